@@ -1,0 +1,144 @@
+/**
+ * The front server: one Fastify instance that owns HTTP for the archive (DESIGN.md 2.3).
+ * Start-up order matters: validation and error handling first (so every route answers problems
+ * the same way), then the dynamic routes, then the static catch-all that serves the current build
+ * and turns everything else into 404 or 405 problems.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import type { TSchema } from '@sinclair/typebox';
+import type { Config } from './config.ts';
+import type { SiteHandle } from './site-handle.ts';
+import { sendProblem } from './problem.ts';
+import { createAjv, describeErrors } from '../src/domain/validation.ts';
+import { StaticSite, ifNoneMatchHits, parseRange } from './static-site.ts';
+import { registerCatalogRoutes } from './routes/catalog.ts';
+
+export interface AppContext {
+  config: Config;
+  handle: SiteHandle;
+}
+
+export interface AppOptions {
+  /** Pino logger options, or false for none (tests). */
+  logger?: boolean | { level: string };
+}
+
+const bodyAjv = createAjv();
+const queryAjv = createAjv({ coerceTypes: true, useDefaults: true });
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      options.logger === false || options.logger === undefined
+        ? false
+        : {
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+            // Log the path only: a query string may carry something secret by mistake.
+            serializers: {
+              req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
+            },
+          },
+    bodyLimit: 1024 * 1024,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+  });
+  const base = ctx.config.publicBaseUrl;
+
+  // Every explicit route, so the catch-all can tell 405 (path exists, wrong method) from 404.
+  const known = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    if (route.url.includes('*')) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) if (m !== 'HEAD') known.on(m as 'GET', route.url, () => undefined);
+  });
+
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema as TSchema) : queryAjv.compile(schema as TSchema),
+  );
+
+  app.setErrorHandler((error: Error & { validation?: unknown[]; validationContext?: string; statusCode?: number; code?: string }, request, reply) => {
+    if (error.validation) {
+      const inQuery = error.validationContext !== 'body';
+      const source = inQuery ? (error.validationContext === 'params' ? request.params : request.query) : request.body;
+      const errors = describeErrors(error.validation as never[], source).map((e) =>
+        inQuery ? { parameter: e.pointer.replace(/^\//, '').split('/')[0] ?? '', detail: e.detail } : { pointer: e.pointer, detail: e.detail },
+      );
+      const name = inQuery ? 'invalid-query' : 'invalid-body';
+      const summary = errors.map((e) => `${'parameter' in e ? e.parameter : e.pointer} ${e.detail}`).join('; ');
+      return sendProblem(reply, request, base, name, `The request has ${errors.length} invalid field(s): ${summary}`, { errors });
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendProblem(reply, request, base, 'malformed-json', `The body is not valid JSON: ${error.message}`);
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(reply, request, base, 'payload-too-large', 'The body is larger than this endpoint accepts.');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(reply, request, base, 'unsupported-media-type', `Content-Type "${request.headers['content-type'] ?? ''}" is not accepted here.`);
+    }
+    if (error.statusCode === 400) return sendProblem(reply, request, base, 'malformed-json', error.message);
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, request, base, 'internal-error', 'The server failed to answer this request. Nothing was changed.');
+  });
+
+  registerCatalogRoutes(app, ctx);
+
+  const allowedFor = async (path: string): Promise<string[]> => {
+    const allowed = new Set<string>();
+    for (const m of ALL_METHODS) if (known.find(m as 'GET', path)) allowed.add(m);
+    if (allowed.has('GET')) allowed.add('HEAD');
+    if ((await ctx.handle.current.site.resolve(path)).kind !== 'none') {
+      allowed.add('GET');
+      allowed.add('HEAD');
+    }
+    return [...allowed];
+  };
+
+  const notFoundOr405 = async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = await allowedFor(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return sendProblem(reply, request, base, 'method-not-allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+        allow: allowed,
+        headers: { Allow: allowed.join(', ') },
+      });
+    }
+    return sendProblem(reply, request, base, 'not-found', `Nothing exists at ${path}.`);
+  };
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/*',
+    handler: async (request, reply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      const found = await ctx.handle.current.site.resolve(path);
+      if (found.kind === 'redirect') {
+        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+        return reply.code(301).header('Location', `${base}${found.location}${query}`).send();
+      }
+      if (found.kind === 'none') return notFoundOr405(request, reply);
+      const file = found.file;
+      reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
+      if (ifNoneMatchHits(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+      const range = parseRange(request.headers.range, file.size, request.headers['if-range'] as string | undefined, file.etag);
+      if (range.kind === 'unsatisfiable') {
+        return sendProblem(reply, request, base, 'range-not-satisfiable', `The range "${request.headers.range}" is outside the ${file.size} bytes of this file.`, {
+          headers: { 'Content-Range': `bytes */${file.size}` },
+        });
+      }
+      reply.type(file.contentType);
+      if (range.kind === 'partial') {
+        reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(range.end - range.start + 1));
+        return reply.send(StaticSite.stream(file, range));
+      }
+      reply.header('Content-Length', String(file.size));
+      return reply.send(StaticSite.stream(file));
+    },
+  });
+  app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: notFoundOr405 });
+
+  return app;
+}

@@ -1,0 +1,68 @@
+/** GET /api/v1/works and GET /api/v1/profiles: searches over the served build's in-memory index. */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/schemas/queries.ts';
+import { filterWorks, paginate } from '../../src/domain/works-query.ts';
+import { matchesAllWords } from '../../src/domain/text.ts';
+import { API_VERSION } from '../../src/schemas/common.ts';
+import type { AppContext } from '../app.ts';
+import { ifNoneMatchHits, strongEtag } from '../static-site.ts';
+
+/** Answer JSON with a strong ETag of the body, honoring If-None-Match. */
+export function sendJsonWithEtag(request: FastifyRequest, reply: FastifyReply, value: unknown, cacheControl = 'public, max-age=30') {
+  const body = Buffer.from(JSON.stringify(value));
+  const etag = strongEtag(createHash('sha256').update(body).digest());
+  reply.header('ETag', etag).header('Cache-Control', cacheControl);
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.type('application/json').send(body);
+}
+
+function pageLink(base: string, params: Record<string, string | number | undefined>, page: number): string {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...params, page })) if (v !== undefined && String(v) !== '') search.set(k, String(v));
+  return `${base}?${search.toString()}`;
+}
+
+export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/api/v1/works', { schema: { querystring: WorksQuery } }, async (request, reply) => {
+    const q = request.query as WorksQuery;
+    const page = q.page ?? 1;
+    const pageSize = q.pageSize ?? WORKS_DEFAULT_PAGE_SIZE;
+    const { catalog } = ctx.handle.current;
+    const matches = filterWorks(catalog.works, q);
+    const slice = paginate(matches, page, pageSize);
+    const base = `${ctx.config.publicBaseUrl}/api/v1/works`;
+    const params = { query: q.query, genre: q.genre, composer: q.composer, instrument: q.instrument, style: q.style, pageSize };
+    const last = Math.max(1, slice.totalPages);
+    return sendJsonWithEtag(request, reply, {
+      apiVersion: API_VERSION,
+      generatedAtUtc: new Date().toISOString(),
+      data: {
+        items: slice.items.map((w) => w.summary),
+        page,
+        pageSize,
+        total: slice.total,
+        totalPages: slice.totalPages,
+        links: {
+          self: pageLink(base, params, page),
+          first: pageLink(base, params, 1),
+          last: pageLink(base, params, last),
+          next: page < slice.totalPages ? pageLink(base, params, page + 1) : null,
+          prev: page > 1 ? pageLink(base, params, Math.min(page - 1, last)) : null,
+        },
+      },
+    });
+  });
+
+  app.get('/api/v1/profiles', { schema: { querystring: ProfilesQuery } }, async (request, reply) => {
+    const q = request.query as ProfilesQuery;
+    const items = ctx.handle.current.catalog.profiles.filter(
+      (p) =>
+        (q.kind === undefined || p.kind === q.kind) &&
+        (q.status === undefined || p.status === q.status) &&
+        (q.renderReady === undefined || p.renderReady === q.renderReady) &&
+        (q.query === undefined || matchesAllWords([p.slug, p.title, p.summary, ...p.instruments].join(' '), q.query)),
+    );
+    return sendJsonWithEtag(request, reply, { apiVersion: API_VERSION, generatedAtUtc: new Date().toISOString(), data: { items, total: items.length } });
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * The build the server is serving right now. `swap` replaces static files and the in-memory
+ * index in one assignment, so no request ever sees a mix of an old and a new build.
+ */
+import path from 'node:path';
+import { StaticSite } from './static-site.ts';
+import { loadCatalogIndex, type CatalogIndex } from './catalog-index.ts';
+
+export interface ServedBuild {
+  /** The build folder (holds client/, build.json, nginx.conf). */
+  dir: string;
+  site: StaticSite;
+  catalog: CatalogIndex;
+}
+
+export class SiteHandle {
+  private served: ServedBuild;
+  private readonly listeners: Array<(build: ServedBuild) => void> = [];
+
+  private constructor(build: ServedBuild) {
+    this.served = build;
+  }
+
+  static async open(buildDir: string): Promise<SiteHandle> {
+    return new SiteHandle(await SiteHandle.prepare(buildDir));
+  }
+
+  private static async prepare(buildDir: string): Promise<ServedBuild> {
+    const client = path.join(buildDir, 'client');
+    return { dir: buildDir, site: new StaticSite(client), catalog: await loadCatalogIndex(client) };
+  }
+
+  get current(): ServedBuild {
+    return this.served;
+  }
+
+  /** Load a complete build folder, then switch to it in one step. */
+  async swap(buildDir: string): Promise<void> {
+    const next = await SiteHandle.prepare(buildDir);
+    this.served = next;
+    for (const listener of this.listeners) listener(next);
+  }
+
+  onSwap(listener: (build: ServedBuild) => void): void {
+    this.listeners.push(listener);
+  }
+}

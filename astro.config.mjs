@@ -1,0 +1,17 @@
+// Astro builds every public record of the archive as static files (DESIGN.md 2.1). The build
+// script (scripts/build.ts) passes the content repository, output folder and base URL through the
+// environment, so the same config serves `npm run build`, first start and rebuild-and-swap.
+import { defineConfig } from 'astro/config';
+
+const baseUrl = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
+
+export default defineConfig({
+  site: baseUrl,
+  output: 'static',
+  outDir: process.env.ARCHIVE_BUILD_OUT ?? './dist/client',
+  cacheDir: process.env.ARCHIVE_BUILD_CACHE ?? './node_modules/.astro',
+  build: { format: 'directory' },
+  trailingSlash: 'ignore',
+  devToolbar: { enabled: false },
+  vite: { build: { chunkSizeWarningLimit: 2000 } },
+});

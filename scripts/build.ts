@@ -1,0 +1,101 @@
+/**
+ * Builds the static site from a content repository:
+ *   npm run build -- [--content DIR] [--out DIR] [--base-url URL]
+ * Checks the content first (same messages as lint:content), runs `astro build` into
+ * `<out>/client`, writes the nginx config that serves the same URLs, and marks the folder
+ * complete with `build.json` last, so a half-built folder is never mistaken for a site.
+ */
+import { mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
+import { renderNginxConfig } from '../api/nginx.ts';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface BuildOptions {
+  contentDir: string;
+  /** The build folder; the site goes to `<outDir>/client`. */
+  outDir: string;
+  baseUrl: string;
+  quiet?: boolean;
+}
+
+export interface BuildInfo {
+  baseUrl: string;
+  contentDir: string;
+  generatedAtUtc: string;
+  works: number;
+  profiles: number;
+  durationMs: number;
+}
+
+export class ContentError extends Error {
+  readonly messages: string[];
+  constructor(messages: string[]) {
+    super(`content has ${messages.length} problem(s):\n${messages.join('\n')}`);
+    this.messages = messages;
+  }
+}
+
+export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
+  const started = Date.now();
+  const contentDir = path.resolve(options.contentDir);
+  const outDir = path.resolve(options.outDir);
+  const { catalog, messages } = loadCatalog(contentDir);
+  if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
+
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const generatedAtUtc = new Date().toISOString();
+  const env = {
+    ARCHIVE_CONTENT_DIR: contentDir,
+    PUBLIC_BASE_URL: options.baseUrl,
+    ARCHIVE_GENERATED_AT: generatedAtUtc,
+    ARCHIVE_BUILD_OUT: path.join(outDir, 'client'),
+    ARCHIVE_BUILD_CACHE: path.join(outDir, '.cache'),
+    ASTRO_TELEMETRY_DISABLED: '1',
+  };
+  Object.assign(process.env, env);
+  const { build } = await import('astro');
+  await build({ root: PROJECT_ROOT, logLevel: options.quiet ? 'error' : 'info', outDir: env.ARCHIVE_BUILD_OUT, cacheDir: env.ARCHIVE_BUILD_CACHE });
+  rmSync(env.ARCHIVE_BUILD_CACHE, { recursive: true, force: true });
+
+  writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client')));
+  const info: BuildInfo = {
+    baseUrl: options.baseUrl,
+    contentDir,
+    generatedAtUtc,
+    works: catalog.works.length,
+    profiles: catalog.profiles.length,
+    durationMs: Date.now() - started,
+  };
+  writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
+  return info;
+}
+
+export function isCompleteBuild(outDir: string): boolean {
+  return existsSync(path.join(outDir, 'build.json')) && existsSync(path.join(outDir, 'client'));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: {
+      content: { type: 'string', default: process.env.ARCHIVE_CONTENT_DIR ?? path.join(PROJECT_ROOT, 'content') },
+      out: { type: 'string', default: path.join(PROJECT_ROOT, 'dist') },
+      'base-url': { type: 'string', default: process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321' },
+      quiet: { type: 'boolean', default: false },
+    },
+  });
+  try {
+    const info = await buildSite({ contentDir: values.content, outDir: values.out, baseUrl: values['base-url'], quiet: values.quiet });
+    console.log(`built ${info.works} works and ${info.profiles} profiles into ${values.out} in ${info.durationMs} ms`);
+  } catch (err) {
+    if (err instanceof ContentError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

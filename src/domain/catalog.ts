@@ -1,0 +1,281 @@
+/**
+ * Reads a content repository (works, profiles, instruments) and checks it against the schemas
+ * and the cross-file rules. The build, the content lint and the tests all load content here, so
+ * a file that fails here never reaches a published record.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import matter from 'gray-matter';
+import YAML from 'yaml';
+import { WorkContent, type AssetContent } from '../schemas/work.ts';
+import { InstrumentsFile, ProfileContent, type InstrumentContent } from '../schemas/profile.ts';
+import { validate } from './validation.ts';
+
+export interface LintMessage {
+  /** Path relative to the content repository, with forward slashes. */
+  file: string;
+  /** JSON Pointer to the field inside the file ("" for the file as a whole). */
+  pointer: string;
+  message: string;
+}
+
+export interface StoredFile {
+  name: string;
+  absolutePath: string;
+  sha256: string;
+  byteLength: number;
+}
+
+export interface LoadedWork {
+  content: WorkContent;
+  /** Editorial narrative (the Markdown body). */
+  body: string;
+  file: string;
+  /** Files stored beside the work and referenced by its assets, by file name. */
+  files: Map<string, StoredFile>;
+}
+
+export interface LoadedProfile {
+  content: ProfileContent;
+  /** The definition bytes exactly as stored. */
+  raw: Buffer;
+  sha256: string;
+  file: string;
+}
+
+export interface Catalog {
+  works: LoadedWork[];
+  profiles: LoadedProfile[];
+  instruments: InstrumentContent[];
+}
+
+export interface LoadResult {
+  catalog: Catalog;
+  messages: LintMessage[];
+}
+
+type Report = (file: string, pointer: string, message: string) => void;
+
+/** YAML 1.2 core schema: dates stay strings, so "2026-01-01T00:00:00Z" is never turned into a Date. */
+const matterOptions = {
+  engines: { yaml: (text: string) => YAML.parse(text, { schema: 'core' }) as object },
+};
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** True for a real calendar date "YYYY-MM-DD" (or a bare year). */
+export function isRealDate(value: string): boolean {
+  if (/^[0-9]{4}$/.test(value)) return true;
+  const m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(value);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+function parseDuration(text: string): number {
+  const [m, s] = text.split(':').map(Number);
+  return (m ?? 0) * 60 + (s ?? 0);
+}
+
+function loadInstruments(contentDir: string, report: Report): InstrumentContent[] {
+  const file = 'instruments.json';
+  const abs = path.join(contentDir, file);
+  if (!existsSync(abs)) {
+    report(file, '', 'is missing: the content repository needs an instruments.json array');
+    return [];
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(abs, 'utf8'));
+  } catch (err) {
+    report(file, '', `is not valid JSON: ${(err as Error).message}`);
+    return [];
+  }
+  const errors = validate(InstrumentsFile, data, { useDefaults: true });
+  for (const e of errors) report(file, e.pointer, e.detail);
+  if (errors.length > 0 || !Array.isArray(data)) return [];
+  const instruments = data as InstrumentContent[];
+  const seen = new Map<string, number>();
+  instruments.forEach((inst, i) => {
+    const prev = seen.get(inst.slug);
+    if (prev !== undefined) report(file, `/${i}/slug`, `duplicate instrument slug "${inst.slug}" (also at /${prev}/slug)`);
+    else seen.set(inst.slug, i);
+  });
+  return instruments;
+}
+
+function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: Report): LoadedProfile[] {
+  const dir = path.join(contentDir, 'profiles');
+  if (!existsSync(dir)) return [];
+  const profiles: LoadedProfile[] = [];
+  const seen = new Map<string, string>();
+  for (const name of readdirSync(dir).sort()) {
+    const file = `profiles/${name}`;
+    if (!name.endsWith('.json')) {
+      report(file, '', 'is not a profile definition: files in profiles/ must end in .json');
+      continue;
+    }
+    const raw = readFileSync(path.join(dir, name));
+    let data: unknown;
+    try {
+      data = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      report(file, '', `is not valid JSON: ${(err as Error).message}`);
+      continue;
+    }
+    const errors = validate(ProfileContent, data, { useDefaults: true });
+    for (const e of errors) report(file, e.pointer, e.detail);
+    if (errors.length > 0) continue;
+    const content = data as ProfileContent;
+    const expected = name.slice(0, -'.json'.length);
+    if (content.slug !== expected) report(file, '/slug', `must equal the file name "${expected}" (got "${content.slug}")`);
+    const prev = seen.get(content.slug);
+    if (prev) report(file, '/slug', `duplicate profile slug "${content.slug}" (also in ${prev})`);
+    seen.set(content.slug, file);
+    content.instruments.forEach((slug, i) => {
+      if (!instrumentSlugs.has(slug)) report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
+    });
+    const ab = content.approvalBoundary;
+    if (content.status === 'approved' && (!ab.approvedBy || !ab.approvedAtUtc)) {
+      report(file, '/approvalBoundary', 'an approved profile must name approvedBy and approvedAtUtc');
+    }
+    profiles.push({ content, raw, sha256: sha256(raw), file });
+  }
+  return profiles;
+}
+
+interface WorkContext {
+  instrumentSlugs: Set<string>;
+  profileSlugs: Set<string>;
+}
+
+function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkContext, report: Report): void {
+  const { content, file } = work;
+  if (content.slug !== folder) report(file, '/slug', `must equal the folder name "${folder}" (got "${content.slug}")`);
+
+  const { born, died } = content.composer;
+  if (!isRealDate(born)) report(file, '/composer/born', `is not a real calendar date (got "${born}")`);
+  if (!isRealDate(died)) report(file, '/composer/died', `is not a real calendar date (got "${died}")`);
+  if (isRealDate(born) && isRealDate(died) && died.slice(0, 4) < born.slice(0, 4)) {
+    report(file, '/composer/died', `is before the birth date ${born}`);
+  }
+  content.instruments.forEach((slug, i) => {
+    if (!ctx.instrumentSlugs.has(slug)) report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
+  });
+
+  const assetIds = new Map<number, string>();
+  const checkAsset = (asset: AssetContent, pointer: string) => {
+    const prev = assetIds.get(asset.id);
+    if (prev) report(file, `${pointer}/id`, `duplicate asset id ${asset.id} (also at ${prev}); asset ids must be unique within a work`);
+    else assetIds.set(asset.id, `${pointer}/id`);
+    if ((asset.file === undefined) === (asset.url === undefined)) {
+      report(file, pointer, 'must have exactly one of "file" (stored beside the work) or "url" (external HTTPS)');
+    }
+    if (asset.file !== undefined) {
+      const abs = path.join(workDir, asset.file);
+      if (!existsSync(abs) || !statSync(abs).isFile()) {
+        report(file, `${pointer}/file`, `names a file that does not exist: works/${folder}/${asset.file}`);
+      } else if (!work.files.has(asset.file)) {
+        const bytes = readFileSync(abs);
+        const digest = sha256(bytes);
+        if (asset.sha256 && asset.sha256.toLowerCase() !== digest) {
+          report(file, `${pointer}/sha256`, `does not match the stored file (file has ${digest})`);
+        }
+        work.files.set(asset.file, { name: asset.file, absolutePath: abs, sha256: digest, byteLength: bytes.length });
+      }
+    }
+  };
+  content.sourceAssets.forEach((a, i) => checkAsset(a, `/sourceAssets/${i}`));
+
+  const arrangementIds = new Set<number>();
+  content.arrangements.forEach((arr, i) => {
+    const p = `/arrangements/${i}`;
+    if (arrangementIds.has(arr.id)) report(file, `${p}/id`, `duplicate arrangement id ${arr.id}`);
+    arrangementIds.add(arr.id);
+    if (parseDuration(arr.duration) !== arr.durationSeconds) {
+      report(file, `${p}/durationSeconds`, `disagrees with duration "${arr.duration}" (${parseDuration(arr.duration)} s)`);
+    }
+    arr.renderingProfileSlugs.forEach((slug, j) => {
+      if (!ctx.profileSlugs.has(slug)) report(file, `${p}/renderingProfileSlugs/${j}`, `names unknown profile "${slug}" (no profiles/${slug}.json)`);
+    });
+    arr.assets.forEach((a, j) => checkAsset(a, `${p}/assets/${j}`));
+  });
+
+  const commentIds = new Set<number>();
+  content.comments.forEach((c, i) => {
+    if (commentIds.has(c.id)) report(file, `/comments/${i}/id`, `duplicate comment id ${c.id}`);
+    commentIds.add(c.id);
+    if (c.target.assetId !== undefined && !assetIds.has(c.target.assetId)) {
+      report(file, `/comments/${i}/target/assetId`, `names unknown asset ${c.target.assetId}`);
+    }
+    if (c.target.arrangementId !== undefined && !arrangementIds.has(c.target.arrangementId)) {
+      report(file, `/comments/${i}/target/arrangementId`, `names unknown arrangement ${c.target.arrangementId}`);
+    }
+  });
+  const videoIds = new Set<number>();
+  content.videos.forEach((v, i) => {
+    if (videoIds.has(v.id)) report(file, `/videos/${i}/id`, `duplicate video id ${v.id}`);
+    videoIds.add(v.id);
+    if (v.arrangementId != null && !arrangementIds.has(v.arrangementId)) {
+      report(file, `/videos/${i}/arrangementId`, `names unknown arrangement ${v.arrangementId}`);
+    }
+  });
+}
+
+function loadWorks(contentDir: string, ctx: WorkContext, report: Report): LoadedWork[] {
+  const dir = path.join(contentDir, 'works');
+  if (!existsSync(dir)) {
+    report('works', '', 'is missing: the content repository needs a works/ folder');
+    return [];
+  }
+  const works: LoadedWork[] = [];
+  const slugs = new Map<string, string>();
+  for (const folder of readdirSync(dir).sort()) {
+    const workDir = path.join(dir, folder);
+    if (!statSync(workDir).isDirectory()) continue;
+    const file = `works/${folder}/index.md`;
+    const abs = path.join(workDir, 'index.md');
+    if (!existsSync(abs)) {
+      report(`works/${folder}`, '', 'has no index.md');
+      continue;
+    }
+    let parsed: { data: unknown; content: string };
+    try {
+      parsed = matter(readFileSync(abs, 'utf8'), matterOptions);
+    } catch (err) {
+      report(file, '', `has front matter that is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    const errors = validate(WorkContent, parsed.data, { useDefaults: true });
+    for (const e of errors) report(file, e.pointer, e.detail);
+    if (errors.length > 0) continue;
+    const work: LoadedWork = { content: parsed.data as WorkContent, body: parsed.content.trim(), file, files: new Map() };
+    const slugKey = work.content.slug.toLowerCase();
+    const prev = slugs.get(slugKey);
+    if (prev) report(file, '/slug', `duplicate slug "${work.content.slug}" (also in ${prev})`);
+    else slugs.set(slugKey, file);
+    checkWork(work, folder, workDir, ctx, report);
+    works.push(work);
+  }
+  return works;
+}
+
+/** Load and check a whole content repository. `messages` is empty when it is publishable. */
+export function loadCatalog(contentDir: string): LoadResult {
+  const messages: LintMessage[] = [];
+  const report: Report = (file, pointer, message) => messages.push({ file, pointer, message });
+  const instruments = loadInstruments(contentDir, report);
+  const instrumentSlugs = new Set(instruments.map((i) => i.slug));
+  const profiles = loadProfiles(contentDir, instrumentSlugs, report);
+  const profileSlugs = new Set(profiles.map((p) => p.content.slug));
+  const works = loadWorks(contentDir, { instrumentSlugs, profileSlugs }, report);
+  return { catalog: { works, profiles, instruments }, messages };
+}
+
+/** "works/x/index.md: /composer/died: is not a real calendar date" — one line per message. */
+export function formatLintMessage(m: LintMessage): string {
+  return m.pointer ? `${m.file}: ${m.pointer}: ${m.message}` : `${m.file}: ${m.message}`;
+}

@@ -1,0 +1,335 @@
+/**
+ * Turns loaded content into the published records: absolute links from the base URL, review
+ * labels, digests of stored files, sanitized narrative HTML, and the compact Markdown record.
+ * Pure apart from Markdown rendering; the build and the tests call it with the same inputs.
+ */
+import { unified } from 'unified';
+import remarkParse from 'remark-parse';
+import remarkGfm from 'remark-gfm';
+import remarkRehype from 'remark-rehype';
+import rehypeSanitize from 'rehype-sanitize';
+import rehypeStringify from 'rehype-stringify';
+import type { AccessLevel } from '../schemas/common.ts';
+import { ACCESS_LEVELS } from '../schemas/common.ts';
+import type { ArrangementRecord, AssetContent, AssetRecord, WorkRecord, WorkSummary } from '../schemas/work.ts';
+import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
+import type { Catalog, LoadedProfile, LoadedWork } from './catalog.ts';
+import { ACCESS_MEANINGS, reviewStatusLabel } from './review-states.ts';
+
+const markdownToHtml = unified().use(remarkParse).use(remarkGfm).use(remarkRehype).use(rehypeSanitize).use(rehypeStringify);
+
+/** Render contributed Markdown to HTML with every script, handler and unsafe URL removed. */
+export function renderMarkdown(markdown: string): string {
+  return String(markdownToHtml.processSync(markdown));
+}
+
+/** Absolute URLs of every public resource, from one base (PUBLIC_BASE_URL, no trailing slash). */
+export function urls(baseUrl: string) {
+  const base = baseUrl.replace(/\/+$/, '');
+  const enc = encodeURIComponent;
+  return {
+    base,
+    apiIndex: `${base}/api/v1`,
+    works: `${base}/api/v1/works`,
+    work: (slug: string) => `${base}/api/v1/works/${enc(slug)}`,
+    workMarkdown: (slug: string) => `${base}/api/v1/works/${enc(slug)}/index.md`,
+    workHtml: (slug: string) => `${base}/works/${enc(slug)}/`,
+    workFile: (slug: string, file: string) => `${base}/works/${enc(slug)}/files/${enc(file)}`,
+    worksByComposer: (name: string) => `${base}/api/v1/works?composer=${enc(name)}`,
+    worksByInstrument: (slug: string) => `${base}/api/v1/works?instrument=${enc(slug)}`,
+    profiles: `${base}/api/v1/profiles`,
+    profile: (slug: string) => `${base}/api/v1/profiles/${enc(slug)}`,
+    profileDefinition: (slug: string) => `${base}/api/v1/profiles/${enc(slug)}/definition`,
+    profilesFor: (instrument: string) => `${base}/api/v1/profiles?query=${enc(instrument)}`,
+    instruments: `${base}/api/v1/instruments`,
+    openapi: `${base}/api/v1/openapi.json`,
+    workflow: `${base}/api/v1/music/workflow`,
+    resolve: `${base}/api/v1/music/resolve`,
+    contributions: `${base}/api/v1/music/contributions`,
+    contributionSchema: `${base}/api/v1/music/contributions/schema`,
+    contributionTemplate: `${base}/api/v1/music/contributions/template`,
+    correctionReports: `${base}/api/v1/correction-reports`,
+    llms: `${base}/llms.txt`,
+    problem: (name: string) => `${base}/problems/${enc(name)}`,
+  };
+}
+export type Urls = ReturnType<typeof urls>;
+
+function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls): AssetRecord {
+  const stored = asset.file !== undefined ? work.files.get(asset.file) : undefined;
+  const slug = work.content.slug;
+  const isPublic = asset.access === 'public';
+  // Non-public stored files are not copied into the public site, so they get no public link.
+  const download = asset.file !== undefined ? (isPublic ? u.workFile(slug, asset.file) : null) : (asset.url ?? null);
+  const links: AssetRecord['links'] = { download, sourcePage: asset.sourcePageUrl };
+  if (asset.kind === 'musicxml' && download !== null) links.rawMusicXml = download;
+  return {
+    id: asset.id,
+    kind: asset.kind,
+    title: asset.title,
+    mediaType: asset.mediaType,
+    sha256: stored?.sha256 ?? asset.sha256?.toLowerCase() ?? null,
+    byteLength: stored?.byteLength ?? asset.byteLength ?? null,
+    rightsStatus: asset.rightsStatus,
+    license: asset.license,
+    attribution: asset.attribution,
+    reviewState: asset.reviewState,
+    reviewStatus: reviewStatusLabel(asset.reviewState),
+    access: asset.access,
+    accessNote:
+      asset.file !== undefined && !isPublic
+        ? `${ACCESS_MEANINGS[asset.access]} Not published in the public site.`
+        : ACCESS_MEANINGS[asset.access],
+    technicalChecks: asset.technicalChecks ?? null,
+    links,
+  };
+}
+
+/** Life dates as "1685–1750". */
+export function lifeDates(born: string, died: string): string {
+  return `${born.slice(0, 4)}–${died.slice(0, 4)}`;
+}
+
+export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: string): WorkRecord {
+  const u = urls(baseUrl);
+  const c = work.content;
+  const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
+  const sourceAssets = c.sourceAssets.map((a) => assetRecord(a, work, u));
+  const arrangements: ArrangementRecord[] = [...c.arrangements]
+    .sort((a, b) => a.rank - b.rank || a.id - b.id)
+    .map((arr) => {
+      const assets = arr.assets.map((a) => assetRecord(a, work, u));
+      return {
+        id: arr.id,
+        rank: arr.rank,
+        title: arr.title,
+        style: arr.style,
+        instrumentation: arr.instrumentation,
+        duration: arr.duration,
+        durationSeconds: arr.durationSeconds,
+        intendedRole: arr.intendedRole,
+        alsoSuits: arr.alsoSuits,
+        moods: arr.moods,
+        loopable: arr.loopable,
+        trimmable: arr.trimmable,
+        renderingProfileSlugs: arr.renderingProfileSlugs,
+        reviewState: arr.reviewState,
+        reviewStatus: reviewStatusLabel(arr.reviewState),
+        rights: arr.rights,
+        notes: arr.notes ?? null,
+        formats: [...new Set(arr.assets.map((a) => a.kind))].sort(),
+        assets,
+      };
+    });
+  const allAssets = [...sourceAssets, ...arrangements.flatMap((a) => a.assets)];
+  const accessRules = ACCESS_LEVELS.map((access: AccessLevel) => ({
+    access,
+    meaning: ACCESS_MEANINGS[access],
+    assetIds: allAssets.filter((a) => a.access === access).map((a) => a.id).sort((x, y) => x - y),
+  }));
+  return {
+    slug: c.slug,
+    title: c.title,
+    originalTitle: c.originalTitle,
+    composer: c.composer,
+    period: c.period,
+    genre: c.genre,
+    year: c.year,
+    workNumber: c.workNumber,
+    catalogNumbers: c.catalogNumbers,
+    summary: c.summary,
+    key: c.key,
+    instrumentation: c.instrumentation,
+    instruments: c.instruments.map((slug) => {
+      const inst = instrumentBySlug.get(slug);
+      return { slug, name: inst?.name ?? slug, family: inst?.family ?? 'unknown' };
+    }),
+    narrative: { markdown: work.body, html: renderMarkdown(work.body) },
+    rightsNote: c.rightsNote,
+    rights: c.rights,
+    sourceAssets,
+    arrangements,
+    comments: c.comments,
+    videos: c.videos,
+    accessRules,
+    links: {
+      self: u.work(c.slug),
+      markdown: u.workMarkdown(c.slug),
+      html: u.workHtml(c.slug),
+      collection: u.works,
+      composer: u.worksByComposer(c.composer.name),
+      corrections: u.correctionReports,
+      resolve: u.resolve,
+    },
+  };
+}
+
+export function workSummary(record: WorkRecord): WorkSummary {
+  return {
+    slug: record.slug,
+    title: record.title,
+    composer: record.composer.name,
+    composerLifeDates: lifeDates(record.composer.born, record.composer.died),
+    period: record.period,
+    genre: record.genre,
+    workNumber: record.workNumber,
+    summary: record.summary,
+    instruments: record.instruments.map((i) => i.slug),
+    styles: [...new Set(record.arrangements.map((a) => a.style))],
+    arrangementCount: record.arrangements.length,
+    links: { self: record.links.self, markdown: record.links.markdown, html: record.links.html },
+  };
+}
+
+export function buildProfileRecord(profile: LoadedProfile, catalog: Catalog, baseUrl: string): ProfileRecord {
+  const u = urls(baseUrl);
+  const p = profile.content;
+  const works = catalog.works
+    .map((w) => ({
+      slug: w.content.slug,
+      arrangementIds: w.content.arrangements.filter((a) => a.renderingProfileSlugs.includes(p.slug)).map((a) => a.id),
+    }))
+    .filter((w) => w.arrangementIds.length > 0);
+  return {
+    slug: p.slug,
+    version: p.version,
+    title: p.title,
+    kind: p.kind,
+    status: p.status,
+    summary: p.summary,
+    renderReady: p.renderReady,
+    instruments: p.instruments,
+    approvalBoundary: p.approvalBoundary,
+    engine: p.engine,
+    catalogUsage: { arrangementCount: works.reduce((n, w) => n + w.arrangementIds.length, 0), works },
+    fingerprint: { algorithm: 'sha256', value: profile.sha256, byteLength: profile.raw.length },
+    links: { self: u.profile(p.slug), definition: u.profileDefinition(p.slug), collection: u.profiles },
+  };
+}
+
+export function buildInstrumentRecords(catalog: Catalog, baseUrl: string): InstrumentRecord[] {
+  const u = urls(baseUrl);
+  return [...catalog.instruments]
+    .sort((a, b) => a.family.localeCompare(b.family) || a.name.localeCompare(b.name))
+    .map((inst) => {
+      const profiles = catalog.profiles
+        .filter((p) => p.content.instruments.includes(inst.slug))
+        .map((p) => ({
+          slug: p.content.slug,
+          title: p.content.title,
+          status: p.content.status,
+          renderReady: p.content.renderReady,
+          link: u.profile(p.content.slug),
+        }));
+      const readiness = profiles.some((p) => p.status === 'approved' && p.renderReady)
+        ? 'ready'
+        : profiles.some((p) => p.status !== 'deprecated')
+          ? 'candidate'
+          : 'none';
+      return {
+        slug: inst.slug,
+        name: inst.name,
+        family: inst.family,
+        aliases: inst.aliases,
+        profiles,
+        readiness,
+        workCount: catalog.works.filter((w) => w.content.instruments.includes(inst.slug)).length,
+        links: { works: u.worksByInstrument(inst.slug), profiles: u.profilesFor(inst.slug) },
+      } satisfies InstrumentRecord;
+    });
+}
+
+function cell(text: string | number | null | undefined): string {
+  if (text === null || text === undefined || text === '') return '—';
+  return String(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+function assetTable(assets: AssetRecord[]): string[] {
+  if (assets.length === 0) return ['(none)'];
+  const lines = [
+    '| id | kind | title | review state | access | rights | license | sha256 | download | source page |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const a of assets) {
+    lines.push(
+      `| ${a.id} | ${a.kind} | ${cell(a.title)} | ${a.reviewState} (${cell(a.reviewStatus)}) | ${a.access} | ${cell(a.rightsStatus)} | ${cell(a.license)} | ${cell(a.sha256)} | ${cell(a.links.download)} | ${cell(a.links.sourcePage)} |`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * The compact Markdown record: everything an agent must keep with a claim (slug, asset ids,
+ * licenses, rights notes, review states, source URLs), in a form that reads well in a prompt.
+ */
+export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): string {
+  const r = record.rights;
+  const lines: string[] = [
+    '---',
+    `slug: ${record.slug}`,
+    `title: ${JSON.stringify(record.title)}`,
+    `composer: ${JSON.stringify(record.composer.name)}`,
+    `apiVersion: v1`,
+    `generatedAtUtc: ${generatedAtUtc}`,
+    `record: ${record.links.self}`,
+    '---',
+    '',
+    `# ${record.title} — ${record.composer.name} (${lifeDates(record.composer.born, record.composer.died)})`,
+    '',
+    `- Slug: \`${record.slug}\``,
+    `- Catalog: ${cell(record.workNumber)}${record.catalogNumbers.length ? ` (${record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; ')})` : ''}`,
+    `- Year: ${cell(record.year)}; period: ${cell(record.period)}; genre: ${cell(record.genre)}; key: ${cell(record.key)}`,
+    `- Instrumentation: ${cell(record.instrumentation)}`,
+    `- Summary: ${cell(record.summary)}`,
+    '',
+    '## Rights',
+    '',
+    `- Rights note: ${cell(record.rightsNote)}`,
+    `- Composition: ${r.composition.status} — ${cell(r.composition.note)}`,
+    `- Edition/file: ${r.edition.status} — ${cell(r.edition.note)}`,
+    `- Recording: ${r.recording.status} — ${cell(r.recording.note)}`,
+    `- Territories: US ${r.territories.US.status} (${cell(r.territories.US.note)}); EU ${r.territories.EU.status} (${cell(r.territories.EU.note)}); CA ${r.territories.CA.status} (${cell(r.territories.CA.note)})`,
+    `- License: ${cell(r.license)}; attribution: ${cell(r.attribution)}`,
+    `- Checked: ${r.checkedAtUtc}`,
+    `- Evidence: ${r.evidenceUrls.join(' ')}`,
+    '',
+    '## Source assets',
+    '',
+    ...assetTable(record.sourceAssets),
+    '',
+    '## Arrangements',
+    '',
+  ];
+  if (record.arrangements.length === 0) lines.push('(none)', '');
+  for (const a of record.arrangements) {
+    lines.push(
+      `### Arrangement ${a.id}: ${cell(a.title)} (rank ${a.rank})`,
+      '',
+      `- Role: ${a.intendedRole}${a.alsoSuits.length ? ` (also ${a.alsoSuits.join(', ')})` : ''}; duration ${a.duration}${a.loopable ? '; loopable' : ''}${a.trimmable ? '; trimmable' : ''}`,
+      `- Style: ${cell(a.style)}; instrumentation: ${cell(a.instrumentation)}; moods: ${cell(a.moods.join(', '))}`,
+      `- Review state: ${a.reviewState} (${a.reviewStatus})`,
+      `- Rendering profiles: ${cell(a.renderingProfileSlugs.join(', '))}`,
+      `- Rights: edition ${a.rights.edition.status}; recording ${a.rights.recording.status}; license ${cell(a.rights.license)}; attribution ${cell(a.rights.attribution)}`,
+      '',
+      ...assetTable(a.assets),
+      '',
+    );
+  }
+  if (record.comments.length > 0) {
+    lines.push('## Approved comments', '');
+    for (const c of record.comments) {
+      const target = [c.target.type, c.target.arrangementId ? `arrangement ${c.target.arrangementId}` : '', c.target.assetId ? `asset ${c.target.assetId}` : '']
+        .filter(Boolean)
+        .join(', ');
+      lines.push(`- [${target}] ${cell(c.author)} (${c.postedAtUtc}): ${cell(c.body)}`);
+    }
+    lines.push('');
+  }
+  if (record.videos.length > 0) {
+    lines.push('## Videos', '');
+    for (const v of record.videos) lines.push(`- ${cell(v.title)} — ${v.url} (${v.access}; ${v.reviewState}; license ${cell(v.license)})`);
+    lines.push('');
+  }
+  lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`, `- Report a correction: ${record.links.corrections}`, '');
+  return lines.join('\n');
+}

@@ -1,0 +1,27 @@
+/** Text folding for case- and accent-insensitive matching ("dvorak" finds "Dvořák"). */
+
+const EXTRA_FOLDS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
+
+/** Lower-case, strip diacritics, fold a few letters NFD does not decompose, collapse spaces. */
+export function fold(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[ßæœøłđðþı]/g, (c) => EXTRA_FOLDS[c] ?? c)
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Words of a folded text, punctuation removed ("Bach, J.S." -> ["bach", "j", "s"]). */
+export function words(text: string): string[] {
+  return fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+}
+
+/** True when every word of `query` starts some word of `haystack` (order-free prefix match). */
+export function matchesAllWords(haystack: string, query: string): boolean {
+  const hay = words(haystack);
+  return words(query).every((q) => hay.some((h) => h.startsWith(q)));
+}

@@ -1,0 +1,80 @@
+/**
+ * Catalog search for GET /api/v1/works: case- and accent-insensitive, every query word must match
+ * (as a word prefix), results in a stable order (composer sort name, then title, then slug).
+ */
+import { fold, matchesAllWords, words } from './text.ts';
+import type { WorkRecord, WorkSummary } from '../schemas/work.ts';
+
+export { WORKS_DEFAULT_PAGE_SIZE, WORKS_MAX_PAGE_SIZE, QUERY_MAX_LENGTH } from '../schemas/queries.ts';
+
+export interface WorksFilter {
+  query?: string;
+  genre?: string;
+  composer?: string;
+  instrument?: string;
+  style?: string;
+}
+
+/** Pre-folded search fields of one work; built once per build, searched per request. */
+export interface IndexedWork {
+  summary: WorkSummary;
+  sortKey: string;
+  all: string;
+  genre: string;
+  composer: string;
+  instrument: string;
+  style: string;
+}
+
+/** Name forms for a composer: "Johann Sebastian Bach" also yields "J S Bach" and "Bach J S". */
+export function composerNameForms(name: string, sortName: string, aliases: string[]): string {
+  const parts = words(name);
+  const last = parts.at(-1) ?? '';
+  const initials = parts.slice(0, -1).map((p) => p[0]).join(' ');
+  return [name, sortName, ...aliases, `${initials} ${last}`, `${last} ${initials}`].map(fold).join(' | ');
+}
+
+export function indexWork(record: WorkRecord, summary: WorkSummary, instrumentNames: Map<string, string[]>): IndexedWork {
+  const composer = composerNameForms(record.composer.name, record.composer.sortName, record.composer.aliases);
+  const instrument = record.instruments
+    .flatMap((i) => [i.slug, i.name, ...(instrumentNames.get(i.slug) ?? [])])
+    .map(fold)
+    .join(' | ');
+  const style = record.arrangements.flatMap((a) => [a.style, ...a.moods]).map(fold).join(' | ');
+  const catalog = [record.workNumber ?? '', ...record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`)].map(fold).join(' | ');
+  const genre = fold(record.genre);
+  const all = [fold(record.title), fold(record.originalTitle ?? ''), composer, catalog, genre, fold(record.period), instrument, style, fold(record.key ?? '')].join(' | ');
+  return { summary, sortKey: `${fold(record.composer.sortName)}\u0000${fold(record.title)}\u0000${record.slug}`, all, genre, composer, instrument, style };
+}
+
+/** Matches every word of `query` against a folded field (a phrase of several name forms). */
+function fieldMatches(field: string, query: string | undefined): boolean {
+  if (query === undefined || query.trim() === '') return true;
+  return matchesAllWords(field, query);
+}
+
+export function filterWorks(index: IndexedWork[], f: WorksFilter): IndexedWork[] {
+  return index
+    .filter(
+      (w) =>
+        fieldMatches(w.all, f.query) &&
+        fieldMatches(w.genre, f.genre) &&
+        fieldMatches(w.composer, f.composer) &&
+        fieldMatches(w.instrument, f.instrument) &&
+        fieldMatches(w.style, f.style),
+    )
+    .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+}
+
+export interface PageSlice<T> {
+  items: T[];
+  page: number;
+  pageSize: number;
+  total: number;
+  totalPages: number;
+}
+
+export function paginate<T>(items: T[], page: number, pageSize: number): PageSlice<T> {
+  const totalPages = Math.ceil(items.length / pageSize);
+  return { items: items.slice((page - 1) * pageSize, page * pageSize), page, pageSize, total: items.length, totalPages };
+}

@@ -1,0 +1,67 @@
+/**
+ * Everything the Astro build renders, loaded once per build from the content repository named by
+ * ARCHIVE_CONTENT_DIR and linked from PUBLIC_BASE_URL. A content error stops the build with the
+ * same file-and-field messages as `npm run lint:content`.
+ */
+import path from 'node:path';
+import { formatLintMessage, loadCatalog, type Catalog, type LoadedProfile, type LoadedWork } from '../domain/catalog.ts';
+import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, urls, workSummary, type Urls } from '../domain/records.ts';
+import type { WorkRecord, WorkSummary } from '../schemas/work.ts';
+import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
+import { API_VERSION } from '../schemas/common.ts';
+
+export interface SiteWork {
+  loaded: LoadedWork;
+  record: WorkRecord;
+  summary: WorkSummary;
+}
+export interface SiteProfile {
+  loaded: LoadedProfile;
+  record: ProfileRecord;
+}
+export interface SiteData {
+  baseUrl: string;
+  urls: Urls;
+  generatedAtUtc: string;
+  catalog: Catalog;
+  works: SiteWork[];
+  profiles: SiteProfile[];
+  instruments: InstrumentRecord[];
+}
+
+let cached: SiteData | undefined;
+
+export function site(): SiteData {
+  if (cached) return cached;
+  const contentDir = path.resolve(process.env.ARCHIVE_CONTENT_DIR ?? 'content');
+  const baseUrl = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
+  const { catalog, messages } = loadCatalog(contentDir);
+  if (messages.length > 0) {
+    throw new Error(`content repository ${contentDir} has ${messages.length} problem(s):\n${messages.map(formatLintMessage).join('\n')}`);
+  }
+  const works = catalog.works
+    .map((loaded) => {
+      const record = buildWorkRecord(loaded, catalog, baseUrl);
+      return { loaded, record, summary: workSummary(record) };
+    })
+    .sort((a, b) => a.record.slug.localeCompare(b.record.slug));
+  cached = {
+    baseUrl,
+    urls: urls(baseUrl),
+    generatedAtUtc: process.env.ARCHIVE_GENERATED_AT ?? new Date().toISOString(),
+    catalog,
+    works,
+    profiles: catalog.profiles.map((loaded) => ({ loaded, record: buildProfileRecord(loaded, catalog, baseUrl) })),
+    instruments: buildInstrumentRecords(catalog, baseUrl),
+  };
+  return cached;
+}
+
+/** Wrap a resource in the response envelope. */
+export function envelope<T>(data: T): { apiVersion: string; generatedAtUtc: string; data: T } {
+  return { apiVersion: API_VERSION, generatedAtUtc: site().generatedAtUtc, data };
+}
+
+export function json(value: unknown): Response {
+  return new Response(JSON.stringify(value), { headers: { 'Content-Type': 'application/json' } });
+}

@@ -1,0 +1,233 @@
+/**
+ * The OpenAPI 3.1.1 document, assembled from the same TypeBox schemas that validate content and
+ * requests. `OPERATIONS` is the list of served paths: the front server's route test checks that
+ * every one answers and that nothing under /api/v1 answers without being listed here.
+ */
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Envelope, Page, Problem } from '../schemas/envelope.ts';
+import { AssetRecord, WorkRecord, WorkSummary } from '../schemas/work.ts';
+import { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
+import { ChannelContext, MusicRequirements } from '../schemas/channel.ts';
+import { ApiIndex, Workflow } from '../schemas/discovery.ts';
+import { PROBLEM_TYPES } from '../domain/problems.ts';
+import { ProfilesQuery, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
+
+/** Named schemas published under components.schemas and referenced by `$ref`. */
+const COMPONENTS: Record<string, TSchema> = {
+  Problem,
+  WorkRecord,
+  WorkSummary,
+  AssetRecord,
+  ProfileRecord,
+  InstrumentRecord,
+  ChannelContext,
+  MusicRequirements,
+};
+
+export interface ResponseSpec {
+  description: string;
+  contentType?: string;
+  schema?: TSchema | { $ref: string };
+  headers?: Record<string, { description: string; schema: object }>;
+}
+export interface ParameterSpec {
+  name: string;
+  in: 'query' | 'path';
+  required?: boolean;
+  description: string;
+  schema: object;
+}
+export interface OperationSpec {
+  method: 'get' | 'post' | 'put';
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  parameters?: ParameterSpec[];
+  /** The operation is a pre-built file with ETag and conditional GET. */
+  cacheable?: boolean;
+  responses: Record<string, ResponseSpec>;
+}
+
+const ref = (name: keyof typeof COMPONENTS & string) => ({ $ref: `#/components/schemas/${name}` });
+const problem = (description: string): ResponseSpec => ({ description, contentType: 'application/problem+json', schema: ref('Problem') });
+const slugParam = (what: string): ParameterSpec => ({ name: 'slug', in: 'path', required: true, description: `Slug of the ${what}.`, schema: { type: 'string', maxLength: 160 } });
+/** OpenAPI query parameters from a query schema: one parameter per property, described there. */
+function queryParameters(schema: TObject): ParameterSpec[] {
+  const props = schema.properties;
+  return Object.entries(props).map(([name, prop]) => {
+    const { description, ...rest } = plain(prop) as { description?: string };
+    return { name, in: 'query' as const, description: description ?? name, schema: rest };
+  });
+}
+
+export const OPERATIONS: OperationSpec[] = [
+  {
+    method: 'get', path: '/api/v1', operationId: 'getApiIndex', tags: ['discovery'], cacheable: true,
+    summary: 'Capabilities, conventions and discovery links',
+    responses: { '200': { description: 'The API index.', contentType: 'application/json', schema: Envelope(ApiIndex, 'API index in the envelope.') } },
+  },
+  {
+    method: 'get', path: '/api/v1/openapi.json', operationId: 'getOpenApi', tags: ['discovery'], cacheable: true,
+    summary: 'This OpenAPI 3.1.1 document',
+    responses: { '200': { description: 'The OpenAPI document.', contentType: 'application/json', schema: Type.Object({ openapi: Type.Literal('3.1.1') }) } },
+  },
+  {
+    method: 'get', path: '/llms.txt', operationId: 'getLlmsTxt', tags: ['discovery'], cacheable: true,
+    summary: 'Guidance for language models (text/plain)',
+    responses: { '200': { description: 'Plain-text guidance: how an agent uses the service, caches, backs off and keeps keys out of URLs.', contentType: 'text/plain' } },
+  },
+  {
+    method: 'get', path: '/api/v1/music/workflow', operationId: 'getWorkflow', tags: ['discovery'], cacheable: true,
+    summary: 'The find-or-prepare workflow',
+    description: 'Machine-readable workflow: channel contract, rights checklist, review states and their boundaries, and the cooperation request.',
+    responses: { '200': { description: 'The workflow document.', contentType: 'application/json', schema: Envelope(Workflow, 'Workflow in the envelope.') } },
+  },
+  {
+    method: 'get', path: '/api/v1/works', operationId: 'listWorks', tags: ['catalog'],
+    summary: 'Search and page through the catalog',
+    description: `Matching is case- and accent-insensitive ("dvorak" finds "Dvořák"); every word must match. pageSize is at most ${WORKS_MAX_PAGE_SIZE}.`,
+    parameters: queryParameters(WorksQuery),
+    responses: {
+      '200': { description: 'A page of works.', contentType: 'application/json', schema: Envelope(Page(ref('WorkSummary') as unknown as TSchema, 'A page of work summaries.'), 'Works page in the envelope.') },
+      '400': problem('A query parameter is invalid (page < 1, pageSize over the maximum, text too long).'),
+    },
+  },
+  {
+    method: 'get', path: '/api/v1/works/{slug}', operationId: 'getWork', tags: ['catalog'], cacheable: true,
+    summary: 'One full work record',
+    parameters: [slugParam('work')],
+    responses: {
+      '200': { description: 'The work record.', contentType: 'application/json', schema: Envelope(ref('WorkRecord') as unknown as TSchema, 'Work record in the envelope.') },
+      '404': problem('No work has this slug.'),
+    },
+  },
+  {
+    method: 'get', path: '/api/v1/works/{slug}/index.md', operationId: 'getWorkMarkdown', tags: ['catalog'], cacheable: true,
+    summary: 'The compact Markdown record of a work',
+    parameters: [slugParam('work')],
+    responses: {
+      '200': { description: 'Slug, asset ids, licenses, rights notes, review states and source URLs as Markdown.', contentType: 'text/markdown' },
+      '404': problem('No work has this slug.'),
+    },
+  },
+  {
+    method: 'get', path: '/works/{slug}/files/{file}', operationId: 'getWorkFile', tags: ['catalog'], cacheable: true,
+    summary: 'A public file stored with a work (MusicXML, MP3, MIDI), byte-for-byte; supports Range',
+    parameters: [slugParam('work'), { name: 'file', in: 'path', required: true, description: 'File name as linked from the record.', schema: { type: 'string' } }],
+    responses: {
+      '200': { description: 'The file.', contentType: 'application/octet-stream' },
+      '206': { description: 'The requested byte range.', contentType: 'application/octet-stream' },
+      '404': problem('No such public file.'),
+      '416': problem('The range cannot be satisfied.'),
+    },
+  },
+  {
+    method: 'get', path: '/api/v1/instruments', operationId: 'listInstruments', tags: ['profiles'], cacheable: true,
+    summary: 'Normalized instruments, families, registered profiles, readiness and filter links',
+    responses: {
+      '200': {
+        description: 'All instruments.', contentType: 'application/json',
+        schema: Envelope(
+          Type.Object(
+            {
+              instruments: Type.Array(ref('InstrumentRecord') as unknown as TSchema),
+              families: Type.Array(Type.Object({ family: Type.String(), instruments: Type.Array(Type.String()) }, { additionalProperties: false })),
+            },
+            { additionalProperties: false },
+          ),
+          'Instruments in the envelope.',
+        ),
+      },
+    },
+  },
+  {
+    method: 'get', path: '/api/v1/profiles', operationId: 'listProfiles', tags: ['profiles'],
+    summary: 'Versioned performance-style and instrument profiles',
+    parameters: queryParameters(ProfilesQuery),
+    responses: {
+      '200': {
+        description: 'Matching profiles.', contentType: 'application/json',
+        schema: Envelope(
+          Type.Object({ items: Type.Array(ref('ProfileRecord') as unknown as TSchema), total: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+          'Profiles in the envelope.',
+        ),
+      },
+      '400': problem('A query parameter is invalid (unknown kind or status, renderReady not true/false).'),
+    },
+  },
+  {
+    method: 'get', path: '/api/v1/profiles/{slug}', operationId: 'getProfile', tags: ['profiles'], cacheable: true,
+    summary: 'Profile metadata and links', parameters: [slugParam('profile')],
+    responses: {
+      '200': { description: 'The profile record.', contentType: 'application/json', schema: Envelope(ref('ProfileRecord') as unknown as TSchema, 'Profile in the envelope.') },
+      '404': problem('No profile has this slug.'),
+    },
+  },
+  {
+    method: 'get', path: '/api/v1/profiles/{slug}/definition', operationId: 'getProfileDefinition', tags: ['profiles'], cacheable: true,
+    summary: 'The preserved profile JSON, byte-for-byte', parameters: [slugParam('profile')],
+    responses: {
+      '200': { description: 'The definition exactly as stored; its SHA-256 equals the record\'s fingerprint.', contentType: 'application/json', schema: Type.Object({}, { additionalProperties: true }) },
+      '404': problem('No profile has this slug.'),
+    },
+  },
+];
+
+const CACHE_HEADERS = {
+  ETag: { description: 'Strong entity tag of the representation; send it back in If-None-Match.', schema: { type: 'string' } },
+  'Cache-Control': { description: 'Caching policy; revalidate with If-None-Match.', schema: { type: 'string' } },
+};
+
+/** Plain JSON Schema without TypeBox's symbols or nested `$id`s (which would rebase `$ref`s). */
+function plain(schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' ? undefined : value));
+}
+
+export function buildOpenApi(baseUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const specs: Record<string, ResponseSpec> = { ...op.responses };
+    if (op.cacheable) specs['304'] = { description: 'Not modified: the If-None-Match tag still matches.' };
+    specs['429'] = problem('Rate limited; wait for Retry-After seconds.');
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(specs)) {
+      const headers = { ...(op.cacheable && status.startsWith('2') ? CACHE_HEADERS : {}), ...(r.headers ?? {}) };
+      responses[status] = {
+        description: r.description,
+        ...(Object.keys(headers).length ? { headers } : {}),
+        ...(r.contentType ? { content: { [r.contentType]: r.schema ? { schema: plain(r.schema) } : {} } } : {}),
+      };
+    }
+    (paths[op.path] ??= {})[op.method] = {
+      operationId: op.operationId,
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: op.tags,
+      ...(op.parameters ? { parameters: op.parameters } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Public-Domain Music Archive API',
+      version: '1.0.0',
+      description:
+        'Public-domain musical works with source scores, arrangements, profiles and media, and a private production library. ' +
+        'Records are pre-built static files with strong ETags: cache them and revalidate with If-None-Match. Errors are RFC 9457 problem details ' +
+        `whose \`type\` URL documents the problem (${PROBLEM_TYPES.map((p) => p.name).join(', ')}). Honor HTTP 429 and Retry-After.`,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [{ url: baseUrl.replace(/\/+$/, ''), description: 'This archive.' }],
+    tags: [
+      { name: 'discovery', description: 'Index, OpenAPI, workflow and llms.txt.' },
+      { name: 'catalog', description: 'Canonical works.' },
+      { name: 'profiles', description: 'Rendering profiles and instruments.' },
+    ],
+    paths,
+    components: { schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([k, v]) => [k, plain(v)])) },
+  };
+}

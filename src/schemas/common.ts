@@ -1,0 +1,110 @@
+/**
+ * Shared building blocks for every schema in the archive. Each schema here is plain JSON Schema
+ * 2020-12 (built with TypeBox), so the same object drives ajv validation, the OpenAPI document,
+ * the schema endpoints, the content lint and the TypeScript types.
+ */
+import { Type, type TSchema, type Static, type SchemaOptions, type TUnsafe } from '@sinclair/typebox';
+
+/** A string limited to `values`; rendered as a JSON Schema `enum` so errors list the choices. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/**
+ * `T or null`, expressed as `type: [T, "null"]` rather than `anyOf`, so a violation yields one
+ * readable error instead of one per branch.
+ */
+export function Nullable<S extends TSchema>(schema: S, options: SchemaOptions = {}): TUnsafe<Static<S> | null> {
+  const inner = { ...schema } as Record<string, unknown>;
+  if (typeof inner.type === 'string') {
+    const copy: Record<string, unknown> = { ...inner, type: [inner.type, 'null'], ...options };
+    if (Array.isArray(copy.enum)) copy.enum = [...(copy.enum as unknown[]), null];
+    return Type.Unsafe<Static<S> | null>(copy);
+  }
+  return Type.Unsafe<Static<S> | null>({ anyOf: [schema, { type: 'null' }], ...options });
+}
+
+/** A UTC timestamp in RFC 3339 form that ends in `Z`. */
+export const UtcTimestamp = (description: string) =>
+  Type.String({ format: 'date-time', pattern: 'Z$', description });
+
+/** An absolute HTTPS URL (evidence, source pages, contributor downloads). */
+export const HttpsUrl = (description: string, maxLength = 1000) =>
+  Type.String({ format: 'uri', pattern: '^https://', maxLength, description });
+
+/** An absolute URL produced by this service from PUBLIC_BASE_URL. */
+export const AbsoluteUrl = (description: string) => Type.String({ format: 'uri', description });
+
+/** Lower-case kebab identifiers used for slugs of works, profiles and instruments. */
+export const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+export const Slug = (description: string) =>
+  Type.String({ pattern: SLUG_PATTERN, minLength: 1, maxLength: 160, description });
+
+/** A SHA-256 digest: exactly 64 hexadecimal characters. */
+export const Sha256 = (description: string) =>
+  Type.String({ pattern: '^[0-9a-fA-F]{64}$', minLength: 64, maxLength: 64, description });
+
+/** Intended music roles a channel can declare (spec Part 2, ChannelContext.intendedRole). */
+export const MUSIC_ROLES = [
+  'music-bed',
+  'music-lead',
+  'music-ambient',
+  'music-sleep-lead',
+  'intro',
+  'outro',
+  'short-form',
+] as const;
+export type MusicRole = (typeof MUSIC_ROLES)[number];
+
+/** Review states of a contributed asset (spec Part 3). */
+export const ASSET_REVIEW_STATES = [
+  'pending',
+  'technical-pass',
+  'manual-review-pending',
+  'human-reviewed',
+  'human-listening-approved',
+] as const;
+
+/**
+ * Review states used in the canonical catalog: the five asset states plus
+ * `rights-review-required`, which blocks reuse until rights are cleared. None implies another.
+ */
+export const CATALOG_REVIEW_STATES = [...ASSET_REVIEW_STATES, 'rights-review-required'] as const;
+export type CatalogReviewState = (typeof CATALOG_REVIEW_STATES)[number];
+
+/** Who may follow an asset link: anyone, a signed-in user, or (temporarily) administrators only. */
+export const ACCESS_LEVELS = ['public', 'signed-in', 'admin-only'] as const;
+export type AccessLevel = (typeof ACCESS_LEVELS)[number];
+
+/** Asset kinds (spec Part 2, ContributionAsset.kind). */
+export const ASSET_KINDS = [
+  'score-image',
+  'score-pdf',
+  'musicxml',
+  'mxl',
+  'midi',
+  'mp3',
+  'wav',
+  'video',
+  'artwork',
+  'manifest',
+  'source-page',
+] as const;
+export type AssetKind = (typeof ASSET_KINDS)[number];
+
+/** The three independently declared rights layers (spec Part 2, RightsDeclaration). */
+export const COMPOSITION_STATUSES = ['public-domain', 'permission-documented', 'not-applicable', 'unknown'] as const;
+export const EDITION_STATUSES = ['public-domain', 'licensed', 'original-contribution', 'not-applicable', 'unknown'] as const;
+export const RECORDING_STATUSES = [
+  'public-domain',
+  'licensed',
+  'original-generated-recording',
+  'original-human-recording',
+  'not-applicable',
+  'unknown',
+] as const;
+
+export const CONTRIBUTOR_KINDS = ['Human', 'AiAssisted', 'AutomatedAgent'] as const;
+
+/** The API version label carried in every envelope. */
+export const API_VERSION = 'v1';

@@ -1,0 +1,99 @@
+/** Discovery documents: the API index (`/api/v1`) and the find-or-prepare workflow. */
+import { Type, type Static } from '@sinclair/typebox';
+import { AbsoluteUrl, CATALOG_REVIEW_STATES, MUSIC_ROLES, StringEnum } from './common.ts';
+
+const strict = { additionalProperties: false } as const;
+
+export const Capability = Type.Object(
+  {
+    operationId: Type.String({ description: 'Operation id in the OpenAPI document.' }),
+    method: Type.String({ description: 'HTTP method.' }),
+    path: Type.String({ description: 'Path template.' }),
+    summary: Type.String({ description: 'What it does.' }),
+  },
+  { ...strict, description: 'One served operation.' },
+);
+
+export const ApiIndex = Type.Object(
+  {
+    name: Type.String({ description: 'Service name.' }),
+    description: Type.String({ description: 'What the service is for.' }),
+    openapiVersion: Type.String({ description: 'OpenAPI version of the description.' }),
+    descriptionVersion: Type.String({ description: 'Version of the API description (info.version).' }),
+    capabilities: Type.Array(Capability, { description: 'Every served operation.' }),
+    conventions: Type.Object(
+      {
+        envelope: Type.String(),
+        timestamps: Type.String(),
+        language: Type.String(),
+        identifiers: Type.String(),
+        links: Type.String(),
+        errors: Type.String(),
+        caching: Type.String(),
+        rateLimits: Type.String(),
+        authentication: Type.String(),
+        pagination: Type.String(),
+      },
+      { ...strict, description: 'Conventions every response follows.' },
+    ),
+    links: Type.Object(
+      {
+        self: AbsoluteUrl('This index.'),
+        openapi: AbsoluteUrl('OpenAPI document.'),
+        workflow: AbsoluteUrl('Find-or-prepare workflow.'),
+        llms: AbsoluteUrl('Guidance for language models.'),
+        works: AbsoluteUrl('Catalog.'),
+        instruments: AbsoluteUrl('Instruments.'),
+        profiles: AbsoluteUrl('Profiles.'),
+        site: AbsoluteUrl('Human-readable site.'),
+      },
+      { ...strict, description: 'Discovery links.' },
+    ),
+  },
+  { ...strict, description: 'The API index.' },
+);
+export type ApiIndex = Static<typeof ApiIndex>;
+
+export const Workflow = Type.Object(
+  {
+    name: Type.String(),
+    summary: Type.String(),
+    steps: Type.Array(
+      Type.Object(
+        {
+          step: Type.Integer({ minimum: 1 }),
+          title: Type.String(),
+          description: Type.String(),
+          method: Type.String(),
+          href: AbsoluteUrl('Where to send the request.'),
+          available: Type.Boolean({ description: 'False while this deployment does not serve the step yet.' }),
+        },
+        { ...strict },
+      ),
+      { description: 'Find first, reuse when ready, otherwise contribute for human review.' },
+    ),
+    channelContract: Type.Object(
+      {
+        description: Type.String(),
+        roles: Type.Array(Type.Object({ role: StringEnum(MUSIC_ROLES), meaning: Type.String() }, { ...strict })),
+        channelSchema: Type.Unknown({ description: 'JSON Schema of ChannelContext.' }),
+        requirementsSchema: Type.Unknown({ description: 'JSON Schema of MusicRequirements.' }),
+      },
+      { ...strict, description: 'What a caller declares about its channel.' },
+    ),
+    rightsChecklist: Type.Array(Type.Object({ id: Type.String(), check: Type.String(), why: Type.String() }, { ...strict }), {
+      description: 'What to verify before publishing anything.',
+    }),
+    reviewStates: Type.Array(
+      Type.Object({ state: StringEnum(CATALOG_REVIEW_STATES), label: Type.String(), meaning: Type.String() }, { ...strict }),
+      { description: 'Review states and what each does and does not mean.' },
+    ),
+    boundaries: Type.Array(Type.String(), { description: 'Rules no state implies away.' }),
+    cooperationRequest: Type.Object(
+      { text: Type.String(), keepWithEveryClaim: Type.Array(Type.String()) },
+      { ...strict, description: 'What the archive asks of callers.' },
+    ),
+  },
+  { ...strict, description: 'The find-or-prepare workflow.' },
+);
+export type Workflow = Static<typeof Workflow>;

@@ -1,0 +1,338 @@
+/**
+ * The work model in two shapes from shared parts: `WorkContent` is what an editor writes in the
+ * front matter of `works/<slug>/index.md`; `WorkRecord` is what the build publishes at
+ * `/api/v1/works/{slug}` (absolute links, review-state labels, digests filled in).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  ACCESS_LEVELS,
+  ASSET_KINDS,
+  AbsoluteUrl,
+  CATALOG_REVIEW_STATES,
+  COMPOSITION_STATUSES,
+  EDITION_STATUSES,
+  HttpsUrl,
+  MUSIC_ROLES,
+  Nullable,
+  RECORDING_STATUSES,
+  Sha256,
+  Slug,
+  StringEnum,
+  UtcTimestamp,
+} from './common.ts';
+
+const strict = { additionalProperties: false } as const;
+
+/** A calendar date, or a year alone when only the year is known. */
+export const PartialDate = (description: string) =>
+  Type.String({ pattern: '^[0-9]{4}(-[0-9]{2}-[0-9]{2})?$', description });
+
+export const Composer = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 160, description: 'Display name, e.g. "Johann Sebastian Bach".' }),
+    sortName: Type.String({ minLength: 1, maxLength: 160, description: 'Name for sorting, e.g. "Bach, Johann Sebastian".' }),
+    born: PartialDate('Birth date (YYYY-MM-DD, or YYYY when only the year is known).'),
+    died: PartialDate('Death date (YYYY-MM-DD, or YYYY); public-domain status of the composition depends on it.'),
+    aliases: Type.Array(Type.String({ maxLength: 160 }), {
+      description: 'Other name forms used to find the composer ("J. S. Bach", "Bach, J.S.").',
+      default: [],
+    }),
+  },
+  { ...strict, description: 'The composer with life dates.' },
+);
+
+export const CatalogNumber = Type.Object(
+  {
+    catalog: Type.String({ minLength: 1, maxLength: 40, description: 'Catalog abbreviation, e.g. "BWV", "K.", "Op.".' }),
+    number: Type.String({ minLength: 1, maxLength: 40, description: 'Number within the catalog, e.g. "1007".' }),
+  },
+  { ...strict, description: 'One catalog number of the work.' },
+);
+
+const LayerNote = Type.String({ maxLength: 1000, description: 'Why this status holds, in plain words.' });
+
+export const TERRITORY_STATUSES = ['public-domain', 'not-public-domain', 'unclear'] as const;
+export const TerritoryNote = Type.Object(
+  {
+    status: StringEnum(TERRITORY_STATUSES, { description: 'Copyright status of the composition in this territory.' }),
+    note: Type.String({ maxLength: 500, description: 'The rule applied (e.g. "life + 70 years; died 1750").' }),
+  },
+  { ...strict, description: 'Status of the work in one territory, as IMSLP keeps it.' },
+);
+
+export const WorkRights = Type.Object(
+  {
+    composition: Type.Object(
+      { status: StringEnum(COMPOSITION_STATUSES, { description: 'Status of the composition itself.' }), note: LayerNote },
+      { ...strict, description: 'Rights layer 1: the composition.' },
+    ),
+    edition: Type.Object(
+      { status: StringEnum(EDITION_STATUSES, { description: 'Status of the edition or file (score, transcription).' }), note: LayerNote },
+      { ...strict, description: 'Rights layer 2: the edition or file.' },
+    ),
+    recording: Type.Object(
+      { status: StringEnum(RECORDING_STATUSES, { description: 'Status of recordings published with the work.' }), note: LayerNote },
+      { ...strict, description: 'Rights layer 3: recordings.' },
+    ),
+    territories: Type.Object(
+      { US: TerritoryNote, EU: TerritoryNote, CA: TerritoryNote },
+      { ...strict, description: 'Per-territory notes for the United States, the European Union and Canada.' },
+    ),
+    license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of the archive\'s own files, e.g. "CC0-1.0".' }),
+    attribution: Nullable(Type.String({ maxLength: 500 }), { description: 'Attribution to carry forward, if any.' }),
+    checkedAtUtc: UtcTimestamp('When a person last checked these rights (UTC).'),
+    evidenceUrls: Type.Array(HttpsUrl('A dated HTTPS page that supports the rights statement.'), {
+      minItems: 1,
+      description: 'Evidence for the rights statement; at least one.',
+    }),
+  },
+  { ...strict, description: 'Rights statements: three layers declared independently, per-territory notes, evidence.' },
+);
+
+/** Fields an editor writes for any file-like asset (source score, recording, MIDI ...). */
+const assetContentFields = {
+  id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Asset id, unique within the work (int32).' }),
+  kind: StringEnum(ASSET_KINDS, { description: 'What the file is.' }),
+  title: Type.String({ minLength: 1, maxLength: 180, description: 'Human-readable title of the asset.' }),
+  file: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+      maxLength: 200,
+      description: 'A file stored beside the work in the content repository (exclusive with url).',
+    }),
+  ),
+  url: Type.Optional(HttpsUrl('Where the file lives when it is not stored in the content repository (exclusive with file).')),
+  sourcePageUrl: HttpsUrl('The page that describes where the asset comes from.'),
+  mediaType: Type.String({ maxLength: 120, description: 'IANA media type, e.g. "application/vnd.recordare.musicxml+xml".' }),
+  sha256: Type.Optional(Nullable(Sha256('SHA-256 of the file; computed by the build for stored files.'))),
+  byteLength: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Size in bytes; computed by the build for stored files.' }))),
+  rightsStatus: Type.String({ minLength: 1, maxLength: 80, description: 'Rights status of this file, e.g. "public-domain".' }),
+  license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of this file.' }),
+  attribution: Nullable(Type.String({ maxLength: 500 }), { description: 'Attribution for this file.' }),
+  reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Machine review state; none implies another.' }),
+  access: StringEnum(ACCESS_LEVELS, { description: 'Who may follow the download link.' }),
+  technicalChecks: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Automated measurements.' }))),
+};
+
+export const AssetContent = Type.Object(assetContentFields, { ...strict, description: 'A file-like asset as written in content.' });
+
+export const ArrangementRights = Type.Object(
+  {
+    edition: Type.Object({ status: StringEnum(EDITION_STATUSES), note: LayerNote }, { ...strict, description: 'Rights of the arrangement as an edition.' }),
+    recording: Type.Object({ status: StringEnum(RECORDING_STATUSES), note: LayerNote }, { ...strict, description: 'Rights of its recordings.' }),
+    license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of the arrangement and its files.' }),
+    attribution: Nullable(Type.String({ maxLength: 500 }), { description: 'Attribution to carry forward.' }),
+  },
+  { ...strict, description: 'Rights of one arrangement (layers 2 and 3; the composition layer is the work\'s).' },
+);
+
+const arrangementCommon = {
+  id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Arrangement id, unique within the work.' }),
+  rank: Type.Integer({ minimum: 1, description: 'Editorial rank; 1 is the arrangement to reuse first.' }),
+  title: Type.String({ minLength: 1, maxLength: 160, description: 'Title of the arrangement.' }),
+  style: Type.String({ maxLength: 80, description: 'Style, e.g. "solo piano, calm".' }),
+  instrumentation: Type.String({ maxLength: 220, description: 'Instrumentation in words.' }),
+  duration: Type.String({ pattern: '^[0-9]{1,3}:[0-5][0-9]$', maxLength: 20, description: 'Duration as m:ss.' }),
+  durationSeconds: Type.Integer({ minimum: 1, maximum: 14400, description: 'Duration in seconds.' }),
+  intendedRole: StringEnum(MUSIC_ROLES, { description: 'The channel role this arrangement was made for.' }),
+  alsoSuits: Type.Array(StringEnum(MUSIC_ROLES), { default: [], description: 'Other roles it fits.' }),
+  moods: Type.Array(Type.String({ maxLength: 40 }), { default: [], description: 'Mood words, e.g. "calm", "bright".' }),
+  loopable: Type.Boolean({ default: false, description: 'Whether it loops seamlessly.' }),
+  trimmable: Type.Boolean({ default: false, description: 'Whether it can be cut shorter at marked phrase ends.' }),
+  renderingProfileSlugs: Type.Array(Slug('A rendering profile used to make it.'), { description: 'Rendering profiles used.' }),
+  reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Review state of the arrangement as a whole.' }),
+  rights: ArrangementRights,
+  notes: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Editorial notes.' }))),
+};
+
+export const ArrangementContent = Type.Object(
+  { ...arrangementCommon, assets: Type.Array(AssetContent, { description: 'Files of the arrangement.' }) },
+  { ...strict, description: 'An arrangement as written in content.' },
+);
+
+export const COMMENT_TARGETS = ['original-description', 'source-score', 'arrangement-recording', 'arrangement-score', 'work'] as const;
+export const CommentTarget = Type.Object(
+  {
+    type: StringEnum(COMMENT_TARGETS, { description: 'What the comment is about.' }),
+    assetId: Type.Optional(Type.Integer({ minimum: 1, description: 'The source or arrangement asset, when the target is a file.' })),
+    arrangementId: Type.Optional(Type.Integer({ minimum: 1, description: 'The arrangement, when the target is one.' })),
+  },
+  { ...strict, description: 'Target of a comment.' },
+);
+
+export const Comment = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, description: 'Comment id, unique within the work.' }),
+    target: CommentTarget,
+    author: Type.String({ minLength: 1, maxLength: 100, description: 'Who wrote it.' }),
+    postedAtUtc: UtcTimestamp('When it was posted.'),
+    approvedAtUtc: UtcTimestamp('When an editor approved it.'),
+    body: Type.String({ minLength: 1, maxLength: 2000, description: 'The comment, plain text.' }),
+  },
+  { ...strict, description: 'An approved comment; only approved comments are published.' },
+);
+
+export const Video = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, description: 'Video id, unique within the work.' }),
+    title: Type.String({ minLength: 1, maxLength: 180, description: 'Title.' }),
+    url: HttpsUrl('Where the video is published.'),
+    provider: Type.String({ maxLength: 80, description: 'Hosting provider.' }),
+    arrangementId: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'Arrangement heard in the video.' }))),
+    license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of the video.' }),
+    reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Review state of the video.' }),
+    access: StringEnum(ACCESS_LEVELS, { description: 'Who may watch it here.' }),
+  },
+  { ...strict, description: 'A video that uses the work.' },
+);
+
+/** Front matter of `works/<slug>/index.md`; the Markdown body is the editorial narrative. */
+export const WorkContent = Type.Object(
+  {
+    slug: Slug('Stable identifier; equals the folder name.'),
+    title: Type.String({ minLength: 1, maxLength: 200, description: 'Title in English.' }),
+    originalTitle: Nullable(Type.String({ maxLength: 200 }), { description: 'Title in the original language.' }),
+    composer: Composer,
+    period: Type.String({ maxLength: 80, description: 'Period, e.g. "Baroque".' }),
+    genre: Type.String({ maxLength: 80, description: 'Genre, e.g. "Suite".' }),
+    year: Type.String({ maxLength: 40, description: 'Year or span of composition, e.g. "c. 1720".' }),
+    workNumber: Nullable(Type.String({ maxLength: 80 }), { description: 'Main catalog number as written, e.g. "BWV 1007".' }),
+    catalogNumbers: Type.Array(CatalogNumber, { default: [], description: 'All catalog numbers.' }),
+    summary: Type.String({ maxLength: 300, description: 'One- or two-sentence summary.' }),
+    key: Nullable(Type.String({ maxLength: 40 }), { description: 'Key, e.g. "G major".' }),
+    instrumentation: Type.String({ maxLength: 220, description: 'Original instrumentation in words.' }),
+    instruments: Type.Array(Slug('An instrument slug from instruments.json.'), { description: 'Normalized instruments.' }),
+    rightsNote: Type.String({ minLength: 1, maxLength: 2000, description: 'Plain summary of what may be reused and why.' }),
+    rights: WorkRights,
+    sourceAssets: Type.Array(AssetContent, { description: 'Source scores and pages.' }),
+    arrangements: Type.Array(ArrangementContent, { default: [], description: 'Arrangements.' }),
+    comments: Type.Array(Comment, { default: [], description: 'Approved comments.' }),
+    videos: Type.Array(Video, { default: [], description: 'Videos.' }),
+  },
+  { ...strict, $id: 'WorkContent', title: 'WorkContent', description: 'Front matter of a work file.' },
+);
+export type WorkContent = Static<typeof WorkContent>;
+export type AssetContent = Static<typeof AssetContent>;
+export type ArrangementContent = Static<typeof ArrangementContent>;
+
+// ---------- published record ----------
+
+const assetRecordFields = {
+  id: assetContentFields.id,
+  kind: assetContentFields.kind,
+  title: assetContentFields.title,
+  mediaType: assetContentFields.mediaType,
+  sha256: Nullable(Sha256('SHA-256 of the file, when known.')),
+  byteLength: Nullable(Type.Integer({ minimum: 0, description: 'Size in bytes, when known.' })),
+  rightsStatus: assetContentFields.rightsStatus,
+  license: assetContentFields.license,
+  attribution: assetContentFields.attribution,
+  reviewState: assetContentFields.reviewState,
+  reviewStatus: Type.String({ description: 'Human-readable label of the review state, e.g. "Technical pass (not listening-approved)".' }),
+  access: assetContentFields.access,
+  accessNote: Type.String({ description: 'What the access level means for this link.' }),
+  technicalChecks: Nullable(Type.String({ maxLength: 2000 }), { description: 'Automated measurements.' }),
+  links: Type.Object(
+    {
+      download: Nullable(AbsoluteUrl('Download URL; absolute.')),
+      sourcePage: AbsoluteUrl('Source page URL.'),
+      rawMusicXml: Type.Optional(AbsoluteUrl('Raw MusicXML (MusicXML assets only).')),
+    },
+    { ...strict, description: 'Absolute links of the asset.' },
+  ),
+};
+
+export const AssetRecord = Type.Object(assetRecordFields, { ...strict, $id: 'AssetRecord', description: 'A published asset.' });
+
+export const ArrangementRecord = Type.Object(
+  {
+    ...arrangementCommon,
+    reviewStatus: Type.String({ description: 'Human-readable label of the arrangement review state.' }),
+    formats: Type.Array(Type.String(), { description: 'Formats present (asset kinds), sorted.' }),
+    assets: Type.Array(AssetRecord, { description: 'Files of the arrangement.' }),
+  },
+  { ...strict, description: 'A published arrangement.' },
+);
+
+export const WorkRecord = Type.Object(
+  {
+    slug: WorkContent.properties.slug,
+    title: WorkContent.properties.title,
+    originalTitle: WorkContent.properties.originalTitle,
+    composer: Composer,
+    period: WorkContent.properties.period,
+    genre: WorkContent.properties.genre,
+    year: WorkContent.properties.year,
+    workNumber: WorkContent.properties.workNumber,
+    catalogNumbers: Type.Array(CatalogNumber, { description: 'All catalog numbers.' }),
+    summary: WorkContent.properties.summary,
+    key: WorkContent.properties.key,
+    instrumentation: WorkContent.properties.instrumentation,
+    instruments: Type.Array(
+      Type.Object(
+        { slug: Slug('Instrument slug.'), name: Type.String({ description: 'Normalized name.' }), family: Type.String({ description: 'Family.' }) },
+        { ...strict },
+      ),
+      { description: 'Normalized instruments.' },
+    ),
+    narrative: Type.Object(
+      {
+        markdown: Type.String({ description: 'Editorial narrative as Markdown.' }),
+        html: Type.String({ description: 'The narrative rendered to sanitized HTML.' }),
+      },
+      { ...strict, description: 'Editorial narrative.' },
+    ),
+    rightsNote: WorkContent.properties.rightsNote,
+    rights: WorkRights,
+    sourceAssets: Type.Array(AssetRecord, { description: 'Source scores and pages.' }),
+    arrangements: Type.Array(ArrangementRecord, { description: 'Arrangements, best rank first.' }),
+    comments: Type.Array(Comment, { description: 'Approved comments with their targets.' }),
+    videos: Type.Array(Video, { description: 'Videos.' }),
+    accessRules: Type.Array(
+      Type.Object(
+        {
+          access: StringEnum(ACCESS_LEVELS),
+          meaning: Type.String({ description: 'What this level means.' }),
+          assetIds: Type.Array(Type.Integer(), { description: 'Assets of the work at this level.' }),
+        },
+        { ...strict },
+      ),
+      { description: 'Access rules: which assets are public, need a signed-in user, or are administrator-only.' },
+    ),
+    links: Type.Object(
+      {
+        self: AbsoluteUrl('This JSON record.'),
+        markdown: AbsoluteUrl('The compact Markdown record.'),
+        html: AbsoluteUrl('The HTML page.'),
+        collection: AbsoluteUrl('The catalog listing.'),
+        composer: AbsoluteUrl('Other works by the composer.'),
+        corrections: AbsoluteUrl('Where to report a correction.'),
+        resolve: AbsoluteUrl('Where to resolve music for a channel.'),
+      },
+      { ...strict, description: 'Canonical links.' },
+    ),
+  },
+  { ...strict, $id: 'WorkRecord', title: 'WorkRecord', description: 'A canonical work record.' },
+);
+export type WorkRecord = Static<typeof WorkRecord>;
+export type AssetRecord = Static<typeof AssetRecord>;
+export type ArrangementRecord = Static<typeof ArrangementRecord>;
+
+export const WorkSummary = Type.Object(
+  {
+    slug: WorkContent.properties.slug,
+    title: WorkContent.properties.title,
+    composer: Type.String({ description: 'Composer display name.' }),
+    composerLifeDates: Type.String({ description: 'Life dates, e.g. "1685–1750".' }),
+    period: WorkContent.properties.period,
+    genre: WorkContent.properties.genre,
+    workNumber: WorkContent.properties.workNumber,
+    summary: WorkContent.properties.summary,
+    instruments: Type.Array(Slug('Instrument slug.')),
+    styles: Type.Array(Type.String(), { description: 'Arrangement styles.' }),
+    arrangementCount: Type.Integer({ minimum: 0 }),
+    links: Type.Object({ self: AbsoluteUrl('JSON record.'), markdown: AbsoluteUrl('Markdown record.'), html: AbsoluteUrl('HTML page.') }, { ...strict }),
+  },
+  { ...strict, $id: 'WorkSummary', description: 'One work in a catalog listing.' },
+);
+export type WorkSummary = Static<typeof WorkSummary>;
