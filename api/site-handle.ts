@@ -2,6 +2,7 @@
  * The build the server is serving right now. `swap` replaces static files and the in-memory
  * index in one assignment, so no request ever sees a mix of an old and a new build.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StaticSite } from './static-site.ts';
 import { loadCatalogIndex, type CatalogIndex } from './catalog-index.ts';
@@ -11,6 +12,8 @@ export interface ServedBuild {
   dir: string;
   site: StaticSite;
   catalog: CatalogIndex;
+  /** When the build was generated; dynamic answers derived from it carry this time. */
+  generatedAtUtc: string;
 }
 
 export class SiteHandle {
@@ -27,7 +30,8 @@ export class SiteHandle {
 
   private static async prepare(buildDir: string): Promise<ServedBuild> {
     const client = path.join(buildDir, 'client');
-    return { dir: buildDir, site: new StaticSite(client), catalog: await loadCatalogIndex(client) };
+    const info = JSON.parse(await readFile(path.join(buildDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+    return { dir: buildDir, site: new StaticSite(client), catalog: await loadCatalogIndex(client), generatedAtUtc: info.generatedAtUtc };
   }
 
   get current(): ServedBuild {

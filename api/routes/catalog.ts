@@ -28,7 +28,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     const q = request.query as WorksQuery;
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? WORKS_DEFAULT_PAGE_SIZE;
-    const { catalog } = ctx.handle.current;
+    const { catalog, generatedAtUtc } = ctx.handle.current;
     const matches = filterWorks(catalog.works, q);
     const slice = paginate(matches, page, pageSize);
     const base = `${ctx.config.publicBaseUrl}/api/v1/works`;
@@ -36,7 +36,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     const last = Math.max(1, slice.totalPages);
     return sendJsonWithEtag(request, reply, {
       apiVersion: API_VERSION,
-      generatedAtUtc: new Date().toISOString(),
+      generatedAtUtc,
       data: {
         items: slice.items.map((w) => w.summary),
         page,
@@ -56,13 +56,14 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.get('/api/v1/profiles', { schema: { querystring: ProfilesQuery } }, async (request, reply) => {
     const q = request.query as ProfilesQuery;
-    const items = ctx.handle.current.catalog.profiles.filter(
+    const { catalog, generatedAtUtc } = ctx.handle.current;
+    const items = catalog.profiles.filter(
       (p) =>
         (q.kind === undefined || p.kind === q.kind) &&
         (q.status === undefined || p.status === q.status) &&
         (q.renderReady === undefined || p.renderReady === q.renderReady) &&
         (q.query === undefined || matchesAllWords([p.slug, p.title, p.summary, ...p.instruments].join(' '), q.query)),
     );
-    return sendJsonWithEtag(request, reply, { apiVersion: API_VERSION, generatedAtUtc: new Date().toISOString(), data: { items, total: items.length } });
+    return sendJsonWithEtag(request, reply, { apiVersion: API_VERSION, generatedAtUtc, data: { items, total: items.length } });
   });
 }

@@ -85,7 +85,7 @@ export const OPERATIONS: OperationSpec[] = [
     responses: { '200': { description: 'The workflow document.', contentType: 'application/json', schema: Envelope(Workflow, 'Workflow in the envelope.') } },
   },
   {
-    method: 'get', path: '/api/v1/works', operationId: 'listWorks', tags: ['catalog'],
+    method: 'get', path: '/api/v1/works', operationId: 'listWorks', tags: ['catalog'], cacheable: true,
     summary: 'Search and page through the catalog',
     description: `Matching is case- and accent-insensitive ("dvorak" finds "Dvořák"); every word must match. pageSize is at most ${WORKS_MAX_PAGE_SIZE}.`,
     parameters: queryParameters(WorksQuery),
@@ -117,8 +117,8 @@ export const OPERATIONS: OperationSpec[] = [
     summary: 'A public file stored with a work (MusicXML, MP3, MIDI), byte-for-byte; supports Range',
     parameters: [slugParam('work'), { name: 'file', in: 'path', required: true, description: 'File name as linked from the record.', schema: { type: 'string' } }],
     responses: {
-      '200': { description: 'The file.', contentType: 'application/octet-stream' },
-      '206': { description: 'The requested byte range.', contentType: 'application/octet-stream' },
+      '200': { description: 'The file, with its own media type (e.g. application/vnd.recordare.musicxml+xml, audio/mpeg).', contentType: '*/*' },
+      '206': { description: 'The requested byte range.', contentType: '*/*' },
       '404': problem('No such public file.'),
       '416': problem('The range cannot be satisfied.'),
     },
@@ -143,7 +143,7 @@ export const OPERATIONS: OperationSpec[] = [
     },
   },
   {
-    method: 'get', path: '/api/v1/profiles', operationId: 'listProfiles', tags: ['profiles'],
+    method: 'get', path: '/api/v1/profiles', operationId: 'listProfiles', tags: ['profiles'], cacheable: true,
     summary: 'Versioned performance-style and instrument profiles',
     parameters: queryParameters(ProfilesQuery),
     responses: {

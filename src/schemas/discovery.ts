@@ -65,7 +65,7 @@ export const Workflow = Type.Object(
           title: Type.String(),
           description: Type.String(),
           method: Type.String(),
-          href: AbsoluteUrl('Where to send the request.'),
+          href: Type.String({ format: 'uri-template', description: 'Absolute URL, or an RFC 6570 template such as .../works/{slug}.' }),
           available: Type.Boolean({ description: 'False while this deployment does not serve the step yet.' }),
         },
         { ...strict },

@@ -1,0 +1,46 @@
+/** A fresh front server over a build folder, exercised through `inject` (no socket). */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { inject } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { loadConfig } from '../../api/config.ts';
+import { SiteHandle } from '../../api/site-handle.ts';
+import { assertMatchesOpenApi } from './openapi.ts';
+
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+export interface TestApp {
+  app: FastifyInstance;
+  handle: SiteHandle;
+  baseUrl: string;
+  buildDir: string;
+  /** GET (or another method) and check the answer against the OpenAPI document. */
+  request(options: { method?: string; url: string; headers?: Record<string, string>; payload?: unknown }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function openApp(buildDir = inject('sampleBuildDir'), env: Record<string, string> = {}): Promise<TestApp> {
+  const baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl as string;
+  const config = loadConfig({ PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: path.join(buildDir, '..', 'data'), ...env }, PROJECT_ROOT);
+  const handle = await SiteHandle.open(buildDir);
+  const app = await createApp({ config, handle }, { logger: false });
+  const openapi = JSON.parse(readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8')) as Record<string, unknown>;
+  return {
+    app,
+    handle,
+    baseUrl,
+    buildDir,
+    async request(options) {
+      const res = await app.inject({
+        method: (options.method ?? 'GET') as 'GET',
+        url: options.url,
+        headers: options.headers,
+        ...(options.payload !== undefined ? { payload: options.payload as string } : {}),
+      });
+      assertMatchesOpenApi(openapi, options.method ?? 'GET', options.url, res);
+      return res;
+    },
+    close: () => app.close(),
+  };
+}
