@@ -13,6 +13,9 @@ import { sendProblem } from './problem.ts';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { StaticSite, ifNoneMatchHits, parseRange } from './static-site.ts';
 import { registerCatalogRoutes } from './routes/catalog.ts';
+import { registerContributionRoutes } from './routes/contributions.ts';
+import { registerResolveRoutes } from './routes/resolve.ts';
+import { registerLibraryRoutes } from './library/routes.ts';
 
 export interface AppContext {
   config: Config;
@@ -84,7 +87,15 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
     return sendProblem(reply, request, base, 'internal-error', 'The server failed to answer this request. Nothing was changed.');
   });
 
+  // JSON bodies may also be sent as text/json or application/*+json (spec Part 4.1).
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('text/json', { parseAs: 'string' }, jsonParser);
+  app.addContentTypeParser(/^application\/[a-z0-9.!#$&^_-]+\+json$/i, { parseAs: 'string' }, jsonParser);
+
   registerCatalogRoutes(app, ctx);
+  await registerResolveRoutes(app, ctx);
+  await registerContributionRoutes(app, ctx);
+  await registerLibraryRoutes(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

@@ -10,6 +10,11 @@ import { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { ChannelContext, MusicRequirements } from '../schemas/channel.ts';
 import { ApiIndex, Workflow } from '../schemas/discovery.ts';
 import { PROBLEM_TYPES } from '../domain/problems.ts';
+import { plain, problem, queryParameters, ref, slugParam, type OperationSpec, type ResponseSpec } from './spec.ts';
+export type { OperationSpec, ResponseSpec, ParameterSpec } from './spec.ts';
+import { CONTRIBUTIONS_COMPONENTS, CONTRIBUTIONS_OPERATIONS, CONTRIBUTIONS_TAGS } from './contributions.ts';
+import { RESOLVE_COMPONENTS, RESOLVE_OPERATIONS, RESOLVE_TAGS } from './resolve.ts';
+import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_TAGS } from './library.ts';
 import { ProfilesQuery, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
 
 /** Named schemas published under components.schemas and referenced by `$ref`. */
@@ -24,45 +29,12 @@ const COMPONENTS: Record<string, TSchema> = {
   MusicRequirements,
 };
 
-export interface ResponseSpec {
-  description: string;
-  contentType?: string;
-  schema?: TSchema | { $ref: string };
-  headers?: Record<string, { description: string; schema: object }>;
-}
-export interface ParameterSpec {
-  name: string;
-  in: 'query' | 'path';
-  required?: boolean;
-  description: string;
-  schema: object;
-}
-export interface OperationSpec {
-  method: 'get' | 'post' | 'put';
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  parameters?: ParameterSpec[];
-  /** The operation is a pre-built file with ETag and conditional GET. */
-  cacheable?: boolean;
-  responses: Record<string, ResponseSpec>;
+/** Components of the feature modules, added to the document's components.schemas. */
+function allComponents(): Record<string, TSchema> {
+  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS };
 }
 
-const ref = (name: keyof typeof COMPONENTS & string) => ({ $ref: `#/components/schemas/${name}` });
-const problem = (description: string): ResponseSpec => ({ description, contentType: 'application/problem+json', schema: ref('Problem') });
-const slugParam = (what: string): ParameterSpec => ({ name: 'slug', in: 'path', required: true, description: `Slug of the ${what}.`, schema: { type: 'string', maxLength: 160 } });
-/** OpenAPI query parameters from a query schema: one parameter per property, described there. */
-function queryParameters(schema: TObject): ParameterSpec[] {
-  const props = schema.properties;
-  return Object.entries(props).map(([name, prop]) => {
-    const { description, ...rest } = plain(prop) as { description?: string };
-    return { name, in: 'query' as const, description: description ?? name, schema: rest };
-  });
-}
-
-export const OPERATIONS: OperationSpec[] = [
+const CORE_OPERATIONS: OperationSpec[] = [
   {
     method: 'get', path: '/api/v1', operationId: 'getApiIndex', tags: ['discovery'], cacheable: true,
     summary: 'Capabilities, conventions and discovery links',
@@ -175,15 +147,13 @@ export const OPERATIONS: OperationSpec[] = [
   },
 ];
 
+/** Every served operation: the core reads plus each feature's. */
+export const OPERATIONS: OperationSpec[] = [...CORE_OPERATIONS, ...RESOLVE_OPERATIONS, ...CONTRIBUTIONS_OPERATIONS, ...LIBRARY_OPERATIONS];
+
 const CACHE_HEADERS = {
   ETag: { description: 'Strong entity tag of the representation; send it back in If-None-Match.', schema: { type: 'string' } },
   'Cache-Control': { description: 'Caching policy; revalidate with If-None-Match.', schema: { type: 'string' } },
 };
-
-/** Plain JSON Schema without TypeBox's symbols or nested `$id`s (which would rebase `$ref`s). */
-function plain(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' ? undefined : value));
-}
 
 export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -226,8 +196,11 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       { name: 'discovery', description: 'Index, OpenAPI, workflow and llms.txt.' },
       { name: 'catalog', description: 'Canonical works.' },
       { name: 'profiles', description: 'Rendering profiles and instruments.' },
+      ...RESOLVE_TAGS,
+      ...CONTRIBUTIONS_TAGS,
+      ...LIBRARY_TAGS,
     ],
     paths,
-    components: { schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([k, v]) => [k, plain(v)])) },
+    components: { schemas: Object.fromEntries(Object.entries(allComponents()).map(([k, v]) => [k, plain(v)])) },
   };
 }

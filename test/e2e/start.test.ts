@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { startService } from '../helpers/process.ts';
 
+// The same base URL for both starts: the build is keyed by commit and base URL.
+const BASE = 'http://archive.local:4321';
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -20,7 +22,7 @@ function projectContentStatus(): string {
 describe('npm start on a fresh data folder', () => {
   it('seeds the content repository, builds, serves, and reuses the build on restart', async () => {
     const contentBefore = projectContentStatus();
-    const first = await startService({ ARCHIVE_DATA_DIR: dataDir });
+    const first = await startService({ ARCHIVE_DATA_DIR: dataDir, PUBLIC_BASE_URL: BASE });
     try {
       expect(first.output()).toContain('created the content repository');
       expect(first.output()).toContain('building the site');
@@ -29,7 +31,8 @@ describe('npm start on a fresh data folder', () => {
       expect(res.headers.get('content-type')).toBe('application/json');
       const body = (await res.json()) as { data: { pageSize: number; items: { links: { self: string } }[] } };
       expect(body.data.pageSize).toBe(20);
-      const record = await fetch(body.data.items[0]!.links.self);
+      expect(body.data.items[0]!.links.self.startsWith(`${BASE}/api/v1/works/`)).toBe(true);
+      const record = await fetch(body.data.items[0]!.links.self.replace(BASE, first.url));
       expect(record.status).toBe(200);
       expect(record.headers.get('etag')).toMatch(/^"/);
       const html = await fetch(`${first.url}/`);
@@ -44,7 +47,7 @@ describe('npm start on a fresh data folder', () => {
     expect(log.trim()).toBe('Seed the content repository from the shipped catalog');
     expect(projectContentStatus()).toBe(contentBefore);
 
-    const second = await startService({ ARCHIVE_DATA_DIR: dataDir });
+    const second = await startService({ ARCHIVE_DATA_DIR: dataDir, PUBLIC_BASE_URL: BASE });
     try {
       expect(second.output()).not.toContain('building the site');
       expect((await fetch(`${second.url}/api/v1`)).status).toBe(200);

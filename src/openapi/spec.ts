@@ -1,0 +1,49 @@
+/**
+ * Building blocks for describing operations: every feature module lists its operations with
+ * these, and document.ts assembles them into the OpenAPI document.
+ */
+import type { TObject, TSchema } from '@sinclair/typebox';
+
+export interface ResponseSpec {
+  description: string;
+  contentType?: string;
+  schema?: TSchema | { $ref: string };
+  headers?: Record<string, { description: string; schema: object }>;
+}
+export interface ParameterSpec {
+  name: string;
+  in: 'query' | 'path';
+  required?: boolean;
+  description: string;
+  schema: object;
+}
+export interface OperationSpec {
+  method: 'get' | 'post' | 'put';
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  parameters?: ParameterSpec[];
+  /** The operation is a pre-built file with ETag and conditional GET. */
+  cacheable?: boolean;
+  responses: Record<string, ResponseSpec>;
+}
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const problem = (description: string): ResponseSpec => ({ description, contentType: 'application/problem+json', schema: ref('Problem') });
+export const slugParam = (what: string): ParameterSpec => ({ name: 'slug', in: 'path', required: true, description: `Slug of the ${what}.`, schema: { type: 'string', maxLength: 160 } });
+/** OpenAPI query parameters from a query schema: one parameter per property, described there. */
+export function queryParameters(schema: TObject): ParameterSpec[] {
+  const props = schema.properties;
+  return Object.entries(props).map(([name, prop]) => {
+    const { description, ...rest } = plain(prop) as { description?: string };
+    return { name, in: 'query' as const, description: description ?? name, schema: rest };
+  });
+}
+
+/** Plain JSON Schema without TypeBox's symbols or nested `$id`s (which would rebase `$ref`s). */
+export function plain(schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' ? undefined : value));
+}
+
