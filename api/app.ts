@@ -4,15 +4,19 @@
  * the same way), then the dynamic routes, then the static catch-all that serves the current build
  * and turns everything else into 404 or 405 problems.
  */
+import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { TSchema } from '@sinclair/typebox';
 import type { Config } from './config.ts';
 import type { SiteHandle } from './site-handle.ts';
+import { Rebuilder } from './builds.ts';
 import { sendProblem } from './problem.ts';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
-import { StaticSite, ifNoneMatchHits, parseRange } from './static-site.ts';
+import { sendFile } from './send-file.ts';
+import { BlobStore } from './storage/blob-store.ts';
 import { registerCatalogRoutes } from './routes/catalog.ts';
+import { registerBlobRoutes } from './routes/blobs.ts';
 import { registerContributionRoutes } from './routes/contributions.ts';
 import { registerResolveRoutes } from './routes/resolve.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
@@ -20,6 +24,10 @@ import { registerLibraryRoutes } from './library/routes.ts';
 export interface AppContext {
   config: Config;
   handle: SiteHandle;
+  /** Rebuild the content repository's HEAD and swap the served build (publish, apply). */
+  rebuilder: Rebuilder;
+  /** Content-addressed files under ARCHIVE_DATA_DIR/blobs (library files, verified contributions). */
+  blobs: BlobStore;
 }
 
 export interface AppOptions {
@@ -32,7 +40,12 @@ const queryAjv = createAjv({ coerceTypes: true, useDefaults: true });
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function createApp(input: { config: Config; handle: SiteHandle; rebuilder?: Rebuilder }, options: AppOptions = {}): Promise<FastifyInstance> {
+  const ctx: AppContext = {
+    ...input,
+    rebuilder: input.rebuilder ?? new Rebuilder(input.config, input.handle),
+    blobs: new BlobStore(path.join(input.config.dataDir, 'blobs')),
+  };
   const app = Fastify({
     logger:
       options.logger === false || options.logger === undefined
@@ -93,6 +106,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   app.addContentTypeParser(/^application\/[a-z0-9.!#$&^_-]+\+json$/i, { parseAs: 'string' }, jsonParser);
 
   registerCatalogRoutes(app, ctx);
+  registerBlobRoutes(app, ctx);
   await registerResolveRoutes(app, ctx);
   await registerContributionRoutes(app, ctx);
   await registerLibraryRoutes(app, ctx);
@@ -131,22 +145,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
         return reply.code(301).header('Location', `${base}${found.location}${query}`).send();
       }
       if (found.kind === 'none') return notFoundOr405(request, reply);
-      const file = found.file;
-      reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
-      if (ifNoneMatchHits(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-      const range = parseRange(request.headers.range, file.size, request.headers['if-range'] as string | undefined, file.etag);
-      if (range.kind === 'unsatisfiable') {
-        return sendProblem(reply, request, base, 'range-not-satisfiable', `The range "${request.headers.range}" is outside the ${file.size} bytes of this file.`, {
-          headers: { 'Content-Range': `bytes */${file.size}` },
-        });
-      }
-      reply.type(file.contentType);
-      if (range.kind === 'partial') {
-        reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(range.end - range.start + 1));
-        return reply.send(StaticSite.stream(file, range));
-      }
-      reply.header('Content-Length', String(file.size));
-      return reply.send(StaticSite.stream(file));
+      return sendFile(request, reply, base, found.file);
     },
   });
   app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: notFoundOr405 });

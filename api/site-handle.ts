@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StaticSite } from './static-site.ts';
 import { loadCatalogIndex, type CatalogIndex } from './catalog-index.ts';
+import type { PublishedBlob } from '../src/domain/records.ts';
 
 export interface ServedBuild {
   /** The build folder (holds client/, build.json, nginx.conf). */
@@ -14,6 +15,8 @@ export interface ServedBuild {
   catalog: CatalogIndex;
   /** When the build was generated; dynamic answers derived from it carry this time. */
   generatedAtUtc: string;
+  /** Blobs that public assets of this build link to, by SHA-256. */
+  publishedBlobs: Map<string, PublishedBlob>;
 }
 
 export class SiteHandle {
@@ -31,7 +34,14 @@ export class SiteHandle {
   private static async prepare(buildDir: string): Promise<ServedBuild> {
     const client = path.join(buildDir, 'client');
     const info = JSON.parse(await readFile(path.join(buildDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
-    return { dir: buildDir, site: new StaticSite(client), catalog: await loadCatalogIndex(client), generatedAtUtc: info.generatedAtUtc };
+    const blobs = JSON.parse(await readFile(path.join(buildDir, 'published-blobs.json'), 'utf8').catch(() => '{}')) as Record<string, PublishedBlob>;
+    return {
+      dir: buildDir,
+      site: new StaticSite(client),
+      catalog: await loadCatalogIndex(client),
+      generatedAtUtc: info.generatedAtUtc,
+      publishedBlobs: new Map(Object.entries(blobs)),
+    };
   }
 
   get current(): ServedBuild {

@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -129,12 +128,6 @@ export class StaticSite {
     }
     this.cache.set(rel, file);
     return file;
-  }
-
-  /** A readable for a whole file or an inclusive byte range. */
-  static stream(file: StaticFile, range?: { start: number; end: number }): Readable | Buffer {
-    if (file.body) return range ? file.body.subarray(range.start, range.end + 1) : file.body;
-    return createReadStream(file.absPath, range ? { start: range.start, end: range.end } : {});
   }
 }
 

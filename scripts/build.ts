@@ -5,12 +5,13 @@
  * `<out>/client`, writes the nginx config that serves the same URLs, and marks the folder
  * complete with `build.json` last, so a half-built folder is never mistaken for a site.
  */
-import { mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
 import { renderNginxConfig } from '../api/nginx.ts';
+import { publishedBlobs } from '../src/domain/records.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -63,6 +64,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   rmSync(env.ARCHIVE_BUILD_CACHE, { recursive: true, force: true });
 
   writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client')));
+  // Outside client/: the server reads it to know which blobs public records link to.
+  writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     contentDir,
@@ -73,10 +76,6 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   };
   writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
   return info;
-}
-
-export function isCompleteBuild(outDir: string): boolean {
-  return existsSync(path.join(outDir, 'build.json')) && existsSync(path.join(outDir, 'client'));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -171,8 +171,15 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
     const prev = assetIds.get(asset.id);
     if (prev) report(file, `${pointer}/id`, `duplicate asset id ${asset.id} (also at ${prev}); asset ids must be unique within a work`);
     else assetIds.set(asset.id, `${pointer}/id`);
-    if ((asset.file === undefined) === (asset.url === undefined)) {
-      report(file, pointer, 'must have exactly one of "file" (stored beside the work) or "url" (external HTTPS)');
+    const sources = [asset.file, asset.url, asset.blob].filter((x) => x !== undefined).length;
+    if (sources !== 1) {
+      report(file, pointer, 'must have exactly one of "file" (stored beside the work), "url" (external HTTPS) or "blob" (SHA-256 in the blob store)');
+    }
+    if (asset.blob !== undefined && (asset.byteLength === undefined || asset.byteLength === null)) {
+      report(file, `${pointer}/byteLength`, 'is required for a blob asset');
+    }
+    if (asset.blob !== undefined && asset.sha256 && asset.sha256.toLowerCase() !== asset.blob.toLowerCase()) {
+      report(file, `${pointer}/sha256`, 'must equal "blob" when both are given');
     }
     if (asset.file !== undefined) {
       const abs = path.join(workDir, asset.file);

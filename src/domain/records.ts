@@ -35,6 +35,7 @@ export function urls(baseUrl: string) {
     workMarkdown: (slug: string) => `${base}/api/v1/works/${enc(slug)}/index.md`,
     workHtml: (slug: string) => `${base}/works/${enc(slug)}/`,
     workFile: (slug: string, file: string) => `${base}/works/${enc(slug)}/files/${enc(file)}`,
+    blob: (sha256: string) => `${base}/blobs/${sha256}`,
     worksByComposer: (name: string) => `${base}/api/v1/works?composer=${enc(name)}`,
     worksByInstrument: (slug: string) => `${base}/api/v1/works?instrument=${enc(slug)}`,
     profiles: `${base}/api/v1/profiles`,
@@ -60,7 +61,13 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls): AssetRecor
   const slug = work.content.slug;
   const isPublic = asset.access === 'public';
   // Non-public stored files are not copied into the public site, so they get no public link.
-  const download = asset.file !== undefined ? (isPublic ? u.workFile(slug, asset.file) : null) : (asset.url ?? null);
+  // Stored files and blobs are served by this archive only when public; external URLs stay as given.
+  const download =
+    asset.file !== undefined
+      ? isPublic ? u.workFile(slug, asset.file) : null
+      : asset.blob !== undefined
+        ? isPublic ? u.blob(asset.blob.toLowerCase()) : null
+        : (asset.url ?? null);
   const links: AssetRecord['links'] = { download, sourcePage: asset.sourcePageUrl };
   if (asset.kind === 'musicxml' && download !== null) links.rawMusicXml = download;
   return {
@@ -68,7 +75,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls): AssetRecor
     kind: asset.kind,
     title: asset.title,
     mediaType: asset.mediaType,
-    sha256: stored?.sha256 ?? asset.sha256?.toLowerCase() ?? null,
+    sha256: stored?.sha256 ?? asset.blob?.toLowerCase() ?? asset.sha256?.toLowerCase() ?? null,
     byteLength: stored?.byteLength ?? asset.byteLength ?? null,
     rightsStatus: asset.rightsStatus,
     license: asset.license,
@@ -77,12 +84,32 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls): AssetRecor
     reviewStatus: reviewStatusLabel(asset.reviewState),
     access: asset.access,
     accessNote:
-      asset.file !== undefined && !isPublic
+      (asset.file !== undefined || asset.blob !== undefined) && !isPublic
         ? `${ACCESS_MEANINGS[asset.access]} Not published in the public site.`
         : ACCESS_MEANINGS[asset.access],
     technicalChecks: asset.technicalChecks ?? null,
     links,
   };
+}
+
+export interface PublishedBlob {
+  mediaType: string;
+  /** A file name for Content-Disposition, from the asset title and kind. */
+  fileName: string;
+}
+
+/** Blobs that public assets reference: the only blobs the front server may serve without a key. */
+export function publishedBlobs(catalog: Catalog): Record<string, PublishedBlob> {
+  const out: Record<string, PublishedBlob> = {};
+  for (const work of catalog.works) {
+    const assets = [...work.content.sourceAssets, ...work.content.arrangements.flatMap((a) => a.assets)];
+    for (const a of assets) {
+      if (a.blob === undefined || a.access !== 'public') continue;
+      const base = `${work.content.slug}-${a.id}`;
+      out[a.blob.toLowerCase()] = { mediaType: a.mediaType, fileName: `${base}.${a.kind}` };
+    }
+  }
+  return out;
 }
 
 /** Life dates as "1685–1750". */

@@ -96,6 +96,18 @@ const CORE_OPERATIONS: OperationSpec[] = [
     },
   },
   {
+    method: 'get', path: '/blobs/{sha256}', operationId: 'getPublishedBlob', tags: ['catalog'], cacheable: true,
+    summary: 'A published file from the blob store, by SHA-256; supports Range',
+    description: 'Serves only blobs that a public asset of the current catalog links to (published library packages, applied contributions). Content-addressed, so cached forever.',
+    parameters: [{ name: 'sha256', in: 'path', required: true, description: 'SHA-256 of the file, 64 hexadecimal characters.', schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' } }],
+    responses: {
+      '200': { description: 'The file, with the media type its asset declares.', contentType: '*/*' },
+      '206': { description: 'The requested byte range.', contentType: '*/*' },
+      '404': problem('No published asset links to this digest.'),
+      '416': problem('The range cannot be satisfied.'),
+    },
+  },
+  {
     method: 'get', path: '/api/v1/instruments', operationId: 'listInstruments', tags: ['profiles'], cacheable: true,
     summary: 'Normalized instruments, families, registered profiles, readiness and filter links',
     responses: {

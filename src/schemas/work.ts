@@ -98,10 +98,13 @@ const assetContentFields = {
     Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
       maxLength: 200,
-      description: 'A file stored beside the work in the content repository (exclusive with url).',
+      description: 'A file stored beside the work in the content repository (exclusive with url and blob).',
     }),
   ),
-  url: Type.Optional(HttpsUrl('Where the file lives when it is not stored in the content repository (exclusive with file).')),
+  url: Type.Optional(HttpsUrl('Where the file lives when it is not stored in the content repository (exclusive with file and blob).')),
+  blob: Type.Optional(
+    Sha256('A file in the archive\'s blob store, by SHA-256 (exclusive with file and url); byteLength is required with it.'),
+  ),
   sourcePageUrl: HttpsUrl('The page that describes where the asset comes from.'),
   mediaType: Type.String({ maxLength: 120, description: 'IANA media type, e.g. "application/vnd.recordare.musicxml+xml".' }),
   sha256: Type.Optional(Nullable(Sha256('SHA-256 of the file; computed by the build for stored files.'))),

@@ -1,0 +1,32 @@
+/**
+ * The runtime content repository (DESIGN.md 2.5): created on first start under ARCHIVE_DATA_DIR
+ * from the shipped `content/` as its first commit, so the running service never writes into the
+ * project tree. Every git call goes through `git()` with a fixed identity, so it also works on a
+ * machine with no git configuration.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const SERVICE_GIT_IDENTITY = ['-c', 'user.name=Archive Service', '-c', 'user.email=archive-service@localhost', '-c', 'commit.gpgsign=false'];
+
+export async function git(repo: string, args: string[]): Promise<string> {
+  const { stdout } = await run('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args], { maxBuffer: 64 * 1024 * 1024 });
+  return stdout.trim();
+}
+
+export async function ensureContentRepo(repo: string, seedDir: string): Promise<{ created: boolean; head: string }> {
+  if (existsSync(path.join(repo, '.git'))) return { created: false, head: await git(repo, ['rev-parse', 'HEAD']) };
+  if (existsSync(repo) && !existsSync(path.join(repo, '.git'))) {
+    throw new Error(`${repo} exists but is not a git repository; remove it or point ARCHIVE_CONTENT_REPO at a clone`);
+  }
+  mkdirSync(repo, { recursive: true });
+  cpSync(seedDir, repo, { recursive: true });
+  await git(repo, ['init', '--quiet', '--initial-branch=main']);
+  await git(repo, ['add', '--all']);
+  await git(repo, ['commit', '--quiet', '-m', 'Seed the content repository from the shipped catalog']);
+  return { created: true, head: await git(repo, ['rev-parse', 'HEAD']) };
+}

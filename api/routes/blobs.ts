@@ -1,0 +1,27 @@
+/**
+ * GET /blobs/{sha256}: files from the blob store that a public asset of the served build links to
+ * (published library packages, applied contributions). Any other blob, including private library
+ * files whose digest a caller may know, is a 404: knowing a hash is not permission.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.ts';
+import { sendProblem } from '../problem.ts';
+import { sendFile } from '../send-file.ts';
+
+export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Params: { sha256: string } }>('/blobs/:sha256', async (request, reply) => {
+    const hash = request.params.sha256.toLowerCase();
+    const published = /^[0-9a-f]{64}$/.test(hash) ? ctx.handle.current.publishedBlobs.get(hash) : undefined;
+    const info = published ? await ctx.blobs.stat(hash) : null;
+    if (!published || !info) return sendProblem(reply, request, ctx.config.publicBaseUrl, 'not-found', `No published file has the digest ${request.params.sha256}.`);
+    return sendFile(request, reply, ctx.config.publicBaseUrl, {
+      absPath: ctx.blobs.pathFor(hash),
+      size: info.byteLength,
+      etag: `"${hash}"`,
+      contentType: published.mediaType,
+      // Content-addressed: the bytes behind this URL can never change.
+      cacheControl: 'public, max-age=31536000, immutable',
+      downloadName: published.fileName,
+    });
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * Sends one file with the archive's HTTP semantics: strong ETag, If-None-Match -> 304, a single
+ * byte range (206, If-Range, 416 problem), exact Content-Type, optional Content-Disposition.
+ * Static records, public blobs and protected library downloads all answer through here.
+ */
+import { createReadStream } from 'node:fs';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ifNoneMatchHits, parseRange } from './static-site.ts';
+import { sendProblem } from './problem.ts';
+
+export interface ServableFile {
+  absPath: string;
+  size: number;
+  /** Strong entity tag, quotes included. */
+  etag: string;
+  contentType: string;
+  cacheControl: string;
+  /** The bytes, when already in memory. */
+  body?: Buffer;
+  /** Suggested file name for Content-Disposition. */
+  downloadName?: string;
+}
+
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+export function sendFile(request: FastifyRequest, reply: FastifyReply, baseUrl: string, file: ServableFile) {
+  reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
+  if (file.downloadName) reply.header('Content-Disposition', contentDisposition(file.downloadName));
+  if (ifNoneMatchHits(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  const range = parseRange(request.headers.range, file.size, request.headers['if-range'] as string | undefined, file.etag);
+  if (range.kind === 'unsatisfiable') {
+    return sendProblem(reply, request, baseUrl, 'range-not-satisfiable', `The range "${request.headers.range}" is outside the ${file.size} bytes of this file.`, {
+      headers: { 'Content-Range': `bytes */${file.size}` },
+    });
+  }
+  reply.type(file.contentType);
+  if (range.kind === 'partial') {
+    const length = range.end - range.start + 1;
+    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(length));
+    if (request.method === 'HEAD') return reply.send();
+    return reply.send(file.body ? file.body.subarray(range.start, range.end + 1) : createReadStream(file.absPath, { start: range.start, end: range.end }));
+  }
+  reply.header('Content-Length', String(file.size));
+  if (request.method === 'HEAD') return reply.send();
+  return reply.send(file.body ?? (file.size === 0 ? Buffer.alloc(0) : createReadStream(file.absPath)));
+}
