@@ -30,3 +30,22 @@ export async function ensureContentRepo(repo: string, seedDir: string): Promise<
   await git(repo, ['commit', '--quiet', '-m', 'Seed the content repository from the shipped catalog']);
   return { created: true, head: await git(repo, ['rev-parse', 'HEAD']) };
 }
+
+const repoLocks = new Map<string, Promise<unknown>>();
+
+/**
+ * Run `fn` while holding this process's lock on the content repository, so a publication, an
+ * apply and a review branch never interleave their git commands. The write API is single-writer
+ * per content repository (DESIGN.md 5).
+ */
+export function withContentRepoLock<T>(repo: string, fn: () => Promise<T>): Promise<T> {
+  const key = path.resolve(repo);
+  const previous = repoLocks.get(key) ?? Promise.resolve();
+  const run = previous.then(fn);
+  const settled = run.catch(() => undefined);
+  repoLocks.set(key, settled);
+  void settled.then(() => {
+    if (repoLocks.get(key) === settled) repoLocks.delete(key);
+  });
+  return run;
+}
