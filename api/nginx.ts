@@ -40,6 +40,9 @@ server {
         default_type application/json;
         try_files /api/v1/index.json =404;
     }
+    location /track/ {
+        try_files /track/index.html =404;
+    }
     location / {
         try_files $uri $uri/index.html =404;
     }

@@ -68,6 +68,8 @@ export class StaticSite {
   /** Map a URL path to candidate files, in the order the nginx config tries them. */
   static candidates(urlPath: string): { files: string[]; directoryRedirect?: string } {
     if (urlPath === '/api/v1' || urlPath === '/api/v1/') return { files: ['api/v1/index.json'] };
+    // One static page shows any tracking code; it reads the code from its own URL.
+    if (/^\/track\/[^/]+\/?$/.test(urlPath)) return { files: ['track/index.html'] };
     const rel = urlPath.replace(/^\/+/, '');
     if (urlPath.startsWith('/api/v1/')) {
       if (rel.endsWith('/')) return { files: [`${rel}index.json`] };
