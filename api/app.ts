@@ -4,6 +4,7 @@
  * the same way), then the dynamic routes, then the static catch-all that serves the current build
  * and turns everything else into 404 or 405 problems.
  */
+import { createServer } from 'node:http';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -14,6 +15,7 @@ import { Rebuilder } from './builds.ts';
 import { sendProblem } from './problem.ts';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './send-file.ts';
+import { serveFromMemory } from './fast-static.ts';
 import { BlobStore } from './storage/blob-store.ts';
 import { registerCatalogRoutes } from './routes/catalog.ts';
 import { registerBlobRoutes } from './routes/blobs.ts';
@@ -58,6 +60,11 @@ export async function createApp(input: { config: Config; handle: SiteHandle; reb
             },
           },
     bodyLimit: 1024 * 1024,
+    // Records already in memory are answered before Fastify's routing (see fast-static.ts).
+    serverFactory: (handler) =>
+      createServer((req, res) => {
+        if (!serveFromMemory(req, res, input.handle)) handler(req, res);
+      }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
   });

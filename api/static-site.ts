@@ -79,6 +79,19 @@ export class StaticSite {
     return { files: [rel], directoryRedirect: `${rel}/index.html` };
   }
 
+  /**
+   * The hot path: a file already hashed and held in memory, found without touching the disk or
+   * awaiting anything. Returns undefined when the slower `resolve` must decide.
+   */
+  peek(urlPath: string): StaticFile | undefined {
+    if (urlPath.includes('%') || urlPath.includes('..')) return undefined;
+    for (const rel of StaticSite.candidates(urlPath).files) {
+      const hit = this.cache.get(rel);
+      if (hit) return hit.body ? hit : undefined;
+    }
+    return undefined;
+  }
+
   async resolve(urlPath: string): Promise<Resolution> {
     let decoded: string;
     try {

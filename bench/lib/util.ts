@@ -1,0 +1,175 @@
+/**
+ * Small helpers shared by the bench sections: temp folders that are always removed, child
+ * processes that are always killed (by process group), free loopback ports, HTTP polling.
+ * All traffic goes to 127.0.0.1.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Everything a run started, so it can be torn down on success, failure or Ctrl-C. */
+export class Cleanup {
+  private readonly dirs: string[] = [];
+  private readonly procs = new Set<TrackedProcess>();
+
+  tempDir(prefix: string): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `pdma-bench-${prefix}-`));
+    // mkdtemp makes 0700 folders; nginx workers (which drop to an unprivileged user when the
+    // master runs as root) must be able to read build folders beneath it.
+    chmodSync(dir, 0o755);
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  removeDir(dir: string): void {
+    rmSync(dir, { recursive: true, force: true });
+    const i = this.dirs.indexOf(dir);
+    if (i >= 0) this.dirs.splice(i, 1);
+  }
+
+  track(p: TrackedProcess): void {
+    this.procs.add(p);
+    p.child.once('exit', () => this.procs.delete(p));
+  }
+
+  /** Kill every tracked process group still alive (SIGTERM, then SIGKILL) and remove temp dirs. */
+  async run(): Promise<void> {
+    await Promise.all([...this.procs].map((p) => p.stop()));
+    for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }
+
+  /** Synchronous last resort for process exit: SIGKILL groups, remove dirs. */
+  runSync(): void {
+    for (const p of this.procs) p.killGroup('SIGKILL');
+    for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A child started in its own process group, with the tail of its output kept for reports. */
+export class TrackedProcess {
+  readonly child: ChildProcess;
+  readonly label: string;
+  private output = '';
+  exitCode: number | null = null;
+  exitSignal: NodeJS.Signals | null = null;
+  readonly exited: Promise<void>;
+
+  constructor(label: string, command: string, args: string[], options: SpawnOptions = {}) {
+    this.label = label;
+    this.child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString('utf8')).slice(-8000);
+    };
+    this.child.stdout?.on('data', keep);
+    this.child.stderr?.on('data', keep);
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exitCode = code;
+        this.exitSignal = signal;
+        resolve();
+      });
+      this.child.once('error', (err) => {
+        this.output += `\nspawn error: ${err.message}`;
+        resolve();
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.pid !== undefined && this.exitCode === null && this.exitSignal === null;
+  }
+
+  /** The last few kilobytes of stdout and stderr, interleaved. */
+  tail(chars = 2000): string {
+    return this.output.slice(-chars);
+  }
+
+  killGroup(signal: NodeJS.Signals): void {
+    if (this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      // group already gone
+    }
+  }
+
+  /** SIGTERM the group, wait up to `graceMs`, then SIGKILL it. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (!this.running) {
+      this.killGroup('SIGKILL'); // stray grandchildren, if any
+      return;
+    }
+    this.killGroup('SIGTERM');
+    const done = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
+    this.killGroup('SIGKILL');
+    if (!done) await Promise.race([this.exited, sleep(2000)]);
+  }
+}
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Fetched {
+  status: number;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+export async function get(url: string, timeoutMs = 5000): Promise<Fetched> {
+  if (!url.startsWith('http://127.0.0.1:')) throw new Error(`refusing non-loopback URL ${url}`);
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+  const body = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, body, headers: Object.fromEntries(res.headers.entries()) };
+}
+
+/**
+ * Poll `url` until it answers 200, the process dies, or `timeoutMs` passes.
+ * Returns the time waited in ms; throws with the process output on failure.
+ */
+export async function waitForHttp(url: string, proc: TrackedProcess, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  let last = '';
+  while (Date.now() - started < timeoutMs) {
+    if (!proc.running) {
+      throw new Error(`${proc.label} exited (code ${proc.exitCode}, signal ${proc.exitSignal}) before ${url} answered:\n${proc.tail()}`);
+    }
+    try {
+      const r = await get(url, 2000);
+      if (r.status === 200) return Date.now() - started;
+      last = `HTTP ${r.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await sleep(250);
+  }
+  throw new Error(`${proc.label} did not answer 200 at ${url} within ${Math.round(timeoutMs / 1000)} s (last: ${last}):\n${proc.tail()}`);
+}
+
+export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export function ratio(value: number | null | undefined, baseline: number | null | undefined): number | null {
+  if (value == null || baseline == null || baseline === 0 || !Number.isFinite(value) || !Number.isFinite(baseline)) return null;
+  return round(value / baseline, 3);
+}

@@ -1,0 +1,83 @@
+/**
+ * `npm run bench [-- --only static,build] [--quick] [--static-content DIR]`
+ * Runs the bench sections one after another, each against a baseline measured in the same run,
+ * writes bench/results/<ISO timestamp>.json and bench/results/latest.json, prints a summary.
+ * Every process it starts is killed and every temp folder removed, also on failure or Ctrl-C.
+ * Sections live in bench/lib/; add one by appending to SECTIONS.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildSection } from './lib/build.ts';
+import { environment, summary, writeResult, type BenchResult, type Section, type SectionResult } from './lib/results.ts';
+import { staticSection } from './lib/static.ts';
+import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    'static-content': { type: 'string' },
+    'results-dir': { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+const SECTIONS: Section[] = [staticSection({ contentDir: values['static-content'] }), buildSection()];
+
+if (values.help) {
+  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR]\n');
+  for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
+  process.exit(0);
+}
+
+const only = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : SECTIONS.map((s) => s.name);
+const unknown = only.filter((n) => !SECTIONS.some((s) => s.name === n));
+if (unknown.length > 0) {
+  console.error(`unknown section(s): ${unknown.join(', ')}; known: ${SECTIONS.map((s) => s.name).join(', ')}`);
+  process.exit(2);
+}
+
+const cleanup = new Cleanup();
+process.on('exit', () => cleanup.runSync());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping child processes and removing temp folders`);
+    cleanup.runSync();
+    process.exit(130);
+  });
+}
+
+const startedAt = new Date();
+const result: BenchResult = {
+  schemaVersion: 1,
+  startedAtUtc: startedAt.toISOString(),
+  finishedAtUtc: '',
+  durationMs: 0,
+  options: { quick: values.quick, only },
+  environment: environment(PROJECT_ROOT),
+  sections: {},
+};
+
+for (const section of SECTIONS.filter((s) => only.includes(s.name))) {
+  const t0 = Date.now();
+  const log = (m: string) => console.log(`[${section.name} +${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}`);
+  log(section.description);
+  let r: SectionResult;
+  try {
+    r = { ...(await section.run({ quick: values.quick, cleanup, log })), durationMs: Date.now() - t0 };
+  } catch (err) {
+    r = { status: 'error', message: (err as Error).stack ?? String(err), figures: [], details: {}, durationMs: Date.now() - t0 };
+  }
+  result.sections[section.name] = r;
+  log(`${r.status}${r.message ? `: ${r.message.split('\n')[0]}` : ''}`);
+}
+
+await cleanup.run();
+const finished = new Date();
+result.finishedAtUtc = finished.toISOString();
+result.durationMs = finished.getTime() - startedAt.getTime();
+const dir = values['results-dir'] ? path.resolve(values['results-dir']) : path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+const file = writeResult(dir, result);
+console.log(`\n${summary(result)}\n\nwrote ${path.relative(process.cwd(), file)} and latest.json`);
+process.exitCode = Object.values(result.sections).some((s) => s.status === 'error') ? 1 : 0;
