@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import matter from 'gray-matter';
-import YAML from 'yaml';
+import jsYaml from 'js-yaml';
 import { WorkContent, type AssetContent } from '../schemas/work.ts';
 import { InstrumentsFile, ProfileContent, type InstrumentContent } from '../schemas/profile.ts';
 import { validate } from './validation.ts';
@@ -57,9 +57,13 @@ export interface LoadResult {
 
 type Report = (file: string, pointer: string, message: string) => void;
 
-/** YAML 1.2 core schema: dates stay strings, so "2026-01-01T00:00:00Z" is never turned into a Date. */
+/**
+ * YAML with the core schema: dates stay strings, so "2026-01-01T00:00:00Z" is never turned into
+ * a Date. js-yaml, because it parses front matter about ten times faster than `yaml`, which
+ * matters at 10,000 works.
+ */
 const matterOptions = {
-  engines: { yaml: (text: string) => YAML.parse(text, { schema: 'core' }) as object },
+  engines: { yaml: (text: string) => jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA }) as object },
 };
 
 function sha256(bytes: Buffer): string {
