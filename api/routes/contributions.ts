@@ -1,5 +1,175 @@
-/** Contributions and correction reports (intake and tracking). */
-import type { FastifyInstance } from 'fastify';
+/**
+ * Contributions and correction reports: intake (202 + tracking code), tracking reads, and the
+ * contribution contract (schema and template). Handlers parse, call the intake store and the
+ * pure rules in src/domain/contributions/, and answer; nothing here edits the catalog.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../app.ts';
+import { sendProblem } from '../problem.ts';
+import { describeErrors, type FieldError } from '../../src/domain/validation.ts';
+import { API_VERSION } from '../../src/schemas/common.ts';
+import { MusicContributionInput } from '../../src/schemas/contribution.ts';
+import { CorrectionReportInput } from '../../src/schemas/correction.ts';
+import { checkContributionSafety, checkCorrectionSafety } from '../../src/domain/contributions/safety.ts';
+import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
+import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
+import { buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
+import { buildContributionSchemaDocument } from '../../src/domain/contributions/schema-document.ts';
+import { loadIntakeConfig, type RateLimitSetting } from '../contributions/config.ts';
+import { IntakeStore } from '../contributions/store.ts';
+import { RateLimiter, clientKey } from '../contributions/rate-limiter.ts';
+import { rateLimitHeaders, sendJsonWithEtag } from '../contributions/http.ts';
 
-export async function registerContributionRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+/** The work the template is built around, when the catalog has it. */
+export const TEMPLATE_WORK_SLUG = 'satie-gymnopedie-1';
+
+const CONTRIBUTIONS = '/api/v1/music/contributions';
+const REPORTS = '/api/v1/correction-reports';
+
+/** A 429 before the body is even read; RateLimit headers on every answer of the route. */
+function rateLimitHook(limiter: RateLimiter, setting: RateLimitSetting, base: string): onRequestHookHandler {
+  return (request, reply, done) => {
+    const decision = limiter.take(clientKey(request.ip));
+    reply.headers(rateLimitHeaders(decision, setting.windowSeconds));
+    if (decision.allowed) return done();
+    void sendProblem(
+      reply,
+      request,
+      base,
+      'rate-limited',
+      `At most ${setting.limit} submissions per ${setting.windowSeconds} s are accepted from one client; retry after ${decision.retryAfterSeconds} s.`,
+      { headers: { 'Retry-After': String(decision.retryAfterSeconds) } },
+    );
+  };
+}
+
+/** Schema errors (attached, not thrown, so they can be merged) plus safety errors, all at once. */
+function bodyErrors(request: FastifyRequest, safety: (body: unknown) => FieldError[]): FieldError[] {
+  const validation = (request.validationError as (Error & { validation?: unknown[] }) | undefined)?.validation;
+  const schemaErrors = validation ? describeErrors(validation as never[], request.body) : [];
+  const seen = new Set(schemaErrors.map((e) => `${e.pointer}\u0000${e.detail}`));
+  return [...schemaErrors, ...safety(request.body).filter((e) => !seen.has(`${e.pointer}\u0000${e.detail}`))];
+}
+
+function sendInvalid(reply: FastifyReply, request: FastifyRequest, base: string, errors: FieldError[]) {
+  const summary = errors.map((e) => `${e.pointer} ${e.detail}`).join('; ');
+  return sendProblem(reply, request, base, 'invalid-body', `The request has ${errors.length} invalid field(s): ${summary}`, {
+    errors: errors.map((e) => ({ pointer: e.pointer, detail: e.detail })),
+  });
+}
+
+function templateWork(ctx: AppContext): TemplateWork {
+  const records = ctx.handle.current.catalog.records;
+  const work = records.get(TEMPLATE_WORK_SLUG) ?? [...records.values()].sort((a, b) => a.slug.localeCompare(b.slug))[0];
+  if (!work) {
+    return { slug: 'REPLACE-with-a-work-slug', title: 'REPLACE: work title', originalTitle: null, composer: 'REPLACE: composer', period: null, genre: null, year: null, workNumber: null, summary: null };
+  }
+  return {
+    slug: work.slug,
+    title: work.title,
+    originalTitle: work.originalTitle,
+    composer: work.composer.name,
+    period: work.period,
+    genre: work.genre,
+    year: work.year,
+    workNumber: work.workNumber,
+    summary: work.summary,
+  };
+}
+
+function templateProfile(ctx: AppContext): string | null {
+  const ready = ctx.handle.current.catalog.profiles.filter((p) => p.renderReady && p.status === 'approved').sort((a, b) => a.slug.localeCompare(b.slug));
+  return ready.find((p) => p.slug.includes('piano'))?.slug ?? ready[0]?.slug ?? null;
+}
+
+export async function registerContributionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const base = ctx.config.publicBaseUrl;
+  const intake = loadIntakeConfig(process.env);
+  const store = new IntakeStore(ctx.config.dataDir);
+  const contributionLimiter = new RateLimiter(intake.contributionRateLimit);
+  const reportLimiter = new RateLimiter(intake.correctionRateLimit);
+  const workExists = (slug: string) => ctx.handle.current.catalog.records.has(slug);
+  const envelope = <T>(data: T, generatedAtUtc = new Date().toISOString()) => ({ apiVersion: API_VERSION, generatedAtUtc, data });
+  // A tracking answer changes only with its record or the served build, so its time (and with
+  // it the ETag) is the later of the two; polling clients then revalidate to 304.
+  const stableTime = (updatedAtUtc: string) => {
+    const built = ctx.handle.current.generatedAtUtc;
+    return Date.parse(updatedAtUtc) > Date.parse(built) ? updatedAtUtc : built;
+  };
+
+  app.get(`${CONTRIBUTIONS}/schema`, async (request, reply) =>
+    sendJsonWithEtag(
+      request,
+      reply,
+      buildContributionSchemaDocument(base, { bodyLimitBytes: intake.contributionBodyLimit, rateLimit: intake.contributionRateLimit }),
+      'application/schema+json',
+      'public, max-age=300',
+    ),
+  );
+
+  app.get(`${CONTRIBUTIONS}/template`, async (request, reply) => {
+    reply.header('Link', `<${base}${CONTRIBUTIONS}/schema>; rel="describedby"`);
+    return sendJsonWithEtag(request, reply, buildContributionTemplate(templateWork(ctx), templateProfile(ctx)), 'application/json', 'public, max-age=300');
+  });
+
+  app.post(
+    CONTRIBUTIONS,
+    {
+      schema: { body: MusicContributionInput },
+      attachValidation: true,
+      bodyLimit: intake.contributionBodyLimit,
+      onRequest: rateLimitHook(contributionLimiter, intake.contributionRateLimit, base),
+    },
+    async (request, reply) => {
+      const errors = bodyErrors(request, checkContributionSafety);
+      if (errors.length > 0) return sendInvalid(reply, request, base, errors);
+      const outcome = await store.submitContribution(request.body as MusicContributionInput);
+      if (outcome.kind === 'conflict') {
+        return sendProblem(
+          reply,
+          request,
+          base,
+          'idempotency-conflict',
+          'This idempotencyKey was already used for a contribution with different content. Nothing was stored; send the changed content with a new idempotencyKey.',
+          { errors: [{ pointer: '/idempotencyKey', detail: 'was already used with different content; use a new key' }] },
+        );
+      }
+      const view = contributionView(outcome.record, base, workExists);
+      if (outcome.kind === 'replayed') reply.header('Idempotent-Replayed', 'true');
+      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(view));
+    },
+  );
+
+  app.get(`${CONTRIBUTIONS}/:trackingCode`, async (request, reply) => {
+    const raw = (request.params as { trackingCode: string }).trackingCode;
+    const code = normalizeTrackingCode(raw, 'contribution');
+    const stored = code ? await store.getContribution(code) : null;
+    if (!stored) return sendProblem(reply, request, base, 'not-found', `No contribution has the tracking code "${raw.slice(0, 64)}". Codes look like C-7KQM-T4XH-R2PZ-9WNB.`);
+    return sendJsonWithEtag(request, reply, envelope(contributionView(stored, base, workExists), stableTime(stored.updatedAtUtc)), 'application/json', 'no-cache');
+  });
+
+  app.post(
+    REPORTS,
+    {
+      schema: { body: CorrectionReportInput },
+      attachValidation: true,
+      bodyLimit: intake.correctionBodyLimit,
+      onRequest: rateLimitHook(reportLimiter, intake.correctionRateLimit, base),
+    },
+    async (request, reply) => {
+      const errors = bodyErrors(request, checkCorrectionSafety);
+      if (errors.length > 0) return sendInvalid(reply, request, base, errors);
+      const stored = await store.submitCorrectionReport(request.body as CorrectionReportInput);
+      const view = correctionReportView(stored, base, workExists);
+      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(view));
+    },
+  );
+
+  app.get(`${REPORTS}/:trackingCode`, async (request, reply) => {
+    const raw = (request.params as { trackingCode: string }).trackingCode;
+    const code = normalizeTrackingCode(raw, 'correction-report');
+    const stored = code ? await store.getCorrectionReport(code) : null;
+    if (!stored) return sendProblem(reply, request, base, 'not-found', `No correction report has the tracking code "${raw.slice(0, 64)}". Codes look like R-7KQM-T4XH-R2PZ-9WNB.`);
+    return sendJsonWithEtag(request, reply, envelope(correctionReportView(stored, base, workExists), stableTime(stored.updatedAtUtc)), 'application/json', 'no-cache');
+  });
+}

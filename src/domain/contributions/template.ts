@@ -1,0 +1,135 @@
+/**
+ * The contribution template served at /api/v1/music/contributions/template: a complete
+ * `arrangement` contribution for a real catalog work, which passes validation as it stands.
+ * Facts about the work come from the catalog; everything the contributor must supply is a
+ * visible placeholder (see PLACEHOLDER_MARKERS).
+ */
+import { CONTRIBUTION_SCHEMA_VERSION, type MusicContributionInput } from '../../schemas/contribution.ts';
+
+export const PLACEHOLDER_PREFIX = 'REPLACE:';
+/** The host of every placeholder URL: ".invalid" is reserved and never resolves (RFC 2606). */
+export const PLACEHOLDER_URL_BASE = 'https://example.invalid/REPLACE';
+export const PLACEHOLDER_SHA256 = '0'.repeat(64);
+export const PLACEHOLDER_TIMESTAMP = '2000-01-01T00:00:00Z';
+
+/** How placeholders look, in words (schema document and docs). */
+export const PLACEHOLDER_MARKERS = [
+  `Text fields starting "${PLACEHOLDER_PREFIX}" (and the idempotency key starting "REPLACE-").`,
+  `URLs under ${PLACEHOLDER_URL_BASE}/ (".invalid" never resolves).`,
+  'SHA-256 digests of 64 zeros.',
+  `The timestamp ${PLACEHOLDER_TIMESTAMP}.`,
+  'The rights statuses, asset kinds, review states and quality flags are example choices: set each to what is true of your files.',
+];
+
+/** The catalog facts a template is built around. */
+export interface TemplateWork {
+  slug: string;
+  title: string;
+  originalTitle: string | null;
+  composer: string;
+  period: string | null;
+  genre: string | null;
+  year: string | null;
+  workNumber: string | null;
+  summary: string | null;
+}
+
+const r = (text: string) => `${PLACEHOLDER_PREFIX} ${text}`;
+
+export function buildContributionTemplate(work: TemplateWork, profileSlug: string | null = null): MusicContributionInput {
+  const key = `REPLACE-with-a-new-key.${work.slug}.arrangement`;
+  return {
+    schemaVersion: CONTRIBUTION_SCHEMA_VERSION,
+    operation: 'arrangement',
+    idempotencyKey: key.length <= 120 ? key : 'REPLACE-with-a-new-key.arrangement',
+    submittedBy: {
+      name: r('your name, or the name of the accountable operator'),
+      kind: 'AiAssisted',
+      agentName: r('agent or tool name'),
+      agentVersion: r('agent version'),
+      contact: r('e-mail address reviewers can reach'),
+    },
+    channel: {
+      channelKey: r('your-channel-key'),
+      displayName: r('channel display name'),
+      audioProfile: r('e.g. stereo 48 kHz, -16 LUFS'),
+      musicAllowed: true,
+      intendedRole: 'music-bed',
+      narrationPresent: true,
+      usageNotes: r('how the music will be used'),
+    },
+    target: { workSlug: work.slug, assetType: 'arrangement', assetId: null, baseSha256: null },
+    work: {
+      title: work.title,
+      originalTitle: work.originalTitle,
+      composer: work.composer,
+      period: work.period,
+      genre: work.genre,
+      year: work.year,
+      workNumber: work.workNumber,
+      summary: work.summary,
+    },
+    rights: {
+      compositionStatus: 'public-domain',
+      editionStatus: 'original-contribution',
+      recordingStatus: 'original-generated-recording',
+      territory: r('territories checked, e.g. US, EU, CA'),
+      license: r('license of your files, e.g. CC0-1.0'),
+      attribution: r('attribution to carry forward, or null'),
+      checkedAtUtc: PLACEHOLDER_TIMESTAMP,
+      evidenceUrls: [`${PLACEHOLDER_URL_BASE}/dated-rights-evidence`],
+    },
+    assets: [
+      {
+        kind: 'musicxml',
+        title: r('title of the score file'),
+        downloadUrl: `${PLACEHOLDER_URL_BASE}/arrangement.musicxml`,
+        sourcePageUrl: `${PLACEHOLDER_URL_BASE}/arrangement-page`,
+        sha256: PLACEHOLDER_SHA256,
+        mediaType: 'application/vnd.recordare.musicxml+xml',
+        rightsStatus: 'original-contribution',
+        license: r('license of this file'),
+        attribution: null,
+        reviewState: 'pending',
+      },
+      {
+        kind: 'mp3',
+        title: r('title of the recording'),
+        downloadUrl: `${PLACEHOLDER_URL_BASE}/arrangement.mp3`,
+        sourcePageUrl: `${PLACEHOLDER_URL_BASE}/arrangement-page`,
+        sha256: PLACEHOLDER_SHA256,
+        mediaType: 'audio/mpeg',
+        rightsStatus: 'original-generated-recording',
+        license: r('license of this file'),
+        attribution: null,
+        reviewState: 'technical-pass',
+      },
+    ],
+    arrangement: {
+      title: r('title of the arrangement'),
+      style: r('e.g. solo piano, calm'),
+      instrumentation: r('e.g. piano'),
+      duration: r('m:ss'),
+      intendedRole: 'music-bed',
+      renderingProfileSlugs: [profileSlug ?? 'REPLACE-with-a-profile-slug'],
+    },
+    reproducibility: {
+      engine: r('rendering engine and version'),
+      model: null,
+      seed: r('seed, or null'),
+      prompt: null,
+      negativePrompt: null,
+      command: r('command line that produced the files'),
+      manifestUrl: `${PLACEHOLDER_URL_BASE}/manifest.json`,
+      inputSha256: [PLACEHOLDER_SHA256],
+    },
+    quality: {
+      technicalValidationPassed: true,
+      humanListeningApproved: false,
+      technicalChecks: r('automated measurements, e.g. loudness, peak, duration'),
+      listeningNotes: null,
+    },
+    changeSummary: r('what this contribution adds, in one or two sentences'),
+    rationale: r('why the archive needs it, e.g. no ready music-bed arrangement exists'),
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The contribution contract (spec Part 2: MusicContributionInput and its nested models) and the
+ * tracking records the archive answers with. The same objects drive request validation, the
+ * OpenAPI document, the schema served at /api/v1/music/contributions/schema, and the types.
+ * Submission statuses and tracking records are shared with correction reports (correction.ts).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { ChannelContext } from './channel.ts';
+import {
+  ASSET_KINDS,
+  ASSET_REVIEW_STATES,
+  AbsoluteUrl,
+  COMPOSITION_STATUSES,
+  CONTRIBUTOR_KINDS,
+  EDITION_STATUSES,
+  Nullable,
+  RECORDING_STATUSES,
+  Sha256,
+  StringEnum,
+  UtcTimestamp,
+} from './common.ts';
+
+const strict = { additionalProperties: false } as const;
+
+/** The fixed contract label every contribution carries (spec Part 9). */
+export const CONTRIBUTION_SCHEMA_VERSION = 'archive.music-contribution.v1';
+
+/** What a contribution proposes (spec Part 2, MusicContributionInput.operation). */
+export const CONTRIBUTION_OPERATIONS = [
+  'new-work',
+  'metadata-revision',
+  'source-score',
+  'score-revision',
+  'arrangement',
+  'performance',
+  'rendering-profile',
+] as const;
+export type ContributionOperation = (typeof CONTRIBUTION_OPERATIONS)[number];
+
+/**
+ * 8 to 120 characters (the lengths are separate keywords so each mistake gets its own message);
+ * first a letter or digit, then letters, digits, ".", "_", ":" or "-".
+ */
+export const IDEMPOTENCY_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]*$';
+
+/** A URI as Part 2 states it; HTTPS and "no binary content" are safety rules checked beside the schema. */
+const Uri = (description: string, maxLength = 1000) => Type.String({ format: 'uri', maxLength, description });
+/** An optional field that may also be null. */
+const OptionalNullableString = (maxLength: number, description: string) => Type.Optional(Nullable(Type.String({ maxLength }), { description }));
+const Int32 = (description: string) => Type.Integer({ format: 'int32', description });
+
+export const ContributorIdentity = Type.Object(
+  {
+    name: Type.String({ maxLength: 100, description: 'Name of the person or agent submitting.' }),
+    kind: StringEnum(CONTRIBUTOR_KINDS, {
+      description: 'Human, AiAssisted (a human working with an AI tool) or AutomatedAgent. Only Human may assert listening approval.',
+    }),
+    agentName: OptionalNullableString(100, 'Name of the agent or tool, when not a human alone.'),
+    agentVersion: OptionalNullableString(80, 'Version of the agent or tool.'),
+    contact: OptionalNullableString(200, 'How reviewers can reach the submitter (never shown on tracking pages).'),
+  },
+  { ...strict, title: 'ContributorIdentity', description: 'Who submits the contribution.' },
+);
+export type ContributorIdentity = Static<typeof ContributorIdentity>;
+
+export const ContributionTarget = Type.Object(
+  {
+    workSlug: OptionalNullableString(160, 'Slug of the canonical work the contribution is for.'),
+    assetType: OptionalNullableString(40, 'Kind of asset being added or revised.'),
+    assetId: Type.Optional(Nullable(Int32('Id of the existing asset being revised (int32).'), { description: 'Id of the existing asset being revised (int32).' })),
+    baseSha256: OptionalNullableString(64, 'SHA-256 of the file the revision starts from.'),
+  },
+  { ...strict, title: 'ContributionTarget', description: 'The existing record or asset the contribution applies to.' },
+);
+export type ContributionTarget = Static<typeof ContributionTarget>;
+
+export const ContributionWork = Type.Object(
+  {
+    title: OptionalNullableString(200, 'Title in English.'),
+    originalTitle: OptionalNullableString(200, 'Title in the original language.'),
+    composer: OptionalNullableString(160, 'Composer display name.'),
+    period: OptionalNullableString(80, 'Period, e.g. "Romantic".'),
+    genre: OptionalNullableString(80, 'Genre, e.g. "Piano piece".'),
+    year: OptionalNullableString(40, 'Year or span of composition.'),
+    workNumber: OptionalNullableString(80, 'Main catalog number as written, e.g. "BWV 1007".'),
+    summary: OptionalNullableString(300, 'One- or two-sentence summary.'),
+  },
+  { ...strict, title: 'ContributionWork', description: 'Bibliographic facts of the work (for new works and metadata revisions).' },
+);
+export type ContributionWork = Static<typeof ContributionWork>;
+
+export const RightsDeclaration = Type.Object(
+  {
+    compositionStatus: StringEnum(COMPOSITION_STATUSES, { description: 'Rights layer 1: status of the composition.' }),
+    editionStatus: Type.Optional(StringEnum(EDITION_STATUSES, { description: 'Rights layer 2: status of the edition or file.' })),
+    recordingStatus: Type.Optional(StringEnum(RECORDING_STATUSES, { description: 'Rights layer 3: status of the recording.' })),
+    territory: Type.String({ maxLength: 80, description: 'Territory the declaration covers, e.g. "US, EU, CA".' }),
+    license: OptionalNullableString(160, 'License of the contributed files, e.g. "CC0-1.0".'),
+    attribution: OptionalNullableString(500, 'Attribution to carry forward.'),
+    checkedAtUtc: Type.Optional(Nullable(UtcTimestamp('When the rights were checked (UTC, ending in "Z").'), { description: 'When the rights were checked (UTC, ending in "Z").' })),
+    evidenceUrls: Type.Array(Uri('A dated HTTPS page that supports the declaration.'), {
+      minItems: 1,
+      description: 'At least one HTTPS page that supports the declaration; dated evidence is expected.',
+    }),
+  },
+  { ...strict, title: 'RightsDeclaration', description: 'The three rights layers, declared independently, with evidence.' },
+);
+export type RightsDeclaration = Static<typeof RightsDeclaration>;
+
+export const ContributionAsset = Type.Object(
+  {
+    kind: StringEnum(ASSET_KINDS, { description: 'What the file is.' }),
+    title: Type.String({ maxLength: 180, description: 'Human-readable title of the asset.' }),
+    downloadUrl: Type.Optional(Nullable(Uri('HTTPS URL the file can be fetched from during review.'), { description: 'HTTPS URL the file can be fetched from during review (never a data: URL).' })),
+    sourcePageUrl: Uri('HTTPS page that describes the file and where it came from.'),
+    sha256: Type.Optional(Nullable(Sha256('SHA-256 of the file.'), { description: 'SHA-256 of the file: exactly 64 hexadecimal characters.' })),
+    mediaType: OptionalNullableString(120, 'IANA media type, e.g. "audio/mpeg".'),
+    rightsStatus: Type.String({ maxLength: 80, description: 'Rights status of this file, e.g. "public-domain".' }),
+    license: OptionalNullableString(160, 'License of this file.'),
+    attribution: OptionalNullableString(500, 'Attribution for this file.'),
+    reviewState: StringEnum(ASSET_REVIEW_STATES, {
+      description: 'Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.',
+    }),
+  },
+  { ...strict, title: 'ContributionAsset', description: 'One file, kept at the contributor\'s HTTPS URL during review.' },
+);
+export type ContributionAsset = Static<typeof ContributionAsset>;
+
+export const ContributionArrangement = Type.Object(
+  {
+    title: OptionalNullableString(160, 'Title of the arrangement.'),
+    style: OptionalNullableString(80, 'Style, e.g. "solo piano, calm".'),
+    instrumentation: OptionalNullableString(220, 'Instrumentation in words.'),
+    duration: OptionalNullableString(20, 'Duration, e.g. "3:05".'),
+    intendedRole: OptionalNullableString(100, 'The channel role it was made for, e.g. "music-bed".'),
+    renderingProfileSlugs: Type.Array(Type.String(), { description: 'Slugs of the rendering profiles used.' }),
+  },
+  { ...strict, title: 'ContributionArrangement', description: 'The arrangement being contributed.' },
+);
+export type ContributionArrangement = Static<typeof ContributionArrangement>;
+
+export const Reproducibility = Type.Object(
+  {
+    engine: OptionalNullableString(100, 'Rendering or generation engine.'),
+    model: OptionalNullableString(160, 'Model name and version, when one was used.'),
+    seed: OptionalNullableString(100, 'Random seed.'),
+    prompt: OptionalNullableString(4000, 'Prompt given to the model.'),
+    negativePrompt: OptionalNullableString(2000, 'Negative prompt.'),
+    command: OptionalNullableString(4000, 'Command line that produced the files.'),
+    manifestUrl: Type.Optional(Nullable(Uri('HTTPS URL of a manifest of the run.'), { description: 'HTTPS URL of a manifest of the run.' })),
+    inputSha256: Type.Array(Type.String(), { description: 'SHA-256 digests of the inputs.' }),
+  },
+  { ...strict, title: 'Reproducibility', description: 'How to reproduce the files.' },
+);
+export type Reproducibility = Static<typeof Reproducibility>;
+
+export const QualityDeclaration = Type.Object(
+  {
+    technicalValidationPassed: Type.Optional(Type.Boolean({ description: 'Automated technical checks passed (not listening approval).' })),
+    humanListeningApproved: Type.Optional(Type.Boolean({ description: 'An accountable human listened and approved; true requires submittedBy.kind Human.' })),
+    technicalChecks: OptionalNullableString(2000, 'Automated measurements.'),
+    listeningNotes: OptionalNullableString(2000, 'Notes from listening.'),
+  },
+  { ...strict, title: 'QualityDeclaration', description: 'Quality claims; a technical pass is not listening approval.' },
+);
+export type QualityDeclaration = Static<typeof QualityDeclaration>;
+
+export const MusicContributionInput = Type.Object(
+  {
+    schemaVersion: Type.Literal(CONTRIBUTION_SCHEMA_VERSION, { description: `The contract label; must equal "${CONTRIBUTION_SCHEMA_VERSION}".` }),
+    operation: StringEnum(CONTRIBUTION_OPERATIONS, { description: 'What the contribution proposes.' }),
+    idempotencyKey: Type.String({
+      minLength: 8,
+      maxLength: 120,
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description: 'Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key.',
+    }),
+    submittedBy: ContributorIdentity,
+    channel: Type.Optional(Nullable(ChannelContext, { description: 'The channel the contribution was prepared for.' })),
+    target: Type.Optional(Nullable(ContributionTarget, { description: 'The existing record or asset it applies to.' })),
+    work: Type.Optional(Nullable(ContributionWork, { description: 'Bibliographic facts of the work.' })),
+    rights: RightsDeclaration,
+    assets: Type.Array(ContributionAsset, { description: 'The files, each at an HTTPS URL with its SHA-256.' }),
+    arrangement: Type.Optional(Nullable(ContributionArrangement, { description: 'The arrangement, for operation "arrangement".' })),
+    reproducibility: Type.Optional(Nullable(Reproducibility, { description: 'How the files were made.' })),
+    quality: QualityDeclaration,
+    changeSummary: Type.String({ maxLength: 2000, description: 'What the contribution changes or adds, in plain words.' }),
+    rationale: OptionalNullableString(2000, 'Why the change is right.'),
+  },
+  {
+    ...strict,
+    $id: 'MusicContributionInput',
+    title: 'MusicContributionInput',
+    description: 'One structured, reviewable contribution. Files stay at HTTPS URLs; the JSON carries descriptors, rights evidence and SHA-256 digests, never binary content.',
+  },
+);
+export type MusicContributionInput = Static<typeof MusicContributionInput>;
+
+// ---------------------------------------------------------------------------------------------
+// Tracking records (decided where the spec says "not shown"; see docs/contributions.md)
+
+/** Statuses of contributions and correction reports alike (DESIGN.md 3). */
+export const SUBMISSION_STATUSES = ['pending', 'needs-information', 'accepted', 'applied', 'declined'] as const;
+export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
+
+/** What a tracking code tracks; the code's first letter tells them apart (C or R). */
+export const SUBMISSION_KINDS = ['contribution', 'correction-report'] as const;
+export type SubmissionKind = (typeof SUBMISSION_KINDS)[number];
+
+export const StatusChange = Type.Object(
+  {
+    status: StringEnum(SUBMISSION_STATUSES, { description: 'The status entered.' }),
+    atUtc: UtcTimestamp('When the status was entered (UTC).'),
+    note: Nullable(Type.String({ maxLength: 2000 }), { description: 'Public note from the reviewer, e.g. which information is needed; null when none.' }),
+  },
+  { ...strict, title: 'StatusChange', description: 'One entry of the status history.' },
+);
+export type StatusChange = Static<typeof StatusChange>;
+
+export const ReviewLink = Type.Object(
+  {
+    kind: StringEnum(['pull-request', 'branch'] as const, { description: 'A pull request on the forge, or a branch in the local content repository.' }),
+    branch: Type.String({ description: 'Review branch in the content repository, e.g. "review/C-...".' }),
+    url: Nullable(AbsoluteUrl('Web address of the pull request.'), { description: 'Web address of the pull request; null for a local branch.' }),
+    openedAtUtc: UtcTimestamp('When the review opened (UTC).'),
+  },
+  { ...strict, title: 'ReviewLink', description: 'Where the human review of this submission happens.' },
+);
+export type ReviewLink = Static<typeof ReviewLink>;
+
+const trackingCommon = {
+  status: StringEnum(SUBMISSION_STATUSES, { description: 'Current review status; reuse a contribution only when "applied".' }),
+  changedCanonicalData: Type.Boolean({ description: 'True once the proposal changed canonical data (status "applied"); false before.' }),
+  receivedAtUtc: UtcTimestamp('When the archive received the submission (UTC).'),
+  updatedAtUtc: UtcTimestamp('When the status last changed (UTC).'),
+  history: Type.Array(StatusChange, { description: 'Every status change, oldest first, with public notes.' }),
+  review: Nullable(ReviewLink, { description: 'The review (pull request or branch); null until a review opens.' }),
+};
+
+/** Contribution tracking codes: "C-" and four groups of four from an alphabet without 0, O, 1, I, L. */
+export const CONTRIBUTION_CODE_PATTERN = '^C(-[2-9A-HJKMNP-Z]{4}){4}$';
+export const CORRECTION_CODE_PATTERN = '^R(-[2-9A-HJKMNP-Z]{4}){4}$';
+
+export const ContributionTracking = Type.Object(
+  {
+    trackingCode: Type.String({ pattern: CONTRIBUTION_CODE_PATTERN, description: 'Public tracking code, e.g. "C-7KQM-T4XH-R2PZ-9WNB".' }),
+    kind: Type.Literal('contribution', { description: 'What this code tracks.' }),
+    ...trackingCommon,
+    summary: Type.Object(
+      {
+        operation: StringEnum(CONTRIBUTION_OPERATIONS, { description: 'What the contribution proposes.' }),
+        schemaVersion: Type.String({ description: 'Contract label it was submitted under.' }),
+        targetWorkSlug: Nullable(Type.String(), { description: 'Slug of the work it applies to, when given.' }),
+        title: Nullable(Type.String(), { description: 'Arrangement or work title, when given.' }),
+        assetCount: Type.Integer({ minimum: 0, description: 'Number of assets submitted.' }),
+        submittedByKind: StringEnum(CONTRIBUTOR_KINDS, { description: 'Kind of submitter.' }),
+      },
+      { ...strict, description: 'What was submitted, in brief (contact details are never shown).' },
+    ),
+    links: Type.Object(
+      {
+        self: AbsoluteUrl('This tracking record.'),
+        work: Nullable(AbsoluteUrl('The canonical work record.'), { description: 'The canonical work record, when the target work exists.' }),
+        schema: AbsoluteUrl('The contribution contract it was validated against.'),
+      },
+      { ...strict, description: 'Absolute links.' },
+    ),
+  },
+  { ...strict, $id: 'ContributionTracking', title: 'ContributionTracking', description: 'Public tracking record of a contribution.' },
+);
+export type ContributionTracking = Static<typeof ContributionTracking>;
+
+/** What is kept on disk for a contribution: the tracking state plus the full submission. */
+export interface StoredContribution {
+  recordVersion: 1;
+  trackingCode: string;
+  kind: 'contribution';
+  status: SubmissionStatus;
+  changedCanonicalData: boolean;
+  receivedAtUtc: string;
+  updatedAtUtc: string;
+  history: StatusChange[];
+  review: ReviewLink | null;
+  /** SHA-256 of the canonical JSON of `submission` (idempotency). */
+  contentSha256: string;
+  submission: MusicContributionInput;
+}
+
+/** Idempotency record: written first, with everything needed to complete a half-done submission. */
+export interface IdempotencyRecord {
+  recordVersion: 1;
+  /** SHA-256 of the idempotencyKey (the key itself stays in the submission). */
+  keySha256: string;
+  contentSha256: string;
+  trackingCode: string;
+  receivedAtUtc: string;
+}

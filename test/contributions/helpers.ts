@@ -1,0 +1,57 @@
+/** Shared setup for the intake HTTP tests: an app with its own data folder and a chosen rate limit. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { openApp, type TestApp } from '../helpers/app.ts';
+
+export interface IntakeApp extends TestApp {
+  dataDir: string;
+  post(url: string, payload: unknown, contentType?: string): ReturnType<TestApp['request']>;
+}
+
+/**
+ * The routes read their rate limits from process.env when registered; set them just for this
+ * app (every test file runs in its own process) and restore them at once.
+ */
+export async function openIntakeApp(limits: { contributions?: string; reports?: string } = {}): Promise<IntakeApp> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-intake-http-'));
+  const saved = { c: process.env.ARCHIVE_CONTRIBUTION_RATE_LIMIT, r: process.env.ARCHIVE_CORRECTION_RATE_LIMIT };
+  process.env.ARCHIVE_CONTRIBUTION_RATE_LIMIT = limits.contributions ?? '100000/60';
+  process.env.ARCHIVE_CORRECTION_RATE_LIMIT = limits.reports ?? '100000/60';
+  let t: TestApp;
+  try {
+    t = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: dataDir });
+  } finally {
+    for (const [name, value] of [['ARCHIVE_CONTRIBUTION_RATE_LIMIT', saved.c], ['ARCHIVE_CORRECTION_RATE_LIMIT', saved.r]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+  return {
+    ...t,
+    dataDir,
+    post: (url, payload, contentType = 'application/json') =>
+      t.request({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': contentType } }),
+    close: async () => {
+      await t.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const CONTRIBUTIONS = '/api/v1/music/contributions';
+export const REPORTS = '/api/v1/correction-reports';
+
+export const validReport = () => ({
+  workSlug: 'satie-gymnopedie-1',
+  targetType: 'work',
+  targetId: null,
+  fieldName: 'year',
+  currentValue: '1888',
+  proposedValue: '1888 (published)',
+  rationale: 'The first edition is dated 1888.',
+  evidenceUrl: 'https://imslp.org/wiki/Gymnop%C3%A9dies_(Satie%2C_Erik)',
+  reporterName: 'Test Reader',
+  reporterKind: 'Human',
+});
