@@ -9,7 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildSection } from './lib/build.ts';
-import { environment, summary, writeResult, type BenchResult, type Section, type SectionResult } from './lib/results.ts';
+import { environment, figure, summary, writeResult, type BenchResult, type Section, type SectionResult } from './lib/results.ts';
+import { intakeSection } from './lib/intake.ts';
+import { runPageWeightBench } from './lib/page-weight.ts';
 import { staticSection } from './lib/static.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 
@@ -23,7 +25,22 @@ const { values } = parseArgs({
   },
 });
 
-const SECTIONS: Section[] = [staticSection({ contentDir: values['static-content'] }), buildSection()];
+const pageWeightSection: Section = {
+  name: 'page-weight',
+  description: 'HTML + CSS + JS bytes before the score loads vs budgets (home < 60 KB, work page < 100 KB, no JS where none is needed)',
+  async run(ctx) {
+    const r = await runPageWeightBench({ quick: ctx.quick });
+    const budgets = r.budgets as Array<{ name: string; bytes: number; budget: number; pass: boolean }>;
+    return {
+      status: 'ok',
+      ...(r.pass ? {} : { message: `over budget: ${budgets.filter((b) => !b.pass).map((b) => b.name).join(', ')}` }),
+      figures: budgets.slice(0, 2).map((b) => figure(`${b.name} bytes`, 'bytes', b.bytes, b.budget, 'budget', 'lower', { ratio: 1, op: '<=' })),
+      details: r,
+    };
+  },
+};
+
+const SECTIONS: Section[] = [staticSection({ contentDir: values['static-content'] }), buildSection(), intakeSection(), pageWeightSection];
 
 if (values.help) {
   console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR]\n');

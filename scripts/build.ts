@@ -1,17 +1,21 @@
 /**
  * Builds the static site from a content repository:
  *   npm run build -- [--content DIR] [--out DIR] [--base-url URL]
- * Checks the content first (same messages as lint:content), runs `astro build` into
- * `<out>/client`, writes the nginx config that serves the same URLs, and marks the folder
- * complete with `build.json` last, so a half-built folder is never mistaken for a site.
+ * Checks the content first (same messages as lint:content), renders the MusicXML source scores
+ * to SVG and MIDI with Verovio (the pages need their sizes), runs `astro build` into
+ * `<out>/client`, copies the score files in, writes the Pagefind search index of the works,
+ * writes the nginx config that serves the same URLs, and marks the folder complete with
+ * `build.json` last, so a half-built folder is never mistaken for a site.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
 import { renderNginxConfig } from '../api/nginx.ts';
 import { publishedBlobs } from '../src/domain/records.ts';
+import { renderScores } from '../src/lib/site/render-scores.ts';
+import { buildSearchIndex } from '../src/lib/site/search-index.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,6 +33,10 @@ export interface BuildInfo {
   generatedAtUtc: string;
   works: number;
   profiles: number;
+  /** Score previews: rendered and failed MusicXML source scores, and the time it took. */
+  scores: { rendered: number; failed: number; durationMs: number };
+  /** Works in the Pagefind search index, and the time it took. */
+  searchIndex: { pages: number; durationMs: number };
   durationMs: number;
 }
 
@@ -50,18 +58,40 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const generatedAtUtc = new Date().toISOString();
+  // Scores first: the work pages reserve each image's size, so they need the rendering's result.
+  // Outside client/ because astro build owns that folder until it is done.
+  const scoresDir = path.join(outDir, '.scores');
+  const scores = await renderScores(catalog, scoresDir);
   const env = {
     ARCHIVE_CONTENT_DIR: contentDir,
     PUBLIC_BASE_URL: options.baseUrl,
     ARCHIVE_GENERATED_AT: generatedAtUtc,
     ARCHIVE_BUILD_OUT: path.join(outDir, 'client'),
     ARCHIVE_BUILD_CACHE: path.join(outDir, '.cache'),
+    ARCHIVE_SCORES_MANIFEST: path.join(scoresDir, 'manifest.json'),
     ASTRO_TELEMETRY_DISABLED: '1',
   };
   Object.assign(process.env, env);
   const { build } = await import('astro');
-  await build({ root: PROJECT_ROOT, logLevel: options.quiet ? 'error' : 'info', outDir: env.ARCHIVE_BUILD_OUT, cacheDir: env.ARCHIVE_BUILD_CACHE });
+  // Astro stages prerendered chunks under <cwd>/.astro when outDir lies outside the working
+  // directory, so two builds of this checkout would share (and break) one staging folder. Building
+  // from inside the output folder keeps each build's staging files its own.
+  // The staged chunks import packages by name, so the build folder borrows node_modules for the build.
+  const cwd = process.cwd();
+  const borrowed = path.join(outDir, 'node_modules');
+  symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), borrowed, 'dir');
+  process.chdir(outDir);
+  try {
+    await build({ root: PROJECT_ROOT, logLevel: options.quiet ? 'error' : 'info', outDir: env.ARCHIVE_BUILD_OUT, cacheDir: env.ARCHIVE_BUILD_CACHE });
+  } finally {
+    process.chdir(cwd);
+    rmSync(borrowed, { force: true });
+    rmSync(path.join(env.ARCHIVE_BUILD_OUT, '.prerender'), { recursive: true, force: true });
+  }
   rmSync(env.ARCHIVE_BUILD_CACHE, { recursive: true, force: true });
+  if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), env.ARCHIVE_BUILD_OUT, { recursive: true });
+  rmSync(scoresDir, { recursive: true, force: true });
+  const searchIndex = await buildSearchIndex(env.ARCHIVE_BUILD_OUT, catalog);
 
   writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client')));
   // Outside client/: the server reads it to know which blobs public records link to.
@@ -72,6 +102,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,
+    scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
+    searchIndex,
     durationMs: Date.now() - started,
   };
   writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);

@@ -9,6 +9,7 @@ import type { ApiIndex, Workflow } from '../schemas/discovery.ts';
 import { REVIEW_STATE_LABELS, REVIEW_STATE_MEANINGS } from './review-states.ts';
 import type { Urls } from './records.ts';
 import { WORKS_DEFAULT_PAGE_SIZE, WORKS_MAX_PAGE_SIZE } from './works-query.ts';
+import { BODY_LIMIT_POLICY, RATE_LIMIT_POLICY } from './contributions/policy.ts';
 
 export const SERVICE_NAME = 'Public-Domain Music Archive';
 
@@ -52,7 +53,7 @@ export function buildApiIndex(u: Urls): ApiIndex {
       links: 'Every link is absolute.',
       errors: 'RFC 9457 problem details (application/problem+json); `type` is a URL that documents the problem; validation failures list every violation in `errors[]` with a JSON Pointer or parameter name.',
       caching: 'Records are static files with strong ETags and Cache-Control. Revalidate with If-None-Match (304 Not Modified) instead of refetching unchanged records.',
-      rateLimits: 'A rate-limited caller receives 429 with Retry-After (seconds); back off and retry after that time.',
+      rateLimits: `A rate-limited caller receives 429 with Retry-After (seconds); back off and retry after that time. ${RATE_LIMIT_POLICY} ${BODY_LIMIT_POLICY}`,
       authentication: 'Public reads need no key. The private library needs a key in the X-Archive-Import-Key header or Authorization: Bearer; never put a key in a URL.',
       pagination: `page starts at 1; pageSize defaults to ${WORKS_DEFAULT_PAGE_SIZE} for works (maximum ${WORKS_MAX_PAGE_SIZE}); responses carry total and first/prev/next/last links.`,
     },
@@ -119,16 +120,20 @@ export function buildLlmsTxt(u: Urls): string {
 3. Search works: ${u.works}?composer=bach (case- and accent-insensitive: "dvorak" finds "Dvořák"; page starts at 1, pageSize defaults to ${WORKS_DEFAULT_PAGE_SIZE}, at most ${WORKS_MAX_PAGE_SIZE}).
 4. Read one work as JSON: ${u.works}/{slug} or as compact Markdown: ${u.works}/{slug}/index.md
 5. Instruments: ${u.instruments}; rendering profiles: ${u.profiles}
+6. Contribute what is missing: read the contract ${u.contributionSchema}, copy the template ${u.contributionTemplate}, replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, and POST it to ${u.contributions} with a new idempotencyKey. The 202 answer carries your tracking code; follow it at ${u.contributions}/{trackingCode}, and reuse the asset only when the status is "applied" and it appears in the work record. Retrying with the same key and identical content is safe (same code); changed content needs a new key (422 otherwise).
+7. Report an error in one field of a record: POST ${u.correctionReports}; follow it at ${u.correctionReports}/{trackingCode}.
 
 ## Rules that keep your output publishable
 
 ${BOUNDARIES.map((b) => `- ${b}`).join('\n')}
 - Keep the work slug and asset id with every claim you extract, and carry source URLs, licenses, attribution, rights notes and review states forward.
+- Keep files at your own HTTPS URLs with their SHA-256; never put binary content or data: URLs in the JSON. Only a human (submittedBy.kind "Human") may assert listening approval.
 
 ## Caching and back-off
 
 - Records are static files with strong ETags. Store the ETag and send it back in If-None-Match; a 304 means your copy is current. Do not refetch unchanged records.
 - On HTTP 429, wait the number of seconds in Retry-After, then retry. Do not retry faster.
+- ${RATE_LIMIT_POLICY}
 - Errors are RFC 9457 problem details (application/problem+json); read \`detail\` and \`errors[]\`, fix the named field, and do not retry an unchanged invalid request.
 
 ## Keys

@@ -66,6 +66,7 @@ const PATTERN_WORDS: Record<string, string> = {
   '^[0-9]{1,3}:[0-5][0-9]$': 'a duration "m:ss"',
   '^[0-9]+\\.[0-9]+\\.[0-9]+$': 'a version "MAJOR.MINOR.PATCH"',
   '^[A-Za-z0-9][A-Za-z0-9._-]*$': 'a plain file name (letters, digits, ".", "_", "-"; no folders)',
+  '^[A-Za-z0-9][A-Za-z0-9._:-]*$': 'a letter or digit followed by letters, digits, ".", "_", ":" or "-"',
 };
 
 function describeValue(value: unknown): string {

@@ -10,8 +10,8 @@ import { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { ChannelContext, MusicRequirements } from '../schemas/channel.ts';
 import { ApiIndex, Workflow } from '../schemas/discovery.ts';
 import { PROBLEM_TYPES } from '../domain/problems.ts';
-import { plain, problem, queryParameters, ref, slugParam, type OperationSpec, type ResponseSpec } from './spec.ts';
-export type { OperationSpec, ResponseSpec, ParameterSpec } from './spec.ts';
+import { plain, problem, queryParameters, ref, slugParam, type OperationSpec, type RequestBodySpec, type ResponseSpec } from './spec.ts';
+export type { OperationSpec, ResponseSpec, ParameterSpec, RequestBodySpec } from './spec.ts';
 import { CONTRIBUTIONS_COMPONENTS, CONTRIBUTIONS_OPERATIONS, CONTRIBUTIONS_TAGS } from './contributions.ts';
 import { RESOLVE_COMPONENTS, RESOLVE_OPERATIONS, RESOLVE_TAGS } from './resolve.ts';
 import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_TAGS } from './library.ts';
@@ -167,12 +167,20 @@ const CACHE_HEADERS = {
   'Cache-Control': { description: 'Caching policy; revalidate with If-None-Match.', schema: { type: 'string' } },
 };
 
+function renderRequestBody(body: RequestBodySpec): Record<string, unknown> {
+  const content =
+    'contentTypes' in body
+      ? Object.fromEntries(body.contentTypes.map((t) => [t, { schema: plain(body.schema) }]))
+      : Object.fromEntries(Object.entries(body.content).map(([t, c]) => [t, { schema: plain(c.schema) }]));
+  return { description: body.description, required: body.required, content };
+}
+
 export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const specs: Record<string, ResponseSpec> = { ...op.responses };
     if (op.cacheable) specs['304'] = { description: 'Not modified: the If-None-Match tag still matches.' };
-    specs['429'] = problem('Rate limited; wait for Retry-After seconds.');
+    specs['429'] ??= problem('Rate limited; wait for Retry-After seconds.');
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(specs)) {
       const headers = { ...(op.cacheable && status.startsWith('2') ? CACHE_HEADERS : {}), ...(r.headers ?? {}) };
@@ -188,6 +196,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...(op.description ? { description: op.description } : {}),
       tags: op.tags,
       ...(op.parameters ? { parameters: op.parameters } : {}),
+      ...(op.requestBody ? { requestBody: renderRequestBody(op.requestBody) } : {}),
       responses,
     };
   }

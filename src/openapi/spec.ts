@@ -17,6 +17,11 @@ export interface ParameterSpec {
   description: string;
   schema: object;
 }
+/** A request body: one schema for several JSON media types, or an explicit content map. */
+export type RequestBodySpec =
+  | { description: string; required: boolean; contentTypes: string[]; schema: TSchema | { $ref: string } }
+  | { description: string; required: boolean; content: Record<string, { schema: unknown }> };
+
 export interface OperationSpec {
   method: 'get' | 'post' | 'put';
   path: string;
@@ -25,6 +30,7 @@ export interface OperationSpec {
   description?: string;
   tags: string[];
   parameters?: ParameterSpec[];
+  requestBody?: RequestBodySpec;
   /** The operation is a pre-built file with ETag and conditional GET. */
   cacheable?: boolean;
   responses: Record<string, ResponseSpec>;

@@ -1,0 +1,131 @@
+/**
+ * Browse facets of the catalog, computed once per build: composers (with their works), periods,
+ * genres, instruments and music roles, each value with its slug, count and works. Values that
+ * fold to the same slug ("Suite" and "suite") are one value, shown as first written.
+ */
+import { MUSIC_ROLES } from '../../schemas/common.ts';
+import { fold } from '../../domain/text.ts';
+import { site, type SiteData, type SiteWork } from '../site-data.ts';
+import { ROLE_LABELS } from './format.ts';
+import { pageUrls, slugify, type FacetName } from './paths.ts';
+
+export interface FacetValue {
+  facet: FacetName;
+  slug: string;
+  label: string;
+  /** Longer words for the page heading (roles, instrument families). */
+  description: string | null;
+  href: string;
+  works: SiteWork[];
+}
+
+export interface ComposerEntry {
+  slug: string;
+  name: string;
+  sortName: string;
+  born: string;
+  died: string;
+  aliases: string[];
+  href: string;
+  works: SiteWork[];
+}
+
+export interface Facets {
+  composers: ComposerEntry[];
+  /** Every facet's values, most works first, then by label. */
+  values: Record<FacetName, FacetValue[]>;
+  /** Works in display order: composer sort name, title, slug. */
+  works: SiteWork[];
+  /** The composer entry of each work, by work slug. */
+  composerByWork: Map<string, ComposerEntry>;
+}
+
+export const FACET_TITLES: Record<FacetName, { plural: string; singular: string }> = {
+  period: { plural: 'Periods', singular: 'Period' },
+  genre: { plural: 'Genres', singular: 'Genre' },
+  instrument: { plural: 'Instruments', singular: 'Instrument' },
+  role: { plural: 'Music roles', singular: 'Music role' },
+};
+
+const byDisplayOrder = (a: SiteWork, b: SiteWork) =>
+  fold(a.record.composer.sortName).localeCompare(fold(b.record.composer.sortName)) ||
+  fold(a.record.title).localeCompare(fold(b.record.title)) ||
+  a.record.slug.localeCompare(b.record.slug);
+
+let cached: { data: SiteData; facets: Facets } | undefined;
+
+export function facets(): Facets {
+  const data = site();
+  if (cached?.data === data) return cached.facets;
+  const u = pageUrls(data.baseUrl);
+  const works = [...data.works].sort(byDisplayOrder);
+
+  // Composers: one entry per folded sort name; a name written two ways with different life
+  // dates stays two composers (the slug then carries the birth year).
+  const composers = new Map<string, ComposerEntry>();
+  for (const w of works) {
+    const c = w.record.composer;
+    const key = `${fold(c.sortName)}|${c.born}`;
+    const entry = composers.get(key);
+    if (entry) {
+      entry.works.push(w);
+      for (const a of c.aliases) if (!entry.aliases.includes(a)) entry.aliases.push(a);
+    } else {
+      composers.set(key, { slug: '', name: c.name, sortName: c.sortName, born: c.born, died: c.died, aliases: [...c.aliases], href: '', works: [w] });
+    }
+  }
+  const composerList = [...composers.values()].sort((a, b) => fold(a.sortName).localeCompare(fold(b.sortName)) || a.born.localeCompare(b.born));
+  const slugCount = new Map<string, number>();
+  for (const c of composerList) slugCount.set(slugify(c.sortName), (slugCount.get(slugify(c.sortName)) ?? 0) + 1);
+  for (const c of composerList) {
+    const s = slugify(c.sortName);
+    c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${c.born.slice(0, 4)}` : s;
+    c.href = u.composer(c.slug);
+    c.works.sort((a, b) => fold(a.record.title).localeCompare(fold(b.record.title)) || a.record.slug.localeCompare(b.record.slug));
+  }
+
+  const instrumentFamily = new Map(data.instruments.map((i) => [i.slug, i.family]));
+  const group = (facet: FacetName, keyed: (w: SiteWork) => Array<{ slug: string; label: string; description?: string | null }>): FacetValue[] => {
+    const map = new Map<string, FacetValue>();
+    for (const w of works) {
+      const seen = new Set<string>();
+      for (const v of keyed(w)) {
+        if (seen.has(v.slug)) continue;
+        seen.add(v.slug);
+        const entry = map.get(v.slug);
+        if (entry) entry.works.push(w);
+        else map.set(v.slug, { facet, slug: v.slug, label: v.label, description: v.description ?? null, href: u.facet(facet, v.slug), works: [w] });
+      }
+    }
+    return [...map.values()].sort((a, b) => b.works.length - a.works.length || a.label.localeCompare(b.label));
+  };
+
+  const composerByWork = new Map<string, ComposerEntry>();
+  for (const c of composerList) for (const w of c.works) composerByWork.set(w.record.slug, c);
+
+  const result: Facets = {
+    composers: composerList,
+    works,
+    composerByWork,
+    values: {
+      period: group('period', (w) => (w.record.period ? [{ slug: slugify(w.record.period), label: w.record.period }] : [])),
+      genre: group('genre', (w) => (w.record.genre ? [{ slug: slugify(w.record.genre), label: w.record.genre }] : [])),
+      instrument: group('instrument', (w) =>
+        w.record.instruments.map((i) => ({ slug: i.slug, label: i.name, description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}` })),
+      ),
+      role: group('role', (w) =>
+        w.record.arrangements
+          .flatMap((a) => [a.intendedRole, ...a.alsoSuits])
+          .filter((r) => (MUSIC_ROLES as readonly string[]).includes(r))
+          .map((r) => ({ slug: r, label: ROLE_LABELS[r], description: `Works with an arrangement made for, or suited to, the role "${r}".` })),
+      ),
+    },
+  };
+  cached = { data, facets: result };
+  return result;
+}
+
+/** The composer entry of a work. */
+export function composerOf(work: SiteWork): ComposerEntry | undefined {
+  return facets().composerByWork.get(work.record.slug);
+}

@@ -1,0 +1,165 @@
+/**
+ * Build-time score rendering: every MusicXML source score stored with a public work is engraved
+ * to SVG pages with Verovio, with a MIDI rendition of the same file. Runs in scripts/build.ts
+ * before `astro build`; writes the files under `<dir>/files/<score folder>/` and a manifest the
+ * pages read for sizes and failures. A score that fails is recorded with its reason and the
+ * build goes on. Verovio starts only when there is something to render (synthetic catalogs have
+ * no stored scores and pay nothing).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { VerovioToolkit } from 'verovio/esm';
+import type { Catalog } from '../../domain/catalog.ts';
+import { scoreFolder, type ScoreManifest, type ScorePage, type ScoreRendering } from './scores.ts';
+
+/** Engraving width in Verovio units (1/10 mm at scale 100); with scale 40 a page is 840 px wide. */
+const VEROVIO_OPTIONS = {
+  pageWidth: 2100,
+  pageHeight: 2970,
+  scale: 40,
+  adjustPageHeight: true,
+  // Ids derived from the input, so the same file renders to the same bytes in every build.
+  xmlIdChecksum: true,
+};
+
+/** Long scores keep the build fast: pages beyond this are left to the MusicXML file. */
+export const MAX_RENDERED_PAGES = 40;
+
+interface Job {
+  slug: string;
+  assetId: number;
+  file: string | null;
+  reason?: string;
+}
+
+function jobs(catalog: Catalog): Job[] {
+  const out: Job[] = [];
+  for (const work of catalog.works) {
+    for (const asset of work.content.sourceAssets) {
+      if (asset.kind !== 'musicxml' && asset.kind !== 'mxl') continue;
+      const base = { slug: work.content.slug, assetId: asset.id };
+      if (asset.access !== 'public') out.push({ ...base, file: null, reason: 'The score is not public, so the public site shows no preview of it.' });
+      else if (asset.kind === 'mxl') out.push({ ...base, file: null, reason: 'Compressed MusicXML (.mxl) is not previewed yet; download the file instead.' });
+      else if (asset.file === undefined) out.push({ ...base, file: null, reason: 'The score is not stored with the work, so the build cannot render it; open it from its link.' });
+      else out.push({ ...base, file: work.files.get(asset.file)?.absolutePath ?? null, reason: 'The stored file is missing.' });
+    }
+  }
+  return out;
+}
+
+/** The SVG's own size in px, which the page reserves before the image loads. */
+function svgSize(svg: string): { width: number; height: number } | null {
+  const open = /<svg\b[^>]*>/.exec(svg)?.[0] ?? '';
+  const w = /\swidth="([\d.]+)px"/.exec(open);
+  const h = /\sheight="([\d.]+)px"/.exec(open);
+  return w && h ? { width: Math.round(Number(w[1])), height: Math.round(Number(h[1])) } : null;
+}
+
+const TAG = /<([A-Za-z][\w:.-]*)((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*)\s*\/?>/g;
+const ATTRIBUTE = /([^\s=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'))?/g;
+
+/**
+ * Verovio writes text through an XML serializer, so a MusicXML title like "<script>" arrives
+ * escaped. Check the tags anyway and refuse any image that could still be active when opened
+ * on its own: script-like elements, event-handler attributes, script URLs.
+ */
+export function looksActive(svg: string): boolean {
+  for (const [, name = '', attrs = ''] of svg.matchAll(TAG)) {
+    if (/^(script|foreignobject|iframe|object|embed|handler|listener)$/i.test(name)) return true;
+    for (const [, attr = '', dq, sq] of attrs.matchAll(ATTRIBUTE)) {
+      if (/^on/i.test(attr)) return true;
+      if (/(^|:)href$|^src$/i.test(attr) && /^\s*(javascript|data|vbscript):/i.test(dq ?? sq ?? '')) return true;
+    }
+  }
+  return false;
+}
+
+export interface RenderSummary {
+  manifest: ScoreManifest;
+  rendered: number;
+  failed: number;
+  durationMs: number;
+}
+
+/** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
+export async function renderScores(catalog: Catalog, dir: string): Promise<RenderSummary> {
+  const started = Date.now();
+  const manifest: ScoreManifest = { scores: {} };
+  const todo = jobs(catalog);
+  const renderable = todo.filter((j) => j.file !== null);
+  let rendered = 0;
+  let failed = 0;
+  for (const j of todo) if (j.file === null) manifest.scores[`${j.slug}/${j.assetId}`] = { status: 'not-rendered', reason: j.reason ?? '' };
+
+  if (renderable.length > 0) {
+    const { default: createVerovioModule } = await import('verovio/wasm');
+    const { VerovioToolkit, enableLog, enableLogToBuffer, LOG_WARNING } = await import('verovio/esm');
+    const module = await createVerovioModule();
+    // Warnings go to a buffer we read for the failure note, not to the build's output.
+    enableLogToBuffer(1, module);
+    enableLog(LOG_WARNING, module);
+    const tk = new VerovioToolkit(module);
+    for (const j of renderable) {
+      const key = `${j.slug}/${j.assetId}`;
+      let result: ScoreRendering;
+      try {
+        result = renderOne(tk, readFileSync(j.file!, 'utf8'), path.join(dir, 'files', scoreFolder(j.slug, j.assetId)));
+      } catch (err) {
+        result = { status: 'failed', reason: `The renderer stopped with an error: ${(err as Error).message}` };
+      }
+      manifest.scores[key] = result;
+      if (result.status === 'rendered') rendered++;
+      else failed++;
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return { manifest, rendered, failed, durationMs: Date.now() - started };
+}
+
+function renderOne(tk: VerovioToolkit, xml: string, outDir: string): ScoreRendering {
+  tk.setOptions(VEROVIO_OPTIONS);
+  tk.getLog(); // drop messages of the previous score
+  if (!xml.includes('<score-partwise') && !xml.includes('<score-timewise')) {
+    return { status: 'failed', reason: 'The file is not MusicXML (no score-partwise or score-timewise element).' };
+  }
+  if (!/<note[\s>]/.test(xml)) return { status: 'failed', reason: 'The file has no notes to engrave.' };
+  const loaded = tk.loadData(xml);
+  // Verovio reads damaged files leniently and engraves empty staves; its error log says so.
+  const errors = tk
+    .getLog()
+    .split('\n')
+    .filter((line) => line.startsWith('[Error]'))
+    .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
+  if (!loaded || errors.length > 0) {
+    return { status: 'failed', reason: `Verovio could not read this MusicXML file${errors.length > 0 ? ` (${errors.slice(0, 2).join('; ')})` : ''}.` };
+  }
+  const pageCount = tk.getPageCount();
+  if (pageCount < 1) return { status: 'failed', reason: 'Verovio found no page to engrave in this file.' };
+  const pages: ScorePage[] = [];
+  const svgs: string[] = [];
+  for (let n = 1; n <= Math.min(pageCount, MAX_RENDERED_PAGES); n++) {
+    const svg = tk.renderToSVG(n);
+    const size = svgSize(svg);
+    if (!size) return { status: 'failed', reason: `Verovio produced no usable image for page ${n}.` };
+    if (looksActive(svg)) return { status: 'failed', reason: 'The engraved image contained active content and was discarded.' };
+    pages.push({ file: `page-${n}.svg`, ...size });
+    svgs.push(svg);
+  }
+  let midi: string | null = null;
+  let midiBytes: Buffer | null = null;
+  try {
+    const b64 = tk.renderToMIDI();
+    if (b64) {
+      midiBytes = Buffer.from(b64, 'base64');
+      // "MThd": a Standard MIDI File; anything else is not offered.
+      if (midiBytes.subarray(0, 4).toString('latin1') === 'MThd') midi = 'score.mid';
+    }
+  } catch {
+    midi = null;
+  }
+  mkdirSync(outDir, { recursive: true });
+  pages.forEach((p, i) => writeFileSync(path.join(outDir, p.file), svgs[i]!));
+  if (midi && midiBytes) writeFileSync(path.join(outDir, midi), midiBytes);
+  return { status: 'rendered', pageCount, pages, midi };
+}
