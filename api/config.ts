@@ -18,6 +18,8 @@ export interface Config {
   curatorKeys: string[];
   adminKeys: string[];
   logLevel: string;
+  /** Largest file a library import may declare, in bytes (ARCHIVE_LIBRARY_MAX_FILE_BYTES). */
+  libraryMaxFileBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -43,6 +45,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     throw new ConfigError(`PUBLIC_BASE_URL must be an origin such as https://archive.example.org, without a path (got "${env.PUBLIC_BASE_URL}")`);
   }
   const dataDir = path.resolve(projectRoot, env.ARCHIVE_DATA_DIR ?? 'data');
+  const maxFile = env.ARCHIVE_LIBRARY_MAX_FILE_BYTES === undefined ? 4 * 1024 ** 3 : Number(env.ARCHIVE_LIBRARY_MAX_FILE_BYTES);
+  if (!Number.isSafeInteger(maxFile) || maxFile < 0) {
+    throw new ConfigError(`ARCHIVE_LIBRARY_MAX_FILE_BYTES must be a whole number of bytes (got "${env.ARCHIVE_LIBRARY_MAX_FILE_BYTES}")`);
+  }
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -54,5 +60,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     curatorKeys: keys(env.ARCHIVE_CURATOR_KEYS),
     adminKeys: keys(env.ARCHIVE_ADMIN_KEYS),
     logLevel: env.LOG_LEVEL ?? 'info',
+    libraryMaxFileBytes: maxFile,
   };
 }

@@ -41,9 +41,9 @@ export function sendFile(request: FastifyRequest, reply: FastifyReply, baseUrl: 
     const length = range.end - range.start + 1;
     reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(length));
     if (request.method === 'HEAD') return reply.send();
-    return reply.send(file.body ? file.body.subarray(range.start, range.end + 1) : createReadStream(file.absPath, { start: range.start, end: range.end }));
+    return reply.send(file.body ? file.body.subarray(range.start, range.end + 1) : createReadStream(file.absPath, { start: range.start, end: range.end, highWaterMark: 1024 * 1024 }));
   }
   reply.header('Content-Length', String(file.size));
   if (request.method === 'HEAD') return reply.send();
-  return reply.send(file.body ?? (file.size === 0 ? Buffer.alloc(0) : createReadStream(file.absPath)));
+  return reply.send(file.body ?? (file.size === 0 ? Buffer.alloc(0) : createReadStream(file.absPath, { highWaterMark: 1024 * 1024 })));
 }

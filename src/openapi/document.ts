@@ -14,7 +14,7 @@ import { plain, problem, queryParameters, ref, slugParam, type OperationSpec, ty
 export type { OperationSpec, ResponseSpec, ParameterSpec, RequestBodySpec } from './spec.ts';
 import { CONTRIBUTIONS_COMPONENTS, CONTRIBUTIONS_OPERATIONS, CONTRIBUTIONS_TAGS } from './contributions.ts';
 import { RESOLVE_COMPONENTS, RESOLVE_OPERATIONS, RESOLVE_TAGS } from './resolve.ts';
-import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_TAGS } from './library.ts';
+import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_SECURITY_SCHEMES, LIBRARY_TAGS } from './library.ts';
 import { ProfilesQuery, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
 
 /** Named schemas published under components.schemas and referenced by `$ref`. */
@@ -197,6 +197,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       tags: op.tags,
       ...(op.parameters ? { parameters: op.parameters } : {}),
       ...(op.requestBody ? { requestBody: renderRequestBody(op.requestBody) } : {}),
+      ...(op.security ? { security: op.security } : {}),
       responses,
     };
   }
@@ -222,6 +223,9 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...LIBRARY_TAGS,
     ],
     paths,
-    components: { schemas: Object.fromEntries(Object.entries(allComponents()).map(([k, v]) => [k, plain(v)])) },
+    components: {
+      schemas: Object.fromEntries(Object.entries(allComponents()).map(([k, v]) => [k, plain(v)])),
+      securitySchemes: LIBRARY_SECURITY_SCHEMES,
+    },
   };
 }

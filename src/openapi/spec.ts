@@ -31,6 +31,8 @@ export interface OperationSpec {
   tags: string[];
   parameters?: ParameterSpec[];
   requestBody?: RequestBodySpec;
+  /** Security requirements (protected routes), by scheme name in components.securitySchemes. */
+  security?: Array<Record<string, string[]>>;
   /** The operation is a pre-built file with ETag and conditional GET. */
   cacheable?: boolean;
   responses: Record<string, ResponseSpec>;

@@ -7,7 +7,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createAjv, describeErrors } from '../../src/domain/validation.ts';
 
 const ajv = createAjv();
-const registered = new WeakSet<object>();
+// Each document gets its own key, so several apps (and documents) can be checked in one file.
+const registered = new WeakMap<object, string>();
+let documents = 0;
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> };
 
@@ -38,11 +40,13 @@ export function assertMatchesOpenApi(doc: Record<string, unknown>, method: strin
     throw new Error(`${method} ${template} ${status} answered ${contentType}; the document declares ${Object.keys(response.content).join(', ')}`);
   }
   if (!media.schema || !contentType.includes('json')) return;
-  if (!registered.has(doc)) {
-    ajv.addSchema(doc, 'openapi.json');
-    registered.add(doc);
+  let key = registered.get(doc);
+  if (!key) {
+    key = `openapi-${++documents}.json`;
+    ajv.addSchema(doc, key);
+    registered.set(doc, key);
   }
-  const pointer = `openapi.json#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase() === 'head' ? 'get' : method.toLowerCase()}/responses/${status}/content/${contentType.replace(/\//g, '~1')}/schema`;
+  const pointer = `${key}#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase() === 'head' ? 'get' : method.toLowerCase()}/responses/${status}/content/${contentType.replace(/\//g, '~1')}/schema`;
   const validate = ajv.getSchema(pointer) ?? ajv.compile({ $ref: pointer });
   const body: unknown = JSON.parse(res.body);
   if (!validate(body)) {

@@ -1,0 +1,207 @@
+/**
+ * Key authentication for protected routes (spec Part 5). A key arrives in `X-Archive-Import-Key`
+ * or as `Authorization: Bearer <key>`, never in a URL. Keys come from configuration per role:
+ *
+ *   ARCHIVE_LIBRARY_KEYS  -> role `library`   (import, list, read, download)
+ *   ARCHIVE_CURATOR_KEYS  -> role `curator`   (everything `library` may do, plus publish)
+ *   ARCHIVE_ADMIN_KEYS    -> role `admin`     (the review API)
+ *
+ * Each comma-separated entry is either `secret` or `label=secret`. The label names the key holder
+ * in commits and records without revealing the key; a plain secret gets `key-<6 hex of its
+ * SHA-256>`. `label=secret` is recognized only when the label is a short name (a letter, then
+ * letters, digits, ".", "_", "-"; at most 64) and the secret is at least 8 characters, so a
+ * base64 key ending in "=" is still read as one secret.
+ *
+ * Comparison is constant-time: both sides are hashed to SHA-256 and compared with
+ * `timingSafeEqual`, against every configured key. Nothing here logs a header or a key.
+ *
+ * Use: `app.addHook('onRequest', requireRole(ctx, ['curator']))` or as a route's `onRequest` /
+ * `preHandler`. onRequest is preferred: it refuses before any body (an upload) is read.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from './config.ts';
+import { sendProblem } from './problem.ts';
+
+export type Role = 'library' | 'curator' | 'admin';
+
+/** Which variable configures each role (named in the 401 answer when none is set). */
+export const ROLE_ENV: Record<Role, string> = {
+  library: 'ARCHIVE_LIBRARY_KEYS',
+  curator: 'ARCHIVE_CURATOR_KEYS',
+  admin: 'ARCHIVE_ADMIN_KEYS',
+};
+
+/** Query parameter names that look like credentials (compared lower-case, without "-" and "_"). */
+const KEY_LIKE_PARAMS = new Set(['key', 'apikey', 'token', 'accesstoken', 'importkey', 'xarchiveimportkey', 'authorization', 'bearer', 'librarykey', 'curatorkey', 'adminkey', 'secret', 'password']);
+
+const LABEL_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
+const MIN_LABELED_SECRET_LENGTH = 8;
+
+export interface KeyEntry {
+  label: string;
+  secret: string;
+}
+
+/** Read one configured entry: `label=secret` or a plain secret (see the file comment). */
+export function parseKeyEntry(entry: string): KeyEntry {
+  const eq = entry.indexOf('=');
+  if (eq > 0) {
+    const label = entry.slice(0, eq).trim();
+    const secret = entry.slice(eq + 1).trim();
+    if (LABEL_PATTERN.test(label) && secret.length >= MIN_LABELED_SECRET_LENGTH) return { label, secret };
+  }
+  return { label: `key-${digest(entry).toString('hex').slice(0, 6)}`, secret: entry };
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+interface RingEntry {
+  role: Role;
+  label: string;
+  digest: Buffer;
+}
+
+export interface Principal {
+  /** Label of the key that matched (safe to log and record). */
+  label: string;
+  /** Every role this key holds. */
+  roles: Role[];
+}
+
+/** The configured keys of every role, hashed once. */
+export class KeyRing {
+  private readonly entries: RingEntry[];
+
+  constructor(keys: Record<Role, string[]>) {
+    this.entries = (Object.keys(keys) as Role[]).flatMap((role) =>
+      keys[role].map((raw) => {
+        const { label, secret } = parseKeyEntry(raw);
+        return { role, label, digest: digest(secret) };
+      }),
+    );
+  }
+
+  static fromConfig(config: Pick<Config, 'libraryKeys' | 'curatorKeys' | 'adminKeys'>): KeyRing {
+    return new KeyRing({ library: config.libraryKeys, curator: config.curatorKeys, admin: config.adminKeys });
+  }
+
+  /** True when at least one key is configured for one of `roles`. */
+  configuredFor(roles: readonly Role[]): boolean {
+    return this.entries.some((e) => roles.includes(e.role));
+  }
+
+  /** The principal a presented secret belongs to, or null. Compares against every key. */
+  identify(secret: string): Principal | null {
+    const presented = digest(secret);
+    let label: string | null = null;
+    const roles: Role[] = [];
+    for (const e of this.entries) {
+      if (timingSafeEqual(presented, e.digest)) {
+        label ??= e.label;
+        if (!roles.includes(e.role)) roles.push(e.role);
+      }
+    }
+    return label === null ? null : { label, roles };
+  }
+}
+
+const rings = new WeakMap<object, KeyRing>();
+
+/** One KeyRing per configuration object. */
+export function keyRingFor(config: Config): KeyRing {
+  let ring = rings.get(config);
+  if (!ring) {
+    ring = KeyRing.fromConfig(config);
+    rings.set(config, ring);
+  }
+  return ring;
+}
+
+const principals = new WeakMap<FastifyRequest, Principal>();
+
+/** The principal `requireRole` accepted for this request (throws when the route is unprotected). */
+export function principalOf(request: FastifyRequest): Principal {
+  const p = principals.get(request);
+  if (!p) throw new Error('principalOf() on a request that did not pass requireRole');
+  return p;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Keys the request presents in its headers (the import-key header first). */
+export function presentedKeys(request: FastifyRequest): string[] {
+  const out: string[] = [];
+  const header = headerValue(request.headers['x-archive-import-key'])?.trim();
+  if (header) out.push(header);
+  const auth = headerValue(request.headers.authorization);
+  const m = auth ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth) : null;
+  if (m?.[1]) out.push(m[1]);
+  return out;
+}
+
+/**
+ * The first query parameter that carries a key, or null: a key-like name, or a value equal to
+ * any configured key. Only the parameter name is ever reported.
+ */
+export function keyInQuery(url: string, ring: KeyRing): string | null {
+  const q = url.indexOf('?');
+  if (q < 0) return null;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const [name, value] of params) {
+    if (KEY_LIKE_PARAMS.has(name.toLowerCase().replace(/[-_]/g, ''))) return name;
+    if (value.length > 0 && ring.identify(value)) return name;
+  }
+  return null;
+}
+
+const REALM = 'Bearer realm="archive"';
+
+/**
+ * A hook that admits only keys holding one of `roles`: 400 for a key in the URL, 401 for a
+ * missing or wrong key (with `WWW-Authenticate: Bearer`), 403 for a valid key of another role.
+ */
+export function requireRole(ctx: { config: Config }, roles: readonly Role[]) {
+  const base = ctx.config.publicBaseUrl;
+  const envNames = roles.map((r) => ROLE_ENV[r]).join(' or ');
+  return async function checkKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const ring = keyRingFor(ctx.config);
+    const inQuery = keyInQuery(request.url, ring);
+    if (inQuery !== null) {
+      await sendProblem(
+        reply,
+        request,
+        base,
+        'key-in-url',
+        `The query parameter "${inQuery}" carries a key, or looks like it. Keys are never sent in a URL: send it in the X-Archive-Import-Key header or as Authorization: Bearer <key>, and rotate a key that was exposed.`,
+        { errors: [{ parameter: inQuery, detail: 'must not carry a key' }] },
+      );
+      return reply;
+    }
+    const presented = presentedKeys(request);
+    let principal: Principal | null = null;
+    for (const key of presented) {
+      principal = ring.identify(key);
+      if (principal) break;
+    }
+    if (principal && !principal.roles.some((r) => roles.includes(r))) {
+      await sendProblem(reply, request, base, 'forbidden', `The key "${principal.label}" has the role ${principal.roles.join(', ')}; this action needs ${roles.join(' or ')}.`);
+      return reply;
+    }
+    if (!principal) {
+      const [detail, header] = !ring.configuredFor(roles)
+        ? [`No key is configured for this route, so it refuses every request. The operator sets ${envNames} (comma-separated keys) and restarts the service.`, REALM]
+        : presented.length === 0
+          ? ['This route needs a key in the X-Archive-Import-Key header or as Authorization: Bearer <key>.', REALM]
+          : ['The key sent is not valid for this service.', `${REALM}, error="invalid_token"`];
+      await sendProblem(reply, request, base, 'unauthorized', detail, { headers: { 'WWW-Authenticate': header } });
+      return reply;
+    }
+    principals.set(request, principal);
+    return undefined;
+  };
+}
