@@ -45,15 +45,21 @@ describe('SIGKILL during a burst of submissions', () => {
   it('loses no accepted submission and leaves only parseable state', async () => {
     running = await startService(ENV);
     const service = running;
+    // 64 requests in flight at a time, so the burst is concurrent and still outlasts the kill
+    // (sending all 500 at once lets a fast server answer them all before SIGKILL lands).
     let accepted = 0;
-    const answers = await Promise.all(
-      Array.from({ length: TOTAL }, (_, i) =>
-        post(service.url, i).then((a) => {
+    let next = 0;
+    const answers: Array<{ i: number; status: number; code: string | null }> = [];
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < TOTAL) {
+          const a = await post(service.url, next++);
           if (a.status === 202 && ++accepted === KILL_AFTER) service.child.kill('SIGKILL');
-          return a;
-        }),
-      ),
+          answers.push(a);
+        }
+      }),
     );
+    answers.sort((a, b) => a.i - b.i);
     await service.stop('SIGKILL');
     const got202 = answers.filter((a) => a.status === 202);
     // The kill really happened mid-stream: some answered, some never did.
