@@ -1,0 +1,222 @@
+/**
+ * Technical checks of a contributor's file during review (DESIGN.md 2.10): MusicXML must load in
+ * Verovio (pages, measures), MP3/WAV must decode to audio with a duration (music-metadata), MIDI
+ * must parse and hold notes (@tonejs/midi). Never throws: every failure is a result with
+ * `passed: false` and a one-line reason, which goes on the review and into the asset's record.
+ */
+import { readFile } from 'node:fs/promises';
+import type { AssetKind } from '../../src/schemas/common.ts';
+import type { RunTechnicalChecks, TechnicalCheckResult } from './types.ts';
+
+/** MusicXML larger than this is not handed to Verovio (it would hold the event loop for long). */
+const MAX_MUSICXML_BYTES = 20 * 1024 * 1024;
+
+export const runTechnicalChecks: RunTechnicalChecks = async (kind, file) => {
+  try {
+    switch (kind) {
+      case 'musicxml':
+        return await checkMusicXml(file);
+      case 'mxl':
+        // Unpacking the zip container is not implemented; saying "passed" would be a lie, and the
+        // contributor can send the uncompressed .musicxml instead.
+        return fail(kind, 'Compressed MusicXML (.mxl) is not checked; submit the uncompressed .musicxml file', { unsupported: true });
+      case 'mp3':
+      case 'wav':
+        return await checkAudio(kind, file);
+      case 'midi':
+        return await checkMidi(file);
+      default:
+        return { kind, passed: true, summary: `No technical check for ${kind} files`, measurements: { checked: false } };
+    }
+  } catch (err) {
+    return fail(kind, `The ${kind} check stopped with an error: ${(err as Error).message}`);
+  }
+};
+
+function fail(kind: AssetKind, summary: string, measurements: Record<string, unknown> = {}): TechnicalCheckResult {
+  return { kind, passed: false, summary, measurements };
+}
+
+// ---------------------------------------------------------------------------------------------
+// MusicXML
+
+type Toolkit = import('verovio/esm').VerovioToolkit;
+let toolkit: Promise<Toolkit> | null = null;
+
+/** One Verovio instance per process, created on first use (the WASM module takes a while to start). */
+function verovio(): Promise<Toolkit> {
+  toolkit ??= (async () => {
+    const { default: createVerovioModule } = await import('verovio/wasm');
+    const { VerovioToolkit, enableLog, enableLogToBuffer, LOG_WARNING } = await import('verovio/esm');
+    const module = await createVerovioModule();
+    // Messages go to a buffer read after each load, not to the server's output.
+    enableLogToBuffer(1, module);
+    enableLog(LOG_WARNING, module);
+    return new VerovioToolkit(module);
+  })();
+  toolkit.catch(() => {
+    toolkit = null;
+  });
+  return toolkit;
+}
+
+/** Verovio is single-threaded state: loads run one at a time. */
+let verovioQueue: Promise<unknown> = Promise.resolve();
+
+async function checkMusicXml(file: string): Promise<TechnicalCheckResult> {
+  const bytes = await readFile(file);
+  if (bytes.length > MAX_MUSICXML_BYTES) return fail('musicxml', `The MusicXML file is larger than ${MAX_MUSICXML_BYTES} bytes`, { bytes: bytes.length });
+  const xml = bytes.toString('utf8');
+  if (!/<score-(partwise|timewise)[\s>]/.test(xml)) {
+    return fail('musicxml', 'Not MusicXML: no score-partwise or score-timewise element');
+  }
+  // Verovio engraves whatever it could read of a cut-off file; a missing root end tag betrays one.
+  const root = /<score-(partwise|timewise)[\s>]/.exec(xml)![1];
+  if (!new RegExp(`</score-${root}>\\s*$`).test(xml)) {
+    return fail('musicxml', `The MusicXML file is incomplete: it does not end with </score-${root}>`);
+  }
+  const malformed = wellFormednessError(xml);
+  if (malformed) return fail('musicxml', `The MusicXML file is not well-formed XML: ${malformed}`);
+  const measures = countMeasures(xml);
+  const parts = (xml.match(/<score-part[\s>]/g) ?? []).length;
+  const notes = (xml.match(/<note[\s>]/g) ?? []).length;
+  if (notes === 0) return fail('musicxml', 'The MusicXML file has no notes', { measures, parts, notes });
+  const run = verovioQueue.then(async () => {
+    const tk = await verovio();
+    tk.setOptions({ pageWidth: 2100, pageHeight: 2970, scale: 40, adjustPageHeight: false });
+    tk.getLog(); // drop messages of the previous file
+    const loaded = tk.loadData(xml);
+    const errors = tk
+      .getLog()
+      .split('\n')
+      .filter((line) => line.startsWith('[Error]'))
+      .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
+    return { loaded: Boolean(loaded), errors, pages: loaded ? tk.getPageCount() : 0 };
+  });
+  verovioQueue = run.catch(() => undefined);
+  const { loaded, errors, pages } = await run;
+  const measurements = { pages, measures, parts, notes };
+  // Verovio reads damaged files leniently; its error log tells when it had to give up on parts.
+  if (!loaded || errors.length > 0) {
+    return fail('musicxml', `Verovio could not load this MusicXML file${errors.length > 0 ? `: ${errors.slice(0, 2).join('; ')}` : ''}`, measurements);
+  }
+  if (pages < 1) return fail('musicxml', 'Verovio found no page to engrave', measurements);
+  return { kind: 'musicxml', passed: true, summary: `MusicXML loads in Verovio: ${plural(pages, 'page')}, ${plural(measures, 'measure')}`, measurements };
+}
+
+const TAG = /<(\/?)([A-Za-z_:][\w:.-]*)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/y;
+
+/**
+ * Verovio reads broken XML leniently (an unclosed element or a stray "<" still engraves), so the
+ * markup is checked first: every tag well-formed, every element closed in order. Returns the first
+ * problem with its line, or null.
+ */
+function wellFormednessError(xml: string): string | null {
+  const stack: string[] = [];
+  const line = (at: number) => xml.slice(0, at).split('\n').length;
+  let i = xml.indexOf('<');
+  while (i !== -1) {
+    if (xml.startsWith('<!--', i)) i = end(xml, '-->', i);
+    else if (xml.startsWith('<![CDATA[', i)) i = end(xml, ']]>', i);
+    else if (xml.startsWith('<?', i)) i = end(xml, '?>', i);
+    else if (xml.startsWith('<!DOCTYPE', i)) i = end(xml, '>', i);
+    else {
+      TAG.lastIndex = i;
+      const m = TAG.exec(xml);
+      if (!m) return `malformed tag on line ${line(i)}`;
+      const [, closing, name, , selfClosing] = m;
+      if (closing) {
+        const open = stack.pop();
+        if (open !== name) return `</${name}> on line ${line(i)} closes ${open ? `<${open}>` : 'nothing'}`;
+      } else if (!selfClosing) stack.push(name!);
+      i = TAG.lastIndex;
+    }
+    if (i === -1) return 'unterminated comment, CDATA section or declaration';
+    i = xml.indexOf('<', i);
+  }
+  return stack.length > 0 ? `<${stack[stack.length - 1]}> is never closed` : null;
+}
+
+function end(xml: string, marker: string, from: number): number {
+  const at = xml.indexOf(marker, from);
+  return at === -1 ? -1 : at + marker.length;
+}
+
+/** Measures of the score: those of the first part (partwise), or the top-level ones (timewise). */
+function countMeasures(xml: string): number {
+  const firstPart = /<part[\s>][\s\S]*?<\/part>/.exec(xml);
+  return ((firstPart ? firstPart[0] : xml).match(/<measure[\s>]/g) ?? []).length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Audio
+
+async function checkAudio(kind: 'mp3' | 'wav', file: string): Promise<TechnicalCheckResult> {
+  const { parseFile } = await import('music-metadata');
+  let format;
+  try {
+    // duration: true scans the whole MP3 when it has no Xing/VBRI header, so the duration is real.
+    ({ format } = await parseFile(file, { duration: true, skipCovers: true }));
+  } catch (err) {
+    return fail(kind, `Not a readable ${kind.toUpperCase()} file: ${(err as Error).message}`);
+  }
+  const measurements = {
+    container: format.container ?? null,
+    codec: format.codec ?? null,
+    durationSeconds: format.duration ?? null,
+    bitrate: format.bitrate ? Math.round(format.bitrate) : null,
+    sampleRate: format.sampleRate ?? null,
+    channels: format.numberOfChannels ?? null,
+    bitsPerSample: format.bitsPerSample ?? null,
+  };
+  const container = (format.container ?? '').toUpperCase();
+  const matches = kind === 'wav' ? container.includes('WAVE') : container.includes('MPEG') && /layer 3/i.test(format.codec ?? 'layer 3');
+  if (!matches) return fail(kind, `The file is not ${kind.toUpperCase()} (found ${format.container ?? 'an unknown format'}${format.codec ? `, ${format.codec}` : ''})`, measurements);
+  if (!format.duration || !Number.isFinite(format.duration) || format.duration <= 0) {
+    return fail(kind, `No audio found in this ${kind.toUpperCase()} file (no duration)`, measurements);
+  }
+  if (format.numberOfSamples === 0 || !format.sampleRate) return fail(kind, `No audio frames in this ${kind.toUpperCase()} file`, measurements);
+  const parts = [
+    `${format.duration.toFixed(1)} s`,
+    measurements.bitrate ? `${Math.round(measurements.bitrate / 1000)} kbit/s` : null,
+    `${format.sampleRate} Hz`,
+    format.numberOfChannels ? plural(format.numberOfChannels, 'channel') : null,
+  ].filter(Boolean);
+  return { kind, passed: true, summary: `${kind.toUpperCase()} decodes: ${parts.join(', ')}`, measurements };
+}
+
+// ---------------------------------------------------------------------------------------------
+// MIDI
+
+async function checkMidi(file: string): Promise<TechnicalCheckResult> {
+  // The package is CommonJS built by UMD: Node exposes its exports only as the default export.
+  const mod = (await import('@tonejs/midi')) as unknown as { Midi?: typeof import('@tonejs/midi').Midi; default?: { Midi: typeof import('@tonejs/midi').Midi } };
+  const Midi = mod.Midi ?? mod.default!.Midi;
+  const bytes = await readFile(file);
+  if (bytes.subarray(0, 4).toString('latin1') !== 'MThd') return fail('midi', 'Not a Standard MIDI File (no MThd header)');
+  let midi;
+  try {
+    midi = new Midi(bytes);
+  } catch (err) {
+    return fail('midi', `The MIDI file does not parse: ${(err as Error).message}`);
+  }
+  const notes = midi.tracks.reduce((n, t) => n + t.notes.length, 0);
+  const measurements = {
+    tracks: midi.tracks.length,
+    tracksWithNotes: midi.tracks.filter((t) => t.notes.length > 0).length,
+    notes,
+    durationSeconds: Math.round(midi.duration * 1000) / 1000,
+    ppq: midi.header.ppq,
+  };
+  if (notes === 0) return fail('midi', 'The MIDI file has no notes', measurements);
+  return {
+    kind: 'midi',
+    passed: true,
+    summary: `MIDI parses: ${plural(measurements.tracksWithNotes, 'track')} with notes, ${plural(notes, 'note')}, ${midi.duration.toFixed(1)} s`,
+    measurements,
+  };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

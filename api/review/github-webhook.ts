@@ -1,0 +1,155 @@
+/**
+ * GitHub events for reviews mirrored as pull requests (DESIGN.md 2.6): a webhook endpoint that
+ * verifies `X-Hub-Signature-256` over the raw body before reading anything else, and a poll that
+ * catches events the webhook missed (server down, delivery failed). A PR on branch
+ * `review/<code>` that is merged calls `onMerged(code)`, closed unmerged `onClosed(code)`, and a
+ * submitted review `onReview(code, state, reviewer)`. Handlers must be idempotent: GitHub redelivers,
+ * and the poll may report what a webhook already did.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.ts';
+import { sendProblem } from '../problem.ts';
+import { createOctokit, trackingCodeFromBranch } from './forge-github.ts';
+import type { ReviewRef } from './types.ts';
+
+export const GITHUB_WEBHOOK_PATH = '/api/v1/review/github-webhook';
+/** GitHub caps webhook payloads at 25 MB; pull request events are far smaller. */
+const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
+
+export interface GitHubEventHandlers {
+  onMerged(code: string): Promise<void>;
+  onClosed(code: string): Promise<void>;
+  /** state: "approved" | "changes_requested" | "commented" (GitHub's review states, lower case). */
+  onReview?(code: string, state: string, reviewer: string): Promise<void>;
+}
+
+export interface GitHubWebhookOptions {
+  /** The shared secret; defaults to GITHUB_WEBHOOK_SECRET. Without one every delivery is refused. */
+  secret?: string | null;
+  /** "owner/name": events from other repositories are ignored (defaults to GITHUB_REPOSITORY). */
+  repository?: string | null;
+}
+
+/** `sha256=<hex>` of the raw body, compared in constant time. */
+export function verifySignature(secret: string, rawBody: Buffer, header: string | undefined): boolean {
+  if (!header || !header.startsWith('sha256=')) return false;
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`);
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export function signPayload(secret: string, rawBody: Buffer | string): string {
+  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
+}
+
+interface PullRequestPayload {
+  action?: string;
+  repository?: { full_name?: string };
+  pull_request?: { merged?: boolean; head?: { ref?: string } };
+  review?: { state?: string; user?: { login?: string } };
+}
+
+export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContext, handlers: GitHubEventHandlers, options: GitHubWebhookOptions = {}): Promise<void> {
+  const secret = options.secret !== undefined ? options.secret : process.env.GITHUB_WEBHOOK_SECRET?.trim() || null;
+  const repository = (options.repository !== undefined ? options.repository : process.env.GITHUB_REPOSITORY?.trim() || null)?.toLowerCase() ?? null;
+  const base = ctx.config.publicBaseUrl;
+
+  // A plugin scope of its own: the raw-body parser applies to this route only, the rest of the
+  // API keeps its JSON parsers.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+    scope.post(GITHUB_WEBHOOK_PATH, { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request, reply) => {
+      const unauthorized = (detail: string) =>
+        sendProblem(reply, request, base, 'unauthorized', detail, { headers: { 'WWW-Authenticate': 'X-Hub-Signature-256 realm="github-webhook"' } });
+      if (!secret) {
+        return unauthorized('GitHub webhooks are not configured on this server: set GITHUB_WEBHOOK_SECRET to the secret entered in the repository\'s webhook settings.');
+      }
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const header = request.headers['x-hub-signature-256'];
+      if (!verifySignature(secret, raw, typeof header === 'string' ? header : undefined)) {
+        return unauthorized('The X-Hub-Signature-256 header is missing or does not match the body signed with the configured webhook secret.');
+      }
+
+      const event = String(request.headers['x-github-event'] ?? '');
+      let payload: PullRequestPayload;
+      try {
+        payload = parsePayload(raw, String(request.headers['content-type'] ?? ''));
+      } catch (err) {
+        return sendProblem(reply, request, base, 'malformed-json', `The webhook payload is not JSON: ${(err as Error).message}`);
+      }
+      if (event === 'ping') return reply.code(204).header('Cache-Control', 'no-store').send();
+      if (repository && payload.repository?.full_name && payload.repository.full_name.toLowerCase() !== repository) {
+        return reply.code(202).header('Cache-Control', 'no-store').send({ handled: false, reason: `events of ${payload.repository.full_name} are ignored` });
+      }
+      const code = trackingCodeFromBranch(payload.pull_request?.head?.ref ?? '');
+      let handled = false;
+      if (code) {
+        if (event === 'pull_request' && payload.action === 'closed') {
+          await (payload.pull_request?.merged ? handlers.onMerged(code) : handlers.onClosed(code));
+          handled = true;
+        } else if (event === 'pull_request_review' && payload.action === 'submitted' && handlers.onReview) {
+          await handlers.onReview(code, (payload.review?.state ?? '').toLowerCase(), payload.review?.user?.login ?? 'unknown');
+          handled = true;
+        }
+      }
+      return reply.code(handled ? 200 : 202).header('Cache-Control', 'no-store').send({ handled, trackingCode: code });
+    });
+  });
+}
+
+/** GitHub sends JSON, or a form with the JSON in `payload` when the webhook is set to that type. */
+function parsePayload(raw: Buffer, contentType: string): PullRequestPayload {
+  const text = raw.toString('utf8');
+  if (contentType.startsWith('application/x-www-form-urlencoded')) {
+    return JSON.parse(new URLSearchParams(text).get('payload') ?? '') as PullRequestPayload;
+  }
+  return JSON.parse(text) as PullRequestPayload;
+}
+
+export interface PollResult {
+  merged: string[];
+  closed: string[];
+  /** Handler failures, one line each; the poll goes on with the next PR. */
+  errors: string[];
+}
+
+/**
+ * Look for merges and closes of open reviews that no webhook reported. Lists closed PRs, most
+ * recently updated first, and stops once every open review is accounted for or the PRs are older
+ * than the oldest open review (a PR closed after its review was opened was updated after that).
+ */
+export async function pollGitHub(
+  forgeOptions: { token: string; repository: string; apiUrl?: string },
+  openRefs: ReviewRef[],
+  handlers: GitHubEventHandlers,
+): Promise<PollResult> {
+  const result: PollResult = { merged: [], closed: [], errors: [] };
+  const waiting = new Map(openRefs.filter((r) => r.kind === 'github-pull-request').map((r) => [r.branch, r]));
+  if (waiting.size === 0) return result;
+  const [owner, repo] = forgeOptions.repository.split('/');
+  const octokit = createOctokit(forgeOptions);
+  const oldest = Math.min(...[...waiting.values()].map((r) => Date.parse(r.openedAtUtc) || 0));
+  const pages = octokit.paginate.iterator(octokit.rest.pulls.list, { owner: owner!, repo: repo!, state: 'closed', sort: 'updated', direction: 'desc', per_page: 100 });
+  outer: for await (const page of pages) {
+    for (const pr of page.data) {
+      if (Date.parse(pr.updated_at) < oldest - 60_000) break outer;
+      const ref = waiting.get(pr.head.ref);
+      // The number must match too: a reopened code on a new PR must not inherit an old PR's fate.
+      if (!ref || (ref.number !== undefined && ref.number !== pr.number)) continue;
+      waiting.delete(pr.head.ref);
+      const code = trackingCodeFromBranch(pr.head.ref)!;
+      const merged = pr.merged_at !== null;
+      try {
+        await (merged ? handlers.onMerged(code) : handlers.onClosed(code));
+        (merged ? result.merged : result.closed).push(code);
+      } catch (err) {
+        result.errors.push(`${code}: ${(err as Error).message}`);
+      }
+      if (waiting.size === 0) break outer;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,41 @@
+/** OpenAPI operation of the GitHub webhook (api/review/github-webhook.ts); document.ts lists it with the rest. */
+import { Type } from '@sinclair/typebox';
+import { problem, type OperationSpec } from './spec.ts';
+
+const receiveGitHubWebhook: OperationSpec = {
+  method: 'post',
+  path: '/api/v1/review/github-webhook',
+  operationId: 'receiveGitHubWebhook',
+  tags: ['review'],
+  summary: 'Receive GitHub pull request events for reviews mirrored on GitHub',
+  description:
+    'Configured as the repository webhook (events: Pull requests, Pull request reviews; content type application/json or ' +
+    'application/x-www-form-urlencoded). The `X-Hub-Signature-256` header must be the HMAC-SHA256 of the raw body with ' +
+    '`GITHUB_WEBHOOK_SECRET`, or nothing happens and the answer is 401. `X-GitHub-Event` selects the event: `pull_request` ' +
+    'closed on branch `review/<trackingCode>` marks the submission merged (to be applied) or declined; `pull_request_review` ' +
+    'submitted records the review; `ping` answers 204. Events of other branches, actions or repositories answer 202 with ' +
+    '`handled: false`. Redeliveries are harmless.',
+  requestBody: {
+    description: 'The GitHub webhook payload, signed.',
+    required: true,
+    content: { 'application/json': { schema: { type: 'object' } }, 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { payload: { type: 'string' } } } } },
+  },
+  responses: {
+    '200': {
+      description: 'The event changed the review of `trackingCode`.',
+      contentType: 'application/json',
+      schema: Type.Object({ handled: Type.Literal(true), trackingCode: Type.String() }),
+    },
+    '202': {
+      description: 'A valid delivery that concerns no review (other branch, action or repository).',
+      contentType: 'application/json',
+      schema: Type.Object({ handled: Type.Literal(false), trackingCode: Type.Optional(Type.Union([Type.String(), Type.Null()])), reason: Type.Optional(Type.String()) }),
+    },
+    '204': { description: 'A `ping` event: the webhook is set up correctly.' },
+    '400': problem('The signed payload is not JSON.'),
+    '401': problem('The signature is missing or wrong, or no GITHUB_WEBHOOK_SECRET is configured (the detail says which).'),
+    '413': problem('The payload is larger than 5 MiB.'),
+  },
+};
+
+export const GITHUB_WEBHOOK_OPERATIONS: OperationSpec[] = [receiveGitHubWebhook];

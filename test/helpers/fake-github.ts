@@ -1,0 +1,359 @@
+/**
+ * A fake GitHub REST API for tests of the GitHub forge (api/review/forge-github.ts): a local HTTP
+ * server implementing exactly the endpoints the forge and the poll use, with the response shapes of
+ * GitHub's REST docs (trimmed to the fields that matter), stateful (blobs, trees, commits, branches,
+ * pull requests with labels, comments, merged/closed) and recording every call.
+ *
+ *   const gh = await startFakeGitHub({ token: 't', repository: 'acme/content' });
+ *   new GitHubForge({ token: 't', repository: 'acme/content', apiUrl: gh.url, local });
+ *   gh.pulls[0].labels; gh.calls; gh.mergeExternally(1); gh.failNext('PUT', /\/merge$/, 405, 'not mergeable');
+ *   await gh.close();
+ *
+ * Requests without `Authorization: token <token>` (or Bearer) answer 401 as GitHub does.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakePull {
+  number: number;
+  title: string;
+  body: string | null;
+  head: string;
+  base: string;
+  headSha: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  mergedAt: string | null;
+  closedAt: string | null;
+  mergeCommitSha: string | null;
+  labels: string[];
+  comments: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FakeCall {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+}
+
+export interface FakeGitHub {
+  url: string;
+  calls: FakeCall[];
+  pulls: FakePull[];
+  /** Branch name -> commit sha. */
+  refs: Map<string, string>;
+  /** Files of a commit: path -> content. */
+  filesAt(commitSha: string): Map<string, string>;
+  /** Merge / close a PR as an editor would on github.com (no webhook is sent). */
+  mergeExternally(number: number): void;
+  closeExternally(number: number): void;
+  /** The next request matching method and path answers this error once. */
+  failNext(method: string, path: RegExp, status: number, message: string): void;
+  close(): Promise<void>;
+}
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const sha1 = (...parts: (string | Buffer)[]) => {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p);
+  return h.digest('hex');
+};
+
+class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function startFakeGitHub(options: { token: string; repository: string; defaultBranch?: string }): Promise<FakeGitHub> {
+  const [owner, name] = options.repository.split('/') as [string, string];
+  const defaultBranch = options.defaultBranch ?? 'main';
+  const blobs = new Map<string, Buffer>();
+  const trees = new Map<string, Map<string, string>>();
+  const commits = new Map<string, { tree: string; parents: string[]; message: string }>();
+  const refs = new Map<string, string>();
+  const pulls: FakePull[] = [];
+  const calls: FakeCall[] = [];
+  const failures: { method: string; path: RegExp; status: number; message: string }[] = [];
+  let url = '';
+  let nextId = 1000;
+
+  // The repository starts with one commit holding a README.
+  const readme = Buffer.from('# content\n');
+  const readmeSha = sha1('blob', readme);
+  blobs.set(readmeSha, readme);
+  const rootTree = sha1('tree', readmeSha);
+  trees.set(rootTree, new Map([['README.md', readmeSha]]));
+  const rootCommit = sha1('commit', rootTree);
+  commits.set(rootCommit, { tree: rootTree, parents: [], message: 'Initial commit' });
+  refs.set(defaultBranch, rootCommit);
+
+  const api = (p: string) => `${url}/repos/${owner}/${name}${p}`;
+  const html = (p: string) => `https://github.com/${owner}/${name}${p}`;
+  const user = { login: 'archive-bot', id: 1, type: 'User' };
+  const repoJson = () => ({
+    id: 1,
+    node_id: 'R_1',
+    name,
+    full_name: `${owner}/${name}`,
+    owner: { login: owner, id: 2, type: 'Organization' },
+    private: false,
+    html_url: html(''),
+    url: api(''),
+    default_branch: defaultBranch,
+  });
+  const refJson = (branch: string) => ({
+    ref: `refs/heads/${branch}`,
+    node_id: `REF_${branch}`,
+    url: api(`/git/refs/heads/${branch}`),
+    object: { sha: refs.get(branch)!, type: 'commit', url: api(`/git/commits/${refs.get(branch)}`) },
+  });
+  const labelJson = (label: string) => ({ id: [...label].reduce((a, c) => a * 31 + c.charCodeAt(0), 7) % 1e9, node_id: `L_${label}`, url: api(`/labels/${encodeURIComponent(label)}`), name: label, color: 'ededed', default: false, description: null });
+  const pullJson = (pr: FakePull) => ({
+    url: api(`/pulls/${pr.number}`),
+    id: pr.number + 5000,
+    node_id: `PR_${pr.number}`,
+    html_url: html(`/pull/${pr.number}`),
+    number: pr.number,
+    state: pr.state,
+    locked: false,
+    title: pr.title,
+    user,
+    body: pr.body,
+    labels: pr.labels.map(labelJson),
+    created_at: pr.createdAt,
+    updated_at: pr.updatedAt,
+    closed_at: pr.closedAt,
+    merged_at: pr.mergedAt,
+    merge_commit_sha: pr.mergeCommitSha,
+    head: { label: `${owner}:${pr.head}`, ref: pr.head, sha: pr.headSha, user, repo: repoJson() },
+    base: { label: `${owner}:${pr.base}`, ref: pr.base, sha: refs.get(pr.base) ?? '', user, repo: repoJson() },
+    merged: pr.merged,
+    mergeable: pr.state === 'open' ? true : null,
+    draft: false,
+  });
+  const pullOf = (n: string) => {
+    const pr = pulls.find((p) => p.number === Number(n));
+    if (!pr) throw new HttpError(404, 'Not Found');
+    return pr;
+  };
+  const touch = (pr: FakePull) => {
+    pr.updatedAt = now();
+  };
+  const merge = (pr: FakePull) => {
+    const baseSha = refs.get(pr.base)!;
+    // Files of the base overlaid with the branch's: enough for the tests' non-conflicting changes.
+    const files = new Map([...trees.get(commits.get(baseSha)!.tree)!, ...trees.get(commits.get(pr.headSha)!.tree)!]);
+    const tree = sha1('tree', ...[...files].flat());
+    trees.set(tree, files);
+    const commit = sha1('merge', baseSha, pr.headSha);
+    commits.set(commit, { tree, parents: [baseSha, pr.headSha], message: `Merge pull request #${pr.number}` });
+    refs.set(pr.base, commit);
+    Object.assign(pr, { state: 'closed', merged: true, mergedAt: now(), closedAt: now(), mergeCommitSha: commit });
+    touch(pr);
+    return commit;
+  };
+
+  type Handler = (m: RegExpExecArray, body: any, query: Record<string, string>) => [number, unknown, Record<string, string>?];
+  const R = (method: string, pattern: string, handler: Handler) => ({ method, re: new RegExp(`^/repos/${owner}/${name}${pattern}$`), handler });
+  const routes = [
+    R('GET', '', () => [200, repoJson()]),
+    R('GET', '/git/ref/heads/(.+)', (m) => {
+      if (!refs.has(m[1]!)) throw new HttpError(404, 'Not Found');
+      return [200, refJson(m[1]!)];
+    }),
+    R('GET', '/git/commits/([0-9a-f]{40})', (m) => {
+      const c = commits.get(m[1]!);
+      if (!c) throw new HttpError(404, 'Not Found');
+      return [200, { sha: m[1], node_id: `C_${m[1]}`, url: api(`/git/commits/${m[1]}`), html_url: html(`/commit/${m[1]}`), message: c.message, tree: { sha: c.tree, url: api(`/git/trees/${c.tree}`) }, parents: c.parents.map((s) => ({ sha: s, url: api(`/git/commits/${s}`), html_url: html(`/commit/${s}`) })), author: { name: 'bot', email: 'bot@example.org', date: now() }, committer: { name: 'bot', email: 'bot@example.org', date: now() }, verification: { verified: false, reason: 'unsigned', signature: null, payload: null } }];
+    }),
+    R('POST', '/git/blobs', (_m, body) => {
+      if (typeof body?.content !== 'string') throw new HttpError(422, 'Invalid request.\n\n"content" wasn\'t supplied.');
+      const bytes = body.encoding === 'base64' ? Buffer.from(body.content, 'base64') : Buffer.from(body.content, 'utf8');
+      const sha = sha1('blob', bytes);
+      blobs.set(sha, bytes);
+      return [201, { sha, url: api(`/git/blobs/${sha}`) }];
+    }),
+    R('POST', '/git/trees', (_m, body) => {
+      const base = body.base_tree ? trees.get(body.base_tree) : new Map<string, string>();
+      if (!base) throw new HttpError(422, 'base_tree is not a valid tree');
+      const files = new Map(base);
+      for (const e of body.tree as { path: string; sha: string | null }[]) {
+        if (e.sha === null) files.delete(e.path);
+        else if (!blobs.has(e.sha)) throw new HttpError(422, `tree.sha ${e.sha} is not a valid blob`);
+        else files.set(e.path, e.sha);
+      }
+      const sha = sha1('tree', ...[...files].sort().flat());
+      trees.set(sha, files);
+      return [201, { sha, url: api(`/git/trees/${sha}`), truncated: false, tree: [...files].map(([p, s]) => ({ path: p, mode: '100644', type: 'blob', sha: s, size: blobs.get(s)!.length, url: api(`/git/blobs/${s}`) })) }];
+    }),
+    R('POST', '/git/commits', (_m, body) => {
+      if (!trees.has(body.tree)) throw new HttpError(422, 'Tree SHA does not exist');
+      for (const p of body.parents as string[]) if (!commits.has(p)) throw new HttpError(422, 'Parent SHA does not exist or is not a commit object');
+      const sha = sha1('commit', body.tree, ...(body.parents as string[]), body.message, String(nextId++));
+      commits.set(sha, { tree: body.tree, parents: body.parents, message: body.message });
+      return [201, { sha, node_id: `C_${sha}`, url: api(`/git/commits/${sha}`), html_url: html(`/commit/${sha}`), message: body.message, tree: { sha: body.tree, url: api(`/git/trees/${body.tree}`) }, parents: (body.parents as string[]).map((s) => ({ sha: s, url: api(`/git/commits/${s}`), html_url: html(`/commit/${s}`) })) }];
+    }),
+    R('POST', '/git/refs', (_m, body) => {
+      const branch = /^refs\/heads\/(.+)$/.exec(body.ref ?? '')?.[1];
+      if (!branch) throw new HttpError(422, 'Reference name must start with refs/ and have at least two slashes.');
+      if (refs.has(branch)) throw new HttpError(422, 'Reference already exists');
+      if (!commits.has(body.sha)) throw new HttpError(422, 'Object does not exist');
+      refs.set(branch, body.sha);
+      return [201, refJson(branch)];
+    }),
+    R('PATCH', '/git/refs/heads/(.+)', (m, body) => {
+      if (!refs.has(m[1]!)) throw new HttpError(422, 'Reference does not exist');
+      refs.set(m[1]!, body.sha);
+      for (const pr of pulls) if (pr.head === m[1] && pr.state === 'open') pr.headSha = body.sha;
+      return [200, refJson(m[1]!)];
+    }),
+    R('GET', '/pulls', (_m, _b, q) => {
+      const state = q.state ?? 'open';
+      let list = pulls.filter((p) => state === 'all' || p.state === state);
+      if (q.head) list = list.filter((p) => `${owner}:${p.head}` === q.head);
+      if (q.base) list = list.filter((p) => p.base === q.base);
+      const key = q.sort === 'updated' ? 'updatedAt' : 'createdAt';
+      list = [...list].sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.number - b.number));
+      if ((q.direction ?? (q.sort ? 'desc' : 'desc')) === 'desc') list.reverse();
+      const perPage = Math.min(Number(q.per_page ?? 30), 100);
+      const page = Number(q.page ?? 1);
+      const slice = list.slice((page - 1) * perPage, page * perPage);
+      const headers: Record<string, string> = {};
+      if (page * perPage < list.length) {
+        const next = new URLSearchParams({ ...q, page: String(page + 1) });
+        headers.Link = `<${api(`/pulls?${next}`)}>; rel="next"`;
+      }
+      return [200, slice.map(pullJson), headers];
+    }),
+    R('POST', '/pulls', (_m, body) => {
+      if (!refs.has(body.head)) throw new HttpError(422, `Validation Failed: head ${body.head} does not exist`);
+      if (pulls.some((p) => p.head === body.head && p.state === 'open')) throw new HttpError(422, `Validation Failed: A pull request already exists for ${owner}:${body.head}.`);
+      const pr: FakePull = { number: pulls.length + 1, title: body.title, body: body.body ?? null, head: body.head, base: body.base, headSha: refs.get(body.head)!, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now() };
+      pulls.push(pr);
+      return [201, pullJson(pr)];
+    }),
+    R('GET', '/pulls/(\\d+)', (m) => [200, pullJson(pullOf(m[1]!))]),
+    R('PATCH', '/pulls/(\\d+)', (m, body) => {
+      const pr = pullOf(m[1]!);
+      if (body.state === 'closed' && pr.state === 'open') Object.assign(pr, { state: 'closed', closedAt: now() });
+      if (body.title) pr.title = body.title;
+      touch(pr);
+      return [200, pullJson(pr)];
+    }),
+    R('PUT', '/pulls/(\\d+)/merge', (m, body) => {
+      const pr = pullOf(m[1]!);
+      if (pr.state !== 'open') throw new HttpError(405, 'Pull Request is not mergeable');
+      if (body?.merge_method && !['merge', 'squash', 'rebase'].includes(body.merge_method)) throw new HttpError(422, 'Invalid merge_method');
+      const sha = merge(pr);
+      return [200, { sha, merged: true, message: 'Pull Request successfully merged' }];
+    }),
+    R('GET', '/issues/(\\d+)/labels', (m) => [200, pullOf(m[1]!).labels.map(labelJson)]),
+    R('POST', '/issues/(\\d+)/labels', (m, body) => {
+      const pr = pullOf(m[1]!);
+      pr.labels = [...new Set([...pr.labels, ...(body.labels as string[])])];
+      touch(pr);
+      return [200, pr.labels.map(labelJson)];
+    }),
+    R('PUT', '/issues/(\\d+)/labels', (m, body) => {
+      const pr = pullOf(m[1]!);
+      pr.labels = [...new Set(body.labels as string[])];
+      touch(pr);
+      return [200, pr.labels.map(labelJson)];
+    }),
+    R('DELETE', '/issues/(\\d+)/labels/(.+)', (m) => {
+      const pr = pullOf(m[1]!);
+      if (!pr.labels.includes(m[2]!)) throw new HttpError(404, 'Label does not exist');
+      pr.labels = pr.labels.filter((l) => l !== m[2]);
+      return [200, pr.labels.map(labelJson)];
+    }),
+    R('POST', '/issues/(\\d+)/comments', (m, body) => {
+      const pr = pullOf(m[1]!);
+      pr.comments.push(body.body);
+      touch(pr);
+      const id = nextId++;
+      return [201, { id, node_id: `IC_${id}`, url: api(`/issues/comments/${id}`), html_url: html(`/pull/${pr.number}#issuecomment-${id}`), body: body.body, user, created_at: now(), updated_at: now() }];
+    }),
+  ];
+
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'X-GitHub-Media-Type': 'github.v3; format=json', ...headers });
+    res.end(body === undefined ? '' : JSON.stringify(body));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const u = new URL(req.url ?? '/', 'http://fake');
+    // Octokit percent-encodes path parameters ("heads%2Freview%2FABC", "status%3A%20pending").
+    const p = decodeURIComponent(u.pathname);
+    const query = Object.fromEntries(u.searchParams);
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = null;
+    if (text) body = JSON.parse(text);
+    const method = req.method ?? 'GET';
+    calls.push({ method, path: p, query, body });
+    const auth = req.headers.authorization ?? '';
+    if (auth !== `token ${options.token}` && auth !== `Bearer ${options.token}`) {
+      return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+    }
+    const failure = failures.findIndex((f) => f.method === method && f.path.test(p));
+    if (failure !== -1) {
+      const [f] = failures.splice(failure, 1);
+      return send(res, f!.status, { message: f!.message, documentation_url: 'https://docs.github.com/rest', status: String(f!.status) });
+    }
+    for (const r of routes) {
+      if (r.method !== method) continue;
+      const m = r.re.exec(p);
+      if (!m) continue;
+      try {
+        const [status, out, headers] = r.handler(m, body, query);
+        return send(res, status, out, headers);
+      } catch (err) {
+        if (err instanceof HttpError) return send(res, err.status, { message: err.message, documentation_url: 'https://docs.github.com/rest', status: String(err.status) });
+        throw err;
+      }
+    }
+    send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => send(res, 500, { message: err.message }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    calls,
+    pulls,
+    refs,
+    filesAt(commitSha) {
+      const c = commits.get(commitSha);
+      if (!c) throw new Error(`no commit ${commitSha}`);
+      return new Map([...trees.get(c.tree)!].map(([p, s]) => [p, blobs.get(s)!.toString('utf8')]));
+    },
+    mergeExternally(number) {
+      merge(pullOf(String(number)));
+    },
+    closeExternally(number) {
+      const pr = pullOf(String(number));
+      Object.assign(pr, { state: 'closed', closedAt: now() });
+      touch(pr);
+    },
+    failNext(method, path, status, message) {
+      failures.push({ method, path, status, message });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
