@@ -109,6 +109,9 @@ export async function createApp(input: { config: Config; handle: SiteHandle; reb
 
   // JSON bodies may also be sent as text/json or application/*+json (spec Part 4.1).
   const jsonParser = app.getDefaultJsonParser('error', 'error');
+  // Fastify's built-in text/plain parser would turn a text body into a 400 "must be object";
+  // the documented answer for a body that is not JSON is 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('text/json', { parseAs: 'string' }, jsonParser);
   app.addContentTypeParser(/^application\/[a-z0-9.!#$&^_-]+\+json$/i, { parseAs: 'string' }, jsonParser);
 

@@ -12,6 +12,7 @@ import { buildSection } from './lib/build.ts';
 import { environment, figure, summary, writeResult, type BenchResult, type Section, type SectionResult } from './lib/results.ts';
 import { intakeSection } from './lib/intake.ts';
 import { librarySection } from './lib/library.ts';
+import { resolveSection } from './lib/resolve.ts';
 import { runPageWeightBench } from './lib/page-weight.ts';
 import { staticSection } from './lib/static.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
@@ -41,7 +42,7 @@ const pageWeightSection: Section = {
   },
 };
 
-const SECTIONS: Section[] = [staticSection({ contentDir: values['static-content'] }), buildSection(), intakeSection(), librarySection(), pageWeightSection];
+const SECTIONS: Section[] = [staticSection({ contentDir: values['static-content'] }), buildSection(), resolveSection(), intakeSection(), librarySection(), pageWeightSection];
 
 if (values.help) {
   console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR]\n');

@@ -1,5 +1,24 @@
-/** POST /api/v1/music/resolve. */
+/**
+ * POST /api/v1/music/resolve: parse (the route schema validates the body; the app's error
+ * handler answers 400 problems with pointers), resolve against the served build, answer. Resolve
+ * changes nothing, but its answer depends on the body, so it is never cached.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.ts';
+import { API_VERSION } from '../../src/schemas/common.ts';
+import { MusicResolveInput } from '../../src/schemas/resolve.ts';
+import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import { ResolveIndex } from '../resolve/index.ts';
 
-export async function registerResolveRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+export async function registerResolveRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const index = new ResolveIndex(ctx.handle);
+  app.post('/api/v1/music/resolve', { schema: { body: MusicResolveInput } }, async (request, reply) => {
+    const { build, catalog } = index.current();
+    const data = resolveMusic(catalog, request.body as MusicResolveInput, {
+      baseUrl: ctx.config.publicBaseUrl,
+      catalogGeneratedAtUtc: build.generatedAtUtc,
+    });
+    reply.header('Cache-Control', 'no-store').type('application/json');
+    return { apiVersion: API_VERSION, generatedAtUtc: new Date().toISOString(), data };
+  });
+}

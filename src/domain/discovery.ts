@@ -10,6 +10,7 @@ import { REVIEW_STATE_LABELS, REVIEW_STATE_MEANINGS } from './review-states.ts';
 import type { Urls } from './records.ts';
 import { WORKS_DEFAULT_PAGE_SIZE, WORKS_MAX_PAGE_SIZE } from './works-query.ts';
 import { BODY_LIMIT_POLICY, RATE_LIMIT_POLICY } from './contributions/policy.ts';
+import { resolveLlmsSection, resolveWorkedExample } from './resolve/guide.ts';
 
 export const SERVICE_NAME = 'Public-Domain Music Archive';
 
@@ -99,6 +100,7 @@ export function buildWorkflow(u: Urls): Workflow {
     ],
     reviewStates: CATALOG_REVIEW_STATES.map((state) => ({ state, label: REVIEW_STATE_LABELS[state], meaning: REVIEW_STATE_MEANINGS[state] })),
     boundaries: BOUNDARIES,
+    resolveExample: resolveWorkedExample(u),
     cooperationRequest: {
       text:
         'Cache records and revalidate with If-None-Match; honor 429 and Retry-After; never put keys in URLs, prompts, repositories or video descriptions; ' +
@@ -122,6 +124,8 @@ export function buildLlmsTxt(u: Urls): string {
 5. Instruments: ${u.instruments}; rendering profiles: ${u.profiles}
 6. Contribute what is missing: read the contract ${u.contributionSchema}, copy the template ${u.contributionTemplate}, replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, and POST it to ${u.contributions} with a new idempotencyKey. The 202 answer carries your tracking code; follow it at ${u.contributions}/{trackingCode}, and reuse the asset only when the status is "applied" and it appears in the work record. Retrying with the same key and identical content is safe (same code); changed content needs a new key (422 otherwise).
 7. Report an error in one field of a record: POST ${u.correctionReports}; follow it at ${u.correctionReports}/{trackingCode}.
+
+${resolveLlmsSection(u)}
 
 ## Rules that keep your output publishable
 

@@ -28,7 +28,10 @@ export const MusicRequirements = Type.Object(
     ),
     requireMusicXml: Type.Optional(Type.Boolean({ description: 'Require a MusicXML score.' })),
     requireApprovedRenderingProfile: Type.Optional(Type.Boolean({ description: 'Require every rendering profile to be approved.' })),
-    requiredFormats: Type.Array(Type.String({ maxLength: 40 }), { description: 'Formats that must be present, such as "musicxml" and "mp3".' }),
+    // The spec sets no length on a format name; the 1 MiB body limit bounds it.
+    requiredFormats: Type.Array(Type.String({ description: 'One format, matched case-insensitively against asset kinds.' }), {
+      description: 'Formats that must be present as public assets, such as "musicxml" and "mp3".',
+    }),
   },
   { ...strict, $id: 'MusicRequirements', title: 'MusicRequirements', description: 'What the music must satisfy.' },
 );

@@ -89,6 +89,17 @@ export const Workflow = Type.Object(
       { description: 'Review states and what each does and does not mean.' },
     ),
     boundaries: Type.Array(Type.String(), { description: 'Rules no state implies away.' }),
+    resolveExample: Type.Object(
+      {
+        description: Type.String({ description: 'What the example shows.' }),
+        method: Type.String({ description: 'HTTP method.' }),
+        href: Type.String({ format: 'uri', description: 'Where to send it (absolute).' }),
+        request: Type.Unknown({ description: 'A MusicResolveInput body.' }),
+        response: Type.Unknown({ description: 'The answer, abbreviated.' }),
+        readingTheAnswer: Type.Array(Type.String(), { description: 'How to act on each verdict.' }),
+      },
+      { ...strict, description: 'A worked example of POST /api/v1/music/resolve.' },
+    ),
     cooperationRequest: Type.Object(
       { text: Type.String(), keepWithEveryClaim: Type.Array(Type.String()) },
       { ...strict, description: 'What the archive asks of callers.' },

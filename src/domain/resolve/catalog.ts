@@ -1,0 +1,373 @@
+/**
+ * The resolve catalog: one build's work records and profiles, prepared once so each resolve only
+ * compares integers. Everything that does not depend on the request (which formats are public,
+ * the rights layers, review states, folded words, per-role lists) is computed here and kept in
+ * typed-array columns indexed by arrangement: a catalog-wide resolve over 100,000 works walks
+ * tens of thousands of arrangements, and plain integer arrays are what keeps that within
+ * milliseconds and the index within a fraction of the records' own memory.
+ * Pure: the front server builds it from the served build at start-up and on every swap.
+ */
+import type { ArrangementRecord, AssetRecord, WorkRecord } from '../../schemas/work.ts';
+import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
+import { MUSIC_ROLES, type AssetKind, type MusicRole } from '../../schemas/common.ts';
+import { fold, words } from '../text.ts';
+import { composerNameForms } from '../works-query.ts';
+import { KIND_BIT, MUSICXML_MASK, REVIEW_PREFERENCE, assetReviewPasses } from './formats.ts';
+import { Vocabulary, catalogNumberWords } from './text-match.ts';
+
+export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<MusicRole, number>;
+
+/** Rights-layer verdicts that do not depend on the request (column values). */
+export const LAYER_FAIL = 0;
+export const LAYER_PASS = 1;
+export const LAYER_NOT_APPLICABLE = 2;
+
+/** Bits of the `flags` column. */
+export const FLAG_STATIC_READY = 1;
+export const FLAG_PROFILES_APPROVED = 2;
+export const FLAG_REVIEW_PASSES = 4;
+export const FLAG_LOOPABLE = 8;
+export const FLAG_TRIMMABLE = 16;
+export const FLAG_COMPOSITION_PASSES = 32;
+
+export interface PreparedWork {
+  record: WorkRecord;
+  /** Position in catalog order (composer sort name, title, slug), as GET /api/v1/works lists. */
+  order: number;
+  /** Position in slug order; the documented tie-break. */
+  slugOrder: number;
+  /** A public MusicXML source score exists (arrangements can be made and checked against it). */
+  hasPublicScore: boolean;
+  compositionPasses: boolean;
+  /** Its arrangements are indexes first .. first + count - 1 (editorial rank order). */
+  firstArrangement: number;
+  arrangementCount: number;
+}
+
+/** Words of one text field per arrangement, and the arrangements per word (both compressed rows). */
+export interface WordField {
+  /** ids[start[i] .. start[i + 1]) are the vocabulary ids of arrangement i, ascending. */
+  start: Int32Array;
+  ids: Int32Array;
+  /** postings[postingStart[v] .. postingStart[v + 1]) are the arrangements containing word v, ascending. */
+  postingStart: Int32Array;
+  postings: Int32Array;
+}
+
+/** Request-independent facts per arrangement, by arrangement index. */
+export interface Columns {
+  roleMask: Uint8Array;
+  intendedBit: Uint8Array;
+  /** Under narration: 2 for beds and ambient material, 0 for lead material, 1 otherwise. */
+  narrationClass: Uint8Array;
+  /** Kinds present as public assets with a download link. */
+  usableMask: Uint16Array;
+  /** Usable kinds whose chosen asset passes the asset review rule, and the asset rights rule. */
+  reviewOkMask: Uint16Array;
+  rightsOkMask: Uint16Array;
+  flags: Uint8Array;
+  edition: Uint8Array;
+  recording: Uint8Array;
+  duration: Int32Array;
+  rank: Int32Array;
+  id: Int32Array;
+  slugOrder: Int32Array;
+}
+
+export interface ResolveCatalog {
+  /** Works in catalog order. */
+  works: PreparedWork[];
+  bySlug: Map<string, PreparedWork>;
+  /** By arrangement index: its work and record. */
+  arrangementWork: PreparedWork[];
+  arrangementRecord: ArrangementRecord[];
+  cols: Columns;
+  /**
+   * Arrangements that fit each role (intended or also suits), in catalog order, split by
+   * FLAG_STATIC_READY: only the first list can hold ready arrangements, so a catalog-wide scan
+   * reads the second only while it has fewer than ten ready candidates.
+   */
+  byRole: Map<MusicRole, { staticReady: Int32Array; rest: Int32Array; works: number }>;
+  profiles: Map<string, ProfileRecord>;
+  vocab: Vocabulary;
+  style: WordField;
+  instrumentation: WordField;
+  mood: WordField;
+  /** Per work (by `order`): title words (title, original title, catalog numbers, composer) and composer name forms, both ways. */
+  title: WordField;
+  composer: WordField;
+  /** Scratch for searches (resolve is synchronous, so one set suffices); see find.ts and resolve.ts. */
+  scratch: { workStamp: Int32Array; textStamp: Int32Array; textMask: Int32Array; generation: number };
+}
+
+/** A usable asset is what a caller can reuse: public, with a download link. */
+export function isUsable(asset: AssetRecord): boolean {
+  return asset.access === 'public' && asset.links.download !== null;
+}
+
+/** Asset rights: not unknown or under rights review, and licensed unless public domain. */
+export function assetRightsPass(asset: AssetRecord): boolean {
+  const status = fold(asset.rightsStatus);
+  if (status === '' || status === 'unknown' || status.includes('rights-review')) return false;
+  return status === 'public-domain' || asset.license !== null;
+}
+
+/** The asset used for each usable kind: the best review state, then the lowest id. */
+export function usableAssets(a: ArrangementRecord): Map<AssetKind, AssetRecord> {
+  const byKind = new Map<AssetKind, AssetRecord>();
+  for (const asset of a.assets) {
+    if (!isUsable(asset)) continue;
+    const current = byKind.get(asset.kind);
+    if (
+      !current ||
+      REVIEW_PREFERENCE[asset.reviewState] < REVIEW_PREFERENCE[current.reviewState] ||
+      (REVIEW_PREFERENCE[asset.reviewState] === REVIEW_PREFERENCE[current.reviewState] && asset.id < current.id)
+    ) {
+      byKind.set(asset.kind, asset);
+    }
+  }
+  return byKind;
+}
+
+const TERRITORIES = ['US', 'EU', 'CA'] as const;
+
+/** The composition layer: permission documented, or public domain in every territory. */
+export function compositionCheck(record: WorkRecord): { passes: boolean; detail: string } {
+  const c = record.rights.composition;
+  const t = record.rights.territories;
+  const notPd = TERRITORIES.filter((k) => t[k].status !== 'public-domain');
+  const territoryWords = TERRITORIES.map((k) => `${k}: ${t[k].status}`).join(', ');
+  if (c.status === 'permission-documented') {
+    return { passes: true, detail: `Composition: permission documented (${c.note}). Territories: ${territoryWords}; carry the territory notes forward.` };
+  }
+  if (c.status === 'public-domain' && notPd.length === 0) {
+    return { passes: true, detail: `Composition: public domain in the US, the EU and Canada (${c.note}).` };
+  }
+  if (c.status === 'public-domain') {
+    const which = notPd.map((k) => `${k} ${t[k].status} (${t[k].note})`).join('; ');
+    return { passes: false, detail: `Composition is marked public domain, but not in every territory: ${which}. Not cleared until the territory status is settled.` };
+  }
+  return { passes: false, detail: `Composition rights are ${c.status} (${c.note}); reuse needs public domain or documented permission.` };
+}
+
+const EDITION_LICENSED: readonly string[] = ['original-contribution', 'licensed'];
+const RECORDING_LICENSED: readonly string[] = ['original-generated-recording', 'original-human-recording', 'licensed'];
+
+function layerCheck(status: string, license: string | null, licensed: readonly string[]): number {
+  if (status === 'public-domain') return LAYER_PASS;
+  if (status === 'not-applicable') return LAYER_NOT_APPLICABLE;
+  if (licensed.includes(status)) return license !== null ? LAYER_PASS : LAYER_FAIL;
+  return LAYER_FAIL;
+}
+
+/**
+ * Instrument names, aliases and families implied by instrumentation words ("Harpsichord" also
+ * answers to "cembalo" and "keyboard"). Cached per distinct word list: catalogs repeat them.
+ */
+function instrumentExpander(instruments: InstrumentRecord[]): (text: string[]) => string[] {
+  const known = instruments.map((inst) => {
+    const forms = [inst.name, inst.slug.replace(/-/g, ' '), ...inst.aliases].map((f) => words(f)).filter((f) => f.length > 0);
+    return { forms, expansion: [...new Set([...forms.flat(), ...words(inst.family)])] };
+  });
+  const cache = new Map<string, string[]>();
+  return (text) => {
+    const key = text.join(' ');
+    let out = cache.get(key);
+    if (!out) {
+      const have = new Set(text);
+      out = known.filter((k) => k.forms.some((f) => f.every((w) => have.has(w)))).flatMap((k) => k.expansion);
+      cache.set(key, out);
+    }
+    return out;
+  };
+}
+
+/** `words`, memoized: styles, moods, genres and periods repeat across a catalog. */
+function memoWords(): (text: string) => string[] {
+  const cache = new Map<string, string[]>();
+  return (text) => {
+    let w = cache.get(text);
+    if (!w) {
+      w = words(text);
+      cache.set(text, w);
+    }
+    return w;
+  };
+}
+
+/** Compressed rows from per-item word lists (vocabulary ids), plus the inverted postings. */
+function compress(vocab: Vocabulary, lists: string[][]): WordField {
+  const start = new Int32Array(lists.length + 1);
+  const perItem: number[][] = [];
+  let total = 0;
+  for (let i = 0; i < lists.length; i++) {
+    const ids = vocab.idsOf(lists[i]!);
+    perItem.push(ids);
+    total += ids.length;
+    start[i + 1] = total;
+  }
+  const ids = new Int32Array(total);
+  perItem.forEach((l, i) => ids.set(l, start[i]!));
+  const { postingStart, postings } = invert(vocab.words.length, lists.length, start, ids);
+  return { start, ids, postingStart, postings };
+}
+
+/** Postings (items per word id) from compressed rows (word ids per item); items come out ascending. */
+function invert(vocabSize: number, items: number, start: Int32Array, ids: Int32Array): { postingStart: Int32Array; postings: Int32Array } {
+  const counts = new Int32Array(vocabSize + 1);
+  for (let k = 0; k < ids.length; k++) counts[ids[k]! + 1]!++;
+  for (let v = 0; v < vocabSize; v++) counts[v + 1]! += counts[v]!;
+  const postingStart = Int32Array.from(counts);
+  const fill = Int32Array.from(counts);
+  const postings = new Int32Array(ids.length);
+  for (let i = 0; i < items; i++) for (let k = start[i]!; k < start[i + 1]!; k++) postings[fill[ids[k]!]!++] = i;
+  return { postingStart, postings };
+}
+
+export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: ProfileRecord[], instruments: InstrumentRecord[] = []): ResolveCatalog {
+  const profiles = new Map(profileList.map((p) => [p.slug, p]));
+  const expand = instrumentExpander(instruments);
+  const memo = memoWords();
+  const foldedSortName = new Map<string, string>();
+  const sorted = [...records].map((record) => {
+    let composer = foldedSortName.get(record.composer.sortName);
+    if (composer === undefined) {
+      composer = fold(record.composer.sortName);
+      foldedSortName.set(record.composer.sortName, composer);
+    }
+    return { record, key: `${composer}\u0000${fold(record.title)}\u0000${record.slug}` };
+  });
+  sorted.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const slugRank = new Map(sorted.map((s) => s.record.slug).sort().map((slug, i) => [slug, i]));
+
+  const works: PreparedWork[] = [];
+  const titleWords: string[][] = [];
+  const composerWords: string[][] = [];
+  const arrangementWork: PreparedWork[] = [];
+  const arrangementRecord: ArrangementRecord[] = [];
+  const styleWords: string[][] = [];
+  const instrumentationWords: string[][] = [];
+  const moodWords: string[][] = [];
+  // Composer name forms repeat across a composer's works; fold them once per composer.
+  const composerCache = new Map<string, string[]>();
+  for (const { record } of sorted) {
+    const c = record.composer;
+    const composerKey = `${c.name}\u0000${c.sortName}\u0000${c.aliases.join('\u0000')}`;
+    let composer = composerCache.get(composerKey);
+    if (!composer) {
+      composer = [...new Set(words(composerNameForms(c.name, c.sortName, c.aliases)))];
+      composerCache.set(composerKey, composer);
+    }
+    const work: PreparedWork = {
+      record,
+      order: works.length,
+      slugOrder: slugRank.get(record.slug)!,
+      hasPublicScore: record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0),
+      compositionPasses: compositionCheck(record).passes,
+      firstArrangement: arrangementRecord.length,
+      arrangementCount: record.arrangements.length,
+    };
+    works.push(work);
+    composerWords.push(composer);
+    // Titles are mostly unique: folded directly. Styles, genres and moods repeat: memoized.
+    titleWords.push([
+      ...words(record.title),
+      ...words(record.originalTitle ?? ''),
+      ...words(record.workNumber ?? ''),
+      ...record.catalogNumbers.flatMap((n) => catalogNumberWords(n.catalog, n.number)),
+      ...composer,
+    ]);
+    for (const a of record.arrangements) {
+      arrangementWork.push(work);
+      arrangementRecord.push(a);
+      const style = memo(a.style);
+      const instrumentation = [...memo(a.instrumentation), ...style];
+      styleWords.push([...style, ...memo(record.genre), ...memo(record.period), ...words(a.title)]);
+      instrumentationWords.push([...instrumentation, ...expand(instrumentation)]);
+      moodWords.push([...a.moods.flatMap((m) => memo(m)), ...style]);
+    }
+  }
+
+  const n = arrangementRecord.length;
+  const cols: Columns = {
+    roleMask: new Uint8Array(n),
+    intendedBit: new Uint8Array(n),
+    narrationClass: new Uint8Array(n),
+    usableMask: new Uint16Array(n),
+    reviewOkMask: new Uint16Array(n),
+    rightsOkMask: new Uint16Array(n),
+    flags: new Uint8Array(n),
+    edition: new Uint8Array(n),
+    recording: new Uint8Array(n),
+    duration: new Int32Array(n),
+    rank: new Int32Array(n),
+    id: new Int32Array(n),
+    slugOrder: new Int32Array(n),
+  };
+  const roleLists = new Map(MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<PreparedWork>() }]));
+  for (let i = 0; i < n; i++) {
+    const a = arrangementRecord[i]!;
+    const work = arrangementWork[i]!;
+    let usable = 0;
+    let reviewOk = 0;
+    let rightsOk = 0;
+    for (const [kind, asset] of usableAssets(a)) {
+      usable |= KIND_BIT[kind];
+      if (assetReviewPasses(kind, asset.reviewState)) reviewOk |= KIND_BIT[kind];
+      if (assetRightsPass(asset)) rightsOk |= KIND_BIT[kind];
+    }
+    const edition = layerCheck(a.rights.edition.status, a.rights.license, EDITION_LICENSED);
+    const recording = layerCheck(a.rights.recording.status, a.rights.license, RECORDING_LICENSED);
+    const reviewPasses = a.reviewState === 'human-listening-approved';
+    const roleMask = [a.intendedRole, ...a.alsoSuits].reduce((m, role) => m | ROLE_BIT[role], 0);
+    const r = a.intendedRole;
+    cols.roleMask[i] = roleMask;
+    cols.intendedBit[i] = ROLE_BIT[r];
+    cols.narrationClass[i] = r === 'music-bed' || r === 'music-ambient' ? 2 : r === 'music-lead' || r === 'music-sleep-lead' ? 0 : 1;
+    cols.usableMask[i] = usable;
+    cols.reviewOkMask[i] = reviewOk;
+    cols.rightsOkMask[i] = rightsOk;
+    cols.edition[i] = edition;
+    cols.recording[i] = recording;
+    cols.flags[i] =
+      // No request can make an arrangement ready when one of these fails (see couldBeReady).
+      (work.compositionPasses && reviewPasses && edition !== LAYER_FAIL && recording !== LAYER_FAIL ? FLAG_STATIC_READY : 0) |
+      (a.renderingProfileSlugs.every((s) => profiles.get(s)?.status === 'approved') ? FLAG_PROFILES_APPROVED : 0) |
+      (reviewPasses ? FLAG_REVIEW_PASSES : 0) |
+      (a.loopable ? FLAG_LOOPABLE : 0) |
+      (a.trimmable ? FLAG_TRIMMABLE : 0) |
+      (work.compositionPasses ? FLAG_COMPOSITION_PASSES : 0);
+    cols.duration[i] = a.durationSeconds;
+    cols.rank[i] = a.rank;
+    cols.id[i] = a.id;
+    cols.slugOrder[i] = work.slugOrder;
+    for (const role of MUSIC_ROLES) {
+      if ((roleMask & ROLE_BIT[role]) === 0) continue;
+      const lists = roleLists.get(role)!;
+      (cols.flags[i]! & FLAG_STATIC_READY ? lists.staticReady : lists.rest).push(i);
+      lists.works.add(work);
+    }
+  }
+
+  const all = new Set<string>();
+  for (const lists of [titleWords, composerWords, styleWords, instrumentationWords, moodWords]) for (const l of lists) for (const w of l) all.add(w);
+  const vocab = new Vocabulary(all);
+  return {
+    works,
+    bySlug: new Map(works.map((w) => [w.record.slug, w])),
+    arrangementWork,
+    arrangementRecord,
+    cols,
+    byRole: new Map(
+      [...roleLists].map(([role, l]) => [role, { staticReady: Int32Array.from(l.staticReady), rest: Int32Array.from(l.rest), works: l.works.size }]),
+    ),
+    profiles,
+    vocab,
+    style: compress(vocab, styleWords),
+    instrumentation: compress(vocab, instrumentationWords),
+    mood: compress(vocab, moodWords),
+    title: compress(vocab, titleWords),
+    composer: compress(vocab, composerWords),
+    scratch: { workStamp: new Int32Array(works.length), textStamp: new Int32Array(n * 3), textMask: new Int32Array(n * 3), generation: 0 },
+  };
+}

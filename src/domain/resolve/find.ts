@@ -1,0 +1,73 @@
+/**
+ * Finding the works a resolve request names: by `workSlug` exactly; else by title and/or
+ * composer words (case- and accent-insensitive, any name form the composer has, catalog numbers
+ * such as "BWV 1007" or "bwv1007"; every word must start a word of the work, and single letters
+ * and numbers must equal one); else no work is named, and the caller's role and requirements
+ * are matched across the whole catalog.
+ */
+import type { MusicResolveInput } from '../../schemas/resolve.ts';
+import type { PreparedWork, ResolveCatalog } from './catalog.ts';
+import { queryWords } from './text-match.ts';
+
+export type Found =
+  | { by: 'work-slug'; slug: string; work: PreparedWork | null }
+  | { by: 'title-composer'; title: string | null; composer: string | null; works: PreparedWork[] }
+  | { by: 'catalog' };
+
+/** Blank strings count as absent: "" names nothing. Otherwise the text is used as sent. */
+function given(text: string | null | undefined): string | null {
+  return text === null || text === undefined || text.trim() === '' ? null : text;
+}
+
+export function findWorks(catalog: ResolveCatalog, input: MusicResolveInput): Found {
+  const slug = given(input.workSlug);
+  if (slug !== null) return { by: 'work-slug', slug, work: catalog.bySlug.get(slug) ?? null };
+  const title = given(input.title);
+  const composer = given(input.composer);
+  const titleWords = queryWords(title);
+  const composerWords = queryWords(composer);
+  if (titleWords.length === 0 && composerWords.length === 0) return { by: 'catalog' };
+  return { by: 'title-composer', title, composer, works: searchWords(catalog, titleWords, composerWords) };
+}
+
+/**
+ * Works where every title word starts a word of the title, original title, catalog numbers or
+ * composer name forms, and every composer word starts a word of the composer's name forms.
+ */
+export function searchWords(catalog: ResolveCatalog, titleWords: string[], composerWords: string[]): PreparedWork[] {
+  const terms = [
+    ...titleWords.map((w) => ({ w, field: catalog.title })),
+    ...composerWords.map((w) => ({ w, field: catalog.composer })),
+  ].map(({ w, field }) => {
+    const [lo, hi] = catalog.vocab.matchRange(w);
+    return { lo, hi, field, size: field.postingStart[hi]! - field.postingStart[lo]! };
+  });
+  if (terms.length === 0 || terms.some((t) => t.size === 0)) return [];
+  // The rarest word gives the candidates (from its postings); every other word is then tested on
+  // each candidate's own words, so a common word ("major", a composer's first name) costs little.
+  terms.sort((a, b) => a.size - b.size);
+  const first = terms[0]!;
+  const s = catalog.scratch;
+  if (s.generation > 2_000_000_000) {
+    s.workStamp.fill(0);
+    s.textStamp.fill(0);
+    s.generation = 0;
+  }
+  const mark = ++s.generation;
+  const candidates: number[] = [];
+  for (let p = first.field.postingStart[first.lo]!; p < first.field.postingStart[first.hi]!; p++) {
+    const w = first.field.postings[p]!;
+    if (s.workStamp[w] !== mark) {
+      s.workStamp[w] = mark;
+      candidates.push(w);
+    }
+  }
+  const rest = terms.slice(1);
+  const matches = candidates.filter((w) =>
+    rest.every(({ lo, hi, field }) => {
+      for (let k = field.start[w]!; k < field.start[w + 1]!; k++) if (field.ids[k]! >= lo && field.ids[k]! < hi) return true;
+      return false;
+    }),
+  );
+  return matches.sort((a, b) => a - b).map((order) => catalog.works[order]!);
+}

@@ -1,0 +1,81 @@
+/**
+ * How to use resolve, in words, for the discovery documents: the section of /llms.txt and the
+ * worked example of the workflow document. Kept next to the rules it describes so the words
+ * change with them; discovery.ts places them.
+ */
+import type { Urls } from '../records.ts';
+
+/** A worked example: a request and its answer (abbreviated), taken from the sample catalog. */
+export function resolveWorkedExample(u: Urls) {
+  const file = (name: string) => `${u.base}/works/pachelbel-canon-in-d/files/${name}`;
+  return {
+    description:
+      'A narrated history channel asks for a calm bed of about a minute as MP3 and MusicXML, naming the work by title and composer. ' +
+      'The answer is reuse: arrangement 1 of pachelbel-canon-in-d is ready (listening-approved, CC0-1.0, loops to fill 60 s).',
+    method: 'POST',
+    href: u.resolve,
+    request: {
+      title: 'Canon in D',
+      composer: 'Pachelbel',
+      channel: { channelKey: 'calm-history-narrated', intendedRole: 'music-bed', narrationPresent: true },
+      requirements: { mood: 'calm', targetDurationSeconds: 60, requiredFormats: ['mp3', 'musicxml'] },
+    },
+    response: {
+      apiVersion: 'v1',
+      data: {
+        verdict: 'reuse',
+        candidates: [
+          {
+            position: 1,
+            ready: true,
+            score: 98,
+            workSlug: 'pachelbel-canon-in-d',
+            arrangementId: 1,
+            arrangementTitle: 'Canon: strings bed',
+            reviewState: 'human-listening-approved',
+            reviewStatus: 'Human listening approved',
+            license: 'CC0-1.0',
+            attribution: 'Public-Domain Music Archive',
+            formats: [
+              { format: 'mp3', assetId: 11, download: file('canon-strings-bed.mp3') },
+              { format: 'musicxml', assetId: 12, download: file('canon-strings-bed.musicxml') },
+            ],
+            reasons: [
+              { requirement: 'role', passed: true, detail: 'Made for music-bed (also suits: music-ambient). Narration is present: bed and ambient material is preferred.' },
+              { requirement: 'duration', passed: true, detail: '18 s against a target of 60 s: shorter, and the record says it loops seamlessly.' },
+              { requirement: 'arrangement-review', passed: true, detail: 'Human listening approved: An accountable, named person listened to it and approved it for reuse.' },
+            ],
+          },
+          { position: 2, ready: true, workSlug: 'pachelbel-canon-in-d', arrangementId: 2 },
+          { position: 3, ready: false, workSlug: 'pachelbel-canon-in-d', arrangementId: 3, summary: 'Not ready: required-formats, duration fail.' },
+        ],
+        missing: [],
+      },
+    },
+    readingTheAnswer: [
+      'reuse: take candidates[0]; keep workSlug, arrangementId and the assetId of each format with everything you publish, and carry license, attribution, rights (with the territory notes) and review states forward.',
+      'prepare: nothing is ready; missing[] names what keeps the best candidate from being ready and the contribution operation that supplies it (target: workSlug, arrangementId, assetId). Copy the contribution template, submit once, and resolve again after the contribution is applied. An item with operation null waits for a human reviewer (listening approval); no contribution can supply it.',
+      'no-music: the channel declared musicAllowed: false; nothing is offered.',
+      'technical-pass is never listening approval, and rights-review-required is never ready; reasons[] says so in words for every candidate.',
+    ],
+  };
+}
+
+/** The resolve section of /llms.txt. */
+export function resolveLlmsSection(u: Urls): string {
+  return `## Resolve music for your channel
+
+POST ${u.resolve} with a JSON body (application/json, text/json or application/*+json):
+
+{"title": "Canon in D", "composer": "Pachelbel",
+ "channel": {"channelKey": "calm-history-narrated", "intendedRole": "music-bed", "narrationPresent": true},
+ "requirements": {"mood": "calm", "targetDurationSeconds": 60, "requiredFormats": ["mp3", "musicxml"]}}
+
+- Name the work by workSlug (exact), or by title and/or composer (any name form: "Bach, J.S.", "J. S. Bach"; accents optional; catalog numbers such as "BWV 846"), or leave it out to search the whole catalog by role, style, instrumentation and mood.
+- The answer (in the envelope, Cache-Control: no-store) has verdict reuse, prepare or no-music, and at most 10 ranked candidates. Each carries workSlug, arrangementId, per-format assetId and absolute download link, license, attribution, rights with US/EU/CA territory notes, review states, a score, and reasons[]: every requirement, passed or failed, with why.
+- reuse: candidates[0] is ready: human-listening-approved, rights cleared in every layer, every requested format a public file. Keep workSlug, arrangementId and assetId with what you publish.
+- prepare: nothing is ready. missing[] names each missing thing and the contribution operation that supplies it (new-work, metadata-revision, source-score, score-revision, arrangement, performance, rendering-profile), with the target workSlug, arrangementId and assetId; operation null means it waits for a human reviewer (listening approval). Template: ${u.contributionTemplate} Schema: ${u.contributionSchema}
+- An unknown workSlug is a prepare answer (new-work), not an error. Invalid bodies get a 400 problem listing every field at fault.
+- A technical pass is not listening approval; rights-review-required is never ready.
+`;
+}

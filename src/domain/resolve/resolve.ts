@@ -1,0 +1,242 @@
+/**
+ * Resolve music for a channel: find the works the request names (or scan the catalog by role),
+ * evaluate every arrangement, rank them, and answer `reuse` when the first is ready, `prepare`
+ * with what is missing otherwise, or `no-music` when the channel allows none. Pure: the route
+ * calls it with the served build's prepared catalog and the configured base URL.
+ */
+import type { MusicResolveInput, ResolveCandidate, ResolveResult, ResolveVerdict } from '../../schemas/resolve.ts';
+import { REVIEW_STATE_LABELS } from '../review-states.ts';
+import { urls } from '../records.ts';
+import type { ResolveCatalog } from './catalog.ts';
+import { isUsable, usableAssets } from './catalog.ts';
+import {
+  KEY_MUSIC_FIT,
+  KEY_READY,
+  compileRequest,
+  couldBeReady,
+  evaluate,
+  judge,
+  markTextMasks,
+  markedMasks,
+  musicFits,
+  textMasksOf,
+  type Evaluation,
+  type ResolveRequest,
+} from './evaluate.ts';
+import { findWorks, type Found } from './find.ts';
+import { analyzeMissing } from './missing.ts';
+import { TopK, type Scored } from './rank.ts';
+
+/** Candidates in one answer. */
+export const MAX_CANDIDATES = 10;
+/** Work slugs listed under `search.workSlugs`. */
+export const MAX_LISTED_WORKS = 20;
+
+export interface ResolveContext {
+  /** PUBLIC_BASE_URL: origin of the contribution and workflow links. */
+  baseUrl: string;
+  /** generatedAtUtc of the build the catalog was prepared from. */
+  catalogGeneratedAtUtc: string;
+}
+
+function candidateOf(catalog: ResolveCatalog, i: number, ev: Evaluation, position: number): ResolveCandidate {
+  const a = catalog.arrangementRecord[i]!;
+  const w = catalog.arrangementWork[i]!.record;
+  const failed = ev.reasons.filter((r) => !r.passed).map((r) => r.requirement);
+  return {
+    position,
+    ready: ev.ready,
+    summary: ev.ready
+      ? `Ready to reuse: all ${ev.reasons.length} checks pass.`
+      : `Not ready: ${failed.join(', ')} ${failed.length === 1 ? 'fails' : 'fail'}.`,
+    score: ev.score,
+    workSlug: w.slug,
+    workTitle: w.title,
+    composer: w.composer.name,
+    arrangementId: a.id,
+    arrangementRank: a.rank,
+    arrangementTitle: a.title,
+    intendedRole: a.intendedRole,
+    alsoSuits: a.alsoSuits,
+    style: a.style,
+    instrumentation: a.instrumentation,
+    moods: a.moods,
+    durationSeconds: a.durationSeconds,
+    loopable: a.loopable,
+    trimmable: a.trimmable,
+    reviewState: a.reviewState,
+    reviewStatus: REVIEW_STATE_LABELS[a.reviewState],
+    license: a.rights.license,
+    attribution: a.rights.attribution,
+    rights: {
+      composition: w.rights.composition,
+      edition: a.rights.edition,
+      recording: a.rights.recording,
+      territories: w.rights.territories,
+      rightsNote: w.rightsNote,
+      checkedAtUtc: w.rights.checkedAtUtc,
+      evidenceUrls: w.rights.evidenceUrls,
+    },
+    formats: [...usableAssets(a).entries()]
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([format, asset]) => ({ format, assetId: asset.id, download: asset.links.download! })),
+    assets: a.assets.map((x) => ({
+      id: x.id,
+      kind: x.kind,
+      title: x.title,
+      mediaType: x.mediaType,
+      access: x.access,
+      usable: isUsable(x),
+      reviewState: x.reviewState,
+      reviewStatus: REVIEW_STATE_LABELS[x.reviewState],
+      rightsStatus: x.rightsStatus,
+      license: x.license,
+      attribution: x.attribution,
+      sha256: x.sha256,
+      links: { download: x.links.download, sourcePage: x.links.sourcePage },
+    })),
+    renderingProfiles: a.renderingProfileSlugs.map((slug) => {
+      const p = catalog.profiles.get(slug);
+      return p
+        ? { slug, status: p.status, renderReady: p.renderReady, approved: p.status === 'approved', link: p.links.self }
+        : { slug, status: 'unregistered' as const, renderReady: false, approved: false, link: null };
+    }),
+    reasons: ev.reasons,
+    links: { work: w.links.self, markdown: w.links.markdown, html: w.links.html },
+  };
+}
+
+interface Scan {
+  top: Scored[];
+  evaluated: number;
+  readyCount: number;
+  workSlugs: string[];
+  matchedWorks: number;
+}
+
+function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found): Scan {
+  const top = new TopK(MAX_CANDIDATES, catalog.cols);
+  const text = { style: 0, instrumentation: 0, mood: 0 };
+  let evaluated = 0;
+  let readyCount = 0;
+  if (found.by === 'catalog') {
+    // Only arrangements that fit the role: across a whole catalog the others are noise. Once ten
+    // are kept, an arrangement is judged in full only if it could outrank the tenth: when the
+    // tenth is ready it must be able to be ready; when it fits the requested music, it must fit
+    // too (both bits rank above the score). What is skipped can never be ready, so readyCount
+    // stays exact. Those that may be ready come first (the rest cannot be ready), and best-K
+    // does not depend on the order offered.
+    const generation = markTextMasks(catalog, q);
+    const lists = catalog.byRole.get(q.role)!;
+    const n = catalog.arrangementRecord.length;
+    const stamp = catalog.scratch.textStamp;
+    const consider = (i: number, mayBeReady: boolean) => {
+      const worst = top.worstKey();
+      if (worst >= 0) {
+        if (worst & KEY_READY && (!mayBeReady || !couldBeReady(catalog, i, q))) return;
+        // A requested text field none of whose words matched cannot fit: skip before reading masks.
+        if (
+          worst & (KEY_READY | KEY_MUSIC_FIT) &&
+          ((q.style && stamp[i] !== generation) || (q.instrumentation && stamp[n + i] !== generation) || (q.mood && stamp[2 * n + i] !== generation))
+        ) {
+          return;
+        }
+      }
+      markedMasks(catalog, generation, i, text);
+      if (worst >= 0 && worst & (KEY_READY | KEY_MUSIC_FIT) && !musicFits(catalog, i, q, text)) return;
+      const key = judge(catalog, i, q, text, null);
+      if (key & KEY_READY) readyCount++;
+      top.offer(key, i);
+    };
+    for (let k = 0; k < lists.staticReady.length; k++) consider(lists.staticReady[k]!, true);
+    for (let k = 0; k < lists.rest.length; k++) consider(lists.rest[k]!, false);
+    const result = top.result();
+    return {
+      top: result,
+      evaluated: lists.staticReady.length + lists.rest.length,
+      readyCount,
+      matchedWorks: lists.works,
+      workSlugs: [...new Set(result.map((r) => catalog.arrangementWork[r.index]!.record.slug))],
+    };
+  }
+  const works = found.by === 'work-slug' ? (found.work ? [found.work] : []) : found.works;
+  for (const work of works) {
+    for (let i = work.firstArrangement; i < work.firstArrangement + work.arrangementCount; i++) {
+      evaluated++;
+      const key = judge(catalog, i, q, textMasksOf(catalog, q, i, text), null);
+      if (key & KEY_READY) readyCount++;
+      top.offer(key, i);
+    }
+  }
+  return { top: top.result(), evaluated, readyCount, matchedWorks: works.length, workSlugs: works.slice(0, MAX_LISTED_WORKS).map((w) => w.record.slug) };
+}
+
+function searchNote(found: Found, s: Scan, q: ResolveRequest): string {
+  switch (found.by) {
+    case 'work-slug':
+      return found.work
+        ? `Work "${found.slug}" found by slug; its ${s.evaluated} arrangement(s) were evaluated. Title and composer are not used when a slug is given.`
+        : `No work has slug "${found.slug}". Title and composer are not used when a slug is given.`;
+    case 'title-composer':
+      return `${s.matchedWorks} work(s) match ${[found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : ''].filter(Boolean).join(' and ')} (case- and accent-insensitive, any name form, every word must match); their ${s.evaluated} arrangement(s) were evaluated.`;
+    case 'catalog':
+      return `No work named: ${s.evaluated} arrangement(s) across ${s.matchedWorks} work(s) fit ${q.role} and were evaluated against the requirements.`;
+  }
+}
+
+export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, ctx: ResolveContext): ResolveResult {
+  const u = urls(ctx.baseUrl);
+  const channel = {
+    channelKey: input.channel.channelKey,
+    intendedRole: input.channel.intendedRole,
+    musicAllowed: input.channel.musicAllowed !== false,
+    narrationPresent: input.channel.narrationPresent === true,
+  };
+  const links = {
+    contributionTemplate: u.contributionTemplate,
+    contributionSchema: u.contributionSchema,
+    contributions: u.contributions,
+    workflow: u.workflow,
+    works: u.works,
+  };
+  if (!channel.musicAllowed) {
+    return {
+      verdict: 'no-music',
+      summary: `Channel "${channel.channelKey}" does not allow music (musicAllowed: false), so no candidates are offered.`,
+      channel,
+      search: { by: 'none', matchedWorks: 0, workSlugs: [], arrangementsEvaluated: 0, readyCount: 0, note: 'Nothing was searched: the channel carries no music.' },
+      candidates: [],
+      missing: [],
+      links,
+      catalogGeneratedAtUtc: ctx.catalogGeneratedAtUtc,
+    };
+  }
+
+  const q = compileRequest(catalog, input);
+  const found = findWorks(catalog, input);
+  const s = scan(catalog, q, found);
+  const explained = s.top.map((t) => ({ index: t.index, ev: evaluate(catalog, t.index, q) }));
+  const candidates = explained.map((x, k) => candidateOf(catalog, x.index, x.ev, k + 1));
+  const verdict: ResolveVerdict = candidates[0]?.ready ? 'reuse' : 'prepare';
+  const bestFit = explained.find((x) => x.ev.roleFit) ?? null;
+  const missing = verdict === 'prepare' ? analyzeMissing({ catalog, found, request: q, best: bestFit && { index: bestFit.index, evaluation: bestFit.ev } }) : [];
+
+  const first = candidates[0];
+  const summary =
+    verdict === 'reuse' && first
+      ? `Reuse ${first.workSlug} arrangement ${first.arrangementId} ("${first.arrangementTitle}") for ${q.role}: ready, with license ${first.license ?? 'none recorded'}.` +
+        (s.readyCount > 1 ? ` ${s.readyCount} ready arrangement(s) in all.` : '')
+      : missing.length > 0
+        ? `Nothing is ready for ${q.role}. Missing: ${missing.map((m) => (m.format ? `${m.what} (${m.format})` : m.what)).join(', ')}; see missing[] for the contribution that would supply each.`
+        : `Nothing is ready for ${q.role}.`;
+  return {
+    verdict,
+    summary,
+    channel,
+    search: { by: found.by, matchedWorks: s.matchedWorks, workSlugs: s.workSlugs, arrangementsEvaluated: s.evaluated, readyCount: s.readyCount, note: searchNote(found, s, q) },
+    candidates,
+    missing,
+    links,
+    catalogGeneratedAtUtc: ctx.catalogGeneratedAtUtc,
+  };
+}

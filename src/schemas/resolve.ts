@@ -1,0 +1,257 @@
+/**
+ * POST /api/v1/music/resolve: the request (spec Part 2, MusicResolveInput) and the answer a
+ * caller reuses or acts on (verdict, ranked and explained candidates, what is missing and which
+ * contribution operation would supply it). One source for validation, OpenAPI and types.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { AbsoluteUrl, ACCESS_LEVELS, ASSET_KINDS, CATALOG_REVIEW_STATES, MUSIC_ROLES, Nullable, Slug, StringEnum, UtcTimestamp } from './common.ts';
+import { ChannelContext, MusicRequirements } from './channel.ts';
+import { CONTRIBUTION_OPERATIONS } from './contribution.ts';
+import { PROFILE_STATUSES } from './profile.ts';
+import { TerritoryNote, WorkRights } from './work.ts';
+
+const strict = { additionalProperties: false } as const;
+
+// ---------- request ----------
+
+export const MusicResolveInput = Type.Object(
+  {
+    workSlug: Type.Optional(Nullable(Type.String({ maxLength: 160 }), { description: 'Slug of the work to evaluate; matched exactly. An unknown slug answers `prepare` (new-work).' })),
+    title: Type.Optional(Nullable(Type.String({ maxLength: 200 }), { description: 'Title words (case- and accent-insensitive; catalog numbers such as "BWV 846" count), used when workSlug is absent.' })),
+    composer: Type.Optional(Nullable(Type.String({ maxLength: 160 }), { description: 'Composer in any name form ("Bach, J.S.", "J. S. Bach", "Dvorak"), used when workSlug is absent.' })),
+    channel: ChannelContext,
+    requirements: MusicRequirements,
+  },
+  { ...strict, $id: 'MusicResolveInput', title: 'MusicResolveInput', description: 'A channel and its music requirements; name a work, or leave it out to search the whole catalog.' },
+);
+export type MusicResolveInput = Static<typeof MusicResolveInput>;
+
+// ---------- vocabularies ----------
+
+export const RESOLVE_VERDICTS = ['reuse', 'prepare', 'no-music'] as const;
+export type ResolveVerdict = (typeof RESOLVE_VERDICTS)[number];
+
+/** Every requirement an arrangement is checked against; each candidate lists the ones that apply. */
+export const RESOLVE_REQUIREMENTS = [
+  'role',
+  'required-formats',
+  'music-xml',
+  'approved-rendering-profile',
+  'duration',
+  'style',
+  'instrumentation',
+  'mood',
+  'composition-rights',
+  'edition-rights',
+  'recording-rights',
+  'asset-rights',
+  'arrangement-review',
+  'asset-review',
+] as const;
+export type ResolveRequirement = (typeof RESOLVE_REQUIREMENTS)[number];
+
+/** What a `prepare` answer can name as missing, in the order the answer lists them (the order to supply them in). */
+export const MISSING_KINDS = [
+  'work',
+  'source-score',
+  'composition-rights',
+  'arrangement',
+  'style-fit',
+  'instrumentation-fit',
+  'mood-fit',
+  'duration-fit',
+  'format',
+  'music-xml',
+  'approved-rendering-profile',
+  'edition-rights',
+  'recording-rights',
+  'asset-rights',
+  'rights-review',
+  'listening-approval',
+  'human-review',
+] as const;
+export type MissingKind = (typeof MISSING_KINDS)[number];
+
+export const SEARCH_MODES = ['work-slug', 'title-composer', 'catalog', 'none'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+// ---------- answer ----------
+
+export const ResolveReason = Type.Object(
+  {
+    requirement: StringEnum(RESOLVE_REQUIREMENTS, { description: 'The requirement checked.' }),
+    passed: Type.Boolean({ description: 'Whether the arrangement meets it.' }),
+    detail: Type.String({ description: 'Why, in plain words (which asset, which state, which rule).' }),
+  },
+  { ...strict, $id: 'ResolveReason', description: 'One requirement checked against one arrangement.' },
+);
+export type ResolveReason = Static<typeof ResolveReason>;
+
+export const ResolveAsset = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, description: 'Asset id, unique within the work; keep it with anything you extract.' }),
+    kind: StringEnum(ASSET_KINDS, { description: 'Format of the file (asset kind).' }),
+    title: Type.String({ description: 'Title of the asset.' }),
+    mediaType: Type.String({ description: 'IANA media type.' }),
+    access: StringEnum(ACCESS_LEVELS, { description: 'Who may follow the download link.' }),
+    usable: Type.Boolean({ description: 'True when the asset is public and has a download link, so a caller can reuse it.' }),
+    reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Machine review state of the file.' }),
+    reviewStatus: Type.String({ description: 'Label of the review state; a technical pass reads as "not listening-approved".' }),
+    rightsStatus: Type.String({ description: 'Rights status of this file.' }),
+    license: Nullable(Type.String(), { description: 'License of this file.' }),
+    attribution: Nullable(Type.String(), { description: 'Attribution to carry forward with this file.' }),
+    sha256: Nullable(Type.String(), { description: 'SHA-256 of the file, when known.' }),
+    links: Type.Object(
+      {
+        download: Nullable(AbsoluteUrl('Download URL.'), { description: 'Absolute download URL; null when the file is not published.' }),
+        sourcePage: AbsoluteUrl('The page that describes where the asset comes from.'),
+      },
+      { ...strict, description: 'Absolute links of the asset.' },
+    ),
+  },
+  { ...strict, $id: 'ResolveAsset', description: 'One file of an arrangement, with its access, review state and rights.' },
+);
+export type ResolveAsset = Static<typeof ResolveAsset>;
+
+export const ResolveFormat = Type.Object(
+  {
+    format: Type.String({ description: 'Format (asset kind) present as a public applied asset.' }),
+    assetId: Type.Integer({ minimum: 1, description: 'The asset that supplies this format.' }),
+    download: AbsoluteUrl('Absolute download URL of that asset.'),
+  },
+  { ...strict, description: 'The asset to use for one format.' },
+);
+
+export const ResolveProfile = Type.Object(
+  {
+    slug: Slug('Rendering profile slug.'),
+    status: StringEnum([...PROFILE_STATUSES, 'unregistered'] as const, { description: 'Profile status; `unregistered` when no profile has this slug.' }),
+    renderReady: Type.Boolean({ description: 'Whether the rendering engine can use it as is.' }),
+    approved: Type.Boolean({ description: 'True only for status `approved`.' }),
+    link: Nullable(AbsoluteUrl('The profile record.'), { description: 'The profile record; null when unregistered.' }),
+  },
+  { ...strict, description: 'A rendering profile used by the arrangement.' },
+);
+
+export const ResolveRights = Type.Object(
+  {
+    composition: WorkRights.properties.composition,
+    edition: WorkRights.properties.edition,
+    recording: WorkRights.properties.recording,
+    territories: Type.Object(
+      { US: TerritoryNote, EU: TerritoryNote, CA: TerritoryNote },
+      { ...strict, description: 'Per-territory notes of the composition; carry them forward.' },
+    ),
+    rightsNote: Type.String({ description: 'The work\'s plain summary of what may be reused and why.' }),
+    checkedAtUtc: UtcTimestamp('When a person last checked the work\'s rights (UTC).'),
+    evidenceUrls: Type.Array(AbsoluteUrl('Evidence page.'), { description: 'Evidence for the work\'s rights statement.' }),
+  },
+  {
+    ...strict,
+    description: 'Rights of what would be used: the work\'s composition layer and territory notes, and the arrangement\'s own edition and recording layers.',
+  },
+);
+
+export const ResolveCandidate = Type.Object(
+  {
+    position: Type.Integer({ minimum: 1, description: 'Position in this answer; 1 is the best candidate.' }),
+    ready: Type.Boolean({ description: 'True only when every listed requirement passed: the arrangement may be reused as is.' }),
+    summary: Type.String({ description: 'One sentence: ready, or which requirements fail.' }),
+    score: Type.Integer({ minimum: 0, maximum: 100, description: 'Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance).' }),
+    workSlug: Slug('Work slug; keep it with anything you extract.'),
+    workTitle: Type.String({ description: 'Title of the work.' }),
+    composer: Type.String({ description: 'Composer display name.' }),
+    arrangementId: Type.Integer({ minimum: 1, description: 'Arrangement id, unique within the work.' }),
+    arrangementRank: Type.Integer({ minimum: 1, description: 'Editorial rank within the work; 1 is reused first.' }),
+    arrangementTitle: Type.String({ description: 'Title of the arrangement.' }),
+    intendedRole: StringEnum(MUSIC_ROLES, { description: 'The role the arrangement was made for.' }),
+    alsoSuits: Type.Array(StringEnum(MUSIC_ROLES), { description: 'Other roles it fits.' }),
+    style: Type.String({ description: 'Style of the arrangement.' }),
+    instrumentation: Type.String({ description: 'Instrumentation of the arrangement.' }),
+    moods: Type.Array(Type.String(), { description: 'Mood words.' }),
+    durationSeconds: Type.Integer({ minimum: 1, description: 'Duration in seconds.' }),
+    loopable: Type.Boolean({ description: 'The record says it loops seamlessly.' }),
+    trimmable: Type.Boolean({ description: 'The record says it can be cut shorter at marked phrase ends.' }),
+    reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Review state of the arrangement as a whole.' }),
+    reviewStatus: Type.String({ description: 'Label of the arrangement review state.' }),
+    license: Nullable(Type.String(), { description: 'License of the arrangement and its files.' }),
+    attribution: Nullable(Type.String(), { description: 'Attribution to carry forward.' }),
+    rights: ResolveRights,
+    formats: Type.Array(ResolveFormat, { description: 'Every format present as a public applied asset, with the asset id and absolute link to use.' }),
+    assets: Type.Array(ResolveAsset, { description: 'Every file of the arrangement, usable or not, with access, review state and rights.' }),
+    renderingProfiles: Type.Array(ResolveProfile, { description: 'Rendering profiles used to make it, with their approval status.' }),
+    reasons: Type.Array(ResolveReason, { description: 'Each applicable requirement, passed or failed, with the reason.' }),
+    links: Type.Object(
+      {
+        work: AbsoluteUrl('The work record (JSON).'),
+        markdown: AbsoluteUrl('The compact Markdown record.'),
+        html: AbsoluteUrl('The HTML page.'),
+      },
+      { ...strict, description: 'Canonical links of the work.' },
+    ),
+  },
+  { ...strict, $id: 'ResolveCandidate', description: 'One arrangement evaluated against the channel and requirements.' },
+);
+export type ResolveCandidate = Static<typeof ResolveCandidate>;
+
+export const MissingItem = Type.Object(
+  {
+    what: StringEnum(MISSING_KINDS, { description: 'What is missing.' }),
+    operation: Nullable(StringEnum(CONTRIBUTION_OPERATIONS), {
+      description: 'The contribution operation that would supply it; null when no contribution can (it waits for an accountable human reviewer, or the format does not exist).',
+    }),
+    detail: Type.String({ description: 'What exactly is missing and how to supply it, in plain words.' }),
+    workSlug: Nullable(Slug('Work slug.'), { description: 'The work a contribution would target (ContributionTarget.workSlug); null for a new work or when several works qualify.' }),
+    arrangementId: Nullable(Type.Integer({ minimum: 1 }), { description: 'The arrangement concerned; null when it concerns the work or a new arrangement.' }),
+    assetId: Nullable(Type.Integer({ minimum: 1 }), { description: 'The existing asset concerned (ContributionTarget.assetId), if any.' }),
+    format: Nullable(Type.String(), { description: 'The missing format, for `format` items.' }),
+  },
+  { ...strict, $id: 'MissingItem', description: 'One thing that keeps the best candidate from being ready, and how to supply it.' },
+);
+export type MissingItem = Static<typeof MissingItem>;
+
+export const ResolveResult = Type.Object(
+  {
+    verdict: StringEnum(RESOLVE_VERDICTS, {
+      description: '`reuse`: the first candidate is ready; `prepare`: none is ready, see `missing`; `no-music`: the channel carries no music.',
+    }),
+    summary: Type.String({ description: 'The answer in one or two sentences.' }),
+    channel: Type.Object(
+      {
+        channelKey: Type.String({ description: 'The channel key as sent.' }),
+        intendedRole: StringEnum(MUSIC_ROLES, { description: 'The role evaluated.' }),
+        musicAllowed: Type.Boolean({ description: 'Whether music was allowed (absent counts as true).' }),
+        narrationPresent: Type.Boolean({ description: 'Whether narration plays over the music (absent counts as false).' }),
+      },
+      { ...strict, description: 'The channel this answer is for.' },
+    ),
+    search: Type.Object(
+      {
+        by: StringEnum(SEARCH_MODES, { description: 'How works were found: by slug, by title and/or composer, across the catalog by role, or not at all (no music).' }),
+        matchedWorks: Type.Integer({ minimum: 0, description: 'Works found (catalog-wide: works with an arrangement that fits the role).' }),
+        workSlugs: Type.Array(Slug('Work slug.'), { description: 'Slugs of the works found (at most 20, in catalog order); catalog-wide: the works of the candidates.' }),
+        arrangementsEvaluated: Type.Integer({ minimum: 0, description: 'Arrangements checked against the requirements.' }),
+        readyCount: Type.Integer({ minimum: 0, description: 'How many of them are ready.' }),
+        note: Type.String({ description: 'How the search was done, in words.' }),
+      },
+      { ...strict, description: 'How candidates were found.' },
+    ),
+    candidates: Type.Array(ResolveCandidate, {
+      description: 'At most 10 arrangements, best first: ready before not ready, role fit before none, fitting style/instrumentation/mood/duration before not, higher score, editorial rank, work slug, arrangement id.',
+    }),
+    missing: Type.Array(MissingItem, { description: 'For `prepare`: what keeps the best candidate from being ready and which contribution would supply it. Empty otherwise.' }),
+    links: Type.Object(
+      {
+        contributionTemplate: AbsoluteUrl('A complete contribution example to copy.'),
+        contributionSchema: AbsoluteUrl('The versioned contribution contract.'),
+        contributions: AbsoluteUrl('Where to submit a contribution (POST).'),
+        workflow: AbsoluteUrl('The find-or-prepare workflow.'),
+        works: AbsoluteUrl('The catalog.'),
+      },
+      { ...strict, description: 'Where to go next.' },
+    ),
+    catalogGeneratedAtUtc: UtcTimestamp('When the catalog build this answer was computed from was generated (UTC).'),
+  },
+  { ...strict, $id: 'ResolveResult', title: 'ResolveResult', description: 'The resolve answer: a verdict with explained, ranked candidates.' },
+);
+export type ResolveResult = Static<typeof ResolveResult>;
