@@ -22,6 +22,7 @@ import { registerBlobRoutes } from './routes/blobs.ts';
 import { registerContributionRoutes } from './routes/contributions.ts';
 import { registerResolveRoutes } from './routes/resolve.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
+import { registerReview } from './review/wiring.ts';
 
 export interface AppContext {
   config: Config;
@@ -120,6 +121,7 @@ export async function createApp(input: { config: Config; handle: SiteHandle; reb
   await registerResolveRoutes(app, ctx);
   await registerContributionRoutes(app, ctx);
   await registerLibraryRoutes(app, ctx);
+  await registerReview(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

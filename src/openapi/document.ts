@@ -14,6 +14,8 @@ import { plain, problem, queryParameters, ref, slugParam, type OperationSpec, ty
 export type { OperationSpec, ResponseSpec, ParameterSpec, RequestBodySpec } from './spec.ts';
 import { CONTRIBUTIONS_COMPONENTS, CONTRIBUTIONS_OPERATIONS, CONTRIBUTIONS_TAGS } from './contributions.ts';
 import { RESOLVE_COMPONENTS, RESOLVE_OPERATIONS, RESOLVE_TAGS } from './resolve.ts';
+import { ADMIN_COMPONENTS, ADMIN_OPERATIONS, ADMIN_TAGS } from './admin.ts';
+import { GITHUB_WEBHOOK_OPERATIONS } from './review-github.ts';
 import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_SECURITY_SCHEMES, LIBRARY_TAGS } from './library.ts';
 import { ProfilesQuery, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
 
@@ -31,7 +33,7 @@ const COMPONENTS: Record<string, TSchema> = {
 
 /** Components of the feature modules, added to the document's components.schemas. */
 function allComponents(): Record<string, TSchema> {
-  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS };
+  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS, ...ADMIN_COMPONENTS };
 }
 
 const CORE_OPERATIONS: OperationSpec[] = [
@@ -160,7 +162,14 @@ const CORE_OPERATIONS: OperationSpec[] = [
 ];
 
 /** Every served operation: the core reads plus each feature's. */
-export const OPERATIONS: OperationSpec[] = [...CORE_OPERATIONS, ...RESOLVE_OPERATIONS, ...CONTRIBUTIONS_OPERATIONS, ...LIBRARY_OPERATIONS];
+export const OPERATIONS: OperationSpec[] = [
+  ...CORE_OPERATIONS,
+  ...RESOLVE_OPERATIONS,
+  ...CONTRIBUTIONS_OPERATIONS,
+  ...LIBRARY_OPERATIONS,
+  ...ADMIN_OPERATIONS,
+  ...GITHUB_WEBHOOK_OPERATIONS,
+];
 
 const CACHE_HEADERS = {
   ETag: { description: 'Strong entity tag of the representation; send it back in If-None-Match.', schema: { type: 'string' } },
@@ -221,6 +230,8 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...RESOLVE_TAGS,
       ...CONTRIBUTIONS_TAGS,
       ...LIBRARY_TAGS,
+      ...ADMIN_TAGS,
+      { name: 'review', description: 'Review of submissions on GitHub: the signed webhook.' },
     ],
     paths,
     components: {

@@ -1,0 +1,476 @@
+/**
+ * The review workflow (docs/review.md): accept, request-information, decline and apply for
+ * contributions and correction reports, over the intake records, a forge and the content
+ * repository.
+ *
+ *   accept              fetch + verify every contributor file into the blob store, run the
+ *                       technical checks, open (or rewrite) the review branch / PR, -> accepted.
+ *                       A digest mismatch, a failed check or a proposal that cannot be built does
+ *                       not block accept: it is recorded as a blocker and blocks apply.
+ *   request-information -> needs-information with the public note.
+ *   decline             close the review (branch kept), -> declined.
+ *   apply               under the content-repository lock: rebuild the proposal on the current
+ *                       main (stale base / vanished target -> 409, nothing merged), lint it,
+ *                       rewrite the branch, merge --no-ff, rebuild-and-swap; only then -> applied
+ *                       with changedCanonicalData. A failed build resets main to where it was, the
+ *                       old site keeps serving, the item stays accepted with the error recorded.
+ *
+ * Review state beyond the tracking record (verification, blockers, assertions, errors) lives in
+ * its own collection, ARCHIVE_DATA_DIR/state/reviews, keyed by tracking code.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../app.ts';
+import { git, withContentRepoLock } from '../content-repo.ts';
+import { IntakeStore } from '../contributions/store.ts';
+import { RecordStore } from '../storage/record-store.ts';
+import { fetchContributorFile, fetchOptionsFromEnv } from './fetch.ts';
+import { runTechnicalChecks } from './checks.ts';
+import { createForge } from './forge.ts';
+import { LocalForge, ProposalLintError } from './forge-local.ts';
+import { FetchRefusedError, type FetchContributorFile, type FetchOptions, type Forge, type ProposalInput, type ReviewRef, type RunTechnicalChecks, type TechnicalCheckResult } from './types.ts';
+import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
+import { canTransition, transition } from '../../src/domain/contributions/status.ts';
+import type { ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
+import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
+import { applyCorrection } from '../../src/domain/review/correction.ts';
+import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/review/frontmatter.ts';
+import { contributionText, correctionText, mergeMessage } from '../../src/domain/review/messages.ts';
+import {
+  buildContributionChange,
+  ProposalError,
+  type AssertableState,
+  type ComposerFacts,
+  type ContentChange,
+  type Data,
+  type ReviewerAssertions,
+  type VerifiedFile,
+} from '../../src/domain/review/proposal.ts';
+
+export const ADMIN_ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
+export type AdminAction = (typeof ADMIN_ACTIONS)[number];
+
+export interface AdminActionBody {
+  note?: string;
+  reviewer: string;
+  /** Review states the named reviewer asserts (docs/review.md, "Asserting review states"). */
+  assert?: { assets?: Array<{ index: number; reviewState: AssertableState }>; arrangement?: AssertableState };
+}
+
+export interface VerificationEntry {
+  index: number;
+  url: string | null;
+  declaredSha256: string | null;
+  status: 'verified' | 'refused' | 'not-fetched';
+  sha256: string | null;
+  byteLength: number | null;
+  mediaType: string | null;
+  reason: string | null;
+  checks: TechnicalCheckResult | null;
+}
+
+export interface ReviewState {
+  recordVersion: 1;
+  trackingCode: string;
+  kind: SubmissionKind;
+  forge: 'local' | 'github' | null;
+  ref: ReviewRef | null;
+  verification: VerificationEntry[];
+  /** Why apply is refused right now, in plain words; empty when nothing blocks it. */
+  blockers: string[];
+  assertions: ReviewerAssertions | null;
+  lastError: { atUtc: string; message: string } | null;
+  appliedCommit: string | null;
+  actions: Array<{ action: AdminAction; reviewer: string; atUtc: string; note: string | null; outcome: string }>;
+}
+
+type Stored = StoredContribution | StoredCorrectionReport;
+
+/** An answer the admin API turns into a problem (never a 5xx). */
+export class ReviewError extends Error {
+  readonly problem: 'conflict' | 'not-found';
+  readonly extras: Record<string, unknown>;
+  constructor(problem: 'conflict' | 'not-found', detail: string, extras: Record<string, unknown> = {}) {
+    super(detail);
+    this.problem = problem;
+    this.extras = extras;
+  }
+}
+
+export interface ReviewServiceOverrides {
+  fetchFile?: FetchContributorFile;
+  runChecks?: RunTechnicalChecks;
+  /** Merged over the fetch options from the environment (tests trust their own CA this way). */
+  fetchOptions?: Partial<FetchOptions>;
+  forge?: Forge;
+  now?: () => Date;
+}
+
+const utc = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+function toLink(ref: ReviewRef): ReviewLink {
+  return { kind: ref.kind === 'github-pull-request' ? 'pull-request' : 'branch', branch: ref.branch, url: ref.url, openedAtUtc: ref.openedAtUtc };
+}
+
+export class ReviewService {
+  readonly intake: IntakeStore;
+  readonly reviews: RecordStore<ReviewState>;
+  private readonly ctx: AppContext;
+  private readonly local: LocalForge;
+  private forgePromise: Promise<Forge> | null = null;
+  private readonly overrides: ReviewServiceOverrides;
+  private readonly now: () => Date;
+
+  constructor(ctx: AppContext, overrides: ReviewServiceOverrides = {}) {
+    this.ctx = ctx;
+    this.overrides = overrides;
+    this.now = overrides.now ?? (() => new Date());
+    this.intake = new IntakeStore(ctx.config.dataDir);
+    this.reviews = new RecordStore(path.join(ctx.config.dataDir, 'state', 'reviews'));
+    this.local = new LocalForge({
+      contentRepo: ctx.config.contentRepo,
+      scratchDir: path.join(ctx.config.dataDir, 'worktrees'),
+      lint: (dir) => loadCatalog(dir).messages.map(formatLintMessage),
+      author: (input) => this.authors.get(input.trackingCode) ?? null,
+      now: this.now,
+    });
+  }
+
+  private readonly authors = new Map<string, string>();
+
+  forge(): Promise<Forge> {
+    this.forgePromise ??= this.overrides.forge ? Promise.resolve(this.overrides.forge) : createForge(process.env, this.local);
+    return this.forgePromise;
+  }
+
+  private store(kind: SubmissionKind): RecordStore<Stored> {
+    return (kind === 'contribution' ? this.intake.contributions : this.intake.correctionReports) as RecordStore<Stored>;
+  }
+
+  async get(kind: SubmissionKind, code: string): Promise<{ record: Stored; review: ReviewState | null }> {
+    const record = await this.store(kind).get(code);
+    if (!record) throw new ReviewError('not-found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${code}.`);
+    return { record, review: await this.reviews.get(code) };
+  }
+
+  /** Open items (pending, needs-information, accepted), oldest first. */
+  async queue(): Promise<Stored[]> {
+    const open: Stored[] = [];
+    for (const kind of ['contribution', 'correction-report'] as const) {
+      for await (const r of this.store(kind).all()) if (r.status !== 'applied' && r.status !== 'declined') open.push(r);
+    }
+    return open.sort((a, b) => a.receivedAtUtc.localeCompare(b.receivedAtUtc) || a.trackingCode.localeCompare(b.trackingCode));
+  }
+
+  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody): Promise<{ record: Stored; review: ReviewState | null }> {
+    const { record } = await this.get(kind, code);
+    const target: SubmissionStatus = action === 'accept' ? 'accepted' : action === 'apply' ? 'applied' : action === 'decline' ? 'declined' : 'needs-information';
+    if (!canTransition(record.status, target)) {
+      throw new ReviewError('conflict', `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`, { currentStatus: record.status });
+    }
+    if (body.assert && kind !== 'contribution') throw new ReviewError('conflict', 'Review-state assertions apply to contributed assets only; correction reports carry no assets.', { currentStatus: record.status });
+    switch (action) {
+      case 'accept':
+        return this.accept(kind, code, body);
+      case 'request-information':
+        return this.simpleMove(kind, code, 'needs-information', body, body.note ?? 'A reviewer needs more information before deciding.');
+      case 'decline':
+        return this.decline(kind, code, body);
+      case 'apply':
+        return this.apply(kind, code, body);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private async loadReview(kind: SubmissionKind, code: string): Promise<ReviewState> {
+    return (
+      (await this.reviews.get(code)) ?? {
+        recordVersion: 1,
+        trackingCode: code,
+        kind,
+        forge: null,
+        ref: null,
+        verification: [],
+        blockers: [],
+        assertions: null,
+        lastError: null,
+        appliedCommit: null,
+        actions: [],
+      }
+    );
+  }
+
+  private async saveReview(state: ReviewState): Promise<void> {
+    if ((await this.reviews.update(state.trackingCode, () => state)) === null) await this.reviews.create(state.trackingCode, state);
+  }
+
+  private recordAssertions(state: ReviewState, body: AdminActionBody): void {
+    if (!body.assert) return;
+    const assets: Record<number, AssertableState> = { ...(state.assertions?.assets ?? {}) };
+    for (const a of body.assert.assets ?? []) assets[a.index] = a.reviewState;
+    state.assertions = {
+      reviewer: body.reviewer,
+      atUtc: utc(this.now()),
+      assets,
+      arrangement: body.assert.arrangement ?? state.assertions?.arrangement ?? null,
+    };
+  }
+
+  /** Move the tracking record (re-checked under the record's lock) and show it on the review. */
+  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null): Promise<Stored> {
+    let illegal: SubmissionStatus | null = null;
+    const next = await this.store(kind).update(code, (current) => {
+      if (!canTransition(current.status, to)) {
+        illegal = current.status;
+        return undefined;
+      }
+      const moved = transition(current, to, utc(this.now()), note);
+      return ref ? { ...moved, review: toLink(ref) } : moved;
+    });
+    if (illegal !== null) throw new ReviewError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
+    if (!next) throw new ReviewError('not-found', `No record has the tracking code ${code}.`);
+    if (ref) await (await this.forge()).setStatus(ref, to).catch(() => undefined);
+    return next;
+  }
+
+  private async simpleMove(kind: SubmissionKind, code: string, to: SubmissionStatus, body: AdminActionBody, note: string) {
+    const state = await this.loadReview(kind, code);
+    const record = await this.move(kind, code, to, note, null);
+    if (state.ref) await (await this.forge()).setStatus(state.ref, to).catch(() => undefined);
+    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: to });
+    await this.saveReview(state);
+    return { record, review: state };
+  }
+
+  private async decline(kind: SubmissionKind, code: string, body: AdminActionBody) {
+    const state = await this.loadReview(kind, code);
+    const note = body.note ?? 'Declined by a reviewer. Nothing in the catalog changed.';
+    if (state.ref) await (await this.forge()).close(state.ref, note);
+    return this.simpleMove(kind, code, 'declined', body, note);
+  }
+
+  private async accept(kind: SubmissionKind, code: string, body: AdminActionBody) {
+    const { record } = await this.get(kind, code);
+    const state = await this.loadReview(kind, code);
+    this.recordAssertions(state, body);
+    if (record.kind === 'contribution') state.verification = await this.verify(record);
+    state.blockers = verificationBlockers(state.verification);
+    // Open (or rewrite) the review on the current main; a proposal that cannot be built is a blocker.
+    await withContentRepoLock(this.ctx.config.contentRepo, async () => {
+      try {
+        const input = await this.proposal(record, state);
+        const forge = await this.forge();
+        state.ref = await forge.open(input);
+        state.forge = forge.name;
+      } catch (err) {
+        state.blockers.push(...reasonsOf(err));
+      }
+    });
+    const note = body.note ?? (state.blockers.length > 0 ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.' : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
+    const moved = await this.move(kind, code, 'accepted', note, state.ref);
+    state.actions.push({ action: 'accept', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted' });
+    await this.saveReview(state);
+    return { record: moved, review: state };
+  }
+
+  private async apply(kind: SubmissionKind, code: string, body: AdminActionBody) {
+    const repo = this.ctx.config.contentRepo;
+    // One apply at a time per content repository: rewrite, merge and rebuild happen as one step.
+    return withContentRepoLock(repo, async () => {
+      const { record } = await this.get(kind, code);
+      if (!canTransition(record.status, 'applied')) {
+        throw new ReviewError('conflict', `${code} is "${record.status}"; only an accepted item can be applied (${illegalHint(record.status)}).`, { currentStatus: record.status });
+      }
+      const state = await this.loadReview(kind, code);
+      this.recordAssertions(state, body);
+      const refuse = async (reasons: string[]) => {
+        state.blockers = reasons;
+        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
+        await this.saveReview(state);
+        return new ReviewError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: record.status, reasons });
+      };
+      const blocked = verificationBlockers(state.verification);
+      if (blocked.length > 0) throw await refuse(blocked);
+      let input: ProposalInput;
+      const forge = await this.forge();
+      try {
+        input = await this.proposal(record, state);
+        state.ref = await forge.open(input);
+        state.forge = forge.name;
+      } catch (err) {
+        throw await refuse(reasonsOf(err));
+      }
+      const before = await this.local.main();
+      const started = Date.now();
+      let merged: string;
+      try {
+        merged = (await forge.merge(state.ref, mergeMessage(code, input.title, body.reviewer, body.note ?? null))).commit;
+        await this.ctx.rebuilder.rebuildAndSwap();
+      } catch (err) {
+        // Nothing half-merged: main goes back to where it was; the old build keeps serving.
+        if ((await this.local.main()) !== before) await this.local.resetMain(before);
+        const message = (err as Error).message.slice(0, 4000);
+        state.lastError = { atUtc: utc(this.now()), message };
+        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
+        await this.saveReview(state);
+        throw new ReviewError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
+          currentStatus: record.status,
+          reasons: [message],
+        });
+      }
+      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref);
+      state.appliedCommit = merged;
+      state.blockers = [];
+      state.lastError = null;
+      state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms)` });
+      await this.saveReview(state);
+      return { record: moved, review: state };
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  /** Fetch, verify and check every contributor file (sequentially; files are few). */
+  private async verify(record: StoredContribution): Promise<VerificationEntry[]> {
+    const fetchFile = this.overrides.fetchFile ?? fetchContributorFile;
+    const runChecks = this.overrides.runChecks ?? runTechnicalChecks;
+    const options: FetchOptions = { ...fetchOptionsFromEnv(process.env), ...this.overrides.fetchOptions };
+    const out: VerificationEntry[] = [];
+    for (const [index, asset] of record.submission.assets.entries()) {
+      const base = { index, url: asset.downloadUrl ?? null, declaredSha256: asset.sha256?.toLowerCase() ?? null };
+      if (!asset.downloadUrl) {
+        out.push({ ...base, status: 'not-fetched', sha256: null, byteLength: null, mediaType: null, reason: 'no downloadUrl; the asset links its source page', checks: null });
+        continue;
+      }
+      try {
+        const file = await fetchFile(asset.downloadUrl, this.ctx.blobs, { ...options, expectedSha256: asset.sha256 ?? null });
+        let checks: TechnicalCheckResult;
+        try {
+          checks = await runChecks(asset.kind, this.ctx.blobs.pathFor(file.sha256));
+        } catch (err) {
+          checks = { kind: asset.kind, passed: false, summary: `The technical checks failed to run: ${(err as Error).message}`, measurements: {} };
+        }
+        out.push({ ...base, status: 'verified', sha256: file.sha256, byteLength: file.byteLength, mediaType: file.mediaType, reason: null, checks });
+      } catch (err) {
+        const reason = err instanceof FetchRefusedError ? `${err.reason}: ${err.message}` : (err as Error).message;
+        out.push({ ...base, status: 'refused', sha256: null, byteLength: null, mediaType: null, reason, checks: null });
+      }
+    }
+    return out;
+  }
+
+  /** Build the proposal on the current main (caller holds the content-repository lock). */
+  private async proposal(record: Stored, state: ReviewState): Promise<ProposalInput> {
+    const repo = this.ctx.config.contentRepo;
+    const labels = [`status: ${record.status}`];
+    if (record.kind === 'correction-report') {
+      const r = record.report;
+      const slug = r.workSlug ?? '';
+      const file = `works/${slug}/index.md`;
+      const text = slug && existsSync(path.join(repo, file)) ? readFileSync(path.join(repo, file), 'utf8') : null;
+      const before = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
+      const result = applyCorrection(before, r);
+      const t = correctionText(record.trackingCode, r);
+      this.authors.set(record.trackingCode, authorOf(r.reporterName, r.reporterKind));
+      return { trackingCode: record.trackingCode, ...t, labels, changes: [{ path: file, content: rewriteWorkFile(text!, before!, result.after) }] };
+    }
+    const s = record.submission;
+    const slug = s.target?.workSlug ?? null;
+    const workPath = (sl: string) => `works/${sl}/index.md`;
+    const text = slug && existsSync(path.join(repo, workPath(slug))) ? readFileSync(path.join(repo, workPath(slug)), 'utf8') : null;
+    const work = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
+    const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {
+      const v = state.verification.find((e) => e.index === i && e.status === 'verified');
+      return v && v.sha256 !== null && v.byteLength !== null ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null } : null;
+    });
+    const manifest = s.assets.findIndex((a) => a.kind === 'manifest');
+    const profileBytes = s.operation === 'rendering-profile' && manifest >= 0 && verified[manifest] ? readFileSync(this.ctx.blobs.pathFor(verified[manifest]!.sha256)) : null;
+    const change: ContentChange = buildContributionChange({
+      trackingCode: record.trackingCode,
+      submission: s,
+      work,
+      workFileSha256: text === null ? null : sha256Of(text),
+      assetSha256: (id) => (work && slug ? assetDigest(repo, slug, work, id) : null),
+      verified,
+      assertions: state.assertions,
+      knownComposers: s.operation === 'new-work' ? knownComposers(repo) : [],
+      profileBytes,
+    });
+    const t = contributionText(record.trackingCode, s);
+    this.authors.set(record.trackingCode, authorOf(s.submittedBy.name, s.submittedBy.kind));
+    const changes =
+      change.kind === 'profile'
+        ? [{ path: `profiles/${change.slug}.json`, content: change.content }]
+        : [{ path: workPath(change.slug), content: change.before === null ? newWorkFile(change.after, change.body) : rewriteWorkFile(text!, change.before, change.after) }];
+    return { trackingCode: record.trackingCode, ...t, labels, changes };
+  }
+}
+
+function authorOf(name: string, kind: string): string {
+  const clean = name.replace(/[<>\n\r]/g, '').trim() || 'Contributor';
+  return `${clean} <${kind.toLowerCase()}@contributors.invalid>`;
+}
+
+function assetDigest(repo: string, slug: string, work: Data, id: number): string | null {
+  const all = [...((work.sourceAssets as Data[] | undefined) ?? []), ...((work.arrangements as Data[] | undefined) ?? []).flatMap((a) => (a.assets as Data[] | undefined) ?? [])];
+  const a = all.find((x) => x.id === id);
+  if (!a) return null;
+  if (typeof a.file === 'string') {
+    const abs = path.join(repo, 'works', slug, a.file);
+    return existsSync(abs) ? sha256Of(readFileSync(abs)) : null;
+  }
+  if (typeof a.blob === 'string') return a.blob.toLowerCase();
+  return typeof a.sha256 === 'string' ? a.sha256.toLowerCase() : null;
+}
+
+function knownComposers(repo: string): ComposerFacts[] {
+  return loadCatalog(repo).catalog.works.map((w) => ({ ...w.content.composer, aliases: w.content.composer.aliases ?? [] }));
+}
+
+function verificationBlockers(entries: VerificationEntry[]): string[] {
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e.status === 'refused') out.push(`Asset ${e.index} (${e.url}) was not verified: ${e.reason}.`);
+    else if (e.status === 'verified' && e.checks && !e.checks.passed) out.push(`Asset ${e.index} failed its technical checks: ${e.checks.summary}`);
+  }
+  return out;
+}
+
+function reasonsOf(err: unknown): string[] {
+  if (err instanceof ProposalError) return err.reasons;
+  if (err instanceof ProposalLintError) return [`The proposal does not pass the content lint: ${err.messages.slice(0, 20).join('; ')}`];
+  return [`The proposal could not be opened: ${(err as Error).message}`];
+}
+
+function illegalHint(status: SubmissionStatus): string {
+  switch (status) {
+    case 'applied':
+    case 'declined':
+      return `"${status}" is final`;
+    case 'pending':
+    case 'needs-information':
+      return 'accept it first';
+    case 'accepted':
+      return 'it is already accepted';
+  }
+}
+
+/** Read the branch's commit log line by line (tests and the CLI's show). */
+export async function reviewLog(repo: string, branch: string): Promise<string> {
+  return git(repo, ['log', '--format=%H %an%n%B', '-n', '1', branch]);
+}
+
+const services = new WeakMap<object, ReviewService>();
+
+/** The one review service of a configuration (so applies are serialised across requests). */
+export function reviewServiceFor(ctx: AppContext, overrides?: ReviewServiceOverrides): ReviewService {
+  let s = services.get(ctx.config);
+  if (!s || overrides) {
+    s = new ReviewService(ctx, overrides);
+    services.set(ctx.config, s);
+  }
+  return s;
+}

@@ -1,0 +1,50 @@
+/**
+ * Connects the review pipeline to the server: the admin routes, and — when review runs on GitHub —
+ * the signed webhook plus a poll every few minutes for events the webhook missed. A pull request
+ * merged on GitHub is applied here; one closed without merging is declined. Events that no longer
+ * fit the item's status (already applied, already declined) are ignored.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.ts';
+import { registerAdminRoutes } from '../routes/admin.ts';
+import { gitHubSettingsFromEnv } from './forge-github.ts';
+import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
+import { ReviewError, reviewServiceFor, type AdminAction } from './service.ts';
+import type { ReviewRef } from './types.ts';
+import type { SubmissionKind } from '../../src/schemas/contribution.ts';
+
+const POLL_INTERVAL_MS = 5 * 60_000;
+
+export async function registerReview(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await registerAdminRoutes(app, ctx);
+  const service = reviewServiceFor(ctx);
+  const kindOf = (code: string): SubmissionKind => (code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution');
+  const fromGitHub = (action: AdminAction, note: string) => async (code: string) => {
+    try {
+      await service.act(kindOf(code), code, action, { reviewer: 'GitHub', note });
+    } catch (err) {
+      if (!(err instanceof ReviewError)) throw err;
+    }
+  };
+  const handlers: GitHubEventHandlers = {
+    onMerged: fromGitHub('apply', 'Merged on GitHub.'),
+    onClosed: fromGitHub('decline', 'Closed on GitHub without merging.'),
+  };
+  await registerGitHubWebhook(app, ctx, handlers);
+
+  const github = gitHubSettingsFromEnv(process.env);
+  if (!github) return;
+  const openRefs = async (): Promise<ReviewRef[]> => {
+    const refs: ReviewRef[] = [];
+    for await (const review of service.reviews.all()) if (review.ref && review.appliedCommit === null) refs.push(review.ref);
+    return refs;
+  };
+  const timer = setInterval(() => {
+    openRefs()
+      .then((refs) => pollGitHub(github, refs, handlers))
+      .then((r) => r.errors.forEach((e) => app.log.warn(`GitHub poll: ${e}`)))
+      .catch((err: unknown) => app.log.warn(`GitHub poll failed: ${(err as Error).message}`));
+  }, POLL_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+}

@@ -1,0 +1,118 @@
+/**
+ * Review contributions and correction reports from the command line, against a running server:
+ *
+ *   npm run review -- list
+ *   npm run review -- show <code>
+ *   npm run review -- accept|request-information|apply|decline <code> [--note "..."] [--reviewer "Name"]
+ *                     [--assert <assetIndex>=<reviewState>]... [--assert arrangement=<reviewState>]
+ *
+ * Options: --server (default http://127.0.0.1:4321), --key-file <file>, --json (raw answers).
+ * The admin key comes from ARCHIVE_ADMIN_KEY or --key-file, never from the command line.
+ * The reviewer defaults to ARCHIVE_REVIEWER. Exit code 0 on success, 1 on a refused action, 2 on usage errors.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
+const USAGE = `usage: npm run review -- list | show <code> | ${ACTIONS.join('|')} <code> [--note TEXT] [--reviewer NAME] [--assert INDEX=STATE]... [--server URL] [--key-file FILE] [--json]`;
+
+function usage(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      server: { type: 'string', default: 'http://127.0.0.1:4321' },
+      'key-file': { type: 'string' },
+      note: { type: 'string' },
+      reviewer: { type: 'string' },
+      assert: { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [command, code] = positionals;
+  if (!command) usage('missing command');
+  const key = (values['key-file'] ? readFileSync(values['key-file'], 'utf8') : (process.env.ARCHIVE_ADMIN_KEY ?? '')).trim();
+  if (!key) usage('no admin key: set ARCHIVE_ADMIN_KEY or pass --key-file <file> (keys are never taken from the command line)');
+  const server = values.server.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${key}`, accept: 'application/json' };
+  const segment = (c: string) => (/^r/i.test(c) ? 'correction-reports' : 'contributions');
+
+  let res: Response;
+  if (command === 'list') {
+    res = await fetch(`${server}/api/v1/admin/queue`, { headers });
+  } else if (command === 'show') {
+    if (!code) usage('show needs a tracking code');
+    res = await fetch(`${server}/api/v1/admin/${segment(code)}/${encodeURIComponent(code)}`, { headers });
+  } else if ((ACTIONS as readonly string[]).includes(command)) {
+    if (!code) usage(`${command} needs a tracking code`);
+    const reviewer = values.reviewer ?? process.env.ARCHIVE_REVIEWER;
+    if (!reviewer) usage('name the accountable reviewer with --reviewer or ARCHIVE_REVIEWER');
+    const assets: Array<{ index: number; reviewState: string }> = [];
+    let arrangement: string | undefined;
+    for (const a of values.assert ?? []) {
+      const m = /^(\d+|arrangement)=([a-z-]+)$/.exec(a);
+      if (!m) usage(`--assert must be INDEX=STATE or arrangement=STATE (got "${a}")`);
+      if (m[1] === 'arrangement') arrangement = m[2];
+      else assets.push({ index: Number(m[1]), reviewState: m[2]! });
+    }
+    const body = {
+      reviewer,
+      ...(values.note !== undefined ? { note: values.note } : {}),
+      ...(assets.length > 0 || arrangement ? { assert: { ...(assets.length > 0 ? { assets } : {}), ...(arrangement ? { arrangement } : {}) } } : {}),
+    };
+    res = await fetch(`${server}/api/v1/admin/${segment(code)}/${encodeURIComponent(code)}/${command}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } else {
+    usage(`unknown command "${command}"`);
+  }
+
+  const text = await res.text();
+  const answer = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  if (!res.ok) {
+    process.stderr.write(`${res.status} ${String(answer.title ?? '')}: ${String(answer.detail ?? text)}\n`);
+    return 1;
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    return 0;
+  }
+  const data = answer.data as Record<string, unknown>;
+  if (command === 'list') {
+    const items = data.items as Array<Record<string, unknown>>;
+    if (items.length === 0) process.stdout.write('The review queue is empty.\n');
+    for (const i of items) process.stdout.write(`${String(i.trackingCode)}  ${String(i.status).padEnd(17)}  ${String(i.receivedAtUtc)}  ${String(i.summary)}${Number(i.blockers) > 0 ? `  [${String(i.blockers)} blocker(s)]` : ''}\n`);
+    return 0;
+  }
+  const review = data.review as Record<string, unknown>;
+  const link = review.review as Record<string, unknown> | null;
+  process.stdout.write(`${String(data.trackingCode)}: ${String(data.status)} (changedCanonicalData: ${String(data.changedCanonicalData)})\n`);
+  if (link) process.stdout.write(`review: ${String(link.url ?? link.branch)}\n`);
+  for (const v of review.verification as Array<Record<string, unknown>>) {
+    const checks = v.checks as Record<string, unknown> | null;
+    process.stdout.write(`asset ${String(v.index)}: ${String(v.status)}${v.reason ? ` (${String(v.reason)})` : ''}${checks ? ` — checks ${checks.passed ? 'passed' : 'FAILED'}: ${String(checks.summary)}` : ''}\n`);
+  }
+  for (const b of review.blockers as string[]) process.stdout.write(`blocker: ${b}\n`);
+  const err = review.lastError as Record<string, unknown> | null;
+  if (err) process.stdout.write(`last error (${String(err.atUtc)}): ${String(err.message).split('\n')[0]}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`review: ${err.message}\n`);
+    process.exit(1);
+  },
+);

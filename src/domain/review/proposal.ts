@@ -1,0 +1,397 @@
+/**
+ * Proposal builders (pure): given the current front matter of the target work (parsed, plain
+ * data) and a stored contribution, produce the new front matter, a new work, or a profile file.
+ * Nothing here reads the disk; the service gives it what it needs (docs/review.md).
+ *
+ * Boundaries (issue 4, item 6):
+ *   - contributed assets land as `pending`, whatever the submitter claimed; only a NAMED human
+ *     reviewer asserting a state through the admin API lands it higher (ReviewerAssertions);
+ *   - files whose rights are not cleared land as `rights-review-required` with access
+ *     `admin-only`, and no assertion lifts that: rights review is its own decision;
+ *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
+ */
+import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
+import { MUSIC_ROLES, type CatalogReviewState } from '../../schemas/common.ts';
+
+export type Data = Record<string, unknown>;
+
+/** A file fetched, verified and stored in the blob store during review. */
+export interface VerifiedFile {
+  sha256: string;
+  byteLength: number;
+  /** One line from the technical checks, for the asset's technicalChecks field. */
+  technicalChecks: string | null;
+}
+
+/** Review states a reviewer may assert for a contributed asset (never rights-review-required). */
+export const ASSERTABLE_STATES = ['pending', 'technical-pass', 'manual-review-pending', 'human-reviewed', 'human-listening-approved'] as const;
+export type AssertableState = (typeof ASSERTABLE_STATES)[number];
+
+/** What a named human reviewer asserted through the admin API (recorded with name and time). */
+export interface ReviewerAssertions {
+  reviewer: string;
+  atUtc: string;
+  /** By index into submission.assets. */
+  assets: Record<number, AssertableState>;
+  arrangement: AssertableState | null;
+}
+
+export interface ComposerFacts {
+  name: string;
+  sortName: string;
+  born: string;
+  died: string;
+  aliases: string[];
+}
+
+export interface ContributionProposalInput {
+  trackingCode: string;
+  submission: MusicContributionInput;
+  /** Front matter of works/<slug>/index.md as it is now, or null when there is no such work. */
+  work: Data | null;
+  /** SHA-256 of the current work file (null when it does not exist). */
+  workFileSha256: string | null;
+  /** SHA-256 of an existing asset of the work, by id (file assets hashed by the caller). */
+  assetSha256: (id: number) => string | null;
+  /** Verified copies by index into submission.assets; null where not (yet) verified. */
+  verified: (VerifiedFile | null)[];
+  assertions: ReviewerAssertions | null;
+  /** Composers already in the catalog (a new work must name one: life dates decide its rights). */
+  knownComposers: ComposerFacts[];
+  /** For rendering-profile: the fetched profile definition bytes; the current file, if any. */
+  profileBytes?: Buffer | null;
+}
+
+export type ContentChange =
+  | { kind: 'work'; slug: string; before: Data | null; after: Data; body: string }
+  | { kind: 'profile'; slug: string; content: string };
+
+/** The proposal cannot be built as asked; `reasons` say why (shown on the review and in 409s). */
+export class ProposalError extends Error {
+  readonly reasons: string[];
+  /** True when the reason is a moved target (stale baseSha256, vanished work): re-submit against the current record. */
+  readonly stale: boolean;
+  constructor(reasons: string[], stale = false) {
+    super(reasons.join(' '));
+    this.reasons = reasons;
+    this.stale = stale;
+  }
+}
+
+const CLEARED_COMPOSITION = new Set(['public-domain', 'permission-documented', 'not-applicable']);
+const UNCLEARED_FILE = new Set(['unknown', 'rights-review-required', 'not-public-domain']);
+
+const DEFAULT_MEDIA_TYPES: Record<string, string> = {
+  musicxml: 'application/vnd.recordare.musicxml+xml',
+  mxl: 'application/vnd.recordare.musicxml',
+  midi: 'audio/midi',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  'score-pdf': 'application/pdf',
+  'score-image': 'image/png',
+  artwork: 'image/png',
+  manifest: 'application/json',
+  video: 'video/mp4',
+  'source-page': 'text/html',
+};
+
+/** "stale" message, or null when the base matches (or none was given). */
+export function checkBaseSha256(base: string | null | undefined, current: string | null, what: string): string | null {
+  if (!base) return null;
+  if (current === null) return `target.baseSha256 names a version of ${what}, which does not exist now.`;
+  if (base.toLowerCase() !== current.toLowerCase()) {
+    return `target.baseSha256 is stale: ${what} changed since the contribution was prepared (base ${base.toLowerCase()}, now ${current.toLowerCase()}). Re-submit against the current record.`;
+  }
+  return null;
+}
+
+function allAssets(work: Data): Data[] {
+  const sources = (work.sourceAssets as Data[] | undefined) ?? [];
+  const arrangements = (work.arrangements as Data[] | undefined) ?? [];
+  return [...sources, ...arrangements.flatMap((a) => (a.assets as Data[] | undefined) ?? [])];
+}
+
+/** The next free asset id within the work (ids are unique across source and arrangement assets). */
+export function nextAssetId(work: Data | null): number {
+  if (!work) return 1;
+  return allAssets(work).reduce((max, a) => Math.max(max, Number(a.id) || 0), 0) + 1;
+}
+
+function nextId(items: Data[], key = 'id'): number {
+  return items.reduce((max, a) => Math.max(max, Number(a[key]) || 0), 0) + 1;
+}
+
+/** Whether this file's rights let it be public: a cleared composition and a declared file status. */
+export function rightsCleared(submission: MusicContributionInput, asset: ContributionAsset): boolean {
+  return CLEARED_COMPOSITION.has(submission.rights.compositionStatus) && !UNCLEARED_FILE.has(asset.rightsStatus);
+}
+
+/** The review state a contributed asset lands in (see the file comment). */
+export function landedState(submission: MusicContributionInput, index: number, assertions: ReviewerAssertions | null): CatalogReviewState {
+  const asset = submission.assets[index]!;
+  if (!rightsCleared(submission, asset)) return 'rights-review-required';
+  return assertions?.assets[index] ?? 'pending';
+}
+
+function contributedAsset(input: ContributionProposalInput, index: number, id: number): Data {
+  const s = input.submission;
+  const a = s.assets[index]!;
+  const v = input.verified[index] ?? null;
+  const state = landedState(s, index, input.assertions);
+  const source: Data = v ? { blob: v.sha256, byteLength: v.byteLength } : { url: a.downloadUrl ?? a.sourcePageUrl };
+  return {
+    id,
+    kind: a.kind,
+    title: a.title,
+    ...source,
+    sourcePageUrl: a.sourcePageUrl,
+    mediaType: a.mediaType ?? DEFAULT_MEDIA_TYPES[a.kind] ?? 'application/octet-stream',
+    sha256: v?.sha256 ?? a.sha256?.toLowerCase() ?? null,
+    ...(v ? {} : { byteLength: null }),
+    rightsStatus: a.rightsStatus,
+    license: a.license ?? s.rights.license ?? null,
+    attribution: a.attribution ?? s.rights.attribution ?? null,
+    reviewState: state,
+    access: state === 'rights-review-required' ? 'admin-only' : 'public',
+    technicalChecks: v?.technicalChecks ?? null,
+  };
+}
+
+function addAssets(input: ContributionProposalInput, work: Data | null, indexes: number[]): Data[] {
+  let id = nextAssetId(work);
+  return indexes.map((i) => contributedAsset(input, i, id++));
+}
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+function requireWork(input: ContributionProposalInput): { slug: string; work: Data } {
+  const slug = input.submission.target?.workSlug ?? null;
+  if (!slug) throw new ProposalError([`operation "${input.submission.operation}" needs target.workSlug naming an existing work.`]);
+  if (!input.work) throw new ProposalError([`The target work "${slug}" does not exist (it may have been removed or renamed).`], true);
+  return { slug, work: input.work };
+}
+
+function baseCheckOfWork(input: ContributionProposalInput, slug: string): void {
+  const t = input.submission.target;
+  if (!t?.baseSha256) return;
+  const stale =
+    t.assetId != null && input.submission.operation === 'score-revision'
+      ? checkBaseSha256(t.baseSha256, input.assetSha256(t.assetId), `asset ${t.assetId} of ${slug}`)
+      : checkBaseSha256(t.baseSha256, input.workFileSha256, `works/${slug}/index.md`);
+  if (stale) throw new ProposalError([stale], true);
+}
+
+function parseDuration(text: string | null | undefined): { duration: string; seconds: number } | null {
+  const m = /^([0-9]{1,3}):([0-5][0-9])$/.exec(text ?? '');
+  if (!m) return null;
+  const seconds = Number(m[1]) * 60 + Number(m[2]);
+  return seconds >= 1 ? { duration: `${Number(m[1])}:${m[2]}`, seconds } : null;
+}
+
+function declaredNote(input: ContributionProposalInput, layer: string): string {
+  return `${layer} as declared by the contributor (${input.trackingCode}; territory ${input.submission.rights.territory}) and accepted in review.`;
+}
+
+export function slugify(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 160);
+}
+
+function findComposer(known: ComposerFacts[], name: string): ComposerFacts | null {
+  const key = name.trim().toLowerCase();
+  return known.find((c) => c.name.toLowerCase() === key || c.aliases.some((a) => a.toLowerCase() === key)) ?? null;
+}
+
+function newWork(input: ContributionProposalInput): ContentChange {
+  const s = input.submission;
+  const w = s.work ?? {};
+  const title = w.title?.trim();
+  if (!title) throw new ProposalError(['operation "new-work" needs work.title.']);
+  const slug = s.target?.workSlug ?? slugify(`${w.composer ?? ''} ${title}`);
+  if (input.work) throw new ProposalError([`A work with the slug "${slug}" already exists; propose a metadata-revision instead.`], true);
+  if (!w.composer) throw new ProposalError(['operation "new-work" needs work.composer.']);
+  const composer = findComposer(input.knownComposers, w.composer);
+  if (!composer) {
+    throw new ProposalError([
+      `The composer "${w.composer}" is not in the catalog yet; a new work needs the composer's life dates (they decide the rights). An editor adds the composer first.`,
+    ]);
+  }
+  const r = s.rights;
+  const territory = (status: string) => ({
+    status: 'unclear',
+    note: `Declared ${status} by the contributor (${input.trackingCode}, territory "${r.territory}"); not yet checked per territory by the archive.`,
+  });
+  const after: Data = {
+    slug,
+    title,
+    originalTitle: w.originalTitle ?? null,
+    composer: clone(composer),
+    period: w.period ?? '',
+    genre: w.genre ?? '',
+    year: w.year ?? '',
+    workNumber: w.workNumber ?? null,
+    catalogNumbers: [],
+    summary: w.summary ?? '',
+    key: null,
+    instrumentation: '',
+    instruments: [],
+    rightsNote: `Rights as declared by the contributor (${input.trackingCode}) and accepted in review; each file's own review state and access level still apply.`,
+    rights: {
+      composition: { status: r.compositionStatus, note: declaredNote(input, 'Composition status') },
+      edition: { status: r.editionStatus ?? 'unknown', note: declaredNote(input, 'Edition status') },
+      recording: { status: r.recordingStatus ?? 'not-applicable', note: declaredNote(input, 'Recording status') },
+      territories: { US: territory(r.compositionStatus), EU: territory(r.compositionStatus), CA: territory(r.compositionStatus) },
+      license: r.license ?? null,
+      attribution: r.attribution ?? null,
+      checkedAtUtc: r.checkedAtUtc ?? new Date(0).toISOString().replace('.000', ''),
+      evidenceUrls: [...r.evidenceUrls],
+    },
+    sourceAssets: [],
+    arrangements: [],
+    comments: [],
+    videos: [],
+  };
+  after.sourceAssets = addAssets(input, null, s.assets.map((_, i) => i));
+  return { kind: 'work', slug, before: null, after, body: s.changeSummary };
+}
+
+function metadataRevision(input: ContributionProposalInput): ContentChange {
+  const { slug, work } = requireWork(input);
+  baseCheckOfWork(input, slug);
+  const w = input.submission.work;
+  if (!w) throw new ProposalError(['operation "metadata-revision" needs the revised fields in "work".']);
+  const after = clone(work);
+  const fields = ['title', 'originalTitle', 'period', 'genre', 'year', 'workNumber', 'summary'] as const;
+  let changed = 0;
+  for (const f of fields) {
+    const v = w[f];
+    if (v === undefined || v === null) continue;
+    if (after[f] !== v) changed++;
+    after[f] = v;
+  }
+  if (w.composer && (after.composer as Data).name !== w.composer) {
+    (after.composer as Data).name = w.composer;
+    changed++;
+  }
+  if (changed === 0) throw new ProposalError(['The revision changes nothing: every field in "work" already has the proposed value.']);
+  return { kind: 'work', slug, before: work, after, body: '' };
+}
+
+function sourceScore(input: ContributionProposalInput): ContentChange {
+  const { slug, work } = requireWork(input);
+  baseCheckOfWork(input, slug);
+  const s = input.submission;
+  if (s.operation === 'score-revision') {
+    const id = s.target?.assetId;
+    if (id == null) throw new ProposalError(['operation "score-revision" needs target.assetId naming the source asset it revises.']);
+    if (!((work.sourceAssets as Data[] | undefined) ?? []).some((a) => a.id === id)) {
+      throw new ProposalError([`Work "${slug}" has no source asset ${id}.`], true);
+    }
+  }
+  if (s.assets.length === 0) throw new ProposalError([`operation "${s.operation}" needs at least one asset.`]);
+  const after = clone(work);
+  after.sourceAssets = [...((after.sourceAssets as Data[] | undefined) ?? []), ...addAssets(input, work, s.assets.map((_, i) => i))];
+  return { kind: 'work', slug, before: work, after, body: '' };
+}
+
+function arrangement(input: ContributionProposalInput): ContentChange {
+  const { slug, work } = requireWork(input);
+  baseCheckOfWork(input, slug);
+  const s = input.submission;
+  const arr = s.arrangement;
+  const reasons: string[] = [];
+  if (!arr) throw new ProposalError(['operation "arrangement" needs "arrangement".']);
+  const duration = parseDuration(arr.duration);
+  if (!duration) reasons.push(`arrangement.duration must be m:ss, e.g. "3:05" (got ${JSON.stringify(arr.duration ?? null)}).`);
+  const role = arr.intendedRole ?? s.channel?.intendedRole ?? null;
+  if (!role || !(MUSIC_ROLES as readonly string[]).includes(role)) reasons.push(`arrangement.intendedRole must be one of ${MUSIC_ROLES.join(', ')} (got ${JSON.stringify(role)}).`);
+  if (s.assets.length === 0) reasons.push('operation "arrangement" needs at least one asset.');
+  if (reasons.length > 0) throw new ProposalError(reasons);
+  const after = clone(work);
+  const arrangements = ((after.arrangements as Data[] | undefined) ?? []).slice();
+  const uncleared = s.assets.some((a) => !rightsCleared(s, a));
+  arrangements.push({
+    id: nextId(arrangements),
+    rank: nextId(arrangements, 'rank'),
+    title: arr.title?.trim() || `${String(work.title)}: contributed arrangement`,
+    style: arr.style ?? '',
+    instrumentation: arr.instrumentation ?? '',
+    duration: duration!.duration,
+    durationSeconds: duration!.seconds,
+    intendedRole: role,
+    alsoSuits: [],
+    moods: [],
+    loopable: false,
+    trimmable: false,
+    renderingProfileSlugs: [...arr.renderingProfileSlugs],
+    reviewState: uncleared ? 'rights-review-required' : (input.assertions?.arrangement ?? 'pending'),
+    rights: {
+      edition: { status: s.rights.editionStatus ?? 'unknown', note: declaredNote(input, 'Edition status') },
+      recording: { status: s.rights.recordingStatus ?? 'unknown', note: declaredNote(input, 'Recording status') },
+      license: s.rights.license ?? null,
+      attribution: s.rights.attribution ?? null,
+    },
+    notes: `Contributed as ${input.trackingCode}.`,
+    assets: addAssets(input, work, s.assets.map((_, i) => i)),
+  });
+  after.arrangements = arrangements;
+  return { kind: 'work', slug, before: work, after, body: '' };
+}
+
+function performance(input: ContributionProposalInput): ContentChange {
+  const { slug, work } = requireWork(input);
+  baseCheckOfWork(input, slug);
+  const s = input.submission;
+  const arrangementId = s.target?.assetId;
+  if (arrangementId == null) throw new ProposalError(['operation "performance" needs target.assetId naming the arrangement (its id) the recording performs.']);
+  const after = clone(work);
+  const target = ((after.arrangements as Data[] | undefined) ?? []).find((a) => a.id === arrangementId);
+  if (!target) throw new ProposalError([`Work "${slug}" has no arrangement ${arrangementId}.`], true);
+  if (s.assets.length === 0) throw new ProposalError(['operation "performance" needs at least one recording asset.']);
+  target.assets = [...((target.assets as Data[] | undefined) ?? []), ...addAssets(input, work, s.assets.map((_, i) => i))];
+  return { kind: 'work', slug, before: work, after, body: '' };
+}
+
+function renderingProfile(input: ContributionProposalInput): ContentChange {
+  const bytes = input.profileBytes;
+  if (!bytes) throw new ProposalError(['operation "rendering-profile" needs a "manifest" asset whose verified file is the profile definition (JSON).']);
+  let data: Data;
+  try {
+    data = JSON.parse(bytes.toString('utf8')) as Data;
+  } catch (err) {
+    throw new ProposalError([`The profile definition is not valid JSON: ${(err as Error).message}`]);
+  }
+  const slug = typeof data.slug === 'string' ? data.slug : '';
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug)) throw new ProposalError(['The profile definition needs a kebab-case "slug".']);
+  // Never raise: a contributed profile is at most a candidate until an editor approves it in content.
+  const boundary = (data.approvalBoundary ?? {}) as Data;
+  if (data.status === 'approved' || boundary.approvedBy != null || boundary.approvedAtUtc != null) {
+    const lowered = { ...data, status: data.status === 'approved' ? 'candidate' : data.status, approvalBoundary: { ...boundary, approvedBy: null, approvedAtUtc: null } };
+    return { kind: 'profile', slug, content: `${JSON.stringify(lowered, null, 2)}\n` };
+  }
+  return { kind: 'profile', slug, content: bytes.toString('utf8') };
+}
+
+/** The content change a contribution proposes, or ProposalError with the reasons. */
+export function buildContributionChange(input: ContributionProposalInput): ContentChange {
+  switch (input.submission.operation) {
+    case 'new-work':
+      return newWork(input);
+    case 'metadata-revision':
+      return metadataRevision(input);
+    case 'source-score':
+    case 'score-revision':
+      return sourceScore(input);
+    case 'arrangement':
+      return arrangement(input);
+    case 'performance':
+      return performance(input);
+    case 'rendering-profile':
+      return renderingProfile(input);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * OpenAPI operations of the admin review API (tag `admin`); document.ts lists them with the rest.
+ * Every operation needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key> (or
+ * X-Archive-Import-Key); the schemes are LIBRARY_SECURITY_SCHEMES' `bearerKey` / `archiveImportKey`.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { Envelope } from '../schemas/envelope.ts';
+import { AdminActionBody, AdminItem, AdminQueue, QueueItem, REVIEW_ACTIONS } from '../domain/review/schemas.ts';
+import { problem, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
+
+const SECURITY: Array<Record<string, string[]>> = [{ bearerKey: [] }, { archiveImportKey: [] }];
+const KEY = 'Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.';
+
+const codeParam = (what: string, example: string): ParameterSpec => ({
+  name: 'code',
+  in: 'path',
+  required: true,
+  description: `Tracking code of the ${what}, e.g. "${example}" (case ignored, hyphens optional).`,
+  schema: { type: 'string', maxLength: 64 },
+});
+const actionParam: ParameterSpec = {
+  name: 'action',
+  in: 'path',
+  required: true,
+  description:
+    'accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). ' +
+    'request-information: -> needs-information with the public note. decline: close the review, -> declined (final). ' +
+    'apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only).',
+  schema: { type: 'string', enum: [...REVIEW_ACTIONS] },
+};
+
+const itemResponse = { description: 'The item as reviewers see it after the action.', contentType: 'application/json', schema: Envelope(ref('AdminItem') as unknown as TSchema, 'Admin view in the envelope.') };
+const authProblems = {
+  '400': problem('The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL.'),
+  '401': problem('No key, or a wrong key (WWW-Authenticate: Bearer).'),
+  '403': problem('A valid key without the admin role.'),
+};
+
+function actionOperation(kind: 'contribution' | 'correction-report'): OperationSpec {
+  const segment = kind === 'contribution' ? 'contributions' : 'correction-reports';
+  const what = kind === 'contribution' ? 'contribution' : 'correction report';
+  return {
+    method: 'post',
+    path: `/api/v1/admin/${segment}/{code}/{action}`,
+    operationId: kind === 'contribution' ? 'reviewContribution' : 'reviewCorrectionReport',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: `Accept, request information on, apply or decline a ${what}`,
+    description:
+      `${KEY} An illegal transition is 409 naming the current status (\`currentStatus\`). Apply refuses with 409 and \`reasons[]\`, merging nothing, ` +
+      'when the target work vanished, `target.baseSha256` (or a report\'s currentValue) is stale, a file failed its digest or technical checks, or the ' +
+      'proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted ' +
+      'with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they ' +
+      'land `pending`). Answers are `Cache-Control: no-store`.',
+    parameters: [codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'), actionParam],
+    requestBody: { description: 'The reviewer, an optional public note and optional assertions.', required: true, contentTypes: ['application/json'], schema: ref('AdminActionBody') },
+    responses: {
+      '200': itemResponse,
+      ...authProblems,
+      '404': problem(`No ${what} has this tracking code, or the action is unknown.`),
+      '409': problem('Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged.'),
+      '413': problem('The body is larger than 1 MiB.'),
+      '415': problem('The body is not JSON.'),
+    },
+  } as OperationSpec;
+}
+
+function readOperation(kind: 'contribution' | 'correction-report'): OperationSpec {
+  const segment = kind === 'contribution' ? 'contributions' : 'correction-reports';
+  const what = kind === 'contribution' ? 'contribution' : 'correction report';
+  return {
+    method: 'get',
+    path: `/api/v1/admin/${segment}/{code}`,
+    operationId: kind === 'contribution' ? 'getAdminContribution' : 'getAdminCorrectionReport',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: `Read a ${what} as reviewers see it`,
+    description: `${KEY} The full submission (with contact details), verification and technical checks, blockers, assertions, the last error and the action log.`,
+    parameters: [codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB')],
+    responses: { '200': itemResponse, ...authProblems, '404': problem(`No ${what} has this tracking code.`) },
+  } as OperationSpec;
+}
+
+const queue: OperationSpec = {
+  method: 'get',
+  path: '/api/v1/admin/queue',
+  operationId: 'getReviewQueue',
+  tags: ['admin'],
+  security: SECURITY,
+  summary: 'List open review items, oldest first',
+  description: `${KEY} Contributions and correction reports that are pending, needs-information or accepted, oldest received first.`,
+  responses: {
+    '200': { description: 'The queue.', contentType: 'application/json', schema: Envelope(ref('AdminQueue') as unknown as TSchema, 'Review queue in the envelope.') },
+    ...authProblems,
+  },
+} as OperationSpec;
+
+export const ADMIN_OPERATIONS: OperationSpec[] = [
+  queue,
+  readOperation('contribution'),
+  actionOperation('contribution'),
+  readOperation('correction-report'),
+  actionOperation('correction-report'),
+];
+
+export const ADMIN_COMPONENTS: Record<string, TSchema> = { AdminActionBody, AdminItem, AdminQueue, QueueItem };
+
+export const ADMIN_TAGS: { name: string; description: string }[] = [
+  { name: 'admin', description: 'Editors review contributions and correction reports as pull requests: accept, request information, apply (merge + rebuild + swap) or decline. Admin key required.' },
+];
