@@ -270,17 +270,21 @@ export const ContributionTracking = Type.Object(
 );
 export type ContributionTracking = Static<typeof ContributionTracking>;
 
-/** What is kept on disk for a contribution: the tracking state plus the full submission. */
-export interface StoredContribution {
+/** The tracking state every stored submission (contribution or correction report) carries. */
+export interface StoredSubmissionState {
   recordVersion: 1;
   trackingCode: string;
-  kind: 'contribution';
   status: SubmissionStatus;
   changedCanonicalData: boolean;
   receivedAtUtc: string;
   updatedAtUtc: string;
   history: StatusChange[];
   review: ReviewLink | null;
+}
+
+/** What is kept on disk for a contribution: the tracking state plus the full submission. */
+export interface StoredContribution extends StoredSubmissionState {
+  kind: 'contribution';
   /** SHA-256 of the canonical JSON of `submission` (idempotency). */
   contentSha256: string;
   submission: MusicContributionInput;

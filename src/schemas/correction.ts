@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, CONTRIBUTOR_KINDS, Nullable, StringEnum } from './common.ts';
-import { CORRECTION_CODE_PATTERN, ReviewLink, StatusChange, SUBMISSION_STATUSES, type SubmissionStatus } from './contribution.ts';
+import { CORRECTION_CODE_PATTERN, ReviewLink, StatusChange, SUBMISSION_STATUSES, type StoredSubmissionState, type SubmissionStatus } from './contribution.ts';
 
 const strict = { additionalProperties: false } as const;
 const OptionalNullableString = (maxLength: number, description: string) => Type.Optional(Nullable(Type.String({ maxLength }), { description }));
@@ -65,15 +65,7 @@ export const CorrectionReportTracking = Type.Object(
 export type CorrectionReportTracking = Static<typeof CorrectionReportTracking>;
 
 /** What is kept on disk for a report: the tracking state plus the full report. */
-export interface StoredCorrectionReport {
-  recordVersion: 1;
-  trackingCode: string;
+export interface StoredCorrectionReport extends StoredSubmissionState {
   kind: 'correction-report';
-  status: SubmissionStatus;
-  changedCanonicalData: boolean;
-  receivedAtUtc: string;
-  updatedAtUtc: string;
-  history: StatusChange[];
-  review: ReviewLink | null;
   report: CorrectionReportInput;
 }
