@@ -108,7 +108,11 @@ export function writeResult(dir: string, result: BenchResult): string {
 
 function fmt(n: number | null, unit: string): string {
   if (n == null) return 'n/a';
-  if (unit === 'bytes') return `${(n / 1024 / 1024).toFixed(0)} MiB`;
+  if (unit === 'bytes') {
+    // Page weights are tens of KB, build memory is GiB: pick the scale that keeps digits readable.
+    if (Math.abs(n) < 1024 * 1024) return `${(n / 1000).toFixed(1)} KB`;
+    return `${(n / 1024 / 1024).toFixed(0)} MiB`;
+  }
   const digits = Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : 2;
   return `${n.toFixed(digits)} ${unit}`;
 }
