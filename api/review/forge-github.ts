@@ -113,6 +113,14 @@ export class GitHubForge implements Forge {
     const base = await this.baseBranch();
     const p = this.repoParams;
 
+    // Merged on GitHub already (apply after the webhook or poll): push nothing, keep that PR, so
+    // merge only merges locally instead of opening and merging a second PR.
+    const { data: closed } = await this.step('listing pull requests', () =>
+      this.octokit.rest.pulls.list({ ...p, state: 'closed', head: `${this.owner}:${branch}`, base, per_page: 100 }),
+    );
+    const merged = closed.find((pr) => pr.merged_at !== null);
+    if (merged) return { kind: 'github-pull-request', branch, url: merged.html_url, number: merged.number, openedAtUtc: localRef.openedAtUtc };
+
     const { data: baseRef } = await this.step(`reading branch ${base}`, () => this.octokit.rest.git.getRef({ ...p, ref: `heads/${base}` }));
     const baseSha = baseRef.object.sha;
     const { data: baseCommit } = await this.step('reading the base commit', () => this.octokit.rest.git.getCommit({ ...p, commit_sha: baseSha }));
