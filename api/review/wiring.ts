@@ -36,7 +36,12 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext): Pro
   if (!github) return;
   const openRefs = async (): Promise<ReviewRef[]> => {
     const refs: ReviewRef[] = [];
-    for await (const review of service.reviews.all()) if (review.ref && review.appliedCommit === null) refs.push(review.ref);
+    for await (const review of service.reviews.all()) {
+      if (!review.ref || review.appliedCommit !== null) continue;
+      // Only reviews still open: declined and applied items never change again.
+      const { record } = await service.get(review.kind, review.trackingCode).catch(() => ({ record: null }));
+      if (record && record.status !== 'declined' && record.status !== 'applied') refs.push(review.ref);
+    }
     return refs;
   };
   const timer = setInterval(() => {
