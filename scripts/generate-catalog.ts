@@ -41,8 +41,8 @@ export interface GenerateResult {
   durationMs: number;
 }
 
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
+/** mulberry32: small, fast, deterministic (shared with the benchmarks' generators). */
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -37,6 +37,7 @@ import { matchesAllWords } from '../../src/domain/text.ts';
 import { buildResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
+import { rng } from '../../scripts/generate-catalog.ts';
 
 const GOAL_P99_MS = 5;
 const BASE = 'http://127.0.0.1:4321';
@@ -44,17 +45,6 @@ const GENERATED_AT = '2026-01-01T00:00:00Z';
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 const pad = (n: number, w = 4) => String(n).padStart(w, '0');
 
