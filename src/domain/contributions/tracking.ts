@@ -3,7 +3,7 @@
  * the reviewers) and the public view answered at its tracking URL (a summary, never the
  * submitter's contact details).
  */
-import type { ContributionTracking, MusicContributionInput, StoredContribution } from '../../schemas/contribution.ts';
+import type { ContributionTracking, MusicContributionInput, StoredContribution, StoredSubmissionState } from '../../schemas/contribution.ts';
 import type { CorrectionReportInput, CorrectionReportTracking, StoredCorrectionReport } from '../../schemas/correction.ts';
 import { INITIAL_STATUS } from './status.ts';
 
@@ -14,17 +14,24 @@ export const correctionReportUrl = (baseUrl: string, code: string) => `${baseUrl
 export const contributionSchemaUrl = (baseUrl: string) => `${baseUrl}/api/v1/music/contributions/schema`;
 const workUrl = (baseUrl: string, slug: string) => `${baseUrl}/api/v1/works/${encodeURIComponent(slug)}`;
 
-export function newStoredContribution(submission: MusicContributionInput, trackingCode: string, receivedAtUtc: string, contentSha256: string): StoredContribution {
+/** The state every new submission starts in: pending, nothing changed, one history entry. */
+function receivedState(trackingCode: string, receivedAtUtc: string): StoredSubmissionState {
   return {
     recordVersion: 1,
     trackingCode,
-    kind: 'contribution',
     status: INITIAL_STATUS,
     changedCanonicalData: false,
     receivedAtUtc,
     updatedAtUtc: receivedAtUtc,
     history: [{ status: INITIAL_STATUS, atUtc: receivedAtUtc, note: RECEIVED_NOTE }],
     review: null,
+  };
+}
+
+export function newStoredContribution(submission: MusicContributionInput, trackingCode: string, receivedAtUtc: string, contentSha256: string): StoredContribution {
+  return {
+    ...receivedState(trackingCode, receivedAtUtc),
+    kind: 'contribution',
     contentSha256,
     submission,
   };
@@ -32,15 +39,8 @@ export function newStoredContribution(submission: MusicContributionInput, tracki
 
 export function newStoredCorrectionReport(report: CorrectionReportInput, trackingCode: string, receivedAtUtc: string): StoredCorrectionReport {
   return {
-    recordVersion: 1,
-    trackingCode,
+    ...receivedState(trackingCode, receivedAtUtc),
     kind: 'correction-report',
-    status: INITIAL_STATUS,
-    changedCanonicalData: false,
-    receivedAtUtc,
-    updatedAtUtc: receivedAtUtc,
-    history: [{ status: INITIAL_STATUS, atUtc: receivedAtUtc, note: RECEIVED_NOTE }],
-    review: null,
     report,
   };
 }
