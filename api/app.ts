@@ -10,28 +10,21 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import FindMyWay from 'find-my-way';
 import type { TSchema } from '@sinclair/typebox';
 import type { Config } from './config.ts';
-import type { SiteHandle } from './site-handle.ts';
-import { Rebuilder } from './builds.ts';
-import { sendProblem } from './problem.ts';
+import type { SiteHandle } from './site/site-handle.ts';
+import type { AppContext } from './context.ts';
+import { Rebuilder } from './site/builds.ts';
+import { sendProblem } from './http/problem.ts';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
-import { sendFile } from './send-file.ts';
-import { serveFromMemory } from './fast-static.ts';
-import { BlobStore } from './storage/blob-store.ts';
-import { registerCatalogRoutes } from './routes/catalog.ts';
-import { registerBlobRoutes } from './routes/blobs.ts';
-import { registerContributionRoutes } from './routes/contributions.ts';
-import { registerResolveRoutes } from './routes/resolve.ts';
+import { sendFile } from './http/send-file.ts';
+import { serveFromMemory } from './site/fast-static.ts';
+import { BlobStore } from './blobs/blob-store.ts';
+import { registerCatalogRoutes } from './catalog/routes.ts';
+import { registerBlobRoutes } from './blobs/routes.ts';
+import { registerContributionRoutes } from './contributions/routes.ts';
+import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
 
-export interface AppContext {
-  config: Config;
-  handle: SiteHandle;
-  /** Rebuild the content repository's HEAD and swap the served build (publish, apply). */
-  rebuilder: Rebuilder;
-  /** Content-addressed files under ARCHIVE_DATA_DIR/blobs (library files, verified contributions). */
-  blobs: BlobStore;
-}
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests). */

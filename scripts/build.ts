@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
-import { renderNginxConfig } from '../api/nginx.ts';
+import { renderNginxConfig } from '../api/site/nginx.ts';
 import { publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';

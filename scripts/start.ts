@@ -5,10 +5,10 @@
  */
 import { ConfigError, loadConfig } from '../api/config.ts';
 import { createApp } from '../api/app.ts';
-import { SiteHandle } from '../api/site-handle.ts';
-import { ensureContentRepo } from '../api/content-repo.ts';
+import { SiteHandle } from '../api/site/site-handle.ts';
+import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { PROJECT_ROOT } from './build.ts';
-import { ensureBuild, pruneBuilds } from '../api/builds.ts';
+import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, PROJECT_ROOT);

@@ -1,7 +1,7 @@
 /** Small answer helpers shared by the intake routes: JSON with a strong ETag, and rate-limit headers. */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ifNoneMatchHits, strongEtag } from '../static-site.ts';
+import { ifNoneMatchHits, strongEtag } from '../site/static-site.ts';
 import type { RateDecision } from './rate-limiter.ts';
 
 /** Answer `value` as `contentType` with a strong ETag of the body, honoring If-None-Match. */

@@ -2,7 +2,7 @@
  * What a library operation returns to its route: a value, or a problem (name, detail and extra
  * members). Operations never touch the reply, so handlers stay "parse, call, answer".
  */
-import type { ProblemExtras } from '../problem.ts';
+import type { ProblemExtras } from '../http/problem.ts';
 import type { ProblemName } from '../../src/domain/problems.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: ProblemName; detail: string; extras?: ProblemExtras };

@@ -1,5 +1,5 @@
 /**
- * The private production library (spec Part 4.2), protected by key (api/auth.ts): library and
+ * The private production library (spec Part 4.2), protected by key (api/http/auth.ts): library and
  * curator keys for imports, reads and downloads; curator keys only for publication. Handlers
  * parse, call the library services beside this file, and answer; every answer is either the
  * envelope or a problem. The routes live in their own plugin so the raw-stream body parser for
@@ -7,11 +7,11 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app.ts';
+import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
-import { principalOf, requireRole } from '../auth.ts';
-import { sendProblem } from '../problem.ts';
-import { sendFile } from '../send-file.ts';
+import { principalOf, requireRole } from '../http/auth.ts';
+import { sendProblem } from '../http/problem.ts';
+import { sendFile } from '../http/send-file.ts';
 import {
   FileIdParams,
   IMPORT_BODY_LIMIT_BYTES,

@@ -15,7 +15,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { RecordStore } from '../storage/record-store.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
 import type { StoredFileIndex, StoredIdempotency, StoredImport, StoredTrack } from '../../src/domain/library/model.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

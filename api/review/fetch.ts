@@ -12,7 +12,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
-import { DigestMismatchError, type BlobStore } from '../storage/blob-store.ts';
+import { DigestMismatchError, type BlobStore } from '../blobs/blob-store.ts';
 import { FetchRefusedError, type FetchContributorFile, type FetchedFile, type FetchOptions } from './types.ts';
 
 export const DEFAULT_FETCH_MAX_BYTES = 200 * 1024 * 1024;

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { git } from '../content-repo.ts';
+import { git } from '../site/content-repo.ts';
 import type { Forge, ProposalInput, ReviewRef } from './types.ts';
 
 export interface LocalForgeOptions {

@@ -8,8 +8,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
-import { sendProblem } from '../problem.ts';
+import type { AppContext } from '../context.ts';
+import { sendProblem } from '../http/problem.ts';
 import { createOctokit, trackingCodeFromBranch } from './forge-github.ts';
 import type { ReviewRef } from './types.ts';
 

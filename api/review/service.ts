@@ -21,8 +21,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../app.ts';
-import { git, withContentRepoLock } from '../content-repo.ts';
+import type { AppContext } from '../context.ts';
+import { git, withContentRepoLock } from '../site/content-repo.ts';
 import { IntakeStore } from '../contributions/store.ts';
 import { RecordStore } from '../storage/record-store.ts';
 import { fetchContributorFile, fetchOptionsFromEnv } from './fetch.ts';

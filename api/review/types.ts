@@ -6,7 +6,7 @@
  *   - runTechnicalChecks inspects a downloaded file (MusicXML in Verovio, audio, MIDI).
  */
 import type { AssetKind } from '../../src/schemas/common.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
 
 /** Where a submission's review lives. */
 export interface ReviewRef {

@@ -5,8 +5,8 @@
  * fit the item's status (already applied, already declined) are ignored.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
-import { registerAdminRoutes } from '../routes/admin.ts';
+import type { AppContext } from '../context.ts';
+import { registerAdminRoutes } from './routes.ts';
 import { gitHubSettingsFromEnv } from './forge-github.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
 import { ReviewError, reviewServiceFor, type AdminAction } from './service.ts';

@@ -11,13 +11,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp, type AppContext } from '../../api/app.ts';
-import { ensureBuild, Rebuilder } from '../../api/builds.ts';
+import { createApp } from '../../api/app.ts';
+import type { AppContext } from '../../api/context.ts';
+import { ensureBuild, Rebuilder } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo } from '../../api/content-repo.ts';
-import { SiteHandle } from '../../api/site-handle.ts';
-import { BlobStore } from '../../api/storage/blob-store.ts';
-import { registerAdminRoutes } from '../../api/routes/admin.ts';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
+import { BlobStore } from '../../api/blobs/blob-store.ts';
+import { registerAdminRoutes } from '../../api/review/routes.ts';
 import { reviewServiceFor } from '../../api/review/service.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 

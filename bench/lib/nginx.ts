@@ -1,12 +1,12 @@
 /**
  * The nginx baseline: find the binary (installing the Debian package only when running as root,
  * within 120 s), write a standalone config around the project's own server block
- * (api/nginx.ts renderNginxConfig), and run it in the foreground with everything in a temp dir.
+ * (api/site/nginx.ts renderNginxConfig), and run it in the foreground with everything in a temp dir.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { renderNginxConfig } from '../../api/nginx.ts';
+import { renderNginxConfig } from '../../api/site/nginx.ts';
 import { TrackedProcess, type Cleanup } from './util.ts';
 
 export interface NginxBinary {

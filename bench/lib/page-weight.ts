@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../../api/app.ts';
 import { loadConfig } from '../../api/config.ts';
-import { SiteHandle } from '../../api/site-handle.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -450,7 +450,7 @@ async function runInject(
 ): Promise<Record<string, unknown>> {
   const { createApp } = await import('../../api/app.ts');
   const { loadConfig } = await import('../../api/config.ts');
-  const { StaticSite } = await import('../../api/static-site.ts');
+  const { StaticSite } = await import('../../api/site/static-site.ts');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'pdma-bench-resolve-'));
   try {
     const client = path.join(tmp, 'client');
@@ -463,7 +463,7 @@ async function runInject(
       catalog: { works: [], records: new Map(records.map((r) => [r.slug, r])), profiles, instruments },
       generatedAtUtc: GENERATED_AT,
     };
-    const handle = { current: build, onSwap: () => undefined, swap: async () => undefined } as unknown as import('../../api/site-handle.ts').SiteHandle;
+    const handle = { current: build, onSwap: () => undefined, swap: async () => undefined } as unknown as import('../../api/site/site-handle.ts').SiteHandle;
     const config = loadConfig({ PUBLIC_BASE_URL: BASE, ARCHIVE_DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' }, path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
     const appStarted = performance.now();
     const app = await createApp({ config, handle }, { logger: false });

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ensureContentRepo } from '../../api/content-repo.ts';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { PROJECT_ROOT, TrackedProcess, freePort, waitForHttp, type Cleanup } from './util.ts';
 
 export interface RunningService {

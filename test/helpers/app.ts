@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { loadConfig } from '../../api/config.ts';
-import { SiteHandle } from '../../api/site-handle.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
 import { assertMatchesOpenApi } from './openapi.ts';
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');

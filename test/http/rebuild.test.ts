@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { ensureBuild, Rebuilder } from '../../api/builds.ts';
+import { ensureBuild, Rebuilder } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/content-repo.ts';
-import { SiteHandle } from '../../api/site-handle.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import type { FastifyInstance } from 'fastify';
 

@@ -12,9 +12,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo } from '../../api/content-repo.ts';
-import { SiteHandle } from '../../api/site-handle.ts';
-import { KeyRing, keyInQuery, parseKeyEntry } from '../../api/auth.ts';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
+import { KeyRing, keyInQuery, parseKeyEntry } from '../../api/http/auth.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { inject } from 'vitest';
 import {

@@ -11,7 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureContentRepo } from '../../api/content-repo.ts';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { startService, type Started } from '../helpers/process.ts';
 import { KEY_ENV, LIBRARY_SECRET, CURATOR_SECRET, fileInput, importInput, sha256 } from './library-helpers.ts';

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlobStore } from '../../api/storage/blob-store.ts';
+import { BlobStore } from '../../api/blobs/blob-store.ts';
 import { fetchContributorFile, fetchOptionsFromEnv, guardedLookup, isBlockedAddress } from '../../api/review/fetch.ts';
 import { FetchRefusedError, type FetchOptions } from '../../api/review/types.ts';
 import { startHttpsServer, type HttpsTestServer } from '../helpers/https-server.ts';

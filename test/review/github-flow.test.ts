@@ -12,12 +12,12 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { ensureBuild, Rebuilder } from '../../api/builds.ts';
+import { ensureBuild, Rebuilder } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo } from '../../api/content-repo.ts';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { statusLabel } from '../../api/review/forge-github.ts';
 import { GITHUB_WEBHOOK_PATH, signPayload } from '../../api/review/github-webhook.ts';
-import { SiteHandle } from '../../api/site-handle.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.ts';
 

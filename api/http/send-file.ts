@@ -5,7 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ifNoneMatchHits, parseRange } from './static-site.ts';
+import { ifNoneMatchHits, parseRange } from '../site/static-site.ts';
 import { sendProblem } from './problem.ts';
 
 export interface ServableFile {

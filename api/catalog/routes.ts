@@ -5,8 +5,8 @@ import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/sc
 import { filterWorks, paginate } from '../../src/domain/works-query.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import { API_VERSION } from '../../src/schemas/common.ts';
-import type { AppContext } from '../app.ts';
-import { ifNoneMatchHits, strongEtag } from '../static-site.ts';
+import type { AppContext } from '../context.ts';
+import { ifNoneMatchHits, strongEtag } from '../site/static-site.ts';
 
 /** Answer JSON with a strong ETag of the body, honoring If-None-Match. */
 export function sendJsonWithEtag(request: FastifyRequest, reply: FastifyReply, value: unknown, cacheControl = 'public, max-age=30') {

@@ -20,7 +20,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from './config.ts';
+import type { Config } from '../config.ts';
 import { sendProblem } from './problem.ts';
 
 export type Role = 'library' | 'curator' | 'admin';

@@ -4,8 +4,8 @@
  * pure rules in src/domain/contributions/, and answer; nothing here edits the catalog.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { AppContext } from '../app.ts';
-import { sendProblem } from '../problem.ts';
+import type { AppContext } from '../context.ts';
+import { sendProblem } from '../http/problem.ts';
 import { describeErrors, type FieldError } from '../../src/domain/validation.ts';
 import { API_VERSION } from '../../src/schemas/common.ts';
 import { MusicContributionInput } from '../../src/schemas/contribution.ts';
@@ -15,10 +15,10 @@ import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-c
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
 import { buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
 import { buildContributionSchemaDocument } from '../../src/domain/contributions/schema-document.ts';
-import { loadIntakeConfig, type RateLimitSetting } from '../contributions/config.ts';
-import { IntakeStore } from '../contributions/store.ts';
-import { RateLimiter, clientKey } from '../contributions/rate-limiter.ts';
-import { rateLimitHeaders, sendJsonWithEtag } from '../contributions/http.ts';
+import { loadIntakeConfig, type RateLimitSetting } from './config.ts';
+import { IntakeStore } from './store.ts';
+import { RateLimiter, clientKey } from './rate-limiter.ts';
+import { rateLimitHeaders, sendJsonWithEtag } from './http.ts';
 
 /** The work the template is built around, when the catalog has it. */
 export const TEMPLATE_WORK_SLUG = 'satie-gymnopedie-1';

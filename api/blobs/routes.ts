@@ -4,9 +4,9 @@
  * files whose digest a caller may know, is a 404: knowing a hash is not permission.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
-import { sendProblem } from '../problem.ts';
-import { sendFile } from '../send-file.ts';
+import type { AppContext } from '../context.ts';
+import { sendProblem } from '../http/problem.ts';
+import { sendFile } from '../http/send-file.ts';
 
 export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { sha256: string } }>('/blobs/:sha256', async (request, reply) => {

@@ -4,11 +4,11 @@
  * changes nothing, but its answer depends on the body, so it is never cached.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.ts';
+import type { AppContext } from '../context.ts';
 import { API_VERSION } from '../../src/schemas/common.ts';
 import { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
-import { ResolveIndex } from '../resolve/index.ts';
+import { ResolveIndex } from './resolve-index.ts';
 
 export async function registerResolveRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const index = new ResolveIndex(ctx.handle);

@@ -1,6 +1,6 @@
 /** RFC 9457 problem details, with `type` URLs that resolve to pages documenting each problem. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problemType, type ProblemName } from '../src/domain/problems.ts';
+import { problemType, type ProblemName } from '../../src/domain/problems.ts';
 
 export interface ProblemFieldError {
   pointer?: string;

@@ -9,11 +9,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Config } from './config.ts';
+import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
 import { git } from './content-repo.ts';
 
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export function isCompleteBuild(outDir: string): boolean {
   return existsSync(path.join(outDir, 'build.json')) && existsSync(path.join(outDir, 'client'));

@@ -5,10 +5,10 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { WorkRecord, WorkSummary } from '../src/schemas/work.ts';
-import type { InstrumentRecord, ProfileRecord } from '../src/schemas/profile.ts';
-import { indexWork, type IndexedWork } from '../src/domain/works-query.ts';
-import { workSummary } from '../src/domain/records.ts';
+import type { WorkRecord, WorkSummary } from '../../src/schemas/work.ts';
+import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
+import { indexWork, type IndexedWork } from '../../src/domain/works-query.ts';
+import { workSummary } from '../../src/domain/records.ts';
 
 export interface CatalogIndex {
   works: IndexedWork[];

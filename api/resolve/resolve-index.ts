@@ -3,8 +3,8 @@
  * (so an applied contribution resolves as soon as its record is visible), and looked up by the
  * build's own catalog object, so a request never pairs one build's records with another's index.
  */
-import type { SiteHandle, ServedBuild } from '../site-handle.ts';
-import type { CatalogIndex } from '../catalog-index.ts';
+import type { SiteHandle, ServedBuild } from '../site/site-handle.ts';
+import type { CatalogIndex } from '../catalog/catalog-index.ts';
 import { buildResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 
 export class ResolveIndex {

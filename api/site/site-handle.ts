@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StaticSite } from './static-site.ts';
-import { loadCatalogIndex, type CatalogIndex } from './catalog-index.ts';
-import type { PublishedBlob } from '../src/domain/records.ts';
+import { loadCatalogIndex, type CatalogIndex } from '../catalog/catalog-index.ts';
+import type { PublishedBlob } from '../../src/domain/records.ts';
 
 export interface ServedBuild {
   /** The build folder (holds client/, build.json, nginx.conf). */

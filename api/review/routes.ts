@@ -9,10 +9,10 @@
  *   GET  /api/v1/admin/queue
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app.ts';
-import { requireRole } from '../auth.ts';
-import { sendProblem } from '../problem.ts';
-import { ReviewError, reviewServiceFor, type ReviewState } from '../review/service.ts';
+import type { AppContext } from '../context.ts';
+import { requireRole } from '../http/auth.ts';
+import { sendProblem } from '../http/problem.ts';
+import { ReviewError, reviewServiceFor, type ReviewState } from './service.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { AdminActionBody, REVIEW_ACTIONS, type AdminItem } from '../../src/domain/review/schemas.ts';

@@ -9,7 +9,7 @@ import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fsyncDir } from './durable-json-file.ts';
+import { fsyncDir } from '../storage/durable-json-file.ts';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 

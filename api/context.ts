@@ -1,0 +1,18 @@
+/**
+ * What every feature's routes and services are given: the configuration, the served build, the
+ * rebuilder and the blob store, built once in createApp. Kept apart from app.ts so features
+ * depend on this small type, not on the module that wires them (no import circle through app.ts).
+ */
+import type { Config } from './config.ts';
+import type { SiteHandle } from './site/site-handle.ts';
+import type { Rebuilder } from './site/builds.ts';
+import type { BlobStore } from './blobs/blob-store.ts';
+
+export interface AppContext {
+  config: Config;
+  handle: SiteHandle;
+  /** Rebuild the content repository's HEAD and swap the served build (publish, apply). */
+  rebuilder: Rebuilder;
+  /** Content-addressed files under ARCHIVE_DATA_DIR/blobs (library files, verified contributions). */
+  blobs: BlobStore;
+}
