@@ -24,6 +24,9 @@ import { registerContributionRoutes } from './contributions/routes.ts';
 import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
+import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
+import { IntakeStore } from './contributions/store.ts';
+import { KeyRing } from './http/auth.ts';
 
 
 export interface AppOptions {
@@ -36,12 +39,27 @@ const queryAjv = createAjv({ coerceTypes: true, useDefaults: true });
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export async function createApp(input: { config: Config; handle: SiteHandle; rebuilder?: Rebuilder }, options: AppOptions = {}): Promise<FastifyInstance> {
+export interface AppInput {
+  config: Config;
+  handle: SiteHandle;
+  rebuilder?: Rebuilder;
+  /** Test seams of the review service (a trusted CA for the fetcher, a fake forge, a clock). */
+  review?: ReviewServiceOverrides;
+}
+
+export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, handle } = input;
+  // Every store is built here, once, and passed down: two instances of one store would each
+  // have their own locks.
   const ctx: AppContext = {
-    ...input,
-    rebuilder: input.rebuilder ?? new Rebuilder(input.config, input.handle),
-    blobs: new BlobStore(path.join(input.config.dataDir, 'blobs')),
+    config,
+    handle,
+    rebuilder: input.rebuilder ?? new Rebuilder(config, handle),
+    blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
+    intake: new IntakeStore(config.dataDir),
+    keys: KeyRing.fromConfig(config),
   };
+  const review = new ReviewService(ctx, input.review);
   const app = Fastify({
     logger:
       options.logger === false || options.logger === undefined
@@ -114,7 +132,7 @@ export async function createApp(input: { config: Config; handle: SiteHandle; reb
   await registerResolveRoutes(app, ctx);
   await registerContributionRoutes(app, ctx);
   await registerLibraryRoutes(app, ctx);
-  await registerReview(app, ctx);
+  await registerReview(app, ctx, review);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

@@ -1,8 +1,41 @@
 /**
- * Runtime configuration from the environment (DESIGN.md 4). Every value has a default that runs
- * the sample catalog locally; a bad value stops the start with a message naming the variable.
+ * Runtime configuration from the environment (DESIGN.md 4): every variable the server reads is
+ * parsed and checked here, once, at start-up, so a bad value stops the start with a message naming
+ * the variable instead of surfacing at the first request that needs it. Every value has a default
+ * that runs the sample catalog locally. Features receive their part through AppContext.config.
  */
 import path from 'node:path';
+import { CONTRIBUTION_BODY_LIMIT, CORRECTION_BODY_LIMIT, DEFAULT_RATE_LIMIT as DEFAULT_LIMIT, RATE_LIMIT_VARIABLES } from '../src/domain/contributions/policy.ts';
+import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
+
+export interface RateLimitSetting {
+  /** Requests allowed in a burst, and per window on average. */
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Public submission endpoints: ARCHIVE_CONTRIBUTION_RATE_LIMIT, ARCHIVE_CORRECTION_RATE_LIMIT ("<requests>/<seconds>"). */
+export interface IntakeConfig {
+  contributionRateLimit: RateLimitSetting;
+  correctionRateLimit: RateLimitSetting;
+  /** Largest accepted body, bytes. */
+  contributionBodyLimit: number;
+  correctionBodyLimit: number;
+}
+
+/** Limits of the review fetcher: ARCHIVE_FETCH_MAX_BYTES, ARCHIVE_FETCH_TIMEOUT_MS, ARCHIVE_FETCH_ALLOW_HOSTS. */
+export interface FetchSettings {
+  maxBytes: number;
+  timeoutMs: number;
+  allowHosts: string[];
+}
+
+/** Review on GitHub: GITHUB_TOKEN + GITHUB_REPOSITORY (both, or neither), GITHUB_API_URL. */
+export interface GitHubSettings {
+  token: string;
+  repository: string;
+  apiUrl?: string;
+}
 
 export interface Config {
   port: number;
@@ -20,6 +53,14 @@ export interface Config {
   logLevel: string;
   /** Largest file a library import may declare, in bytes (ARCHIVE_LIBRARY_MAX_FILE_BYTES). */
   libraryMaxFileBytes: number;
+  intake: IntakeConfig;
+  fetch: FetchSettings;
+  /** null: review runs on local branches. */
+  github: GitHubSettings | null;
+  /** Verifies X-Hub-Signature-256 of webhook deliveries (GITHUB_WEBHOOK_SECRET); null refuses every delivery. */
+  githubWebhookSecret: string | null;
+  /** Test hook (ARCHIVE_LIBRARY_FAILPOINTS): crash points of the library's reliability tests; empty in production. */
+  libraryFailpoints: string[];
 }
 
 export class ConfigError extends Error {}
@@ -29,6 +70,63 @@ function keys(value: string | undefined): string[] {
     .split(',')
     .map((k) => k.trim())
     .filter((k) => k.length > 0);
+}
+
+export const DEFAULT_RATE_LIMIT = `${DEFAULT_LIMIT.limit}/${DEFAULT_LIMIT.windowSeconds}`;
+
+export function parseRateLimit(name: string, value: string | undefined): RateLimitSetting {
+  const raw = (value ?? DEFAULT_RATE_LIMIT).trim();
+  const m = /^(\d{1,9})\s*\/\s*(\d{1,7})$/.exec(raw);
+  const limit = m ? Number(m[1]) : NaN;
+  const windowSeconds = m ? Number(m[2]) : NaN;
+  if (!m || limit < 1 || windowSeconds < 1) {
+    throw new ConfigError(`${name} must be "<requests>/<seconds>" with both at least 1, e.g. "${DEFAULT_RATE_LIMIT}" (got "${value}")`);
+  }
+  return { limit, windowSeconds };
+}
+
+export function loadIntakeConfig(env: NodeJS.ProcessEnv): IntakeConfig {
+  return {
+    contributionRateLimit: parseRateLimit(RATE_LIMIT_VARIABLES.contributions, env[RATE_LIMIT_VARIABLES.contributions]),
+    correctionRateLimit: parseRateLimit(RATE_LIMIT_VARIABLES.correctionReports, env[RATE_LIMIT_VARIABLES.correctionReports]),
+    contributionBodyLimit: CONTRIBUTION_BODY_LIMIT,
+    correctionBodyLimit: CORRECTION_BODY_LIMIT,
+  };
+}
+
+/** Fetch limits; a bad number stops the start with the variable's name. */
+export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): FetchSettings {
+  const positive = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer (got "${raw}")`);
+    return n;
+  };
+  return {
+    maxBytes: positive('ARCHIVE_FETCH_MAX_BYTES', DEFAULT_FETCH_MAX_BYTES),
+    timeoutMs: positive('ARCHIVE_FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS),
+    allowHosts: (env.ARCHIVE_FETCH_ALLOW_HOSTS ?? '')
+      .split(',')
+      .map((h) => normalizeHost(h))
+      .filter((h) => h.length > 0),
+  };
+}
+
+export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): GitHubSettings | null {
+  const token = env.GITHUB_TOKEN?.trim();
+  const repository = env.GITHUB_REPOSITORY?.trim();
+  if (!token || !repository) return null;
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new ConfigError(`GITHUB_REPOSITORY must be "owner/name" (got "${repository}")`);
+  const apiUrl = env.GITHUB_API_URL?.trim().replace(/\/+$/, '');
+  if (apiUrl) {
+    try {
+      new URL(apiUrl);
+    } catch {
+      throw new ConfigError(`GITHUB_API_URL must be an absolute URL (got "${env.GITHUB_API_URL}")`);
+    }
+  }
+  return { token, repository, ...(apiUrl ? { apiUrl } : {}) };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config {
@@ -61,5 +159,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     adminKeys: keys(env.ARCHIVE_ADMIN_KEYS),
     logLevel: env.LOG_LEVEL ?? 'info',
     libraryMaxFileBytes: maxFile,
+    intake: loadIntakeConfig(env),
+    fetch: fetchOptionsFromEnv(env),
+    github: gitHubSettingsFromEnv(env),
+    githubWebhookSecret: env.GITHUB_WEBHOOK_SECRET?.trim() || null,
+    libraryFailpoints: keys(env.ARCHIVE_LIBRARY_FAILPOINTS),
   };
 }

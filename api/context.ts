@@ -1,12 +1,14 @@
 /**
  * What every feature's routes and services are given: the configuration, the served build, the
- * rebuilder and the blob store, built once in createApp. Kept apart from app.ts so features
+ * rebuilder and the shared stores and key ring, each built once in createApp and passed down. Kept apart from app.ts so features
  * depend on this small type, not on the module that wires them (no import circle through app.ts).
  */
 import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { Rebuilder } from './site/builds.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
+import type { IntakeStore } from './contributions/store.ts';
+import type { KeyRing } from './http/auth.ts';
 
 export interface AppContext {
   config: Config;
@@ -15,4 +17,8 @@ export interface AppContext {
   rebuilder: Rebuilder;
   /** Content-addressed files under ARCHIVE_DATA_DIR/blobs (library files, verified contributions). */
   blobs: BlobStore;
+  /** Contributions, correction reports and their idempotency records (intake and review share it, and its locks). */
+  intake: IntakeStore;
+  /** The configured library, curator and admin keys. */
+  keys: KeyRing;
 }

@@ -6,7 +6,7 @@
  * dropped (which only ever lets that client start afresh).
  */
 import { isIPv6 } from 'node:net';
-import type { RateLimitSetting } from './config.ts';
+import type { RateLimitSetting } from '../config.ts';
 
 export interface RateDecision {
   allowed: boolean;

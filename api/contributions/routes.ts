@@ -15,7 +15,7 @@ import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-c
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
 import { buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
 import { buildContributionSchemaDocument } from '../../src/domain/contributions/schema-document.ts';
-import { loadIntakeConfig, type RateLimitSetting } from './config.ts';
+import type { RateLimitSetting } from '../config.ts';
 import { IntakeStore } from './store.ts';
 import { RateLimiter, clientKey } from './rate-limiter.ts';
 import { rateLimitHeaders, sendJsonWithEtag } from './http.ts';
@@ -84,8 +84,8 @@ function templateProfile(ctx: AppContext): string | null {
 
 export async function registerContributionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const base = ctx.config.publicBaseUrl;
-  const intake = loadIntakeConfig(process.env);
-  const store = new IntakeStore(ctx.config.dataDir);
+  const intake = ctx.config.intake;
+  const store = ctx.intake;
   const contributionLimiter = new RateLimiter(intake.contributionRateLimit);
   const reportLimiter = new RateLimiter(intake.correctionRateLimit);
   const workExists = (slug: string) => ctx.handle.current.catalog.records.has(slug);

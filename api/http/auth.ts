@@ -108,23 +108,16 @@ export class KeyRing {
   }
 }
 
-const rings = new WeakMap<object, KeyRing>();
-
-/** One KeyRing per configuration object. */
-export function keyRingFor(config: Config): KeyRing {
-  let ring = rings.get(config);
-  if (!ring) {
-    ring = KeyRing.fromConfig(config);
-    rings.set(config, ring);
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by `requireRole` on the requests it admits. */
+    principal?: Principal;
   }
-  return ring;
 }
-
-const principals = new WeakMap<FastifyRequest, Principal>();
 
 /** The principal `requireRole` accepted for this request (throws when the route is unprotected). */
 export function principalOf(request: FastifyRequest): Principal {
-  const p = principals.get(request);
+  const p = request.principal;
   if (!p) throw new Error('principalOf() on a request that did not pass requireRole');
   return p;
 }
@@ -165,11 +158,11 @@ const REALM = 'Bearer realm="archive"';
  * A hook that admits only keys holding one of `roles`: 400 for a key in the URL, 401 for a
  * missing or wrong key (with `WWW-Authenticate: Bearer`), 403 for a valid key of another role.
  */
-export function requireRole(ctx: { config: Config }, roles: readonly Role[]) {
+export function requireRole(ctx: { config: Config; keys: KeyRing }, roles: readonly Role[]) {
   const base = ctx.config.publicBaseUrl;
   const envNames = roles.map((r) => ROLE_ENV[r]).join(' or ');
   return async function checkKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    const ring = keyRingFor(ctx.config);
+    const ring = ctx.keys;
     const inQuery = keyInQuery(request.url, ring);
     if (inQuery !== null) {
       await sendProblem(
@@ -201,7 +194,7 @@ export function requireRole(ctx: { config: Config }, roles: readonly Role[]) {
       await sendProblem(reply, request, base, 'unauthorized', detail, { headers: { 'WWW-Authenticate': header } });
       return reply;
     }
-    principals.set(request, principal);
+    request.principal = principal;
     return undefined;
   };
 }

@@ -26,7 +26,7 @@ import { BlobStore, DigestMismatchError } from '../blobs/blob-store.ts';
 import { RecordExistsError } from '../storage/record-store.ts';
 import type { LibraryStore } from './store.ts';
 import type { LibraryLocks } from './locks.ts';
-import { failpoint } from './failpoints.ts';
+import type { Failpoint } from './failpoints.ts';
 import { fail, ok, type Outcome } from './outcome.ts';
 
 /** Default largest file the library accepts (4 GiB); ARCHIVE_LIBRARY_MAX_FILE_BYTES overrides. */
@@ -44,11 +44,13 @@ export class LibraryImports {
   private readonly store: LibraryStore;
   private readonly locks: LibraryLocks;
   private readonly maxFileBytes: number;
+  private readonly failpoint: Failpoint;
 
-  constructor(store: LibraryStore, locks: LibraryLocks, maxFileBytes: number) {
+  constructor(store: LibraryStore, locks: LibraryLocks, maxFileBytes: number, failpoint: Failpoint) {
     this.store = store;
     this.locks = locks;
     this.maxFileBytes = maxFileBytes;
+    this.failpoint = failpoint;
   }
 
   /** Bytes held per file of an import (from the staging files). */
@@ -262,7 +264,7 @@ export class LibraryImports {
     if (plan.toVerify.length > 0) {
       const ids = new Set(plan.toVerify.map((f) => f.file.id));
       await this.store.imports.update(importId, (r) => ({ ...r, files: r.files.map((f) => (ids.has(f.id) ? { ...f, adopting: true } : f)) }));
-      failpoint('commit-after-mark');
+      this.failpoint('commit-after-mark');
       const verified = new Map<string, { byteLength: number; sha256: string }>();
       const mismatched = new Map<string, { actualByteLength: number; actualSha256: string }>();
       for (const { file, receivedBytes } of plan.toVerify) {
@@ -279,7 +281,7 @@ export class LibraryImports {
         try {
           const info = await this.store.blobs.adoptFile(staging, file.sha256);
           verified.set(file.id, info);
-          failpoint('commit-after-adopt');
+          this.failpoint('commit-after-adopt');
         } catch (err) {
           if (!(err instanceof DigestMismatchError)) throw err;
           mismatched.set(file.id, { actualByteLength: receivedBytes, actualSha256: err.actual });
@@ -317,9 +319,9 @@ export class LibraryImports {
 
     const claimed = await this.claim(rec);
     if (!claimed.ok) return claimed;
-    failpoint('commit-after-claim');
+    this.failpoint('commit-after-claim');
     await this.indexFiles(rec);
-    failpoint('commit-before-flip');
+    this.failpoint('commit-before-flip');
     const at = now();
     const committed = await this.store.imports.update(importId, (r) => (r.status === 'open' ? { ...r, status: 'committed', committedAtUtc: at, updatedAtUtc: at } : undefined));
     await this.store.removeStaging(importId).catch(() => undefined);

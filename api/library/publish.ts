@@ -28,7 +28,7 @@ import { addArrangementToWorkFile, buildArrangement } from '../../src/domain/lib
 import type { StoredImport, StoredPublication, StoredTrack } from '../../src/domain/library/model.ts';
 import type { LibraryStore } from './store.ts';
 import type { LibraryImports } from './imports.ts';
-import { failpoint } from './failpoints.ts';
+import type { Failpoint } from './failpoints.ts';
 import { fail, ok, type Outcome } from './outcome.ts';
 
 export type PublishedTrack = StoredTrack & { publication: StoredPublication };
@@ -39,12 +39,14 @@ export class LibraryPublisher {
   private readonly imports: LibraryImports;
   private readonly log: FastifyBaseLogger;
   private readonly inFlight = new Set<string>();
+  private readonly failpoint: Failpoint;
 
-  constructor(ctx: AppContext, store: LibraryStore, imports: LibraryImports, log: FastifyBaseLogger) {
+  constructor(ctx: AppContext, store: LibraryStore, imports: LibraryImports, log: FastifyBaseLogger, failpoint: Failpoint) {
     this.ctx = ctx;
     this.store = store;
     this.imports = imports;
     this.log = log;
+    this.failpoint = failpoint;
   }
 
   private async landed(commit: string): Promise<boolean> {
@@ -163,14 +165,14 @@ export class LibraryPublisher {
         commit,
       };
       await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: publication }));
-      failpoint('publish-before-merge');
+      this.failpoint('publish-before-merge');
       try {
         await git(repo, ['merge', '--ff-only', '--quiet', commit]);
       } catch {
         await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: null }));
         return fail('conflict', 'The content repository changed while publishing; nothing was published. Retry the publication.');
       }
-      failpoint('publish-after-merge');
+      this.failpoint('publish-after-merge');
       try {
         await this.ctx.rebuilder.rebuildAndSwap();
       } catch (err) {

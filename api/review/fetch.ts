@@ -19,25 +19,6 @@ export const DEFAULT_FETCH_MAX_BYTES = 200 * 1024 * 1024;
 export const DEFAULT_FETCH_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_REDIRECTS = 5;
 
-/** Fetch limits from the environment; a bad number stops the caller with the variable's name. */
-export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): Pick<FetchOptions, 'maxBytes' | 'timeoutMs' | 'allowHosts'> {
-  const positive = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-    return n;
-  };
-  return {
-    maxBytes: positive('ARCHIVE_FETCH_MAX_BYTES', DEFAULT_FETCH_MAX_BYTES),
-    timeoutMs: positive('ARCHIVE_FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS),
-    allowHosts: (env.ARCHIVE_FETCH_ALLOW_HOSTS ?? '')
-      .split(',')
-      .map((h) => normalizeHost(h))
-      .filter((h) => h.length > 0),
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Address policy
 

@@ -8,16 +8,10 @@
  */
 import { Octokit } from '@octokit/rest';
 import type { Forge, ProposalInput, ReviewRef } from './types.ts';
+import type { GitHubSettings } from '../config.ts';
 
-export interface GitHubForgeOptions {
-  token: string;
-  /** "owner/name" (GITHUB_REPOSITORY). */
-  repository: string;
-  /** REST base URL (GITHUB_API_URL); https://api.github.com by default. */
-  apiUrl?: string;
-  /** The local forge: it commits and merges in the content repository the site is built from. */
-  local: Forge;
-}
+/** GitHub settings (api/config.ts) plus the local forge, which commits and merges in the content repository the site is built from. */
+export type GitHubForgeOptions = GitHubSettings & { local: Forge };
 
 export const STATUS_LABEL_PREFIX = 'status: ';
 
@@ -27,15 +21,6 @@ export function statusLabel(status: string): string {
 }
 
 /** The GitHub settings from the environment, or null when review stays local. */
-export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): { token: string; repository: string; apiUrl?: string } | null {
-  const token = env.GITHUB_TOKEN?.trim();
-  const repository = env.GITHUB_REPOSITORY?.trim();
-  if (!token || !repository) return null;
-  if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new Error(`GITHUB_REPOSITORY must be "owner/name" (got "${repository}")`);
-  const apiUrl = env.GITHUB_API_URL?.trim().replace(/\/+$/, '');
-  return { token, repository, ...(apiUrl ? { apiUrl } : {}) };
-}
-
 export function createOctokit(options: { token: string; apiUrl?: string }): Octokit {
   return new Octokit({
     auth: options.token,

@@ -51,8 +51,8 @@ interface PullRequestPayload {
 }
 
 export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContext, handlers: GitHubEventHandlers, options: GitHubWebhookOptions = {}): Promise<void> {
-  const secret = options.secret !== undefined ? options.secret : process.env.GITHUB_WEBHOOK_SECRET?.trim() || null;
-  const repository = (options.repository !== undefined ? options.repository : process.env.GITHUB_REPOSITORY?.trim() || null)?.toLowerCase() ?? null;
+  const secret = options.secret !== undefined ? options.secret : ctx.config.githubWebhookSecret;
+  const repository = (options.repository !== undefined ? options.repository : (ctx.config.github?.repository ?? null))?.toLowerCase() ?? null;
   const base = ctx.config.publicBaseUrl;
 
   // A plugin scope of its own: the raw-body parser applies to this route only, the rest of the

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { requireRole } from '../http/auth.ts';
 import { sendProblem } from '../http/problem.ts';
-import { ReviewError, reviewServiceFor, type ReviewState } from './service.ts';
+import { ReviewError, type ReviewService, type ReviewState } from './service.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { AdminActionBody, REVIEW_ACTIONS, type AdminItem } from '../../src/domain/review/schemas.ts';
@@ -66,9 +66,9 @@ function queueSummary(record: StoredContribution | StoredCorrectionReport): stri
 
 const envelope = (data: unknown) => ({ apiVersion: API_VERSION, generatedAtUtc: utcNow(), data });
 
-export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService): Promise<void> {
   const base = ctx.config.publicBaseUrl;
-  const service = () => reviewServiceFor(ctx);
+  const service = () => reviews;
   const auth = requireRole(ctx, ['admin']);
 
   const fail = (request: FastifyRequest, reply: FastifyReply, err: unknown) => {

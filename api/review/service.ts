@@ -25,7 +25,7 @@ import type { AppContext } from '../context.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
 import { IntakeStore } from '../contributions/store.ts';
 import { RecordStore } from '../storage/record-store.ts';
-import { fetchContributorFile, fetchOptionsFromEnv } from './fetch.ts';
+import { fetchContributorFile } from './fetch.ts';
 import { runTechnicalChecks } from './checks.ts';
 import { createForge } from './forge.ts';
 import { LocalForge, ProposalLintError } from './forge-local.ts';
@@ -127,7 +127,7 @@ export class ReviewService {
     this.ctx = ctx;
     this.overrides = overrides;
     this.now = overrides.now ?? (() => new Date());
-    this.intake = new IntakeStore(ctx.config.dataDir);
+    this.intake = ctx.intake;
     this.reviews = new RecordStore(path.join(ctx.config.dataDir, 'state', 'reviews'));
     this.local = new LocalForge({
       contentRepo: ctx.config.contentRepo,
@@ -141,7 +141,7 @@ export class ReviewService {
   private readonly authors = new Map<string, string>();
 
   forge(): Promise<Forge> {
-    this.forgePromise ??= this.overrides.forge ? Promise.resolve(this.overrides.forge) : createForge(process.env, this.local);
+    this.forgePromise ??= this.overrides.forge ? Promise.resolve(this.overrides.forge) : createForge(this.ctx.config.github, this.local);
     return this.forgePromise;
   }
 
@@ -337,7 +337,7 @@ export class ReviewService {
   private async verify(record: StoredContribution): Promise<VerificationEntry[]> {
     const fetchFile = this.overrides.fetchFile ?? fetchContributorFile;
     const runChecks = this.overrides.runChecks ?? runTechnicalChecks;
-    const options: FetchOptions = { ...fetchOptionsFromEnv(process.env), ...this.overrides.fetchOptions };
+    const options: FetchOptions = { ...this.ctx.config.fetch, ...this.overrides.fetchOptions };
     const out: VerificationEntry[] = [];
     for (const [index, asset] of record.submission.assets.entries()) {
       const base = { index, url: asset.downloadUrl ?? null, declaredSha256: asset.sha256?.toLowerCase() ?? null };
@@ -461,16 +461,4 @@ function illegalHint(status: SubmissionStatus): string {
 /** Read the branch's commit log line by line (tests and the CLI's show). */
 export async function reviewLog(repo: string, branch: string): Promise<string> {
   return git(repo, ['log', '--format=%H %an%n%B', '-n', '1', branch]);
-}
-
-const services = new WeakMap<object, ReviewService>();
-
-/** The one review service of a configuration (so applies are serialised across requests). */
-export function reviewServiceFor(ctx: AppContext, overrides?: ReviewServiceOverrides): ReviewService {
-  let s = services.get(ctx.config);
-  if (!s || overrides) {
-    s = new ReviewService(ctx, overrides);
-    services.set(ctx.config, s);
-  }
-  return s;
 }

@@ -7,17 +7,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { registerAdminRoutes } from './routes.ts';
-import { gitHubSettingsFromEnv } from './forge-github.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
-import { ReviewError, reviewServiceFor, type AdminAction } from './service.ts';
+import { ReviewError, type AdminAction, type ReviewService } from './service.ts';
 import type { ReviewRef } from './types.ts';
 import type { SubmissionKind } from '../../src/schemas/contribution.ts';
 
 const POLL_INTERVAL_MS = 5 * 60_000;
 
-export async function registerReview(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await registerAdminRoutes(app, ctx);
-  const service = reviewServiceFor(ctx);
+export async function registerReview(app: FastifyInstance, ctx: AppContext, service: ReviewService): Promise<void> {
+  await registerAdminRoutes(app, ctx, service);
   const kindOf = (code: string): SubmissionKind => (code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution');
   const fromGitHub = (action: AdminAction, note: string) => async (code: string) => {
     try {
@@ -32,7 +30,7 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext): Pro
   };
   await registerGitHubWebhook(app, ctx, handlers);
 
-  const github = gitHubSettingsFromEnv(process.env);
+  const github = ctx.config.github;
   if (!github) return;
   const openRefs = async (): Promise<ReviewRef[]> => {
     const refs: ReviewRef[] = [];

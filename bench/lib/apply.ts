@@ -12,14 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../api/app.ts';
-import type { AppContext } from '../../api/context.ts';
 import { ensureBuild, Rebuilder } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { BlobStore } from '../../api/blobs/blob-store.ts';
-import { registerAdminRoutes } from '../../api/review/routes.ts';
-import { reviewServiceFor } from '../../api/review/service.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -45,10 +41,7 @@ async function one(works: number): Promise<ApplyRun> {
     const fullBuildMs = Date.now() - t0;
     const handle = await SiteHandle.open(buildDir);
     const rebuilder = new Rebuilder(config, handle);
-    const app = await createApp({ config, handle, rebuilder });
-    const ctx: AppContext = { config, handle, rebuilder, blobs: new BlobStore(path.join(config.dataDir, 'blobs')) };
-    reviewServiceFor(ctx, {});
-    if (!app.hasRoute({ method: 'GET', url: '/api/v1/admin/queue' })) await registerAdminRoutes(app, ctx);
+    const app = await createApp({ config, handle, rebuilder, review: {} });
     try {
       const slug = gen.slugs[Math.floor(gen.slugs.length / 2)]!;
       const proposed = `Bench revision ${Date.now()}`;

@@ -10,24 +10,14 @@ export interface IntakeApp extends TestApp {
   post(url: string, payload: unknown, contentType?: string): ReturnType<TestApp['request']>;
 }
 
-/**
- * The routes read their rate limits from process.env when registered; set them just for this
- * app (every test file runs in its own process) and restore them at once.
- */
+/** An app with its own data folder and the given rate limits (parsed by loadConfig like any setting). */
 export async function openIntakeApp(limits: { contributions?: string; reports?: string } = {}): Promise<IntakeApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-intake-http-'));
-  const saved = { c: process.env.ARCHIVE_CONTRIBUTION_RATE_LIMIT, r: process.env.ARCHIVE_CORRECTION_RATE_LIMIT };
-  process.env.ARCHIVE_CONTRIBUTION_RATE_LIMIT = limits.contributions ?? '100000/60';
-  process.env.ARCHIVE_CORRECTION_RATE_LIMIT = limits.reports ?? '100000/60';
-  let t: TestApp;
-  try {
-    t = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: dataDir });
-  } finally {
-    for (const [name, value] of [['ARCHIVE_CONTRIBUTION_RATE_LIMIT', saved.c], ['ARCHIVE_CORRECTION_RATE_LIMIT', saved.r]] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
+  const t = await openApp(inject('sampleBuildDir'), {
+    ARCHIVE_DATA_DIR: dataDir,
+    ARCHIVE_CONTRIBUTION_RATE_LIMIT: limits.contributions ?? '100000/60',
+    ARCHIVE_CORRECTION_RATE_LIMIT: limits.reports ?? '100000/60',
+  });
   return {
     ...t,
     dataDir,

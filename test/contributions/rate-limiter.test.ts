@@ -1,7 +1,7 @@
 /** The token-bucket limiter (with an injected clock), client keys, and the rate-limit settings. */
 import { describe, expect, it } from 'vitest';
 import { RateLimiter, clientKey } from '../../api/contributions/rate-limiter.ts';
-import { loadIntakeConfig, parseRateLimit } from '../../api/contributions/config.ts';
+import { loadIntakeConfig, parseRateLimit } from '../../api/config.ts';
 
 function clock(start = 1_000_000) {
   let t = start;

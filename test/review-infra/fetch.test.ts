@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobStore } from '../../api/blobs/blob-store.ts';
-import { fetchContributorFile, fetchOptionsFromEnv, guardedLookup, isBlockedAddress } from '../../api/review/fetch.ts';
+import { fetchContributorFile, guardedLookup, isBlockedAddress } from '../../api/review/fetch.ts';
+import { fetchOptionsFromEnv } from '../../api/config.ts';
 import { FetchRefusedError, type FetchOptions } from '../../api/review/types.ts';
 import { startHttpsServer, type HttpsTestServer } from '../helpers/https-server.ts';
 

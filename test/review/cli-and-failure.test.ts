@@ -12,14 +12,10 @@ import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import type { AppContext } from '../../api/context.ts';
 import { Rebuilder, type SwapResult } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { BlobStore } from '../../api/blobs/blob-store.ts';
-import { registerAdminRoutes } from '../../api/review/routes.ts';
-import { reviewServiceFor } from '../../api/review/service.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 const run = promisify(execFile);
@@ -42,10 +38,7 @@ beforeAll(async () => {
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   handle = await SiteHandle.open(sampleBuild);
   const rebuilder = new FailingRebuilder(config, handle);
-  app = await createApp({ config, handle, rebuilder });
-  const ctx: AppContext = { config, handle, rebuilder, blobs: new BlobStore(path.join(root, 'blobs')) };
-  reviewServiceFor(ctx, {});
-  if (!app.hasRoute({ method: 'GET', url: '/api/v1/admin/queue' })) await registerAdminRoutes(app, ctx);
+  app = await createApp({ config, handle, rebuilder, review: {} });
   await app.listen({ port: 0, host: '127.0.0.1' });
   server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });

@@ -14,14 +14,10 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import type { AppContext } from '../../api/context.ts';
 import { Rebuilder } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { BlobStore } from '../../api/blobs/blob-store.ts';
-import { registerAdminRoutes } from '../../api/review/routes.ts';
-import { reviewServiceFor } from '../../api/review/service.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 const ADMIN_KEY = 'admin-secret-key-1';
@@ -61,10 +57,7 @@ beforeAll(async () => {
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
   const handle = await SiteHandle.open(sampleBuild);
   const rebuilder = new Rebuilder(config, handle);
-  app = await createApp({ config, handle, rebuilder });
-  const ctx: AppContext = { config, handle, rebuilder, blobs: new BlobStore(path.join(config.dataDir, 'blobs')) };
-  reviewServiceFor(ctx, { fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 } });
-  if (!app.hasRoute({ method: 'GET', url: '/api/v1/admin/queue' })) await registerAdminRoutes(app, ctx);
+  app = await createApp({ config, handle, rebuilder, review: { fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 } } });
 });
 
 afterAll(async () => {

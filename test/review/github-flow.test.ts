@@ -26,10 +26,8 @@ const TOKEN = 'gh-test-token';
 const REPO = 'acme/content';
 const SECRET = 'gh-webhook-secret';
 const SLUG = 'bach-minuet-in-g';
-const ENV_KEYS = ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'GITHUB_API_URL', 'GITHUB_WEBHOOK_SECRET'] as const;
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-gh-review-'));
-const savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 let gh: FakeGitHub;
 let app: FastifyInstance;
@@ -38,10 +36,18 @@ let pollTick: (() => void) | null = null;
 
 beforeAll(async () => {
   gh = await startFakeGitHub({ token: TOKEN, repository: REPO });
-  // The forge is chosen from process.env the first time the review service needs it, and the
-  // webhook reads its secret when it is registered: set everything before the app exists.
-  Object.assign(process.env, { GITHUB_TOKEN: TOKEN, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: gh.url, GITHUB_WEBHOOK_SECRET: SECRET });
-  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'https://gh-review.example.test', ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}` }, PROJECT_ROOT);
+  const config = loadConfig(
+    {
+      ARCHIVE_DATA_DIR: root,
+      PUBLIC_BASE_URL: 'https://gh-review.example.test',
+      ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}`,
+      GITHUB_TOKEN: TOKEN,
+      GITHUB_REPOSITORY: REPO,
+      GITHUB_API_URL: gh.url,
+      GITHUB_WEBHOOK_SECRET: SECRET,
+    },
+    PROJECT_ROOT,
+  );
   const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   const handle = await SiteHandle.open(await ensureBuild(config, repo.head));
   // Keep the real (5-minute, unref'd) poll timer, but remember its callback so the test can run one tick now.
@@ -60,10 +66,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await gh?.close();
-  for (const k of ENV_KEYS) {
-    if (savedEnv[k] === undefined) delete process.env[k];
-    else process.env[k] = savedEnv[k];
-  }
   rmSync(root, { recursive: true, force: true });
 });
 
