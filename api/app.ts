@@ -13,7 +13,7 @@ import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
 import { Rebuilder } from './site/builds.ts';
-import { sendProblem } from './http/problem.ts';
+import { ProblemError, sendProblem } from './http/problem.ts';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
 import { serveFromMemory } from './site/fast-static.ts';
@@ -95,6 +95,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   );
 
   app.setErrorHandler((error: Error & { validation?: unknown[]; validationContext?: string; statusCode?: number; code?: string }, request, reply) => {
+    // Services answer refusals by throwing a ProblemError (the one error idiom, api/http/problem.ts).
+    if (error instanceof ProblemError) return sendProblem(reply, request, base, error.problem, error.message, error.extras);
     if (error.validation) {
       const inQuery = error.validationContext !== 'body';
       const source = inQuery ? (error.validationContext === 'params' ? request.params : request.query) : request.body;

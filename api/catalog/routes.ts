@@ -1,27 +1,11 @@
 /** GET /api/v1/works and GET /api/v1/profiles: searches over the served build's in-memory index. */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/schemas/queries.ts';
 import { filterWorks, paginate } from '../../src/domain/works-query.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
-import { API_VERSION } from '../../src/schemas/common.ts';
 import type { AppContext } from '../context.ts';
-import { ifNoneMatchHits, strongEtag } from '../site/static-site.ts';
-
-/** Answer JSON with a strong ETag of the body, honoring If-None-Match. */
-export function sendJsonWithEtag(request: FastifyRequest, reply: FastifyReply, value: unknown, cacheControl = 'public, max-age=30') {
-  const body = Buffer.from(JSON.stringify(value));
-  const etag = strongEtag(createHash('sha256').update(body).digest());
-  reply.header('ETag', etag).header('Cache-Control', cacheControl);
-  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-  return reply.type('application/json').send(body);
-}
-
-function pageLink(base: string, params: Record<string, string | number | undefined>, page: number): string {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...params, page })) if (v !== undefined && String(v) !== '') search.set(k, String(v));
-  return `${base}?${search.toString()}`;
-}
+import { pageLink, sendJsonWithEtag } from '../http/reply.ts';
+import { envelope } from '../../src/schemas/envelope.ts';
 
 export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/works', { schema: { querystring: WorksQuery } }, async (request, reply) => {
@@ -34,10 +18,11 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     const base = `${ctx.config.publicBaseUrl}/api/v1/works`;
     const params = { query: q.query, genre: q.genre, composer: q.composer, instrument: q.instrument, style: q.style, pageSize };
     const last = Math.max(1, slice.totalPages);
-    return sendJsonWithEtag(request, reply, {
-      apiVersion: API_VERSION,
-      generatedAtUtc,
-      data: {
+    return sendJsonWithEtag(
+      request,
+      reply,
+      envelope(
+        {
         items: slice.items.map((w) => w.summary),
         page,
         pageSize,
@@ -50,8 +35,10 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
           next: page < slice.totalPages ? pageLink(base, params, page + 1) : null,
           prev: page > 1 ? pageLink(base, params, Math.min(page - 1, last)) : null,
         },
-      },
-    });
+        },
+        generatedAtUtc,
+      ),
+    );
   });
 
   app.get('/api/v1/profiles', { schema: { querystring: ProfilesQuery } }, async (request, reply) => {
@@ -64,6 +51,6 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
         (q.renderReady === undefined || p.renderReady === q.renderReady) &&
         (q.query === undefined || matchesAllWords([p.slug, p.title, p.summary, ...p.instruments].join(' '), q.query)),
     );
-    return sendJsonWithEtag(request, reply, { apiVersion: API_VERSION, generatedAtUtc, data: { items, total: items.length } });
+    return sendJsonWithEtag(request, reply, envelope({ items, total: items.length }, generatedAtUtc));
   });
 }

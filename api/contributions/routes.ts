@@ -7,7 +7,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { AppContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { describeErrors, type FieldError } from '../../src/domain/validation.ts';
-import { API_VERSION } from '../../src/schemas/common.ts';
 import { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { checkContributionSafety, checkCorrectionSafety } from '../../src/domain/contributions/safety.ts';
@@ -18,7 +17,9 @@ import { buildContributionSchemaDocument } from '../../src/domain/contributions/
 import type { RateLimitSetting } from '../config.ts';
 import { IntakeStore } from './store.ts';
 import { RateLimiter, clientKey } from './rate-limiter.ts';
-import { rateLimitHeaders, sendJsonWithEtag } from './http.ts';
+import { rateLimitHeaders } from './http.ts';
+import { sendJsonWithEtag } from '../http/reply.ts';
+import { envelope } from '../../src/schemas/envelope.ts';
 
 /** The work the template is built around, when the catalog has it. */
 export const TEMPLATE_WORK_SLUG = 'satie-gymnopedie-1';
@@ -89,7 +90,6 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
   const contributionLimiter = new RateLimiter(intake.contributionRateLimit);
   const reportLimiter = new RateLimiter(intake.correctionRateLimit);
   const workExists = (slug: string) => ctx.handle.current.catalog.records.has(slug);
-  const envelope = <T>(data: T, generatedAtUtc = new Date().toISOString()) => ({ apiVersion: API_VERSION, generatedAtUtc, data });
   // A tracking answer changes only with its record or the served build, so its time (and with
   // it the ETag) is the later of the two; polling clients then revalidate to 304.
   const stableTime = (updatedAtUtc: string) => {

@@ -1,12 +1,8 @@
 /** RFC 9457 problem details, with `type` URLs that resolve to pages documenting each problem. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemType, type ProblemName } from '../../src/domain/problems.ts';
+import type { ProblemFieldError } from '../../src/schemas/envelope.ts';
 
-export interface ProblemFieldError {
-  pointer?: string;
-  parameter?: string;
-  detail: string;
-}
 
 export interface ProblemExtras {
   errors?: ProblemFieldError[];
@@ -33,4 +29,20 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, baseUr
   const body = problemBody(baseUrl, name, request.url.split('?')[0] ?? '/', detail, extras);
   for (const [k, v] of Object.entries(extras.headers ?? {})) reply.header(k, v);
   return reply.code(body.status).header('Cache-Control', 'no-store').type('application/problem+json').send(body);
+}
+
+/**
+ * The one error idiom of the services: they throw a ProblemError (a problem name from the catalog
+ * in src/domain/problems.ts, a detail and extra members) and the one error handler in app.ts
+ * answers it as a problem detail. Routes never build error answers from service results.
+ */
+export class ProblemError extends Error {
+  readonly problem: ProblemName;
+  readonly extras: ProblemExtras;
+  constructor(problem: ProblemName, detail: string, extras: ProblemExtras = {}) {
+    super(detail);
+    this.name = 'ProblemError';
+    this.problem = problem;
+    this.extras = extras;
+  }
 }

@@ -27,7 +27,7 @@ import { RecordExistsError } from '../storage/record-store.ts';
 import type { LibraryStore } from './store.ts';
 import type { LibraryLocks } from './locks.ts';
 import type { Failpoint } from './failpoints.ts';
-import { fail, ok, type Outcome } from './outcome.ts';
+import { ProblemError } from '../http/problem.ts';
 
 /** Default largest file the library accepts (4 GiB); ARCHIVE_LIBRARY_MAX_FILE_BYTES overrides. */
 export const DEFAULT_MAX_FILE_BYTES = 4 * 1024 ** 3;
@@ -73,10 +73,10 @@ export class LibraryImports {
     return rec && rec.status === 'committed' ? { track, rec } : null;
   }
 
-  async create(input: MusicLibraryImportInput): Promise<Outcome<StoredImport>> {
+  async create(input: MusicLibraryImportInput): Promise<StoredImport> {
     const errors = checkImportInput(input, { maxFileBytes: this.maxFileBytes });
     if (errors.length > 0) {
-      return fail('invalid-body', `The request has ${errors.length} invalid field(s): ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}`, { errors });
+      throw new ProblemError('invalid-body', `The request has ${errors.length} invalid field(s): ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}`, { errors });
     }
     const contentHash = importContentHash(input);
     const idemId = sha256Hex(input.idempotencyKey);
@@ -85,7 +85,7 @@ export class LibraryImports {
 
     const existing = await this.committedTrack(input.track.stableKey);
     if (existing) {
-      return fail('conflict', `The stableKey "${input.track.stableKey}" already belongs to a committed package (import ${existing.rec.id}); a package is imported once.`);
+      throw new ProblemError('conflict', `The stableKey "${input.track.stableKey}" already belongs to a committed package (import ${existing.rec.id}); a package is imported once.`);
     }
     const at = now();
     const rec: StoredImport = {
@@ -126,19 +126,19 @@ export class LibraryImports {
       if (again) return again;
       throw err;
     }
-    return ok(rec);
+    return rec;
   }
 
-  private async replay(idemId: string, contentHash: string): Promise<Outcome<StoredImport> | null> {
+  private async replay(idemId: string, contentHash: string): Promise<StoredImport | null> {
     const seen = await this.store.idempotency.get(idemId);
     if (!seen) return null;
     if (seen.contentHash !== contentHash) {
-      return fail('idempotency-conflict', `This idempotencyKey was used for import ${seen.importId} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`, {
+      throw new ProblemError('idempotency-conflict', `This idempotencyKey was used for import ${seen.importId} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`, {
         importId: seen.importId,
       });
     }
     const rec = await this.store.imports.get(seen.importId);
-    return rec ? ok(rec) : null;
+    return rec ? rec : null;
   }
 
   /**
@@ -146,12 +146,12 @@ export class LibraryImports {
    * whole); a body that would pass the declared length is refused with 413 and leaves the file
    * as it was; a dropped connection keeps what arrived, so the client resumes from there.
    */
-  async upload(importId: string, fileId: string, offset: number, contentLength: number | null, body: Readable | null): Promise<Outcome<{ rec: StoredImport; file: StoredFile; receivedBytes: number }>> {
+  async upload(importId: string, fileId: string, offset: number, contentLength: number | null, body: Readable | null): Promise<{ rec: StoredImport; file: StoredFile; receivedBytes: number }> {
     const known = await this.store.imports.get(importId);
-    if (!known?.files.some((f) => f.id === fileId)) return fail('not-found', known ? `Import ${importId} has no file ${fileId}.` : `No import has the id ${importId}.`);
+    if (!known?.files.some((f) => f.id === fileId)) throw new ProblemError('not-found', known ? `Import ${importId} has no file ${fileId}.` : `No import has the id ${importId}.`);
     const release = this.locks.tryUpload(importId, fileId);
-    if (release === 'file-busy') return fail('conflict', 'Another upload to this file is still in progress; wait for it to end, read the import for the offset, and resume from there.');
-    if (release === 'commit-busy') return fail('conflict', 'A commit of this import is in progress; it accepts no bytes meanwhile.');
+    if (release === 'file-busy') throw new ProblemError('conflict', 'Another upload to this file is still in progress; wait for it to end, read the import for the offset, and resume from there.');
+    if (release === 'commit-busy') throw new ProblemError('conflict', 'A commit of this import is in progress; it accepts no bytes meanwhile.');
     try {
       // Read again under the lock: a commit may have finished since the first read.
       const rec = (await this.store.imports.get(importId))!;
@@ -160,13 +160,13 @@ export class LibraryImports {
       const decision = planUpload({ importStatus: rec.status, file, receivedBytes: received, offset, contentLength });
       if (!decision.ok) {
         if (decision.problem === 'offset-mismatch') {
-          return fail('offset-mismatch', decision.detail, {
+          throw new ProblemError('offset-mismatch', decision.detail, {
             expectedOffset: decision.expectedOffset,
             providedOffset: decision.providedOffset,
             headers: { 'Upload-Offset': String(decision.expectedOffset) },
           });
         }
-        return fail(decision.problem, decision.detail, decision.problem === 'payload-too-large' ? { receivedBytes: received, byteLength: file.byteLength } : {});
+        throw new ProblemError(decision.problem, decision.detail, decision.problem === 'payload-too-large' ? { receivedBytes: received, byteLength: file.byteLength } : {});
       }
       if (file.lastMismatch) {
         // New bytes after a mismatch: the old finding no longer describes what is here.
@@ -205,7 +205,7 @@ export class LibraryImports {
         if (!out.closed) await once(out, 'close').catch(() => undefined);
         if (err instanceof TooManyBytes) {
           await fs.truncate(staging, received);
-          return fail('payload-too-large', `The file was declared as ${file.byteLength} bytes; ${received} were here and this request sends more than the ${limit} still missing. Nothing from this request was kept.`, {
+          throw new ProblemError('payload-too-large', `The file was declared as ${file.byteLength} bytes; ${received} were here and this request sends more than the ${limit} still missing. Nothing from this request was kept.`, {
             receivedBytes: received,
             byteLength: file.byteLength,
           });
@@ -220,21 +220,21 @@ export class LibraryImports {
       }
       const after = await this.store.receivedBytes(importId, fileId);
       const latest = (await this.store.imports.get(importId)) ?? rec;
-      return ok({ rec: latest, file: latest.files.find((f) => f.id === fileId) ?? file, receivedBytes: after });
+      return { rec: latest, file: latest.files.find((f) => f.id === fileId) ?? file, receivedBytes: after };
     } finally {
       release();
     }
   }
 
   /** Rehash, verify and commit; see the file comment for the crash-safe order. */
-  async commit(importId: string): Promise<Outcome<StoredImport>> {
+  async commit(importId: string): Promise<StoredImport> {
     const first = await this.store.imports.get(importId);
-    if (!first) return fail('not-found', `No import has the id ${importId}.`);
-    if (first.status === 'committed') return ok(first);
-    if (first.status === 'failed') return fail('conflict', `The import failed and can never be committed: ${first.failureReason ?? 'no reason recorded'}.`);
+    if (!first) throw new ProblemError('not-found', `No import has the id ${importId}.`);
+    if (first.status === 'committed') return first;
+    if (first.status === 'failed') throw new ProblemError('conflict', `The import failed and can never be committed: ${first.failureReason ?? 'no reason recorded'}.`);
     const release = this.locks.tryCommit(importId);
-    if (release === 'uploads-busy') return fail('conflict', 'Uploads to this import are still in progress; commit once they have finished.');
-    if (release === 'commit-busy') return fail('conflict', 'A commit of this import is already in progress; read the import in a moment to see its outcome.');
+    if (release === 'uploads-busy') throw new ProblemError('conflict', 'Uploads to this import are still in progress; commit once they have finished.');
+    if (release === 'commit-busy') throw new ProblemError('conflict', 'A commit of this import is already in progress; read the import in a moment to see its outcome.');
     try {
       return await this.commitLocked(importId);
     } finally {
@@ -242,15 +242,15 @@ export class LibraryImports {
     }
   }
 
-  private async commitLocked(importId: string): Promise<Outcome<StoredImport>> {
+  private async commitLocked(importId: string): Promise<StoredImport> {
     let rec = (await this.store.imports.get(importId))!;
-    if (rec.status === 'committed') return ok(rec);
+    if (rec.status === 'committed') return rec;
     rec = await this.recoverAdopted(rec);
 
     const sized = await Promise.all(rec.files.map(async (file) => ({ file, receivedBytes: await this.store.receivedBytes(rec.id, file.id) })));
     const plan = planCommit(sized);
     if (plan.incomplete.length > 0) {
-      return fail('conflict', `${plan.incomplete.length} file(s) are not completely uploaded yet; upload the rest (from each file's receivedBytes) and commit again. Nothing was committed.`, {
+      throw new ProblemError('conflict', `${plan.incomplete.length} file(s) are not completely uploaded yet; upload the rest (from each file's receivedBytes) and commit again. Nothing was committed.`, {
         files: plan.incomplete.map(({ file, receivedBytes }) => ({
           id: file.id,
           fileName: file.fileName,
@@ -313,19 +313,18 @@ export class LibraryImports {
             expectedSha256: f.sha256,
             actualSha256: f.lastMismatch!.actualSha256,
           }));
-        return fail('digest-mismatch', `${files.length} file(s) on the server do not match their declared length or SHA-256. Nothing was committed; upload those files again from offset 0 and commit again.`, { files });
+        throw new ProblemError('digest-mismatch', `${files.length} file(s) on the server do not match their declared length or SHA-256. Nothing was committed; upload those files again from offset 0 and commit again.`, { files });
       }
     }
 
-    const claimed = await this.claim(rec);
-    if (!claimed.ok) return claimed;
+    await this.claim(rec);
     this.failpoint('commit-after-claim');
     await this.indexFiles(rec);
     this.failpoint('commit-before-flip');
     const at = now();
     const committed = await this.store.imports.update(importId, (r) => (r.status === 'open' ? { ...r, status: 'committed', committedAtUtc: at, updatedAtUtc: at } : undefined));
     await this.store.removeStaging(importId).catch(() => undefined);
-    return ok(committed!);
+    return committed!;
   }
 
   /**
@@ -355,20 +354,20 @@ export class LibraryImports {
   }
 
   /** Claim the stableKey for this import (exactly one import ever holds it). */
-  private async claim(rec: StoredImport): Promise<Outcome<true>> {
+  private async claim(rec: StoredImport): Promise<true> {
     const key = rec.track.stableKey;
     try {
       await this.store.tracks.create(key, { stableKey: key, importId: rec.id, claimedAtUtc: now(), visibility: 'private', publication: null, pendingPublication: null });
-      return ok(true);
+      return true;
     } catch (err) {
       if (!(err instanceof RecordExistsError)) throw err;
     }
     const holder = await this.store.tracks.get(key);
-    if (holder?.importId === rec.id) return ok(true); // claimed by an earlier attempt of this commit
+    if (holder?.importId === rec.id) return true; // claimed by an earlier attempt of this commit
     const reason = `the stableKey "${key}" was committed by import ${holder?.importId ?? 'another import'} first`;
     await this.store.imports.update(rec.id, (r) => (r.status === 'open' ? { ...r, status: 'failed', failureReason: reason, updatedAtUtc: now() } : undefined));
     await this.store.removeStaging(rec.id).catch(() => undefined);
-    return fail('conflict', `This import can never be committed: ${reason}. Its files stay unpublished; import them under another stableKey.`);
+    throw new ProblemError('conflict', `This import can never be committed: ${reason}. Its files stay unpublished; import them under another stableKey.`);
   }
 
   private async indexFiles(rec: StoredImport): Promise<void> {

@@ -29,7 +29,7 @@ import type { StoredImport, StoredPublication, StoredTrack } from '../../src/dom
 import type { LibraryStore } from './store.ts';
 import type { LibraryImports } from './imports.ts';
 import type { Failpoint } from './failpoints.ts';
-import { fail, ok, type Outcome } from './outcome.ts';
+import { ProblemError } from '../http/problem.ts';
 
 export type PublishedTrack = StoredTrack & { publication: StoredPublication };
 
@@ -78,22 +78,22 @@ export class LibraryPublisher {
     return updated ?? track;
   }
 
-  async publish(stableKey: string, curator: Principal): Promise<Outcome<PublishedTrack>> {
+  async publish(stableKey: string, curator: Principal): Promise<PublishedTrack> {
     const pkg = await this.imports.committedTrack(stableKey);
-    if (!pkg) return fail('not-found', `No library package has the stableKey "${stableKey}".`);
-    if (this.inFlight.has(stableKey)) return fail('conflict', 'A publication of this package is already in progress; read the package in a moment to see its outcome.');
+    if (!pkg) throw new ProblemError('not-found', `No library package has the stableKey "${stableKey}".`);
+    if (this.inFlight.has(stableKey)) throw new ProblemError('conflict', 'A publication of this package is already in progress; read the package in a moment to see its outcome.');
     this.inFlight.add(stableKey);
     try {
       const track = await this.settleNow(pkg.track);
       // Publishing twice is answered with the first publication (a retry after a lost answer).
-      if (track.visibility === 'public' && track.publication) return ok(track as PublishedTrack);
+      if (track.visibility === 'public' && track.publication) return track as PublishedTrack;
       return await withContentRepoLock(this.ctx.config.contentRepo, () => this.publishLocked(pkg.rec, curator));
     } finally {
       this.inFlight.delete(stableKey);
     }
   }
 
-  private async publishLocked(rec: StoredImport, curator: Principal): Promise<Outcome<PublishedTrack>> {
+  private async publishLocked(rec: StoredImport, curator: Principal): Promise<PublishedTrack> {
     const { config } = this.ctx;
     const repo = config.contentRepo;
     const stableKey = rec.track.stableKey;
@@ -116,7 +116,7 @@ export class LibraryPublisher {
         })),
         findWork: (slug) => works.get(slug)?.content ?? null,
       });
-      if (!verdict.plan) return refuse(verdict.reasons);
+      if (!verdict.plan) throw refuse(verdict.reasons);
       const publishedAtUtc = new Date().toISOString();
       const draft = buildArrangement({ track: rec.track, plan: verdict.plan, curator: curator.label, nowUtc: publishedAtUtc });
       const work = works.get(verdict.plan.work.slug)!;
@@ -125,12 +125,12 @@ export class LibraryPublisher {
       try {
         edited = addArrangementToWorkFile(await fs.readFile(workFile, 'utf8'), draft.arrangement);
       } catch (err) {
-        return refuse([{ condition: 'content-check', detail: `${work.file}: ${(err as Error).message}` }]);
+        throw refuse([{ condition: 'content-check', detail: `${work.file}: ${(err as Error).message}` }]);
       }
       await fs.writeFile(workFile, edited);
       const known = new Set(before.messages.map(formatLintMessage));
       const fresh = loadCatalog(scratch).messages.map(formatLintMessage).filter((m) => !known.has(m));
-      if (fresh.length > 0) return refuse(fresh.map((detail) => ({ condition: 'content-check', detail })));
+      if (fresh.length > 0) throw refuse(fresh.map((detail) => ({ condition: 'content-check', detail })));
 
       await git(scratch, ['add', '--', work.file]);
       await git(scratch, [
@@ -153,7 +153,7 @@ export class LibraryPublisher {
         await ensureBuild(config, commit);
       } catch (err) {
         this.log.error({ err }, 'publication build failed');
-        return fail('internal-error', 'The site did not build with the new arrangement. Nothing was published and the content repository is unchanged; an operator must look at the build output.');
+        throw new ProblemError('internal-error', 'The site did not build with the new arrangement. Nothing was published and the content repository is unchanged; an operator must look at the build output.');
       }
 
       const publication: StoredPublication = {
@@ -170,7 +170,7 @@ export class LibraryPublisher {
         await git(repo, ['merge', '--ff-only', '--quiet', commit]);
       } catch {
         await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: null }));
-        return fail('conflict', 'The content repository changed while publishing; nothing was published. Retry the publication.');
+        throw new ProblemError('conflict', 'The content repository changed while publishing; nothing was published. Retry the publication.');
       }
       this.failpoint('publish-after-merge');
       try {
@@ -179,16 +179,16 @@ export class LibraryPublisher {
         this.log.error({ err }, 'publication rebuild failed; moving the branch back');
         await git(repo, ['reset', '--hard', '--quiet', head]);
         await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: null }));
-        return fail('internal-error', 'The site could not be rebuilt with the new arrangement. Nothing was published; the content repository was moved back.');
+        throw new ProblemError('internal-error', 'The site could not be rebuilt with the new arrangement. Nothing was published; the content repository was moved back.');
       }
       const updated = await this.store.tracks.update(stableKey, (t) => ({ ...t, visibility: 'public', publication, pendingPublication: null }));
-      return ok(updated as PublishedTrack);
+      return updated as PublishedTrack;
     } finally {
       await git(repo, ['worktree', 'remove', '--force', scratch]).catch(() => fs.rm(scratch, { recursive: true, force: true }));
     }
   }
 }
 
-function refuse(reasons: RefusalReason[]): Outcome<never> {
-  return fail('publication-refused', `The package is not eligible for publication (${reasons.length} failed condition(s)): ${reasons.map((r) => r.detail).join(' ')}`, { reasons });
+function refuse(reasons: RefusalReason[]): ProblemError {
+  return new ProblemError('publication-refused', `The package is not eligible for publication (${reasons.length} failed condition(s)): ${reasons.map((r) => r.detail).join(' ')}`, { reasons });
 }

@@ -11,6 +11,7 @@ import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
 import { principalOf, requireRole } from '../http/auth.ts';
 import { sendProblem } from '../http/problem.ts';
+import { sendPrivateJson } from '../http/reply.ts';
 import { sendFile } from '../http/send-file.ts';
 import {
   FileIdParams,
@@ -31,8 +32,7 @@ import { DEFAULT_MAX_FILE_BYTES, LibraryImports } from './imports.ts';
 import { LibraryTracks } from './tracks.ts';
 import { failpoints } from './failpoints.ts';
 import { LibraryPublisher } from './publish.ts';
-import { commitView, envelope, importFileView, importView, libraryUrls, publicationView, trackSummaryView, trackView } from './views.ts';
-import type { Outcome } from './outcome.ts';
+import { commitView, importFileView, importView, libraryUrls, publicationView, trackSummaryView, trackView } from './views.ts';
 
 /** ARCHIVE_LIBRARY_MAX_FILE_BYTES once api/config.ts carries it; the default until then. */
 export function maxFileBytes(config: Config): number {
@@ -41,7 +41,6 @@ export function maxFileBytes(config: Config): number {
 }
 
 /** Library answers are private and change with every upload: never stored by any cache. */
-const NO_STORE = 'no-store';
 
 export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const base = ctx.config.publicBaseUrl;
@@ -53,16 +52,6 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
   const u = libraryUrls(base);
   const readers = requireRole(ctx, ['library', 'curator']);
   const curators = requireRole(ctx, ['curator']);
-
-  /** The envelope as exact application/json, never stored by a cache. */
-  function sendJson(reply: FastifyReply, data: unknown) {
-    return reply.header('Cache-Control', NO_STORE).type('application/json').send(JSON.stringify(envelope(data)));
-  }
-
-  function answer<T>(request: FastifyRequest, reply: FastifyReply, outcome: Outcome<T>, render: (value: T) => unknown) {
-    if (!outcome.ok) return sendProblem(reply, request, base, outcome.problem, outcome.detail, outcome.extras);
-    return sendJson(reply, render(outcome.value));
-  }
 
   async function visibilityOf(rec: StoredImport): Promise<'private' | 'public'> {
     if (rec.status !== 'committed') return 'private';
@@ -81,16 +70,15 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
       '/api/v1/library/imports',
       { onRequest: readers, bodyLimit: IMPORT_BODY_LIMIT_BYTES, schema: { body: MusicLibraryImportInput } },
       async (request, reply) => {
-        const outcome = await imports.create(request.body);
-        if (!outcome.ok) return answer(request, reply, outcome, () => null);
-        return sendJson(reply.header('Location', u.import(outcome.value.id)), await renderImport(outcome.value));
+        const rec = await imports.create(request.body);
+        return sendPrivateJson(reply.header('Location', u.import(rec.id)), await renderImport(rec));
       },
     );
 
     scope.get<{ Params: { id: string } }>('/api/v1/library/imports/:id', { onRequest: readers, schema: { params: ImportIdParams } }, async (request, reply) => {
       const rec = await imports.get(request.params.id.toLowerCase());
       if (!rec) return sendProblem(reply, request, base, 'not-found', `No import has the id ${request.params.id}.`);
-      return sendJson(reply, await renderImport(rec));
+      return sendPrivateJson(reply, await renderImport(rec));
     });
 
     scope.put<{ Params: { importId: string; fileId: string }; Querystring: UploadQuery }>(
@@ -105,9 +93,9 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
         const contentLength = declared !== undefined && /^[0-9]+$/.test(declared) ? Number(declared) : null;
         const importId = request.params.importId.toLowerCase();
         const fileId = request.params.fileId.toLowerCase();
-        let outcome;
+        let uploaded;
         try {
-          outcome = await imports.upload(importId, fileId, request.query.offset ?? 0, contentLength, (body as Readable | undefined) ?? null);
+          uploaded = await imports.upload(importId, fileId, request.query.offset ?? 0, contentLength, (body as Readable | undefined) ?? null);
         } catch (err) {
           if (request.raw.destroyed || request.raw.readableAborted) {
             request.log.info('upload interrupted by the client; it can resume from the reported offset');
@@ -115,18 +103,15 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
           }
           throw err;
         }
-        if (!outcome.ok) return answer(request, reply, outcome, () => null);
-        const { rec, file, receivedBytes } = outcome.value;
+        const { rec, file, receivedBytes } = uploaded;
         reply.header('Upload-Offset', String(receivedBytes));
-        return answer(request, reply, outcome, () => importFileView(base, rec, file, receivedBytes));
+        return sendPrivateJson(reply, importFileView(base, rec, file, receivedBytes));
       },
     );
 
     scope.post<{ Params: { id: string } }>('/api/v1/library/imports/:id/commit', { onRequest: readers, schema: { params: ImportIdParams } }, async (request, reply) => {
-      const outcome = await imports.commit(request.params.id.toLowerCase());
-      if (!outcome.ok) return answer(request, reply, outcome, () => null);
-      const visibility = await visibilityOf(outcome.value);
-      return answer(request, reply, outcome, (rec) => commitView(base, rec, visibility));
+      const rec = await imports.commit(request.params.id.toLowerCase());
+      return sendPrivateJson(reply, commitView(base, rec, await visibilityOf(rec)));
     });
 
     scope.get<{ Querystring: TracksQuery }>('/api/v1/library/tracks', { onRequest: readers, schema: { querystring: TracksQuery } }, async (request, reply) => {
@@ -141,7 +126,7 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
         for (const [k, v] of Object.entries({ ...params, page: p })) if (v !== undefined && String(v) !== '') search.set(k, String(v));
         return `${u.tracks}?${search.toString()}`;
       };
-      return sendJson(
+      return sendPrivateJson(
         reply,
         {
           items: slice.items.map((p) => trackSummaryView(base, p.track, p.rec)),
@@ -163,17 +148,17 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
     scope.get<{ Params: { stableKey: string } }>('/api/v1/library/tracks/:stableKey', { onRequest: readers, schema: { params: StableKeyParams } }, async (request, reply) => {
       const pkg = await tracks.get(request.params.stableKey);
       if (!pkg) return sendProblem(reply, request, base, 'not-found', `No library package has the stableKey "${request.params.stableKey}".`);
-      return sendJson(reply, trackView(base, pkg.track, pkg.rec));
+      return sendPrivateJson(reply, trackView(base, pkg.track, pkg.rec));
     });
 
     scope.post<{ Params: { stableKey: string } }>('/api/v1/library/tracks/:stableKey/publish', { onRequest: curators, schema: { params: StableKeyParams } }, async (request, reply) => {
-      const outcome = await publisher.publish(request.params.stableKey, principalOf(request));
-      return answer(request, reply, outcome, (t) => ({
+      const t = await publisher.publish(request.params.stableKey, principalOf(request));
+      return sendPrivateJson(reply, {
         stableKey: t.stableKey,
         visibility: 'public',
         publication: publicationView(base, t.publication),
         links: { track: u.track(t.stableKey) },
-      }));
+      });
     });
 
     scope.get<{ Params: { id: string } }>('/api/v1/library/files/:id', { onRequest: readers, schema: { params: FileIdParams } }, async (request, reply) => {

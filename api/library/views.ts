@@ -3,7 +3,6 @@
  * with absolute links from PUBLIC_BASE_URL. Pure apart from the received-bytes figures the
  * caller passes in.
  */
-import { API_VERSION } from '../../src/schemas/common.ts';
 import type {
   LibraryCommitResult,
   LibraryImport,
@@ -32,10 +31,6 @@ export function libraryUrls(baseUrl: string) {
   };
 }
 
-/** The response envelope (spec Part 2.1). */
-export function envelope<T>(data: T): { apiVersion: string; generatedAtUtc: string; data: T } {
-  return { apiVersion: API_VERSION, generatedAtUtc: new Date().toISOString(), data };
-}
 
 export function importFileView(baseUrl: string, rec: StoredImport, file: StoredFile, receivedBytes: number): LibraryImportFile {
   const u = libraryUrls(baseUrl);

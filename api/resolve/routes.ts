@@ -5,20 +5,20 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { API_VERSION } from '../../src/schemas/common.ts';
+import { envelope } from '../../src/schemas/envelope.ts';
 import { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import { ResolveIndex } from './resolve-index.ts';
 
 export async function registerResolveRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const index = new ResolveIndex(ctx.handle);
-  app.post('/api/v1/music/resolve', { schema: { body: MusicResolveInput } }, async (request, reply) => {
+  app.post<{ Body: MusicResolveInput }>('/api/v1/music/resolve', { schema: { body: MusicResolveInput } }, async (request, reply) => {
     const { build, catalog } = index.current();
-    const data = resolveMusic(catalog, request.body as MusicResolveInput, {
+    const data = resolveMusic(catalog, request.body, {
       baseUrl: ctx.config.publicBaseUrl,
       catalogGeneratedAtUtc: build.generatedAtUtc,
     });
     reply.header('Cache-Control', 'no-store').type('application/json');
-    return { apiVersion: API_VERSION, generatedAtUtc: new Date().toISOString(), data };
+    return envelope(data);
   });
 }

@@ -8,24 +8,27 @@
  *   GET  /api/v1/admin/contributions/{code}, /api/v1/admin/correction-reports/{code}
  *   GET  /api/v1/admin/queue
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { requireRole } from '../http/auth.ts';
-import { sendProblem } from '../http/problem.ts';
-import { ReviewError, type ReviewService, type ReviewState } from './service.ts';
+import { ProblemError } from '../http/problem.ts';
+import { sendPrivateJson } from '../http/reply.ts';
+import type { ReviewService } from './service.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
-import { AdminActionBody, REVIEW_ACTIONS, type AdminItem } from '../../src/domain/review/schemas.ts';
+import { AdminActionBody, REVIEW_ACTIONS, type AdminAction, type AdminItem, type QueueItem, type ReviewRecord } from '../../src/schemas/review.ts';
 import type { StoredContribution, SubmissionKind } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
-import { API_VERSION } from '../../src/schemas/common.ts';
 
 const ADMIN = '/api/v1/admin';
 const SEGMENT: Record<SubmissionKind, string> = { contribution: 'contributions', 'correction-report': 'correction-reports' };
 
-const utcNow = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** Path parameters; the action is checked by the handler so an unknown one is a 404 that lists the actions. */
+const ItemParams = Type.Object({ code: Type.String({ maxLength: 100 }) });
+const ActionParams = Type.Object({ code: Type.String({ maxLength: 100 }), action: Type.String({ maxLength: 100 }) });
 
-function adminView(record: StoredContribution | StoredCorrectionReport, review: ReviewState | null, base: string): AdminItem {
+function adminView(record: StoredContribution | StoredCorrectionReport, review: ReviewRecord | null, base: string): AdminItem {
   const code = record.trackingCode;
   return {
     trackingCode: code,
@@ -41,9 +44,7 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
       review: record.review,
       verification: review?.verification ?? [],
       blockers: review?.blockers ?? [],
-      assertions: review?.assertions
-        ? { ...review.assertions, assets: Object.fromEntries(Object.entries(review.assertions.assets).map(([k, v]) => [String(k), v])) }
-        : null,
+      assertions: review?.assertions ?? null,
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,
       actions: review?.actions ?? [],
@@ -64,67 +65,51 @@ function queueSummary(record: StoredContribution | StoredCorrectionReport): stri
   return `correct ${r.fieldName} of ${r.workSlug ?? r.targetType}${r.targetId != null ? ` #${r.targetId}` : ''}`;
 }
 
-const envelope = (data: unknown) => ({ apiVersion: API_VERSION, generatedAtUtc: utcNow(), data });
-
 export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService): Promise<void> {
   const base = ctx.config.publicBaseUrl;
-  const service = () => reviews;
   const auth = requireRole(ctx, ['admin']);
 
-  const fail = (request: FastifyRequest, reply: FastifyReply, err: unknown) => {
-    if (err instanceof ReviewError) return sendProblem(reply, request, base, err.problem, err.message, err.extras);
+  /** Never a 5xx for a review action: whatever failed, nothing was half-merged (apply resets main). */
+  const asProblem = (request: FastifyRequest, err: unknown): never => {
+    if (err instanceof ProblemError) throw err;
     request.log.error({ err }, 'review action failed');
-    // Never a 5xx for a review action: whatever failed, nothing was half-merged (apply resets main).
-    return sendProblem(reply, request, base, 'conflict', `The action could not be completed and nothing was changed: ${(err as Error).message}`);
+    throw new ProblemError('conflict', `The action could not be completed and nothing was changed: ${(err as Error).message}`);
   };
 
   for (const kind of ['contribution', 'correction-report'] as const) {
-    const codeOf = (request: FastifyRequest, reply: FastifyReply): string | null => {
-      const raw = (request.params as { code: string }).code;
+    const codeOf = (raw: string): string => {
       const code = normalizeTrackingCode(raw, kind);
-      if (!code) void sendProblem(reply, request, base, 'not-found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${raw}.`);
+      if (!code) throw new ProblemError('not-found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${raw}.`);
       return code;
     };
 
-    app.get(`${ADMIN}/${SEGMENT[kind]}/:code`, { onRequest: auth }, async (request, reply) => {
-      const code = codeOf(request, reply);
-      if (!code) return reply;
-      try {
-        const { record, review } = await service().get(kind, code);
-        return reply.header('Cache-Control', 'no-store').send(envelope(adminView(record, review, base)));
-      } catch (err) {
-        return fail(request, reply, err);
-      }
+    app.get<{ Params: Static<typeof ItemParams> }>(`${ADMIN}/${SEGMENT[kind]}/:code`, { onRequest: auth, schema: { params: ItemParams } }, async (request, reply) => {
+      const code = codeOf(request.params.code);
+      const { record, review } = await reviews.get(kind, code).catch((err: unknown) => asProblem(request, err));
+      return sendPrivateJson(reply, adminView(record, review, base));
     });
 
-    app.post(
+    app.post<{ Params: Static<typeof ActionParams>; Body: AdminActionBody }>(
       `${ADMIN}/${SEGMENT[kind]}/:code/:action`,
-      { onRequest: auth, schema: { body: AdminActionBody } },
+      { onRequest: auth, schema: { params: ActionParams, body: AdminActionBody } },
       async (request, reply) => {
-        const action = (request.params as { action: string }).action;
+        const { action } = request.params;
         if (!(REVIEW_ACTIONS as readonly string[]).includes(action)) {
-          return sendProblem(reply, request, base, 'not-found', `Unknown review action "${action}"; use one of ${REVIEW_ACTIONS.join(', ')}.`);
+          throw new ProblemError('not-found', `Unknown review action "${action}"; use one of ${REVIEW_ACTIONS.join(', ')}.`);
         }
-        const code = codeOf(request, reply);
-        if (!code) return reply;
-        try {
-          const { record, review } = await service().act(kind, code, action as (typeof REVIEW_ACTIONS)[number], request.body as AdminActionBody);
-          return reply.header('Cache-Control', 'no-store').send(envelope(adminView(record, review, base)));
-        } catch (err) {
-          return fail(request, reply, err);
-        }
+        const code = codeOf(request.params.code);
+        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body).catch((err: unknown) => asProblem(request, err));
+        return sendPrivateJson(reply, adminView(record, review, base));
       },
     );
   }
 
   app.get(`${ADMIN}/queue`, { onRequest: auth }, async (request, reply) => {
     try {
-      const s = service();
-      const items = await s.queue();
-      const out = [];
-      for (const r of items) {
-        const review = await s.reviews.get(r.trackingCode);
-        out.push({
+      const items: QueueItem[] = [];
+      for (const r of await reviews.queue()) {
+        const review = await reviews.reviews.get(r.trackingCode);
+        items.push({
           trackingCode: r.trackingCode,
           kind: r.kind,
           status: r.status,
@@ -138,9 +123,9 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
           },
         });
       }
-      return reply.header('Cache-Control', 'no-store').send(envelope({ items: out, total: out.length }));
+      return sendPrivateJson(reply, { items, total: items.length });
     } catch (err) {
-      return fail(request, reply, err);
+      return asProblem(request, err);
     }
   });
 }

@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
+import { ProblemError } from '../http/problem.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
 import { IntakeStore } from '../contributions/store.ts';
 import { RecordStore } from '../storage/record-store.ts';
@@ -34,69 +35,21 @@ import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 import { canTransition, transition } from '../../src/domain/contributions/status.ts';
 import type { ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
+import type { AdminAction, AdminActionBody, AssertableState, ReviewRecord, VerificationEntry } from '../../src/schemas/review.ts';
 import { applyCorrection } from '../../src/domain/review/correction.ts';
 import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/review/frontmatter.ts';
 import { contributionText, correctionText, mergeMessage } from '../../src/domain/review/messages.ts';
 import {
   buildContributionChange,
   ProposalError,
-  type AssertableState,
   type ComposerFacts,
   type ContentChange,
   type Data,
-  type ReviewerAssertions,
   type VerifiedFile,
 } from '../../src/domain/review/proposal.ts';
 
-export const ADMIN_ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
-export type AdminAction = (typeof ADMIN_ACTIONS)[number];
-
-export interface AdminActionBody {
-  note?: string;
-  reviewer: string;
-  /** Review states the named reviewer asserts (docs/review.md, "Asserting review states"). */
-  assert?: { assets?: Array<{ index: number; reviewState: AssertableState }>; arrangement?: AssertableState };
-}
-
-export interface VerificationEntry {
-  index: number;
-  url: string | null;
-  declaredSha256: string | null;
-  status: 'verified' | 'refused' | 'not-fetched';
-  sha256: string | null;
-  byteLength: number | null;
-  mediaType: string | null;
-  reason: string | null;
-  checks: TechnicalCheckResult | null;
-}
-
-export interface ReviewState {
-  recordVersion: 1;
-  trackingCode: string;
-  kind: SubmissionKind;
-  forge: 'local' | 'github' | null;
-  ref: ReviewRef | null;
-  verification: VerificationEntry[];
-  /** Why apply is refused right now, in plain words; empty when nothing blocks it. */
-  blockers: string[];
-  assertions: ReviewerAssertions | null;
-  lastError: { atUtc: string; message: string } | null;
-  appliedCommit: string | null;
-  actions: Array<{ action: AdminAction; reviewer: string; atUtc: string; note: string | null; outcome: string }>;
-}
-
 type Stored = StoredContribution | StoredCorrectionReport;
 
-/** An answer the admin API turns into a problem (never a 5xx). */
-export class ReviewError extends Error {
-  readonly problem: 'conflict' | 'not-found';
-  readonly extras: Record<string, unknown>;
-  constructor(problem: 'conflict' | 'not-found', detail: string, extras: Record<string, unknown> = {}) {
-    super(detail);
-    this.problem = problem;
-    this.extras = extras;
-  }
-}
 
 export interface ReviewServiceOverrides {
   fetchFile?: FetchContributorFile;
@@ -116,7 +69,7 @@ function toLink(ref: ReviewRef): ReviewLink {
 
 export class ReviewService {
   readonly intake: IntakeStore;
-  readonly reviews: RecordStore<ReviewState>;
+  readonly reviews: RecordStore<ReviewRecord>;
   private readonly ctx: AppContext;
   private readonly local: LocalForge;
   private forgePromise: Promise<Forge> | null = null;
@@ -149,9 +102,9 @@ export class ReviewService {
     return (kind === 'contribution' ? this.intake.contributions : this.intake.correctionReports) as RecordStore<Stored>;
   }
 
-  async get(kind: SubmissionKind, code: string): Promise<{ record: Stored; review: ReviewState | null }> {
+  async get(kind: SubmissionKind, code: string): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const record = await this.store(kind).get(code);
-    if (!record) throw new ReviewError('not-found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${code}.`);
+    if (!record) throw new ProblemError('not-found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${code}.`);
     return { record, review: await this.reviews.get(code) };
   }
 
@@ -164,13 +117,13 @@ export class ReviewService {
     return open.sort((a, b) => a.receivedAtUtc.localeCompare(b.receivedAtUtc) || a.trackingCode.localeCompare(b.trackingCode));
   }
 
-  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody): Promise<{ record: Stored; review: ReviewState | null }> {
+  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const { record } = await this.get(kind, code);
     const target: SubmissionStatus = action === 'accept' ? 'accepted' : action === 'apply' ? 'applied' : action === 'decline' ? 'declined' : 'needs-information';
     if (!canTransition(record.status, target)) {
-      throw new ReviewError('conflict', `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`, { currentStatus: record.status });
+      throw new ProblemError('conflict', `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`, { currentStatus: record.status });
     }
-    if (body.assert && kind !== 'contribution') throw new ReviewError('conflict', 'Review-state assertions apply to contributed assets only; correction reports carry no assets.', { currentStatus: record.status });
+    if (body.assert && kind !== 'contribution') throw new ProblemError('conflict', 'Review-state assertions apply to contributed assets only; correction reports carry no assets.', { currentStatus: record.status });
     switch (action) {
       case 'accept':
         return this.accept(kind, code, body);
@@ -185,7 +138,7 @@ export class ReviewService {
 
   // ------------------------------------------------------------------------------------------
 
-  private async loadReview(kind: SubmissionKind, code: string): Promise<ReviewState> {
+  private async loadReview(kind: SubmissionKind, code: string): Promise<ReviewRecord> {
     return (
       (await this.reviews.get(code)) ?? {
         recordVersion: 1,
@@ -203,14 +156,14 @@ export class ReviewService {
     );
   }
 
-  private async saveReview(state: ReviewState): Promise<void> {
+  private async saveReview(state: ReviewRecord): Promise<void> {
     if ((await this.reviews.update(state.trackingCode, () => state)) === null) await this.reviews.create(state.trackingCode, state);
   }
 
-  private recordAssertions(state: ReviewState, body: AdminActionBody): void {
+  private recordAssertions(state: ReviewRecord, body: AdminActionBody): void {
     if (!body.assert) return;
-    const assets: Record<number, AssertableState> = { ...(state.assertions?.assets ?? {}) };
-    for (const a of body.assert.assets ?? []) assets[a.index] = a.reviewState;
+    const assets: Record<string, AssertableState> = { ...(state.assertions?.assets ?? {}) };
+    for (const a of body.assert.assets ?? []) assets[String(a.index)] = a.reviewState;
     state.assertions = {
       reviewer: body.reviewer,
       atUtc: utc(this.now()),
@@ -230,8 +183,8 @@ export class ReviewService {
       const moved = transition(current, to, utc(this.now()), note);
       return ref ? { ...moved, review: toLink(ref) } : moved;
     });
-    if (illegal !== null) throw new ReviewError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
-    if (!next) throw new ReviewError('not-found', `No record has the tracking code ${code}.`);
+    if (illegal !== null) throw new ProblemError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
+    if (!next) throw new ProblemError('not-found', `No record has the tracking code ${code}.`);
     if (ref) await (await this.forge()).setStatus(ref, to).catch(() => undefined);
     return next;
   }
@@ -282,7 +235,7 @@ export class ReviewService {
     return withContentRepoLock(repo, async () => {
       const { record } = await this.get(kind, code);
       if (!canTransition(record.status, 'applied')) {
-        throw new ReviewError('conflict', `${code} is "${record.status}"; only an accepted item can be applied (${illegalHint(record.status)}).`, { currentStatus: record.status });
+        throw new ProblemError('conflict', `${code} is "${record.status}"; only an accepted item can be applied (${illegalHint(record.status)}).`, { currentStatus: record.status });
       }
       const state = await this.loadReview(kind, code);
       this.recordAssertions(state, body);
@@ -290,7 +243,7 @@ export class ReviewService {
         state.blockers = reasons;
         state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
         await this.saveReview(state);
-        return new ReviewError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: record.status, reasons });
+        return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: record.status, reasons });
       };
       const blocked = verificationBlockers(state.verification);
       if (blocked.length > 0) throw await refuse(blocked);
@@ -316,7 +269,7 @@ export class ReviewService {
         state.lastError = { atUtc: utc(this.now()), message };
         state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
         await this.saveReview(state);
-        throw new ReviewError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
+        throw new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
           currentStatus: record.status,
           reasons: [message],
         });
@@ -363,7 +316,7 @@ export class ReviewService {
   }
 
   /** Build the proposal on the current main (caller holds the content-repository lock). */
-  private async proposal(record: Stored, state: ReviewState): Promise<ProposalInput> {
+  private async proposal(record: Stored, state: ReviewRecord): Promise<ProposalInput> {
     const repo = this.ctx.config.contentRepo;
     const labels = [`status: ${record.status}`];
     if (record.kind === 'correction-report') {

@@ -9,16 +9,9 @@ import type { AssetKind } from '../../src/schemas/common.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
 
 /** Where a submission's review lives. */
-export interface ReviewRef {
-  kind: 'local-branch' | 'github-pull-request';
-  /** Always `review/<trackingCode>`. */
-  branch: string;
-  /** Absolute URL of the pull request, or null for a local branch. */
-  url: string | null;
-  /** Pull request number on GitHub. */
-  number?: number;
-  openedAtUtc: string;
-}
+import type { ReviewRef, TechnicalCheckResult } from '../../src/schemas/review.ts';
+
+export type { ReviewRef, TechnicalCheckResult };
 
 /** One file of a proposal, relative to the content repository root; null content deletes it. */
 export interface ProposalChange {
@@ -96,12 +89,5 @@ export interface FetchedFile {
 
 export type FetchContributorFile = (url: string, blobs: BlobStore, options: FetchOptions) => Promise<FetchedFile>;
 
-export interface TechnicalCheckResult {
-  kind: AssetKind;
-  passed: boolean;
-  /** One line for the review and the asset's technicalChecks field, e.g. "MusicXML loads in Verovio: 2 pages, 16 measures". */
-  summary: string;
-  measurements: Record<string, unknown>;
-}
 
 export type RunTechnicalChecks = (kind: AssetKind, file: string) => Promise<TechnicalCheckResult>;

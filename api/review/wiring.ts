@@ -8,7 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { registerAdminRoutes } from './routes.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
-import { ReviewError, type AdminAction, type ReviewService } from './service.ts';
+import type { ReviewService } from './service.ts';
+import { ProblemError } from '../http/problem.ts';
+import type { AdminAction } from '../../src/schemas/review.ts';
 import type { ReviewRef } from './types.ts';
 import type { SubmissionKind } from '../../src/schemas/contribution.ts';
 
@@ -21,7 +23,7 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
     try {
       await service.act(kindOf(code), code, action, { reviewer: 'GitHub', note });
     } catch (err) {
-      if (!(err instanceof ReviewError)) throw err;
+      if (!(err instanceof ProblemError)) throw err;
     }
   };
   const handlers: GitHubEventHandlers = {

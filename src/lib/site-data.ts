@@ -8,7 +8,7 @@ import { formatLintMessage, loadCatalog, type Catalog, type LoadedProfile, type 
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, urls, workSummary, type Urls } from '../domain/records.ts';
 import type { WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
-import { API_VERSION } from '../schemas/common.ts';
+import { envelope } from '../schemas/envelope.ts';
 
 export interface SiteWork {
   loaded: LoadedWork;
@@ -58,8 +58,9 @@ export function site(): SiteData {
 }
 
 /** Wrap a resource in the response envelope. */
-export function envelope<T>(data: T): { apiVersion: string; generatedAtUtc: string; data: T } {
-  return { apiVersion: API_VERSION, generatedAtUtc: site().generatedAtUtc, data };
+/** The envelope of a static record: generated at the build's time. */
+export function recordEnvelope<T>(data: T): { apiVersion: string; generatedAtUtc: string; data: T } {
+  return envelope(data, site().generatedAtUtc);
 }
 
 export function json(value: unknown): Response {

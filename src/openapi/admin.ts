@@ -5,7 +5,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
-import { AdminActionBody, AdminItem, AdminQueue, QueueItem, REVIEW_ACTIONS } from '../domain/review/schemas.ts';
+import { AdminActionBody, AdminItem, AdminQueue, QueueItem, REVIEW_ACTIONS } from '../schemas/review.ts';
 import { problem, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
 const SECURITY: Array<Record<string, string[]>> = [{ bearerKey: [] }, { archiveImportKey: [] }];

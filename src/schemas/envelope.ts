@@ -1,6 +1,6 @@
 /** The response envelope, list pages and RFC 9457 problem details shared by every endpoint. */
-import { Type, type TSchema } from '@sinclair/typebox';
-import { AbsoluteUrl, Nullable } from './common.ts';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { AbsoluteUrl, API_VERSION, Nullable } from './common.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -14,6 +14,16 @@ export function Envelope<T extends TSchema>(data: T, description: string) {
     },
     { ...strict, description },
   );
+}
+
+/** The one timestamp format of the API: ISO 8601 in UTC with milliseconds, ending in Z. */
+export function utcTimestamp(date: Date = new Date()): string {
+  return date.toISOString();
+}
+
+/** The one envelope builder, for static records (the build's time) and dynamic answers (now). */
+export function envelope<T>(data: T, generatedAtUtc: string = utcTimestamp()): { apiVersion: string; generatedAtUtc: string; data: T } {
+  return { apiVersion: API_VERSION, generatedAtUtc, data };
 }
 
 /** A page of results with its position and neighbor links. */
@@ -48,6 +58,7 @@ export const ProblemFieldError = Type.Object(
   },
   { ...strict, description: 'One violation.' },
 );
+export type ProblemFieldError = Static<typeof ProblemFieldError>;
 
 /** RFC 9457 problem details; `type` resolves to a page that documents the problem. */
 export const Problem = Type.Object(

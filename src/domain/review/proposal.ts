@@ -10,6 +10,7 @@
  *     `admin-only`, and no assertion lifts that: rights review is its own decision;
  *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
  */
+import type { AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
 import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
 import { MUSIC_ROLES, type CatalogReviewState } from '../../schemas/common.ts';
 
@@ -21,19 +22,6 @@ export interface VerifiedFile {
   byteLength: number;
   /** One line from the technical checks, for the asset's technicalChecks field. */
   technicalChecks: string | null;
-}
-
-/** Review states a reviewer may assert for a contributed asset (never rights-review-required). */
-export const ASSERTABLE_STATES = ['pending', 'technical-pass', 'manual-review-pending', 'human-reviewed', 'human-listening-approved'] as const;
-export type AssertableState = (typeof ASSERTABLE_STATES)[number];
-
-/** What a named human reviewer asserted through the admin API (recorded with name and time). */
-export interface ReviewerAssertions {
-  reviewer: string;
-  atUtc: string;
-  /** By index into submission.assets. */
-  assets: Record<number, AssertableState>;
-  arrangement: AssertableState | null;
 }
 
 export interface ComposerFacts {

@@ -1,6 +1,6 @@
 // GET /api/v1/instruments: normalized instruments with families, profiles, readiness and filter links.
 import type { APIRoute } from 'astro';
-import { envelope, json, site } from '../../../../lib/site-data.ts';
+import { recordEnvelope, json, site } from '../../../../lib/site-data.ts';
 
 export const GET: APIRoute = () => {
   const instruments = site().instruments;
@@ -8,5 +8,5 @@ export const GET: APIRoute = () => {
     family,
     instruments: instruments.filter((i) => i.family === family).map((i) => i.slug),
   }));
-  return json(envelope({ instruments, families }));
+  return json(recordEnvelope({ instruments, families }));
 };

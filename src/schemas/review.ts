@@ -1,16 +1,21 @@
 /**
- * Admin review API models (TypeBox -> JSON Schema): the action body, the admin view of an item
- * and the queue. Used for request validation, the OpenAPI document (src/openapi/admin.ts) and
- * the types.
+ * Review models (TypeBox -> JSON Schema), the one source of each: the admin action body, the
+ * stored review record (verification, blockers, assertions, actions), the admin view of an item
+ * and the queue. Used for request validation, the OpenAPI document (src/openapi/admin.ts), the
+ * review service's stored state and the types (every type here is `Static<>` of its schema).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { AbsoluteUrl, Nullable, StringEnum, UtcTimestamp } from '../../schemas/common.ts';
-import { ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from '../../schemas/contribution.ts';
-import { ASSERTABLE_STATES } from './proposal.ts';
+import { AbsoluteUrl, ASSET_KINDS, Nullable, StringEnum, UtcTimestamp } from './common.ts';
+import { ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
 
 const strict = { additionalProperties: false } as const;
 
 export const REVIEW_ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
+export type AdminAction = (typeof REVIEW_ACTIONS)[number];
+
+/** Review states a reviewer may assert for a contributed asset (never rights-review-required). */
+export const ASSERTABLE_STATES = ['pending', 'technical-pass', 'manual-review-pending', 'human-reviewed', 'human-listening-approved'] as const;
+export type AssertableState = (typeof ASSERTABLE_STATES)[number];
 
 export const ReviewAssertion = Type.Object(
   {
@@ -46,15 +51,16 @@ export const AdminActionBody = Type.Object(
 );
 export type AdminActionBody = Static<typeof AdminActionBody>;
 
-const TechnicalCheck = Type.Object(
+export const TechnicalCheck = Type.Object(
   {
-    kind: Type.String(),
+    kind: StringEnum(ASSET_KINDS, { description: 'The asset kind the checks were chosen for.' }),
     passed: Type.Boolean({ description: 'Whether the automated checks passed (not listening approval).' }),
     summary: Type.String({ description: 'One line, also written into the asset\'s technicalChecks.' }),
     measurements: Type.Record(Type.String(), Type.Unknown(), { description: 'Measured values.' }),
   },
   { description: 'Technical checks of one verified file.' },
 );
+export type TechnicalCheckResult = Static<typeof TechnicalCheck>;
 
 export const VerificationEntry = Type.Object(
   {
@@ -70,6 +76,58 @@ export const VerificationEntry = Type.Object(
   },
   { ...strict, title: 'VerificationEntry', description: 'Fetch, digest and technical checks of one contributor file.' },
 );
+export type VerificationEntry = Static<typeof VerificationEntry>;
+
+export const ReviewerAssertions = Type.Object(
+  {
+    reviewer: Type.String({ description: 'The named reviewer who asserted.' }),
+    atUtc: UtcTimestamp('When asserted.'),
+    assets: Type.Record(Type.String({ pattern: '^[0-9]+$' }), StringEnum(ASSERTABLE_STATES), { description: 'By index (as a decimal string) into submission.assets.' }),
+    arrangement: Nullable(StringEnum(ASSERTABLE_STATES)),
+  },
+  { ...strict, title: 'ReviewerAssertions', description: 'What a named human reviewer asserted through the admin API (recorded with name and time).' },
+);
+export type ReviewerAssertions = Static<typeof ReviewerAssertions>;
+
+export const ReviewAction = Type.Object(
+  { action: StringEnum(REVIEW_ACTIONS), reviewer: Type.String(), atUtc: UtcTimestamp('When.'), note: Nullable(Type.String()), outcome: Type.String() },
+  { ...strict, title: 'ReviewAction', description: 'One admin action and its outcome.' },
+);
+
+export const LastError = Type.Object({ atUtc: UtcTimestamp('When.'), message: Type.String() }, { ...strict, title: 'LastError' });
+
+/** Where a review lives on its forge (the stored form; the public tracking record shows a ReviewLink). */
+export const ReviewRef = Type.Object(
+  {
+    kind: StringEnum(['local-branch', 'github-pull-request'] as const),
+    branch: Type.String({ description: 'Always `review/<trackingCode>`.' }),
+    url: Nullable(Type.String(), { description: 'Absolute URL of the pull request, or null for a local branch.' }),
+    number: Type.Optional(Type.Integer({ minimum: 1, description: 'Pull request number on GitHub.' })),
+    openedAtUtc: Type.String(),
+  },
+  { ...strict, title: 'ReviewRef' },
+);
+export type ReviewRef = Static<typeof ReviewRef>;
+
+/** The reviewers' side of one item as stored in ARCHIVE_DATA_DIR/state/reviews (keyed by tracking code). */
+export const ReviewRecord = Type.Object(
+  {
+    recordVersion: Type.Literal(1),
+    trackingCode: Type.String(),
+    kind: StringEnum(SUBMISSION_KINDS),
+    forge: Nullable(StringEnum(['local', 'github'] as const)),
+    ref: Nullable(ReviewRef),
+    verification: Type.Array(VerificationEntry),
+    /** Why apply is refused right now, in plain words; empty when nothing blocks it. */
+    blockers: Type.Array(Type.String()),
+    assertions: Nullable(ReviewerAssertions),
+    lastError: Nullable(LastError),
+    appliedCommit: Nullable(Type.String()),
+    actions: Type.Array(ReviewAction),
+  },
+  { ...strict, title: 'ReviewRecord', description: 'The stored review state of one submission.' },
+);
+export type ReviewRecord = Static<typeof ReviewRecord>;
 
 export const AdminReviewState = Type.Object(
   {
@@ -77,27 +135,10 @@ export const AdminReviewState = Type.Object(
     review: Nullable(ReviewLink, { description: 'The review branch or pull request.' }),
     verification: Type.Array(VerificationEntry, { description: 'Contributor files, one entry each.' }),
     blockers: Type.Array(Type.String(), { description: 'What blocks apply right now (stale base, digest mismatch, failed check, lint).' }),
-    assertions: Nullable(
-      Type.Object(
-        {
-          reviewer: Type.String(),
-          atUtc: UtcTimestamp('When asserted.'),
-          assets: Type.Record(Type.String(), StringEnum(ASSERTABLE_STATES)),
-          arrangement: Nullable(StringEnum(ASSERTABLE_STATES)),
-        },
-        { ...strict },
-      ),
-      { description: 'Review states a named reviewer asserted.' },
-    ),
-    lastError: Nullable(Type.Object({ atUtc: UtcTimestamp('When.'), message: Type.String() }, { ...strict }), { description: 'The last failed apply (e.g. the build error).' }),
+    assertions: Nullable(ReviewerAssertions, { description: 'Review states a named reviewer asserted.' }),
+    lastError: Nullable(LastError, { description: 'The last failed apply (e.g. the build error).' }),
     appliedCommit: Nullable(Type.String(), { description: 'Merge commit on main once applied.' }),
-    actions: Type.Array(
-      Type.Object(
-        { action: StringEnum(REVIEW_ACTIONS), reviewer: Type.String(), atUtc: UtcTimestamp('When.'), note: Nullable(Type.String()), outcome: Type.String() },
-        { ...strict },
-      ),
-      { description: 'Every admin action, oldest first (internal log).' },
-    ),
+    actions: Type.Array(ReviewAction, { description: 'Every admin action, oldest first (internal log).' }),
   },
   { ...strict, title: 'AdminReviewState', description: 'The reviewers\' side of one item.' },
 );
@@ -132,6 +173,7 @@ export const QueueItem = Type.Object(
   },
   { ...strict, $id: 'QueueItem', title: 'QueueItem', description: 'One open item of the review queue.' },
 );
+export type QueueItem = Static<typeof QueueItem>;
 
 export const AdminQueue = Type.Object(
   {
