@@ -8,8 +8,8 @@ import { pageLink, sendJsonWithEtag } from '../http/reply.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
 
 export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/api/v1/works', { schema: { querystring: WorksQuery } }, async (request, reply) => {
-    const q = request.query as WorksQuery;
+  app.get<{ Querystring: WorksQuery }>('/api/v1/works', { schema: { querystring: WorksQuery } }, async (request, reply) => {
+    const q = request.query;
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? WORKS_DEFAULT_PAGE_SIZE;
     const { catalog, generatedAtUtc } = ctx.handle.current;
@@ -41,8 +41,8 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     );
   });
 
-  app.get('/api/v1/profiles', { schema: { querystring: ProfilesQuery } }, async (request, reply) => {
-    const q = request.query as ProfilesQuery;
+  app.get<{ Querystring: ProfilesQuery }>('/api/v1/profiles', { schema: { querystring: ProfilesQuery } }, async (request, reply) => {
+    const q = request.query;
     const { catalog, generatedAtUtc } = ctx.handle.current;
     const items = catalog.profiles.filter(
       (p) =>

@@ -4,6 +4,7 @@
  * pure rules in src/domain/contributions/, and answer; nothing here edits the catalog.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { describeErrors, type FieldError } from '../../src/domain/validation.ts';
@@ -15,7 +16,6 @@ import { contributionView, correctionReportView } from '../../src/domain/contrib
 import { buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
 import { buildContributionSchemaDocument } from '../../src/domain/contributions/schema-document.ts';
 import type { RateLimitSetting } from '../config.ts';
-import { IntakeStore } from './store.ts';
 import { RateLimiter, clientKey } from './rate-limiter.ts';
 import { rateLimitHeaders } from './http.ts';
 import { sendJsonWithEtag } from '../http/reply.ts';
@@ -83,6 +83,10 @@ function templateProfile(ctx: AppContext): string | null {
   return ready.find((p) => p.slug.includes('piano'))?.slug ?? ready[0]?.slug ?? null;
 }
 
+/** A tracking code as typed by a person; normalised (case, separators) by the handler. */
+const TrackingParams = Type.Object({ trackingCode: Type.String() });
+type TrackingParams = Static<typeof TrackingParams>;
+
 export async function registerContributionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const base = ctx.config.publicBaseUrl;
   const intake = ctx.config.intake;
@@ -112,7 +116,7 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
     return sendJsonWithEtag(request, reply, buildContributionTemplate(templateWork(ctx), templateProfile(ctx)), 'application/json', 'public, max-age=300');
   });
 
-  app.post(
+  app.post<{ Body: MusicContributionInput }>(
     CONTRIBUTIONS,
     {
       schema: { body: MusicContributionInput },
@@ -123,7 +127,7 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
     async (request, reply) => {
       const errors = bodyErrors(request, checkContributionSafety);
       if (errors.length > 0) return sendInvalid(reply, request, base, errors);
-      const outcome = await store.submitContribution(request.body as MusicContributionInput);
+      const outcome = await store.submitContribution(request.body);
       if (outcome.kind === 'conflict') {
         return sendProblem(
           reply,
@@ -140,15 +144,15 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
     },
   );
 
-  app.get(`${CONTRIBUTIONS}/:trackingCode`, async (request, reply) => {
-    const raw = (request.params as { trackingCode: string }).trackingCode;
+  app.get<{ Params: TrackingParams }>(`${CONTRIBUTIONS}/:trackingCode`, { schema: { params: TrackingParams } }, async (request, reply) => {
+    const raw = request.params.trackingCode;
     const code = normalizeTrackingCode(raw, 'contribution');
     const stored = code ? await store.getContribution(code) : null;
     if (!stored) return sendProblem(reply, request, base, 'not-found', `No contribution has the tracking code "${raw.slice(0, 64)}". Codes look like C-7KQM-T4XH-R2PZ-9WNB.`);
     return sendJsonWithEtag(request, reply, envelope(contributionView(stored, base, workExists), stableTime(stored.updatedAtUtc)), 'application/json', 'no-cache');
   });
 
-  app.post(
+  app.post<{ Body: CorrectionReportInput }>(
     REPORTS,
     {
       schema: { body: CorrectionReportInput },
@@ -159,14 +163,14 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
     async (request, reply) => {
       const errors = bodyErrors(request, checkCorrectionSafety);
       if (errors.length > 0) return sendInvalid(reply, request, base, errors);
-      const stored = await store.submitCorrectionReport(request.body as CorrectionReportInput);
+      const stored = await store.submitCorrectionReport(request.body);
       const view = correctionReportView(stored, base, workExists);
       return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(view));
     },
   );
 
-  app.get(`${REPORTS}/:trackingCode`, async (request, reply) => {
-    const raw = (request.params as { trackingCode: string }).trackingCode;
+  app.get<{ Params: TrackingParams }>(`${REPORTS}/:trackingCode`, { schema: { params: TrackingParams } }, async (request, reply) => {
+    const raw = request.params.trackingCode;
     const code = normalizeTrackingCode(raw, 'correction-report');
     const stored = code ? await store.getCorrectionReport(code) : null;
     if (!stored) return sendProblem(reply, request, base, 'not-found', `No correction report has the tracking code "${raw.slice(0, 64)}". Codes look like R-7KQM-T4XH-R2PZ-9WNB.`);

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { git } from '../site/content-repo.ts';
+import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import type { Forge, ProposalInput, ReviewRef } from './types.ts';
 
 export interface LocalForgeOptions {
@@ -82,7 +83,7 @@ export class LocalForge implements Forge {
       await git(this.repo, ['worktree', 'prune']).catch(() => undefined);
     }
     this.closed.delete(input.trackingCode);
-    return { kind: 'local-branch', branch, url: null, openedAtUtc: (this.options.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return { kind: 'local-branch', branch, url: null, openedAtUtc: utcTimestamp(this.options.now?.() ?? new Date()) };
   }
 
   /** Labels exist only on GitHub; locally the status lives in the tracking record. */

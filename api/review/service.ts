@@ -23,6 +23,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { ProblemError } from '../http/problem.ts';
+import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
 import { IntakeStore } from '../contributions/store.ts';
 import { RecordStore } from '../storage/record-store.ts';
@@ -37,7 +38,7 @@ import type { ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus }
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 import type { AdminAction, AdminActionBody, AssertableState, ReviewRecord, VerificationEntry } from '../../src/schemas/review.ts';
 import { applyCorrection } from '../../src/domain/review/correction.ts';
-import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/review/frontmatter.ts';
+import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/work-file.ts';
 import { contributionText, correctionText, mergeMessage } from '../../src/domain/review/messages.ts';
 import {
   buildContributionChange,
@@ -60,7 +61,7 @@ export interface ReviewServiceOverrides {
   now?: () => Date;
 }
 
-const utc = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 function toLink(ref: ReviewRef): ReviewLink {
@@ -166,7 +167,7 @@ export class ReviewService {
     for (const a of body.assert.assets ?? []) assets[String(a.index)] = a.reviewState;
     state.assertions = {
       reviewer: body.reviewer,
-      atUtc: utc(this.now()),
+      atUtc: utcTimestamp(this.now()),
       assets,
       arrangement: body.assert.arrangement ?? state.assertions?.arrangement ?? null,
     };
@@ -180,7 +181,7 @@ export class ReviewService {
         illegal = current.status;
         return undefined;
       }
-      const moved = transition(current, to, utc(this.now()), note);
+      const moved = transition(current, to, utcTimestamp(this.now()), note);
       return ref ? { ...moved, review: toLink(ref) } : moved;
     });
     if (illegal !== null) throw new ProblemError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
@@ -193,7 +194,7 @@ export class ReviewService {
     const state = await this.loadReview(kind, code);
     const record = await this.move(kind, code, to, note, null);
     if (state.ref) await (await this.forge()).setStatus(state.ref, to).catch(() => undefined);
-    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: to });
+    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: to });
     await this.saveReview(state);
     return { record, review: state };
   }
@@ -224,7 +225,7 @@ export class ReviewService {
     });
     const note = body.note ?? (state.blockers.length > 0 ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.' : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
     const moved = await this.move(kind, code, 'accepted', note, state.ref);
-    state.actions.push({ action: 'accept', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted' });
+    state.actions.push({ action: 'accept', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted' });
     await this.saveReview(state);
     return { record: moved, review: state };
   }
@@ -241,7 +242,7 @@ export class ReviewService {
       this.recordAssertions(state, body);
       const refuse = async (reasons: string[]) => {
         state.blockers = reasons;
-        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
+        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
         await this.saveReview(state);
         return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: record.status, reasons });
       };
@@ -266,8 +267,8 @@ export class ReviewService {
         // Nothing half-merged: main goes back to where it was; the old build keeps serving.
         if ((await this.local.main()) !== before) await this.local.resetMain(before);
         const message = (err as Error).message.slice(0, 4000);
-        state.lastError = { atUtc: utc(this.now()), message };
-        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
+        state.lastError = { atUtc: utcTimestamp(this.now()), message };
+        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
         await this.saveReview(state);
         throw new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
           currentStatus: record.status,
@@ -278,7 +279,7 @@ export class ReviewService {
       state.appliedCommit = merged;
       state.blockers = [];
       state.lastError = null;
-      state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utc(this.now()), note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms)` });
+      state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms)` });
       await this.saveReview(state);
       return { record: moved, review: state };
     });

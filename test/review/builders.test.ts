@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyCorrection } from '../../src/domain/review/correction.ts';
-import { parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/review/frontmatter.ts';
+import { parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/work-file.ts';
 import { contributionText, correctionText } from '../../src/domain/review/messages.ts';
 import { buildContributionChange, checkBaseSha256, nextAssetId, ProposalError, type ContributionProposalInput, type Data } from '../../src/domain/review/proposal.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';

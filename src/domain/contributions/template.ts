@@ -4,7 +4,7 @@
  * Facts about the work come from the catalog; everything the contributor must supply is a
  * visible placeholder (see PLACEHOLDER_MARKERS).
  */
-import { CONTRIBUTION_SCHEMA_VERSION, type MusicContributionInput } from '../../schemas/contribution.ts';
+import { CONTRIBUTION_SCHEMA_VERSION, type ContributionWork, type MusicContributionInput } from '../../schemas/contribution.ts';
 
 export const PLACEHOLDER_PREFIX = 'REPLACE:';
 /** The host of every placeholder URL: ".invalid" is reserved and never resolves (RFC 2606). */
@@ -21,18 +21,10 @@ export const PLACEHOLDER_MARKERS = [
   'The rights statuses, asset kinds, review states and quality flags are example choices: set each to what is true of your files.',
 ];
 
-/** The catalog facts a template is built around. */
-export interface TemplateWork {
-  slug: string;
-  title: string;
-  originalTitle: string | null;
-  composer: string;
-  period: string | null;
-  genre: string | null;
-  year: string | null;
-  workNumber: string | null;
-  summary: string | null;
-}
+/** The catalog facts a template is built around: a work's slug, title and composer, and the other ContributionWork fields it has. */
+export type TemplateWork = { slug: string; title: string; composer: string } & {
+  [K in 'originalTitle' | 'period' | 'genre' | 'year' | 'workNumber' | 'summary']-?: Exclude<ContributionWork[K], undefined>;
+};
 
 const r = (text: string) => `${PLACEHOLDER_PREFIX} ${text}`;
 

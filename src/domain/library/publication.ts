@@ -7,6 +7,7 @@
  * The edit goes through the `yaml` Document API so every other line of the file stays as written.
  */
 import YAML from 'yaml';
+import { trySplitWorkFile } from '../work-file.ts';
 import type { AssetKind } from '../../schemas/common.ts';
 import type { MusicLibraryTrackInput } from '../../schemas/library.ts';
 import type { ArrangementContent, AssetContent, WorkContent } from '../../schemas/work.ts';
@@ -119,7 +120,6 @@ export function buildArrangement(input: {
   return { arrangement, assetIds: assets.map((a) => a.id) };
 }
 
-const FRONT_MATTER = /^---\r?\n([\s\S]*?\r?\n)---(\r?\n|$)/;
 
 function indented(arrangement: ArrangementContent, indent: number): string {
   const pad = ' '.repeat(indent);
@@ -147,9 +147,9 @@ function lineIndent(text: string, offset: number): number {
  * again and must equal the old data plus the new arrangement.
  */
 export function addArrangementToWorkFile(fileText: string, arrangement: ArrangementContent): string {
-  const m = FRONT_MATTER.exec(fileText);
-  if (!m) throw new Error('the work file has no YAML front matter');
-  const fm = m[1]!;
+  const split = trySplitWorkFile(fileText);
+  if (!split) throw new Error('the work file has no YAML front matter');
+  const fm = `${split.frontMatter}\n`;
   const doc = YAML.parseDocument(fm, { schema: 'core' });
   if (doc.errors.length > 0) throw new Error(`the work file's front matter is not valid YAML: ${doc.errors[0]!.message}`);
   const list = doc.get('arrangements', true);
@@ -172,5 +172,5 @@ export function addArrangementToWorkFile(fileText: string, arrangement: Arrangem
   if (JSON.stringify(after) !== JSON.stringify(expected)) {
     throw new Error('adding the arrangement would change other parts of the work file');
   }
-  return `---\n${next}---${m[2]}${fileText.slice(m[0].length)}`;
+  return `---\n${next}---${split.closing}${split.rest}`;
 }
