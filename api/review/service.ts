@@ -25,7 +25,7 @@ import type { AppContext } from '../context.ts';
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
-import { IntakeStore } from '../contributions/store.ts';
+import type { IntakeStore } from '../contributions/store.ts';
 import { RecordStore } from '../storage/record-store.ts';
 import { fetchContributorFile } from './fetch.ts';
 import { runTechnicalChecks } from './checks.ts';
@@ -37,17 +37,9 @@ import { canTransition, transition } from '../../src/domain/contributions/status
 import type { ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 import type { AdminAction, AdminActionBody, AssertableState, ReviewRecord, VerificationEntry } from '../../src/schemas/review.ts';
-import { applyCorrection } from '../../src/domain/review/correction.ts';
-import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/work-file.ts';
-import { contributionText, correctionText, mergeMessage } from '../../src/domain/review/messages.ts';
-import {
-  buildContributionChange,
-  ProposalError,
-  type ComposerFacts,
-  type ContentChange,
-  type Data,
-  type VerifiedFile,
-} from '../../src/domain/review/proposal.ts';
+import { mergeMessage } from '../../src/domain/review/messages.ts';
+import { ProposalError } from '../../src/domain/review/proposal.ts';
+import { buildProposal } from '../../src/domain/review/proposal-input.ts';
 
 type Stored = StoredContribution | StoredCorrectionReport;
 
@@ -319,69 +311,20 @@ export class ReviewService {
   /** Build the proposal on the current main (caller holds the content-repository lock). */
   private async proposal(record: Stored, state: ReviewRecord): Promise<ProposalInput> {
     const repo = this.ctx.config.contentRepo;
-    const labels = [`status: ${record.status}`];
-    if (record.kind === 'correction-report') {
-      const r = record.report;
-      const slug = r.workSlug ?? '';
-      const file = `works/${slug}/index.md`;
-      const text = slug && existsSync(path.join(repo, file)) ? readFileSync(path.join(repo, file), 'utf8') : null;
-      const before = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
-      const result = applyCorrection(before, r);
-      const t = correctionText(record.trackingCode, r);
-      this.authors.set(record.trackingCode, authorOf(r.reporterName, r.reporterKind));
-      return { trackingCode: record.trackingCode, ...t, labels, changes: [{ path: file, content: rewriteWorkFile(text!, before!, result.after) }] };
-    }
-    const s = record.submission;
-    const slug = s.target?.workSlug ?? null;
-    const workPath = (sl: string) => `works/${sl}/index.md`;
-    const text = slug && existsSync(path.join(repo, workPath(slug))) ? readFileSync(path.join(repo, workPath(slug)), 'utf8') : null;
-    const work = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
-    const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {
-      const v = state.verification.find((e) => e.index === i && e.status === 'verified');
-      return v && v.sha256 !== null && v.byteLength !== null ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null } : null;
+    const inRepo = (rel: string) => path.join(repo, rel);
+    const built = buildProposal(record, state, {
+      workFile: (slug) => (existsSync(inRepo(`works/${slug}/index.md`)) ? readFileSync(inRepo(`works/${slug}/index.md`), 'utf8') : null),
+      storedFileSha256: (slug, file) => {
+        const abs = inRepo(path.join('works', slug, file));
+        return existsSync(abs) ? sha256Of(readFileSync(abs)) : null;
+      },
+      // The catalog already in memory (the served build of main), not a reload of every work file.
+      composers: () => [...this.ctx.handle.current.catalog.records.values()].map((w) => w.composer),
+      verifiedBytes: (sha256) => readFileSync(this.ctx.blobs.pathFor(sha256)),
     });
-    const manifest = s.assets.findIndex((a) => a.kind === 'manifest');
-    const profileBytes = s.operation === 'rendering-profile' && manifest >= 0 && verified[manifest] ? readFileSync(this.ctx.blobs.pathFor(verified[manifest]!.sha256)) : null;
-    const change: ContentChange = buildContributionChange({
-      trackingCode: record.trackingCode,
-      submission: s,
-      work,
-      workFileSha256: text === null ? null : sha256Of(text),
-      assetSha256: (id) => (work && slug ? assetDigest(repo, slug, work, id) : null),
-      verified,
-      assertions: state.assertions,
-      knownComposers: s.operation === 'new-work' ? knownComposers(repo) : [],
-      profileBytes,
-    });
-    const t = contributionText(record.trackingCode, s);
-    this.authors.set(record.trackingCode, authorOf(s.submittedBy.name, s.submittedBy.kind));
-    const changes =
-      change.kind === 'profile'
-        ? [{ path: `profiles/${change.slug}.json`, content: change.content }]
-        : [{ path: workPath(change.slug), content: change.before === null ? newWorkFile(change.after, change.body) : rewriteWorkFile(text!, change.before, change.after) }];
-    return { trackingCode: record.trackingCode, ...t, labels, changes };
+    this.authors.set(record.trackingCode, built.author);
+    return built.input;
   }
-}
-
-function authorOf(name: string, kind: string): string {
-  const clean = name.replace(/[<>\n\r]/g, '').trim() || 'Contributor';
-  return `${clean} <${kind.toLowerCase()}@contributors.invalid>`;
-}
-
-function assetDigest(repo: string, slug: string, work: Data, id: number): string | null {
-  const all = [...((work.sourceAssets as Data[] | undefined) ?? []), ...((work.arrangements as Data[] | undefined) ?? []).flatMap((a) => (a.assets as Data[] | undefined) ?? [])];
-  const a = all.find((x) => x.id === id);
-  if (!a) return null;
-  if (typeof a.file === 'string') {
-    const abs = path.join(repo, 'works', slug, a.file);
-    return existsSync(abs) ? sha256Of(readFileSync(abs)) : null;
-  }
-  if (typeof a.blob === 'string') return a.blob.toLowerCase();
-  return typeof a.sha256 === 'string' ? a.sha256.toLowerCase() : null;
-}
-
-function knownComposers(repo: string): ComposerFacts[] {
-  return loadCatalog(repo).catalog.works.map((w) => ({ ...w.content.composer, aliases: w.content.composer.aliases ?? [] }));
 }
 
 function verificationBlockers(entries: VerificationEntry[]): string[] {

@@ -14,23 +14,9 @@ import type { ReviewRef, TechnicalCheckResult } from '../../src/schemas/review.t
 export type { ReviewRef, TechnicalCheckResult };
 
 /** One file of a proposal, relative to the content repository root; null content deletes it. */
-export interface ProposalChange {
-  path: string;
-  content: string | Buffer | null;
-}
+import type { ProposalInput } from '../../src/domain/review/proposal-input.ts';
 
-export interface ProposalInput {
-  trackingCode: string;
-  /** Pull request title / first line of the commit message. */
-  title: string;
-  /** Full commit message (carries the tracking code, submitter, rights, summary, rationale). */
-  message: string;
-  /** Pull request body (a Markdown table of the submission, as Staticman does). */
-  body: string;
-  changes: ProposalChange[];
-  /** Status label, e.g. "status: pending" (labels carry the status, as Decap CMS does). */
-  labels: string[];
-}
+export type { ProposalChange, ProposalInput } from '../../src/domain/review/proposal-input.ts';
 
 export interface Forge {
   readonly name: 'local' | 'github';

@@ -11,6 +11,8 @@
  *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
  */
 import type { AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
+import type { Static } from '@sinclair/typebox';
+import type { Composer } from '../../schemas/work.ts';
 import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
 import { MUSIC_ROLES, type CatalogReviewState } from '../../schemas/common.ts';
 
@@ -24,13 +26,8 @@ export interface VerifiedFile {
   technicalChecks: string | null;
 }
 
-export interface ComposerFacts {
-  name: string;
-  sortName: string;
-  born: string;
-  died: string;
-  aliases: string[];
-}
+/** A composer as the catalog records it (the Composer schema). */
+export type ComposerFacts = Static<typeof Composer>;
 
 export interface ContributionProposalInput {
   trackingCode: string;

@@ -1,0 +1,112 @@
+/**
+ * The review proposal of a submission, built as a pure function over a small read interface: the
+ * content repository's current main (work files, stored-file digests) and the served catalog
+ * (composers), plus the verified contributor files. The review service supplies the reader and
+ * hands the result to the forge; nothing here touches the filesystem, git or the network.
+ */
+import { createHash } from 'node:crypto';
+import type { StoredContribution } from '../../schemas/contribution.ts';
+import type { StoredCorrectionReport } from '../../schemas/correction.ts';
+import type { ReviewRecord } from '../../schemas/review.ts';
+import type { WorkContent } from '../../schemas/work.ts';
+import { applyCorrection } from './correction.ts';
+import { contributionText, correctionText } from './messages.ts';
+import { buildContributionChange, type ComposerFacts, type VerifiedFile } from './proposal.ts';
+import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../work-file.ts';
+
+export interface ProposalChange {
+  path: string;
+  content: string | Buffer | null;
+}
+
+export interface ProposalInput {
+  trackingCode: string;
+  /** Pull request title / first line of the commit message. */
+  title: string;
+  /** Full commit message (carries the tracking code, submitter, rights, summary, rationale). */
+  message: string;
+  /** Pull request body (a Markdown table of the submission, as Staticman does). */
+  body: string;
+  changes: ProposalChange[];
+  /** Status label, e.g. "status: pending" (labels carry the status, as Decap CMS does). */
+  labels: string[];
+}
+
+
+/** What building a proposal reads. */
+export interface ProposalReader {
+  /** Text of `works/<slug>/index.md` on the current main, or null when there is no such work. */
+  workFile(slug: string): string | null;
+  /** SHA-256 of a file stored beside a work on the current main, or null when it is missing. */
+  storedFileSha256(slug: string, file: string): string | null;
+  /** Composers of the catalog (a new work must name one: life dates decide its rights). */
+  composers(): ComposerFacts[];
+  /** Bytes of a verified contributor file, by SHA-256 (a rendering profile's definition). */
+  verifiedBytes(sha256: string): Buffer;
+}
+
+/** The proposal, and the git author it is committed as (the submitter, never an address that reaches anyone). */
+export interface BuiltProposal {
+  input: ProposalInput;
+  author: string;
+}
+
+const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+const workPath = (slug: string) => `works/${slug}/index.md`;
+
+export function authorOf(name: string, kind: string): string {
+  const clean = name.replace(/[<>\n\r]/g, '').trim() || 'Contributor';
+  return `${clean} <${kind.toLowerCase()}@contributors.invalid>`;
+}
+
+/** SHA-256 of an existing asset of a work, by id: stored files hashed by the reader, blobs and URLs by their recorded digest. */
+function assetDigest(reader: ProposalReader, slug: string, work: WorkContent, id: number): string | null {
+  const asset = [...work.sourceAssets, ...work.arrangements.flatMap((a) => a.assets)].find((x) => x.id === id);
+  if (!asset) return null;
+  if (asset.file !== undefined) return reader.storedFileSha256(slug, asset.file);
+  if (asset.blob !== undefined) return asset.blob.toLowerCase();
+  return asset.sha256?.toLowerCase() ?? null;
+}
+
+/** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
+export function buildProposal(record: StoredContribution | StoredCorrectionReport, review: Pick<ReviewRecord, 'verification' | 'assertions'>, reader: ProposalReader): BuiltProposal {
+  const labels = [`status: ${record.status}`];
+  if (record.kind === 'correction-report') {
+    const r = record.report;
+    const slug = r.workSlug ?? '';
+    const text = slug ? reader.workFile(slug) : null;
+    const before = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
+    const result = applyCorrection(before, r);
+    return {
+      input: { trackingCode: record.trackingCode, ...correctionText(record.trackingCode, r), labels, changes: [{ path: workPath(slug), content: rewriteWorkFile(text!, before!, result.after) }] },
+      author: authorOf(r.reporterName, r.reporterKind),
+    };
+  }
+  const s = record.submission;
+  const slug = s.target?.workSlug ?? null;
+  const text = slug ? reader.workFile(slug) : null;
+  const work = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
+  const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {
+    const v = review.verification.find((e) => e.index === i && e.status === 'verified');
+    return v && v.sha256 !== null && v.byteLength !== null ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null } : null;
+  });
+  const manifest = s.assets.findIndex((a) => a.kind === 'manifest');
+  const manifestFile = manifest >= 0 ? verified[manifest] : null;
+  const change = buildContributionChange({
+    trackingCode: record.trackingCode,
+    submission: s,
+    work,
+    workFileSha256: text === null ? null : sha256Of(text),
+    // The front matter passed the content lint on main, so it has the WorkContent shape.
+    assetSha256: (id) => (work && slug ? assetDigest(reader, slug, work as WorkContent, id) : null),
+    verified,
+    assertions: review.assertions,
+    knownComposers: s.operation === 'new-work' ? reader.composers() : [],
+    profileBytes: s.operation === 'rendering-profile' && manifestFile ? reader.verifiedBytes(manifestFile.sha256) : null,
+  });
+  const changes =
+    change.kind === 'profile'
+      ? [{ path: `profiles/${change.slug}.json`, content: change.content }]
+      : [{ path: workPath(change.slug), content: change.before === null ? newWorkFile(change.after, change.body) : rewriteWorkFile(text!, change.before, change.after) }];
+  return { input: { trackingCode: record.trackingCode, ...contributionText(record.trackingCode, s), labels, changes }, author: authorOf(s.submittedBy.name, s.submittedBy.kind) };
+}
