@@ -5,21 +5,11 @@
  */
 import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ifNoneMatchHits, parseRange } from '../site/static-site.ts';
+import { ifNoneMatchHits, parseRange, type ServableFile } from '../site/static-site.ts';
+
+export type { ServableFile };
 import { sendProblem } from './problem.ts';
 
-export interface ServableFile {
-  absPath: string;
-  size: number;
-  /** Strong entity tag, quotes included. */
-  etag: string;
-  contentType: string;
-  cacheControl: string;
-  /** The bytes, when already in memory. */
-  body?: Buffer;
-  /** Suggested file name for Content-Disposition. */
-  downloadName?: string;
-}
 
 function contentDisposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');

@@ -35,17 +35,25 @@ export function contentTypeFor(file: string): string {
   return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
-export interface StaticFile {
-  /** Path inside the build folder, with forward slashes. */
-  relPath: string;
+/** Anything api/http/send-file.ts can serve: a file on disk (or already in memory) with its headers. */
+export interface ServableFile {
   absPath: string;
   size: number;
+  /** Strong entity tag, quotes included. */
   etag: string;
   contentType: string;
   cacheControl: string;
-  /** The bytes, when small enough to keep in memory. */
+  /** The bytes, when already in memory. */
   body?: Buffer;
+  /** Suggested file name for Content-Disposition. */
+  downloadName?: string;
 }
+
+/** A file of the build folder: what send-file serves, plus its path inside the build. */
+export type StaticFile = ServableFile & {
+  /** Path inside the build folder, with forward slashes. */
+  relPath: string;
+};
 
 export type Resolution = { kind: 'file'; file: StaticFile } | { kind: 'redirect'; location: string } | { kind: 'none' };
 
