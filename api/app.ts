@@ -27,6 +27,7 @@ import { registerReview } from './review/wiring.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
+import { registerMcpRoutes } from './mcp/routes.ts';
 
 
 export interface AppOptions {
@@ -135,6 +136,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerContributionRoutes(app, ctx);
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
+  registerMcpRoutes(app);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

@@ -1,0 +1,52 @@
+/**
+ * The one way MCP tools reach the archive: its public HTTP API. Over stdio the port is real HTTP
+ * to ARCHIVE_BASE_URL; at /mcp it is Fastify's `inject` on the same server with the caller's
+ * address kept, so validation, idempotency and per-client rate limits are exactly those of HTTP.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export interface HttpAnswer {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  text: string;
+}
+
+export interface ArchiveHttp {
+  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpAnswer>;
+}
+
+/** Real HTTP to a running archive (stdio server, typed client). */
+export function remoteArchive(baseUrl: string, fetchImpl: typeof fetch = fetch): ArchiveHttp {
+  const root = baseUrl.replace(/\/+$/, '');
+  return {
+    async request(method, path, body) {
+      const res = await fetchImpl(`${root}${path}`, {
+        method,
+        headers: { accept: 'application/json, application/problem+json, text/markdown;q=0.9', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const headers: Record<string, string> = {};
+      res.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+      return { status: res.status, headers, text: await res.text() };
+    },
+  };
+}
+
+/** The same server, in process, answering as if `remoteAddress` had called it. */
+export function inProcessArchive(app: FastifyInstance, remoteAddress: string): ArchiveHttp {
+  return {
+    async request(method, path, body) {
+      const res = await app.inject({
+        method,
+        url: path,
+        remoteAddress,
+        headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      });
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+      return { status: res.statusCode, headers, text: res.body };
+    },
+  };
+}
