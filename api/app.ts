@@ -28,11 +28,16 @@ import { ReviewService, type ReviewServiceOverrides } from './review/service.ts'
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
+import { registerDiscoveryRoutes } from './discovery/routes.ts';
+import { registerDeprecationHeaders } from './http/deprecation.ts';
+import { DEPRECATIONS, findDeprecation, type Deprecation } from '../src/domain/deprecation.ts';
 
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests). */
   logger?: boolean | { level: string };
+  /** Deprecated operations; defaults to DEPRECATIONS (tests pass their own to exercise the headers). */
+  deprecations?: readonly Deprecation[];
 }
 
 const bodyAjv = createAjv();
@@ -61,6 +66,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     keys: KeyRing.fromConfig(config),
   };
   const review = new ReviewService(ctx, input.review);
+  const deprecations = options.deprecations ?? DEPRECATIONS;
   const app = Fastify({
     logger:
       options.logger === false || options.logger === undefined
@@ -76,7 +82,9 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     // Records already in memory are answered before Fastify's routing (see fast-static.ts).
     serverFactory: (handler) =>
       createServer((req, res) => {
-        if (!serveFromMemory(req, res, input.handle)) handler(req, res);
+        // A deprecated path goes through Fastify so its answer carries the deprecation headers.
+        const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
+        if (deprecated || !serveFromMemory(req, res, input.handle)) handler(req, res);
       }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
@@ -130,6 +138,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   app.addContentTypeParser('text/json', { parseAs: 'string' }, jsonParser);
   app.addContentTypeParser(/^application\/[a-z0-9.!#$&^_-]+\+json$/i, { parseAs: 'string' }, jsonParser);
 
+  registerDeprecationHeaders(app, deprecations, base);
   registerCatalogRoutes(app, ctx);
   registerBlobRoutes(app, ctx);
   await registerResolveRoutes(app, ctx);
@@ -137,6 +146,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
   registerMcpRoutes(app);
+  registerDiscoveryRoutes(app);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

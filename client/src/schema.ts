@@ -614,6 +614,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changelog.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changelog and deprecation policy (text/markdown)
+         * @description The document that deprecation Link headers (rel="deprecation") point at.
+         */
+        get: operations["getChangelog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/llms-full.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workflow, rules and contract in one text for language models (text/plain) */
+        get: operations["getLlmsFullTxt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/llms.txt": {
         parameters: {
             query?: never;
@@ -625,6 +662,26 @@ export interface paths {
         get: operations["getLlmsTxt"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol, Streamable HTTP transport (stateless)
+         * @description JSON-RPC 2.0 messages of the Model Context Protocol; send Accept: application/json, text/event-stream. Tools call this API in process with your address, so validation, idempotency and rate limits are those of the HTTP operations. Errors of the protocol itself are JSON-RPC errors (not problem details), as MCP requires; a refused tool call is a tool result with isError and the problem detail. GET and DELETE answer 405 (no sessions).
+         */
+        post: operations["mcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3721,6 +3778,8 @@ export interface operations {
                                 pagination: string;
                                 rateLimits: string;
                                 timestamps: string;
+                                /** @description What may change within v1, and how an operation is deprecated (notice period, headers). */
+                                versioning: string;
                             };
                             /** @description What the service is for. */
                             description: string;
@@ -3728,6 +3787,11 @@ export interface operations {
                             descriptionVersion: string;
                             /** @description Discovery links. */
                             links: {
+                                /**
+                                 * Format: uri
+                                 * @description Changelog and deprecation policy (Markdown).
+                                 */
+                                changelog: string;
                                 /**
                                  * Format: uri
                                  * @description Instruments.
@@ -3738,6 +3802,16 @@ export interface operations {
                                  * @description Guidance for language models.
                                  */
                                 llms: string;
+                                /**
+                                 * Format: uri
+                                 * @description Workflow, rules and contract in one text for language models.
+                                 */
+                                llmsFull: string;
+                                /**
+                                 * Format: uri
+                                 * @description Model Context Protocol endpoint (Streamable HTTP, POST).
+                                 */
+                                mcp: string;
                                 /**
                                  * Format: uri
                                  * @description OpenAPI document.
@@ -6390,6 +6464,86 @@ export interface operations {
             };
         };
     };
+    getChangelog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CHANGELOG.md. */
+            200: {
+                headers: {
+                    /** @description Caching policy; revalidate with If-None-Match. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the representation; send it back in If-None-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": unknown;
+                };
+            };
+            /** @description Not modified: the If-None-Match tag still matches. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLlmsFullTxt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole guide: workflow, rules, caching and back-off, keys, the versioning policy, the MCP tools and every operation. */
+            200: {
+                headers: {
+                    /** @description Caching policy; revalidate with If-None-Match. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the representation; send it back in If-None-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": unknown;
+                };
+            };
+            /** @description Not modified: the If-None-Match tag still matches. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getLlmsTxt: {
         parameters: {
             query?: never;
@@ -6418,6 +6572,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON-RPC request, notification or batch. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Accepted: the message was a notification or response. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a valid JSON-RPC message (a JSON-RPC error). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The Accept header does not allow application/json and text/event-stream (a JSON-RPC error). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
             };
             /** @description Rate limited; wait for Retry-After seconds. */
             429: {

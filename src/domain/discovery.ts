@@ -11,6 +11,9 @@ import type { Urls } from './records.ts';
 import { WORKS_DEFAULT_PAGE_SIZE, WORKS_MAX_PAGE_SIZE } from './works-query.ts';
 import { BODY_LIMIT_POLICY, RATE_LIMIT_POLICY } from './contributions/policy.ts';
 import { resolveLlmsSection, resolveWorkedExample } from './resolve/guide.ts';
+import { VERSIONING_POLICY, DEPRECATION_NOTICE_DAYS } from './deprecation.ts';
+import { MusicContributionInput } from '../schemas/contribution.ts';
+import { CorrectionReportInput } from '../schemas/correction.ts';
 
 export const SERVICE_NAME = 'Public-Domain Music Archive';
 
@@ -57,12 +60,16 @@ export function buildApiIndex(u: Urls): ApiIndex {
       rateLimits: `A rate-limited caller receives 429 with Retry-After (seconds); back off and retry after that time. ${RATE_LIMIT_POLICY} ${BODY_LIMIT_POLICY}`,
       authentication: 'Public reads need no key. The private library needs a key in the X-Archive-Import-Key header or Authorization: Bearer; never put a key in a URL.',
       pagination: `page starts at 1; pageSize defaults to ${WORKS_DEFAULT_PAGE_SIZE} for works (maximum ${WORKS_MAX_PAGE_SIZE}); responses carry total and first/prev/next/last links.`,
+      versioning: `${VERSIONING_POLICY} Changelog: ${u.changelog}`,
     },
     links: {
       self: u.apiIndex,
       openapi: u.openapi,
       workflow: u.workflow,
       llms: u.llms,
+      llmsFull: u.llmsFull,
+      changelog: u.changelog,
+      mcp: u.mcp,
       works: u.works,
       instruments: u.instruments,
       profiles: u.profiles,
@@ -110,7 +117,92 @@ export function buildWorkflow(u: Urls): Workflow {
   };
 }
 
-export function buildLlmsTxt(u: Urls): string {
+/** One MCP tool as the guides name it. */
+export interface ToolNote {
+  name: string;
+  description: string;
+}
+
+/**
+ * /llms.txt by the llmstxt.org convention: an H1, a summary blockquote, a short paragraph, then H2
+ * sections that are lists of `[name](url): note` links, the last one `## Optional`. Every link is
+ * a GET that answers 200 (test/http/llms.test.ts follows them all).
+ */
+export function buildLlmsTxt(u: Urls, exampleSlug: string): string {
+  return `# ${SERVICE_NAME}
+
+> Public-domain musical works with source scores, arrangements, rendering profiles and media, for channel-production agents and readers: resolve music for a channel, reuse a canonical asset when one is ready, and otherwise contribute one through human review. Every link is absolute; every timestamp is UTC ending in Z.
+
+Cache records and revalidate with If-None-Match (304 means your copy is current). On HTTP 429 wait the Retry-After seconds before retrying. Public reads need no key; Never put a key in a URL, a prompt or a repository. MCP hosts can connect to ${u.mcp} (Streamable HTTP) or run \`npm run mcp\` (stdio); see the full guide.
+
+## Start here
+
+- [Full guide](${u.llmsFull}): the workflow, rules, caching, keys, MCP tools and every operation in one text
+- [API index](${u.apiIndex}): capabilities, conventions (envelope, errors, caching, rate limits, versioning) and discovery links
+- [OpenAPI document](${u.openapi}): OpenAPI 3.1.1, generated from the same schemas that validate requests
+- [Find-or-prepare workflow](${u.workflow}): steps, channel contract, rights checklist, review states and their boundaries
+
+## Catalog
+
+- [Works](${u.works}): search and page through the catalog (query, composer, genre, instrument, style; accent-insensitive)
+- [Example work record](${u.work(exampleSlug)}): one canonical record as JSON; keep the slug and asset id with every claim
+- [Example work record as Markdown](${u.workMarkdown(exampleSlug)}): the same record, compact, for reading
+- [Instruments](${u.instruments}): normalized instruments, families and registered profiles
+- [Rendering profiles](${u.profiles}): performance styles and instruments, with render readiness
+
+## Contribute
+
+- [Contribution contract](${u.contributionSchema}): JSON Schema of a contribution, with limits and rules
+- [Contribution template](${u.contributionTemplate}): replace every placeholder with verified facts, then POST it to ${u.contributions} with a new idempotencyKey
+
+## Optional
+
+- [Changelog](${u.changelog}): what changed, and the versioning and deprecation policy (${DEPRECATION_NOTICE_DAYS} days of notice)
+- [API documentation for people](${u.base}/api-docs/): the same operations, rendered
+- [Site](${u.base}/): browse works, composers, instruments and profiles
+`;
+}
+
+function topLevelFields(schema: { properties: Record<string, { description?: string }>; required?: string[] }): string {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties)
+    .map(([name, s]) => `- \`${name}\`${required.has(name) ? ' (required)' : ''}: ${s.description ?? ''}`.trimEnd())
+    .join('\n');
+}
+
+/** /llms-full.txt: the workflow, rules and contract in one text. */
+export function buildLlmsFullTxt(u: Urls, tools: ToolNote[]): string {
+  return `${buildLlmsGuide(u)}
+## Versioning and deprecation
+
+${VERSIONING_POLICY}
+
+Changelog: ${u.changelog}
+
+## MCP server
+
+- Streamable HTTP (stateless): POST ${u.mcp}; or stdio: \`ARCHIVE_BASE_URL=${u.base} npm run mcp\` in a checkout of the archive.
+- Tools call this HTTP API, so validation, idempotency and rate limits are the same; a refused call is a tool error whose text carries the problem detail (fields and JSON Pointers).
+- Work records are resources: archive://works/{slug} (JSON and Markdown).
+
+${tools.map((t) => `- \`${t.name}\`: ${t.description}`).join('\n')}
+
+## Contract: contribution fields
+
+${topLevelFields(MusicContributionInput as never)}
+
+## Contract: correction report fields
+
+${topLevelFields(CorrectionReportInput as never)}
+
+## Contract: every operation
+
+${OPERATIONS.map((op) => `- ${op.method.toUpperCase()} ${u.base}${op.path}: ${op.summary}`).join('\n')}
+`;
+}
+
+/** The long guide (the first part of /llms-full.txt). */
+function buildLlmsGuide(u: Urls): string {
   return `# ${SERVICE_NAME}
 
 > Public-domain musical works with source scores, arrangements, rendering profiles and media, for channel-production agents and readers. Every link is absolute; every timestamp is UTC ending in Z.

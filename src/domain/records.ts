@@ -51,6 +51,9 @@ export function urls(baseUrl: string) {
     contributionTemplate: `${base}/api/v1/music/contributions/template`,
     correctionReports: `${base}/api/v1/correction-reports`,
     llms: `${base}/llms.txt`,
+    llmsFull: `${base}/llms-full.txt`,
+    changelog: `${base}/changelog.md`,
+    mcp: `${base}/mcp`,
     problem: (name: string) => `${base}/problems/${enc(name)}`,
   };
 }

@@ -18,6 +18,8 @@ import { ADMIN_COMPONENTS, ADMIN_OPERATIONS, ADMIN_TAGS } from './admin.ts';
 import { GITHUB_WEBHOOK_OPERATIONS } from './review-github.ts';
 import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_SECURITY_SCHEMES, LIBRARY_TAGS } from './library.ts';
 import { ProfilesQuery, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
+import { AGENT_OPERATIONS } from './agents.ts';
+import { DEPRECATIONS, VERSIONING_POLICY, findDeprecation } from '../domain/deprecation.ts';
 
 /** Named schemas published under components.schemas and referenced by `$ref`. */
 const COMPONENTS: Record<string, TSchema> = {
@@ -169,6 +171,7 @@ export const OPERATIONS: OperationSpec[] = [
   ...LIBRARY_OPERATIONS,
   ...ADMIN_OPERATIONS,
   ...GITHUB_WEBHOOK_OPERATIONS,
+  ...AGENT_OPERATIONS,
 ];
 
 const CACHE_HEADERS = {
@@ -207,6 +210,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...(op.parameters ? { parameters: op.parameters } : {}),
       ...(op.requestBody ? { requestBody: renderRequestBody(op.requestBody) } : {}),
       ...(op.security ? { security: op.security } : {}),
+      ...(findDeprecation(DEPRECATIONS, op.method, op.path) ? { deprecated: true } : {}),
       responses,
     };
   }
@@ -218,7 +222,8 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       description:
         'Public-domain musical works with source scores, arrangements, profiles and media, and a private production library. ' +
         'Records are pre-built static files with strong ETags: cache them and revalidate with If-None-Match. Errors are RFC 9457 problem details ' +
-        `whose \`type\` URL documents the problem (${PROBLEM_TYPES.map((p) => p.name).join(', ')}). Honor HTTP 429 and Retry-After.`,
+        `whose \`type\` URL documents the problem (${PROBLEM_TYPES.map((p) => p.name).join(', ')}). Honor HTTP 429 and Retry-After. ` +
+        `Versioning and deprecation: ${VERSIONING_POLICY} Changelog: ${baseUrl.replace(/\/+$/, '')}/changelog.md`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
