@@ -4,6 +4,7 @@
  * list, every tool against a real server, refusals as tool errors with the problem detail, and
  * work records as resources.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { listenArchive, type ListeningArchive } from './helpers.ts';
 import { validReport } from '../contributions/helpers.ts';
+import { MCP_SERVER_NAME, MCP_SERVER_VERSION } from '../../api/mcp/server.ts';
 
 const TOOL_NAMES = [
   'get_contribution_template',
@@ -68,6 +70,13 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
   afterAll(async () => {
     await client?.close();
     await archive?.close();
+  });
+
+  it('introduces itself as server.json names it, with instructions', () => {
+    const registry = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'server.json'), 'utf8'));
+    expect(client.getServerVersion()).toMatchObject({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION });
+    expect(registry).toMatchObject({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION, remotes: [{ type: 'streamable-http', url: 'https://{host}/mcp' }] });
+    expect(client.getInstructions()).toMatch(/resolve_music/);
   });
 
   it('lists exactly the archive tools, with TypeBox input schemas, output schemas and read-only hints', async () => {
