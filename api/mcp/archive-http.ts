@@ -21,11 +21,17 @@ export function remoteArchive(baseUrl: string, fetchImpl: typeof fetch = fetch):
   const root = baseUrl.replace(/\/+$/, '');
   return {
     async request(method, path, body) {
-      const res = await fetchImpl(`${root}${path}`, {
-        method,
-        headers: { accept: 'application/json, application/problem+json, text/markdown;q=0.9', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
+      let res: Response;
+      try {
+        res = await fetchImpl(`${root}${path}`, {
+          method,
+          headers: { accept: 'application/json, application/problem+json, text/markdown;q=0.9', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
+      } catch (error) {
+        const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        throw new Error(`${method} ${root}${path} failed (${cause}); is the archive running there? Set ARCHIVE_BASE_URL.`);
+      }
       const headers: Record<string, string> = {};
       res.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
       return { status: res.status, headers, text: await res.text() };

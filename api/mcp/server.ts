@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { SERVICE_NAME } from '../../src/domain/discovery.ts';
 import type { ArchiveHttp } from './archive-http.ts';
-import { TOOLS, ToolRefusal } from './tools.ts';
+import { TOOLS, ToolArgumentError, ToolRefusal } from './tools.ts';
 
 export const MCP_SERVER_NAME = 'io.github.public-domain-music-archive/archive';
 export const MCP_SERVER_VERSION = '1.0.0';
@@ -75,6 +75,7 @@ export function createMcpServer(http: ArchiveHttp): Server {
       };
     } catch (error) {
       if (error instanceof ToolRefusal) return refusalResult(error);
+      if (error instanceof ToolArgumentError) return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${error.message}` }] };
       // The archive could not be reached (stdio pointed at a stopped server, network failure).
       return { isError: true, content: [{ type: 'text', text: `The archive could not be reached: ${(error as Error).message}` }] };
     }

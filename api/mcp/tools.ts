@@ -57,6 +57,15 @@ export class ToolRefusal extends Error {
   }
 }
 
+/** Arguments that cannot even form a request (the HTTP API validates everything else). */
+export class ToolArgumentError extends Error {}
+
+function stringArgument(args: Record<string, unknown>, name: string): string {
+  const value = args[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new ToolArgumentError(`"${name}" is required and must be a non-empty string.`);
+  return value;
+}
+
 const json = (schema: TSchema | JsonSchema): JsonSchema => JSON.parse(JSON.stringify(schema)) as JsonSchema;
 
 /** The served OpenAPI document's schemas; the base URL does not enter any schema. */
@@ -164,7 +173,7 @@ export const TOOLS: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     async run(args, http) {
-      const path = `/api/v1/works/${encodeURIComponent(String(args.slug))}`;
+      const path = `/api/v1/works/${encodeURIComponent(stringArgument(args, 'slug'))}`;
       const record = await call(http, 'GET', path);
       const md = await http.request('GET', `${path}/index.md`);
       if (md.status !== 200) throw new ToolRefusal(md);
@@ -216,7 +225,7 @@ export const TOOLS: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     async run(args, http) {
-      const path = trackingPath(String(args.trackingCode));
+      const path = trackingPath(stringArgument(args, 'trackingCode'));
       const tracking = await call(http, 'GET', path);
       return { structured: { kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution', tracking } };
     },

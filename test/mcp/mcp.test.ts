@@ -115,6 +115,10 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
     expect(structured.record.data.slug).toBe('satie-gymnopedie-1');
     expect(structured.markdown).toBe((await archive.request({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body);
 
+    const noSlug = await call(client, 'get_work', {});
+    expect(noSlug.isError).toBe(true);
+    expect(noSlug.content).toEqual([{ type: 'text', text: 'Invalid arguments: "slug" is required and must be a non-empty string.' }]);
+
     const missing = await call(client, 'get_work', { slug: 'no-such-work' });
     expect(problemOf(missing)).toMatchObject({ status: 404 });
 
@@ -197,5 +201,28 @@ describe('Streamable HTTP at /mcp', () => {
     const res = await fetch(`${archive.url}/mcp`);
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toContain('POST');
+  });
+});
+
+describe('stdio without a running archive', () => {
+  it('answers tool calls with an error naming the unreachable archive', async () => {
+    const client = new Client({ name: 'archive-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(PROJECT_ROOT, 'scripts', 'mcp.ts')],
+        cwd: PROJECT_ROOT,
+        env: { PATH: process.env.PATH ?? '', ARCHIVE_BASE_URL: 'http://127.0.0.1:9' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      await client.listTools();
+      const result = await call(client, 'list_instruments');
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^The archive could not be reached: /) }]);
+    } finally {
+      await client.close();
+    }
   });
 });
