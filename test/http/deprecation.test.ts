@@ -5,6 +5,7 @@
  * /changelog.md is served.
  */
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
@@ -49,6 +50,18 @@ describe('deprecated operations', () => {
     const link = String(template.headers.link);
     expect(link).toContain('rel="describedby"');
     expect(link).toContain(`<${baseUrl}/changelog.md>; rel="deprecation"`);
+  });
+
+  it('over a real socket too, where static records are otherwise answered from memory before Fastify', async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const work = await fetch(`http://127.0.0.1:${port}/api/v1/works/satie-gymnopedie-1`);
+    expect(work.status).toBe(200);
+    expect(work.headers.get('deprecation')).toBe('@1793491200');
+    expect(work.headers.get('link')).toBe(`<${baseUrl}/changelog.md>; rel="deprecation"; type="text/markdown"`);
+    const other = await fetch(`http://127.0.0.1:${port}/api/v1/works/satie-gymnopedie-1/index.md`);
+    expect(other.status).toBe(200);
+    expect(other.headers.get('deprecation')).toBeNull();
   });
 
   it('leave every other operation alone', async () => {
