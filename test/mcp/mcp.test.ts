@@ -13,7 +13,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { listenArchive, type ListeningArchive } from './helpers.ts';
-import { validReport } from '../contributions/helpers.ts';
+import { openIntakeApp, validReport } from '../contributions/helpers.ts';
+import type { AddressInfo } from 'node:net';
 import { MCP_SERVER_NAME, MCP_SERVER_VERSION } from '../../api/mcp/server.ts';
 
 const TOOL_NAMES = [
@@ -223,6 +224,33 @@ describe('stdio without a running archive', () => {
       expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^The archive could not be reached: /) }]);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('rate limits through /mcp count per calling client', () => {
+  it('an MCP client on ::1 and an HTTP client on 127.0.0.1 have separate allowances', async () => {
+    const t = await openIntakeApp({ contributions: '1/600' });
+    const client = new Client({ name: 'archive-test', version: '1.0.0' });
+    try {
+      await t.app.listen({ port: 0, host: '::' });
+      const { port } = t.app.server.address() as AddressInfo;
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://[::1]:${port}/mcp`)));
+      const template = (await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown>;
+      const first = await call(client, 'submit_contribution', { ...template, idempotencyKey: 'per-client-mcp-1' });
+      expect(first.isError ?? false).toBe(false);
+      // Another address still has its own allowance (the tool did not submit as "the server").
+      const http = await fetch(`http://127.0.0.1:${port}/api/v1/music/contributions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...template, idempotencyKey: 'per-client-http-1' }),
+      });
+      expect(http.status).toBe(202);
+      const second = await call(client, 'submit_contribution', { ...template, idempotencyKey: 'per-client-mcp-2' });
+      expect(problemOf(second)).toMatchObject({ status: 429 });
+    } finally {
+      await client.close();
+      await t.close();
     }
   });
 });
