@@ -804,10 +804,14 @@ export interface components {
                 }[];
                 /** @description Merge commit on main once applied. */
                 appliedCommit: string | null;
-                /** @description Review states a named reviewer asserted. */
+                /**
+                 * ReviewerAssertions
+                 * @description Review states a named reviewer asserted.
+                 */
                 assertions: {
                     /** @enum {string|null} */
                     arrangement: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | null;
+                    /** @description By index (as a decimal string) into submission.assets. */
                     assets: {
                         [key: string]: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved";
                     };
@@ -816,6 +820,7 @@ export interface components {
                      * @description When asserted.
                      */
                     atUtc: string;
+                    /** @description The named reviewer who asserted. */
                     reviewer: string;
                 } | null;
                 /** @description What blocks apply right now (stale base, digest mismatch, failed check, lint). */
@@ -825,7 +830,10 @@ export interface components {
                  * @enum {string|null}
                  */
                 forge: "local" | "github" | null;
-                /** @description The last failed apply (e.g. the build error). */
+                /**
+                 * LastError
+                 * @description The last failed apply (e.g. the build error).
+                 */
                 lastError: {
                     /**
                      * Format: date-time
@@ -863,7 +871,11 @@ export interface components {
                     byteLength: number | null;
                     /** @description Technical checks, for verified files. */
                     checks: {
-                        kind: string;
+                        /**
+                         * @description The asset kind the checks were chosen for.
+                         * @enum {string}
+                         */
+                        kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
                         /** @description Measured values. */
                         measurements: {
                             [key: string]: unknown;
