@@ -13,9 +13,11 @@ import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
 import { Rebuilder } from './site/builds.ts';
-import { ProblemError, sendProblem } from './http/problem.ts';
+import { ProblemError, problemBody, sendProblem } from './http/problem.ts';
+import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, prototypeKeyPointers } from '../src/domain/json-limits.ts';
 import { serveFromMemory } from './site/fast-static.ts';
 import { BlobStore } from './blobs/blob-store.ts';
 import { registerCatalogRoutes } from './catalog/routes.ts';
@@ -53,6 +55,29 @@ export interface AppInput {
   review?: ReviewServiceOverrides;
 }
 
+/**
+ * Server timeouts (documented in README and docs/architecture.md): headers must arrive within
+ * 20 s, a whole request within 5 min (uploads are resumable), an idle keep-alive connection is
+ * closed after 5 s, and any socket with no traffic for 60 s is closed.
+ */
+export const SERVER_TIMEOUTS = { headersTimeout: 20_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, idleTimeoutMs: 60_000 } as const;
+
+/** Answer a request Node's parser refused with a problem detail written on the raw socket. */
+function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex, baseUrl: string): void {
+  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    problemBody(baseUrl, tooLarge ? 'headers-too-large' : 'bad-request', '/', tooLarge ? 'The request headers are larger than this server accepts.' : `The request could not be parsed (${err.code ?? 'bad request'}).`),
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, handle } = input;
   // Every store is built here, once, and passed down: two instances of one store would each
@@ -81,12 +106,18 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     bodyLimit: 1024 * 1024,
     // Records already in memory are answered before Fastify's routing (see fast-static.ts).
     serverFactory: (handler) =>
-      createServer((req, res) => {
+      createServer(SERVER_TIMEOUTS, (req, res) => {
         // A deprecated path goes through Fastify so its answer carries the deprecation headers.
         const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
         if (deprecated || !serveFromMemory(req, res, input.handle)) handler(req, res);
-      }),
+      }).setTimeout(SERVER_TIMEOUTS.idleTimeoutMs),
     trustProxy: false,
+    // Requests Node's HTTP parser refuses before Fastify sees them (a bad request line, a NUL in a
+    // header, 431 headers too large, an unknown method) still get a problem detail.
+    clientErrorHandler: (err: Error & { code?: string }, socket) => writeClientErrorProblem(err, socket, config.publicBaseUrl),
+    // A path with broken percent-encoding is a problem detail too, not Fastify's default JSON.
+    frameworkErrors: (error, request, reply) =>
+      sendProblem(reply, request, config.publicBaseUrl, 'bad-request', `The request could not be read: ${error.message}`),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
   });
   const base = ctx.config.publicBaseUrl;
@@ -97,6 +128,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     if (route.url.includes('*')) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const m of methods) if (m !== 'HEAD') known.on(m as 'GET', route.url, () => undefined);
+  });
+
+  // Browsers never sniff a type the server did not declare (contributed files included).
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
   });
 
   app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -131,7 +167,30 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   });
 
   // JSON bodies may also be sent as text/json or application/*+json (spec Part 4.1).
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  // Every JSON body is bounded before anything walks it (depth, then prototype keys), see
+  // src/domain/json-limits.ts: a 5,000-deep body is a 400 naming the limit, never a stack overflow.
+  const jsonParser = (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(new ProblemError('malformed-json', 'The body is not valid JSON: it is empty.'));
+    if (exceedsJsonDepth(text)) {
+      const detail = `nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`;
+      return done(new ProblemError('invalid-body', `The request body ${detail}.`, { errors: [{ pointer: '', detail }], maxDepth: MAX_JSON_DEPTH }));
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      return done(new ProblemError('malformed-json', `The body is not valid JSON: ${(e as Error).message}`));
+    }
+    const protoKeys = prototypeKeyPointers(value);
+    if (protoKeys.length > 0) {
+      const errors = protoKeys.map((pointer) => ({ pointer, detail: 'is a reserved key (__proto__, constructor and prototype are refused)' }));
+      return done(new ProblemError('invalid-body', `The request has ${errors.length} invalid field(s): ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}`, { errors }));
+    }
+    done(null, value);
+  };
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonParser);
   // Fastify's built-in text/plain parser would turn a text body into a 400 "must be object";
   // the documented answer for a body that is not JSON is 415.
   app.removeContentTypeParser('text/plain');
@@ -186,6 +245,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     },
   });
   app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: notFoundOr405 });
+  // Methods without a catch-all route (TRACE, PROPFIND, ...) get the same 404/405 problem.
+  app.setNotFoundHandler(notFoundOr405);
 
   return app;
 }

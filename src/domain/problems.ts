@@ -28,6 +28,8 @@ export const PROBLEM_TYPES = [
   { name: 'conflict', title: 'Conflict with the current state', status: 409, description: 'The request conflicts with the resource\'s current state (for example, an upload to an import that is already committed, or an illegal review transition). `detail` names the current state.' },
   { name: 'digest-mismatch', title: 'Length or digest mismatch', status: 422, description: 'Files on the server do not match their declared byte length or SHA-256. Nothing was committed; `files[]` lists expected and actual values; upload those files again.' },
   { name: 'publication-refused', title: 'Publication refused', status: 422, description: 'The package is not eligible for publication. `reasons[]` lists each failed condition (public-domain arrangement, attached rights evidence, technical pass).' },
+  { name: 'bad-request', title: 'Bad request', status: 400, description: 'The HTTP request itself could not be read: a malformed request line, broken percent-encoding in the path, a forbidden character in a header or an unknown method. Nothing was changed.' },
+  { name: 'headers-too-large', title: 'Request header fields too large', status: 431, description: 'The request headers are larger than the server accepts. Send fewer or shorter headers.' },
   { name: 'internal-error', title: 'Internal error', status: 500, description: 'The server failed unexpectedly. Nothing you sent was half-written; retry later, and report the problem if it persists.' },
 ] as const satisfies readonly ProblemType[];
 
