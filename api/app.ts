@@ -100,7 +100,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
             ...(typeof options.logger === 'object' ? options.logger : {}),
             // Log the path only: a query string may carry something secret by mistake.
             serializers: {
-              req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
+              // `ip` is the forwarded client address only behind a trusted proxy (ARCHIVE_TRUSTED_PROXIES).
+              req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, path: req.url.split('?')[0], ip: req.ip }),
             },
           },
     bodyLimit: 1024 * 1024,
@@ -111,7 +112,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
         if (deprecated || !serveFromMemory(req, res, input.handle)) handler(req, res);
       }).setTimeout(SERVER_TIMEOUTS.idleTimeoutMs),
-    trustProxy: false,
+    // Forwarded addresses count only from the configured proxies (ARCHIVE_TRUSTED_PROXIES).
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Requests Node's HTTP parser refuses before Fastify sees them (a bad request line, a NUL in a
     // header, 431 headers too large, an unknown method) still get a problem detail.
     clientErrorHandler: (err: Error & { code?: string }, socket) => writeClientErrorProblem(err, socket, config.publicBaseUrl),

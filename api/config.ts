@@ -4,6 +4,7 @@
  * the variable instead of surfacing at the first request that needs it. Every value has a default
  * that runs the sample catalog locally. Features receive their part through AppContext.config.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { CONTRIBUTION_BODY_LIMIT, CORRECTION_BODY_LIMIT, DEFAULT_RATE_LIMIT as DEFAULT_LIMIT, RATE_LIMIT_VARIABLES } from '../src/domain/contributions/policy.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
@@ -61,6 +62,8 @@ export interface Config {
   githubWebhookSecret: string | null;
   /** Test hook (ARCHIVE_LIBRARY_FAILPOINTS): crash points of the library's reliability tests; empty in production. */
   libraryFailpoints: string[];
+  /** ARCHIVE_TRUSTED_PROXIES: addresses/CIDRs whose X-Forwarded-For is believed (rate limits, logs); empty trusts none. */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +73,21 @@ function keys(value: string | undefined): string[] {
     .split(',')
     .map((k) => k.trim())
     .filter((k) => k.length > 0);
+}
+
+/** Comma-separated IP addresses or CIDRs (`10.0.0.0/8`, `::1`); anything else stops the start. */
+export function parseTrustedProxies(value: string | undefined): string[] {
+  const entries = keys(value);
+  for (const entry of entries) {
+    const [addr, bits, ...rest] = entry.split('/');
+    const version = isIP(addr ?? '');
+    const maxBits = version === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (version === 0 || !bitsOk || rest.length > 0) {
+      throw new ConfigError(`ARCHIVE_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR (e.g. 127.0.0.1, 10.0.0.0/8, ::1)`);
+    }
+  }
+  return entries;
 }
 
 export const DEFAULT_RATE_LIMIT = `${DEFAULT_LIMIT.limit}/${DEFAULT_LIMIT.windowSeconds}`;
@@ -164,5 +182,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     github: gitHubSettingsFromEnv(env),
     githubWebhookSecret: env.GITHUB_WEBHOOK_SECRET?.trim() || null,
     libraryFailpoints: keys(env.ARCHIVE_LIBRARY_FAILPOINTS),
+    trustedProxies: parseTrustedProxies(env.ARCHIVE_TRUSTED_PROXIES),
   };
 }

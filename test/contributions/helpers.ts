@@ -11,12 +11,13 @@ export interface IntakeApp extends TestApp {
 }
 
 /** An app with its own data folder and the given rate limits (parsed by loadConfig like any setting). */
-export async function openIntakeApp(limits: { contributions?: string; reports?: string } = {}): Promise<IntakeApp> {
+export async function openIntakeApp(limits: { contributions?: string; reports?: string } = {}, env: Record<string, string> = {}): Promise<IntakeApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-intake-http-'));
   const t = await openApp(inject('sampleBuildDir'), {
     ARCHIVE_DATA_DIR: dataDir,
     ARCHIVE_CONTRIBUTION_RATE_LIMIT: limits.contributions ?? '100000/60',
     ARCHIVE_CORRECTION_RATE_LIMIT: limits.reports ?? '100000/60',
+    ...env,
   });
   return {
     ...t,
