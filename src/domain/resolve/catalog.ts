@@ -161,6 +161,24 @@ function layerCheck(status: string, license: string | null, licensed: readonly s
 }
 
 /**
+ * Whether a recording (an audible file) of an arrangement is cleared for reuse by the same rule
+ * resolve applies to a `reuse` answer: the composition passes, the arrangement is
+ * human-listening-approved and its recording layer cleared, and the file is public, linked,
+ * listening-approved and rights-cleared. The HTML reuse summary counts with this function, so
+ * the page and resolve cannot disagree.
+ */
+export function recordingClearedForReuse(record: WorkRecord, arrangement: ArrangementRecord, asset: AssetRecord): boolean {
+  return (
+    compositionCheck(record).passes &&
+    arrangement.reviewState === 'human-listening-approved' &&
+    layerCheck(arrangement.rights.recording.status, arrangement.rights.license, RECORDING_LICENSED) !== LAYER_FAIL &&
+    isUsable(asset) &&
+    assetReviewPasses(asset.kind, asset.reviewState) &&
+    assetRightsPass(asset)
+  );
+}
+
+/**
  * Instrument names, aliases and families implied by instrumentation words ("Harpsichord" also
  * answers to "cembalo" and "keyboard"). Cached per distinct word list: catalogs repeat them.
  */

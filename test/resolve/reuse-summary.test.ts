@@ -1,0 +1,55 @@
+/**
+ * The HTML "Reuse at a glance" counts recordings with recordingClearedForReuse, the rule resolve
+ * applies to a reuse answer. Ode to Joy has a listening-approved, public MP3 in an arrangement
+ * under rights review: it is not cleared, though the file's own state says approved.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
+import { buildResolveCatalog, recordingClearedForReuse } from '../../src/domain/resolve/catalog.ts';
+import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import type { WorkRecord } from '../../src/schemas/work.ts';
+
+const BASE = 'https://reuse.example.test';
+const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
+const SAMPLE: WorkRecord[] = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
+const PROFILES = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
+const catalog = buildResolveCatalog(SAMPLE, PROFILES, buildInstrumentRecords(loaded.catalog, BASE));
+const ODE = 'beethoven-symphony-9-ode-to-joy';
+
+describe('recordings cleared for reuse (one rule for the page and resolve)', () => {
+  it('does not count an approved MP3 of an arrangement under rights review (Ode to Joy)', () => {
+    const work = SAMPLE.find((w) => w.slug === ODE)!;
+    const verdicts = work.arrangements.flatMap((a) =>
+      a.assets.filter((x) => x.kind === 'mp3').map((x) => ({ arrangement: a.reviewState, asset: x.reviewState, cleared: recordingClearedForReuse(work, a, x) })),
+    );
+    const underReview = verdicts.filter((v) => v.arrangement === 'rights-review-required');
+    expect(underReview.length).toBeGreaterThan(0);
+    expect(underReview.some((v) => v.asset === 'human-listening-approved')).toBe(true);
+    expect(underReview.every((v) => !v.cleared)).toBe(true);
+    expect(verdicts.filter((v) => v.cleared)).toHaveLength(1);
+  });
+
+  it('the built Ode to Joy page counts 1 of 2 recordings as cleared', () => {
+    const html = readFileSync(path.join(inject('sampleBuildDir'), 'client', 'works', ODE, 'index.html'), 'utf8');
+    expect(html).toMatch(/Recordings cleared for reuse \([^)]*\): <strong>1 of 2<\/strong>/);
+  });
+
+  it('agrees with resolve: an MP3 resolve offers for reuse is cleared, and every cleared MP3 is offered when its work is asked for', () => {
+    for (const work of SAMPLE) {
+      for (const a of work.arrangements) {
+        const res = resolveMusic(
+          catalog,
+          { channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole }, requirements: { requiredFormats: ['mp3'] }, workSlug: work.slug },
+          { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
+        );
+        const ready = res.candidates.filter((c) => c.ready && c.workSlug === work.slug).map((c) => c.arrangementId);
+        const cleared = a.assets.some((x) => x.kind === 'mp3' && recordingClearedForReuse(work, a, x));
+        if (ready.includes(a.id)) expect(cleared, `${work.slug}/${a.id}`).toBe(true);
+        if (!cleared) expect(ready, `${work.slug}/${a.id}`).not.toContain(a.id);
+      }
+    }
+  });
+});
