@@ -15,7 +15,7 @@ export function serveFromMemory(req: IncomingMessage, res: ServerResponse, handl
   if (url.includes('?')) return false;
   const file = handle.current.site.peek(url);
   if (!file?.body) return false;
-  const common = { ETag: file.etag, 'Cache-Control': file.cacheControl, 'Accept-Ranges': 'bytes' };
+  const common = { ETag: file.etag, 'Cache-Control': file.cacheControl, 'Accept-Ranges': 'bytes', 'X-Content-Type-Options': 'nosniff' };
   if (ifNoneMatchHits(req.headers['if-none-match'], file.etag)) {
     res.writeHead(304, common);
     res.end();
