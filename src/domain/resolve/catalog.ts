@@ -5,7 +5,10 @@
  * typed-array columns indexed by arrangement: a catalog-wide resolve over 100,000 works walks
  * tens of thousands of arrangements, and plain integer arrays are what keeps that within
  * milliseconds and the index within a fraction of the records' own memory.
- * Pure: the front server builds it from the served build at start-up and on every swap.
+ * Pure. The build prepares it once and writes it beside the site (`encodeResolveCatalog`,
+ * `<build>/index/resolve.idx`); the server loads those typed arrays (`decodeResolveCatalog`) and
+ * reads full work records only for the few candidates an answer shows (`RecordSource`), so a
+ * start or a swap parses no work and memory does not grow with the records.
  */
 import type { ArrangementRecord, AssetRecord, WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
@@ -14,6 +17,7 @@ import { fold, words } from '../text.ts';
 import { composerNameForms } from '../works-query.ts';
 import { KIND_BIT, MUSICXML_MASK, REVIEW_PREFERENCE, assetReviewPasses } from './formats.ts';
 import { Vocabulary, catalogNumberWords } from './text-match.ts';
+import { encodeIndex, type DecodedIndex } from '../catalog-index/binary.ts';
 
 export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<MusicRole, number>;
 
@@ -30,12 +34,15 @@ export const FLAG_LOOPABLE = 8;
 export const FLAG_TRIMMABLE = 16;
 export const FLAG_COMPOSITION_PASSES = 32;
 
+/** Bits of the per-work `flags` column. */
+export const WORK_HAS_PUBLIC_SCORE = 1;
+export const WORK_COMPOSITION_PASSES = 2;
+
+/** One work of the catalog, as the search and the prepare analysis see it (a view over the columns). */
 export interface PreparedWork {
-  record: WorkRecord;
   /** Position in catalog order (composer sort name, title, slug), as GET /api/v1/works lists. */
   order: number;
-  /** Position in slug order; the documented tie-break. */
-  slugOrder: number;
+  slug: string;
   /** A public MusicXML source score exists (arrangements can be made and checked against it). */
   hasPublicScore: boolean;
   compositionPasses: boolean;
@@ -43,6 +50,22 @@ export interface PreparedWork {
   firstArrangement: number;
   arrangementCount: number;
 }
+
+/** Per work, by catalog order. */
+export interface WorkColumns {
+  count: number;
+  slugs: string[];
+  /** Work orders sorted by slug (slug lookup by binary search). */
+  bySlug: Int32Array;
+  /** Position in slug order; the documented tie-break. */
+  slugOrder: Int32Array;
+  flags: Uint8Array;
+  /** Arrangements of work w are firstArrangement[w] .. firstArrangement[w + 1] - 1. */
+  firstArrangement: Int32Array;
+}
+
+/** The full record of the work at a catalog order (kept in memory, or read on demand by the server). */
+export type RecordSource = (order: number) => WorkRecord;
 
 /** Words of one text field per arrangement, and the arrangements per word (both compressed rows). */
 export interface WordField {
@@ -75,12 +98,10 @@ export interface Columns {
 }
 
 export interface ResolveCatalog {
-  /** Works in catalog order. */
-  works: PreparedWork[];
-  bySlug: Map<string, PreparedWork>;
-  /** By arrangement index: its work and record. */
-  arrangementWork: PreparedWork[];
-  arrangementRecord: ArrangementRecord[];
+  works: WorkColumns;
+  /** By arrangement index: the catalog order of its work. */
+  arrangementWork: Int32Array;
+  arrangementCount: number;
   cols: Columns;
   /**
    * Arrangements that fit each role (intended or also suits), in catalog order, split by
@@ -98,6 +119,52 @@ export interface ResolveCatalog {
   composer: WordField;
   /** Scratch for searches (resolve is synchronous, so one set suffices); see find.ts and resolve.ts. */
   scratch: { workStamp: Int32Array; textStamp: Int32Array; textMask: Int32Array; generation: number };
+  /** Every record by catalog order, when the catalog was built in memory (tests, benches); the server reads records on demand. */
+  records?: WorkRecord[];
+}
+
+/** The work at catalog order `order`. */
+export function workAt(catalog: ResolveCatalog, order: number): PreparedWork {
+  const w = catalog.works;
+  const first = w.firstArrangement[order]!;
+  return {
+    order,
+    slug: w.slugs[order]!,
+    hasPublicScore: (w.flags[order]! & WORK_HAS_PUBLIC_SCORE) !== 0,
+    compositionPasses: (w.flags[order]! & WORK_COMPOSITION_PASSES) !== 0,
+    firstArrangement: first,
+    arrangementCount: w.firstArrangement[order + 1]! - first,
+  };
+}
+
+/** The catalog order of the work with this slug, or -1. */
+export function orderOfSlug(catalog: ResolveCatalog, slug: string): number {
+  const { slugs, bySlug } = catalog.works;
+  let lo = 0;
+  let hi = bySlug.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (slugs[bySlug[mid]!]! < slug) lo = mid + 1;
+    else hi = mid;
+  }
+  const order = bySlug[lo];
+  return order !== undefined && slugs[order] === slug ? order : -1;
+}
+
+/** The records a catalog built in memory holds; the server passes its own on-demand source. */
+export function inMemoryRecords(catalog: ResolveCatalog): RecordSource {
+  const records = catalog.records;
+  if (!records) throw new Error('resolve: this catalog holds no records; pass a record source');
+  return (order) => records[order]!;
+}
+
+/** Arrangement `i` and its work's record. */
+export function arrangementAt(catalog: ResolveCatalog, records: RecordSource, i: number): { work: WorkRecord; arrangement: ArrangementRecord } {
+  const order = catalog.arrangementWork[i]!;
+  const work = records(order);
+  const arrangement = work.arrangements[i - catalog.works.firstArrangement[order]!];
+  if (!arrangement) throw new Error(`resolve: record ${work.slug} does not match the resolve index (arrangement ${i}); rebuild the site`);
+  return { work, arrangement };
 }
 
 /** A usable asset is what a caller can reuse: public, with a download link. */
@@ -256,19 +323,23 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     return { record, key: `${composer}\u0000${fold(record.title)}\u0000${record.slug}` };
   });
   sorted.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const slugRank = new Map(sorted.map((s) => s.record.slug).sort().map((slug, i) => [slug, i]));
+  const slugs = sorted.map((s) => s.record.slug);
+  const bySlug = Int32Array.from(slugs.map((_, i) => i).sort((a, b) => (slugs[a]! < slugs[b]! ? -1 : slugs[a]! > slugs[b]! ? 1 : 0)));
+  const slugOrder = new Int32Array(slugs.length);
+  bySlug.forEach((order, rank) => (slugOrder[order] = rank));
+  const workFlags = new Uint8Array(slugs.length);
+  const firstArrangement = new Int32Array(slugs.length + 1);
 
-  const works: PreparedWork[] = [];
   const titleWords: string[][] = [];
   const composerWords: string[][] = [];
-  const arrangementWork: PreparedWork[] = [];
+  const arrangementWorkList: number[] = [];
   const arrangementRecord: ArrangementRecord[] = [];
   const styleWords: string[][] = [];
   const instrumentationWords: string[][] = [];
   const moodWords: string[][] = [];
   // Composer name forms repeat across a composer's works; fold them once per composer.
   const composerCache = new Map<string, string[]>();
-  for (const { record } of sorted) {
+  sorted.forEach(({ record }, order) => {
     const c = record.composer;
     const composerKey = `${c.name}\u0000${c.sortName}\u0000${c.aliases.join('\u0000')}`;
     let composer = composerCache.get(composerKey);
@@ -276,16 +347,10 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
       composer = [...new Set(words(composerNameForms(c.name, c.sortName, c.aliases)))];
       composerCache.set(composerKey, composer);
     }
-    const work: PreparedWork = {
-      record,
-      order: works.length,
-      slugOrder: slugRank.get(record.slug)!,
-      hasPublicScore: record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0),
-      compositionPasses: compositionCheck(record).passes,
-      firstArrangement: arrangementRecord.length,
-      arrangementCount: record.arrangements.length,
-    };
-    works.push(work);
+    workFlags[order] =
+      (record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0) ? WORK_HAS_PUBLIC_SCORE : 0) |
+      (compositionCheck(record).passes ? WORK_COMPOSITION_PASSES : 0);
+    firstArrangement[order] = arrangementRecord.length;
     composerWords.push(composer);
     // Titles are mostly unique: folded directly. Styles, genres and moods repeat: memoized.
     titleWords.push([
@@ -296,7 +361,7 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
       ...composer,
     ]);
     for (const a of record.arrangements) {
-      arrangementWork.push(work);
+      arrangementWorkList.push(order);
       arrangementRecord.push(a);
       const style = memo(a.style);
       const instrumentation = [...memo(a.instrumentation), ...style];
@@ -304,7 +369,9 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
       instrumentationWords.push([...instrumentation, ...expand(instrumentation)]);
       moodWords.push([...a.moods.flatMap((m) => memo(m)), ...style]);
     }
-  }
+  });
+  firstArrangement[slugs.length] = arrangementRecord.length;
+  const arrangementWork = Int32Array.from(arrangementWorkList);
 
   const n = arrangementRecord.length;
   const cols: Columns = {
@@ -322,10 +389,11 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     id: new Int32Array(n),
     slugOrder: new Int32Array(n),
   };
-  const roleLists = new Map(MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<PreparedWork>() }]));
+  const roleLists = new Map(MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]));
   for (let i = 0; i < n; i++) {
     const a = arrangementRecord[i]!;
     const work = arrangementWork[i]!;
+    const compositionPasses = (workFlags[work]! & WORK_COMPOSITION_PASSES) !== 0;
     let usable = 0;
     let reviewOk = 0;
     let rightsOk = 0;
@@ -349,16 +417,16 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     cols.recording[i] = recording;
     cols.flags[i] =
       // No request can make an arrangement ready when one of these fails (see couldBeReady).
-      (work.compositionPasses && reviewPasses && edition !== LAYER_FAIL && recording !== LAYER_FAIL ? FLAG_STATIC_READY : 0) |
+      (compositionPasses && reviewPasses && edition !== LAYER_FAIL && recording !== LAYER_FAIL ? FLAG_STATIC_READY : 0) |
       (a.renderingProfileSlugs.every((s) => profiles.get(s)?.status === 'approved') ? FLAG_PROFILES_APPROVED : 0) |
       (reviewPasses ? FLAG_REVIEW_PASSES : 0) |
       (a.loopable ? FLAG_LOOPABLE : 0) |
       (a.trimmable ? FLAG_TRIMMABLE : 0) |
-      (work.compositionPasses ? FLAG_COMPOSITION_PASSES : 0);
+      (compositionPasses ? FLAG_COMPOSITION_PASSES : 0);
     cols.duration[i] = a.durationSeconds;
     cols.rank[i] = a.rank;
     cols.id[i] = a.id;
-    cols.slugOrder[i] = work.slugOrder;
+    cols.slugOrder[i] = slugOrder[work]!;
     for (const role of MUSIC_ROLES) {
       if ((roleMask & ROLE_BIT[role]) === 0) continue;
       const lists = roleLists.get(role)!;
@@ -371,10 +439,9 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
   for (const lists of [titleWords, composerWords, styleWords, instrumentationWords, moodWords]) for (const l of lists) for (const w of l) all.add(w);
   const vocab = new Vocabulary(all);
   return {
-    works,
-    bySlug: new Map(works.map((w) => [w.record.slug, w])),
+    works: { count: slugs.length, slugs, bySlug, slugOrder, flags: workFlags, firstArrangement },
     arrangementWork,
-    arrangementRecord,
+    arrangementCount: n,
     cols,
     byRole: new Map(
       [...roleLists].map(([role, l]) => [role, { staticReady: Int32Array.from(l.staticReady), rest: Int32Array.from(l.rest), works: l.works.size }]),
@@ -386,6 +453,86 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     mood: compress(vocab, moodWords),
     title: compress(vocab, titleWords),
     composer: compress(vocab, composerWords),
-    scratch: { workStamp: new Int32Array(works.length), textStamp: new Int32Array(n * 3), textMask: new Int32Array(n * 3), generation: 0 },
+    scratch: newScratch(slugs.length, n),
+    records: sorted.map((s) => s.record),
+  };
+}
+
+function newScratch(works: number, arrangements: number): ResolveCatalog['scratch'] {
+  return { workStamp: new Int32Array(works), textStamp: new Int32Array(arrangements * 3), textMask: new Int32Array(arrangements * 3), generation: 0 };
+}
+
+export const RESOLVE_INDEX_FORMAT = 1;
+const COLUMN_NAMES = ['roleMask', 'intendedBit', 'narrationClass', 'usableMask', 'reviewOkMask', 'rightsOkMask', 'flags', 'edition', 'recording', 'duration', 'rank', 'id', 'slugOrder'] as const;
+const WORD_FIELDS = ['style', 'instrumentation', 'mood', 'title', 'composer'] as const;
+
+/** The prepared catalog as index file bytes (records and profiles are not part of it). */
+export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
+  const sections: Record<string, Int32Array | Uint16Array | Uint8Array | string[]> = {
+    slugs: catalog.works.slugs,
+    bySlug: catalog.works.bySlug,
+    workSlugOrder: catalog.works.slugOrder,
+    workFlags: catalog.works.flags,
+    firstArrangement: catalog.works.firstArrangement,
+    arrangementWork: catalog.arrangementWork,
+    vocab: catalog.vocab.words,
+  };
+  for (const name of COLUMN_NAMES) sections[`cols.${name}`] = catalog.cols[name];
+  for (const [role, l] of catalog.byRole) {
+    sections[`role.${role}.staticReady`] = l.staticReady;
+    sections[`role.${role}.rest`] = l.rest;
+  }
+  for (const name of WORD_FIELDS) {
+    const f = catalog[name];
+    sections[`${name}.start`] = f.start;
+    sections[`${name}.ids`] = f.ids;
+    sections[`${name}.postingStart`] = f.postingStart;
+    sections[`${name}.postings`] = f.postings;
+  }
+  const roleWorks = Object.fromEntries([...catalog.byRole].map(([role, l]) => [role, l.works]));
+  return encodeIndex({ kind: 'resolve', version: RESOLVE_INDEX_FORMAT, works: catalog.works.count, arrangements: catalog.arrangementCount, roleWorks }, sections);
+}
+
+/** The prepared catalog from its index file and the build's profiles; records come from a RecordSource. */
+export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileRecord[]): ResolveCatalog {
+  if (file.meta.kind !== 'resolve' || file.meta.version !== RESOLVE_INDEX_FORMAT) {
+    throw new Error(`resolve index: kind ${String(file.meta.kind)} version ${String(file.meta.version)}, expected resolve version ${RESOLVE_INDEX_FORMAT} (rebuild the site)`);
+  }
+  const count = file.meta.works as number;
+  const arrangements = file.meta.arrangements as number;
+  const roleWorks = file.meta.roleWorks as Record<string, number>;
+  const cols = Object.fromEntries(
+    COLUMN_NAMES.map((name) => {
+      const kind = name === 'usableMask' || name === 'reviewOkMask' || name === 'rightsOkMask' ? 'u16' : name === 'duration' || name === 'rank' || name === 'id' || name === 'slugOrder' ? 'i32' : 'u8';
+      return [name, kind === 'u16' ? file.u16(`cols.${name}`) : kind === 'i32' ? file.i32(`cols.${name}`) : file.u8(`cols.${name}`)];
+    }),
+  ) as unknown as Columns;
+  const field = (name: (typeof WORD_FIELDS)[number]): WordField => ({
+    start: file.i32(`${name}.start`),
+    ids: file.i32(`${name}.ids`),
+    postingStart: file.i32(`${name}.postingStart`),
+    postings: file.i32(`${name}.postings`),
+  });
+  return {
+    works: {
+      count,
+      slugs: file.strings('slugs'),
+      bySlug: file.i32('bySlug'),
+      slugOrder: file.i32('workSlugOrder'),
+      flags: file.u8('workFlags'),
+      firstArrangement: file.i32('firstArrangement'),
+    },
+    arrangementWork: file.i32('arrangementWork'),
+    arrangementCount: arrangements,
+    cols,
+    byRole: new Map(MUSIC_ROLES.map((role) => [role, { staticReady: file.i32(`role.${role}.staticReady`), rest: file.i32(`role.${role}.rest`), works: roleWorks[role] ?? 0 }])),
+    profiles: new Map(profileList.map((p) => [p.slug, p])),
+    vocab: Vocabulary.fromSorted(file.strings('vocab')),
+    style: field('style'),
+    instrumentation: field('instrumentation'),
+    mood: field('mood'),
+    title: field('title'),
+    composer: field('composer'),
+    scratch: newScratch(count, arrangements),
   };
 }

@@ -19,9 +19,12 @@ import {
   LAYER_NOT_APPLICABLE,
   LAYER_PASS,
   ROLE_BIT,
+  arrangementAt,
   compositionCheck,
+  inMemoryRecords,
   isUsable,
   usableAssets,
+  type RecordSource,
   type ResolveCatalog,
   type WordField,
 } from './catalog.ts';
@@ -262,7 +265,7 @@ export function markTextMasks(catalog: ResolveCatalog, q: ResolveRequest): numbe
     s.generation = 0;
   }
   const generation = ++s.generation;
-  const n = catalog.arrangementRecord.length;
+  const n = catalog.arrangementCount;
   const fields: Array<[WordQuery | null, WordField]> = [
     [q.style, catalog.style],
     [q.instrumentation, catalog.instrumentation],
@@ -276,7 +279,7 @@ export function markTextMasks(catalog: ResolveCatalog, q: ResolveRequest): numbe
 
 export function markedMasks(catalog: ResolveCatalog, generation: number, i: number, out: TextMasks): TextMasks {
   const s = catalog.scratch;
-  const n = catalog.arrangementRecord.length;
+  const n = catalog.arrangementCount;
   out.style = s.textStamp[i] === generation ? s.textMask[i]! : 0;
   out.instrumentation = s.textStamp[n + i] === generation ? s.textMask[n + i]! : 0;
   out.mood = s.textStamp[2 * n + i] === generation ? s.textMask[2 * n + i]! : 0;
@@ -473,9 +476,8 @@ function textDetail(query: WordQuery, mask: number, what: string): string {
 const kindOfBit = (bit: number): AssetKind => ASSET_KINDS[31 - Math.clz32(bit)]!;
 
 /** The judgment in words: one reason per applicable requirement, and the facts for the prepare analysis. */
-function explain(catalog: ResolveCatalog, i: number, q: ResolveRequest, j: Judgment): { reasons: ResolveReason[]; facts: EvaluationFacts } {
-  const a = catalog.arrangementRecord[i]!;
-  const w = catalog.arrangementWork[i]!.record;
+function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: ResolveRequest, j: Judgment): { reasons: ResolveReason[]; facts: EvaluationFacts } {
+  const { work: w, arrangement: a } = arrangementAt(catalog, records, i);
   const usable = usableAssets(a);
   const usableMask = catalog.cols.usableMask[i]!;
   const reasons: ResolveReason[] = [];
@@ -593,11 +595,14 @@ function explain(catalog: ResolveCatalog, i: number, q: ResolveRequest, j: Judgm
   return { reasons, facts };
 }
 
-/** Judge arrangement `i` and put every verdict into words (for the candidates shown). */
-export function evaluate(catalog: ResolveCatalog, i: number, q: ResolveRequest): Evaluation {
+/**
+ * Judge arrangement `i` and put every verdict into words (for the candidates shown); the words
+ * need the arrangement's full record, from `records` (by default the catalog's own, in memory).
+ */
+export function evaluate(catalog: ResolveCatalog, i: number, q: ResolveRequest, records: RecordSource = inMemoryRecords(catalog)): Evaluation {
   const j = newJudgment();
   judge(catalog, i, q, textMasksOf(catalog, q, i, { style: 0, instrumentation: 0, mood: 0 }), j);
-  const { reasons, facts } = explain(catalog, i, q, j);
+  const { reasons, facts } = explain(catalog, records, i, q, j);
   return { ready: j.ready, roleFit: j.roleFit, musicFit: j.musicFit, score: j.score, reasons, facts };
 }
 

@@ -6,7 +6,7 @@
  * are matched across the whole catalog.
  */
 import type { MusicResolveInput } from '../../schemas/resolve.ts';
-import type { PreparedWork, ResolveCatalog } from './catalog.ts';
+import { orderOfSlug, workAt, type PreparedWork, type ResolveCatalog } from './catalog.ts';
 import { queryWords } from './text-match.ts';
 
 export type Found =
@@ -21,7 +21,10 @@ function given(text: string | null | undefined): string | null {
 
 export function findWorks(catalog: ResolveCatalog, input: MusicResolveInput): Found {
   const slug = given(input.workSlug);
-  if (slug !== null) return { by: 'work-slug', slug, work: catalog.bySlug.get(slug) ?? null };
+  if (slug !== null) {
+    const order = orderOfSlug(catalog, slug);
+    return { by: 'work-slug', slug, work: order >= 0 ? workAt(catalog, order) : null };
+  }
   const title = given(input.title);
   const composer = given(input.composer);
   const titleWords = queryWords(title);
@@ -69,5 +72,5 @@ export function searchWords(catalog: ResolveCatalog, titleWords: string[], compo
       return false;
     }),
   );
-  return matches.sort((a, b) => a - b).map((order) => catalog.works[order]!);
+  return matches.sort((a, b) => a - b).map((order) => workAt(catalog, order));
 }

@@ -6,11 +6,11 @@
  * Listening approval is never something a contribution supplies: only an accountable person
  * asserts it in review, so those items carry `operation: null` and say so.
  */
-import { ASSET_KINDS } from '../../schemas/common.ts';
+import { ASSET_KINDS, MUSIC_ROLES } from '../../schemas/common.ts';
 import { MISSING_KINDS, type MissingItem, type MissingKind } from '../../schemas/resolve.ts';
 import type { ContributionOperation } from '../../schemas/contribution.ts';
 import { REVIEW_STATE_LABELS } from '../review-states.ts';
-import { compositionCheck, type PreparedWork, type ResolveCatalog } from './catalog.ts';
+import { arrangementAt, compositionCheck, workAt, type PreparedWork, type RecordSource, type ResolveCatalog } from './catalog.ts';
 import type { Evaluation, ResolveRequest } from './evaluate.ts';
 import { unusableAssetsOf } from './evaluate.ts';
 import type { ArrangementRecord } from '../../schemas/work.ts';
@@ -19,6 +19,8 @@ import type { Found } from './find.ts';
 
 export interface PrepareInput {
   catalog: ResolveCatalog;
+  /** Full records; only the best candidate's work is read. */
+  records: RecordSource;
   found: Found;
   request: ResolveRequest;
   /** The best-ranked candidate that fits the role, with its explained evaluation; null when none fits. */
@@ -44,29 +46,32 @@ function sourceScoreItem(work: PreparedWork): MissingItem {
   return item(
     'source-score',
     'source-score',
-    `${work.record.slug} has no public MusicXML source score. Contribute one (operation source-score) with its edition rights and evidence, so arrangements can be made and checked against it.`,
-    { workSlug: work.record.slug },
+    `${work.slug} has no public MusicXML source score. Contribute one (operation source-score) with its edition rights and evidence, so arrangements can be made and checked against it.`,
+    { workSlug: work.slug },
   );
 }
 
-function arrangementForRole(request: ResolveRequest, works: PreparedWork[]): MissingItem[] {
+function arrangementForRole(catalog: ResolveCatalog, request: ResolveRequest, works: PreparedWork[]): MissingItem[] {
   const role = request.role;
   if (works.length === 1) {
     const w = works[0]!;
-    const roles = [...new Set(w.record.arrangements.map((a) => a.intendedRole))];
+    // Intended roles from the columns, in arrangement order: no record needs reading.
+    const intended: string[] = [];
+    for (let i = w.firstArrangement; i < w.firstArrangement + w.arrangementCount; i++) intended.push(MUSIC_ROLES[31 - Math.clz32(catalog.cols.intendedBit[i]!)]!);
+    const roles = [...new Set(intended)];
     const out = w.hasPublicScore ? [] : [sourceScoreItem(w)];
     out.push(
       item(
         'arrangement',
         'arrangement',
-        `${w.record.slug} has no arrangement for ${role}${roles.length ? ` (it has: ${roles.join(', ')})` : ' (it has none)'}. Contribute one (operation arrangement) with intendedRole "${role}", its files at HTTPS URLs with SHA-256 digests, and its rights.`,
-        { workSlug: w.record.slug },
+        `${w.slug} has no arrangement for ${role}${roles.length ? ` (it has: ${roles.join(', ')})` : ' (it has none)'}. Contribute one (operation arrangement) with intendedRole "${role}", its files at HTTPS URLs with SHA-256 digests, and its rights.`,
+        { workSlug: w.slug },
       ),
     );
     return out;
   }
   if (works.length > 1) {
-    const named = works.slice(0, 5).map((w) => w.record.slug).join(', ');
+    const named = works.slice(0, 5).map((w) => w.slug).join(', ');
     return [
       item(
         'arrangement',
@@ -85,7 +90,7 @@ function arrangementForRole(request: ResolveRequest, works: PreparedWork[]): Mis
 }
 
 function formatItem(work: PreparedWork, a: ArrangementRecord, f: RequestedFormat): MissingItem {
-  const target = { workSlug: work.record.slug, arrangementId: a.id, format: f.format };
+  const target = { workSlug: work.slug, arrangementId: a.id, format: f.format };
   if (f.kinds.length === 0) {
     return item('format', null, `"${f.asSent}" is not a format the archive stores; contributions accept ${ASSET_KINDS.join(', ')}.`, target);
   }
@@ -105,7 +110,7 @@ function formatItem(work: PreparedWork, a: ArrangementRecord, f: RequestedFormat
 }
 
 export function analyzeMissing(input: PrepareInput): MissingItem[] {
-  const { catalog, found, request, best } = input;
+  const { catalog, records, found, request, best } = input;
   if (found.by === 'work-slug' && found.work === null) {
     return [
       item(
@@ -127,14 +132,14 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
   }
   if (best === null) {
     const works = found.by === 'work-slug' ? [found.work!] : found.by === 'title-composer' ? found.works : [];
-    return arrangementForRole(request, works);
+    return arrangementForRole(catalog, request, works);
   }
 
   const { index, evaluation } = best;
   const facts = evaluation.facts;
-  const w = catalog.arrangementWork[index]!;
-  const a = catalog.arrangementRecord[index]!;
-  const at = { workSlug: w.record.slug, arrangementId: a.id };
+  const w = workAt(catalog, catalog.arrangementWork[index]!);
+  const { work: record, arrangement: a } = arrangementAt(catalog, records, index);
+  const at = { workSlug: w.slug, arrangementId: a.id };
   const out: MissingItem[] = [];
   const failed = facts.failed;
 
@@ -142,7 +147,7 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
   if (needsScoreWork && !w.hasPublicScore && (catalog.cols.usableMask[index]! & MUSICXML_MASK) === 0) out.push(sourceScoreItem(w));
 
   if (failed.has('composition-rights')) {
-    out.push(item('composition-rights', 'metadata-revision', `${compositionCheck(w.record).detail} Contribute dated HTTPS evidence (operation metadata-revision) for the composition layer.`, { workSlug: w.record.slug }));
+    out.push(item('composition-rights', 'metadata-revision', `${compositionCheck(record).detail} Contribute dated HTTPS evidence (operation metadata-revision) for the composition layer.`, { workSlug: w.slug }));
   }
   const fit: Array<['style' | 'instrumentation' | 'mood' | 'duration', MissingKind, string]> = [
     ['style', 'style-fit', 'style'],
@@ -154,8 +159,8 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
     if (!failed.has(requirement)) continue;
     const reason = evaluation.reasons.find((r) => r.requirement === requirement)!;
     out.push(
-      item(what, 'arrangement', `The closest arrangement (${w.record.slug} #${a.id}) does not fit the requested ${words}: ${reason.detail} Contribute an arrangement (operation arrangement) that does.`, {
-        workSlug: w.record.slug,
+      item(what, 'arrangement', `The closest arrangement (${w.slug} #${a.id}) does not fit the requested ${words}: ${reason.detail} Contribute an arrangement (operation arrangement) that does.`, {
+        workSlug: w.slug,
       }),
     );
   }

@@ -7,8 +7,8 @@
 import type { MusicResolveInput, ResolveCandidate, ResolveResult, ResolveVerdict } from '../../schemas/resolve.ts';
 import { REVIEW_STATE_LABELS } from '../review-states.ts';
 import { urls } from '../records.ts';
-import type { ResolveCatalog } from './catalog.ts';
-import { isUsable, usableAssets } from './catalog.ts';
+import type { RecordSource, ResolveCatalog } from './catalog.ts';
+import { arrangementAt, inMemoryRecords, isUsable, usableAssets } from './catalog.ts';
 import {
   KEY_MUSIC_FIT,
   KEY_READY,
@@ -39,9 +39,8 @@ export interface ResolveContext {
   catalogGeneratedAtUtc: string;
 }
 
-function candidateOf(catalog: ResolveCatalog, i: number, ev: Evaluation, position: number): ResolveCandidate {
-  const a = catalog.arrangementRecord[i]!;
-  const w = catalog.arrangementWork[i]!.record;
+function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, ev: Evaluation, position: number): ResolveCandidate {
+  const { work: w, arrangement: a } = arrangementAt(catalog, records, i);
   const failed = ev.reasons.filter((r) => !r.passed).map((r) => r.requirement);
   return {
     position,
@@ -128,7 +127,7 @@ function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found): Scan {
     // does not depend on the order offered.
     const generation = markTextMasks(catalog, q);
     const lists = catalog.byRole.get(q.role)!;
-    const n = catalog.arrangementRecord.length;
+    const n = catalog.arrangementCount;
     const stamp = catalog.scratch.textStamp;
     const consider = (i: number, mayBeReady: boolean) => {
       const worst = top.worstKey();
@@ -156,7 +155,7 @@ function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found): Scan {
       evaluated: lists.staticReady.length + lists.rest.length,
       readyCount,
       matchedWorks: lists.works,
-      workSlugs: [...new Set(result.map((r) => catalog.arrangementWork[r.index]!.record.slug))],
+      workSlugs: [...new Set(result.map((r) => catalog.works.slugs[catalog.arrangementWork[r.index]!]!))],
     };
   }
   const works = found.by === 'work-slug' ? (found.work ? [found.work] : []) : found.works;
@@ -168,7 +167,7 @@ function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found): Scan {
       top.offer(key, i);
     }
   }
-  return { top: top.result(), evaluated, readyCount, matchedWorks: works.length, workSlugs: works.slice(0, MAX_LISTED_WORKS).map((w) => w.record.slug) };
+  return { top: top.result(), evaluated, readyCount, matchedWorks: works.length, workSlugs: works.slice(0, MAX_LISTED_WORKS).map((w) => w.slug) };
 }
 
 function searchNote(found: Found, s: Scan, q: ResolveRequest): string {
@@ -184,7 +183,30 @@ function searchNote(found: Found, s: Scan, q: ResolveRequest): string {
   }
 }
 
-export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, ctx: ResolveContext): ResolveResult {
+/** What a resolve decided from the index alone, before any record is read. */
+export type ResolvePlan =
+  | { musicAllowed: false }
+  | { musicAllowed: true; q: ResolveRequest; found: Found; scan: Scan };
+
+/**
+ * Search and rank from the catalog's columns (synchronous, no record read). Resolve runs in two
+ * steps so a server can read the few records an answer shows between them (`recordsNeeded`).
+ */
+export function planResolve(catalog: ResolveCatalog, input: MusicResolveInput): ResolvePlan {
+  if (input.channel.musicAllowed === false) return { musicAllowed: false };
+  const q = compileRequest(catalog, input);
+  const found = findWorks(catalog, input);
+  return { musicAllowed: true, q, found, scan: scan(catalog, q, found) };
+}
+
+/** Catalog orders of the works whose full records `finishResolve` reads: the candidates' works. */
+export function recordsNeeded(catalog: ResolveCatalog, plan: ResolvePlan): number[] {
+  if (!plan.musicAllowed) return [];
+  return [...new Set(plan.scan.top.map((t) => catalog.arrangementWork[t.index]!))];
+}
+
+/** The answer: the plan's candidates explained from their records, and the prepare analysis. */
+export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input: MusicResolveInput, ctx: ResolveContext, records: RecordSource): ResolveResult {
   const u = urls(ctx.baseUrl);
   const channel = {
     channelKey: input.channel.channelKey,
@@ -199,7 +221,7 @@ export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, 
     workflow: u.workflow,
     works: u.works,
   };
-  if (!channel.musicAllowed) {
+  if (!plan.musicAllowed) {
     return {
       verdict: 'no-music',
       summary: `Channel "${channel.channelKey}" does not allow music (musicAllowed: false), so no candidates are offered.`,
@@ -212,14 +234,12 @@ export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, 
     };
   }
 
-  const q = compileRequest(catalog, input);
-  const found = findWorks(catalog, input);
-  const s = scan(catalog, q, found);
-  const explained = s.top.map((t) => ({ index: t.index, ev: evaluate(catalog, t.index, q) }));
-  const candidates = explained.map((x, k) => candidateOf(catalog, x.index, x.ev, k + 1));
+  const { q, found, scan: s } = plan;
+  const explained = s.top.map((t) => ({ index: t.index, ev: evaluate(catalog, t.index, q, records) }));
+  const candidates = explained.map((x, k) => candidateOf(catalog, records, x.index, x.ev, k + 1));
   const verdict: ResolveVerdict = candidates[0]?.ready ? 'reuse' : 'prepare';
   const bestFit = explained.find((x) => x.ev.roleFit) ?? null;
-  const missing = verdict === 'prepare' ? analyzeMissing({ catalog, found, request: q, best: bestFit && { index: bestFit.index, evaluation: bestFit.ev } }) : [];
+  const missing = verdict === 'prepare' ? analyzeMissing({ catalog, records, found, request: q, best: bestFit && { index: bestFit.index, evaluation: bestFit.ev } }) : [];
 
   const first = candidates[0];
   const summary =
@@ -239,4 +259,10 @@ export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, 
     links,
     catalogGeneratedAtUtc: ctx.catalogGeneratedAtUtc,
   };
+}
+
+/** Both steps at once, for a catalog whose records are at hand (by default its own, in memory). */
+export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, ctx: ResolveContext, records?: RecordSource): ResolveResult {
+  const plan = planResolve(catalog, input);
+  return finishResolve(catalog, plan, input, ctx, records ?? ((order) => inMemoryRecords(catalog)(order)));
 }

@@ -35,18 +35,36 @@ export function catalogNumberWords(catalog: string, number: string): string[] {
 /** Sorted, de-duplicated words; a word's id is its position, so a prefix is one id range. */
 export class Vocabulary {
   readonly words: string[];
-  private readonly ids: Map<string, number>;
+  /** Word ids for building (a loaded vocabulary looks words up by binary search instead). */
+  private readonly ids: Map<string, number> | null;
 
-  constructor(all: Iterable<string>) {
-    this.words = [...new Set(all)].sort();
-    this.ids = new Map(this.words.map((w, i) => [w, i]));
+  /** From any words; or, with `sorted`, from words already sorted and unique (a loaded index: nothing is rebuilt). */
+  constructor(all: Iterable<string>, sorted = false) {
+    if (sorted) {
+      this.words = all as string[];
+      this.ids = null;
+    } else {
+      this.words = [...new Set(all)].sort();
+      this.ids = new Map(this.words.map((w, i) => [w, i]));
+    }
+  }
+
+  static fromSorted(words: string[]): Vocabulary {
+    return new Vocabulary(words, true);
+  }
+
+  /** The id of `word`, or undefined. */
+  idOf(word: string): number | undefined {
+    if (this.ids) return this.ids.get(word);
+    const [lo] = this.prefixRange(word);
+    return this.words[lo] === word ? lo : undefined;
   }
 
   /** Ids of `list` (words not in the vocabulary are dropped), sorted and unique. */
   idsOf(list: readonly string[]): number[] {
     const out: number[] = [];
     for (const w of list) {
-      const id = this.ids.get(w);
+      const id = this.idOf(w);
       if (id !== undefined) out.push(id);
     }
     out.sort((a, b) => a - b);
@@ -62,13 +80,13 @@ export class Vocabulary {
    */
   matchRange(word: string): [number, number] {
     if (word.length === 1 || /^[0-9]+$/.test(word)) {
-      const id = this.ids.get(word);
+      const id = this.idOf(word);
       return id === undefined ? [0, 0] : [id, id + 1];
     }
     return this.prefixRange(word);
   }
 
-  /** [first, end) ids of the words that start with `prefix`. */
+  /** [first, end) ids of the words that start with `prefix` (two binary searches). */
   prefixRange(prefix: string): [number, number] {
     const w = this.words;
     let lo = 0;
@@ -78,9 +96,14 @@ export class Vocabulary {
       if (w[mid]! < prefix) lo = mid + 1;
       else hi = mid;
     }
-    let end = lo;
-    while (end < w.length && w[end]!.startsWith(prefix)) end++;
-    return [lo, end];
+    const first = lo;
+    hi = w.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (w[mid]!.startsWith(prefix)) lo = mid + 1;
+      else hi = mid;
+    }
+    return [first, lo];
   }
 }
 
