@@ -4,7 +4,8 @@
  * Checks the content first (same messages as lint:content), renders the MusicXML source scores
  * to SVG and MIDI with Verovio (the pages need their sizes), runs `astro build` into
  * `<out>/client`, copies the score files in, writes the Pagefind search index of the works,
- * writes the nginx config that serves the same URLs, and marks the folder complete with
+ * writes the server's index files (`index/`: search, listing and resolve indexes, from the
+ * records just written), writes the nginx config that serves the same URLs, and marks the folder complete with
  * `build.json` last, so a half-built folder is never mistaken for a site.
  */
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync, symlinkSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { renderNginxConfig } from '../api/site/nginx.ts';
 import { publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
+import { indexBuild } from '../api/catalog/build-index.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,6 +39,8 @@ export interface BuildInfo {
   scores: { rendered: number; failed: number; durationMs: number };
   /** Works in the Pagefind search index, and the time it took. */
   searchIndex: { pages: number; durationMs: number };
+  /** Works in the server's index files (`index/`), and the time it took. */
+  catalogIndex: { works: number; durationMs: number };
   durationMs: number;
 }
 
@@ -92,6 +96,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), env.ARCHIVE_BUILD_OUT, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
   const searchIndex = await buildSearchIndex(env.ARCHIVE_BUILD_OUT, catalog);
+  // From the records just written, so the server's index never disagrees with a static record.
+  const catalogIndex = await indexBuild(outDir);
 
   writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client')));
   // Outside client/: the server reads it to know which blobs public records link to.
@@ -104,6 +110,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     profiles: catalog.profiles.length,
     scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
     searchIndex,
+    catalogIndex,
     durationMs: Date.now() - started,
   };
   writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);

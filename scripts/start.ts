@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   await app.listen({ port: config.port, host: config.host });
-  console.log(`serving ${handle.current.catalog.works.length} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`);
+  console.log(`serving ${handle.current.catalog.works.count} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`);
 }
 
 main().catch((err: unknown) => {

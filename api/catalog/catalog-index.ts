@@ -1,56 +1,62 @@
 /**
- * The in-memory view of one build that the dynamic routes search: work summaries with folded
- * search fields, and profile records. Built from the build's own JSON records, so a query never
- * disagrees with the static record it links to.
+ * What the dynamic routes of one build search: the build's prebuilt index files
+ * (`<build>/index/`, written by the build from its own records), loaded as typed arrays and
+ * sorted string lists, plus full records read on demand. Loading reads three files and makes
+ * views over them; no work is parsed, so a start or a swap costs milliseconds at any size
+ * (docs/architecture.md, "Indexes").
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { WorkRecord, WorkSummary } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
-import { indexWork, type IndexedWork } from '../../src/domain/works-query.ts';
-import { workSummary } from '../../src/domain/records.ts';
+import type { WorkRecord } from '../../src/schemas/work.ts';
+import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import { decodeWorksIndex, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import { CATALOG_INDEX_FORMAT, INDEX_DIR, type CatalogManifest } from '../../src/domain/catalog-index/index-files.ts';
+import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import { WorkRecords } from './work-records.ts';
 
 export interface CatalogIndex {
-  works: IndexedWork[];
-  /** Full work records by slug (for resolve and later consumers). */
-  records: Map<string, WorkRecord>;
+  /** Listing order, summaries and the search fields' inverted indexes. */
+  works: WorksIndex;
+  /** The resolve catalog (columns over the same order); full records come from `records`. */
+  resolve: ResolveCatalog;
+  /** Full work records, read on demand with a bounded cache. */
+  records: WorkRecords;
   profiles: ProfileRecord[];
   instruments: InstrumentRecord[];
+  /** Distinct composers of the catalog (review matches a new work's composer against them). */
+  composers: WorkRecord['composer'][];
 }
 
-async function readJson<T>(file: string): Promise<T> {
-  return JSON.parse(await fs.readFile(file, 'utf8')) as T;
-}
+export class MissingIndexError extends Error {}
 
-async function listDirs(dir: string): Promise<string[]> {
+/** Yield to the event loop between the load's synchronous steps, so requests keep flowing during a swap. */
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> {
+  const dir = path.join(buildDir, INDEX_DIR);
+  let manifestText: string;
   try {
-    return (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    manifestText = await fs.readFile(path.join(dir, 'catalog.json'), 'utf8');
   } catch {
-    return [];
+    throw new MissingIndexError(`${buildDir} has no index (${INDEX_DIR}/catalog.json); it was built by an older version: rebuild it`);
   }
-}
-
-export async function loadCatalogIndex(clientDir: string): Promise<CatalogIndex> {
-  const api = path.join(clientDir, 'api', 'v1');
-  const instruments = (await readJson<{ data: { instruments: InstrumentRecord[] } }>(path.join(api, 'instruments', 'index.json'))).data.instruments;
-  const aliases = new Map(instruments.map((i) => [i.slug, i.aliases]));
-  const records = new Map<string, WorkRecord>();
-  const works: IndexedWork[] = [];
-  const slugs = await listDirs(path.join(api, 'works'));
-  // Read in batches: 10,000 records load in well under a second without opening 10,000 files at once.
-  for (let i = 0; i < slugs.length; i += 256) {
-    const batch = await Promise.all(
-      slugs.slice(i, i + 256).map((slug) => readJson<{ data: WorkRecord }>(path.join(api, 'works', slug, 'index.json'))),
-    );
-    for (const { data } of batch) {
-      const summary: WorkSummary = workSummary(data);
-      records.set(data.slug, data);
-      works.push(indexWork(data, summary, aliases));
-    }
+  const manifest = JSON.parse(manifestText) as CatalogManifest;
+  if (manifest.format !== CATALOG_INDEX_FORMAT) throw new MissingIndexError(`${buildDir}: index format ${manifest.format}, expected ${CATALOG_INDEX_FORMAT}; rebuild it`);
+  const [worksFile, resolveFile] = await Promise.all([fs.readFile(path.join(dir, 'works.idx')), fs.readFile(path.join(dir, 'resolve.idx'))]);
+  await breathe();
+  const works = decodeWorksIndex(decodeIndex(worksFile, 'works.idx'));
+  await breathe();
+  const resolve = decodeResolveCatalog(decodeIndex(resolveFile, 'resolve.idx'), manifest.profiles);
+  if (works.count !== manifest.works || resolve.works.count !== manifest.works) {
+    throw new MissingIndexError(`${buildDir}: index files disagree on the number of works (${works.count}, ${resolve.works.count}, ${manifest.works}); rebuild it`);
   }
-  const profiles: ProfileRecord[] = [];
-  for (const slug of await listDirs(path.join(api, 'profiles'))) {
-    profiles.push((await readJson<{ data: ProfileRecord }>(path.join(api, 'profiles', slug, 'index.json'))).data);
-  }
-  return { works, records, profiles, instruments };
+  return {
+    works,
+    resolve,
+    records: new WorkRecords(path.join(buildDir, 'client'), works),
+    profiles: manifest.profiles,
+    instruments: manifest.instruments,
+    composers: manifest.composers,
+  };
 }

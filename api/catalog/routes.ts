@@ -1,7 +1,11 @@
-/** GET /api/v1/works and GET /api/v1/profiles: searches over the served build's in-memory index. */
+/**
+ * GET /api/v1/works and GET /api/v1/profiles. Works are answered from the served build's
+ * prebuilt index (posting lists intersected as bitsets, pages counted off a presorted order, see
+ * src/domain/catalog-index/works-index.ts); profiles, a handful, are filtered in memory.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/schemas/queries.ts';
-import { filterWorks, paginate } from '../../src/domain/works-query.ts';
+import { searchWorks, summaryOf } from '../../src/domain/catalog-index/works-index.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import type { AppContext } from '../context.ts';
 import { pageLink, sendJsonWithEtag } from '../http/reply.ts';
@@ -13,8 +17,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? WORKS_DEFAULT_PAGE_SIZE;
     const { catalog, generatedAtUtc } = ctx.handle.current;
-    const matches = filterWorks(catalog.works, q);
-    const slice = paginate(matches, page, pageSize);
+    const slice = searchWorks(catalog.works, q, page, pageSize);
     const base = `${ctx.config.publicBaseUrl}/api/v1/works`;
     const params = { query: q.query, genre: q.genre, composer: q.composer, instrument: q.instrument, style: q.style, pageSize };
     const last = Math.max(1, slice.totalPages);
@@ -23,7 +26,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
       reply,
       envelope(
         {
-        items: slice.items.map((w) => w.summary),
+        items: slice.ids.map((id) => summaryOf(catalog.works, id)),
         page,
         pageSize,
         total: slice.total,

@@ -59,9 +59,11 @@ function sendInvalid(reply: FastifyReply, request: FastifyRequest, base: string,
   });
 }
 
-function templateWork(ctx: AppContext): TemplateWork {
+async function templateWork(ctx: AppContext): Promise<TemplateWork> {
   const records = ctx.handle.current.catalog.records;
-  const work = records.get(TEMPLATE_WORK_SLUG) ?? [...records.values()].sort((a, b) => a.slug.localeCompare(b.slug))[0];
+  // The named example work, else the first by slug: one record read, not the catalog.
+  const first = records.firstSlug();
+  const work = (await records.get(TEMPLATE_WORK_SLUG)) ?? (first === undefined ? null : await records.get(first));
   if (!work) {
     return { slug: 'REPLACE-with-a-work-slug', title: 'REPLACE: work title', originalTitle: null, composer: 'REPLACE: composer', period: null, genre: null, year: null, workNumber: null, summary: null };
   }
@@ -113,7 +115,7 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
 
   app.get(`${CONTRIBUTIONS}/template`, async (request, reply) => {
     reply.header('Link', `<${base}${CONTRIBUTIONS}/schema>; rel="describedby"`);
-    return sendJsonWithEtag(request, reply, buildContributionTemplate(templateWork(ctx), templateProfile(ctx)), 'application/json', 'public, max-age=300');
+    return sendJsonWithEtag(request, reply, buildContributionTemplate(await templateWork(ctx), templateProfile(ctx)), 'application/json', 'public, max-age=300');
   });
 
   app.post<{ Body: MusicContributionInput }>(

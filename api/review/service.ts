@@ -318,8 +318,8 @@ export class ReviewService {
         const abs = inRepo(path.join('works', slug, file));
         return existsSync(abs) ? sha256Of(readFileSync(abs)) : null;
       },
-      // The catalog already in memory (the served build of main), not a reload of every work file.
-      composers: () => [...this.ctx.handle.current.catalog.records.values()].map((w) => w.composer),
+      // The served build's index of main (its distinct composers), not a reload of every work file.
+      composers: () => this.ctx.handle.current.catalog.composers,
       verifiedBytes: (sha256) => readFileSync(this.ctx.blobs.pathFor(sha256)),
     });
     this.authors.set(record.trackingCode, built.author);

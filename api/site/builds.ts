@@ -15,8 +15,9 @@ import { git } from './content-repo.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** Complete: build.json (written last) and the index the server loads; a build by an older version without an index is rebuilt. */
 export function isCompleteBuild(outDir: string): boolean {
-  return existsSync(path.join(outDir, 'build.json')) && existsSync(path.join(outDir, 'client'));
+  return existsSync(path.join(outDir, 'build.json')) && existsSync(path.join(outDir, 'client')) && existsSync(path.join(outDir, 'index', 'catalog.json'));
 }
 
 export function buildKey(commit: string, baseUrl: string): string {

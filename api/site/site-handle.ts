@@ -1,6 +1,6 @@
 /**
- * The build the server is serving right now. `swap` replaces static files and the in-memory
- * index in one assignment, so no request ever sees a mix of an old and a new build.
+ * The build the server is serving right now. `swap` replaces static files and the loaded
+ * indexes in one assignment, so no request ever sees a mix of an old and a new build.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -38,7 +38,7 @@ export class SiteHandle {
     return {
       dir: buildDir,
       site: new StaticSite(client),
-      catalog: await loadCatalogIndex(client),
+      catalog: await loadCatalogIndex(buildDir),
       generatedAtUtc: info.generatedAtUtc,
       publishedBlobs: new Map(Object.entries(blobs)),
     };

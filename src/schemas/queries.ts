@@ -21,7 +21,9 @@ export const WorksQuery = Type.Object(
       Type.Integer({ minimum: 1, maximum: WORKS_MAX_PAGE_SIZE, default: WORKS_DEFAULT_PAGE_SIZE, format: 'int32', description: `Items per page, 1 to ${WORKS_MAX_PAGE_SIZE}.` }),
     ),
   },
-  { description: 'Catalog search parameters.' },
+  // An unknown parameter is a 400 naming it, not silently ignored: a misspelt filter
+  // (?composers=bach) would otherwise answer the whole catalog as if it had matched.
+  { description: 'Catalog search parameters.', additionalProperties: false },
 );
 export type WorksQuery = Static<typeof WorksQuery>;
 
@@ -32,6 +34,6 @@ export const ProfilesQuery = Type.Object(
     status: Type.Optional(StringEnum(PROFILE_STATUSES, { description: 'Profile status.' })),
     renderReady: Type.Optional(Type.Boolean({ description: 'Only profiles that are (true) or are not (false) render-ready.' })),
   },
-  { description: 'Profile search parameters.' },
+  { description: 'Profile search parameters.', additionalProperties: false },
 );
 export type ProfilesQuery = Static<typeof ProfilesQuery>;

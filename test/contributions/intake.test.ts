@@ -197,7 +197,7 @@ describe('contract documents', () => {
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers.link).toBe(`<${t.baseUrl}${CONTRIBUTIONS}/schema>; rel="describedby"`);
     expect(template.target?.workSlug).toBe('satie-gymnopedie-1');
-    expect(template.work?.title).toBe(t.handle.current.catalog.records.get('satie-gymnopedie-1')!.title);
+    expect(template.work?.title).toBe((await t.handle.current.catalog.records.get('satie-gymnopedie-1'))!.title);
     const profiles = t.handle.current.catalog.profiles.map((p) => p.slug);
     expect(profiles).toContain(template.arrangement!.renderingProfileSlugs[0]);
   });

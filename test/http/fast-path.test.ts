@@ -20,7 +20,7 @@ const pick = (h: Headers) => Object.fromEntries(keep.map((k) => [k, h.get(k)]));
 
 describe('fast path', () => {
   it('answers GET, HEAD and conditional GET like the full path', async () => {
-    const slug = [...t.handle.current.catalog.records.keys()][0]!;
+    const slug = t.handle.current.catalog.records.slugs()[0]!;
     for (const path of [`/api/v1/works/${slug}`, `/api/v1/works/${slug}/index.md`, `/works/${slug}/`, '/llms.txt', '/api/v1']) {
       const first = await fetch(`${base}${path}`); // full path: loads and caches the file
       const firstBody = Buffer.from(await first.arrayBuffer());
@@ -38,7 +38,7 @@ describe('fast path', () => {
   });
 
   it('leaves ranges, query strings and unknown paths to the full path', async () => {
-    const slug = [...t.handle.current.catalog.records.keys()][0]!;
+    const slug = t.handle.current.catalog.records.slugs()[0]!;
     await fetch(`${base}/api/v1/works/${slug}`);
     const ranged = await fetch(`${base}/api/v1/works/${slug}`, { headers: { range: 'bytes=0-4' } });
     expect(ranged.status).toBe(206);

@@ -36,7 +36,7 @@ describe('OpenAPI document', () => {
   });
 
   it('every documented operation is served: sample records answer 200, every route is known', async () => {
-    const work = [...t.handle.current.catalog.records.values()].find((w) => w.sourceAssets.some((a) => a.links.rawMusicXml))!;
+    const work = (await t.handle.current.catalog.records.all()).find((w) => w.sourceAssets.some((a) => a.links.rawMusicXml))!;
     const file = new URL(work.sourceAssets.find((a) => a.links.rawMusicXml)!.links.rawMusicXml!).pathname.split('/').at(-1)!;
     const profile = t.handle.current.catalog.profiles[0]!.slug;
     const samples: Record<string, string> = {

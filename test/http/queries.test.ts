@@ -8,7 +8,7 @@ let t: TestApp;
 let works: WorkRecord[];
 beforeAll(async () => {
   t = await openApp();
-  works = [...t.handle.current.catalog.records.values()];
+  works = (await t.handle.current.catalog.records.all());
 });
 afterAll(() => t.close());
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openApp, type TestApp } from '../helpers/app.ts';
+import { indexBuild } from '../../api/catalog/build-index.ts';
 
 const URL_ = '/api/v1/music/resolve';
 let t: TestApp;
@@ -38,6 +39,8 @@ describe('the index follows the served build', () => {
     arr.reviewState = 'human-listening-approved';
     arr.reviewStatus = 'Human listening approved';
     writeFileSync(file, JSON.stringify(rec));
+    // The build's indexes are derived from its records: re-derive them, as an applied change does.
+    await indexBuild(copy);
     await t.handle.swap(copy);
     const after = (await post(body)).json();
     expect(after.data.verdict).toBe('reuse');

@@ -1,0 +1,310 @@
+/**
+ * The catalog search index of one build (GET /api/v1/works), built once by the build and loaded
+ * by the server as typed arrays. It answers exactly what the linear scan in `works-query.ts`
+ * answers (same words, same prefix rule, same order, same totals), without touching every work:
+ *
+ * - Works are numbered by listing order (composer sort name, title, slug, folded), so a work's id
+ *   is its position in the unfiltered listing and every posting list is already in listing order.
+ * - One inverted index per searchable field (`query` searches all of them; `genre`, `composer`,
+ *   `instrument`, `style` one each): the field's distinct folded words, sorted, and per word the
+ *   ascending ids of the works whose field has that word. The words are those of the very field
+ *   text the linear scan matches (`indexWork`), so the composer's initials forms are in it.
+ * - A query word matches the words it starts: one contiguous range of the sorted words. A query
+ *   is the intersection, over its words, of the union of the postings in each word's range.
+ *   Unions and intersections are bitsets of ceil(works / 32) integers; a page is found by counting
+ *   bits, and `total` is exact.
+ * - Dense prefixes: a prefix whose range holds many postings ("a", "s", "synth") has its union
+ *   stored as a ready bitset, so no single query word costs more than a quarter of the catalog's
+ *   works in posting reads, however short it is.
+ *
+ * Cost of one query: per query word, one binary search plus min(its postings, works / 4) reads,
+ * plus works / 32 integer operations per word for the bitsets; a query word that starts another
+ * query word is dropped first (it matches whatever the longer one matches).
+ */
+import type { WorkRecord, WorkSummary } from '../../schemas/work.ts';
+import { indexWork, type IndexedWork, type WorksFilter } from '../works-query.ts';
+import { words } from '../text.ts';
+import { encodeIndex, type DecodedIndex } from './binary.ts';
+import { bitCount } from '../resolve/text-match.ts';
+
+export const WORKS_INDEX_FORMAT = 1;
+
+/** Searchable fields: the filter parameter and the IndexedWork field it searches. */
+export const SEARCH_FIELDS = [
+  ['query', 'all'],
+  ['genre', 'genre'],
+  ['composer', 'composer'],
+  ['instrument', 'instrument'],
+  ['style', 'style'],
+] as const satisfies ReadonlyArray<readonly [keyof WorksFilter, keyof IndexedWork]>;
+
+export type SearchParameter = (typeof SEARCH_FIELDS)[number][0];
+
+export interface FieldIndex {
+  /** Distinct folded words of the field across the catalog, sorted (JavaScript string order). */
+  words: string[];
+  /** postings[offsets[w] .. offsets[w + 1]) are the ids of the works having word w, ascending. */
+  offsets: Uint32Array;
+  postings: Int32Array;
+  /** Prefixes whose union is stored as a bitset, sorted; bitset k is dense[k * bitsetWords ..). */
+  densePrefixes: string[];
+  dense: Uint32Array;
+}
+
+export interface WorksIndex {
+  count: number;
+  /** Slug by id (listing order). */
+  slugs: string[];
+  /** Ids in slug order (binary search over slugs). */
+  bySlug: Int32Array;
+  /** The JSON text of each work's summary (what a listing item is): bytes offsets[id] .. offsets[id + 1]. */
+  summaryText: Buffer;
+  summaryOffsets: Uint32Array;
+  fields: Record<SearchParameter, FieldIndex>;
+  /** Dense prefix lookups, built on load (a few hundred entries). */
+  denseAt: Record<SearchParameter, Map<string, number>>;
+}
+
+// ---------- build ----------
+
+/** What the build knows about each work: its record and its summary. */
+export interface IndexInput {
+  record: WorkRecord;
+  summary: WorkSummary;
+}
+
+/** Listing order: the linear scan's sort key, compared as JavaScript strings. */
+function byListingOrder<T extends { sortKey: string }>(list: T[]): T[] {
+  return list.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+}
+
+/** Works in listing order with their folded search fields: the one order both indexes use. */
+export function orderWorks(inputs: IndexInput[], instrumentNames: Map<string, string[]>): Array<IndexedWork & { record: WorkRecord }> {
+  return byListingOrder(inputs.map(({ record, summary }) => ({ ...indexWork(record, summary, instrumentNames), record })));
+}
+
+function lowerBound(list: string[], value: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** [first, end) of the sorted words that start with `prefix`. */
+export function prefixRange(list: string[], prefix: string): [number, number] {
+  const first = lowerBound(list, prefix);
+  let lo = first;
+  let hi = list.length;
+  // Words starting with the prefix are contiguous from `first`: find the first that does not.
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.startsWith(prefix)) lo = mid + 1;
+    else hi = mid;
+  }
+  return [first, lo];
+}
+
+export const bitsetWords = (count: number) => (count + 31) >>> 5;
+
+/** A posting count at or above which a prefix's union is stored ready (a quarter of the works, at least 64). */
+export const denseThreshold = (count: number) => Math.max(64, Math.ceil(count / 4));
+
+function buildField(ordered: IndexedWork[], field: keyof IndexedWork): FieldIndex {
+  const perWork = ordered.map((w) => [...new Set(words(w[field] as string))]);
+  const all = new Set<string>();
+  for (const list of perWork) for (const w of list) all.add(w);
+  const sorted = [...all].sort();
+  const id = new Map(sorted.map((w, i) => [w, i]));
+  const counts = new Uint32Array(sorted.length + 1);
+  for (const list of perWork) for (const w of list) counts[id.get(w)! + 1]!++;
+  for (let i = 0; i < sorted.length; i++) counts[i + 1]! += counts[i]!;
+  const offsets = Uint32Array.from(counts);
+  const fill = Uint32Array.from(counts);
+  const postings = new Int32Array(offsets[sorted.length]!);
+  // Works are visited in id order, so each word's postings come out ascending.
+  perWork.forEach((list, work) => {
+    for (const w of list) postings[fill[id.get(w)!]!++] = work;
+  });
+
+  // Every distinct prefix of a word is a range of the sorted words; keep the heavy ones ready.
+  const n = ordered.length;
+  const threshold = denseThreshold(n);
+  const size = bitsetWords(n);
+  const densePrefixes: string[] = [];
+  const bitsets: Uint32Array[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const word = sorted[i]!;
+    const previous = i > 0 ? sorted[i - 1]! : '';
+    for (let len = 1; len <= word.length; len++) {
+      const prefix = word.slice(0, len);
+      const code = prefix.charCodeAt(len - 1);
+      if (code >= 0xd800 && code <= 0xdbff) continue; // half a surrogate pair: no query word ends there
+      if (previous.startsWith(prefix)) continue; // seen with the previous word
+      const [lo, hi] = prefixRange(sorted, prefix);
+      if (offsets[hi]! - offsets[lo]! < threshold) continue;
+      const bits = new Uint32Array(size);
+      for (let p = offsets[lo]!; p < offsets[hi]!; p++) bits[postings[p]! >>> 5]! |= 1 << (postings[p]! & 31);
+      densePrefixes.push(prefix);
+      bitsets.push(bits);
+    }
+  }
+  const order = densePrefixes.map((_, k) => k).sort((a, b) => (densePrefixes[a]! < densePrefixes[b]! ? -1 : 1));
+  const dense = new Uint32Array(size * order.length);
+  order.forEach((k, at) => dense.set(bitsets[k]!, at * size));
+  return { words: sorted, offsets, postings, densePrefixes: order.map((k) => densePrefixes[k]!), dense };
+}
+
+/** The index of `ordered` (works already in listing order, see `orderWorks`), as index file bytes. */
+export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): Buffer {
+  const slugs = ordered.map((w) => w.record.slug);
+  const bySlug = Int32Array.from(slugs.map((_, i) => i).sort((a, b) => (slugs[a]! < slugs[b]! ? -1 : slugs[a]! > slugs[b]! ? 1 : 0)));
+  const texts = ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8'));
+  const summaryOffsets = new Uint32Array(texts.length + 1);
+  texts.forEach((t, i) => (summaryOffsets[i + 1] = summaryOffsets[i]! + t.length));
+  const sections: Record<string, Int32Array | Uint32Array | string[] | { bytes: Uint8Array }> = {
+    slugs,
+    bySlug,
+    summaryText: { bytes: Buffer.concat(texts) },
+    summaryOffsets,
+  };
+  for (const [param, field] of SEARCH_FIELDS) {
+    const f = buildField(ordered, field);
+    sections[`${param}.words`] = f.words;
+    sections[`${param}.offsets`] = f.offsets;
+    sections[`${param}.postings`] = f.postings;
+    sections[`${param}.densePrefixes`] = f.densePrefixes;
+    sections[`${param}.dense`] = f.dense;
+  }
+  return encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: ordered.length }, sections);
+}
+
+// ---------- load ----------
+
+export function decodeWorksIndex(file: DecodedIndex): WorksIndex {
+  if (file.meta.kind !== 'works' || file.meta.version !== WORKS_INDEX_FORMAT) {
+    throw new Error(`works index: kind ${String(file.meta.kind)} version ${String(file.meta.version)}, expected works version ${WORKS_INDEX_FORMAT} (rebuild the site)`);
+  }
+  const count = file.meta.count as number;
+  const fields = {} as Record<SearchParameter, FieldIndex>;
+  const denseAt = {} as Record<SearchParameter, Map<string, number>>;
+  for (const [param] of SEARCH_FIELDS) {
+    const f: FieldIndex = {
+      words: file.strings(`${param}.words`),
+      offsets: file.u32(`${param}.offsets`),
+      postings: file.i32(`${param}.postings`),
+      densePrefixes: file.strings(`${param}.densePrefixes`),
+      dense: file.u32(`${param}.dense`),
+    };
+    fields[param] = f;
+    denseAt[param] = new Map(f.densePrefixes.map((p, k) => [p, k]));
+  }
+  const slugs = file.strings('slugs');
+  if (slugs.length !== count) throw new Error(`works index: ${slugs.length} slugs for ${count} works`);
+  return { count, slugs, bySlug: file.i32('bySlug'), summaryText: file.bytes('summaryText'), summaryOffsets: file.u32('summaryOffsets'), fields, denseAt };
+}
+
+// ---------- query ----------
+
+/** The id of the work with this slug, or -1. */
+export function idOfSlug(index: Pick<WorksIndex, 'slugs' | 'bySlug'>, slug: string): number {
+  let lo = 0;
+  let hi = index.bySlug.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = index.slugs[index.bySlug[mid]!]!;
+    if (s < slug) lo = mid + 1;
+    else hi = mid;
+  }
+  const id = index.bySlug[lo];
+  return id !== undefined && index.slugs[id] === slug ? id : -1;
+}
+
+/** The summary of work `id`, parsed from its stored JSON text. */
+export function summaryOf(index: WorksIndex, id: number): WorkSummary {
+  return JSON.parse(index.summaryText.toString('utf8', index.summaryOffsets[id]!, index.summaryOffsets[id + 1]!)) as WorkSummary;
+}
+
+/**
+ * The distinct words of a filter value that constrain the answer: a word that starts another
+ * word of the same value is implied by it ("bach b" matches what "bach" matches).
+ */
+export function constrainingWords(value: string): string[] {
+  const list = [...new Set(words(value))];
+  return list.filter((w) => !list.some((other) => other !== w && other.startsWith(w)));
+}
+
+/** Works whose field has a word starting with `word`, as a bitset; null when none. */
+function wordBits(index: WorksIndex, param: SearchParameter, word: string, size: number): Uint32Array | null {
+  const field = index.fields[param];
+  const k = index.denseAt[param].get(word);
+  if (k !== undefined) return field.dense.subarray(k * size, (k + 1) * size);
+  const [lo, hi] = prefixRange(field.words, word);
+  if (lo === hi) return null;
+  const bits = new Uint32Array(size);
+  const postings = field.postings;
+  for (let p = field.offsets[lo]!; p < field.offsets[hi]!; p++) {
+    const id = postings[p]!;
+    bits[id >>> 5]! |= 1 << (id & 31);
+  }
+  return bits;
+}
+
+export interface WorksPage {
+  /** Ids of the works on the page, in listing order. */
+  ids: number[];
+  total: number;
+  totalPages: number;
+}
+
+/** The page `page` (from 1) of `pageSize` works matching `filter`, and the exact total. */
+export function searchWorks(index: WorksIndex, filter: WorksFilter, page: number, pageSize: number): WorksPage {
+  const n = index.count;
+  const size = bitsetWords(n);
+  let acc: Uint32Array | null = null;
+  let empty = false;
+  for (const [param] of SEARCH_FIELDS) {
+    const value = filter[param];
+    // A blank value is no filter, as in the linear scan.
+    if (value === undefined || value.trim() === '') continue;
+    for (const word of constrainingWords(value)) {
+      const bits = wordBits(index, param, word, size);
+      if (bits === null) {
+        empty = true;
+        break;
+      }
+      if (acc === null) acc = Uint32Array.from(bits);
+      else for (let k = 0; k < size; k++) acc[k]! &= bits[k]!;
+    }
+    if (empty) break;
+  }
+  const skip = (page - 1) * pageSize;
+  if (empty) return { ids: [], total: 0, totalPages: 0 };
+  if (acc === null) {
+    const ids: number[] = [];
+    for (let id = skip; id < Math.min(n, skip + pageSize); id++) ids.push(id);
+    return { ids, total: n, totalPages: Math.ceil(n / pageSize) };
+  }
+  let total = 0;
+  const ids: number[] = [];
+  for (let k = 0; k < size; k++) {
+    let word = acc[k]!;
+    if (word === 0) continue;
+    const c = bitCount(word);
+    // Whole words before the page are counted, not walked.
+    if (total + c <= skip || ids.length >= pageSize) {
+      total += c;
+      continue;
+    }
+    while (word !== 0) {
+      const low = word & -word;
+      if (total >= skip && ids.length < pageSize) ids.push((k << 5) + (31 - Math.clz32(low)));
+      total++;
+      word ^= low;
+    }
+  }
+  return { ids, total, totalPages: Math.ceil(total / pageSize) };
+}

@@ -1,0 +1,207 @@
+/**
+ * The catalog search index against the linear scan it replaces (`filterWorks` + `paginate` in
+ * src/domain/works-query.ts, kept as the reference): for the sample catalog and 2,000 generated
+ * works, both built into records by the domain code exactly as the build builds them, any query
+ * (words drawn from the catalog, cut to prefixes, re-cased and re-accented, combined across
+ * filters, any page) gives the same items in the same order and the same totals; the index file
+ * survives its round trip; and dense prefixes keep a one-letter query cheap.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCatalog, type Catalog } from '../../src/domain/catalog.ts';
+import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, workSummary } from '../../src/domain/records.ts';
+import { filterWorks, indexWork, paginate, type WorksFilter } from '../../src/domain/works-query.ts';
+import { decodeIndex, encodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import {
+  constrainingWords,
+  decodeWorksIndex,
+  denseThreshold,
+  encodeWorksIndex,
+  idOfSlug,
+  orderWorks,
+  searchWorks,
+  summaryOf,
+  type WorksIndex,
+} from '../../src/domain/catalog-index/works-index.ts';
+import { buildIndexFiles } from '../../src/domain/catalog-index/index-files.ts';
+import { words } from '../../src/domain/text.ts';
+import { generateCatalog } from '../../scripts/generate-catalog.ts';
+import type { WorkRecord } from '../../src/schemas/work.ts';
+
+const BASE = 'https://index.example.test';
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+function recordsOf(catalog: Catalog): WorkRecord[] {
+  return catalog.works.map((w) => buildWorkRecord(w, catalog, BASE));
+}
+
+interface Fixture {
+  records: WorkRecord[];
+  index: WorksIndex;
+  reference: ReturnType<typeof indexWork>[];
+  vocabulary: string[];
+  composers: string[];
+}
+
+function fixture(catalog: Catalog): Fixture {
+  const records = recordsOf(catalog);
+  const instruments = buildInstrumentRecords(catalog, BASE);
+  const aliases = new Map(instruments.map((i) => [i.slug, i.aliases]));
+  const bytes = encodeWorksIndex(orderWorks(records.map((record) => ({ record, summary: workSummary(record) })), aliases));
+  const index = decodeWorksIndex(decodeIndex(bytes));
+  const reference = records.map((r) => indexWork(r, workSummary(r), aliases));
+  const vocabulary = [...new Set(reference.flatMap((w) => words(w.all)))].sort();
+  return { records, index, reference, vocabulary, composers: [...new Set(records.map((r) => r.composer.name))] };
+}
+
+const sample = (() => {
+  const loaded = loadCatalog(path.join(ROOT, 'content'));
+  if (loaded.messages.length > 0) throw new Error('sample content does not load');
+  return fixture(loaded.catalog);
+})();
+
+const generatedRoot = mkdtempSync(path.join(os.tmpdir(), 'pdma-works-index-'));
+const generated = (() => {
+  const content = path.join(generatedRoot, 'content');
+  generateCatalog({ works: 2000, outDir: content, seed: 7 });
+  const loaded = loadCatalog(content);
+  if (loaded.messages.length > 0) throw new Error('generated content does not load');
+  return fixture(loaded.catalog);
+})();
+afterAll(() => rmSync(generatedRoot, { recursive: true, force: true }));
+
+function expected(f: Fixture, filter: WorksFilter, page: number, pageSize: number) {
+  const slice = paginate(filterWorks(f.reference, filter), page, pageSize);
+  return { slugs: slice.items.map((w) => w.summary.slug), total: slice.total, totalPages: slice.totalPages };
+}
+
+function actual(f: Fixture, filter: WorksFilter, page: number, pageSize: number) {
+  const r = searchWorks(f.index, filter, page, pageSize);
+  return { slugs: r.ids.map((id) => f.index.slugs[id]!), total: r.total, totalPages: r.totalPages };
+}
+
+/** Accents and case the folding must undo. */
+const DECORATE: Record<string, string> = { a: 'Á', e: 'é', i: 'Î', o: 'ø', u: 'Ü', c: 'Ç', n: 'Ñ', s: 'S' };
+
+function queryText(f: Fixture) {
+  const word = fc.oneof(
+    fc.constantFrom(...f.vocabulary),
+    fc.constantFrom(...f.vocabulary).chain((w) => fc.integer({ min: 1, max: w.length }).map((n) => w.slice(0, n))),
+    fc.constantFrom('zzzz', 'q', 'x', '1', '7', 'op', 'no', 'j', 's'),
+  );
+  const decorated = word.chain((w) => fc.boolean().map((d) => (d ? [...w].map((c) => DECORATE[c] ?? c.toUpperCase()).join('') : w)));
+  return fc.array(decorated, { minLength: 0, maxLength: 4 }).chain((list) => fc.constantFrom(' ', ', ', '.', ' - ').map((sep) => list.join(sep)));
+}
+
+function filterArb(f: Fixture) {
+  const text = queryText(f);
+  const composer = fc.oneof(text, fc.constantFrom(...f.composers));
+  return fc.record(
+    { query: text, genre: text, composer, instrument: text, style: text },
+    { requiredKeys: [] },
+  ) as fc.Arbitrary<WorksFilter>;
+}
+
+describe.each([
+  ['the sample catalog', sample],
+  ['2,000 generated works', generated],
+])('the index answers like the linear scan: %s', (_, f) => {
+  it('for random queries, filters, pages and page sizes', () => {
+    fc.assert(
+      fc.property(filterArb(f), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 100 }), (filter, page, pageSize) => {
+        expect(actual(f, filter, page, pageSize)).toEqual(expected(f, filter, page, pageSize));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('for every one- and two-letter prefix of the catalog\'s words, and 200 whole words', () => {
+    // The linear scan re-reads every work per query, so whole words are sampled evenly.
+    const stride = Math.max(1, Math.floor(f.vocabulary.length / 200));
+    const queries = new Set([...f.vocabulary.map((w) => w.slice(0, 1)), ...f.vocabulary.map((w) => w.slice(0, 2)), ...f.vocabulary.filter((_, i) => i % stride === 0)]);
+    for (const q of queries) expect(actual(f, { query: q }, 1, 100), q).toEqual(expected(f, { query: q }, 1, 100));
+  });
+
+  it('lists every work unfiltered, page by page, in listing order', () => {
+    const all = expected(f, {}, 1, f.records.length || 1).slugs;
+    expect(f.index.slugs).toEqual(all);
+    const pageSize = 7;
+    for (let page = 1; page <= Math.ceil(all.length / pageSize) + 1; page++) expect(actual(f, {}, page, pageSize)).toEqual(expected(f, {}, page, pageSize));
+  });
+
+  it('finds each work by slug and stores its summary', () => {
+    for (const r of f.records) {
+      const id = idOfSlug(f.index, r.slug);
+      expect(f.index.slugs[id]).toBe(r.slug);
+      expect(summaryOf(f.index, id)).toEqual(workSummary(r));
+    }
+    expect(idOfSlug(f.index, 'no-such-work')).toBe(-1);
+    expect(idOfSlug(f.index, '')).toBe(-1);
+  });
+});
+
+describe('query words', () => {
+  it('drops a word that starts another word of the same value (it adds nothing)', () => {
+    expect(constrainingWords('bach b ba J.S. Bach')).toEqual(['bach', 'j', 's']);
+    expect(constrainingWords('Dvořák DVORAK')).toEqual(['dvorak']);
+    expect(constrainingWords('!!! ...')).toEqual([]);
+  });
+
+  it('composer initials forms work through the index ("J S Bach", "Bach, J.S."), and do not match Offenbach', () => {
+    for (const composer of ['J S Bach', 'Bach, J.S.', 'J. S. Bach', 'Johann Sebastian Bach', 'bach']) {
+      const got = actual(sample, { composer }, 1, 100);
+      expect(got).toEqual(expected(sample, { composer }, 1, 100));
+      expect(got.total).toBeGreaterThan(0);
+      expect(got.slugs.some((s) => s.includes('offenbach'))).toBe(false);
+    }
+  });
+});
+
+describe('dense prefixes', () => {
+  it('a short, common prefix is answered from a stored bitset, not from its postings', () => {
+    const f = generated.index.fields.query;
+    expect(generated.index.denseAt.query.has('s')).toBe(true);
+    // The stored bitset is the union of the postings of every word starting with the prefix.
+    const k = generated.index.denseAt.query.get('s')!;
+    const size = (generated.index.count + 31) >>> 5;
+    let bits = 0;
+    for (const word of f.dense.subarray(k * size, (k + 1) * size)) bits += word.toString(2).replace(/0/g, '').length;
+    expect(bits).toBe(expected(generated, { query: 's' }, 1, 1).total);
+    expect(bits).toBeGreaterThanOrEqual(denseThreshold(generated.index.count) / 8);
+  });
+});
+
+describe('index files', () => {
+  it('round-trip typed sections and string lists, including empty ones', () => {
+    const bytes = encodeIndex({ kind: 'test' }, { a: Int32Array.from([1, -2, 3]), b: ['x', 'yz', ''], c: [], d: new Uint16Array([7]), e: { bytes: Buffer.from('hi') } });
+    const d = decodeIndex(Buffer.concat([Buffer.alloc(3), bytes]).subarray(3));
+    expect(Array.from(d.i32('a'))).toEqual([1, -2, 3]);
+    expect(d.strings('b')).toEqual(['x', 'yz', '']);
+    expect(d.strings('c')).toEqual([]);
+    expect(Array.from(d.u16('d'))).toEqual([7]);
+    expect(d.bytes('e').toString()).toBe('hi');
+    expect(d.meta).toEqual({ kind: 'test' });
+    expect(() => d.u8('a')).toThrow(/is i32/);
+    expect(() => decodeIndex(Buffer.from('not an index'))).toThrow(/not an archive index/);
+  });
+
+  it('refuses a catalog whose two records share a slug', () => {
+    const r = sample.records[0]!;
+    expect(() => buildIndexFiles({ records: [r, structuredClone(r)], profiles: [], instruments: [] })).toThrow(/two records have slug/);
+  });
+
+  it('hold the profiles and the distinct composers, first seen in slug order', () => {
+    const loaded = loadCatalog(path.join(ROOT, 'content'));
+    const profiles = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
+    const files = buildIndexFiles({ records: sample.records, profiles, instruments: buildInstrumentRecords(loaded.catalog, BASE) });
+    const manifest = JSON.parse(files['catalog.json'].toString());
+    expect(manifest.works).toBe(sample.records.length);
+    expect(manifest.profiles.map((p: { slug: string }) => p.slug)).toEqual(profiles.map((p) => p.slug));
+    const bySlug = [...sample.records].sort((a, b) => (a.slug < b.slug ? -1 : 1));
+    const distinct = [...new Map(bySlug.map((r) => [JSON.stringify(r.composer), r.composer])).values()];
+    expect(manifest.composers).toEqual(distinct);
+  });
+});
