@@ -7,11 +7,12 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
+import type { InstrumentRecord } from '../../src/schemas/profile.ts';
+import type { ProfileHead } from '../../src/domain/catalog-index/profiles.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
-import { CATALOG_INDEX_FORMAT, INDEX_DIR, type CatalogManifest } from '../../src/domain/catalog-index/index-files.ts';
+import { CATALOG_INDEX_FORMAT, INDEX_DIR, PROFILES_INDEX_FORMAT, type CatalogManifest } from '../../src/domain/catalog-index/index-files.ts';
 import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { WorkRecords } from './work-records.ts';
 
@@ -22,7 +23,12 @@ export interface CatalogIndex {
   resolve: ResolveCatalog;
   /** Full work records, read on demand with a bounded cache. */
   records: WorkRecords;
-  profiles: ProfileRecord[];
+  /** Profiles in slug order, without their usage lists (filtering, resolve). */
+  profiles: ProfileHead[];
+  /** Each profile's full record as JSON text, by the same position (GET /api/v1/profiles joins them). */
+  profileTexts: Buffer[];
+  /** Listing bodies already answered, by the positions they list (a handful of profiles: few distinct answers). */
+  profileListings: Map<string, { body: Buffer; etag: string }>;
   instruments: InstrumentRecord[];
   /** Distinct composers of the catalog (review matches a new work's composer against them). */
   composers: WorkRecord['composer'][];
@@ -43,11 +49,15 @@ export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> 
   }
   const manifest = JSON.parse(manifestText) as CatalogManifest;
   if (manifest.format !== CATALOG_INDEX_FORMAT) throw new MissingIndexError(`${buildDir}: index format ${manifest.format}, expected ${CATALOG_INDEX_FORMAT}; rebuild it`);
-  const [worksFile, resolveFile] = await Promise.all([fs.readFile(path.join(dir, 'works.idx')), fs.readFile(path.join(dir, 'resolve.idx'))]);
+  const [worksFile, resolveFile, profilesFile] = await Promise.all(['works.idx', 'resolve.idx', 'profiles.idx'].map((name) => fs.readFile(path.join(dir, name))));
   await breathe();
-  const works = decodeWorksIndex(decodeIndex(worksFile, 'works.idx'));
+  const works = decodeWorksIndex(decodeIndex(worksFile!, 'works.idx'));
   await breathe();
-  const resolve = decodeResolveCatalog(decodeIndex(resolveFile, 'resolve.idx'), manifest.profiles);
+  const resolve = decodeResolveCatalog(decodeIndex(resolveFile!, 'resolve.idx'), manifest.profiles);
+  const profiles = decodeIndex(profilesFile!, 'profiles.idx');
+  if (profiles.meta.version !== PROFILES_INDEX_FORMAT || profiles.meta.count !== manifest.profiles.length) throw new MissingIndexError(`${buildDir}: profiles.idx does not match catalog.json; rebuild it`);
+  const text = profiles.bytes('text');
+  const offsets = profiles.u32('offsets');
   if (works.count !== manifest.works || resolve.works.count !== manifest.works) {
     throw new MissingIndexError(`${buildDir}: index files disagree on the number of works (${works.count}, ${resolve.works.count}, ${manifest.works}); rebuild it`);
   }
@@ -56,6 +66,8 @@ export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> 
     resolve,
     records: new WorkRecords(path.join(buildDir, 'client'), works),
     profiles: manifest.profiles,
+    profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),
+    profileListings: new Map(),
     instruments: manifest.instruments,
     composers: manifest.composers,
   };

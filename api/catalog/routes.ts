@@ -8,7 +8,11 @@ import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/sc
 import { searchWorks, summaryOf } from '../../src/domain/catalog-index/works-index.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import type { AppContext } from '../context.ts';
-import { pageLink, sendJsonWithEtag } from '../http/reply.ts';
+import { pageLink, sendBodyWithEtag, sendJsonWithEtag } from '../http/reply.ts';
+import { createHash } from 'node:crypto';
+import { profileListingBody } from '../../src/domain/catalog-index/profiles.ts';
+import { API_VERSION } from '../../src/schemas/common.ts';
+import { strongEtag } from '../site/static-site.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
 
 export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -47,13 +51,26 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
   app.get<{ Querystring: ProfilesQuery }>('/api/v1/profiles', { schema: { querystring: ProfilesQuery } }, async (request, reply) => {
     const q = request.query;
     const { catalog, generatedAtUtc } = ctx.handle.current;
-    const items = catalog.profiles.filter(
-      (p) =>
+    const positions: number[] = [];
+    catalog.profiles.forEach((p, k) => {
+      if (
         (q.kind === undefined || p.kind === q.kind) &&
         (q.status === undefined || p.status === q.status) &&
         (q.renderReady === undefined || p.renderReady === q.renderReady) &&
-        (q.query === undefined || matchesAllWords([p.slug, p.title, p.summary, ...p.instruments].join(' '), q.query)),
-    );
-    return sendJsonWithEtag(request, reply, envelope({ items, total: items.length }, generatedAtUtc));
+        (q.query === undefined || matchesAllWords([p.slug, p.title, p.summary, ...p.instruments].join(' '), q.query))
+      ) {
+        positions.push(k);
+      }
+    });
+    // Profile records list every work that uses them, so at scale a listing is megabytes: it is
+    // joined from the records' stored JSON texts once per distinct answer and build, then reused.
+    const key = positions.join(',');
+    let answer = catalog.profileListings.get(key);
+    if (!answer) {
+      const body = profileListingBody(API_VERSION, generatedAtUtc, positions.map((k) => catalog.profileTexts[k]!));
+      answer = { body, etag: strongEtag(createHash('sha256').update(body).digest()) };
+      if (catalog.profileListings.size < 256) catalog.profileListings.set(key, answer);
+    }
+    return sendBodyWithEtag(request, reply, answer.body, answer.etag);
   });
 }

@@ -25,6 +25,13 @@ export function sendJsonWithEtag(
   return reply.type(contentType).send(body);
 }
 
+/** Answer a body already serialized, with its strong ETag, honoring If-None-Match. */
+export function sendBodyWithEtag(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string, contentType = 'application/json', cacheControl = 'public, max-age=30') {
+  reply.header('ETag', etag).header('Cache-Control', cacheControl);
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.type(contentType).send(body);
+}
+
 /** The envelope around `data`, as exact application/json that no cache stores. */
 export function sendPrivateJson(reply: FastifyReply, data: unknown) {
   return reply.header('Cache-Control', NO_STORE).type('application/json').send(JSON.stringify(envelope(data)));

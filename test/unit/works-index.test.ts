@@ -27,6 +27,8 @@ import {
   type WorksIndex,
 } from '../../src/domain/catalog-index/works-index.ts';
 import { buildIndexFiles } from '../../src/domain/catalog-index/index-files.ts';
+import { profileListingBody } from '../../src/domain/catalog-index/profiles.ts';
+import { envelope } from '../../src/schemas/envelope.ts';
 import { words } from '../../src/domain/text.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
@@ -203,5 +205,16 @@ describe('index files', () => {
     const bySlug = [...sample.records].sort((a, b) => (a.slug < b.slug ? -1 : 1));
     const distinct = [...new Map(bySlug.map((r) => [JSON.stringify(r.composer), r.composer])).values()];
     expect(manifest.composers).toEqual(distinct);
+    // Heads drop only the usage lists.
+    expect(manifest.profiles[0].catalogUsage).toEqual({ arrangementCount: profiles.find((p) => p.slug === manifest.profiles[0].slug)!.catalogUsage.arrangementCount });
+  });
+
+  it('join profile texts into exactly the listing JSON.stringify would write', () => {
+    const loaded = loadCatalog(path.join(ROOT, 'content'));
+    const profiles = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
+    for (const items of [profiles, profiles.slice(0, 1), []]) {
+      const body = profileListingBody('v1', '2026-01-01T00:00:00.000Z', items.map((p) => Buffer.from(JSON.stringify(p))));
+      expect(body.toString()).toBe(JSON.stringify(envelope({ items, total: items.length }, '2026-01-01T00:00:00.000Z')));
+    }
   });
 });

@@ -5,13 +5,16 @@
  *
  *   index/works.idx     listing order, summaries, one inverted index per search field
  *   index/resolve.idx   the resolve catalog's columns, word fields and role lists
- *   index/catalog.json  profiles, instruments, distinct composers, counts (small)
+ *   index/profiles.idx  each profile record's JSON text (the listing joins them)
+ *   index/catalog.json  profile heads, instruments, distinct composers, counts (small)
  */
 import type { WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
 import { workSummary } from '../records.ts';
 import { encodeWorksIndex, orderWorks } from './works-index.ts';
 import { buildResolveCatalog, encodeResolveCatalog } from '../resolve/catalog.ts';
+import { encodeIndex } from './binary.ts';
+import { profileHead, type ProfileHead } from './profiles.ts';
 
 export const INDEX_DIR = 'index';
 export const CATALOG_INDEX_FORMAT = 1;
@@ -27,7 +30,8 @@ export interface CatalogManifest {
   format: number;
   works: number;
   arrangements: number;
-  profiles: ProfileRecord[];
+  /** Profiles in slug order, without their usage lists (the full records are in profiles.idx). */
+  profiles: ProfileHead[];
   instruments: InstrumentRecord[];
   /** Distinct composers, first seen in slug order (review matches a new work's composer against them). */
   composers: WorkRecord['composer'][];
@@ -36,6 +40,7 @@ export interface CatalogManifest {
 export interface IndexFiles {
   'works.idx': Buffer;
   'resolve.idx': Buffer;
+  'profiles.idx': Buffer;
   'catalog.json': Buffer;
 }
 
@@ -47,7 +52,8 @@ export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
     bySlug.map((record) => ({ record, summary: workSummary(record) })),
     aliases,
   );
-  const resolve = buildResolveCatalog(bySlug, input.profiles, input.instruments);
+  const profiles = [...input.profiles].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  const resolve = buildResolveCatalog(bySlug, profiles, input.instruments);
   // Both indexes number works by listing order; they must agree work for work.
   ordered.forEach((w, i) => {
     if (resolve.works.slugs[i] !== w.record.slug) throw new Error(`listing and resolve orders disagree at ${i}: ${w.record.slug} / ${resolve.works.slugs[i]}`);
@@ -61,13 +67,24 @@ export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
     format: CATALOG_INDEX_FORMAT,
     works: bySlug.length,
     arrangements: resolve.arrangementCount,
-    profiles: input.profiles,
+    profiles: profiles.map(profileHead),
     instruments: input.instruments,
     composers: [...composers.values()],
   };
   return {
     'works.idx': encodeWorksIndex(ordered),
     'resolve.idx': encodeResolveCatalog(resolve),
+    'profiles.idx': encodeProfiles(profiles),
     'catalog.json': Buffer.from(`${JSON.stringify(manifest)}\n`),
   };
+}
+
+export const PROFILES_INDEX_FORMAT = 1;
+
+/** Each profile record's JSON text, in slug order (offsets[k] .. offsets[k + 1]). */
+function encodeProfiles(profiles: ProfileRecord[]): Buffer {
+  const texts = profiles.map((p) => Buffer.from(JSON.stringify(p)));
+  const offsets = new Uint32Array(texts.length + 1);
+  texts.forEach((t, k) => (offsets[k + 1] = offsets[k]! + t.length));
+  return encodeIndex({ kind: 'profiles', version: PROFILES_INDEX_FORMAT, count: profiles.length }, { text: { bytes: Buffer.concat(texts) }, offsets });
 }

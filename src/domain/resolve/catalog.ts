@@ -11,7 +11,8 @@
  * start or a swap parses no work and memory does not grow with the records.
  */
 import type { ArrangementRecord, AssetRecord, WorkRecord } from '../../schemas/work.ts';
-import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
+import type { InstrumentRecord } from '../../schemas/profile.ts';
+import type { ProfileHead } from '../catalog-index/profiles.ts';
 import { MUSIC_ROLES, type AssetKind, type MusicRole } from '../../schemas/common.ts';
 import { fold, words } from '../text.ts';
 import { composerNameForms } from '../works-query.ts';
@@ -109,7 +110,8 @@ export interface ResolveCatalog {
    * reads the second only while it has fewer than ten ready candidates.
    */
   byRole: Map<MusicRole, { staticReady: Int32Array; rest: Int32Array; works: number }>;
-  profiles: Map<string, ProfileRecord>;
+  /** Profiles by slug (their heads: the catalog usage lists are not needed here). */
+  profiles: Map<string, ProfileHead>;
   vocab: Vocabulary;
   style: WordField;
   instrumentation: WordField;
@@ -309,7 +311,7 @@ function invert(vocabSize: number, items: number, start: Int32Array, ids: Int32A
   return { postingStart, postings };
 }
 
-export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: ProfileRecord[], instruments: InstrumentRecord[] = []): ResolveCatalog {
+export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: ProfileHead[], instruments: InstrumentRecord[] = []): ResolveCatalog {
   const profiles = new Map(profileList.map((p) => [p.slug, p]));
   const expand = instrumentExpander(instruments);
   const memo = memoWords();
@@ -494,7 +496,7 @@ export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
 }
 
 /** The prepared catalog from its index file and the build's profiles; records come from a RecordSource. */
-export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileRecord[]): ResolveCatalog {
+export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHead[]): ResolveCatalog {
   if (file.meta.kind !== 'resolve' || file.meta.version !== RESOLVE_INDEX_FORMAT) {
     throw new Error(`resolve index: kind ${String(file.meta.kind)} version ${String(file.meta.version)}, expected resolve version ${RESOLVE_INDEX_FORMAT} (rebuild the site)`);
   }
