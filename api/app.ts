@@ -18,7 +18,7 @@ import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, prototypeKeyPointers } from '../src/domain/json-limits.ts';
-import { serveFromMemory } from './site/fast-static.ts';
+import { serveStatic } from './site/fast-static.ts';
 import { BlobStore } from './blobs/blob-store.ts';
 import { registerCatalogRoutes } from './catalog/routes.ts';
 import { registerBlobRoutes } from './blobs/routes.ts';
@@ -91,6 +91,9 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     keys: KeyRing.fromConfig(config),
   };
   const review = new ReviewService(ctx, input.review);
+  // Every explicit route, so the catch-all can tell 405 (path exists, wrong method) from 404,
+  // and the static fast path leaves routed paths to their routes.
+  const known = FindMyWay();
   const deprecations = options.deprecations ?? DEPRECATIONS;
   const app = Fastify({
     logger:
@@ -105,12 +108,15 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
             },
           },
     bodyLimit: 1024 * 1024,
-    // Records already in memory are answered before Fastify's routing (see fast-static.ts).
+    // Static files are answered before Fastify's routing (see fast-static.ts), unless an explicit
+    // route owns the path.
     serverFactory: (handler) =>
       createServer(SERVER_TIMEOUTS, (req, res) => {
+        const path = (req.url ?? '/').split('?')[0] ?? '/';
         // A deprecated path goes through Fastify so its answer carries the deprecation headers.
-        const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
-        if (deprecated || !serveFromMemory(req, res, input.handle)) handler(req, res);
+        const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
+        if (deprecated || known.find('GET', path)) handler(req, res);
+        else serveStatic(req, res, input.handle, () => handler(req, res));
       }).setTimeout(SERVER_TIMEOUTS.idleTimeoutMs),
     // Forwarded addresses count only from the configured proxies (ARCHIVE_TRUSTED_PROXIES).
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -124,8 +130,6 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   });
   const base = ctx.config.publicBaseUrl;
 
-  // Every explicit route, so the catch-all can tell 405 (path exists, wrong method) from 404.
-  const known = FindMyWay();
   app.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];

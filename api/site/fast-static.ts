@@ -1,27 +1,52 @@
 /**
  * A fast path in front of Fastify for the requests agents make most: a plain GET or HEAD of a
- * record that is already in memory. It answers with the same headers the full path would (strong
+ * static file of the served build. It answers with the same headers the full path would (strong
  * ETag, Cache-Control, exact type, 304 on a matching If-None-Match) without routing, hooks or
- * reply objects; anything else (query strings, ranges, misses, other methods) goes to Fastify.
+ * reply objects. Two ways through it:
+ * - a file already known: a 304 from its ETag, or its bytes from memory, with no await at all;
+ * - any other small file (the memory cache holds only part of a large catalog): found and read
+ *   once (open, fstat, one read, hashed for the ETag), answered from those bytes, and remembered.
+ * Anything else (query strings, ranges, other methods, missing files, redirects, large files)
+ * goes to Fastify, which answers it through send-file and the not-found handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SiteHandle } from './site-handle.ts';
-import { ifNoneMatchHits } from './static-site.ts';
+import { ifNoneMatchHits, SMALL_FILE_MAX, type StaticFile } from './static-site.ts';
 
-export function serveFromMemory(req: IncomingMessage, res: ServerResponse, handle: SiteHandle): boolean {
-  const method = req.method;
-  if ((method !== 'GET' && method !== 'HEAD') || req.headers.range !== undefined) return false;
-  const url = req.url ?? '/';
-  if (url.includes('?')) return false;
-  const file = handle.current.site.peek(url);
-  if (!file?.body) return false;
+function answer(req: IncomingMessage, res: ServerResponse, file: StaticFile, body: Buffer | undefined): void {
   const common = { ETag: file.etag, 'Cache-Control': file.cacheControl, 'Accept-Ranges': 'bytes', 'X-Content-Type-Options': 'nosniff' };
   if (ifNoneMatchHits(req.headers['if-none-match'], file.etag)) {
     res.writeHead(304, common);
     res.end();
-    return true;
+    return;
   }
-  res.writeHead(200, { ...common, 'Content-Type': file.contentType, 'Content-Length': file.body.length });
-  res.end(method === 'HEAD' ? undefined : file.body);
-  return true;
+  res.writeHead(200, { ...common, 'Content-Type': file.contentType, 'Content-Length': body!.length });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * Serve the request if it is a plain GET or HEAD of a small static file; otherwise (now or once
+ * the file is looked up) call `fallback`, which hands the request to Fastify.
+ */
+export function serveStatic(req: IncomingMessage, res: ServerResponse, handle: SiteHandle, fallback: () => void): void {
+  const method = req.method;
+  const url = req.url ?? '/';
+  if ((method !== 'GET' && method !== 'HEAD') || req.headers.range !== undefined || url.includes('?')) return fallback();
+  const site = handle.current.site;
+  const known = site.peek(url);
+  if (known) {
+    if (known.body || ifNoneMatchHits(req.headers['if-none-match'], known.etag)) return answer(req, res, known, known.body);
+    if (known.size > SMALL_FILE_MAX) return fallback();
+  }
+  const found = known ? Promise.resolve({ kind: 'file' as const, file: known }) : site.resolve(url);
+  found
+    .then(async (r) => {
+      if (r.kind !== 'file' || r.file.size > SMALL_FILE_MAX) return fallback();
+      if (ifNoneMatchHits(req.headers['if-none-match'], r.file.etag)) return answer(req, res, r.file, undefined);
+      answer(req, res, r.file, await site.bytesOf(r.file));
+    })
+    .catch(() => {
+      // A file that vanished or could not be read: let the full path decide (it answers a problem).
+      if (!res.headersSent) fallback();
+    });
 }

@@ -1,8 +1,11 @@
 /**
  * Serves one immutable build folder (`dist/client` or a rebuild under ARCHIVE_DATA_DIR) with the
  * archive's URL mapping, exact content types, strong ETags, conditional GET and byte ranges.
- * Build folders never change after they are complete, so each file is hashed once and small
- * files are kept in memory up to a budget.
+ * Build folders never change after they are complete, so a file's ETag, once computed, holds
+ * for the folder's life. Two bounded caches, least recently used out: file facts (path, size,
+ * ETag, type; up to 50,000 files) and the bytes of small files (up to 64 MiB). A catalog larger
+ * than the caches still answers every file: a miss reads the file once (open, fstat, one read),
+ * hashes it and answers from those bytes (see fast-static.ts).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
@@ -57,8 +60,12 @@ export type StaticFile = ServableFile & {
 
 export type Resolution = { kind: 'file'; file: StaticFile } | { kind: 'redirect'; location: string } | { kind: 'none' };
 
-const KEEP_IN_MEMORY_MAX_FILE = 1024 * 1024;
+/** Files up to this size are read whole (and may be kept in memory); larger ones are streamed. */
+export const SMALL_FILE_MAX = 1024 * 1024;
+/** Bytes of small files kept in memory, least recently used out. */
 const MEMORY_BUDGET = 64 * 1024 * 1024;
+/** Files whose facts (size, ETag, type) are kept, least recently used out. */
+const MAX_KNOWN_FILES = 50_000;
 
 export function strongEtag(digest: Buffer): string {
   return `"${digest.toString('base64url').slice(0, 27)}"`;
@@ -66,11 +73,16 @@ export function strongEtag(digest: Buffer): string {
 
 export class StaticSite {
   readonly root: string;
-  private readonly cache = new Map<string, StaticFile | null>();
+  /** Known files by path inside the build, least recently used first (a hit is re-inserted). */
+  private readonly cache = new Map<string, StaticFile>();
   private cachedBytes = 0;
+  private readonly memoryBudget: number;
+  private readonly maxKnownFiles: number;
 
-  constructor(root: string) {
+  constructor(root: string, options: { memoryBudget?: number; maxKnownFiles?: number } = {}) {
     this.root = path.resolve(root);
+    this.memoryBudget = options.memoryBudget ?? MEMORY_BUDGET;
+    this.maxKnownFiles = options.maxKnownFiles ?? MAX_KNOWN_FILES;
   }
 
   /** Map a URL path to candidate files, in the order the nginx config tries them. */
@@ -88,14 +100,18 @@ export class StaticSite {
   }
 
   /**
-   * The hot path: a file already hashed and held in memory, found without touching the disk or
-   * awaiting anything. Returns undefined when the slower `resolve` must decide.
+   * The hot path: a file already known (its ETag computed), found without touching the disk or
+   * awaiting anything; its bytes are there when it is small and still in the memory cache.
+   * Returns undefined when the slower `resolve` must decide.
    */
   peek(urlPath: string): StaticFile | undefined {
     if (urlPath.includes('%') || urlPath.includes('..')) return undefined;
     for (const rel of StaticSite.candidates(urlPath).files) {
       const hit = this.cache.get(rel);
-      if (hit) return hit.body ? hit : undefined;
+      if (hit) {
+        this.touch(rel, hit);
+        return hit;
+      }
     }
     return undefined;
   }
@@ -117,40 +133,91 @@ export class StaticSite {
     return { kind: 'none' };
   }
 
+  /** The bytes of a small file: from memory, or read again (and kept if the budget allows). */
+  async bytesOf(file: StaticFile): Promise<Buffer> {
+    if (file.body) return file.body;
+    const body = await fs.readFile(file.absPath);
+    this.keep(file, body);
+    return body;
+  }
+
+  private touch(rel: string, file: StaticFile): void {
+    this.cache.delete(rel);
+    this.cache.set(rel, file);
+  }
+
+  /** Keep `body` in memory for `file` if it fits, dropping the bytes of the least recently used files. */
+  private keep(file: StaticFile, body: Buffer): void {
+    if (file.body || body.length > this.memoryBudget) return;
+    file.body = body;
+    this.cachedBytes += body.length;
+    for (const old of this.cache.values()) {
+      if (this.cachedBytes <= this.memoryBudget) break;
+      if (old.body && old !== file) {
+        this.cachedBytes -= old.body.length;
+        old.body = undefined;
+      }
+    }
+  }
+
+  private remember(file: StaticFile): void {
+    this.cache.set(file.relPath, file);
+    if (this.cache.size <= this.maxKnownFiles) return;
+    const [oldest, old] = this.cache.entries().next().value as [string, StaticFile];
+    this.cache.delete(oldest);
+    if (old.body) this.cachedBytes -= old.body.length;
+  }
+
   private async load(rel: string): Promise<StaticFile | null> {
     const hit = this.cache.get(rel);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      this.touch(rel, hit);
+      return hit;
+    }
     const absPath = path.join(this.root, rel);
     if (!absPath.startsWith(this.root + path.sep)) return null;
-    let stat;
+    let handle;
     try {
-      stat = await fs.stat(absPath);
+      handle = await fs.open(absPath, 'r');
     } catch {
-      return null; // not cached: a missing file costs one stat, and the map stays bounded
+      return null; // not cached: a missing file costs one open, and the cache stays bounded
     }
-    if (!stat.isFile()) return null;
-    const file: StaticFile = {
-      relPath: rel,
-      absPath,
-      size: stat.size,
-      etag: '',
-      contentType: contentTypeFor(rel),
-      cacheControl: rel.startsWith('_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=60, stale-while-revalidate=300',
-    };
-    if (stat.size <= KEEP_IN_MEMORY_MAX_FILE) {
-      const body = await fs.readFile(absPath);
-      file.etag = strongEtag(createHash('sha256').update(body).digest());
-      if (this.cachedBytes + body.length <= MEMORY_BUDGET) {
-        file.body = body;
-        this.cachedBytes += body.length;
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) return null;
+      const file: StaticFile = {
+        relPath: rel,
+        absPath,
+        size: stat.size,
+        etag: '',
+        contentType: contentTypeFor(rel),
+        cacheControl: rel.startsWith('_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=60, stale-while-revalidate=300',
+      };
+      if (stat.size <= SMALL_FILE_MAX) {
+        // One read of the whole file: its hash is the ETag, and the same bytes answer the request.
+        const body = Buffer.allocUnsafe(stat.size);
+        let read = 0;
+        while (read < stat.size) {
+          const { bytesRead } = await handle.read(body, read, stat.size - read, read);
+          if (bytesRead === 0) break;
+          read += bytesRead;
+        }
+        const bytes = read === stat.size ? body : body.subarray(0, read);
+        file.size = bytes.length;
+        file.etag = strongEtag(createHash('sha256').update(bytes).digest());
+        this.remember(file);
+        this.keep(file, bytes);
+        // Callers that find the bytes gone (evicted at once) read them again through bytesOf.
+        return file;
       }
-    } else {
       const hash = createHash('sha256');
-      for await (const chunk of createReadStream(absPath)) hash.update(chunk as Buffer);
+      for await (const chunk of createReadStream(absPath, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
       file.etag = strongEtag(hash.digest());
+      this.remember(file);
+      return file;
+    } finally {
+      await handle.close();
     }
-    this.cache.set(rel, file);
-    return file;
   }
 }
 
