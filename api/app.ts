@@ -203,6 +203,9 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   app.addContentTypeParser('text/json', { parseAs: 'string' }, jsonParser);
   app.addContentTypeParser(/^application\/[a-z0-9.!#$&^_-]+\+json$/i, { parseAs: 'string' }, jsonParser);
 
+  // The served build's open index files close with the server.
+  app.addHook('onClose', async () => ctx.handle.current.catalog.summaries.close());
+
   registerDeprecationHeaders(app, deprecations, base);
   registerCatalogRoutes(app, ctx);
   registerBlobRoutes(app, ctx);

@@ -15,10 +15,13 @@ import { decodeWorksIndex, type WorksIndex } from '../../src/domain/catalog-inde
 import { CATALOG_INDEX_FORMAT, INDEX_DIR, PROFILES_INDEX_FORMAT, type CatalogManifest } from '../../src/domain/catalog-index/index-files.ts';
 import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { WorkRecords } from './work-records.ts';
+import { SummaryFile } from './summaries.ts';
 
 export interface CatalogIndex {
-  /** Listing order, summaries and the search fields' inverted indexes. */
+  /** Listing order, slugs and the search fields' inverted indexes. */
   works: WorksIndex;
+  /** Listing items, read per page from the summaries file. */
+  summaries: SummaryFile;
   /** The resolve catalog (columns over the same order); full records come from `records`. */
   resolve: ResolveCatalog;
   /** Full work records, read on demand with a bounded cache. */
@@ -65,6 +68,7 @@ export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> 
     works,
     resolve,
     records: new WorkRecords(path.join(buildDir, 'client'), works),
+    summaries: new SummaryFile(path.join(dir, 'summaries.json'), works),
     profiles: manifest.profiles,
     profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),
     profileListings: new Map(),

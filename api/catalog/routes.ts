@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/schemas/queries.ts';
-import { searchWorks, summaryOf } from '../../src/domain/catalog-index/works-index.ts';
+import { searchWorks } from '../../src/domain/catalog-index/works-index.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import type { AppContext } from '../context.ts';
 import { pageLink, sendBodyWithEtag, sendJsonWithEtag } from '../http/reply.ts';
@@ -30,7 +30,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
       reply,
       envelope(
         {
-        items: slice.ids.map((id) => summaryOf(catalog.works, id)),
+        items: await catalog.summaries.page(slice.ids),
         page,
         pageSize,
         total: slice.total,

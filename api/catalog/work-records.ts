@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WorkRecord } from '../../src/schemas/work.ts';
-import { idOfSlug, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import type { WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 
 /** Default cache budget: the JSON size of the records kept (their objects take a few times more). */
 export const RECORD_CACHE_BYTES = 8 * 1024 * 1024;
@@ -34,23 +34,23 @@ export class WorkRecords {
 
   /** True when the build has a work with this slug (no read). */
   has(slug: string): boolean {
-    return idOfSlug(this.index, slug) >= 0;
+    return this.index.slugs.indexOf(slug) >= 0;
   }
 
   /** The first slug in slug order, or undefined for an empty catalog. */
   firstSlug(): string | undefined {
-    const id = this.index.bySlug[0];
-    return id === undefined ? undefined : this.index.slugs[id];
+    const id = this.index.slugs.bySlug[0];
+    return id === undefined ? undefined : this.index.slugs.at(id);
   }
 
   /** Slugs in slug order (a copy of the whole list: for tests and tools, not requests). */
   slugs(): string[] {
-    return Array.from(this.index.bySlug, (id) => this.index.slugs[id]!);
+    return Array.from(this.index.slugs.bySlug, (id) => this.index.slugs.at(id));
   }
 
   /** The record of work `slug`, or null when the build has none. */
   async get(slug: string): Promise<WorkRecord | null> {
-    const id = idOfSlug(this.index, slug);
+    const id = this.index.slugs.indexOf(slug);
     return id < 0 ? null : this.byId(id);
   }
 
@@ -82,13 +82,13 @@ export class WorkRecords {
    */
   async all(): Promise<WorkRecord[]> {
     const out: WorkRecord[] = [];
-    const ids = Array.from(this.index.bySlug);
+    const ids = Array.from(this.index.slugs.bySlug);
     for (let i = 0; i < ids.length; i += 256) out.push(...(await Promise.all(ids.slice(i, i + 256).map((id) => this.readFile(id).then((r) => r.record)))));
     return out;
   }
 
   private async readFile(id: number): Promise<{ record: WorkRecord; bytes: number }> {
-    const slug = this.index.slugs[id]!;
+    const slug = this.index.slugs.at(id);
     const text = await fs.readFile(path.join(this.clientDir, 'api', 'v1', 'works', slug, 'index.json'), 'utf8');
     const record = (JSON.parse(text) as { data: WorkRecord }).data;
     if (record.slug !== slug) throw new Error(`the record at works/${slug} names slug ${record.slug}`);

@@ -19,6 +19,9 @@ export interface ServedBuild {
   publishedBlobs: Map<string, PublishedBlob>;
 }
 
+/** How long a build that was swapped out keeps its open files for requests still using it. */
+const RETIRE_AFTER_MS = 60_000;
+
 export class SiteHandle {
   private served: ServedBuild;
   private readonly listeners: Array<(build: ServedBuild) => void> = [];
@@ -51,7 +54,10 @@ export class SiteHandle {
   /** Load a complete build folder, then switch to it in one step. */
   async swap(buildDir: string): Promise<void> {
     const next = await SiteHandle.prepare(buildDir);
+    const previous = this.served;
     this.served = next;
+    // Requests that started on the previous build may still read its summaries for a moment.
+    setTimeout(() => void previous.catalog.summaries.close(), RETIRE_AFTER_MS).unref();
     for (const listener of this.listeners) listener(next);
   }
 

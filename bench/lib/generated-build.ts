@@ -13,6 +13,7 @@
  * the build key of its HEAD, so `npm start` serves it without building.
  *
  *   node bench/lib/generated-build.ts --works 100000 --data DIR --base-url http://127.0.0.1:PORT
+ *   node bench/lib/generated-build.ts --reindex BUILD_DIR     (index files only, from the records)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +25,7 @@ import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, publishedB
 import { buildApiIndex } from '../../src/domain/discovery.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
 import { buildIndexFiles } from '../../src/domain/catalog-index/index-files.ts';
-import { writeIndexFiles } from '../../api/catalog/build-index.ts';
+import { indexBuild, writeIndexFiles } from '../../api/catalog/build-index.ts';
 import { renderNginxConfig } from '../../api/site/nginx.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { buildKey } from '../../api/site/builds.ts';
@@ -108,7 +109,14 @@ export async function writeGeneratedBuild(options: GeneratedBuildOptions): Promi
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { works: { type: 'string', default: '10000' }, data: { type: 'string' }, 'base-url': { type: 'string' }, seed: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({
+    options: { works: { type: 'string', default: '10000' }, data: { type: 'string' }, 'base-url': { type: 'string' }, seed: { type: 'string', default: '1' }, reindex: { type: 'string' } },
+  });
+  if (values.reindex) {
+    // Rewrite the index files of an existing build folder from its records (after an index format change).
+    console.log(JSON.stringify(await indexBuild(path.resolve(values.reindex))));
+    process.exit(0);
+  }
   if (!values.data || !values['base-url']) {
     console.error('usage: node bench/lib/generated-build.ts --works N --data DIR --base-url URL [--seed S]');
     process.exit(2);

@@ -469,7 +469,7 @@ describe('the catalog-wide scan agrees with judging everything', () => {
       const lists = catalog.byRole.get(role)!;
       const all = [...lists.staticReady, ...lists.rest].map((index) => ({ index, ev: evaluate(catalog, index, q) }));
       all.sort((x, y) => compareRanked(catalog.cols, packKey(x.ev), x.index, packKey(y.ev), y.index));
-      const label = (index: number) => `${catalog.works.slugs[catalog.arrangementWork[index]!]}#${catalog.cols.id[index]}`;
+      const label = (index: number) => `${catalog.works.slugs.at(catalog.arrangementWork[index]!)}#${catalog.cols.id[index]}`;
       expect(r.candidates.map((c) => `${c.workSlug}#${c.arrangementId}:${c.score}:${c.ready}`)).toEqual(
         all.slice(0, 10).map((x) => `${label(x.index)}:${x.ev.score}:${x.ev.ready}`),
       );

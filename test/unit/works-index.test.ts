@@ -20,10 +20,10 @@ import {
   decodeWorksIndex,
   denseThreshold,
   encodeWorksIndex,
-  idOfSlug,
   orderWorks,
+  parseSummaries,
   searchWorks,
-  summaryOf,
+  summaryRanges,
   type WorksIndex,
 } from '../../src/domain/catalog-index/works-index.ts';
 import { buildIndexFiles } from '../../src/domain/catalog-index/index-files.ts';
@@ -43,6 +43,7 @@ function recordsOf(catalog: Catalog): WorkRecord[] {
 interface Fixture {
   records: WorkRecord[];
   index: WorksIndex;
+  summaries: Buffer;
   reference: ReturnType<typeof indexWork>[];
   vocabulary: string[];
   composers: string[];
@@ -52,11 +53,11 @@ function fixture(catalog: Catalog): Fixture {
   const records = recordsOf(catalog);
   const instruments = buildInstrumentRecords(catalog, BASE);
   const aliases = new Map(instruments.map((i) => [i.slug, i.aliases]));
-  const bytes = encodeWorksIndex(orderWorks(records.map((record) => ({ record, summary: workSummary(record) })), aliases));
-  const index = decodeWorksIndex(decodeIndex(bytes));
+  const encoded = encodeWorksIndex(orderWorks(records.map((record) => ({ record, summary: workSummary(record) })), aliases));
+  const index = decodeWorksIndex(decodeIndex(encoded.index));
   const reference = records.map((r) => indexWork(r, workSummary(r), aliases));
   const vocabulary = [...new Set(reference.flatMap((w) => words(w.all)))].sort();
-  return { records, index, reference, vocabulary, composers: [...new Set(records.map((r) => r.composer.name))] };
+  return { records, index, summaries: encoded.summaries, reference, vocabulary, composers: [...new Set(records.map((r) => r.composer.name))] };
 }
 
 const sample = (() => {
@@ -82,7 +83,7 @@ function expected(f: Fixture, filter: WorksFilter, page: number, pageSize: numbe
 
 function actual(f: Fixture, filter: WorksFilter, page: number, pageSize: number) {
   const r = searchWorks(f.index, filter, page, pageSize);
-  return { slugs: r.ids.map((id) => f.index.slugs[id]!), total: r.total, totalPages: r.totalPages };
+  return { slugs: r.ids.map((id) => f.index.slugs.at(id)), total: r.total, totalPages: r.totalPages };
 }
 
 /** Accents and case the folding must undo. */
@@ -129,19 +130,28 @@ describe.each([
 
   it('lists every work unfiltered, page by page, in listing order', () => {
     const all = expected(f, {}, 1, f.records.length || 1).slugs;
-    expect(f.index.slugs).toEqual(all);
+    expect(f.index.slugs.toArray()).toEqual(all);
     const pageSize = 7;
     for (let page = 1; page <= Math.ceil(all.length / pageSize) + 1; page++) expect(actual(f, {}, page, pageSize)).toEqual(expected(f, {}, page, pageSize));
   });
 
   it('finds each work by slug and stores its summary', () => {
     for (const r of f.records) {
-      const id = idOfSlug(f.index, r.slug);
-      expect(f.index.slugs[id]).toBe(r.slug);
-      expect(summaryOf(f.index, id)).toEqual(workSummary(r));
+      const id = f.index.slugs.indexOf(r.slug);
+      expect(f.index.slugs.at(id)).toBe(r.slug);
+      const [range] = summaryRanges(f.index, [id]);
+      expect(parseSummaries(f.index, range!, f.summaries.subarray(range!.start, range!.end))).toEqual([workSummary(r)]);
     }
-    expect(idOfSlug(f.index, 'no-such-work')).toBe(-1);
-    expect(idOfSlug(f.index, '')).toBe(-1);
+    expect(f.index.slugs.indexOf('no-such-work')).toBe(-1);
+    expect(f.index.slugs.indexOf('')).toBe(-1);
+  });
+
+  it('reads a page of summaries in one range per run of consecutive works', () => {
+    const ids = [0, 1, 2, 5, 6, 9].filter((id) => id < f.index.count);
+    const ranges = summaryRanges(f.index, ids);
+    expect(ranges.map((r) => r.ids)).toEqual([[0, 1, 2], [5, 6], [9]].map((run) => run.filter((id) => id < f.index.count)).filter((run) => run.length > 0));
+    const parsed = ranges.flatMap((r) => parseSummaries(f.index, r, f.summaries.subarray(r.start, r.end)));
+    expect(parsed.map((s) => s.slug)).toEqual(ids.map((id) => f.index.slugs.at(id)));
   });
 });
 

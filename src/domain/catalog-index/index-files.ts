@@ -3,7 +3,8 @@
  * (docs/architecture.md, "Indexes"). Pure: the build reads the records it just wrote and passes
  * them here; the 100,000-work bench passes records made by the domain code directly.
  *
- *   index/works.idx     listing order, summaries, one inverted index per search field
+ *   index/works.idx     listing order, slugs, one inverted index per search field
+ *   index/summaries.json  each work's summary as JSON text, in listing order (read per page)
  *   index/resolve.idx   the resolve catalog's columns, word fields and role lists
  *   index/profiles.idx  each profile record's JSON text (the listing joins them)
  *   index/catalog.json  profile heads, instruments, distinct composers, counts (small)
@@ -39,6 +40,7 @@ export interface CatalogManifest {
 
 export interface IndexFiles {
   'works.idx': Buffer;
+  'summaries.json': Buffer;
   'resolve.idx': Buffer;
   'profiles.idx': Buffer;
   'catalog.json': Buffer;
@@ -56,7 +58,7 @@ export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
   const resolve = buildResolveCatalog(bySlug, profiles, input.instruments);
   // Both indexes number works by listing order; they must agree work for work.
   ordered.forEach((w, i) => {
-    if (resolve.works.slugs[i] !== w.record.slug) throw new Error(`listing and resolve orders disagree at ${i}: ${w.record.slug} / ${resolve.works.slugs[i]}`);
+    if (resolve.works.slugs.at(i) !== w.record.slug) throw new Error(`listing and resolve orders disagree at ${i}: ${w.record.slug} / ${resolve.works.slugs.at(i)}`);
   });
   const composers = new Map<string, WorkRecord['composer']>();
   for (const r of bySlug) {
@@ -71,8 +73,10 @@ export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
     instruments: input.instruments,
     composers: [...composers.values()],
   };
+  const works = encodeWorksIndex(ordered);
   return {
-    'works.idx': encodeWorksIndex(ordered),
+    'works.idx': works.index,
+    'summaries.json': works.summaries,
     'resolve.idx': encodeResolveCatalog(resolve),
     'profiles.idx': encodeProfiles(profiles),
     'catalog.json': Buffer.from(`${JSON.stringify(manifest)}\n`),

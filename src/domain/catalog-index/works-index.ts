@@ -26,8 +26,9 @@ import { indexWork, type IndexedWork, type WorksFilter } from '../works-query.ts
 import { words } from '../text.ts';
 import { encodeIndex, type DecodedIndex } from './binary.ts';
 import { bitCount } from '../resolve/text-match.ts';
+import { SlugTable, decodeSlugTable } from './slug-table.ts';
 
-export const WORKS_INDEX_FORMAT = 1;
+export const WORKS_INDEX_FORMAT = 2;
 
 /** Searchable fields: the filter parameter and the IndexedWork field it searches. */
 export const SEARCH_FIELDS = [
@@ -53,12 +54,13 @@ export interface FieldIndex {
 
 export interface WorksIndex {
   count: number;
-  /** Slug by id (listing order). */
-  slugs: string[];
-  /** Ids in slug order (binary search over slugs). */
-  bySlug: Int32Array;
-  /** The JSON text of each work's summary (what a listing item is): bytes offsets[id] .. offsets[id + 1]. */
-  summaryText: Buffer;
+  /** Slugs by id (listing order), and lookup by slug. */
+  slugs: SlugTable;
+  /**
+   * Where each work's summary (a listing item) is in the summaries file (`index/summaries.json`,
+   * the summaries' JSON texts one after another): bytes offsets[id] .. offsets[id + 1]. The texts
+   * stay on disk; a page reads its own.
+   */
   summaryOffsets: Uint32Array;
   fields: Record<SearchParameter, FieldIndex>;
   /** Dense prefix lookups, built on load (a few hundred entries). */
@@ -158,17 +160,17 @@ function buildField(ordered: IndexedWork[], field: keyof IndexedWork): FieldInde
   return { words: sorted, offsets, postings, densePrefixes: order.map((k) => densePrefixes[k]!), dense };
 }
 
-/** The index of `ordered` (works already in listing order, see `orderWorks`), as index file bytes. */
-export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): Buffer {
-  const slugs = ordered.map((w) => w.record.slug);
-  const bySlug = Int32Array.from(slugs.map((_, i) => i).sort((a, b) => (slugs[a]! < slugs[b]! ? -1 : slugs[a]! > slugs[b]! ? 1 : 0)));
+/**
+ * The index of `ordered` (works already in listing order, see `orderWorks`) as index file bytes,
+ * and the summaries file it points into.
+ */
+export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): { index: Buffer; summaries: Buffer } {
+  const slugs = SlugTable.fromList(ordered.map((w) => w.record.slug));
   const texts = ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8'));
   const summaryOffsets = new Uint32Array(texts.length + 1);
   texts.forEach((t, i) => (summaryOffsets[i + 1] = summaryOffsets[i]! + t.length));
   const sections: Record<string, Int32Array | Uint32Array | string[] | { bytes: Uint8Array }> = {
-    slugs,
-    bySlug,
-    summaryText: { bytes: Buffer.concat(texts) },
+    ...slugs.sections(),
     summaryOffsets,
   };
   for (const [param, field] of SEARCH_FIELDS) {
@@ -179,7 +181,7 @@ export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkReco
     sections[`${param}.densePrefixes`] = f.densePrefixes;
     sections[`${param}.dense`] = f.dense;
   }
-  return encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: ordered.length }, sections);
+  return { index: encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: ordered.length }, sections), summaries: Buffer.concat(texts) };
 }
 
 // ---------- load ----------
@@ -202,30 +204,34 @@ export function decodeWorksIndex(file: DecodedIndex): WorksIndex {
     fields[param] = f;
     denseAt[param] = new Map(f.densePrefixes.map((p, k) => [p, k]));
   }
-  const slugs = file.strings('slugs');
-  if (slugs.length !== count) throw new Error(`works index: ${slugs.length} slugs for ${count} works`);
-  return { count, slugs, bySlug: file.i32('bySlug'), summaryText: file.bytes('summaryText'), summaryOffsets: file.u32('summaryOffsets'), fields, denseAt };
+  const slugs = decodeSlugTable(file);
+  if (slugs.count !== count) throw new Error(`works index: ${slugs.count} slugs for ${count} works`);
+  return { count, slugs, summaryOffsets: file.u32('summaryOffsets'), fields, denseAt };
 }
 
 // ---------- query ----------
 
-/** The id of the work with this slug, or -1. */
-export function idOfSlug(index: Pick<WorksIndex, 'slugs' | 'bySlug'>, slug: string): number {
-  let lo = 0;
-  let hi = index.bySlug.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const s = index.slugs[index.bySlug[mid]!]!;
-    if (s < slug) lo = mid + 1;
-    else hi = mid;
+/**
+ * Byte ranges of the summaries file that hold the summaries of `ids` (ascending): one range per
+ * run of consecutive ids, so a page of an unfiltered listing is one read.
+ */
+export function summaryRanges(index: WorksIndex, ids: readonly number[]): Array<{ ids: number[]; start: number; end: number }> {
+  const out: Array<{ ids: number[]; start: number; end: number }> = [];
+  for (const id of ids) {
+    const last = out.at(-1);
+    if (last && last.ids.at(-1) === id - 1) {
+      last.ids.push(id);
+      last.end = index.summaryOffsets[id + 1]!;
+    } else {
+      out.push({ ids: [id], start: index.summaryOffsets[id]!, end: index.summaryOffsets[id + 1]! });
+    }
   }
-  const id = index.bySlug[lo];
-  return id !== undefined && index.slugs[id] === slug ? id : -1;
+  return out;
 }
 
-/** The summary of work `id`, parsed from its stored JSON text. */
-export function summaryOf(index: WorksIndex, id: number): WorkSummary {
-  return JSON.parse(index.summaryText.toString('utf8', index.summaryOffsets[id]!, index.summaryOffsets[id + 1]!)) as WorkSummary;
+/** The summaries in `bytes` (the range `range` of the summaries file), parsed. */
+export function parseSummaries(index: WorksIndex, range: { ids: number[]; start: number }, bytes: Buffer): WorkSummary[] {
+  return range.ids.map((id) => JSON.parse(bytes.toString('utf8', index.summaryOffsets[id]! - range.start, index.summaryOffsets[id + 1]! - range.start)) as WorkSummary);
 }
 
 /**

@@ -19,6 +19,7 @@ import { composerNameForms } from '../works-query.ts';
 import { KIND_BIT, MUSICXML_MASK, REVIEW_PREFERENCE, assetReviewPasses } from './formats.ts';
 import { Vocabulary, catalogNumberWords } from './text-match.ts';
 import { encodeIndex, type DecodedIndex } from '../catalog-index/binary.ts';
+import { SlugTable, decodeSlugTable } from '../catalog-index/slug-table.ts';
 
 export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<MusicRole, number>;
 
@@ -55,9 +56,8 @@ export interface PreparedWork {
 /** Per work, by catalog order. */
 export interface WorkColumns {
   count: number;
-  slugs: string[];
-  /** Work orders sorted by slug (slug lookup by binary search). */
-  bySlug: Int32Array;
+  /** Slugs by catalog order, and lookup by slug. */
+  slugs: SlugTable;
   /** Position in slug order; the documented tie-break. */
   slugOrder: Int32Array;
   flags: Uint8Array;
@@ -131,7 +131,7 @@ export function workAt(catalog: ResolveCatalog, order: number): PreparedWork {
   const first = w.firstArrangement[order]!;
   return {
     order,
-    slug: w.slugs[order]!,
+    slug: w.slugs.at(order),
     hasPublicScore: (w.flags[order]! & WORK_HAS_PUBLIC_SCORE) !== 0,
     compositionPasses: (w.flags[order]! & WORK_COMPOSITION_PASSES) !== 0,
     firstArrangement: first,
@@ -141,16 +141,7 @@ export function workAt(catalog: ResolveCatalog, order: number): PreparedWork {
 
 /** The catalog order of the work with this slug, or -1. */
 export function orderOfSlug(catalog: ResolveCatalog, slug: string): number {
-  const { slugs, bySlug } = catalog.works;
-  let lo = 0;
-  let hi = bySlug.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (slugs[bySlug[mid]!]! < slug) lo = mid + 1;
-    else hi = mid;
-  }
-  const order = bySlug[lo];
-  return order !== undefined && slugs[order] === slug ? order : -1;
+  return catalog.works.slugs.indexOf(slug);
 }
 
 /** The records a catalog built in memory holds; the server passes its own on-demand source. */
@@ -326,9 +317,9 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
   });
   sorted.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const slugs = sorted.map((s) => s.record.slug);
-  const bySlug = Int32Array.from(slugs.map((_, i) => i).sort((a, b) => (slugs[a]! < slugs[b]! ? -1 : slugs[a]! > slugs[b]! ? 1 : 0)));
+  const slugTable = SlugTable.fromList(slugs);
   const slugOrder = new Int32Array(slugs.length);
-  bySlug.forEach((order, rank) => (slugOrder[order] = rank));
+  slugTable.bySlug.forEach((order, rank) => (slugOrder[order] = rank));
   const workFlags = new Uint8Array(slugs.length);
   const firstArrangement = new Int32Array(slugs.length + 1);
 
@@ -441,7 +432,7 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
   for (const lists of [titleWords, composerWords, styleWords, instrumentationWords, moodWords]) for (const l of lists) for (const w of l) all.add(w);
   const vocab = new Vocabulary(all);
   return {
-    works: { count: slugs.length, slugs, bySlug, slugOrder, flags: workFlags, firstArrangement },
+    works: { count: slugs.length, slugs: slugTable, slugOrder, flags: workFlags, firstArrangement },
     arrangementWork,
     arrangementCount: n,
     cols,
@@ -464,15 +455,14 @@ function newScratch(works: number, arrangements: number): ResolveCatalog['scratc
   return { workStamp: new Int32Array(works), textStamp: new Int32Array(arrangements * 3), textMask: new Int32Array(arrangements * 3), generation: 0 };
 }
 
-export const RESOLVE_INDEX_FORMAT = 1;
+export const RESOLVE_INDEX_FORMAT = 2;
 const COLUMN_NAMES = ['roleMask', 'intendedBit', 'narrationClass', 'usableMask', 'reviewOkMask', 'rightsOkMask', 'flags', 'edition', 'recording', 'duration', 'rank', 'id', 'slugOrder'] as const;
 const WORD_FIELDS = ['style', 'instrumentation', 'mood', 'title', 'composer'] as const;
 
 /** The prepared catalog as index file bytes (records and profiles are not part of it). */
 export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
-  const sections: Record<string, Int32Array | Uint16Array | Uint8Array | string[]> = {
-    slugs: catalog.works.slugs,
-    bySlug: catalog.works.bySlug,
+  const sections: Record<string, Int32Array | Uint32Array | Uint16Array | Uint8Array | string[] | { bytes: Uint8Array }> = {
+    ...catalog.works.slugs.sections(),
     workSlugOrder: catalog.works.slugOrder,
     workFlags: catalog.works.flags,
     firstArrangement: catalog.works.firstArrangement,
@@ -518,8 +508,7 @@ export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHea
   return {
     works: {
       count,
-      slugs: file.strings('slugs'),
-      bySlug: file.i32('bySlug'),
+      slugs: decodeSlugTable(file),
       slugOrder: file.i32('workSlugOrder'),
       flags: file.u8('workFlags'),
       firstArrangement: file.i32('firstArrangement'),

@@ -155,7 +155,7 @@ function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found): Scan {
       evaluated: lists.staticReady.length + lists.rest.length,
       readyCount,
       matchedWorks: lists.works,
-      workSlugs: [...new Set(result.map((r) => catalog.works.slugs[catalog.arrangementWork[r.index]!]!))],
+      workSlugs: [...new Set(result.map((r) => catalog.works.slugs.at(catalog.arrangementWork[r.index]!)))],
     };
   }
   const works = found.by === 'work-slug' ? (found.work ? [found.work] : []) : found.works;
