@@ -1,0 +1,44 @@
+/**
+ * What `npm start` runs (through scripts/start.ts): prepare the runtime content repository, build
+ * it if this commit and base URL have no complete build yet, and serve it. Runs on embedded
+ * defaults: the sample catalog, local storage under ./data, local Git review.
+ */
+import { ConfigError, loadConfig } from '../api/config.ts';
+import { createApp } from '../api/app.ts';
+import { SiteHandle } from '../api/site/site-handle.ts';
+import { ensureContentRepo } from '../api/site/content-repo.ts';
+import { PROJECT_ROOT } from './build.ts';
+import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, PROJECT_ROOT);
+  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir);
+  if (repo.created) console.log(`created the content repository at ${config.contentRepo}`);
+  const started = Date.now();
+  let built = false;
+  const buildDir = await ensureBuild(config, repo.head, {
+    inheritOutput: true,
+    onBuildStart: () => {
+      built = true;
+      console.log(`building the site for commit ${repo.head.slice(0, 12)} (${config.publicBaseUrl}) ...`);
+    },
+  });
+  if (built) console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  pruneBuilds(config, [buildDir]);
+
+  const handle = await SiteHandle.open(buildDir);
+  const app = await createApp({ config, handle }, { logger: { level: config.logLevel } });
+  const stop = async () => {
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  await app.listen({ port: config.port, host: config.host });
+  console.log(`serving ${handle.current.catalog.works.count} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+  process.exit(1);
+});
