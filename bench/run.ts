@@ -16,6 +16,7 @@ import { resolveSection } from './lib/resolve.ts';
 import { runApplyBench } from './lib/apply.ts';
 import { runPageWeightBench } from './lib/page-weight.ts';
 import { staticSection } from './lib/static.ts';
+import { scaleSection } from './lib/scale.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 
 const { values } = parseArgs({
@@ -24,6 +25,8 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     'static-content': { type: 'string' },
     'results-dir': { type: 'string' },
+    'scale-sizes': { type: 'string' },
+    'scale-data': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -59,10 +62,19 @@ const applySection: Section = {
   },
 };
 
-const SECTIONS: Section[] = [staticSection({ contentDir: values['static-content'] }), buildSection(), resolveSection(), intakeSection(), librarySection(), applySection, pageWeightSection];
+const SECTIONS: Section[] = [
+  staticSection({ contentDir: values['static-content'] }),
+  buildSection(),
+  resolveSection(),
+  intakeSection(),
+  librarySection(),
+  applySection,
+  pageWeightSection,
+  scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
+];
 
 if (values.help) {
-  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR]\n');
+  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR]\n');
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);
 }

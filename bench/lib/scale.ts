@@ -1,0 +1,309 @@
+/**
+ * Bench section "scale": the archive at 10,000 and 100,000 works (quick: 2,000), through real
+ * sockets to the real service (`scripts/start.ts`, as `npm start` runs it), load by wrk.
+ *
+ * Build folders come from bench/lib/generated-build.ts: generated content, records and index
+ * files made by the domain code without Astro (a full Astro build of 100,000 works does not fit a
+ * bench run). The content repository holds the same generated content and the folder sits at its
+ * HEAD's build key, so the service serves it without building. With `--scale-data DIR` the
+ * generated folders are kept in DIR and reused by later runs (generation takes minutes at 100,000).
+ *
+ * Per size, with the same-run anchor of each figure:
+ *   - catalog query p99, 10 connections, 5 s each: a common word, a rare word, a composer filter,
+ *     page 500 of the unfiltered listing. Anchor: the same service's static record GET p99 at the
+ *     same concurrency (an O(1) answer through the same process). Target p99 <= 10 ms.
+ *   - static GET p99 (2 connections, random slugs) while 10 connections run the common-word
+ *     query, against the same static load alone. Target <= 2x.
+ *   - catalog-wide resolve p99, 10 connections (role and requirements, no work named). Anchor:
+ *     the same request with musicAllowed: false (parsing, validation, envelope; no search).
+ *     Target p99 <= 10 ms (at 100,000).
+ *   - server RSS after start, and warm restart (spawn to first 200 on /api/v1, median of 3).
+ *     Anchor: the same service on a generated 26-work build. Targets <= 400 MB and <= 2 s at 100,000.
+ * At 10,000 (quick: 2,000) works:
+ *   - static record GET with random slugs, service vs nginx with one worker on the same folder,
+ *     10 connections, interleaved (service, nginx, service, nginx); and the same with a matching
+ *     If-None-Match per path (each server's own ETags). Targets >= 0.8x and >= 1.0x.
+ * At the largest size:
+ *   - swap stall: bench/lib/swap-probe.ts serves the build and swaps onto it every 2 s while wrk
+ *     runs static GETs (2 connections, 12 s); the longest request, against the same probe without
+ *     swaps. Target: longest request <= 100 ms.
+ */
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
+import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep, type Cleanup } from './util.ts';
+import { memoryOf } from './service.ts';
+import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';
+import { findOrInstallNginx, startNginx } from './nginx.ts';
+
+/** Generated builds link to this origin (the build key depends on it); the service listens on any port. */
+const GENERATED_BASE_URL = 'http://127.0.0.1:4398';
+
+export interface ScaleOptions {
+  sizes?: number[];
+  /** Keep generated data here and reuse it across runs. */
+  dataDir?: string;
+}
+
+interface Generated {
+  dataDir: string;
+  buildDir: string;
+  works: number;
+}
+
+async function ensureGenerated(ctx: SectionContext, works: number, keepDir: string | undefined): Promise<Generated> {
+  const dataDir = keepDir ? path.join(path.resolve(keepDir), `works-${works}`) : ctx.cleanup.tempDir(`scale-${works}`);
+  const builds = path.join(dataDir, 'builds');
+  const existing = existsSync(builds) ? readdirSync(builds).filter((b) => existsSync(path.join(builds, b, 'build.json'))) : [];
+  if (existing.length === 1 && existsSync(path.join(builds, existing[0]!, 'index', 'catalog.json'))) {
+    ctx.log(`${works} works: reusing the generated build in ${dataDir}`);
+    return { dataDir, buildDir: path.join(builds, existing[0]!), works };
+  }
+  mkdirSync(dataDir, { recursive: true });
+  ctx.log(`${works} works: generating content, records and index files (no Astro) ...`);
+  const heapMb = Math.max(2048, Math.ceil(works / 1000) * 80);
+  const proc = new TrackedProcess(
+    'generated-build',
+    process.execPath,
+    [`--max-old-space-size=${heapMb}`, path.join(PROJECT_ROOT, 'bench', 'lib', 'generated-build.ts'), '--works', String(works), '--data', dataDir, '--base-url', GENERATED_BASE_URL],
+    { cwd: PROJECT_ROOT },
+  );
+  ctx.cleanup.track(proc);
+  await proc.exited;
+  if (proc.exitCode !== 0) throw new Error(`generating ${works} works failed (exit ${proc.exitCode}):\n${proc.tail()}`);
+  const line = proc.tail(4000).trim().split('\n').filter((l) => l.startsWith('{')).at(-1);
+  const result = JSON.parse(line ?? '{}') as { buildDir: string };
+  return { dataDir, buildDir: result.buildDir, works };
+}
+
+interface Service {
+  proc: TrackedProcess;
+  base: string;
+  readyMs: number;
+}
+
+/** Start scripts/start.ts on a generated data folder; ready when GET /api/v1 answers 200 (polled every 20 ms). */
+async function startOn(cleanup: Cleanup, dataDir: string, port: number): Promise<Service> {
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: GENERATED_BASE_URL, ARCHIVE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  delete (env as Record<string, string | undefined>).ARCHIVE_CONTENT_REPO;
+  const started = performance.now();
+  const proc = new TrackedProcess('service (scripts/start.ts)', process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], { cwd: PROJECT_ROOT, env });
+  cleanup.track(proc);
+  for (;;) {
+    if (!proc.running) throw new Error(`the service exited before answering:\n${proc.tail()}`);
+    if (performance.now() - started > 120_000) throw new Error(`the service did not answer within 120 s:\n${proc.tail()}`);
+    try {
+      const r = await fetch(`${base}/api/v1`, { signal: AbortSignal.timeout(1000) });
+      await r.arrayBuffer();
+      if (r.status === 200) return { proc, base, readyMs: round(performance.now() - started, 0) };
+    } catch {
+      // not listening yet
+    }
+    await sleep(20);
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const mb = (bytes: number | null) => (bytes === null ? null : round(bytes / 1024 / 1024, 1));
+
+/** Start, settle, RSS; then three warm restarts (median time to ready) and RSS after the last. */
+async function startAndRestart(ctx: SectionContext, g: Generated) {
+  const port = await freePort();
+  let svc = await startOn(ctx.cleanup, g.dataDir, port);
+  const firstReadyMs = svc.readyMs;
+  await sleep(2000);
+  const rssAfterFirstStart = mb(memoryOf(svc.proc.pid).rssBytes);
+  const restarts: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    await svc.proc.stop();
+    svc = await startOn(ctx.cleanup, g.dataDir, port);
+    restarts.push(svc.readyMs);
+  }
+  await sleep(2000);
+  const rssAfterStart = mb(memoryOf(svc.proc.pid).rssBytes);
+  return { svc, firstReadyMs, restartsMs: restarts, warmRestartMs: median(restarts), rssAfterFirstStartMiB: rssAfterFirstStart, rssAfterStartMiB: rssAfterStart };
+}
+
+async function slugsOf(g: Generated): Promise<string[]> {
+  return readdirSync(path.join(g.buildDir, 'client', 'api', 'v1', 'works'));
+}
+
+/** Check every distinct request answers `status` before measuring it. */
+async function check(base: string, requests: WrkRequest[], status: number, sample = 20): Promise<void> {
+  for (const r of requests.slice(0, sample)) {
+    const res = await fetch(`${base}${r.path}`, { method: r.method ?? 'GET', headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...(r.headers ?? {}) }, body: r.body });
+    await res.arrayBuffer();
+    if (res.status !== status) throw new Error(`${r.method ?? 'GET'} ${r.path} answered ${res.status}, expected ${status}`);
+  }
+}
+
+const RESOLVE_BODY = (musicAllowed: boolean) =>
+  JSON.stringify({ channel: { channelKey: 'bench', intendedRole: 'music-bed', musicAllowed }, requirements: { requiredFormats: ['mp3'], style: 'calm', mood: 'warm' } });
+
+export function scaleSection(options: ScaleOptions = {}): Section {
+  return {
+    name: 'scale',
+    description: 'catalog at 10,000 and 100,000 generated works: query and resolve p99, static under query load, RSS, warm restart, static vs nginx (1 worker), swap stall',
+    async run(ctx): Promise<Omit<SectionResult, 'durationMs'>> {
+      const found = findOrInstallWrk(ctx.log);
+      if (!found.path) return { status: 'skipped', message: found.note, figures: [], details: {} };
+      const wrk = { path: found.path, note: found.note };
+      const sizes = options.sizes ?? (ctx.quick ? [2000] : [10000, 100000]);
+      const seconds = ctx.quick ? 3 : 5;
+      const work = ctx.cleanup.tempDir('scale-wrk');
+      const figures: Figure[] = [];
+      const details: Record<string, unknown> = { wrk: wrk.note, generatedBaseUrl: GENERATED_BASE_URL, buildFolders: 'generated by bench/lib/generated-build.ts (domain code, no Astro)' };
+      const notes: string[] = [];
+
+      // Anchor for RSS and restart: the same service on 26 generated works.
+      const small = await ensureGenerated(ctx, 26, options.dataDir);
+      const smallRun = await startAndRestart(ctx, small);
+      await smallRun.svc.proc.stop();
+      details.anchor26 = { ...smallRun, svc: undefined };
+
+      for (const size of sizes) {
+        const g = await ensureGenerated(ctx, size, options.dataDir);
+        ctx.log(`${size} works: start, RSS, warm restarts`);
+        const run = await startAndRestart(ctx, g);
+        const base = run.svc.base;
+        const d: Record<string, unknown> = { buildDir: g.buildDir, ...run, svc: undefined };
+        details[`works${size}`] = d;
+        figures.push(
+          figure(`RSS after start, ${size} works (target <= 400 MiB at 100,000)`, 'MiB', run.rssAfterStartMiB, smallRun.rssAfterStartMiB, 'same service, 26 works', 'lower', size >= 100000 && smallRun.rssAfterStartMiB ? { ratio: round(400 / smallRun.rssAfterStartMiB, 3), op: '<=' } : undefined),
+          figure(`warm restart, ${size} works (target <= 2 s at 100,000)`, 'ms', run.warmRestartMs, smallRun.warmRestartMs, 'same service, 26 works', 'lower', size >= 100000 ? { ratio: round(2000 / smallRun.warmRestartMs, 3), op: '<=' } : undefined),
+        );
+
+        const slugs = await slugsOf(g);
+        const staticReqs: WrkRequest[] = slugs.map((s) => ({ path: `/api/v1/works/${s}` }));
+        await check(base, staticReqs, 200);
+        // Warm the caches the way a running service would be: every record once.
+        for (let i = 0; i < Math.min(slugs.length, 20000); i += 500) await Promise.all(slugs.slice(i, i + 500).map((s) => get(`${base}/api/v1/works/${s}`).catch(() => null)));
+
+        // A rare word: one work's catalog number (numbers match whole words only in few works).
+        const one = JSON.parse((await get(`${base}/api/v1/works/${slugs[Math.floor(slugs.length / 3)]}`)).body.toString()) as { data: { workNumber: string | null } };
+        const rare = one.data.workNumber ?? 'zzzz';
+        const queries: Array<[string, string]> = [
+          ['common word', '/api/v1/works?query=minuet'],
+          ['rare word', `/api/v1/works?query=${encodeURIComponent(rare)}`],
+          ['composer filter', `/api/v1/works?composer=${encodeURIComponent('Synthetic Composer 0042')}`],
+          ['page 500', '/api/v1/works?page=500'],
+        ];
+        const totals: Record<string, number> = {};
+        for (const [label, url] of queries) {
+          const r = await get(`${base}${url}`);
+          if (r.status !== 200) throw new Error(`${url} answered ${r.status}`);
+          totals[label] = (JSON.parse(r.body.toString()) as { data: { total: number } }).data.total;
+        }
+        d.queryTotals = totals;
+        const staticAt10 = await runWrk(wrk.path, work, base, staticReqs, { connections: 10, durationSeconds: seconds });
+        d.staticAt10Connections = staticAt10;
+        for (const [label, url] of queries) {
+          const r = await runWrk(wrk.path, work, base, [{ path: url }], { connections: 10, durationSeconds: seconds });
+          d[`query ${label}`] = r;
+          figures.push(
+            figure(`catalog query p99, ${label}, ${size} works, 10 clients (target <= 10 ms)`, 'ms', r.latencyP99Ms, staticAt10.latencyP99Ms, 'same service, static record GET p99, 10 clients', 'lower', { ratio: round(10 / staticAt10.latencyP99Ms, 3), op: '<=' }),
+          );
+          if (r.errors.status + r.errors.timeout > 0) notes.push(`${label} at ${size}: ${r.errors.status} error answers, ${r.errors.timeout} timeouts`);
+        }
+
+        // Static GETs alone, then while 10 connections query.
+        const staticAlone = await runWrk(wrk.path, work, base, staticReqs, { connections: 2, durationSeconds: seconds });
+        const load = runWrk(wrk.path, work, base, [{ path: queries[0]![1] }], { connections: 10, durationSeconds: seconds + 2 });
+        await sleep(1000);
+        const staticLoaded = await runWrk(wrk.path, work, base, staticReqs, { connections: 2, durationSeconds: seconds });
+        const loadResult = await load;
+        d.staticAlone = staticAlone;
+        d.staticUnderQueryLoad = staticLoaded;
+        d.queryLoadDuringStatic = loadResult;
+        figures.push(figure(`static GET p99 under query load, ${size} works`, 'ms', staticLoaded.latencyP99Ms, staticAlone.latencyP99Ms, 'same static GETs, no query load', 'lower', { ratio: 2, op: '<=' }));
+
+        // Catalog-wide resolve.
+        const resolveReq: WrkRequest[] = [{ path: '/api/v1/music/resolve', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(true) }];
+        const noMusicReq: WrkRequest[] = [{ path: '/api/v1/music/resolve', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(false) }];
+        await check(base, resolveReq, 200);
+        await check(base, noMusicReq, 200);
+        const noMusic = await runWrk(wrk.path, work, base, noMusicReq, { connections: 10, durationSeconds: seconds });
+        const resolve = await runWrk(wrk.path, work, base, resolveReq, { connections: 10, durationSeconds: seconds });
+        d.resolveCatalogWide = resolve;
+        d.resolveNoMusic = noMusic;
+        figures.push(figure(`catalog-wide resolve p99, ${size} works, 10 clients (target <= 10 ms)`, 'ms', resolve.latencyP99Ms, noMusic.latencyP99Ms, 'same request with musicAllowed: false', 'lower', { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' }));
+        d.rssAfterLoadMiB = mb(memoryOf(run.svc.proc.pid).rssBytes);
+
+        // Static files against nginx (one worker) at 10,000 works (the quick run's size otherwise).
+        if (size === (ctx.quick ? sizes[0] : 10000)) {
+          const nginx = findOrInstallNginx(ctx.log);
+          if (!nginx.path) {
+            notes.push(`static vs nginx skipped: ${nginx.note}`);
+          } else {
+            const nport = await freePort();
+            const prefix = ctx.cleanup.tempDir('scale-nginx');
+            const proc = startNginx(nginx.path, prefix, path.join(g.buildDir, 'client'), nport, base, ctx.cleanup, { workers: 1 });
+            const nbase = `http://127.0.0.1:${nport}`;
+            for (let k = 0; k < 100; k++) {
+              if ((await get(`${nbase}/api/v1`).catch(() => null))?.status === 200) break;
+              await sleep(50);
+            }
+            await check(nbase, staticReqs, 200);
+            const a = await get(`${base}${staticReqs[0]!.path}`);
+            const b = await get(`${nbase}${staticReqs[0]!.path}`);
+            if (!a.body.equals(b.body)) throw new Error('the service and nginx answer different bytes for the same record');
+            const rounds: Array<{ service: WrkResult; nginx: WrkResult }> = [];
+            for (let k = 0; k < 2; k++) {
+              const service = await runWrk(wrk.path, work, base, staticReqs, { connections: 10, durationSeconds: seconds });
+              const n = await runWrk(wrk.path, work, nbase, staticReqs, { connections: 10, durationSeconds: seconds });
+              rounds.push({ service, nginx: n });
+            }
+            // 304s: each server's own ETag per path, for a sample of 2,000 random slugs.
+            const sample = [...slugs].sort(() => Math.random() - 0.5).slice(0, 2000);
+            const etags = async (origin: string) =>
+              Promise.all(sample.map(async (s) => ({ path: `/api/v1/works/${s}`, headers: { 'If-None-Match': (await get(`${origin}/api/v1/works/${s}`)).headers.etag! } })));
+            const svc304 = await etags(base);
+            const ngx304 = await etags(nbase);
+            await check(base, svc304, 304);
+            await check(nbase, ngx304, 304);
+            const rounds304: Array<{ service: WrkResult; nginx: WrkResult }> = [];
+            for (let k = 0; k < 2; k++) {
+              const service = await runWrk(wrk.path, work, base, svc304, { connections: 10, durationSeconds: seconds });
+              const n = await runWrk(wrk.path, work, nbase, ngx304, { connections: 10, durationSeconds: seconds });
+              rounds304.push({ service, nginx: n });
+            }
+            await proc.stop();
+            const mean = (xs: number[]) => round(xs.reduce((s, x) => s + x, 0) / xs.length, 1);
+            d.staticVsNginx = { nginx: nginx.note, rounds, rounds304 };
+            figures.push(
+              figure(`static record GET, random slugs, ${size} works, 10 clients`, 'req/s', mean(rounds.map((r) => r.service.requestsPerSecond)), mean(rounds.map((r) => r.nginx.requestsPerSecond)), 'nginx, one worker, same folder', 'higher', { ratio: 0.8, op: '>=' }),
+              figure(`static record 304, random slugs, ${size} works, 10 clients`, 'req/s', mean(rounds304.map((r) => r.service.requestsPerSecond)), mean(rounds304.map((r) => r.nginx.requestsPerSecond)), 'nginx, one worker, same folder', 'higher', { ratio: 1, op: '>=' }),
+            );
+          }
+        }
+        await run.svc.proc.stop();
+
+        if (size === sizes.at(-1)) {
+          ctx.log(`${size} works: swap stall`);
+          const stall = async (swap: boolean) => {
+            const port = await freePort();
+            const probe = new TrackedProcess('swap probe', process.execPath, [path.join(PROJECT_ROOT, 'bench', 'lib', 'swap-probe.ts'), '--build', g.buildDir, '--port', String(port), '--base-url', GENERATED_BASE_URL, '--data', g.dataDir, ...(swap ? [] : ['--no-swap'])], { cwd: PROJECT_ROOT });
+            ctx.cleanup.track(probe);
+            const pbase = `http://127.0.0.1:${port}`;
+            for (let k = 0; k < 600 && (await get(`${pbase}/api/v1`).catch(() => null))?.status !== 200; k++) await sleep(50);
+            const r = await runWrk(wrk.path, work, pbase, staticReqs.slice(0, 2000), { connections: 2, durationSeconds: ctx.quick ? 6 : 12 });
+            const swaps = probe.tail(8000).split('\n').filter((l) => l.startsWith('{"swapMs"')).map((l) => (JSON.parse(l) as { swapMs: number }).swapMs);
+            await probe.stop();
+            return { wrk: r, swaps };
+          };
+          const without = await stall(false);
+          const withSwaps = await stall(true);
+          d.swapStall = { without, withSwaps };
+          figures.push(
+            figure(`longest request during swaps, ${size} works (target <= 100 ms)`, 'ms', withSwaps.wrk.latencyMaxMs, without.wrk.latencyMaxMs, 'same probe, no swaps', 'lower', { ratio: round(100 / without.wrk.latencyMaxMs, 3), op: '<=' }),
+          );
+          if (withSwaps.swaps.length === 0) notes.push('the swap probe reported no swap');
+        }
+      }
+      const missed = figures.filter((f) => f.goal?.met === false).map((f) => f.name);
+      return { status: 'ok', ...(missed.length || notes.length ? { message: [...(missed.length ? [`not met: ${missed.join('; ')}`] : []), ...notes].join('. ') } : {}), figures, details };
+    },
+  };
+}
+
