@@ -132,7 +132,7 @@ async function slugsOf(g: Generated): Promise<string[]> {
 /** Check every distinct request answers `status` before measuring it. */
 async function check(base: string, requests: WrkRequest[], status: number, sample = 20): Promise<void> {
   for (const r of requests.slice(0, sample)) {
-    const res = await fetch(`${base}${r.path}`, { method: r.method ?? 'GET', headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...(r.headers ?? {}) }, body: r.body });
+    const res = await fetch(`${base}${r.path}`, { method: r.method ?? 'GET', headers: r.headers ?? {}, body: r.body });
     await res.arrayBuffer();
     if (res.status !== status) throw new Error(`${r.method ?? 'GET'} ${r.path} answered ${res.status}, expected ${status}`);
   }
