@@ -57,7 +57,6 @@ export function site(): SiteData {
   return cached;
 }
 
-/** Wrap a resource in the response envelope. */
 /** The envelope of a static record: generated at the build's time. */
 export function recordEnvelope<T>(data: T): { apiVersion: string; generatedAtUtc: string; data: T } {
   return envelope(data, site().generatedAtUtc);
