@@ -162,7 +162,7 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
       },
       sourceAssets, arrangements, comments: [], videos: [], accessRules: [],
       links: {
-        self: `${BASE}/api/v1/works/${slug}`, markdown: `${BASE}/api/v1/works/${slug}/index.md`, html: `${BASE}/works/${slug}/`, collection: `${BASE}/api/v1/works`,
+        self: `${BASE}/api/v1/works/${slug}`, markdown: `${BASE}/api/v1/works/${slug}/index.md`, html: `${BASE}/works/${slug}/`, filesZip: `${BASE}/works/${slug}/${slug}.zip`, collection: `${BASE}/api/v1/works`,
         composer: `${BASE}/api/v1/works?composer=x`, corrections: `${BASE}/api/v1/correction-reports`, resolve: `${BASE}/api/v1/music/resolve`,
       },
     });

@@ -57,7 +57,7 @@ let cached: { data: SiteData; facets: Facets } | undefined;
 export function facets(): Facets {
   const data = site();
   if (cached?.data === data) return cached.facets;
-  const u = pageUrls(data.baseUrl);
+  const u = pageUrls();
   const works = [...data.works].sort(byDisplayOrder);
 
   // Composers: one entry per folded sort name; a name written two ways with different life
