@@ -111,7 +111,7 @@ function asset(slug: string, id: number, kind: AssetKind, rand: () => number, st
     id, kind, title: `${kind} ${id}`, mediaType: kind === 'mp3' ? 'audio/mpeg' : kind === 'midi' ? 'audio/midi' : 'application/vnd.recordare.musicxml+xml',
     sha256: null, byteLength: null, rightsStatus: kind === 'musicxml' ? 'original-contribution' : 'original-generated-recording', license: 'CC0-1.0', attribution: null,
     reviewState: state, reviewStatus: REVIEW_STATE_LABELS[state], access, accessNote: access,
-    technicalChecks: null, links: { download, sourcePage: `https://example.org/synthetic/${slug}`, ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}) },
+    technicalChecks: null, excerpt: null, links: { download, sourcePage: `https://example.org/synthetic/${slug}`, ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}) },
   };
 }
 

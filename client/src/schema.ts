@@ -975,6 +975,15 @@ export interface components {
             attribution: string | null;
             /** @description Size in bytes, when known. */
             byteLength: number | null;
+            /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
+            excerpt: {
+                /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
+                barCount: number;
+                /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
+                bars: string;
+                /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
+                totalBars: number | null;
+            } | null;
             /** @description Asset id, unique within the work (int32). */
             id: number;
             /**
@@ -991,6 +1000,11 @@ export interface components {
                  * @description Download URL; absolute.
                  */
                 download: string | null;
+                /**
+                 * Format: uri
+                 * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
+                 */
+                pdf?: string;
                 /**
                  * Format: uri
                  * @description Raw MusicXML (MusicXML assets only).
@@ -3286,6 +3300,15 @@ export interface components {
                     attribution: string | null;
                     /** @description Size in bytes, when known. */
                     byteLength: number | null;
+                    /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
+                    excerpt: {
+                        /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
+                        barCount: number;
+                        /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
+                        bars: string;
+                        /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
+                        totalBars: number | null;
+                    } | null;
                     /** @description Asset id, unique within the work (int32). */
                     id: number;
                     /**
@@ -3302,6 +3325,11 @@ export interface components {
                          * @description Download URL; absolute.
                          */
                         download: string | null;
+                        /**
+                         * Format: uri
+                         * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
+                         */
+                        pdf?: string;
                         /**
                          * Format: uri
                          * @description Raw MusicXML (MusicXML assets only).
@@ -3488,6 +3516,11 @@ export interface components {
                 corrections: string;
                 /**
                  * Format: uri
+                 * @description A zip of the work's public files (stored scores and recordings, engraved PDFs and MIDI, this record as JSON and Markdown) with a SHA256SUMS list.
+                 */
+                filesZip: string;
+                /**
+                 * Format: uri
                  * @description The HTML page.
                  */
                 html: string;
@@ -3612,6 +3645,15 @@ export interface components {
                 attribution: string | null;
                 /** @description Size in bytes, when known. */
                 byteLength: number | null;
+                /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
+                excerpt: {
+                    /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
+                    barCount: number;
+                    /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
+                    bars: string;
+                    /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
+                    totalBars: number | null;
+                } | null;
                 /** @description Asset id, unique within the work (int32). */
                 id: number;
                 /**
@@ -3628,6 +3670,11 @@ export interface components {
                      * @description Download URL; absolute.
                      */
                     download: string | null;
+                    /**
+                     * Format: uri
+                     * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
+                     */
+                    pdf?: string;
                     /**
                      * Format: uri
                      * @description Raw MusicXML (MusicXML assets only).

@@ -100,6 +100,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
         ? `${ACCESS_MEANINGS[asset.access]} Not published in the public site.`
         : ACCESS_MEANINGS[asset.access],
     technicalChecks: asset.technicalChecks ?? null,
+    excerpt: asset.excerpt ?? null,
     links,
   };
 }
@@ -279,6 +280,13 @@ export function buildInstrumentRecords(catalog: Catalog, baseUrl: string): Instr
     });
 }
 
+/** "Excerpt: bars 1–9 (9 of 78 bars)": a partial score says how much of the work it holds. */
+export function excerptWords(e: { bars: string; barCount: number; totalBars: number | null }): string {
+  const which = /^\d/.test(e.bars) ? `bars ${e.bars}` : e.bars;
+  const count = e.totalBars !== null ? `${e.barCount} of ${e.totalBars} bars` : `${e.barCount} ${e.barCount === 1 ? 'bar' : 'bars'}; the whole work's bar count is not recorded`;
+  return `Excerpt: ${which} (${count})`;
+}
+
 function cell(text: string | number | null | undefined): string {
   if (text === null || text === undefined || text === '') return '—';
   return String(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -292,7 +300,7 @@ function assetTable(assets: AssetRecord[]): string[] {
   ];
   for (const a of assets) {
     lines.push(
-      `| ${a.id} | ${a.kind} | ${cell(a.title)} | ${a.reviewState} (${cell(a.reviewStatus)}) | ${a.access} | ${cell(a.rightsStatus)} | ${cell(a.license)} | ${cell(a.sha256)} | ${cell(a.links.download)} | ${cell(a.links.sourcePage)} |`,
+      `| ${a.id} | ${a.kind} | ${cell(a.excerpt ? `${a.title}. ${excerptWords(a.excerpt)}` : a.title)} | ${a.reviewState} (${cell(a.reviewStatus)}) | ${a.access} | ${cell(a.rightsStatus)} | ${cell(a.license)} | ${cell(a.sha256)} | ${cell(a.links.download)} | ${cell(a.links.sourcePage)} |`,
     );
   }
   return lines;

@@ -35,6 +35,17 @@ export function reviewTone(state: CatalogReviewState): 'approved' | 'caution' {
   return state === 'human-listening-approved' ? 'approved' : 'caution';
 }
 
+/** Rights statuses that need more than their words. */
+const RIGHTS_STATUS_WORDS: Record<string, string> = {
+  'third-party-license': 'licensed by its publisher (not public domain)',
+  'catalog-page': 'catalog page (each file listed there has its own terms)',
+};
+
+/** A file's rights status in words. */
+export function rightsStatusWords(status: string): string {
+  return RIGHTS_STATUS_WORDS[status] ?? words(status);
+}
+
 /** "public-domain" -> "public domain". */
 export function words(value: string): string {
   return value.replace(/-/g, ' ');
