@@ -73,10 +73,8 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
     const normalized = normalizeTrackingCode(code, kind);
     let inner: string;
     let title: string | null = null;
-    let status = 200;
     if (!normalized) {
       inner = `<p class="notice bad">${escape(notACodeMessage(code))}</p>`;
-      status = 404;
     } else {
       const view =
         kind === 'contribution'
@@ -87,13 +85,14 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
         title = `${normalized}: ${statusWords(view.status)}`;
       } else {
         inner = `<p class="notice bad">${escape(unknownCodeMessage(normalized))}</p>`;
-        status = 404;
       }
     }
     const html = fillTrackPage(page, normalized ?? code, inner, title);
     if (html === null) return reply.callNotFound();
-    // A tracking record changes as it is reviewed: never cached as a static page would be.
-    return reply.code(status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(request.method === 'HEAD' ? undefined : html);
+    // The page exists for any code and says what the lookup found (a 404 here would be a console
+    // error in every browser; the JSON record answers 404 for an unknown code). A tracking record
+    // changes as it is reviewed: never cached as a static page would be.
+    return reply.code(200).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(request.method === 'HEAD' ? undefined : html);
   };
 
   app.route<{ Params: { code: string } }>({

@@ -3922,15 +3922,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getAdminContribution: {
@@ -3992,15 +3983,6 @@ export interface operations {
             };
             /** @description No contribution has this tracking code. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4187,15 +4169,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     reviewCorrectionReport: {
@@ -4356,15 +4329,6 @@ export interface operations {
             };
             /** @description A valid key without the admin role. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4551,15 +4515,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     listInstruments: {
@@ -4605,15 +4560,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -4694,15 +4640,6 @@ export interface operations {
             };
             /** @description The range cannot be satisfied. */
             416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4877,15 +4814,6 @@ export interface operations {
             };
             /** @description No import has this id. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5225,15 +5153,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getLibraryTrack: {
@@ -5295,15 +5214,6 @@ export interface operations {
             };
             /** @description No committed package has this stableKey. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5622,15 +5532,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getContributionSchema: {
@@ -5661,15 +5562,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -5703,15 +5595,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -5896,15 +5779,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getOpenApi: {
@@ -5938,15 +5812,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -6009,15 +5874,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getProfile: {
@@ -6070,15 +5926,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getProfileDefinition: {
@@ -6117,15 +5964,6 @@ export interface operations {
             };
             /** @description No profile has this slug. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6325,15 +6163,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getWork: {
@@ -6386,15 +6215,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getWorkMarkdown: {
@@ -6431,15 +6251,6 @@ export interface operations {
             };
             /** @description No work has this slug. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6512,15 +6323,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getChangelog: {
@@ -6551,15 +6353,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -6592,15 +6385,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getLlmsTxt: {
@@ -6631,15 +6415,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -6768,15 +6543,6 @@ export interface operations {
             };
             /** @description The range cannot be satisfied. */
             416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
