@@ -12,7 +12,7 @@
  * engraved SVG page); the zip with its SHA256SUMS; the print stylesheet; the API page.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -20,7 +20,9 @@ import type { Browser, Page } from 'playwright-core';
 import { unzipSync } from 'fflate';
 import { launchBrowser, openPage, SKIP_BROWSER_TESTS, type PageProbe } from '../helpers/browser.ts';
 import { openApp, type TestApp } from '../helpers/app.ts';
-import { MIN_STAFF_PX } from '../../src/lib/site/scores.ts';
+import { MIN_STAFF_PX, NARROW_PAGE_PX } from '../../src/lib/site/scores.ts';
+import { renderScores } from '../../src/lib/site/render-scores.ts';
+import type { Catalog } from '../../src/domain/catalog.ts';
 import { svgPagesToPdf } from '../../src/lib/site/score-pdf.ts';
 
 const WORK = 'satie-gymnopedie-1';
@@ -55,6 +57,38 @@ describe('score PDFs have one page per engraved page', () => {
     const { bytes } = await svgPagesToPdf([page(1), page(2), page(3)], { title: 't', author: 'a', subject: 's', createdAt: new Date('2026-11-23T00:00:00Z') });
     expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdfPageCount(bytes)).toEqual({ objects: 3, count: 3 });
+  });
+});
+
+describe('a long score: as many PDF pages as engraved SVG pages, and a phone engraving', () => {
+  it('engraves 120 bars to several pages and the PDF has exactly that many', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-long-score-'));
+    try {
+      const steps = ['C', 'D', 'E', 'F', 'G', 'A', 'B'];
+      const measures = Array.from({ length: 120 }, (_, i) => {
+        const notes = [0, 1, 2, 3].map((k) => `<note><pitch><step>${steps[(i + k) % 7]}</step><octave>4</octave></pitch><duration>1</duration><type>quarter</type></note>`).join('');
+        const attributes = i === 0 ? '<attributes><divisions>1</divisions><key><fifths>0</fifths></key><time><beats>4</beats><beat-type>4</beat-type></time><clef><sign>G</sign><line>2</line></clef></attributes>' : '';
+        return `<measure number="${i + 1}">${attributes}${notes}</measure>`;
+      });
+      const xml = `<?xml version="1.0" encoding="UTF-8"?><score-partwise version="4.0"><part-list><score-part id="P1"><part-name>Piano</part-name></score-part></part-list><part id="P1">${measures.join('')}</part></score-partwise>`;
+      const file = path.join(dir, 'long.musicxml');
+      writeFileSync(file, xml);
+      const work = {
+        content: { slug: 'long-work', title: 'Long work', composer: { name: 'Test' }, sourceAssets: [{ id: 1, kind: 'musicxml', access: 'public', file: 'long.musicxml', title: 'Long score' }] },
+        files: new Map([['long.musicxml', { name: 'long.musicxml', absolutePath: file, sha256: '', byteLength: 0 }]]),
+      };
+      const { manifest } = await renderScores({ works: [work], profiles: [], instruments: [], genres: null } as unknown as Catalog, path.join(dir, 'out'), { generatedAtUtc: '2026-11-23T00:00:00Z' });
+      const score = manifest.scores['long-work/1']!;
+      expect(score.status).toBe('rendered');
+      if (score.status !== 'rendered') return;
+      expect(score.pages.length).toBeGreaterThan(1);
+      expect(score.narrowPages.length).toBeGreaterThan(score.pages.length);
+      expect(score.narrowPages.every((p) => p.width === NARROW_PAGE_PX)).toBe(true);
+      const pdf = readFileSync(path.join(dir, 'out', 'files', 'works', 'long-work', 'score', '1', 'score.pdf'));
+      expect(pdfPageCount(pdf)).toEqual({ objects: score.pages.length, count: score.pages.length });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -23,8 +23,13 @@ const VEROVIO_OPTIONS = {
   xmlIdChecksum: true,
 };
 
-/** The phone layout: same scale (so the same staff size), a page NARROW_PAGE_PX wide. */
-const NARROW_OPTIONS = { ...VEROVIO_OPTIONS, pageWidth: Math.round((NARROW_PAGE_PX * 100) / VEROVIO_OPTIONS.scale) };
+/**
+ * The phone layout: a page NARROW_PAGE_PX wide at scale 36, a 25.9 px staff (the wide pages have
+ * 28.8 px at scale 40). Slightly smaller than the wide pages so that two bars of a dense score
+ * still fit a system without Verovio squeezing them; still above MIN_STAFF_PX.
+ */
+const NARROW_SCALE = 36;
+const NARROW_OPTIONS = { ...VEROVIO_OPTIONS, scale: NARROW_SCALE, pageWidth: Math.round((NARROW_PAGE_PX * 100) / NARROW_SCALE) };
 
 /** Long scores keep the build fast: pages beyond this are left to the MusicXML file. */
 export const MAX_RENDERED_PAGES = 40;

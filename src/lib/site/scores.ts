@@ -26,8 +26,8 @@ export type ScoreRendering =
       pdf: string | null;
       /**
        * The same score engraved again for phone screens ("narrow-page-N.svg", NARROW_PAGE_PX wide,
-       * the same staff size): shown below 40rem instead of the wide pages, which would shrink to
-       * less than half their size there.
+       * a 25.9 px staff): shown below 40rem instead of the wide pages, which would shrink to less
+       * than half their size there.
        */
       narrowPages: ScorePage[];
     }
@@ -42,7 +42,7 @@ export interface ScoreManifest {
 /**
  * Phone layout. The wide pages are 840 px with a 28.8 px staff (five lines, outer to outer); at
  * 390 px they would shrink to about 12 px. The narrow engraving is 340 px wide, so it fits a
- * 390 px screen (less the page padding) without shrinking, at the same staff size.
+ * 390 px screen (less the page padding) without shrinking, with a 25.9 px staff.
  * MIN_STAFF_PX is the promise the browser test checks at 390 px.
  */
 export const NARROW_PAGE_PX = 340;
