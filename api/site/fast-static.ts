@@ -13,6 +13,8 @@ export function serveFromMemory(req: IncomingMessage, res: ServerResponse, handl
   if ((method !== 'GET' && method !== 'HEAD') || req.headers.range !== undefined) return false;
   const url = req.url ?? '/';
   if (url.includes('?')) return false;
+  // /track/{code} is rendered with the code's record (api/site/track-page.ts), not the bare file.
+  if (url.startsWith('/track/') && url !== '/track/') return false;
   const file = handle.current.site.peek(url);
   if (!file?.body) return false;
   const common = { ETag: file.etag, 'Cache-Control': file.cacheControl, 'Accept-Ranges': 'bytes', 'X-Content-Type-Options': 'nosniff' };
