@@ -31,6 +31,7 @@ import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
+import { registerTrackPage } from './site/track-page.ts';
 import { registerDeprecationHeaders } from './http/deprecation.ts';
 import { DEPRECATIONS, findDeprecation, type Deprecation } from '../src/domain/deprecation.ts';
 
@@ -215,6 +216,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerReview(app, ctx, review);
   registerMcpRoutes(app);
   registerDiscoveryRoutes(app);
+  registerTrackPage(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

@@ -18,6 +18,7 @@ import { publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
+import { buildWorkZips, type ZipSummary } from '../src/lib/site/work-zips.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,6 +42,8 @@ export interface BuildInfo {
   searchIndex: { pages: number; durationMs: number };
   /** Works in the server's index files (`index/`), and the time it took. */
   catalogIndex: { works: number; durationMs: number };
+  /** "Download all": one zip of public files per work (src/lib/site/work-zips.ts). */
+  zips: ZipSummary;
   durationMs: number;
 }
 
@@ -65,7 +68,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   // Scores first: the work pages reserve each image's size, so they need the rendering's result.
   // Outside client/ because astro build owns that folder until it is done.
   const scoresDir = path.join(outDir, '.scores');
-  const scores = await renderScores(catalog, scoresDir);
+  const scores = await renderScores(catalog, scoresDir, { generatedAtUtc });
   const env = {
     ARCHIVE_CONTENT_DIR: contentDir,
     PUBLIC_BASE_URL: options.baseUrl,
@@ -95,6 +98,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   rmSync(env.ARCHIVE_BUILD_CACHE, { recursive: true, force: true });
   if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), env.ARCHIVE_BUILD_OUT, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
+  const zips = buildWorkZips(catalog, env.ARCHIVE_BUILD_OUT, generatedAtUtc);
   const searchIndex = await buildSearchIndex(env.ARCHIVE_BUILD_OUT, catalog);
   // From the records just written, so the server's index never disagrees with a static record.
   const catalogIndex = await indexBuild(outDir);
@@ -111,6 +115,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
     searchIndex,
     catalogIndex,
+    zips,
     durationMs: Date.now() - started,
   };
   writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);

@@ -32,6 +32,8 @@ export function serveStatic(req: IncomingMessage, res: ServerResponse, handle: S
   const method = req.method;
   const url = req.url ?? '/';
   if ((method !== 'GET' && method !== 'HEAD') || req.headers.range !== undefined || url.includes('?')) return fallback();
+  // /track/{code} is rendered with the code's record (api/site/track-page.ts), not the bare file.
+  if (url.startsWith('/track/') && url !== '/track/') return fallback();
   const site = handle.current.site;
   const known = site.peek(url);
   if (known) {

@@ -24,6 +24,8 @@ server {
         audio/mpeg mp3;
         audio/midi mid midi;
         application/vnd.recordare.musicxml+xml musicxml;
+        application/pdf pdf;
+        application/zip zip;
     }
     default_type application/octet-stream;
     add_header Cache-Control "public, max-age=60, stale-while-revalidate=600";

@@ -30,6 +30,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.mid': 'audio/midi',
   '.midi': 'audio/midi',
   '.pdf': 'application/pdf',
+  '.zip': 'application/zip',
   '.wasm': 'application/wasm',
   '.pf_meta': 'application/octet-stream',
 };

@@ -111,7 +111,7 @@ function asset(slug: string, id: number, kind: AssetKind, rand: () => number, st
     id, kind, title: `${kind} ${id}`, mediaType: kind === 'mp3' ? 'audio/mpeg' : kind === 'midi' ? 'audio/midi' : 'application/vnd.recordare.musicxml+xml',
     sha256: null, byteLength: null, rightsStatus: kind === 'musicxml' ? 'original-contribution' : 'original-generated-recording', license: 'CC0-1.0', attribution: null,
     reviewState: state, reviewStatus: REVIEW_STATE_LABELS[state], access, accessNote: access,
-    technicalChecks: null, links: { download, sourcePage: `https://example.org/synthetic/${slug}`, ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}) },
+    technicalChecks: null, excerpt: null, links: { download, sourcePage: `https://example.org/synthetic/${slug}`, ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}) },
   };
 }
 
@@ -162,7 +162,7 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
       },
       sourceAssets, arrangements, comments: [], videos: [], accessRules: [],
       links: {
-        self: `${BASE}/api/v1/works/${slug}`, markdown: `${BASE}/api/v1/works/${slug}/index.md`, html: `${BASE}/works/${slug}/`, collection: `${BASE}/api/v1/works`,
+        self: `${BASE}/api/v1/works/${slug}`, markdown: `${BASE}/api/v1/works/${slug}/index.md`, html: `${BASE}/works/${slug}/`, filesZip: `${BASE}/works/${slug}/${slug}.zip`, collection: `${BASE}/api/v1/works`,
         composer: `${BASE}/api/v1/works?composer=x`, corrections: `${BASE}/api/v1/correction-reports`, resolve: `${BASE}/api/v1/music/resolve`,
       },
     });

@@ -975,6 +975,15 @@ export interface components {
             attribution: string | null;
             /** @description Size in bytes, when known. */
             byteLength: number | null;
+            /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
+            excerpt: {
+                /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
+                barCount: number;
+                /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
+                bars: string;
+                /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
+                totalBars: number | null;
+            } | null;
             /** @description Asset id, unique within the work (int32). */
             id: number;
             /**
@@ -991,6 +1000,11 @@ export interface components {
                  * @description Download URL; absolute.
                  */
                 download: string | null;
+                /**
+                 * Format: uri
+                 * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
+                 */
+                pdf?: string;
                 /**
                  * Format: uri
                  * @description Raw MusicXML (MusicXML assets only).
@@ -3286,6 +3300,15 @@ export interface components {
                     attribution: string | null;
                     /** @description Size in bytes, when known. */
                     byteLength: number | null;
+                    /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
+                    excerpt: {
+                        /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
+                        barCount: number;
+                        /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
+                        bars: string;
+                        /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
+                        totalBars: number | null;
+                    } | null;
                     /** @description Asset id, unique within the work (int32). */
                     id: number;
                     /**
@@ -3302,6 +3325,11 @@ export interface components {
                          * @description Download URL; absolute.
                          */
                         download: string | null;
+                        /**
+                         * Format: uri
+                         * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
+                         */
+                        pdf?: string;
                         /**
                          * Format: uri
                          * @description Raw MusicXML (MusicXML assets only).
@@ -3488,6 +3516,11 @@ export interface components {
                 corrections: string;
                 /**
                  * Format: uri
+                 * @description A zip of the work's public files (stored scores and recordings, engraved PDFs and MIDI, this record as JSON and Markdown) with a SHA256SUMS list.
+                 */
+                filesZip: string;
+                /**
+                 * Format: uri
                  * @description The HTML page.
                  */
                 html: string;
@@ -3612,6 +3645,15 @@ export interface components {
                 attribution: string | null;
                 /** @description Size in bytes, when known. */
                 byteLength: number | null;
+                /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
+                excerpt: {
+                    /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
+                    barCount: number;
+                    /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
+                    bars: string;
+                    /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
+                    totalBars: number | null;
+                } | null;
                 /** @description Asset id, unique within the work (int32). */
                 id: number;
                 /**
@@ -3628,6 +3670,11 @@ export interface components {
                      * @description Download URL; absolute.
                      */
                     download: string | null;
+                    /**
+                     * Format: uri
+                     * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
+                     */
+                    pdf?: string;
                     /**
                      * Format: uri
                      * @description Raw MusicXML (MusicXML assets only).
@@ -3875,15 +3922,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getAdminContribution: {
@@ -3945,15 +3983,6 @@ export interface operations {
             };
             /** @description No contribution has this tracking code. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4140,15 +4169,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     reviewCorrectionReport: {
@@ -4309,15 +4329,6 @@ export interface operations {
             };
             /** @description A valid key without the admin role. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4504,15 +4515,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     listInstruments: {
@@ -4558,15 +4560,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -4647,15 +4640,6 @@ export interface operations {
             };
             /** @description The range cannot be satisfied. */
             416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4830,15 +4814,6 @@ export interface operations {
             };
             /** @description No import has this id. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5178,15 +5153,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getLibraryTrack: {
@@ -5248,15 +5214,6 @@ export interface operations {
             };
             /** @description No committed package has this stableKey. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5575,15 +5532,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getContributionSchema: {
@@ -5614,15 +5562,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -5656,15 +5595,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -5849,15 +5779,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getOpenApi: {
@@ -5891,15 +5812,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -5962,15 +5874,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getProfile: {
@@ -6023,15 +5926,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getProfileDefinition: {
@@ -6070,15 +5964,6 @@ export interface operations {
             };
             /** @description No profile has this slug. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6278,15 +6163,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getWork: {
@@ -6339,15 +6215,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getWorkMarkdown: {
@@ -6384,15 +6251,6 @@ export interface operations {
             };
             /** @description No work has this slug. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6465,15 +6323,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getChangelog: {
@@ -6504,15 +6353,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -6545,15 +6385,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     getLlmsTxt: {
@@ -6584,15 +6415,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
             };
         };
     };
@@ -6721,15 +6543,6 @@ export interface operations {
             };
             /** @description The range cannot be satisfied. */
             416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited; wait for Retry-After seconds. */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,8 @@ import { parseWorkFile } from './work-file.ts';
 import { WorkContent, type AssetContent } from '../schemas/work.ts';
 import { InstrumentsFile, ProfileContent, type InstrumentContent } from '../schemas/profile.ts';
 import { validate } from './validation.ts';
+import { GenresFile, type GenreTerm } from '../schemas/genre.ts';
+import { checkPageRights } from './page-rights.ts';
 
 export interface LintMessage {
   /** Path relative to the content repository, with forward slashes. */
@@ -47,6 +49,8 @@ export interface Catalog {
   works: LoadedWork[];
   profiles: LoadedProfile[];
   instruments: InstrumentContent[];
+  /** The genre vocabulary (genres.json); null when the repository keeps none. */
+  genres: GenreTerm[] | null;
 }
 
 export interface LoadResult {
@@ -101,6 +105,39 @@ function loadInstruments(contentDir: string, report: Report): InstrumentContent[
   return instruments;
 }
 
+/** genres.json is optional; when present, every work's genre must be one of its terms. */
+function loadGenres(contentDir: string, report: Report): GenreTerm[] | null {
+  const file = 'genres.json';
+  const abs = path.join(contentDir, file);
+  if (!existsSync(abs)) return null;
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(abs, 'utf8'));
+  } catch (err) {
+    report(file, '', `is not valid JSON: ${(err as Error).message}`);
+    return [];
+  }
+  const errors = validate(GenresFile, data, { useDefaults: true });
+  for (const e of errors) report(file, e.pointer, e.detail);
+  if (errors.length > 0 || !Array.isArray(data)) return [];
+  const terms = data as GenreTerm[];
+  const seen = new Map<string, number>();
+  terms.forEach((t, i) => {
+    const key = t.name.toLowerCase();
+    const prev = seen.get(key);
+    if (prev !== undefined) report(file, `/${i}/name`, `duplicate genre "${t.name}" (also at /${prev}/name)`);
+    else seen.set(key, i);
+  });
+  return terms;
+}
+
+/** Measures in the first part of a MusicXML file (partwise), or null when it cannot tell. */
+export function countMusicXmlBars(xml: string): number | null {
+  const part = /<part\s[^>]*>([\s\S]*?)<\/part>/.exec(xml);
+  if (!part) return null;
+  return (part[1]!.match(/<measure[\s>]/g) ?? []).length;
+}
+
 function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: Report): LoadedProfile[] {
   const dir = path.join(contentDir, 'profiles');
   if (!existsSync(dir)) return [];
@@ -144,6 +181,8 @@ function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: 
 interface WorkContext {
   instrumentSlugs: Set<string>;
   profileSlugs: Set<string>;
+  /** Genre terms by lower-cased name; null when the repository keeps no vocabulary. */
+  genres: Map<string, GenreTerm> | null;
 }
 
 function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkContext, report: Report): void {
@@ -159,6 +198,14 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
   content.instruments.forEach((slug, i) => {
     if (!ctx.instrumentSlugs.has(slug)) report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
   });
+  if (ctx.genres) {
+    const term = ctx.genres.get(content.genre.toLowerCase());
+    if (!term) {
+      report(file, '/genre', `"${content.genre}" is not a term of genres.json; use one of its terms, or add this one there with its broader term`);
+    } else if (term.name !== content.genre) {
+      report(file, '/genre', `must be written "${term.name}" as in genres.json (got "${content.genre}")`);
+    }
+  }
 
   const assetIds = new Map<number, string>();
   const checkAsset = (asset: AssetContent, pointer: string) => {
@@ -188,8 +235,22 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
         work.files.set(asset.file, { name: asset.file, absolutePath: abs, sha256: digest, byteLength: bytes.length });
       }
     }
+    if (asset.excerpt) {
+      const { barCount, totalBars } = asset.excerpt;
+      if (totalBars !== null && barCount > totalBars) report(file, `${pointer}/excerpt/barCount`, `is ${barCount}, more than totalBars ${totalBars}`);
+      const stored = asset.file !== undefined ? work.files.get(asset.file) : undefined;
+      if (stored && asset.kind === 'musicxml') {
+        const counted = countMusicXmlBars(readFileSync(stored.absolutePath, 'utf8'));
+        if (counted !== null && counted !== barCount) {
+          report(file, `${pointer}/excerpt/barCount`, `is ${barCount}, but works/${folder}/${asset.file} holds ${counted} bars`);
+        }
+      }
+    }
   };
-  content.sourceAssets.forEach((a, i) => checkAsset(a, `/sourceAssets/${i}`));
+  content.sourceAssets.forEach((a, i) => {
+    checkAsset(a, `/sourceAssets/${i}`);
+    for (const p of checkPageRights(a)) report(file, `/sourceAssets/${i}/${p.field}`, p.message);
+  });
 
   const arrangementIds = new Set<number>();
   content.arrangements.forEach((arr, i) => {
@@ -272,8 +333,11 @@ export function loadCatalog(contentDir: string): LoadResult {
   const instrumentSlugs = new Set(instruments.map((i) => i.slug));
   const profiles = loadProfiles(contentDir, instrumentSlugs, report);
   const profileSlugs = new Set(profiles.map((p) => p.content.slug));
-  const works = loadWorks(contentDir, { instrumentSlugs, profileSlugs }, report);
-  return { catalog: { works, profiles, instruments }, messages };
+  const genres = loadGenres(contentDir, report);
+  // The first spelling of a term wins; a duplicate is reported above.
+  const genreMap = genres ? new Map([...genres].reverse().map((g) => [g.name.toLowerCase(), g])) : null;
+  const works = loadWorks(contentDir, { instrumentSlugs, profileSlugs, genres: genreMap }, report);
+  return { catalog: { works, profiles, instruments, genres }, messages };
 }
 
 /** "works/x/index.md: /composer/died: is not a real calendar date" — one line per message. */

@@ -35,6 +35,8 @@ export function urls(baseUrl: string) {
     workMarkdown: (slug: string) => `${base}/api/v1/works/${enc(slug)}/index.md`,
     workHtml: (slug: string) => `${base}/works/${enc(slug)}/`,
     workFile: (slug: string, file: string) => `${base}/works/${enc(slug)}/files/${enc(file)}`,
+    workZip: (slug: string) => `${base}/works/${enc(slug)}/${enc(slug)}.zip`,
+    scorePdf: (slug: string, assetId: number) => `${base}/works/${enc(slug)}/score/${assetId}/score.pdf`,
     blob: (sha256: string) => `${base}/blobs/${sha256}`,
     worksByComposer: (name: string) => `${base}/api/v1/works?composer=${enc(name)}`,
     worksByInstrument: (slug: string) => `${base}/api/v1/works?instrument=${enc(slug)}`,
@@ -59,7 +61,13 @@ export function urls(baseUrl: string) {
 }
 export type Urls = ReturnType<typeof urls>;
 
-function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls): AssetRecord {
+/** What the build made besides the records: which source scores it engraved to a PDF. */
+export interface RecordExtras {
+  /** Asset ids of this work's source scores that have a rendered PDF. */
+  pdfAssetIds?: ReadonlySet<number>;
+}
+
+function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: RecordExtras = {}): AssetRecord {
   const stored = asset.file !== undefined ? work.files.get(asset.file) : undefined;
   const slug = work.content.slug;
   const isPublic = asset.access === 'public';
@@ -73,6 +81,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls): AssetRecor
         : (asset.url ?? null);
   const links: AssetRecord['links'] = { download, sourcePage: asset.sourcePageUrl };
   if (asset.kind === 'musicxml' && download !== null) links.rawMusicXml = download;
+  if (asset.kind === 'musicxml' && isPublic && extras.pdfAssetIds?.has(asset.id)) links.pdf = u.scorePdf(slug, asset.id);
   return {
     id: asset.id,
     kind: asset.kind,
@@ -91,6 +100,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls): AssetRecor
         ? `${ACCESS_MEANINGS[asset.access]} Not published in the public site.`
         : ACCESS_MEANINGS[asset.access],
     technicalChecks: asset.technicalChecks ?? null,
+    excerpt: asset.excerpt ?? null,
     links,
   };
 }
@@ -120,11 +130,11 @@ export function lifeDates(born: string, died: string): string {
   return `${born.slice(0, 4)}–${died.slice(0, 4)}`;
 }
 
-export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: string): WorkRecord {
+export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: string, extras: RecordExtras = {}): WorkRecord {
   const u = urls(baseUrl);
   const c = work.content;
   const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
-  const sourceAssets = c.sourceAssets.map((a) => assetRecord(a, work, u));
+  const sourceAssets = c.sourceAssets.map((a) => assetRecord(a, work, u, extras));
   const arrangements: ArrangementRecord[] = [...c.arrangements]
     .sort((a, b) => a.rank - b.rank || a.id - b.id)
     .map((arr) => {
@@ -186,6 +196,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
       self: u.work(c.slug),
       markdown: u.workMarkdown(c.slug),
       html: u.workHtml(c.slug),
+      filesZip: u.workZip(c.slug),
       collection: u.works,
       composer: u.worksByComposer(c.composer.name),
       corrections: u.correctionReports,
@@ -269,6 +280,13 @@ export function buildInstrumentRecords(catalog: Catalog, baseUrl: string): Instr
     });
 }
 
+/** "Excerpt: bars 1–9 (9 of 78 bars)": a partial score says how much of the work it holds. */
+export function excerptWords(e: { bars: string; barCount: number; totalBars: number | null }): string {
+  const which = /^\d/.test(e.bars) ? `bars ${e.bars}` : e.bars;
+  const count = e.totalBars !== null ? `${e.barCount} of ${e.totalBars} bars` : `${e.barCount} ${e.barCount === 1 ? 'bar' : 'bars'}; the whole work's bar count is not recorded`;
+  return `Excerpt: ${which} (${count})`;
+}
+
 function cell(text: string | number | null | undefined): string {
   if (text === null || text === undefined || text === '') return '—';
   return String(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -282,7 +300,7 @@ function assetTable(assets: AssetRecord[]): string[] {
   ];
   for (const a of assets) {
     lines.push(
-      `| ${a.id} | ${a.kind} | ${cell(a.title)} | ${a.reviewState} (${cell(a.reviewStatus)}) | ${a.access} | ${cell(a.rightsStatus)} | ${cell(a.license)} | ${cell(a.sha256)} | ${cell(a.links.download)} | ${cell(a.links.sourcePage)} |`,
+      `| ${a.id} | ${a.kind} | ${cell(a.excerpt ? `${a.title}. ${excerptWords(a.excerpt)}` : a.title)} | ${a.reviewState} (${cell(a.reviewStatus)}) | ${a.access} | ${cell(a.rightsStatus)} | ${cell(a.license)} | ${cell(a.sha256)} | ${cell(a.links.download)} | ${cell(a.links.sourcePage)} |`,
     );
   }
   return lines;
@@ -360,6 +378,8 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     for (const v of record.videos) lines.push(`- ${cell(v.title)} — ${v.url} (${v.access}; ${v.reviewState}; license ${cell(v.license)})`);
     lines.push('');
   }
-  lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`, `- Report a correction: ${record.links.corrections}`, '');
+  lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`);
+  for (const a of record.sourceAssets) if (a.links.pdf) lines.push(`- Score PDF (asset ${a.id}, ${cell(a.title)}): ${a.links.pdf}`);
+  lines.push(`- All public files (zip with SHA256SUMS): ${record.links.filesZip}`, `- Report a correction: ${record.links.corrections}`, '');
   return lines.join('\n');
 }

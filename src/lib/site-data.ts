@@ -9,6 +9,17 @@ import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, urls, work
 import type { WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { envelope } from '../schemas/envelope.ts';
+import { scoreFor } from './site/scores.ts';
+
+/** Source scores of a work that the build engraved to a PDF (from the score manifest). */
+function pdfAssetIds(work: LoadedWork): Set<number> {
+  const ids = new Set<number>();
+  for (const a of work.content.sourceAssets) {
+    const s = scoreFor(work.content.slug, a.id);
+    if (s.status === 'rendered' && s.pdf) ids.add(a.id);
+  }
+  return ids;
+}
 
 export interface SiteWork {
   loaded: LoadedWork;
@@ -41,7 +52,7 @@ export function site(): SiteData {
   }
   const works = catalog.works
     .map((loaded) => {
-      const record = buildWorkRecord(loaded, catalog, baseUrl);
+      const record = buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded) });
       return { loaded, record, summary: workSummary(record) };
     })
     .sort((a, b) => a.record.slug.localeCompare(b.record.slug));
@@ -57,7 +68,6 @@ export function site(): SiteData {
   return cached;
 }
 
-/** Wrap a resource in the response envelope. */
 /** The envelope of a static record: generated at the build's time. */
 export function recordEnvelope<T>(data: T): { apiVersion: string; generatedAtUtc: string; data: T } {
   return envelope(data, site().generatedAtUtc);

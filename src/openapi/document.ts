@@ -192,7 +192,8 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   for (const op of OPERATIONS) {
     const specs: Record<string, ResponseSpec> = { ...op.responses };
     if (op.cacheable) specs['304'] = { description: 'Not modified: the If-None-Match tag still matches.' };
-    specs['429'] ??= problem('Rate limited; wait for Retry-After seconds.');
+    // Reads are never rate-limited, so a GET documents no 429 (issue 17: response codes as served).
+    if (op.method !== 'get') specs['429'] ??= problem('Rate limited; wait for Retry-After seconds.');
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(specs)) {
       const headers = { ...(op.cacheable && status.startsWith('2') ? CACHE_HEADERS : {}), ...(r.headers ?? {}) };

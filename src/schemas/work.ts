@@ -89,6 +89,16 @@ export const WorkRights = Type.Object(
   { ...strict, description: 'Rights statements: three layers declared independently, per-territory notes, evidence.' },
 );
 
+/** A score file that holds only part of the work says so: which bars, how many, out of how many. */
+export const Excerpt = Type.Object(
+  {
+    bars: Type.String({ minLength: 1, maxLength: 80, description: 'The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme").' }),
+    barCount: Type.Integer({ minimum: 1, description: 'How many bars the file holds (the content lint counts them in a stored MusicXML file).' }),
+    totalBars: Nullable(Type.Integer({ minimum: 1 }), { description: 'Bars in the whole work or movement, when a person checked it; null when not recorded.' }),
+  },
+  { ...strict, description: 'The part of the work a score file holds.' },
+);
+
 /** Fields an editor writes for any file-like asset (source score, recording, MIDI ...). */
 const assetContentFields = {
   id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Asset id, unique within the work (int32).' }),
@@ -115,6 +125,7 @@ const assetContentFields = {
   reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Machine review state; none implies another.' }),
   access: StringEnum(ACCESS_LEVELS, { description: 'Who may follow the download link.' }),
   technicalChecks: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Automated measurements.' }))),
+  excerpt: Type.Optional(Nullable(Excerpt, { description: 'Set when a score file holds only part of the work; null or absent when it holds all of it.' })),
 };
 
 export const AssetContent = Type.Object(assetContentFields, { ...strict, description: 'A file-like asset as written in content.' });
@@ -235,11 +246,13 @@ const assetRecordFields = {
   access: assetContentFields.access,
   accessNote: Type.String({ description: 'What the access level means for this link.' }),
   technicalChecks: Nullable(Type.String({ maxLength: 2000 }), { description: 'Automated measurements.' }),
+  excerpt: Nullable(Excerpt, { description: 'Which bars of the work a score file holds; null when it holds all of it (or is not a score).' }),
   links: Type.Object(
     {
       download: Nullable(AbsoluteUrl('Download URL; absolute.')),
       sourcePage: AbsoluteUrl('Source page URL.'),
       rawMusicXml: Type.Optional(AbsoluteUrl('Raw MusicXML (MusicXML assets only).')),
+      pdf: Type.Optional(AbsoluteUrl('Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).')),
     },
     { ...strict, description: 'Absolute links of the asset.' },
   ),
@@ -307,6 +320,7 @@ export const WorkRecord = Type.Object(
         self: AbsoluteUrl('This JSON record.'),
         markdown: AbsoluteUrl('The compact Markdown record.'),
         html: AbsoluteUrl('The HTML page.'),
+        filesZip: AbsoluteUrl('A zip of the work\'s public files (stored scores and recordings, engraved PDFs and MIDI, this record as JSON and Markdown) with a SHA256SUMS list.'),
         collection: AbsoluteUrl('The catalog listing.'),
         composer: AbsoluteUrl('Other works by the composer.'),
         corrections: AbsoluteUrl('Where to report a correction.'),

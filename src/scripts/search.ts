@@ -42,9 +42,9 @@ async function main(form: HTMLFormElement): Promise<void> {
   const list = document.getElementById('search-results') as HTMLOListElement;
   const more = document.getElementById('search-more') as HTMLButtonElement;
   const selects = Object.fromEntries(FILTERS.map((f) => [f, form.querySelector<HTMLSelectElement>(`select[name="${f}"]`)!]));
-  const base = form.dataset.base ?? '';
 
-  const pagefind = (await import(/* @vite-ignore */ form.dataset.pagefind!)) as Pagefind;
+  // Root-relative, so the index loads from this page's own origin whatever address it was built for.
+  const pagefind = (await import(/* @vite-ignore */ new URL(form.dataset.pagefind!, location.origin).href)) as Pagefind;
   await pagefind.options({ excerptLength: 24 });
   await pagefind.init();
 
@@ -75,7 +75,8 @@ async function main(form: HTMLFormElement): Promise<void> {
       const li = document.createElement('li');
       const h = document.createElement('h2');
       const a = document.createElement('a');
-      a.href = new URL(d.url, base).href;
+      // Pagefind's URLs are root-relative: results open on the address the reader used.
+      a.href = new URL(d.url, location.origin).href;
       a.textContent = d.meta.title ?? d.url;
       h.append(a);
       const by = document.createElement('p');

@@ -47,6 +47,8 @@ export interface PageProbe {
   errors: string[];
   /** Requests that left loopback (there must be none: the machine has no outside network). */
   external: string[];
+  /** Messages the page logged as console errors (a failed resource load, a script error ...). */
+  consoleErrors: string[];
 }
 
 /** A fresh context and page that records dialogs, page errors and any non-loopback request. */
@@ -56,7 +58,10 @@ export async function openPage(browser: Browser, options: { width?: number; java
     javaScriptEnabled: options.javaScript ?? true,
   });
   const page = await context.newPage();
-  const probe: PageProbe = { page, context, dialogs: [], errors: [], external: [] };
+  const probe: PageProbe = { page, context, dialogs: [], errors: [], external: [], consoleErrors: [] };
+  page.on('console', (m) => {
+    if (m.type() === 'error') probe.consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
   page.on('dialog', (d) => {
     probe.dialogs.push(`${d.type()}: ${d.message()}`);
     void d.dismiss();

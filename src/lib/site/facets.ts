@@ -3,6 +3,7 @@
  * genres, instruments and music roles, each value with its slug, count and works. Values that
  * fold to the same slug ("Suite" and "suite") are one value, shown as first written.
  */
+import { broaderGenre, narrowerGenres } from '../../domain/genres.ts';
 import { MUSIC_ROLES } from '../../schemas/common.ts';
 import { fold } from '../../domain/text.ts';
 import { site, type SiteData, type SiteWork } from '../site-data.ts';
@@ -57,7 +58,7 @@ let cached: { data: SiteData; facets: Facets } | undefined;
 export function facets(): Facets {
   const data = site();
   if (cached?.data === data) return cached.facets;
-  const u = pageUrls(data.baseUrl);
+  const u = pageUrls();
   const works = [...data.works].sort(byDisplayOrder);
 
   // Composers: one entry per folded sort name; a name written two ways with different life
@@ -109,7 +110,13 @@ export function facets(): Facets {
     composerByWork,
     values: {
       period: group('period', (w) => (w.record.period ? [{ slug: slugify(w.record.period), label: w.record.period }] : [])),
-      genre: group('genre', (w) => (w.record.genre ? [{ slug: slugify(w.record.genre), label: w.record.genre }] : [])),
+      // Grouped by the vocabulary's broader term (genres.json), never one facet value per work.
+      genre: group('genre', (w) => {
+        if (!w.record.genre) return [];
+        const broader = broaderGenre(data.catalog.genres, w.record.genre);
+        const narrower = narrowerGenres(data.catalog.genres, broader);
+        return [{ slug: slugify(broader), label: broader, description: narrower.length > 0 ? `Includes: ${narrower.join(', ')}.` : null }];
+      }),
       instrument: group('instrument', (w) =>
         w.record.instruments.map((i) => ({ slug: i.slug, label: i.name, description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}` })),
       ),

@@ -35,6 +35,36 @@ export function reviewTone(state: CatalogReviewState): 'approved' | 'caution' {
   return state === 'human-listening-approved' ? 'approved' : 'caution';
 }
 
+/** What a file is, in words ("web page", not "source-page"). */
+const KIND_WORDS: Record<string, string> = {
+  'score-image': 'score image',
+  'score-pdf': 'PDF score',
+  musicxml: 'MusicXML',
+  mxl: 'compressed MusicXML',
+  midi: 'MIDI',
+  mp3: 'MP3',
+  wav: 'WAV',
+  video: 'video',
+  artwork: 'artwork',
+  manifest: 'manifest',
+  'source-page': 'web page',
+};
+
+export function kindWords(kind: string): string {
+  return KIND_WORDS[kind] ?? words(kind);
+}
+
+/** Rights statuses that need more than their words. */
+const RIGHTS_STATUS_WORDS: Record<string, string> = {
+  'third-party-license': 'licensed by its publisher (not public domain)',
+  'catalog-page': 'catalog page (each file listed there has its own terms)',
+};
+
+/** A file's rights status in words. */
+export function rightsStatusWords(status: string): string {
+  return RIGHTS_STATUS_WORDS[status] ?? words(status);
+}
+
 /** "public-domain" -> "public domain". */
 export function words(value: string): string {
   return value.replace(/-/g, ' ');

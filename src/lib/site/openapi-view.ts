@@ -104,3 +104,125 @@ export function schemas(doc: Schema): SchemaView[] {
     };
   });
 }
+
+// ---------- examples and words for the API page ----------
+
+/** Text with Markdown `code` spans split out, so the page shows code as code, not backticks. */
+export function inlineCode(text: string): Array<{ code: boolean; text: string }> {
+  const parts = text.split('`');
+  // An odd number of backticks leaves the last one literal.
+  if (parts.length % 2 === 0) return [{ code: false, text }];
+  return parts.map((t, i) => ({ code: i % 2 === 1, text: t })).filter((p) => p.text !== '');
+}
+
+/** Values the examples use for path parameters, by name; others get "{name}" left as it is. */
+export interface ExampleValues {
+  slug: string;
+  profileSlug: string;
+  file: string;
+}
+
+function resolveRef(doc: Schema, schema: Schema): Schema {
+  let s = schema;
+  for (let i = 0; i < 5 && typeof s.$ref === 'string'; i++) {
+    const name = refName(s.$ref);
+    s = (((doc.components as Schema | undefined)?.schemas ?? {}) as Record<string, Schema>)[name] ?? {};
+  }
+  return s;
+}
+
+/**
+ * A small example value built from a schema: defaults and enums first, then placeholders by
+ * type and format; objects show their required fields (all fields when none is required),
+ * arrays one item. Bounded in depth, so any schema gives a short answer.
+ */
+export function exampleValue(doc: Schema, schema: unknown, depth = 0): unknown {
+  if (!schema || typeof schema !== 'object') return null;
+  const s = resolveRef(doc, schema as Schema);
+  if (s.default !== undefined) return s.default;
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
+  if (Array.isArray(s.enum)) return (s.enum as unknown[]).find((v) => v !== null) ?? null;
+  const variants = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
+  if (Array.isArray(variants)) {
+    const first = variants.find((v) => resolveRef(doc, v).type !== 'null') ?? variants[0];
+    return exampleValue(doc, first, depth);
+  }
+  const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : s.properties ? ['object'] : [];
+  const type = types.find((t) => t !== 'null');
+  if (depth > 4) return type === 'array' ? [] : type === 'object' ? {} : null;
+  switch (type) {
+    case 'string': {
+      const pattern = typeof s.pattern === 'string' ? s.pattern : '';
+      if (s.format === 'date-time' || /Utc$|AtUtc/.test(String(s.title ?? ''))) return '2026-11-23T08:00:00Z';
+      if (s.format === 'uri' || s.format === 'url') return 'https://example.org/page';
+      if (/\{64\}/.test(pattern)) return '0'.repeat(64);
+      if (/^\^\[0-9\]\{4\}/.test(pattern)) return '1888';
+      if (pattern.includes('a-z0-9')) return 'satie-gymnopedie-1';
+      return typeof s.description === 'string' && /e\.g\. "([^"]+)"/.test(s.description) ? /e\.g\. "([^"]+)"/.exec(s.description)![1] : 'text';
+    }
+    case 'integer':
+    case 'number':
+      return typeof s.minimum === 'number' ? s.minimum : 1;
+    case 'boolean':
+      return false;
+    case 'array':
+      return (typeof s.minItems === 'number' && s.minItems === 0 && depth > 1) ? [] : [exampleValue(doc, s.items, depth + 1)];
+    case 'object': {
+      const props = (s.properties ?? {}) as Record<string, Schema>;
+      const required = new Set((s.required as string[] | undefined) ?? []);
+      const keys = Object.keys(props).filter((k) => required.size === 0 || required.has(k));
+      return Object.fromEntries(keys.map((k) => [k, exampleValue(doc, props[k], depth + 1)]));
+    }
+    default:
+      return null;
+  }
+}
+
+/** Pretty JSON cut to `maxLines`, with a last line saying how much was left out. */
+export function clippedJson(value: unknown, maxLines = 28): string {
+  const lines = JSON.stringify(value, null, 2).split('\n');
+  if (lines.length <= maxLines) return lines.join('\n');
+  return [...lines.slice(0, maxLines), `… (${lines.length - maxLines} more lines; see the schema below)`].join('\n');
+}
+
+export interface OperationExample {
+  /** A curl command for the operation, with example path values filled in. */
+  request: string;
+  /** The first success answer: status, type and (for JSON) an example body. */
+  response: { status: string; contentType: string | null; body: string | null } | null;
+}
+
+export function operationExample(doc: Schema, baseUrl: string, op: OperationView, values: ExampleValues): OperationExample {
+  const item = ((doc.paths ?? {}) as Record<string, Record<string, Schema>>)[op.path]?.[op.method.toLowerCase()] ?? {};
+  const fill: Record<string, string> = {
+    slug: op.path.includes('/profiles/') ? values.profileSlug : values.slug,
+    file: values.file,
+    trackingCode: op.path.includes('/correction-reports/') ? 'R-7KQM-T4XH-R2PZ-9WNB' : 'C-7KQM-T4XH-R2PZ-9WNB',
+    code: op.path.includes('/correction-reports/') ? 'R-7KQM-T4XH-R2PZ-9WNB' : 'C-7KQM-T4XH-R2PZ-9WNB',
+    sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  };
+  const path = op.path.replace(/\{([^}]+)\}/g, (m, name: string) => fill[name] ?? m);
+  const query = op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=…`);
+  const url = `${baseUrl.replace(/\/+$/, '')}${path}${query.length ? `?${query.join('&')}` : ''}`;
+  const lines = [`curl ${op.method === 'GET' ? '' : `-X ${op.method} `}'${url}'`];
+  if (op.security) lines.push("  -H 'Authorization: Bearer <your key>'");
+  const body = (item.requestBody as Schema | undefined)?.content as Record<string, Schema> | undefined;
+  const jsonBody = body?.['application/json'];
+  if (jsonBody) {
+    lines.push("  -H 'Content-Type: application/json'");
+    lines.push(`  -d '${clippedJson(exampleValue(doc, jsonBody.schema), 24).replace(/'/g, "'\\''")}'`);
+  } else if (body?.['application/octet-stream']) {
+    lines.push("  -H 'Content-Type: application/octet-stream'", '  --data-binary @file.mp3');
+  }
+  const responses = (item.responses ?? {}) as Record<string, Schema>;
+  const success = Object.keys(responses).find((s) => s.startsWith('2'));
+  let response: OperationExample['response'] = null;
+  if (success) {
+    const content = (responses[success]!.content ?? {}) as Record<string, Schema>;
+    const [contentType, c] = Object.entries(content)[0] ?? [null, undefined];
+    const isJson = contentType !== null && /json/.test(contentType) && c?.schema !== undefined;
+    response = { status: success, contentType, body: isJson ? clippedJson(exampleValue(doc, c!.schema)) : null };
+  }
+  return { request: lines.join(' \\\n'), response };
+}

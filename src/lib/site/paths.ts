@@ -1,6 +1,8 @@
 /**
- * Absolute URLs of the reader's pages, from the same base (PUBLIC_BASE_URL) as the records'
- * links, plus the slug rule for names that have no slug of their own (composers, genres).
+ * URLs of the reader's pages, plus the slug rule for names that have no slug of their own
+ * (composers, genres). Pages link to each other and load their images, scripts and search index
+ * by root-relative paths ("/works/x/"), so a build made for one address works at any other
+ * (a LAN name, 127.0.0.1, behind a proxy). Records keep absolute links from PUBLIC_BASE_URL.
  */
 import { fold } from '../../domain/text.ts';
 
@@ -16,8 +18,8 @@ export function slugify(text: string): string {
   );
 }
 
-export function pageUrls(baseUrl: string) {
-  const base = baseUrl.replace(/\/+$/, '');
+export function pageUrls() {
+  const base = '';
   return {
     home: `${base}/`,
     search: `${base}/search/`,
@@ -34,9 +36,26 @@ export function pageUrls(baseUrl: string) {
     score: (slug: string, assetId: number) => `${base}/works/${encodeURIComponent(slug)}/score/${assetId}/`,
     scoreFile: (slug: string, assetId: number, file: string) => `${base}/works/${encodeURIComponent(slug)}/score/${assetId}/${file}`,
     pagefind: `${base}/pagefind/pagefind.js`,
+    // The API as the page's scripts and forms call it: same origin as the page.
+    worksApi: `${base}/api/v1/works`,
+    correctionReportsApi: `${base}/api/v1/correction-reports`,
+    contributionsApi: `${base}/api/v1/music/contributions`,
+    workZip: (slug: string) => `${base}/works/${encodeURIComponent(slug)}/${encodeURIComponent(slug)}.zip`,
   };
 }
 export type PageUrls = ReturnType<typeof pageUrls>;
+
+/**
+ * A record's absolute link as a root-relative path when it points into this site (same base),
+ * so links and media on pages follow the address the reader used; other links stay as they are.
+ */
+export function onSite(url: string, baseUrl: string): string;
+export function onSite(url: string | null, baseUrl: string): string | null;
+export function onSite(url: string | null, baseUrl: string): string | null {
+  if (url === null) return null;
+  const base = baseUrl.replace(/\/+$/, '');
+  return url.startsWith(`${base}/`) ? url.slice(base.length) : url;
+}
 
 /** Only web links reach an href: anything else (javascript:, data:) becomes null. */
 export function safeHref(url: string | null | undefined): string | null {

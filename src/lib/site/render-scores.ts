@@ -10,7 +10,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { VerovioToolkit } from 'verovio/esm';
 import type { Catalog } from '../../domain/catalog.ts';
-import { scoreFolder, type ScoreManifest, type ScorePage, type ScoreRendering } from './scores.ts';
+import { NARROW_PAGE_PX, scoreFolder, type ScoreManifest, type ScorePage, type ScoreRendering } from './scores.ts';
+import { svgPagesToPdf, type PdfMeta } from './score-pdf.ts';
 
 /** Engraving width in Verovio units (1/10 mm at scale 100); with scale 40 a page is 840 px wide. */
 const VEROVIO_OPTIONS = {
@@ -22,11 +23,21 @@ const VEROVIO_OPTIONS = {
   xmlIdChecksum: true,
 };
 
+/**
+ * The phone layout: a page NARROW_PAGE_PX wide at scale 36, a 25.9 px staff (the wide pages have
+ * 28.8 px at scale 40). Slightly smaller than the wide pages so that two bars of a dense score
+ * still fit a system without Verovio squeezing them; still above MIN_STAFF_PX.
+ */
+const NARROW_SCALE = 36;
+const NARROW_OPTIONS = { ...VEROVIO_OPTIONS, scale: NARROW_SCALE, pageWidth: Math.round((NARROW_PAGE_PX * 100) / NARROW_SCALE) };
+
 /** Long scores keep the build fast: pages beyond this are left to the MusicXML file. */
 export const MAX_RENDERED_PAGES = 40;
 
 interface Job {
   slug: string;
+  title: string;
+  composer: string;
   assetId: number;
   file: string | null;
   reason?: string;
@@ -37,7 +48,7 @@ function jobs(catalog: Catalog): Job[] {
   for (const work of catalog.works) {
     for (const asset of work.content.sourceAssets) {
       if (asset.kind !== 'musicxml' && asset.kind !== 'mxl') continue;
-      const base = { slug: work.content.slug, assetId: asset.id };
+      const base = { slug: work.content.slug, assetId: asset.id, title: `${work.content.title}: ${asset.title}`, composer: work.content.composer.name };
       if (asset.access !== 'public') out.push({ ...base, file: null, reason: 'The score is not public, so the public site shows no preview of it.' });
       else if (asset.kind === 'mxl') out.push({ ...base, file: null, reason: 'Compressed MusicXML (.mxl) is not previewed yet; download the file instead.' });
       else if (asset.file === undefined) out.push({ ...base, file: null, reason: 'The score is not stored with the work, so the build cannot render it; open it from its link.' });
@@ -82,7 +93,8 @@ export interface RenderSummary {
 }
 
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
-export async function renderScores(catalog: Catalog, dir: string): Promise<RenderSummary> {
+export async function renderScores(catalog: Catalog, dir: string, options: { generatedAtUtc?: string } = {}): Promise<RenderSummary> {
+  const createdAt = new Date(options.generatedAtUtc ?? Date.now());
   const started = Date.now();
   const manifest: ScoreManifest = { scores: {} };
   const todo = jobs(catalog);
@@ -103,7 +115,12 @@ export async function renderScores(catalog: Catalog, dir: string): Promise<Rende
       const key = `${j.slug}/${j.assetId}`;
       let result: ScoreRendering;
       try {
-        result = renderOne(tk, readFileSync(j.file!, 'utf8'), path.join(dir, 'files', scoreFolder(j.slug, j.assetId)));
+        result = await renderOne(tk, readFileSync(j.file!, 'utf8'), path.join(dir, 'files', scoreFolder(j.slug, j.assetId)), {
+          title: j.title,
+          author: j.composer,
+          subject: 'Engraved by Verovio from the MusicXML source score',
+          createdAt,
+        });
       } catch (err) {
         result = { status: 'failed', reason: `The renderer stopped with an error: ${(err as Error).message}` };
       }
@@ -117,7 +134,21 @@ export async function renderScores(catalog: Catalog, dir: string): Promise<Rende
   return { manifest, rendered, failed, durationMs: Date.now() - started };
 }
 
-function renderOne(tk: VerovioToolkit, xml: string, outDir: string): ScoreRendering {
+function renderPages(tk: VerovioToolkit, pageCount: number, prefix: string): { pages: ScorePage[]; svgs: string[] } | { error: string } {
+  const pages: ScorePage[] = [];
+  const svgs: string[] = [];
+  for (let n = 1; n <= Math.min(pageCount, MAX_RENDERED_PAGES); n++) {
+    const svg = tk.renderToSVG(n);
+    const size = svgSize(svg);
+    if (!size) return { error: `Verovio produced no usable image for page ${n}.` };
+    if (looksActive(svg)) return { error: 'The engraved image contained active content and was discarded.' };
+    pages.push({ file: `${prefix}${n}.svg`, ...size });
+    svgs.push(svg);
+  }
+  return { pages, svgs };
+}
+
+async function renderOne(tk: VerovioToolkit, xml: string, outDir: string, meta: PdfMeta): Promise<ScoreRendering> {
   tk.setOptions(VEROVIO_OPTIONS);
   tk.getLog(); // drop messages of the previous score
   if (!xml.includes('<score-partwise') && !xml.includes('<score-timewise')) {
@@ -136,16 +167,8 @@ function renderOne(tk: VerovioToolkit, xml: string, outDir: string): ScoreRender
   }
   const pageCount = tk.getPageCount();
   if (pageCount < 1) return { status: 'failed', reason: 'Verovio found no page to engrave in this file.' };
-  const pages: ScorePage[] = [];
-  const svgs: string[] = [];
-  for (let n = 1; n <= Math.min(pageCount, MAX_RENDERED_PAGES); n++) {
-    const svg = tk.renderToSVG(n);
-    const size = svgSize(svg);
-    if (!size) return { status: 'failed', reason: `Verovio produced no usable image for page ${n}.` };
-    if (looksActive(svg)) return { status: 'failed', reason: 'The engraved image contained active content and was discarded.' };
-    pages.push({ file: `page-${n}.svg`, ...size });
-    svgs.push(svg);
-  }
+  const wide = renderPages(tk, pageCount, 'page-');
+  if ('error' in wide) return { status: 'failed', reason: wide.error };
   let midi: string | null = null;
   let midiBytes: Buffer | null = null;
   try {
@@ -158,8 +181,24 @@ function renderOne(tk: VerovioToolkit, xml: string, outDir: string): ScoreRender
   } catch {
     midi = null;
   }
+  // The printable PDF: exactly the wide pages, one PDF page each.
+  let pdf: string | null = null;
+  let pdfBytes: Buffer | null = null;
+  try {
+    pdfBytes = (await svgPagesToPdf(wide.svgs, meta)).bytes;
+    pdf = 'score.pdf';
+  } catch {
+    pdf = null;
+  }
+  // The phone layout, engraved again at NARROW_PAGE_PX with the same staff size.
+  tk.setOptions(NARROW_OPTIONS);
+  tk.redoLayout();
+  const narrow = renderPages(tk, tk.getPageCount(), 'narrow-page-');
+  const narrowPages = 'error' in narrow ? [] : narrow.pages;
   mkdirSync(outDir, { recursive: true });
-  pages.forEach((p, i) => writeFileSync(path.join(outDir, p.file), svgs[i]!));
+  wide.pages.forEach((p, i) => writeFileSync(path.join(outDir, p.file), wide.svgs[i]!));
+  if (!('error' in narrow)) narrow.pages.forEach((p, i) => writeFileSync(path.join(outDir, p.file), narrow.svgs[i]!));
   if (midi && midiBytes) writeFileSync(path.join(outDir, midi), midiBytes);
-  return { status: 'rendered', pageCount, pages, midi };
+  if (pdf && pdfBytes) writeFileSync(path.join(outDir, pdf), pdfBytes);
+  return { status: 'rendered', pageCount, pages: wide.pages, midi, pdf, narrowPages };
 }

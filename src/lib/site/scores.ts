@@ -22,6 +22,14 @@ export type ScoreRendering =
       pages: ScorePage[];
       /** "score.mid", the MIDI rendition Verovio made from the same file; null when it made none. */
       midi: string | null;
+      /** "score.pdf": the rendered pages as one printable PDF (one page per SVG page); null when it failed. */
+      pdf: string | null;
+      /**
+       * The same score engraved again for phone screens ("narrow-page-N.svg", NARROW_PAGE_PX wide,
+       * a 25.9 px staff): shown below 40rem instead of the wide pages, which would shrink to less
+       * than half their size there.
+       */
+      narrowPages: ScorePage[];
     }
   | { status: 'failed'; reason: string }
   | { status: 'not-rendered'; reason: string };
@@ -30,6 +38,15 @@ export interface ScoreManifest {
   /** Keyed by `${slug}/${assetId}`. */
   scores: Record<string, ScoreRendering>;
 }
+
+/**
+ * Phone layout. The wide pages are 840 px with a 28.8 px staff (five lines, outer to outer); at
+ * 390 px they would shrink to about 12 px. The narrow engraving is 340 px wide, so it fits a
+ * 390 px screen (less the page padding) without shrinking, with a 25.9 px staff.
+ * MIN_STAFF_PX is the promise the browser test checks at 390 px.
+ */
+export const NARROW_PAGE_PX = 340;
+export const MIN_STAFF_PX = 24;
 
 /** Where a score's files live in the site, relative to the site root. */
 export function scoreFolder(slug: string, assetId: number): string {

@@ -8,6 +8,7 @@
  * The search page uses Pagefind's JavaScript API with its own small interface, so the bundled
  * UI files are removed from the output.
  */
+import { broaderGenre } from '../../domain/genres.ts';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
@@ -85,7 +86,8 @@ export async function buildSearchIndex(clientDir: string, catalog: Catalog): Pro
           meta: { title: c.title, composer: c.composer.name, summary: c.summary, ...(c.workNumber ? { catalog: c.workNumber } : {}) },
           filters: {
             composer: [c.composer.name],
-            genre: [c.genre],
+            // The broader term (genres.json), like the browse pages, so the filter has few values.
+            genre: [broaderGenre(catalog.genres, c.genre)],
             instrument: c.instruments.map((slug) => instrumentNames.get(slug)?.name ?? slug),
           },
         });

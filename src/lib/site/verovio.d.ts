@@ -23,6 +23,8 @@ declare module 'verovio/esm' {
     /** 0 when the data could not be read (the page count is then stale), 1 otherwise. */
     loadData(data: string): number;
     getPageCount(): number;
+    /** Lay the loaded data out again with the current options (e.g. another page width). */
+    redoLayout(options?: Record<string, unknown>): void;
     renderToSVG(page: number, xmlDeclaration?: boolean): string;
     /** A Standard MIDI File, base64-encoded. */
     renderToMIDI(): string;

@@ -1,0 +1,119 @@
+/**
+ * "Download all": one zip per work with its public files, written by scripts/build.ts after
+ * `astro build` (the records and engraved scores must exist first) to
+ * `works/{slug}/{slug}.zip`. Inside, under one `{slug}/` folder:
+ *
+ *   README.txt              what the zip holds and the rights in a few lines
+ *   record.json, record.md  the work's JSON and Markdown records, byte for byte as served
+ *   files/<name>            stored files of public assets (MusicXML, MP3, MIDI ...)
+ *   score/<id>/score.pdf    each engraved source score as a PDF, and its MIDI rendition
+ *   SHA256SUMS              `sha256sum -c` format, one line per other file
+ *
+ * Non-public files are never included; files kept elsewhere (blobs, external URLs) are listed in
+ * README.txt with their links instead. Entries carry the build's time, so a zip depends only on
+ * the build's inputs.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { zipSync, type Zippable } from 'fflate';
+import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
+import type { WorkRecord } from '../../schemas/work.ts';
+import { scoreFolder } from './scores.ts';
+
+export interface ZipSummary {
+  works: number;
+  bytes: number;
+  durationMs: number;
+}
+
+/** Where a work's zip lives, relative to the site root. */
+export function workZipPath(slug: string): string {
+  return `works/${slug}/${slug}.zip`;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Already-compressed formats are stored as they are; text is deflated. */
+const STORED = /\.(mp3|mxl|zip|pdf|png|jpe?g|ogg|flac)$/i;
+
+function readme(record: WorkRecord, elsewhere: string[], included: string[]): string {
+  const r = record.rights;
+  return [
+    `${record.title} — ${record.composer.name}`,
+    '',
+    `The public files of this work in the Public-Domain Music Archive, as published at ${record.links.html}`,
+    '',
+    'Rights (the full statement with per-territory notes and evidence is in record.md and record.json):',
+    `- Composition: ${r.composition.status}. ${r.composition.note}`,
+    `- Edition / file: ${r.edition.status}. ${r.edition.note}`,
+    `- Recording: ${r.recording.status}. ${r.recording.note}`,
+    `- License of the archive's own files: ${r.license ?? 'none stated'}${r.attribution ? `; attribution: ${r.attribution}` : ''}`,
+    '- Each file has its own rights status, license and review state in record.md; a review state such as',
+    '  "technical-pass" is not listening approval, and "rights-review-required" is not permission.',
+    '',
+    'Files in this zip:',
+    ...included.map((f) => `- ${f}`),
+    '',
+    ...(elsewhere.length > 0 ? ['Public files kept elsewhere (not in this zip):', ...elsewhere.map((f) => `- ${f}`), ''] : []),
+    'Check the files with: sha256sum -c SHA256SUMS',
+    '',
+  ].join('\n');
+}
+
+function zipOne(work: LoadedWork, clientDir: string, mtime: Date): Buffer {
+  const slug = work.content.slug;
+  const recordDir = path.join(clientDir, 'api', 'v1', 'works', slug);
+  const jsonBytes = readFileSync(path.join(recordDir, 'index.json'));
+  const record = (JSON.parse(jsonBytes.toString('utf8')) as { data: WorkRecord }).data;
+  const files = new Map<string, Uint8Array>();
+  files.set('record.json', jsonBytes);
+  files.set('record.md', readFileSync(path.join(recordDir, 'index.md')));
+
+  const elsewhere: string[] = [];
+  const assets = [
+    ...record.sourceAssets.map((a) => ({ a, content: work.content.sourceAssets.find((c) => c.id === a.id) })),
+    ...record.arrangements.flatMap((arr) => arr.assets.map((a) => ({ a, content: work.content.arrangements.find((x) => x.id === arr.id)?.assets.find((c) => c.id === a.id) }))),
+  ];
+  for (const { a, content } of assets) {
+    if (a.access !== 'public' || !content) continue;
+    if (content.file !== undefined) {
+      const stored = work.files.get(content.file);
+      if (stored) files.set(`files/${content.file}`, readFileSync(stored.absolutePath));
+    } else if (a.kind !== 'source-page' && a.links.download) {
+      elsewhere.push(`asset ${a.id} (${a.title}): ${a.links.download}`);
+    }
+    if (a.kind === 'musicxml') {
+      const folder = path.join(clientDir, scoreFolder(slug, a.id));
+      for (const name of ['score.pdf', 'score.mid']) {
+        const abs = path.join(folder, name);
+        if (existsSync(abs)) files.set(`score/${a.id}/${name}`, readFileSync(abs));
+      }
+    }
+  }
+  files.set('README.txt', Buffer.from(readme(record, elsewhere, [...files.keys(), 'README.txt', 'SHA256SUMS'].sort()), 'utf8'));
+  const sums = [...files.entries()]
+    .sort(([x], [y]) => x.localeCompare(y))
+    .map(([name, bytes]) => `${sha256(bytes)}  ${name}`)
+    .join('\n');
+  files.set('SHA256SUMS', Buffer.from(`${sums}\n`, 'utf8'));
+
+  const tree: Zippable = {};
+  for (const [name, bytes] of [...files.entries()].sort(([x], [y]) => x.localeCompare(y))) {
+    tree[`${slug}/${name}`] = [bytes, { level: STORED.test(name) ? 0 : 6, mtime }];
+  }
+  return Buffer.from(zipSync(tree, { mtime }));
+}
+
+/** Write every work's zip into the built site; returns counts for build.json. */
+export function buildWorkZips(catalog: Catalog, clientDir: string, generatedAtUtc: string): ZipSummary {
+  const started = Date.now();
+  const mtime = new Date(generatedAtUtc);
+  let bytes = 0;
+  for (const work of catalog.works) {
+    const zip = zipOne(work, clientDir, mtime);
+    writeFileSync(path.join(clientDir, workZipPath(work.content.slug)), zip);
+    bytes += zip.length;
+  }
+  return { works: catalog.works.length, bytes, durationMs: Date.now() - started };
+}
