@@ -1,7 +1,7 @@
 /**
  * Review contributions and correction reports from the command line, against a running server:
  *
- *   npm run review -- list
+ *   npm run review -- list [--status pending,accepted] [--kind contribution|correction-report] [--page N]
  *   npm run review -- show <code>
  *   npm run review -- accept|request-information|apply|decline <code> [--note "..."] [--reviewer "Name"]
  *                     [--assert <assetIndex>=<reviewState>]... [--assert arrangement=<reviewState>]
@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
-const USAGE = `usage: npm run review -- list | show <code> | ${ACTIONS.join('|')} <code> [--note TEXT] [--reviewer NAME] [--assert INDEX=STATE]... [--server URL] [--key-file FILE] [--json]`;
+const USAGE = `usage: npm run review -- list [--status S,S] [--kind K] [--page N] | show <code> | ${ACTIONS.join('|')} <code> [--note TEXT] [--reviewer NAME] [--assert INDEX=STATE]... [--server URL] [--key-file FILE] [--json]`;
 
 function usage(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -31,6 +31,9 @@ async function main(): Promise<number> {
       reviewer: { type: 'string' },
       assert: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
+      status: { type: 'string' },
+      kind: { type: 'string' },
+      page: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -48,7 +51,9 @@ async function main(): Promise<number> {
 
   let res: Response;
   if (command === 'list') {
-    res = await fetch(`${server}/api/v1/admin/queue`, { headers });
+    const query = new URLSearchParams();
+    for (const name of ['status', 'kind', 'page'] as const) if (values[name] !== undefined) query.set(name, values[name]);
+    res = await fetch(`${server}/api/v1/admin/queue${query.size > 0 ? `?${query}` : ''}`, { headers });
   } else if (command === 'show') {
     if (!code) usage('show needs a tracking code');
     res = await fetch(`${server}/api/v1/admin/${segment(code)}/${encodeURIComponent(code)}`, { headers });
@@ -91,8 +96,9 @@ async function main(): Promise<number> {
   const data = answer.data as Record<string, unknown>;
   if (command === 'list') {
     const items = data.items as Array<Record<string, unknown>>;
-    if (items.length === 0) process.stdout.write('The review queue is empty.\n');
+    if (items.length === 0) process.stdout.write(Number(data.total) === 0 ? 'The review queue is empty.\n' : `Page ${String(data.page)} is past the last page (${String(data.totalPages)}).\n`);
     for (const i of items) process.stdout.write(`${String(i.trackingCode)}  ${String(i.status).padEnd(17)}  ${String(i.receivedAtUtc)}  ${String(i.summary)}${Number(i.blockers) > 0 ? `  [${String(i.blockers)} blocker(s)]` : ''}\n`);
+    if (Number(data.totalPages) > 1) process.stdout.write(`page ${String(data.page)} of ${String(data.totalPages)} (${String(data.total)} items; --page N for more)\n`);
     return 0;
   }
   const review = data.review as Record<string, unknown>;

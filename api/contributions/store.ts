@@ -103,7 +103,7 @@ export class IntakeStore {
   }
 
   /** A fresh code not in use; with 79 random bits a retry is practically never needed. */
-  private async unusedCode(kind: 'contribution' | 'correction-report', store: RecordStore<object>): Promise<string> {
+  private async unusedCode(kind: 'contribution' | 'correction-report', store: { get(id: string): Promise<unknown> }): Promise<string> {
     for (;;) {
       const code = this.newCode(kind);
       if ((await store.get(code)) === null) return code;

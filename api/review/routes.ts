@@ -6,19 +6,19 @@
  *   POST /api/v1/admin/contributions/{code}/{action}
  *   POST /api/v1/admin/correction-reports/{code}/{action}   action: accept | request-information | apply | decline
  *   GET  /api/v1/admin/contributions/{code}, /api/v1/admin/correction-reports/{code}
- *   GET  /api/v1/admin/queue
+ *   GET  /api/v1/admin/queue       ?status=&kind=&operation=&workSlug=&receivedAfter=&receivedBefore=&page=&pageSize=
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { requireRole } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
-import { sendPrivateJson } from '../http/reply.ts';
+import { pageLink, sendPrivateJson } from '../http/reply.ts';
 import type { ReviewService } from './service.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
-import { AdminActionBody, REVIEW_ACTIONS, type AdminAction, type AdminItem, type QueueItem, type ReviewRecord } from '../../src/schemas/review.ts';
-import type { StoredContribution, SubmissionKind } from '../../src/schemas/contribution.ts';
+import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type ReviewRecord } from '../../src/schemas/review.ts';
+import type { StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 
 const ADMIN = '/api/v1/admin';
@@ -54,15 +54,6 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
       admin: `${base}${ADMIN}/${SEGMENT[record.kind]}/${code}`,
     },
   };
-}
-
-function queueSummary(record: StoredContribution | StoredCorrectionReport): string {
-  if (record.kind === 'contribution') {
-    const s = record.submission;
-    return `${s.operation} for ${s.target?.workSlug ?? 'a new record'}${s.arrangement?.title ? `: ${s.arrangement.title}` : ''}`;
-  }
-  const r = record.report;
-  return `correct ${r.fieldName} of ${r.workSlug ?? r.targetType}${r.targetId != null ? ` #${r.targetId}` : ''}`;
 }
 
 export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService): Promise<void> {
@@ -104,28 +95,47 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
     );
   }
 
-  app.get(`${ADMIN}/queue`, { onRequest: auth }, async (request, reply) => {
-    try {
-      const items: QueueItem[] = [];
-      for (const r of await reviews.queue()) {
-        const review = await reviews.reviews.get(r.trackingCode);
-        items.push({
-          trackingCode: r.trackingCode,
-          kind: r.kind,
-          status: r.status,
-          receivedAtUtc: r.receivedAtUtc,
-          updatedAtUtc: r.updatedAtUtc,
-          summary: queueSummary(r),
-          blockers: review?.blockers.length ?? 0,
-          links: {
-            admin: `${base}${ADMIN}/${SEGMENT[r.kind]}/${r.trackingCode}`,
-            tracking: r.kind === 'contribution' ? contributionUrl(base, r.trackingCode) : correctionReportUrl(base, r.trackingCode),
-          },
-        });
-      }
-      return sendPrivateJson(reply, { items, total: items.length });
-    } catch (err) {
-      return asProblem(request, err);
-    }
+  app.get<{ Querystring: AdminQueueQuery }>(`${ADMIN}/queue`, { onRequest: auth, schema: { querystring: AdminQueueQuery } }, async (request, reply) => {
+    const q = request.query;
+    const page = q.page ?? 1;
+    const pageSize = q.pageSize ?? QUEUE_DEFAULT_PAGE_SIZE;
+    const statuses = (q.status?.split(',') ?? []) as SubmissionStatus[];
+    const filter = { statuses, kind: q.kind, operation: q.operation, workSlug: q.workSlug, receivedAfter: q.receivedAfter, receivedBefore: q.receivedBefore };
+    const found = await reviews.queue(filter, page, pageSize).catch((err: unknown) => asProblem(request, err));
+    // Only the page's review records are read (for their blocker counts).
+    const items: QueueItem[] = await Promise.all(
+      found.items.map(async (e) => ({
+        trackingCode: e.trackingCode,
+        kind: e.kind,
+        status: e.status,
+        receivedAtUtc: e.receivedAtUtc,
+        updatedAtUtc: e.updatedAtUtc,
+        summary: e.summary,
+        blockers: (await reviews.reviews.get(e.trackingCode))?.blockers.length ?? 0,
+        links: {
+          admin: `${base}${ADMIN}/${SEGMENT[e.kind]}/${e.trackingCode}`,
+          tracking: e.kind === 'contribution' ? contributionUrl(base, e.trackingCode) : correctionReportUrl(base, e.trackingCode),
+        },
+      })),
+    );
+    const totalPages = Math.ceil(found.total / pageSize);
+    const last = Math.max(1, totalPages);
+    const self = `${base}${ADMIN}/queue`;
+    const params = { status: q.status, kind: q.kind, operation: q.operation, workSlug: q.workSlug, receivedAfter: q.receivedAfter, receivedBefore: q.receivedBefore, pageSize };
+    return sendPrivateJson(reply, {
+      items,
+      page,
+      pageSize,
+      total: found.total,
+      totalPages,
+      links: {
+        self: pageLink(self, params, page),
+        first: pageLink(self, params, 1),
+        last: pageLink(self, params, last),
+        next: page < totalPages ? pageLink(self, params, page + 1) : null,
+        prev: page > 1 ? pageLink(self, params, Math.min(page - 1, last)) : null,
+      },
+      counts: found.counts,
+    } satisfies AdminQueue);
   });
 }

@@ -40,6 +40,7 @@ import type { AdminAction, AdminActionBody, AssertableState, ReviewRecord, Verif
 import { mergeMessage } from '../../src/domain/review/messages.ts';
 import { ProposalError } from '../../src/domain/review/proposal.ts';
 import { buildProposal } from '../../src/domain/review/proposal-input.ts';
+import { QueueIndex, queueEntryOf, type QueueEntry, type QueueFilter } from '../../src/domain/review/queue.ts';
 
 type Stored = StoredContribution | StoredCorrectionReport;
 
@@ -82,6 +83,24 @@ export class ReviewService {
       author: (input) => this.authors.get(input.trackingCode) ?? null,
       now: this.now,
     });
+    // Every write of a submission from now on keeps the queue index current (this process is
+    // the only writer of its data folder); what was stored before is loaded once, on first use.
+    const onWrite = (_id: string, value: Stored) => this.queueIndex.put(queueEntryOf(value));
+    this.intake.contributions.watch(onWrite);
+    this.intake.correctionReports.watch(onWrite);
+  }
+
+  private readonly queueIndex = new QueueIndex();
+  private queueLoaded: Promise<void> | null = null;
+
+  /** Read every stored submission once into the queue index; writes seen meanwhile win. */
+  loadQueue(): Promise<void> {
+    this.queueLoaded ??= (async () => {
+      for (const kind of ['contribution', 'correction-report'] as const) {
+        for await (const r of this.store(kind).all()) this.queueIndex.putIfAbsent(queueEntryOf(r));
+      }
+    })();
+    return this.queueLoaded;
   }
 
   private readonly authors = new Map<string, string>();
@@ -101,13 +120,10 @@ export class ReviewService {
     return { record, review: await this.reviews.get(code) };
   }
 
-  /** Open items (pending, needs-information, accepted), oldest first. */
-  async queue(): Promise<Stored[]> {
-    const open: Stored[] = [];
-    for (const kind of ['contribution', 'correction-report'] as const) {
-      for await (const r of this.store(kind).all()) if (r.status !== 'applied' && r.status !== 'declined') open.push(r);
-    }
-    return open.sort((a, b) => a.receivedAtUtc.localeCompare(b.receivedAtUtc) || a.trackingCode.localeCompare(b.trackingCode));
+  /** One page of the queue (open items by default), oldest first, with per-status counts. */
+  async queue(filter: QueueFilter, page: number, pageSize: number): Promise<{ items: QueueEntry[]; total: number; counts: Record<string, number> }> {
+    await this.loadQueue();
+    return { ...this.queueIndex.page(filter, page, pageSize), counts: this.queueIndex.counts() };
   }
 
   async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody): Promise<{ record: Stored; review: ReviewRecord | null }> {

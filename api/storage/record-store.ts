@@ -26,9 +26,23 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 export class RecordStore<T extends object> {
   readonly dir: string;
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly watchers: Array<(id: string, value: T) => void> = [];
 
   constructor(dir: string) {
     this.dir = dir;
+  }
+
+  /**
+   * Be told of every record this store writes (after it is durable), in write order per id. The
+   * server is the only writer of its data folder, so a watcher can keep a derived index current
+   * (e.g. the review queue) without re-reading the records.
+   */
+  watch(watcher: (id: string, value: T) => void): void {
+    this.watchers.push(watcher);
+  }
+
+  private written(id: string, value: T): void {
+    for (const w of this.watchers) w(id, value);
   }
 
   /** Where a record lives; ids are file names, so only safe characters are allowed. */
@@ -52,6 +66,7 @@ export class RecordStore<T extends object> {
       await fs.unlink(temp).catch(() => undefined);
     }
     await fsyncDir(path.dirname(file));
+    this.written(id, value);
   }
 
   async get(id: string): Promise<T | null> {
@@ -72,6 +87,7 @@ export class RecordStore<T extends object> {
       if (next === undefined) return db.data;
       db.data = next;
       await db.write();
+      this.written(id, next);
       return next;
     });
     const settled = run.catch(() => undefined);

@@ -109,8 +109,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List open review items, oldest first
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Contributions and correction reports that are pending, needs-information or accepted, oldest received first.
+         * List review items, oldest first, filtered and paged
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Contributions and correction reports, oldest received first: the open ones (pending, needs-information, accepted) unless `status` names others; filtered by kind, operation, work and receive time; paged. `counts` gives the stored items per status. The server keeps the queue as an index updated on every write, so a page costs the same however many submissions are stored. An unknown parameter is a 400 naming it.
          */
         get: operations["getReviewQueue"];
         put?: never;
@@ -923,10 +923,13 @@ export interface components {
         };
         /**
          * AdminQueue
-         * @description The review queue.
+         * @description One page of the review queue: matching items oldest first (open items unless `status` says otherwise), with per-status counts.
          */
         AdminQueue: {
-            /** @description Open items (pending, needs-information, accepted), oldest first. */
+            /** @description Stored items per status (all kinds, before filters), for statuses that have any. */
+            counts: {
+                [key: string]: number;
+            };
             items: {
                 /** @description Number of recorded blockers. */
                 blockers: number;
@@ -960,7 +963,42 @@ export interface components {
                  */
                 updatedAtUtc: string;
             }[];
+            /** @description Pagination links (absolute). */
+            links: {
+                /**
+                 * Format: uri
+                 * @description The first page.
+                 */
+                first: string;
+                /**
+                 * Format: uri
+                 * @description The last page.
+                 */
+                last: string;
+                /**
+                 * Format: uri
+                 * @description The next page.
+                 */
+                next: string | null;
+                /**
+                 * Format: uri
+                 * @description The previous page.
+                 */
+                prev: string | null;
+                /**
+                 * Format: uri
+                 * @description This page.
+                 */
+                self: string;
+            };
+            /** @description This page number (1-based). */
+            page: number;
+            /** @description Items per page. */
+            pageSize: number;
+            /** @description Matching items across all pages. */
             total: number;
+            /** @description Number of pages. */
+            totalPages: number;
         };
         /** @description A published asset. */
         AssetRecord: {
@@ -4284,7 +4322,24 @@ export interface operations {
     };
     getReviewQueue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only contributions or only correction reports. */
+                kind?: "contribution" | "correction-report";
+                /** @description Only contributions with this operation, e.g. "arrangement". */
+                operation?: string;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1 to 200. */
+                pageSize?: number;
+                /** @description Only items received at or after this UTC time. */
+                receivedAfter?: string;
+                /** @description Only items received before this UTC time (e.g. older than a week). */
+                receivedBefore?: string;
+                /** @description Comma-separated statuses to list (pending, needs-information, accepted, applied, declined); default: the open ones (pending, needs-information, accepted). */
+                status?: string;
+                /** @description Only items about this work. */
+                workSlug?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4309,7 +4364,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL. */
+            /** @description A query parameter is not valid or not known (the problem names it), or a key was sent in the URL. */
             400: {
                 headers: {
                     [name: string]: unknown;

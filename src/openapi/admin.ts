@@ -5,8 +5,8 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
-import { AdminActionBody, AdminItem, AdminQueue, QueueItem, REVIEW_ACTIONS } from '../schemas/review.ts';
-import { problem, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
+import { AdminActionBody, AdminItem, AdminQueue, AdminQueueQuery, QueueItem, REVIEW_ACTIONS } from '../schemas/review.ts';
+import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
 const SECURITY: Array<Record<string, string[]>> = [{ bearerKey: [] }, { archiveImportKey: [] }];
 const KEY = 'Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.';
@@ -87,11 +87,13 @@ const queue: OperationSpec = {
   operationId: 'getReviewQueue',
   tags: ['admin'],
   security: SECURITY,
-  summary: 'List open review items, oldest first',
-  description: `${KEY} Contributions and correction reports that are pending, needs-information or accepted, oldest received first.`,
+  summary: 'List review items, oldest first, filtered and paged',
+  description: `${KEY} Contributions and correction reports, oldest received first: the open ones (pending, needs-information, accepted) unless \`status\` names others; filtered by kind, operation, work and receive time; paged. \`counts\` gives the stored items per status. The server keeps the queue as an index updated on every write, so a page costs the same however many submissions are stored. An unknown parameter is a 400 naming it.`,
+  parameters: queryParameters(AdminQueueQuery),
   responses: {
     '200': { description: 'The queue.', contentType: 'application/json', schema: Envelope(ref('AdminQueue') as unknown as TSchema, 'Review queue in the envelope.') },
     ...authProblems,
+    '400': problem('A query parameter is not valid or not known (the problem names it), or a key was sent in the URL.'),
   },
 } as OperationSpec;
 

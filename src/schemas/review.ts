@@ -7,6 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, ASSET_KINDS, Nullable, StringEnum, UtcTimestamp } from './common.ts';
 import { ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
+import { Page } from './envelope.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -175,10 +176,35 @@ export const QueueItem = Type.Object(
 );
 export type QueueItem = Static<typeof QueueItem>;
 
+export const QUEUE_DEFAULT_PAGE_SIZE = 50;
+export const QUEUE_MAX_PAGE_SIZE = 200;
+const STATUS_LIST = `^(${SUBMISSION_STATUSES.join('|')})(,(${SUBMISSION_STATUSES.join('|')}))*$`;
+
+/** Query parameters of GET /api/v1/admin/queue; an unknown one is a 400 naming it. */
+export const AdminQueueQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.String({ pattern: STATUS_LIST, maxLength: 200, description: `Comma-separated statuses to list (${SUBMISSION_STATUSES.join(', ')}); default: the open ones (pending, needs-information, accepted).` }),
+    ),
+    kind: Type.Optional(StringEnum(SUBMISSION_KINDS, { description: 'Only contributions or only correction reports.' })),
+    operation: Type.Optional(Type.String({ maxLength: 100, description: 'Only contributions with this operation, e.g. "arrangement".' })),
+    workSlug: Type.Optional(Type.String({ maxLength: 200, description: 'Only items about this work.' })),
+    receivedAfter: Type.Optional(UtcTimestamp('Only items received at or after this UTC time.')),
+    receivedBefore: Type.Optional(UtcTimestamp('Only items received before this UTC time (e.g. older than a week).')),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1, format: 'int32', description: 'Page number, from 1.' })),
+    pageSize: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: QUEUE_MAX_PAGE_SIZE, default: QUEUE_DEFAULT_PAGE_SIZE, format: 'int32', description: `Items per page, 1 to ${QUEUE_MAX_PAGE_SIZE}.` }),
+    ),
+  },
+  { description: 'Review queue filters and paging.', additionalProperties: false },
+);
+export type AdminQueueQuery = Static<typeof AdminQueueQuery>;
+
 export const AdminQueue = Type.Object(
   {
-    items: Type.Array(QueueItem, { description: 'Open items (pending, needs-information, accepted), oldest first.' }),
-    total: Type.Integer({ minimum: 0 }),
+    ...Page(QueueItem, 'The review queue.').properties,
+    counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Stored items per status (all kinds, before filters), for statuses that have any.' }),
   },
-  { ...strict, $id: 'AdminQueue', title: 'AdminQueue', description: 'The review queue.' },
+  { ...strict, $id: 'AdminQueue', title: 'AdminQueue', description: 'One page of the review queue: matching items oldest first (open items unless `status` says otherwise), with per-status counts.' },
 );
+export type AdminQueue = Static<typeof AdminQueue>;
