@@ -64,6 +64,12 @@ export interface Config {
   libraryFailpoints: string[];
   /** ARCHIVE_TRUSTED_PROXIES: addresses/CIDRs whose X-Forwarded-For is believed (rate limits, logs); empty trusts none. */
   trustedProxies: string[];
+  /**
+   * ARCHIVE_DOWNLOAD_OFFLOAD: "nginx" hands the bytes of library files and published blobs to a
+   * fronting nginx (X-Accel-Redirect to the build's nginx.conf internal location) after the key
+   * check; "none" (default) sends them from Node.
+   */
+  downloadOffload: 'none' | 'nginx';
 }
 
 export class ConfigError extends Error {}
@@ -183,5 +189,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     githubWebhookSecret: env.GITHUB_WEBHOOK_SECRET?.trim() || null,
     libraryFailpoints: keys(env.ARCHIVE_LIBRARY_FAILPOINTS),
     trustedProxies: parseTrustedProxies(env.ARCHIVE_TRUSTED_PROXIES),
+    downloadOffload: parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD),
   };
+}
+
+function parseDownloadOffload(value: string | undefined): 'none' | 'nginx' {
+  const v = (value ?? '').trim().toLowerCase();
+  if (v === '' || v === 'none') return 'none';
+  if (v === 'nginx') return 'nginx';
+  throw new ConfigError(`ARCHIVE_DOWNLOAD_OFFLOAD must be "nginx" or "none" (got "${value}")`);
 }

@@ -28,6 +28,8 @@ export interface BuildOptions {
   outDir: string;
   baseUrl: string;
   quiet?: boolean;
+  /** The blob store's folder, for nginx.conf's download offload location (ARCHIVE_DOWNLOAD_OFFLOAD=nginx). */
+  blobsDir?: string;
 }
 
 export interface BuildInfo {
@@ -103,7 +105,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   // From the records just written, so the server's index never disagrees with a static record.
   const catalogIndex = await indexBuild(outDir);
 
-  writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client')));
+  writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client'), { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
   // Outside client/: the server reads it to know which blobs public records link to.
   writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
   const info: BuildInfo = {
@@ -129,10 +131,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       out: { type: 'string', default: path.join(PROJECT_ROOT, 'dist') },
       'base-url': { type: 'string', default: process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321' },
       quiet: { type: 'boolean', default: false },
+      'blobs-dir': { type: 'string' },
     },
   });
   try {
-    const info = await buildSite({ contentDir: values.content, outDir: values.out, baseUrl: values['base-url'], quiet: values.quiet });
+    const info = await buildSite({ contentDir: values.content, outDir: values.out, baseUrl: values['base-url'], quiet: values.quiet, blobsDir: values['blobs-dir'] });
     console.log(`built ${info.works} works and ${info.profiles} profiles into ${values.out} in ${info.durationMs} ms`);
   } catch (err) {
     if (err instanceof ContentError) {

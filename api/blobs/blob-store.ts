@@ -36,9 +36,14 @@ export class BlobStore {
   }
 
   pathFor(sha256: string): string {
+    return path.join(this.root, this.relativePathFor(sha256));
+  }
+
+  /** Where a blob lives under the store's root (also the tail of its nginx offload URI). */
+  relativePathFor(sha256: string): string {
     const hash = sha256.toLowerCase();
     if (!HEX64.test(hash)) throw new Error(`not a sha256 digest: ${sha256}`);
-    return path.join(this.root, 'sha256', hash.slice(0, 2), hash.slice(2, 4), hash);
+    return path.join('sha256', hash.slice(0, 2), hash.slice(2, 4), hash);
   }
 
   async stat(sha256: string): Promise<BlobInfo | null> {

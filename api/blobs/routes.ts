@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
-import { sendFile } from '../http/send-file.ts';
+import { offloadUri, sendFile } from '../http/send-file.ts';
 
 export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { sha256: string } }>('/blobs/:sha256', async (request, reply) => {
@@ -22,6 +22,6 @@ export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void 
       // Content-addressed: the bytes behind this URL can never change.
       cacheControl: 'public, max-age=31536000, immutable',
       downloadName: published.fileName,
-    });
+    }, { offload: offloadUri(request, ctx.config.downloadOffload, ctx.blobs.relativePathFor(hash)) });
   });
 }

@@ -4,6 +4,8 @@
  * Static records, public blobs and protected library downloads all answer through here.
  */
 import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { NGINX_BLOBS_LOCATION } from '../site/nginx.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchHits, parseRange, type ServableFile } from '../site/static-site.ts';
 
@@ -16,7 +18,21 @@ function contentDisposition(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-export function sendFile(request: FastifyRequest, reply: FastifyReply, baseUrl: string, file: ServableFile) {
+/**
+ * `offload`: the internal URI a fronting nginx serves these bytes from (ARCHIVE_DOWNLOAD_OFFLOAD=nginx,
+ * api/site/nginx.ts). The checks stay here -- key and policy before the call, then 304 and 416 --
+ * and the answer is an empty 200 with X-Accel-Redirect; nginx sends the file (ranges included)
+ * with the headers set here and the archive's ETag from X-Archive-ETag.
+ */
+/** The internal URI for a blob's bytes when this request may be offloaded to nginx, else undefined. */
+export function offloadUri(request: FastifyRequest, mode: 'none' | 'nginx', relativePath: string): string | undefined {
+  // Only for requests that came through the build's nginx.conf, which marks them: a client that
+  // reaches Node directly always gets the bytes, never an empty X-Accel-Redirect answer.
+  if (mode !== 'nginx' || request.headers['x-archive-download-offload'] !== 'nginx') return undefined;
+  return `${NGINX_BLOBS_LOCATION}${relativePath.split(path.sep).map(encodeURIComponent).join('/')}`;
+}
+
+export function sendFile(request: FastifyRequest, reply: FastifyReply, baseUrl: string, file: ServableFile, options: { offload?: string } = {}) {
   reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
   if (file.downloadName) reply.header('Content-Disposition', contentDisposition(file.downloadName));
   if (ifNoneMatchHits(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
@@ -27,6 +43,9 @@ export function sendFile(request: FastifyRequest, reply: FastifyReply, baseUrl: 
     });
   }
   reply.type(file.contentType);
+  if (options.offload) {
+    return reply.header('X-Accel-Redirect', options.offload).header('X-Archive-ETag', file.etag).header('Content-Length', '0').code(200).send();
+  }
   if (range.kind === 'partial') {
     const length = range.end - range.start + 1;
     reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(length));

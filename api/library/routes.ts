@@ -12,7 +12,7 @@ import type { Config } from '../config.ts';
 import { principalOf, requireRole } from '../http/auth.ts';
 import { sendProblem } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
-import { sendFile } from '../http/send-file.ts';
+import { offloadUri, sendFile } from '../http/send-file.ts';
 import {
   FileIdParams,
   IMPORT_BODY_LIMIT_BYTES,
@@ -182,7 +182,7 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
         // Private: no shared cache may keep it; a client may, but revalidates (with its key) each time.
         cacheControl: 'private, no-cache',
         downloadName: baseName(file.fileName),
-      });
+      }, { offload: offloadUri(request, ctx.config.downloadOffload, ctx.blobs.relativePathFor(sha)) });
     });
   });
 }

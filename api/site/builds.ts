@@ -25,11 +25,11 @@ export function buildKey(commit: string, baseUrl: string): string {
 }
 
 /** Run scripts/build.ts in a child process; rejects with the build's own error output. */
-export function buildInChild(contentDir: string, outDir: string, baseUrl: string, options: { inheritOutput?: boolean } = {}): Promise<void> {
+export function buildInChild(contentDir: string, outDir: string, baseUrl: string, options: { inheritOutput?: boolean; blobsDir?: string } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', outDir, '--base-url', baseUrl, '--quiet'],
+      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', outDir, '--base-url', baseUrl, '--quiet', ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : [])],
       { stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'] },
     );
     let output = '';
@@ -57,7 +57,7 @@ export async function ensureBuild(config: Config, commit: string, options: { inh
   const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
   await git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]);
   try {
-    await buildInChild(worktree, dir, config.publicBaseUrl, options);
+    await buildInChild(worktree, dir, config.publicBaseUrl, { ...options, blobsDir: path.join(config.dataDir, 'blobs') });
   } finally {
     await git(config.contentRepo, ['worktree', 'remove', '--force', worktree]).catch(() => rmSync(worktree, { recursive: true, force: true }));
   }

@@ -6,9 +6,12 @@
  *     it and moves it into the blob store, against `sha256sum` of the file plus a plain write of
  *     it (`dd bs=1M conv=fsync`). Goal ratio >= 0.8.
  *   - upload alone against the plain write; commit rehash alone against `sha256sum`.
- *   - range downloads of the committed file (the whole file as one range, and a 100 MiB range)
- *     from GET /api/v1/library/files/{id} against nginx (Debian package) serving the same file
- *     (a hard link to the blob) with sendfile. Goal ratio >= 0.8. Skipped without nginx.
+ *   - downloads of the committed file (the whole file, and a 100 MiB range from its middle) from
+ *     GET /api/v1/library/files/{id} against nginx (Debian package) serving the same file (a hard
+ *     link to the blob) with sendfile; and the same request through nginx in front of the service
+ *     with ARCHIVE_DOWNLOAD_OFFLOAD=nginx (the build's server block; Node checks the key, nginx
+ *     sends the bytes). curl is the client (a C client, so the client is not the limit). Goal
+ *     ratio >= 0.8. Skipped without nginx.
  *   - server peak RSS while the file uploads and commits. Goal < 200 MB.
  *
  * Sizes: 1 GiB file, ranges of 1 GiB and 100 MiB (quick: 64 MiB, ranges 64 MiB and 16 MiB).
@@ -25,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { BlobStore } from '../../api/blobs/blob-store.ts';
+import { renderNginxConfig } from '../../api/site/nginx.ts';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { memoryOf } from './service.ts';
 import { Cleanup, PROJECT_ROOT, TrackedProcess, freePort, round, waitForHttp } from './util.ts';
@@ -99,9 +103,10 @@ function download(url: string, headers: Record<string, string>): Promise<{ statu
   });
 }
 
-function nginxConfig(prefix: string, root: string, port: number): string {
+function nginxConfig(prefix: string, root: string, port: number, server?: string): string {
   const t = (n: string) => path.join(prefix, 'tmp', n);
   return `daemon off;
+${process.getuid?.() === 0 ? 'user root;' : ''}
 master_process on;
 worker_processes auto;
 pid ${path.join(prefix, 'nginx.pid')};
@@ -116,13 +121,27 @@ http {
     fastcgi_temp_path ${t('fastcgi')};
     uwsgi_temp_path ${t('uwsgi')};
     scgi_temp_path ${t('scgi')};
-    server {
+${server ?? `    server {
         listen 127.0.0.1:${port};
         root ${root};
         default_type application/octet-stream;
-    }
+    }`}
 }
 `;
+}
+
+function findCurl(): string | null {
+  const r = spawnSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
+}
+
+/** One download by curl (a C client, so the client is not what limits the figure); curl's own timing. */
+function curlDownload(curl: string, url: string, headers: Record<string, string>): Timed<{ status: number; bytes: number }> {
+  const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  const r = spawnSync(curl, [...args, url], { encoding: 'utf8' });
+  const [status, bytes, seconds] = r.stdout.trim().split(' ').map(Number);
+  return { seconds: seconds!, value: { status: status!, bytes: bytes! } };
 }
 
 function findNginx(): string | null {
@@ -166,7 +185,7 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
     const base = `http://127.0.0.1:${port}`;
     const proc = new TrackedProcess('service (scripts/start.ts)', process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_LIBRARY_KEYS: KEY, LOG_LEVEL: 'warn' },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_LIBRARY_KEYS: KEY, ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx', LOG_LEVEL: 'warn' },
     });
     cleanup.track(proc);
     log('starting the service ...');
@@ -239,26 +258,47 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
       details.nginx = { binary: bin, version: spawnSync(bin, ['-v'], { encoding: 'utf8' }).stderr.trim() };
       const serviceUrl = `${base}/api/v1/library/files/${imp.files[0].id}`;
       const nginxUrl = `http://127.0.0.1:${nginxPort}/file.bin`;
+      // The same service behind nginx with the build's own server block: ARCHIVE_DOWNLOAD_OFFLOAD=nginx
+      // (set on the service above) answers the key check and nginx sends the blob (X-Accel-Redirect).
+      const frontPort = await freePort();
+      const frontPrefix = path.join(work, 'nginx-front');
+      mkdirSync(path.join(frontPrefix, 'tmp'), { recursive: true });
+      mkdirSync(path.join(work, 'no-client', 'api', 'v1'), { recursive: true });
+      writeFileSync(path.join(work, 'no-client', 'api', 'v1', 'index.json'), '{}'); // the readiness probe
+      writeFileSync(path.join(frontPrefix, 'nginx.conf'), nginxConfig(frontPrefix, root, frontPort, renderNginxConfig(path.join(work, 'no-client'), { listen: `127.0.0.1:${frontPort}`, upstream: base, blobsDir: path.join(dataDir, 'blobs') })));
+      const front = new TrackedProcess('nginx (front, offload)', bin, ['-p', frontPrefix, '-e', path.join(frontPrefix, 'error.log'), '-c', path.join(frontPrefix, 'nginx.conf')]);
+      cleanup.track(front);
+      await waitForHttp(`http://127.0.0.1:${frontPort}/api/v1`, front, 20_000);
+      const frontUrl = `http://127.0.0.1:${frontPort}/api/v1/library/files/${imp.files[0].id}`;
+      const curl = findCurl();
+      details.client = curl ? `curl (${curl}), output to /dev/null` : 'Node http client (curl not found)';
       const downloads: Record<string, unknown> = {};
-      for (const length of ranges) {
-        const start = length === size ? 0 : Math.floor((size - length) / 2);
-        const range = { range: `bytes=${start}-${start + length - 1}` };
+      // Full GET of the 1 GiB file (200), and a range from its middle (206).
+      for (const length of [size, ranges[1]!]) {
+        const full = length === size;
+        const start = full ? 0 : Math.floor((size - length) / 2);
+        const range: Record<string, string> = full ? {} : { range: `bytes=${start}-${start + length - 1}` };
         const one = async (url: string, headers: Record<string, string>) => {
-          const r = await timed(() => download(url, { ...headers, ...range }));
-          if (r.value.status !== 206 || r.value.bytes !== length) throw new Error(`${url} answered ${r.value.status} with ${r.value.bytes} bytes for ${range.range}`);
+          const r = curl ? curlDownload(curl, url, { ...headers, ...range }) : await timed(() => download(url, { ...headers, ...range }));
+          if (r.value.status !== (full ? 200 : 206) || r.value.bytes !== length) throw new Error(`${url} answered ${r.value.status} with ${r.value.bytes} bytes for ${range.range ?? 'the whole file'}`);
           return mbps(length, r.seconds);
         };
         const svc: number[] = [];
         const ngx: number[] = [];
-        await one(serviceUrl, key); // warm both paths once
+        const off: number[] = [];
+        await one(serviceUrl, key); // warm every path once
         await one(nginxUrl, {});
+        await one(frontUrl, key);
         for (let i = 0; i < repeats; i++) {
           svc.push(await one(serviceUrl, key));
           ngx.push(await one(nginxUrl, {}));
+          off.push(await one(frontUrl, key));
         }
-        const label = `${Math.round(length / MiB)} MiB`;
-        downloads[label] = { serviceMBps: svc, nginxMBps: ngx };
-        figures.push(figure(`range download ${label}`, 'MB/s', median(svc), median(ngx), `nginx ${String((details.nginx as { version: string }).version).replace('nginx version: ', '')} sendfile, same file`, 'higher', { ratio: 0.8, op: '>=' }));
+        const label = full ? `${Math.round(length / MiB)} MiB full` : `${Math.round(length / MiB)} MiB range`;
+        downloads[label] = { serviceMBps: svc, nginxMBps: ngx, offloadMBps: off };
+        const anchor = `nginx ${String((details.nginx as { version: string }).version).replace('nginx version: ', '')} sendfile, same file`;
+        figures.push(figure(`download ${label}`, 'MB/s', median(svc), median(ngx), anchor, 'higher', { ratio: 0.8, op: '>=' }));
+        figures.push(figure(`download ${label}, nginx in front (ARCHIVE_DOWNLOAD_OFFLOAD=nginx)`, 'MB/s', median(off), median(ngx), anchor, 'higher', { ratio: 0.8, op: '>=' }));
       }
       details.downloads = downloads;
     }

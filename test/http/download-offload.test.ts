@@ -1,0 +1,132 @@
+/**
+ * ARCHIVE_DOWNLOAD_OFFLOAD=nginx with Debian's nginx in front (issue 11, step 6): the Node process
+ * checks the key and the policy, nginx sends the bytes from the blob store through the internal
+ * location of the build's nginx.conf (renderNginxConfig, the function the build writes it with).
+ * Full and ranged downloads, the archive's ETag, 304 and 416 from Node, no bytes without a key,
+ * the internal location unreachable from outside, and Node answering directly still sending bytes.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderNginxConfig, NGINX_BLOBS_LOCATION } from '../../api/site/nginx.ts';
+import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
+import { freePort, TrackedProcess } from '../../bench/lib/util.ts';
+import { fileInput, importAndCommit, importInput, LIB, openLibraryApp, sha256, type LibraryTestApp } from '../library/library-helpers.ts';
+
+const bytes = randomBytes(3 * 1024 * 1024 + 17);
+let t: LibraryTestApp;
+let nginx: TrackedProcess;
+let front: string;
+let direct: string;
+let fileId: string;
+
+beforeAll(async () => {
+  const bin = findOrInstallNginx(() => undefined);
+  if (!bin.path) throw new Error(`these tests need Debian's nginx: ${bin.note}`);
+  t = await openLibraryApp({ ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx' });
+  const { imp } = await importAndCommit(t, importInput([fileInput(bytes, { fileName: 'master take.wav' })]), [bytes]);
+  fileId = imp.files[0].id;
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  direct = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+
+  const prefix = path.join(t.dataDir, 'nginx');
+  mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
+  const port = await freePort();
+  const server = renderNginxConfig(path.join(t.buildDir, 'client'), { listen: `127.0.0.1:${port}`, upstream: direct, blobsDir: path.join(t.dataDir, 'blobs') });
+  const tmp = (n: string) => path.join(prefix, 'tmp', n);
+  writeFileSync(
+    path.join(prefix, 'nginx.conf'),
+    // As root, nginx's workers would run as nobody, who may not read the test's private temp folder.
+    `daemon off;\n${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;\npid ${path.join(prefix, 'nginx.pid')};\nerror_log ${path.join(prefix, 'error.log')} warn;\nevents { worker_connections 64; }\n` +
+      `http {\n access_log off;\n sendfile on;\n client_body_temp_path ${tmp('body')};\n proxy_temp_path ${tmp('proxy')};\n fastcgi_temp_path ${tmp('fastcgi')};\n uwsgi_temp_path ${tmp('uwsgi')};\n scgi_temp_path ${tmp('scgi')};\n${server}\n}\n`,
+  );
+  nginx = new TrackedProcess('nginx', bin.path, ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', path.join(prefix, 'nginx.conf')]);
+  front = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      await (await fetch(`${front}/api/v1`)).arrayBuffer();
+      break;
+    } catch {
+      if (i > 100 || !nginx.running) throw new Error(`nginx did not start: ${nginx.tail()} ${readFileSync(path.join(prefix, 'error.log'), 'utf8')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await nginx?.stop();
+  await t?.close();
+});
+
+const url = () => `${front}/api/v1/library/files/${fileId}`;
+
+describe('library downloads handed to nginx', () => {
+  it('sends the whole file through nginx with the archive headers, after the key check', async () => {
+    const res = await fetch(url(), { headers: LIB });
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(200);
+    expect(body.length).toBe(bytes.length);
+    expect(sha256(body)).toBe(sha256(bytes));
+    expect(res.headers.get('etag')).toBe(`"${sha256(bytes)}"`);
+    expect(res.headers.get('content-type')).toBe('audio/wav');
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+    expect(res.headers.get('content-disposition')).toContain('master take.wav');
+    expect(res.headers.get('x-accel-redirect')).toBeNull();
+    expect(res.headers.get('server')).toMatch(/nginx/);
+  });
+
+  it('answers ranges from nginx, and If-Range with the archive ETag keeps the range', async () => {
+    const start = 1024 * 1024 + 3;
+    const end = start + 65_535;
+    const res = await fetch(url(), { headers: { ...LIB, range: `bytes=${start}-${end}`, 'if-range': `"${sha256(bytes)}"` } });
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes ${start}-${end}/${bytes.length}`);
+    expect(body.equals(bytes.subarray(start, end + 1))).toBe(true);
+    const stale = await fetch(url(), { headers: { ...LIB, range: 'bytes=0-9', 'if-range': '"another-version"' } });
+    expect(stale.status).toBe(200);
+    expect(Buffer.from(await stale.arrayBuffer()).length).toBe(bytes.length);
+  });
+
+  it('keeps 304, 416 and the refusals in Node as problem details', async () => {
+    const notModified = await fetch(url(), { headers: { ...LIB, 'if-none-match': `"${sha256(bytes)}"` } });
+    expect(notModified.status).toBe(304);
+    const beyond = await fetch(url(), { headers: { ...LIB, range: `bytes=${bytes.length + 10}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-type')).toContain('application/problem+json');
+    const anonymous = await fetch(url());
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('content-type')).toContain('application/problem+json');
+    expect((await anonymous.text()).length).toBeLessThan(4000);
+  });
+
+  it('never serves the internal location from outside', async () => {
+    const res = await fetch(`${front}${NGINX_BLOBS_LOCATION}sha256/${sha256(bytes).slice(0, 2)}/${sha256(bytes).slice(2, 4)}/${sha256(bytes)}`);
+    expect(res.status).toBe(404);
+    expect(Buffer.from(await res.arrayBuffer()).length).toBeLessThan(bytes.length);
+  });
+
+  it('answers nginx (and only nginx) with an empty X-Accel-Redirect to the blob', async () => {
+    const h = sha256(bytes);
+    const res = await fetch(`${direct}/api/v1/library/files/${fileId}`, { headers: { ...LIB, 'x-archive-download-offload': 'nginx' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-accel-redirect')).toBe(`${NGINX_BLOBS_LOCATION}sha256/${h.slice(0, 2)}/${h.slice(2, 4)}/${h}`);
+    expect(res.headers.get('x-archive-etag')).toBe(`"${h}"`);
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+    // The build's nginx.conf marks exactly the proxied download locations.
+    const conf = renderNginxConfig('/srv/client', { blobsDir: '/srv/data/blobs' });
+    expect(conf.match(/proxy_set_header X-Archive-Download-Offload nginx;/g)).toHaveLength(2);
+    expect(conf).toContain(`location ${NGINX_BLOBS_LOCATION} {\n        internal;\n        alias /srv/data/blobs/;`);
+    expect(renderNginxConfig('/srv/client')).not.toContain('X-Archive-Download-Offload');
+  });
+
+  it('still sends the bytes itself to a client that reaches Node directly', async () => {
+    const res = await fetch(`${direct}/api/v1/library/files/${fileId}`, { headers: LIB });
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-accel-redirect')).toBeNull();
+    expect(sha256(body)).toBe(sha256(bytes));
+  });
+});
