@@ -33,6 +33,16 @@ describe('bad catalog queries are problem details naming the parameter', () => {
     expect(body.detail).toContain(fields[0]);
   });
 
+  it('a 10 KB query string is a problem detail naming the parameter, whatever its shape', async () => {
+    for (const query of [`query=${'ab '.repeat(3400)}`, Array.from({ length: 1000 }, (_, i) => `query=w${i}`).join('&'), `composer=${'%C3%A9'.repeat(1700)}`]) {
+      expect(query.length).toBeGreaterThanOrEqual(10_000);
+      const res = await t.request({ url: `/api/v1/works?${query}` });
+      expect(res.statusCode, query.slice(0, 40)).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json().errors.map((e: { parameter: string }) => e.parameter)).toEqual([query.split('=')[0]]);
+    }
+  });
+
   it('a query of 200 characters answers; 201 is a problem', async () => {
     expect((await t.request({ url: `/api/v1/works?query=${'a '.repeat(100)}` })).statusCode).toBe(200);
     expect((await t.request({ url: `/api/v1/works?query=${'a'.repeat(201)}` })).statusCode).toBe(400);
