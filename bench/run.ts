@@ -115,7 +115,8 @@ for (const section of SECTIONS.filter((s) => only.includes(s.name))) {
   try {
     r = { ...(await section.run({ quick: values.quick, cleanup, log })), durationMs: Date.now() - t0 };
   } catch (err) {
-    r = { status: 'error', message: (err as Error).stack ?? String(err), figures: [], details: {}, durationMs: Date.now() - t0 };
+    const cause = (err as { cause?: unknown }).cause;
+    r = { status: 'error', message: `${(err as Error).stack ?? String(err)}${cause ? `\ncaused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}` : ''}`, figures: [], details: {}, durationMs: Date.now() - t0 };
   }
   result.sections[section.name] = r;
   log(`${r.status}${r.message ? `: ${r.message.split('\n')[0]}` : ''}`);
