@@ -132,7 +132,10 @@ async function slugsOf(g: Generated): Promise<string[]> {
 /** Check every distinct request answers `status` before measuring it. */
 async function check(base: string, requests: WrkRequest[], status: number, sample = 20): Promise<void> {
   for (const r of requests.slice(0, sample)) {
-    const res = await fetch(`${base}${r.path}`, { method: r.method ?? 'GET', headers: r.headers ?? {}, body: r.body });
+    // A pooled keep-alive connection to a service stopped by a restart can be closed under the
+    // first request ("other side closed"): that is the client's pool, not an answer, so retry once.
+    const once = () => fetch(`${base}${r.path}`, { method: r.method ?? 'GET', headers: r.headers ?? {}, body: r.body });
+    const res = await once().catch(() => sleep(100).then(once));
     await res.arrayBuffer();
     if (res.status !== status) throw new Error(`${r.method ?? 'GET'} ${r.path} answered ${res.status}, expected ${status}`);
   }
