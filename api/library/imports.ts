@@ -40,6 +40,18 @@ class TooManyBytes extends Error {}
 const now = () => new Date().toISOString();
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/**
+ * The import id of an idempotency key: a UUID (version 8, RFC 9562) from a hash of the key. The
+ * id is a function of the key so that concurrent identical requests race on one exclusive create
+ * and exactly one import record is ever written (a random id per request left one orphan record
+ * per loser, issue 16); a crash between the import and its key record is recovered the same way.
+ */
+export function importIdFor(idempotencyKey: string): string {
+  const h = sha256Hex(`library-import:${idempotencyKey}`);
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 export class LibraryImports {
   private readonly store: LibraryStore;
   private readonly locks: LibraryLocks;
@@ -89,7 +101,7 @@ export class LibraryImports {
     }
     const at = now();
     const rec: StoredImport = {
-      id: randomUUID(),
+      id: importIdFor(input.idempotencyKey),
       idempotencyKey: input.idempotencyKey,
       contentHash,
       status: 'open',
@@ -115,18 +127,34 @@ export class LibraryImports {
         }),
       ),
     };
-    // The import first, then the key: a key always points at an import that exists. If two
-    // identical requests race, the loser's import is never referenced and the winner's answers.
-    await this.store.imports.create(rec.id, rec);
+    // The import first, then the key: a key always points at an import that exists. Both creates
+    // are exclusive and the import id is a function of the key, so of many identical requests
+    // racing exactly one writes the import; the others find it and answer it.
     try {
-      await this.store.idempotency.create(idemId, { idempotencyKey: input.idempotencyKey, importId: rec.id, contentHash });
+      await this.store.imports.create(rec.id, rec);
     } catch (err) {
       if (!(err instanceof RecordExistsError)) throw err;
-      const again = await this.replay(idemId, contentHash);
-      if (again) return again;
-      throw err;
+      const winner = await this.store.imports.get(rec.id);
+      if (!winner) throw err;
+      if (winner.contentHash !== contentHash) {
+        throw new ProblemError('idempotency-conflict', `This idempotencyKey was used for import ${winner.id} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`, {
+          importId: winner.id,
+        });
+      }
+      await this.claimKey(idemId, input.idempotencyKey, winner.id, contentHash);
+      return winner;
     }
+    await this.claimKey(idemId, input.idempotencyKey, rec.id, contentHash);
     return rec;
+  }
+
+  /** Record that the key names this import; a record already there (the racing winner's) is the same. */
+  private async claimKey(idemId: string, idempotencyKey: string, importId: string, contentHash: string): Promise<void> {
+    try {
+      await this.store.idempotency.create(idemId, { idempotencyKey, importId, contentHash });
+    } catch (err) {
+      if (!(err instanceof RecordExistsError)) throw err;
+    }
   }
 
   private async replay(idemId: string, contentHash: string): Promise<StoredImport | null> {
