@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { offloadUri, sendFile } from '../http/send-file.ts';
+import { safeDeclaredType } from '../http/media-types.ts';
 
 export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { sha256: string } }>('/blobs/:sha256', async (request, reply) => {
@@ -18,7 +19,8 @@ export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void 
       absPath: ctx.blobs.pathFor(hash),
       size: info.byteLength,
       etag: `"${hash}"`,
-      contentType: published.mediaType,
+      // The type was declared by a contributor: never served as HTML, SVG or script (issue 16).
+      contentType: safeDeclaredType(published.mediaType),
       // Content-addressed: the bytes behind this URL can never change.
       cacheControl: 'public, max-age=31536000, immutable',
       downloadName: published.fileName,

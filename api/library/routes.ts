@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import { principalOf, requireRole } from '../http/auth.ts';
 import { sendProblem } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
+import { safeDeclaredType } from '../http/media-types.ts';
 import { offloadUri, sendFile } from '../http/send-file.ts';
 import {
   FileIdParams,
@@ -178,7 +179,7 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
         absPath: ctx.blobs.pathFor(sha),
         size: info.byteLength,
         etag: `"${sha}"`,
-        contentType: file.contentType,
+        contentType: safeDeclaredType(file.contentType),
         // Private: no shared cache may keep it; a client may, but revalidates (with its key) each time.
         cacheControl: 'private, no-cache',
         downloadName: baseName(file.fileName),

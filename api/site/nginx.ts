@@ -1,8 +1,10 @@
 /**
  * The nginx configuration that serves a built site with the same URLs as the front server
  * (DESIGN.md 2.2): extension-less API records map to `index.json`, Markdown and text get their
- * types. Dynamic routes (queries, submissions) are proxied to the Node process.
+ * types (the one MIME table, mime-db: api/http/media-types.ts). Dynamic routes (queries, submissions) are proxied to the Node process.
  */
+import { nginxTypesBlock } from '../http/media-types.ts';
+
 /** Where X-Accel-Redirect points for blob bytes (ARCHIVE_DOWNLOAD_OFFLOAD=nginx); internal, never reachable from outside. */
 export const NGINX_BLOBS_LOCATION = '/_archive-internal/blobs/';
 
@@ -34,23 +36,9 @@ server {
     listen ${listen};
     root ${clientDir};
     etag on;
-    charset_types text/plain text/markdown text/html;
-    types {
-        text/html html;
-        text/css css;
-        application/javascript js;
-        application/json json;
-        text/markdown md;
-        text/plain txt;
-        image/svg+xml svg;
-        audio/mpeg mp3;
-        audio/midi mid midi;
-        application/vnd.recordare.musicxml+xml musicxml;
-        application/pdf pdf;
-        application/zip zip;
-    }
-    default_type application/octet-stream;
+${nginxTypesBlock()}
     add_header Cache-Control "public, max-age=60, stale-while-revalidate=600";
+    add_header X-Content-Type-Options nosniff;
 
     # Dynamic reads and writes live in the Node process.
     location = /api/v1/works { proxy_pass ${upstream}; }
@@ -77,6 +65,11 @@ ${offload}
     }
     location /track/ {
         try_files /track/index.html =404;
+    }
+    # Files stored with a work came from contributors: HTML, SVG, XML and scripts are downloads.
+    location ~ ^/works/[^/]+/files/ {
+${nginxTypesBlock('        ', { storedFiles: true })}
+        try_files $uri =404;
     }
     location / {
         try_files $uri $uri/index.html =404;

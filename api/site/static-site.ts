@@ -10,34 +10,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { contentTypeFor, storedFileType } from '../http/media-types.ts';
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.json': 'application/json',
-  '.md': 'text/markdown; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.xml': 'application/xml',
-  '.musicxml': 'application/vnd.recordare.musicxml+xml',
-  '.mxl': 'application/vnd.recordare.musicxml',
-  '.mp3': 'audio/mpeg',
-  '.wav': 'audio/wav',
-  '.mid': 'audio/midi',
-  '.midi': 'audio/midi',
-  '.pdf': 'application/pdf',
-  '.zip': 'application/zip',
-  '.wasm': 'application/wasm',
-  '.pf_meta': 'application/octet-stream',
-};
-
-export function contentTypeFor(file: string): string {
-  return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
-}
+// One MIME table for the server and nginx.conf (mime-db, see api/http/media-types.ts).
+export { contentTypeFor };
 
 /** Anything api/http/send-file.ts can serve: a file on disk (or already in memory) with its headers. */
 export interface ServableFile {
@@ -191,7 +167,8 @@ export class StaticSite {
         absPath,
         size: stat.size,
         etag: '',
-        contentType: contentTypeFor(rel),
+        // Files stored with a work came from contributors: never typed as HTML, SVG, XML or script.
+        contentType: /^works\/[^/]+\/files\//.test(rel) ? storedFileType(rel) : contentTypeFor(rel),
         cacheControl: rel.startsWith('_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=60, stale-while-revalidate=300',
       };
       if (stat.size <= SMALL_FILE_MAX) {
