@@ -34,11 +34,16 @@ import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
 import { registerDeprecationHeaders } from './http/deprecation.ts';
 import { DEPRECATIONS, findDeprecation, type Deprecation } from '../src/domain/deprecation.ts';
+import { DEFAULT_SERVER_TIMEOUTS } from './config.ts';
+import { ShutdownGate, SHUTTING_DOWN_RETRY_SECONDS } from './lifecycle.ts';
+import { ArchiveMetrics } from './observability/metrics.ts';
+import { instrumentRebuilder, instrumentReview } from './observability/instrument.ts';
+import { registerObservabilityRoutes } from './observability/routes.ts';
 
 
 export interface AppOptions {
-  /** Pino logger options, or false for none (tests). */
-  logger?: boolean | { level: string };
+  /** Pino logger options, or false for none (tests); a test may pass a stream to read the log lines. */
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** Deprecated operations; defaults to DEPRECATIONS (tests pass their own to exercise the headers). */
   deprecations?: readonly Deprecation[];
 }
@@ -57,11 +62,12 @@ export interface AppInput {
 }
 
 /**
- * Server timeouts (documented in README and docs/architecture.md): headers must arrive within
- * 20 s, a whole request within 5 min (uploads are resumable), an idle keep-alive connection is
- * closed after 5 s, and any socket with no traffic for 60 s is closed.
+ * Default server timeouts (documented in README and docs/architecture.md; ARCHIVE_*_TIMEOUT_MS
+ * override them, see config.ts): headers must arrive within 20 s, a whole request within 5 min
+ * (uploads are resumable), an idle keep-alive connection is closed after 5 s, and any socket with
+ * no traffic for 60 s is closed.
  */
-export const SERVER_TIMEOUTS = { headersTimeout: 20_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, idleTimeoutMs: 60_000 } as const;
+export const SERVER_TIMEOUTS = DEFAULT_SERVER_TIMEOUTS;
 
 /** Answer a request Node's parser refused with a problem detail written on the raw socket. */
 function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex, baseUrl: string): void {
@@ -81,6 +87,8 @@ function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex,
 
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, handle } = input;
+  // Requests in progress and the graceful stop (api/lifecycle.ts).
+  const gate = new ShutdownGate();
   // Every store is built here, once, and passed down: two instances of one store would each
   // have their own locks.
   const ctx: AppContext = {
@@ -90,8 +98,14 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
+    metrics: new ArchiveMetrics(() => gate.inFlight),
   };
+  const { metrics } = ctx;
+  instrumentRebuilder(ctx.rebuilder, metrics);
   const review = new ReviewService(ctx, input.review);
+  instrumentReview(review, metrics);
+  const timeouts = config.serverTimeouts;
+  let fastAnswers = 0;
   // Every explicit route, so the catch-all can tell 405 (path exists, wrong method) from 404,
   // and the static fast path leaves routed paths to their routes.
   const known = FindMyWay();
@@ -112,13 +126,46 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     // Static files are answered before Fastify's routing (see fast-static.ts), unless an explicit
     // route owns the path.
     serverFactory: (handler) =>
-      createServer(SERVER_TIMEOUTS, (req, res) => {
-        const path = (req.url ?? '/').split('?')[0] ?? '/';
-        // A deprecated path goes through Fastify so its answer carries the deprecation headers.
-        const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
-        if (deprecated || known.find('GET', path)) handler(req, res);
-        else serveStatic(req, res, input.handle, () => handler(req, res));
-      }).setTimeout(SERVER_TIMEOUTS.idleTimeoutMs),
+      createServer(
+        {
+          headersTimeout: timeouts.headersTimeout,
+          requestTimeout: timeouts.requestTimeout,
+          keepAliveTimeout: timeouts.keepAliveTimeout,
+          // Node enforces the headers/request timeouts on this tick (30 s by default), so a short
+          // configured timeout is checked often enough to hold.
+          connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
+        },
+        (req, res) => {
+          gate.track(res);
+          const path = (req.url ?? '/').split('?')[0] ?? '/';
+          // A deprecated path goes through Fastify so its answer carries the deprecation headers.
+          const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
+          if (deprecated || known.find('GET', path)) return handler(req, res);
+          // The fast path answers without Fastify: counted here when it answers, logged by sampling
+          // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
+          const started = process.hrtime.bigint();
+          let fellBack = false;
+          res.once('finish', () => {
+            if (fellBack) return;
+            const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+            metrics.observeRequest(req.method, 'fast-static', res.statusCode, seconds);
+            fastAnswers++;
+            if (config.fastPathLogSample > 0 && Math.random() < config.fastPathLogSample) {
+              app.log.info(
+                // Keys other than req/res: those have Fastify's serializers, which expect its objects.
+                { fastPath: true, method: req.method, path, ip: req.socket.remoteAddress, statusCode: res.statusCode, responseTime: seconds * 1000, sample: config.fastPathLogSample, fastAnswers },
+                'fast path answer (sampled)',
+              );
+            }
+          });
+          serveStatic(req, res, input.handle, () => {
+            fellBack = true;
+            handler(req, res);
+          });
+        },
+      ).setTimeout(timeouts.idleTimeoutMs),
+    // New requests while draining get a 503 problem from the onRequest hook below, not Fastify's own.
+    return503OnClosing: false,
     // Forwarded addresses count only from the configured proxies (ARCHIVE_TRUSTED_PROXIES).
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Requests Node's HTTP parser refuses before Fastify sees them (a bad request line, a NUL in a
@@ -130,6 +177,25 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
   });
   const base = ctx.config.publicBaseUrl;
+  app.decorate('archive', { gate, metricsText: () => metrics.text() });
+
+  // While draining (SIGTERM), nothing new starts: every new request gets a 503 problem and the
+  // connection is closed after it. Requests already in progress run to their end.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!gate.closing) return;
+    reply.header('Connection', 'close');
+    await sendProblem(reply, request, base, 'shutting-down', 'The service is stopping; this request was not started. Retry in a few seconds.', {
+      headers: { 'Retry-After': String(SHUTTING_DOWN_RETRY_SECONDS) },
+    });
+    return reply;
+  });
+
+  // Every answer through Fastify is counted by route pattern (the fast path counts its own above).
+  app.addHook('onResponse', async (request, reply) => {
+    const pattern = request.routeOptions.url;
+    const route = pattern === undefined ? 'unmatched' : pattern === '/*' ? 'static' : pattern;
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
 
   app.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return;
@@ -217,6 +283,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   registerMcpRoutes(app);
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);
+  registerObservabilityRoutes(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

@@ -70,6 +70,72 @@ export interface Config {
    * check; "none" (default) sends them from Node.
    */
   downloadOffload: 'none' | 'nginx';
+  /** ARCHIVE_METRICS_KEYS: keys that may read GET /metrics on the main port (`label=secret`, comma-separated). */
+  metricsKeys: string[];
+  /** ARCHIVE_METRICS_PORT: a separate loopback listener that serves /metrics without a key; null for none. */
+  metricsPort: number | null;
+  /** ARCHIVE_*_TIMEOUT_MS: the HTTP server's timeouts (see ServerTimeouts). */
+  serverTimeouts: ServerTimeouts;
+  /** ARCHIVE_DRAIN_TIMEOUT_MS: how long SIGTERM waits for in-flight requests before closing their connections. */
+  drainTimeoutMs: number;
+  /** ARCHIVE_FAST_PATH_LOG_SAMPLE: share (0..1) of answers of the in-memory fast path that are logged. */
+  fastPathLogSample: number;
+}
+
+/** Timeouts of the HTTP server, milliseconds (documented in README and docs/architecture.md). */
+export interface ServerTimeouts {
+  /** Headers must arrive within this (ARCHIVE_HEADERS_TIMEOUT_MS). */
+  headersTimeout: number;
+  /** A whole request must arrive within this (ARCHIVE_REQUEST_TIMEOUT_MS); uploads resume. */
+  requestTimeout: number;
+  /** An idle keep-alive connection is closed after this (ARCHIVE_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeout: number;
+  /** Any socket with no traffic for this long is closed (ARCHIVE_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersTimeout: 20_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, idleTimeoutMs: 60_000 };
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+export const DEFAULT_FAST_PATH_LOG_SAMPLE = 0.01;
+
+/** A whole number of milliseconds from `name`, or the default; anything else stops the start. */
+function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min || n > 2_147_483_647) throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to 2147483647 (got "${raw}")`);
+  return n;
+}
+
+export function serverTimeoutsFromEnv(env: NodeJS.ProcessEnv): ServerTimeouts {
+  const t: ServerTimeouts = {
+    headersTimeout: millis(env, 'ARCHIVE_HEADERS_TIMEOUT_MS', DEFAULT_SERVER_TIMEOUTS.headersTimeout),
+    requestTimeout: millis(env, 'ARCHIVE_REQUEST_TIMEOUT_MS', DEFAULT_SERVER_TIMEOUTS.requestTimeout),
+    keepAliveTimeout: millis(env, 'ARCHIVE_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_SERVER_TIMEOUTS.keepAliveTimeout),
+    idleTimeoutMs: millis(env, 'ARCHIVE_IDLE_TIMEOUT_MS', DEFAULT_SERVER_TIMEOUTS.idleTimeoutMs),
+  };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (t.headersTimeout > t.requestTimeout) {
+    throw new ConfigError(`ARCHIVE_HEADERS_TIMEOUT_MS (${t.headersTimeout}) must not exceed ARCHIVE_REQUEST_TIMEOUT_MS (${t.requestTimeout})`);
+  }
+  return t;
+}
+
+function metricsPortFromEnv(env: NodeJS.ProcessEnv, port: number): number | null {
+  const raw = env.ARCHIVE_METRICS_PORT?.trim();
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!/^\d{1,5}$/.test(raw) || n > 65535) throw new ConfigError(`ARCHIVE_METRICS_PORT must be a port from 0 to 65535 (got "${env.ARCHIVE_METRICS_PORT}")`);
+  if (n !== 0 && n === port) throw new ConfigError(`ARCHIVE_METRICS_PORT must differ from PORT (${port}): metrics get their own loopback listener`);
+  return n;
+}
+
+function sampleFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.ARCHIVE_FAST_PATH_LOG_SAMPLE?.trim();
+  if (raw === undefined || raw === '') return DEFAULT_FAST_PATH_LOG_SAMPLE;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(`ARCHIVE_FAST_PATH_LOG_SAMPLE must be a number from 0 (log none) to 1 (log every answer) (got "${raw}")`);
+  return n;
 }
 
 export class ConfigError extends Error {}
@@ -190,6 +256,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     libraryFailpoints: keys(env.ARCHIVE_LIBRARY_FAILPOINTS),
     trustedProxies: parseTrustedProxies(env.ARCHIVE_TRUSTED_PROXIES),
     downloadOffload: parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD),
+    metricsKeys: keys(env.ARCHIVE_METRICS_KEYS),
+    metricsPort: metricsPortFromEnv(env, port),
+    serverTimeouts: serverTimeoutsFromEnv(env),
+    drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),
+    fastPathLogSample: sampleFromEnv(env),
   };
 }
 

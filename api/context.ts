@@ -9,6 +9,7 @@ import type { Rebuilder } from './site/builds.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { IntakeStore } from './contributions/store.ts';
 import type { KeyRing } from './http/auth.ts';
+import type { ArchiveMetrics } from './observability/metrics.ts';
 
 export interface AppContext {
   config: Config;
@@ -21,4 +22,6 @@ export interface AppContext {
   intake: IntakeStore;
   /** The configured library, curator and admin keys. */
   keys: KeyRing;
+  /** Prometheus metrics of this app (api/observability/metrics.ts). */
+  metrics: ArchiveMetrics;
 }

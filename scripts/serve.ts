@@ -9,9 +9,11 @@ import { SiteHandle } from '../api/site/site-handle.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { PROJECT_ROOT } from './build.ts';
 import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
+import { prepareDataDir, serve } from '../api/lifecycle.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, PROJECT_ROOT);
+  await prepareDataDir(config, { info: (_o, msg) => console.log(msg) });
   const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir);
   if (repo.created) console.log(`created the content repository at ${config.contentRepo}`);
   const started = Date.now();
@@ -28,13 +30,8 @@ async function main(): Promise<void> {
 
   const handle = await SiteHandle.open(buildDir);
   const app = await createApp({ config, handle }, { logger: { level: config.logLevel } });
-  const stop = async () => {
-    await app.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  await app.listen({ port: config.port, host: config.host });
+  // Listens, and drains on SIGTERM/SIGINT (api/lifecycle.ts).
+  await serve(app, config);
   console.log(`serving ${handle.current.catalog.works.count} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`);
 }
 

@@ -5,6 +5,7 @@
  *   ARCHIVE_LIBRARY_KEYS  -> role `library`   (import, list, read, download)
  *   ARCHIVE_CURATOR_KEYS  -> role `curator`   (everything `library` may do, plus publish)
  *   ARCHIVE_ADMIN_KEYS    -> role `admin`     (the review API)
+ *   ARCHIVE_METRICS_KEYS  -> role `metrics`   (GET /metrics only)
  *
  * Each comma-separated entry is either `secret` or `label=secret`. The label names the key holder
  * in commits and records without revealing the key; a plain secret gets `key-<6 hex of its
@@ -23,13 +24,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendProblem } from './problem.ts';
 
-export type Role = 'library' | 'curator' | 'admin';
+export type Role = 'library' | 'curator' | 'admin' | 'metrics';
 
 /** Which variable configures each role (named in the 401 answer when none is set). */
 export const ROLE_ENV: Record<Role, string> = {
   library: 'ARCHIVE_LIBRARY_KEYS',
   curator: 'ARCHIVE_CURATOR_KEYS',
   admin: 'ARCHIVE_ADMIN_KEYS',
+  metrics: 'ARCHIVE_METRICS_KEYS',
 };
 
 /** Query parameter names that look like credentials (compared lower-case, without "-" and "_"). */
@@ -75,17 +77,17 @@ export interface Principal {
 export class KeyRing {
   private readonly entries: RingEntry[];
 
-  constructor(keys: Record<Role, string[]>) {
+  constructor(keys: Partial<Record<Role, string[]>>) {
     this.entries = (Object.keys(keys) as Role[]).flatMap((role) =>
-      keys[role].map((raw) => {
+      (keys[role] ?? []).map((raw) => {
         const { label, secret } = parseKeyEntry(raw);
         return { role, label, digest: digest(secret) };
       }),
     );
   }
 
-  static fromConfig(config: Pick<Config, 'libraryKeys' | 'curatorKeys' | 'adminKeys'>): KeyRing {
-    return new KeyRing({ library: config.libraryKeys, curator: config.curatorKeys, admin: config.adminKeys });
+  static fromConfig(config: Pick<Config, 'libraryKeys' | 'curatorKeys' | 'adminKeys'> & Partial<Pick<Config, 'metricsKeys'>>): KeyRing {
+    return new KeyRing({ library: config.libraryKeys, curator: config.curatorKeys, admin: config.adminKeys, metrics: config.metricsKeys ?? [] });
   }
 
   /** True when at least one key is configured for one of `roles`. */

@@ -105,6 +105,7 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
           throw err;
         }
         const { rec, file, receivedBytes } = uploaded;
+        ctx.metrics.uploadBytes.inc(Math.max(0, receivedBytes - (request.query.offset ?? 0)));
         reply.header('Upload-Offset', String(receivedBytes));
         return sendPrivateJson(reply, importFileView(base, rec, file, receivedBytes));
       },

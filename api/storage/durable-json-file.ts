@@ -17,6 +17,12 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Names of the temporary files below: `.<target>.<pid>.<12 hex>.tmp`. A process killed between
+ * writing one and renaming it leaves it behind; `removeStaleTempFiles` clears them at start.
+ */
+export const TEMP_FILE_NAME = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
 /** Write `bytes` to a fresh temporary file beside `target`, fsynced; returns its path. */
 export async function writeTempFile(target: string, bytes: string | Buffer): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

@@ -30,6 +30,8 @@ export const PROBLEM_TYPES = [
   { name: 'publication-refused', title: 'Publication refused', status: 422, description: 'The package is not eligible for publication. `reasons[]` lists each failed condition (public-domain arrangement, attached rights evidence, technical pass).' },
   { name: 'bad-request', title: 'Bad request', status: 400, description: 'The HTTP request itself could not be read: a malformed request line, broken percent-encoding in the path, a forbidden character in a header or an unknown method. Nothing was changed.' },
   { name: 'headers-too-large', title: 'Request header fields too large', status: 431, description: 'The request headers are larger than the server accepts. Send fewer or shorter headers.' },
+  { name: 'not-ready', title: 'Not ready', status: 503, description: 'The service is running but cannot serve yet: `checks` names what is not ready (the served build, the content repository or storage) and why. Retry after `Retry-After` seconds; an operator fixes what the check names.' },
+  { name: 'shutting-down', title: 'Shutting down', status: 503, description: 'The service is stopping (a graceful stop: requests already in progress finish, new ones are refused). Nothing was changed; retry after `Retry-After` seconds, when it (or another instance) answers again.' },
   { name: 'internal-error', title: 'Internal error', status: 500, description: 'The server failed unexpectedly. Nothing you sent was half-written; retry later, and report the problem if it persists.' },
 ] as const satisfies readonly ProblemType[];
 
