@@ -14,7 +14,8 @@
  *      10 s) the remaining connections are closed and it exits 1. Whatever they were doing was not
  *      acknowledged, and every store is crash-safe (temp file + rename), so a cut request leaves
  *      no half-written record; a library upload resumes from its stored offset.
- * A second signal while draining stops at once (exit 1).
+ * A second signal while draining (2 s or more after the first: a terminal's Ctrl-C reaches both npm
+ * and this process, and npm forwards it once more) stops at once (exit 1).
  *
  * Signals must reach this process: under a supervisor run `node scripts/start.ts` directly, not
  * through `npm start` (npm is a wrapper; see the systemd unit in docs/operations.md).
@@ -173,12 +174,16 @@ export async function serve(
   };
 
   if (options.signals !== false) {
+    let firstSignalAt = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopping) {
+        // `npm start` and a terminal both deliver Ctrl-C, so a repeat within 2 s is the same request.
+        if (Date.now() - firstSignalAt < 2000) return;
         app.log.warn({ signal }, 'second signal while draining: stopping now');
         exit(1);
         return;
       }
+      firstSignalAt = Date.now();
       void stop(signal).then(exit, (err: unknown) => {
         app.log.error({ err }, 'graceful stop failed');
         exit(1);
