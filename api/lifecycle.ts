@@ -1,7 +1,7 @@
 /**
- * How the server process starts listening and stops (issue 16, item 4). `scripts/start.ts` calls
- * `prepareDataDir` before it builds the app and `serve` after; nothing else here knows about the
- * build or the routes.
+ * How the server process starts listening and stops (issue 16, item 4). `scripts/serve.ts` (run by
+ * `scripts/start.ts`) calls `prepareDataDir` before it builds the app and `serve` after; nothing
+ * else here knows about the build or the routes.
  *
  * Graceful stop, on SIGTERM or SIGINT:
  *   1. the listeners stop accepting connections; idle keep-alive connections are closed at once
