@@ -49,10 +49,13 @@ export function nginxTypesBlock(indent = '    ', options: { storedFiles?: boolea
     .filter((t) => t.extensions.length > 0);
   const lines = table.map(({ type, extensions }) => `${indent}    ${type} ${extensions.join(' ')};`);
   if (!options.storedFiles) lines.push(`${indent}    application/octet-stream ${EXTRA_OCTET_STREAM.join(' ')};`);
-  const textTypes = table.map((t) => t.type).filter((t) => t.startsWith('text/'));
+  // text/html is always in nginx's charset_types (listing it again is a warning).
+  const textTypes = table.map((t) => t.type).filter((t) => t.startsWith('text/') && t !== 'text/html');
   return [
     `${indent}charset utf-8;`,
     `${indent}charset_types ${textTypes.length > 0 ? textTypes.join(' ') : 'text/plain'};`,
+    // mime-db has about 1,200 extensions; nginx's default hash (1024) would warn at every start.
+    `${indent}types_hash_max_size 4096;`,
     `${indent}types {`,
     ...lines,
     `${indent}}`,

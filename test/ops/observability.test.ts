@@ -178,3 +178,48 @@ describe('metrics', () => {
     expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
   });
 });
+
+describe('build and apply durations', () => {
+  it('times rebuild-and-swap (its own duration, not the wait), counts the rebuild queue, and times apply only', async () => {
+    const { ArchiveMetrics } = await import('../../api/observability/metrics.ts');
+    const { instrumentRebuilder, instrumentReview } = await import('../../api/observability/instrument.ts');
+    const metrics = new ArchiveMetrics(() => 0);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const rebuilder = {
+      rebuildAndSwap: async () => {
+        await gate;
+        return { commit: 'c', buildDir: 'b', durationMs: 1500 };
+      },
+    };
+    instrumentRebuilder(rebuilder as never, metrics);
+    const running = [rebuilder.rebuildAndSwap(), rebuilder.rebuildAndSwap()];
+    expect(sample((await metrics.text()).body, 'archive_rebuild_queue_size')).toBe(2);
+    release();
+    await Promise.all(running);
+    let text = (await metrics.text()).body;
+    expect(sample(text, 'archive_rebuild_queue_size')).toBe(0);
+    expect(sample(text, 'archive_build_duration_seconds_count', { outcome: 'ok' })).toBe(2);
+    expect(sample(text, 'archive_build_duration_seconds_sum', { outcome: 'ok' })).toBe(3);
+
+    const calls: string[] = [];
+    const review = {
+      act: async (_kind: string, code: string, action: string, _body: unknown) => {
+        calls.push(`${action} ${code}`);
+        if (code === 'C-FAIL') throw new Error('merge failed');
+        return { record: {}, review: null };
+      },
+      queue: async (filter: { statuses: string[]; kind: string }) => ({ items: [], total: filter.kind === 'contribution' && filter.statuses[0] === 'pending' ? 3 : 0, counts: {} }),
+    };
+    instrumentReview(review as never, metrics);
+    await review.act('contribution', 'C-1', 'apply', {} as never);
+    await review.act('contribution', 'C-2', 'accept', {} as never);
+    await expect(review.act('contribution', 'C-FAIL', 'apply', {} as never)).rejects.toThrow('merge failed');
+    expect(calls).toEqual(['apply C-1', 'accept C-2', 'apply C-FAIL']);
+    text = (await metrics.text()).body;
+    expect(sample(text, 'archive_apply_duration_seconds_count', { kind: 'contribution', outcome: 'ok' })).toBe(1);
+    expect(sample(text, 'archive_apply_duration_seconds_count', { kind: 'contribution', outcome: 'failed' })).toBe(1);
+    expect(sample(text, 'archive_review_queue_size', { kind: 'contribution', status: 'pending' })).toBe(3);
+    expect(sample(text, 'archive_review_queue_size', { kind: 'correction-report', status: 'accepted' })).toBe(0);
+  });
+});
