@@ -129,13 +129,43 @@ async function slugsOf(g: Generated): Promise<string[]> {
   return readdirSync(path.join(g.buildDir, 'client', 'api', 'v1', 'works'));
 }
 
+/** Connection failures seen by the bench's own client (pooled sockets closed under it), retried. */
+export const clientRetries = { count: 0, last: '' };
+
+/** Run a fetch, retrying up to 3 times when the client's connection failed (never on an answer). */
+async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      clientRetries.count++;
+      clientRetries.last = String((err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message);
+      await sleep(100 * (attempt + 1));
+    }
+  }
+}
+
+/** `items` mapped by `fn`, at most `limit` at a time. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  }));
+  return out;
+}
+
 /** Check every distinct request answers `status` before measuring it. */
 async function check(base: string, requests: WrkRequest[], status: number, sample = 20): Promise<void> {
   for (const r of requests.slice(0, sample)) {
     // A pooled keep-alive connection to a service stopped by a restart can be closed under the
     // first request ("other side closed"): that is the client's pool, not an answer, so retry once.
     const once = () => fetch(`${base}${r.path}`, { method: r.method ?? 'GET', headers: r.headers ?? {}, body: r.body });
-    const res = await once().catch(() => sleep(100).then(once));
+    const res = await retrying(once);
     await res.arrayBuffer();
     if (res.status !== status) throw new Error(`${r.method ?? 'GET'} ${r.path} answered ${res.status}, expected ${status}`);
   }
@@ -178,11 +208,13 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         );
 
         const slugs = await slugsOf(g);
+        ctx.log(`${size} works: checking and warming static records`);
         const staticReqs: WrkRequest[] = slugs.map((s) => ({ path: `/api/v1/works/${s}` }));
         await check(base, staticReqs, 200);
         // Warm the caches the way a running service would be: every record once.
         for (let i = 0; i < Math.min(slugs.length, 20000); i += 500) await Promise.all(slugs.slice(i, i + 500).map((s) => get(`${base}/api/v1/works/${s}`).catch(() => null)));
 
+        ctx.log(`${size} works: catalog queries`);
         // A rare word: one work's catalog number (numbers match whole words only in few works).
         const one = JSON.parse((await get(`${base}/api/v1/works/${slugs[Math.floor(slugs.length / 3)]}`)).body.toString()) as { data: { workNumber: string | null } };
         const rare = one.data.workNumber ?? 'zzzz';
@@ -210,6 +242,7 @@ export function scaleSection(options: ScaleOptions = {}): Section {
           if (r.errors.status + r.errors.timeout > 0) notes.push(`${label} at ${size}: ${r.errors.status} error answers, ${r.errors.timeout} timeouts`);
         }
 
+        ctx.log(`${size} works: static GETs alone and under query load`);
         // Static GETs alone, then while 10 connections query.
         const staticAlone = await runWrk(wrk.path, work, base, staticReqs, { connections: 2, durationSeconds: seconds });
         const load = runWrk(wrk.path, work, base, [{ path: queries[0]![1] }], { connections: 10, durationSeconds: seconds + 2 });
@@ -221,6 +254,7 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         d.queryLoadDuringStatic = loadResult;
         figures.push(figure(`static GET p99 under query load, ${size} works`, 'ms', staticLoaded.latencyP99Ms, staticAlone.latencyP99Ms, 'same static GETs, no query load', 'lower', { ratio: 2, op: '<=' }));
 
+        ctx.log(`${size} works: catalog-wide resolve`);
         // Catalog-wide resolve.
         const resolveReq: WrkRequest[] = [{ path: '/api/v1/music/resolve', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(true) }];
         const noMusicReq: WrkRequest[] = [{ path: '/api/v1/music/resolve', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(false) }];
@@ -239,6 +273,7 @@ export function scaleSection(options: ScaleOptions = {}): Section {
           if (!nginx.path) {
             notes.push(`static vs nginx skipped: ${nginx.note}`);
           } else {
+            ctx.log(`${size} works: static records and 304s, service vs nginx (one worker)`);
             const nport = await freePort();
             const prefix = ctx.cleanup.tempDir('scale-nginx');
             const proc = startNginx(nginx.path, prefix, path.join(g.buildDir, 'client'), nport, base, ctx.cleanup, { workers: 1 });
@@ -248,8 +283,8 @@ export function scaleSection(options: ScaleOptions = {}): Section {
               await sleep(50);
             }
             await check(nbase, staticReqs, 200);
-            const a = await get(`${base}${staticReqs[0]!.path}`);
-            const b = await get(`${nbase}${staticReqs[0]!.path}`);
+            const a = await retrying(() => get(`${base}${staticReqs[0]!.path}`));
+            const b = await retrying(() => get(`${nbase}${staticReqs[0]!.path}`));
             if (!a.body.equals(b.body)) throw new Error('the service and nginx answer different bytes for the same record');
             const rounds: Array<{ service: WrkResult; nginx: WrkResult }> = [];
             for (let k = 0; k < 2; k++) {
@@ -260,7 +295,7 @@ export function scaleSection(options: ScaleOptions = {}): Section {
             // 304s: each server's own ETag per path, for a sample of 2,000 random slugs.
             const sample = [...slugs].sort(() => Math.random() - 0.5).slice(0, 2000);
             const etags = async (origin: string) =>
-              Promise.all(sample.map(async (s) => ({ path: `/api/v1/works/${s}`, headers: { 'If-None-Match': (await get(`${origin}/api/v1/works/${s}`)).headers.etag! } })));
+              mapLimited(sample, 32, async (s) => ({ path: `/api/v1/works/${s}`, headers: { 'If-None-Match': (await retrying(() => get(`${origin}/api/v1/works/${s}`))).headers.etag! } }));
             const svc304 = await etags(base);
             const ngx304 = await etags(nbase);
             await check(base, svc304, 304);
@@ -305,6 +340,7 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         }
       }
       const missed = figures.filter((f) => f.goal?.met === false).map((f) => f.name);
+      details.clientConnectionRetries = { ...clientRetries };
       return { status: 'ok', ...(missed.length || notes.length ? { message: [...(missed.length ? [`not met: ${missed.join('; ')}`] : []), ...notes].join('. ') } : {}), figures, details };
     },
   };
