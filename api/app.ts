@@ -19,7 +19,7 @@ import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, prototypeKeyPointers } from '../src/domain/json-limits.ts';
 import { serveStatic } from './site/fast-static.ts';
-import { BlobStore } from './blobs/blob-store.ts';
+import { createBlobStore } from './blobs/create.ts';
 import { registerCatalogRoutes } from './catalog/routes.ts';
 import { registerBlobRoutes } from './blobs/routes.ts';
 import { registerContributionRoutes } from './contributions/routes.ts';
@@ -95,7 +95,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     config,
     handle,
     rebuilder: input.rebuilder ?? new Rebuilder(config, handle),
-    blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
+    blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
     metrics: new ArchiveMetrics(() => gate.inFlight),

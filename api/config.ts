@@ -80,6 +80,10 @@ export interface Config {
   drainTimeoutMs: number;
   /** ARCHIVE_FAST_PATH_LOG_SAMPLE: share (0..1) of answers of the in-memory fast path that are logged. */
   fastPathLogSample: number;
+  /** Where blobs live: ARCHIVE_BLOB_STORE and the ARCHIVE_S3_* bucket settings. */
+  blobStore: BlobStoreSettings;
+  /** How to reach an S3-compatible service (ARCHIVE_S3_*): the blob store, publish:static, backup. */
+  s3: S3Settings;
 }
 
 /** Timeouts of the HTTP server, milliseconds (documented in README and docs/architecture.md). */
@@ -138,6 +142,28 @@ function sampleFromEnv(env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+/** Connection to an S3-compatible service: ARCHIVE_S3_ENDPOINT, _REGION, _ACCESS_KEY_ID, _SECRET_ACCESS_KEY, _FORCE_PATH_STYLE. */
+export interface S3Settings {
+  /** null: AWS's own endpoint for the region. */
+  endpoint: string | null;
+  region: string;
+  /** Both or neither; neither leaves credentials to the AWS SDK's default chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | null;
+  /** Bucket in the path (`endpoint/bucket/key`), as MinIO and most self-hosted servers want. */
+  forcePathStyle: boolean;
+}
+
+/** ARCHIVE_BLOB_STORE (`local` | `s3`), ARCHIVE_S3_BUCKET, ARCHIVE_S3_PREFIX, ARCHIVE_S3_PRESIGN_SECONDS. */
+export interface BlobStoreSettings {
+  backend: 'local' | 's3';
+  /** Required when backend is `s3`. */
+  bucket: string | null;
+  /** Key prefix of blobs in the bucket (empty or ending in `/`). */
+  prefix: string;
+  /** 0: downloads stream through the server; otherwise a 307 to a presigned URL valid this long. */
+  presignSeconds: number;
+}
+
 export class ConfigError extends Error {}
 
 function keys(value: string | undefined): string[] {
@@ -160,6 +186,53 @@ export function parseTrustedProxies(value: string | undefined): string[] {
     }
   }
   return entries;
+}
+
+/** S3 bucket names: 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
+export const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings {
+  const endpoint = env.ARCHIVE_S3_ENDPOINT?.trim().replace(/\/+$/, '') || null;
+  if (endpoint) {
+    let url: URL | null = null;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      url = null;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol)) throw new ConfigError(`ARCHIVE_S3_ENDPOINT must be an http(s) URL such as http://127.0.0.1:9000 (got "${env.ARCHIVE_S3_ENDPOINT}")`);
+  }
+  const accessKeyId = env.ARCHIVE_S3_ACCESS_KEY_ID?.trim() || '';
+  const secretAccessKey = env.ARCHIVE_S3_SECRET_ACCESS_KEY?.trim() || '';
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError('ARCHIVE_S3_ACCESS_KEY_ID and ARCHIVE_S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS SDK\'s default credentials)');
+  }
+  const pathStyle = (env.ARCHIVE_S3_FORCE_PATH_STYLE ?? '').trim().toLowerCase();
+  if (!['', '0', '1', 'true', 'false'].includes(pathStyle)) throw new ConfigError(`ARCHIVE_S3_FORCE_PATH_STYLE must be true or false (got "${env.ARCHIVE_S3_FORCE_PATH_STYLE}")`);
+  return {
+    endpoint,
+    region: env.ARCHIVE_S3_REGION?.trim() || 'us-east-1',
+    credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null,
+    forcePathStyle: pathStyle === '1' || pathStyle === 'true',
+  };
+}
+
+export function blobStoreSettingsFromEnv(env: NodeJS.ProcessEnv, downloadOffload: 'none' | 'nginx' = 'none'): BlobStoreSettings {
+  const backend = (env.ARCHIVE_BLOB_STORE ?? 'local').trim() || 'local';
+  if (backend !== 'local' && backend !== 's3') throw new ConfigError(`ARCHIVE_BLOB_STORE must be "local" or "s3" (got "${env.ARCHIVE_BLOB_STORE}")`);
+  const bucket = env.ARCHIVE_S3_BUCKET?.trim() || null;
+  if (bucket !== null && !S3_BUCKET_NAME.test(bucket)) throw new ConfigError(`ARCHIVE_S3_BUCKET must be a bucket name of 3-63 lowercase letters, digits, dots and hyphens (got "${bucket}")`);
+  if (backend === 's3' && bucket === null) throw new ConfigError('ARCHIVE_BLOB_STORE=s3 needs ARCHIVE_S3_BUCKET');
+  const prefix = (env.ARCHIVE_S3_PREFIX ?? '').trim().replace(/^\/+/, '');
+  if (prefix.length > 512 || /[\0\r\n]/.test(prefix) || prefix.split('/').some((s) => s === '..')) throw new ConfigError(`ARCHIVE_S3_PREFIX must be a plain key prefix such as "archive/blobs/" (got "${env.ARCHIVE_S3_PREFIX}")`);
+  const rawPresign = (env.ARCHIVE_S3_PRESIGN_SECONDS ?? '').trim();
+  const presignSeconds = rawPresign === '' ? 0 : Number(rawPresign);
+  if (!Number.isSafeInteger(presignSeconds) || presignSeconds < 0 || presignSeconds > 604_800) {
+    throw new ConfigError(`ARCHIVE_S3_PRESIGN_SECONDS must be a whole number of seconds from 0 (off) to 604800 (got "${env.ARCHIVE_S3_PRESIGN_SECONDS}")`);
+  }
+  if (backend === 's3' && downloadOffload === 'nginx') throw new ConfigError('ARCHIVE_DOWNLOAD_OFFLOAD=nginx sends files from the local blob folder; with ARCHIVE_BLOB_STORE=s3 use ARCHIVE_S3_PRESIGN_SECONDS instead');
+  if (presignSeconds > 0 && backend !== 's3') throw new ConfigError('ARCHIVE_S3_PRESIGN_SECONDS needs ARCHIVE_BLOB_STORE=s3');
+  return { backend, bucket, prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`, presignSeconds };
 }
 
 export const DEFAULT_RATE_LIMIT = `${DEFAULT_LIMIT.limit}/${DEFAULT_LIMIT.windowSeconds}`;
@@ -261,6 +334,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     serverTimeouts: serverTimeoutsFromEnv(env),
     drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),
     fastPathLogSample: sampleFromEnv(env),
+    blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD)),
+    s3: s3SettingsFromEnv(env),
   };
 }
 

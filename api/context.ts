@@ -16,7 +16,7 @@ export interface AppContext {
   handle: SiteHandle;
   /** Rebuild the content repository's HEAD and swap the served build (publish, apply). */
   rebuilder: Rebuilder;
-  /** Content-addressed files under ARCHIVE_DATA_DIR/blobs (library files, verified contributions). */
+  /** Content-addressed files (library files, verified contributions): ARCHIVE_DATA_DIR/blobs or an S3 bucket. */
   blobs: BlobStore;
   /** Contributions, correction reports and their idempotency records (intake and review share it, and its locks). */
   intake: IntakeStore;

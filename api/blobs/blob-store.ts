@@ -1,8 +1,14 @@
 /**
- * Content-addressed files (DESIGN.md 2.9): `blobs/sha256/ab/cd/<hash>`. A blob is written to a
- * staging file, hashed while it streams, and moved into place only once its digest is known (and,
- * when one was declared, verified), so a path in the store always holds exactly the bytes its
- * name promises. Identical content is stored once.
+ * Content-addressed files (DESIGN.md 2.9), behind one interface with two backends:
+ *
+ *   - LocalBlobStore (default): `ARCHIVE_DATA_DIR/blobs/sha256/ab/cd/<hash>` on the local disk;
+ *   - S3BlobStore (api/blobs/s3-blob-store.ts): the same keys in an S3-compatible bucket.
+ *
+ * A blob is written to a local staging file, hashed while it streams, and stored under its name
+ * only once its digest is known (and, when one was declared, verified), so a key in the store
+ * always holds exactly the bytes its name promises. Identical content is stored once. Staging is
+ * always on the local disk (library uploads append there and resume from its length); only
+ * committed bytes go to the backend.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
@@ -11,7 +17,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fsyncDir } from '../storage/durable-json-file.ts';
 
-const HEX64 = /^[0-9a-f]{64}$/;
+export const HEX64 = /^[0-9a-f]{64}$/;
 
 export class DigestMismatchError extends Error {
   readonly expected: string;
@@ -28,73 +34,107 @@ export interface BlobInfo {
   byteLength: number;
 }
 
-export class BlobStore {
-  readonly root: string;
+/** An inclusive byte range, as a Range header names it. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
 
-  constructor(root: string) {
-    this.root = root;
-  }
+/** What a presigned download answer should carry (S3 sets these headers on its answer). */
+export interface DownloadHeaders {
+  contentType: string;
+  cacheControl: string;
+  downloadName?: string;
+}
 
-  pathFor(sha256: string): string {
-    return path.join(this.root, this.relativePathFor(sha256));
-  }
-
-  /** Where a blob lives under the store's root (also the tail of its nginx offload URI). */
-  relativePathFor(sha256: string): string {
-    const hash = sha256.toLowerCase();
-    if (!HEX64.test(hash)) throw new Error(`not a sha256 digest: ${sha256}`);
-    return path.join('sha256', hash.slice(0, 2), hash.slice(2, 4), hash);
-  }
-
-  async stat(sha256: string): Promise<BlobInfo | null> {
-    try {
-      const s = await fs.stat(this.pathFor(sha256));
-      return { sha256: sha256.toLowerCase(), byteLength: s.size };
-    } catch {
-      return null;
-    }
-  }
-
-  /** A fresh staging path inside the store (same file system, so the final move is a rename). */
-  async stagingPath(): Promise<string> {
-    const dir = path.join(this.root, 'staging');
-    await fs.mkdir(dir, { recursive: true });
-    return path.join(dir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
-  }
-
-  /** Hash a file by streaming it (never read whole into memory). */
-  static async hashFile(file: string): Promise<BlobInfo> {
-    const hash = createHash('sha256');
-    let byteLength = 0;
-    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-      hash.update(chunk as Buffer);
-      byteLength += (chunk as Buffer).length;
-    }
-    return { sha256: hash.digest('hex'), byteLength };
-  }
-
+/** The blob store every feature uses (library uploads and commits, downloads, review, backup). */
+export interface BlobStore {
+  readonly backend: 'local' | 's3';
+  /** Local folder for staging files (in-progress uploads and fetches); same disk as a local store. */
+  readonly stagingRoot: string;
+  /** Length of a stored blob, or null when it is not stored. */
+  stat(sha256: string): Promise<BlobInfo | null>;
+  /** A fresh staging path (the caller writes it, then adopts or removes it). */
+  stagingPath(): Promise<string>;
   /**
-   * Move a complete staging file into the store after hashing it; `expected` guards the digest.
-   * The staging file is consumed either way (moved, or removed when the content already exists).
+   * Store a complete staging file after hashing it; `expected` guards the digest. The staging
+   * file is consumed either way (stored, or removed when the content already exists); on a
+   * digest mismatch it is left for the caller.
    */
+  adoptFile(stagingFile: string, expected?: string): Promise<BlobInfo>;
+  putStream(source: Readable, expected?: string): Promise<BlobInfo>;
+  putBytes(bytes: Buffer, expected?: string): Promise<BlobInfo>;
+  /** The bytes of a stored blob (all, or one inclusive range), streamed. */
+  read(sha256: string, range?: ByteRange): Promise<Readable>;
+  readBytes(sha256: string): Promise<Buffer>;
+  /** Run `use` with the blob as a local file (a temporary copy when the backend is remote). */
+  withLocalFile<T>(sha256: string, use: (file: string) => Promise<T>): Promise<T>;
+  /** A time-limited URL the client may fetch the blob from directly, or null to stream it here. */
+  presignedUrl(sha256: string, headers: DownloadHeaders): Promise<string | null>;
+  /** Every stored blob (backup). */
+  list(): AsyncGenerator<BlobInfo>;
+  /** Where a blob lives under a local store's root (a fronting nginx can send it); null when remote. */
+  offloadPath(sha256: string): string | null;
+  /** Readiness: resolves with a short description when the store is reachable and writable, else rejects saying why. */
+  check(): Promise<string>;
+}
+
+/** Hash a file by streaming it (never read whole into memory). */
+export async function hashFile(file: string): Promise<BlobInfo> {
+  const hash = createHash('sha256');
+  let byteLength = 0;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    hash.update(chunk as Buffer);
+    byteLength += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), byteLength };
+}
+
+/** The relative key of a blob: `sha256/ab/cd/<hash>` (the same on disk and in a bucket). */
+export function blobKey(sha256: string): string {
+  const hash = sha256.toLowerCase();
+  if (!HEX64.test(hash)) throw new Error(`not a sha256 digest: ${sha256}`);
+  return `sha256/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
+}
+
+/** Staging, streaming puts and hashing shared by both backends; `store` moves verified bytes in. */
+export abstract class StagedBlobStore implements BlobStore {
+  abstract readonly backend: 'local' | 's3';
+  readonly stagingRoot: string;
+
+  constructor(stagingRoot: string) {
+    this.stagingRoot = stagingRoot;
+  }
+
+  abstract stat(sha256: string): Promise<BlobInfo | null>;
+  abstract read(sha256: string, range?: ByteRange): Promise<Readable>;
+  abstract withLocalFile<T>(sha256: string, use: (file: string) => Promise<T>): Promise<T>;
+  abstract presignedUrl(sha256: string, headers: DownloadHeaders): Promise<string | null>;
+  abstract list(): AsyncGenerator<BlobInfo>;
+  abstract offloadPath(sha256: string): string | null;
+  abstract check(): Promise<string>;
+  /** Put a verified staging file under its digest (the blob is known not to exist yet). */
+  protected abstract store(stagingFile: string, info: BlobInfo): Promise<void>;
+
+  /** Hash a file by streaming it (kept as a static for callers of the former class). */
+  static hashFile(file: string): Promise<BlobInfo> {
+    return hashFile(file);
+  }
+
+  async stagingPath(): Promise<string> {
+    await fs.mkdir(this.stagingRoot, { recursive: true });
+    return path.join(this.stagingRoot, `${Date.now()}-${randomBytes(8).toString('hex')}`);
+  }
+
   async adoptFile(stagingFile: string, expected?: string): Promise<BlobInfo> {
-    const info = await BlobStore.hashFile(stagingFile);
+    const info = await hashFile(stagingFile);
     if (expected && expected.toLowerCase() !== info.sha256) {
       throw new DigestMismatchError(expected.toLowerCase(), info.sha256);
-    }
-    const target = this.pathFor(info.sha256);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const handle = await fs.open(stagingFile, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
     }
     if (await this.stat(info.sha256)) {
       await fs.unlink(stagingFile);
     } else {
-      await fs.rename(stagingFile, target);
-      await fsyncDir(path.dirname(target));
+      await this.store(stagingFile, info);
     }
     return info;
   }
@@ -113,7 +153,109 @@ export class BlobStore {
 
   async putBytes(bytes: Buffer, expected?: string): Promise<BlobInfo> {
     const staging = await this.stagingPath();
-    await fs.writeFile(staging, bytes, { flag: 'wx' });
-    return this.adoptFile(staging, expected);
+    try {
+      await fs.writeFile(staging, bytes, { flag: 'wx' });
+      return await this.adoptFile(staging, expected);
+    } catch (err) {
+      await fs.unlink(staging).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async readBytes(sha256: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.read(sha256)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+}
+
+/** The default backend: a folder on the local disk (`ARCHIVE_DATA_DIR/blobs`). */
+export class LocalBlobStore extends StagedBlobStore {
+  readonly backend = 'local' as const;
+  readonly root: string;
+
+  constructor(root: string) {
+    // Staging inside the root: the final move into the store is a rename on one file system.
+    super(path.join(root, 'staging'));
+    this.root = root;
+  }
+
+  pathFor(sha256: string): string {
+    return path.join(this.root, this.relativePathFor(sha256));
+  }
+
+  /** Where a blob lives under the store's root (also the tail of its nginx offload URI). */
+  relativePathFor(sha256: string): string {
+    return path.join(...blobKey(sha256).split('/'));
+  }
+
+  offloadPath(sha256: string): string {
+    return this.relativePathFor(sha256);
+  }
+
+  async stat(sha256: string): Promise<BlobInfo | null> {
+    const file = this.pathFor(sha256);
+    try {
+      const s = await fs.stat(file);
+      return { sha256: sha256.toLowerCase(), byteLength: s.size };
+    } catch {
+      return null;
+    }
+  }
+
+  protected async store(stagingFile: string, info: BlobInfo): Promise<void> {
+    const target = this.pathFor(info.sha256);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const handle = await fs.open(stagingFile, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(stagingFile, target);
+    await fsyncDir(path.dirname(target));
+  }
+
+  async read(sha256: string, range?: ByteRange): Promise<Readable> {
+    const file = this.pathFor(sha256);
+    await fs.access(file);
+    return createReadStream(file, { highWaterMark: 1024 * 1024, ...(range ? { start: range.start, end: range.end } : {}) });
+  }
+
+  async withLocalFile<T>(sha256: string, use: (file: string) => Promise<T>): Promise<T> {
+    return use(this.pathFor(sha256));
+  }
+
+  async presignedUrl(): Promise<string | null> {
+    return null;
+  }
+
+  async check(): Promise<string> {
+    // The folder may not exist before the first blob; its parent must then be writable.
+    for (const dir of [this.root, path.dirname(this.root)]) {
+      try {
+        await fs.access(dir, fs.constants.W_OK);
+        return `blob folder ${this.root} writable`;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`the blob folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code})`);
+      }
+    }
+    throw new Error(`neither the blob folder ${this.root} nor its parent exists`);
+  }
+
+  async *list(): AsyncGenerator<BlobInfo> {
+    const top = path.join(this.root, 'sha256');
+    const names = async (dir: string) => (await fs.readdir(dir).catch(() => [] as string[])).sort();
+    for (const a of await names(top)) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const b of await names(path.join(top, a))) {
+        if (!/^[0-9a-f]{2}$/.test(b)) continue;
+        for (const hash of await names(path.join(top, a, b))) {
+          if (!HEX64.test(hash)) continue;
+          const s = await fs.stat(path.join(top, a, b, hash)).catch(() => null);
+          if (s?.isFile()) yield { sha256: hash, byteLength: s.size };
+        }
+      }
+    }
   }
 }

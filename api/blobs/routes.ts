@@ -6,8 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
-import { offloadUri, sendFile } from '../http/send-file.ts';
 import { safeDeclaredType } from '../http/media-types.ts';
+import { blobOffload, sendBlob } from './send-blob.ts';
 
 export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { sha256: string } }>('/blobs/:sha256', async (request, reply) => {
@@ -15,15 +15,14 @@ export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void 
     const published = /^[0-9a-f]{64}$/.test(hash) ? ctx.handle.current.publishedBlobs.get(hash) : undefined;
     const info = published ? await ctx.blobs.stat(hash) : null;
     if (!published || !info) return sendProblem(reply, request, ctx.config.publicBaseUrl, 'not-found', `No published file has the digest ${request.params.sha256}.`);
-    return sendFile(request, reply, ctx.config.publicBaseUrl, {
-      absPath: ctx.blobs.pathFor(hash),
+    return sendBlob(request, reply, ctx.config.publicBaseUrl, ctx.blobs, {
+      sha256: hash,
       size: info.byteLength,
-      etag: `"${hash}"`,
       // The type was declared by a contributor: never served as HTML, SVG or script (issue 16).
       contentType: safeDeclaredType(published.mediaType),
       // Content-addressed: the bytes behind this URL can never change.
       cacheControl: 'public, max-age=31536000, immutable',
       downloadName: published.fileName,
-    }, { offload: offloadUri(request, ctx.config.downloadOffload, ctx.blobs.relativePathFor(hash)) });
+    }, { offload: blobOffload(request, ctx.config.downloadOffload, ctx.blobs, hash) });
   });
 }

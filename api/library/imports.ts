@@ -22,7 +22,7 @@ import type { MusicLibraryImportInput } from '../../src/schemas/library.ts';
 import type { StoredFile, StoredImport, StoredTrack } from '../../src/domain/library/model.ts';
 import { byteLengthOf, checkImportInput, importContentHash } from '../../src/domain/library/import-input.ts';
 import { planCommit, planUpload } from '../../src/domain/library/states.ts';
-import { BlobStore, DigestMismatchError } from '../blobs/blob-store.ts';
+import { DigestMismatchError, hashFile } from '../blobs/blob-store.ts';
 import { RecordExistsError } from '../storage/record-store.ts';
 import type { LibraryStore } from './store.ts';
 import type { LibraryLocks } from './locks.ts';
@@ -303,7 +303,7 @@ export class LibraryImports {
           await fs.writeFile(staging, Buffer.alloc(0), { flag: 'a' });
         }
         if (receivedBytes !== file.byteLength) {
-          mismatched.set(file.id, { actualByteLength: receivedBytes, actualSha256: (await BlobStore.hashFile(staging)).sha256 });
+          mismatched.set(file.id, { actualByteLength: receivedBytes, actualSha256: (await hashFile(staging)).sha256 });
           continue;
         }
         try {

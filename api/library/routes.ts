@@ -13,7 +13,7 @@ import { principalOf, requireRole } from '../http/auth.ts';
 import { sendProblem } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
 import { safeDeclaredType } from '../http/media-types.ts';
-import { offloadUri, sendFile } from '../http/send-file.ts';
+import { blobOffload, sendBlob } from '../blobs/send-blob.ts';
 import {
   FileIdParams,
   IMPORT_BODY_LIMIT_BYTES,
@@ -176,15 +176,14 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
         request.log.error({ fileId: file.id }, 'committed library file missing from the blob store');
         return sendProblem(reply, request, base, 'not-found', `The bytes of file ${file.id} are missing from the store; an operator must restore them.`);
       }
-      return sendFile(request, reply, base, {
-        absPath: ctx.blobs.pathFor(sha),
+      return sendBlob(request, reply, base, ctx.blobs, {
+        sha256: sha,
         size: info.byteLength,
-        etag: `"${sha}"`,
         contentType: safeDeclaredType(file.contentType),
         // Private: no shared cache may keep it; a client may, but revalidates (with its key) each time.
         cacheControl: 'private, no-cache',
         downloadName: baseName(file.fileName),
-      }, { offload: offloadUri(request, ctx.config.downloadOffload, ctx.blobs.relativePathFor(sha)) });
+      }, { offload: blobOffload(request, ctx.config.downloadOffload, ctx.blobs, sha) });
     });
   });
 }

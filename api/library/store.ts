@@ -6,10 +6,11 @@
  *   state/library/files/<shard>/<fileId>.json          committed file -> import (downloads)
  *   state/library/idempotency/<shard>/<hash>.json      sha256(idempotencyKey) -> import
  *   blobs/staging/library/<importId>/<fileId>          bytes received so far (resumable)
- *   blobs/sha256/ab/cd/<sha256>                        committed bytes (BlobStore)
+ *   blobs/sha256/ab/cd/<sha256>                        committed bytes (local BlobStore; or in the S3 bucket)
  *
- * Staging lives under the blob store's root so the commit's move into the store is a rename on
- * one file system. Staging names are server-made UUIDs: a client's fileName or
+ * Staging lives under the blob store's local staging root (for the local backend inside its
+ * folder, so the commit's move into the store is a rename on one file system; for S3 the commit
+ * uploads it with a multipart upload). Staging names are server-made UUIDs: a client's fileName or
  * originalRelativePath never becomes a path.
  */
 import { promises as fs } from 'node:fs';
@@ -100,7 +101,7 @@ export class LibraryStore {
     this.files = new RecordStore(path.join(state, 'files'));
     this.idempotency = new RecordStore(path.join(state, 'idempotency'));
     this.blobs = blobs;
-    this.stagingRoot = path.join(blobs.root, 'staging', 'library');
+    this.stagingRoot = path.join(blobs.stagingRoot, 'library');
   }
 
   /** The staging file of one declared file; ids are checked so nothing escapes the folder. */

@@ -70,10 +70,9 @@ export async function readiness(ctx: AppContext): Promise<Record<'build' | 'cont
         await handle.close();
       }
       await fs.unlink(probe);
-      await fs.access(ctx.blobs.root, fs.constants.W_OK).catch(async (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw new Error(`the blob store ${ctx.blobs.root} is not writable (${err.code})`);
-      });
-      return `data folder ${ctx.config.dataDir} writable`;
+      // The blob store: its folder writable, or its S3 bucket answering.
+      const blobs = await ctx.blobs.check();
+      return `data folder ${ctx.config.dataDir} writable; ${blobs}`;
     })(),
   );
   return { build: await build, contentRepository: await contentRepository, storage: await storage };

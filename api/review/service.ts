@@ -311,7 +311,7 @@ export class ReviewService {
         const file = await fetchFile(asset.downloadUrl, this.ctx.blobs, { ...options, expectedSha256: asset.sha256 ?? null });
         let checks: TechnicalCheckResult;
         try {
-          checks = await runChecks(asset.kind, this.ctx.blobs.pathFor(file.sha256));
+          checks = await this.ctx.blobs.withLocalFile(file.sha256, (local) => runChecks(asset.kind, local));
         } catch (err) {
           checks = { kind: asset.kind, passed: false, summary: `The technical checks failed to run: ${(err as Error).message}`, measurements: {} };
         }
@@ -328,6 +328,12 @@ export class ReviewService {
   private async proposal(record: Stored, state: ReviewRecord): Promise<ProposalInput> {
     const repo = this.ctx.config.contentRepo;
     const inRepo = (rel: string) => path.join(repo, rel);
+    // The reader is synchronous and the blob store may be remote: read the small verified files
+    // (a rendering profile's definition is one) before building.
+    const small = new Map<string, Buffer>();
+    for (const v of state.verification ?? []) {
+      if (v.status === 'verified' && v.sha256 && (v.byteLength ?? Infinity) <= VERIFIED_BYTES_PREFETCH_MAX && !small.has(v.sha256)) small.set(v.sha256, await this.ctx.blobs.readBytes(v.sha256));
+    }
     const built = buildProposal(record, state, {
       workFile: (slug) => (existsSync(inRepo(`works/${slug}/index.md`)) ? readFileSync(inRepo(`works/${slug}/index.md`), 'utf8') : null),
       storedFileSha256: (slug, file) => {
@@ -336,12 +342,19 @@ export class ReviewService {
       },
       // The served build's index of main (its distinct composers), not a reload of every work file.
       composers: () => this.ctx.handle.current.catalog.composers,
-      verifiedBytes: (sha256) => readFileSync(this.ctx.blobs.pathFor(sha256)),
+      verifiedBytes: (sha256) => {
+        const bytes = small.get(sha256);
+        if (!bytes) throw new Error(`the verified file ${sha256} is not among the files read for this proposal`);
+        return bytes;
+      },
     });
     this.authors.set(record.trackingCode, built.author);
     return built.input;
   }
 }
+
+/** Verified contributor files up to this size are read before a proposal is built (profile definitions). */
+const VERIFIED_BYTES_PREFETCH_MAX = 8 * 1024 * 1024;
 
 function verificationBlockers(entries: VerificationEntry[]): string[] {
   const out: string[] = [];

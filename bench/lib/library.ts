@@ -27,7 +27,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
-import { BlobStore } from '../../api/blobs/blob-store.ts';
+import { LocalBlobStore } from '../../api/blobs/blob-store.ts';
 import { renderNginxConfig } from '../../api/site/nginx.ts';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { memoryOf } from './service.ts';
@@ -248,7 +248,7 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
       const root = path.join(prefix, 'root');
       mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
       mkdirSync(root, { recursive: true });
-      linkSync(new BlobStore(path.join(dataDir, 'blobs')).pathFor(digest), path.join(root, 'file.bin'));
+      linkSync(new LocalBlobStore(path.join(dataDir, 'blobs')).pathFor(digest), path.join(root, 'file.bin'));
       writeFileSync(path.join(root, 'probe.txt'), 'ok');
       const nginxPort = await freePort();
       writeFileSync(path.join(prefix, 'nginx.conf'), nginxConfig(prefix, root, nginxPort));

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
-import { BlobStore } from '../../api/blobs/blob-store.ts';
+import { LocalBlobStore as BlobStore } from '../../api/blobs/blob-store.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-blobs-'));
 const publicBytes = randomBytes(5000);

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlobStore } from '../../api/blobs/blob-store.ts';
+import { LocalBlobStore as BlobStore } from '../../api/blobs/blob-store.ts';
 import { fetchContributorFile, guardedLookup, isBlockedAddress } from '../../api/review/fetch.ts';
 import { fetchOptionsFromEnv } from '../../api/config.ts';
 import { FetchRefusedError, type FetchOptions } from '../../api/review/types.ts';
