@@ -4657,6 +4657,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location, without the key. */
+            307: {
+                headers: {
+                    /** @description A presigned URL of the object store, valid for ARCHIVE_S3_PRESIGN_SECONDS. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid input (a parameter or field named in errors[]), or a key in the URL (key-in-url). */
             400: {
                 headers: {
@@ -6356,6 +6365,15 @@ export interface operations {
             /** @description Not modified: the If-None-Match tag still matches. */
             304: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location. */
+            307: {
+                headers: {
+                    /** @description A presigned URL of the object store, valid for ARCHIVE_S3_PRESIGN_SECONDS. */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

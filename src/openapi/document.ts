@@ -107,6 +107,7 @@ const CORE_OPERATIONS: OperationSpec[] = [
     responses: {
       '200': { description: 'The file, with the media type its asset declares.', contentType: '*/*' },
       '206': { description: 'The requested byte range.', contentType: '*/*' },
+      '307': { description: 'Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location.', headers: { Location: { description: 'A presigned URL of the object store, valid for ARCHIVE_S3_PRESIGN_SECONDS.', schema: { type: 'string', format: 'uri' } } } },
       '404': problem('No published asset links to this digest.'),
       '416': problem('The range cannot be satisfied.'),
     },

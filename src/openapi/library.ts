@@ -177,6 +177,7 @@ export const LIBRARY_OPERATIONS: LibraryOperationSpec[] = [
       '200': { description: 'The file, with its declared media type.', contentType: '*/*', headers: { ETag: { description: '"<sha256>".', schema: { type: 'string' } } } },
       '206': { description: 'The requested byte range.', contentType: '*/*' },
       '304': { description: 'Not modified: the If-None-Match tag still matches.' },
+      '307': { description: 'Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location, without the key.', headers: { Location: { description: 'A presigned URL of the object store, valid for ARCHIVE_S3_PRESIGN_SECONDS.', schema: { type: 'string', format: 'uri' } } } },
       ...AUTH_RESPONSES,
       '404': problem('No committed file has this id.'),
       '416': problem('The range cannot be satisfied.'),
