@@ -60,6 +60,9 @@ const get = async (key: string) => {
   return { contentType: o.ContentType, cacheControl: o.CacheControl, body: Buffer.from(await o.Body!.transformToByteArray()) };
 };
 
+/** A work of the sample build (read from the build folder itself). */
+const firstSlug = () => readdirSync(path.join(buildDir, 'client', 'api', 'v1', 'works'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()[0]!;
+
 beforeAll(async () => {
   s3 = await startS3([BUCKET]);
   t = await openApp(buildDir);
@@ -80,7 +83,7 @@ describe('npm run publish:static', () => {
     for (const rel of all) expect(objects.get(`site/${rel}`), rel).toBe(md5(readFileSync(path.join(client, rel))));
     expect(run.out).toMatch(new RegExp(`published ${objects.size - 1} objects: ${objects.size - 1} uploaded, 0 unchanged, 0 deleted`));
 
-    const slug = [...t.handle.current.catalog.records.keys()][0]!;
+    const slug = firstSlug();
     const astro = all.find((r) => r.startsWith('_astro/'))!;
     const pagefind = all.find((r) => r.startsWith('pagefind/') && r.endsWith('.js'))!;
     expect(astro).toBeDefined();
@@ -109,7 +112,7 @@ describe('npm run publish:static', () => {
     const changed = path.join(root, 'changed');
     cpSync(buildDir, changed, { recursive: true });
     appendFileSync(path.join(changed, 'client', 'llms.txt'), '\nOne more line.\n');
-    const slug = [...t.handle.current.catalog.records.keys()][0]!;
+    const slug = firstSlug();
     rmSync(path.join(changed, 'client', 'api', 'v1', 'works', slug, 'index.md'));
     await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'site/stray.txt', Body: 'left over' }));
     await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'elsewhere/keep.txt', Body: 'not ours' }));

@@ -173,6 +173,7 @@ describe('blob store configuration', () => {
       [{ ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_S3_PRESIGN_SECONDS: '-1' }, /ARCHIVE_S3_PRESIGN_SECONDS/],
       [{ ARCHIVE_S3_PRESIGN_SECONDS: '60' }, /needs ARCHIVE_BLOB_STORE=s3/],
       [{ ARCHIVE_S3_PREFIX: '../x' }, /ARCHIVE_S3_PREFIX/],
+      [{ ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx' }, /ARCHIVE_S3_PRESIGN_SECONDS instead/],
     ] as Array<[Record<string, string>, RegExp]>) {
       expect(load(env), JSON.stringify(env)).toThrow(ConfigError);
       expect(load(env), JSON.stringify(env)).toThrow(message);
