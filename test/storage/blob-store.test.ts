@@ -120,8 +120,17 @@ describe.each(backends)('blob store: %s', (_name, open) => {
 
   it('answers null for a digest it does not hold and throws on a malformed one', async () => {
     const store = open();
+    expect(await store.check()).toMatch(/writable|reachable/);
     expect(await store.stat('0'.repeat(64))).toBeNull();
     await expect(store.stat('not-a-digest')).rejects.toThrow(/sha256/);
+  });
+});
+
+describe('readiness check', () => {
+  it('fails, naming the store, when the bucket or folder is not there', async () => {
+    const missing = new S3BlobStore({ client: s3.client, bucket: 'no-such-bucket', prefix: '', stagingRoot: path.join(fresh(), 'staging'), presignSeconds: 0 });
+    await expect(missing.check()).rejects.toThrow(/no-such-bucket is not reachable \(404\)/);
+    await expect(new LocalBlobStore(path.join(fresh(), 'gone', 'deeper', 'blobs')).check()).rejects.toThrow(/nor its parent exists/);
   });
 });
 
