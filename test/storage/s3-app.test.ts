@@ -157,6 +157,22 @@ describe('library uploads and downloads on the S3 blob store', () => {
   });
 });
 
+describe('readiness on the S3 blob store', () => {
+  it('reports storage ready while the bucket answers, and names storage when it does not', async () => {
+    const { t } = await open();
+    // (These data folders have no content repository, so /readyz is 503 for that; storage is the check here.)
+    const ready = await t.app.inject({ url: '/readyz' });
+    expect(ready.json().checks.storage).toMatchObject({ ok: true });
+    expect(ready.json().checks.storage.detail).toContain(`S3 bucket ${BUCKET} reachable`);
+    const { t: missing } = await open({ ARCHIVE_S3_BUCKET: 'no-such-bucket' });
+    const res = await missing.app.inject({ url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().detail).toContain('storage');
+    expect(res.json().checks.storage).toMatchObject({ ok: false });
+    expect(res.json().checks.storage.detail).toContain('no-such-bucket is not reachable');
+  });
+});
+
 describe('blob store configuration', () => {
   const load = (env: Record<string, string>) => () => loadConfig(env, PROJECT_ROOT);
   it('defaults to the local folder and checks every S3 variable at start-up', () => {
