@@ -109,7 +109,8 @@ export class LoudnessMeter {
   /** Filter state per channel: x1 x2 y1 y2 of stage one, then of stage two. */
   private readonly state: Float64Array[];
   private readonly history: Float64Array[];
-  private readonly phases: Float64Array[] | null;
+  /** Interpolation coefficients, phase after phase (TAPS_PER_PHASE each); null without oversampling. */
+  private readonly phases: Float64Array | null;
   private frames = 0;
   /** Weighted energy (sum of squares) of each finished 100 ms step, and its frame count. */
   private stepEnergy: number[] = [];
@@ -130,7 +131,7 @@ export class LoudnessMeter {
     this.state = Array.from({ length: channels }, () => new Float64Array(8));
     this.history = Array.from({ length: channels }, () => new Float64Array(TAPS_PER_PHASE));
     const factor = sampleRate < 96000 ? 4 : sampleRate <= 192000 ? 2 : 1;
-    this.phases = factor > 1 ? interpolator(factor) : null;
+    this.phases = factor > 1 ? Float64Array.from(interpolator(factor).flatMap((p) => [...p])) : null;
     this.nextBoundary = this.boundary(1);
   }
 
@@ -187,23 +188,27 @@ export class LoudnessMeter {
   }
 
   private interpolatePeak(c: number, x: Float32Array): void {
+    let peak = this.truePeak;
     if (!this.phases) {
-      for (let i = 0; i < x.length; i++) this.truePeak = Math.max(this.truePeak, Math.abs(x[i]!));
+      for (let i = 0; i < x.length; i++) peak = Math.max(peak, Math.abs(x[i]!));
+      this.truePeak = peak;
       return;
     }
     const h = this.history[c]!;
     const taps = TAPS_PER_PHASE;
+    const coef = this.phases;
+    const factor = coef.length / taps;
     // Input with the previous chunk's last samples in front, so the filter runs across chunks.
     const buf = new Float64Array(taps + x.length);
     buf.set(h);
     buf.set(x, taps);
-    let peak = this.truePeak;
     for (let i = taps; i < buf.length; i++) {
-      for (const p of this.phases) {
+      for (let p = 0; p < factor; p++) {
+        const o = p * taps;
         let acc = 0;
-        for (let k = 0; k < taps; k++) acc += p[k]! * buf[i - k]!;
-        const a = acc < 0 ? -acc : acc;
-        if (a > peak) peak = a;
+        for (let k = 0; k < taps; k++) acc += coef[o + k]! * buf[i - k]!;
+        if (acc > peak) peak = acc;
+        else if (-acc > peak) peak = -acc;
       }
     }
     this.truePeak = peak;

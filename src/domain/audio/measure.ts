@@ -143,25 +143,31 @@ export function sections(momentary: ArrayLike<number>, integrated: number | null
   const silent = (i: number) => !(momentary[i]! > SILENCE_LUFS);
   const cuts = new Set<number>([0, n]);
   for (let i = 1; i < n; i++) if (silent(i) !== silent(i - 1)) cuts.add(i);
-  // Level changes: the step of largest difference within each run of steps over the threshold.
+  // Level changes: the step of largest difference within each run of steps over the threshold;
+  // one near a silence cut is that cut already (the silence edge wins).
+  const silenceCuts = [...cuts];
+  const addLevelCut = (i: number) => {
+    if (!silenceCuts.some((c) => Math.abs(c - i) < CONTEXT_STEPS && c !== 0 && c !== n)) cuts.add(i);
+  };
   let best = -1;
   let bestDiff = 0;
   for (let i = CONTEXT_STEPS; i <= n - CONTEXT_STEPS; i++) {
     const before = mean(i - CONTEXT_STEPS, i);
     const after = mean(i, i + CONTEXT_STEPS);
-    const diff = Number.isFinite(before) && Number.isFinite(after) ? Math.abs(after - before) : 0;
+    // Changes into or out of silence are the silence cuts above, not level changes.
+    const diff = before > SILENCE_LUFS && after > SILENCE_LUFS ? Math.abs(after - before) : 0;
     if (diff >= LEVEL_CHANGE_LU) {
       if (diff > bestDiff) {
         best = i;
         bestDiff = diff;
       }
     } else if (best >= 0) {
-      cuts.add(best);
+      addLevelCut(best);
       best = -1;
       bestDiff = 0;
     }
   }
-  if (best >= 0) cuts.add(best);
+  if (best >= 0) addLevelCut(best);
   let bounds = [...cuts].sort((a, b) => a - b);
   // Merge short pieces into the previous one (the first into the next).
   const merged: number[] = [0];
