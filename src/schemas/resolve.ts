@@ -3,6 +3,7 @@
  * caller reuses or acts on (verdict, ranked and explained candidates, what is missing and which
  * contribution operation would supply it). One source for validation, OpenAPI and types.
  */
+import { AssetMeasurement } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, ACCESS_LEVELS, ASSET_KINDS, CATALOG_REVIEW_STATES, MUSIC_ROLES, Nullable, Slug, StringEnum, UtcTimestamp } from './common.ts';
 import { ChannelContext, MusicRequirements } from './channel.ts';
@@ -101,6 +102,7 @@ export const ResolveAsset = Type.Object(
     license: Nullable(Type.String(), { description: 'License of this file.' }),
     attribution: Nullable(Type.String(), { description: 'Attribution to carry forward with this file.' }),
     sha256: Nullable(Type.String(), { description: 'SHA-256 of the file, when known.' }),
+    measured: Nullable(AssetMeasurement, { description: 'MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.' }),
     links: Type.Object(
       {
         download: Nullable(AbsoluteUrl('Download URL.'), { description: 'Absolute download URL; null when the file is not published.' }),

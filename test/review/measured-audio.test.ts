@@ -141,5 +141,9 @@ describe('declared against measured audio', () => {
     expect(duration.passed).toBe(false); // declared 90 s would have passed; the measured 19 s does not
     expect(duration.detail).toMatch(/^19 s measured \(asset \d+; declared 90 s\) against a target of 90 s/);
     expect(c.listen).toMatchObject({ format: 'mp3', assetId: c.assets[0].id, url: c.assets[0].links.download, reason: null });
+    // The measurement travels with the asset: sections, quiet stretches and the bed gain for a narrated mix.
+    expect(c.assets[0].measured.narrationBed.gainDb).toBeLessThan(0);
+    expect(c.assets[0].measured.declared).toEqual({ durationSeconds: 90, integratedLufs: -23 });
+    expect(Array.isArray(c.assets[0].measured.quietStretches)).toBe(true);
   }, 60_000);
 });

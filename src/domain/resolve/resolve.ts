@@ -114,6 +114,7 @@ function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, 
       license: x.license,
       attribution: x.attribution,
       sha256: x.sha256,
+      measured: x.measured ?? null,
       links: { download: x.links.download, sourcePage: x.links.sourcePage },
     })),
     renderingProfiles: a.renderingProfileSlugs.map((slug) => {
