@@ -2867,6 +2867,89 @@ export interface components {
                  */
                 sourcePage: string;
             };
+            /**
+             * AssetMeasurement
+             * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
+             */
+            measured: {
+                /** @description Channels measured. */
+                channels: number;
+                /** @description What the contribution declared, kept apart from what was measured. */
+                declared: {
+                    /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                    durationSeconds: number | null;
+                    /** @description Integrated loudness the contribution declared for the file, or null. */
+                    integratedLufs: number | null;
+                };
+                /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                disagreements: {
+                    /** @description The declared value (seconds, or LUFS). */
+                    declared: number;
+                    /** @description The disagreement in words. */
+                    detail: string;
+                    /**
+                     * @description What was declared.
+                     * @enum {string}
+                     */
+                    field: "duration" | "loudness";
+                    /** @description The measured value. */
+                    measured: number | null;
+                }[];
+                /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                durationSeconds: number;
+                /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                integratedLufs: number | null;
+                /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                loudnessRangeLu: number | null;
+                /** @description Loudest short-term (3 s) loudness, LUFS. */
+                maxShortTermLufs: number | null;
+                /** @description How it was measured. */
+                method: string;
+                /** @description Suggested mix level for this file as a bed under narration. */
+                narrationBed: {
+                    /** @description Integrated loudness of the bed after that gain. */
+                    bedIntegratedLufs: number | null;
+                    /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                    bedMaxShortTermLufs: number | null;
+                    /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                    belowNarrationLu: number;
+                    /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                    gainDb: number | null;
+                    /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                    narrationLufs: number;
+                    /** @description The rule in words, with its sources. */
+                    rule: string;
+                };
+                /** @description Stretches quiet enough to sit under speech, in time order. */
+                quietStretches: {
+                    /** @description End, in seconds. */
+                    endSeconds: number;
+                    /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                    maxMomentaryLufs: number | null;
+                    /** @description Start, in seconds. */
+                    startSeconds: number;
+                }[];
+                /** @description Sample peak, dBFS; null for digital silence. */
+                samplePeakDbfs: number | null;
+                /** @description Sample rate (Hz). */
+                sampleRate: number;
+                /** @description Sections with start and end seconds, in time order. */
+                sections: {
+                    /** @description End, in seconds. */
+                    endSeconds: number;
+                    /**
+                     * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                     * @enum {string}
+                     */
+                    level: "silence" | "quiet" | "moderate" | "loud";
+                    /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                    loudnessLufs: number | null;
+                    /** @description Start, in seconds from the beginning of the file. */
+                    startSeconds: number;
+                }[];
+                /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                truePeakDbtp: number | null;
+            } | null;
             /** @description IANA media type. */
             mediaType: string;
             /**
@@ -2926,6 +3009,89 @@ export interface components {
                      */
                     sourcePage: string;
                 };
+                /**
+                 * AssetMeasurement
+                 * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
+                 */
+                measured: {
+                    /** @description Channels measured. */
+                    channels: number;
+                    /** @description What the contribution declared, kept apart from what was measured. */
+                    declared: {
+                        /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                        durationSeconds: number | null;
+                        /** @description Integrated loudness the contribution declared for the file, or null. */
+                        integratedLufs: number | null;
+                    };
+                    /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                    disagreements: {
+                        /** @description The declared value (seconds, or LUFS). */
+                        declared: number;
+                        /** @description The disagreement in words. */
+                        detail: string;
+                        /**
+                         * @description What was declared.
+                         * @enum {string}
+                         */
+                        field: "duration" | "loudness";
+                        /** @description The measured value. */
+                        measured: number | null;
+                    }[];
+                    /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                    durationSeconds: number;
+                    /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                    integratedLufs: number | null;
+                    /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                    loudnessRangeLu: number | null;
+                    /** @description Loudest short-term (3 s) loudness, LUFS. */
+                    maxShortTermLufs: number | null;
+                    /** @description How it was measured. */
+                    method: string;
+                    /** @description Suggested mix level for this file as a bed under narration. */
+                    narrationBed: {
+                        /** @description Integrated loudness of the bed after that gain. */
+                        bedIntegratedLufs: number | null;
+                        /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                        bedMaxShortTermLufs: number | null;
+                        /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                        belowNarrationLu: number;
+                        /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                        gainDb: number | null;
+                        /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                        narrationLufs: number;
+                        /** @description The rule in words, with its sources. */
+                        rule: string;
+                    };
+                    /** @description Stretches quiet enough to sit under speech, in time order. */
+                    quietStretches: {
+                        /** @description End, in seconds. */
+                        endSeconds: number;
+                        /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                        maxMomentaryLufs: number | null;
+                        /** @description Start, in seconds. */
+                        startSeconds: number;
+                    }[];
+                    /** @description Sample peak, dBFS; null for digital silence. */
+                    samplePeakDbfs: number | null;
+                    /** @description Sample rate (Hz). */
+                    sampleRate: number;
+                    /** @description Sections with start and end seconds, in time order. */
+                    sections: {
+                        /** @description End, in seconds. */
+                        endSeconds: number;
+                        /**
+                         * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                         * @enum {string}
+                         */
+                        level: "silence" | "quiet" | "moderate" | "loud";
+                        /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                        loudnessLufs: number | null;
+                        /** @description Start, in seconds from the beginning of the file. */
+                        startSeconds: number;
+                    }[];
+                    /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                    truePeakDbtp: number | null;
+                } | null;
                 /** @description IANA media type. */
                 mediaType: string;
                 /**
@@ -3229,6 +3395,89 @@ export interface components {
                          */
                         sourcePage: string;
                     };
+                    /**
+                     * AssetMeasurement
+                     * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
+                     */
+                    measured: {
+                        /** @description Channels measured. */
+                        channels: number;
+                        /** @description What the contribution declared, kept apart from what was measured. */
+                        declared: {
+                            /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                            durationSeconds: number | null;
+                            /** @description Integrated loudness the contribution declared for the file, or null. */
+                            integratedLufs: number | null;
+                        };
+                        /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                        disagreements: {
+                            /** @description The declared value (seconds, or LUFS). */
+                            declared: number;
+                            /** @description The disagreement in words. */
+                            detail: string;
+                            /**
+                             * @description What was declared.
+                             * @enum {string}
+                             */
+                            field: "duration" | "loudness";
+                            /** @description The measured value. */
+                            measured: number | null;
+                        }[];
+                        /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                        durationSeconds: number;
+                        /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                        integratedLufs: number | null;
+                        /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                        loudnessRangeLu: number | null;
+                        /** @description Loudest short-term (3 s) loudness, LUFS. */
+                        maxShortTermLufs: number | null;
+                        /** @description How it was measured. */
+                        method: string;
+                        /** @description Suggested mix level for this file as a bed under narration. */
+                        narrationBed: {
+                            /** @description Integrated loudness of the bed after that gain. */
+                            bedIntegratedLufs: number | null;
+                            /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                            bedMaxShortTermLufs: number | null;
+                            /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                            belowNarrationLu: number;
+                            /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                            gainDb: number | null;
+                            /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                            narrationLufs: number;
+                            /** @description The rule in words, with its sources. */
+                            rule: string;
+                        };
+                        /** @description Stretches quiet enough to sit under speech, in time order. */
+                        quietStretches: {
+                            /** @description End, in seconds. */
+                            endSeconds: number;
+                            /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                            maxMomentaryLufs: number | null;
+                            /** @description Start, in seconds. */
+                            startSeconds: number;
+                        }[];
+                        /** @description Sample peak, dBFS; null for digital silence. */
+                        samplePeakDbfs: number | null;
+                        /** @description Sample rate (Hz). */
+                        sampleRate: number;
+                        /** @description Sections with start and end seconds, in time order. */
+                        sections: {
+                            /** @description End, in seconds. */
+                            endSeconds: number;
+                            /**
+                             * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                             * @enum {string}
+                             */
+                            level: "silence" | "quiet" | "moderate" | "loud";
+                            /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                            loudnessLufs: number | null;
+                            /** @description Start, in seconds from the beginning of the file. */
+                            startSeconds: number;
+                        }[];
+                        /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                        truePeakDbtp: number | null;
+                    } | null;
                     /** @description IANA media type. */
                     mediaType: string;
                     /**
