@@ -110,6 +110,7 @@ async function main(): Promise<number> {
     process.stdout.write(`asset ${String(v.index)}: ${String(v.status)}${v.reason ? ` (${String(v.reason)})` : ''}${checks ? ` — checks ${checks.passed ? 'passed' : 'FAILED'}: ${String(checks.summary)}` : ''}\n`);
   }
   for (const b of review.blockers as string[]) process.stdout.write(`blocker: ${b}\n`);
+  for (const w of (review.warnings as string[] | undefined) ?? []) process.stdout.write(`warning: ${w}\n`);
   const err = review.lastError as Record<string, unknown> | null;
   if (err) process.stdout.write(`last error (${String(err.atUtc)}): ${String(err.message).split('\n')[0]}\n`);
   return 0;

@@ -1,12 +1,15 @@
 /**
  * Technical checks of a contributor's file during review (DESIGN.md 2.10): MusicXML must load in
- * Verovio (pages, measures), MP3/WAV must decode to audio with a duration (music-metadata), MIDI
- * must parse and hold notes (@tonejs/midi). Never throws: every failure is a result with
+ * Verovio (pages, measures), MP3/WAV must decode to audio with a duration (music-metadata) and are
+ * then decoded in full and measured (duration, EBU R128 loudness, true peak, loudness range,
+ * sections, quiet stretches, narration-bed level: measure-audio.ts), MIDI must parse and hold
+ * notes (@tonejs/midi). Never throws: every failure is a result with
  * `passed: false` and a one-line reason, which goes on the review and into the asset's record.
  */
 import { readFile } from 'node:fs/promises';
 import type { AssetKind } from '../../src/schemas/common.ts';
 import type { RunTechnicalChecks, TechnicalCheckResult } from './types.ts';
+import { measureAudioFile } from './measure-audio.ts';
 
 /** MusicXML larger than this is not handed to Verovio (it would hold the event loop for long). */
 const MAX_MUSICXML_BYTES = 20 * 1024 * 1024;
@@ -176,13 +179,21 @@ async function checkAudio(kind: 'mp3' | 'wav', file: string): Promise<TechnicalC
     return fail(kind, `No audio found in this ${kind.toUpperCase()} file (no duration)`, measurements);
   }
   if (format.numberOfSamples === 0 || !format.sampleRate) return fail(kind, `No audio frames in this ${kind.toUpperCase()} file`, measurements);
+  // The whole file decoded and measured: what resolve and the records show as measured.
+  let audio;
+  try {
+    audio = await measureAudioFile(kind, file);
+  } catch (err) {
+    return { ...fail(kind, `The ${kind.toUpperCase()} file could not be decoded in full for measurement: ${(err as Error).message}`, measurements), audio: null };
+  }
   const parts = [
     `${format.duration.toFixed(1)} s`,
     measurements.bitrate ? `${Math.round(measurements.bitrate / 1000)} kbit/s` : null,
     `${format.sampleRate} Hz`,
     format.numberOfChannels ? plural(format.numberOfChannels, 'channel') : null,
   ].filter(Boolean);
-  return { kind, passed: true, summary: `${kind.toUpperCase()} decodes: ${parts.join(', ')}`, measurements };
+  // The summary stays the container's facts; the measurement is `audio` (and the asset's `measured`).
+  return { kind, passed: true, summary: `${kind.toUpperCase()} decodes: ${parts.join(', ')}`, measurements, audio };
 }
 
 // ---------------------------------------------------------------------------------------------

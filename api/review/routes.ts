@@ -44,6 +44,7 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
       review: record.review,
       verification: review?.verification ?? [],
       blockers: review?.blockers ?? [],
+      warnings: review?.warnings ?? [],
       assertions: review?.assertions ?? null,
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,

@@ -40,6 +40,8 @@ import type { AdminAction, AdminActionBody, AssertableState, ReviewRecord, Verif
 import { mergeMessage } from '../../src/domain/review/messages.ts';
 import { ProposalError } from '../../src/domain/review/proposal.ts';
 import { buildProposal } from '../../src/domain/review/proposal-input.ts';
+import { annotateMeasurements } from '../../src/domain/review/measured.ts';
+import { parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
 import { QueueIndex, queueEntryOf, type QueueEntry, type QueueFilter } from '../../src/domain/review/queue.ts';
 
 type Stored = StoredContribution | StoredCorrectionReport;
@@ -218,7 +220,12 @@ export class ReviewService {
     const { record } = await this.get(kind, code);
     const state = await this.loadReview(kind, code);
     this.recordAssertions(state, body);
-    if (record.kind === 'contribution') state.verification = await this.verify(record);
+    if (record.kind === 'contribution') {
+      // Declared against measured (issue 13): a disagreement is a warning for the reviewer and lands in the record.
+      const measured = annotateMeasurements(await this.verify(record), record.submission, this.performedSeconds(record));
+      state.verification = measured.entries;
+      state.warnings = measured.warnings;
+    }
     state.blockers = verificationBlockers(state.verification);
     // Open (or rewrite) the review on the current main; a proposal that cannot be built is a blocker.
     await withContentRepoLock(this.ctx.config.contentRepo, async () => {
@@ -233,7 +240,8 @@ export class ReviewService {
     });
     const note = body.note ?? (state.blockers.length > 0 ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.' : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
     const moved = await this.move(kind, code, 'accepted', note, state.ref);
-    state.actions.push({ action: 'accept', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted' });
+    const warned = state.warnings?.length ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}` : '';
+    state.actions.push({ action: 'accept', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}` });
     await this.saveReview(state);
     return { record: moved, review: state };
   }
@@ -322,6 +330,22 @@ export class ReviewService {
       }
     }
     return out;
+  }
+
+  /** For a performance: the declared duration of the arrangement it performs, from main (null otherwise). */
+  private performedSeconds(record: StoredContribution): number | null {
+    const s = record.submission;
+    const slug = s.target?.workSlug;
+    if (s.operation !== 'performance' || !slug || s.target?.assetId == null) return null;
+    const file = path.join(this.ctx.config.contentRepo, 'works', slug, 'index.md');
+    if (!existsSync(file)) return null;
+    try {
+      const work = parseFrontMatter(splitWorkFile(readFileSync(file, 'utf8')).frontMatter) as { arrangements?: { id?: unknown; durationSeconds?: unknown }[] };
+      const arr = work.arrangements?.find((a) => a.id === s.target!.assetId);
+      return typeof arr?.durationSeconds === 'number' ? arr.durationSeconds : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Build the proposal on the current main (caller holds the content-repository lock). */

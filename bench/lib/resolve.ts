@@ -111,7 +111,7 @@ function asset(slug: string, id: number, kind: AssetKind, rand: () => number, st
     id, kind, title: `${kind} ${id}`, mediaType: kind === 'mp3' ? 'audio/mpeg' : kind === 'midi' ? 'audio/midi' : 'application/vnd.recordare.musicxml+xml',
     sha256: null, byteLength: null, rightsStatus: kind === 'musicxml' ? 'original-contribution' : 'original-generated-recording', license: 'CC0-1.0', attribution: null,
     reviewState: state, reviewStatus: REVIEW_STATE_LABELS[state], access, accessNote: access,
-    technicalChecks: null, excerpt: null, links: { download, sourcePage: `https://example.org/synthetic/${slug}`, ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}) },
+    technicalChecks: null, excerpt: null, measured: null, links: { download, sourcePage: `https://example.org/synthetic/${slug}`, ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}) },
   };
 }
 
@@ -144,7 +144,7 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
         id: a, rank: a, title: `${STYLES[styleIndex]!.split(',')[0]} arrangement ${a}`, style: STYLES[styleIndex]!, instrumentation: pick(rand, ENSEMBLES),
         duration: `${Math.floor(seconds / 60)}:${pad(seconds % 60, 2)}`, durationSeconds: seconds, intendedRole: role,
         alsoSuits: MUSIC_ROLES.filter((r) => r !== role && rand() < 0.15), moods: [pick(rand, MOODS), pick(rand, MOODS)].filter((m, k, all) => all.indexOf(m) === k),
-        loopable: rand() < 0.4, trimmable: rand() < 0.5, renderingProfileSlugs: [PROFILES_FOR_STYLE[styleIndex]!], reviewState: state, reviewStatus: REVIEW_STATE_LABELS[state],
+        loopable: rand() < 0.4, trimmable: rand() < 0.5, renderingProfileSlugs: [PROFILES_FOR_STYLE[styleIndex]!], reviewState: state, reviewStatus: REVIEW_STATE_LABELS[state], measuredDurationSeconds: null,
         rights: { edition: { status: 'original-contribution', note: 'Synthetic.' }, recording: { status: 'original-generated-recording', note: 'Synthetic.' }, license: 'CC0-1.0', attribution: null },
         notes: null, formats: [...new Set(assets.map((x) => x.kind))].sort(), assets,
       });

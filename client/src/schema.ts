@@ -872,6 +872,68 @@ export interface components {
                     /** @description Technical checks, for verified files. */
                     checks: {
                         /**
+                         * AudioMeasurement
+                         * @description MP3 and WAV: the decoded audio measured (loudness, true peak, sections, quiet stretches, narration-bed level); null when it could not be decoded.
+                         */
+                        audio?: {
+                            /** @description Channels measured. */
+                            channels: number;
+                            /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                            durationSeconds: number;
+                            /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                            integratedLufs: number | null;
+                            /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                            loudnessRangeLu: number | null;
+                            /** @description Loudest short-term (3 s) loudness, LUFS. */
+                            maxShortTermLufs: number | null;
+                            /** @description How it was measured. */
+                            method: string;
+                            /** @description Suggested mix level for this file as a bed under narration. */
+                            narrationBed: {
+                                /** @description Integrated loudness of the bed after that gain. */
+                                bedIntegratedLufs: number | null;
+                                /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                                bedMaxShortTermLufs: number | null;
+                                /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                                belowNarrationLu: number;
+                                /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                                gainDb: number | null;
+                                /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                                narrationLufs: number;
+                                /** @description The rule in words, with its sources. */
+                                rule: string;
+                            };
+                            /** @description Stretches quiet enough to sit under speech, in time order. */
+                            quietStretches: {
+                                /** @description End, in seconds. */
+                                endSeconds: number;
+                                /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                                maxMomentaryLufs: number | null;
+                                /** @description Start, in seconds. */
+                                startSeconds: number;
+                            }[];
+                            /** @description Sample peak, dBFS; null for digital silence. */
+                            samplePeakDbfs: number | null;
+                            /** @description Sample rate (Hz). */
+                            sampleRate: number;
+                            /** @description Sections with start and end seconds, in time order. */
+                            sections: {
+                                /** @description End, in seconds. */
+                                endSeconds: number;
+                                /**
+                                 * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                                 * @enum {string}
+                                 */
+                                level: "silence" | "quiet" | "moderate" | "loud";
+                                /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                                loudnessLufs: number | null;
+                                /** @description Start, in seconds from the beginning of the file. */
+                                startSeconds: number;
+                            }[];
+                            /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                            truePeakDbtp: number | null;
+                        } | null;
+                        /**
                          * @description The asset kind the checks were chosen for.
                          * @enum {string}
                          */
@@ -885,8 +947,29 @@ export interface components {
                         /** @description One line, also written into the asset's technicalChecks. */
                         summary: string;
                     } | null;
+                    /** @description What the contribution declared, kept apart from what was measured. */
+                    declared?: {
+                        /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                        durationSeconds: number | null;
+                        /** @description Integrated loudness the contribution declared for the file, or null. */
+                        integratedLufs: number | null;
+                    };
                     /** @description SHA-256 the contributor declared. */
                     declaredSha256: string | null;
+                    /** @description Declared values (duration, loudness) the measurement contradicts; each is also a review warning. */
+                    disagreements?: {
+                        /** @description The declared value (seconds, or LUFS). */
+                        declared: number;
+                        /** @description The disagreement in words. */
+                        detail: string;
+                        /**
+                         * @description What was declared.
+                         * @enum {string}
+                         */
+                        field: "duration" | "loudness";
+                        /** @description The measured value. */
+                        measured: number | null;
+                    }[];
                     /** @description Index of the asset in the submission. */
                     index: number;
                     /** @description Content-Type the contributor's server sent. */
@@ -903,6 +986,8 @@ export interface components {
                     /** @description The contributor URL fetched. */
                     url: string | null;
                 }[];
+                /** @description What the reviewer should check without it blocking apply: a declared duration or loudness the archive's measurement contradicts. */
+                warnings: string[];
             };
             /**
              * @description Current status.
@@ -1054,6 +1139,89 @@ export interface components {
                  */
                 sourcePage: string;
             };
+            /**
+             * AssetMeasurement
+             * @description MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).
+             */
+            measured: {
+                /** @description Channels measured. */
+                channels: number;
+                /** @description What the contribution declared, kept apart from what was measured. */
+                declared: {
+                    /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                    durationSeconds: number | null;
+                    /** @description Integrated loudness the contribution declared for the file, or null. */
+                    integratedLufs: number | null;
+                };
+                /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                disagreements: {
+                    /** @description The declared value (seconds, or LUFS). */
+                    declared: number;
+                    /** @description The disagreement in words. */
+                    detail: string;
+                    /**
+                     * @description What was declared.
+                     * @enum {string}
+                     */
+                    field: "duration" | "loudness";
+                    /** @description The measured value. */
+                    measured: number | null;
+                }[];
+                /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                durationSeconds: number;
+                /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                integratedLufs: number | null;
+                /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                loudnessRangeLu: number | null;
+                /** @description Loudest short-term (3 s) loudness, LUFS. */
+                maxShortTermLufs: number | null;
+                /** @description How it was measured. */
+                method: string;
+                /** @description Suggested mix level for this file as a bed under narration. */
+                narrationBed: {
+                    /** @description Integrated loudness of the bed after that gain. */
+                    bedIntegratedLufs: number | null;
+                    /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                    bedMaxShortTermLufs: number | null;
+                    /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                    belowNarrationLu: number;
+                    /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                    gainDb: number | null;
+                    /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                    narrationLufs: number;
+                    /** @description The rule in words, with its sources. */
+                    rule: string;
+                };
+                /** @description Stretches quiet enough to sit under speech, in time order. */
+                quietStretches: {
+                    /** @description End, in seconds. */
+                    endSeconds: number;
+                    /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                    maxMomentaryLufs: number | null;
+                    /** @description Start, in seconds. */
+                    startSeconds: number;
+                }[];
+                /** @description Sample peak, dBFS; null for digital silence. */
+                samplePeakDbfs: number | null;
+                /** @description Sample rate (Hz). */
+                sampleRate: number;
+                /** @description Sections with start and end seconds, in time order. */
+                sections: {
+                    /** @description End, in seconds. */
+                    endSeconds: number;
+                    /**
+                     * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                     * @enum {string}
+                     */
+                    level: "silence" | "quiet" | "moderate" | "loud";
+                    /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                    loudnessLufs: number | null;
+                    /** @description Start, in seconds from the beginning of the file. */
+                    startSeconds: number;
+                }[];
+                /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                truePeakDbtp: number | null;
+            } | null;
             /** @description IANA media type, e.g. "application/vnd.recordare.musicxml+xml". */
             mediaType: string;
             /**
@@ -2063,6 +2231,8 @@ export interface components {
                 kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
                 /** @description License of this file. */
                 license?: string | null;
+                /** @description MP3/WAV: the integrated loudness (EBU R128, LUFS) the submitter claims. Optional; the archive measures every audio file at accept and flags a claim more than 1 LU off. */
+                loudnessLufs?: number | null;
                 /** @description IANA media type, e.g. "audio/mpeg". */
                 mediaType?: string | null;
                 /**
@@ -2697,6 +2867,89 @@ export interface components {
                  */
                 sourcePage: string;
             };
+            /**
+             * AssetMeasurement
+             * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
+             */
+            measured: {
+                /** @description Channels measured. */
+                channels: number;
+                /** @description What the contribution declared, kept apart from what was measured. */
+                declared: {
+                    /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                    durationSeconds: number | null;
+                    /** @description Integrated loudness the contribution declared for the file, or null. */
+                    integratedLufs: number | null;
+                };
+                /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                disagreements: {
+                    /** @description The declared value (seconds, or LUFS). */
+                    declared: number;
+                    /** @description The disagreement in words. */
+                    detail: string;
+                    /**
+                     * @description What was declared.
+                     * @enum {string}
+                     */
+                    field: "duration" | "loudness";
+                    /** @description The measured value. */
+                    measured: number | null;
+                }[];
+                /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                durationSeconds: number;
+                /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                integratedLufs: number | null;
+                /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                loudnessRangeLu: number | null;
+                /** @description Loudest short-term (3 s) loudness, LUFS. */
+                maxShortTermLufs: number | null;
+                /** @description How it was measured. */
+                method: string;
+                /** @description Suggested mix level for this file as a bed under narration. */
+                narrationBed: {
+                    /** @description Integrated loudness of the bed after that gain. */
+                    bedIntegratedLufs: number | null;
+                    /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                    bedMaxShortTermLufs: number | null;
+                    /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                    belowNarrationLu: number;
+                    /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                    gainDb: number | null;
+                    /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                    narrationLufs: number;
+                    /** @description The rule in words, with its sources. */
+                    rule: string;
+                };
+                /** @description Stretches quiet enough to sit under speech, in time order. */
+                quietStretches: {
+                    /** @description End, in seconds. */
+                    endSeconds: number;
+                    /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                    maxMomentaryLufs: number | null;
+                    /** @description Start, in seconds. */
+                    startSeconds: number;
+                }[];
+                /** @description Sample peak, dBFS; null for digital silence. */
+                samplePeakDbfs: number | null;
+                /** @description Sample rate (Hz). */
+                sampleRate: number;
+                /** @description Sections with start and end seconds, in time order. */
+                sections: {
+                    /** @description End, in seconds. */
+                    endSeconds: number;
+                    /**
+                     * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                     * @enum {string}
+                     */
+                    level: "silence" | "quiet" | "moderate" | "loud";
+                    /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                    loudnessLufs: number | null;
+                    /** @description Start, in seconds from the beginning of the file. */
+                    startSeconds: number;
+                }[];
+                /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                truePeakDbtp: number | null;
+            } | null;
             /** @description IANA media type. */
             mediaType: string;
             /**
@@ -2756,6 +3009,89 @@ export interface components {
                      */
                     sourcePage: string;
                 };
+                /**
+                 * AssetMeasurement
+                 * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
+                 */
+                measured: {
+                    /** @description Channels measured. */
+                    channels: number;
+                    /** @description What the contribution declared, kept apart from what was measured. */
+                    declared: {
+                        /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                        durationSeconds: number | null;
+                        /** @description Integrated loudness the contribution declared for the file, or null. */
+                        integratedLufs: number | null;
+                    };
+                    /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                    disagreements: {
+                        /** @description The declared value (seconds, or LUFS). */
+                        declared: number;
+                        /** @description The disagreement in words. */
+                        detail: string;
+                        /**
+                         * @description What was declared.
+                         * @enum {string}
+                         */
+                        field: "duration" | "loudness";
+                        /** @description The measured value. */
+                        measured: number | null;
+                    }[];
+                    /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                    durationSeconds: number;
+                    /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                    integratedLufs: number | null;
+                    /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                    loudnessRangeLu: number | null;
+                    /** @description Loudest short-term (3 s) loudness, LUFS. */
+                    maxShortTermLufs: number | null;
+                    /** @description How it was measured. */
+                    method: string;
+                    /** @description Suggested mix level for this file as a bed under narration. */
+                    narrationBed: {
+                        /** @description Integrated loudness of the bed after that gain. */
+                        bedIntegratedLufs: number | null;
+                        /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                        bedMaxShortTermLufs: number | null;
+                        /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                        belowNarrationLu: number;
+                        /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                        gainDb: number | null;
+                        /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                        narrationLufs: number;
+                        /** @description The rule in words, with its sources. */
+                        rule: string;
+                    };
+                    /** @description Stretches quiet enough to sit under speech, in time order. */
+                    quietStretches: {
+                        /** @description End, in seconds. */
+                        endSeconds: number;
+                        /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                        maxMomentaryLufs: number | null;
+                        /** @description Start, in seconds. */
+                        startSeconds: number;
+                    }[];
+                    /** @description Sample peak, dBFS; null for digital silence. */
+                    samplePeakDbfs: number | null;
+                    /** @description Sample rate (Hz). */
+                    sampleRate: number;
+                    /** @description Sections with start and end seconds, in time order. */
+                    sections: {
+                        /** @description End, in seconds. */
+                        endSeconds: number;
+                        /**
+                         * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                         * @enum {string}
+                         */
+                        level: "silence" | "quiet" | "moderate" | "loud";
+                        /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                        loudnessLufs: number | null;
+                        /** @description Start, in seconds from the beginning of the file. */
+                        startSeconds: number;
+                    }[];
+                    /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                    truePeakDbtp: number | null;
+                } | null;
                 /** @description IANA media type. */
                 mediaType: string;
                 /**
@@ -2778,8 +3114,32 @@ export interface components {
             attribution: string | null;
             /** @description Composer display name. */
             composer: string;
-            /** @description Duration in seconds. */
+            /** @description Duration in seconds as declared in the record. */
             durationSeconds: number;
+            /**
+             * ResolveFit
+             * @description Fit to requirements.targetDurationSeconds; null when no target duration was requested.
+             */
+            fit: {
+                /** @description durationSeconds minus targetSeconds (negative: shorter than the target). */
+                deltaSeconds: number;
+                /** @description The duration judged: measured when a recording of the arrangement was measured, else declared. */
+                durationSeconds: number;
+                /**
+                 * @description Where durationSeconds comes from.
+                 * @enum {string}
+                 */
+                durationSource: "measured" | "declared";
+                /**
+                 * @description native: within max(3 s, 10 %) of the target as it is; trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter, and the record says it loops seamlessly; edit: neither (the caller would have to cut with a fade or repeat with a crossfade).
+                 * @enum {string}
+                 */
+                kind: "native" | "loop" | "trim" | "edit";
+                /** @description The requested targetDurationSeconds. */
+                targetSeconds: number;
+                /** @description max(3 s, 10 % of the target): within it the fit is native. */
+                toleranceSeconds: number;
+            } | null;
             /** @description Every format present as a public applied asset, with the asset id and absolute link to use. */
             formats: {
                 /** @description The asset that supplies this format. */
@@ -2819,8 +3179,32 @@ export interface components {
                  */
                 work: string;
             };
+            /**
+             * ResolveListen
+             * @description Where to hear the arrangement, or why you cannot.
+             */
+            listen: {
+                /** @description The asset the link serves. */
+                assetId: number | null;
+                /**
+                 * @description Its format.
+                 * @enum {string|null}
+                 */
+                format: "mp3" | "wav" | null;
+                /** @description Why there is no link (no recording, or not public), or null when there is one. */
+                reason: string | null;
+                /** @description Review state label of that file: hearing is not reuse; only a listening-approved file is ready. */
+                reviewStatus: string | null;
+                /**
+                 * Format: uri
+                 * @description Absolute link to hear it, or null (then `reason` says why).
+                 */
+                url: string | null;
+            };
             /** @description The record says it loops seamlessly. */
             loopable: boolean;
+            /** @description Duration the archive measured from its recording (seconds), or null when none was measured; preferred over the declared one for fit and ranking. */
+            measuredDurationSeconds: number | null;
             /** @description Mood words. */
             moods: string[];
             /** @description Position in this answer; 1 is the best candidate. */
@@ -3011,6 +3395,89 @@ export interface components {
                          */
                         sourcePage: string;
                     };
+                    /**
+                     * AssetMeasurement
+                     * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
+                     */
+                    measured: {
+                        /** @description Channels measured. */
+                        channels: number;
+                        /** @description What the contribution declared, kept apart from what was measured. */
+                        declared: {
+                            /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                            durationSeconds: number | null;
+                            /** @description Integrated loudness the contribution declared for the file, or null. */
+                            integratedLufs: number | null;
+                        };
+                        /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                        disagreements: {
+                            /** @description The declared value (seconds, or LUFS). */
+                            declared: number;
+                            /** @description The disagreement in words. */
+                            detail: string;
+                            /**
+                             * @description What was declared.
+                             * @enum {string}
+                             */
+                            field: "duration" | "loudness";
+                            /** @description The measured value. */
+                            measured: number | null;
+                        }[];
+                        /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                        durationSeconds: number;
+                        /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                        integratedLufs: number | null;
+                        /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                        loudnessRangeLu: number | null;
+                        /** @description Loudest short-term (3 s) loudness, LUFS. */
+                        maxShortTermLufs: number | null;
+                        /** @description How it was measured. */
+                        method: string;
+                        /** @description Suggested mix level for this file as a bed under narration. */
+                        narrationBed: {
+                            /** @description Integrated loudness of the bed after that gain. */
+                            bedIntegratedLufs: number | null;
+                            /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                            bedMaxShortTermLufs: number | null;
+                            /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                            belowNarrationLu: number;
+                            /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                            gainDb: number | null;
+                            /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                            narrationLufs: number;
+                            /** @description The rule in words, with its sources. */
+                            rule: string;
+                        };
+                        /** @description Stretches quiet enough to sit under speech, in time order. */
+                        quietStretches: {
+                            /** @description End, in seconds. */
+                            endSeconds: number;
+                            /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                            maxMomentaryLufs: number | null;
+                            /** @description Start, in seconds. */
+                            startSeconds: number;
+                        }[];
+                        /** @description Sample peak, dBFS; null for digital silence. */
+                        samplePeakDbfs: number | null;
+                        /** @description Sample rate (Hz). */
+                        sampleRate: number;
+                        /** @description Sections with start and end seconds, in time order. */
+                        sections: {
+                            /** @description End, in seconds. */
+                            endSeconds: number;
+                            /**
+                             * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                             * @enum {string}
+                             */
+                            level: "silence" | "quiet" | "moderate" | "loud";
+                            /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                            loudnessLufs: number | null;
+                            /** @description Start, in seconds from the beginning of the file. */
+                            startSeconds: number;
+                        }[];
+                        /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                        truePeakDbtp: number | null;
+                    } | null;
                     /** @description IANA media type. */
                     mediaType: string;
                     /**
@@ -3033,8 +3500,32 @@ export interface components {
                 attribution: string | null;
                 /** @description Composer display name. */
                 composer: string;
-                /** @description Duration in seconds. */
+                /** @description Duration in seconds as declared in the record. */
                 durationSeconds: number;
+                /**
+                 * ResolveFit
+                 * @description Fit to requirements.targetDurationSeconds; null when no target duration was requested.
+                 */
+                fit: {
+                    /** @description durationSeconds minus targetSeconds (negative: shorter than the target). */
+                    deltaSeconds: number;
+                    /** @description The duration judged: measured when a recording of the arrangement was measured, else declared. */
+                    durationSeconds: number;
+                    /**
+                     * @description Where durationSeconds comes from.
+                     * @enum {string}
+                     */
+                    durationSource: "measured" | "declared";
+                    /**
+                     * @description native: within max(3 s, 10 %) of the target as it is; trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter, and the record says it loops seamlessly; edit: neither (the caller would have to cut with a fade or repeat with a crossfade).
+                     * @enum {string}
+                     */
+                    kind: "native" | "loop" | "trim" | "edit";
+                    /** @description The requested targetDurationSeconds. */
+                    targetSeconds: number;
+                    /** @description max(3 s, 10 % of the target): within it the fit is native. */
+                    toleranceSeconds: number;
+                } | null;
                 /** @description Every format present as a public applied asset, with the asset id and absolute link to use. */
                 formats: {
                     /** @description The asset that supplies this format. */
@@ -3074,8 +3565,32 @@ export interface components {
                      */
                     work: string;
                 };
+                /**
+                 * ResolveListen
+                 * @description Where to hear the arrangement, or why you cannot.
+                 */
+                listen: {
+                    /** @description The asset the link serves. */
+                    assetId: number | null;
+                    /**
+                     * @description Its format.
+                     * @enum {string|null}
+                     */
+                    format: "mp3" | "wav" | null;
+                    /** @description Why there is no link (no recording, or not public), or null when there is one. */
+                    reason: string | null;
+                    /** @description Review state label of that file: hearing is not reuse; only a listening-approved file is ready. */
+                    reviewStatus: string | null;
+                    /**
+                     * Format: uri
+                     * @description Absolute link to hear it, or null (then `reason` says why).
+                     */
+                    url: string | null;
+                };
                 /** @description The record says it loops seamlessly. */
                 loopable: boolean;
+                /** @description Duration the archive measured from its recording (seconds), or null when none was measured; preferred over the declared one for fit and ranking. */
+                measuredDurationSeconds: number | null;
                 /** @description Mood words. */
                 moods: string[];
                 /** @description Position in this answer; 1 is the best candidate. */
@@ -3379,6 +3894,89 @@ export interface components {
                          */
                         sourcePage: string;
                     };
+                    /**
+                     * AssetMeasurement
+                     * @description MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).
+                     */
+                    measured: {
+                        /** @description Channels measured. */
+                        channels: number;
+                        /** @description What the contribution declared, kept apart from what was measured. */
+                        declared: {
+                            /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                            durationSeconds: number | null;
+                            /** @description Integrated loudness the contribution declared for the file, or null. */
+                            integratedLufs: number | null;
+                        };
+                        /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                        disagreements: {
+                            /** @description The declared value (seconds, or LUFS). */
+                            declared: number;
+                            /** @description The disagreement in words. */
+                            detail: string;
+                            /**
+                             * @description What was declared.
+                             * @enum {string}
+                             */
+                            field: "duration" | "loudness";
+                            /** @description The measured value. */
+                            measured: number | null;
+                        }[];
+                        /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                        durationSeconds: number;
+                        /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                        integratedLufs: number | null;
+                        /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                        loudnessRangeLu: number | null;
+                        /** @description Loudest short-term (3 s) loudness, LUFS. */
+                        maxShortTermLufs: number | null;
+                        /** @description How it was measured. */
+                        method: string;
+                        /** @description Suggested mix level for this file as a bed under narration. */
+                        narrationBed: {
+                            /** @description Integrated loudness of the bed after that gain. */
+                            bedIntegratedLufs: number | null;
+                            /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                            bedMaxShortTermLufs: number | null;
+                            /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                            belowNarrationLu: number;
+                            /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                            gainDb: number | null;
+                            /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                            narrationLufs: number;
+                            /** @description The rule in words, with its sources. */
+                            rule: string;
+                        };
+                        /** @description Stretches quiet enough to sit under speech, in time order. */
+                        quietStretches: {
+                            /** @description End, in seconds. */
+                            endSeconds: number;
+                            /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                            maxMomentaryLufs: number | null;
+                            /** @description Start, in seconds. */
+                            startSeconds: number;
+                        }[];
+                        /** @description Sample peak, dBFS; null for digital silence. */
+                        samplePeakDbfs: number | null;
+                        /** @description Sample rate (Hz). */
+                        sampleRate: number;
+                        /** @description Sections with start and end seconds, in time order. */
+                        sections: {
+                            /** @description End, in seconds. */
+                            endSeconds: number;
+                            /**
+                             * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                             * @enum {string}
+                             */
+                            level: "silence" | "quiet" | "moderate" | "loud";
+                            /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                            loudnessLufs: number | null;
+                            /** @description Start, in seconds from the beginning of the file. */
+                            startSeconds: number;
+                        }[];
+                        /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                        truePeakDbtp: number | null;
+                    } | null;
                     /** @description IANA media type, e.g. "application/vnd.recordare.musicxml+xml". */
                     mediaType: string;
                     /**
@@ -3417,6 +4015,8 @@ export interface components {
                  * @default false
                  */
                 loopable: boolean;
+                /** @description Duration measured from its listen file (the public MP3, else WAV; else any measured recording), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one. */
+                measuredDurationSeconds: number | null;
                 /**
                  * @description Mood words, e.g. "calm", "bright".
                  * @default []
@@ -3724,6 +4324,89 @@ export interface components {
                      */
                     sourcePage: string;
                 };
+                /**
+                 * AssetMeasurement
+                 * @description MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).
+                 */
+                measured: {
+                    /** @description Channels measured. */
+                    channels: number;
+                    /** @description What the contribution declared, kept apart from what was measured. */
+                    declared: {
+                        /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
+                        durationSeconds: number | null;
+                        /** @description Integrated loudness the contribution declared for the file, or null. */
+                        integratedLufs: number | null;
+                    };
+                    /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
+                    disagreements: {
+                        /** @description The declared value (seconds, or LUFS). */
+                        declared: number;
+                        /** @description The disagreement in words. */
+                        detail: string;
+                        /**
+                         * @description What was declared.
+                         * @enum {string}
+                         */
+                        field: "duration" | "loudness";
+                        /** @description The measured value. */
+                        measured: number | null;
+                    }[];
+                    /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
+                    durationSeconds: number;
+                    /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
+                    integratedLufs: number | null;
+                    /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
+                    loudnessRangeLu: number | null;
+                    /** @description Loudest short-term (3 s) loudness, LUFS. */
+                    maxShortTermLufs: number | null;
+                    /** @description How it was measured. */
+                    method: string;
+                    /** @description Suggested mix level for this file as a bed under narration. */
+                    narrationBed: {
+                        /** @description Integrated loudness of the bed after that gain. */
+                        bedIntegratedLufs: number | null;
+                        /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
+                        bedMaxShortTermLufs: number | null;
+                        /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
+                        belowNarrationLu: number;
+                        /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
+                        gainDb: number | null;
+                        /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
+                        narrationLufs: number;
+                        /** @description The rule in words, with its sources. */
+                        rule: string;
+                    };
+                    /** @description Stretches quiet enough to sit under speech, in time order. */
+                    quietStretches: {
+                        /** @description End, in seconds. */
+                        endSeconds: number;
+                        /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
+                        maxMomentaryLufs: number | null;
+                        /** @description Start, in seconds. */
+                        startSeconds: number;
+                    }[];
+                    /** @description Sample peak, dBFS; null for digital silence. */
+                    samplePeakDbfs: number | null;
+                    /** @description Sample rate (Hz). */
+                    sampleRate: number;
+                    /** @description Sections with start and end seconds, in time order. */
+                    sections: {
+                        /** @description End, in seconds. */
+                        endSeconds: number;
+                        /**
+                         * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
+                         * @enum {string}
+                         */
+                        level: "silence" | "quiet" | "moderate" | "loud";
+                        /** @description Mean loudness of the section (LUFS); null for digital silence. */
+                        loudnessLufs: number | null;
+                        /** @description Start, in seconds from the beginning of the file. */
+                        startSeconds: number;
+                    }[];
+                    /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
+                    truePeakDbtp: number | null;
+                } | null;
                 /** @description IANA media type, e.g. "application/vnd.recordare.musicxml+xml". */
                 mediaType: string;
                 /**

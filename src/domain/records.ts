@@ -3,6 +3,7 @@
  * labels, digests of stored files, sanitized narrative HTML, and the compact Markdown record.
  * Pure apart from Markdown rendering; the build and the tests call it with the same inputs.
  */
+import { declaredWords, measuredDuration, measuredWords } from './audio/arrangement.ts';
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkGfm from 'remark-gfm';
@@ -101,6 +102,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
         : ACCESS_MEANINGS[asset.access],
     technicalChecks: asset.technicalChecks ?? null,
     excerpt: asset.excerpt ?? null,
+    measured: asset.measured ?? null,
     links,
   };
 }
@@ -155,6 +157,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
         renderingProfileSlugs: arr.renderingProfileSlugs,
         reviewState: arr.reviewState,
         reviewStatus: reviewStatusLabel(arr.reviewState),
+        measuredDurationSeconds: measuredDuration(assets)?.seconds ?? null,
         rights: arr.rights,
         notes: arr.notes ?? null,
         formats: [...new Set(arr.assets.map((a) => a.kind))].sort(),
@@ -292,6 +295,18 @@ function cell(text: string | number | null | undefined): string {
   return String(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
+/** Measured and declared audio facts, apart, one asset each (issue 13). */
+function measuredLines(assets: AssetRecord[]): string[] {
+  const lines: string[] = [];
+  for (const a of assets) {
+    if (!a.measured) continue;
+    lines.push(`- Asset ${a.id} ${measuredWords(a.measured)} ${declaredWords(a.measured)}`);
+    if (a.measured.sections.length > 0) lines.push(`  - Sections: ${a.measured.sections.map((x) => `${x.startSeconds}-${x.endSeconds} s ${x.level}`).join('; ')}`);
+    if (a.measured.quietStretches.length > 0) lines.push(`  - Quiet enough to speak over: ${a.measured.quietStretches.map((x) => `${x.startSeconds}-${x.endSeconds} s`).join('; ')}`);
+  }
+  return lines.length > 0 ? [...lines, ''] : [];
+}
+
 function assetTable(assets: AssetRecord[]): string[] {
   if (assets.length === 0) return ['(none)'];
   const lines = [
@@ -361,6 +376,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
       '',
       ...assetTable(a.assets),
       '',
+      ...measuredLines(a.assets),
     );
   }
   if (record.comments.length > 0) {

@@ -121,6 +121,11 @@ export const ContributionAsset = Type.Object(
     reviewState: StringEnum(ASSET_REVIEW_STATES, {
       description: 'Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.',
     }),
+    loudnessLufs: Type.Optional(
+      Nullable(Type.Number({ minimum: -70, maximum: 0 }), {
+        description: 'MP3/WAV: the integrated loudness (EBU R128, LUFS) the submitter claims. Optional; the archive measures every audio file at accept and flags a claim more than 1 LU off.',
+      }),
+    ),
   },
   { ...strict, title: 'ContributionAsset', description: 'One file, kept at the contributor\'s HTTPS URL during review.' },
 );

@@ -3,6 +3,7 @@
  * caller reuses or acts on (verdict, ranked and explained candidates, what is missing and which
  * contribution operation would supply it). One source for validation, OpenAPI and types.
  */
+import { AssetMeasurement } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, ACCESS_LEVELS, ASSET_KINDS, CATALOG_REVIEW_STATES, MUSIC_ROLES, Nullable, Slug, StringEnum, UtcTimestamp } from './common.ts';
 import { ChannelContext, MusicRequirements } from './channel.ts';
@@ -101,6 +102,7 @@ export const ResolveAsset = Type.Object(
     license: Nullable(Type.String(), { description: 'License of this file.' }),
     attribution: Nullable(Type.String(), { description: 'Attribution to carry forward with this file.' }),
     sha256: Nullable(Type.String(), { description: 'SHA-256 of the file, when known.' }),
+    measured: Nullable(AssetMeasurement, { description: 'MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.' }),
     links: Type.Object(
       {
         download: Nullable(AbsoluteUrl('Download URL.'), { description: 'Absolute download URL; null when the file is not published.' }),
@@ -152,6 +154,34 @@ export const ResolveRights = Type.Object(
   },
 );
 
+export const FIT_KINDS = ['native', 'loop', 'trim', 'edit'] as const;
+
+export const ResolveFit = Type.Object(
+  {
+    kind: StringEnum(FIT_KINDS, {
+      description:
+        'native: within max(3 s, 10 %) of the target as it is; trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter, and the record says it loops seamlessly; edit: neither (the caller would have to cut with a fade or repeat with a crossfade).',
+    }),
+    targetSeconds: Type.Integer({ minimum: 1, description: 'The requested targetDurationSeconds.' }),
+    durationSeconds: Type.Number({ minimum: 0, description: 'The duration judged: measured when a recording of the arrangement was measured, else declared.' }),
+    durationSource: StringEnum(['measured', 'declared'] as const, { description: 'Where durationSeconds comes from.' }),
+    deltaSeconds: Type.Number({ description: 'durationSeconds minus targetSeconds (negative: shorter than the target).' }),
+    toleranceSeconds: Type.Integer({ minimum: 0, description: 'max(3 s, 10 % of the target): within it the fit is native.' }),
+  },
+  { ...strict, title: 'ResolveFit', description: 'How the arrangement fits the requested runtime.' },
+);
+
+export const ResolveListen = Type.Object(
+  {
+    url: Nullable(AbsoluteUrl('A public MP3 (else WAV) of the arrangement to hear before choosing it.'), { description: 'Absolute link to hear it, or null (then `reason` says why).' }),
+    assetId: Nullable(Type.Integer({ minimum: 1 }), { description: 'The asset the link serves.' }),
+    format: Nullable(StringEnum(['mp3', 'wav'] as const), { description: 'Its format.' }),
+    reviewStatus: Nullable(Type.String(), { description: 'Review state label of that file: hearing is not reuse; only a listening-approved file is ready.' }),
+    reason: Nullable(Type.String(), { description: 'Why there is no link (no recording, or not public), or null when there is one.' }),
+  },
+  { ...strict, title: 'ResolveListen', description: 'Where to hear the arrangement, or why you cannot.' },
+);
+
 export const ResolveCandidate = Type.Object(
   {
     position: Type.Integer({ minimum: 1, description: 'Position in this answer; 1 is the best candidate.' }),
@@ -169,7 +199,10 @@ export const ResolveCandidate = Type.Object(
     style: Type.String({ description: 'Style of the arrangement.' }),
     instrumentation: Type.String({ description: 'Instrumentation of the arrangement.' }),
     moods: Type.Array(Type.String(), { description: 'Mood words.' }),
-    durationSeconds: Type.Integer({ minimum: 1, description: 'Duration in seconds.' }),
+    durationSeconds: Type.Integer({ minimum: 1, description: 'Duration in seconds as declared in the record.' }),
+    measuredDurationSeconds: Nullable(Type.Number({ minimum: 0 }), { description: 'Duration the archive measured from its recording (seconds), or null when none was measured; preferred over the declared one for fit and ranking.' }),
+    fit: Nullable(ResolveFit, { description: 'Fit to requirements.targetDurationSeconds; null when no target duration was requested.' }),
+    listen: ResolveListen,
     loopable: Type.Boolean({ description: 'The record says it loops seamlessly.' }),
     trimmable: Type.Boolean({ description: 'The record says it can be cut shorter at marked phrase ends.' }),
     reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Review state of the arrangement as a whole.' }),

@@ -7,6 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, ASSET_KINDS, Nullable, StringEnum, UtcTimestamp } from './common.ts';
 import { ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
+import { AudioMeasurement, DeclaredAudio, Disagreement } from './audio.ts';
 import { Page } from './envelope.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -58,6 +59,7 @@ export const TechnicalCheck = Type.Object(
     passed: Type.Boolean({ description: 'Whether the automated checks passed (not listening approval).' }),
     summary: Type.String({ description: 'One line, also written into the asset\'s technicalChecks.' }),
     measurements: Type.Record(Type.String(), Type.Unknown(), { description: 'Measured values.' }),
+    audio: Type.Optional(Nullable(AudioMeasurement, { description: 'MP3 and WAV: the decoded audio measured (loudness, true peak, sections, quiet stretches, narration-bed level); null when it could not be decoded.' })),
   },
   { description: 'Technical checks of one verified file.' },
 );
@@ -74,6 +76,8 @@ export const VerificationEntry = Type.Object(
     mediaType: Nullable(Type.String(), { description: 'Content-Type the contributor\'s server sent.' }),
     reason: Nullable(Type.String(), { description: 'Why it was refused or not fetched.' }),
     checks: Nullable(TechnicalCheck, { description: 'Technical checks, for verified files.' }),
+    declared: Type.Optional(DeclaredAudio),
+    disagreements: Type.Optional(Type.Array(Disagreement, { description: 'Declared values (duration, loudness) the measurement contradicts; each is also a review warning.' })),
   },
   { ...strict, title: 'VerificationEntry', description: 'Fetch, digest and technical checks of one contributor file.' },
 );
@@ -121,6 +125,8 @@ export const ReviewRecord = Type.Object(
     verification: Type.Array(VerificationEntry),
     /** Why apply is refused right now, in plain words; empty when nothing blocks it. */
     blockers: Type.Array(Type.String()),
+    /** What the reviewer should look at without it blocking apply (declared values the measurement contradicts). */
+    warnings: Type.Optional(Type.Array(Type.String())),
     assertions: Nullable(ReviewerAssertions),
     lastError: Nullable(LastError),
     appliedCommit: Nullable(Type.String()),
@@ -136,6 +142,7 @@ export const AdminReviewState = Type.Object(
     review: Nullable(ReviewLink, { description: 'The review branch or pull request.' }),
     verification: Type.Array(VerificationEntry, { description: 'Contributor files, one entry each.' }),
     blockers: Type.Array(Type.String(), { description: 'What blocks apply right now (stale base, digest mismatch, failed check, lint).' }),
+    warnings: Type.Array(Type.String(), { description: 'What the reviewer should check without it blocking apply: a declared duration or loudness the archive\'s measurement contradicts.' }),
     assertions: Nullable(ReviewerAssertions, { description: 'Review states a named reviewer asserted.' }),
     lastError: Nullable(LastError, { description: 'The last failed apply (e.g. the build error).' }),
     appliedCommit: Nullable(Type.String(), { description: 'Merge commit on main once applied.' }),

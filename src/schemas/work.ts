@@ -3,6 +3,7 @@
  * front matter of `works/<slug>/index.md`; `WorkRecord` is what the build publishes at
  * `/api/v1/works/{slug}` (absolute links, review-state labels, digests filled in).
  */
+import { AssetMeasurement } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   ACCESS_LEVELS,
@@ -126,6 +127,7 @@ const assetContentFields = {
   access: StringEnum(ACCESS_LEVELS, { description: 'Who may follow the download link.' }),
   technicalChecks: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Automated measurements.' }))),
   excerpt: Type.Optional(Nullable(Excerpt, { description: 'Set when a score file holds only part of the work; null or absent when it holds all of it.' })),
+  measured: Type.Optional(Nullable(AssetMeasurement, { description: 'MP3/WAV measured by the archive at accept, with the declared values beside it (written by review; not hand-edited).' })),
 };
 
 export const AssetContent = Type.Object(assetContentFields, { ...strict, description: 'A file-like asset as written in content.' });
@@ -247,6 +249,7 @@ const assetRecordFields = {
   accessNote: Type.String({ description: 'What the access level means for this link.' }),
   technicalChecks: Nullable(Type.String({ maxLength: 2000 }), { description: 'Automated measurements.' }),
   excerpt: Nullable(Excerpt, { description: 'Which bars of the work a score file holds; null when it holds all of it (or is not a score).' }),
+  measured: Nullable(AssetMeasurement, { description: 'MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).' }),
   links: Type.Object(
     {
       download: Nullable(AbsoluteUrl('Download URL; absolute.')),
@@ -264,6 +267,9 @@ export const ArrangementRecord = Type.Object(
   {
     ...arrangementCommon,
     reviewStatus: Type.String({ description: 'Human-readable label of the arrangement review state.' }),
+    measuredDurationSeconds: Nullable(Type.Number({ minimum: 0 }), {
+      description: 'Duration measured from its listen file (the public MP3, else WAV; else any measured recording), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one.',
+    }),
     formats: Type.Array(Type.String(), { description: 'Formats present (asset kinds), sorted.' }),
     assets: Type.Array(AssetRecord, { description: 'Files of the arrangement.' }),
   },

@@ -95,6 +95,8 @@ export function buildContributionTemplate(work: TemplateWork, profileSlug: strin
         license: r('license of this file'),
         attribution: null,
         reviewState: 'technical-pass',
+        // Optional: the integrated loudness you measured (EBU R128, LUFS); the archive measures it anyway.
+        loudnessLufs: null,
       },
     ],
     arrangement: {

@@ -10,6 +10,7 @@
  * reads full work records only for the few candidates an answer shows (`RecordSource`), so a
  * start or a swap parses no work and memory does not grow with the records.
  */
+import { effectiveDurationSeconds } from '../audio/arrangement.ts';
 import type { ArrangementRecord, AssetRecord, WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord } from '../../schemas/profile.ts';
 import type { ProfileHead } from '../catalog-index/profiles.ts';
@@ -416,7 +417,8 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
       (a.loopable ? FLAG_LOOPABLE : 0) |
       (a.trimmable ? FLAG_TRIMMABLE : 0) |
       (compositionPasses ? FLAG_COMPOSITION_PASSES : 0);
-    cols.duration[i] = a.durationSeconds;
+    // Measured beats declared (issue 13): the duration of its measured recording when there is one.
+    cols.duration[i] = effectiveDurationSeconds(a.durationSeconds, a.assets);
     cols.rank[i] = a.rank;
     cols.id[i] = a.id;
     cols.slugOrder[i] = slugOrder[work]!;

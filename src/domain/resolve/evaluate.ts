@@ -37,6 +37,7 @@ import {
   type RequestedFormat,
 } from './formats.ts';
 import { bitCount, compileQuery, consideredWords, markMatches, matchedWordsMask, type WordQuery } from './text-match.ts';
+import { effectiveDurationSeconds, fitTolerance, measuredDuration } from '../audio/arrangement.ts';
 
 /** The request, normalized once and compiled against one catalog's vocabulary. */
 export interface ResolveRequest {
@@ -150,7 +151,7 @@ const WEIGHT = { role: 30, narration: 10, formats: 20, musicXml: 10, profile: 10
 
 /** Within this many seconds of the target (or 10% of it, if more) a duration fits as is. */
 export function durationTolerance(target: number): number {
-  return Math.max(3, Math.round(target * 0.1));
+  return fitTolerance(target);
 }
 
 function assetWords(asset: AssetRecord): string {
@@ -529,8 +530,12 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
 
   if (q.targetSeconds !== null) {
     const t = q.targetSeconds;
-    const d = a.durationSeconds;
-    const head = `${d} s against a target of ${t} s`;
+    // Measured beats declared (issue 13); the reason says which it used and shows the other.
+    const d = effectiveDurationSeconds(a.durationSeconds, a.assets);
+    const m = measuredDuration(a.assets);
+    const head = m
+      ? `${d} s measured (asset ${m.assetId}${Math.round(m.seconds) !== a.durationSeconds ? `; declared ${a.durationSeconds} s` : ''}) against a target of ${t} s`
+      : `${d} s (declared, not measured) against a target of ${t} s`;
     const detail = {
       none: '',
       within: `${head}: within ${durationTolerance(t)} s.`,

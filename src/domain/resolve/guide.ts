@@ -36,13 +36,15 @@ export function resolveWorkedExample(u: Urls) {
             reviewStatus: 'Human listening approved',
             license: 'CC0-1.0',
             attribution: 'Public-Domain Music Archive',
+            fit: { kind: 'loop', targetSeconds: 60, durationSeconds: 18, durationSource: 'declared', deltaSeconds: -42, toleranceSeconds: 6 },
+            listen: { url: file('canon-strings-bed.mp3'), assetId: 11, format: 'mp3', reviewStatus: 'Human listening approved', reason: null },
             formats: [
               { format: 'mp3', assetId: 11, download: file('canon-strings-bed.mp3') },
               { format: 'musicxml', assetId: 12, download: file('canon-strings-bed.musicxml') },
             ],
             reasons: [
               { requirement: 'role', passed: true, detail: 'Made for music-bed (also suits: music-ambient). Narration is present: bed and ambient material is preferred.' },
-              { requirement: 'duration', passed: true, detail: '18 s against a target of 60 s: shorter, and the record says it loops seamlessly.' },
+              { requirement: 'duration', passed: true, detail: '18 s (declared, not measured) against a target of 60 s: shorter, and the record says it loops seamlessly.' },
               { requirement: 'arrangement-review', passed: true, detail: 'Human listening approved: An accountable, named person listened to it and approved it for reuse.' },
             ],
           },
@@ -57,6 +59,7 @@ export function resolveWorkedExample(u: Urls) {
       'prepare: nothing is ready; missing[] names what keeps the best candidate from being ready and the contribution operation that supplies it (target: workSlug, arrangementId, assetId). Copy the contribution template, submit once, and resolve again after the contribution is applied. An item with operation null waits for a human reviewer (listening approval); no contribution can supply it.',
       'no-music: the channel declared musicAllowed: false; nothing is offered.',
       'technical-pass is never listening approval, and rights-review-required is never ready; reasons[] says so in words for every candidate.',
+      'fit says how each candidate meets targetDurationSeconds (native, loop, trim or edit, with deltaSeconds; measured durations are preferred over declared ones); listen.url is a public MP3/WAV to hear it before choosing, or listen.reason says why there is none.',
     ],
   };
 }

@@ -24,6 +24,8 @@ import {
   type ResolveRequest,
 } from './evaluate.ts';
 import { findWorks, type Found } from './find.ts';
+import { effectiveDurationSeconds, fitOf, fitTolerance, listenAsset, measuredDuration, noListenReason } from '../audio/arrangement.ts';
+import type { ArrangementRecord } from '../../schemas/work.ts';
 import { analyzeMissing } from './missing.ts';
 import { TopK, type Scored } from './rank.ts';
 
@@ -39,7 +41,24 @@ export interface ResolveContext {
   catalogGeneratedAtUtc: string;
 }
 
-function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, ev: Evaluation, position: number): ResolveCandidate {
+/** Fit to the requested runtime (issue 13): measured duration when there is one, else declared. */
+function fitFor(a: ArrangementRecord, target: number | null): ResolveCandidate['fit'] {
+  if (target === null) return null;
+  const m = measuredDuration(a.assets);
+  const seconds = m ? Math.round(m.seconds * 10) / 10 : a.durationSeconds;
+  // The kind is judged on the same whole seconds the ranking used.
+  const kind = fitOf(effectiveDurationSeconds(a.durationSeconds, a.assets), target, a.loopable, a.trimmable);
+  return { kind, targetSeconds: target, durationSeconds: seconds, durationSource: m ? 'measured' : 'declared', deltaSeconds: Math.round((seconds - target) * 10) / 10, toleranceSeconds: fitTolerance(target) };
+}
+
+/** A public MP3/WAV to hear, or why there is none (issue 13). */
+function listenFor(a: ArrangementRecord): ResolveCandidate['listen'] {
+  const l = listenAsset(a.assets);
+  if (!l) return { url: null, assetId: null, format: null, reviewStatus: null, reason: noListenReason(a.assets) };
+  return { url: l.links.download!, assetId: l.id, format: l.kind as 'mp3' | 'wav', reviewStatus: REVIEW_STATE_LABELS[l.reviewState], reason: null };
+}
+
+function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, ev: Evaluation, position: number, targetSeconds: number | null): ResolveCandidate {
   const { work: w, arrangement: a } = arrangementAt(catalog, records, i);
   const failed = ev.reasons.filter((r) => !r.passed).map((r) => r.requirement);
   return {
@@ -61,6 +80,9 @@ function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, 
     instrumentation: a.instrumentation,
     moods: a.moods,
     durationSeconds: a.durationSeconds,
+    measuredDurationSeconds: measuredDuration(a.assets)?.seconds ?? null,
+    fit: fitFor(a, targetSeconds),
+    listen: listenFor(a),
     loopable: a.loopable,
     trimmable: a.trimmable,
     reviewState: a.reviewState,
@@ -92,6 +114,7 @@ function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, 
       license: x.license,
       attribution: x.attribution,
       sha256: x.sha256,
+      measured: x.measured ?? null,
       links: { download: x.links.download, sourcePage: x.links.sourcePage },
     })),
     renderingProfiles: a.renderingProfileSlugs.map((slug) => {
@@ -236,7 +259,7 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
 
   const { q, found, scan: s } = plan;
   const explained = s.top.map((t) => ({ index: t.index, ev: evaluate(catalog, t.index, q, records) }));
-  const candidates = explained.map((x, k) => candidateOf(catalog, records, x.index, x.ev, k + 1));
+  const candidates = explained.map((x, k) => candidateOf(catalog, records, x.index, x.ev, k + 1, q.targetSeconds));
   const verdict: ResolveVerdict = candidates[0]?.ready ? 'reuse' : 'prepare';
   const bestFit = explained.find((x) => x.ev.roleFit) ?? null;
   const missing = verdict === 'prepare' ? analyzeMissing({ catalog, records, found, request: q, best: bestFit && { index: bestFit.index, evaluation: bestFit.ev } }) : [];

@@ -10,6 +10,7 @@ import type { StoredCorrectionReport } from '../../schemas/correction.ts';
 import type { ReviewRecord } from '../../schemas/review.ts';
 import type { WorkContent } from '../../schemas/work.ts';
 import { applyCorrection } from './correction.ts';
+import { assetMeasurement } from './measured.ts';
 import { contributionText, correctionText } from './messages.ts';
 import { buildContributionChange, type ComposerFacts, type VerifiedFile } from './proposal.ts';
 import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../work-file.ts';
@@ -88,7 +89,9 @@ export function buildProposal(record: StoredContribution | StoredCorrectionRepor
   const work = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
   const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {
     const v = review.verification.find((e) => e.index === i && e.status === 'verified');
-    return v && v.sha256 !== null && v.byteLength !== null ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null } : null;
+    return v && v.sha256 !== null && v.byteLength !== null
+      ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null, measured: assetMeasurement(v) }
+      : null;
   });
   const manifest = s.assets.findIndex((a) => a.kind === 'manifest');
   const manifestFile = manifest >= 0 ? verified[manifest] : null;

@@ -11,6 +11,7 @@
  *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
  */
 import type { AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
+import type { AssetMeasurement } from '../../schemas/audio.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Composer } from '../../schemas/work.ts';
 import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
@@ -24,6 +25,8 @@ export interface VerifiedFile {
   byteLength: number;
   /** One line from the technical checks, for the asset's technicalChecks field. */
   technicalChecks: string | null;
+  /** MP3/WAV: what the archive measured, with the declared values and their disagreements (issue 13). */
+  measured?: AssetMeasurement | null;
 }
 
 /** A composer as the catalog records it (the Composer schema). */
@@ -139,6 +142,7 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
     reviewState: state,
     access: state === 'rights-review-required' ? 'admin-only' : 'public',
     technicalChecks: v?.technicalChecks ?? null,
+    ...(v?.measured ? { measured: v.measured } : {}),
   };
 }
 

@@ -1,0 +1,104 @@
+/**
+ * An arrangement's audio as a caller meets it (pure; issue 13): which file to listen to, which
+ * measured duration stands for the arrangement, how it fits a requested runtime, and the measured
+ * facts in words (records, Markdown, HTML and resolve reasons share these sentences).
+ */
+import type { AssetMeasurement } from '../../schemas/audio.ts';
+
+/** The asset fields these rules read (a published AssetRecord has them all). */
+export interface AudioAssetView {
+  id: number;
+  kind: string;
+  access: string;
+  reviewState: string;
+  links: { download: string | null };
+  measured?: AssetMeasurement | null;
+}
+
+const LISTENABLE = ['mp3', 'wav'] as const;
+
+/**
+ * The file a caller may hear: a public MP3 (else WAV) with a download link, the first by asset
+ * order. Listening to a file is not reuse: it may still be pending review (the candidate says so).
+ */
+export function listenAsset<A extends AudioAssetView>(assets: readonly A[]): A | null {
+  for (const kind of LISTENABLE) {
+    const found = assets.find((a) => a.kind === kind && a.access === 'public' && a.links.download);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Why there is nothing to listen to, in words (null when there is). */
+export function noListenReason(assets: readonly AudioAssetView[]): string | null {
+  if (listenAsset(assets)) return null;
+  const audio = assets.filter((a) => (LISTENABLE as readonly string[]).includes(a.kind));
+  if (audio.length === 0) {
+    const kinds = [...new Set(assets.map((a) => a.kind))].sort();
+    return `The arrangement has no MP3 or WAV recording${kinds.length > 0 ? ` (files: ${kinds.join(', ')})` : ''}; contribute one (operation performance) to make it listenable.`;
+  }
+  const a = audio[0]!;
+  if (a.reviewState === 'rights-review-required') return `Its ${a.kind} (asset ${a.id}) is held for rights review (access ${a.access}): not published until a rights reviewer clears it.`;
+  return `Its ${a.kind} (asset ${a.id}) is not public (access ${a.access}), so there is no public link to hear it.`;
+}
+
+/**
+ * The measured duration standing for the arrangement: the listen file's measurement, else the
+ * first measured MP3/WAV of the arrangement; null when none was measured (then the declared one is used).
+ */
+export function measuredDuration(assets: readonly AudioAssetView[]): { seconds: number; assetId: number } | null {
+  const listen = listenAsset(assets);
+  const measured = listen?.measured ? listen : assets.find((a) => (LISTENABLE as readonly string[]).includes(a.kind) && a.measured);
+  return measured?.measured ? { seconds: measured.measured.durationSeconds, assetId: measured.id } : null;
+}
+
+/** The duration resolve ranks on: measured when measured, else declared (whole seconds, at least 1). */
+export function effectiveDurationSeconds(declaredSeconds: number, assets: readonly AudioAssetView[]): number {
+  const m = measuredDuration(assets);
+  return m ? Math.max(1, Math.round(m.seconds)) : declaredSeconds;
+}
+
+export type FitKind = 'native' | 'loop' | 'trim' | 'edit';
+
+/** Within this many seconds of the target (or 10 % of it, if more) a duration fits as is. */
+export function fitTolerance(target: number): number {
+  return Math.max(3, Math.round(target * 0.1));
+}
+
+/**
+ * How a piece of `seconds` fits a runtime of `target` seconds: `native` within tolerance; `trim`
+ * when longer and trimmable at marked phrase ends; `loop` when shorter and seamlessly loopable;
+ * `edit` otherwise (cutting with a fade, or repeating with a crossfade, by the caller's editor).
+ */
+export function fitOf(seconds: number, target: number, loopable: boolean, trimmable: boolean): FitKind {
+  if (Math.abs(seconds - target) <= fitTolerance(target)) return 'native';
+  if (seconds > target && trimmable) return 'trim';
+  if (seconds < target && loopable) return 'loop';
+  return 'edit';
+}
+
+const mmss = (s: number) => `${Math.floor(s / 60)}:${String(Math.round(s) % 60).padStart(2, '0')}`;
+const num = (v: number | null, unit: string) => (v === null ? 'n/a' : `${v} ${unit}`);
+
+/** One line of measured facts (Markdown, HTML titles, reasons). */
+export function measuredWords(m: AssetMeasurement): string {
+  const parts = [
+    `${m.durationSeconds.toFixed(1)} s (${mmss(m.durationSeconds)})`,
+    m.integratedLufs === null ? 'silent (below -70 LUFS)' : `${m.integratedLufs} LUFS integrated`,
+    `true peak ${num(m.truePeakDbtp, 'dBTP')}`,
+    `loudness range ${num(m.loudnessRangeLu, 'LU')}`,
+    `${m.sections.length} section(s)`,
+    `${m.quietStretches.length} quiet stretch(es)`,
+    m.narrationBed.gainDb === null ? null : `as a bed under narration: ${m.narrationBed.gainDb > 0 ? '+' : ''}${m.narrationBed.gainDb} dB`,
+  ].filter(Boolean);
+  return `Measured: ${parts.join(', ')}.`;
+}
+
+/** The declared values and whether they agree, in words. */
+export function declaredWords(m: AssetMeasurement): string {
+  const d = m.declared;
+  const said = [d.durationSeconds === null ? null : `duration ${mmss(d.durationSeconds)} (${d.durationSeconds} s)`, d.integratedLufs === null ? null : `loudness ${d.integratedLufs} LUFS`].filter(Boolean);
+  if (said.length === 0) return 'Declared: nothing to compare.';
+  if (m.disagreements.length === 0) return `Declared: ${said.join(', ')}; agrees with the measurement.`;
+  return `Declared: ${said.join(', ')}. Disagrees: ${m.disagreements.map((x) => x.detail).join(' ')}`;
+}

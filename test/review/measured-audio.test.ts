@@ -1,0 +1,149 @@
+/**
+ * Measured, not only declared (issue 13), through the public surface: a contribution declares a
+ * 1:30 arrangement and -23 LUFS for its MP3, whose file measures about 19 s and -19 LUFS. Accept
+ * measures it and flags both to the reviewer (review warnings in the admin view; apply is not
+ * blocked); apply lands the measurement beside the declared values in the JSON record, the
+ * Markdown record and the HTML page; resolve then judges the arrangement on its measured
+ * duration (fit with delta), and offers its MP3 as the listen link.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { Rebuilder } from '../../api/site/builds.ts';
+import { loadConfig } from '../../api/config.ts';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+
+const ADMIN_KEY = 'admin-secret-key-measured';
+const WORK = path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1');
+const MP3 = readFileSync(path.join(WORK, 'gymnopedie-1-ambient-piano.mp3'));
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const TITLE = 'Gymnopédie No. 1: declared long, measured short';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-measured-'));
+let server: https.Server;
+let app: FastifyInstance;
+let code = '';
+const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+
+beforeAll(async () => {
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1', '-keyout', path.join(root, 'k.pem'), '-out', path.join(root, 'c.pem')], { stdio: 'ignore' });
+  const ca = readFileSync(path.join(root, 'c.pem'), 'utf8');
+  server = https.createServer({ key: readFileSync(path.join(root, 'k.pem')), cert: ca }, (req, res) => {
+    if (req.url !== '/bed.mp3') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': MP3.length }).end(MP3);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const fileBase = `https://localhost:${(server.address() as AddressInfo).port}`;
+  const sampleBuild = inject('sampleBuildDir');
+  const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
+  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ARCHIVE_ADMIN_KEYS: `dana=${ADMIN_KEY}` }, PROJECT_ROOT);
+  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
+  const handle = await SiteHandle.open(sampleBuild);
+  app = await createApp({ config, handle, rebuilder: new Rebuilder(config, handle), review: { fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 } } });
+
+  const template = (await app.inject({ url: '/api/v1/music/contributions/template' })).json();
+  const t = structuredClone(template.data ?? template);
+  t.idempotencyKey = 'measured-audio-1';
+  t.operation = 'arrangement';
+  t.target = { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null };
+  t.submittedBy = { name: 'Mia Measure', kind: 'Human', agentName: null, agentVersion: null, contact: 'mia@example.org' };
+  t.channel = null;
+  t.rights = { ...t.rights, compositionStatus: 'public-domain', editionStatus: 'original-contribution', recordingStatus: 'original-human-recording', territory: 'US, EU, CA', license: 'CC0-1.0', attribution: null, checkedAtUtc: '2026-01-01T00:00:00Z', evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'] };
+  t.assets = [{ kind: 'mp3', title: 'Gymnopédie No. 1, piano bed recording', downloadUrl: `${fileBase}/bed.mp3`, sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies', sha256: sha(MP3), mediaType: 'audio/mpeg', rightsStatus: 'public-domain', license: 'CC0-1.0', attribution: null, reviewState: 'pending', loudnessLufs: -23 }];
+  t.arrangement = { title: TITLE, style: 'solo piano, calm', instrumentation: 'Piano', duration: '1:30', intendedRole: 'music-bed', renderingProfileSlugs: [] };
+  t.reproducibility = null;
+  t.quality = { technicalValidationPassed: true, humanListeningApproved: false, technicalChecks: null, listeningNotes: null };
+  t.changeSummary = 'Adds a calm piano bed.';
+  t.rationale = 'A bed for narrated channels.';
+  const res = await app.inject({ method: 'POST', url: '/api/v1/music/contributions', payload: t, headers: { 'content-type': 'application/json' } });
+  expect(res.statusCode, res.body).toBe(202);
+  code = (res.json().data ?? res.json()).trackingCode;
+}, 180_000);
+
+afterAll(async () => {
+  await app?.close();
+  server?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('declared against measured audio', () => {
+  it('accept measures the MP3 and flags the declared duration and loudness to the reviewer, without blocking apply', async () => {
+    const res = await app.inject({ method: 'POST', url: `/api/v1/admin/contributions/${code}/accept`, payload: { reviewer: 'Dana Editor' }, headers: auth });
+    expect(res.statusCode, res.body).toBe(200);
+    const review = res.json().data.review;
+    expect(review.blockers).toEqual([]);
+    const [entry] = review.verification;
+    expect(entry.status).toBe('verified');
+    expect(entry.checks.audio.durationSeconds).toBeGreaterThan(18);
+    expect(entry.checks.audio.durationSeconds).toBeLessThan(21);
+    expect(entry.checks.audio.integratedLufs).toBeCloseTo(-19.2, 0);
+    expect(entry.declared).toEqual({ durationSeconds: 90, integratedLufs: -23 });
+    expect(entry.disagreements.map((d: { field: string }) => d.field)).toEqual(['duration', 'loudness']);
+    expect(review.warnings).toHaveLength(2);
+    expect(review.warnings[0]).toMatch(/Declared duration 1:30 \(90 s\) but the file measures 19\.\d s/);
+    expect(review.warnings[1]).toMatch(/Declared integrated loudness -23 LUFS but the file measures -19\.\d LUFS/);
+    // The admin view of the item says it again.
+    const view = (await app.inject({ url: `/api/v1/admin/contributions/${code}`, headers: auth })).json().data;
+    expect(view.review.warnings).toEqual(review.warnings);
+    expect(view.review.actions.at(-1).outcome).toMatch(/2 warning\(s\)/);
+  }, 120_000);
+
+  it('apply lands measured and declared values apart in JSON, Markdown and HTML', async () => {
+    const res = await app.inject({ method: 'POST', url: `/api/v1/admin/contributions/${code}/apply`, payload: { reviewer: 'Dana Editor' }, headers: auth });
+    expect(res.statusCode, res.body).toBe(200);
+    const work = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1' })).json().data;
+    const arr = work.arrangements.find((a: { title: string }) => a.title === TITLE);
+    expect(arr.durationSeconds).toBe(90); // declared, kept
+    expect(arr.measuredDurationSeconds).toBeGreaterThan(18);
+    expect(arr.measuredDurationSeconds).toBeLessThan(21);
+    const m = arr.assets[0].measured;
+    expect(m.declared).toEqual({ durationSeconds: 90, integratedLufs: -23 });
+    expect(m.disagreements.map((d: { field: string }) => d.field)).toEqual(['duration', 'loudness']);
+    expect(m.integratedLufs).toBeCloseTo(-19.2, 0);
+    expect(m.truePeakDbtp).toBeLessThan(0);
+    expect(m.sections.length).toBeGreaterThan(0);
+    expect(m.narrationBed.rule).toMatch(/EBU R128.*WCAG/);
+    // The sample files predate measurement: null, not invented.
+    expect(work.arrangements.find((a: { title: string }) => a.title !== TITLE).measuredDurationSeconds).toBeNull();
+
+    const md = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body;
+    expect(md).toMatch(/Asset \d+ Measured: 19\.\d s \(0:19\), -19\.\d LUFS integrated/);
+    expect(md).toContain('Declared: duration 1:30 (90 s), loudness -23 LUFS. Disagrees: Declared duration 1:30');
+    const html = (await app.inject({ url: '/works/satie-gymnopedie-1/' })).body;
+    expect(html).toContain('data-disagrees');
+    expect(html).toMatch(/data-measured-duration>19\.\d s measured/);
+  }, 300_000);
+
+  it('resolve judges the measured duration, reports the fit with its delta, and links the MP3 to listen to', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/music/resolve',
+      payload: { workSlug: 'satie-gymnopedie-1', channel: { channelKey: 'measured', intendedRole: 'music-bed' }, requirements: { requiredFormats: ['mp3'], targetDurationSeconds: 90 } },
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const c = res.json().data.candidates.find((x: { arrangementTitle: string }) => x.arrangementTitle === TITLE);
+    expect(c.durationSeconds).toBe(90);
+    expect(c.measuredDurationSeconds).toBeGreaterThan(18);
+    expect(c.fit).toMatchObject({ kind: 'edit', targetSeconds: 90, durationSource: 'measured', toleranceSeconds: 9 });
+    expect(c.fit.deltaSeconds).toBeCloseTo(c.fit.durationSeconds - 90, 5);
+    expect(c.fit.deltaSeconds).toBeLessThan(-60);
+    const duration = c.reasons.find((r: { requirement: string }) => r.requirement === 'duration');
+    expect(duration.passed).toBe(false); // declared 90 s would have passed; the measured 19 s does not
+    expect(duration.detail).toMatch(/^19 s measured \(asset \d+; declared 90 s\) against a target of 90 s/);
+    expect(c.listen).toMatchObject({ format: 'mp3', assetId: c.assets[0].id, url: c.assets[0].links.download, reason: null });
+    // The measurement travels with the asset: sections, quiet stretches and the bed gain for a narrated mix.
+    expect(c.assets[0].measured.narrationBed.gainDb).toBeLessThan(0);
+    expect(c.assets[0].measured.declared).toEqual({ durationSeconds: 90, integratedLufs: -23 });
+    expect(Array.isArray(c.assets[0].measured.quietStretches)).toBe(true);
+  }, 60_000);
+});
