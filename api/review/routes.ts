@@ -38,6 +38,7 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
     receivedAtUtc: record.receivedAtUtc,
     updatedAtUtc: record.updatedAtUtc,
     history: record.history,
+    apply: record.apply ?? null,
     submission: (record.kind === 'contribution' ? record.submission : record.report) as unknown as Record<string, unknown>,
     review: {
       forge: review?.forge ?? null,
@@ -90,7 +91,10 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
           throw new ProblemError('not-found', `Unknown review action "${action}"; use one of ${REVIEW_ACTIONS.join(', ')}.`);
         }
         const code = codeOf(request.params.code);
-        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body).catch((err: unknown) => asProblem(request, err));
+        // `Prefer: respond-async` (RFC 7240): answer an apply at once, 202 with the item "applying".
+        const respondAsync = action === 'apply' && /(^|[,;\s])respond-async($|[,;\s])/i.test(String(request.headers.prefer ?? ''));
+        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body, { wait: !respondAsync }).catch((err: unknown) => asProblem(request, err));
+        if (respondAsync) reply.code(record.apply?.state === 'applying' ? 202 : 200).header('Preference-Applied', 'respond-async');
         return sendPrivateJson(reply, adminView(record, review, base));
       },
     );

@@ -19,7 +19,7 @@
  * its own collection, ARCHIVE_DATA_DIR/state/reviews, keyed by tracking code.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { ProblemError } from '../http/problem.ts';
@@ -27,6 +27,7 @@ import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
 import type { IntakeStore } from '../contributions/store.ts';
 import { RecordStore } from '../storage/record-store.ts';
+import { fsyncDir, writeTempFile } from '../storage/durable-json-file.ts';
 import { fetchContributorFile } from './fetch.ts';
 import { runTechnicalChecks } from './checks.ts';
 import { createForge } from './forge.ts';
@@ -34,7 +35,7 @@ import { LocalForge, ProposalLintError } from './forge-local.ts';
 import { FetchRefusedError, type FetchContributorFile, type FetchOptions, type Forge, type ProposalInput, type ReviewRef, type RunTechnicalChecks, type TechnicalCheckResult } from './types.ts';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 import { canTransition, transition } from '../../src/domain/contributions/status.ts';
-import type { ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
+import type { ApplyProgress, ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 import type { AdminAction, AdminActionBody, AssertableState, ReviewRecord, VerificationEntry } from '../../src/schemas/review.ts';
 import { mergeMessage } from '../../src/domain/review/messages.ts';
@@ -45,6 +46,18 @@ import { parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
 import { QueueIndex, queueEntryOf, type QueueEntry, type QueueFilter } from '../../src/domain/review/queue.ts';
 
 type Stored = StoredContribution | StoredCorrectionReport;
+
+/** An acknowledged apply not yet finished (ARCHIVE_DATA_DIR/state/applying/<code>.json). */
+interface PendingApply {
+  recordVersion: 1;
+  trackingCode: string;
+  kind: SubmissionKind;
+  body: AdminActionBody;
+  requestedAtUtc: string;
+  /** main just before the merge (set before merging), and the merge commit once merged. */
+  before: string | null;
+  merged: string | null;
+}
 
 
 export interface ReviewServiceOverrides {
@@ -128,8 +141,15 @@ export class ReviewService {
     return { ...this.queueIndex.page(filter, page, pageSize), counts: this.queueIndex.counts() };
   }
 
-  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody): Promise<{ record: Stored; review: ReviewRecord | null }> {
+  /**
+   * `wait` (the default) answers an apply once it is visible or failed; without it the answer is
+   * the item in `apply.state = "applying"`, at once.
+   */
+  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody, options: { wait?: boolean } = {}): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const { record } = await this.get(kind, code);
+    if (record.apply?.state === 'applying' && action !== 'apply') {
+      throw new ProblemError('conflict', `${code} is being applied (since ${record.apply.requestedAtUtc}); "${action}" can follow once it is visible or has failed.`, { currentStatus: record.status });
+    }
     const target: SubmissionStatus = action === 'accept' ? 'accepted' : action === 'apply' ? 'applied' : action === 'decline' ? 'declined' : 'needs-information';
     if (!canTransition(record.status, target)) {
       throw new ProblemError('conflict', `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`, { currentStatus: record.status });
@@ -143,7 +163,7 @@ export class ReviewService {
       case 'decline':
         return this.decline(kind, code, body);
       case 'apply':
-        return this.apply(kind, code, body);
+        return this.apply(kind, code, body, options.wait ?? true);
     }
   }
 
@@ -184,14 +204,14 @@ export class ReviewService {
   }
 
   /** Move the tracking record (re-checked under the record's lock) and show it on the review. */
-  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null): Promise<Stored> {
+  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null, apply?: ApplyProgress): Promise<Stored> {
     let illegal: SubmissionStatus | null = null;
     const next = await this.store(kind).update(code, (current) => {
       if (!canTransition(current.status, to)) {
         illegal = current.status;
         return undefined;
       }
-      const moved = transition(current, to, utcTimestamp(this.now()), note);
+      const moved = { ...transition(current, to, utcTimestamp(this.now()), note), ...(apply ? { apply } : {}) };
       return ref ? { ...moved, review: toLink(ref) } : moved;
     });
     if (illegal !== null) throw new ProblemError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
@@ -246,57 +266,213 @@ export class ReviewService {
     return { record: moved, review: state };
   }
 
-  private async apply(kind: SubmissionKind, code: string, body: AdminActionBody) {
+  // --- apply ----------------------------------------------------------------------------------
+  //
+  // An apply is acknowledged at once: the item gets `apply.state = "applying"` (its status stays
+  // "accepted"), a marker in ARCHIVE_DATA_DIR/state/applying/<code>.json records the request, and a
+  // job does the work under the content-repository lock (rebuild the proposal on main, merge,
+  // rebuild-and-swap). The job ends with the item "applied" and `apply.visibleAtUtc`, or
+  // `apply.state = "failed"` with main reset and the old site serving. The marker is removed last,
+  // so an apply in progress when the server stops is resumed by `resumeApplies` on start.
+
+  private readonly applyJobs = new Map<string, Promise<{ record: Stored; review: ReviewRecord }>>();
+
+  private applyingDir(): string {
+    return path.join(this.ctx.config.dataDir, 'state', 'applying');
+  }
+
+  private async writeMarker(pending: PendingApply): Promise<void> {
+    const dir = this.applyingDir();
+    await fs.mkdir(dir, { recursive: true });
+    const target = path.join(dir, `${pending.trackingCode}.json`);
+    await fs.rename(await writeTempFile(target, `${JSON.stringify(pending)}\n`), target);
+    await fsyncDir(dir);
+  }
+
+  private async dropMarker(code: string): Promise<void> {
+    await fs.rm(path.join(this.applyingDir(), `${code}.json`), { force: true });
+    await fsyncDir(this.applyingDir()).catch(() => undefined);
+  }
+
+  /** Applies still running (tests and a graceful stop wait for them). */
+  async settled(): Promise<void> {
+    while (this.applyJobs.size > 0) await Promise.allSettled([...this.applyJobs.values()]);
+  }
+
+  /**
+   * Resume every apply acknowledged before the server stopped: one already merged is finished
+   * (the start-up build serves main), one not yet merged runs again. Returns the tracking codes.
+   */
+  async resumeApplies(log: (line: string) => void = () => undefined): Promise<string[]> {
+    const names = await fs.readdir(this.applyingDir()).catch(() => [] as string[]);
+    const codes: string[] = [];
+    for (const name of names.sort()) {
+      if (!name.endsWith('.json') || name.startsWith('.')) continue;
+      let pending: PendingApply;
+      try {
+        pending = JSON.parse(await fs.readFile(path.join(this.applyingDir(), name), 'utf8')) as PendingApply;
+      } catch (err) {
+        log(`apply marker ${name} is unreadable and was left in place: ${(err as Error).message}`);
+        continue;
+      }
+      codes.push(pending.trackingCode);
+      log(`resuming the apply of ${pending.trackingCode} requested at ${pending.requestedAtUtc}${pending.merged ? ` (merged as ${pending.merged.slice(0, 12)})` : ''}`);
+      this.startApplyJob(pending).catch((err: unknown) => log(`the resumed apply of ${pending.trackingCode} did not finish: ${(err as Error).message.split('\n')[0]}`));
+    }
+    return codes;
+  }
+
+  private startApplyJob(pending: PendingApply): Promise<{ record: Stored; review: ReviewRecord }> {
+    const running = this.applyJobs.get(pending.trackingCode);
+    if (running) return running;
+    const job = this.runApply(pending).finally(() => this.applyJobs.delete(pending.trackingCode));
+    this.applyJobs.set(pending.trackingCode, job);
+    // A caller that does not wait must not see an unhandled rejection; the outcome is recorded.
+    job.catch(() => undefined);
+    return job;
+  }
+
+  private readonly applyRequests = new Map<string, Promise<unknown>>();
+
+  /** Apply requests for one item run one after another (two reviewers clicking at once). */
+  private apply(kind: SubmissionKind, code: string, body: AdminActionBody, wait: boolean): Promise<{ record: Stored; review: ReviewRecord | null }> {
+    const previous = this.applyRequests.get(code) ?? Promise.resolve();
+    const mine = previous.then(() => this.requestApply(kind, code, body));
+    const tail = mine.catch(() => undefined);
+    this.applyRequests.set(code, tail);
+    void tail.then(() => {
+      if (this.applyRequests.get(code) === tail) this.applyRequests.delete(code);
+    });
+    return mine.then((started) => (wait ? started.job : started.now));
+  }
+
+  /** Acknowledge an apply: refuse at once what needs no merge, else mark it applying and start its job. */
+  private async requestApply(
+    kind: SubmissionKind,
+    code: string,
+    body: AdminActionBody,
+  ): Promise<{ job: Promise<{ record: Stored; review: ReviewRecord }>; now: { record: Stored; review: ReviewRecord | null } }> {
+    const { record } = await this.get(kind, code);
+    if (this.applyJobs.has(code) || record.apply?.state === 'applying') {
+      // One apply per item: the second of two at once is refused, as when applies ran inline.
+      throw new ProblemError('conflict', `${code} is being applied${record.apply?.requestedAtUtc ? ` (since ${record.apply.requestedAtUtc})` : ''}; wait until it is visible or has failed.`, { currentStatus: record.status });
+    }
+    const state = await this.loadReview(kind, code);
+    // Refusals that need no merge answer at once, as before.
+    const blocked = verificationBlockers(state.verification);
+    if (blocked.length > 0) {
+      this.recordAssertions(state, body);
+      throw await this.refuse(state, body, record.status, code, blocked);
+    }
+    const requestedAtUtc = utcTimestamp(this.now());
+    const pending: PendingApply = { recordVersion: 1, trackingCode: code, kind, body, requestedAtUtc, before: null, merged: null };
+    // The marker first: once the item shows "applying", a restart finds the marker and resumes.
+    await this.writeMarker(pending);
+    let illegal: SubmissionStatus | null = null;
+    const marked = await this.store(kind).update(code, (current) => {
+      if (current.status !== 'accepted') {
+        illegal = current.status;
+        return undefined;
+      }
+      return { ...current, apply: { state: 'applying', requestedAtUtc, visibleAtUtc: null, failedAtUtc: null } };
+    });
+    if (illegal !== null || !marked) {
+      await this.dropMarker(code);
+      throw new ProblemError('conflict', `${code} is "${illegal ?? 'gone'}" now; only an accepted item can be applied.`, { currentStatus: illegal ?? record.status });
+    }
+    return { job: this.startApplyJob(pending), now: { record: marked, review: state } };
+  }
+
+  private async refuse(state: ReviewRecord, body: AdminActionBody, status: SubmissionStatus, code: string, reasons: string[]): Promise<ProblemError> {
+    state.blockers = reasons;
+    state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
+    await this.saveReview(state);
+    return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: status, reasons });
+  }
+
+  /** Set the item's apply progress without a status change (the status history is untouched). */
+  private async setApply(kind: SubmissionKind, code: string, apply: ApplyProgress): Promise<Stored | null> {
+    return this.store(kind).update(code, (current) => ({ ...current, apply }));
+  }
+
+  /** The merge commit of `code` on main after `before`, if a stopped apply got that far. */
+  private async findMerge(code: string, before: string): Promise<string | null> {
+    const out = await git(this.ctx.config.contentRepo, ['log', '--format=%H', '--fixed-strings', `--grep=Tracking-Code: ${code}`, '-n', '1', `${before}..HEAD`]).catch(() => '');
+    return out.trim() || null;
+  }
+
+  private async runApply(pending: PendingApply): Promise<{ record: Stored; review: ReviewRecord }> {
+    const { kind, trackingCode: code, body } = pending;
     const repo = this.ctx.config.contentRepo;
     // One apply at a time per content repository: rewrite, merge and rebuild happen as one step.
     return withContentRepoLock(repo, async () => {
       const { record } = await this.get(kind, code);
-      if (!canTransition(record.status, 'applied')) {
-        throw new ProblemError('conflict', `${code} is "${record.status}"; only an accepted item can be applied (${illegalHint(record.status)}).`, { currentStatus: record.status });
-      }
       const state = await this.loadReview(kind, code);
-      this.recordAssertions(state, body);
-      const refuse = async (reasons: string[]) => {
-        state.blockers = reasons;
-        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
-        await this.saveReview(state);
-        return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: record.status, reasons });
-      };
-      const blocked = verificationBlockers(state.verification);
-      if (blocked.length > 0) throw await refuse(blocked);
-      let input: ProposalInput;
-      const forge = await this.forge();
-      try {
-        input = await this.proposal(record, state);
-        state.ref = await forge.open(input);
-        state.forge = forge.name;
-      } catch (err) {
-        throw await refuse(reasonsOf(err));
+      if (record.status !== 'accepted' || record.apply?.state !== 'applying') {
+        // Finished before the server stopped (applied, marker not yet removed), or decided otherwise.
+        await this.dropMarker(code);
+        return { record, review: state };
       }
-      const before = await this.local.main();
+      this.recordAssertions(state, body);
+      const failed = async (problem: ProblemError): Promise<never> => {
+        await this.setApply(kind, code, { state: 'failed', requestedAtUtc: pending.requestedAtUtc, visibleAtUtc: null, failedAtUtc: utcTimestamp(this.now()) });
+        await this.dropMarker(code);
+        throw problem;
+      };
+      const forge = await this.forge();
+      let merged = pending.merged ?? (pending.before ? await this.findMerge(code, pending.before) : null);
+      let input: ProposalInput | null = null;
       const started = Date.now();
-      let merged: string;
+      if (merged === null) {
+        const blocked = verificationBlockers(state.verification);
+        if (blocked.length > 0) return failed(await this.refuse(state, body, record.status, code, blocked));
+        try {
+          input = await this.proposal(record, state);
+          state.ref = await forge.open(input);
+          state.forge = forge.name;
+        } catch (err) {
+          return failed(await this.refuse(state, body, record.status, code, reasonsOf(err)));
+        }
+        pending.before = await this.local.main();
+        await this.saveReview(state);
+        await this.writeMarker(pending);
+      }
+      const before = pending.before;
       try {
-        merged = (await forge.merge(state.ref, mergeMessage(code, input.title, body.reviewer, body.note ?? null))).commit;
+        if (merged === null) {
+          merged = (await forge.merge(state.ref!, mergeMessage(code, input!.title, body.reviewer, body.note ?? null))).commit;
+          pending.merged = merged;
+          await this.writeMarker(pending);
+        }
         await this.ctx.rebuilder.rebuildAndSwap();
       } catch (err) {
         // Nothing half-merged: main goes back to where it was; the old build keeps serving.
-        if ((await this.local.main()) !== before) await this.local.resetMain(before);
+        if (before !== null && (await this.local.main()) !== before) await this.local.resetMain(before);
         const message = (err as Error).message.slice(0, 4000);
         state.lastError = { atUtc: utcTimestamp(this.now()), message };
         state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
         await this.saveReview(state);
-        throw new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
-          currentStatus: record.status,
-          reasons: [message],
-        });
+        return failed(
+          new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
+            currentStatus: record.status,
+            reasons: [message],
+          }),
+        );
       }
-      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref);
+      const visibleAtUtc = utcTimestamp(this.now());
+      // The reviewers' record first, so whoever sees "applied" also sees its commit.
       state.appliedCommit = merged;
       state.blockers = [];
       state.lastError = null;
-      state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms)` });
+      state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: visibleAtUtc, note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc})` });
       await this.saveReview(state);
+      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref, {
+        state: 'visible',
+        requestedAtUtc: pending.requestedAtUtc,
+        visibleAtUtc,
+        failedAtUtc: null,
+      });
+      await this.dropMarker(code);
       return { record: moved, review: state };
     });
   }

@@ -18,6 +18,12 @@ const POLL_INTERVAL_MS = 5 * 60_000;
 
 export async function registerReview(app: FastifyInstance, ctx: AppContext, service: ReviewService): Promise<void> {
   await registerAdminRoutes(app, ctx, service);
+  // Applies acknowledged before a stop resume on start (their outcome lands in the tracking
+  // record); a stop waits for the applies running now.
+  app.addHook('onReady', async () => {
+    void service.resumeApplies((line) => app.log.warn(line));
+  });
+  app.addHook('onClose', async () => service.settled());
   const kindOf = (code: string): SubmissionKind => (code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution');
   const fromGitHub = (action: AdminAction, note: string) => async (code: string) => {
     try {

@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a contribution
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
          */
         post: operations["reviewContribution"];
         delete?: never;
@@ -92,7 +92,7 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a correction report
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
          */
         post: operations["reviewCorrectionReport"];
         delete?: never;
@@ -745,6 +745,32 @@ export interface components {
          * @description A submission as reviewers see it.
          */
         AdminItem: {
+            /**
+             * ApplyProgress
+             * @description The latest apply: applying, visible (with when) or failed (the error is in review.lastError); null until applied.
+             */
+            apply: {
+                /**
+                 * Format: date-time
+                 * @description When the apply failed (UTC); null unless it failed.
+                 */
+                failedAtUtc: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the reviewer applied it (UTC).
+                 */
+                requestedAtUtc: string;
+                /**
+                 * @description applying: a reviewer applied it and the change is being merged and published (status stays "accepted" until it is visible); visible: the change is served (status "applied"); failed: it could not be published, nothing was merged and the previous site keeps serving (status stays "accepted").
+                 * @enum {string}
+                 */
+                state: "applying" | "visible" | "failed";
+                /**
+                 * Format: date-time
+                 * @description When the change became visible (UTC); null until then.
+                 */
+                visibleAtUtc: string | null;
+            } | null;
             /** @description True once applied. */
             changedCanonicalData: boolean;
             /** @description Status history with public notes. */
@@ -1268,6 +1294,32 @@ export interface components {
          * @description Public tracking record of a contribution.
          */
         ContributionTracking: {
+            /**
+             * ApplyProgress
+             * @description The latest apply and when it became visible (or that it failed); null until a reviewer applies it.
+             */
+            apply: {
+                /**
+                 * Format: date-time
+                 * @description When the apply failed (UTC); null unless it failed.
+                 */
+                failedAtUtc: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the reviewer applied it (UTC).
+                 */
+                requestedAtUtc: string;
+                /**
+                 * @description applying: a reviewer applied it and the change is being merged and published (status stays "accepted" until it is visible); visible: the change is served (status "applied"); failed: it could not be published, nothing was merged and the previous site keeps serving (status stays "accepted").
+                 * @enum {string}
+                 */
+                state: "applying" | "visible" | "failed";
+                /**
+                 * Format: date-time
+                 * @description When the change became visible (UTC); null until then.
+                 */
+                visibleAtUtc: string | null;
+            } | null;
             /** @description True once the proposal changed canonical data (status "applied"); false before. */
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
@@ -1410,6 +1462,32 @@ export interface components {
          * @description Public tracking record of a correction report.
          */
         CorrectionReportTracking: {
+            /**
+             * ApplyProgress
+             * @description The latest apply and when it became visible (or that it failed); null until a reviewer applies it.
+             */
+            apply: {
+                /**
+                 * Format: date-time
+                 * @description When the apply failed (UTC); null unless it failed.
+                 */
+                failedAtUtc: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the reviewer applied it (UTC).
+                 */
+                requestedAtUtc: string;
+                /**
+                 * @description applying: a reviewer applied it and the change is being merged and published (status stays "accepted" until it is visible); visible: the change is served (status "applied"); failed: it could not be published, nothing was merged and the previous site keeps serving (status stays "accepted").
+                 * @enum {string}
+                 */
+                state: "applying" | "visible" | "failed";
+                /**
+                 * Format: date-time
+                 * @description When the change became visible (UTC); null until then.
+                 */
+                visibleAtUtc: string | null;
+            } | null;
             /** @description True once the correction changed canonical data (status "applied"); false before. */
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
@@ -4718,7 +4796,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only). */
+                /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only); `apply` in the item shows applying, then visible (with visibleAtUtc) or failed. */
                 action: "accept" | "request-information" | "apply" | "decline";
                 /** @description Tracking code of the contribution, e.g. "C-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional). */
                 code: string;
@@ -4734,6 +4812,24 @@ export interface operations {
         responses: {
             /** @description The item as reviewers see it after the action. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["AdminItem"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4897,7 +4993,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only). */
+                /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only); `apply` in the item shows applying, then visible (with visibleAtUtc) or failed. */
                 action: "accept" | "request-information" | "apply" | "decline";
                 /** @description Tracking code of the correction report, e.g. "R-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional). */
                 code: string;
@@ -4913,6 +5009,24 @@ export interface operations {
         responses: {
             /** @description The item as reviewers see it after the action. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["AdminItem"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -25,7 +25,7 @@ const actionParam: ParameterSpec = {
   description:
     'accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). ' +
     'request-information: -> needs-information with the public note. decline: close the review, -> declined (final). ' +
-    'apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only).',
+    'apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only); `apply` in the item shows applying, then visible (with visibleAtUtc) or failed.',
   schema: { type: 'string', enum: [...REVIEW_ACTIONS] },
 };
 
@@ -51,11 +51,15 @@ function actionOperation(kind: 'contribution' | 'correction-report'): OperationS
       'when the target work vanished, `target.baseSha256` (or a report\'s currentValue) is stale, a file failed its digest or technical checks, or the ' +
       'proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted ' +
       'with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they ' +
-      'land `pending`). Answers are `Cache-Control: no-store`.',
+      'land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with ' +
+      '`apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" ' +
+      '(`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). ' +
+      'An apply acknowledged before the server stops resumes when it starts again.',
     parameters: [codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'), actionParam],
     requestBody: { description: 'The reviewer, an optional public note and optional assertions.', required: true, contentTypes: ['application/json'], schema: ref('AdminActionBody') },
     responses: {
       '200': itemResponse,
+      '202': { ...itemResponse, description: 'Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`.' },
       ...authProblems,
       '404': problem(`No ${what} has this tracking code, or the action is unknown.`),
       '409': problem('Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged.'),

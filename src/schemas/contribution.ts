@@ -233,6 +233,24 @@ export const ReviewLink = Type.Object(
 );
 export type ReviewLink = Static<typeof ReviewLink>;
 
+/** Where an apply stands (decided: the spec fixes the `status` values, so `applying` is this field, not a status). */
+export const APPLY_STATES = ['applying', 'visible', 'failed'] as const;
+export type ApplyState = (typeof APPLY_STATES)[number];
+
+export const ApplyProgress = Type.Object(
+  {
+    state: StringEnum(APPLY_STATES, {
+      description:
+        'applying: a reviewer applied it and the change is being merged and published (status stays "accepted" until it is visible); visible: the change is served (status "applied"); failed: it could not be published, nothing was merged and the previous site keeps serving (status stays "accepted").',
+    }),
+    requestedAtUtc: UtcTimestamp('When the reviewer applied it (UTC).'),
+    visibleAtUtc: Nullable(UtcTimestamp('When the change became visible on the site and API (UTC).'), { description: 'When the change became visible (UTC); null until then.' }),
+    failedAtUtc: Nullable(UtcTimestamp('When the apply failed (UTC).'), { description: 'When the apply failed (UTC); null unless it failed.' }),
+  },
+  { ...strict, title: 'ApplyProgress', description: 'Progress of the latest apply: requested, then visible or failed.' },
+);
+export type ApplyProgress = Static<typeof ApplyProgress>;
+
 const trackingCommon = {
   status: StringEnum(SUBMISSION_STATUSES, { description: 'Current review status; reuse a contribution only when "applied".' }),
   changedCanonicalData: Type.Boolean({ description: 'True once the proposal changed canonical data (status "applied"); false before.' }),
@@ -240,6 +258,7 @@ const trackingCommon = {
   updatedAtUtc: UtcTimestamp('When the status last changed (UTC).'),
   history: Type.Array(StatusChange, { description: 'Every status change, oldest first, with public notes.' }),
   review: Nullable(ReviewLink, { description: 'The review (pull request or branch); null until a review opens.' }),
+  apply: Nullable(ApplyProgress, { description: 'The latest apply and when it became visible (or that it failed); null until a reviewer applies it.' }),
 };
 
 /** Contribution tracking codes: "C-" and four groups of four from an alphabet without 0, O, 1, I, L. */
@@ -285,6 +304,8 @@ export interface StoredSubmissionState {
   updatedAtUtc: string;
   history: StatusChange[];
   review: ReviewLink | null;
+  /** Absent on records stored before applies answered at once; read as null. */
+  apply?: ApplyProgress | null;
 }
 
 /** What is kept on disk for a contribution: the tracking state plus the full submission. */

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, CONTRIBUTOR_KINDS, Nullable, StringEnum } from './common.ts';
-import { CORRECTION_CODE_PATTERN, ReviewLink, StatusChange, SUBMISSION_STATUSES, type StoredSubmissionState, type SubmissionStatus } from './contribution.ts';
+import { ApplyProgress, CORRECTION_CODE_PATTERN, ReviewLink, StatusChange, SUBMISSION_STATUSES, type StoredSubmissionState, type SubmissionStatus } from './contribution.ts';
 
 const strict = { additionalProperties: false } as const;
 const OptionalNullableString = (maxLength: number, description: string) => Type.Optional(Nullable(Type.String({ maxLength }), { description }));
@@ -43,6 +43,7 @@ export const CorrectionReportTracking = Type.Object(
     updatedAtUtc: Type.String({ format: 'date-time', pattern: 'Z$', description: 'When the status last changed (UTC).' }),
     history: Type.Array(StatusChange, { description: 'Every status change, oldest first, with public notes.' }),
     review: Nullable(ReviewLink, { description: 'The review (pull request or branch); null until a review opens.' }),
+    apply: Nullable(ApplyProgress, { description: 'The latest apply and when it became visible (or that it failed); null until a reviewer applies it.' }),
     summary: Type.Object(
       {
         workSlug: Nullable(Type.String(), { description: 'Slug of the work, when given.' }),

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, ASSET_KINDS, Nullable, StringEnum, UtcTimestamp } from './common.ts';
-import { ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
+import { ApplyProgress, ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
 import { AudioMeasurement, DeclaredAudio, Disagreement } from './audio.ts';
 import { Page } from './envelope.ts';
 
@@ -160,6 +160,7 @@ export const AdminItem = Type.Object(
     receivedAtUtc: UtcTimestamp('When received.'),
     updatedAtUtc: UtcTimestamp('When the status last changed.'),
     history: Type.Array(StatusChange, { description: 'Status history with public notes.' }),
+    apply: Nullable(ApplyProgress, { description: 'The latest apply: applying, visible (with when) or failed (the error is in review.lastError); null until applied.' }),
     submission: Type.Record(Type.String(), Type.Unknown(), { description: 'The full submitted body (contribution or correction report), including contact details.' }),
     review: AdminReviewState,
     links: Type.Object({ tracking: AbsoluteUrl('The public tracking record.'), admin: AbsoluteUrl('This admin view.') }, { ...strict }),

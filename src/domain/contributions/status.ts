@@ -3,7 +3,7 @@
  * which (the spec leaves transitions "not shown"; docs/contributions.md records this table).
  * Intake only ever creates `pending`; the review side moves records along this table.
  */
-import { SUBMISSION_STATUSES, type StatusChange, type SubmissionStatus } from '../../schemas/contribution.ts';
+import { SUBMISSION_STATUSES, type ApplyState, type StatusChange, type SubmissionStatus } from '../../schemas/contribution.ts';
 
 export { SUBMISSION_STATUSES, type SubmissionStatus };
 
@@ -27,6 +27,17 @@ export const STATUS_MEANINGS: Readonly<Record<SubmissionStatus, string>> = {
   accepted: 'A reviewer accepted it; it is waiting to be applied. Nothing has changed in the catalog yet.',
   applied: 'Applied: the change is in the canonical record (JSON, Markdown and website together).',
   declined: 'Declined; the public note says why. Nothing changed in the catalog. Final.',
+};
+
+/**
+ * The `apply` field of a tracking record: an apply answers at once, so between a reviewer's apply
+ * and the change being served the item is `applying` (its status stays `accepted`, the spec's
+ * vocabulary, until the change is visible, then `applied`).
+ */
+export const APPLY_STATE_MEANINGS: Readonly<Record<ApplyState, string>> = {
+  applying: 'A reviewer applied it; the change is being merged and published. The status stays "accepted" until it is visible.',
+  visible: 'The change is served (JSON, Markdown and website); `visibleAtUtc` says since when. The status is "applied".',
+  failed: 'It could not be published: nothing was merged and the previous site keeps serving. The status stays "accepted"; a reviewer may apply it again.',
 };
 
 export function isFinal(status: SubmissionStatus): boolean {

@@ -58,6 +58,7 @@ export function contributionView(stored: StoredContribution, baseUrl: string, wo
     updatedAtUtc: stored.updatedAtUtc,
     history: stored.history,
     review: stored.review,
+    apply: stored.apply ?? null,
     summary: {
       operation: s.operation,
       schemaVersion: s.schemaVersion,
@@ -86,6 +87,7 @@ export function correctionReportView(stored: StoredCorrectionReport, baseUrl: st
     updatedAtUtc: stored.updatedAtUtc,
     history: stored.history,
     review: stored.review,
+    apply: stored.apply ?? null,
     summary: { workSlug: slug, targetType: r.targetType, targetId: r.targetId ?? null, fieldName: r.fieldName },
     links: {
       self: correctionReportUrl(baseUrl, stored.trackingCode),
