@@ -1313,6 +1313,15 @@ export interface components {
              * @description When the archive received the submission (UTC).
              */
             receivedAtUtc: string;
+            /** @description Every declared review state and quality claim, with what the archive does with it: nothing declared is taken over as it stands. */
+            recheck: {
+                /** @description What the submitter declared, as sent. */
+                declared: string;
+                /** @description What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer. */
+                howChecked: string;
+                /** @description JSON Pointer of the declared value in the submission, e.g. "/assets/1/reviewState". */
+                pointer: string;
+            }[];
             /**
              * ReviewLink
              * @description The review (pull request or branch); null until a review opens.

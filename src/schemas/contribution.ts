@@ -262,6 +262,17 @@ export const ContributionTracking = Type.Object(
       },
       { ...strict, description: 'What was submitted, in brief (contact details are never shown).' },
     ),
+    recheck: Type.Array(
+      Type.Object(
+        {
+          pointer: Type.String({ description: 'JSON Pointer of the declared value in the submission, e.g. "/assets/1/reviewState".' }),
+          declared: Type.String({ description: 'What the submitter declared, as sent.' }),
+          howChecked: Type.String({ description: 'What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer.' }),
+        },
+        { ...strict, title: 'DeclaredStateCheck', description: 'One declared state and how the archive re-checks it.' },
+      ),
+      { description: 'Every declared review state and quality claim, with what the archive does with it: nothing declared is taken over as it stands.' },
+    ),
     links: Type.Object(
       {
         self: AbsoluteUrl('This tracking record.'),

@@ -80,4 +80,23 @@ describe('placeholder refusal', () => {
     const ok = await t.post(CONTRIBUTIONS, filled);
     expect(ok.statusCode, ok.body).toBe(202);
   });
+
+  it('the 202 answer says which declared states the archive re-checks and which only a reviewer confirms', async () => {
+    const body = fillTemplate(template);
+    body.idempotencyKey = 'recheck-answer-0001';
+    body.submittedBy.kind = 'Human';
+    body.assets[0]!.reviewState = 'human-reviewed';
+    body.assets[1]!.reviewState = 'technical-pass';
+    const res = await t.post(CONTRIBUTIONS, body);
+    expect(res.statusCode, res.body).toBe(202);
+    const recheck = res.json().data.recheck as { pointer: string; declared: string; howChecked: string }[];
+    const at = (p: string) => recheck.find((r) => r.pointer === p)!;
+    expect(at('/assets/1/reviewState')).toMatchObject({ declared: 'technical-pass', howChecked: expect.stringContaining('runs its own technical checks') });
+    expect(at('/assets/1/reviewState').howChecked).toContain('not human review');
+    expect(at('/assets/0/reviewState')).toMatchObject({ declared: 'human-reviewed', howChecked: expect.stringContaining('labeled admin key') });
+    expect(at('/quality/technicalValidationPassed').howChecked).toContain('Re-run by the archive');
+    // The tracking record keeps saying it.
+    const tracked = await t.request({ url: new URL(res.json().data.links.self).pathname });
+    expect(tracked.json().data.recheck).toEqual(recheck);
+  });
 });

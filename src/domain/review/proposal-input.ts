@@ -90,7 +90,7 @@ export function buildProposal(record: StoredContribution | StoredCorrectionRepor
   const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {
     const v = review.verification.find((e) => e.index === i && e.status === 'verified');
     return v && v.sha256 !== null && v.byteLength !== null
-      ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null, measured: assetMeasurement(v) }
+      ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null, measured: assetMeasurement(v), checksPassed: v.checks?.passed === true }
       : null;
   });
   const manifest = s.assets.findIndex((a) => a.kind === 'manifest');

@@ -27,6 +27,8 @@ export interface VerifiedFile {
   technicalChecks: string | null;
   /** MP3/WAV: what the archive measured, with the declared values and their disagreements (issue 13). */
   measured?: AssetMeasurement | null;
+  /** Whether the archive's own technical checks passed on this copy (absent: not run). */
+  checksPassed?: boolean;
 }
 
 /** A composer as the catalog records it (the Composer schema). */
@@ -114,18 +116,32 @@ export function rightsCleared(submission: MusicContributionInput, asset: Contrib
   return CLEARED_COMPOSITION.has(submission.rights.compositionStatus) && !UNCLEARED_FILE.has(asset.rightsStatus);
 }
 
-/** The review state a contributed asset lands in (see the file comment). */
-export function landedState(submission: MusicContributionInput, index: number, assertions: ReviewerAssertions | null): CatalogReviewState {
+/**
+ * The review state a contributed asset lands in (see the file comment): rights first; then what
+ * a named reviewer asserted; else `technical-pass` when the archive's own technical checks passed
+ * on the verified copy (the archive's check, never a human review: issue 13, item 6); else
+ * `pending`. What the submitter declared never decides it.
+ */
+export function landedState(submission: MusicContributionInput, index: number, assertions: ReviewerAssertions | null, verified: VerifiedFile | null = null): CatalogReviewState {
   const asset = submission.assets[index]!;
   if (!rightsCleared(submission, asset)) return 'rights-review-required';
-  return assertions?.assets[index] ?? 'pending';
+  const asserted = assertions?.assets[index];
+  if (asserted) return asserted;
+  return verified?.checksPassed === true ? 'technical-pass' : 'pending';
+}
+
+/** The asset's technicalChecks text: the archive's one-line summary, marked as the archive's own check. */
+function archiveCheckNote(v: VerifiedFile | null): string | null {
+  if (!v?.technicalChecks) return null;
+  const note = v.checksPassed === true ? `Archive technical check passed (automated, not human review): ${v.technicalChecks}` : v.technicalChecks;
+  return note.slice(0, 2000);
 }
 
 function contributedAsset(input: ContributionProposalInput, index: number, id: number): Data {
   const s = input.submission;
   const a = s.assets[index]!;
   const v = input.verified[index] ?? null;
-  const state = landedState(s, index, input.assertions);
+  const state = landedState(s, index, input.assertions, v);
   const source: Data = v ? { blob: v.sha256, byteLength: v.byteLength } : { url: a.downloadUrl ?? a.sourcePageUrl };
   return {
     id,
@@ -141,7 +157,7 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
     attribution: a.attribution ?? s.rights.attribution ?? null,
     reviewState: state,
     access: state === 'rights-review-required' ? 'admin-only' : 'public',
-    technicalChecks: v?.technicalChecks ?? null,
+    technicalChecks: archiveCheckNote(v),
     ...(v?.measured ? { measured: v.measured } : {}),
   };
 }
