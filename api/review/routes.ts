@@ -11,10 +11,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { requireRole } from '../http/auth.ts';
+import { isOperatorLabel, principalOf, requireRole } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
 import { pageLink, sendPrivateJson } from '../http/reply.ts';
-import type { ReviewService } from './service.ts';
+import type { ReviewActor, ReviewService } from './service.ts';
+
+/** The authenticated admin key as the actor of a review action (issue 13, item 7). */
+function actorOf(request: FastifyRequest): ReviewActor {
+  const { label } = principalOf(request);
+  return { label, operatorLabeled: isOperatorLabel(label) };
+}
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type ReviewRecord } from '../../src/schemas/review.ts';
@@ -46,6 +52,7 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
       blockers: review?.blockers ?? [],
       warnings: review?.warnings ?? [],
       assertions: review?.assertions ?? null,
+      arrangementFacts: review?.arrangementFacts ?? null,
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,
       actions: review?.actions ?? [],
@@ -90,7 +97,7 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
           throw new ProblemError('not-found', `Unknown review action "${action}"; use one of ${REVIEW_ACTIONS.join(', ')}.`);
         }
         const code = codeOf(request.params.code);
-        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body).catch((err: unknown) => asProblem(request, err));
+        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body, actorOf(request)).catch((err: unknown) => asProblem(request, err));
         return sendPrivateJson(reply, adminView(record, review, base));
       },
     );

@@ -46,6 +46,19 @@ import { QueueIndex, queueEntryOf, type QueueEntry, type QueueFilter } from '../
 
 type Stored = StoredContribution | StoredCorrectionReport;
 
+/**
+ * Who performs a review action: the authenticated admin key's label (what commits, tracking
+ * history and the admin view record; issue 13, item 7), and whether the operator named that key
+ * (`label=secret`): only such a key may assert listening approval.
+ */
+export interface ReviewActor {
+  label: string;
+  operatorLabeled: boolean;
+}
+
+/** The actor of actions that arrive from GitHub (a merged or closed pull request, signed webhook). */
+export const GITHUB_ACTOR: ReviewActor = { label: 'github-webhook', operatorLabeled: false };
+
 
 export interface ReviewServiceOverrides {
   fetchFile?: FetchContributorFile;
@@ -128,22 +141,32 @@ export class ReviewService {
     return { ...this.queueIndex.page(filter, page, pageSize), counts: this.queueIndex.counts() };
   }
 
-  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody): Promise<{ record: Stored; review: ReviewRecord | null }> {
+  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody, actor: ReviewActor): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const { record } = await this.get(kind, code);
     const target: SubmissionStatus = action === 'accept' ? 'accepted' : action === 'apply' ? 'applied' : action === 'decline' ? 'declined' : 'needs-information';
     if (!canTransition(record.status, target)) {
       throw new ProblemError('conflict', `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`, { currentStatus: record.status });
     }
     if (body.assert && kind !== 'contribution') throw new ProblemError('conflict', 'Review-state assertions apply to contributed assets only; correction reports carry no assets.', { currentStatus: record.status });
+    if (body.arrangement && (record.kind !== 'contribution' || !['arrangement', 'performance'].includes(record.submission.operation))) {
+      throw new ProblemError('conflict', 'Arrangement facts (body.arrangement) apply to contributions with operation "arrangement" or "performance" only.', { currentStatus: record.status });
+    }
+    const listening = body.assert?.arrangement === 'human-listening-approved' || (body.assert?.assets ?? []).some((a) => a.reviewState === 'human-listening-approved');
+    if (listening && !actor.operatorLabeled) {
+      throw new ProblemError(
+        'forbidden',
+        `Listening approval is asserted by an accountable person: the key "${actor.label}" has no operator-given label. Configure the key as label=secret in ARCHIVE_ADMIN_KEYS (the label is recorded in the commit and the history) and act with it.`,
+      );
+    }
     switch (action) {
       case 'accept':
-        return this.accept(kind, code, body);
+        return this.accept(kind, code, body, actor);
       case 'request-information':
-        return this.simpleMove(kind, code, 'needs-information', body, body.note ?? 'A reviewer needs more information before deciding.');
+        return this.simpleMove(kind, code, 'needs-information', body, body.note ?? 'A reviewer needs more information before deciding.', actor);
       case 'decline':
-        return this.decline(kind, code, body);
+        return this.decline(kind, code, body, actor);
       case 'apply':
-        return this.apply(kind, code, body);
+        return this.apply(kind, code, body, actor);
     }
   }
 
@@ -171,12 +194,17 @@ export class ReviewService {
     if ((await this.reviews.update(state.trackingCode, () => state)) === null) await this.reviews.create(state.trackingCode, state);
   }
 
-  private recordAssertions(state: ReviewRecord, body: AdminActionBody): void {
+  private recordAssertions(state: ReviewRecord, body: AdminActionBody, actor: ReviewActor): void {
+    if (body.arrangement) {
+      // Each given field replaces the earlier setting; fields left out keep it.
+      state.arrangementFacts = { actor: actor.label, atUtc: utcTimestamp(this.now()), facts: { ...(state.arrangementFacts?.facts ?? {}), ...body.arrangement } };
+    }
     if (!body.assert) return;
     const assets: Record<string, AssertableState> = { ...(state.assertions?.assets ?? {}) };
     for (const a of body.assert.assets ?? []) assets[String(a.index)] = a.reviewState;
     state.assertions = {
       reviewer: body.reviewer,
+      actor: actor.label,
       atUtc: utcTimestamp(this.now()),
       assets,
       arrangement: body.assert.arrangement ?? state.assertions?.arrangement ?? null,
@@ -184,14 +212,14 @@ export class ReviewService {
   }
 
   /** Move the tracking record (re-checked under the record's lock) and show it on the review. */
-  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null): Promise<Stored> {
+  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null, actor: ReviewActor): Promise<Stored> {
     let illegal: SubmissionStatus | null = null;
     const next = await this.store(kind).update(code, (current) => {
       if (!canTransition(current.status, to)) {
         illegal = current.status;
         return undefined;
       }
-      const moved = transition(current, to, utcTimestamp(this.now()), note);
+      const moved = transition(current, to, utcTimestamp(this.now()), note, actor.label);
       return ref ? { ...moved, review: toLink(ref) } : moved;
     });
     if (illegal !== null) throw new ProblemError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
@@ -200,26 +228,26 @@ export class ReviewService {
     return next;
   }
 
-  private async simpleMove(kind: SubmissionKind, code: string, to: SubmissionStatus, body: AdminActionBody, note: string) {
+  private async simpleMove(kind: SubmissionKind, code: string, to: SubmissionStatus, body: AdminActionBody, note: string, actor: ReviewActor) {
     const state = await this.loadReview(kind, code);
-    const record = await this.move(kind, code, to, note, null);
+    const record = await this.move(kind, code, to, note, null, actor);
     if (state.ref) await (await this.forge()).setStatus(state.ref, to).catch(() => undefined);
-    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: to });
+    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: to });
     await this.saveReview(state);
     return { record, review: state };
   }
 
-  private async decline(kind: SubmissionKind, code: string, body: AdminActionBody) {
+  private async decline(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
     const state = await this.loadReview(kind, code);
     const note = body.note ?? 'Declined by a reviewer. Nothing in the catalog changed.';
     if (state.ref) await (await this.forge()).close(state.ref, note);
-    return this.simpleMove(kind, code, 'declined', body, note);
+    return this.simpleMove(kind, code, 'declined', body, note, actor);
   }
 
-  private async accept(kind: SubmissionKind, code: string, body: AdminActionBody) {
+  private async accept(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
     const { record } = await this.get(kind, code);
     const state = await this.loadReview(kind, code);
-    this.recordAssertions(state, body);
+    this.recordAssertions(state, body, actor);
     if (record.kind === 'contribution') {
       // Declared against measured (issue 13): a disagreement is a warning for the reviewer and lands in the record.
       const measured = annotateMeasurements(await this.verify(record), record.submission, this.performedSeconds(record));
@@ -239,14 +267,14 @@ export class ReviewService {
       }
     });
     const note = body.note ?? (state.blockers.length > 0 ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.' : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
-    const moved = await this.move(kind, code, 'accepted', note, state.ref);
+    const moved = await this.move(kind, code, 'accepted', note, state.ref, actor);
     const warned = state.warnings?.length ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}` : '';
-    state.actions.push({ action: 'accept', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}` });
+    state.actions.push({ action: 'accept', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}` });
     await this.saveReview(state);
     return { record: moved, review: state };
   }
 
-  private async apply(kind: SubmissionKind, code: string, body: AdminActionBody) {
+  private async apply(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
     const repo = this.ctx.config.contentRepo;
     // One apply at a time per content repository: rewrite, merge and rebuild happen as one step.
     return withContentRepoLock(repo, async () => {
@@ -255,10 +283,10 @@ export class ReviewService {
         throw new ProblemError('conflict', `${code} is "${record.status}"; only an accepted item can be applied (${illegalHint(record.status)}).`, { currentStatus: record.status });
       }
       const state = await this.loadReview(kind, code);
-      this.recordAssertions(state, body);
+      this.recordAssertions(state, body, actor);
       const refuse = async (reasons: string[]) => {
         state.blockers = reasons;
-        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
+        state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
         await this.saveReview(state);
         return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: record.status, reasons });
       };
@@ -277,25 +305,25 @@ export class ReviewService {
       const started = Date.now();
       let merged: string;
       try {
-        merged = (await forge.merge(state.ref, mergeMessage(code, input.title, body.reviewer, body.note ?? null))).commit;
+        merged = (await forge.merge(state.ref, mergeMessage(code, input.title, actor.label, body.reviewer, body.note ?? null))).commit;
         await this.ctx.rebuilder.rebuildAndSwap();
       } catch (err) {
         // Nothing half-merged: main goes back to where it was; the old build keeps serving.
         if ((await this.local.main()) !== before) await this.local.resetMain(before);
         const message = (err as Error).message.slice(0, 4000);
         state.lastError = { atUtc: utcTimestamp(this.now()), message };
-        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
+        state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
         await this.saveReview(state);
         throw new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
           currentStatus: record.status,
           reasons: [message],
         });
       }
-      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref);
+      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref, actor);
       state.appliedCommit = merged;
       state.blockers = [];
       state.lastError = null;
-      state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms)` });
+      state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms)` });
       await this.saveReview(state);
       return { record: moved, review: state };
     });

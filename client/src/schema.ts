@@ -715,6 +715,29 @@ export interface components {
          */
         AdminActionBody: {
             /**
+             * ArrangementFacts
+             * @description Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).
+             */
+            arrangement?: {
+                /** @description Other roles it suits. */
+                alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
+                /** @description It loops seamlessly. */
+                loopable?: boolean;
+                /** @description Mood words. */
+                moods?: string[];
+                /** @description Sections with their times in seconds. */
+                sections?: {
+                    /** @description End, seconds from the beginning (after the start). */
+                    endSeconds: number;
+                    /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                    label: string;
+                    /** @description Start, seconds from the beginning. */
+                    startSeconds: number;
+                }[];
+                /** @description It can be cut shorter at marked phrase ends. */
+                trimmable?: boolean;
+            };
+            /**
              * ReviewAssertion
              * @description What the named reviewer personally asserts (e.g. `human-listening-approved` after listening). Without it contributed assets land as `pending`, whatever the submitter claimed. Never lifts `rights-review-required`.
              */
@@ -737,7 +760,7 @@ export interface components {
             };
             /** @description Public note added to the tracking history (e.g. which information is needed, or why declined). */
             note?: string;
-            /** @description Name of the accountable human reviewer; recorded in history, commits and assertions. */
+            /** @description Display name of the reviewer, shown beside the actor. The action is attributed to the authenticated admin key's label (commit trailer, tracking history, admin view), never to this free text. */
             reviewer: string;
         };
         /**
@@ -749,6 +772,8 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Status history with public notes. */
             history: {
+                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                actor?: string;
                 /**
                  * Format: date-time
                  * @description When the status was entered (UTC).
@@ -793,6 +818,8 @@ export interface components {
                 actions: {
                     /** @enum {string} */
                     action: "accept" | "request-information" | "apply" | "decline";
+                    /** @description Label of the authenticated key (or "github-webhook") that performed it: who is accountable. */
+                    actor?: string;
                     /**
                      * Format: date-time
                      * @description When.
@@ -800,15 +827,50 @@ export interface components {
                     atUtc: string;
                     note: string | null;
                     outcome: string;
+                    /** @description Display name given with the action (free text). */
                     reviewer: string;
                 }[];
                 /** @description Merge commit on main once applied. */
                 appliedCommit: string | null;
+                /** @description Arrangement facts (moods, roles, loop/trim, sections) an editor set in review, with the key label that set them. */
+                arrangementFacts?: {
+                    actor: string;
+                    /**
+                     * Format: date-time
+                     * @description When.
+                     */
+                    atUtc: string;
+                    /**
+                     * ArrangementFacts
+                     * @description Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).
+                     */
+                    facts: {
+                        /** @description Other roles it suits. */
+                        alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
+                        /** @description It loops seamlessly. */
+                        loopable?: boolean;
+                        /** @description Mood words. */
+                        moods?: string[];
+                        /** @description Sections with their times in seconds. */
+                        sections?: {
+                            /** @description End, seconds from the beginning (after the start). */
+                            endSeconds: number;
+                            /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                            label: string;
+                            /** @description Start, seconds from the beginning. */
+                            startSeconds: number;
+                        }[];
+                        /** @description It can be cut shorter at marked phrase ends. */
+                        trimmable?: boolean;
+                    };
+                } | null;
                 /**
                  * ReviewerAssertions
                  * @description Review states a named reviewer asserted.
                  */
                 assertions: {
+                    /** @description Label of the authenticated admin key that asserted: who is accountable. */
+                    actor?: string;
                     /** @enum {string|null} */
                     arrangement: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | null;
                     /** @description By index (as a decimal string) into submission.assets. */
@@ -820,7 +882,7 @@ export interface components {
                      * @description When asserted.
                      */
                     atUtc: string;
-                    /** @description The named reviewer who asserted. */
+                    /** @description Display name the reviewer gave (free text, display only). */
                     reviewer: string;
                 } | null;
                 /** @description What blocks apply right now (stale base, digest mismatch, failed check, lint). */
@@ -1272,6 +1334,8 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
             history: {
+                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                actor?: string;
                 /**
                  * Format: date-time
                  * @description When the status was entered (UTC).
@@ -1423,6 +1487,8 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
             history: {
+                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                actor?: string;
                 /**
                  * Format: date-time
                  * @description When the status was entered (UTC).
@@ -2211,18 +2277,35 @@ export interface components {
              * @description The arrangement, for operation "arrangement".
              */
             arrangement?: {
+                /** @description Other channel roles it also suits (resolve matches a channel's role against intendedRole and these). */
+                alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
                 /** @description Duration, e.g. "3:05". */
                 duration?: string | null;
                 /** @description Instrumentation in words. */
                 instrumentation?: string | null;
                 /** @description The channel role it was made for, e.g. "music-bed". */
                 intendedRole?: string | null;
+                /** @description It loops seamlessly (resolve then accepts it for longer target durations). */
+                loopable?: boolean;
+                /** @description Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed. */
+                moods?: string[];
                 /** @description Slugs of the rendering profiles used. */
                 renderingProfileSlugs: string[];
+                /** @description Sections with their times in seconds, in order (e.g. intro, theme, ending). */
+                sections?: {
+                    /** @description End, seconds from the beginning (after the start). */
+                    endSeconds: number;
+                    /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                    label: string;
+                    /** @description Start, seconds from the beginning. */
+                    startSeconds: number;
+                }[];
                 /** @description Style, e.g. "solo piano, calm". */
                 style?: string | null;
                 /** @description Title of the arrangement. */
                 title?: string | null;
+                /** @description It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations). */
+                trimmable?: boolean;
             } | null;
             /** @description The files, each at an HTTPS URL with its SHA-256. */
             assets: {
@@ -2397,6 +2480,11 @@ export interface components {
              * @description The existing record or asset it applies to.
              */
             target?: {
+                /**
+                 * Format: int32
+                 * @description Id of an existing arrangement of the work: with operation "arrangement" or "performance", the files are added to that arrangement instead of a new one (e.g. the score or MP3 a resolve answer's missing[] names for it, with its arrangementId).
+                 */
+                arrangementId?: number | null;
                 /**
                  * Format: int32
                  * @description Id of the existing asset being revised (int32).
@@ -4065,6 +4153,15 @@ export interface components {
                         status: "public-domain" | "licensed" | "original-generated-recording" | "original-human-recording" | "not-applicable" | "unknown";
                     };
                 };
+                /** @description Sections with their times in seconds (declared by the contributor or set by an editor, not measured). */
+                sections?: {
+                    /** @description End, seconds from the beginning (after the start). */
+                    endSeconds: number;
+                    /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                    label: string;
+                    /** @description Start, seconds from the beginning. */
+                    startSeconds: number;
+                }[];
                 /** @description Style, e.g. "solo piano, calm". */
                 style: string;
                 /** @description Title of the arrangement. */
