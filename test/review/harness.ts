@@ -11,7 +11,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { Rebuilder } from '../../api/site/builds.ts';
@@ -29,8 +29,8 @@ export interface ReviewHarness {
   contentRepo: string;
   /** Absolute HTTPS URL of a served file. */
   fileUrl(name: string): string;
-  post(url: string, payload: unknown, key?: string | null): ReturnType<FastifyInstance['inject']>;
-  get(url: string): ReturnType<FastifyInstance['inject']>;
+  post(url: string, payload: unknown, key?: string | null): Promise<LightMyRequestResponse>;
+  get(url: string): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
