@@ -150,7 +150,7 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
       });
     }
     out.push({
-      slug, title: `${genre} No. ${number} in ${key}`, originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null,
+      slug, title: `${genre} No. ${number} in ${key}`, originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null, aliases: [],
       composer: { name: `Synthetic Composer ${pad(c)}`, sortName: `Composer ${pad(c)}, Synthetic`, born: '1700', died: '1770', aliases: c % 3 === 0 ? [`S. Composer ${pad(c)}`] : [] },
       period: 'Classical', genre, year: '1750', workNumber: `Op. ${catNo}`, catalogNumbers: [{ catalog: 'Op.', number: catNo }],
       summary: 'Generated for benchmarks.', key, instrumentation: 'Piano', instruments: [{ slug: 'piano', name: 'Piano', family: 'keyboard' }],

@@ -3930,6 +3930,8 @@ export interface components {
                 /** @description What this level means. */
                 meaning: string;
             }[];
+            /** @description Popular titles and other names the work is known by (matched by catalog search and resolve). */
+            aliases: string[];
             /** @description Arrangements, best rank first. */
             arrangements: {
                 /**
