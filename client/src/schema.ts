@@ -4297,6 +4297,15 @@ export interface components {
             originalTitle: string | null;
             /** @description Period, e.g. "Baroque". */
             period: string;
+            /** @description Reuse at a glance, by the readiness rule resolve applies. */
+            reuse: {
+                /** @description MP3 recordings of the arrangements. */
+                recordings: number;
+                /** @description How many of them resolve would offer for reuse (the same readiness rule). */
+                recordingsCleared: number;
+                /** @description What "cleared for reuse" means, in words. */
+                rule: string;
+            };
             /** @description Rights statements: three layers declared independently, per-territory notes, evidence. */
             rights: {
                 /** @description Attribution to carry forward, if any. */

@@ -16,6 +16,10 @@ import type { ArrangementRecord, AssetContent, AssetRecord, WorkRecord, WorkSumm
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import type { Catalog, LoadedProfile, LoadedWork } from './catalog.ts';
 import { ACCESS_MEANINGS, reviewStatusLabel } from './review-states.ts';
+import { reuseSummary } from './resolve/catalog.ts';
+
+/** What "cleared for reuse" means, in words, wherever the count is shown. */
+export const REUSE_RULE = 'A recording counts as cleared for reuse when resolve would offer it: the composition is cleared, the arrangement is listening-approved with its edition and recording rights cleared, and the file is public, listening-approved and rights-cleared.';
 
 const markdownToHtml = unified().use(remarkParse).use(remarkGfm).use(remarkRehype).use(rehypeSanitize).use(rehypeStringify);
 
@@ -192,6 +196,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
     narrative: { markdown: work.body, html: renderMarkdown(work.body) },
     rightsNote: c.rightsNote,
     rights: c.rights,
+    reuse: { ...reuseSummary({ rights: c.rights, arrangements }), rule: REUSE_RULE },
     sourceAssets,
     arrangements,
     comments: c.comments,
@@ -347,6 +352,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `- Instrumentation: ${cell(record.instrumentation)}`,
     ...(record.aliases.length ? [`- Also known as: ${cell(record.aliases.join('; '))}`] : []),
     `- Summary: ${cell(record.summary)}`,
+    `- Recordings cleared for reuse: ${record.reuse.recordingsCleared} of ${record.reuse.recordings} (as resolve requires)`,
     '',
     '## Rights',
     '',

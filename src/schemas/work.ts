@@ -314,6 +314,14 @@ export const WorkRecord = Type.Object(
     ),
     rightsNote: WorkContent.properties.rightsNote,
     rights: WorkRights,
+    reuse: Type.Object(
+      {
+        recordings: Type.Integer({ minimum: 0, description: 'MP3 recordings of the arrangements.' }),
+        recordingsCleared: Type.Integer({ minimum: 0, description: 'How many of them resolve would offer for reuse (the same readiness rule).' }),
+        rule: Type.String({ description: 'What "cleared for reuse" means, in words.' }),
+      },
+      { ...strict, description: 'Reuse at a glance, by the readiness rule resolve applies.' },
+    ),
     sourceAssets: Type.Array(AssetRecord, { description: 'Source scores and pages.' }),
     arrangements: Type.Array(ArrangementRecord, { description: 'Arrangements, best rank first.' }),
     comments: Type.Array(Comment, { description: 'Approved comments with their targets.' }),
