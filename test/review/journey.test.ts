@@ -9,6 +9,7 @@
  * tracking history, admin view); listening approval with an unlabeled key is refused.
  */
 import { readFileSync } from 'node:fs';
+import { strToU8, zipSync } from 'fflate';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../api/site/content-repo.ts';
@@ -18,10 +19,21 @@ import { PROJECT_ROOT } from '../helpers/app.ts';
 import { openReviewHarness, sha256, UNLABELED_ADMIN_KEY, type ReviewHarness } from './harness.ts';
 
 const WORK_DIR = path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1');
+const MUSICXML = readFileSync(path.join(WORK_DIR, 'gymnopedie-1-ambient-piano.musicxml'));
+/** The same score as compressed MusicXML (.mxl): a zip with META-INF/container.xml naming it. */
+const MXL = Buffer.from(
+  zipSync({
+    'META-INF/container.xml': strToU8('<?xml version="1.0" encoding="UTF-8"?><container><rootfiles><rootfile full-path="score.musicxml" media-type="application/vnd.recordare.musicxml+xml"/></rootfiles></container>'),
+    'score.musicxml': new Uint8Array(MUSICXML),
+  }),
+);
 const FILES: Record<string, Buffer> = {
-  '/made/arrangement.musicxml': readFileSync(path.join(WORK_DIR, 'gymnopedie-1-ambient-piano.musicxml')),
+  '/made/arrangement.musicxml': MUSICXML,
+  '/made/arrangement.mxl': MXL,
   '/made/arrangement.mp3': readFileSync(path.join(WORK_DIR, 'gymnopedie-1-ambient-piano.mp3')),
 };
+/** The short-form agent made its score as .mxl (requiredFormats "musicxml" is satisfied by mxl). */
+const MXL_ROLE: MusicRole = 'short-form';
 /** The agent's own facts about the files it made (the MP3 is 19.2 s long). */
 const MADE = { durationSeconds: 19, duration: '0:19', musicxml: '/made/arrangement.musicxml', mp3: '/made/arrangement.mp3' };
 /** One mood per role that no sample arrangement declares, so each journey starts at prepare. */
@@ -73,7 +85,8 @@ function contributionFrom(template: MusicContributionInput, missing: Missing[], 
   const step = missing.find((m) => m.operation !== null)!;
   const request = requestFor(role);
   const c = structuredClone(template);
-  const file = (kind: string) => (kind === 'mp3' ? MADE.mp3 : MADE.musicxml);
+  const mxl = role === MXL_ROLE;
+  const file = (kind: string) => (kind === 'mp3' ? MADE.mp3 : mxl ? '/made/arrangement.mxl' : MADE.musicxml);
   c.operation = step.operation!;
   c.idempotencyKey = `journey-${role}-1`;
   c.submittedBy = { name: 'Journey Agent Operator', kind: 'AiAssisted', agentName: 'journey-agent', agentVersion: '1.0.0', contact: 'operator@example.org' };
@@ -84,6 +97,7 @@ function contributionFrom(template: MusicContributionInput, missing: Missing[], 
     .filter((a) => request.requirements.requiredFormats.includes(a.kind))
     .map((a) => ({
       ...a,
+      ...(a.kind === 'musicxml' && mxl ? { kind: 'mxl' as const, mediaType: 'application/vnd.recordare.musicxml' } : {}),
       title: `Gymnopedie No. 1 for ${role} (${a.kind})`,
       downloadUrl: h.fileUrl(file(a.kind)),
       sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
@@ -151,6 +165,20 @@ describe('the agent loop: prepare -> contribute -> review -> reuse', () => {
     const mp3 = landed.assets.find((a: { kind: string }) => a.kind === 'mp3');
     expect(first.formats.find((f: { format: string }) => f.format === 'mp3').assetId).toBe(mp3.id);
     expect(mp3.sha256).toBe(sha256(FILES[MADE.mp3]!));
+
+    // The contributed score (MusicXML, or .mxl for one role) gets a Verovio score page and MIDI, like source scores.
+    const score = landed.assets.find((a: { kind: string }) => a.kind === (role === MXL_ROLE ? 'mxl' : 'musicxml'));
+    expect(score, role).toBeTruthy();
+    const page = await h.app.inject({ url: `/works/satie-gymnopedie-1/score/${score.id}/` });
+    expect(page.statusCode, `score page of ${score.kind} asset ${score.id}`).toBe(200);
+    expect(page.body).toMatch(/engraved from the MusicXML file by Verovio/);
+    const midi = /href="[^"]*\/score\/\d+\/(score\.mid)"/.exec(page.body);
+    expect(midi, 'MIDI link').toBeTruthy();
+    const mid = await h.app.inject({ url: `/works/satie-gymnopedie-1/score/${score.id}/${midi![1]}` });
+    expect(mid.statusCode).toBe(200);
+    expect(mid.rawPayload.subarray(0, 4).toString('latin1')).toBe('MThd');
+    const workPage = (await h.app.inject({ url: '/works/satie-gymnopedie-1/' })).body;
+    expect(workPage).toContain(`/works/satie-gymnopedie-1/score/${score.id}/`);
   }, 240_000);
 
   it('records the admin key label as the actor in git log, the tracking history and the admin view', async () => {

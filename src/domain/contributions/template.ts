@@ -107,7 +107,7 @@ export function buildContributionTemplate(work: TemplateWork, profileSlug: strin
       intendedRole: 'music-bed',
       renderingProfileSlugs: [profileSlug ?? 'REPLACE-with-a-profile-slug'],
       alsoSuits: [],
-      moods: [r('a mood word, e.g. calm')],
+      moods: [],
       loopable: false,
       trimmable: false,
       sections: [],
