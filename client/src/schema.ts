@@ -2502,6 +2502,8 @@ export interface components {
              * @description Bibliographic facts of the work.
              */
             work?: {
+                /** @description Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list). */
+                aliases?: string[];
                 /** @description Composer display name. */
                 composer?: string | null;
                 /** @description Genre, e.g. "Piano piece". */

@@ -86,6 +86,7 @@ export const ContributionWork = Type.Object(
   {
     title: OptionalNullableString(200, 'Title in English.'),
     originalTitle: OptionalNullableString(200, 'Title in the original language.'),
+    aliases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20, description: 'Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list).' })),
     composer: OptionalNullableString(160, 'Composer display name.'),
     period: OptionalNullableString(80, 'Period, e.g. "Romantic".'),
     genre: OptionalNullableString(80, 'Genre, e.g. "Piano piece".'),

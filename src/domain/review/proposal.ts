@@ -237,6 +237,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
     slug,
     title,
     originalTitle: w.originalTitle ?? null,
+    aliases: [...(w.aliases ?? [])],
     composer: clone(composer),
     period: w.period ?? '',
     genre: w.genre ?? '',
@@ -280,6 +281,10 @@ function metadataRevision(input: ContributionProposalInput): ContentChange {
     if (v === undefined || v === null) continue;
     if (after[f] !== v) changed++;
     after[f] = v;
+  }
+  if (w.aliases !== undefined && JSON.stringify(after.aliases ?? []) !== JSON.stringify(w.aliases)) {
+    after.aliases = [...w.aliases];
+    changed++;
   }
   if (w.composer && (after.composer as Data).name !== w.composer) {
     (after.composer as Data).name = w.composer;
