@@ -55,7 +55,7 @@ function jobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
   for (const work of catalog.works) {
     // Arrangement scores: the contributed ones (in the blob store). The sample's own arrangement
     // scores stay files to download, as before, so builds do not grow.
-    const scores = [...work.content.sourceAssets, ...work.content.arrangements.flatMap((a) => a.assets.filter((x) => x.blob !== undefined))];
+    const scores = [...work.content.sourceAssets, ...(work.content.arrangements ?? []).flatMap((a) => a.assets.filter((x) => x.blob !== undefined))];
     for (const asset of scores) {
       if (asset.kind !== 'musicxml' && asset.kind !== 'mxl') continue;
       const base = { slug: work.content.slug, assetId: asset.id, title: `${work.content.title}: ${asset.title}`, composer: work.content.composer.name, compressed: asset.kind === 'mxl' };
