@@ -30,8 +30,8 @@ export function instrumentRebuilder(rebuilder: Rebuilder, metrics: ArchiveMetric
 
 export function instrumentReview(review: ReviewService, metrics: ArchiveMetrics): void {
   const act = review.act.bind(review);
-  review.act = (kind, code, action, body) =>
-    action === 'apply' ? timed((outcome, seconds) => metrics.applyDuration.observe({ kind, outcome }, seconds), () => act(kind, code, action, body)) : act(kind, code, action, body);
+  review.act = (kind, code, action, body, actor) =>
+    action === 'apply' ? timed((outcome, seconds) => metrics.applyDuration.observe({ kind, outcome }, seconds), () => act(kind, code, action, body, actor)) : act(kind, code, action, body, actor);
   metrics.countReviewQueueWith(async () => {
     const rows: Array<{ kind: string; status: string; count: number }> = [];
     for (const kind of ['contribution', 'correction-report'] as const) {
