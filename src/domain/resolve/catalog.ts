@@ -367,7 +367,7 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     titleWords.push([
       ...words(record.title),
       ...words(record.originalTitle ?? ''),
-      ...record.aliases.flatMap((a) => words(a)),
+      ...(record.aliases ?? []).flatMap((a) => words(a)),
       ...words(record.workNumber ?? ''),
       ...record.catalogNumbers.flatMap((n) => catalogNumberWords(n.catalog, n.number)),
       ...composer,
