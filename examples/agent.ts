@@ -6,13 +6,29 @@
  *   ARCHIVE_BASE_URL=http://localhost:4321 node examples/agent.ts [work-slug]
  *
  * It submits a real contribution to the archive it is pointed at: point it at your own local
- * archive (`npm start`). A real agent replaces every placeholder in the template (text starting
- * "REPLACE:", the key starting "REPLACE-", https://example.invalid/ URLs, all-zero digests, the
- * 2000-01-01 timestamp) with verified facts before submitting; this example only sets a fresh
- * idempotency key and its change summary. Runs in the test suite (test/client/client.test.ts).
+ * archive (`npm start`). The archive refuses a contribution that still carries a placeholder of
+ * the template (text starting "REPLACE:", the key starting "REPLACE-", https://example.invalid/
+ * URLs, all-zero digests, the 2000-01-01 timestamp), so the agent fills every field from its own
+ * facts (AGENT_FACTS below: who it is and the files it made, at its HTTPS URLs with their
+ * digests) and from the resolve answer's missing[] (operation and target). The example facts
+ * are illustrative: a real agent states its own. Runs in the test suite (test/client/client.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createArchiveClient, type Problem } from '@pdma/client';
+
+/** What the agent knows about itself and the files it made (illustrative values). */
+export const AGENT_FACTS = {
+  submitter: { name: 'Example Agent Operator', kind: 'AiAssisted' as const, agentName: 'examples/agent.ts', agentVersion: '1.0.0', contact: 'operator@example.org' },
+  channel: { channelKey: 'example-documentary', displayName: 'Example documentary', audioProfile: 'stereo 48 kHz, -16 LUFS', usageNotes: 'Bed under narration.' },
+  rights: { territory: 'US, EU, CA', license: 'CC0-1.0', attribution: null, checkedAtUtc: '2026-01-01T00:00:00Z', evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'] },
+  files: {
+    musicxml: { title: 'Example arrangement score', url: 'https://files.example.org/agent/arrangement.musicxml', sha256: 'a'.repeat(64) },
+    mp3: { title: 'Example arrangement recording', url: 'https://files.example.org/agent/arrangement.mp3', sha256: 'b'.repeat(64) },
+  } as Record<string, { title: string; url: string; sha256: string }>,
+  sourcePageUrl: 'https://files.example.org/agent/',
+  arrangement: { title: 'Example calm piano arrangement', style: 'solo piano, calm', instrumentation: 'piano', duration: '3:05' },
+  reproducibility: { engine: 'example-renderer 1.0', seed: '42', command: 'example-renderer --seed 42 arrangement.musicxml', manifestUrl: 'https://files.example.org/agent/manifest.json' },
+};
 
 function fail(step: string, problem: Problem | undefined): never {
   const fields = (problem?.errors ?? []).map((e) => ('pointer' in e ? e.pointer : e.parameter)).join(', ');
@@ -38,7 +54,28 @@ export async function runAgent(baseUrl: string, workSlug: string, log: (line: st
   // 2. Template: a complete contribution with placeholders, around a real work of the catalog.
   const template = await archive.GET('/api/v1/music/contributions/template');
   if (!template.data) fail('template', template.error as Problem);
-  const contribution = { ...template.data, idempotencyKey: `example-agent-${randomUUID()}`, changeSummary: `Example agent: ${verdict} for ${workSlug}.` };
+  // Fill every placeholder from the agent's facts and missing[] (operation and target).
+  const t = template.data;
+  const f = AGENT_FACTS;
+  const first = resolved.data.data.missing.find((m) => m.operation !== null);
+  const contribution = {
+    ...t,
+    operation: first?.operation ?? t.operation,
+    idempotencyKey: `example-agent-${randomUUID()}`,
+    submittedBy: f.submitter,
+    channel: t.channel ? { ...t.channel, ...f.channel } : null,
+    target: { ...t.target, workSlug: first?.workSlug ?? workSlug },
+    rights: { ...t.rights, ...f.rights },
+    assets: t.assets.map((a) => {
+      const file = f.files[a.kind];
+      return file ? { ...a, title: file.title, downloadUrl: file.url, sha256: file.sha256, sourcePageUrl: f.sourcePageUrl, license: f.rights.license } : { ...a, sourcePageUrl: f.sourcePageUrl, license: f.rights.license };
+    }),
+    arrangement: t.arrangement ? { ...t.arrangement, ...f.arrangement } : null,
+    reproducibility: t.reproducibility ? { ...t.reproducibility, ...f.reproducibility, inputSha256: [f.files.musicxml!.sha256] } : null,
+    quality: { ...t.quality, technicalChecks: null },
+    changeSummary: `Example agent: ${verdict} for ${workSlug}; ${first?.detail ?? 'an arrangement for the channel'}`.slice(0, 2000),
+    rationale: `Resolve answered ${verdict}: ${resolved.data.data.summary}`.slice(0, 2000),
+  };
 
   // 3. Submit once per idempotency key; a retry with the same key and content returns the same code.
   const submitted = await archive.POST('/api/v1/music/contributions', { body: contribution });

@@ -16,6 +16,7 @@ import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
 import { renderNginxConfig } from '../api/site/nginx.ts';
 import { publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
+import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
 import { buildWorkZips, type ZipSummary } from '../src/lib/site/work-zips.ts';
@@ -70,7 +71,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   // Scores first: the work pages reserve each image's size, so they need the rendering's result.
   // Outside client/ because astro build owns that folder until it is done.
   const scoresDir = path.join(outDir, '.scores');
-  const scores = await renderScores(catalog, scoresDir, { generatedAtUtc });
+  const blobs = options.blobsDir ? new LocalBlobStore(path.resolve(options.blobsDir)) : null;
+  const scores = await renderScores(catalog, scoresDir, { generatedAtUtc, blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined });
   const env = {
     ARCHIVE_CONTENT_DIR: contentDir,
     PUBLIC_BASE_URL: options.baseUrl,

@@ -297,6 +297,7 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
     slug,
     title: `${genre} No. ${number}${key ? ` in ${key}` : ''}`,
     originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null,
+    aliases: [],
     composer: {
       name: composer.name,
       sortName: composer.sortName,

@@ -11,6 +11,7 @@ import { describeErrors, type FieldError } from '../../src/domain/validation.ts'
 import { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { checkContributionSafety, checkCorrectionSafety } from '../../src/domain/contributions/safety.ts';
+import { checkPlaceholders } from '../../src/domain/contributions/placeholders.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
 import { buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
@@ -127,7 +128,7 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       onRequest: rateLimitHook(contributionLimiter, intake.contributionRateLimit, base),
     },
     async (request, reply) => {
-      const errors = bodyErrors(request, checkContributionSafety);
+      const errors = bodyErrors(request, (body) => [...checkContributionSafety(body), ...checkPlaceholders(body)]);
       if (errors.length > 0) return sendInvalid(reply, request, base, errors);
       const outcome = await store.submitContribution(request.body);
       if (outcome.kind === 'conflict') {

@@ -56,6 +56,18 @@ export function parseKeyEntry(entry: string): KeyEntry {
   return { label: `key-${digest(entry).toString('hex').slice(0, 6)}`, secret: entry };
 }
 
+/** The form of a generated label (`key-` and 6 hex digits), given to a key configured without one. */
+const GENERATED_LABEL = /^key-[0-9a-f]{6}$/;
+
+/**
+ * True when `label` was given by the operator (`label=secret`) and so names an accountable key
+ * holder; false for a generated `key-<hex>` label (a label written in that form counts as
+ * generated too). Listening approval needs such a labeled key (issue 13, item 7).
+ */
+export function isOperatorLabel(label: string): boolean {
+  return LABEL_PATTERN.test(label) && !GENERATED_LABEL.test(label);
+}
+
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }

@@ -30,9 +30,9 @@ export function instrumentRebuilder(rebuilder: Rebuilder, metrics: ArchiveMetric
 
 export function instrumentReview(review: ReviewService, metrics: ArchiveMetrics): void {
   const act = review.act.bind(review);
-  // `options` passes through: an apply answered at once (`wait: false`) must not be made to wait.
-  review.act = (kind, code, action, body, options) =>
-    action === 'apply' ? timed((outcome, seconds) => metrics.applyDuration.observe({ kind, outcome }, seconds), () => act(kind, code, action, body, options)) : act(kind, code, action, body, options);
+  // `actor` and `options` pass through: an apply answered at once (`wait: false`) must not be made to wait.
+  review.act = (kind, code, action, body, actor, options) =>
+    action === 'apply' ? timed((outcome, seconds) => metrics.applyDuration.observe({ kind, outcome }, seconds), () => act(kind, code, action, body, actor, options)) : act(kind, code, action, body, actor, options);
   metrics.countReviewQueueWith(async () => {
     const rows: Array<{ kind: string; status: string; count: number }> = [];
     for (const kind of ['contribution', 'correction-report'] as const) {

@@ -11,10 +11,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { requireRole } from '../http/auth.ts';
+import { isOperatorLabel, principalOf, requireRole } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
 import { pageLink, sendPrivateJson } from '../http/reply.ts';
-import type { ReviewService } from './service.ts';
+import type { ReviewActor, ReviewService } from './service.ts';
+
+/** The authenticated admin key as the actor of a review action (issue 13, item 7). */
+function actorOf(request: FastifyRequest): ReviewActor {
+  const { label } = principalOf(request);
+  return { label, operatorLabeled: isOperatorLabel(label) };
+}
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type ReviewRecord } from '../../src/schemas/review.ts';
@@ -47,6 +53,7 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
       blockers: review?.blockers ?? [],
       warnings: review?.warnings ?? [],
       assertions: review?.assertions ?? null,
+      arrangementFacts: review?.arrangementFacts ?? null,
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,
       actions: review?.actions ?? [],
@@ -93,7 +100,7 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
         const code = codeOf(request.params.code);
         // `Prefer: respond-async` (RFC 7240): answer an apply at once, 202 with the item "applying".
         const respondAsync = action === 'apply' && /(^|[,;\s])respond-async($|[,;\s])/i.test(String(request.headers.prefer ?? ''));
-        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body, { wait: !respondAsync }).catch((err: unknown) => asProblem(request, err));
+        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body, actorOf(request), { wait: !respondAsync }).catch((err: unknown) => asProblem(request, err));
         if (respondAsync) reply.code(record.apply?.state === 'applying' ? 202 : 200).header('Preference-Applied', 'respond-async');
         return sendPrivateJson(reply, adminView(record, review, base));
       },

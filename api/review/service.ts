@@ -47,12 +47,27 @@ import { QueueIndex, queueEntryOf, type QueueEntry, type QueueFilter } from '../
 
 type Stored = StoredContribution | StoredCorrectionReport;
 
+/**
+ * Who performs a review action: the authenticated admin key's label (what commits, tracking
+ * history and the admin view record; issue 13, item 7), and whether the operator named that key
+ * (`label=secret`): only such a key may assert listening approval.
+ */
+export interface ReviewActor {
+  label: string;
+  operatorLabeled: boolean;
+}
+
+/** The actor of actions that arrive from GitHub (a merged or closed pull request, signed webhook). */
+export const GITHUB_ACTOR: ReviewActor = { label: 'github-webhook', operatorLabeled: false };
+
 /** An acknowledged apply not yet finished (ARCHIVE_DATA_DIR/state/applying/<code>.json). */
 interface PendingApply {
   recordVersion: 1;
   trackingCode: string;
   kind: SubmissionKind;
   body: AdminActionBody;
+  /** Who asked for the apply (recorded in the merge commit and history when a resume finishes it). */
+  actor: ReviewActor;
   requestedAtUtc: string;
   /** main just before the merge (set before merging), and the merge commit once merged. */
   before: string | null;
@@ -145,7 +160,7 @@ export class ReviewService {
    * `wait` (the default) answers an apply once it is visible or failed; without it the answer is
    * the item in `apply.state = "applying"`, at once.
    */
-  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody, options: { wait?: boolean } = {}): Promise<{ record: Stored; review: ReviewRecord | null }> {
+  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody, actor: ReviewActor, options: { wait?: boolean } = {}): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const { record } = await this.get(kind, code);
     if (record.apply?.state === 'applying' && action !== 'apply') {
       throw new ProblemError('conflict', `${code} is being applied (since ${record.apply.requestedAtUtc}); "${action}" can follow once it is visible or has failed.`, { currentStatus: record.status });
@@ -155,15 +170,25 @@ export class ReviewService {
       throw new ProblemError('conflict', `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`, { currentStatus: record.status });
     }
     if (body.assert && kind !== 'contribution') throw new ProblemError('conflict', 'Review-state assertions apply to contributed assets only; correction reports carry no assets.', { currentStatus: record.status });
+    if (body.arrangement && (record.kind !== 'contribution' || !['arrangement', 'performance'].includes(record.submission.operation))) {
+      throw new ProblemError('conflict', 'Arrangement facts (body.arrangement) apply to contributions with operation "arrangement" or "performance" only.', { currentStatus: record.status });
+    }
+    const listening = body.assert?.arrangement === 'human-listening-approved' || (body.assert?.assets ?? []).some((a) => a.reviewState === 'human-listening-approved');
+    if (listening && !actor.operatorLabeled) {
+      throw new ProblemError(
+        'forbidden',
+        `Listening approval is asserted by an accountable person: the key "${actor.label}" has no operator-given label. Configure the key as label=secret in ARCHIVE_ADMIN_KEYS (the label is recorded in the commit and the history) and act with it.`,
+      );
+    }
     switch (action) {
       case 'accept':
-        return this.accept(kind, code, body);
+        return this.accept(kind, code, body, actor);
       case 'request-information':
-        return this.simpleMove(kind, code, 'needs-information', body, body.note ?? 'A reviewer needs more information before deciding.');
+        return this.simpleMove(kind, code, 'needs-information', body, body.note ?? 'A reviewer needs more information before deciding.', actor);
       case 'decline':
-        return this.decline(kind, code, body);
+        return this.decline(kind, code, body, actor);
       case 'apply':
-        return this.apply(kind, code, body, options.wait ?? true);
+        return this.apply(kind, code, body, actor, options.wait ?? true);
     }
   }
 
@@ -191,12 +216,17 @@ export class ReviewService {
     if ((await this.reviews.update(state.trackingCode, () => state)) === null) await this.reviews.create(state.trackingCode, state);
   }
 
-  private recordAssertions(state: ReviewRecord, body: AdminActionBody): void {
+  private recordAssertions(state: ReviewRecord, body: AdminActionBody, actor: ReviewActor): void {
+    if (body.arrangement) {
+      // Each given field replaces the earlier setting; fields left out keep it.
+      state.arrangementFacts = { actor: actor.label, atUtc: utcTimestamp(this.now()), facts: { ...(state.arrangementFacts?.facts ?? {}), ...body.arrangement } };
+    }
     if (!body.assert) return;
     const assets: Record<string, AssertableState> = { ...(state.assertions?.assets ?? {}) };
     for (const a of body.assert.assets ?? []) assets[String(a.index)] = a.reviewState;
     state.assertions = {
       reviewer: body.reviewer,
+      actor: actor.label,
       atUtc: utcTimestamp(this.now()),
       assets,
       arrangement: body.assert.arrangement ?? state.assertions?.arrangement ?? null,
@@ -204,14 +234,14 @@ export class ReviewService {
   }
 
   /** Move the tracking record (re-checked under the record's lock) and show it on the review. */
-  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null, apply?: ApplyProgress): Promise<Stored> {
+  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null, actor: ReviewActor, apply?: ApplyProgress): Promise<Stored> {
     let illegal: SubmissionStatus | null = null;
     const next = await this.store(kind).update(code, (current) => {
       if (!canTransition(current.status, to)) {
         illegal = current.status;
         return undefined;
       }
-      const moved = { ...transition(current, to, utcTimestamp(this.now()), note), ...(apply ? { apply } : {}) };
+      const moved = { ...transition(current, to, utcTimestamp(this.now()), note, actor.label), ...(apply ? { apply } : {}) };
       return ref ? { ...moved, review: toLink(ref) } : moved;
     });
     if (illegal !== null) throw new ProblemError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
@@ -220,26 +250,26 @@ export class ReviewService {
     return next;
   }
 
-  private async simpleMove(kind: SubmissionKind, code: string, to: SubmissionStatus, body: AdminActionBody, note: string) {
+  private async simpleMove(kind: SubmissionKind, code: string, to: SubmissionStatus, body: AdminActionBody, note: string, actor: ReviewActor) {
     const state = await this.loadReview(kind, code);
-    const record = await this.move(kind, code, to, note, null);
+    const record = await this.move(kind, code, to, note, null, actor);
     if (state.ref) await (await this.forge()).setStatus(state.ref, to).catch(() => undefined);
-    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: to });
+    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: to });
     await this.saveReview(state);
     return { record, review: state };
   }
 
-  private async decline(kind: SubmissionKind, code: string, body: AdminActionBody) {
+  private async decline(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
     const state = await this.loadReview(kind, code);
     const note = body.note ?? 'Declined by a reviewer. Nothing in the catalog changed.';
     if (state.ref) await (await this.forge()).close(state.ref, note);
-    return this.simpleMove(kind, code, 'declined', body, note);
+    return this.simpleMove(kind, code, 'declined', body, note, actor);
   }
 
-  private async accept(kind: SubmissionKind, code: string, body: AdminActionBody) {
+  private async accept(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
     const { record } = await this.get(kind, code);
     const state = await this.loadReview(kind, code);
-    this.recordAssertions(state, body);
+    this.recordAssertions(state, body, actor);
     if (record.kind === 'contribution') {
       // Declared against measured (issue 13): a disagreement is a warning for the reviewer and lands in the record.
       const measured = annotateMeasurements(await this.verify(record), record.submission, this.performedSeconds(record));
@@ -259,9 +289,9 @@ export class ReviewService {
       }
     });
     const note = body.note ?? (state.blockers.length > 0 ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.' : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
-    const moved = await this.move(kind, code, 'accepted', note, state.ref);
+    const moved = await this.move(kind, code, 'accepted', note, state.ref, actor);
     const warned = state.warnings?.length ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}` : '';
-    state.actions.push({ action: 'accept', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}` });
+    state.actions.push({ action: 'accept', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}` });
     await this.saveReview(state);
     return { record: moved, review: state };
   }
@@ -335,9 +365,9 @@ export class ReviewService {
   private readonly applyRequests = new Map<string, Promise<unknown>>();
 
   /** Apply requests for one item run one after another (two reviewers clicking at once). */
-  private apply(kind: SubmissionKind, code: string, body: AdminActionBody, wait: boolean): Promise<{ record: Stored; review: ReviewRecord | null }> {
+  private apply(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor, wait: boolean): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const previous = this.applyRequests.get(code) ?? Promise.resolve();
-    const mine = previous.then(() => this.requestApply(kind, code, body));
+    const mine = previous.then(() => this.requestApply(kind, code, body, actor));
     const tail = mine.catch(() => undefined);
     this.applyRequests.set(code, tail);
     void tail.then(() => {
@@ -351,6 +381,7 @@ export class ReviewService {
     kind: SubmissionKind,
     code: string,
     body: AdminActionBody,
+    actor: ReviewActor,
   ): Promise<{ job: Promise<{ record: Stored; review: ReviewRecord }>; now: { record: Stored; review: ReviewRecord | null } }> {
     const { record } = await this.get(kind, code);
     if (this.applyJobs.has(code) || record.apply?.state === 'applying') {
@@ -361,11 +392,11 @@ export class ReviewService {
     // Refusals that need no merge answer at once, as before.
     const blocked = verificationBlockers(state.verification);
     if (blocked.length > 0) {
-      this.recordAssertions(state, body);
-      throw await this.refuse(state, body, record.status, code, blocked);
+      this.recordAssertions(state, body, actor);
+      throw await this.refuse(state, body, actor, record.status, code, blocked);
     }
     const requestedAtUtc = utcTimestamp(this.now());
-    const pending: PendingApply = { recordVersion: 1, trackingCode: code, kind, body, requestedAtUtc, before: null, merged: null };
+    const pending: PendingApply = { recordVersion: 1, trackingCode: code, kind, body, actor, requestedAtUtc, before: null, merged: null };
     // The marker first: once the item shows "applying", a restart finds the marker and resumes.
     await this.writeMarker(pending);
     let illegal: SubmissionStatus | null = null;
@@ -383,9 +414,9 @@ export class ReviewService {
     return { job: this.startApplyJob(pending), now: { record: marked, review: state } };
   }
 
-  private async refuse(state: ReviewRecord, body: AdminActionBody, status: SubmissionStatus, code: string, reasons: string[]): Promise<ProblemError> {
+  private async refuse(state: ReviewRecord, body: AdminActionBody, actor: ReviewActor, status: SubmissionStatus, code: string, reasons: string[]): Promise<ProblemError> {
     state.blockers = reasons;
-    state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
+    state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
     await this.saveReview(state);
     return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: status, reasons });
   }
@@ -403,6 +434,8 @@ export class ReviewService {
 
   private async runApply(pending: PendingApply): Promise<{ record: Stored; review: ReviewRecord }> {
     const { kind, trackingCode: code, body } = pending;
+    // Markers written before actors were recorded name nobody; the history says so.
+    const actor = pending.actor ?? { label: 'unrecorded (resumed apply)', operatorLabeled: false };
     const repo = this.ctx.config.contentRepo;
     // One apply at a time per content repository: rewrite, merge and rebuild happen as one step.
     return withContentRepoLock(repo, async () => {
@@ -413,7 +446,7 @@ export class ReviewService {
         await this.dropMarker(code);
         return { record, review: state };
       }
-      this.recordAssertions(state, body);
+      this.recordAssertions(state, body, actor);
       const failed = async (problem: ProblemError): Promise<never> => {
         await this.setApply(kind, code, { state: 'failed', requestedAtUtc: pending.requestedAtUtc, visibleAtUtc: null, failedAtUtc: utcTimestamp(this.now()) });
         await this.dropMarker(code);
@@ -425,13 +458,13 @@ export class ReviewService {
       const started = Date.now();
       if (merged === null) {
         const blocked = verificationBlockers(state.verification);
-        if (blocked.length > 0) return failed(await this.refuse(state, body, record.status, code, blocked));
+        if (blocked.length > 0) return failed(await this.refuse(state, body, actor, record.status, code, blocked));
         try {
           input = await this.proposal(record, state);
           state.ref = await forge.open(input);
           state.forge = forge.name;
         } catch (err) {
-          return failed(await this.refuse(state, body, record.status, code, reasonsOf(err)));
+          return failed(await this.refuse(state, body, actor, record.status, code, reasonsOf(err)));
         }
         pending.before = await this.local.main();
         await this.saveReview(state);
@@ -440,7 +473,7 @@ export class ReviewService {
       const before = pending.before;
       try {
         if (merged === null) {
-          merged = (await forge.merge(state.ref!, mergeMessage(code, input!.title, body.reviewer, body.note ?? null))).commit;
+          merged = (await forge.merge(state.ref!, mergeMessage(code, input!.title, actor.label, body.reviewer, body.note ?? null))).commit;
           pending.merged = merged;
           await this.writeMarker(pending);
         }
@@ -450,7 +483,7 @@ export class ReviewService {
         if (before !== null && (await this.local.main()) !== before) await this.local.resetMain(before);
         const message = (err as Error).message.slice(0, 4000);
         state.lastError = { atUtc: utcTimestamp(this.now()), message };
-        state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
+        state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
         await this.saveReview(state);
         return failed(
           new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
@@ -464,9 +497,9 @@ export class ReviewService {
       state.appliedCommit = merged;
       state.blockers = [];
       state.lastError = null;
-      state.actions.push({ action: 'apply', reviewer: body.reviewer, atUtc: visibleAtUtc, note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc})` });
+      state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: visibleAtUtc, note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc})` });
       await this.saveReview(state);
-      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref, {
+      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref, actor, {
         state: 'visible',
         requestedAtUtc: pending.requestedAtUtc,
         visibleAtUtc,

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { registerAdminRoutes } from './routes.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
-import type { ReviewService } from './service.ts';
+import { GITHUB_ACTOR, type ReviewService } from './service.ts';
 import { ProblemError } from '../http/problem.ts';
 import type { AdminAction } from '../../src/schemas/review.ts';
 import type { ReviewRef } from './types.ts';
@@ -27,7 +27,7 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
   const kindOf = (code: string): SubmissionKind => (code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution');
   const fromGitHub = (action: AdminAction, note: string) => async (code: string) => {
     try {
-      await service.act(kindOf(code), code, action, { reviewer: 'GitHub', note });
+      await service.act(kindOf(code), code, action, { reviewer: 'GitHub', note }, GITHUB_ACTOR);
     } catch (err) {
       if (!(err instanceof ProblemError)) throw err;
     }

@@ -26,6 +26,7 @@ import { intakeDirs } from '../../api/contributions/store.ts';
 import { contentSha256, keySha256 } from '../../src/domain/contributions/content-hash.ts';
 import { generateTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
+import { fillTemplate } from '../../test/helpers/filled-template.ts';
 import { newStoredContribution } from '../../src/domain/contributions/tracking.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { figure, type Figure, type Section } from './results.ts';
@@ -65,7 +66,8 @@ function freePort(): Promise<number> {
 }
 
 const WORK = { slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null };
-const TEMPLATE = buildContributionTemplate(WORK);
+// The template with its placeholders filled: the untouched template is refused (issue 13).
+const TEMPLATE = fillTemplate(buildContributionTemplate(WORK));
 const submission = (key: string): MusicContributionInput => ({ ...TEMPLATE, idempotencyKey: key });
 
 /**

@@ -150,7 +150,7 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
       });
     }
     out.push({
-      slug, title: `${genre} No. ${number} in ${key}`, originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null,
+      slug, title: `${genre} No. ${number} in ${key}`, originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null, aliases: [],
       composer: { name: `Synthetic Composer ${pad(c)}`, sortName: `Composer ${pad(c)}, Synthetic`, born: '1700', died: '1770', aliases: c % 3 === 0 ? [`S. Composer ${pad(c)}`] : [] },
       period: 'Classical', genre, year: '1750', workNumber: `Op. ${catNo}`, catalogNumbers: [{ catalog: 'Op.', number: catNo }],
       summary: 'Generated for benchmarks.', key, instrumentation: 'Piano', instruments: [{ slug: 'piano', name: 'Piano', family: 'keyboard' }],
@@ -160,6 +160,7 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
         edition: { status: 'public-domain', note: 'Synthetic.' }, recording: { status: 'original-generated-recording', note: 'Synthetic.' },
         territories: { US: territory, EU: territory, CA: territory }, license: 'CC0-1.0', attribution: null, checkedAtUtc: GENERATED_AT, evidenceUrls: [`https://example.org/synthetic/${slug}`],
       },
+      reuse: { recordings: 0, recordingsCleared: 0, rule: 'Synthetic.' },
       sourceAssets, arrangements, comments: [], videos: [], accessRules: [],
       links: {
         self: `${BASE}/api/v1/works/${slug}`, markdown: `${BASE}/api/v1/works/${slug}/index.md`, html: `${BASE}/works/${slug}/`, filesZip: `${BASE}/works/${slug}/${slug}.zip`, collection: `${BASE}/api/v1/works`,

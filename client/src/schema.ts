@@ -715,6 +715,29 @@ export interface components {
          */
         AdminActionBody: {
             /**
+             * ArrangementFacts
+             * @description Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).
+             */
+            arrangement?: {
+                /** @description Other roles it suits. */
+                alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
+                /** @description It loops seamlessly. */
+                loopable?: boolean;
+                /** @description Mood words. */
+                moods?: string[];
+                /** @description Sections with their times in seconds. */
+                sections?: {
+                    /** @description End, seconds from the beginning (after the start). */
+                    endSeconds: number;
+                    /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                    label: string;
+                    /** @description Start, seconds from the beginning. */
+                    startSeconds: number;
+                }[];
+                /** @description It can be cut shorter at marked phrase ends. */
+                trimmable?: boolean;
+            };
+            /**
              * ReviewAssertion
              * @description What the named reviewer personally asserts (e.g. `human-listening-approved` after listening). Without it contributed assets land as `pending`, whatever the submitter claimed. Never lifts `rights-review-required`.
              */
@@ -737,7 +760,7 @@ export interface components {
             };
             /** @description Public note added to the tracking history (e.g. which information is needed, or why declined). */
             note?: string;
-            /** @description Name of the accountable human reviewer; recorded in history, commits and assertions. */
+            /** @description Display name of the reviewer, shown beside the actor. The action is attributed to the authenticated admin key's label (commit trailer, tracking history, admin view), never to this free text. */
             reviewer: string;
         };
         /**
@@ -775,6 +798,8 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Status history with public notes. */
             history: {
+                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                actor?: string;
                 /**
                  * Format: date-time
                  * @description When the status was entered (UTC).
@@ -819,6 +844,8 @@ export interface components {
                 actions: {
                     /** @enum {string} */
                     action: "accept" | "request-information" | "apply" | "decline";
+                    /** @description Label of the authenticated key (or "github-webhook") that performed it: who is accountable. */
+                    actor?: string;
                     /**
                      * Format: date-time
                      * @description When.
@@ -826,15 +853,50 @@ export interface components {
                     atUtc: string;
                     note: string | null;
                     outcome: string;
+                    /** @description Display name given with the action (free text). */
                     reviewer: string;
                 }[];
                 /** @description Merge commit on main once applied. */
                 appliedCommit: string | null;
+                /** @description Arrangement facts (moods, roles, loop/trim, sections) an editor set in review, with the key label that set them. */
+                arrangementFacts?: {
+                    actor: string;
+                    /**
+                     * Format: date-time
+                     * @description When.
+                     */
+                    atUtc: string;
+                    /**
+                     * ArrangementFacts
+                     * @description Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).
+                     */
+                    facts: {
+                        /** @description Other roles it suits. */
+                        alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
+                        /** @description It loops seamlessly. */
+                        loopable?: boolean;
+                        /** @description Mood words. */
+                        moods?: string[];
+                        /** @description Sections with their times in seconds. */
+                        sections?: {
+                            /** @description End, seconds from the beginning (after the start). */
+                            endSeconds: number;
+                            /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                            label: string;
+                            /** @description Start, seconds from the beginning. */
+                            startSeconds: number;
+                        }[];
+                        /** @description It can be cut shorter at marked phrase ends. */
+                        trimmable?: boolean;
+                    };
+                } | null;
                 /**
                  * ReviewerAssertions
                  * @description Review states a named reviewer asserted.
                  */
                 assertions: {
+                    /** @description Label of the authenticated admin key that asserted: who is accountable. */
+                    actor?: string;
                     /** @enum {string|null} */
                     arrangement: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | null;
                     /** @description By index (as a decimal string) into submission.assets. */
@@ -846,7 +908,7 @@ export interface components {
                      * @description When asserted.
                      */
                     atUtc: string;
-                    /** @description The named reviewer who asserted. */
+                    /** @description Display name the reviewer gave (free text, display only). */
                     reviewer: string;
                 } | null;
                 /** @description What blocks apply right now (stale base, digest mismatch, failed check, lint). */
@@ -1324,6 +1386,8 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
             history: {
+                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                actor?: string;
                 /**
                  * Format: date-time
                  * @description When the status was entered (UTC).
@@ -1365,6 +1429,15 @@ export interface components {
              * @description When the archive received the submission (UTC).
              */
             receivedAtUtc: string;
+            /** @description Every declared review state and quality claim, with what the archive does with it: nothing declared is taken over as it stands. */
+            recheck: {
+                /** @description What the submitter declared, as sent. */
+                declared: string;
+                /** @description What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer. */
+                howChecked: string;
+                /** @description JSON Pointer of the declared value in the submission, e.g. "/assets/1/reviewState". */
+                pointer: string;
+            }[];
             /**
              * ReviewLink
              * @description The review (pull request or branch); null until a review opens.
@@ -1492,6 +1565,8 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
             history: {
+                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                actor?: string;
                 /**
                  * Format: date-time
                  * @description When the status was entered (UTC).
@@ -2280,18 +2355,35 @@ export interface components {
              * @description The arrangement, for operation "arrangement".
              */
             arrangement?: {
+                /** @description Other channel roles it also suits (resolve matches a channel's role against intendedRole and these). */
+                alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
                 /** @description Duration, e.g. "3:05". */
                 duration?: string | null;
                 /** @description Instrumentation in words. */
                 instrumentation?: string | null;
                 /** @description The channel role it was made for, e.g. "music-bed". */
                 intendedRole?: string | null;
+                /** @description It loops seamlessly (resolve then accepts it for longer target durations). */
+                loopable?: boolean;
+                /** @description Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed. */
+                moods?: string[];
                 /** @description Slugs of the rendering profiles used. */
                 renderingProfileSlugs: string[];
+                /** @description Sections with their times in seconds, in order (e.g. intro, theme, ending). */
+                sections?: {
+                    /** @description End, seconds from the beginning (after the start). */
+                    endSeconds: number;
+                    /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                    label: string;
+                    /** @description Start, seconds from the beginning. */
+                    startSeconds: number;
+                }[];
                 /** @description Style, e.g. "solo piano, calm". */
                 style?: string | null;
                 /** @description Title of the arrangement. */
                 title?: string | null;
+                /** @description It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations). */
+                trimmable?: boolean;
             } | null;
             /** @description The files, each at an HTTPS URL with its SHA-256. */
             assets: {
@@ -2468,6 +2560,11 @@ export interface components {
             target?: {
                 /**
                  * Format: int32
+                 * @description Id of an existing arrangement of the work: with operation "arrangement" or "performance", the files are added to that arrangement instead of a new one (e.g. the score or MP3 a resolve answer's missing[] names for it, with its arrangementId).
+                 */
+                arrangementId?: number | null;
+                /**
+                 * Format: int32
                  * @description Id of the existing asset being revised (int32).
                  */
                 assetId?: number | null;
@@ -2483,6 +2580,8 @@ export interface components {
              * @description Bibliographic facts of the work.
              */
             work?: {
+                /** @description Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list). */
+                aliases?: string[];
                 /** @description Composer display name. */
                 composer?: string | null;
                 /** @description Genre, e.g. "Piano piece". */
@@ -3911,6 +4010,8 @@ export interface components {
                 /** @description What this level means. */
                 meaning: string;
             }[];
+            /** @description Popular titles and other names the work is known by (matched by catalog search and resolve). */
+            aliases: string[];
             /** @description Arrangements, best rank first. */
             arrangements: {
                 /**
@@ -4134,6 +4235,15 @@ export interface components {
                         status: "public-domain" | "licensed" | "original-generated-recording" | "original-human-recording" | "not-applicable" | "unknown";
                     };
                 };
+                /** @description Sections with their times in seconds (declared by the contributor or set by an editor, not measured). */
+                sections?: {
+                    /** @description End, seconds from the beginning (after the start). */
+                    endSeconds: number;
+                    /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                    label: string;
+                    /** @description Start, seconds from the beginning. */
+                    startSeconds: number;
+                }[];
                 /** @description Style, e.g. "solo piano, calm". */
                 style: string;
                 /** @description Title of the arrangement. */
@@ -4267,6 +4377,15 @@ export interface components {
             originalTitle: string | null;
             /** @description Period, e.g. "Baroque". */
             period: string;
+            /** @description Reuse at a glance, by the readiness rule resolve applies. */
+            reuse: {
+                /** @description MP3 recordings of the arrangements. */
+                recordings: number;
+                /** @description How many of them resolve would offer for reuse (the same readiness rule). */
+                recordingsCleared: number;
+                /** @description What "cleared for reuse" means, in words. */
+                rule: string;
+            };
             /** @description Rights statements: three layers declared independently, per-territory notes, evidence. */
             rights: {
                 /** @description Attribution to carry forward, if any. */

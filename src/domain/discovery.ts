@@ -133,6 +133,8 @@ export function buildLlmsTxt(u: Urls, exampleSlug: string): string {
 
 > Public-domain musical works with source scores, arrangements, rendering profiles and media, for channel-production agents and readers: resolve music for a channel, reuse a canonical asset when one is ready, and otherwise contribute one through human review. Every link is absolute; every timestamp is UTC ending in Z.
 
+The loop: POST your channel and requirements to ${u.resolve}. On "reuse", use the first candidate. On "prepare", take the first missing[] item with an operation (it names the operation and the target workSlug, arrangementId and assetId), fill the contribution template from your own facts (a placeholder left in is refused), declaring the role, moods, duration, loop/trim and sections you asked for, and POST it. Track it until "applied"; the same resolve request then answers "reuse" with your contribution first.
+
 Cache records and revalidate with If-None-Match (304 means your copy is current). On HTTP 429 wait the Retry-After seconds before retrying. Public reads need no key; Never put a key in a URL, a prompt or a repository. MCP hosts can connect to ${u.mcp} (Streamable HTTP) or run \`npm run mcp\` (stdio); see the full guide.
 
 ## Start here
@@ -214,7 +216,7 @@ function buildLlmsGuide(u: Urls): string {
 3. Search works: ${u.works}?composer=bach (case- and accent-insensitive: "dvorak" finds "Dvořák"; page starts at 1, pageSize defaults to ${WORKS_DEFAULT_PAGE_SIZE}, at most ${WORKS_MAX_PAGE_SIZE}).
 4. Read one work as JSON: ${u.works}/{slug} or as compact Markdown: ${u.works}/{slug}/index.md
 5. Instruments: ${u.instruments}; rendering profiles: ${u.profiles}
-6. Contribute what is missing: read the contract ${u.contributionSchema}, copy the template ${u.contributionTemplate}, replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, and POST it to ${u.contributions} with a new idempotencyKey. The 202 answer carries your tracking code; follow it at ${u.contributions}/{trackingCode}, and reuse the asset only when the status is "applied" and it appears in the work record. Retrying with the same key and identical content is safe (same code); changed content needs a new key (422 otherwise).
+6. Contribute what is missing: read the contract ${u.contributionSchema}, copy the template ${u.contributionTemplate}, replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts (a placeholder left in is refused with a 400 naming the field), and POST it to ${u.contributions} with a new idempotencyKey. The 202 answer carries your tracking code; follow it at ${u.contributions}/{trackingCode}, and reuse the asset only when the status is "applied" and it appears in the work record. Retrying with the same key and identical content is safe (same code); changed content needs a new key (422 otherwise).
 7. Report an error in one field of a record: POST ${u.correctionReports}; follow it at ${u.correctionReports}/{trackingCode}.
 
 ${resolveLlmsSection(u)}

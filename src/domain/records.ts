@@ -16,6 +16,10 @@ import type { ArrangementRecord, AssetContent, AssetRecord, WorkRecord, WorkSumm
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import type { Catalog, LoadedProfile, LoadedWork } from './catalog.ts';
 import { ACCESS_MEANINGS, reviewStatusLabel } from './review-states.ts';
+import { reuseSummary } from './resolve/catalog.ts';
+
+/** What "cleared for reuse" means, in words, wherever the count is shown. */
+export const REUSE_RULE = 'A recording counts as cleared for reuse when resolve would offer it: the composition is cleared, the arrangement is listening-approved with its edition and recording rights cleared, and the file is public, listening-approved and rights-cleared.';
 
 const markdownToHtml = unified().use(remarkParse).use(remarkGfm).use(remarkRehype).use(rehypeSanitize).use(rehypeStringify);
 
@@ -154,6 +158,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
         moods: arr.moods,
         loopable: arr.loopable,
         trimmable: arr.trimmable,
+        ...(arr.sections?.length ? { sections: arr.sections } : {}),
         renderingProfileSlugs: arr.renderingProfileSlugs,
         reviewState: arr.reviewState,
         reviewStatus: reviewStatusLabel(arr.reviewState),
@@ -174,6 +179,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
     slug: c.slug,
     title: c.title,
     originalTitle: c.originalTitle,
+    aliases: c.aliases,
     composer: c.composer,
     period: c.period,
     genre: c.genre,
@@ -190,6 +196,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
     narrative: { markdown: work.body, html: renderMarkdown(work.body) },
     rightsNote: c.rightsNote,
     rights: c.rights,
+    reuse: { ...reuseSummary({ rights: c.rights, arrangements }), rule: REUSE_RULE },
     sourceAssets,
     arrangements,
     comments: c.comments,
@@ -343,7 +350,9 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `- Catalog: ${cell(record.workNumber)}${record.catalogNumbers.length ? ` (${record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; ')})` : ''}`,
     `- Year: ${cell(record.year)}; period: ${cell(record.period)}; genre: ${cell(record.genre)}; key: ${cell(record.key)}`,
     `- Instrumentation: ${cell(record.instrumentation)}`,
+    ...(record.aliases.length ? [`- Also known as: ${cell(record.aliases.join('; '))}`] : []),
     `- Summary: ${cell(record.summary)}`,
+    `- Recordings cleared for reuse: ${record.reuse.recordingsCleared} of ${record.reuse.recordings} (as resolve requires)`,
     '',
     '## Rights',
     '',
@@ -370,6 +379,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
       '',
       `- Role: ${a.intendedRole}${a.alsoSuits.length ? ` (also ${a.alsoSuits.join(', ')})` : ''}; duration ${a.duration}${a.loopable ? '; loopable' : ''}${a.trimmable ? '; trimmable' : ''}`,
       `- Style: ${cell(a.style)}; instrumentation: ${cell(a.instrumentation)}; moods: ${cell(a.moods.join(', '))}`,
+      ...(a.sections?.length ? [`- Sections (declared): ${cell(a.sections.map((x) => `${x.label} ${x.startSeconds}-${x.endSeconds} s`).join('; '))}`] : []),
       `- Review state: ${a.reviewState} (${a.reviewStatus})`,
       `- Rendering profiles: ${cell(a.renderingProfileSlugs.join(', '))}`,
       `- Rights: edition ${a.rights.edition.status}; recording ${a.rights.recording.status}; license ${cell(a.rights.license)}; attribution ${cell(a.rights.attribution)}`,

@@ -43,7 +43,7 @@ export function indexWork(record: WorkRecord, summary: WorkSummary, instrumentNa
   const style = record.arrangements.flatMap((a) => [a.style, ...a.moods]).map(fold).join(' | ');
   const catalog = [record.workNumber ?? '', ...record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`)].map(fold).join(' | ');
   const genre = fold(record.genre);
-  const all = [fold(record.title), fold(record.originalTitle ?? ''), composer, catalog, genre, fold(record.period), instrument, style, fold(record.key ?? '')].join(' | ');
+  const all = [fold(record.title), fold(record.originalTitle ?? ''), ...(record.aliases ?? []).map(fold), composer, catalog, genre, fold(record.period), instrument, style, fold(record.key ?? '')].join(' | ');
   return { summary, sortKey: `${fold(record.composer.sortName)}\u0000${fold(record.title)}\u0000${record.slug}`, all, genre, composer, instrument, style };
 }
 

@@ -108,3 +108,19 @@ export const CONTRIBUTOR_KINDS = ['Human', 'AiAssisted', 'AutomatedAgent'] as co
 
 /** The API version label carried in every envelope. */
 export const API_VERSION = 'v1';
+
+/**
+ * One section of an arrangement with its times, as declared by a contributor or set by an editor
+ * (issue 13, item 1): what resolve and callers use to cut, loop or place music. Times in seconds
+ * from the start of the recording; `end` after `start`.
+ */
+export const ArrangementSection = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: 80, description: 'What the section is, e.g. "intro", "theme", "quiet bridge", "ending".' }),
+    startSeconds: Type.Number({ minimum: 0, maximum: 14400, description: 'Start, seconds from the beginning.' }),
+    endSeconds: Type.Number({ minimum: 0, maximum: 14400, description: 'End, seconds from the beginning (after the start).' }),
+  },
+  { additionalProperties: false, title: 'ArrangementSection', description: 'A section of the arrangement with its start and end times (declared, not measured).' },
+);
+export type ArrangementSection = Static<typeof ArrangementSection>;
+

@@ -10,6 +10,8 @@ import {
   ASSET_KINDS,
   ASSET_REVIEW_STATES,
   AbsoluteUrl,
+  ArrangementSection,
+  MUSIC_ROLES,
   COMPOSITION_STATUSES,
   CONTRIBUTOR_KINDS,
   EDITION_STATUSES,
@@ -68,6 +70,12 @@ export const ContributionTarget = Type.Object(
     workSlug: OptionalNullableString(160, 'Slug of the canonical work the contribution is for.'),
     assetType: OptionalNullableString(40, 'Kind of asset being added or revised.'),
     assetId: Type.Optional(Nullable(Int32('Id of the existing asset being revised (int32).'), { description: 'Id of the existing asset being revised (int32).' })),
+    arrangementId: Type.Optional(
+      Nullable(Int32('Id of an existing arrangement of the work (int32).'), {
+        description:
+          'Id of an existing arrangement of the work: with operation "arrangement" or "performance", the files are added to that arrangement instead of a new one (e.g. the score or MP3 a resolve answer\'s missing[] names for it, with its arrangementId).',
+      }),
+    ),
     baseSha256: OptionalNullableString(64, 'SHA-256 of the file the revision starts from.'),
   },
   { ...strict, title: 'ContributionTarget', description: 'The existing record or asset the contribution applies to.' },
@@ -78,6 +86,7 @@ export const ContributionWork = Type.Object(
   {
     title: OptionalNullableString(200, 'Title in English.'),
     originalTitle: OptionalNullableString(200, 'Title in the original language.'),
+    aliases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20, description: 'Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list).' })),
     composer: OptionalNullableString(160, 'Composer display name.'),
     period: OptionalNullableString(80, 'Period, e.g. "Romantic".'),
     genre: OptionalNullableString(80, 'Genre, e.g. "Piano piece".'),
@@ -139,6 +148,11 @@ export const ContributionArrangement = Type.Object(
     duration: OptionalNullableString(20, 'Duration, e.g. "3:05".'),
     intendedRole: OptionalNullableString(100, 'The channel role it was made for, e.g. "music-bed".'),
     renderingProfileSlugs: Type.Array(Type.String(), { description: 'Slugs of the rendering profiles used.' }),
+    alsoSuits: Type.Optional(Type.Array(StringEnum(MUSIC_ROLES), { maxItems: MUSIC_ROLES.length, uniqueItems: true, description: 'Other channel roles it also suits (resolve matches a channel\'s role against intendedRole and these).' })),
+    moods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20, description: 'Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed.' })),
+    loopable: Type.Optional(Type.Boolean({ description: 'It loops seamlessly (resolve then accepts it for longer target durations).' })),
+    trimmable: Type.Optional(Type.Boolean({ description: 'It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations).' })),
+    sections: Type.Optional(Type.Array(ArrangementSection, { maxItems: 200, description: 'Sections with their times in seconds, in order (e.g. intro, theme, ending).' })),
   },
   { ...strict, title: 'ContributionArrangement', description: 'The arrangement being contributed.' },
 );
@@ -217,6 +231,7 @@ export const StatusChange = Type.Object(
     status: StringEnum(SUBMISSION_STATUSES, { description: 'The status entered.' }),
     atUtc: UtcTimestamp('When the status was entered (UTC).'),
     note: Nullable(Type.String({ maxLength: 2000 }), { description: 'Public note from the reviewer, e.g. which information is needed; null when none.' }),
+    actor: Type.Optional(Type.String({ maxLength: 100, description: 'Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded.' })),
   },
   { ...strict, title: 'StatusChange', description: 'One entry of the status history.' },
 );
@@ -280,6 +295,17 @@ export const ContributionTracking = Type.Object(
         submittedByKind: StringEnum(CONTRIBUTOR_KINDS, { description: 'Kind of submitter.' }),
       },
       { ...strict, description: 'What was submitted, in brief (contact details are never shown).' },
+    ),
+    recheck: Type.Array(
+      Type.Object(
+        {
+          pointer: Type.String({ description: 'JSON Pointer of the declared value in the submission, e.g. "/assets/1/reviewState".' }),
+          declared: Type.String({ description: 'What the submitter declared, as sent.' }),
+          howChecked: Type.String({ description: 'What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer.' }),
+        },
+        { ...strict, title: 'DeclaredStateCheck', description: 'One declared state and how the archive re-checks it.' },
+      ),
+      { description: 'Every declared review state and quality claim, with what the archive does with it: nothing declared is taken over as it stands.' },
     ),
     links: Type.Object(
       {

@@ -5,7 +5,7 @@
  * review service's stored state and the types (every type here is `Static<>` of its schema).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { AbsoluteUrl, ASSET_KINDS, Nullable, StringEnum, UtcTimestamp } from './common.ts';
+import { AbsoluteUrl, ArrangementSection, ASSET_KINDS, MUSIC_ROLES, Nullable, StringEnum, UtcTimestamp } from './common.ts';
 import { ApplyProgress, ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
 import { AudioMeasurement, DeclaredAudio, Disagreement } from './audio.ts';
 import { Page } from './envelope.ts';
@@ -43,11 +43,33 @@ export const ReviewAssertion = Type.Object(
   },
 );
 
+/** What an editor may set for a contributed arrangement during review (issue 13, item 1): what resolve ranks on. */
+export const ArrangementFacts = Type.Object(
+  {
+    alsoSuits: Type.Optional(Type.Array(StringEnum(MUSIC_ROLES), { maxItems: MUSIC_ROLES.length, uniqueItems: true, description: 'Other roles it suits.' })),
+    moods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20, description: 'Mood words.' })),
+    loopable: Type.Optional(Type.Boolean({ description: 'It loops seamlessly.' })),
+    trimmable: Type.Optional(Type.Boolean({ description: 'It can be cut shorter at marked phrase ends.' })),
+    sections: Type.Optional(Type.Array(ArrangementSection, { maxItems: 200, description: 'Sections with their times in seconds.' })),
+  },
+  {
+    ...strict,
+    title: 'ArrangementFacts',
+    description: 'Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).',
+  },
+);
+export type ArrangementFacts = Static<typeof ArrangementFacts>;
+
 export const AdminActionBody = Type.Object(
   {
     note: Type.Optional(Type.String({ maxLength: 2000, description: 'Public note added to the tracking history (e.g. which information is needed, or why declined).' })),
-    reviewer: Type.String({ minLength: 1, maxLength: 100, description: 'Name of the accountable human reviewer; recorded in history, commits and assertions.' }),
+    reviewer: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Display name of the reviewer, shown beside the actor. The action is attributed to the authenticated admin key\'s label (commit trailer, tracking history, admin view), never to this free text.',
+    }),
     assert: Type.Optional(ReviewAssertion),
+    arrangement: Type.Optional(ArrangementFacts),
   },
   { ...strict, $id: 'AdminActionBody', title: 'AdminActionBody', description: 'A review action by a named reviewer.' },
 );
@@ -85,7 +107,8 @@ export type VerificationEntry = Static<typeof VerificationEntry>;
 
 export const ReviewerAssertions = Type.Object(
   {
-    reviewer: Type.String({ description: 'The named reviewer who asserted.' }),
+    reviewer: Type.String({ description: 'Display name the reviewer gave (free text, display only).' }),
+    actor: Type.Optional(Type.String({ description: 'Label of the authenticated admin key that asserted: who is accountable.' })),
     atUtc: UtcTimestamp('When asserted.'),
     assets: Type.Record(Type.String({ pattern: '^[0-9]+$' }), StringEnum(ASSERTABLE_STATES), { description: 'By index (as a decimal string) into submission.assets.' }),
     arrangement: Nullable(StringEnum(ASSERTABLE_STATES)),
@@ -95,7 +118,14 @@ export const ReviewerAssertions = Type.Object(
 export type ReviewerAssertions = Static<typeof ReviewerAssertions>;
 
 export const ReviewAction = Type.Object(
-  { action: StringEnum(REVIEW_ACTIONS), reviewer: Type.String(), atUtc: UtcTimestamp('When.'), note: Nullable(Type.String()), outcome: Type.String() },
+  {
+    action: StringEnum(REVIEW_ACTIONS),
+    reviewer: Type.String({ description: 'Display name given with the action (free text).' }),
+    actor: Type.Optional(Type.String({ description: 'Label of the authenticated key (or "github-webhook") that performed it: who is accountable.' })),
+    atUtc: UtcTimestamp('When.'),
+    note: Nullable(Type.String()),
+    outcome: Type.String(),
+  },
   { ...strict, title: 'ReviewAction', description: 'One admin action and its outcome.' },
 );
 
@@ -128,6 +158,8 @@ export const ReviewRecord = Type.Object(
     /** What the reviewer should look at without it blocking apply (declared values the measurement contradicts). */
     warnings: Type.Optional(Type.Array(Type.String())),
     assertions: Nullable(ReviewerAssertions),
+    /** Arrangement facts an editor set (accept or apply), with who set them. */
+    arrangementFacts: Type.Optional(Nullable(Type.Object({ actor: Type.String(), atUtc: UtcTimestamp('When.'), facts: ArrangementFacts }, { ...strict }))),
     lastError: Nullable(LastError),
     appliedCommit: Nullable(Type.String()),
     actions: Type.Array(ReviewAction),
@@ -144,6 +176,11 @@ export const AdminReviewState = Type.Object(
     blockers: Type.Array(Type.String(), { description: 'What blocks apply right now (stale base, digest mismatch, failed check, lint).' }),
     warnings: Type.Array(Type.String(), { description: 'What the reviewer should check without it blocking apply: a declared duration or loudness the archive\'s measurement contradicts.' }),
     assertions: Nullable(ReviewerAssertions, { description: 'Review states a named reviewer asserted.' }),
+    arrangementFacts: Type.Optional(
+      Nullable(Type.Object({ actor: Type.String(), atUtc: UtcTimestamp('When.'), facts: ArrangementFacts }, { ...strict }), {
+        description: 'Arrangement facts (moods, roles, loop/trim, sections) an editor set in review, with the key label that set them.',
+      }),
+    ),
     lastError: Nullable(LastError, { description: 'The last failed apply (e.g. the build error).' }),
     appliedCommit: Nullable(Type.String(), { description: 'Merge commit on main once applied.' }),
     actions: Type.Array(ReviewAction, { description: 'Every admin action, oldest first (internal log).' }),

@@ -10,12 +10,14 @@ import { createAjv } from '../../src/domain/validation.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { CONTRIBUTIONS, REPORTS, openIntakeApp, validReport, type IntakeApp } from './helpers.ts';
 import { intakeDirs } from '../../api/contributions/store.ts';
+import { fillTemplate } from '../helpers/filled-template.ts';
 
 let t: IntakeApp;
 let template: MusicContributionInput;
 beforeAll(async () => {
   t = await openIntakeApp();
-  template = (await t.request({ url: `${CONTRIBUTIONS}/template` })).json();
+  // The template with its placeholders filled in: the untouched template is refused (issue 13).
+  template = fillTemplate((await t.request({ url: `${CONTRIBUTIONS}/template` })).json());
 });
 afterAll(() => t.close());
 
@@ -43,7 +45,7 @@ describe('contribution intake', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers.location).toBe(first.headers.location);
 
-    const changed = await t.post(CONTRIBUTIONS, { ...template, changeSummary: 'REPLACE: something else' });
+    const changed = await t.post(CONTRIBUTIONS, { ...template, changeSummary: 'something else' });
     expect(changed.statusCode).toBe(422);
     expect(changed.json()).toMatchObject({ type: `${t.baseUrl}/problems/idempotency-conflict`, status: 422, errors: [{ pointer: '/idempotencyKey' }] });
     expect(changed.json().detail).toContain('new idempotencyKey');

@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { intakeDirs } from '../../api/contributions/store.ts';
 import { CONTRIBUTIONS, REPORTS, openIntakeApp, validReport, type IntakeApp } from './helpers.ts';
+import { fillTemplate } from '../helpers/filled-template.ts';
 
 let t: IntakeApp;
 let template: MusicContributionInput;
 let schema: JsonSchema;
 beforeAll(async () => {
   t = await openIntakeApp();
-  template = (await t.request({ url: `${CONTRIBUTIONS}/template` })).json();
+  template = fillTemplate((await t.request({ url: `${CONTRIBUTIONS}/template` })).json());
   schema = (await t.request({ url: `${CONTRIBUTIONS}/schema` })).json();
 });
 afterAll(() => t.close());

@@ -1,6 +1,7 @@
 /** Rate limits on the two public submission endpoints; reads are never limited. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRIBUTIONS, REPORTS, openIntakeApp, validReport, type IntakeApp } from './helpers.ts';
+import { fillTemplate } from '../helpers/filled-template.ts';
 
 let t: IntakeApp;
 beforeAll(async () => {
@@ -10,7 +11,7 @@ afterAll(() => t.close());
 
 describe('rate limits', () => {
   it('refuse a burst over the limit with 429, Retry-After and RateLimit headers; reads still pass', async () => {
-    const template = (await t.request({ url: `${CONTRIBUTIONS}/template` })).json();
+    const template = fillTemplate((await t.request({ url: `${CONTRIBUTIONS}/template` })).json());
     const answers = [];
     // Invalid bodies count too: a client cannot hammer the validator for free.
     answers.push(await t.post(CONTRIBUTIONS, { ...template, idempotencyKey: 'x' }));

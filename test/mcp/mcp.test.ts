@@ -4,6 +4,7 @@
  * list, every tool against a real server, refusals as tool errors with the problem detail, and
  * work records as resources.
  */
+import { fillTemplate } from '../helpers/filled-template.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,8 +137,10 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
   });
 
   it('contribute: template -> refused submission (problem with pointers) -> accepted -> same code on retry -> tracked -> 429 as a tool error', async () => {
-    const template = (await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown> & { assets: Record<string, unknown>[] };
-    expect(template.idempotencyKey).toMatch(/^REPLACE-/);
+    const served = (await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown> & { assets: Record<string, unknown>[] };
+    expect(served.idempotencyKey).toMatch(/^REPLACE-/);
+    // The untouched template is refused (issue 13); an agent fills its placeholders first.
+    const template = fillTemplate(served);
 
     // Refused: counts against the allowance like any HTTP submission (1 of 3).
     const refused = await call(client, 'submit_contribution', { ...template, idempotencyKey: `mcp-${kind}-bad`, assets: [{ ...template.assets[0], downloadUrl: 'http://example.org/a.musicxml' }] });
@@ -236,7 +239,7 @@ describe('rate limits through /mcp count per calling client', () => {
       await t.app.listen({ port: 0, host: '::' });
       const { port } = t.app.server.address() as AddressInfo;
       await client.connect(new StreamableHTTPClientTransport(new URL(`http://[::1]:${port}/mcp`)));
-      const template = (await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown>;
+      const template = fillTemplate((await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown>);
       const first = await call(client, 'submit_contribution', { ...template, idempotencyKey: 'per-client-mcp-1' });
       expect(first.isError ?? false).toBe(false);
       // Another address still has its own allowance (the tool did not submit as "the server").

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildKey } from '../../api/site/builds.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
+import { fillTemplate } from '../helpers/filled-template.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { startService, type Started } from '../helpers/process.ts';
 
@@ -27,7 +28,7 @@ afterAll(async () => {
 
 const body = (i: number) =>
   JSON.stringify({
-    ...buildContributionTemplate({ slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null }),
+    ...fillTemplate(buildContributionTemplate({ slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null })),
     idempotencyKey: `sigterm-test-${String(i).padStart(4, '0')}`,
   });
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
-import { buildResolveCatalog, recordingClearedForReuse } from '../../src/domain/resolve/catalog.ts';
+import { buildResolveCatalog, recordingClearedForReuse, reuseSummary } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 
@@ -49,6 +49,40 @@ describe('recordings cleared for reuse (one rule for the page and resolve)', () 
         const cleared = a.assets.some((x) => x.kind === 'mp3' && recordingClearedForReuse(work, a, x));
         if (ready.includes(a.id)) expect(cleared, `${work.slug}/${a.id}`).toBe(true);
         if (!cleared) expect(ready, `${work.slug}/${a.id}`).not.toContain(a.id);
+      }
+    }
+  });
+});
+
+describe('one readiness function on all three renderings (issue 13, item 8)', () => {
+  it('the JSON record, the Markdown record and the HTML page of every sample work show the count reuseSummary computes', () => {
+    const build = inject('sampleBuildDir');
+    for (const work of SAMPLE) {
+      const expected = reuseSummary(work);
+      const json = JSON.parse(readFileSync(path.join(build, 'client', 'api', 'v1', 'works', work.slug, 'index.json'), 'utf8'));
+      const record = (json.data ?? json) as WorkRecord;
+      expect(record.reuse, work.slug).toMatchObject(expected);
+      const md = readFileSync(path.join(build, 'client', 'api', 'v1', 'works', work.slug, 'index.md'), 'utf8');
+      expect(md, work.slug).toContain(`- Recordings cleared for reuse: ${expected.recordingsCleared} of ${expected.recordings} (as resolve requires)`);
+      const html = readFileSync(path.join(build, 'client', 'works', work.slug, 'index.html'), 'utf8');
+      expect(html, work.slug).toMatch(new RegExp(`Recordings cleared for reuse \\([^)]*\\): <strong>${expected.recordingsCleared} of ${expected.recordings}</strong>`));
+    }
+    // Ode to Joy: 1 of 2 on all three.
+    expect(reuseSummary(SAMPLE.find((w) => w.slug === ODE)!)).toEqual({ recordings: 2, recordingsCleared: 1 });
+  });
+
+  it('is the rule resolve uses: a work counts a cleared recording exactly when resolve, asked for that arrangement\'s MP3, offers it ready', () => {
+    for (const work of SAMPLE) {
+      for (const a of work.arrangements) {
+        const mp3s = a.assets.filter((x) => x.kind === 'mp3');
+        if (mp3s.length === 0) continue;
+        const res = resolveMusic(
+          catalog,
+          { channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole }, requirements: { requiredFormats: ['mp3'] }, workSlug: work.slug },
+          { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
+        );
+        const ready = res.candidates.some((c) => c.ready && c.arrangementId === a.id);
+        expect(mp3s.some((x) => recordingClearedForReuse(work, a, x)), `${work.slug}/${a.id}`).toBe(ready);
       }
     }
   });

@@ -62,9 +62,11 @@ describe('runTechnicalChecks on valid files', () => {
     expect(r.measurements.durationSeconds as number).toBeGreaterThan(5);
   });
 
-  it('passes kinds without a check, saying so, and refuses to pretend for .mxl', async () => {
+  it('passes kinds without a check, saying so, and never passes an .mxl it could not read', async () => {
     expect(await runTechnicalChecks('score-pdf', path.join(dir, 'none.pdf'))).toMatchObject({ passed: true, summary: 'No technical check for score-pdf files' });
-    expect(await runTechnicalChecks('mxl', path.join(dir, 'none.mxl'))).toMatchObject({ passed: false, measurements: { unsupported: true } });
+    // Issue 13, item 8: .mxl is now checked (read through its container, then the MusicXML checks;
+    // test/unit/mxl.test.ts), no longer refused as unsupported; a file that cannot be read fails.
+    expect(await runTechnicalChecks('mxl', path.join(dir, 'none.mxl'))).toMatchObject({ kind: 'mxl', passed: false, summary: expect.stringContaining('none.mxl') });
   });
 });
 

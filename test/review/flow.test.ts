@@ -141,7 +141,11 @@ describe('review as pull requests on the local forge', () => {
     expect(arr.reviewState).toBe('pending');
     const [score, audio] = arr.assets;
     expect(score.reviewState).toBe('human-reviewed'); // asserted by the named reviewer
-    expect(audio.reviewState).toBe('pending'); // the submitter's "technical-pass" claim is not taken over
+    // Issue 13, item 6 changes this on purpose: the submitter's claim still decides nothing, but
+    // the archive's own checks passed on the verified copy, so the file is technical-pass,
+    // recorded as the archive's automated check (never as human review).
+    expect(audio.reviewState).toBe('technical-pass');
+    expect(audio.technicalChecks).toMatch(/^Archive technical check passed \(automated, not human review\)/);
     expect(typeof audio.reviewStatus).toBe('string');
     expect(score.sha256).toBe(sha(FILES['/arrangement.musicxml']!));
     expect(score.links.rawMusicXml).toMatch(/^https?:\/\/.+\/blobs\//);

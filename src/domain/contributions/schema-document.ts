@@ -15,6 +15,7 @@ import {
 } from '../../schemas/common.ts';
 import { CONTRIBUTION_OPERATIONS, CONTRIBUTION_SCHEMA_VERSION, MusicContributionInput, type ContributionOperation } from '../../schemas/contribution.ts';
 import { CONTRIBUTION_SAFETY_RULES } from './safety.ts';
+import { PLACEHOLDER_RULE } from './placeholders.ts';
 import { STATUS_MEANINGS, STATUS_TRANSITIONS, SUBMISSION_STATUSES } from './status.ts';
 import { PLACEHOLDER_MARKERS } from './template.ts';
 import { contributionSchemaUrl } from './tracking.ts';
@@ -77,6 +78,7 @@ export function buildContributionSchemaDocument(baseUrl: string, limits: IntakeL
       },
       statuses: SUBMISSION_STATUSES.map((status) => ({ status, meaning: STATUS_MEANINGS[status], next: [...STATUS_TRANSITIONS[status]] })),
       placeholders: PLACEHOLDER_MARKERS,
+      placeholderRule: { ...PLACEHOLDER_RULE },
     },
   };
 }

@@ -75,13 +75,13 @@ export interface Tracked {
  * TransitionError for a move the table does not allow. `changedCanonicalData` turns true on
  * `applied` and never back.
  */
-export function transition<T extends Tracked>(record: T, to: SubmissionStatus, atUtc: string, note: string | null = null): T {
+export function transition<T extends Tracked>(record: T, to: SubmissionStatus, atUtc: string, note: string | null = null, actor: string | null = null): T {
   if (!canTransition(record.status, to)) throw new TransitionError(record.status, to);
   return {
     ...record,
     status: to,
     changedCanonicalData: record.changedCanonicalData || to === 'applied',
     updatedAtUtc: atUtc,
-    history: [...record.history, { status: to, atUtc, note }],
+    history: [...record.history, actor === null ? { status: to, atUtc, note } : { status: to, atUtc, note, actor }],
   };
 }

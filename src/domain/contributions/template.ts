@@ -50,7 +50,7 @@ export function buildContributionTemplate(work: TemplateWork, profileSlug: strin
       narrationPresent: true,
       usageNotes: r('how the music will be used'),
     },
-    target: { workSlug: work.slug, assetType: 'arrangement', assetId: null, baseSha256: null },
+    target: { workSlug: work.slug, assetType: 'arrangement', assetId: null, arrangementId: null, baseSha256: null },
     work: {
       title: work.title,
       originalTitle: work.originalTitle,
@@ -106,6 +106,11 @@ export function buildContributionTemplate(work: TemplateWork, profileSlug: strin
       duration: r('m:ss'),
       intendedRole: 'music-bed',
       renderingProfileSlugs: [profileSlug ?? 'REPLACE-with-a-profile-slug'],
+      alsoSuits: [],
+      moods: [],
+      loopable: false,
+      trimmable: false,
+      sections: [],
     },
     reproducibility: {
       engine: r('rendering engine and version'),

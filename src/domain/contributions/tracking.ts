@@ -45,6 +45,48 @@ export function newStoredCorrectionReport(report: CorrectionReportInput, trackin
   };
 }
 
+type DeclaredStateCheck = ContributionTracking['recheck'][number];
+
+const ARCHIVE_CHECKS =
+  'At accept the archive fetches the file, verifies its SHA-256 and runs its own technical checks; the file lands technical-pass only if those pass (the archive\'s automated check, not human review), otherwise pending.';
+const REVIEWER_ONLY = (what: string) =>
+  `Taken as a claim only: the file lands pending (or technical-pass by the archive's own checks) until an editor, acting with a labeled admin key, asserts ${what} in review.`;
+
+/**
+ * Every review state and quality claim the submitter declared, with what the archive does with
+ * it (issue 13, item 6): the 202 answer says which declarations it will re-check itself and which
+ * only a named reviewer can confirm. Files whose rights are not cleared land rights-review-required.
+ */
+export function declaredStateChecks(s: MusicContributionInput): DeclaredStateCheck[] {
+  const out: DeclaredStateCheck[] = [];
+  for (const [i, a] of s.assets.entries()) {
+    const pointer = `/assets/${i}/reviewState`;
+    switch (a.reviewState) {
+      case 'technical-pass':
+        out.push({ pointer, declared: a.reviewState, howChecked: a.downloadUrl ? ARCHIVE_CHECKS : 'Not re-checked: the asset has no downloadUrl, so the archive cannot fetch it; it lands pending.' });
+        break;
+      case 'human-reviewed':
+      case 'human-listening-approved':
+        out.push({ pointer, declared: a.reviewState, howChecked: REVIEWER_ONLY(a.reviewState) });
+        break;
+      default:
+        out.push({ pointer, declared: a.reviewState, howChecked: a.downloadUrl ? `Nothing to confirm; the archive still runs its technical checks at accept. ${ARCHIVE_CHECKS}` : 'Lands pending; without a downloadUrl the archive cannot fetch or check the file.' });
+    }
+  }
+  if (s.quality.technicalValidationPassed !== undefined) {
+    out.push({ pointer: '/quality/technicalValidationPassed', declared: String(s.quality.technicalValidationPassed), howChecked: 'Re-run by the archive at accept on every fetched file; its own result is what counts (shown to reviewers as the verification of each file).' });
+  }
+  if (s.quality.humanListeningApproved !== undefined) {
+    out.push({ pointer: '/quality/humanListeningApproved', declared: String(s.quality.humanListeningApproved), howChecked: REVIEWER_ONLY('human-listening-approved') });
+  }
+  out.push({
+    pointer: '/rights/compositionStatus',
+    declared: s.rights.compositionStatus,
+    howChecked: 'Checked by the editors against the evidence URLs; files whose rights are not cleared land rights-review-required with access admin-only.',
+  });
+  return out;
+}
+
 /** The public tracking record; `workExists` decides whether a work link is offered. */
 export function contributionView(stored: StoredContribution, baseUrl: string, workExists: (slug: string) => boolean): ContributionTracking {
   const s = stored.submission;
@@ -67,6 +109,7 @@ export function contributionView(stored: StoredContribution, baseUrl: string, wo
       assetCount: s.assets.length,
       submittedByKind: s.submittedBy.kind,
     },
+    recheck: declaredStateChecks(s),
     links: {
       self: contributionUrl(baseUrl, stored.trackingCode),
       work: slug !== null && workExists(slug) ? workUrl(baseUrl, slug) : null,

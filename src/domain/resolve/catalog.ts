@@ -222,21 +222,38 @@ function layerCheck(status: string, license: string | null, licensed: readonly s
 }
 
 /**
- * Whether a recording (an audible file) of an arrangement is cleared for reuse by the same rule
- * resolve applies to a `reuse` answer: the composition passes, the arrangement is
- * human-listening-approved and its recording layer cleared, and the file is public, linked,
- * listening-approved and rights-cleared. The HTML reuse summary counts with this function, so
- * the page and resolve cannot disagree.
+ * The request-independent readiness of one arrangement: THE rule. Resolve's index columns
+ * (buildResolveCatalog) and every reuse summary (recordingClearedForReuse: the JSON record's
+ * `reuse`, the Markdown record and the HTML "Reuse at a glance") are computed with it, so they
+ * cannot disagree (issue 13, item 8). `staticReady`: no request can make the arrangement ready
+ * when it is false (composition, listening approval, edition and recording layers).
+ */
+export function arrangementReadiness(compositionPasses: boolean, a: ArrangementRecord): { reviewPasses: boolean; edition: number; recording: number; staticReady: boolean } {
+  const edition = layerCheck(a.rights.edition.status, a.rights.license, EDITION_LICENSED);
+  const recording = layerCheck(a.rights.recording.status, a.rights.license, RECORDING_LICENSED);
+  const reviewPasses = a.reviewState === 'human-listening-approved';
+  return { reviewPasses, edition, recording, staticReady: compositionPasses && reviewPasses && edition !== LAYER_FAIL && recording !== LAYER_FAIL };
+}
+
+/** One file's readiness, the same rule for the index's kind bits and the summaries: public with a link, review state cleared for its kind, rights cleared. */
+export function assetReadiness(asset: AssetRecord): { usable: boolean; review: boolean; rights: boolean } {
+  return { usable: isUsable(asset), review: assetReviewPasses(asset.kind, asset.reviewState), rights: assetRightsPass(asset) };
+}
+
+/**
+ * Whether a recording (an audible file) of an arrangement is cleared for reuse by the rule
+ * resolve applies to a `reuse` answer asking for its format: the arrangement is statically ready
+ * (arrangementReadiness) and the file is (assetReadiness).
  */
 export function recordingClearedForReuse(record: WorkRecord, arrangement: ArrangementRecord, asset: AssetRecord): boolean {
-  return (
-    compositionCheck(record).passes &&
-    arrangement.reviewState === 'human-listening-approved' &&
-    layerCheck(arrangement.rights.recording.status, arrangement.rights.license, RECORDING_LICENSED) !== LAYER_FAIL &&
-    isUsable(asset) &&
-    assetReviewPasses(asset.kind, asset.reviewState) &&
-    assetRightsPass(asset)
-  );
+  const f = assetReadiness(asset);
+  return arrangementReadiness(compositionCheck(record).passes, arrangement).staticReady && f.usable && f.review && f.rights;
+}
+
+/** The recordings (MP3) of a work and how many of them are cleared for reuse: the summary every rendering shows. */
+export function reuseSummary(record: Pick<WorkRecord, 'rights' | 'arrangements'>): { recordings: number; recordingsCleared: number } {
+  const recordings = record.arrangements.flatMap((a) => a.assets.filter((x) => x.kind === 'mp3').map((x) => ({ a, x })));
+  return { recordings: recordings.length, recordingsCleared: recordings.filter(({ a, x }) => recordingClearedForReuse(record as WorkRecord, a, x)).length };
 }
 
 /**
@@ -350,6 +367,7 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     titleWords.push([
       ...words(record.title),
       ...words(record.originalTitle ?? ''),
+      ...(record.aliases ?? []).flatMap((a) => words(a)),
       ...words(record.workNumber ?? ''),
       ...record.catalogNumbers.flatMap((n) => catalogNumberWords(n.catalog, n.number)),
       ...composer,
@@ -392,13 +410,12 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     let reviewOk = 0;
     let rightsOk = 0;
     for (const [kind, asset] of usableAssets(a)) {
-      usable |= KIND_BIT[kind];
-      if (assetReviewPasses(kind, asset.reviewState)) reviewOk |= KIND_BIT[kind];
-      if (assetRightsPass(asset)) rightsOk |= KIND_BIT[kind];
+      const f = assetReadiness(asset);
+      if (f.usable) usable |= KIND_BIT[kind];
+      if (f.review) reviewOk |= KIND_BIT[kind];
+      if (f.rights) rightsOk |= KIND_BIT[kind];
     }
-    const edition = layerCheck(a.rights.edition.status, a.rights.license, EDITION_LICENSED);
-    const recording = layerCheck(a.rights.recording.status, a.rights.license, RECORDING_LICENSED);
-    const reviewPasses = a.reviewState === 'human-listening-approved';
+    const { edition, recording, reviewPasses, staticReady } = arrangementReadiness(compositionPasses, a);
     const roleMask = [a.intendedRole, ...a.alsoSuits].reduce((m, role) => m | ROLE_BIT[role], 0);
     const r = a.intendedRole;
     cols.roleMask[i] = roleMask;
@@ -411,7 +428,7 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     cols.recording[i] = recording;
     cols.flags[i] =
       // No request can make an arrangement ready when one of these fails (see couldBeReady).
-      (compositionPasses && reviewPasses && edition !== LAYER_FAIL && recording !== LAYER_FAIL ? FLAG_STATIC_READY : 0) |
+      (staticReady ? FLAG_STATIC_READY : 0) |
       (a.renderingProfileSlugs.every((s) => profiles.get(s)?.status === 'approved') ? FLAG_PROFILES_APPROVED : 0) |
       (reviewPasses ? FLAG_REVIEW_PASSES : 0) |
       (a.loopable ? FLAG_LOOPABLE : 0) |

@@ -99,12 +99,12 @@ function formatItem(work: PreparedWork, a: ArrangementRecord, f: RequestedFormat
   if (f.kinds.some((k) => EDITION_KINDS.has(k))) {
     return existing
       ? item('format', 'score-revision', `Arrangement ${a.id} needs a public ${f.format} score.${where} Contribute a revised score for it (operation score-revision, target asset ${existing.id}).`, { ...target, assetId: existing.id })
-      : item('format', 'arrangement', `Arrangement ${a.id} has no ${f.format} score. Contribute its score (operation arrangement, target this arrangement) with edition rights.`, target);
+      : item('format', 'arrangement', `Arrangement ${a.id} has no ${f.format} score. Contribute its score (operation arrangement with target.workSlug "${work.slug}" and target.arrangementId ${a.id}: the file is added to this arrangement) with edition rights.`, target);
   }
   return item(
     'format',
     'performance',
-    `Arrangement ${a.id} needs a public ${f.format} file.${where} Contribute a rendering or recording of it (operation performance) with recording rights${f.kinds.includes('mp3') || f.kinds.includes('wav') ? '; audio is reused only after human listening approval' : ''}.`,
+    `Arrangement ${a.id} needs a public ${f.format} file.${where} Contribute a rendering or recording of it (operation performance with target.workSlug "${work.slug}" and target.arrangementId ${a.id}) with recording rights${f.kinds.includes('mp3') || f.kinds.includes('wav') ? '; audio is reused only after human listening approval' : ''}.`,
     existing ? { ...target, assetId: existing.id } : target,
   );
 }
@@ -149,24 +149,24 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
   if (failed.has('composition-rights')) {
     out.push(item('composition-rights', 'metadata-revision', `${compositionCheck(record).detail} Contribute dated HTTPS evidence (operation metadata-revision) for the composition layer.`, { workSlug: w.slug }));
   }
-  const fit: Array<['style' | 'instrumentation' | 'mood' | 'duration', MissingKind, string]> = [
-    ['style', 'style-fit', 'style'],
-    ['instrumentation', 'instrumentation-fit', 'instrumentation'],
-    ['mood', 'mood-fit', 'mood'],
-    ['duration', 'duration-fit', 'duration'],
+  const fit: Array<['style' | 'instrumentation' | 'mood' | 'duration', MissingKind, string, string]> = [
+    ['style', 'style-fit', 'style', 'arrangement.style'],
+    ['instrumentation', 'instrumentation-fit', 'instrumentation', 'arrangement.instrumentation'],
+    ['mood', 'mood-fit', 'mood', 'arrangement.moods'],
+    ['duration', 'duration-fit', 'duration', 'arrangement.duration (m:ss), and arrangement.loopable / arrangement.trimmable where true'],
   ];
-  for (const [requirement, what, words] of fit) {
+  for (const [requirement, what, words, field] of fit) {
     if (!failed.has(requirement)) continue;
     const reason = evaluation.reasons.find((r) => r.requirement === requirement)!;
     out.push(
-      item(what, 'arrangement', `The closest arrangement (${w.slug} #${a.id}) does not fit the requested ${words}: ${reason.detail} Contribute an arrangement (operation arrangement) that does.`, {
+      item(what, 'arrangement', `The closest arrangement (${w.slug} #${a.id}) does not fit the requested ${words}: ${reason.detail} Contribute an arrangement (operation arrangement) that does, declaring it in ${field}.`, {
         workSlug: w.slug,
       }),
     );
   }
   for (const f of facts.missingFormats) out.push(formatItem(w, a, f));
   if (facts.noUsableFile) {
-    out.push(item('format', 'performance', `Arrangement ${a.id} has no public file. Contribute a rendering or recording of it (operation performance).`, at));
+    out.push(item('format', 'performance', `Arrangement ${a.id} has no public file. Contribute a rendering or recording of it (operation performance with target.workSlug "${w.slug}" and target.arrangementId ${a.id}).`, at));
   }
   const musicXmlCovered = facts.missingFormats.some((f) => f.kinds.includes('musicxml') || f.kinds.includes('mxl'));
   if (failed.has('music-xml') && !musicXmlCovered) {
@@ -174,7 +174,7 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
     out.push(
       existing
         ? item('music-xml', 'score-revision', `Arrangement ${a.id} needs a public MusicXML score; asset ${existing.id} exists but is ${existing.access}. Contribute a revised score (operation score-revision, target asset ${existing.id}).`, { ...at, assetId: existing.id })
-        : item('music-xml', 'arrangement', `Arrangement ${a.id} has no MusicXML score. Contribute its score (operation arrangement, target this arrangement) with edition rights.`, at),
+        : item('music-xml', 'arrangement', `Arrangement ${a.id} has no MusicXML score. Contribute its score (operation arrangement with target.workSlug "${w.slug}" and target.arrangementId ${a.id}: the file is added to this arrangement) with edition rights.`, at),
     );
   }
   if (failed.has('approved-rendering-profile')) {

@@ -117,8 +117,13 @@ export function correctionText(code: string, r: CorrectionReportInput): Proposal
   return { title, message, body };
 }
 
-/** The merge commit message: first line names the tracking code. */
-export function mergeMessage(code: string, title: string, reviewer: string, note: string | null): string {
+/**
+ * The merge commit message: first line names the tracking code; the trailers name who is
+ * accountable: `Reviewed-By` is the authenticated key's label (issue 13, item 7), the free-text
+ * name follows as `Reviewer-Display-Name` (display only).
+ */
+export function mergeMessage(code: string, title: string, actor: string, displayName: string, note: string | null): string {
   const subject = title.startsWith(code) ? title : `${code}: ${title}`;
-  return [`Apply ${subject}`, '', `Tracking-Code: ${code}`, `Reviewed-By: ${reviewer}`, ...(note ? ['', note] : []), ''].join('\n');
+  const trailers = [`Tracking-Code: ${code}`, `Reviewed-By: ${actor}`, `Reviewer-Display-Name: ${oneLine(displayName, 100)}`];
+  return [`Apply ${subject}`, '', ...(note ? [note, ''] : []), ...trailers, ''].join('\n');
 }

@@ -70,7 +70,7 @@ function assetDigest(reader: ProposalReader, slug: string, work: WorkContent, id
 }
 
 /** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
-export function buildProposal(record: StoredContribution | StoredCorrectionReport, review: Pick<ReviewRecord, 'verification' | 'assertions'>, reader: ProposalReader): BuiltProposal {
+export function buildProposal(record: StoredContribution | StoredCorrectionReport, review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts'>, reader: ProposalReader): BuiltProposal {
   const labels = [`status: ${record.status}`];
   if (record.kind === 'correction-report') {
     const r = record.report;
@@ -90,7 +90,7 @@ export function buildProposal(record: StoredContribution | StoredCorrectionRepor
   const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {
     const v = review.verification.find((e) => e.index === i && e.status === 'verified');
     return v && v.sha256 !== null && v.byteLength !== null
-      ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null, measured: assetMeasurement(v) }
+      ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null, measured: assetMeasurement(v), checksPassed: v.checks?.passed === true }
       : null;
   });
   const manifest = s.assets.findIndex((a) => a.kind === 'manifest');
@@ -104,6 +104,7 @@ export function buildProposal(record: StoredContribution | StoredCorrectionRepor
     assetSha256: (id) => (work && slug ? assetDigest(reader, slug, work as WorkContent, id) : null),
     verified,
     assertions: review.assertions,
+    editorFacts: review.arrangementFacts?.facts ?? null,
     knownComposers: s.operation === 'new-work' ? reader.composers() : [],
     profileBytes: s.operation === 'rendering-profile' && manifestFile ? reader.verifiedBytes(manifestFile.sha256) : null,
   });

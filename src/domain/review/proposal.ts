@@ -10,7 +10,7 @@
  *     `admin-only`, and no assertion lifts that: rights review is its own decision;
  *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
  */
-import type { AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
+import type { ArrangementFacts, AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
 import type { AssetMeasurement } from '../../schemas/audio.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Composer } from '../../schemas/work.ts';
@@ -27,6 +27,8 @@ export interface VerifiedFile {
   technicalChecks: string | null;
   /** MP3/WAV: what the archive measured, with the declared values and their disagreements (issue 13). */
   measured?: AssetMeasurement | null;
+  /** Whether the archive's own technical checks passed on this copy (absent: not run). */
+  checksPassed?: boolean;
 }
 
 /** A composer as the catalog records it (the Composer schema). */
@@ -44,6 +46,8 @@ export interface ContributionProposalInput {
   /** Verified copies by index into submission.assets; null where not (yet) verified. */
   verified: (VerifiedFile | null)[];
   assertions: ReviewerAssertions | null;
+  /** Arrangement facts an editor set in review (each given field replaces the declaration). */
+  editorFacts?: ArrangementFacts | null;
   /** Composers already in the catalog (a new work must name one: life dates decide its rights). */
   knownComposers: ComposerFacts[];
   /** For rendering-profile: the fetched profile definition bytes; the current file, if any. */
@@ -114,18 +118,32 @@ export function rightsCleared(submission: MusicContributionInput, asset: Contrib
   return CLEARED_COMPOSITION.has(submission.rights.compositionStatus) && !UNCLEARED_FILE.has(asset.rightsStatus);
 }
 
-/** The review state a contributed asset lands in (see the file comment). */
-export function landedState(submission: MusicContributionInput, index: number, assertions: ReviewerAssertions | null): CatalogReviewState {
+/**
+ * The review state a contributed asset lands in (see the file comment): rights first; then what
+ * a named reviewer asserted; else `technical-pass` when the archive's own technical checks passed
+ * on the verified copy (the archive's check, never a human review: issue 13, item 6); else
+ * `pending`. What the submitter declared never decides it.
+ */
+export function landedState(submission: MusicContributionInput, index: number, assertions: ReviewerAssertions | null, verified: VerifiedFile | null = null): CatalogReviewState {
   const asset = submission.assets[index]!;
   if (!rightsCleared(submission, asset)) return 'rights-review-required';
-  return assertions?.assets[index] ?? 'pending';
+  const asserted = assertions?.assets[index];
+  if (asserted) return asserted;
+  return verified?.checksPassed === true ? 'technical-pass' : 'pending';
+}
+
+/** The asset's technicalChecks text: the archive's one-line summary, marked as the archive's own check. */
+function archiveCheckNote(v: VerifiedFile | null): string | null {
+  if (!v?.technicalChecks) return null;
+  const note = v.checksPassed === true ? `Archive technical check passed (automated, not human review): ${v.technicalChecks}` : v.technicalChecks;
+  return note.slice(0, 2000);
 }
 
 function contributedAsset(input: ContributionProposalInput, index: number, id: number): Data {
   const s = input.submission;
   const a = s.assets[index]!;
   const v = input.verified[index] ?? null;
-  const state = landedState(s, index, input.assertions);
+  const state = landedState(s, index, input.assertions, v);
   const source: Data = v ? { blob: v.sha256, byteLength: v.byteLength } : { url: a.downloadUrl ?? a.sourcePageUrl };
   return {
     id,
@@ -141,7 +159,7 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
     attribution: a.attribution ?? s.rights.attribution ?? null,
     reviewState: state,
     access: state === 'rights-review-required' ? 'admin-only' : 'public',
-    technicalChecks: v?.technicalChecks ?? null,
+    technicalChecks: archiveCheckNote(v),
     ...(v?.measured ? { measured: v.measured } : {}),
   };
 }
@@ -219,6 +237,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
     slug,
     title,
     originalTitle: w.originalTitle ?? null,
+    aliases: [...(w.aliases ?? [])],
     composer: clone(composer),
     period: w.period ?? '',
     genre: w.genre ?? '',
@@ -263,6 +282,10 @@ function metadataRevision(input: ContributionProposalInput): ContentChange {
     if (after[f] !== v) changed++;
     after[f] = v;
   }
+  if (w.aliases !== undefined && JSON.stringify(after.aliases ?? []) !== JSON.stringify(w.aliases)) {
+    after.aliases = [...w.aliases];
+    changed++;
+  }
   if (w.composer && (after.composer as Data).name !== w.composer) {
     (after.composer as Data).name = w.composer;
     changed++;
@@ -288,18 +311,60 @@ function sourceScore(input: ContributionProposalInput): ContentChange {
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
+/**
+ * What resolve ranks on, for the landed arrangement: the contributor's declaration, each field the
+ * editor set in review replacing it (issue 13, item 1). `reasons` gets what is wrong (sections).
+ */
+function arrangementFacts(input: ContributionProposalInput, reasons: string[]): Required<Omit<ArrangementFacts, 'sections'>> & { sections: ArrangementFacts['sections'] } {
+  const declared = input.submission.arrangement ?? null;
+  const set = input.editorFacts ?? {};
+  const pick = <K extends keyof ArrangementFacts>(k: K): ArrangementFacts[K] => (set[k] !== undefined ? set[k] : (declared?.[k] as ArrangementFacts[K] | undefined));
+  const sections = pick('sections');
+  for (const [i, x] of (sections ?? []).entries()) {
+    if (!(x.endSeconds > x.startSeconds)) reasons.push(`arrangement.sections[${i}] ("${x.label}") must end after it starts (${x.startSeconds} to ${x.endSeconds} s).`);
+    const prev = sections![i - 1];
+    if (prev && x.startSeconds < prev.startSeconds) reasons.push(`arrangement.sections[${i}] ("${x.label}") starts before the section before it; list sections in order.`);
+  }
+  const moods = [...new Set((pick('moods') ?? []).map((m) => m.trim()).filter(Boolean))];
+  return { alsoSuits: [...(pick('alsoSuits') ?? [])], moods, loopable: pick('loopable') ?? false, trimmable: pick('trimmable') ?? false, sections };
+}
+
+/** Files (and any declared or editor-set facts) added to an existing arrangement, named by target.arrangementId. */
+function addToArrangement(input: ContributionProposalInput, slug: string, work: Data, arrangementId: number): ContentChange {
+  const s = input.submission;
+  const reasons: string[] = [];
+  if (s.assets.length === 0) reasons.push(`operation "${s.operation}" with target.arrangementId needs at least one asset.`);
+  const facts = arrangementFacts(input, reasons);
+  if (reasons.length > 0) throw new ProposalError(reasons);
+  const after = clone(work);
+  const target = ((after.arrangements as Data[] | undefined) ?? []).find((a) => a.id === arrangementId);
+  if (!target) throw new ProposalError([`Work "${slug}" has no arrangement ${arrangementId}.`], true);
+  const declared = s.arrangement ?? null;
+  const set = input.editorFacts ?? {};
+  // Only what was declared or set changes; the arrangement's other fields stay as they are.
+  for (const k of ['alsoSuits', 'moods', 'loopable', 'trimmable', 'sections'] as const) {
+    if (set[k] !== undefined || declared?.[k] !== undefined) target[k] = clone(facts[k]);
+  }
+  // Files whose rights are not cleared land admin-only on their own; the arrangement keeps its state unless a reviewer asserted one.
+  if (input.assertions?.arrangement) target.reviewState = input.assertions.arrangement;
+  target.assets = [...((target.assets as Data[] | undefined) ?? []), ...addAssets(input, work, s.assets.map((_, i) => i))];
+  return { kind: 'work', slug, before: work, after, body: '' };
+}
+
 function arrangement(input: ContributionProposalInput): ContentChange {
   const { slug, work } = requireWork(input);
   baseCheckOfWork(input, slug);
   const s = input.submission;
+  if (s.target?.arrangementId != null) return addToArrangement(input, slug, work, s.target.arrangementId);
   const arr = s.arrangement;
   const reasons: string[] = [];
-  if (!arr) throw new ProposalError(['operation "arrangement" needs "arrangement".']);
+  if (!arr) throw new ProposalError(['operation "arrangement" needs "arrangement" (or target.arrangementId naming an existing arrangement to add files to).']);
   const duration = parseDuration(arr.duration);
   if (!duration) reasons.push(`arrangement.duration must be m:ss, e.g. "3:05" (got ${JSON.stringify(arr.duration ?? null)}).`);
   const role = arr.intendedRole ?? s.channel?.intendedRole ?? null;
   if (!role || !(MUSIC_ROLES as readonly string[]).includes(role)) reasons.push(`arrangement.intendedRole must be one of ${MUSIC_ROLES.join(', ')} (got ${JSON.stringify(role)}).`);
   if (s.assets.length === 0) reasons.push('operation "arrangement" needs at least one asset.');
+  const facts = arrangementFacts(input, reasons);
   if (reasons.length > 0) throw new ProposalError(reasons);
   const after = clone(work);
   const arrangements = ((after.arrangements as Data[] | undefined) ?? []).slice();
@@ -313,10 +378,11 @@ function arrangement(input: ContributionProposalInput): ContentChange {
     duration: duration!.duration,
     durationSeconds: duration!.seconds,
     intendedRole: role,
-    alsoSuits: [],
-    moods: [],
-    loopable: false,
-    trimmable: false,
+    alsoSuits: facts.alsoSuits.filter((r) => r !== role),
+    moods: facts.moods,
+    loopable: facts.loopable,
+    trimmable: facts.trimmable,
+    ...(facts.sections?.length ? { sections: clone(facts.sections) } : {}),
     renderingProfileSlugs: [...arr.renderingProfileSlugs],
     reviewState: uncleared ? 'rights-review-required' : (input.assertions?.arrangement ?? 'pending'),
     rights: {
@@ -336,8 +402,9 @@ function performance(input: ContributionProposalInput): ContentChange {
   const { slug, work } = requireWork(input);
   baseCheckOfWork(input, slug);
   const s = input.submission;
+  if (s.target?.arrangementId != null) return addToArrangement(input, slug, work, s.target.arrangementId);
   const arrangementId = s.target?.assetId;
-  if (arrangementId == null) throw new ProposalError(['operation "performance" needs target.assetId naming the arrangement (its id) the recording performs.']);
+  if (arrangementId == null) throw new ProposalError(['operation "performance" needs target.arrangementId (or, as before, target.assetId) naming the arrangement the recording performs.']);
   const after = clone(work);
   const target = ((after.arrangements as Data[] | undefined) ?? []).find((a) => a.id === arrangementId);
   if (!target) throw new ProposalError([`Work "${slug}" has no arrangement ${arrangementId}.`], true);

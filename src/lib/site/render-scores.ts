@@ -6,7 +6,8 @@
  * build goes on. Verovio starts only when there is something to render (synthetic catalogs have
  * no stored scores and pay nothing).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { musicXmlFromMxl } from '../../domain/mxl.ts';
 import path from 'node:path';
 import type { VerovioToolkit } from 'verovio/esm';
 import type { Catalog } from '../../domain/catalog.ts';
@@ -40,18 +41,29 @@ interface Job {
   composer: string;
   assetId: number;
   file: string | null;
+  compressed: boolean;
   reason?: string;
 }
 
-function jobs(catalog: Catalog): Job[] {
+/**
+ * Every MusicXML (.musicxml or .mxl) score of the catalog to engrave: source scores and, since
+ * issue 13, contributed arrangement scores (they live in the blob store: `blobPath` maps a digest
+ * to its file; without it they are listed as not rendered).
+ */
+function jobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
   const out: Job[] = [];
   for (const work of catalog.works) {
-    for (const asset of work.content.sourceAssets) {
+    // Arrangement scores: the contributed ones (in the blob store). The sample's own arrangement
+    // scores stay files to download, as before, so builds do not grow.
+    const scores = [...work.content.sourceAssets, ...(work.content.arrangements ?? []).flatMap((a) => a.assets.filter((x) => x.blob !== undefined))];
+    for (const asset of scores) {
       if (asset.kind !== 'musicxml' && asset.kind !== 'mxl') continue;
-      const base = { slug: work.content.slug, assetId: asset.id, title: `${work.content.title}: ${asset.title}`, composer: work.content.composer.name };
+      const base = { slug: work.content.slug, assetId: asset.id, title: `${work.content.title}: ${asset.title}`, composer: work.content.composer.name, compressed: asset.kind === 'mxl' };
       if (asset.access !== 'public') out.push({ ...base, file: null, reason: 'The score is not public, so the public site shows no preview of it.' });
-      else if (asset.kind === 'mxl') out.push({ ...base, file: null, reason: 'Compressed MusicXML (.mxl) is not previewed yet; download the file instead.' });
-      else if (asset.file === undefined) out.push({ ...base, file: null, reason: 'The score is not stored with the work, so the build cannot render it; open it from its link.' });
+      else if (asset.blob !== undefined && blobPath) {
+        const file = blobPath(asset.blob);
+        out.push({ ...base, file: existsSync(file) ? file : null, reason: 'The stored file is missing from the blob store.' });
+      } else if (asset.file === undefined) out.push({ ...base, file: null, reason: 'The score is not stored with the work, so the build cannot render it; open it from its link.' });
       else out.push({ ...base, file: work.files.get(asset.file)?.absolutePath ?? null, reason: 'The stored file is missing.' });
     }
   }
@@ -93,11 +105,11 @@ export interface RenderSummary {
 }
 
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
-export async function renderScores(catalog: Catalog, dir: string, options: { generatedAtUtc?: string } = {}): Promise<RenderSummary> {
+export async function renderScores(catalog: Catalog, dir: string, options: { generatedAtUtc?: string; blobPath?: (sha256: string) => string } = {}): Promise<RenderSummary> {
   const createdAt = new Date(options.generatedAtUtc ?? Date.now());
   const started = Date.now();
   const manifest: ScoreManifest = { scores: {} };
-  const todo = jobs(catalog);
+  const todo = jobs(catalog, options.blobPath);
   const renderable = todo.filter((j) => j.file !== null);
   let rendered = 0;
   let failed = 0;
@@ -115,7 +127,7 @@ export async function renderScores(catalog: Catalog, dir: string, options: { gen
       const key = `${j.slug}/${j.assetId}`;
       let result: ScoreRendering;
       try {
-        result = await renderOne(tk, readFileSync(j.file!, 'utf8'), path.join(dir, 'files', scoreFolder(j.slug, j.assetId)), {
+        result = await renderOne(tk, j.compressed ? musicXmlFromMxl(readFileSync(j.file!)) : readFileSync(j.file!, 'utf8'), path.join(dir, 'files', scoreFolder(j.slug, j.assetId)), {
           title: j.title,
           author: j.composer,
           subject: 'Engraved by Verovio from the MusicXML source score',
