@@ -15,6 +15,7 @@ import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
 import { startService, type Started } from '../helpers/process.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { CONTRIBUTIONS, REPORTS, validReport } from '../contributions/helpers.ts';
+import { fillTemplate } from '../helpers/filled-template.ts';
 import { fileInput, importAndCommit, importInput, KEY_ENV, LIB, sha256 } from '../library/library-helpers.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-backup-'));
@@ -59,7 +60,8 @@ afterAll(async () => {
 
 describe('backup and restore', () => {
   it('restores into a fresh folder an archive that serves every work, submission and track', async () => {
-    const template = (await getJson(url, `${CONTRIBUTIONS}/template`)).body;
+    // The template with its placeholders filled (the untouched template is refused, issue 13).
+    const template = fillTemplate((await getJson(url, `${CONTRIBUTIONS}/template`)).body);
     const contributions: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await post(CONTRIBUTIONS, { ...template, idempotencyKey: `before-backup-${i}` });
@@ -84,9 +86,13 @@ describe('backup and restore', () => {
     let writing = true;
     const during: string[] = [];
     const writer = (async () => {
+      // A steady stream of submissions (about 20 a second), not a flood: the backup needs one pass
+      // over the state with no write in between, and refuses with a clear message when a sustained
+      // flood never leaves one (documented in docs/storage.md).
       for (let i = 0; writing && i < 2000; i++) {
         const res = await post(CONTRIBUTIONS, { ...template, idempotencyKey: `during-backup-${i}` });
         if (res.status === 202) during.push(((await res.json()) as Json).data.trackingCode);
+        await new Promise((r) => setTimeout(r, 50));
       }
     })();
     const backup = await run('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
