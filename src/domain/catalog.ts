@@ -78,13 +78,8 @@ function parseDuration(text: string): number {
   return (m ?? 0) * 60 + (s ?? 0);
 }
 
-function loadInstruments(contentDir: string, report: Report): InstrumentContent[] {
-  const file = 'instruments.json';
-  const abs = path.join(contentDir, file);
-  if (!existsSync(abs)) {
-    report(file, '', 'is missing: the content repository needs an instruments.json array');
-    return [];
-  }
+/** A JSON array file checked against its schema; every problem is reported and yields []. */
+function readJsonArray<T>(abs: string, file: string, schema: Parameters<typeof validate>[0], report: Report): T[] {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(abs, 'utf8'));
@@ -92,10 +87,19 @@ function loadInstruments(contentDir: string, report: Report): InstrumentContent[
     report(file, '', `is not valid JSON: ${(err as Error).message}`);
     return [];
   }
-  const errors = validate(InstrumentsFile, data, { useDefaults: true });
+  const errors = validate(schema, data, { useDefaults: true });
   for (const e of errors) report(file, e.pointer, e.detail);
-  if (errors.length > 0 || !Array.isArray(data)) return [];
-  const instruments = data as InstrumentContent[];
+  return errors.length > 0 || !Array.isArray(data) ? [] : (data as T[]);
+}
+
+function loadInstruments(contentDir: string, report: Report): InstrumentContent[] {
+  const file = 'instruments.json';
+  const abs = path.join(contentDir, file);
+  if (!existsSync(abs)) {
+    report(file, '', 'is missing: the content repository needs an instruments.json array');
+    return [];
+  }
+  const instruments = readJsonArray<InstrumentContent>(abs, file, InstrumentsFile, report);
   const seen = new Map<string, number>();
   instruments.forEach((inst, i) => {
     const prev = seen.get(inst.slug);
@@ -110,17 +114,7 @@ function loadGenres(contentDir: string, report: Report): GenreTerm[] | null {
   const file = 'genres.json';
   const abs = path.join(contentDir, file);
   if (!existsSync(abs)) return null;
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(abs, 'utf8'));
-  } catch (err) {
-    report(file, '', `is not valid JSON: ${(err as Error).message}`);
-    return [];
-  }
-  const errors = validate(GenresFile, data, { useDefaults: true });
-  for (const e of errors) report(file, e.pointer, e.detail);
-  if (errors.length > 0 || !Array.isArray(data)) return [];
-  const terms = data as GenreTerm[];
+  const terms = readJsonArray<GenreTerm>(abs, file, GenresFile, report);
   const seen = new Map<string, number>();
   terms.forEach((t, i) => {
     const key = t.name.toLowerCase();
