@@ -29,6 +29,8 @@ import { registerReview } from './review/wiring.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
+import { SessionStore } from './session/sessions.ts';
+import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
@@ -99,6 +101,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
     metrics: new ArchiveMetrics(() => gate.inFlight),
+    sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs }),
   };
   const { metrics } = ctx;
   instrumentRebuilder(ctx.rebuilder, metrics);
@@ -280,6 +283,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerContributionRoutes(app, ctx);
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
+  await registerSessionRoutes(app, ctx, createAdminSignIn(ctx));
   registerMcpRoutes(app);
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);

@@ -78,6 +78,8 @@ export interface Config {
   serverTimeouts: ServerTimeouts;
   /** ARCHIVE_DRAIN_TIMEOUT_MS: how long SIGTERM waits for in-flight requests before closing their connections. */
   drainTimeoutMs: number;
+  /** Absolute lifetime of a browser session (desk or reader sign-in), from ARCHIVE_SESSION_HOURS (default 12). */
+  sessionLifetimeMs: number;
   /** ARCHIVE_FAST_PATH_LOG_SAMPLE: share (0..1) of answers of the in-memory fast path that are logged. */
   fastPathLogSample: number;
   /** Where blobs live: ARCHIVE_BLOB_STORE and the ARCHIVE_S3_* bucket settings. */
@@ -109,6 +111,15 @@ function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1)
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < min || n > 2_147_483_647) throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to 2147483647 (got "${raw}")`);
   return n;
+}
+
+/** ARCHIVE_SESSION_HOURS: a whole number of hours from 1 to 720 (30 days); default 12. */
+function sessionHoursFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.ARCHIVE_SESSION_HOURS;
+  if (raw === undefined || raw.trim() === '') return 12 * 3600_000;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 720) throw new ConfigError(`ARCHIVE_SESSION_HOURS must be a whole number of hours from 1 to 720 (got "${raw}")`);
+  return n * 3600_000;
 }
 
 export function serverTimeoutsFromEnv(env: NodeJS.ProcessEnv): ServerTimeouts {
@@ -333,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     metricsPort: metricsPortFromEnv(env, port),
     serverTimeouts: serverTimeoutsFromEnv(env),
     drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),
+    sessionLifetimeMs: sessionHoursFromEnv(env),
     fastPathLogSample: sampleFromEnv(env),
     blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD)),
     s3: s3SettingsFromEnv(env),

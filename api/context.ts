@@ -10,6 +10,7 @@ import type { BlobStore } from './blobs/blob-store.ts';
 import type { IntakeStore } from './contributions/store.ts';
 import type { KeyRing } from './http/auth.ts';
 import type { ArchiveMetrics } from './observability/metrics.ts';
+import type { SessionStore } from './session/sessions.ts';
 
 export interface AppContext {
   config: Config;
@@ -24,4 +25,6 @@ export interface AppContext {
   keys: KeyRing;
   /** Prometheus metrics of this app (api/observability/metrics.ts). */
   metrics: ArchiveMetrics;
+  /** Browser sessions: the desk's admin sign-in and readers' sign-in (api/session/). */
+  sessions: SessionStore;
 }

@@ -23,6 +23,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { sendProblem } from './problem.ts';
+import type { SessionStore } from '../session/sessions.ts';
+import { ADMIN_SESSION_ROLES } from '../session/sessions.ts';
+import { csrfRefusal, sessionOf } from '../session/cookies.ts';
 
 export type Role = 'library' | 'curator' | 'admin' | 'metrics';
 
@@ -171,8 +174,13 @@ const REALM = 'Bearer realm="archive"';
 /**
  * A hook that admits only keys holding one of `roles`: 400 for a key in the URL, 401 for a
  * missing or wrong key (with `WWW-Authenticate: Bearer`), 403 for a valid key of another role.
+ *
+ * Without a key in the headers, a session cookie (api/session/) is considered when the context has
+ * a session store: an admin session admits routes open to `admin` (its only role); a state-changing
+ * request with it must pass the CSRF rule, with the token in the X-CSRF-Token header (this hook
+ * runs before the body is read). A reader session never admits a protected route (403).
  */
-export function requireRole(ctx: { config: Config; keys: KeyRing }, roles: readonly Role[]) {
+export function requireRole(ctx: { config: Config; keys: KeyRing; sessions?: SessionStore }, roles: readonly Role[]) {
   const base = ctx.config.publicBaseUrl;
   const envNames = roles.map((r) => ROLE_ENV[r]).join(' or ');
   return async function checkKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
@@ -198,6 +206,26 @@ export function requireRole(ctx: { config: Config; keys: KeyRing }, roles: reado
     if (principal && !principal.roles.some((r) => roles.includes(r))) {
       await sendProblem(reply, request, base, 'forbidden', `The key "${principal.label}" has the role ${principal.roles.join(', ')}; this action needs ${roles.join(' or ')}.`);
       return reply;
+    }
+    if (!principal && presented.length === 0 && ctx.sessions) {
+      const session = sessionOf({ config: ctx.config, sessions: ctx.sessions }, request);
+      if (session?.subject.kind === 'reader') {
+        await sendProblem(reply, request, base, 'forbidden', `A reader sign-in (${session.subject.provider} user "${session.subject.login}") does not grant this route; it needs a key with the role ${roles.join(' or ')}.`);
+        return reply;
+      }
+      if (session?.subject.kind === 'admin') {
+        if (!ADMIN_SESSION_ROLES.some((r) => roles.includes(r))) {
+          await sendProblem(reply, request, base, 'forbidden', `A desk sign-in grants the admin role only; this action needs a key with the role ${roles.join(' or ')}.`);
+          return reply;
+        }
+        const refusal = csrfRefusal(ctx.config, request, session);
+        if (refusal !== null) {
+          await sendProblem(reply, request, base, 'forbidden', refusal);
+          return reply;
+        }
+        request.principal = { label: session.subject.label, roles: [...ADMIN_SESSION_ROLES] };
+        return undefined;
+      }
     }
     if (!principal) {
       const [detail, header] = !ring.configuredFor(roles)

@@ -6,6 +6,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
 import { AdminActionBody, AdminItem, AdminQueue, AdminQueueQuery, QueueItem, REVIEW_ACTIONS } from '../schemas/review.ts';
+import { AdminSession, AdminSignInBody } from '../schemas/session.ts';
 import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
 const SECURITY: Array<Record<string, string[]>> = [{ bearerKey: [] }, { archiveImportKey: [] }];
@@ -101,7 +102,53 @@ const queue: OperationSpec = {
   },
 } as OperationSpec;
 
+const sessionResponse = (description: string) => ({ description, contentType: 'application/json', schema: Envelope(ref('AdminSession') as unknown as TSchema, 'Desk session in the envelope.') });
+
+const signIn: OperationSpec = {
+  method: 'post',
+  path: '/api/v1/admin/session',
+  operationId: 'signInToDesk',
+  tags: ['admin'],
+  summary: 'Sign in to the review desk with an admin key (sets the session cookie)',
+  description:
+    'The key travels in the body, never in the URL. The answer sets an HttpOnly, SameSite=Strict session cookie (Secure with the `__Host-` prefix on an https origin) ' +
+    'that lives ARCHIVE_SESSION_HOURS (default 12) and is lost when the server restarts. With the cookie, the admin review API answers as with the key, and ' +
+    'every state-changing request must send `csrfToken` in the X-CSRF-Token header; a request from another site is refused (403). The session grants the ' +
+    'admin role only. Failed sign-ins are limited to 10 per minute per client address (429 with Retry-After).',
+  requestBody: { description: 'The admin key.', required: true, contentTypes: ['application/json'], schema: ref('AdminSignInBody') },
+  responses: {
+    '201': sessionResponse('Signed in: the session (its CSRF token, label and expiry). The cookie is in Set-Cookie.'),
+    '400': problem('The body violates AdminSignInBody.'),
+    '401': problem('Not a key of this service, or no admin key is configured (the detail says how to configure one).'),
+    '403': problem('A valid key without the admin role.'),
+    '429': problem('Too many failed sign-ins from this address.'),
+  },
+} as OperationSpec;
+
+const readSession: OperationSpec = {
+  method: 'get',
+  path: '/api/v1/admin/session',
+  operationId: 'getDeskSession',
+  tags: ['admin'],
+  summary: "The desk session of the request's cookie",
+  description: 'Answers the session the cookie names (with its CSRF token), or 401 when there is none or it expired.',
+  responses: { '200': sessionResponse('The session.'), '401': problem('No live desk session.') },
+} as OperationSpec;
+
+const signOut: OperationSpec = {
+  method: 'delete',
+  path: '/api/v1/admin/session',
+  operationId: 'signOutOfDesk',
+  tags: ['admin'],
+  summary: 'Sign out: end the session and expire the cookie',
+  description: 'With a live session the request must carry its CSRF token (X-CSRF-Token). Without a session it still answers 204 and expires the cookie.',
+  responses: { '204': { description: 'Signed out.' }, '403': problem('The CSRF token is missing or wrong, or the request came from another site.') },
+} as OperationSpec;
+
 export const ADMIN_OPERATIONS: OperationSpec[] = [
+  signIn,
+  readSession,
+  signOut,
   queue,
   readOperation('contribution'),
   actionOperation('contribution'),
@@ -109,7 +156,7 @@ export const ADMIN_OPERATIONS: OperationSpec[] = [
   actionOperation('correction-report'),
 ];
 
-export const ADMIN_COMPONENTS: Record<string, TSchema> = { AdminActionBody, AdminItem, AdminQueue, QueueItem };
+export const ADMIN_COMPONENTS: Record<string, TSchema> = { AdminActionBody, AdminItem, AdminQueue, QueueItem, AdminSession, AdminSignInBody };
 
 export const ADMIN_TAGS: { name: string; description: string }[] = [
   { name: 'admin', description: 'Editors review contributions and correction reports as pull requests: accept, request information, apply (merge + rebuild + swap) or decline. Admin key required.' },

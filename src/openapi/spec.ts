@@ -23,7 +23,7 @@ export type RequestBodySpec =
   | { description: string; required: boolean; content: Record<string, { schema: unknown }> };
 
 export interface OperationSpec {
-  method: 'get' | 'post' | 'put';
+  method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   operationId: string;
   summary: string;

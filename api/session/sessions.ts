@@ -1,0 +1,128 @@
+/**
+ * Browser sessions (issue 15 desk sign-in, issue 18 reader sign-in): one store, two kinds of
+ * subject.
+ *
+ *   admin  — an editor signed in to /admin/ with an admin key. The session carries the key's
+ *            label (the accountable actor) and grants the `admin` role only (see ADMIN_SESSION_ROLES).
+ *   reader — a reader signed in through an identity provider (GitHub OAuth). It grants reading
+ *            signed-in assets and nothing else: never admin, curator, library or metrics rights.
+ *
+ * The token given to the browser is 32 random bytes (base64url); the store keeps only its SHA-256,
+ * so a memory dump or a log line with a stored key does not give a usable cookie. Each session has
+ * its own CSRF token (a second random value, sent by pages in a form field or header; see
+ * api/session/cookies.ts). Sessions expire (absolute lifetime, ARCHIVE_SESSION_HOURS) and the
+ * store is bounded (oldest evicted first). They live in memory: a restart signs everybody out,
+ * which is also how a removed key loses its sessions. This is a decision (docs/architecture.md).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Role } from '../http/auth.ts';
+
+export interface AdminSubject {
+  kind: 'admin';
+  /** Label of the admin key used to sign in (the actor named in history and commits). */
+  label: string;
+}
+
+export interface ReaderSubject {
+  kind: 'reader';
+  provider: 'github';
+  /** The provider's stable user id (GitHub's numeric id, as a string). */
+  userId: string;
+  /** The provider's login name, for display. */
+  login: string;
+  name: string | null;
+}
+
+export type SessionSubject = AdminSubject | ReaderSubject;
+
+export interface Session {
+  subject: SessionSubject;
+  /** Sent back by state-changing requests (form field `_csrf` or header `X-CSRF-Token`). */
+  csrf: string;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+/** The only role an admin session grants (a key's other roles still need the key itself). */
+export const ADMIN_SESSION_ROLES: readonly Role[] = ['admin'];
+
+/** Default absolute lifetime of a session. */
+export const DEFAULT_SESSION_HOURS = 12;
+/** At most this many live sessions; the oldest is dropped first. */
+export const MAX_SESSIONS = 10_000;
+
+export interface SessionStoreOptions {
+  lifetimeMs: number;
+  maxSessions?: number;
+  now?: () => number;
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export class SessionStore {
+  /** Keyed by the token's SHA-256; a Map keeps insertion order, so the first entry is the oldest. */
+  private readonly sessions = new Map<string, Session>();
+  private readonly lifetimeMs: number;
+  private readonly maxSessions: number;
+  private readonly now: () => number;
+
+  constructor(options: SessionStoreOptions) {
+    this.lifetimeMs = options.lifetimeMs;
+    this.maxSessions = options.maxSessions ?? MAX_SESSIONS;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Start a session; returns the token for the cookie (shown once, never stored). */
+  create(subject: SessionSubject): { token: string; session: Session } {
+    this.sweep();
+    while (this.sessions.size >= this.maxSessions) {
+      const oldest = this.sessions.keys().next().value;
+      if (oldest === undefined) break;
+      this.sessions.delete(oldest);
+    }
+    const token = randomBytes(32).toString('base64url');
+    const now = this.now();
+    const session: Session = { subject, csrf: randomBytes(32).toString('base64url'), createdAtMs: now, expiresAtMs: now + this.lifetimeMs };
+    this.sessions.set(hashToken(token), session);
+    return { token, session };
+  }
+
+  /** The live session a token names, or null (unknown, malformed or expired). */
+  get(token: string | undefined): Session | null {
+    if (!token || !TOKEN_PATTERN.test(token)) return null;
+    const key = hashToken(token);
+    const session = this.sessions.get(key);
+    if (!session) return null;
+    if (session.expiresAtMs <= this.now()) {
+      this.sessions.delete(key);
+      return null;
+    }
+    return session;
+  }
+
+  /** End a session (sign-out). Unknown tokens are ignored. */
+  revoke(token: string | undefined): void {
+    if (token && TOKEN_PATTERN.test(token)) this.sessions.delete(hashToken(token));
+  }
+
+  /** Seconds a new session lives (the cookie's Max-Age). */
+  get lifetimeSeconds(): number {
+    return Math.floor(this.lifetimeMs / 1000);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Drop expired sessions from the front (bounded by the store's size). */
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, s] of this.sessions) {
+      if (s.expiresAtMs <= now) this.sessions.delete(key);
+    }
+  }
+}
