@@ -16,6 +16,7 @@ import { CATALOG_INDEX_FORMAT, INDEX_DIR, PROFILES_INDEX_FORMAT, type CatalogMan
 import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { WorkRecords } from './work-records.ts';
 import { SummaryFile } from './summaries.ts';
+import { AnswerCache } from './answer-cache.ts';
 
 export interface CatalogIndex {
   /** Listing order, slugs and the search fields' inverted indexes. */
@@ -30,6 +31,8 @@ export interface CatalogIndex {
   profiles: ProfileHead[];
   /** Each profile's full record as JSON text, by the same position (GET /api/v1/profiles joins them). */
   profileTexts: Buffer[];
+  /** Catalog listing answers already given for this build, by their parameters (bounded). */
+  listingAnswers: AnswerCache;
   /** Listing bodies already answered, by the positions they list (a handful of profiles: few distinct answers). */
   profileListings: Map<string, { body: Buffer; etag: string }>;
   instruments: InstrumentRecord[];
@@ -72,6 +75,7 @@ export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> 
     profiles: manifest.profiles,
     profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),
     profileListings: new Map(),
+    listingAnswers: new AnswerCache(),
     instruments: manifest.instruments,
     composers: manifest.composers,
   };

@@ -8,12 +8,13 @@ import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/sc
 import { searchWorks } from '../../src/domain/catalog-index/works-index.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import type { AppContext } from '../context.ts';
-import { pageLink, sendBodyWithEtag, sendJsonWithEtag } from '../http/reply.ts';
+import { pageLink, sendBodyWithEtag } from '../http/reply.ts';
 import { createHash } from 'node:crypto';
 import { profileListingBody } from '../../src/domain/catalog-index/profiles.ts';
 import { API_VERSION } from '../../src/schemas/common.ts';
 import { strongEtag } from '../site/static-site.ts';
-import { envelope } from '../../src/schemas/envelope.ts';
+
+const COMMA = Buffer.from(',');
 
 export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Querystring: WorksQuery }>('/api/v1/works', { schema: { querystring: WorksQuery } }, async (request, reply) => {
@@ -21,31 +22,37 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? WORKS_DEFAULT_PAGE_SIZE;
     const { catalog, generatedAtUtc } = ctx.handle.current;
-    const slice = searchWorks(catalog.works, q, page, pageSize);
-    const base = `${ctx.config.publicBaseUrl}/api/v1/works`;
     const params = { query: q.query, genre: q.genre, composer: q.composer, instrument: q.instrument, style: q.style, pageSize };
-    const last = Math.max(1, slice.totalPages);
-    return sendJsonWithEtag(
-      request,
-      reply,
-      envelope(
-        {
-        items: await catalog.summaries.page(slice.ids),
-        page,
-        pageSize,
-        total: slice.total,
-        totalPages: slice.totalPages,
-        links: {
-          self: pageLink(base, params, page),
-          first: pageLink(base, params, 1),
-          last: pageLink(base, params, last),
-          next: page < slice.totalPages ? pageLink(base, params, page + 1) : null,
-          prev: page > 1 ? pageLink(base, params, Math.min(page - 1, last)) : null,
-        },
-        },
-        generatedAtUtc,
-      ),
-    );
+    // The same parameters always get the same answer from one build: answered once, then reused.
+    const key = JSON.stringify([q.query, q.genre, q.composer, q.instrument, q.style, page, pageSize]);
+    let answer = catalog.listingAnswers.get(key);
+    if (!answer) {
+      const slice = searchWorks(catalog.works, q, page, pageSize);
+      const base = `${ctx.config.publicBaseUrl}/api/v1/works`;
+      const last = Math.max(1, slice.totalPages);
+      const links = {
+        self: pageLink(base, params, page),
+        first: pageLink(base, params, 1),
+        last: pageLink(base, params, last),
+        next: page < slice.totalPages ? pageLink(base, params, page + 1) : null,
+        prev: page > 1 ? pageLink(base, params, Math.min(page - 1, last)) : null,
+      };
+      // The envelope, joined around the items' stored JSON texts: exactly JSON.stringify of
+      // envelope({ items, page, pageSize, total, totalPages, links }), without parsing the items.
+      const texts = await catalog.summaries.pageTexts(slice.ids);
+      const head = `{"apiVersion":${JSON.stringify(API_VERSION)},"generatedAtUtc":${JSON.stringify(generatedAtUtc)},"data":{"items":[`;
+      const tail = `],"page":${page},"pageSize":${pageSize},"total":${slice.total},"totalPages":${slice.totalPages},"links":${JSON.stringify(links)}}}`;
+      const parts: Buffer[] = [Buffer.from(head)];
+      texts.forEach((t, i) => {
+        if (i > 0) parts.push(COMMA);
+        parts.push(t);
+      });
+      parts.push(Buffer.from(tail));
+      const body = Buffer.concat(parts);
+      answer = { body, etag: strongEtag(createHash('sha256').update(body).digest()) };
+      catalog.listingAnswers.set(key, answer);
+    }
+    return sendBodyWithEtag(request, reply, answer.body, answer.etag);
   });
 
   app.get<{ Querystring: ProfilesQuery }>('/api/v1/profiles', { schema: { querystring: ProfilesQuery } }, async (request, reply) => {

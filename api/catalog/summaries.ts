@@ -6,7 +6,7 @@
  */
 import { promises as fs, type promises } from 'node:fs';
 import type { WorkSummary } from '../../src/schemas/work.ts';
-import { parseSummaries, summaryRanges, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import { summaryTexts, summaryRanges, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 
 export class SummaryFile {
   private readonly file: string;
@@ -20,6 +20,15 @@ export class SummaryFile {
 
   /** The summaries of `ids` (ascending), in that order. */
   async page(ids: readonly number[]): Promise<WorkSummary[]> {
+    return (await this.pageTexts(ids)).map((text) => JSON.parse(text.toString('utf8')) as WorkSummary);
+  }
+
+  /**
+   * The summaries of `ids` (ascending) as their stored JSON texts (each exactly
+   * `JSON.stringify(summary)`, written by the build), so a listing answer can be joined from them
+   * without parsing and serializing every item again.
+   */
+  async pageTexts(ids: readonly number[]): Promise<Buffer[]> {
     if (ids.length === 0) return [];
     const handle = await (this.handle ??= fs.open(this.file, 'r'));
     const parts = await Promise.all(
@@ -31,7 +40,7 @@ export class SummaryFile {
           if (r.bytesRead === 0) throw new Error(`${this.file} is shorter than its index says`);
           read += r.bytesRead;
         }
-        return parseSummaries(this.index, range, bytes);
+        return summaryTexts(this.index, range, bytes);
       }),
     );
     return parts.flat();

@@ -231,7 +231,12 @@ export function summaryRanges(index: WorksIndex, ids: readonly number[]): Array<
 
 /** The summaries in `bytes` (the range `range` of the summaries file), parsed. */
 export function parseSummaries(index: WorksIndex, range: { ids: number[]; start: number }, bytes: Buffer): WorkSummary[] {
-  return range.ids.map((id) => JSON.parse(bytes.toString('utf8', index.summaryOffsets[id]! - range.start, index.summaryOffsets[id + 1]! - range.start)) as WorkSummary);
+  return summaryTexts(index, range, bytes).map((text) => JSON.parse(text.toString('utf8')) as WorkSummary);
+}
+
+/** The stored JSON texts of the summaries in `bytes` (the range `range` of the summaries file), as views of it. */
+export function summaryTexts(index: WorksIndex, range: { ids: number[]; start: number }, bytes: Buffer): Buffer[] {
+  return range.ids.map((id) => bytes.subarray(index.summaryOffsets[id]! - range.start, index.summaryOffsets[id + 1]! - range.start));
 }
 
 /**
