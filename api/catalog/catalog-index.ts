@@ -33,6 +33,8 @@ export interface CatalogIndex {
   profileTexts: Buffer[];
   /** Catalog listing answers already given for this build, by their parameters (bounded). */
   listingAnswers: AnswerCache;
+  /** Resolve answers (their `data` as JSON text) already given for this build, by request body (bounded). */
+  resolveAnswers: AnswerCache;
   /** Listing bodies already answered, by the positions they list (a handful of profiles: few distinct answers). */
   profileListings: Map<string, { body: Buffer; etag: string }>;
   instruments: InstrumentRecord[];
@@ -76,6 +78,7 @@ export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> 
     profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),
     profileListings: new Map(),
     listingAnswers: new AnswerCache(),
+    resolveAnswers: new AnswerCache(),
     instruments: manifest.instruments,
     composers: manifest.composers,
   };

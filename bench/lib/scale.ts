@@ -242,6 +242,20 @@ export function scaleSection(options: ScaleOptions = {}): Section {
           if (r.errors.status + r.errors.timeout > 0) notes.push(`${label} at ${size}: ${r.errors.status} error answers, ${r.errors.timeout} timeouts`);
         }
 
+        // The service keeps each build's answers (api/catalog/answer-cache.ts), so the figures
+        // above, one URL each, measure a warm answer. These measure queries it has not answered:
+        // every request a different word and page (words from the slugs; more URLs than the
+        // answer cache holds, so nearly every request is a miss).
+        const slugWords = [...new Set(slugs.flatMap((sl) => sl.split('-')).filter((w) => /^[a-z]{3,}$/.test(w)))].slice(0, 400);
+        const distinct: WrkRequest[] = [];
+        for (let p = 1; p <= 25; p++) for (const w of slugWords) distinct.push({ path: `/api/v1/works?query=${w}&page=${p}` });
+        distinct.sort(() => Math.random() - 0.5);
+        const distinctRun = await runWrk(wrk.path, work, base, distinct, { connections: 10, durationSeconds: seconds });
+        d.queryDistinct = { ...distinctRun, urls: distinct.length, words: slugWords.length };
+        figures.push(
+          figure(`catalog query p99, distinct words and pages (answers not cached), ${size} works, 10 clients (target <= 10 ms)`, 'ms', distinctRun.latencyP99Ms, staticAt10.latencyP99Ms, 'same service, static record GET p99, 10 clients', 'lower', { ratio: round(10 / staticAt10.latencyP99Ms, 3), op: '<=' }),
+        );
+
         ctx.log(`${size} works: static GETs alone and under query load`);
         // Static GETs alone, then while 10 connections query.
         const staticAlone = await runWrk(wrk.path, work, base, staticReqs, { connections: 2, durationSeconds: seconds });
@@ -265,6 +279,17 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         d.resolveCatalogWide = resolve;
         d.resolveNoMusic = noMusic;
         figures.push(figure(`catalog-wide resolve p99, ${size} works, 10 clients (target <= 10 ms)`, 'ms', resolve.latencyP99Ms, noMusic.latencyP99Ms, 'same request with musicAllowed: false', 'lower', { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' }));
+        // The same, every request a body the service has not answered (a different channel key
+        // and mood each time: more bodies than the answer cache holds).
+        const distinctResolve: WrkRequest[] = Array.from({ length: 5000 }, (_, k) => ({
+          path: '/api/v1/music/resolve',
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ channel: { channelKey: `bench-${k}`, intendedRole: 'music-bed', musicAllowed: true }, requirements: { requiredFormats: ['mp3'], style: 'calm', mood: ['warm', 'bright', 'dark', 'gentle', 'solemn'][k % 5] } }),
+        }));
+        const resolveDistinct = await runWrk(wrk.path, work, base, distinctResolve, { connections: 10, durationSeconds: seconds });
+        d.resolveDistinct = resolveDistinct;
+        figures.push(figure(`catalog-wide resolve p99, distinct bodies (answers not cached), ${size} works, 10 clients (target <= 10 ms)`, 'ms', resolveDistinct.latencyP99Ms, noMusic.latencyP99Ms, 'same request with musicAllowed: false', 'lower', { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' }));
         d.rssAfterLoadMiB = mb(memoryOf(run.svc.proc.pid).rssBytes);
 
         // Static files against nginx (one worker) at 10,000 works (the quick run's size otherwise).
