@@ -8,7 +8,7 @@
  * hashes it and answers from those bytes (see fast-static.ts).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contentTypeFor, storedFileType } from '../http/media-types.ts';
 
@@ -39,6 +39,8 @@ export type Resolution = { kind: 'file'; file: StaticFile } | { kind: 'redirect'
 
 /** Files up to this size are read whole (and may be kept in memory); larger ones are streamed. */
 export const SMALL_FILE_MAX = 1024 * 1024;
+/** Known files up to this size are read again on the request thread when their bytes left memory (see bytesOfSync). */
+export const SYNC_READ_MAX = 256 * 1024;
 /** Bytes of small files kept in memory, least recently used out. */
 const MEMORY_BUDGET = 64 * 1024 * 1024;
 /** Files whose facts (size, ETag, type) are kept, least recently used out. */
@@ -108,6 +110,19 @@ export class StaticSite {
     }
     if (directoryRedirect && (await this.load(directoryRedirect))) return { kind: 'redirect', location: `${urlPath}/` };
     return { kind: 'none' };
+  }
+
+  /**
+   * The bytes of a known small file, read on this thread (the file is immutable and was read
+   * before, so it is almost always in the page cache: one open, fstat, read and close, a few
+   * microseconds, instead of four trips through the thread pool). Kept if the budget allows.
+   * Throws when the file is gone (a retired build).
+   */
+  bytesOfSync(file: StaticFile): Buffer {
+    if (file.body) return file.body;
+    const body = readFileSync(file.absPath);
+    this.keep(file, body);
+    return body;
   }
 
   /** The bytes of a small file: from memory, or read again (and kept if the budget allows). */
