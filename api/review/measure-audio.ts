@@ -1,62 +1,46 @@
 /**
- * Decode an MP3 or WAV file and measure it (docs/audio.md). MP3 is decoded by mpg123-decoder
- * (mpg123 compiled to WebAssembly; gapless: the encoder's delay and padding from the LAME header
- * are trimmed), in 64 KiB pieces streamed into the meter; WAV is read directly
- * (src/domain/audio/wav.ts). The measurement itself is pure (src/domain/audio/).
- * Decoding is serialised: one WASM decoder at a time, so a burst of accepts cannot multiply memory.
+ * Measure an MP3 or WAV file (docs/audio.md) off the request thread: each measurement runs in a
+ * worker thread (measure-audio-worker.ts -> measure-audio-decode.ts), so decoding a long file
+ * (about 3.8 s of CPU per minute of audio) never stalls the requests the server is answering.
+ * Measurements are serialised: one worker and one WASM decoder at a time, so a burst of accepts
+ * cannot multiply memory; the worker's heap is capped, and a worker that dies or runs too long
+ * fails its measurement with a clear error instead of taking the server with it.
  */
-import { readFile } from 'node:fs/promises';
-import { LoudnessMeter } from '../../src/domain/audio/loudness.ts';
-import { measureAudio, type AudioMeasurement } from '../../src/domain/audio/measure.ts';
-import { mpegChannels } from '../../src/domain/audio/mpeg.ts';
-import { readWavFormat, wavFrames } from '../../src/domain/audio/wav.ts';
+import { Worker } from 'node:worker_threads';
+import type { AudioMeasurement } from '../../src/domain/audio/measure.ts';
 
-const MP3_PIECE = 64 * 1024;
-const WAV_FRAMES = 65536;
+/** A measurement that takes longer than this fails (a 2-hour file takes about 8 minutes). */
+export const MEASURE_TIMEOUT_MS = 15 * 60 * 1000;
+/** Heap cap of a measuring worker, MiB (the decoder streams; a file is read whole once). */
+const WORKER_HEAP_MB = 512;
+
+const WORKER_URL = new URL('./measure-audio-worker.ts', import.meta.url);
 
 let queue: Promise<unknown> = Promise.resolve();
 
 export function measureAudioFile(kind: 'mp3' | 'wav', file: string): Promise<AudioMeasurement> {
-  const run = queue.then(() => (kind === 'wav' ? measureWav(file) : measureMp3(file)));
+  const run = queue.then(() => inWorker(kind, file));
   queue = run.catch(() => undefined);
   return run;
 }
 
-const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function measureWav(file: string): Promise<AudioMeasurement> {
-  const bytes = await readFile(file);
-  const format = readWavFormat(bytes);
-  const meter = new LoudnessMeter(format.sampleRate, format.channels);
-  for (let at = 0; at < format.frames; at += WAV_FRAMES) {
-    meter.push(wavFrames(bytes, format, at, WAV_FRAMES));
-    await tick(); // other requests get the event loop between pieces
-  }
-  if (format.frames === 0) throw new Error('the WAV file holds no sample frames');
-  return measureAudio(meter.result());
-}
-
-async function measureMp3(file: string): Promise<AudioMeasurement> {
-  const { MPEGDecoder } = await import('mpg123-decoder');
-  const bytes = await readFile(file);
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    // The decoder always answers two channels; a mono stream is measured as one (mpeg.ts).
-    const mono = mpegChannels(bytes) === 1;
-    let meter: LoudnessMeter | null = null;
-    for (let at = 0; at < bytes.length; at += MP3_PIECE) {
-      const out = decoder.decode(bytes.subarray(at, at + MP3_PIECE));
-      if (out.samplesDecoded > 0) {
-        const channels = mono ? out.channelData.slice(0, 1) : out.channelData;
-        meter ??= new LoudnessMeter(out.sampleRate, channels.length);
-        meter.push(channels.map((c) => c.subarray(0, out.samplesDecoded)));
-      }
-      await tick();
-    }
-    if (!meter) throw new Error('no MPEG audio frames decoded');
-    return measureAudio(meter.result());
-  } finally {
-    decoder.free();
-  }
+function inWorker(kind: 'mp3' | 'wav', file: string): Promise<AudioMeasurement> {
+  return new Promise<AudioMeasurement>((resolve, reject) => {
+    const worker = new Worker(WORKER_URL, { workerData: { kind, file }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => finish(() => reject(new Error(`measuring the audio took longer than ${MEASURE_TIMEOUT_MS / 60000} minutes`))), MEASURE_TIMEOUT_MS);
+    timer.unref();
+    worker.once('message', (m: { ok: true; result: AudioMeasurement } | { ok: false; message: string }) =>
+      finish(() => (m.ok ? resolve(m.result) : reject(new Error(m.message)))),
+    );
+    worker.once('error', (err) => finish(() => reject(new Error(`the audio measurement failed: ${err.message}`))));
+    worker.once('exit', (code) => finish(() => reject(new Error(`the audio measurement stopped before answering (exit ${code})`))));
+  });
 }
