@@ -23,6 +23,7 @@ import { createBlobStore } from './blobs/create.ts';
 import { registerCatalogRoutes } from './catalog/routes.ts';
 import { registerBlobRoutes } from './blobs/routes.ts';
 import { registerContributionRoutes } from './contributions/routes.ts';
+import { registerAnswerRoutes } from './contributions/answer-routes.ts';
 import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
@@ -281,6 +282,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   registerBlobRoutes(app, ctx);
   await registerResolveRoutes(app, ctx);
   await registerContributionRoutes(app, ctx);
+  await registerAnswerRoutes(app, ctx, review);
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
   await registerSessionRoutes(app, ctx, createAdminSignIn(ctx));

@@ -21,6 +21,7 @@ import { RateLimiter, clientKey } from './rate-limiter.ts';
 import { rateLimitHeaders } from './http.ts';
 import { sendJsonWithEtag } from '../http/reply.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
+import type { ContributionReceipt, CorrectionReportReceipt } from '../../src/schemas/answer.ts';
 
 /** The work the template is built around, when the catalog has it. */
 export const TEMPLATE_WORK_SLUG = 'satie-gymnopedie-1';
@@ -29,7 +30,7 @@ const CONTRIBUTIONS = '/api/v1/music/contributions';
 const REPORTS = '/api/v1/correction-reports';
 
 /** A 429 before the body is even read; RateLimit headers on every answer of the route. */
-function rateLimitHook(limiter: RateLimiter, setting: RateLimitSetting, base: string): onRequestHookHandler {
+export function rateLimitHook(limiter: RateLimiter, setting: RateLimitSetting, base: string): onRequestHookHandler {
   return (request, reply, done) => {
     const decision = limiter.take(clientKey(request.ip));
     reply.headers(rateLimitHeaders(decision, setting.windowSeconds));
@@ -46,14 +47,14 @@ function rateLimitHook(limiter: RateLimiter, setting: RateLimitSetting, base: st
 }
 
 /** Schema errors (attached, not thrown, so they can be merged) plus safety errors, all at once. */
-function bodyErrors(request: FastifyRequest, safety: (body: unknown) => FieldError[]): FieldError[] {
+export function bodyErrors(request: FastifyRequest, safety: (body: unknown) => FieldError[]): FieldError[] {
   const validation = (request.validationError as (Error & { validation?: unknown[] }) | undefined)?.validation;
   const schemaErrors = validation ? describeErrors(validation as never[], request.body) : [];
   const seen = new Set(schemaErrors.map((e) => `${e.pointer}\u0000${e.detail}`));
   return [...schemaErrors, ...safety(request.body).filter((e) => !seen.has(`${e.pointer}\u0000${e.detail}`))];
 }
 
-function sendInvalid(reply: FastifyReply, request: FastifyRequest, base: string, errors: FieldError[]) {
+export function sendInvalid(reply: FastifyReply, request: FastifyRequest, base: string, errors: FieldError[]) {
   const summary = errors.map((e) => `${e.pointer} ${e.detail}`).join('; ');
   return sendProblem(reply, request, base, 'invalid-body', `The request has ${errors.length} invalid field(s): ${summary}`, {
     errors: errors.map((e) => ({ pointer: e.pointer, detail: e.detail })),
@@ -143,7 +144,9 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       }
       const view = contributionView(outcome.record, base, workExists);
       if (outcome.kind === 'replayed') reply.header('Idempotent-Replayed', 'true');
-      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(view));
+      // The receipt: the tracking record plus the response token, answered only to the submission's own POST.
+      const receipt: ContributionReceipt = { ...view, responseToken: outcome.responseToken };
+      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(receipt));
     },
   );
 
@@ -168,7 +171,8 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       if (errors.length > 0) return sendInvalid(reply, request, base, errors);
       const stored = await store.submitCorrectionReport(request.body);
       const view = correctionReportView(stored, base, workExists);
-      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(view));
+      const receipt: CorrectionReportReceipt = { ...view, responseToken: await store.responseToken(stored.trackingCode) };
+      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(receipt));
     },
   );
 

@@ -13,19 +13,20 @@ export interface HttpAnswer {
 }
 
 export interface ArchiveHttp {
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpAnswer>;
+  /** `headers`: extra request headers (the answer tool's response token travels in one, never in the path). */
+  request(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpAnswer>;
 }
 
 /** Real HTTP to a running archive (stdio server, typed client). */
 export function remoteArchive(baseUrl: string, fetchImpl: typeof fetch = fetch): ArchiveHttp {
   const root = baseUrl.replace(/\/+$/, '');
   return {
-    async request(method, path, body) {
+    async request(method, path, body, extra = {}) {
       let res: Response;
       try {
         res = await fetchImpl(`${root}${path}`, {
           method,
-          headers: { accept: 'application/json, application/problem+json, text/markdown;q=0.9', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          headers: { ...extra, accept: 'application/json, application/problem+json, text/markdown;q=0.9', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         });
       } catch (error) {
@@ -42,12 +43,12 @@ export function remoteArchive(baseUrl: string, fetchImpl: typeof fetch = fetch):
 /** The same server, in process, answering as if `remoteAddress` had called it. */
 export function inProcessArchive(app: FastifyInstance, remoteAddress: string): ArchiveHttp {
   return {
-    async request(method, path, body) {
+    async request(method, path, body, extra = {}) {
       const res = await app.inject({
         method,
         url: path,
         remoteAddress,
-        headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+        headers: { ...extra, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
       });
       const headers: Record<string, string> = {};

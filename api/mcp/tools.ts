@@ -12,6 +12,7 @@ import { buildOpenApi } from '../../src/openapi/document.ts';
 import { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import { MusicContributionInput, CONTRIBUTION_CODE_PATTERN, CORRECTION_CODE_PATTERN } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
+import { ContributionAnswerInput, RESPONSE_TOKEN_HEADER, ResponseToken } from '../../src/schemas/answer.ts';
 import { ProfilesQuery, WorksQuery } from '../../src/schemas/queries.ts';
 import { Slug } from '../../src/schemas/common.ts';
 import type { ArchiveHttp, HttpAnswer } from './archive-http.ts';
@@ -98,8 +99,8 @@ export function responseSchema(method: string, path: string, status: string): Js
 }
 
 /** Parse a 2xx JSON answer, or refuse with the problem detail. */
-async function call(http: ArchiveHttp, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const answer = await http.request(method, path, body);
+async function call(http: ArchiveHttp, method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<Record<string, unknown>> {
+  const answer = await http.request(method, path, body, headers);
   if (answer.status < 200 || answer.status > 299) throw new ToolRefusal(answer);
   return JSON.parse(answer.text) as Record<string, unknown>;
 }
@@ -113,15 +114,14 @@ function queryString(args: Record<string, unknown>, keys: string[]): string {
 
 const noInput: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 const slugInput = json({ type: 'object', properties: { slug: json(Slug('Work slug, e.g. "bach-cello-suite-1-prelude".')) }, required: ['slug'], additionalProperties: false });
+const trackingCodeProperty: JsonSchema = {
+  type: 'string',
+  maxLength: 64,
+  description: `Tracking code of a contribution ("C-…", ${CONTRIBUTION_CODE_PATTERN}) or a correction report ("R-…", ${CORRECTION_CODE_PATTERN}); case and dashes are forgiven.`,
+};
 const trackingInput: JsonSchema = {
   type: 'object',
-  properties: {
-    trackingCode: {
-      type: 'string',
-      maxLength: 64,
-      description: `Tracking code of a contribution ("C-…", ${CONTRIBUTION_CODE_PATTERN}) or a correction report ("R-…", ${CORRECTION_CODE_PATTERN}); case and dashes are forgiven.`,
-    },
-  },
+  properties: { trackingCode: trackingCodeProperty },
   required: ['trackingCode'],
   additionalProperties: false,
 };
@@ -240,6 +240,48 @@ export const TOOLS: ToolDefinition[] = [
     readOnly: false,
     idempotent: false,
     run: (args, http) => call(http, 'POST', '/api/v1/correction-reports', args).then((structured) => ({ structured })),
+  },
+  {
+    name: 'answer_information_request',
+    title: 'Answer a reviewer\'s request for information',
+    description:
+      'When a contribution ("C-…") or correction report ("R-…") is "needs-information" (the history note says what the reviewer needs), answer it: a public message and, for a contribution, optionally the whole revised contribution (same contract as submit_contribution, same idempotencyKey), which replaces the proposed change. ' +
+      `Needs the responseToken from the submit tool's answer (sent as the ${RESPONSE_TOKEN_HEADER} header, never in a URL). The item goes back to "pending" for review; the answer shows in its history. Same validation and rate limit as the HTTP endpoint.`,
+    inputSchema: json({
+      type: 'object',
+      properties: {
+        trackingCode: trackingCodeProperty,
+        responseToken: json(ResponseToken),
+        message: json(ContributionAnswerInput.properties.message),
+        submission: { ...json(ContributionAnswerInput.properties.submission), description: 'Contributions only: the revised contribution, validated exactly like a new one.' },
+      },
+      required: ['trackingCode', 'responseToken', 'message'],
+      additionalProperties: false,
+    }),
+    outputSchema: {
+      type: 'object',
+      properties: {
+        kind: { type: 'string', enum: ['contribution', 'correction-report'] },
+        tracking: {
+          anyOf: [
+            responseSchema('post', '/api/v1/music/contributions/{trackingCode}/answers', '200'),
+            responseSchema('post', '/api/v1/correction-reports/{trackingCode}/answers', '200'),
+          ],
+        },
+      },
+      required: ['kind', 'tracking'],
+      additionalProperties: false,
+    },
+    readOnly: false,
+    idempotent: false,
+    async run(args, http) {
+      const path = `${trackingPath(stringArgument(args, 'trackingCode'))}/answers`;
+      const token = stringArgument(args, 'responseToken');
+      const body: Record<string, unknown> = { message: args.message };
+      if (args.submission !== undefined) body.submission = args.submission;
+      const tracking = await call(http, 'POST', path, body, { [RESPONSE_TOKEN_HEADER]: token });
+      return { structured: { kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution', tracking } };
+    },
   },
   {
     name: 'list_profiles',

@@ -96,9 +96,9 @@ export const CONTRIBUTIONS_OPERATIONS: Array<OperationSpec & { requestBody?: Req
     requestBody: { description: 'The contribution.', required: true, contentTypes: JSON_REQUEST_TYPES, schema: ref('MusicContributionInput') },
     responses: {
       '202': withRateHeaders({
-        description: 'Accepted and stored (on disk) with status "pending"; the tracking record in the envelope.',
+        description: 'Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken` (the same on a replay), in the envelope.',
         contentType: 'application/json',
-        schema: Envelope(ref('ContributionTracking') as unknown as TSchema, 'Contribution tracking record in the envelope.'),
+        schema: Envelope(ref('ContributionReceipt') as unknown as TSchema, 'Contribution receipt (tracking record and response token) in the envelope.'),
         headers: {
           ...ACCEPTED_HEADERS,
           'Idempotent-Replayed': { description: '"true" when this answers a retry with the same idempotencyKey and identical content.', schema: { type: 'string' } },
@@ -125,9 +125,9 @@ export const CONTRIBUTIONS_OPERATIONS: Array<OperationSpec & { requestBody?: Req
     requestBody: { description: 'The correction report.', required: true, contentTypes: JSON_REQUEST_TYPES, schema: ref('CorrectionReportInput') },
     responses: {
       '202': withRateHeaders({
-        description: 'Accepted and stored (on disk) with status "pending"; the tracking record in the envelope.',
+        description: 'Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken`, in the envelope.',
         contentType: 'application/json',
-        schema: Envelope(ref('CorrectionReportTracking') as unknown as TSchema, 'Correction report tracking record in the envelope.'),
+        schema: Envelope(ref('CorrectionReportReceipt') as unknown as TSchema, 'Correction report receipt (tracking record and response token) in the envelope.'),
         headers: ACCEPTED_HEADERS,
       }),
       ...submissionErrors('correction report', kib(CORRECTION_BODY_LIMIT)),

@@ -13,6 +13,7 @@ import { PROBLEM_TYPES } from '../domain/problems.ts';
 import { plain, problem, queryParameters, ref, slugParam, type OperationSpec, type RequestBodySpec, type ResponseSpec } from './spec.ts';
 export type { OperationSpec, ResponseSpec, ParameterSpec, RequestBodySpec } from './spec.ts';
 import { CONTRIBUTIONS_COMPONENTS, CONTRIBUTIONS_OPERATIONS, CONTRIBUTIONS_TAGS } from './contributions.ts';
+import { ANSWER_COMPONENTS, ANSWER_OPERATIONS } from './answers.ts';
 import { RESOLVE_COMPONENTS, RESOLVE_OPERATIONS, RESOLVE_TAGS } from './resolve.ts';
 import { ADMIN_COMPONENTS, ADMIN_OPERATIONS, ADMIN_TAGS } from './admin.ts';
 import { GITHUB_WEBHOOK_OPERATIONS } from './review-github.ts';
@@ -35,7 +36,7 @@ const COMPONENTS: Record<string, TSchema> = {
 
 /** Components of the feature modules, added to the document's components.schemas. */
 function allComponents(): Record<string, TSchema> {
-  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS, ...ADMIN_COMPONENTS };
+  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...ANSWER_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS, ...ADMIN_COMPONENTS };
 }
 
 const CORE_OPERATIONS: OperationSpec[] = [
@@ -169,6 +170,7 @@ export const OPERATIONS: OperationSpec[] = [
   ...CORE_OPERATIONS,
   ...RESOLVE_OPERATIONS,
   ...CONTRIBUTIONS_OPERATIONS,
+  ...ANSWER_OPERATIONS,
   ...LIBRARY_OPERATIONS,
   ...ADMIN_OPERATIONS,
   ...GITHUB_WEBHOOK_OPERATIONS,

@@ -226,12 +226,38 @@ export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 export const SUBMISSION_KINDS = ['contribution', 'correction-report'] as const;
 export type SubmissionKind = (typeof SUBMISSION_KINDS)[number];
 
+/**
+ * What made a history entry: a reviewer's action, or the submitter's `answer` to a request for
+ * information (back to pending). Each target status has exactly one action that enters it
+ * (intake's first `pending` entry carries none).
+ */
+export const HISTORY_ACTIONS = ['accept', 'request-information', 'answer', 'apply', 'decline'] as const;
+export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
+
+/** The actor of an answer: the holder of the submission's response token. */
+export const SUBMITTER_ACTOR = 'submitter';
+
 export const StatusChange = Type.Object(
   {
     status: StringEnum(SUBMISSION_STATUSES, { description: 'The status entered.' }),
     atUtc: UtcTimestamp('When the status was entered (UTC).'),
     note: Nullable(Type.String({ maxLength: 2000 }), { description: 'Public note from the reviewer, e.g. which information is needed; null when none.' }),
-    actor: Type.Optional(Type.String({ maxLength: 100, description: 'Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded.' })),
+    actor: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'Who made the change: the label of the authenticated admin key (a review action), "github-webhook", or "submitter" (an `answer`, made with the submission\'s response token); absent for intake and for entries written before it was recorded.',
+      }),
+    ),
+    action: Type.Optional(
+      StringEnum(HISTORY_ACTIONS, {
+        description:
+          'What made the change: a reviewer\'s accept, request-information, apply or decline, or the submitter\'s answer to a request for information (actor "submitter"; its note is the submitter\'s public message). Absent for intake and for entries written before it was recorded.',
+      }),
+    ),
+    revisedSubmission: Type.Optional(
+      Type.Boolean({ description: 'On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one).' }),
+    ),
   },
   { ...strict, title: 'StatusChange', description: 'One entry of the status history.' },
 );
@@ -332,6 +358,11 @@ export interface StoredSubmissionState {
   review: ReviewLink | null;
   /** Absent on records stored before applies answered at once; read as null. */
   apply?: ApplyProgress | null;
+  /**
+   * SHA-256 (hex) of the submission's response token (never the token itself): whoever presents
+   * the token may answer a request for information. Absent on records stored before tokens existed.
+   */
+  responseTokenSha256?: string | null;
 }
 
 /** What is kept on disk for a contribution: the tracking state plus the full submission. */
@@ -340,6 +371,8 @@ export interface StoredContribution extends StoredSubmissionState {
   /** SHA-256 of the canonical JSON of `submission` (idempotency). */
   contentSha256: string;
   submission: MusicContributionInput;
+  /** Bodies replaced by the submitter's answers (a revised submission), oldest first; absent until one is. */
+  previousSubmissions?: Array<{ replacedAtUtc: string; contentSha256: string; submission: MusicContributionInput }>;
 }
 
 /** Idempotency record: written first, with everything needed to complete a half-done submission. */

@@ -165,3 +165,11 @@ export function checkCorrectionSafety(body: unknown): FieldError[] {
   checkEmbeddedData(body, out, flagged);
   return out;
 }
+
+/** Safety violations of an answer's message (public text): no embedded data, like every submitted text. */
+export function checkMessageSafety(body: unknown): FieldError[] {
+  if (!isObject(body) || typeof body.message !== 'string') return [];
+  const out: FieldError[] = [];
+  checkEmbeddedData({ message: body.message }, out, new Set());
+  return out;
+}

@@ -3,7 +3,7 @@
  * which (the spec leaves transitions "not shown"; docs/contributions.md records this table).
  * Intake only ever creates `pending`; the review side moves records along this table.
  */
-import { SUBMISSION_STATUSES, type ApplyState, type StatusChange, type SubmissionStatus } from '../../schemas/contribution.ts';
+import { SUBMISSION_STATUSES, type ApplyState, type HistoryAction, type StatusChange, type SubmissionStatus } from '../../schemas/contribution.ts';
 
 export { SUBMISSION_STATUSES, type SubmissionStatus };
 
@@ -77,11 +77,25 @@ export interface Tracked {
  */
 export function transition<T extends Tracked>(record: T, to: SubmissionStatus, atUtc: string, note: string | null = null, actor: string | null = null): T {
   if (!canTransition(record.status, to)) throw new TransitionError(record.status, to);
+  const action = ACTION_ENTERING[to];
+  const entry: StatusChange = actor === null ? { status: to, atUtc, note } : { status: to, atUtc, note, actor };
   return {
     ...record,
     status: to,
     changedCanonicalData: record.changedCanonicalData || to === 'applied',
     updatedAtUtc: atUtc,
-    history: [...record.history, actor === null ? { status: to, atUtc, note } : { status: to, atUtc, note, actor }],
+    history: [...record.history, action === null ? entry : { ...entry, action }],
   };
 }
+
+/**
+ * The one action that enters each status by a move (the table above never reaches `pending`
+ * except from `needs-information`, i.e. by the submitter's answer; intake's first entry is no move).
+ */
+export const ACTION_ENTERING: Readonly<Record<SubmissionStatus, HistoryAction | null>> = {
+  pending: 'answer',
+  'needs-information': 'request-information',
+  accepted: 'accept',
+  applied: 'apply',
+  declined: 'decline',
+};

@@ -15,8 +15,9 @@ export const contributionSchemaUrl = (baseUrl: string) => `${baseUrl}/api/v1/mus
 const workUrl = (baseUrl: string, slug: string) => `${baseUrl}/api/v1/works/${encodeURIComponent(slug)}`;
 
 /** The state every new submission starts in: pending, nothing changed, one history entry. */
-function receivedState(trackingCode: string, receivedAtUtc: string): StoredSubmissionState {
+function receivedState(trackingCode: string, receivedAtUtc: string, responseTokenSha256: string | null): StoredSubmissionState {
   return {
+    ...(responseTokenSha256 ? { responseTokenSha256 } : {}),
     recordVersion: 1,
     trackingCode,
     status: INITIAL_STATUS,
@@ -28,18 +29,19 @@ function receivedState(trackingCode: string, receivedAtUtc: string): StoredSubmi
   };
 }
 
-export function newStoredContribution(submission: MusicContributionInput, trackingCode: string, receivedAtUtc: string, contentSha256: string): StoredContribution {
+/** `responseTokenSha256`: the digest of the submission's response token (docs/contributions.md, "Answering"). */
+export function newStoredContribution(submission: MusicContributionInput, trackingCode: string, receivedAtUtc: string, contentSha256: string, responseTokenSha256: string | null = null): StoredContribution {
   return {
-    ...receivedState(trackingCode, receivedAtUtc),
+    ...receivedState(trackingCode, receivedAtUtc, responseTokenSha256),
     kind: 'contribution',
     contentSha256,
     submission,
   };
 }
 
-export function newStoredCorrectionReport(report: CorrectionReportInput, trackingCode: string, receivedAtUtc: string): StoredCorrectionReport {
+export function newStoredCorrectionReport(report: CorrectionReportInput, trackingCode: string, receivedAtUtc: string, responseTokenSha256: string | null = null): StoredCorrectionReport {
   return {
-    ...receivedState(trackingCode, receivedAtUtc),
+    ...receivedState(trackingCode, receivedAtUtc, responseTokenSha256),
     kind: 'correction-report',
     report,
   };
