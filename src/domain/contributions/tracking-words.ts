@@ -14,7 +14,7 @@ export interface TrackingRecord {
   changedCanonicalData: boolean;
   receivedAtUtc: string;
   updatedAtUtc: string;
-  history: Array<{ status: string; atUtc: string; note: string | null }>;
+  history: Array<{ status: string; atUtc: string; note: string | null; action?: string; revisedSubmission?: boolean }>;
   review: { kind: string; branch: string; url: string | null; openedAtUtc: string } | null;
   summary: Record<string, unknown>;
   links: Record<string, string | null | undefined>;
@@ -111,7 +111,12 @@ export function trackingFacts(t: TrackingRecord, jsonUrl: string): Fact[] {
 
 /** The history rows, oldest first, in words. */
 export function historyRows(t: TrackingRecord): Array<{ status: string; when: string; note: string }> {
-  return (t.history ?? []).map((h) => ({ status: statusWords(h.status), when: whenWords(h.atUtc), note: h.note ?? '—' }));
+  return (t.history ?? []).map((h) => ({ status: h.action === 'answer' ? answerWords(h) : statusWords(h.status), when: whenWords(h.atUtc), note: h.note ?? '—' }));
+}
+
+/** An answer's row says who answered (the note is the submitter's message, public like a reviewer's note). */
+function answerWords(h: { status: string; revisedSubmission?: boolean }): string {
+  return `${statusWords(h.status)} (answered by the submitter${h.revisedSubmission ? ', with a revised submission' : ''})`;
 }
 
 /** The API address of a code's tracking record, root-relative (same origin as the page). */
