@@ -158,6 +158,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/correction-reports/{trackingCode}/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a request for information about your correction report
+         * @description Only an item in `needs-information` (a reviewer asked for something; the history note says what) can be answered. The item goes back to `pending` for review, and its history gets an entry `{ status: "pending", action: "answer", actor: "submitter", note: <message>, atUtc }` after the reviewer's `{ status: "needs-information", action: "request-information", actor: <key label>, note }`. The message is public, like the reviewer's note (at most 2000 characters; no contact details). Public submissions (POST /api/v1/music/contributions and POST /api/v1/correction-reports) are rate-limited per client address: by default 20 requests per 60 seconds for each endpoint, as a bucket that allows a burst of that size and refills steadily (operators set ARCHIVE_CONTRIBUTION_RATE_LIMIT and ARCHIVE_CORRECTION_RATE_LIMIT, "<requests>/<seconds>"). Every answer of those endpoints carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds until the allowance is full) and RateLimit-Policy; over the limit the answer is 429 with Retry-After (seconds): wait that long, then retry. Invalid requests count too. Reads are not rate-limited. (answers have their own allowance per client at the intake rate).
+         */
+        post: operations["answerCorrectionReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/instruments": {
         parameters: {
             query?: never;
@@ -366,6 +386,26 @@ export interface paths {
         get: operations["getContributionTracking"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/music/contributions/{trackingCode}/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a request for information about your contribution (message, optionally a revised body)
+         * @description Only an item in `needs-information` (a reviewer asked for something; the history note says what) can be answered. The item goes back to `pending` for review, and its history gets an entry `{ status: "pending", action: "answer", actor: "submitter", note: <message>, atUtc }` after the reviewer's `{ status: "needs-information", action: "request-information", actor: <key label>, note }`. The message is public, like the reviewer's note (at most 2000 characters; no contact details). Public submissions (POST /api/v1/music/contributions and POST /api/v1/correction-reports) are rate-limited per client address: by default 20 requests per 60 seconds for each endpoint, as a bucket that allows a burst of that size and refills steadily (operators set ARCHIVE_CONTRIBUTION_RATE_LIMIT and ARCHIVE_CORRECTION_RATE_LIMIT, "<requests>/<seconds>"). Every answer of those endpoints carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds until the allowance is full) and RateLimit-Policy; over the limit the answer is 429 with Retry-After (seconds): wait that long, then retry. Invalid requests count too. Reads are not rate-limited. (answers have their own allowance per client at the intake rate). With `submission`, the revised contribution (validated exactly like a new one, placeholders refused, the original idempotencyKey kept; errors point under /submission) replaces the proposed change: an open review branch or pull request is rewritten so the diff an editor sees is the new one, and changed files are fetched and verified at the next accept.
+         */
+        post: operations["answerContribution"];
         delete?: never;
         options?: never;
         head?: never;
@@ -798,7 +838,12 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Status history with public notes. */
             history: {
-                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                /**
+                 * @description What made the change: a reviewer's accept, request-information, apply or decline, or the submitter's answer to a request for information (actor "submitter"; its note is the submitter's public message). Absent for intake and for entries written before it was recorded.
+                 * @enum {string}
+                 */
+                action?: "accept" | "request-information" | "answer" | "apply" | "decline";
+                /** @description Who made the change: the label of the authenticated admin key (a review action), "github-webhook", or "submitter" (an `answer`, made with the submission's response token); absent for intake and for entries written before it was recorded. */
                 actor?: string;
                 /**
                  * Format: date-time
@@ -807,6 +852,8 @@ export interface components {
                 atUtc: string;
                 /** @description Public note from the reviewer, e.g. which information is needed; null when none. */
                 note: string | null;
+                /** @description On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one). */
+                revisedSubmission?: boolean;
                 /**
                  * @description The status entered.
                  * @enum {string}
@@ -1352,6 +1399,422 @@ export interface components {
             usageNotes?: string | null;
         };
         /**
+         * ContributionAnswerInput
+         * @description The submitter's answer to a request for information about a contribution: a public message and, optionally, the revised contribution.
+         */
+        ContributionAnswerInput: {
+            /** @description What the reviewer asked for, answered in words (1 to 2000 characters). Public: it appears in the tracking history like the reviewer's note, so never put contact details or secrets in it. */
+            message: string;
+            /**
+             * MusicContributionInput
+             * @description Optional: the whole contribution, revised, under the same contract as a new one (validated exactly like POST /api/v1/music/contributions, placeholders refused). It keeps the original idempotencyKey and replaces the proposed change; the review branch or pull request then shows the new change.
+             */
+            submission?: {
+                /**
+                 * ContributionArrangement
+                 * @description The arrangement, for operation "arrangement".
+                 */
+                arrangement?: {
+                    /** @description Other channel roles it also suits (resolve matches a channel's role against intendedRole and these). */
+                    alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
+                    /** @description Duration, e.g. "3:05". */
+                    duration?: string | null;
+                    /** @description Instrumentation in words. */
+                    instrumentation?: string | null;
+                    /** @description The channel role it was made for, e.g. "music-bed". */
+                    intendedRole?: string | null;
+                    /** @description It loops seamlessly (resolve then accepts it for longer target durations). */
+                    loopable?: boolean;
+                    /** @description Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed. */
+                    moods?: string[];
+                    /** @description Slugs of the rendering profiles used. */
+                    renderingProfileSlugs: string[];
+                    /** @description Sections with their times in seconds, in order (e.g. intro, theme, ending). */
+                    sections?: {
+                        /** @description End, seconds from the beginning (after the start). */
+                        endSeconds: number;
+                        /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                        label: string;
+                        /** @description Start, seconds from the beginning. */
+                        startSeconds: number;
+                    }[];
+                    /** @description Style, e.g. "solo piano, calm". */
+                    style?: string | null;
+                    /** @description Title of the arrangement. */
+                    title?: string | null;
+                    /** @description It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations). */
+                    trimmable?: boolean;
+                } | null;
+                /** @description The files, each at an HTTPS URL with its SHA-256. */
+                assets: {
+                    /** @description Attribution for this file. */
+                    attribution?: string | null;
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL the file can be fetched from during review (never a data: URL).
+                     */
+                    downloadUrl?: string | null;
+                    /**
+                     * @description What the file is.
+                     * @enum {string}
+                     */
+                    kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
+                    /** @description License of this file. */
+                    license?: string | null;
+                    /** @description MP3/WAV: the integrated loudness (EBU R128, LUFS) the submitter claims. Optional; the archive measures every audio file at accept and flags a claim more than 1 LU off. */
+                    loudnessLufs?: number | null;
+                    /** @description IANA media type, e.g. "audio/mpeg". */
+                    mediaType?: string | null;
+                    /**
+                     * @description Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.
+                     * @enum {string}
+                     */
+                    reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved";
+                    /** @description Rights status of this file, e.g. "public-domain". */
+                    rightsStatus: string;
+                    /** @description SHA-256 of the file: exactly 64 hexadecimal characters. */
+                    sha256?: string | null;
+                    /**
+                     * Format: uri
+                     * @description HTTPS page that describes the file and where it came from.
+                     */
+                    sourcePageUrl: string;
+                    /** @description Human-readable title of the asset. */
+                    title: string;
+                }[];
+                /** @description What the contribution changes or adds, in plain words. */
+                changeSummary: string;
+                /**
+                 * ChannelContext
+                 * @description The channel the contribution was prepared for.
+                 */
+                channel?: {
+                    /** @description Audio profile of the channel. */
+                    audioProfile?: string | null;
+                    /** @description Stable key of the channel. */
+                    channelKey: string;
+                    /** @description Display name of the channel. */
+                    displayName?: string | null;
+                    /**
+                     * @description The role music plays in this channel.
+                     * @enum {string}
+                     */
+                    intendedRole: "music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form";
+                    /** @description False when the channel must not carry music at all. */
+                    musicAllowed?: boolean;
+                    /** @description True when narration plays over the music. */
+                    narrationPresent?: boolean;
+                    /** @description Free notes on usage. */
+                    usageNotes?: string | null;
+                } | null;
+                /** @description Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key. */
+                idempotencyKey: string;
+                /**
+                 * @description What the contribution proposes.
+                 * @enum {string}
+                 */
+                operation: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile";
+                /**
+                 * QualityDeclaration
+                 * @description Quality claims; a technical pass is not listening approval.
+                 */
+                quality: {
+                    /** @description An accountable human listened and approved; true requires submittedBy.kind Human. */
+                    humanListeningApproved?: boolean;
+                    /** @description Notes from listening. */
+                    listeningNotes?: string | null;
+                    /** @description Automated measurements. */
+                    technicalChecks?: string | null;
+                    /** @description Automated technical checks passed (not listening approval). */
+                    technicalValidationPassed?: boolean;
+                };
+                /** @description Why the change is right. */
+                rationale?: string | null;
+                /**
+                 * Reproducibility
+                 * @description How the files were made.
+                 */
+                reproducibility?: {
+                    /** @description Command line that produced the files. */
+                    command?: string | null;
+                    /** @description Rendering or generation engine. */
+                    engine?: string | null;
+                    /** @description SHA-256 digests of the inputs. */
+                    inputSha256: string[];
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL of a manifest of the run.
+                     */
+                    manifestUrl?: string | null;
+                    /** @description Model name and version, when one was used. */
+                    model?: string | null;
+                    /** @description Negative prompt. */
+                    negativePrompt?: string | null;
+                    /** @description Prompt given to the model. */
+                    prompt?: string | null;
+                    /** @description Random seed. */
+                    seed?: string | null;
+                } | null;
+                /**
+                 * RightsDeclaration
+                 * @description The three rights layers, declared independently, with evidence.
+                 */
+                rights: {
+                    /** @description Attribution to carry forward. */
+                    attribution?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the rights were checked (UTC, ending in "Z").
+                     */
+                    checkedAtUtc?: string | null;
+                    /**
+                     * @description Rights layer 1: status of the composition.
+                     * @enum {string}
+                     */
+                    compositionStatus: "public-domain" | "permission-documented" | "not-applicable" | "unknown";
+                    /**
+                     * @description Rights layer 2: status of the edition or file.
+                     * @enum {string}
+                     */
+                    editionStatus?: "public-domain" | "licensed" | "original-contribution" | "not-applicable" | "unknown";
+                    /** @description At least one HTTPS page that supports the declaration; dated evidence is expected. */
+                    evidenceUrls: string[];
+                    /** @description License of the contributed files, e.g. "CC0-1.0". */
+                    license?: string | null;
+                    /**
+                     * @description Rights layer 3: status of the recording.
+                     * @enum {string}
+                     */
+                    recordingStatus?: "public-domain" | "licensed" | "original-generated-recording" | "original-human-recording" | "not-applicable" | "unknown";
+                    /** @description Territory the declaration covers, e.g. "US, EU, CA". */
+                    territory: string;
+                };
+                /**
+                 * @description The contract label; must equal "archive.music-contribution.v1".
+                 * @constant
+                 */
+                schemaVersion: "archive.music-contribution.v1";
+                /**
+                 * ContributorIdentity
+                 * @description Who submits the contribution.
+                 */
+                submittedBy: {
+                    /** @description Name of the agent or tool, when not a human alone. */
+                    agentName?: string | null;
+                    /** @description Version of the agent or tool. */
+                    agentVersion?: string | null;
+                    /** @description How reviewers can reach the submitter (never shown on tracking pages). */
+                    contact?: string | null;
+                    /**
+                     * @description Human, AiAssisted (a human working with an AI tool) or AutomatedAgent. Only Human may assert listening approval.
+                     * @enum {string}
+                     */
+                    kind: "Human" | "AiAssisted" | "AutomatedAgent";
+                    /** @description Name of the person or agent submitting. */
+                    name: string;
+                };
+                /**
+                 * ContributionTarget
+                 * @description The existing record or asset it applies to.
+                 */
+                target?: {
+                    /**
+                     * Format: int32
+                     * @description Id of an existing arrangement of the work: with operation "arrangement" or "performance", the files are added to that arrangement instead of a new one (e.g. the score or MP3 a resolve answer's missing[] names for it, with its arrangementId).
+                     */
+                    arrangementId?: number | null;
+                    /**
+                     * Format: int32
+                     * @description Id of the existing asset being revised (int32).
+                     */
+                    assetId?: number | null;
+                    /** @description Kind of asset being added or revised. */
+                    assetType?: string | null;
+                    /** @description SHA-256 of the file the revision starts from. */
+                    baseSha256?: string | null;
+                    /** @description Slug of the canonical work the contribution is for. */
+                    workSlug?: string | null;
+                } | null;
+                /**
+                 * ContributionWork
+                 * @description Bibliographic facts of the work.
+                 */
+                work?: {
+                    /** @description Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list). */
+                    aliases?: string[];
+                    /** @description Composer display name. */
+                    composer?: string | null;
+                    /** @description Genre, e.g. "Piano piece". */
+                    genre?: string | null;
+                    /** @description Title in the original language. */
+                    originalTitle?: string | null;
+                    /** @description Period, e.g. "Romantic". */
+                    period?: string | null;
+                    /** @description One- or two-sentence summary. */
+                    summary?: string | null;
+                    /** @description Title in English. */
+                    title?: string | null;
+                    /** @description Main catalog number as written, e.g. "BWV 1007". */
+                    workNumber?: string | null;
+                    /** @description Year or span of composition. */
+                    year?: string | null;
+                } | null;
+            };
+        };
+        /**
+         * ContributionReceipt
+         * @description The 202 answer to a contribution: its public tracking record plus the secret response token (which the tracking record never shows).
+         */
+        ContributionReceipt: {
+            /**
+             * ApplyProgress
+             * @description The latest apply and when it became visible (or that it failed); null until a reviewer applies it.
+             */
+            apply: {
+                /**
+                 * Format: date-time
+                 * @description When the apply failed (UTC); null unless it failed.
+                 */
+                failedAtUtc: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the reviewer applied it (UTC).
+                 */
+                requestedAtUtc: string;
+                /**
+                 * @description applying: a reviewer applied it and the change is being merged and published (status stays "accepted" until it is visible); visible: the change is served (status "applied"); failed: it could not be published, nothing was merged and the previous site keeps serving (status stays "accepted").
+                 * @enum {string}
+                 */
+                state: "applying" | "visible" | "failed";
+                /**
+                 * Format: date-time
+                 * @description When the change became visible (UTC); null until then.
+                 */
+                visibleAtUtc: string | null;
+            } | null;
+            /** @description True once the proposal changed canonical data (status "applied"); false before. */
+            changedCanonicalData: boolean;
+            /** @description Every status change, oldest first, with public notes. */
+            history: {
+                /**
+                 * @description What made the change: a reviewer's accept, request-information, apply or decline, or the submitter's answer to a request for information (actor "submitter"; its note is the submitter's public message). Absent for intake and for entries written before it was recorded.
+                 * @enum {string}
+                 */
+                action?: "accept" | "request-information" | "answer" | "apply" | "decline";
+                /** @description Who made the change: the label of the authenticated admin key (a review action), "github-webhook", or "submitter" (an `answer`, made with the submission's response token); absent for intake and for entries written before it was recorded. */
+                actor?: string;
+                /**
+                 * Format: date-time
+                 * @description When the status was entered (UTC).
+                 */
+                atUtc: string;
+                /** @description Public note from the reviewer, e.g. which information is needed; null when none. */
+                note: string | null;
+                /** @description On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one). */
+                revisedSubmission?: boolean;
+                /**
+                 * @description The status entered.
+                 * @enum {string}
+                 */
+                status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            }[];
+            /**
+             * @description What this code tracks.
+             * @constant
+             */
+            kind: "contribution";
+            /** @description Absolute links. */
+            links: {
+                /**
+                 * Format: uri
+                 * @description The contribution contract it was validated against.
+                 */
+                schema: string;
+                /**
+                 * Format: uri
+                 * @description This tracking record.
+                 */
+                self: string;
+                /**
+                 * Format: uri
+                 * @description The canonical work record, when the target work exists.
+                 */
+                work: string | null;
+            };
+            /**
+             * Format: date-time
+             * @description When the archive received the submission (UTC).
+             */
+            receivedAtUtc: string;
+            /** @description Every declared review state and quality claim, with what the archive does with it: nothing declared is taken over as it stands. */
+            recheck: {
+                /** @description What the submitter declared, as sent. */
+                declared: string;
+                /** @description What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer. */
+                howChecked: string;
+                /** @description JSON Pointer of the declared value in the submission, e.g. "/assets/1/reviewState". */
+                pointer: string;
+            }[];
+            /** @description Secret response token of this submission: with it (in the Archive-Response-Token header) the submitter answers a reviewer's request for information. Shown only in the answer to the POST (a retry with the same idempotencyKey and identical content answers the same token); never in the tracking record or page. Keep it like a password. */
+            responseToken: string;
+            /**
+             * ReviewLink
+             * @description The review (pull request or branch); null until a review opens.
+             */
+            review: {
+                /** @description Review branch in the content repository, e.g. "review/C-...". */
+                branch: string;
+                /**
+                 * @description A pull request on the forge, or a branch in the local content repository.
+                 * @enum {string}
+                 */
+                kind: "pull-request" | "branch";
+                /**
+                 * Format: date-time
+                 * @description When the review opened (UTC).
+                 */
+                openedAtUtc: string;
+                /**
+                 * Format: uri
+                 * @description Web address of the pull request; null for a local branch.
+                 */
+                url: string | null;
+            } | null;
+            /**
+             * @description Current review status; reuse a contribution only when "applied".
+             * @enum {string}
+             */
+            status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            /** @description What was submitted, in brief (contact details are never shown). */
+            summary: {
+                /** @description Number of assets submitted. */
+                assetCount: number;
+                /**
+                 * @description What the contribution proposes.
+                 * @enum {string}
+                 */
+                operation: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile";
+                /** @description Contract label it was submitted under. */
+                schemaVersion: string;
+                /**
+                 * @description Kind of submitter.
+                 * @enum {string}
+                 */
+                submittedByKind: "Human" | "AiAssisted" | "AutomatedAgent";
+                /** @description Slug of the work it applies to, when given. */
+                targetWorkSlug: string | null;
+                /** @description Arrangement or work title, when given. */
+                title: string | null;
+            };
+            /** @description Public tracking code, e.g. "C-7KQM-T4XH-R2PZ-9WNB". */
+            trackingCode: string;
+            /**
+             * Format: date-time
+             * @description When the status last changed (UTC).
+             */
+            updatedAtUtc: string;
+        };
+        /**
          * ContributionTracking
          * @description Public tracking record of a contribution.
          */
@@ -1386,7 +1849,12 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
             history: {
-                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                /**
+                 * @description What made the change: a reviewer's accept, request-information, apply or decline, or the submitter's answer to a request for information (actor "submitter"; its note is the submitter's public message). Absent for intake and for entries written before it was recorded.
+                 * @enum {string}
+                 */
+                action?: "accept" | "request-information" | "answer" | "apply" | "decline";
+                /** @description Who made the change: the label of the authenticated admin key (a review action), "github-webhook", or "submitter" (an `answer`, made with the submission's response token); absent for intake and for entries written before it was recorded. */
                 actor?: string;
                 /**
                  * Format: date-time
@@ -1395,6 +1863,8 @@ export interface components {
                 atUtc: string;
                 /** @description Public note from the reviewer, e.g. which information is needed; null when none. */
                 note: string | null;
+                /** @description On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one). */
+                revisedSubmission?: boolean;
                 /**
                  * @description The status entered.
                  * @enum {string}
@@ -1496,6 +1966,14 @@ export interface components {
             updatedAtUtc: string;
         };
         /**
+         * CorrectionReportAnswerInput
+         * @description The reporter's answer to a request for information about a correction report: a public message.
+         */
+        CorrectionReportAnswerInput: {
+            /** @description What the reviewer asked for, answered in words (1 to 2000 characters). Public: it appears in the tracking history like the reviewer's note, so never put contact details or secrets in it. */
+            message: string;
+        };
+        /**
          * CorrectionReportInput
          * @description A proposed change to one field of a record, with rationale and evidence. The catalog is never edited by submitting it.
          */
@@ -1529,6 +2007,135 @@ export interface components {
             targetType: string;
             /** @description Slug of the work the report is about. */
             workSlug?: string | null;
+        };
+        /**
+         * CorrectionReportReceipt
+         * @description The 202 answer to a correction report: its public tracking record plus the secret response token (which the tracking record never shows).
+         */
+        CorrectionReportReceipt: {
+            /**
+             * ApplyProgress
+             * @description The latest apply and when it became visible (or that it failed); null until a reviewer applies it.
+             */
+            apply: {
+                /**
+                 * Format: date-time
+                 * @description When the apply failed (UTC); null unless it failed.
+                 */
+                failedAtUtc: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the reviewer applied it (UTC).
+                 */
+                requestedAtUtc: string;
+                /**
+                 * @description applying: a reviewer applied it and the change is being merged and published (status stays "accepted" until it is visible); visible: the change is served (status "applied"); failed: it could not be published, nothing was merged and the previous site keeps serving (status stays "accepted").
+                 * @enum {string}
+                 */
+                state: "applying" | "visible" | "failed";
+                /**
+                 * Format: date-time
+                 * @description When the change became visible (UTC); null until then.
+                 */
+                visibleAtUtc: string | null;
+            } | null;
+            /** @description True once the correction changed canonical data (status "applied"); false before. */
+            changedCanonicalData: boolean;
+            /** @description Every status change, oldest first, with public notes. */
+            history: {
+                /**
+                 * @description What made the change: a reviewer's accept, request-information, apply or decline, or the submitter's answer to a request for information (actor "submitter"; its note is the submitter's public message). Absent for intake and for entries written before it was recorded.
+                 * @enum {string}
+                 */
+                action?: "accept" | "request-information" | "answer" | "apply" | "decline";
+                /** @description Who made the change: the label of the authenticated admin key (a review action), "github-webhook", or "submitter" (an `answer`, made with the submission's response token); absent for intake and for entries written before it was recorded. */
+                actor?: string;
+                /**
+                 * Format: date-time
+                 * @description When the status was entered (UTC).
+                 */
+                atUtc: string;
+                /** @description Public note from the reviewer, e.g. which information is needed; null when none. */
+                note: string | null;
+                /** @description On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one). */
+                revisedSubmission?: boolean;
+                /**
+                 * @description The status entered.
+                 * @enum {string}
+                 */
+                status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            }[];
+            /**
+             * @description What this code tracks.
+             * @constant
+             */
+            kind: "correction-report";
+            /** @description Absolute links. */
+            links: {
+                /**
+                 * Format: uri
+                 * @description This tracking record.
+                 */
+                self: string;
+                /**
+                 * Format: uri
+                 * @description The canonical work record, when the work exists.
+                 */
+                work: string | null;
+            };
+            /**
+             * Format: date-time
+             * @description When the archive received the report (UTC).
+             */
+            receivedAtUtc: string;
+            /** @description Secret response token of this submission: with it (in the Archive-Response-Token header) the submitter answers a reviewer's request for information. Shown only in the answer to the POST (a retry with the same idempotencyKey and identical content answers the same token); never in the tracking record or page. Keep it like a password. */
+            responseToken: string;
+            /**
+             * ReviewLink
+             * @description The review (pull request or branch); null until a review opens.
+             */
+            review: {
+                /** @description Review branch in the content repository, e.g. "review/C-...". */
+                branch: string;
+                /**
+                 * @description A pull request on the forge, or a branch in the local content repository.
+                 * @enum {string}
+                 */
+                kind: "pull-request" | "branch";
+                /**
+                 * Format: date-time
+                 * @description When the review opened (UTC).
+                 */
+                openedAtUtc: string;
+                /**
+                 * Format: uri
+                 * @description Web address of the pull request; null for a local branch.
+                 */
+                url: string | null;
+            } | null;
+            /**
+             * @description Current status: pending, accepted, applied, declined or needs-information.
+             * @enum {string}
+             */
+            status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            /** @description What the report is about (the reporter's name is never shown). */
+            summary: {
+                /** @description The field the report proposes to change. */
+                fieldName: string;
+                /** @description Id within the work, when given. */
+                targetId: number | null;
+                /** @description What the report is about. */
+                targetType: string;
+                /** @description Slug of the work, when given. */
+                workSlug: string | null;
+            };
+            /** @description Public tracking code, e.g. "R-7KQM-T4XH-R2PZ-9WNB". */
+            trackingCode: string;
+            /**
+             * Format: date-time
+             * @description When the status last changed (UTC).
+             */
+            updatedAtUtc: string;
         };
         /**
          * CorrectionReportTracking
@@ -1565,7 +2172,12 @@ export interface components {
             changedCanonicalData: boolean;
             /** @description Every status change, oldest first, with public notes. */
             history: {
-                /** @description Label of the authenticated key that made the change (a review action); absent for intake and for entries written before it was recorded. */
+                /**
+                 * @description What made the change: a reviewer's accept, request-information, apply or decline, or the submitter's answer to a request for information (actor "submitter"; its note is the submitter's public message). Absent for intake and for entries written before it was recorded.
+                 * @enum {string}
+                 */
+                action?: "accept" | "request-information" | "answer" | "apply" | "decline";
+                /** @description Who made the change: the label of the authenticated admin key (a review action), "github-webhook", or "submitter" (an `answer`, made with the submission's response token); absent for intake and for entries written before it was recorded. */
                 actor?: string;
                 /**
                  * Format: date-time
@@ -1574,6 +2186,8 @@ export interface components {
                 atUtc: string;
                 /** @description Public note from the reviewer, e.g. which information is needed; null when none. */
                 note: string | null;
+                /** @description On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one). */
+                revisedSubmission?: boolean;
                 /**
                  * @description The status entered.
                  * @enum {string}
@@ -5325,7 +5939,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted and stored (on disk) with status "pending"; the tracking record in the envelope. */
+            /** @description Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken`, in the envelope. */
             202: {
                 headers: {
                     /** @description "no-store". */
@@ -5346,7 +5960,7 @@ export interface operations {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["CorrectionReportTracking"];
+                        data: components["schemas"]["CorrectionReportReceipt"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -5479,6 +6093,111 @@ export interface operations {
             };
             /** @description No correction report has this tracking code (unknown and malformed codes alike). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    answerCorrectionReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The response token the 202 answer to the submission carried (`data.responseToken`, ^pdma_rt_[A-Za-z0-9_-]{43}$). Only in this header: a token in the URL is refused (400 key-in-url). */
+                "Archive-Response-Token": string;
+            };
+            path: {
+                /** @description Tracking code of the correction report, e.g. "R-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional; canonical form ^R(-[2-9A-HJKMNP-Z]{4}){4}$). */
+                trackingCode: string;
+            };
+            cookie?: never;
+        };
+        /** @description The answer. */
+        requestBody: {
+            content: {
+                "application/*+json": components["schemas"]["CorrectionReportAnswerInput"];
+                "application/json": components["schemas"]["CorrectionReportAnswerInput"];
+                "text/json": components["schemas"]["CorrectionReportAnswerInput"];
+            };
+        };
+        responses: {
+            /** @description Answered: the tracking record, now `pending`, with the answer in its history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["CorrectionReportTracking"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON, or the answer violates its model or a safety rule (invalid-body, `errors[]` with JSON Pointers; a revised body under /submission), or a query string was sent (invalid-query; key-in-url when it holds a token). Nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No Archive-Response-Token header, or not this submission's token (invalid-response-token, naming the header). Nothing was changed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No item has this tracking code. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The item is not in `needs-information` (conflict; `currentStatus` names its status). Nothing was changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (payload-too-large). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON (unsupported-media-type). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many answers from this client (rate-limited); wait Retry-After seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6332,7 +7051,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted and stored (on disk) with status "pending"; the tracking record in the envelope. */
+            /** @description Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken` (the same on a replay), in the envelope. */
             202: {
                 headers: {
                     /** @description "no-store". */
@@ -6355,7 +7074,7 @@ export interface operations {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["ContributionTracking"];
+                        data: components["schemas"]["ContributionReceipt"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -6505,6 +7224,111 @@ export interface operations {
             };
             /** @description No contribution has this tracking code (unknown and malformed codes alike). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    answerContribution: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The response token the 202 answer to the submission carried (`data.responseToken`, ^pdma_rt_[A-Za-z0-9_-]{43}$). Only in this header: a token in the URL is refused (400 key-in-url). */
+                "Archive-Response-Token": string;
+            };
+            path: {
+                /** @description Tracking code of the contribution, e.g. "C-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional; canonical form ^C(-[2-9A-HJKMNP-Z]{4}){4}$). */
+                trackingCode: string;
+            };
+            cookie?: never;
+        };
+        /** @description The answer. */
+        requestBody: {
+            content: {
+                "application/*+json": components["schemas"]["ContributionAnswerInput"];
+                "application/json": components["schemas"]["ContributionAnswerInput"];
+                "text/json": components["schemas"]["ContributionAnswerInput"];
+            };
+        };
+        responses: {
+            /** @description Answered: the tracking record, now `pending`, with the answer in its history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ContributionTracking"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Malformed JSON, or the answer violates its model or a safety rule (invalid-body, `errors[]` with JSON Pointers; a revised body under /submission), or a query string was sent (invalid-query; key-in-url when it holds a token). Nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No Archive-Response-Token header, or not this submission's token (invalid-response-token, naming the header). Nothing was changed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No item has this tracking code. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The item is not in `needs-information` (conflict; `currentStatus` names its status). Nothing was changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (payload-too-large). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON (unsupported-media-type). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many answers from this client (rate-limited); wait Retry-After seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { MCP_SERVER_NAME, MCP_SERVER_VERSION } from '../../api/mcp/server.ts';
 
 const TOOL_NAMES = [
+  'answer_information_request',
   'get_contribution_template',
   'get_submission_status',
   'get_work',
