@@ -289,3 +289,24 @@ describe('answers are rate-limited like intake', () => {
     }
   });
 });
+
+describe('the MCP tool answer_information_request', () => {
+  it('answers over the HTTP endpoint with the token in its header; a wrong token is a tool refusal carrying the problem', async () => {
+    const { TOOLS, ToolRefusal } = await import('../../api/mcp/tools.ts');
+    const { inProcessArchive } = await import('../../api/mcp/archive-http.ts');
+    const tool = TOOLS.find((t) => t.name === 'answer_information_request')!;
+    expect(tool.inputSchema).toMatchObject({ required: ['trackingCode', 'responseToken', 'message'] });
+    const http = inProcessArchive(h.app, '127.0.0.9');
+    const { code, token } = await submit(revision('Summary answered through MCP.'));
+    await askForInformation(code);
+    const refused = await tool.run({ trackingCode: code, responseToken: `${token}x`, message: 'Wrong.' }, http).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ToolRefusal);
+    expect((refused as InstanceType<typeof ToolRefusal>).problem).toMatchObject({ status: 401 });
+    const done = await tool.run({ trackingCode: code.toLowerCase(), responseToken: token, message: 'Answered through MCP.', submission: revision('Revised through MCP.') }, http).catch((err: unknown) => err);
+    // A revision must keep the original key: the HTTP endpoint's refusal comes back whole.
+    expect((done as InstanceType<typeof ToolRefusal>).problem?.errors).toEqual([expect.objectContaining({ pointer: '/submission/idempotencyKey' })]);
+    const ok = await tool.run({ trackingCode: code, responseToken: token, message: 'Answered through MCP.' }, http);
+    expect(ok.structured).toMatchObject({ kind: 'contribution', tracking: { data: { status: 'pending' } } });
+    expect((await tracking(code)).history.at(-1)).toMatchObject({ action: 'answer', actor: 'submitter', note: 'Answered through MCP.' });
+  });
+});
