@@ -89,7 +89,16 @@ export function buildWorkflow(u: Urls): Workflow {
       { step: 3, title: 'Read the canonical record', description: 'Fetch the work record (JSON or Markdown) and keep slug, asset ids, licenses, rights notes and review states with anything you extract. Revalidate with If-None-Match.', method: 'GET', href: `${u.works}/{slug}`, available: served('get', '/api/v1/works/{slug}') },
       { step: 4, title: 'Contribute what is missing', description: 'Copy the template, replace every placeholder with verified facts, keep files at your HTTPS URLs with SHA-256 digests, and submit once per idempotency key.', method: 'POST', href: u.contributions, available: served('post', '/api/v1/music/contributions') },
       { step: 5, title: 'Track the review', description: 'Poll the tracking code; reuse the asset only when the status is `applied` and it appears in the canonical record.', method: 'GET', href: `${u.contributions}/{trackingCode}`, available: served('get', '/api/v1/music/contributions/{trackingCode}') },
-      { step: 6, title: 'Report errors you find', description: 'Propose a change to one field of a record with evidence; a person reviews it.', method: 'POST', href: u.correctionReports, available: served('post', '/api/v1/correction-reports') },
+      {
+        step: 6,
+        title: 'Answer a request for information',
+        description:
+          'When a reviewer sets your item to `needs-information` (the history note says what), answer with a public message and, for a contribution, optionally the revised body (same contract, same idempotencyKey), sending the `responseToken` of your 202 answer in the Archive-Response-Token header (never in a URL). The item goes back to `pending`.',
+        method: 'POST',
+        href: `${u.contributions}/{trackingCode}/answers`,
+        available: served('post', '/api/v1/music/contributions/{trackingCode}/answers'),
+      },
+      { step: 7, title: 'Report errors you find', description: 'Propose a change to one field of a record with evidence; a person reviews it (a report is answered the same way, at /api/v1/correction-reports/{trackingCode}/answers).', method: 'POST', href: u.correctionReports, available: served('post', '/api/v1/correction-reports') },
     ],
     channelContract: {
       description: 'A channel is a key plus the role music plays in it. `musicAllowed: false` means no music at all; `narrationPresent: true` favors beds and ambient material over lead material.',
@@ -216,8 +225,9 @@ function buildLlmsGuide(u: Urls): string {
 3. Search works: ${u.works}?composer=bach (case- and accent-insensitive: "dvorak" finds "Dvořák"; page starts at 1, pageSize defaults to ${WORKS_DEFAULT_PAGE_SIZE}, at most ${WORKS_MAX_PAGE_SIZE}).
 4. Read one work as JSON: ${u.works}/{slug} or as compact Markdown: ${u.works}/{slug}/index.md
 5. Instruments: ${u.instruments}; rendering profiles: ${u.profiles}
-6. Contribute what is missing: read the contract ${u.contributionSchema}, copy the template ${u.contributionTemplate}, replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts (a placeholder left in is refused with a 400 naming the field), and POST it to ${u.contributions} with a new idempotencyKey. The 202 answer carries your tracking code; follow it at ${u.contributions}/{trackingCode}, and reuse the asset only when the status is "applied" and it appears in the work record. Retrying with the same key and identical content is safe (same code); changed content needs a new key (422 otherwise).
+6. Contribute what is missing: read the contract ${u.contributionSchema}, copy the template ${u.contributionTemplate}, replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts (a placeholder left in is refused with a 400 naming the field), and POST it to ${u.contributions} with a new idempotencyKey. The 202 answer carries your tracking code and a secret responseToken; follow the code at ${u.contributions}/{trackingCode}, and reuse the asset only when the status is "applied" and it appears in the work record. Retrying with the same key and identical content is safe (same code, same token); changed content needs a new key (422 otherwise).
 7. Report an error in one field of a record: POST ${u.correctionReports}; follow it at ${u.correctionReports}/{trackingCode}.
+8. Answer a reviewer: when your item's status is "needs-information" (the last history note says what is needed), POST { "message": "...", "submission": <the whole revised contribution, optional, same idempotencyKey> } to ${u.contributions}/{trackingCode}/answers (reports: ${u.correctionReports}/{trackingCode}/answers, message only) with the header "Archive-Response-Token: <responseToken from the 202>". Never put the token in a URL, a prompt or a repository; keep it like a key. The message is public, like the reviewer's note. The item goes back to "pending"; a revised body is validated exactly like a new contribution and replaces the proposed change. A missing or wrong token is 401 invalid-response-token; an item not in "needs-information" is 409. Nothing changes on a refusal.
 
 ${resolveLlmsSection(u)}
 

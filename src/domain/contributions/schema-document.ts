@@ -4,6 +4,7 @@
  * removed so it stands alone), plus an `x-archive` block that says in words what the schema
  * cannot: operations, controlled values, safety rules, idempotency, limits and review states.
  */
+import { RESPONSE_TOKEN_HEADER } from '../../schemas/answer.ts';
 import {
   ASSET_KINDS,
   ASSET_REVIEW_STATES,
@@ -51,6 +52,14 @@ export function buildContributionSchemaDocument(baseUrl: string, limits: IntakeL
       submit: { method: 'POST', href: `${api}/music/contributions`, mediaTypes: ['application/json', 'text/json', 'application/*+json'], success: 202 },
       template: `${api}/music/contributions/template`,
       tracking: `${api}/music/contributions/{trackingCode}`,
+      answer: {
+        method: 'POST',
+        href: `${api}/music/contributions/{trackingCode}/answers`,
+        header: RESPONSE_TOKEN_HEADER,
+        rule:
+          `When a reviewer asks for information (status "needs-information", the history note says what), answer with { message, submission? } and the 202's responseToken in the ${RESPONSE_TOKEN_HEADER} header (never a URL). ` +
+          'The message is public like the reviewer\'s note; a revised submission is validated exactly like a new one, keeps the idempotencyKey and replaces the proposed change. The item goes back to "pending".',
+      },
       operations: CONTRIBUTION_OPERATIONS.map((operation) => ({ operation, ...OPERATION_MEANINGS[operation] })),
       controlledValues: {
         operation: [...CONTRIBUTION_OPERATIONS],
