@@ -310,3 +310,53 @@ describe('the MCP tool answer_information_request', () => {
     expect((await tracking(code)).history.at(-1)).toMatchObject({ action: 'answer', actor: 'submitter', note: 'Answered through MCP.' });
   });
 });
+
+describe('the token stays out of the logs, and the answers match the OpenAPI document', () => {
+  it('logs every request at trace level without the token (even one sent in a URL); every answer is as documented', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const { inject } = await import('vitest');
+    const { createApp } = await import('../../api/app.ts');
+    const { loadConfig } = await import('../../api/config.ts');
+    const { SiteHandle } = await import('../../api/site/site-handle.ts');
+    const { PROJECT_ROOT } = await import('../helpers/app.ts');
+    const { assertMatchesOpenApi } = await import('../helpers/openapi.ts');
+    const buildDir = inject('sampleBuildDir');
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-answer-log-'));
+    const lines: string[] = [];
+    const baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl as string;
+    const config = loadConfig({ PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: 'dana=log-test-admin-secret' }, PROJECT_ROOT);
+    const app = await createApp({ config, handle: await SiteHandle.open(buildDir) }, { logger: { level: 'trace', stream: { write: (line) => void lines.push(line) } } });
+    const openapi = JSON.parse(readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8')) as Record<string, unknown>;
+    const send = async (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
+      const res = await app.inject({ method, url, headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}) });
+      assertMatchesOpenApi(openapi, method, url, res);
+      return res;
+    };
+    try {
+      const submitted = await send('POST', CONTRIBUTIONS, revision('Summary for the log test.'));
+      expect(submitted.statusCode).toBe(202);
+      const { trackingCode: code, responseToken: token } = submitted.json().data;
+      const report = await send('POST', REPORTS, validReport());
+      expect(report.json().data.responseToken).toMatch(TOKEN);
+      const asked = await app.inject({ method: 'POST', url: `/api/v1/admin/contributions/${code}/request-information`, headers: { authorization: 'Bearer log-test-admin-secret', 'content-type': 'application/json' }, payload: { reviewer: 'Dana', note: 'Which edition?' } });
+      expect(asked.statusCode).toBe(200);
+      const url = `${CONTRIBUTIONS}/${code}/answers`;
+      expect((await send('POST', url, { message: 'No token.' })).statusCode).toBe(401);
+      expect((await send('POST', `${url}?responseToken=${token}`, { message: 'In the URL.' })).statusCode).toBe(400);
+      expect((await send('POST', url, { message: 'x'.repeat(2001) }, { 'archive-response-token': token })).statusCode).toBe(400);
+      const ok = await send('POST', url, { message: 'The 1888 edition.' }, { 'archive-response-token': token });
+      expect(ok.statusCode).toBe(200);
+      expect((await send('POST', url, { message: 'Again.' }, { 'archive-response-token': token })).statusCode).toBe(409);
+      expect((await send('GET', `${CONTRIBUTIONS}/${code}`)).body).not.toContain(token);
+      const log = lines.join('');
+      expect(log).toContain(`/answers`);
+      expect(lines.length).toBeGreaterThan(10);
+      expect(log).not.toContain(token);
+      expect(log).not.toContain(report.json().data.responseToken);
+    } finally {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
