@@ -263,20 +263,23 @@ export class ReviewService {
     if (refused !== null) throw notAnswerable(refused);
     if (!next) throw new ProblemError('not-found', `No record has the tracking code ${code}.`);
     const state = await this.reviews.get(code);
-    if (state?.ref) {
-      const forge = await this.forge();
-      if (revised && next.kind === 'contribution') await this.reviseProposal(next, state);
-      await forge.setStatus(state.ref, 'pending').catch(() => undefined);
-    }
+    if (state && revised && next.kind === 'contribution') await this.reviseProposal(next, state);
+    if (state?.ref) await (await this.forge()).setStatus(state.ref, 'pending').catch(() => undefined);
     return next;
   }
 
-  /** Rewrite the open review with the revised body on the current main; what cannot be built is a blocker. */
+  /**
+   * The reviewers' record of a revised contribution: verification kept only for files the revision
+   * left as they were, and an open review (branch / pull request) rewritten with the revised body on
+   * the current main; what cannot be built is a blocker. Without an open review nothing is opened:
+   * the next accept does that.
+   */
   private async reviseProposal(record: StoredContribution, state: ReviewRecord): Promise<void> {
     const measured = annotateMeasurements(carryVerification(state.verification, record.submission), record.submission, this.performedSeconds(record));
     state.verification = measured.entries;
     state.warnings = measured.warnings;
     state.blockers = verificationBlockers(state.verification);
+    if (!state.ref) return this.saveReview(state);
     await withContentRepoLock(this.ctx.config.contentRepo, async () => {
       try {
         const input = await this.proposal(record, state);

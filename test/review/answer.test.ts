@@ -10,7 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openReviewHarness, type ReviewHarness } from './harness.ts';
+import { openReviewHarness, sha256, type ReviewHarness } from './harness.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
 import { openIntakeApp, validReport } from '../contributions/helpers.ts';
 import { responseTokenSha256 } from '../../src/domain/contributions/response-token.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
@@ -20,9 +21,13 @@ const REPORTS = '/api/v1/correction-reports';
 const TOKEN = /^pdma_rt_[A-Za-z0-9_-]{43}$/;
 const WORK = 'works/satie-gymnopedie-1/index.md';
 
+const SCORES = path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1');
+const SCORE_A = readFileSync(path.join(SCORES, 'gymnopedie-1-ambient-piano.musicxml'));
+const SCORE_B = readFileSync(path.join(SCORES, 'gymnopedie-1-opening.musicxml'));
+
 let h: ReviewHarness;
 beforeAll(async () => {
-  h = await openReviewHarness({});
+  h = await openReviewHarness({ '/scores/a.musicxml': SCORE_A, '/scores/b.musicxml': SCORE_B });
 });
 afterAll(() => h.close());
 
@@ -171,6 +176,42 @@ describe('answering a request for information', () => {
     const replay = await publicPost(CONTRIBUTIONS, original);
     expect(replay.statusCode).toBe(202);
     expect(replay.json().data).toMatchObject({ trackingCode: code, responseToken: token, status: 'pending' });
+  });
+
+  it('a revised file: the branch points at the new file at once, its verification waits for the next accept, which verifies it', async () => {
+    const score = (name: 'a' | 'b', bytes: Buffer): MusicContributionInput['assets'][number] => ({
+      kind: 'musicxml',
+      title: `Source score ${name}`,
+      downloadUrl: h.fileUrl(`/scores/${name}.musicxml`),
+      sourcePageUrl: 'https://imslp.org/wiki/Gymnop%C3%A9dies_(Satie%2C_Erik)',
+      sha256: sha256(bytes),
+      mediaType: 'application/vnd.recordare.musicxml+xml',
+      rightsStatus: 'public-domain',
+      reviewState: 'pending',
+    });
+    const original: MusicContributionInput = { ...revision('unused'), operation: 'source-score', work: null, assets: [score('a', SCORE_A)], changeSummary: 'Adds a source score.' };
+    const { code, token } = await submit(original);
+    expect((await admin(code, 'accept')).statusCode).toBe(200);
+    const view = async () => (await h.get(`/api/v1/admin/contributions/${code}`)).json().data.review;
+    expect((await view()).verification[0]).toMatchObject({ status: 'verified', sha256: sha256(SCORE_A) });
+    expect(branchFile(code)).toContain(sha256(SCORE_A));
+    await askForInformation(code, 'This is the arrangement\'s score, not the source; send the source score.');
+
+    const answered = await answer(code, { message: 'Replaced with the source score.', submission: { ...original, assets: [score('b', SCORE_B)] } }, token);
+    expect(answered.statusCode, answered.body).toBe(200);
+    const after = await view();
+    expect(after.verification[0]).toMatchObject({ status: 'not-fetched', url: h.fileUrl('/scores/b.musicxml'), sha256: null });
+    expect(after.verification[0].reason).toContain('revised by the submitter');
+    const branch = branchFile(code);
+    expect(branch).toContain(sha256(SCORE_B));
+    expect(branch).toContain(h.fileUrl('/scores/b.musicxml'));
+    expect(branch).not.toContain(sha256(SCORE_A));
+
+    // The item is pending: it cannot be applied before an editor accepts it again, which verifies the new file.
+    expect((await admin(code, 'apply')).statusCode).toBe(409);
+    expect((await admin(code, 'accept')).statusCode).toBe(200);
+    expect((await view()).verification[0]).toMatchObject({ status: 'verified', sha256: sha256(SCORE_B) });
+    expect(branchFile(code)).toContain(`blob: ${sha256(SCORE_B)}`);
   });
 
   it('a revised body is validated exactly like a new contribution (pointers under /submission, placeholders refused, the same key); nothing changes', async () => {
