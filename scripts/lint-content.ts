@@ -15,7 +15,7 @@
  * Also bundled into one self-contained file for content repositories' CI (content/.github/).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatLintMessage } from '../src/domain/catalog.ts';
@@ -91,6 +91,14 @@ if (values.format === 'github') {
   for (const m of result.messages) console.log(githubAnnotation(m, prefix));
   const summary = `content lint: ${result.messages.length} problem(s) in ${scope}; ${result.worksChecked} work(s) checked in ${Date.now() - started} ms`;
   console.log(result.messages.length > 0 ? `::error title=Content lint::${summary}` : summary);
+  // GitHub shows at most 10 error annotations per step: the job summary lists every problem.
+  const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+  if (summaryFile) {
+    const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
+    const rows = result.messages.map((m) => `| \`${cell(prefix + m.file)}:${m.line}\` | \`${cell(m.pointer || '(file)')}\` | ${cell(m.message)} |`);
+    const table = rows.length > 0 ? ['| file:line | field | problem |', '|---|---|---|', ...rows].join('\n') : '';
+    appendFileSync(summaryFile, `## Content lint\n\n${summary}\n\n${table}\n`);
+  }
 } else if (result.messages.length > 0) {
   // The whole-repository text form stays the historical "file: /field: message".
   for (const m of result.messages) console.error(files === undefined ? formatLintMessage(m) : formatLocatedMessage(m));

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../api/config.ts';
 import { createApp } from '../api/app.ts';
 import { SiteHandle } from '../api/site/site-handle.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
+import { writeContentLintCi } from '../api/site/content-lint-ci.ts';
 import { PROJECT_ROOT } from './build.ts';
 import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
 import { prepareDataDir, serve } from '../api/lifecycle.ts';
@@ -14,7 +15,8 @@ import { prepareDataDir, serve } from '../api/lifecycle.ts';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, PROJECT_ROOT);
   await prepareDataDir(config, { info: (_o, msg) => console.log(msg) });
-  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir);
+  // A new content repository gets the pull-request lint for its GitHub CI (docs/github-review.md).
+  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir, writeContentLintCi);
   if (repo.created) console.log(`created the content repository at ${config.contentRepo}`);
   const started = Date.now();
   let built = false;
