@@ -7,6 +7,8 @@
  *   const gh = await startFakeGitHub({ token: 't', repository: 'acme/content' });
  *   new GitHubForge({ token: 't', repository: 'acme/content', apiUrl: gh.url, local });
  *   gh.pulls[0].labels; gh.calls; gh.mergeExternally(1); gh.failNext('PUT', /\/merge$/, 405, 'not mergeable');
+ *   const pr = gh.openPullRequestAsPerson({ author: 'carol', branch: 'fix', title: 'Fix', files: { 'works/x/index.md': '...' } });
+ *   gh.pushToPullRequest(pr.number, { 'works/x/index.md': '...' }); gh.pullRequestPayload(pr.number, 'synchronize');
  *   await gh.close();
  *
  * Requests without `Authorization: token <token>` (or Bearer) answer 401 as GitHub does.
@@ -31,6 +33,10 @@ export interface FakePull {
   comments: string[];
   createdAt: string;
   updatedAt: string;
+  /** Who opened it (the token's user for pull requests the archive opens). */
+  author: string;
+  /** The base commit it was opened on (its changed files are listed against it). */
+  baseSha: string;
 }
 
 export interface FakeCall {
@@ -53,6 +59,12 @@ export interface FakeGitHub {
   closeExternally(number: number): void;
   /** The next request matching method and path answers this error once. */
   failNext(method: string, path: RegExp, status: number, message: string): void;
+  /** A person's pull request: a branch with one commit changing `files` (null removes) on the default branch. */
+  openPullRequestAsPerson(options: { author: string; branch: string; title: string; files: Record<string, string | null> }): FakePull;
+  /** A further commit on a pull request's branch; returns the new head sha. */
+  pushToPullRequest(number: number, files: Record<string, string | null>): string;
+  /** The payload GitHub sends for a `pull_request` event of this pull request. */
+  pullRequestPayload(number: number, action: string): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -97,6 +109,7 @@ export async function startFakeGitHub(options: { token: string; repository: stri
   const api = (p: string) => `${url}/repos/${owner}/${name}${p}`;
   const html = (p: string) => `https://github.com/${owner}/${name}${p}`;
   const user = { login: 'archive-bot', id: 1, type: 'User' };
+  const userJson = (login: string) => (login === user.login ? user : { login, id: 100 + [...login].reduce((a, c) => a + c.charCodeAt(0), 0), type: 'User' });
   const repoJson = () => ({
     id: 1,
     node_id: 'R_1',
@@ -124,7 +137,7 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     state: pr.state,
     locked: false,
     title: pr.title,
-    user,
+    user: userJson(pr.author),
     body: pr.body,
     labels: pr.labels.map(labelJson),
     created_at: pr.createdAt,
@@ -132,7 +145,7 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     closed_at: pr.closedAt,
     merged_at: pr.mergedAt,
     merge_commit_sha: pr.mergeCommitSha,
-    head: { label: `${owner}:${pr.head}`, ref: pr.head, sha: pr.headSha, user, repo: repoJson() },
+    head: { label: `${owner}:${pr.head}`, ref: pr.head, sha: pr.headSha, user: userJson(pr.author), repo: repoJson() },
     base: { label: `${owner}:${pr.base}`, ref: pr.base, sha: refs.get(pr.base) ?? '', user, repo: repoJson() },
     merged: pr.merged,
     mergeable: pr.state === 'open' ? true : null,
@@ -235,11 +248,33 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     R('POST', '/pulls', (_m, body) => {
       if (!refs.has(body.head)) throw new HttpError(422, `Validation Failed: head ${body.head} does not exist`);
       if (pulls.some((p) => p.head === body.head && p.state === 'open')) throw new HttpError(422, `Validation Failed: A pull request already exists for ${owner}:${body.head}.`);
-      const pr: FakePull = { number: pulls.length + 1, title: body.title, body: body.body ?? null, head: body.head, base: body.base, headSha: refs.get(body.head)!, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now() };
+      const pr: FakePull = { number: pulls.length + 1, title: body.title, body: body.body ?? null, head: body.head, base: body.base, headSha: refs.get(body.head)!, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now(), author: user.login, baseSha: refs.get(body.base)! };
       pulls.push(pr);
       return [201, pullJson(pr)];
     }),
     R('GET', '/pulls/(\\d+)', (m) => [200, pullJson(pullOf(m[1]!))]),
+    R('GET', '/pulls/(\\d+)/files', (m, _b, q) => {
+      const pr = pullOf(m[1]!);
+      const before = trees.get(commits.get(pr.baseSha)!.tree)!;
+      const after = trees.get(commits.get(pr.headSha)!.tree)!;
+      const files: Record<string, unknown>[] = [];
+      for (const p of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+        const a = before.get(p);
+        const b = after.get(p);
+        if (a === b) continue;
+        const status = a === undefined ? 'added' : b === undefined ? 'removed' : 'modified';
+        const sha = (b ?? a)!;
+        files.push({ sha, filename: p, status, additions: 1, deletions: 0, changes: 1, blob_url: html(`/blob/${pr.headSha}/${p}`), raw_url: html(`/raw/${pr.headSha}/${p}`), contents_url: api(`/contents/${p}?ref=${pr.headSha}`) });
+      }
+      const perPage = Math.min(Number(q.per_page ?? 30), 100);
+      const page = Number(q.page ?? 1);
+      return [200, files.slice((page - 1) * perPage, page * perPage)];
+    }),
+    R('GET', '/git/blobs/([0-9a-f]{40})', (m) => {
+      const bytes = blobs.get(m[1]!);
+      if (!bytes) throw new HttpError(404, 'Not Found');
+      return [200, { sha: m[1], node_id: `B_${m[1]}`, url: api(`/git/blobs/${m[1]}`), size: bytes.length, content: bytes.toString('base64').replace(/(.{60})/g, '$1\n'), encoding: 'base64' }];
+    }),
     R('PATCH', '/pulls/(\\d+)', (m, body) => {
       const pr = pullOf(m[1]!);
       if (body.state === 'closed' && pr.state === 'open') Object.assign(pr, { state: 'closed', closedAt: now() });
@@ -323,6 +358,26 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
   };
 
+  /** A commit on `parent` with `files` written (null removes); returns its sha. */
+  const commitFiles = (parent: string, files: Record<string, string | null>, message: string): string => {
+    const tree = new Map(trees.get(commits.get(parent)!.tree)!);
+    for (const [p, content] of Object.entries(files)) {
+      if (content === null) {
+        tree.delete(p);
+        continue;
+      }
+      const bytes = Buffer.from(content, 'utf8');
+      const sha = sha1('blob', bytes);
+      blobs.set(sha, bytes);
+      tree.set(p, sha);
+    }
+    const treeSha = sha1('tree', ...[...tree].sort().flat());
+    trees.set(treeSha, tree);
+    const sha = sha1('commit', treeSha, parent, message, String(nextId++));
+    commits.set(sha, { tree: treeSha, parents: [parent], message });
+    return sha;
+  };
+
   const server = createServer((req, res) => {
     handle(req, res).catch((err: Error) => send(res, 500, { message: err.message }));
   });
@@ -349,6 +404,25 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     },
     failNext(method, path, status, message) {
       failures.push({ method, path, status, message });
+    },
+    openPullRequestAsPerson({ author, branch, title, files }) {
+      const base = refs.get(defaultBranch)!;
+      const head = commitFiles(base, files, title);
+      refs.set(branch, head);
+      const pr: FakePull = { number: pulls.length + 1, title, body: null, head: branch, base: defaultBranch, headSha: head, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now(), author, baseSha: base };
+      pulls.push(pr);
+      return pr;
+    },
+    pushToPullRequest(number, files) {
+      const pr = pullOf(String(number));
+      pr.headSha = commitFiles(pr.headSha, files, 'more changes');
+      refs.set(pr.head, pr.headSha);
+      touch(pr);
+      return pr.headSha;
+    },
+    pullRequestPayload(number, action) {
+      const pr = pullOf(String(number));
+      return { action, number, pull_request: pullJson(pr), repository: repoJson(), sender: userJson(pr.author) };
     },
     close: () =>
       new Promise<void>((resolve) => {
