@@ -156,7 +156,7 @@ export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContex
         const recorded = await handlers.onPullRequest(parsed);
         return reply.code(200).header('Cache-Control', 'no-store').send({ handled: true, trackingCode: recorded.trackingCode, pullRequest: recorded.number, lint: recorded.lint.state });
       }
-      const code = isArchiveReviewBranch(branch) ? trackingCodeFromBranch(branch) : null;
+      const code = trackingCodeFromBranch(branch);
       let handled = false;
       if (code) {
         if (event === 'pull_request' && payload.action === 'closed') {
