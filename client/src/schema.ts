@@ -141,6 +141,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The desk session of the request's cookie
+         * @description Answers the session the cookie names (with its CSRF token), or 401 when there is none or it expired.
+         */
+        get: operations["getDeskSession"];
+        put?: never;
+        /**
+         * Sign in to the review desk with an admin key (sets the session cookie)
+         * @description The key travels in the body, never in the URL. The answer sets an HttpOnly, SameSite=Strict session cookie (Secure with the `__Host-` prefix on an https origin) that lives ARCHIVE_SESSION_HOURS (default 12) and is lost when the server restarts. With the cookie, the admin review API answers as with the key, and every state-changing request must send `csrfToken` in the X-CSRF-Token header; a request from another site is refused (403). The session grants the admin role only. Failed sign-ins are limited to 10 per minute per client address (429 with Retry-After).
+         */
+        post: operations["signInToDesk"];
+        /**
+         * Sign out: end the session and expire the cookie
+         * @description With a live session the request must carry its CSRF token (X-CSRF-Token). Without a session it still answers 204 and expires the cookie.
+         */
+        delete: operations["signOutOfDesk"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/correction-reports": {
         parameters: {
             query?: never;
@@ -1293,6 +1321,29 @@ export interface components {
             total: number;
             /** @description Number of pages. */
             totalPages: number;
+        };
+        /** @description A signed-in desk session. The session itself is an HttpOnly cookie; this body never contains it. */
+        AdminSession: {
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** @description Send it back in the X-CSRF-Token header (or the `_csrf` form field of a desk form) with every state-changing request made with the session cookie. */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description Absolute end of the session (ARCHIVE_SESSION_HOURS after sign-in); sign in again after it.
+             */
+            expiresAtUtc: string;
+            /** @constant */
+            kind: "admin";
+            /** @description The admin key's label: the actor named in the history and the commits of what this session does. */
+            label: string;
+            /** @description What the session grants: the admin review API and desk only (library, curator and metrics routes still need their key). */
+            roles: "admin"[];
+        };
+        /** @description Sign in to the review desk with an admin key. */
+        AdminSignInBody: {
+            /** @description An admin key (ARCHIVE_ADMIN_KEYS). Sent in the body, never in the URL; it is not stored in the session or the cookie. */
+            key: string;
         };
         /** @description A published asset. */
         AssetRecord: {
@@ -5684,6 +5735,150 @@ export interface operations {
             };
             /** @description A valid key without the admin role. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDeskSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["AdminSession"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No live desk session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    signInToDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The admin key. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSignInBody"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the session (its CSRF token, label and expiry). The cookie is in Set-Cookie. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["AdminSession"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The body violates AdminSignInBody. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a key of this service, or no admin key is configured (the detail says how to configure one). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed sign-ins from this address. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    signOutOfDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The CSRF token is missing or wrong, or the request came from another site. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
