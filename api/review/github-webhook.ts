@@ -8,6 +8,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { GitHubSettings } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { createOctokit, trackingCodeFromBranch } from './forge-github.ts';
@@ -194,7 +195,7 @@ export interface PollResult {
  * than the oldest open review (a PR closed after its review was opened was updated after that).
  */
 export async function pollGitHub(
-  forgeOptions: { token: string; repository: string; apiUrl?: string },
+  forgeOptions: Pick<GitHubSettings, 'token' | 'app' | 'repository' | 'apiUrl'>,
   openRefs: ReviewRef[],
   handlers: GitHubEventHandlers,
 ): Promise<PollResult> {

@@ -11,9 +11,12 @@
  *   gh.pushToPullRequest(pr.number, { 'works/x/index.md': '...' }); gh.pullRequestPayload(pr.number, 'synchronize');
  *   await gh.close();
  *
- * Requests without `Authorization: token <token>` (or Bearer) answer 401 as GitHub does.
+ * Requests without `Authorization: token <token>` (or Bearer) answer 401 as GitHub does. With
+ * `app`, `POST /app/installations/{id}/access_tokens` checks the app's RS256 JWT (signature with
+ * the public key, issuer, expiry) and answers an installation token that authenticates like the
+ * token until `expireInstallationTokens()`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -59,6 +62,12 @@ export interface FakeGitHub {
   closeExternally(number: number): void;
   /** The next request matching method and path answers this error once. */
   failNext(method: string, path: RegExp, status: number, message: string): void;
+  /** Installation tokens minted so far (GitHub App mode), oldest first. */
+  installationTokens: string[];
+  /** Every installation token minted so far stops authenticating (401 "Bad credentials"). */
+  expireInstallationTokens(): void;
+  /** Move the clock the app JWTs and token expiries are judged by (GitHub App mode). */
+  advanceClock(ms: number): void;
   /** A person's pull request: a branch with one commit changing `files` (null removes) on the default branch. */
   openPullRequestAsPerson(options: { author: string; branch: string; title: string; files: Record<string, string | null> }): FakePull;
   /** A further commit on a pull request's branch; returns the new head sha. */
@@ -83,7 +92,16 @@ class HttpError extends Error {
   }
 }
 
-export async function startFakeGitHub(options: { token: string; repository: string; defaultBranch?: string }): Promise<FakeGitHub> {
+export async function startFakeGitHub(options: {
+  token: string;
+  repository: string;
+  defaultBranch?: string;
+  /** A GitHub App that may mint installation tokens for this repository's installation. */
+  app?: { id: string; installationId: string; publicKey: string };
+}): Promise<FakeGitHub> {
+  const installationTokens: string[] = [];
+  const liveInstallationTokens = new Set<string>();
+  let clockOffsetMs = 0;
   const [owner, name] = options.repository.split('/') as [string, string];
   const defaultBranch = options.defaultBranch ?? 'main';
   const blobs = new Map<string, Buffer>();
@@ -335,7 +353,25 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     const method = req.method ?? 'GET';
     calls.push({ method, path: p, query, body });
     const auth = req.headers.authorization ?? '';
-    if (auth !== `token ${options.token}` && auth !== `Bearer ${options.token}`) {
+    const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(p);
+    if (mint && method === 'POST') {
+      const jwt = /^Bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(auth);
+      const claims = jwt ? (JSON.parse(Buffer.from(jwt[2]!, 'base64url').toString('utf8')) as { iss?: unknown; exp?: number; iat?: number }) : null;
+      const signed = jwt && options.app ? verify('sha256', Buffer.from(`${jwt[1]}.${jwt[2]}`), options.app.publicKey, Buffer.from(jwt[3]!, 'base64url')) : false;
+      const nowS = (Date.now() + clockOffsetMs) / 1000;
+      if (!signed || !claims || String(claims.iss) !== options.app!.id || !(claims.exp! > nowS) || !(claims.iat! <= nowS) || claims.exp! - claims.iat! > 600) {
+        return send(res, 401, { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest', status: '401' });
+      }
+      if (mint[1] !== options.app!.installationId) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+      const token = `ghs_fake${installationTokens.length + 1}`;
+      installationTokens.push(token);
+      liveInstallationTokens.add(token);
+      return send(res, 201, { token, expires_at: new Date(Date.now() + clockOffsetMs + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), permissions: { contents: 'write', pull_requests: 'write', issues: 'write', metadata: 'read' }, repository_selection: 'selected' });
+    }
+    const installationToken = /^token (ghs_\w+)$/.exec(auth)?.[1];
+    if (installationToken && liveInstallationTokens.has(installationToken)) {
+      // An installation token of the app: authenticated.
+    } else if (auth !== `token ${options.token}` && auth !== `Bearer ${options.token}`) {
       return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
     }
     const failure = failures.findIndex((f) => f.method === method && f.path.test(p));
@@ -404,6 +440,13 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     },
     failNext(method, path, status, message) {
       failures.push({ method, path, status, message });
+    },
+    installationTokens,
+    expireInstallationTokens() {
+      liveInstallationTokens.clear();
+    },
+    advanceClock(ms) {
+      clockOffsetMs += ms;
     },
     openPullRequestAsPerson({ author, branch, title, files }) {
       const base = refs.get(defaultBranch)!;
