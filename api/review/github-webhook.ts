@@ -155,7 +155,7 @@ export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContex
           });
         }
         const recorded = await handlers.onPullRequest(parsed);
-        return reply.code(200).header('Cache-Control', 'no-store').send({ handled: true, trackingCode: recorded.trackingCode, pullRequest: recorded.number, lint: recorded.lint.state });
+        return reply.code(200).header('Cache-Control', 'no-store').send({ handled: true, trackingCode: recorded.trackingCode, pullRequest: recorded.number, lint: recorded.lint.state, ...(recorded.sync ? { sync: recorded.sync.state } : {}) });
       }
       const code = trackingCodeFromBranch(branch);
       let handled = false;

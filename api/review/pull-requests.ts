@@ -14,6 +14,12 @@
  *   3. the content lint of what the changes put in question (src/domain/content-lint.ts), with
  *      each problem's line in the pull request's version of the file.
  *
+ * A pull request merged on GitHub is brought into the archive's content repository (`sync`): the
+ * pull request's version of every file it changes is committed on a branch `review/PR-<n>` from the
+ * local main (with the content lint of what it changes; problems refuse it), merged into main, and
+ * the site rebuilt and swapped; a failed build resets main. The item records `sync: applied` with
+ * the commit, or `failed` with why (retried on the next event or a redelivery).
+ *
  * The lint runs inside the webhook delivery (GitHub waits 10 s; the record is written before the
  * lint starts, so a slow lint still leaves the item in the queue, and the next event retries a lint
  * that could not run). Only a result for the current head is stored.
@@ -23,11 +29,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Octokit } from '@octokit/rest';
 import type { GitHubSettings } from '../config.ts';
-import { withContentRepoLock } from '../site/content-repo.ts';
+import { git, withContentRepoLock } from '../site/content-repo.ts';
+import { LocalForge } from './forge-local.ts';
 import { RecordStore } from '../storage/record-store.ts';
 import { createOctokit } from './forge-github.ts';
 import { lintContent, lintScope, normalizeContentPath, type LintScope } from '../../src/domain/content-lint.ts';
-import { lintFailure, lintResult, needsLint, pullRequestCode, pullRequestQueueEntry, recordEvent, workSlugsOf, type PullRequestEvent } from '../../src/domain/review/pull-request.ts';
+import { lintFailure, lintResult, needsLint, needsSync, pullRequestCode, pullRequestQueueEntry, recordEvent, workSlugsOf, type PullRequestEvent } from '../../src/domain/review/pull-request.ts';
+import { formatLocatedMessage } from '../../src/domain/content-lint.ts';
 import type { QueueEntry } from '../../src/domain/review/queue.ts';
 import { PULL_REQUEST_MAX_FILES, type PullRequestLint, type PullRequestReview } from '../../src/schemas/review.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
@@ -44,6 +52,10 @@ export interface PullRequestReviewsOptions {
   /** The archive's content repository: the context of everything the pull request leaves unchanged. */
   contentRepo: string;
   github: GitHubSettings;
+  /** Scratch worktrees (ARCHIVE_DATA_DIR/worktrees). */
+  scratchDir: string;
+  /** Rebuild the site from the content repository and swap to it (the server's Rebuilder). */
+  rebuild: () => Promise<unknown>;
   now?: () => Date;
 }
 
@@ -100,6 +112,7 @@ export class PullRequestReviews {
         record = (await this.store.update(id, (current) => recordEvent(current, event, at)))!;
       }
     }
+    if (needsSync(record)) return this.sync(record);
     if (!needsLint(record)) return record;
 
     const headSha = record.headSha;
@@ -123,6 +136,74 @@ export class PullRequestReviews {
       current.headSha !== headSha ? undefined : { ...current, changedFiles: listed, changedFilesTotal: total, workSlugs: workSlugsOf(listed), lint },
     );
     return next ?? record;
+  }
+
+  /**
+   * Bring a merged pull request's change into the archive's content repository and rebuild. The
+   * whole step holds the content-repository lock, like an apply.
+   */
+  private async sync(record: PullRequestReview): Promise<PullRequestReview> {
+    const id = record.trackingCode;
+    const at = () => utcTimestamp(this.now());
+    let sync: NonNullable<PullRequestReview['sync']>;
+    try {
+      const changed = await this.listFiles(record.number);
+      if (changed.total > PULL_REQUEST_MAX_FILES) throw new LintRefused(`The pull request changes ${changed.total} files; the archive brings in at most ${PULL_REQUEST_MAX_FILES}. Pull GitHub's main into the archive's content repository by hand (docs/github-review.md).`);
+      const changes: { path: string; content: Buffer | null }[] = [];
+      let bytes = 0;
+      for (const f of changed.files) {
+        const p = normalizeContentPath(f.path);
+        if (p === null || p !== f.path || p === '.git' || p.startsWith('.git/')) throw new LintRefused(`The pull request names a path the archive does not accept: ${JSON.stringify(f.path).slice(0, 200)}.`);
+        if (f.sha === null) {
+          changes.push({ path: p, content: null });
+          continue;
+        }
+        const content = await this.blob(f.sha, f.path);
+        bytes += content.length;
+        if (bytes > MAX_TOTAL_BYTES) throw new LintRefused(`The changed files exceed ${MAX_TOTAL_BYTES} bytes together.`);
+        changes.push({ path: p, content });
+      }
+      const commit = await withContentRepoLock(this.options.contentRepo, () => this.mergeLocally(record, changes));
+      sync = { state: 'applied', atUtc: at(), commit, detail: null };
+    } catch (err) {
+      sync = { state: 'failed', atUtc: at(), commit: null, detail: (err instanceof LintRefused ? err.message : `The merged change could not be brought in: ${(err as Error).message}`).slice(0, 4000) };
+    }
+    return (await this.store.update(id, (current) => ({ ...current, sync }))) ?? { ...record, sync };
+  }
+
+  /** Commit the changes on review/PR-<n> from main (linted), merge it, rebuild; main is reset when the build fails. Caller holds the lock. */
+  private async mergeLocally(record: PullRequestReview, changes: { path: string; content: Buffer | null }[]): Promise<string> {
+    const repo = this.options.contentRepo;
+    const paths = changes.map((c) => c.path);
+    const forge = new LocalForge({
+      contentRepo: repo,
+      scratchDir: this.options.scratchDir,
+      lint: (dir) => lintContent(dir, paths).messages.map(formatLocatedMessage),
+      author: () => `${record.author} <${record.author}@users.noreply.github.com>`,
+      now: this.now,
+    });
+    const title = `Merge pull request #${record.number} from GitHub: ${record.title}`.slice(0, 300);
+    const message = `${title}\n\nPull-Request: ${record.url}\nHead: ${record.headSha}`;
+    const ref = await forge.open({ trackingCode: record.trackingCode, title, message, body: '', labels: [], changes });
+    const before = await forge.main();
+    const { commit } = await forge.merge(ref, message);
+    try {
+      await this.options.rebuild();
+    } catch (err) {
+      await forge.resetMain(before);
+      throw new Error(`the site did not build with it, so main was reset and the previous site keeps serving: ${(err as Error).message.split('\n')[0]}`);
+    }
+    await git(repo, ['branch', '--quiet', '-D', ref.branch]).catch(() => undefined);
+    return commit;
+  }
+
+  /** One blob's bytes, within the size bound. */
+  private async blob(sha: string, file: string): Promise<Buffer> {
+    const { data } = await this.octokit.rest.git.getBlob({ owner: this.owner, repo: this.repo, file_sha: sha });
+    const content = Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
+    const size = data.size ?? content.length;
+    if (size > MAX_FILE_BYTES) throw new LintRefused(`${file} is ${size} bytes; the archive reads files of at most ${MAX_FILE_BYTES} bytes.`);
+    return content;
   }
 
   /** Changed files of the pull request: paths (a rename as its old and new path) and blob shas. */
@@ -167,11 +248,8 @@ export class PullRequestReviews {
           rmSync(target, { force: true, recursive: true });
           continue;
         }
-        const { data } = await this.octokit.rest.git.getBlob({ owner: this.owner, repo: this.repo, file_sha: f.sha });
-        const content = Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
-        const size = data.size ?? content.length;
-        if (size > MAX_FILE_BYTES) throw new LintRefused(`${f.path} is ${size} bytes; the archive's lint reads files of at most ${MAX_FILE_BYTES} bytes.`);
-        bytes += size;
+        const content = await this.blob(f.sha, f.path);
+        bytes += content.length;
         if (bytes > MAX_TOTAL_BYTES) throw new LintRefused(`The changed files exceed ${MAX_TOTAL_BYTES} bytes together; the content repository's CI lint checks them.`);
         mkdirSync(path.dirname(target), { recursive: true });
         writeFileSync(target, content);

@@ -21,7 +21,13 @@ const POLL_INTERVAL_MS = 5 * 60_000;
 export async function registerReview(app: FastifyInstance, ctx: AppContext, service: ReviewService): Promise<void> {
   // Pull requests people open on the content repository: recorded from the webhook, in the queue.
   const pullRequests = ctx.config.github
-    ? new PullRequestReviews({ dir: path.join(ctx.config.dataDir, 'state', 'pull-requests'), contentRepo: ctx.config.contentRepo, github: ctx.config.github })
+    ? new PullRequestReviews({
+        dir: path.join(ctx.config.dataDir, 'state', 'pull-requests'),
+        contentRepo: ctx.config.contentRepo,
+        github: ctx.config.github,
+        scratchDir: path.join(ctx.config.dataDir, 'worktrees'),
+        rebuild: () => ctx.rebuilder.rebuildAndSwap(),
+      })
     : null;
   if (pullRequests) service.addQueueSource(pullRequests.queueSource());
   await registerAdminRoutes(app, ctx, service, pullRequests);

@@ -1251,6 +1251,23 @@ export interface components {
                      * @enum {string}
                      */
                     state: "open" | "merged" | "closed";
+                    /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
+                    sync?: {
+                        /**
+                         * Format: date-time
+                         * @description When the archive tried.
+                         */
+                        atUtc: string;
+                        /** @description The archive's merge commit on main, once applied. */
+                        commit: string | null;
+                        /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
+                        detail: string | null;
+                        /**
+                         * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
+                         * @enum {string}
+                         */
+                        state: "applied" | "failed";
+                    } | null;
                     /** @description Title as on GitHub (contributed text: render it inert). */
                     title: string;
                     /** @description The queue's identifier of the item: "PR-<number>". */
@@ -3228,6 +3245,23 @@ export interface components {
              * @enum {string}
              */
             state: "open" | "merged" | "closed";
+            /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
+            sync?: {
+                /**
+                 * Format: date-time
+                 * @description When the archive tried.
+                 */
+                atUtc: string;
+                /** @description The archive's merge commit on main, once applied. */
+                commit: string | null;
+                /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
+                detail: string | null;
+                /**
+                 * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
+                 * @enum {string}
+                 */
+                state: "applied" | "failed";
+            } | null;
             /** @description Title as on GitHub (contributed text: render it inert). */
             title: string;
             /** @description The queue's identifier of the item: "PR-<number>". */
@@ -3346,6 +3380,23 @@ export interface components {
                  * @enum {string}
                  */
                 state: "open" | "merged" | "closed";
+                /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
+                sync?: {
+                    /**
+                     * Format: date-time
+                     * @description When the archive tried.
+                     */
+                    atUtc: string;
+                    /** @description The archive's merge commit on main, once applied. */
+                    commit: string | null;
+                    /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
+                    detail: string | null;
+                    /**
+                     * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
+                     * @enum {string}
+                     */
+                    state: "applied" | "failed";
+                } | null;
                 /** @description Title as on GitHub (contributed text: render it inert). */
                 title: string;
                 /** @description The queue's identifier of the item: "PR-<number>". */
@@ -7562,6 +7613,8 @@ export interface operations {
                         lint?: string;
                         /** @description A person's pull request: its number. */
                         pullRequest?: number;
+                        /** @description A person's merged pull request: whether its change is now in the archive (applied) or not (failed; the item says why). */
+                        sync?: string;
                         /** @description The submission's tracking code, or "PR-<number>" for a person's pull request. */
                         trackingCode: string;
                     };

@@ -31,6 +31,7 @@ const receiveGitHubWebhook: OperationSpec = {
         trackingCode: Type.String({ description: 'The submission\'s tracking code, or "PR-<number>" for a person\'s pull request.' }),
         pullRequest: Type.Optional(Type.Integer({ description: 'A person\'s pull request: its number.' })),
         lint: Type.Optional(Type.String({ description: 'A person\'s pull request: the content lint of its head (pending, passed, failed, error).' })),
+        sync: Type.Optional(Type.String({ description: 'A person\'s merged pull request: whether its change is now in the archive (applied) or not (failed; the item says why).' })),
       }),
     },
     '202': {

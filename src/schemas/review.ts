@@ -268,6 +268,20 @@ export const PullRequestReview = Type.Object(
     changedFilesTotal: Type.Integer({ minimum: 0, description: 'How many files it changes in all (GitHub lists at most 3000).' }),
     workSlugs: Type.Array(Type.String(), { maxItems: PULL_REQUEST_MAX_FILES, description: 'Works whose folder it changes.' }),
     lint: PullRequestLint,
+    sync: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            state: StringEnum(['applied', 'failed'] as const, { description: 'applied: the merged change is in the archive\'s content repository and on the site; failed: it is not (`detail` says why; the archive\'s main is unchanged).' }),
+            atUtc: UtcTimestamp('When the archive tried.'),
+            commit: Nullable(Type.String(), { description: 'The archive\'s merge commit on main, once applied.' }),
+            detail: Nullable(Type.String(), { description: 'Why it failed (lint problems, a failed build, GitHub unreachable).' }),
+          },
+          { ...strict },
+        ),
+        { description: 'For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site.' },
+      ),
+    ),
     events: Type.Array(
       Type.Object({ action: Type.String(), atUtc: UtcTimestamp('When received.'), headSha: Type.String() }, { ...strict }),
       { maxItems: 50, description: 'Webhook events recorded, oldest first (the last 50).' },

@@ -4,8 +4,10 @@
  * deliveries (opened, synchronize, closed) as GitHub sends them, the changed files read from a
  * local fake of GitHub's REST API, the admin queue and the item read over HTTP (answers checked
  * against the OpenAPI document). The archive's content repository (the lint's context) is a temp
- * copy of test/fixtures/mini.
+ * copy of test/fixtures/mini. A merged pull request's change is brought into that repository and
+ * the site is rebuilt from it (a real Astro build of the small fixture).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -170,5 +172,44 @@ describe('pull requests people open on the content repository', () => {
     const bad = await deliver('pull_request', payload);
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ errors: [{ pointer: '/pull_request/number', detail: 'must be a positive integer' }] });
+  });
+
+  it('merged: the change is brought into the archive\'s content repository and the site; a merged broken change is refused', async () => {
+    const git = (...args: string[]) => execFileSync('git', ['-C', contentRepo, ...args], { encoding: 'utf8' }).trim();
+    const before = git('rev-parse', 'main');
+    const changed = original.replace('key: G major', 'key: G major (corrected)');
+    const pr = gh.openPullRequestAsPerson({ author: 'frank', branch: 'frank-key', title: 'Correct the key', files: { [WORK]: changed } });
+    expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'))).json().lint).toBe('passed');
+    gh.mergeExternally(pr.number);
+    const res = await deliver('pull_request', gh.pullRequestPayload(pr.number, 'closed'));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ handled: true, trackingCode: `PR-${pr.number}`, sync: 'applied' });
+
+    const review = (await t.request({ url: `/api/v1/admin/pull-requests/${pr.number}`, headers: auth })).json().data as PullRequestReview;
+    expect(review).toMatchObject({ state: 'merged', sync: { state: 'applied', detail: null } });
+    expect(git('rev-parse', 'main')).toBe(review.sync!.commit);
+    expect(readFileSync(path.join(contentRepo, WORK), 'utf8')).toBe(changed);
+    expect(git('log', '-1', '--format=%s', `${review.sync!.commit}^2`)).toBe(`Merge pull request #${pr.number} from GitHub: Correct the key`);
+    expect(git('log', '-1', '--format=%an', `${review.sync!.commit}^2`)).toBe('frank');
+    expect(git('rev-list', '--count', `${before}..main`)).toBe('2');
+    // The site serves the merged change.
+    const work = await t.app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
+    expect(work.statusCode).toBe(200);
+    expect(work.json().data.key).toBe('G major (corrected)');
+    expect((await queue('?status=merged')).items.map((i) => i.trackingCode)).toContain(`PR-${pr.number}`);
+    // A redelivery does not bring it in twice.
+    expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'closed'))).json()).toMatchObject({ sync: 'applied' });
+    expect(git('rev-parse', 'main')).toBe(review.sync!.commit);
+
+    // Merged on GitHub although broken: the archive refuses it and says why; main does not move.
+    const head = git('rev-parse', 'main');
+    const bad = gh.openPullRequestAsPerson({ author: 'gina', branch: 'gina-date', title: 'Bad date', files: { [WORK]: changed.replace('died: "1733-07-25"', 'died: "1733-02-30"') } });
+    gh.mergeExternally(bad.number);
+    expect((await deliver('pull_request', gh.pullRequestPayload(bad.number, 'closed'))).json()).toMatchObject({ sync: 'failed' });
+    const refused = (await t.request({ url: `/api/v1/admin/pull-requests/${bad.number}`, headers: auth })).json().data as PullRequestReview;
+    expect(refused.sync).toMatchObject({ state: 'failed', commit: null });
+    expect(refused.sync!.detail).toContain('does not pass the content lint');
+    expect(refused.sync!.detail).toContain(`${WORK}:${lineIn(changed, 'died: "1733-07-25"')}: /composer/died: is not a real calendar date (got "1733-02-30")`);
+    expect(git('rev-parse', 'main')).toBe(head);
   });
 });

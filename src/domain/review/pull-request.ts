@@ -56,8 +56,14 @@ export function recordEvent(current: PullRequestReview | null, event: PullReques
     changedFilesTotal: current?.headSha === event.headSha ? current.changedFilesTotal : 0,
     workSlugs: current?.headSha === event.headSha ? current.workSlugs : [],
     lint,
+    ...(current?.sync ? { sync: current.sync } : {}),
     events,
   };
+}
+
+/** A merged pull request whose change the archive has not brought in yet (or could not: retried on the next event). */
+export function needsSync(record: PullRequestReview): boolean {
+  return record.state === 'merged' && record.sync?.state !== 'applied';
 }
 
 /**
