@@ -116,6 +116,14 @@ describe('content lint of changed files', () => {
     expect(Number(/line=(\d+)/.exec(line!)![1])).toBeGreaterThanOrEqual(lineOf(dir, WORK, 'title: [unclosed'));
   });
 
+  it('a missing field points at the line of the object that lacks it', () => {
+    const { dir } = repoWithBase();
+    edit(dir, WORK, '  born: "1677"\n', '');
+    const run = lint(dir, '--file', WORK);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${WORK}:${lineOf(dir, WORK, 'composer:')}: /composer/born: is required`);
+  });
+
   it('exits 0 when the changed files are fine or not content, and 2 on an unknown base', () => {
     const { root, dir } = repoWithBase();
     edit(dir, WORK, 'key: G major', 'key: G major # checked');
