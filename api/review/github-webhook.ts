@@ -141,6 +141,9 @@ export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContex
       } catch (err) {
         return sendProblem(reply, request, base, 'malformed-json', `The webhook payload is not JSON: ${(err as Error).message}`);
       }
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+        return sendProblem(reply, request, base, 'malformed-json', 'The webhook payload is not a JSON object.');
+      }
       if (event === 'ping') return reply.code(204).header('Cache-Control', 'no-store').send();
       if (repository && payload.repository?.full_name && payload.repository.full_name.toLowerCase() !== repository) {
         return reply.code(202).header('Cache-Control', 'no-store').send({ handled: false, reason: `events of ${payload.repository.full_name} are ignored` });

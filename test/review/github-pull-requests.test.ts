@@ -172,6 +172,9 @@ describe('pull requests people open on the content repository', () => {
     const bad = await deliver('pull_request', payload);
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ errors: [{ pointer: '/pull_request/number', detail: 'must be a positive integer' }] });
+    const notAnObject = await deliver('pull_request', null);
+    expect(notAnObject.statusCode).toBe(400);
+    expect(notAnObject.headers['content-type']).toContain('application/problem+json');
   });
 
   it('merged: the change is brought into the archive\'s content repository and the site; a merged broken change is refused', async () => {
