@@ -31,7 +31,7 @@ import type { Octokit } from '@octokit/rest';
 import type { GitHubSettings } from '../config.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
 import { LocalForge } from './forge-local.ts';
-import { RecordStore } from '../storage/record-store.ts';
+import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
 import { createOctokit } from './forge-github.ts';
 import { lintContent, lintScope, normalizeContentPath, type LintScope } from '../../src/domain/content-lint.ts';
 import { lintFailure, lintResult, needsLint, needsSync, pullRequestCode, pullRequestQueueEntry, recordEvent, workSlugsOf, type PullRequestEvent } from '../../src/domain/review/pull-request.ts';
@@ -107,7 +107,8 @@ export class PullRequestReviews {
       try {
         record = recordEvent(null, event, at);
         await this.store.create(id, record);
-      } catch {
+      } catch (err) {
+        if (!(err instanceof RecordExistsError)) throw err;
         // Created meanwhile by a concurrent delivery: record the event on it.
         record = (await this.store.update(id, (current) => recordEvent(current, event, at)))!;
       }
