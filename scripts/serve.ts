@@ -15,8 +15,9 @@ import { prepareDataDir, serve } from '../api/lifecycle.ts';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, PROJECT_ROOT);
   await prepareDataDir(config, { info: (_o, msg) => console.log(msg) });
-  // A new content repository gets the pull-request lint for its GitHub CI (docs/github-review.md).
-  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir, writeContentLintCi);
+  // With review on GitHub, a new content repository gets the pull-request lint for its CI
+  // (docs/github-review.md); otherwise `npm run content-lint:install` adds it when needed.
+  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir, config.github ? writeContentLintCi : undefined);
   if (repo.created) console.log(`created the content repository at ${config.contentRepo}`);
   const started = Date.now();
   let built = false;

@@ -9,8 +9,9 @@
  * checkout of the archive and no network at all beyond its own checkout, and the lint it runs is
  * exactly the archive's (same schemas, same messages). The bundle is generated, never committed
  * in this project (it would go stale with every schema change): the server writes it into a
- * content repository it seeds (scripts/serve.ts), and `npm run content-lint:install -- <dir>`
- * writes or refreshes it in any checkout (after upgrading the archive).
+ * content repository it seeds when review runs on GitHub (scripts/serve.ts), and
+ * `npm run content-lint:install -- <dir>` writes or refreshes it in any checkout (when GitHub
+ * review is switched on later, and after upgrading the archive).
  */
 import { mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -56,6 +56,17 @@ describe('the content-lint workflow', () => {
     expect(readFileSync(path.join(root, CONTENT_LINT_WORKFLOW), 'utf8')).toBe(readFileSync(CONTENT_LINT_WORKFLOW_SOURCE, 'utf8'));
   });
 
+  it('fails at once, saying what to do, in a repository without the bundled lint', () => {
+    const bare = mkdtempSync(path.join(os.tmpdir(), 'pdma-content-ci-bare-'));
+    try {
+      const run = spawnSync('bash', ['-e', '-c', lintStep.run!], { cwd: bare, encoding: 'utf8', env: { PATH: process.env.PATH, BASE_SHA: base } });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toContain("::error title=Content lint::.github/content-lint/lint.mjs is missing: run 'npm run content-lint:install");
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
   it("its command prints file:line annotations for the pull request's broken line and fails", () => {
     expect(existsSync(path.join(root, 'node_modules'))).toBe(false);
     const summary = path.join(root, '..', `${path.basename(root)}-summary.md`);
