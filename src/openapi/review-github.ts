@@ -9,13 +9,14 @@ const receiveGitHubWebhook: OperationSpec = {
   tags: ['review'],
   summary: 'Receive GitHub pull request events for reviews mirrored on GitHub',
   description:
-    'Configured as the repository webhook (events: Pull requests, Pull request reviews; content type application/json or ' +
+    'Configured as the repository webhook or the GitHub App\'s (event: Pull requests; content type application/json or ' +
     'application/x-www-form-urlencoded). The `X-Hub-Signature-256` header must be the HMAC-SHA256 of the raw body with ' +
     '`GITHUB_WEBHOOK_SECRET`, or nothing happens and the answer is 401. `X-GitHub-Event` selects the event: `pull_request` ' +
     'closed on branch `review/<trackingCode>` marks the submission merged (to be applied) or declined; `pull_request_review` ' +
-    'submitted records the review; `ping` answers 204. With review on GitHub, a `pull_request` event (opened, synchronize, reopened, ' +
+    'events are accepted but not acted on (202); `ping` answers 204. With review on GitHub, a `pull_request` event (opened, synchronize, reopened, ' +
     'closed, edited, ready_for_review, converted_to_draft) of any other branch is a pull request a person opened: it is recorded for the ' +
-    'review queue (`PR-<number>`) and its head is linted, answering 200 with `pullRequest` and the `lint` state. Events of other ' +
+    'review queue (`PR-<number>`) and its head is linted; once merged, its change is brought into the archive\'s content repository ' +
+    'and the site rebuilt. It answers 200 with `pullRequest`, the `lint` state and, when merged, the `sync` state. Events of other ' +
     'actions or repositories answer 202 with `handled: false`. Redeliveries are harmless.',
   requestBody: {
     description: 'The GitHub webhook payload, signed.',
