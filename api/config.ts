@@ -5,6 +5,8 @@
  * that runs the sample catalog locally. Features receive their part through AppContext.config.
  */
 import { isIP } from 'node:net';
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CONTRIBUTION_BODY_LIMIT, CORRECTION_BODY_LIMIT, DEFAULT_RATE_LIMIT as DEFAULT_LIMIT, RATE_LIMIT_VARIABLES } from '../src/domain/contributions/policy.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
@@ -31,9 +33,15 @@ export interface FetchSettings {
   allowHosts: string[];
 }
 
-/** Review on GitHub: GITHUB_TOKEN + GITHUB_REPOSITORY (both, or neither), GITHUB_API_URL. */
+/**
+ * Review on GitHub: GITHUB_REPOSITORY with either GITHUB_TOKEN or a GitHub App (GITHUB_APP_ID,
+ * GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE); GITHUB_API_URL.
+ */
 export interface GitHubSettings {
-  token: string;
+  /** A token (fine-grained or classic); absent when a GitHub App authenticates. */
+  token?: string;
+  /** GitHub App credentials (api/review/github-app-auth.ts); absent with a token. */
+  app?: { appId: string; installationId: string; privateKey: string };
   repository: string;
   apiUrl?: string;
 }
@@ -287,10 +295,34 @@ export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): FetchSettings {
   };
 }
 
+/** The GitHub App credentials from the environment, or null when none of its variables is set. */
+function gitHubAppFromEnv(env: NodeJS.ProcessEnv): GitHubSettings['app'] | null {
+  const names = ['GITHUB_APP_ID', 'GITHUB_APP_INSTALLATION_ID', 'GITHUB_APP_PRIVATE_KEY_FILE'] as const;
+  const values = names.map((n) => env[n]?.trim() ?? '');
+  if (values.every((v) => v === '')) return null;
+  const missing = names.filter((_n, i) => values[i] === '');
+  if (missing.length > 0) throw new ConfigError(`a GitHub App needs ${names.join(', ')}; missing: ${missing.join(', ')}`);
+  const [appId, installationId, keyFile] = values as [string, string, string];
+  for (const [name, v] of [['GITHUB_APP_ID', appId], ['GITHUB_APP_INSTALLATION_ID', installationId]] as const) {
+    if (!/^[1-9][0-9]{0,18}$/.test(v)) throw new ConfigError(`${name} must be the app's numeric id (got "${v}")`);
+  }
+  let privateKey: string;
+  try {
+    privateKey = readFileSync(keyFile, 'utf8');
+    createPrivateKey(privateKey);
+  } catch (err) {
+    throw new ConfigError(`GITHUB_APP_PRIVATE_KEY_FILE must name the app's private key (.pem) file: ${(err as Error).message}`);
+  }
+  return { appId, installationId, privateKey };
+}
+
 export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): GitHubSettings | null {
   const token = env.GITHUB_TOKEN?.trim();
   const repository = env.GITHUB_REPOSITORY?.trim();
-  if (!token || !repository) return null;
+  const app = gitHubAppFromEnv(env);
+  if (app && token) throw new ConfigError('set GITHUB_TOKEN or the GitHub App variables (GITHUB_APP_ID ...), not both');
+  if (app && !repository) throw new ConfigError('a GitHub App needs GITHUB_REPOSITORY ("owner/name" of the content repository)');
+  if ((!token && !app) || !repository) return null;
   if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new ConfigError(`GITHUB_REPOSITORY must be "owner/name" (got "${repository}")`);
   const apiUrl = env.GITHUB_API_URL?.trim().replace(/\/+$/, '');
   if (apiUrl) {
@@ -300,7 +332,7 @@ export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): GitHubSettings | 
       throw new ConfigError(`GITHUB_API_URL must be an absolute URL (got "${env.GITHUB_API_URL}")`);
     }
   }
-  return { token, repository, ...(apiUrl ? { apiUrl } : {}) };
+  return { ...(app ? { app } : { token }), repository, ...(apiUrl ? { apiUrl } : {}) };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config {

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../api/config.ts';
 import { createApp } from '../api/app.ts';
 import { SiteHandle } from '../api/site/site-handle.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
+import { writeContentLintCi } from '../api/site/content-lint-ci.ts';
 import { PROJECT_ROOT } from './build.ts';
 import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
 import { prepareDataDir, serve } from '../api/lifecycle.ts';
@@ -14,7 +15,9 @@ import { prepareDataDir, serve } from '../api/lifecycle.ts';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, PROJECT_ROOT);
   await prepareDataDir(config, { info: (_o, msg) => console.log(msg) });
-  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir);
+  // With review on GitHub, a new content repository gets the pull-request lint for its CI
+  // (docs/github-review.md); otherwise `npm run content-lint:install` adds it when needed.
+  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir, config.github ? writeContentLintCi : undefined);
   if (repo.created) console.log(`created the content repository at ${config.contentRepo}`);
   const started = Date.now();
   let built = false;

@@ -9,6 +9,7 @@
 import { Octokit } from '@octokit/rest';
 import type { Forge, ProposalInput, ReviewRef } from './types.ts';
 import type { GitHubSettings } from '../config.ts';
+import { installationTokenProvider } from './github-app-auth.ts';
 
 /** GitHub settings (api/config.ts) plus the local forge, which commits and merges in the content repository the site is built from. */
 export type GitHubForgeOptions = GitHubSettings & { local: Forge };
@@ -20,15 +21,22 @@ export function statusLabel(status: string): string {
   return status.startsWith(STATUS_LABEL_PREFIX) ? status : `${STATUS_LABEL_PREFIX}${status}`;
 }
 
-/** The GitHub settings from the environment, or null when review stays local. */
-export function createOctokit(options: { token: string; apiUrl?: string }): Octokit {
-  return new Octokit({
-    auth: options.token,
+/** An Octokit for the settings: with the token, or with a GitHub App's installation tokens, minted as needed. */
+export function createOctokit(options: Pick<GitHubSettings, 'token' | 'app' | 'apiUrl'>): Octokit {
+  const octokit = new Octokit({
+    ...(options.token ? { auth: options.token } : {}),
     baseUrl: options.apiUrl ?? 'https://api.github.com',
     userAgent: 'public-domain-music-archive',
     // Octokit logs 4xx answers at warn level; the forge reports them through its own errors.
     log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
   });
+  if (!options.token && options.app) {
+    const token = installationTokenProvider(options.app, options.apiUrl);
+    octokit.hook.before('request', async (request) => {
+      request.headers.authorization = `token ${await token()}`;
+    });
+  }
+  return octokit;
 }
 
 /** "review/<code>" -> "<code>", or null for any other branch. */

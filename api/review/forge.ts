@@ -1,6 +1,7 @@
 /**
- * Which forge reviews run on (DESIGN.md 2.6): GitHub when GITHUB_TOKEN and GITHUB_REPOSITORY are
- * both set (parsed in api/config.ts; GITHUB_API_URL overrides the API base), the local git forge otherwise. The GitHub
+ * Which forge reviews run on (DESIGN.md 2.6): GitHub when GITHUB_REPOSITORY is set with GITHUB_TOKEN
+ * or a GitHub App's variables (parsed in api/config.ts; GITHUB_API_URL overrides the API base), the
+ * local git forge otherwise. The GitHub
  * forge still merges into the local content repository, so it is given the local forge.
  */
 import type { Forge } from './types.ts';

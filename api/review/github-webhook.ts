@@ -8,10 +8,14 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { GitHubSettings } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { sendProblem } from '../http/problem.ts';
 import { createOctokit, trackingCodeFromBranch } from './forge-github.ts';
 import type { ReviewRef } from './types.ts';
+import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
+import type { PullRequestEvent } from '../../src/domain/review/pull-request.ts';
+import type { PullRequestReview } from '../../src/schemas/review.ts';
 
 export const GITHUB_WEBHOOK_PATH = '/api/v1/review/github-webhook';
 /** GitHub caps webhook payloads at 25 MB; pull request events are far smaller. */
@@ -22,6 +26,17 @@ export interface GitHubEventHandlers {
   onClosed(code: string): Promise<void>;
   /** state: "approved" | "changes_requested" | "commented" (GitHub's review states, lower case). */
   onReview?(code: string, state: string, reviewer: string): Promise<void>;
+  /** Any `pull_request` event of a pull request a person opened (not on one of the archive's review branches). */
+  onPullRequest?(event: PullRequestEvent): Promise<PullRequestReview>;
+}
+
+/** Pull request actions recorded for people's pull requests (others, e.g. "labeled", change nothing the queue shows). */
+const RECORDED_ACTIONS = new Set(['opened', 'synchronize', 'reopened', 'closed', 'edited', 'ready_for_review', 'converted_to_draft']);
+
+/** True for `review/<code>` where <code> is a contribution or correction-report tracking code: the archive's own branch. */
+export function isArchiveReviewBranch(branch: string): boolean {
+  const code = trackingCodeFromBranch(branch);
+  return code !== null && (normalizeTrackingCode(code, 'contribution') !== null || normalizeTrackingCode(code, 'correction-report') !== null);
 }
 
 export interface GitHubWebhookOptions {
@@ -46,8 +61,54 @@ export function signPayload(secret: string, rawBody: Buffer | string): string {
 interface PullRequestPayload {
   action?: string;
   repository?: { full_name?: string };
-  pull_request?: { merged?: boolean; head?: { ref?: string } };
+  pull_request?: {
+    merged?: boolean;
+    head?: { ref?: string; sha?: string };
+    base?: { ref?: string };
+    number?: number;
+    title?: string;
+    user?: { login?: string };
+    html_url?: string;
+    state?: string;
+    draft?: boolean;
+    created_at?: string;
+  };
   review?: { state?: string; user?: { login?: string } };
+}
+
+/** The pull request of a payload, checked field by field; a list of what is wrong otherwise. */
+export function pullRequestEventOf(payload: PullRequestPayload, fallbackRepository: string | null): PullRequestEvent | string[] {
+  const pr = payload.pull_request;
+  const wrong: string[] = [];
+  const str = (v: unknown, pointer: string, max: number): string => {
+    if (typeof v !== 'string' || v.length === 0) wrong.push(`${pointer} must be a non-empty string`);
+    return typeof v === 'string' ? v.slice(0, max) : '';
+  };
+  const number = pr?.number;
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) wrong.push('/pull_request/number must be a positive integer');
+  const headSha = str(pr?.head?.sha, '/pull_request/head/sha', 64);
+  if (headSha && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(headSha)) wrong.push('/pull_request/head/sha must be a commit id');
+  const createdAt = str(pr?.created_at, '/pull_request/created_at', 40);
+  const created = Date.parse(createdAt);
+  if (createdAt && Number.isNaN(created)) wrong.push('/pull_request/created_at must be a timestamp');
+  const url = str(pr?.html_url, '/pull_request/html_url', 500);
+  if (url && !/^https?:\/\//.test(url)) wrong.push('/pull_request/html_url must be an http(s) URL');
+  const event: PullRequestEvent = {
+    action: str(payload.action, '/action', 40),
+    repository: (payload.repository?.full_name ?? fallbackRepository ?? '').slice(0, 200),
+    number: number as number,
+    title: str(pr?.title, '/pull_request/title', 300),
+    author: str(pr?.user?.login, '/pull_request/user/login', 100),
+    url,
+    draft: pr?.draft === true,
+    merged: pr?.merged === true,
+    open: pr?.state === 'open',
+    headRef: str(pr?.head?.ref, '/pull_request/head/ref', 255),
+    headSha,
+    baseRef: str(pr?.base?.ref, '/pull_request/base/ref', 255),
+    createdAtUtc: Number.isNaN(created) ? '' : new Date(created).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+  return wrong.length > 0 ? wrong : event;
 }
 
 export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContext, handlers: GitHubEventHandlers, options: GitHubWebhookOptions = {}): Promise<void> {
@@ -80,11 +141,26 @@ export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContex
       } catch (err) {
         return sendProblem(reply, request, base, 'malformed-json', `The webhook payload is not JSON: ${(err as Error).message}`);
       }
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+        return sendProblem(reply, request, base, 'malformed-json', 'The webhook payload is not a JSON object.');
+      }
       if (event === 'ping') return reply.code(204).header('Cache-Control', 'no-store').send();
       if (repository && payload.repository?.full_name && payload.repository.full_name.toLowerCase() !== repository) {
         return reply.code(202).header('Cache-Control', 'no-store').send({ handled: false, reason: `events of ${payload.repository.full_name} are ignored` });
       }
-      const code = trackingCodeFromBranch(payload.pull_request?.head?.ref ?? '');
+      const branch = payload.pull_request?.head?.ref ?? '';
+      if (event === 'pull_request' && handlers.onPullRequest && !isArchiveReviewBranch(branch) && RECORDED_ACTIONS.has(payload.action ?? '')) {
+        // A pull request a person opened: recorded for the review queue, its head linted.
+        const parsed = pullRequestEventOf(payload, repository);
+        if (Array.isArray(parsed)) {
+          return sendProblem(reply, request, base, 'invalid-body', `The pull_request payload is not usable: ${parsed.join('; ')}.`, {
+            errors: parsed.map((w) => ({ pointer: w.split(' ')[0]!, detail: w.slice(w.indexOf(' ') + 1) })),
+          });
+        }
+        const recorded = await handlers.onPullRequest(parsed);
+        return reply.code(200).header('Cache-Control', 'no-store').send({ handled: true, trackingCode: recorded.trackingCode, pullRequest: recorded.number, lint: recorded.lint.state, ...(recorded.sync ? { sync: recorded.sync.state } : {}) });
+      }
+      const code = trackingCodeFromBranch(branch);
       let handled = false;
       if (code) {
         if (event === 'pull_request' && payload.action === 'closed') {
@@ -122,7 +198,7 @@ export interface PollResult {
  * than the oldest open review (a PR closed after its review was opened was updated after that).
  */
 export async function pollGitHub(
-  forgeOptions: { token: string; repository: string; apiUrl?: string },
+  forgeOptions: Pick<GitHubSettings, 'token' | 'app' | 'repository' | 'apiUrl'>,
   openRefs: ReviewRef[],
   handlers: GitHubEventHandlers,
 ): Promise<PollResult> {

@@ -7,6 +7,7 @@
  *   POST /api/v1/admin/correction-reports/{code}/{action}   action: accept | request-information | apply | decline
  *   GET  /api/v1/admin/contributions/{code}, /api/v1/admin/correction-reports/{code}
  *   GET  /api/v1/admin/queue       ?status=&kind=&operation=&workSlug=&receivedAfter=&receivedBefore=&page=&pageSize=
+ *   GET  /api/v1/admin/pull-requests/{number}   a pull request a person opened on the content repository (GitHub mode)
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
@@ -15,6 +16,7 @@ import { isOperatorLabel, principalOf, requireRole } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
 import { pageLink, sendPrivateJson } from '../http/reply.ts';
 import type { ReviewActor, ReviewService } from './service.ts';
+import type { PullRequestReviews } from './pull-requests.ts';
 
 /** The authenticated admin key as the actor of a review action (issue 13, item 7). */
 function actorOf(request: FastifyRequest): ReviewActor {
@@ -23,8 +25,8 @@ function actorOf(request: FastifyRequest): ReviewActor {
 }
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
-import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type ReviewRecord } from '../../src/schemas/review.ts';
-import type { StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
+import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type QueueStatus, type ReviewRecord } from '../../src/schemas/review.ts';
+import type { StoredContribution, SubmissionKind } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 
 const ADMIN = '/api/v1/admin';
@@ -32,6 +34,7 @@ const SEGMENT: Record<SubmissionKind, string> = { contribution: 'contributions',
 
 /** Path parameters; the action is checked by the handler so an unknown one is a 404 that lists the actions. */
 const ItemParams = Type.Object({ code: Type.String({ maxLength: 100 }) });
+const PullRequestParams = Type.Object({ number: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 const ActionParams = Type.Object({ code: Type.String({ maxLength: 100 }), action: Type.String({ maxLength: 100 }) });
 
 function adminView(record: StoredContribution | StoredCorrectionReport, review: ReviewRecord | null, base: string): AdminItem {
@@ -65,7 +68,7 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
   };
 }
 
-export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService): Promise<void> {
+export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService, pullRequests: PullRequestReviews | null = null): Promise<void> {
   const base = ctx.config.publicBaseUrl;
   const auth = requireRole(ctx, ['admin']);
 
@@ -107,16 +110,45 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
     );
   }
 
+  // A pull request a person opened on the content repository (recorded from GitHub's webhook).
+  app.get<{ Params: Static<typeof PullRequestParams> }>(`${ADMIN}/pull-requests/:number`, { onRequest: auth, schema: { params: PullRequestParams } }, async (request, reply) => {
+    const pr = await pullRequests?.get(request.params.number);
+    if (!pr) {
+      throw new ProblemError(
+        'not-found',
+        pullRequests
+          ? `No pull request #${request.params.number} has been recorded; the archive records pull requests from the GitHub webhook's pull_request events.`
+          : 'Review does not run on GitHub here (GITHUB_TOKEN and GITHUB_REPOSITORY are not set), so no pull requests are recorded.',
+      );
+    }
+    return sendPrivateJson(reply, pr);
+  });
+
   app.get<{ Querystring: AdminQueueQuery }>(`${ADMIN}/queue`, { onRequest: auth, schema: { querystring: AdminQueueQuery } }, async (request, reply) => {
     const q = request.query;
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? QUEUE_DEFAULT_PAGE_SIZE;
-    const statuses = (q.status?.split(',') ?? []) as SubmissionStatus[];
+    const statuses = (q.status?.split(',') ?? []) as QueueStatus[];
     const filter = { statuses, kind: q.kind, operation: q.operation, workSlug: q.workSlug, receivedAfter: q.receivedAfter, receivedBefore: q.receivedBefore };
     const found = await reviews.queue(filter, page, pageSize).catch((err: unknown) => asProblem(request, err));
     // Only the page's review records are read (for their blocker counts).
     const items: QueueItem[] = await Promise.all(
-      found.items.map(async (e) => ({
+      found.items.map(async (e): Promise<QueueItem> => {
+        if (e.kind === 'pull-request') {
+          const pr = await pullRequests?.get(Number(e.trackingCode.slice('PR-'.length)));
+          return {
+            trackingCode: e.trackingCode,
+            kind: e.kind,
+            status: e.status,
+            receivedAtUtc: e.receivedAtUtc,
+            updatedAtUtc: e.updatedAtUtc,
+            summary: e.summary,
+            blockers: pr?.lint.errorCount ?? 0,
+            links: { admin: `${base}${ADMIN}/pull-requests/${e.trackingCode.slice('PR-'.length)}`, tracking: pr?.url ?? `${base}${ADMIN}/pull-requests/${e.trackingCode.slice('PR-'.length)}` },
+            ...(pr ? { pullRequest: pr } : {}),
+          };
+        }
+        return {
         trackingCode: e.trackingCode,
         kind: e.kind,
         status: e.status,
@@ -128,7 +160,8 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
           admin: `${base}${ADMIN}/${SEGMENT[e.kind]}/${e.trackingCode}`,
           tracking: e.kind === 'contribution' ? contributionUrl(base, e.trackingCode) : correctionReportUrl(base, e.trackingCode),
         },
-      })),
+        };
+      }),
     );
     const totalPages = Math.ceil(found.total / pageSize);
     const last = Math.max(1, totalPages);

@@ -134,8 +134,17 @@ export class ReviewService {
       for (const kind of ['contribution', 'correction-report'] as const) {
         for await (const r of this.store(kind).all()) this.queueIndex.putIfAbsent(queueEntryOf(r));
       }
+      for (const source of this.queueSources) for await (const e of source.all()) this.queueIndex.putIfAbsent(e);
     })();
     return this.queueLoaded;
+  }
+
+  private readonly queueSources: { all(): AsyncIterable<QueueEntry> }[] = [];
+
+  /** More items for the queue (pull requests people opened on GitHub; api/review/pull-requests.ts): loaded with it, kept current by their writes. */
+  addQueueSource(source: { all(): AsyncIterable<QueueEntry>; watch(onWrite: (entry: QueueEntry) => void): void }): void {
+    this.queueSources.push(source);
+    source.watch((e) => this.queueIndex.put(e));
   }
 
   private readonly authors = new Map<string, string>();

@@ -13,11 +13,24 @@ import { ProblemError } from '../http/problem.ts';
 import type { AdminAction } from '../../src/schemas/review.ts';
 import type { ReviewRef } from './types.ts';
 import type { SubmissionKind } from '../../src/schemas/contribution.ts';
+import { PullRequestReviews } from './pull-requests.ts';
+import path from 'node:path';
 
 const POLL_INTERVAL_MS = 5 * 60_000;
 
 export async function registerReview(app: FastifyInstance, ctx: AppContext, service: ReviewService): Promise<void> {
-  await registerAdminRoutes(app, ctx, service);
+  // Pull requests people open on the content repository: recorded from the webhook, in the queue.
+  const pullRequests = ctx.config.github
+    ? new PullRequestReviews({
+        dir: path.join(ctx.config.dataDir, 'state', 'pull-requests'),
+        contentRepo: ctx.config.contentRepo,
+        github: ctx.config.github,
+        scratchDir: path.join(ctx.config.dataDir, 'worktrees'),
+        rebuild: () => ctx.rebuilder.rebuildAndSwap(),
+      })
+    : null;
+  if (pullRequests) service.addQueueSource(pullRequests.queueSource());
+  await registerAdminRoutes(app, ctx, service, pullRequests);
   // Applies acknowledged before a stop resume on start (their outcome lands in the tracking
   // record); a stop waits for the applies running now.
   app.addHook('onReady', async () => {
@@ -35,6 +48,7 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
   const handlers: GitHubEventHandlers = {
     onMerged: fromGitHub('apply', 'Merged on GitHub.'),
     onClosed: fromGitHub('decline', 'Closed on GitHub without merging.'),
+    ...(pullRequests ? { onPullRequest: (event) => pullRequests.onEvent(event) } : {}),
   };
   await registerGitHubWebhook(app, ctx, handlers);
 

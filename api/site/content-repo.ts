@@ -18,13 +18,18 @@ export async function git(repo: string, args: string[]): Promise<string> {
   return stdout.trim();
 }
 
-export async function ensureContentRepo(repo: string, seedDir: string): Promise<{ created: boolean; head: string }> {
+/**
+ * `prepare` runs on a new repository's files after the seed is copied and before the first
+ * commit (the server adds the content lint for GitHub CI there; api/site/content-lint-ci.ts).
+ */
+export async function ensureContentRepo(repo: string, seedDir: string, prepare?: (dir: string) => Promise<unknown>): Promise<{ created: boolean; head: string }> {
   if (existsSync(path.join(repo, '.git'))) return { created: false, head: await git(repo, ['rev-parse', 'HEAD']) };
   if (existsSync(repo) && !existsSync(path.join(repo, '.git'))) {
     throw new Error(`${repo} exists but is not a git repository; remove it or point ARCHIVE_CONTENT_REPO at a clone`);
   }
   mkdirSync(repo, { recursive: true });
   cpSync(seedDir, repo, { recursive: true });
+  if (prepare) await prepare(repo);
   await git(repo, ['init', '--quiet', '--initial-branch=main']);
   await git(repo, ['add', '--all']);
   await git(repo, ['commit', '--quiet', '-m', 'Seed the content repository from the shipped catalog']);

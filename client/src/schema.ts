@@ -101,6 +101,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/pull-requests/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a pull request a person opened on the content repository
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. With review on GitHub, every `pull_request` webhook event of a pull request that is not one of the archive's own `review/<code>` branches is recorded (queue kind `pull-request`, tracking code `PR-<number>`): who opened it, its head, changed files, and the content lint of its head (errors at file:line). Title and author are contributed text.
+         */
+        get: operations["getAdminPullRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/queue": {
         parameters: {
             query?: never;
@@ -599,7 +619,7 @@ export interface paths {
         put?: never;
         /**
          * Receive GitHub pull request events for reviews mirrored on GitHub
-         * @description Configured as the repository webhook (events: Pull requests, Pull request reviews; content type application/json or application/x-www-form-urlencoded). The `X-Hub-Signature-256` header must be the HMAC-SHA256 of the raw body with `GITHUB_WEBHOOK_SECRET`, or nothing happens and the answer is 401. `X-GitHub-Event` selects the event: `pull_request` closed on branch `review/<trackingCode>` marks the submission merged (to be applied) or declined; `pull_request_review` submitted records the review; `ping` answers 204. Events of other branches, actions or repositories answer 202 with `handled: false`. Redeliveries are harmless.
+         * @description Configured as the repository webhook or the GitHub App's (event: Pull requests; content type application/json or application/x-www-form-urlencoded). The `X-Hub-Signature-256` header must be the HMAC-SHA256 of the raw body with `GITHUB_WEBHOOK_SECRET`, or nothing happens and the answer is 401. `X-GitHub-Event` selects the event: `pull_request` closed on branch `review/<trackingCode>` marks the submission merged (to be applied) or declined; `pull_request_review` events are accepted but not acted on (202); `ping` answers 204. With review on GitHub, a `pull_request` event (opened, synchronize, reopened, closed, edited, ready_for_review, converted_to_draft) of any other branch is a pull request a person opened: it is recorded for the review queue (`PR-<number>`) and its head is linted; once merged, its change is brought into the archive's content repository and the site rebuilt. It answers 200 with `pullRequest`, the `lint` state and, when merged, the `sync` state. Events of other actions or repositories answer 202 with `handled: false`. Redeliveries are harmless.
          */
         post: operations["receiveGitHubWebhook"];
         delete?: never;
@@ -1179,10 +1199,13 @@ export interface components {
                 [key: string]: number;
             };
             items: {
-                /** @description Number of recorded blockers. */
+                /** @description Number of recorded blockers (for a pull request: its content-lint problems). */
                 blockers: number;
-                /** @enum {string} */
-                kind: "contribution" | "correction-report";
+                /**
+                 * @description contribution, correction-report, or pull-request (opened by a person on the content repository).
+                 * @enum {string}
+                 */
+                kind: "contribution" | "correction-report" | "pull-request";
                 links: {
                     /**
                      * Format: uri
@@ -1191,19 +1214,134 @@ export interface components {
                     admin: string;
                     /**
                      * Format: uri
-                     * @description The public tracking record.
+                     * @description The public tracking record (for a pull request: the pull request on GitHub).
                      */
                     tracking: string;
+                };
+                /**
+                 * PullRequestReview
+                 * @description A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.
+                 */
+                pullRequest?: {
+                    /** @description GitHub login of the person who opened it. */
+                    author: string;
+                    /** @description Branch it would merge into. */
+                    baseRef: string;
+                    /** @description Paths the pull request changes (added, modified, removed, both names of a rename), at most 300. */
+                    changedFiles: string[];
+                    /** @description How many files it changes in all (GitHub lists at most 3000). */
+                    changedFilesTotal: number;
+                    /**
+                     * Format: date-time
+                     * @description When the pull request was opened on GitHub.
+                     */
+                    createdAtUtc: string;
+                    /** @description Opened as a draft. */
+                    draft: boolean;
+                    /** @description Webhook events recorded, oldest first (the last 50). */
+                    events: {
+                        action: string;
+                        /**
+                         * Format: date-time
+                         * @description When received.
+                         */
+                        atUtc: string;
+                        headSha: string;
+                    }[];
+                    /** @description Branch of the change. */
+                    headRef: string;
+                    /** @description Head commit. */
+                    headSha: string;
+                    /**
+                     * PullRequestLint
+                     * @description The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.
+                     */
+                    lint: {
+                        /**
+                         * Format: date-time
+                         * @description When the lint ran.
+                         */
+                        checkedAtUtc: string | null;
+                        /** @description Why the lint could not run, or what it left out (too many files). */
+                        detail: string | null;
+                        /** @description Problems found (all of them, even beyond the ones listed). */
+                        errorCount: number;
+                        /** @description The problems, at most 200. */
+                        errors: {
+                            /** @description Path in the content repository. */
+                            file: string;
+                            /** @description Line in the pull request's version of the file (1 when the file as a whole is meant). */
+                            line: number;
+                            /** @description What is wrong, in words. */
+                            message: string;
+                            /** @description JSON Pointer to the field ("" for the whole file). */
+                            pointer: string;
+                        }[];
+                        /** @description The head commit the result is for. */
+                        headSha: string | null;
+                        /** @description What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed"). */
+                        scope: string;
+                        /**
+                         * @description pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).
+                         * @enum {string}
+                         */
+                        state: "pending" | "passed" | "failed" | "error";
+                    };
+                    /** @description Pull request number. */
+                    number: number;
+                    /** @constant */
+                    recordVersion: 1;
+                    /** @description owner/name on GitHub. */
+                    repository: string;
+                    /**
+                     * @description open, merged, or closed without merging.
+                     * @enum {string}
+                     */
+                    state: "open" | "merged" | "closed";
+                    /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
+                    sync?: {
+                        /**
+                         * Format: date-time
+                         * @description When the archive tried.
+                         */
+                        atUtc: string;
+                        /** @description The archive's merge commit on main, once applied. */
+                        commit: string | null;
+                        /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
+                        detail: string | null;
+                        /**
+                         * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
+                         * @enum {string}
+                         */
+                        state: "applied" | "failed";
+                    } | null;
+                    /** @description Title as on GitHub (contributed text: render it inert). */
+                    title: string;
+                    /** @description The queue's identifier of the item: "PR-<number>". */
+                    trackingCode: string;
+                    /**
+                     * Format: date-time
+                     * @description When the archive last recorded an event of it.
+                     */
+                    updatedAtUtc: string;
+                    /** @description The pull request on GitHub (html_url). */
+                    url: string;
+                    /** @description Works whose folder it changes. */
+                    workSlugs: string[];
                 };
                 /**
                  * Format: date-time
                  * @description When received.
                  */
                 receivedAtUtc: string;
-                /** @enum {string} */
-                status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+                /**
+                 * @description The submission's status; a pull request is pending while open, then merged or closed.
+                 * @enum {string}
+                 */
+                status: "pending" | "needs-information" | "accepted" | "applied" | "declined" | "merged" | "closed";
                 /** @description One line: operation and target. */
                 summary: string;
+                /** @description Tracking code; "PR-<number>" for a pull request. */
                 trackingCode: string;
                 /**
                  * Format: date-time
@@ -3642,14 +3780,128 @@ export interface components {
             version: string;
         };
         /**
+         * PullRequestReview
+         * @description A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.
+         */
+        PullRequestReview: {
+            /** @description GitHub login of the person who opened it. */
+            author: string;
+            /** @description Branch it would merge into. */
+            baseRef: string;
+            /** @description Paths the pull request changes (added, modified, removed, both names of a rename), at most 300. */
+            changedFiles: string[];
+            /** @description How many files it changes in all (GitHub lists at most 3000). */
+            changedFilesTotal: number;
+            /**
+             * Format: date-time
+             * @description When the pull request was opened on GitHub.
+             */
+            createdAtUtc: string;
+            /** @description Opened as a draft. */
+            draft: boolean;
+            /** @description Webhook events recorded, oldest first (the last 50). */
+            events: {
+                action: string;
+                /**
+                 * Format: date-time
+                 * @description When received.
+                 */
+                atUtc: string;
+                headSha: string;
+            }[];
+            /** @description Branch of the change. */
+            headRef: string;
+            /** @description Head commit. */
+            headSha: string;
+            /**
+             * PullRequestLint
+             * @description The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.
+             */
+            lint: {
+                /**
+                 * Format: date-time
+                 * @description When the lint ran.
+                 */
+                checkedAtUtc: string | null;
+                /** @description Why the lint could not run, or what it left out (too many files). */
+                detail: string | null;
+                /** @description Problems found (all of them, even beyond the ones listed). */
+                errorCount: number;
+                /** @description The problems, at most 200. */
+                errors: {
+                    /** @description Path in the content repository. */
+                    file: string;
+                    /** @description Line in the pull request's version of the file (1 when the file as a whole is meant). */
+                    line: number;
+                    /** @description What is wrong, in words. */
+                    message: string;
+                    /** @description JSON Pointer to the field ("" for the whole file). */
+                    pointer: string;
+                }[];
+                /** @description The head commit the result is for. */
+                headSha: string | null;
+                /** @description What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed"). */
+                scope: string;
+                /**
+                 * @description pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).
+                 * @enum {string}
+                 */
+                state: "pending" | "passed" | "failed" | "error";
+            };
+            /** @description Pull request number. */
+            number: number;
+            /** @constant */
+            recordVersion: 1;
+            /** @description owner/name on GitHub. */
+            repository: string;
+            /**
+             * @description open, merged, or closed without merging.
+             * @enum {string}
+             */
+            state: "open" | "merged" | "closed";
+            /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
+            sync?: {
+                /**
+                 * Format: date-time
+                 * @description When the archive tried.
+                 */
+                atUtc: string;
+                /** @description The archive's merge commit on main, once applied. */
+                commit: string | null;
+                /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
+                detail: string | null;
+                /**
+                 * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
+                 * @enum {string}
+                 */
+                state: "applied" | "failed";
+            } | null;
+            /** @description Title as on GitHub (contributed text: render it inert). */
+            title: string;
+            /** @description The queue's identifier of the item: "PR-<number>". */
+            trackingCode: string;
+            /**
+             * Format: date-time
+             * @description When the archive last recorded an event of it.
+             */
+            updatedAtUtc: string;
+            /** @description The pull request on GitHub (html_url). */
+            url: string;
+            /** @description Works whose folder it changes. */
+            workSlugs: string[];
+        };
+        /**
          * QueueItem
          * @description One open item of the review queue.
          */
         QueueItem: {
-            /** @description Number of recorded blockers. */
+            /** @description Number of recorded blockers (for a pull request: its content-lint problems). */
             blockers: number;
-            /** @enum {string} */
-            kind: "contribution" | "correction-report";
+            /**
+             * @description contribution, correction-report, or pull-request (opened by a person on the content repository).
+             * @enum {string}
+             */
+            kind: "contribution" | "correction-report" | "pull-request";
             links: {
                 /**
                  * Format: uri
@@ -3658,19 +3910,134 @@ export interface components {
                 admin: string;
                 /**
                  * Format: uri
-                 * @description The public tracking record.
+                 * @description The public tracking record (for a pull request: the pull request on GitHub).
                  */
                 tracking: string;
+            };
+            /**
+             * PullRequestReview
+             * @description A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.
+             */
+            pullRequest?: {
+                /** @description GitHub login of the person who opened it. */
+                author: string;
+                /** @description Branch it would merge into. */
+                baseRef: string;
+                /** @description Paths the pull request changes (added, modified, removed, both names of a rename), at most 300. */
+                changedFiles: string[];
+                /** @description How many files it changes in all (GitHub lists at most 3000). */
+                changedFilesTotal: number;
+                /**
+                 * Format: date-time
+                 * @description When the pull request was opened on GitHub.
+                 */
+                createdAtUtc: string;
+                /** @description Opened as a draft. */
+                draft: boolean;
+                /** @description Webhook events recorded, oldest first (the last 50). */
+                events: {
+                    action: string;
+                    /**
+                     * Format: date-time
+                     * @description When received.
+                     */
+                    atUtc: string;
+                    headSha: string;
+                }[];
+                /** @description Branch of the change. */
+                headRef: string;
+                /** @description Head commit. */
+                headSha: string;
+                /**
+                 * PullRequestLint
+                 * @description The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.
+                 */
+                lint: {
+                    /**
+                     * Format: date-time
+                     * @description When the lint ran.
+                     */
+                    checkedAtUtc: string | null;
+                    /** @description Why the lint could not run, or what it left out (too many files). */
+                    detail: string | null;
+                    /** @description Problems found (all of them, even beyond the ones listed). */
+                    errorCount: number;
+                    /** @description The problems, at most 200. */
+                    errors: {
+                        /** @description Path in the content repository. */
+                        file: string;
+                        /** @description Line in the pull request's version of the file (1 when the file as a whole is meant). */
+                        line: number;
+                        /** @description What is wrong, in words. */
+                        message: string;
+                        /** @description JSON Pointer to the field ("" for the whole file). */
+                        pointer: string;
+                    }[];
+                    /** @description The head commit the result is for. */
+                    headSha: string | null;
+                    /** @description What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed"). */
+                    scope: string;
+                    /**
+                     * @description pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).
+                     * @enum {string}
+                     */
+                    state: "pending" | "passed" | "failed" | "error";
+                };
+                /** @description Pull request number. */
+                number: number;
+                /** @constant */
+                recordVersion: 1;
+                /** @description owner/name on GitHub. */
+                repository: string;
+                /**
+                 * @description open, merged, or closed without merging.
+                 * @enum {string}
+                 */
+                state: "open" | "merged" | "closed";
+                /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
+                sync?: {
+                    /**
+                     * Format: date-time
+                     * @description When the archive tried.
+                     */
+                    atUtc: string;
+                    /** @description The archive's merge commit on main, once applied. */
+                    commit: string | null;
+                    /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
+                    detail: string | null;
+                    /**
+                     * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
+                     * @enum {string}
+                     */
+                    state: "applied" | "failed";
+                } | null;
+                /** @description Title as on GitHub (contributed text: render it inert). */
+                title: string;
+                /** @description The queue's identifier of the item: "PR-<number>". */
+                trackingCode: string;
+                /**
+                 * Format: date-time
+                 * @description When the archive last recorded an event of it.
+                 */
+                updatedAtUtc: string;
+                /** @description The pull request on GitHub (html_url). */
+                url: string;
+                /** @description Works whose folder it changes. */
+                workSlugs: string[];
             };
             /**
              * Format: date-time
              * @description When received.
              */
             receivedAtUtc: string;
-            /** @enum {string} */
-            status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            /**
+             * @description The submission's status; a pull request is pending while open, then merged or closed.
+             * @enum {string}
+             */
+            status: "pending" | "needs-information" | "accepted" | "applied" | "declined" | "merged" | "closed";
             /** @description One line: operation and target. */
             summary: string;
+            /** @description Tracking code; "PR-<number>" for a pull request. */
             trackingCode: string;
             /**
              * Format: date-time
@@ -5901,11 +6268,79 @@ export interface operations {
             };
         };
     };
+    getAdminPullRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Pull request number on GitHub. */
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recorded pull request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["PullRequestReview"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The number is not a positive integer, or a key was sent in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No pull request with this number has been recorded (or review does not run on GitHub). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getReviewQueue: {
         parameters: {
             query?: {
-                /** @description Only contributions or only correction reports. */
-                kind?: "contribution" | "correction-report";
+                /** @description Only contributions, only correction reports, or only pull requests people opened on the content repository. */
+                kind?: "contribution" | "correction-report" | "pull-request";
                 /** @description Only contributions with this operation, e.g. "arrangement". */
                 operation?: string;
                 /** @description Page number, from 1. */
@@ -5916,7 +6351,7 @@ export interface operations {
                 receivedAfter?: string;
                 /** @description Only items received before this UTC time (e.g. older than a week). */
                 receivedBefore?: string;
-                /** @description Comma-separated statuses to list (pending, needs-information, accepted, applied, declined); default: the open ones (pending, needs-information, accepted). */
+                /** @description Comma-separated statuses to list (pending, needs-information, accepted, applied, declined, merged, closed; merged and closed are pull requests'); default: the open ones (pending, needs-information, accepted). */
                 status?: string;
                 /** @description Only items about this work. */
                 workSlug?: string;
@@ -7998,6 +8433,13 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         handled: true;
+                        /** @description A person's pull request: the content lint of its head (pending, passed, failed, error). */
+                        lint?: string;
+                        /** @description A person's pull request: its number. */
+                        pullRequest?: number;
+                        /** @description A person's merged pull request: whether its change is now in the archive (applied) or not (failed; the item says why). */
+                        sync?: string;
+                        /** @description The submission's tracking code, or "PR-<number>" for a person's pull request. */
                         trackingCode: string;
                     };
                 };
@@ -8023,7 +8465,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The signed payload is not JSON. */
+            /** @description The signed payload is not JSON, or a pull request event lacks a field the archive records (errors[] names each). */
             400: {
                 headers: {
                     [name: string]: unknown;

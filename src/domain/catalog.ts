@@ -19,6 +19,8 @@ export interface LintMessage {
   /** JSON Pointer to the field inside the file ("" for the file as a whole). */
   pointer: string;
   message: string;
+  /** 1-based line in the file, when the loader knows it directly (a parse error); otherwise resolved from the pointer (src/domain/content-lint.ts). */
+  line?: number;
 }
 
 export interface StoredFile {
@@ -58,7 +60,23 @@ export interface LoadResult {
   messages: LintMessage[];
 }
 
-type Report = (file: string, pointer: string, message: string) => void;
+type Report = (file: string, pointer: string, message: string, line?: number) => void;
+
+/** The 1-based line a JSON.parse error names ("... (line 3 column 5)" or "... at position 42"), if any. */
+function jsonErrorLine(err: unknown, text: string): number | undefined {
+  const message = (err as Error).message;
+  const byLine = /\(line (\d+) column \d+\)/.exec(message);
+  if (byLine) return Number(byLine[1]);
+  const byPosition = /at position (\d+)/.exec(message);
+  if (byPosition) return text.slice(0, Number(byPosition[1])).split('\n').length;
+  return undefined;
+}
+
+/** The 1-based line of a js-yaml error inside a work file's front matter (the file's line 1 is the opening `---`). */
+function yamlErrorLine(err: unknown): number | undefined {
+  const line = (err as { mark?: { line?: number } }).mark?.line;
+  return typeof line === 'number' ? line + 2 : undefined;
+}
 
 function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -81,10 +99,11 @@ function parseDuration(text: string): number {
 /** A JSON array file checked against its schema; every problem is reported and yields []. */
 function readJsonArray<T>(abs: string, file: string, schema: Parameters<typeof validate>[0], report: Report): T[] {
   let data: unknown;
+  const text = readFileSync(abs, 'utf8');
   try {
-    data = JSON.parse(readFileSync(abs, 'utf8'));
+    data = JSON.parse(text);
   } catch (err) {
-    report(file, '', `is not valid JSON: ${(err as Error).message}`);
+    report(file, '', `is not valid JSON: ${(err as Error).message}`, jsonErrorLine(err, text));
     return [];
   }
   const errors = validate(schema, data, { useDefaults: true });
@@ -148,7 +167,7 @@ function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: 
     try {
       data = JSON.parse(raw.toString('utf8'));
     } catch (err) {
-      report(file, '', `is not valid JSON: ${(err as Error).message}`);
+      report(file, '', `is not valid JSON: ${(err as Error).message}`, jsonErrorLine(err, raw.toString('utf8')));
       continue;
     }
     const errors = validate(ProfileContent, data, { useDefaults: true });
@@ -281,7 +300,7 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
   });
 }
 
-function loadWorks(contentDir: string, ctx: WorkContext, report: Report): LoadedWork[] {
+function loadWorks(contentDir: string, ctx: WorkContext, report: Report, only?: ReadonlySet<string>): LoadedWork[] {
   const dir = path.join(contentDir, 'works');
   if (!existsSync(dir)) {
     report('works', '', 'is missing: the content repository needs a works/ folder');
@@ -290,6 +309,7 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report): Loaded
   const works: LoadedWork[] = [];
   const slugs = new Map<string, string>();
   for (const folder of readdirSync(dir).sort()) {
+    if (only && !only.has(folder)) continue;
     const workDir = path.join(dir, folder);
     if (!statSync(workDir).isDirectory()) continue;
     const file = `works/${folder}/index.md`;
@@ -302,7 +322,7 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report): Loaded
     try {
       parsed = parseWorkFile(readFileSync(abs, 'utf8'));
     } catch (err) {
-      report(file, '', `has front matter that is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      report(file, '', `has front matter that is not valid YAML: ${(err as Error).message.split('\n')[0]}`, yamlErrorLine(err));
       continue;
     }
     const errors = validate(WorkContent, parsed.data, { useDefaults: true });
@@ -319,10 +339,19 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report): Loaded
   return works;
 }
 
+export interface LoadOptions {
+  /**
+   * Load only these work folders (names under works/); every shared file (instruments.json,
+   * genres.json, profiles/) is still loaded, since the works are checked against them. The
+   * content lint of a pull request's changed works uses this; the build never does.
+   */
+  works?: ReadonlySet<string>;
+}
+
 /** Load and check a whole content repository. `messages` is empty when it is publishable. */
-export function loadCatalog(contentDir: string): LoadResult {
+export function loadCatalog(contentDir: string, options: LoadOptions = {}): LoadResult {
   const messages: LintMessage[] = [];
-  const report: Report = (file, pointer, message) => messages.push({ file, pointer, message });
+  const report: Report = (file, pointer, message, line) => messages.push(line === undefined ? { file, pointer, message } : { file, pointer, message, line });
   const instruments = loadInstruments(contentDir, report);
   const instrumentSlugs = new Set(instruments.map((i) => i.slug));
   const profiles = loadProfiles(contentDir, instrumentSlugs, report);
@@ -330,7 +359,7 @@ export function loadCatalog(contentDir: string): LoadResult {
   const genres = loadGenres(contentDir, report);
   // The first spelling of a term wins; a duplicate is reported above.
   const genreMap = genres ? new Map([...genres].reverse().map((g) => [g.name.toLowerCase(), g])) : null;
-  const works = loadWorks(contentDir, { instrumentSlugs, profileSlugs, genres: genreMap }, report);
+  const works = loadWorks(contentDir, { instrumentSlugs, profileSlugs, genres: genreMap }, report, options.works);
   return { catalog: { works, profiles, instruments, genres }, messages };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
-import { AdminActionBody, AdminItem, AdminQueue, AdminQueueQuery, QueueItem, REVIEW_ACTIONS } from '../schemas/review.ts';
+import { AdminActionBody, AdminItem, AdminQueue, AdminQueueQuery, PullRequestReview, QueueItem, REVIEW_ACTIONS } from '../schemas/review.ts';
 import { AdminSession, AdminSignInBody } from '../schemas/session.ts';
 import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
@@ -145,18 +145,39 @@ const signOut: OperationSpec = {
   responses: { '204': { description: 'Signed out.' }, '403': problem('The CSRF token is missing or wrong, or the request came from another site.') },
 } as OperationSpec;
 
+const pullRequest: OperationSpec = {
+  method: 'get',
+  path: '/api/v1/admin/pull-requests/{number}',
+  operationId: 'getAdminPullRequest',
+  tags: ['admin'],
+  security: SECURITY,
+  summary: 'Read a pull request a person opened on the content repository',
+  description:
+    `${KEY} With review on GitHub, every \`pull_request\` webhook event of a pull request that is not one of the archive's own \`review/<code>\` branches is recorded ` +
+    '(queue kind `pull-request`, tracking code `PR-<number>`): who opened it, its head, changed files, and the content lint of its head (errors at file:line). ' +
+    'Title and author are contributed text.',
+  parameters: [{ name: 'number', in: 'path', required: true, description: 'Pull request number on GitHub.', schema: { type: 'integer', minimum: 1, maximum: 2147483647 } }],
+  responses: {
+    '200': { description: 'The recorded pull request.', contentType: 'application/json', schema: Envelope(ref('PullRequestReview') as unknown as TSchema, 'Pull request in the envelope.') },
+    ...authProblems,
+    '400': problem('The number is not a positive integer, or a key was sent in the URL.'),
+    '404': problem('No pull request with this number has been recorded (or review does not run on GitHub).'),
+  },
+} as OperationSpec;
+
 export const ADMIN_OPERATIONS: OperationSpec[] = [
   signIn,
   readSession,
   signOut,
   queue,
+  pullRequest,
   readOperation('contribution'),
   actionOperation('contribution'),
   readOperation('correction-report'),
   actionOperation('correction-report'),
 ];
 
-export const ADMIN_COMPONENTS: Record<string, TSchema> = { AdminActionBody, AdminItem, AdminQueue, QueueItem, AdminSession, AdminSignInBody };
+export const ADMIN_COMPONENTS: Record<string, TSchema> = { AdminActionBody, AdminItem, AdminQueue, QueueItem, AdminSession, AdminSignInBody, PullRequestReview };
 
 export const ADMIN_TAGS: { name: string; description: string }[] = [
   { name: 'admin', description: 'Editors review contributions and correction reports as pull requests: accept, request information, apply (merge + rebuild + swap) or decline. Admin key required.' },

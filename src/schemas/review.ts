@@ -206,16 +206,107 @@ export const AdminItem = Type.Object(
 );
 export type AdminItem = Static<typeof AdminItem>;
 
+// ---------------------------------------------------------------------------------------------
+// Pull requests opened by people on the content repository (issue 15, item 4): the GitHub
+// webhook records each one as a review item with the content lint of its changed files, and the
+// queue lists it beside contributions and correction reports (kind "pull-request").
+
+/** What the queue lists: submissions, and pull requests people opened on the content repository. */
+export const QUEUE_KINDS = [...SUBMISSION_KINDS, 'pull-request'] as const;
+export type QueueKind = (typeof QUEUE_KINDS)[number];
+/** Submission statuses, plus a pull request's end states: open pull requests are "pending" (awaiting review). */
+export const QUEUE_STATUSES = [...SUBMISSION_STATUSES, 'merged', 'closed'] as const;
+export type QueueStatus = (typeof QUEUE_STATUSES)[number];
+
+export const PULL_REQUEST_MAX_FILES = 300;
+export const PULL_REQUEST_MAX_LINT_ERRORS = 200;
+
+export const PullRequestLintError = Type.Object(
+  {
+    file: Type.String({ description: 'Path in the content repository.' }),
+    line: Type.Integer({ minimum: 1, description: 'Line in the pull request\'s version of the file (1 when the file as a whole is meant).' }),
+    pointer: Type.String({ description: 'JSON Pointer to the field ("" for the whole file).' }),
+    message: Type.String({ description: 'What is wrong, in words.' }),
+  },
+  { ...strict, title: 'PullRequestLintError', description: 'One content-lint problem, at file:line.' },
+);
+export type PullRequestLintError = Static<typeof PullRequestLintError>;
+
+export const PullRequestLint = Type.Object(
+  {
+    state: StringEnum(['pending', 'passed', 'failed', 'error'] as const, {
+      description: 'pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).',
+    }),
+    headSha: Nullable(Type.String(), { description: 'The head commit the result is for.' }),
+    checkedAtUtc: Nullable(UtcTimestamp('When the lint ran.')),
+    scope: Type.String({ description: 'What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed").' }),
+    errorCount: Type.Integer({ minimum: 0, description: 'Problems found (all of them, even beyond the ones listed).' }),
+    errors: Type.Array(PullRequestLintError, { maxItems: PULL_REQUEST_MAX_LINT_ERRORS, description: `The problems, at most ${PULL_REQUEST_MAX_LINT_ERRORS}.` }),
+    detail: Nullable(Type.String(), { description: 'Why the lint could not run, or what it left out (too many files).' }),
+  },
+  { ...strict, title: 'PullRequestLint', description: 'The archive\'s content lint of the pull request\'s changed files, on its head commit, against the archive\'s content repository (main) for everything unchanged.' },
+);
+export type PullRequestLint = Static<typeof PullRequestLint>;
+
+export const PullRequestReview = Type.Object(
+  {
+    recordVersion: Type.Literal(1),
+    trackingCode: Type.String({ pattern: '^PR-[1-9][0-9]*$', description: 'The queue\'s identifier of the item: "PR-<number>".' }),
+    repository: Type.String({ description: 'owner/name on GitHub.' }),
+    number: Type.Integer({ minimum: 1, description: 'Pull request number.' }),
+    title: Type.String({ description: 'Title as on GitHub (contributed text: render it inert).' }),
+    author: Type.String({ description: 'GitHub login of the person who opened it.' }),
+    url: Type.String({ description: 'The pull request on GitHub (html_url).' }),
+    state: StringEnum(['open', 'merged', 'closed'] as const, { description: 'open, merged, or closed without merging.' }),
+    draft: Type.Boolean({ description: 'Opened as a draft.' }),
+    headRef: Type.String({ description: 'Branch of the change.' }),
+    headSha: Type.String({ description: 'Head commit.' }),
+    baseRef: Type.String({ description: 'Branch it would merge into.' }),
+    createdAtUtc: UtcTimestamp('When the pull request was opened on GitHub.'),
+    updatedAtUtc: UtcTimestamp('When the archive last recorded an event of it.'),
+    changedFiles: Type.Array(Type.String(), { maxItems: PULL_REQUEST_MAX_FILES, description: `Paths the pull request changes (added, modified, removed, both names of a rename), at most ${PULL_REQUEST_MAX_FILES}.` }),
+    changedFilesTotal: Type.Integer({ minimum: 0, description: 'How many files it changes in all (GitHub lists at most 3000).' }),
+    workSlugs: Type.Array(Type.String(), { maxItems: PULL_REQUEST_MAX_FILES, description: 'Works whose folder it changes.' }),
+    lint: PullRequestLint,
+    sync: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            state: StringEnum(['applied', 'failed'] as const, { description: 'applied: the merged change is in the archive\'s content repository and on the site; failed: it is not (`detail` says why; the archive\'s main is unchanged).' }),
+            atUtc: UtcTimestamp('When the archive tried.'),
+            commit: Nullable(Type.String(), { description: 'The archive\'s merge commit on main, once applied.' }),
+            detail: Nullable(Type.String(), { description: 'Why it failed (lint problems, a failed build, GitHub unreachable).' }),
+          },
+          { ...strict },
+        ),
+        { description: 'For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site.' },
+      ),
+    ),
+    events: Type.Array(
+      Type.Object({ action: Type.String(), atUtc: UtcTimestamp('When received.'), headSha: Type.String() }, { ...strict }),
+      { maxItems: 50, description: 'Webhook events recorded, oldest first (the last 50).' },
+    ),
+  },
+  {
+    ...strict,
+    $id: 'PullRequestReview',
+    title: 'PullRequestReview',
+    description: 'A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.',
+  },
+);
+export type PullRequestReview = Static<typeof PullRequestReview>;
+
 export const QueueItem = Type.Object(
   {
-    trackingCode: Type.String(),
-    kind: StringEnum(SUBMISSION_KINDS),
-    status: StringEnum(SUBMISSION_STATUSES),
+    trackingCode: Type.String({ description: 'Tracking code; "PR-<number>" for a pull request.' }),
+    kind: StringEnum(QUEUE_KINDS, { description: 'contribution, correction-report, or pull-request (opened by a person on the content repository).' }),
+    status: StringEnum(QUEUE_STATUSES, { description: 'The submission\'s status; a pull request is pending while open, then merged or closed.' }),
     receivedAtUtc: UtcTimestamp('When received.'),
     updatedAtUtc: UtcTimestamp('When the status last changed.'),
     summary: Type.String({ description: 'One line: operation and target.' }),
-    blockers: Type.Integer({ minimum: 0, description: 'Number of recorded blockers.' }),
-    links: Type.Object({ admin: AbsoluteUrl('The admin view.'), tracking: AbsoluteUrl('The public tracking record.') }, { ...strict }),
+    blockers: Type.Integer({ minimum: 0, description: 'Number of recorded blockers (for a pull request: its content-lint problems).' }),
+    links: Type.Object({ admin: AbsoluteUrl('The admin view.'), tracking: AbsoluteUrl('The public tracking record (for a pull request: the pull request on GitHub).') }, { ...strict }),
+    pullRequest: Type.Optional(PullRequestReview),
   },
   { ...strict, $id: 'QueueItem', title: 'QueueItem', description: 'One open item of the review queue.' },
 );
@@ -223,15 +314,15 @@ export type QueueItem = Static<typeof QueueItem>;
 
 export const QUEUE_DEFAULT_PAGE_SIZE = 50;
 export const QUEUE_MAX_PAGE_SIZE = 200;
-const STATUS_LIST = `^(${SUBMISSION_STATUSES.join('|')})(,(${SUBMISSION_STATUSES.join('|')}))*$`;
+const STATUS_LIST = `^(${QUEUE_STATUSES.join('|')})(,(${QUEUE_STATUSES.join('|')}))*$`;
 
 /** Query parameters of GET /api/v1/admin/queue; an unknown one is a 400 naming it. */
 export const AdminQueueQuery = Type.Object(
   {
     status: Type.Optional(
-      Type.String({ pattern: STATUS_LIST, maxLength: 200, description: `Comma-separated statuses to list (${SUBMISSION_STATUSES.join(', ')}); default: the open ones (pending, needs-information, accepted).` }),
+      Type.String({ pattern: STATUS_LIST, maxLength: 200, description: `Comma-separated statuses to list (${QUEUE_STATUSES.join(', ')}; merged and closed are pull requests'); default: the open ones (pending, needs-information, accepted).` }),
     ),
-    kind: Type.Optional(StringEnum(SUBMISSION_KINDS, { description: 'Only contributions or only correction reports.' })),
+    kind: Type.Optional(StringEnum(QUEUE_KINDS, { description: 'Only contributions, only correction reports, or only pull requests people opened on the content repository.' })),
     operation: Type.Optional(Type.String({ maxLength: 100, description: 'Only contributions with this operation, e.g. "arrangement".' })),
     workSlug: Type.Optional(Type.String({ maxLength: 200, description: 'Only items about this work.' })),
     receivedAfter: Type.Optional(UtcTimestamp('Only items received at or after this UTC time.')),
@@ -253,3 +344,4 @@ export const AdminQueue = Type.Object(
   { ...strict, $id: 'AdminQueue', title: 'AdminQueue', description: 'One page of the review queue: matching items oldest first (open items unless `status` says otherwise), with per-status counts.' },
 );
 export type AdminQueue = Static<typeof AdminQueue>;
+

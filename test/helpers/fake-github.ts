@@ -7,11 +7,16 @@
  *   const gh = await startFakeGitHub({ token: 't', repository: 'acme/content' });
  *   new GitHubForge({ token: 't', repository: 'acme/content', apiUrl: gh.url, local });
  *   gh.pulls[0].labels; gh.calls; gh.mergeExternally(1); gh.failNext('PUT', /\/merge$/, 405, 'not mergeable');
+ *   const pr = gh.openPullRequestAsPerson({ author: 'carol', branch: 'fix', title: 'Fix', files: { 'works/x/index.md': '...' } });
+ *   gh.pushToPullRequest(pr.number, { 'works/x/index.md': '...' }); gh.pullRequestPayload(pr.number, 'synchronize');
  *   await gh.close();
  *
- * Requests without `Authorization: token <token>` (or Bearer) answer 401 as GitHub does.
+ * Requests without `Authorization: token <token>` (or Bearer) answer 401 as GitHub does. With
+ * `app`, `POST /app/installations/{id}/access_tokens` checks the app's RS256 JWT (signature with
+ * the public key, issuer, expiry) and answers an installation token that authenticates like the
+ * token until `expireInstallationTokens()`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -31,6 +36,10 @@ export interface FakePull {
   comments: string[];
   createdAt: string;
   updatedAt: string;
+  /** Who opened it (the token's user for pull requests the archive opens). */
+  author: string;
+  /** The base commit it was opened on (its changed files are listed against it). */
+  baseSha: string;
 }
 
 export interface FakeCall {
@@ -53,6 +62,18 @@ export interface FakeGitHub {
   closeExternally(number: number): void;
   /** The next request matching method and path answers this error once. */
   failNext(method: string, path: RegExp, status: number, message: string): void;
+  /** Installation tokens minted so far (GitHub App mode), oldest first. */
+  installationTokens: string[];
+  /** Every installation token minted so far stops authenticating (401 "Bad credentials"). */
+  expireInstallationTokens(): void;
+  /** Move the clock the app JWTs and token expiries are judged by (GitHub App mode). */
+  advanceClock(ms: number): void;
+  /** A person's pull request: a branch with one commit changing `files` (null removes) on the default branch. */
+  openPullRequestAsPerson(options: { author: string; branch: string; title: string; files: Record<string, string | null> }): FakePull;
+  /** A further commit on a pull request's branch; returns the new head sha. */
+  pushToPullRequest(number: number, files: Record<string, string | null>): string;
+  /** The payload GitHub sends for a `pull_request` event of this pull request. */
+  pullRequestPayload(number: number, action: string): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -71,7 +92,16 @@ class HttpError extends Error {
   }
 }
 
-export async function startFakeGitHub(options: { token: string; repository: string; defaultBranch?: string }): Promise<FakeGitHub> {
+export async function startFakeGitHub(options: {
+  token: string;
+  repository: string;
+  defaultBranch?: string;
+  /** A GitHub App that may mint installation tokens for this repository's installation. */
+  app?: { id: string; installationId: string; publicKey: string };
+}): Promise<FakeGitHub> {
+  const installationTokens: string[] = [];
+  const liveInstallationTokens = new Set<string>();
+  let clockOffsetMs = 0;
   const [owner, name] = options.repository.split('/') as [string, string];
   const defaultBranch = options.defaultBranch ?? 'main';
   const blobs = new Map<string, Buffer>();
@@ -97,6 +127,7 @@ export async function startFakeGitHub(options: { token: string; repository: stri
   const api = (p: string) => `${url}/repos/${owner}/${name}${p}`;
   const html = (p: string) => `https://github.com/${owner}/${name}${p}`;
   const user = { login: 'archive-bot', id: 1, type: 'User' };
+  const userJson = (login: string) => (login === user.login ? user : { login, id: 100 + [...login].reduce((a, c) => a + c.charCodeAt(0), 0), type: 'User' });
   const repoJson = () => ({
     id: 1,
     node_id: 'R_1',
@@ -124,7 +155,7 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     state: pr.state,
     locked: false,
     title: pr.title,
-    user,
+    user: userJson(pr.author),
     body: pr.body,
     labels: pr.labels.map(labelJson),
     created_at: pr.createdAt,
@@ -132,7 +163,7 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     closed_at: pr.closedAt,
     merged_at: pr.mergedAt,
     merge_commit_sha: pr.mergeCommitSha,
-    head: { label: `${owner}:${pr.head}`, ref: pr.head, sha: pr.headSha, user, repo: repoJson() },
+    head: { label: `${owner}:${pr.head}`, ref: pr.head, sha: pr.headSha, user: userJson(pr.author), repo: repoJson() },
     base: { label: `${owner}:${pr.base}`, ref: pr.base, sha: refs.get(pr.base) ?? '', user, repo: repoJson() },
     merged: pr.merged,
     mergeable: pr.state === 'open' ? true : null,
@@ -235,11 +266,33 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     R('POST', '/pulls', (_m, body) => {
       if (!refs.has(body.head)) throw new HttpError(422, `Validation Failed: head ${body.head} does not exist`);
       if (pulls.some((p) => p.head === body.head && p.state === 'open')) throw new HttpError(422, `Validation Failed: A pull request already exists for ${owner}:${body.head}.`);
-      const pr: FakePull = { number: pulls.length + 1, title: body.title, body: body.body ?? null, head: body.head, base: body.base, headSha: refs.get(body.head)!, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now() };
+      const pr: FakePull = { number: pulls.length + 1, title: body.title, body: body.body ?? null, head: body.head, base: body.base, headSha: refs.get(body.head)!, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now(), author: user.login, baseSha: refs.get(body.base)! };
       pulls.push(pr);
       return [201, pullJson(pr)];
     }),
     R('GET', '/pulls/(\\d+)', (m) => [200, pullJson(pullOf(m[1]!))]),
+    R('GET', '/pulls/(\\d+)/files', (m, _b, q) => {
+      const pr = pullOf(m[1]!);
+      const before = trees.get(commits.get(pr.baseSha)!.tree)!;
+      const after = trees.get(commits.get(pr.headSha)!.tree)!;
+      const files: Record<string, unknown>[] = [];
+      for (const p of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+        const a = before.get(p);
+        const b = after.get(p);
+        if (a === b) continue;
+        const status = a === undefined ? 'added' : b === undefined ? 'removed' : 'modified';
+        const sha = (b ?? a)!;
+        files.push({ sha, filename: p, status, additions: 1, deletions: 0, changes: 1, blob_url: html(`/blob/${pr.headSha}/${p}`), raw_url: html(`/raw/${pr.headSha}/${p}`), contents_url: api(`/contents/${p}?ref=${pr.headSha}`) });
+      }
+      const perPage = Math.min(Number(q.per_page ?? 30), 100);
+      const page = Number(q.page ?? 1);
+      return [200, files.slice((page - 1) * perPage, page * perPage)];
+    }),
+    R('GET', '/git/blobs/([0-9a-f]{40})', (m) => {
+      const bytes = blobs.get(m[1]!);
+      if (!bytes) throw new HttpError(404, 'Not Found');
+      return [200, { sha: m[1], node_id: `B_${m[1]}`, url: api(`/git/blobs/${m[1]}`), size: bytes.length, content: bytes.toString('base64').replace(/(.{60})/g, '$1\n'), encoding: 'base64' }];
+    }),
     R('PATCH', '/pulls/(\\d+)', (m, body) => {
       const pr = pullOf(m[1]!);
       if (body.state === 'closed' && pr.state === 'open') Object.assign(pr, { state: 'closed', closedAt: now() });
@@ -300,7 +353,25 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     const method = req.method ?? 'GET';
     calls.push({ method, path: p, query, body });
     const auth = req.headers.authorization ?? '';
-    if (auth !== `token ${options.token}` && auth !== `Bearer ${options.token}`) {
+    const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(p);
+    if (mint && method === 'POST') {
+      const jwt = /^Bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(auth);
+      const claims = jwt ? (JSON.parse(Buffer.from(jwt[2]!, 'base64url').toString('utf8')) as { iss?: unknown; exp?: number; iat?: number }) : null;
+      const signed = jwt && options.app ? verify('sha256', Buffer.from(`${jwt[1]}.${jwt[2]}`), options.app.publicKey, Buffer.from(jwt[3]!, 'base64url')) : false;
+      const nowS = (Date.now() + clockOffsetMs) / 1000;
+      if (!signed || !claims || String(claims.iss) !== options.app!.id || !(claims.exp! > nowS) || !(claims.iat! <= nowS) || claims.exp! - claims.iat! > 600) {
+        return send(res, 401, { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest', status: '401' });
+      }
+      if (mint[1] !== options.app!.installationId) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+      const token = `ghs_fake${installationTokens.length + 1}`;
+      installationTokens.push(token);
+      liveInstallationTokens.add(token);
+      return send(res, 201, { token, expires_at: new Date(Date.now() + clockOffsetMs + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), permissions: { contents: 'write', pull_requests: 'write', issues: 'write', metadata: 'read' }, repository_selection: 'selected' });
+    }
+    const installationToken = /^token (ghs_\w+)$/.exec(auth)?.[1];
+    if (installationToken && liveInstallationTokens.has(installationToken)) {
+      // An installation token of the app: authenticated.
+    } else if (auth !== `token ${options.token}` && auth !== `Bearer ${options.token}`) {
       return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
     }
     const failure = failures.findIndex((f) => f.method === method && f.path.test(p));
@@ -321,6 +392,26 @@ export async function startFakeGitHub(options: { token: string; repository: stri
       }
     }
     send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+  };
+
+  /** A commit on `parent` with `files` written (null removes); returns its sha. */
+  const commitFiles = (parent: string, files: Record<string, string | null>, message: string): string => {
+    const tree = new Map(trees.get(commits.get(parent)!.tree)!);
+    for (const [p, content] of Object.entries(files)) {
+      if (content === null) {
+        tree.delete(p);
+        continue;
+      }
+      const bytes = Buffer.from(content, 'utf8');
+      const sha = sha1('blob', bytes);
+      blobs.set(sha, bytes);
+      tree.set(p, sha);
+    }
+    const treeSha = sha1('tree', ...[...tree].sort().flat());
+    trees.set(treeSha, tree);
+    const sha = sha1('commit', treeSha, parent, message, String(nextId++));
+    commits.set(sha, { tree: treeSha, parents: [parent], message });
+    return sha;
   };
 
   const server = createServer((req, res) => {
@@ -349,6 +440,32 @@ export async function startFakeGitHub(options: { token: string; repository: stri
     },
     failNext(method, path, status, message) {
       failures.push({ method, path, status, message });
+    },
+    installationTokens,
+    expireInstallationTokens() {
+      liveInstallationTokens.clear();
+    },
+    advanceClock(ms) {
+      clockOffsetMs += ms;
+    },
+    openPullRequestAsPerson({ author, branch, title, files }) {
+      const base = refs.get(defaultBranch)!;
+      const head = commitFiles(base, files, title);
+      refs.set(branch, head);
+      const pr: FakePull = { number: pulls.length + 1, title, body: null, head: branch, base: defaultBranch, headSha: head, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now(), author, baseSha: base };
+      pulls.push(pr);
+      return pr;
+    },
+    pushToPullRequest(number, files) {
+      const pr = pullOf(String(number));
+      pr.headSha = commitFiles(pr.headSha, files, 'more changes');
+      refs.set(pr.head, pr.headSha);
+      touch(pr);
+      return pr.headSha;
+    },
+    pullRequestPayload(number, action) {
+      const pr = pullOf(String(number));
+      return { action, number, pull_request: pullJson(pr), repository: repoJson(), sender: userJson(pr.author) };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,13 +9,15 @@
  */
 import type { StoredContribution, SubmissionKind, SubmissionStatus } from '../../schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../schemas/correction.ts';
+import type { QueueKind, QueueStatus } from '../../schemas/review.ts';
 
 export const OPEN_STATUSES: readonly SubmissionStatus[] = ['pending', 'needs-information', 'accepted'];
 
 export interface QueueEntry {
   trackingCode: string;
-  kind: SubmissionKind;
-  status: SubmissionStatus;
+  /** Submissions, and pull requests people opened on the content repository (src/domain/review/pull-request.ts). */
+  kind: QueueKind;
+  status: QueueStatus;
   receivedAtUtc: string;
   updatedAtUtc: string;
   /** The contribution's operation; correction reports have none. */
@@ -28,8 +30,8 @@ export interface QueueEntry {
 
 export interface QueueFilter {
   /** Statuses to list; the open ones when empty. */
-  statuses: readonly SubmissionStatus[];
-  kind?: SubmissionKind;
+  statuses: readonly QueueStatus[];
+  kind?: QueueKind;
   operation?: string;
   workSlug?: string;
   /** Only items received at or after / strictly before these UTC timestamps (ISO 8601, compared as instants). */
@@ -68,7 +70,7 @@ export function compareEntries(a: QueueEntry, b: QueueEntry): number {
 
 export class QueueIndex {
   private readonly byCode = new Map<string, QueueEntry>();
-  private readonly byStatus = new Map<SubmissionStatus, Map<string, QueueEntry>>();
+  private readonly byStatus = new Map<QueueStatus, Map<string, QueueEntry>>();
 
   get size(): number {
     return this.byCode.size;
@@ -98,7 +100,7 @@ export class QueueIndex {
 
   /** One page of the matching entries, oldest first, and how many match in all. */
   page(filter: QueueFilter, page: number, pageSize: number): { items: QueueEntry[]; total: number } {
-    const statuses = filter.statuses.length > 0 ? [...new Set(filter.statuses)] : OPEN_STATUSES;
+    const statuses: readonly QueueStatus[] = filter.statuses.length > 0 ? [...new Set(filter.statuses)] : OPEN_STATUSES;
     const after = filter.receivedAfter === undefined ? -Infinity : Date.parse(filter.receivedAfter);
     const before = filter.receivedBefore === undefined ? Infinity : Date.parse(filter.receivedBefore);
     const matches: QueueEntry[] = [];
