@@ -21,7 +21,7 @@ async function refresh(box: HTMLElement): Promise<void> {
   let view: ReaderSessionView | null = null;
   try {
     const res = await fetch(SESSION, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-    if (res.ok) view = (await res.json()) as ReaderSessionView;
+    if (res.ok) view = ((await res.json()) as { data: ReaderSessionView }).data;
   } catch {
     view = null;
   }
