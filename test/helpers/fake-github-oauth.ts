@@ -4,7 +4,10 @@
  *
  *   GET  /login/oauth/authorize?client_id&redirect_uri&state&code_challenge&code_challenge_method=S256
  *        -> 302 to redirect_uri?code=...&state=... (as if the user approved at once), or with
- *           error=access_denied when `deny` is set. An unknown client_id answers 404.
+ *           error=access_denied when `deny` is set. An unknown client_id answers 404. A browser
+ *           (Accept: text/html) gets a page of this site that moves on to that URL instead, as a
+ *           user pressing "Authorize" on GitHub does: the callback is then a navigation started
+ *           by another site, which decides which SameSite cookies go along.
  *   POST /login/oauth/access_token   form: grant_type, code, redirect_uri, code_verifier; client
  *        credentials as HTTP Basic (or client_id/client_secret in the form). A wrong code, reused
  *        code, other redirect_uri or a verifier whose S256 is not the challenge answers 200 with
@@ -111,6 +114,14 @@ export async function startFakeGitHubOAuth(options: { clientId: string; clientSe
         back.searchParams.set('code', code);
       }
       if (query.state !== undefined) back.searchParams.set('state', query.state);
+      if ((req.headers.accept ?? '').includes('text/html')) {
+        // A browser: like GitHub, the way back starts from a page of the provider's own site (there,
+        // the user presses "Authorize"), so the callback is a cross-site navigation.
+        const href = back.href.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+        const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${href}"><title>Authorize</title></head><body><a href="${href}">Authorize</a></body></html>`;
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(page) });
+        return res.end(page);
+      }
       res.writeHead(302, { Location: back.href, 'Content-Length': '0' });
       return res.end();
     }

@@ -337,5 +337,18 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
       expect(external).toEqual([]);
       await context.close();
     });
+
+    it('a sign-in that returns straight to a signed-in download gets the file (the Strict session cookie is sent on the way back)', async () => {
+      const context = await browser.newContext();
+      await context.route(/^(?!https?:\/\/(127\.0\.0\.1|localhost)[:/]).*/, (route) => route.abort());
+      const page = await context.newPage();
+      const target = new URL(signedIn.links.download!).pathname;
+      const downloaded = page.waitForEvent('download');
+      // The navigation ends in a download, which Chromium reports as an aborted navigation.
+      await page.goto(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(target)}`).catch(() => undefined);
+      const download = await downloaded;
+      expect(readFileSync((await download.path())!).equals(fileBytes)).toBe(true);
+      await context.close();
+    });
   });
 });
