@@ -31,7 +31,7 @@ import { sendPrivateJson } from '../http/reply.ts';
 import { safeDeclaredType } from '../http/media-types.ts';
 import { sendFile } from '../http/send-file.ts';
 import { sendBlob } from '../blobs/send-blob.ts';
-import { clearCookie, cookieName, csrfRefusal, endSession, readCookie, sessionOf, setCookie, setSessionCookie } from '../session/cookies.ts';
+import { clearCookie, cookieName, csrfRefusal, endSession, readCookie, sessionOf, sessionToken, setCookie, setSessionCookie } from '../session/cookies.ts';
 import type { Session } from '../session/sessions.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { ReaderCallbackQuery, ReaderSignInQuery, SignedInDownloadParams, type ReaderSession } from '../../src/schemas/session.ts';
@@ -161,7 +161,7 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
       throw error;
     }
     // A new session on every sign-in: any session this browser had (reader or desk) ends.
-    ctx.sessions.revoke(readCookie(request, cookieName(ctx.config, 'archive-session')));
+    ctx.sessions.revoke(sessionToken(ctx.config, request));
     const { token } = ctx.sessions.create(subject);
     setSessionCookie(ctx, reply, token);
     return reply
@@ -191,7 +191,8 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
     return reply.code(204).header('Cache-Control', 'no-store').send();
   });
 
-  app.get<{ Params: SignedInDownloadParams }>(SIGNED_IN_DOWNLOAD_PATH, { schema: { params: SignedInDownloadParams } }, async (request: FastifyRequest<{ Params: SignedInDownloadParams }>, reply: FastifyReply) => {
+  // GET and HEAD in one route: Fastify's generated HEAD route would answer Content-Length: 0.
+  app.route<{ Params: SignedInDownloadParams }>({ method: ['GET', 'HEAD'], url: SIGNED_IN_DOWNLOAD_PATH, schema: { params: SignedInDownloadParams }, handler: async (request: FastifyRequest<{ Params: SignedInDownloadParams }>, reply: FastifyReply) => {
     const { slug } = request.params;
     const assetId = Number(request.params.assetId);
     const buildDir = ctx.handle.current.dir;
@@ -227,5 +228,5 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
       throw new ProblemError('not-found', `The file of asset ${assetId} of "${slug}" is missing from the blob store (logged for the operator).`);
     }
     return sendBlob(request, reply, base, ctx.blobs, { sha256: asset.sha256, size: info.byteLength, contentType, cacheControl: PRIVATE_CACHE, downloadName: asset.fileName });
-  });
+  } });
 }

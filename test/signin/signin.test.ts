@@ -178,6 +178,14 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
     const whole = await fetch(signedIn.links.download!, { headers: { cookie: jar.header() } });
     expect(whole.status).toBe(200);
     expect(Buffer.from(await whole.arrayBuffer()).equals(fileBytes)).toBe(true);
+    const head = await fetch(signedIn.links.download!, { method: 'HEAD', headers: { cookie: jar.header() } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(fileBytes.length));
+    expect(head.headers.get('content-disposition')).toContain('attachment; filename="bwv846-piano-bed.mp3"');
+    expect(head.headers.get('vary')).toMatch(/cookie/i);
+    const unsatisfiable = await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), range: `bytes=${fileBytes.length}-` } });
+    expect(unsatisfiable.status).toBe(416);
+    await unsatisfiable.arrayBuffer();
     const again = await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), 'if-none-match': `"${signedIn.sha256}"` } });
     expect(again.status).toBe(304);
     const stale = await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), range: 'bytes=0-9', 'if-range': '"0000"' } });
