@@ -32,6 +32,7 @@ import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
 import { SessionStore } from './session/sessions.ts';
 import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
+import { registerReaderRoutes } from './signin/routes.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
@@ -286,6 +287,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
   await registerSessionRoutes(app, ctx, createAdminSignIn(ctx));
+  registerReaderRoutes(app, ctx);
   registerMcpRoutes(app);
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);

@@ -34,6 +34,21 @@ export interface FetchSettings {
 }
 
 /**
+ * Reader sign-in through GitHub OAuth (issue 18): GITHUB_OAUTH_CLIENT_ID + GITHUB_OAUTH_CLIENT_SECRET
+ * (both, or neither), the provider's web origin GITHUB_OAUTH_BASE_URL (authorize and access_token
+ * endpoints) and GITHUB_API_URL for `GET /user`. Null: this archive offers no reader sign-in.
+ */
+export interface ReaderSignInSettings {
+  provider: 'github';
+  clientId: string;
+  clientSecret: string;
+  /** Origin of /login/oauth/authorize and /login/oauth/access_token (https://github.com). */
+  oauthBaseUrl: string;
+  /** Base of the REST API for GET /user (https://api.github.com). */
+  apiUrl: string;
+}
+
+/**
  * Review on GitHub: GITHUB_REPOSITORY with either GITHUB_TOKEN or a GitHub App (GITHUB_APP_ID,
  * GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE); GITHUB_API_URL.
  */
@@ -66,6 +81,8 @@ export interface Config {
   fetch: FetchSettings;
   /** null: review runs on local branches. */
   github: GitHubSettings | null;
+  /** Reader sign-in (GITHUB_OAUTH_CLIENT_ID/SECRET); null when none is configured. */
+  readerSignIn: ReaderSignInSettings | null;
   /** Verifies X-Hub-Signature-256 of webhook deliveries (GITHUB_WEBHOOK_SECRET); null refuses every delivery. */
   githubWebhookSecret: string | null;
   /** Test hook (ARCHIVE_LIBRARY_FAILPOINTS): crash points of the library's reliability tests; empty in production. */
@@ -335,6 +352,32 @@ export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): GitHubSettings | 
   return { ...(app ? { app } : { token }), repository, ...(apiUrl ? { apiUrl } : {}) };
 }
 
+function absoluteUrlSetting(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim().replace(/\/+$/, '') || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL (got "${env[name]}")`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(`${name} must be an absolute http(s) URL (got "${env[name]}")`);
+  return value;
+}
+
+export function readerSignInFromEnv(env: NodeJS.ProcessEnv): ReaderSignInSettings | null {
+  const clientId = env.GITHUB_OAUTH_CLIENT_ID?.trim();
+  const clientSecret = env.GITHUB_OAUTH_CLIENT_SECRET?.trim();
+  if (!clientId && !clientSecret) return null;
+  if (!clientId || !clientSecret) throw new ConfigError('GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET must be set together (reader sign-in needs both, or neither)');
+  return {
+    provider: 'github',
+    clientId,
+    clientSecret,
+    oauthBaseUrl: absoluteUrlSetting(env, 'GITHUB_OAUTH_BASE_URL', 'https://github.com'),
+    apiUrl: absoluteUrlSetting(env, 'GITHUB_API_URL', 'https://api.github.com'),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config {
   const port = Number(env.PORT ?? '4321');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}")`);
@@ -369,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     fetch: fetchOptionsFromEnv(env),
     github: gitHubSettingsFromEnv(env),
     githubWebhookSecret: env.GITHUB_WEBHOOK_SECRET?.trim() || null,
+    readerSignIn: readerSignInFromEnv(env),
     libraryFailpoints: keys(env.ARCHIVE_LIBRARY_FAILPOINTS),
     trustedProxies: parseTrustedProxies(env.ARCHIVE_TRUSTED_PROXIES),
     downloadOffload: parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD),

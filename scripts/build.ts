@@ -1,6 +1,6 @@
 /**
  * Builds the static site from a content repository:
- *   npm run build -- [--content DIR] [--out DIR] [--base-url URL]
+ *   npm run build -- [--content DIR] [--out DIR] [--base-url URL] [--reader-sign-in github|none]
  * Checks the content first (same messages as lint:content), renders the MusicXML source scores
  * to SVG and MIDI with Verovio (the pages need their sizes), runs `astro build` into
  * `<out>/client`, copies the score files in, writes the Pagefind search index of the works,
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
 import { renderNginxConfig } from '../api/site/nginx.ts';
-import { publishedBlobs } from '../src/domain/records.ts';
+import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
@@ -31,10 +31,18 @@ export interface BuildOptions {
   quiet?: boolean;
   /** The blob store's folder, for nginx.conf's download offload location (ARCHIVE_DOWNLOAD_OFFLOAD=nginx). */
   blobsDir?: string;
+  /**
+   * Does the archive this build is for sign readers in (GitHub OAuth)? Records and pages say so:
+   * signed-in files get the protected download link, or the words "signed-in download is not
+   * offered by this archive" (src/domain/access.ts). Default: none.
+   */
+  readerSignIn?: 'github' | 'none';
 }
 
 export interface BuildInfo {
   baseUrl: string;
+  /** Reader sign-in the records and pages were written for (issue 18). */
+  readerSignIn: 'github' | 'none';
   contentDir: string;
   generatedAtUtc: string;
   works: number;
@@ -80,6 +88,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     ARCHIVE_BUILD_OUT: path.join(outDir, 'client'),
     ARCHIVE_BUILD_CACHE: path.join(outDir, '.cache'),
     ARCHIVE_SCORES_MANIFEST: path.join(scoresDir, 'manifest.json'),
+    ARCHIVE_READER_SIGNIN: options.readerSignIn ?? 'none',
     ASTRO_TELEMETRY_DISABLED: '1',
   };
   Object.assign(process.env, env);
@@ -110,8 +119,22 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client'), { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
   // Outside client/: the server reads it to know which blobs public records link to.
   writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
+  // Outside client/ too: files that are not public. Signed-in stored files are copied under
+  // protected/ for the protected download route (api/signin/); nothing serves that folder publicly.
+  const restricted = protectedAssets(catalog);
+  for (const [key, asset] of Object.entries(restricted)) {
+    if (asset.access !== 'signed-in' || asset.file === undefined) continue;
+    const slug = key.slice(0, key.lastIndexOf('/'));
+    const work = catalog.works.find((w) => w.content.slug === slug);
+    const stored = work?.files.get(asset.file);
+    if (!stored) continue;
+    mkdirSync(path.join(outDir, 'protected', slug), { recursive: true });
+    cpSync(stored.absolutePath, path.join(outDir, 'protected', slug, asset.file));
+  }
+  writeFileSync(path.join(outDir, 'protected-assets.json'), `${JSON.stringify(restricted)}\n`);
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
+    readerSignIn: options.readerSignIn ?? 'none',
     contentDir,
     generatedAtUtc,
     works: catalog.works.length,
@@ -134,10 +157,16 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       'base-url': { type: 'string', default: process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321' },
       quiet: { type: 'boolean', default: false },
       'blobs-dir': { type: 'string' },
+      'reader-sign-in': { type: 'string', default: 'none' },
     },
   });
+  const readerSignIn = values['reader-sign-in'];
+  if (readerSignIn !== 'github' && readerSignIn !== 'none') {
+    console.error(`--reader-sign-in must be "github" or "none" (got "${readerSignIn}")`);
+    process.exit(2);
+  }
   try {
-    const info = await buildSite({ contentDir: values.content, outDir: values.out, baseUrl: values['base-url'], quiet: values.quiet, blobsDir: values['blobs-dir'] });
+    const info = await buildSite({ contentDir: values.content, outDir: values.out, baseUrl: values['base-url'], quiet: values.quiet, blobsDir: values['blobs-dir'], readerSignIn });
     console.log(`built ${info.works} works and ${info.profiles} profiles into ${values.out} in ${info.durationMs} ms`);
   } catch (err) {
     if (err instanceof ContentError) {

@@ -20,16 +20,18 @@ export function isCompleteBuild(outDir: string): boolean {
   return existsSync(path.join(outDir, 'build.json')) && existsSync(path.join(outDir, 'client')) && existsSync(path.join(outDir, 'index', 'catalog.json'));
 }
 
-export function buildKey(commit: string, baseUrl: string): string {
-  return `${commit.slice(0, 12)}-${createHash('sha256').update(baseUrl).digest('hex').slice(0, 8)}`;
+/** Reader sign-in changes what records and pages say (issue 18), so it is part of the key (unchanged keys without it). */
+export function buildKey(commit: string, baseUrl: string, readerSignIn: 'github' | 'none' = 'none'): string {
+  const input = readerSignIn === 'none' ? baseUrl : `${baseUrl}\nreader-sign-in=${readerSignIn}`;
+  return `${commit.slice(0, 12)}-${createHash('sha256').update(input).digest('hex').slice(0, 8)}`;
 }
 
 /** Run scripts/build.ts in a child process; rejects with the build's own error output. */
-export function buildInChild(contentDir: string, outDir: string, baseUrl: string, options: { inheritOutput?: boolean; blobsDir?: string } = {}): Promise<void> {
+export function buildInChild(contentDir: string, outDir: string, baseUrl: string, options: { inheritOutput?: boolean; blobsDir?: string; readerSignIn?: 'github' | 'none' } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', outDir, '--base-url', baseUrl, '--quiet', ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : [])],
+      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', outDir, '--base-url', baseUrl, '--quiet', ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : []), ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : [])],
       { stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'] },
     );
     let output = '';
@@ -49,7 +51,8 @@ export function buildInChild(contentDir: string, outDir: string, baseUrl: string
 /** Make sure a complete build of `commit` exists; returns its folder. */
 export async function ensureBuild(config: Config, commit: string, options: { inheritOutput?: boolean; onBuildStart?: () => void } = {}): Promise<string> {
   const buildsDir = path.join(config.dataDir, 'builds');
-  const dir = path.join(buildsDir, buildKey(commit, config.publicBaseUrl));
+  const readerSignIn = config.readerSignIn ? config.readerSignIn.provider : 'none';
+  const dir = path.join(buildsDir, buildKey(commit, config.publicBaseUrl, readerSignIn));
   if (isCompleteBuild(dir)) return dir;
   mkdirSync(buildsDir, { recursive: true });
   options.onBuildStart?.();
@@ -57,7 +60,7 @@ export async function ensureBuild(config: Config, commit: string, options: { inh
   const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
   await git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]);
   try {
-    await buildInChild(worktree, dir, config.publicBaseUrl, { ...options, blobsDir: path.join(config.dataDir, 'blobs') });
+    await buildInChild(worktree, dir, config.publicBaseUrl, { ...options, blobsDir: path.join(config.dataDir, 'blobs'), readerSignIn });
   } finally {
     await git(config.contentRepo, ['worktree', 'remove', '--force', worktree]).catch(() => rmSync(worktree, { recursive: true, force: true }));
   }

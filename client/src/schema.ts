@@ -608,6 +608,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reader/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reader session of the request's cookie
+         * @description Who is signed in (GitHub id, login, name), what the session grants (signed-in downloads only) and its CSRF token for sign-out.
+         */
+        get: operations["getReaderSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out: end the session and expire the cookie
+         * @description With a live session the request must carry its CSRF token (X-CSRF-Token) and not come from another site. Without a session it still answers 204 and expires the cookie.
+         */
+        delete: operations["signOutReader"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reader/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with GitHub (a browser navigation): redirects to GitHub
+         * @description Answers 302 to GitHub's authorize page (OAuth 2.0 authorization code with PKCE S256, no scope) and sets a short-lived SameSite=Lax cookie holding the state, the PKCE verifier and the return path. The sign-in must finish within 10 minutes in the same browser.
+         */
+        get: operations["startReaderSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reader/sign-in/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where GitHub sends the reader back: checks state, exchanges the code with the PKCE verifier, starts the session
+         * @description Sets the session cookie (HttpOnly, SameSite=Strict) and answers a small page that continues to the return path: a redirect here would not carry the Strict cookie, because the navigation came from GitHub. The GitHub token is used once to read GET /user and is not kept.
+         */
+        get: operations["finishReaderSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/review/github-webhook": {
         parameters: {
             query?: never;
@@ -657,6 +721,26 @@ export interface paths {
         };
         /** One full work record */
         get: operations["getWork"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/works/{slug}/assets/{assetId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file for signed-in readers (session cookie); supports Range
+         * @description The `links.download` of an asset whose access is `signed-in`, when this archive offers reader sign-in. Without a session: 401 `sign-in-required` whose `signIn` member is the sign-in URL. With a reader session (the HttpOnly cookie set by the GitHub sign-in): the file, ETag = quoted SHA-256, one byte range (206, If-Range, 416), If-None-Match -> 304, Cache-Control: private, no-cache, Vary: Cookie. Administrator-only files answer 403 to everyone here. Public files are not served here (404): use their public link.
+         */
+        get: operations["downloadSignedInAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1444,7 +1528,7 @@ export interface components {
             links: {
                 /**
                  * Format: uri
-                 * @description Download URL; absolute.
+                 * @description Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.
                  */
                 download: string | null;
                 /**
@@ -1457,6 +1541,11 @@ export interface components {
                  * @description Raw MusicXML (MusicXML assets only).
                  */
                 rawMusicXml?: string;
+                /**
+                 * Format: uri
+                 * @description Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.
+                 */
+                signIn?: string;
                 /**
                  * Format: uri
                  * @description Source page URL.
@@ -4045,6 +4134,30 @@ export interface components {
              */
             updatedAtUtc: string;
         };
+        /** @description A reader signed in with GitHub. The session itself is an HttpOnly cookie; this body never contains it (nor the GitHub token, which the archive does not keep). */
+        ReaderSession: {
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** @description Send it back in the X-CSRF-Token header to sign out (DELETE /api/v1/reader/session). */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description Absolute end of the session (ARCHIVE_SESSION_HOURS after sign-in).
+             */
+            expiresAtUtc: string;
+            /** @description What the session grants: downloading signed-in files. Never admin, curator, library or metrics rights. */
+            grants: "signed-in-downloads"[];
+            /** @constant */
+            kind: "reader";
+            /** @description The GitHub login, for display. */
+            login: string;
+            /** @description The display name on GitHub, when set. */
+            name: string | null;
+            /** @constant */
+            provider: "github";
+            /** @description The provider's stable user id. */
+            userId: string;
+        };
         /** @description One file of an arrangement, with its access, review state and rights. */
         ResolveAsset: {
             /**
@@ -5086,7 +5199,7 @@ export interface components {
                     links: {
                         /**
                          * Format: uri
-                         * @description Download URL; absolute.
+                         * @description Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.
                          */
                         download: string | null;
                         /**
@@ -5099,6 +5212,11 @@ export interface components {
                          * @description Raw MusicXML (MusicXML assets only).
                          */
                         rawMusicXml?: string;
+                        /**
+                         * Format: uri
+                         * @description Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.
+                         */
+                        signIn?: string;
                         /**
                          * Format: uri
                          * @description Source page URL.
@@ -5534,7 +5652,7 @@ export interface components {
                 links: {
                     /**
                      * Format: uri
-                     * @description Download URL; absolute.
+                     * @description Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.
                      */
                     download: string | null;
                     /**
@@ -5547,6 +5665,11 @@ export interface components {
                      * @description Raw MusicXML (MusicXML assets only).
                      */
                     rawMusicXml?: string;
+                    /**
+                     * Format: uri
+                     * @description Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.
+                     */
+                    signIn?: string;
                     /**
                      * Format: uri
                      * @description Source page URL.
@@ -8407,6 +8530,188 @@ export interface operations {
             };
         };
     };
+    getReaderSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ReaderSession"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No reader session (problem sign-in-required, with the sign-in URL). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Reader sign-in is not configured (GITHUB_OAUTH_CLIENT_ID/SECRET): signed-in download is not offered by this archive (problem signed-in-download-not-offered). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    signOutReader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The CSRF token is missing or wrong, or the request came from another site. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startReaderSignIn: {
+        parameters: {
+            query?: {
+                /** @description A path on this site to come back to after signing in (default "/"); other origins are refused. */
+                return?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To GitHub. */
+            302: {
+                headers: {
+                    /** @description GitHub's authorize URL with client_id, redirect_uri, state and code_challenge. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `return` is not a path on this site. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Reader sign-in is not configured (GITHUB_OAUTH_CLIENT_ID/SECRET): signed-in download is not offered by this archive (problem signed-in-download-not-offered). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    finishReaderSignIn: {
+        parameters: {
+            query?: {
+                /** @description The provider's authorization code. */
+                code?: string;
+                /** @description Set by the provider instead of code when the sign-in did not happen (e.g. access_denied). */
+                error?: string;
+                /** @description error_description */
+                error_description?: string;
+                /** @description error_uri */
+                error_uri?: string;
+                /** @description The state the archive sent; must match the sign-in cookie. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: a page that moves on to the return path. The cookie is in Set-Cookie. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description sign-in-failed: declined on GitHub, no sign-in in progress in this browser (cookie missing or expired), state mismatch, or GitHub refused the code (e.g. a wrong PKCE verifier). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Reader sign-in is not configured (GITHUB_OAUTH_CLIENT_ID/SECRET): signed-in download is not offered by this archive (problem signed-in-download-not-offered). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description sign-in-provider-unavailable: GitHub did not answer, or answered something unreadable. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     receiveGitHubWebhook: {
         parameters: {
             query?: never;
@@ -8649,6 +8954,103 @@ export interface operations {
             };
             /** @description No work has this slug. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadSignedInAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the asset within the work. */
+                assetId: string;
+                /** @description Slug of the work. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, with the media type its asset declares (never HTML or script). */
+            200: {
+                headers: {
+                    /** @description "<sha256>". */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            /** @description The requested byte range. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            /** @description Not modified: the If-None-Match tag still matches. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only with presigned downloads (S3 blob store) for a blob-backed file: fetch it from Location. */
+            307: {
+                headers: {
+                    /** @description A presigned URL of the object store. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The asset id is not a positive integer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session: sign in at the `signIn` URL first (problem sign-in-required). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The file is administrator-only for now (problem administrator-only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No signed-in or administrator-only file has this slug and id; or Reader sign-in is not configured (GITHUB_OAUTH_CLIENT_ID/SECRET): signed-in download is not offered by this archive (problem signed-in-download-not-offered). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The range cannot be satisfied. */
+            416: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,7 +15,8 @@ import { ACCESS_LEVELS } from '../schemas/common.ts';
 import type { ArrangementRecord, AssetContent, AssetRecord, WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import type { Catalog, LoadedProfile, LoadedWork } from './catalog.ts';
-import { ACCESS_MEANINGS, reviewStatusLabel } from './review-states.ts';
+import { reviewStatusLabel } from './review-states.ts';
+import { accessMeaning, signedInDownloadUrl, signInUrl } from './access.ts';
 import { reuseSummary } from './resolve/catalog.ts';
 
 /** What "cleared for reuse" means, in words, wherever the count is shown. */
@@ -70,23 +71,31 @@ export type Urls = ReturnType<typeof urls>;
 export interface RecordExtras {
   /** Asset ids of this work's source scores that have a rendered PDF. */
   pdfAssetIds?: ReadonlySet<number>;
+  /** The archive offers reader sign-in (GitHub OAuth), so signed-in files have a protected link (issue 18). */
+  readerSignIn?: boolean;
 }
 
 function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: RecordExtras = {}): AssetRecord {
   const stored = asset.file !== undefined ? work.files.get(asset.file) : undefined;
   const slug = work.content.slug;
   const isPublic = asset.access === 'public';
-  // Non-public stored files are not copied into the public site, so they get no public link.
-  // Stored files and blobs are served by this archive only when public; external URLs stay as given.
-  const download =
-    asset.file !== undefined
-      ? isPublic ? u.workFile(slug, asset.file) : null
-      : asset.blob !== undefined
-        ? isPublic ? u.blob(asset.blob.toLowerCase()) : null
-        : (asset.url ?? null);
+  const readerSignIn = extras.readerSignIn === true;
+  const held = asset.file !== undefined || asset.blob !== undefined;
+  // Files and blobs this archive holds: public ones at their public links; signed-in ones through
+  // the protected download route, and only when the archive signs readers in; admin-only ones
+  // get no link. External URLs stay as given.
+  const offeredSignedIn = held && asset.access === 'signed-in' && readerSignIn;
+  const download = !held
+    ? (asset.url ?? null)
+    : isPublic
+      ? asset.file !== undefined ? u.workFile(slug, asset.file) : u.blob(asset.blob!.toLowerCase())
+      : offeredSignedIn ? signedInDownloadUrl(u.base, slug, asset.id) : null;
+  const signIn = offeredSignedIn ? signInUrl(u.base, `/works/${encodeURIComponent(slug)}/`) : undefined;
   const links: AssetRecord['links'] = { download, sourcePage: asset.sourcePageUrl };
+  if (signIn) links.signIn = signIn;
   if (asset.kind === 'musicxml' && download !== null) links.rawMusicXml = download;
   if (asset.kind === 'musicxml' && isPublic && extras.pdfAssetIds?.has(asset.id)) links.pdf = u.scorePdf(slug, asset.id);
+  const meaning = accessMeaning(asset.access, { readerSignIn }, signIn);
   return {
     id: asset.id,
     kind: asset.kind,
@@ -100,10 +109,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
     reviewState: asset.reviewState,
     reviewStatus: reviewStatusLabel(asset.reviewState),
     access: asset.access,
-    accessNote:
-      (asset.file !== undefined || asset.blob !== undefined) && !isPublic
-        ? `${ACCESS_MEANINGS[asset.access]} Not published in the public site.`
-        : ACCESS_MEANINGS[asset.access],
+    accessNote: held && !isPublic ? `${meaning} Not published in the public site.` : meaning,
     technicalChecks: asset.technicalChecks ?? null,
     excerpt: asset.excerpt ?? null,
     measured: asset.measured ?? null,
@@ -131,6 +137,50 @@ export function publishedBlobs(catalog: Catalog): Record<string, PublishedBlob> 
   return out;
 }
 
+/** A file this archive holds that is not public: where the protected download route finds it. */
+export interface ProtectedAsset {
+  access: 'signed-in' | 'admin-only';
+  mediaType: string;
+  /** A file name for Content-Disposition. */
+  fileName: string;
+  sha256: string;
+  byteLength: number;
+  /** A file stored with the work: its path in the content repository's work folder (copied by the build for signed-in files). */
+  file?: string;
+  /** Or a blob of the blob store. */
+  blob?: string;
+}
+
+/** Key of a protected asset in the build's manifest: `<slug>/<assetId>`. */
+export function protectedAssetKey(slug: string, assetId: number): string {
+  return `${slug}/${assetId}`;
+}
+
+/**
+ * Every stored file or blob whose access is not public (signed-in and admin-only), keyed by
+ * `<slug>/<assetId>`. The build writes this beside `client/` (never inside it): the protected
+ * download route serves the signed-in ones to signed-in readers and refuses the admin-only ones.
+ */
+export function protectedAssets(catalog: Catalog): Record<string, ProtectedAsset> {
+  const out: Record<string, ProtectedAsset> = {};
+  for (const work of catalog.works) {
+    const slug = work.content.slug;
+    const assets = [...work.content.sourceAssets, ...work.content.arrangements.flatMap((a) => a.assets)];
+    for (const a of assets) {
+      if (a.access === 'public') continue;
+      const fileName = a.file !== undefined ? a.file : `${slug}-${a.id}.${a.kind}`;
+      if (a.file !== undefined) {
+        const stored = work.files.get(a.file);
+        if (!stored) continue;
+        out[protectedAssetKey(slug, a.id)] = { access: a.access, mediaType: a.mediaType, fileName, sha256: stored.sha256, byteLength: stored.byteLength, file: a.file };
+      } else if (a.blob !== undefined && typeof a.byteLength === 'number') {
+        out[protectedAssetKey(slug, a.id)] = { access: a.access, mediaType: a.mediaType, fileName, sha256: a.blob.toLowerCase(), byteLength: a.byteLength, blob: a.blob.toLowerCase() };
+      }
+    }
+  }
+  return out;
+}
+
 /** Life dates as "1685–1750". */
 export function lifeDates(born: string, died: string): string {
   return `${born.slice(0, 4)}–${died.slice(0, 4)}`;
@@ -144,7 +194,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
   const arrangements: ArrangementRecord[] = [...c.arrangements]
     .sort((a, b) => a.rank - b.rank || a.id - b.id)
     .map((arr) => {
-      const assets = arr.assets.map((a) => assetRecord(a, work, u));
+      const assets = arr.assets.map((a) => assetRecord(a, work, u, { readerSignIn: extras.readerSignIn }));
       return {
         id: arr.id,
         rank: arr.rank,
@@ -172,7 +222,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
   const allAssets = [...sourceAssets, ...arrangements.flatMap((a) => a.assets)];
   const accessRules = ACCESS_LEVELS.map((access: AccessLevel) => ({
     access,
-    meaning: ACCESS_MEANINGS[access],
+    meaning: accessMeaning(access, { readerSignIn: extras.readerSignIn === true }, access === 'signed-in' && extras.readerSignIn ? signInUrl(u.base, `/works/${encodeURIComponent(c.slug)}/`) : undefined),
     assetIds: allAssets.filter((a) => a.access === access).map((a) => a.id).sort((x, y) => x - y),
   }));
   return {
@@ -402,6 +452,12 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   if (record.videos.length > 0) {
     lines.push('## Videos', '');
     for (const v of record.videos) lines.push(`- ${cell(v.title)} — ${v.url} (${v.access}; ${v.reviewState}; license ${cell(v.license)})`);
+    lines.push('');
+  }
+  const restricted = record.accessRules.filter((rule) => rule.access !== 'public' && rule.assetIds.length > 0);
+  if (restricted.length > 0) {
+    lines.push('## Access', '');
+    for (const rule of restricted) lines.push(`- ${rule.access} (asset${rule.assetIds.length === 1 ? '' : 's'} ${rule.assetIds.join(', ')}): ${cell(rule.meaning)}`);
     lines.push('');
   }
   lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`);

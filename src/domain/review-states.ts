@@ -24,7 +24,8 @@ export const REVIEW_STATE_MEANINGS: Record<CatalogReviewState, string> = {
 
 export const ACCESS_MEANINGS: Record<AccessLevel, string> = {
   public: 'Anyone may download it without a key.',
-  'signed-in': 'Requires a signed-in user; the link answers 401 without one.',
+  // The record's accessNote says whether this archive offers reader sign-in (src/domain/access.ts).
+  'signed-in': 'Requires a signed-in reader; never a public download.',
   'admin-only': 'Temporarily available to administrators only (for example while under review).',
 };
 

@@ -32,6 +32,8 @@ export interface SiteProfile {
 }
 export interface SiteData {
   baseUrl: string;
+  /** The archive offers reader sign-in (GitHub), so pages link signed-in files and the sign-in. */
+  readerSignIn: boolean;
   urls: Urls;
   generatedAtUtc: string;
   catalog: Catalog;
@@ -46,18 +48,21 @@ export function site(): SiteData {
   if (cached) return cached;
   const contentDir = path.resolve(process.env.ARCHIVE_CONTENT_DIR ?? 'content');
   const baseUrl = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
+  // Set by scripts/build.ts --reader-sign-in: does this archive sign readers in (issue 18)?
+  const readerSignIn = process.env.ARCHIVE_READER_SIGNIN === 'github';
   const { catalog, messages } = loadCatalog(contentDir);
   if (messages.length > 0) {
     throw new Error(`content repository ${contentDir} has ${messages.length} problem(s):\n${messages.map(formatLintMessage).join('\n')}`);
   }
   const works = catalog.works
     .map((loaded) => {
-      const record = buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded) });
+      const record = buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn });
       return { loaded, record, summary: workSummary(record) };
     })
     .sort((a, b) => a.record.slug.localeCompare(b.record.slug));
   cached = {
     baseUrl,
+    readerSignIn,
     urls: urls(baseUrl),
     generatedAtUtc: process.env.ARCHIVE_GENERATED_AT ?? new Date().toISOString(),
     catalog,

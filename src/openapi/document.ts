@@ -16,6 +16,7 @@ import { CONTRIBUTIONS_COMPONENTS, CONTRIBUTIONS_OPERATIONS, CONTRIBUTIONS_TAGS 
 import { ANSWER_COMPONENTS, ANSWER_OPERATIONS } from './answers.ts';
 import { RESOLVE_COMPONENTS, RESOLVE_OPERATIONS, RESOLVE_TAGS } from './resolve.ts';
 import { ADMIN_COMPONENTS, ADMIN_OPERATIONS, ADMIN_TAGS } from './admin.ts';
+import { READER_COMPONENTS, READER_OPERATIONS, READER_TAGS } from './reader.ts';
 import { GITHUB_WEBHOOK_OPERATIONS } from './review-github.ts';
 import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_SECURITY_SCHEMES, LIBRARY_TAGS } from './library.ts';
 import { ProfilesQuery, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
@@ -36,7 +37,7 @@ const COMPONENTS: Record<string, TSchema> = {
 
 /** Components of the feature modules, added to the document's components.schemas. */
 function allComponents(): Record<string, TSchema> {
-  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...ANSWER_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS, ...ADMIN_COMPONENTS };
+  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...ANSWER_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS, ...ADMIN_COMPONENTS, ...READER_COMPONENTS };
 }
 
 const CORE_OPERATIONS: OperationSpec[] = [
@@ -173,6 +174,7 @@ export const OPERATIONS: OperationSpec[] = [
   ...ANSWER_OPERATIONS,
   ...LIBRARY_OPERATIONS,
   ...ADMIN_OPERATIONS,
+  ...READER_OPERATIONS,
   ...GITHUB_WEBHOOK_OPERATIONS,
   ...AGENT_OPERATIONS,
 ];
@@ -240,6 +242,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...CONTRIBUTIONS_TAGS,
       ...LIBRARY_TAGS,
       ...ADMIN_TAGS,
+      ...READER_TAGS,
       { name: 'review', description: 'Review of submissions on GitHub: the signed webhook.' },
     ],
     paths,

@@ -259,9 +259,10 @@ const assetRecordFields = {
   measured: Nullable(AssetMeasurement, { description: 'MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).' }),
   links: Type.Object(
     {
-      download: Nullable(AbsoluteUrl('Download URL; absolute.')),
+      download: Nullable(AbsoluteUrl('Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.')),
       sourcePage: AbsoluteUrl('Source page URL.'),
       rawMusicXml: Type.Optional(AbsoluteUrl('Raw MusicXML (MusicXML assets only).')),
+      signIn: Type.Optional(AbsoluteUrl('Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.')),
       pdf: Type.Optional(AbsoluteUrl('Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).')),
     },
     { ...strict, description: 'Absolute links of the asset.' },
