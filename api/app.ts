@@ -12,7 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
-import { Rebuilder } from './site/builds.ts';
+import { Rebuilder, rebuilderOptionsFromEnv } from './site/builds.ts';
 import { ProblemError, problemBody, sendProblem } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
@@ -93,12 +93,14 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   const { config, handle } = input;
   // Requests in progress and the graceful stop (api/lifecycle.ts).
   const gate = new ShutdownGate();
+  // The background reconcile after an incremental build reports to the server's log (set below).
+  let logReconcile: (event: { commit: string; outcome: string }) => void = () => undefined;
   // Every store is built here, once, and passed down: two instances of one store would each
   // have their own locks.
   const ctx: AppContext = {
     config,
     handle,
-    rebuilder: input.rebuilder ?? new Rebuilder(config, handle),
+    rebuilder: input.rebuilder ?? new Rebuilder(config, handle, { ...rebuilderOptionsFromEnv(process.env), onReconcile: (event) => logReconcile(event) }),
     blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
@@ -277,6 +279,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
 
   // The served build's open index files close with the server.
   app.addHook('onClose', async () => ctx.handle.current.catalog.summaries.close());
+  // A waiting or running background reconcile stops with the server (the next start serves the folder it would have replaced).
+  app.addHook('onClose', async () => (ctx.rebuilder as Partial<Rebuilder>).close?.());
+  logReconcile = (event) => app.log.info({ reconcile: event }, `background reconcile of ${event.commit.slice(0, 12)}: ${event.outcome}`);
+  // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn.
+  (ctx.rebuilder as Partial<Rebuilder>).reconcileServed?.();
 
   registerDeprecationHeaders(app, deprecations, base);
   registerCatalogRoutes(app, ctx);

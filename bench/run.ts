@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'results-dir': { type: 'string' },
     'scale-sizes': { type: 'string' },
     'scale-data': { type: 'string' },
+    'apply-sizes': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -48,12 +49,12 @@ const pageWeightSection: Section = {
 
 const applySection: Section = {
   name: 'apply',
-  description: 'apply-to-visible time (apply call -> new record served) for 24, 2,000 and 10,000 works vs the full build of the same catalog',
+  description: 'apply-to-visible time (apply call -> new record served, incremental build) for 24, 2,000 and 10,000 works vs the full build of the same catalog',
   async run(ctx) {
-    const r = await runApplyBench({ quick: ctx.quick, log: ctx.log });
+    const r = await runApplyBench({ quick: ctx.quick, sizes: values['apply-sizes']?.split(',').map(Number), log: ctx.log });
     return {
       status: 'ok',
-      ...(r.pass ? {} : { message: 'apply-to-visible goal (<= 2 s at 10,000 works) not met: apply runs a full rebuild; the incremental path is designed in docs/review.md' }),
+      ...(r.pass ? {} : { message: 'apply-to-visible goal (<= 2 s at 10,000 works) not met: the incremental build still pays Astro start-up, a catalog parse, Pagefind and the index rebuild per apply (docs/review.md)' }),
       figures: r.runs.map((run) =>
         figure(`apply-to-visible, ${run.works} works`, 'ms', run.applyToVisibleMs, run.fullBuildMs, 'full build of the same catalog', 'lower', { ratio: 2000 / run.fullBuildMs, op: '<=' }),
       ),
@@ -74,7 +75,7 @@ const SECTIONS: Section[] = [
 ];
 
 if (values.help) {
-  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR]\n');
+  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000]\n');
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);
 }

@@ -12,10 +12,12 @@ import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync, symlinkSync } fro
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
+import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/catalog.ts';
+import { shareCatalog } from '../src/lib/site-data.ts';
 import { renderNginxConfig } from '../api/site/nginx.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
+import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
@@ -37,6 +39,10 @@ export interface BuildOptions {
    * offered by this archive" (src/domain/access.ts). Default: none.
    */
   readerSignIn?: 'github' | 'none';
+  /** The content commit being built, recorded in build.json (an incremental build diffs from it). */
+  commit?: string;
+  /** The build's time (every record's generatedAtUtc); now unless given (tests compare builds). */
+  generatedAtUtc?: string;
 }
 
 export interface BuildInfo {
@@ -44,6 +50,13 @@ export interface BuildInfo {
   /** Reader sign-in the records and pages were written for (issue 18). */
   readerSignIn: 'github' | 'none';
   contentDir: string;
+  /** The content commit built; null when the caller did not name one (then no incremental build can start from this folder). */
+  commit: string | null;
+  /** "full": everything rendered; "incremental": only what a change touched, on top of `incremental.base` (scripts/build-incremental.ts). */
+  mode: 'full' | 'incremental';
+  /** Why a requested incremental build became a full one; null otherwise. */
+  fallbackReason?: string | null;
+  incremental?: { base: string; baseCommit: string; changedFiles: number; works: string[]; renderedFiles: number; phases: Record<string, number> };
   generatedAtUtc: string;
   works: number;
   profiles: number;
@@ -66,6 +79,90 @@ export class ContentError extends Error {
   }
 }
 
+/** The score manifest a build keeps (beside client/), keys sorted so equal manifests are equal bytes. */
+export const SCORES_MANIFEST = 'scores-manifest.json';
+
+export function serializeScoreManifest(manifest: ScoreManifest): string {
+  const scores: ScoreManifest['scores'] = {};
+  for (const key of Object.keys(manifest.scores).sort()) scores[key] = manifest.scores[key]!;
+  return `${JSON.stringify({ scores })}\n`;
+}
+
+export interface AstroRun {
+  contentDir: string;
+  baseUrl: string;
+  generatedAtUtc: string;
+  /** A scratch folder the run may use (Astro's staging files, a borrowed node_modules link). */
+  workDir: string;
+  /** Where the pages go. */
+  clientDir: string;
+  scoresManifest: string;
+  /** An incremental build's scope file (src/lib/site-data.ts, ARCHIVE_BUILD_SCOPE); none: every page. */
+  scopeFile?: string;
+  /** The catalog already loaded and checked from contentDir: the pages use it instead of parsing every work again. */
+  catalog?: Catalog;
+  readerSignIn?: 'github' | 'none';
+  quiet?: boolean;
+}
+
+/** Run `astro build` once in this process (the build is a child process of the server). */
+export async function runAstro(run: AstroRun): Promise<void> {
+  const cacheDir = path.join(run.workDir, '.cache');
+  const env: Record<string, string> = {
+    ARCHIVE_CONTENT_DIR: run.contentDir,
+    PUBLIC_BASE_URL: run.baseUrl,
+    ARCHIVE_GENERATED_AT: run.generatedAtUtc,
+    ARCHIVE_BUILD_OUT: run.clientDir,
+    ARCHIVE_BUILD_CACHE: cacheDir,
+    ARCHIVE_SCORES_MANIFEST: run.scoresManifest,
+    ARCHIVE_READER_SIGNIN: run.readerSignIn ?? 'none',
+    ASTRO_TELEMETRY_DISABLED: '1',
+  };
+  if (run.scopeFile) env.ARCHIVE_BUILD_SCOPE = run.scopeFile;
+  else delete process.env.ARCHIVE_BUILD_SCOPE;
+  Object.assign(process.env, env);
+  if (run.catalog) shareCatalog(run.contentDir, run.catalog);
+  const { build } = await import('astro');
+  // Astro stages prerendered chunks under <cwd>/.astro when outDir lies outside the working
+  // directory, so two builds of this checkout would share (and break) one staging folder. Building
+  // from inside the output folder keeps each build's staging files its own.
+  // The staged chunks import packages by name, so the build folder borrows node_modules for the build.
+  const cwd = process.cwd();
+  const borrowed = path.join(run.workDir, 'node_modules');
+  symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), borrowed, 'dir');
+  process.chdir(run.workDir);
+  try {
+    await build({ root: PROJECT_ROOT, logLevel: run.quiet ? 'error' : 'info', outDir: run.clientDir, cacheDir });
+  } finally {
+    process.chdir(cwd);
+    rmSync(borrowed, { force: true });
+    rmSync(path.join(run.clientDir, '.prerender'), { recursive: true, force: true });
+  }
+  rmSync(cacheDir, { recursive: true, force: true });
+}
+
+/**
+ * Outside client/ too: files that are not public. Signed-in stored files are copied under
+ * protected/ for the protected download route (api/signin/); nothing serves that folder publicly.
+ * `onlyWorks`: copy only these works' files (an incremental build keeps the others' links).
+ */
+export function writeProtected(outDir: string, catalog: Catalog, onlyWorks?: Set<string>): void {
+  const restricted = protectedAssets(catalog);
+  const bySlug = new Map(catalog.works.map((w) => [w.content.slug, w]));
+  for (const [key, asset] of Object.entries(restricted)) {
+    if (asset.access !== 'signed-in' || asset.file === undefined) continue;
+    const slug = key.slice(0, key.lastIndexOf('/'));
+    if (onlyWorks && !onlyWorks.has(slug)) continue;
+    const stored = bySlug.get(slug)?.files.get(asset.file);
+    if (!stored) continue;
+    mkdirSync(path.join(outDir, 'protected', slug), { recursive: true });
+    cpSync(stored.absolutePath, path.join(outDir, 'protected', slug, asset.file));
+  }
+  const file = path.join(outDir, 'protected-assets.json');
+  rmSync(file, { force: true }); // a new inode: an incremental folder shares files with its base
+  writeFileSync(file, `${JSON.stringify(restricted)}\n`);
+}
+
 export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const started = Date.now();
   const contentDir = path.resolve(options.contentDir);
@@ -75,67 +172,33 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
 
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const generatedAtUtc = new Date().toISOString();
+  const generatedAtUtc = options.generatedAtUtc ?? new Date().toISOString();
   // Scores first: the work pages reserve each image's size, so they need the rendering's result.
   // Outside client/ because astro build owns that folder until it is done.
   const scoresDir = path.join(outDir, '.scores');
   const blobs = options.blobsDir ? new LocalBlobStore(path.resolve(options.blobsDir)) : null;
   const scores = await renderScores(catalog, scoresDir, { generatedAtUtc, blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined });
-  const env = {
-    ARCHIVE_CONTENT_DIR: contentDir,
-    PUBLIC_BASE_URL: options.baseUrl,
-    ARCHIVE_GENERATED_AT: generatedAtUtc,
-    ARCHIVE_BUILD_OUT: path.join(outDir, 'client'),
-    ARCHIVE_BUILD_CACHE: path.join(outDir, '.cache'),
-    ARCHIVE_SCORES_MANIFEST: path.join(scoresDir, 'manifest.json'),
-    ARCHIVE_READER_SIGNIN: options.readerSignIn ?? 'none',
-    ASTRO_TELEMETRY_DISABLED: '1',
-  };
-  Object.assign(process.env, env);
-  const { build } = await import('astro');
-  // Astro stages prerendered chunks under <cwd>/.astro when outDir lies outside the working
-  // directory, so two builds of this checkout would share (and break) one staging folder. Building
-  // from inside the output folder keeps each build's staging files its own.
-  // The staged chunks import packages by name, so the build folder borrows node_modules for the build.
-  const cwd = process.cwd();
-  const borrowed = path.join(outDir, 'node_modules');
-  symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), borrowed, 'dir');
-  process.chdir(outDir);
-  try {
-    await build({ root: PROJECT_ROOT, logLevel: options.quiet ? 'error' : 'info', outDir: env.ARCHIVE_BUILD_OUT, cacheDir: env.ARCHIVE_BUILD_CACHE });
-  } finally {
-    process.chdir(cwd);
-    rmSync(borrowed, { force: true });
-    rmSync(path.join(env.ARCHIVE_BUILD_OUT, '.prerender'), { recursive: true, force: true });
-  }
-  rmSync(env.ARCHIVE_BUILD_CACHE, { recursive: true, force: true });
-  if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), env.ARCHIVE_BUILD_OUT, { recursive: true });
+  const clientDir = path.join(outDir, 'client');
+  await runAstro({ contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir, scoresManifest: path.join(scoresDir, 'manifest.json'), quiet: options.quiet, catalog, readerSignIn: options.readerSignIn });
+  if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
-  const zips = buildWorkZips(catalog, env.ARCHIVE_BUILD_OUT, generatedAtUtc);
-  const searchIndex = await buildSearchIndex(env.ARCHIVE_BUILD_OUT, catalog);
+  // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
+  writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));
+  const zips = buildWorkZips(catalog, clientDir, generatedAtUtc);
+  const searchIndex = await buildSearchIndex(clientDir, catalog);
   // From the records just written, so the server's index never disagrees with a static record.
   const catalogIndex = await indexBuild(outDir);
 
-  writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(path.join(outDir, 'client'), { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
+  writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
   // Outside client/: the server reads it to know which blobs public records link to.
   writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
-  // Outside client/ too: files that are not public. Signed-in stored files are copied under
-  // protected/ for the protected download route (api/signin/); nothing serves that folder publicly.
-  const restricted = protectedAssets(catalog);
-  for (const [key, asset] of Object.entries(restricted)) {
-    if (asset.access !== 'signed-in' || asset.file === undefined) continue;
-    const slug = key.slice(0, key.lastIndexOf('/'));
-    const work = catalog.works.find((w) => w.content.slug === slug);
-    const stored = work?.files.get(asset.file);
-    if (!stored) continue;
-    mkdirSync(path.join(outDir, 'protected', slug), { recursive: true });
-    cpSync(stored.absolutePath, path.join(outDir, 'protected', slug, asset.file));
-  }
-  writeFileSync(path.join(outDir, 'protected-assets.json'), `${JSON.stringify(restricted)}\n`);
+  writeProtected(outDir, catalog);
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     readerSignIn: options.readerSignIn ?? 'none',
     contentDir,
+    commit: options.commit ?? null,
+    mode: 'full',
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,
@@ -149,7 +212,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   return info;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       content: { type: 'string', default: process.env.ARCHIVE_CONTENT_DIR ?? path.join(PROJECT_ROOT, 'content') },
@@ -158,6 +221,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       quiet: { type: 'boolean', default: false },
       'blobs-dir': { type: 'string' },
       'reader-sign-in': { type: 'string', default: 'none' },
+      commit: { type: 'string' },
+      'generated-at': { type: 'string' },
+      'incremental-from': { type: 'string' },
     },
   });
   const readerSignIn = values['reader-sign-in'];
@@ -166,8 +232,25 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.exit(2);
   }
   try {
-    const info = await buildSite({ contentDir: values.content, outDir: values.out, baseUrl: values['base-url'], quiet: values.quiet, blobsDir: values['blobs-dir'], readerSignIn });
-    console.log(`built ${info.works} works and ${info.profiles} profiles into ${values.out} in ${info.durationMs} ms`);
+    const options: BuildOptions = {
+      contentDir: values.content,
+      outDir: values.out,
+      baseUrl: values['base-url'],
+      quiet: values.quiet,
+      blobsDir: values['blobs-dir'],
+      commit: values.commit,
+      generatedAtUtc: values['generated-at'],
+      readerSignIn,
+    };
+    let info: BuildInfo;
+    if (values['incremental-from']) {
+      const { buildIncrementalOrFull } = await import('./build-incremental.ts');
+      info = await buildIncrementalOrFull(options, values['incremental-from']);
+    } else {
+      info = await buildSite(options);
+    }
+    const how = info.mode === 'incremental' ? `incrementally (${info.incremental?.works.join(', ')})` : info.fallbackReason ? `in full (${info.fallbackReason})` : 'in full';
+    console.log(`built ${info.works} works and ${info.profiles} profiles into ${values.out} ${how} in ${info.durationMs} ms`);
   } catch (err) {
     if (err instanceof ContentError) {
       console.error(err.message);
@@ -175,4 +258,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     }
     throw err;
   }
+}
+
+// Not a top-level await: build-incremental.ts imports this module, which must finish evaluating first.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../http/auth.ts';
-import { ensureBuild } from '../site/builds.ts';
+import { ensureIncrementalBuild } from '../site/builds.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 import { checkEligibility, type RefusalReason } from '../../src/domain/library/eligibility.ts';
@@ -150,7 +150,8 @@ export class LibraryPublisher {
       ]);
       const commit = await git(scratch, ['rev-parse', 'HEAD']);
       try {
-        await ensureBuild(config, commit);
+        // Incrementally from the served build, as an apply builds (issue 12); the swap below finds it complete.
+        await ensureIncrementalBuild(config, commit, this.ctx.handle.current.dir);
       } catch (err) {
         this.log.error({ err }, 'publication build failed');
         throw new ProblemError('internal-error', 'The site did not build with the new arrangement. Nothing was published and the content repository is unchanged; an operator must look at the build output.');

@@ -6,12 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
-import { git } from './content-repo.ts';
+import { git, withContentRepoLock } from './content-repo.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -26,14 +27,79 @@ export function buildKey(commit: string, baseUrl: string, readerSignIn: 'github'
   return `${commit.slice(0, 12)}-${createHash('sha256').update(input).digest('hex').slice(0, 8)}`;
 }
 
+/** The reader sign-in a build for this configuration is written for (part of the build key). */
+export function readerSignInOf(config: Config): 'github' | 'none' {
+  return config.readerSignIn ? config.readerSignIn.provider : 'none';
+}
+
+/** An incremental build's folder: the full build's name with `-inc` (the reconcile's full build takes the plain name). */
+export function incrementalBuildDir(config: Config, commit: string): string {
+  return path.join(config.dataDir, 'builds', `${buildKey(commit, config.publicBaseUrl, readerSignInOf(config))}-inc`);
+}
+
+/** What a complete build folder says about itself (build.json); null when unreadable. */
+export function readBuildInfo(dir: string): { commit: string | null; mode: 'full' | 'incremental'; fallbackReason?: string | null } | null {
+  try {
+    const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { commit?: string | null; mode?: 'full' | 'incremental'; fallbackReason?: string | null };
+    return { commit: info.commit ?? null, mode: info.mode ?? 'full', fallbackReason: info.fallbackReason ?? null };
+  } catch {
+    return null;
+  }
+}
+
+export interface ChildBuildOptions {
+  inheritOutput?: boolean;
+  blobsDir?: string;
+  /** Recorded in build.json; an incremental build needs it. */
+  commit?: string;
+  /** Build incrementally from this complete build folder (scripts/build-incremental.ts), or in full when it cannot. */
+  incrementalFrom?: string;
+  /** Reader sign-in the records and pages are written for (issue 18). */
+  readerSignIn?: 'github' | 'none';
+  /** Every record's generatedAtUtc (tests compare an incremental build with a full one of the same time). */
+  generatedAtUtc?: string;
+  /** Run at the lowest CPU priority (the background reconcile). */
+  lowPriority?: boolean;
+  /** Stops the child (the folder is removed, the promise rejects). */
+  signal?: AbortSignal;
+}
+
 /** Run scripts/build.ts in a child process; rejects with the build's own error output. */
-export function buildInChild(contentDir: string, outDir: string, baseUrl: string, options: { inheritOutput?: boolean; blobsDir?: string; readerSignIn?: 'github' | 'none' } = {}): Promise<void> {
+export function buildInChild(contentDir: string, outDir: string, baseUrl: string, options: ChildBuildOptions = {}): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(new Error('build cancelled'));
+      return;
+    }
     const child = spawn(
       process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', outDir, '--base-url', baseUrl, '--quiet', ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : []), ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : [])],
+      [
+        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+        '--content',
+        contentDir,
+        '--out',
+        outDir,
+        '--base-url',
+        baseUrl,
+        '--quiet',
+        ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : []),
+        ...(options.commit ? ['--commit', options.commit] : []),
+        ...(options.incrementalFrom ? ['--incremental-from', options.incrementalFrom] : []),
+        ...(options.generatedAtUtc ? ['--generated-at', options.generatedAtUtc] : []),
+        ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : []),
+      ],
       { stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'] },
     );
+    if (options.lowPriority && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, 19);
+      } catch {
+        // Not permitted here: it still runs, at normal priority.
+      }
+    }
+    const onAbort = () => child.kill('SIGTERM');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('exit', () => options.signal?.removeEventListener('abort', onAbort));
     let output = '';
     child.stdout?.on('data', (d) => (output += String(d)));
     child.stderr?.on('data', (d) => (output += String(d)));
@@ -48,22 +114,62 @@ export function buildInChild(contentDir: string, outDir: string, baseUrl: string
   });
 }
 
-/** Make sure a complete build of `commit` exists; returns its folder. */
-export async function ensureBuild(config: Config, commit: string, options: { inheritOutput?: boolean; onBuildStart?: () => void } = {}): Promise<string> {
-  const buildsDir = path.join(config.dataDir, 'builds');
-  const readerSignIn = config.readerSignIn ? config.readerSignIn.provider : 'none';
-  const dir = path.join(buildsDir, buildKey(commit, config.publicBaseUrl, readerSignIn));
-  if (isCompleteBuild(dir)) return dir;
-  mkdirSync(buildsDir, { recursive: true });
+export interface EnsureBuildOptions {
+  inheritOutput?: boolean;
+  onBuildStart?: () => void;
+  /** Accept a complete incremental build of the commit when there is no full one (default true; the reconcile wants the full one). */
+  acceptIncremental?: boolean;
+  lowPriority?: boolean;
+  signal?: AbortSignal;
+  /** Wraps the git worktree commands (the reconcile takes the content-repository lock for them). */
+  gitLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+/** Build `commit` from a scratch worktree (the content repository may move on while we build). */
+async function buildFromWorktree(config: Config, commit: string, dir: string, options: EnsureBuildOptions & { incrementalFrom?: string }): Promise<void> {
+  mkdirSync(path.dirname(dir), { recursive: true });
   options.onBuildStart?.();
-  // Build into a scratch folder: the content repository may move on while we build.
+  const locked = options.gitLock ?? (<T>(fn: () => Promise<T>) => fn());
   const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
-  await git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]);
+  await locked(() => git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]));
   try {
-    await buildInChild(worktree, dir, config.publicBaseUrl, { ...options, blobsDir: path.join(config.dataDir, 'blobs'), readerSignIn });
+    await buildInChild(worktree, dir, config.publicBaseUrl, {
+      inheritOutput: options.inheritOutput,
+      blobsDir: path.join(config.dataDir, 'blobs'),
+      commit,
+      incrementalFrom: options.incrementalFrom,
+      lowPriority: options.lowPriority,
+      signal: options.signal,
+      readerSignIn: readerSignInOf(config),
+    });
   } finally {
-    await git(config.contentRepo, ['worktree', 'remove', '--force', worktree]).catch(() => rmSync(worktree, { recursive: true, force: true }));
+    await locked(() => git(config.contentRepo, ['worktree', 'remove', '--force', worktree])).catch(() => rmSync(worktree, { recursive: true, force: true }));
   }
+}
+
+/** Make sure a complete build of `commit` exists; returns its folder (a full build's, else a complete incremental one's). */
+export async function ensureBuild(config: Config, commit: string, options: EnsureBuildOptions = {}): Promise<string> {
+  const dir = path.join(config.dataDir, 'builds', buildKey(commit, config.publicBaseUrl, readerSignInOf(config)));
+  if (isCompleteBuild(dir)) return dir;
+  // After a stop (even kill -9) during or after an incremental swap, the incremental folder is a
+  // complete build of the same commit: serve it at once (build.json is written last).
+  const incremental = incrementalBuildDir(config, commit);
+  if (options.acceptIncremental !== false && isCompleteBuild(incremental)) return incremental;
+  await buildFromWorktree(config, commit, dir, options);
+  return dir;
+}
+
+/**
+ * Make sure a complete build of `commit` exists, building it incrementally from the complete
+ * build folder `baseDir` when there is none (scripts/build-incremental.ts; the child falls back
+ * to a full build by itself when the change needs one, and says why in build.json).
+ */
+export async function ensureIncrementalBuild(config: Config, commit: string, baseDir: string, options: EnsureBuildOptions = {}): Promise<string> {
+  const full = path.join(config.dataDir, 'builds', buildKey(commit, config.publicBaseUrl, readerSignInOf(config)));
+  if (isCompleteBuild(full)) return full;
+  const dir = incrementalBuildDir(config, commit);
+  if (isCompleteBuild(dir)) return dir;
+  await buildFromWorktree(config, commit, dir, { ...options, incrementalFrom: baseDir });
   return dir;
 }
 
@@ -79,33 +185,166 @@ export interface SwapResult {
   commit: string;
   buildDir: string;
   durationMs: number;
+  /** How the served folder was made: "incremental", or "full" (with `fallbackReason` when an incremental build was not possible). */
+  mode?: 'full' | 'incremental';
+  fallbackReason?: string | null;
 }
 
-/** Rebuild the content repository's HEAD and switch the server to it, one at a time. */
+export interface RebuilderOptions {
+  /** Build incrementally from the served build (default true; ARCHIVE_INCREMENTAL_BUILDS=0 turns it off). */
+  incremental?: boolean;
+  /**
+   * After an incremental swap, wait this long without another rebuild, then build the same commit
+   * in full in the background (lowest CPU priority) and switch to it when done. null or absent:
+   * never. The server's own rebuilder takes it from ARCHIVE_RECONCILE_DELAY_MS (default 30000,
+   * "off" for never); call `close()` when done with a rebuilder that reconciles.
+   */
+  reconcileDelayMs?: number | null;
+  /** Told when a background reconcile ends (tests, logs). */
+  onReconcile?: (event: { commit: string; outcome: 'swapped' | 'superseded' | 'failed' | 'cancelled'; buildDir?: string; error?: string }) => void;
+}
+
+/** ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1) and ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off", default 30000). */
+export function rebuilderOptionsFromEnv(env: NodeJS.ProcessEnv): RebuilderOptions {
+  const incremental = env.ARCHIVE_INCREMENTAL_BUILDS ?? '1';
+  if (incremental !== '0' && incremental !== '1') throw new Error(`ARCHIVE_INCREMENTAL_BUILDS must be 0 or 1 (got "${incremental}")`);
+  const delay = env.ARCHIVE_RECONCILE_DELAY_MS ?? '30000';
+  let reconcileDelayMs: number | null = null;
+  if (delay !== 'off') {
+    if (!/^\d{1,9}$/.test(delay)) throw new Error(`ARCHIVE_RECONCILE_DELAY_MS must be a number of milliseconds or "off" (got "${delay}")`);
+    reconcileDelayMs = Number(delay);
+  }
+  return { incremental: incremental === '1', reconcileDelayMs };
+}
+
+interface Reconcile {
+  commit: string;
+  /** The incremental folder it is to replace. */
+  incrementalDir: string;
+  /** The full build's folder (kept by pruning while it is being written). */
+  dir: string;
+  timer: NodeJS.Timeout | null;
+  abort: AbortController;
+  running: Promise<void> | null;
+}
+
+/**
+ * Rebuild the content repository's HEAD and switch the server to it, one at a time: incrementally
+ * from the served build when possible (scripts/build-incremental.ts), then, after a quiet period,
+ * a background full build of the same commit replaces the incremental folder (the reconcile).
+ */
 export class Rebuilder {
   private readonly config: Config;
   private readonly handle: SiteHandle;
+  private readonly options: Required<Pick<RebuilderOptions, 'incremental'>> & RebuilderOptions;
   private queue: Promise<unknown> = Promise.resolve();
+  /** A rebuild queued behind the running one and not started yet: later callers share it (it builds HEAD as of its start). */
+  private waiting: Promise<SwapResult> | null = null;
+  private reconcile: Reconcile | null = null;
+  private closed = false;
 
-  constructor(config: Config, handle: SiteHandle) {
+  constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
     this.config = config;
     this.handle = handle;
+    this.options = { ...options, incremental: options.incremental ?? true, reconcileDelayMs: options.reconcileDelayMs ?? null };
   }
 
   rebuildAndSwap(): Promise<SwapResult> {
+    if (this.waiting) return this.waiting;
     const run = this.queue.then(async () => {
+      this.waiting = null;
       const started = Date.now();
       const commit = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
       const previous = this.handle.current.dir;
-      const buildDir = await ensureBuild(this.config, commit);
+      // A reconcile of an older commit would be replaced at once: stop it, this build supersedes it.
+      if (this.reconcile && this.reconcile.commit !== commit) this.cancelReconcile('superseded');
+      const buildDir = this.options.incremental && isCompleteBuild(previous) ? await ensureIncrementalBuild(this.config, commit, previous) : await ensureBuild(this.config, commit);
       if (buildDir !== previous) {
         await this.handle.swap(buildDir);
-        // Keep the previous folder for requests still streaming from it; drop older ones.
-        pruneBuilds(this.config, [buildDir, previous]);
+        // Keep the previous folder for requests still streaming from it, and a reconcile's folder; drop older ones.
+        pruneBuilds(this.config, [buildDir, previous, ...(this.reconcile ? [this.reconcile.dir] : [])]);
       }
-      return { commit, buildDir, durationMs: Date.now() - started };
+      const info = readBuildInfo(buildDir);
+      if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir);
+      return { commit, buildDir, durationMs: Date.now() - started, mode: info?.mode ?? 'full', fallbackReason: info?.fallbackReason ?? null };
     });
+    this.waiting = run;
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Reconcile the served build if it is an incremental one (a start after a stop that left one
+   * serving): the same quiet period and background full build as after an incremental swap.
+   */
+  reconcileServed(): void {
+    const dir = this.handle.current.dir;
+    const info = readBuildInfo(dir);
+    if (info?.mode === 'incremental' && info.commit) this.scheduleReconcile(info.commit, dir);
+  }
+
+  /** The reconcile waiting or running, if any (tests). */
+  get reconciling(): { commit: string; running: boolean } | null {
+    return this.reconcile ? { commit: this.reconcile.commit, running: this.reconcile.running !== null } : null;
+  }
+
+  /** Stop a waiting or running reconcile (server stop). */
+  close(): void {
+    this.closed = true;
+    this.cancelReconcile('cancelled');
+  }
+
+  private cancelReconcile(outcome: 'superseded' | 'cancelled'): void {
+    const r = this.reconcile;
+    if (!r) return;
+    this.reconcile = null;
+    if (r.timer) clearTimeout(r.timer);
+    r.abort.abort();
+    if (!r.running) this.options.onReconcile?.({ commit: r.commit, outcome });
+  }
+
+  private scheduleReconcile(commit: string, incrementalDir: string): void {
+    const delay = this.options.reconcileDelayMs;
+    if (delay === null || delay === undefined || this.closed) return;
+    if (this.reconcile?.commit === commit) return;
+    this.cancelReconcile('superseded');
+    const r: Reconcile = {
+      commit,
+      incrementalDir,
+      dir: path.join(this.config.dataDir, 'builds', buildKey(commit, this.config.publicBaseUrl, readerSignInOf(this.config))),
+      timer: null,
+      abort: new AbortController(),
+      running: null,
+    };
+    this.reconcile = r;
+    r.timer = setTimeout(() => {
+      r.timer = null;
+      r.running = this.runReconcile(r);
+    }, delay);
+    r.timer.unref();
+  }
+
+  private async runReconcile(r: Reconcile): Promise<void> {
+    const report = this.options.onReconcile ?? (() => undefined);
+    try {
+      const dir = await ensureBuild(this.config, r.commit, {
+        acceptIncremental: false,
+        lowPriority: true,
+        signal: r.abort.signal,
+        gitLock: (fn) => withContentRepoLock(this.config.contentRepo, fn),
+      });
+      // Switch in the rebuild queue, only if nothing was served since: else a newer build won.
+      const swapped = await (this.queue = this.queue.then(async () => {
+        if (this.reconcile !== r || this.handle.current.dir !== r.incrementalDir) return false;
+        await this.handle.swap(dir);
+        pruneBuilds(this.config, [dir, r.incrementalDir]);
+        return true;
+      }).catch(() => false)) as boolean;
+      report({ commit: r.commit, outcome: swapped ? 'swapped' : 'superseded', buildDir: dir });
+    } catch (err) {
+      report({ commit: r.commit, outcome: r.abort.signal.aborted ? 'cancelled' : 'failed', error: (err as Error).message.slice(0, 2000) });
+    } finally {
+      if (this.reconcile === r) this.reconcile = null;
+    }
   }
 }

@@ -9,6 +9,8 @@ import { fold } from '../../domain/text.ts';
 import { site, type SiteData, type SiteWork } from '../site-data.ts';
 import { ROLE_LABELS } from './format.ts';
 import { pageUrls, slugify, type FacetName } from './paths.ts';
+import type { WorkContent } from '../../schemas/work.ts';
+import type { GenreTerm } from '../../schemas/genre.ts';
 
 export interface FacetValue {
   facet: FacetName;
@@ -135,4 +137,25 @@ export function facets(): Facets {
 /** The composer entry of a work. */
 export function composerOf(work: SiteWork): ComposerEntry | undefined {
   return facets().composerByWork.get(work.record.slug);
+}
+
+/**
+ * The browse keys ("facet/value-slug") a work's content puts it under, by the same rules as
+ * `facets()` above: the incremental build (scripts/build-incremental.ts) re-renders the browse
+ * pages a changed work left as well as those it joined.
+ */
+export function facetKeysOf(content: WorkContent, genres: GenreTerm[] | null): string[] {
+  const keys = new Set<string>();
+  if (content.period) keys.add(`period/${slugify(content.period)}`);
+  if (content.genre) keys.add(`genre/${slugify(broaderGenre(genres, content.genre))}`);
+  for (const slug of content.instruments) keys.add(`instrument/${slug}`);
+  for (const a of content.arrangements) {
+    for (const r of [a.intendedRole, ...a.alsoSuits]) if ((MUSIC_ROLES as readonly string[]).includes(r)) keys.add(`role/${r}`);
+  }
+  return [...keys];
+}
+
+/** A composer's key in an incremental build's scope ("composer/<folded sort name>|<born>"), as `facets()` groups composers. */
+export function composerScopeKey(c: { sortName: string; born: string }): string {
+  return `composer/${fold(c.sortName)}|${c.born}`;
 }

@@ -1,10 +1,10 @@
 // Stored files of a work (MusicXML, MP3, MIDI), published byte-for-byte when their asset is public.
 import { readFileSync } from 'node:fs';
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { site } from '../../../../lib/site-data.ts';
+import { site, workInScope } from '../../../../lib/site-data.ts';
 
 export const getStaticPaths = (() =>
-  site().works.flatMap((work) => {
+  site().works.filter((work) => workInScope(work.record.slug)).flatMap((work) => {
     const assets = [...work.loaded.content.sourceAssets, ...work.loaded.content.arrangements.flatMap((a) => a.assets)];
     return assets
       .filter((a) => a.file !== undefined && a.access === 'public')

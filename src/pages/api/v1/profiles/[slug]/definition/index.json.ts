@@ -1,8 +1,8 @@
 // GET /api/v1/profiles/{slug}/definition: the preserved JSON definition, byte-for-byte.
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { site, type SiteProfile } from '../../../../../../lib/site-data.ts';
+import { site, profileInScope, type SiteProfile } from '../../../../../../lib/site-data.ts';
 
-export const getStaticPaths = (() => site().profiles.map((profile) => ({ params: { slug: profile.record.slug }, props: { profile } }))) satisfies GetStaticPaths;
+export const getStaticPaths = (() => site().profiles.filter((profile) => profileInScope(profile.record.slug)).map((profile) => ({ params: { slug: profile.record.slug }, props: { profile } }))) satisfies GetStaticPaths;
 
 export const GET: APIRoute = ({ props }) =>
   new Response(new Uint8Array((props as { profile: SiteProfile }).profile.loaded.raw), { headers: { 'Content-Type': 'application/json' } });

@@ -1,0 +1,285 @@
+/**
+ * The incremental build (issue 12): a new build folder for commit N made from the complete build
+ * of an earlier commit B by re-rendering only what the change from B to N touches, through the
+ * same Astro pages and the same post-steps as a full build, so the folder holds exactly the bytes
+ * a full build of N (with B's generatedAtUtc) would hold.
+ *
+ *   1. `git diff --name-only --no-renames B N` in the content worktree. Every path must lie in a
+ *      work's folder (`works/<slug>/...`); any other path (instruments.json, genres.json, a
+ *      profile, the layout of the repository) is a shared input: full build.
+ *   2. The content is checked as a full build checks it (`loadCatalog`; the same lint messages).
+ *      A changed work whose composer differs from its earlier version, or from another work of
+ *      the same composer, or a new/removed work that would add or remove a composer, changes
+ *      composer pages and slugs across the catalog: full build.
+ *   3. Scores of the changed works are engraved again; the earlier build's score manifest
+ *      (`scores-manifest.json`) keeps every other work's entry.
+ *   4. Astro runs with a scope (ARCHIVE_BUILD_SCOPE, src/lib/site-data.ts): the changed works'
+ *      pages and records, the browse pages of the values they left or joined, their composer's
+ *      page, the profiles their arrangements use(d), and every catalog-wide page (home, browse,
+ *      composers, instruments, profiles, search, llms) — into a scratch folder.
+ *   5. The new folder's `client/` is a hard-linked copy of B's (`cp -al`); the pages a change can
+ *      remove are unlinked, and every rendered file is moved in as a new inode (a linked file is
+ *      never written in place, so B keeps serving unchanged). Zips of the changed works, the
+ *      Pagefind index, the server's index files, `published-blobs.json`, `nginx.conf` and the
+ *      score manifest are written as in a full build; `build.json` last.
+ *
+ * Any reason the incremental path cannot be sure of the result is a `FullBuildNeeded`, and the
+ * caller (`buildIncrementalOrFull`) builds in full instead; a content error fails as it would in
+ * a full build.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { formatLintMessage, loadCatalog, type LoadedWork } from '../src/domain/catalog.ts';
+import { parseWorkFile } from '../src/domain/work-file.ts';
+import { WorkContent } from '../src/schemas/work.ts';
+import { validate } from '../src/domain/validation.ts';
+import { publishedBlobs } from '../src/domain/records.ts';
+import { fold } from '../src/domain/text.ts';
+import { renderScores } from '../src/lib/site/render-scores.ts';
+import type { ScoreManifest } from '../src/lib/site/scores.ts';
+import { buildSearchIndex } from '../src/lib/site/search-index.ts';
+import { buildWorkZips } from '../src/lib/site/work-zips.ts';
+import { composerScopeKey, facetKeysOf } from '../src/lib/site/facets.ts';
+import { LocalBlobStore } from '../api/blobs/blob-store.ts';
+import { indexBuild } from '../api/catalog/build-index.ts';
+import { renderNginxConfig } from '../api/site/nginx.ts';
+import { buildSite, ContentError, runAstro, SCORES_MANIFEST, serializeScoreManifest, writeProtected, type BuildInfo, type BuildOptions } from './build.ts';
+
+/** The incremental path cannot vouch for the result; the message says why (build.json `fallbackReason`). */
+export class FullBuildNeeded extends Error {}
+
+/** What a change from the base commit touches, as the incremental build sees it. */
+export interface ChangePlan {
+  changedFiles: string[];
+  /** Work slugs whose folder changed (added, edited or removed). */
+  works: string[];
+  /** Browse keys ("facet/value") the changed works had before or have now, and their composers' keys (`composerScopeKey`). */
+  facets: string[];
+  /** Profiles the changed works' arrangements used before or use now. */
+  profiles: string[];
+}
+
+function gitIn(dir: string, args: string[]): string {
+  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** The files that differ between two commits (renames as a delete and an add). */
+export function changedFiles(contentDir: string, from: string, to: string): string[] {
+  try {
+    return gitIn(contentDir, ['diff', '--name-only', '--no-renames', '-z', from, to]).split('\0').filter(Boolean).sort();
+  } catch (err) {
+    throw new FullBuildNeeded(`cannot diff ${from.slice(0, 12)}..${to.slice(0, 12)}: ${((err as { stderr?: string }).stderr ?? String(err)).trim().split('\n')[0]}`);
+  }
+}
+
+const WORK_FILE = /^works\/([^/]+)\/.+$/;
+
+/** The earlier version of a work's content, from the base commit; null when it had none. */
+function contentAt(contentDir: string, commit: string, slug: string): WorkContent | null {
+  let text: string;
+  try {
+    text = gitIn(contentDir, ['show', `${commit}:works/${slug}/index.md`]);
+  } catch {
+    return null;
+  }
+  let data: unknown;
+  try {
+    data = parseWorkFile(text).data;
+  } catch {
+    throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not parse`);
+  }
+  // With the schema's defaults, as loadCatalog reads it (alsoSuits, moods ... may be left out).
+  if (validate(WorkContent, data, { useDefaults: true }).length > 0) throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not validate`);
+  return data as WorkContent;
+}
+
+const composerKey = (c: WorkContent['composer']) => `${fold(c.sortName)}|${c.born}`;
+
+/** Decide what to re-render, or why only a full build will do. */
+export function planChange(contentDir: string, baseCommit: string, files: string[], works: LoadedWork[], genres: Parameters<typeof facetKeysOf>[1]): ChangePlan {
+  const slugs = new Set<string>();
+  for (const file of files) {
+    const m = WORK_FILE.exec(file);
+    if (!m) throw new FullBuildNeeded(`${file} is a shared input`);
+    slugs.add(m[1]!);
+  }
+  const bySlug = new Map(works.map((w) => [w.content.slug, w]));
+  // Composer pages, slugs and "first written" names come from every work of a composer, so a
+  // changed work may only keep a composer exactly as every other work writes it.
+  const composerTexts = new Map<string, Set<string>>();
+  const unchangedByComposer = new Map<string, number>();
+  for (const w of works) {
+    const key = composerKey(w.content.composer);
+    let texts = composerTexts.get(key);
+    if (!texts) composerTexts.set(key, (texts = new Set()));
+    texts.add(JSON.stringify(w.content.composer));
+    if (!slugs.has(w.content.slug)) unchangedByComposer.set(key, (unchangedByComposer.get(key) ?? 0) + 1);
+  }
+  const facets = new Set<string>();
+  const profiles = new Set<string>();
+  for (const slug of slugs) {
+    const now = bySlug.get(slug)?.content ?? null;
+    const before = contentAt(contentDir, baseCommit, slug);
+    for (const c of [before, now]) {
+      if (!c) continue;
+      const key = composerKey(c.composer);
+      if ((unchangedByComposer.get(key) ?? 0) === 0 && !(before && now && composerKey(before.composer) === composerKey(now.composer))) {
+        throw new FullBuildNeeded(`works/${slug} adds or removes the composer ${c.composer.name}`);
+      }
+      if ((composerTexts.get(key)?.size ?? 0) > 1) throw new FullBuildNeeded(`works/${slug}: the works of ${c.composer.name} write the composer differently`);
+      for (const k of facetKeysOf(c, genres)) facets.add(k);
+      // Its composer's page, also when the work left it (not a browse folder: composer pages are never removed here).
+      facets.add(composerScopeKey(c.composer));
+      for (const a of c.arrangements) for (const p of a.renderingProfileSlugs) profiles.add(p);
+    }
+    if (before && now && JSON.stringify(before.composer) !== JSON.stringify(now.composer)) {
+      throw new FullBuildNeeded(`works/${slug} changes its composer`);
+    }
+  }
+  return { changedFiles: files, works: [...slugs].sort(), facets: [...facets].sort(), profiles: [...profiles].sort() };
+}
+
+/** Move every file under `from` to the same place under `to`, replacing (never writing into) what is there. */
+function moveTree(from: string, to: string): number {
+  let moved = 0;
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, entry.name);
+    const dest = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      mkdirSync(dest, { recursive: true });
+      moved += moveTree(src, dest);
+    } else {
+      rmSync(dest, { force: true, recursive: true });
+      renameSync(src, dest);
+      moved++;
+    }
+  }
+  return moved;
+}
+
+/** Write a file as a new inode (the folder shares inodes with the base build). */
+function writeNew(file: string, data: string | Buffer): void {
+  rmSync(file, { force: true });
+  writeFileSync(file, data);
+}
+
+export async function buildIncremental(options: BuildOptions, baseDir: string): Promise<BuildInfo> {
+  const started = Date.now();
+  const contentDir = path.resolve(options.contentDir);
+  const outDir = path.resolve(options.outDir);
+  baseDir = path.resolve(baseDir);
+  if (!existsSync(path.join(baseDir, 'build.json'))) throw new FullBuildNeeded(`the base ${path.basename(baseDir)} is not a complete build`);
+  const base = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as BuildInfo;
+  if (!base.commit) throw new FullBuildNeeded('the base build does not name its commit');
+  if (base.baseUrl !== options.baseUrl) throw new FullBuildNeeded('the base build was made for another base URL');
+  if ((base.readerSignIn ?? 'none') !== (options.readerSignIn ?? 'none')) throw new FullBuildNeeded('the base build was made for another reader sign-in');
+  if (!existsSync(path.join(baseDir, SCORES_MANIFEST))) throw new FullBuildNeeded('the base build kept no score manifest');
+  if (!options.commit) throw new FullBuildNeeded('no commit named');
+  // Where the time goes, for build.json (bench/README.md quotes it).
+  const phases: Record<string, number> = {};
+  let mark = Date.now();
+  const phase = (name: string) => {
+    const now = Date.now();
+    phases[name] = now - mark;
+    mark = now;
+  };
+  const files = changedFiles(contentDir, base.commit, options.commit);
+
+  const { catalog, messages } = loadCatalog(contentDir);
+  if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
+  const plan = planChange(contentDir, base.commit, files, catalog.works, catalog.genres);
+  const changed = catalog.works.filter((w) => plan.works.includes(w.content.slug));
+  phase('diffLoadPlanMs');
+  // Every record of the folder carries one time: the full build it descends from (the background
+  // reconcile replaces the folder with a full build of the same commit, with its own time).
+  const generatedAtUtc = base.generatedAtUtc;
+
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const scoresDir = path.join(outDir, '.scores');
+  const blobs = options.blobsDir ? new LocalBlobStore(path.resolve(options.blobsDir)) : null;
+  const scores = await renderScores({ ...catalog, works: changed }, scoresDir, { generatedAtUtc, blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined });
+  const baseManifest = JSON.parse(readFileSync(path.join(baseDir, SCORES_MANIFEST), 'utf8')) as ScoreManifest;
+  const merged: ScoreManifest = { scores: {} };
+  for (const [key, value] of Object.entries(baseManifest.scores)) {
+    if (!plan.works.some((slug) => key.startsWith(`${slug}/`))) merged.scores[key] = value;
+  }
+  Object.assign(merged.scores, scores.manifest.scores);
+  const manifestText = serializeScoreManifest(merged);
+  const manifestFile = path.join(scoresDir, 'merged.json');
+  writeFileSync(manifestFile, manifestText);
+  phase('scoresMs');
+
+  // Render the touched pages into a scratch folder first: the stage is made only once they exist.
+  const partial = path.join(outDir, '.partial');
+  const scopeFile = path.join(outDir, '.scope.json');
+  writeFileSync(scopeFile, JSON.stringify({ works: plan.works, facets: plan.facets, profiles: plan.profiles }));
+  await runAstro({ contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir: partial, scoresManifest: manifestFile, scopeFile, quiet: options.quiet, catalog, readerSignIn: options.readerSignIn });
+  phase('astroMs');
+
+  const clientDir = path.join(outDir, 'client');
+  try {
+    execFileSync('cp', ['-al', path.join(baseDir, 'client'), clientDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    throw new FullBuildNeeded(`cannot hard-link the base build: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`);
+  }
+  // What a change can remove: a work's pages, score pages and files; a browse value it left.
+  for (const slug of plan.works) {
+    rmSync(path.join(clientDir, 'works', slug), { recursive: true, force: true });
+    rmSync(path.join(clientDir, 'api', 'v1', 'works', slug), { recursive: true, force: true });
+  }
+  for (const key of plan.facets) if (!key.startsWith('composer/')) rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
+  const renderedFiles = moveTree(partial, clientDir);
+  if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
+  phase('stageMs');
+  for (const w of changed) rmSync(path.join(clientDir, 'works', w.content.slug, `${w.content.slug}.zip`), { force: true });
+  const zips = buildWorkZips({ ...catalog, works: changed }, clientDir, generatedAtUtc);
+  rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
+  const searchIndex = await buildSearchIndex(clientDir, catalog);
+  phase('zipsAndSearchMs');
+  const catalogIndex = await indexBuild(outDir);
+  phase('indexMs');
+
+  writeNew(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
+  writeNew(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
+  writeNew(path.join(outDir, SCORES_MANIFEST), manifestText);
+  // Signed-in files: the base's copies linked, the changed works' copied again.
+  const protectedDir = path.join(outDir, 'protected');
+  if (existsSync(path.join(baseDir, 'protected'))) execFileSync('cp', ['-al', path.join(baseDir, 'protected'), protectedDir]);
+  for (const slug of plan.works) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
+  writeProtected(outDir, catalog, new Set(plan.works));
+  for (const scratch of [partial, scoresDir, scopeFile]) rmSync(scratch, { recursive: true, force: true });
+  const info: BuildInfo = {
+    baseUrl: options.baseUrl,
+    readerSignIn: options.readerSignIn ?? 'none',
+    contentDir,
+    commit: options.commit,
+    mode: 'incremental',
+    fallbackReason: null,
+    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, renderedFiles, phases },
+    generatedAtUtc,
+    works: catalog.works.length,
+    profiles: catalog.profiles.length,
+    scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
+    searchIndex,
+    catalogIndex,
+    zips,
+    durationMs: Date.now() - started,
+  };
+  writeNew(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
+  return info;
+}
+
+/** Incremental when it can be, else a full build that says why in build.json. */
+export async function buildIncrementalOrFull(options: BuildOptions, baseDir: string): Promise<BuildInfo> {
+  try {
+    return await buildIncremental(options, baseDir);
+  } catch (err) {
+    if (!(err instanceof FullBuildNeeded)) throw err;
+    const info = await buildSite(options);
+    info.fallbackReason = err.message;
+    writeFileSync(path.join(path.resolve(options.outDir), 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
+    return info;
+  }
+}

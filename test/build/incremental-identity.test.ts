@@ -1,0 +1,174 @@
+/**
+ * Incremental builds (issue 12): for several kinds of change to the sample catalog, a build made
+ * incrementally from the previous build holds exactly the bytes of a full build of the same commit
+ * (same generatedAtUtc): every record, Markdown file, HTML page, listing, score file, zip, the
+ * Pagefind index, the server's index files, published-blobs.json and the score manifest. The
+ * earlier build folder, which shares its unchanged files with the new one through hard links,
+ * is left exactly as it was. Changes the incremental path cannot vouch for fall back to a full build.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInChild } from '../../api/site/builds.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { FullBuildNeeded, planChange } from '../../scripts/build-incremental.ts';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+
+const BASE_URL = 'https://incremental.example.test';
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-incremental-'));
+const repo = path.join(root, 'content');
+const work = (slug: string, file = 'index.md') => path.join(repo, 'works', slug, file);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function filesUnder(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
+    else out.push(rel);
+  }
+  return out.sort();
+}
+
+/** Digest of every file of a build folder but build.json (timings); nginx.conf names its own folder. */
+function digests(dir: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const rel of filesUnder(dir)) {
+    if (rel === 'build.json') continue;
+    let bytes = readFileSync(path.join(dir, rel));
+    if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
+    map.set(rel, createHash('sha256').update(bytes).digest('hex'));
+  }
+  return map;
+}
+
+function differences(a: Map<string, string>, b: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [rel, d] of a) if (!b.has(rel)) out.push(`only in the incremental build: ${rel}`);
+  else if (b.get(rel) !== d) out.push(`differs: ${rel}`);
+  for (const rel of b.keys()) if (!a.has(rel)) out.push(`only in the full build: ${rel}`);
+  return out;
+}
+
+async function commitAll(message: string): Promise<string> {
+  await git(repo, ['add', '--all']);
+  await git(repo, ['commit', '--quiet', '-m', message]);
+  return git(repo, ['rev-parse', 'HEAD']);
+}
+
+/** Build `commit` incrementally from `base` and in full (same time), and compare the two folders. */
+async function buildBoth(commit: string, base: string, name: string): Promise<{ incremental: string; full: string; differences: string[] }> {
+  const incremental = path.join(root, `${name}-inc`);
+  const full = path.join(root, `${name}-full`);
+  await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: base });
+  // An incremental folder keeps the time of the full build it descends from.
+  const { generatedAtUtc } = JSON.parse(readFileSync(path.join(base, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+  await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
+  return { incremental, full, differences: differences(digests(incremental), digests(full)) };
+}
+
+let baseDir = '';
+let firstIncremental = '';
+
+beforeAll(async () => {
+  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
+  baseDir = path.join(root, 'base');
+  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+}, 300_000);
+
+describe('incremental build', () => {
+  it('a one-field correction: byte-identical to a full build; the base folder is untouched', async () => {
+    const before = digests(baseDir);
+    const file = work('beethoven-fur-elise');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (zanzibar revision)'));
+    const commit = await commitAll('Retitle Für Elise');
+    const result = await buildBoth(commit, baseDir, 'edit');
+    const info = JSON.parse(readFileSync(path.join(result.incremental, 'build.json'), 'utf8'));
+    expect(info.mode).toBe('incremental');
+    expect(info.commit).toBe(commit);
+    expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
+    expect(result.differences).toEqual([]);
+    const record = JSON.parse(readFileSync(path.join(result.incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8'));
+    expect(record.data.title).toBe('Für Elise (zanzibar revision)');
+    expect(readFileSync(path.join(result.incremental, 'client/works/beethoven-fur-elise/index.html'), 'utf8')).toContain('zanzibar revision');
+    // The base build shares inodes with the new folder and must not have changed.
+    expect(differences(digests(baseDir), before)).toEqual([]);
+    expect(JSON.parse(readFileSync(path.join(baseDir, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8')).data.title).not.toContain('zanzibar');
+    firstIncremental = result.incremental;
+  }, 600_000);
+
+  it('a new arrangement with files, a score change, a new work and a rename at once, built on the incremental folder', async () => {
+    // New arrangement with stored files (score + MIDI) on an existing work.
+    const brahms = work('brahms-wiegenlied-op-49-no-4');
+    const text = readFileSync(brahms, 'utf8');
+    const start = text.indexOf('\n  - id: 2\n    rank: 2\n');
+    const end = text.indexOf('\ncomments:');
+    expect(start).toBeGreaterThan(0);
+    const arrangement = text
+      .slice(start, end)
+      .replace('  - id: 2\n    rank: 2\n', '  - id: 3\n    rank: 3\n')
+      .replace('title: "Wiegenlied: flute sketch"', 'title: "Wiegenlied: second flute sketch"')
+      .replace('- id: 22\n', '- id: 32\n')
+      .replace('- id: 23\n', '- id: 33\n')
+      .replaceAll('wiegenlied-flute-sketch.', 'wiegenlied-flute-two.')
+      .replaceAll('access: signed-in', 'access: public');
+    writeFileSync(brahms, text.slice(0, end) + arrangement + text.slice(end));
+    copyFileSync(work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-sketch.musicxml'), work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-two.musicxml'));
+    copyFileSync(work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-sketch.mid'), work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-two.mid'));
+    // A changed source score (the engraving changes).
+    const score = work('bach-prelude-in-c-bwv-846', 'bwv846-prelude-opening.musicxml');
+    writeFileSync(score, readFileSync(score, 'utf8').replace('<movement-title>Prelude, mm. 1–8', '<movement-title>Prelude (revised engraving), mm. 1–8'));
+    // A new work by a composer the catalog has.
+    const air = readFileSync(work('bach-air-orchestral-suite-3'), 'utf8');
+    const newDir = path.join(repo, 'works', 'bach-air-second-study');
+    mkdirSync(newDir);
+    writeFileSync(path.join(newDir, 'index.md'), air.replace(/^slug: .*$/m, 'slug: bach-air-second-study').replace(/^title: .*$/m, 'title: Air, a second study'));
+    // A rename: the old slug's pages go, the new slug's come.
+    renameSync(path.join(repo, 'works', 'bach-toccata-and-fugue-d-minor'), path.join(repo, 'works', 'bach-toccata-renamed'));
+    const toccata = work('bach-toccata-renamed');
+    writeFileSync(toccata, readFileSync(toccata, 'utf8').replace(/^slug: .*$/m, 'slug: bach-toccata-renamed'));
+    const commit = await commitAll('Arrangement, score revision, new work, rename');
+
+    const result = await buildBoth(commit, firstIncremental, 'mixed');
+    const info = JSON.parse(readFileSync(path.join(result.incremental, 'build.json'), 'utf8'));
+    expect(info.fallbackReason ?? null).toBeNull();
+    expect(info.mode).toBe('incremental');
+    expect(info.incremental.works).toEqual(['bach-air-second-study', 'bach-prelude-in-c-bwv-846', 'bach-toccata-and-fugue-d-minor', 'bach-toccata-renamed', 'brahms-wiegenlied-op-49-no-4']);
+    expect(result.differences).toEqual([]);
+    const files = filesUnder(path.join(result.incremental, 'client'));
+    expect(files).toContain('works/brahms-wiegenlied-op-49-no-4/files/wiegenlied-flute-two.musicxml');
+    expect(files).toContain('works/bach-air-second-study/index.html');
+    expect(files.some((f) => f.startsWith('works/bach-toccata-and-fugue-d-minor/'))).toBe(false);
+    expect(files.some((f) => f.startsWith('api/v1/works/bach-toccata-and-fugue-d-minor/'))).toBe(false);
+    // The changed source score was engraved again (the base folder keeps its old engraving).
+    const svg = 'client/works/bach-prelude-in-c-bwv-846/score/1/page-1.svg';
+    expect(digests(result.incremental).get(svg)).toBeDefined();
+    expect(digests(result.incremental).get(svg)).not.toBe(digests(baseDir).get(svg));
+  }, 600_000);
+
+  it('falls back to a full build for shared inputs and composer changes', async () => {
+    const { catalog } = loadCatalog(repo);
+    const head = await git(repo, ['rev-parse', 'HEAD']);
+    expect(() => planChange(repo, head, ['instruments.json'], catalog.works, catalog.genres)).toThrow(FullBuildNeeded);
+    expect(() => planChange(repo, head, ['profiles/warm-grand-piano.json'], catalog.works, catalog.genres)).toThrow(/shared input/);
+    // A work whose composer is written differently now than at the base commit.
+    const file = work('beethoven-fur-elise');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^  name: Ludwig van Beethoven$/m, '  name: L. van Beethoven'));
+    const changed = loadCatalog(repo).catalog;
+    expect(() => planChange(repo, head, ['works/beethoven-fur-elise/index.md'], changed.works, changed.genres)).toThrow(/composer/);
+    // Through the build: a changed instruments file builds in full and says why.
+    await git(repo, ['checkout', '--quiet', '--', '.']);
+    const instruments = path.join(repo, 'instruments.json');
+    writeFileSync(instruments, readFileSync(instruments, 'utf8').replace(/\n$/, '') + '\n\n');
+    const commit = await commitAll('Reformat instruments.json');
+    const out = path.join(root, 'fallback');
+    await buildInChild(repo, out, BASE_URL, { commit, incrementalFrom: firstIncremental });
+    const info = JSON.parse(readFileSync(path.join(out, 'build.json'), 'utf8'));
+    expect(info.mode).toBe('full');
+    expect(info.fallbackReason).toMatch(/instruments\.json is a shared input/);
+  }, 600_000);
+});

@@ -1,0 +1,100 @@
+/**
+ * kill -9 during an incremental swap (issue 12): a real `npm start` process applies a correction
+ * with an incremental build; the moment the incremental folder is complete (build.json is written
+ * last, the swap follows) the server and its children are SIGKILLed. A restart on the same data
+ * folder serves that complete incremental build at once (no start-up build), with the change in
+ * JSON, Markdown, HTML and search, and records the apply as visible.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startService, type Started } from '../helpers/process.ts';
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-inc-crash-'));
+const KEY = 'admin-apply-inc-crash-1';
+// One base URL for both starts (builds are keyed by commit and base URL; each start gets a new port).
+const ENV = { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: KEY, ARCHIVE_RECONCILE_DELAY_MS: 'off', PUBLIC_BASE_URL: 'http://archive.crash.example.test' };
+const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+const buildsDir = path.join(dataDir, 'builds');
+let running: Started | null = null;
+afterAll(async () => {
+  await running?.stop('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const json = async (res: Response) => {
+  const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
+  return (body.data ?? body) as Record<string, any>;
+};
+
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+function killTree(pid: number): void {
+  for (const child of childrenOf(pid)) killTree(child);
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+const completeIncremental = () => (existsSync(buildsDir) ? readdirSync(buildsDir).filter((n) => n.endsWith('-inc') && existsSync(path.join(buildsDir, n, 'build.json'))) : []);
+
+describe('SIGKILL during an incremental swap', () => {
+  it('restarts on the complete incremental build, with the change visible everywhere', async () => {
+    running = await startService(ENV, 240_000);
+    const url = running.url;
+    const report = await fetch(`${url}/api/v1/correction-reports`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workSlug: 'bach-prelude-in-c-bwv-846', targetType: 'work', fieldName: 'title', currentValue: 'Prelude in C major (The Well-Tempered Clavier, Book I)', proposedValue: 'Prelude in C major (quokka edition)', rationale: 'Test.', evidenceUrl: null, reporterName: 'Cleo', reporterKind: 'Human' }),
+    });
+    expect(report.status, JSON.stringify(await report.clone().json())).toBe(202);
+    const code = (await json(report)).trackingCode as string;
+    const admin = `${url}/api/v1/admin/correction-reports/${code}`;
+    const accept = await fetch(`${admin}/accept`, { method: 'POST', headers: auth, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+    expect(accept.status).toBe(200);
+    const apply = await fetch(`${admin}/apply`, { method: 'POST', headers: { ...auth, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+    expect(apply.status).toBe(202);
+
+    const deadline = Date.now() + 180_000;
+    while (completeIncremental().length === 0) {
+      if (Date.now() > deadline) throw new Error(`no complete incremental build within 180 s:\n${running.output()}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    killTree(running.child.pid!);
+    await running.stop('SIGKILL');
+    const [incremental] = completeIncremental();
+
+    running = await startService(ENV, 240_000);
+    const restarted = running;
+    expect(restarted.output()).not.toContain('building the site');
+    expect(readdirSync(buildsDir)).toEqual([incremental]);
+    const work = await json(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
+    expect(work.title).toBe('Prelude in C major (quokka edition)');
+    expect(await (await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846/index.md`)).text()).toContain('quokka edition');
+    expect(await (await fetch(`${restarted.url}/works/bach-prelude-in-c-bwv-846/`)).text()).toContain('quokka edition');
+    expect((await json(await fetch(`${restarted.url}/api/v1/works?query=quokka`))).total).toBe(1);
+    let item: Record<string, any> = {};
+    const until = Date.now() + 120_000;
+    for (;;) {
+      item = await json(await fetch(`${restarted.url}/api/v1/admin/correction-reports/${code}`, { headers: auth }));
+      if (item.apply?.state !== 'applying') break;
+      if (Date.now() > until) throw new Error(`still applying after restart:\n${restarted.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(item.status).toBe('applied');
+    expect(item.apply.state).toBe('visible');
+  }, 600_000);
+});
