@@ -31,6 +31,7 @@ import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
 import { SessionStore } from './session/sessions.ts';
 import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
+import { registerDesk } from './desk/routes.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
@@ -283,7 +284,9 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerContributionRoutes(app, ctx);
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
-  await registerSessionRoutes(app, ctx, createAdminSignIn(ctx));
+  const adminSignIn = createAdminSignIn(ctx);
+  await registerSessionRoutes(app, ctx, adminSignIn);
+  await registerDesk(app, ctx, review, adminSignIn);
   registerMcpRoutes(app);
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);
