@@ -121,6 +121,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The desk session of the request's cookie
+         * @description Answers the session the cookie names (with its CSRF token), or 401 when there is none or it expired.
+         */
+        get: operations["getDeskSession"];
+        put?: never;
+        /**
+         * Sign in to the review desk with an admin key (sets the session cookie)
+         * @description The key travels in the body, never in the URL. The answer sets an HttpOnly, SameSite=Strict session cookie (Secure with the `__Host-` prefix on an https origin) that lives ARCHIVE_SESSION_HOURS (default 12) and is lost when the server restarts. With the cookie, the admin review API answers as with the key, and every state-changing request must send `csrfToken` in the X-CSRF-Token header; a request from another site is refused (403). The session grants the admin role only. Failed sign-ins are limited to 10 per minute per client address (429 with Retry-After).
+         */
+        post: operations["signInToDesk"];
+        /**
+         * Sign out: end the session and expire the cookie
+         * @description With a live session the request must carry its CSRF token (X-CSRF-Token). Without a session it still answers 204 and expires the cookie.
+         */
+        delete: operations["signOutOfDesk"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/correction-reports": {
         parameters: {
             query?: never;
@@ -914,6 +942,33 @@ export interface components {
                 /** @description What blocks apply right now (stale base, digest mismatch, failed check, lint). */
                 blockers: string[];
                 /**
+                 * ReviewDiff
+                 * @description The proposed change (GET of one item only): the review branch against main, or the applied merge; null before a review branch exists.
+                 */
+                diff?: {
+                    /** @description Commit the change is compared against: where the review branch left main, or the applied merge commit's first parent. */
+                    base: string;
+                    /** @description Changed files (at most 500). */
+                    files: {
+                        /** @description Lines added; null for a binary file. */
+                        added: number | null;
+                        /** @description Lines deleted; null for a binary file. */
+                        deleted: number | null;
+                        /** @description Path in the content repository. */
+                        path: string;
+                    }[];
+                    /** @description The review branch's commit, or the applied merge commit. */
+                    head: string;
+                    /** @description The bound on `text`, in bytes. */
+                    maxBytes: number;
+                    /** @description Changed files not listed beyond the first 500. */
+                    moreFiles: number;
+                    /** @description The unified diff (git diff), cut at a line end after `maxBytes` bytes. */
+                    text: string;
+                    /** @description True when `text` was cut. */
+                    truncated: boolean;
+                } | null;
+                /**
                  * @description Where the review lives.
                  * @enum {string|null}
                  */
@@ -1172,6 +1227,29 @@ export interface components {
             total: number;
             /** @description Number of pages. */
             totalPages: number;
+        };
+        /** @description A signed-in desk session. The session itself is an HttpOnly cookie; this body never contains it. */
+        AdminSession: {
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** @description Send it back in the X-CSRF-Token header (or the `_csrf` form field of a desk form) with every state-changing request made with the session cookie. */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description Absolute end of the session (ARCHIVE_SESSION_HOURS after sign-in); sign in again after it.
+             */
+            expiresAtUtc: string;
+            /** @constant */
+            kind: "admin";
+            /** @description The admin key's label: the actor named in the history and the commits of what this session does. */
+            label: string;
+            /** @description What the session grants: the admin review API and desk only (library, curator and metrics routes still need their key). */
+            roles: "admin"[];
+        };
+        /** @description Sign in to the review desk with an admin key. */
+        AdminSignInBody: {
+            /** @description An admin key (ARCHIVE_ADMIN_KEYS). Sent in the body, never in the URL; it is not stored in the session or the cookie. */
+            key: string;
         };
         /** @description A published asset. */
         AssetRecord: {
@@ -5300,6 +5378,150 @@ export interface operations {
             };
             /** @description A valid key without the admin role. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDeskSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["AdminSession"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No live desk session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    signInToDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The admin key. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSignInBody"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the session (its CSRF token, label and expiry). The cookie is in Set-Cookie. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["AdminSession"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The body violates AdminSignInBody. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a key of this service, or no admin key is configured (the detail says how to configure one). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed sign-ins from this address. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    signOutOfDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The CSRF token is missing or wrong, or the request came from another site. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
