@@ -323,9 +323,13 @@ ${ref ? (ref.url && /^https:\/\//.test(ref.url) ? html`<li><a href="${ref.url}" 
   const verification = review?.verification ?? [];
   const fileCount = Math.max(assets.length, verification.length);
   const files = Array.from({ length: fileCount }, (_, i) => fileCard(code, i, assets[i] as AssetLike | undefined, verification.find((v) => v.index === i)));
-  const history = record.history.map(
-    (h) => html`<tr><td><span class="status" data-status="${h.status}">${statusWords(h.status)}</span></td><td><time datetime="${h.atUtc}">${h.atUtc}</time></td><td>${actorWords(h.actor)}</td><td class="text">${h.note ?? ''}</td></tr>`,
-  );
+  const history = record.history.map((entry) => {
+    // `action` and `revisedSubmission` come with submitters' answers (issue 15, item 2).
+    const h = entry as typeof entry & { action?: string; revisedSubmission?: boolean };
+    const answer = h.action === 'answer';
+    const what = answer ? `${statusWords(h.status)}: answered by the submitter${h.revisedSubmission ? ', with a revised submission' : ''}` : statusWords(h.status);
+    return html`<tr${answer ? raw(' class="answer"') : ''}><td><span class="status" data-status="${h.status}">${what}</span></td><td><time datetime="${h.atUtc}">${h.atUtc}</time></td><td>${actorWords(h.actor)}</td><td class="text">${h.note ?? ''}</td></tr>`;
+  });
   const actions = (review?.actions ?? []).map(
     (a) => html`<tr><td>${a.action}</td><td><time datetime="${a.atUtc}">${a.atUtc}</time></td><td>${a.actor ?? 'unrecorded'}</td><td>${a.reviewer}</td><td class="text">${a.note ?? ''}</td><td class="text">${a.outcome}</td></tr>`,
   );
@@ -362,7 +366,7 @@ ${problems.length > 0 ? html`<section aria-labelledby="problems-h"><h2 id="probl
 <section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}</section>
 ${fileCount > 0 ? html`<section aria-labelledby="files-h"><h2 id="files-h">Contributor files</h2>${files}</section>` : ''}
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>
-<div class="table-wrap"><table id="history"><caption>Status history, oldest first (actor: the label of the admin key that acted)</caption>
+<div class="table-wrap"><table id="history"><caption>Status history, oldest first (actor: the label of the admin key that acted, or the submitter answering)</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">When (UTC)</th><th scope="col">Actor</th><th scope="col">Note</th></tr></thead><tbody>${history}</tbody></table></div>
 ${actions.length > 0 ? html`<div class="table-wrap"><table id="actions"><caption>Review actions, oldest first</caption>
 <thead><tr><th scope="col">Action</th><th scope="col">When (UTC)</th><th scope="col">Actor</th><th scope="col">Reviewer name</th><th scope="col">Note</th><th scope="col">Outcome</th></tr></thead><tbody>${actions}</tbody></table></div>` : ''}
