@@ -358,7 +358,7 @@ ${input.error ? html`<p class="notice bad" role="alert" id="action-error">${inpu
   <dt>Received</dt><dd><time datetime="${record.receivedAtUtc}">${record.receivedAtUtc}</time></dd>
   <dt>Last status change</dt><dd><time datetime="${record.updatedAtUtc}">${record.updatedAtUtc}</time></dd>
   <dt>Changed canonical data</dt><dd>${record.changedCanonicalData ? 'yes' : 'no'}</dd>
-  ${record.kind === 'contribution' ? html`<dt>Operation</dt><dd>${record.submission.operation}</dd><dt>Submitted by</dt><dd>${record.submission.submittedBy.name} (${record.submission.submittedBy.kind})</dd>` : html`<dt>Field</dt><dd>${record.report.fieldName}</dd>`}
+  ${record.kind === 'contribution' ? html`<dt>Operation</dt><dd>${record.submission.operation}</dd><dt>Submitted by</dt><dd>${record.submission.submittedBy.name} (${record.submission.submittedBy.kind})</dd>` : html`<dt>Work</dt><dd>${record.report.workSlug ?? record.report.targetType}</dd><dt>Field</dt><dd>${record.report.fieldName}</dd><dt>Current value</dt><dd class="text">${record.report.currentValue ?? 'none'}</dd><dt>Proposed value</dt><dd class="text" id="proposed-value">${record.report.proposedValue}</dd>`}
 </dl>
 ${applyProgress(record, input.jsonHref)}
 ${links}

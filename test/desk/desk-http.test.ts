@@ -101,6 +101,26 @@ describe('the desk over HTTP', () => {
     expect(paged.body).not.toContain(code);
   });
 
+  it('shows a correction report with its field, current and proposed value', async () => {
+    const r = await h.post(
+      '/api/v1/correction-reports',
+      { workSlug: 'bach-minuet-in-g', targetType: 'work', fieldName: 'summary', currentValue: null, proposedValue: `A short minuet ${XSS}`, rationale: 'Clearer.', evidenceUrl: 'https://en.wikipedia.org/wiki/Minuet_in_G_major', reporterName: 'Bob', reporterKind: 'Human' },
+      null,
+    );
+    expect(r.statusCode, r.body).toBe(202);
+    const report = r.json().data.trackingCode as string;
+    const list = await get('/admin/queue?kind=correction-report');
+    expect(list.body).toContain(report);
+    expect(list.body).not.toContain(code);
+    const page = await get(`/admin/correction-reports/${report}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<dd class="text" id="proposed-value">A short minuet &quot;&gt;&lt;script&gt;');
+    expect(page.body).toContain(`action="/admin/correction-reports/${report}/accept"`);
+    // A report has no files: no assertion fields.
+    expect(page.body).not.toContain('assert-0');
+    expect((await get(`/admin/correction-reports/${code}`)).statusCode).toBe(404);
+  });
+
   it('renders contributed text inert on the queue and the item page', async () => {
     for (const url of ['/admin/queue', `/admin/contributions/${xssCode}`]) {
       const res = await get(url);
