@@ -362,6 +362,9 @@ ${input.error ? html`<p class="notice bad" role="alert" id="action-error">${inpu
 </dl>
 ${applyProgress(record, input.jsonHref)}
 ${links}
+${review?.assertions ? html`<section aria-labelledby="asserted-h"><h2 id="asserted-h">What reviewers asserted</h2>
+<p>By <strong>${review.assertions.actor ?? 'unrecorded key'}</strong> (reviewer name “${review.assertions.reviewer}”) at <time datetime="${review.assertions.atUtc}">${review.assertions.atUtc}</time>:</p>
+<ul id="assertions">${Object.entries(review.assertions.assets).map(([i, st]) => html`<li>File ${i}: ${REVIEW_STATE_LABELS[st]}</li>`)}${review.assertions.arrangement ? html`<li>The arrangement: ${REVIEW_STATE_LABELS[review.assertions.arrangement]}</li>` : ''}</ul></section>` : ''}
 ${problems.length > 0 ? html`<section aria-labelledby="problems-h"><h2 id="problems-h">Blockers and warnings</h2><ul class="problems">${problems}</ul></section>` : ''}
 <section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}</section>
 ${fileCount > 0 ? html`<section aria-labelledby="files-h"><h2 id="files-h">Contributor files</h2>${files}</section>` : ''}

@@ -155,6 +155,8 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     const admin = (await h.get(`/api/v1/admin/contributions/${code}`)).json().data;
     expect(admin.review.assertions.assets).toEqual({ '0': 'human-reviewed', '1': 'human-listening-approved' });
     expect(admin.review.assertions.actor).toBe('alice');
+    await page.goBack();
+    expect(await page.textContent('#assertions')).toMatch(/File 0: Human reviewed \(not listening-approved\)\s*File 1: Human listening approved/);
   }, 300_000);
 
   it('refuses a forged cross-site POST and renders XSS payloads inert', async () => {
