@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, seriousAxeViolations, SKIP_BROWSER_TESTS, type PageProbe } from '../helpers/browser.ts';
+import { launchBrowser, openPage, screenshot, seriousAxeViolations, SKIP_BROWSER_TESTS, type PageProbe } from '../helpers/browser.ts';
 import { openReviewHarness, type ReviewHarness } from '../review/harness.ts';
 import { ADMIN_KEY, deskContribution, FILES, SLUG } from './helpers.ts';
 
@@ -97,6 +97,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     await Promise.all([page.waitForURL(/work=satie-gymnopedie-1/), page.click('button:has-text("Apply filters")')]);
     expect(await rows.count()).toBe(2);
     expect(await page.locator('.counts').textContent()).toMatch(/3\s+pending/);
+    await screenshot(page, 'desk-queue.png');
   });
 
   it('opens an item, requests information, accepts it and shows the diff, score preview and audio', async () => {
@@ -135,6 +136,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     expect(duration).toBeGreaterThan(18);
     expect(duration).toBeLessThan(21);
     expect(await page.locator('.measured').first().textContent()).toMatch(/Integrated loudness\s*-\d+\.\d LUFS/);
+    await screenshot(page, 'desk-item-accepted.png');
   });
 
   it('applies with a listening assertion, follows the progress until visible, and the public page shows the change', async () => {
