@@ -308,7 +308,9 @@ export function itemPage(input: ItemPageInput): string {
   const ref = review?.ref ?? null;
   const submission = record.kind === 'contribution' ? record.submission : record.report;
   const branchWords = ref ? ref.branch : null;
+  const actable = record.apply?.state !== 'applying' && record.status !== 'applied' && record.status !== 'declined';
   const links = html`<ul class="links">
+${actable ? html`<li><a href="#actions-h">Jump to the actions</a></li>` : ''}
 <li><a href="${input.jsonHref}">Admin JSON record</a></li>
 <li><a href="/track/${code}">Public tracking page</a></li>
 <li><a href="${input.trackingJsonHref}">Public tracking JSON</a></li>
