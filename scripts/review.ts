@@ -2,7 +2,7 @@
  * Review contributions and correction reports from the command line, against a running server:
  *
  *   npm run review -- list [--status pending,accepted] [--kind contribution|correction-report] [--page N]
- *   npm run review -- show <code>
+ *   npm run review -- show <code>       the submission, checks, history and the proposed change as a diff
  *   npm run review -- accept|request-information|apply|decline <code> [--note "..."] [--reviewer "Name"]
  *                     [--assert <assetIndex>=<reviewState>]... [--assert arrangement=<reviewState>]
  *
@@ -104,6 +104,7 @@ async function main(): Promise<number> {
   const review = data.review as Record<string, unknown>;
   const link = review.review as Record<string, unknown> | null;
   process.stdout.write(`${String(data.trackingCode)}: ${String(data.status)} (changedCanonicalData: ${String(data.changedCanonicalData)})\n`);
+  if (command === 'show') writeSubmission(data);
   if (link) process.stdout.write(`review: ${String(link.url ?? link.branch)}\n`);
   for (const v of review.verification as Array<Record<string, unknown>>) {
     const checks = v.checks as Record<string, unknown> | null;
@@ -113,7 +114,68 @@ async function main(): Promise<number> {
   for (const w of (review.warnings as string[] | undefined) ?? []) process.stdout.write(`warning: ${w}\n`);
   const err = review.lastError as Record<string, unknown> | null;
   if (err) process.stdout.write(`last error (${String(err.atUtc)}): ${String(err.message).split('\n')[0]}\n`);
+  if (command === 'show') {
+    writeHistory(data);
+    writeDiff(review.diff as Diff | null | undefined);
+  }
   return 0;
+}
+
+/** One line of submitted text: control characters shown as spaces (a terminal never interprets them). */
+const line = (value: unknown) => String(value ?? '').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+
+/** `show`: the submission in a few readable lines (the desk shows the same record in full). */
+function writeSubmission(data: Record<string, unknown>): void {
+  const s = data.submission as Record<string, any>;
+  const out: string[] = [`received ${line(data.receivedAtUtc)}, last change ${line(data.updatedAtUtc)}`];
+  if (data.kind === 'contribution') {
+    const by = s.submittedBy ?? {};
+    out.push(`submitted by: ${line(by.name)} (${line(by.kind)}${by.agentName ? `, ${line(by.agentName)} ${line(by.agentVersion)}` : ''})${by.contact ? ` <${line(by.contact)}>` : ''}`);
+    out.push(`proposes: ${line(s.operation)} for ${line(s.target?.workSlug ?? 'a new record')}${s.arrangement?.title ? `: ${line(s.arrangement.title)}` : ''}`);
+    out.push(`summary: ${line(s.changeSummary)}`);
+    if (s.rationale) out.push(`rationale: ${line(s.rationale)}`);
+    for (const [i, a] of ((s.assets ?? []) as Array<Record<string, unknown>>).entries()) {
+      out.push(`file ${i}: ${line(a.kind)} "${line(a.title)}" ${line(a.downloadUrl ?? a.sourcePageUrl)} sha256 ${line(a.sha256 ?? 'not declared')}`);
+    }
+  } else {
+    out.push(`reported by: ${line(s.reporterName ?? 'anonymous')}${s.reporterKind ? ` (${line(s.reporterKind)})` : ''}`);
+    out.push(`field: ${line(s.fieldName)} of ${line(s.workSlug ?? s.targetType)}${s.targetId != null ? ` #${line(s.targetId)}` : ''}`);
+    out.push(`current: ${line(s.currentValue)}`);
+    out.push(`proposed: ${line(s.proposedValue)}`);
+    if (s.rationale) out.push(`rationale: ${line(s.rationale)}`);
+    if (s.evidenceUrl) out.push(`evidence: ${line(s.evidenceUrl)}`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function writeHistory(data: Record<string, unknown>): void {
+  const history = (data.history as Array<Record<string, unknown>> | undefined) ?? [];
+  process.stdout.write('history:\n');
+  for (const h of history) process.stdout.write(`  ${line(h.atUtc)}  ${line(h.status).padEnd(17)}  ${line(h.actor ?? '-')}  ${line(h.note ?? '')}\n`);
+}
+
+interface Diff {
+  base: string;
+  head: string;
+  files: Array<{ path: string; added: number | null; deleted: number | null }>;
+  moreFiles: number;
+  text: string;
+  truncated: boolean;
+  maxBytes: number;
+}
+
+/** `show`: the proposed change, as git prints it (bounded by the server). */
+function writeDiff(diff: Diff | null | undefined): void {
+  if (!diff) {
+    process.stdout.write('diff: none yet (accept opens the review branch)\n');
+    return;
+  }
+  process.stdout.write(`diff ${diff.base.slice(0, 12)}..${diff.head.slice(0, 12)} (${diff.files.length + diff.moreFiles} file(s)):\n`);
+  for (const f of diff.files) process.stdout.write(`  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${String(f.deleted)}`}\n`);
+  // Control characters (an escape sequence in contributed text) are shown as "?", never sent to the terminal.
+  const text = diff.text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?');
+  process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+  if (diff.truncated) process.stdout.write(`[diff cut after ${diff.maxBytes} bytes; see the review branch for the rest]\n`);
 }
 
 main().then(

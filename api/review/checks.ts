@@ -118,6 +118,24 @@ async function checkMusicXmlText(xml: string): Promise<TechnicalCheckResult> {
   return { kind: 'musicxml', passed: true, summary: `MusicXML loads in Verovio: ${plural(pages, 'page')}, ${plural(measures, 'measure')}`, measurements };
 }
 
+/**
+ * The first page of a MusicXML score engraved as SVG (the desk's score preview, issue 15), on the
+ * same Verovio instance and queue as the checks. Throws when Verovio cannot load the file.
+ */
+export async function scorePreviewSvg(xml: string): Promise<{ svg: string; pages: number }> {
+  const run = verovioQueue.then(async () => {
+    const tk = await verovio();
+    tk.setOptions({ pageWidth: 2100, pageHeight: 2970, scale: 40, adjustPageHeight: true, xmlIdChecksum: true });
+    tk.getLog();
+    if (!tk.loadData(xml)) throw new Error('Verovio could not load this MusicXML file');
+    const pages = tk.getPageCount();
+    if (pages < 1) throw new Error('Verovio found no page to engrave');
+    return { svg: tk.renderToSVG(1), pages };
+  });
+  verovioQueue = run.catch(() => undefined);
+  return run;
+}
+
 const TAG = /<(\/?)([A-Za-z_:][\w:.-]*)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/y;
 
 /**

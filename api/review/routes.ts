@@ -17,6 +17,7 @@ import { ProblemError } from '../http/problem.ts';
 import { pageLink, sendPrivateJson } from '../http/reply.ts';
 import type { ReviewActor, ReviewService } from './service.ts';
 import type { PullRequestReviews } from './pull-requests.ts';
+import { reviewDiff } from './diff.ts';
 
 /** The authenticated admin key as the actor of a review action (issue 13, item 7). */
 function actorOf(request: FastifyRequest): ReviewActor {
@@ -25,8 +26,8 @@ function actorOf(request: FastifyRequest): ReviewActor {
 }
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
-import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type QueueStatus, type ReviewRecord } from '../../src/schemas/review.ts';
-import type { StoredContribution, SubmissionKind } from '../../src/schemas/contribution.ts';
+import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type QueueStatus, type ReviewDiff, type ReviewRecord } from '../../src/schemas/review.ts';
+import type { StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 
 const ADMIN = '/api/v1/admin';
@@ -37,7 +38,7 @@ const ItemParams = Type.Object({ code: Type.String({ maxLength: 100 }) });
 const PullRequestParams = Type.Object({ number: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 const ActionParams = Type.Object({ code: Type.String({ maxLength: 100 }), action: Type.String({ maxLength: 100 }) });
 
-function adminView(record: StoredContribution | StoredCorrectionReport, review: ReviewRecord | null, base: string): AdminItem {
+export function adminView(record: StoredContribution | StoredCorrectionReport, review: ReviewRecord | null, base: string, diff?: ReviewDiff | null): AdminItem {
   const code = record.trackingCode;
   return {
     trackingCode: code,
@@ -60,6 +61,7 @@ function adminView(record: StoredContribution | StoredCorrectionReport, review: 
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,
       actions: review?.actions ?? [],
+      ...(diff !== undefined ? { diff } : {}),
     },
     links: {
       tracking: record.kind === 'contribution' ? contributionUrl(base, code) : correctionReportUrl(base, code),
@@ -89,7 +91,9 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
     app.get<{ Params: Static<typeof ItemParams> }>(`${ADMIN}/${SEGMENT[kind]}/:code`, { onRequest: auth, schema: { params: ItemParams } }, async (request, reply) => {
       const code = codeOf(request.params.code);
       const { record, review } = await reviews.get(kind, code).catch((err: unknown) => asProblem(request, err));
-      return sendPrivateJson(reply, adminView(record, review, base));
+      // The proposed change as a bounded diff (issue 15); a git failure shows as no diff, never a 5xx.
+      const diff = await reviewDiff(ctx.config.contentRepo, { branch: review?.ref?.branch ?? null, appliedCommit: review?.appliedCommit ?? null }).catch(() => null);
+      return sendPrivateJson(reply, adminView(record, review, base, diff));
     });
 
     app.post<{ Params: Static<typeof ActionParams>; Body: AdminActionBody }>(

@@ -115,12 +115,11 @@ export function presentedCsrf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Why a cookie-authenticated request may not change state, or null when it may. Safe methods
- * always may. `checkToken: false` checks the origin only (for a hook that runs before the body,
- * where a form field cannot be read yet; the handler then checks the token).
+ * Why a request is from another site, or null: `Sec-Fetch-Site: cross-site`, or an `Origin` that
+ * is neither the public origin nor the origin the request was addressed to. Also guards the
+ * desk's sign-in form, which has no session (and so no token) yet.
  */
-export function csrfRefusal(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest, session: Session, checkToken = true): string | null {
-  if (SAFE_METHODS.has(request.method)) return null;
+export function crossSiteRefusal(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest): string | null {
   if (headerValue(request.headers['sec-fetch-site']) === 'cross-site') return 'The request came from another site (Sec-Fetch-Site: cross-site).';
   const origin = headerValue(request.headers.origin);
   if (origin !== undefined) {
@@ -128,6 +127,18 @@ export function csrfRefusal(config: Pick<Config, 'publicBaseUrl'>, request: Fast
     const addressed = host ? `${request.protocol}://${host}` : null;
     if (origin !== new URL(config.publicBaseUrl).origin && origin !== addressed) return `The request's Origin "${origin.slice(0, 200)}" is not this archive.`;
   }
+  return null;
+}
+
+/**
+ * Why a cookie-authenticated request may not change state, or null when it may. Safe methods
+ * always may. `checkToken: false` checks the origin only (for a hook that runs before the body,
+ * where a form field cannot be read yet; the handler then checks the token).
+ */
+export function csrfRefusal(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest, session: Session, checkToken = true): string | null {
+  if (SAFE_METHODS.has(request.method)) return null;
+  const foreign = crossSiteRefusal(config, request);
+  if (foreign !== null) return foreign;
   if (!checkToken) return null;
   const presented = presentedCsrf(request);
   if (!presented) return `A state-changing request with a session cookie needs the session's CSRF token in the ${CSRF_HEADER} header or the ${CSRF_FIELD} form field.`;

@@ -1093,6 +1093,33 @@ export interface components {
                 /** @description What blocks apply right now (stale base, digest mismatch, failed check, lint). */
                 blockers: string[];
                 /**
+                 * ReviewDiff
+                 * @description The proposed change (GET of one item only): the review branch against main, or the applied merge; null before a review branch exists.
+                 */
+                diff?: {
+                    /** @description Commit the change is compared against: where the review branch left main, or the applied merge commit's first parent. */
+                    base: string;
+                    /** @description Changed files (at most 500). */
+                    files: {
+                        /** @description Lines added; null for a binary file. */
+                        added: number | null;
+                        /** @description Lines deleted; null for a binary file. */
+                        deleted: number | null;
+                        /** @description Path in the content repository. */
+                        path: string;
+                    }[];
+                    /** @description The review branch's commit, or the applied merge commit. */
+                    head: string;
+                    /** @description The bound on `text`, in bytes. */
+                    maxBytes: number;
+                    /** @description Changed files not listed beyond the first 500. */
+                    moreFiles: number;
+                    /** @description The unified diff (git diff), cut at a line end after `maxBytes` bytes. */
+                    text: string;
+                    /** @description True when `text` was cut. */
+                    truncated: boolean;
+                } | null;
+                /**
                  * @description Where the review lives.
                  * @enum {string|null}
                  */

@@ -168,6 +168,31 @@ export const ReviewRecord = Type.Object(
 );
 export type ReviewRecord = Static<typeof ReviewRecord>;
 
+/** The change a review proposes, as git shows it (api/review/diff.ts; issue 15). */
+export const ReviewDiff = Type.Object(
+  {
+    base: Type.String({ description: 'Commit the change is compared against: where the review branch left main, or the applied merge commit\'s first parent.' }),
+    head: Type.String({ description: 'The review branch\'s commit, or the applied merge commit.' }),
+    files: Type.Array(
+      Type.Object(
+        {
+          path: Type.String({ description: 'Path in the content repository.' }),
+          added: Nullable(Type.Integer({ minimum: 0 }), { description: 'Lines added; null for a binary file.' }),
+          deleted: Nullable(Type.Integer({ minimum: 0 }), { description: 'Lines deleted; null for a binary file.' }),
+        },
+        { ...strict },
+      ),
+      { description: 'Changed files (at most 500).' },
+    ),
+    moreFiles: Type.Integer({ minimum: 0, description: 'Changed files not listed beyond the first 500.' }),
+    text: Type.String({ description: 'The unified diff (git diff), cut at a line end after `maxBytes` bytes.' }),
+    truncated: Type.Boolean({ description: 'True when `text` was cut.' }),
+    maxBytes: Type.Integer({ minimum: 1, description: 'The bound on `text`, in bytes.' }),
+  },
+  { ...strict, title: 'ReviewDiff', description: 'The proposed change to the content repository as a bounded unified diff.' },
+);
+export type ReviewDiff = Static<typeof ReviewDiff>;
+
 export const AdminReviewState = Type.Object(
   {
     forge: Nullable(StringEnum(['local', 'github'] as const), { description: 'Where the review lives.' }),
@@ -184,6 +209,7 @@ export const AdminReviewState = Type.Object(
     lastError: Nullable(LastError, { description: 'The last failed apply (e.g. the build error).' }),
     appliedCommit: Nullable(Type.String(), { description: 'Merge commit on main once applied.' }),
     actions: Type.Array(ReviewAction, { description: 'Every admin action, oldest first (internal log).' }),
+    diff: Type.Optional(Nullable(ReviewDiff, { description: 'The proposed change (GET of one item only): the review branch against main, or the applied merge; null before a review branch exists.' })),
   },
   { ...strict, title: 'AdminReviewState', description: 'The reviewers\' side of one item.' },
 );

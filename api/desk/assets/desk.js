@@ -1,0 +1,35 @@
+// The review desk's one page script (issue 15): follows an apply in progress. The item page marks
+// it with #apply-progress[data-poll] (the admin JSON record of the item); this polls that record
+// with the session cookie once a second and reloads the page when `apply.state` is no longer
+// "applying" (visible or failed). Without JavaScript the page refreshes itself (noscript meta).
+'use strict';
+(function () {
+  var box = document.getElementById('apply-progress');
+  if (!box || box.getAttribute('data-state') !== 'applying') return;
+  var url = box.getAttribute('data-poll');
+  var text = document.getElementById('apply-progress-text');
+  var started = Date.now();
+  var polls = 0;
+  function tick() {
+    polls += 1;
+    fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' }, cache: 'no-store' })
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
+      .then(function (body) {
+        var apply = body && body.data ? body.data.apply : null;
+        var state = apply ? apply.state : null;
+        if (state && state !== 'applying') {
+          if (text) text.textContent = state === 'visible' ? 'The change is visible. Loading the result...' : 'The apply failed. Loading the details...';
+          window.location.reload();
+          return;
+        }
+        if (text) text.textContent = 'Merging the change and rebuilding the site: ' + Math.round((Date.now() - started) / 1000) + ' s so far. This page follows it until the change is visible.';
+        if (polls < 3600) setTimeout(tick, 1000);
+      })
+      .catch(function () {
+        if (polls < 3600) setTimeout(tick, 2000);
+      });
+  }
+  setTimeout(tick, 1000);
+})();
