@@ -1,6 +1,7 @@
 /**
  * Issue 15 acceptance, the desk in Debian's Chromium (playwright-core) against a real server on
- * loopback: sign in, filter the queue, open an item, request information, accept, see the diff,
+ * loopback: sign in, filter the queue, open an item, request information, the submitter answers
+ * over HTTP with its response token, accept, see the diff,
  * the score preview and the audio, apply with a listening assertion and follow it until visible,
  * see the change on the public page, sign out. A forged cross-site POST is refused; XSS payloads
  * of a submission render inert; axe finds no serious violation on the desk's pages; the sign-in
@@ -22,6 +23,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
   let browser: Browser;
   let url: string;
   let code: string;
+  let responseToken: string;
   let xssCode: string;
   let reportCode: string;
   let evil: http.Server;
@@ -36,6 +38,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     const a = await h.post('/api/v1/music/contributions', deskContribution(h, 'desk-browser-1', TITLE), null);
     expect(a.statusCode, a.body).toBe(202);
     code = a.json().data.trackingCode;
+    responseToken = a.json().data.responseToken;
     const b = await h.post('/api/v1/music/contributions', deskContribution(h, 'desk-browser-xss', `XSS ${XSS}`.slice(0, 150), `Notes ${XSS}`), null);
     expect(b.statusCode, b.body).toBe(202);
     xssCode = b.json().data.trackingCode;
@@ -113,6 +116,18 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     // The submitter sees the message on the public tracking page.
     const tracking = await h.app.inject({ url: `/api/v1/music/contributions/${code}` });
     expect(tracking.body).toContain('Please name the engraver of the score.');
+
+    // The submitter answers over HTTP with the response token from the 202; the desk shows the exchange.
+    const wrong = await h.app.inject({ method: 'POST', url: `/api/v1/music/contributions/${code}/answers`, headers: { 'content-type': 'application/json', 'archive-response-token': `${responseToken}x` }, payload: JSON.stringify({ message: 'Engraved by E. Tester.' }) });
+    expect(wrong.statusCode).toBe(401);
+    const answer = await h.app.inject({ method: 'POST', url: `/api/v1/music/contributions/${code}/answers`, headers: { 'content-type': 'application/json', 'archive-response-token': responseToken }, payload: JSON.stringify({ message: 'Engraved by E. Tester from the 1888 edition.' }) });
+    expect(answer.statusCode, answer.body).toBe(200);
+    await page.reload();
+    expect(await page.getAttribute('#item-status', 'data-status')).toBe('pending');
+    const history = await page.locator('#history').textContent();
+    expect(history).toContain('answered by the submitter');
+    expect(history).toContain('Engraved by E. Tester from the 1888 edition.');
+    expect(await status(code)).toBe('pending');
 
     await page.fill('#act-accept-note', 'Complete now.');
     await Promise.all([page.waitForURL(/done=accept/), page.click('#act-accept-h ~ p button')]);
