@@ -18,6 +18,7 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Session, SessionStore } from './sessions.ts';
+import { ProblemError } from '../http/problem.ts';
 
 export const CSRF_HEADER = 'x-csrf-token';
 export const CSRF_FIELD = '_csrf';
@@ -90,6 +91,20 @@ export function setSessionCookie(ctx: { config: Config; sessions: SessionStore }
 export function endSession(ctx: { config: Config; sessions: SessionStore }, request: FastifyRequest, reply: FastifyReply): void {
   ctx.sessions.revoke(sessionToken(ctx.config, request));
   clearCookie(ctx.config, reply, sessionCookieName(ctx.config));
+}
+
+/**
+ * Sign-out (DELETE of a session route, desk or reader): with a live session the request must pass
+ * the CSRF rule; the session ends and the cookie expires either way. Answers 204.
+ */
+export function signOut(ctx: { config: Config; sessions: SessionStore }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const session = sessionOf(ctx, request);
+  if (session) {
+    const refusal = csrfRefusal(ctx.config, request, session);
+    if (refusal !== null) throw new ProblemError('forbidden', refusal);
+  }
+  endSession(ctx, request, reply);
+  return reply.code(204).header('Cache-Control', 'no-store').send();
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

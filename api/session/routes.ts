@@ -17,7 +17,7 @@ import { RateLimiter, clientKey } from '../contributions/rate-limiter.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { AdminSignInBody, type AdminSession } from '../../src/schemas/session.ts';
 import { ADMIN_SESSION_ROLES, type Session } from './sessions.ts';
-import { csrfRefusal, endSession, sessionOf, setSessionCookie } from './cookies.ts';
+import { sessionOf, setSessionCookie, signOut } from './cookies.ts';
 
 export const ADMIN_SESSION_PATH = '/api/v1/admin/session';
 
@@ -85,12 +85,6 @@ export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContex
   });
 
   app.delete(ADMIN_SESSION_PATH, async (request, reply) => {
-    const session = sessionOf(ctx, request);
-    if (session) {
-      const refusal = csrfRefusal(ctx.config, request, session);
-      if (refusal !== null) throw new ProblemError('forbidden', refusal);
-    }
-    endSession(ctx, request, reply);
-    return reply.code(204).header('Cache-Control', 'no-store').send();
+    return signOut(ctx, request, reply);
   });
 }

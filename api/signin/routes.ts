@@ -31,7 +31,7 @@ import { sendPrivateJson } from '../http/reply.ts';
 import { safeDeclaredType } from '../http/media-types.ts';
 import { sendFile } from '../http/send-file.ts';
 import { sendBlob } from '../blobs/send-blob.ts';
-import { clearCookie, cookieName, csrfRefusal, endSession, readCookie, sessionOf, sessionToken, setCookie, setSessionCookie } from '../session/cookies.ts';
+import { clearCookie, cookieName, readCookie, sessionOf, sessionToken, setCookie, setSessionCookie, signOut } from '../session/cookies.ts';
 import type { Session } from '../session/sessions.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { ReaderCallbackQuery, ReaderSignInQuery, SignedInDownloadParams, type ReaderSession } from '../../src/schemas/session.ts';
@@ -182,13 +182,7 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
   });
 
   app.delete(READER_SESSION_PATH, async (request, reply) => {
-    const session = sessionOf(ctx, request);
-    if (session) {
-      const refusal = csrfRefusal(ctx.config, request, session);
-      if (refusal !== null) throw new ProblemError('forbidden', refusal);
-    }
-    endSession(ctx, request, reply);
-    return reply.code(204).header('Cache-Control', 'no-store').send();
+    return signOut(ctx, request, reply);
   });
 
   // GET and HEAD in one route: Fastify's generated HEAD route would answer Content-Length: 0.
