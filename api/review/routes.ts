@@ -138,32 +138,20 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
     // Only the page's review records are read (for their blocker counts).
     const items: QueueItem[] = await Promise.all(
       found.items.map(async (e): Promise<QueueItem> => {
+        const common = { trackingCode: e.trackingCode, kind: e.kind, status: e.status, receivedAtUtc: e.receivedAtUtc, updatedAtUtc: e.updatedAtUtc, summary: e.summary };
         if (e.kind === 'pull-request') {
-          const pr = await pullRequests?.get(Number(e.trackingCode.slice('PR-'.length)));
-          return {
-            trackingCode: e.trackingCode,
-            kind: e.kind,
-            status: e.status,
-            receivedAtUtc: e.receivedAtUtc,
-            updatedAtUtc: e.updatedAtUtc,
-            summary: e.summary,
-            blockers: pr?.lint.errorCount ?? 0,
-            links: { admin: `${base}${ADMIN}/pull-requests/${e.trackingCode.slice('PR-'.length)}`, tracking: pr?.url ?? `${base}${ADMIN}/pull-requests/${e.trackingCode.slice('PR-'.length)}` },
-            ...(pr ? { pullRequest: pr } : {}),
-          };
+          const number = e.trackingCode.slice('PR-'.length);
+          const pr = await pullRequests?.get(Number(number));
+          const admin = `${base}${ADMIN}/pull-requests/${number}`;
+          return { ...common, blockers: pr?.lint.errorCount ?? 0, links: { admin, tracking: pr?.url ?? admin }, ...(pr ? { pullRequest: pr } : {}) };
         }
         return {
-        trackingCode: e.trackingCode,
-        kind: e.kind,
-        status: e.status,
-        receivedAtUtc: e.receivedAtUtc,
-        updatedAtUtc: e.updatedAtUtc,
-        summary: e.summary,
-        blockers: (await reviews.reviews.get(e.trackingCode))?.blockers.length ?? 0,
-        links: {
-          admin: `${base}${ADMIN}/${SEGMENT[e.kind]}/${e.trackingCode}`,
-          tracking: e.kind === 'contribution' ? contributionUrl(base, e.trackingCode) : correctionReportUrl(base, e.trackingCode),
-        },
+          ...common,
+          blockers: (await reviews.reviews.get(e.trackingCode))?.blockers.length ?? 0,
+          links: {
+            admin: `${base}${ADMIN}/${SEGMENT[e.kind]}/${e.trackingCode}`,
+            tracking: e.kind === 'contribution' ? contributionUrl(base, e.trackingCode) : correctionReportUrl(base, e.trackingCode),
+          },
         };
       }),
     );
