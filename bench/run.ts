@@ -15,7 +15,7 @@ import { librarySection } from './lib/library.ts';
 import { resolveSection } from './lib/resolve.ts';
 import { runApplyBench } from './lib/apply.ts';
 import { runPageWeightBench } from './lib/page-weight.ts';
-import { staticSection } from './lib/static.ts';
+import { scaleStaticSection, staticSection } from './lib/static.ts';
 import { scaleSection } from './lib/scale.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 
@@ -72,6 +72,7 @@ const SECTIONS: Section[] = [
   applySection,
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
+  scaleStaticSection({ dataDir: values['scale-data'] }),
 ];
 
 if (values.help) {
@@ -80,7 +81,7 @@ if (values.help) {
   process.exit(0);
 }
 
-const only = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : SECTIONS.map((s) => s.name);
+const only = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : SECTIONS.filter((s) => !s.optIn).map((s) => s.name);
 const unknown = only.filter((n) => !SECTIONS.some((s) => s.name === n));
 if (unknown.length > 0) {
   console.error(`unknown section(s): ${unknown.join(', ')}; known: ${SECTIONS.map((s) => s.name).join(', ')}`);

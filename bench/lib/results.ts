@@ -42,6 +42,8 @@ export interface SectionContext {
 export interface Section {
   name: string;
   description: string;
+  /** Run only when named in --only (a part of another section, for working on it alone). */
+  optIn?: boolean;
   run(ctx: SectionContext): Promise<Omit<SectionResult, 'durationMs'>>;
 }
 

@@ -20,9 +20,10 @@
  *   - server RSS after start, and warm restart (spawn to first 200 on /api/v1, median of 3).
  *     Anchor: the same service on a generated 26-work build. Targets <= 400 MB and <= 2 s at 100,000.
  * At 10,000 (quick: 2,000) works:
- *   - static record GET with random slugs, service vs nginx with one worker on the same folder,
- *     10 connections, interleaved (service, nginx, service, nginx); and the same with a matching
- *     If-None-Match per path (each server's own ETags). Targets >= 0.8x and >= 1.0x.
+ *   - static record GET with random slugs, service vs nginx with one worker on the same folder vs
+ *     a bare node:http ceiling, 10 connections, interleaved (bench/lib/static.ts staticAtScale);
+ *     and the same with a matching If-None-Match per path (each server's own ETags). Targets
+ *     >= 0.8x and >= 1.0x.
  * At the largest size:
  *   - swap stall: bench/lib/swap-probe.ts serves the build and swaps onto it every 2 s while wrk
  *     runs static GETs (2 connections, 12 s); the longest request, against the same probe without
@@ -33,8 +34,8 @@ import path from 'node:path';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep, type Cleanup } from './util.ts';
 import { memoryOf } from './service.ts';
-import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';
-import { findOrInstallNginx, startNginx } from './nginx.ts';
+import { findOrInstallWrk, runWrk, type WrkRequest } from './wrk.ts';
+import { staticAtScale } from './static.ts';
 
 /** Generated builds link to this origin (the build key depends on it); the service listens on any port. */
 const GENERATED_BASE_URL = 'http://127.0.0.1:4398';
@@ -51,7 +52,7 @@ interface Generated {
   works: number;
 }
 
-async function ensureGenerated(ctx: SectionContext, works: number, keepDir: string | undefined): Promise<Generated> {
+export async function ensureGenerated(ctx: SectionContext, works: number, keepDir: string | undefined): Promise<Generated> {
   const dataDir = keepDir ? path.join(path.resolve(keepDir), `works-${works}`) : ctx.cleanup.tempDir(`scale-${works}`);
   const builds = path.join(dataDir, 'builds');
   const existing = existsSync(builds) ? readdirSync(builds).filter((b) => existsSync(path.join(builds, b, 'build.json'))) : [];
@@ -83,7 +84,7 @@ interface Service {
 }
 
 /** Start scripts/start.ts on a generated data folder; ready when GET /api/v1 answers 200 (polled every 20 ms). */
-async function startOn(cleanup: Cleanup, dataDir: string, port: number): Promise<Service> {
+export async function startOn(cleanup: Cleanup, dataDir: string, port: number): Promise<Service> {
   const base = `http://127.0.0.1:${port}`;
   const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: GENERATED_BASE_URL, ARCHIVE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   delete (env as Record<string, string | undefined>).ARCHIVE_CONTENT_REPO;
@@ -144,19 +145,6 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
       await sleep(100 * (attempt + 1));
     }
   }
-}
-
-/** `items` mapped by `fn`, at most `limit` at a time. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  }));
-  return out;
 }
 
 /** Check every distinct request answers `status` before measuring it. */
@@ -292,53 +280,13 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         figures.push(figure(`catalog-wide resolve p99, distinct bodies (answers not cached), ${size} works, 10 clients (target <= 10 ms)`, 'ms', resolveDistinct.latencyP99Ms, noMusic.latencyP99Ms, 'same request with musicAllowed: false', 'lower', { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' }));
         d.rssAfterLoadMiB = mb(memoryOf(run.svc.proc.pid).rssBytes);
 
-        // Static files against nginx (one worker) at 10,000 works (the quick run's size otherwise).
+        // Static files against nginx (one worker) and a bare node:http ceiling at 10,000 works
+        // (the quick run's size otherwise), interleaved: bench/lib/static.ts.
         if (size === (ctx.quick ? sizes[0] : 10000)) {
-          const nginx = findOrInstallNginx(ctx.log);
-          if (!nginx.path) {
-            notes.push(`static vs nginx skipped: ${nginx.note}`);
-          } else {
-            ctx.log(`${size} works: static records and 304s, service vs nginx (one worker)`);
-            const nport = await freePort();
-            const prefix = ctx.cleanup.tempDir('scale-nginx');
-            const proc = startNginx(nginx.path, prefix, path.join(g.buildDir, 'client'), nport, base, ctx.cleanup, { workers: 1 });
-            const nbase = `http://127.0.0.1:${nport}`;
-            for (let k = 0; k < 100; k++) {
-              if ((await get(`${nbase}/api/v1`).catch(() => null))?.status === 200) break;
-              await sleep(50);
-            }
-            await check(nbase, staticReqs, 200);
-            const a = await retrying(() => get(`${base}${staticReqs[0]!.path}`));
-            const b = await retrying(() => get(`${nbase}${staticReqs[0]!.path}`));
-            if (!a.body.equals(b.body)) throw new Error('the service and nginx answer different bytes for the same record');
-            const rounds: Array<{ service: WrkResult; nginx: WrkResult }> = [];
-            for (let k = 0; k < 2; k++) {
-              const service = await runWrk(wrk.path, work, base, staticReqs, { connections: 10, durationSeconds: seconds });
-              const n = await runWrk(wrk.path, work, nbase, staticReqs, { connections: 10, durationSeconds: seconds });
-              rounds.push({ service, nginx: n });
-            }
-            // 304s: each server's own ETag per path, for a sample of 2,000 random slugs.
-            const sample = [...slugs].sort(() => Math.random() - 0.5).slice(0, 2000);
-            const etags = async (origin: string) =>
-              mapLimited(sample, 32, async (s) => ({ path: `/api/v1/works/${s}`, headers: { 'If-None-Match': (await retrying(() => get(`${origin}/api/v1/works/${s}`))).headers.etag! } }));
-            const svc304 = await etags(base);
-            const ngx304 = await etags(nbase);
-            await check(base, svc304, 304);
-            await check(nbase, ngx304, 304);
-            const rounds304: Array<{ service: WrkResult; nginx: WrkResult }> = [];
-            for (let k = 0; k < 2; k++) {
-              const service = await runWrk(wrk.path, work, base, svc304, { connections: 10, durationSeconds: seconds });
-              const n = await runWrk(wrk.path, work, nbase, ngx304, { connections: 10, durationSeconds: seconds });
-              rounds304.push({ service, nginx: n });
-            }
-            await proc.stop();
-            const mean = (xs: number[]) => round(xs.reduce((s, x) => s + x, 0) / xs.length, 1);
-            d.staticVsNginx = { nginx: nginx.note, rounds, rounds304 };
-            figures.push(
-              figure(`static record GET, random slugs, ${size} works, 10 clients`, 'req/s', mean(rounds.map((r) => r.service.requestsPerSecond)), mean(rounds.map((r) => r.nginx.requestsPerSecond)), 'nginx, one worker, same folder', 'higher', { ratio: 0.8, op: '>=' }),
-              figure(`static record 304, random slugs, ${size} works, 10 clients`, 'req/s', mean(rounds304.map((r) => r.service.requestsPerSecond)), mean(rounds304.map((r) => r.nginx.requestsPerSecond)), 'nginx, one worker, same folder', 'higher', { ratio: 1, op: '>=' }),
-            );
-          }
+          const r = await staticAtScale({ ctx, wrkPath: wrk.path, workDir: work, base, clientDir: path.join(g.buildDir, 'client'), slugs, seconds, label: `${size} works` });
+          d.staticVsNginx = r.details;
+          figures.push(...r.figures);
+          notes.push(...r.notes);
         }
         await run.svc.proc.stop();
 
