@@ -10,7 +10,8 @@ import { safeDeclaredType } from '../http/media-types.ts';
 import { blobOffload, sendBlob } from './send-blob.ts';
 
 export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get<{ Params: { sha256: string } }>('/blobs/:sha256', async (request, reply) => {
+  // GET and HEAD in one route: Fastify's generated HEAD route would answer Content-Length: 0.
+  app.route<{ Params: { sha256: string } }>({ method: ['GET', 'HEAD'], url: '/blobs/:sha256', handler: async (request, reply) => {
     const hash = request.params.sha256.toLowerCase();
     const published = /^[0-9a-f]{64}$/.test(hash) ? ctx.handle.current.publishedBlobs.get(hash) : undefined;
     const info = published ? await ctx.blobs.stat(hash) : null;
@@ -24,5 +25,5 @@ export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void 
       cacheControl: 'public, max-age=31536000, immutable',
       downloadName: published.fileName,
     }, { offload: blobOffload(request, ctx.config.downloadOffload, ctx.blobs, hash) });
-  });
+  } });
 }

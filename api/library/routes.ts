@@ -163,7 +163,8 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
       });
     });
 
-    scope.get<{ Params: { id: string } }>('/api/v1/library/files/:id', { onRequest: readers, schema: { params: FileIdParams } }, async (request, reply) => {
+    // GET and HEAD in one route: Fastify's generated HEAD route would answer Content-Length: 0.
+    scope.route<{ Params: { id: string } }>({ method: ['GET', 'HEAD'], url: '/api/v1/library/files/:id', onRequest: readers, schema: { params: FileIdParams }, handler: async (request, reply) => {
       const found = await tracks.file(request.params.id.toLowerCase());
       if (!found) return sendProblem(reply, request, base, 'not-found', `No committed library file has the id ${request.params.id}.`);
       const { file } = found;
@@ -184,6 +185,6 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
         cacheControl: 'private, no-cache',
         downloadName: baseName(file.fileName),
       }, { offload: blobOffload(request, ctx.config.downloadOffload, ctx.blobs, sha) });
-    });
+    } });
   });
 }

@@ -68,6 +68,20 @@ describe('blob-backed assets', () => {
     expect(part.rawPayload.equals(publicBytes.subarray(publicBytes.length - 100))).toBe(true);
   });
 
+  it('answers HEAD with the headers of GET (Content-Length of the file, ETag, Accept-Ranges) and no body', async () => {
+    const url = `/blobs/${hex(publicBytes)}`;
+    const get = await t.request({ url });
+    const head = await t.app.inject({ method: 'HEAD', url });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-length']).toBe(String(publicBytes.length));
+    expect(head.rawPayload.length).toBe(0);
+    for (const name of ['etag', 'accept-ranges', 'content-type', 'cache-control', 'content-disposition', 'content-length']) expect(head.headers[name], name).toBe(get.headers[name]);
+    expect(head.headers.etag).toBe(`"${hex(publicBytes)}"`);
+    expect(head.headers['accept-ranges']).toBe('bytes');
+    const missing = await t.app.inject({ method: 'HEAD', url: `/blobs/${hex(strayBytes)}` });
+    expect(missing.statusCode).toBe(404);
+  });
+
   it('does not serve the blob of a non-public asset, nor a stray blob, nor a malformed digest', async () => {
     const record = (await t.request({ url: '/api/v1/works/bach-minuet-in-g' })).json().data;
     const hidden = record.arrangements[0].assets.find((a: { id: number }) => a.id === 4);

@@ -131,6 +131,23 @@ describe('downloading a file', () => {
     expect(outside.headers['content-range']).toBe(`bytes */${wav.length}`);
   });
 
+  it('answers HEAD with the headers of GET (Content-Length of the file, ETag, Accept-Ranges) and no body', async () => {
+    const get = await t.request({ url: url(), headers: LIB });
+    const head = await t.app.inject({ method: 'HEAD', url: url(), headers: LIB });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-length']).toBe(String(wav.length));
+    expect(head.rawPayload.length).toBe(0);
+    for (const name of ['etag', 'accept-ranges', 'content-type', 'cache-control', 'content-disposition', 'content-length']) expect(head.headers[name], name).toBe(get.headers[name]);
+    expect(head.headers['accept-ranges']).toBe('bytes');
+    const part = await t.app.inject({ method: 'HEAD', url: url(), headers: { ...LIB, range: 'bytes=1000-1999' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-length']).toBe('1000');
+    expect(part.headers['content-range']).toBe(`bytes 1000-1999/${wav.length}`);
+    expect(part.rawPayload.length).toBe(0);
+    // The key check holds for HEAD as for GET.
+    expect((await t.app.inject({ method: 'HEAD', url: url() })).statusCode).toBe(401);
+  });
+
   it('keeps curator-only files from library keys', async () => {
     const masterUrl = new URL(pkg.files[2].links.download).pathname;
     expect((await t.request({ url: masterUrl, headers: LIB })).statusCode).toBe(403);
