@@ -145,17 +145,18 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         },
         (req, res) => {
           gate.track(res);
-          const path = (req.url ?? '/').split('?')[0] ?? '/';
+          const url = req.url ?? '/';
+          const q = url.indexOf('?');
+          const path = q === -1 ? url : url.slice(0, q);
           // A deprecated path goes through Fastify so its answer carries the deprecation headers.
           const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
           if (deprecated || known.find('GET', path)) return handler(req, res);
           // The fast path answers without Fastify: counted here when it answers, logged by sampling
           // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
-          const started = process.hrtime.bigint();
+          const started = performance.now();
           let fellBack = false;
-          res.once('finish', () => {
-            if (fellBack) return;
-            const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          const observe = () => {
+            const seconds = (performance.now() - started) / 1000;
             metrics.observeRequest(req.method, 'fast-static', res.statusCode, seconds);
             fastAnswers++;
             if (config.fastPathLogSample > 0 && Math.random() < config.fastPathLogSample) {
@@ -165,11 +166,19 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
                 'fast path answer (sampled)',
               );
             }
-          });
+          };
           serveStatic(req, res, input.handle, () => {
             fellBack = true;
             handler(req, res);
           });
+          if (fellBack) return;
+          // Most answers are written before serveStatic returns (bytes from memory or read on this
+          // thread): counted at once, without a 'finish' listener per request; the rest when done.
+          if (res.writableEnded) observe();
+          else
+            res.once('finish', () => {
+              if (!fellBack) observe();
+            });
         },
       ).setTimeout(timeouts.idleTimeoutMs),
     // New requests while draining get a 503 problem from the onRequest hook below, not Fastify's own.

@@ -2,8 +2,9 @@
  * Serves one immutable build folder (`dist/client` or a rebuild under ARCHIVE_DATA_DIR) with the
  * archive's URL mapping, exact content types, strong ETags, conditional GET and byte ranges.
  * Build folders never change after they are complete, so a file's ETag, once computed, holds
- * for the folder's life. Two bounded caches, least recently used out: file facts (path, size,
- * ETag, type; up to 50,000 files) and the bytes of small files (up to 64 MiB). A catalog larger
+ * for the folder's life. Two bounded caches: file facts (path, size, ETag, type; up to 50,000
+ * files, least recently used out) and the bytes of small files (up to 64 MiB, the oldest kept
+ * that was not asked for again out, see keep). A catalog larger
  * than the caches still answers every file: a miss reads the file once (open, fstat, one read),
  * hashes it and answers from those bytes (see fast-static.ts).
  */
@@ -33,7 +34,19 @@ export interface ServableFile {
 export type StaticFile = ServableFile & {
   /** Path inside the build folder, with forward slashes. */
   relPath: string;
+  /** The fast path's header lines for this file, built on its first answer (api/site/fast-static.ts). */
+  answerHeaders?: AnswerHeaders;
+  /** Asked for since its bytes were last passed over for eviction (second chance, see keep). */
+  recentlyUsed?: boolean;
 };
+
+/** Header lines of a static file's 200 and 304, as flat [name, value, ...] arrays for writeHead. */
+export interface AnswerHeaders {
+  h304: string[];
+  h200: string[];
+  /** The Content-Length the 200 lines carry. */
+  length: number;
+}
 
 export type Resolution = { kind: 'file'; file: StaticFile } | { kind: 'redirect'; location: string } | { kind: 'none' };
 
@@ -41,7 +54,7 @@ export type Resolution = { kind: 'file'; file: StaticFile } | { kind: 'redirect'
 export const SMALL_FILE_MAX = 1024 * 1024;
 /** Known files up to this size are read again on the request thread when their bytes left memory (see bytesOfSync). */
 export const SYNC_READ_MAX = 256 * 1024;
-/** Bytes of small files kept in memory, least recently used out. */
+/** Bytes of small files kept in memory (see keep for which go first). */
 const MEMORY_BUDGET = 64 * 1024 * 1024;
 /** Files whose facts (size, ETag, type) are kept, least recently used out. */
 const MAX_KNOWN_FILES = 50_000;
@@ -55,6 +68,12 @@ export class StaticSite {
   /** Known files by path inside the build, least recently used first (a hit is re-inserted). */
   private readonly cache = new Map<string, StaticFile>();
   private cachedBytes = 0;
+  /**
+   * Files whose bytes are in memory, in the order they were kept. Eviction takes the oldest not
+   * asked for since it was last passed over (second chance, as an OS page cache does): a hit costs
+   * one flag, and eviction never walks files that hold no bytes.
+   */
+  private readonly withBytes = new Set<StaticFile>();
   private readonly memoryBudget: number;
   private readonly maxKnownFiles: number;
 
@@ -89,6 +108,7 @@ export class StaticSite {
       const hit = this.cache.get(rel);
       if (hit) {
         this.touch(rel, hit);
+        hit.recentlyUsed = true;
         return hit;
       }
     }
@@ -138,18 +158,34 @@ export class StaticSite {
     this.cache.set(rel, file);
   }
 
-  /** Keep `body` in memory for `file` if it fits, dropping the bytes of the least recently used files. */
+  /**
+   * Keep `body` in memory for `file` if it fits, dropping the bytes of the oldest kept files that
+   * were not asked for since they were last passed over (each pass clears the flag, so this ends).
+   */
   private keep(file: StaticFile, body: Buffer): void {
     if (file.body || body.length > this.memoryBudget) return;
     file.body = body;
+    file.recentlyUsed = false;
     this.cachedBytes += body.length;
-    for (const old of this.cache.values()) {
-      if (this.cachedBytes <= this.memoryBudget) break;
-      if (old.body && old !== file) {
-        this.cachedBytes -= old.body.length;
-        old.body = undefined;
+    this.withBytes.add(file);
+    while (this.cachedBytes > this.memoryBudget) {
+      const old = this.withBytes.values().next().value as StaticFile;
+      if (old === file) break; // only the new file is left (it fits the budget by itself)
+      this.withBytes.delete(old);
+      if (old.recentlyUsed) {
+        old.recentlyUsed = false;
+        this.withBytes.add(old);
+        continue;
       }
+      this.dropBytes(old);
     }
+  }
+
+  private dropBytes(file: StaticFile): void {
+    if (!file.body) return;
+    this.cachedBytes -= file.body.length;
+    file.body = undefined;
+    this.withBytes.delete(file);
   }
 
   private remember(file: StaticFile): void {
@@ -157,13 +193,14 @@ export class StaticSite {
     if (this.cache.size <= this.maxKnownFiles) return;
     const [oldest, old] = this.cache.entries().next().value as [string, StaticFile];
     this.cache.delete(oldest);
-    if (old.body) this.cachedBytes -= old.body.length;
+    this.dropBytes(old);
   }
 
   private async load(rel: string): Promise<StaticFile | null> {
     const hit = this.cache.get(rel);
     if (hit !== undefined) {
       this.touch(rel, hit);
+      hit.recentlyUsed = true;
       return hit;
     }
     const absPath = path.join(this.root, rel);
@@ -179,6 +216,8 @@ export class StaticSite {
       if (!stat.isFile()) return null;
       const file: StaticFile = {
         relPath: rel,
+        answerHeaders: undefined,
+        recentlyUsed: false,
         absPath,
         size: stat.size,
         etag: '',
