@@ -256,6 +256,7 @@ export class StaticSite {
 /** True when an If-None-Match header matches `etag` (weak comparison, as RFC 9110 13.1.2 asks). */
 export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  if (header === etag) return true; // the common case: a client sending back the tag it was given
   if (header.trim() === '*') return true;
   const bare = etag.replace(/^W\//, '');
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
