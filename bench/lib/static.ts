@@ -151,12 +151,12 @@ export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figure
   const nbase = `http://127.0.0.1:${nport}`;
   await waitForHttp(`${nbase}/api/v1`, proc, 20_000);
   await checkAll(nbase, staticReqs.slice(0, 20), 200);
-  const a = await get(`${base}${staticReqs[0]!.path}`);
-  const b = await get(`${nbase}${staticReqs[0]!.path}`);
+  const a = await retried(() => get(`${base}${staticReqs[0]!.path}`));
+  const b = await retried(() => get(`${nbase}${staticReqs[0]!.path}`));
   if (a.status !== 200 || !a.body.equals(b.body)) throw new Error('the service and nginx answer different bytes for the same record');
 
   // The bare server answers the record of median size with the service's own headers.
-  const sizes = await Promise.all(slugs.slice(0, 200).map(async (s) => ({ s, n: (await get(`${base}/api/v1/works/${s}`)).body.length })));
+  const sizes = await Promise.all(slugs.slice(0, 200).map(async (s) => ({ s, n: (await retried(() => get(`${base}/api/v1/works/${s}`))).body.length })));
   const median = sizes.sort((x, y) => x.n - y.n)[Math.floor(sizes.length / 2)]!;
   // The service's own header names, case and order (rawHeaders), without those Node adds itself.
   const sampleRes = await new Promise<{ body: Buffer; raw: string[] }>((resolve, reject) => {
@@ -207,7 +207,7 @@ export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figure
     const etags = async (origin: string) => {
       const out: WrkRequest[] = [];
       for (let i = 0; i < sample.length; i += 32) {
-        const part = await Promise.all(sample.slice(i, i + 32).map(async (s) => ({ path: `/api/v1/works/${s}`, headers: { 'If-None-Match': (await get(`${origin}/api/v1/works/${s}`)).headers.etag! } })));
+        const part = await Promise.all(sample.slice(i, i + 32).map(async (s) => ({ path: `/api/v1/works/${s}`, headers: { 'If-None-Match': (await retried(() => get(`${origin}/api/v1/works/${s}`))).headers.etag! } })));
         out.push(...part);
       }
       return out;
@@ -249,9 +249,24 @@ export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figure
   }
 }
 
+/**
+ * A fetch retried up to 3 times when the client's connection failed (a pooled keep-alive
+ * connection to a service stopped by a restart can be closed under it); never on an answer.
+ */
+async function retried<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+    }
+  }
+}
+
 async function checkAll(origin: string, requests: WrkRequest[], status: number): Promise<void> {
   for (const r of requests) {
-    const res = await fetch(`${origin}${r.path}`, { headers: r.headers ?? {} });
+    const res = await retried(() => fetch(`${origin}${r.path}`, { headers: r.headers ?? {} }));
     await res.arrayBuffer();
     if (res.status !== status) throw new Error(`${origin}${r.path} answered ${res.status}, expected ${status}`);
   }
