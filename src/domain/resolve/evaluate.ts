@@ -336,7 +336,7 @@ export function musicFits(catalog: ResolveCatalog, i: number, q: ResolveRequest,
  * Judge arrangement `i` against `q`; returns the packed ranking key. Fills `j` with every verdict
  * when given (for explain); the scan passes null and nothing is written or allocated.
  */
-export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, text: TextMasks, j: Judgment | null): number {
+export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, text: TextMasks, j: Judgment | null, bestDuration = false): number {
   const c = catalog.cols;
   const t = q.t;
   const flags = c.flags[i]!;
@@ -388,7 +388,7 @@ export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, tex
 
   let duration = 0;
   if (q.targetSeconds !== null) {
-    duration = durationOutcome(c, i, q.targetSeconds);
+    duration = bestDuration ? WITHIN : durationOutcome(c, i, q.targetSeconds);
     if (duration === WITHIN) earned += WEIGHT.duration;
     else if (duration === FAIL) {
       const d = c.duration[i]!;
@@ -459,6 +459,29 @@ export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, tex
     j.score = score;
   }
   return (ready ? KEY_READY : 0) | (roleFit ? KEY_ROLE_FIT : 0) | (musicFit ? KEY_MUSIC_FIT : 0) | score;
+}
+
+/** Bits of the query words that some word of the catalog matches (the others can match nothing). */
+function reachableMask(query: WordQuery | null): number {
+  if (!query) return 0;
+  let mask = 0;
+  for (let k = 0; k < consideredWords(query); k++) if (query.ranges[2 * k]! < query.ranges[2 * k + 1]!) mask |= 1 << k;
+  return mask;
+}
+
+/** The text masks no arrangement can exceed for `q`: every query word the vocabulary has. */
+export function bestTextMasks(q: ResolveRequest): TextMasks {
+  return { style: reachableMask(q.style), instrumentation: reachableMask(q.instrumentation), mood: reachableMask(q.mood) };
+}
+
+/**
+ * An upper bound of the ranking key of every arrangement that agrees with arrangement `i` on all
+ * columns but duration and words (a bound class, catalog.ts): its judgment with the best duration
+ * outcome and `best` (bestTextMasks) as its word matches. Every point and every pass in `judge`
+ * only grows with more words matched and a better duration, so no such arrangement ranks higher.
+ */
+export function boundKey(catalog: ResolveCatalog, i: number, q: ResolveRequest, best: TextMasks): number {
+  return judge(catalog, i, q, best, null, true);
 }
 
 function textDetail(query: WordQuery, mask: number, what: string): string {
