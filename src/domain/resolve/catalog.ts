@@ -119,6 +119,12 @@ export interface RoleLists {
   classStart: Int32Array;
 }
 
+/** A role's bound classes ranked for one request shape (resolve.ts): each class's bound key, and the classes by bound. */
+export interface ClassBounds {
+  bounds: Int32Array;
+  byBound: Int32Array;
+}
+
 export interface ResolveCatalog {
   works: WorkColumns;
   /** By arrangement index: the catalog order of its work. */
@@ -140,8 +146,11 @@ export interface ResolveCatalog {
   /** Per work (by `order`): title words (title, original title, catalog numbers, composer) and composer name forms, both ways. */
   title: WordField;
   composer: WordField;
-  /** Scratch for searches (resolve is synchronous, so one set suffices); see find.ts and resolve.ts. */
-  scratch: { workStamp: Int32Array; textStamp: Int32Array; textMask: Int32Array; generation: number };
+  /**
+   * Scratch for searches (resolve is synchronous, so one set suffices; see find.ts), and the
+   * bound classes ranked per request shape (resolve.ts; bounded, cleared when full).
+   */
+  scratch: { workStamp: Int32Array; generation: number; bounds: Map<string, ClassBounds> };
   /** Every record by catalog order, when the catalog was built in memory (tests, benches); the server reads records on demand. */
   records?: WorkRecord[];
 }
@@ -491,7 +500,7 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     mood: compress(vocab, moodWords),
     title: compress(vocab, titleWords),
     composer: compress(vocab, composerWords),
-    scratch: newScratch(slugs.length, n),
+    scratch: newScratch(slugs.length),
     records: sorted.map((s) => s.record),
   };
 }
@@ -571,8 +580,8 @@ export function boundClasses(cols: Columns, staticReady: Int32Array, rest: Int32
   return { order, classStart };
 }
 
-function newScratch(works: number, arrangements: number): ResolveCatalog['scratch'] {
-  return { workStamp: new Int32Array(works), textStamp: new Int32Array(arrangements * 3), textMask: new Int32Array(arrangements * 3), generation: 0 };
+function newScratch(works: number): ResolveCatalog['scratch'] {
+  return { workStamp: new Int32Array(works), generation: 0, bounds: new Map() };
 }
 
 export const RESOLVE_INDEX_FORMAT = 2;
@@ -657,6 +666,6 @@ export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHea
     mood: field('mood'),
     title: field('title'),
     composer: field('composer'),
-    scratch: newScratch(count, arrangements),
+    scratch: newScratch(count),
   };
 }

@@ -36,7 +36,7 @@ import {
   normalizeFormats,
   type RequestedFormat,
 } from './formats.ts';
-import { bitCount, compileQuery, consideredWords, markMatches, matchedWordsMask, type WordQuery } from './text-match.ts';
+import { bitCount, compileQuery, consideredWords, matchedWordsMask, type WordQuery } from './text-match.ts';
 import { effectiveDurationSeconds, fitTolerance, measuredDuration } from '../audio/arrangement.ts';
 
 /** The request, normalized once and compiled against one catalog's vocabulary. */
@@ -255,39 +255,6 @@ export function textMasksOf(catalog: ResolveCatalog, q: ResolveRequest, i: numbe
 }
 
 /**
- * Text masks of every arrangement at once, from the postings (costs the matches, not the
- * arrangements); read them with `markedMasks`. Same masks as `textMasksOf`, by construction.
- */
-export function markTextMasks(catalog: ResolveCatalog, q: ResolveRequest): number {
-  const s = catalog.scratch;
-  if (s.generation > 2_000_000_000) {
-    s.textStamp.fill(0);
-    s.workStamp.fill(0);
-    s.generation = 0;
-  }
-  const generation = ++s.generation;
-  const n = catalog.arrangementCount;
-  const fields: Array<[WordQuery | null, WordField]> = [
-    [q.style, catalog.style],
-    [q.instrumentation, catalog.instrumentation],
-    [q.mood, catalog.mood],
-  ];
-  fields.forEach(([query, field], k) => {
-    if (query) markMatches(query, field.postingStart, field.postings, s.textStamp, s.textMask, k * n, generation);
-  });
-  return generation;
-}
-
-export function markedMasks(catalog: ResolveCatalog, generation: number, i: number, out: TextMasks): TextMasks {
-  const s = catalog.scratch;
-  const n = catalog.arrangementCount;
-  out.style = s.textStamp[i] === generation ? s.textMask[i]! : 0;
-  out.instrumentation = s.textStamp[n + i] === generation ? s.textMask[n + i]! : 0;
-  out.mood = s.textStamp[2 * n + i] === generation ? s.textMask[2 * n + i]! : 0;
-  return out;
-}
-
-/**
  * False when arrangement `i` cannot be ready for `q`, whatever its words: a request-independent
  * check fails, it does not fit the role, or a required format, MusicXML score or approved profile
  * is missing. Never false for an arrangement `judge` finds ready.
@@ -317,19 +284,6 @@ function durationOutcome(c: ResolveCatalog['cols'], i: number, target: number): 
   if (d > target && (flags & FLAG_TRIMMABLE) !== 0) return TRIM;
   if (d < target && (flags & FLAG_LOOPABLE) !== 0) return LOOP;
   return FAIL;
-}
-
-/**
- * Whether arrangement `i` fits the requested style, instrumentation, mood and duration (the
- * `musicFit` of `judge`, computed alone so a scan can skip what cannot outrank its best ten).
- */
-export function musicFits(catalog: ResolveCatalog, i: number, q: ResolveRequest, text: TextMasks): boolean {
-  const t = q.t;
-  if (q.targetSeconds !== null && durationOutcome(catalog.cols, i, q.targetSeconds) === FAIL) return false;
-  if (q.style && bitCount(text.style) * 2 < t.styleWords) return false;
-  if (q.instrumentation && bitCount(text.instrumentation) * 2 < t.instrumentationWords) return false;
-  if (q.mood && bitCount(text.mood) * 2 < t.moodWords) return false;
-  return true;
 }
 
 /**

@@ -53,7 +53,6 @@ export function searchWords(catalog: ResolveCatalog, titleWords: string[], compo
   const s = catalog.scratch;
   if (s.generation > 2_000_000_000) {
     s.workStamp.fill(0);
-    s.textStamp.fill(0);
     s.generation = 0;
   }
   const mark = ++s.generation;

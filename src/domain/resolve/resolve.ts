@@ -7,7 +7,7 @@
 import type { MusicResolveInput, ResolveCandidate, ResolveResult, ResolveVerdict } from '../../schemas/resolve.ts';
 import { REVIEW_STATE_LABELS } from '../review-states.ts';
 import { urls } from '../records.ts';
-import type { RecordSource, ResolveCatalog } from './catalog.ts';
+import type { ClassBounds, RecordSource, ResolveCatalog } from './catalog.ts';
 import { arrangementAt, inMemoryRecords, isUsable, usableAssets } from './catalog.ts';
 import {
   KEY_READY,
@@ -166,20 +166,22 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
   const lists = catalog.byRole.get(q.role)!;
   const { order, classStart } = lists;
   const top = new TopK(MAX_CANDIDATES, catalog.cols);
-  const best = bestTextMasks(q);
   const text = { style: 0, instrumentation: 0, mood: 0 };
-  const classes = classStart.length - 1;
-  const bounds = new Int32Array(classes);
-  for (let c = 0; c < classes; c++) bounds[c] = boundKey(catalog, order[classStart[c]!]!, q, best);
-  const byBound = Array.from({ length: classes }, (_, c) => c).sort((x, y) => bounds[y]! - bounds[x]! || x - y);
+  const { bounds, byBound } = classBounds(catalog, q);
   let judged = 0;
   let ranked = 0;
   let readyCount = 0;
   let readyCountComplete = true;
   let rankingComplete = true;
+  const total = order.length;
   for (const c of byBound) {
     const bound = bounds[c]!;
     const mayBeReady = (bound & KEY_READY) !== 0;
+    // Classes come by bound: when this one cannot enter and cannot hold a ready arrangement, nor can the rest.
+    if (!mayBeReady && top.worstKey() > bound) {
+      ranked = total;
+      break;
+    }
     const end = classStart[c + 1]!;
     let k = classStart[c]!;
     for (; k < end; k++) {
@@ -216,6 +218,55 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
     workSlugs: [...new Set(result.map((r) => catalog.works.slugs.at(catalog.arrangementWork[r.index]!)))],
   };
 }
+
+/** Request shapes whose ranked classes are kept per catalog (a lookup instead of one judgment per class). */
+const MAX_BOUND_SHAPES = 256;
+
+/**
+ * The role's bound classes ranked for `q`: each class's bound key (boundKey), and the classes by
+ * bound, highest first (equal bounds by class number). The bounds depend only on the request's
+ * shape (role, narration, formats, required score and profile, whether a duration is asked, and
+ * per text field how many words it has and which the vocabulary holds), so they are kept per shape.
+ */
+function classBounds(catalog: ResolveCatalog, q: ResolveRequest): ClassBounds {
+  const best = bestTextMasks(q);
+  const t = q.t;
+  const shape = [
+    q.role,
+    q.narration,
+    Array.from(t.formatMasks).join('+'),
+    q.requireMusicXml,
+    q.requireApprovedProfile,
+    q.targetSeconds !== null,
+    t.styleWords,
+    best.style,
+    t.instrumentationWords,
+    best.instrumentation,
+    t.moodWords,
+    best.mood,
+  ].join(',');
+  const cache = catalog.scratch.bounds;
+  const hit = cache.get(shape);
+  if (hit) return hit;
+  const { order, classStart } = catalog.byRole.get(q.role)!;
+  const classes = classStart.length - 1;
+  const bounds = new Int32Array(classes);
+  // Packed as (highest key - bound) * 2^24 + class, so a native numeric sort ranks them.
+  const packed = new Float64Array(classes);
+  for (let c = 0; c < classes; c++) {
+    bounds[c] = boundKey(catalog, order[classStart[c]!]!, q, best);
+    packed[c] = (KEY_LIMIT - bounds[c]!) * CLASS_SPAN + c;
+  }
+  packed.sort();
+  const byBound = Int32Array.from(packed, (v) => v % CLASS_SPAN);
+  if (cache.size >= MAX_BOUND_SHAPES) cache.clear();
+  const ranked = { bounds, byBound };
+  cache.set(shape, ranked);
+  return ranked;
+}
+
+const KEY_LIMIT = 1 << 10;
+const CLASS_SPAN = 2 ** 24;
 
 function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found, limits: ResolveLimits): Scan {
   if (found.by === 'catalog') return scanCatalog(catalog, q, limits);
