@@ -276,9 +276,11 @@ function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found, limits: 
   let judged = 0;
   let readyCount = 0;
   let rankingComplete = true;
-  const works = found.by === 'work-slug' ? (found.work ? [found.work] : []) : found.works;
-  outer: for (const work of works) {
-    for (let i = work.firstArrangement; i < work.firstArrangement + work.arrangementCount; i++) {
+  const orders = found.by === 'work-slug' ? Int32Array.from(found.work ? [found.work.order] : []) : found.orders;
+  const first = catalog.works.firstArrangement;
+  outer: for (let w = 0; w < orders.length; w++) {
+    const order = orders[w]!;
+    for (let i = first[order]!; i < first[order + 1]!; i++) {
       if (judged === limits.maxJudged) {
         rankingComplete = false;
         break outer;
@@ -296,8 +298,8 @@ function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found, limits: 
     readyCount,
     readyCountComplete: rankingComplete,
     rankingComplete,
-    matchedWorks: works.length,
-    workSlugs: works.slice(0, MAX_LISTED_WORKS).map((w) => w.slug),
+    matchedWorks: orders.length,
+    workSlugs: Array.from(orders.subarray(0, MAX_LISTED_WORKS), (order) => catalog.works.slugs.at(order)),
   };
 }
 
