@@ -187,9 +187,11 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
     for (; k < end; k++) {
       const i = order[k]!;
       // Past here nothing in the class can enter the ten; judge on only to count the ready ones.
-      if (!top.mayEnter(bound, i) && !(mayBeReady && judged < limits.countBudget)) break;
+      const mayEnter = top.mayEnter(bound, i);
+      if (!mayEnter && !(mayBeReady && judged < limits.countBudget)) break;
       if (judged === limits.maxJudged) {
-        rankingComplete = false;
+        // Stopped while only counting: the ten are settled, the count is not.
+        if (mayEnter) rankingComplete = false;
         break;
       }
       judged++;
