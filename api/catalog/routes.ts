@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/schemas/queries.ts';
-import { searchWorks } from '../../src/domain/catalog-index/works-index.ts';
+import { MAX_QUERY_WORDS, filterWords, searchWorks } from '../../src/domain/catalog-index/works-index.ts';
+import { ProblemError } from '../http/problem.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import type { AppContext } from '../context.ts';
 import { pageLink, sendBodyWithEtag } from '../http/reply.ts';
@@ -16,11 +17,22 @@ import { strongEtag } from '../site/static-site.ts';
 
 const COMMA = Buffer.from(',');
 
+/** More constraining words than MAX_QUERY_WORDS over all filters: a 400 naming the parameter where the limit was passed. */
+function refuseTooManyWords(q: WorksQuery): void {
+  const terms = filterWords(q);
+  if (terms.length <= MAX_QUERY_WORDS) return;
+  const parameter = terms[MAX_QUERY_WORDS]!.param;
+  throw new ProblemError('invalid-query', `Too many words: ${terms.length} over all filters, at most ${MAX_QUERY_WORDS} (a word that starts another word of the same filter does not count).`, {
+    errors: [{ parameter, detail: `the filters hold ${terms.length} words; at most ${MAX_QUERY_WORDS} are allowed over query, genre, composer, instrument and style together` }],
+  });
+}
+
 export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Querystring: WorksQuery }>('/api/v1/works', { schema: { querystring: WorksQuery } }, async (request, reply) => {
     const q = request.query;
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? WORKS_DEFAULT_PAGE_SIZE;
+    refuseTooManyWords(q);
     const { catalog, generatedAtUtc } = ctx.handle.current;
     const params = { query: q.query, genre: q.genre, composer: q.composer, instrument: q.instrument, style: q.style, pageSize };
     // The same parameters always get the same answer from one build: answered once, then reused.

@@ -35,7 +35,7 @@ import { REVIEW_STATE_LABELS } from '../../src/domain/review-states.ts';
 import { composerNameForms } from '../../src/domain/works-query.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import { buildResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
-import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import { RESOLVE_LIMITS, planResolve, resolveMusic, type ResolveLimits } from '../../src/domain/resolve/resolve.ts';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { rng } from '../../scripts/generate-catalog.ts';
 
@@ -344,6 +344,35 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
   const title = run('byTitle', sets.byTitle);
   const catalogWide = run('catalogWide', sets.catalog);
   log(`direct: slug p99 ${slug.p99Ms} ms, title p99 ${title.p99Ms} ms, catalog-wide p99 ${catalogWide.p99Ms} ms`);
+  // The per-request bound: how many arrangements the catalog-wide scan judged, and how often the
+  // bounds left the ranking or the ready count incomplete; and the same requests with no bound
+  // and counting every ready arrangement (what an exact readyCount costs, as before the bound).
+  const searchStats = (() => {
+    const judged: number[] = [];
+    let rankingIncomplete = 0;
+    let readyCountIncomplete = 0;
+    for (const input of sets.catalog) {
+      const plan = planResolve(index!, input);
+      if (!plan.musicAllowed) continue;
+      judged.push(plan.scan.judged);
+      if (!plan.scan.rankingComplete) rankingIncomplete++;
+      if (!plan.scan.readyCountComplete) readyCountIncomplete++;
+    }
+    judged.sort((a, b) => a - b);
+    return {
+      requests: judged.length,
+      limits: RESOLVE_LIMITS,
+      judgedMean: round(judged.reduce((a, b) => a + b, 0) / Math.max(1, judged.length), 1),
+      judgedP99: judged[Math.floor(judged.length * 0.99)] ?? 0,
+      judgedMax: judged.at(-1) ?? 0,
+      rankingIncomplete,
+      readyCountIncomplete,
+    };
+  })();
+  const exhaustive: ResolveLimits = { maxJudged: Number.MAX_SAFE_INTEGER, countBudget: Number.MAX_SAFE_INTEGER };
+  const catalogWideSearchOnly = timeSync(sets.catalog.length, (i) => planResolve(index!, sets.catalog[i]!));
+  const catalogWideExhaustive = timeSync(sets.catalog.length, (i) => planResolve(index!, sets.catalog[i]!, exhaustive));
+  log(`catalog-wide: judged mean ${searchStats.judgedMean}, max ${searchStats.judgedMax}; ranking incomplete ${searchStats.rankingIncomplete}/${searchStats.requests}; exhaustive scan p99 ${catalogWideExhaustive.p99Ms} ms`);
 
   // Baselines.
   const texts = sets.slugIndex.map((k) => JSON.stringify(records[k]));
@@ -389,6 +418,8 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
   pair('resolve by slug', slug, parseOne, 'JSON.parse of that work record');
   pair('resolve by title and composer', title, naiveTitle, 'linear scan folding every title and composer name');
   pair('resolve catalog-wide by requirements', catalogWide, roleScan, 'linear scan of every arrangement testing the role only');
+  figures.push(figure('resolve catalog-wide search only (planResolve), bounded, p99', 'ms', catalogWideSearchOnly.p99Ms, catalogWideExhaustive.p99Ms, 'same requests, no bound, every ready arrangement counted', 'lower'));
+  figures.push(figure('resolve catalog-wide search only (planResolve), bounded, mean CPU per call', 'ms', catalogWideSearchOnly.cpuMsPerCall ?? null, catalogWideExhaustive.cpuMsPerCall ?? null, 'same requests, no bound, every ready arrangement counted', 'lower'));
   figures.push(figure('resolve index build', 'ms', round(buildMs, 1), round(parseAllMs, 1), 'JSON.parse of every record', 'lower'));
   figures.push(figure('resolve index memory', 'bytes', indexHeapBytes, recordsHeapBytes, 'memory held by the records themselves', 'lower'));
   const injected = inject as { bySlug?: Latency; byTitle?: Latency; catalogWide?: Latency; noMusic?: Latency };
@@ -434,6 +465,7 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
       indexBuildMs: round(buildMs, 1),
       parseAllRecordsMs: round(parseAllMs, 1),
       direct: { bySlug: slug, byTitle: title, catalogWide },
+      catalogWideSearch: { ...searchStats, searchOnly: catalogWideSearchOnly, exhaustive: catalogWideExhaustive },
       baselines: { parseOneRecord: parseOne, naiveTitleScan: naiveTitle, roleScan },
       verdicts,
       inject,

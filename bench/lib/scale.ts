@@ -262,6 +262,8 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         const noMusicReq: WrkRequest[] = [{ path: '/api/v1/music/resolve', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(false) }];
         await check(base, resolveReq, 200);
         await check(base, noMusicReq, 200);
+        // How the catalog-wide search went (arrangements judged, whether its bounds cut anything).
+        d.resolveSearch = ((await (await retrying(() => fetch(`${base}/api/v1/music/resolve`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(true) }))).json()) as { data: { search: unknown } }).data.search;
         const noMusic = await runWrk(wrk.path, work, base, noMusicReq, { connections: 10, durationSeconds: seconds });
         const resolve = await runWrk(wrk.path, work, base, resolveReq, { connections: 10, durationSeconds: seconds });
         d.resolveCatalogWide = resolve;

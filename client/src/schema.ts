@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve music for a channel: reuse a ready canonical candidate, or learn what to prepare
-         * @description Declare the channel (key and intended role) and the requirements. Works are found by `workSlug` exactly; else by title and/or composer (case- and accent-insensitive, any name form, catalog numbers such as "BWV 846"); else the whole catalog is searched by role, style, instrumentation and mood. Every arrangement is checked requirement by requirement; `reasons[]` explains each. A candidate is ready only when all pass: its arrangement (and any audio used) is human-listening-approved, nothing used is `rights-review-required`, the composition is public domain in the US, EU and CA (or permission is documented), the edition and recording layers are cleared, and every requested format is a public asset. `technical-pass` is reported as a technical pass, never as listening approval. Verdict: `reuse` (the first candidate is ready), `prepare` (none is; `missing[]` names what keeps the best candidate from being ready and the contribution operation that would supply it), or `no-music` (`musicAllowed: false`). An unknown workSlug is a `prepare` answer (new-work), not an error. Ranking: ready first, then role fit, then fitting style/instrumentation/mood/duration, then score, editorial rank, work slug, arrangement id. Nothing is changed; answers are `Cache-Control: no-store`.
+         * @description Declare the channel (key and intended role) and the requirements. Works are found by `workSlug` exactly; else by title and/or composer (case- and accent-insensitive, any name form, catalog numbers such as "BWV 846"); else the whole catalog is searched by role, style, instrumentation and mood. Every arrangement is checked requirement by requirement; `reasons[]` explains each. A candidate is ready only when all pass: its arrangement (and any audio used) is human-listening-approved, nothing used is `rights-review-required`, the composition is public domain in the US, EU and CA (or permission is documented), the edition and recording layers are cleared, and every requested format is a public asset. `technical-pass` is reported as a technical pass, never as listening approval. Verdict: `reuse` (the first candidate is ready), `prepare` (none is; `missing[]` names what keeps the best candidate from being ready and the contribution operation that would supply it), or `no-music` (`musicAllowed: false`). An unknown workSlug is a `prepare` answer (new-work), not an error. Ranking: ready first, then role fit, then fitting style/instrumentation/mood/duration, then score, editorial rank, work slug, arrangement id. No request costs time in proportion to the catalog: a catalog-wide search is branch and bound (arrangements grouped by an upper bound of their rank, visited best bound first, stopped once nothing left can outrank the tenth candidate, so the ten are exactly the best) and judges at most 2,000 arrangements per request; `search.rankingComplete: false` says that bound stopped it (the candidates are then the best of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). Nothing is changed; answers are `Cache-Control: no-store`.
          */
         post: operations["resolveMusic"];
         delete?: never;
@@ -701,7 +701,7 @@ export interface paths {
         };
         /**
          * Search and page through the catalog
-         * @description Matching is case- and accent-insensitive ("dvorak" finds "Dvořák"); every word must match. pageSize is at most 100.
+         * @description Matching is case- and accent-insensitive ("dvorak" finds "Dvořák"); every word must match. pageSize is at most 100; at most 16 words over all filters together (each word costs the request at most a quarter of the catalog in index reads).
          */
         get: operations["listWorks"];
         put?: never;
@@ -5144,8 +5144,10 @@ export interface components {
             }[];
             /** @description How candidates were found. */
             search: {
-                /** @description Arrangements checked against the requirements. */
+                /** @description Arrangements checked against the requirements: judged one by one (arrangementsJudged), or, in a catalog-wide search, shown by an upper bound of their rank to fall below the tenth candidate. In a catalog-wide search, every arrangement that fits the role unless rankingComplete is false. */
                 arrangementsEvaluated: number;
+                /** @description Arrangements judged one by one; never more than the per-request bound (2,000), so no resolve costs time in proportion to the catalog. */
+                arrangementsJudged: number;
                 /**
                  * @description How works were found: by slug, by title and/or composer, across the catalog by role, or not at all (no music).
                  * @enum {string}
@@ -5155,8 +5157,12 @@ export interface components {
                 matchedWorks: number;
                 /** @description How the search was done, in words. */
                 note: string;
-                /** @description How many of them are ready. */
+                /** @description True when the candidates are the best of every arrangement searched. False only when the search stopped at its per-request bound of 2,000 judged arrangements: the candidates are then the best of those judged (a catalog-wide search judges the arrangements whose bound rank is highest first), and the note says so. */
+                rankingComplete: boolean;
+                /** @description Ready arrangements among those judged. Exact when readyCountComplete is true; otherwise a lower bound: a catalog-wide search keeps judging possible ready arrangements only to a count budget (1,000 judged) once its candidates are settled. */
                 readyCount: number;
+                /** @description True when every arrangement that could be ready was judged, so readyCount is the exact number of ready arrangements. */
+                readyCountComplete: boolean;
                 /** @description Slugs of the works found (at most 20, in catalog order); catalog-wide: the works of the candidates. */
                 workSlugs: string[];
             };
@@ -8927,7 +8933,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A query parameter is invalid (page < 1, pageSize over the maximum, text too long). */
+            /** @description A query parameter is invalid (page < 1, pageSize over the maximum, text too long, more than 16 words over all filters). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -19,7 +19,7 @@ import { ADMIN_COMPONENTS, ADMIN_OPERATIONS, ADMIN_TAGS } from './admin.ts';
 import { READER_COMPONENTS, READER_OPERATIONS, READER_TAGS } from './reader.ts';
 import { GITHUB_WEBHOOK_OPERATIONS } from './review-github.ts';
 import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_SECURITY_SCHEMES, LIBRARY_TAGS } from './library.ts';
-import { ProfilesQuery, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
+import { ProfilesQuery, QUERY_MAX_WORDS, WORKS_MAX_PAGE_SIZE, WorksQuery } from '../schemas/queries.ts';
 import { AGENT_OPERATIONS } from './agents.ts';
 import { DEPRECATIONS, VERSIONING_POLICY, findDeprecation } from '../domain/deprecation.ts';
 
@@ -65,11 +65,11 @@ const CORE_OPERATIONS: OperationSpec[] = [
   {
     method: 'get', path: '/api/v1/works', operationId: 'listWorks', tags: ['catalog'], cacheable: true,
     summary: 'Search and page through the catalog',
-    description: `Matching is case- and accent-insensitive ("dvorak" finds "Dvořák"); every word must match. pageSize is at most ${WORKS_MAX_PAGE_SIZE}.`,
+    description: `Matching is case- and accent-insensitive ("dvorak" finds "Dvořák"); every word must match. pageSize is at most ${WORKS_MAX_PAGE_SIZE}; at most ${QUERY_MAX_WORDS} words over all filters together (each word costs the request at most a quarter of the catalog in index reads).`,
     parameters: queryParameters(WorksQuery),
     responses: {
       '200': { description: 'A page of works.', contentType: 'application/json', schema: Envelope(Page(ref('WorkSummary') as unknown as TSchema, 'A page of work summaries.'), 'Works page in the envelope.') },
-      '400': problem('A query parameter is invalid (page < 1, pageSize over the maximum, text too long).'),
+      '400': problem(`A query parameter is invalid (page < 1, pageSize over the maximum, text too long, more than ${QUERY_MAX_WORDS} words over all filters).`),
     },
   },
   {

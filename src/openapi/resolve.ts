@@ -20,6 +20,10 @@ const resolveMusic: OperationSpec = {
     'candidate is ready), `prepare` (none is; `missing[]` names what keeps the best candidate from being ready and the contribution operation ' +
     'that would supply it), or `no-music` (`musicAllowed: false`). An unknown workSlug is a `prepare` answer (new-work), not an error. ' +
     'Ranking: ready first, then role fit, then fitting style/instrumentation/mood/duration, then score, editorial rank, work slug, arrangement id. ' +
+    'No request costs time in proportion to the catalog: a catalog-wide search is branch and bound (arrangements grouped by an upper bound of ' +
+    'their rank, visited best bound first, stopped once nothing left can outrank the tenth candidate, so the ten are exactly the best) and ' +
+    'judges at most 2,000 arrangements per request; `search.rankingComplete: false` says that bound stopped it (the candidates are then the best ' +
+    'of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). ' +
     'Nothing is changed; answers are `Cache-Control: no-store`.',
   requestBody: {
     description: 'MusicResolveInput: the channel, its requirements, and optionally the work (slug, or title and/or composer).',

@@ -6,6 +6,12 @@ import { PROFILE_KINDS, PROFILE_STATUSES } from './profile.ts';
 export const WORKS_DEFAULT_PAGE_SIZE = 20;
 export const WORKS_MAX_PAGE_SIZE = 100;
 export const QUERY_MAX_LENGTH = 200;
+/**
+ * Constraining words a works listing may carry over all its filters (a 200-character value holds
+ * some 60 words, and each word costs up to a quarter of the catalog in index reads, so the number
+ * of words is what bounds a request). More is a 400 invalid-query.
+ */
+export const QUERY_MAX_WORDS = 16;
 
 const text = (description: string) => Type.Optional(Type.String({ maxLength: QUERY_MAX_LENGTH, description }));
 

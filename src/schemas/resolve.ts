@@ -263,8 +263,22 @@ export const ResolveResult = Type.Object(
         by: StringEnum(SEARCH_MODES, { description: 'How works were found: by slug, by title and/or composer, across the catalog by role, or not at all (no music).' }),
         matchedWorks: Type.Integer({ minimum: 0, description: 'Works found (catalog-wide: works with an arrangement that fits the role).' }),
         workSlugs: Type.Array(Slug('Work slug.'), { description: 'Slugs of the works found (at most 20, in catalog order); catalog-wide: the works of the candidates.' }),
-        arrangementsEvaluated: Type.Integer({ minimum: 0, description: 'Arrangements checked against the requirements.' }),
-        readyCount: Type.Integer({ minimum: 0, description: 'How many of them are ready.' }),
+        arrangementsEvaluated: Type.Integer({
+          minimum: 0,
+          description:
+            'Arrangements checked against the requirements: judged one by one (arrangementsJudged), or, in a catalog-wide search, shown by an upper bound of their rank to fall below the tenth candidate. In a catalog-wide search, every arrangement that fits the role unless rankingComplete is false.',
+        }),
+        arrangementsJudged: Type.Integer({ minimum: 0, description: 'Arrangements judged one by one; never more than the per-request bound (2,000), so no resolve costs time in proportion to the catalog.' }),
+        readyCount: Type.Integer({
+          minimum: 0,
+          description:
+            'Ready arrangements among those judged. Exact when readyCountComplete is true; otherwise a lower bound: a catalog-wide search keeps judging possible ready arrangements only to a count budget (1,000 judged) once its candidates are settled.',
+        }),
+        readyCountComplete: Type.Boolean({ description: 'True when every arrangement that could be ready was judged, so readyCount is the exact number of ready arrangements.' }),
+        rankingComplete: Type.Boolean({
+          description:
+            'True when the candidates are the best of every arrangement searched. False only when the search stopped at its per-request bound of 2,000 judged arrangements: the candidates are then the best of those judged (a catalog-wide search judges the arrangements whose bound rank is highest first), and the note says so.',
+        }),
         note: Type.String({ description: 'How the search was done, in words.' }),
       },
       { ...strict, description: 'How candidates were found.' },

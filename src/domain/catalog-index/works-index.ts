@@ -27,6 +27,7 @@ import { words } from '../text.ts';
 import { encodeIndex, type DecodedIndex } from './binary.ts';
 import { bitCount } from '../resolve/text-match.ts';
 import { SlugTable, decodeSlugTable } from './slug-table.ts';
+import { QUERY_MAX_WORDS } from '../../schemas/queries.ts';
 
 export const WORKS_INDEX_FORMAT = 2;
 
@@ -271,26 +272,50 @@ export interface WorksPage {
   totalPages: number;
 }
 
+/** Constraining words a listing request may carry over all its filters (the route answers more with a 400). */
+export const MAX_QUERY_WORDS = QUERY_MAX_WORDS;
+
+/** The filter's constraining words, per parameter (blank values are no filter). */
+export function filterWords(filter: WorksFilter): Array<{ param: SearchParameter; word: string }> {
+  const out: Array<{ param: SearchParameter; word: string }> = [];
+  for (const [param] of SEARCH_FIELDS) {
+    const value = filter[param];
+    if (value === undefined || value.trim() === '') continue;
+    for (const word of constrainingWords(value)) out.push({ param, word });
+  }
+  return out;
+}
+
 /** The page `page` (from 1) of `pageSize` works matching `filter`, and the exact total. */
 export function searchWorks(index: WorksIndex, filter: WorksFilter, page: number, pageSize: number): WorksPage {
   const n = index.count;
   const size = bitsetWords(n);
   let acc: Uint32Array | null = null;
   let empty = false;
-  for (const [param] of SEARCH_FIELDS) {
-    const value = filter[param];
-    // A blank value is no filter, as in the linear scan.
-    if (value === undefined || value.trim() === '') continue;
-    for (const word of constrainingWords(value)) {
-      const bits = wordBits(index, param, word, size);
-      if (bits === null) {
+  // Cheapest words first (a stored dense prefix reads no postings; otherwise its posting count),
+  // and stop as soon as nothing is left: the AND does not depend on the order.
+  const terms = filterWords(filter).map((t) => {
+    const field = index.fields[t.param];
+    if (index.denseAt[t.param].has(t.word)) return { ...t, cost: 0 };
+    const [lo, hi] = prefixRange(field.words, t.word);
+    return { ...t, cost: lo === hi ? -1 : field.offsets[hi]! - field.offsets[lo]! };
+  });
+  terms.sort((a, b) => a.cost - b.cost);
+  for (const { param, word, cost } of terms) {
+    const bits = cost < 0 ? null : wordBits(index, param, word, size);
+    if (bits === null) {
+      empty = true;
+      break;
+    }
+    if (acc === null) acc = Uint32Array.from(bits);
+    else {
+      let any = 0;
+      for (let k = 0; k < size; k++) any |= acc[k]! &= bits[k]!;
+      if (any === 0) {
         empty = true;
         break;
       }
-      if (acc === null) acc = Uint32Array.from(bits);
-      else for (let k = 0; k < size; k++) acc[k]! &= bits[k]!;
     }
-    if (empty) break;
   }
   const skip = (page - 1) * pageSize;
   if (empty) return { ids: [], total: 0, totalPages: 0 };

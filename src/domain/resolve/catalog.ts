@@ -99,6 +99,32 @@ export interface Columns {
   slugOrder: Int32Array;
 }
 
+/** The arrangements that fit one role (intended or also suits). */
+export interface RoleLists {
+  /** In catalog order, split by FLAG_STATIC_READY (the second list can hold no ready arrangement). */
+  staticReady: Int32Array;
+  rest: Int32Array;
+  /** Works with at least one of them. */
+  works: number;
+  /**
+   * The same arrangements grouped by bound class, and within a class in tie-break order (editorial
+   * rank, work slug, arrangement id): class c is order[classStart[c] .. classStart[c + 1]). A class
+   * holds the arrangements that agree on every column `judge` reads except duration and words, so
+   * one judgment of its first arrangement with the best duration and every query word matched is
+   * an upper bound of the ranking key of all of them (`boundKey`). The catalog-wide scan
+   * (resolve.ts) visits classes by that bound and stops a class at the first arrangement that
+   * cannot outrank the tenth candidate kept: everything after it ranks lower still.
+   */
+  order: Int32Array;
+  classStart: Int32Array;
+}
+
+/** A role's bound classes ranked for one request shape (resolve.ts): each class's bound key, and the classes by bound. */
+export interface ClassBounds {
+  bounds: Int32Array;
+  byBound: Int32Array;
+}
+
 export interface ResolveCatalog {
   works: WorkColumns;
   /** By arrangement index: the catalog order of its work. */
@@ -110,7 +136,7 @@ export interface ResolveCatalog {
    * FLAG_STATIC_READY: only the first list can hold ready arrangements, so a catalog-wide scan
    * reads the second only while it has fewer than ten ready candidates.
    */
-  byRole: Map<MusicRole, { staticReady: Int32Array; rest: Int32Array; works: number }>;
+  byRole: Map<MusicRole, RoleLists>;
   /** Profiles by slug (their heads: the catalog usage lists are not needed here). */
   profiles: Map<string, ProfileHead>;
   vocab: Vocabulary;
@@ -120,8 +146,11 @@ export interface ResolveCatalog {
   /** Per work (by `order`): title words (title, original title, catalog numbers, composer) and composer name forms, both ways. */
   title: WordField;
   composer: WordField;
-  /** Scratch for searches (resolve is synchronous, so one set suffices); see find.ts and resolve.ts. */
-  scratch: { workStamp: Int32Array; textStamp: Int32Array; textMask: Int32Array; generation: number };
+  /**
+   * Scratch for searches (resolve is synchronous, so one set suffices; see find.ts), and the
+   * bound classes ranked per request shape (resolve.ts; bounded, cleared when full).
+   */
+  scratch: { workStamp: Int32Array; generation: number; bounds: Map<string, ClassBounds> };
   /** Every record by catalog order, when the catalog was built in memory (tests, benches); the server reads records on demand. */
   records?: WorkRecord[];
 }
@@ -450,13 +479,19 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
   const all = new Set<string>();
   for (const lists of [titleWords, composerWords, styleWords, instrumentationWords, moodWords]) for (const l of lists) for (const w of l) all.add(w);
   const vocab = new Vocabulary(all);
+  let ties: Int32Array | undefined;
   return {
     works: { count: slugs.length, slugs: slugTable, slugOrder, flags: workFlags, firstArrangement },
     arrangementWork,
     arrangementCount: n,
     cols,
     byRole: new Map(
-      [...roleLists].map(([role, l]) => [role, { staticReady: Int32Array.from(l.staticReady), rest: Int32Array.from(l.rest), works: l.works.size }]),
+      [...roleLists].map(([role, l]) => {
+        ties ??= tieOrder(cols, n);
+        const staticReady = Int32Array.from(l.staticReady);
+        const rest = Int32Array.from(l.rest);
+        return [role, { staticReady, rest, works: l.works.size, ...boundClasses(cols, staticReady, rest, ties) }];
+      }),
     ),
     profiles,
     vocab,
@@ -465,13 +500,88 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     mood: compress(vocab, moodWords),
     title: compress(vocab, titleWords),
     composer: compress(vocab, composerWords),
-    scratch: newScratch(slugs.length, n),
+    scratch: newScratch(slugs.length),
     records: sorted.map((s) => s.record),
   };
 }
 
-function newScratch(works: number, arrangements: number): ResolveCatalog['scratch'] {
-  return { workStamp: new Int32Array(works), textStamp: new Int32Array(arrangements * 3), textMask: new Int32Array(arrangements * 3), generation: 0 };
+/** Bits of `flags` that only the duration check reads (not part of a bound class). */
+const DURATION_FLAGS = FLAG_LOOPABLE | FLAG_TRIMMABLE;
+
+/** Positions must fit below this in a packed sort value (class * TIE_SPAN + position). */
+const TIE_SPAN = 2 ** 24;
+
+/**
+ * Every arrangement's position in tie-break order (editorial rank, work slug, arrangement id),
+ * computed once for all roles: a role's classes are then sorted as plain numbers.
+ */
+export function tieOrder(cols: Columns, n: number): Int32Array {
+  const order = Int32Array.from({ length: n }, (_, i) => i);
+  let maxRank = 0;
+  let maxSlug = 0;
+  let maxId = 0;
+  let minimum = 0;
+  for (let i = 0; i < n; i++) {
+    maxRank = Math.max(maxRank, cols.rank[i]!);
+    maxSlug = Math.max(maxSlug, cols.slugOrder[i]!);
+    maxId = Math.max(maxId, cols.id[i]!);
+    minimum = Math.min(minimum, cols.rank[i]!, cols.id[i]!);
+  }
+  const slugSpan = maxSlug + 1;
+  const idSpan = maxId + 1;
+  if (minimum < 0 || (maxRank + 1) * slugSpan * idSpan * (n + 1) >= Number.MAX_SAFE_INTEGER) {
+    order.sort((a, b) => cols.rank[a]! - cols.rank[b]! || cols.slugOrder[a]! - cols.slugOrder[b]! || cols.id[a]! - cols.id[b]!);
+    return order;
+  }
+  // The usual case: the three keys and the index packed into one number, sorted natively.
+  const packed = new Float64Array(n);
+  for (let i = 0; i < n; i++) packed[i] = ((cols.rank[i]! * slugSpan + cols.slugOrder[i]!) * idSpan + cols.id[i]!) * (n + 1) + i;
+  packed.sort();
+  for (let k = 0; k < n; k++) order[k] = packed[k]! % (n + 1);
+  return order;
+}
+
+/**
+ * Group a role's arrangements into bound classes (see RoleLists.order): same flags (but the
+ * duration ones), intended role, narration class, usable, review and rights kind masks, edition
+ * and recording layers; each class in tie-break order (`ties`, from tieOrder). Classes are
+ * numbered by first appearance, so the result depends only on the columns. Done by the build
+ * (and, for an index written before the order existed, once when it is loaded).
+ */
+export function boundClasses(cols: Columns, staticReady: Int32Array, rest: Int32Array, ties: Int32Array): { order: Int32Array; classStart: Int32Array } {
+  const n = staticReady.length + rest.length;
+  if (ties.length >= TIE_SPAN) throw new Error(`resolve index: ${ties.length} arrangements, at most ${TIE_SPAN - 1} supported`);
+  const position = new Int32Array(ties.length);
+  for (let k = 0; k < ties.length; k++) position[ties[k]!] = k;
+  const ids = new Map<number, Map<number, number>>();
+  let classes = 0;
+  const packed = new Float64Array(n);
+  const at = (k: number) => (k < staticReady.length ? staticReady[k]! : rest[k - staticReady.length]!);
+  for (let k = 0; k < n; k++) {
+    const i = at(k);
+    const outer = (((cols.flags[i]! & ~DURATION_FLAGS) | (cols.intendedBit[i]! << 8) | (cols.narrationClass[i]! << 16) | (cols.edition[i]! << 18) | (cols.recording[i]! << 20)) >>> 0) * 65536 + cols.rightsOkMask[i]!;
+    const inner = cols.usableMask[i]! * 65536 + cols.reviewOkMask[i]!;
+    let byInner = ids.get(outer);
+    if (!byInner) ids.set(outer, (byInner = new Map()));
+    let c = byInner.get(inner);
+    if (c === undefined) byInner.set(inner, (c = classes++));
+    packed[k] = c * TIE_SPAN + position[i]!;
+  }
+  packed.sort();
+  const order = new Int32Array(n);
+  const classStart = new Int32Array(classes + 1);
+  for (let k = 0; k < n; k++) {
+    const v = packed[k]!;
+    const c = Math.floor(v / TIE_SPAN);
+    order[k] = ties[v - c * TIE_SPAN]!;
+    classStart[c + 1]!++;
+  }
+  for (let c = 0; c < classes; c++) classStart[c + 1]! += classStart[c]!;
+  return { order, classStart };
+}
+
+function newScratch(works: number): ResolveCatalog['scratch'] {
+  return { workStamp: new Int32Array(works), generation: 0, bounds: new Map() };
 }
 
 export const RESOLVE_INDEX_FORMAT = 2;
@@ -492,6 +602,8 @@ export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
   for (const [role, l] of catalog.byRole) {
     sections[`role.${role}.staticReady`] = l.staticReady;
     sections[`role.${role}.rest`] = l.rest;
+    sections[`role.${role}.order`] = l.order;
+    sections[`role.${role}.classStart`] = l.classStart;
   }
   for (const name of WORD_FIELDS) {
     const f = catalog[name];
@@ -512,6 +624,7 @@ export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHea
   const count = file.meta.works as number;
   const arrangements = file.meta.arrangements as number;
   const roleWorks = file.meta.roleWorks as Record<string, number>;
+  let ties: Int32Array | undefined;
   const cols = Object.fromEntries(
     COLUMN_NAMES.map((name) => {
       const kind = name === 'usableMask' || name === 'reviewOkMask' || name === 'rightsOkMask' ? 'u16' : name === 'duration' || name === 'rank' || name === 'id' || name === 'slugOrder' ? 'i32' : 'u8';
@@ -535,7 +648,17 @@ export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHea
     arrangementWork: file.i32('arrangementWork'),
     arrangementCount: arrangements,
     cols,
-    byRole: new Map(MUSIC_ROLES.map((role) => [role, { staticReady: file.i32(`role.${role}.staticReady`), rest: file.i32(`role.${role}.rest`), works: roleWorks[role] ?? 0 }])),
+    byRole: new Map(
+      MUSIC_ROLES.map((role) => {
+        const staticReady = file.i32(`role.${role}.staticReady`);
+        const rest = file.i32(`role.${role}.rest`);
+        // An index written before the bound classes existed: derived here, once (milliseconds).
+        const classes = file.has(`role.${role}.order`)
+          ? { order: file.i32(`role.${role}.order`), classStart: file.i32(`role.${role}.classStart`) }
+          : boundClasses(cols, staticReady, rest, (ties ??= tieOrder(cols, arrangements)));
+        return [role, { staticReady, rest, works: roleWorks[role] ?? 0, ...classes }];
+      }),
+    ),
     profiles: new Map(profileList.map((p) => [p.slug, p])),
     vocab: Vocabulary.fromSorted(file.strings('vocab')),
     style: field('style'),
@@ -543,6 +666,6 @@ export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHea
     mood: field('mood'),
     title: field('title'),
     composer: field('composer'),
-    scratch: newScratch(count, arrangements),
+    scratch: newScratch(count),
   };
 }

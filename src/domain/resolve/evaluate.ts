@@ -36,7 +36,7 @@ import {
   normalizeFormats,
   type RequestedFormat,
 } from './formats.ts';
-import { bitCount, compileQuery, consideredWords, markMatches, matchedWordsMask, type WordQuery } from './text-match.ts';
+import { bitCount, compileQuery, consideredWords, matchedWordsMask, type WordQuery } from './text-match.ts';
 import { effectiveDurationSeconds, fitTolerance, measuredDuration } from '../audio/arrangement.ts';
 
 /** The request, normalized once and compiled against one catalog's vocabulary. */
@@ -255,39 +255,6 @@ export function textMasksOf(catalog: ResolveCatalog, q: ResolveRequest, i: numbe
 }
 
 /**
- * Text masks of every arrangement at once, from the postings (costs the matches, not the
- * arrangements); read them with `markedMasks`. Same masks as `textMasksOf`, by construction.
- */
-export function markTextMasks(catalog: ResolveCatalog, q: ResolveRequest): number {
-  const s = catalog.scratch;
-  if (s.generation > 2_000_000_000) {
-    s.textStamp.fill(0);
-    s.workStamp.fill(0);
-    s.generation = 0;
-  }
-  const generation = ++s.generation;
-  const n = catalog.arrangementCount;
-  const fields: Array<[WordQuery | null, WordField]> = [
-    [q.style, catalog.style],
-    [q.instrumentation, catalog.instrumentation],
-    [q.mood, catalog.mood],
-  ];
-  fields.forEach(([query, field], k) => {
-    if (query) markMatches(query, field.postingStart, field.postings, s.textStamp, s.textMask, k * n, generation);
-  });
-  return generation;
-}
-
-export function markedMasks(catalog: ResolveCatalog, generation: number, i: number, out: TextMasks): TextMasks {
-  const s = catalog.scratch;
-  const n = catalog.arrangementCount;
-  out.style = s.textStamp[i] === generation ? s.textMask[i]! : 0;
-  out.instrumentation = s.textStamp[n + i] === generation ? s.textMask[n + i]! : 0;
-  out.mood = s.textStamp[2 * n + i] === generation ? s.textMask[2 * n + i]! : 0;
-  return out;
-}
-
-/**
  * False when arrangement `i` cannot be ready for `q`, whatever its words: a request-independent
  * check fails, it does not fit the role, or a required format, MusicXML score or approved profile
  * is missing. Never false for an arrangement `judge` finds ready.
@@ -320,23 +287,10 @@ function durationOutcome(c: ResolveCatalog['cols'], i: number, target: number): 
 }
 
 /**
- * Whether arrangement `i` fits the requested style, instrumentation, mood and duration (the
- * `musicFit` of `judge`, computed alone so a scan can skip what cannot outrank its best ten).
- */
-export function musicFits(catalog: ResolveCatalog, i: number, q: ResolveRequest, text: TextMasks): boolean {
-  const t = q.t;
-  if (q.targetSeconds !== null && durationOutcome(catalog.cols, i, q.targetSeconds) === FAIL) return false;
-  if (q.style && bitCount(text.style) * 2 < t.styleWords) return false;
-  if (q.instrumentation && bitCount(text.instrumentation) * 2 < t.instrumentationWords) return false;
-  if (q.mood && bitCount(text.mood) * 2 < t.moodWords) return false;
-  return true;
-}
-
-/**
  * Judge arrangement `i` against `q`; returns the packed ranking key. Fills `j` with every verdict
  * when given (for explain); the scan passes null and nothing is written or allocated.
  */
-export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, text: TextMasks, j: Judgment | null): number {
+export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, text: TextMasks, j: Judgment | null, bestDuration = false): number {
   const c = catalog.cols;
   const t = q.t;
   const flags = c.flags[i]!;
@@ -388,7 +342,7 @@ export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, tex
 
   let duration = 0;
   if (q.targetSeconds !== null) {
-    duration = durationOutcome(c, i, q.targetSeconds);
+    duration = bestDuration ? WITHIN : durationOutcome(c, i, q.targetSeconds);
     if (duration === WITHIN) earned += WEIGHT.duration;
     else if (duration === FAIL) {
       const d = c.duration[i]!;
@@ -459,6 +413,29 @@ export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, tex
     j.score = score;
   }
   return (ready ? KEY_READY : 0) | (roleFit ? KEY_ROLE_FIT : 0) | (musicFit ? KEY_MUSIC_FIT : 0) | score;
+}
+
+/** Bits of the query words that some word of the catalog matches (the others can match nothing). */
+function reachableMask(query: WordQuery | null): number {
+  if (!query) return 0;
+  let mask = 0;
+  for (let k = 0; k < consideredWords(query); k++) if (query.ranges[2 * k]! < query.ranges[2 * k + 1]!) mask |= 1 << k;
+  return mask;
+}
+
+/** The text masks no arrangement can exceed for `q`: every query word the vocabulary has. */
+export function bestTextMasks(q: ResolveRequest): TextMasks {
+  return { style: reachableMask(q.style), instrumentation: reachableMask(q.instrumentation), mood: reachableMask(q.mood) };
+}
+
+/**
+ * An upper bound of the ranking key of every arrangement that agrees with arrangement `i` on all
+ * columns but duration and words (a bound class, catalog.ts): its judgment with the best duration
+ * outcome and `best` (bestTextMasks) as its word matches. Every point and every pass in `judge`
+ * only grows with more words matched and a better duration, so no such arrangement ranks higher.
+ */
+export function boundKey(catalog: ResolveCatalog, i: number, q: ResolveRequest, best: TextMasks): number {
+  return judge(catalog, i, q, best, null, true);
 }
 
 function textDetail(query: WordQuery, mask: number, what: string): string {

@@ -11,7 +11,7 @@ import { queryWords } from './text-match.ts';
 
 export type Found =
   | { by: 'work-slug'; slug: string; work: PreparedWork | null }
-  | { by: 'title-composer'; title: string | null; composer: string | null; works: PreparedWork[] }
+  | { by: 'title-composer'; title: string | null; composer: string | null; orders: Int32Array }
   | { by: 'catalog' };
 
 /** Blank strings count as absent: "" names nothing. Otherwise the text is used as sent. */
@@ -30,14 +30,14 @@ export function findWorks(catalog: ResolveCatalog, input: MusicResolveInput): Fo
   const titleWords = queryWords(title);
   const composerWords = queryWords(composer);
   if (titleWords.length === 0 && composerWords.length === 0) return { by: 'catalog' };
-  return { by: 'title-composer', title, composer, works: searchWords(catalog, titleWords, composerWords) };
+  return { by: 'title-composer', title, composer, orders: searchWords(catalog, titleWords, composerWords) };
 }
 
 /**
  * Works where every title word starts a word of the title, original title, catalog numbers or
  * composer name forms, and every composer word starts a word of the composer's name forms.
  */
-export function searchWords(catalog: ResolveCatalog, titleWords: string[], composerWords: string[]): PreparedWork[] {
+export function searchWords(catalog: ResolveCatalog, titleWords: string[], composerWords: string[]): Int32Array {
   const terms = [
     ...titleWords.map((w) => ({ w, field: catalog.title })),
     ...composerWords.map((w) => ({ w, field: catalog.composer })),
@@ -45,7 +45,7 @@ export function searchWords(catalog: ResolveCatalog, titleWords: string[], compo
     const [lo, hi] = catalog.vocab.matchRange(w);
     return { lo, hi, field, size: field.postingStart[hi]! - field.postingStart[lo]! };
   });
-  if (terms.length === 0 || terms.some((t) => t.size === 0)) return [];
+  if (terms.length === 0 || terms.some((t) => t.size === 0)) return new Int32Array(0);
   // The rarest word gives the candidates (from its postings); every other word is then tested on
   // each candidate's own words, so a common word ("major", a composer's first name) costs little.
   terms.sort((a, b) => a.size - b.size);
@@ -53,24 +53,33 @@ export function searchWords(catalog: ResolveCatalog, titleWords: string[], compo
   const s = catalog.scratch;
   if (s.generation > 2_000_000_000) {
     s.workStamp.fill(0);
-    s.textStamp.fill(0);
     s.generation = 0;
   }
   const mark = ++s.generation;
-  const candidates: number[] = [];
-  for (let p = first.field.postingStart[first.lo]!; p < first.field.postingStart[first.hi]!; p++) {
-    const w = first.field.postings[p]!;
-    if (s.workStamp[w] !== mark) {
-      s.workStamp[w] = mark;
-      candidates.push(w);
-    }
-  }
+  // Integers only (no object per match): a common word's matches cost their postings, nothing more.
+  const matches = new Int32Array(first.size);
+  let count = 0;
   const rest = terms.slice(1);
-  const matches = candidates.filter((w) =>
-    rest.every(({ lo, hi, field }) => {
-      for (let k = field.start[w]!; k < field.start[w + 1]!; k++) if (field.ids[k]! >= lo && field.ids[k]! < hi) return true;
-      return false;
-    }),
-  );
-  return matches.sort((a, b) => a - b).map((order) => workAt(catalog, order));
+  candidates: for (let p = first.field.postingStart[first.lo]!; p < first.field.postingStart[first.hi]!; p++) {
+    const w = first.field.postings[p]!;
+    if (s.workStamp[w] === mark) continue;
+    s.workStamp[w] = mark;
+    for (const { lo, hi, field } of rest) {
+      let found = false;
+      for (let k = field.start[w]!; k < field.start[w + 1]!; k++) {
+        if (field.ids[k]! >= lo && field.ids[k]! < hi) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) continue candidates;
+    }
+    matches[count++] = w;
+  }
+  return matches.subarray(0, count).sort();
+}
+
+/** The works of `orders` from `from`, at most `limit` of them, as views (for the few a caller shows). */
+export function worksAt(catalog: ResolveCatalog, orders: Int32Array, limit: number, from = 0): PreparedWork[] {
+  return Array.from(orders.subarray(from, from + limit), (order) => workAt(catalog, order));
 }

@@ -15,7 +15,7 @@ import type { Evaluation, ResolveRequest } from './evaluate.ts';
 import { unusableAssetsOf } from './evaluate.ts';
 import type { ArrangementRecord } from '../../schemas/work.ts';
 import { AUDIBLE_KINDS, EDITION_KINDS, MUSICXML_MASK, type RequestedFormat } from './formats.ts';
-import type { Found } from './find.ts';
+import { worksAt, type Found } from './find.ts';
 
 export interface PrepareInput {
   catalog: ResolveCatalog;
@@ -51,9 +51,10 @@ function sourceScoreItem(work: PreparedWork): MissingItem {
   );
 }
 
-function arrangementForRole(catalog: ResolveCatalog, request: ResolveRequest, works: PreparedWork[]): MissingItem[] {
+/** `works`: the first (up to five) of the `count` works found. */
+function arrangementForRole(catalog: ResolveCatalog, request: ResolveRequest, works: PreparedWork[], count: number): MissingItem[] {
   const role = request.role;
-  if (works.length === 1) {
+  if (count === 1) {
     const w = works[0]!;
     // Intended roles from the columns, in arrangement order: no record needs reading.
     const intended: string[] = [];
@@ -70,13 +71,13 @@ function arrangementForRole(catalog: ResolveCatalog, request: ResolveRequest, wo
     );
     return out;
   }
-  if (works.length > 1) {
+  if (count > 1) {
     const named = works.slice(0, 5).map((w) => w.slug).join(', ');
     return [
       item(
         'arrangement',
         'arrangement',
-        `None of the ${works.length} works found (${named}${works.length > 5 ? ', ...' : ''}) has an arrangement for ${role}. Contribute one (operation arrangement) for the work you want, with intendedRole "${role}".`,
+        `None of the ${count} works found (${named}${count > 5 ? ', ...' : ''}) has an arrangement for ${role}. Contribute one (operation arrangement) for the work you want, with intendedRole "${role}".`,
       ),
     ];
   }
@@ -120,7 +121,7 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
       ),
     ];
   }
-  if (found.by === 'title-composer' && found.works.length === 0) {
+  if (found.by === 'title-composer' && found.orders.length === 0) {
     const named = [found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : ''].filter(Boolean).join(' and ');
     return [
       item(
@@ -131,8 +132,8 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
     ];
   }
   if (best === null) {
-    const works = found.by === 'work-slug' ? [found.work!] : found.by === 'title-composer' ? found.works : [];
-    return arrangementForRole(catalog, request, works);
+    const works = found.by === 'work-slug' ? [found.work!] : found.by === 'title-composer' ? worksAt(catalog, found.orders, 5) : [];
+    return arrangementForRole(catalog, request, works, found.by === 'title-composer' ? found.orders.length : works.length);
   }
 
   const { index, evaluation } = best;

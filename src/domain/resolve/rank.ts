@@ -66,6 +66,14 @@ export class TopK {
     if (items.length > this.k) items.pop();
   }
 
+  /** Whether an item with this key and index would be kept (always, before `k` are). */
+  mayEnter(key: number, index: number): boolean {
+    const items = this.items;
+    if (items.length < this.k) return true;
+    const last = items[items.length - 1]!;
+    return compareRanked(this.cols, key, index, last.key, last.index) < 0;
+  }
+
   /** The key an item must at least have to enter, once `k` items are kept; -1 before. */
   worstKey(): number {
     return this.items.length === this.k ? this.items[this.k - 1]!.key : -1;

@@ -7,18 +7,15 @@
 import type { MusicResolveInput, ResolveCandidate, ResolveResult, ResolveVerdict } from '../../schemas/resolve.ts';
 import { REVIEW_STATE_LABELS } from '../review-states.ts';
 import { urls } from '../records.ts';
-import type { RecordSource, ResolveCatalog } from './catalog.ts';
+import type { ClassBounds, RecordSource, ResolveCatalog } from './catalog.ts';
 import { arrangementAt, inMemoryRecords, isUsable, usableAssets } from './catalog.ts';
 import {
-  KEY_MUSIC_FIT,
   KEY_READY,
+  bestTextMasks,
+  boundKey,
   compileRequest,
-  couldBeReady,
   evaluate,
   judge,
-  markTextMasks,
-  markedMasks,
-  musicFits,
   textMasksOf,
   type Evaluation,
   type ResolveRequest,
@@ -130,67 +127,182 @@ function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, 
 
 interface Scan {
   top: Scored[];
+  /** Ranked: judged, or shown by a bound to rank below the tenth candidate. */
   evaluated: number;
+  /** Judged against the requirements one by one. */
+  judged: number;
   readyCount: number;
+  /** Every arrangement that could be ready was judged, so readyCount is exact. */
+  readyCountComplete: boolean;
+  /** The scan did not stop at its per-request bound: the candidates are the best of all. */
+  rankingComplete: boolean;
   workSlugs: string[];
   matchedWorks: number;
 }
 
-function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found): Scan {
+/**
+ * Per-request bounds of a resolve (docs/architecture.md, "Resolve without O(catalog) work").
+ * `maxJudged`: no request judges more arrangements than this; a scan that reaches it stops and
+ * says so (rankingComplete: false). `countBudget`: after the candidates are settled, a
+ * catalog-wide scan keeps judging arrangements that could be ready, to make readyCount exact,
+ * only while fewer than this many were judged (readyCountComplete says whether it is exact).
+ */
+export interface ResolveLimits {
+  maxJudged: number;
+  countBudget: number;
+}
+
+export const RESOLVE_LIMITS: ResolveLimits = { maxJudged: 2000, countBudget: 1000 };
+
+/**
+ * The catalog-wide scan, branch and bound over the role's bound classes (catalog.ts, RoleLists):
+ * the classes in the order of their upper bound key (boundKey), each in tie-break order. A class
+ * whose bound cannot outrank the tenth candidate kept is skipped whole; inside a class, the first
+ * arrangement that cannot (its class bound, then its tie-break) ends the class, since every one
+ * after it has the same bound and a later tie-break. So the ten kept are exactly the best ten of
+ * the role, unless `maxJudged` stopped the scan first (rankingComplete: false).
+ */
+function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: ResolveLimits): Scan {
+  const lists = catalog.byRole.get(q.role)!;
+  const { order, classStart } = lists;
   const top = new TopK(MAX_CANDIDATES, catalog.cols);
   const text = { style: 0, instrumentation: 0, mood: 0 };
-  let evaluated = 0;
+  const { bounds, byBound } = classBounds(catalog, q);
+  let judged = 0;
+  let ranked = 0;
   let readyCount = 0;
-  if (found.by === 'catalog') {
-    // Only arrangements that fit the role: across a whole catalog the others are noise. Once ten
-    // are kept, an arrangement is judged in full only if it could outrank the tenth: when the
-    // tenth is ready it must be able to be ready; when it fits the requested music, it must fit
-    // too (both bits rank above the score). What is skipped can never be ready, so readyCount
-    // stays exact. Those that may be ready come first (the rest cannot be ready), and best-K
-    // does not depend on the order offered.
-    const generation = markTextMasks(catalog, q);
-    const lists = catalog.byRole.get(q.role)!;
-    const n = catalog.arrangementCount;
-    const stamp = catalog.scratch.textStamp;
-    const consider = (i: number, mayBeReady: boolean) => {
-      const worst = top.worstKey();
-      if (worst >= 0) {
-        if (worst & KEY_READY && (!mayBeReady || !couldBeReady(catalog, i, q))) return;
-        // A requested text field none of whose words matched cannot fit: skip before reading masks.
-        if (
-          worst & (KEY_READY | KEY_MUSIC_FIT) &&
-          ((q.style && stamp[i] !== generation) || (q.instrumentation && stamp[n + i] !== generation) || (q.mood && stamp[2 * n + i] !== generation))
-        ) {
-          return;
-        }
+  let readyCountComplete = true;
+  let rankingComplete = true;
+  const total = order.length;
+  for (const c of byBound) {
+    const bound = bounds[c]!;
+    const mayBeReady = (bound & KEY_READY) !== 0;
+    // Classes come by bound: when this one cannot enter and cannot hold a ready arrangement, nor can the rest.
+    if (!mayBeReady && top.worstKey() > bound) {
+      ranked = total;
+      break;
+    }
+    const end = classStart[c + 1]!;
+    let k = classStart[c]!;
+    for (; k < end; k++) {
+      const i = order[k]!;
+      // Past here nothing in the class can enter the ten; judge on only to count the ready ones.
+      const mayEnter = top.mayEnter(bound, i);
+      if (!mayEnter && !(mayBeReady && judged < limits.countBudget)) break;
+      if (judged === limits.maxJudged) {
+        // Stopped while only counting: the ten are settled, the count is not.
+        if (mayEnter) rankingComplete = false;
+        break;
       }
-      markedMasks(catalog, generation, i, text);
-      if (worst >= 0 && worst & (KEY_READY | KEY_MUSIC_FIT) && !musicFits(catalog, i, q, text)) return;
-      const key = judge(catalog, i, q, text, null);
+      judged++;
+      const key = judge(catalog, i, q, textMasksOf(catalog, q, i, text), null);
       if (key & KEY_READY) readyCount++;
       top.offer(key, i);
-    };
-    for (let k = 0; k < lists.staticReady.length; k++) consider(lists.staticReady[k]!, true);
-    for (let k = 0; k < lists.rest.length; k++) consider(lists.rest[k]!, false);
-    const result = top.result();
-    return {
-      top: result,
-      evaluated: lists.staticReady.length + lists.rest.length,
-      readyCount,
-      matchedWorks: lists.works,
-      workSlugs: [...new Set(result.map((r) => catalog.works.slugs.at(catalog.arrangementWork[r.index]!)))],
-    };
+    }
+    if (!rankingComplete) {
+      ranked += k - classStart[c]!;
+      // The classes not reached may hold ready arrangements (and better candidates).
+      readyCountComplete = false;
+      break;
+    }
+    ranked += end - classStart[c]!;
+    if (k < end && mayBeReady) readyCountComplete = false;
   }
-  const works = found.by === 'work-slug' ? (found.work ? [found.work] : []) : found.works;
-  for (const work of works) {
-    for (let i = work.firstArrangement; i < work.firstArrangement + work.arrangementCount; i++) {
-      evaluated++;
+  const result = top.result();
+  return {
+    top: result,
+    evaluated: ranked,
+    judged,
+    readyCount,
+    readyCountComplete,
+    rankingComplete,
+    matchedWorks: lists.works,
+    workSlugs: [...new Set(result.map((r) => catalog.works.slugs.at(catalog.arrangementWork[r.index]!)))],
+  };
+}
+
+/** Request shapes whose ranked classes are kept per catalog (a lookup instead of one judgment per class). */
+const MAX_BOUND_SHAPES = 256;
+
+/**
+ * The role's bound classes ranked for `q`: each class's bound key (boundKey), and the classes by
+ * bound, highest first (equal bounds by class number). The bounds depend only on the request's
+ * shape (role, narration, formats, required score and profile, whether a duration is asked, and
+ * per text field how many words it has and which the vocabulary holds), so they are kept per shape.
+ */
+function classBounds(catalog: ResolveCatalog, q: ResolveRequest): ClassBounds {
+  const best = bestTextMasks(q);
+  const t = q.t;
+  const shape = [
+    q.role,
+    q.narration,
+    Array.from(t.formatMasks).join('+'),
+    q.requireMusicXml,
+    q.requireApprovedProfile,
+    q.targetSeconds !== null,
+    t.styleWords,
+    best.style,
+    t.instrumentationWords,
+    best.instrumentation,
+    t.moodWords,
+    best.mood,
+  ].join(',');
+  const cache = catalog.scratch.bounds;
+  const hit = cache.get(shape);
+  if (hit) return hit;
+  const { order, classStart } = catalog.byRole.get(q.role)!;
+  const classes = classStart.length - 1;
+  const bounds = new Int32Array(classes);
+  // Packed as (highest key - bound) * 2^24 + class, so a native numeric sort ranks them.
+  const packed = new Float64Array(classes);
+  for (let c = 0; c < classes; c++) {
+    bounds[c] = boundKey(catalog, order[classStart[c]!]!, q, best);
+    packed[c] = (KEY_LIMIT - bounds[c]!) * CLASS_SPAN + c;
+  }
+  packed.sort();
+  const byBound = Int32Array.from(packed, (v) => v % CLASS_SPAN);
+  if (cache.size >= MAX_BOUND_SHAPES) cache.clear();
+  const ranked = { bounds, byBound };
+  cache.set(shape, ranked);
+  return ranked;
+}
+
+const KEY_LIMIT = 1 << 10;
+const CLASS_SPAN = 2 ** 24;
+
+function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found, limits: ResolveLimits): Scan {
+  if (found.by === 'catalog') return scanCatalog(catalog, q, limits);
+  // Named works: every arrangement of theirs, in catalog order, up to the per-request bound.
+  const top = new TopK(MAX_CANDIDATES, catalog.cols);
+  const text = { style: 0, instrumentation: 0, mood: 0 };
+  let judged = 0;
+  let readyCount = 0;
+  let rankingComplete = true;
+  const orders = found.by === 'work-slug' ? Int32Array.from(found.work ? [found.work.order] : []) : found.orders;
+  const first = catalog.works.firstArrangement;
+  outer: for (let w = 0; w < orders.length; w++) {
+    const order = orders[w]!;
+    for (let i = first[order]!; i < first[order + 1]!; i++) {
+      if (judged === limits.maxJudged) {
+        rankingComplete = false;
+        break outer;
+      }
+      judged++;
       const key = judge(catalog, i, q, textMasksOf(catalog, q, i, text), null);
       if (key & KEY_READY) readyCount++;
       top.offer(key, i);
     }
   }
-  return { top: top.result(), evaluated, readyCount, matchedWorks: works.length, workSlugs: works.slice(0, MAX_LISTED_WORKS).map((w) => w.slug) };
+  return {
+    top: top.result(),
+    evaluated: judged,
+    judged,
+    readyCount,
+    readyCountComplete: rankingComplete,
+    rankingComplete,
+    matchedWorks: orders.length,
+    workSlugs: Array.from(orders.subarray(0, MAX_LISTED_WORKS), (order) => catalog.works.slugs.at(order)),
+  };
 }
 
 function searchNote(found: Found, s: Scan, q: ResolveRequest): string {
@@ -200,10 +312,24 @@ function searchNote(found: Found, s: Scan, q: ResolveRequest): string {
         ? `Work "${found.slug}" found by slug; its ${s.evaluated} arrangement(s) were evaluated. Title and composer are not used when a slug is given.`
         : `No work has slug "${found.slug}". Title and composer are not used when a slug is given.`;
     case 'title-composer':
-      return `${s.matchedWorks} work(s) match ${[found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : ''].filter(Boolean).join(' and ')} (case- and accent-insensitive, any name form, every word must match); their ${s.evaluated} arrangement(s) were evaluated.`;
+      return `${s.matchedWorks} work(s) match ${[found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : ''].filter(Boolean).join(' and ')} (case- and accent-insensitive, any name form, every word must match); their ${s.evaluated} arrangement(s) were evaluated.` + boundWords(s);
     case 'catalog':
-      return `No work named: ${s.evaluated} arrangement(s) across ${s.matchedWorks} work(s) fit ${q.role} and were evaluated against the requirements.`;
+      return (
+        `No work named: ${s.evaluated} arrangement(s) across ${s.matchedWorks} work(s) fit ${q.role} and were evaluated against the requirements ` +
+        `(${s.judged} judged one by one; the others shown by an upper bound of their rank to fall below the tenth candidate).` +
+        boundWords(s)
+      );
   }
+}
+
+/** What the per-request bound left out, in words (nothing when it left nothing out). */
+function boundWords(s: Scan): string {
+  let text = '';
+  if (!s.rankingComplete) {
+    text += ` The scan stopped at its per-request bound of ${s.judged} judged arrangements: the candidates are the best of those, classes with the highest possible rank first, and a full ranking could differ (rankingComplete: false).`;
+  }
+  if (!s.readyCountComplete) text += ` readyCount counts the ready arrangements among those judged; more may be ready (readyCountComplete: false).`;
+  return text;
 }
 
 /** What a resolve decided from the index alone, before any record is read. */
@@ -215,11 +341,11 @@ export type ResolvePlan =
  * Search and rank from the catalog's columns (synchronous, no record read). Resolve runs in two
  * steps so a server can read the few records an answer shows between them (`recordsNeeded`).
  */
-export function planResolve(catalog: ResolveCatalog, input: MusicResolveInput): ResolvePlan {
+export function planResolve(catalog: ResolveCatalog, input: MusicResolveInput, limits: ResolveLimits = RESOLVE_LIMITS): ResolvePlan {
   if (input.channel.musicAllowed === false) return { musicAllowed: false };
   const q = compileRequest(catalog, input);
   const found = findWorks(catalog, input);
-  return { musicAllowed: true, q, found, scan: scan(catalog, q, found) };
+  return { musicAllowed: true, q, found, scan: scan(catalog, q, found, limits) };
 }
 
 /** Catalog orders of the works whose full records `finishResolve` reads: the candidates' works. */
@@ -249,7 +375,7 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
       verdict: 'no-music',
       summary: `Channel "${channel.channelKey}" does not allow music (musicAllowed: false), so no candidates are offered.`,
       channel,
-      search: { by: 'none', matchedWorks: 0, workSlugs: [], arrangementsEvaluated: 0, readyCount: 0, note: 'Nothing was searched: the channel carries no music.' },
+      search: { by: 'none', matchedWorks: 0, workSlugs: [], arrangementsEvaluated: 0, arrangementsJudged: 0, readyCount: 0, readyCountComplete: true, rankingComplete: true, note: 'Nothing was searched: the channel carries no music.' },
       candidates: [],
       missing: [],
       links,
@@ -268,7 +394,7 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
   const summary =
     verdict === 'reuse' && first
       ? `Reuse ${first.workSlug} arrangement ${first.arrangementId} ("${first.arrangementTitle}") for ${q.role}: ready, with license ${first.license ?? 'none recorded'}.` +
-        (s.readyCount > 1 ? ` ${s.readyCount} ready arrangement(s) in all.` : '')
+        (!s.readyCountComplete ? ` At least ${s.readyCount} ready arrangement(s).` : s.readyCount > 1 ? ` ${s.readyCount} ready arrangement(s) in all.` : '')
       : missing.length > 0
         ? `Nothing is ready for ${q.role}. Missing: ${missing.map((m) => (m.format ? `${m.what} (${m.format})` : m.what)).join(', ')}; see missing[] for the contribution that would supply each.`
         : `Nothing is ready for ${q.role}.`;
@@ -276,7 +402,7 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
     verdict,
     summary,
     channel,
-    search: { by: found.by, matchedWorks: s.matchedWorks, workSlugs: s.workSlugs, arrangementsEvaluated: s.evaluated, readyCount: s.readyCount, note: searchNote(found, s, q) },
+    search: { by: found.by, matchedWorks: s.matchedWorks, workSlugs: s.workSlugs, arrangementsEvaluated: s.evaluated, arrangementsJudged: s.judged, readyCount: s.readyCount, readyCountComplete: s.readyCountComplete, rankingComplete: s.rankingComplete, note: searchNote(found, s, q) },
     candidates,
     missing,
     links,
@@ -285,7 +411,7 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
 }
 
 /** Both steps at once, for a catalog whose records are at hand (by default its own, in memory). */
-export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, ctx: ResolveContext, records?: RecordSource): ResolveResult {
-  const plan = planResolve(catalog, input);
+export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, ctx: ResolveContext, records?: RecordSource, limits: ResolveLimits = RESOLVE_LIMITS): ResolveResult {
+  const plan = planResolve(catalog, input, limits);
   return finishResolve(catalog, plan, input, ctx, records ?? ((order) => inMemoryRecords(catalog)(order)));
 }

@@ -151,36 +151,6 @@ export function matchedWordsMask(query: WordQuery, ids: Int32Array, from = 0, to
   return mask;
 }
 
-/**
- * The same masks for every item at once, from the postings: mask[offset + item] gets bit i when
- * query word i matches one of the item's words; stamp marks the items touched in this generation
- * (the others match nothing). Costs the number of matching postings, not the number of items.
- */
-export function markMatches(
-  query: WordQuery,
-  postingStart: Int32Array,
-  postings: Int32Array,
-  stamp: Int32Array,
-  mask: Int32Array,
-  offset: number,
-  generation: number,
-): void {
-  const n = consideredWords(query);
-  for (let i = 0; i < n; i++) {
-    const bit = 1 << i;
-    for (let v = query.ranges[2 * i]!; v < query.ranges[2 * i + 1]!; v++) {
-      for (let p = postingStart[v]!; p < postingStart[v + 1]!; p++) {
-        const at = offset + postings[p]!;
-        if (stamp[at] !== generation) {
-          stamp[at] = generation;
-          mask[at] = 0;
-        }
-        mask[at]! |= bit;
-      }
-    }
-  }
-}
-
 /** Set bits of a 32-bit integer (population count, branch-free). */
 export function bitCount(mask: number): number {
   let v = mask - ((mask >>> 1) & 0x55555555);
