@@ -33,7 +33,8 @@ import { runTechnicalChecks } from './checks.ts';
 import { createForge } from './forge.ts';
 import { LocalForge, ProposalLintError } from './forge-local.ts';
 import { FetchRefusedError, type FetchContributorFile, type FetchOptions, type Forge, type ProposalInput, type ReviewRef, type RunTechnicalChecks, type TechnicalCheckResult } from './types.ts';
-import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
+import { formatLintMessage } from '../../src/domain/catalog.ts';
+import { lintPartialCopy } from '../../src/domain/content-lint.ts';
 import { canTransition, transition } from '../../src/domain/contributions/status.ts';
 import type { ApplyProgress, ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
@@ -104,6 +105,8 @@ export class ReviewService {
   private forgePromise: Promise<Forge> | null = null;
   private readonly overrides: ReviewServiceOverrides;
   private readonly now: () => Date;
+  /** Where each apply's phases are logged (the server's pino logger; none in tests that do not set it). */
+  logger: { info(obj: object, msg: string): void } | null = null;
 
   constructor(ctx: AppContext, overrides: ReviewServiceOverrides = {}) {
     this.ctx = ctx;
@@ -114,7 +117,7 @@ export class ReviewService {
     this.local = new LocalForge({
       contentRepo: ctx.config.contentRepo,
       scratchDir: path.join(ctx.config.dataDir, 'worktrees'),
-      lint: (dir) => loadCatalog(dir).messages.map(formatLintMessage),
+      lint: (dir, otherWorks) => lintPartialCopy(dir, otherWorks).map(formatLintMessage),
       author: (input) => this.authors.get(input.trackingCode) ?? null,
       now: this.now,
     });
@@ -566,12 +569,21 @@ export class ReviewService {
       let merged = pending.merged ?? (pending.before ? await this.findMerge(code, pending.before) : null);
       let input: ProposalInput | null = null;
       const started = Date.now();
+      const phases: Record<string, unknown> = {};
+      let t = Date.now();
+      const lap = (name: string) => {
+        phases[name] = Date.now() - t;
+        t = Date.now();
+      };
       if (merged === null) {
         const blocked = verificationBlockers(state.verification);
         if (blocked.length > 0) return failed(await this.refuse(state, body, actor, record.status, code, blocked));
         try {
           input = await this.proposal(record, state);
+          lap('proposalMs');
           state.ref = await forge.open(input);
+          lap('openMs');
+          if (forge === this.local) phases.open = this.local.lastOpenTimings;
           state.forge = forge.name;
         } catch (err) {
           return failed(await this.refuse(state, body, actor, record.status, code, reasonsOf(err)));
@@ -579,6 +591,7 @@ export class ReviewService {
         pending.before = await this.local.main();
         await this.saveReview(state);
         await this.writeMarker(pending);
+        lap('recordMs');
       }
       const before = pending.before;
       try {
@@ -586,8 +599,11 @@ export class ReviewService {
           merged = (await forge.merge(state.ref!, mergeMessage(code, input!.title, actor.label, body.reviewer, body.note ?? null))).commit;
           pending.merged = merged;
           await this.writeMarker(pending);
+          lap('mergeMs');
         }
-        await this.ctx.rebuilder.rebuildAndSwap();
+        const swapped = await this.ctx.rebuilder.rebuildAndSwap();
+        lap('rebuildMs');
+        phases.rebuild = { ...swapped?.phases, mode: swapped?.mode };
       } catch (err) {
         // Nothing half-merged: main goes back to where it was; the old build keeps serving.
         if (before !== null && (await this.local.main()) !== before) await this.local.resetMain(before);
@@ -616,6 +632,8 @@ export class ReviewService {
         failedAtUtc: null,
       });
       await this.dropMarker(code);
+      lap('finishMs');
+      this.logger?.info({ apply: { trackingCode: code, commit: merged, totalMs: Date.now() - started, phases } }, `apply of ${code} visible after ${Date.now() - started} ms`);
       return { record: moved, review: state };
     });
   }

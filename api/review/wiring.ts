@@ -31,6 +31,7 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
     : null;
   if (pullRequests) service.addQueueSource(pullRequests.queueSource());
   await registerAdminRoutes(app, ctx, service, pullRequests);
+  service.logger = app.log;
   // Applies acknowledged before a stop resume on start (their outcome lands in the tracking
   // record); a stop waits for the applies running now.
   app.addHook('onReady', async () => {

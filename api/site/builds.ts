@@ -123,6 +123,8 @@ export interface EnsureBuildOptions {
   signal?: AbortSignal;
   /** Wraps the git worktree commands (the reconcile takes the content-repository lock for them). */
   gitLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Filled with the time of each step (checkoutMs, buildMs), for the apply's log. */
+  timings?: Record<string, number>;
 }
 
 /** Build `commit` from a scratch worktree (the content repository may move on while we build). */
@@ -131,7 +133,10 @@ async function buildFromWorktree(config: Config, commit: string, dir: string, op
   options.onBuildStart?.();
   const locked = options.gitLock ?? (<T>(fn: () => Promise<T>) => fn());
   const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
+  let t = Date.now();
   await locked(() => git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]));
+  if (options.timings) options.timings.checkoutMs = Date.now() - t;
+  t = Date.now();
   try {
     await buildInChild(worktree, dir, config.publicBaseUrl, {
       inheritOutput: options.inheritOutput,
@@ -142,6 +147,7 @@ async function buildFromWorktree(config: Config, commit: string, dir: string, op
       signal: options.signal,
       readerSignIn: readerSignInOf(config),
     });
+    if (options.timings) options.timings.buildMs = Date.now() - t;
   } finally {
     await locked(() => git(config.contentRepo, ['worktree', 'remove', '--force', worktree])).catch(() => rmSync(worktree, { recursive: true, force: true }));
   }
@@ -188,6 +194,8 @@ export interface SwapResult {
   /** How the served folder was made: "incremental", or "full" (with `fallbackReason` when an incremental build was not possible). */
   mode?: 'full' | 'incremental';
   fallbackReason?: string | null;
+  /** Where the time went: waitMs (behind an earlier rebuild), checkoutMs, buildMs (the child), swapMs. */
+  phases?: Record<string, number>;
 }
 
 export interface RebuilderOptions {
@@ -251,22 +259,31 @@ export class Rebuilder {
 
   rebuildAndSwap(): Promise<SwapResult> {
     if (this.waiting) return this.waiting;
+    const queued = Date.now();
     const run = this.queue.then(async () => {
       this.waiting = null;
       const started = Date.now();
+      const phases: Record<string, number> = { waitMs: started - queued };
       const commit = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
       const previous = this.handle.current.dir;
       // A reconcile of an older commit would be replaced at once: stop it, this build supersedes it.
       if (this.reconcile && this.reconcile.commit !== commit) this.cancelReconcile('superseded');
-      const buildDir = this.options.incremental && isCompleteBuild(previous) ? await ensureIncrementalBuild(this.config, commit, previous) : await ensureBuild(this.config, commit);
+      const buildDir =
+        this.options.incremental && isCompleteBuild(previous)
+          ? await ensureIncrementalBuild(this.config, commit, previous, { timings: phases })
+          : await ensureBuild(this.config, commit, { timings: phases });
       if (buildDir !== previous) {
+        const t = Date.now();
         await this.handle.swap(buildDir);
+        phases.swapMs = Date.now() - t;
         // Keep the previous folder for requests still streaming from it, and a reconcile's folder; drop older ones.
+        const p = Date.now();
         pruneBuilds(this.config, [buildDir, previous, ...(this.reconcile ? [this.reconcile.dir] : [])]);
+        phases.pruneMs = Date.now() - p;
       }
       const info = readBuildInfo(buildDir);
       if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir);
-      return { commit, buildDir, durationMs: Date.now() - started, mode: info?.mode ?? 'full', fallbackReason: info?.fallbackReason ?? null };
+      return { commit, buildDir, durationMs: Date.now() - started, mode: info?.mode ?? 'full', fallbackReason: info?.fallbackReason ?? null, phases };
     });
     this.waiting = run;
     this.queue = run.catch(() => undefined);
