@@ -125,20 +125,70 @@ export interface EnsureBuildOptions {
   gitLock?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Filled with the time of each step (checkoutMs, buildMs), for the apply's log. */
   timings?: Record<string, number>;
+  /**
+   * Build from this persistent checkout (ARCHIVE_DATA_DIR/worktrees/<name>-checkout), moved to the
+   * commit, instead of a scratch worktree of the whole tree per build. Callers that may run at the
+   * same time use different names (in one process, builds on one name wait for each other).
+   */
+  worktree?: string;
 }
 
-/** Build `commit` from a scratch worktree (the content repository may move on while we build). */
+/** One user at a time per persistent build worktree (this process). */
+const worktreeLocks = new Map<string, Promise<unknown>>();
+
+function withWorktree<T>(worktree: string, fn: () => Promise<T>): Promise<T> {
+  const previous = worktreeLocks.get(worktree) ?? Promise.resolve();
+  const run = previous.then(fn);
+  const settled = run.catch(() => undefined);
+  worktreeLocks.set(worktree, settled);
+  void settled.then(() => {
+    if (worktreeLocks.get(worktree) === settled) worktreeLocks.delete(worktree);
+  });
+  return run;
+}
+
+/** ARCHIVE_DATA_DIR/worktrees/<name>-checkout: a persistent build checkout (see `checkoutPersistent`). */
+export function persistentWorktreePath(config: Config, name: string): string {
+  return path.join(config.dataDir, 'worktrees', `${name}-checkout`);
+}
+
+/**
+ * Move the persistent build checkout `dir` to `commit`: `git checkout --detach --force` rewrites
+ * only the files that differ from what it holds (one changed work for an apply), where a fresh
+ * `git worktree add` writes the whole catalog. The checkout is a clone of the content repository
+ * that borrows its objects (`git clone --shared`: no object is copied, every commit of the content
+ * repository is readable at once), not one of its registered worktrees, so the content
+ * repository's own worktree list stays as it was. When it cannot be moved (first use, a folder
+ * left by a stop in the middle of a checkout, with its index.lock), it is made again, so a stop at
+ * any point costs one full checkout, never a wrong tree.
+ */
+async function checkoutPersistent(config: Config, dir: string, commit: string): Promise<'moved' | 'added'> {
+  if (existsSync(path.join(dir, '.git'))) {
+    try {
+      await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
+      if ((await git(dir, ['rev-parse', 'HEAD'])) === commit) return 'moved';
+    } catch {
+      // Fall through: make the checkout again.
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  await git(config.contentRepo, ['clone', '--quiet', '--shared', '--no-checkout', path.resolve(config.contentRepo), path.resolve(dir)]);
+  await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
+  return 'added';
+}
+
+/**
+ * Build `commit` from a worktree of it (the content repository may move on while we build): the
+ * persistent worktree named `options.worktree` when given (the rebuilder's "rebuild" and the
+ * reconcile's "reconcile": each has its own, so they never share one), else a scratch worktree
+ * added and removed around the build.
+ */
 async function buildFromWorktree(config: Config, commit: string, dir: string, options: EnsureBuildOptions & { incrementalFrom?: string }): Promise<void> {
   mkdirSync(path.dirname(dir), { recursive: true });
   options.onBuildStart?.();
   const locked = options.gitLock ?? (<T>(fn: () => Promise<T>) => fn());
-  const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
-  let t = Date.now();
-  await locked(() => git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]));
-  if (options.timings) options.timings.checkoutMs = Date.now() - t;
-  t = Date.now();
-  try {
-    await buildInChild(worktree, dir, config.publicBaseUrl, {
+  const build = (worktree: string) =>
+    buildInChild(worktree, dir, config.publicBaseUrl, {
       inheritOutput: options.inheritOutput,
       blobsDir: path.join(config.dataDir, 'blobs'),
       commit,
@@ -147,6 +197,28 @@ async function buildFromWorktree(config: Config, commit: string, dir: string, op
       signal: options.signal,
       readerSignIn: readerSignInOf(config),
     });
+  if (options.worktree) {
+    const worktree = persistentWorktreePath(config, options.worktree);
+    mkdirSync(path.dirname(worktree), { recursive: true });
+    return withWorktree(worktree, async () => {
+      let t = Date.now();
+      const how = await locked(() => checkoutPersistent(config, worktree, commit));
+      if (options.timings) {
+        options.timings.checkoutMs = Date.now() - t;
+        options.timings.checkout = how === 'moved' ? 1 : 0;
+      }
+      t = Date.now();
+      await build(worktree);
+      if (options.timings) options.timings.buildMs = Date.now() - t;
+    });
+  }
+  const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
+  let t = Date.now();
+  await locked(() => git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]));
+  if (options.timings) options.timings.checkoutMs = Date.now() - t;
+  t = Date.now();
+  try {
+    await build(worktree);
     if (options.timings) options.timings.buildMs = Date.now() - t;
   } finally {
     await locked(() => git(config.contentRepo, ['worktree', 'remove', '--force', worktree])).catch(() => rmSync(worktree, { recursive: true, force: true }));
@@ -270,8 +342,8 @@ export class Rebuilder {
       if (this.reconcile && this.reconcile.commit !== commit) this.cancelReconcile('superseded');
       const buildDir =
         this.options.incremental && isCompleteBuild(previous)
-          ? await ensureIncrementalBuild(this.config, commit, previous, { timings: phases })
-          : await ensureBuild(this.config, commit, { timings: phases });
+          ? await ensureIncrementalBuild(this.config, commit, previous, { timings: phases, worktree: 'rebuild' })
+          : await ensureBuild(this.config, commit, { timings: phases, worktree: 'rebuild' });
       if (buildDir !== previous) {
         const t = Date.now();
         await this.handle.swap(buildDir);
@@ -348,6 +420,7 @@ export class Rebuilder {
         acceptIncremental: false,
         lowPriority: true,
         signal: r.abort.signal,
+        worktree: 'reconcile',
         gitLock: (fn) => withContentRepoLock(this.config.contentRepo, fn),
       });
       // Switch in the rebuild queue, only if nothing was served since: else a newer build won.
