@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import type { Rebuilder } from '../site/builds.ts';
 import { registerAdminRoutes } from './routes.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
 import { GITHUB_ACTOR, type ReviewService } from './service.ts';
@@ -36,6 +37,8 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
   // record); a stop waits for the applies running now.
   app.addHook('onReady', async () => {
     void service.resumeApplies((line) => app.log.warn(line));
+    // The build checkout applies use is made now, not by the first apply (api/site/builds.ts).
+    void (ctx.rebuilder as Partial<Rebuilder>).prepareCheckout?.();
   });
   app.addHook('onClose', async () => service.settled());
   const kindOf = (code: string): SubmissionKind => (code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution');

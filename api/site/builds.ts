@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -251,12 +252,28 @@ export async function ensureIncrementalBuild(config: Config, commit: string, bas
   return dir;
 }
 
-/** Remove build folders other than those to keep. */
-export function pruneBuilds(config: Config, keep: string[]): void {
+/**
+ * Remove build folders other than those to keep. Each goes out of builds/ at once (a rename into
+ * ARCHIVE_DATA_DIR/builds-trash, so no later build can pick it up) and is deleted in the
+ * background: deleting a 10,000-work folder takes many seconds, which an apply should not wait
+ * for, and a synchronous delete would stall the server meanwhile. Whatever a stop left in the
+ * trash goes with the next prune.
+ */
+export function pruneBuilds(config: Config, keep: string[]): Promise<void> {
   const buildsDir = path.join(config.dataDir, 'builds');
-  if (!existsSync(buildsDir)) return;
+  if (!existsSync(buildsDir)) return Promise.resolve();
+  const trash = path.join(config.dataDir, 'builds-trash');
+  mkdirSync(trash, { recursive: true });
   const keepNames = new Set(keep.map((k) => path.basename(k)));
-  for (const name of readdirSync(buildsDir)) if (!keepNames.has(name)) rmSync(path.join(buildsDir, name), { recursive: true, force: true });
+  for (const name of readdirSync(buildsDir)) {
+    if (keepNames.has(name)) continue;
+    try {
+      renameSync(path.join(buildsDir, name), path.join(trash, `${name}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`));
+    } catch {
+      rmSync(path.join(buildsDir, name), { recursive: true, force: true });
+    }
+  }
+  return Promise.all(readdirSync(trash).map((name) => rm(path.join(trash, name), { recursive: true, force: true }).catch(() => undefined))).then(() => undefined);
 }
 
 export interface SwapResult {
@@ -350,7 +367,7 @@ export class Rebuilder {
         phases.swapMs = Date.now() - t;
         // Keep the previous folder for requests still streaming from it, and a reconcile's folder; drop older ones.
         const p = Date.now();
-        pruneBuilds(this.config, [buildDir, previous, ...(this.reconcile ? [this.reconcile.dir] : [])]);
+        void pruneBuilds(this.config, [buildDir, previous, ...(this.reconcile ? [this.reconcile.dir] : [])]);
         phases.pruneMs = Date.now() - p;
       }
       const info = readBuildInfo(buildDir);
@@ -370,6 +387,22 @@ export class Rebuilder {
     const dir = this.handle.current.dir;
     const info = readBuildInfo(dir);
     if (info?.mode === 'incremental' && info.commit) this.scheduleReconcile(info.commit, dir);
+  }
+
+  /**
+   * Make the rebuilder's persistent checkout hold HEAD now (on start: one full checkout in the
+   * background when it is new or was left broken), so the first apply only moves it. A rebuild
+   * that comes meanwhile waits for it. Never rejects.
+   */
+  async prepareCheckout(): Promise<void> {
+    const dir = persistentWorktreePath(this.config, 'rebuild');
+    try {
+      const head = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
+      mkdirSync(path.dirname(dir), { recursive: true });
+      await withWorktree(dir, () => checkoutPersistent(this.config, dir, head));
+    } catch {
+      // The next rebuild makes it.
+    }
   }
 
   /** The reconcile waiting or running, if any (tests). */
@@ -427,7 +460,7 @@ export class Rebuilder {
       const swapped = await (this.queue = this.queue.then(async () => {
         if (this.reconcile !== r || this.handle.current.dir !== r.incrementalDir) return false;
         await this.handle.swap(dir);
-        pruneBuilds(this.config, [dir, r.incrementalDir]);
+        void pruneBuilds(this.config, [dir, r.incrementalDir]);
         return true;
       }).catch(() => false)) as boolean;
       report({ commit: r.commit, outcome: swapped ? 'swapped' : 'superseded', buildDir: dir });
