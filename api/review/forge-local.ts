@@ -168,7 +168,8 @@ export class LocalForge implements Forge {
     const works = [...new Set(changed.map((p) => /^works\/([^/]+)(\/|$)/.exec(p)?.[1]).filter((w): w is string => w !== undefined))];
     const pathspecs = ['instruments.json', 'genres.json', 'profiles/', ...works.map((w) => `works/${w}/`)];
     const files = (await ix(['ls-files', '-z', '--', ...pathspecs])).split('\0').filter((f) => f !== '');
-    mkdirSync(dir, { recursive: true });
+    // works/ exists even when no work changes (a new profile alone): the folder, not its absence, is what the tree has.
+    mkdirSync(path.join(dir, 'works'), { recursive: true });
     if (files.length > 0) await ix(['checkout-index', '--force', '-z', '--stdin', `--prefix=${dir}/`], { input: `${files.join('\0')}\0` });
     // Every work folder of the proposed tree but the ones copied (one line each, no file read).
     const inQuestion = new Set(works);

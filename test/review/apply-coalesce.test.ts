@@ -142,8 +142,8 @@ describe('applies in a row', () => {
     }
     // Fewer builds than applies: the first alone, the other two in one build of main's head.
     expect(rebuilder.calls).toBe(2);
-    const metrics = app.archive.metricsText();
-    expect(await metrics).toMatch(/^archive_build_duration_seconds_count\{outcome="ok"\} 2$/m);
+    const metrics = await app.archive.metricsText();
+    expect(metrics.body).toMatch(/^archive_build_duration_seconds_count\{outcome="ok"\} 2$/m);
     const head = await git(config.contentRepo, ['rev-parse', 'main']);
     expect(servedBy(items[0]!)).toBe(items[0]!.review.appliedCommit.slice(0, 12));
     expect(servedBy(items[1]!)).toBe(head.slice(0, 12));
