@@ -619,13 +619,15 @@ export class ReviewService {
         return;
       }
       // Which merge broke the build is not known: undo the batch and apply each alone.
+      // main first, then the markers: a stop between the two leaves markers naming merges main no
+      // longer holds, which a resume treats as not merged (mergeApply checks ancestry).
       const target = await this.earliest(merged.map((m) => m.step.pending.before).filter((b): b is string => b !== null));
+      if (target !== null && (await this.local.main()) !== target) await this.local.resetMain(target);
       for (const { step } of merged) {
         step.pending.before = null;
         step.pending.merged = null;
         await this.writeMarker(step.pending);
       }
-      if (target !== null && (await this.local.main()) !== target) await this.local.resetMain(target);
       for (const { job, step } of merged) await this.applyBatch([{ ...job, pending: step.pending }]);
       return;
     }
