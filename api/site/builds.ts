@@ -254,12 +254,14 @@ export async function ensureIncrementalBuild(config: Config, commit: string, bas
 
 /**
  * Remove build folders other than those to keep. Each goes out of builds/ at once (a rename into
- * ARCHIVE_DATA_DIR/builds-trash, so no later build can pick it up) and is deleted in the
- * background: deleting a 10,000-work folder takes many seconds, which an apply should not wait
- * for, and a synchronous delete would stall the server meanwhile. Whatever a stop left in the
- * trash goes with the next prune.
+ * ARCHIVE_DATA_DIR/builds-trash, so no later build can pick it up) and is deleted afterwards by a
+ * separate `rm -rf` at the lowest CPU and I/O priority, a few seconds later: deleting a
+ * 10,000-work folder takes many seconds, which an apply should not wait for; a synchronous delete
+ * stalled the server meanwhile, and one in this process (fs.rm) took the threads its file reads
+ * and fsyncs need. Whatever a stop left in the trash goes with the next prune. Resolves when the
+ * deletion has ended (never rejects).
  */
-export function pruneBuilds(config: Config, keep: string[]): Promise<void> {
+export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELAY_MS): Promise<void> {
   const buildsDir = path.join(config.dataDir, 'builds');
   if (!existsSync(buildsDir)) return Promise.resolve();
   const trash = path.join(config.dataDir, 'builds-trash');
@@ -273,8 +275,39 @@ export function pruneBuilds(config: Config, keep: string[]): Promise<void> {
       rmSync(path.join(buildsDir, name), { recursive: true, force: true });
     }
   }
-  return Promise.all(readdirSync(trash).map((name) => rm(path.join(trash, name), { recursive: true, force: true }).catch(() => undefined))).then(() => undefined);
+  const doomed = readdirSync(trash).map((name) => path.join(trash, name));
+  if (doomed.length === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      const inProcess = () => Promise.all(doomed.map((d) => rm(d, { recursive: true, force: true }).catch(() => undefined))).then(() => resolve());
+      let child;
+      try {
+        child = spawn('ionice', ['-c', '3', 'rm', '-rf', '--', ...doomed], { stdio: 'ignore' });
+      } catch {
+        void inProcess();
+        return;
+      }
+      if (child.pid !== undefined) {
+        try {
+          setPriority(child.pid, 19);
+        } catch {
+          // Not permitted: it still runs.
+        }
+      }
+      // No ionice (not util-linux): plain rm, else in this process.
+      child.on('error', () => {
+        const plain = spawn('rm', ['-rf', '--', ...doomed], { stdio: 'ignore' });
+        plain.on('error', () => void inProcess());
+        plain.on('exit', () => resolve());
+      });
+      child.on('exit', (code) => (code === 0 ? resolve() : void inProcess()));
+    }, delayMs);
+    timer.unref();
+  });
 }
+
+/** How long after a swap the pruned folders are deleted (the swap's first requests come first). */
+const PRUNE_DELAY_MS = 5_000;
 
 export interface SwapResult {
   commit: string;
