@@ -25,6 +25,7 @@ import type { AppContext } from '../context.ts';
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
+import type { SwapResult } from '../site/builds.ts';
 import type { IntakeStore } from '../contributions/store.ts';
 import { RecordStore } from '../storage/record-store.ts';
 import { fsyncDir, writeTempFile } from '../storage/durable-json-file.ts';
@@ -33,7 +34,8 @@ import { runTechnicalChecks } from './checks.ts';
 import { createForge } from './forge.ts';
 import { LocalForge, ProposalLintError } from './forge-local.ts';
 import { FetchRefusedError, type FetchContributorFile, type FetchOptions, type Forge, type ProposalInput, type ReviewRef, type RunTechnicalChecks, type TechnicalCheckResult } from './types.ts';
-import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
+import { formatLintMessage } from '../../src/domain/catalog.ts';
+import { lintPartialCopy } from '../../src/domain/content-lint.ts';
 import { canTransition, transition } from '../../src/domain/contributions/status.ts';
 import type { ApplyProgress, ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
@@ -64,6 +66,17 @@ export interface ReviewActor {
 
 /** The actor of actions that arrive from GitHub (a merged or closed pull request, signed webhook). */
 export const GITHUB_ACTOR: ReviewActor = { label: 'github-webhook', operatorLabeled: false };
+
+/** An apply merged (or found merged) and waiting for the build that serves it. */
+interface MergedApply {
+  pending: PendingApply;
+  actor: ReviewActor;
+  record: Stored;
+  state: ReviewRecord;
+  started: number;
+  phases: Record<string, unknown>;
+  merged: string;
+}
 
 /** An acknowledged apply not yet finished (ARCHIVE_DATA_DIR/state/applying/<code>.json). */
 interface PendingApply {
@@ -104,6 +117,8 @@ export class ReviewService {
   private forgePromise: Promise<Forge> | null = null;
   private readonly overrides: ReviewServiceOverrides;
   private readonly now: () => Date;
+  /** Where each apply's phases are logged (the server's pino logger; none in tests that do not set it). */
+  logger: { info(obj: object, msg: string): void } | null = null;
 
   constructor(ctx: AppContext, overrides: ReviewServiceOverrides = {}) {
     this.ctx = ctx;
@@ -114,7 +129,7 @@ export class ReviewService {
     this.local = new LocalForge({
       contentRepo: ctx.config.contentRepo,
       scratchDir: path.join(ctx.config.dataDir, 'worktrees'),
-      lint: (dir) => loadCatalog(dir).messages.map(formatLintMessage),
+      lint: (dir, otherWorks) => lintPartialCopy(dir, otherWorks).map(formatLintMessage),
       author: (input) => this.authors.get(input.trackingCode) ?? null,
       now: this.now,
     });
@@ -542,82 +557,212 @@ export class ReviewService {
     return out.trim() || null;
   }
 
-  private async runApply(pending: PendingApply): Promise<{ record: Stored; review: ReviewRecord }> {
+  // --- the apply pipeline: merges that share one build ---------------------------------------
+  //
+  // Jobs queue here; one loop takes every job waiting and, under the content-repository lock,
+  // merges each (a refusal fails only that item), then runs one rebuild-and-swap for all of them.
+  // Applies that arrive while a build runs wait for it and share the next build, so n applies in
+  // quick succession cost two builds, not n. The lock is held from the first merge to the swap, as
+  // for a single apply: nothing else merges into main meanwhile, so a failed build's reset undoes
+  // exactly this batch's merges. A failed build of several merges does not fail them all: main
+  // goes back to before the batch, each marker forgets its merge, and each item is merged and
+  // built alone again, so only what fails alone is recorded failed.
+
+  private readonly applyQueue: Array<{ pending: PendingApply; resolve: (r: { record: Stored; review: ReviewRecord }) => void; reject: (err: unknown) => void }> = [];
+  private applyLoop: Promise<void> | null = null;
+
+  private runApply(pending: PendingApply): Promise<{ record: Stored; review: ReviewRecord }> {
+    return new Promise((resolve, reject) => {
+      this.applyQueue.push({ pending, resolve, reject });
+      this.kickApplies();
+    });
+  }
+
+  private kickApplies(): void {
+    if (this.applyLoop) return;
+    this.applyLoop = this.drainApplies().finally(() => {
+      this.applyLoop = null;
+      // A job queued after the loop's last look but before this ran starts a new loop.
+      if (this.applyQueue.length > 0) this.kickApplies();
+    });
+  }
+
+  private async drainApplies(): Promise<void> {
+    while (this.applyQueue.length > 0) {
+      const batch = this.applyQueue.splice(0);
+      await withContentRepoLock(this.ctx.config.contentRepo, () => this.applyBatch(batch)).catch((err: unknown) => {
+        for (const job of batch) job.reject(err);
+      });
+    }
+  }
+
+  private async applyBatch(batch: Array<{ pending: PendingApply; resolve: (r: { record: Stored; review: ReviewRecord }) => void; reject: (err: unknown) => void }>): Promise<void> {
+    const merged: Array<{ job: (typeof batch)[number]; step: MergedApply }> = [];
+    for (const job of batch) {
+      try {
+        const step = await this.mergeApply(job.pending);
+        if ('done' in step) job.resolve(step.done);
+        else merged.push({ job, step });
+      } catch (err) {
+        job.reject(err);
+      }
+    }
+    if (merged.length === 0) return;
+    let swapped: SwapResult | undefined;
+    const t = Date.now();
+    try {
+      swapped = await this.ctx.rebuilder.rebuildAndSwap();
+    } catch (err) {
+      if (merged.length === 1) {
+        const { job, step } = merged[0]!;
+        await this.failApply(step, err).then(job.resolve, job.reject);
+        return;
+      }
+      // Which merge broke the build is not known: undo the batch and apply each alone.
+      // main first, then the markers: a stop between the two leaves markers naming merges main no
+      // longer holds, which a resume treats as not merged (mergeApply checks ancestry).
+      const target = await this.earliest(merged.map((m) => m.step.pending.before).filter((b): b is string => b !== null));
+      if (target !== null && (await this.local.main()) !== target) await this.local.resetMain(target);
+      for (const { step } of merged) {
+        step.pending.before = null;
+        step.pending.merged = null;
+        await this.writeMarker(step.pending);
+      }
+      for (const { job, step } of merged) await this.applyBatch([{ ...job, pending: step.pending }]);
+      return;
+    }
+    const rebuild = { ...swapped?.phases, mode: swapped?.mode, rebuildMs: Date.now() - t, applies: merged.length };
+    for (const { job, step } of merged) {
+      step.phases.rebuild = rebuild;
+      await this.finishApply(step, swapped?.commit ?? null, merged.length).then(job.resolve, job.reject);
+    }
+  }
+
+  /** Of commits on one line of history, the oldest (each an ancestor of the others); null for none. */
+  private async earliest(commits: string[]): Promise<string | null> {
+    const repo = this.ctx.config.contentRepo;
+    for (const c of commits) {
+      let oldest = true;
+      for (const other of commits) {
+        if (other !== c && !(await git(repo, ['merge-base', '--is-ancestor', c, other]).then(() => true, () => false))) oldest = false;
+      }
+      if (oldest) return c;
+    }
+    return commits[0] ?? null;
+  }
+
+  /**
+   * Under the content-repository lock: rebuild the proposal on main and merge it (or find the
+   * merge a stopped apply made). `done` when nothing is left to build for it (finished before a
+   * stop, decided otherwise, or refused: then recorded failed).
+   */
+  private async mergeApply(pending: PendingApply): Promise<MergedApply | { done: { record: Stored; review: ReviewRecord } }> {
     const { kind, trackingCode: code, body } = pending;
     // Markers written before actors were recorded name nobody; the history says so.
     const actor = pending.actor ?? { label: 'unrecorded (resumed apply)', operatorLabeled: false };
-    const repo = this.ctx.config.contentRepo;
-    // One apply at a time per content repository: rewrite, merge and rebuild happen as one step.
-    return withContentRepoLock(repo, async () => {
-      const { record } = await this.get(kind, code);
-      const state = await this.loadReview(kind, code);
-      if (record.status !== 'accepted' || record.apply?.state !== 'applying') {
-        // Finished before the server stopped (applied, marker not yet removed), or decided otherwise.
-        await this.dropMarker(code);
-        return { record, review: state };
-      }
-      this.recordAssertions(state, body, actor);
-      const failed = async (problem: ProblemError): Promise<never> => {
-        await this.setApply(kind, code, { state: 'failed', requestedAtUtc: pending.requestedAtUtc, visibleAtUtc: null, failedAtUtc: utcTimestamp(this.now()) });
-        await this.dropMarker(code);
-        throw problem;
-      };
-      const forge = await this.forge();
-      let merged = pending.merged ?? (pending.before ? await this.findMerge(code, pending.before) : null);
-      let input: ProposalInput | null = null;
-      const started = Date.now();
-      if (merged === null) {
-        const blocked = verificationBlockers(state.verification);
-        if (blocked.length > 0) return failed(await this.refuse(state, body, actor, record.status, code, blocked));
-        try {
-          input = await this.proposal(record, state);
-          state.ref = await forge.open(input);
-          state.forge = forge.name;
-        } catch (err) {
-          return failed(await this.refuse(state, body, actor, record.status, code, reasonsOf(err)));
-        }
-        pending.before = await this.local.main();
-        await this.saveReview(state);
-        await this.writeMarker(pending);
-      }
-      const before = pending.before;
-      try {
-        if (merged === null) {
-          merged = (await forge.merge(state.ref!, mergeMessage(code, input!.title, actor.label, body.reviewer, body.note ?? null))).commit;
-          pending.merged = merged;
-          await this.writeMarker(pending);
-        }
-        await this.ctx.rebuilder.rebuildAndSwap();
-      } catch (err) {
-        // Nothing half-merged: main goes back to where it was; the old build keeps serving.
-        if (before !== null && (await this.local.main()) !== before) await this.local.resetMain(before);
-        const message = (err as Error).message.slice(0, 4000);
-        state.lastError = { atUtc: utcTimestamp(this.now()), message };
-        state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
-        await this.saveReview(state);
-        return failed(
-          new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
-            currentStatus: record.status,
-            reasons: [message],
-          }),
-        );
-      }
-      const visibleAtUtc = utcTimestamp(this.now());
-      // The reviewers' record first, so whoever sees "applied" also sees its commit.
-      state.appliedCommit = merged;
-      state.blockers = [];
-      state.lastError = null;
-      state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: visibleAtUtc, note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc})` });
-      await this.saveReview(state);
-      const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref, actor, {
-        state: 'visible',
-        requestedAtUtc: pending.requestedAtUtc,
-        visibleAtUtc,
-        failedAtUtc: null,
-      });
+    const { record } = await this.get(kind, code);
+    const state = await this.loadReview(kind, code);
+    if (record.status !== 'accepted' || record.apply?.state !== 'applying') {
+      // Finished before the server stopped (applied, marker not yet removed), or decided otherwise.
       await this.dropMarker(code);
-      return { record: moved, review: state };
+      return { done: { record, review: state } };
+    }
+    this.recordAssertions(state, body, actor);
+    const started = Date.now();
+    const phases: Record<string, unknown> = {};
+    let t = Date.now();
+    const lap = (name: string) => {
+      phases[name] = Date.now() - t;
+      t = Date.now();
+    };
+    const step: MergedApply = { pending, actor, record, state, started, phases, merged: '' };
+    const forge = await this.forge();
+    let merged = pending.merged ?? (pending.before ? await this.findMerge(code, pending.before) : null);
+    // A merge main no longer holds (reset after a failed build, before the marker said so) is no merge.
+    if (merged !== null && !(await git(this.ctx.config.contentRepo, ['merge-base', '--is-ancestor', merged, 'refs/heads/main']).then(() => true, () => false))) merged = null;
+    let input: ProposalInput | null = null;
+    if (merged === null) {
+      const blocked = verificationBlockers(state.verification);
+      if (blocked.length > 0) return { done: await this.failApply(step, await this.refuse(state, body, actor, record.status, code, blocked), false) };
+      try {
+        input = await this.proposal(record, state);
+        lap('proposalMs');
+        state.ref = await forge.open(input);
+        lap('openMs');
+        if (forge === this.local) phases.open = this.local.lastOpenTimings;
+        state.forge = forge.name;
+      } catch (err) {
+        return { done: await this.failApply(step, await this.refuse(state, body, actor, record.status, code, reasonsOf(err)), false) };
+      }
+      pending.before = await this.local.main();
+      pending.merged = null;
+      await this.saveReview(state);
+      await this.writeMarker(pending);
+      lap('recordMs');
+      try {
+        merged = (await forge.merge(state.ref!, mergeMessage(code, input.title, actor.label, body.reviewer, body.note ?? null))).commit;
+      } catch (err) {
+        return { done: await this.failApply(step, err) };
+      }
+      pending.merged = merged;
+      await this.writeMarker(pending);
+      lap('mergeMs');
+    } else {
+      pending.merged = merged;
+    }
+    step.merged = merged;
+    return step;
+  }
+
+  /**
+   * Record a failed apply: `apply.state = "failed"`, the marker dropped, the problem thrown. With
+   * `reset` (a merge or build failure), main first goes back to where it was before this item's
+   * merge and the error is recorded on the review; a refusal was recorded by `refuse` already.
+   */
+  private async failApply(step: MergedApply, err: unknown, reset = true): Promise<never> {
+    const { pending, state, actor, record } = step;
+    const { kind, trackingCode: code, body } = pending;
+    let problem: ProblemError;
+    if (!reset) problem = err as ProblemError;
+    else {
+      // Nothing half-merged: main goes back to where it was; the old build keeps serving.
+      if (pending.before !== null && (await this.local.main()) !== pending.before) await this.local.resetMain(pending.before);
+      const message = (err as Error).message.slice(0, 4000);
+      state.lastError = { atUtc: utcTimestamp(this.now()), message };
+      state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
+      await this.saveReview(state);
+      problem = new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
+        currentStatus: record.status,
+        reasons: [message],
+      });
+    }
+    await this.setApply(kind, code, { state: 'failed', requestedAtUtc: pending.requestedAtUtc, visibleAtUtc: null, failedAtUtc: utcTimestamp(this.now()) });
+    await this.dropMarker(code);
+    throw problem;
+  }
+
+  /** The build with this item's merge is served: record it applied and visible. */
+  private async finishApply(step: MergedApply, servedCommit: string | null, applies: number): Promise<{ record: Stored; review: ReviewRecord }> {
+    const { pending, state, actor, merged, started, phases } = step;
+    const { kind, trackingCode: code, body } = pending;
+    const visibleAtUtc = utcTimestamp(this.now());
+    const shared = applies > 1 ? `; one build for ${applies} applies` : '';
+    const served = servedCommit ? `; served in the build of ${servedCommit.slice(0, 12)}${shared}` : shared;
+    // The reviewers' record first, so whoever sees "applied" also sees its commit.
+    state.appliedCommit = merged;
+    state.blockers = [];
+    state.lastError = null;
+    state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: visibleAtUtc, note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc}${served})` });
+    await this.saveReview(state);
+    const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref, actor, {
+      state: 'visible',
+      requestedAtUtc: pending.requestedAtUtc,
+      visibleAtUtc,
+      failedAtUtc: null,
     });
+    await this.dropMarker(code);
+    this.logger?.info({ apply: { trackingCode: code, commit: merged, servedCommit, applies, totalMs: Date.now() - started, phases } }, `apply of ${code} visible after ${Date.now() - started} ms`);
+    return { record: moved, review: state };
   }
 
   // ------------------------------------------------------------------------------------------

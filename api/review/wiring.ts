@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import type { Rebuilder } from '../site/builds.ts';
 import { registerAdminRoutes } from './routes.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
 import { GITHUB_ACTOR, type ReviewService } from './service.ts';
@@ -31,10 +32,13 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
     : null;
   if (pullRequests) service.addQueueSource(pullRequests.queueSource());
   await registerAdminRoutes(app, ctx, service, pullRequests);
+  service.logger = app.log;
   // Applies acknowledged before a stop resume on start (their outcome lands in the tracking
   // record); a stop waits for the applies running now.
   app.addHook('onReady', async () => {
     void service.resumeApplies((line) => app.log.warn(line));
+    // The build checkout applies use is made now, not by the first apply (api/site/builds.ts).
+    void (ctx.rebuilder as Partial<Rebuilder>).prepareCheckout?.();
   });
   app.addHook('onClose', async () => service.settled());
   const kindOf = (code: string): SubmissionKind => (code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution');

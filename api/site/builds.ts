@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,17 +124,72 @@ export interface EnsureBuildOptions {
   signal?: AbortSignal;
   /** Wraps the git worktree commands (the reconcile takes the content-repository lock for them). */
   gitLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Filled with the time of each step (checkoutMs, buildMs), for the apply's log. */
+  timings?: Record<string, number>;
+  /**
+   * Build from this persistent checkout (ARCHIVE_DATA_DIR/worktrees/<name>-checkout), moved to the
+   * commit, instead of a scratch worktree of the whole tree per build. Callers that may run at the
+   * same time use different names (in one process, builds on one name wait for each other).
+   */
+  worktree?: string;
 }
 
-/** Build `commit` from a scratch worktree (the content repository may move on while we build). */
+/** One user at a time per persistent build worktree (this process). */
+const worktreeLocks = new Map<string, Promise<unknown>>();
+
+function withWorktree<T>(worktree: string, fn: () => Promise<T>): Promise<T> {
+  const previous = worktreeLocks.get(worktree) ?? Promise.resolve();
+  const run = previous.then(fn);
+  const settled = run.catch(() => undefined);
+  worktreeLocks.set(worktree, settled);
+  void settled.then(() => {
+    if (worktreeLocks.get(worktree) === settled) worktreeLocks.delete(worktree);
+  });
+  return run;
+}
+
+/** ARCHIVE_DATA_DIR/worktrees/<name>-checkout: a persistent build checkout (see `checkoutPersistent`). */
+export function persistentWorktreePath(config: Config, name: string): string {
+  return path.join(config.dataDir, 'worktrees', `${name}-checkout`);
+}
+
+/**
+ * Move the persistent build checkout `dir` to `commit`: `git checkout --detach --force` rewrites
+ * only the files that differ from what it holds (one changed work for an apply), where a fresh
+ * `git worktree add` writes the whole catalog. The checkout is a clone of the content repository
+ * that borrows its objects (`git clone --shared`: no object is copied, every commit of the content
+ * repository is readable at once), not one of its registered worktrees, so the content
+ * repository's own worktree list stays as it was. When it cannot be moved (first use, a folder
+ * left by a stop in the middle of a checkout, with its index.lock), it is made again, so a stop at
+ * any point costs one full checkout, never a wrong tree.
+ */
+async function checkoutPersistent(config: Config, dir: string, commit: string): Promise<'moved' | 'added'> {
+  if (existsSync(path.join(dir, '.git'))) {
+    try {
+      await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
+      if ((await git(dir, ['rev-parse', 'HEAD'])) === commit) return 'moved';
+    } catch {
+      // Fall through: make the checkout again.
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  await git(config.contentRepo, ['clone', '--quiet', '--shared', '--no-checkout', path.resolve(config.contentRepo), path.resolve(dir)]);
+  await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
+  return 'added';
+}
+
+/**
+ * Build `commit` from a worktree of it (the content repository may move on while we build): the
+ * persistent worktree named `options.worktree` when given (the rebuilder's "rebuild" and the
+ * reconcile's "reconcile": each has its own, so they never share one), else a scratch worktree
+ * added and removed around the build.
+ */
 async function buildFromWorktree(config: Config, commit: string, dir: string, options: EnsureBuildOptions & { incrementalFrom?: string }): Promise<void> {
   mkdirSync(path.dirname(dir), { recursive: true });
   options.onBuildStart?.();
   const locked = options.gitLock ?? (<T>(fn: () => Promise<T>) => fn());
-  const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
-  await locked(() => git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]));
-  try {
-    await buildInChild(worktree, dir, config.publicBaseUrl, {
+  const build = (worktree: string) =>
+    buildInChild(worktree, dir, config.publicBaseUrl, {
       inheritOutput: options.inheritOutput,
       blobsDir: path.join(config.dataDir, 'blobs'),
       commit,
@@ -142,6 +198,29 @@ async function buildFromWorktree(config: Config, commit: string, dir: string, op
       signal: options.signal,
       readerSignIn: readerSignInOf(config),
     });
+  if (options.worktree) {
+    const worktree = persistentWorktreePath(config, options.worktree);
+    mkdirSync(path.dirname(worktree), { recursive: true });
+    return withWorktree(worktree, async () => {
+      let t = Date.now();
+      const how = await locked(() => checkoutPersistent(config, worktree, commit));
+      if (options.timings) {
+        options.timings.checkoutMs = Date.now() - t;
+        options.timings.checkout = how === 'moved' ? 1 : 0;
+      }
+      t = Date.now();
+      await build(worktree);
+      if (options.timings) options.timings.buildMs = Date.now() - t;
+    });
+  }
+  const worktree = path.join(config.dataDir, 'worktrees', `${path.basename(dir)}-${process.pid}-${Date.now()}`);
+  let t = Date.now();
+  await locked(() => git(config.contentRepo, ['worktree', 'add', '--detach', '--force', worktree, commit]));
+  if (options.timings) options.timings.checkoutMs = Date.now() - t;
+  t = Date.now();
+  try {
+    await build(worktree);
+    if (options.timings) options.timings.buildMs = Date.now() - t;
   } finally {
     await locked(() => git(config.contentRepo, ['worktree', 'remove', '--force', worktree])).catch(() => rmSync(worktree, { recursive: true, force: true }));
   }
@@ -173,13 +252,62 @@ export async function ensureIncrementalBuild(config: Config, commit: string, bas
   return dir;
 }
 
-/** Remove build folders other than those to keep. */
-export function pruneBuilds(config: Config, keep: string[]): void {
+/**
+ * Remove build folders other than those to keep. Each goes out of builds/ at once (a rename into
+ * ARCHIVE_DATA_DIR/builds-trash, so no later build can pick it up) and is deleted afterwards by a
+ * separate `rm -rf` at the lowest CPU and I/O priority, a few seconds later: deleting a
+ * 10,000-work folder takes many seconds, which an apply should not wait for; a synchronous delete
+ * stalled the server meanwhile, and one in this process (fs.rm) took the threads its file reads
+ * and fsyncs need. Whatever a stop left in the trash goes with the next prune. Resolves when the
+ * deletion has ended (never rejects).
+ */
+export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELAY_MS): Promise<void> {
   const buildsDir = path.join(config.dataDir, 'builds');
-  if (!existsSync(buildsDir)) return;
+  if (!existsSync(buildsDir)) return Promise.resolve();
+  const trash = path.join(config.dataDir, 'builds-trash');
+  mkdirSync(trash, { recursive: true });
   const keepNames = new Set(keep.map((k) => path.basename(k)));
-  for (const name of readdirSync(buildsDir)) if (!keepNames.has(name)) rmSync(path.join(buildsDir, name), { recursive: true, force: true });
+  for (const name of readdirSync(buildsDir)) {
+    if (keepNames.has(name)) continue;
+    try {
+      renameSync(path.join(buildsDir, name), path.join(trash, `${name}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`));
+    } catch {
+      rmSync(path.join(buildsDir, name), { recursive: true, force: true });
+    }
+  }
+  const doomed = readdirSync(trash).map((name) => path.join(trash, name));
+  if (doomed.length === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      const inProcess = () => Promise.all(doomed.map((d) => rm(d, { recursive: true, force: true }).catch(() => undefined))).then(() => resolve());
+      let child;
+      try {
+        child = spawn('ionice', ['-c', '3', 'rm', '-rf', '--', ...doomed], { stdio: 'ignore' });
+      } catch {
+        void inProcess();
+        return;
+      }
+      if (child.pid !== undefined) {
+        try {
+          setPriority(child.pid, 19);
+        } catch {
+          // Not permitted: it still runs.
+        }
+      }
+      // No ionice (not util-linux): plain rm, else in this process.
+      child.on('error', () => {
+        const plain = spawn('rm', ['-rf', '--', ...doomed], { stdio: 'ignore' });
+        plain.on('error', () => void inProcess());
+        plain.on('exit', () => resolve());
+      });
+      child.on('exit', (code) => (code === 0 ? resolve() : void inProcess()));
+    }, delayMs);
+    timer.unref();
+  });
 }
+
+/** How long after a swap the pruned folders are deleted (the swap's first requests come first). */
+const PRUNE_DELAY_MS = 5_000;
 
 export interface SwapResult {
   commit: string;
@@ -188,6 +316,8 @@ export interface SwapResult {
   /** How the served folder was made: "incremental", or "full" (with `fallbackReason` when an incremental build was not possible). */
   mode?: 'full' | 'incremental';
   fallbackReason?: string | null;
+  /** Where the time went: waitMs (behind an earlier rebuild), checkoutMs, buildMs (the child), swapMs. */
+  phases?: Record<string, number>;
 }
 
 export interface RebuilderOptions {
@@ -251,22 +381,31 @@ export class Rebuilder {
 
   rebuildAndSwap(): Promise<SwapResult> {
     if (this.waiting) return this.waiting;
+    const queued = Date.now();
     const run = this.queue.then(async () => {
       this.waiting = null;
       const started = Date.now();
+      const phases: Record<string, number> = { waitMs: started - queued };
       const commit = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
       const previous = this.handle.current.dir;
       // A reconcile of an older commit would be replaced at once: stop it, this build supersedes it.
       if (this.reconcile && this.reconcile.commit !== commit) this.cancelReconcile('superseded');
-      const buildDir = this.options.incremental && isCompleteBuild(previous) ? await ensureIncrementalBuild(this.config, commit, previous) : await ensureBuild(this.config, commit);
+      const buildDir =
+        this.options.incremental && isCompleteBuild(previous)
+          ? await ensureIncrementalBuild(this.config, commit, previous, { timings: phases, worktree: 'rebuild' })
+          : await ensureBuild(this.config, commit, { timings: phases, worktree: 'rebuild' });
       if (buildDir !== previous) {
+        const t = Date.now();
         await this.handle.swap(buildDir);
+        phases.swapMs = Date.now() - t;
         // Keep the previous folder for requests still streaming from it, and a reconcile's folder; drop older ones.
-        pruneBuilds(this.config, [buildDir, previous, ...(this.reconcile ? [this.reconcile.dir] : [])]);
+        const p = Date.now();
+        void pruneBuilds(this.config, [buildDir, previous, ...(this.reconcile ? [this.reconcile.dir] : [])]);
+        phases.pruneMs = Date.now() - p;
       }
       const info = readBuildInfo(buildDir);
       if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir);
-      return { commit, buildDir, durationMs: Date.now() - started, mode: info?.mode ?? 'full', fallbackReason: info?.fallbackReason ?? null };
+      return { commit, buildDir, durationMs: Date.now() - started, mode: info?.mode ?? 'full', fallbackReason: info?.fallbackReason ?? null, phases };
     });
     this.waiting = run;
     this.queue = run.catch(() => undefined);
@@ -281,6 +420,22 @@ export class Rebuilder {
     const dir = this.handle.current.dir;
     const info = readBuildInfo(dir);
     if (info?.mode === 'incremental' && info.commit) this.scheduleReconcile(info.commit, dir);
+  }
+
+  /**
+   * Make the rebuilder's persistent checkout hold HEAD now (on start: one full checkout in the
+   * background when it is new or was left broken), so the first apply only moves it. A rebuild
+   * that comes meanwhile waits for it. Never rejects.
+   */
+  async prepareCheckout(): Promise<void> {
+    const dir = persistentWorktreePath(this.config, 'rebuild');
+    try {
+      const head = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
+      mkdirSync(path.dirname(dir), { recursive: true });
+      await withWorktree(dir, () => checkoutPersistent(this.config, dir, head));
+    } catch {
+      // The next rebuild makes it.
+    }
   }
 
   /** The reconcile waiting or running, if any (tests). */
@@ -331,13 +486,14 @@ export class Rebuilder {
         acceptIncremental: false,
         lowPriority: true,
         signal: r.abort.signal,
+        worktree: 'reconcile',
         gitLock: (fn) => withContentRepoLock(this.config.contentRepo, fn),
       });
       // Switch in the rebuild queue, only if nothing was served since: else a newer build won.
       const swapped = await (this.queue = this.queue.then(async () => {
         if (this.reconcile !== r || this.handle.current.dir !== r.incrementalDir) return false;
         await this.handle.swap(dir);
-        pruneBuilds(this.config, [dir, r.incrementalDir]);
+        void pruneBuilds(this.config, [dir, r.incrementalDir]);
         return true;
       }).catch(() => false)) as boolean;
       report({ commit: r.commit, outcome: swapped ? 'swapped' : 'superseded', buildDir: dir });

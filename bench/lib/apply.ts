@@ -10,9 +10,13 @@
  * run records the served build's mode and the incremental build's own time beside the full build.
  * Goal: <= 2 s at 10,000 works.
  *
- *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000]   (or npm run bench -- --only apply)
+ *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000] [--keep DIR]   (or npm run bench -- --only apply)
+ *
+ * `--keep DIR` keeps each size's catalog, content repository and builds in DIR/apply-<works> and
+ * reuses them on the next run (a development aid: the first full build is not repeated, so such a
+ * run's fullBuildMs is only the check that the build exists).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,12 +50,24 @@ export interface ApplyRun {
   phases: Record<string, number> | null;
   goalMs: number;
   pass: boolean;
+  /** The apply job's own phases, from its log line (api/review/service.ts). */
+  applyPhases: Record<string, unknown> | null;
+  /** The machine's 1-minute load average when the run ended (the machine is shared). */
+  loadAverage: number;
 }
 
-async function one(works: number): Promise<ApplyRun> {
-  const root = mkdtempSync(path.join(os.tmpdir(), `pdma-apply-bench-${works}-`));
+/**
+ * `keep`: a folder kept between runs (generated catalog, content repository, first full build),
+ * so repeated runs at one size skip generating and the first full build; its `fullBuildMs` is then
+ * the one measured when the folder was made (null when it was not measured in this run).
+ */
+async function one(works: number, keep?: string): Promise<ApplyRun> {
+  const root = keep ? path.join(keep, `apply-${works}`) : mkdtempSync(path.join(os.tmpdir(), `pdma-apply-bench-${works}-`));
+  if (keep) mkdirSync(root, { recursive: true });
   try {
-    const gen = generateCatalog({ works, outDir: path.join(root, 'seed') });
+    const seed = path.join(root, 'seed');
+    const reuse = keep !== undefined && existsSync(path.join(root, 'data', 'content', '.git'));
+    const gen = reuse ? { outDir: seed, slugs: readdirSync(path.join(root, 'data', 'content', 'works')).sort() } : generateCatalog({ works, outDir: seed });
     const config = loadConfig({ ARCHIVE_DATA_DIR: path.join(root, 'data'), PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY }, PROJECT_ROOT);
     const repo = await ensureContentRepo(config.contentRepo, gen.outDir);
     const t0 = Date.now();
@@ -59,7 +75,17 @@ async function one(works: number): Promise<ApplyRun> {
     const fullBuildMs = Date.now() - t0;
     const handle = await SiteHandle.open(buildDir);
     const rebuilder = new Rebuilder(config, handle);
-    const app = await createApp({ config, handle, rebuilder, review: {} });
+    let applyPhases: Record<string, unknown> | null = null;
+    const logger = {
+      level: 'info',
+      stream: {
+        write(line: string) {
+          const parsed = JSON.parse(line) as { apply?: { phases?: Record<string, unknown>; totalMs?: number } };
+          if (parsed.apply) applyPhases = { totalMs: parsed.apply.totalMs, ...parsed.apply.phases };
+        },
+      },
+    };
+    const app = await createApp({ config, handle, rebuilder, review: {} }, { logger });
     // A real socket: every request below goes through the loopback HTTP server.
     await app.listen({ port: 0, host: '127.0.0.1' });
     const server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -72,7 +98,7 @@ async function one(works: number): Promise<ApplyRun> {
       return parsed.data ?? parsed;
     };
     try {
-      const slug = gen.slugs[Math.floor(gen.slugs.length / 2)]!;
+      const slug = gen.slugs[reuse ? Math.floor(Math.random() * gen.slugs.length) : Math.floor(gen.slugs.length / 2)]!;
       const word = `zq${Date.now().toString(36)}`;
       const currentTitle = data((await call(`/api/v1/works/${slug}`)).body).title as string;
       const proposed = `${currentTitle} ${word}`;
@@ -118,21 +144,21 @@ async function one(works: number): Promise<ApplyRun> {
       const built = JSON.parse(readFileSync(path.join(handle.current.dir, 'build.json'), 'utf8')) as { durationMs: number; incremental?: { phases: Record<string, number> } };
       const newBuildMs = built.durationMs;
       const phases = built.incremental?.phases ?? null;
-      return { works, fullBuildMs, applyToVisibleMs, applyCallMs, visibleMs: seen as ApplyRun['visibleMs'], trackedVisibleMs, mode, newBuildMs, phases, goalMs: 2000, pass: applyToVisibleMs <= 2000 };
+      return { works, fullBuildMs, applyToVisibleMs, applyCallMs, visibleMs: seen as ApplyRun['visibleMs'], trackedVisibleMs, mode, newBuildMs, phases, goalMs: 2000, pass: applyToVisibleMs <= 2000, applyPhases, loadAverage: os.loadavg()[0]! };
     } finally {
       await app.close();
     }
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    if (!keep) rmSync(root, { recursive: true, force: true });
   }
 }
 
-export async function runApplyBench(options: { quick: boolean; sizes?: number[]; log?: (line: string) => void }): Promise<{ runs: ApplyRun[]; pass: boolean }> {
+export async function runApplyBench(options: { quick: boolean; sizes?: number[]; keep?: string; log?: (line: string) => void }): Promise<{ runs: ApplyRun[]; pass: boolean }> {
   const sizes = options.sizes ?? (options.quick ? [24, 500] : [24, 2_000, 10_000]);
   const runs: ApplyRun[] = [];
   for (const works of sizes) {
-    const r = await one(works);
-    options.log?.(`apply ${works} works: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)}; full build ${r.fullBuildMs} ms)`);
+    const r = await one(works, options.keep);
+    options.log?.(`apply ${works} works: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)})`);
     runs.push(r);
   }
   return { runs, pass: runs.every((r) => r.works < 10_000 || r.pass) };
@@ -141,6 +167,8 @@ export async function runApplyBench(options: { quick: boolean; sizes?: number[];
 if (import.meta.url === `file://${process.argv[1]}`) {
   const at = process.argv.indexOf('--sizes');
   const sizes = at > 0 ? process.argv[at + 1]!.split(',').map(Number) : undefined;
-  const result = await runApplyBench({ quick: process.argv.includes('--quick'), sizes, log: (l) => console.log(l) });
+  const keepAt = process.argv.indexOf('--keep');
+  const keep = keepAt > 0 ? path.resolve(process.argv[keepAt + 1]!) : undefined;
+  const result = await runApplyBench({ quick: process.argv.includes('--quick'), sizes, keep, log: (l) => console.log(l) });
   console.log(JSON.stringify(result, null, 2));
 }

@@ -186,3 +186,25 @@ export function githubAnnotation(m: LocatedLintMessage, prefix = ''): string {
 export function formatLocatedMessage(m: LocatedLintMessage): string {
   return m.pointer ? `${m.file}:${m.line}: ${m.pointer}: ${m.message}` : `${m.file}:${m.line}: ${m.message}`;
 }
+
+/**
+ * The lint of a proposal written into a partial copy of a content repository (api/review/
+ * forge-local.ts): `contentDir` holds every shared file (instruments.json, genres.json,
+ * profiles/) and only the work folders the proposal touches; `otherWorks` names every other work
+ * folder of the proposed tree. Per-file rules and the rules against shared files run on the copy
+ * as on a whole repository; the one rule across works — a slug unique among all works, compared
+ * without case — is checked against those names (a work's slug must equal its folder name, so an
+ * unchanged work's slug is its folder's name). Returns the loader's messages plus any duplicate.
+ */
+export function lintPartialCopy(contentDir: string, otherWorks: Iterable<string>): LintMessage[] {
+  const { catalog, messages } = loadCatalog(contentDir);
+  const others = new Map<string, string>();
+  for (const folder of otherWorks) others.set(folder.toLowerCase(), folder);
+  if (others.size === 0) return messages;
+  for (const work of catalog.works) {
+    const folder = work.file.split('/')[1]!;
+    const other = others.get(work.content.slug.toLowerCase());
+    if (other !== undefined && other !== folder) messages.push({ file: work.file, pointer: '/slug', message: `duplicate slug "${work.content.slug}" (also in works/${other}/index.md)` });
+  }
+  return messages;
+}

@@ -18,6 +18,8 @@ export interface TrackingRecord {
   review: { kind: string; branch: string; url: string | null; openedAtUtc: string } | null;
   summary: Record<string, unknown>;
   links: Record<string, string | null | undefined>;
+  /** The latest apply (ApplyProgress); null until a reviewer applies it. */
+  apply?: { state: string; requestedAtUtc: string; visibleAtUtc: string | null; failedAtUtc: string | null } | null;
 }
 
 export const TRACKING_CODE = /^[CR](-[2-9A-HJKMNP-Z]{4}){4}$/;
@@ -95,6 +97,7 @@ export function trackingFacts(t: TrackingRecord, jsonUrl: string): Fact[] {
     { term: 'Last change', text: whenWords(t.updatedAtUtc) },
     { term: 'Changed canonical data', text: t.changedCanonicalData ? 'Yes' : 'Not yet' },
   ];
+  if (t.apply) facts.push({ term: 'Publication', text: applyWords(t.apply) });
   for (const [key, value] of Object.entries(t.summary ?? {})) {
     if (value === null || value === undefined || value === '') continue;
     const raw = String(value);
@@ -107,6 +110,13 @@ export function trackingFacts(t: TrackingRecord, jsonUrl: string): Fact[] {
   if (web(t.links?.work)) facts.push({ term: 'Work record', text: t.links.work, href: t.links.work });
   facts.push({ term: 'JSON', text: jsonUrl, href: jsonUrl });
   return facts;
+}
+
+/** The latest apply in words: being applied since, visible since, or failed (ApplyProgress). */
+export function applyWords(a: NonNullable<TrackingRecord['apply']>): string {
+  if (a.state === 'visible' && a.visibleAtUtc) return `Visible on the site since ${whenWords(a.visibleAtUtc)} (applied ${whenWords(a.requestedAtUtc)})`;
+  if (a.state === 'failed') return `Could not be published${a.failedAtUtc ? ` (${whenWords(a.failedAtUtc)})` : ''}: nothing changed and the previous site keeps serving; a reviewer may apply it again`;
+  return `Being applied since ${whenWords(a.requestedAtUtc)}: the change is being merged and the site rebuilt`;
 }
 
 /** The history rows, oldest first, in words. */

@@ -1,0 +1,203 @@
+/**
+ * Several applies in a row coalesce (issue 12, item 4), over a real loopback socket: while one
+ * apply's build runs, the applies that arrive wait, then merge together and share the next build
+ * (fewer builds than applies: the admin records say which build served each, and the build
+ * metric counts them); each item becomes `visible` when the build with its merge is served, and
+ * the public tracking page says so. A failed shared build resets only what fails alone.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { Rebuilder, type SwapResult } from '../../api/site/builds.ts';
+import { loadConfig } from '../../api/config.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+
+const KEY = 'admin-apply-coalesce-1';
+const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+const WORK = 'bach-minuet-in-g';
+
+/** Holds rebuilds until `open()`; `failWhen` makes a rebuild fail (checked on main's work file). */
+class GatedRebuilder extends Rebuilder {
+  private release!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+  calls = 0;
+  failWhen: ((workFile: string) => boolean) | null = null;
+  workFile = '';
+  open(): void {
+    this.release();
+  }
+  override async rebuildAndSwap(): Promise<SwapResult> {
+    this.calls++;
+    await this.gate;
+    if (this.failWhen?.(readFileSync(this.workFile, 'utf8'))) throw new Error(`build failed (exit 1): works/${WORK}/index.md: simulated build failure`);
+    return super.rebuildAndSwap();
+  }
+}
+
+interface Setup {
+  app: FastifyInstance;
+  root: string;
+  base: string;
+  config: ReturnType<typeof loadConfig>;
+  rebuilder: GatedRebuilder;
+}
+let current: Setup | null = null;
+
+afterEach(async () => {
+  current?.rebuilder.open();
+  await current?.app.close();
+  if (current) rmSync(current.root, { recursive: true, force: true });
+  current = null;
+});
+
+async function setUp(): Promise<Setup> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-coalesce-'));
+  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY }, PROJECT_ROOT);
+  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
+  const handle = await SiteHandle.open(inject('sampleBuildDir'));
+  const rebuilder = new GatedRebuilder(config, handle);
+  rebuilder.workFile = path.join(config.contentRepo, 'works', WORK, 'index.md');
+  const app = await createApp({ config, handle, rebuilder, review: {} });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  current = { app, root, base, config, rebuilder };
+  return current;
+}
+
+async function call(base: string, url: string, init: RequestInit = {}): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${base}${url}`, init);
+  return { status: res.status, body: await res.text() };
+}
+
+const data = (body: string) => {
+  const parsed = JSON.parse(body) as { data?: Record<string, unknown> } & Record<string, unknown>;
+  return (parsed.data ?? parsed) as Record<string, any>;
+};
+
+async function acceptedReport(base: string, fieldName: string, currentValue: string, proposedValue: string): Promise<string> {
+  const res = await call(base, '/api/v1/correction-reports', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ workSlug: WORK, targetType: 'work', fieldName, currentValue, proposedValue, rationale: 'Checked against the source.', evidenceUrl: null, reporterName: 'Cleo', reporterKind: 'Human' }),
+  });
+  expect(res.status, res.body).toBe(202);
+  const code = data(res.body).trackingCode as string;
+  const accept = await call(base, `/api/v1/admin/correction-reports/${code}/accept`, { method: 'POST', headers: auth, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+  expect(accept.status, accept.body).toBe(200);
+  return code;
+}
+
+async function applyAsync(base: string, code: string): Promise<void> {
+  const res = await call(base, `/api/v1/admin/correction-reports/${code}/apply`, { method: 'POST', headers: { ...auth, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+  expect(res.status, res.body).toBe(202);
+  expect(data(res.body).apply.state).toBe('applying');
+}
+
+/** Poll the admin view until the apply left "applying" (bounded). */
+async function settled(base: string, code: string): Promise<Record<string, any>> {
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const item = data((await call(base, `/api/v1/admin/correction-reports/${code}`, { headers: auth })).body);
+    if (item.apply?.state !== 'applying') return item;
+    if (Date.now() > deadline) throw new Error(`${code} still applying: ${JSON.stringify(item.apply)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** "served in the build of <commit>" from the item's last apply outcome. */
+const servedBy = (item: Record<string, any>) => /served in the build of ([0-9a-f]{12})/.exec(item.review.actions.at(-1).outcome)?.[1] ?? null;
+
+describe('applies in a row', () => {
+  it('three applies in quick succession all become visible with two builds: the two that waited share one', async () => {
+    const { app, base, config, rebuilder } = await setUp();
+    const first = await acceptedReport(base, 'title', 'Minuet in G major', 'Minuet in G major (coalesced)');
+    const second = await acceptedReport(base, 'composer.died', '1733-07-25', '1733-07-26');
+    const third = await acceptedReport(base, 'summary', 'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.', 'A short keyboard minuet, coalesced.');
+
+    await applyAsync(base, first);
+    // The first is merged and its build is running (held at the gate): the next two arrive now.
+    await until('the first build', () => rebuilder.calls === 1);
+    await applyAsync(base, second);
+    await applyAsync(base, third);
+    rebuilder.open();
+    const items = [await settled(base, first), await settled(base, second), await settled(base, third)];
+    for (const item of items) {
+      expect(item.status, JSON.stringify(item.review.lastError)).toBe('applied');
+      expect(item.apply.state).toBe('visible');
+      expect(Date.parse(item.apply.visibleAtUtc)).toBeGreaterThanOrEqual(Date.parse(item.apply.requestedAtUtc));
+    }
+    // Fewer builds than applies: the first alone, the other two in one build of main's head.
+    expect(rebuilder.calls).toBe(2);
+    const metrics = await app.archive.metricsText();
+    expect(metrics.body).toMatch(/^archive_build_duration_seconds_count\{outcome="ok"\} 2$/m);
+    const head = await git(config.contentRepo, ['rev-parse', 'main']);
+    expect(servedBy(items[0]!)).toBe(items[0]!.review.appliedCommit.slice(0, 12));
+    expect(servedBy(items[1]!)).toBe(head.slice(0, 12));
+    expect(servedBy(items[2]!)).toBe(head.slice(0, 12));
+    expect(items[1]!.review.actions.at(-1).outcome).toContain('one build for 2 applies');
+    // Each its own merge commit on main, in order.
+    expect(items[2]!.review.appliedCommit).toBe(head);
+    expect(items[1]!.review.appliedCommit).not.toBe(items[2]!.review.appliedCommit);
+    // All three changes are served.
+    const work = data((await call(base, `/api/v1/works/${WORK}`)).body);
+    expect(work.title).toBe('Minuet in G major (coalesced)');
+    expect(work.composer.died).toBe('1733-07-26');
+    expect(work.summary).toBe('A short keyboard minuet, coalesced.');
+    // The public tracking page says when each became visible.
+    const page = await call(base, `/track/${second}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<dt>Publication</dt><dd>Visible on the site since ');
+    const tracked = data((await call(base, `/api/v1/correction-reports/${second}`)).body);
+    expect(tracked.apply).toEqual(items[1]!.apply);
+  }, 300_000);
+
+  it('a shared build that fails is undone, and only the apply that fails alone is recorded failed', async () => {
+    const { base, config, rebuilder } = await setUp();
+    const first = await acceptedReport(base, 'title', 'Minuet in G major', 'Minuet in G major (first)');
+    const good = await acceptedReport(base, 'composer.died', '1733-07-25', '1733-07-26');
+    const bad = await acceptedReport(base, 'summary', 'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.', 'Breaks the build.');
+    // Any build whose main holds the bad summary fails.
+    rebuilder.failWhen = (file) => file.includes('Breaks the build.');
+    await applyAsync(base, first);
+    await until('the first build', () => rebuilder.calls === 1);
+    await applyAsync(base, good);
+    await applyAsync(base, bad);
+    const failing = await call(base, `/track/${bad}`);
+    expect(failing.body).toContain('<dt>Publication</dt><dd>Being applied since ');
+    rebuilder.open();
+    const [a, b, c] = [await settled(base, first), await settled(base, good), await settled(base, bad)];
+    expect(a.apply.state).toBe('visible');
+    expect(b.status, JSON.stringify(b.review.lastError)).toBe('applied');
+    expect(b.apply.state).toBe('visible');
+    expect(c.status).toBe('accepted');
+    expect(c.apply).toMatchObject({ state: 'failed', visibleAtUtc: null });
+    expect(c.review.lastError.message).toContain('simulated build failure');
+    // first alone, good + bad together (failed), then good alone, then bad alone (failed).
+    expect(rebuilder.calls).toBe(4);
+    // main holds the two that were applied, not the failed one; the served record agrees.
+    expect(await git(config.contentRepo, ['rev-parse', 'main'])).toBe(b.review.appliedCommit);
+    const onMain = readFileSync(path.join(config.contentRepo, 'works', WORK, 'index.md'), 'utf8');
+    expect(onMain).toContain('died: "1733-07-26"');
+    expect(onMain).not.toContain('Breaks the build.');
+    const work = data((await call(base, `/api/v1/works/${WORK}`)).body);
+    expect(work.title).toBe('Minuet in G major (first)');
+    expect(work.composer.died).toBe('1733-07-26');
+    expect(work.summary).not.toBe('Breaks the build.');
+    const page = await call(base, `/track/${bad}`);
+    expect(page.body).toContain('<dt>Publication</dt><dd>Could not be published (');
+  }, 300_000);
+});
