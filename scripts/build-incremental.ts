@@ -47,7 +47,7 @@ import { publishedBlobs } from '../src/domain/records.ts';
 import { fold } from '../src/domain/text.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
-import { buildSearchIndex } from '../src/lib/site/search-index.ts';
+import { buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
 import { buildWorkZips } from '../src/lib/site/work-zips.ts';
 import { composerScopeKey, facetKeysOf } from '../src/lib/site/facets.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
@@ -293,7 +293,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     });
   };
   const linking = timed('linkMs', hardLinkCopy(path.join(baseDir, 'client'), clientDir, ['pagefind']));
-  const searching = timed('searchMs', buildSearchIndex(searchScratch, catalog));
+  const searching = timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog));
   const pending = Promise.allSettled([linking, searching]);
   // And a worker thread reads the base's records of the unchanged works for the index files.
   const indexer = startIndexWorker(path.join(baseDir, 'client'), plan.works);
