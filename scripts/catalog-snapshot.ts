@@ -9,7 +9,7 @@
  * from the content folder the next build reads, which may be another worktree). A full build and
  * an incremental build of the same commit write the same bytes.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
@@ -29,42 +29,69 @@ export function workFolder(work: LoadedWork): string {
   return work.file.slice('works/'.length, -'/index.md'.length);
 }
 
-export function serializeSnapshot(works: LoadedWork[]): string {
-  const lines = works.map((w) => {
-    const entry: SnapshotWork = {
-      folder: workFolder(w),
-      content: w.content,
-      body: w.body,
-      files: [...w.files.values()].map((f) => ({ name: f.name, sha256: f.sha256, byteLength: f.byteLength })),
-    };
-    return JSON.stringify(entry);
-  });
-  return `{"format":${FORMAT},"works":[\n${lines.join(',\n')}\n]}\n`;
+function snapshotLine(w: LoadedWork): string {
+  const entry: SnapshotWork = {
+    folder: workFolder(w),
+    content: w.content,
+    body: w.body,
+    files: [...w.files.values()].map((f) => ({ name: f.name, sha256: f.sha256, byteLength: f.byteLength })),
+  };
+  return JSON.stringify(entry);
 }
 
+const HEAD = `{"format":${FORMAT},"works":[\n`;
+const TAIL = '\n]}\n';
+
+/**
+ * Written a few hundred lines at a time, never as one string: at 100,000 works the file is about
+ * half a gigabyte, near V8's longest string.
+ */
 export function writeSnapshot(outDir: string, catalog: Catalog): void {
   const file = path.join(outDir, CATALOG_SNAPSHOT);
   rmSync(file, { force: true }); // a new inode: an incremental folder shares files with its base
-  writeFileSync(file, serializeSnapshot(catalog.works));
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, HEAD);
+    const works = catalog.works;
+    for (let i = 0; i < works.length; i += 500) {
+      const lines = works.slice(i, i + 500).map(snapshotLine).join(',\n');
+      writeSync(fd, i === 0 ? lines : `,\n${lines}`);
+    }
+    writeSync(fd, TAIL);
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** The works of a build's snapshot, their stored files under `contentDir`; null when the folder has none (an older build). */
+/**
+ * The works of a build's snapshot, their stored files under `contentDir`; null when the folder
+ * has none (an older build) or another format. Parsed line by line (one work per line).
+ */
 export function readSnapshot(buildDir: string, contentDir: string): LoadedWork[] | null {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path.join(buildDir, CATALOG_SNAPSHOT), 'utf8');
+    bytes = readFileSync(path.join(buildDir, CATALOG_SNAPSHOT));
   } catch {
     return null;
   }
-  const parsed = JSON.parse(text) as { format: number; works: SnapshotWork[] };
-  if (parsed.format !== FORMAT) return null;
-  return parsed.works.map((w) => {
+  if (!bytes.subarray(0, HEAD.length).equals(Buffer.from(HEAD)) || !bytes.subarray(bytes.length - TAIL.length).equals(Buffer.from(TAIL))) return null;
+  const works: LoadedWork[] = [];
+  const end = bytes.length - TAIL.length;
+  let start = HEAD.length;
+  while (start < end) {
+    let stop = bytes.indexOf(0x0a, start);
+    if (stop === -1 || stop > end) stop = end;
+    // Each line but the last ends with a comma before its line break.
+    const lineEnd = stop < end && bytes[stop - 1] === 0x2c ? stop - 1 : stop;
+    const w = JSON.parse(bytes.toString('utf8', start, lineEnd)) as SnapshotWork;
     const workDir = path.join(contentDir, 'works', w.folder);
-    return {
+    works.push({
       content: w.content,
       body: w.body,
       file: `works/${w.folder}/index.md`,
       files: new Map(w.files.map((f) => [f.name, { ...f, absolutePath: path.join(workDir, f.name) }])),
-    };
-  });
+    });
+    start = stop + 1;
+  }
+  return works;
 }

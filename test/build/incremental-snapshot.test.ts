@@ -7,14 +7,15 @@
  * error in a changed work fails the build with the loader's message, as a full build would.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { startIndexWorker } from '../../api/catalog/build-index.ts';
-import { CATALOG_SNAPSHOT } from '../../scripts/catalog-snapshot.ts';
+import { CATALOG_SNAPSHOT, readSnapshot, writeSnapshot } from '../../scripts/catalog-snapshot.ts';
+import { loadCatalog } from '../../src/domain/catalog.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 const BASE_URL = 'https://snapshot.example.test';
@@ -94,6 +95,23 @@ describe('incremental build shortcuts', () => {
     await expect(buildInChild(repo, out, BASE_URL, { commit, incrementalFrom: baseDir })).rejects.toThrow(/works\/bach-air-orchestral-suite-3\/index\.md: \/composer\/born: is not a real calendar date/);
     expect(() => readdirSync(out)).toThrow();
   }, 300_000);
+
+  it('a snapshot reads back as the loader loaded it; another format or a cut file is not used', () => {
+    const { catalog } = loadCatalog(repo);
+    const dir = path.join(root, 'snapshot-unit');
+    mkdirSync(dir);
+    writeSnapshot(dir, catalog);
+    const works = readSnapshot(dir, repo);
+    expect(works?.map((w) => ({ ...w, files: [...w.files.entries()] }))).toEqual(catalog.works.map((w) => ({ ...w, files: [...w.files.entries()] })));
+    expect(works!.flatMap((w) => [...w.files.values()]).every((f) => f.absolutePath.startsWith(path.join(repo, 'works')))).toBe(true);
+    const file = path.join(dir, CATALOG_SNAPSHOT);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('"format":1', '"format":0'));
+    expect(readSnapshot(dir, repo)).toBeNull();
+    writeFileSync(file, text.slice(0, text.length - 10));
+    expect(readSnapshot(dir, repo)).toBeNull();
+    expect(readSnapshot(path.join(root, 'no-such-build'), repo)).toBeNull();
+  });
 
   it('the index worker reports a base it cannot read as an error, not a crash', async () => {
     const worker = startIndexWorker(path.join(root, 'no-such-build', 'client'), []);
