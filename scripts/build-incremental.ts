@@ -7,7 +7,10 @@
  *   1. `git diff --name-only --no-renames B N` in the content worktree. Every path must lie in a
  *      work's folder (`works/<slug>/...`); any other path (instruments.json, genres.json, a
  *      profile, the layout of the repository) is a shared input: full build.
- *   2. The content is checked as a full build checks it (`loadCatalog`; the same lint messages).
+ *   2. The content is checked as a full build checks it (`loadCatalog`; the same lint messages),
+ *      but only the changed works' folders are parsed and checked: every other work comes from the
+ *      base build's `catalog-snapshot.json` (scripts/catalog-snapshot.ts), which a full build and
+ *      an incremental build both write (a base without one: the whole catalog is loaded).
  *      A changed work whose composer differs from its earlier version, or from another work of
  *      the same composer, or a new/removed work that would add or remove a composer, changes
  *      composer pages and slugs across the catalog: full build.
@@ -17,20 +20,26 @@
  *      pages and records, the browse pages of the values they left or joined, their composer's
  *      page, the profiles their arrangements use(d), and every catalog-wide page (home, browse,
  *      composers, instruments, profiles, search, llms) — into a scratch folder.
- *   5. The new folder's `client/` is a hard-linked copy of B's (`cp -al`); the pages a change can
- *      remove are unlinked, and every rendered file is moved in as a new inode (a linked file is
- *      never written in place, so B keeps serving unchanged). Zips of the changed works, the
- *      Pagefind index, the server's index files, `published-blobs.json`, `nginx.conf` and the
- *      score manifest are written as in a full build; `build.json` last.
+ *      While Astro renders, two other processes run beside it: `cp -al` makes the new folder's
+ *      `client/` a hard-linked copy of B's, and Pagefind indexes the new catalog (custom records
+ *      made from the catalog, not from the pages) into a scratch folder. Both are awaited, and
+ *      their errors surfaced, before the folder is touched again.
+ *   5. The pages a change can remove are unlinked from the copy, and every rendered file is moved
+ *      in as a new inode (a linked file is never written in place, so B keeps serving
+ *      unchanged); the new Pagefind folder replaces B's. Zips of the changed works, the server's
+ *      index files, `published-blobs.json`, `nginx.conf`, the score manifest and the catalog
+ *      snapshot are written as in a full build; `build.json` last, with each step's time
+ *      (`incremental.phases`, in order; `incremental.background`, the two side processes).
  *
  * Any reason the incremental path cannot be sure of the result is a `FullBuildNeeded`, and the
  * caller (`buildIncrementalOrFull`) builds in full instead; a content error fails as it would in
  * a full build.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatLintMessage, loadCatalog, type LoadedWork } from '../src/domain/catalog.ts';
+import { formatLintMessage, loadCatalog, type LoadedWork, type LoadResult } from '../src/domain/catalog.ts';
+import { readSnapshot, workFolder, writeSnapshot } from './catalog-snapshot.ts';
 import { parseWorkFile } from '../src/domain/work-file.ts';
 import { WorkContent } from '../src/schemas/work.ts';
 import { validate } from '../src/domain/validation.ts';
@@ -38,11 +47,11 @@ import { publishedBlobs } from '../src/domain/records.ts';
 import { fold } from '../src/domain/text.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
-import { buildSearchIndex } from '../src/lib/site/search-index.ts';
+import { buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
 import { buildWorkZips } from '../src/lib/site/work-zips.ts';
 import { composerScopeKey, facetKeysOf } from '../src/lib/site/facets.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
-import { indexBuild } from '../api/catalog/build-index.ts';
+import { startIndexWorker } from '../api/catalog/build-index.ts';
 import { renderNginxConfig } from '../api/site/nginx.ts';
 import { buildSite, ContentError, runAstro, SCORES_MANIFEST, serializeScoreManifest, writeProtected, type BuildInfo, type BuildOptions } from './build.ts';
 
@@ -140,6 +149,36 @@ export function planChange(contentDir: string, baseCommit: string, files: string
   return { changedFiles: files, works: [...slugs].sort(), facets: [...facets].sort(), profiles: [...profiles].sort() };
 }
 
+/**
+ * The catalog of the new commit, re-parsing and re-checking only the works whose folders changed:
+ * every other work comes from the base build's snapshot (scripts/catalog-snapshot.ts). Without a
+ * snapshot (a base made by an older version), the whole catalog is loaded as a full build loads it.
+ */
+function loadChanged(contentDir: string, baseDir: string, files: string[]): LoadResult & { reparsed: number | null } {
+  const baseWorks = readSnapshot(baseDir, contentDir);
+  if (!baseWorks) return { ...loadCatalog(contentDir), reparsed: null };
+  const touched = new Set(files.map((f) => WORK_FILE.exec(f)?.[1]).filter((s): s is string => s !== undefined));
+  // Shared inputs (instruments, profiles, genres) are loaded whole: the changed works are checked against them.
+  const loaded = loadCatalog(contentDir, { works: touched });
+  const kept = baseWorks.filter((w) => !touched.has(workFolder(w)));
+  // The one check across works: slugs equal folder names and differ in more than letter case.
+  // A clash is left to a full build, which reports it with the loader's exact message.
+  const keptKeys = new Set(kept.map((w) => workFolder(w).toLowerCase()));
+  const newKeys = new Set<string>();
+  for (const w of loaded.catalog.works) {
+    const key = workFolder(w).toLowerCase();
+    if (keptKeys.has(key) || newKeys.has(key)) throw new FullBuildNeeded(`works/${workFolder(w)} has a slug that differs from another only in letter case`);
+    newKeys.add(key);
+  }
+  // The loader's order: folder names, sorted as readdirSync(...).sort() sorts them.
+  const works = [...kept, ...loaded.catalog.works].sort((a, b) => {
+    const x = workFolder(a);
+    const y = workFolder(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return { catalog: { ...loaded.catalog, works }, messages: loaded.messages, reparsed: loaded.catalog.works.length };
+}
+
 /** Move every file under `from` to the same place under `to`, replacing (never writing into) what is there. */
 function moveTree(from: string, to: string): number {
   let moved = 0;
@@ -156,6 +195,32 @@ function moveTree(from: string, to: string): number {
     }
   }
   return moved;
+}
+
+/**
+ * A hard-linked copy of the folder `from` at `to` but for its entries named in `except` (one
+ * `cp -al`), without blocking this process (Astro renders meanwhile).
+ */
+function hardLinkCopy(from: string, to: string, except: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(from).filter((name) => !except.includes(name)).map((name) => path.join(from, name));
+      mkdirSync(to, { recursive: true });
+    } catch (err) {
+      reject(new FullBuildNeeded(`cannot hard-link the base build: ${(err as Error).message}`));
+      return;
+    }
+    if (entries.length === 0) {
+      resolve();
+      return;
+    }
+    const child = spawn('cp', ['-al', ...entries, to], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.on('error', (err) => reject(new FullBuildNeeded(`cannot hard-link the base build: ${err.message}`)));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new FullBuildNeeded(`cannot hard-link the base build: ${stderr.trim() || `cp exited with ${code}`}`))));
+  });
 }
 
 /** Write a file as a new inode (the folder shares inodes with the base build). */
@@ -185,12 +250,15 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     mark = now;
   };
   const files = changedFiles(contentDir, base.commit, options.commit);
+  for (const file of files) if (!WORK_FILE.test(file)) throw new FullBuildNeeded(`${file} is a shared input`);
+  phase('diffMs');
 
-  const { catalog, messages } = loadCatalog(contentDir);
+  const { catalog, messages, reparsed } = loadChanged(contentDir, baseDir, files);
   if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
+  phase('loadMs');
   const plan = planChange(contentDir, base.commit, files, catalog.works, catalog.genres);
   const changed = catalog.works.filter((w) => plan.works.includes(w.content.slug));
-  phase('diffLoadPlanMs');
+  phase('planMs');
   // Every record of the folder carries one time: the full build it descends from (the background
   // reconcile replaces the folder with a full build of the same commit, with its own time).
   const generatedAtUtc = base.generatedAtUtc;
@@ -211,35 +279,65 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   writeFileSync(manifestFile, manifestText);
   phase('scoresMs');
 
+  // Two things that need only the plan run while Astro renders, each in its own process: the
+  // hard-linked copy of the base's client/ (`cp -al`; not its Pagefind folder, which is made
+  // again), and Pagefind's index of the new catalog (its own binary) into a scratch folder. Each
+  // is awaited (and its error surfaced) before anything else happens to the folder.
+  const clientDir = path.join(outDir, 'client');
+  const searchScratch = path.join(outDir, '.search');
+  const background: Record<string, number> = {};
+  const timed = <T>(name: string, p: Promise<T>): Promise<T> => {
+    const t0 = Date.now();
+    return p.finally(() => {
+      background[name] = Date.now() - t0;
+    });
+  };
+  const linking = timed('linkMs', hardLinkCopy(path.join(baseDir, 'client'), clientDir, ['pagefind']));
+  const searching = timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog));
+  const pending = Promise.allSettled([linking, searching]);
+  // And a worker thread reads the base's records of the unchanged works for the index files.
+  const indexer = startIndexWorker(path.join(baseDir, 'client'), plan.works);
+  let searchIndex: BuildInfo['searchIndex'];
+  let renderedFiles: number;
+  let zips: BuildInfo['zips'];
+  let catalogIndex: BuildInfo['catalogIndex'];
   // Render the touched pages into a scratch folder first: the stage is made only once they exist.
   const partial = path.join(outDir, '.partial');
   const scopeFile = path.join(outDir, '.scope.json');
-  writeFileSync(scopeFile, JSON.stringify({ works: plan.works, facets: plan.facets, profiles: plan.profiles }));
-  await runAstro({ contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir: partial, scoresManifest: manifestFile, scopeFile, quiet: options.quiet, catalog, readerSignIn: options.readerSignIn });
-  phase('astroMs');
-
-  const clientDir = path.join(outDir, 'client');
   try {
-    execFileSync('cp', ['-al', path.join(baseDir, 'client'), clientDir], { stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (err) {
-    throw new FullBuildNeeded(`cannot hard-link the base build: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`);
+    writeFileSync(scopeFile, JSON.stringify({ works: plan.works, facets: plan.facets, profiles: plan.profiles }));
+    try {
+      await runAstro({ contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir: partial, scoresManifest: manifestFile, scopeFile, quiet: options.quiet, catalog, readerSignIn: options.readerSignIn });
+    } finally {
+      // Never leave a copy or Pagefind writing into a folder the caller may remove next.
+      await pending;
+    }
+    phase('astroMs');
+    const [linked, searched] = await pending;
+    phase('waitMs');
+    if (linked.status === 'rejected') throw linked.reason;
+    if (searched.status === 'rejected') throw searched.reason;
+    searchIndex = searched.value;
+
+    // What a change can remove: a work's pages, score pages and files; a browse value it left.
+    for (const slug of plan.works) {
+      rmSync(path.join(clientDir, 'works', slug), { recursive: true, force: true });
+      rmSync(path.join(clientDir, 'api', 'v1', 'works', slug), { recursive: true, force: true });
+    }
+    for (const key of plan.facets) if (!key.startsWith('composer/')) rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
+    renderedFiles = moveTree(partial, clientDir);
+    if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
+    rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
+    renameSync(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
+    phase('stageMs');
+    for (const w of changed) rmSync(path.join(clientDir, 'works', w.content.slug, `${w.content.slug}.zip`), { force: true });
+    zips = buildWorkZips({ ...catalog, works: changed }, clientDir, generatedAtUtc);
+    phase('zipsMs');
+    catalogIndex = await indexer.finish(outDir);
+    phase('indexMs');
+  } finally {
+    await indexer.close();
   }
-  // What a change can remove: a work's pages, score pages and files; a browse value it left.
-  for (const slug of plan.works) {
-    rmSync(path.join(clientDir, 'works', slug), { recursive: true, force: true });
-    rmSync(path.join(clientDir, 'api', 'v1', 'works', slug), { recursive: true, force: true });
-  }
-  for (const key of plan.facets) if (!key.startsWith('composer/')) rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
-  const renderedFiles = moveTree(partial, clientDir);
-  if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
-  phase('stageMs');
-  for (const w of changed) rmSync(path.join(clientDir, 'works', w.content.slug, `${w.content.slug}.zip`), { force: true });
-  const zips = buildWorkZips({ ...catalog, works: changed }, clientDir, generatedAtUtc);
-  rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
-  const searchIndex = await buildSearchIndex(clientDir, catalog);
-  phase('zipsAndSearchMs');
-  const catalogIndex = await indexBuild(outDir);
-  phase('indexMs');
 
   writeNew(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
   writeNew(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
@@ -249,7 +347,8 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   if (existsSync(path.join(baseDir, 'protected'))) execFileSync('cp', ['-al', path.join(baseDir, 'protected'), protectedDir]);
   for (const slug of plan.works) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
   writeProtected(outDir, catalog, new Set(plan.works));
-  for (const scratch of [partial, scoresDir, scopeFile]) rmSync(scratch, { recursive: true, force: true });
+  writeSnapshot(outDir, catalog);
+  for (const scratch of [partial, scoresDir, scopeFile, searchScratch]) rmSync(scratch, { recursive: true, force: true });
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     readerSignIn: options.readerSignIn ?? 'none',
@@ -257,7 +356,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     commit: options.commit,
     mode: 'incremental',
     fallbackReason: null,
-    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, renderedFiles, phases },
+    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, reparsedWorks: reparsed, renderedFiles, phases, background },
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,

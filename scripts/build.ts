@@ -22,6 +22,7 @@ import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
 import { buildWorkZips, type ZipSummary } from '../src/lib/site/work-zips.ts';
+import { writeSnapshot } from './catalog-snapshot.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -56,7 +57,19 @@ export interface BuildInfo {
   mode: 'full' | 'incremental';
   /** Why a requested incremental build became a full one; null otherwise. */
   fallbackReason?: string | null;
-  incremental?: { base: string; baseCommit: string; changedFiles: number; works: string[]; renderedFiles: number; phases: Record<string, number> };
+  incremental?: {
+    base: string;
+    baseCommit: string;
+    changedFiles: number;
+    works: string[];
+    /** Works parsed and checked again (the rest came from the base's catalog-snapshot.json); null: the whole catalog was loaded. */
+    reparsedWorks: number | null;
+    renderedFiles: number;
+    /** Wall time of each step in order (ms). */
+    phases: Record<string, number>;
+    /** Steps that run while Astro renders (the hard-linked copy, Pagefind): each one's own time (ms). */
+    background: Record<string, number>;
+  };
   generatedAtUtc: string;
   works: number;
   profiles: number;
@@ -193,6 +206,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   // Outside client/: the server reads it to know which blobs public records link to.
   writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
   writeProtected(outDir, catalog);
+  // What the next incremental build starts from instead of parsing every work again.
+  writeSnapshot(outDir, catalog);
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     readerSignIn: options.readerSignIn ?? 'none',

@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
 import { buildIndexFiles, INDEX_DIR, type CatalogIndexInput, type IndexFiles } from '../../src/domain/catalog-index/index-files.ts';
@@ -21,22 +22,34 @@ async function listDirs(dir: string): Promise<string[]> {
   }
 }
 
-/** Every work record, profile and instrument a build folder's `client/` holds (slug order). */
-export async function readBuildRecords(clientDir: string): Promise<CatalogIndexInput> {
-  const api = path.join(clientDir, 'api', 'v1');
-  const instruments = (await readJson<{ data: { instruments: InstrumentRecord[] } }>(path.join(api, 'instruments', 'index.json'))).data.instruments;
+/** The work records of a build folder's `client/` (slug order), all of them or those `include` accepts. */
+export async function readWorkRecords(clientDir: string, include: (slug: string) => boolean = () => true): Promise<WorkRecord[]> {
+  const dir = path.join(clientDir, 'api', 'v1', 'works');
+  const slugs = (await listDirs(dir)).filter(include);
   const records: WorkRecord[] = [];
-  const slugs = await listDirs(path.join(api, 'works'));
   // In batches: thousands of records load quickly without opening thousands of files at once.
   for (let i = 0; i < slugs.length; i += 256) {
-    const batch = await Promise.all(slugs.slice(i, i + 256).map((slug) => readJson<{ data: WorkRecord }>(path.join(api, 'works', slug, 'index.json'))));
+    const batch = await Promise.all(slugs.slice(i, i + 256).map((slug) => readJson<{ data: WorkRecord }>(path.join(dir, slug, 'index.json'))));
     for (const { data } of batch) records.push(data);
   }
+  return records;
+}
+
+/** Every work record, profile and instrument a build folder's `client/` holds (slug order). */
+export async function readBuildRecords(clientDir: string): Promise<CatalogIndexInput> {
+  const records = await readWorkRecords(clientDir);
+  return { records, ...(await readCatalogRecords(clientDir)) };
+}
+
+/** The profile and instrument records of a build folder's `client/`. */
+async function readCatalogRecords(clientDir: string): Promise<Omit<CatalogIndexInput, 'records'>> {
+  const api = path.join(clientDir, 'api', 'v1');
+  const instruments = (await readJson<{ data: { instruments: InstrumentRecord[] } }>(path.join(api, 'instruments', 'index.json'))).data.instruments;
   const profiles: ProfileRecord[] = [];
   for (const slug of await listDirs(path.join(api, 'profiles'))) {
     profiles.push((await readJson<{ data: ProfileRecord }>(path.join(api, 'profiles', slug, 'index.json'))).data);
   }
-  return { records, profiles, instruments };
+  return { profiles, instruments };
 }
 
 /** Write the index files into `<buildDir>/index`, replacing any there in one rename. */
@@ -57,4 +70,62 @@ export async function indexBuild(buildDir: string): Promise<{ works: number; dur
   const input = await readBuildRecords(path.join(buildDir, 'client'));
   await writeIndexFiles(buildDir, buildIndexFiles(input));
   return { works: input.records.length, durationMs: Date.now() - started };
+}
+
+/**
+ * An incremental build's index (scripts/build-incremental.ts), in a worker thread so that it
+ * overlaps the build's other steps: `start` reads the base build's records of the works the
+ * change did not touch while Astro renders; `finish`, once the new folder is staged, reads the
+ * changed works' records and the profiles and instruments from it, and writes the index files
+ * exactly as `indexBuild` would for that folder (the records of unchanged works are the base's
+ * files, linked into the new folder).
+ */
+export interface IndexWorker {
+  finish(buildDir: string): Promise<{ works: number; durationMs: number }>;
+  /** Stop the worker (after `finish`, or when the build fails). */
+  close(): Promise<void>;
+}
+
+export function startIndexWorker(baseClientDir: string, changedSlugs: string[]): IndexWorker {
+  const worker = new Worker(new URL('./index-worker.ts', import.meta.url), { workerData: { baseClientDir, changedSlugs } });
+  let failure: Error | null = null;
+  const waiters: ((msg: IndexWorkerReply) => void)[] = [];
+  worker.on('message', (msg: IndexWorkerReply) => waiters.shift()?.(msg));
+  worker.on('error', (err) => {
+    failure = err;
+    for (const w of waiters.splice(0)) w({ error: err.message });
+  });
+  worker.on('exit', (code) => {
+    for (const w of waiters.splice(0)) w({ error: `the index worker exited with ${code}` });
+  });
+  return {
+    async finish(buildDir) {
+      if (failure) throw failure;
+      const reply = await new Promise<IndexWorkerReply>((resolve) => {
+        waiters.push(resolve);
+        worker.postMessage({ buildDir });
+      });
+      if ('error' in reply) throw new Error(`cannot write the index files: ${reply.error}`);
+      return reply;
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
+
+export type IndexWorkerReply = { works: number; durationMs: number } | { error: string };
+
+/** The worker's side (api/catalog/index-worker.ts). */
+export async function runIndexWorker(baseClientDir: string, changedSlugs: string[], next: () => Promise<string>): Promise<{ works: number; durationMs: number }> {
+  const changed = new Set(changedSlugs);
+  const unchanged = readWorkRecords(baseClientDir, (slug) => !changed.has(slug));
+  // A read error is reported when the build asks for the index, not as an unhandled rejection.
+  unchanged.catch(() => undefined);
+  const buildDir = await next();
+  const started = Date.now();
+  const clientDir = path.join(buildDir, 'client');
+  const records = [...(await unchanged), ...(await readWorkRecords(clientDir, (slug) => changed.has(slug)))];
+  await writeIndexFiles(buildDir, buildIndexFiles({ records, ...(await readCatalogRecords(clientDir)) }));
+  return { works: records.length, durationMs: Date.now() - started };
 }

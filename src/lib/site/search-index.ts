@@ -11,6 +11,7 @@
 import { broaderGenre } from '../../domain/genres.ts';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
 import { fold } from '../../domain/text.ts';
 
@@ -67,32 +68,50 @@ export function searchText(work: LoadedWork, instrumentNames: Map<string, { name
   return [...parts, ...folded].filter(Boolean).join('\n');
 }
 
+/** One Pagefind record per work page (Pagefind's CustomRecord), in catalog order. */
+export interface SearchRecord {
+  url: string;
+  language: string;
+  content: string;
+  meta: Record<string, string>;
+  filters: Record<string, string[]>;
+}
+
+export function searchRecords(catalog: Catalog): SearchRecord[] {
+  const instrumentNames = new Map(catalog.instruments.map((i) => [i.slug, { name: i.name, aliases: i.aliases }]));
+  return catalog.works.map((work) => {
+    const c = work.content;
+    return {
+      url: `/works/${encodeURIComponent(c.slug)}/`,
+      language: 'en',
+      content: searchText(work, instrumentNames),
+      meta: { title: c.title, composer: c.composer.name, summary: c.summary, ...(c.workNumber ? { catalog: c.workNumber } : {}) },
+      filters: {
+        composer: [c.composer.name],
+        // The broader term (genres.json), like the browse pages, so the filter has few values.
+        genre: [broaderGenre(catalog.genres, c.genre)],
+        instrument: c.instruments.map((slug) => instrumentNames.get(slug)?.name ?? slug),
+      },
+    };
+  });
+}
+
 export async function buildSearchIndex(clientDir: string, catalog: Catalog): Promise<SearchIndexSummary> {
   const started = Date.now();
+  const summary = await writeSearchIndex(clientDir, searchRecords(catalog));
+  return { ...summary, durationMs: Date.now() - started };
+}
+
+/** Pagefind's index of these records into `<clientDir>/pagefind/`. */
+export async function writeSearchIndex(clientDir: string, records: SearchRecord[]): Promise<SearchIndexSummary> {
+  const started = Date.now();
   const pagefind = await import('pagefind');
-  const instrumentNames = new Map(catalog.instruments.map((i) => [i.slug, { name: i.name, aliases: i.aliases }]));
   try {
     // One language: the pages are American English, and one index keeps the bundle small.
     const created = await pagefind.createIndex({ forceLanguage: 'en' });
     if (!created.index) throw new Error(`Pagefind could not start: ${created.errors.join('; ')}`);
     const index = created.index;
-    const results = await Promise.all(
-      catalog.works.map((work) => {
-        const c = work.content;
-        return index.addCustomRecord({
-          url: `/works/${encodeURIComponent(c.slug)}/`,
-          language: 'en',
-          content: searchText(work, instrumentNames),
-          meta: { title: c.title, composer: c.composer.name, summary: c.summary, ...(c.workNumber ? { catalog: c.workNumber } : {}) },
-          filters: {
-            composer: [c.composer.name],
-            // The broader term (genres.json), like the browse pages, so the filter has few values.
-            genre: [broaderGenre(catalog.genres, c.genre)],
-            instrument: c.instruments.map((slug) => instrumentNames.get(slug)?.name ?? slug),
-          },
-        });
-      }),
-    );
+    const results = await Promise.all(records.map((record) => index.addCustomRecord(record)));
     const failed = results.flatMap((r) => r.errors);
     if (failed.length > 0) throw new Error(`Pagefind could not index the works: ${failed.slice(0, 5).join('; ')}`);
     const outputPath = path.join(path.resolve(clientDir), 'pagefind');
@@ -107,4 +126,29 @@ export async function buildSearchIndex(clientDir: string, catalog: Catalog): Pro
   } finally {
     await pagefind.close();
   }
+}
+
+/**
+ * `buildSearchIndex` in a worker thread (an incremental build runs it while Astro keeps this
+ * thread busy): the records are made here and handed over as one JSON string.
+ */
+export function buildSearchIndexInWorker(clientDir: string, catalog: Catalog): Promise<SearchIndexSummary> {
+  const started = Date.now();
+  const recordsJson = JSON.stringify(searchRecords(catalog));
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./search-index-worker.ts', import.meta.url), { workerData: { clientDir, recordsJson } });
+    let settled = false;
+    worker.once('message', (msg: SearchIndexSummary | { error: string }) => {
+      settled = true;
+      if ('error' in msg) reject(new Error(msg.error));
+      else resolve({ ...msg, durationMs: Date.now() - started });
+    });
+    worker.once('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`the search index worker exited with ${code}`));
+    });
+  });
 }

@@ -1,0 +1,124 @@
+/**
+ * The incremental build's shortcuts (issue 12): it re-parses only the changed works, taking every
+ * other one from the base build's catalog snapshot (`catalog-snapshot.json`), and its index files
+ * come from a worker thread that reads the base's records of unchanged works while Astro renders.
+ * Each shortcut must give the bytes the long way gives: an incremental build from a base without a
+ * snapshot (the whole catalog loaded, as a full build loads it) writes the same folder. A content
+ * error in a changed work fails the build with the loader's message, as a full build would.
+ */
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInChild } from '../../api/site/builds.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { startIndexWorker } from '../../api/catalog/build-index.ts';
+import { CATALOG_SNAPSHOT, readSnapshot, writeSnapshot } from '../../scripts/catalog-snapshot.ts';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+
+const BASE_URL = 'https://snapshot.example.test';
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-snapshot-'));
+const repo = path.join(root, 'content');
+const work = (slug: string) => path.join(repo, 'works', slug, 'index.md');
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function digests(dir: string, prefix = '', map = new Map<string, string>()): Map<string, string> {
+  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) digests(dir, rel, map);
+    else if (rel !== 'build.json') {
+      let bytes = readFileSync(path.join(dir, rel));
+      if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
+      map.set(rel, createHash('sha256').update(bytes).digest('hex'));
+    }
+  }
+  return map;
+}
+
+async function commitAll(message: string): Promise<string> {
+  await git(repo, ['add', '--all']);
+  await git(repo, ['commit', '--quiet', '-m', message]);
+  return git(repo, ['rev-parse', 'HEAD']);
+}
+
+const buildInfo = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8'));
+
+let baseDir = '';
+
+beforeAll(async () => {
+  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
+  baseDir = path.join(root, 'base');
+  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+}, 300_000);
+
+describe('incremental build shortcuts', () => {
+  it('re-parses only the changed work, and writes what loading the whole catalog writes', async () => {
+    expect(readFileSync(path.join(baseDir, CATALOG_SNAPSHOT), 'utf8')).toContain('"folder":"beethoven-fur-elise"');
+    const file = work('beethoven-fur-elise');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (snapshot check)'));
+    const commit = await commitAll('Retitle Für Elise');
+
+    const withSnapshot = path.join(root, 'with-snapshot');
+    await buildInChild(repo, withSnapshot, BASE_URL, { commit, incrementalFrom: baseDir });
+    const info = buildInfo(withSnapshot);
+    expect(info.mode).toBe('incremental');
+    expect(info.incremental.reparsedWorks).toBe(1);
+    expect(Object.keys(info.incremental.phases)).toEqual(expect.arrayContaining(['loadMs', 'astroMs', 'stageMs', 'indexMs']));
+    expect(Object.keys(info.incremental.background).sort()).toEqual(['linkMs', 'searchMs']);
+    expect(info.catalogIndex.works).toBe(info.works);
+    // The new folder's snapshot has the new title, the base's keeps the old one.
+    expect(readFileSync(path.join(withSnapshot, CATALOG_SNAPSHOT), 'utf8')).toContain('Für Elise (snapshot check)');
+    expect(readFileSync(path.join(baseDir, CATALOG_SNAPSHOT), 'utf8')).not.toContain('snapshot check');
+
+    // The same base without its snapshot (as an older version wrote it): the whole catalog is loaded.
+    const oldBase = path.join(root, 'base-without-snapshot');
+    cpSync(baseDir, oldBase, { recursive: true });
+    rmSync(path.join(oldBase, CATALOG_SNAPSHOT));
+    const withoutSnapshot = path.join(root, 'without-snapshot');
+    await buildInChild(repo, withoutSnapshot, BASE_URL, { commit, incrementalFrom: oldBase });
+    expect(buildInfo(withoutSnapshot).mode).toBe('incremental');
+    expect(buildInfo(withoutSnapshot).incremental.reparsedWorks).toBeNull();
+    const a = digests(withSnapshot);
+    const b = digests(withoutSnapshot);
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    expect([...a].filter(([rel, d]) => b.get(rel) !== d).map(([rel]) => rel)).toEqual([]);
+  }, 600_000);
+
+  it('a content error in a changed work fails the build with the loader message, and no folder is left', async () => {
+    const file = work('bach-air-orchestral-suite-3');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^  born: .*$/m, '  born: "1685-02-30"'));
+    const commit = await commitAll('An impossible birth date');
+    const out = path.join(root, 'broken');
+    await expect(buildInChild(repo, out, BASE_URL, { commit, incrementalFrom: baseDir })).rejects.toThrow(/works\/bach-air-orchestral-suite-3\/index\.md: \/composer\/born: is not a real calendar date/);
+    expect(() => readdirSync(out)).toThrow();
+  }, 300_000);
+
+  it('a snapshot reads back as the loader loaded it; another format or a cut file is not used', () => {
+    const { catalog } = loadCatalog(repo);
+    const dir = path.join(root, 'snapshot-unit');
+    mkdirSync(dir);
+    writeSnapshot(dir, catalog);
+    const works = readSnapshot(dir, repo);
+    expect(works?.map((w) => ({ ...w, files: [...w.files.entries()] }))).toEqual(catalog.works.map((w) => ({ ...w, files: [...w.files.entries()] })));
+    expect(works!.flatMap((w) => [...w.files.values()]).every((f) => f.absolutePath.startsWith(path.join(repo, 'works')))).toBe(true);
+    const file = path.join(dir, CATALOG_SNAPSHOT);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('"format":1', '"format":0'));
+    expect(readSnapshot(dir, repo)).toBeNull();
+    writeFileSync(file, text.slice(0, text.length - 10));
+    expect(readSnapshot(dir, repo)).toBeNull();
+    expect(readSnapshot(path.join(root, 'no-such-build'), repo)).toBeNull();
+  });
+
+  it('the index worker reports a base it cannot read as an error, not a crash', async () => {
+    const worker = startIndexWorker(path.join(root, 'no-such-build', 'client'), []);
+    try {
+      await expect(worker.finish(path.join(root, 'no-such-build'))).rejects.toThrow(/cannot write the index files/);
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
+});
