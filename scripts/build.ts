@@ -77,6 +77,8 @@ export interface BuildInfo {
   phases?: Record<string, number>;
   /** Peak resident memory of the build process itself (not Pagefind's child), bytes. */
   peakRssBytes?: number;
+  /** Astro runs of a full build: 1, or one per batch of works plus one for the listings (`batchWorks`). */
+  astroRuns?: number;
   durationMs: number;
 }
 
@@ -313,6 +315,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     catalogIndex,
     zips,
     phases: phase.phases,
+    astroRuns,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     durationMs: Date.now() - started,
   };
