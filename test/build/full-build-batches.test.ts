@@ -14,6 +14,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchWorksFrom, DEFAULT_BATCH_WORKS } from '../../scripts/build.ts';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { buildSearchIndex } from '../../src/lib/site/search-index.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 const run = promisify(execFile);
@@ -96,5 +98,17 @@ describe('the batch size', () => {
     expect(DEFAULT_BATCH_WORKS).toBe(10_000);
     expect(batchWorksFrom('250')).toBe(250);
     for (const bad of ['0', '-3', '2.5', 'many']) expect(() => batchWorksFrom(bad)).toThrow(/whole number/);
+  });
+});
+
+describe('the Pagefind index of a full build', () => {
+  it('is the same bytes whether the records go to Pagefind in slices or all at once', async () => {
+    const { catalog } = loadCatalog(path.join(PROJECT_ROOT, 'content'));
+    const sliced = path.join(root, 'pagefind-sliced');
+    const whole = path.join(root, 'pagefind-whole');
+    expect((await buildSearchIndex(sliced, catalog, { recordsInFlight: 4 })).pages).toBe(catalog.works.length);
+    expect((await buildSearchIndex(whole, catalog, { recordsInFlight: catalog.works.length })).pages).toBe(catalog.works.length);
+    expect(digests(sliced)).toEqual(digests(whole));
+    expect(digests(sliced).size).toBeGreaterThan(5);
   });
 });

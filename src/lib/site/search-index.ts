@@ -25,6 +25,9 @@ const UNUSED_BUNDLE_FILES = [
   'pagefind-highlight.js',
 ];
 
+/** Records sent to Pagefind before waiting for its answers. */
+const RECORDS_IN_FLIGHT = 2000;
+
 export interface SearchIndexSummary {
   /** Works in the index. */
   pages: number;
@@ -67,7 +70,8 @@ export function searchText(work: LoadedWork, instrumentNames: Map<string, { name
   return [...parts, ...folded].filter(Boolean).join('\n');
 }
 
-export async function buildSearchIndex(clientDir: string, catalog: Catalog): Promise<SearchIndexSummary> {
+export async function buildSearchIndex(clientDir: string, catalog: Catalog, options: { recordsInFlight?: number } = {}): Promise<SearchIndexSummary> {
+  const inFlight = options.recordsInFlight ?? RECORDS_IN_FLIGHT;
   const started = Date.now();
   const pagefind = await import('pagefind');
   const instrumentNames = new Map(catalog.instruments.map((i) => [i.slug, { name: i.name, aliases: i.aliases }]));
@@ -76,23 +80,30 @@ export async function buildSearchIndex(clientDir: string, catalog: Catalog): Pro
     const created = await pagefind.createIndex({ forceLanguage: 'en' });
     if (!created.index) throw new Error(`Pagefind could not start: ${created.errors.join('; ')}`);
     const index = created.index;
-    const results = await Promise.all(
-      catalog.works.map((work) => {
-        const c = work.content;
-        return index.addCustomRecord({
-          url: `/works/${encodeURIComponent(c.slug)}/`,
-          language: 'en',
-          content: searchText(work, instrumentNames),
-          meta: { title: c.title, composer: c.composer.name, summary: c.summary, ...(c.workNumber ? { catalog: c.workNumber } : {}) },
-          filters: {
-            composer: [c.composer.name],
-            // The broader term (genres.json), like the browse pages, so the filter has few values.
-            genre: [broaderGenre(catalog.genres, c.genre)],
-            instrument: c.instruments.map((slug) => instrumentNames.get(slug)?.name ?? slug),
-          },
-        });
-      }),
-    );
+    // In slices, in catalog order: every record of 100,000 works in flight at once held them all
+    // in this process's memory (and Pagefind's pipe) at the same time.
+    const results: Array<{ errors: string[] }> = [];
+    for (let i = 0; i < catalog.works.length; i += inFlight) {
+      results.push(
+        ...(await Promise.all(
+          catalog.works.slice(i, i + inFlight).map((work) => {
+            const c = work.content;
+            return index.addCustomRecord({
+              url: `/works/${encodeURIComponent(c.slug)}/`,
+              language: 'en',
+              content: searchText(work, instrumentNames),
+              meta: { title: c.title, composer: c.composer.name, summary: c.summary, ...(c.workNumber ? { catalog: c.workNumber } : {}) },
+              filters: {
+                composer: [c.composer.name],
+                // The broader term (genres.json), like the browse pages, so the filter has few values.
+                genre: [broaderGenre(catalog.genres, c.genre)],
+                instrument: c.instruments.map((slug) => instrumentNames.get(slug)?.name ?? slug),
+              },
+            });
+          }),
+        )),
+      );
+    }
     const failed = results.flatMap((r) => r.errors);
     if (failed.length > 0) throw new Error(`Pagefind could not index the works: ${failed.slice(0, 5).join('; ')}`);
     const outputPath = path.join(path.resolve(clientDir), 'pagefind');
