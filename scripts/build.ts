@@ -21,7 +21,7 @@ import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
-import { buildWorkZips, type ZipSummary } from '../src/lib/site/work-zips.ts';
+import { buildWorkZipsInTurns, type ZipSummary } from '../src/lib/site/work-zips.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -73,7 +73,7 @@ export interface BuildInfo {
   catalogIndex: { works: number; durationMs: number };
   /** "Download all": one zip of public files per work (src/lib/site/work-zips.ts). */
   zips: ZipSummary;
-  /** A full build's phases in ms (load, scores, astro, copy scores, zips, search, catalog index, rest) and the build process's peak RSS. */
+  /** A full build's phases in ms: loadMs, scoresMs, astroMs, copyScoresMs, zipsAndSearchMs (side by side; `zips` and `searchIndex` have each one's time), restMs, catalogIndexMs. */
   phases?: Record<string, number>;
   /** Peak resident memory of the build process itself (not Pagefind's child), bytes. */
   peakRssBytes?: number;
@@ -284,10 +284,10 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
   writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));
   phase('copyScoresMs', 'score files copied');
-  const zips = buildWorkZips(catalog, clientDir, generatedAtUtc);
-  phase('zipsMs', `zips: ${zips.works} works`);
-  const searchIndex = await buildSearchIndex(clientDir, catalog);
-  phase('searchIndexMs', `Pagefind: ${searchIndex.pages} pages`);
+  // Side by side: Pagefind indexes in its own process while this one writes the zips (separate
+  // outputs: works/<slug>/<slug>.zip and pagefind/).
+  const [zips, searchIndex] = await Promise.all([buildWorkZipsInTurns(catalog, clientDir, generatedAtUtc), buildSearchIndex(clientDir, catalog)]);
+  phase('zipsAndSearchMs', `zips: ${zips.works} works in ${zips.durationMs} ms; Pagefind: ${searchIndex.pages} pages in ${searchIndex.durationMs} ms`);
   writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
   // Outside client/: the server reads it to know which blobs public records link to.
   writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
