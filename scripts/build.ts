@@ -216,7 +216,9 @@ export async function renderAllPages(run: Omit<AstroRun, 'scopeFile' | 'keepSite
       await runAstro({ ...run, clientDir: scratch(n), scopeFile: scopeFile(n), keepSiteData: !last });
       rmSync(scopeFile(n), { force: true });
       moveInto(scratch(n), run.clientDir);
-      log(scope.works.length > 0 ? `pages of works ${n * batchWorks + 1}-${n * batchWorks + scope.works.length} of ${slugs.length} (run ${n + 1} of ${scopes.length})` : `composer, browse and profile pages (run ${n + 1} of ${scopes.length})`);
+      const m = process.memoryUsage();
+      const memory = `rss ${Math.round(m.rss / 1048576)} MB, heap ${Math.round(m.heapUsed / 1048576)}/${Math.round(m.heapTotal / 1048576)} MB`;
+      log(`${scope.works.length > 0 ? `pages of works ${n * batchWorks + 1}-${n * batchWorks + scope.works.length} of ${slugs.length}` : 'composer, browse and profile pages'} (run ${n + 1} of ${scopes.length}); ${memory}`);
     }
   } finally {
     dropSharedSiteData();
