@@ -365,6 +365,13 @@ async function main(): Promise<void> {
     console.error(`--reader-sign-in must be "github" or "none" (got "${readerSignIn}")`);
     process.exit(2);
   }
+  let batchWorks: number;
+  try {
+    batchWorks = batchWorksFrom(values['batch-works'] ?? process.env.ARCHIVE_BUILD_BATCH_WORKS);
+  } catch (err) {
+    console.error(`--batch-works / ARCHIVE_BUILD_BATCH_WORKS: ${(err as Error).message}`);
+    process.exit(2);
+  }
   try {
     const options: BuildOptions = {
       contentDir: values.content,
@@ -375,7 +382,7 @@ async function main(): Promise<void> {
       commit: values.commit,
       generatedAtUtc: values['generated-at'],
       readerSignIn,
-      batchWorks: batchWorksFrom(values['batch-works'] ?? process.env.ARCHIVE_BUILD_BATCH_WORKS),
+      batchWorks,
     };
     let info: BuildInfo;
     if (values['incremental-from']) {

@@ -99,6 +99,15 @@ describe('the batch size', () => {
     expect(batchWorksFrom('250')).toBe(250);
     for (const bad of ['0', '-3', '2.5', 'many']) expect(() => batchWorksFrom(bad)).toThrow(/whole number/);
   });
+
+  it('is refused by the build CLI with exit code 2 and a message naming the option', async () => {
+    const failed = await run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--batch-works', '0', '--out', path.join(root, 'refused')], { cwd: PROJECT_ROOT }).then(
+      () => null,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toMatch(/--batch-works .*whole number of works >= 1 \(got "0"\)/);
+  });
 });
 
 describe('the Pagefind index of a full build', () => {
