@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildSection } from './lib/build.ts';
+import { buildHugoSection, buildSection } from './lib/build.ts';
 import { environment, figure, summary, writeResult, type BenchResult, type Section, type SectionResult } from './lib/results.ts';
 import { intakeSection } from './lib/intake.ts';
 import { librarySection } from './lib/library.ts';
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     'scale-sizes': { type: 'string' },
     'scale-data': { type: 'string' },
     'apply-sizes': { type: 'string' },
+    'hugo-works': { type: 'string' },
+    'hugo-rounds': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -66,6 +68,7 @@ const applySection: Section = {
 const SECTIONS: Section[] = [
   staticSection({ contentDir: values['static-content'] }),
   buildSection(),
+  buildHugoSection({ works: values['hugo-works'] ? Number(values['hugo-works']) : undefined, rounds: values['hugo-rounds'] ? Number(values['hugo-rounds']) : undefined }),
   resolveSection(),
   intakeSection(),
   librarySection(),
@@ -76,7 +79,7 @@ const SECTIONS: Section[] = [
 ];
 
 if (values.help) {
-  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000]\n');
+  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--hugo-works 10000] [--hugo-rounds 2]\n');
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);
 }

@@ -1,6 +1,6 @@
 /**
  * Builds the static site from a content repository:
- *   npm run build -- [--content DIR] [--out DIR] [--base-url URL] [--reader-sign-in github|none]
+ *   npm run build -- [--content DIR] [--out DIR] [--base-url URL] [--reader-sign-in github|none] [--batch-works N]
  * Checks the content first (same messages as lint:content), renders the MusicXML source scores
  * to SVG and MIDI with Verovio (the pages need their sizes), runs `astro build` into
  * `<out>/client`, copies the score files in, writes the Pagefind search index of the works,
@@ -8,12 +8,12 @@
  * records just written), writes the nginx config that serves the same URLs, and marks the folder complete with
  * `build.json` last, so a half-built folder is never mistaken for a site.
  */
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/catalog.ts';
-import { shareCatalog } from '../src/lib/site-data.ts';
+import { dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
 import { renderNginxConfig } from '../api/site/nginx.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
@@ -21,7 +21,7 @@ import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
-import { buildWorkZips, type ZipSummary } from '../src/lib/site/work-zips.ts';
+import { buildWorkZipsInTurns, type ZipSummary } from '../src/lib/site/work-zips.ts';
 import { writeSnapshot } from './catalog-snapshot.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,6 +40,11 @@ export interface BuildOptions {
    * offered by this archive" (src/domain/access.ts). Default: none.
    */
   readerSignIn?: 'github' | 'none';
+  /**
+   * Works per Astro run (ARCHIVE_BUILD_BATCH_WORKS, --batch-works; default 10,000): a larger
+   * catalog renders in batches, so Astro's memory follows the batch, not the catalog.
+   */
+  batchWorks?: number;
   /** The content commit being built, recorded in build.json (an incremental build diffs from it). */
   commit?: string;
   /** The build's time (every record's generatedAtUtc); now unless given (tests compare builds). */
@@ -81,6 +86,12 @@ export interface BuildInfo {
   catalogIndex: { works: number; durationMs: number };
   /** "Download all": one zip of public files per work (src/lib/site/work-zips.ts). */
   zips: ZipSummary;
+  /** A full build's phases in ms: loadMs, scoresMs, astroMs, copyScoresMs, zipsAndSearchMs (side by side; `zips` and `searchIndex` have each one's time), restMs, catalogIndexMs. */
+  phases?: Record<string, number>;
+  /** Peak resident memory of the build process itself (not Pagefind's child), bytes. */
+  peakRssBytes?: number;
+  /** Astro runs of a full build: 1, or one per batch of works plus one for the listings (`batchWorks`). */
+  astroRuns?: number;
   durationMs: number;
 }
 
@@ -116,6 +127,8 @@ export interface AstroRun {
   catalog?: Catalog;
   readerSignIn?: 'github' | 'none';
   quiet?: boolean;
+  /** Keep the site data the run built for the next run of the same build (batches); otherwise dropped when the run ends. */
+  keepSiteData?: boolean;
 }
 
 /** Run `astro build` once in this process (the build is a child process of the server). */
@@ -150,8 +163,84 @@ export async function runAstro(run: AstroRun): Promise<void> {
     process.chdir(cwd);
     rmSync(borrowed, { force: true });
     rmSync(path.join(run.clientDir, '.prerender'), { recursive: true, force: true });
+    if (!run.keepSiteData) dropSharedSiteData();
   }
   rmSync(cacheDir, { recursive: true, force: true });
+}
+
+/** Works per Astro run of a full build, unless the caller or ARCHIVE_BUILD_BATCH_WORKS says otherwise. */
+export const DEFAULT_BATCH_WORKS = 10_000;
+
+export function batchWorksFrom(value: string | number | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_BATCH_WORKS;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`the batch size must be a whole number of works >= 1 (got "${value}")`);
+  return n;
+}
+
+/** Move every file under `from` to the same place under `to` (replacing what is there), then remove `from`. */
+function moveInto(from: string, to: string): void {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, entry.name);
+    const dest = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      if (!existsSync(dest)) {
+        renameSync(src, dest);
+        continue;
+      }
+      moveInto(src, dest);
+    } else {
+      rmSync(dest, { force: true });
+      renameSync(src, dest);
+    }
+  }
+  rmSync(from, { recursive: true, force: true });
+}
+
+/**
+ * Every page of a full build. Up to `batchWorks` works: one Astro run, as always. More: one run
+ * per batch of works (their pages, records, score pages and files; the catalog-wide pages come
+ * along in every run and are the same bytes each time), then one run for every composer, browse
+ * and profile page, each into a scratch folder moved into `clientDir`. The runs share one loaded
+ * catalog and one set of records (src/lib/site-data.ts), so memory follows the batch, not the
+ * number of runs; the output is the same files with the same bytes as one run
+ * (test/build/full-build-batches.test.ts).
+ */
+export async function renderAllPages(run: Omit<AstroRun, 'scopeFile' | 'keepSiteData'> & { catalog: Catalog }, batchWorks: number, log: (message: string) => void): Promise<number> {
+  const slugs = run.catalog.works.map((w) => w.content.slug).sort();
+  if (slugs.length <= batchWorks) {
+    await runAstro(run);
+    return 1;
+  }
+  // A folder per run too: Node keeps a module loaded from a path, and Astro's prerender entry keeps
+  // its app (and the static paths it computed) in module state, so a run from the same path would
+  // render the previous run's paths.
+  const scratch = (n: number) => path.join(run.workDir, `.batch-${n}`);
+  const scopeFile = (n: number) => path.join(run.workDir, `.batch-scope-${n}.json`);
+  const scopes: Array<{ works: string[]; facets: string[]; profiles: string[]; listings: 'named' | 'all' }> = [];
+  for (let i = 0; i < slugs.length; i += batchWorks) scopes.push({ works: slugs.slice(i, i + batchWorks), facets: [], profiles: [], listings: 'named' });
+  scopes.push({ works: [], facets: [], profiles: [], listings: 'all' });
+  mkdirSync(run.clientDir, { recursive: true });
+  try {
+    for (const [n, scope] of scopes.entries()) {
+      // A file per run: the page modules may be the ones an earlier run loaded, and they key their scope by its file.
+      writeFileSync(scopeFile(n), JSON.stringify(scope));
+      const last = n === scopes.length - 1;
+      await runAstro({ ...run, clientDir: scratch(n), scopeFile: scopeFile(n), keepSiteData: !last });
+      rmSync(scopeFile(n), { force: true });
+      moveInto(scratch(n), run.clientDir);
+      const m = process.memoryUsage();
+      const memory = `rss ${Math.round(m.rss / 1048576)} MB, heap ${Math.round(m.heapUsed / 1048576)}/${Math.round(m.heapTotal / 1048576)} MB`;
+      log(`${scope.works.length > 0 ? `pages of works ${n * batchWorks + 1}-${n * batchWorks + scope.works.length} of ${slugs.length}` : 'composer, browse and profile pages'} (run ${n + 1} of ${scopes.length}); ${memory}`);
+    }
+  } finally {
+    dropSharedSiteData();
+    for (let n = 0; n < scopes.length; n++) {
+      rmSync(scopeFile(n), { force: true });
+      rmSync(scratch(n), { recursive: true, force: true });
+    }
+  }
+  return scopes.length;
 }
 
 /**
@@ -180,8 +269,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const started = Date.now();
   const contentDir = path.resolve(options.contentDir);
   const outDir = path.resolve(options.outDir);
-  const { catalog, messages } = loadCatalog(contentDir);
-  if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
+  const phase = phaseClock(options.quiet);
+  let loaded: ReturnType<typeof loadCatalog> | undefined = loadCatalog(contentDir);
+  if (loaded.messages.length > 0) throw new ContentError(loaded.messages.map(formatLintMessage));
+  let catalog: Catalog | undefined = loaded.catalog;
+  phase('loadMs', `loaded and checked ${catalog.works.length} works`);
 
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -191,23 +283,41 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const scoresDir = path.join(outDir, '.scores');
   const blobs = options.blobsDir ? new LocalBlobStore(path.resolve(options.blobsDir)) : null;
   const scores = await renderScores(catalog, scoresDir, { generatedAtUtc, blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined });
+  phase('scoresMs', `scores: ${scores.rendered} rendered, ${scores.failed} failed`);
   const clientDir = path.join(outDir, 'client');
-  await runAstro({ contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir, scoresManifest: path.join(scoresDir, 'manifest.json'), quiet: options.quiet, catalog, readerSignIn: options.readerSignIn });
+  const batchWorks = options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS);
+  const astroRuns = await renderAllPages(
+    { contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir, scoresManifest: path.join(scoresDir, 'manifest.json'), quiet: options.quiet, catalog, readerSignIn: options.readerSignIn },
+    batchWorks,
+    (message) => {
+      if (!options.quiet) console.log(`[build] ${message}`);
+    },
+  );
+  phase('astroMs', `astro build done in ${astroRuns} run(s)`);
   if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
   // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
   writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));
-  const zips = buildWorkZips(catalog, clientDir, generatedAtUtc);
-  const searchIndex = await buildSearchIndex(clientDir, catalog);
-  // From the records just written, so the server's index never disagrees with a static record.
-  const catalogIndex = await indexBuild(outDir);
-
+  phase('copyScoresMs', 'score files copied');
+  // Side by side: Pagefind indexes in its own process while this one writes the zips (separate
+  // outputs: works/<slug>/<slug>.zip and pagefind/).
+  const [zips, searchIndex] = await Promise.all([buildWorkZipsInTurns(catalog, clientDir, generatedAtUtc), buildSearchIndex(clientDir, catalog)]);
+  phase('zipsAndSearchMs', `zips: ${zips.works} works in ${zips.durationMs} ms; Pagefind: ${searchIndex.pages} pages in ${searchIndex.durationMs} ms`);
   writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
   // Outside client/: the server reads it to know which blobs public records link to.
   writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
   writeProtected(outDir, catalog);
   // What the next incremental build starts from instead of parsing every work again.
   writeSnapshot(outDir, catalog);
+  const counts = { works: catalog.works.length, profiles: catalog.profiles.length };
+  phase('restMs', 'nginx.conf, published-blobs.json, protected files');
+  // The loaded catalog is done with: the index step reads every record back, so only one copy of
+  // the catalog is in memory at a time.
+  loaded = undefined;
+  catalog = undefined;
+  // From the records just written, so the server's index never disagrees with a static record.
+  const catalogIndex = await indexBuild(outDir);
+  phase('catalogIndexMs', `index files: ${catalogIndex.works} works`);
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     readerSignIn: options.readerSignIn ?? 'none',
@@ -215,16 +325,39 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     commit: options.commit ?? null,
     mode: 'full',
     generatedAtUtc,
-    works: catalog.works.length,
-    profiles: catalog.profiles.length,
+    works: counts.works,
+    profiles: counts.profiles,
     scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
     searchIndex,
     catalogIndex,
     zips,
+    phases: phase.phases,
+    astroRuns,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
     durationMs: Date.now() - started,
   };
   writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
   return info;
+}
+
+/**
+ * Times a build's phases; unless quiet, logs each with the process's RSS and heap, so the
+ * memory of a large build can be followed (`[build] astroMs 52.1 s; rss 1210 MB, heap 830/1010 MB, external 20 MB, peak rss 1250 MB`).
+ */
+export function phaseClock(quiet?: boolean): ((name: string, note?: string) => void) & { phases: Record<string, number> } {
+  let mark = Date.now();
+  const phases: Record<string, number> = {};
+  const fn = (name: string, note?: string) => {
+    const now = Date.now();
+    phases[name] = now - mark;
+    mark = now;
+    if (!quiet) {
+      const m = process.memoryUsage();
+      const mb = (n: number) => Math.round(n / 1048576);
+      console.log(`[build] ${name} ${(phases[name]! / 1000).toFixed(1)} s${note ? ` (${note})` : ''}; rss ${mb(m.rss)} MB, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB`);
+    }
+  };
+  return Object.assign(fn, { phases });
 }
 
 async function main(): Promise<void> {
@@ -239,11 +372,19 @@ async function main(): Promise<void> {
       commit: { type: 'string' },
       'generated-at': { type: 'string' },
       'incremental-from': { type: 'string' },
+      'batch-works': { type: 'string' },
     },
   });
   const readerSignIn = values['reader-sign-in'];
   if (readerSignIn !== 'github' && readerSignIn !== 'none') {
     console.error(`--reader-sign-in must be "github" or "none" (got "${readerSignIn}")`);
+    process.exit(2);
+  }
+  let batchWorks: number;
+  try {
+    batchWorks = batchWorksFrom(values['batch-works'] ?? process.env.ARCHIVE_BUILD_BATCH_WORKS);
+  } catch (err) {
+    console.error(`--batch-works / ARCHIVE_BUILD_BATCH_WORKS: ${(err as Error).message}`);
     process.exit(2);
   }
   try {
@@ -256,6 +397,7 @@ async function main(): Promise<void> {
       commit: values.commit,
       generatedAtUtc: values['generated-at'],
       readerSignIn,
+      batchWorks,
     };
     let info: BuildInfo;
     if (values['incremental-from']) {

@@ -3,10 +3,11 @@
  * child process, measuring wall time and peak RSS. Baseline in the same run: the same build of a
  * catalog ten times smaller, so the ratio of works/s shows how the build scales (1.0 = linear).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { measureChild, type ChildMeasurement } from './measure.ts';
+import { findOrInstallHugo, hugoArgs, writeHugoSite } from './hugo.ts';
 import { figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { PROJECT_ROOT, round } from './util.ts';
 
@@ -131,5 +132,141 @@ async function runBuild(ctx: SectionContext): Promise<Omit<SectionResult, 'durat
     ...(retried.length ? { message: `retried after a collision in .astro/.prerender with another build running at the same time (figures cover the successful attempt only) (${retried.map((r) => r.works).join(', ')} works)` } : {}),
     figures,
     details,
+  };
+}
+
+/**
+ * Section "build-hugo": the full build against its speed bar, Hugo (Debian's `hugo`), building the
+ * same generated catalog into the same three outputs per work (HTML page, JSON record, Markdown
+ * record; bench/lib/hugo.ts says what Hugo does and does not do). Interleaved rounds (Hugo then the
+ * build, then the build then Hugo ...), medians. Goal (issue 12): the full build <= 2x Hugo.
+ */
+export function buildHugoSection(options: { works?: number; rounds?: number } = {}): Section {
+  return {
+    name: 'build-hugo',
+    description: 'full build (scripts/build.ts) of 10,000 generated works vs Hugo building the same HTML + JSON + Markdown per work, interleaved (goal <= 2x)',
+    run: (ctx) => runBuildHugo(ctx, options),
+  };
+}
+
+interface HugoRoundRun {
+  tool: 'hugo' | 'build';
+  round: number;
+  measurement: Omit<ChildMeasurement, 'outputTail'> & { outputTail?: string };
+  output: { files: number; bytes: number } | null;
+  /** The project's build only: its phases from build.json (ms). */
+  phases?: Record<string, number>;
+}
+
+const median = (xs: number[]): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** Average bytes of one work's HTML, JSON and Markdown outputs over the first few works. */
+function outputBytesPerWork(files: { html: (slug: string) => string; json: (slug: string) => string; md: (slug: string) => string }, slugs: string[]): Record<string, number> {
+  const sample = slugs.slice(0, 50);
+  const avg = (f: (slug: string) => string) => Math.round(sample.reduce((n, s) => n + statSync(f(s)).size, 0) / sample.length);
+  return { html: avg(files.html), json: avg(files.json), markdown: avg(files.md) };
+}
+
+async function runBuildHugo(ctx: SectionContext, options: { works?: number; rounds?: number }): Promise<Omit<SectionResult, 'durationMs'>> {
+  const works = options.works ?? (ctx.quick ? 1000 : 10_000);
+  const rounds = options.rounds ?? (ctx.quick ? 1 : 2);
+  const hugo = findOrInstallHugo(ctx.log);
+  const root = ctx.cleanup.tempDir(`build-hugo${works}`);
+  const contentDir = path.join(root, 'content');
+  const gen = generateCatalog({ works, outDir: contentDir, seed: 1 });
+  const baseUrl = 'http://127.0.0.1:4321';
+  const site = writeHugoSite(contentDir, path.join(root, 'hugo-site'), baseUrl);
+  ctx.log(`generated ${works} works (${gen.durationMs} ms) and the Hugo site (${site.durationMs} ms); ${hugo.path ? `hugo ${hugo.version}` : hugo.note}`);
+  const hugoOut = path.join(root, 'hugo-out');
+  const buildOut = path.join(root, 'build-out');
+  const runs: HugoRoundRun[] = [];
+  const outputBytes: Record<string, Record<string, number>> = {};
+  const timeoutMs = Math.max(600_000, works * 60);
+  for (let round = 0; round < rounds; round++) {
+    const order: Array<'hugo' | 'build'> = round % 2 === 0 ? ['hugo', 'build'] : ['build', 'hugo'];
+    for (const tool of order) {
+      if (tool === 'hugo' && !hugo.path) continue;
+      ctx.log(`round ${round + 1} of ${rounds}: ${tool} ...`);
+      const m =
+        tool === 'hugo'
+          ? await measureChild('hugo', hugo.path!, hugoArgs(site.siteDir, hugoOut, path.join(root, 'hugo-cache')), { cwd: root, timeoutMs, cleanup: ctx.cleanup, scratchDir: root })
+          : await measureChild(
+              `build of ${works} works`,
+              process.execPath,
+              [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', buildOut, '--base-url', baseUrl, '--quiet'],
+              { cwd: PROJECT_ROOT, timeoutMs, cleanup: ctx.cleanup, scratchDir: root },
+            );
+      const ok = m.exitCode === 0 && !m.timedOut;
+      const { outputTail, ...rest } = m;
+      const run: HugoRoundRun = { tool, round, measurement: ok ? rest : m, output: null };
+      if (ok) {
+        const outDir = tool === 'hugo' ? hugoOut : path.join(buildOut, 'client');
+        run.output = folderSize(outDir);
+        if (round === 0) {
+          outputBytes[tool] =
+            tool === 'hugo'
+              ? outputBytesPerWork({ html: (s) => path.join(hugoOut, 'works', s, 'index.html'), json: (s) => path.join(hugoOut, 'works', s, 'index.json'), md: (s) => path.join(hugoOut, 'works', s, 'index.md') }, gen.slugs)
+              : outputBytesPerWork(
+                  { html: (s) => path.join(outDir, 'works', s, 'index.html'), json: (s) => path.join(outDir, 'api', 'v1', 'works', s, 'index.json'), md: (s) => path.join(outDir, 'api', 'v1', 'works', s, 'index.md') },
+                  gen.slugs,
+                );
+        }
+        if (tool === 'build') run.phases = (JSON.parse(readFileSync(path.join(buildOut, 'build.json'), 'utf8')) as { phases?: Record<string, number> }).phases;
+      }
+      runs.push(run);
+      ctx.cleanup.removeDir(tool === 'hugo' ? hugoOut : buildOut);
+      if (!ok) {
+        ctx.cleanup.removeDir(root);
+        return { status: 'error', message: `${tool} ${m.timedOut ? 'timed out' : `exited ${m.exitCode}`}: ${firstErrorLine(outputTail)}`, figures: [], details: { works, hugo, runs } };
+      }
+    }
+  }
+  ctx.cleanup.removeDir(root);
+  const of = (tool: 'hugo' | 'build', f: (r: HugoRoundRun) => number | null | undefined) => median(runs.filter((r) => r.tool === tool).map(f).filter((x): x is number => typeof x === 'number'));
+  const buildMs = of('build', (r) => r.measurement.wallMs);
+  const hugoMs = of('hugo', (r) => r.measurement.wallMs);
+  // The like-for-like part of the build: load and check the catalog, then Astro (pages, records, listings).
+  const likeForLikeMs = of('build', (r) => (r.phases ? (r.phases.loadMs ?? 0) + (r.phases.astroMs ?? 0) : null));
+  const phaseMedians: Record<string, number | null> = {};
+  for (const name of Object.keys(runs.find((r) => r.phases)?.phases ?? {})) phaseMedians[name] = of('build', (r) => r.phases?.[name]);
+  const label = hugo.path ? `Hugo ${hugo.version}, same catalog, HTML + JSON + Markdown per work` : 'Hugo (missing)';
+  const secs = (ms: number | null) => (ms === null ? null : round(ms / 1000, 1));
+  const figures = [
+    figure(`full build wall time (${works} works)`, 's', secs(buildMs), secs(hugoMs), label, 'lower', { ratio: 2, op: '<=' }),
+    figure(`like-for-like part of the build: load + Astro (${works} works)`, 's', secs(likeForLikeMs), secs(hugoMs), label, 'lower'),
+    figure(`peak RSS of the process tree (${works} works)`, 'bytes', of('build', (r) => r.measurement.polledPeakTreeRssBytes), of('hugo', (r) => r.measurement.polledPeakTreeRssBytes), label, 'lower'),
+  ];
+  return {
+    status: hugo.path ? 'ok' : 'skipped',
+    ...(hugo.path ? {} : { message: `no Hugo anchor: ${hugo.note}` }),
+    figures,
+    details: {
+      works,
+      rounds,
+      generateMs: gen.durationMs,
+      hugo,
+      hugoSiteWriteMs: site.durationMs,
+      buildPhaseMediansMs: phaseMedians,
+      outputBytesPerWork: outputBytes,
+      comparability: {
+        both: 'per work an HTML page, a JSON record and a Markdown record from the same generated works files; list pages of the works by period, genre and instrument; a home page',
+        onlyTheBuild: [
+          'content lint: every work checked against the schema and the shared vocabularies (phases.loadMs)',
+          'derived record fields (reuse summary, review-state labels, access wording, links), composer pages, discovery documents (OpenAPI, llms.txt, API index), profile and instrument records',
+          'score engraving with Verovio (phases.scoresMs; generated works have no scores)',
+          'a zip of every work\'s public files with SHA-256 list and the Pagefind search index, side by side (phases.zipsAndSearchMs)',
+          'the server\'s index files (phases.catalogIndexMs), nginx.conf, published-blobs.json',
+        ],
+        onlyHugo: ['its own taxonomy term pages (period, genre, instrument) stand in for the browse pages'],
+        paths: 'Hugo writes the JSON and Markdown beside the page (/works/<slug>/index.json, index.md); the build under /api/v1/works/<slug>/',
+        likeForLike: 'the build\'s load + Astro phases (phases.loadMs + phases.astroMs) against Hugo\'s whole run',
+      },
+      runs,
+    },
   };
 }

@@ -39,6 +39,8 @@ export interface SiteData {
   generatedAtUtc: string;
   catalog: Catalog;
   works: SiteWork[];
+  /** The same works by slug (pages look their work up by the slug in their props). */
+  workBySlug: Map<string, SiteWork>;
   profiles: SiteProfile[];
   instruments: InstrumentRecord[];
 }
@@ -55,28 +57,36 @@ export function shareCatalog(contentDir: string, catalog: Catalog): void {
 
 /**
  * An incremental build (scripts/build-incremental.ts) renders only the pages a change touches:
- * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles }` (work slugs, browse keys
- * "facet/value", profile slugs). Parameterized routes keep their paths in scope only; the
- * catalog-wide pages (home, browse, composers, instruments, profiles, search, llms) are always
- * rendered. Without the variable every path is in scope (a full build).
+ * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles, listings? }` (work slugs,
+ * browse keys "facet/value", profile slugs). Parameterized routes keep their paths in scope only;
+ * the catalog-wide pages (home, browse, composers, instruments, profiles, search, llms) are always
+ * rendered. `listings` says which composer, browse and profile pages are in scope: "of-works"
+ * (the default) the named ones and every listing that shows a work in scope; "named" only the
+ * named ones; "all" every one. A full build of a large catalog renders in batches this way
+ * (scripts/build.ts): batches of works with `listings: "named"`, then one run with
+ * `listings: "all"` and no works. Without the variable every path is in scope (a full build in
+ * one run).
  */
 export interface BuildScope {
   works: Set<string>;
   facets: Set<string>;
   profiles: Set<string>;
+  listings: 'of-works' | 'named' | 'all';
 }
 
-let scopeCache: { scope: BuildScope | null } | undefined;
+// Keyed by the file: the batches of one build may run the same page modules again (Node keeps a
+// module loaded from the same path), each with its own scope file.
+let scopeCache: { file: string | undefined; scope: BuildScope | null } | undefined;
 
 export function buildScope(): BuildScope | null {
-  if (scopeCache) return scopeCache.scope;
   const file = process.env.ARCHIVE_BUILD_SCOPE;
+  if (scopeCache && scopeCache.file === file) return scopeCache.scope;
   if (!file) {
-    scopeCache = { scope: null };
+    scopeCache = { file, scope: null };
     return null;
   }
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as { works: string[]; facets: string[]; profiles: string[] };
-  scopeCache = { scope: { works: new Set(raw.works), facets: new Set(raw.facets), profiles: new Set(raw.profiles) } };
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { works: string[]; facets: string[]; profiles: string[]; listings?: BuildScope['listings'] };
+  scopeCache = { file, scope: { works: new Set(raw.works), facets: new Set(raw.facets), profiles: new Set(raw.profiles), listings: raw.listings ?? 'of-works' } };
   return scopeCache.scope;
 }
 
@@ -89,26 +99,55 @@ export function workInScope(slug: string): boolean {
 /** Whether a page listing these works (a composer, a browse value with this key) is built in this run. */
 export function listingInScope(works: SiteWork[], facetKey?: string): boolean {
   const scope = buildScope();
-  if (scope === null) return true;
+  if (scope === null || scope.listings === 'all') return true;
   if (facetKey !== undefined && scope.facets.has(facetKey)) return true;
-  return works.some((w) => scope.works.has(w.record.slug));
+  return scope.listings === 'of-works' && works.some((w) => scope.works.has(w.record.slug));
 }
 
 /** Whether a profile's pages are built in this run. */
 export function profileInScope(slug: string): boolean {
   const scope = buildScope();
-  return scope === null || scope.profiles.has(slug);
+  return scope === null || scope.listings === 'all' || scope.profiles.has(slug);
 }
+
+/**
+ * Where the site data lives between the Astro runs of one batched build in the same process
+ * (each run imports its own copy of this module): one set of records, not one per run. The
+ * build script drops it when the runs are done (`dropSharedSiteData`), so the records do not
+ * stay in memory while later steps read the written records back.
+ */
+export const SHARED_SITE_DATA = Symbol.for('pdma.build.siteData');
+
+type SharedSiteData = { key: string; data: SiteData };
+const shelf = globalThis as { [SHARED_SITE_DATA]?: SharedSiteData; [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog } };
+
+/** Forget the catalog and site data a build shared with its Astro runs. */
+export function dropSharedSiteData(): void {
+  delete shelf[SHARED_SITE_DATA];
+  delete shelf[SHARED_CATALOG];
+}
+
+// A run's hold on shared site data is weak: once the build drops it, the module copies of
+// earlier runs (which stay loaded) do not keep the records alive.
+let sharedRef: WeakRef<SiteData> | undefined;
 
 export function site(): SiteData {
   if (cached) return cached;
+  const held = sharedRef?.deref();
+  if (held && shelf[SHARED_SITE_DATA]?.data === held) return held;
   const contentDir = path.resolve(process.env.ARCHIVE_CONTENT_DIR ?? 'content');
   const baseUrl = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
   // Set by scripts/build.ts --reader-sign-in: does this archive sign readers in (issue 18)?
   const readerSignIn = process.env.ARCHIVE_READER_SIGNIN === 'github';
+  const key = JSON.stringify([contentDir, baseUrl, readerSignIn, process.env.ARCHIVE_GENERATED_AT ?? null, process.env.ARCHIVE_SCORES_MANIFEST ?? null]);
+  const kept = shelf[SHARED_SITE_DATA];
+  if (kept && kept.key === key && shelf[SHARED_CATALOG]?.catalog === kept.data.catalog) {
+    sharedRef = new WeakRef(kept.data);
+    return kept.data;
+  }
   // The build script loads and checks the catalog before it runs Astro in the same process; it
   // hands it over here (scripts/build.ts, `shareCatalog`) so a build parses every work once.
-  const shared = (globalThis as { [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog } })[SHARED_CATALOG];
+  const shared = shelf[SHARED_CATALOG];
   const { catalog, messages } = shared && shared.contentDir === contentDir ? { catalog: shared.catalog, messages: [] } : loadCatalog(contentDir);
   if (messages.length > 0) {
     throw new Error(`content repository ${contentDir} has ${messages.length} problem(s):\n${messages.map(formatLintMessage).join('\n')}`);
@@ -119,17 +158,41 @@ export function site(): SiteData {
       return { loaded, record, summary: workSummary(record) };
     })
     .sort((a, b) => a.record.slug.localeCompare(b.record.slug));
-  cached = {
+  const data: SiteData = {
     baseUrl,
     readerSignIn,
     urls: urls(baseUrl),
     generatedAtUtc: process.env.ARCHIVE_GENERATED_AT ?? new Date().toISOString(),
     catalog,
     works,
+    workBySlug: new Map(works.map((w) => [w.record.slug, w])),
     profiles: catalog.profiles.map((loaded) => ({ loaded, record: buildProfileRecord(loaded, catalog, baseUrl) })),
     instruments: buildInstrumentRecords(catalog, baseUrl),
   };
-  return cached;
+  // Kept for the next Astro run of the same build when the build script shared its catalog.
+  if (shared && shared.catalog === catalog) {
+    shelf[SHARED_SITE_DATA] = { key, data };
+    sharedRef = new WeakRef(data);
+  } else {
+    cached = data;
+  }
+  return data;
+}
+
+/**
+ * A work by slug, for a page whose props carry only the slug. Props stay small on purpose: Astro
+ * keeps every run's static paths with their props, and the runs of a batched build must not keep
+ * the records alive after they are done.
+ */
+export function siteWork(slug: string): SiteWork {
+  const work = site().workBySlug.get(slug);
+  if (!work) throw new Error(`no work "${slug}" in the site data`);
+  return work;
+}
+
+/** The static paths of a work-scoped route: every work in this run's scope, props `{ slug }`. */
+export function workPaths(): Array<{ params: { slug: string }; props: { slug: string } }> {
+  return site().works.filter((work) => workInScope(work.record.slug)).map((work) => ({ params: { slug: work.record.slug }, props: { slug: work.record.slug } }));
 }
 
 /** The envelope of a static record: generated at the build's time. */

@@ -55,11 +55,15 @@ const byDisplayOrder = (a: SiteWork, b: SiteWork) =>
   fold(a.record.title).localeCompare(fold(b.record.title)) ||
   a.record.slug.localeCompare(b.record.slug);
 
-let cached: { data: SiteData; facets: Facets } | undefined;
+// Keyed by the site data, which the Astro runs of one batched build share (src/lib/site-data.ts):
+// each run imports its own copy of this module, and the listings are sorted once per build.
+const shelf = globalThis as { [k: symbol]: WeakMap<SiteData, Facets> | undefined };
+const FACETS = Symbol.for('pdma.build.facets');
 
 export function facets(): Facets {
   const data = site();
-  if (cached?.data === data) return cached.facets;
+  const kept = (shelf[FACETS] ??= new WeakMap()).get(data);
+  if (kept) return kept;
   const u = pageUrls();
   const works = [...data.works].sort(byDisplayOrder);
 
@@ -130,7 +134,7 @@ export function facets(): Facets {
       ),
     },
   };
-  cached = { data, facets: result };
+  shelf[FACETS]!.set(data, result);
   return result;
 }
 

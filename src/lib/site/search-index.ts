@@ -26,6 +26,9 @@ const UNUSED_BUNDLE_FILES = [
   'pagefind-highlight.js',
 ];
 
+/** Records sent to Pagefind before waiting for its answers. */
+const RECORDS_IN_FLIGHT = 2000;
+
 export interface SearchIndexSummary {
   /** Works in the index. */
   pages: number;
@@ -78,8 +81,13 @@ export interface SearchRecord {
 }
 
 export function searchRecords(catalog: Catalog): SearchRecord[] {
+  return catalog.works.map(searchRecordOf(catalog));
+}
+
+/** The record maker for one catalog's works (made on demand, so a full build holds one slice of them at a time). */
+function searchRecordOf(catalog: Catalog): (work: Catalog['works'][number]) => SearchRecord {
   const instrumentNames = new Map(catalog.instruments.map((i) => [i.slug, { name: i.name, aliases: i.aliases }]));
-  return catalog.works.map((work) => {
+  return (work) => {
     const c = work.content;
     return {
       url: `/works/${encodeURIComponent(c.slug)}/`,
@@ -93,17 +101,20 @@ export function searchRecords(catalog: Catalog): SearchRecord[] {
         instrument: c.instruments.map((slug) => instrumentNames.get(slug)?.name ?? slug),
       },
     };
-  });
+  };
 }
 
-export async function buildSearchIndex(clientDir: string, catalog: Catalog): Promise<SearchIndexSummary> {
+export async function buildSearchIndex(clientDir: string, catalog: Catalog, options: { recordsInFlight?: number } = {}): Promise<SearchIndexSummary> {
   const started = Date.now();
-  const summary = await writeSearchIndex(clientDir, searchRecords(catalog));
+  const record = searchRecordOf(catalog);
+  const summary = await writeSearchIndex(clientDir, { count: catalog.works.length, at: (i) => record(catalog.works[i]!) }, options.recordsInFlight);
   return { ...summary, durationMs: Date.now() - started };
 }
 
 /** Pagefind's index of these records into `<clientDir>/pagefind/`. */
-export async function writeSearchIndex(clientDir: string, records: SearchRecord[]): Promise<SearchIndexSummary> {
+export async function writeSearchIndex(clientDir: string, records: SearchRecord[] | { count: number; at: (i: number) => SearchRecord }, recordsInFlight = RECORDS_IN_FLIGHT): Promise<SearchIndexSummary> {
+  const count = Array.isArray(records) ? records.length : records.count;
+  const at = Array.isArray(records) ? (i: number) => records[i]! : records.at;
   const started = Date.now();
   const pagefind = await import('pagefind');
   try {
@@ -111,7 +122,14 @@ export async function writeSearchIndex(clientDir: string, records: SearchRecord[
     const created = await pagefind.createIndex({ forceLanguage: 'en' });
     if (!created.index) throw new Error(`Pagefind could not start: ${created.errors.join('; ')}`);
     const index = created.index;
-    const results = await Promise.all(records.map((record) => index.addCustomRecord(record)));
+    // In slices, in catalog order: every record of 100,000 works in flight at once held them all
+    // in this process's memory (and Pagefind's pipe) at the same time.
+    const results: Array<{ errors: string[] }> = [];
+    for (let i = 0; i < count; i += recordsInFlight) {
+      const slice: Array<Promise<{ errors: string[] }>> = [];
+      for (let k = i; k < Math.min(count, i + recordsInFlight); k++) slice.push(index.addCustomRecord(at(k)));
+      results.push(...(await Promise.all(slice)));
+    }
     const failed = results.flatMap((r) => r.errors);
     if (failed.length > 0) throw new Error(`Pagefind could not index the works: ${failed.slice(0, 5).join('; ')}`);
     const outputPath = path.join(path.resolve(clientDir), 'pagefind');
