@@ -23,20 +23,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { findOrInstallDebianPackage, type AnchorBinary } from './util.ts';
 
-export interface HugoBinary {
-  path: string | null;
-  version: string | null;
-  /** How it was found, or why it is missing. */
-  note: string;
-}
-
-function lookup(): string | null {
-  for (const candidate of ['/usr/bin/hugo', '/usr/local/bin/hugo']) if (existsSync(candidate)) return candidate;
-  const r = spawnSync('sh', ['-c', 'command -v hugo'], { encoding: 'utf8' });
-  const found = r.stdout.trim();
-  return r.status === 0 && found ? found : null;
-}
+export type HugoBinary = AnchorBinary;
 
 function version(bin: string): string | null {
   const r = spawnSync(bin, ['version'], { encoding: 'utf8' });
@@ -46,25 +35,7 @@ function version(bin: string): string | null {
 
 /** Find hugo; if absent and root, `apt-get install -y hugo` (apt-get update first if that fails) within 180 s. */
 export function findOrInstallHugo(log: (m: string) => void): HugoBinary {
-  let bin = lookup();
-  if (bin) return { path: bin, version: version(bin), note: `found at ${bin}` };
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    return { path: null, version: null, note: 'hugo is not installed and the bench is not running as root, so it did not try apt-get install hugo' };
-  }
-  if (!existsSync('/usr/bin/apt-get')) return { path: null, version: null, note: 'hugo is not installed and apt-get is not available' };
-  log('hugo not found; running apt-get install -y hugo (up to 180 s) ...');
-  const deadline = Date.now() + 180_000;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'hugo'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now()) });
-  let r = install();
-  if (r.status !== 0 && Date.now() < deadline - 10_000) {
-    spawnSync('apt-get', ['update'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now() - 5000) });
-    if (Date.now() < deadline) r = install();
-  }
-  bin = lookup();
-  if (bin) return { path: bin, version: version(bin), note: `installed with apt-get (${bin})` };
-  const why = r.error ? r.error.message : `apt-get exited ${r.status}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ')}`;
-  return { path: null, version: null, note: `hugo is not installed and apt-get install failed or timed out (${why})` };
+  return findOrInstallDebianPackage({ pkg: 'hugo', command: 'hugo', candidates: ['/usr/bin/hugo', '/usr/local/bin/hugo'], version, budgetMs: 180000, log });
 }
 
 const CONFIG = (baseUrl: string) => `baseURL = "${baseUrl}/"

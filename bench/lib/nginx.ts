@@ -7,21 +7,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderNginxConfig } from '../../api/site/nginx.ts';
-import { TrackedProcess, type Cleanup } from './util.ts';
+import { findOrInstallDebianPackage, TrackedProcess, type AnchorBinary, type Cleanup } from './util.ts';
 
-export interface NginxBinary {
-  path: string | null;
-  version: string | null;
-  /** How it was found, or why it is missing. */
-  note: string;
-}
-
-function lookup(): string | null {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) if (existsSync(candidate)) return candidate;
-  const r = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
-  const found = r.stdout.trim();
-  return r.status === 0 && found ? found : null;
-}
+export type NginxBinary = AnchorBinary;
 
 function version(bin: string): string | null {
   const r = spawnSync(bin, ['-v'], { encoding: 'utf8' });
@@ -29,29 +17,9 @@ function version(bin: string): string | null {
   return m?.[1] ?? null;
 }
 
-/** Find nginx; if absent and root, `apt-get install -y nginx` with a 120 s budget. */
+/** Find nginx; if absent and root, `apt-get install -y nginx` (apt-get update first if that fails) within 120 s. */
 export function findOrInstallNginx(log: (m: string) => void): NginxBinary {
-  let bin = lookup();
-  if (bin) return { path: bin, version: version(bin), note: `found at ${bin}` };
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    return { path: null, version: null, note: 'nginx is not installed and the bench is not running as root, so it did not try apt-get install nginx' };
-  }
-  if (!existsSync('/usr/bin/apt-get')) return { path: null, version: null, note: 'nginx is not installed and apt-get is not available' };
-  log('nginx not found; running apt-get install -y nginx (up to 120 s) ...');
-  const deadline = Date.now() + 120_000;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () =>
-    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'nginx'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now()) });
-  let r = install();
-  if (r.status !== 0 && Date.now() < deadline - 10_000) {
-    // Package lists may be missing or stale in a fresh container.
-    spawnSync('apt-get', ['update'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now() - 5000) });
-    if (Date.now() < deadline) r = install();
-  }
-  bin = lookup();
-  if (bin) return { path: bin, version: version(bin), note: `installed with apt-get (${bin})` };
-  const why = r.error ? r.error.message : `apt-get exited ${r.status}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ')}`;
-  return { path: null, version: null, note: `nginx is not installed and apt-get install failed or timed out (${why})` };
+  return findOrInstallDebianPackage({ pkg: 'nginx', command: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'], version, budgetMs: 120000, log });
 }
 
 /** A complete nginx.conf: the project's server block inside minimal main/events/http blocks. */

@@ -3,8 +3,8 @@
  * processes that are always killed (by process group), free loopback ports, HTTP polling.
  * All traffic goes to 127.0.0.1.
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -172,4 +172,44 @@ export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 1
 export function ratio(value: number | null | undefined, baseline: number | null | undefined): number | null {
   if (value == null || baseline == null || baseline === 0 || !Number.isFinite(value) || !Number.isFinite(baseline)) return null;
   return round(value / baseline, 3);
+}
+
+/** A program a bench measures against (nginx, hugo): where it is, its version, how it was found or why it is missing. */
+export interface AnchorBinary {
+  path: string | null;
+  version: string | null;
+  note: string;
+}
+
+/**
+ * Find a Debian package's program (the candidate paths, then `command -v`); if absent and running
+ * as root, `apt-get install -y <pkg>` within `budgetMs` (with `apt-get update` first when the
+ * install fails: package lists may be missing or stale in a fresh container).
+ */
+export function findOrInstallDebianPackage(o: { pkg: string; command: string; candidates: string[]; version: (bin: string) => string | null; budgetMs: number; log: (m: string) => void }): AnchorBinary {
+  const lookup = (): string | null => {
+    for (const candidate of o.candidates) if (existsSync(candidate)) return candidate;
+    const r = spawnSync('sh', ['-c', `command -v ${o.command}`], { encoding: 'utf8' });
+    const found = r.stdout.trim();
+    return r.status === 0 && found ? found : null;
+  };
+  let bin = lookup();
+  if (bin) return { path: bin, version: o.version(bin), note: `found at ${bin}` };
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    return { path: null, version: null, note: `${o.command} is not installed and the bench is not running as root, so it did not try apt-get install ${o.pkg}` };
+  }
+  if (!existsSync('/usr/bin/apt-get')) return { path: null, version: null, note: `${o.command} is not installed and apt-get is not available` };
+  o.log(`${o.command} not found; running apt-get install -y ${o.pkg} (up to ${Math.round(o.budgetMs / 1000)} s) ...`);
+  const deadline = Date.now() + o.budgetMs;
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', o.pkg], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now()) });
+  let r = install();
+  if (r.status !== 0 && Date.now() < deadline - 10_000) {
+    spawnSync('apt-get', ['update'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now() - 5000) });
+    if (Date.now() < deadline) r = install();
+  }
+  bin = lookup();
+  if (bin) return { path: bin, version: o.version(bin), note: `installed with apt-get (${bin})` };
+  const why = r.error ? r.error.message : `apt-get exited ${r.status}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ')}`;
+  return { path: null, version: null, note: `${o.command} is not installed and apt-get install failed or timed out (${why})` };
 }
