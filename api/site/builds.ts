@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
-import { git, withContentRepoLock } from './content-repo.ts';
+import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -138,14 +138,7 @@ export interface EnsureBuildOptions {
 const worktreeLocks = new Map<string, Promise<unknown>>();
 
 function withWorktree<T>(worktree: string, fn: () => Promise<T>): Promise<T> {
-  const previous = worktreeLocks.get(worktree) ?? Promise.resolve();
-  const run = previous.then(fn);
-  const settled = run.catch(() => undefined);
-  worktreeLocks.set(worktree, settled);
-  void settled.then(() => {
-    if (worktreeLocks.get(worktree) === settled) worktreeLocks.delete(worktree);
-  });
-  return run;
+  return serialByKey(worktreeLocks, worktree, fn);
 }
 
 /** ARCHIVE_DATA_DIR/worktrees/<name>-checkout: a persistent build checkout (see `checkoutPersistent`). */

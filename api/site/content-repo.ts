@@ -36,6 +36,21 @@ export async function ensureContentRepo(repo: string, seedDir: string, prepare?:
   return { created: true, head: await git(repo, ['rev-parse', 'HEAD']) };
 }
 
+/**
+ * Run `fn` after every earlier call with the same key in `locks` has settled (a promise chain per
+ * key, dropped once idle): this process's lock on one resource.
+ */
+export function serialByKey<T>(locks: Map<string, Promise<unknown>>, key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = locks.get(key) ?? Promise.resolve();
+  const run = previous.then(fn);
+  const settled = run.catch(() => undefined);
+  locks.set(key, settled);
+  void settled.then(() => {
+    if (locks.get(key) === settled) locks.delete(key);
+  });
+  return run;
+}
+
 const repoLocks = new Map<string, Promise<unknown>>();
 
 /**
@@ -44,13 +59,5 @@ const repoLocks = new Map<string, Promise<unknown>>();
  * per content repository (DESIGN.md 5).
  */
 export function withContentRepoLock<T>(repo: string, fn: () => Promise<T>): Promise<T> {
-  const key = path.resolve(repo);
-  const previous = repoLocks.get(key) ?? Promise.resolve();
-  const run = previous.then(fn);
-  const settled = run.catch(() => undefined);
-  repoLocks.set(key, settled);
-  void settled.then(() => {
-    if (repoLocks.get(key) === settled) repoLocks.delete(key);
-  });
-  return run;
+  return serialByKey(repoLocks, path.resolve(repo), fn);
 }
