@@ -1,45 +1,73 @@
 /**
- * Apply-to-visible: from the admin `apply` call to the new record being served, for generated
+ * Apply-to-visible: from the admin `apply` call to the change being served, for generated
  * catalogs of 24, 2,000 and 10,000 works (--quick: 24 and 500). Each size: generate, seed a
  * content repository, build (the baseline: the plain full build of the same catalog, measured in
- * the same run), open a server in-process with the admin routes, submit + accept a correction
- * report (one field: the title gains a new word), then, over a real loopback socket, time from the
- * apply request (`Prefer: respond-async`, answered 202 at once) until the new value is served by
- * GET /api/v1/works/{slug}, its index.md, its HTML page and GET /api/v1/works?query=<new word>.
- * The rebuild is incremental (docs/review.md, "Apply-to-visible and the incremental path"); the
- * run records the served build's mode and the incremental build's own time beside the full build.
- * Goal: <= 2 s at 10,000 works.
+ * the same run), open a server in-process with the admin routes on a real loopback socket, then
+ * run each scenario through the public HTTP surface (`--scenarios`, default both, in this order):
  *
- *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000] [--keep DIR]   (or npm run bench -- --only apply)
+ * - `correction`: submit and accept a correction report (one field: the title gains a new word),
+ *   then time from the apply request (`Prefer: respond-async`, answered 202 at once) until the new
+ *   value is served by GET /api/v1/works/{slug}, its index.md, its HTML page and
+ *   GET /api/v1/works?query=<new word>. Goal: <= 2 s at 10,000 works.
+ * - `new-work`: an agent reads the contribution template, then contributes a new work (operation
+ *   `new-work`, an existing composer of the catalog, a title with a new word) whose source score is
+ *   a real MusicXML file from the shared corpora (read at run time, served to the review's fetcher
+ *   by a local HTTPS host whose self-signed certificate only this server trusts); an admin accepts
+ *   it (fetch, SHA-256 and technical checks, proposal), then the same apply is timed until the new
+ *   work is served as JSON, Markdown, HTML, in a query and as an engraved score (the score page
+ *   the work page links, its first SVG page, and the PDF the record links). Goal: <= 5 s at 10,000.
+ *
+ * The rebuild is incremental (docs/review.md, "Apply-to-visible and the incremental path"); every
+ * run records the served build's mode and the build child's own time and phases beside the full build.
+ *
+ *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000] [--scenarios correction,new-work] [--keep DIR]
+ *   (or npm run bench -- --only apply [--apply-sizes ...] [--apply-scenarios ...])
  *
  * `--keep DIR` keeps each size's catalog, content repository and builds in DIR/apply-<works> and
  * reuses them on the next run (a development aid: the first full build is not repeated, so such a
- * run's fullBuildMs is only the check that the build exists).
+ * run's fullBuildMs is only the check that the build exists). Every new work has a slug of its
+ * own (the title's new word), so a kept catalog grows by one work per new-work run.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../api/app.ts';
 import { ensureBuild, readBuildInfo, Rebuilder } from '../../api/site/builds.ts';
-import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
+import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
+import { slugify } from '../../src/domain/review/proposal.ts';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const KEY = 'bench-admin-key-1';
 
-export interface ApplyRun {
+export const APPLY_SCENARIOS = ['correction', 'new-work'] as const;
+export type ApplyScenario = (typeof APPLY_SCENARIOS)[number];
+
+/**
+ * The new work's source score: a modest real MusicXML file (27 measures, one page as Verovio
+ * engraves it) from the MIT-licensed MusicXML test suite, found beside the repository as CI
+ * lays it out (`../shared/corpora`), never copied into the project.
+ */
+export const NEW_WORK_SCORE = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'musicxml-test-suite', '01a-Pitches-Pitches.xml');
+
+/** The goals of issue 12, at 10,000 works. */
+const GOAL_MS: Record<ApplyScenario, number> = { correction: 2000, 'new-work': 5000 };
+
+/** What both scenarios measure from the apply request on. */
+interface AppliedFigures {
   works: number;
   fullBuildMs: number;
-  /** From the apply request to the new value served as JSON, Markdown, HTML and in a query. */
+  /** From the apply request to the change served everywhere the scenario looks. */
   applyToVisibleMs: number;
   /** The apply call's answer (202 "applying", `Prefer: respond-async`). */
   applyCallMs: number;
-  /** When each surface first showed the new value, from the apply request. */
-  visibleMs: { json: number; markdown: number; html: number; query: number };
   /** `apply.visibleAtUtc - apply.requestedAtUtc` as the tracking record states it. */
   trackedVisibleMs: number;
   /** How the served build was made ("incremental", or "full" with the reason the incremental path gave up). */
@@ -56,14 +84,90 @@ export interface ApplyRun {
   loadAverage: number;
 }
 
+export interface ApplyRun extends AppliedFigures {
+  scenario: 'correction';
+  /** When each surface first showed the new value, from the apply request. */
+  visibleMs: { json: number; markdown: number; html: number; query: number };
+}
+
+export interface NewWorkRun extends AppliedFigures {
+  scenario: 'new-work';
+  slug: string;
+  composer: string;
+  /**
+   * Whether the work's composer was new to the catalog. Always false: the contribution path
+   * refuses a new work by a composer the catalog lacks (the composer's life dates decide the
+   * rights; an editor adds the composer first), so the incremental path's new-composer fallback
+   * is not reachable through a contribution.
+   */
+  newComposer: false;
+  /** The contributed MusicXML file (path relative to the corpora folder). */
+  score: { file: string; bytes: number; sha256: string };
+  /** POST /api/v1/music/contributions (202). */
+  submitMs: number;
+  /** The admin accept: fetch over HTTPS, SHA-256 and technical checks (Verovio), the proposal. */
+  acceptMs: number;
+  /** When each surface first showed the new work, from the apply request. */
+  visibleMs: { json: number; markdown: number; html: number; query: number; score: number };
+  /** The engraved score's URLs as the site serves them (score page, its first SVG page, the record's PDF link). */
+  scoreUrls: { page: string; svg: string; pdf: string } | null;
+}
+
+type Call = (url: string, init?: RequestInit) => Promise<{ status: number; type: string; body: string }>;
+
+const data = (body: string) => {
+  const parsed = JSON.parse(body) as { data?: any };
+  return parsed.data ?? parsed;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A site URL as a path on the bench's own server (records carry PUBLIC_BASE_URL). */
+const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
+
+/** A contributor's file host: HTTPS on loopback with a self-signed certificate made for this run. */
+async function openFileHost(files: Record<string, Buffer>): Promise<{ base: string; ca: string; close(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-bench-tls-'));
+  let key: string;
+  let ca: string;
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem')], { stdio: 'ignore' });
+    key = readFileSync(path.join(dir, 'k.pem'), 'utf8');
+    ca = readFileSync(path.join(dir, 'c.pem'), 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const server = https.createServer({ key, cert: ca }, (req, res) => {
+    const body = files[req.url ?? ''];
+    if (!body) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/vnd.recordare.musicxml+xml', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { base: `https://localhost:${(server.address() as AddressInfo).port}`, ca, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Poll every check until all have passed once; returns when each first passed, from `started`. */
+async function watch<K extends string>(started: number, checks: Record<K, () => Promise<boolean>>, what: string): Promise<Record<K, number>> {
+  const seen: Partial<Record<K, number>> = {};
+  const names = Object.keys(checks) as K[];
+  while (names.some((n) => seen[n] === undefined)) {
+    for (const name of names) {
+      // A reused keep-alive connection the server closed meanwhile (ECONNRESET) is retried, not fatal.
+      if (seen[name] === undefined && (await checks[name]().catch(() => false))) seen[name] = Date.now() - started;
+    }
+    if (Date.now() - started > 900_000) throw new Error(`${what} never became visible everywhere: ${JSON.stringify(seen)}`);
+    await sleep(20);
+  }
+  return seen as Record<K, number>;
+}
+
 /**
  * `keep`: a folder kept between runs (generated catalog, content repository, first full build),
  * so repeated runs at one size skip generating and the first full build; its `fullBuildMs` is then
  * the one measured when the folder was made (null when it was not measured in this run).
  */
-async function one(works: number, keep?: string): Promise<ApplyRun> {
+async function one(works: number, scenarios: readonly ApplyScenario[], keep?: string): Promise<Array<ApplyRun | NewWorkRun>> {
   const root = keep ? path.join(keep, `apply-${works}`) : mkdtempSync(path.join(os.tmpdir(), `pdma-apply-bench-${works}-`));
   if (keep) mkdirSync(root, { recursive: true });
+  let fileHost: Awaited<ReturnType<typeof openFileHost>> | null = null;
   try {
     const seed = path.join(root, 'seed');
     const reuse = keep !== undefined && existsSync(path.join(root, 'data', 'content', '.git'));
@@ -75,6 +179,8 @@ async function one(works: number, keep?: string): Promise<ApplyRun> {
     const fullBuildMs = Date.now() - t0;
     const handle = await SiteHandle.open(buildDir);
     const rebuilder = new Rebuilder(config, handle);
+    const score = scenarios.includes('new-work') ? readFileSync(NEW_WORK_SCORE) : null;
+    if (score) fileHost = await openFileHost({ '/scores/score.musicxml': score });
     let applyPhases: Record<string, unknown> | null = null;
     const logger = {
       level: 'info',
@@ -85,19 +191,57 @@ async function one(works: number, keep?: string): Promise<ApplyRun> {
         },
       },
     };
-    const app = await createApp({ config, handle, rebuilder, review: {} }, { logger });
+    // The review's fetcher trusts the file host's certificate and may reach it on loopback; nothing else changes.
+    const review = fileHost ? { fetchOptions: { ca: fileHost.ca, allowHosts: ['localhost'] } } : {};
+    const app = await createApp({ config, handle, rebuilder, review }, { logger });
     // A real socket: every request below goes through the loopback HTTP server.
     await app.listen({ port: 0, host: '127.0.0.1' });
     const server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const call = async (url: string, init: RequestInit = {}) => {
+    const call: Call = async (url, init = {}) => {
       const res = await fetch(`${server}${url}`, init);
-      return { status: res.status, body: await res.text() };
+      return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
     };
-    const data = (body: string) => {
-      const parsed = JSON.parse(body) as { data?: any };
-      return parsed.data ?? parsed;
+    const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+
+    /** Apply an accepted item asynchronously and wait until `checks` all pass; then the tracking record and the served build's figures. */
+    const applyAndWatch = async <K extends string>(segment: 'correction-reports' | 'contributions', code: string, checks: Record<K, () => Promise<boolean>>, goalMs: number) => {
+      applyPhases = null;
+      const started = Date.now();
+      const applied = await call(`/api/v1/admin/${segment}/${code}/apply`, { method: 'POST', headers: { ...headers, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Bench' }) });
+      const applyCallMs = Date.now() - started;
+      if (applied.status !== 202) throw new Error(`apply failed: ${applied.status} ${applied.body}`);
+      const seen = await watch(started, checks, `${segment} ${code}`);
+      const applyToVisibleMs = Math.max(...(Object.values(seen) as number[]));
+      let tracked = data((await call(`/api/v1/admin/${segment}/${code}`, { headers })).body);
+      while (tracked.apply?.state === 'applying') {
+        await sleep(20);
+        tracked = data((await call(`/api/v1/admin/${segment}/${code}`, { headers })).body);
+      }
+      if (tracked.apply?.state !== 'visible') throw new Error(`apply ended ${JSON.stringify(tracked.apply)}`);
+      // The log line is written when the item became visible; give the stream a moment.
+      for (let i = 0; i < 50 && applyPhases === null; i++) await sleep(20);
+      const trackedVisibleMs = Date.parse(tracked.apply.visibleAtUtc) - Date.parse(tracked.apply.requestedAtUtc);
+      const info = readBuildInfo(handle.current.dir);
+      const mode = info?.mode === 'full' && info.fallbackReason ? `full (${info.fallbackReason})` : (info?.mode ?? 'unknown');
+      const built = JSON.parse(readFileSync(path.join(handle.current.dir, 'build.json'), 'utf8')) as { durationMs: number; incremental?: { phases: Record<string, number> } };
+      const figures: AppliedFigures = {
+        works,
+        fullBuildMs,
+        applyToVisibleMs,
+        applyCallMs,
+        trackedVisibleMs,
+        mode,
+        newBuildMs: built.durationMs,
+        phases: built.incremental?.phases ?? null,
+        goalMs,
+        pass: applyToVisibleMs <= goalMs,
+        applyPhases,
+        loadAverage: os.loadavg()[0]!,
+      };
+      return { seen, figures };
     };
-    try {
+
+    const correction = async (): Promise<ApplyRun> => {
       const slug = gen.slugs[reuse ? Math.floor(Math.random() * gen.slugs.length) : Math.floor(gen.slugs.length / 2)]!;
       const word = `zq${Date.now().toString(36)}`;
       const currentTitle = data((await call(`/api/v1/works/${slug}`)).body).title as string;
@@ -109,66 +253,189 @@ async function one(works: number, keep?: string): Promise<ApplyRun> {
       });
       if (submitted.status !== 202) throw new Error(`report failed: ${submitted.body}`);
       const code = data(submitted.body).trackingCode as string;
-      const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
       const accept = await call(`/api/v1/admin/correction-reports/${code}/accept`, { method: 'POST', headers, body: JSON.stringify({ reviewer: 'Bench' }) });
       if (accept.status !== 200) throw new Error(`accept failed: ${accept.body}`);
-      const started = Date.now();
-      const applied = await call(`/api/v1/admin/correction-reports/${code}/apply`, { method: 'POST', headers: { ...headers, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Bench' }) });
-      const applyCallMs = Date.now() - started;
-      if (applied.status !== 202) throw new Error(`apply failed: ${applied.status} ${applied.body}`);
-      const seen: Partial<ApplyRun['visibleMs']> = {};
-      const checks: Record<keyof ApplyRun['visibleMs'], () => Promise<boolean>> = {
-        json: async () => data((await call(`/api/v1/works/${slug}`)).body).title === proposed,
-        markdown: async () => (await call(`/api/v1/works/${slug}/index.md`)).body.includes(proposed),
-        html: async () => (await call(`/works/${slug}/`)).body.includes(word),
-        query: async () => (data((await call(`/api/v1/works?query=${word}`)).body) as { items?: Array<{ slug: string }> }).items?.some((w) => w.slug === slug) ?? false,
+      const { seen, figures } = await applyAndWatch(
+        'correction-reports',
+        code,
+        {
+          json: async () => data((await call(`/api/v1/works/${slug}`)).body).title === proposed,
+          markdown: async () => (await call(`/api/v1/works/${slug}/index.md`)).body.includes(proposed),
+          html: async () => (await call(`/works/${slug}/`)).body.includes(word),
+          query: async () => (data((await call(`/api/v1/works?query=${word}`)).body) as { items?: Array<{ slug: string }> }).items?.some((w) => w.slug === slug) ?? false,
+        },
+        GOAL_MS.correction,
+      );
+      return { scenario: 'correction', ...figures, visibleMs: seen };
+    };
+
+    const newWork = async (): Promise<NewWorkRun> => {
+      // An existing composer (the common case), taken from a work the catalog serves.
+      const model = data((await call(`/api/v1/works/${gen.slugs[Math.floor(gen.slugs.length / 3)]!}`)).body) as { composer: { name: string }; period: string; genre: string; year: string };
+      const word = `zq${Date.now().toString(36)}`;
+      const title = `Bench new work ${word}`;
+      // What an agent does: start from the served template, keep its contract label, fill in its own facts.
+      const template = await call('/api/v1/music/contributions/template');
+      if (template.status !== 200) throw new Error(`template failed: ${template.status}`);
+      const sha256 = createHash('sha256').update(score!).digest('hex');
+      const corpusFile = path.relative(path.join(PROJECT_ROOT, '..', 'shared', 'corpora'), NEW_WORK_SCORE);
+      const license = 'MIT';
+      const attribution = 'MusicXML test suite (LilyPond regression tests, input/regression/musicxml), MIT license';
+      const body: MusicContributionInput = {
+        schemaVersion: (JSON.parse(template.body) as MusicContributionInput).schemaVersion,
+        operation: 'new-work',
+        idempotencyKey: `bench-new-work.${word}`,
+        submittedBy: { name: 'Apply bench', kind: 'AutomatedAgent', agentName: 'bench/lib/apply.ts', agentVersion: '1', contact: null },
+        channel: null,
+        target: null,
+        work: { title, originalTitle: null, composer: model.composer.name, period: model.period || null, genre: model.genre || null, year: model.year || null, workNumber: null, summary: `Generated for benchmarks: a new work whose source score is ${path.basename(NEW_WORK_SCORE)}.` },
+        rights: {
+          compositionStatus: 'permission-documented',
+          editionStatus: 'licensed',
+          recordingStatus: 'not-applicable',
+          territory: 'US, EU, CA',
+          license,
+          attribution,
+          checkedAtUtc: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          evidenceUrls: ['https://gitlab.com/lilypond/lilypond/-/tree/master/input/regression/musicxml'],
+        },
+        assets: [
+          {
+            kind: 'musicxml',
+            title: `Score: ${path.basename(NEW_WORK_SCORE)}`,
+            downloadUrl: `${fileHost!.base}/scores/score.musicxml`,
+            sourcePageUrl: 'https://gitlab.com/lilypond/lilypond/-/tree/master/input/regression/musicxml',
+            sha256,
+            mediaType: 'application/vnd.recordare.musicxml+xml',
+            rightsStatus: 'licensed',
+            license,
+            attribution,
+            reviewState: 'pending',
+          },
+        ],
+        arrangement: null,
+        reproducibility: null,
+        quality: { technicalValidationPassed: true, humanListeningApproved: false, technicalChecks: null, listeningNotes: null },
+        changeSummary: `Adds "${title}" with its MusicXML source score (apply bench).`,
+        rationale: null,
       };
-      while (Object.keys(seen).length < 4) {
-        for (const [name, check] of Object.entries(checks) as Array<[keyof ApplyRun['visibleMs'], () => Promise<boolean>]>) {
-          // A reused keep-alive connection the server closed meanwhile (ECONNRESET) is retried, not fatal.
-          if (seen[name] === undefined && (await check().catch(() => false))) seen[name] = Date.now() - started;
-        }
-        if (Date.now() - started > 900_000) throw new Error(`the new value never became visible everywhere: ${JSON.stringify(seen)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const applyToVisibleMs = Math.max(...Object.values(seen));
-      let tracked = data((await call(`/api/v1/admin/correction-reports/${code}`, { headers })).body);
-      while (tracked.apply?.state === 'applying') {
-        await new Promise((r) => setTimeout(r, 20));
-        tracked = data((await call(`/api/v1/admin/correction-reports/${code}`, { headers })).body);
-      }
-      if (tracked.apply?.state !== 'visible') throw new Error(`apply ended ${JSON.stringify(tracked.apply)}`);
-      const trackedVisibleMs = Date.parse(tracked.apply.visibleAtUtc) - Date.parse(tracked.apply.requestedAtUtc);
-      const info = readBuildInfo(handle.current.dir);
-      const mode = info?.mode === 'full' && info.fallbackReason ? `full (${info.fallbackReason})` : (info?.mode ?? 'unknown');
-      const built = JSON.parse(readFileSync(path.join(handle.current.dir, 'build.json'), 'utf8')) as { durationMs: number; incremental?: { phases: Record<string, number> } };
-      const newBuildMs = built.durationMs;
-      const phases = built.incremental?.phases ?? null;
-      return { works, fullBuildMs, applyToVisibleMs, applyCallMs, visibleMs: seen as ApplyRun['visibleMs'], trackedVisibleMs, mode, newBuildMs, phases, goalMs: 2000, pass: applyToVisibleMs <= 2000, applyPhases, loadAverage: os.loadavg()[0]! };
+      let t = Date.now();
+      const submitted = await call('/api/v1/music/contributions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const submitMs = Date.now() - t;
+      if (submitted.status !== 202) throw new Error(`contribution failed: ${submitted.status} ${submitted.body}`);
+      const code = data(submitted.body).trackingCode as string;
+      t = Date.now();
+      const accept = await call(`/api/v1/admin/contributions/${code}/accept`, { method: 'POST', headers, body: JSON.stringify({ reviewer: 'Bench' }) });
+      const acceptMs = Date.now() - t;
+      if (accept.status !== 200) throw new Error(`accept failed: ${accept.status} ${accept.body}`);
+      const blockers = (data(accept.body) as { review: { blockers: string[] } }).review.blockers;
+      if (blockers.length > 0) throw new Error(`the accepted contribution has blockers: ${blockers.join(' ')}`);
+      // The slug the review gives a new work without target.workSlug (composer and title).
+      const expectedSlug = slugify(`${model.composer.name} ${title}`);
+      let scoreUrls: NewWorkRun['scoreUrls'] = null;
+      const { seen, figures } = await applyAndWatch(
+        'contributions',
+        code,
+        {
+          json: async () => data((await call(`/api/v1/works/${expectedSlug}`)).body).title === title,
+          markdown: async () => {
+            const r = await call(`/api/v1/works/${expectedSlug}/index.md`);
+            return r.status === 200 && r.body.includes(title);
+          },
+          html: async () => {
+            const r = await call(`/works/${expectedSlug}/`);
+            return r.status === 200 && r.body.includes(word);
+          },
+          query: async () => (data((await call(`/api/v1/works?query=${word}`)).body) as { items?: Array<{ slug: string }> }).items?.some((w) => w.slug === expectedSlug) ?? false,
+          // The engraved score: the record's PDF link, the score page the work page links, and its first SVG page.
+          score: async () => {
+            const record = await call(`/api/v1/works/${expectedSlug}`);
+            if (record.status !== 200) return false;
+            const asset = (data(record.body) as { sourceAssets: Array<{ id: number; kind: string; links: { pdf?: string } }> }).sourceAssets.find((a) => a.kind === 'musicxml');
+            if (!asset?.links.pdf) return false;
+            const pagePath = `/works/${expectedSlug}/score/${asset.id}/`;
+            const work = await call(`/works/${expectedSlug}/`);
+            if (!work.body.includes(`href="${pagePath}"`)) return false;
+            const page = await call(pagePath);
+            const svg = /<img src="([^"]+\.svg)"/.exec(page.body)?.[1];
+            if (page.status !== 200 || !svg) return false;
+            const image = await call(pathOf(svg));
+            const pdf = await call(pathOf(asset.links.pdf));
+            if (image.status !== 200 || !image.type.startsWith('image/svg+xml') || !image.body.includes('<svg')) return false;
+            if (pdf.status !== 200 || !pdf.body.startsWith('%PDF')) return false;
+            scoreUrls = { page: pagePath, svg: pathOf(svg), pdf: pathOf(asset.links.pdf) };
+            return true;
+          },
+        },
+        GOAL_MS['new-work'],
+      );
+      return {
+        scenario: 'new-work',
+        ...figures,
+        slug: expectedSlug,
+        composer: model.composer.name,
+        newComposer: false,
+        score: { file: corpusFile, bytes: score!.length, sha256 },
+        submitMs,
+        acceptMs,
+        visibleMs: seen,
+        scoreUrls,
+      };
+    };
+
+    try {
+      const out: Array<ApplyRun | NewWorkRun> = [];
+      for (const scenario of scenarios) out.push(scenario === 'correction' ? await correction() : await newWork());
+      return out;
     } finally {
       await app.close();
     }
   } finally {
+    await fileHost?.close();
     if (!keep) rmSync(root, { recursive: true, force: true });
   }
 }
 
-export async function runApplyBench(options: { quick: boolean; sizes?: number[]; keep?: string; log?: (line: string) => void }): Promise<{ runs: ApplyRun[]; pass: boolean }> {
+export function parseScenarios(text: string | undefined): ApplyScenario[] {
+  if (text === undefined) return [...APPLY_SCENARIOS];
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(APPLY_SCENARIOS as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) throw new Error(`unknown apply scenario(s) "${unknown.join(', ')}"; known: ${APPLY_SCENARIOS.join(', ')}`);
+  return APPLY_SCENARIOS.filter((s) => names.includes(s));
+}
+
+/**
+ * `runs`: the correction runs (as before the new-work scenario existed); `newWorkRuns`: the
+ * new-work runs. `pass` and `newWorkPass`: each scenario's goal at 10,000 works and above
+ * (true when the scenario did not run).
+ */
+export async function runApplyBench(options: { quick: boolean; sizes?: number[]; scenarios?: readonly ApplyScenario[]; keep?: string; log?: (line: string) => void }): Promise<{ runs: ApplyRun[]; newWorkRuns: NewWorkRun[]; pass: boolean; newWorkPass: boolean }> {
   const sizes = options.sizes ?? (options.quick ? [24, 500] : [24, 2_000, 10_000]);
+  const scenarios = options.scenarios ?? APPLY_SCENARIOS;
   const runs: ApplyRun[] = [];
+  const newWorkRuns: NewWorkRun[] = [];
   for (const works of sizes) {
-    const r = await one(works, options.keep);
-    options.log?.(`apply ${works} works: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)})`);
-    runs.push(r);
+    for (const r of await one(works, scenarios, options.keep)) {
+      const build = `${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)}`;
+      if (r.scenario === 'correction') {
+        options.log?.(`apply ${works} works, correction: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${build})`);
+        runs.push(r);
+      } else {
+        options.log?.(`apply ${works} works, new work ${r.slug} (${r.score.file}, ${r.score.bytes} bytes; submit ${r.submitMs} ms, accept ${r.acceptMs} ms): answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}, score ${r.visibleMs.score}; ${build})`);
+        newWorkRuns.push(r);
+      }
+    }
   }
-  return { runs, pass: runs.every((r) => r.works < 10_000 || r.pass) };
+  return { runs, newWorkRuns, pass: runs.every((r) => r.works < 10_000 || r.pass), newWorkPass: newWorkRuns.every((r) => r.works < 10_000 || r.pass) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const at = process.argv.indexOf('--sizes');
-  const sizes = at > 0 ? process.argv[at + 1]!.split(',').map(Number) : undefined;
-  const keepAt = process.argv.indexOf('--keep');
-  const keep = keepAt > 0 ? path.resolve(process.argv[keepAt + 1]!) : undefined;
-  const result = await runApplyBench({ quick: process.argv.includes('--quick'), sizes, keep, log: (l) => console.log(l) });
+  const arg = (name: string) => {
+    const at = process.argv.indexOf(name);
+    return at > 0 ? process.argv[at + 1] : undefined;
+  };
+  const sizes = arg('--sizes')?.split(',').map(Number);
+  const keep = arg('--keep') ? path.resolve(arg('--keep')!) : undefined;
+  const result = await runApplyBench({ quick: process.argv.includes('--quick'), sizes, scenarios: parseScenarios(arg('--scenarios')), keep, log: (l) => console.log(l) });
   console.log(JSON.stringify(result, null, 2));
 }
