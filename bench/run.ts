@@ -13,7 +13,7 @@ import { environment, figure, summary, writeResult, type BenchResult, type Secti
 import { intakeSection } from './lib/intake.ts';
 import { librarySection } from './lib/library.ts';
 import { resolveSection } from './lib/resolve.ts';
-import { runApplyBench } from './lib/apply.ts';
+import { parseScenarios, runApplyBench } from './lib/apply.ts';
 import { runPageWeightBench } from './lib/page-weight.ts';
 import { scaleStaticSection, staticSection } from './lib/static.ts';
 import { scaleSection } from './lib/scale.ts';
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     'scale-sizes': { type: 'string' },
     'scale-data': { type: 'string' },
     'apply-sizes': { type: 'string' },
+    'apply-scenarios': { type: 'string' },
     'hugo-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -51,15 +52,24 @@ const pageWeightSection: Section = {
 
 const applySection: Section = {
   name: 'apply',
-  description: 'apply-to-visible time (apply call -> new record served, incremental build) for 24, 2,000 and 10,000 works vs the full build of the same catalog',
+  description: 'apply-to-visible time (apply call -> change served, incremental build) of a one-field correction and of a contributed new work with a MusicXML score, for 24, 2,000 and 10,000 works vs the full build of the same catalog',
   async run(ctx) {
-    const r = await runApplyBench({ quick: ctx.quick, sizes: values['apply-sizes']?.split(',').map(Number), log: ctx.log });
+    const r = await runApplyBench({ quick: ctx.quick, sizes: values['apply-sizes']?.split(',').map(Number), scenarios: parseScenarios(values['apply-scenarios']), log: ctx.log });
+    const missed = [
+      ...(r.pass ? [] : ['correction <= 2 s at 10,000 works']),
+      ...(r.newWorkPass ? [] : ['new work with a score <= 5 s at 10,000 works']),
+    ];
     return {
       status: 'ok',
-      ...(r.pass ? {} : { message: 'apply-to-visible goal (<= 2 s at 10,000 works) not met: the incremental build still pays Astro start-up, a catalog parse, Pagefind and the index rebuild per apply (docs/review.md)' }),
-      figures: r.runs.map((run) =>
-        figure(`apply-to-visible, ${run.works} works`, 'ms', run.applyToVisibleMs, run.fullBuildMs, 'full build of the same catalog', 'lower', { ratio: 2000 / run.fullBuildMs, op: '<=' }),
-      ),
+      ...(missed.length === 0 ? {} : { message: `apply-to-visible goal(s) not met: ${missed.join('; ')}; the incremental build still pays Astro start-up, Pagefind and the index rebuild per apply (docs/review.md)` }),
+      figures: [
+        ...r.runs.map((run) =>
+          figure(`apply-to-visible, ${run.works} works`, 'ms', run.applyToVisibleMs, run.fullBuildMs, 'full build of the same catalog', 'lower', { ratio: run.goalMs / run.fullBuildMs, op: '<=' }),
+        ),
+        ...r.newWorkRuns.map((run) =>
+          figure(`apply-to-visible, new work with a score, ${run.works} works`, 'ms', run.applyToVisibleMs, run.fullBuildMs, 'full build of the same catalog', 'lower', { ratio: run.goalMs / run.fullBuildMs, op: '<=' }),
+        ),
+      ],
       details: r,
     };
   },
@@ -79,7 +89,7 @@ const SECTIONS: Section[] = [
 ];
 
 if (values.help) {
-  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--hugo-works 10000] [--hugo-rounds 2]\n');
+  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2]\n');
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);
 }
