@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -28,7 +28,7 @@ import { CUR, KEY_ENV, fileInput, importAndCommit, importInput, track } from './
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-publish-plumbing-'));
 const BASE = 'https://publish-plumbing.example.test';
-const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: BASE, ARCHIVE_RECONCILE_DELAY_MS: 'off', ...KEY_ENV }, PROJECT_ROOT);
+const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: BASE, ...KEY_ENV }, PROJECT_ROOT);
 const repo = config.contentRepo;
 const WORK = 'works/bach-minuet-in-g/index.md';
 let app: FastifyInstance;
@@ -75,7 +75,7 @@ describe('publication with git plumbing', () => {
     expect(await git(repo, ['rev-parse', 'HEAD'])).toBe(head);
     expect(await git(repo, ['status', '--porcelain'])).toBe('');
     expect(await worktreeList()).toEqual(worktrees);
-    expect(readdirSync(path.join(root, 'worktrees')).filter((n) => n !== 'rebuild-checkout')).toEqual([]);
+    expect(readdirSync(path.join(root, 'worktrees')).filter((n) => !n.endsWith('-checkout'))).toEqual([]);
   });
 
   it('commits the tree the old path wrote, builds in the persistent checkout, and adds no worktree', async () => {
@@ -84,6 +84,9 @@ describe('publication with git plumbing', () => {
     const { imp } = await importAndCommit(t, input, [wav]);
     const before = await git(repo, ['rev-parse', 'HEAD']);
     const worktrees = await worktreeList();
+    // git runs post-checkout for every checkout in the content repository, `git worktree add` included.
+    const checkouts = path.join(root, 'post-checkout.log');
+    writeFileSync(path.join(repo, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\necho "$@" >> "${checkouts}"\n`, { mode: 0o755 });
 
     const res = await inject('POST', '/api/v1/library/tracks/plumbing-bed/publish', CUR);
     expect(res.statusCode, res.body).toBe(200);
@@ -117,8 +120,10 @@ describe('publication with git plumbing', () => {
 
     // No checkout of the whole tree: the worktree list is as it was, the temporary index and
     // partial copy are gone, and the build ran in the rebuilder's persistent checkout (at the commit).
+    expect(existsSync(checkouts)).toBe(false);
     expect(await worktreeList()).toEqual(worktrees);
-    expect(readdirSync(path.join(root, 'worktrees'))).toEqual(['rebuild-checkout']);
+    // (Persistent checkouts only: a background reconcile, 30 s after the swap, would add its own.)
+    expect(readdirSync(path.join(root, 'worktrees')).filter((n) => !n.endsWith('-checkout'))).toEqual([]);
     expect(await git(path.join(root, 'worktrees', 'rebuild-checkout'), ['rev-parse', 'HEAD'])).toBe(head);
     // Built incrementally from the served build, and served.
     const builds = readdirSync(path.join(root, 'builds')).filter((n) => n.startsWith(head.slice(0, 12)));
@@ -126,5 +131,11 @@ describe('publication with git plumbing', () => {
     expect(readBuildInfo(path.join(root, 'builds', builds[0]!))).toMatchObject({ commit: head, mode: 'incremental' });
     const work = (await inject('GET', '/api/v1/works/bach-minuet-in-g')).json().data;
     expect(work.arrangements.map((a: { id: number }) => a.id)).toContain(2);
+
+    // The hook does see a worktree added (what the old path did per publication).
+    const probe = path.join(root, 'probe-worktree');
+    await git(repo, ['worktree', 'add', '--detach', probe, 'HEAD']);
+    await git(repo, ['worktree', 'remove', '--force', probe]);
+    expect(readFileSync(checkouts, 'utf8')).toMatch(/^0{40} [0-9a-f]{40} 1\n$/);
   });
 });
