@@ -3,13 +3,14 @@
  * it if this commit and base URL have no complete build yet, and serve it. Runs on embedded
  * defaults: the sample catalog, local storage under ./data, local Git review.
  */
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../api/config.ts';
 import { createApp } from '../api/app.ts';
 import { SiteHandle } from '../api/site/site-handle.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { writeContentLintCi } from '../api/site/content-lint-ci.ts';
 import { PROJECT_ROOT } from './build.ts';
-import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
+import { ensureBuild, pruneBuilds, rebuilderOptionsFromEnv } from '../api/site/builds.ts';
 import { prepareDataDir, serve } from '../api/lifecycle.ts';
 
 async function main(): Promise<void> {
@@ -21,12 +22,18 @@ async function main(): Promise<void> {
   if (repo.created) console.log(`created the content repository at ${config.contentRepo}`);
   const started = Date.now();
   let built = false;
+  // Incrementally from the newest complete build of this base URL when there is one (the content
+  // repository moved on while the server was stopped); the server reconciles it in full later.
   const buildDir = await ensureBuild(config, repo.head, {
     inheritOutput: true,
-    onBuildStart: () => {
+    worktree: 'rebuild',
+    incrementalFromLatest: rebuilderOptionsFromEnv(process.env).incremental,
+    onBuildStart: ({ incrementalFrom }) => {
       built = true;
-      console.log(`building the site for commit ${repo.head.slice(0, 12)} (${config.publicBaseUrl}) ...`);
+      const from = incrementalFrom ? `, incrementally from ${path.basename(incrementalFrom)}` : '';
+      console.log(`building the site for commit ${repo.head.slice(0, 12)} (${config.publicBaseUrl})${from} ...`);
     },
+    onIncrementalFailed: (err) => console.log(`the incremental build failed (${err.message.split('\n')[0]}); building in full`),
   });
   if (built) console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   pruneBuilds(config, [buildDir]);

@@ -1,29 +1,37 @@
 /**
  * Publication (spec Part 3: private -> public): a curator publishes an eligible package as a new
  * arrangement of a canonical work. The package becomes public through the content repository and
- * the rebuild-and-swap path, never by serving library files directly:
+ * the rebuild-and-swap path, never by serving library files directly. With the same machinery as
+ * an editor's apply (issue 12; api/site/content-proposal.ts), never a checkout or a lint of the
+ * whole catalog:
  *
- *   1. under the content-repository lock, check out HEAD in a scratch worktree;
- *   2. check eligibility against that checkout (src/domain/library/eligibility.ts);
- *   3. add the arrangement to works/<slug>/index.md (blob references, no re-upload), re-run the
- *      content checks, commit with the curator as author;
- *   4. build that commit; a failed build changes nothing (the branch never moved);
- *   5. record the commit as a pending publication, fast-forward the branch, rebuild-and-swap;
+ *   1. under the content-repository lock, a temporary index on HEAD; a partial copy of it (the
+ *      shared files and the named work's folder) gives the work and its lint messages before;
+ *   2. check eligibility against that work (src/domain/library/eligibility.ts);
+ *   3. add the arrangement to works/<slug>/index.md (blob references, no re-upload; the file is
+ *      read from HEAD with `cat-file`), enter it into the index, lint the changed work again (a
+ *      message it did not have before refuses), and commit with plumbing (`commit-tree`), the
+ *      curator as author;
+ *   4. build that commit incrementally from the served build, in the rebuilder's persistent
+ *      checkout; a failed build changes nothing (the branch never moved);
+ *   5. record the commit as a pending publication, fast-forward the branch, rebuild-and-swap
+ *      (which finds the build of step 4 complete);
  *   6. set visibility `public`.
  *
  * If the process dies between 5 and 6, the pending publication is settled on the next read or
  * publish: public if its commit reached the branch (which the next start builds), else dropped.
  */
-import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../http/auth.ts';
 import { ensureIncrementalBuild } from '../site/builds.ts';
+import { ContentProposal } from '../site/content-proposal.ts';
 import { git, withContentRepoLock } from '../site/content-repo.ts';
-import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
-import { checkEligibility, type RefusalReason } from '../../src/domain/library/eligibility.ts';
+import { formatLintMessage, type LoadedWork } from '../../src/domain/catalog.ts';
+import { checkPartialCopy } from '../../src/domain/content-lint.ts';
+import { checkEligibility, readRightsEvidence, type RefusalReason } from '../../src/domain/library/eligibility.ts';
+import { SLUG_PATTERN } from '../../src/schemas/common.ts';
 import { addArrangementToWorkFile, buildArrangement } from '../../src/domain/library/publication.ts';
 import type { StoredImport, StoredPublication, StoredTrack } from '../../src/domain/library/model.ts';
 import type { LibraryStore } from './store.ts';
@@ -98,12 +106,18 @@ export class LibraryPublisher {
     const repo = config.contentRepo;
     const stableKey = rec.track.stableKey;
     const head = await git(repo, ['rev-parse', 'HEAD']);
-    const scratch = path.join(config.dataDir, 'worktrees', `publish-${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}`);
-    await git(repo, ['worktree', 'prune']);
-    await git(repo, ['worktree', 'add', '--detach', '--force', scratch, head]);
+    const proposal = await ContentProposal.open(repo, path.join(config.dataDir, 'worktrees'), 'publication', head);
     try {
-      const before = loadCatalog(scratch);
-      const works = new Map(before.catalog.works.map((w) => [w.content.slug, w]));
+      // The work the evidence names, as HEAD holds it (a slug is its folder's name).
+      const slug = readRightsEvidence(rec.track.rightsEvidence).workSlug;
+      const workFile = slug !== null && SLUG.test(slug) ? `works/${slug}/index.md` : null;
+      let work: LoadedWork | null = null;
+      let known = new Set<string>();
+      if (workFile) {
+        const before = (await proposal.checkChanged([workFile], checkPartialCopy)).result;
+        work = before.catalog.works.find((w) => w.content.slug === slug && w.file === workFile) ?? null;
+        known = new Set(before.messages.map(formatLintMessage));
+      }
       const verdict = checkEligibility({
         track: rec.track,
         files: rec.files.map((f) => ({
@@ -114,44 +128,41 @@ export class LibraryPublisher {
           byteLength: f.verified!.byteLength,
           sha256: f.verified!.sha256,
         })),
-        findWork: (slug) => works.get(slug)?.content ?? null,
+        findWork: (s) => (work && work.content.slug === s ? work.content : null),
       });
-      if (!verdict.plan) throw refuse(verdict.reasons);
+      if (!verdict.plan || !work) throw refuse(verdict.reasons);
       const publishedAtUtc = new Date().toISOString();
       const draft = buildArrangement({ track: rec.track, plan: verdict.plan, curator: curator.label, nowUtc: publishedAtUtc });
-      const work = works.get(verdict.plan.work.slug)!;
-      const workFile = path.join(scratch, work.file);
+      const text = await proposal.readBase(work.file);
       let edited: string;
       try {
-        edited = addArrangementToWorkFile(await fs.readFile(workFile, 'utf8'), draft.arrangement);
+        if (text === null) throw new Error('is not in the content repository');
+        edited = addArrangementToWorkFile(text.toString('utf8'), draft.arrangement);
       } catch (err) {
         throw refuse([{ condition: 'content-check', detail: `${work.file}: ${(err as Error).message}` }]);
       }
-      await fs.writeFile(workFile, edited);
-      const known = new Set(before.messages.map(formatLintMessage));
-      const fresh = loadCatalog(scratch).messages.map(formatLintMessage).filter((m) => !known.has(m));
+      await proposal.write([{ path: work.file, content: edited }]);
+      // Only the changed work is linted (with the shared files); a message it had before is not this change's.
+      const after = (await proposal.checkChanged([work.file], checkPartialCopy)).result;
+      const fresh = after.messages.map(formatLintMessage).filter((m) => !known.has(m));
       if (fresh.length > 0) throw refuse(fresh.map((detail) => ({ condition: 'content-check', detail })));
 
-      await git(scratch, ['add', '--', work.file]);
-      await git(scratch, [
-        'commit',
-        '--quiet',
-        '--author',
-        `${curator.label} <${curator.label}@curators.archive.invalid>`,
-        '-m',
-        `Publish library track ${stableKey} as arrangement ${draft.arrangement.id} of ${work.content.slug}`,
-        '-m',
+      const commit = await proposal.commit(
         [
+          `Publish library track ${stableKey} as arrangement ${draft.arrangement.id} of ${work.content.slug}`,
+          '',
           `Curator: ${curator.label}`,
           `Library track: ${stableKey}`,
           `Import: ${rec.id}`,
           `Files: ${draft.assetIds.length} blob reference(s) from the library store, no re-upload`,
+          '',
         ].join('\n'),
-      ]);
-      const commit = await git(scratch, ['rev-parse', 'HEAD']);
+        `${curator.label} <${curator.label}@curators.archive.invalid>`,
+      );
       try {
         // Incrementally from the served build, as an apply builds (issue 12); the swap below finds it complete.
-        await ensureIncrementalBuild(config, commit, this.ctx.handle.current.dir);
+        // In the rebuilder's persistent checkout, moved to the commit (only the changed file is written).
+        await ensureIncrementalBuild(config, commit, this.ctx.handle.current.dir, { worktree: 'rebuild' });
       } catch (err) {
         this.log.error({ err }, 'publication build failed');
         throw new ProblemError('internal-error', 'The site did not build with the new arrangement. Nothing was published and the content repository is unchanged; an operator must look at the build output.');
@@ -185,10 +196,12 @@ export class LibraryPublisher {
       const updated = await this.store.tracks.update(stableKey, (t) => ({ ...t, visibility: 'public', publication, pendingPublication: null }));
       return updated as PublishedTrack;
     } finally {
-      await git(repo, ['worktree', 'remove', '--force', scratch]).catch(() => fs.rm(scratch, { recursive: true, force: true }));
+      proposal.dispose();
     }
   }
 }
+
+const SLUG = new RegExp(SLUG_PATTERN);
 
 function refuse(reasons: RefusalReason[]): ProblemError {
   return new ProblemError('publication-refused', `The package is not eligible for publication (${reasons.length} failed condition(s)): ${reasons.map((r) => r.detail).join(' ')}`, { reasons });

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import path from 'node:path';
@@ -117,7 +117,17 @@ export function buildInChild(contentDir: string, outDir: string, baseUrl: string
 
 export interface EnsureBuildOptions {
   inheritOutput?: boolean;
-  onBuildStart?: () => void;
+  /** Told when a build starts; `incrementalFrom` names the base folder of an incremental one. */
+  onBuildStart?: (info: { incrementalFrom?: string }) => void;
+  /**
+   * With no complete build of the commit, build it incrementally from the newest complete build
+   * folder of the same base URL (and reader sign-in) in builds/ when there is one (the start-up
+   * build after the content repository moved on): `latestCompleteBuild`. A failed incremental
+   * build is followed by a full one.
+   */
+  incrementalFromLatest?: boolean;
+  /** Told when the incremental build of `incrementalFromLatest` failed and a full build follows. */
+  onIncrementalFailed?: (err: Error) => void;
   /** Accept a complete incremental build of the commit when there is no full one (default true; the reconcile wants the full one). */
   acceptIncremental?: boolean;
   lowPriority?: boolean;
@@ -179,7 +189,7 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
  */
 async function buildFromWorktree(config: Config, commit: string, dir: string, options: EnsureBuildOptions & { incrementalFrom?: string }): Promise<void> {
   mkdirSync(path.dirname(dir), { recursive: true });
-  options.onBuildStart?.();
+  options.onBuildStart?.({ incrementalFrom: options.incrementalFrom });
   const locked = options.gitLock ?? (<T>(fn: () => Promise<T>) => fn());
   const build = (worktree: string) =>
     buildInChild(worktree, dir, config.publicBaseUrl, {
@@ -227,8 +237,56 @@ export async function ensureBuild(config: Config, commit: string, options: Ensur
   // complete build of the same commit: serve it at once (build.json is written last).
   const incremental = incrementalBuildDir(config, commit);
   if (options.acceptIncremental !== false && isCompleteBuild(incremental)) return incremental;
-  await buildFromWorktree(config, commit, dir, options);
+  if (options.incrementalFromLatest && options.acceptIncremental !== false) {
+    const base = await latestCompleteBuild(config);
+    if (base) {
+      try {
+        await buildFromWorktree(config, commit, incremental, { ...options, incrementalFrom: base });
+        return incremental;
+      } catch (err) {
+        if (options.signal?.aborted) throw err;
+        options.onIncrementalFailed?.(err as Error);
+      }
+    }
+  }
+  await buildFromWorktree(config, commit, dir, { ...options, incrementalFrom: undefined });
   return dir;
+}
+
+/**
+ * The newest complete build folder (by its build.json's time) made for this configuration's
+ * base URL and reader sign-in, whose commit the content repository still has; null when none.
+ * Any such folder is a correct base for an incremental build (it diffs the two commits, and falls
+ * back to a full build by itself when the change needs one); the newest is usually the nearest.
+ */
+export async function latestCompleteBuild(config: Config): Promise<string | null> {
+  const buildsDir = path.join(config.dataDir, 'builds');
+  if (!existsSync(buildsDir)) return null;
+  // "<commit12>-<hash8>" or with "-inc": the hash is the configuration's part of the key.
+  const suffix = buildKey('0'.repeat(12), config.publicBaseUrl, readerSignInOf(config)).slice(12);
+  const candidates: { dir: string; commit: string; time: number }[] = [];
+  for (const name of readdirSync(buildsDir)) {
+    if (!/^[0-9a-f]{12}-[0-9a-f]{8}(-inc)?$/.test(name) || !name.slice(12).startsWith(suffix)) continue;
+    const dir = path.join(buildsDir, name);
+    if (!isCompleteBuild(dir)) continue;
+    const commit = readBuildInfo(dir)?.commit;
+    if (!commit) continue;
+    try {
+      candidates.push({ dir, commit, time: statSync(path.join(dir, 'build.json')).mtimeMs });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  candidates.sort((a, b) => b.time - a.time);
+  for (const c of candidates) {
+    try {
+      await git(config.contentRepo, ['cat-file', '-e', `${c.commit}^{commit}`]);
+      return c.dir;
+    } catch {
+      // A commit the repository no longer has (a repository made again): not a base.
+    }
+  }
+  return null;
 }
 
 /**

@@ -15,7 +15,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { loadCatalog, type LintMessage } from './catalog.ts';
+import { loadCatalog, type LintMessage, type LoadResult } from './catalog.ts';
 import { trySplitWorkFile } from './work-file.ts';
 
 /** Files every work is checked against: a change to one of them re-checks the whole repository. */
@@ -197,14 +197,19 @@ export function formatLocatedMessage(m: LocatedLintMessage): string {
  * unchanged work's slug is its folder's name). Returns the loader's messages plus any duplicate.
  */
 export function lintPartialCopy(contentDir: string, otherWorks: Iterable<string>): LintMessage[] {
+  return checkPartialCopy(contentDir, otherWorks).messages;
+}
+
+/** `lintPartialCopy` with the works it loaded (curator publication reads the work it adds to). */
+export function checkPartialCopy(contentDir: string, otherWorks: Iterable<string>): LoadResult {
   const { catalog, messages } = loadCatalog(contentDir);
   const others = new Map<string, string>();
   for (const folder of otherWorks) others.set(folder.toLowerCase(), folder);
-  if (others.size === 0) return messages;
+  if (others.size === 0) return { catalog, messages };
   for (const work of catalog.works) {
     const folder = work.file.split('/')[1]!;
     const other = others.get(work.content.slug.toLowerCase());
     if (other !== undefined && other !== folder) messages.push({ file: work.file, pointer: '/slug', message: `duplicate slug "${work.content.slug}" (also in works/${other}/index.md)` });
   }
-  return messages;
+  return { catalog, messages };
 }

@@ -1,0 +1,163 @@
+/**
+ * A change to the content repository written with git plumbing, never in a checkout of the whole
+ * tree (issue 12): the editors' proposals (api/review/forge-local.ts) and the curators'
+ * publications (api/library/publish.ts) both go this way.
+ *
+ *   1. a temporary index reads the base commit's tree (`read-tree`), the changed files are
+ *      written as blobs (`hash-object -w`) and entered into it (`update-index --index-info`);
+ *   2. the content lint runs on a partial copy of that index (`checkout-index` into a scratch
+ *      folder): the shared files and the work folders the change touches, with the names of
+ *      every other work folder for the rule across works (unique slugs). A change to an existing
+ *      shared file (instruments.json, genres.json, a profile) can break any work: then the copy
+ *      is the whole tree;
+ *   3. `write-tree`, `commit-tree` on top of the base; no branch moves here (the caller moves one).
+ *
+ * Cost: O(changed files) plus one read of the base's index (O(entries), no file written),
+ * instead of writing and linting the whole catalog.
+ */
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { git, SERVICE_GIT_IDENTITY } from './content-repo.ts';
+import { isSharedContentFile } from '../../src/domain/content-lint.ts';
+
+/**
+ * Checks a partial copy: `dir` holds the shared files and the work folders in question (or the
+ * whole tree), `otherWorks` names every other work folder of the proposed tree (empty when `dir`
+ * is the whole tree).
+ */
+export type PartialCopyCheck<T> = (dir: string, otherWorks: readonly string[]) => T;
+
+interface GitOptions {
+  input?: string | Buffer;
+  env?: Record<string, string>;
+}
+
+/** git with a separate index file and, optionally, bytes on stdin and more environment; raw stdout. */
+function gitIndexedRaw(repo: string, indexFile: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args], { env: { ...process.env, GIT_INDEX_FILE: indexFile, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => (err += String(d)));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args[0]} failed (exit ${code}): ${err.trim().slice(0, 2000)}`))));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** "Name <email>" -> the author environment of commit-tree; empty when it is not of that form. */
+export function authorEnv(author: string | null | undefined): Record<string, string> {
+  const m = author ? /^(.*?)\s*<([^<>]*)>\s*$/.exec(author) : null;
+  return m ? { GIT_AUTHOR_NAME: m[1]!, GIT_AUTHOR_EMAIL: m[2]! } : {};
+}
+
+/** One change: a path relative to the repository root (already checked) and its new bytes, or null to remove it. */
+export interface ContentChange {
+  path: string;
+  content: string | Buffer | null;
+}
+
+/**
+ * A temporary index on top of `base` in the content repository. Callers hold the
+ * content-repository lock while they use one, and `dispose()` it when done.
+ */
+export class ContentProposal {
+  readonly repo: string;
+  readonly base: string;
+  private readonly index: string;
+  private readonly scratch: string;
+
+  private constructor(repo: string, base: string, scratch: string) {
+    this.repo = repo;
+    this.base = base;
+    this.scratch = scratch;
+    this.index = `${scratch}.index`;
+  }
+
+  /** A temporary index holding `base`'s tree; its files live under `scratchDir` (ARCHIVE_DATA_DIR/worktrees). */
+  static async open(repo: string, scratchDir: string, label: string, base: string): Promise<ContentProposal> {
+    mkdirSync(scratchDir, { recursive: true });
+    const proposal = new ContentProposal(repo, base, path.join(scratchDir, `${label}-${randomBytes(4).toString('hex')}`));
+    try {
+      await proposal.git(['read-tree', base]);
+    } catch (err) {
+      proposal.dispose();
+      throw err;
+    }
+    return proposal;
+  }
+
+  /** git on this index (trimmed text output). */
+  async git(args: string[], options?: GitOptions): Promise<string> {
+    return (await gitIndexedRaw(this.repo, this.index, args, options)).toString('utf8').trim();
+  }
+
+  /** A file as the base commit holds it (its exact bytes); null when it has no such file. */
+  async readBase(file: string): Promise<Buffer | null> {
+    try {
+      return await gitIndexedRaw(this.repo, this.index, ['cat-file', 'blob', `${this.base}:${file}`]);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Enter the changes into the index (each new content as a blob in the object store). */
+  async write(changes: readonly ContentChange[]): Promise<void> {
+    const entries: string[] = [];
+    for (const change of changes) {
+      if (change.content === null) {
+        // Mode 0 removes the entry (a path that is not there stays absent, as rm --force did).
+        entries.push(`0 ${'0'.repeat(40)}\t${change.path}`);
+      } else {
+        const blob = await this.git(['hash-object', '-w', '--stdin'], { input: change.content });
+        entries.push(`100644 ${blob}\t${change.path}`);
+      }
+    }
+    if (entries.length > 0) await this.git(['update-index', '--index-info'], { input: `${entries.join('\n')}\n` });
+  }
+
+  /**
+   * Run `check` on a partial copy of the index as it is now (shared files plus the work folders
+   * the `changed` paths touch) with the names of the other work folders, or on the whole tree
+   * when one of `changed` is an existing shared file of the base (it can break any work).
+   * `scope` says which ("changed works", or "whole tree (...)").
+   */
+  async checkChanged<T>(changed: readonly string[], check: PartialCopyCheck<T>): Promise<{ result: T; scope: string }> {
+    const dir = this.scratch;
+    rmSync(dir, { recursive: true, force: true });
+    const shared = changed.filter(isSharedContentFile);
+    const existing = shared.length > 0 ? (await git(this.repo, ['ls-tree', '-r', '--name-only', '-z', this.base, '--', ...shared])).split('\0').filter((f) => f !== '') : [];
+    if (existing.length > 0) {
+      await this.git(['checkout-index', '--all', '--force', `--prefix=${dir}/`]);
+      return { result: check(dir, []), scope: `whole tree (changed shared file: ${existing.join(', ')})` };
+    }
+    const works = [...new Set(changed.map((p) => /^works\/([^/]+)(\/|$)/.exec(p)?.[1]).filter((w): w is string => w !== undefined))];
+    const pathspecs = ['instruments.json', 'genres.json', 'profiles/', ...works.map((w) => `works/${w}/`)];
+    const files = (await this.git(['ls-files', '-z', '--', ...pathspecs])).split('\0').filter((f) => f !== '');
+    // works/ exists even when no work changes (a new profile alone): the folder, not its absence, is what the tree has.
+    mkdirSync(path.join(dir, 'works'), { recursive: true });
+    if (files.length > 0) await this.git(['checkout-index', '--force', '-z', '--stdin', `--prefix=${dir}/`], { input: `${files.join('\0')}\0` });
+    // Every work folder of the proposed tree but the ones copied (one line each, no file read).
+    const inQuestion = new Set(works);
+    const folders = (await this.git(['ls-tree', '-z', '--name-only', await this.git(['write-tree']), 'works/'])).split('\0').filter((f) => f !== '');
+    const otherWorks = folders.map((f) => f.slice('works/'.length)).filter((w) => !inQuestion.has(w));
+    return { result: check(dir, otherWorks), scope: 'changed works' };
+  }
+
+  /** `write-tree` and `commit-tree` on top of the base; returns the new commit (no ref moves). */
+  async commit(message: string, author?: string | null): Promise<string> {
+    const tree = await this.git(['write-tree']);
+    return this.git(['commit-tree', tree, '-p', this.base, '-F', '-'], { input: message, env: authorEnv(author) });
+  }
+
+  /** Remove the temporary index and the partial copy. */
+  dispose(): void {
+    rmSync(this.index, { force: true });
+    rmSync(`${this.index}.lock`, { force: true });
+    rmSync(this.scratch, { recursive: true, force: true });
+  }
+}
