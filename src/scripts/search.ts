@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * The search page's client: queries the Pagefind index written after `astro build` (one record
- * per work, src/lib/site/search-index.ts), with composer, genre and instrument filters. Pagefind
+ * per work, src/lib/site/search-index.ts; a large catalog's several indexes merged as one), with composer, genre and instrument filters. Pagefind
  * folds diacritics, so "dvorak" finds "Dvořák". Results are built with DOM calls; the excerpt Pagefind returns is
  * parsed inertly and only its text and <mark> highlights are kept. Without JavaScript the same
  * form asks /api/v1/works instead.
@@ -14,6 +14,7 @@ interface PagefindResultData {
 }
 interface Pagefind {
   options(o: Record<string, unknown>): Promise<void>;
+  mergeIndex(url: string): Promise<void>;
   init(): Promise<void>;
   filters(): Promise<Record<string, Record<string, number>>>;
   search(query: string | null, o?: { filters?: Record<string, string> }): Promise<{ results: Array<{ id: string; data(): Promise<PagefindResultData> }> }>;
@@ -44,8 +45,16 @@ async function main(form: HTMLFormElement): Promise<void> {
   const selects = Object.fromEntries(FILTERS.map((f) => [f, form.querySelector<HTMLSelectElement>(`select[name="${f}"]`)!]));
 
   // Root-relative, so the index loads from this page's own origin whatever address it was built for.
-  const pagefind = (await import(/* @vite-ignore */ new URL(form.dataset.pagefind!, location.origin).href)) as Pagefind;
+  const bundle = new URL(form.dataset.pagefind!, location.origin);
+  const pagefind = (await import(/* @vite-ignore */ bundle.href)) as Pagefind;
   await pagefind.options({ excerptLength: 24 });
+  // A large catalog is indexed as several Pagefind indexes (src/lib/site/search-index.ts); the
+  // primary one names the others in shards.json, and they are searched as one.
+  const shardList = await fetch(new URL('shards.json', bundle)).catch(() => null);
+  if (shardList?.ok) {
+    const { shards } = (await shardList.json()) as { shards?: unknown };
+    if (Array.isArray(shards)) for (const shard of shards.slice(0, 1000)) if (typeof shard === 'string') await pagefind.mergeIndex(new URL(shard, bundle).pathname);
+  }
   await pagefind.init();
 
   // Offer only the filter values the index knows, with their counts.

@@ -87,9 +87,9 @@ export interface ServedSite {
  * Without `contentDir` it seeds itself from the shipped catalog; with one, that folder is copied
  * into a fresh Git repository and served instead.
  */
-export async function serveSite(contentDir?: string): Promise<ServedSite> {
+export async function serveSite(contentDir?: string, extraEnv: Record<string, string> = {}): Promise<ServedSite> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-site-'));
-  const env: Record<string, string> = { ARCHIVE_DATA_DIR: dataDir };
+  const env: Record<string, string> = { ...extraEnv, ARCHIVE_DATA_DIR: dataDir };
   if (contentDir) {
     const repo = path.join(dataDir, 'content');
     cpSync(contentDir, repo, { recursive: true });

@@ -9,7 +9,7 @@
  * UI files are removed from the output.
  */
 import { broaderGenre } from '../../domain/genres.ts';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
@@ -104,18 +104,122 @@ function searchRecordOf(catalog: Catalog): (work: Catalog['works'][number]) => S
   };
 }
 
-export async function buildSearchIndex(clientDir: string, catalog: Catalog, options: { recordsInFlight?: number } = {}): Promise<SearchIndexSummary> {
+/**
+ * Works per Pagefind index (ARCHIVE_SEARCH_SHARD_WORKS, default 20,000). A larger catalog is
+ * indexed as several Pagefind indexes ("shards") that the search page merges in the browser
+ * (Pagefind's `mergeIndex`): Pagefind holds a whole index in memory while it writes it (about
+ * 4 GB for 100,000 works), so memory follows the shard, not the catalog; and an incremental
+ * build re-indexes only the shards its changed works fall in.
+ */
+export const DEFAULT_SHARD_WORKS = 20_000;
+
+export function shardWorksFrom(value: string | number | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_SHARD_WORKS;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`ARCHIVE_SEARCH_SHARD_WORKS must be a whole number of works >= 1 (got "${value}")`);
+  return n;
+}
+
+/** How many Pagefind indexes a catalog of `works` works gets. */
+export function shardCount(works: number, shardWorks: number): number {
+  return Math.max(1, Math.ceil(works / shardWorks));
+}
+
+/** The shard a work's record goes to: a stable hash of its slug (FNV-1a), so a new or removed work changes one shard only. */
+export function shardOf(slug: string, shards: number): number {
+  if (shards <= 1) return 0;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < slug.length; i++) {
+    h ^= slug.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % shards;
+}
+
+/** Where shard `k` lives under `<client>/pagefind/`: shard 0 is the primary index itself. */
+export function shardFolder(k: number): string {
+  return k === 0 ? '' : `shard-${k}`;
+}
+
+/** The file that names the other shards for the search page (`{ "shards": ["shard-1/", ...] }`, root-relative to the primary index). */
+export const SHARDS_FILE = 'shards.json';
+
+export async function buildSearchIndex(clientDir: string, catalog: Catalog, options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse } = {}): Promise<SearchIndexSummary> {
   const started = Date.now();
   const record = searchRecordOf(catalog);
-  const summary = await writeSearchIndex(clientDir, { count: catalog.works.length, at: (i) => record(catalog.works[i]!) }, options.recordsInFlight);
+  const summary = await writeSearchIndex(clientDir, { slugs: catalog.works.map((w) => w.content.slug), at: (i) => record(catalog.works[i]!) }, options);
   return { ...summary, durationMs: Date.now() - started };
 }
 
-/** Pagefind's index of these records into `<clientDir>/pagefind/`. */
-export async function writeSearchIndex(clientDir: string, records: SearchRecord[] | { count: number; at: (i: number) => SearchRecord }, recordsInFlight = RECORDS_IN_FLIGHT): Promise<SearchIndexSummary> {
-  const count = Array.isArray(records) ? records.length : records.count;
-  const at = Array.isArray(records) ? (i: number) => records[i]! : records.at;
+/**
+ * Shards an incremental build may take from its base instead of indexing them again: `dir` is the
+ * base's `client/pagefind/`, `clean(k)` says shard k holds exactly the records it held there (same
+ * works, same records: Pagefind writes the same bytes for the same records). Used only when the
+ * base has the same number of shards.
+ */
+export interface ShardReuse {
+  dir: string;
+  shards: number;
+  dirty: number[];
+}
+
+/** The records of a catalog's works, in catalog order: their slugs, and the record of the i-th on demand. */
+export interface RecordSource {
+  slugs: string[];
+  at: (i: number) => SearchRecord;
+}
+
+/**
+ * Pagefind's index of these records into `<clientDir>/pagefind/`: one index, or one per shard
+ * (shard 0 at the root, shard k in `shard-k/`, named in `shards.json`, which every build writes,
+ * with an empty list for one index), written one after the
+ * other so only one shard's index is in Pagefind's memory at a time.
+ */
+export async function writeSearchIndex(clientDir: string, source: RecordSource, options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse } = {}): Promise<SearchIndexSummary> {
   const started = Date.now();
+  const shards = shardCount(source.slugs.length, options.shardWorks ?? shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
+  const members: number[][] = Array.from({ length: shards }, () => []);
+  for (let i = 0; i < source.slugs.length; i++) members[shardOf(source.slugs[i]!, shards)]!.push(i);
+  const outputPath = path.join(path.resolve(clientDir), 'pagefind');
+  const reuse = options.reuse && options.reuse.shards === shards && existsSync(path.join(options.reuse.dir, SHARDS_FILE)) ? new Set(Array.from({ length: shards }, (_, k) => k).filter((k) => !options.reuse!.dirty.includes(k))) : new Set<number>();
+  let pages = 0;
+  // Shard 0 last: its folder is the primary index, which holds the others' folders.
+  for (let k = shards - 1; k >= 0; k--) {
+    const dir = path.join(outputPath, shardFolder(k));
+    if (reuse.has(k)) {
+      linkShard(path.join(options.reuse!.dir, shardFolder(k)), dir);
+      pages += members[k]!.length;
+      continue;
+    }
+    pages += (await writeOneIndex(dir, members[k]!.length, (n) => source.at(members[k]![n]!), options.recordsInFlight ?? RECORDS_IN_FLIGHT)).pages;
+  }
+  writeFileSync(path.join(outputPath, SHARDS_FILE), `${JSON.stringify({ shards: Array.from({ length: shards - 1 }, (_, k) => `${shardFolder(k + 1)}/`) })}\n`);
+  return { pages, durationMs: Date.now() - started };
+}
+
+/** A hard-linked copy of one shard's files (not the other shards' folders inside shard 0). */
+function linkShard(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory() && /^shard-\d+$/.test(entry.name)) continue;
+    if (entry.name === SHARDS_FILE) continue;
+    const src = path.join(from, entry.name);
+    const dst = path.join(to, entry.name);
+    if (entry.isDirectory()) linkTree(src, dst);
+    else linkSync(src, dst);
+  }
+}
+
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) linkTree(path.join(from, entry.name), path.join(to, entry.name));
+    else linkSync(path.join(from, entry.name), path.join(to, entry.name));
+  }
+}
+
+/** One Pagefind index of `count` records into `outputPath`. */
+async function writeOneIndex(outputPath: string, count: number, at: (i: number) => SearchRecord, recordsInFlight: number): Promise<{ pages: number }> {
   const pagefind = await import('pagefind');
   try {
     // One language: the pages are American English, and one index keeps the bundle small.
@@ -132,7 +236,6 @@ export async function writeSearchIndex(clientDir: string, records: SearchRecord[
     }
     const failed = results.flatMap((r) => r.errors);
     if (failed.length > 0) throw new Error(`Pagefind could not index the works: ${failed.slice(0, 5).join('; ')}`);
-    const outputPath = path.join(path.resolve(clientDir), 'pagefind');
     const written = await index.writeFiles({ outputPath });
     if (written.errors.length > 0) throw new Error(`Pagefind could not write its index: ${written.errors.join('; ')}`);
     for (const f of UNUSED_BUNDLE_FILES) {
@@ -140,8 +243,9 @@ export async function writeSearchIndex(clientDir: string, records: SearchRecord[
       if (existsSync(p)) rmSync(p);
     }
     const entry = JSON.parse(readFileSync(path.join(outputPath, 'pagefind-entry.json'), 'utf8')) as { languages: Record<string, { page_count: number }> };
-    return { pages: Object.values(entry.languages).reduce((n, l) => n + l.page_count, 0), durationMs: Date.now() - started };
+    return { pages: Object.values(entry.languages).reduce((n, l) => n + l.page_count, 0) };
   } finally {
+    // Pagefind's process goes with its index: the next shard starts with an empty one.
     await pagefind.close();
   }
 }
@@ -150,11 +254,12 @@ export async function writeSearchIndex(clientDir: string, records: SearchRecord[
  * `buildSearchIndex` in a worker thread (an incremental build runs it while Astro keeps this
  * thread busy): the records are made here and handed over as one JSON string.
  */
-export function buildSearchIndexInWorker(clientDir: string, catalog: Catalog): Promise<SearchIndexSummary> {
+export function buildSearchIndexInWorker(clientDir: string, catalog: Catalog, options: { reuse?: ShardReuse } = {}): Promise<SearchIndexSummary> {
   const started = Date.now();
   const recordsJson = JSON.stringify(searchRecords(catalog));
+  const slugs = catalog.works.map((w) => w.content.slug);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./search-index-worker.ts', import.meta.url), { workerData: { clientDir, recordsJson } });
+    const worker = new Worker(new URL('./search-index-worker.ts', import.meta.url), { workerData: { clientDir, recordsJson, slugs, reuse: options.reuse } });
     let settled = false;
     worker.once('message', (msg: SearchIndexSummary | { error: string }) => {
       settled = true;
