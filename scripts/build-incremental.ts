@@ -20,16 +20,22 @@
  *      pages and records, the browse pages of the values they left or joined, their composer's
  *      page, the profiles their arrangements use(d), and every catalog-wide page (home, browse,
  *      composers, instruments, profiles, search, llms) — into a scratch folder.
+ *      The pages' data builds a work's record (its Markdown above all) only for the pages that
+ *      show it; listings read each work's cheap `entry` (src/lib/site-data.ts).
  *      While Astro renders, two other processes run beside it: `cp -al` makes the new folder's
  *      `client/` a hard-linked copy of B's, and Pagefind indexes the new catalog (custom records
- *      made from the catalog, not from the pages) into a scratch folder. Both are awaited, and
- *      their errors surfaced, before the folder is touched again.
- *   5. The pages a change can remove are unlinked from the copy, and every rendered file is moved
+ *      made from the catalog, not from the pages) into a scratch folder — unless no changed
+ *      work's search record changed (`searchRecordsUnchanged`): then B's Pagefind index is the
+ *      new one, linked with the rest. A worker thread reads B's records of the unchanged works.
+ *   5. Once Astro is done, the worker makes the index files from those records and the pages
+ *      just rendered, and this thread writes `published-blobs.json`, the score manifest, the
+ *      signed-in files and the catalog snapshot, while the copy and Pagefind finish; all are
+ *      awaited, and their errors surfaced, before the folder is touched again.
+ *   6. The pages a change can remove are unlinked from the copy, and every rendered file is moved
  *      in as a new inode (a linked file is never written in place, so B keeps serving
- *      unchanged); the new Pagefind folder replaces B's. Zips of the changed works, the server's
- *      index files, `published-blobs.json`, `nginx.conf`, the score manifest and the catalog
- *      snapshot are written as in a full build; `build.json` last, with each step's time
- *      (`incremental.phases`, in order; `incremental.background`, the two side processes).
+ *      unchanged); the new Pagefind folder replaces B's. Zips of the changed works and
+ *      `nginx.conf` are written as in a full build; `build.json` last, with each step's time
+ *      (`incremental.phases`, in order; `incremental.background`, the steps beside them).
  *
  * Any reason the incremental path cannot be sure of the result is a `FullBuildNeeded`, and the
  * caller (`buildIncrementalOrFull`) builds in full instead; a content error fails as it would in
@@ -38,7 +44,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatLintMessage, loadCatalog, type LoadedWork, type LoadResult } from '../src/domain/catalog.ts';
+import { formatLintMessage, loadCatalog, type Catalog, type LoadedWork, type LoadResult } from '../src/domain/catalog.ts';
 import { readSnapshot, workFolder, writeSnapshot } from './catalog-snapshot.ts';
 import { parseWorkFile } from '../src/domain/work-file.ts';
 import { WorkContent } from '../src/schemas/work.ts';
@@ -47,7 +53,7 @@ import { publishedBlobs } from '../src/domain/records.ts';
 import { fold } from '../src/domain/text.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
-import { buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
+import { buildSearchIndexInWorker, searchRecords } from '../src/lib/site/search-index.ts';
 import { buildWorkZips } from '../src/lib/site/work-zips.ts';
 import { composerScopeKey, facetKeysOf } from '../src/lib/site/facets.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
@@ -154,13 +160,19 @@ export function planChange(contentDir: string, baseCommit: string, files: string
  * every other work comes from the base build's snapshot (scripts/catalog-snapshot.ts). Without a
  * snapshot (a base made by an older version), the whole catalog is loaded as a full build loads it.
  */
-function loadChanged(contentDir: string, baseDir: string, files: string[]): LoadResult & { reparsed: number | null } {
+function loadChanged(contentDir: string, baseDir: string, files: string[]): LoadResult & { reparsed: number | null; before: Map<string, LoadedWork> | null } {
   const baseWorks = readSnapshot(baseDir, contentDir);
-  if (!baseWorks) return { ...loadCatalog(contentDir), reparsed: null };
+  if (!baseWorks) return { ...loadCatalog(contentDir), reparsed: null, before: null };
   const touched = new Set(files.map((f) => WORK_FILE.exec(f)?.[1]).filter((s): s is string => s !== undefined));
   // Shared inputs (instruments, profiles, genres) are loaded whole: the changed works are checked against them.
   const loaded = loadCatalog(contentDir, { works: touched });
-  const kept = baseWorks.filter((w) => !touched.has(workFolder(w)));
+  const kept: LoadedWork[] = [];
+  // The touched works as the base build had them (absent: new works).
+  const before = new Map<string, LoadedWork>();
+  for (const w of baseWorks) {
+    if (touched.has(workFolder(w))) before.set(workFolder(w), w);
+    else kept.push(w);
+  }
   // The one check across works: slugs equal folder names and differ in more than letter case.
   // A clash is left to a full build, which reports it with the loader's exact message.
   const keptKeys = new Set(kept.map((w) => workFolder(w).toLowerCase()));
@@ -176,7 +188,27 @@ function loadChanged(contentDir: string, baseDir: string, files: string[]): Load
     const y = workFolder(b);
     return x < y ? -1 : x > y ? 1 : 0;
   });
-  return { catalog: { ...loaded.catalog, works }, messages: loaded.messages, reparsed: loaded.catalog.works.length };
+  return { catalog: { ...loaded.catalog, works }, messages: loaded.messages, reparsed: loaded.catalog.works.length, before };
+}
+
+/**
+ * Whether the base build's Pagefind index is the one a full build of the new catalog writes: the
+ * same works, in the same order, each with the same search record (Pagefind's output depends on
+ * its records alone, byte for byte; instruments and genres, which records read, are shared
+ * inputs and so unchanged). A correction of rights, review states, files or notes then costs no
+ * re-indexing of the whole catalog; a new, removed or retitled work does.
+ */
+export function searchRecordsUnchanged(catalog: Catalog, changed: string[], before: Map<string, LoadedWork> | null): boolean {
+  if (!before) return false;
+  const bySlug = new Map(catalog.works.map((w) => [w.content.slug, w]));
+  for (const slug of changed) {
+    const then = before.get(slug);
+    const now = bySlug.get(slug);
+    if (!then || !now || then.content.slug !== slug) return false;
+    const [a, b] = searchRecords({ ...catalog, works: [then, now] });
+    if (JSON.stringify(a) !== JSON.stringify(b)) return false;
+  }
+  return true;
 }
 
 /** Move every file under `from` to the same place under `to`, replacing (never writing into) what is there. */
@@ -253,7 +285,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   for (const file of files) if (!WORK_FILE.test(file)) throw new FullBuildNeeded(`${file} is a shared input`);
   phase('diffMs');
 
-  const { catalog, messages, reparsed } = loadChanged(contentDir, baseDir, files);
+  const { catalog, messages, reparsed, before } = loadChanged(contentDir, baseDir, files);
   if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
   phase('loadMs');
   const plan = planChange(contentDir, base.commit, files, catalog.works, catalog.genres);
@@ -280,7 +312,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   phase('scoresMs');
 
   // Two things that need only the plan run while Astro renders, each in its own process: the
-  // hard-linked copy of the base's client/ (`cp -al`; not its Pagefind folder, which is made
+  // hard-linked copy of the base's client/ (`cp -al`; not its Pagefind folder when that is made
   // again), and Pagefind's index of the new catalog (its own binary) into a scratch folder. Each
   // is awaited (and its error surfaced) before anything else happens to the folder.
   const clientDir = path.join(outDir, 'client');
@@ -292,8 +324,10 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       background[name] = Date.now() - t0;
     });
   };
-  const linking = timed('linkMs', hardLinkCopy(path.join(baseDir, 'client'), clientDir, ['pagefind']));
-  const searching = timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog));
+  // When no search record changed, the base's Pagefind index is the new one: linked with the rest.
+  const keepSearch = searchRecordsUnchanged(catalog, plan.works, before) && existsSync(path.join(baseDir, 'client', 'pagefind', 'pagefind-entry.json'));
+  const linking = timed('linkMs', hardLinkCopy(path.join(baseDir, 'client'), clientDir, keepSearch ? [] : ['pagefind']));
+  const searching: Promise<BuildInfo['searchIndex'] | null> = keepSearch ? Promise.resolve(null) : timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog));
   const pending = Promise.allSettled([linking, searching]);
   // And a worker thread reads the base's records of the unchanged works for the index files.
   const indexer = startIndexWorker(path.join(baseDir, 'client'), plan.works);
@@ -306,18 +340,39 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   const scopeFile = path.join(outDir, '.scope.json');
   try {
     writeFileSync(scopeFile, JSON.stringify({ works: plan.works, facets: plan.facets, profiles: plan.profiles }));
+    let indexing: Promise<BuildInfo['catalogIndex']> | undefined;
     try {
       await runAstro({ contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir: partial, scoresManifest: manifestFile, scopeFile, quiet: options.quiet, catalog, readerSignIn: options.readerSignIn });
-    } finally {
-      // Never leave a copy or Pagefind writing into a folder the caller may remove next.
-      await pending;
+      phase('astroMs');
+      // The index files from the pages just rendered (and the base's records), in the worker,
+      // while the copy and Pagefind finish; the rendered pages stay where they are until it is done.
+      indexing = indexer.finish(outDir, partial);
+      indexing.catch(() => undefined);
+      // Meanwhile, on this thread, the files beside client/ that need neither.
+      writeNew(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
+      writeNew(path.join(outDir, SCORES_MANIFEST), manifestText);
+      // Signed-in files: the base's copies linked, the changed works' copied again.
+      const protectedDir = path.join(outDir, 'protected');
+      if (existsSync(path.join(baseDir, 'protected'))) execFileSync('cp', ['-al', path.join(baseDir, 'protected'), protectedDir]);
+      for (const slug of plan.works) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
+      writeProtected(outDir, catalog, new Set(plan.works));
+      writeSnapshot(outDir, catalog);
+      phase('restMs');
+    } catch (err) {
+      // Never leave a copy, Pagefind or the index writing into a folder the caller may remove next.
+      await Promise.allSettled([pending, indexing]);
+      throw err;
     }
-    phase('astroMs');
     const [linked, searched] = await pending;
     phase('waitMs');
+    // The index's own time is catalogIndex.durationMs; this phase is what is left of it after the wait.
+    const [indexed] = await Promise.allSettled([indexing]);
+    phase('indexMs');
     if (linked.status === 'rejected') throw linked.reason;
     if (searched.status === 'rejected') throw searched.reason;
-    searchIndex = searched.value;
+    if (indexed.status === 'rejected') throw indexed.reason;
+    searchIndex = searched.value ?? { pages: base.searchIndex.pages, durationMs: 0 };
+    catalogIndex = indexed.value;
 
     // What a change can remove: a work's pages, score pages and files; a browse value it left.
     for (const slug of plan.works) {
@@ -327,27 +382,19 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     for (const key of plan.facets) if (!key.startsWith('composer/')) rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
     renderedFiles = moveTree(partial, clientDir);
     if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
-    rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
-    renameSync(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
+    if (!keepSearch) {
+      rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
+      renameSync(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
+    }
     phase('stageMs');
     for (const w of changed) rmSync(path.join(clientDir, 'works', w.content.slug, `${w.content.slug}.zip`), { force: true });
     zips = buildWorkZips({ ...catalog, works: changed }, clientDir, generatedAtUtc);
     phase('zipsMs');
-    catalogIndex = await indexer.finish(outDir);
-    phase('indexMs');
   } finally {
     await indexer.close();
   }
 
   writeNew(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
-  writeNew(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
-  writeNew(path.join(outDir, SCORES_MANIFEST), manifestText);
-  // Signed-in files: the base's copies linked, the changed works' copied again.
-  const protectedDir = path.join(outDir, 'protected');
-  if (existsSync(path.join(baseDir, 'protected'))) execFileSync('cp', ['-al', path.join(baseDir, 'protected'), protectedDir]);
-  for (const slug of plan.works) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
-  writeProtected(outDir, catalog, new Set(plan.works));
-  writeSnapshot(outDir, catalog);
   for (const scratch of [partial, scoresDir, scopeFile, searchScratch]) rmSync(scratch, { recursive: true, force: true });
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
@@ -356,7 +403,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     commit: options.commit,
     mode: 'incremental',
     fallbackReason: null,
-    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, reparsedWorks: reparsed, renderedFiles, phases, background },
+    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, reparsedWorks: reparsed, renderedFiles, searchIndexKept: keepSearch, phases, background },
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,

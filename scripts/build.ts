@@ -70,6 +70,8 @@ export interface BuildInfo {
     /** Works parsed and checked again (the rest came from the base's catalog-snapshot.json); null: the whole catalog was loaded. */
     reparsedWorks: number | null;
     renderedFiles: number;
+    /** The changed works' search records were unchanged, so the base's Pagefind index was linked, not made again. */
+    searchIndexKept?: boolean;
     /** Wall time of each step in order (ms). */
     phases: Record<string, number>;
     /** Steps that run while Astro renders (the hard-linked copy, Pagefind): each one's own time (ms). */

@@ -41,13 +41,21 @@ export async function readBuildRecords(clientDir: string): Promise<CatalogIndexI
   return { records, ...(await readCatalogRecords(clientDir)) };
 }
 
-/** The profile and instrument records of a build folder's `client/`. */
-async function readCatalogRecords(clientDir: string): Promise<Omit<CatalogIndexInput, 'records'>> {
+/**
+ * The profile and instrument records of a build folder's `client/`. With `baseClientDir`,
+ * `clientDir` holds only the pages an incremental build rendered: a profile it did not render is
+ * the base's (the profiles themselves are shared inputs, so both folders name the same ones).
+ */
+async function readCatalogRecords(clientDir: string, baseClientDir?: string): Promise<Omit<CatalogIndexInput, 'records'>> {
   const api = path.join(clientDir, 'api', 'v1');
   const instruments = (await readJson<{ data: { instruments: InstrumentRecord[] } }>(path.join(api, 'instruments', 'index.json'))).data.instruments;
   const profiles: ProfileRecord[] = [];
-  for (const slug of await listDirs(path.join(api, 'profiles'))) {
-    profiles.push((await readJson<{ data: ProfileRecord }>(path.join(api, 'profiles', slug, 'index.json'))).data);
+  const slugs = new Set(await listDirs(path.join(api, 'profiles')));
+  if (baseClientDir) for (const slug of await listDirs(path.join(baseClientDir, 'api', 'v1', 'profiles'))) slugs.add(slug);
+  for (const slug of [...slugs].sort()) {
+    let file = path.join(api, 'profiles', slug, 'index.json');
+    if (baseClientDir && !(await fs.stat(file).catch(() => null))) file = path.join(baseClientDir, 'api', 'v1', 'profiles', slug, 'index.json');
+    profiles.push((await readJson<{ data: ProfileRecord }>(file)).data);
   }
   return { profiles, instruments };
 }
@@ -75,13 +83,16 @@ export async function indexBuild(buildDir: string): Promise<{ works: number; dur
 /**
  * An incremental build's index (scripts/build-incremental.ts), in a worker thread so that it
  * overlaps the build's other steps: `start` reads the base build's records of the works the
- * change did not touch while Astro renders; `finish`, once the new folder is staged, reads the
- * changed works' records and the profiles and instruments from it, and writes the index files
+ * change did not touch while Astro renders; `finish` reads the changed works' records and the
+ * profiles and instruments from the new folder, and writes the index files (`<buildDir>/index/`)
  * exactly as `indexBuild` would for that folder (the records of unchanged works are the base's
- * files, linked into the new folder).
+ * files, linked into the new folder). `renderedDir`: read them from the pages Astro rendered
+ * there instead of the staged `client/` (profiles not rendered are the base's), so the index is
+ * made while the copy and the search index are still running; the caller must not move those
+ * pages away before `finish` settles.
  */
 export interface IndexWorker {
-  finish(buildDir: string): Promise<{ works: number; durationMs: number }>;
+  finish(buildDir: string, renderedDir?: string): Promise<{ works: number; durationMs: number }>;
   /** Stop the worker (after `finish`, or when the build fails). */
   close(): Promise<void>;
 }
@@ -99,11 +110,11 @@ export function startIndexWorker(baseClientDir: string, changedSlugs: string[]):
     for (const w of waiters.splice(0)) w({ error: `the index worker exited with ${code}` });
   });
   return {
-    async finish(buildDir) {
+    async finish(buildDir, renderedDir) {
       if (failure) throw failure;
       const reply = await new Promise<IndexWorkerReply>((resolve) => {
         waiters.push(resolve);
-        worker.postMessage({ buildDir });
+        worker.postMessage({ buildDir, renderedDir });
       });
       if ('error' in reply) throw new Error(`cannot write the index files: ${reply.error}`);
       return reply;
@@ -117,15 +128,15 @@ export function startIndexWorker(baseClientDir: string, changedSlugs: string[]):
 export type IndexWorkerReply = { works: number; durationMs: number } | { error: string };
 
 /** The worker's side (api/catalog/index-worker.ts). */
-export async function runIndexWorker(baseClientDir: string, changedSlugs: string[], next: () => Promise<string>): Promise<{ works: number; durationMs: number }> {
+export async function runIndexWorker(baseClientDir: string, changedSlugs: string[], next: () => Promise<{ buildDir: string; renderedDir?: string }>): Promise<{ works: number; durationMs: number }> {
   const changed = new Set(changedSlugs);
   const unchanged = readWorkRecords(baseClientDir, (slug) => !changed.has(slug));
   // A read error is reported when the build asks for the index, not as an unhandled rejection.
   unchanged.catch(() => undefined);
-  const buildDir = await next();
+  const { buildDir, renderedDir } = await next();
   const started = Date.now();
-  const clientDir = path.join(buildDir, 'client');
+  const clientDir = renderedDir ?? path.join(buildDir, 'client');
   const records = [...(await unchanged), ...(await readWorkRecords(clientDir, (slug) => changed.has(slug)))];
-  await writeIndexFiles(buildDir, buildIndexFiles({ records, ...(await readCatalogRecords(clientDir)) }));
+  await writeIndexFiles(buildDir, buildIndexFiles({ records, ...(await readCatalogRecords(clientDir, renderedDir ? baseClientDir : undefined)) }));
   return { works: records.length, durationMs: Date.now() - started };
 }

@@ -186,6 +186,14 @@ export function lifeDates(born: string, died: string): string {
   return `${born.slice(0, 4)}–${died.slice(0, 4)}`;
 }
 
+/** A work's instruments as its record names them (slug, name, family), from the catalog's instruments by slug. */
+export function workInstruments(slugs: string[], instrumentBySlug: ReadonlyMap<string, { name: string; family: string }>): WorkRecord['instruments'] {
+  return slugs.map((slug) => {
+    const inst = instrumentBySlug.get(slug);
+    return { slug, name: inst?.name ?? slug, family: inst?.family ?? 'unknown' };
+  });
+}
+
 export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: string, extras: RecordExtras = {}): WorkRecord {
   const u = urls(baseUrl);
   const c = work.content;
@@ -239,10 +247,7 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
     summary: c.summary,
     key: c.key,
     instrumentation: c.instrumentation,
-    instruments: c.instruments.map((slug) => {
-      const inst = instrumentBySlug.get(slug);
-      return { slug, name: inst?.name ?? slug, family: inst?.family ?? 'unknown' };
-    }),
+    instruments: workInstruments(c.instruments, instrumentBySlug),
     narrative: { markdown: work.body, html: renderMarkdown(work.body) },
     rightsNote: c.rightsNote,
     rights: c.rights,

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatLintMessage, loadCatalog, type Catalog, type LoadedProfile, type LoadedWork } from '../domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, urls, workSummary, type Urls } from '../domain/records.ts';
-import type { WorkRecord, WorkSummary } from '../schemas/work.ts';
+import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, lifeDates, urls, workInstruments, workSummary, type Urls } from '../domain/records.ts';
+import type { WorkContent, WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { scoreFor } from './site/scores.ts';
@@ -22,10 +22,58 @@ function pdfAssetIds(work: LoadedWork): Set<number> {
   return ids;
 }
 
+/**
+ * What the catalog-wide pages and listings read of a work (facets, composer, browse and profile
+ * pages, search filters, llms.txt): made from the checked content alone, no Markdown, and equal
+ * to the same fields of the work's record (`buildWorkRecord`).
+ */
+export interface WorkEntry {
+  slug: string;
+  title: string;
+  workNumber: WorkContent['workNumber'];
+  summary: string;
+  composer: WorkContent['composer'];
+  /** As the work summary writes them ("1685–1750"). */
+  composerLifeDates: string;
+  period: string;
+  genre: string;
+  instruments: WorkRecord['instruments'];
+  /** Every role its arrangements are made for or also suit, in content order (may repeat). */
+  roles: Array<WorkContent['arrangements'][number]['intendedRole']>;
+  /** The work page (`record.links.html`, absolute). */
+  html: string;
+}
+
+/**
+ * One work of the site. `record` and `summary` are built on first use: a scoped build (an
+ * incremental one, or one batch of a large full build) renders only its works' pages, and
+ * building every work's record (its Markdown narrative above all) would cost O(catalog) for
+ * pages that read only `entry`.
+ */
 export interface SiteWork {
   loaded: LoadedWork;
-  record: WorkRecord;
-  summary: WorkSummary;
+  entry: WorkEntry;
+  readonly record: WorkRecord;
+  readonly summary: WorkSummary;
+}
+
+class LazySiteWork implements SiteWork {
+  readonly loaded: LoadedWork;
+  readonly entry: WorkEntry;
+  readonly #make: (loaded: LoadedWork) => WorkRecord;
+  #record: WorkRecord | undefined;
+  #summary: WorkSummary | undefined;
+  constructor(loaded: LoadedWork, entry: WorkEntry, make: (loaded: LoadedWork) => WorkRecord) {
+    this.loaded = loaded;
+    this.entry = entry;
+    this.#make = make;
+  }
+  get record(): WorkRecord {
+    return (this.#record ??= this.#make(this.loaded));
+  }
+  get summary(): WorkSummary {
+    return (this.#summary ??= workSummary(this.record));
+  }
 }
 export interface SiteProfile {
   loaded: LoadedProfile;
@@ -101,7 +149,7 @@ export function listingInScope(works: SiteWork[], facetKey?: string): boolean {
   const scope = buildScope();
   if (scope === null || scope.listings === 'all') return true;
   if (facetKey !== undefined && scope.facets.has(facetKey)) return true;
-  return scope.listings === 'of-works' && works.some((w) => scope.works.has(w.record.slug));
+  return scope.listings === 'of-works' && works.some((w) => scope.works.has(w.entry.slug));
 }
 
 /** Whether a profile's pages are built in this run. */
@@ -152,20 +200,36 @@ export function site(): SiteData {
   if (messages.length > 0) {
     throw new Error(`content repository ${contentDir} has ${messages.length} problem(s):\n${messages.map(formatLintMessage).join('\n')}`);
   }
-  const works = catalog.works
+  const u = urls(baseUrl);
+  const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
+  const makeRecord = (loaded: LoadedWork) => buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn });
+  const works: SiteWork[] = catalog.works
     .map((loaded) => {
-      const record = buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn });
-      return { loaded, record, summary: workSummary(record) };
+      const c = loaded.content;
+      const entry: WorkEntry = {
+        slug: c.slug,
+        title: c.title,
+        workNumber: c.workNumber,
+        summary: c.summary,
+        composer: c.composer,
+        composerLifeDates: lifeDates(c.composer.born, c.composer.died),
+        period: c.period,
+        genre: c.genre,
+        instruments: workInstruments(c.instruments, instrumentBySlug),
+        roles: c.arrangements.flatMap((a) => [a.intendedRole, ...a.alsoSuits]),
+        html: u.workHtml(c.slug),
+      };
+      return new LazySiteWork(loaded, entry, makeRecord);
     })
-    .sort((a, b) => a.record.slug.localeCompare(b.record.slug));
+    .sort((a, b) => a.entry.slug.localeCompare(b.entry.slug));
   const data: SiteData = {
     baseUrl,
     readerSignIn,
-    urls: urls(baseUrl),
+    urls: u,
     generatedAtUtc: process.env.ARCHIVE_GENERATED_AT ?? new Date().toISOString(),
     catalog,
     works,
-    workBySlug: new Map(works.map((w) => [w.record.slug, w])),
+    workBySlug: new Map(works.map((w) => [w.entry.slug, w])),
     profiles: catalog.profiles.map((loaded) => ({ loaded, record: buildProfileRecord(loaded, catalog, baseUrl) })),
     instruments: buildInstrumentRecords(catalog, baseUrl),
   };
@@ -192,7 +256,7 @@ export function siteWork(slug: string): SiteWork {
 
 /** The static paths of a work-scoped route: every work in this run's scope, props `{ slug }`. */
 export function workPaths(): Array<{ params: { slug: string }; props: { slug: string } }> {
-  return site().works.filter((work) => workInScope(work.record.slug)).map((work) => ({ params: { slug: work.record.slug }, props: { slug: work.record.slug } }));
+  return site().works.filter((work) => workInScope(work.entry.slug)).map((work) => ({ params: { slug: work.entry.slug }, props: { slug: work.entry.slug } }));
 }
 
 /** The envelope of a static record: generated at the build's time. */

@@ -50,10 +50,12 @@ export const FACET_TITLES: Record<FacetName, { plural: string; singular: string 
   role: { plural: 'Music roles', singular: 'Music role' },
 };
 
-const byDisplayOrder = (a: SiteWork, b: SiteWork) =>
-  fold(a.record.composer.sortName).localeCompare(fold(b.record.composer.sortName)) ||
-  fold(a.record.title).localeCompare(fold(b.record.title)) ||
-  a.record.slug.localeCompare(b.record.slug);
+/** Works in display order (composer sort name, title, slug; folded), each folded once. */
+function inDisplayOrder(list: SiteWork[]): SiteWork[] {
+  const keyed = list.map((w) => ({ w, composer: fold(w.entry.composer.sortName), title: fold(w.entry.title) }));
+  keyed.sort((a, b) => a.composer.localeCompare(b.composer) || a.title.localeCompare(b.title) || a.w.entry.slug.localeCompare(b.w.entry.slug));
+  return keyed.map((k) => k.w);
+}
 
 // Keyed by the site data, which the Astro runs of one batched build share (src/lib/site-data.ts):
 // each run imports its own copy of this module, and the listings are sorted once per build.
@@ -65,13 +67,14 @@ export function facets(): Facets {
   const kept = (shelf[FACETS] ??= new WeakMap()).get(data);
   if (kept) return kept;
   const u = pageUrls();
-  const works = [...data.works].sort(byDisplayOrder);
+  // Every work is grouped, but only by its `entry`: the records are built by the pages that show them.
+  const works = inDisplayOrder(data.works);
 
   // Composers: one entry per folded sort name; a name written two ways with different life
   // dates stays two composers (the slug then carries the birth year).
   const composers = new Map<string, ComposerEntry>();
   for (const w of works) {
-    const c = w.record.composer;
+    const c = w.entry.composer;
     const key = `${fold(c.sortName)}|${c.born}`;
     const entry = composers.get(key);
     if (entry) {
@@ -88,7 +91,10 @@ export function facets(): Facets {
     const s = slugify(c.sortName);
     c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${c.born.slice(0, 4)}` : s;
     c.href = u.composer(c.slug);
-    c.works.sort((a, b) => fold(a.record.title).localeCompare(fold(b.record.title)) || a.record.slug.localeCompare(b.record.slug));
+    if (c.works.length > 1) {
+      const titles = new Map(c.works.map((w) => [w, fold(w.entry.title)]));
+      c.works.sort((a, b) => titles.get(a)!.localeCompare(titles.get(b)!) || a.entry.slug.localeCompare(b.entry.slug));
+    }
   }
 
   const instrumentFamily = new Map(data.instruments.map((i) => [i.slug, i.family]));
@@ -108,27 +114,26 @@ export function facets(): Facets {
   };
 
   const composerByWork = new Map<string, ComposerEntry>();
-  for (const c of composerList) for (const w of c.works) composerByWork.set(w.record.slug, c);
+  for (const c of composerList) for (const w of c.works) composerByWork.set(w.entry.slug, c);
 
   const result: Facets = {
     composers: composerList,
     works,
     composerByWork,
     values: {
-      period: group('period', (w) => (w.record.period ? [{ slug: slugify(w.record.period), label: w.record.period }] : [])),
+      period: group('period', (w) => (w.entry.period ? [{ slug: slugify(w.entry.period), label: w.entry.period }] : [])),
       // Grouped by the vocabulary's broader term (genres.json), never one facet value per work.
       genre: group('genre', (w) => {
-        if (!w.record.genre) return [];
-        const broader = broaderGenre(data.catalog.genres, w.record.genre);
+        if (!w.entry.genre) return [];
+        const broader = broaderGenre(data.catalog.genres, w.entry.genre);
         const narrower = narrowerGenres(data.catalog.genres, broader);
         return [{ slug: slugify(broader), label: broader, description: narrower.length > 0 ? `Includes: ${narrower.join(', ')}.` : null }];
       }),
       instrument: group('instrument', (w) =>
-        w.record.instruments.map((i) => ({ slug: i.slug, label: i.name, description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}` })),
+        w.entry.instruments.map((i) => ({ slug: i.slug, label: i.name, description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}` })),
       ),
       role: group('role', (w) =>
-        w.record.arrangements
-          .flatMap((a) => [a.intendedRole, ...a.alsoSuits])
+        w.entry.roles
           .filter((r) => (MUSIC_ROLES as readonly string[]).includes(r))
           .map((r) => ({ slug: r, label: ROLE_LABELS[r], description: `Works with an arrangement made for, or suited to, the role "${r}".` })),
       ),
@@ -140,7 +145,7 @@ export function facets(): Facets {
 
 /** The composer entry of a work. */
 export function composerOf(work: SiteWork): ComposerEntry | undefined {
-  return facets().composerByWork.get(work.record.slug);
+  return facets().composerByWork.get(work.entry.slug);
 }
 
 /**

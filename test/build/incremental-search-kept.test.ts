@@ -1,0 +1,104 @@
+/**
+ * Incremental builds (issue 12) that keep the base's Pagefind index: when no changed work's search
+ * record changed (a correction of a rights note, review state, file or note), the base folder's
+ * Pagefind index is linked instead of indexing the whole catalog again. The folder must still hold
+ * exactly the bytes of a full build of the same commit, and the base folder must not change.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInChild } from '../../api/site/builds.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { searchRecordsUnchanged } from '../../scripts/build-incremental.ts';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+
+const BASE_URL = 'https://search-kept.example.test';
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-search-kept-'));
+const repo = path.join(root, 'content');
+const work = (slug: string) => path.join(repo, 'works', slug, 'index.md');
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function filesUnder(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
+    else out.push(rel);
+  }
+  return out.sort();
+}
+
+/** Digest of every file of a build folder but build.json (timings); nginx.conf names its own folder. */
+function digests(dir: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const rel of filesUnder(dir)) {
+    if (rel === 'build.json') continue;
+    let bytes = readFileSync(path.join(dir, rel));
+    if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
+    map.set(rel, createHash('sha256').update(bytes).digest('hex'));
+  }
+  return map;
+}
+
+function differences(a: Map<string, string>, b: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [rel, d] of a) if (!b.has(rel)) out.push(`only in the incremental build: ${rel}`);
+  else if (b.get(rel) !== d) out.push(`differs: ${rel}`);
+  for (const rel of b.keys()) if (!a.has(rel)) out.push(`only in the full build: ${rel}`);
+  return out;
+}
+
+let baseDir = '';
+
+beforeAll(async () => {
+  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
+  baseDir = path.join(root, 'base');
+  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+}, 300_000);
+
+describe('incremental build keeping the Pagefind index', () => {
+  it('knows which changes leave every search record as it was', () => {
+    const { catalog } = loadCatalog(repo);
+    const before = new Map(catalog.works.map((w) => [w.content.slug, w]));
+    const slug = 'beethoven-fur-elise';
+    const original = before.get(slug)!;
+    const withContent = (content: typeof original.content) => ({ ...catalog, works: catalog.works.map((w) => (w.content.slug === slug ? { ...w, content } : w)) });
+    expect(searchRecordsUnchanged(withContent({ ...original.content, rightsNote: `${original.content.rightsNote} Checked again.` }), [slug], before)).toBe(true);
+    expect(searchRecordsUnchanged(withContent({ ...original.content, title: `${original.content.title} (revised)` }), [slug], before)).toBe(false);
+    expect(searchRecordsUnchanged(withContent({ ...original.content, summary: `${original.content.summary} Revised.` }), [slug], before)).toBe(false);
+    // A new work (none before) or no snapshot of the base: the index is made again.
+    expect(searchRecordsUnchanged(catalog, [slug], new Map())).toBe(false);
+    expect(searchRecordsUnchanged(catalog, [slug], null)).toBe(false);
+  });
+
+  it('a rights-note correction: the base Pagefind index is linked, and the folder is byte-identical to a full build', async () => {
+    const before = digests(baseDir);
+    const file = work('beethoven-fur-elise');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^rightsNote: "The composition/m, 'rightsNote: "Checked again in November. The composition'));
+    await git(repo, ['add', '--all']);
+    await git(repo, ['commit', '--quiet', '-m', 'Correct the rights note of Für Elise']);
+    const commit = await git(repo, ['rev-parse', 'HEAD']);
+
+    const incremental = path.join(root, 'rights-inc');
+    const full = path.join(root, 'rights-full');
+    await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: baseDir });
+    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+    await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
+
+    const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
+    expect(info.mode).toBe('incremental');
+    expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
+    expect(info.incremental.searchIndexKept).toBe(true);
+    expect(info.searchIndex.pages).toBe(JSON.parse(readFileSync(path.join(full, 'build.json'), 'utf8')).searchIndex.pages);
+    expect(differences(digests(incremental), digests(full))).toEqual([]);
+    expect(readFileSync(path.join(incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8')).toContain('Checked again in November');
+    // Linked, not written: the same inode as the base's.
+    const entry = 'client/pagefind/pagefind-entry.json';
+    expect(statSync(path.join(incremental, entry)).ino).toBe(statSync(path.join(baseDir, entry)).ino);
+    expect(differences(digests(baseDir), before)).toEqual([]);
+  }, 600_000);
+});
