@@ -53,7 +53,7 @@ import { publishedBlobs } from '../src/domain/records.ts';
 import { fold } from '../src/domain/text.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
-import { buildSearchIndexInWorker, searchRecords } from '../src/lib/site/search-index.ts';
+import { buildSearchIndexInWorker, searchRecords, shardCount, shardOf, shardWorksFrom, SHARDS_FILE, type ShardReuse } from '../src/lib/site/search-index.ts';
 import { buildWorkZips } from '../src/lib/site/work-zips.ts';
 import { composerScopeKey, facetKeysOf } from '../src/lib/site/facets.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
@@ -199,16 +199,45 @@ function loadChanged(contentDir: string, baseDir: string, files: string[]): Load
  * re-indexing of the whole catalog; a new, removed or retitled work does.
  */
 export function searchRecordsUnchanged(catalog: Catalog, changed: string[], before: Map<string, LoadedWork> | null): boolean {
-  if (!before) return false;
+  return searchRecordChanges(catalog, changed, before)?.length === 0;
+}
+
+/**
+ * The changed works whose search record is not the one the base indexed (new, removed or
+ * re-worded works), or null when the base's works are not known (then every record counts as
+ * changed).
+ */
+export function searchRecordChanges(catalog: Catalog, changed: string[], before: Map<string, LoadedWork> | null): string[] | null {
+  if (!before) return null;
   const bySlug = new Map(catalog.works.map((w) => [w.content.slug, w]));
-  for (const slug of changed) {
+  return changed.filter((slug) => {
     const then = before.get(slug);
     const now = bySlug.get(slug);
-    if (!then || !now || then.content.slug !== slug) return false;
+    if (!then || !now || then.content.slug !== slug) return true;
     const [a, b] = searchRecords({ ...catalog, works: [then, now] });
-    if (JSON.stringify(a) !== JSON.stringify(b)) return false;
+    return JSON.stringify(a) !== JSON.stringify(b);
+  });
+}
+
+/**
+ * Which of the base's search-index shards can be linked rather than indexed again
+ * (src/lib/site/search-index.ts): when the base has a `shards.json` with as many shards as the
+ * new catalog gets, only the shards a changed record falls in are dirty. Null: index every shard.
+ */
+export function searchShardReuse(baseDir: string, works: number, changedRecords: string[] | null): ShardReuse | null {
+  if (changedRecords === null) return null;
+  const dir = path.join(baseDir, 'client', 'pagefind');
+  let baseShards: number;
+  try {
+    const listed = (JSON.parse(readFileSync(path.join(dir, SHARDS_FILE), 'utf8')) as { shards?: unknown }).shards;
+    if (!Array.isArray(listed)) return null;
+    baseShards = listed.length + 1;
+  } catch {
+    return null;
   }
-  return true;
+  const shards = shardCount(works, shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
+  if (shards !== baseShards) return null;
+  return { dir, shards, dirty: [...new Set(changedRecords.map((slug) => shardOf(slug, shards)))].sort((a, b) => a - b) };
 }
 
 /** Move every file under `from` to the same place under `to`, replacing (never writing into) what is there. */
@@ -325,9 +354,13 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     });
   };
   // When no search record changed, the base's Pagefind index is the new one: linked with the rest.
-  const keepSearch = searchRecordsUnchanged(catalog, plan.works, before) && existsSync(path.join(baseDir, 'client', 'pagefind', 'pagefind-entry.json'));
+  // With a sharded index (above ARCHIVE_SEARCH_SHARD_WORKS works), only the shards a changed
+  // record falls in are indexed again; the others are linked from the base.
+  const changedRecords = searchRecordChanges(catalog, plan.works, before);
+  const shardReuse = searchShardReuse(baseDir, catalog.works.length, changedRecords);
+  const keepSearch = changedRecords?.length === 0 && existsSync(path.join(baseDir, 'client', 'pagefind', 'pagefind-entry.json'));
   const linking = timed('linkMs', hardLinkCopy(path.join(baseDir, 'client'), clientDir, keepSearch ? [] : ['pagefind']));
-  const searching: Promise<BuildInfo['searchIndex'] | null> = keepSearch ? Promise.resolve(null) : timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog));
+  const searching: Promise<BuildInfo['searchIndex'] | null> = keepSearch ? Promise.resolve(null) : timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog, { reuse: shardReuse ?? undefined }));
   const pending = Promise.allSettled([linking, searching]);
   // And a worker thread reads the base's records of the unchanged works for the index files.
   const indexer = startIndexWorker(path.join(baseDir, 'client'), plan.works);
@@ -403,7 +436,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     commit: options.commit,
     mode: 'incremental',
     fallbackReason: null,
-    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, reparsedWorks: reparsed, renderedFiles, searchIndexKept: keepSearch, phases, background },
+    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, reparsedWorks: reparsed, renderedFiles, searchIndexKept: keepSearch, searchShardsIndexed: keepSearch ? [] : shardReuse ? shardReuse.dirty : null, phases, background },
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,

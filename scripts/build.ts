@@ -72,6 +72,8 @@ export interface BuildInfo {
     renderedFiles: number;
     /** The changed works' search records were unchanged, so the base's Pagefind index was linked, not made again. */
     searchIndexKept?: boolean;
+    /** The search-index shards indexed again (the others linked from the base); null: every shard (src/lib/site/search-index.ts). */
+    searchShardsIndexed?: number[] | null;
     /** Wall time of each step in order (ms). */
     phases: Record<string, number>;
     /** Steps that run while Astro renders (the hard-linked copy, Pagefind): each one's own time (ms). */

@@ -256,8 +256,12 @@ async function writeOneIndex(outputPath: string, count: number, at: (i: number) 
  */
 export function buildSearchIndexInWorker(clientDir: string, catalog: Catalog, options: { reuse?: ShardReuse } = {}): Promise<SearchIndexSummary> {
   const started = Date.now();
-  const recordsJson = JSON.stringify(searchRecords(catalog));
   const slugs = catalog.works.map((w) => w.content.slug);
+  // Only the records of the shards indexed again cross to the worker (the others are linked).
+  const shards = shardCount(slugs.length, shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
+  const dirty = options.reuse && options.reuse.shards === shards ? new Set(options.reuse.dirty) : null;
+  const record = searchRecordOf(catalog);
+  const recordsJson = JSON.stringify(catalog.works.map((w) => (dirty === null || dirty.has(shardOf(w.content.slug, shards)) ? record(w) : null)));
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./search-index-worker.ts', import.meta.url), { workerData: { clientDir, recordsJson, slugs, reuse: options.reuse } });
     let settled = false;

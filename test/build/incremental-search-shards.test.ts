@@ -1,0 +1,115 @@
+/**
+ * Incremental builds over a search index in shards (src/lib/site/search-index.ts): with
+ * ARCHIVE_SEARCH_SHARD_WORKS=8 the sample catalog's 26 works are four Pagefind indexes, and a
+ * retitled work re-indexes only its own shard; the others are linked from the base. The folder
+ * must hold exactly the bytes of a full build of the same commit, and the base must not change.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInChild } from '../../api/site/builds.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { shardOf } from '../../src/lib/site/search-index.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+
+const BASE_URL = 'https://search-shards.example.test';
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-search-shards-inc-'));
+const repo = path.join(root, 'content');
+const work = (slug: string) => path.join(repo, 'works', slug, 'index.md');
+const previous = process.env.ARCHIVE_SEARCH_SHARD_WORKS;
+
+afterAll(() => {
+  if (previous === undefined) delete process.env.ARCHIVE_SEARCH_SHARD_WORKS;
+  else process.env.ARCHIVE_SEARCH_SHARD_WORKS = previous;
+  rmSync(root, { recursive: true, force: true });
+});
+
+function filesUnder(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
+    else out.push(rel);
+  }
+  return out.sort();
+}
+
+/** Digest of every file of a build folder but build.json (timings); nginx.conf names its own folder. */
+function digests(dir: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const rel of filesUnder(dir)) {
+    if (rel === 'build.json') continue;
+    let bytes = readFileSync(path.join(dir, rel));
+    if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
+    map.set(rel, createHash('sha256').update(bytes).digest('hex'));
+  }
+  return map;
+}
+
+function differences(a: Map<string, string>, b: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [rel, d] of a) if (!b.has(rel)) out.push(`only in the incremental build: ${rel}`);
+  else if (b.get(rel) !== d) out.push(`differs: ${rel}`);
+  for (const rel of b.keys()) if (!a.has(rel)) out.push(`only in the full build: ${rel}`);
+  return out;
+}
+
+let baseDir = '';
+
+beforeAll(async () => {
+  // The build children inherit it.
+  process.env.ARCHIVE_SEARCH_SHARD_WORKS = '8';
+  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
+  baseDir = path.join(root, 'base');
+  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+}, 600_000);
+
+describe('an incremental build over a sharded search index', () => {
+  it('a retitled work re-indexes its own shard only, and the folder is byte-identical to a full build', async () => {
+    expect(JSON.parse(readFileSync(path.join(baseDir, 'client/pagefind/shards.json'), 'utf8'))).toEqual({ shards: ['shard-1/', 'shard-2/', 'shard-3/'] });
+    const before = digests(baseDir);
+    const slug = 'beethoven-fur-elise';
+    const file = work(slug);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (Bagatelle in A minor, WoO 59)'));
+    expect(readFileSync(file, 'utf8')).toContain('Bagatelle in A minor, WoO 59');
+    await git(repo, ['add', '--all']);
+    await git(repo, ['commit', '--quiet', '-m', 'Retitle Für Elise']);
+    const commit = await git(repo, ['rev-parse', 'HEAD']);
+
+    const incremental = path.join(root, 'retitle-inc');
+    const full = path.join(root, 'retitle-full');
+    await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: baseDir });
+    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+    await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
+
+    const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
+    expect(info.mode).toBe('incremental');
+    expect(info.incremental.searchIndexKept).toBe(false);
+    const dirty = shardOf(slug, 4);
+    expect(info.incremental.searchShardsIndexed).toEqual([dirty]);
+    expect(info.searchIndex.pages).toBe(26);
+    expect(differences(digests(incremental), digests(full))).toEqual([]);
+    // The clean shards' files are the base's (same inodes); the dirty shard's are new.
+    const inShard = (rel: string) => {
+      const m = /^client\/pagefind\/(?:shard-(\d+)\/)?/.exec(rel);
+      return m ? Number(m[1] ?? 0) : null;
+    };
+    let linked = 0;
+    let written = 0;
+    for (const rel of filesUnder(incremental).filter((r) => r.startsWith('client/pagefind/') && r !== 'client/pagefind/shards.json')) {
+      const same = statSync(path.join(incremental, rel)).ino === statSync(path.join(baseDir, rel), { throwIfNoEntry: false })?.ino;
+      if (inShard(rel) === dirty) {
+        expect([rel, same]).toEqual([rel, false]);
+        written++;
+      } else {
+        expect([rel, same]).toEqual([rel, true]);
+        linked++;
+      }
+    }
+    expect(linked).toBeGreaterThan(10);
+    expect(written).toBeGreaterThan(3);
+    expect(differences(digests(baseDir), before)).toEqual([]);
+  }, 600_000);
+});
