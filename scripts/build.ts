@@ -320,7 +320,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
   writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));
   phase('copyScoresMs', 'score files copied');
-  // The zips in a worker thread from here on (they read the records Astro wrote), while this
+  // The zips in worker threads from here on (they read the records Astro wrote), while this
   // thread finishes the search index, the small files and the server's index files.
   const zipping = buildWorkZipsInWorker(catalog, clientDir, generatedAtUtc);
   zipping.catch(() => undefined); // surfaced when awaited below
@@ -358,7 +358,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     await zipping.catch(() => undefined);
   }
   const zips = await zipping;
-  phase('zipsMs', `zips: ${zips.works} works in ${zips.durationMs} ms (a worker thread, beside the steps since Astro)`);
+  phase('zipsMs', `zips: ${zips.works} works in ${zips.durationMs} ms (worker threads, beside the steps since Astro)`);
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     readerSignIn: options.readerSignIn ?? 'none',

@@ -243,6 +243,8 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
   const figures = [
     figure(`full build wall time (${works} works)`, 's', secs(buildMs), secs(hugoMs), label, 'lower', { ratio: 2, op: '<=' }),
     figure(`like-for-like part of the build: load + Astro (${works} works)`, 's', secs(likeForLikeMs), secs(hugoMs), label, 'lower'),
+    // Less stretched by other work on a shared machine than wall time (Pagefind's process, reaped by a worker thread that is gone by then, may be left out).
+    figure(`CPU time, user + system (${works} works)`, 's', secs(of('build', (r) => r.measurement.cpuMs)), secs(of('hugo', (r) => r.measurement.cpuMs)), label, 'lower'),
     figure(`peak RSS of the process tree (${works} works)`, 'bytes', of('build', (r) => r.measurement.polledPeakTreeRssBytes), of('hugo', (r) => r.measurement.polledPeakTreeRssBytes), label, 'lower'),
   ];
   return {
@@ -264,7 +266,7 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
           'derived record fields (reuse summary, review-state labels, access wording, links), composer pages, discovery documents (OpenAPI, llms.txt, API index), profile and instrument records',
           'score engraving with Verovio (phases.scoresMs; generated works have no scores)',
           'the Pagefind search index (its own process, fed from a worker thread while Astro renders: inside phases.astroMs; its own time in build.json searchIndex.durationMs)',
-          'a zip of every work\'s public files with SHA-256 list (a worker thread beside the steps after Astro; phases.zipsMs is what is left to wait for)',
+          'a zip of every work\'s public files with SHA-256 list (two worker threads beside the steps after Astro; phases.zipsMs is what is left to wait for)',
           'the server\'s index files (phases.catalogIndexMs), nginx.conf, published-blobs.json',
         ],
         onlyHugo: ['its own taxonomy term pages (period, genre, instrument) stand in for the browse pages'],

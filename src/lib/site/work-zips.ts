@@ -139,20 +139,32 @@ export function buildWorkZips(catalog: Catalog, clientDir: string, generatedAtUt
 }
 
 /**
- * The same zips in a worker thread, so a full build writes them while this thread does other
- * work (the server's index files, scripts/build.ts). Only what the zips need goes to the worker
- * (`ZipWork`, a few hundred bytes a work), not the catalog.
+ * The same zips in worker threads (two: with this thread busy on the server's index files, the
+ * second worker takes its share when that is done), so a full build writes them beside its other
+ * steps after Astro (scripts/build.ts). Only what the zips need goes to a worker (`ZipWork`, a few
+ * hundred bytes a work), not the catalog.
  */
-export function buildWorkZipsInWorker(catalog: Catalog, clientDir: string, generatedAtUtc: string): Promise<ZipSummary> {
+export async function buildWorkZipsInWorker(catalog: Catalog, clientDir: string, generatedAtUtc: string, workers = 2): Promise<ZipSummary> {
   const started = Date.now();
   const works = catalog.works.map(zipWorkOf);
+  const size = Math.ceil(works.length / workers);
+  const parts: ZipWork[][] = [];
+  for (let i = 0; i < works.length; i += size) parts.push(works.slice(i, i + size));
+  const settled = await Promise.allSettled(parts.map((part) => zipsInWorker(part, clientDir, generatedAtUtc)));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const done = settled.map((r) => (r as PromiseFulfilledResult<ZipSummary>).value);
+  return { works: done.reduce((n, r) => n + r.works, 0), bytes: done.reduce((n, r) => n + r.bytes, 0), durationMs: Date.now() - started };
+}
+
+function zipsInWorker(works: ZipWork[], clientDir: string, generatedAtUtc: string): Promise<ZipSummary> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./work-zips-worker.ts', import.meta.url), { workerData: { works, clientDir, generatedAtUtc } });
     let settled = false;
     worker.once('message', (msg: ZipSummary | { error: string }) => {
       settled = true;
       if ('error' in msg) reject(new Error(`cannot write the zips: ${msg.error}`));
-      else resolve({ ...msg, durationMs: Date.now() - started });
+      else resolve(msg);
     });
     worker.once('error', (err) => {
       settled = true;
