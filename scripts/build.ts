@@ -19,9 +19,9 @@ import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
-import { buildSearchIndex } from '../src/lib/site/search-index.ts';
+import { buildSearchIndex, buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
-import { buildWorkZipsInTurns, type ZipSummary } from '../src/lib/site/work-zips.ts';
+import { buildWorkZipsInWorker, type ZipSummary } from '../src/lib/site/work-zips.ts';
 import { writeSnapshot } from './catalog-snapshot.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -90,7 +90,13 @@ export interface BuildInfo {
   catalogIndex: { works: number; durationMs: number };
   /** "Download all": one zip of public files per work (src/lib/site/work-zips.ts). */
   zips: ZipSummary;
-  /** A full build's phases in ms: loadMs, scoresMs, astroMs, copyScoresMs, zipsAndSearchMs (side by side; `zips` and `searchIndex` have each one's time), restMs, catalogIndexMs. */
+  /**
+   * A full build's phases in ms, in order: loadMs, scoresMs, astroMs (with Pagefind beside it when
+   * the catalog fits in one Astro run), copyScoresMs, searchMs (moving Pagefind's index in, or
+   * Pagefind after Astro in a batched build), restMs, catalogIndexMs, zipsMs (waiting for the zip
+   * worker, which runs from copyScoresMs on). `zips` and `searchIndex` have each one's own time.
+   * Builds before 2026-11-23 evening had zipsAndSearchMs (zips beside Pagefind, after Astro).
+   */
   phases?: Record<string, number>;
   /** Peak resident memory of the build process itself (not Pagefind's child), bytes. */
   peakRssBytes?: number;
@@ -290,38 +296,73 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   phase('scoresMs', `scores: ${scores.rendered} rendered, ${scores.failed} failed`);
   const clientDir = path.join(outDir, 'client');
   const batchWorks = options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS);
-  const astroRuns = await renderAllPages(
-    { contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir, scoresManifest: path.join(scoresDir, 'manifest.json'), quiet: options.quiet, catalog, readerSignIn: options.readerSignIn },
-    batchWorks,
-    (message) => {
-      if (!options.quiet) console.log(`[build] ${message}`);
-    },
-  );
-  phase('astroMs', `astro build done in ${astroRuns} run(s)`);
+  // Pagefind's records come from the catalog, not from the pages, so when the catalog fits in one
+  // Astro run the index is made while Astro renders: Pagefind's own process (fed by a worker
+  // thread, like the incremental build's) works on the other core, into a scratch folder moved in
+  // afterwards. A larger catalog keeps it after Astro (beside the zips), so Pagefind's memory does
+  // not add to Astro's in a batched build.
+  const searchBeside = catalog.works.length <= batchWorks;
+  const searchScratch = path.join(outDir, '.search');
+  const searching = searchBeside ? buildSearchIndexInWorker(searchScratch, catalog) : null;
+  searching?.catch(() => undefined); // surfaced when awaited below
+  let astroRuns: number;
+  try {
+    astroRuns = await renderAllPages(
+      { contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir, scoresManifest: path.join(scoresDir, 'manifest.json'), quiet: options.quiet, catalog, readerSignIn: options.readerSignIn },
+      batchWorks,
+      (message) => {
+        if (!options.quiet) console.log(`[build] ${message}`);
+      },
+    );
+  } finally {
+    // Never leave Pagefind writing into a folder the caller may remove next.
+    if (searching) await searching.catch(() => undefined);
+  }
+  phase('astroMs', `astro build done in ${astroRuns} run(s)${searching ? ', Pagefind beside it' : ''}`);
   if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
   // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
   writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));
   phase('copyScoresMs', 'score files copied');
-  // Side by side: Pagefind indexes in its own process while this one writes the zips (separate
-  // outputs: works/<slug>/<slug>.zip and pagefind/).
-  const [zips, searchIndex] = await Promise.all([buildWorkZipsInTurns(catalog, clientDir, generatedAtUtc), buildSearchIndex(clientDir, catalog)]);
-  phase('zipsAndSearchMs', `zips: ${zips.works} works in ${zips.durationMs} ms; Pagefind: ${searchIndex.pages} pages in ${searchIndex.durationMs} ms`);
-  writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
-  // Outside client/: the server reads it to know which blobs public records link to.
-  writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
-  writeProtected(outDir, catalog);
-  // What the next incremental build starts from instead of parsing every work again.
-  writeSnapshot(outDir, catalog);
-  const counts = { works: catalog.works.length, profiles: catalog.profiles.length };
-  phase('restMs', 'nginx.conf, published-blobs.json, protected files');
-  // The loaded catalog is done with: the index step reads every record back, so only one copy of
-  // the catalog is in memory at a time.
-  loaded = undefined;
-  catalog = undefined;
-  // From the records just written, so the server's index never disagrees with a static record.
-  const catalogIndex = await indexBuild(outDir);
-  phase('catalogIndexMs', `index files: ${catalogIndex.works} works`);
+  // The zips in worker threads from here on (they read the records Astro wrote), while this
+  // thread finishes the search index, the small files and the server's index files.
+  const zipping = buildWorkZipsInWorker(catalog, clientDir, generatedAtUtc);
+  zipping.catch(() => undefined); // surfaced when awaited below
+  let searchIndex: BuildInfo['searchIndex'];
+  let catalogIndex: BuildInfo['catalogIndex'];
+  let counts: { works: number; profiles: number };
+  try {
+    if (searching) {
+      searchIndex = await searching;
+      rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
+      renameSync(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
+      rmSync(searchScratch, { recursive: true, force: true });
+    } else {
+      // After Astro, beside the zips (Pagefind's own process on the other core).
+      searchIndex = await buildSearchIndex(clientDir, catalog);
+    }
+    phase('searchMs', `Pagefind: ${searchIndex.pages} pages in ${searchIndex.durationMs} ms${searching ? ' (beside Astro)' : ''}`);
+    writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
+    // Outside client/: the server reads it to know which blobs public records link to.
+    writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
+    writeProtected(outDir, catalog);
+    // What the next incremental build starts from instead of parsing every work again.
+    writeSnapshot(outDir, catalog);
+    counts = { works: catalog.works.length, profiles: catalog.profiles.length };
+    phase('restMs', 'nginx.conf, published-blobs.json, protected files');
+    // The loaded catalog is done with: the index step reads every record back, so only one copy of
+    // the catalog is in memory at a time.
+    loaded = undefined;
+    catalog = undefined;
+    // From the records just written, so the server's index never disagrees with a static record.
+    catalogIndex = await indexBuild(outDir);
+    phase('catalogIndexMs', `index files: ${catalogIndex.works} works`);
+  } finally {
+    // Never leave the zip worker writing into a folder the caller may remove next.
+    await zipping.catch(() => undefined);
+  }
+  const zips = await zipping;
+  phase('zipsMs', `zips: ${zips.works} works in ${zips.durationMs} ms (worker threads, beside the steps since Astro)`);
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     readerSignIn: options.readerSignIn ?? 'none',

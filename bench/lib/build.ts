@@ -3,6 +3,7 @@
  * child process, measuring wall time and peak RSS. Baseline in the same run: the same build of a
  * catalog ten times smaller, so the ratio of works/s shows how the build scales (1.0 = linear).
  */
+import os from 'node:os';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
@@ -156,6 +157,8 @@ interface HugoRoundRun {
   output: { files: number; bytes: number } | null;
   /** The project's build only: its phases from build.json (ms). */
   phases?: Record<string, number>;
+  /** The machine's 1-minute load average when the run started and ended (other work on the machine). */
+  loadAverage?: { start: number; end: number };
 }
 
 const median = (xs: number[]): number | null => {
@@ -192,6 +195,7 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
     for (const tool of order) {
       if (tool === 'hugo' && !hugo.path) continue;
       ctx.log(`round ${round + 1} of ${rounds}: ${tool} ...`);
+      const loadAtStart = os.loadavg()[0]!;
       const m =
         tool === 'hugo'
           ? await measureChild('hugo', hugo.path!, hugoArgs(site.siteDir, hugoOut, path.join(root, 'hugo-cache')), { cwd: root, timeoutMs, cleanup: ctx.cleanup, scratchDir: root })
@@ -203,7 +207,7 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
             );
       const ok = m.exitCode === 0 && !m.timedOut;
       const { outputTail, ...rest } = m;
-      const run: HugoRoundRun = { tool, round, measurement: ok ? rest : m, output: null };
+      const run: HugoRoundRun = { tool, round, measurement: ok ? rest : m, output: null, loadAverage: { start: Math.round(loadAtStart * 100) / 100, end: Math.round(os.loadavg()[0]! * 100) / 100 } };
       if (ok) {
         const outDir = tool === 'hugo' ? hugoOut : path.join(buildOut, 'client');
         run.output = folderSize(outDir);
@@ -239,6 +243,8 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
   const figures = [
     figure(`full build wall time (${works} works)`, 's', secs(buildMs), secs(hugoMs), label, 'lower', { ratio: 2, op: '<=' }),
     figure(`like-for-like part of the build: load + Astro (${works} works)`, 's', secs(likeForLikeMs), secs(hugoMs), label, 'lower'),
+    // Less stretched by other work on a shared machine than wall time (Pagefind's process, reaped by a worker thread that is gone by then, may be left out).
+    figure(`CPU time, user + system (${works} works)`, 's', secs(of('build', (r) => r.measurement.cpuMs)), secs(of('hugo', (r) => r.measurement.cpuMs)), label, 'lower'),
     figure(`peak RSS of the process tree (${works} works)`, 'bytes', of('build', (r) => r.measurement.polledPeakTreeRssBytes), of('hugo', (r) => r.measurement.polledPeakTreeRssBytes), label, 'lower'),
   ];
   return {
@@ -259,12 +265,13 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
           'content lint: every work checked against the schema and the shared vocabularies (phases.loadMs)',
           'derived record fields (reuse summary, review-state labels, access wording, links), composer pages, discovery documents (OpenAPI, llms.txt, API index), profile and instrument records',
           'score engraving with Verovio (phases.scoresMs; generated works have no scores)',
-          'a zip of every work\'s public files with SHA-256 list and the Pagefind search index, side by side (phases.zipsAndSearchMs)',
+          'the Pagefind search index (its own process, fed from a worker thread while Astro renders: inside phases.astroMs; its own time in build.json searchIndex.durationMs)',
+          'a zip of every work\'s public files with SHA-256 list (two worker threads beside the steps after Astro; phases.zipsMs is what is left to wait for)',
           'the server\'s index files (phases.catalogIndexMs), nginx.conf, published-blobs.json',
         ],
         onlyHugo: ['its own taxonomy term pages (period, genre, instrument) stand in for the browse pages'],
         paths: 'Hugo writes the JSON and Markdown beside the page (/works/<slug>/index.json, index.md); the build under /api/v1/works/<slug>/',
-        likeForLike: 'the build\'s load + Astro phases (phases.loadMs + phases.astroMs) against Hugo\'s whole run',
+        likeForLike: 'the build\'s load + Astro phases (phases.loadMs + phases.astroMs; astroMs has Pagefind running beside it on the other core) against Hugo\'s whole run',
       },
       runs,
     },

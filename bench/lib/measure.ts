@@ -22,6 +22,12 @@ export interface ChildMeasurement {
   polledPeakTreeRssBytes: number | null;
   /** `/usr/bin/time -f %M`, in bytes, when available. */
   timePeakRssBytes: number | null;
+  /**
+   * CPU time (user + system) of the child and of the descendants it waited for, in ms, from
+   * `/usr/bin/time -f %U %S` when available: on a shared machine the work done, which other
+   * load does not stretch the way it stretches wall time.
+   */
+  cpuMs: number | null;
   outputTail: string;
 }
 
@@ -69,7 +75,7 @@ export async function measureChild(
 ): Promise<ChildMeasurement> {
   const useTime = existsSync('/usr/bin/time');
   const timeFile = path.join(options.scratchDir, `time-${process.pid}-${Date.now()}.txt`);
-  const [cmd, argv] = useTime ? ['/usr/bin/time', ['-f', '%M', '-o', timeFile, command, ...args]] : [command, args];
+  const [cmd, argv] = useTime ? ['/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, command, ...args]] : [command, args];
   const started = process.hrtime.bigint();
   const proc = new TrackedProcess(label, cmd, argv as string[], { cwd: options.cwd, env: options.env ?? process.env });
   options.cleanup.track(proc);
@@ -96,11 +102,13 @@ export async function measureChild(
   await proc.exited;
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   let timeKb: number | null = null;
+  let cpuMs: number | null = null;
   if (useTime) {
     try {
       const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
-      const n = Number(lines[lines.length - 1]);
-      timeKb = Number.isFinite(n) && n > 0 ? n : null;
+      const [kb, user, sys] = lines[lines.length - 1]!.trim().split(/\s+/).map(Number);
+      timeKb = kb !== undefined && Number.isFinite(kb) && kb > 0 ? kb : null;
+      cpuMs = user !== undefined && sys !== undefined && Number.isFinite(user) && Number.isFinite(sys) ? Math.round((user + sys) * 1000) : null;
     } catch {
       timeKb = null;
     }
@@ -119,6 +127,7 @@ export async function measureChild(
     polledPeakRssBytes: polled,
     polledPeakTreeRssBytes: polledTreeKb > 0 ? polledTreeKb * 1024 : null,
     timePeakRssBytes: timed,
+    cpuMs,
     outputTail: proc.tail(3000),
   };
 }

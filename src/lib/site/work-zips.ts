@@ -16,10 +16,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { zipSync, type Zippable } from 'fflate';
+import { Worker } from 'node:worker_threads';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
 import type { WorkRecord } from '../../schemas/work.ts';
 import { scoreFolder } from './scores.ts';
+import { zipEntries } from './zip-writer.ts';
 
 export interface ZipSummary {
   works: number;
@@ -35,7 +36,7 @@ export function workZipPath(slug: string): string {
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Already-compressed formats are stored as they are; text is deflated. */
-const STORED = /\.(mp3|mxl|zip|pdf|png|jpe?g|ogg|flac)$/i;
+const STORED = /\.(mp3|mxl|zip|pdf|png|jpe?g|gif|webp|ogg|oga|opus|flac|m4a|aac|mp4|webm)$/i;
 
 function readme(record: WorkRecord, elsewhere: string[], included: string[]): string {
   const r = record.rights;
@@ -61,8 +62,26 @@ function readme(record: WorkRecord, elsewhere: string[], included: string[]): st
   ].join('\n');
 }
 
-function zipOne(work: LoadedWork, clientDir: string, mtime: Date): Buffer {
-  const slug = work.content.slug;
+/**
+ * What a work's zip needs besides its written records: each asset's stored file by asset
+ * (`<assetId>` for a source asset, `<arrangementId>/<assetId>` for an arrangement's), plain data
+ * so a worker thread can have it.
+ */
+export interface ZipWork {
+  slug: string;
+  assets: Record<string, { file?: string; absolutePath?: string }>;
+}
+
+export function zipWorkOf(work: LoadedWork): ZipWork {
+  const assets: ZipWork['assets'] = {};
+  const entry = (file: string | undefined) => ({ ...(file !== undefined ? { file } : {}), ...(file !== undefined && work.files.get(file) ? { absolutePath: work.files.get(file)!.absolutePath } : {}) });
+  for (const a of work.content.sourceAssets) assets[String(a.id)] ??= entry(a.file);
+  for (const arr of work.content.arrangements) for (const a of arr.assets) assets[`${arr.id}/${a.id}`] ??= entry(a.file);
+  return { slug: work.content.slug, assets };
+}
+
+function zipOne(work: ZipWork, clientDir: string, mtime: Date): Buffer {
+  const slug = work.slug;
   const recordDir = path.join(clientDir, 'api', 'v1', 'works', slug);
   const jsonBytes = readFileSync(path.join(recordDir, 'index.json'));
   const record = (JSON.parse(jsonBytes.toString('utf8')) as { data: WorkRecord }).data;
@@ -72,14 +91,13 @@ function zipOne(work: LoadedWork, clientDir: string, mtime: Date): Buffer {
 
   const elsewhere: string[] = [];
   const assets = [
-    ...record.sourceAssets.map((a) => ({ a, content: work.content.sourceAssets.find((c) => c.id === a.id) })),
-    ...record.arrangements.flatMap((arr) => arr.assets.map((a) => ({ a, content: work.content.arrangements.find((x) => x.id === arr.id)?.assets.find((c) => c.id === a.id) }))),
+    ...record.sourceAssets.map((a) => ({ a, content: work.assets[String(a.id)] })),
+    ...record.arrangements.flatMap((arr) => arr.assets.map((a) => ({ a, content: work.assets[`${arr.id}/${a.id}`] }))),
   ];
   for (const { a, content } of assets) {
     if (a.access !== 'public' || !content) continue;
     if (content.file !== undefined) {
-      const stored = work.files.get(content.file);
-      if (stored) files.set(`files/${content.file}`, readFileSync(stored.absolutePath));
+      if (content.absolutePath !== undefined) files.set(`files/${content.file}`, readFileSync(content.absolutePath));
     } else if (a.kind !== 'source-page' && a.links.download) {
       elsewhere.push(`asset ${a.id} (${a.title}): ${a.links.download}`);
     }
@@ -98,40 +116,62 @@ function zipOne(work: LoadedWork, clientDir: string, mtime: Date): Buffer {
     .join('\n');
   files.set('SHA256SUMS', Buffer.from(`${sums}\n`, 'utf8'));
 
-  const tree: Zippable = {};
-  for (const [name, bytes] of [...files.entries()].sort(([x], [y]) => x.localeCompare(y))) {
-    tree[`${slug}/${name}`] = [bytes, { level: STORED.test(name) ? 0 : 6, mtime }];
+  const entries = [...files.entries()].sort(([x], [y]) => x.localeCompare(y)).map(([name, bytes]) => ({ name: `${slug}/${name}`, bytes, store: STORED.test(name) }));
+  return zipEntries(entries, mtime);
+}
+
+/** Write these works' zips into the built site; returns counts for build.json. */
+export function writeWorkZips(works: ZipWork[], clientDir: string, generatedAtUtc: string): ZipSummary {
+  const started = Date.now();
+  const mtime = new Date(generatedAtUtc);
+  let bytes = 0;
+  for (const work of works) {
+    const zip = zipOne(work, clientDir, mtime);
+    writeFileSync(path.join(clientDir, workZipPath(work.slug)), zip);
+    bytes += zip.length;
   }
-  return Buffer.from(zipSync(tree, { mtime }));
+  return { works: works.length, bytes, durationMs: Date.now() - started };
 }
 
 /** Write every work's zip into the built site; returns counts for build.json. */
 export function buildWorkZips(catalog: Catalog, clientDir: string, generatedAtUtc: string): ZipSummary {
-  const started = Date.now();
-  const mtime = new Date(generatedAtUtc);
-  let bytes = 0;
-  for (const work of catalog.works) {
-    const zip = zipOne(work, clientDir, mtime);
-    writeFileSync(path.join(clientDir, workZipPath(work.content.slug)), zip);
-    bytes += zip.length;
-  }
-  return { works: catalog.works.length, bytes, durationMs: Date.now() - started };
+  return writeWorkZips(catalog.works.map(zipWorkOf), clientDir, generatedAtUtc);
 }
 
 /**
- * The same zips, giving the event loop a turn every few works, so a full build can write them
- * while Pagefind (a child process) indexes the works on the other core (scripts/build.ts).
+ * The same zips in worker threads (two: with this thread busy on the server's index files, the
+ * second worker takes its share when that is done), so a full build writes them beside its other
+ * steps after Astro (scripts/build.ts). Only what the zips need goes to a worker (`ZipWork`, a few
+ * hundred bytes a work), not the catalog.
  */
-export async function buildWorkZipsInTurns(catalog: Catalog, clientDir: string, generatedAtUtc: string, worksPerTurn = 25): Promise<ZipSummary> {
+export async function buildWorkZipsInWorker(catalog: Catalog, clientDir: string, generatedAtUtc: string, workers = 2): Promise<ZipSummary> {
   const started = Date.now();
-  const mtime = new Date(generatedAtUtc);
-  let bytes = 0;
-  for (let i = 0; i < catalog.works.length; i++) {
-    const work = catalog.works[i]!;
-    const zip = zipOne(work, clientDir, mtime);
-    writeFileSync(path.join(clientDir, workZipPath(work.content.slug)), zip);
-    bytes += zip.length;
-    if ((i + 1) % worksPerTurn === 0) await new Promise((resolve) => setImmediate(resolve));
-  }
-  return { works: catalog.works.length, bytes, durationMs: Date.now() - started };
+  const works = catalog.works.map(zipWorkOf);
+  const size = Math.ceil(works.length / workers);
+  const parts: ZipWork[][] = [];
+  for (let i = 0; i < works.length; i += size) parts.push(works.slice(i, i + size));
+  const settled = await Promise.allSettled(parts.map((part) => zipsInWorker(part, clientDir, generatedAtUtc)));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const done = settled.map((r) => (r as PromiseFulfilledResult<ZipSummary>).value);
+  return { works: done.reduce((n, r) => n + r.works, 0), bytes: done.reduce((n, r) => n + r.bytes, 0), durationMs: Date.now() - started };
+}
+
+function zipsInWorker(works: ZipWork[], clientDir: string, generatedAtUtc: string): Promise<ZipSummary> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./work-zips-worker.ts', import.meta.url), { workerData: { works, clientDir, generatedAtUtc } });
+    let settled = false;
+    worker.once('message', (msg: ZipSummary | { error: string }) => {
+      settled = true;
+      if ('error' in msg) reject(new Error(`cannot write the zips: ${msg.error}`));
+      else resolve(msg);
+    });
+    worker.once('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`the zip worker exited with ${code}`));
+    });
+  });
 }
