@@ -17,34 +17,13 @@ import { batchWorksFrom, DEFAULT_BATCH_WORKS } from '../../scripts/build.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildSearchIndex } from '../../src/lib/site/search-index.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { filesUnder, digests } from '../helpers/build-folders.ts';
 
 const run = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-full-build-batches-'));
 const GENERATED_AT = '2026-01-02T03:04:05.000Z';
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function filesUnder(dir: string, prefix = ''): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
-    else out.push(rel);
-  }
-  return out.sort();
-}
-
-/** Digest of every file of a build folder but build.json (timings); nginx.conf names its own folder. */
-function digests(dir: string): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const rel of filesUnder(dir)) {
-    if (rel === 'build.json') continue;
-    let bytes = readFileSync(path.join(dir, rel));
-    if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
-    map.set(rel, createHash('sha256').update(bytes).digest('hex'));
-  }
-  return map;
-}
 
 async function build(name: string, extra: string[]): Promise<{ dir: string; info: { works: number; astroRuns: number } }> {
   const dir = path.join(root, name);

@@ -17,6 +17,7 @@ import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { newWorkFile, parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { filesUnder, digests } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://contributed.example.test';
 const SCORE = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'musicxml-test-suite', '01a-Pitches-Pitches.xml');
@@ -25,28 +26,6 @@ const repo = path.join(root, 'content');
 const blobsDir = path.join(root, 'blobs');
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function filesUnder(dir: string, prefix = ''): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
-    else out.push(rel);
-  }
-  return out.sort();
-}
-
-/** Digest of every file of a build folder but build.json (timings); nginx.conf names its own folder. */
-function digests(dir: string): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const rel of filesUnder(dir)) {
-    if (rel === 'build.json') continue;
-    let bytes = readFileSync(path.join(dir, rel));
-    if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
-    map.set(rel, createHash('sha256').update(bytes).digest('hex'));
-  }
-  return map;
-}
 
 it('a contributed new work with a blob-stored MusicXML score: the incremental build equals the full build', async () => {
   const gen = generateCatalog({ works: 24, outDir: path.join(root, 'seed') });

@@ -16,6 +16,7 @@ import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { FullBuildNeeded, planChange } from '../../scripts/build-incremental.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { filesUnder, digests, differences } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://incremental.example.test';
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-incremental-'));
@@ -23,36 +24,6 @@ const repo = path.join(root, 'content');
 const work = (slug: string, file = 'index.md') => path.join(repo, 'works', slug, file);
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function filesUnder(dir: string, prefix = ''): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...filesUnder(dir, rel));
-    else out.push(rel);
-  }
-  return out.sort();
-}
-
-/** Digest of every file of a build folder but build.json (timings); nginx.conf names its own folder. */
-function digests(dir: string): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const rel of filesUnder(dir)) {
-    if (rel === 'build.json') continue;
-    let bytes = readFileSync(path.join(dir, rel));
-    if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
-    map.set(rel, createHash('sha256').update(bytes).digest('hex'));
-  }
-  return map;
-}
-
-function differences(a: Map<string, string>, b: Map<string, string>): string[] {
-  const out: string[] = [];
-  for (const [rel, d] of a) if (!b.has(rel)) out.push(`only in the incremental build: ${rel}`);
-  else if (b.get(rel) !== d) out.push(`differs: ${rel}`);
-  for (const rel of b.keys()) if (!a.has(rel)) out.push(`only in the full build: ${rel}`);
-  return out;
-}
 
 async function commitAll(message: string): Promise<string> {
   await git(repo, ['add', '--all']);
