@@ -45,7 +45,6 @@ import { ArchiveMetrics } from './observability/metrics.ts';
 import { instrumentRebuilder, instrumentReview } from './observability/instrument.ts';
 import { registerObservabilityRoutes } from './observability/routes.ts';
 
-
 export interface AppOptions {
   /** Pino logger options, or false for none (tests); a test may pass a stream to read the log lines. */
   logger?: boolean | { level: string; stream?: { write(line: string): void } };
@@ -83,7 +82,14 @@ function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex,
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
   const body = JSON.stringify(
-    problemBody(baseUrl, tooLarge ? 'headers-too-large' : 'bad-request', '/', tooLarge ? 'The request headers are larger than this server accepts.' : `The request could not be parsed (${err.code ?? 'bad request'}).`),
+    problemBody(
+      baseUrl,
+      tooLarge ? 'headers-too-large' : 'bad-request',
+      '/',
+      tooLarge
+        ? 'The request headers are larger than this server accepts.'
+        : `The request could not be parsed (${err.code ?? 'bad request'}).`,
+    ),
   );
   socket.end(
     `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -101,7 +107,12 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   const ctx: AppContext = {
     config,
     handle,
-    rebuilder: input.rebuilder ?? new Rebuilder(config, handle, { ...rebuilderOptionsFromEnv(process.env), onReconcile: (event) => logReconcile(event) }),
+    rebuilder:
+      input.rebuilder ??
+      new Rebuilder(config, handle, {
+        ...rebuilderOptionsFromEnv(process.env),
+        onReconcile: (event) => logReconcile(event),
+      }),
     blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
@@ -127,7 +138,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
             // Log the path only: a query string may carry something secret by mistake.
             serializers: {
               // `ip` is the forwarded client address only behind a trusted proxy (ARCHIVE_TRUSTED_PROXIES).
-              req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, path: req.url.split('?')[0], ip: req.ip }),
+              req: (req: { method: string; url: string; ip?: string }) => ({
+                method: req.method,
+                path: req.url.split('?')[0],
+                ip: req.ip,
+              }),
             },
           },
     bodyLimit: 1024 * 1024,
@@ -162,7 +177,16 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
             if (config.fastPathLogSample > 0 && Math.random() < config.fastPathLogSample) {
               app.log.info(
                 // Keys other than req/res: those have Fastify's serializers, which expect its objects.
-                { fastPath: true, method: req.method, path, ip: req.socket.remoteAddress, statusCode: res.statusCode, responseTime: seconds * 1000, sample: config.fastPathLogSample, fastAnswers },
+                {
+                  fastPath: true,
+                  method: req.method,
+                  path,
+                  ip: req.socket.remoteAddress,
+                  statusCode: res.statusCode,
+                  responseTime: seconds * 1000,
+                  sample: config.fastPathLogSample,
+                  fastAnswers,
+                },
                 'fast path answer (sampled)',
               );
             }
@@ -187,10 +211,17 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Requests Node's HTTP parser refuses before Fastify sees them (a bad request line, a NUL in a
     // header, 431 headers too large, an unknown method) still get a problem detail.
-    clientErrorHandler: (err: Error & { code?: string }, socket) => writeClientErrorProblem(err, socket, config.publicBaseUrl),
+    clientErrorHandler: (err: Error & { code?: string }, socket) =>
+      writeClientErrorProblem(err, socket, config.publicBaseUrl),
     // A path with broken percent-encoding is a problem detail too, not Fastify's default JSON.
     frameworkErrors: (error, request, reply) =>
-      sendProblem(reply, request, config.publicBaseUrl, 'bad-request', `The request could not be read: ${error.message}`),
+      sendProblem(
+        reply,
+        request,
+        config.publicBaseUrl,
+        'bad-request',
+        `The request could not be read: ${error.message}`,
+      ),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
   });
   const base = ctx.config.publicBaseUrl;
@@ -201,9 +232,16 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   app.addHook('onRequest', async (request, reply) => {
     if (!gate.closing) return;
     reply.header('Connection', 'close');
-    await sendProblem(reply, request, base, 'shutting-down', 'The service is stopping; this request was not started. Retry in a few seconds.', {
-      headers: { 'Retry-After': String(SHUTTING_DOWN_RETRY_SECONDS) },
-    });
+    await sendProblem(
+      reply,
+      request,
+      base,
+      'shutting-down',
+      'The service is stopping; this request was not started. Retry in a few seconds.',
+      {
+        headers: { 'Retry-After': String(SHUTTING_DOWN_RETRY_SECONDS) },
+      },
+    );
     return reply;
   });
 
@@ -229,42 +267,85 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     httpPart === 'body' ? bodyAjv.compile(schema as TSchema) : queryAjv.compile(schema as TSchema),
   );
 
-  app.setErrorHandler((error: Error & { validation?: unknown[]; validationContext?: string; statusCode?: number; code?: string }, request, reply) => {
-    // Services answer refusals by throwing a ProblemError (the one error idiom, api/http/problem.ts).
-    if (error instanceof ProblemError) return sendProblem(reply, request, base, error.problem, error.message, error.extras);
-    if (error.validation) {
-      const inQuery = error.validationContext !== 'body';
-      const source = inQuery ? (error.validationContext === 'params' ? request.params : request.query) : request.body;
-      const errors = describeErrors(error.validation as never[], source).map((e) =>
-        inQuery ? { parameter: e.pointer.replace(/^\//, '').split('/')[0] ?? '', detail: e.detail } : { pointer: e.pointer, detail: e.detail },
+  app.setErrorHandler(
+    (
+      error: Error & { validation?: unknown[]; validationContext?: string; statusCode?: number; code?: string },
+      request,
+      reply,
+    ) => {
+      // Services answer refusals by throwing a ProblemError (the one error idiom, api/http/problem.ts).
+      if (error instanceof ProblemError)
+        return sendProblem(reply, request, base, error.problem, error.message, error.extras);
+      if (error.validation) {
+        const inQuery = error.validationContext !== 'body';
+        const source = inQuery ? (error.validationContext === 'params' ? request.params : request.query) : request.body;
+        const errors = describeErrors(error.validation as never[], source).map((e) =>
+          inQuery
+            ? { parameter: e.pointer.replace(/^\//, '').split('/')[0] ?? '', detail: e.detail }
+            : { pointer: e.pointer, detail: e.detail },
+        );
+        const name = inQuery ? 'invalid-query' : 'invalid-body';
+        const summary = errors.map((e) => `${'parameter' in e ? e.parameter : e.pointer} ${e.detail}`).join('; ');
+        return sendProblem(
+          reply,
+          request,
+          base,
+          name,
+          `The request has ${errors.length} invalid field(s): ${summary}`,
+          { errors },
+        );
+      }
+      switch (error.code) {
+        case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+          return sendProblem(reply, request, base, 'malformed-json', `The body is not valid JSON: ${error.message}`);
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'payload-too-large',
+            'The body is larger than this endpoint accepts.',
+          );
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'unsupported-media-type',
+            `Content-Type "${request.headers['content-type'] ?? ''}" is not accepted here.`,
+          );
+      }
+      if (error.statusCode === 400) return sendProblem(reply, request, base, 'malformed-json', error.message);
+      request.log.error({ err: error }, 'unhandled error');
+      return sendProblem(
+        reply,
+        request,
+        base,
+        'internal-error',
+        'The server failed to answer this request. Nothing was changed.',
       );
-      const name = inQuery ? 'invalid-query' : 'invalid-body';
-      const summary = errors.map((e) => `${'parameter' in e ? e.parameter : e.pointer} ${e.detail}`).join('; ');
-      return sendProblem(reply, request, base, name, `The request has ${errors.length} invalid field(s): ${summary}`, { errors });
-    }
-    switch (error.code) {
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendProblem(reply, request, base, 'malformed-json', `The body is not valid JSON: ${error.message}`);
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, request, base, 'payload-too-large', 'The body is larger than this endpoint accepts.');
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendProblem(reply, request, base, 'unsupported-media-type', `Content-Type "${request.headers['content-type'] ?? ''}" is not accepted here.`);
-    }
-    if (error.statusCode === 400) return sendProblem(reply, request, base, 'malformed-json', error.message);
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, request, base, 'internal-error', 'The server failed to answer this request. Nothing was changed.');
-  });
+    },
+  );
 
   // JSON bodies may also be sent as text/json or application/*+json (spec Part 4.1).
   // Every JSON body is bounded before anything walks it (depth, then prototype keys), see
   // src/domain/json-limits.ts: a 5,000-deep body is a 400 naming the limit, never a stack overflow.
-  const jsonParser = (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
+  const jsonParser = (
+    _request: FastifyRequest,
+    body: string | Buffer,
+    done: (err: Error | null, value?: unknown) => void,
+  ) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(new ProblemError('malformed-json', 'The body is not valid JSON: it is empty.'));
     if (exceedsJsonDepth(text)) {
       const detail = `nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`;
-      return done(new ProblemError('invalid-body', `The request body ${detail}.`, { errors: [{ pointer: '', detail }], maxDepth: MAX_JSON_DEPTH }));
+      return done(
+        new ProblemError('invalid-body', `The request body ${detail}.`, {
+          errors: [{ pointer: '', detail }],
+          maxDepth: MAX_JSON_DEPTH,
+        }),
+      );
     }
     let value: unknown;
     try {
@@ -274,8 +355,17 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     }
     const protoKeys = prototypeKeyPointers(value);
     if (protoKeys.length > 0) {
-      const errors = protoKeys.map((pointer) => ({ pointer, detail: 'is a reserved key (__proto__, constructor and prototype are refused)' }));
-      return done(new ProblemError('invalid-body', `The request has ${errors.length} invalid field(s): ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}`, { errors }));
+      const errors = protoKeys.map((pointer) => ({
+        pointer,
+        detail: 'is a reserved key (__proto__, constructor and prototype are refused)',
+      }));
+      return done(
+        new ProblemError(
+          'invalid-body',
+          `The request has ${errors.length} invalid field(s): ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}`,
+          { errors },
+        ),
+      );
     }
     done(null, value);
   };
@@ -291,7 +381,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   app.addHook('onClose', async () => ctx.handle.current.catalog.summaries.close());
   // A waiting or running background reconcile stops with the server (the next start serves the folder it would have replaced).
   app.addHook('onClose', async () => (ctx.rebuilder as Partial<Rebuilder>).close?.());
-  logReconcile = (event) => app.log.info({ reconcile: event }, `background reconcile of ${event.commit.slice(0, 12)}: ${event.outcome}`);
+  logReconcile = (event) =>
+    app.log.info({ reconcile: event }, `background reconcile of ${event.commit.slice(0, 12)}: ${event.outcome}`);
   // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn.
   (ctx.rebuilder as Partial<Rebuilder>).reconcileServed?.();
 
@@ -327,10 +418,17 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     const path = request.url.split('?')[0] ?? '/';
     const allowed = await allowedFor(path);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
-      return sendProblem(reply, request, base, 'method-not-allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
-        allow: allowed,
-        headers: { Allow: allowed.join(', ') },
-      });
+      return sendProblem(
+        reply,
+        request,
+        base,
+        'method-not-allowed',
+        `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+        {
+          allow: allowed,
+          headers: { Allow: allowed.join(', ') },
+        },
+      );
     }
     return sendProblem(reply, request, base, 'not-found', `Nothing exists at ${path}.`);
   };

@@ -8,7 +8,12 @@ import { isIP } from 'node:net';
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONTRIBUTION_BODY_LIMIT, CORRECTION_BODY_LIMIT, DEFAULT_RATE_LIMIT as DEFAULT_LIMIT, RATE_LIMIT_VARIABLES } from '../src/domain/contributions/policy.ts';
+import {
+  CONTRIBUTION_BODY_LIMIT,
+  CORRECTION_BODY_LIMIT,
+  DEFAULT_RATE_LIMIT as DEFAULT_LIMIT,
+  RATE_LIMIT_VARIABLES,
+} from '../src/domain/contributions/policy.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
 
 export interface RateLimitSetting {
@@ -125,7 +130,12 @@ export interface ServerTimeouts {
   idleTimeoutMs: number;
 }
 
-export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersTimeout: 20_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, idleTimeoutMs: 60_000 };
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
+  headersTimeout: 20_000,
+  requestTimeout: 300_000,
+  keepAliveTimeout: 5_000,
+  idleTimeoutMs: 60_000,
+};
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 export const DEFAULT_FAST_PATH_LOG_SAMPLE = 0.01;
 
@@ -134,7 +144,8 @@ function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1)
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min || n > 2_147_483_647) throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to 2147483647 (got "${raw}")`);
+  if (!Number.isSafeInteger(n) || n < min || n > 2_147_483_647)
+    throw new ConfigError(`${name} must be a whole number of milliseconds from ${min} to 2147483647 (got "${raw}")`);
   return n;
 }
 
@@ -143,7 +154,8 @@ function sessionHoursFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.ARCHIVE_SESSION_HOURS;
   if (raw === undefined || raw.trim() === '') return 12 * 3600_000;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1 || n > 720) throw new ConfigError(`ARCHIVE_SESSION_HOURS must be a whole number of hours from 1 to 720 (got "${raw}")`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 720)
+    throw new ConfigError(`ARCHIVE_SESSION_HOURS must be a whole number of hours from 1 to 720 (got "${raw}")`);
   return n * 3600_000;
 }
 
@@ -156,7 +168,9 @@ export function serverTimeoutsFromEnv(env: NodeJS.ProcessEnv): ServerTimeouts {
   };
   // Node refuses a headers timeout longer than the request timeout.
   if (t.headersTimeout > t.requestTimeout) {
-    throw new ConfigError(`ARCHIVE_HEADERS_TIMEOUT_MS (${t.headersTimeout}) must not exceed ARCHIVE_REQUEST_TIMEOUT_MS (${t.requestTimeout})`);
+    throw new ConfigError(
+      `ARCHIVE_HEADERS_TIMEOUT_MS (${t.headersTimeout}) must not exceed ARCHIVE_REQUEST_TIMEOUT_MS (${t.requestTimeout})`,
+    );
   }
   return t;
 }
@@ -165,8 +179,12 @@ function metricsPortFromEnv(env: NodeJS.ProcessEnv, port: number): number | null
   const raw = env.ARCHIVE_METRICS_PORT?.trim();
   if (raw === undefined || raw === '') return null;
   const n = Number(raw);
-  if (!/^\d{1,5}$/.test(raw) || n > 65535) throw new ConfigError(`ARCHIVE_METRICS_PORT must be a port from 0 to 65535 (got "${env.ARCHIVE_METRICS_PORT}")`);
-  if (n !== 0 && n === port) throw new ConfigError(`ARCHIVE_METRICS_PORT must differ from PORT (${port}): metrics get their own loopback listener`);
+  if (!/^\d{1,5}$/.test(raw) || n > 65535)
+    throw new ConfigError(`ARCHIVE_METRICS_PORT must be a port from 0 to 65535 (got "${env.ARCHIVE_METRICS_PORT}")`);
+  if (n !== 0 && n === port)
+    throw new ConfigError(
+      `ARCHIVE_METRICS_PORT must differ from PORT (${port}): metrics get their own loopback listener`,
+    );
   return n;
 }
 
@@ -174,7 +192,10 @@ function sampleFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.ARCHIVE_FAST_PATH_LOG_SAMPLE?.trim();
   if (raw === undefined || raw === '') return DEFAULT_FAST_PATH_LOG_SAMPLE;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(`ARCHIVE_FAST_PATH_LOG_SAMPLE must be a number from 0 (log none) to 1 (log every answer) (got "${raw}")`);
+  if (!Number.isFinite(n) || n < 0 || n > 1)
+    throw new ConfigError(
+      `ARCHIVE_FAST_PATH_LOG_SAMPLE must be a number from 0 (log none) to 1 (log every answer) (got "${raw}")`,
+    );
   return n;
 }
 
@@ -218,7 +239,9 @@ export function parseTrustedProxies(value: string | undefined): string[] {
     const maxBits = version === 6 ? 128 : 32;
     const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
     if (version === 0 || !bitsOk || rest.length > 0) {
-      throw new ConfigError(`ARCHIVE_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR (e.g. 127.0.0.1, 10.0.0.0/8, ::1)`);
+      throw new ConfigError(
+        `ARCHIVE_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR (e.g. 127.0.0.1, 10.0.0.0/8, ::1)`,
+      );
     }
   }
   return entries;
@@ -236,15 +259,23 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings {
     } catch {
       url = null;
     }
-    if (!url || !['http:', 'https:'].includes(url.protocol)) throw new ConfigError(`ARCHIVE_S3_ENDPOINT must be an http(s) URL such as http://127.0.0.1:9000 (got "${env.ARCHIVE_S3_ENDPOINT}")`);
+    if (!url || !['http:', 'https:'].includes(url.protocol))
+      throw new ConfigError(
+        `ARCHIVE_S3_ENDPOINT must be an http(s) URL such as http://127.0.0.1:9000 (got "${env.ARCHIVE_S3_ENDPOINT}")`,
+      );
   }
   const accessKeyId = env.ARCHIVE_S3_ACCESS_KEY_ID?.trim() || '';
   const secretAccessKey = env.ARCHIVE_S3_SECRET_ACCESS_KEY?.trim() || '';
   if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
-    throw new ConfigError('ARCHIVE_S3_ACCESS_KEY_ID and ARCHIVE_S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS SDK\'s default credentials)');
+    throw new ConfigError(
+      "ARCHIVE_S3_ACCESS_KEY_ID and ARCHIVE_S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS SDK's default credentials)",
+    );
   }
   const pathStyle = (env.ARCHIVE_S3_FORCE_PATH_STYLE ?? '').trim().toLowerCase();
-  if (!['', '0', '1', 'true', 'false'].includes(pathStyle)) throw new ConfigError(`ARCHIVE_S3_FORCE_PATH_STYLE must be true or false (got "${env.ARCHIVE_S3_FORCE_PATH_STYLE}")`);
+  if (!['', '0', '1', 'true', 'false'].includes(pathStyle))
+    throw new ConfigError(
+      `ARCHIVE_S3_FORCE_PATH_STYLE must be true or false (got "${env.ARCHIVE_S3_FORCE_PATH_STYLE}")`,
+    );
   return {
     endpoint,
     region: env.ARCHIVE_S3_REGION?.trim() || 'us-east-1',
@@ -253,21 +284,37 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings {
   };
 }
 
-export function blobStoreSettingsFromEnv(env: NodeJS.ProcessEnv, downloadOffload: 'none' | 'nginx' = 'none'): BlobStoreSettings {
+export function blobStoreSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+  downloadOffload: 'none' | 'nginx' = 'none',
+): BlobStoreSettings {
   const backend = (env.ARCHIVE_BLOB_STORE ?? 'local').trim() || 'local';
-  if (backend !== 'local' && backend !== 's3') throw new ConfigError(`ARCHIVE_BLOB_STORE must be "local" or "s3" (got "${env.ARCHIVE_BLOB_STORE}")`);
+  if (backend !== 'local' && backend !== 's3')
+    throw new ConfigError(`ARCHIVE_BLOB_STORE must be "local" or "s3" (got "${env.ARCHIVE_BLOB_STORE}")`);
   const bucket = env.ARCHIVE_S3_BUCKET?.trim() || null;
-  if (bucket !== null && !S3_BUCKET_NAME.test(bucket)) throw new ConfigError(`ARCHIVE_S3_BUCKET must be a bucket name of 3-63 lowercase letters, digits, dots and hyphens (got "${bucket}")`);
+  if (bucket !== null && !S3_BUCKET_NAME.test(bucket))
+    throw new ConfigError(
+      `ARCHIVE_S3_BUCKET must be a bucket name of 3-63 lowercase letters, digits, dots and hyphens (got "${bucket}")`,
+    );
   if (backend === 's3' && bucket === null) throw new ConfigError('ARCHIVE_BLOB_STORE=s3 needs ARCHIVE_S3_BUCKET');
   const prefix = (env.ARCHIVE_S3_PREFIX ?? '').trim().replace(/^\/+/, '');
-  if (prefix.length > 512 || /[\0\r\n]/.test(prefix) || prefix.split('/').some((s) => s === '..')) throw new ConfigError(`ARCHIVE_S3_PREFIX must be a plain key prefix such as "archive/blobs/" (got "${env.ARCHIVE_S3_PREFIX}")`);
+  if (prefix.length > 512 || /[\0\r\n]/.test(prefix) || prefix.split('/').some((s) => s === '..'))
+    throw new ConfigError(
+      `ARCHIVE_S3_PREFIX must be a plain key prefix such as "archive/blobs/" (got "${env.ARCHIVE_S3_PREFIX}")`,
+    );
   const rawPresign = (env.ARCHIVE_S3_PRESIGN_SECONDS ?? '').trim();
   const presignSeconds = rawPresign === '' ? 0 : Number(rawPresign);
   if (!Number.isSafeInteger(presignSeconds) || presignSeconds < 0 || presignSeconds > 604_800) {
-    throw new ConfigError(`ARCHIVE_S3_PRESIGN_SECONDS must be a whole number of seconds from 0 (off) to 604800 (got "${env.ARCHIVE_S3_PRESIGN_SECONDS}")`);
+    throw new ConfigError(
+      `ARCHIVE_S3_PRESIGN_SECONDS must be a whole number of seconds from 0 (off) to 604800 (got "${env.ARCHIVE_S3_PRESIGN_SECONDS}")`,
+    );
   }
-  if (backend === 's3' && downloadOffload === 'nginx') throw new ConfigError('ARCHIVE_DOWNLOAD_OFFLOAD=nginx sends files from the local blob folder; with ARCHIVE_BLOB_STORE=s3 use ARCHIVE_S3_PRESIGN_SECONDS instead');
-  if (presignSeconds > 0 && backend !== 's3') throw new ConfigError('ARCHIVE_S3_PRESIGN_SECONDS needs ARCHIVE_BLOB_STORE=s3');
+  if (backend === 's3' && downloadOffload === 'nginx')
+    throw new ConfigError(
+      'ARCHIVE_DOWNLOAD_OFFLOAD=nginx sends files from the local blob folder; with ARCHIVE_BLOB_STORE=s3 use ARCHIVE_S3_PRESIGN_SECONDS instead',
+    );
+  if (presignSeconds > 0 && backend !== 's3')
+    throw new ConfigError('ARCHIVE_S3_PRESIGN_SECONDS needs ARCHIVE_BLOB_STORE=s3');
   return { backend, bucket, prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`, presignSeconds };
 }
 
@@ -279,7 +326,9 @@ export function parseRateLimit(name: string, value: string | undefined): RateLim
   const limit = m ? Number(m[1]) : NaN;
   const windowSeconds = m ? Number(m[2]) : NaN;
   if (!m || limit < 1 || windowSeconds < 1) {
-    throw new ConfigError(`${name} must be "<requests>/<seconds>" with both at least 1, e.g. "${DEFAULT_RATE_LIMIT}" (got "${value}")`);
+    throw new ConfigError(
+      `${name} must be "<requests>/<seconds>" with both at least 1, e.g. "${DEFAULT_RATE_LIMIT}" (got "${value}")`,
+    );
   }
   return { limit, windowSeconds };
 }
@@ -287,7 +336,10 @@ export function parseRateLimit(name: string, value: string | undefined): RateLim
 export function loadIntakeConfig(env: NodeJS.ProcessEnv): IntakeConfig {
   return {
     contributionRateLimit: parseRateLimit(RATE_LIMIT_VARIABLES.contributions, env[RATE_LIMIT_VARIABLES.contributions]),
-    correctionRateLimit: parseRateLimit(RATE_LIMIT_VARIABLES.correctionReports, env[RATE_LIMIT_VARIABLES.correctionReports]),
+    correctionRateLimit: parseRateLimit(
+      RATE_LIMIT_VARIABLES.correctionReports,
+      env[RATE_LIMIT_VARIABLES.correctionReports],
+    ),
     contributionBodyLimit: CONTRIBUTION_BODY_LIMIT,
     correctionBodyLimit: CORRECTION_BODY_LIMIT,
   };
@@ -318,9 +370,13 @@ function gitHubAppFromEnv(env: NodeJS.ProcessEnv): GitHubSettings['app'] | null 
   const values = names.map((n) => env[n]?.trim() ?? '');
   if (values.every((v) => v === '')) return null;
   const missing = names.filter((_n, i) => values[i] === '');
-  if (missing.length > 0) throw new ConfigError(`a GitHub App needs ${names.join(', ')}; missing: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new ConfigError(`a GitHub App needs ${names.join(', ')}; missing: ${missing.join(', ')}`);
   const [appId, installationId, keyFile] = values as [string, string, string];
-  for (const [name, v] of [['GITHUB_APP_ID', appId], ['GITHUB_APP_INSTALLATION_ID', installationId]] as const) {
+  for (const [name, v] of [
+    ['GITHUB_APP_ID', appId],
+    ['GITHUB_APP_INSTALLATION_ID', installationId],
+  ] as const) {
     if (!/^[1-9][0-9]{0,18}$/.test(v)) throw new ConfigError(`${name} must be the app's numeric id (got "${v}")`);
   }
   let privateKey: string;
@@ -328,7 +384,9 @@ function gitHubAppFromEnv(env: NodeJS.ProcessEnv): GitHubSettings['app'] | null 
     privateKey = readFileSync(keyFile, 'utf8');
     createPrivateKey(privateKey);
   } catch (err) {
-    throw new ConfigError(`GITHUB_APP_PRIVATE_KEY_FILE must name the app's private key (.pem) file: ${(err as Error).message}`);
+    throw new ConfigError(
+      `GITHUB_APP_PRIVATE_KEY_FILE must name the app's private key (.pem) file: ${(err as Error).message}`,
+    );
   }
   return { appId, installationId, privateKey };
 }
@@ -338,9 +396,11 @@ export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): GitHubSettings | 
   const repository = env.GITHUB_REPOSITORY?.trim();
   const app = gitHubAppFromEnv(env);
   if (app && token) throw new ConfigError('set GITHUB_TOKEN or the GitHub App variables (GITHUB_APP_ID ...), not both');
-  if (app && !repository) throw new ConfigError('a GitHub App needs GITHUB_REPOSITORY ("owner/name" of the content repository)');
+  if (app && !repository)
+    throw new ConfigError('a GitHub App needs GITHUB_REPOSITORY ("owner/name" of the content repository)');
   if ((!token && !app) || !repository) return null;
-  if (!/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new ConfigError(`GITHUB_REPOSITORY must be "owner/name" (got "${repository}")`);
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
+    throw new ConfigError(`GITHUB_REPOSITORY must be "owner/name" (got "${repository}")`);
   const apiUrl = env.GITHUB_API_URL?.trim().replace(/\/+$/, '');
   if (apiUrl) {
     try {
@@ -360,7 +420,8 @@ function absoluteUrlSetting(env: NodeJS.ProcessEnv, name: string, fallback: stri
   } catch {
     throw new ConfigError(`${name} must be an absolute http(s) URL (got "${env[name]}")`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(`${name} must be an absolute http(s) URL (got "${env[name]}")`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new ConfigError(`${name} must be an absolute http(s) URL (got "${env[name]}")`);
   return value;
 }
 
@@ -368,7 +429,10 @@ export function readerSignInFromEnv(env: NodeJS.ProcessEnv): ReaderSignInSetting
   const clientId = env.GITHUB_OAUTH_CLIENT_ID?.trim();
   const clientSecret = env.GITHUB_OAUTH_CLIENT_SECRET?.trim();
   if (!clientId && !clientSecret) return null;
-  if (!clientId || !clientSecret) throw new ConfigError('GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET must be set together (reader sign-in needs both, or neither)');
+  if (!clientId || !clientSecret)
+    throw new ConfigError(
+      'GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET must be set together (reader sign-in needs both, or neither)',
+    );
   return {
     provider: 'github',
     clientId,
@@ -380,7 +444,8 @@ export function readerSignInFromEnv(env: NodeJS.ProcessEnv): ReaderSignInSetting
 
 export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config {
   const port = Number(env.PORT ?? '4321');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}")`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}")`);
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
   let parsed: URL;
   try {
@@ -388,13 +453,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
   } catch {
     throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL (got "${env.PUBLIC_BASE_URL}")`);
   }
-  if (!['http:', 'https:'].includes(parsed.protocol) || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash) {
-    throw new ConfigError(`PUBLIC_BASE_URL must be an origin such as https://archive.example.org, without a path (got "${env.PUBLIC_BASE_URL}")`);
+  if (
+    !['http:', 'https:'].includes(parsed.protocol) ||
+    (parsed.pathname !== '/' && parsed.pathname !== '') ||
+    parsed.search ||
+    parsed.hash
+  ) {
+    throw new ConfigError(
+      `PUBLIC_BASE_URL must be an origin such as https://archive.example.org, without a path (got "${env.PUBLIC_BASE_URL}")`,
+    );
   }
   const dataDir = path.resolve(projectRoot, env.ARCHIVE_DATA_DIR ?? 'data');
-  const maxFile = env.ARCHIVE_LIBRARY_MAX_FILE_BYTES === undefined ? 4 * 1024 ** 3 : Number(env.ARCHIVE_LIBRARY_MAX_FILE_BYTES);
+  const maxFile =
+    env.ARCHIVE_LIBRARY_MAX_FILE_BYTES === undefined ? 4 * 1024 ** 3 : Number(env.ARCHIVE_LIBRARY_MAX_FILE_BYTES);
   if (!Number.isSafeInteger(maxFile) || maxFile < 0) {
-    throw new ConfigError(`ARCHIVE_LIBRARY_MAX_FILE_BYTES must be a whole number of bytes (got "${env.ARCHIVE_LIBRARY_MAX_FILE_BYTES}")`);
+    throw new ConfigError(
+      `ARCHIVE_LIBRARY_MAX_FILE_BYTES must be a whole number of bytes (got "${env.ARCHIVE_LIBRARY_MAX_FILE_BYTES}")`,
+    );
   }
   return {
     port,

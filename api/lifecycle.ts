@@ -65,9 +65,13 @@ export interface Logger {
 }
 
 /** Start-up housekeeping of the data folder: stale temporary files of a killed process go. */
-export async function prepareDataDir(config: Config, log: Pick<Logger, 'info'> = { info: () => undefined }): Promise<{ removedTempFiles: number }> {
+export async function prepareDataDir(
+  config: Config,
+  log: Pick<Logger, 'info'> = { info: () => undefined },
+): Promise<{ removedTempFiles: number }> {
   const removedTempFiles = await removeStaleTempFiles(config.dataDir);
-  if (removedTempFiles > 0) log.info({ removedTempFiles }, `removed ${removedTempFiles} stale temporary file(s) left by a stopped process`);
+  if (removedTempFiles > 0)
+    log.info({ removedTempFiles }, `removed ${removedTempFiles} stale temporary file(s) left by a stopped process`);
   return { removedTempFiles };
 }
 
@@ -98,16 +102,33 @@ export interface Serving {
 function metricsListener(app: FastifyInstance, baseUrl: string): Server {
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
-    const problem = (status: number, name: 'not-found' | 'method-not-allowed' | 'internal-error', detail: string, headers: Record<string, string> = {}) => {
+    const problem = (
+      status: number,
+      name: 'not-found' | 'method-not-allowed' | 'internal-error',
+      detail: string,
+      headers: Record<string, string> = {},
+    ) => {
       const body = JSON.stringify(problemBody(baseUrl, name, path ?? '/', detail));
-      res.writeHead(status, { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...headers });
+      res.writeHead(status, {
+        'Content-Type': 'application/problem+json',
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+        ...headers,
+      });
       res.end(body);
     };
     if (path !== '/metrics') return problem(404, 'not-found', 'This listener serves only GET /metrics.');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return problem(405, 'method-not-allowed', `${req.method} is not allowed on /metrics; use GET, HEAD.`, { Allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return problem(405, 'method-not-allowed', `${req.method} is not allowed on /metrics; use GET, HEAD.`, {
+        Allow: 'GET, HEAD',
+      });
     app.archive.metricsText().then(
       ({ contentType, body }) => {
-        res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+        res.writeHead(200, {
+          'Content-Type': contentType,
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+        });
         res.end(req.method === 'HEAD' ? undefined : body);
       },
       (err: Error) => problem(500, 'internal-error', `Metrics could not be collected: ${err.message}`),
@@ -148,7 +169,10 @@ export async function serve(
     const gate = app.archive.gate;
     gate.closing = true;
     const started = Date.now();
-    app.log.info({ reason, inFlight: gate.inFlight, drainTimeoutMs: config.drainTimeoutMs }, 'stopping: no new connections; draining requests in progress');
+    app.log.info(
+      { reason, inFlight: gate.inFlight, drainTimeoutMs: config.drainTimeoutMs },
+      'stopping: no new connections; draining requests in progress',
+    );
     stopping = (async () => {
       // Stop accepting; app.close() waits for every connection, so idle ones are closed repeatedly
       // (a keep-alive connection becomes idle as soon as its answer is out).
@@ -156,12 +180,23 @@ export async function serve(
       metrics?.close();
       const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), config.drainTimeoutMs)));
-      const outcome = await Promise.race([gate.idle().then(() => closed).then(() => 'drained' as const), timedOut]);
+      const timedOut = new Promise<'timeout'>(
+        (resolve) => (timer = setTimeout(() => resolve('timeout'), config.drainTimeoutMs)),
+      );
+      const outcome = await Promise.race([
+        gate
+          .idle()
+          .then(() => closed)
+          .then(() => 'drained' as const),
+        timedOut,
+      ]);
       clearInterval(sweep);
       clearTimeout(timer);
       if (outcome === 'timeout') {
-        app.log.warn({ inFlight: gate.inFlight, drainTimeoutMs: config.drainTimeoutMs }, 'drain timed out: closing the remaining connections (their requests were not acknowledged)');
+        app.log.warn(
+          { inFlight: gate.inFlight, drainTimeoutMs: config.drainTimeoutMs },
+          'drain timed out: closing the remaining connections (their requests were not acknowledged)',
+        );
         app.server.closeAllConnections();
         metrics?.closeAllConnections();
         return 1;

@@ -9,7 +9,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildHugoSection, buildSection } from './lib/build.ts';
-import { environment, figure, summary, writeResult, type BenchResult, type Section, type SectionResult } from './lib/results.ts';
+import {
+  environment,
+  figure,
+  summary,
+  writeResult,
+  type BenchResult,
+  type Section,
+  type SectionResult,
+} from './lib/results.ts';
 import { intakeSection } from './lib/intake.ts';
 import { librarySection } from './lib/library.ts';
 import { resolveSection } from './lib/resolve.ts';
@@ -37,14 +45,24 @@ const { values } = parseArgs({
 
 const pageWeightSection: Section = {
   name: 'page-weight',
-  description: 'HTML + CSS + JS bytes before the score loads vs budgets (home < 60 KB, work page < 100 KB, no JS where none is needed)',
+  description:
+    'HTML + CSS + JS bytes before the score loads vs budgets (home < 60 KB, work page < 100 KB, no JS where none is needed)',
   async run(ctx) {
     const r = await runPageWeightBench({ quick: ctx.quick });
     const budgets = r.budgets as Array<{ name: string; bytes: number; budget: number; pass: boolean }>;
     return {
       status: 'ok',
-      ...(r.pass ? {} : { message: `over budget: ${budgets.filter((b) => !b.pass).map((b) => b.name).join(', ')}` }),
-      figures: budgets.slice(0, 2).map((b) => figure(`${b.name} bytes`, 'bytes', b.bytes, b.budget, 'budget', 'lower', { ratio: 1, op: '<=' })),
+      ...(r.pass
+        ? {}
+        : {
+            message: `over budget: ${budgets
+              .filter((b) => !b.pass)
+              .map((b) => b.name)
+              .join(', ')}`,
+          }),
+      figures: budgets
+        .slice(0, 2)
+        .map((b) => figure(`${b.name} bytes`, 'bytes', b.bytes, b.budget, 'budget', 'lower', { ratio: 1, op: '<=' })),
       details: r,
     };
   },
@@ -52,22 +70,48 @@ const pageWeightSection: Section = {
 
 const applySection: Section = {
   name: 'apply',
-  description: 'apply-to-visible time (apply call -> change served, incremental build) of a one-field correction and of a contributed new work with a MusicXML score, for 24, 2,000 and 10,000 works vs the full build of the same catalog',
+  description:
+    'apply-to-visible time (apply call -> change served, incremental build) of a one-field correction and of a contributed new work with a MusicXML score, for 24, 2,000 and 10,000 works vs the full build of the same catalog',
   async run(ctx) {
-    const r = await runApplyBench({ quick: ctx.quick, sizes: values['apply-sizes']?.split(',').map(Number), scenarios: parseScenarios(values['apply-scenarios']), log: ctx.log });
+    const r = await runApplyBench({
+      quick: ctx.quick,
+      sizes: values['apply-sizes']?.split(',').map(Number),
+      scenarios: parseScenarios(values['apply-scenarios']),
+      log: ctx.log,
+    });
     const missed = [
       ...(r.pass ? [] : ['correction <= 2 s at 10,000 works']),
       ...(r.newWorkPass ? [] : ['new work with a score <= 5 s at 10,000 works']),
     ];
     return {
       status: 'ok',
-      ...(missed.length === 0 ? {} : { message: `apply-to-visible goal(s) not met: ${missed.join('; ')}; the incremental build still pays Astro start-up, Pagefind and the index rebuild per apply (docs/review.md)` }),
+      ...(missed.length === 0
+        ? {}
+        : {
+            message: `apply-to-visible goal(s) not met: ${missed.join('; ')}; the incremental build still pays Astro start-up, Pagefind and the index rebuild per apply (docs/review.md)`,
+          }),
       figures: [
         ...r.runs.map((run) =>
-          figure(`apply-to-visible, ${run.works} works`, 'ms', run.applyToVisibleMs, run.fullBuildMs, 'full build of the same catalog', 'lower', { ratio: run.goalMs / run.fullBuildMs, op: '<=' }),
+          figure(
+            `apply-to-visible, ${run.works} works`,
+            'ms',
+            run.applyToVisibleMs,
+            run.fullBuildMs,
+            'full build of the same catalog',
+            'lower',
+            { ratio: run.goalMs / run.fullBuildMs, op: '<=' },
+          ),
         ),
         ...r.newWorkRuns.map((run) =>
-          figure(`apply-to-visible, new work with a score, ${run.works} works`, 'ms', run.applyToVisibleMs, run.fullBuildMs, 'full build of the same catalog', 'lower', { ratio: run.goalMs / run.fullBuildMs, op: '<=' }),
+          figure(
+            `apply-to-visible, new work with a score, ${run.works} works`,
+            'ms',
+            run.applyToVisibleMs,
+            run.fullBuildMs,
+            'full build of the same catalog',
+            'lower',
+            { ratio: run.goalMs / run.fullBuildMs, op: '<=' },
+          ),
         ),
       ],
       details: r,
@@ -78,7 +122,10 @@ const applySection: Section = {
 const SECTIONS: Section[] = [
   staticSection({ contentDir: values['static-content'] }),
   buildSection(),
-  buildHugoSection({ works: values['hugo-works'] ? Number(values['hugo-works']) : undefined, rounds: values['hugo-rounds'] ? Number(values['hugo-rounds']) : undefined }),
+  buildHugoSection({
+    works: values['hugo-works'] ? Number(values['hugo-works']) : undefined,
+    rounds: values['hugo-rounds'] ? Number(values['hugo-rounds']) : undefined,
+  }),
   resolveSection(),
   intakeSection(),
   librarySection(),
@@ -89,12 +136,19 @@ const SECTIONS: Section[] = [
 ];
 
 if (values.help) {
-  console.log('usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2]\n');
+  console.log(
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2]\n',
+  );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);
 }
 
-const only = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : SECTIONS.filter((s) => !s.optIn).map((s) => s.name);
+const only = values.only
+  ? values.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+  : SECTIONS.filter((s) => !s.optIn).map((s) => s.name);
 const unknown = only.filter((n) => !SECTIONS.some((s) => s.name === n));
 if (unknown.length > 0) {
   console.error(`unknown section(s): ${unknown.join(', ')}; known: ${SECTIONS.map((s) => s.name).join(', ')}`);
@@ -131,7 +185,13 @@ for (const section of SECTIONS.filter((s) => only.includes(s.name))) {
     r = { ...(await section.run({ quick: values.quick, cleanup, log })), durationMs: Date.now() - t0 };
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
-    r = { status: 'error', message: `${(err as Error).stack ?? String(err)}${cause ? `\ncaused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}` : ''}`, figures: [], details: {}, durationMs: Date.now() - t0 };
+    r = {
+      status: 'error',
+      message: `${(err as Error).stack ?? String(err)}${cause ? `\ncaused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}` : ''}`,
+      figures: [],
+      details: {},
+      durationMs: Date.now() - t0,
+    };
   }
   result.sections[section.name] = r;
   log(`${r.status}${r.message ? `: ${r.message.split('\n')[0]}` : ''}`);
@@ -141,7 +201,9 @@ await cleanup.run();
 const finished = new Date();
 result.finishedAtUtc = finished.toISOString();
 result.durationMs = finished.getTime() - startedAt.getTime();
-const dir = values['results-dir'] ? path.resolve(values['results-dir']) : path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+const dir = values['results-dir']
+  ? path.resolve(values['results-dir'])
+  : path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 const file = writeResult(dir, result);
 console.log(`\n${summary(result)}\n\nwrote ${path.relative(process.cwd(), file)} and latest.json`);
 process.exitCode = Object.values(result.sections).some((s) => s.status === 'error') ? 1 : 0;

@@ -18,21 +18,58 @@ import { createArchiveClient, type Problem } from '@pdma/client';
 
 /** What the agent knows about itself and the files it made (illustrative values). */
 export const AGENT_FACTS = {
-  submitter: { name: 'Example Agent Operator', kind: 'AiAssisted' as const, agentName: 'examples/agent.ts', agentVersion: '1.0.0', contact: 'operator@example.org' },
-  channel: { channelKey: 'example-documentary', displayName: 'Example documentary', audioProfile: 'stereo 48 kHz, -16 LUFS', usageNotes: 'Bed under narration.' },
-  rights: { territory: 'US, EU, CA', license: 'CC0-1.0', attribution: null, checkedAtUtc: '2026-01-01T00:00:00Z', evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'] },
+  submitter: {
+    name: 'Example Agent Operator',
+    kind: 'AiAssisted' as const,
+    agentName: 'examples/agent.ts',
+    agentVersion: '1.0.0',
+    contact: 'operator@example.org',
+  },
+  channel: {
+    channelKey: 'example-documentary',
+    displayName: 'Example documentary',
+    audioProfile: 'stereo 48 kHz, -16 LUFS',
+    usageNotes: 'Bed under narration.',
+  },
+  rights: {
+    territory: 'US, EU, CA',
+    license: 'CC0-1.0',
+    attribution: null,
+    checkedAtUtc: '2026-01-01T00:00:00Z',
+    evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'],
+  },
   files: {
-    musicxml: { title: 'Example arrangement score', url: 'https://files.example.org/agent/arrangement.musicxml', sha256: 'a'.repeat(64) },
-    mp3: { title: 'Example arrangement recording', url: 'https://files.example.org/agent/arrangement.mp3', sha256: 'b'.repeat(64) },
+    musicxml: {
+      title: 'Example arrangement score',
+      url: 'https://files.example.org/agent/arrangement.musicxml',
+      sha256: 'a'.repeat(64),
+    },
+    mp3: {
+      title: 'Example arrangement recording',
+      url: 'https://files.example.org/agent/arrangement.mp3',
+      sha256: 'b'.repeat(64),
+    },
   } as Record<string, { title: string; url: string; sha256: string }>,
   sourcePageUrl: 'https://files.example.org/agent/',
-  arrangement: { title: 'Example calm piano arrangement', style: 'solo piano, calm', instrumentation: 'piano', duration: '3:05' },
-  reproducibility: { engine: 'example-renderer 1.0', seed: '42', command: 'example-renderer --seed 42 arrangement.musicxml', manifestUrl: 'https://files.example.org/agent/manifest.json' },
+  arrangement: {
+    title: 'Example calm piano arrangement',
+    style: 'solo piano, calm',
+    instrumentation: 'piano',
+    duration: '3:05',
+  },
+  reproducibility: {
+    engine: 'example-renderer 1.0',
+    seed: '42',
+    command: 'example-renderer --seed 42 arrangement.musicxml',
+    manifestUrl: 'https://files.example.org/agent/manifest.json',
+  },
 };
 
 function fail(step: string, problem: Problem | undefined): never {
   const fields = (problem?.errors ?? []).map((e) => ('pointer' in e ? e.pointer : e.parameter)).join(', ');
-  throw new Error(`${step} was refused (${problem?.status ?? '?'}): ${problem?.detail ?? 'no detail'}${fields ? ` [${fields}]` : ''}`);
+  throw new Error(
+    `${step} was refused (${problem?.status ?? '?'}): ${problem?.detail ?? 'no detail'}${fields ? ` [${fields}]` : ''}`,
+  );
 }
 
 export async function runAgent(baseUrl: string, workSlug: string, log: (line: string) => void = console.log) {
@@ -40,7 +77,11 @@ export async function runAgent(baseUrl: string, workSlug: string, log: (line: st
 
   // 1. Resolve: reuse a ready canonical asset when there is one.
   const resolved = await archive.POST('/api/v1/music/resolve', {
-    body: { workSlug, channel: { channelKey: 'example-documentary', intendedRole: 'music-bed', narrationPresent: true }, requirements: { requiredFormats: ['wav'] } },
+    body: {
+      workSlug,
+      channel: { channelKey: 'example-documentary', intendedRole: 'music-bed', narrationPresent: true },
+      requirements: { requiredFormats: ['wav'] },
+    },
   });
   if (!resolved.data) fail('resolve', resolved.error as Problem);
   const verdict = resolved.data.data.verdict;
@@ -68,12 +109,24 @@ export async function runAgent(baseUrl: string, workSlug: string, log: (line: st
     rights: { ...t.rights, ...f.rights },
     assets: t.assets.map((a) => {
       const file = f.files[a.kind];
-      return file ? { ...a, title: file.title, downloadUrl: file.url, sha256: file.sha256, sourcePageUrl: f.sourcePageUrl, license: f.rights.license } : { ...a, sourcePageUrl: f.sourcePageUrl, license: f.rights.license };
+      return file
+        ? {
+            ...a,
+            title: file.title,
+            downloadUrl: file.url,
+            sha256: file.sha256,
+            sourcePageUrl: f.sourcePageUrl,
+            license: f.rights.license,
+          }
+        : { ...a, sourcePageUrl: f.sourcePageUrl, license: f.rights.license };
     }),
     arrangement: t.arrangement ? { ...t.arrangement, ...f.arrangement } : null,
-    reproducibility: t.reproducibility ? { ...t.reproducibility, ...f.reproducibility, inputSha256: [f.files.musicxml!.sha256] } : null,
+    reproducibility: t.reproducibility
+      ? { ...t.reproducibility, ...f.reproducibility, inputSha256: [f.files.musicxml!.sha256] }
+      : null,
     quality: { ...t.quality, technicalChecks: null },
-    changeSummary: `Example agent: ${verdict} for ${workSlug}; ${first?.detail ?? 'an arrangement for the channel'}`.slice(0, 2000),
+    changeSummary:
+      `Example agent: ${verdict} for ${workSlug}; ${first?.detail ?? 'an arrangement for the channel'}`.slice(0, 2000),
     rationale: `Resolve answered ${verdict}: ${resolved.data.data.summary}`.slice(0, 2000),
   };
 
@@ -84,7 +137,9 @@ export async function runAgent(baseUrl: string, workSlug: string, log: (line: st
   log(`submitted: tracking code ${trackingCode}`);
 
   // 4. Track: reuse the asset only once the status is "applied" and it appears in the work record.
-  const tracked = await archive.GET('/api/v1/music/contributions/{trackingCode}', { params: { path: { trackingCode } } });
+  const tracked = await archive.GET('/api/v1/music/contributions/{trackingCode}', {
+    params: { path: { trackingCode } },
+  });
   if (!tracked.data) fail('track', tracked.error as Problem);
   log(`status: ${tracked.data.data.status}`);
   return { verdict, trackingCode, status: tracked.data.data.status };

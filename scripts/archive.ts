@@ -47,7 +47,9 @@ interface Options {
 
 function parse(argv: string[]): { command: string; positionals: string[]; options: Options } {
   if (argv.some((a) => /^--(key|api-key|token)(=|$)/.test(a))) {
-    throw new UsageError('keys are never taken from arguments (they show in ps): set ARCHIVE_LIBRARY_KEY or use --key-file PATH');
+    throw new UsageError(
+      'keys are never taken from arguments (they show in ps): set ARCHIVE_LIBRARY_KEY or use --key-file PATH',
+    );
   }
   const { values, positionals } = parseArgs({
     args: argv,
@@ -110,10 +112,16 @@ class Client {
   }
 
   /** One request; `body` is JSON, a stream of bytes, or nothing. Only the path is ever printed. */
-  request(method: string, pathOrUrl: string, body?: { json: unknown } | { stream: Readable; length: number }): Promise<Answer> {
+  request(
+    method: string,
+    pathOrUrl: string,
+    body?: { json: unknown } | { stream: Readable; length: number },
+  ): Promise<Answer> {
     // Links in answers are built from the server's PUBLIC_BASE_URL, which may not be the address
     // this client reaches it at: keep their path and query, use our --server origin.
-    const relative = /^https?:\/\//.test(pathOrUrl) ? `${new URL(pathOrUrl).pathname}${new URL(pathOrUrl).search}` : pathOrUrl;
+    const relative = /^https?:\/\//.test(pathOrUrl)
+      ? `${new URL(pathOrUrl).pathname}${new URL(pathOrUrl).search}`
+      : pathOrUrl;
     const url = new URL(relative, this.server);
     const headers: Record<string, string> = { 'x-archive-import-key': this.key, accept: 'application/json' };
     let payload: Buffer | undefined;
@@ -200,7 +208,9 @@ async function hashFile(abs: string, onBytes: (n: number) => void): Promise<stri
 /** Regular files under `dir`, relative paths with "/", skipping dot-files and symbolic links. */
 async function walk(dir: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of (await fs.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of (await fs.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
     if (entry.name.startsWith('.')) continue;
     const r = rel ? `${rel}/${entry.name}` : entry.name;
     if (entry.isDirectory()) out.push(...(await walk(dir, r)));
@@ -217,7 +227,11 @@ function inside(root: string, relative: string): string | null {
 }
 
 function defaultTrack(name: string): MusicLibraryTrackInput {
-  const key = name.replace(/[^A-Za-z0-9._:-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 200) || 'track';
+  const key =
+    name
+      .replace(/[^A-Za-z0-9._:-]+/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 200) || 'track';
   return {
     stableKey: key,
     title: name,
@@ -264,7 +278,17 @@ async function planFromFolder(folder: string, options: Options): Promise<Plan> {
   }
   const files = (await walk(root)).map((rel) => {
     const [kind, contentType] = typeOf(rel);
-    return { abs: path.join(root, rel), input: { kind, fileName: path.posix.basename(rel), originalRelativePath: rel, contentType, downloadPolicy: 'protected' as const, metadata: null } };
+    return {
+      abs: path.join(root, rel),
+      input: {
+        kind,
+        fileName: path.posix.basename(rel),
+        originalRelativePath: rel,
+        contentType,
+        downloadPolicy: 'protected' as const,
+        metadata: null,
+      },
+    };
   });
   return { root, idempotencyKey: undefined, track: override(track, options), files, folder: root };
 }
@@ -331,7 +355,11 @@ class Progress {
     if (this.tty) {
       const width = 30;
       const filled = Math.round((pct / 100) * width);
-      process.stderr.write(`\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(pct).padStart(3)}% ${fmt(this.done)}/${fmt(this.total)} ${note}`.padEnd(100).slice(0, 120));
+      process.stderr.write(
+        `\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(pct).padStart(3)}% ${fmt(this.done)}/${fmt(this.total)} ${note}`
+          .padEnd(100)
+          .slice(0, 120),
+      );
     } else if (Math.floor(pct / 25) !== Math.floor(this.lastPrinted / 25)) {
       process.stderr.write(`${this.label} ${pct}% ${fmt(this.done)}/${fmt(this.total)} ${note}\n`);
     }
@@ -353,7 +381,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function hashAll(plan: Plan): Promise<LocalFile[]> {
   const stats = await Promise.all(plan.files.map((f) => fs.stat(f.abs)));
-  const progress = new Progress('hashing  ', stats.reduce((n, s) => n + s.size, 0));
+  const progress = new Progress(
+    'hashing  ',
+    stats.reduce((n, s) => n + s.size, 0),
+  );
   const out: LocalFile[] = [];
   for (const [i, f] of plan.files.entries()) {
     const s = stats[i] as Stats;
@@ -389,16 +420,22 @@ async function uploadAll(client: Client, importUrl: string, local: LocalFile[]):
       });
       let answer: Answer | null = null;
       try {
-        answer = await client.request('PUT', `${remote.links.upload}?offset=${offset}`, { stream, length: file.size - offset });
+        answer = await client.request('PUT', `${remote.links.upload}?offset=${offset}`, {
+          stream,
+          length: file.size - offset,
+        });
       } catch (err) {
         // A dropped connection: the server keeps what arrived; resume from what it reports.
-        process.stderr.write(`\nconnection lost during ${file.input.originalRelativePath} (${(err as Error).message}); resuming\n`);
+        process.stderr.write(
+          `\nconnection lost during ${file.input.originalRelativePath} (${(err as Error).message}); resuming\n`,
+        );
       }
       if (answer?.status === 200) {
         done += file.size - before;
         break;
       }
-      if (answer && answer.status !== 409) throw new Error(`upload of ${file.input.originalRelativePath} refused: ${problemText(answer)}`);
+      if (answer && answer.status !== 409)
+        throw new Error(`upload of ${file.input.originalRelativePath} refused: ${problemText(answer)}`);
       // 409: the offset moved, or an earlier request for this file is still ending on the server.
       await sleep(Math.min(200 * 2 ** attempt, 5000));
       state = (await client.request('GET', importUrl)).json().data;
@@ -421,7 +458,10 @@ interface Check {
   ok: boolean;
 }
 
-function compare(local: LocalFile[], server: Array<{ originalRelativePath: string; byteLength: number; sha256: string }>): Check[] {
+function compare(
+  local: LocalFile[],
+  server: Array<{ originalRelativePath: string; byteLength: number; sha256: string }>,
+): Check[] {
   const byPath = new Map(server.map((s) => [s.originalRelativePath, s]));
   return local.map((l) => {
     const s = byPath.get(l.input.originalRelativePath);
@@ -450,21 +490,31 @@ async function runImport(target: string, options: Options, client: Client): Prom
   if (!stat) throw new UsageError(`${target} does not exist`);
   const plan = stat.isDirectory() ? await planFromFolder(target, options) : await planFromManifest(target, options);
   if (!(LIBRARY_SOURCE_TYPES as readonly string[]).includes(plan.track.sourceType)) {
-    throw new UsageError(`track.sourceType "${plan.track.sourceType}" is not one of ${LIBRARY_SOURCE_TYPES.join(', ')}`);
+    throw new UsageError(
+      `track.sourceType "${plan.track.sourceType}" is not one of ${LIBRARY_SOURCE_TYPES.join(', ')}`,
+    );
   }
   const local = await hashAll(plan);
   const files = local.map((l) => l.input);
   // Derived from the content: running the same import again finds the same server import and resumes it.
-  const idempotencyKey = plan.idempotencyKey ?? `archive-cli:${createHash('sha256').update(canonicalJson({ track: plan.track, files })).digest('hex').slice(0, 48)}`;
+  const idempotencyKey =
+    plan.idempotencyKey ??
+    `archive-cli:${createHash('sha256')
+      .update(canonicalJson({ track: plan.track, files }))
+      .digest('hex')
+      .slice(0, 48)}`;
   const input: MusicLibraryImportInput = { idempotencyKey, track: plan.track, files };
   const created = await client.request('POST', '/api/v1/library/imports', { json: input });
   if (created.status !== 200) {
     console.error(`import refused: ${problemText(created)}`);
-    for (const e of (created.json().errors ?? []) as { pointer?: string; detail: string }[]) console.error(`  ${e.pointer ?? ''} ${e.detail}`);
+    for (const e of (created.json().errors ?? []) as { pointer?: string; detail: string }[])
+      console.error(`  ${e.pointer ?? ''} ${e.detail}`);
     return 1;
   }
   const imp = created.json().data;
-  console.error(`import ${imp.id} (${imp.status}) for ${plan.track.stableKey}: ${files.length} file(s), ${fmt(local.reduce((n, l) => n + l.size, 0))}`);
+  console.error(
+    `import ${imp.id} (${imp.status}) for ${plan.track.stableKey}: ${files.length} file(s), ${fmt(local.reduce((n, l) => n + l.size, 0))}`,
+  );
 
   let committed: any = null;
   for (let round = 0; round < 3 && !committed; round++) {
@@ -473,7 +523,9 @@ async function runImport(target: string, options: Options, client: Client): Prom
     if (answer.status === 200) committed = answer.json().data;
     else if (answer.status === 422 && answer.json().type?.endsWith('/digest-mismatch')) {
       const listed = (answer.json().files ?? []) as { originalRelativePath: string }[];
-      console.error(`the server's copy of ${listed.map((f) => f.originalRelativePath).join(', ')} did not match; uploading again`);
+      console.error(
+        `the server's copy of ${listed.map((f) => f.originalRelativePath).join(', ')} did not match; uploading again`,
+      );
     } else if (answer.status === 409 && Array.isArray(answer.json().files)) {
       console.error('some files are incomplete on the server; resuming');
     } else {
@@ -485,12 +537,22 @@ async function runImport(target: string, options: Options, client: Client): Prom
     console.error('the files still did not match after 3 rounds; nothing was deleted');
     return 1;
   }
-  const fromCommit = compare(local, committed.files.map((f: any) => ({ originalRelativePath: f.originalRelativePath, byteLength: f.serverByteLength, sha256: f.serverSha256 })));
+  const fromCommit = compare(
+    local,
+    committed.files.map((f: any) => ({
+      originalRelativePath: f.originalRelativePath,
+      byteLength: f.serverByteLength,
+      sha256: f.serverSha256,
+    })),
+  );
   const pkg = (await client.request('GET', committed.links.track)).json().data;
   const fromRead = compare(local, pkg.files);
   const checks = fromCommit.map((c, i) => ({ ...c, ok: c.ok && fromRead[i]!.ok }));
   const all = checks.every((c) => c.ok) && pkg.files.length === local.length;
-  printReport(`committed ${committed.stableKey} (import ${committed.importId}) at ${committed.committedAtUtc}; server length and SHA-256 per file:`, checks);
+  printReport(
+    `committed ${committed.stableKey} (import ${committed.importId}) at ${committed.committedAtUtc}; server length and SHA-256 per file:`,
+    checks,
+  );
   if (!all) {
     console.log('NOT ALL FILES MATCHED: local copies kept.');
     return 1;
@@ -534,18 +596,34 @@ async function runVerify(stableKey: string, folder: string, client: Client): Pro
     console.error(`cannot read ${stableKey}: ${problemText(answer)}`);
     return 1;
   }
-  const pkg = answer.json().data as { files: Array<{ originalRelativePath: string; byteLength: number; sha256: string }> };
+  const pkg = answer.json().data as {
+    files: Array<{ originalRelativePath: string; byteLength: number; sha256: string }>;
+  };
   const root = path.resolve(folder);
   const checks: Check[] = [];
   for (const f of pkg.files) {
     const abs = inside(root, f.originalRelativePath);
     const stat = abs ? await fs.stat(abs).catch(() => null) : null;
     if (!abs || !stat?.isFile()) {
-      checks.push({ path: f.originalRelativePath, size: 0, sha256: abs ? 'missing locally' : 'path leaves the folder', serverSize: f.byteLength, serverSha256: f.sha256, ok: false });
+      checks.push({
+        path: f.originalRelativePath,
+        size: 0,
+        sha256: abs ? 'missing locally' : 'path leaves the folder',
+        serverSize: f.byteLength,
+        serverSha256: f.sha256,
+        ok: false,
+      });
       continue;
     }
     const sha256 = await hashFile(abs, () => undefined);
-    checks.push({ path: f.originalRelativePath, size: stat.size, sha256, serverSize: f.byteLength, serverSha256: f.sha256, ok: stat.size === f.byteLength && sha256 === f.sha256 });
+    checks.push({
+      path: f.originalRelativePath,
+      size: stat.size,
+      sha256,
+      serverSize: f.byteLength,
+      serverSha256: f.sha256,
+      ok: stat.size === f.byteLength && sha256 === f.sha256,
+    });
   }
   printReport(`${stableKey}: ${pkg.files.length} file(s) on the server, compared with ${root}:`, checks);
   const known = new Set(pkg.files.map((f) => f.originalRelativePath));
@@ -560,8 +638,10 @@ async function runVerify(stableKey: string, folder: string, client: Client): Pro
 
 async function main(): Promise<number> {
   const { command, positionals, options } = parse(process.argv.slice(2));
-  if (command === 'import' && positionals.length === 1) return runImport(positionals[0]!, options, new Client(options.server, await readKey(options)));
-  if (command === 'verify' && positionals.length === 2) return runVerify(positionals[0]!, positionals[1]!, new Client(options.server, await readKey(options)));
+  if (command === 'import' && positionals.length === 1)
+    return runImport(positionals[0]!, options, new Client(options.server, await readKey(options)));
+  if (command === 'verify' && positionals.length === 2)
+    return runVerify(positionals[0]!, positionals[1]!, new Client(options.server, await readKey(options)));
   throw new UsageError(USAGE);
 }
 
@@ -576,4 +656,3 @@ main().then(
     process.exit(1);
   },
 );
-

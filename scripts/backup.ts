@@ -55,14 +55,17 @@ interface Signature {
   mtimeMs: number;
   ctimeMs: number;
 }
-const sameSig = (a: Signature | undefined, b: Signature | undefined) => !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+const sameSig = (a: Signature | undefined, b: Signature | undefined) =>
+  !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 
 async function walkFiles(root: string, rel = '', depth = 0): Promise<string[]> {
   if (depth > 16) throw new Error(`${path.join(root, rel)} nests deeper than the state layout ever does`);
-  const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [];
-    throw err;
-  });
+  const entries = await fs
+    .readdir(path.join(root, rel), { withFileTypes: true })
+    .catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
   const out: string[] = [];
   for (const e of entries) {
     const r = rel ? path.join(rel, e.name) : e.name;
@@ -96,7 +99,11 @@ async function copyOne(src: string, dst: string): Promise<Signature | null> {
  * Copy `src` to `dst` as of one moment: copy, then compare every file's signature with what was
  * copied; recopy what changed and check again, until one check finds nothing changed.
  */
-export async function snapshotTree(src: string, dst: string, log: (line: string) => void = () => undefined): Promise<{ files: number; bytes: number; rounds: number }> {
+export async function snapshotTree(
+  src: string,
+  dst: string,
+  log: (line: string) => void = () => undefined,
+): Promise<{ files: number; bytes: number; rounds: number }> {
   const copied = new Map<string, Signature>();
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const now = await walkFiles(src);
@@ -111,7 +118,12 @@ export async function snapshotTree(src: string, dst: string, log: (line: string)
     }
     for (const rel of now) {
       const current = await fs.stat(path.join(src, rel)).catch(() => null);
-      const sig = current && { ino: current.ino, size: current.size, mtimeMs: current.mtimeMs, ctimeMs: current.ctimeMs };
+      const sig = current && {
+        ino: current.ino,
+        size: current.size,
+        mtimeMs: current.mtimeMs,
+        ctimeMs: current.ctimeMs,
+      };
       if (sig && sameSig(copied.get(rel), sig)) continue;
       changed++;
       const got = await copyOne(path.join(src, rel), path.join(dst, rel));
@@ -128,7 +140,9 @@ export async function snapshotTree(src: string, dst: string, log: (line: string)
     }
     log(`state: ${changed} file(s) copied or changed in pass ${round}; checking again`);
   }
-  throw new Error(`the state kept changing for ${MAX_ROUNDS} passes; run the backup again when the server is less busy`);
+  throw new Error(
+    `the state kept changing for ${MAX_ROUNDS} passes; run the backup again when the server is less busy`,
+  );
 }
 
 /** Every blob digest the snapshotted state names (library files, verified contributor files). */
@@ -139,14 +153,21 @@ async function referencedBlobs(stateDir: string): Promise<Set<string>> {
     const top = rel.split(path.sep)[0];
     if (top !== 'library' && top !== 'reviews') continue;
     const text = await fs.readFile(path.join(stateDir, rel), 'utf8');
-    const record = JSON.parse(text) as { files?: Array<{ verified?: { sha256?: string } | null }>; verification?: Array<{ status?: string; sha256?: string | null }> };
+    const record = JSON.parse(text) as {
+      files?: Array<{ verified?: { sha256?: string } | null }>;
+      verification?: Array<{ status?: string; sha256?: string | null }>;
+    };
     for (const f of record.files ?? []) if (f.verified?.sha256) out.add(f.verified.sha256);
     for (const v of record.verification ?? []) if (v.status === 'verified' && v.sha256) out.add(v.sha256);
   }
   return out;
 }
 
-export async function backup(config: Config, outDir: string, log: (line: string) => void = () => undefined): Promise<BackupManifest> {
+export async function backup(
+  config: Config,
+  outDir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<BackupManifest> {
   const startedAtUtc = new Date().toISOString();
   const existing = await fs.readdir(outDir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
@@ -162,7 +183,9 @@ export async function backup(config: Config, outDir: string, log: (line: string)
   // 2. The content repository, every branch, after that moment.
   const branch = await git(config.contentRepo, ['symbolic-ref', '--short', 'HEAD']);
   await git(config.contentRepo, ['bundle', 'create', '--quiet', path.join(outDir, 'content.bundle'), '--all']);
-  const heads = (await git(config.contentRepo, ['bundle', 'list-heads', path.join(outDir, 'content.bundle')])).split('\n').filter((l) => l.trim());
+  const heads = (await git(config.contentRepo, ['bundle', 'list-heads', path.join(outDir, 'content.bundle')]))
+    .split('\n')
+    .filter((l) => l.trim());
   const head = heads.find((l) => l.endsWith(` refs/heads/${branch}`))?.split(' ')[0];
   if (!head) throw new Error(`the bundle has no branch ${branch}`);
   log(`content: ${heads.length} refs, ${branch} at ${head.slice(0, 12)}`);
@@ -184,7 +207,10 @@ export async function backup(config: Config, outDir: string, log: (line: string)
     });
     await pipeline(await blobs.read(info.sha256), hasher, createWriteStream(target, { flags: 'wx' }));
     const actual = hash.digest('hex');
-    if (actual !== info.sha256) throw new Error(`the blob ${info.sha256} in the store holds bytes whose sha256 is ${actual}; the store is damaged`);
+    if (actual !== info.sha256)
+      throw new Error(
+        `the blob ${info.sha256} in the store holds bytes whose sha256 is ${actual}; the store is damaged`,
+      );
     have.add(info.sha256);
     count++;
     bytes += info.byteLength;
@@ -192,7 +218,10 @@ export async function backup(config: Config, outDir: string, log: (line: string)
   }
   log(`blobs: ${count} (${bytes} bytes) from the ${blobs.backend} store`);
   const missing = [...(await referencedBlobs(path.join(outDir, 'state')))].filter((h) => HEX64.test(h) && !have.has(h));
-  if (missing.length > 0) throw new Error(`${missing.length} blob(s) named by the state are not in the store (e.g. ${missing[0]}); the store is missing data`);
+  if (missing.length > 0)
+    throw new Error(
+      `${missing.length} blob(s) named by the state are not in the store (e.g. ${missing[0]}); the store is missing data`,
+    );
 
   const manifest: BackupManifest = {
     format: BACKUP_FORMAT,
@@ -216,9 +245,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
     const config = loadConfig(process.env, PROJECT_ROOT);
     const out = path.resolve(values.out);
     const manifest = await backup(config, out, (line) => console.log(line));
-    console.log(`backed up ${manifest.state.files} records, ${manifest.content.refs} content refs and ${manifest.blobs.count} blobs into ${out}`);
+    console.log(
+      `backed up ${manifest.state.files} records, ${manifest.content.refs} content refs and ${manifest.blobs.count} blobs into ${out}`,
+    );
   } catch (err) {
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : `backup failed: ${(err as Error).message}`);
+    console.error(
+      err instanceof ConfigError ? `configuration error: ${err.message}` : `backup failed: ${(err as Error).message}`,
+    );
     process.exit(1);
   }
 }

@@ -44,7 +44,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatLintMessage, loadCatalog, type Catalog, type LoadedWork, type LoadResult } from '../src/domain/catalog.ts';
+import {
+  formatLintMessage,
+  loadCatalog,
+  type Catalog,
+  type LoadedWork,
+  type LoadResult,
+} from '../src/domain/catalog.ts';
 import { readSnapshot, workFolder, writeSnapshot } from './catalog-snapshot.ts';
 import { parseWorkFile } from '../src/domain/work-file.ts';
 import { WorkContent } from '../src/schemas/work.ts';
@@ -53,13 +59,30 @@ import { publishedBlobs } from '../src/domain/records.ts';
 import { fold } from '../src/domain/text.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
-import { buildSearchIndexInWorker, searchRecords, shardCount, shardOf, shardWorksFrom, SHARDS_FILE, type ShardReuse } from '../src/lib/site/search-index.ts';
+import {
+  buildSearchIndexInWorker,
+  searchRecords,
+  shardCount,
+  shardOf,
+  shardWorksFrom,
+  SHARDS_FILE,
+  type ShardReuse,
+} from '../src/lib/site/search-index.ts';
 import { buildWorkZips } from '../src/lib/site/work-zips.ts';
 import { composerScopeKey, facetKeysOf } from '../src/lib/site/facets.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { startIndexWorker } from '../api/catalog/build-index.ts';
 import { renderNginxConfig } from '../api/site/nginx.ts';
-import { buildSite, ContentError, runAstro, SCORES_MANIFEST, serializeScoreManifest, writeProtected, type BuildInfo, type BuildOptions } from './build.ts';
+import {
+  buildSite,
+  ContentError,
+  runAstro,
+  SCORES_MANIFEST,
+  serializeScoreManifest,
+  writeProtected,
+  type BuildInfo,
+  type BuildOptions,
+} from './build.ts';
 
 /** The incremental path cannot vouch for the result; the message says why (build.json `fallbackReason`). */
 export class FullBuildNeeded extends Error {}
@@ -76,15 +99,24 @@ export interface ChangePlan {
 }
 
 function gitIn(dir: string, args: string[]): string {
-  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('git', ['-C', dir, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** The files that differ between two commits (renames as a delete and an add). */
 export function changedFiles(contentDir: string, from: string, to: string): string[] {
   try {
-    return gitIn(contentDir, ['diff', '--name-only', '--no-renames', '-z', from, to]).split('\0').filter(Boolean).sort();
+    return gitIn(contentDir, ['diff', '--name-only', '--no-renames', '-z', from, to])
+      .split('\0')
+      .filter(Boolean)
+      .sort();
   } catch (err) {
-    throw new FullBuildNeeded(`cannot diff ${from.slice(0, 12)}..${to.slice(0, 12)}: ${((err as { stderr?: string }).stderr ?? String(err)).trim().split('\n')[0]}`);
+    throw new FullBuildNeeded(
+      `cannot diff ${from.slice(0, 12)}..${to.slice(0, 12)}: ${((err as { stderr?: string }).stderr ?? String(err)).trim().split('\n')[0]}`,
+    );
   }
 }
 
@@ -105,14 +137,21 @@ function contentAt(contentDir: string, commit: string, slug: string): WorkConten
     throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not parse`);
   }
   // With the schema's defaults, as loadCatalog reads it (alsoSuits, moods ... may be left out).
-  if (validate(WorkContent, data, { useDefaults: true }).length > 0) throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not validate`);
+  if (validate(WorkContent, data, { useDefaults: true }).length > 0)
+    throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not validate`);
   return data as WorkContent;
 }
 
 const composerKey = (c: WorkContent['composer']) => `${fold(c.sortName)}|${c.born}`;
 
 /** Decide what to re-render, or why only a full build will do. */
-export function planChange(contentDir: string, baseCommit: string, files: string[], works: LoadedWork[], genres: Parameters<typeof facetKeysOf>[1]): ChangePlan {
+export function planChange(
+  contentDir: string,
+  baseCommit: string,
+  files: string[],
+  works: LoadedWork[],
+  genres: Parameters<typeof facetKeysOf>[1],
+): ChangePlan {
   const slugs = new Set<string>();
   for (const file of files) {
     const m = WORK_FILE.exec(file);
@@ -139,10 +178,14 @@ export function planChange(contentDir: string, baseCommit: string, files: string
     for (const c of [before, now]) {
       if (!c) continue;
       const key = composerKey(c.composer);
-      if ((unchangedByComposer.get(key) ?? 0) === 0 && !(before && now && composerKey(before.composer) === composerKey(now.composer))) {
+      if (
+        (unchangedByComposer.get(key) ?? 0) === 0 &&
+        !(before && now && composerKey(before.composer) === composerKey(now.composer))
+      ) {
         throw new FullBuildNeeded(`works/${slug} adds or removes the composer ${c.composer.name}`);
       }
-      if ((composerTexts.get(key)?.size ?? 0) > 1) throw new FullBuildNeeded(`works/${slug}: the works of ${c.composer.name} write the composer differently`);
+      if ((composerTexts.get(key)?.size ?? 0) > 1)
+        throw new FullBuildNeeded(`works/${slug}: the works of ${c.composer.name} write the composer differently`);
       for (const k of facetKeysOf(c, genres)) facets.add(k);
       // Its composer's page, also when the work left it (not a browse folder: composer pages are never removed here).
       facets.add(composerScopeKey(c.composer));
@@ -160,7 +203,11 @@ export function planChange(contentDir: string, baseCommit: string, files: string
  * every other work comes from the base build's snapshot (scripts/catalog-snapshot.ts). Without a
  * snapshot (a base made by an older version), the whole catalog is loaded as a full build loads it.
  */
-function loadChanged(contentDir: string, baseDir: string, files: string[]): LoadResult & { reparsed: number | null; before: Map<string, LoadedWork> | null } {
+function loadChanged(
+  contentDir: string,
+  baseDir: string,
+  files: string[],
+): LoadResult & { reparsed: number | null; before: Map<string, LoadedWork> | null } {
   const baseWorks = readSnapshot(baseDir, contentDir);
   if (!baseWorks) return { ...loadCatalog(contentDir), reparsed: null, before: null };
   const touched = new Set(files.map((f) => WORK_FILE.exec(f)?.[1]).filter((s): s is string => s !== undefined));
@@ -179,7 +226,8 @@ function loadChanged(contentDir: string, baseDir: string, files: string[]): Load
   const newKeys = new Set<string>();
   for (const w of loaded.catalog.works) {
     const key = workFolder(w).toLowerCase();
-    if (keptKeys.has(key) || newKeys.has(key)) throw new FullBuildNeeded(`works/${workFolder(w)} has a slug that differs from another only in letter case`);
+    if (keptKeys.has(key) || newKeys.has(key))
+      throw new FullBuildNeeded(`works/${workFolder(w)} has a slug that differs from another only in letter case`);
     newKeys.add(key);
   }
   // The loader's order: folder names, sorted as readdirSync(...).sort() sorts them.
@@ -188,7 +236,12 @@ function loadChanged(contentDir: string, baseDir: string, files: string[]): Load
     const y = workFolder(b);
     return x < y ? -1 : x > y ? 1 : 0;
   });
-  return { catalog: { ...loaded.catalog, works }, messages: loaded.messages, reparsed: loaded.catalog.works.length, before };
+  return {
+    catalog: { ...loaded.catalog, works },
+    messages: loaded.messages,
+    reparsed: loaded.catalog.works.length,
+    before,
+  };
 }
 
 /**
@@ -198,7 +251,11 @@ function loadChanged(contentDir: string, baseDir: string, files: string[]): Load
  * inputs and so unchanged). A correction of rights, review states, files or notes then costs no
  * re-indexing of the whole catalog; a new, removed or retitled work does.
  */
-export function searchRecordsUnchanged(catalog: Catalog, changed: string[], before: Map<string, LoadedWork> | null): boolean {
+export function searchRecordsUnchanged(
+  catalog: Catalog,
+  changed: string[],
+  before: Map<string, LoadedWork> | null,
+): boolean {
   return searchRecordChanges(catalog, changed, before)?.length === 0;
 }
 
@@ -207,7 +264,11 @@ export function searchRecordsUnchanged(catalog: Catalog, changed: string[], befo
  * re-worded works), or null when the base's works are not known (then every record counts as
  * changed).
  */
-export function searchRecordChanges(catalog: Catalog, changed: string[], before: Map<string, LoadedWork> | null): string[] | null {
+export function searchRecordChanges(
+  catalog: Catalog,
+  changed: string[],
+  before: Map<string, LoadedWork> | null,
+): string[] | null {
   if (!before) return null;
   const bySlug = new Map(catalog.works.map((w) => [w.content.slug, w]));
   return changed.filter((slug) => {
@@ -237,7 +298,11 @@ export function searchShardReuse(baseDir: string, works: number, changedRecords:
   }
   const shards = shardCount(works, shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
   if (shards !== baseShards) return null;
-  return { dir, shards, dirty: [...new Set(changedRecords.map((slug) => shardOf(slug, shards)))].sort((a, b) => a - b) };
+  return {
+    dir,
+    shards,
+    dirty: [...new Set(changedRecords.map((slug) => shardOf(slug, shards)))].sort((a, b) => a - b),
+  };
 }
 
 /** Move every file under `from` to the same place under `to`, replacing (never writing into) what is there. */
@@ -266,7 +331,9 @@ function hardLinkCopy(from: string, to: string, except: string[]): Promise<void>
   return new Promise((resolve, reject) => {
     let entries: string[];
     try {
-      entries = readdirSync(from).filter((name) => !except.includes(name)).map((name) => path.join(from, name));
+      entries = readdirSync(from)
+        .filter((name) => !except.includes(name))
+        .map((name) => path.join(from, name));
       mkdirSync(to, { recursive: true });
     } catch (err) {
       reject(new FullBuildNeeded(`cannot hard-link the base build: ${(err as Error).message}`));
@@ -280,7 +347,11 @@ function hardLinkCopy(from: string, to: string, except: string[]): Promise<void>
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.on('error', (err) => reject(new FullBuildNeeded(`cannot hard-link the base build: ${err.message}`)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new FullBuildNeeded(`cannot hard-link the base build: ${stderr.trim() || `cp exited with ${code}`}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new FullBuildNeeded(`cannot hard-link the base build: ${stderr.trim() || `cp exited with ${code}`}`)),
+    );
   });
 }
 
@@ -295,12 +366,15 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   const contentDir = path.resolve(options.contentDir);
   const outDir = path.resolve(options.outDir);
   baseDir = path.resolve(baseDir);
-  if (!existsSync(path.join(baseDir, 'build.json'))) throw new FullBuildNeeded(`the base ${path.basename(baseDir)} is not a complete build`);
+  if (!existsSync(path.join(baseDir, 'build.json')))
+    throw new FullBuildNeeded(`the base ${path.basename(baseDir)} is not a complete build`);
   const base = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as BuildInfo;
   if (!base.commit) throw new FullBuildNeeded('the base build does not name its commit');
   if (base.baseUrl !== options.baseUrl) throw new FullBuildNeeded('the base build was made for another base URL');
-  if ((base.readerSignIn ?? 'none') !== (options.readerSignIn ?? 'none')) throw new FullBuildNeeded('the base build was made for another reader sign-in');
-  if (!existsSync(path.join(baseDir, SCORES_MANIFEST))) throw new FullBuildNeeded('the base build kept no score manifest');
+  if ((base.readerSignIn ?? 'none') !== (options.readerSignIn ?? 'none'))
+    throw new FullBuildNeeded('the base build was made for another reader sign-in');
+  if (!existsSync(path.join(baseDir, SCORES_MANIFEST)))
+    throw new FullBuildNeeded('the base build kept no score manifest');
   if (!options.commit) throw new FullBuildNeeded('no commit named');
   // Where the time goes, for build.json (bench/README.md quotes it).
   const phases: Record<string, number> = {};
@@ -328,7 +402,10 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   mkdirSync(outDir, { recursive: true });
   const scoresDir = path.join(outDir, '.scores');
   const blobs = options.blobsDir ? new LocalBlobStore(path.resolve(options.blobsDir)) : null;
-  const scores = await renderScores({ ...catalog, works: changed }, scoresDir, { generatedAtUtc, blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined });
+  const scores = await renderScores({ ...catalog, works: changed }, scoresDir, {
+    generatedAtUtc,
+    blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
+  });
   const baseManifest = JSON.parse(readFileSync(path.join(baseDir, SCORES_MANIFEST), 'utf8')) as ScoreManifest;
   const merged: ScoreManifest = { scores: {} };
   for (const [key, value] of Object.entries(baseManifest.scores)) {
@@ -358,9 +435,15 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   // record falls in are indexed again; the others are linked from the base.
   const changedRecords = searchRecordChanges(catalog, plan.works, before);
   const shardReuse = searchShardReuse(baseDir, catalog.works.length, changedRecords);
-  const keepSearch = changedRecords?.length === 0 && existsSync(path.join(baseDir, 'client', 'pagefind', 'pagefind-entry.json'));
-  const linking = timed('linkMs', hardLinkCopy(path.join(baseDir, 'client'), clientDir, keepSearch ? [] : ['pagefind']));
-  const searching: Promise<BuildInfo['searchIndex'] | null> = keepSearch ? Promise.resolve(null) : timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog, { reuse: shardReuse ?? undefined }));
+  const keepSearch =
+    changedRecords?.length === 0 && existsSync(path.join(baseDir, 'client', 'pagefind', 'pagefind-entry.json'));
+  const linking = timed(
+    'linkMs',
+    hardLinkCopy(path.join(baseDir, 'client'), clientDir, keepSearch ? [] : ['pagefind']),
+  );
+  const searching: Promise<BuildInfo['searchIndex'] | null> = keepSearch
+    ? Promise.resolve(null)
+    : timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog, { reuse: shardReuse ?? undefined }));
   const pending = Promise.allSettled([linking, searching]);
   // And a worker thread reads the base's records of the unchanged works for the index files.
   const indexer = startIndexWorker(path.join(baseDir, 'client'), plan.works);
@@ -375,7 +458,18 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     writeFileSync(scopeFile, JSON.stringify({ works: plan.works, facets: plan.facets, profiles: plan.profiles }));
     let indexing: Promise<BuildInfo['catalogIndex']> | undefined;
     try {
-      await runAstro({ contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir: partial, scoresManifest: manifestFile, scopeFile, quiet: options.quiet, catalog, readerSignIn: options.readerSignIn });
+      await runAstro({
+        contentDir,
+        baseUrl: options.baseUrl,
+        generatedAtUtc,
+        workDir: outDir,
+        clientDir: partial,
+        scoresManifest: manifestFile,
+        scopeFile,
+        quiet: options.quiet,
+        catalog,
+        readerSignIn: options.readerSignIn,
+      });
       phase('astroMs');
       // The index files from the pages just rendered (and the base's records), in the worker,
       // while the copy and Pagefind finish; the rendered pages stay where they are until it is done.
@@ -386,7 +480,8 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       writeNew(path.join(outDir, SCORES_MANIFEST), manifestText);
       // Signed-in files: the base's copies linked, the changed works' copied again.
       const protectedDir = path.join(outDir, 'protected');
-      if (existsSync(path.join(baseDir, 'protected'))) execFileSync('cp', ['-al', path.join(baseDir, 'protected'), protectedDir]);
+      if (existsSync(path.join(baseDir, 'protected')))
+        execFileSync('cp', ['-al', path.join(baseDir, 'protected'), protectedDir]);
       for (const slug of plan.works) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
       writeProtected(outDir, catalog, new Set(plan.works));
       writeSnapshot(outDir, catalog);
@@ -412,23 +507,31 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       rmSync(path.join(clientDir, 'works', slug), { recursive: true, force: true });
       rmSync(path.join(clientDir, 'api', 'v1', 'works', slug), { recursive: true, force: true });
     }
-    for (const key of plan.facets) if (!key.startsWith('composer/')) rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
+    for (const key of plan.facets)
+      if (!key.startsWith('composer/'))
+        rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
     renderedFiles = moveTree(partial, clientDir);
-    if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
+    if (existsSync(path.join(scoresDir, 'files')))
+      cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
     if (!keepSearch) {
       rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
       renameSync(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
     }
     phase('stageMs');
-    for (const w of changed) rmSync(path.join(clientDir, 'works', w.content.slug, `${w.content.slug}.zip`), { force: true });
+    for (const w of changed)
+      rmSync(path.join(clientDir, 'works', w.content.slug, `${w.content.slug}.zip`), { force: true });
     zips = buildWorkZips({ ...catalog, works: changed }, clientDir, generatedAtUtc);
     phase('zipsMs');
   } finally {
     await indexer.close();
   }
 
-  writeNew(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
-  for (const scratch of [partial, scoresDir, scopeFile, searchScratch]) rmSync(scratch, { recursive: true, force: true });
+  writeNew(
+    path.join(outDir, 'nginx.conf'),
+    renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }),
+  );
+  for (const scratch of [partial, scoresDir, scopeFile, searchScratch])
+    rmSync(scratch, { recursive: true, force: true });
   const info: BuildInfo = {
     baseUrl: options.baseUrl,
     readerSignIn: options.readerSignIn ?? 'none',
@@ -436,7 +539,18 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     commit: options.commit,
     mode: 'incremental',
     fallbackReason: null,
-    incremental: { base: path.basename(baseDir), baseCommit: base.commit, changedFiles: files.length, works: plan.works, reparsedWorks: reparsed, renderedFiles, searchIndexKept: keepSearch, searchShardsIndexed: keepSearch ? [] : shardReuse ? shardReuse.dirty : null, phases, background },
+    incremental: {
+      base: path.basename(baseDir),
+      baseCommit: base.commit,
+      changedFiles: files.length,
+      works: plan.works,
+      reparsedWorks: reparsed,
+      renderedFiles,
+      searchIndexKept: keepSearch,
+      searchShardsIndexed: keepSearch ? [] : shardReuse ? shardReuse.dirty : null,
+      phases,
+      background,
+    },
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,

@@ -184,7 +184,8 @@ export const DEFAULT_BATCH_WORKS = 10_000;
 export function batchWorksFrom(value: string | number | undefined): number {
   if (value === undefined || value === '') return DEFAULT_BATCH_WORKS;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`the batch size must be a whole number of works >= 1 (got "${value}")`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`the batch size must be a whole number of works >= 1 (got "${value}")`);
   return n;
 }
 
@@ -216,7 +217,11 @@ function moveInto(from: string, to: string): void {
  * number of runs; the output is the same files with the same bytes as one run
  * (test/build/full-build-batches.test.ts).
  */
-export async function renderAllPages(run: Omit<AstroRun, 'scopeFile' | 'keepSiteData'> & { catalog: Catalog }, batchWorks: number, log: (message: string) => void): Promise<number> {
+export async function renderAllPages(
+  run: Omit<AstroRun, 'scopeFile' | 'keepSiteData'> & { catalog: Catalog },
+  batchWorks: number,
+  log: (message: string) => void,
+): Promise<number> {
   const slugs = run.catalog.works.map((w) => w.content.slug).sort();
   if (slugs.length <= batchWorks) {
     await runAstro(run);
@@ -228,7 +233,8 @@ export async function renderAllPages(run: Omit<AstroRun, 'scopeFile' | 'keepSite
   const scratch = (n: number) => path.join(run.workDir, `.batch-${n}`);
   const scopeFile = (n: number) => path.join(run.workDir, `.batch-scope-${n}.json`);
   const scopes: Array<{ works: string[]; facets: string[]; profiles: string[]; listings: 'named' | 'all' }> = [];
-  for (let i = 0; i < slugs.length; i += batchWorks) scopes.push({ works: slugs.slice(i, i + batchWorks), facets: [], profiles: [], listings: 'named' });
+  for (let i = 0; i < slugs.length; i += batchWorks)
+    scopes.push({ works: slugs.slice(i, i + batchWorks), facets: [], profiles: [], listings: 'named' });
   scopes.push({ works: [], facets: [], profiles: [], listings: 'all' });
   mkdirSync(run.clientDir, { recursive: true });
   try {
@@ -241,7 +247,9 @@ export async function renderAllPages(run: Omit<AstroRun, 'scopeFile' | 'keepSite
       moveInto(scratch(n), run.clientDir);
       const m = process.memoryUsage();
       const memory = `rss ${Math.round(m.rss / 1048576)} MB, heap ${Math.round(m.heapUsed / 1048576)}/${Math.round(m.heapTotal / 1048576)} MB`;
-      log(`${scope.works.length > 0 ? `pages of works ${n * batchWorks + 1}-${n * batchWorks + scope.works.length} of ${slugs.length}` : 'composer, browse and profile pages'} (run ${n + 1} of ${scopes.length}); ${memory}`);
+      log(
+        `${scope.works.length > 0 ? `pages of works ${n * batchWorks + 1}-${n * batchWorks + scope.works.length} of ${slugs.length}` : 'composer, browse and profile pages'} (run ${n + 1} of ${scopes.length}); ${memory}`,
+      );
     }
   } finally {
     dropSharedSiteData();
@@ -292,7 +300,10 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   // Outside client/ because astro build owns that folder until it is done.
   const scoresDir = path.join(outDir, '.scores');
   const blobs = options.blobsDir ? new LocalBlobStore(path.resolve(options.blobsDir)) : null;
-  const scores = await renderScores(catalog, scoresDir, { generatedAtUtc, blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined });
+  const scores = await renderScores(catalog, scoresDir, {
+    generatedAtUtc,
+    blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
+  });
   phase('scoresMs', `scores: ${scores.rendered} rendered, ${scores.failed} failed`);
   const clientDir = path.join(outDir, 'client');
   const batchWorks = options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS);
@@ -308,7 +319,17 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   let astroRuns: number;
   try {
     astroRuns = await renderAllPages(
-      { contentDir, baseUrl: options.baseUrl, generatedAtUtc, workDir: outDir, clientDir, scoresManifest: path.join(scoresDir, 'manifest.json'), quiet: options.quiet, catalog, readerSignIn: options.readerSignIn },
+      {
+        contentDir,
+        baseUrl: options.baseUrl,
+        generatedAtUtc,
+        workDir: outDir,
+        clientDir,
+        scoresManifest: path.join(scoresDir, 'manifest.json'),
+        quiet: options.quiet,
+        catalog,
+        readerSignIn: options.readerSignIn,
+      },
       batchWorks,
       (message) => {
         if (!options.quiet) console.log(`[build] ${message}`);
@@ -341,8 +362,14 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
       // After Astro, beside the zips (Pagefind's own process on the other core).
       searchIndex = await buildSearchIndex(clientDir, catalog);
     }
-    phase('searchMs', `Pagefind: ${searchIndex.pages} pages in ${searchIndex.durationMs} ms${searching ? ' (beside Astro)' : ''}`);
-    writeFileSync(path.join(outDir, 'nginx.conf'), renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }));
+    phase(
+      'searchMs',
+      `Pagefind: ${searchIndex.pages} pages in ${searchIndex.durationMs} ms${searching ? ' (beside Astro)' : ''}`,
+    );
+    writeFileSync(
+      path.join(outDir, 'nginx.conf'),
+      renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }),
+    );
     // Outside client/: the server reads it to know which blobs public records link to.
     writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
     writeProtected(outDir, catalog);
@@ -389,7 +416,9 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
  * Times a build's phases; unless quiet, logs each with the process's RSS and heap, so the
  * memory of a large build can be followed (`[build] astroMs 52.1 s; rss 1210 MB, heap 830/1010 MB, external 20 MB, peak rss 1250 MB`).
  */
-export function phaseClock(quiet?: boolean): ((name: string, note?: string) => void) & { phases: Record<string, number> } {
+export function phaseClock(
+  quiet?: boolean,
+): ((name: string, note?: string) => void) & { phases: Record<string, number> } {
   let mark = Date.now();
   const phases: Record<string, number> = {};
   const fn = (name: string, note?: string) => {
@@ -399,7 +428,9 @@ export function phaseClock(quiet?: boolean): ((name: string, note?: string) => v
     if (!quiet) {
       const m = process.memoryUsage();
       const mb = (n: number) => Math.round(n / 1048576);
-      console.log(`[build] ${name} ${(phases[name]! / 1000).toFixed(1)} s${note ? ` (${note})` : ''}; rss ${mb(m.rss)} MB, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB`);
+      console.log(
+        `[build] ${name} ${(phases[name]! / 1000).toFixed(1)} s${note ? ` (${note})` : ''}; rss ${mb(m.rss)} MB, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB`,
+      );
     }
   };
   return Object.assign(fn, { phases });
@@ -451,8 +482,15 @@ async function main(): Promise<void> {
     } else {
       info = await buildSite(options);
     }
-    const how = info.mode === 'incremental' ? `incrementally (${info.incremental?.works.join(', ')})` : info.fallbackReason ? `in full (${info.fallbackReason})` : 'in full';
-    console.log(`built ${info.works} works and ${info.profiles} profiles into ${values.out} ${how} in ${info.durationMs} ms`);
+    const how =
+      info.mode === 'incremental'
+        ? `incrementally (${info.incremental?.works.join(', ')})`
+        : info.fallbackReason
+          ? `in full (${info.fallbackReason})`
+          : 'in full';
+    console.log(
+      `built ${info.works} works and ${info.profiles} profiles into ${values.out} ${how} in ${info.durationMs} ms`,
+    );
   } catch (err) {
     if (err instanceof ContentError) {
       console.error(err.message);

@@ -54,7 +54,10 @@ export function writeSnapshot(outDir: string, catalog: Catalog): void {
     writeSync(fd, HEAD);
     const works = catalog.works;
     for (let i = 0; i < works.length; i += 500) {
-      const lines = works.slice(i, i + 500).map(snapshotLine).join(',\n');
+      const lines = works
+        .slice(i, i + 500)
+        .map(snapshotLine)
+        .join(',\n');
       writeSync(fd, i === 0 ? lines : `,\n${lines}`);
     }
     writeSync(fd, TAIL);
@@ -74,7 +77,11 @@ export function readSnapshot(buildDir: string, contentDir: string): LoadedWork[]
   } catch {
     return null;
   }
-  if (!bytes.subarray(0, HEAD.length).equals(Buffer.from(HEAD)) || !bytes.subarray(bytes.length - TAIL.length).equals(Buffer.from(TAIL))) return null;
+  if (
+    !bytes.subarray(0, HEAD.length).equals(Buffer.from(HEAD)) ||
+    !bytes.subarray(bytes.length - TAIL.length).equals(Buffer.from(TAIL))
+  )
+    return null;
   const works: LoadedWork[] = [];
   const end = bytes.length - TAIL.length;
   let start = HEAD.length;

@@ -18,7 +18,9 @@ if (process.env.ARCHIVE_SKIP_BROWSER_TESTS === '1') {
   for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
     const r = spawnSync('apt-get', args, { stdio: 'inherit', env });
     if (r.status !== 0) {
-      console.error(`apt-get ${args.join(' ')} failed (exit ${r.status}); install chromium by hand or set ARCHIVE_SKIP_BROWSER_TESTS=1`);
+      console.error(
+        `apt-get ${args.join(' ')} failed (exit ${r.status}); install chromium by hand or set ARCHIVE_SKIP_BROWSER_TESTS=1`,
+      );
       process.exit(1);
     }
   }

@@ -84,12 +84,54 @@ interface ProfileSpec {
 }
 
 const PROFILE_SPECS: ProfileSpec[] = [
-  { slug: 'synthetic-calm-keys', title: 'Synthetic calm keys', kind: 'performance-style', status: 'approved', renderReady: true, instruments: ['piano', 'harpsichord', 'celesta'] },
-  { slug: 'synthetic-warm-strings', title: 'Synthetic warm strings', kind: 'performance-style', status: 'approved', renderReady: true, instruments: ['violin', 'viola', 'cello', 'strings'] },
-  { slug: 'synthetic-bright-showcase', title: 'Synthetic bright showcase', kind: 'performance-style', status: 'candidate', renderReady: true, instruments: ['piano', 'orchestra', 'flute'] },
-  { slug: 'synthetic-grand-piano', title: 'Synthetic grand piano', kind: 'instrument', status: 'approved', renderReady: true, instruments: ['piano'] },
-  { slug: 'synthetic-breathy-winds', title: 'Synthetic breathy winds', kind: 'instrument', status: 'draft', renderReady: false, instruments: ['flute', 'oboe', 'clarinet'] },
-  { slug: 'synthetic-old-organ', title: 'Synthetic old organ', kind: 'instrument', status: 'deprecated', renderReady: false, instruments: ['organ'] },
+  {
+    slug: 'synthetic-calm-keys',
+    title: 'Synthetic calm keys',
+    kind: 'performance-style',
+    status: 'approved',
+    renderReady: true,
+    instruments: ['piano', 'harpsichord', 'celesta'],
+  },
+  {
+    slug: 'synthetic-warm-strings',
+    title: 'Synthetic warm strings',
+    kind: 'performance-style',
+    status: 'approved',
+    renderReady: true,
+    instruments: ['violin', 'viola', 'cello', 'strings'],
+  },
+  {
+    slug: 'synthetic-bright-showcase',
+    title: 'Synthetic bright showcase',
+    kind: 'performance-style',
+    status: 'candidate',
+    renderReady: true,
+    instruments: ['piano', 'orchestra', 'flute'],
+  },
+  {
+    slug: 'synthetic-grand-piano',
+    title: 'Synthetic grand piano',
+    kind: 'instrument',
+    status: 'approved',
+    renderReady: true,
+    instruments: ['piano'],
+  },
+  {
+    slug: 'synthetic-breathy-winds',
+    title: 'Synthetic breathy winds',
+    kind: 'instrument',
+    status: 'draft',
+    renderReady: false,
+    instruments: ['flute', 'oboe', 'clarinet'],
+  },
+  {
+    slug: 'synthetic-old-organ',
+    title: 'Synthetic old organ',
+    kind: 'instrument',
+    status: 'deprecated',
+    renderReady: false,
+    instruments: ['organ'],
+  },
 ];
 
 function profileContent(spec: ProfileSpec, i: number): ProfileContent {
@@ -121,11 +163,53 @@ const PERIODS = [
   { name: 'Romantic', from: 1780, to: 1850 },
   { name: 'Late Romantic', from: 1850, to: 1880 },
 ];
-const GENRES = ['Minuet', 'Prelude', 'Fugue', 'Sonata', 'Nocturne', 'Waltz', 'Étude', 'Lullaby', 'Canon', 'Gavotte', 'March', 'Hymn', 'Serenade', 'Mazurka', 'Rondo', 'Air', 'Chorale', 'Fantasia'];
-const KEYS = ['C major', 'G major', 'D major', 'A major', 'F major', 'B-flat major', 'E-flat major', 'A minor', 'E minor', 'D minor', 'G minor', 'C minor', 'F-sharp minor', null];
+const GENRES = [
+  'Minuet',
+  'Prelude',
+  'Fugue',
+  'Sonata',
+  'Nocturne',
+  'Waltz',
+  'Étude',
+  'Lullaby',
+  'Canon',
+  'Gavotte',
+  'March',
+  'Hymn',
+  'Serenade',
+  'Mazurka',
+  'Rondo',
+  'Air',
+  'Chorale',
+  'Fantasia',
+];
+const KEYS = [
+  'C major',
+  'G major',
+  'D major',
+  'A major',
+  'F major',
+  'B-flat major',
+  'E-flat major',
+  'A minor',
+  'E minor',
+  'D minor',
+  'G minor',
+  'C minor',
+  'F-sharp minor',
+  null,
+];
 const CATALOGS = ['Op.', 'SynWV', 'K.', 'Hob.', 'WoO'];
 const MOODS = ['calm', 'bright', 'tender', 'solemn', 'playful', 'dark', 'warm', 'stately', 'dreamy', 'festive'];
-const STYLES = ['solo piano, calm', 'string quartet, warm', 'harpsichord, bright', 'music box, tender', 'flute and strings, airy', 'organ, solemn', 'chamber ensemble, lively'];
+const STYLES = [
+  'solo piano, calm',
+  'string quartet, warm',
+  'harpsichord, bright',
+  'music box, tender',
+  'flute and strings, airy',
+  'organ, solemn',
+  'chamber ensemble, lively',
+];
 const ENSEMBLES: Array<{ words: string; instruments: string[] }> = [
   { words: 'Piano', instruments: ['piano'] },
   { words: 'Keyboard', instruments: ['harpsichord', 'piano'] },
@@ -143,7 +227,15 @@ const ENSEMBLES: Array<{ words: string; instruments: string[] }> = [
   { words: 'Orchestra', instruments: ['orchestra'] },
   { words: 'Celesta', instruments: ['celesta'] },
 ];
-const PROFILE_FOR_STYLE = ['synthetic-calm-keys', 'synthetic-warm-strings', 'synthetic-calm-keys', 'synthetic-grand-piano', 'synthetic-breathy-winds', 'synthetic-old-organ', 'synthetic-bright-showcase'];
+const PROFILE_FOR_STYLE = [
+  'synthetic-calm-keys',
+  'synthetic-warm-strings',
+  'synthetic-calm-keys',
+  'synthetic-grand-piano',
+  'synthetic-breathy-winds',
+  'synthetic-old-organ',
+  'synthetic-bright-showcase',
+];
 
 interface ComposerSpec {
   n: number;
@@ -201,7 +293,8 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
   let nextAssetId = 1;
   const evidence = `https://example.org/synthetic/works/${slug}`;
 
-  const reviewState = (): CatalogReviewState => (unclear ? 'rights-review-required' : pick(rand, CATALOG_REVIEW_STATES));
+  const reviewState = (): CatalogReviewState =>
+    unclear ? 'rights-review-required' : pick(rand, CATALOG_REVIEW_STATES);
   const access = (): AccessLevel => {
     const r = rand();
     return r < 0.8 ? 'public' : r < 0.95 ? ACCESS_LEVELS[1] : ACCESS_LEVELS[2];
@@ -224,8 +317,13 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
     };
   };
 
-  const sourceAssets: AssetContent[] = [asset('score-pdf', `${genre} No. ${number}, first edition (PDF)`, 'application/pdf', 'pdf')];
-  if (rand() < 0.6) sourceAssets.push(asset('musicxml', `${genre} No. ${number} (MusicXML)`, 'application/vnd.recordare.musicxml+xml', 'musicxml'));
+  const sourceAssets: AssetContent[] = [
+    asset('score-pdf', `${genre} No. ${number}, first edition (PDF)`, 'application/pdf', 'pdf'),
+  ];
+  if (rand() < 0.6)
+    sourceAssets.push(
+      asset('musicxml', `${genre} No. ${number} (MusicXML)`, 'application/vnd.recordare.musicxml+xml', 'musicxml'),
+    );
   if (rand() < 0.3) sourceAssets.push(asset('source-page', 'Catalog page', 'text/html', 'html'));
 
   const arrangements: ArrangementContent[] = [];
@@ -237,7 +335,10 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
     const also = MUSIC_ROLES.filter((r) => r !== role && rand() < 0.15);
     const assets: AssetContent[] = [asset('mp3', `Arrangement ${a} (MP3)`, 'audio/mpeg', 'mp3')];
     if (rand() < 0.7) assets.push(asset('midi', `Arrangement ${a} (MIDI)`, 'audio/midi', 'mid'));
-    if (rand() < 0.5) assets.push(asset('musicxml', `Arrangement ${a} (MusicXML)`, 'application/vnd.recordare.musicxml+xml', 'musicxml'));
+    if (rand() < 0.5)
+      assets.push(
+        asset('musicxml', `Arrangement ${a} (MusicXML)`, 'application/vnd.recordare.musicxml+xml', 'musicxml'),
+      );
     arrangements.push({
       id: a,
       rank: a,
@@ -248,7 +349,9 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
       durationSeconds: seconds,
       intendedRole: role,
       alsoSuits: also,
-      moods: [pick(rand, MOODS), ...(rand() < 0.5 ? [pick(rand, MOODS)] : [])].filter((m, k, all) => all.indexOf(m) === k),
+      moods: [pick(rand, MOODS), ...(rand() < 0.5 ? [pick(rand, MOODS)] : [])].filter(
+        (m, k, all) => all.indexOf(m) === k,
+      ),
       loopable: rand() < 0.4,
       trimmable: rand() < 0.5,
       renderingProfileSlugs: [PROFILE_FOR_STYLE[styleIndex]!],
@@ -269,7 +372,10 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
     const day = i % 300;
     comments.push({
       id: 1,
-      target: arrangements.length > 0 ? { type: 'arrangement-recording', arrangementId: 1, assetId: arrangements[0]!.assets[0]!.id } : { type: 'work' },
+      target:
+        arrangements.length > 0
+          ? { type: 'arrangement-recording', arrangementId: 1, assetId: arrangements[0]!.assets[0]!.id }
+          : { type: 'work' },
       author: `Synthetic Listener ${pad(i % 500, 3)}`,
       postedAtUtc: timestamp(day, 8),
       approvedAtUtc: timestamp(day, 12),
@@ -314,11 +420,18 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
     key,
     instrumentation: ensemble.words,
     instruments: ensemble.instruments,
-    rightsNote: unclear ? 'Synthetic work with deliberately unclear rights; not for reuse.' : 'Synthetic work; the composition is treated as public domain.',
+    rightsNote: unclear
+      ? 'Synthetic work with deliberately unclear rights; not for reuse.'
+      : 'Synthetic work; the composition is treated as public domain.',
     rights: {
-      composition: unclear ? { status: 'unknown', note: 'Synthetic: unknown on purpose.' } : { status: 'public-domain', note: `Composer died in ${composer.diedYear}.` },
+      composition: unclear
+        ? { status: 'unknown', note: 'Synthetic: unknown on purpose.' }
+        : { status: 'public-domain', note: `Composer died in ${composer.diedYear}.` },
       edition: { status: 'public-domain', note: 'Synthetic first edition.' },
-      recording: { status: arrangements.length > 0 ? 'original-generated-recording' : 'not-applicable', note: 'Synthetic.' },
+      recording: {
+        status: arrangements.length > 0 ? 'original-generated-recording' : 'not-applicable',
+        note: 'Synthetic.',
+      },
       territories: { US: territory, EU: territory, CA: territory },
       license: 'CC0-1.0',
       attribution: null,
@@ -337,7 +450,9 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
     `- Instrumentation: ${ensemble.words}`,
     `- Arrangements: ${arrangements.length}`,
     '',
-    rand() < 0.5 ? 'It has no real history; every field here is made up but valid.' : 'See the [evidence page](' + evidence + ') (it does not exist).',
+    rand() < 0.5
+      ? 'It has no real history; every field here is made up but valid.'
+      : 'See the [evidence page](' + evidence + ') (it does not exist).',
   ].join('\n');
   return { content, body };
 }
@@ -355,7 +470,8 @@ export function generateCatalog(options: GenerateOptions): GenerateResult {
   const seed = options.seed ?? 1;
   const count = Math.max(0, Math.floor(options.works));
   if (options.clean !== false && existsSync(outDir)) {
-    if (!looksGenerated(outDir)) throw new Error(`${outDir} exists and was not written by generate-catalog; refusing to replace it`);
+    if (!looksGenerated(outDir))
+      throw new Error(`${outDir} exists and was not written by generate-catalog; refusing to replace it`);
     rmSync(outDir, { recursive: true, force: true });
   }
   mkdirSync(path.join(outDir, 'profiles'), { recursive: true });
@@ -363,7 +479,10 @@ export function generateCatalog(options: GenerateOptions): GenerateResult {
   writeFileSync(path.join(outDir, '.generated-catalog'), `${JSON.stringify({ works: count, seed })}\n`);
   writeFileSync(path.join(outDir, 'instruments.json'), `${JSON.stringify(INSTRUMENTS, null, 2)}\n`);
   PROFILE_SPECS.forEach((spec, i) => {
-    writeFileSync(path.join(outDir, 'profiles', `${spec.slug}.json`), `${JSON.stringify(profileContent(spec, i), null, 2)}\n`);
+    writeFileSync(
+      path.join(outDir, 'profiles', `${spec.slug}.json`),
+      `${JSON.stringify(profileContent(spec, i), null, 2)}\n`,
+    );
   });
 
   const rand = rng(seed);
@@ -409,7 +528,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   }
   try {
     const r = generateCatalog({ works, outDir: values.out, seed });
-    console.log(`generated ${r.works} works (${r.composers} composers, ${r.profiles} profiles) into ${r.outDir} in ${r.durationMs} ms`);
+    console.log(
+      `generated ${r.works} works (${r.composers} composers, ${r.profiles} profiles) into ${r.outDir} in ${r.durationMs} ms`,
+    );
   } catch (err) {
     console.error((err as Error).message);
     process.exit(1);

@@ -53,15 +53,24 @@ if (values.help) {
   process.exit(0);
 }
 if (positionals.length > 1) fail(`one content repository path at most (got ${positionals.length})`);
-if (values.format !== 'text' && values.format !== 'github') fail(`--format must be "text" or "github" (got "${values.format}")`);
+if (values.format !== 'text' && values.format !== 'github')
+  fail(`--format must be "text" or "github" (got "${values.format}")`);
 if (values.base !== undefined && values.file !== undefined) fail('give --base or --file, not both');
 
 // The bundled copy runs from <content repo>/.github/content-lint/, the source from the project's
 // scripts/: the default path is the project's sample catalog only for the source.
-const target = path.resolve(positionals[0] ?? (import.meta.dirname.endsWith(`${path.sep}scripts`) ? path.join(import.meta.dirname, '..', 'content') : '.'));
+const target = path.resolve(
+  positionals[0] ??
+    (import.meta.dirname.endsWith(`${path.sep}scripts`) ? path.join(import.meta.dirname, '..', 'content') : '.'),
+);
 if (!existsSync(target)) fail(`no such directory: ${target}`);
 
-const git = (args: string[]) => execFileSync('git', ['-C', target, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+const git = (args: string[]) =>
+  execFileSync('git', ['-C', target, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 256 * 1024 * 1024,
+  });
 
 let files: string[] | undefined = values.file;
 if (values.base !== undefined) {
@@ -70,7 +79,9 @@ if (values.base !== undefined) {
   try {
     git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`]);
   } catch {
-    fail(`the base "${base}" is not a commit known in ${target}; fetch it first (actions/checkout with fetch-depth: 0)`);
+    fail(
+      `the base "${base}" is not a commit known in ${target}; fetch it first (actions/checkout with fetch-depth: 0)`,
+    );
   }
   // Paths relative to the content repository; a rename counts as its old and its new path.
   const out = git(['diff', '--name-only', '-z', '--no-renames', '--relative', `${base}...HEAD`, '--']);
@@ -79,7 +90,12 @@ if (values.base !== undefined) {
 
 const started = Date.now();
 const result = lintContent(target, files);
-const scope = files === undefined ? 'the whole repository' : result.scope.full ? `the whole repository (a shared file changed: ${result.scope.files.filter((f) => !f.startsWith('works/')).join(', ')})` : `${result.scope.works.length} changed work(s)`;
+const scope =
+  files === undefined
+    ? 'the whole repository'
+    : result.scope.full
+      ? `the whole repository (a shared file changed: ${result.scope.files.filter((f) => !f.startsWith('works/')).join(', ')})`
+      : `${result.scope.works.length} changed work(s)`;
 
 if (values.format === 'github') {
   let prefix = '';
@@ -95,7 +111,9 @@ if (values.format === 'github') {
   const summaryFile = process.env.GITHUB_STEP_SUMMARY;
   if (summaryFile) {
     const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
-    const rows = result.messages.map((m) => `| \`${cell(prefix + m.file)}:${m.line}\` | \`${cell(m.pointer || '(file)')}\` | ${cell(m.message)} |`);
+    const rows = result.messages.map(
+      (m) => `| \`${cell(prefix + m.file)}:${m.line}\` | \`${cell(m.pointer || '(file)')}\` | ${cell(m.message)} |`,
+    );
     const table = rows.length > 0 ? ['| file:line | field | problem |', '|---|---|---|', ...rows].join('\n') : '';
     appendFileSync(summaryFile, `## Content lint\n\n${summary}\n\n${table}\n`);
   }
@@ -104,7 +122,9 @@ if (values.format === 'github') {
   for (const m of result.messages) console.error(files === undefined ? formatLintMessage(m) : formatLocatedMessage(m));
   console.error(`\n${result.messages.length} problem(s) in ${target}${files === undefined ? '' : ` (${scope})`}`);
 } else if (files === undefined) {
-  console.log(`content OK: ${result.worksChecked} works, ${result.profiles} profiles, ${result.instruments} instruments in ${target}`);
+  console.log(
+    `content OK: ${result.worksChecked} works, ${result.profiles} profiles, ${result.instruments} instruments in ${target}`,
+  );
 } else {
   console.log(`content OK: ${result.worksChecked} work(s) checked in ${scope} of ${target}`);
 }

@@ -16,14 +16,27 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { ConfigError, loadConfig } from '../api/config.ts';
 import { createS3Client, isNotFound } from '../api/blobs/s3-client.ts';
 import { StaticSite } from '../api/site/static-site.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { ensureBuild, isCompleteBuild } from '../api/site/builds.ts';
 import { PROJECT_ROOT } from './build.ts';
-import { parseS3Url, planPublish, servedPaths, type ListedObject, type PublishManifest, type PublishObject } from '../src/domain/static-publish.ts';
+import {
+  parseS3Url,
+  planPublish,
+  servedPaths,
+  type ListedObject,
+  type PublishManifest,
+  type PublishObject,
+} from '../src/domain/static-publish.ts';
 
 /** Kept beside the site under the prefix: what was published with which headers. */
 export const MANIFEST_NAME = '.archive-publish.json';
@@ -48,7 +61,10 @@ async function md5Of(file: string): Promise<string> {
 const encodePath = (p: string) => p.split('/').map(encodeURIComponent).join('/');
 
 /** Every object of the published site, with the server's headers for its path. */
-export async function siteObjects(clientDir: string, prefix: string): Promise<Array<PublishObject & { file: string | null }>> {
+export async function siteObjects(
+  clientDir: string,
+  prefix: string,
+): Promise<Array<PublishObject & { file: string | null }>> {
   const site = new StaticSite(clientDir);
   const byKey = new Map<string, PublishObject & { file: string | null }>();
   const md5s = new Map<string, string>();
@@ -61,9 +77,25 @@ export async function siteObjects(clientDir: string, prefix: string): Promise<Ar
         const file = resolved.file;
         let md5 = md5s.get(file.relPath);
         if (!md5) md5s.set(file.relPath, (md5 = await md5Of(file.absPath)));
-        byKey.set(key, { key, md5, contentType: file.contentType, cacheControl: file.cacheControl, redirect: null, size: file.size, file: file.absPath });
+        byKey.set(key, {
+          key,
+          md5,
+          contentType: file.contentType,
+          cacheControl: file.cacheControl,
+          redirect: null,
+          size: file.size,
+          file: file.absPath,
+        });
       } else if (resolved.kind === 'redirect') {
-        byKey.set(key, { key, md5: createHash('md5').digest('hex'), contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=60', redirect: decodeURIComponent(resolved.location), size: 0, file: null });
+        byKey.set(key, {
+          key,
+          md5: createHash('md5').digest('hex'),
+          contentType: 'text/html; charset=utf-8',
+          cacheControl: 'public, max-age=60',
+          redirect: decodeURIComponent(resolved.location),
+          size: 0,
+          file: null,
+        });
       }
     }
   }
@@ -74,7 +106,9 @@ async function listAll(client: S3Client, bucket: string, prefix: string): Promis
   const out: ListedObject[] = [];
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const o of page.Contents ?? []) if (o.Key) out.push({ key: o.Key, etag: (o.ETag ?? '').replace(/"/g, '') });
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -107,16 +141,30 @@ export interface PublishResult {
   objects: number;
 }
 
-export async function publishStatic(options: { client: S3Client; buildDir: string; to: string; dryRun?: boolean; log?: (line: string) => void }): Promise<PublishResult> {
+export async function publishStatic(options: {
+  client: S3Client;
+  buildDir: string;
+  to: string;
+  dryRun?: boolean;
+  log?: (line: string) => void;
+}): Promise<PublishResult> {
   const log = options.log ?? (() => undefined);
   const { bucket, prefix } = parseS3Url(options.to);
-  if (!isCompleteBuild(options.buildDir)) throw new Error(`${options.buildDir} is not a complete build (no build.json or client/); run npm run build first`);
-  const info = JSON.parse(readFileSync(path.join(options.buildDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+  if (!isCompleteBuild(options.buildDir))
+    throw new Error(`${options.buildDir} is not a complete build (no build.json or client/); run npm run build first`);
+  const info = JSON.parse(readFileSync(path.join(options.buildDir, 'build.json'), 'utf8')) as {
+    generatedAtUtc: string;
+  };
   const objects = await siteObjects(path.join(options.buildDir, 'client'), prefix);
   const manifestKey = `${prefix}${MANIFEST_NAME}`;
-  const [listed, previous] = await Promise.all([listAll(options.client, bucket, prefix), readManifest(options.client, bucket, manifestKey)]);
+  const [listed, previous] = await Promise.all([
+    listAll(options.client, bucket, prefix),
+    readManifest(options.client, bucket, manifestKey),
+  ]);
   const plan = planPublish(objects, listed, previous, [manifestKey]);
-  log(`${objects.length} objects in the build: ${plan.upload.length} to upload, ${plan.unchanged} unchanged, ${plan.remove.length} to delete (s3://${bucket}/${prefix})`);
+  log(
+    `${objects.length} objects in the build: ${plan.upload.length} to upload, ${plan.unchanged} unchanged, ${plan.remove.length} to delete (s3://${bucket}/${prefix})`,
+  );
   if (options.dryRun) return { uploaded: 0, unchanged: plan.unchanged, deleted: 0, objects: objects.length };
 
   let done = 0;
@@ -139,17 +187,40 @@ export async function publishStatic(options: { client: S3Client; buildDir: strin
   const manifest: PublishManifest = {
     publishedAtUtc: new Date().toISOString(),
     buildGeneratedAtUtc: info.generatedAtUtc,
-    objects: Object.fromEntries(objects.map((o) => [o.key, { md5: o.md5, contentType: o.contentType, cacheControl: o.cacheControl, redirect: o.redirect }])),
+    objects: Object.fromEntries(
+      objects.map((o) => [
+        o.key,
+        { md5: o.md5, contentType: o.contentType, cacheControl: o.cacheControl, redirect: o.redirect },
+      ]),
+    ),
   };
-  await options.client.send(new PutObjectCommand({ Bucket: bucket, Key: manifestKey, Body: JSON.stringify(manifest), ContentType: 'application/json', CacheControl: 'no-store' }));
+  await options.client.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: manifestKey,
+      Body: JSON.stringify(manifest),
+      ContentType: 'application/json',
+      CacheControl: 'no-store',
+    }),
+  );
   // Deletions last: until every new object is in place, the old ones keep serving.
   for (let i = 0; i < plan.remove.length; i += 1000) {
     const batch = plan.remove.slice(i, i + 1000);
-    const answer = await options.client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
-    if (answer.Errors?.length) throw new Error(`could not delete ${answer.Errors.length} object(s), e.g. ${answer.Errors[0]!.Key}: ${answer.Errors[0]!.Message}`);
+    const answer = await options.client.send(
+      new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    if (answer.Errors?.length)
+      throw new Error(
+        `could not delete ${answer.Errors.length} object(s), e.g. ${answer.Errors[0]!.Key}: ${answer.Errors[0]!.Message}`,
+      );
   }
   if (plan.remove.length > 0) log(`deleted ${plan.remove.length}`);
-  return { uploaded: plan.upload.length, unchanged: plan.unchanged, deleted: plan.remove.length, objects: objects.length };
+  return {
+    uploaded: plan.upload.length,
+    unchanged: plan.unchanged,
+    deleted: plan.remove.length,
+    objects: objects.length,
+  };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
@@ -161,19 +232,35 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
     },
   });
   try {
-    if (!values.to) throw new Error('usage: npm run publish:static -- --to s3://bucket/prefix [--build DIR] [--dry-run]');
+    if (!values.to)
+      throw new Error('usage: npm run publish:static -- --to s3://bucket/prefix [--build DIR] [--dry-run]');
     const config = loadConfig(process.env, PROJECT_ROOT);
     let buildDir = values.build ? path.resolve(values.build) : null;
     if (!buildDir) {
       const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir);
-      buildDir = await ensureBuild(config, repo.head, { inheritOutput: true, onBuildStart: () => console.log(`building commit ${repo.head.slice(0, 12)} first ...`) });
+      buildDir = await ensureBuild(config, repo.head, {
+        inheritOutput: true,
+        onBuildStart: () => console.log(`building commit ${repo.head.slice(0, 12)} first ...`),
+      });
     }
     const client = createS3Client(config.s3);
-    const result = await publishStatic({ client, buildDir, to: values.to, dryRun: values['dry-run'], log: (line) => console.log(line) });
-    console.log(`${values['dry-run'] ? 'would publish' : 'published'} ${result.objects} objects: ${result.uploaded} uploaded, ${result.unchanged} unchanged, ${result.deleted} deleted`);
+    const result = await publishStatic({
+      client,
+      buildDir,
+      to: values.to,
+      dryRun: values['dry-run'],
+      log: (line) => console.log(line),
+    });
+    console.log(
+      `${values['dry-run'] ? 'would publish' : 'published'} ${result.objects} objects: ${result.uploaded} uploaded, ${result.unchanged} unchanged, ${result.deleted} deleted`,
+    );
     client.destroy();
   } catch (err) {
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : `publish:static failed: ${(err as Error).message}`);
+    console.error(
+      err instanceof ConfigError
+        ? `configuration error: ${err.message}`
+        : `publish:static failed: ${(err as Error).message}`,
+    );
     process.exit(1);
   }
 }

@@ -55,25 +55,222 @@ interface Rendering {
 }
 
 const RENDERINGS: Rendering[] = [
-  { work: 'beethoven-symphony-9-ode-to-joy', source: 'ode-to-joy-theme.musicxml', base: 'ode-to-joy-piano-intro', title: 'Ode to Joy: bright piano intro', profiles: ['warm-grand-piano', 'bright-showcase'], qpm: 138, repeats: 1, loop: false, mp3: true },
-  { work: 'beethoven-symphony-9-ode-to-joy', source: 'ode-to-joy-theme.musicxml', base: 'ode-to-joy-strings-lead', title: 'Ode to Joy: string ensemble lead', profiles: ['chamber-strings'], qpm: 120, repeats: 1, loop: false, mp3: true },
-  { work: 'beethoven-fur-elise', source: 'fur-elise-opening.musicxml', base: 'fur-elise-warm-piano', title: 'Für Elise: warm piano', profiles: ['warm-grand-piano', 'calm-underscore'], qpm: 72, repeats: 1, loop: false, mp3: true },
-  { work: 'beethoven-fur-elise', source: 'fur-elise-opening.musicxml', base: 'fur-elise-harpsichord', title: 'Für Elise: harpsichord', profiles: ['baroque-harpsichord'], qpm: 76, repeats: 1, loop: false, mp3: true },
-  { work: 'mozart-twinkle-variations-k265', source: 'k265-theme.musicxml', base: 'k265-theme-playful-piano', title: 'Twinkle theme: playful piano miniature', profiles: ['warm-grand-piano', 'bright-showcase'], qpm: 120, repeats: 2, loop: false, mp3: true },
-  { work: 'mozart-twinkle-variations-k265', source: 'k265-theme.musicxml', base: 'k265-theme-music-box', title: 'Twinkle theme: music box', profiles: ['music-box-celesta'], qpm: 104, repeats: 2, loop: true, mp3: true },
-  { work: 'mozart-eine-kleine-nachtmusik', source: 'k525-opening.musicxml', base: 'k525-opening-strings-lead', title: 'Allegro opening: string lead', profiles: ['chamber-strings', 'bright-showcase'], qpm: 126, repeats: 2, loop: false, mp3: true },
-  { work: 'mozart-eine-kleine-nachtmusik', source: 'k525-opening.musicxml', base: 'k525-opening-harpsichord-sketch', title: 'Allegro opening: harpsichord sketch', profiles: ['baroque-harpsichord'], qpm: 120, repeats: 1, loop: false, mp3: false },
-  { work: 'satie-gymnopedie-1', source: 'gymnopedie-1-opening.musicxml', base: 'gymnopedie-1-ambient-piano', title: 'Gymnopédie No. 1: ambient piano loop', profiles: ['warm-grand-piano', 'calm-underscore'], qpm: 80, measures: [1, 8], repeats: 1, loop: true, mp3: true },
-  { work: 'satie-gymnopedie-1', source: 'gymnopedie-1-opening.musicxml', base: 'gymnopedie-1-soft-strings', title: 'Gymnopédie No. 1: soft strings bed', profiles: ['chamber-strings', 'calm-underscore'], qpm: 80, measures: [1, 4], repeats: 1, loop: true, mp3: true },
-  { work: 'pachelbel-canon-in-d', source: 'canon-opening.musicxml', base: 'canon-strings-bed', title: 'Canon: strings bed', profiles: ['chamber-strings', 'calm-underscore'], qpm: 84, repeats: 1, loop: true, mp3: true },
-  { work: 'pachelbel-canon-in-d', source: 'canon-opening.musicxml', base: 'canon-harpsichord-bed', title: 'Canon: harpsichord bed', profiles: ['baroque-harpsichord', 'calm-underscore'], qpm: 88, repeats: 1, loop: true, mp3: true },
-  { work: 'pachelbel-canon-in-d', source: 'canon-opening.musicxml', base: 'canon-piano-sketch', title: 'Canon: piano sketch', profiles: ['warm-grand-piano'], qpm: 84, repeats: 1, loop: false, mp3: false },
-  { work: 'brahms-wiegenlied-op-49-no-4', source: 'wiegenlied-melody.musicxml', base: 'wiegenlied-sleep-piano', title: 'Wiegenlied: sleep piano', profiles: ['warm-grand-piano', 'calm-underscore'], qpm: 84, measures: [0, 8], lastMeasureKeepQuarters: 1, repeats: 1, loop: false, mp3: true },
-  { work: 'brahms-wiegenlied-op-49-no-4', source: 'wiegenlied-melody.musicxml', base: 'wiegenlied-flute-sketch', title: 'Wiegenlied: flute sketch', profiles: ['breathy-flute'], qpm: 80, measures: [0, 8], lastMeasureKeepQuarters: 1, repeats: 1, loop: false, mp3: false },
-  { work: 'bach-prelude-in-c-bwv-846', source: 'bwv846-prelude-opening.musicxml', base: 'bwv846-harpsichord-bed', title: 'Prelude in C: harpsichord bed', profiles: ['baroque-harpsichord', 'calm-underscore'], qpm: 108, repeats: 1, loop: true, mp3: true },
-  { work: 'bach-prelude-in-c-bwv-846', source: 'bwv846-prelude-opening.musicxml', base: 'bwv846-piano-bed', title: 'Prelude in C: piano bed', profiles: ['warm-grand-piano', 'calm-underscore'], qpm: 100, measures: [1, 4], repeats: 1, loop: true, mp3: true },
-  { work: 'dvorak-symphony-9-largo', source: 'largo-theme.musicxml', base: 'largo-strings-outro', title: 'Largo: solemn strings outro', profiles: ['chamber-strings', 'calm-underscore'], qpm: 58, repeats: 1, loop: false, mp3: true },
-  { work: 'dvorak-symphony-9-largo', source: 'largo-theme.musicxml', base: 'largo-piano-lead', title: 'Largo: piano lead', profiles: ['warm-grand-piano'], qpm: 60, repeats: 1, loop: false, mp3: true },
+  {
+    work: 'beethoven-symphony-9-ode-to-joy',
+    source: 'ode-to-joy-theme.musicxml',
+    base: 'ode-to-joy-piano-intro',
+    title: 'Ode to Joy: bright piano intro',
+    profiles: ['warm-grand-piano', 'bright-showcase'],
+    qpm: 138,
+    repeats: 1,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'beethoven-symphony-9-ode-to-joy',
+    source: 'ode-to-joy-theme.musicxml',
+    base: 'ode-to-joy-strings-lead',
+    title: 'Ode to Joy: string ensemble lead',
+    profiles: ['chamber-strings'],
+    qpm: 120,
+    repeats: 1,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'beethoven-fur-elise',
+    source: 'fur-elise-opening.musicxml',
+    base: 'fur-elise-warm-piano',
+    title: 'Für Elise: warm piano',
+    profiles: ['warm-grand-piano', 'calm-underscore'],
+    qpm: 72,
+    repeats: 1,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'beethoven-fur-elise',
+    source: 'fur-elise-opening.musicxml',
+    base: 'fur-elise-harpsichord',
+    title: 'Für Elise: harpsichord',
+    profiles: ['baroque-harpsichord'],
+    qpm: 76,
+    repeats: 1,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'mozart-twinkle-variations-k265',
+    source: 'k265-theme.musicxml',
+    base: 'k265-theme-playful-piano',
+    title: 'Twinkle theme: playful piano miniature',
+    profiles: ['warm-grand-piano', 'bright-showcase'],
+    qpm: 120,
+    repeats: 2,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'mozart-twinkle-variations-k265',
+    source: 'k265-theme.musicxml',
+    base: 'k265-theme-music-box',
+    title: 'Twinkle theme: music box',
+    profiles: ['music-box-celesta'],
+    qpm: 104,
+    repeats: 2,
+    loop: true,
+    mp3: true,
+  },
+  {
+    work: 'mozart-eine-kleine-nachtmusik',
+    source: 'k525-opening.musicxml',
+    base: 'k525-opening-strings-lead',
+    title: 'Allegro opening: string lead',
+    profiles: ['chamber-strings', 'bright-showcase'],
+    qpm: 126,
+    repeats: 2,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'mozart-eine-kleine-nachtmusik',
+    source: 'k525-opening.musicxml',
+    base: 'k525-opening-harpsichord-sketch',
+    title: 'Allegro opening: harpsichord sketch',
+    profiles: ['baroque-harpsichord'],
+    qpm: 120,
+    repeats: 1,
+    loop: false,
+    mp3: false,
+  },
+  {
+    work: 'satie-gymnopedie-1',
+    source: 'gymnopedie-1-opening.musicxml',
+    base: 'gymnopedie-1-ambient-piano',
+    title: 'Gymnopédie No. 1: ambient piano loop',
+    profiles: ['warm-grand-piano', 'calm-underscore'],
+    qpm: 80,
+    measures: [1, 8],
+    repeats: 1,
+    loop: true,
+    mp3: true,
+  },
+  {
+    work: 'satie-gymnopedie-1',
+    source: 'gymnopedie-1-opening.musicxml',
+    base: 'gymnopedie-1-soft-strings',
+    title: 'Gymnopédie No. 1: soft strings bed',
+    profiles: ['chamber-strings', 'calm-underscore'],
+    qpm: 80,
+    measures: [1, 4],
+    repeats: 1,
+    loop: true,
+    mp3: true,
+  },
+  {
+    work: 'pachelbel-canon-in-d',
+    source: 'canon-opening.musicxml',
+    base: 'canon-strings-bed',
+    title: 'Canon: strings bed',
+    profiles: ['chamber-strings', 'calm-underscore'],
+    qpm: 84,
+    repeats: 1,
+    loop: true,
+    mp3: true,
+  },
+  {
+    work: 'pachelbel-canon-in-d',
+    source: 'canon-opening.musicxml',
+    base: 'canon-harpsichord-bed',
+    title: 'Canon: harpsichord bed',
+    profiles: ['baroque-harpsichord', 'calm-underscore'],
+    qpm: 88,
+    repeats: 1,
+    loop: true,
+    mp3: true,
+  },
+  {
+    work: 'pachelbel-canon-in-d',
+    source: 'canon-opening.musicxml',
+    base: 'canon-piano-sketch',
+    title: 'Canon: piano sketch',
+    profiles: ['warm-grand-piano'],
+    qpm: 84,
+    repeats: 1,
+    loop: false,
+    mp3: false,
+  },
+  {
+    work: 'brahms-wiegenlied-op-49-no-4',
+    source: 'wiegenlied-melody.musicxml',
+    base: 'wiegenlied-sleep-piano',
+    title: 'Wiegenlied: sleep piano',
+    profiles: ['warm-grand-piano', 'calm-underscore'],
+    qpm: 84,
+    measures: [0, 8],
+    lastMeasureKeepQuarters: 1,
+    repeats: 1,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'brahms-wiegenlied-op-49-no-4',
+    source: 'wiegenlied-melody.musicxml',
+    base: 'wiegenlied-flute-sketch',
+    title: 'Wiegenlied: flute sketch',
+    profiles: ['breathy-flute'],
+    qpm: 80,
+    measures: [0, 8],
+    lastMeasureKeepQuarters: 1,
+    repeats: 1,
+    loop: false,
+    mp3: false,
+  },
+  {
+    work: 'bach-prelude-in-c-bwv-846',
+    source: 'bwv846-prelude-opening.musicxml',
+    base: 'bwv846-harpsichord-bed',
+    title: 'Prelude in C: harpsichord bed',
+    profiles: ['baroque-harpsichord', 'calm-underscore'],
+    qpm: 108,
+    repeats: 1,
+    loop: true,
+    mp3: true,
+  },
+  {
+    work: 'bach-prelude-in-c-bwv-846',
+    source: 'bwv846-prelude-opening.musicxml',
+    base: 'bwv846-piano-bed',
+    title: 'Prelude in C: piano bed',
+    profiles: ['warm-grand-piano', 'calm-underscore'],
+    qpm: 100,
+    measures: [1, 4],
+    repeats: 1,
+    loop: true,
+    mp3: true,
+  },
+  {
+    work: 'dvorak-symphony-9-largo',
+    source: 'largo-theme.musicxml',
+    base: 'largo-strings-outro',
+    title: 'Largo: solemn strings outro',
+    profiles: ['chamber-strings', 'calm-underscore'],
+    qpm: 58,
+    repeats: 1,
+    loop: false,
+    mp3: true,
+  },
+  {
+    work: 'dvorak-symphony-9-largo',
+    source: 'largo-theme.musicxml',
+    base: 'largo-piano-lead',
+    title: 'Largo: piano lead',
+    profiles: ['warm-grand-piano'],
+    qpm: 60,
+    repeats: 1,
+    loop: false,
+    mp3: true,
+  },
 ];
 
 // ---------------------------------------------------------------- profiles
@@ -180,14 +377,28 @@ function parseExcerpt(xml: string, r: Rendering): Excerpt {
       for (const ev of measure.xml.matchAll(/<(note|backup|forward)>([\s\S]*?)<\/\1>/g)) {
         const body = ev[2] ?? '';
         const dur = Number(tag(body, 'duration')) / divisions;
-        if (ev[1] === 'backup') { pos -= dur; continue; }
-        if (ev[1] === 'forward') { pos += dur; maxPos = Math.max(maxPos, pos); continue; }
+        if (ev[1] === 'backup') {
+          pos -= dur;
+          continue;
+        }
+        if (ev[1] === 'forward') {
+          pos += dur;
+          maxPos = Math.max(maxPos, pos);
+          continue;
+        }
         const isChord = body.includes('<chord/>');
         const start = isChord ? lastStart : pos;
-        if (!isChord) { lastStart = pos; pos += dur; maxPos = Math.max(maxPos, pos); }
+        if (!isChord) {
+          lastStart = pos;
+          pos += dur;
+          maxPos = Math.max(maxPos, pos);
+        }
         const pitch = tag(body, 'pitch');
         if (!pitch || start >= keepLimit) continue;
-        const midi = 12 * (Number(tag(pitch, 'octave')) + 1) + (STEP[tag(pitch, 'step') ?? 'C'] ?? 0) + Number(tag(pitch, 'alter') ?? 0);
+        const midi =
+          12 * (Number(tag(pitch, 'octave')) + 1) +
+          (STEP[tag(pitch, 'step') ?? 'C'] ?? 0) +
+          Number(tag(pitch, 'alter') ?? 0);
         const absStart = measureStart + start;
         const tiedFrom = body.includes('<tie type="stop"/>') ? open.get(midi) : undefined;
         let note: Note;
@@ -198,7 +409,8 @@ function parseExcerpt(xml: string, r: Rendering): Excerpt {
           note = { midi, start: absStart, length: dur, part: partIndex };
           notes.push(note);
         }
-        if (body.includes('<tie type="start"/>')) open.set(midi, note); else open.delete(midi);
+        if (body.includes('<tie type="start"/>')) open.set(midi, note);
+        else open.delete(midi);
       }
       let length = measure.implicit ? maxPos : fullMeasure;
       if (keepLimit !== Infinity) length = keepLimit;
@@ -211,13 +423,23 @@ function parseExcerpt(xml: string, r: Rendering): Excerpt {
 }
 
 const REST_TYPES: Record<number, [string, boolean]> = {
-  16: ['whole', false], 12: ['half', true], 8: ['half', false], 6: ['quarter', true], 4: ['quarter', false], 3: ['eighth', true], 2: ['eighth', false], 1: ['16th', false],
+  16: ['whole', false],
+  12: ['half', true],
+  8: ['half', false],
+  6: ['quarter', true],
+  4: ['quarter', false],
+  3: ['eighth', true],
+  2: ['eighth', false],
+  1: ['16th', false],
 };
 
 /** The arrangement score: the source with the arrangement title, tempo and measure selection. */
 function arrangementScore(xml: string, r: Rendering, qpm: number): string {
   let out = xml
-    .replace(/<movement-title>[\s\S]*?<\/movement-title>/, `<movement-title>${r.title.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</movement-title>`)
+    .replace(
+      /<movement-title>[\s\S]*?<\/movement-title>/,
+      `<movement-title>${r.title.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</movement-title>`,
+    )
     .replace(/<sound tempo="[^"]*"\/>/, `<sound tempo="${Math.round(qpm)}"/>`);
   if (!r.measures && r.lastMeasureKeepQuarters === undefined) return out;
   out = out.replace(/<part id="([^"]+)">([\s\S]*?)<\/part>/g, (_all, id: string, partXml: string) => {
@@ -242,9 +464,15 @@ function arrangementScore(xml: string, r: Rendering, qpm: number): string {
       const rest = fullDiv - keep;
       const [type, dot] = REST_TYPES[rest] ?? ['quarter', false];
       const voice = tag(last, 'voice') ?? '1';
-      last = last.replace(/\s*<\/measure>$/, `\n      <note>\n        <rest/>\n        <duration>${rest}</duration>\n        <voice>${voice}</voice>\n        <type>${type}</type>\n${dot ? '        <dot/>\n' : ''}      </note>\n    </measure>`);
+      last = last.replace(
+        /\s*<\/measure>$/,
+        `\n      <note>\n        <rest/>\n        <duration>${rest}</duration>\n        <voice>${voice}</voice>\n        <type>${type}</type>\n${dot ? '        <dot/>\n' : ''}      </note>\n    </measure>`,
+      );
     }
-    last = last.replace(/\s*<\/measure>$/, '\n      <barline location="right"><bar-style>light-heavy</bar-style></barline>\n    </measure>');
+    last = last.replace(
+      /\s*<\/measure>$/,
+      '\n      <barline location="right"><bar-style>light-heavy</bar-style></barline>\n    </measure>',
+    );
     pieces[pieces.length - 1] = last;
     return `<part id="${id}">${pieces.join('')}\n  </part>`;
   });
@@ -266,10 +494,14 @@ interface Performed {
 function dynamicsAt(x: number, c: EngineSettings['dynamicsCurve']): number {
   const span = c.peak - c.floor;
   switch (c.shape) {
-    case 'arch': return c.floor + span * Math.sin(Math.PI * x);
-    case 'swell': return c.floor + span * x;
-    case 'fade': return c.peak - span * x;
-    default: return c.peak;
+    case 'arch':
+      return c.floor + span * Math.sin(Math.PI * x);
+    case 'swell':
+      return c.floor + span * x;
+    case 'fade':
+      return c.peak - span * x;
+    default:
+      return c.peak;
   }
 }
 
@@ -335,7 +567,7 @@ function synthesize(perf: { notes: Performed[]; musicSec: number }, r: Rendering
         env = releaseFrom * (1 - (i - hold) / release);
       }
       let f = f0;
-      if (vibrato && i / SAMPLE_RATE * 1000 > vibrato.delayMs) {
+      if (vibrato && (i / SAMPLE_RATE) * 1000 > vibrato.delayMs) {
         f = f0 * Math.pow(2, (vibrato.depthCents / 1200) * Math.sin((2 * Math.PI * vibrato.rateHz * i) / SAMPLE_RATE));
       }
       phase += (2 * Math.PI * f) / SAMPLE_RATE;
@@ -456,9 +688,35 @@ function writeMidi(perf: { notes: Performed[]; qpm: number }, programs: number[]
     last = e.tick;
   }
   track.push(0x00, 0xff, 0x2f, 0x00);
-  const header = [0x4d, 0x54, 0x68, 0x64, 0, 0, 0, 6, 0, 0, 0, 1, (TICKS_PER_QUARTER >> 8) & 0xff, TICKS_PER_QUARTER & 0xff];
+  const header = [
+    0x4d,
+    0x54,
+    0x68,
+    0x64,
+    0,
+    0,
+    0,
+    6,
+    0,
+    0,
+    0,
+    1,
+    (TICKS_PER_QUARTER >> 8) & 0xff,
+    TICKS_PER_QUARTER & 0xff,
+  ];
   const len = track.length;
-  return new Uint8Array([...header, 0x4d, 0x54, 0x72, 0x6b, (len >>> 24) & 0xff, (len >> 16) & 0xff, (len >> 8) & 0xff, len & 0xff, ...track]);
+  return new Uint8Array([
+    ...header,
+    0x4d,
+    0x54,
+    0x72,
+    0x6b,
+    (len >>> 24) & 0xff,
+    (len >> 16) & 0xff,
+    (len >> 8) & 0xff,
+    len & 0xff,
+    ...track,
+  ]);
 }
 
 // ---------------------------------------------------------------- main

@@ -37,18 +37,30 @@ async function blobFiles(root: string): Promise<Array<{ sha256: string; file: st
   const out: Array<{ sha256: string; file: string }> = [];
   const top = path.join(root, 'sha256');
   const names = async (dir: string) => (await fs.readdir(dir).catch(() => [] as string[])).sort();
-  for (const a of await names(top)) for (const b of await names(path.join(top, a))) for (const h of await names(path.join(top, a, b))) if (HEX64.test(h)) out.push({ sha256: h, file: path.join(top, a, b, h) });
+  for (const a of await names(top))
+    for (const b of await names(path.join(top, a)))
+      for (const h of await names(path.join(top, a, b)))
+        if (HEX64.test(h)) out.push({ sha256: h, file: path.join(top, a, b, h) });
   return out;
 }
 
-export async function restore(config: Config, fromDir: string, log: (line: string) => void = () => undefined): Promise<BackupManifest> {
+export async function restore(
+  config: Config,
+  fromDir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<BackupManifest> {
   const manifestFile = path.join(fromDir, 'manifest.json');
   if (!existsSync(manifestFile)) throw new Error(`${fromDir} has no manifest.json: not a complete backup`);
   const manifest = JSON.parse(await fs.readFile(manifestFile, 'utf8')) as BackupManifest;
-  if (manifest.format !== BACKUP_FORMAT || manifest.version !== BACKUP_VERSION) throw new Error(`${manifestFile} is not a backup this version can restore (format ${manifest.format}, version ${manifest.version})`);
+  if (manifest.format !== BACKUP_FORMAT || manifest.version !== BACKUP_VERSION)
+    throw new Error(
+      `${manifestFile} is not a backup this version can restore (format ${manifest.format}, version ${manifest.version})`,
+    );
   const stateDir = path.join(config.dataDir, 'state');
-  if (!(await isEmptyOrMissing(stateDir))) throw new Error(`${stateDir} already holds state; restore into an empty ARCHIVE_DATA_DIR`);
-  if (!(await isEmptyOrMissing(config.contentRepo))) throw new Error(`${config.contentRepo} already exists; restore into an empty ARCHIVE_CONTENT_REPO`);
+  if (!(await isEmptyOrMissing(stateDir)))
+    throw new Error(`${stateDir} already holds state; restore into an empty ARCHIVE_DATA_DIR`);
+  if (!(await isEmptyOrMissing(config.contentRepo)))
+    throw new Error(`${config.contentRepo} already exists; restore into an empty ARCHIVE_CONTENT_REPO`);
 
   // 1. Blobs, each verified against its name as it goes into the store.
   const store = createBlobStore(config);
@@ -68,7 +80,8 @@ export async function restore(config: Config, fromDir: string, log: (line: strin
     done++;
     if (done % 500 === 0) log(`blobs: ${done}/${files.length}`);
   }
-  if (files.length !== manifest.blobs.count) throw new Error(`the backup lists ${manifest.blobs.count} blobs but holds ${files.length}`);
+  if (files.length !== manifest.blobs.count)
+    throw new Error(`the backup lists ${manifest.blobs.count} blobs but holds ${files.length}`);
   log(`blobs: ${files.length} restored into the ${store.backend} store`);
 
   // 2. The content repository, every branch from the bundle, its branch checked out.
@@ -76,10 +89,18 @@ export async function restore(config: Config, fromDir: string, log: (line: strin
   await fs.mkdir(config.contentRepo, { recursive: true });
   await git(config.contentRepo, ['init', '--quiet', `--initial-branch=${manifest.content.branch}`]);
   await git(config.contentRepo, ['bundle', 'verify', '--quiet', bundle]);
-  await git(config.contentRepo, ['fetch', '--quiet', '--update-head-ok', bundle, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']);
+  await git(config.contentRepo, [
+    'fetch',
+    '--quiet',
+    '--update-head-ok',
+    bundle,
+    '+refs/heads/*:refs/heads/*',
+    '+refs/tags/*:refs/tags/*',
+  ]);
   await git(config.contentRepo, ['reset', '--quiet', '--hard', `refs/heads/${manifest.content.branch}`]);
   const head = await git(config.contentRepo, ['rev-parse', 'HEAD']);
-  if (head !== manifest.content.head) throw new Error(`the restored ${manifest.content.branch} is at ${head}, the backup says ${manifest.content.head}`);
+  if (head !== manifest.content.head)
+    throw new Error(`the restored ${manifest.content.branch} is at ${head}, the backup says ${manifest.content.head}`);
   log(`content: ${manifest.content.branch} at ${head.slice(0, 12)}`);
 
   // 3. The state last, moved into place in one rename.
@@ -96,12 +117,19 @@ export async function restore(config: Config, fromDir: string, log: (line: strin
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const { values } = parseArgs({ options: { from: { type: 'string' } } });
   try {
-    if (!values.from) throw new Error('usage: npm run restore -- --from DIR   (into the empty ARCHIVE_DATA_DIR / ARCHIVE_CONTENT_REPO / blob store configured)');
+    if (!values.from)
+      throw new Error(
+        'usage: npm run restore -- --from DIR   (into the empty ARCHIVE_DATA_DIR / ARCHIVE_CONTENT_REPO / blob store configured)',
+      );
     const config = loadConfig(process.env, PROJECT_ROOT);
     const manifest = await restore(config, path.resolve(values.from), (line) => console.log(line));
-    console.log(`restored the backup of ${manifest.finishedAtUtc} into ${config.dataDir}; npm start builds and serves it`);
+    console.log(
+      `restored the backup of ${manifest.finishedAtUtc} into ${config.dataDir}; npm start builds and serves it`,
+    );
   } catch (err) {
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : `restore failed: ${(err as Error).message}`);
+    console.error(
+      err instanceof ConfigError ? `configuration error: ${err.message}` : `restore failed: ${(err as Error).message}`,
+    );
     process.exit(1);
   }
 }

@@ -43,8 +43,11 @@ async function main(): Promise<number> {
   }
   const [command, code] = positionals;
   if (!command) usage('missing command');
-  const key = (values['key-file'] ? readFileSync(values['key-file'], 'utf8') : (process.env.ARCHIVE_ADMIN_KEY ?? '')).trim();
-  if (!key) usage('no admin key: set ARCHIVE_ADMIN_KEY or pass --key-file <file> (keys are never taken from the command line)');
+  const key = (
+    values['key-file'] ? readFileSync(values['key-file'], 'utf8') : (process.env.ARCHIVE_ADMIN_KEY ?? '')
+  ).trim();
+  if (!key)
+    usage('no admin key: set ARCHIVE_ADMIN_KEY or pass --key-file <file> (keys are never taken from the command line)');
   const server = values.server.replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${key}`, accept: 'application/json' };
   const segment = (c: string) => (/^r/i.test(c) ? 'correction-reports' : 'contributions');
@@ -52,7 +55,8 @@ async function main(): Promise<number> {
   let res: Response;
   if (command === 'list') {
     const query = new URLSearchParams();
-    for (const name of ['status', 'kind', 'page'] as const) if (values[name] !== undefined) query.set(name, values[name]);
+    for (const name of ['status', 'kind', 'page'] as const)
+      if (values[name] !== undefined) query.set(name, values[name]);
     res = await fetch(`${server}/api/v1/admin/queue${query.size > 0 ? `?${query}` : ''}`, { headers });
   } else if (command === 'show') {
     if (!code) usage('show needs a tracking code');
@@ -72,7 +76,9 @@ async function main(): Promise<number> {
     const body = {
       reviewer,
       ...(values.note !== undefined ? { note: values.note } : {}),
-      ...(assets.length > 0 || arrangement ? { assert: { ...(assets.length > 0 ? { assets } : {}), ...(arrangement ? { arrangement } : {}) } } : {}),
+      ...(assets.length > 0 || arrangement
+        ? { assert: { ...(assets.length > 0 ? { assets } : {}), ...(arrangement ? { arrangement } : {}) } }
+        : {}),
     };
     res = await fetch(`${server}/api/v1/admin/${segment(code)}/${encodeURIComponent(code)}/${command}`, {
       method: 'POST',
@@ -96,19 +102,34 @@ async function main(): Promise<number> {
   const data = answer.data as Record<string, unknown>;
   if (command === 'list') {
     const items = data.items as Array<Record<string, unknown>>;
-    if (items.length === 0) process.stdout.write(Number(data.total) === 0 ? 'The review queue is empty.\n' : `Page ${String(data.page)} is past the last page (${String(data.totalPages)}).\n`);
-    for (const i of items) process.stdout.write(`${String(i.trackingCode)}  ${String(i.status).padEnd(17)}  ${String(i.receivedAtUtc)}  ${String(i.summary)}${Number(i.blockers) > 0 ? `  [${String(i.blockers)} blocker(s)]` : ''}\n`);
-    if (Number(data.totalPages) > 1) process.stdout.write(`page ${String(data.page)} of ${String(data.totalPages)} (${String(data.total)} items; --page N for more)\n`);
+    if (items.length === 0)
+      process.stdout.write(
+        Number(data.total) === 0
+          ? 'The review queue is empty.\n'
+          : `Page ${String(data.page)} is past the last page (${String(data.totalPages)}).\n`,
+      );
+    for (const i of items)
+      process.stdout.write(
+        `${String(i.trackingCode)}  ${String(i.status).padEnd(17)}  ${String(i.receivedAtUtc)}  ${String(i.summary)}${Number(i.blockers) > 0 ? `  [${String(i.blockers)} blocker(s)]` : ''}\n`,
+      );
+    if (Number(data.totalPages) > 1)
+      process.stdout.write(
+        `page ${String(data.page)} of ${String(data.totalPages)} (${String(data.total)} items; --page N for more)\n`,
+      );
     return 0;
   }
   const review = data.review as Record<string, unknown>;
   const link = review.review as Record<string, unknown> | null;
-  process.stdout.write(`${String(data.trackingCode)}: ${String(data.status)} (changedCanonicalData: ${String(data.changedCanonicalData)})\n`);
+  process.stdout.write(
+    `${String(data.trackingCode)}: ${String(data.status)} (changedCanonicalData: ${String(data.changedCanonicalData)})\n`,
+  );
   if (command === 'show') writeSubmission(data);
   if (link) process.stdout.write(`review: ${String(link.url ?? link.branch)}\n`);
   for (const v of review.verification as Array<Record<string, unknown>>) {
     const checks = v.checks as Record<string, unknown> | null;
-    process.stdout.write(`asset ${String(v.index)}: ${String(v.status)}${v.reason ? ` (${String(v.reason)})` : ''}${checks ? ` — checks ${checks.passed ? 'passed' : 'FAILED'}: ${String(checks.summary)}` : ''}\n`);
+    process.stdout.write(
+      `asset ${String(v.index)}: ${String(v.status)}${v.reason ? ` (${String(v.reason)})` : ''}${checks ? ` — checks ${checks.passed ? 'passed' : 'FAILED'}: ${String(checks.summary)}` : ''}\n`,
+    );
   }
   for (const b of review.blockers as string[]) process.stdout.write(`blocker: ${b}\n`);
   for (const w of (review.warnings as string[] | undefined) ?? []) process.stdout.write(`warning: ${w}\n`);
@@ -122,7 +143,10 @@ async function main(): Promise<number> {
 }
 
 /** One line of submitted text: control characters shown as spaces (a terminal never interprets them). */
-const line = (value: unknown) => String(value ?? '').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+const line = (value: unknown) =>
+  String(value ?? '')
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .trim();
 
 /** `show`: the submission in a few readable lines (the desk shows the same record in full). */
 function writeSubmission(data: Record<string, unknown>): void {
@@ -130,16 +154,26 @@ function writeSubmission(data: Record<string, unknown>): void {
   const out: string[] = [`received ${line(data.receivedAtUtc)}, last change ${line(data.updatedAtUtc)}`];
   if (data.kind === 'contribution') {
     const by = s.submittedBy ?? {};
-    out.push(`submitted by: ${line(by.name)} (${line(by.kind)}${by.agentName ? `, ${line(by.agentName)} ${line(by.agentVersion)}` : ''})${by.contact ? ` <${line(by.contact)}>` : ''}`);
-    out.push(`proposes: ${line(s.operation)} for ${line(s.target?.workSlug ?? 'a new record')}${s.arrangement?.title ? `: ${line(s.arrangement.title)}` : ''}`);
+    out.push(
+      `submitted by: ${line(by.name)} (${line(by.kind)}${by.agentName ? `, ${line(by.agentName)} ${line(by.agentVersion)}` : ''})${by.contact ? ` <${line(by.contact)}>` : ''}`,
+    );
+    out.push(
+      `proposes: ${line(s.operation)} for ${line(s.target?.workSlug ?? 'a new record')}${s.arrangement?.title ? `: ${line(s.arrangement.title)}` : ''}`,
+    );
     out.push(`summary: ${line(s.changeSummary)}`);
     if (s.rationale) out.push(`rationale: ${line(s.rationale)}`);
     for (const [i, a] of ((s.assets ?? []) as Array<Record<string, unknown>>).entries()) {
-      out.push(`file ${i}: ${line(a.kind)} "${line(a.title)}" ${line(a.downloadUrl ?? a.sourcePageUrl)} sha256 ${line(a.sha256 ?? 'not declared')}`);
+      out.push(
+        `file ${i}: ${line(a.kind)} "${line(a.title)}" ${line(a.downloadUrl ?? a.sourcePageUrl)} sha256 ${line(a.sha256 ?? 'not declared')}`,
+      );
     }
   } else {
-    out.push(`reported by: ${line(s.reporterName ?? 'anonymous')}${s.reporterKind ? ` (${line(s.reporterKind)})` : ''}`);
-    out.push(`field: ${line(s.fieldName)} of ${line(s.workSlug ?? s.targetType)}${s.targetId != null ? ` #${line(s.targetId)}` : ''}`);
+    out.push(
+      `reported by: ${line(s.reporterName ?? 'anonymous')}${s.reporterKind ? ` (${line(s.reporterKind)})` : ''}`,
+    );
+    out.push(
+      `field: ${line(s.fieldName)} of ${line(s.workSlug ?? s.targetType)}${s.targetId != null ? ` #${line(s.targetId)}` : ''}`,
+    );
     out.push(`current: ${line(s.currentValue)}`);
     out.push(`proposed: ${line(s.proposedValue)}`);
     if (s.rationale) out.push(`rationale: ${line(s.rationale)}`);
@@ -151,7 +185,10 @@ function writeSubmission(data: Record<string, unknown>): void {
 function writeHistory(data: Record<string, unknown>): void {
   const history = (data.history as Array<Record<string, unknown>> | undefined) ?? [];
   process.stdout.write('history:\n');
-  for (const h of history) process.stdout.write(`  ${line(h.atUtc)}  ${line(h.status).padEnd(17)}  ${line(h.actor ?? '-')}  ${line(h.note ?? '')}\n`);
+  for (const h of history)
+    process.stdout.write(
+      `  ${line(h.atUtc)}  ${line(h.status).padEnd(17)}  ${line(h.actor ?? '-')}  ${line(h.note ?? '')}\n`,
+    );
 }
 
 interface Diff {
@@ -170,12 +207,16 @@ function writeDiff(diff: Diff | null | undefined): void {
     process.stdout.write('diff: none yet (accept opens the review branch)\n');
     return;
   }
-  process.stdout.write(`diff ${diff.base.slice(0, 12)}..${diff.head.slice(0, 12)} (${diff.files.length + diff.moreFiles} file(s)):\n`);
-  for (const f of diff.files) process.stdout.write(`  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${String(f.deleted)}`}\n`);
+  process.stdout.write(
+    `diff ${diff.base.slice(0, 12)}..${diff.head.slice(0, 12)} (${diff.files.length + diff.moreFiles} file(s)):\n`,
+  );
+  for (const f of diff.files)
+    process.stdout.write(`  ${f.path}  ${f.added === null ? 'binary' : `+${f.added} -${String(f.deleted)}`}\n`);
   // Control characters (an escape sequence in contributed text) are shown as "?", never sent to the terminal.
   const text = diff.text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?');
   process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
-  if (diff.truncated) process.stdout.write(`[diff cut after ${diff.maxBytes} bytes; see the review branch for the rest]\n`);
+  if (diff.truncated)
+    process.stdout.write(`[diff cut after ${diff.maxBytes} bytes; see the review branch for the rest]\n`);
 }
 
 main().then(

@@ -18,7 +18,11 @@ async function main(): Promise<void> {
   await prepareDataDir(config, { info: (_o, msg) => console.log(msg) });
   // With review on GitHub, a new content repository gets the pull-request lint for its CI
   // (docs/github-review.md); otherwise `npm run content-lint:install` adds it when needed.
-  const repo = await ensureContentRepo(config.contentRepo, config.seedContentDir, config.github ? writeContentLintCi : undefined);
+  const repo = await ensureContentRepo(
+    config.contentRepo,
+    config.seedContentDir,
+    config.github ? writeContentLintCi : undefined,
+  );
   if (repo.created) console.log(`created the content repository at ${config.contentRepo}`);
   const started = Date.now();
   let built = false;
@@ -33,7 +37,8 @@ async function main(): Promise<void> {
       const from = incrementalFrom ? `, incrementally from ${path.basename(incrementalFrom)}` : '';
       console.log(`building the site for commit ${repo.head.slice(0, 12)} (${config.publicBaseUrl})${from} ...`);
     },
-    onIncrementalFailed: (err) => console.log(`the incremental build failed (${err.message.split('\n')[0]}); building in full`),
+    onIncrementalFailed: (err) =>
+      console.log(`the incremental build failed (${err.message.split('\n')[0]}); building in full`),
   });
   if (built) console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   pruneBuilds(config, [buildDir]);
@@ -42,7 +47,9 @@ async function main(): Promise<void> {
   const app = await createApp({ config, handle }, { logger: { level: config.logLevel } });
   // Listens, and drains on SIGTERM/SIGINT (api/lifecycle.ts).
   await serve(app, config);
-  console.log(`serving ${handle.current.catalog.works.count} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`);
+  console.log(
+    `serving ${handle.current.catalog.works.count} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`,
+  );
 }
 
 main().catch((err: unknown) => {

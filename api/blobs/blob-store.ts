@@ -219,7 +219,10 @@ export class LocalBlobStore extends StagedBlobStore {
   async read(sha256: string, range?: ByteRange): Promise<Readable> {
     const file = this.pathFor(sha256);
     await fs.access(file);
-    return createReadStream(file, { highWaterMark: 1024 * 1024, ...(range ? { start: range.start, end: range.end } : {}) });
+    return createReadStream(file, {
+      highWaterMark: 1024 * 1024,
+      ...(range ? { start: range.start, end: range.end } : {}),
+    });
   }
 
   async withLocalFile<T>(sha256: string, use: (file: string) => Promise<T>): Promise<T> {
@@ -237,7 +240,8 @@ export class LocalBlobStore extends StagedBlobStore {
         await fs.access(dir, fs.constants.W_OK);
         return `blob folder ${this.root} writable`;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`the blob folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code})`);
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw new Error(`the blob folder ${dir} is not writable (${(err as NodeJS.ErrnoException).code})`);
       }
     }
     throw new Error(`neither the blob folder ${this.root} nor its parent exists`);

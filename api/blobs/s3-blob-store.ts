@@ -9,7 +9,13 @@
 import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { blobKey, HEX64, StagedBlobStore, type BlobInfo, type ByteRange, type DownloadHeaders } from './blob-store.ts';
@@ -96,17 +102,27 @@ export class S3BlobStore extends StagedBlobStore {
     // Check what landed before the local bytes go: a key must hold what its name promises.
     const stored = await this.stat(info.sha256);
     if (!stored || stored.byteLength !== info.byteLength) {
-      throw new Error(`the bucket holds ${stored?.byteLength ?? 'no'} bytes for ${info.sha256} after uploading ${info.byteLength}`);
+      throw new Error(
+        `the bucket holds ${stored?.byteLength ?? 'no'} bytes for ${info.sha256} after uploading ${info.byteLength}`,
+      );
     }
     await fs.unlink(stagingFile);
   }
 
   async read(sha256: string, range?: ByteRange): Promise<Readable> {
     const answer = await this.client.send(
-      new GetObjectCommand({ Bucket: this.bucket, Key: this.keyFor(sha256), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: this.keyFor(sha256),
+        ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+      }),
     );
     const body = answer.Body;
-    const stream = !body ? Readable.from([]) : body instanceof Readable ? body : Readable.fromWeb((body as { transformToWebStream(): ReadableStream }).transformToWebStream() as never);
+    const stream = !body
+      ? Readable.from([])
+      : body instanceof Readable
+        ? body
+        : Readable.fromWeb((body as { transformToWebStream(): ReadableStream }).transformToWebStream() as never);
     if (!range) return stream;
     // Some servers widen a range (s3rver answers all of "bytes=0-0"; others ignore Range): cut
     // the asked bytes out of what came, so callers always get exactly start..end.
@@ -152,7 +168,9 @@ export class S3BlobStore extends StagedBlobStore {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-      throw new Error(`the S3 bucket ${this.bucket} is not reachable (${e.$metadata?.httpStatusCode ?? e.name ?? 'error'})`);
+      throw new Error(
+        `the S3 bucket ${this.bucket} is not reachable (${e.$metadata?.httpStatusCode ?? e.name ?? 'error'})`,
+      );
     }
     return `S3 bucket ${this.bucket} reachable`;
   }
@@ -161,7 +179,9 @@ export class S3BlobStore extends StagedBlobStore {
     let token: string | undefined;
     const start = `${this.prefix}sha256/`;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: start, ContinuationToken: token }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: start, ContinuationToken: token }),
+      );
       for (const o of page.Contents ?? []) {
         const hash = o.Key?.slice(o.Key.lastIndexOf('/') + 1) ?? '';
         if (HEX64.test(hash) && o.Key === this.keyFor(hash)) yield { sha256: hash, byteLength: o.Size ?? 0 };

@@ -26,19 +26,48 @@ function contentDisposition(name: string): string {
 }
 
 /** The nginx offload URI for this blob (ARCHIVE_DOWNLOAD_OFFLOAD=nginx, local store only), else undefined. */
-export function blobOffload(request: FastifyRequest, mode: 'none' | 'nginx', blobs: BlobStore, sha256: string): string | undefined {
+export function blobOffload(
+  request: FastifyRequest,
+  mode: 'none' | 'nginx',
+  blobs: BlobStore,
+  sha256: string,
+): string | undefined {
   const rel = blobs.offloadPath(sha256);
   return rel === null ? undefined : offloadUri(request, mode, rel);
 }
 
 /** `offload`: answer with X-Accel-Redirect for a fronting nginx (api/http/send-file.ts) after the checks. */
-export async function sendBlob(request: FastifyRequest, reply: FastifyReply, baseUrl: string, blobs: BlobStore, file: BlobDownload, options: { offload?: string } = {}) {
+export async function sendBlob(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string,
+  blobs: BlobStore,
+  file: BlobDownload,
+  options: { offload?: string } = {},
+) {
   const etag = `"${file.sha256}"`;
   if (options.offload) {
     // sendFile never reads the file when it offloads: nginx sends the bytes.
-    return sendFile(request, reply, baseUrl, { absPath: '', size: file.size, etag, contentType: file.contentType, cacheControl: file.cacheControl, downloadName: file.downloadName }, options);
+    return sendFile(
+      request,
+      reply,
+      baseUrl,
+      {
+        absPath: '',
+        size: file.size,
+        etag,
+        contentType: file.contentType,
+        cacheControl: file.cacheControl,
+        downloadName: file.downloadName,
+      },
+      options,
+    );
   }
-  const presigned = await blobs.presignedUrl(file.sha256, { contentType: file.contentType, cacheControl: file.cacheControl, downloadName: file.downloadName });
+  const presigned = await blobs.presignedUrl(file.sha256, {
+    contentType: file.contentType,
+    cacheControl: file.cacheControl,
+    downloadName: file.downloadName,
+  });
   if (presigned) {
     // The URL expires: neither the redirect nor its target may be stored by a shared cache.
     return reply.code(307).header('Location', presigned).header('Cache-Control', 'private, no-store').send();
@@ -48,13 +77,23 @@ export async function sendBlob(request: FastifyRequest, reply: FastifyReply, bas
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
   const range = parseRange(request.headers.range, file.size, request.headers['if-range'] as string | undefined, etag);
   if (range.kind === 'unsatisfiable') {
-    return sendProblem(reply, request, baseUrl, 'range-not-satisfiable', `The range "${request.headers.range}" is outside the ${file.size} bytes of this file.`, {
-      headers: { 'Content-Range': `bytes */${file.size}` },
-    });
+    return sendProblem(
+      reply,
+      request,
+      baseUrl,
+      'range-not-satisfiable',
+      `The range "${request.headers.range}" is outside the ${file.size} bytes of this file.`,
+      {
+        headers: { 'Content-Range': `bytes */${file.size}` },
+      },
+    );
   }
   reply.type(file.contentType);
   if (range.kind === 'partial') {
-    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(range.end - range.start + 1));
+    reply
+      .code(206)
+      .header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
+      .header('Content-Length', String(range.end - range.start + 1));
     if (request.method === 'HEAD') return reply.send();
     return reply.send(await blobs.read(file.sha256, { start: range.start, end: range.end }));
   }

@@ -8,7 +8,12 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
-import { buildIndexFiles, INDEX_DIR, type CatalogIndexInput, type IndexFiles } from '../../src/domain/catalog-index/index-files.ts';
+import {
+  buildIndexFiles,
+  INDEX_DIR,
+  type CatalogIndexInput,
+  type IndexFiles,
+} from '../../src/domain/catalog-index/index-files.ts';
 
 async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await fs.readFile(file, 'utf8')) as T;
@@ -16,20 +21,28 @@ async function readJson<T>(file: string): Promise<T> {
 
 async function listDirs(dir: string): Promise<string[]> {
   try {
-    return (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    return (await fs.readdir(dir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
   } catch {
     return [];
   }
 }
 
 /** The work records of a build folder's `client/` (slug order), all of them or those `include` accepts. */
-export async function readWorkRecords(clientDir: string, include: (slug: string) => boolean = () => true): Promise<WorkRecord[]> {
+export async function readWorkRecords(
+  clientDir: string,
+  include: (slug: string) => boolean = () => true,
+): Promise<WorkRecord[]> {
   const dir = path.join(clientDir, 'api', 'v1', 'works');
   const slugs = (await listDirs(dir)).filter(include);
   const records: WorkRecord[] = [];
   // In batches: thousands of records load quickly without opening thousands of files at once.
   for (let i = 0; i < slugs.length; i += 256) {
-    const batch = await Promise.all(slugs.slice(i, i + 256).map((slug) => readJson<{ data: WorkRecord }>(path.join(dir, slug, 'index.json'))));
+    const batch = await Promise.all(
+      slugs.slice(i, i + 256).map((slug) => readJson<{ data: WorkRecord }>(path.join(dir, slug, 'index.json'))),
+    );
     for (const { data } of batch) records.push(data);
   }
   return records;
@@ -46,15 +59,22 @@ export async function readBuildRecords(clientDir: string): Promise<CatalogIndexI
  * `clientDir` holds only the pages an incremental build rendered: a profile it did not render is
  * the base's (the profiles themselves are shared inputs, so both folders name the same ones).
  */
-async function readCatalogRecords(clientDir: string, baseClientDir?: string): Promise<Omit<CatalogIndexInput, 'records'>> {
+async function readCatalogRecords(
+  clientDir: string,
+  baseClientDir?: string,
+): Promise<Omit<CatalogIndexInput, 'records'>> {
   const api = path.join(clientDir, 'api', 'v1');
-  const instruments = (await readJson<{ data: { instruments: InstrumentRecord[] } }>(path.join(api, 'instruments', 'index.json'))).data.instruments;
+  const instruments = (
+    await readJson<{ data: { instruments: InstrumentRecord[] } }>(path.join(api, 'instruments', 'index.json'))
+  ).data.instruments;
   const profiles: ProfileRecord[] = [];
   const slugs = new Set(await listDirs(path.join(api, 'profiles')));
-  if (baseClientDir) for (const slug of await listDirs(path.join(baseClientDir, 'api', 'v1', 'profiles'))) slugs.add(slug);
+  if (baseClientDir)
+    for (const slug of await listDirs(path.join(baseClientDir, 'api', 'v1', 'profiles'))) slugs.add(slug);
   for (const slug of [...slugs].sort()) {
     let file = path.join(api, 'profiles', slug, 'index.json');
-    if (baseClientDir && !(await fs.stat(file).catch(() => null))) file = path.join(baseClientDir, 'api', 'v1', 'profiles', slug, 'index.json');
+    if (baseClientDir && !(await fs.stat(file).catch(() => null)))
+      file = path.join(baseClientDir, 'api', 'v1', 'profiles', slug, 'index.json');
     profiles.push((await readJson<{ data: ProfileRecord }>(file)).data);
   }
   return { profiles, instruments };
@@ -98,7 +118,9 @@ export interface IndexWorker {
 }
 
 export function startIndexWorker(baseClientDir: string, changedSlugs: string[]): IndexWorker {
-  const worker = new Worker(new URL('./index-worker.ts', import.meta.url), { workerData: { baseClientDir, changedSlugs } });
+  const worker = new Worker(new URL('./index-worker.ts', import.meta.url), {
+    workerData: { baseClientDir, changedSlugs },
+  });
   let failure: Error | null = null;
   const waiters: ((msg: IndexWorkerReply) => void)[] = [];
   worker.on('message', (msg: IndexWorkerReply) => waiters.shift()?.(msg));
@@ -128,7 +150,11 @@ export function startIndexWorker(baseClientDir: string, changedSlugs: string[]):
 export type IndexWorkerReply = { works: number; durationMs: number } | { error: string };
 
 /** The worker's side (api/catalog/index-worker.ts). */
-export async function runIndexWorker(baseClientDir: string, changedSlugs: string[], next: () => Promise<{ buildDir: string; renderedDir?: string }>): Promise<{ works: number; durationMs: number }> {
+export async function runIndexWorker(
+  baseClientDir: string,
+  changedSlugs: string[],
+  next: () => Promise<{ buildDir: string; renderedDir?: string }>,
+): Promise<{ works: number; durationMs: number }> {
   const changed = new Set(changedSlugs);
   const unchanged = readWorkRecords(baseClientDir, (slug) => !changed.has(slug));
   // A read error is reported when the build asks for the index, not as an unhandled rejection.
@@ -137,6 +163,9 @@ export async function runIndexWorker(baseClientDir: string, changedSlugs: string
   const started = Date.now();
   const clientDir = renderedDir ?? path.join(buildDir, 'client');
   const records = [...(await unchanged), ...(await readWorkRecords(clientDir, (slug) => changed.has(slug)))];
-  await writeIndexFiles(buildDir, buildIndexFiles({ records, ...(await readCatalogRecords(clientDir, renderedDir ? baseClientDir : undefined)) }));
+  await writeIndexFiles(
+    buildDir,
+    buildIndexFiles({ records, ...(await readCatalogRecords(clientDir, renderedDir ? baseClientDir : undefined)) }),
+  );
   return { works: records.length, durationMs: Date.now() - started };
 }

@@ -12,7 +12,12 @@ import type { ProfileHead } from '../../src/domain/catalog-index/profiles.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
-import { CATALOG_INDEX_FORMAT, INDEX_DIR, PROFILES_INDEX_FORMAT, type CatalogManifest } from '../../src/domain/catalog-index/index-files.ts';
+import {
+  CATALOG_INDEX_FORMAT,
+  INDEX_DIR,
+  PROFILES_INDEX_FORMAT,
+  type CatalogManifest,
+} from '../../src/domain/catalog-index/index-files.ts';
 import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { WorkRecords } from './work-records.ts';
 import { SummaryFile } from './summaries.ts';
@@ -53,21 +58,31 @@ export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> 
   try {
     manifestText = await fs.readFile(path.join(dir, 'catalog.json'), 'utf8');
   } catch {
-    throw new MissingIndexError(`${buildDir} has no index (${INDEX_DIR}/catalog.json); it was built by an older version: rebuild it`);
+    throw new MissingIndexError(
+      `${buildDir} has no index (${INDEX_DIR}/catalog.json); it was built by an older version: rebuild it`,
+    );
   }
   const manifest = JSON.parse(manifestText) as CatalogManifest;
-  if (manifest.format !== CATALOG_INDEX_FORMAT) throw new MissingIndexError(`${buildDir}: index format ${manifest.format}, expected ${CATALOG_INDEX_FORMAT}; rebuild it`);
-  const [worksFile, resolveFile, profilesFile] = await Promise.all(['works.idx', 'resolve.idx', 'profiles.idx'].map((name) => fs.readFile(path.join(dir, name))));
+  if (manifest.format !== CATALOG_INDEX_FORMAT)
+    throw new MissingIndexError(
+      `${buildDir}: index format ${manifest.format}, expected ${CATALOG_INDEX_FORMAT}; rebuild it`,
+    );
+  const [worksFile, resolveFile, profilesFile] = await Promise.all(
+    ['works.idx', 'resolve.idx', 'profiles.idx'].map((name) => fs.readFile(path.join(dir, name))),
+  );
   await breathe();
   const works = decodeWorksIndex(decodeIndex(worksFile!, 'works.idx'));
   await breathe();
   const resolve = decodeResolveCatalog(decodeIndex(resolveFile!, 'resolve.idx'), manifest.profiles);
   const profiles = decodeIndex(profilesFile!, 'profiles.idx');
-  if (profiles.meta.version !== PROFILES_INDEX_FORMAT || profiles.meta.count !== manifest.profiles.length) throw new MissingIndexError(`${buildDir}: profiles.idx does not match catalog.json; rebuild it`);
+  if (profiles.meta.version !== PROFILES_INDEX_FORMAT || profiles.meta.count !== manifest.profiles.length)
+    throw new MissingIndexError(`${buildDir}: profiles.idx does not match catalog.json; rebuild it`);
   const text = profiles.bytes('text');
   const offsets = profiles.u32('offsets');
   if (works.count !== manifest.works || resolve.works.count !== manifest.works) {
-    throw new MissingIndexError(`${buildDir}: index files disagree on the number of works (${works.count}, ${resolve.works.count}, ${manifest.works}); rebuild it`);
+    throw new MissingIndexError(
+      `${buildDir}: index files disagree on the number of works (${works.count}, ${resolve.works.count}, ${manifest.works}); rebuild it`,
+    );
   }
   return {
     works,

@@ -83,7 +83,8 @@ export class WorkRecords {
   async all(): Promise<WorkRecord[]> {
     const out: WorkRecord[] = [];
     const ids = Array.from(this.index.slugs.bySlug);
-    for (let i = 0; i < ids.length; i += 256) out.push(...(await Promise.all(ids.slice(i, i + 256).map((id) => this.readFile(id).then((r) => r.record)))));
+    for (let i = 0; i < ids.length; i += 256)
+      out.push(...(await Promise.all(ids.slice(i, i + 256).map((id) => this.readFile(id).then((r) => r.record)))));
     return out;
   }
 

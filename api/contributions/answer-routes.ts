@@ -23,7 +23,11 @@ import { checkContributionSafety, checkMessageSafety } from '../../src/domain/co
 import { checkPlaceholders } from '../../src/domain/contributions/placeholders.ts';
 import { looksLikeResponseToken } from '../../src/domain/contributions/response-token.ts';
 import type { FieldError } from '../../src/domain/validation.ts';
-import { ContributionAnswerInput, CorrectionReportAnswerInput, RESPONSE_TOKEN_HEADER } from '../../src/schemas/answer.ts';
+import {
+  ContributionAnswerInput,
+  CorrectionReportAnswerInput,
+  RESPONSE_TOKEN_HEADER,
+} from '../../src/schemas/answer.ts';
 import type { SubmissionKind } from '../../src/schemas/contribution.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
 
@@ -36,13 +40,16 @@ const ANSWER_OVERHEAD_BYTES = 16 * 1024;
 const AnswerParams = Type.Object({ trackingCode: Type.String() });
 type AnswerParams = Static<typeof AnswerParams>;
 
-const under = (prefix: string, errors: FieldError[]) => errors.map((e) => ({ pointer: `${prefix}${e.pointer}`, detail: e.detail }));
+const under = (prefix: string, errors: FieldError[]) =>
+  errors.map((e) => ({ pointer: `${prefix}${e.pointer}`, detail: e.detail }));
 
 /** Safety rules of an answer: its message like any public text; a revised body exactly like a new contribution. */
 function answerSafety(body: unknown): FieldError[] {
   const out = checkMessageSafety(body);
-  const submission = body !== null && typeof body === 'object' ? (body as { submission?: unknown }).submission : undefined;
-  if (submission !== undefined) out.push(...under('/submission', [...checkContributionSafety(submission), ...checkPlaceholders(submission)]));
+  const submission =
+    body !== null && typeof body === 'object' ? (body as { submission?: unknown }).submission : undefined;
+  if (submission !== undefined)
+    out.push(...under('/submission', [...checkContributionSafety(submission), ...checkPlaceholders(submission)]));
   return out;
 }
 
@@ -53,11 +60,21 @@ function refuseQuery(request: FastifyRequest): void {
   const params = new URLSearchParams(request.url.slice(q + 1));
   const names = [...new Set(params.keys())];
   if ([...params.values(), ...names].some(looksLikeResponseToken)) {
-    throw new ProblemError('key-in-url', `A response token was sent in the URL. Send it only in the ${RESPONSE_TOKEN_HEADER} header; a URL ends up in logs and browser histories, so treat this token as exposed. Nothing was changed.`);
+    throw new ProblemError(
+      'key-in-url',
+      `A response token was sent in the URL. Send it only in the ${RESPONSE_TOKEN_HEADER} header; a URL ends up in logs and browser histories, so treat this token as exposed. Nothing was changed.`,
+    );
   }
-  throw new ProblemError('invalid-query', `This endpoint takes no query parameters (got ${names.slice(0, 5).join(', ') || 'an empty query'}). Nothing was changed.`, {
-    errors: (names.length > 0 ? names.slice(0, 20) : ['?']).map((parameter) => ({ parameter, detail: 'is not a parameter of this endpoint' })),
-  });
+  throw new ProblemError(
+    'invalid-query',
+    `This endpoint takes no query parameters (got ${names.slice(0, 5).join(', ') || 'an empty query'}). Nothing was changed.`,
+    {
+      errors: (names.length > 0 ? names.slice(0, 20) : ['?']).map((parameter) => ({
+        parameter,
+        detail: 'is not a parameter of this endpoint',
+      })),
+    },
+  );
 }
 
 function headerToken(request: FastifyRequest): string | undefined {
@@ -66,21 +83,42 @@ function headerToken(request: FastifyRequest): string | undefined {
   return value === undefined ? undefined : value.trim();
 }
 
-export async function registerAnswerRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService): Promise<void> {
+export async function registerAnswerRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  reviews: ReviewService,
+): Promise<void> {
   const base = ctx.config.publicBaseUrl;
   const intake = ctx.config.intake;
   const workExists = (slug: string) => ctx.handle.current.catalog.records.has(slug);
   // Answers are limited like intake: their own bucket per client, at the intake endpoint's rate.
   const limits = {
-    contribution: { limiter: new RateLimiter(intake.contributionRateLimit), setting: intake.contributionRateLimit, bodyLimit: intake.contributionBodyLimit + ANSWER_OVERHEAD_BYTES },
-    'correction-report': { limiter: new RateLimiter(intake.correctionRateLimit), setting: intake.correctionRateLimit, bodyLimit: ANSWER_OVERHEAD_BYTES },
+    contribution: {
+      limiter: new RateLimiter(intake.contributionRateLimit),
+      setting: intake.contributionRateLimit,
+      bodyLimit: intake.contributionBodyLimit + ANSWER_OVERHEAD_BYTES,
+    },
+    'correction-report': {
+      limiter: new RateLimiter(intake.correctionRateLimit),
+      setting: intake.correctionRateLimit,
+      bodyLimit: ANSWER_OVERHEAD_BYTES,
+    },
   } as const;
 
-  const route = (kind: SubmissionKind, url: string, schema: typeof ContributionAnswerInput | typeof CorrectionReportAnswerInput) => {
+  const route = (
+    kind: SubmissionKind,
+    url: string,
+    schema: typeof ContributionAnswerInput | typeof CorrectionReportAnswerInput,
+  ) => {
     const limit = limits[kind];
     app.post<{ Params: AnswerParams; Body: ContributionAnswerInput }>(
       url,
-      { schema: { params: AnswerParams, body: schema }, attachValidation: true, bodyLimit: limit.bodyLimit, onRequest: rateLimitHook(limit.limiter, limit.setting, base) },
+      {
+        schema: { params: AnswerParams, body: schema },
+        attachValidation: true,
+        bodyLimit: limit.bodyLimit,
+        onRequest: rateLimitHook(limit.limiter, limit.setting, base),
+      },
       async (request, reply) => {
         refuseQuery(request);
         const raw = request.params.trackingCode;
@@ -92,8 +130,15 @@ export async function registerAnswerRoutes(app: FastifyInstance, ctx: AppContext
         const errors = bodyErrors(request, answerSafety);
         if (errors.length > 0) return sendInvalid(reply, request, base, errors);
         const next = await reviews.answer(kind, code, token, request.body);
-        const view = next.kind === 'contribution' ? contributionView(next, base, workExists) : correctionReportView(next, base, workExists);
-        return reply.code(200).header('Cache-Control', 'no-store').header('Content-Location', view.links.self).send(envelope(view));
+        const view =
+          next.kind === 'contribution'
+            ? contributionView(next, base, workExists)
+            : correctionReportView(next, base, workExists);
+        return reply
+          .code(200)
+          .header('Cache-Control', 'no-store')
+          .header('Content-Location', view.links.self)
+          .send(envelope(view));
       },
     );
   };

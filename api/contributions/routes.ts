@@ -56,9 +56,16 @@ export function bodyErrors(request: FastifyRequest, safety: (body: unknown) => F
 
 export function sendInvalid(reply: FastifyReply, request: FastifyRequest, base: string, errors: FieldError[]) {
   const summary = errors.map((e) => `${e.pointer} ${e.detail}`).join('; ');
-  return sendProblem(reply, request, base, 'invalid-body', `The request has ${errors.length} invalid field(s): ${summary}`, {
-    errors: errors.map((e) => ({ pointer: e.pointer, detail: e.detail })),
-  });
+  return sendProblem(
+    reply,
+    request,
+    base,
+    'invalid-body',
+    `The request has ${errors.length} invalid field(s): ${summary}`,
+    {
+      errors: errors.map((e) => ({ pointer: e.pointer, detail: e.detail })),
+    },
+  );
 }
 
 async function templateWork(ctx: AppContext): Promise<TemplateWork> {
@@ -67,7 +74,17 @@ async function templateWork(ctx: AppContext): Promise<TemplateWork> {
   const first = records.firstSlug();
   const work = (await records.get(TEMPLATE_WORK_SLUG)) ?? (first === undefined ? null : await records.get(first));
   if (!work) {
-    return { slug: 'REPLACE-with-a-work-slug', title: 'REPLACE: work title', originalTitle: null, composer: 'REPLACE: composer', period: null, genre: null, year: null, workNumber: null, summary: null };
+    return {
+      slug: 'REPLACE-with-a-work-slug',
+      title: 'REPLACE: work title',
+      originalTitle: null,
+      composer: 'REPLACE: composer',
+      period: null,
+      genre: null,
+      year: null,
+      workNumber: null,
+      summary: null,
+    };
   }
   return {
     slug: work.slug,
@@ -83,7 +100,9 @@ async function templateWork(ctx: AppContext): Promise<TemplateWork> {
 }
 
 function templateProfile(ctx: AppContext): string | null {
-  const ready = ctx.handle.current.catalog.profiles.filter((p) => p.renderReady && p.status === 'approved').sort((a, b) => a.slug.localeCompare(b.slug));
+  const ready = ctx.handle.current.catalog.profiles
+    .filter((p) => p.renderReady && p.status === 'approved')
+    .sort((a, b) => a.slug.localeCompare(b.slug));
   return ready.find((p) => p.slug.includes('piano'))?.slug ?? ready[0]?.slug ?? null;
 }
 
@@ -109,7 +128,10 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
     sendJsonWithEtag(
       request,
       reply,
-      buildContributionSchemaDocument(base, { bodyLimitBytes: intake.contributionBodyLimit, rateLimit: intake.contributionRateLimit }),
+      buildContributionSchemaDocument(base, {
+        bodyLimitBytes: intake.contributionBodyLimit,
+        rateLimit: intake.contributionRateLimit,
+      }),
       'application/schema+json',
       'public, max-age=300',
     ),
@@ -117,7 +139,13 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
 
   app.get(`${CONTRIBUTIONS}/template`, async (request, reply) => {
     reply.header('Link', `<${base}${CONTRIBUTIONS}/schema>; rel="describedby"`);
-    return sendJsonWithEtag(request, reply, buildContributionTemplate(await templateWork(ctx), templateProfile(ctx)), 'application/json', 'public, max-age=300');
+    return sendJsonWithEtag(
+      request,
+      reply,
+      buildContributionTemplate(await templateWork(ctx), templateProfile(ctx)),
+      'application/json',
+      'public, max-age=300',
+    );
   });
 
   app.post<{ Body: MusicContributionInput }>(
@@ -139,24 +167,47 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
           base,
           'idempotency-conflict',
           'This idempotencyKey was already used for a contribution with different content. Nothing was stored; send the changed content with a new idempotencyKey.',
-          { errors: [{ pointer: '/idempotencyKey', detail: 'was already used with different content; use a new key' }] },
+          {
+            errors: [{ pointer: '/idempotencyKey', detail: 'was already used with different content; use a new key' }],
+          },
         );
       }
       const view = contributionView(outcome.record, base, workExists);
       if (outcome.kind === 'replayed') reply.header('Idempotent-Replayed', 'true');
       // The receipt: the tracking record plus the response token, answered only to the submission's own POST.
       const receipt: ContributionReceipt = { ...view, responseToken: outcome.responseToken };
-      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(receipt));
+      return reply
+        .code(202)
+        .header('Location', view.links.self)
+        .header('Cache-Control', 'no-store')
+        .send(envelope(receipt));
     },
   );
 
-  app.get<{ Params: TrackingParams }>(`${CONTRIBUTIONS}/:trackingCode`, { schema: { params: TrackingParams } }, async (request, reply) => {
-    const raw = request.params.trackingCode;
-    const code = normalizeTrackingCode(raw, 'contribution');
-    const stored = code ? await store.getContribution(code) : null;
-    if (!stored) return sendProblem(reply, request, base, 'not-found', `No contribution has the tracking code "${raw.slice(0, 64)}". Codes look like C-7KQM-T4XH-R2PZ-9WNB.`);
-    return sendJsonWithEtag(request, reply, envelope(contributionView(stored, base, workExists), stableTime(stored.updatedAtUtc)), 'application/json', 'no-cache');
-  });
+  app.get<{ Params: TrackingParams }>(
+    `${CONTRIBUTIONS}/:trackingCode`,
+    { schema: { params: TrackingParams } },
+    async (request, reply) => {
+      const raw = request.params.trackingCode;
+      const code = normalizeTrackingCode(raw, 'contribution');
+      const stored = code ? await store.getContribution(code) : null;
+      if (!stored)
+        return sendProblem(
+          reply,
+          request,
+          base,
+          'not-found',
+          `No contribution has the tracking code "${raw.slice(0, 64)}". Codes look like C-7KQM-T4XH-R2PZ-9WNB.`,
+        );
+      return sendJsonWithEtag(
+        request,
+        reply,
+        envelope(contributionView(stored, base, workExists), stableTime(stored.updatedAtUtc)),
+        'application/json',
+        'no-cache',
+      );
+    },
+  );
 
   app.post<{ Body: CorrectionReportInput }>(
     REPORTS,
@@ -171,16 +222,40 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       if (errors.length > 0) return sendInvalid(reply, request, base, errors);
       const stored = await store.submitCorrectionReport(request.body);
       const view = correctionReportView(stored, base, workExists);
-      const receipt: CorrectionReportReceipt = { ...view, responseToken: await store.responseToken(stored.trackingCode) };
-      return reply.code(202).header('Location', view.links.self).header('Cache-Control', 'no-store').send(envelope(receipt));
+      const receipt: CorrectionReportReceipt = {
+        ...view,
+        responseToken: await store.responseToken(stored.trackingCode),
+      };
+      return reply
+        .code(202)
+        .header('Location', view.links.self)
+        .header('Cache-Control', 'no-store')
+        .send(envelope(receipt));
     },
   );
 
-  app.get<{ Params: TrackingParams }>(`${REPORTS}/:trackingCode`, { schema: { params: TrackingParams } }, async (request, reply) => {
-    const raw = request.params.trackingCode;
-    const code = normalizeTrackingCode(raw, 'correction-report');
-    const stored = code ? await store.getCorrectionReport(code) : null;
-    if (!stored) return sendProblem(reply, request, base, 'not-found', `No correction report has the tracking code "${raw.slice(0, 64)}". Codes look like R-7KQM-T4XH-R2PZ-9WNB.`);
-    return sendJsonWithEtag(request, reply, envelope(correctionReportView(stored, base, workExists), stableTime(stored.updatedAtUtc)), 'application/json', 'no-cache');
-  });
+  app.get<{ Params: TrackingParams }>(
+    `${REPORTS}/:trackingCode`,
+    { schema: { params: TrackingParams } },
+    async (request, reply) => {
+      const raw = request.params.trackingCode;
+      const code = normalizeTrackingCode(raw, 'correction-report');
+      const stored = code ? await store.getCorrectionReport(code) : null;
+      if (!stored)
+        return sendProblem(
+          reply,
+          request,
+          base,
+          'not-found',
+          `No correction report has the tracking code "${raw.slice(0, 64)}". Codes look like R-7KQM-T4XH-R2PZ-9WNB.`,
+        );
+      return sendJsonWithEtag(
+        request,
+        reply,
+        envelope(correctionReportView(stored, base, workExists), stableTime(stored.updatedAtUtc)),
+        'application/json',
+        'no-cache',
+      );
+    },
+  );
 }

@@ -52,7 +52,10 @@ export function intakeDirs(dataDir: string) {
 async function loadOrCreateSecret(file: string): Promise<Buffer> {
   const read = async () => {
     const hex = (await fs.readFile(file, 'utf8')).trim();
-    if (!/^[0-9a-f]{64,}$/.test(hex)) throw new Error(`${file} is not a response-token secret (64+ hexadecimal characters); remove it to make a new one (earlier response tokens then stop matching until a replay re-issues them)`);
+    if (!/^[0-9a-f]{64,}$/.test(hex))
+      throw new Error(
+        `${file} is not a response-token secret (64+ hexadecimal characters); remove it to make a new one (earlier response tokens then stop matching until a replay re-issues them)`,
+      );
     return Buffer.from(hex, 'hex');
   };
   try {
@@ -136,20 +139,31 @@ export class IntakeStore {
         throw err;
       }
       const responseToken = await this.responseToken(trackingCode);
-      const record = newStoredContribution(submission, trackingCode, claim.receivedAtUtc, contentHash, responseTokenSha256(responseToken));
+      const record = newStoredContribution(
+        submission,
+        trackingCode,
+        claim.receivedAtUtc,
+        contentHash,
+        responseTokenSha256(responseToken),
+      );
       try {
         await this.contributions.create(trackingCode, record);
         return { kind: 'created', record, responseToken };
       } catch (err) {
         // A duplicate completed our submission from the claim while we were writing it.
-        if (err instanceof RecordExistsError) return { kind: 'created', record: (await this.contributions.get(trackingCode)) ?? record, responseToken };
+        if (err instanceof RecordExistsError)
+          return { kind: 'created', record: (await this.contributions.get(trackingCode)) ?? record, responseToken };
         throw err;
       }
     }
   }
 
   /** The key is taken: answer with its submission, writing that first if nobody has yet. */
-  private async completeFrom(claim: IdempotencyRecord, submission: MusicContributionInput, contentHash: string): Promise<ContributionOutcome> {
+  private async completeFrom(
+    claim: IdempotencyRecord,
+    submission: MusicContributionInput,
+    contentHash: string,
+  ): Promise<ContributionOutcome> {
     if (claim.contentSha256 !== contentHash) return { kind: 'conflict', trackingCode: claim.trackingCode };
     const responseToken = await this.responseToken(claim.trackingCode);
     const tokenHash = responseTokenSha256(responseToken);
@@ -171,11 +185,19 @@ export class IntakeStore {
    */
   private async withTokenHash(stored: StoredContribution, tokenHash: string): Promise<StoredContribution> {
     if (stored.responseTokenSha256 === tokenHash) return stored;
-    return (await this.contributions.update(stored.trackingCode, (current) => ({ ...current, responseTokenSha256: tokenHash }))) ?? stored;
+    return (
+      (await this.contributions.update(stored.trackingCode, (current) => ({
+        ...current,
+        responseTokenSha256: tokenHash,
+      }))) ?? stored
+    );
   }
 
   /** A fresh code not in use; with 79 random bits a retry is practically never needed. */
-  private async unusedCode(kind: 'contribution' | 'correction-report', store: { get(id: string): Promise<unknown> }): Promise<string> {
+  private async unusedCode(
+    kind: 'contribution' | 'correction-report',
+    store: { get(id: string): Promise<unknown> },
+  ): Promise<string> {
     for (;;) {
       const code = this.newCode(kind);
       if ((await store.get(code)) === null) return code;
@@ -190,7 +212,12 @@ export class IntakeStore {
   async submitCorrectionReport(report: CorrectionReportInput): Promise<StoredCorrectionReport> {
     for (;;) {
       const trackingCode = await this.unusedCode('correction-report', this.correctionReports);
-      const record = newStoredCorrectionReport(report, trackingCode, this.now().toISOString(), responseTokenSha256(await this.responseToken(trackingCode)));
+      const record = newStoredCorrectionReport(
+        report,
+        trackingCode,
+        this.now().toISOString(),
+        responseTokenSha256(await this.responseToken(trackingCode)),
+      );
       try {
         await this.correctionReports.create(trackingCode, record);
         return record;

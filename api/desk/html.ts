@@ -5,7 +5,14 @@
  * stylesheet and one small script file.
  */
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 /** Escape text for an HTML text node or a quoted attribute value. */
 export function esc(value: unknown): string {
@@ -62,7 +69,9 @@ export function page(options: PageOptions): string {
         <button type="submit">Sign out</button>
       </form></nav>`
     : html``;
-  const refresh = options.refreshSeconds ? html`<noscript><meta http-equiv="refresh" content="${options.refreshSeconds}"></noscript>` : html``;
+  const refresh = options.refreshSeconds
+    ? html`<noscript><meta http-equiv="refresh" content="${options.refreshSeconds}"></noscript>`
+    : html``;
   return html`<!doctype html>
 <html lang="en">
 <head>

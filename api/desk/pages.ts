@@ -10,22 +10,46 @@ import { diffLineKind } from '../../src/domain/review/diff.ts';
 import { statusWords, STATUS_MEANINGS } from '../../src/domain/contributions/tracking-words.ts';
 import { canTransition } from '../../src/domain/contributions/status.ts';
 import { REVIEW_STATE_LABELS, REVIEW_STATE_MEANINGS } from '../../src/domain/review-states.ts';
-import { ASSERTABLE_STATES, type QueueKind, type ReviewDiff, type ReviewRecord, type VerificationEntry } from '../../src/schemas/review.ts';
-import { CONTRIBUTION_OPERATIONS, SUBMISSION_STATUSES, type StoredContribution, type SubmissionKind } from '../../src/schemas/contribution.ts';
+import {
+  ASSERTABLE_STATES,
+  type QueueKind,
+  type ReviewDiff,
+  type ReviewRecord,
+  type VerificationEntry,
+} from '../../src/schemas/review.ts';
+import {
+  CONTRIBUTION_OPERATIONS,
+  SUBMISSION_STATUSES,
+  type StoredContribution,
+  type SubmissionKind,
+} from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 import type { QueueEntry } from '../../src/domain/review/queue.ts';
 
 type Stored = StoredContribution | StoredCorrectionReport;
 
-export const SEGMENT: Record<SubmissionKind, string> = { contribution: 'contributions', 'correction-report': 'correction-reports' };
+export const SEGMENT: Record<SubmissionKind, string> = {
+  contribution: 'contributions',
+  'correction-report': 'correction-reports',
+};
 export const itemPath = (kind: SubmissionKind, code: string) => `/admin/${SEGMENT[kind]}/${code}`;
-const kindWords = (kind: string) => (kind === 'contribution' ? 'Contribution' : kind === 'correction-report' ? 'Correction report' : kind === 'pull-request' ? 'Pull request' : kind);
+const kindWords = (kind: string) =>
+  kind === 'contribution'
+    ? 'Contribution'
+    : kind === 'correction-report'
+      ? 'Correction report'
+      : kind === 'pull-request'
+        ? 'Pull request'
+        : kind;
 /** Where a queue row links: the desk's item page; a person's pull request (no desk page yet) to its admin JSON record. */
-const queueRowHref = (kind: QueueKind, code: string) => (kind === 'pull-request' ? `/api/v1/admin/pull-requests/${code.replace(/^PR-/, '')}` : itemPath(kind, code));
+const queueRowHref = (kind: QueueKind, code: string) =>
+  kind === 'pull-request' ? `/api/v1/admin/pull-requests/${code.replace(/^PR-/, '')}` : itemPath(kind, code);
 
 // --- sign-in --------------------------------------------------------------------------------
 
-export function signInPage(options: { error?: string | null; notice?: string | null; next?: string | null } = {}): string {
+export function signInPage(
+  options: { error?: string | null; notice?: string | null; next?: string | null } = {},
+): string {
   const body = html`<h1>Sign in to the review desk</h1>
 <p>Editors sign in with an admin key (<code>ARCHIVE_ADMIN_KEYS</code>). The key is sent once, in this form's body, and
 exchanged for a session cookie; it is never put in a web address or kept in the page.</p>
@@ -42,7 +66,11 @@ ${options.error ? html`<p class="notice bad" role="alert" id="sign-in-error">${o
 
 /** A short page for refusals (forged request, missing item) with a way back. */
 export function messagePage(title: string, message: string, session: DeskSessionView | null): string {
-  return page({ title, session, body: html`<h1>${title}</h1><p class="notice bad" role="alert">${message}</p><p><a href="/admin/queue">Back to the review queue</a></p>` });
+  return page({
+    title,
+    session,
+    body: html`<h1>${title}</h1><p class="notice bad" role="alert">${message}</p><p><a href="/admin/queue">Back to the review queue</a></p>`,
+  });
 }
 
 // --- queue ----------------------------------------------------------------------------------
@@ -90,7 +118,9 @@ export function queueHref(form: QueueFilterForm, pageNumber: number): string {
 export function queuePage(input: QueuePageInput): string {
   const { form } = input;
   const totalPages = Math.max(1, Math.ceil(input.total / input.pageSize));
-  const counts = SUBMISSION_STATUSES.map((s) => html`<li><span class="count">${input.counts[s] ?? 0}</span> ${statusWords(s)}</li>`);
+  const counts = SUBMISSION_STATUSES.map(
+    (s) => html`<li><span class="count">${input.counts[s] ?? 0}</span> ${statusWords(s)}</li>`,
+  );
   const rows = input.items.map(
     (e) => html`<tr>
   <td><a href="${queueRowHref(e.kind, e.trackingCode)}"><code>${e.trackingCode}</code></a></td>
@@ -146,7 +176,8 @@ const MAX_ENTRIES = 200;
 /** A JSON value as nested definition lists (bounded depth and width), every string escaped. */
 export function readable(value: unknown, depth = 0): Html {
   if (value === null || value === undefined) return html`<span class="none">none</span>`;
-  if (typeof value === 'string') return value === '' ? html`<span class="none">empty</span>` : html`<span class="text">${value}</span>`;
+  if (typeof value === 'string')
+    return value === '' ? html`<span class="none">empty</span>` : html`<span class="text">${value}</span>`;
   if (typeof value !== 'object') return html`${String(value)}`;
   if (depth >= MAX_DEPTH) return html`<code>${JSON.stringify(value).slice(0, 2000)}</code>`;
   if (Array.isArray(value)) {
@@ -163,7 +194,10 @@ export function diffSection(diff: ReviewDiff | null, branchWords: string | null)
   if (!diff) {
     return html`<p>${branchWords ? `No diff: the review branch ${branchWords} is not in the content repository.` : 'No review branch yet: accepting the item opens one, and its change shows here.'}</p>`;
   }
-  const files = diff.files.map((f) => html`<li><code>${f.path}</code> ${f.added === null ? '(binary)' : html`<span class="add-count">+${f.added}</span> <span class="del-count">−${f.deleted}</span>`}</li>`);
+  const files = diff.files.map(
+    (f) =>
+      html`<li><code>${f.path}</code> ${f.added === null ? '(binary)' : html`<span class="add-count">+${f.added}</span> <span class="del-count">−${f.deleted}</span>`}</li>`,
+  );
   const lines = diff.text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   const body = lines.map((l) => html`<span class="dl ${diffLineKind(l)}">${l}</span>\n`);
@@ -267,7 +301,9 @@ function assertionFields(record: Stored): Html {
 <option value="">No assertion (the file lands as “${REVIEW_STATE_LABELS.pending}”, whatever the submitter claimed)</option>
 ${ASSERTABLE_STATES.map((s) => html`<option value="${s}">${REVIEW_STATE_LABELS[s]} — ${REVIEW_STATE_MEANINGS[s]}</option>`)}
 </select></p>`;
-  const assets = record.submission.assets.map((a, i) => states(`assert-${i}`, `File ${i} (${a.kind}: ${a.title}): what I assert`));
+  const assets = record.submission.assets.map((a, i) =>
+    states(`assert-${i}`, `File ${i} (${a.kind}: ${a.title}): what I assert`),
+  );
   return html`<fieldset><legend>What I assert as the reviewer (recorded with my key's label)</legend>
 <p class="hint">“${REVIEW_STATE_LABELS['human-listening-approved']}” means you listened to the whole file yourself; it needs a key with an operator-given label. Rights review is never lifted here.</p>
 ${assets}
@@ -275,7 +311,16 @@ ${['arrangement', 'performance'].includes(record.submission.operation) ? states(
 </fieldset>`;
 }
 
-function actionForm(record: Stored, session: DeskSessionView, action: string, title: string, explain: string, extra: Html, noteLabel: string, noteRequired = false): Html {
+function actionForm(
+  record: Stored,
+  session: DeskSessionView,
+  action: string,
+  title: string,
+  explain: string,
+  extra: Html,
+  noteLabel: string,
+  noteRequired = false,
+): Html {
   const id = `act-${action}`;
   return html`<form method="post" action="${itemPath(record.kind, record.trackingCode)}/${action}" class="stack action" aria-labelledby="${id}-h">
 <h3 id="${id}-h">${title}</h3>
@@ -321,36 +366,91 @@ ${ref ? (ref.url && /^https:\/\//.test(ref.url) ? html`<li><a href="${ref.url}" 
   const problems = [
     ...(review?.blockers ?? []).map((b) => html`<li class="bad">Blocker: ${b}</li>`),
     ...(review?.warnings ?? []).map((w) => html`<li class="warn">Warning: ${w}</li>`),
-    ...(review?.lastError ? [html`<li class="bad">Last error (${review.lastError.atUtc}): ${review.lastError.message.split('\n').slice(0, 5).join(' ')}</li>`] : []),
+    ...(review?.lastError
+      ? [
+          html`<li class="bad">Last error (${review.lastError.atUtc}): ${review.lastError.message.split('\n').slice(0, 5).join(' ')}</li>`,
+        ]
+      : []),
   ];
   const assets = record.kind === 'contribution' ? record.submission.assets : [];
   const verification = review?.verification ?? [];
   const fileCount = Math.max(assets.length, verification.length);
-  const files = Array.from({ length: fileCount }, (_, i) => fileCard(code, i, assets[i] as AssetLike | undefined, verification.find((v) => v.index === i)));
+  const files = Array.from({ length: fileCount }, (_, i) =>
+    fileCard(
+      code,
+      i,
+      assets[i] as AssetLike | undefined,
+      verification.find((v) => v.index === i),
+    ),
+  );
   const history = record.history.map((entry) => {
     // `action` and `revisedSubmission` come with submitters' answers (issue 15, item 2).
     const h = entry as typeof entry & { action?: string; revisedSubmission?: boolean };
     const answer = h.action === 'answer';
-    const what = answer ? `${statusWords(h.status)}: answered by the submitter${h.revisedSubmission ? ', with a revised submission' : ''}` : statusWords(h.status);
+    const what = answer
+      ? `${statusWords(h.status)}: answered by the submitter${h.revisedSubmission ? ', with a revised submission' : ''}`
+      : statusWords(h.status);
     return html`<tr${answer ? raw(' class="answer"') : ''}><td><span class="status" data-status="${h.status}">${what}</span></td><td><time datetime="${h.atUtc}">${h.atUtc}</time></td><td>${actorWords(h.actor)}</td><td class="text">${h.note ?? ''}</td></tr>`;
   });
   const actions = (review?.actions ?? []).map(
-    (a) => html`<tr><td>${a.action}</td><td><time datetime="${a.atUtc}">${a.atUtc}</time></td><td>${a.actor ?? 'unrecorded'}</td><td>${a.reviewer}</td><td class="text">${a.note ?? ''}</td><td class="text">${a.outcome}</td></tr>`,
+    (a) =>
+      html`<tr><td>${a.action}</td><td><time datetime="${a.atUtc}">${a.atUtc}</time></td><td>${a.actor ?? 'unrecorded'}</td><td>${a.reviewer}</td><td class="text">${a.note ?? ''}</td><td class="text">${a.outcome}</td></tr>`,
   );
   const applying = record.apply?.state === 'applying';
   const forms: Html[] = [];
   if (!applying) {
     if (canTransition(record.status, 'accepted')) {
-      forms.push(actionForm(record, session, 'accept', 'Accept', 'Opens the review branch, fetches and verifies every contributor file and runs the technical checks. Nothing in the catalog changes yet.', assertionFields(record), 'Public note (optional)'));
+      forms.push(
+        actionForm(
+          record,
+          session,
+          'accept',
+          'Accept',
+          'Opens the review branch, fetches and verifies every contributor file and runs the technical checks. Nothing in the catalog changes yet.',
+          assertionFields(record),
+          'Public note (optional)',
+        ),
+      );
     }
     if (canTransition(record.status, 'needs-information')) {
-      forms.push(actionForm(record, session, 'request-information', 'Request information', 'The submitter sees this message on the tracking page and can answer it.', html``, 'What do you need from the submitter? (public)', true));
+      forms.push(
+        actionForm(
+          record,
+          session,
+          'request-information',
+          'Request information',
+          'The submitter sees this message on the tracking page and can answer it.',
+          html``,
+          'What do you need from the submitter? (public)',
+          true,
+        ),
+      );
     }
     if (record.status === 'accepted') {
-      forms.push(actionForm(record, session, 'apply', 'Apply', 'Merges the change into main and rebuilds the site; this page shows the progress until the change is visible.', assertionFields(record), 'Public note (optional)'));
+      forms.push(
+        actionForm(
+          record,
+          session,
+          'apply',
+          'Apply',
+          'Merges the change into main and rebuilds the site; this page shows the progress until the change is visible.',
+          assertionFields(record),
+          'Public note (optional)',
+        ),
+      );
     }
     if (canTransition(record.status, 'declined')) {
-      forms.push(actionForm(record, session, 'decline', 'Decline', 'Closes the review; the catalog does not change. Say why in the note.', html``, 'Why it is declined (public)'));
+      forms.push(
+        actionForm(
+          record,
+          session,
+          'decline',
+          'Decline',
+          'Closes the review; the catalog does not change. Say why in the note.',
+          html``,
+          'Why it is declined (public)',
+        ),
+      );
     }
   }
   const body = html`<p class="crumbs"><a href="/admin/queue">Review queue</a> › <code>${code}</code></p>
@@ -366,23 +466,36 @@ ${input.error ? html`<p class="notice bad" role="alert" id="action-error">${inpu
 </dl>
 ${applyProgress(record, input.jsonHref)}
 ${links}
-${review?.assertions ? html`<section aria-labelledby="asserted-h"><h2 id="asserted-h">What reviewers asserted</h2>
+${
+  review?.assertions
+    ? html`<section aria-labelledby="asserted-h"><h2 id="asserted-h">What reviewers asserted</h2>
 <p>By <strong>${review.assertions.actor ?? 'unrecorded key'}</strong> (reviewer name “${review.assertions.reviewer}”) at <time datetime="${review.assertions.atUtc}">${review.assertions.atUtc}</time>:</p>
-<ul id="assertions">${Object.entries(review.assertions.assets).map(([i, st]) => html`<li>File ${i}: ${REVIEW_STATE_LABELS[st]}</li>`)}${review.assertions.arrangement ? html`<li>The arrangement: ${REVIEW_STATE_LABELS[review.assertions.arrangement]}</li>` : ''}</ul></section>` : ''}
+<ul id="assertions">${Object.entries(review.assertions.assets).map(([i, st]) => html`<li>File ${i}: ${REVIEW_STATE_LABELS[st]}</li>`)}${review.assertions.arrangement ? html`<li>The arrangement: ${REVIEW_STATE_LABELS[review.assertions.arrangement]}</li>` : ''}</ul></section>`
+    : ''
+}
 ${problems.length > 0 ? html`<section aria-labelledby="problems-h"><h2 id="problems-h">Blockers and warnings</h2><ul class="problems">${problems}</ul></section>` : ''}
 <section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}</section>
 ${fileCount > 0 ? html`<section aria-labelledby="files-h"><h2 id="files-h">Contributor files</h2>${files}</section>` : ''}
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>
 <div class="table-wrap"><table id="history"><caption>Status history, oldest first (actor: the label of the admin key that acted, or the submitter answering)</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">When (UTC)</th><th scope="col">Actor</th><th scope="col">Note</th></tr></thead><tbody>${history}</tbody></table></div>
-${actions.length > 0 ? html`<div class="table-wrap"><table id="actions"><caption>Review actions, oldest first</caption>
-<thead><tr><th scope="col">Action</th><th scope="col">When (UTC)</th><th scope="col">Actor</th><th scope="col">Reviewer name</th><th scope="col">Note</th><th scope="col">Outcome</th></tr></thead><tbody>${actions}</tbody></table></div>` : ''}
+${
+  actions.length > 0
+    ? html`<div class="table-wrap"><table id="actions"><caption>Review actions, oldest first</caption>
+<thead><tr><th scope="col">Action</th><th scope="col">When (UTC)</th><th scope="col">Actor</th><th scope="col">Reviewer name</th><th scope="col">Note</th><th scope="col">Outcome</th></tr></thead><tbody>${actions}</tbody></table></div>`
+    : ''
+}
 </section>
 <section aria-labelledby="submission-h"><h2 id="submission-h">The submission</h2>
 ${record.kind === 'contribution' ? html`<p class="summary text">${record.submission.changeSummary}</p>` : ''}
 ${readable(submission)}</section>
 ${forms.length > 0 ? html`<section aria-labelledby="actions-h" class="actions"><h2 id="actions-h">Actions</h2>${forms}</section>` : applying ? '' : html`<p>No action is possible: “${statusWords(record.status)}” is final.</p>`}`;
-  return page({ title: `${code} (${statusWords(record.status)})`, session, body, refreshSeconds: applying ? 3 : undefined });
+  return page({
+    title: `${code} (${statusWords(record.status)})`,
+    session,
+    body,
+    refreshSeconds: applying ? 3 : undefined,
+  });
 }
 
 export { esc };

@@ -37,13 +37,35 @@ import { contributionUrl, correctionReportUrl } from '../../src/domain/contribut
 import { problemType } from '../../src/domain/problems.ts';
 import { validate } from '../../src/domain/validation.ts';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
-import { AdminActionBody, ASSERTABLE_STATES, REVIEW_ACTIONS, type AdminAction, type AssertableState } from '../../src/schemas/review.ts';
-import { SUBMISSION_KINDS, SUBMISSION_STATUSES, CONTRIBUTION_OPERATIONS, type SubmissionKind, type SubmissionStatus } from '../../src/schemas/contribution.ts';
+import {
+  AdminActionBody,
+  ASSERTABLE_STATES,
+  REVIEW_ACTIONS,
+  type AdminAction,
+  type AssertableState,
+} from '../../src/schemas/review.ts';
+import {
+  SUBMISSION_KINDS,
+  SUBMISSION_STATUSES,
+  CONTRIBUTION_OPERATIONS,
+  type SubmissionKind,
+  type SubmissionStatus,
+} from '../../src/schemas/contribution.ts';
 import type { DeskSessionView } from './html.ts';
-import { AGE_FILTERS, itemPage, itemPath, messagePage, queuePage, SEGMENT, signInPage, type QueueFilterForm } from './pages.ts';
+import {
+  AGE_FILTERS,
+  itemPage,
+  itemPath,
+  messagePage,
+  queuePage,
+  SEGMENT,
+  signInPage,
+  type QueueFilterForm,
+} from './pages.ts';
 
 /** CSP of desk pages: only this origin's files; no inline script or style; never framed. */
-export const DESK_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+export const DESK_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 /** CSP of a served contributor file or score image: nothing runs, even when opened directly. */
 const FILE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 const QUEUE_PAGE_SIZE = 25;
@@ -93,32 +115,53 @@ function parseForm(text: string): Record<string, string> {
   return out;
 }
 
-export async function registerDesk(app: FastifyInstance, ctx: AppContext, reviews: ReviewService, signIn: ReturnType<typeof createAdminSignIn>): Promise<void> {
+export async function registerDesk(
+  app: FastifyInstance,
+  ctx: AppContext,
+  reviews: ReviewService,
+  signIn: ReturnType<typeof createAdminSignIn>,
+): Promise<void> {
   const css = readFileSync(path.join(ASSETS_DIR, 'desk.css'));
   const js = readFileSync(path.join(ASSETS_DIR, 'desk.js'));
   const previews = new Map<string, Promise<string>>();
 
   await app.register(async (desk) => {
     // Forms post application/x-www-form-urlencoded; only desk routes read it.
-    desk.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
-    });
+    desk.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => {
+        done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
+      },
+    );
 
     const adminSession = (request: FastifyRequest): Session | null => {
       const s = sessionOf(ctx, request);
       return s && s.subject.kind === 'admin' ? s : null;
     };
-    const view = (s: Session): DeskSessionView => ({ label: s.subject.kind === 'admin' ? s.subject.label : '', csrf: s.csrf });
-    const toSignIn = (request: FastifyRequest, reply: FastifyReply) => redirect(reply, `/admin/?next=${encodeURIComponent(request.url.slice(0, 400))}`);
+    const view = (s: Session): DeskSessionView => ({
+      label: s.subject.kind === 'admin' ? s.subject.label : '',
+      csrf: s.csrf,
+    });
+    const toSignIn = (request: FastifyRequest, reply: FastifyReply) =>
+      redirect(reply, `/admin/?next=${encodeURIComponent(request.url.slice(0, 400))}`);
 
-    desk.get('/admin/assets/desk.css', async (_request, reply) => reply.header('Cache-Control', 'no-cache').type('text/css; charset=utf-8').send(css));
-    desk.get('/admin/assets/desk.js', async (_request, reply) => reply.header('Cache-Control', 'no-cache').type('text/javascript; charset=utf-8').send(js));
+    desk.get('/admin/assets/desk.css', async (_request, reply) =>
+      reply.header('Cache-Control', 'no-cache').type('text/css; charset=utf-8').send(css),
+    );
+    desk.get('/admin/assets/desk.js', async (_request, reply) =>
+      reply.header('Cache-Control', 'no-cache').type('text/javascript; charset=utf-8').send(js),
+    );
 
     desk.get('/admin', async (_request, reply) => redirect(reply, '/admin/'));
     desk.get<{ Querystring: Record<string, unknown> }>('/admin/', async (request, reply) => {
       if (adminSession(request)) return redirect(reply, safeNext(request.query.next) ?? '/admin/queue');
       const signedOut = asString(request.query['signed-out']) === '1';
-      return sendPage(reply, 200, signInPage({ next: safeNext(request.query.next), notice: signedOut ? 'You are signed out.' : null }));
+      return sendPage(
+        reply,
+        200,
+        signInPage({ next: safeNext(request.query.next), notice: signedOut ? 'You are signed out.' : null }),
+      );
     });
 
     desk.post<{ Body: Record<string, string> | undefined }>('/admin/sign-in', async (request, reply) => {
@@ -151,20 +194,43 @@ export async function registerDesk(app: FastifyInstance, ctx: AppContext, review
       const session = adminSession(request);
       if (!session) return toSignIn(request, reply);
       const q = request.query;
-      const form: QueueFilterForm = { kind: asString(q.kind), status: asString(q.status), operation: asString(q.operation), age: asString(q.age), work: asString(q.work).trim().slice(0, 200) };
+      const form: QueueFilterForm = {
+        kind: asString(q.kind),
+        status: asString(q.status),
+        operation: asString(q.operation),
+        age: asString(q.age),
+        work: asString(q.work).trim().slice(0, 200),
+      };
       const errors: string[] = [];
-      if (form.kind && !(SUBMISSION_KINDS as readonly string[]).includes(form.kind)) errors.push(`Unknown kind "${form.kind}".`);
-      if (form.status && form.status !== 'all' && !(SUBMISSION_STATUSES as readonly string[]).includes(form.status)) errors.push(`Unknown status "${form.status}".`);
-      if (form.operation && !(CONTRIBUTION_OPERATIONS as readonly string[]).includes(form.operation)) errors.push(`Unknown operation "${form.operation}".`);
+      if (form.kind && !(SUBMISSION_KINDS as readonly string[]).includes(form.kind))
+        errors.push(`Unknown kind "${form.kind}".`);
+      if (form.status && form.status !== 'all' && !(SUBMISSION_STATUSES as readonly string[]).includes(form.status))
+        errors.push(`Unknown status "${form.status}".`);
+      if (form.operation && !(CONTRIBUTION_OPERATIONS as readonly string[]).includes(form.operation))
+        errors.push(`Unknown operation "${form.operation}".`);
       if (!(form.age in AGE_FILTERS)) errors.push(`Unknown age "${form.age}".`);
       const pageNumber = Math.min(1_000_000, Math.max(1, Number.parseInt(asString(q.page), 10) || 1));
       if (errors.length > 0) {
-        return sendPage(reply, 400, queuePage({ session: view(session), form, items: [], page: 1, pageSize: QUEUE_PAGE_SIZE, total: 0, counts: {}, error: `${errors.join(' ')} Choose from the lists.` }));
+        return sendPage(
+          reply,
+          400,
+          queuePage({
+            session: view(session),
+            form,
+            items: [],
+            page: 1,
+            pageSize: QUEUE_PAGE_SIZE,
+            total: 0,
+            counts: {},
+            error: `${errors.join(' ')} Choose from the lists.`,
+          }),
+        );
       }
       const age = AGE_FILTERS[form.age]!;
       const dayMs = 86_400_000;
       const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      const statuses: SubmissionStatus[] = form.status === 'all' ? [...SUBMISSION_STATUSES] : form.status ? [form.status as SubmissionStatus] : [];
+      const statuses: SubmissionStatus[] =
+        form.status === 'all' ? [...SUBMISSION_STATUSES] : form.status ? [form.status as SubmissionStatus] : [];
       const found = await reviews.queue(
         {
           statuses,
@@ -178,84 +244,160 @@ export async function registerDesk(app: FastifyInstance, ctx: AppContext, review
         QUEUE_PAGE_SIZE,
       );
       // Only the page's review records are read (for their blocker counts).
-      const items = await Promise.all(found.items.map(async (e) => ({ ...e, blockers: (await reviews.reviews.get(e.trackingCode))?.blockers.length ?? 0 })));
-      return sendPage(reply, 200, queuePage({ session: view(session), form, items, page: pageNumber, pageSize: QUEUE_PAGE_SIZE, total: found.total, counts: found.counts }));
+      const items = await Promise.all(
+        found.items.map(async (e) => ({
+          ...e,
+          blockers: (await reviews.reviews.get(e.trackingCode))?.blockers.length ?? 0,
+        })),
+      );
+      return sendPage(
+        reply,
+        200,
+        queuePage({
+          session: view(session),
+          form,
+          items,
+          page: pageNumber,
+          pageSize: QUEUE_PAGE_SIZE,
+          total: found.total,
+          counts: found.counts,
+        }),
+      );
     });
 
     for (const kind of SUBMISSION_KINDS) {
       const segment = SEGMENT[kind];
       const codeOf = (raw: string): string | null => normalizeTrackingCode(raw, kind);
-      const renderItem = async (reply: FastifyReply, session: Session, code: string, status: number, notes: { notice?: string | null; error?: string | null } = {}) => {
+      const renderItem = async (
+        reply: FastifyReply,
+        session: Session,
+        code: string,
+        status: number,
+        notes: { notice?: string | null; error?: string | null } = {},
+      ) => {
         const { record, review } = await reviews.get(kind, code);
-        const diff = await reviewDiff(ctx.config.contentRepo, { branch: review?.ref?.branch ?? null, appliedCommit: review?.appliedCommit ?? null }).catch(() => null);
+        const diff = await reviewDiff(ctx.config.contentRepo, {
+          branch: review?.ref?.branch ?? null,
+          appliedCommit: review?.appliedCommit ?? null,
+        }).catch(() => null);
         const jsonHref = `/api/v1/admin/${segment}/${code}`;
-        const trackingJsonHref = new URL(kind === 'contribution' ? contributionUrl(ctx.config.publicBaseUrl, code) : correctionReportUrl(ctx.config.publicBaseUrl, code)).pathname;
-        return sendPage(reply, status, itemPage({ session: view(session), record, review, diff, jsonHref, trackingJsonHref, ...notes }));
+        const trackingJsonHref = new URL(
+          kind === 'contribution'
+            ? contributionUrl(ctx.config.publicBaseUrl, code)
+            : correctionReportUrl(ctx.config.publicBaseUrl, code),
+        ).pathname;
+        return sendPage(
+          reply,
+          status,
+          itemPage({ session: view(session), record, review, diff, jsonHref, trackingJsonHref, ...notes }),
+        );
       };
       const notFound = (reply: FastifyReply, session: Session, raw: string) =>
-        sendPage(reply, 404, messagePage('Not found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${raw.slice(0, 100)}.`, view(session)));
+        sendPage(
+          reply,
+          404,
+          messagePage(
+            'Not found',
+            `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${raw.slice(0, 100)}.`,
+            view(session),
+          ),
+        );
 
-      desk.get<{ Params: { code: string }; Querystring: Record<string, unknown> }>(`/admin/${segment}/:code`, async (request, reply) => {
-        const session = adminSession(request);
-        if (!session) return toSignIn(request, reply);
-        const code = codeOf(request.params.code);
-        if (!code) return notFound(reply, session, request.params.code);
-        const done = asString(request.query.done);
-        const notice = (REVIEW_ACTIONS as readonly string[]).includes(done) ? `Done: ${done.replace('-', ' ')}.` : null;
-        try {
-          return await renderItem(reply, session, code, 200, { notice });
-        } catch (err) {
-          if (err instanceof ProblemError && err.problem === 'not-found') return notFound(reply, session, code);
-          throw err;
-        }
-      });
-
-      desk.post<{ Params: { code: string; action: string }; Body: Record<string, string> | undefined }>(`/admin/${segment}/:code/:action`, async (request, reply) => {
-        const session = adminSession(request);
-        if (!session) {
-          // A form without a session (expired, or a forged cross-site post without the cookie).
-          return sendPage(reply, 401, signInPage({ error: 'Your desk session has ended (or this request carried none); sign in again. Nothing was changed.' }));
-        }
-        const refusal = csrfRefusal(ctx.config, request, session);
-        if (refusal !== null) return sendPage(reply, 403, messagePage('Refused', `${refusal} Nothing was changed.`, view(session)));
-        const code = codeOf(request.params.code);
-        if (!code) return notFound(reply, session, request.params.code);
-        const action = request.params.action;
-        if (!(REVIEW_ACTIONS as readonly string[]).includes(action)) return sendPage(reply, 404, messagePage('Not found', `Unknown review action "${action.slice(0, 50)}".`, view(session)));
-        const form = request.body ?? {};
-        const assets: Array<{ index: number; reviewState: AssertableState }> = [];
-        let arrangement: AssertableState | undefined;
-        for (const [name, value] of Object.entries(form)) {
-          const m = /^assert-(\d{1,3}|arrangement)$/.exec(name);
-          if (!m || !value) continue;
-          if (!(ASSERTABLE_STATES as readonly string[]).includes(value)) continue;
-          if (m[1] === 'arrangement') arrangement = value as AssertableState;
-          else assets.push({ index: Number(m[1]), reviewState: value as AssertableState });
-        }
-        const body: AdminActionBody = {
-          reviewer: asString(form.reviewer).trim(),
-          ...(asString(form.note).trim() ? { note: asString(form.note).trim() } : {}),
-          ...(assets.length > 0 || arrangement ? { assert: { ...(assets.length > 0 ? { assets } : {}), ...(arrangement ? { arrangement } : {}) } } : {}),
-        };
-        const invalid = validate(AdminActionBody, body);
-        if (invalid.length > 0) {
-          const words = invalid.map((e) => `${e.pointer.replace(/^\//, '') || 'form'} ${e.detail}`).join('; ');
-          return renderItem(reply, session, code, 400, { error: `Not done: ${words}.` });
-        }
-        const label = session.subject.kind === 'admin' ? session.subject.label : '';
-        try {
-          // Apply answers at once (as with Prefer: respond-async); the item page follows its progress.
-          await reviews.act(kind, code, action as AdminAction, body, { label, operatorLabeled: isOperatorLabel(label) }, { wait: false });
-        } catch (err) {
-          if (!(err instanceof ProblemError)) {
-            request.log.error({ err }, 'desk review action failed');
-            return renderItem(reply, session, code, 409, { error: `Not done, and nothing was changed: ${(err as Error).message}` });
+      desk.get<{ Params: { code: string }; Querystring: Record<string, unknown> }>(
+        `/admin/${segment}/:code`,
+        async (request, reply) => {
+          const session = adminSession(request);
+          if (!session) return toSignIn(request, reply);
+          const code = codeOf(request.params.code);
+          if (!code) return notFound(reply, session, request.params.code);
+          const done = asString(request.query.done);
+          const notice = (REVIEW_ACTIONS as readonly string[]).includes(done)
+            ? `Done: ${done.replace('-', ' ')}.`
+            : null;
+          try {
+            return await renderItem(reply, session, code, 200, { notice });
+          } catch (err) {
+            if (err instanceof ProblemError && err.problem === 'not-found') return notFound(reply, session, code);
+            throw err;
           }
-          if (err.problem === 'not-found') return notFound(reply, session, code);
-          return renderItem(reply, session, code, problemType(err.problem).status, { error: `Not done: ${err.message}` });
-        }
-        return redirect(reply, `${itemPath(kind, code)}?done=${action}`);
-      });
+        },
+      );
+
+      desk.post<{ Params: { code: string; action: string }; Body: Record<string, string> | undefined }>(
+        `/admin/${segment}/:code/:action`,
+        async (request, reply) => {
+          const session = adminSession(request);
+          if (!session) {
+            // A form without a session (expired, or a forged cross-site post without the cookie).
+            return sendPage(
+              reply,
+              401,
+              signInPage({
+                error:
+                  'Your desk session has ended (or this request carried none); sign in again. Nothing was changed.',
+              }),
+            );
+          }
+          const refusal = csrfRefusal(ctx.config, request, session);
+          if (refusal !== null)
+            return sendPage(reply, 403, messagePage('Refused', `${refusal} Nothing was changed.`, view(session)));
+          const code = codeOf(request.params.code);
+          if (!code) return notFound(reply, session, request.params.code);
+          const action = request.params.action;
+          if (!(REVIEW_ACTIONS as readonly string[]).includes(action))
+            return sendPage(
+              reply,
+              404,
+              messagePage('Not found', `Unknown review action "${action.slice(0, 50)}".`, view(session)),
+            );
+          const form = request.body ?? {};
+          const assets: Array<{ index: number; reviewState: AssertableState }> = [];
+          let arrangement: AssertableState | undefined;
+          for (const [name, value] of Object.entries(form)) {
+            const m = /^assert-(\d{1,3}|arrangement)$/.exec(name);
+            if (!m || !value) continue;
+            if (!(ASSERTABLE_STATES as readonly string[]).includes(value)) continue;
+            if (m[1] === 'arrangement') arrangement = value as AssertableState;
+            else assets.push({ index: Number(m[1]), reviewState: value as AssertableState });
+          }
+          const body: AdminActionBody = {
+            reviewer: asString(form.reviewer).trim(),
+            ...(asString(form.note).trim() ? { note: asString(form.note).trim() } : {}),
+            ...(assets.length > 0 || arrangement
+              ? { assert: { ...(assets.length > 0 ? { assets } : {}), ...(arrangement ? { arrangement } : {}) } }
+              : {}),
+          };
+          const invalid = validate(AdminActionBody, body);
+          if (invalid.length > 0) {
+            const words = invalid.map((e) => `${e.pointer.replace(/^\//, '') || 'form'} ${e.detail}`).join('; ');
+            return renderItem(reply, session, code, 400, { error: `Not done: ${words}.` });
+          }
+          const label = session.subject.kind === 'admin' ? session.subject.label : '';
+          try {
+            // Apply answers at once (as with Prefer: respond-async); the item page follows its progress.
+            await reviews.act(
+              kind,
+              code,
+              action as AdminAction,
+              body,
+              { label, operatorLabeled: isOperatorLabel(label) },
+              { wait: false },
+            );
+          } catch (err) {
+            if (!(err instanceof ProblemError)) {
+              request.log.error({ err }, 'desk review action failed');
+              return renderItem(reply, session, code, 409, {
+                error: `Not done, and nothing was changed: ${(err as Error).message}`,
+              });
+            }
+            if (err.problem === 'not-found') return notFound(reply, session, code);
+            return renderItem(reply, session, code, problemType(err.problem).status, {
+              error: `Not done: ${err.message}`,
+            });
+          }
+          return redirect(reply, `${itemPath(kind, code)}?done=${action}`);
+        },
+      );
     }
 
     /** The verified file behind verification entry `index` of an item, or a refusal. */
@@ -273,7 +415,10 @@ export async function registerDesk(app: FastifyInstance, ctx: AppContext, review
     };
 
     const fileRefusal = (request: FastifyRequest, reply: FastifyReply, status: 401 | 404) => {
-      const detail = status === 401 ? 'Sign in at /admin/ to read contributor files.' : 'No verified file is stored for this item and index.';
+      const detail =
+        status === 401
+          ? 'Sign in at /admin/ to read contributor files.'
+          : 'No verified file is stored for this item and index.';
       throw new ProblemError(status === 401 ? 'unauthorized' : 'not-found', detail);
     };
 
@@ -294,30 +439,38 @@ export async function registerDesk(app: FastifyInstance, ctx: AppContext, review
       });
     });
 
-    desk.get<{ Params: { code: string; index: string } }>('/admin/files/:code/:index/score.svg', async (request, reply) => {
-      if (!adminSession(request)) return fileRefusal(request, reply, 401);
-      const file = await verifiedFile(request.params.code, request.params.index);
-      if (!file || (file.kind !== 'musicxml' && file.kind !== 'mxl')) return fileRefusal(request, reply, 404);
-      if ((file.entry.byteLength ?? 0) > PREVIEW_MAX_BYTES) throw new ProblemError('not-found', 'This score is too large for a preview; download the file.');
-      let svg = previews.get(file.sha256);
-      if (!svg) {
-        svg = (async () => {
-          const bytes = await ctx.blobs.readBytes(file.sha256);
-          const xml = file.kind === 'mxl' ? musicXmlFromMxl(bytes) : bytes.toString('utf8');
-          return (await scorePreviewSvg(xml)).svg;
-        })();
-        previews.set(file.sha256, svg);
-        svg.catch(() => previews.delete(file.sha256));
-        // A few recent previews only (each is an SVG of one page).
-        while (previews.size > 16) previews.delete(previews.keys().next().value!);
-      }
-      let text: string;
-      try {
-        text = await svg;
-      } catch (err) {
-        throw new ProblemError('not-found', `No preview: ${(err as Error).message}`);
-      }
-      return reply.header('Content-Security-Policy', FILE_CSP).header('Cache-Control', 'private, no-store').type('image/svg+xml; charset=utf-8').send(text);
-    });
+    desk.get<{ Params: { code: string; index: string } }>(
+      '/admin/files/:code/:index/score.svg',
+      async (request, reply) => {
+        if (!adminSession(request)) return fileRefusal(request, reply, 401);
+        const file = await verifiedFile(request.params.code, request.params.index);
+        if (!file || (file.kind !== 'musicxml' && file.kind !== 'mxl')) return fileRefusal(request, reply, 404);
+        if ((file.entry.byteLength ?? 0) > PREVIEW_MAX_BYTES)
+          throw new ProblemError('not-found', 'This score is too large for a preview; download the file.');
+        let svg = previews.get(file.sha256);
+        if (!svg) {
+          svg = (async () => {
+            const bytes = await ctx.blobs.readBytes(file.sha256);
+            const xml = file.kind === 'mxl' ? musicXmlFromMxl(bytes) : bytes.toString('utf8');
+            return (await scorePreviewSvg(xml)).svg;
+          })();
+          previews.set(file.sha256, svg);
+          svg.catch(() => previews.delete(file.sha256));
+          // A few recent previews only (each is an SVG of one page).
+          while (previews.size > 16) previews.delete(previews.keys().next().value!);
+        }
+        let text: string;
+        try {
+          text = await svg;
+        } catch (err) {
+          throw new ProblemError('not-found', `No preview: ${(err as Error).message}`);
+        }
+        return reply
+          .header('Content-Security-Policy', FILE_CSP)
+          .header('Cache-Control', 'private, no-store')
+          .type('image/svg+xml; charset=utf-8')
+          .send(text);
+      },
+    );
   });
 }

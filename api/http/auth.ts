@@ -38,7 +38,21 @@ export const ROLE_ENV: Record<Role, string> = {
 };
 
 /** Query parameter names that look like credentials (compared lower-case, without "-" and "_"). */
-const KEY_LIKE_PARAMS = new Set(['key', 'apikey', 'token', 'accesstoken', 'importkey', 'xarchiveimportkey', 'authorization', 'bearer', 'librarykey', 'curatorkey', 'adminkey', 'secret', 'password']);
+const KEY_LIKE_PARAMS = new Set([
+  'key',
+  'apikey',
+  'token',
+  'accesstoken',
+  'importkey',
+  'xarchiveimportkey',
+  'authorization',
+  'bearer',
+  'librarykey',
+  'curatorkey',
+  'adminkey',
+  'secret',
+  'password',
+]);
 
 const LABEL_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
 const MIN_LABELED_SECRET_LENGTH = 8;
@@ -101,8 +115,15 @@ export class KeyRing {
     );
   }
 
-  static fromConfig(config: Pick<Config, 'libraryKeys' | 'curatorKeys' | 'adminKeys'> & Partial<Pick<Config, 'metricsKeys'>>): KeyRing {
-    return new KeyRing({ library: config.libraryKeys, curator: config.curatorKeys, admin: config.adminKeys, metrics: config.metricsKeys ?? [] });
+  static fromConfig(
+    config: Pick<Config, 'libraryKeys' | 'curatorKeys' | 'adminKeys'> & Partial<Pick<Config, 'metricsKeys'>>,
+  ): KeyRing {
+    return new KeyRing({
+      library: config.libraryKeys,
+      curator: config.curatorKeys,
+      admin: config.adminKeys,
+      metrics: config.metricsKeys ?? [],
+    });
   }
 
   /** True when at least one key is configured for one of `roles`. */
@@ -204,18 +225,36 @@ export function requireRole(ctx: { config: Config; keys: KeyRing; sessions?: Ses
       if (principal) break;
     }
     if (principal && !principal.roles.some((r) => roles.includes(r))) {
-      await sendProblem(reply, request, base, 'forbidden', `The key "${principal.label}" has the role ${principal.roles.join(', ')}; this action needs ${roles.join(' or ')}.`);
+      await sendProblem(
+        reply,
+        request,
+        base,
+        'forbidden',
+        `The key "${principal.label}" has the role ${principal.roles.join(', ')}; this action needs ${roles.join(' or ')}.`,
+      );
       return reply;
     }
     if (!principal && presented.length === 0 && ctx.sessions) {
       const session = sessionOf({ config: ctx.config, sessions: ctx.sessions }, request);
       if (session?.subject.kind === 'reader') {
-        await sendProblem(reply, request, base, 'forbidden', `A reader sign-in (${session.subject.provider} user "${session.subject.login}") does not grant this route; it needs a key with the role ${roles.join(' or ')}.`);
+        await sendProblem(
+          reply,
+          request,
+          base,
+          'forbidden',
+          `A reader sign-in (${session.subject.provider} user "${session.subject.login}") does not grant this route; it needs a key with the role ${roles.join(' or ')}.`,
+        );
         return reply;
       }
       if (session?.subject.kind === 'admin') {
         if (!ADMIN_SESSION_ROLES.some((r) => roles.includes(r))) {
-          await sendProblem(reply, request, base, 'forbidden', `A desk sign-in grants the admin role only; this action needs a key with the role ${roles.join(' or ')}.`);
+          await sendProblem(
+            reply,
+            request,
+            base,
+            'forbidden',
+            `A desk sign-in grants the admin role only; this action needs a key with the role ${roles.join(' or ')}.`,
+          );
           return reply;
         }
         const refusal = csrfRefusal(ctx.config, request, session);
@@ -229,7 +268,10 @@ export function requireRole(ctx: { config: Config; keys: KeyRing; sessions?: Ses
     }
     if (!principal) {
       const [detail, header] = !ring.configuredFor(roles)
-        ? [`No key is configured for this route, so it refuses every request. The operator sets ${envNames} (comma-separated keys) and restarts the service.`, REALM]
+        ? [
+            `No key is configured for this route, so it refuses every request. The operator sets ${envNames} (comma-separated keys) and restarts the service.`,
+            REALM,
+          ]
         : presented.length === 0
           ? ['This route needs a key in the X-Archive-Import-Key header or as Authorization: Bearer <key>.', REALM]
           : ['The key sent is not valid for this service.', `${REALM}, error="invalid_token"`];

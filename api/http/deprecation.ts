@@ -6,7 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import { deprecationHeaders, findDeprecation, type Deprecation } from '../../src/domain/deprecation.ts';
 import { CHANGELOG_PATH } from '../discovery/routes.ts';
 
-export function registerDeprecationHeaders(app: FastifyInstance, deprecations: readonly Deprecation[], base: string): void {
+export function registerDeprecationHeaders(
+  app: FastifyInstance,
+  deprecations: readonly Deprecation[],
+  base: string,
+): void {
   if (deprecations.length === 0) return;
   app.addHook('onSend', async (request, reply, payload) => {
     const found = findDeprecation(deprecations, request.method, request.url.split('?')[0] ?? '/');

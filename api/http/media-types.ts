@@ -35,7 +35,9 @@ export function mimeTable(): Array<{ type: string; extensions: string[] }> {
     list.push(ext);
     byType.set(type, list);
   }
-  return [...byType.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([type, extensions]) => ({ type, extensions: extensions.sort() }));
+  return [...byType.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([type, extensions]) => ({ type, extensions: extensions.sort() }));
 }
 
 /**
@@ -45,7 +47,12 @@ export function mimeTable(): Array<{ type: string; extensions: string[] }> {
  */
 export function nginxTypesBlock(indent = '    ', options: { storedFiles?: boolean } = {}): string {
   const table = mimeTable()
-    .map(({ type, extensions }) => ({ type, extensions: options.storedFiles ? extensions.filter((e) => storedFileType(`f.${e}`) !== 'application/octet-stream') : extensions }))
+    .map(({ type, extensions }) => ({
+      type,
+      extensions: options.storedFiles
+        ? extensions.filter((e) => storedFileType(`f.${e}`) !== 'application/octet-stream')
+        : extensions,
+    }))
     .filter((t) => t.extensions.length > 0);
   const lines = table.map(({ type, extensions }) => `${indent}    ${type} ${extensions.join(' ')};`);
   if (!options.storedFiles) lines.push(`${indent}    application/octet-stream ${EXTRA_OCTET_STREAM.join(' ')};`);
@@ -94,7 +101,11 @@ export function safeDeclaredType(declared: string | null | undefined): string {
     // An audio/video type is inert unless it claims to be XML (e.g. a made-up audio/x+xml).
     return /xml|html|script/.test(m[2]!) ? 'application/octet-stream' : essence;
   }
-  return INERT_TYPES.has(essence) ? (essence.startsWith('text/') ? withCharset(essence) : essence) : 'application/octet-stream';
+  return INERT_TYPES.has(essence)
+    ? essence.startsWith('text/')
+      ? withCharset(essence)
+      : essence
+    : 'application/octet-stream';
 }
 
 /**
@@ -104,5 +115,7 @@ export function safeDeclaredType(declared: string | null | undefined): string {
  */
 export function storedFileType(file: string): string {
   const type = contentTypeFor(file);
-  return safeDeclaredType(type) === 'application/octet-stream' && !type.startsWith('application/octet-stream') ? 'application/octet-stream' : type;
+  return safeDeclaredType(type) === 'application/octet-stream' && !type.startsWith('application/octet-stream')
+    ? 'application/octet-stream'
+    : type;
 }

@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemType, type ProblemName } from '../../src/domain/problems.ts';
 import type { ProblemFieldError } from '../../src/schemas/envelope.ts';
 
-
 export interface ProblemExtras {
   errors?: ProblemFieldError[];
   status?: number;
@@ -11,7 +10,13 @@ export interface ProblemExtras {
   [member: string]: unknown;
 }
 
-export function problemBody(baseUrl: string, name: ProblemName, instance: string, detail: string, extras: ProblemExtras = {}) {
+export function problemBody(
+  baseUrl: string,
+  name: ProblemName,
+  instance: string,
+  detail: string,
+  extras: ProblemExtras = {},
+) {
   const t = problemType(name);
   const { headers: _headers, status, ...members } = extras;
   return {
@@ -25,7 +30,14 @@ export function problemBody(baseUrl: string, name: ProblemName, instance: string
 }
 
 /** Send a problem; never cached, path only in `instance` (query strings can hold secrets). */
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, baseUrl: string, name: ProblemName, detail: string, extras: ProblemExtras = {}) {
+export function sendProblem(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  baseUrl: string,
+  name: ProblemName,
+  detail: string,
+  extras: ProblemExtras = {},
+) {
   const body = problemBody(baseUrl, name, request.url.split('?')[0] ?? '/', detail, extras);
   for (const [k, v] of Object.entries(extras.headers ?? {})) reply.header(k, v);
   return reply.code(body.status).header('Cache-Control', 'no-store').type('application/problem+json').send(body);

@@ -26,7 +26,14 @@ export function sendJsonWithEtag(
 }
 
 /** Answer a body already serialized, with its strong ETag, honoring If-None-Match. */
-export function sendBodyWithEtag(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string, contentType = 'application/json', cacheControl = 'public, max-age=30') {
+export function sendBodyWithEtag(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Buffer,
+  etag: string,
+  contentType = 'application/json',
+  cacheControl = 'public, max-age=30',
+) {
   reply.header('ETag', etag).header('Cache-Control', cacheControl);
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.type(contentType).send(body);
@@ -34,12 +41,16 @@ export function sendBodyWithEtag(request: FastifyRequest, reply: FastifyReply, b
 
 /** The envelope around `data`, as exact application/json that no cache stores. */
 export function sendPrivateJson(reply: FastifyReply, data: unknown) {
-  return reply.header('Cache-Control', NO_STORE).type('application/json').send(JSON.stringify(envelope(data)));
+  return reply
+    .header('Cache-Control', NO_STORE)
+    .type('application/json')
+    .send(JSON.stringify(envelope(data)));
 }
 
 /** `base?params&page=N`, leaving out empty parameters. */
 export function pageLink(base: string, params: Record<string, string | number | undefined>, page: number): string {
   const search = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...params, page })) if (v !== undefined && String(v) !== '') search.set(k, String(v));
+  for (const [k, v] of Object.entries({ ...params, page }))
+    if (v !== undefined && String(v) !== '') search.set(k, String(v));
   return `${base}?${search.toString()}`;
 }

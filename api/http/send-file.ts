@@ -12,7 +12,6 @@ import { ifNoneMatchHits, parseRange, type ServableFile } from '../site/static-s
 export type { ServableFile };
 import { sendProblem } from './problem.ts';
 
-
 function contentDisposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
@@ -32,27 +31,59 @@ export function offloadUri(request: FastifyRequest, mode: 'none' | 'nginx', rela
   return `${NGINX_BLOBS_LOCATION}${relativePath.split(path.sep).map(encodeURIComponent).join('/')}`;
 }
 
-export function sendFile(request: FastifyRequest, reply: FastifyReply, baseUrl: string, file: ServableFile, options: { offload?: string } = {}) {
+export function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string,
+  file: ServableFile,
+  options: { offload?: string } = {},
+) {
   reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
   if (file.downloadName) reply.header('Content-Disposition', contentDisposition(file.downloadName));
   if (ifNoneMatchHits(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-  const range = parseRange(request.headers.range, file.size, request.headers['if-range'] as string | undefined, file.etag);
+  const range = parseRange(
+    request.headers.range,
+    file.size,
+    request.headers['if-range'] as string | undefined,
+    file.etag,
+  );
   if (range.kind === 'unsatisfiable') {
-    return sendProblem(reply, request, baseUrl, 'range-not-satisfiable', `The range "${request.headers.range}" is outside the ${file.size} bytes of this file.`, {
-      headers: { 'Content-Range': `bytes */${file.size}` },
-    });
+    return sendProblem(
+      reply,
+      request,
+      baseUrl,
+      'range-not-satisfiable',
+      `The range "${request.headers.range}" is outside the ${file.size} bytes of this file.`,
+      {
+        headers: { 'Content-Range': `bytes */${file.size}` },
+      },
+    );
   }
   reply.type(file.contentType);
   if (options.offload) {
-    return reply.header('X-Accel-Redirect', options.offload).header('X-Archive-ETag', file.etag).header('Content-Length', '0').code(200).send();
+    return reply
+      .header('X-Accel-Redirect', options.offload)
+      .header('X-Archive-ETag', file.etag)
+      .header('Content-Length', '0')
+      .code(200)
+      .send();
   }
   if (range.kind === 'partial') {
     const length = range.end - range.start + 1;
-    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(length));
+    reply
+      .code(206)
+      .header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
+      .header('Content-Length', String(length));
     if (request.method === 'HEAD') return reply.send();
-    return reply.send(file.body ? file.body.subarray(range.start, range.end + 1) : createReadStream(file.absPath, { start: range.start, end: range.end, highWaterMark: 1024 * 1024 }));
+    return reply.send(
+      file.body
+        ? file.body.subarray(range.start, range.end + 1)
+        : createReadStream(file.absPath, { start: range.start, end: range.end, highWaterMark: 1024 * 1024 }),
+    );
   }
   reply.header('Content-Length', String(file.size));
   if (request.method === 'HEAD') return reply.send();
-  return reply.send(file.body ?? (file.size === 0 ? Buffer.alloc(0) : createReadStream(file.absPath, { highWaterMark: 1024 * 1024 })));
+  return reply.send(
+    file.body ?? (file.size === 0 ? Buffer.alloc(0) : createReadStream(file.absPath, { highWaterMark: 1024 * 1024 })),
+  );
 }

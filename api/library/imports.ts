@@ -88,7 +88,11 @@ export class LibraryImports {
   async create(input: MusicLibraryImportInput): Promise<StoredImport> {
     const errors = checkImportInput(input, { maxFileBytes: this.maxFileBytes });
     if (errors.length > 0) {
-      throw new ProblemError('invalid-body', `The request has ${errors.length} invalid field(s): ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}`, { errors });
+      throw new ProblemError(
+        'invalid-body',
+        `The request has ${errors.length} invalid field(s): ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}`,
+        { errors },
+      );
     }
     const contentHash = importContentHash(input);
     const idemId = sha256Hex(input.idempotencyKey);
@@ -97,7 +101,10 @@ export class LibraryImports {
 
     const existing = await this.committedTrack(input.track.stableKey);
     if (existing) {
-      throw new ProblemError('conflict', `The stableKey "${input.track.stableKey}" already belongs to a committed package (import ${existing.rec.id}); a package is imported once.`);
+      throw new ProblemError(
+        'conflict',
+        `The stableKey "${input.track.stableKey}" already belongs to a committed package (import ${existing.rec.id}); a package is imported once.`,
+      );
     }
     const at = now();
     const rec: StoredImport = {
@@ -110,22 +117,20 @@ export class LibraryImports {
       committedAtUtc: null,
       failureReason: null,
       track: input.track,
-      files: input.files.map(
-        (f): StoredFile => ({
-          id: randomUUID(),
-          kind: f.kind,
-          fileName: f.fileName,
-          originalRelativePath: f.originalRelativePath,
-          contentType: f.contentType,
-          byteLength: byteLengthOf(f.byteLength),
-          sha256: f.sha256.toLowerCase(),
-          downloadPolicy: f.downloadPolicy,
-          metadata: f.metadata,
-          verified: null,
-          lastMismatch: null,
-          adopting: false,
-        }),
-      ),
+      files: input.files.map((f): StoredFile => ({
+        id: randomUUID(),
+        kind: f.kind,
+        fileName: f.fileName,
+        originalRelativePath: f.originalRelativePath,
+        contentType: f.contentType,
+        byteLength: byteLengthOf(f.byteLength),
+        sha256: f.sha256.toLowerCase(),
+        downloadPolicy: f.downloadPolicy,
+        metadata: f.metadata,
+        verified: null,
+        lastMismatch: null,
+        adopting: false,
+      })),
     };
     // The import first, then the key: a key always points at an import that exists. Both creates
     // are exclusive and the import id is a function of the key, so of many identical requests
@@ -137,9 +142,13 @@ export class LibraryImports {
       const winner = await this.store.imports.get(rec.id);
       if (!winner) throw err;
       if (winner.contentHash !== contentHash) {
-        throw new ProblemError('idempotency-conflict', `This idempotencyKey was used for import ${winner.id} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`, {
-          importId: winner.id,
-        });
+        throw new ProblemError(
+          'idempotency-conflict',
+          `This idempotencyKey was used for import ${winner.id} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`,
+          {
+            importId: winner.id,
+          },
+        );
       }
       await this.claimKey(idemId, input.idempotencyKey, winner.id, contentHash);
       return winner;
@@ -161,9 +170,13 @@ export class LibraryImports {
     const seen = await this.store.idempotency.get(idemId);
     if (!seen) return null;
     if (seen.contentHash !== contentHash) {
-      throw new ProblemError('idempotency-conflict', `This idempotencyKey was used for import ${seen.importId} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`, {
-        importId: seen.importId,
-      });
+      throw new ProblemError(
+        'idempotency-conflict',
+        `This idempotencyKey was used for import ${seen.importId} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`,
+        {
+          importId: seen.importId,
+        },
+      );
     }
     const rec = await this.store.imports.get(seen.importId);
     return rec ? rec : null;
@@ -174,12 +187,27 @@ export class LibraryImports {
    * whole); a body that would pass the declared length is refused with 413 and leaves the file
    * as it was; a dropped connection keeps what arrived, so the client resumes from there.
    */
-  async upload(importId: string, fileId: string, offset: number, contentLength: number | null, body: Readable | null): Promise<{ rec: StoredImport; file: StoredFile; receivedBytes: number }> {
+  async upload(
+    importId: string,
+    fileId: string,
+    offset: number,
+    contentLength: number | null,
+    body: Readable | null,
+  ): Promise<{ rec: StoredImport; file: StoredFile; receivedBytes: number }> {
     const known = await this.store.imports.get(importId);
-    if (!known?.files.some((f) => f.id === fileId)) throw new ProblemError('not-found', known ? `Import ${importId} has no file ${fileId}.` : `No import has the id ${importId}.`);
+    if (!known?.files.some((f) => f.id === fileId))
+      throw new ProblemError(
+        'not-found',
+        known ? `Import ${importId} has no file ${fileId}.` : `No import has the id ${importId}.`,
+      );
     const release = this.locks.tryUpload(importId, fileId);
-    if (release === 'file-busy') throw new ProblemError('conflict', 'Another upload to this file is still in progress; wait for it to end, read the import for the offset, and resume from there.');
-    if (release === 'commit-busy') throw new ProblemError('conflict', 'A commit of this import is in progress; it accepts no bytes meanwhile.');
+    if (release === 'file-busy')
+      throw new ProblemError(
+        'conflict',
+        'Another upload to this file is still in progress; wait for it to end, read the import for the offset, and resume from there.',
+      );
+    if (release === 'commit-busy')
+      throw new ProblemError('conflict', 'A commit of this import is in progress; it accepts no bytes meanwhile.');
     try {
       // Read again under the lock: a commit may have finished since the first read.
       const rec = (await this.store.imports.get(importId))!;
@@ -194,11 +222,19 @@ export class LibraryImports {
             headers: { 'Upload-Offset': String(decision.expectedOffset) },
           });
         }
-        throw new ProblemError(decision.problem, decision.detail, decision.problem === 'payload-too-large' ? { receivedBytes: received, byteLength: file.byteLength } : {});
+        throw new ProblemError(
+          decision.problem,
+          decision.detail,
+          decision.problem === 'payload-too-large' ? { receivedBytes: received, byteLength: file.byteLength } : {},
+        );
       }
       if (file.lastMismatch) {
         // New bytes after a mismatch: the old finding no longer describes what is here.
-        await this.store.imports.update(importId, (r) => ({ ...r, updatedAtUtc: now(), files: r.files.map((f) => (f.id === fileId ? { ...f, lastMismatch: null } : f)) }));
+        await this.store.imports.update(importId, (r) => ({
+          ...r,
+          updatedAtUtc: now(),
+          files: r.files.map((f) => (f.id === fileId ? { ...f, lastMismatch: null } : f)),
+        }));
       }
       const staging = this.store.stagingFile(importId, fileId);
       await fs.mkdir(path.dirname(staging), { recursive: true });
@@ -207,7 +243,10 @@ export class LibraryImports {
       const source = body ?? Readable.from([]);
       // A client that stops sending without closing would hold this file's lock indefinitely:
       // end its request (the bytes so far stay) so it can resume.
-      const idle = setTimeout(() => source.destroy(new Error(`no bytes for ${UPLOAD_IDLE_MS / 1000} s`)), UPLOAD_IDLE_MS);
+      const idle = setTimeout(
+        () => source.destroy(new Error(`no bytes for ${UPLOAD_IDLE_MS / 1000} s`)),
+        UPLOAD_IDLE_MS,
+      );
       const limiter = new Transform({
         transform(chunk: Buffer, _enc, done) {
           idle.refresh();
@@ -233,10 +272,14 @@ export class LibraryImports {
         if (!out.closed) await once(out, 'close').catch(() => undefined);
         if (err instanceof TooManyBytes) {
           await fs.truncate(staging, received);
-          throw new ProblemError('payload-too-large', `The file was declared as ${file.byteLength} bytes; ${received} were here and this request sends more than the ${limit} still missing. Nothing from this request was kept.`, {
-            receivedBytes: received,
-            byteLength: file.byteLength,
-          });
+          throw new ProblemError(
+            'payload-too-large',
+            `The file was declared as ${file.byteLength} bytes; ${received} were here and this request sends more than the ${limit} still missing. Nothing from this request was kept.`,
+            {
+              receivedBytes: received,
+              byteLength: file.byteLength,
+            },
+          );
         }
         // The connection dropped (or the disk failed): what arrived stays, and the client resumes.
         throw err;
@@ -259,10 +302,22 @@ export class LibraryImports {
     const first = await this.store.imports.get(importId);
     if (!first) throw new ProblemError('not-found', `No import has the id ${importId}.`);
     if (first.status === 'committed') return first;
-    if (first.status === 'failed') throw new ProblemError('conflict', `The import failed and can never be committed: ${first.failureReason ?? 'no reason recorded'}.`);
+    if (first.status === 'failed')
+      throw new ProblemError(
+        'conflict',
+        `The import failed and can never be committed: ${first.failureReason ?? 'no reason recorded'}.`,
+      );
     const release = this.locks.tryCommit(importId);
-    if (release === 'uploads-busy') throw new ProblemError('conflict', 'Uploads to this import are still in progress; commit once they have finished.');
-    if (release === 'commit-busy') throw new ProblemError('conflict', 'A commit of this import is already in progress; read the import in a moment to see its outcome.');
+    if (release === 'uploads-busy')
+      throw new ProblemError(
+        'conflict',
+        'Uploads to this import are still in progress; commit once they have finished.',
+      );
+    if (release === 'commit-busy')
+      throw new ProblemError(
+        'conflict',
+        'A commit of this import is already in progress; read the import in a moment to see its outcome.',
+      );
     try {
       return await this.commitLocked(importId);
     } finally {
@@ -275,23 +330,32 @@ export class LibraryImports {
     if (rec.status === 'committed') return rec;
     rec = await this.recoverAdopted(rec);
 
-    const sized = await Promise.all(rec.files.map(async (file) => ({ file, receivedBytes: await this.store.receivedBytes(rec.id, file.id) })));
+    const sized = await Promise.all(
+      rec.files.map(async (file) => ({ file, receivedBytes: await this.store.receivedBytes(rec.id, file.id) })),
+    );
     const plan = planCommit(sized);
     if (plan.incomplete.length > 0) {
-      throw new ProblemError('conflict', `${plan.incomplete.length} file(s) are not completely uploaded yet; upload the rest (from each file's receivedBytes) and commit again. Nothing was committed.`, {
-        files: plan.incomplete.map(({ file, receivedBytes }) => ({
-          id: file.id,
-          fileName: file.fileName,
-          originalRelativePath: file.originalRelativePath,
-          byteLength: file.byteLength,
-          receivedBytes,
-        })),
-      });
+      throw new ProblemError(
+        'conflict',
+        `${plan.incomplete.length} file(s) are not completely uploaded yet; upload the rest (from each file's receivedBytes) and commit again. Nothing was committed.`,
+        {
+          files: plan.incomplete.map(({ file, receivedBytes }) => ({
+            id: file.id,
+            fileName: file.fileName,
+            originalRelativePath: file.originalRelativePath,
+            byteLength: file.byteLength,
+            receivedBytes,
+          })),
+        },
+      );
     }
 
     if (plan.toVerify.length > 0) {
       const ids = new Set(plan.toVerify.map((f) => f.file.id));
-      await this.store.imports.update(importId, (r) => ({ ...r, files: r.files.map((f) => (ids.has(f.id) ? { ...f, adopting: true } : f)) }));
+      await this.store.imports.update(importId, (r) => ({
+        ...r,
+        files: r.files.map((f) => (ids.has(f.id) ? { ...f, adopting: true } : f)),
+      }));
       this.failpoint('commit-after-mark');
       const verified = new Map<string, { byteLength: number; sha256: string }>();
       const mismatched = new Map<string, { actualByteLength: number; actualSha256: string }>();
@@ -321,7 +385,13 @@ export class LibraryImports {
         updatedAtUtc: at,
         files: r.files.map((f) => {
           const v = verified.get(f.id);
-          if (v) return { ...f, adopting: false, lastMismatch: null, verified: { byteLength: v.byteLength, sha256: v.sha256, atUtc: at } };
+          if (v)
+            return {
+              ...f,
+              adopting: false,
+              lastMismatch: null,
+              verified: { byteLength: v.byteLength, sha256: v.sha256, atUtc: at },
+            };
           const m = mismatched.get(f.id);
           if (m) return { ...f, adopting: false, lastMismatch: { ...m, atUtc: at } };
           return f;
@@ -329,7 +399,9 @@ export class LibraryImports {
       })))!;
       if (mismatched.size > 0) {
         // Only now that the finding is on record: discard the wrong bytes so the client re-sends.
-        await Promise.all([...mismatched.keys()].map((id) => fs.rm(this.store.stagingFile(importId, id), { force: true })));
+        await Promise.all(
+          [...mismatched.keys()].map((id) => fs.rm(this.store.stagingFile(importId, id), { force: true })),
+        );
         const files = rec.files
           .filter((f) => mismatched.has(f.id))
           .map((f) => ({
@@ -341,7 +413,11 @@ export class LibraryImports {
             expectedSha256: f.sha256,
             actualSha256: f.lastMismatch!.actualSha256,
           }));
-        throw new ProblemError('digest-mismatch', `${files.length} file(s) on the server do not match their declared length or SHA-256. Nothing was committed; upload those files again from offset 0 and commit again.`, { files });
+        throw new ProblemError(
+          'digest-mismatch',
+          `${files.length} file(s) on the server do not match their declared length or SHA-256. Nothing was committed; upload those files again from offset 0 and commit again.`,
+          { files },
+        );
       }
     }
 
@@ -350,7 +426,9 @@ export class LibraryImports {
     await this.indexFiles(rec);
     this.failpoint('commit-before-flip');
     const at = now();
-    const committed = await this.store.imports.update(importId, (r) => (r.status === 'open' ? { ...r, status: 'committed', committedAtUtc: at, updatedAtUtc: at } : undefined));
+    const committed = await this.store.imports.update(importId, (r) =>
+      r.status === 'open' ? { ...r, status: 'committed', committedAtUtc: at, updatedAtUtc: at } : undefined,
+    );
     await this.store.removeStaging(importId).catch(() => undefined);
     return committed!;
   }
@@ -385,7 +463,14 @@ export class LibraryImports {
   private async claim(rec: StoredImport): Promise<true> {
     const key = rec.track.stableKey;
     try {
-      await this.store.tracks.create(key, { stableKey: key, importId: rec.id, claimedAtUtc: now(), visibility: 'private', publication: null, pendingPublication: null });
+      await this.store.tracks.create(key, {
+        stableKey: key,
+        importId: rec.id,
+        claimedAtUtc: now(),
+        visibility: 'private',
+        publication: null,
+        pendingPublication: null,
+      });
       return true;
     } catch (err) {
       if (!(err instanceof RecordExistsError)) throw err;
@@ -393,9 +478,14 @@ export class LibraryImports {
     const holder = await this.store.tracks.get(key);
     if (holder?.importId === rec.id) return true; // claimed by an earlier attempt of this commit
     const reason = `the stableKey "${key}" was committed by import ${holder?.importId ?? 'another import'} first`;
-    await this.store.imports.update(rec.id, (r) => (r.status === 'open' ? { ...r, status: 'failed', failureReason: reason, updatedAtUtc: now() } : undefined));
+    await this.store.imports.update(rec.id, (r) =>
+      r.status === 'open' ? { ...r, status: 'failed', failureReason: reason, updatedAtUtc: now() } : undefined,
+    );
     await this.store.removeStaging(rec.id).catch(() => undefined);
-    throw new ProblemError('conflict', `This import can never be committed: ${reason}. Its files stay unpublished; import them under another stableKey.`);
+    throw new ProblemError(
+      'conflict',
+      `This import can never be committed: ${reason}. Its files stay unpublished; import them under another stableKey.`,
+    );
   }
 
   private async indexFiles(rec: StoredImport): Promise<void> {

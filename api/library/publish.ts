@@ -49,7 +49,13 @@ export class LibraryPublisher {
   private readonly inFlight = new Set<string>();
   private readonly failpoint: Failpoint;
 
-  constructor(ctx: AppContext, store: LibraryStore, imports: LibraryImports, log: FastifyBaseLogger, failpoint: Failpoint) {
+  constructor(
+    ctx: AppContext,
+    store: LibraryStore,
+    imports: LibraryImports,
+    log: FastifyBaseLogger,
+    failpoint: Failpoint,
+  ) {
     this.ctx = ctx;
     this.store = store;
     this.imports = imports;
@@ -89,7 +95,11 @@ export class LibraryPublisher {
   async publish(stableKey: string, curator: Principal): Promise<PublishedTrack> {
     const pkg = await this.imports.committedTrack(stableKey);
     if (!pkg) throw new ProblemError('not-found', `No library package has the stableKey "${stableKey}".`);
-    if (this.inFlight.has(stableKey)) throw new ProblemError('conflict', 'A publication of this package is already in progress; read the package in a moment to see its outcome.');
+    if (this.inFlight.has(stableKey))
+      throw new ProblemError(
+        'conflict',
+        'A publication of this package is already in progress; read the package in a moment to see its outcome.',
+      );
     this.inFlight.add(stableKey);
     try {
       const track = await this.settleNow(pkg.track);
@@ -132,7 +142,12 @@ export class LibraryPublisher {
       });
       if (!verdict.plan || !work) throw refuse(verdict.reasons);
       const publishedAtUtc = new Date().toISOString();
-      const draft = buildArrangement({ track: rec.track, plan: verdict.plan, curator: curator.label, nowUtc: publishedAtUtc });
+      const draft = buildArrangement({
+        track: rec.track,
+        plan: verdict.plan,
+        curator: curator.label,
+        nowUtc: publishedAtUtc,
+      });
       const text = await proposal.readBase(work.file);
       let edited: string;
       try {
@@ -165,7 +180,10 @@ export class LibraryPublisher {
         await ensureIncrementalBuild(config, commit, this.ctx.handle.current.dir, { worktree: 'rebuild' });
       } catch (err) {
         this.log.error({ err }, 'publication build failed');
-        throw new ProblemError('internal-error', 'The site did not build with the new arrangement. Nothing was published and the content repository is unchanged; an operator must look at the build output.');
+        throw new ProblemError(
+          'internal-error',
+          'The site did not build with the new arrangement. Nothing was published and the content repository is unchanged; an operator must look at the build output.',
+        );
       }
 
       const publication: StoredPublication = {
@@ -182,7 +200,10 @@ export class LibraryPublisher {
         await git(repo, ['merge', '--ff-only', '--quiet', commit]);
       } catch {
         await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: null }));
-        throw new ProblemError('conflict', 'The content repository changed while publishing; nothing was published. Retry the publication.');
+        throw new ProblemError(
+          'conflict',
+          'The content repository changed while publishing; nothing was published. Retry the publication.',
+        );
       }
       this.failpoint('publish-after-merge');
       try {
@@ -191,9 +212,17 @@ export class LibraryPublisher {
         this.log.error({ err }, 'publication rebuild failed; moving the branch back');
         await git(repo, ['reset', '--hard', '--quiet', head]);
         await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: null }));
-        throw new ProblemError('internal-error', 'The site could not be rebuilt with the new arrangement. Nothing was published; the content repository was moved back.');
+        throw new ProblemError(
+          'internal-error',
+          'The site could not be rebuilt with the new arrangement. Nothing was published; the content repository was moved back.',
+        );
       }
-      const updated = await this.store.tracks.update(stableKey, (t) => ({ ...t, visibility: 'public', publication, pendingPublication: null }));
+      const updated = await this.store.tracks.update(stableKey, (t) => ({
+        ...t,
+        visibility: 'public',
+        publication,
+        pendingPublication: null,
+      }));
       return updated as PublishedTrack;
     } finally {
       proposal.dispose();
@@ -204,5 +233,9 @@ export class LibraryPublisher {
 const SLUG = new RegExp(SLUG_PATTERN);
 
 function refuse(reasons: RefusalReason[]): ProblemError {
-  return new ProblemError('publication-refused', `The package is not eligible for publication (${reasons.length} failed condition(s)): ${reasons.map((r) => r.detail).join(' ')}`, { reasons });
+  return new ProblemError(
+    'publication-refused',
+    `The package is not eligible for publication (${reasons.length} failed condition(s)): ${reasons.map((r) => r.detail).join(' ')}`,
+    { reasons },
+  );
 }

@@ -33,7 +33,15 @@ import { DEFAULT_MAX_FILE_BYTES, LibraryImports } from './imports.ts';
 import { LibraryTracks } from './tracks.ts';
 import { failpoints } from './failpoints.ts';
 import { LibraryPublisher } from './publish.ts';
-import { commitView, importFileView, importView, libraryUrls, publicationView, trackSummaryView, trackView } from './views.ts';
+import {
+  commitView,
+  importFileView,
+  importView,
+  libraryUrls,
+  publicationView,
+  trackSummaryView,
+  trackView,
+} from './views.ts';
 
 /** ARCHIVE_LIBRARY_MAX_FILE_BYTES once api/config.ts carries it; the default until then. */
 export function maxFileBytes(config: Config): number {
@@ -76,11 +84,15 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
       },
     );
 
-    scope.get<{ Params: { id: string } }>('/api/v1/library/imports/:id', { onRequest: readers, schema: { params: ImportIdParams } }, async (request, reply) => {
-      const rec = await imports.get(request.params.id.toLowerCase());
-      if (!rec) return sendProblem(reply, request, base, 'not-found', `No import has the id ${request.params.id}.`);
-      return sendPrivateJson(reply, await renderImport(rec));
-    });
+    scope.get<{ Params: { id: string } }>(
+      '/api/v1/library/imports/:id',
+      { onRequest: readers, schema: { params: ImportIdParams } },
+      async (request, reply) => {
+        const rec = await imports.get(request.params.id.toLowerCase());
+        if (!rec) return sendProblem(reply, request, base, 'not-found', `No import has the id ${request.params.id}.`);
+        return sendPrivateJson(reply, await renderImport(rec));
+      },
+    );
 
     scope.put<{ Params: { importId: string; fileId: string }; Querystring: UploadQuery }>(
       '/api/v1/library/imports/:importId/files/:fileId',
@@ -88,7 +100,13 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
       async (request, reply) => {
         const body = request.body as unknown;
         if (body !== undefined && !(body instanceof Readable)) {
-          return sendProblem(reply, request, base, 'unsupported-media-type', `Upload file bytes as application/octet-stream (got "${request.headers['content-type'] ?? ''}").`);
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'unsupported-media-type',
+            `Upload file bytes as application/octet-stream (got "${request.headers['content-type'] ?? ''}").`,
+          );
         }
         const declared = request.headers['content-length'];
         const contentLength = declared !== undefined && /^[0-9]+$/.test(declared) ? Number(declared) : null;
@@ -96,7 +114,13 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
         const fileId = request.params.fileId.toLowerCase();
         let uploaded;
         try {
-          uploaded = await imports.upload(importId, fileId, request.query.offset ?? 0, contentLength, (body as Readable | undefined) ?? null);
+          uploaded = await imports.upload(
+            importId,
+            fileId,
+            request.query.offset ?? 0,
+            contentLength,
+            (body as Readable | undefined) ?? null,
+          );
         } catch (err) {
           if (request.raw.destroyed || request.raw.readableAborted) {
             request.log.info('upload interrupted by the client; it can resume from the reported offset');
@@ -111,26 +135,40 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
       },
     );
 
-    scope.post<{ Params: { id: string } }>('/api/v1/library/imports/:id/commit', { onRequest: readers, schema: { params: ImportIdParams } }, async (request, reply) => {
-      const rec = await imports.commit(request.params.id.toLowerCase());
-      return sendPrivateJson(reply, commitView(base, rec, await visibilityOf(rec)));
-    });
+    scope.post<{ Params: { id: string } }>(
+      '/api/v1/library/imports/:id/commit',
+      { onRequest: readers, schema: { params: ImportIdParams } },
+      async (request, reply) => {
+        const rec = await imports.commit(request.params.id.toLowerCase());
+        return sendPrivateJson(reply, commitView(base, rec, await visibilityOf(rec)));
+      },
+    );
 
-    scope.get<{ Querystring: TracksQuery }>('/api/v1/library/tracks', { onRequest: readers, schema: { querystring: TracksQuery } }, async (request, reply) => {
-      const q = request.query;
-      const slice = await tracks.list(q);
-      const page = q.page ?? 1;
-      const pageSize = q.pageSize ?? TRACKS_DEFAULT_PAGE_SIZE;
-      const last = Math.max(1, slice.totalPages);
-      const params = { query: q.query, collection: q.collection, genre: q.genre, sourceType: q.sourceType, intendedUse: q.intendedUse, channel: q.channel, pageSize };
-      const link = (p: number) => {
-        const search = new URLSearchParams();
-        for (const [k, v] of Object.entries({ ...params, page: p })) if (v !== undefined && String(v) !== '') search.set(k, String(v));
-        return `${u.tracks}?${search.toString()}`;
-      };
-      return sendPrivateJson(
-        reply,
-        {
+    scope.get<{ Querystring: TracksQuery }>(
+      '/api/v1/library/tracks',
+      { onRequest: readers, schema: { querystring: TracksQuery } },
+      async (request, reply) => {
+        const q = request.query;
+        const slice = await tracks.list(q);
+        const page = q.page ?? 1;
+        const pageSize = q.pageSize ?? TRACKS_DEFAULT_PAGE_SIZE;
+        const last = Math.max(1, slice.totalPages);
+        const params = {
+          query: q.query,
+          collection: q.collection,
+          genre: q.genre,
+          sourceType: q.sourceType,
+          intendedUse: q.intendedUse,
+          channel: q.channel,
+          pageSize,
+        };
+        const link = (p: number) => {
+          const search = new URLSearchParams();
+          for (const [k, v] of Object.entries({ ...params, page: p }))
+            if (v !== undefined && String(v) !== '') search.set(k, String(v));
+          return `${u.tracks}?${search.toString()}`;
+        };
+        return sendPrivateJson(reply, {
           items: slice.items.map((p) => trackSummaryView(base, p.track, p.rec)),
           page,
           pageSize,
@@ -143,48 +181,95 @@ export async function registerLibraryRoutes(app: FastifyInstance, ctx: AppContex
             next: page < slice.totalPages ? link(page + 1) : null,
             prev: page > 1 ? link(Math.min(page - 1, last)) : null,
           },
-        },
-      );
-    });
+        });
+      },
+    );
 
-    scope.get<{ Params: { stableKey: string } }>('/api/v1/library/tracks/:stableKey', { onRequest: readers, schema: { params: StableKeyParams } }, async (request, reply) => {
-      const pkg = await tracks.get(request.params.stableKey);
-      if (!pkg) return sendProblem(reply, request, base, 'not-found', `No library package has the stableKey "${request.params.stableKey}".`);
-      return sendPrivateJson(reply, trackView(base, pkg.track, pkg.rec));
-    });
+    scope.get<{ Params: { stableKey: string } }>(
+      '/api/v1/library/tracks/:stableKey',
+      { onRequest: readers, schema: { params: StableKeyParams } },
+      async (request, reply) => {
+        const pkg = await tracks.get(request.params.stableKey);
+        if (!pkg)
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'not-found',
+            `No library package has the stableKey "${request.params.stableKey}".`,
+          );
+        return sendPrivateJson(reply, trackView(base, pkg.track, pkg.rec));
+      },
+    );
 
-    scope.post<{ Params: { stableKey: string } }>('/api/v1/library/tracks/:stableKey/publish', { onRequest: curators, schema: { params: StableKeyParams } }, async (request, reply) => {
-      const t = await publisher.publish(request.params.stableKey, principalOf(request));
-      return sendPrivateJson(reply, {
-        stableKey: t.stableKey,
-        visibility: 'public',
-        publication: publicationView(base, t.publication),
-        links: { track: u.track(t.stableKey) },
-      });
-    });
+    scope.post<{ Params: { stableKey: string } }>(
+      '/api/v1/library/tracks/:stableKey/publish',
+      { onRequest: curators, schema: { params: StableKeyParams } },
+      async (request, reply) => {
+        const t = await publisher.publish(request.params.stableKey, principalOf(request));
+        return sendPrivateJson(reply, {
+          stableKey: t.stableKey,
+          visibility: 'public',
+          publication: publicationView(base, t.publication),
+          links: { track: u.track(t.stableKey) },
+        });
+      },
+    );
 
     // GET and HEAD in one route: Fastify's generated HEAD route would answer Content-Length: 0.
-    scope.route<{ Params: { id: string } }>({ method: ['GET', 'HEAD'], url: '/api/v1/library/files/:id', onRequest: readers, schema: { params: FileIdParams }, handler: async (request, reply) => {
-      const found = await tracks.file(request.params.id.toLowerCase());
-      if (!found) return sendProblem(reply, request, base, 'not-found', `No committed library file has the id ${request.params.id}.`);
-      const { file } = found;
-      if (file.downloadPolicy === 'curator-only' && !principalOf(request).roles.includes('curator')) {
-        return sendProblem(reply, request, base, 'forbidden', 'This file\'s downloadPolicy is "curator-only"; download it with a curator key.');
-      }
-      const sha = file.verified!.sha256;
-      const info = await ctx.blobs.stat(sha);
-      if (!info) {
-        request.log.error({ fileId: file.id }, 'committed library file missing from the blob store');
-        return sendProblem(reply, request, base, 'not-found', `The bytes of file ${file.id} are missing from the store; an operator must restore them.`);
-      }
-      return sendBlob(request, reply, base, ctx.blobs, {
-        sha256: sha,
-        size: info.byteLength,
-        contentType: safeDeclaredType(file.contentType),
-        // Private: no shared cache may keep it; a client may, but revalidates (with its key) each time.
-        cacheControl: 'private, no-cache',
-        downloadName: baseName(file.fileName),
-      }, { offload: blobOffload(request, ctx.config.downloadOffload, ctx.blobs, sha) });
-    } });
+    scope.route<{ Params: { id: string } }>({
+      method: ['GET', 'HEAD'],
+      url: '/api/v1/library/files/:id',
+      onRequest: readers,
+      schema: { params: FileIdParams },
+      handler: async (request, reply) => {
+        const found = await tracks.file(request.params.id.toLowerCase());
+        if (!found)
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'not-found',
+            `No committed library file has the id ${request.params.id}.`,
+          );
+        const { file } = found;
+        if (file.downloadPolicy === 'curator-only' && !principalOf(request).roles.includes('curator')) {
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'forbidden',
+            'This file\'s downloadPolicy is "curator-only"; download it with a curator key.',
+          );
+        }
+        const sha = file.verified!.sha256;
+        const info = await ctx.blobs.stat(sha);
+        if (!info) {
+          request.log.error({ fileId: file.id }, 'committed library file missing from the blob store');
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'not-found',
+            `The bytes of file ${file.id} are missing from the store; an operator must restore them.`,
+          );
+        }
+        return sendBlob(
+          request,
+          reply,
+          base,
+          ctx.blobs,
+          {
+            sha256: sha,
+            size: info.byteLength,
+            contentType: safeDeclaredType(file.contentType),
+            // Private: no shared cache may keep it; a client may, but revalidates (with its key) each time.
+            cacheControl: 'private, no-cache',
+            downloadName: baseName(file.fileName),
+          },
+          { offload: blobOffload(request, ctx.config.downloadOffload, ctx.blobs, sha) },
+        );
+      },
+    });
   });
 }

@@ -31,8 +31,12 @@ export function libraryUrls(baseUrl: string) {
   };
 }
 
-
-export function importFileView(baseUrl: string, rec: StoredImport, file: StoredFile, receivedBytes: number): LibraryImportFile {
+export function importFileView(
+  baseUrl: string,
+  rec: StoredImport,
+  file: StoredFile,
+  receivedBytes: number,
+): LibraryImportFile {
   const u = libraryUrls(baseUrl);
   const received = rec.status === 'committed' ? file.byteLength : receivedBytes;
   return {
@@ -55,7 +59,12 @@ export function importFileView(baseUrl: string, rec: StoredImport, file: StoredF
 }
 
 /** `received` maps file id -> bytes held in staging (ignored once committed). */
-export function importView(baseUrl: string, rec: StoredImport, received: Map<string, number>, visibility: 'private' | 'public' = 'private'): LibraryImport {
+export function importView(
+  baseUrl: string,
+  rec: StoredImport,
+  received: Map<string, number>,
+  visibility: 'private' | 'public' = 'private',
+): LibraryImport {
   const u = libraryUrls(baseUrl);
   const files = rec.files.map((f) => importFileView(baseUrl, rec, f, received.get(f.id) ?? 0));
   const t = rec.track;

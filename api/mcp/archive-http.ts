@@ -26,12 +26,18 @@ export function remoteArchive(baseUrl: string, fetchImpl: typeof fetch = fetch):
       try {
         res = await fetchImpl(`${root}${path}`, {
           method,
-          headers: { ...extra, accept: 'application/json, application/problem+json, text/markdown;q=0.9', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            ...extra,
+            accept: 'application/json, application/problem+json, text/markdown;q=0.9',
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         });
       } catch (error) {
         const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-        throw new Error(`${method} ${root}${path} failed (${cause}); is the archive running there? Set ARCHIVE_BASE_URL.`);
+        throw new Error(
+          `${method} ${root}${path} failed (${cause}); is the archive running there? Set ARCHIVE_BASE_URL.`,
+        );
       }
       const headers: Record<string, string> = {};
       res.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
@@ -52,7 +58,8 @@ export function inProcessArchive(app: FastifyInstance, remoteAddress: string): A
         ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
       });
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+      for (const [name, value] of Object.entries(res.headers))
+        if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
       return { status: res.statusCode, headers, text: res.body };
     },
   };

@@ -40,7 +40,13 @@ export function toolList(): Tool[] {
     description: t.description,
     inputSchema: t.inputSchema as Tool['inputSchema'],
     outputSchema: t.outputSchema as Tool['outputSchema'],
-    annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: t.idempotent, openWorldHint: false },
+    annotations: {
+      title: t.title,
+      readOnlyHint: t.readOnly,
+      destructiveHint: false,
+      idempotentHint: t.idempotent,
+      openWorldHint: false,
+    },
   }));
 }
 
@@ -52,7 +58,10 @@ function refusalResult(error: ToolRefusal): CallToolResult {
       { type: 'text', text: `Refused (HTTP ${error.status}): ${error.message}${retry}` },
       { type: 'text', text: JSON.stringify(error.problem) },
     ],
-    _meta: { httpStatus: error.status, ...(error.retryAfterSeconds !== null ? { retryAfterSeconds: error.retryAfterSeconds } : {}) },
+    _meta: {
+      httpStatus: error.status,
+      ...(error.retryAfterSeconds !== null ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+    },
   };
 }
 
@@ -66,18 +75,29 @@ export function createMcpServer(http: ArchiveHttp): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
+    if (!tool)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}"; tools: ${TOOLS.map((t) => t.name).join(', ')}.`,
+      );
     try {
       const answer = await tool.run(request.params.arguments ?? {}, http);
       return {
         structuredContent: answer.structured,
-        content: [{ type: 'text', text: JSON.stringify(answer.structured) }, ...(answer.text ? [{ type: 'text' as const, text: answer.text }] : [])],
+        content: [
+          { type: 'text', text: JSON.stringify(answer.structured) },
+          ...(answer.text ? [{ type: 'text' as const, text: answer.text }] : []),
+        ],
       };
     } catch (error) {
       if (error instanceof ToolRefusal) return refusalResult(error);
-      if (error instanceof ToolArgumentError) return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${error.message}` }] };
+      if (error instanceof ToolArgumentError)
+        return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${error.message}` }] };
       // The archive could not be reached (stdio pointed at a stopped server, network failure).
-      return { isError: true, content: [{ type: 'text', text: `The archive could not be reached: ${(error as Error).message}` }] };
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `The archive could not be reached: ${(error as Error).message}` }],
+      };
     }
   });
 
@@ -87,7 +107,8 @@ export function createMcpServer(http: ArchiveHttp): Server {
         uriTemplate: 'archive://works/{slug}',
         name: 'work',
         title: 'Canonical work record',
-        description: 'One work record, read as two contents: the JSON record (application/json) and the same record as Markdown (text/markdown).',
+        description:
+          'One work record, read as two contents: the JSON record (application/json) and the same record as Markdown (text/markdown).',
         mimeType: 'application/json',
       },
     ],
@@ -96,10 +117,20 @@ export function createMcpServer(http: ArchiveHttp): Server {
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     const page = Math.max(1, Number.parseInt(request.params?.cursor ?? '1', 10) || 1);
     const answer = await http.request('GET', `/api/v1/works?page=${page}&pageSize=${RESOURCE_PAGE_SIZE}`);
-    if (answer.status !== 200) throw new McpError(ErrorCode.InvalidParams, `Listing works failed with HTTP ${answer.status}.`);
-    const data = (JSON.parse(answer.text) as { data: { items: { slug: string; title: string; composer?: { name?: string } }[]; totalPages: number } }).data;
+    if (answer.status !== 200)
+      throw new McpError(ErrorCode.InvalidParams, `Listing works failed with HTTP ${answer.status}.`);
+    const data = (
+      JSON.parse(answer.text) as {
+        data: { items: { slug: string; title: string; composer?: { name?: string } }[]; totalPages: number };
+      }
+    ).data;
     return {
-      resources: data.items.map((w) => ({ uri: `archive://works/${w.slug}`, name: w.slug, title: w.title, mimeType: 'application/json' })),
+      resources: data.items.map((w) => ({
+        uri: `archive://works/${w.slug}`,
+        name: w.slug,
+        title: w.title,
+        mimeType: 'application/json',
+      })),
       ...(page < data.totalPages ? { nextCursor: String(page + 1) } : {}),
     };
   });
@@ -107,7 +138,12 @@ export function createMcpServer(http: ArchiveHttp): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
     const slug = WORK_URI.exec(uri)?.[1];
-    if (!slug) throw new McpError(RESOURCE_NOT_FOUND, `Unknown resource "${uri.slice(0, 200)}"; work records are archive://works/{slug}.`, { uri });
+    if (!slug)
+      throw new McpError(
+        RESOURCE_NOT_FOUND,
+        `Unknown resource "${uri.slice(0, 200)}"; work records are archive://works/{slug}.`,
+        { uri },
+      );
     const path = `/api/v1/works/${slug}`;
     const [record, markdown] = await Promise.all([http.request('GET', path), http.request('GET', `${path}/index.md`)]);
     if (record.status !== 200 || markdown.status !== 200) {

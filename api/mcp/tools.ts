@@ -10,7 +10,11 @@
 import type { TSchema } from '@sinclair/typebox';
 import { buildOpenApi } from '../../src/openapi/document.ts';
 import { MusicResolveInput } from '../../src/schemas/resolve.ts';
-import { MusicContributionInput, CONTRIBUTION_CODE_PATTERN, CORRECTION_CODE_PATTERN } from '../../src/schemas/contribution.ts';
+import {
+  MusicContributionInput,
+  CONTRIBUTION_CODE_PATTERN,
+  CORRECTION_CODE_PATTERN,
+} from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { ContributionAnswerInput, RESPONSE_TOKEN_HEADER, ResponseToken } from '../../src/schemas/answer.ts';
 import { ProfilesQuery, WorksQuery } from '../../src/schemas/queries.ts';
@@ -63,7 +67,8 @@ export class ToolArgumentError extends Error {}
 
 function stringArgument(args: Record<string, unknown>, name: string): string {
   const value = args[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new ToolArgumentError(`"${name}" is required and must be a non-empty string.`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new ToolArgumentError(`"${name}" is required and must be a non-empty string.`);
   return value;
 }
 
@@ -71,7 +76,10 @@ const json = (schema: TSchema | JsonSchema): JsonSchema => JSON.parse(JSON.strin
 
 /** The served OpenAPI document's schemas; the base URL does not enter any schema. */
 const DOCUMENT = buildOpenApi('http://localhost') as {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> }>
+  >;
   components: { schemas: Record<string, JsonSchema> };
 };
 
@@ -99,7 +107,13 @@ export function responseSchema(method: string, path: string, status: string): Js
 }
 
 /** Parse a 2xx JSON answer, or refuse with the problem detail. */
-async function call(http: ArchiveHttp, method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<Record<string, unknown>> {
+async function call(
+  http: ArchiveHttp,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Record<string, unknown>> {
   const answer = await http.request(method, path, body, headers);
   if (answer.status < 200 || answer.status > 299) throw new ToolRefusal(answer);
   return JSON.parse(answer.text) as Record<string, unknown>;
@@ -113,7 +127,12 @@ function queryString(args: Record<string, unknown>, keys: string[]): string {
 }
 
 const noInput: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
-const slugInput = json({ type: 'object', properties: { slug: json(Slug('Work slug, e.g. "bach-cello-suite-1-prelude".')) }, required: ['slug'], additionalProperties: false });
+const slugInput = json({
+  type: 'object',
+  properties: { slug: json(Slug('Work slug, e.g. "bach-cello-suite-1-prelude".')) },
+  required: ['slug'],
+  additionalProperties: false,
+});
 const trackingCodeProperty: JsonSchema = {
   type: 'string',
   maxLength: 64,
@@ -156,7 +175,9 @@ export const TOOLS: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
-      call(http, 'GET', `/api/v1/works${queryString(args, Object.keys(WorksQuery.properties))}`).then((structured) => ({ structured })),
+      call(http, 'GET', `/api/v1/works${queryString(args, Object.keys(WorksQuery.properties))}`).then((structured) => ({
+        structured,
+      })),
   },
   {
     name: 'get_work',
@@ -166,7 +187,10 @@ export const TOOLS: ToolDefinition[] = [
     inputSchema: slugInput,
     outputSchema: {
       type: 'object',
-      properties: { record: workRecord, markdown: { type: 'string', description: 'The record as Markdown (GET /api/v1/works/{slug}/index.md).' } },
+      properties: {
+        record: workRecord,
+        markdown: { type: 'string', description: 'The record as Markdown (GET /api/v1/works/{slug}/index.md).' },
+      },
       required: ['record', 'markdown'],
       additionalProperties: false,
     },
@@ -189,7 +213,8 @@ export const TOOLS: ToolDefinition[] = [
     outputSchema: responseSchema('get', '/api/v1/music/contributions/template', '200'),
     readOnly: true,
     idempotent: true,
-    run: (_args, http) => call(http, 'GET', '/api/v1/music/contributions/template').then((structured) => ({ structured })),
+    run: (_args, http) =>
+      call(http, 'GET', '/api/v1/music/contributions/template').then((structured) => ({ structured })),
   },
   {
     name: 'submit_contribution',
@@ -227,7 +252,12 @@ export const TOOLS: ToolDefinition[] = [
     async run(args, http) {
       const path = trackingPath(stringArgument(args, 'trackingCode'));
       const tracking = await call(http, 'GET', path);
-      return { structured: { kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution', tracking } };
+      return {
+        structured: {
+          kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution',
+          tracking,
+        },
+      };
     },
   },
   {
@@ -243,7 +273,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: 'answer_information_request',
-    title: 'Answer a reviewer\'s request for information',
+    title: "Answer a reviewer's request for information",
     description:
       'When a contribution ("C-…") or correction report ("R-…") is "needs-information" (the history note says what the reviewer needs), answer it: a public message and, for a contribution, optionally the whole revised contribution (same contract as submit_contribution, same idempotencyKey), which replaces the proposed change. ' +
       `Needs the responseToken from the submit tool's answer (sent as the ${RESPONSE_TOKEN_HEADER} header, never in a URL). The item goes back to "pending" for review; the answer shows in its history. Same validation and rate limit as the HTTP endpoint.`,
@@ -253,7 +283,10 @@ export const TOOLS: ToolDefinition[] = [
         trackingCode: trackingCodeProperty,
         responseToken: json(ResponseToken),
         message: json(ContributionAnswerInput.properties.message),
-        submission: { ...json(ContributionAnswerInput.properties.submission), description: 'Contributions only: the revised contribution, validated exactly like a new one.' },
+        submission: {
+          ...json(ContributionAnswerInput.properties.submission),
+          description: 'Contributions only: the revised contribution, validated exactly like a new one.',
+        },
       },
       required: ['trackingCode', 'responseToken', 'message'],
       additionalProperties: false,
@@ -280,24 +313,33 @@ export const TOOLS: ToolDefinition[] = [
       const body: Record<string, unknown> = { message: args.message };
       if (args.submission !== undefined) body.submission = args.submission;
       const tracking = await call(http, 'POST', path, body, { [RESPONSE_TOKEN_HEADER]: token });
-      return { structured: { kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution', tracking } };
+      return {
+        structured: {
+          kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution',
+          tracking,
+        },
+      };
     },
   },
   {
     name: 'list_profiles',
     title: 'List rendering profiles',
-    description: 'Rendering profiles (performance styles and instruments), filterable by kind, status, render readiness and words. Same as GET /api/v1/profiles.',
+    description:
+      'Rendering profiles (performance styles and instruments), filterable by kind, status, render readiness and words. Same as GET /api/v1/profiles.',
     inputSchema: json(ProfilesQuery),
     outputSchema: responseSchema('get', '/api/v1/profiles', '200'),
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
-      call(http, 'GET', `/api/v1/profiles${queryString(args, Object.keys(ProfilesQuery.properties))}`).then((structured) => ({ structured })),
+      call(http, 'GET', `/api/v1/profiles${queryString(args, Object.keys(ProfilesQuery.properties))}`).then(
+        (structured) => ({ structured }),
+      ),
   },
   {
     name: 'list_instruments',
     title: 'List instruments',
-    description: 'Normalized instruments with aliases, families, registered profiles and readiness. Same as GET /api/v1/instruments.',
+    description:
+      'Normalized instruments with aliases, families, registered profiles and readiness. Same as GET /api/v1/instruments.',
     inputSchema: noInput,
     outputSchema: responseSchema('get', '/api/v1/instruments', '200'),
     readOnly: true,

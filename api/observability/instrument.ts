@@ -32,11 +32,17 @@ export function instrumentReview(review: ReviewService, metrics: ArchiveMetrics)
   const act = review.act.bind(review);
   // `actor` and `options` pass through: an apply answered at once (`wait: false`) must not be made to wait.
   review.act = (kind, code, action, body, actor, options) =>
-    action === 'apply' ? timed((outcome, seconds) => metrics.applyDuration.observe({ kind, outcome }, seconds), () => act(kind, code, action, body, actor, options)) : act(kind, code, action, body, actor, options);
+    action === 'apply'
+      ? timed(
+          (outcome, seconds) => metrics.applyDuration.observe({ kind, outcome }, seconds),
+          () => act(kind, code, action, body, actor, options),
+        )
+      : act(kind, code, action, body, actor, options);
   metrics.countReviewQueueWith(async () => {
     const rows: Array<{ kind: string; status: string; count: number }> = [];
     for (const kind of ['contribution', 'correction-report'] as const) {
-      for (const status of OPEN_STATUSES) rows.push({ kind, status, count: (await review.queue({ statuses: [status], kind }, 1, 1)).total });
+      for (const status of OPEN_STATUSES)
+        rows.push({ kind, status, count: (await review.queue({ statuses: [status], kind }, 1, 1)).total });
     }
     return rows;
   });

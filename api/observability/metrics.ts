@@ -44,7 +44,12 @@ export class ArchiveMetrics {
 
   constructor(inFlight: () => number) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'archive_http_requests_total', help: 'HTTP answers by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers });
+    this.requests = new Counter({
+      name: 'archive_http_requests_total',
+      help: 'HTTP answers by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
     this.duration = new Histogram({
       name: 'archive_http_request_duration_seconds',
       help: 'Time to answer, by method, route pattern and status.',
@@ -52,9 +57,25 @@ export class ArchiveMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.inFlight = new Gauge({ name: 'archive_http_requests_in_flight', help: 'Requests being answered now.', registers, collect() { this.set(inFlight()); } });
-    this.rateLimited = new Counter({ name: 'archive_rate_limited_total', help: 'Requests refused with 429 by a rate limit, by route pattern.', labelNames: ['route'], registers });
-    this.uploadBytes = new Counter({ name: 'archive_upload_bytes_total', help: 'Bytes of library uploads stored (successful upload requests).', registers });
+    this.inFlight = new Gauge({
+      name: 'archive_http_requests_in_flight',
+      help: 'Requests being answered now.',
+      registers,
+      collect() {
+        this.set(inFlight());
+      },
+    });
+    this.rateLimited = new Counter({
+      name: 'archive_rate_limited_total',
+      help: 'Requests refused with 429 by a rate limit, by route pattern.',
+      labelNames: ['route'],
+      registers,
+    });
+    this.uploadBytes = new Counter({
+      name: 'archive_upload_bytes_total',
+      help: 'Bytes of library uploads stored (successful upload requests).',
+      registers,
+    });
     this.buildDuration = new Histogram({
       name: 'archive_build_duration_seconds',
       help: 'Rebuild-and-swap of the served site (after a publication or an applied review), by outcome.',
@@ -69,7 +90,11 @@ export class ArchiveMetrics {
       buckets: [0.5, 1, 2, 5, 10, 20, 40, 60, 120, 300, 600],
       registers,
     });
-    this.rebuildQueue = new Gauge({ name: 'archive_rebuild_queue_size', help: 'Rebuilds running or waiting their turn.', registers });
+    this.rebuildQueue = new Gauge({
+      name: 'archive_rebuild_queue_size',
+      help: 'Rebuilds running or waiting their turn.',
+      registers,
+    });
     const metrics = this;
     this.reviewQueue = new Gauge({
       name: 'archive_review_queue_size',
@@ -91,7 +116,8 @@ export class ArchiveMetrics {
 
   private async reviewQueueRows(): Promise<Awaited<ReturnType<ReviewQueueCounter>>> {
     if (!this.reviewQueueCounter) return [];
-    if (this.reviewQueueCache && Date.now() - this.reviewQueueCache.at < REVIEW_QUEUE_TTL_MS) return this.reviewQueueCache.rows;
+    if (this.reviewQueueCache && Date.now() - this.reviewQueueCache.at < REVIEW_QUEUE_TTL_MS)
+      return this.reviewQueueCache.rows;
     const rows = await this.reviewQueueCounter();
     this.reviewQueueCache = { at: Date.now(), rows };
     return rows;
@@ -116,7 +142,10 @@ export class ArchiveMetrics {
 }
 
 /** Time an async step into a histogram with an `outcome` of ok or failed. */
-export async function timed<T>(observe: (outcome: 'ok' | 'failed', seconds: number) => void, run: () => Promise<T>): Promise<T> {
+export async function timed<T>(
+  observe: (outcome: 'ok' | 'failed', seconds: number) => void,
+  run: () => Promise<T>,
+): Promise<T> {
   const started = process.hrtime.bigint();
   const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
   try {

@@ -29,7 +29,13 @@ export interface CheckResult {
 
 function withTimeout(what: string, run: Promise<string>): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckResult>((resolve) => (timer = setTimeout(() => resolve({ ok: false, detail: `${what} did not answer within ${CHECK_TIMEOUT_MS / 1000} s` }), CHECK_TIMEOUT_MS)));
+  const timeout = new Promise<CheckResult>(
+    (resolve) =>
+      (timer = setTimeout(
+        () => resolve({ ok: false, detail: `${what} did not answer within ${CHECK_TIMEOUT_MS / 1000} s` }),
+        CHECK_TIMEOUT_MS,
+      )),
+  );
   const checked = run.then(
     (detail): CheckResult => ({ ok: true, detail }),
     (err: Error): CheckResult => ({ ok: false, detail: `${what}: ${err.message.split('\n')[0]}` }),
@@ -38,7 +44,9 @@ function withTimeout(what: string, run: Promise<string>): Promise<CheckResult> {
 }
 
 /** The three readiness checks; each one bounded in time. */
-export async function readiness(ctx: AppContext): Promise<Record<'build' | 'contentRepository' | 'storage', CheckResult>> {
+export async function readiness(
+  ctx: AppContext,
+): Promise<Record<'build' | 'contentRepository' | 'storage', CheckResult>> {
   const build = withTimeout(
     'the served build',
     (async () => {
@@ -50,8 +58,16 @@ export async function readiness(ctx: AppContext): Promise<Record<'build' | 'cont
   const contentRepository = withTimeout(
     'the content repository',
     new Promise<string>((resolve, reject) =>
-      execFile('git', ['-C', ctx.config.contentRepo, 'rev-parse', '--verify', 'HEAD'], { timeout: CHECK_TIMEOUT_MS }, (err, stdout, stderr) =>
-        err ? reject(new Error(`git rev-parse HEAD in ${ctx.config.contentRepo} failed: ${(stderr || err.message).trim()}`)) : resolve(`HEAD ${stdout.trim().slice(0, 12)}`),
+      execFile(
+        'git',
+        ['-C', ctx.config.contentRepo, 'rev-parse', '--verify', 'HEAD'],
+        { timeout: CHECK_TIMEOUT_MS },
+        (err, stdout, stderr) =>
+          err
+            ? reject(
+                new Error(`git rev-parse HEAD in ${ctx.config.contentRepo} failed: ${(stderr || err.message).trim()}`),
+              )
+            : resolve(`HEAD ${stdout.trim().slice(0, 12)}`),
       ),
     ),
   );
@@ -88,10 +104,17 @@ export function registerObservabilityRoutes(app: FastifyInstance, ctx: AppContex
     const checks = await readiness(ctx);
     const failed = Object.entries(checks).filter(([, c]) => !c.ok);
     if (failed.length === 0) return noStore(reply).send({ status: 'ready', checks });
-    return sendProblem(reply, request, base, 'not-ready', `Not ready: ${failed.map(([name, c]) => `${name} (${c.detail})`).join('; ')}.`, {
-      checks,
-      headers: { 'Retry-After': '5' },
-    });
+    return sendProblem(
+      reply,
+      request,
+      base,
+      'not-ready',
+      `Not ready: ${failed.map(([name, c]) => `${name} (${c.detail})`).join('; ')}.`,
+      {
+        checks,
+        headers: { 'Retry-After': '5' },
+      },
+    );
   });
 
   const keyed = requireRole(ctx, ['metrics']);
@@ -100,7 +123,9 @@ export function registerObservabilityRoutes(app: FastifyInstance, ctx: AppContex
       const detail =
         'Metrics are not configured on this port. The operator either sets ARCHIVE_METRICS_KEYS (comma-separated label=secret) and restarts, then reads /metrics with Authorization: Bearer <secret>, ' +
         `or sets ARCHIVE_METRICS_PORT to serve /metrics without a key on a separate loopback listener${ctx.config.metricsPort !== null ? ` (set here: port ${ctx.config.metricsPort} on 127.0.0.1)` : ''}.`;
-      await sendProblem(reply, request, base, 'unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="archive"' } });
+      await sendProblem(reply, request, base, 'unauthorized', detail, {
+        headers: { 'WWW-Authenticate': 'Bearer realm="archive"' },
+      });
       return reply;
     }
     return keyed(request, reply);

@@ -20,22 +20,37 @@ const MAX_CACHED_BODY = 8192;
 const CLOSE = Buffer.from('}');
 
 export async function registerResolveRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<{ Body: MusicResolveInput }>('/api/v1/music/resolve', { schema: { body: MusicResolveInput } }, async (request, reply) => {
-    // One build for the whole answer: its resolve index, and its records for the candidates shown.
-    const build = ctx.handle.current;
-    const { resolve, records, resolveAnswers } = build.catalog;
-    const key = JSON.stringify(request.body);
-    const cacheable = key.length <= MAX_CACHED_BODY;
-    let data = cacheable ? resolveAnswers.get(key)?.body : undefined;
-    if (!data) {
-      const plan = planResolve(resolve, request.body);
-      const loaded = await records.byIds(recordsNeeded(resolve, plan));
-      const answer = finishResolve(resolve, plan, request.body, { baseUrl: ctx.config.publicBaseUrl, catalogGeneratedAtUtc: build.generatedAtUtc }, (order) => loaded.get(order)!);
-      data = Buffer.from(JSON.stringify(answer));
-      if (cacheable) resolveAnswers.set(key, { body: data, etag: '' });
-    }
-    // Exactly JSON.stringify(envelope(answer)), joined around the answer's text.
-    const head = Buffer.from(`{"apiVersion":${JSON.stringify(API_VERSION)},"generatedAtUtc":${JSON.stringify(utcTimestamp())},"data":`);
-    return reply.header('Cache-Control', 'no-store').type('application/json').send(Buffer.concat([head, data, CLOSE]));
-  });
+  app.post<{ Body: MusicResolveInput }>(
+    '/api/v1/music/resolve',
+    { schema: { body: MusicResolveInput } },
+    async (request, reply) => {
+      // One build for the whole answer: its resolve index, and its records for the candidates shown.
+      const build = ctx.handle.current;
+      const { resolve, records, resolveAnswers } = build.catalog;
+      const key = JSON.stringify(request.body);
+      const cacheable = key.length <= MAX_CACHED_BODY;
+      let data = cacheable ? resolveAnswers.get(key)?.body : undefined;
+      if (!data) {
+        const plan = planResolve(resolve, request.body);
+        const loaded = await records.byIds(recordsNeeded(resolve, plan));
+        const answer = finishResolve(
+          resolve,
+          plan,
+          request.body,
+          { baseUrl: ctx.config.publicBaseUrl, catalogGeneratedAtUtc: build.generatedAtUtc },
+          (order) => loaded.get(order)!,
+        );
+        data = Buffer.from(JSON.stringify(answer));
+        if (cacheable) resolveAnswers.set(key, { body: data, etag: '' });
+      }
+      // Exactly JSON.stringify(envelope(answer)), joined around the answer's text.
+      const head = Buffer.from(
+        `{"apiVersion":${JSON.stringify(API_VERSION)},"generatedAtUtc":${JSON.stringify(utcTimestamp())},"data":`,
+      );
+      return reply
+        .header('Cache-Control', 'no-store')
+        .type('application/json')
+        .send(Buffer.concat([head, data, CLOSE]));
+    },
+  );
 }

@@ -37,7 +37,12 @@ export const runTechnicalChecks: RunTechnicalChecks = async (kind, file) => {
       case 'midi':
         return await checkMidi(file);
       default:
-        return { kind, passed: true, summary: `No technical check for ${kind} files`, measurements: { checked: false } };
+        return {
+          kind,
+          passed: true,
+          summary: `No technical check for ${kind} files`,
+          measurements: { checked: false },
+        };
     }
   } catch (err) {
     return fail(kind, `The ${kind} check stopped with an error: ${(err as Error).message}`);
@@ -76,7 +81,8 @@ let verovioQueue: Promise<unknown> = Promise.resolve();
 
 async function checkMusicXml(file: string): Promise<TechnicalCheckResult> {
   const bytes = await readFile(file);
-  if (bytes.length > MAX_MUSICXML_BYTES) return fail('musicxml', `The MusicXML file is larger than ${MAX_MUSICXML_BYTES} bytes`, { bytes: bytes.length });
+  if (bytes.length > MAX_MUSICXML_BYTES)
+    return fail('musicxml', `The MusicXML file is larger than ${MAX_MUSICXML_BYTES} bytes`, { bytes: bytes.length });
   return checkMusicXmlText(bytes.toString('utf8'));
 }
 
@@ -112,10 +118,19 @@ async function checkMusicXmlText(xml: string): Promise<TechnicalCheckResult> {
   const measurements = { pages, measures, parts, notes };
   // Verovio reads damaged files leniently; its error log tells when it had to give up on parts.
   if (!loaded || errors.length > 0) {
-    return fail('musicxml', `Verovio could not load this MusicXML file${errors.length > 0 ? `: ${errors.slice(0, 2).join('; ')}` : ''}`, measurements);
+    return fail(
+      'musicxml',
+      `Verovio could not load this MusicXML file${errors.length > 0 ? `: ${errors.slice(0, 2).join('; ')}` : ''}`,
+      measurements,
+    );
   }
   if (pages < 1) return fail('musicxml', 'Verovio found no page to engrave', measurements);
-  return { kind: 'musicxml', passed: true, summary: `MusicXML loads in Verovio: ${plural(pages, 'page')}, ${plural(measures, 'measure')}`, measurements };
+  return {
+    kind: 'musicxml',
+    passed: true,
+    summary: `MusicXML loads in Verovio: ${plural(pages, 'page')}, ${plural(measures, 'measure')}`,
+    measurements,
+  };
 }
 
 /**
@@ -202,18 +217,34 @@ async function checkAudio(kind: 'mp3' | 'wav', file: string): Promise<TechnicalC
     bitsPerSample: format.bitsPerSample ?? null,
   };
   const container = (format.container ?? '').toUpperCase();
-  const matches = kind === 'wav' ? container.includes('WAVE') : container.includes('MPEG') && /layer 3/i.test(format.codec ?? 'layer 3');
-  if (!matches) return fail(kind, `The file is not ${kind.toUpperCase()} (found ${format.container ?? 'an unknown format'}${format.codec ? `, ${format.codec}` : ''})`, measurements);
+  const matches =
+    kind === 'wav'
+      ? container.includes('WAVE')
+      : container.includes('MPEG') && /layer 3/i.test(format.codec ?? 'layer 3');
+  if (!matches)
+    return fail(
+      kind,
+      `The file is not ${kind.toUpperCase()} (found ${format.container ?? 'an unknown format'}${format.codec ? `, ${format.codec}` : ''})`,
+      measurements,
+    );
   if (!format.duration || !Number.isFinite(format.duration) || format.duration <= 0) {
     return fail(kind, `No audio found in this ${kind.toUpperCase()} file (no duration)`, measurements);
   }
-  if (format.numberOfSamples === 0 || !format.sampleRate) return fail(kind, `No audio frames in this ${kind.toUpperCase()} file`, measurements);
+  if (format.numberOfSamples === 0 || !format.sampleRate)
+    return fail(kind, `No audio frames in this ${kind.toUpperCase()} file`, measurements);
   // The whole file decoded and measured: what resolve and the records show as measured.
   let audio;
   try {
     audio = await measureAudioFile(kind, file);
   } catch (err) {
-    return { ...fail(kind, `The ${kind.toUpperCase()} file could not be decoded in full for measurement: ${(err as Error).message}`, measurements), audio: null };
+    return {
+      ...fail(
+        kind,
+        `The ${kind.toUpperCase()} file could not be decoded in full for measurement: ${(err as Error).message}`,
+        measurements,
+      ),
+      audio: null,
+    };
   }
   const parts = [
     `${format.duration.toFixed(1)} s`,
@@ -230,10 +261,14 @@ async function checkAudio(kind: 'mp3' | 'wav', file: string): Promise<TechnicalC
 
 async function checkMidi(file: string): Promise<TechnicalCheckResult> {
   // The package is CommonJS built by UMD: Node exposes its exports only as the default export.
-  const mod = (await import('@tonejs/midi')) as unknown as { Midi?: typeof import('@tonejs/midi').Midi; default?: { Midi: typeof import('@tonejs/midi').Midi } };
+  const mod = (await import('@tonejs/midi')) as unknown as {
+    Midi?: typeof import('@tonejs/midi').Midi;
+    default?: { Midi: typeof import('@tonejs/midi').Midi };
+  };
   const Midi = mod.Midi ?? mod.default!.Midi;
   const bytes = await readFile(file);
-  if (bytes.subarray(0, 4).toString('latin1') !== 'MThd') return fail('midi', 'Not a Standard MIDI File (no MThd header)');
+  if (bytes.subarray(0, 4).toString('latin1') !== 'MThd')
+    return fail('midi', 'Not a Standard MIDI File (no MThd header)');
   let midi;
   try {
     midi = new Midi(bytes);

@@ -44,7 +44,11 @@ function boundedGit(repo: string, args: string[], maxBytes: number): Promise<str
  * The diff of one review, or null when there is nothing to show yet (no branch: the item was
  * never accepted, or its branch is not in this content repository).
  */
-export async function reviewDiff(repo: string, review: { branch: string | null; appliedCommit: string | null }, maxBytes = DIFF_MAX_BYTES): Promise<ReviewDiff | null> {
+export async function reviewDiff(
+  repo: string,
+  review: { branch: string | null; appliedCommit: string | null },
+  maxBytes = DIFF_MAX_BYTES,
+): Promise<ReviewDiff | null> {
   const verify = (ref: string) => git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(() => '');
   let base: string;
   let head: string;

@@ -112,7 +112,10 @@ function blockedV4(n: number): boolean {
  * IPv4 or IPv6 address is refused too (fail closed). Zone ids ("fe80::1%eth0") are ignored.
  */
 export function isBlockedAddress(ip: string): boolean {
-  const bare = ip.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = ip
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   const kind = net.isIP(bare);
   if (kind === 4) return blockedV4(parseV4(bare)!);
   if (kind !== 6) return true;
@@ -126,7 +129,14 @@ export function isBlockedAddress(ip: string): boolean {
 }
 
 /** Names that point inside the deployment whatever DNS says (checked before any lookup). */
-const BLOCKED_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
+const BLOCKED_NAMES = new Set([
+  'localhost',
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 const BLOCKED_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.localdomain'];
 
 export function isBlockedHostName(host: string): boolean {
@@ -136,7 +146,11 @@ export function isBlockedHostName(host: string): boolean {
 
 /** Lower case, no brackets around IPv6, no trailing dot: the form allow-list entries are compared in. */
 export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 /**
@@ -149,7 +163,8 @@ export function guardedLookup(check: boolean): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     dns.lookup(hostname, { all: true, family: options.family, hints: options.hints }, (err, addresses) => {
       if (err) return callback(err);
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
+      if (addresses.length === 0)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
       if (check) {
         const bad = addresses.find((a) => isBlockedAddress(a.address));
         if (bad) return callback(new BlockedLookupError(hostname, bad.address));
@@ -182,13 +197,20 @@ function checkUrl(raw: string, allowHosts: Set<string>): { url: URL; host: strin
   } catch {
     throw new FetchRefusedError('not-https', raw, `"${raw}" is not an absolute URL`);
   }
-  if (url.protocol !== 'https:') throw new FetchRefusedError('not-https', raw, `only https URLs are fetched (got ${url.protocol})`);
-  if (url.username || url.password) throw new FetchRefusedError('not-allowed-host', raw, 'URLs with credentials are not fetched');
+  if (url.protocol !== 'https:')
+    throw new FetchRefusedError('not-https', raw, `only https URLs are fetched (got ${url.protocol})`);
+  if (url.username || url.password)
+    throw new FetchRefusedError('not-allowed-host', raw, 'URLs with credentials are not fetched');
   const host = normalizeHost(url.hostname);
   const allowed = allowHosts.has(host);
   if (!allowed) {
     if (net.isIP(host) !== 0) {
-      if (isBlockedAddress(host)) throw new FetchRefusedError('blocked-address', raw, `${host} is a loopback, private, link-local or reserved address`);
+      if (isBlockedAddress(host))
+        throw new FetchRefusedError(
+          'blocked-address',
+          raw,
+          `${host} is a loopback, private, link-local or reserved address`,
+        );
     } else if (isBlockedHostName(host)) {
       throw new FetchRefusedError('not-allowed-host', raw, `${host} names an internal host`);
     }
@@ -200,7 +222,11 @@ interface Hop {
   response: IncomingMessage;
 }
 
-function request(target: { url: URL; host: string; allowed: boolean }, options: FetchOptions, signal: AbortSignal): Promise<Hop> {
+function request(
+  target: { url: URL; host: string; allowed: boolean },
+  options: FetchOptions,
+  signal: AbortSignal,
+): Promise<Hop> {
   return new Promise((resolve, reject) => {
     const isIp = net.isIP(target.host) !== 0;
     const req = https.request({
@@ -208,7 +234,11 @@ function request(target: { url: URL; host: string; allowed: boolean }, options: 
       host: target.host,
       port: target.url.port || 443,
       path: `${target.url.pathname}${target.url.search}`,
-      headers: { 'User-Agent': 'public-domain-music-archive review fetcher', Accept: '*/*', 'Accept-Encoding': 'identity' },
+      headers: {
+        'User-Agent': 'public-domain-music-archive review fetcher',
+        Accept: '*/*',
+        'Accept-Encoding': 'identity',
+      },
       // A literal address never goes through lookup; it was checked in checkUrl.
       lookup: isIp ? undefined : guardedLookup(!target.allowed),
       servername: isIp ? undefined : target.host,
@@ -247,7 +277,8 @@ export const fetchContributorFile: FetchContributorFile = async (url, blobs, opt
         response.destroy();
         const location = response.headers.location;
         if (!location) throw new FetchRefusedError('http-status', current, `HTTP ${status} without a Location header`);
-        if (hop + 1 > maxRedirects) throw new FetchRefusedError('redirect-limit', current, `more than ${maxRedirects} redirects`);
+        if (hop + 1 > maxRedirects)
+          throw new FetchRefusedError('redirect-limit', current, `more than ${maxRedirects} redirects`);
         current = new URL(location, target.url).toString();
         continue;
       }
@@ -258,7 +289,11 @@ export const fetchContributorFile: FetchContributorFile = async (url, blobs, opt
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > options.maxBytes) {
         response.destroy();
-        throw new FetchRefusedError('too-large', current, `the file is ${declared} bytes; the limit is ${options.maxBytes}`);
+        throw new FetchRefusedError(
+          'too-large',
+          current,
+          `the file is ${declared} bytes; the limit is ${options.maxBytes}`,
+        );
       }
       staging = await blobs.stagingPath();
       const hash = createHash('sha256');
@@ -270,7 +305,11 @@ export const fetchContributorFile: FetchContributorFile = async (url, blobs, opt
           byteLength += buf.length;
           if (byteLength > options.maxBytes) {
             response.destroy();
-            throw new FetchRefusedError('too-large', current, `the file exceeds the limit of ${options.maxBytes} bytes`);
+            throw new FetchRefusedError(
+              'too-large',
+              current,
+              `the file exceeds the limit of ${options.maxBytes} bytes`,
+            );
           }
           hash.update(buf);
           await out.write(buf);
@@ -287,7 +326,12 @@ export const fetchContributorFile: FetchContributorFile = async (url, blobs, opt
         const info = await blobs.adoptFile(staging, expected ?? sha256);
         staging = null;
         const type = response.headers['content-type'];
-        const fetched: FetchedFile = { sha256: info.sha256, byteLength: info.byteLength, mediaType: type ? type : null, finalUrl: current };
+        const fetched: FetchedFile = {
+          sha256: info.sha256,
+          byteLength: info.byteLength,
+          mediaType: type ? type : null,
+          finalUrl: current,
+        };
         return fetched;
       } catch (err) {
         if (err instanceof DigestMismatchError) throw digestRefusal(current, err.expected, err.actual);
@@ -301,12 +345,17 @@ export const fetchContributorFile: FetchContributorFile = async (url, blobs, opt
 };
 
 function digestRefusal(url: string, expected: string, actual: string): FetchRefusedError {
-  return new FetchRefusedError('digest-mismatch', url, `the declared SHA-256 is ${expected} but the file's is ${actual}`);
+  return new FetchRefusedError(
+    'digest-mismatch',
+    url,
+    `the declared SHA-256 is ${expected} but the file's is ${actual}`,
+  );
 }
 
 function mapNetworkError(err: unknown, url: string, signal: AbortSignal, timeoutMs: number): Error {
   if (err instanceof FetchRefusedError) return err;
-  if (signal.aborted) return new FetchRefusedError('timeout', url, `the download did not finish within ${timeoutMs} ms`);
+  if (signal.aborted)
+    return new FetchRefusedError('timeout', url, `the download did not finish within ${timeoutMs} ms`);
   if (err instanceof BlockedLookupError) return new FetchRefusedError('blocked-address', url, err.message);
   const e = err as NodeJS.ErrnoException;
   return new FetchRefusedError('network', url, `the download failed: ${e.code ? `${e.code} ` : ''}${e.message}`);

@@ -112,11 +112,22 @@ export class GitHubForge implements Forge {
       this.octokit.rest.pulls.list({ ...p, state: 'closed', head: `${this.owner}:${branch}`, base, per_page: 100 }),
     );
     const merged = closed.find((pr) => pr.merged_at !== null);
-    if (merged) return { kind: 'github-pull-request', branch, url: merged.html_url, number: merged.number, openedAtUtc: localRef.openedAtUtc };
+    if (merged)
+      return {
+        kind: 'github-pull-request',
+        branch,
+        url: merged.html_url,
+        number: merged.number,
+        openedAtUtc: localRef.openedAtUtc,
+      };
 
-    const { data: baseRef } = await this.step(`reading branch ${base}`, () => this.octokit.rest.git.getRef({ ...p, ref: `heads/${base}` }));
+    const { data: baseRef } = await this.step(`reading branch ${base}`, () =>
+      this.octokit.rest.git.getRef({ ...p, ref: `heads/${base}` }),
+    );
     const baseSha = baseRef.object.sha;
-    const { data: baseCommit } = await this.step('reading the base commit', () => this.octokit.rest.git.getCommit({ ...p, commit_sha: baseSha }));
+    const { data: baseCommit } = await this.step('reading the base commit', () =>
+      this.octokit.rest.git.getCommit({ ...p, commit_sha: baseSha }),
+    );
 
     const tree: { path: string; mode: '100644'; type: 'blob'; sha: string | null }[] = [];
     for (const change of input.changes) {
@@ -130,7 +141,9 @@ export class GitHubForge implements Forge {
       );
       tree.push({ path: change.path, mode: '100644', type: 'blob', sha: blob.sha });
     }
-    const { data: newTree } = await this.step('creating the tree', () => this.octokit.rest.git.createTree({ ...p, base_tree: baseCommit.tree.sha, tree }));
+    const { data: newTree } = await this.step('creating the tree', () =>
+      this.octokit.rest.git.createTree({ ...p, base_tree: baseCommit.tree.sha, tree }),
+    );
     const { data: commit } = await this.step('creating the commit', () =>
       this.octokit.rest.git.createCommit({ ...p, message: input.message, tree: newTree.sha, parents: [baseSha] }),
     );
@@ -144,9 +157,13 @@ export class GitHubForge implements Forge {
       },
     );
     if (existingBranch) {
-      await this.step(`updating branch ${branch}`, () => this.octokit.rest.git.updateRef({ ...p, ref: `heads/${branch}`, sha: commit.sha, force: true }));
+      await this.step(`updating branch ${branch}`, () =>
+        this.octokit.rest.git.updateRef({ ...p, ref: `heads/${branch}`, sha: commit.sha, force: true }),
+      );
     } else {
-      await this.step(`creating branch ${branch}`, () => this.octokit.rest.git.createRef({ ...p, ref: `refs/heads/${branch}`, sha: commit.sha }));
+      await this.step(`creating branch ${branch}`, () =>
+        this.octokit.rest.git.createRef({ ...p, ref: `refs/heads/${branch}`, sha: commit.sha }),
+      );
     }
 
     const { data: open } = await this.step('listing pull requests', () =>
@@ -154,20 +171,34 @@ export class GitHubForge implements Forge {
     );
     const pull =
       open[0] ??
-      (await this.step('opening the pull request', () => this.octokit.rest.pulls.create({ ...p, title: input.title, body: input.body, head: branch, base }))).data;
+      (
+        await this.step('opening the pull request', () =>
+          this.octokit.rest.pulls.create({ ...p, title: input.title, body: input.body, head: branch, base }),
+        )
+      ).data;
 
     await this.replaceLabels(pull.number, input.labels);
-    return { kind: 'github-pull-request', branch, url: pull.html_url, number: pull.number, openedAtUtc: localRef.openedAtUtc };
+    return {
+      kind: 'github-pull-request',
+      branch,
+      url: pull.html_url,
+      number: pull.number,
+      openedAtUtc: localRef.openedAtUtc,
+    };
   }
 
   /** Set the labels of a PR: keeps labels that are not about status, replaces the `status: *` one. */
   private async replaceLabels(issueNumber: number, labels: string[]): Promise<void> {
     const p = this.repoParams;
-    const { data: current } = await this.step('reading labels', () => this.octokit.rest.issues.listLabelsOnIssue({ ...p, issue_number: issueNumber, per_page: 100 }));
+    const { data: current } = await this.step('reading labels', () =>
+      this.octokit.rest.issues.listLabelsOnIssue({ ...p, issue_number: issueNumber, per_page: 100 }),
+    );
     const incomingStatus = labels.some((l) => l.startsWith(STATUS_LABEL_PREFIX));
     const kept = current.map((l) => l.name).filter((name) => !(incomingStatus && name.startsWith(STATUS_LABEL_PREFIX)));
     const next = [...new Set([...kept, ...labels])];
-    await this.step('setting labels', () => this.octokit.rest.issues.setLabels({ ...p, issue_number: issueNumber, labels: next }));
+    await this.step('setting labels', () =>
+      this.octokit.rest.issues.setLabels({ ...p, issue_number: issueNumber, labels: next }),
+    );
   }
 
   async setStatus(ref: ReviewRef, status: string): Promise<void> {
@@ -178,13 +209,22 @@ export class GitHubForge implements Forge {
   async merge(ref: ReviewRef, message: string): Promise<{ commit: string }> {
     const n = GitHubForge.number(ref);
     const p = this.repoParams;
-    const { data: pull } = await this.step(`reading pull request #${n}`, () => this.octokit.rest.pulls.get({ ...p, pull_number: n }));
+    const { data: pull } = await this.step(`reading pull request #${n}`, () =>
+      this.octokit.rest.pulls.get({ ...p, pull_number: n }),
+    );
     // Merged on GitHub already (an editor pressed the button; the webhook brought us here): only the local merge is left.
     if (!pull.merged) {
-      if (pull.state === 'closed') throw new Error(`GitHub pull request #${n} is closed without merging; reopen it or decline the submission`);
+      if (pull.state === 'closed')
+        throw new Error(`GitHub pull request #${n} is closed without merging; reopen it or decline the submission`);
       const [title, ...rest] = message.split('\n');
       await this.step(`merging pull request #${n}`, () =>
-        this.octokit.rest.pulls.merge({ ...p, pull_number: n, merge_method: 'merge', commit_title: title ?? '', commit_message: rest.join('\n').trim() }),
+        this.octokit.rest.pulls.merge({
+          ...p,
+          pull_number: n,
+          merge_method: 'merge',
+          commit_title: title ?? '',
+          commit_message: rest.join('\n').trim(),
+        }),
       );
     }
     return this.local.merge(GitHubForge.localRef(ref), message);
@@ -193,11 +233,18 @@ export class GitHubForge implements Forge {
   async close(ref: ReviewRef, note: string): Promise<void> {
     const n = GitHubForge.number(ref);
     const p = this.repoParams;
-    const { data: pull } = await this.step(`reading pull request #${n}`, () => this.octokit.rest.pulls.get({ ...p, pull_number: n }));
+    const { data: pull } = await this.step(`reading pull request #${n}`, () =>
+      this.octokit.rest.pulls.get({ ...p, pull_number: n }),
+    );
     if (pull.merged) throw new Error(`GitHub pull request #${n} is already merged; it cannot be closed`);
     if (pull.state !== 'closed') {
-      if (note.trim()) await this.step(`commenting on pull request #${n}`, () => this.octokit.rest.issues.createComment({ ...p, issue_number: n, body: note }));
-      await this.step(`closing pull request #${n}`, () => this.octokit.rest.pulls.update({ ...p, pull_number: n, state: 'closed' }));
+      if (note.trim())
+        await this.step(`commenting on pull request #${n}`, () =>
+          this.octokit.rest.issues.createComment({ ...p, issue_number: n, body: note }),
+        );
+      await this.step(`closing pull request #${n}`, () =>
+        this.octokit.rest.pulls.update({ ...p, pull_number: n, state: 'closed' }),
+      );
     }
     await this.local.close(GitHubForge.localRef(ref), note);
   }

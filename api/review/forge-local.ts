@@ -81,17 +81,30 @@ export class LocalForge implements Forge {
     // Every path is checked before anything is written.
     const changes = input.changes.map((change) => {
       const rel = normalizeContentPath(change.path);
-      if (rel === null || rel !== change.path.replace(/^\.\//, '') || rel.split('/').some((s) => s === '.git' || s === '')) throw new Error(`refusing to write outside the repository: ${change.path}`);
+      if (
+        rel === null ||
+        rel !== change.path.replace(/^\.\//, '') ||
+        rel.split('/').some((s) => s === '.git' || s === '')
+      )
+        throw new Error(`refusing to write outside the repository: ${change.path}`);
       return { path: rel, content: change.content };
     });
     const base = await this.main();
-    const proposal = await ContentProposal.open(this.repo, this.options.scratchDir, `review-${input.trackingCode}`, base);
+    const proposal = await ContentProposal.open(
+      this.repo,
+      this.options.scratchDir,
+      `review-${input.trackingCode}`,
+      base,
+    );
     try {
       lap('readTreeMs');
       await proposal.write(changes);
       lap('writeMs');
       if (this.options.lint) {
-        const { result: messages, scope } = await proposal.checkChanged(changes.map((c) => c.path), this.options.lint);
+        const { result: messages, scope } = await proposal.checkChanged(
+          changes.map((c) => c.path),
+          this.options.lint,
+        );
         timings.lintScope = scope;
         lap('lintMs');
         if (messages.length > 0) throw new ProposalLintError(messages);

@@ -24,12 +24,20 @@ export function appJwt(appId: string, key: KeyObject | string, nowMs: number): s
   const iat = Math.floor(nowMs / 1000) - 60;
   const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
   const payload = base64url(JSON.stringify({ iat, exp: iat + 9 * 60, iss: appId }));
-  const signature = sign('sha256', Buffer.from(`${header}.${payload}`), typeof key === 'string' ? createPrivateKey(key) : key);
+  const signature = sign(
+    'sha256',
+    Buffer.from(`${header}.${payload}`),
+    typeof key === 'string' ? createPrivateKey(key) : key,
+  );
   return `${header}.${payload}.${signature.toString('base64url')}`;
 }
 
 /** A function answering a valid installation token, minting a new one when the last is about to expire. */
-export function installationTokenProvider(app: GitHubAppCredentials, apiUrl = 'https://api.github.com', now: () => number = Date.now): () => Promise<string> {
+export function installationTokenProvider(
+  app: GitHubAppCredentials,
+  apiUrl = 'https://api.github.com',
+  now: () => number = Date.now,
+): () => Promise<string> {
   const key = createPrivateKey(app.privateKey);
   let current: { token: string; expiresAtMs: number } | null = null;
   let minting: Promise<string> | null = null;
@@ -37,11 +45,18 @@ export function installationTokenProvider(app: GitHubAppCredentials, apiUrl = 'h
     const url = `${apiUrl.replace(/\/+$/, '')}/app/installations/${encodeURIComponent(app.installationId)}/access_tokens`;
     const res = await fetch(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${appJwt(app.appId, key, now())}`, accept: 'application/vnd.github+json', 'user-agent': 'public-domain-music-archive', 'x-github-api-version': '2022-11-28' },
+      headers: {
+        authorization: `Bearer ${appJwt(app.appId, key, now())}`,
+        accept: 'application/vnd.github+json',
+        'user-agent': 'public-domain-music-archive',
+        'x-github-api-version': '2022-11-28',
+      },
     });
     const body = (await res.json().catch(() => ({}))) as { token?: string; expires_at?: string; message?: string };
     if (res.status !== 201 || typeof body.token !== 'string') {
-      throw new Error(`GitHub minting an installation token for app ${app.appId}, installation ${app.installationId} failed (HTTP ${res.status}): ${body.message ?? 'no token in the answer'}`);
+      throw new Error(
+        `GitHub minting an installation token for app ${app.appId}, installation ${app.installationId} failed (HTTP ${res.status}): ${body.message ?? 'no token in the answer'}`,
+      );
     }
     const expires = Date.parse(body.expires_at ?? '');
     current = { token: body.token, expiresAtMs: Number.isNaN(expires) ? now() + 60 * 60_000 : expires };

@@ -31,12 +31,23 @@ export interface GitHubEventHandlers {
 }
 
 /** Pull request actions recorded for people's pull requests (others, e.g. "labeled", change nothing the queue shows). */
-const RECORDED_ACTIONS = new Set(['opened', 'synchronize', 'reopened', 'closed', 'edited', 'ready_for_review', 'converted_to_draft']);
+const RECORDED_ACTIONS = new Set([
+  'opened',
+  'synchronize',
+  'reopened',
+  'closed',
+  'edited',
+  'ready_for_review',
+  'converted_to_draft',
+]);
 
 /** True for `review/<code>` where <code> is a contribution or correction-report tracking code: the archive's own branch. */
 export function isArchiveReviewBranch(branch: string): boolean {
   const code = trackingCodeFromBranch(branch);
-  return code !== null && (normalizeTrackingCode(code, 'contribution') !== null || normalizeTrackingCode(code, 'correction-report') !== null);
+  return (
+    code !== null &&
+    (normalizeTrackingCode(code, 'contribution') !== null || normalizeTrackingCode(code, 'correction-report') !== null)
+  );
 }
 
 export interface GitHubWebhookOptions {
@@ -77,7 +88,10 @@ interface PullRequestPayload {
 }
 
 /** The pull request of a payload, checked field by field; a list of what is wrong otherwise. */
-export function pullRequestEventOf(payload: PullRequestPayload, fallbackRepository: string | null): PullRequestEvent | string[] {
+export function pullRequestEventOf(
+  payload: PullRequestPayload,
+  fallbackRepository: string | null,
+): PullRequestEvent | string[] {
   const pr = payload.pull_request;
   const wrong: string[] = [];
   const str = (v: unknown, pointer: string, max: number): string => {
@@ -85,9 +99,11 @@ export function pullRequestEventOf(payload: PullRequestPayload, fallbackReposito
     return typeof v === 'string' ? v.slice(0, max) : '';
   };
   const number = pr?.number;
-  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) wrong.push('/pull_request/number must be a positive integer');
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1)
+    wrong.push('/pull_request/number must be a positive integer');
   const headSha = str(pr?.head?.sha, '/pull_request/head/sha', 64);
-  if (headSha && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(headSha)) wrong.push('/pull_request/head/sha must be a commit id');
+  if (headSha && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(headSha))
+    wrong.push('/pull_request/head/sha must be a commit id');
   const createdAt = str(pr?.created_at, '/pull_request/created_at', 40);
   const created = Date.parse(createdAt);
   if (createdAt && Number.isNaN(created)) wrong.push('/pull_request/created_at must be a timestamp');
@@ -111,27 +127,42 @@ export function pullRequestEventOf(payload: PullRequestPayload, fallbackReposito
   return wrong.length > 0 ? wrong : event;
 }
 
-export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContext, handlers: GitHubEventHandlers, options: GitHubWebhookOptions = {}): Promise<void> {
+export async function registerGitHubWebhook(
+  app: FastifyInstance,
+  ctx: AppContext,
+  handlers: GitHubEventHandlers,
+  options: GitHubWebhookOptions = {},
+): Promise<void> {
   const secret = options.secret !== undefined ? options.secret : ctx.config.githubWebhookSecret;
-  const repository = (options.repository !== undefined ? options.repository : (ctx.config.github?.repository ?? null))?.toLowerCase() ?? null;
+  const repository =
+    (options.repository !== undefined ? options.repository : (ctx.config.github?.repository ?? null))?.toLowerCase() ??
+    null;
   const base = ctx.config.publicBaseUrl;
 
   // A plugin scope of its own: the raw-body parser applies to this route only, the rest of the
   // API keeps its JSON parsers.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_req, body, done) =>
+      done(null, body),
+    );
 
     scope.post(GITHUB_WEBHOOK_PATH, { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request, reply) => {
       const unauthorized = (detail: string) =>
-        sendProblem(reply, request, base, 'unauthorized', detail, { headers: { 'WWW-Authenticate': 'X-Hub-Signature-256 realm="github-webhook"' } });
+        sendProblem(reply, request, base, 'unauthorized', detail, {
+          headers: { 'WWW-Authenticate': 'X-Hub-Signature-256 realm="github-webhook"' },
+        });
       if (!secret) {
-        return unauthorized('GitHub webhooks are not configured on this server: set GITHUB_WEBHOOK_SECRET to the secret entered in the repository\'s webhook settings.');
+        return unauthorized(
+          "GitHub webhooks are not configured on this server: set GITHUB_WEBHOOK_SECRET to the secret entered in the repository's webhook settings.",
+        );
       }
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = request.headers['x-hub-signature-256'];
       if (!verifySignature(secret, raw, typeof header === 'string' ? header : undefined)) {
-        return unauthorized('The X-Hub-Signature-256 header is missing or does not match the body signed with the configured webhook secret.');
+        return unauthorized(
+          'The X-Hub-Signature-256 header is missing or does not match the body signed with the configured webhook secret.',
+        );
       }
 
       const event = String(request.headers['x-github-event'] ?? '');
@@ -139,26 +170,56 @@ export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContex
       try {
         payload = parsePayload(raw, String(request.headers['content-type'] ?? ''));
       } catch (err) {
-        return sendProblem(reply, request, base, 'malformed-json', `The webhook payload is not JSON: ${(err as Error).message}`);
+        return sendProblem(
+          reply,
+          request,
+          base,
+          'malformed-json',
+          `The webhook payload is not JSON: ${(err as Error).message}`,
+        );
       }
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
         return sendProblem(reply, request, base, 'malformed-json', 'The webhook payload is not a JSON object.');
       }
       if (event === 'ping') return reply.code(204).header('Cache-Control', 'no-store').send();
       if (repository && payload.repository?.full_name && payload.repository.full_name.toLowerCase() !== repository) {
-        return reply.code(202).header('Cache-Control', 'no-store').send({ handled: false, reason: `events of ${payload.repository.full_name} are ignored` });
+        return reply
+          .code(202)
+          .header('Cache-Control', 'no-store')
+          .send({ handled: false, reason: `events of ${payload.repository.full_name} are ignored` });
       }
       const branch = payload.pull_request?.head?.ref ?? '';
-      if (event === 'pull_request' && handlers.onPullRequest && !isArchiveReviewBranch(branch) && RECORDED_ACTIONS.has(payload.action ?? '')) {
+      if (
+        event === 'pull_request' &&
+        handlers.onPullRequest &&
+        !isArchiveReviewBranch(branch) &&
+        RECORDED_ACTIONS.has(payload.action ?? '')
+      ) {
         // A pull request a person opened: recorded for the review queue, its head linted.
         const parsed = pullRequestEventOf(payload, repository);
         if (Array.isArray(parsed)) {
-          return sendProblem(reply, request, base, 'invalid-body', `The pull_request payload is not usable: ${parsed.join('; ')}.`, {
-            errors: parsed.map((w) => ({ pointer: w.split(' ')[0]!, detail: w.slice(w.indexOf(' ') + 1) })),
-          });
+          return sendProblem(
+            reply,
+            request,
+            base,
+            'invalid-body',
+            `The pull_request payload is not usable: ${parsed.join('; ')}.`,
+            {
+              errors: parsed.map((w) => ({ pointer: w.split(' ')[0]!, detail: w.slice(w.indexOf(' ') + 1) })),
+            },
+          );
         }
         const recorded = await handlers.onPullRequest(parsed);
-        return reply.code(200).header('Cache-Control', 'no-store').send({ handled: true, trackingCode: recorded.trackingCode, pullRequest: recorded.number, lint: recorded.lint.state, ...(recorded.sync ? { sync: recorded.sync.state } : {}) });
+        return reply
+          .code(200)
+          .header('Cache-Control', 'no-store')
+          .send({
+            handled: true,
+            trackingCode: recorded.trackingCode,
+            pullRequest: recorded.number,
+            lint: recorded.lint.state,
+            ...(recorded.sync ? { sync: recorded.sync.state } : {}),
+          });
       }
       const code = trackingCodeFromBranch(branch);
       let handled = false;
@@ -167,11 +228,18 @@ export async function registerGitHubWebhook(app: FastifyInstance, ctx: AppContex
           await (payload.pull_request?.merged ? handlers.onMerged(code) : handlers.onClosed(code));
           handled = true;
         } else if (event === 'pull_request_review' && payload.action === 'submitted' && handlers.onReview) {
-          await handlers.onReview(code, (payload.review?.state ?? '').toLowerCase(), payload.review?.user?.login ?? 'unknown');
+          await handlers.onReview(
+            code,
+            (payload.review?.state ?? '').toLowerCase(),
+            payload.review?.user?.login ?? 'unknown',
+          );
           handled = true;
         }
       }
-      return reply.code(handled ? 200 : 202).header('Cache-Control', 'no-store').send({ handled, trackingCode: code });
+      return reply
+        .code(handled ? 200 : 202)
+        .header('Cache-Control', 'no-store')
+        .send({ handled, trackingCode: code });
     });
   });
 }
@@ -208,7 +276,14 @@ export async function pollGitHub(
   const [owner, repo] = forgeOptions.repository.split('/');
   const octokit = createOctokit(forgeOptions);
   const oldest = Math.min(...[...waiting.values()].map((r) => Date.parse(r.openedAtUtc) || 0));
-  const pages = octokit.paginate.iterator(octokit.rest.pulls.list, { owner: owner!, repo: repo!, state: 'closed', sort: 'updated', direction: 'desc', per_page: 100 });
+  const pages = octokit.paginate.iterator(octokit.rest.pulls.list, {
+    owner: owner!,
+    repo: repo!,
+    state: 'closed',
+    sort: 'updated',
+    direction: 'desc',
+    per_page: 100,
+  });
   outer: for await (const page of pages) {
     for (const pr of page.data) {
       if (Date.parse(pr.updated_at) < oldest - 60_000) break outer;

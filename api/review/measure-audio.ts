@@ -26,7 +26,10 @@ export function measureAudioFile(kind: 'mp3' | 'wav', file: string): Promise<Aud
 
 function inWorker(kind: 'mp3' | 'wav', file: string): Promise<AudioMeasurement> {
   return new Promise<AudioMeasurement>((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, { workerData: { kind, file }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = new Worker(WORKER_URL, {
+      workerData: { kind, file },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -35,12 +38,18 @@ function inWorker(kind: 'mp3' | 'wav', file: string): Promise<AudioMeasurement> 
       fn();
       void worker.terminate();
     };
-    const timer = setTimeout(() => finish(() => reject(new Error(`measuring the audio took longer than ${MEASURE_TIMEOUT_MS / 60000} minutes`))), MEASURE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () =>
+        finish(() => reject(new Error(`measuring the audio took longer than ${MEASURE_TIMEOUT_MS / 60000} minutes`))),
+      MEASURE_TIMEOUT_MS,
+    );
     timer.unref();
     worker.once('message', (m: { ok: true; result: AudioMeasurement } | { ok: false; message: string }) =>
       finish(() => (m.ok ? resolve(m.result) : reject(new Error(m.message)))),
     );
     worker.once('error', (err) => finish(() => reject(new Error(`the audio measurement failed: ${err.message}`))));
-    worker.once('exit', (code) => finish(() => reject(new Error(`the audio measurement stopped before answering (exit ${code})`))));
+    worker.once('exit', (code) =>
+      finish(() => reject(new Error(`the audio measurement stopped before answering (exit ${code})`))),
+    );
   });
 }

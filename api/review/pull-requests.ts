@@ -24,7 +24,17 @@
  * lint starts, so a slow lint still leaves the item in the queue, and the next event retries a lint
  * that could not run). Only a result for the current head is stored.
  */
-import { mkdirSync, mkdtempSync, cpSync, existsSync, readdirSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  cpSync,
+  existsSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  lstatSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Octokit } from '@octokit/rest';
@@ -34,7 +44,17 @@ import { LocalForge } from './forge-local.ts';
 import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
 import { createOctokit } from './forge-github.ts';
 import { lintContent, lintScope, normalizeContentPath, type LintScope } from '../../src/domain/content-lint.ts';
-import { lintFailure, lintResult, needsLint, needsSync, pullRequestCode, pullRequestQueueEntry, recordEvent, workSlugsOf, type PullRequestEvent } from '../../src/domain/review/pull-request.ts';
+import {
+  lintFailure,
+  lintResult,
+  needsLint,
+  needsSync,
+  pullRequestCode,
+  pullRequestQueueEntry,
+  recordEvent,
+  workSlugsOf,
+  type PullRequestEvent,
+} from '../../src/domain/review/pull-request.ts';
 import { formatLocatedMessage } from '../../src/domain/content-lint.ts';
 import type { QueueEntry } from '../../src/domain/review/queue.ts';
 import { PULL_REQUEST_MAX_FILES, type PullRequestLint, type PullRequestReview } from '../../src/schemas/review.ts';
@@ -124,9 +144,14 @@ export class PullRequestReviews {
       const changed = await this.listFiles(record.number);
       total = changed.total;
       files = [...new Set(changed.files.map((f) => f.path))].sort();
-      lint = changed.total > PULL_REQUEST_MAX_FILES
-        ? lintFailure(headSha, `The pull request changes ${changed.total} files; the archive lints at most ${PULL_REQUEST_MAX_FILES} (the content repository's CI lint checks them all).`, utcTimestamp(this.now()))
-        : await this.lint(headSha, changed.files);
+      lint =
+        changed.total > PULL_REQUEST_MAX_FILES
+          ? lintFailure(
+              headSha,
+              `The pull request changes ${changed.total} files; the archive lints at most ${PULL_REQUEST_MAX_FILES} (the content repository's CI lint checks them all).`,
+              utcTimestamp(this.now()),
+            )
+          : await this.lint(headSha, changed.files);
     } catch (err) {
       const reason = err instanceof LintRefused ? err.message : `The lint could not run: ${(err as Error).message}`;
       lint = lintFailure(headSha, reason.slice(0, 2000), utcTimestamp(this.now()));
@@ -134,7 +159,9 @@ export class PullRequestReviews {
     const listed = files.slice(0, PULL_REQUEST_MAX_FILES);
     // Only a result for the head the record still has (a newer push may have arrived meanwhile).
     const next = await this.store.update(id, (current) =>
-      current.headSha !== headSha ? undefined : { ...current, changedFiles: listed, changedFilesTotal: total, workSlugs: workSlugsOf(listed), lint },
+      current.headSha !== headSha
+        ? undefined
+        : { ...current, changedFiles: listed, changedFilesTotal: total, workSlugs: workSlugsOf(listed), lint },
     );
     return next ?? record;
   }
@@ -149,31 +176,49 @@ export class PullRequestReviews {
     let sync: NonNullable<PullRequestReview['sync']>;
     try {
       const changed = await this.listFiles(record.number);
-      if (changed.total > PULL_REQUEST_MAX_FILES) throw new LintRefused(`The pull request changes ${changed.total} files; the archive brings in at most ${PULL_REQUEST_MAX_FILES}. Pull GitHub's main into the archive's content repository by hand (docs/github-review.md).`);
+      if (changed.total > PULL_REQUEST_MAX_FILES)
+        throw new LintRefused(
+          `The pull request changes ${changed.total} files; the archive brings in at most ${PULL_REQUEST_MAX_FILES}. Pull GitHub's main into the archive's content repository by hand (docs/github-review.md).`,
+        );
       const changes: { path: string; content: Buffer | null }[] = [];
       let bytes = 0;
       for (const f of changed.files) {
         const p = normalizeContentPath(f.path);
-        if (p === null || p !== f.path || p === '.git' || p.startsWith('.git/')) throw new LintRefused(`The pull request names a path the archive does not accept: ${JSON.stringify(f.path).slice(0, 200)}.`);
+        if (p === null || p !== f.path || p === '.git' || p.startsWith('.git/'))
+          throw new LintRefused(
+            `The pull request names a path the archive does not accept: ${JSON.stringify(f.path).slice(0, 200)}.`,
+          );
         if (f.sha === null) {
           changes.push({ path: p, content: null });
           continue;
         }
         const content = await this.blob(f.sha, f.path);
         bytes += content.length;
-        if (bytes > MAX_TOTAL_BYTES) throw new LintRefused(`The changed files exceed ${MAX_TOTAL_BYTES} bytes together.`);
+        if (bytes > MAX_TOTAL_BYTES)
+          throw new LintRefused(`The changed files exceed ${MAX_TOTAL_BYTES} bytes together.`);
         changes.push({ path: p, content });
       }
       const commit = await withContentRepoLock(this.options.contentRepo, () => this.mergeLocally(record, changes));
       sync = { state: 'applied', atUtc: at(), commit, detail: null };
     } catch (err) {
-      sync = { state: 'failed', atUtc: at(), commit: null, detail: (err instanceof LintRefused ? err.message : `The merged change could not be brought in: ${(err as Error).message}`).slice(0, 4000) };
+      sync = {
+        state: 'failed',
+        atUtc: at(),
+        commit: null,
+        detail: (err instanceof LintRefused
+          ? err.message
+          : `The merged change could not be brought in: ${(err as Error).message}`
+        ).slice(0, 4000),
+      };
     }
     return (await this.store.update(id, (current) => ({ ...current, sync }))) ?? { ...record, sync };
   }
 
   /** Commit the changes on review/PR-<n> from main (linted), merge it, rebuild; main is reset when the build fails. Caller holds the lock. */
-  private async mergeLocally(record: PullRequestReview, changes: { path: string; content: Buffer | null }[]): Promise<string> {
+  private async mergeLocally(
+    record: PullRequestReview,
+    changes: { path: string; content: Buffer | null }[],
+  ): Promise<string> {
     const repo = this.options.contentRepo;
     const paths = changes.map((c) => c.path);
     const forge = new LocalForge({
@@ -192,7 +237,9 @@ export class PullRequestReviews {
       await this.options.rebuild();
     } catch (err) {
       await forge.resetMain(before);
-      throw new Error(`the site did not build with it, so main was reset and the previous site keeps serving: ${(err as Error).message.split('\n')[0]}`);
+      throw new Error(
+        `the site did not build with it, so main was reset and the previous site keeps serving: ${(err as Error).message.split('\n')[0]}`,
+      );
     }
     await git(repo, ['branch', '--quiet', '-D', ref.branch]).catch(() => undefined);
     return commit;
@@ -203,7 +250,8 @@ export class PullRequestReviews {
     const { data } = await this.octokit.rest.git.getBlob({ owner: this.owner, repo: this.repo, file_sha: sha });
     const content = Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
     const size = data.size ?? content.length;
-    if (size > MAX_FILE_BYTES) throw new LintRefused(`${file} is ${size} bytes; the archive reads files of at most ${MAX_FILE_BYTES} bytes.`);
+    if (size > MAX_FILE_BYTES)
+      throw new LintRefused(`${file} is ${size} bytes; the archive reads files of at most ${MAX_FILE_BYTES} bytes.`);
     return content;
   }
 
@@ -212,7 +260,13 @@ export class PullRequestReviews {
     const files: ChangedFile[] = [];
     let total = 0;
     for (let page = 1; page <= MAX_FILE_PAGES; page++) {
-      const { data } = await this.octokit.rest.pulls.listFiles({ owner: this.owner, repo: this.repo, pull_number: number, per_page: 100, page });
+      const { data } = await this.octokit.rest.pulls.listFiles({
+        owner: this.owner,
+        repo: this.repo,
+        pull_number: number,
+        per_page: 100,
+        page,
+      });
       total += data.length;
       for (const f of data) {
         if (files.length > PULL_REQUEST_MAX_FILES * 2) break;
@@ -229,7 +283,10 @@ export class PullRequestReviews {
     const accepted: ChangedFile[] = [];
     for (const f of changed) {
       const p = normalizeContentPath(f.path);
-      if (p === null || p !== f.path) throw new LintRefused(`The pull request names a path the archive does not accept: ${JSON.stringify(f.path).slice(0, 200)}.`);
+      if (p === null || p !== f.path)
+        throw new LintRefused(
+          `The pull request names a path the archive does not accept: ${JSON.stringify(f.path).slice(0, 200)}.`,
+        );
       accepted.push(f);
     }
     const scope = lintScope(accepted.map((f) => f.path));
@@ -251,11 +308,17 @@ export class PullRequestReviews {
         }
         const content = await this.blob(f.sha, f.path);
         bytes += content.length;
-        if (bytes > MAX_TOTAL_BYTES) throw new LintRefused(`The changed files exceed ${MAX_TOTAL_BYTES} bytes together; the content repository's CI lint checks them.`);
+        if (bytes > MAX_TOTAL_BYTES)
+          throw new LintRefused(
+            `The changed files exceed ${MAX_TOTAL_BYTES} bytes together; the content repository's CI lint checks them.`,
+          );
         mkdirSync(path.dirname(target), { recursive: true });
         writeFileSync(target, content);
       }
-      const result = lintContent(scratch, accepted.map((f) => f.path));
+      const result = lintContent(
+        scratch,
+        accepted.map((f) => f.path),
+      );
       return lintResult(headSha, result.messages, scopeWords, utcTimestamp(this.now()));
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -273,7 +336,8 @@ export class PullRequestReviews {
     const worksDir = path.join(repo, 'works');
     for (const folder of scope.works) {
       const from = path.join(worksDir, folder);
-      if (existsSync(from) && lstatSync(from).isDirectory()) cpSync(from, path.join(scratch, 'works', folder), { recursive: true });
+      if (existsSync(from) && lstatSync(from).isDirectory())
+        cpSync(from, path.join(scratch, 'works', folder), { recursive: true });
     }
     if (scope.full && existsSync(worksDir)) {
       // Every other work is linted as it is on main: linked, not copied (nothing is written into them).
@@ -287,11 +351,13 @@ export class PullRequestReviews {
 
 function ensureInside(root: string, target: string): void {
   const rel = path.relative(root, target);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new LintRefused(`The path ${JSON.stringify(rel)} is outside the content repository.`);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
+    throw new LintRefused(`The path ${JSON.stringify(rel)} is outside the content repository.`);
 }
 
 function describeScope(scope: LintScope): string {
-  if (scope.full) return `the whole repository (a shared file changed: ${scope.files.filter((f) => !f.startsWith('works/')).join(', ')})`;
+  if (scope.full)
+    return `the whole repository (a shared file changed: ${scope.files.filter((f) => !f.startsWith('works/')).join(', ')})`;
   if (scope.works.length === 0) return 'no content file changed';
   return `${scope.works.length} changed work(s): ${scope.works.join(', ')}`;
 }

@@ -26,19 +26,39 @@ function actorOf(request: FastifyRequest): ReviewActor {
 }
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
-import { AdminActionBody, AdminQueueQuery, QUEUE_DEFAULT_PAGE_SIZE, REVIEW_ACTIONS, type AdminAction, type AdminItem, type AdminQueue, type QueueItem, type QueueStatus, type ReviewDiff, type ReviewRecord } from '../../src/schemas/review.ts';
+import {
+  AdminActionBody,
+  AdminQueueQuery,
+  QUEUE_DEFAULT_PAGE_SIZE,
+  REVIEW_ACTIONS,
+  type AdminAction,
+  type AdminItem,
+  type AdminQueue,
+  type QueueItem,
+  type QueueStatus,
+  type ReviewDiff,
+  type ReviewRecord,
+} from '../../src/schemas/review.ts';
 import type { StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
 
 const ADMIN = '/api/v1/admin';
-const SEGMENT: Record<SubmissionKind, string> = { contribution: 'contributions', 'correction-report': 'correction-reports' };
+const SEGMENT: Record<SubmissionKind, string> = {
+  contribution: 'contributions',
+  'correction-report': 'correction-reports',
+};
 
 /** Path parameters; the action is checked by the handler so an unknown one is a 404 that lists the actions. */
 const ItemParams = Type.Object({ code: Type.String({ maxLength: 100 }) });
 const PullRequestParams = Type.Object({ number: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 const ActionParams = Type.Object({ code: Type.String({ maxLength: 100 }), action: Type.String({ maxLength: 100 }) });
 
-export function adminView(record: StoredContribution | StoredCorrectionReport, review: ReviewRecord | null, base: string, diff?: ReviewDiff | null): AdminItem {
+export function adminView(
+  record: StoredContribution | StoredCorrectionReport,
+  review: ReviewRecord | null,
+  base: string,
+  diff?: ReviewDiff | null,
+): AdminItem {
   const code = record.trackingCode;
   return {
     trackingCode: code,
@@ -49,7 +69,10 @@ export function adminView(record: StoredContribution | StoredCorrectionReport, r
     updatedAtUtc: record.updatedAtUtc,
     history: record.history,
     apply: record.apply ?? null,
-    submission: (record.kind === 'contribution' ? record.submission : record.report) as unknown as Record<string, unknown>,
+    submission: (record.kind === 'contribution' ? record.submission : record.report) as unknown as Record<
+      string,
+      unknown
+    >,
     review: {
       forge: review?.forge ?? null,
       review: record.review,
@@ -70,7 +93,12 @@ export function adminView(record: StoredContribution | StoredCorrectionReport, r
   };
 }
 
-export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService, pullRequests: PullRequestReviews | null = null): Promise<void> {
+export async function registerAdminRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  reviews: ReviewService,
+  pullRequests: PullRequestReviews | null = null,
+): Promise<void> {
   const base = ctx.config.publicBaseUrl;
   const auth = requireRole(ctx, ['admin']);
 
@@ -78,23 +106,37 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
   const asProblem = (request: FastifyRequest, err: unknown): never => {
     if (err instanceof ProblemError) throw err;
     request.log.error({ err }, 'review action failed');
-    throw new ProblemError('conflict', `The action could not be completed and nothing was changed: ${(err as Error).message}`);
+    throw new ProblemError(
+      'conflict',
+      `The action could not be completed and nothing was changed: ${(err as Error).message}`,
+    );
   };
 
   for (const kind of ['contribution', 'correction-report'] as const) {
     const codeOf = (raw: string): string => {
       const code = normalizeTrackingCode(raw, kind);
-      if (!code) throw new ProblemError('not-found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${raw}.`);
+      if (!code)
+        throw new ProblemError(
+          'not-found',
+          `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${raw}.`,
+        );
       return code;
     };
 
-    app.get<{ Params: Static<typeof ItemParams> }>(`${ADMIN}/${SEGMENT[kind]}/:code`, { onRequest: auth, schema: { params: ItemParams } }, async (request, reply) => {
-      const code = codeOf(request.params.code);
-      const { record, review } = await reviews.get(kind, code).catch((err: unknown) => asProblem(request, err));
-      // The proposed change as a bounded diff (issue 15); a git failure shows as no diff, never a 5xx.
-      const diff = await reviewDiff(ctx.config.contentRepo, { branch: review?.ref?.branch ?? null, appliedCommit: review?.appliedCommit ?? null }).catch(() => null);
-      return sendPrivateJson(reply, adminView(record, review, base, diff));
-    });
+    app.get<{ Params: Static<typeof ItemParams> }>(
+      `${ADMIN}/${SEGMENT[kind]}/:code`,
+      { onRequest: auth, schema: { params: ItemParams } },
+      async (request, reply) => {
+        const code = codeOf(request.params.code);
+        const { record, review } = await reviews.get(kind, code).catch((err: unknown) => asProblem(request, err));
+        // The proposed change as a bounded diff (issue 15); a git failure shows as no diff, never a 5xx.
+        const diff = await reviewDiff(ctx.config.contentRepo, {
+          branch: review?.ref?.branch ?? null,
+          appliedCommit: review?.appliedCommit ?? null,
+        }).catch(() => null);
+        return sendPrivateJson(reply, adminView(record, review, base, diff));
+      },
+    );
 
     app.post<{ Params: Static<typeof ActionParams>; Body: AdminActionBody }>(
       `${ADMIN}/${SEGMENT[kind]}/:code/:action`,
@@ -102,77 +144,122 @@ export async function registerAdminRoutes(app: FastifyInstance, ctx: AppContext,
       async (request, reply) => {
         const { action } = request.params;
         if (!(REVIEW_ACTIONS as readonly string[]).includes(action)) {
-          throw new ProblemError('not-found', `Unknown review action "${action}"; use one of ${REVIEW_ACTIONS.join(', ')}.`);
+          throw new ProblemError(
+            'not-found',
+            `Unknown review action "${action}"; use one of ${REVIEW_ACTIONS.join(', ')}.`,
+          );
         }
         const code = codeOf(request.params.code);
         // `Prefer: respond-async` (RFC 7240): answer an apply at once, 202 with the item "applying".
-        const respondAsync = action === 'apply' && /(^|[,;\s])respond-async($|[,;\s])/i.test(String(request.headers.prefer ?? ''));
-        const { record, review } = await reviews.act(kind, code, action as AdminAction, request.body, actorOf(request), { wait: !respondAsync }).catch((err: unknown) => asProblem(request, err));
-        if (respondAsync) reply.code(record.apply?.state === 'applying' ? 202 : 200).header('Preference-Applied', 'respond-async');
+        const respondAsync =
+          action === 'apply' && /(^|[,;\s])respond-async($|[,;\s])/i.test(String(request.headers.prefer ?? ''));
+        const { record, review } = await reviews
+          .act(kind, code, action as AdminAction, request.body, actorOf(request), { wait: !respondAsync })
+          .catch((err: unknown) => asProblem(request, err));
+        if (respondAsync)
+          reply.code(record.apply?.state === 'applying' ? 202 : 200).header('Preference-Applied', 'respond-async');
         return sendPrivateJson(reply, adminView(record, review, base));
       },
     );
   }
 
   // A pull request a person opened on the content repository (recorded from GitHub's webhook).
-  app.get<{ Params: Static<typeof PullRequestParams> }>(`${ADMIN}/pull-requests/:number`, { onRequest: auth, schema: { params: PullRequestParams } }, async (request, reply) => {
-    const pr = await pullRequests?.get(request.params.number);
-    if (!pr) {
-      throw new ProblemError(
-        'not-found',
-        pullRequests
-          ? `No pull request #${request.params.number} has been recorded; the archive records pull requests from the GitHub webhook's pull_request events.`
-          : 'Review does not run on GitHub here (GITHUB_TOKEN and GITHUB_REPOSITORY are not set), so no pull requests are recorded.',
-      );
-    }
-    return sendPrivateJson(reply, pr);
-  });
+  app.get<{ Params: Static<typeof PullRequestParams> }>(
+    `${ADMIN}/pull-requests/:number`,
+    { onRequest: auth, schema: { params: PullRequestParams } },
+    async (request, reply) => {
+      const pr = await pullRequests?.get(request.params.number);
+      if (!pr) {
+        throw new ProblemError(
+          'not-found',
+          pullRequests
+            ? `No pull request #${request.params.number} has been recorded; the archive records pull requests from the GitHub webhook's pull_request events.`
+            : 'Review does not run on GitHub here (GITHUB_TOKEN and GITHUB_REPOSITORY are not set), so no pull requests are recorded.',
+        );
+      }
+      return sendPrivateJson(reply, pr);
+    },
+  );
 
-  app.get<{ Querystring: AdminQueueQuery }>(`${ADMIN}/queue`, { onRequest: auth, schema: { querystring: AdminQueueQuery } }, async (request, reply) => {
-    const q = request.query;
-    const page = q.page ?? 1;
-    const pageSize = q.pageSize ?? QUEUE_DEFAULT_PAGE_SIZE;
-    const statuses = (q.status?.split(',') ?? []) as QueueStatus[];
-    const filter = { statuses, kind: q.kind, operation: q.operation, workSlug: q.workSlug, receivedAfter: q.receivedAfter, receivedBefore: q.receivedBefore };
-    const found = await reviews.queue(filter, page, pageSize).catch((err: unknown) => asProblem(request, err));
-    // Only the page's review records are read (for their blocker counts).
-    const items: QueueItem[] = await Promise.all(
-      found.items.map(async (e): Promise<QueueItem> => {
-        const common = { trackingCode: e.trackingCode, kind: e.kind, status: e.status, receivedAtUtc: e.receivedAtUtc, updatedAtUtc: e.updatedAtUtc, summary: e.summary };
-        if (e.kind === 'pull-request') {
-          const number = e.trackingCode.slice('PR-'.length);
-          const pr = await pullRequests?.get(Number(number));
-          const admin = `${base}${ADMIN}/pull-requests/${number}`;
-          return { ...common, blockers: pr?.lint.errorCount ?? 0, links: { admin, tracking: pr?.url ?? admin }, ...(pr ? { pullRequest: pr } : {}) };
-        }
-        return {
-          ...common,
-          blockers: (await reviews.reviews.get(e.trackingCode))?.blockers.length ?? 0,
-          links: {
-            admin: `${base}${ADMIN}/${SEGMENT[e.kind]}/${e.trackingCode}`,
-            tracking: e.kind === 'contribution' ? contributionUrl(base, e.trackingCode) : correctionReportUrl(base, e.trackingCode),
-          },
-        };
-      }),
-    );
-    const totalPages = Math.ceil(found.total / pageSize);
-    const last = Math.max(1, totalPages);
-    const self = `${base}${ADMIN}/queue`;
-    const params = { status: q.status, kind: q.kind, operation: q.operation, workSlug: q.workSlug, receivedAfter: q.receivedAfter, receivedBefore: q.receivedBefore, pageSize };
-    return sendPrivateJson(reply, {
-      items,
-      page,
-      pageSize,
-      total: found.total,
-      totalPages,
-      links: {
-        self: pageLink(self, params, page),
-        first: pageLink(self, params, 1),
-        last: pageLink(self, params, last),
-        next: page < totalPages ? pageLink(self, params, page + 1) : null,
-        prev: page > 1 ? pageLink(self, params, Math.min(page - 1, last)) : null,
-      },
-      counts: found.counts,
-    } satisfies AdminQueue);
-  });
+  app.get<{ Querystring: AdminQueueQuery }>(
+    `${ADMIN}/queue`,
+    { onRequest: auth, schema: { querystring: AdminQueueQuery } },
+    async (request, reply) => {
+      const q = request.query;
+      const page = q.page ?? 1;
+      const pageSize = q.pageSize ?? QUEUE_DEFAULT_PAGE_SIZE;
+      const statuses = (q.status?.split(',') ?? []) as QueueStatus[];
+      const filter = {
+        statuses,
+        kind: q.kind,
+        operation: q.operation,
+        workSlug: q.workSlug,
+        receivedAfter: q.receivedAfter,
+        receivedBefore: q.receivedBefore,
+      };
+      const found = await reviews.queue(filter, page, pageSize).catch((err: unknown) => asProblem(request, err));
+      // Only the page's review records are read (for their blocker counts).
+      const items: QueueItem[] = await Promise.all(
+        found.items.map(async (e): Promise<QueueItem> => {
+          const common = {
+            trackingCode: e.trackingCode,
+            kind: e.kind,
+            status: e.status,
+            receivedAtUtc: e.receivedAtUtc,
+            updatedAtUtc: e.updatedAtUtc,
+            summary: e.summary,
+          };
+          if (e.kind === 'pull-request') {
+            const number = e.trackingCode.slice('PR-'.length);
+            const pr = await pullRequests?.get(Number(number));
+            const admin = `${base}${ADMIN}/pull-requests/${number}`;
+            return {
+              ...common,
+              blockers: pr?.lint.errorCount ?? 0,
+              links: { admin, tracking: pr?.url ?? admin },
+              ...(pr ? { pullRequest: pr } : {}),
+            };
+          }
+          return {
+            ...common,
+            blockers: (await reviews.reviews.get(e.trackingCode))?.blockers.length ?? 0,
+            links: {
+              admin: `${base}${ADMIN}/${SEGMENT[e.kind]}/${e.trackingCode}`,
+              tracking:
+                e.kind === 'contribution'
+                  ? contributionUrl(base, e.trackingCode)
+                  : correctionReportUrl(base, e.trackingCode),
+            },
+          };
+        }),
+      );
+      const totalPages = Math.ceil(found.total / pageSize);
+      const last = Math.max(1, totalPages);
+      const self = `${base}${ADMIN}/queue`;
+      const params = {
+        status: q.status,
+        kind: q.kind,
+        operation: q.operation,
+        workSlug: q.workSlug,
+        receivedAfter: q.receivedAfter,
+        receivedBefore: q.receivedBefore,
+        pageSize,
+      };
+      return sendPrivateJson(reply, {
+        items,
+        page,
+        pageSize,
+        total: found.total,
+        totalPages,
+        links: {
+          self: pageLink(self, params, page),
+          first: pageLink(self, params, 1),
+          last: pageLink(self, params, last),
+          next: page < totalPages ? pageLink(self, params, page + 1) : null,
+          prev: page > 1 ? pageLink(self, params, Math.min(page - 1, last)) : null,
+        },
+        counts: found.counts,
+      } satisfies AdminQueue);
+    },
+  );
 }

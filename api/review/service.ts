@@ -33,20 +33,47 @@ import { fetchContributorFile } from './fetch.ts';
 import { runTechnicalChecks } from './checks.ts';
 import { createForge } from './forge.ts';
 import { LocalForge, ProposalLintError } from './forge-local.ts';
-import { FetchRefusedError, type FetchContributorFile, type FetchOptions, type Forge, type ProposalInput, type ReviewRef, type RunTechnicalChecks, type TechnicalCheckResult } from './types.ts';
+import {
+  FetchRefusedError,
+  type FetchContributorFile,
+  type FetchOptions,
+  type Forge,
+  type ProposalInput,
+  type ReviewRef,
+  type RunTechnicalChecks,
+  type TechnicalCheckResult,
+} from './types.ts';
 import { formatLintMessage } from '../../src/domain/catalog.ts';
 import { lintPartialCopy } from '../../src/domain/content-lint.ts';
 import { canTransition, transition } from '../../src/domain/contributions/status.ts';
-import type { ApplyProgress, ReviewLink, StoredContribution, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
+import type {
+  ApplyProgress,
+  ReviewLink,
+  StoredContribution,
+  SubmissionKind,
+  SubmissionStatus,
+} from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
-import type { AdminAction, AdminActionBody, AssertableState, ReviewRecord, VerificationEntry } from '../../src/schemas/review.ts';
+import type {
+  AdminAction,
+  AdminActionBody,
+  AssertableState,
+  ReviewRecord,
+  VerificationEntry,
+} from '../../src/schemas/review.ts';
 import { mergeMessage } from '../../src/domain/review/messages.ts';
 import { ProposalError } from '../../src/domain/review/proposal.ts';
 import { buildProposal } from '../../src/domain/review/proposal-input.ts';
 import { annotateMeasurements } from '../../src/domain/review/measured.ts';
 import { parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
 import { QueueIndex, queueEntryOf, type QueueEntry, type QueueFilter } from '../../src/domain/review/queue.ts';
-import { ANSWERABLE_STATUS, answerRecord, carryVerification, reviseContribution, revisionErrors } from '../../src/domain/contributions/answer.ts';
+import {
+  ANSWERABLE_STATUS,
+  answerRecord,
+  carryVerification,
+  reviseContribution,
+  revisionErrors,
+} from '../../src/domain/contributions/answer.ts';
 import { responseTokenMatches } from '../../src/domain/contributions/response-token.ts';
 import { contentSha256 } from '../../src/domain/contributions/content-hash.ts';
 import { RESPONSE_TOKEN_HEADER } from '../../src/schemas/answer.ts';
@@ -92,7 +119,6 @@ interface PendingApply {
   merged: string | null;
 }
 
-
 export interface ReviewServiceOverrides {
   fetchFile?: FetchContributorFile;
   runChecks?: RunTechnicalChecks;
@@ -102,11 +128,15 @@ export interface ReviewServiceOverrides {
   now?: () => Date;
 }
 
-
 const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 function toLink(ref: ReviewRef): ReviewLink {
-  return { kind: ref.kind === 'github-pull-request' ? 'pull-request' : 'branch', branch: ref.branch, url: ref.url, openedAtUtc: ref.openedAtUtc };
+  return {
+    kind: ref.kind === 'github-pull-request' ? 'pull-request' : 'branch',
+    branch: ref.branch,
+    url: ref.url,
+    openedAtUtc: ref.openedAtUtc,
+  };
 }
 
 export class ReviewService {
@@ -157,7 +187,10 @@ export class ReviewService {
   private readonly queueSources: { all(): AsyncIterable<QueueEntry> }[] = [];
 
   /** More items for the queue (pull requests people opened on GitHub; api/review/pull-requests.ts): loaded with it, kept current by their writes. */
-  addQueueSource(source: { all(): AsyncIterable<QueueEntry>; watch(onWrite: (entry: QueueEntry) => void): void }): void {
+  addQueueSource(source: {
+    all(): AsyncIterable<QueueEntry>;
+    watch(onWrite: (entry: QueueEntry) => void): void;
+  }): void {
     this.queueSources.push(source);
     source.watch((e) => this.queueIndex.put(e));
   }
@@ -165,7 +198,9 @@ export class ReviewService {
   private readonly authors = new Map<string, string>();
 
   forge(): Promise<Forge> {
-    this.forgePromise ??= this.overrides.forge ? Promise.resolve(this.overrides.forge) : createForge(this.ctx.config.github, this.local);
+    this.forgePromise ??= this.overrides.forge
+      ? Promise.resolve(this.overrides.forge)
+      : createForge(this.ctx.config.github, this.local);
     return this.forgePromise;
   }
 
@@ -175,12 +210,20 @@ export class ReviewService {
 
   async get(kind: SubmissionKind, code: string): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const record = await this.store(kind).get(code);
-    if (!record) throw new ProblemError('not-found', `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${code}.`);
+    if (!record)
+      throw new ProblemError(
+        'not-found',
+        `No ${kind === 'contribution' ? 'contribution' : 'correction report'} has the tracking code ${code}.`,
+      );
     return { record, review: await this.reviews.get(code) };
   }
 
   /** One page of the queue (open items by default), oldest first, with per-status counts. */
-  async queue(filter: QueueFilter, page: number, pageSize: number): Promise<{ items: QueueEntry[]; total: number; counts: Record<string, number> }> {
+  async queue(
+    filter: QueueFilter,
+    page: number,
+    pageSize: number,
+  ): Promise<{ items: QueueEntry[]; total: number; counts: Record<string, number> }> {
     await this.loadQueue();
     return { ...this.queueIndex.page(filter, page, pageSize), counts: this.queueIndex.counts() };
   }
@@ -189,20 +232,56 @@ export class ReviewService {
    * `wait` (the default) answers an apply once it is visible or failed; without it the answer is
    * the item in `apply.state = "applying"`, at once.
    */
-  async act(kind: SubmissionKind, code: string, action: AdminAction, body: AdminActionBody, actor: ReviewActor, options: { wait?: boolean } = {}): Promise<{ record: Stored; review: ReviewRecord | null }> {
+  async act(
+    kind: SubmissionKind,
+    code: string,
+    action: AdminAction,
+    body: AdminActionBody,
+    actor: ReviewActor,
+    options: { wait?: boolean } = {},
+  ): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const { record } = await this.get(kind, code);
     if (record.apply?.state === 'applying' && action !== 'apply') {
-      throw new ProblemError('conflict', `${code} is being applied (since ${record.apply.requestedAtUtc}); "${action}" can follow once it is visible or has failed.`, { currentStatus: record.status });
+      throw new ProblemError(
+        'conflict',
+        `${code} is being applied (since ${record.apply.requestedAtUtc}); "${action}" can follow once it is visible or has failed.`,
+        { currentStatus: record.status },
+      );
     }
-    const target: SubmissionStatus = action === 'accept' ? 'accepted' : action === 'apply' ? 'applied' : action === 'decline' ? 'declined' : 'needs-information';
+    const target: SubmissionStatus =
+      action === 'accept'
+        ? 'accepted'
+        : action === 'apply'
+          ? 'applied'
+          : action === 'decline'
+            ? 'declined'
+            : 'needs-information';
     if (!canTransition(record.status, target)) {
-      throw new ProblemError('conflict', `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`, { currentStatus: record.status });
+      throw new ProblemError(
+        'conflict',
+        `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`,
+        { currentStatus: record.status },
+      );
     }
-    if (body.assert && kind !== 'contribution') throw new ProblemError('conflict', 'Review-state assertions apply to contributed assets only; correction reports carry no assets.', { currentStatus: record.status });
-    if (body.arrangement && (record.kind !== 'contribution' || !['arrangement', 'performance'].includes(record.submission.operation))) {
-      throw new ProblemError('conflict', 'Arrangement facts (body.arrangement) apply to contributions with operation "arrangement" or "performance" only.', { currentStatus: record.status });
+    if (body.assert && kind !== 'contribution')
+      throw new ProblemError(
+        'conflict',
+        'Review-state assertions apply to contributed assets only; correction reports carry no assets.',
+        { currentStatus: record.status },
+      );
+    if (
+      body.arrangement &&
+      (record.kind !== 'contribution' || !['arrangement', 'performance'].includes(record.submission.operation))
+    ) {
+      throw new ProblemError(
+        'conflict',
+        'Arrangement facts (body.arrangement) apply to contributions with operation "arrangement" or "performance" only.',
+        { currentStatus: record.status },
+      );
     }
-    const listening = body.assert?.arrangement === 'human-listening-approved' || (body.assert?.assets ?? []).some((a) => a.reviewState === 'human-listening-approved');
+    const listening =
+      body.assert?.arrangement === 'human-listening-approved' ||
+      (body.assert?.assets ?? []).some((a) => a.reviewState === 'human-listening-approved');
     if (listening && !actor.operatorLabeled) {
       throw new ProblemError(
         'forbidden',
@@ -213,7 +292,14 @@ export class ReviewService {
       case 'accept':
         return this.accept(kind, code, body, actor);
       case 'request-information':
-        return this.simpleMove(kind, code, 'needs-information', body, body.note ?? 'A reviewer needs more information before deciding.', actor);
+        return this.simpleMove(
+          kind,
+          code,
+          'needs-information',
+          body,
+          body.note ?? 'A reviewer needs more information before deciding.',
+          actor,
+        );
       case 'decline':
         return this.decline(kind, code, body, actor);
       case 'apply':
@@ -235,10 +321,14 @@ export class ReviewService {
   async authorizeAnswer(kind: SubmissionKind, code: string, token: string | undefined): Promise<Stored> {
     const { record } = await this.get(kind, code);
     if (token === undefined || token === '') {
-      throw new ProblemError('invalid-response-token', `Answering ${code} needs its response token in the ${RESPONSE_TOKEN_HEADER} header (the 202 answer to the submission carried it). Nothing was changed.`, {
-        errors: [{ parameter: RESPONSE_TOKEN_HEADER, detail: 'is required' }],
-        headers: { 'WWW-Authenticate': RESPONSE_TOKEN_HEADER },
-      });
+      throw new ProblemError(
+        'invalid-response-token',
+        `Answering ${code} needs its response token in the ${RESPONSE_TOKEN_HEADER} header (the 202 answer to the submission carried it). Nothing was changed.`,
+        {
+          errors: [{ parameter: RESPONSE_TOKEN_HEADER, detail: 'is required' }],
+          headers: { 'WWW-Authenticate': RESPONSE_TOKEN_HEADER },
+        },
+      );
     }
     if (!responseTokenMatches(token, record.responseTokenSha256)) {
       const why = record.responseTokenSha256
@@ -246,15 +336,24 @@ export class ReviewService {
         : record.kind === 'contribution'
           ? 'cannot match: this contribution was stored before response tokens existed; repeat its POST (same idempotencyKey, identical content) to receive its token'
           : 'cannot match: this report was stored before response tokens existed';
-      throw new ProblemError('invalid-response-token', `The ${RESPONSE_TOKEN_HEADER} header ${why}. Nothing was changed.`, {
-        errors: [{ parameter: RESPONSE_TOKEN_HEADER, detail: why }],
-        headers: { 'WWW-Authenticate': RESPONSE_TOKEN_HEADER },
-      });
+      throw new ProblemError(
+        'invalid-response-token',
+        `The ${RESPONSE_TOKEN_HEADER} header ${why}. Nothing was changed.`,
+        {
+          errors: [{ parameter: RESPONSE_TOKEN_HEADER, detail: why }],
+          headers: { 'WWW-Authenticate': RESPONSE_TOKEN_HEADER },
+        },
+      );
     }
     return record;
   }
 
-  async answer(kind: SubmissionKind, code: string, token: string | undefined, input: { message: string; submission?: MusicContributionInput }): Promise<Stored> {
+  async answer(
+    kind: SubmissionKind,
+    code: string,
+    token: string | undefined,
+    input: { message: string; submission?: MusicContributionInput },
+  ): Promise<Stored> {
     const record = await this.authorizeAnswer(kind, code, token);
     const notAnswerable = (current: Stored) =>
       new ProblemError(
@@ -267,14 +366,26 @@ export class ReviewService {
     if (record.status !== ANSWERABLE_STATUS || record.apply?.state === 'applying') throw notAnswerable(record);
     if (input.submission && record.kind === 'contribution') {
       const errors = revisionErrors(record.submission, input.submission);
-      if (errors.length > 0) throw new ProblemError('invalid-body', `The revised submission is refused: ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}. Nothing was changed.`, { errors });
+      if (errors.length > 0)
+        throw new ProblemError(
+          'invalid-body',
+          `The revised submission is refused: ${errors.map((e) => `${e.pointer} ${e.detail}`).join('; ')}. Nothing was changed.`,
+          { errors },
+        );
     }
-    const revised = input.submission && record.kind === 'contribution' ? { submission: input.submission, contentSha256: contentSha256(input.submission) } : null;
+    const revised =
+      input.submission && record.kind === 'contribution'
+        ? { submission: input.submission, contentSha256: contentSha256(input.submission) }
+        : null;
     const atUtc = utcTimestamp(this.now());
     let refused: Stored | null = null;
     // Re-checked under the record's lock: a reviewer's action or another answer may have come first.
     const next = await this.store(kind).update(code, (current) => {
-      if (current.status !== ANSWERABLE_STATUS || current.apply?.state === 'applying' || !responseTokenMatches(token, current.responseTokenSha256)) {
+      if (
+        current.status !== ANSWERABLE_STATUS ||
+        current.apply?.state === 'applying' ||
+        !responseTokenMatches(token, current.responseTokenSha256)
+      ) {
         refused = current;
         return undefined;
       }
@@ -299,7 +410,11 @@ export class ReviewService {
    * the next accept does that.
    */
   private async reviseProposal(record: StoredContribution, state: ReviewRecord): Promise<void> {
-    const measured = annotateMeasurements(carryVerification(state.verification, record.submission), record.submission, this.performedSeconds(record));
+    const measured = annotateMeasurements(
+      carryVerification(state.verification, record.submission),
+      record.submission,
+      this.performedSeconds(record),
+    );
     state.verification = measured.entries;
     state.warnings = measured.warnings;
     state.blockers = verificationBlockers(state.verification);
@@ -311,7 +426,9 @@ export class ReviewService {
         state.ref = await forge.open(input);
         state.forge = forge.name;
       } catch (err) {
-        state.blockers.push(`The revised submission could not replace the proposal on the review branch (it still shows the previous one): ${reasonsOf(err).join(' ')}`);
+        state.blockers.push(
+          `The revised submission could not replace the proposal on the review branch (it still shows the previous one): ${reasonsOf(err).join(' ')}`,
+        );
       }
     });
     await this.saveReview(state);
@@ -338,13 +455,18 @@ export class ReviewService {
   }
 
   private async saveReview(state: ReviewRecord): Promise<void> {
-    if ((await this.reviews.update(state.trackingCode, () => state)) === null) await this.reviews.create(state.trackingCode, state);
+    if ((await this.reviews.update(state.trackingCode, () => state)) === null)
+      await this.reviews.create(state.trackingCode, state);
   }
 
   private recordAssertions(state: ReviewRecord, body: AdminActionBody, actor: ReviewActor): void {
     if (body.arrangement) {
       // Each given field replaces the earlier setting; fields left out keep it.
-      state.arrangementFacts = { actor: actor.label, atUtc: utcTimestamp(this.now()), facts: { ...(state.arrangementFacts?.facts ?? {}), ...body.arrangement } };
+      state.arrangementFacts = {
+        actor: actor.label,
+        atUtc: utcTimestamp(this.now()),
+        facts: { ...(state.arrangementFacts?.facts ?? {}), ...body.arrangement },
+      };
     }
     if (!body.assert) return;
     const assets: Record<string, AssertableState> = { ...(state.assertions?.assets ?? {}) };
@@ -359,27 +481,57 @@ export class ReviewService {
   }
 
   /** Move the tracking record (re-checked under the record's lock) and show it on the review. */
-  private async move(kind: SubmissionKind, code: string, to: SubmissionStatus, note: string | null, ref: ReviewRef | null, actor: ReviewActor, apply?: ApplyProgress): Promise<Stored> {
+  private async move(
+    kind: SubmissionKind,
+    code: string,
+    to: SubmissionStatus,
+    note: string | null,
+    ref: ReviewRef | null,
+    actor: ReviewActor,
+    apply?: ApplyProgress,
+  ): Promise<Stored> {
     let illegal: SubmissionStatus | null = null;
     const next = await this.store(kind).update(code, (current) => {
       if (!canTransition(current.status, to)) {
         illegal = current.status;
         return undefined;
       }
-      const moved = { ...transition(current, to, utcTimestamp(this.now()), note, actor.label), ...(apply ? { apply } : {}) };
+      const moved = {
+        ...transition(current, to, utcTimestamp(this.now()), note, actor.label),
+        ...(apply ? { apply } : {}),
+      };
       return ref ? { ...moved, review: toLink(ref) } : moved;
     });
-    if (illegal !== null) throw new ProblemError('conflict', `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`, { currentStatus: illegal });
+    if (illegal !== null)
+      throw new ProblemError(
+        'conflict',
+        `${code} is "${illegal}" now; it cannot become "${to}" (${illegalHint(illegal)}).`,
+        { currentStatus: illegal },
+      );
     if (!next) throw new ProblemError('not-found', `No record has the tracking code ${code}.`);
     if (ref) await (await this.forge()).setStatus(ref, to).catch(() => undefined);
     return next;
   }
 
-  private async simpleMove(kind: SubmissionKind, code: string, to: SubmissionStatus, body: AdminActionBody, note: string, actor: ReviewActor) {
+  private async simpleMove(
+    kind: SubmissionKind,
+    code: string,
+    to: SubmissionStatus,
+    body: AdminActionBody,
+    note: string,
+    actor: ReviewActor,
+  ) {
     const state = await this.loadReview(kind, code);
     const record = await this.move(kind, code, to, note, null, actor);
     if (state.ref) await (await this.forge()).setStatus(state.ref, to).catch(() => undefined);
-    state.actions.push({ action: to === 'needs-information' ? 'request-information' : 'decline', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: to });
+    state.actions.push({
+      action: to === 'needs-information' ? 'request-information' : 'decline',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: utcTimestamp(this.now()),
+      note: body.note ?? null,
+      outcome: to,
+    });
     await this.saveReview(state);
     return { record, review: state };
   }
@@ -397,7 +549,11 @@ export class ReviewService {
     this.recordAssertions(state, body, actor);
     if (record.kind === 'contribution') {
       // Declared against measured (issue 13): a disagreement is a warning for the reviewer and lands in the record.
-      const measured = annotateMeasurements(await this.verify(record), record.submission, this.performedSeconds(record));
+      const measured = annotateMeasurements(
+        await this.verify(record),
+        record.submission,
+        this.performedSeconds(record),
+      );
       state.verification = measured.entries;
       state.warnings = measured.warnings;
     }
@@ -413,10 +569,23 @@ export class ReviewService {
         state.blockers.push(...reasonsOf(err));
       }
     });
-    const note = body.note ?? (state.blockers.length > 0 ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.' : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
+    const note =
+      body.note ??
+      (state.blockers.length > 0
+        ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.'
+        : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
     const moved = await this.move(kind, code, 'accepted', note, state.ref, actor);
-    const warned = state.warnings?.length ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}` : '';
-    state.actions.push({ action: 'accept', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}` });
+    const warned = state.warnings?.length
+      ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}`
+      : '';
+    state.actions.push({
+      action: 'accept',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: utcTimestamp(this.now()),
+      note: body.note ?? null,
+      outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}`,
+    });
     await this.saveReview(state);
     return { record: moved, review: state };
   }
@@ -471,8 +640,12 @@ export class ReviewService {
         continue;
       }
       codes.push(pending.trackingCode);
-      log(`resuming the apply of ${pending.trackingCode} requested at ${pending.requestedAtUtc}${pending.merged ? ` (merged as ${pending.merged.slice(0, 12)})` : ''}`);
-      this.startApplyJob(pending).catch((err: unknown) => log(`the resumed apply of ${pending.trackingCode} did not finish: ${(err as Error).message.split('\n')[0]}`));
+      log(
+        `resuming the apply of ${pending.trackingCode} requested at ${pending.requestedAtUtc}${pending.merged ? ` (merged as ${pending.merged.slice(0, 12)})` : ''}`,
+      );
+      this.startApplyJob(pending).catch((err: unknown) =>
+        log(`the resumed apply of ${pending.trackingCode} did not finish: ${(err as Error).message.split('\n')[0]}`),
+      );
     }
     return codes;
   }
@@ -490,7 +663,13 @@ export class ReviewService {
   private readonly applyRequests = new Map<string, Promise<unknown>>();
 
   /** Apply requests for one item run one after another (two reviewers clicking at once). */
-  private apply(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor, wait: boolean): Promise<{ record: Stored; review: ReviewRecord | null }> {
+  private apply(
+    kind: SubmissionKind,
+    code: string,
+    body: AdminActionBody,
+    actor: ReviewActor,
+    wait: boolean,
+  ): Promise<{ record: Stored; review: ReviewRecord | null }> {
     const previous = this.applyRequests.get(code) ?? Promise.resolve();
     const mine = previous.then(() => this.requestApply(kind, code, body, actor));
     const tail = mine.catch(() => undefined);
@@ -507,11 +686,18 @@ export class ReviewService {
     code: string,
     body: AdminActionBody,
     actor: ReviewActor,
-  ): Promise<{ job: Promise<{ record: Stored; review: ReviewRecord }>; now: { record: Stored; review: ReviewRecord | null } }> {
+  ): Promise<{
+    job: Promise<{ record: Stored; review: ReviewRecord }>;
+    now: { record: Stored; review: ReviewRecord | null };
+  }> {
     const { record } = await this.get(kind, code);
     if (this.applyJobs.has(code) || record.apply?.state === 'applying') {
       // One apply per item: the second of two at once is refused, as when applies ran inline.
-      throw new ProblemError('conflict', `${code} is being applied${record.apply?.requestedAtUtc ? ` (since ${record.apply.requestedAtUtc})` : ''}; wait until it is visible or has failed.`, { currentStatus: record.status });
+      throw new ProblemError(
+        'conflict',
+        `${code} is being applied${record.apply?.requestedAtUtc ? ` (since ${record.apply.requestedAtUtc})` : ''}; wait until it is visible or has failed.`,
+        { currentStatus: record.status },
+      );
     }
     const state = await this.loadReview(kind, code);
     // Refusals that need no merge answer at once, as before.
@@ -521,7 +707,16 @@ export class ReviewService {
       throw await this.refuse(state, body, actor, record.status, code, blocked);
     }
     const requestedAtUtc = utcTimestamp(this.now());
-    const pending: PendingApply = { recordVersion: 1, trackingCode: code, kind, body, actor, requestedAtUtc, before: null, merged: null };
+    const pending: PendingApply = {
+      recordVersion: 1,
+      trackingCode: code,
+      kind,
+      body,
+      actor,
+      requestedAtUtc,
+      before: null,
+      merged: null,
+    };
     // The marker first: once the item shows "applying", a restart finds the marker and resumes.
     await this.writeMarker(pending);
     let illegal: SubmissionStatus | null = null;
@@ -534,16 +729,37 @@ export class ReviewService {
     });
     if (illegal !== null || !marked) {
       await this.dropMarker(code);
-      throw new ProblemError('conflict', `${code} is "${illegal ?? 'gone'}" now; only an accepted item can be applied.`, { currentStatus: illegal ?? record.status });
+      throw new ProblemError(
+        'conflict',
+        `${code} is "${illegal ?? 'gone'}" now; only an accepted item can be applied.`,
+        { currentStatus: illegal ?? record.status },
+      );
     }
     return { job: this.startApplyJob(pending), now: { record: marked, review: state } };
   }
 
-  private async refuse(state: ReviewRecord, body: AdminActionBody, actor: ReviewActor, status: SubmissionStatus, code: string, reasons: string[]): Promise<ProblemError> {
+  private async refuse(
+    state: ReviewRecord,
+    body: AdminActionBody,
+    actor: ReviewActor,
+    status: SubmissionStatus,
+    code: string,
+    reasons: string[],
+  ): Promise<ProblemError> {
     state.blockers = reasons;
-    state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `refused: ${reasons.join(' ')}` });
+    state.actions.push({
+      action: 'apply',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: utcTimestamp(this.now()),
+      note: body.note ?? null,
+      outcome: `refused: ${reasons.join(' ')}`,
+    });
     await this.saveReview(state);
-    return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, { currentStatus: status, reasons });
+    return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, {
+      currentStatus: status,
+      reasons,
+    });
   }
 
   /** Set the item's apply progress without a status change (the status history is untouched). */
@@ -553,7 +769,15 @@ export class ReviewService {
 
   /** The merge commit of `code` on main after `before`, if a stopped apply got that far. */
   private async findMerge(code: string, before: string): Promise<string | null> {
-    const out = await git(this.ctx.config.contentRepo, ['log', '--format=%H', '--fixed-strings', `--grep=Tracking-Code: ${code}`, '-n', '1', `${before}..HEAD`]).catch(() => '');
+    const out = await git(this.ctx.config.contentRepo, [
+      'log',
+      '--format=%H',
+      '--fixed-strings',
+      `--grep=Tracking-Code: ${code}`,
+      '-n',
+      '1',
+      `${before}..HEAD`,
+    ]).catch(() => '');
     return out.trim() || null;
   }
 
@@ -568,7 +792,11 @@ export class ReviewService {
   // goes back to before the batch, each marker forgets its merge, and each item is merged and
   // built alone again, so only what fails alone is recorded failed.
 
-  private readonly applyQueue: Array<{ pending: PendingApply; resolve: (r: { record: Stored; review: ReviewRecord }) => void; reject: (err: unknown) => void }> = [];
+  private readonly applyQueue: Array<{
+    pending: PendingApply;
+    resolve: (r: { record: Stored; review: ReviewRecord }) => void;
+    reject: (err: unknown) => void;
+  }> = [];
   private applyLoop: Promise<void> | null = null;
 
   private runApply(pending: PendingApply): Promise<{ record: Stored; review: ReviewRecord }> {
@@ -596,7 +824,13 @@ export class ReviewService {
     }
   }
 
-  private async applyBatch(batch: Array<{ pending: PendingApply; resolve: (r: { record: Stored; review: ReviewRecord }) => void; reject: (err: unknown) => void }>): Promise<void> {
+  private async applyBatch(
+    batch: Array<{
+      pending: PendingApply;
+      resolve: (r: { record: Stored; review: ReviewRecord }) => void;
+      reject: (err: unknown) => void;
+    }>,
+  ): Promise<void> {
     const merged: Array<{ job: (typeof batch)[number]; step: MergedApply }> = [];
     for (const job of batch) {
       try {
@@ -621,7 +855,9 @@ export class ReviewService {
       // Which merge broke the build is not known: undo the batch and apply each alone.
       // main first, then the markers: a stop between the two leaves markers naming merges main no
       // longer holds, which a resume treats as not merged (mergeApply checks ancestry).
-      const target = await this.earliest(merged.map((m) => m.step.pending.before).filter((b): b is string => b !== null));
+      const target = await this.earliest(
+        merged.map((m) => m.step.pending.before).filter((b): b is string => b !== null),
+      );
       if (target !== null && (await this.local.main()) !== target) await this.local.resetMain(target);
       for (const { step } of merged) {
         step.pending.before = null;
@@ -644,7 +880,14 @@ export class ReviewService {
     for (const c of commits) {
       let oldest = true;
       for (const other of commits) {
-        if (other !== c && !(await git(repo, ['merge-base', '--is-ancestor', c, other]).then(() => true, () => false))) oldest = false;
+        if (
+          other !== c &&
+          !(await git(repo, ['merge-base', '--is-ancestor', c, other]).then(
+            () => true,
+            () => false,
+          ))
+        )
+          oldest = false;
       }
       if (oldest) return c;
     }
@@ -656,7 +899,9 @@ export class ReviewService {
    * merge a stopped apply made). `done` when nothing is left to build for it (finished before a
    * stop, decided otherwise, or refused: then recorded failed).
    */
-  private async mergeApply(pending: PendingApply): Promise<MergedApply | { done: { record: Stored; review: ReviewRecord } }> {
+  private async mergeApply(
+    pending: PendingApply,
+  ): Promise<MergedApply | { done: { record: Stored; review: ReviewRecord } }> {
     const { kind, trackingCode: code, body } = pending;
     // Markers written before actors were recorded name nobody; the history says so.
     const actor = pending.actor ?? { label: 'unrecorded (resumed apply)', operatorLabeled: false };
@@ -679,11 +924,21 @@ export class ReviewService {
     const forge = await this.forge();
     let merged = pending.merged ?? (pending.before ? await this.findMerge(code, pending.before) : null);
     // A merge main no longer holds (reset after a failed build, before the marker said so) is no merge.
-    if (merged !== null && !(await git(this.ctx.config.contentRepo, ['merge-base', '--is-ancestor', merged, 'refs/heads/main']).then(() => true, () => false))) merged = null;
+    if (
+      merged !== null &&
+      !(await git(this.ctx.config.contentRepo, ['merge-base', '--is-ancestor', merged, 'refs/heads/main']).then(
+        () => true,
+        () => false,
+      ))
+    )
+      merged = null;
     let input: ProposalInput | null = null;
     if (merged === null) {
       const blocked = verificationBlockers(state.verification);
-      if (blocked.length > 0) return { done: await this.failApply(step, await this.refuse(state, body, actor, record.status, code, blocked), false) };
+      if (blocked.length > 0)
+        return {
+          done: await this.failApply(step, await this.refuse(state, body, actor, record.status, code, blocked), false),
+        };
       try {
         input = await this.proposal(record, state);
         lap('proposalMs');
@@ -692,7 +947,13 @@ export class ReviewService {
         if (forge === this.local) phases.open = this.local.lastOpenTimings;
         state.forge = forge.name;
       } catch (err) {
-        return { done: await this.failApply(step, await this.refuse(state, body, actor, record.status, code, reasonsOf(err)), false) };
+        return {
+          done: await this.failApply(
+            step,
+            await this.refuse(state, body, actor, record.status, code, reasonsOf(err)),
+            false,
+          ),
+        };
       }
       pending.before = await this.local.main();
       pending.merged = null;
@@ -700,7 +961,9 @@ export class ReviewService {
       await this.writeMarker(pending);
       lap('recordMs');
       try {
-        merged = (await forge.merge(state.ref!, mergeMessage(code, input.title, actor.label, body.reviewer, body.note ?? null))).commit;
+        merged = (
+          await forge.merge(state.ref!, mergeMessage(code, input.title, actor.label, body.reviewer, body.note ?? null))
+        ).commit;
       } catch (err) {
         return { done: await this.failApply(step, err) };
       }
@@ -726,23 +989,44 @@ export class ReviewService {
     if (!reset) problem = err as ProblemError;
     else {
       // Nothing half-merged: main goes back to where it was; the old build keeps serving.
-      if (pending.before !== null && (await this.local.main()) !== pending.before) await this.local.resetMain(pending.before);
+      if (pending.before !== null && (await this.local.main()) !== pending.before)
+        await this.local.resetMain(pending.before);
       const message = (err as Error).message.slice(0, 4000);
       state.lastError = { atUtc: utcTimestamp(this.now()), message };
-      state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: utcTimestamp(this.now()), note: body.note ?? null, outcome: `failed: ${message.slice(0, 500)}` });
-      await this.saveReview(state);
-      problem = new ProblemError('conflict', `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`, {
-        currentStatus: record.status,
-        reasons: [message],
+      state.actions.push({
+        action: 'apply',
+        reviewer: body.reviewer,
+        actor: actor.label,
+        atUtc: utcTimestamp(this.now()),
+        note: body.note ?? null,
+        outcome: `failed: ${message.slice(0, 500)}`,
       });
+      await this.saveReview(state);
+      problem = new ProblemError(
+        'conflict',
+        `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`,
+        {
+          currentStatus: record.status,
+          reasons: [message],
+        },
+      );
     }
-    await this.setApply(kind, code, { state: 'failed', requestedAtUtc: pending.requestedAtUtc, visibleAtUtc: null, failedAtUtc: utcTimestamp(this.now()) });
+    await this.setApply(kind, code, {
+      state: 'failed',
+      requestedAtUtc: pending.requestedAtUtc,
+      visibleAtUtc: null,
+      failedAtUtc: utcTimestamp(this.now()),
+    });
     await this.dropMarker(code);
     throw problem;
   }
 
   /** The build with this item's merge is served: record it applied and visible. */
-  private async finishApply(step: MergedApply, servedCommit: string | null, applies: number): Promise<{ record: Stored; review: ReviewRecord }> {
+  private async finishApply(
+    step: MergedApply,
+    servedCommit: string | null,
+    applies: number,
+  ): Promise<{ record: Stored; review: ReviewRecord }> {
     const { pending, state, actor, merged, started, phases } = step;
     const { kind, trackingCode: code, body } = pending;
     const visibleAtUtc = utcTimestamp(this.now());
@@ -752,16 +1036,34 @@ export class ReviewService {
     state.appliedCommit = merged;
     state.blockers = [];
     state.lastError = null;
-    state.actions.push({ action: 'apply', reviewer: body.reviewer, actor: actor.label, atUtc: visibleAtUtc, note: body.note ?? null, outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc}${served})` });
-    await this.saveReview(state);
-    const moved = await this.move(kind, code, 'applied', body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).', state.ref, actor, {
-      state: 'visible',
-      requestedAtUtc: pending.requestedAtUtc,
-      visibleAtUtc,
-      failedAtUtc: null,
+    state.actions.push({
+      action: 'apply',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: visibleAtUtc,
+      note: body.note ?? null,
+      outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc}${served})`,
     });
+    await this.saveReview(state);
+    const moved = await this.move(
+      kind,
+      code,
+      'applied',
+      body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).',
+      state.ref,
+      actor,
+      {
+        state: 'visible',
+        requestedAtUtc: pending.requestedAtUtc,
+        visibleAtUtc,
+        failedAtUtc: null,
+      },
+    );
     await this.dropMarker(code);
-    this.logger?.info({ apply: { trackingCode: code, commit: merged, servedCommit, applies, totalMs: Date.now() - started, phases } }, `apply of ${code} visible after ${Date.now() - started} ms`);
+    this.logger?.info(
+      { apply: { trackingCode: code, commit: merged, servedCommit, applies, totalMs: Date.now() - started, phases } },
+      `apply of ${code} visible after ${Date.now() - started} ms`,
+    );
     return { record: moved, review: state };
   }
 
@@ -776,18 +1078,42 @@ export class ReviewService {
     for (const [index, asset] of record.submission.assets.entries()) {
       const base = { index, url: asset.downloadUrl ?? null, declaredSha256: asset.sha256?.toLowerCase() ?? null };
       if (!asset.downloadUrl) {
-        out.push({ ...base, status: 'not-fetched', sha256: null, byteLength: null, mediaType: null, reason: 'no downloadUrl; the asset links its source page', checks: null });
+        out.push({
+          ...base,
+          status: 'not-fetched',
+          sha256: null,
+          byteLength: null,
+          mediaType: null,
+          reason: 'no downloadUrl; the asset links its source page',
+          checks: null,
+        });
         continue;
       }
       try {
-        const file = await fetchFile(asset.downloadUrl, this.ctx.blobs, { ...options, expectedSha256: asset.sha256 ?? null });
+        const file = await fetchFile(asset.downloadUrl, this.ctx.blobs, {
+          ...options,
+          expectedSha256: asset.sha256 ?? null,
+        });
         let checks: TechnicalCheckResult;
         try {
           checks = await this.ctx.blobs.withLocalFile(file.sha256, (local) => runChecks(asset.kind, local));
         } catch (err) {
-          checks = { kind: asset.kind, passed: false, summary: `The technical checks failed to run: ${(err as Error).message}`, measurements: {} };
+          checks = {
+            kind: asset.kind,
+            passed: false,
+            summary: `The technical checks failed to run: ${(err as Error).message}`,
+            measurements: {},
+          };
         }
-        out.push({ ...base, status: 'verified', sha256: file.sha256, byteLength: file.byteLength, mediaType: file.mediaType, reason: null, checks });
+        out.push({
+          ...base,
+          status: 'verified',
+          sha256: file.sha256,
+          byteLength: file.byteLength,
+          mediaType: file.mediaType,
+          reason: null,
+          checks,
+        });
       } catch (err) {
         const reason = err instanceof FetchRefusedError ? `${err.reason}: ${err.message}` : (err as Error).message;
         out.push({ ...base, status: 'refused', sha256: null, byteLength: null, mediaType: null, reason, checks: null });
@@ -804,7 +1130,9 @@ export class ReviewService {
     const file = path.join(this.ctx.config.contentRepo, 'works', slug, 'index.md');
     if (!existsSync(file)) return null;
     try {
-      const work = parseFrontMatter(splitWorkFile(readFileSync(file, 'utf8')).frontMatter) as { arrangements?: { id?: unknown; durationSeconds?: unknown }[] };
+      const work = parseFrontMatter(splitWorkFile(readFileSync(file, 'utf8')).frontMatter) as {
+        arrangements?: { id?: unknown; durationSeconds?: unknown }[];
+      };
       const arr = work.arrangements?.find((a) => a.id === s.target!.assetId);
       return typeof arr?.durationSeconds === 'number' ? arr.durationSeconds : null;
     } catch {
@@ -820,10 +1148,17 @@ export class ReviewService {
     // (a rendering profile's definition is one) before building.
     const small = new Map<string, Buffer>();
     for (const v of state.verification ?? []) {
-      if (v.status === 'verified' && v.sha256 && (v.byteLength ?? Infinity) <= VERIFIED_BYTES_PREFETCH_MAX && !small.has(v.sha256)) small.set(v.sha256, await this.ctx.blobs.readBytes(v.sha256));
+      if (
+        v.status === 'verified' &&
+        v.sha256 &&
+        (v.byteLength ?? Infinity) <= VERIFIED_BYTES_PREFETCH_MAX &&
+        !small.has(v.sha256)
+      )
+        small.set(v.sha256, await this.ctx.blobs.readBytes(v.sha256));
     }
     const built = buildProposal(record, state, {
-      workFile: (slug) => (existsSync(inRepo(`works/${slug}/index.md`)) ? readFileSync(inRepo(`works/${slug}/index.md`), 'utf8') : null),
+      workFile: (slug) =>
+        existsSync(inRepo(`works/${slug}/index.md`)) ? readFileSync(inRepo(`works/${slug}/index.md`), 'utf8') : null,
       storedFileSha256: (slug, file) => {
         const abs = inRepo(path.join('works', slug, file));
         return existsSync(abs) ? sha256Of(readFileSync(abs)) : null;
@@ -848,14 +1183,16 @@ function verificationBlockers(entries: VerificationEntry[]): string[] {
   const out: string[] = [];
   for (const e of entries) {
     if (e.status === 'refused') out.push(`Asset ${e.index} (${e.url}) was not verified: ${e.reason}.`);
-    else if (e.status === 'verified' && e.checks && !e.checks.passed) out.push(`Asset ${e.index} failed its technical checks: ${e.checks.summary}`);
+    else if (e.status === 'verified' && e.checks && !e.checks.passed)
+      out.push(`Asset ${e.index} failed its technical checks: ${e.checks.summary}`);
   }
   return out;
 }
 
 function reasonsOf(err: unknown): string[] {
   if (err instanceof ProposalError) return err.reasons;
-  if (err instanceof ProposalLintError) return [`The proposal does not pass the content lint: ${err.messages.slice(0, 20).join('; ')}`];
+  if (err instanceof ProposalLintError)
+    return [`The proposal does not pass the content lint: ${err.messages.slice(0, 20).join('; ')}`];
   return [`The proposal could not be opened: ${(err as Error).message}`];
 }
 

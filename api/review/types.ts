@@ -75,5 +75,4 @@ export interface FetchedFile {
 
 export type FetchContributorFile = (url: string, blobs: BlobStore, options: FetchOptions) => Promise<FetchedFile>;
 
-
 export type RunTechnicalChecks = (kind: AssetKind, file: string) => Promise<TechnicalCheckResult>;

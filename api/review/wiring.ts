@@ -41,7 +41,8 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
     void (ctx.rebuilder as Partial<Rebuilder>).prepareCheckout?.();
   });
   app.addHook('onClose', async () => service.settled());
-  const kindOf = (code: string): SubmissionKind => (code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution');
+  const kindOf = (code: string): SubmissionKind =>
+    code.toUpperCase().startsWith('R-') ? 'correction-report' : 'contribution';
   const fromGitHub = (action: AdminAction, note: string) => async (code: string) => {
     try {
       await service.act(kindOf(code), code, action, { reviewer: 'GitHub', note }, GITHUB_ACTOR);

@@ -52,7 +52,13 @@ export interface SetCookieOptions {
 }
 
 /** Append a Set-Cookie header (keeps any already set on the reply). */
-export function setCookie(config: Pick<Config, 'publicBaseUrl'>, reply: FastifyReply, name: string, value: string, options: SetCookieOptions): void {
+export function setCookie(
+  config: Pick<Config, 'publicBaseUrl'>,
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  options: SetCookieOptions,
+): void {
   const line = stringifySetCookie({
     name,
     value,
@@ -68,7 +74,12 @@ export function setCookie(config: Pick<Config, 'publicBaseUrl'>, reply: FastifyR
 }
 
 /** Expire a cookie in the browser. */
-export function clearCookie(config: Pick<Config, 'publicBaseUrl'>, reply: FastifyReply, name: string, sameSite: 'strict' | 'lax' = 'strict'): void {
+export function clearCookie(
+  config: Pick<Config, 'publicBaseUrl'>,
+  reply: FastifyReply,
+  name: string,
+  sameSite: 'strict' | 'lax' = 'strict',
+): void {
   setCookie(config, reply, name, '', { maxAgeSeconds: 0, sameSite });
 }
 
@@ -83,12 +94,20 @@ export function sessionOf(ctx: { config: Config; sessions: SessionStore }, reque
 }
 
 /** Set the session cookie for a new session (sign-in). */
-export function setSessionCookie(ctx: { config: Config; sessions: SessionStore }, reply: FastifyReply, token: string): void {
+export function setSessionCookie(
+  ctx: { config: Config; sessions: SessionStore },
+  reply: FastifyReply,
+  token: string,
+): void {
   setCookie(ctx.config, reply, sessionCookieName(ctx.config), token, { maxAgeSeconds: ctx.sessions.lifetimeSeconds });
 }
 
 /** End the request's session and expire its cookie (sign-out). */
-export function endSession(ctx: { config: Config; sessions: SessionStore }, request: FastifyRequest, reply: FastifyReply): void {
+export function endSession(
+  ctx: { config: Config; sessions: SessionStore },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   ctx.sessions.revoke(sessionToken(ctx.config, request));
   clearCookie(ctx.config, reply, sessionCookieName(ctx.config));
 }
@@ -97,7 +116,11 @@ export function endSession(ctx: { config: Config; sessions: SessionStore }, requ
  * Sign-out (DELETE of a session route, desk or reader): with a live session the request must pass
  * the CSRF rule; the session ends and the cookie expires either way. Answers 204.
  */
-export function signOut(ctx: { config: Config; sessions: SessionStore }, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function signOut(
+  ctx: { config: Config; sessions: SessionStore },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const session = sessionOf(ctx, request);
   if (session) {
     const refusal = csrfRefusal(ctx.config, request, session);
@@ -135,12 +158,14 @@ export function presentedCsrf(request: FastifyRequest): string | undefined {
  * desk's sign-in form, which has no session (and so no token) yet.
  */
 export function crossSiteRefusal(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest): string | null {
-  if (headerValue(request.headers['sec-fetch-site']) === 'cross-site') return 'The request came from another site (Sec-Fetch-Site: cross-site).';
+  if (headerValue(request.headers['sec-fetch-site']) === 'cross-site')
+    return 'The request came from another site (Sec-Fetch-Site: cross-site).';
   const origin = headerValue(request.headers.origin);
   if (origin !== undefined) {
     const host = headerValue(request.headers.host);
     const addressed = host ? `${request.protocol}://${host}` : null;
-    if (origin !== new URL(config.publicBaseUrl).origin && origin !== addressed) return `The request's Origin "${origin.slice(0, 200)}" is not this archive.`;
+    if (origin !== new URL(config.publicBaseUrl).origin && origin !== addressed)
+      return `The request's Origin "${origin.slice(0, 200)}" is not this archive.`;
   }
   return null;
 }
@@ -150,13 +175,19 @@ export function crossSiteRefusal(config: Pick<Config, 'publicBaseUrl'>, request:
  * always may. `checkToken: false` checks the origin only (for a hook that runs before the body,
  * where a form field cannot be read yet; the handler then checks the token).
  */
-export function csrfRefusal(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest, session: Session, checkToken = true): string | null {
+export function csrfRefusal(
+  config: Pick<Config, 'publicBaseUrl'>,
+  request: FastifyRequest,
+  session: Session,
+  checkToken = true,
+): string | null {
   if (SAFE_METHODS.has(request.method)) return null;
   const foreign = crossSiteRefusal(config, request);
   if (foreign !== null) return foreign;
   if (!checkToken) return null;
   const presented = presentedCsrf(request);
-  if (!presented) return `A state-changing request with a session cookie needs the session's CSRF token in the ${CSRF_HEADER} header or the ${CSRF_FIELD} form field.`;
+  if (!presented)
+    return `A state-changing request with a session cookie needs the session's CSRF token in the ${CSRF_HEADER} header or the ${CSRF_FIELD} form field.`;
   if (!sameToken(presented, session.csrf)) return 'The CSRF token does not belong to this session.';
   return null;
 }

@@ -34,7 +34,8 @@ export function adminSessionView(session: Session): AdminSession {
   };
 }
 
-export type SignInOutcome = { ok: true; session: Session } | { ok: false; status: 401 | 403 | 429; detail: string; retryAfterSeconds?: number };
+export type SignInOutcome =
+  { ok: true; session: Session } | { ok: false; status: 401 | 403 | 429; detail: string; retryAfterSeconds?: number };
 
 /**
  * Check an admin key and start a session (sets the cookie). Shared by the JSON route and the
@@ -45,13 +46,28 @@ export function createAdminSignIn(ctx: AppContext) {
   return function signIn(request: FastifyRequest, reply: FastifyReply, key: string): SignInOutcome {
     const client = clientKey(request.ip);
     if (!ctx.keys.configuredFor(['admin'])) {
-      return { ok: false, status: 401, detail: `No admin key is configured, so nobody can sign in. The operator sets ${ROLE_ENV.admin} (comma-separated label=secret keys) and restarts the service.` };
+      return {
+        ok: false,
+        status: 401,
+        detail: `No admin key is configured, so nobody can sign in. The operator sets ${ROLE_ENV.admin} (comma-separated label=secret keys) and restarts the service.`,
+      };
     }
     const principal = ctx.keys.identify(key.trim());
     if (!principal || !principal.roles.includes('admin')) {
       const decision = failures.take(client);
-      if (!decision.allowed) return { ok: false, status: 429, detail: 'Too many failed sign-ins from this address; wait before trying again.', retryAfterSeconds: decision.retryAfterSeconds };
-      if (principal) return { ok: false, status: 403, detail: `The key "${principal.label}" has the role ${principal.roles.join(', ')}; the desk needs an admin key.` };
+      if (!decision.allowed)
+        return {
+          ok: false,
+          status: 429,
+          detail: 'Too many failed sign-ins from this address; wait before trying again.',
+          retryAfterSeconds: decision.retryAfterSeconds,
+        };
+      if (principal)
+        return {
+          ok: false,
+          status: 403,
+          detail: `The key "${principal.label}" has the role ${principal.roles.join(', ')}; the desk needs an admin key.`,
+        };
       return { ok: false, status: 401, detail: 'The key is not valid for this service.' };
     }
     const { token, session } = ctx.sessions.create({ kind: 'admin', label: principal.label });
@@ -60,26 +76,40 @@ export function createAdminSignIn(ctx: AppContext) {
   };
 }
 
-export async function registerSessionRoutes(app: FastifyInstance, ctx: AppContext, signIn: ReturnType<typeof createAdminSignIn>): Promise<void> {
+export async function registerSessionRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  signIn: ReturnType<typeof createAdminSignIn>,
+): Promise<void> {
   const base = ctx.config.publicBaseUrl;
 
-  app.post<{ Body: AdminSignInBody }>(ADMIN_SESSION_PATH, { schema: { body: AdminSignInBody } }, async (request, reply) => {
-    const outcome = signIn(request, reply, request.body.key);
-    if (!outcome.ok) {
-      const name = outcome.status === 401 ? 'unauthorized' : outcome.status === 403 ? 'forbidden' : 'rate-limited';
-      const headers: Record<string, string> = outcome.retryAfterSeconds ? { 'Retry-After': String(outcome.retryAfterSeconds) } : {};
-      const errors = outcome.status === 429 ? {} : { errors: [{ pointer: '/key', detail: 'not an admin key of this service' }] };
-      await sendProblem(reply, request, base, name, outcome.detail, { headers, ...errors });
-      return reply;
-    }
-    reply.code(201);
-    return sendPrivateJson(reply, adminSessionView(outcome.session));
-  });
+  app.post<{ Body: AdminSignInBody }>(
+    ADMIN_SESSION_PATH,
+    { schema: { body: AdminSignInBody } },
+    async (request, reply) => {
+      const outcome = signIn(request, reply, request.body.key);
+      if (!outcome.ok) {
+        const name = outcome.status === 401 ? 'unauthorized' : outcome.status === 403 ? 'forbidden' : 'rate-limited';
+        const headers: Record<string, string> = outcome.retryAfterSeconds
+          ? { 'Retry-After': String(outcome.retryAfterSeconds) }
+          : {};
+        const errors =
+          outcome.status === 429 ? {} : { errors: [{ pointer: '/key', detail: 'not an admin key of this service' }] };
+        await sendProblem(reply, request, base, name, outcome.detail, { headers, ...errors });
+        return reply;
+      }
+      reply.code(201);
+      return sendPrivateJson(reply, adminSessionView(outcome.session));
+    },
+  );
 
   app.get(ADMIN_SESSION_PATH, async (request, reply) => {
     const session = sessionOf(ctx, request);
     if (!session || session.subject.kind !== 'admin') {
-      throw new ProblemError('unauthorized', `No desk session: sign in with POST ${ADMIN_SESSION_PATH} and an admin key, or at ${base}/admin/.`);
+      throw new ProblemError(
+        'unauthorized',
+        `No desk session: sign in with POST ${ADMIN_SESSION_PATH} and an admin key, or at ${base}/admin/.`,
+      );
     }
     return sendPrivateJson(reply, adminSessionView(session));
   });

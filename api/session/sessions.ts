@@ -86,7 +86,12 @@ export class SessionStore {
     }
     const token = randomBytes(32).toString('base64url');
     const now = this.now();
-    const session: Session = { subject, csrf: randomBytes(32).toString('base64url'), createdAtMs: now, expiresAtMs: now + this.lifetimeMs };
+    const session: Session = {
+      subject,
+      csrf: randomBytes(32).toString('base64url'),
+      createdAtMs: now,
+      expiresAtMs: now + this.lifetimeMs,
+    };
     this.sessions.set(hashToken(token), session);
     return { token, session };
   }

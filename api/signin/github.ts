@@ -11,7 +11,14 @@
  * No scope is asked for: GET /user with an unscoped token reads the public profile, which is all
  * the archive needs (id, login, name). The access token is used once and not kept.
  */
-import { ArcticFetchError, CodeChallengeMethod, OAuth2Client, OAuth2RequestError, generateCodeVerifier, generateState } from 'arctic';
+import {
+  ArcticFetchError,
+  CodeChallengeMethod,
+  OAuth2Client,
+  OAuth2RequestError,
+  generateCodeVerifier,
+  generateState,
+} from 'arctic';
 import type { ReaderSignInSettings } from '../config.ts';
 import type { ReaderSubject } from '../session/sessions.ts';
 
@@ -33,7 +40,10 @@ export class SignInError extends Error {
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SignInError('unavailable', `GitHub did not answer ${what} within ${ms / 1000} s.`)), ms);
+    timer = setTimeout(
+      () => reject(new SignInError('unavailable', `GitHub did not answer ${what} within ${ms / 1000} s.`)),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -51,7 +61,13 @@ export class GitHubSignIn {
   start(): { state: string; codeVerifier: string; url: URL } {
     const state = generateState();
     const codeVerifier = generateCodeVerifier();
-    const url = this.client.createAuthorizationURLWithPKCE(`${this.settings.oauthBaseUrl}/login/oauth/authorize`, state, CodeChallengeMethod.S256, codeVerifier, []);
+    const url = this.client.createAuthorizationURLWithPKCE(
+      `${this.settings.oauthBaseUrl}/login/oauth/authorize`,
+      state,
+      CodeChallengeMethod.S256,
+      codeVerifier,
+      [],
+    );
     // GitHub: do not offer creating an account in the middle of a download.
     url.searchParams.set('allow_signup', 'false');
     return { state, codeVerifier, url };
@@ -61,17 +77,38 @@ export class GitHubSignIn {
   async finish(code: string, codeVerifier: string): Promise<ReaderSubject> {
     let accessToken: string;
     try {
-      const tokens = await withTimeout(this.client.validateAuthorizationCode(`${this.settings.oauthBaseUrl}/login/oauth/access_token`, code, codeVerifier), PROVIDER_TIMEOUT_MS, 'the access-token request');
+      const tokens = await withTimeout(
+        this.client.validateAuthorizationCode(
+          `${this.settings.oauthBaseUrl}/login/oauth/access_token`,
+          code,
+          codeVerifier,
+        ),
+        PROVIDER_TIMEOUT_MS,
+        'the access-token request',
+      );
       // GitHub answers a refused code with 200 and an `error` member, which the generic client passes through.
       const data = tokens.data as Record<string, unknown>;
-      if (typeof data.error === 'string') throw new SignInError('refused', `GitHub refused the sign-in code (${data.error}${typeof data.error_description === 'string' ? `: ${data.error_description.slice(0, 200)}` : ''}).`);
-      if (typeof data.access_token !== 'string' || data.access_token.length === 0) throw new SignInError('unavailable', 'GitHub answered the access-token request without an access token.');
+      if (typeof data.error === 'string')
+        throw new SignInError(
+          'refused',
+          `GitHub refused the sign-in code (${data.error}${typeof data.error_description === 'string' ? `: ${data.error_description.slice(0, 200)}` : ''}).`,
+        );
+      if (typeof data.access_token !== 'string' || data.access_token.length === 0)
+        throw new SignInError('unavailable', 'GitHub answered the access-token request without an access token.');
       accessToken = data.access_token;
     } catch (error) {
       if (error instanceof SignInError) throw error;
-      if (error instanceof OAuth2RequestError) throw new SignInError('refused', `GitHub refused the sign-in code (${error.code}${error.description ? `: ${error.description.slice(0, 200)}` : ''}).`);
-      if (error instanceof ArcticFetchError) throw new SignInError('unavailable', 'GitHub could not be reached for the access token.');
-      throw new SignInError('unavailable', `GitHub's access-token answer could not be read (${(error as Error).message.slice(0, 200)}).`);
+      if (error instanceof OAuth2RequestError)
+        throw new SignInError(
+          'refused',
+          `GitHub refused the sign-in code (${error.code}${error.description ? `: ${error.description.slice(0, 200)}` : ''}).`,
+        );
+      if (error instanceof ArcticFetchError)
+        throw new SignInError('unavailable', 'GitHub could not be reached for the access token.');
+      throw new SignInError(
+        'unavailable',
+        `GitHub's access-token answer could not be read (${(error as Error).message.slice(0, 200)}).`,
+      );
     }
     return this.user(accessToken);
   }
@@ -80,7 +117,12 @@ export class GitHubSignIn {
     let res: Response;
     try {
       res = await fetch(`${this.settings.apiUrl}/user`, {
-        headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28', 'User-Agent': 'public-domain-music-archive' },
+        headers: {
+          Authorization: `Bearer ${accessToken}`,
+          Accept: 'application/vnd.github+json',
+          'X-GitHub-Api-Version': '2022-11-28',
+          'User-Agent': 'public-domain-music-archive',
+        },
         signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
       });
     } catch {
@@ -88,14 +130,21 @@ export class GitHubSignIn {
     }
     const text = await res.text().catch(() => '');
     if (res.status !== 200) throw new SignInError('unavailable', `GitHub answered GET /user with ${res.status}.`);
-    if (text.length > MAX_USER_BYTES) throw new SignInError('unavailable', 'GitHub answered GET /user with more than 256 KiB.');
+    if (text.length > MAX_USER_BYTES)
+      throw new SignInError('unavailable', 'GitHub answered GET /user with more than 256 KiB.');
     let user: Record<string, unknown>;
     try {
       user = JSON.parse(text) as Record<string, unknown>;
     } catch {
       throw new SignInError('unavailable', 'GitHub answered GET /user with something that is not JSON.');
     }
-    if (typeof user !== 'object' || user === null || !Number.isSafeInteger(user.id) || typeof user.login !== 'string' || !/^[A-Za-z0-9-]{1,39}$/.test(user.login)) {
+    if (
+      typeof user !== 'object' ||
+      user === null ||
+      !Number.isSafeInteger(user.id) ||
+      typeof user.login !== 'string' ||
+      !/^[A-Za-z0-9-]{1,39}$/.test(user.login)
+    ) {
       throw new SignInError('unavailable', 'GitHub answered GET /user without a numeric id and a login.');
     }
     const name = typeof user.name === 'string' && user.name.trim() ? user.name.trim().slice(0, 200) : null;

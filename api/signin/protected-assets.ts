@@ -12,7 +12,10 @@ const manifests = new Map<string, Promise<Map<string, ProtectedAsset>>>();
 
 async function load(buildDir: string): Promise<Map<string, ProtectedAsset>> {
   try {
-    const raw = JSON.parse(await readFile(path.join(buildDir, 'protected-assets.json'), 'utf8')) as Record<string, ProtectedAsset>;
+    const raw = JSON.parse(await readFile(path.join(buildDir, 'protected-assets.json'), 'utf8')) as Record<
+      string,
+      ProtectedAsset
+    >;
     return new Map(Object.entries(raw));
   } catch (error) {
     // A build made before issue 18 has no manifest: nothing protected is served from it.
@@ -22,7 +25,11 @@ async function load(buildDir: string): Promise<Map<string, ProtectedAsset>> {
 }
 
 /** The protected asset `<slug>/<assetId>` of the build in `buildDir`, or undefined. */
-export async function protectedAsset(buildDir: string, slug: string, assetId: number): Promise<ProtectedAsset | undefined> {
+export async function protectedAsset(
+  buildDir: string,
+  slug: string,
+  assetId: number,
+): Promise<ProtectedAsset | undefined> {
   let manifest = manifests.get(buildDir);
   if (!manifest) {
     manifest = load(buildDir);

@@ -31,10 +31,24 @@ import { sendPrivateJson } from '../http/reply.ts';
 import { safeDeclaredType } from '../http/media-types.ts';
 import { sendFile } from '../http/send-file.ts';
 import { sendBlob } from '../blobs/send-blob.ts';
-import { clearCookie, cookieName, readCookie, sessionOf, sessionToken, setCookie, setSessionCookie, signOut } from '../session/cookies.ts';
+import {
+  clearCookie,
+  cookieName,
+  readCookie,
+  sessionOf,
+  sessionToken,
+  setCookie,
+  setSessionCookie,
+  signOut,
+} from '../session/cookies.ts';
 import type { Session } from '../session/sessions.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
-import { ReaderCallbackQuery, ReaderSignInQuery, SignedInDownloadParams, type ReaderSession } from '../../src/schemas/session.ts';
+import {
+  ReaderCallbackQuery,
+  ReaderSignInQuery,
+  SignedInDownloadParams,
+  type ReaderSession,
+} from '../../src/schemas/session.ts';
 import { isLocalReturnPath, NOT_OFFERED, signInUrl } from '../../src/domain/access.ts';
 import { GitHubSignIn, SignInError } from './github.ts';
 import { protectedAsset, protectedFilePath } from './protected-assets.ts';
@@ -124,59 +138,103 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
   const pendingCookie = cookieName(ctx.config, 'archive-sign-in');
 
   const notOffered = () =>
-    new ProblemError('signed-in-download-not-offered', `${NOT_OFFERED} The operator enables reader sign-in with GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET (a GitHub OAuth app).`);
+    new ProblemError(
+      'signed-in-download-not-offered',
+      `${NOT_OFFERED} The operator enables reader sign-in with GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET (a GitHub OAuth app).`,
+    );
 
-  app.get<{ Querystring: ReaderSignInQuery }>(READER_SIGN_IN_PATH, { schema: { querystring: ReaderSignInQuery } }, async (request, reply) => {
-    if (!github) throw notOffered();
-    const { state, codeVerifier, url } = github.start();
-    setCookie(ctx.config, reply, pendingCookie, encodePending({ state, codeVerifier, returnPath: request.query.return ?? '/' }), { maxAgeSeconds: SIGN_IN_WINDOW_SECONDS, sameSite: 'lax' });
-    return reply.code(302).header('Location', url.href).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').send();
-  });
+  app.get<{ Querystring: ReaderSignInQuery }>(
+    READER_SIGN_IN_PATH,
+    { schema: { querystring: ReaderSignInQuery } },
+    async (request, reply) => {
+      if (!github) throw notOffered();
+      const { state, codeVerifier, url } = github.start();
+      setCookie(
+        ctx.config,
+        reply,
+        pendingCookie,
+        encodePending({ state, codeVerifier, returnPath: request.query.return ?? '/' }),
+        { maxAgeSeconds: SIGN_IN_WINDOW_SECONDS, sameSite: 'lax' },
+      );
+      return reply
+        .code(302)
+        .header('Location', url.href)
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .send();
+    },
+  );
 
-  app.get<{ Querystring: ReaderCallbackQuery }>(READER_CALLBACK_PATH, { schema: { querystring: ReaderCallbackQuery } }, async (request, reply) => {
-    if (!github) throw notOffered();
-    const again = `Start again at ${signInUrl(base)}.`;
-    const pending = decodePending(readCookie(request, pendingCookie));
-    // The sign-in cookie is single-use: whatever happens next, it expires.
-    clearCookie(ctx.config, reply, pendingCookie, 'lax');
-    reply.header('Referrer-Policy', 'no-referrer');
-    const q = request.query;
-    if (q.error !== undefined) {
-      throw new ProblemError('sign-in-failed', `GitHub did not sign you in (${q.error}${q.error_description ? `: ${q.error_description.slice(0, 200)}` : ''}). ${again}`);
-    }
-    if (!pending) {
-      throw new ProblemError('sign-in-failed', `No sign-in is in progress in this browser: its cookie is missing or expired (a sign-in must finish within ${SIGN_IN_WINDOW_SECONDS / 60} minutes, in the browser that started it). ${again}`);
-    }
-    if (q.code === undefined || q.state === undefined) {
-      throw new ProblemError('sign-in-failed', `GitHub's answer lacks ${q.code === undefined ? 'code' : 'state'}. ${again}`, { errors: [{ parameter: q.code === undefined ? 'code' : 'state', detail: 'is required' }] });
-    }
-    if (!sameText(q.state, pending.state)) {
-      throw new ProblemError('sign-in-failed', `The state GitHub sent back does not belong to the sign-in this browser started. ${again}`, { errors: [{ parameter: 'state', detail: 'does not match the sign-in cookie' }] });
-    }
-    let subject;
-    try {
-      subject = await github.finish(q.code, pending.codeVerifier);
-    } catch (error) {
-      if (error instanceof SignInError) throw new ProblemError(error.kind === 'refused' ? 'sign-in-failed' : 'sign-in-provider-unavailable', `${error.message} ${again}`);
-      throw error;
-    }
-    // A new session on every sign-in: any session this browser had (reader or desk) ends.
-    ctx.sessions.revoke(sessionToken(ctx.config, request));
-    const { token } = ctx.sessions.create(subject);
-    setSessionCookie(ctx, reply, token);
-    return reply
-      .code(200)
-      .header('Cache-Control', 'no-store')
-      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-      .type('text/html; charset=utf-8')
-      .send(signedInPage(subject.login, pending.returnPath));
-  });
+  app.get<{ Querystring: ReaderCallbackQuery }>(
+    READER_CALLBACK_PATH,
+    { schema: { querystring: ReaderCallbackQuery } },
+    async (request, reply) => {
+      if (!github) throw notOffered();
+      const again = `Start again at ${signInUrl(base)}.`;
+      const pending = decodePending(readCookie(request, pendingCookie));
+      // The sign-in cookie is single-use: whatever happens next, it expires.
+      clearCookie(ctx.config, reply, pendingCookie, 'lax');
+      reply.header('Referrer-Policy', 'no-referrer');
+      const q = request.query;
+      if (q.error !== undefined) {
+        throw new ProblemError(
+          'sign-in-failed',
+          `GitHub did not sign you in (${q.error}${q.error_description ? `: ${q.error_description.slice(0, 200)}` : ''}). ${again}`,
+        );
+      }
+      if (!pending) {
+        throw new ProblemError(
+          'sign-in-failed',
+          `No sign-in is in progress in this browser: its cookie is missing or expired (a sign-in must finish within ${SIGN_IN_WINDOW_SECONDS / 60} minutes, in the browser that started it). ${again}`,
+        );
+      }
+      if (q.code === undefined || q.state === undefined) {
+        throw new ProblemError(
+          'sign-in-failed',
+          `GitHub's answer lacks ${q.code === undefined ? 'code' : 'state'}. ${again}`,
+          { errors: [{ parameter: q.code === undefined ? 'code' : 'state', detail: 'is required' }] },
+        );
+      }
+      if (!sameText(q.state, pending.state)) {
+        throw new ProblemError(
+          'sign-in-failed',
+          `The state GitHub sent back does not belong to the sign-in this browser started. ${again}`,
+          { errors: [{ parameter: 'state', detail: 'does not match the sign-in cookie' }] },
+        );
+      }
+      let subject;
+      try {
+        subject = await github.finish(q.code, pending.codeVerifier);
+      } catch (error) {
+        if (error instanceof SignInError)
+          throw new ProblemError(
+            error.kind === 'refused' ? 'sign-in-failed' : 'sign-in-provider-unavailable',
+            `${error.message} ${again}`,
+          );
+        throw error;
+      }
+      // A new session on every sign-in: any session this browser had (reader or desk) ends.
+      ctx.sessions.revoke(sessionToken(ctx.config, request));
+      const { token } = ctx.sessions.create(subject);
+      setSessionCookie(ctx, reply, token);
+      return reply
+        .code(200)
+        .header('Cache-Control', 'no-store')
+        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .type('text/html; charset=utf-8')
+        .send(signedInPage(subject.login, pending.returnPath));
+    },
+  );
 
   app.get(READER_SESSION_PATH, async (request, reply) => {
     if (!github) throw notOffered();
     const session = sessionOf(ctx, request);
     if (!session || session.subject.kind !== 'reader') {
-      throw new ProblemError('sign-in-required', `No reader session in this browser: sign in with GitHub at ${signInUrl(base)}.`, { signIn: signInUrl(base) });
+      throw new ProblemError(
+        'sign-in-required',
+        `No reader session in this browser: sign in with GitHub at ${signInUrl(base)}.`,
+        { signIn: signInUrl(base) },
+      );
     }
     return sendPrivateJson(reply, readerSessionView(session));
   });
@@ -186,41 +244,65 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
   });
 
   // GET and HEAD in one route: Fastify's generated HEAD route would answer Content-Length: 0.
-  app.route<{ Params: SignedInDownloadParams }>({ method: ['GET', 'HEAD'], url: SIGNED_IN_DOWNLOAD_PATH, schema: { params: SignedInDownloadParams }, handler: async (request: FastifyRequest<{ Params: SignedInDownloadParams }>, reply: FastifyReply) => {
-    const { slug } = request.params;
-    const assetId = Number(request.params.assetId);
-    const buildDir = ctx.handle.current.dir;
-    const asset = await protectedAsset(buildDir, slug, assetId);
-    if (!asset) {
-      throw new ProblemError('not-found', `Work "${slug}" has no signed-in or administrator-only file with asset id ${assetId}. Public files are downloaded at the links in the work's record (${base}/api/v1/works/${encodeURIComponent(slug)}).`);
-    }
-    if (asset.access === 'admin-only') {
-      throw new ProblemError('administrator-only', `Asset ${assetId} of "${slug}" is administrator-only for now; no reader sign-in grants it.`);
-    }
-    if (!github) throw notOffered();
-    const session = sessionOf(ctx, request);
-    const returnPath = `/works/${encodeURIComponent(slug)}/`;
-    if (!session) {
-      const link = signInUrl(base, returnPath);
-      throw new ProblemError('sign-in-required', `This file is for signed-in readers. Sign in with GitHub at ${link}, then follow this link again in the same browser.`, { signIn: link });
-    }
-    reply.header('Vary', 'Cookie');
-    const contentType = safeDeclaredType(asset.mediaType);
-    if (asset.file !== undefined) {
-      return sendFile(request, reply, base, {
-        absPath: protectedFilePath(buildDir, slug, asset.file),
-        size: asset.byteLength,
-        etag: `"${asset.sha256}"`,
+  app.route<{ Params: SignedInDownloadParams }>({
+    method: ['GET', 'HEAD'],
+    url: SIGNED_IN_DOWNLOAD_PATH,
+    schema: { params: SignedInDownloadParams },
+    handler: async (request: FastifyRequest<{ Params: SignedInDownloadParams }>, reply: FastifyReply) => {
+      const { slug } = request.params;
+      const assetId = Number(request.params.assetId);
+      const buildDir = ctx.handle.current.dir;
+      const asset = await protectedAsset(buildDir, slug, assetId);
+      if (!asset) {
+        throw new ProblemError(
+          'not-found',
+          `Work "${slug}" has no signed-in or administrator-only file with asset id ${assetId}. Public files are downloaded at the links in the work's record (${base}/api/v1/works/${encodeURIComponent(slug)}).`,
+        );
+      }
+      if (asset.access === 'admin-only') {
+        throw new ProblemError(
+          'administrator-only',
+          `Asset ${assetId} of "${slug}" is administrator-only for now; no reader sign-in grants it.`,
+        );
+      }
+      if (!github) throw notOffered();
+      const session = sessionOf(ctx, request);
+      const returnPath = `/works/${encodeURIComponent(slug)}/`;
+      if (!session) {
+        const link = signInUrl(base, returnPath);
+        throw new ProblemError(
+          'sign-in-required',
+          `This file is for signed-in readers. Sign in with GitHub at ${link}, then follow this link again in the same browser.`,
+          { signIn: link },
+        );
+      }
+      reply.header('Vary', 'Cookie');
+      const contentType = safeDeclaredType(asset.mediaType);
+      if (asset.file !== undefined) {
+        return sendFile(request, reply, base, {
+          absPath: protectedFilePath(buildDir, slug, asset.file),
+          size: asset.byteLength,
+          etag: `"${asset.sha256}"`,
+          contentType,
+          cacheControl: PRIVATE_CACHE,
+          downloadName: asset.fileName,
+        });
+      }
+      const info = await ctx.blobs.stat(asset.sha256);
+      if (!info) {
+        request.log.error({ slug, assetId, sha256: asset.sha256 }, 'signed-in asset missing from the blob store');
+        throw new ProblemError(
+          'not-found',
+          `The file of asset ${assetId} of "${slug}" is missing from the blob store (logged for the operator).`,
+        );
+      }
+      return sendBlob(request, reply, base, ctx.blobs, {
+        sha256: asset.sha256,
+        size: info.byteLength,
         contentType,
         cacheControl: PRIVATE_CACHE,
         downloadName: asset.fileName,
       });
-    }
-    const info = await ctx.blobs.stat(asset.sha256);
-    if (!info) {
-      request.log.error({ slug, assetId, sha256: asset.sha256 }, 'signed-in asset missing from the blob store');
-      throw new ProblemError('not-found', `The file of asset ${assetId} of "${slug}" is missing from the blob store (logged for the operator).`);
-    }
-    return sendBlob(request, reply, base, ctx.blobs, { sha256: asset.sha256, size: info.byteLength, contentType, cacheControl: PRIVATE_CACHE, downloadName: asset.fileName });
-  } });
+    },
+  });
 }

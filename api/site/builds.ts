@@ -19,7 +19,11 @@ const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 
 /** Complete: build.json (written last) and the index the server loads; a build by an older version without an index is rebuilt. */
 export function isCompleteBuild(outDir: string): boolean {
-  return existsSync(path.join(outDir, 'build.json')) && existsSync(path.join(outDir, 'client')) && existsSync(path.join(outDir, 'index', 'catalog.json'));
+  return (
+    existsSync(path.join(outDir, 'build.json')) &&
+    existsSync(path.join(outDir, 'client')) &&
+    existsSync(path.join(outDir, 'index', 'catalog.json'))
+  );
 }
 
 /** Reader sign-in changes what records and pages say (issue 18), so it is part of the key (unchanged keys without it). */
@@ -39,9 +43,15 @@ export function incrementalBuildDir(config: Config, commit: string): string {
 }
 
 /** What a complete build folder says about itself (build.json); null when unreadable. */
-export function readBuildInfo(dir: string): { commit: string | null; mode: 'full' | 'incremental'; fallbackReason?: string | null } | null {
+export function readBuildInfo(
+  dir: string,
+): { commit: string | null; mode: 'full' | 'incremental'; fallbackReason?: string | null } | null {
   try {
-    const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { commit?: string | null; mode?: 'full' | 'incremental'; fallbackReason?: string | null };
+    const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as {
+      commit?: string | null;
+      mode?: 'full' | 'incremental';
+      fallbackReason?: string | null;
+    };
     return { commit: info.commit ?? null, mode: info.mode ?? 'full', fallbackReason: info.fallbackReason ?? null };
   } catch {
     return null;
@@ -66,7 +76,12 @@ export interface ChildBuildOptions {
 }
 
 /** Run scripts/build.ts in a child process; rejects with the build's own error output. */
-export function buildInChild(contentDir: string, outDir: string, baseUrl: string, options: ChildBuildOptions = {}): Promise<void> {
+export function buildInChild(
+  contentDir: string,
+  outDir: string,
+  baseUrl: string,
+  options: ChildBuildOptions = {},
+): Promise<void> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(new Error('build cancelled'));
@@ -176,7 +191,14 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
     }
   }
   rmSync(dir, { recursive: true, force: true });
-  await git(config.contentRepo, ['clone', '--quiet', '--shared', '--no-checkout', path.resolve(config.contentRepo), path.resolve(dir)]);
+  await git(config.contentRepo, [
+    'clone',
+    '--quiet',
+    '--shared',
+    '--no-checkout',
+    path.resolve(config.contentRepo),
+    path.resolve(dir),
+  ]);
   await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
   return 'added';
 }
@@ -187,7 +209,12 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
  * reconcile's "reconcile": each has its own, so they never share one), else a scratch worktree
  * added and removed around the build.
  */
-async function buildFromWorktree(config: Config, commit: string, dir: string, options: EnsureBuildOptions & { incrementalFrom?: string }): Promise<void> {
+async function buildFromWorktree(
+  config: Config,
+  commit: string,
+  dir: string,
+  options: EnsureBuildOptions & { incrementalFrom?: string },
+): Promise<void> {
   mkdirSync(path.dirname(dir), { recursive: true });
   options.onBuildStart?.({ incrementalFrom: options.incrementalFrom });
   const locked = options.gitLock ?? (<T>(fn: () => Promise<T>) => fn());
@@ -225,7 +252,9 @@ async function buildFromWorktree(config: Config, commit: string, dir: string, op
     await build(worktree);
     if (options.timings) options.timings.buildMs = Date.now() - t;
   } finally {
-    await locked(() => git(config.contentRepo, ['worktree', 'remove', '--force', worktree])).catch(() => rmSync(worktree, { recursive: true, force: true }));
+    await locked(() => git(config.contentRepo, ['worktree', 'remove', '--force', worktree])).catch(() =>
+      rmSync(worktree, { recursive: true, force: true }),
+    );
   }
 }
 
@@ -294,7 +323,12 @@ export async function latestCompleteBuild(config: Config): Promise<string | null
  * build folder `baseDir` when there is none (scripts/build-incremental.ts; the child falls back
  * to a full build by itself when the change needs one, and says why in build.json).
  */
-export async function ensureIncrementalBuild(config: Config, commit: string, baseDir: string, options: EnsureBuildOptions = {}): Promise<string> {
+export async function ensureIncrementalBuild(
+  config: Config,
+  commit: string,
+  baseDir: string,
+  options: EnsureBuildOptions = {},
+): Promise<string> {
   const full = path.join(config.dataDir, 'builds', buildKey(commit, config.publicBaseUrl, readerSignInOf(config)));
   if (isCompleteBuild(full)) return full;
   const dir = incrementalBuildDir(config, commit);
@@ -321,7 +355,10 @@ export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELA
   for (const name of readdirSync(buildsDir)) {
     if (keepNames.has(name)) continue;
     try {
-      renameSync(path.join(buildsDir, name), path.join(trash, `${name}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`));
+      renameSync(
+        path.join(buildsDir, name),
+        path.join(trash, `${name}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`),
+      );
     } catch {
       rmSync(path.join(buildsDir, name), { recursive: true, force: true });
     }
@@ -330,7 +367,10 @@ export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELA
   if (doomed.length === 0) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
-      const inProcess = () => Promise.all(doomed.map((d) => rm(d, { recursive: true, force: true }).catch(() => undefined))).then(() => resolve());
+      const inProcess = () =>
+        Promise.all(doomed.map((d) => rm(d, { recursive: true, force: true }).catch(() => undefined))).then(() =>
+          resolve(),
+        );
       let child;
       try {
         child = spawn('ionice', ['-c', '3', 'rm', '-rf', '--', ...doomed], { stdio: 'ignore' });
@@ -382,17 +422,24 @@ export interface RebuilderOptions {
    */
   reconcileDelayMs?: number | null;
   /** Told when a background reconcile ends (tests, logs). */
-  onReconcile?: (event: { commit: string; outcome: 'swapped' | 'superseded' | 'failed' | 'cancelled'; buildDir?: string; error?: string }) => void;
+  onReconcile?: (event: {
+    commit: string;
+    outcome: 'swapped' | 'superseded' | 'failed' | 'cancelled';
+    buildDir?: string;
+    error?: string;
+  }) => void;
 }
 
 /** ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1) and ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off", default 30000). */
 export function rebuilderOptionsFromEnv(env: NodeJS.ProcessEnv): RebuilderOptions {
   const incremental = env.ARCHIVE_INCREMENTAL_BUILDS ?? '1';
-  if (incremental !== '0' && incremental !== '1') throw new Error(`ARCHIVE_INCREMENTAL_BUILDS must be 0 or 1 (got "${incremental}")`);
+  if (incremental !== '0' && incremental !== '1')
+    throw new Error(`ARCHIVE_INCREMENTAL_BUILDS must be 0 or 1 (got "${incremental}")`);
   const delay = env.ARCHIVE_RECONCILE_DELAY_MS ?? '30000';
   let reconcileDelayMs: number | null = null;
   if (delay !== 'off') {
-    if (!/^\d{1,9}$/.test(delay)) throw new Error(`ARCHIVE_RECONCILE_DELAY_MS must be a number of milliseconds or "off" (got "${delay}")`);
+    if (!/^\d{1,9}$/.test(delay))
+      throw new Error(`ARCHIVE_RECONCILE_DELAY_MS must be a number of milliseconds or "off" (got "${delay}")`);
     reconcileDelayMs = Number(delay);
   }
   return { incremental: incremental === '1', reconcileDelayMs };
@@ -427,7 +474,11 @@ export class Rebuilder {
   constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
     this.config = config;
     this.handle = handle;
-    this.options = { ...options, incremental: options.incremental ?? true, reconcileDelayMs: options.reconcileDelayMs ?? null };
+    this.options = {
+      ...options,
+      incremental: options.incremental ?? true,
+      reconcileDelayMs: options.reconcileDelayMs ?? null,
+    };
   }
 
   rebuildAndSwap(): Promise<SwapResult> {
@@ -456,7 +507,14 @@ export class Rebuilder {
       }
       const info = readBuildInfo(buildDir);
       if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir);
-      return { commit, buildDir, durationMs: Date.now() - started, mode: info?.mode ?? 'full', fallbackReason: info?.fallbackReason ?? null, phases };
+      return {
+        commit,
+        buildDir,
+        durationMs: Date.now() - started,
+        mode: info?.mode ?? 'full',
+        fallbackReason: info?.fallbackReason ?? null,
+        phases,
+      };
     });
     this.waiting = run;
     this.queue = run.catch(() => undefined);
@@ -517,7 +575,11 @@ export class Rebuilder {
     const r: Reconcile = {
       commit,
       incrementalDir,
-      dir: path.join(this.config.dataDir, 'builds', buildKey(commit, this.config.publicBaseUrl, readerSignInOf(this.config))),
+      dir: path.join(
+        this.config.dataDir,
+        'builds',
+        buildKey(commit, this.config.publicBaseUrl, readerSignInOf(this.config)),
+      ),
       timer: null,
       abort: new AbortController(),
       running: null,
@@ -541,15 +603,21 @@ export class Rebuilder {
         gitLock: (fn) => withContentRepoLock(this.config.contentRepo, fn),
       });
       // Switch in the rebuild queue, only if nothing was served since: else a newer build won.
-      const swapped = await (this.queue = this.queue.then(async () => {
-        if (this.reconcile !== r || this.handle.current.dir !== r.incrementalDir) return false;
-        await this.handle.swap(dir);
-        void pruneBuilds(this.config, [dir, r.incrementalDir]);
-        return true;
-      }).catch(() => false)) as boolean;
+      const swapped = (await (this.queue = this.queue
+        .then(async () => {
+          if (this.reconcile !== r || this.handle.current.dir !== r.incrementalDir) return false;
+          await this.handle.swap(dir);
+          void pruneBuilds(this.config, [dir, r.incrementalDir]);
+          return true;
+        })
+        .catch(() => false))) as boolean;
       report({ commit: r.commit, outcome: swapped ? 'swapped' : 'superseded', buildDir: dir });
     } catch (err) {
-      report({ commit: r.commit, outcome: r.abort.signal.aborted ? 'cancelled' : 'failed', error: (err as Error).message.slice(0, 2000) });
+      report({
+        commit: r.commit,
+        outcome: r.abort.signal.aborted ? 'cancelled' : 'failed',
+        error: (err as Error).message.slice(0, 2000),
+      });
     } finally {
       if (this.reconcile === r) this.reconcile = null;
     }

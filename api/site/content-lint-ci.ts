@@ -42,8 +42,8 @@ export async function bundleContentLint(): Promise<string> {
     logLevel: 'silent',
     banner: {
       js: [
-        '// The Public-Domain Music Archive\'s content lint (scripts/lint-content.ts and what it imports),',
-        '// bundled into one file for this repository\'s CI. Generated: do not edit; refresh it with',
+        "// The Public-Domain Music Archive's content lint (scripts/lint-content.ts and what it imports),",
+        "// bundled into one file for this repository's CI. Generated: do not edit; refresh it with",
         '// `npm run content-lint:install -- <checkout>` in the archive. Usage: node lint.mjs . --base <ref> --format github',
         // Bundled CommonJS dependencies (ajv) call require() for Node built-ins.
         'import { createRequire as __pdmaCreateRequire } from "node:module"; const require = __pdmaCreateRequire(import.meta.url);',
@@ -63,7 +63,8 @@ export async function writeContentLintCi(dir: string): Promise<string[]> {
   const lint = path.join(dir, CONTENT_LINT_BUNDLE);
   mkdirSync(path.dirname(workflow), { recursive: true });
   mkdirSync(path.dirname(lint), { recursive: true });
-  if (path.resolve(workflow) !== path.resolve(CONTENT_LINT_WORKFLOW_SOURCE)) copyFileSync(CONTENT_LINT_WORKFLOW_SOURCE, workflow);
+  if (path.resolve(workflow) !== path.resolve(CONTENT_LINT_WORKFLOW_SOURCE))
+    copyFileSync(CONTENT_LINT_WORKFLOW_SOURCE, workflow);
   writeFileSync(lint, bundle);
   return [CONTENT_LINT_WORKFLOW, CONTENT_LINT_BUNDLE];
 }

@@ -37,13 +37,20 @@ interface GitOptions {
 /** git with a separate index file and, optionally, bytes on stdin and more environment; raw stdout. */
 function gitIndexedRaw(repo: string, indexFile: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args], { env: { ...process.env, GIT_INDEX_FILE: indexFile, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args], {
+      env: { ...process.env, GIT_INDEX_FILE: indexFile, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += String(d)));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args[0]} failed (exit ${code}): ${err.trim().slice(0, 2000)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(Buffer.concat(out))
+        : reject(new Error(`git ${args[0]} failed (exit ${code}): ${err.trim().slice(0, 2000)}`)),
+    );
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
@@ -81,7 +88,11 @@ export class ContentProposal {
   /** A temporary index holding `base`'s tree; its files live under `scratchDir` (ARCHIVE_DATA_DIR/worktrees). */
   static async open(repo: string, scratchDir: string, label: string, base: string): Promise<ContentProposal> {
     mkdirSync(scratchDir, { recursive: true });
-    const proposal = new ContentProposal(repo, base, path.join(scratchDir, `${label}-${randomBytes(4).toString('hex')}`));
+    const proposal = new ContentProposal(
+      repo,
+      base,
+      path.join(scratchDir, `${label}-${randomBytes(4).toString('hex')}`),
+    );
     try {
       await proposal.git(['read-tree', base]);
     } catch (err) {
@@ -130,20 +141,32 @@ export class ContentProposal {
     const dir = this.scratch;
     rmSync(dir, { recursive: true, force: true });
     const shared = changed.filter(isSharedContentFile);
-    const existing = shared.length > 0 ? (await git(this.repo, ['ls-tree', '-r', '--name-only', '-z', this.base, '--', ...shared])).split('\0').filter((f) => f !== '') : [];
+    const existing =
+      shared.length > 0
+        ? (await git(this.repo, ['ls-tree', '-r', '--name-only', '-z', this.base, '--', ...shared]))
+            .split('\0')
+            .filter((f) => f !== '')
+        : [];
     if (existing.length > 0) {
       await this.git(['checkout-index', '--all', '--force', `--prefix=${dir}/`]);
       return { result: check(dir, []), scope: `whole tree (changed shared file: ${existing.join(', ')})` };
     }
-    const works = [...new Set(changed.map((p) => /^works\/([^/]+)(\/|$)/.exec(p)?.[1]).filter((w): w is string => w !== undefined))];
+    const works = [
+      ...new Set(changed.map((p) => /^works\/([^/]+)(\/|$)/.exec(p)?.[1]).filter((w): w is string => w !== undefined)),
+    ];
     const pathspecs = ['instruments.json', 'genres.json', 'profiles/', ...works.map((w) => `works/${w}/`)];
     const files = (await this.git(['ls-files', '-z', '--', ...pathspecs])).split('\0').filter((f) => f !== '');
     // works/ exists even when no work changes (a new profile alone): the folder, not its absence, is what the tree has.
     mkdirSync(path.join(dir, 'works'), { recursive: true });
-    if (files.length > 0) await this.git(['checkout-index', '--force', '-z', '--stdin', `--prefix=${dir}/`], { input: `${files.join('\0')}\0` });
+    if (files.length > 0)
+      await this.git(['checkout-index', '--force', '-z', '--stdin', `--prefix=${dir}/`], {
+        input: `${files.join('\0')}\0`,
+      });
     // Every work folder of the proposed tree but the ones copied (one line each, no file read).
     const inQuestion = new Set(works);
-    const folders = (await this.git(['ls-tree', '-z', '--name-only', await this.git(['write-tree']), 'works/'])).split('\0').filter((f) => f !== '');
+    const folders = (await this.git(['ls-tree', '-z', '--name-only', await this.git(['write-tree']), 'works/']))
+      .split('\0')
+      .filter((f) => f !== '');
     const otherWorks = folders.map((f) => f.slice('works/'.length)).filter((w) => !inQuestion.has(w));
     return { result: check(dir, otherWorks), scope: 'changed works' };
   }

@@ -11,7 +11,14 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export const SERVICE_GIT_IDENTITY = ['-c', 'user.name=Archive Service', '-c', 'user.email=archive-service@localhost', '-c', 'commit.gpgsign=false'];
+export const SERVICE_GIT_IDENTITY = [
+  '-c',
+  'user.name=Archive Service',
+  '-c',
+  'user.email=archive-service@localhost',
+  '-c',
+  'commit.gpgsign=false',
+];
 
 export async function git(repo: string, args: string[]): Promise<string> {
   const { stdout } = await run('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args], { maxBuffer: 64 * 1024 * 1024 });
@@ -22,7 +29,11 @@ export async function git(repo: string, args: string[]): Promise<string> {
  * `prepare` runs on a new repository's files after the seed is copied and before the first
  * commit (the server adds the content lint for GitHub CI there; api/site/content-lint-ci.ts).
  */
-export async function ensureContentRepo(repo: string, seedDir: string, prepare?: (dir: string) => Promise<unknown>): Promise<{ created: boolean; head: string }> {
+export async function ensureContentRepo(
+  repo: string,
+  seedDir: string,
+  prepare?: (dir: string) => Promise<unknown>,
+): Promise<{ created: boolean; head: string }> {
   if (existsSync(path.join(repo, '.git'))) return { created: false, head: await git(repo, ['rev-parse', 'HEAD']) };
   if (existsSync(repo) && !existsSync(path.join(repo, '.git'))) {
     throw new Error(`${repo} exists but is not a git repository; remove it or point ARCHIVE_CONTENT_REPO at a clone`);

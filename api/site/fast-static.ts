@@ -25,7 +25,16 @@ import { ifNoneMatchHits, SMALL_FILE_MAX, SYNC_READ_MAX, type AnswerHeaders, typ
 function headersOf(file: StaticFile, length: number): AnswerHeaders {
   let h = file.answerHeaders;
   if (h === undefined || h.length !== length) {
-    const h304 = ['ETag', file.etag, 'Cache-Control', file.cacheControl, 'Accept-Ranges', 'bytes', 'X-Content-Type-Options', 'nosniff'];
+    const h304 = [
+      'ETag',
+      file.etag,
+      'Cache-Control',
+      file.cacheControl,
+      'Accept-Ranges',
+      'bytes',
+      'X-Content-Type-Options',
+      'nosniff',
+    ];
     h = { h304, h200: [...h304, 'Content-Type', file.contentType, 'Content-Length', String(length)], length };
     file.answerHeaders = h;
   }
@@ -49,7 +58,8 @@ function ok(req: IncomingMessage, res: ServerResponse, file: StaticFile, body: B
 export function serveStatic(req: IncomingMessage, res: ServerResponse, handle: SiteHandle, fallback: () => void): void {
   const method = req.method;
   const url = req.url ?? '/';
-  if ((method !== 'GET' && method !== 'HEAD') || req.headers.range !== undefined || url.includes('?')) return fallback();
+  if ((method !== 'GET' && method !== 'HEAD') || req.headers.range !== undefined || url.includes('?'))
+    return fallback();
   // /track/{code} is rendered with the code's record (api/site/track-page.ts), not the bare file.
   if (url.startsWith('/track/') && url !== '/track/') return fallback();
   const site = handle.current.site;

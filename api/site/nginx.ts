@@ -8,7 +8,10 @@ import { nginxTypesBlock } from '../http/media-types.ts';
 /** Where X-Accel-Redirect points for blob bytes (ARCHIVE_DOWNLOAD_OFFLOAD=nginx); internal, never reachable from outside. */
 export const NGINX_BLOBS_LOCATION = '/_archive-internal/blobs/';
 
-export function renderNginxConfig(clientDir: string, options: { listen?: string; upstream?: string; blobsDir?: string } = {}): string {
+export function renderNginxConfig(
+  clientDir: string,
+  options: { listen?: string; upstream?: string; blobsDir?: string } = {},
+): string {
   const listen = options.listen ?? '127.0.0.1:8080';
   const upstream = options.upstream ?? 'http://127.0.0.1:4321';
   const offload = options.blobsDir
@@ -44,12 +47,20 @@ ${nginxTypesBlock()}
     location = /api/v1/works { proxy_pass ${upstream}; }
     location = /api/v1/profiles { proxy_pass ${upstream}; }
     location /api/v1/library/ {
-        proxy_pass ${upstream};${options.blobsDir ? `
-        proxy_set_header X-Archive-Download-Offload nginx;` : ''}
+        proxy_pass ${upstream};${
+          options.blobsDir
+            ? `
+        proxy_set_header X-Archive-Download-Offload nginx;`
+            : ''
+        }
     }
     location /blobs/ {
-        proxy_pass ${upstream};${options.blobsDir ? `
-        proxy_set_header X-Archive-Download-Offload nginx;` : ''}
+        proxy_pass ${upstream};${
+          options.blobsDir
+            ? `
+        proxy_set_header X-Archive-Download-Offload nginx;`
+            : ''
+        }
     }
     location @node {
         proxy_pass ${upstream};

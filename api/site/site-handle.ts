@@ -37,7 +37,9 @@ export class SiteHandle {
   private static async prepare(buildDir: string): Promise<ServedBuild> {
     const client = path.join(buildDir, 'client');
     const info = JSON.parse(await readFile(path.join(buildDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
-    const blobs = JSON.parse(await readFile(path.join(buildDir, 'published-blobs.json'), 'utf8').catch(() => '{}')) as Record<string, PublishedBlob>;
+    const blobs = JSON.parse(
+      await readFile(path.join(buildDir, 'published-blobs.json'), 'utf8').catch(() => '{}'),
+    ) as Record<string, PublishedBlob>;
     return {
       dir: buildDir,
       site: new StaticSite(client),

@@ -223,7 +223,9 @@ export class StaticSite {
         etag: '',
         // Files stored with a work came from contributors: never typed as HTML, SVG, XML or script.
         contentType: /^works\/[^/]+\/files\//.test(rel) ? storedFileType(rel) : contentTypeFor(rel),
-        cacheControl: rel.startsWith('_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=60, stale-while-revalidate=300',
+        cacheControl: rel.startsWith('_astro/')
+          ? 'public, max-age=31536000, immutable'
+          : 'public, max-age=60, stale-while-revalidate=300',
       };
       if (stat.size <= SMALL_FILE_MAX) {
         // One read of the whole file: its hash is the ETag, and the same bytes answer the request.
@@ -262,13 +264,19 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
 
-export type RangeResult = { kind: 'full' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
+export type RangeResult =
+  { kind: 'full' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 /**
  * Parse a Range header for one range of `size` bytes. Several ranges, or an If-Range that no
  * longer matches, fall back to the full representation, which RFC 9110 allows.
  */
-export function parseRange(header: string | undefined, size: number, ifRange: string | undefined, etag: string): RangeResult {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+  ifRange: string | undefined,
+  etag: string,
+): RangeResult {
   if (!header) return { kind: 'full' };
   if (ifRange !== undefined && ifRange.trim() !== etag) return { kind: 'full' };
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());

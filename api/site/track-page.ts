@@ -28,7 +28,10 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
 /** The record as HTML: heading, status in words, facts, history table. Every value escaped. */
 export function trackingHtml(t: TrackingRecord, jsonUrl: string): string {
   const facts = trackingFacts(t, jsonUrl)
-    .map((f) => `<dt>${escape(f.term)}</dt><dd>${f.href ? `<a href="${escape(f.href)}">${escape(f.text)}</a>` : escape(f.text)}</dd>`)
+    .map(
+      (f) =>
+        `<dt>${escape(f.term)}</dt><dd>${f.href ? `<a href="${escape(f.href)}">${escape(f.text)}</a>` : escape(f.text)}</dd>`,
+    )
     .join('');
   const rows = historyRows(t)
     .map((h) => `<tr><td>${escape(h.status)}</td><td>${escape(h.when)}</td><td>${escape(h.note)}</td></tr>`)
@@ -49,9 +52,16 @@ const RESULT = /<div id="track-result"([^>]*)><\/div>/;
 /** The built page with `code` in the form and `inner` in #track-result; null if the page has no such slot. */
 export function fillTrackPage(page: string, code: string, inner: string, title: string | null): string | null {
   if (!RESULT.test(page)) return null;
-  let html = page.replace(RESULT, (_m, attrs: string) => `<div id="track-result"${attrs} data-code="${escape(code)}">${inner}</div>`);
-  html = html.replace(/(<input id="track-code"[^>]*?)(\s*\/?>)/, (_m, open: string, close: string) => `${open} value="${escape(code)}"${close}`);
-  if (title) html = html.replace(/<title>[^<]*<\/title>/, `<title>${escape(title)} · Public-Domain Music Archive</title>`);
+  let html = page.replace(
+    RESULT,
+    (_m, attrs: string) => `<div id="track-result"${attrs} data-code="${escape(code)}">${inner}</div>`,
+  );
+  html = html.replace(
+    /(<input id="track-code"[^>]*?)(\s*\/?>)/,
+    (_m, open: string, close: string) => `${open} value="${escape(code)}"${close}`,
+  );
+  if (title)
+    html = html.replace(/<title>[^<]*<\/title>/, `<title>${escape(title)} · Public-Domain Music Archive</title>`);
   return html;
 }
 
@@ -79,7 +89,9 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
       const view =
         kind === 'contribution'
           ? await ctx.intake.getContribution(normalized).then((s) => (s ? contributionView(s, base, workExists) : null))
-          : await ctx.intake.getCorrectionReport(normalized).then((s) => (s ? correctionReportView(s, base, workExists) : null));
+          : await ctx.intake
+              .getCorrectionReport(normalized)
+              .then((s) => (s ? correctionReportView(s, base, workExists) : null));
       if (view) {
         inner = trackingHtml(view as TrackingRecord, `${base}${trackingApiPath(normalized)}`);
         title = `${normalized}: ${statusWords(view.status)}`;
@@ -92,7 +104,11 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
     // The page exists for any code and says what the lookup found (a 404 here would be a console
     // error in every browser; the JSON record answers 404 for an unknown code). A tracking record
     // changes as it is reviewed: never cached as a static page would be.
-    return reply.code(200).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(request.method === 'HEAD' ? undefined : html);
+    return reply
+      .code(200)
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .send(request.method === 'HEAD' ? undefined : html);
   };
 
   app.route<{ Params: { code: string } }>({
@@ -106,7 +122,11 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
     url: '/track/',
     handler: async (request, reply) => {
       const code = typeof request.query.code === 'string' ? request.query.code.trim() : '';
-      if (code) return reply.code(303).header('Location', `/track/${encodeURIComponent(code.toUpperCase().slice(0, 64))}`).send();
+      if (code)
+        return reply
+          .code(303)
+          .header('Location', `/track/${encodeURIComponent(code.toUpperCase().slice(0, 64))}`)
+          .send();
       const found = await ctx.handle.current.site.resolve('/track/');
       if (found.kind !== 'file') return reply.callNotFound();
       return sendFile(request, reply, base, found.file);

@@ -25,7 +25,10 @@ export const TEMP_FILE_NAME = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
 /** Write `bytes` to a fresh temporary file beside `target`, fsynced; returns its path. */
 export async function writeTempFile(target: string, bytes: string | Buffer): Promise<string> {
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
   const handle = await fs.open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(bytes);

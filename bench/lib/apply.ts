@@ -55,7 +55,14 @@ export type ApplyScenario = (typeof APPLY_SCENARIOS)[number];
  * engraves it) from the MIT-licensed MusicXML test suite, found beside the repository as CI
  * lays it out (`../shared/corpora`), never copied into the project.
  */
-export const NEW_WORK_SCORE = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'musicxml-test-suite', '01a-Pitches-Pitches.xml');
+export const NEW_WORK_SCORE = path.join(
+  PROJECT_ROOT,
+  '..',
+  'shared',
+  'corpora',
+  'musicxml-test-suite',
+  '01a-Pitches-Pitches.xml',
+);
 
 /** The goals of issue 12, at 10,000 works. */
 const GOAL_MS: Record<ApplyScenario, number> = { correction: 2000, 'new-work': 5000 };
@@ -124,12 +131,34 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 
 /** A contributor's file host: HTTPS on loopback with a self-signed certificate made for this run. */
-async function openFileHost(files: Record<string, Buffer>): Promise<{ base: string; ca: string; close(): Promise<void> }> {
+async function openFileHost(
+  files: Record<string, Buffer>,
+): Promise<{ base: string; ca: string; close(): Promise<void> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-bench-tls-'));
   let key: string;
   let ca: string;
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-days',
+        '1',
+        '-keyout',
+        path.join(dir, 'k.pem'),
+        '-out',
+        path.join(dir, 'c.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     key = readFileSync(path.join(dir, 'k.pem'), 'utf8');
     ca = readFileSync(path.join(dir, 'c.pem'), 'utf8');
   } finally {
@@ -138,14 +167,24 @@ async function openFileHost(files: Record<string, Buffer>): Promise<{ base: stri
   const server = https.createServer({ key, cert: ca }, (req, res) => {
     const body = files[req.url ?? ''];
     if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/vnd.recordare.musicxml+xml', 'content-length': body.length }).end(body);
+    res
+      .writeHead(200, { 'content-type': 'application/vnd.recordare.musicxml+xml', 'content-length': body.length })
+      .end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { base: `https://localhost:${(server.address() as AddressInfo).port}`, ca, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    base: `https://localhost:${(server.address() as AddressInfo).port}`,
+    ca,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** Poll every check until all have passed once; returns when each first passed, from `started`. */
-async function watch<K extends string>(started: number, checks: Record<K, () => Promise<boolean>>, what: string): Promise<Record<K, number>> {
+async function watch<K extends string>(
+  started: number,
+  checks: Record<K, () => Promise<boolean>>,
+  what: string,
+): Promise<Record<K, number>> {
   const seen: Partial<Record<K, number>> = {};
   const names = Object.keys(checks) as K[];
   while (names.some((n) => seen[n] === undefined)) {
@@ -153,7 +192,8 @@ async function watch<K extends string>(started: number, checks: Record<K, () => 
       // A reused keep-alive connection the server closed meanwhile (ECONNRESET) is retried, not fatal.
       if (seen[name] === undefined && (await checks[name]().catch(() => false))) seen[name] = Date.now() - started;
     }
-    if (Date.now() - started > 900_000) throw new Error(`${what} never became visible everywhere: ${JSON.stringify(seen)}`);
+    if (Date.now() - started > 900_000)
+      throw new Error(`${what} never became visible everywhere: ${JSON.stringify(seen)}`);
     await sleep(20);
   }
   return seen as Record<K, number>;
@@ -164,15 +204,26 @@ async function watch<K extends string>(started: number, checks: Record<K, () => 
  * so repeated runs at one size skip generating and the first full build; its `fullBuildMs` is then
  * the one measured when the folder was made (null when it was not measured in this run).
  */
-async function one(works: number, scenarios: readonly ApplyScenario[], keep?: string): Promise<Array<ApplyRun | NewWorkRun>> {
-  const root = keep ? path.join(keep, `apply-${works}`) : mkdtempSync(path.join(os.tmpdir(), `pdma-apply-bench-${works}-`));
+async function one(
+  works: number,
+  scenarios: readonly ApplyScenario[],
+  keep?: string,
+): Promise<Array<ApplyRun | NewWorkRun>> {
+  const root = keep
+    ? path.join(keep, `apply-${works}`)
+    : mkdtempSync(path.join(os.tmpdir(), `pdma-apply-bench-${works}-`));
   if (keep) mkdirSync(root, { recursive: true });
   let fileHost: Awaited<ReturnType<typeof openFileHost>> | null = null;
   try {
     const seed = path.join(root, 'seed');
     const reuse = keep !== undefined && existsSync(path.join(root, 'data', 'content', '.git'));
-    const gen = reuse ? { outDir: seed, slugs: readdirSync(path.join(root, 'data', 'content', 'works')).sort() } : generateCatalog({ works, outDir: seed });
-    const config = loadConfig({ ARCHIVE_DATA_DIR: path.join(root, 'data'), PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY }, PROJECT_ROOT);
+    const gen = reuse
+      ? { outDir: seed, slugs: readdirSync(path.join(root, 'data', 'content', 'works')).sort() }
+      : generateCatalog({ works, outDir: seed });
+    const config = loadConfig(
+      { ARCHIVE_DATA_DIR: path.join(root, 'data'), PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
+      PROJECT_ROOT,
+    );
     const repo = await ensureContentRepo(config.contentRepo, gen.outDir);
     const t0 = Date.now();
     const buildDir = await ensureBuild(config, repo.head);
@@ -204,10 +255,19 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
     /** Apply an accepted item asynchronously and wait until `checks` all pass; then the tracking record and the served build's figures. */
-    const applyAndWatch = async <K extends string>(segment: 'correction-reports' | 'contributions', code: string, checks: Record<K, () => Promise<boolean>>, goalMs: number) => {
+    const applyAndWatch = async <K extends string>(
+      segment: 'correction-reports' | 'contributions',
+      code: string,
+      checks: Record<K, () => Promise<boolean>>,
+      goalMs: number,
+    ) => {
       applyPhases = null;
       const started = Date.now();
-      const applied = await call(`/api/v1/admin/${segment}/${code}/apply`, { method: 'POST', headers: { ...headers, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Bench' }) });
+      const applied = await call(`/api/v1/admin/${segment}/${code}/apply`, {
+        method: 'POST',
+        headers: { ...headers, prefer: 'respond-async' },
+        body: JSON.stringify({ reviewer: 'Bench' }),
+      });
       const applyCallMs = Date.now() - started;
       if (applied.status !== 202) throw new Error(`apply failed: ${applied.status} ${applied.body}`);
       const seen = await watch(started, checks, `${segment} ${code}`);
@@ -222,8 +282,12 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
       for (let i = 0; i < 50 && applyPhases === null; i++) await sleep(20);
       const trackedVisibleMs = Date.parse(tracked.apply.visibleAtUtc) - Date.parse(tracked.apply.requestedAtUtc);
       const info = readBuildInfo(handle.current.dir);
-      const mode = info?.mode === 'full' && info.fallbackReason ? `full (${info.fallbackReason})` : (info?.mode ?? 'unknown');
-      const built = JSON.parse(readFileSync(path.join(handle.current.dir, 'build.json'), 'utf8')) as { durationMs: number; incremental?: { phases: Record<string, number> } };
+      const mode =
+        info?.mode === 'full' && info.fallbackReason ? `full (${info.fallbackReason})` : (info?.mode ?? 'unknown');
+      const built = JSON.parse(readFileSync(path.join(handle.current.dir, 'build.json'), 'utf8')) as {
+        durationMs: number;
+        incremental?: { phases: Record<string, number> };
+      };
       const figures: AppliedFigures = {
         works,
         fullBuildMs,
@@ -249,11 +313,24 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
       const submitted = await call('/api/v1/correction-reports', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ workSlug: slug, targetType: 'work', fieldName: 'title', currentValue: currentTitle, proposedValue: proposed, rationale: 'bench', reporterName: 'Bench', reporterKind: 'AutomatedAgent' }),
+        body: JSON.stringify({
+          workSlug: slug,
+          targetType: 'work',
+          fieldName: 'title',
+          currentValue: currentTitle,
+          proposedValue: proposed,
+          rationale: 'bench',
+          reporterName: 'Bench',
+          reporterKind: 'AutomatedAgent',
+        }),
       });
       if (submitted.status !== 202) throw new Error(`report failed: ${submitted.body}`);
       const code = data(submitted.body).trackingCode as string;
-      const accept = await call(`/api/v1/admin/correction-reports/${code}/accept`, { method: 'POST', headers, body: JSON.stringify({ reviewer: 'Bench' }) });
+      const accept = await call(`/api/v1/admin/correction-reports/${code}/accept`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ reviewer: 'Bench' }),
+      });
       if (accept.status !== 200) throw new Error(`accept failed: ${accept.body}`);
       const { seen, figures } = await applyAndWatch(
         'correction-reports',
@@ -262,7 +339,10 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
           json: async () => data((await call(`/api/v1/works/${slug}`)).body).title === proposed,
           markdown: async () => (await call(`/api/v1/works/${slug}/index.md`)).body.includes(proposed),
           html: async () => (await call(`/works/${slug}/`)).body.includes(word),
-          query: async () => (data((await call(`/api/v1/works?query=${word}`)).body) as { items?: Array<{ slug: string }> }).items?.some((w) => w.slug === slug) ?? false,
+          query: async () =>
+            (data((await call(`/api/v1/works?query=${word}`)).body) as { items?: Array<{ slug: string }> }).items?.some(
+              (w) => w.slug === slug,
+            ) ?? false,
         },
         GOAL_MS.correction,
       );
@@ -271,7 +351,12 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
 
     const newWork = async (): Promise<NewWorkRun> => {
       // An existing composer (the common case), taken from a work the catalog serves.
-      const model = data((await call(`/api/v1/works/${gen.slugs[Math.floor(gen.slugs.length / 3)]!}`)).body) as { composer: { name: string }; period: string; genre: string; year: string };
+      const model = data((await call(`/api/v1/works/${gen.slugs[Math.floor(gen.slugs.length / 3)]!}`)).body) as {
+        composer: { name: string };
+        period: string;
+        genre: string;
+        year: string;
+      };
       const word = `zq${Date.now().toString(36)}`;
       const title = `Bench new work ${word}`;
       // What an agent does: start from the served template, keep its contract label, fill in its own facts.
@@ -285,10 +370,25 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
         schemaVersion: (JSON.parse(template.body) as MusicContributionInput).schemaVersion,
         operation: 'new-work',
         idempotencyKey: `bench-new-work.${word}`,
-        submittedBy: { name: 'Apply bench', kind: 'AutomatedAgent', agentName: 'bench/lib/apply.ts', agentVersion: '1', contact: null },
+        submittedBy: {
+          name: 'Apply bench',
+          kind: 'AutomatedAgent',
+          agentName: 'bench/lib/apply.ts',
+          agentVersion: '1',
+          contact: null,
+        },
         channel: null,
         target: null,
-        work: { title, originalTitle: null, composer: model.composer.name, period: model.period || null, genre: model.genre || null, year: model.year || null, workNumber: null, summary: `Generated for benchmarks: a new work whose source score is ${path.basename(NEW_WORK_SCORE)}.` },
+        work: {
+          title,
+          originalTitle: null,
+          composer: model.composer.name,
+          period: model.period || null,
+          genre: model.genre || null,
+          year: model.year || null,
+          workNumber: null,
+          summary: `Generated for benchmarks: a new work whose source score is ${path.basename(NEW_WORK_SCORE)}.`,
+        },
         rights: {
           compositionStatus: 'permission-documented',
           editionStatus: 'licensed',
@@ -315,17 +415,30 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
         ],
         arrangement: null,
         reproducibility: null,
-        quality: { technicalValidationPassed: true, humanListeningApproved: false, technicalChecks: null, listeningNotes: null },
+        quality: {
+          technicalValidationPassed: true,
+          humanListeningApproved: false,
+          technicalChecks: null,
+          listeningNotes: null,
+        },
         changeSummary: `Adds "${title}" with its MusicXML source score (apply bench).`,
         rationale: null,
       };
       let t = Date.now();
-      const submitted = await call('/api/v1/music/contributions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const submitted = await call('/api/v1/music/contributions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const submitMs = Date.now() - t;
       if (submitted.status !== 202) throw new Error(`contribution failed: ${submitted.status} ${submitted.body}`);
       const code = data(submitted.body).trackingCode as string;
       t = Date.now();
-      const accept = await call(`/api/v1/admin/contributions/${code}/accept`, { method: 'POST', headers, body: JSON.stringify({ reviewer: 'Bench' }) });
+      const accept = await call(`/api/v1/admin/contributions/${code}/accept`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ reviewer: 'Bench' }),
+      });
       const acceptMs = Date.now() - t;
       if (accept.status !== 200) throw new Error(`accept failed: ${accept.status} ${accept.body}`);
       const blockers = (data(accept.body) as { review: { blockers: string[] } }).review.blockers;
@@ -346,12 +459,17 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
             const r = await call(`/works/${expectedSlug}/`);
             return r.status === 200 && r.body.includes(word);
           },
-          query: async () => (data((await call(`/api/v1/works?query=${word}`)).body) as { items?: Array<{ slug: string }> }).items?.some((w) => w.slug === expectedSlug) ?? false,
+          query: async () =>
+            (data((await call(`/api/v1/works?query=${word}`)).body) as { items?: Array<{ slug: string }> }).items?.some(
+              (w) => w.slug === expectedSlug,
+            ) ?? false,
           // The engraved score: the record's PDF link, the score page the work page links, and its first SVG page.
           score: async () => {
             const record = await call(`/api/v1/works/${expectedSlug}`);
             if (record.status !== 200) return false;
-            const asset = (data(record.body) as { sourceAssets: Array<{ id: number; kind: string; links: { pdf?: string } }> }).sourceAssets.find((a) => a.kind === 'musicxml');
+            const asset = (
+              data(record.body) as { sourceAssets: Array<{ id: number; kind: string; links: { pdf?: string } }> }
+            ).sourceAssets.find((a) => a.kind === 'musicxml');
             if (!asset?.links.pdf) return false;
             const pagePath = `/works/${expectedSlug}/score/${asset.id}/`;
             const work = await call(`/works/${expectedSlug}/`);
@@ -361,7 +479,8 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
             if (page.status !== 200 || !svg) return false;
             const image = await call(pathOf(svg));
             const pdf = await call(pathOf(asset.links.pdf));
-            if (image.status !== 200 || !image.type.startsWith('image/svg+xml') || !image.body.includes('<svg')) return false;
+            if (image.status !== 200 || !image.type.startsWith('image/svg+xml') || !image.body.includes('<svg'))
+              return false;
             if (pdf.status !== 200 || !pdf.body.startsWith('%PDF')) return false;
             scoreUrls = { page: pagePath, svg: pathOf(svg), pdf: pathOf(asset.links.pdf) };
             return true;
@@ -398,9 +517,13 @@ async function one(works: number, scenarios: readonly ApplyScenario[], keep?: st
 
 export function parseScenarios(text: string | undefined): ApplyScenario[] {
   if (text === undefined) return [...APPLY_SCENARIOS];
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(APPLY_SCENARIOS as readonly string[]).includes(n));
-  if (unknown.length > 0 || names.length === 0) throw new Error(`unknown apply scenario(s) "${unknown.join(', ')}"; known: ${APPLY_SCENARIOS.join(', ')}`);
+  if (unknown.length > 0 || names.length === 0)
+    throw new Error(`unknown apply scenario(s) "${unknown.join(', ')}"; known: ${APPLY_SCENARIOS.join(', ')}`);
   return APPLY_SCENARIOS.filter((s) => names.includes(s));
 }
 
@@ -409,7 +532,13 @@ export function parseScenarios(text: string | undefined): ApplyScenario[] {
  * new-work runs. `pass` and `newWorkPass`: each scenario's goal at 10,000 works and above
  * (true when the scenario did not run).
  */
-export async function runApplyBench(options: { quick: boolean; sizes?: number[]; scenarios?: readonly ApplyScenario[]; keep?: string; log?: (line: string) => void }): Promise<{ runs: ApplyRun[]; newWorkRuns: NewWorkRun[]; pass: boolean; newWorkPass: boolean }> {
+export async function runApplyBench(options: {
+  quick: boolean;
+  sizes?: number[];
+  scenarios?: readonly ApplyScenario[];
+  keep?: string;
+  log?: (line: string) => void;
+}): Promise<{ runs: ApplyRun[]; newWorkRuns: NewWorkRun[]; pass: boolean; newWorkPass: boolean }> {
   const sizes = options.sizes ?? (options.quick ? [24, 500] : [24, 2_000, 10_000]);
   const scenarios = options.scenarios ?? APPLY_SCENARIOS;
   const runs: ApplyRun[] = [];
@@ -418,15 +547,24 @@ export async function runApplyBench(options: { quick: boolean; sizes?: number[];
     for (const r of await one(works, scenarios, options.keep)) {
       const build = `${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)}`;
       if (r.scenario === 'correction') {
-        options.log?.(`apply ${works} works, correction: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${build})`);
+        options.log?.(
+          `apply ${works} works, correction: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${build})`,
+        );
         runs.push(r);
       } else {
-        options.log?.(`apply ${works} works, new work ${r.slug} (${r.score.file}, ${r.score.bytes} bytes; submit ${r.submitMs} ms, accept ${r.acceptMs} ms): answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}, score ${r.visibleMs.score}; ${build})`);
+        options.log?.(
+          `apply ${works} works, new work ${r.slug} (${r.score.file}, ${r.score.bytes} bytes; submit ${r.submitMs} ms, accept ${r.acceptMs} ms): answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}, score ${r.visibleMs.score}; ${build})`,
+        );
         newWorkRuns.push(r);
       }
     }
   }
-  return { runs, newWorkRuns, pass: runs.every((r) => r.works < 10_000 || r.pass), newWorkPass: newWorkRuns.every((r) => r.works < 10_000 || r.pass) };
+  return {
+    runs,
+    newWorkRuns,
+    pass: runs.every((r) => r.works < 10_000 || r.pass),
+    newWorkPass: newWorkRuns.every((r) => r.works < 10_000 || r.pass),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -436,6 +574,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   };
   const sizes = arg('--sizes')?.split(',').map(Number);
   const keep = arg('--keep') ? path.resolve(arg('--keep')!) : undefined;
-  const result = await runApplyBench({ quick: process.argv.includes('--quick'), sizes, scenarios: parseScenarios(arg('--scenarios')), keep, log: (l) => console.log(l) });
+  const result = await runApplyBench({
+    quick: process.argv.includes('--quick'),
+    sizes,
+    scenarios: parseScenarios(arg('--scenarios')),
+    keep,
+    log: (l) => console.log(l),
+  });
   console.log(JSON.stringify(result, null, 2));
 }

@@ -63,11 +63,22 @@ async function buildOnce(ctx: SectionContext, works: number, timeoutMs: number):
     m = await measureChild(
       `build of ${works} works`,
       process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', outDir, '--base-url', 'http://127.0.0.1:4321', '--quiet'],
+      [
+        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+        '--content',
+        contentDir,
+        '--out',
+        outDir,
+        '--base-url',
+        'http://127.0.0.1:4321',
+        '--quiet',
+      ],
       { cwd: PROJECT_ROOT, timeoutMs, cleanup: ctx.cleanup, scratchDir: root },
     );
     if (m.exitCode !== 0 && !m.timedOut && SHARED_DOT_ASTRO.test(m.outputTail) && retriedAfter.length < 2) {
-      retriedAfter.push(`exit ${m.exitCode} after ${m.wallMs} ms: another build used ${PROJECT_ROOT}/.astro at the same time`);
+      retriedAfter.push(
+        `exit ${m.exitCode} after ${m.wallMs} ms: another build used ${PROJECT_ROOT}/.astro at the same time`,
+      );
       ctx.log('build collided with another build in .astro/.prerender; retrying');
       continue;
     }
@@ -87,7 +98,10 @@ async function buildOnce(ctx: SectionContext, works: number, timeoutMs: number):
 }
 
 function firstErrorLine(tail: string): string {
-  const lines = tail.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.find((l) => /error/i.test(l)) ?? lines.slice(-3).join(' | ');
 }
 
@@ -109,7 +123,9 @@ async function runBuild(ctx: SectionContext): Promise<Omit<SectionResult, 'durat
     const why = failed
       .map((r) => {
         const state = r.measurement.timedOut ? 'timed out' : `exited ${r.measurement.exitCode}`;
-        const shared = SHARED_DOT_ASTRO.test(r.measurement.outputTail) ? ' (another build shared .astro/.prerender at the same time; run the bench alone)' : '';
+        const shared = SHARED_DOT_ASTRO.test(r.measurement.outputTail)
+          ? ' (another build shared .astro/.prerender at the same time; run the bench alone)'
+          : '';
         return `${r.works}-work build ${state}${shared}: ${firstErrorLine(r.measurement.outputTail)}`;
       })
       .join('; ');
@@ -119,18 +135,46 @@ async function runBuild(ctx: SectionContext): Promise<Omit<SectionResult, 'durat
   const marginalMs = main.measurement.wallMs - baseline.measurement.wallMs;
   details.marginalWorksPerSecond = marginalMs > 0 ? round((mainWorks - baseWorks) / (marginalMs / 1000), 1) : null;
   details.fixedOverheadEstimateMs =
-    marginalMs > 0 ? Math.round(baseline.measurement.wallMs - baseWorks / ((mainWorks - baseWorks) / marginalMs)) : null;
+    marginalMs > 0
+      ? Math.round(baseline.measurement.wallMs - baseWorks / ((mainWorks - baseWorks) / marginalMs))
+      : null;
 
   const label = `same build, ${baseWorks} works`;
   const figures = [
-    figure(`works per second (${mainWorks} works)`, 'works/s', main.worksPerSecond, baseline.worksPerSecond, label, 'higher', { ratio: 0.8, op: '>=' }),
-    figure(`wall time (${mainWorks} works)`, 's', round(main.measurement.wallMs / 1000, 1), round(baseline.measurement.wallMs / 1000, 1), label, 'lower'),
-    figure(`peak RSS (${mainWorks} works)`, 'bytes', main.measurement.peakRssBytes, baseline.measurement.peakRssBytes, label, 'lower'),
+    figure(
+      `works per second (${mainWorks} works)`,
+      'works/s',
+      main.worksPerSecond,
+      baseline.worksPerSecond,
+      label,
+      'higher',
+      { ratio: 0.8, op: '>=' },
+    ),
+    figure(
+      `wall time (${mainWorks} works)`,
+      's',
+      round(main.measurement.wallMs / 1000, 1),
+      round(baseline.measurement.wallMs / 1000, 1),
+      label,
+      'lower',
+    ),
+    figure(
+      `peak RSS (${mainWorks} works)`,
+      'bytes',
+      main.measurement.peakRssBytes,
+      baseline.measurement.peakRssBytes,
+      label,
+      'lower',
+    ),
   ];
   const retried = [baseline, main].filter((r) => r.retriedAfter.length > 0);
   return {
     status: 'ok',
-    ...(retried.length ? { message: `retried after a collision in .astro/.prerender with another build running at the same time (figures cover the successful attempt only) (${retried.map((r) => r.works).join(', ')} works)` } : {}),
+    ...(retried.length
+      ? {
+          message: `retried after a collision in .astro/.prerender with another build running at the same time (figures cover the successful attempt only) (${retried.map((r) => r.works).join(', ')} works)`,
+        }
+      : {}),
     figures,
     details,
   };
@@ -145,7 +189,8 @@ async function runBuild(ctx: SectionContext): Promise<Omit<SectionResult, 'durat
 export function buildHugoSection(options: { works?: number; rounds?: number } = {}): Section {
   return {
     name: 'build-hugo',
-    description: 'full build (scripts/build.ts) of 10,000 generated works vs Hugo building the same HTML + JSON + Markdown per work, interleaved (goal <= 2x)',
+    description:
+      'full build (scripts/build.ts) of 10,000 generated works vs Hugo building the same HTML + JSON + Markdown per work, interleaved (goal <= 2x)',
     run: (ctx) => runBuildHugo(ctx, options),
   };
 }
@@ -169,13 +214,20 @@ const median = (xs: number[]): number | null => {
 };
 
 /** Average bytes of one work's HTML, JSON and Markdown outputs over the first few works. */
-function outputBytesPerWork(files: { html: (slug: string) => string; json: (slug: string) => string; md: (slug: string) => string }, slugs: string[]): Record<string, number> {
+function outputBytesPerWork(
+  files: { html: (slug: string) => string; json: (slug: string) => string; md: (slug: string) => string },
+  slugs: string[],
+): Record<string, number> {
   const sample = slugs.slice(0, 50);
-  const avg = (f: (slug: string) => string) => Math.round(sample.reduce((n, s) => n + statSync(f(s)).size, 0) / sample.length);
+  const avg = (f: (slug: string) => string) =>
+    Math.round(sample.reduce((n, s) => n + statSync(f(s)).size, 0) / sample.length);
   return { html: avg(files.html), json: avg(files.json), markdown: avg(files.md) };
 }
 
-async function runBuildHugo(ctx: SectionContext, options: { works?: number; rounds?: number }): Promise<Omit<SectionResult, 'durationMs'>> {
+async function runBuildHugo(
+  ctx: SectionContext,
+  options: { works?: number; rounds?: number },
+): Promise<Omit<SectionResult, 'durationMs'>> {
   const works = options.works ?? (ctx.quick ? 1000 : 10_000);
   const rounds = options.rounds ?? (ctx.quick ? 1 : 2);
   const hugo = findOrInstallHugo(ctx.log);
@@ -184,7 +236,9 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
   const gen = generateCatalog({ works, outDir: contentDir, seed: 1 });
   const baseUrl = 'http://127.0.0.1:4321';
   const site = writeHugoSite(contentDir, path.join(root, 'hugo-site'), baseUrl);
-  ctx.log(`generated ${works} works (${gen.durationMs} ms) and the Hugo site (${site.durationMs} ms); ${hugo.path ? `hugo ${hugo.version}` : hugo.note}`);
+  ctx.log(
+    `generated ${works} works (${gen.durationMs} ms) and the Hugo site (${site.durationMs} ms); ${hugo.path ? `hugo ${hugo.version}` : hugo.note}`,
+  );
   const hugoOut = path.join(root, 'hugo-out');
   const buildOut = path.join(root, 'build-out');
   const runs: HugoRoundRun[] = [];
@@ -198,54 +252,124 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
       const loadAtStart = os.loadavg()[0]!;
       const m =
         tool === 'hugo'
-          ? await measureChild('hugo', hugo.path!, hugoArgs(site.siteDir, hugoOut, path.join(root, 'hugo-cache')), { cwd: root, timeoutMs, cleanup: ctx.cleanup, scratchDir: root })
+          ? await measureChild('hugo', hugo.path!, hugoArgs(site.siteDir, hugoOut, path.join(root, 'hugo-cache')), {
+              cwd: root,
+              timeoutMs,
+              cleanup: ctx.cleanup,
+              scratchDir: root,
+            })
           : await measureChild(
               `build of ${works} works`,
               process.execPath,
-              [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', buildOut, '--base-url', baseUrl, '--quiet'],
+              [
+                path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+                '--content',
+                contentDir,
+                '--out',
+                buildOut,
+                '--base-url',
+                baseUrl,
+                '--quiet',
+              ],
               { cwd: PROJECT_ROOT, timeoutMs, cleanup: ctx.cleanup, scratchDir: root },
             );
       const ok = m.exitCode === 0 && !m.timedOut;
       const { outputTail, ...rest } = m;
-      const run: HugoRoundRun = { tool, round, measurement: ok ? rest : m, output: null, loadAverage: { start: Math.round(loadAtStart * 100) / 100, end: Math.round(os.loadavg()[0]! * 100) / 100 } };
+      const run: HugoRoundRun = {
+        tool,
+        round,
+        measurement: ok ? rest : m,
+        output: null,
+        loadAverage: { start: Math.round(loadAtStart * 100) / 100, end: Math.round(os.loadavg()[0]! * 100) / 100 },
+      };
       if (ok) {
         const outDir = tool === 'hugo' ? hugoOut : path.join(buildOut, 'client');
         run.output = folderSize(outDir);
         if (round === 0) {
           outputBytes[tool] =
             tool === 'hugo'
-              ? outputBytesPerWork({ html: (s) => path.join(hugoOut, 'works', s, 'index.html'), json: (s) => path.join(hugoOut, 'works', s, 'index.json'), md: (s) => path.join(hugoOut, 'works', s, 'index.md') }, gen.slugs)
+              ? outputBytesPerWork(
+                  {
+                    html: (s) => path.join(hugoOut, 'works', s, 'index.html'),
+                    json: (s) => path.join(hugoOut, 'works', s, 'index.json'),
+                    md: (s) => path.join(hugoOut, 'works', s, 'index.md'),
+                  },
+                  gen.slugs,
+                )
               : outputBytesPerWork(
-                  { html: (s) => path.join(outDir, 'works', s, 'index.html'), json: (s) => path.join(outDir, 'api', 'v1', 'works', s, 'index.json'), md: (s) => path.join(outDir, 'api', 'v1', 'works', s, 'index.md') },
+                  {
+                    html: (s) => path.join(outDir, 'works', s, 'index.html'),
+                    json: (s) => path.join(outDir, 'api', 'v1', 'works', s, 'index.json'),
+                    md: (s) => path.join(outDir, 'api', 'v1', 'works', s, 'index.md'),
+                  },
                   gen.slugs,
                 );
         }
-        if (tool === 'build') run.phases = (JSON.parse(readFileSync(path.join(buildOut, 'build.json'), 'utf8')) as { phases?: Record<string, number> }).phases;
+        if (tool === 'build')
+          run.phases = (
+            JSON.parse(readFileSync(path.join(buildOut, 'build.json'), 'utf8')) as { phases?: Record<string, number> }
+          ).phases;
       }
       runs.push(run);
       ctx.cleanup.removeDir(tool === 'hugo' ? hugoOut : buildOut);
       if (!ok) {
         ctx.cleanup.removeDir(root);
-        return { status: 'error', message: `${tool} ${m.timedOut ? 'timed out' : `exited ${m.exitCode}`}: ${firstErrorLine(outputTail)}`, figures: [], details: { works, hugo, runs } };
+        return {
+          status: 'error',
+          message: `${tool} ${m.timedOut ? 'timed out' : `exited ${m.exitCode}`}: ${firstErrorLine(outputTail)}`,
+          figures: [],
+          details: { works, hugo, runs },
+        };
       }
     }
   }
   ctx.cleanup.removeDir(root);
-  const of = (tool: 'hugo' | 'build', f: (r: HugoRoundRun) => number | null | undefined) => median(runs.filter((r) => r.tool === tool).map(f).filter((x): x is number => typeof x === 'number'));
+  const of = (tool: 'hugo' | 'build', f: (r: HugoRoundRun) => number | null | undefined) =>
+    median(
+      runs
+        .filter((r) => r.tool === tool)
+        .map(f)
+        .filter((x): x is number => typeof x === 'number'),
+    );
   const buildMs = of('build', (r) => r.measurement.wallMs);
   const hugoMs = of('hugo', (r) => r.measurement.wallMs);
   // The like-for-like part of the build: load and check the catalog, then Astro (pages, records, listings).
   const likeForLikeMs = of('build', (r) => (r.phases ? (r.phases.loadMs ?? 0) + (r.phases.astroMs ?? 0) : null));
   const phaseMedians: Record<string, number | null> = {};
-  for (const name of Object.keys(runs.find((r) => r.phases)?.phases ?? {})) phaseMedians[name] = of('build', (r) => r.phases?.[name]);
+  for (const name of Object.keys(runs.find((r) => r.phases)?.phases ?? {}))
+    phaseMedians[name] = of('build', (r) => r.phases?.[name]);
   const label = hugo.path ? `Hugo ${hugo.version}, same catalog, HTML + JSON + Markdown per work` : 'Hugo (missing)';
   const secs = (ms: number | null) => (ms === null ? null : round(ms / 1000, 1));
   const figures = [
-    figure(`full build wall time (${works} works)`, 's', secs(buildMs), secs(hugoMs), label, 'lower', { ratio: 2, op: '<=' }),
-    figure(`like-for-like part of the build: load + Astro (${works} works)`, 's', secs(likeForLikeMs), secs(hugoMs), label, 'lower'),
+    figure(`full build wall time (${works} works)`, 's', secs(buildMs), secs(hugoMs), label, 'lower', {
+      ratio: 2,
+      op: '<=',
+    }),
+    figure(
+      `like-for-like part of the build: load + Astro (${works} works)`,
+      's',
+      secs(likeForLikeMs),
+      secs(hugoMs),
+      label,
+      'lower',
+    ),
     // Less stretched by other work on a shared machine than wall time (Pagefind's process, reaped by a worker thread that is gone by then, may be left out).
-    figure(`CPU time, user + system (${works} works)`, 's', secs(of('build', (r) => r.measurement.cpuMs)), secs(of('hugo', (r) => r.measurement.cpuMs)), label, 'lower'),
-    figure(`peak RSS of the process tree (${works} works)`, 'bytes', of('build', (r) => r.measurement.polledPeakTreeRssBytes), of('hugo', (r) => r.measurement.polledPeakTreeRssBytes), label, 'lower'),
+    figure(
+      `CPU time, user + system (${works} works)`,
+      's',
+      secs(of('build', (r) => r.measurement.cpuMs)),
+      secs(of('hugo', (r) => r.measurement.cpuMs)),
+      label,
+      'lower',
+    ),
+    figure(
+      `peak RSS of the process tree (${works} works)`,
+      'bytes',
+      of('build', (r) => r.measurement.polledPeakTreeRssBytes),
+      of('hugo', (r) => r.measurement.polledPeakTreeRssBytes),
+      label,
+      'lower',
+    ),
   ];
   return {
     status: hugo.path ? 'ok' : 'skipped',
@@ -266,12 +390,14 @@ async function runBuildHugo(ctx: SectionContext, options: { works?: number; roun
           'derived record fields (reuse summary, review-state labels, access wording, links), composer pages, discovery documents (OpenAPI, llms.txt, API index), profile and instrument records',
           'score engraving with Verovio (phases.scoresMs; generated works have no scores)',
           'the Pagefind search index (its own process, fed from a worker thread while Astro renders: inside phases.astroMs; its own time in build.json searchIndex.durationMs)',
-          'a zip of every work\'s public files with SHA-256 list (two worker threads beside the steps after Astro; phases.zipsMs is what is left to wait for)',
-          'the server\'s index files (phases.catalogIndexMs), nginx.conf, published-blobs.json',
+          "a zip of every work's public files with SHA-256 list (two worker threads beside the steps after Astro; phases.zipsMs is what is left to wait for)",
+          "the server's index files (phases.catalogIndexMs), nginx.conf, published-blobs.json",
         ],
         onlyHugo: ['its own taxonomy term pages (period, genre, instrument) stand in for the browse pages'],
-        paths: 'Hugo writes the JSON and Markdown beside the page (/works/<slug>/index.json, index.md); the build under /api/v1/works/<slug>/',
-        likeForLike: 'the build\'s load + Astro phases (phases.loadMs + phases.astroMs; astroMs has Pagefind running beside it on the other core) against Hugo\'s whole run',
+        paths:
+          'Hugo writes the JSON and Markdown beside the page (/works/<slug>/index.json, index.md); the build under /api/v1/works/<slug>/',
+        likeForLike:
+          "the build's load + Astro phases (phases.loadMs + phases.astroMs; astroMs has Pagefind running beside it on the other core) against Hugo's whole run",
       },
       runs,
     },

@@ -21,7 +21,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, publishedBlobs, renderWorkMarkdown, urls } from '../../src/domain/records.ts';
+import {
+  buildInstrumentRecords,
+  buildProfileRecord,
+  buildWorkRecord,
+  publishedBlobs,
+  renderWorkMarkdown,
+  urls,
+} from '../../src/domain/records.ts';
 import { buildApiIndex } from '../../src/domain/discovery.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
 import { buildIndexFiles } from '../../src/domain/catalog-index/index-files.ts';
@@ -70,7 +77,8 @@ export async function writeGeneratedBuild(options: GeneratedBuildOptions): Promi
   lap('seed the content repository');
 
   const loaded = loadCatalog(seedDir);
-  if (loaded.messages.length > 0) throw new Error(`generated content does not load: ${loaded.messages.length} message(s)`);
+  if (loaded.messages.length > 0)
+    throw new Error(`generated content does not load: ${loaded.messages.length} message(s)`);
   const catalog = loaded.catalog;
   lap('load the catalog (domain loader)');
 
@@ -88,10 +96,14 @@ export async function writeGeneratedBuild(options: GeneratedBuildOptions): Promi
     writeFileSync(path.join(dir, 'index.md'), renderWorkMarkdown(record, generatedAtUtc));
   }
   lap('write work records (json, md)');
-  const profiles = catalog.profiles.map((p) => buildProfileRecord(p, catalog, baseUrl)).sort((a, b) => (a.slug < b.slug ? -1 : 1));
+  const profiles = catalog.profiles
+    .map((p) => buildProfileRecord(p, catalog, baseUrl))
+    .sort((a, b) => (a.slug < b.slug ? -1 : 1));
   for (const p of profiles) writeJson(path.join(api, 'profiles', p.slug, 'index.json'), envelope(p, generatedAtUtc));
   const instruments = buildInstrumentRecords(catalog, baseUrl);
-  const families = [...new Set(instruments.map((i) => i.family))].sort().map((family) => ({ family, instruments: instruments.filter((i) => i.family === family).map((i) => i.slug) }));
+  const families = [...new Set(instruments.map((i) => i.family))]
+    .sort()
+    .map((family) => ({ family, instruments: instruments.filter((i) => i.family === family).map((i) => i.slug) }));
   writeJson(path.join(api, 'instruments', 'index.json'), envelope({ instruments, families }, generatedAtUtc));
   writeJson(path.join(api, 'index.json'), envelope(buildApiIndex(urls(baseUrl)), generatedAtUtc));
   writeFileSync(path.join(buildDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
@@ -110,7 +122,13 @@ export async function writeGeneratedBuild(options: GeneratedBuildOptions): Promi
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { works: { type: 'string', default: '10000' }, data: { type: 'string' }, 'base-url': { type: 'string' }, seed: { type: 'string', default: '1' }, reindex: { type: 'string' } },
+    options: {
+      works: { type: 'string', default: '10000' },
+      data: { type: 'string' },
+      'base-url': { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      reindex: { type: 'string' },
+    },
   });
   if (values.reindex) {
     // Rewrite the index files of an existing build folder from its records (after an index format change).
@@ -121,7 +139,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error('usage: node bench/lib/generated-build.ts --works N --data DIR --base-url URL [--seed S]');
     process.exit(2);
   }
-  const r = await writeGeneratedBuild({ works: Number(values.works), dataDir: path.resolve(values.data), baseUrl: values['base-url'], seed: Number(values.seed), log: (m) => console.error(m) });
+  const r = await writeGeneratedBuild({
+    works: Number(values.works),
+    dataDir: path.resolve(values.data),
+    baseUrl: values['base-url'],
+    seed: Number(values.seed),
+    log: (m) => console.error(m),
+  });
   // Last line: the result as JSON, for the bench that ran this in a child process.
   console.log(JSON.stringify({ ...r, slugs: undefined, slugCount: r.slugs.length }));
 }

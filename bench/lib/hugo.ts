@@ -35,7 +35,14 @@ function version(bin: string): string | null {
 
 /** Find hugo; if absent and root, `apt-get install -y hugo` (apt-get update first if that fails) within 180 s. */
 export function findOrInstallHugo(log: (m: string) => void): HugoBinary {
-  return findOrInstallDebianPackage({ pkg: 'hugo', command: 'hugo', candidates: ['/usr/bin/hugo', '/usr/local/bin/hugo'], version, budgetMs: 180000, log });
+  return findOrInstallDebianPackage({
+    pkg: 'hugo',
+    command: 'hugo',
+    candidates: ['/usr/bin/hugo', '/usr/local/bin/hugo'],
+    version,
+    budgetMs: 180000,
+    log,
+  });
 }
 
 const CONFIG = (baseUrl: string) => `baseURL = "${baseUrl}/"
@@ -288,7 +295,8 @@ export function writeHugoSite(catalogDir: string, siteDir: string, baseUrl: stri
     'layouts/_default/list.html': LIST_HTML,
     'layouts/_default/terms.html': TERMS_HTML,
     'layouts/index.html': HOME_HTML,
-    'static/site.css': 'body{font-family:system-ui,sans-serif;max-width:60rem;margin:auto;padding:1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem}\n',
+    'static/site.css':
+      'body{font-family:system-ui,sans-serif;max-width:60rem;margin:auto;padding:1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem}\n',
     'content/works/_index.md': '---\ntitle: "Works"\n---\n',
   };
   for (const [name, text] of Object.entries(files)) {
@@ -301,10 +309,26 @@ export function writeHugoSite(catalogDir: string, siteDir: string, baseUrl: stri
     const text = readFileSync(path.join(worksDir, slug, 'index.md'), 'utf8');
     const end = text.indexOf('\n---\n', 4);
     if (!text.startsWith('---\n') || end < 0) throw new Error(`works/${slug}/index.md: no front matter`);
-    const work = JSON.parse(text.slice(4, end)) as { slug: string; title: string; period: string; genre: string; instruments: string[] };
-    const front = { title: work.title, slug: work.slug, period: [work.period], genre: [work.genre], instruments: work.instruments, work };
+    const work = JSON.parse(text.slice(4, end)) as {
+      slug: string;
+      title: string;
+      period: string;
+      genre: string;
+      instruments: string[];
+    };
+    const front = {
+      title: work.title,
+      slug: work.slug,
+      period: [work.period],
+      genre: [work.genre],
+      instruments: work.instruments,
+      work,
+    };
     mkdirSync(path.join(siteDir, 'content', 'works', slug), { recursive: true });
-    writeFileSync(path.join(siteDir, 'content', 'works', slug, 'index.md'), `${JSON.stringify(front)}\n${text.slice(end + 5)}`);
+    writeFileSync(
+      path.join(siteDir, 'content', 'works', slug, 'index.md'),
+      `${JSON.stringify(front)}\n${text.slice(end + 5)}`,
+    );
     works++;
   }
   return { siteDir, works, durationMs: Date.now() - started };

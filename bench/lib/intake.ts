@@ -65,7 +65,17 @@ function freePort(): Promise<number> {
   });
 }
 
-const WORK = { slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null };
+const WORK = {
+  slug: 'satie-gymnopedie-1',
+  title: 'Gymnopédie No. 1',
+  originalTitle: null,
+  composer: 'Erik Satie',
+  period: null,
+  genre: null,
+  year: null,
+  workNumber: null,
+  summary: null,
+};
 // The template with its placeholders filled: the untouched template is refused (issue 13).
 const TEMPLATE = fillTemplate(buildContributionTemplate(WORK));
 const submission = (key: string): MusicContributionInput => ({ ...TEMPLATE, idempotencyKey: key });
@@ -81,7 +91,8 @@ function seed(dataDir: string, from: number, count: number): number {
   const contributions = new RecordStore(dirs.contributions);
   const idempotency = new RecordStore(dirs.idempotency);
   for (const dir of [dirs.contributions, dirs.idempotency]) {
-    for (let shard = 0; shard < 256; shard++) mkdirSync(path.join(dir, shard.toString(16).padStart(2, '0')), { recursive: true });
+    for (let shard = 0; shard < 256; shard++)
+      mkdirSync(path.join(dir, shard.toString(16).padStart(2, '0')), { recursive: true });
   }
   for (let j = from; j < from + count; j++) {
     const body = submission(`bench-seed-${j}`);
@@ -90,7 +101,10 @@ function seed(dataDir: string, from: number, count: number): number {
     const hash = contentSha256(body);
     writeFileSync(contributions.pathOf(code), `${JSON.stringify(newStoredContribution(body, code, at, hash))}\n`);
     const keyHash = keySha256(body.idempotencyKey);
-    writeFileSync(idempotency.pathOf(keyHash), `${JSON.stringify({ recordVersion: 1, keySha256: keyHash, contentSha256: hash, trackingCode: code, receivedAtUtc: at })}\n`);
+    writeFileSync(
+      idempotency.pathOf(keyHash),
+      `${JSON.stringify({ recordVersion: 1, keySha256: keyHash, contentSha256: hash, trackingCode: code, receivedAtUtc: at })}\n`,
+    );
   }
   // Flush the seeded files now: left dirty, the kernel would write hundreds of megabytes back
   // during the measurement and every fsync there would wait behind it (real records were
@@ -107,7 +121,12 @@ interface Service {
 
 async function start(env: NodeJS.ProcessEnv, url: string, timeoutMs: number): Promise<Service> {
   let output = '';
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
+    cwd: PROJECT_ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (d) => (output = (output + String(d)).slice(-4000)));
   child.stderr!.on('data', (d) => (output = (output + String(d)).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -146,7 +165,12 @@ async function start(env: NodeJS.ProcessEnv, url: string, timeoutMs: number): Pr
 }
 
 /** `total` requests from `concurrency` workers; `make(i)` gives request i. */
-async function load(url: string, total: number, concurrency: number, make: (i: number) => RequestInit & { path: string }): Promise<LatencyFigures> {
+async function load(
+  url: string,
+  total: number,
+  concurrency: number,
+  make: (i: number) => RequestInit & { path: string },
+): Promise<LatencyFigures> {
   if (!url.startsWith('http://127.0.0.1:')) throw new Error(`refusing non-loopback URL ${url}`);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -220,12 +244,23 @@ async function durableWrites(dir: string, total: number): Promise<LatencyFigures
   };
 }
 
-const postJson = (body: unknown) => ({ path: '/api/v1/music/contributions', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const postJson = (body: unknown) => ({
+  path: '/api/v1/music/contributions',
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
-export async function runIntakeBench(options: { quick: boolean; log?: (message: string) => void }): Promise<Record<string, unknown>> {
+export async function runIntakeBench(options: {
+  quick: boolean;
+  log?: (message: string) => void;
+}): Promise<Record<string, unknown>> {
   const quick = options.quick;
   const t0 = performance.now();
-  const log = (m: string) => (options.log ?? ((x: string) => console.error(`[intake +${((performance.now() - t0) / 1000).toFixed(0)}s] ${x}`)))(m);
+  const log = (m: string) =>
+    (options.log ?? ((x: string) => console.error(`[intake +${((performance.now() - t0) / 1000).toFixed(0)}s] ${x}`)))(
+      m,
+    );
   // Quick is a smoke run (about 30 s, most of it the site build); the full run gives the figures.
   const storedCounts = quick ? [0, 2_000] : [0, 10_000, 100_000];
   const requests = quick ? 150 : 400;
@@ -309,7 +344,9 @@ export async function runIntakeBench(options: { quick: boolean; log?: (message: 
         },
         throughput: {
           ...throughput,
-          ratioRpsVsInvalidPost: round(throughput.contributionPost.requestsPerSecond / throughput.baselineInvalidPost.requestsPerSecond),
+          ratioRpsVsInvalidPost: round(
+            throughput.contributionPost.requestsPerSecond / throughput.baselineInvalidPost.requestsPerSecond,
+          ),
         },
         meetsGoalP99: latency.contributionPost.p99Ms <= GOAL_P99_MS,
       });
@@ -321,7 +358,8 @@ export async function runIntakeBench(options: { quick: boolean; log?: (message: 
     rmSync(root, { recursive: true, force: true });
     log('done');
   }
-  const post = (s: Record<string, unknown>, part: 'latency' | 'throughput') => (s[part] as { contributionPost: LatencyFigures }).contributionPost;
+  const post = (s: Record<string, unknown>, part: 'latency' | 'throughput') =>
+    (s[part] as { contributionPost: LatencyFigures }).contributionPost;
   const first = scenarios[0]!;
   for (const s of scenarios) {
     s.vsEmptyStore = {
@@ -370,10 +408,38 @@ export function intakeSection(): Section {
         const l = s.latency;
         const t = s.throughput;
         figures.push(
-          figure(`POST p50, ${n} stored, 1 client`, 'ms', l.contributionPost.p50Ms, l.baselineInvalidPost.p50Ms, 'invalid POST (no storage), same process', 'lower'),
-          figure(`POST p99, ${n} stored, 1 client`, 'ms', l.contributionPost.p99Ms, l.baselineDurableWritesOnly.p99Ms, 'the two durable creates alone, same disk', 'lower'),
-          figure(`POST p99, ${n} stored vs empty store`, 'ms', l.contributionPost.p99Ms, empty.latency.contributionPost.p99Ms, 'POST p99 with 0 stored, same run', 'lower'),
-          figure(`throughput, ${n} stored, ${t.contributionPost.concurrency} clients`, 'req/s', t.contributionPost.requestsPerSecond, t.baselineInvalidPost.requestsPerSecond, 'invalid POST (no storage), same process', 'higher'),
+          figure(
+            `POST p50, ${n} stored, 1 client`,
+            'ms',
+            l.contributionPost.p50Ms,
+            l.baselineInvalidPost.p50Ms,
+            'invalid POST (no storage), same process',
+            'lower',
+          ),
+          figure(
+            `POST p99, ${n} stored, 1 client`,
+            'ms',
+            l.contributionPost.p99Ms,
+            l.baselineDurableWritesOnly.p99Ms,
+            'the two durable creates alone, same disk',
+            'lower',
+          ),
+          figure(
+            `POST p99, ${n} stored vs empty store`,
+            'ms',
+            l.contributionPost.p99Ms,
+            empty.latency.contributionPost.p99Ms,
+            'POST p99 with 0 stored, same run',
+            'lower',
+          ),
+          figure(
+            `throughput, ${n} stored, ${t.contributionPost.concurrency} clients`,
+            'req/s',
+            t.contributionPost.requestsPerSecond,
+            t.baselineInvalidPost.requestsPerSecond,
+            'invalid POST (no storage), same process',
+            'higher',
+          ),
         );
       }
       const summary = details.summary as { storedBefore: number; p99Ms: number; meetsGoalP99: boolean };

@@ -55,7 +55,8 @@ async function writeSource(file: string, size: number): Promise<void> {
   const block = randomBytes(16 * MiB);
   const out = createWriteStream(file);
   for (let left = size; left > 0; left -= block.length) {
-    if (!out.write(left >= block.length ? block : block.subarray(0, left))) await new Promise<void>((r) => out.once('drain', () => r()));
+    if (!out.write(left >= block.length ? block : block.subarray(0, left)))
+      await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
@@ -73,7 +74,12 @@ interface Reply {
   body: Buffer;
 }
 
-function request(url: string, method: string, headers: Record<string, string>, body?: Buffer | NodeJS.ReadableStream): Promise<Reply> {
+function request(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: Buffer | NodeJS.ReadableStream,
+): Promise<Reply> {
   if (!url.startsWith('http://127.0.0.1:')) throw new Error(`refusing non-loopback URL ${url}`);
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers }, (res) => {
@@ -121,11 +127,14 @@ http {
     fastcgi_temp_path ${t('fastcgi')};
     uwsgi_temp_path ${t('uwsgi')};
     scgi_temp_path ${t('scgi')};
-${server ?? `    server {
+${
+  server ??
+  `    server {
         listen 127.0.0.1:${port};
         root ${root};
         default_type application/octet-stream;
-    }`}
+    }`
+}
 }
 `;
 }
@@ -136,7 +145,11 @@ function findCurl(): string | null {
 }
 
 /** One download by curl (a C client, so the client is not what limits the figure); curl's own timing. */
-function curlDownload(curl: string, url: string, headers: Record<string, string>): Timed<{ status: number; bytes: number }> {
+function curlDownload(
+  curl: string,
+  url: string,
+  headers: Record<string, string>,
+): Timed<{ status: number; bytes: number }> {
   const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   const r = spawnSync(curl, [...args, url], { encoding: 'utf8' });
@@ -156,7 +169,11 @@ function findNginx(): string | null {
   return null;
 }
 
-export async function runLibraryBench(options: { quick: boolean; log?: (m: string) => void; cleanup?: Cleanup }): Promise<Record<string, unknown>> {
+export async function runLibraryBench(options: {
+  quick: boolean;
+  log?: (m: string) => void;
+  cleanup?: Cleanup;
+}): Promise<Record<string, unknown>> {
   const log = options.log ?? ((m: string) => console.error(`[library] ${m}`));
   const cleanup = options.cleanup ?? new Cleanup();
   const size = options.quick ? 64 * MiB : 1024 * MiB;
@@ -176,17 +193,35 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
     const copy = path.join(work, 'copy.bin');
     const write = runTool('dd', [`if=${source}`, `of=${copy}`, 'bs=1M', 'conv=fsync', 'status=none']);
     rmSync(copy);
-    details.baselines = { sha256sumSeconds: round(sha.seconds, 3), plainWriteSeconds: round(write.seconds, 3), plainWrite: 'dd bs=1M conv=fsync' };
+    details.baselines = {
+      sha256sumSeconds: round(sha.seconds, 3),
+      plainWriteSeconds: round(write.seconds, 3),
+      plainWrite: 'dd bs=1M conv=fsync',
+    };
 
     // The service, as npm start runs it, on a small content repository.
     const dataDir = path.join(work, 'data');
     await ensureContentRepo(path.join(dataDir, 'content'), path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const proc = new TrackedProcess('service (scripts/start.ts)', process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_LIBRARY_KEYS: KEY, ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx', LOG_LEVEL: 'warn' },
-    });
+    const proc = new TrackedProcess(
+      'service (scripts/start.ts)',
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
+      {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PUBLIC_BASE_URL: base,
+          ARCHIVE_DATA_DIR: dataDir,
+          ARCHIVE_LIBRARY_KEYS: KEY,
+          ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx',
+          LOG_LEVEL: 'warn',
+        },
+      },
+    );
     cleanup.track(proc);
     log('starting the service ...');
     await waitForHttp(`${base}/api/v1`, proc, 240_000);
@@ -196,13 +231,48 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
     const importBody = {
       idempotencyKey: `bench-${Date.now()}`,
       track: {
-        stableKey: `bench-${Date.now()}`, title: 'Bench', collection: 'bench', sourceType: 'other', rightsStatus: 'unknown', license: 'none',
-        reviewStatus: 'pending', visibility: 'private', composer: null, genre: null, attribution: null, description: null, musicalKey: null,
-        tags: null, intendedUses: null, channelKeys: null, rightsEvidence: null, reproducibility: null, quality: null, durationSeconds: null, bpm: null, sourceCreatedAtUtc: null,
+        stableKey: `bench-${Date.now()}`,
+        title: 'Bench',
+        collection: 'bench',
+        sourceType: 'other',
+        rightsStatus: 'unknown',
+        license: 'none',
+        reviewStatus: 'pending',
+        visibility: 'private',
+        composer: null,
+        genre: null,
+        attribution: null,
+        description: null,
+        musicalKey: null,
+        tags: null,
+        intendedUses: null,
+        channelKeys: null,
+        rightsEvidence: null,
+        reproducibility: null,
+        quality: null,
+        durationSeconds: null,
+        bpm: null,
+        sourceCreatedAtUtc: null,
       },
-      files: [{ kind: 'master', fileName: 'bench.wav', originalRelativePath: 'bench.wav', contentType: 'audio/wav', sha256: digest, downloadPolicy: 'protected', byteLength: size, metadata: null }],
+      files: [
+        {
+          kind: 'master',
+          fileName: 'bench.wav',
+          originalRelativePath: 'bench.wav',
+          contentType: 'audio/wav',
+          sha256: digest,
+          downloadPolicy: 'protected',
+          byteLength: size,
+          metadata: null,
+        },
+      ],
     };
-    const created = await request(`${base}/api/v1/library/imports`, 'POST', { ...key, 'content-type': 'application/json' }, Buffer.from(JSON.stringify(importBody)));
+    const created = await request(
+      `${base}/api/v1/library/imports`,
+      'POST',
+      { ...key, 'content-type': 'application/json' },
+      Buffer.from(JSON.stringify(importBody)),
+    );
     if (created.status !== 200) throw new Error(`import answered ${created.status}: ${created.body.toString()}`);
     const imp = JSON.parse(created.body.toString()).data;
 
@@ -214,30 +284,68 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
     }, 50);
     log('uploading ...');
     const put = await timed(() =>
-      request(`${base}/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`, 'PUT', { ...key, 'content-type': 'application/octet-stream', 'content-length': String(size) }, createReadStream(source, { highWaterMark: MiB })),
+      request(
+        `${base}/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`,
+        'PUT',
+        { ...key, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+        createReadStream(source, { highWaterMark: MiB }),
+      ),
     );
     if (put.value.status !== 200) throw new Error(`upload answered ${put.value.status}: ${put.value.body.toString()}`);
     log('committing ...');
     phase = 'commit';
     const commit = await timed(() => request(`${base}/api/v1/library/imports/${imp.id}/commit`, 'POST', key));
     clearInterval(poll);
-    if (commit.value.status !== 200) throw new Error(`commit answered ${commit.value.status}: ${commit.value.body.toString()}`);
+    if (commit.value.status !== 200)
+      throw new Error(`commit answered ${commit.value.status}: ${commit.value.body.toString()}`);
     const committed = JSON.parse(commit.value.body.toString()).data;
     if (committed.files[0].serverSha256 !== digest) throw new Error('the server digest differs from sha256sum');
 
     const ingestSeconds = put.seconds + commit.seconds;
     const peakRss = Math.max(peaks.upload, peaks.commit);
     figures.push(
-      figure('ingest (upload + commit rehash)', 'MB/s', mbps(size, ingestSeconds), mbps(size, sha.seconds + write.seconds), 'sha256sum + dd conv=fsync of the same file', 'higher', { ratio: 0.8, op: '>=' }),
-      figure('upload (stream to staging, fsync)', 'MB/s', mbps(size, put.seconds), mbps(size, write.seconds), 'dd bs=1M conv=fsync', 'higher'),
-      figure('commit rehash (and move into the store)', 'MB/s', mbps(size, commit.seconds), mbps(size, sha.seconds), 'sha256sum', 'higher'),
-      figure('server peak RSS during upload and commit', 'MB', round(peakRss / 1e6, 1), 200, 'goal ceiling 200 MB (idle RSS in details)', 'lower', { ratio: 1, op: '<=' }),
+      figure(
+        'ingest (upload + commit rehash)',
+        'MB/s',
+        mbps(size, ingestSeconds),
+        mbps(size, sha.seconds + write.seconds),
+        'sha256sum + dd conv=fsync of the same file',
+        'higher',
+        { ratio: 0.8, op: '>=' },
+      ),
+      figure(
+        'upload (stream to staging, fsync)',
+        'MB/s',
+        mbps(size, put.seconds),
+        mbps(size, write.seconds),
+        'dd bs=1M conv=fsync',
+        'higher',
+      ),
+      figure(
+        'commit rehash (and move into the store)',
+        'MB/s',
+        mbps(size, commit.seconds),
+        mbps(size, sha.seconds),
+        'sha256sum',
+        'higher',
+      ),
+      figure(
+        'server peak RSS during upload and commit',
+        'MB',
+        round(peakRss / 1e6, 1),
+        200,
+        'goal ceiling 200 MB (idle RSS in details)',
+        'lower',
+        { ratio: 1, op: '<=' },
+      ),
     );
     details.service = {
       idleRssMB: idle === null ? null : round(idle / 1e6, 1),
       peakRssDuringUploadMB: round(peaks.upload / 1e6, 1),
       peakRssDuringCommitMB: round(peaks.commit / 1e6, 1),
-      uploadSeconds: round(put.seconds, 3), commitSeconds: round(commit.seconds, 3) };
+      uploadSeconds: round(put.seconds, 3),
+      commitSeconds: round(commit.seconds, 3),
+    };
 
     // Range downloads: the service against nginx on the same file.
     const bin = findNginx();
@@ -252,7 +360,14 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
       writeFileSync(path.join(root, 'probe.txt'), 'ok');
       const nginxPort = await freePort();
       writeFileSync(path.join(prefix, 'nginx.conf'), nginxConfig(prefix, root, nginxPort));
-      const nginx = new TrackedProcess('nginx', bin, ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', path.join(prefix, 'nginx.conf')]);
+      const nginx = new TrackedProcess('nginx', bin, [
+        '-p',
+        prefix,
+        '-e',
+        path.join(prefix, 'error.log'),
+        '-c',
+        path.join(prefix, 'nginx.conf'),
+      ]);
       cleanup.track(nginx);
       await waitForHttp(`http://127.0.0.1:${nginxPort}/probe.txt`, nginx, 20_000);
       details.nginx = { binary: bin, version: spawnSync(bin, ['-v'], { encoding: 'utf8' }).stderr.trim() };
@@ -265,8 +380,27 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
       mkdirSync(path.join(frontPrefix, 'tmp'), { recursive: true });
       mkdirSync(path.join(work, 'no-client', 'api', 'v1'), { recursive: true });
       writeFileSync(path.join(work, 'no-client', 'api', 'v1', 'index.json'), '{}'); // the readiness probe
-      writeFileSync(path.join(frontPrefix, 'nginx.conf'), nginxConfig(frontPrefix, root, frontPort, renderNginxConfig(path.join(work, 'no-client'), { listen: `127.0.0.1:${frontPort}`, upstream: base, blobsDir: path.join(dataDir, 'blobs') })));
-      const front = new TrackedProcess('nginx (front, offload)', bin, ['-p', frontPrefix, '-e', path.join(frontPrefix, 'error.log'), '-c', path.join(frontPrefix, 'nginx.conf')]);
+      writeFileSync(
+        path.join(frontPrefix, 'nginx.conf'),
+        nginxConfig(
+          frontPrefix,
+          root,
+          frontPort,
+          renderNginxConfig(path.join(work, 'no-client'), {
+            listen: `127.0.0.1:${frontPort}`,
+            upstream: base,
+            blobsDir: path.join(dataDir, 'blobs'),
+          }),
+        ),
+      );
+      const front = new TrackedProcess('nginx (front, offload)', bin, [
+        '-p',
+        frontPrefix,
+        '-e',
+        path.join(frontPrefix, 'error.log'),
+        '-c',
+        path.join(frontPrefix, 'nginx.conf'),
+      ]);
       cleanup.track(front);
       await waitForHttp(`http://127.0.0.1:${frontPort}/api/v1`, front, 20_000);
       const frontUrl = `http://127.0.0.1:${frontPort}/api/v1/library/files/${imp.files[0].id}`;
@@ -279,8 +413,13 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
         const start = full ? 0 : Math.floor((size - length) / 2);
         const range: Record<string, string> = full ? {} : { range: `bytes=${start}-${start + length - 1}` };
         const one = async (url: string, headers: Record<string, string>) => {
-          const r = curl ? curlDownload(curl, url, { ...headers, ...range }) : await timed(() => download(url, { ...headers, ...range }));
-          if (r.value.status !== (full ? 200 : 206) || r.value.bytes !== length) throw new Error(`${url} answered ${r.value.status} with ${r.value.bytes} bytes for ${range.range ?? 'the whole file'}`);
+          const r = curl
+            ? curlDownload(curl, url, { ...headers, ...range })
+            : await timed(() => download(url, { ...headers, ...range }));
+          if (r.value.status !== (full ? 200 : 206) || r.value.bytes !== length)
+            throw new Error(
+              `${url} answered ${r.value.status} with ${r.value.bytes} bytes for ${range.range ?? 'the whole file'}`,
+            );
           return mbps(length, r.seconds);
         };
         const svc: number[] = [];
@@ -297,8 +436,20 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
         const label = full ? `${Math.round(length / MiB)} MiB full` : `${Math.round(length / MiB)} MiB range`;
         downloads[label] = { serviceMBps: svc, nginxMBps: ngx, offloadMBps: off };
         const anchor = `nginx ${String((details.nginx as { version: string }).version).replace('nginx version: ', '')} sendfile, same file`;
-        figures.push(figure(`download ${label}`, 'MB/s', median(svc), median(ngx), anchor, 'higher', { ratio: 0.8, op: '>=' }));
-        figures.push(figure(`download ${label}, nginx in front (ARCHIVE_DOWNLOAD_OFFLOAD=nginx)`, 'MB/s', median(off), median(ngx), anchor, 'higher', { ratio: 0.8, op: '>=' }));
+        figures.push(
+          figure(`download ${label}`, 'MB/s', median(svc), median(ngx), anchor, 'higher', { ratio: 0.8, op: '>=' }),
+        );
+        figures.push(
+          figure(
+            `download ${label}, nginx in front (ARCHIVE_DOWNLOAD_OFFLOAD=nginx)`,
+            'MB/s',
+            median(off),
+            median(ngx),
+            anchor,
+            'higher',
+            { ratio: 0.8, op: '>=' },
+          ),
+        );
       }
       details.downloads = downloads;
     }
@@ -312,7 +463,8 @@ export async function runLibraryBench(options: { quick: boolean; log?: (m: strin
 export function librarySection(): Section {
   return {
     name: 'library',
-    description: 'library ingest (upload + commit) vs sha256sum + dd, commit rehash vs sha256sum, range downloads vs nginx, RSS during upload',
+    description:
+      'library ingest (upload + commit) vs sha256sum + dd, commit rehash vs sha256sum, range downloads vs nginx, RSS during upload',
     run: async (ctx: SectionContext): Promise<Omit<SectionResult, 'durationMs'>> => {
       const r = await runLibraryBench({ quick: ctx.quick, log: ctx.log, cleanup: ctx.cleanup });
       return { status: 'ok', figures: r.figures as Figure[], details: r.details as Record<string, unknown> };

@@ -55,9 +55,13 @@ export interface LoadResult {
   non2xx: number;
 }
 
-export async function runLoad(url: string, options: { connections: number; durationSeconds: number; warmupSeconds: number }): Promise<LoadResult> {
+export async function runLoad(
+  url: string,
+  options: { connections: number; durationSeconds: number; warmupSeconds: number },
+): Promise<LoadResult> {
   if (!url.startsWith('http://127.0.0.1:')) throw new Error(`refusing non-loopback URL ${url}`);
-  if (options.warmupSeconds > 0) await autocannon({ url, connections: options.connections, duration: options.warmupSeconds });
+  if (options.warmupSeconds > 0)
+    await autocannon({ url, connections: options.connections, duration: options.warmupSeconds });
   const r = await autocannon({ url, connections: options.connections, duration: options.durationSeconds, timeout: 10 });
   return {
     url,

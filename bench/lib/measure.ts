@@ -75,7 +75,9 @@ export async function measureChild(
 ): Promise<ChildMeasurement> {
   const useTime = existsSync('/usr/bin/time');
   const timeFile = path.join(options.scratchDir, `time-${process.pid}-${Date.now()}.txt`);
-  const [cmd, argv] = useTime ? ['/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, command, ...args]] : [command, args];
+  const [cmd, argv] = useTime
+    ? ['/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, command, ...args]]
+    : [command, args];
   const started = process.hrtime.bigint();
   const proc = new TrackedProcess(label, cmd, argv as string[], { cwd: options.cwd, env: options.env ?? process.env });
   options.cleanup.track(proc);
@@ -108,7 +110,10 @@ export async function measureChild(
       const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
       const [kb, user, sys] = lines[lines.length - 1]!.trim().split(/\s+/).map(Number);
       timeKb = kb !== undefined && Number.isFinite(kb) && kb > 0 ? kb : null;
-      cpuMs = user !== undefined && sys !== undefined && Number.isFinite(user) && Number.isFinite(sys) ? Math.round((user + sys) * 1000) : null;
+      cpuMs =
+        user !== undefined && sys !== undefined && Number.isFinite(user) && Number.isFinite(sys)
+          ? Math.round((user + sys) * 1000)
+          : null;
     } catch {
       timeKb = null;
     }

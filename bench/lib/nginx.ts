@@ -19,11 +19,24 @@ function version(bin: string): string | null {
 
 /** Find nginx; if absent and root, `apt-get install -y nginx` (apt-get update first if that fails) within 120 s. */
 export function findOrInstallNginx(log: (m: string) => void): NginxBinary {
-  return findOrInstallDebianPackage({ pkg: 'nginx', command: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'], version, budgetMs: 120000, log });
+  return findOrInstallDebianPackage({
+    pkg: 'nginx',
+    command: 'nginx',
+    candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'],
+    version,
+    budgetMs: 120000,
+    log,
+  });
 }
 
 /** A complete nginx.conf: the project's server block inside minimal main/events/http blocks. */
-export function standaloneConfig(prefix: string, clientDir: string, listen: string, upstream: string, options: { workers?: number } = {}): string {
+export function standaloneConfig(
+  prefix: string,
+  clientDir: string,
+  listen: string,
+  upstream: string,
+  options: { workers?: number } = {},
+): string {
   const server = renderNginxConfig(clientDir, { listen, upstream })
     .split('\n')
     .map((line) => (line ? `    ${line}` : line))
@@ -59,13 +72,23 @@ ${server}
 `;
 }
 
-export function startNginx(bin: string, prefix: string, clientDir: string, port: number, upstream: string, cleanup: Cleanup, options: { workers?: number } = {}): TrackedProcess {
+export function startNginx(
+  bin: string,
+  prefix: string,
+  clientDir: string,
+  port: number,
+  upstream: string,
+  cleanup: Cleanup,
+  options: { workers?: number } = {},
+): TrackedProcess {
   mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
   const conf = path.join(prefix, 'nginx.conf');
   writeFileSync(conf, standaloneConfig(prefix, clientDir, `127.0.0.1:${port}`, upstream, options));
   // Check the config first, so a syntax problem is reported as such rather than as a timeout.
   try {
-    execFileSync(bin, ['-t', '-q', '-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(bin, ['-t', '-q', '-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', conf], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
     const e = err as { stderr?: Buffer };
     throw new Error(`nginx -t rejected the generated config: ${e.stderr?.toString() ?? (err as Error).message}`);

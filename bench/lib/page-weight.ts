@@ -49,15 +49,30 @@ function freePort(): Promise<number> {
 
 function build(contentDir: string, outDir: string, baseUrl: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', contentDir, '--out', outDir, '--base-url', baseUrl, '--quiet'], {
-      cwd: PROJECT_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+        '--content',
+        contentDir,
+        '--out',
+        outDir,
+        '--base-url',
+        baseUrl,
+        '--quiet',
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (d) => (output += String(d)));
     child.stderr.on('data', (d) => (output += String(d)));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build failed (${code}):\n${output.slice(-4000)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`build failed (${code}):\n${output.slice(-4000)}`)),
+    );
   });
 }
 
@@ -68,7 +83,9 @@ async function weigh(origin: string, pagePath: string): Promise<PageWeight> {
   const text = html.toString('utf8');
   const css = [...text.matchAll(/<link\b[^>]*rel="stylesheet"[^>]*href="([^"]+)"/g)].map((m) => m[1]!);
   const js = [...text.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]!);
-  const inline = [...text.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => Buffer.byteLength(m[1]!));
+  const inline = [...text.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) =>
+    Buffer.byteLength(m[1]!),
+  );
   const size = async (href: string) => {
     const r = await fetch(new URL(href, `${origin}${pagePath}`).href.replace(/^https?:\/\/[^/]+/, origin));
     if (!r.ok) throw new Error(`${href} (linked from ${pagePath}) answered ${r.status}`);
@@ -105,8 +122,12 @@ export async function runPageWeightBench(options: { quick: boolean }): Promise<R
     const client = path.join(outDir, 'client');
     const slugs = readdirSync(path.join(client, 'works')).sort();
     const workSlugs = options.quick ? slugs.slice(0, 5) : slugs;
-    const composers = readdirSync(path.join(client, 'composers'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-    const profiles = readdirSync(path.join(client, 'profiles'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const composers = readdirSync(path.join(client, 'composers'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+    const profiles = readdirSync(path.join(client, 'profiles'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
 
     const home = await weigh(origin, '/');
     const works = await Promise.all(workSlugs.map((s) => weigh(origin, `/works/${s}/`)));
@@ -127,9 +148,27 @@ export async function runPageWeightBench(options: { quick: boolean }): Promise<R
     const scriptedNoJsPages = noJs.filter((p) => p.scripts > 0).map((p) => p.path);
 
     const budgets = [
-      { name: 'work page (largest)', path: heaviest.path, bytes: heaviest.totalBytes, budget: BUDGETS.workPageBytes, pass: heaviest.totalBytes < BUDGETS.workPageBytes },
-      { name: 'home', path: '/', bytes: home.totalBytes, budget: BUDGETS.homeBytes, pass: home.totalBytes < BUDGETS.homeBytes },
-      { name: 'no client JavaScript where none is needed', path: noJsPaths.join(' '), bytes: scriptedNoJsPages.length, budget: 0, pass: scriptedNoJsPages.length === 0 },
+      {
+        name: 'work page (largest)',
+        path: heaviest.path,
+        bytes: heaviest.totalBytes,
+        budget: BUDGETS.workPageBytes,
+        pass: heaviest.totalBytes < BUDGETS.workPageBytes,
+      },
+      {
+        name: 'home',
+        path: '/',
+        bytes: home.totalBytes,
+        budget: BUDGETS.homeBytes,
+        pass: home.totalBytes < BUDGETS.homeBytes,
+      },
+      {
+        name: 'no client JavaScript where none is needed',
+        path: noJsPaths.join(' '),
+        bytes: scriptedNoJsPages.length,
+        budget: 0,
+        pass: scriptedNoJsPages.length === 0,
+      },
     ];
     return {
       status: budgets.every((b) => b.pass) ? 'ok' : 'over-budget',

@@ -29,7 +29,15 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { ArrangementRecord, AssetRecord, WorkRecord } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
-import { ACCESS_LEVELS, CATALOG_REVIEW_STATES, MUSIC_ROLES, type AccessLevel, type AssetKind, type CatalogReviewState, type MusicRole } from '../../src/schemas/common.ts';
+import {
+  ACCESS_LEVELS,
+  CATALOG_REVIEW_STATES,
+  MUSIC_ROLES,
+  type AccessLevel,
+  type AssetKind,
+  type CatalogReviewState,
+  type MusicRole,
+} from '../../src/schemas/common.ts';
 import type { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import { REVIEW_STATE_LABELS } from '../../src/domain/review-states.ts';
 import { composerNameForms } from '../../src/domain/works-query.ts';
@@ -50,12 +58,58 @@ const pad = (n: number, w = 4) => String(n).padStart(w, '0');
 
 // ---------- a synthetic catalog, in memory ----------
 
-const GENRES = ['Minuet', 'Prelude', 'Fugue', 'Sonata', 'Nocturne', 'Waltz', 'Étude', 'Lullaby', 'Canon', 'Gavotte', 'March', 'Hymn', 'Serenade', 'Mazurka', 'Rondo', 'Air', 'Chorale', 'Fantasia'];
+const GENRES = [
+  'Minuet',
+  'Prelude',
+  'Fugue',
+  'Sonata',
+  'Nocturne',
+  'Waltz',
+  'Étude',
+  'Lullaby',
+  'Canon',
+  'Gavotte',
+  'March',
+  'Hymn',
+  'Serenade',
+  'Mazurka',
+  'Rondo',
+  'Air',
+  'Chorale',
+  'Fantasia',
+];
 const KEYS = ['C major', 'G major', 'D major', 'A minor', 'E minor', 'D minor', 'F major', 'B-flat major'];
 const MOODS = ['calm', 'bright', 'tender', 'solemn', 'playful', 'dark', 'warm', 'stately', 'dreamy', 'festive'];
-const STYLES = ['solo piano, calm', 'string quartet, warm', 'harpsichord, bright', 'music box, tender', 'flute and strings, airy', 'organ, solemn', 'chamber ensemble, lively'];
-const ENSEMBLES = ['Piano', 'Harpsichord', 'Organ', 'Violin and piano', 'Cello and piano', 'String quartet', 'String orchestra', 'Guitar', 'Flute and continuo', 'Celesta'];
-const PROFILES_FOR_STYLE = ['synthetic-calm-keys', 'synthetic-warm-strings', 'synthetic-calm-keys', 'synthetic-celesta', 'synthetic-winds', 'synthetic-organ', 'synthetic-showcase'];
+const STYLES = [
+  'solo piano, calm',
+  'string quartet, warm',
+  'harpsichord, bright',
+  'music box, tender',
+  'flute and strings, airy',
+  'organ, solemn',
+  'chamber ensemble, lively',
+];
+const ENSEMBLES = [
+  'Piano',
+  'Harpsichord',
+  'Organ',
+  'Violin and piano',
+  'Cello and piano',
+  'String quartet',
+  'String orchestra',
+  'Guitar',
+  'Flute and continuo',
+  'Celesta',
+];
+const PROFILES_FOR_STYLE = [
+  'synthetic-calm-keys',
+  'synthetic-warm-strings',
+  'synthetic-calm-keys',
+  'synthetic-celesta',
+  'synthetic-winds',
+  'synthetic-organ',
+  'synthetic-showcase',
+];
 const PROFILE_STATUS: Record<string, ProfileRecord['status']> = {
   'synthetic-calm-keys': 'approved',
   'synthetic-warm-strings': 'approved',
@@ -65,7 +119,12 @@ const PROFILE_STATUS: Record<string, ProfileRecord['status']> = {
   'synthetic-showcase': 'approved',
 };
 // Weighted so a realistic share is ready: most arrangements listening-approved, the rest spread.
-const ARRANGEMENT_STATES: CatalogReviewState[] = ['human-listening-approved', 'human-listening-approved', 'human-listening-approved', ...CATALOG_REVIEW_STATES];
+const ARRANGEMENT_STATES: CatalogReviewState[] = [
+  'human-listening-approved',
+  'human-listening-approved',
+  'human-listening-approved',
+  ...CATALOG_REVIEW_STATES,
+];
 
 function profileRecords(): ProfileRecord[] {
   return Object.entries(PROFILE_STATUS).map(([slug, status]) => ({
@@ -81,7 +140,11 @@ function profileRecords(): ProfileRecord[] {
     engine: { name: 'synthetic', version: '1.0.0' },
     catalogUsage: { arrangementCount: 0, works: [] },
     fingerprint: { algorithm: 'sha256', value: '0'.repeat(64), byteLength: 0 },
-    links: { self: `${BASE}/api/v1/profiles/${slug}`, definition: `${BASE}/api/v1/profiles/${slug}/definition`, collection: `${BASE}/api/v1/profiles` },
+    links: {
+      self: `${BASE}/api/v1/profiles/${slug}`,
+      definition: `${BASE}/api/v1/profiles/${slug}/definition`,
+      collection: `${BASE}/api/v1/profiles`,
+    },
   }));
 }
 
@@ -98,7 +161,13 @@ function instrumentRecords(): InstrumentRecord[] {
     ['flute', 'Flute', 'woodwinds', []],
   ];
   return list.map(([slug, name, family, aliases]) => ({
-    slug, name, family, aliases, profiles: [], readiness: 'none', workCount: 0,
+    slug,
+    name,
+    family,
+    aliases,
+    profiles: [],
+    readiness: 'none',
+    workCount: 0,
     links: { works: `${BASE}/api/v1/works?instrument=${slug}`, profiles: `${BASE}/api/v1/profiles?query=${slug}` },
   }));
 }
@@ -108,10 +177,28 @@ function asset(slug: string, id: number, kind: AssetKind, rand: () => number, st
   const access: AccessLevel = r < 0.85 ? 'public' : r < 0.95 ? ACCESS_LEVELS[1] : ACCESS_LEVELS[2];
   const download = access === 'public' ? `${BASE}/works/${slug}/files/${id}.${kind}` : null;
   return {
-    id, kind, title: `${kind} ${id}`, mediaType: kind === 'mp3' ? 'audio/mpeg' : kind === 'midi' ? 'audio/midi' : 'application/vnd.recordare.musicxml+xml',
-    sha256: null, byteLength: null, rightsStatus: kind === 'musicxml' ? 'original-contribution' : 'original-generated-recording', license: 'CC0-1.0', attribution: null,
-    reviewState: state, reviewStatus: REVIEW_STATE_LABELS[state], access, accessNote: access,
-    technicalChecks: null, excerpt: null, measured: null, links: { download, sourcePage: `https://example.org/synthetic/${slug}`, ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}) },
+    id,
+    kind,
+    title: `${kind} ${id}`,
+    mediaType:
+      kind === 'mp3' ? 'audio/mpeg' : kind === 'midi' ? 'audio/midi' : 'application/vnd.recordare.musicxml+xml',
+    sha256: null,
+    byteLength: null,
+    rightsStatus: kind === 'musicxml' ? 'original-contribution' : 'original-generated-recording',
+    license: 'CC0-1.0',
+    attribution: null,
+    reviewState: state,
+    reviewStatus: REVIEW_STATE_LABELS[state],
+    access,
+    accessNote: access,
+    technicalChecks: null,
+    excerpt: null,
+    measured: null,
+    links: {
+      download,
+      sourcePage: `https://example.org/synthetic/${slug}`,
+      ...(kind === 'musicxml' && download ? { rawMusicXml: download } : {}),
+    },
   };
 }
 
@@ -127,7 +214,9 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
     const slug = `synthetic-${pad(c)}-${genre.toLowerCase().replace(/[^a-z]+/g, '')}-${pad(i, 6)}`;
     const unclear = rand() < 0.05;
     const catNo = String(1 + ((i * 13) % 999));
-    const territory = unclear ? { status: 'unclear' as const, note: 'Synthetic: unclear.' } : { status: 'public-domain' as const, note: 'Life + 70 years.' };
+    const territory = unclear
+      ? { status: 'unclear' as const, note: 'Synthetic: unclear.' }
+      : { status: 'public-domain' as const, note: 'Life + 70 years.' };
     let nextId = 1;
     const sourceAssets: AssetRecord[] = rand() < 0.6 ? [asset(slug, nextId++, 'musicxml', rand, 'human-reviewed')] : [];
     const arrangements: ArrangementRecord[] = [];
@@ -141,30 +230,83 @@ export function generateRecords(count: number, seed = 1): WorkRecord[] {
       const seconds = 10 + Math.floor(rand() * 400);
       const role: MusicRole = pick(rand, MUSIC_ROLES);
       arrangements.push({
-        id: a, rank: a, title: `${STYLES[styleIndex]!.split(',')[0]} arrangement ${a}`, style: STYLES[styleIndex]!, instrumentation: pick(rand, ENSEMBLES),
-        duration: `${Math.floor(seconds / 60)}:${pad(seconds % 60, 2)}`, durationSeconds: seconds, intendedRole: role,
-        alsoSuits: MUSIC_ROLES.filter((r) => r !== role && rand() < 0.15), moods: [pick(rand, MOODS), pick(rand, MOODS)].filter((m, k, all) => all.indexOf(m) === k),
-        loopable: rand() < 0.4, trimmable: rand() < 0.5, renderingProfileSlugs: [PROFILES_FOR_STYLE[styleIndex]!], reviewState: state, reviewStatus: REVIEW_STATE_LABELS[state], measuredDurationSeconds: null,
-        rights: { edition: { status: 'original-contribution', note: 'Synthetic.' }, recording: { status: 'original-generated-recording', note: 'Synthetic.' }, license: 'CC0-1.0', attribution: null },
-        notes: null, formats: [...new Set(assets.map((x) => x.kind))].sort(), assets,
+        id: a,
+        rank: a,
+        title: `${STYLES[styleIndex]!.split(',')[0]} arrangement ${a}`,
+        style: STYLES[styleIndex]!,
+        instrumentation: pick(rand, ENSEMBLES),
+        duration: `${Math.floor(seconds / 60)}:${pad(seconds % 60, 2)}`,
+        durationSeconds: seconds,
+        intendedRole: role,
+        alsoSuits: MUSIC_ROLES.filter((r) => r !== role && rand() < 0.15),
+        moods: [pick(rand, MOODS), pick(rand, MOODS)].filter((m, k, all) => all.indexOf(m) === k),
+        loopable: rand() < 0.4,
+        trimmable: rand() < 0.5,
+        renderingProfileSlugs: [PROFILES_FOR_STYLE[styleIndex]!],
+        reviewState: state,
+        reviewStatus: REVIEW_STATE_LABELS[state],
+        measuredDurationSeconds: null,
+        rights: {
+          edition: { status: 'original-contribution', note: 'Synthetic.' },
+          recording: { status: 'original-generated-recording', note: 'Synthetic.' },
+          license: 'CC0-1.0',
+          attribution: null,
+        },
+        notes: null,
+        formats: [...new Set(assets.map((x) => x.kind))].sort(),
+        assets,
       });
     }
     out.push({
-      slug, title: `${genre} No. ${number} in ${key}`, originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null, aliases: [],
-      composer: { name: `Synthetic Composer ${pad(c)}`, sortName: `Composer ${pad(c)}, Synthetic`, born: '1700', died: '1770', aliases: c % 3 === 0 ? [`S. Composer ${pad(c)}`] : [] },
-      period: 'Classical', genre, year: '1750', workNumber: `Op. ${catNo}`, catalogNumbers: [{ catalog: 'Op.', number: catNo }],
-      summary: 'Generated for benchmarks.', key, instrumentation: 'Piano', instruments: [{ slug: 'piano', name: 'Piano', family: 'keyboard' }],
-      narrative: { markdown: '', html: '' }, rightsNote: 'Synthetic work.',
+      slug,
+      title: `${genre} No. ${number} in ${key}`,
+      originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null,
+      aliases: [],
+      composer: {
+        name: `Synthetic Composer ${pad(c)}`,
+        sortName: `Composer ${pad(c)}, Synthetic`,
+        born: '1700',
+        died: '1770',
+        aliases: c % 3 === 0 ? [`S. Composer ${pad(c)}`] : [],
+      },
+      period: 'Classical',
+      genre,
+      year: '1750',
+      workNumber: `Op. ${catNo}`,
+      catalogNumbers: [{ catalog: 'Op.', number: catNo }],
+      summary: 'Generated for benchmarks.',
+      key,
+      instrumentation: 'Piano',
+      instruments: [{ slug: 'piano', name: 'Piano', family: 'keyboard' }],
+      narrative: { markdown: '', html: '' },
+      rightsNote: 'Synthetic work.',
       rights: {
-        composition: unclear ? { status: 'unknown', note: 'Synthetic.' } : { status: 'public-domain', note: 'Synthetic.' },
-        edition: { status: 'public-domain', note: 'Synthetic.' }, recording: { status: 'original-generated-recording', note: 'Synthetic.' },
-        territories: { US: territory, EU: territory, CA: territory }, license: 'CC0-1.0', attribution: null, checkedAtUtc: GENERATED_AT, evidenceUrls: [`https://example.org/synthetic/${slug}`],
+        composition: unclear
+          ? { status: 'unknown', note: 'Synthetic.' }
+          : { status: 'public-domain', note: 'Synthetic.' },
+        edition: { status: 'public-domain', note: 'Synthetic.' },
+        recording: { status: 'original-generated-recording', note: 'Synthetic.' },
+        territories: { US: territory, EU: territory, CA: territory },
+        license: 'CC0-1.0',
+        attribution: null,
+        checkedAtUtc: GENERATED_AT,
+        evidenceUrls: [`https://example.org/synthetic/${slug}`],
       },
       reuse: { recordings: 0, recordingsCleared: 0, rule: 'Synthetic.' },
-      sourceAssets, arrangements, comments: [], videos: [], accessRules: [],
+      sourceAssets,
+      arrangements,
+      comments: [],
+      videos: [],
+      accessRules: [],
       links: {
-        self: `${BASE}/api/v1/works/${slug}`, markdown: `${BASE}/api/v1/works/${slug}/index.md`, html: `${BASE}/works/${slug}/`, filesZip: `${BASE}/works/${slug}/${slug}.zip`, collection: `${BASE}/api/v1/works`,
-        composer: `${BASE}/api/v1/works?composer=x`, corrections: `${BASE}/api/v1/correction-reports`, resolve: `${BASE}/api/v1/music/resolve`,
+        self: `${BASE}/api/v1/works/${slug}`,
+        markdown: `${BASE}/api/v1/works/${slug}/index.md`,
+        html: `${BASE}/works/${slug}/`,
+        filesZip: `${BASE}/works/${slug}/${slug}.zip`,
+        collection: `${BASE}/api/v1/works`,
+        composer: `${BASE}/api/v1/works?composer=x`,
+        corrections: `${BASE}/api/v1/correction-reports`,
+        resolve: `${BASE}/api/v1/music/resolve`,
       },
     });
   }
@@ -190,7 +332,8 @@ interface Latency {
 }
 
 type CpuClock = (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage;
-const threadCpu: CpuClock = (process as unknown as { threadCpuUsage?: CpuClock }).threadCpuUsage?.bind(process) ?? process.cpuUsage.bind(process);
+const threadCpu: CpuClock =
+  (process as unknown as { threadCpuUsage?: CpuClock }).threadCpuUsage?.bind(process) ?? process.cpuUsage.bind(process);
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -198,7 +341,13 @@ function percentile(sorted: number[], p: number): number {
 
 function summarize(samples: number[], wallMs: number): Latency {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { calls: samples.length, p50Ms: round(percentile(sorted, 50), 4), p99Ms: round(percentile(sorted, 99), 4), maxMs: round(sorted.at(-1)!, 3), perSecond: round((samples.length / wallMs) * 1000, 1) };
+  return {
+    calls: samples.length,
+    p50Ms: round(percentile(sorted, 50), 4),
+    p99Ms: round(percentile(sorted, 99), 4),
+    maxMs: round(sorted.at(-1)!, 3),
+    perSecond: round((samples.length / wallMs) * 1000, 1),
+  };
 }
 
 /** Time `fn(i)` for i in [0, n), sequentially; a few warm-up calls first (JIT). */
@@ -213,7 +362,10 @@ function timeSync(n: number, fn: (i: number) => unknown, warmup = Math.min(50, n
     samples[i] = performance.now() - t0;
   }
   const used = threadCpu(cpu);
-  return { ...summarize(samples, performance.now() - started), cpuMsPerCall: round((used.user + used.system) / 1000 / n, 4) };
+  return {
+    ...summarize(samples, performance.now() - started),
+    cpuMsPerCall: round((used.user + used.system) / 1000 / n, 4),
+  };
 }
 
 async function timeAsync(n: number, fn: (i: number) => Promise<unknown>, warmup = Math.min(20, n)): Promise<Latency> {
@@ -257,8 +409,16 @@ function memory(gc: (() => void) | null): { heapUsed: number; arrayBuffers: numb
 // ---------- the requests ----------
 
 const ROLES = MUSIC_ROLES;
-function input(role: MusicRole, extra: Partial<MusicResolveInput> = {}, requirements: Partial<MusicResolveInput['requirements']> = {}): MusicResolveInput {
-  return { ...extra, channel: { channelKey: 'bench', intendedRole: role }, requirements: { requiredFormats: ['mp3'], ...requirements } };
+function input(
+  role: MusicRole,
+  extra: Partial<MusicResolveInput> = {},
+  requirements: Partial<MusicResolveInput['requirements']> = {},
+): MusicResolveInput {
+  return {
+    ...extra,
+    channel: { channelKey: 'bench', intendedRole: role },
+    requirements: { requiredFormats: ['mp3'], ...requirements },
+  };
 }
 
 function requestSets(records: WorkRecord[], count: number, seed: number) {
@@ -272,15 +432,21 @@ function requestSets(records: WorkRecord[], count: number, seed: number) {
     const w = records[k]!;
     slugIndex.push(k);
     bySlug.push(input(pick(rand, ROLES), { workSlug: w.slug }));
-    byTitle.push(input(pick(rand, ROLES), { title: w.title, composer: rand() < 0.5 ? w.composer.name : w.composer.sortName }));
+    byTitle.push(
+      input(pick(rand, ROLES), { title: w.title, composer: rand() < 0.5 ? w.composer.name : w.composer.sortName }),
+    );
     catalog.push(
-      input(pick(rand, ROLES), {}, {
-        style: rand() < 0.7 ? pick(rand, STYLES).split(',')[0]! : null,
-        instrumentation: rand() < 0.5 ? pick(rand, ENSEMBLES) : null,
-        mood: rand() < 0.7 ? pick(rand, MOODS) : null,
-        targetDurationSeconds: rand() < 0.5 ? 30 + Math.floor(rand() * 300) : null,
-        requireApprovedRenderingProfile: rand() < 0.3,
-      }),
+      input(
+        pick(rand, ROLES),
+        {},
+        {
+          style: rand() < 0.7 ? pick(rand, STYLES).split(',')[0]! : null,
+          instrumentation: rand() < 0.5 ? pick(rand, ENSEMBLES) : null,
+          mood: rand() < 0.7 ? pick(rand, MOODS) : null,
+          targetDurationSeconds: rand() < 0.5 ? 30 + Math.floor(rand() * 300) : null,
+          requireApprovedRenderingProfile: rand() < 0.3,
+        },
+      ),
     );
   }
   return { bySlug, byTitle, catalog, slugIndex };
@@ -288,7 +454,10 @@ function requestSets(records: WorkRecord[], count: number, seed: number) {
 
 // ---------- the run ----------
 
-export async function runResolveBench(options: { quick: boolean; log?: (m: string) => void }): Promise<Record<string, unknown>> {
+export async function runResolveBench(options: {
+  quick: boolean;
+  log?: (m: string) => void;
+}): Promise<Record<string, unknown>> {
   const log = options.log ?? (() => undefined);
   const works = options.quick ? 20_000 : 100_000;
   const calls = options.quick ? 1_000 : 5_000;
@@ -305,7 +474,9 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
   const heapRecords = heapUsed(gc);
   const profiles = profileRecords();
   const instruments = instrumentRecords();
-  log(`generated ${works} works (${records.reduce((n, w) => n + w.arrangements.length, 0)} arrangements) in ${Math.round(generateMs)} ms`);
+  log(
+    `generated ${works} works (${records.reduce((n, w) => n + w.arrangements.length, 0)} arrangements) in ${Math.round(generateMs)} ms`,
+  );
 
   // Baseline for the build: parse every record, as loading a build does. Texts are made and
   // dropped in chunks, so the run does not carry half a gigabyte of strings into the timings
@@ -327,7 +498,9 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
   const heapAfterIndex = after.total;
   const indexHeapBytes = heapAfterIndex - heapBeforeIndex;
   const recordsHeapBytes = heapRecords - heap0;
-  log(`index built in ${Math.round(buildMs)} ms, ${Math.round(indexHeapBytes / 1048576)} MiB (records: ${Math.round(recordsHeapBytes / 1048576)} MiB)`);
+  log(
+    `index built in ${Math.round(buildMs)} ms, ${Math.round(indexHeapBytes / 1048576)} MiB (records: ${Math.round(recordsHeapBytes / 1048576)} MiB)`,
+  );
 
   const sets = requestSets(records, calls, 11);
   const ctx = { baseUrl: BASE, catalogGeneratedAtUtc: GENERATED_AT };
@@ -372,7 +545,9 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
   const exhaustive: ResolveLimits = { maxJudged: Number.MAX_SAFE_INTEGER, countBudget: Number.MAX_SAFE_INTEGER };
   const catalogWideSearchOnly = timeSync(sets.catalog.length, (i) => planResolve(index!, sets.catalog[i]!));
   const catalogWideExhaustive = timeSync(sets.catalog.length, (i) => planResolve(index!, sets.catalog[i]!, exhaustive));
-  log(`catalog-wide: judged mean ${searchStats.judgedMean}, max ${searchStats.judgedMax}; ranking incomplete ${searchStats.rankingIncomplete}/${searchStats.requests}; exhaustive scan p99 ${catalogWideExhaustive.p99Ms} ms`);
+  log(
+    `catalog-wide: judged mean ${searchStats.judgedMean}, max ${searchStats.judgedMax}; ranking incomplete ${searchStats.rankingIncomplete}/${searchStats.requests}; exhaustive scan p99 ${catalogWideExhaustive.p99Ms} ms`,
+  );
 
   // Baselines.
   const texts = sets.slugIndex.map((k) => JSON.stringify(records[k]));
@@ -382,7 +557,11 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
     scanCalls,
     (i) => {
       const q = sets.byTitle[i]!;
-      return records.filter((r, k) => matchesAllWords(`${r.title} ${r.originalTitle ?? ''} ${r.workNumber ?? ''}`, q.title!) && matchesAllWords(composerForms[k]!, q.composer!)).length;
+      return records.filter(
+        (r, k) =>
+          matchesAllWords(`${r.title} ${r.originalTitle ?? ''} ${r.workNumber ?? ''}`, q.title!) &&
+          matchesAllWords(composerForms[k]!, q.composer!),
+      ).length;
     },
     2,
   );
@@ -391,7 +570,8 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
     (i) => {
       const role = sets.catalog[i]!.channel.intendedRole;
       let n = 0;
-      for (const r of records) for (const a of r.arrangements) if (a.intendedRole === role || a.alsoSuits.includes(role)) n++;
+      for (const r of records)
+        for (const a of r.arrangements) if (a.intendedRole === role || a.alsoSuits.includes(role)) n++;
       return n;
     },
     5,
@@ -412,22 +592,87 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
   const pair = (what: string, value: Latency, base: Latency, label: string) => {
     figures.push(figure(`${what} p50`, 'ms', value.p50Ms, base.p50Ms, label, 'lower'));
     figures.push(figure(`${what} p99`, 'ms', value.p99Ms, base.p99Ms, label, 'lower'));
-    figures.push(figure(`${what} mean CPU per call (main thread)`, 'ms', value.cpuMsPerCall ?? null, base.cpuMsPerCall ?? null, label, 'lower'));
+    figures.push(
+      figure(
+        `${what} mean CPU per call (main thread)`,
+        'ms',
+        value.cpuMsPerCall ?? null,
+        base.cpuMsPerCall ?? null,
+        label,
+        'lower',
+      ),
+    );
     figures.push(figure(`${what} throughput`, 'req/s', value.perSecond, base.perSecond, label, 'higher'));
   };
   pair('resolve by slug', slug, parseOne, 'JSON.parse of that work record');
   pair('resolve by title and composer', title, naiveTitle, 'linear scan folding every title and composer name');
-  pair('resolve catalog-wide by requirements', catalogWide, roleScan, 'linear scan of every arrangement testing the role only');
-  figures.push(figure('resolve catalog-wide search only (planResolve), bounded, p99', 'ms', catalogWideSearchOnly.p99Ms, catalogWideExhaustive.p99Ms, 'same requests, no bound, every ready arrangement counted', 'lower'));
-  figures.push(figure('resolve catalog-wide search only (planResolve), bounded, mean CPU per call', 'ms', catalogWideSearchOnly.cpuMsPerCall ?? null, catalogWideExhaustive.cpuMsPerCall ?? null, 'same requests, no bound, every ready arrangement counted', 'lower'));
-  figures.push(figure('resolve index build', 'ms', round(buildMs, 1), round(parseAllMs, 1), 'JSON.parse of every record', 'lower'));
-  figures.push(figure('resolve index memory', 'bytes', indexHeapBytes, recordsHeapBytes, 'memory held by the records themselves', 'lower'));
+  pair(
+    'resolve catalog-wide by requirements',
+    catalogWide,
+    roleScan,
+    'linear scan of every arrangement testing the role only',
+  );
+  figures.push(
+    figure(
+      'resolve catalog-wide search only (planResolve), bounded, p99',
+      'ms',
+      catalogWideSearchOnly.p99Ms,
+      catalogWideExhaustive.p99Ms,
+      'same requests, no bound, every ready arrangement counted',
+      'lower',
+    ),
+  );
+  figures.push(
+    figure(
+      'resolve catalog-wide search only (planResolve), bounded, mean CPU per call',
+      'ms',
+      catalogWideSearchOnly.cpuMsPerCall ?? null,
+      catalogWideExhaustive.cpuMsPerCall ?? null,
+      'same requests, no bound, every ready arrangement counted',
+      'lower',
+    ),
+  );
+  figures.push(
+    figure('resolve index build', 'ms', round(buildMs, 1), round(parseAllMs, 1), 'JSON.parse of every record', 'lower'),
+  );
+  figures.push(
+    figure(
+      'resolve index memory',
+      'bytes',
+      indexHeapBytes,
+      recordsHeapBytes,
+      'memory held by the records themselves',
+      'lower',
+    ),
+  );
   const injected = inject as { bySlug?: Latency; byTitle?: Latency; catalogWide?: Latency; noMusic?: Latency };
   if (injected.noMusic) {
-    for (const [name, l] of [['by slug', injected.bySlug], ['by title and composer', injected.byTitle], ['catalog-wide', injected.catalogWide]] as const) {
+    for (const [name, l] of [
+      ['by slug', injected.bySlug],
+      ['by title and composer', injected.byTitle],
+      ['catalog-wide', injected.catalogWide],
+    ] as const) {
       if (l) {
-        figures.push(figure(`app.inject resolve ${name} p99`, 'ms', l.p99Ms, injected.noMusic.p99Ms, 'same stack, musicAllowed false (no search)', 'lower'));
-        figures.push(figure(`app.inject resolve ${name} throughput`, 'req/s', l.perSecond, injected.noMusic.perSecond, 'same stack, musicAllowed false (no search)', 'higher'));
+        figures.push(
+          figure(
+            `app.inject resolve ${name} p99`,
+            'ms',
+            l.p99Ms,
+            injected.noMusic.p99Ms,
+            'same stack, musicAllowed false (no search)',
+            'lower',
+          ),
+        );
+        figures.push(
+          figure(
+            `app.inject resolve ${name} throughput`,
+            'req/s',
+            l.perSecond,
+            injected.noMusic.perSecond,
+            'same stack, musicAllowed false (no search)',
+            'higher',
+          ),
+        );
       }
     }
   }
@@ -435,10 +680,19 @@ export async function runResolveBench(options: { quick: boolean; log?: (m: strin
     { name: 'resolve by slug', l: slug },
     { name: 'resolve by title and composer', l: title },
     { name: 'resolve catalog-wide by requirements', l: catalogWide },
-  ].map(({ name, l }) => ({ name, p99Ms: l.p99Ms, meanCpuMs: l.cpuMsPerCall ?? null, limitMs: GOAL_P99_MS, met: l.p99Ms <= GOAL_P99_MS }));
+  ].map(({ name, l }) => ({
+    name,
+    p99Ms: l.p99Ms,
+    meanCpuMs: l.cpuMsPerCall ?? null,
+    limitMs: GOAL_P99_MS,
+    met: l.p99Ms <= GOAL_P99_MS,
+  }));
   const missed = goals.filter((g) => !g.met);
   const load = os.loadavg()[0]!;
-  const busy = load > os.cpus().length ? ` The machine was busy (1-minute load ${round(load, 1)} on ${os.cpus().length} CPUs): wall-time percentiles include time other processes held the CPU; compare the mean CPU per call.` : '';
+  const busy =
+    load > os.cpus().length
+      ? ` The machine was busy (1-minute load ${round(load, 1)} on ${os.cpus().length} CPUs): wall-time percentiles include time other processes held the CPU; compare the mean CPU per call.`
+      : '';
   return {
     status: 'ok',
     message:
@@ -496,8 +750,15 @@ async function runInject(
       catalog: { works: [], records: new Map(records.map((r) => [r.slug, r])), profiles, instruments },
       generatedAtUtc: GENERATED_AT,
     };
-    const handle = { current: build, onSwap: () => undefined, swap: async () => undefined } as unknown as import('../../api/site/site-handle.ts').SiteHandle;
-    const config = loadConfig({ PUBLIC_BASE_URL: BASE, ARCHIVE_DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' }, path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
+    const handle = {
+      current: build,
+      onSwap: () => undefined,
+      swap: async () => undefined,
+    } as unknown as import('../../api/site/site-handle.ts').SiteHandle;
+    const config = loadConfig(
+      { PUBLIC_BASE_URL: BASE, ARCHIVE_DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' },
+      path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'),
+    );
     const appStarted = performance.now();
     const app = await createApp({ config, handle }, { logger: false });
     await app.ready();
@@ -505,14 +766,29 @@ async function runInject(
     try {
       const statuses: Record<string, number> = {};
       const send = (body: MusicResolveInput) => async () => {
-        const res = await app.inject({ method: 'POST', url: '/api/v1/music/resolve', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+        const res = await app.inject({
+          method: 'POST',
+          url: '/api/v1/music/resolve',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       };
-      const noMusic = await timeAsync(n, (i) => send({ ...sets.bySlug[i]!, channel: { ...sets.bySlug[i]!.channel, musicAllowed: false } })());
+      const noMusic = await timeAsync(n, (i) =>
+        send({ ...sets.bySlug[i]!, channel: { ...sets.bySlug[i]!.channel, musicAllowed: false } })(),
+      );
       const bySlug = await timeAsync(n, (i) => send(sets.bySlug[i]!)());
       const byTitle = await timeAsync(n, (i) => send(sets.byTitle[i]!)());
       const catalogWide = await timeAsync(n, (i) => send(sets.catalog[i]!)());
-      return { status: 'ok', appReadyMsIncludingIndex: round(readyMs, 1), noMusic, bySlug, byTitle, catalogWide, statuses };
+      return {
+        status: 'ok',
+        appReadyMsIncludingIndex: round(readyMs, 1),
+        noMusic,
+        bySlug,
+        byTitle,
+        catalogWide,
+        statuses,
+      };
     } finally {
       await app.close();
     }
@@ -525,10 +801,16 @@ async function runInject(
 export function resolveSection(): Section {
   return {
     name: 'resolve',
-    description: 'POST /api/v1/music/resolve on 100,000 generated works (quick: 20,000): p50/p99 and throughput by slug, title and catalog-wide; index build and memory',
+    description:
+      'POST /api/v1/music/resolve on 100,000 generated works (quick: 20,000): p50/p99 and throughput by slug, title and catalog-wide; index build and memory',
     async run(ctx: SectionContext): Promise<Omit<SectionResult, 'durationMs'>> {
       const r = await runResolveBench({ quick: ctx.quick, log: ctx.log });
-      return { status: 'ok', message: String(r.message), figures: r.figures as Figure[], details: r.details as Record<string, unknown> };
+      return {
+        status: 'ok',
+        message: String(r.message),
+        figures: r.figures as Figure[],
+        details: r.details as Record<string, unknown>,
+      };
     },
   };
 }

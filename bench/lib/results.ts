@@ -74,8 +74,14 @@ export function figure(
 
 function gitInfo(root: string): { commit: string | null; dirty: boolean | null } {
   try {
-    const commit = execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const status = execFileSync('git', ['-C', root, 'status', '--porcelain'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const commit = execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const status = execFileSync('git', ['-C', root, 'status', '--porcelain'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return { commit, dirty: status.trim().length > 0 };
   } catch {
     return { commit: null, dirty: null };
@@ -121,12 +127,20 @@ function fmt(n: number | null, unit: string): string {
 
 export function summary(result: BenchResult): string {
   const lines: string[] = [];
-  lines.push(`bench ${result.startedAtUtc}${result.options.quick ? ' (quick)' : ''}, ${(result.durationMs / 1000).toFixed(0)} s`);
+  lines.push(
+    `bench ${result.startedAtUtc}${result.options.quick ? ' (quick)' : ''}, ${(result.durationMs / 1000).toFixed(0)} s`,
+  );
   for (const [name, s] of Object.entries(result.sections)) {
-    lines.push(`\n[${name}] ${s.status}${s.message ? `: ${s.message.split('\n')[0]}` : ''} (${(s.durationMs / 1000).toFixed(0)} s)`);
+    lines.push(
+      `\n[${name}] ${s.status}${s.message ? `: ${s.message.split('\n')[0]}` : ''} (${(s.durationMs / 1000).toFixed(0)} s)`,
+    );
     for (const f of s.figures) {
-      const goal = f.goal ? `  goal ${f.goal.op} ${f.goal.ratio}: ${f.goal.met === null ? 'n/a' : f.goal.met ? 'met' : 'NOT MET'}` : '';
-      lines.push(`  ${f.name}: ${fmt(f.value, f.unit)} vs ${fmt(f.baseline, f.unit)} (${f.baselineLabel})  ratio ${f.ratio ?? 'n/a'}${goal}`);
+      const goal = f.goal
+        ? `  goal ${f.goal.op} ${f.goal.ratio}: ${f.goal.met === null ? 'n/a' : f.goal.met ? 'met' : 'NOT MET'}`
+        : '';
+      lines.push(
+        `  ${f.name}: ${fmt(f.value, f.unit)} vs ${fmt(f.baseline, f.unit)} (${f.baselineLabel})  ratio ${f.ratio ?? 'n/a'}${goal}`,
+      );
     }
   }
   return lines.join('\n');

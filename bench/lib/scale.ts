@@ -52,10 +52,16 @@ interface Generated {
   works: number;
 }
 
-export async function ensureGenerated(ctx: SectionContext, works: number, keepDir: string | undefined): Promise<Generated> {
+export async function ensureGenerated(
+  ctx: SectionContext,
+  works: number,
+  keepDir: string | undefined,
+): Promise<Generated> {
   const dataDir = keepDir ? path.join(path.resolve(keepDir), `works-${works}`) : ctx.cleanup.tempDir(`scale-${works}`);
   const builds = path.join(dataDir, 'builds');
-  const existing = existsSync(builds) ? readdirSync(builds).filter((b) => existsSync(path.join(builds, b, 'build.json'))) : [];
+  const existing = existsSync(builds)
+    ? readdirSync(builds).filter((b) => existsSync(path.join(builds, b, 'build.json')))
+    : [];
   if (existing.length === 1 && existsSync(path.join(builds, existing[0]!, 'index', 'catalog.json'))) {
     ctx.log(`${works} works: reusing the generated build in ${dataDir}`);
     return { dataDir, buildDir: path.join(builds, existing[0]!), works };
@@ -66,13 +72,27 @@ export async function ensureGenerated(ctx: SectionContext, works: number, keepDi
   const proc = new TrackedProcess(
     'generated-build',
     process.execPath,
-    [`--max-old-space-size=${heapMb}`, path.join(PROJECT_ROOT, 'bench', 'lib', 'generated-build.ts'), '--works', String(works), '--data', dataDir, '--base-url', GENERATED_BASE_URL],
+    [
+      `--max-old-space-size=${heapMb}`,
+      path.join(PROJECT_ROOT, 'bench', 'lib', 'generated-build.ts'),
+      '--works',
+      String(works),
+      '--data',
+      dataDir,
+      '--base-url',
+      GENERATED_BASE_URL,
+    ],
     { cwd: PROJECT_ROOT },
   );
   ctx.cleanup.track(proc);
   await proc.exited;
   if (proc.exitCode !== 0) throw new Error(`generating ${works} works failed (exit ${proc.exitCode}):\n${proc.tail()}`);
-  const line = proc.tail(4000).trim().split('\n').filter((l) => l.startsWith('{')).at(-1);
+  const line = proc
+    .tail(4000)
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .at(-1);
   const result = JSON.parse(line ?? '{}') as { buildDir: string };
   return { dataDir, buildDir: result.buildDir, works };
 }
@@ -86,14 +106,27 @@ interface Service {
 /** Start scripts/start.ts on a generated data folder; ready when GET /api/v1 answers 200 (polled every 20 ms). */
 export async function startOn(cleanup: Cleanup, dataDir: string, port: number): Promise<Service> {
   const base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: GENERATED_BASE_URL, ARCHIVE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: GENERATED_BASE_URL,
+    ARCHIVE_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
   delete (env as Record<string, string | undefined>).ARCHIVE_CONTENT_REPO;
   const started = performance.now();
-  const proc = new TrackedProcess('service (scripts/start.ts)', process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], { cwd: PROJECT_ROOT, env });
+  const proc = new TrackedProcess(
+    'service (scripts/start.ts)',
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
+    { cwd: PROJECT_ROOT, env },
+  );
   cleanup.track(proc);
   for (;;) {
     if (!proc.running) throw new Error(`the service exited before answering:\n${proc.tail()}`);
-    if (performance.now() - started > 120_000) throw new Error(`the service did not answer within 120 s:\n${proc.tail()}`);
+    if (performance.now() - started > 120_000)
+      throw new Error(`the service did not answer within 120 s:\n${proc.tail()}`);
     try {
       const r = await fetch(`${base}/api/v1`, { signal: AbortSignal.timeout(1000) });
       await r.arrayBuffer();
@@ -123,7 +156,14 @@ async function startAndRestart(ctx: SectionContext, g: Generated) {
   }
   await sleep(2000);
   const rssAfterStart = mb(memoryOf(svc.proc.pid).rssBytes);
-  return { svc, firstReadyMs, restartsMs: restarts, warmRestartMs: median(restarts), rssAfterFirstStartMiB: rssAfterFirstStart, rssAfterStartMiB: rssAfterStart };
+  return {
+    svc,
+    firstReadyMs,
+    restartsMs: restarts,
+    warmRestartMs: median(restarts),
+    rssAfterFirstStartMiB: rssAfterFirstStart,
+    rssAfterStartMiB: rssAfterStart,
+  };
 }
 
 async function slugsOf(g: Generated): Promise<string[]> {
@@ -155,17 +195,22 @@ async function check(base: string, requests: WrkRequest[], status: number, sampl
     const once = () => fetch(`${base}${r.path}`, { method: r.method ?? 'GET', headers: r.headers ?? {}, body: r.body });
     const res = await retrying(once);
     await res.arrayBuffer();
-    if (res.status !== status) throw new Error(`${r.method ?? 'GET'} ${r.path} answered ${res.status}, expected ${status}`);
+    if (res.status !== status)
+      throw new Error(`${r.method ?? 'GET'} ${r.path} answered ${res.status}, expected ${status}`);
   }
 }
 
 const RESOLVE_BODY = (musicAllowed: boolean) =>
-  JSON.stringify({ channel: { channelKey: 'bench', intendedRole: 'music-bed', musicAllowed }, requirements: { requiredFormats: ['mp3'], style: 'calm', mood: 'warm' } });
+  JSON.stringify({
+    channel: { channelKey: 'bench', intendedRole: 'music-bed', musicAllowed },
+    requirements: { requiredFormats: ['mp3'], style: 'calm', mood: 'warm' },
+  });
 
 export function scaleSection(options: ScaleOptions = {}): Section {
   return {
     name: 'scale',
-    description: 'catalog at 10,000 and 100,000 generated works: query and resolve p99, static under query load, RSS, warm restart, static vs nginx (1 worker), swap stall',
+    description:
+      'catalog at 10,000 and 100,000 generated works: query and resolve p99, static under query load, RSS, warm restart, static vs nginx (1 worker), swap stall',
     async run(ctx): Promise<Omit<SectionResult, 'durationMs'>> {
       const found = findOrInstallWrk(ctx.log);
       if (!found.path) return { status: 'skipped', message: found.note, figures: [], details: {} };
@@ -174,7 +219,11 @@ export function scaleSection(options: ScaleOptions = {}): Section {
       const seconds = ctx.quick ? 3 : 5;
       const work = ctx.cleanup.tempDir('scale-wrk');
       const figures: Figure[] = [];
-      const details: Record<string, unknown> = { wrk: wrk.note, generatedBaseUrl: GENERATED_BASE_URL, buildFolders: 'generated by bench/lib/generated-build.ts (domain code, no Astro)' };
+      const details: Record<string, unknown> = {
+        wrk: wrk.note,
+        generatedBaseUrl: GENERATED_BASE_URL,
+        buildFolders: 'generated by bench/lib/generated-build.ts (domain code, no Astro)',
+      };
       const notes: string[] = [];
 
       // Anchor for RSS and restart: the same service on 26 generated works.
@@ -191,8 +240,26 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         const d: Record<string, unknown> = { buildDir: g.buildDir, ...run, svc: undefined };
         details[`works${size}`] = d;
         figures.push(
-          figure(`RSS after start, ${size} works (target <= 400 MiB at 100,000)`, 'MiB', run.rssAfterStartMiB, smallRun.rssAfterStartMiB, 'same service, 26 works', 'lower', size >= 100000 && smallRun.rssAfterStartMiB ? { ratio: round(400 / smallRun.rssAfterStartMiB, 3), op: '<=' } : undefined),
-          figure(`warm restart, ${size} works (target <= 2 s at 100,000)`, 'ms', run.warmRestartMs, smallRun.warmRestartMs, 'same service, 26 works', 'lower', size >= 100000 ? { ratio: round(2000 / smallRun.warmRestartMs, 3), op: '<=' } : undefined),
+          figure(
+            `RSS after start, ${size} works (target <= 400 MiB at 100,000)`,
+            'MiB',
+            run.rssAfterStartMiB,
+            smallRun.rssAfterStartMiB,
+            'same service, 26 works',
+            'lower',
+            size >= 100000 && smallRun.rssAfterStartMiB
+              ? { ratio: round(400 / smallRun.rssAfterStartMiB, 3), op: '<=' }
+              : undefined,
+          ),
+          figure(
+            `warm restart, ${size} works (target <= 2 s at 100,000)`,
+            'ms',
+            run.warmRestartMs,
+            smallRun.warmRestartMs,
+            'same service, 26 works',
+            'lower',
+            size >= 100000 ? { ratio: round(2000 / smallRun.warmRestartMs, 3), op: '<=' } : undefined,
+          ),
         );
 
         const slugs = await slugsOf(g);
@@ -200,11 +267,14 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         const staticReqs: WrkRequest[] = slugs.map((s) => ({ path: `/api/v1/works/${s}` }));
         await check(base, staticReqs, 200);
         // Warm the caches the way a running service would be: every record once.
-        for (let i = 0; i < Math.min(slugs.length, 20000); i += 500) await Promise.all(slugs.slice(i, i + 500).map((s) => get(`${base}/api/v1/works/${s}`).catch(() => null)));
+        for (let i = 0; i < Math.min(slugs.length, 20000); i += 500)
+          await Promise.all(slugs.slice(i, i + 500).map((s) => get(`${base}/api/v1/works/${s}`).catch(() => null)));
 
         ctx.log(`${size} works: catalog queries`);
         // A rare word: one work's catalog number (numbers match whole words only in few works).
-        const one = JSON.parse((await get(`${base}/api/v1/works/${slugs[Math.floor(slugs.length / 3)]}`)).body.toString()) as { data: { workNumber: string | null } };
+        const one = JSON.parse(
+          (await get(`${base}/api/v1/works/${slugs[Math.floor(slugs.length / 3)]}`)).body.toString(),
+        ) as { data: { workNumber: string | null } };
         const rare = one.data.workNumber ?? 'zzzz';
         const queries: Array<[string, string]> = [
           ['common word', '/api/v1/works?query=minuet'],
@@ -219,73 +289,179 @@ export function scaleSection(options: ScaleOptions = {}): Section {
           totals[label] = (JSON.parse(r.body.toString()) as { data: { total: number } }).data.total;
         }
         d.queryTotals = totals;
-        const staticAt10 = await runWrk(wrk.path, work, base, staticReqs, { connections: 10, durationSeconds: seconds });
+        const staticAt10 = await runWrk(wrk.path, work, base, staticReqs, {
+          connections: 10,
+          durationSeconds: seconds,
+        });
         d.staticAt10Connections = staticAt10;
         for (const [label, url] of queries) {
           const r = await runWrk(wrk.path, work, base, [{ path: url }], { connections: 10, durationSeconds: seconds });
           d[`query ${label}`] = r;
           figures.push(
-            figure(`catalog query p99, ${label}, ${size} works, 10 clients (target <= 10 ms)`, 'ms', r.latencyP99Ms, staticAt10.latencyP99Ms, 'same service, static record GET p99, 10 clients', 'lower', { ratio: round(10 / staticAt10.latencyP99Ms, 3), op: '<=' }),
+            figure(
+              `catalog query p99, ${label}, ${size} works, 10 clients (target <= 10 ms)`,
+              'ms',
+              r.latencyP99Ms,
+              staticAt10.latencyP99Ms,
+              'same service, static record GET p99, 10 clients',
+              'lower',
+              { ratio: round(10 / staticAt10.latencyP99Ms, 3), op: '<=' },
+            ),
           );
-          if (r.errors.status + r.errors.timeout > 0) notes.push(`${label} at ${size}: ${r.errors.status} error answers, ${r.errors.timeout} timeouts`);
+          if (r.errors.status + r.errors.timeout > 0)
+            notes.push(`${label} at ${size}: ${r.errors.status} error answers, ${r.errors.timeout} timeouts`);
         }
 
         // The service keeps each build's answers (api/catalog/answer-cache.ts), so the figures
         // above, one URL each, measure a warm answer. These measure queries it has not answered:
         // every request a different word and page (words from the slugs; more URLs than the
         // answer cache holds, so nearly every request is a miss).
-        const slugWords = [...new Set(slugs.flatMap((sl) => sl.split('-')).filter((w) => /^[a-z]{3,}$/.test(w)))].slice(0, 400);
+        const slugWords = [...new Set(slugs.flatMap((sl) => sl.split('-')).filter((w) => /^[a-z]{3,}$/.test(w)))].slice(
+          0,
+          400,
+        );
         const distinct: WrkRequest[] = [];
-        for (let p = 1; p <= 25; p++) for (const w of slugWords) distinct.push({ path: `/api/v1/works?query=${w}&page=${p}` });
+        for (let p = 1; p <= 25; p++)
+          for (const w of slugWords) distinct.push({ path: `/api/v1/works?query=${w}&page=${p}` });
         distinct.sort(() => Math.random() - 0.5);
         const distinctRun = await runWrk(wrk.path, work, base, distinct, { connections: 10, durationSeconds: seconds });
         d.queryDistinct = { ...distinctRun, urls: distinct.length, words: slugWords.length };
         figures.push(
-          figure(`catalog query p99, distinct words and pages (answers not cached), ${size} works, 10 clients (target <= 10 ms)`, 'ms', distinctRun.latencyP99Ms, staticAt10.latencyP99Ms, 'same service, static record GET p99, 10 clients', 'lower', { ratio: round(10 / staticAt10.latencyP99Ms, 3), op: '<=' }),
+          figure(
+            `catalog query p99, distinct words and pages (answers not cached), ${size} works, 10 clients (target <= 10 ms)`,
+            'ms',
+            distinctRun.latencyP99Ms,
+            staticAt10.latencyP99Ms,
+            'same service, static record GET p99, 10 clients',
+            'lower',
+            { ratio: round(10 / staticAt10.latencyP99Ms, 3), op: '<=' },
+          ),
         );
 
         ctx.log(`${size} works: static GETs alone and under query load`);
         // Static GETs alone, then while 10 connections query.
-        const staticAlone = await runWrk(wrk.path, work, base, staticReqs, { connections: 2, durationSeconds: seconds });
-        const load = runWrk(wrk.path, work, base, [{ path: queries[0]![1] }], { connections: 10, durationSeconds: seconds + 2 });
+        const staticAlone = await runWrk(wrk.path, work, base, staticReqs, {
+          connections: 2,
+          durationSeconds: seconds,
+        });
+        const load = runWrk(wrk.path, work, base, [{ path: queries[0]![1] }], {
+          connections: 10,
+          durationSeconds: seconds + 2,
+        });
         await sleep(1000);
-        const staticLoaded = await runWrk(wrk.path, work, base, staticReqs, { connections: 2, durationSeconds: seconds });
+        const staticLoaded = await runWrk(wrk.path, work, base, staticReqs, {
+          connections: 2,
+          durationSeconds: seconds,
+        });
         const loadResult = await load;
         d.staticAlone = staticAlone;
         d.staticUnderQueryLoad = staticLoaded;
         d.queryLoadDuringStatic = loadResult;
-        figures.push(figure(`static GET p99 under query load, ${size} works`, 'ms', staticLoaded.latencyP99Ms, staticAlone.latencyP99Ms, 'same static GETs, no query load', 'lower', { ratio: 2, op: '<=' }));
+        figures.push(
+          figure(
+            `static GET p99 under query load, ${size} works`,
+            'ms',
+            staticLoaded.latencyP99Ms,
+            staticAlone.latencyP99Ms,
+            'same static GETs, no query load',
+            'lower',
+            { ratio: 2, op: '<=' },
+          ),
+        );
 
         ctx.log(`${size} works: catalog-wide resolve`);
         // Catalog-wide resolve.
-        const resolveReq: WrkRequest[] = [{ path: '/api/v1/music/resolve', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(true) }];
-        const noMusicReq: WrkRequest[] = [{ path: '/api/v1/music/resolve', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(false) }];
+        const resolveReq: WrkRequest[] = [
+          {
+            path: '/api/v1/music/resolve',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: RESOLVE_BODY(true),
+          },
+        ];
+        const noMusicReq: WrkRequest[] = [
+          {
+            path: '/api/v1/music/resolve',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: RESOLVE_BODY(false),
+          },
+        ];
         await check(base, resolveReq, 200);
         await check(base, noMusicReq, 200);
         // How the catalog-wide search went (arrangements judged, whether its bounds cut anything).
-        d.resolveSearch = ((await (await retrying(() => fetch(`${base}/api/v1/music/resolve`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: RESOLVE_BODY(true) }))).json()) as { data: { search: unknown } }).data.search;
+        d.resolveSearch = (
+          (await (
+            await retrying(() =>
+              fetch(`${base}/api/v1/music/resolve`, {
+                method: 'POST',
+                headers: { 'Content-Type': 'application/json' },
+                body: RESOLVE_BODY(true),
+              }),
+            )
+          ).json()) as { data: { search: unknown } }
+        ).data.search;
         const noMusic = await runWrk(wrk.path, work, base, noMusicReq, { connections: 10, durationSeconds: seconds });
         const resolve = await runWrk(wrk.path, work, base, resolveReq, { connections: 10, durationSeconds: seconds });
         d.resolveCatalogWide = resolve;
         d.resolveNoMusic = noMusic;
-        figures.push(figure(`catalog-wide resolve p99, ${size} works, 10 clients (target <= 10 ms)`, 'ms', resolve.latencyP99Ms, noMusic.latencyP99Ms, 'same request with musicAllowed: false', 'lower', { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' }));
+        figures.push(
+          figure(
+            `catalog-wide resolve p99, ${size} works, 10 clients (target <= 10 ms)`,
+            'ms',
+            resolve.latencyP99Ms,
+            noMusic.latencyP99Ms,
+            'same request with musicAllowed: false',
+            'lower',
+            { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' },
+          ),
+        );
         // The same, every request a body the service has not answered (a different channel key
         // and mood each time: more bodies than the answer cache holds).
         const distinctResolve: WrkRequest[] = Array.from({ length: 5000 }, (_, k) => ({
           path: '/api/v1/music/resolve',
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ channel: { channelKey: `bench-${k}`, intendedRole: 'music-bed', musicAllowed: true }, requirements: { requiredFormats: ['mp3'], style: 'calm', mood: ['warm', 'bright', 'dark', 'gentle', 'solemn'][k % 5] } }),
+          body: JSON.stringify({
+            channel: { channelKey: `bench-${k}`, intendedRole: 'music-bed', musicAllowed: true },
+            requirements: {
+              requiredFormats: ['mp3'],
+              style: 'calm',
+              mood: ['warm', 'bright', 'dark', 'gentle', 'solemn'][k % 5],
+            },
+          }),
         }));
-        const resolveDistinct = await runWrk(wrk.path, work, base, distinctResolve, { connections: 10, durationSeconds: seconds });
+        const resolveDistinct = await runWrk(wrk.path, work, base, distinctResolve, {
+          connections: 10,
+          durationSeconds: seconds,
+        });
         d.resolveDistinct = resolveDistinct;
-        figures.push(figure(`catalog-wide resolve p99, distinct bodies (answers not cached), ${size} works, 10 clients (target <= 10 ms)`, 'ms', resolveDistinct.latencyP99Ms, noMusic.latencyP99Ms, 'same request with musicAllowed: false', 'lower', { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' }));
+        figures.push(
+          figure(
+            `catalog-wide resolve p99, distinct bodies (answers not cached), ${size} works, 10 clients (target <= 10 ms)`,
+            'ms',
+            resolveDistinct.latencyP99Ms,
+            noMusic.latencyP99Ms,
+            'same request with musicAllowed: false',
+            'lower',
+            { ratio: round(10 / noMusic.latencyP99Ms, 3), op: '<=' },
+          ),
+        );
         d.rssAfterLoadMiB = mb(memoryOf(run.svc.proc.pid).rssBytes);
 
         // Static files against nginx (one worker) and a bare node:http ceiling at 10,000 works
         // (the quick run's size otherwise), interleaved: bench/lib/static.ts.
         if (size === (ctx.quick ? sizes[0] : 10000)) {
-          const r = await staticAtScale({ ctx, wrkPath: wrk.path, workDir: work, base, clientDir: path.join(g.buildDir, 'client'), slugs, seconds, label: `${size} works` });
+          const r = await staticAtScale({
+            ctx,
+            wrkPath: wrk.path,
+            workDir: work,
+            base,
+            clientDir: path.join(g.buildDir, 'client'),
+            slugs,
+            seconds,
+            label: `${size} works`,
+          });
           d.staticVsNginx = r.details;
           figures.push(...r.figures);
           notes.push(...r.notes);
@@ -296,12 +472,36 @@ export function scaleSection(options: ScaleOptions = {}): Section {
           ctx.log(`${size} works: swap stall`);
           const stall = async (swap: boolean) => {
             const port = await freePort();
-            const probe = new TrackedProcess('swap probe', process.execPath, [path.join(PROJECT_ROOT, 'bench', 'lib', 'swap-probe.ts'), '--build', g.buildDir, '--port', String(port), '--base-url', GENERATED_BASE_URL, '--data', g.dataDir, ...(swap ? [] : ['--no-swap'])], { cwd: PROJECT_ROOT });
+            const probe = new TrackedProcess(
+              'swap probe',
+              process.execPath,
+              [
+                path.join(PROJECT_ROOT, 'bench', 'lib', 'swap-probe.ts'),
+                '--build',
+                g.buildDir,
+                '--port',
+                String(port),
+                '--base-url',
+                GENERATED_BASE_URL,
+                '--data',
+                g.dataDir,
+                ...(swap ? [] : ['--no-swap']),
+              ],
+              { cwd: PROJECT_ROOT },
+            );
             ctx.cleanup.track(probe);
             const pbase = `http://127.0.0.1:${port}`;
-            for (let k = 0; k < 600 && (await get(`${pbase}/api/v1`).catch(() => null))?.status !== 200; k++) await sleep(50);
-            const r = await runWrk(wrk.path, work, pbase, staticReqs.slice(0, 2000), { connections: 2, durationSeconds: ctx.quick ? 6 : 12 });
-            const swaps = probe.tail(8000).split('\n').filter((l) => l.startsWith('{"swapMs"')).map((l) => (JSON.parse(l) as { swapMs: number }).swapMs);
+            for (let k = 0; k < 600 && (await get(`${pbase}/api/v1`).catch(() => null))?.status !== 200; k++)
+              await sleep(50);
+            const r = await runWrk(wrk.path, work, pbase, staticReqs.slice(0, 2000), {
+              connections: 2,
+              durationSeconds: ctx.quick ? 6 : 12,
+            });
+            const swaps = probe
+              .tail(8000)
+              .split('\n')
+              .filter((l) => l.startsWith('{"swapMs"'))
+              .map((l) => (JSON.parse(l) as { swapMs: number }).swapMs);
             await probe.stop();
             return { wrk: r, swaps };
           };
@@ -309,15 +509,29 @@ export function scaleSection(options: ScaleOptions = {}): Section {
           const withSwaps = await stall(true);
           d.swapStall = { without, withSwaps };
           figures.push(
-            figure(`longest request during swaps, ${size} works (target <= 100 ms)`, 'ms', withSwaps.wrk.latencyMaxMs, without.wrk.latencyMaxMs, 'same probe, no swaps', 'lower', { ratio: round(100 / without.wrk.latencyMaxMs, 3), op: '<=' }),
+            figure(
+              `longest request during swaps, ${size} works (target <= 100 ms)`,
+              'ms',
+              withSwaps.wrk.latencyMaxMs,
+              without.wrk.latencyMaxMs,
+              'same probe, no swaps',
+              'lower',
+              { ratio: round(100 / without.wrk.latencyMaxMs, 3), op: '<=' },
+            ),
           );
           if (withSwaps.swaps.length === 0) notes.push('the swap probe reported no swap');
         }
       }
       const missed = figures.filter((f) => f.goal?.met === false).map((f) => f.name);
       details.clientConnectionRetries = { ...clientRetries };
-      return { status: 'ok', ...(missed.length || notes.length ? { message: [...(missed.length ? [`not met: ${missed.join('; ')}`] : []), ...notes].join('. ') } : {}), figures, details };
+      return {
+        status: 'ok',
+        ...(missed.length || notes.length
+          ? { message: [...(missed.length ? [`not met: ${missed.join('; ')}`] : []), ...notes].join('. ') }
+          : {}),
+        figures,
+        details,
+      };
     },
   };
 }
-

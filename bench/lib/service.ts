@@ -45,12 +45,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     env.ARCHIVE_CONTENT_REPO = repo;
   }
   const started = Date.now();
-  const proc = new TrackedProcess('service (scripts/start.ts)', process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], { cwd: PROJECT_ROOT, env });
+  const proc = new TrackedProcess(
+    'service (scripts/start.ts)',
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
+    { cwd: PROJECT_ROOT, env },
+  );
   cleanup.track(proc);
   await waitForHttp(`${baseUrl}/api/v1`, proc, options.readyTimeoutMs ?? 240_000);
   const readyAfterMs = Date.now() - started;
   const builds = readdirSync(path.join(dataDir, 'builds'));
-  if (builds.length !== 1) throw new Error(`expected one build folder under ${dataDir}/builds, found ${builds.length}: ${builds.join(', ')}`);
+  if (builds.length !== 1)
+    throw new Error(`expected one build folder under ${dataDir}/builds, found ${builds.length}: ${builds.join(', ')}`);
   return { proc, port, baseUrl, dataDir, buildDir: path.join(dataDir, 'builds', builds[0]!), readyAfterMs };
 }
 

@@ -23,7 +23,8 @@ export interface StaticOptions {
 export function staticSection(options: StaticOptions = {}): Section {
   return {
     name: 'static',
-    description: 'req/s and latency of GET /api/v1/works/<slug> from the front server vs nginx on the same build folder',
+    description:
+      'req/s and latency of GET /api/v1/works/<slug> from the front server vs nginx on the same build folder',
     run: (ctx) => runStatic(ctx, options),
   };
 }
@@ -51,7 +52,9 @@ async function runStatic(ctx: SectionContext, options: StaticOptions): Promise<O
 
     const list = await get(`${service.baseUrl}/api/v1/works`);
     if (list.status !== 200) throw new Error(`GET /api/v1/works answered ${list.status}`);
-    const listing = (JSON.parse(list.body.toString('utf8')) as { data?: { items?: Array<{ slug: string }>; total?: number } }).data;
+    const listing = (
+      JSON.parse(list.body.toString('utf8')) as { data?: { items?: Array<{ slug: string }>; total?: number } }
+    ).data;
     const items = listing?.items ?? [];
     const slug = items[0]?.slug;
     if (!slug) throw new Error('GET /api/v1/works returned no works; nothing to measure');
@@ -76,12 +79,16 @@ async function runStatic(ctx: SectionContext, options: StaticOptions): Promise<O
       details.nginxContentType = fromNginx.headers['content-type'] ?? null;
       if (fromNginx.status !== 200) throw new Error(`nginx answered ${fromNginx.status} for ${urlPath}`);
       if (!fromNginx.body.equals(fromService.body)) {
-        throw new Error(`the service and nginx answer different bytes for ${urlPath} (${fromService.body.length} vs ${fromNginx.body.length} bytes); not measuring`);
+        throw new Error(
+          `the service and nginx answer different bytes for ${urlPath} (${fromService.body.length} vs ${fromNginx.body.length} bytes); not measuring`,
+        );
       }
       details.identicalBodies = true;
     }
 
-    ctx.log(`load: service ${serviceUrl} (${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up)`);
+    ctx.log(
+      `load: service ${serviceUrl} (${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up)`,
+    );
     const svc: LoadResult = await runLoad(serviceUrl, { connections, durationSeconds, warmupSeconds });
     details.service = { ...svc, memoryAfterLoad: memoryOf(service.proc.pid) };
 
@@ -93,14 +100,18 @@ async function runStatic(ctx: SectionContext, options: StaticOptions): Promise<O
     }
     const label = bin.version ? `nginx ${bin.version}, same build folder` : 'nginx (not available)';
     const figures = [
-      figure('requests per second', 'req/s', svc.requestsPerSecond, base?.requestsPerSecond ?? null, label, 'higher', { ratio: 0.5, op: '>=' }),
+      figure('requests per second', 'req/s', svc.requestsPerSecond, base?.requestsPerSecond ?? null, label, 'higher', {
+        ratio: 0.5,
+        op: '>=',
+      }),
       figure('latency p50', 'ms', svc.latencyP50Ms, base?.latencyP50Ms ?? null, label, 'lower'),
       figure('latency p99', 'ms', svc.latencyP99Ms, base?.latencyP99Ms ?? null, label, 'lower'),
     ];
     const problems = [svc, base].filter((r): r is LoadResult => !!r && r.errors + r.timeouts + r.non2xx > 0);
     const notes: string[] = [];
     if (!bin.path) notes.push(`baseline skipped: ${bin.note}`);
-    for (const p of problems) notes.push(`${p.url}: ${p.errors} errors, ${p.timeouts} timeouts, ${p.non2xx} non-2xx during load`);
+    for (const p of problems)
+      notes.push(`${p.url}: ${p.errors} errors, ${p.timeouts} timeouts, ${p.non2xx} non-2xx during load`);
     return { status: 'ok', ...(notes.length ? { message: notes.join('; ') } : {}), figures, details };
   } catch (err) {
     return { status: 'error', message: (err as Error).message, figures: [], details };
@@ -136,7 +147,9 @@ export interface StaticAtScaleInput {
   label: string;
 }
 
-export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figures: Figure[]; details: Record<string, unknown>; notes: string[] }> {
+export async function staticAtScale(
+  input: StaticAtScaleInput,
+): Promise<{ figures: Figure[]; details: Record<string, unknown>; notes: string[] }> {
   const { ctx, wrkPath, workDir, base, clientDir, slugs, seconds } = input;
   const rounds = input.rounds ?? 2;
   const connections = input.connections ?? 10;
@@ -153,19 +166,26 @@ export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figure
   await checkAll(nbase, staticReqs.slice(0, 20), 200);
   const a = await retried(() => get(`${base}${staticReqs[0]!.path}`));
   const b = await retried(() => get(`${nbase}${staticReqs[0]!.path}`));
-  if (a.status !== 200 || !a.body.equals(b.body)) throw new Error('the service and nginx answer different bytes for the same record');
+  if (a.status !== 200 || !a.body.equals(b.body))
+    throw new Error('the service and nginx answer different bytes for the same record');
 
   // The bare server answers the record of median size with the service's own headers.
-  const sizes = await Promise.all(slugs.slice(0, 200).map(async (s) => ({ s, n: (await retried(() => get(`${base}/api/v1/works/${s}`))).body.length })));
+  const sizes = await Promise.all(
+    slugs
+      .slice(0, 200)
+      .map(async (s) => ({ s, n: (await retried(() => get(`${base}/api/v1/works/${s}`))).body.length })),
+  );
   const median = sizes.sort((x, y) => x.n - y.n)[Math.floor(sizes.length / 2)]!;
   // The service's own header names, case and order (rawHeaders), without those Node adds itself.
   const sampleRes = await new Promise<{ body: Buffer; raw: string[] }>((resolve, reject) => {
-    http.get(`${base}/api/v1/works/${median.s}`, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ body: Buffer.concat(chunks), raw: res.rawHeaders }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(`${base}/api/v1/works/${median.s}`, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ body: Buffer.concat(chunks), raw: res.rawHeaders }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
   const sampleBody = sampleRes.body;
   const sampleHeaders: string[] = [];
@@ -173,12 +193,18 @@ export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figure
   for (let i = 0; i < sampleRes.raw.length; i += 2) {
     const name = sampleRes.raw[i]!;
     if (name.toLowerCase() === 'etag') bareEtag = sampleRes.raw[i + 1]!;
-    if (!['date', 'connection', 'keep-alive'].includes(name.toLowerCase())) sampleHeaders.push(name, sampleRes.raw[i + 1]!);
+    if (!['date', 'connection', 'keep-alive'].includes(name.toLowerCase()))
+      sampleHeaders.push(name, sampleRes.raw[i + 1]!);
   }
   const sampleFile = path.join(workDir, 'bare-node-sample.json');
   writeFileSync(sampleFile, JSON.stringify({ body: sampleBody.toString('base64'), headers: sampleHeaders }));
   const bport = await freePort();
-  const bare = new TrackedProcess('bare node:http', process.execPath, [path.join(PROJECT_ROOT, 'bench', 'lib', 'bare-node-static.ts'), '--port', String(bport), '--sample', sampleFile], { cwd: PROJECT_ROOT });
+  const bare = new TrackedProcess(
+    'bare node:http',
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bench', 'lib', 'bare-node-static.ts'), '--port', String(bport), '--sample', sampleFile],
+    { cwd: PROJECT_ROOT },
+  );
   ctx.cleanup.track(bare);
   const bbase = `http://127.0.0.1:${bport}`;
   await waitForHttp(`${bbase}/`, bare, 20_000);
@@ -200,14 +226,23 @@ export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figure
   };
 
   try {
-    ctx.log(`${input.label}: static record GETs, service / nginx (one worker) / bare node:http, ${rounds} interleaved rounds of ${seconds} s`);
+    ctx.log(
+      `${input.label}: static record GETs, service / nginx (one worker) / bare node:http, ${rounds} interleaved rounds of ${seconds} s`,
+    );
     const get200 = await measure(staticReqs, staticReqs, staticReqs);
     // 304s: each server's own ETag per path, for a sample of 2,000 random slugs.
     const sample = [...slugs].sort(() => Math.random() - 0.5).slice(0, 2000);
     const etags = async (origin: string) => {
       const out: WrkRequest[] = [];
       for (let i = 0; i < sample.length; i += 32) {
-        const part = await Promise.all(sample.slice(i, i + 32).map(async (s) => ({ path: `/api/v1/works/${s}`, headers: { 'If-None-Match': (await retried(() => get(`${origin}/api/v1/works/${s}`))).headers.etag! } })));
+        const part = await Promise.all(
+          sample
+            .slice(i, i + 32)
+            .map(async (s) => ({
+              path: `/api/v1/works/${s}`,
+              headers: { 'If-None-Match': (await retried(() => get(`${origin}/api/v1/works/${s}`))).headers.etag! },
+            })),
+        );
         out.push(...part);
       }
       return out;
@@ -225,23 +260,79 @@ export async function staticAtScale(input: StaticAtScaleInput): Promise<{ figure
     const rps = (rs: Round[], who: 'service' | 'nginx' | 'bareNode') => mean(rs.map((r) => r[who].requestsPerSecond));
     const loads = [...get200, ...get304].flatMap((r) => r.loadAverage1m);
     const loadNote = `load average (1 min) during the runs ${Math.min(...loads)}-${Math.max(...loads)}`;
-    for (const [what, rs] of [['GET', get200], ['304', get304]] as const) {
-      for (const r of rs) for (const who of ['service', 'nginx', 'bareNode'] as const) {
-        const e = r[who].errors;
-        if (e.status + e.timeout + e.connect + e.read + e.write > 0) notes.push(`${what} ${who}: wrk errors ${JSON.stringify(e)}`);
-      }
+    for (const [what, rs] of [
+      ['GET', get200],
+      ['304', get304],
+    ] as const) {
+      for (const r of rs)
+        for (const who of ['service', 'nginx', 'bareNode'] as const) {
+          const e = r[who].errors;
+          if (e.status + e.timeout + e.connect + e.read + e.write > 0)
+            notes.push(`${what} ${who}: wrk errors ${JSON.stringify(e)}`);
+        }
     }
     const figures = [
-      figure(`static record GET, random slugs, ${input.label}, ${connections} clients`, 'req/s', rps(get200, 'service'), rps(get200, 'nginx'), 'nginx, one worker, same folder', 'higher', { ratio: 0.8, op: '>=' }),
-      figure(`static record 304, random slugs, ${input.label}, ${connections} clients`, 'req/s', rps(get304, 'service'), rps(get304, 'nginx'), 'nginx, one worker, same folder', 'higher', { ratio: 1, op: '>=' }),
-      figure(`ceiling: bare node:http GET (one fixed body, same headers), ${connections} clients`, 'req/s', rps(get200, 'bareNode'), rps(get200, 'nginx'), 'nginx, one worker, same folder', 'higher'),
-      figure(`ceiling: bare node:http 304, ${connections} clients`, 'req/s', rps(get304, 'bareNode'), rps(get304, 'nginx'), 'nginx, one worker, same folder', 'higher'),
-      figure(`static record GET, service vs the bare node:http ceiling, ${input.label}`, 'req/s', rps(get200, 'service'), rps(get200, 'bareNode'), 'bare node:http, same Node, one process', 'higher'),
-      figure(`static record 304, service vs the bare node:http ceiling, ${input.label}`, 'req/s', rps(get304, 'service'), rps(get304, 'bareNode'), 'bare node:http, same Node, one process', 'higher'),
+      figure(
+        `static record GET, random slugs, ${input.label}, ${connections} clients`,
+        'req/s',
+        rps(get200, 'service'),
+        rps(get200, 'nginx'),
+        'nginx, one worker, same folder',
+        'higher',
+        { ratio: 0.8, op: '>=' },
+      ),
+      figure(
+        `static record 304, random slugs, ${input.label}, ${connections} clients`,
+        'req/s',
+        rps(get304, 'service'),
+        rps(get304, 'nginx'),
+        'nginx, one worker, same folder',
+        'higher',
+        { ratio: 1, op: '>=' },
+      ),
+      figure(
+        `ceiling: bare node:http GET (one fixed body, same headers), ${connections} clients`,
+        'req/s',
+        rps(get200, 'bareNode'),
+        rps(get200, 'nginx'),
+        'nginx, one worker, same folder',
+        'higher',
+      ),
+      figure(
+        `ceiling: bare node:http 304, ${connections} clients`,
+        'req/s',
+        rps(get304, 'bareNode'),
+        rps(get304, 'nginx'),
+        'nginx, one worker, same folder',
+        'higher',
+      ),
+      figure(
+        `static record GET, service vs the bare node:http ceiling, ${input.label}`,
+        'req/s',
+        rps(get200, 'service'),
+        rps(get200, 'bareNode'),
+        'bare node:http, same Node, one process',
+        'higher',
+      ),
+      figure(
+        `static record 304, service vs the bare node:http ceiling, ${input.label}`,
+        'req/s',
+        rps(get304, 'service'),
+        rps(get304, 'bareNode'),
+        'bare node:http, same Node, one process',
+        'higher',
+      ),
     ];
     return {
       figures,
-      details: { nginx: nginx.note, node: process.version, bareNodeSample: { slug: median.s, bytes: sampleBody.length, headers: sampleHeaders }, loadNote, rounds: get200, rounds304: get304 },
+      details: {
+        nginx: nginx.note,
+        node: process.version,
+        bareNodeSample: { slug: median.s, bytes: sampleBody.length, headers: sampleHeaders },
+        loadNote,
+        rounds: get200,
+        rounds304: get304,
+      },
       notes,
     };
   } finally {
@@ -287,7 +378,8 @@ export function scaleStaticSection(options: ScaleStaticOptions = {}): Section {
   return {
     name: 'scale-static',
     optIn: true,
-    description: 'static record GETs and 304s with random slugs at 10,000 generated works: service vs nginx (one worker) vs a bare node:http ceiling',
+    description:
+      'static record GETs and 304s with random slugs at 10,000 generated works: service vs nginx (one worker) vs a bare node:http ceiling',
     async run(ctx): Promise<Omit<SectionResult, 'durationMs'>> {
       const found = findOrInstallWrk(ctx.log);
       if (!found.path) return { status: 'skipped', message: found.note, figures: [], details: {} };
@@ -297,10 +389,27 @@ export function scaleStaticSection(options: ScaleStaticOptions = {}): Section {
       try {
         const slugs = readdirSync(path.join(g.buildDir, 'client', 'api', 'v1', 'works'));
         ctx.log(`${works} works: warming static records`);
-        for (let i = 0; i < Math.min(slugs.length, 20000); i += 500) await Promise.all(slugs.slice(i, i + 500).map((s) => get(`${svc.base}/api/v1/works/${s}`).catch(() => null)));
-        const r = await staticAtScale({ ctx, wrkPath: found.path, workDir: ctx.cleanup.tempDir('scale-static-wrk'), base: svc.base, clientDir: path.join(g.buildDir, 'client'), slugs, seconds: ctx.quick ? 3 : 5, rounds: ctx.quick ? 1 : 3, label: `${works} works` });
+        for (let i = 0; i < Math.min(slugs.length, 20000); i += 500)
+          await Promise.all(slugs.slice(i, i + 500).map((s) => get(`${svc.base}/api/v1/works/${s}`).catch(() => null)));
+        const r = await staticAtScale({
+          ctx,
+          wrkPath: found.path,
+          workDir: ctx.cleanup.tempDir('scale-static-wrk'),
+          base: svc.base,
+          clientDir: path.join(g.buildDir, 'client'),
+          slugs,
+          seconds: ctx.quick ? 3 : 5,
+          rounds: ctx.quick ? 1 : 3,
+          label: `${works} works`,
+        });
         const missed = r.figures.filter((f) => f.goal?.met === false).map((f) => `${f.name} (${f.ratio}x)`);
-        const message = [...(missed.length ? [`not met: ${missed.join('; ')}`] : []), ...r.notes, String(r.details.loadNote ?? '')].filter(Boolean).join('. ');
+        const message = [
+          ...(missed.length ? [`not met: ${missed.join('; ')}`] : []),
+          ...r.notes,
+          String(r.details.loadNote ?? ''),
+        ]
+          .filter(Boolean)
+          .join('. ');
         return { status: 'ok', message, figures: r.figures, details: { works, buildDir: g.buildDir, ...r.details } };
       } finally {
         await svc.proc.stop();

@@ -16,11 +16,28 @@ import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from './util.ts';
 
 const { values } = parseArgs({
-  options: { build: { type: 'string' }, port: { type: 'string' }, 'base-url': { type: 'string' }, 'every-ms': { type: 'string', default: '2000' }, 'no-swap': { type: 'boolean', default: false }, data: { type: 'string' } },
+  options: {
+    build: { type: 'string' },
+    port: { type: 'string' },
+    'base-url': { type: 'string' },
+    'every-ms': { type: 'string', default: '2000' },
+    'no-swap': { type: 'boolean', default: false },
+    data: { type: 'string' },
+  },
 });
 const build = path.resolve(values.build!);
-const baseUrl = values['base-url'] ?? (JSON.parse(readFileSync(path.join(build, 'build.json'), 'utf8')) as { baseUrl: string }).baseUrl;
-const config = loadConfig({ PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: values.data ?? path.join(build, '..', '..'), PORT: values.port!, HOST: '127.0.0.1' }, PROJECT_ROOT);
+const baseUrl =
+  values['base-url'] ??
+  (JSON.parse(readFileSync(path.join(build, 'build.json'), 'utf8')) as { baseUrl: string }).baseUrl;
+const config = loadConfig(
+  {
+    PUBLIC_BASE_URL: baseUrl,
+    ARCHIVE_DATA_DIR: values.data ?? path.join(build, '..', '..'),
+    PORT: values.port!,
+    HOST: '127.0.0.1',
+  },
+  PROJECT_ROOT,
+);
 const handle = await SiteHandle.open(build);
 const app = await createApp({ config, handle }, { logger: false });
 await app.listen({ port: Number(values.port), host: '127.0.0.1' });
@@ -35,4 +52,5 @@ if (!values['no-swap']) {
   };
   setTimeout(loop, every);
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void app.close().then(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => void app.close().then(() => process.exit(0)));

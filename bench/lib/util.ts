@@ -153,7 +153,9 @@ export async function waitForHttp(url: string, proc: TrackedProcess, timeoutMs: 
   let last = '';
   while (Date.now() - started < timeoutMs) {
     if (!proc.running) {
-      throw new Error(`${proc.label} exited (code ${proc.exitCode}, signal ${proc.exitSignal}) before ${url} answered:\n${proc.tail()}`);
+      throw new Error(
+        `${proc.label} exited (code ${proc.exitCode}, signal ${proc.exitSignal}) before ${url} answered:\n${proc.tail()}`,
+      );
     }
     try {
       const r = await get(url, 2000);
@@ -164,13 +166,16 @@ export async function waitForHttp(url: string, proc: TrackedProcess, timeoutMs: 
     }
     await sleep(250);
   }
-  throw new Error(`${proc.label} did not answer 200 at ${url} within ${Math.round(timeoutMs / 1000)} s (last: ${last}):\n${proc.tail()}`);
+  throw new Error(
+    `${proc.label} did not answer 200 at ${url} within ${Math.round(timeoutMs / 1000)} s (last: ${last}):\n${proc.tail()}`,
+  );
 }
 
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export function ratio(value: number | null | undefined, baseline: number | null | undefined): number | null {
-  if (value == null || baseline == null || baseline === 0 || !Number.isFinite(value) || !Number.isFinite(baseline)) return null;
+  if (value == null || baseline == null || baseline === 0 || !Number.isFinite(value) || !Number.isFinite(baseline))
+    return null;
   return round(value / baseline, 3);
 }
 
@@ -186,7 +191,14 @@ export interface AnchorBinary {
  * as root, `apt-get install -y <pkg>` within `budgetMs` (with `apt-get update` first when the
  * install fails: package lists may be missing or stale in a fresh container).
  */
-export function findOrInstallDebianPackage(o: { pkg: string; command: string; candidates: string[]; version: (bin: string) => string | null; budgetMs: number; log: (m: string) => void }): AnchorBinary {
+export function findOrInstallDebianPackage(o: {
+  pkg: string;
+  command: string;
+  candidates: string[];
+  version: (bin: string) => string | null;
+  budgetMs: number;
+  log: (m: string) => void;
+}): AnchorBinary {
   const lookup = (): string | null => {
     for (const candidate of o.candidates) if (existsSync(candidate)) return candidate;
     const r = spawnSync('sh', ['-c', `command -v ${o.command}`], { encoding: 'utf8' });
@@ -196,13 +208,23 @@ export function findOrInstallDebianPackage(o: { pkg: string; command: string; ca
   let bin = lookup();
   if (bin) return { path: bin, version: o.version(bin), note: `found at ${bin}` };
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    return { path: null, version: null, note: `${o.command} is not installed and the bench is not running as root, so it did not try apt-get install ${o.pkg}` };
+    return {
+      path: null,
+      version: null,
+      note: `${o.command} is not installed and the bench is not running as root, so it did not try apt-get install ${o.pkg}`,
+    };
   }
-  if (!existsSync('/usr/bin/apt-get')) return { path: null, version: null, note: `${o.command} is not installed and apt-get is not available` };
+  if (!existsSync('/usr/bin/apt-get'))
+    return { path: null, version: null, note: `${o.command} is not installed and apt-get is not available` };
   o.log(`${o.command} not found; running apt-get install -y ${o.pkg} (up to ${Math.round(o.budgetMs / 1000)} s) ...`);
   const deadline = Date.now() + o.budgetMs;
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', o.pkg], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now()) });
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', o.pkg], {
+      env,
+      encoding: 'utf8',
+      timeout: Math.max(1000, deadline - Date.now()),
+    });
   let r = install();
   if (r.status !== 0 && Date.now() < deadline - 10_000) {
     spawnSync('apt-get', ['update'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now() - 5000) });
@@ -210,6 +232,12 @@ export function findOrInstallDebianPackage(o: { pkg: string; command: string; ca
   }
   bin = lookup();
   if (bin) return { path: bin, version: o.version(bin), note: `installed with apt-get (${bin})` };
-  const why = r.error ? r.error.message : `apt-get exited ${r.status}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ')}`;
-  return { path: null, version: null, note: `${o.command} is not installed and apt-get install failed or timed out (${why})` };
+  const why = r.error
+    ? r.error.message
+    : `apt-get exited ${r.status}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ')}`;
+  return {
+    path: null,
+    version: null,
+    note: `${o.command} is not installed and apt-get install failed or timed out (${why})`,
+  };
 }

@@ -25,12 +25,18 @@ function lookup(): string | null {
 export function findOrInstallWrk(log: (m: string) => void): WrkBinary {
   let bin = lookup();
   if (bin) return { path: bin, note: `found at ${bin}` };
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return { path: null, note: 'wrk is not installed and the bench is not running as root' };
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0)
+    return { path: null, note: 'wrk is not installed and the bench is not running as root' };
   if (!existsSync('/usr/bin/apt-get')) return { path: null, note: 'wrk is not installed and apt-get is not available' };
   log('wrk not found; running apt-get install -y wrk (up to 120 s) ...');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const deadline = Date.now() + 120_000;
-  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'wrk'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now()) });
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'wrk'], {
+      env,
+      encoding: 'utf8',
+      timeout: Math.max(1000, deadline - Date.now()),
+    });
   let r = install();
   if (r.status !== 0 && Date.now() < deadline - 10_000) {
     spawnSync('apt-get', ['update'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now() - 5000) });
@@ -38,7 +44,10 @@ export function findOrInstallWrk(log: (m: string) => void): WrkBinary {
   }
   bin = lookup();
   if (bin) return { path: bin, note: `installed with apt-get (${bin})` };
-  return { path: null, note: `wrk is not installed and apt-get install failed (${r.error?.message ?? `exit ${r.status}`})` };
+  return {
+    path: null,
+    note: `wrk is not installed and apt-get install failed (${r.error?.message ?? `exit ${r.status}`})`,
+  };
 }
 
 export interface WrkRequest {
@@ -88,7 +97,13 @@ end
  * would slow wrk down; answers are checked by the caller before the run, and wrk counts any
  * status >= 400 under errors.status).
  */
-export async function runWrk(bin: string, workDir: string, base: string, requests: WrkRequest[], options: { connections: number; durationSeconds: number; threads?: number; timeoutSeconds?: number }): Promise<WrkResult> {
+export async function runWrk(
+  bin: string,
+  workDir: string,
+  base: string,
+  requests: WrkRequest[],
+  options: { connections: number; durationSeconds: number; threads?: number; timeoutSeconds?: number },
+): Promise<WrkResult> {
   if (!base.startsWith('http://127.0.0.1:')) throw new Error(`refusing non-loopback URL ${base}`);
   const script = path.join(workDir, 'wrk.lua');
   const list = path.join(workDir, `wrk-requests-${process.hrtime.bigint()}.tsv`);
@@ -96,17 +111,42 @@ export async function runWrk(bin: string, workDir: string, base: string, request
   writeFileSync(
     list,
     requests
-      .map((r) => [r.method ?? 'GET', r.path, Object.entries(r.headers ?? {}).map(([k, v]) => `${k}=${v}`).join(';'), r.body ?? ''].join('\t'))
+      .map((r) =>
+        [
+          r.method ?? 'GET',
+          r.path,
+          Object.entries(r.headers ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(';'),
+          r.body ?? '',
+        ].join('\t'),
+      )
       .join('\n') + '\n',
   );
-  const args = ['-t', String(options.threads ?? 1), '-c', String(options.connections), '-d', `${options.durationSeconds}s`, '--timeout', `${options.timeoutSeconds ?? 10}s`, '-s', script, base, '--', list];
+  const args = [
+    '-t',
+    String(options.threads ?? 1),
+    '-c',
+    String(options.connections),
+    '-d',
+    `${options.durationSeconds}s`,
+    '--timeout',
+    `${options.timeoutSeconds ?? 10}s`,
+    '-s',
+    script,
+    base,
+    '--',
+    list,
+  ];
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     child.stdout.on('data', (d) => (text += String(d)));
     child.stderr.on('data', (d) => (text += String(d)));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text.slice(-2000)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text.slice(-2000)}`)),
+    );
   });
   const line = out.split('\n').find((l) => l.startsWith('WRKJSON '));
   if (!line) throw new Error(`wrk printed no summary: ${out.slice(-2000)}`);

@@ -33,7 +33,8 @@ async function main(): Promise<void> {
   let document: Record<string, unknown>;
   if (fromIndex > 0) {
     const url = process.argv[fromIndex + 1];
-    if (!url) throw new Error('--from needs the URL of an OpenAPI document, e.g. http://localhost:4321/api/v1/openapi.json');
+    if (!url)
+      throw new Error('--from needs the URL of an OpenAPI document, e.g. http://localhost:4321/api/v1/openapi.json');
     const res = await fetch(url);
     if (!res.ok) throw new Error(`GET ${url} answered ${res.status}`);
     document = (await res.json()) as Record<string, unknown>;

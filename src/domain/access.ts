@@ -19,7 +19,8 @@ export interface AccessContext {
   readerSignIn: boolean;
 }
 
-export const NOT_OFFERED = 'Signed-in download is not offered by this archive: it has no reader sign-in, so this file cannot be downloaded here.';
+export const NOT_OFFERED =
+  'Signed-in download is not offered by this archive: it has no reader sign-in, so this file cannot be downloaded here.';
 
 const enc = encodeURIComponent;
 
@@ -46,5 +47,5 @@ export function isLocalReturnPath(value: string): boolean {
 }
 
 /** A root-relative path of URL characters, no quotes or angle brackets (the same rule as ReaderSignInQuery). */
-export const RETURN_PATH_PATTERN = "^/(?![/\\\\])[A-Za-z0-9._~!$&()*+,;=:@%/?-]*$";
+export const RETURN_PATH_PATTERN = '^/(?![/\\\\])[A-Za-z0-9._~!$&()*+,;=:@%/?-]*$';
 const RETURN_PATH = new RegExp(RETURN_PATH_PATTERN);

@@ -122,7 +122,8 @@ function loadInstruments(contentDir: string, report: Report): InstrumentContent[
   const seen = new Map<string, number>();
   instruments.forEach((inst, i) => {
     const prev = seen.get(inst.slug);
-    if (prev !== undefined) report(file, `/${i}/slug`, `duplicate instrument slug "${inst.slug}" (also at /${prev}/slug)`);
+    if (prev !== undefined)
+      report(file, `/${i}/slug`, `duplicate instrument slug "${inst.slug}" (also at /${prev}/slug)`);
     else seen.set(inst.slug, i);
   });
   return instruments;
@@ -175,12 +176,14 @@ function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: 
     if (errors.length > 0) continue;
     const content = data as ProfileContent;
     const expected = name.slice(0, -'.json'.length);
-    if (content.slug !== expected) report(file, '/slug', `must equal the file name "${expected}" (got "${content.slug}")`);
+    if (content.slug !== expected)
+      report(file, '/slug', `must equal the file name "${expected}" (got "${content.slug}")`);
     const prev = seen.get(content.slug);
     if (prev) report(file, '/slug', `duplicate profile slug "${content.slug}" (also in ${prev})`);
     seen.set(content.slug, file);
     content.instruments.forEach((slug, i) => {
-      if (!instrumentSlugs.has(slug)) report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
+      if (!instrumentSlugs.has(slug))
+        report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
     });
     const ab = content.approvalBoundary;
     if (content.status === 'approved' && (!ab.approvedBy || !ab.approvedAtUtc)) {
@@ -209,12 +212,17 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
     report(file, '/composer/died', `is before the birth date ${born}`);
   }
   content.instruments.forEach((slug, i) => {
-    if (!ctx.instrumentSlugs.has(slug)) report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
+    if (!ctx.instrumentSlugs.has(slug))
+      report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
   });
   if (ctx.genres) {
     const term = ctx.genres.get(content.genre.toLowerCase());
     if (!term) {
-      report(file, '/genre', `"${content.genre}" is not a term of genres.json; use one of its terms, or add this one there with its broader term`);
+      report(
+        file,
+        '/genre',
+        `"${content.genre}" is not a term of genres.json; use one of its terms, or add this one there with its broader term`,
+      );
     } else if (term.name !== content.genre) {
       report(file, '/genre', `must be written "${term.name}" as in genres.json (got "${content.genre}")`);
     }
@@ -223,11 +231,20 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
   const assetIds = new Map<number, string>();
   const checkAsset = (asset: AssetContent, pointer: string) => {
     const prev = assetIds.get(asset.id);
-    if (prev) report(file, `${pointer}/id`, `duplicate asset id ${asset.id} (also at ${prev}); asset ids must be unique within a work`);
+    if (prev)
+      report(
+        file,
+        `${pointer}/id`,
+        `duplicate asset id ${asset.id} (also at ${prev}); asset ids must be unique within a work`,
+      );
     else assetIds.set(asset.id, `${pointer}/id`);
     const sources = [asset.file, asset.url, asset.blob].filter((x) => x !== undefined).length;
     if (sources !== 1) {
-      report(file, pointer, 'must have exactly one of "file" (stored beside the work), "url" (external HTTPS) or "blob" (SHA-256 in the blob store)');
+      report(
+        file,
+        pointer,
+        'must have exactly one of "file" (stored beside the work), "url" (external HTTPS) or "blob" (SHA-256 in the blob store)',
+      );
     }
     if (asset.blob !== undefined && (asset.byteLength === undefined || asset.byteLength === null)) {
       report(file, `${pointer}/byteLength`, 'is required for a blob asset');
@@ -250,12 +267,17 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
     }
     if (asset.excerpt) {
       const { barCount, totalBars } = asset.excerpt;
-      if (totalBars !== null && barCount > totalBars) report(file, `${pointer}/excerpt/barCount`, `is ${barCount}, more than totalBars ${totalBars}`);
+      if (totalBars !== null && barCount > totalBars)
+        report(file, `${pointer}/excerpt/barCount`, `is ${barCount}, more than totalBars ${totalBars}`);
       const stored = asset.file !== undefined ? work.files.get(asset.file) : undefined;
       if (stored && asset.kind === 'musicxml') {
         const counted = countMusicXmlBars(readFileSync(stored.absolutePath, 'utf8'));
         if (counted !== null && counted !== barCount) {
-          report(file, `${pointer}/excerpt/barCount`, `is ${barCount}, but works/${folder}/${asset.file} holds ${counted} bars`);
+          report(
+            file,
+            `${pointer}/excerpt/barCount`,
+            `is ${barCount}, but works/${folder}/${asset.file} holds ${counted} bars`,
+          );
         }
       }
     }
@@ -271,10 +293,15 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
     if (arrangementIds.has(arr.id)) report(file, `${p}/id`, `duplicate arrangement id ${arr.id}`);
     arrangementIds.add(arr.id);
     if (parseDuration(arr.duration) !== arr.durationSeconds) {
-      report(file, `${p}/durationSeconds`, `disagrees with duration "${arr.duration}" (${parseDuration(arr.duration)} s)`);
+      report(
+        file,
+        `${p}/durationSeconds`,
+        `disagrees with duration "${arr.duration}" (${parseDuration(arr.duration)} s)`,
+      );
     }
     arr.renderingProfileSlugs.forEach((slug, j) => {
-      if (!ctx.profileSlugs.has(slug)) report(file, `${p}/renderingProfileSlugs/${j}`, `names unknown profile "${slug}" (no profiles/${slug}.json)`);
+      if (!ctx.profileSlugs.has(slug))
+        report(file, `${p}/renderingProfileSlugs/${j}`, `names unknown profile "${slug}" (no profiles/${slug}.json)`);
     });
     arr.assets.forEach((a, j) => checkAsset(a, `${p}/assets/${j}`));
   });
@@ -322,7 +349,12 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report, only?: 
     try {
       parsed = parseWorkFile(readFileSync(abs, 'utf8'));
     } catch (err) {
-      report(file, '', `has front matter that is not valid YAML: ${(err as Error).message.split('\n')[0]}`, yamlErrorLine(err));
+      report(
+        file,
+        '',
+        `has front matter that is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+        yamlErrorLine(err),
+      );
       continue;
     }
     const errors = validate(WorkContent, parsed.data, { useDefaults: true });
@@ -354,7 +386,8 @@ export interface LoadOptions {
 /** Load and check a whole content repository. `messages` is empty when it is publishable. */
 export function loadCatalog(contentDir: string, options: LoadOptions = {}): LoadResult {
   const messages: LintMessage[] = [];
-  const report: Report = (file, pointer, message, line) => messages.push(line === undefined ? { file, pointer, message } : { file, pointer, message, line });
+  const report: Report = (file, pointer, message, line) =>
+    messages.push(line === undefined ? { file, pointer, message } : { file, pointer, message, line });
   const instruments = loadInstruments(contentDir, report);
   const instrumentSlugs = new Set(instruments.map((i) => i.slug));
   const profiles = loadProfiles(contentDir, instrumentSlugs, report);

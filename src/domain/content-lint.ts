@@ -81,10 +81,12 @@ export interface ChangeLintResult {
  */
 export function lintContent(contentDir: string, files?: Iterable<string>): ChangeLintResult {
   const scope: LintScope = files === undefined ? { full: true, works: [], files: [] } : lintScope(files);
-  if (!scope.full && scope.works.length === 0) return { scope, messages: [], worksChecked: 0, profiles: 0, instruments: 0 };
+  if (!scope.full && scope.works.length === 0)
+    return { scope, messages: [], worksChecked: 0, profiles: 0, instruments: 0 };
   const only = scope.full ? undefined : new Set(scope.works);
   const { catalog, messages } = loadCatalog(contentDir, { works: only });
-  const inScope = (m: LintMessage) => scope.full || scope.works.some((w) => m.file === `works/${w}` || m.file.startsWith(`works/${w}/`));
+  const inScope = (m: LintMessage) =>
+    scope.full || scope.works.some((w) => m.file === `works/${w}` || m.file.startsWith(`works/${w}/`));
   const lines = new LineResolver(contentDir);
   return {
     scope,
@@ -98,7 +100,10 @@ export function lintContent(contentDir: string, files?: Iterable<string>): Chang
 /** Resolves JSON Pointers to lines, parsing each file at most once. */
 class LineResolver {
   private readonly dir: string;
-  private readonly parsed = new Map<string, { contents: Node | null; counter: LineCounter; firstLine: number } | null>();
+  private readonly parsed = new Map<
+    string,
+    { contents: Node | null; counter: LineCounter; firstLine: number } | null
+  >();
 
   constructor(dir: string) {
     this.dir = dir;
@@ -110,7 +115,11 @@ class LineResolver {
     const abs = path.join(this.dir, file);
     if (existsSync(abs) && statSync(abs).isFile()) {
       const text = readFileSync(abs, 'utf8');
-      const source = file.endsWith('.md') ? frontMatterSource(text) : file.endsWith('.json') ? { yaml: text, firstLine: 1 } : null;
+      const source = file.endsWith('.md')
+        ? frontMatterSource(text)
+        : file.endsWith('.json')
+          ? { yaml: text, firstLine: 1 }
+          : null;
       if (source) {
         const counter = new LineCounter();
         const doc = parseDocument(source.yaml, { lineCounter: counter, keepSourceTokens: false, uniqueKeys: false });
@@ -209,7 +218,12 @@ export function checkPartialCopy(contentDir: string, otherWorks: Iterable<string
   for (const work of catalog.works) {
     const folder = work.file.split('/')[1]!;
     const other = others.get(work.content.slug.toLowerCase());
-    if (other !== undefined && other !== folder) messages.push({ file: work.file, pointer: '/slug', message: `duplicate slug "${work.content.slug}" (also in works/${other}/index.md)` });
+    if (other !== undefined && other !== folder)
+      messages.push({
+        file: work.file,
+        pointer: '/slug',
+        message: `duplicate slug "${work.content.slug}" (also in works/${other}/index.md)`,
+      });
   }
   return { catalog, messages };
 }

@@ -48,10 +48,14 @@ export function checkDeprecation(d: Deprecation): string[] {
   const problems: string[] = [];
   const from = Date.parse(d.deprecatedAtUtc);
   const to = Date.parse(d.sunsetAtUtc);
-  if (!/Z$/.test(d.deprecatedAtUtc) || Number.isNaN(from)) problems.push(`${d.method} ${d.path}: deprecatedAtUtc must be a UTC timestamp ending in Z`);
-  if (!/Z$/.test(d.sunsetAtUtc) || Number.isNaN(to)) problems.push(`${d.method} ${d.path}: sunsetAtUtc must be a UTC timestamp ending in Z`);
+  if (!/Z$/.test(d.deprecatedAtUtc) || Number.isNaN(from))
+    problems.push(`${d.method} ${d.path}: deprecatedAtUtc must be a UTC timestamp ending in Z`);
+  if (!/Z$/.test(d.sunsetAtUtc) || Number.isNaN(to))
+    problems.push(`${d.method} ${d.path}: sunsetAtUtc must be a UTC timestamp ending in Z`);
   if (!Number.isNaN(from) && !Number.isNaN(to) && to - from < DEPRECATION_NOTICE_DAYS * 86_400_000) {
-    problems.push(`${d.method} ${d.path}: the sunset must come at least ${DEPRECATION_NOTICE_DAYS} days after the deprecation`);
+    problems.push(
+      `${d.method} ${d.path}: the sunset must come at least ${DEPRECATION_NOTICE_DAYS} days after the deprecation`,
+    );
   }
   return problems;
 }

@@ -48,17 +48,26 @@ export function buildApiIndex(u: Urls): ApiIndex {
       'Resolve music for a channel, reuse a canonical asset when one is ready, and otherwise contribute one through human review.',
     openapiVersion: '3.1.1',
     descriptionVersion: '1.0.0',
-    capabilities: OPERATIONS.map((op) => ({ operationId: op.operationId, method: op.method.toUpperCase(), path: op.path, summary: op.summary })),
+    capabilities: OPERATIONS.map((op) => ({
+      operationId: op.operationId,
+      method: op.method.toUpperCase(),
+      path: op.path,
+      summary: op.summary,
+    })),
     conventions: {
       envelope: 'JSON resources come as { apiVersion: "v1", generatedAtUtc, data }.',
       timestamps: 'UTC, RFC 3339, ending in "Z".',
       language: 'American English.',
-      identifiers: 'Works and profiles have stable slugs; assets and arrangements have integer ids, unique within their work. Keep the slug and asset id with any claim you extract.',
+      identifiers:
+        'Works and profiles have stable slugs; assets and arrangements have integer ids, unique within their work. Keep the slug and asset id with any claim you extract.',
       links: 'Every link is absolute.',
-      errors: 'RFC 9457 problem details (application/problem+json); `type` is a URL that documents the problem; validation failures list every violation in `errors[]` with a JSON Pointer or parameter name.',
-      caching: 'Records are static files with strong ETags and Cache-Control. Revalidate with If-None-Match (304 Not Modified) instead of refetching unchanged records.',
+      errors:
+        'RFC 9457 problem details (application/problem+json); `type` is a URL that documents the problem; validation failures list every violation in `errors[]` with a JSON Pointer or parameter name.',
+      caching:
+        'Records are static files with strong ETags and Cache-Control. Revalidate with If-None-Match (304 Not Modified) instead of refetching unchanged records.',
       rateLimits: `A rate-limited caller receives 429 with Retry-After (seconds); back off and retry after that time. ${RATE_LIMIT_POLICY} ${BODY_LIMIT_POLICY}`,
-      authentication: 'Public reads need no key. The private library needs a key in the X-Archive-Import-Key header or Authorization: Bearer; never put a key in a URL.',
+      authentication:
+        'Public reads need no key. The private library needs a key in the X-Archive-Import-Key header or Authorization: Bearer; never put a key in a URL.',
       pagination: `page starts at 1; pageSize defaults to ${WORKS_DEFAULT_PAGE_SIZE} for works (maximum ${WORKS_MAX_PAGE_SIZE}); responses carry total and first/prev/next/last links.`,
       versioning: `${VERSIONING_POLICY} Changelog: ${u.changelog}`,
     },
@@ -84,11 +93,51 @@ export function buildWorkflow(u: Urls): Workflow {
     summary:
       'Declare your channel, find a ready canonical candidate and reuse it; when none is ready, contribute one structured package for human review and track it.',
     steps: [
-      { step: 1, title: 'Search the catalog', description: 'Find works by title, composer (any name form) or catalog number; filter by genre, instrument and style.', method: 'GET', href: u.works, available: served('get', '/api/v1/works') },
-      { step: 2, title: 'Resolve music for your channel', description: 'Send your channel (key + intended role) and requirements; the answer is reuse, prepare or no-music, with explained candidates.', method: 'POST', href: u.resolve, available: served('post', '/api/v1/music/resolve') },
-      { step: 3, title: 'Read the canonical record', description: 'Fetch the work record (JSON or Markdown) and keep slug, asset ids, licenses, rights notes and review states with anything you extract. Revalidate with If-None-Match.', method: 'GET', href: `${u.works}/{slug}`, available: served('get', '/api/v1/works/{slug}') },
-      { step: 4, title: 'Contribute what is missing', description: 'Copy the template, replace every placeholder with verified facts, keep files at your HTTPS URLs with SHA-256 digests, and submit once per idempotency key.', method: 'POST', href: u.contributions, available: served('post', '/api/v1/music/contributions') },
-      { step: 5, title: 'Track the review', description: 'Poll the tracking code; reuse the asset only when the status is `applied` and it appears in the canonical record.', method: 'GET', href: `${u.contributions}/{trackingCode}`, available: served('get', '/api/v1/music/contributions/{trackingCode}') },
+      {
+        step: 1,
+        title: 'Search the catalog',
+        description:
+          'Find works by title, composer (any name form) or catalog number; filter by genre, instrument and style.',
+        method: 'GET',
+        href: u.works,
+        available: served('get', '/api/v1/works'),
+      },
+      {
+        step: 2,
+        title: 'Resolve music for your channel',
+        description:
+          'Send your channel (key + intended role) and requirements; the answer is reuse, prepare or no-music, with explained candidates.',
+        method: 'POST',
+        href: u.resolve,
+        available: served('post', '/api/v1/music/resolve'),
+      },
+      {
+        step: 3,
+        title: 'Read the canonical record',
+        description:
+          'Fetch the work record (JSON or Markdown) and keep slug, asset ids, licenses, rights notes and review states with anything you extract. Revalidate with If-None-Match.',
+        method: 'GET',
+        href: `${u.works}/{slug}`,
+        available: served('get', '/api/v1/works/{slug}'),
+      },
+      {
+        step: 4,
+        title: 'Contribute what is missing',
+        description:
+          'Copy the template, replace every placeholder with verified facts, keep files at your HTTPS URLs with SHA-256 digests, and submit once per idempotency key.',
+        method: 'POST',
+        href: u.contributions,
+        available: served('post', '/api/v1/music/contributions'),
+      },
+      {
+        step: 5,
+        title: 'Track the review',
+        description:
+          'Poll the tracking code; reuse the asset only when the status is `applied` and it appears in the canonical record.',
+        method: 'GET',
+        href: `${u.contributions}/{trackingCode}`,
+        available: served('get', '/api/v1/music/contributions/{trackingCode}'),
+      },
       {
         step: 6,
         title: 'Answer a request for information',
@@ -98,30 +147,78 @@ export function buildWorkflow(u: Urls): Workflow {
         href: `${u.contributions}/{trackingCode}/answers`,
         available: served('post', '/api/v1/music/contributions/{trackingCode}/answers'),
       },
-      { step: 7, title: 'Report errors you find', description: 'Propose a change to one field of a record with evidence; a person reviews it (a report is answered the same way, at /api/v1/correction-reports/{trackingCode}/answers).', method: 'POST', href: u.correctionReports, available: served('post', '/api/v1/correction-reports') },
+      {
+        step: 7,
+        title: 'Report errors you find',
+        description:
+          'Propose a change to one field of a record with evidence; a person reviews it (a report is answered the same way, at /api/v1/correction-reports/{trackingCode}/answers).',
+        method: 'POST',
+        href: u.correctionReports,
+        available: served('post', '/api/v1/correction-reports'),
+      },
     ],
     channelContract: {
-      description: 'A channel is a key plus the role music plays in it. `musicAllowed: false` means no music at all; `narrationPresent: true` favors beds and ambient material over lead material.',
+      description:
+        'A channel is a key plus the role music plays in it. `musicAllowed: false` means no music at all; `narrationPresent: true` favors beds and ambient material over lead material.',
       roles: MUSIC_ROLES.map((role) => ({ role, meaning: ROLE_MEANINGS[role] })),
       channelSchema: JSON.parse(JSON.stringify(ChannelContext)),
       requirementsSchema: JSON.parse(JSON.stringify(MusicRequirements)),
     },
     rightsChecklist: [
-      { id: 'composition', check: 'The composition is public-domain (or permission is documented) in every territory you publish to; read the US, EU and CA notes.', why: 'Public-domain status depends on the territory and the composer\'s death date.' },
-      { id: 'edition', check: 'The edition or file you use is public-domain, licensed to you, or an original contribution with a license you can follow.', why: 'A modern edition of an old work can be protected on its own.' },
-      { id: 'recording', check: 'The recording is public-domain, licensed, or an original recording with its license.', why: 'Recordings carry their own rights, independent of the composition.' },
-      { id: 'review-state', check: 'The asset is `human-listening-approved` if you publish it as audio, and never `rights-review-required`.', why: 'A technical pass is not listening approval; rights review is not permission.' },
-      { id: 'attribution', check: 'Carry license, attribution, source URLs and rights notes forward with the slug and asset id.', why: 'Anyone downstream must be able to check what you relied on.' },
-      { id: 'evidence', check: 'Rights evidence is dated HTTPS material, and the record\'s checkedAtUtc is recent enough for your use.', why: 'Rights facts can change when records are corrected.' },
+      {
+        id: 'composition',
+        check:
+          'The composition is public-domain (or permission is documented) in every territory you publish to; read the US, EU and CA notes.',
+        why: "Public-domain status depends on the territory and the composer's death date.",
+      },
+      {
+        id: 'edition',
+        check:
+          'The edition or file you use is public-domain, licensed to you, or an original contribution with a license you can follow.',
+        why: 'A modern edition of an old work can be protected on its own.',
+      },
+      {
+        id: 'recording',
+        check: 'The recording is public-domain, licensed, or an original recording with its license.',
+        why: 'Recordings carry their own rights, independent of the composition.',
+      },
+      {
+        id: 'review-state',
+        check:
+          'The asset is `human-listening-approved` if you publish it as audio, and never `rights-review-required`.',
+        why: 'A technical pass is not listening approval; rights review is not permission.',
+      },
+      {
+        id: 'attribution',
+        check: 'Carry license, attribution, source URLs and rights notes forward with the slug and asset id.',
+        why: 'Anyone downstream must be able to check what you relied on.',
+      },
+      {
+        id: 'evidence',
+        check: "Rights evidence is dated HTTPS material, and the record's checkedAtUtc is recent enough for your use.",
+        why: 'Rights facts can change when records are corrected.',
+      },
     ],
-    reviewStates: CATALOG_REVIEW_STATES.map((state) => ({ state, label: REVIEW_STATE_LABELS[state], meaning: REVIEW_STATE_MEANINGS[state] })),
+    reviewStates: CATALOG_REVIEW_STATES.map((state) => ({
+      state,
+      label: REVIEW_STATE_LABELS[state],
+      meaning: REVIEW_STATE_MEANINGS[state],
+    })),
     boundaries: BOUNDARIES,
     resolveExample: resolveWorkedExample(u),
     cooperationRequest: {
       text:
         'Cache records and revalidate with If-None-Match; honor 429 and Retry-After; never put keys in URLs, prompts, repositories or video descriptions; ' +
         'when something you need is missing, contribute it once with verified facts instead of working around the archive; report errors you find.',
-      keepWithEveryClaim: ['work slug', 'asset id', 'license', 'attribution', 'rights note', 'review state', 'source URL'],
+      keepWithEveryClaim: [
+        'work slug',
+        'asset id',
+        'license',
+        'attribution',
+        'rights note',
+        'review state',
+        'source URL',
+      ],
     },
   };
 }

@@ -14,7 +14,8 @@ export class MxlError extends Error {}
 
 /** The MusicXML text inside an .mxl file; throws MxlError with a one-line reason. */
 export function musicXmlFromMxl(bytes: Uint8Array): string {
-  if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) throw new MxlError('Not a compressed MusicXML file: it is not a zip archive');
+  if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b)
+    throw new MxlError('Not a compressed MusicXML file: it is not a zip archive');
   let seen = 0;
   let tooLarge: string | null = null;
   const pick = (wanted: (name: string) => boolean) => {
@@ -37,13 +38,24 @@ export function musicXmlFromMxl(bytes: Uint8Array): string {
     return files;
   };
   const container = pick((n) => n === 'META-INF/container.xml')['META-INF/container.xml'];
-  const named = container ? /<rootfile\b[^>]*\bfull-path\s*=\s*"([^"]+)"/.exec(new TextDecoder().decode(container))?.[1] : undefined;
+  const named = container
+    ? /<rootfile\b[^>]*\bfull-path\s*=\s*"([^"]+)"/.exec(new TextDecoder().decode(container))?.[1]
+    : undefined;
   seen = 0;
   const files = pick((n) => (named ? n === named : !n.startsWith('META-INF/') && /\.(xml|musicxml)$/i.test(n)));
-  if (tooLarge) throw new MxlError(`The score in the .mxl archive (${tooLarge}) is larger than ${MAX_XML_BYTES} bytes uncompressed`);
+  if (tooLarge)
+    throw new MxlError(
+      `The score in the .mxl archive (${tooLarge}) is larger than ${MAX_XML_BYTES} bytes uncompressed`,
+    );
   const name = named ?? Object.keys(files).sort()[0];
   const data = name ? files[name] : undefined;
-  if (!data) throw new MxlError(named ? `The .mxl archive names ${named} as its score, but has no such file` : 'The .mxl archive holds no MusicXML file');
-  if (data.length > MAX_XML_BYTES) throw new MxlError(`The score in the .mxl archive is larger than ${MAX_XML_BYTES} bytes uncompressed`);
+  if (!data)
+    throw new MxlError(
+      named
+        ? `The .mxl archive names ${named} as its score, but has no such file`
+        : 'The .mxl archive holds no MusicXML file',
+    );
+  if (data.length > MAX_XML_BYTES)
+    throw new MxlError(`The score in the .mxl archive is larger than ${MAX_XML_BYTES} bytes uncompressed`);
   return new TextDecoder().decode(data);
 }

@@ -61,7 +61,8 @@ const HOSTS: Array<{ match: (host: string) => boolean; terms: HostTerms }> = [
       kind: 'catalog',
       rightsStatus: 'catalog-page',
       license: null,
-      words: 'a Mutopia Project page: each edition there carries its own license (public domain or a Creative Commons license)',
+      words:
+        'a Mutopia Project page: each edition there carries its own license (public domain or a Creative Commons license)',
     },
   },
 ];
@@ -92,7 +93,13 @@ export function pageUrlOf(asset: { url?: string; sourcePageUrl: string }): strin
  * Checks one source asset of kind `source-page`: `public-domain` is refused on a page whose host
  * has known terms, and a licensed page must carry its host's license.
  */
-export function checkPageRights(asset: { kind: string; url?: string; sourcePageUrl: string; rightsStatus: string; license: string | null }): PageRightsProblem[] {
+export function checkPageRights(asset: {
+  kind: string;
+  url?: string;
+  sourcePageUrl: string;
+  rightsStatus: string;
+  license: string | null;
+}): PageRightsProblem[] {
   if (asset.kind !== 'source-page') return [];
   const url = pageUrlOf(asset);
   const terms = hostTerms(url);
@@ -118,7 +125,14 @@ export function checkPageRights(asset: { kind: string; url?: string; sourcePageU
 }
 
 /** The rights of a linked page in one sentence for the rights panel. */
-export function pageRightsWords(asset: { title: string; kind: string; url?: string | null; sourcePage: string; rightsStatus: string; license: string | null }): string | null {
+export function pageRightsWords(asset: {
+  title: string;
+  kind: string;
+  url?: string | null;
+  sourcePage: string;
+  rightsStatus: string;
+  license: string | null;
+}): string | null {
   if (asset.kind !== 'source-page') return null;
   const terms = hostTerms(asset.url ?? asset.sourcePage);
   if (terms) return `“${asset.title}” is ${terms.words}.`;

@@ -20,9 +20,15 @@ import { accessMeaning, signedInDownloadUrl, signInUrl } from './access.ts';
 import { reuseSummary } from './resolve/catalog.ts';
 
 /** What "cleared for reuse" means, in words, wherever the count is shown. */
-export const REUSE_RULE = 'A recording counts as cleared for reuse when resolve would offer it: the composition is cleared, the arrangement is listening-approved with its edition and recording rights cleared, and the file is public, listening-approved and rights-cleared.';
+export const REUSE_RULE =
+  'A recording counts as cleared for reuse when resolve would offer it: the composition is cleared, the arrangement is listening-approved with its edition and recording rights cleared, and the file is public, listening-approved and rights-cleared.';
 
-const markdownToHtml = unified().use(remarkParse).use(remarkGfm).use(remarkRehype).use(rehypeSanitize).use(rehypeStringify);
+const markdownToHtml = unified()
+  .use(remarkParse)
+  .use(remarkGfm)
+  .use(remarkRehype)
+  .use(rehypeSanitize)
+  .use(rehypeStringify);
 
 /** Render contributed Markdown to HTML with every script, handler and unsafe URL removed. */
 export function renderMarkdown(markdown: string): string {
@@ -88,13 +94,18 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
   const download = !held
     ? (asset.url ?? null)
     : isPublic
-      ? asset.file !== undefined ? u.workFile(slug, asset.file) : u.blob(asset.blob!.toLowerCase())
-      : offeredSignedIn ? signedInDownloadUrl(u.base, slug, asset.id) : null;
+      ? asset.file !== undefined
+        ? u.workFile(slug, asset.file)
+        : u.blob(asset.blob!.toLowerCase())
+      : offeredSignedIn
+        ? signedInDownloadUrl(u.base, slug, asset.id)
+        : null;
   const signIn = offeredSignedIn ? signInUrl(u.base, `/works/${encodeURIComponent(slug)}/`) : undefined;
   const links: AssetRecord['links'] = { download, sourcePage: asset.sourcePageUrl };
   if (signIn) links.signIn = signIn;
   if (asset.kind === 'musicxml' && download !== null) links.rawMusicXml = download;
-  if (asset.kind === 'musicxml' && isPublic && extras.pdfAssetIds?.has(asset.id)) links.pdf = u.scorePdf(slug, asset.id);
+  if (asset.kind === 'musicxml' && isPublic && extras.pdfAssetIds?.has(asset.id))
+    links.pdf = u.scorePdf(slug, asset.id);
   const meaning = accessMeaning(asset.access, { readerSignIn }, signIn);
   return {
     id: asset.id,
@@ -172,9 +183,23 @@ export function protectedAssets(catalog: Catalog): Record<string, ProtectedAsset
       if (a.file !== undefined) {
         const stored = work.files.get(a.file);
         if (!stored) continue;
-        out[protectedAssetKey(slug, a.id)] = { access: a.access, mediaType: a.mediaType, fileName, sha256: stored.sha256, byteLength: stored.byteLength, file: a.file };
+        out[protectedAssetKey(slug, a.id)] = {
+          access: a.access,
+          mediaType: a.mediaType,
+          fileName,
+          sha256: stored.sha256,
+          byteLength: stored.byteLength,
+          file: a.file,
+        };
       } else if (a.blob !== undefined && typeof a.byteLength === 'number') {
-        out[protectedAssetKey(slug, a.id)] = { access: a.access, mediaType: a.mediaType, fileName, sha256: a.blob.toLowerCase(), byteLength: a.byteLength, blob: a.blob.toLowerCase() };
+        out[protectedAssetKey(slug, a.id)] = {
+          access: a.access,
+          mediaType: a.mediaType,
+          fileName,
+          sha256: a.blob.toLowerCase(),
+          byteLength: a.byteLength,
+          blob: a.blob.toLowerCase(),
+        };
       }
     }
   }
@@ -187,14 +212,22 @@ export function lifeDates(born: string, died: string): string {
 }
 
 /** A work's instruments as its record names them (slug, name, family), from the catalog's instruments by slug. */
-export function workInstruments(slugs: string[], instrumentBySlug: ReadonlyMap<string, { name: string; family: string }>): WorkRecord['instruments'] {
+export function workInstruments(
+  slugs: string[],
+  instrumentBySlug: ReadonlyMap<string, { name: string; family: string }>,
+): WorkRecord['instruments'] {
   return slugs.map((slug) => {
     const inst = instrumentBySlug.get(slug);
     return { slug, name: inst?.name ?? slug, family: inst?.family ?? 'unknown' };
   });
 }
 
-export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: string, extras: RecordExtras = {}): WorkRecord {
+export function buildWorkRecord(
+  work: LoadedWork,
+  catalog: Catalog,
+  baseUrl: string,
+  extras: RecordExtras = {},
+): WorkRecord {
   const u = urls(baseUrl);
   const c = work.content;
   const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
@@ -230,8 +263,17 @@ export function buildWorkRecord(work: LoadedWork, catalog: Catalog, baseUrl: str
   const allAssets = [...sourceAssets, ...arrangements.flatMap((a) => a.assets)];
   const accessRules = ACCESS_LEVELS.map((access: AccessLevel) => ({
     access,
-    meaning: accessMeaning(access, { readerSignIn: extras.readerSignIn === true }, access === 'signed-in' && extras.readerSignIn ? signInUrl(u.base, `/works/${encodeURIComponent(c.slug)}/`) : undefined),
-    assetIds: allAssets.filter((a) => a.access === access).map((a) => a.id).sort((x, y) => x - y),
+    meaning: accessMeaning(
+      access,
+      { readerSignIn: extras.readerSignIn === true },
+      access === 'signed-in' && extras.readerSignIn
+        ? signInUrl(u.base, `/works/${encodeURIComponent(c.slug)}/`)
+        : undefined,
+    ),
+    assetIds: allAssets
+      .filter((a) => a.access === access)
+      .map((a) => a.id)
+      .sort((x, y) => x - y),
   }));
   return {
     slug: c.slug,
@@ -348,7 +390,10 @@ export function buildInstrumentRecords(catalog: Catalog, baseUrl: string): Instr
 /** "Excerpt: bars 1–9 (9 of 78 bars)": a partial score says how much of the work it holds. */
 export function excerptWords(e: { bars: string; barCount: number; totalBars: number | null }): string {
   const which = /^\d/.test(e.bars) ? `bars ${e.bars}` : e.bars;
-  const count = e.totalBars !== null ? `${e.barCount} of ${e.totalBars} bars` : `${e.barCount} ${e.barCount === 1 ? 'bar' : 'bars'}; the whole work's bar count is not recorded`;
+  const count =
+    e.totalBars !== null
+      ? `${e.barCount} of ${e.totalBars} bars`
+      : `${e.barCount} ${e.barCount === 1 ? 'bar' : 'bars'}; the whole work's bar count is not recorded`;
   return `Excerpt: ${which} (${count})`;
 }
 
@@ -363,8 +408,14 @@ function measuredLines(assets: AssetRecord[]): string[] {
   for (const a of assets) {
     if (!a.measured) continue;
     lines.push(`- Asset ${a.id} ${measuredWords(a.measured)} ${declaredWords(a.measured)}`);
-    if (a.measured.sections.length > 0) lines.push(`  - Sections: ${a.measured.sections.map((x) => `${x.startSeconds}-${x.endSeconds} s ${x.level}`).join('; ')}`);
-    if (a.measured.quietStretches.length > 0) lines.push(`  - Quiet enough to speak over: ${a.measured.quietStretches.map((x) => `${x.startSeconds}-${x.endSeconds} s`).join('; ')}`);
+    if (a.measured.sections.length > 0)
+      lines.push(
+        `  - Sections: ${a.measured.sections.map((x) => `${x.startSeconds}-${x.endSeconds} s ${x.level}`).join('; ')}`,
+      );
+    if (a.measured.quietStretches.length > 0)
+      lines.push(
+        `  - Quiet enough to speak over: ${a.measured.quietStretches.map((x) => `${x.startSeconds}-${x.endSeconds} s`).join('; ')}`,
+      );
   }
   return lines.length > 0 ? [...lines, ''] : [];
 }
@@ -434,7 +485,11 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
       '',
       `- Role: ${a.intendedRole}${a.alsoSuits.length ? ` (also ${a.alsoSuits.join(', ')})` : ''}; duration ${a.duration}${a.loopable ? '; loopable' : ''}${a.trimmable ? '; trimmable' : ''}`,
       `- Style: ${cell(a.style)}; instrumentation: ${cell(a.instrumentation)}; moods: ${cell(a.moods.join(', '))}`,
-      ...(a.sections?.length ? [`- Sections (declared): ${cell(a.sections.map((x) => `${x.label} ${x.startSeconds}-${x.endSeconds} s`).join('; '))}`] : []),
+      ...(a.sections?.length
+        ? [
+            `- Sections (declared): ${cell(a.sections.map((x) => `${x.label} ${x.startSeconds}-${x.endSeconds} s`).join('; '))}`,
+          ]
+        : []),
       `- Review state: ${a.reviewState} (${a.reviewStatus})`,
       `- Rendering profiles: ${cell(a.renderingProfileSlugs.join(', '))}`,
       `- Rights: edition ${a.rights.edition.status}; recording ${a.rights.recording.status}; license ${cell(a.rights.license)}; attribution ${cell(a.rights.attribution)}`,
@@ -447,7 +502,11 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   if (record.comments.length > 0) {
     lines.push('## Approved comments', '');
     for (const c of record.comments) {
-      const target = [c.target.type, c.target.arrangementId ? `arrangement ${c.target.arrangementId}` : '', c.target.assetId ? `asset ${c.target.assetId}` : '']
+      const target = [
+        c.target.type,
+        c.target.arrangementId ? `arrangement ${c.target.arrangementId}` : '',
+        c.target.assetId ? `asset ${c.target.assetId}` : '',
+      ]
         .filter(Boolean)
         .join(', ');
       lines.push(`- [${target}] ${cell(c.author)} (${c.postedAtUtc}): ${cell(c.body)}`);
@@ -456,17 +515,26 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   }
   if (record.videos.length > 0) {
     lines.push('## Videos', '');
-    for (const v of record.videos) lines.push(`- ${cell(v.title)} — ${v.url} (${v.access}; ${v.reviewState}; license ${cell(v.license)})`);
+    for (const v of record.videos)
+      lines.push(`- ${cell(v.title)} — ${v.url} (${v.access}; ${v.reviewState}; license ${cell(v.license)})`);
     lines.push('');
   }
   const restricted = record.accessRules.filter((rule) => rule.access !== 'public' && rule.assetIds.length > 0);
   if (restricted.length > 0) {
     lines.push('## Access', '');
-    for (const rule of restricted) lines.push(`- ${rule.access} (asset${rule.assetIds.length === 1 ? '' : 's'} ${rule.assetIds.join(', ')}): ${cell(rule.meaning)}`);
+    for (const rule of restricted)
+      lines.push(
+        `- ${rule.access} (asset${rule.assetIds.length === 1 ? '' : 's'} ${rule.assetIds.join(', ')}): ${cell(rule.meaning)}`,
+      );
     lines.push('');
   }
   lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`);
-  for (const a of record.sourceAssets) if (a.links.pdf) lines.push(`- Score PDF (asset ${a.id}, ${cell(a.title)}): ${a.links.pdf}`);
-  lines.push(`- All public files (zip with SHA256SUMS): ${record.links.filesZip}`, `- Report a correction: ${record.links.corrections}`, '');
+  for (const a of record.sourceAssets)
+    if (a.links.pdf) lines.push(`- Score PDF (asset ${a.id}, ${cell(a.title)}): ${a.links.pdf}`);
+  lines.push(
+    `- All public files (zip with SHA256SUMS): ${record.links.filesZip}`,
+    `- Report a correction: ${record.links.corrections}`,
+    '',
+  );
   return lines.join('\n');
 }

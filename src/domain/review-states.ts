@@ -15,11 +15,13 @@ export const REVIEW_STATE_LABELS: Record<CatalogReviewState, string> = {
 
 export const REVIEW_STATE_MEANINGS: Record<CatalogReviewState, string> = {
   pending: 'Nobody has reviewed it yet.',
-  'technical-pass': 'Automated checks passed (file loads, digest and format verified). No person has listened to it; this is not listening approval.',
+  'technical-pass':
+    'Automated checks passed (file loads, digest and format verified). No person has listened to it; this is not listening approval.',
   'manual-review-pending': 'Waiting for a person to review it.',
   'human-reviewed': 'A named person reviewed the file and its metadata, but did not assert listening approval.',
   'human-listening-approved': 'An accountable, named person listened to it and approved it for reuse.',
-  'rights-review-required': 'Its rights must be reviewed before anyone may publish it. It is not permission to publish.',
+  'rights-review-required':
+    'Its rights must be reviewed before anyone may publish it. It is not permission to publish.',
 };
 
 export const ACCESS_MEANINGS: Record<AccessLevel, string> = {

@@ -45,9 +45,13 @@ export const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 /** `s3://bucket/prefix` -> bucket and a prefix that is empty or ends in `/`. */
 export function parseS3Url(url: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url.trim());
-  if (!m || !S3_BUCKET.test(m[1]!)) throw new Error(`--to must be s3://<bucket>[/<prefix>] with a bucket name of 3-63 lowercase letters, digits, dots and hyphens (got "${url}")`);
+  if (!m || !S3_BUCKET.test(m[1]!))
+    throw new Error(
+      `--to must be s3://<bucket>[/<prefix>] with a bucket name of 3-63 lowercase letters, digits, dots and hyphens (got "${url}")`,
+    );
   const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (prefix.split('/').some((s) => s === '..' || s === '.')) throw new Error(`the prefix of --to may not contain "." or ".." segments (got "${url}")`);
+  if (prefix.split('/').some((s) => s === '..' || s === '.'))
+    throw new Error(`the prefix of --to may not contain "." or ".." segments (got "${url}")`);
   return { bucket: m[1]!, prefix: prefix === '' ? '' : `${prefix}/` };
 }
 
@@ -62,11 +66,16 @@ export function servedPaths(rel: string): string[] {
   const slash = rel.lastIndexOf('/');
   const dir = slash < 0 ? '' : rel.slice(0, slash);
   const base = rel.slice(slash + 1);
-  if (dir !== '' && ((base === 'index.json' && (dir === 'api/v1' || dir.startsWith('api/v1/'))) || base === 'index.html')) out.push(`/${dir}`, `/${dir}/`);
+  if (
+    dir !== '' &&
+    ((base === 'index.json' && (dir === 'api/v1' || dir.startsWith('api/v1/'))) || base === 'index.html')
+  )
+    out.push(`/${dir}`, `/${dir}/`);
   return out;
 }
 
-const sameEntry = (a: PublishedEntry, b: PublishedEntry) => a.md5 === b.md5 && a.contentType === b.contentType && a.cacheControl === b.cacheControl && a.redirect === b.redirect;
+const sameEntry = (a: PublishedEntry, b: PublishedEntry) =>
+  a.md5 === b.md5 && a.contentType === b.contentType && a.cacheControl === b.cacheControl && a.redirect === b.redirect;
 
 /** Assets first (hashed bundles, images, search index), then records and pages that link them. */
 function uploadRank(o: PublishObject): number {
@@ -80,7 +89,12 @@ function uploadRank(o: PublishObject): number {
  * Upload what is missing, differs in bytes (listed ETag) or in headers (previous manifest);
  * delete what is listed under the prefix but not wanted, except the `reserved` keys (the manifest).
  */
-export function planPublish(desired: PublishObject[], listed: ListedObject[], previous: PublishManifest | null, reserved: string[]): PublishPlan {
+export function planPublish(
+  desired: PublishObject[],
+  listed: ListedObject[],
+  previous: PublishManifest | null,
+  reserved: string[],
+): PublishPlan {
   const etags = new Map(listed.map((o) => [o.key, o.etag]));
   const upload: PublishObject[] = [];
   let unchanged = 0;
@@ -91,6 +105,9 @@ export function planPublish(desired: PublishObject[], listed: ListedObject[], pr
   }
   upload.sort((a, b) => uploadRank(a) - uploadRank(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const wanted = new Set([...desired.map((o) => o.key), ...reserved]);
-  const remove = listed.map((o) => o.key).filter((k) => !wanted.has(k)).sort();
+  const remove = listed
+    .map((o) => o.key)
+    .filter((k) => !wanted.has(k))
+    .sort();
   return { upload, unchanged, remove };
 }

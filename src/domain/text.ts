@@ -1,6 +1,16 @@
 /** Text folding for case- and accent-insensitive matching ("dvorak" finds "Dvořák"). */
 
-const EXTRA_FOLDS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
+const EXTRA_FOLDS: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+};
 
 /** Lower-case, strip diacritics, fold a few letters NFD does not decompose, collapse spaces. */
 export function fold(text: string): string {

@@ -8,7 +8,9 @@ import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 
 // ajv-formats is CommonJS; under Node's ESM loader the callable is the default export.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 export interface FieldError {
   /** JSON Pointer into the validated document ("" is the document itself). */

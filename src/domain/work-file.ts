@@ -47,11 +47,13 @@ export function parseWorkFile(text: string): { data: unknown; body: string } {
 /** Parse front matter the way the catalog loader does (core schema: dates stay strings). */
 export function parseFrontMatter(yamlText: string): Record<string, unknown> {
   const data = jsYaml.load(yamlText, { schema: jsYaml.CORE_SCHEMA });
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('the front matter is not a YAML mapping');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new Error('the front matter is not a YAML mapping');
   return data as Record<string, unknown>;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -30,21 +30,52 @@ export interface IndexedWork {
 export function composerNameForms(name: string, sortName: string, aliases: string[]): string {
   const parts = words(name);
   const last = parts.at(-1) ?? '';
-  const initials = parts.slice(0, -1).map((p) => p[0]).join(' ');
+  const initials = parts
+    .slice(0, -1)
+    .map((p) => p[0])
+    .join(' ');
   return [name, sortName, ...aliases, `${initials} ${last}`, `${last} ${initials}`].map(fold).join(' | ');
 }
 
-export function indexWork(record: WorkRecord, summary: WorkSummary, instrumentNames: Map<string, string[]>): IndexedWork {
+export function indexWork(
+  record: WorkRecord,
+  summary: WorkSummary,
+  instrumentNames: Map<string, string[]>,
+): IndexedWork {
   const composer = composerNameForms(record.composer.name, record.composer.sortName, record.composer.aliases);
   const instrument = record.instruments
     .flatMap((i) => [i.slug, i.name, ...(instrumentNames.get(i.slug) ?? [])])
     .map(fold)
     .join(' | ');
-  const style = record.arrangements.flatMap((a) => [a.style, ...a.moods]).map(fold).join(' | ');
-  const catalog = [record.workNumber ?? '', ...record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`)].map(fold).join(' | ');
+  const style = record.arrangements
+    .flatMap((a) => [a.style, ...a.moods])
+    .map(fold)
+    .join(' | ');
+  const catalog = [record.workNumber ?? '', ...record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`)]
+    .map(fold)
+    .join(' | ');
   const genre = fold(record.genre);
-  const all = [fold(record.title), fold(record.originalTitle ?? ''), ...(record.aliases ?? []).map(fold), composer, catalog, genre, fold(record.period), instrument, style, fold(record.key ?? '')].join(' | ');
-  return { summary, sortKey: `${fold(record.composer.sortName)}\u0000${fold(record.title)}\u0000${record.slug}`, all, genre, composer, instrument, style };
+  const all = [
+    fold(record.title),
+    fold(record.originalTitle ?? ''),
+    ...(record.aliases ?? []).map(fold),
+    composer,
+    catalog,
+    genre,
+    fold(record.period),
+    instrument,
+    style,
+    fold(record.key ?? ''),
+  ].join(' | ');
+  return {
+    summary,
+    sortKey: `${fold(record.composer.sortName)}\u0000${fold(record.title)}\u0000${record.slug}`,
+    all,
+    genre,
+    composer,
+    instrument,
+    style,
+  };
 }
 
 /** Matches every word of `query` against a folded field (a phrase of several name forms). */
@@ -76,5 +107,11 @@ export interface PageSlice<T> {
 
 export function paginate<T>(items: T[], page: number, pageSize: number): PageSlice<T> {
   const totalPages = Math.ceil(items.length / pageSize);
-  return { items: items.slice((page - 1) * pageSize, page * pageSize), page, pageSize, total: items.length, totalPages };
+  return {
+    items: items.slice((page - 1) * pageSize, page * pageSize),
+    page,
+    pageSize,
+    total: items.length,
+    totalPages,
+  };
 }

@@ -5,8 +5,23 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatLintMessage, loadCatalog, type Catalog, type LoadedProfile, type LoadedWork } from '../domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, lifeDates, urls, workInstruments, workSummary, type Urls } from '../domain/records.ts';
+import {
+  formatLintMessage,
+  loadCatalog,
+  type Catalog,
+  type LoadedProfile,
+  type LoadedWork,
+} from '../domain/catalog.ts';
+import {
+  buildInstrumentRecords,
+  buildProfileRecord,
+  buildWorkRecord,
+  lifeDates,
+  urls,
+  workInstruments,
+  workSummary,
+  type Urls,
+} from '../domain/records.ts';
 import type { WorkContent, WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { envelope } from '../schemas/envelope.ts';
@@ -100,7 +115,10 @@ export const SHARED_CATALOG = Symbol.for('pdma.build.catalog');
 
 /** Called by the build script before `astro build`: the pages use this catalog instead of loading it again. */
 export function shareCatalog(contentDir: string, catalog: Catalog): void {
-  (globalThis as { [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog } })[SHARED_CATALOG] = { contentDir: path.resolve(contentDir), catalog };
+  (globalThis as { [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog } })[SHARED_CATALOG] = {
+    contentDir: path.resolve(contentDir),
+    catalog,
+  };
 }
 
 /**
@@ -133,8 +151,21 @@ export function buildScope(): BuildScope | null {
     scopeCache = { file, scope: null };
     return null;
   }
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as { works: string[]; facets: string[]; profiles: string[]; listings?: BuildScope['listings'] };
-  scopeCache = { file, scope: { works: new Set(raw.works), facets: new Set(raw.facets), profiles: new Set(raw.profiles), listings: raw.listings ?? 'of-works' } };
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as {
+    works: string[];
+    facets: string[];
+    profiles: string[];
+    listings?: BuildScope['listings'];
+  };
+  scopeCache = {
+    file,
+    scope: {
+      works: new Set(raw.works),
+      facets: new Set(raw.facets),
+      profiles: new Set(raw.profiles),
+      listings: raw.listings ?? 'of-works',
+    },
+  };
   return scopeCache.scope;
 }
 
@@ -167,7 +198,10 @@ export function profileInScope(slug: string): boolean {
 export const SHARED_SITE_DATA = Symbol.for('pdma.build.siteData');
 
 type SharedSiteData = { key: string; data: SiteData };
-const shelf = globalThis as { [SHARED_SITE_DATA]?: SharedSiteData; [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog } };
+const shelf = globalThis as {
+  [SHARED_SITE_DATA]?: SharedSiteData;
+  [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog };
+};
 
 /** Forget the catalog and site data a build shared with its Astro runs. */
 export function dropSharedSiteData(): void {
@@ -187,7 +221,13 @@ export function site(): SiteData {
   const baseUrl = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
   // Set by scripts/build.ts --reader-sign-in: does this archive sign readers in (issue 18)?
   const readerSignIn = process.env.ARCHIVE_READER_SIGNIN === 'github';
-  const key = JSON.stringify([contentDir, baseUrl, readerSignIn, process.env.ARCHIVE_GENERATED_AT ?? null, process.env.ARCHIVE_SCORES_MANIFEST ?? null]);
+  const key = JSON.stringify([
+    contentDir,
+    baseUrl,
+    readerSignIn,
+    process.env.ARCHIVE_GENERATED_AT ?? null,
+    process.env.ARCHIVE_SCORES_MANIFEST ?? null,
+  ]);
   const kept = shelf[SHARED_SITE_DATA];
   if (kept && kept.key === key && shelf[SHARED_CATALOG]?.catalog === kept.data.catalog) {
     sharedRef = new WeakRef(kept.data);
@@ -196,13 +236,17 @@ export function site(): SiteData {
   // The build script loads and checks the catalog before it runs Astro in the same process; it
   // hands it over here (scripts/build.ts, `shareCatalog`) so a build parses every work once.
   const shared = shelf[SHARED_CATALOG];
-  const { catalog, messages } = shared && shared.contentDir === contentDir ? { catalog: shared.catalog, messages: [] } : loadCatalog(contentDir);
+  const { catalog, messages } =
+    shared && shared.contentDir === contentDir ? { catalog: shared.catalog, messages: [] } : loadCatalog(contentDir);
   if (messages.length > 0) {
-    throw new Error(`content repository ${contentDir} has ${messages.length} problem(s):\n${messages.map(formatLintMessage).join('\n')}`);
+    throw new Error(
+      `content repository ${contentDir} has ${messages.length} problem(s):\n${messages.map(formatLintMessage).join('\n')}`,
+    );
   }
   const u = urls(baseUrl);
   const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
-  const makeRecord = (loaded: LoadedWork) => buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn });
+  const makeRecord = (loaded: LoadedWork) =>
+    buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn });
   const works: SiteWork[] = catalog.works
     .map((loaded) => {
       const c = loaded.content;
@@ -256,7 +300,9 @@ export function siteWork(slug: string): SiteWork {
 
 /** The static paths of a work-scoped route: every work in this run's scope, props `{ slug }`. */
 export function workPaths(): Array<{ params: { slug: string }; props: { slug: string } }> {
-  return site().works.filter((work) => workInScope(work.entry.slug)).map((work) => ({ params: { slug: work.entry.slug }, props: { slug: work.entry.slug } }));
+  return site()
+    .works.filter((work) => workInScope(work.entry.slug))
+    .map((work) => ({ params: { slug: work.entry.slug }, props: { slug: work.entry.slug } }));
 }
 
 /** The envelope of a static record: generated at the build's time. */

@@ -5,7 +5,15 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
-import { AdminActionBody, AdminItem, AdminQueue, AdminQueueQuery, PullRequestReview, QueueItem, REVIEW_ACTIONS } from '../schemas/review.ts';
+import {
+  AdminActionBody,
+  AdminItem,
+  AdminQueue,
+  AdminQueueQuery,
+  PullRequestReview,
+  QueueItem,
+  REVIEW_ACTIONS,
+} from '../schemas/review.ts';
 import { AdminSession, AdminSignInBody } from '../schemas/session.ts';
 import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
@@ -30,7 +38,11 @@ const actionParam: ParameterSpec = {
   schema: { type: 'string', enum: [...REVIEW_ACTIONS] },
 };
 
-const itemResponse = { description: 'The item as reviewers see it after the action.', contentType: 'application/json', schema: Envelope(ref('AdminItem') as unknown as TSchema, 'Admin view in the envelope.') };
+const itemResponse = {
+  description: 'The item as reviewers see it after the action.',
+  contentType: 'application/json',
+  schema: Envelope(ref('AdminItem') as unknown as TSchema, 'Admin view in the envelope.'),
+};
 const authProblems = {
   '400': problem('The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL.'),
   '401': problem('No key, or a wrong key (WWW-Authenticate: Bearer).'),
@@ -49,21 +61,35 @@ function actionOperation(kind: 'contribution' | 'correction-report'): OperationS
     summary: `Accept, request information on, apply or decline a ${what}`,
     description:
       `${KEY} An illegal transition is 409 naming the current status (\`currentStatus\`). Apply refuses with 409 and \`reasons[]\`, merging nothing, ` +
-      'when the target work vanished, `target.baseSha256` (or a report\'s currentValue) is stale, a file failed its digest or technical checks, or the ' +
+      "when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the " +
       'proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted ' +
       'with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they ' +
       'land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with ' +
       '`apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" ' +
       '(`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). ' +
       'An apply acknowledged before the server stops resumes when it starts again.',
-    parameters: [codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'), actionParam],
-    requestBody: { description: 'The reviewer, an optional public note and optional assertions.', required: true, contentTypes: ['application/json'], schema: ref('AdminActionBody') },
+    parameters: [
+      codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'),
+      actionParam,
+    ],
+    requestBody: {
+      description: 'The reviewer, an optional public note and optional assertions.',
+      required: true,
+      contentTypes: ['application/json'],
+      schema: ref('AdminActionBody'),
+    },
     responses: {
       '200': itemResponse,
-      '202': { ...itemResponse, description: 'Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`.' },
+      '202': {
+        ...itemResponse,
+        description:
+          'Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`.',
+      },
       ...authProblems,
       '404': problem(`No ${what} has this tracking code, or the action is unknown.`),
-      '409': problem('Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged.'),
+      '409': problem(
+        'Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged.',
+      ),
       '413': problem('The body is larger than 1 MiB.'),
       '415': problem('The body is not JSON.'),
     },
@@ -96,13 +122,21 @@ const queue: OperationSpec = {
   description: `${KEY} Contributions and correction reports, oldest received first: the open ones (pending, needs-information, accepted) unless \`status\` names others; filtered by kind, operation, work and receive time; paged. \`counts\` gives the stored items per status. The server keeps the queue as an index updated on every write, so a page costs the same however many submissions are stored. An unknown parameter is a 400 naming it.`,
   parameters: queryParameters(AdminQueueQuery),
   responses: {
-    '200': { description: 'The queue.', contentType: 'application/json', schema: Envelope(ref('AdminQueue') as unknown as TSchema, 'Review queue in the envelope.') },
+    '200': {
+      description: 'The queue.',
+      contentType: 'application/json',
+      schema: Envelope(ref('AdminQueue') as unknown as TSchema, 'Review queue in the envelope.'),
+    },
     ...authProblems,
     '400': problem('A query parameter is not valid or not known (the problem names it), or a key was sent in the URL.'),
   },
 } as OperationSpec;
 
-const sessionResponse = (description: string) => ({ description, contentType: 'application/json', schema: Envelope(ref('AdminSession') as unknown as TSchema, 'Desk session in the envelope.') });
+const sessionResponse = (description: string) => ({
+  description,
+  contentType: 'application/json',
+  schema: Envelope(ref('AdminSession') as unknown as TSchema, 'Desk session in the envelope.'),
+});
 
 const signIn: OperationSpec = {
   method: 'post',
@@ -115,7 +149,12 @@ const signIn: OperationSpec = {
     'that lives ARCHIVE_SESSION_HOURS (default 12) and is lost when the server restarts. With the cookie, the admin review API answers as with the key, and ' +
     'every state-changing request must send `csrfToken` in the X-CSRF-Token header; a request from another site is refused (403). The session grants the ' +
     'admin role only. Failed sign-ins are limited to 10 per minute per client address (429 with Retry-After).',
-  requestBody: { description: 'The admin key.', required: true, contentTypes: ['application/json'], schema: ref('AdminSignInBody') },
+  requestBody: {
+    description: 'The admin key.',
+    required: true,
+    contentTypes: ['application/json'],
+    schema: ref('AdminSignInBody'),
+  },
   responses: {
     '201': sessionResponse('Signed in: the session (its CSRF token, label and expiry). The cookie is in Set-Cookie.'),
     '400': problem('The body violates AdminSignInBody.'),
@@ -141,8 +180,12 @@ const signOut: OperationSpec = {
   operationId: 'signOutOfDesk',
   tags: ['admin'],
   summary: 'Sign out: end the session and expire the cookie',
-  description: 'With a live session the request must carry its CSRF token (X-CSRF-Token). Without a session it still answers 204 and expires the cookie.',
-  responses: { '204': { description: 'Signed out.' }, '403': problem('The CSRF token is missing or wrong, or the request came from another site.') },
+  description:
+    'With a live session the request must carry its CSRF token (X-CSRF-Token). Without a session it still answers 204 and expires the cookie.',
+  responses: {
+    '204': { description: 'Signed out.' },
+    '403': problem('The CSRF token is missing or wrong, or the request came from another site.'),
+  },
 } as OperationSpec;
 
 const pullRequest: OperationSpec = {
@@ -156,9 +199,21 @@ const pullRequest: OperationSpec = {
     `${KEY} With review on GitHub, every \`pull_request\` webhook event of a pull request that is not one of the archive's own \`review/<code>\` branches is recorded ` +
     '(queue kind `pull-request`, tracking code `PR-<number>`): who opened it, its head, changed files, and the content lint of its head (errors at file:line). ' +
     'Title and author are contributed text.',
-  parameters: [{ name: 'number', in: 'path', required: true, description: 'Pull request number on GitHub.', schema: { type: 'integer', minimum: 1, maximum: 2147483647 } }],
+  parameters: [
+    {
+      name: 'number',
+      in: 'path',
+      required: true,
+      description: 'Pull request number on GitHub.',
+      schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+    },
+  ],
   responses: {
-    '200': { description: 'The recorded pull request.', contentType: 'application/json', schema: Envelope(ref('PullRequestReview') as unknown as TSchema, 'Pull request in the envelope.') },
+    '200': {
+      description: 'The recorded pull request.',
+      contentType: 'application/json',
+      schema: Envelope(ref('PullRequestReview') as unknown as TSchema, 'Pull request in the envelope.'),
+    },
     ...authProblems,
     '400': problem('The number is not a positive integer, or a key was sent in the URL.'),
     '404': problem('No pull request with this number has been recorded (or review does not run on GitHub).'),
@@ -177,8 +232,20 @@ export const ADMIN_OPERATIONS: OperationSpec[] = [
   actionOperation('correction-report'),
 ];
 
-export const ADMIN_COMPONENTS: Record<string, TSchema> = { AdminActionBody, AdminItem, AdminQueue, QueueItem, AdminSession, AdminSignInBody, PullRequestReview };
+export const ADMIN_COMPONENTS: Record<string, TSchema> = {
+  AdminActionBody,
+  AdminItem,
+  AdminQueue,
+  QueueItem,
+  AdminSession,
+  AdminSignInBody,
+  PullRequestReview,
+};
 
 export const ADMIN_TAGS: { name: string; description: string }[] = [
-  { name: 'admin', description: 'Editors review contributions and correction reports as pull requests: accept, request information, apply (merge + rebuild + swap) or decline. Admin key required.' },
+  {
+    name: 'admin',
+    description:
+      'Editors review contributions and correction reports as pull requests: accept, request information, apply (merge + rebuild + swap) or decline. Admin key required.',
+  },
 ];

@@ -5,7 +5,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
 import { CONTRIBUTION_CODE_PATTERN, CORRECTION_CODE_PATTERN } from '../schemas/contribution.ts';
-import { ANSWER_MESSAGE_MAX_LENGTH, ContributionAnswerInput, ContributionReceipt, CorrectionReportAnswerInput, CorrectionReportReceipt, RESPONSE_TOKEN_HEADER, RESPONSE_TOKEN_PATTERN } from '../schemas/answer.ts';
+import {
+  ANSWER_MESSAGE_MAX_LENGTH,
+  ContributionAnswerInput,
+  ContributionReceipt,
+  CorrectionReportAnswerInput,
+  CorrectionReportReceipt,
+  RESPONSE_TOKEN_HEADER,
+  RESPONSE_TOKEN_PATTERN,
+} from '../schemas/answer.ts';
 import { RATE_LIMIT_POLICY } from '../domain/contributions/policy.ts';
 import { JSON_REQUEST_TYPES } from './contributions.ts';
 import { problem, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
@@ -33,25 +41,51 @@ const COMMON =
 
 function answerOperation(kind: 'contribution' | 'correction-report'): OperationSpec {
   const contribution = kind === 'contribution';
-  const path = contribution ? '/api/v1/music/contributions/{trackingCode}/answers' : '/api/v1/correction-reports/{trackingCode}/answers';
+  const path = contribution
+    ? '/api/v1/music/contributions/{trackingCode}/answers'
+    : '/api/v1/correction-reports/{trackingCode}/answers';
   const tracking = contribution ? 'ContributionTracking' : 'CorrectionReportTracking';
   return {
     method: 'post',
     path,
     operationId: contribution ? 'answerContribution' : 'answerCorrectionReport',
     tags: ['contributions'],
-    summary: contribution ? 'Answer a request for information about your contribution (message, optionally a revised body)' : 'Answer a request for information about your correction report',
+    summary: contribution
+      ? 'Answer a request for information about your contribution (message, optionally a revised body)'
+      : 'Answer a request for information about your correction report',
     description: contribution
       ? `${COMMON} With \`submission\`, the revised contribution (validated exactly like a new one, placeholders refused, the original idempotencyKey kept; errors point under /submission) replaces the proposed change: an open review branch or pull request is rewritten so the diff an editor sees is the new one, and changed files are fetched and verified at the next accept.`
       : COMMON,
-    parameters: [codeParam(contribution ? 'contribution' : 'correction report', contribution ? CONTRIBUTION_CODE_PATTERN : CORRECTION_CODE_PATTERN, contribution ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'), tokenHeader],
-    requestBody: { description: 'The answer.', required: true, contentTypes: JSON_REQUEST_TYPES, schema: ref(contribution ? 'ContributionAnswerInput' : 'CorrectionReportAnswerInput') },
+    parameters: [
+      codeParam(
+        contribution ? 'contribution' : 'correction report',
+        contribution ? CONTRIBUTION_CODE_PATTERN : CORRECTION_CODE_PATTERN,
+        contribution ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB',
+      ),
+      tokenHeader,
+    ],
+    requestBody: {
+      description: 'The answer.',
+      required: true,
+      contentTypes: JSON_REQUEST_TYPES,
+      schema: ref(contribution ? 'ContributionAnswerInput' : 'CorrectionReportAnswerInput'),
+    },
     responses: {
-      '200': { description: 'Answered: the tracking record, now `pending`, with the answer in its history.', contentType: 'application/json', schema: Envelope(ref(tracking) as unknown as TSchema, 'Tracking record in the envelope.') },
-      '400': problem('Malformed JSON, or the answer violates its model or a safety rule (invalid-body, `errors[]` with JSON Pointers; a revised body under /submission), or a query string was sent (invalid-query; key-in-url when it holds a token). Nothing was changed.'),
-      '401': problem(`No ${RESPONSE_TOKEN_HEADER} header, or not this submission's token (invalid-response-token, naming the header). Nothing was changed.`),
+      '200': {
+        description: 'Answered: the tracking record, now `pending`, with the answer in its history.',
+        contentType: 'application/json',
+        schema: Envelope(ref(tracking) as unknown as TSchema, 'Tracking record in the envelope.'),
+      },
+      '400': problem(
+        'Malformed JSON, or the answer violates its model or a safety rule (invalid-body, `errors[]` with JSON Pointers; a revised body under /submission), or a query string was sent (invalid-query; key-in-url when it holds a token). Nothing was changed.',
+      ),
+      '401': problem(
+        `No ${RESPONSE_TOKEN_HEADER} header, or not this submission's token (invalid-response-token, naming the header). Nothing was changed.`,
+      ),
       '404': problem('No item has this tracking code.'),
-      '409': problem('The item is not in `needs-information` (conflict; `currentStatus` names its status). Nothing was changed.'),
+      '409': problem(
+        'The item is not in `needs-information` (conflict; `currentStatus` names its status). Nothing was changed.',
+      ),
       '413': problem('The body is larger than the limit (payload-too-large).'),
       '415': problem('The body is not JSON (unsupported-media-type).'),
       '429': problem('Too many answers from this client (rate-limited); wait Retry-After seconds.'),
@@ -59,7 +93,10 @@ function answerOperation(kind: 'contribution' | 'correction-report'): OperationS
   };
 }
 
-export const ANSWER_OPERATIONS: OperationSpec[] = [answerOperation('contribution'), answerOperation('correction-report')];
+export const ANSWER_OPERATIONS: OperationSpec[] = [
+  answerOperation('contribution'),
+  answerOperation('correction-report'),
+];
 
 export const ANSWER_COMPONENTS: Record<string, TSchema> = {
   ContributionReceipt,

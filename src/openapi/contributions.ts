@@ -7,7 +7,13 @@ import { Envelope } from '../schemas/envelope.ts';
 import { ContributionTracking, MusicContributionInput } from '../schemas/contribution.ts';
 import { CorrectionReportInput, CorrectionReportTracking } from '../schemas/correction.ts';
 import { CONTRIBUTION_CODE_PATTERN, CORRECTION_CODE_PATTERN } from '../schemas/contribution.ts';
-import { BODY_LIMIT_POLICY, CONTRIBUTION_BODY_LIMIT, CORRECTION_BODY_LIMIT, RATE_LIMIT_POLICY, kib } from '../domain/contributions/policy.ts';
+import {
+  BODY_LIMIT_POLICY,
+  CONTRIBUTION_BODY_LIMIT,
+  CORRECTION_BODY_LIMIT,
+  RATE_LIMIT_POLICY,
+  kib,
+} from '../domain/contributions/policy.ts';
 import { problem, ref, type OperationSpec, type ParameterSpec, type ResponseSpec } from './spec.ts';
 
 /** A JSON request body, accepted under every JSON media type the server parses. */
@@ -23,13 +29,22 @@ export const JSON_REQUEST_TYPES = ['application/json', 'text/json', 'application
 type Header = { description: string; schema: object };
 
 const RATE_LIMIT_HEADERS: Record<string, Header> = {
-  'RateLimit-Limit': { description: 'Requests allowed per window from one client (also the burst size).', schema: { type: 'integer' } },
+  'RateLimit-Limit': {
+    description: 'Requests allowed per window from one client (also the burst size).',
+    schema: { type: 'integer' },
+  },
   'RateLimit-Remaining': { description: 'Requests left right now.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the allowance is full again.', schema: { type: 'integer' } },
-  'RateLimit-Policy': { description: 'The policy, e.g. "20;w=60" (20 requests per 60 seconds).', schema: { type: 'string' } },
+  'RateLimit-Policy': {
+    description: 'The policy, e.g. "20;w=60" (20 requests per 60 seconds).',
+    schema: { type: 'string' },
+  },
 };
 
-const withRateHeaders = (r: ResponseSpec): ResponseSpec => ({ ...r, headers: { ...RATE_LIMIT_HEADERS, ...(r.headers ?? {}) } });
+const withRateHeaders = (r: ResponseSpec): ResponseSpec => ({
+  ...r,
+  headers: { ...RATE_LIMIT_HEADERS, ...(r.headers ?? {}) },
+});
 
 const ACCEPTED_HEADERS: Record<string, Header> = {
   Location: { description: 'Absolute URL of the tracking record.', schema: { type: 'string', format: 'uri' } },
@@ -45,12 +60,21 @@ function submissionErrors(kind: string, bodyLimit: string): Record<string, Respo
       ),
     ),
     '413': withRateHeaders(problem(`The body is larger than ${bodyLimit} (payload-too-large). Nothing was stored.`)),
-    '415': withRateHeaders(problem('The body is not sent as application/json, text/json or application/*+json (unsupported-media-type).')),
+    '415': withRateHeaders(
+      problem('The body is not sent as application/json, text/json or application/*+json (unsupported-media-type).'),
+    ),
     '429': withRateHeaders({
       ...problem('Too many submissions from this client (rate-limited). Wait Retry-After seconds; nothing was stored.'),
-      headers: { 'Retry-After': { description: 'Seconds to wait before the next submission can pass.', schema: { type: 'integer' } } },
+      headers: {
+        'Retry-After': {
+          description: 'Seconds to wait before the next submission can pass.',
+          schema: { type: 'integer' },
+        },
+      },
     }),
-    '500': problem('The server failed to store the submission (internal-error). Nothing was half-written; retry (for contributions, with the same idempotencyKey).'),
+    '500': problem(
+      'The server failed to store the submission (internal-error). Nothing was half-written; retry (for contributions, with the same idempotencyKey).',
+    ),
   };
 }
 
@@ -64,16 +88,28 @@ const codeParam = (what: string, pattern: string, example: string): ParameterSpe
 
 export const CONTRIBUTIONS_OPERATIONS: Array<OperationSpec & { requestBody?: RequestBodySpec }> = [
   {
-    method: 'get', path: '/api/v1/music/contributions/schema', operationId: 'getContributionSchema', tags: ['contributions'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/music/contributions/schema',
+    operationId: 'getContributionSchema',
+    tags: ['contributions'],
+    cacheable: true,
     summary: 'The versioned contribution contract (JSON Schema 2020-12)',
     description:
       'The JSON Schema the server validates contributions with, plus `x-archive`: operations and what each usually includes, controlled values, safety rules, idempotency, limits, review statuses and how template placeholders look.',
     responses: {
-      '200': { description: 'The contract.', contentType: 'application/schema+json', schema: { $ref: '#/components/schemas/JsonSchemaDocument' } },
+      '200': {
+        description: 'The contract.',
+        contentType: 'application/schema+json',
+        schema: { $ref: '#/components/schemas/JsonSchemaDocument' },
+      },
     },
   },
   {
-    method: 'get', path: '/api/v1/music/contributions/template', operationId: 'getContributionTemplate', tags: ['contributions'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/music/contributions/template',
+    operationId: 'getContributionTemplate',
+    tags: ['contributions'],
+    cacheable: true,
     summary: 'A complete arrangement contribution to copy and fill in',
     description:
       'A valid MusicContributionInput for a real catalog work. Replace every placeholder (text starting "REPLACE:", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp, the idempotency key) with verified facts before submitting.',
@@ -82,63 +118,117 @@ export const CONTRIBUTIONS_OPERATIONS: Array<OperationSpec & { requestBody?: Req
         description: 'The template; posting it unchanged is accepted (and idempotent).',
         contentType: 'application/json',
         schema: ref('MusicContributionInput') as unknown as TSchema,
-        headers: { Link: { description: 'The schema that describes it (rel="describedby").', schema: { type: 'string' } } },
+        headers: {
+          Link: { description: 'The schema that describes it (rel="describedby").', schema: { type: 'string' } },
+        },
       },
     },
   },
   {
-    method: 'post', path: '/api/v1/music/contributions', operationId: 'submitContribution', tags: ['contributions'],
+    method: 'post',
+    path: '/api/v1/music/contributions',
+    operationId: 'submitContribution',
+    tags: ['contributions'],
     summary: 'Submit one structured contribution for human review',
     description:
       'Queues the contribution for human review and answers 202 with a tracking code; nothing is applied automatically. Files stay at HTTPS URLs; the JSON never carries binary content. ' +
       'The same idempotencyKey with identical content returns the original tracking record (202, `Idempotent-Replayed: true`); with changed content, 422. ' +
       `${BODY_LIMIT_POLICY} ${RATE_LIMIT_POLICY}`,
-    requestBody: { description: 'The contribution.', required: true, contentTypes: JSON_REQUEST_TYPES, schema: ref('MusicContributionInput') },
+    requestBody: {
+      description: 'The contribution.',
+      required: true,
+      contentTypes: JSON_REQUEST_TYPES,
+      schema: ref('MusicContributionInput'),
+    },
     responses: {
       '202': withRateHeaders({
-        description: 'Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken` (the same on a replay), in the envelope.',
+        description:
+          'Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken` (the same on a replay), in the envelope.',
         contentType: 'application/json',
-        schema: Envelope(ref('ContributionReceipt') as unknown as TSchema, 'Contribution receipt (tracking record and response token) in the envelope.'),
+        schema: Envelope(
+          ref('ContributionReceipt') as unknown as TSchema,
+          'Contribution receipt (tracking record and response token) in the envelope.',
+        ),
         headers: {
           ...ACCEPTED_HEADERS,
-          'Idempotent-Replayed': { description: '"true" when this answers a retry with the same idempotencyKey and identical content.', schema: { type: 'string' } },
+          'Idempotent-Replayed': {
+            description: '"true" when this answers a retry with the same idempotencyKey and identical content.',
+            schema: { type: 'string' },
+          },
         },
       }),
       ...submissionErrors('contribution', kib(CONTRIBUTION_BODY_LIMIT)),
-      '422': withRateHeaders(problem('The idempotencyKey was already used with different content (idempotency-conflict). Use a new key. Nothing was stored.')),
+      '422': withRateHeaders(
+        problem(
+          'The idempotencyKey was already used with different content (idempotency-conflict). Use a new key. Nothing was stored.',
+        ),
+      ),
     },
   },
   {
-    method: 'get', path: '/api/v1/music/contributions/{trackingCode}', operationId: 'getContributionTracking', tags: ['contributions'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/music/contributions/{trackingCode}',
+    operationId: 'getContributionTracking',
+    tags: ['contributions'],
+    cacheable: true,
     summary: 'Review status of a contribution and whether it changed canonical data',
     parameters: [codeParam('contribution', CONTRIBUTION_CODE_PATTERN, 'C-7KQM-T4XH-R2PZ-9WNB')],
     responses: {
-      '200': { description: 'The tracking record: status, history with public notes, review link.', contentType: 'application/json', schema: Envelope(ref('ContributionTracking') as unknown as TSchema, 'Contribution tracking record in the envelope.') },
+      '200': {
+        description: 'The tracking record: status, history with public notes, review link.',
+        contentType: 'application/json',
+        schema: Envelope(
+          ref('ContributionTracking') as unknown as TSchema,
+          'Contribution tracking record in the envelope.',
+        ),
+      },
       '404': problem('No contribution has this tracking code (unknown and malformed codes alike).'),
     },
   },
   {
-    method: 'post', path: '/api/v1/correction-reports', operationId: 'submitCorrectionReport', tags: ['contributions'],
+    method: 'post',
+    path: '/api/v1/correction-reports',
+    operationId: 'submitCorrectionReport',
+    tags: ['contributions'],
     summary: 'Report an error in one field of a record',
-    description:
-      `Queues the report for moderation and answers 202 with a public tracking code; the catalog is never edited by this request. ${BODY_LIMIT_POLICY} ${RATE_LIMIT_POLICY}`,
-    requestBody: { description: 'The correction report.', required: true, contentTypes: JSON_REQUEST_TYPES, schema: ref('CorrectionReportInput') },
+    description: `Queues the report for moderation and answers 202 with a public tracking code; the catalog is never edited by this request. ${BODY_LIMIT_POLICY} ${RATE_LIMIT_POLICY}`,
+    requestBody: {
+      description: 'The correction report.',
+      required: true,
+      contentTypes: JSON_REQUEST_TYPES,
+      schema: ref('CorrectionReportInput'),
+    },
     responses: {
       '202': withRateHeaders({
-        description: 'Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken`, in the envelope.',
+        description:
+          'Accepted and stored (on disk) with status "pending": the tracking record plus the secret `responseToken`, in the envelope.',
         contentType: 'application/json',
-        schema: Envelope(ref('CorrectionReportReceipt') as unknown as TSchema, 'Correction report receipt (tracking record and response token) in the envelope.'),
+        schema: Envelope(
+          ref('CorrectionReportReceipt') as unknown as TSchema,
+          'Correction report receipt (tracking record and response token) in the envelope.',
+        ),
         headers: ACCEPTED_HEADERS,
       }),
       ...submissionErrors('correction report', kib(CORRECTION_BODY_LIMIT)),
     },
   },
   {
-    method: 'get', path: '/api/v1/correction-reports/{trackingCode}', operationId: 'getCorrectionReportTracking', tags: ['contributions'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/correction-reports/{trackingCode}',
+    operationId: 'getCorrectionReportTracking',
+    tags: ['contributions'],
+    cacheable: true,
     summary: 'Status of a correction report: pending, accepted, applied, declined or needs-information',
     parameters: [codeParam('correction report', CORRECTION_CODE_PATTERN, 'R-7KQM-T4XH-R2PZ-9WNB')],
     responses: {
-      '200': { description: 'The tracking record: status, history with public notes, review link.', contentType: 'application/json', schema: Envelope(ref('CorrectionReportTracking') as unknown as TSchema, 'Correction report tracking record in the envelope.') },
+      '200': {
+        description: 'The tracking record: status, history with public notes, review link.',
+        contentType: 'application/json',
+        schema: Envelope(
+          ref('CorrectionReportTracking') as unknown as TSchema,
+          'Correction report tracking record in the envelope.',
+        ),
+      },
       '404': problem('No correction report has this tracking code (unknown and malformed codes alike).'),
     },
   },
@@ -156,12 +246,18 @@ export const CONTRIBUTIONS_COMPONENTS: Record<string, TSchema> = {
       $schema: { const: 'https://json-schema.org/draft/2020-12/schema' },
       type: { const: 'object' },
       properties: { type: 'object' },
-      'x-archive': { type: 'object', description: 'Operations, controlled values, safety rules, idempotency, limits, statuses, placeholders.' },
+      'x-archive': {
+        type: 'object',
+        description: 'Operations, controlled values, safety rules, idempotency, limits, statuses, placeholders.',
+      },
     },
-    description: 'A JSON Schema 2020-12 document with the archive\'s `x-archive` annotations.',
+    description: "A JSON Schema 2020-12 document with the archive's `x-archive` annotations.",
   } as unknown as TSchema,
 };
 
 export const CONTRIBUTIONS_TAGS: { name: string; description: string }[] = [
-  { name: 'contributions', description: 'Contributions and correction reports: the contract, intake for human review, and tracking.' },
+  {
+    name: 'contributions',
+    description: 'Contributions and correction reports: the contract, intake for human review, and tracking.',
+  },
 ];

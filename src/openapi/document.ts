@@ -10,7 +10,16 @@ import { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { ChannelContext, MusicRequirements } from '../schemas/channel.ts';
 import { ApiIndex, Workflow } from '../schemas/discovery.ts';
 import { PROBLEM_TYPES } from '../domain/problems.ts';
-import { plain, problem, queryParameters, ref, slugParam, type OperationSpec, type RequestBodySpec, type ResponseSpec } from './spec.ts';
+import {
+  plain,
+  problem,
+  queryParameters,
+  ref,
+  slugParam,
+  type OperationSpec,
+  type RequestBodySpec,
+  type ResponseSpec,
+} from './spec.ts';
 export type { OperationSpec, ResponseSpec, ParameterSpec, RequestBodySpec } from './spec.ts';
 import { CONTRIBUTIONS_COMPONENTS, CONTRIBUTIONS_OPERATIONS, CONTRIBUTIONS_TAGS } from './contributions.ts';
 import { ANSWER_COMPONENTS, ANSWER_OPERATIONS } from './answers.ts';
@@ -37,94 +46,219 @@ const COMPONENTS: Record<string, TSchema> = {
 
 /** Components of the feature modules, added to the document's components.schemas. */
 function allComponents(): Record<string, TSchema> {
-  return { ...COMPONENTS, ...CONTRIBUTIONS_COMPONENTS, ...ANSWER_COMPONENTS, ...RESOLVE_COMPONENTS, ...LIBRARY_COMPONENTS, ...ADMIN_COMPONENTS, ...READER_COMPONENTS };
+  return {
+    ...COMPONENTS,
+    ...CONTRIBUTIONS_COMPONENTS,
+    ...ANSWER_COMPONENTS,
+    ...RESOLVE_COMPONENTS,
+    ...LIBRARY_COMPONENTS,
+    ...ADMIN_COMPONENTS,
+    ...READER_COMPONENTS,
+  };
 }
 
 const CORE_OPERATIONS: OperationSpec[] = [
   {
-    method: 'get', path: '/api/v1', operationId: 'getApiIndex', tags: ['discovery'], cacheable: true,
+    method: 'get',
+    path: '/api/v1',
+    operationId: 'getApiIndex',
+    tags: ['discovery'],
+    cacheable: true,
     summary: 'Capabilities, conventions and discovery links',
-    responses: { '200': { description: 'The API index.', contentType: 'application/json', schema: Envelope(ApiIndex, 'API index in the envelope.') } },
+    responses: {
+      '200': {
+        description: 'The API index.',
+        contentType: 'application/json',
+        schema: Envelope(ApiIndex, 'API index in the envelope.'),
+      },
+    },
   },
   {
-    method: 'get', path: '/api/v1/openapi.json', operationId: 'getOpenApi', tags: ['discovery'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/openapi.json',
+    operationId: 'getOpenApi',
+    tags: ['discovery'],
+    cacheable: true,
     summary: 'This OpenAPI 3.1.1 document',
-    responses: { '200': { description: 'The OpenAPI document.', contentType: 'application/json', schema: Type.Object({ openapi: Type.Literal('3.1.1') }) } },
+    responses: {
+      '200': {
+        description: 'The OpenAPI document.',
+        contentType: 'application/json',
+        schema: Type.Object({ openapi: Type.Literal('3.1.1') }),
+      },
+    },
   },
   {
-    method: 'get', path: '/llms.txt', operationId: 'getLlmsTxt', tags: ['discovery'], cacheable: true,
+    method: 'get',
+    path: '/llms.txt',
+    operationId: 'getLlmsTxt',
+    tags: ['discovery'],
+    cacheable: true,
     summary: 'Guidance for language models (text/plain)',
-    responses: { '200': { description: 'Plain-text guidance: how an agent uses the service, caches, backs off and keeps keys out of URLs.', contentType: 'text/plain' } },
+    responses: {
+      '200': {
+        description:
+          'Plain-text guidance: how an agent uses the service, caches, backs off and keeps keys out of URLs.',
+        contentType: 'text/plain',
+      },
+    },
   },
   {
-    method: 'get', path: '/api/v1/music/workflow', operationId: 'getWorkflow', tags: ['discovery'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/music/workflow',
+    operationId: 'getWorkflow',
+    tags: ['discovery'],
+    cacheable: true,
     summary: 'The find-or-prepare workflow',
-    description: 'Machine-readable workflow: channel contract, rights checklist, review states and their boundaries, and the cooperation request.',
-    responses: { '200': { description: 'The workflow document.', contentType: 'application/json', schema: Envelope(Workflow, 'Workflow in the envelope.') } },
+    description:
+      'Machine-readable workflow: channel contract, rights checklist, review states and their boundaries, and the cooperation request.',
+    responses: {
+      '200': {
+        description: 'The workflow document.',
+        contentType: 'application/json',
+        schema: Envelope(Workflow, 'Workflow in the envelope.'),
+      },
+    },
   },
   {
-    method: 'get', path: '/api/v1/works', operationId: 'listWorks', tags: ['catalog'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/works',
+    operationId: 'listWorks',
+    tags: ['catalog'],
+    cacheable: true,
     summary: 'Search and page through the catalog',
     description: `Matching is case- and accent-insensitive ("dvorak" finds "Dvořák"); every word must match. pageSize is at most ${WORKS_MAX_PAGE_SIZE}; at most ${QUERY_MAX_WORDS} words over all filters together (each word costs the request at most a quarter of the catalog in index reads).`,
     parameters: queryParameters(WorksQuery),
     responses: {
-      '200': { description: 'A page of works.', contentType: 'application/json', schema: Envelope(Page(ref('WorkSummary') as unknown as TSchema, 'A page of work summaries.'), 'Works page in the envelope.') },
-      '400': problem(`A query parameter is invalid (page < 1, pageSize over the maximum, text too long, more than ${QUERY_MAX_WORDS} words over all filters).`),
+      '200': {
+        description: 'A page of works.',
+        contentType: 'application/json',
+        schema: Envelope(
+          Page(ref('WorkSummary') as unknown as TSchema, 'A page of work summaries.'),
+          'Works page in the envelope.',
+        ),
+      },
+      '400': problem(
+        `A query parameter is invalid (page < 1, pageSize over the maximum, text too long, more than ${QUERY_MAX_WORDS} words over all filters).`,
+      ),
     },
   },
   {
-    method: 'get', path: '/api/v1/works/{slug}', operationId: 'getWork', tags: ['catalog'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/works/{slug}',
+    operationId: 'getWork',
+    tags: ['catalog'],
+    cacheable: true,
     summary: 'One full work record',
     parameters: [slugParam('work')],
     responses: {
-      '200': { description: 'The work record.', contentType: 'application/json', schema: Envelope(ref('WorkRecord') as unknown as TSchema, 'Work record in the envelope.') },
+      '200': {
+        description: 'The work record.',
+        contentType: 'application/json',
+        schema: Envelope(ref('WorkRecord') as unknown as TSchema, 'Work record in the envelope.'),
+      },
       '404': problem('No work has this slug.'),
     },
   },
   {
-    method: 'get', path: '/api/v1/works/{slug}/index.md', operationId: 'getWorkMarkdown', tags: ['catalog'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/works/{slug}/index.md',
+    operationId: 'getWorkMarkdown',
+    tags: ['catalog'],
+    cacheable: true,
     summary: 'The compact Markdown record of a work',
     parameters: [slugParam('work')],
     responses: {
-      '200': { description: 'Slug, asset ids, licenses, rights notes, review states and source URLs as Markdown.', contentType: 'text/markdown' },
+      '200': {
+        description: 'Slug, asset ids, licenses, rights notes, review states and source URLs as Markdown.',
+        contentType: 'text/markdown',
+      },
       '404': problem('No work has this slug.'),
     },
   },
   {
-    method: 'get', path: '/works/{slug}/files/{file}', operationId: 'getWorkFile', tags: ['catalog'], cacheable: true,
+    method: 'get',
+    path: '/works/{slug}/files/{file}',
+    operationId: 'getWorkFile',
+    tags: ['catalog'],
+    cacheable: true,
     summary: 'A public file stored with a work (MusicXML, MP3, MIDI), byte-for-byte; supports Range',
-    parameters: [slugParam('work'), { name: 'file', in: 'path', required: true, description: 'File name as linked from the record.', schema: { type: 'string' } }],
+    parameters: [
+      slugParam('work'),
+      {
+        name: 'file',
+        in: 'path',
+        required: true,
+        description: 'File name as linked from the record.',
+        schema: { type: 'string' },
+      },
+    ],
     responses: {
-      '200': { description: 'The file, with its own media type (e.g. application/vnd.recordare.musicxml+xml, audio/mpeg).', contentType: '*/*' },
+      '200': {
+        description: 'The file, with its own media type (e.g. application/vnd.recordare.musicxml+xml, audio/mpeg).',
+        contentType: '*/*',
+      },
       '206': { description: 'The requested byte range.', contentType: '*/*' },
       '404': problem('No such public file.'),
       '416': problem('The range cannot be satisfied.'),
     },
   },
   {
-    method: 'get', path: '/blobs/{sha256}', operationId: 'getPublishedBlob', tags: ['catalog'], cacheable: true,
+    method: 'get',
+    path: '/blobs/{sha256}',
+    operationId: 'getPublishedBlob',
+    tags: ['catalog'],
+    cacheable: true,
     summary: 'A published file from the blob store, by SHA-256; supports Range',
-    description: 'Serves only blobs that a public asset of the current catalog links to (published library packages, applied contributions). Content-addressed, so cached forever.',
-    parameters: [{ name: 'sha256', in: 'path', required: true, description: 'SHA-256 of the file, 64 hexadecimal characters.', schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' } }],
+    description:
+      'Serves only blobs that a public asset of the current catalog links to (published library packages, applied contributions). Content-addressed, so cached forever.',
+    parameters: [
+      {
+        name: 'sha256',
+        in: 'path',
+        required: true,
+        description: 'SHA-256 of the file, 64 hexadecimal characters.',
+        schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+      },
+    ],
     responses: {
       '200': { description: 'The file, with the media type its asset declares.', contentType: '*/*' },
       '206': { description: 'The requested byte range.', contentType: '*/*' },
-      '307': { description: 'Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location.', headers: { Location: { description: 'A presigned URL of the object store, valid for ARCHIVE_S3_PRESIGN_SECONDS.', schema: { type: 'string', format: 'uri' } } } },
+      '307': {
+        description:
+          'Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location.',
+        headers: {
+          Location: {
+            description: 'A presigned URL of the object store, valid for ARCHIVE_S3_PRESIGN_SECONDS.',
+            schema: { type: 'string', format: 'uri' },
+          },
+        },
+      },
       '404': problem('No published asset links to this digest.'),
       '416': problem('The range cannot be satisfied.'),
     },
   },
   {
-    method: 'get', path: '/api/v1/instruments', operationId: 'listInstruments', tags: ['profiles'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/instruments',
+    operationId: 'listInstruments',
+    tags: ['profiles'],
+    cacheable: true,
     summary: 'Normalized instruments, families, registered profiles, readiness and filter links',
     responses: {
       '200': {
-        description: 'All instruments.', contentType: 'application/json',
+        description: 'All instruments.',
+        contentType: 'application/json',
         schema: Envelope(
           Type.Object(
             {
               instruments: Type.Array(ref('InstrumentRecord') as unknown as TSchema),
-              families: Type.Array(Type.Object({ family: Type.String(), instruments: Type.Array(Type.String()) }, { additionalProperties: false })),
+              families: Type.Array(
+                Type.Object(
+                  { family: Type.String(), instruments: Type.Array(Type.String()) },
+                  { additionalProperties: false },
+                ),
+              ),
             },
             { additionalProperties: false },
           ),
@@ -134,14 +268,22 @@ const CORE_OPERATIONS: OperationSpec[] = [
     },
   },
   {
-    method: 'get', path: '/api/v1/profiles', operationId: 'listProfiles', tags: ['profiles'], cacheable: true,
+    method: 'get',
+    path: '/api/v1/profiles',
+    operationId: 'listProfiles',
+    tags: ['profiles'],
+    cacheable: true,
     summary: 'Versioned performance-style and instrument profiles',
     parameters: queryParameters(ProfilesQuery),
     responses: {
       '200': {
-        description: 'Matching profiles.', contentType: 'application/json',
+        description: 'Matching profiles.',
+        contentType: 'application/json',
         schema: Envelope(
-          Type.Object({ items: Type.Array(ref('ProfileRecord') as unknown as TSchema), total: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+          Type.Object(
+            { items: Type.Array(ref('ProfileRecord') as unknown as TSchema), total: Type.Integer({ minimum: 0 }) },
+            { additionalProperties: false },
+          ),
           'Profiles in the envelope.',
         ),
       },
@@ -149,18 +291,36 @@ const CORE_OPERATIONS: OperationSpec[] = [
     },
   },
   {
-    method: 'get', path: '/api/v1/profiles/{slug}', operationId: 'getProfile', tags: ['profiles'], cacheable: true,
-    summary: 'Profile metadata and links', parameters: [slugParam('profile')],
+    method: 'get',
+    path: '/api/v1/profiles/{slug}',
+    operationId: 'getProfile',
+    tags: ['profiles'],
+    cacheable: true,
+    summary: 'Profile metadata and links',
+    parameters: [slugParam('profile')],
     responses: {
-      '200': { description: 'The profile record.', contentType: 'application/json', schema: Envelope(ref('ProfileRecord') as unknown as TSchema, 'Profile in the envelope.') },
+      '200': {
+        description: 'The profile record.',
+        contentType: 'application/json',
+        schema: Envelope(ref('ProfileRecord') as unknown as TSchema, 'Profile in the envelope.'),
+      },
       '404': problem('No profile has this slug.'),
     },
   },
   {
-    method: 'get', path: '/api/v1/profiles/{slug}/definition', operationId: 'getProfileDefinition', tags: ['profiles'], cacheable: true,
-    summary: 'The preserved profile JSON, byte-for-byte', parameters: [slugParam('profile')],
+    method: 'get',
+    path: '/api/v1/profiles/{slug}/definition',
+    operationId: 'getProfileDefinition',
+    tags: ['profiles'],
+    cacheable: true,
+    summary: 'The preserved profile JSON, byte-for-byte',
+    parameters: [slugParam('profile')],
     responses: {
-      '200': { description: 'The definition exactly as stored; its SHA-256 equals the record\'s fingerprint.', contentType: 'application/json', schema: Type.Object({}, { additionalProperties: true }) },
+      '200': {
+        description: "The definition exactly as stored; its SHA-256 equals the record's fingerprint.",
+        contentType: 'application/json',
+        schema: Type.Object({}, { additionalProperties: true }),
+      },
       '404': problem('No profile has this slug.'),
     },
   },
@@ -180,7 +340,10 @@ export const OPERATIONS: OperationSpec[] = [
 ];
 
 const CACHE_HEADERS = {
-  ETag: { description: 'Strong entity tag of the representation; send it back in If-None-Match.', schema: { type: 'string' } },
+  ETag: {
+    description: 'Strong entity tag of the representation; send it back in If-None-Match.',
+    schema: { type: 'string' },
+  },
   'Cache-Control': { description: 'Caching policy; revalidate with If-None-Match.', schema: { type: 'string' } },
 };
 

@@ -1,7 +1,14 @@
 /** OpenAPI operations of the resolve feature; document.ts lists them with the rest. */
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
-import { MissingItem, MusicResolveInput, ResolveAsset, ResolveCandidate, ResolveReason, ResolveResult } from '../schemas/resolve.ts';
+import {
+  MissingItem,
+  MusicResolveInput,
+  ResolveAsset,
+  ResolveCandidate,
+  ResolveReason,
+  ResolveResult,
+} from '../schemas/resolve.ts';
 import { problem, ref, type OperationSpec } from './spec.ts';
 
 const resolveMusic: OperationSpec = {
@@ -26,7 +33,8 @@ const resolveMusic: OperationSpec = {
     'of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). ' +
     'Nothing is changed; answers are `Cache-Control: no-store`.',
   requestBody: {
-    description: 'MusicResolveInput: the channel, its requirements, and optionally the work (slug, or title and/or composer).',
+    description:
+      'MusicResolveInput: the channel, its requirements, and optionally the work (slug, or title and/or composer).',
     required: true,
     contentTypes: ['application/json', 'text/json', 'application/*+json'],
     schema: ref('MusicResolveInput'),
@@ -36,9 +44,16 @@ const resolveMusic: OperationSpec = {
       description: 'The verdict with ranked, explained candidates (and for `prepare`, what is missing).',
       contentType: 'application/json',
       schema: Envelope(ref('ResolveResult') as unknown as TSchema, 'Resolve answer in the envelope.'),
-      headers: { 'Cache-Control': { description: 'Always `no-store`: the answer depends on the request body.', schema: { type: 'string' } } },
+      headers: {
+        'Cache-Control': {
+          description: 'Always `no-store`: the answer depends on the request body.',
+          schema: { type: 'string' },
+        },
+      },
     },
-    '400': problem('The body is not JSON, or violates MusicResolveInput; `errors[]` lists every violation with a JSON Pointer.'),
+    '400': problem(
+      'The body is not JSON, or violates MusicResolveInput; `errors[]` lists every violation with a JSON Pointer.',
+    ),
     '413': problem('The body is larger than 1 MiB.'),
     '415': problem('The body is not sent as application/json, text/json or application/*+json.'),
   },
@@ -56,5 +71,8 @@ export const RESOLVE_COMPONENTS: Record<string, TSchema> = {
 };
 
 export const RESOLVE_TAGS: { name: string; description: string }[] = [
-  { name: 'resolve', description: 'Find a ready canonical candidate for a channel, or learn exactly what to contribute.' },
+  {
+    name: 'resolve',
+    description: 'Find a ready canonical candidate for a channel, or learn exactly what to contribute.',
+  },
 ];

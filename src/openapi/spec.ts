@@ -39,8 +39,18 @@ export interface OperationSpec {
 }
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-export const problem = (description: string): ResponseSpec => ({ description, contentType: 'application/problem+json', schema: ref('Problem') });
-export const slugParam = (what: string): ParameterSpec => ({ name: 'slug', in: 'path', required: true, description: `Slug of the ${what}.`, schema: { type: 'string', maxLength: 160 } });
+export const problem = (description: string): ResponseSpec => ({
+  description,
+  contentType: 'application/problem+json',
+  schema: ref('Problem'),
+});
+export const slugParam = (what: string): ParameterSpec => ({
+  name: 'slug',
+  in: 'path',
+  required: true,
+  description: `Slug of the ${what}.`,
+  schema: { type: 'string', maxLength: 160 },
+});
 /** OpenAPI query parameters from a query schema: one parameter per property, described there. */
 export function queryParameters(schema: TObject): ParameterSpec[] {
   const props = schema.properties;
@@ -54,4 +64,3 @@ export function queryParameters(schema: TObject): ParameterSpec[] {
 export function plain(schema: unknown): unknown {
   return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' ? undefined : value));
 }
-

@@ -5,4 +5,10 @@ import { buildLlmsFullTxt } from '../domain/discovery.ts';
 import { TOOLS } from '../../api/mcp/tools.ts';
 
 export const GET: APIRoute = () =>
-  new Response(buildLlmsFullTxt(site().urls, TOOLS.map((t) => ({ name: t.name, description: t.description }))), { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+  new Response(
+    buildLlmsFullTxt(
+      site().urls,
+      TOOLS.map((t) => ({ name: t.name, description: t.description })),
+    ),
+    { headers: { 'Content-Type': 'text/plain; charset=utf-8' } },
+  );

@@ -32,7 +32,8 @@ export const ContributionReceipt = Type.Object(
     ...strict,
     $id: 'ContributionReceipt',
     title: 'ContributionReceipt',
-    description: 'The 202 answer to a contribution: its public tracking record plus the secret response token (which the tracking record never shows).',
+    description:
+      'The 202 answer to a contribution: its public tracking record plus the secret response token (which the tracking record never shows).',
   },
 );
 export type ContributionReceipt = Static<typeof ContributionReceipt>;
@@ -43,7 +44,8 @@ export const CorrectionReportReceipt = Type.Object(
     ...strict,
     $id: 'CorrectionReportReceipt',
     title: 'CorrectionReportReceipt',
-    description: 'The 202 answer to a correction report: its public tracking record plus the secret response token (which the tracking record never shows).',
+    description:
+      'The 202 answer to a correction report: its public tracking record plus the secret response token (which the tracking record never shows).',
   },
 );
 export type CorrectionReportReceipt = Static<typeof CorrectionReportReceipt>;
@@ -71,7 +73,8 @@ export const ContributionAnswerInput = Type.Object(
     ...strict,
     $id: 'ContributionAnswerInput',
     title: 'ContributionAnswerInput',
-    description: 'The submitter\'s answer to a request for information about a contribution: a public message and, optionally, the revised contribution.',
+    description:
+      "The submitter's answer to a request for information about a contribution: a public message and, optionally, the revised contribution.",
   },
 );
 export type ContributionAnswerInput = Static<typeof ContributionAnswerInput>;
@@ -82,7 +85,7 @@ export const CorrectionReportAnswerInput = Type.Object(
     ...strict,
     $id: 'CorrectionReportAnswerInput',
     title: 'CorrectionReportAnswerInput',
-    description: 'The reporter\'s answer to a request for information about a correction report: a public message.',
+    description: "The reporter's answer to a request for information about a correction report: a public message.",
   },
 );
 export type CorrectionReportAnswerInput = Static<typeof CorrectionReportAnswerInput>;

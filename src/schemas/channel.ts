@@ -7,31 +7,49 @@ const strict = { additionalProperties: false } as const;
 export const ChannelContext = Type.Object(
   {
     channelKey: Type.String({ maxLength: 100, description: 'Stable key of the channel.' }),
-    displayName: Type.Optional(Nullable(Type.String({ maxLength: 160 }), { description: 'Display name of the channel.' })),
-    audioProfile: Type.Optional(Nullable(Type.String({ maxLength: 120 }), { description: 'Audio profile of the channel.' })),
+    displayName: Type.Optional(
+      Nullable(Type.String({ maxLength: 160 }), { description: 'Display name of the channel.' }),
+    ),
+    audioProfile: Type.Optional(
+      Nullable(Type.String({ maxLength: 120 }), { description: 'Audio profile of the channel.' }),
+    ),
     musicAllowed: Type.Optional(Type.Boolean({ description: 'False when the channel must not carry music at all.' })),
     intendedRole: StringEnum(MUSIC_ROLES, { description: 'The role music plays in this channel.' }),
     narrationPresent: Type.Optional(Type.Boolean({ description: 'True when narration plays over the music.' })),
     usageNotes: Type.Optional(Nullable(Type.String({ maxLength: 600 }), { description: 'Free notes on usage.' })),
   },
-  { ...strict, $id: 'ChannelContext', title: 'ChannelContext', description: 'A channel: its key and the intended music role.' },
+  {
+    ...strict,
+    $id: 'ChannelContext',
+    title: 'ChannelContext',
+    description: 'A channel: its key and the intended music role.',
+  },
 );
 export type ChannelContext = Static<typeof ChannelContext>;
 
 export const MusicRequirements = Type.Object(
   {
     style: Type.Optional(Nullable(Type.String({ maxLength: 80 }), { description: 'Wanted style.' })),
-    instrumentation: Type.Optional(Nullable(Type.String({ maxLength: 220 }), { description: 'Wanted instrumentation.' })),
+    instrumentation: Type.Optional(
+      Nullable(Type.String({ maxLength: 220 }), { description: 'Wanted instrumentation.' }),
+    ),
     mood: Type.Optional(Nullable(Type.String({ maxLength: 120 }), { description: 'Wanted mood.' })),
     targetDurationSeconds: Type.Optional(
-      Nullable(Type.Integer({ minimum: 1, maximum: 14400, format: 'int32' }), { description: 'Target duration in seconds (1 to 14400).' }),
+      Nullable(Type.Integer({ minimum: 1, maximum: 14400, format: 'int32' }), {
+        description: 'Target duration in seconds (1 to 14400).',
+      }),
     ),
     requireMusicXml: Type.Optional(Type.Boolean({ description: 'Require a MusicXML score.' })),
-    requireApprovedRenderingProfile: Type.Optional(Type.Boolean({ description: 'Require every rendering profile to be approved.' })),
+    requireApprovedRenderingProfile: Type.Optional(
+      Type.Boolean({ description: 'Require every rendering profile to be approved.' }),
+    ),
     // The spec sets no length on a format name; the 1 MiB body limit bounds it.
-    requiredFormats: Type.Array(Type.String({ description: 'One format, matched case-insensitively against asset kinds.' }), {
-      description: 'Formats that must be present as public assets, such as "musicxml" and "mp3".',
-    }),
+    requiredFormats: Type.Array(
+      Type.String({ description: 'One format, matched case-insensitively against asset kinds.' }),
+      {
+        description: 'Formats that must be present as public assets, such as "musicxml" and "mp3".',
+      },
+    ),
   },
   { ...strict, $id: 'MusicRequirements', title: 'MusicRequirements', description: 'What the music must satisfy.' },
 );

@@ -6,7 +6,10 @@
 import { Type, type TSchema, type Static, type SchemaOptions, type TUnsafe } from '@sinclair/typebox';
 
 /** A string limited to `values`; rendered as a JSON Schema `enum` so errors list the choices. */
-export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: SchemaOptions = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -25,8 +28,7 @@ export function Nullable<S extends TSchema>(schema: S, options: SchemaOptions = 
 }
 
 /** A UTC timestamp in RFC 3339 form that ends in `Z`. */
-export const UtcTimestamp = (description: string) =>
-  Type.String({ format: 'date-time', pattern: 'Z$', description });
+export const UtcTimestamp = (description: string) => Type.String({ format: 'date-time', pattern: 'Z$', description });
 
 /** An absolute HTTPS URL (evidence, source pages, contributor downloads). */
 export const HttpsUrl = (description: string, maxLength = 1000) =>
@@ -94,7 +96,13 @@ export type AssetKind = (typeof ASSET_KINDS)[number];
 
 /** The three independently declared rights layers (spec Part 2, RightsDeclaration). */
 export const COMPOSITION_STATUSES = ['public-domain', 'permission-documented', 'not-applicable', 'unknown'] as const;
-export const EDITION_STATUSES = ['public-domain', 'licensed', 'original-contribution', 'not-applicable', 'unknown'] as const;
+export const EDITION_STATUSES = [
+  'public-domain',
+  'licensed',
+  'original-contribution',
+  'not-applicable',
+  'unknown',
+] as const;
 export const RECORDING_STATUSES = [
   'public-domain',
   'licensed',
@@ -116,11 +124,22 @@ export const API_VERSION = 'v1';
  */
 export const ArrangementSection = Type.Object(
   {
-    label: Type.String({ minLength: 1, maxLength: 80, description: 'What the section is, e.g. "intro", "theme", "quiet bridge", "ending".' }),
+    label: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      description: 'What the section is, e.g. "intro", "theme", "quiet bridge", "ending".',
+    }),
     startSeconds: Type.Number({ minimum: 0, maximum: 14400, description: 'Start, seconds from the beginning.' }),
-    endSeconds: Type.Number({ minimum: 0, maximum: 14400, description: 'End, seconds from the beginning (after the start).' }),
+    endSeconds: Type.Number({
+      minimum: 0,
+      maximum: 14400,
+      description: 'End, seconds from the beginning (after the start).',
+    }),
   },
-  { additionalProperties: false, title: 'ArrangementSection', description: 'A section of the arrangement with its start and end times (declared, not measured).' },
+  {
+    additionalProperties: false,
+    title: 'ArrangementSection',
+    description: 'A section of the arrangement with its start and end times (declared, not measured).',
+  },
 );
 export type ArrangementSection = Static<typeof ArrangementSection>;
-

@@ -48,14 +48,16 @@ export const IDEMPOTENCY_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]*$';
 /** A URI as Part 2 states it; HTTPS and "no binary content" are safety rules checked beside the schema. */
 const Uri = (description: string, maxLength = 1000) => Type.String({ format: 'uri', maxLength, description });
 /** An optional field that may also be null. */
-const OptionalNullableString = (maxLength: number, description: string) => Type.Optional(Nullable(Type.String({ maxLength }), { description }));
+const OptionalNullableString = (maxLength: number, description: string) =>
+  Type.Optional(Nullable(Type.String({ maxLength }), { description }));
 const Int32 = (description: string) => Type.Integer({ format: 'int32', description });
 
 export const ContributorIdentity = Type.Object(
   {
     name: Type.String({ maxLength: 100, description: 'Name of the person or agent submitting.' }),
     kind: StringEnum(CONTRIBUTOR_KINDS, {
-      description: 'Human, AiAssisted (a human working with an AI tool) or AutomatedAgent. Only Human may assert listening approval.',
+      description:
+        'Human, AiAssisted (a human working with an AI tool) or AutomatedAgent. Only Human may assert listening approval.',
     }),
     agentName: OptionalNullableString(100, 'Name of the agent or tool, when not a human alone.'),
     agentVersion: OptionalNullableString(80, 'Version of the agent or tool.'),
@@ -69,7 +71,11 @@ export const ContributionTarget = Type.Object(
   {
     workSlug: OptionalNullableString(160, 'Slug of the canonical work the contribution is for.'),
     assetType: OptionalNullableString(40, 'Kind of asset being added or revised.'),
-    assetId: Type.Optional(Nullable(Int32('Id of the existing asset being revised (int32).'), { description: 'Id of the existing asset being revised (int32).' })),
+    assetId: Type.Optional(
+      Nullable(Int32('Id of the existing asset being revised (int32).'), {
+        description: 'Id of the existing asset being revised (int32).',
+      }),
+    ),
     arrangementId: Type.Optional(
       Nullable(Int32('Id of an existing arrangement of the work (int32).'), {
         description:
@@ -86,7 +92,13 @@ export const ContributionWork = Type.Object(
   {
     title: OptionalNullableString(200, 'Title in English.'),
     originalTitle: OptionalNullableString(200, 'Title in the original language.'),
-    aliases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20, description: 'Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list).' })),
+    aliases: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description:
+          'Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list).',
+      }),
+    ),
     composer: OptionalNullableString(160, 'Composer display name.'),
     period: OptionalNullableString(80, 'Period, e.g. "Romantic".'),
     genre: OptionalNullableString(80, 'Genre, e.g. "Piano piece".'),
@@ -94,25 +106,41 @@ export const ContributionWork = Type.Object(
     workNumber: OptionalNullableString(80, 'Main catalog number as written, e.g. "BWV 1007".'),
     summary: OptionalNullableString(300, 'One- or two-sentence summary.'),
   },
-  { ...strict, title: 'ContributionWork', description: 'Bibliographic facts of the work (for new works and metadata revisions).' },
+  {
+    ...strict,
+    title: 'ContributionWork',
+    description: 'Bibliographic facts of the work (for new works and metadata revisions).',
+  },
 );
 export type ContributionWork = Static<typeof ContributionWork>;
 
 export const RightsDeclaration = Type.Object(
   {
     compositionStatus: StringEnum(COMPOSITION_STATUSES, { description: 'Rights layer 1: status of the composition.' }),
-    editionStatus: Type.Optional(StringEnum(EDITION_STATUSES, { description: 'Rights layer 2: status of the edition or file.' })),
-    recordingStatus: Type.Optional(StringEnum(RECORDING_STATUSES, { description: 'Rights layer 3: status of the recording.' })),
+    editionStatus: Type.Optional(
+      StringEnum(EDITION_STATUSES, { description: 'Rights layer 2: status of the edition or file.' }),
+    ),
+    recordingStatus: Type.Optional(
+      StringEnum(RECORDING_STATUSES, { description: 'Rights layer 3: status of the recording.' }),
+    ),
     territory: Type.String({ maxLength: 80, description: 'Territory the declaration covers, e.g. "US, EU, CA".' }),
     license: OptionalNullableString(160, 'License of the contributed files, e.g. "CC0-1.0".'),
     attribution: OptionalNullableString(500, 'Attribution to carry forward.'),
-    checkedAtUtc: Type.Optional(Nullable(UtcTimestamp('When the rights were checked (UTC, ending in "Z").'), { description: 'When the rights were checked (UTC, ending in "Z").' })),
+    checkedAtUtc: Type.Optional(
+      Nullable(UtcTimestamp('When the rights were checked (UTC, ending in "Z").'), {
+        description: 'When the rights were checked (UTC, ending in "Z").',
+      }),
+    ),
     evidenceUrls: Type.Array(Uri('A dated HTTPS page that supports the declaration.'), {
       minItems: 1,
       description: 'At least one HTTPS page that supports the declaration; dated evidence is expected.',
     }),
   },
-  { ...strict, title: 'RightsDeclaration', description: 'The three rights layers, declared independently, with evidence.' },
+  {
+    ...strict,
+    title: 'RightsDeclaration',
+    description: 'The three rights layers, declared independently, with evidence.',
+  },
 );
 export type RightsDeclaration = Static<typeof RightsDeclaration>;
 
@@ -120,9 +148,17 @@ export const ContributionAsset = Type.Object(
   {
     kind: StringEnum(ASSET_KINDS, { description: 'What the file is.' }),
     title: Type.String({ maxLength: 180, description: 'Human-readable title of the asset.' }),
-    downloadUrl: Type.Optional(Nullable(Uri('HTTPS URL the file can be fetched from during review.'), { description: 'HTTPS URL the file can be fetched from during review (never a data: URL).' })),
+    downloadUrl: Type.Optional(
+      Nullable(Uri('HTTPS URL the file can be fetched from during review.'), {
+        description: 'HTTPS URL the file can be fetched from during review (never a data: URL).',
+      }),
+    ),
     sourcePageUrl: Uri('HTTPS page that describes the file and where it came from.'),
-    sha256: Type.Optional(Nullable(Sha256('SHA-256 of the file.'), { description: 'SHA-256 of the file: exactly 64 hexadecimal characters.' })),
+    sha256: Type.Optional(
+      Nullable(Sha256('SHA-256 of the file.'), {
+        description: 'SHA-256 of the file: exactly 64 hexadecimal characters.',
+      }),
+    ),
     mediaType: OptionalNullableString(120, 'IANA media type, e.g. "audio/mpeg".'),
     rightsStatus: Type.String({ maxLength: 80, description: 'Rights status of this file, e.g. "public-domain".' }),
     license: OptionalNullableString(160, 'License of this file.'),
@@ -132,11 +168,16 @@ export const ContributionAsset = Type.Object(
     }),
     loudnessLufs: Type.Optional(
       Nullable(Type.Number({ minimum: -70, maximum: 0 }), {
-        description: 'MP3/WAV: the integrated loudness (EBU R128, LUFS) the submitter claims. Optional; the archive measures every audio file at accept and flags a claim more than 1 LU off.',
+        description:
+          'MP3/WAV: the integrated loudness (EBU R128, LUFS) the submitter claims. Optional; the archive measures every audio file at accept and flags a claim more than 1 LU off.',
       }),
     ),
   },
-  { ...strict, title: 'ContributionAsset', description: 'One file, kept at the contributor\'s HTTPS URL during review.' },
+  {
+    ...strict,
+    title: 'ContributionAsset',
+    description: "One file, kept at the contributor's HTTPS URL during review.",
+  },
 );
 export type ContributionAsset = Static<typeof ContributionAsset>;
 
@@ -148,11 +189,36 @@ export const ContributionArrangement = Type.Object(
     duration: OptionalNullableString(20, 'Duration, e.g. "3:05".'),
     intendedRole: OptionalNullableString(100, 'The channel role it was made for, e.g. "music-bed".'),
     renderingProfileSlugs: Type.Array(Type.String(), { description: 'Slugs of the rendering profiles used.' }),
-    alsoSuits: Type.Optional(Type.Array(StringEnum(MUSIC_ROLES), { maxItems: MUSIC_ROLES.length, uniqueItems: true, description: 'Other channel roles it also suits (resolve matches a channel\'s role against intendedRole and these).' })),
-    moods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20, description: 'Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed.' })),
-    loopable: Type.Optional(Type.Boolean({ description: 'It loops seamlessly (resolve then accepts it for longer target durations).' })),
-    trimmable: Type.Optional(Type.Boolean({ description: 'It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations).' })),
-    sections: Type.Optional(Type.Array(ArrangementSection, { maxItems: 200, description: 'Sections with their times in seconds, in order (e.g. intro, theme, ending).' })),
+    alsoSuits: Type.Optional(
+      Type.Array(StringEnum(MUSIC_ROLES), {
+        maxItems: MUSIC_ROLES.length,
+        uniqueItems: true,
+        description:
+          "Other channel roles it also suits (resolve matches a channel's role against intendedRole and these).",
+      }),
+    ),
+    moods: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        maxItems: 20,
+        description:
+          'Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed.',
+      }),
+    ),
+    loopable: Type.Optional(
+      Type.Boolean({ description: 'It loops seamlessly (resolve then accepts it for longer target durations).' }),
+    ),
+    trimmable: Type.Optional(
+      Type.Boolean({
+        description:
+          'It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations).',
+      }),
+    ),
+    sections: Type.Optional(
+      Type.Array(ArrangementSection, {
+        maxItems: 200,
+        description: 'Sections with their times in seconds, in order (e.g. intro, theme, ending).',
+      }),
+    ),
   },
   { ...strict, title: 'ContributionArrangement', description: 'The arrangement being contributed.' },
 );
@@ -166,7 +232,9 @@ export const Reproducibility = Type.Object(
     prompt: OptionalNullableString(4000, 'Prompt given to the model.'),
     negativePrompt: OptionalNullableString(2000, 'Negative prompt.'),
     command: OptionalNullableString(4000, 'Command line that produced the files.'),
-    manifestUrl: Type.Optional(Nullable(Uri('HTTPS URL of a manifest of the run.'), { description: 'HTTPS URL of a manifest of the run.' })),
+    manifestUrl: Type.Optional(
+      Nullable(Uri('HTTPS URL of a manifest of the run.'), { description: 'HTTPS URL of a manifest of the run.' }),
+    ),
     inputSha256: Type.Array(Type.String(), { description: 'SHA-256 digests of the inputs.' }),
   },
   { ...strict, title: 'Reproducibility', description: 'How to reproduce the files.' },
@@ -175,24 +243,37 @@ export type Reproducibility = Static<typeof Reproducibility>;
 
 export const QualityDeclaration = Type.Object(
   {
-    technicalValidationPassed: Type.Optional(Type.Boolean({ description: 'Automated technical checks passed (not listening approval).' })),
-    humanListeningApproved: Type.Optional(Type.Boolean({ description: 'An accountable human listened and approved; true requires submittedBy.kind Human.' })),
+    technicalValidationPassed: Type.Optional(
+      Type.Boolean({ description: 'Automated technical checks passed (not listening approval).' }),
+    ),
+    humanListeningApproved: Type.Optional(
+      Type.Boolean({
+        description: 'An accountable human listened and approved; true requires submittedBy.kind Human.',
+      }),
+    ),
     technicalChecks: OptionalNullableString(2000, 'Automated measurements.'),
     listeningNotes: OptionalNullableString(2000, 'Notes from listening.'),
   },
-  { ...strict, title: 'QualityDeclaration', description: 'Quality claims; a technical pass is not listening approval.' },
+  {
+    ...strict,
+    title: 'QualityDeclaration',
+    description: 'Quality claims; a technical pass is not listening approval.',
+  },
 );
 export type QualityDeclaration = Static<typeof QualityDeclaration>;
 
 export const MusicContributionInput = Type.Object(
   {
-    schemaVersion: Type.Literal(CONTRIBUTION_SCHEMA_VERSION, { description: `The contract label; must equal "${CONTRIBUTION_SCHEMA_VERSION}".` }),
+    schemaVersion: Type.Literal(CONTRIBUTION_SCHEMA_VERSION, {
+      description: `The contract label; must equal "${CONTRIBUTION_SCHEMA_VERSION}".`,
+    }),
     operation: StringEnum(CONTRIBUTION_OPERATIONS, { description: 'What the contribution proposes.' }),
     idempotencyKey: Type.String({
       minLength: 8,
       maxLength: 120,
       pattern: IDEMPOTENCY_KEY_PATTERN,
-      description: 'Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key.',
+      description:
+        'Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key.',
     }),
     submittedBy: ContributorIdentity,
     channel: Type.Optional(Nullable(ChannelContext, { description: 'The channel the contribution was prepared for.' })),
@@ -200,17 +281,23 @@ export const MusicContributionInput = Type.Object(
     work: Type.Optional(Nullable(ContributionWork, { description: 'Bibliographic facts of the work.' })),
     rights: RightsDeclaration,
     assets: Type.Array(ContributionAsset, { description: 'The files, each at an HTTPS URL with its SHA-256.' }),
-    arrangement: Type.Optional(Nullable(ContributionArrangement, { description: 'The arrangement, for operation "arrangement".' })),
+    arrangement: Type.Optional(
+      Nullable(ContributionArrangement, { description: 'The arrangement, for operation "arrangement".' }),
+    ),
     reproducibility: Type.Optional(Nullable(Reproducibility, { description: 'How the files were made.' })),
     quality: QualityDeclaration,
-    changeSummary: Type.String({ maxLength: 2000, description: 'What the contribution changes or adds, in plain words.' }),
+    changeSummary: Type.String({
+      maxLength: 2000,
+      description: 'What the contribution changes or adds, in plain words.',
+    }),
     rationale: OptionalNullableString(2000, 'Why the change is right.'),
   },
   {
     ...strict,
     $id: 'MusicContributionInput',
     title: 'MusicContributionInput',
-    description: 'One structured, reviewable contribution. Files stay at HTTPS URLs; the JSON carries descriptors, rights evidence and SHA-256 digests, never binary content.',
+    description:
+      'One structured, reviewable contribution. Files stay at HTTPS URLs; the JSON carries descriptors, rights evidence and SHA-256 digests, never binary content.',
   },
 );
 export type MusicContributionInput = Static<typeof MusicContributionInput>;
@@ -241,7 +328,9 @@ export const StatusChange = Type.Object(
   {
     status: StringEnum(SUBMISSION_STATUSES, { description: 'The status entered.' }),
     atUtc: UtcTimestamp('When the status was entered (UTC).'),
-    note: Nullable(Type.String({ maxLength: 2000 }), { description: 'Public note from the reviewer, e.g. which information is needed; null when none.' }),
+    note: Nullable(Type.String({ maxLength: 2000 }), {
+      description: 'Public note from the reviewer, e.g. which information is needed; null when none.',
+    }),
     actor: Type.Optional(
       Type.String({
         maxLength: 100,
@@ -252,11 +341,14 @@ export const StatusChange = Type.Object(
     action: Type.Optional(
       StringEnum(HISTORY_ACTIONS, {
         description:
-          'What made the change: a reviewer\'s accept, request-information, apply or decline, or the submitter\'s answer to a request for information (actor "submitter"; its note is the submitter\'s public message). Absent for intake and for entries written before it was recorded.',
+          "What made the change: a reviewer's accept, request-information, apply or decline, or the submitter's answer to a request for information (actor \"submitter\"; its note is the submitter's public message). Absent for intake and for entries written before it was recorded.",
       }),
     ),
     revisedSubmission: Type.Optional(
-      Type.Boolean({ description: 'On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one).' }),
+      Type.Boolean({
+        description:
+          'On an `answer` to a contribution: true when the submitter sent a revised body, which replaced the proposed change (the review branch or pull request shows the new one).',
+      }),
     ),
   },
   { ...strict, title: 'StatusChange', description: 'One entry of the status history.' },
@@ -265,9 +357,13 @@ export type StatusChange = Static<typeof StatusChange>;
 
 export const ReviewLink = Type.Object(
   {
-    kind: StringEnum(['pull-request', 'branch'] as const, { description: 'A pull request on the forge, or a branch in the local content repository.' }),
+    kind: StringEnum(['pull-request', 'branch'] as const, {
+      description: 'A pull request on the forge, or a branch in the local content repository.',
+    }),
     branch: Type.String({ description: 'Review branch in the content repository, e.g. "review/C-...".' }),
-    url: Nullable(AbsoluteUrl('Web address of the pull request.'), { description: 'Web address of the pull request; null for a local branch.' }),
+    url: Nullable(AbsoluteUrl('Web address of the pull request.'), {
+      description: 'Web address of the pull request; null for a local branch.',
+    }),
     openedAtUtc: UtcTimestamp('When the review opened (UTC).'),
   },
   { ...strict, title: 'ReviewLink', description: 'Where the human review of this submission happens.' },
@@ -285,21 +381,35 @@ export const ApplyProgress = Type.Object(
         'applying: a reviewer applied it and the change is being merged and published (status stays "accepted" until it is visible); visible: the change is served (status "applied"); failed: it could not be published, nothing was merged and the previous site keeps serving (status stays "accepted").',
     }),
     requestedAtUtc: UtcTimestamp('When the reviewer applied it (UTC).'),
-    visibleAtUtc: Nullable(UtcTimestamp('When the change became visible on the site and API (UTC).'), { description: 'When the change became visible (UTC); null until then.' }),
-    failedAtUtc: Nullable(UtcTimestamp('When the apply failed (UTC).'), { description: 'When the apply failed (UTC); null unless it failed.' }),
+    visibleAtUtc: Nullable(UtcTimestamp('When the change became visible on the site and API (UTC).'), {
+      description: 'When the change became visible (UTC); null until then.',
+    }),
+    failedAtUtc: Nullable(UtcTimestamp('When the apply failed (UTC).'), {
+      description: 'When the apply failed (UTC); null unless it failed.',
+    }),
   },
-  { ...strict, title: 'ApplyProgress', description: 'Progress of the latest apply: requested, then visible or failed.' },
+  {
+    ...strict,
+    title: 'ApplyProgress',
+    description: 'Progress of the latest apply: requested, then visible or failed.',
+  },
 );
 export type ApplyProgress = Static<typeof ApplyProgress>;
 
 const trackingCommon = {
-  status: StringEnum(SUBMISSION_STATUSES, { description: 'Current review status; reuse a contribution only when "applied".' }),
-  changedCanonicalData: Type.Boolean({ description: 'True once the proposal changed canonical data (status "applied"); false before.' }),
+  status: StringEnum(SUBMISSION_STATUSES, {
+    description: 'Current review status; reuse a contribution only when "applied".',
+  }),
+  changedCanonicalData: Type.Boolean({
+    description: 'True once the proposal changed canonical data (status "applied"); false before.',
+  }),
   receivedAtUtc: UtcTimestamp('When the archive received the submission (UTC).'),
   updatedAtUtc: UtcTimestamp('When the status last changed (UTC).'),
   history: Type.Array(StatusChange, { description: 'Every status change, oldest first, with public notes.' }),
   review: Nullable(ReviewLink, { description: 'The review (pull request or branch); null until a review opens.' }),
-  apply: Nullable(ApplyProgress, { description: 'The latest apply and when it became visible (or that it failed); null until a reviewer applies it.' }),
+  apply: Nullable(ApplyProgress, {
+    description: 'The latest apply and when it became visible (or that it failed); null until a reviewer applies it.',
+  }),
 };
 
 /** Contribution tracking codes: "C-" and four groups of four from an alphabet without 0, O, 1, I, L. */
@@ -308,7 +418,10 @@ export const CORRECTION_CODE_PATTERN = '^R(-[2-9A-HJKMNP-Z]{4}){4}$';
 
 export const ContributionTracking = Type.Object(
   {
-    trackingCode: Type.String({ pattern: CONTRIBUTION_CODE_PATTERN, description: 'Public tracking code, e.g. "C-7KQM-T4XH-R2PZ-9WNB".' }),
+    trackingCode: Type.String({
+      pattern: CONTRIBUTION_CODE_PATTERN,
+      description: 'Public tracking code, e.g. "C-7KQM-T4XH-R2PZ-9WNB".',
+    }),
     kind: Type.Literal('contribution', { description: 'What this code tracks.' }),
     ...trackingCommon,
     summary: Type.Object(
@@ -325,24 +438,39 @@ export const ContributionTracking = Type.Object(
     recheck: Type.Array(
       Type.Object(
         {
-          pointer: Type.String({ description: 'JSON Pointer of the declared value in the submission, e.g. "/assets/1/reviewState".' }),
+          pointer: Type.String({
+            description: 'JSON Pointer of the declared value in the submission, e.g. "/assets/1/reviewState".',
+          }),
           declared: Type.String({ description: 'What the submitter declared, as sent.' }),
-          howChecked: Type.String({ description: 'What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer.' }),
+          howChecked: Type.String({
+            description:
+              'What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer.',
+          }),
         },
         { ...strict, title: 'DeclaredStateCheck', description: 'One declared state and how the archive re-checks it.' },
       ),
-      { description: 'Every declared review state and quality claim, with what the archive does with it: nothing declared is taken over as it stands.' },
+      {
+        description:
+          'Every declared review state and quality claim, with what the archive does with it: nothing declared is taken over as it stands.',
+      },
     ),
     links: Type.Object(
       {
         self: AbsoluteUrl('This tracking record.'),
-        work: Nullable(AbsoluteUrl('The canonical work record.'), { description: 'The canonical work record, when the target work exists.' }),
+        work: Nullable(AbsoluteUrl('The canonical work record.'), {
+          description: 'The canonical work record, when the target work exists.',
+        }),
         schema: AbsoluteUrl('The contribution contract it was validated against.'),
       },
       { ...strict, description: 'Absolute links.' },
     ),
   },
-  { ...strict, $id: 'ContributionTracking', title: 'ContributionTracking', description: 'Public tracking record of a contribution.' },
+  {
+    ...strict,
+    $id: 'ContributionTracking',
+    title: 'ContributionTracking',
+    description: 'Public tracking record of a contribution.',
+  },
 );
 export type ContributionTracking = Static<typeof ContributionTracking>;
 

@@ -33,7 +33,9 @@ export const ApiIndex = Type.Object(
         rateLimits: Type.String(),
         authentication: Type.String(),
         pagination: Type.String(),
-        versioning: Type.String({ description: 'What may change within v1, and how an operation is deprecated (notice period, headers).' }),
+        versioning: Type.String({
+          description: 'What may change within v1, and how an operation is deprecated (notice period, headers).',
+        }),
       },
       { ...strict, description: 'Conventions every response follows.' },
     ),
@@ -69,7 +71,10 @@ export const Workflow = Type.Object(
           title: Type.String(),
           description: Type.String(),
           method: Type.String(),
-          href: Type.String({ format: 'uri-template', description: 'Absolute URL, or an RFC 6570 template such as .../works/{slug}.' }),
+          href: Type.String({
+            format: 'uri-template',
+            description: 'Absolute URL, or an RFC 6570 template such as .../works/{slug}.',
+          }),
           available: Type.Boolean({ description: 'False while this deployment does not serve the step yet.' }),
         },
         { ...strict },
@@ -85,11 +90,17 @@ export const Workflow = Type.Object(
       },
       { ...strict, description: 'What a caller declares about its channel.' },
     ),
-    rightsChecklist: Type.Array(Type.Object({ id: Type.String(), check: Type.String(), why: Type.String() }, { ...strict }), {
-      description: 'What to verify before publishing anything.',
-    }),
+    rightsChecklist: Type.Array(
+      Type.Object({ id: Type.String(), check: Type.String(), why: Type.String() }, { ...strict }),
+      {
+        description: 'What to verify before publishing anything.',
+      },
+    ),
     reviewStates: Type.Array(
-      Type.Object({ state: StringEnum(CATALOG_REVIEW_STATES), label: Type.String(), meaning: Type.String() }, { ...strict }),
+      Type.Object(
+        { state: StringEnum(CATALOG_REVIEW_STATES), label: Type.String(), meaning: Type.String() },
+        { ...strict },
+      ),
       { description: 'Review states and what each does and does not mean.' },
     ),
     boundaries: Type.Array(Type.String(), { description: 'Rules no state implies away.' }),

@@ -9,7 +9,11 @@ export function Envelope<T extends TSchema>(data: T, description: string) {
   return Type.Object(
     {
       apiVersion: Type.String({ description: 'Version label of the API ("v1").' }),
-      generatedAtUtc: Type.String({ format: 'date-time', pattern: 'Z$', description: 'When the response was generated (UTC).' }),
+      generatedAtUtc: Type.String({
+        format: 'date-time',
+        pattern: 'Z$',
+        description: 'When the response was generated (UTC).',
+      }),
       data,
     },
     { ...strict, description },
@@ -22,7 +26,10 @@ export function utcTimestamp(date: Date = new Date()): string {
 }
 
 /** The one envelope builder, for static records (the build's time) and dynamic answers (now). */
-export function envelope<T>(data: T, generatedAtUtc: string = utcTimestamp()): { apiVersion: string; generatedAtUtc: string; data: T } {
+export function envelope<T>(
+  data: T,
+  generatedAtUtc: string = utcTimestamp(),
+): { apiVersion: string; generatedAtUtc: string; data: T } {
   return { apiVersion: API_VERSION, generatedAtUtc, data };
 }
 
@@ -52,7 +59,9 @@ export function Page<T extends TSchema>(item: T, description: string) {
 
 export const ProblemFieldError = Type.Object(
   {
-    pointer: Type.Optional(Type.String({ description: 'JSON Pointer (RFC 6901) into the request body, e.g. "/channel/intendedRole".' })),
+    pointer: Type.Optional(
+      Type.String({ description: 'JSON Pointer (RFC 6901) into the request body, e.g. "/channel/intendedRole".' }),
+    ),
     parameter: Type.Optional(Type.String({ description: 'Name of the query or path parameter at fault.' })),
     detail: Type.String({ description: 'What is wrong with it, in plain words.' }),
   },
@@ -71,5 +80,10 @@ export const Problem = Type.Object(
     errors: Type.Optional(Type.Array(ProblemFieldError, { description: 'Every violation found, all at once.' })),
     allow: Type.Optional(Type.Array(Type.String(), { description: 'Allowed methods (405 only).' })),
   },
-  { additionalProperties: true, $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
+  {
+    additionalProperties: true,
+    $id: 'Problem',
+    title: 'Problem',
+    description: 'RFC 9457 problem details (application/problem+json).',
+  },
 );

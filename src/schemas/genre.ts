@@ -7,12 +7,22 @@ import { Type, type Static } from '@sinclair/typebox';
 
 export const GenreTerm = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 80, description: 'The term a work\'s `genre` uses, e.g. "Suite movement".' }),
-    broader: Type.String({ minLength: 1, maxLength: 80, description: 'The broader term for facets, e.g. "Chamber music".' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      description: 'The term a work\'s `genre` uses, e.g. "Suite movement".',
+    }),
+    broader: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      description: 'The broader term for facets, e.g. "Chamber music".',
+    }),
     scopeNote: Type.Optional(Type.String({ maxLength: 300, description: 'When to use the term.' })),
   },
   { additionalProperties: false, description: 'One genre term and its broader term.' },
 );
 export type GenreTerm = Static<typeof GenreTerm>;
 
-export const GenresFile = Type.Array(GenreTerm, { description: 'The genres.json file: the controlled genre vocabulary.' });
+export const GenresFile = Type.Array(GenreTerm, {
+  description: 'The genres.json file: the controlled genre vocabulary.',
+});

@@ -44,7 +44,7 @@ const FreeJson = (description: string) => Type.Unknown({ description });
  * A media type as sent in Content-Type (it is served back in that header, so no control
  * characters), e.g. "audio/wav" or "text/plain; charset=utf-8".
  */
-const MEDIA_TYPE_PATTERN = "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[\\x20-\\x7e]*)?$";
+const MEDIA_TYPE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(;[\\x20-\\x7e]*)?$';
 
 const sourceTypeList = LIBRARY_SOURCE_TYPES.map((s) => `${s} (${SOURCE_TYPE_MEANINGS[s]})`).join('; ');
 
@@ -54,23 +54,34 @@ export const MusicLibraryTrackInput = Type.Object(
       minLength: 1,
       maxLength: STABLE_KEY_MAX_LENGTH,
       pattern: STABLE_KEY_PATTERN,
-      description: 'Stable identifier of the track across imports; letters, digits, ".", "_", ":", "-" (it is a URL path segment).',
+      description:
+        'Stable identifier of the track across imports; letters, digits, ".", "_", ":", "-" (it is a URL path segment).',
     }),
     title: Type.String({ minLength: 1, maxLength: 300, description: 'Title of the track.' }),
-    collection: Type.String({ minLength: 1, maxLength: 200, description: 'Collection or production the track belongs to.' }),
+    collection: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Collection or production the track belongs to.',
+    }),
     sourceType: StringEnum(LIBRARY_SOURCE_TYPES, { description: `Where the material came from: ${sourceTypeList}.` }),
     rightsStatus: Type.String({
       minLength: 1,
       maxLength: 80,
-      description: 'Rights state of the track and its files, e.g. "public-domain", "licensed", "unknown". Publication needs "public-domain".',
+      description:
+        'Rights state of the track and its files, e.g. "public-domain", "licensed", "unknown". Publication needs "public-domain".',
     }),
-    license: Type.String({ minLength: 1, maxLength: 160, description: 'License of the track, e.g. "CC0-1.0", or "none".' }),
+    license: Type.String({
+      minLength: 1,
+      maxLength: 160,
+      description: 'License of the track, e.g. "CC0-1.0", or "none".',
+    }),
     reviewStatus: StringEnum(LIBRARY_REVIEW_STATUSES, {
       description:
         'Review state; none implies another. "technical-pass" is not listening approval; "rights-review-required" is not permission to publish; "human-listening-approved" needs quality.listeningApprovedBy.',
     }),
     visibility: StringEnum(['private'] as const, {
-      description: 'Always "private": import is not publication. A curator makes a package "public" with POST /api/v1/library/tracks/{stableKey}/publish.',
+      description:
+        'Always "private": import is not publication. A curator makes a package "public" with POST /api/v1/library/tracks/{stableKey}/publish.',
     }),
     composer: NullableText(160, 'Composer of the underlying work, if any.'),
     genre: NullableText(80, 'Genre, e.g. "minuet".'),
@@ -78,20 +89,31 @@ export const MusicLibraryTrackInput = Type.Object(
     description: NullableText(4000, 'What the track is, in words.'),
     musicalKey: NullableText(40, 'Key, e.g. "G major".'),
     tags: TextList('Free tags.'),
-    intendedUses: TextList(`Intended uses; channel roles (${MUSIC_ROLES.join(', ')}) are the ones publication can use.`),
+    intendedUses: TextList(
+      `Intended uses; channel roles (${MUSIC_ROLES.join(', ')}) are the ones publication can use.`,
+    ),
     channelKeys: TextList('Channels the track was made for (ChannelContext.channelKey values).'),
     rightsEvidence: FreeJson(
       'Rights evidence, free-form JSON. Publication reads an object { workSlug, evidenceUrls: [https URLs], editionStatus?, recordingStatus?, instrumentation?, checkedAtUtc?, notes? }.',
     ),
-    reproducibility: FreeJson('How the track was made (engine, model, seed, prompt, command, input digests), free-form JSON.'),
+    reproducibility: FreeJson(
+      'How the track was made (engine, model, seed, prompt, command, input digests), free-form JSON.',
+    ),
     quality: FreeJson(
       'QA results, free-form JSON. Recognized: technicalValidationPassed (boolean), listeningApprovedBy (the accountable person, required with human-listening-approved).',
     ),
     durationSeconds: Nullable(Type.Number({ minimum: 0, maximum: 1_000_000 }), { description: 'Duration in seconds.' }),
     bpm: Nullable(Type.Number({ minimum: 0, maximum: 1000 }), { description: 'Tempo in beats per minute.' }),
-    sourceCreatedAtUtc: Nullable(UtcTimestamp('When the source material was created (UTC).'), { description: 'When the source material was created (UTC), if known.' }),
+    sourceCreatedAtUtc: Nullable(UtcTimestamp('When the source material was created (UTC).'), {
+      description: 'When the source material was created (UTC), if known.',
+    }),
   },
-  { ...strict, $id: 'MusicLibraryTrackInput', title: 'MusicLibraryTrackInput', description: 'The track of an import; every field must be present (nullable ones may be null).' },
+  {
+    ...strict,
+    $id: 'MusicLibraryTrackInput',
+    title: 'MusicLibraryTrackInput',
+    description: 'The track of an import; every field must be present (nullable ones may be null).',
+  },
 );
 export type MusicLibraryTrackInput = Static<typeof MusicLibraryTrackInput>;
 
@@ -100,15 +122,25 @@ export const MusicLibraryFileInput = Type.Object(
     kind: Type.String({
       minLength: 1,
       maxLength: 40,
-      description: 'What the file is, e.g. master, wav, mp3, candidate-take, midi, musicxml, mxl, score-pdf, manifest, production-card, qa-result, instrument-asset.',
+      description:
+        'What the file is, e.g. master, wav, mp3, candidate-take, midi, musicxml, mxl, score-pdf, manifest, production-card, qa-result, instrument-asset.',
     }),
-    fileName: Type.String({ minLength: 1, maxLength: 255, description: 'Original file name; metadata only (offered back in Content-Disposition).' }),
+    fileName: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Original file name; metadata only (offered back in Content-Disposition).',
+    }),
     originalRelativePath: Type.String({
       minLength: 1,
       maxLength: 1024,
       description: 'Original logical path inside the production folder; metadata only, never a path on the server.',
     }),
-    contentType: Type.String({ minLength: 3, maxLength: 200, pattern: MEDIA_TYPE_PATTERN, description: 'Media type, served back on download, e.g. "audio/wav".' }),
+    contentType: Type.String({
+      minLength: 3,
+      maxLength: 200,
+      pattern: MEDIA_TYPE_PATTERN,
+      description: 'Media type, served back on download, e.g. "audio/wav".',
+    }),
     sha256: Sha256('SHA-256 of the file as the client hashed it (64 hexadecimal characters).'),
     downloadPolicy: StringEnum(LIBRARY_DOWNLOAD_POLICIES, {
       description: 'Who may download it: "protected" (any library or curator key) or "curator-only".',
@@ -124,7 +156,12 @@ export const MusicLibraryFileInput = Type.Object(
     }),
     metadata: FreeJson('Anything else about the file, free-form JSON.'),
   },
-  { ...strict, $id: 'MusicLibraryFileInput', title: 'MusicLibraryFileInput', description: 'One file of an import, declared before its bytes are uploaded.' },
+  {
+    ...strict,
+    $id: 'MusicLibraryFileInput',
+    title: 'MusicLibraryFileInput',
+    description: 'One file of an import, declared before its bytes are uploaded.',
+  },
 );
 export type MusicLibraryFileInput = Static<typeof MusicLibraryFileInput>;
 
@@ -133,12 +170,21 @@ export const MusicLibraryImportInput = Type.Object(
     idempotencyKey: Type.String({
       minLength: 1,
       maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
-      description: 'Retry key: the same key with the same content returns the same import; with changed content it is refused (422).',
+      description:
+        'Retry key: the same key with the same content returns the same import; with changed content it is refused (422).',
     }),
     track: MusicLibraryTrackInput,
-    files: Type.Array(MusicLibraryFileInput, { maxItems: MAX_FILES_PER_IMPORT, description: 'Every file of the package (may be empty).' }),
+    files: Type.Array(MusicLibraryFileInput, {
+      maxItems: MAX_FILES_PER_IMPORT,
+      description: 'Every file of the package (may be empty).',
+    }),
   },
-  { ...strict, $id: 'MusicLibraryImportInput', title: 'MusicLibraryImportInput', description: 'A private library import: one track and its files.' },
+  {
+    ...strict,
+    $id: 'MusicLibraryImportInput',
+    title: 'MusicLibraryImportInput',
+    description: 'A private library import: one track and its files.',
+  },
 );
 export type MusicLibraryImportInput = Static<typeof MusicLibraryImportInput>;
 
@@ -175,15 +221,31 @@ export type UploadQuery = Static<typeof UploadQuery>;
 const queryText = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
 export const TracksQuery = Type.Object(
   {
-    query: queryText('Words to find in stableKey, title, composer, collection, genre, description and tags (case- and accent-insensitive).'),
+    query: queryText(
+      'Words to find in stableKey, title, composer, collection, genre, description and tags (case- and accent-insensitive).',
+    ),
     collection: queryText('Collection, exactly (case-insensitive).'),
     genre: queryText('Genre words.'),
     sourceType: Type.Optional(StringEnum(LIBRARY_SOURCE_TYPES, { description: 'Only tracks of this source type.' })),
     intendedUse: queryText('Only tracks listing this intended use (case-insensitive).'),
     channel: queryText('Only tracks listing this channel key (case-insensitive).'),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1, format: 'int32', description: 'Page number, from 1.' })),
+    page: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        default: 1,
+        format: 'int32',
+        description: 'Page number, from 1.',
+      }),
+    ),
     pageSize: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: TRACKS_MAX_PAGE_SIZE, default: TRACKS_DEFAULT_PAGE_SIZE, format: 'int32', description: `Items per page, 1 to ${TRACKS_MAX_PAGE_SIZE}.` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: TRACKS_MAX_PAGE_SIZE,
+        default: TRACKS_DEFAULT_PAGE_SIZE,
+        format: 'int32',
+        description: `Items per page, 1 to ${TRACKS_MAX_PAGE_SIZE}.`,
+      }),
     ),
   },
   { description: 'Library search parameters.' },
@@ -203,7 +265,9 @@ export const LibraryTrackRef = Type.Object(
     sourceType: MusicLibraryTrackInput.properties.sourceType,
     rightsStatus: MusicLibraryTrackInput.properties.rightsStatus,
     reviewStatus: MusicLibraryTrackInput.properties.reviewStatus,
-    visibility: StringEnum(LIBRARY_VISIBILITIES, { description: '"private" after import; "public" after publication.' }),
+    visibility: StringEnum(LIBRARY_VISIBILITIES, {
+      description: '"private" after import; "public" after publication.',
+    }),
   },
   { ...strict, description: 'The track an import carries.' },
 );
@@ -221,10 +285,15 @@ export const LibraryImportFile = Type.Object(
     metadata: FreeJson('The metadata as sent.'),
     receivedBytes: Int('Bytes the server holds for this file; resume the upload at this offset.'),
     status: StringEnum(FILE_STATUSES, {
-      description: 'pending (nothing received), partial, uploaded (all bytes received, not yet verified), verified (rehashed at commit and matched), mismatch (rehash differed; upload again from 0).',
+      description:
+        'pending (nothing received), partial, uploaded (all bytes received, not yet verified), verified (rehashed at commit and matched), mismatch (rehash differed; upload again from 0).',
     }),
-    serverByteLength: Nullable(Int('Length the server measured at commit.'), { description: 'Length the server measured at commit (null before).' }),
-    serverSha256: Nullable(Sha256('SHA-256 the server computed at commit.'), { description: 'SHA-256 the server computed at commit (null before).' }),
+    serverByteLength: Nullable(Int('Length the server measured at commit.'), {
+      description: 'Length the server measured at commit (null before).',
+    }),
+    serverSha256: Nullable(Sha256('SHA-256 the server computed at commit.'), {
+      description: 'SHA-256 the server computed at commit (null before).',
+    }),
     lastMismatch: Nullable(
       Type.Object(
         {
@@ -236,7 +305,10 @@ export const LibraryImportFile = Type.Object(
       ),
       { description: 'What the last commit found when the bytes did not match (null if none).' },
     ),
-    links: Type.Object({ upload: AbsoluteUrl('PUT the bytes here with ?offset=<receivedBytes> (application/octet-stream).') }, { ...strict, description: 'Links.' }),
+    links: Type.Object(
+      { upload: AbsoluteUrl('PUT the bytes here with ?offset=<receivedBytes> (application/octet-stream).') },
+      { ...strict, description: 'Links.' },
+    ),
   },
   { ...strict, $id: 'LibraryImportFile', description: 'One file of an import with its upload progress.' },
 );
@@ -245,22 +317,33 @@ export const LibraryImport = Type.Object(
   {
     id: Uuid('Import id (UUID).'),
     idempotencyKey: MusicLibraryImportInput.properties.idempotencyKey,
-    status: StringEnum(IMPORT_STATUSES, { description: 'open (accepting uploads), committed (files verified and stored; the track exists), failed (can never commit; see failureReason).' }),
+    status: StringEnum(IMPORT_STATUSES, {
+      description:
+        'open (accepting uploads), committed (files verified and stored; the track exists), failed (can never commit; see failureReason).',
+    }),
     createdAtUtc: UtcTimestamp('When the import was created.'),
     updatedAtUtc: UtcTimestamp('When the import record last changed.'),
-    committedAtUtc: Nullable(UtcTimestamp('When it was committed.'), { description: 'When it was committed (null while open).' }),
+    committedAtUtc: Nullable(UtcTimestamp('When it was committed.'), {
+      description: 'When it was committed (null while open).',
+    }),
     failureReason: Nullable(Type.String(), { description: 'Why the import failed (null unless failed).' }),
     track: LibraryTrackRef,
     files: Type.Array(LibraryImportFile, { description: 'Every declared file, in the order sent.' }),
     totals: Type.Object(
-      { files: Int('Number of files.'), byteLength: Int('Declared bytes in total.'), receivedBytes: Int('Bytes received in total.') },
+      {
+        files: Int('Number of files.'),
+        byteLength: Int('Declared bytes in total.'),
+        receivedBytes: Int('Bytes received in total.'),
+      },
       { ...strict, description: 'Progress over all files.' },
     ),
     links: Type.Object(
       {
         self: AbsoluteUrl('This import.'),
         commit: AbsoluteUrl('POST here once every file is uploaded.'),
-        track: Nullable(AbsoluteUrl('The committed track.'), { description: 'The committed track (null until committed).' }),
+        track: Nullable(AbsoluteUrl('The committed track.'), {
+          description: 'The committed track (null until committed).',
+        }),
       },
       { ...strict, description: 'Links.' },
     ),
@@ -281,7 +364,10 @@ export const CommitFile = Type.Object(
     serverSha256: Sha256('SHA-256 of the stored file, computed by the server at commit.'),
     matched: Type.Boolean({ description: 'True: declared and server values are equal (always true in a 200 answer).' }),
   },
-  { ...strict, description: 'The server\'s word on one committed file; compare it with the local copy before deleting that copy.' },
+  {
+    ...strict,
+    description: "The server's word on one committed file; compare it with the local copy before deleting that copy.",
+  },
 );
 
 export const LibraryCommitResult = Type.Object(
@@ -290,11 +376,21 @@ export const LibraryCommitResult = Type.Object(
     status: StringEnum(['committed'] as const, { description: 'Always "committed" in a 200 answer.' }),
     committedAtUtc: UtcTimestamp('When the commit happened.'),
     stableKey: MusicLibraryTrackInput.properties.stableKey,
-    visibility: StringEnum(LIBRARY_VISIBILITIES, { description: 'Visibility of the package ("private" right after commit).' }),
+    visibility: StringEnum(LIBRARY_VISIBILITIES, {
+      description: 'Visibility of the package ("private" right after commit).',
+    }),
     files: Type.Array(CommitFile, { description: 'Every file with its server length and SHA-256.' }),
-    links: Type.Object({ import: AbsoluteUrl('The import.'), track: AbsoluteUrl('The private package.') }, { ...strict, description: 'Links.' }),
+    links: Type.Object(
+      { import: AbsoluteUrl('The import.'), track: AbsoluteUrl('The private package.') },
+      { ...strict, description: 'Links.' },
+    ),
   },
-  { ...strict, $id: 'LibraryCommitResult', title: 'LibraryCommitResult', description: 'A committed import: every file rehashed by the server and matched.' },
+  {
+    ...strict,
+    $id: 'LibraryCommitResult',
+    title: 'LibraryCommitResult',
+    description: 'A committed import: every file rehashed by the server and matched.',
+  },
 );
 export type LibraryCommitResult = Static<typeof LibraryCommitResult>;
 
@@ -307,9 +403,13 @@ export const LibraryTrackFile = Type.Object(
     contentType: MusicLibraryFileInput.properties.contentType,
     byteLength: Int('Size in bytes, verified by the server.'),
     sha256: Sha256('SHA-256, verified by the server (lower case).'),
-    rightsStatus: Type.String({ description: 'Rights state of the file (the track\'s).' }),
-    reviewStatus: StringEnum(LIBRARY_REVIEW_STATUSES, { description: 'Review state of the file (the track\'s); none implies another.' }),
-    reviewStatusLabel: Type.String({ description: 'Human-readable label of the review state, e.g. "Technical pass (not listening-approved)".' }),
+    rightsStatus: Type.String({ description: "Rights state of the file (the track's)." }),
+    reviewStatus: StringEnum(LIBRARY_REVIEW_STATUSES, {
+      description: "Review state of the file (the track's); none implies another.",
+    }),
+    reviewStatusLabel: Type.String({
+      description: 'Human-readable label of the review state, e.g. "Technical pass (not listening-approved)".',
+    }),
     downloadPolicy: MusicLibraryFileInput.properties.downloadPolicy,
     metadata: FreeJson('The metadata as imported.'),
     links: Type.Object(
@@ -326,7 +426,9 @@ export const LibraryPublication = Type.Object(
     publishedBy: Type.String({ description: 'Label of the curator key that published it.' }),
     workSlug: Type.String({ description: 'The canonical work the arrangement was added to.' }),
     arrangementId: Type.Integer({ minimum: 1, description: 'Id of the new arrangement in the work record.' }),
-    assetIds: Type.Array(Type.Integer({ minimum: 1 }), { description: 'Asset ids of the published files in the work record.' }),
+    assetIds: Type.Array(Type.Integer({ minimum: 1 }), {
+      description: 'Asset ids of the published files in the work record.',
+    }),
     commit: Type.String({ description: 'Content repository commit that added the arrangement.' }),
     links: Type.Object(
       { work: AbsoluteUrl('The public work record.'), workMarkdown: AbsoluteUrl('Its Markdown record.') },
@@ -367,9 +469,16 @@ export const LibraryTrack = Type.Object(
     importId: Uuid('The import that created the package.'),
     committedAtUtc: UtcTimestamp('When the package was committed.'),
     publication: Nullable(LibraryPublication, { description: 'Publication details (null while private).' }),
-    files: Type.Array(LibraryTrackFile, { description: 'Every file with original path, length, SHA-256, rights and review state, and protected download URL.' }),
+    files: Type.Array(LibraryTrackFile, {
+      description:
+        'Every file with original path, length, SHA-256, rights and review state, and protected download URL.',
+    }),
     links: Type.Object(
-      { self: AbsoluteUrl('This package.'), import: AbsoluteUrl('Its import record.'), publish: AbsoluteUrl('Where a curator publishes it.') },
+      {
+        self: AbsoluteUrl('This package.'),
+        import: AbsoluteUrl('Its import record.'),
+        publish: AbsoluteUrl('Where a curator publishes it.'),
+      },
       { ...strict, description: 'Links.' },
     ),
   },

@@ -15,8 +15,12 @@ export const ApprovalBoundary = Type.Object(
   {
     approvedFor: Type.String({ maxLength: 500, description: 'What the approval covers.' }),
     notApprovedFor: Type.String({ maxLength: 500, description: 'What it does not cover.' }),
-    approvedBy: Nullable(Type.String({ maxLength: 100 }), { description: 'The accountable person who approved it; null if not approved.' }),
-    approvedAtUtc: Nullable(UtcTimestamp('When it was approved.'), { description: 'When it was approved (UTC); null if not approved.' }),
+    approvedBy: Nullable(Type.String({ maxLength: 100 }), {
+      description: 'The accountable person who approved it; null if not approved.',
+    }),
+    approvedAtUtc: Nullable(UtcTimestamp('When it was approved.'), {
+      description: 'When it was approved (UTC); null if not approved.',
+    }),
   },
   { ...strict, description: 'The approval boundary: what a human approved this profile for, and what not.' },
 );
@@ -27,7 +31,9 @@ export const ProfileContent = Type.Object(
     version: Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$', description: 'Semantic version of the definition.' }),
     title: Type.String({ minLength: 1, maxLength: 160, description: 'Title.' }),
     kind: StringEnum(PROFILE_KINDS, { description: 'A performance style or an instrument profile.' }),
-    status: StringEnum(PROFILE_STATUSES, { description: 'Lifecycle status; only `approved` counts as an approved rendering profile.' }),
+    status: StringEnum(PROFILE_STATUSES, {
+      description: 'Lifecycle status; only `approved` counts as an approved rendering profile.',
+    }),
     summary: Type.String({ maxLength: 500, description: 'What it sounds like and when to use it.' }),
     renderReady: Type.Boolean({ description: 'Whether the rendering engine can use it as is.' }),
     instruments: Type.Array(Slug('Instrument slug.'), { description: 'Instruments the profile renders.' }),
@@ -65,7 +71,11 @@ export const ProfileRecord = Type.Object(
       { ...strict, description: 'Where the catalog uses the profile.' },
     ),
     fingerprint: Type.Object(
-      { algorithm: Type.Literal('sha256'), value: Sha256('Digest of the preserved definition bytes.'), byteLength: Type.Integer({ minimum: 0 }) },
+      {
+        algorithm: Type.Literal('sha256'),
+        value: Sha256('Digest of the preserved definition bytes.'),
+        byteLength: Type.Integer({ minimum: 0 }),
+      },
       { ...strict, description: 'Fingerprint of the preserved JSON definition.' },
     ),
     links: Type.Object(
@@ -103,17 +113,27 @@ export const InstrumentRecord = Type.Object(
     aliases: Type.Array(Type.String()),
     profiles: Type.Array(
       Type.Object(
-        { slug: Slug('Profile slug.'), title: Type.String(), status: StringEnum(PROFILE_STATUSES), renderReady: Type.Boolean(), link: AbsoluteUrl('Profile record.') },
+        {
+          slug: Slug('Profile slug.'),
+          title: Type.String(),
+          status: StringEnum(PROFILE_STATUSES),
+          renderReady: Type.Boolean(),
+          link: AbsoluteUrl('Profile record.'),
+        },
         { ...strict },
       ),
       { description: 'Registered profiles for the instrument.' },
     ),
     readiness: StringEnum(INSTRUMENT_READINESS, {
-      description: '`ready`: an approved, render-ready profile exists; `candidate`: only unapproved ones; `none`: no profile.',
+      description:
+        '`ready`: an approved, render-ready profile exists; `candidate`: only unapproved ones; `none`: no profile.',
     }),
     workCount: Type.Integer({ minimum: 0, description: 'Works that use the instrument.' }),
     links: Type.Object(
-      { works: AbsoluteUrl('Catalog filtered by this instrument.'), profiles: AbsoluteUrl('Profiles for this instrument.') },
+      {
+        works: AbsoluteUrl('Catalog filtered by this instrument.'),
+        profiles: AbsoluteUrl('Profiles for this instrument.'),
+      },
       { ...strict, description: 'Filter links.' },
     ),
   },

@@ -17,14 +17,30 @@ const text = (description: string) => Type.Optional(Type.String({ maxLength: QUE
 
 export const WorksQuery = Type.Object(
   {
-    query: text('Words to find in title, composer (any name form), catalog numbers, genre, period, key, instruments and styles.'),
+    query: text(
+      'Words to find in title, composer (any name form), catalog numbers, genre, period, key, instruments and styles.',
+    ),
     genre: text('Genre words, e.g. "suite".'),
     composer: text('Composer in any name form ("Bach, J.S.", "J. S. Bach", "dvorak").'),
     instrument: text('Instrument slug, name or alias ("cello", "violoncello").'),
     style: text('Arrangement style or mood words.'),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1, format: 'int32', description: 'Page number, from 1.' })),
+    page: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        default: 1,
+        format: 'int32',
+        description: 'Page number, from 1.',
+      }),
+    ),
     pageSize: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: WORKS_MAX_PAGE_SIZE, default: WORKS_DEFAULT_PAGE_SIZE, format: 'int32', description: `Items per page, 1 to ${WORKS_MAX_PAGE_SIZE}.` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: WORKS_MAX_PAGE_SIZE,
+        default: WORKS_DEFAULT_PAGE_SIZE,
+        format: 'int32',
+        description: `Items per page, 1 to ${WORKS_MAX_PAGE_SIZE}.`,
+      }),
     ),
   },
   // An unknown parameter is a 400 naming it, not silently ignored: a misspelt filter
@@ -38,7 +54,9 @@ export const ProfilesQuery = Type.Object(
     query: text('Words in slug, title, summary or instrument slugs.'),
     kind: Type.Optional(StringEnum(PROFILE_KINDS, { description: 'Profile kind.' })),
     status: Type.Optional(StringEnum(PROFILE_STATUSES, { description: 'Profile status.' })),
-    renderReady: Type.Optional(Type.Boolean({ description: 'Only profiles that are (true) or are not (false) render-ready.' })),
+    renderReady: Type.Optional(
+      Type.Boolean({ description: 'Only profiles that are (true) or are not (false) render-ready.' }),
+    ),
   },
   { description: 'Profile search parameters.', additionalProperties: false },
 );

@@ -5,7 +5,17 @@
  */
 import { AssetMeasurement } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { AbsoluteUrl, ACCESS_LEVELS, ASSET_KINDS, CATALOG_REVIEW_STATES, MUSIC_ROLES, Nullable, Slug, StringEnum, UtcTimestamp } from './common.ts';
+import {
+  AbsoluteUrl,
+  ACCESS_LEVELS,
+  ASSET_KINDS,
+  CATALOG_REVIEW_STATES,
+  MUSIC_ROLES,
+  Nullable,
+  Slug,
+  StringEnum,
+  UtcTimestamp,
+} from './common.ts';
 import { ChannelContext, MusicRequirements } from './channel.ts';
 import { CONTRIBUTION_OPERATIONS } from './contribution.ts';
 import { PROFILE_STATUSES } from './profile.ts';
@@ -17,13 +27,31 @@ const strict = { additionalProperties: false } as const;
 
 export const MusicResolveInput = Type.Object(
   {
-    workSlug: Type.Optional(Nullable(Type.String({ maxLength: 160 }), { description: 'Slug of the work to evaluate; matched exactly. An unknown slug answers `prepare` (new-work).' })),
-    title: Type.Optional(Nullable(Type.String({ maxLength: 200 }), { description: 'Title words (case- and accent-insensitive; catalog numbers such as "BWV 846" count), used when workSlug is absent.' })),
-    composer: Type.Optional(Nullable(Type.String({ maxLength: 160 }), { description: 'Composer in any name form ("Bach, J.S.", "J. S. Bach", "Dvorak"), used when workSlug is absent.' })),
+    workSlug: Type.Optional(
+      Nullable(Type.String({ maxLength: 160 }), {
+        description: 'Slug of the work to evaluate; matched exactly. An unknown slug answers `prepare` (new-work).',
+      }),
+    ),
+    title: Type.Optional(
+      Nullable(Type.String({ maxLength: 200 }), {
+        description:
+          'Title words (case- and accent-insensitive; catalog numbers such as "BWV 846" count), used when workSlug is absent.',
+      }),
+    ),
+    composer: Type.Optional(
+      Nullable(Type.String({ maxLength: 160 }), {
+        description: 'Composer in any name form ("Bach, J.S.", "J. S. Bach", "Dvorak"), used when workSlug is absent.',
+      }),
+    ),
     channel: ChannelContext,
     requirements: MusicRequirements,
   },
-  { ...strict, $id: 'MusicResolveInput', title: 'MusicResolveInput', description: 'A channel and its music requirements; name a work, or leave it out to search the whole catalog.' },
+  {
+    ...strict,
+    $id: 'MusicResolveInput',
+    title: 'MusicResolveInput',
+    description: 'A channel and its music requirements; name a work, or leave it out to search the whole catalog.',
+  },
 );
 export type MusicResolveInput = Static<typeof MusicResolveInput>;
 
@@ -90,28 +118,44 @@ export type ResolveReason = Static<typeof ResolveReason>;
 
 export const ResolveAsset = Type.Object(
   {
-    id: Type.Integer({ minimum: 1, description: 'Asset id, unique within the work; keep it with anything you extract.' }),
+    id: Type.Integer({
+      minimum: 1,
+      description: 'Asset id, unique within the work; keep it with anything you extract.',
+    }),
     kind: StringEnum(ASSET_KINDS, { description: 'Format of the file (asset kind).' }),
     title: Type.String({ description: 'Title of the asset.' }),
     mediaType: Type.String({ description: 'IANA media type.' }),
     access: StringEnum(ACCESS_LEVELS, { description: 'Who may follow the download link.' }),
-    usable: Type.Boolean({ description: 'True when the asset is public and has a download link, so a caller can reuse it.' }),
+    usable: Type.Boolean({
+      description: 'True when the asset is public and has a download link, so a caller can reuse it.',
+    }),
     reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Machine review state of the file.' }),
-    reviewStatus: Type.String({ description: 'Label of the review state; a technical pass reads as "not listening-approved".' }),
+    reviewStatus: Type.String({
+      description: 'Label of the review state; a technical pass reads as "not listening-approved".',
+    }),
     rightsStatus: Type.String({ description: 'Rights status of this file.' }),
     license: Nullable(Type.String(), { description: 'License of this file.' }),
     attribution: Nullable(Type.String(), { description: 'Attribution to carry forward with this file.' }),
     sha256: Nullable(Type.String(), { description: 'SHA-256 of the file, when known.' }),
-    measured: Nullable(AssetMeasurement, { description: 'MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.' }),
+    measured: Nullable(AssetMeasurement, {
+      description:
+        'MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.',
+    }),
     links: Type.Object(
       {
-        download: Nullable(AbsoluteUrl('Download URL.'), { description: 'Absolute download URL; null when the file is not published.' }),
+        download: Nullable(AbsoluteUrl('Download URL.'), {
+          description: 'Absolute download URL; null when the file is not published.',
+        }),
         sourcePage: AbsoluteUrl('The page that describes where the asset comes from.'),
       },
       { ...strict, description: 'Absolute links of the asset.' },
     ),
   },
-  { ...strict, $id: 'ResolveAsset', description: 'One file of an arrangement, with its access, review state and rights.' },
+  {
+    ...strict,
+    $id: 'ResolveAsset',
+    description: 'One file of an arrangement, with its access, review state and rights.',
+  },
 );
 export type ResolveAsset = Static<typeof ResolveAsset>;
 
@@ -127,7 +171,9 @@ export const ResolveFormat = Type.Object(
 export const ResolveProfile = Type.Object(
   {
     slug: Slug('Rendering profile slug.'),
-    status: StringEnum([...PROFILE_STATUSES, 'unregistered'] as const, { description: 'Profile status; `unregistered` when no profile has this slug.' }),
+    status: StringEnum([...PROFILE_STATUSES, 'unregistered'] as const, {
+      description: 'Profile status; `unregistered` when no profile has this slug.',
+    }),
     renderReady: Type.Boolean({ description: 'Whether the rendering engine can use it as is.' }),
     approved: Type.Boolean({ description: 'True only for status `approved`.' }),
     link: Nullable(AbsoluteUrl('The profile record.'), { description: 'The profile record; null when unregistered.' }),
@@ -144,13 +190,16 @@ export const ResolveRights = Type.Object(
       { US: TerritoryNote, EU: TerritoryNote, CA: TerritoryNote },
       { ...strict, description: 'Per-territory notes of the composition; carry them forward.' },
     ),
-    rightsNote: Type.String({ description: 'The work\'s plain summary of what may be reused and why.' }),
-    checkedAtUtc: UtcTimestamp('When a person last checked the work\'s rights (UTC).'),
-    evidenceUrls: Type.Array(AbsoluteUrl('Evidence page.'), { description: 'Evidence for the work\'s rights statement.' }),
+    rightsNote: Type.String({ description: "The work's plain summary of what may be reused and why." }),
+    checkedAtUtc: UtcTimestamp("When a person last checked the work's rights (UTC)."),
+    evidenceUrls: Type.Array(AbsoluteUrl('Evidence page.'), {
+      description: "Evidence for the work's rights statement.",
+    }),
   },
   {
     ...strict,
-    description: 'Rights of what would be used: the work\'s composition layer and territory notes, and the arrangement\'s own edition and recording layers.',
+    description:
+      "Rights of what would be used: the work's composition layer and territory notes, and the arrangement's own edition and recording layers.",
   },
 );
 
@@ -163,21 +212,35 @@ export const ResolveFit = Type.Object(
         'native: within max(3 s, 10 %) of the target as it is; trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter, and the record says it loops seamlessly; edit: neither (the caller would have to cut with a fade or repeat with a crossfade).',
     }),
     targetSeconds: Type.Integer({ minimum: 1, description: 'The requested targetDurationSeconds.' }),
-    durationSeconds: Type.Number({ minimum: 0, description: 'The duration judged: measured when a recording of the arrangement was measured, else declared.' }),
+    durationSeconds: Type.Number({
+      minimum: 0,
+      description: 'The duration judged: measured when a recording of the arrangement was measured, else declared.',
+    }),
     durationSource: StringEnum(['measured', 'declared'] as const, { description: 'Where durationSeconds comes from.' }),
-    deltaSeconds: Type.Number({ description: 'durationSeconds minus targetSeconds (negative: shorter than the target).' }),
-    toleranceSeconds: Type.Integer({ minimum: 0, description: 'max(3 s, 10 % of the target): within it the fit is native.' }),
+    deltaSeconds: Type.Number({
+      description: 'durationSeconds minus targetSeconds (negative: shorter than the target).',
+    }),
+    toleranceSeconds: Type.Integer({
+      minimum: 0,
+      description: 'max(3 s, 10 % of the target): within it the fit is native.',
+    }),
   },
   { ...strict, title: 'ResolveFit', description: 'How the arrangement fits the requested runtime.' },
 );
 
 export const ResolveListen = Type.Object(
   {
-    url: Nullable(AbsoluteUrl('A public MP3 (else WAV) of the arrangement to hear before choosing it.'), { description: 'Absolute link to hear it, or null (then `reason` says why).' }),
+    url: Nullable(AbsoluteUrl('A public MP3 (else WAV) of the arrangement to hear before choosing it.'), {
+      description: 'Absolute link to hear it, or null (then `reason` says why).',
+    }),
     assetId: Nullable(Type.Integer({ minimum: 1 }), { description: 'The asset the link serves.' }),
     format: Nullable(StringEnum(['mp3', 'wav'] as const), { description: 'Its format.' }),
-    reviewStatus: Nullable(Type.String(), { description: 'Review state label of that file: hearing is not reuse; only a listening-approved file is ready.' }),
-    reason: Nullable(Type.String(), { description: 'Why there is no link (no recording, or not public), or null when there is one.' }),
+    reviewStatus: Nullable(Type.String(), {
+      description: 'Review state label of that file: hearing is not reuse; only a listening-approved file is ready.',
+    }),
+    reason: Nullable(Type.String(), {
+      description: 'Why there is no link (no recording, or not public), or null when there is one.',
+    }),
   },
   { ...strict, title: 'ResolveListen', description: 'Where to hear the arrangement, or why you cannot.' },
 );
@@ -185,9 +248,16 @@ export const ResolveListen = Type.Object(
 export const ResolveCandidate = Type.Object(
   {
     position: Type.Integer({ minimum: 1, description: 'Position in this answer; 1 is the best candidate.' }),
-    ready: Type.Boolean({ description: 'True only when every listed requirement passed: the arrangement may be reused as is.' }),
+    ready: Type.Boolean({
+      description: 'True only when every listed requirement passed: the arrangement may be reused as is.',
+    }),
     summary: Type.String({ description: 'One sentence: ready, or which requirements fail.' }),
-    score: Type.Integer({ minimum: 0, maximum: 100, description: 'Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance).' }),
+    score: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description:
+        'Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance).',
+    }),
     workSlug: Slug('Work slug; keep it with anything you extract.'),
     workTitle: Type.String({ description: 'Title of the work.' }),
     composer: Type.String({ description: 'Composer display name.' }),
@@ -200,8 +270,13 @@ export const ResolveCandidate = Type.Object(
     instrumentation: Type.String({ description: 'Instrumentation of the arrangement.' }),
     moods: Type.Array(Type.String(), { description: 'Mood words.' }),
     durationSeconds: Type.Integer({ minimum: 1, description: 'Duration in seconds as declared in the record.' }),
-    measuredDurationSeconds: Nullable(Type.Number({ minimum: 0 }), { description: 'Duration the archive measured from its recording (seconds), or null when none was measured; preferred over the declared one for fit and ranking.' }),
-    fit: Nullable(ResolveFit, { description: 'Fit to requirements.targetDurationSeconds; null when no target duration was requested.' }),
+    measuredDurationSeconds: Nullable(Type.Number({ minimum: 0 }), {
+      description:
+        'Duration the archive measured from its recording (seconds), or null when none was measured; preferred over the declared one for fit and ranking.',
+    }),
+    fit: Nullable(ResolveFit, {
+      description: 'Fit to requirements.targetDurationSeconds; null when no target duration was requested.',
+    }),
     listen: ResolveListen,
     loopable: Type.Boolean({ description: 'The record says it loops seamlessly.' }),
     trimmable: Type.Boolean({ description: 'The record says it can be cut shorter at marked phrase ends.' }),
@@ -210,10 +285,18 @@ export const ResolveCandidate = Type.Object(
     license: Nullable(Type.String(), { description: 'License of the arrangement and its files.' }),
     attribution: Nullable(Type.String(), { description: 'Attribution to carry forward.' }),
     rights: ResolveRights,
-    formats: Type.Array(ResolveFormat, { description: 'Every format present as a public applied asset, with the asset id and absolute link to use.' }),
-    assets: Type.Array(ResolveAsset, { description: 'Every file of the arrangement, usable or not, with access, review state and rights.' }),
-    renderingProfiles: Type.Array(ResolveProfile, { description: 'Rendering profiles used to make it, with their approval status.' }),
-    reasons: Type.Array(ResolveReason, { description: 'Each applicable requirement, passed or failed, with the reason.' }),
+    formats: Type.Array(ResolveFormat, {
+      description: 'Every format present as a public applied asset, with the asset id and absolute link to use.',
+    }),
+    assets: Type.Array(ResolveAsset, {
+      description: 'Every file of the arrangement, usable or not, with access, review state and rights.',
+    }),
+    renderingProfiles: Type.Array(ResolveProfile, {
+      description: 'Rendering profiles used to make it, with their approval status.',
+    }),
+    reasons: Type.Array(ResolveReason, {
+      description: 'Each applicable requirement, passed or failed, with the reason.',
+    }),
     links: Type.Object(
       {
         work: AbsoluteUrl('The work record (JSON).'),
@@ -223,7 +306,11 @@ export const ResolveCandidate = Type.Object(
       { ...strict, description: 'Canonical links of the work.' },
     ),
   },
-  { ...strict, $id: 'ResolveCandidate', description: 'One arrangement evaluated against the channel and requirements.' },
+  {
+    ...strict,
+    $id: 'ResolveCandidate',
+    description: 'One arrangement evaluated against the channel and requirements.',
+  },
 );
 export type ResolveCandidate = Static<typeof ResolveCandidate>;
 
@@ -231,22 +318,35 @@ export const MissingItem = Type.Object(
   {
     what: StringEnum(MISSING_KINDS, { description: 'What is missing.' }),
     operation: Nullable(StringEnum(CONTRIBUTION_OPERATIONS), {
-      description: 'The contribution operation that would supply it; null when no contribution can (it waits for an accountable human reviewer, or the format does not exist).',
+      description:
+        'The contribution operation that would supply it; null when no contribution can (it waits for an accountable human reviewer, or the format does not exist).',
     }),
     detail: Type.String({ description: 'What exactly is missing and how to supply it, in plain words.' }),
-    workSlug: Nullable(Slug('Work slug.'), { description: 'The work a contribution would target (ContributionTarget.workSlug); null for a new work or when several works qualify.' }),
-    arrangementId: Nullable(Type.Integer({ minimum: 1 }), { description: 'The arrangement concerned; null when it concerns the work or a new arrangement.' }),
-    assetId: Nullable(Type.Integer({ minimum: 1 }), { description: 'The existing asset concerned (ContributionTarget.assetId), if any.' }),
+    workSlug: Nullable(Slug('Work slug.'), {
+      description:
+        'The work a contribution would target (ContributionTarget.workSlug); null for a new work or when several works qualify.',
+    }),
+    arrangementId: Nullable(Type.Integer({ minimum: 1 }), {
+      description: 'The arrangement concerned; null when it concerns the work or a new arrangement.',
+    }),
+    assetId: Nullable(Type.Integer({ minimum: 1 }), {
+      description: 'The existing asset concerned (ContributionTarget.assetId), if any.',
+    }),
     format: Nullable(Type.String(), { description: 'The missing format, for `format` items.' }),
   },
-  { ...strict, $id: 'MissingItem', description: 'One thing that keeps the best candidate from being ready, and how to supply it.' },
+  {
+    ...strict,
+    $id: 'MissingItem',
+    description: 'One thing that keeps the best candidate from being ready, and how to supply it.',
+  },
 );
 export type MissingItem = Static<typeof MissingItem>;
 
 export const ResolveResult = Type.Object(
   {
     verdict: StringEnum(RESOLVE_VERDICTS, {
-      description: '`reuse`: the first candidate is ready; `prepare`: none is ready, see `missing`; `no-music`: the channel carries no music.',
+      description:
+        '`reuse`: the first candidate is ready; `prepare`: none is ready, see `missing`; `no-music`: the channel carries no music.',
     }),
     summary: Type.String({ description: 'The answer in one or two sentences.' }),
     channel: Type.Object(
@@ -254,27 +354,45 @@ export const ResolveResult = Type.Object(
         channelKey: Type.String({ description: 'The channel key as sent.' }),
         intendedRole: StringEnum(MUSIC_ROLES, { description: 'The role evaluated.' }),
         musicAllowed: Type.Boolean({ description: 'Whether music was allowed (absent counts as true).' }),
-        narrationPresent: Type.Boolean({ description: 'Whether narration plays over the music (absent counts as false).' }),
+        narrationPresent: Type.Boolean({
+          description: 'Whether narration plays over the music (absent counts as false).',
+        }),
       },
       { ...strict, description: 'The channel this answer is for.' },
     ),
     search: Type.Object(
       {
-        by: StringEnum(SEARCH_MODES, { description: 'How works were found: by slug, by title and/or composer, across the catalog by role, or not at all (no music).' }),
-        matchedWorks: Type.Integer({ minimum: 0, description: 'Works found (catalog-wide: works with an arrangement that fits the role).' }),
-        workSlugs: Type.Array(Slug('Work slug.'), { description: 'Slugs of the works found (at most 20, in catalog order); catalog-wide: the works of the candidates.' }),
+        by: StringEnum(SEARCH_MODES, {
+          description:
+            'How works were found: by slug, by title and/or composer, across the catalog by role, or not at all (no music).',
+        }),
+        matchedWorks: Type.Integer({
+          minimum: 0,
+          description: 'Works found (catalog-wide: works with an arrangement that fits the role).',
+        }),
+        workSlugs: Type.Array(Slug('Work slug.'), {
+          description:
+            'Slugs of the works found (at most 20, in catalog order); catalog-wide: the works of the candidates.',
+        }),
         arrangementsEvaluated: Type.Integer({
           minimum: 0,
           description:
             'Arrangements checked against the requirements: judged one by one (arrangementsJudged), or, in a catalog-wide search, shown by an upper bound of their rank to fall below the tenth candidate. In a catalog-wide search, every arrangement that fits the role unless rankingComplete is false.',
         }),
-        arrangementsJudged: Type.Integer({ minimum: 0, description: 'Arrangements judged one by one; never more than the per-request bound (2,000), so no resolve costs time in proportion to the catalog.' }),
+        arrangementsJudged: Type.Integer({
+          minimum: 0,
+          description:
+            'Arrangements judged one by one; never more than the per-request bound (2,000), so no resolve costs time in proportion to the catalog.',
+        }),
         readyCount: Type.Integer({
           minimum: 0,
           description:
             'Ready arrangements among those judged. Exact when readyCountComplete is true; otherwise a lower bound: a catalog-wide search keeps judging possible ready arrangements only to a count budget (1,000 judged) once its candidates are settled.',
         }),
-        readyCountComplete: Type.Boolean({ description: 'True when every arrangement that could be ready was judged, so readyCount is the exact number of ready arrangements.' }),
+        readyCountComplete: Type.Boolean({
+          description:
+            'True when every arrangement that could be ready was judged, so readyCount is the exact number of ready arrangements.',
+        }),
         rankingComplete: Type.Boolean({
           description:
             'True when the candidates are the best of every arrangement searched. False only when the search stopped at its per-request bound of 2,000 judged arrangements: the candidates are then the best of those judged (a catalog-wide search judges the arrangements whose bound rank is highest first), and the note says so.',
@@ -284,9 +402,13 @@ export const ResolveResult = Type.Object(
       { ...strict, description: 'How candidates were found.' },
     ),
     candidates: Type.Array(ResolveCandidate, {
-      description: 'At most 10 arrangements, best first: ready before not ready, role fit before none, fitting style/instrumentation/mood/duration before not, higher score, editorial rank, work slug, arrangement id.',
+      description:
+        'At most 10 arrangements, best first: ready before not ready, role fit before none, fitting style/instrumentation/mood/duration before not, higher score, editorial rank, work slug, arrangement id.',
     }),
-    missing: Type.Array(MissingItem, { description: 'For `prepare`: what keeps the best candidate from being ready and which contribution would supply it. Empty otherwise.' }),
+    missing: Type.Array(MissingItem, {
+      description:
+        'For `prepare`: what keeps the best candidate from being ready and which contribution would supply it. Empty otherwise.',
+    }),
     links: Type.Object(
       {
         contributionTemplate: AbsoluteUrl('A complete contribution example to copy.'),
@@ -299,6 +421,11 @@ export const ResolveResult = Type.Object(
     ),
     catalogGeneratedAtUtc: UtcTimestamp('When the catalog build this answer was computed from was generated (UTC).'),
   },
-  { ...strict, $id: 'ResolveResult', title: 'ResolveResult', description: 'The resolve answer: a verdict with explained, ranked candidates.' },
+  {
+    ...strict,
+    $id: 'ResolveResult',
+    title: 'ResolveResult',
+    description: 'The resolve answer: a verdict with explained, ranked candidates.',
+  },
 );
 export type ResolveResult = Static<typeof ResolveResult>;

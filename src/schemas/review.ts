@@ -5,7 +5,15 @@
  * review service's stored state and the types (every type here is `Static<>` of its schema).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { AbsoluteUrl, ArrangementSection, ASSET_KINDS, MUSIC_ROLES, Nullable, StringEnum, UtcTimestamp } from './common.ts';
+import {
+  AbsoluteUrl,
+  ArrangementSection,
+  ASSET_KINDS,
+  MUSIC_ROLES,
+  Nullable,
+  StringEnum,
+  UtcTimestamp,
+} from './common.ts';
 import { ApplyProgress, ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
 import { AudioMeasurement, DeclaredAudio, Disagreement } from './audio.ts';
 import { Page } from './envelope.ts';
@@ -16,7 +24,13 @@ export const REVIEW_ACTIONS = ['accept', 'request-information', 'apply', 'declin
 export type AdminAction = (typeof REVIEW_ACTIONS)[number];
 
 /** Review states a reviewer may assert for a contributed asset (never rights-review-required). */
-export const ASSERTABLE_STATES = ['pending', 'technical-pass', 'manual-review-pending', 'human-reviewed', 'human-listening-approved'] as const;
+export const ASSERTABLE_STATES = [
+  'pending',
+  'technical-pass',
+  'manual-review-pending',
+  'human-reviewed',
+  'human-listening-approved',
+] as const;
 export type AssertableState = (typeof ASSERTABLE_STATES)[number];
 
 export const ReviewAssertion = Type.Object(
@@ -25,15 +39,25 @@ export const ReviewAssertion = Type.Object(
       Type.Array(
         Type.Object(
           {
-            index: Type.Integer({ minimum: 0, maximum: 999, description: 'Index of the asset in the submission\'s `assets` array (0-based).' }),
-            reviewState: StringEnum(ASSERTABLE_STATES, { description: 'The review state the named reviewer asserts for this file.' }),
+            index: Type.Integer({
+              minimum: 0,
+              maximum: 999,
+              description: "Index of the asset in the submission's `assets` array (0-based).",
+            }),
+            reviewState: StringEnum(ASSERTABLE_STATES, {
+              description: 'The review state the named reviewer asserts for this file.',
+            }),
           },
           { ...strict, description: 'One asserted review state.' },
         ),
         { maxItems: 100, description: 'Review states the reviewer asserts, per contributed asset.' },
       ),
     ),
-    arrangement: Type.Optional(StringEnum(ASSERTABLE_STATES, { description: 'Review state asserted for the contributed arrangement as a whole.' })),
+    arrangement: Type.Optional(
+      StringEnum(ASSERTABLE_STATES, {
+        description: 'Review state asserted for the contributed arrangement as a whole.',
+      }),
+    ),
   },
   {
     ...strict,
@@ -46,27 +70,44 @@ export const ReviewAssertion = Type.Object(
 /** What an editor may set for a contributed arrangement during review (issue 13, item 1): what resolve ranks on. */
 export const ArrangementFacts = Type.Object(
   {
-    alsoSuits: Type.Optional(Type.Array(StringEnum(MUSIC_ROLES), { maxItems: MUSIC_ROLES.length, uniqueItems: true, description: 'Other roles it suits.' })),
-    moods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20, description: 'Mood words.' })),
+    alsoSuits: Type.Optional(
+      Type.Array(StringEnum(MUSIC_ROLES), {
+        maxItems: MUSIC_ROLES.length,
+        uniqueItems: true,
+        description: 'Other roles it suits.',
+      }),
+    ),
+    moods: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20, description: 'Mood words.' }),
+    ),
     loopable: Type.Optional(Type.Boolean({ description: 'It loops seamlessly.' })),
     trimmable: Type.Optional(Type.Boolean({ description: 'It can be cut shorter at marked phrase ends.' })),
-    sections: Type.Optional(Type.Array(ArrangementSection, { maxItems: 200, description: 'Sections with their times in seconds.' })),
+    sections: Type.Optional(
+      Type.Array(ArrangementSection, { maxItems: 200, description: 'Sections with their times in seconds.' }),
+    ),
   },
   {
     ...strict,
     title: 'ArrangementFacts',
-    description: 'Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).',
+    description:
+      'Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).',
   },
 );
 export type ArrangementFacts = Static<typeof ArrangementFacts>;
 
 export const AdminActionBody = Type.Object(
   {
-    note: Type.Optional(Type.String({ maxLength: 2000, description: 'Public note added to the tracking history (e.g. which information is needed, or why declined).' })),
+    note: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: 'Public note added to the tracking history (e.g. which information is needed, or why declined).',
+      }),
+    ),
     reviewer: Type.String({
       minLength: 1,
       maxLength: 100,
-      description: 'Display name of the reviewer, shown beside the actor. The action is attributed to the authenticated admin key\'s label (commit trailer, tracking history, admin view), never to this free text.',
+      description:
+        "Display name of the reviewer, shown beside the actor. The action is attributed to the authenticated admin key's label (commit trailer, tracking history, admin view), never to this free text.",
     }),
     assert: Type.Optional(ReviewAssertion),
     arrangement: Type.Optional(ArrangementFacts),
@@ -79,9 +120,14 @@ export const TechnicalCheck = Type.Object(
   {
     kind: StringEnum(ASSET_KINDS, { description: 'The asset kind the checks were chosen for.' }),
     passed: Type.Boolean({ description: 'Whether the automated checks passed (not listening approval).' }),
-    summary: Type.String({ description: 'One line, also written into the asset\'s technicalChecks.' }),
+    summary: Type.String({ description: "One line, also written into the asset's technicalChecks." }),
     measurements: Type.Record(Type.String(), Type.Unknown(), { description: 'Measured values.' }),
-    audio: Type.Optional(Nullable(AudioMeasurement, { description: 'MP3 and WAV: the decoded audio measured (loudness, true peak, sections, quiet stretches, narration-bed level); null when it could not be decoded.' })),
+    audio: Type.Optional(
+      Nullable(AudioMeasurement, {
+        description:
+          'MP3 and WAV: the decoded audio measured (loudness, true peak, sections, quiet stretches, narration-bed level); null when it could not be decoded.',
+      }),
+    ),
   },
   { description: 'Technical checks of one verified file.' },
 );
@@ -92,14 +138,20 @@ export const VerificationEntry = Type.Object(
     index: Type.Integer({ minimum: 0, description: 'Index of the asset in the submission.' }),
     url: Nullable(Type.String(), { description: 'The contributor URL fetched.' }),
     declaredSha256: Nullable(Type.String(), { description: 'SHA-256 the contributor declared.' }),
-    status: StringEnum(['verified', 'refused', 'not-fetched'] as const, { description: 'verified: fetched, digest matches, stored; refused: why in `reason`; not-fetched: no downloadUrl.' }),
+    status: StringEnum(['verified', 'refused', 'not-fetched'] as const, {
+      description: 'verified: fetched, digest matches, stored; refused: why in `reason`; not-fetched: no downloadUrl.',
+    }),
     sha256: Nullable(Type.String(), { description: 'Digest of the stored copy.' }),
     byteLength: Nullable(Type.Integer({ minimum: 0 }), { description: 'Size of the stored copy.' }),
-    mediaType: Nullable(Type.String(), { description: 'Content-Type the contributor\'s server sent.' }),
+    mediaType: Nullable(Type.String(), { description: "Content-Type the contributor's server sent." }),
     reason: Nullable(Type.String(), { description: 'Why it was refused or not fetched.' }),
     checks: Nullable(TechnicalCheck, { description: 'Technical checks, for verified files.' }),
     declared: Type.Optional(DeclaredAudio),
-    disagreements: Type.Optional(Type.Array(Disagreement, { description: 'Declared values (duration, loudness) the measurement contradicts; each is also a review warning.' })),
+    disagreements: Type.Optional(
+      Type.Array(Disagreement, {
+        description: 'Declared values (duration, loudness) the measurement contradicts; each is also a review warning.',
+      }),
+    ),
   },
   { ...strict, title: 'VerificationEntry', description: 'Fetch, digest and technical checks of one contributor file.' },
 );
@@ -108,12 +160,20 @@ export type VerificationEntry = Static<typeof VerificationEntry>;
 export const ReviewerAssertions = Type.Object(
   {
     reviewer: Type.String({ description: 'Display name the reviewer gave (free text, display only).' }),
-    actor: Type.Optional(Type.String({ description: 'Label of the authenticated admin key that asserted: who is accountable.' })),
+    actor: Type.Optional(
+      Type.String({ description: 'Label of the authenticated admin key that asserted: who is accountable.' }),
+    ),
     atUtc: UtcTimestamp('When asserted.'),
-    assets: Type.Record(Type.String({ pattern: '^[0-9]+$' }), StringEnum(ASSERTABLE_STATES), { description: 'By index (as a decimal string) into submission.assets.' }),
+    assets: Type.Record(Type.String({ pattern: '^[0-9]+$' }), StringEnum(ASSERTABLE_STATES), {
+      description: 'By index (as a decimal string) into submission.assets.',
+    }),
     arrangement: Nullable(StringEnum(ASSERTABLE_STATES)),
   },
-  { ...strict, title: 'ReviewerAssertions', description: 'What a named human reviewer asserted through the admin API (recorded with name and time).' },
+  {
+    ...strict,
+    title: 'ReviewerAssertions',
+    description: 'What a named human reviewer asserted through the admin API (recorded with name and time).',
+  },
 );
 export type ReviewerAssertions = Static<typeof ReviewerAssertions>;
 
@@ -121,7 +181,11 @@ export const ReviewAction = Type.Object(
   {
     action: StringEnum(REVIEW_ACTIONS),
     reviewer: Type.String({ description: 'Display name given with the action (free text).' }),
-    actor: Type.Optional(Type.String({ description: 'Label of the authenticated key (or "github-webhook") that performed it: who is accountable.' })),
+    actor: Type.Optional(
+      Type.String({
+        description: 'Label of the authenticated key (or "github-webhook") that performed it: who is accountable.',
+      }),
+    ),
     atUtc: UtcTimestamp('When.'),
     note: Nullable(Type.String()),
     outcome: Type.String(),
@@ -129,7 +193,10 @@ export const ReviewAction = Type.Object(
   { ...strict, title: 'ReviewAction', description: 'One admin action and its outcome.' },
 );
 
-export const LastError = Type.Object({ atUtc: UtcTimestamp('When.'), message: Type.String() }, { ...strict, title: 'LastError' });
+export const LastError = Type.Object(
+  { atUtc: UtcTimestamp('When.'), message: Type.String() },
+  { ...strict, title: 'LastError' },
+);
 
 /** Where a review lives on its forge (the stored form; the public tracking record shows a ReviewLink). */
 export const ReviewRef = Type.Object(
@@ -159,7 +226,11 @@ export const ReviewRecord = Type.Object(
     warnings: Type.Optional(Type.Array(Type.String())),
     assertions: Nullable(ReviewerAssertions),
     /** Arrangement facts an editor set (accept or apply), with who set them. */
-    arrangementFacts: Type.Optional(Nullable(Type.Object({ actor: Type.String(), atUtc: UtcTimestamp('When.'), facts: ArrangementFacts }, { ...strict }))),
+    arrangementFacts: Type.Optional(
+      Nullable(
+        Type.Object({ actor: Type.String(), atUtc: UtcTimestamp('When.'), facts: ArrangementFacts }, { ...strict }),
+      ),
+    ),
     lastError: Nullable(LastError),
     appliedCommit: Nullable(Type.String()),
     actions: Type.Array(ReviewAction),
@@ -171,8 +242,11 @@ export type ReviewRecord = Static<typeof ReviewRecord>;
 /** The change a review proposes, as git shows it (api/review/diff.ts; issue 15). */
 export const ReviewDiff = Type.Object(
   {
-    base: Type.String({ description: 'Commit the change is compared against: where the review branch left main, or the applied merge commit\'s first parent.' }),
-    head: Type.String({ description: 'The review branch\'s commit, or the applied merge commit.' }),
+    base: Type.String({
+      description:
+        "Commit the change is compared against: where the review branch left main, or the applied merge commit's first parent.",
+    }),
+    head: Type.String({ description: "The review branch's commit, or the applied merge commit." }),
     files: Type.Array(
       Type.Object(
         {
@@ -189,7 +263,11 @@ export const ReviewDiff = Type.Object(
     truncated: Type.Boolean({ description: 'True when `text` was cut.' }),
     maxBytes: Type.Integer({ minimum: 1, description: 'The bound on `text`, in bytes.' }),
   },
-  { ...strict, title: 'ReviewDiff', description: 'The proposed change to the content repository as a bounded unified diff.' },
+  {
+    ...strict,
+    title: 'ReviewDiff',
+    description: 'The proposed change to the content repository as a bounded unified diff.',
+  },
 );
 export type ReviewDiff = Static<typeof ReviewDiff>;
 
@@ -198,20 +276,34 @@ export const AdminReviewState = Type.Object(
     forge: Nullable(StringEnum(['local', 'github'] as const), { description: 'Where the review lives.' }),
     review: Nullable(ReviewLink, { description: 'The review branch or pull request.' }),
     verification: Type.Array(VerificationEntry, { description: 'Contributor files, one entry each.' }),
-    blockers: Type.Array(Type.String(), { description: 'What blocks apply right now (stale base, digest mismatch, failed check, lint).' }),
-    warnings: Type.Array(Type.String(), { description: 'What the reviewer should check without it blocking apply: a declared duration or loudness the archive\'s measurement contradicts.' }),
+    blockers: Type.Array(Type.String(), {
+      description: 'What blocks apply right now (stale base, digest mismatch, failed check, lint).',
+    }),
+    warnings: Type.Array(Type.String(), {
+      description:
+        "What the reviewer should check without it blocking apply: a declared duration or loudness the archive's measurement contradicts.",
+    }),
     assertions: Nullable(ReviewerAssertions, { description: 'Review states a named reviewer asserted.' }),
     arrangementFacts: Type.Optional(
-      Nullable(Type.Object({ actor: Type.String(), atUtc: UtcTimestamp('When.'), facts: ArrangementFacts }, { ...strict }), {
-        description: 'Arrangement facts (moods, roles, loop/trim, sections) an editor set in review, with the key label that set them.',
-      }),
+      Nullable(
+        Type.Object({ actor: Type.String(), atUtc: UtcTimestamp('When.'), facts: ArrangementFacts }, { ...strict }),
+        {
+          description:
+            'Arrangement facts (moods, roles, loop/trim, sections) an editor set in review, with the key label that set them.',
+        },
+      ),
     ),
     lastError: Nullable(LastError, { description: 'The last failed apply (e.g. the build error).' }),
     appliedCommit: Nullable(Type.String(), { description: 'Merge commit on main once applied.' }),
     actions: Type.Array(ReviewAction, { description: 'Every admin action, oldest first (internal log).' }),
-    diff: Type.Optional(Nullable(ReviewDiff, { description: 'The proposed change (GET of one item only): the review branch against main, or the applied merge; null before a review branch exists.' })),
+    diff: Type.Optional(
+      Nullable(ReviewDiff, {
+        description:
+          'The proposed change (GET of one item only): the review branch against main, or the applied merge; null before a review branch exists.',
+      }),
+    ),
   },
-  { ...strict, title: 'AdminReviewState', description: 'The reviewers\' side of one item.' },
+  { ...strict, title: 'AdminReviewState', description: "The reviewers' side of one item." },
 );
 
 export const AdminItem = Type.Object(
@@ -223,10 +315,18 @@ export const AdminItem = Type.Object(
     receivedAtUtc: UtcTimestamp('When received.'),
     updatedAtUtc: UtcTimestamp('When the status last changed.'),
     history: Type.Array(StatusChange, { description: 'Status history with public notes.' }),
-    apply: Nullable(ApplyProgress, { description: 'The latest apply: applying, visible (with when) or failed (the error is in review.lastError); null until applied.' }),
-    submission: Type.Record(Type.String(), Type.Unknown(), { description: 'The full submitted body (contribution or correction report), including contact details.' }),
+    apply: Nullable(ApplyProgress, {
+      description:
+        'The latest apply: applying, visible (with when) or failed (the error is in review.lastError); null until applied.',
+    }),
+    submission: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The full submitted body (contribution or correction report), including contact details.',
+    }),
     review: AdminReviewState,
-    links: Type.Object({ tracking: AbsoluteUrl('The public tracking record.'), admin: AbsoluteUrl('This admin view.') }, { ...strict }),
+    links: Type.Object(
+      { tracking: AbsoluteUrl('The public tracking record.'), admin: AbsoluteUrl('This admin view.') },
+      { ...strict },
+    ),
   },
   { ...strict, $id: 'AdminItem', title: 'AdminItem', description: 'A submission as reviewers see it.' },
 );
@@ -250,7 +350,10 @@ export const PULL_REQUEST_MAX_LINT_ERRORS = 200;
 export const PullRequestLintError = Type.Object(
   {
     file: Type.String({ description: 'Path in the content repository.' }),
-    line: Type.Integer({ minimum: 1, description: 'Line in the pull request\'s version of the file (1 when the file as a whole is meant).' }),
+    line: Type.Integer({
+      minimum: 1,
+      description: "Line in the pull request's version of the file (1 when the file as a whole is meant).",
+    }),
     pointer: Type.String({ description: 'JSON Pointer to the field ("" for the whole file).' }),
     message: Type.String({ description: 'What is wrong, in words.' }),
   },
@@ -261,55 +364,94 @@ export type PullRequestLintError = Static<typeof PullRequestLintError>;
 export const PullRequestLint = Type.Object(
   {
     state: StringEnum(['pending', 'passed', 'failed', 'error'] as const, {
-      description: 'pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).',
+      description:
+        'pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).',
     }),
     headSha: Nullable(Type.String(), { description: 'The head commit the result is for.' }),
     checkedAtUtc: Nullable(UtcTimestamp('When the lint ran.')),
-    scope: Type.String({ description: 'What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed").' }),
+    scope: Type.String({
+      description:
+        'What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed").',
+    }),
     errorCount: Type.Integer({ minimum: 0, description: 'Problems found (all of them, even beyond the ones listed).' }),
-    errors: Type.Array(PullRequestLintError, { maxItems: PULL_REQUEST_MAX_LINT_ERRORS, description: `The problems, at most ${PULL_REQUEST_MAX_LINT_ERRORS}.` }),
-    detail: Nullable(Type.String(), { description: 'Why the lint could not run, or what it left out (too many files).' }),
+    errors: Type.Array(PullRequestLintError, {
+      maxItems: PULL_REQUEST_MAX_LINT_ERRORS,
+      description: `The problems, at most ${PULL_REQUEST_MAX_LINT_ERRORS}.`,
+    }),
+    detail: Nullable(Type.String(), {
+      description: 'Why the lint could not run, or what it left out (too many files).',
+    }),
   },
-  { ...strict, title: 'PullRequestLint', description: 'The archive\'s content lint of the pull request\'s changed files, on its head commit, against the archive\'s content repository (main) for everything unchanged.' },
+  {
+    ...strict,
+    title: 'PullRequestLint',
+    description:
+      "The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.",
+  },
 );
 export type PullRequestLint = Static<typeof PullRequestLint>;
 
 export const PullRequestReview = Type.Object(
   {
     recordVersion: Type.Literal(1),
-    trackingCode: Type.String({ pattern: '^PR-[1-9][0-9]*$', description: 'The queue\'s identifier of the item: "PR-<number>".' }),
+    trackingCode: Type.String({
+      pattern: '^PR-[1-9][0-9]*$',
+      description: 'The queue\'s identifier of the item: "PR-<number>".',
+    }),
     repository: Type.String({ description: 'owner/name on GitHub.' }),
     number: Type.Integer({ minimum: 1, description: 'Pull request number.' }),
     title: Type.String({ description: 'Title as on GitHub (contributed text: render it inert).' }),
     author: Type.String({ description: 'GitHub login of the person who opened it.' }),
     url: Type.String({ description: 'The pull request on GitHub (html_url).' }),
-    state: StringEnum(['open', 'merged', 'closed'] as const, { description: 'open, merged, or closed without merging.' }),
+    state: StringEnum(['open', 'merged', 'closed'] as const, {
+      description: 'open, merged, or closed without merging.',
+    }),
     draft: Type.Boolean({ description: 'Opened as a draft.' }),
     headRef: Type.String({ description: 'Branch of the change.' }),
     headSha: Type.String({ description: 'Head commit.' }),
     baseRef: Type.String({ description: 'Branch it would merge into.' }),
     createdAtUtc: UtcTimestamp('When the pull request was opened on GitHub.'),
     updatedAtUtc: UtcTimestamp('When the archive last recorded an event of it.'),
-    changedFiles: Type.Array(Type.String(), { maxItems: PULL_REQUEST_MAX_FILES, description: `Paths the pull request changes (added, modified, removed, both names of a rename), at most ${PULL_REQUEST_MAX_FILES}.` }),
-    changedFilesTotal: Type.Integer({ minimum: 0, description: 'How many files it changes in all (GitHub lists at most 3000).' }),
-    workSlugs: Type.Array(Type.String(), { maxItems: PULL_REQUEST_MAX_FILES, description: 'Works whose folder it changes.' }),
+    changedFiles: Type.Array(Type.String(), {
+      maxItems: PULL_REQUEST_MAX_FILES,
+      description: `Paths the pull request changes (added, modified, removed, both names of a rename), at most ${PULL_REQUEST_MAX_FILES}.`,
+    }),
+    changedFilesTotal: Type.Integer({
+      minimum: 0,
+      description: 'How many files it changes in all (GitHub lists at most 3000).',
+    }),
+    workSlugs: Type.Array(Type.String(), {
+      maxItems: PULL_REQUEST_MAX_FILES,
+      description: 'Works whose folder it changes.',
+    }),
     lint: PullRequestLint,
     sync: Type.Optional(
       Nullable(
         Type.Object(
           {
-            state: StringEnum(['applied', 'failed'] as const, { description: 'applied: the merged change is in the archive\'s content repository and on the site; failed: it is not (`detail` says why; the archive\'s main is unchanged).' }),
+            state: StringEnum(['applied', 'failed'] as const, {
+              description:
+                "applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).",
+            }),
             atUtc: UtcTimestamp('When the archive tried.'),
-            commit: Nullable(Type.String(), { description: 'The archive\'s merge commit on main, once applied.' }),
-            detail: Nullable(Type.String(), { description: 'Why it failed (lint problems, a failed build, GitHub unreachable).' }),
+            commit: Nullable(Type.String(), { description: "The archive's merge commit on main, once applied." }),
+            detail: Nullable(Type.String(), {
+              description: 'Why it failed (lint problems, a failed build, GitHub unreachable).',
+            }),
           },
           { ...strict },
         ),
-        { description: 'For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site.' },
+        {
+          description:
+            'For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site.',
+        },
       ),
     ),
     events: Type.Array(
-      Type.Object({ action: Type.String(), atUtc: UtcTimestamp('When received.'), headSha: Type.String() }, { ...strict }),
+      Type.Object(
+        { action: Type.String(), atUtc: UtcTimestamp('When received.'), headSha: Type.String() },
+        { ...strict },
+      ),
       { maxItems: 50, description: 'Webhook events recorded, oldest first (the last 50).' },
     ),
   },
@@ -317,7 +459,8 @@ export const PullRequestReview = Type.Object(
     ...strict,
     $id: 'PullRequestReview',
     title: 'PullRequestReview',
-    description: 'A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.',
+    description:
+      'A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.',
   },
 );
 export type PullRequestReview = Static<typeof PullRequestReview>;
@@ -325,13 +468,26 @@ export type PullRequestReview = Static<typeof PullRequestReview>;
 export const QueueItem = Type.Object(
   {
     trackingCode: Type.String({ description: 'Tracking code; "PR-<number>" for a pull request.' }),
-    kind: StringEnum(QUEUE_KINDS, { description: 'contribution, correction-report, or pull-request (opened by a person on the content repository).' }),
-    status: StringEnum(QUEUE_STATUSES, { description: 'The submission\'s status; a pull request is pending while open, then merged or closed.' }),
+    kind: StringEnum(QUEUE_KINDS, {
+      description: 'contribution, correction-report, or pull-request (opened by a person on the content repository).',
+    }),
+    status: StringEnum(QUEUE_STATUSES, {
+      description: "The submission's status; a pull request is pending while open, then merged or closed.",
+    }),
     receivedAtUtc: UtcTimestamp('When received.'),
     updatedAtUtc: UtcTimestamp('When the status last changed.'),
     summary: Type.String({ description: 'One line: operation and target.' }),
-    blockers: Type.Integer({ minimum: 0, description: 'Number of recorded blockers (for a pull request: its content-lint problems).' }),
-    links: Type.Object({ admin: AbsoluteUrl('The admin view.'), tracking: AbsoluteUrl('The public tracking record (for a pull request: the pull request on GitHub).') }, { ...strict }),
+    blockers: Type.Integer({
+      minimum: 0,
+      description: 'Number of recorded blockers (for a pull request: its content-lint problems).',
+    }),
+    links: Type.Object(
+      {
+        admin: AbsoluteUrl('The admin view.'),
+        tracking: AbsoluteUrl('The public tracking record (for a pull request: the pull request on GitHub).'),
+      },
+      { ...strict },
+    ),
     pullRequest: Type.Optional(PullRequestReview),
   },
   { ...strict, $id: 'QueueItem', title: 'QueueItem', description: 'One open item of the review queue.' },
@@ -346,16 +502,41 @@ const STATUS_LIST = `^(${QUEUE_STATUSES.join('|')})(,(${QUEUE_STATUSES.join('|')
 export const AdminQueueQuery = Type.Object(
   {
     status: Type.Optional(
-      Type.String({ pattern: STATUS_LIST, maxLength: 200, description: `Comma-separated statuses to list (${QUEUE_STATUSES.join(', ')}; merged and closed are pull requests'); default: the open ones (pending, needs-information, accepted).` }),
+      Type.String({
+        pattern: STATUS_LIST,
+        maxLength: 200,
+        description: `Comma-separated statuses to list (${QUEUE_STATUSES.join(', ')}; merged and closed are pull requests'); default: the open ones (pending, needs-information, accepted).`,
+      }),
     ),
-    kind: Type.Optional(StringEnum(QUEUE_KINDS, { description: 'Only contributions, only correction reports, or only pull requests people opened on the content repository.' })),
-    operation: Type.Optional(Type.String({ maxLength: 100, description: 'Only contributions with this operation, e.g. "arrangement".' })),
+    kind: Type.Optional(
+      StringEnum(QUEUE_KINDS, {
+        description:
+          'Only contributions, only correction reports, or only pull requests people opened on the content repository.',
+      }),
+    ),
+    operation: Type.Optional(
+      Type.String({ maxLength: 100, description: 'Only contributions with this operation, e.g. "arrangement".' }),
+    ),
     workSlug: Type.Optional(Type.String({ maxLength: 200, description: 'Only items about this work.' })),
     receivedAfter: Type.Optional(UtcTimestamp('Only items received at or after this UTC time.')),
     receivedBefore: Type.Optional(UtcTimestamp('Only items received before this UTC time (e.g. older than a week).')),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1, format: 'int32', description: 'Page number, from 1.' })),
+    page: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        default: 1,
+        format: 'int32',
+        description: 'Page number, from 1.',
+      }),
+    ),
     pageSize: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: QUEUE_MAX_PAGE_SIZE, default: QUEUE_DEFAULT_PAGE_SIZE, format: 'int32', description: `Items per page, 1 to ${QUEUE_MAX_PAGE_SIZE}.` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: QUEUE_MAX_PAGE_SIZE,
+        default: QUEUE_DEFAULT_PAGE_SIZE,
+        format: 'int32',
+        description: `Items per page, 1 to ${QUEUE_MAX_PAGE_SIZE}.`,
+      }),
     ),
   },
   { description: 'Review queue filters and paging.', additionalProperties: false },
@@ -365,9 +546,16 @@ export type AdminQueueQuery = Static<typeof AdminQueueQuery>;
 export const AdminQueue = Type.Object(
   {
     ...Page(QueueItem, 'The review queue.').properties,
-    counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Stored items per status (all kinds, before filters), for statuses that have any.' }),
+    counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description: 'Stored items per status (all kinds, before filters), for statuses that have any.',
+    }),
   },
-  { ...strict, $id: 'AdminQueue', title: 'AdminQueue', description: 'One page of the review queue: matching items oldest first (open items unless `status` says otherwise), with per-status counts.' },
+  {
+    ...strict,
+    $id: 'AdminQueue',
+    title: 'AdminQueue',
+    description:
+      'One page of the review queue: matching items oldest first (open items unless `status` says otherwise), with per-status counts.',
+  },
 );
 export type AdminQueue = Static<typeof AdminQueue>;
-

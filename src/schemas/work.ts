@@ -32,7 +32,11 @@ export const PartialDate = (description: string) =>
 export const Composer = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 160, description: 'Display name, e.g. "Johann Sebastian Bach".' }),
-    sortName: Type.String({ minLength: 1, maxLength: 160, description: 'Name for sorting, e.g. "Bach, Johann Sebastian".' }),
+    sortName: Type.String({
+      minLength: 1,
+      maxLength: 160,
+      description: 'Name for sorting, e.g. "Bach, Johann Sebastian".',
+    }),
     born: PartialDate('Birth date (YYYY-MM-DD, or YYYY when only the year is known).'),
     died: PartialDate('Death date (YYYY-MM-DD, or YYYY); public-domain status of the composition depends on it.'),
     aliases: Type.Array(Type.String({ maxLength: 160 }), {
@@ -45,7 +49,11 @@ export const Composer = Type.Object(
 
 export const CatalogNumber = Type.Object(
   {
-    catalog: Type.String({ minLength: 1, maxLength: 40, description: 'Catalog abbreviation, e.g. "BWV", "K.", "Op.".' }),
+    catalog: Type.String({
+      minLength: 1,
+      maxLength: 40,
+      description: 'Catalog abbreviation, e.g. "BWV", "K.", "Op.".',
+    }),
     number: Type.String({ minLength: 1, maxLength: 40, description: 'Number within the catalog, e.g. "1007".' }),
   },
   { ...strict, description: 'One catalog number of the work.' },
@@ -65,22 +73,33 @@ export const TerritoryNote = Type.Object(
 export const WorkRights = Type.Object(
   {
     composition: Type.Object(
-      { status: StringEnum(COMPOSITION_STATUSES, { description: 'Status of the composition itself.' }), note: LayerNote },
+      {
+        status: StringEnum(COMPOSITION_STATUSES, { description: 'Status of the composition itself.' }),
+        note: LayerNote,
+      },
       { ...strict, description: 'Rights layer 1: the composition.' },
     ),
     edition: Type.Object(
-      { status: StringEnum(EDITION_STATUSES, { description: 'Status of the edition or file (score, transcription).' }), note: LayerNote },
+      {
+        status: StringEnum(EDITION_STATUSES, { description: 'Status of the edition or file (score, transcription).' }),
+        note: LayerNote,
+      },
       { ...strict, description: 'Rights layer 2: the edition or file.' },
     ),
     recording: Type.Object(
-      { status: StringEnum(RECORDING_STATUSES, { description: 'Status of recordings published with the work.' }), note: LayerNote },
+      {
+        status: StringEnum(RECORDING_STATUSES, { description: 'Status of recordings published with the work.' }),
+        note: LayerNote,
+      },
       { ...strict, description: 'Rights layer 3: recordings.' },
     ),
     territories: Type.Object(
       { US: TerritoryNote, EU: TerritoryNote, CA: TerritoryNote },
       { ...strict, description: 'Per-territory notes for the United States, the European Union and Canada.' },
     ),
-    license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of the archive\'s own files, e.g. "CC0-1.0".' }),
+    license: Nullable(Type.String({ maxLength: 160 }), {
+      description: 'License of the archive\'s own files, e.g. "CC0-1.0".',
+    }),
     attribution: Nullable(Type.String({ maxLength: 500 }), { description: 'Attribution to carry forward, if any.' }),
     checkedAtUtc: UtcTimestamp('When a person last checked these rights (UTC).'),
     evidenceUrls: Type.Array(HttpsUrl('A dated HTTPS page that supports the rights statement.'), {
@@ -94,9 +113,19 @@ export const WorkRights = Type.Object(
 /** A score file that holds only part of the work says so: which bars, how many, out of how many. */
 export const Excerpt = Type.Object(
   {
-    bars: Type.String({ minLength: 1, maxLength: 80, description: 'The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme").' }),
-    barCount: Type.Integer({ minimum: 1, description: 'How many bars the file holds (the content lint counts them in a stored MusicXML file).' }),
-    totalBars: Nullable(Type.Integer({ minimum: 1 }), { description: 'Bars in the whole work or movement, when a person checked it; null when not recorded.' }),
+    bars: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      description:
+        'The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme").',
+    }),
+    barCount: Type.Integer({
+      minimum: 1,
+      description: 'How many bars the file holds (the content lint counts them in a stored MusicXML file).',
+    }),
+    totalBars: Nullable(Type.Integer({ minimum: 1 }), {
+      description: 'Bars in the whole work or movement, when a person checked it; null when not recorded.',
+    }),
   },
   { ...strict, description: 'The part of the work a score file holds.' },
 );
@@ -113,34 +142,65 @@ const assetContentFields = {
       description: 'A file stored beside the work in the content repository (exclusive with url and blob).',
     }),
   ),
-  url: Type.Optional(HttpsUrl('Where the file lives when it is not stored in the content repository (exclusive with file and blob).')),
+  url: Type.Optional(
+    HttpsUrl('Where the file lives when it is not stored in the content repository (exclusive with file and blob).'),
+  ),
   blob: Type.Optional(
-    Sha256('A file in the archive\'s blob store, by SHA-256 (exclusive with file and url); byteLength is required with it.'),
+    Sha256(
+      "A file in the archive's blob store, by SHA-256 (exclusive with file and url); byteLength is required with it.",
+    ),
   ),
   sourcePageUrl: HttpsUrl('The page that describes where the asset comes from.'),
-  mediaType: Type.String({ maxLength: 120, description: 'IANA media type, e.g. "application/vnd.recordare.musicxml+xml".' }),
+  mediaType: Type.String({
+    maxLength: 120,
+    description: 'IANA media type, e.g. "application/vnd.recordare.musicxml+xml".',
+  }),
   sha256: Type.Optional(Nullable(Sha256('SHA-256 of the file; computed by the build for stored files.'))),
-  byteLength: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Size in bytes; computed by the build for stored files.' }))),
-  rightsStatus: Type.String({ minLength: 1, maxLength: 80, description: 'Rights status of this file, e.g. "public-domain".' }),
+  byteLength: Type.Optional(
+    Nullable(Type.Integer({ minimum: 0, description: 'Size in bytes; computed by the build for stored files.' })),
+  ),
+  rightsStatus: Type.String({
+    minLength: 1,
+    maxLength: 80,
+    description: 'Rights status of this file, e.g. "public-domain".',
+  }),
   license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of this file.' }),
   attribution: Nullable(Type.String({ maxLength: 500 }), { description: 'Attribution for this file.' }),
   reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Machine review state; none implies another.' }),
   access: StringEnum(ACCESS_LEVELS, { description: 'Who may follow the download link.' }),
   technicalChecks: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Automated measurements.' }))),
-  excerpt: Type.Optional(Nullable(Excerpt, { description: 'Set when a score file holds only part of the work; null or absent when it holds all of it.' })),
-  measured: Type.Optional(Nullable(AssetMeasurement, { description: 'MP3/WAV measured by the archive at accept, with the declared values beside it (written by review; not hand-edited).' })),
+  excerpt: Type.Optional(
+    Nullable(Excerpt, {
+      description: 'Set when a score file holds only part of the work; null or absent when it holds all of it.',
+    }),
+  ),
+  measured: Type.Optional(
+    Nullable(AssetMeasurement, {
+      description:
+        'MP3/WAV measured by the archive at accept, with the declared values beside it (written by review; not hand-edited).',
+    }),
+  ),
 };
 
-export const AssetContent = Type.Object(assetContentFields, { ...strict, description: 'A file-like asset as written in content.' });
+export const AssetContent = Type.Object(assetContentFields, {
+  ...strict,
+  description: 'A file-like asset as written in content.',
+});
 
 export const ArrangementRights = Type.Object(
   {
-    edition: Type.Object({ status: StringEnum(EDITION_STATUSES), note: LayerNote }, { ...strict, description: 'Rights of the arrangement as an edition.' }),
-    recording: Type.Object({ status: StringEnum(RECORDING_STATUSES), note: LayerNote }, { ...strict, description: 'Rights of its recordings.' }),
+    edition: Type.Object(
+      { status: StringEnum(EDITION_STATUSES), note: LayerNote },
+      { ...strict, description: 'Rights of the arrangement as an edition.' },
+    ),
+    recording: Type.Object(
+      { status: StringEnum(RECORDING_STATUSES), note: LayerNote },
+      { ...strict, description: 'Rights of its recordings.' },
+    ),
     license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of the arrangement and its files.' }),
     attribution: Nullable(Type.String({ maxLength: 500 }), { description: 'Attribution to carry forward.' }),
   },
-  { ...strict, description: 'Rights of one arrangement (layers 2 and 3; the composition layer is the work\'s).' },
+  { ...strict, description: "Rights of one arrangement (layers 2 and 3; the composition layer is the work's)." },
 );
 
 const arrangementCommon = {
@@ -156,8 +216,16 @@ const arrangementCommon = {
   moods: Type.Array(Type.String({ maxLength: 40 }), { default: [], description: 'Mood words, e.g. "calm", "bright".' }),
   loopable: Type.Boolean({ default: false, description: 'Whether it loops seamlessly.' }),
   trimmable: Type.Boolean({ default: false, description: 'Whether it can be cut shorter at marked phrase ends.' }),
-  sections: Type.Optional(Type.Array(ArrangementSection, { maxItems: 200, description: 'Sections with their times in seconds (declared by the contributor or set by an editor, not measured).' })),
-  renderingProfileSlugs: Type.Array(Slug('A rendering profile used to make it.'), { description: 'Rendering profiles used.' }),
+  sections: Type.Optional(
+    Type.Array(ArrangementSection, {
+      maxItems: 200,
+      description:
+        'Sections with their times in seconds (declared by the contributor or set by an editor, not measured).',
+    }),
+  ),
+  renderingProfileSlugs: Type.Array(Slug('A rendering profile used to make it.'), {
+    description: 'Rendering profiles used.',
+  }),
   reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Review state of the arrangement as a whole.' }),
   rights: ArrangementRights,
   notes: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: 'Editorial notes.' }))),
@@ -168,11 +236,19 @@ export const ArrangementContent = Type.Object(
   { ...strict, description: 'An arrangement as written in content.' },
 );
 
-export const COMMENT_TARGETS = ['original-description', 'source-score', 'arrangement-recording', 'arrangement-score', 'work'] as const;
+export const COMMENT_TARGETS = [
+  'original-description',
+  'source-score',
+  'arrangement-recording',
+  'arrangement-score',
+  'work',
+] as const;
 export const CommentTarget = Type.Object(
   {
     type: StringEnum(COMMENT_TARGETS, { description: 'What the comment is about.' }),
-    assetId: Type.Optional(Type.Integer({ minimum: 1, description: 'The source or arrangement asset, when the target is a file.' })),
+    assetId: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'The source or arrangement asset, when the target is a file.' }),
+    ),
     arrangementId: Type.Optional(Type.Integer({ minimum: 1, description: 'The arrangement, when the target is one.' })),
   },
   { ...strict, description: 'Target of a comment.' },
@@ -196,7 +272,9 @@ export const Video = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 180, description: 'Title.' }),
     url: HttpsUrl('Where the video is published.'),
     provider: Type.String({ maxLength: 80, description: 'Hosting provider.' }),
-    arrangementId: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'Arrangement heard in the video.' }))),
+    arrangementId: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, description: 'Arrangement heard in the video.' })),
+    ),
     license: Nullable(Type.String({ maxLength: 160 }), { description: 'License of the video.' }),
     reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Review state of the video.' }),
     access: StringEnum(ACCESS_LEVELS, { description: 'Who may watch it here.' }),
@@ -213,19 +291,28 @@ export const WorkContent = Type.Object(
     aliases: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
       maxItems: 20,
       default: [],
-      description: 'Popular titles and other names the work is known by, e.g. "Air on the G String", "Moonlight Sonata"; matched by catalog search and resolve.',
+      description:
+        'Popular titles and other names the work is known by, e.g. "Air on the G String", "Moonlight Sonata"; matched by catalog search and resolve.',
     }),
     composer: Composer,
     period: Type.String({ maxLength: 80, description: 'Period, e.g. "Baroque".' }),
     genre: Type.String({ maxLength: 80, description: 'Genre, e.g. "Suite".' }),
     year: Type.String({ maxLength: 40, description: 'Year or span of composition, e.g. "c. 1720".' }),
-    workNumber: Nullable(Type.String({ maxLength: 80 }), { description: 'Main catalog number as written, e.g. "BWV 1007".' }),
+    workNumber: Nullable(Type.String({ maxLength: 80 }), {
+      description: 'Main catalog number as written, e.g. "BWV 1007".',
+    }),
     catalogNumbers: Type.Array(CatalogNumber, { default: [], description: 'All catalog numbers.' }),
     summary: Type.String({ maxLength: 300, description: 'One- or two-sentence summary.' }),
     key: Nullable(Type.String({ maxLength: 40 }), { description: 'Key, e.g. "G major".' }),
     instrumentation: Type.String({ maxLength: 220, description: 'Original instrumentation in words.' }),
-    instruments: Type.Array(Slug('An instrument slug from instruments.json.'), { description: 'Normalized instruments.' }),
-    rightsNote: Type.String({ minLength: 1, maxLength: 2000, description: 'Plain summary of what may be reused and why.' }),
+    instruments: Type.Array(Slug('An instrument slug from instruments.json.'), {
+      description: 'Normalized instruments.',
+    }),
+    rightsNote: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: 'Plain summary of what may be reused and why.',
+    }),
     rights: WorkRights,
     sourceAssets: Type.Array(AssetContent, { description: 'Source scores and pages.' }),
     arrangements: Type.Array(ArrangementContent, { default: [], description: 'Arrangements.' }),
@@ -251,32 +338,56 @@ const assetRecordFields = {
   license: assetContentFields.license,
   attribution: assetContentFields.attribution,
   reviewState: assetContentFields.reviewState,
-  reviewStatus: Type.String({ description: 'Human-readable label of the review state, e.g. "Technical pass (not listening-approved)".' }),
+  reviewStatus: Type.String({
+    description: 'Human-readable label of the review state, e.g. "Technical pass (not listening-approved)".',
+  }),
   access: assetContentFields.access,
   accessNote: Type.String({ description: 'What the access level means for this link.' }),
   technicalChecks: Nullable(Type.String({ maxLength: 2000 }), { description: 'Automated measurements.' }),
-  excerpt: Nullable(Excerpt, { description: 'Which bars of the work a score file holds; null when it holds all of it (or is not a score).' }),
-  measured: Nullable(AssetMeasurement, { description: 'MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).' }),
+  excerpt: Nullable(Excerpt, {
+    description: 'Which bars of the work a score file holds; null when it holds all of it (or is not a score).',
+  }),
+  measured: Nullable(AssetMeasurement, {
+    description:
+      'MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).',
+  }),
   links: Type.Object(
     {
-      download: Nullable(AbsoluteUrl('Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.')),
+      download: Nullable(
+        AbsoluteUrl(
+          'Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.',
+        ),
+      ),
       sourcePage: AbsoluteUrl('Source page URL.'),
       rawMusicXml: Type.Optional(AbsoluteUrl('Raw MusicXML (MusicXML assets only).')),
-      signIn: Type.Optional(AbsoluteUrl('Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.')),
-      pdf: Type.Optional(AbsoluteUrl('Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).')),
+      signIn: Type.Optional(
+        AbsoluteUrl(
+          'Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.',
+        ),
+      ),
+      pdf: Type.Optional(
+        AbsoluteUrl(
+          'Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).',
+        ),
+      ),
     },
     { ...strict, description: 'Absolute links of the asset.' },
   ),
 };
 
-export const AssetRecord = Type.Object(assetRecordFields, { ...strict, $id: 'AssetRecord', description: 'A published asset.' });
+export const AssetRecord = Type.Object(assetRecordFields, {
+  ...strict,
+  $id: 'AssetRecord',
+  description: 'A published asset.',
+});
 
 export const ArrangementRecord = Type.Object(
   {
     ...arrangementCommon,
     reviewStatus: Type.String({ description: 'Human-readable label of the arrangement review state.' }),
     measuredDurationSeconds: Nullable(Type.Number({ minimum: 0 }), {
-      description: 'Duration measured from its listen file (the public MP3, else WAV; else any measured recording), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one.',
+      description:
+        'Duration measured from its listen file (the public MP3, else WAV; else any measured recording), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one.',
     }),
     formats: Type.Array(Type.String(), { description: 'Formats present (asset kinds), sorted.' }),
     assets: Type.Array(AssetRecord, { description: 'Files of the arrangement.' }),
@@ -289,7 +400,9 @@ export const WorkRecord = Type.Object(
     slug: WorkContent.properties.slug,
     title: WorkContent.properties.title,
     originalTitle: WorkContent.properties.originalTitle,
-    aliases: Type.Array(Type.String(), { description: 'Popular titles and other names the work is known by (matched by catalog search and resolve).' }),
+    aliases: Type.Array(Type.String(), {
+      description: 'Popular titles and other names the work is known by (matched by catalog search and resolve).',
+    }),
     composer: Composer,
     period: WorkContent.properties.period,
     genre: WorkContent.properties.genre,
@@ -301,7 +414,11 @@ export const WorkRecord = Type.Object(
     instrumentation: WorkContent.properties.instrumentation,
     instruments: Type.Array(
       Type.Object(
-        { slug: Slug('Instrument slug.'), name: Type.String({ description: 'Normalized name.' }), family: Type.String({ description: 'Family.' }) },
+        {
+          slug: Slug('Instrument slug.'),
+          name: Type.String({ description: 'Normalized name.' }),
+          family: Type.String({ description: 'Family.' }),
+        },
         { ...strict },
       ),
       { description: 'Normalized instruments.' },
@@ -318,7 +435,10 @@ export const WorkRecord = Type.Object(
     reuse: Type.Object(
       {
         recordings: Type.Integer({ minimum: 0, description: 'MP3 recordings of the arrangements.' }),
-        recordingsCleared: Type.Integer({ minimum: 0, description: 'How many of them resolve would offer for reuse (the same readiness rule).' }),
+        recordingsCleared: Type.Integer({
+          minimum: 0,
+          description: 'How many of them resolve would offer for reuse (the same readiness rule).',
+        }),
         rule: Type.String({ description: 'What "cleared for reuse" means, in words.' }),
       },
       { ...strict, description: 'Reuse at a glance, by the readiness rule resolve applies.' },
@@ -343,7 +463,9 @@ export const WorkRecord = Type.Object(
         self: AbsoluteUrl('This JSON record.'),
         markdown: AbsoluteUrl('The compact Markdown record.'),
         html: AbsoluteUrl('The HTML page.'),
-        filesZip: AbsoluteUrl('A zip of the work\'s public files (stored scores and recordings, engraved PDFs and MIDI, this record as JSON and Markdown) with a SHA256SUMS list.'),
+        filesZip: AbsoluteUrl(
+          "A zip of the work's public files (stored scores and recordings, engraved PDFs and MIDI, this record as JSON and Markdown) with a SHA256SUMS list.",
+        ),
         collection: AbsoluteUrl('The catalog listing.'),
         composer: AbsoluteUrl('Other works by the composer.'),
         corrections: AbsoluteUrl('Where to report a correction.'),
@@ -371,7 +493,10 @@ export const WorkSummary = Type.Object(
     instruments: Type.Array(Slug('Instrument slug.')),
     styles: Type.Array(Type.String(), { description: 'Arrangement styles.' }),
     arrangementCount: Type.Integer({ minimum: 0 }),
-    links: Type.Object({ self: AbsoluteUrl('JSON record.'), markdown: AbsoluteUrl('Markdown record.'), html: AbsoluteUrl('HTML page.') }, { ...strict }),
+    links: Type.Object(
+      { self: AbsoluteUrl('JSON record.'), markdown: AbsoluteUrl('Markdown record.'), html: AbsoluteUrl('HTML page.') },
+      { ...strict },
+    ),
   },
   { ...strict, $id: 'WorkSummary', description: 'One work in a catalog listing.' },
 );

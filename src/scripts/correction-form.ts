@@ -27,8 +27,10 @@ function setup(form: HTMLFormElement): void {
   button.disabled = false;
 
   const errorSlots = [...form.querySelectorAll<HTMLElement>('[data-errors-for]')];
-  const slotFor = (pointer: string) => errorSlots.find((el) => (el.dataset.errorsFor ?? '').split(' ').includes(pointer));
-  const controlOf = (slot: HTMLElement) => slot.parentElement?.querySelector<HTMLElement>('input, select, textarea') ?? null;
+  const slotFor = (pointer: string) =>
+    errorSlots.find((el) => (el.dataset.errorsFor ?? '').split(' ').includes(pointer));
+  const controlOf = (slot: HTMLElement) =>
+    slot.parentElement?.querySelector<HTMLElement>('input, select, textarea') ?? null;
 
   const clear = () => {
     summary.replaceChildren();
@@ -81,9 +83,15 @@ function setup(form: HTMLFormElement): void {
       const v = String(data.get(name) ?? '').trim();
       return v === '' ? null : v;
     };
-    const missing = REQUIRED.filter(([name]) => text(name) === null).map(([name, detail]) => ({ pointer: `/${name}`, detail }));
+    const missing = REQUIRED.filter(([name]) => text(name) === null).map(([name, detail]) => ({
+      pointer: `/${name}`,
+      detail,
+    }));
     if (missing.length > 0) {
-      showErrors(missing, `The report was not sent: ${missing.length === 1 ? 'one field needs' : `${missing.length} fields need`} your attention.`);
+      showErrors(
+        missing,
+        `The report was not sent: ${missing.length === 1 ? 'one field needs' : `${missing.length} fields need`} your attention.`,
+      );
       return;
     }
     const [targetType = 'work', targetId = ''] = String(data.get('target') ?? 'work|').split('|');
@@ -130,11 +138,17 @@ function setup(form: HTMLFormElement): void {
         return;
       }
       if (Array.isArray(payload?.errors) && payload.errors.length > 0) {
-        showErrors(payload.errors, `The archive did not accept the report: ${payload.errors.length === 1 ? 'one field needs' : `${payload.errors.length} fields need`} a change.`);
+        showErrors(
+          payload.errors,
+          `The archive did not accept the report: ${payload.errors.length === 1 ? 'one field needs' : `${payload.errors.length} fields need`} a change.`,
+        );
         return;
       }
       const retry = res.headers.get('Retry-After');
-      showErrors([], `The report was not sent (HTTP ${res.status}). ${payload?.detail ?? ''}${retry ? ` Try again in ${retry} seconds.` : ''}`.trim());
+      showErrors(
+        [],
+        `The report was not sent (HTTP ${res.status}). ${payload?.detail ?? ''}${retry ? ` Try again in ${retry} seconds.` : ''}`.trim(),
+      );
     } catch {
       showErrors([], 'The report could not be sent: the archive did not answer. Nothing was recorded; try again.');
     } finally {

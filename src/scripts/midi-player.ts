@@ -54,7 +54,8 @@ export function parseMidi(buffer: ArrayBuffer): Note[] {
         const type = b[p++]!;
         let len: number;
         [len, p] = readVarLen(b, p);
-        if (type === 0x51 && len === 3) events.push({ tick, kind: 'tempo', key: 0, channel: 0, value: (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]! });
+        if (type === 0x51 && len === 3)
+          events.push({ tick, kind: 'tempo', key: 0, channel: 0, value: (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]! });
         p += len;
       } else if (s === 0xf0 || s === 0xf7) {
         let len: number;
@@ -82,7 +83,8 @@ export function parseMidi(buffer: ArrayBuffer): Note[] {
     seconds += ((e.tick - lastTick) * tempo) / division / 1_000_000;
     lastTick = e.tick;
     if (e.kind === 'tempo') tempo = e.value;
-    else if (e.channel === 9) continue; // percussion: no pitch to play
+    else if (e.channel === 9)
+      continue; // percussion: no pitch to play
     else if (e.kind === 'on') {
       const n = { start: seconds, end: seconds, key: e.key, velocity: e.value / 127 };
       notes.push(n);

@@ -35,7 +35,11 @@ async function refresh(box: HTMLElement): Promise<void> {
   signOut.hidden = false;
   signOut.onclick = async () => {
     signOut.disabled = true;
-    const res = await fetch(SESSION, { method: 'DELETE', credentials: 'same-origin', headers: { 'X-CSRF-Token': view.csrfToken } });
+    const res = await fetch(SESSION, {
+      method: 'DELETE',
+      credentials: 'same-origin',
+      headers: { 'X-CSRF-Token': view.csrfToken },
+    });
     signOut.disabled = false;
     if (res.status === 204) {
       status.textContent = 'Signed out. Files marked “Signed-in users only” download after you sign in with GitHub.';

@@ -17,7 +17,10 @@ interface Pagefind {
   mergeIndex(url: string): Promise<void>;
   init(): Promise<void>;
   filters(): Promise<Record<string, Record<string, number>>>;
-  search(query: string | null, o?: { filters?: Record<string, string> }): Promise<{ results: Array<{ id: string; data(): Promise<PagefindResultData> }> }>;
+  search(
+    query: string | null,
+    o?: { filters?: Record<string, string> },
+  ): Promise<{ results: Array<{ id: string; data(): Promise<PagefindResultData> }> }>;
 }
 
 const PAGE_SIZE = 20;
@@ -42,7 +45,9 @@ async function main(form: HTMLFormElement): Promise<void> {
   const status = document.getElementById('search-status')!;
   const list = document.getElementById('search-results') as HTMLOListElement;
   const more = document.getElementById('search-more') as HTMLButtonElement;
-  const selects = Object.fromEntries(FILTERS.map((f) => [f, form.querySelector<HTMLSelectElement>(`select[name="${f}"]`)!]));
+  const selects = Object.fromEntries(
+    FILTERS.map((f) => [f, form.querySelector<HTMLSelectElement>(`select[name="${f}"]`)!]),
+  );
 
   // Root-relative, so the index loads from this page's own origin whatever address it was built for.
   const bundle = new URL(form.dataset.pagefind!, location.origin);
@@ -53,7 +58,9 @@ async function main(form: HTMLFormElement): Promise<void> {
   const shardList = await fetch(new URL('shards.json', bundle)).catch(() => null);
   if (shardList?.ok) {
     const { shards } = (await shardList.json()) as { shards?: unknown };
-    if (Array.isArray(shards)) for (const shard of shards.slice(0, 1000)) if (typeof shard === 'string') await pagefind.mergeIndex(new URL(shard, bundle).pathname);
+    if (Array.isArray(shards))
+      for (const shard of shards.slice(0, 1000))
+        if (typeof shard === 'string') await pagefind.mergeIndex(new URL(shard, bundle).pathname);
   }
   await pagefind.init();
 
@@ -64,7 +71,8 @@ async function main(form: HTMLFormElement): Promise<void> {
     const values = known[f] ?? {};
     const chosen = select.value;
     for (const option of [...select.options]) if (option.value !== '' && !(option.value in values)) option.remove();
-    for (const option of select.options) if (option.value !== '') option.textContent = `${option.value} (${values[option.value] ?? 0})`;
+    for (const option of select.options)
+      if (option.value !== '') option.textContent = `${option.value} (${values[option.value] ?? 0})`;
     select.value = chosen;
   }
 
@@ -126,7 +134,10 @@ async function main(form: HTMLFormElement): Promise<void> {
     await render(0);
     if (mine !== generation) return;
     // Announced once the first results are on the page, so the count and the list agree.
-    status.textContent = results.length === 0 ? 'No works found. Try fewer words or another spelling.' : `${results.length} ${results.length === 1 ? 'work' : 'works'} found.`;
+    status.textContent =
+      results.length === 0
+        ? 'No works found. Try fewer words or another spelling.'
+        : `${results.length} ${results.length === 1 ? 'work' : 'works'} found.`;
   };
 
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -149,6 +160,7 @@ const form = document.getElementById('search-form');
 if (form instanceof HTMLFormElement) {
   main(form).catch((err: unknown) => {
     const status = document.getElementById('search-status');
-    if (status) status.textContent = `Search is not available right now (${(err as Error).message}). The browse pages list every work.`;
+    if (status)
+      status.textContent = `Search is not available right now (${(err as Error).message}). The browse pages list every work.`;
   });
 }

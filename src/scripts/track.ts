@@ -20,7 +20,11 @@ import {
   type TrackingRecord,
 } from '../domain/contributions/tracking-words.ts';
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  attrs: Record<string, string> = {},
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (text !== undefined) e.textContent = text;
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -40,7 +44,11 @@ function renderRecord(out: HTMLElement, t: TrackingRecord, jsonUrl: string): voi
   const table = el('table');
   table.append(el('caption', 'History, oldest first'));
   const head = el('tr');
-  head.append(el('th', 'Status', { scope: 'col' }), el('th', 'When', { scope: 'col' }), el('th', 'Note', { scope: 'col' }));
+  head.append(
+    el('th', 'Status', { scope: 'col' }),
+    el('th', 'When', { scope: 'col' }),
+    el('th', 'Note', { scope: 'col' }),
+  );
   const thead = el('thead');
   thead.append(head);
   table.append(thead);
@@ -53,13 +61,21 @@ function renderRecord(out: HTMLElement, t: TrackingRecord, jsonUrl: string): voi
   table.append(body);
   const wrap = el('div', undefined, { class: 'table-wrap' });
   wrap.append(table);
-  out.replaceChildren(el('h2', `Tracking code ${t.trackingCode}`), statusLine, el('p', STATUS_MEANINGS[t.status] ?? ''), facts, wrap);
+  out.replaceChildren(
+    el('h2', `Tracking code ${t.trackingCode}`),
+    statusLine,
+    el('p', STATUS_MEANINGS[t.status] ?? ''),
+    facts,
+    wrap,
+  );
 }
 
 async function main(): Promise<void> {
   const out = document.getElementById('track-result')!;
   const fromPath = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop() ?? '');
-  const code = (fromPath && fromPath !== 'track' ? fromPath : new URLSearchParams(location.search).get('code') ?? '').trim().toUpperCase();
+  const code = (fromPath && fromPath !== 'track' ? fromPath : (new URLSearchParams(location.search).get('code') ?? ''))
+    .trim()
+    .toUpperCase();
   const input = document.getElementById('track-code') as HTMLInputElement | null;
   if (input) input.value = code;
   if (!code) return;
@@ -79,17 +95,25 @@ async function main(): Promise<void> {
   } else if (res.status === 404) {
     out.replaceChildren(el('p', unknownCodeMessage(code), { class: 'notice bad' }));
   } else {
-    out.replaceChildren(el('p', `The archive could not show ${code} (HTTP ${res.status}). ${payload?.detail ?? ''}`, { class: 'notice bad' }));
+    out.replaceChildren(
+      el('p', `The archive could not show ${code} (HTTP ${res.status}). ${payload?.detail ?? ''}`, {
+        class: 'notice bad',
+      }),
+    );
   }
 }
 
 // A code typed into the form goes to its own address, /track/{code}, which can be shared.
 document.getElementById('track-form')?.addEventListener('submit', (event) => {
   const form = event.currentTarget as HTMLFormElement;
-  const code = String(new FormData(form).get('code') ?? '').trim().toUpperCase();
+  const code = String(new FormData(form).get('code') ?? '')
+    .trim()
+    .toUpperCase();
   if (!code) return;
   event.preventDefault();
-  location.assign(new URL(encodeURIComponent(code), new URL(form.getAttribute('action') ?? '/track/', location.origin)).href);
+  location.assign(
+    new URL(encodeURIComponent(code), new URL(form.getAttribute('action') ?? '/track/', location.origin)).href,
+  );
 });
 
 main().catch((err: unknown) => {

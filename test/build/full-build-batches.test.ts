@@ -25,14 +25,32 @@ const GENERATED_AT = '2026-01-02T03:04:05.000Z';
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function build(name: string, extra: string[]): Promise<{ dir: string; info: { works: number; astroRuns: number } }> {
+async function build(
+  name: string,
+  extra: string[],
+): Promise<{ dir: string; info: { works: number; astroRuns: number } }> {
   const dir = path.join(root, name);
   await run(
     process.execPath,
-    [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--content', path.join(PROJECT_ROOT, 'content'), '--out', dir, '--base-url', 'https://batches.example.test', '--generated-at', GENERATED_AT, '--quiet', ...extra],
+    [
+      path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+      '--content',
+      path.join(PROJECT_ROOT, 'content'),
+      '--out',
+      dir,
+      '--base-url',
+      'https://batches.example.test',
+      '--generated-at',
+      GENERATED_AT,
+      '--quiet',
+      ...extra,
+    ],
     { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 },
   );
-  return { dir, info: JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { works: number; astroRuns: number } };
+  return {
+    dir,
+    info: JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { works: number; astroRuns: number },
+  };
 }
 
 let single: Awaited<ReturnType<typeof build>>;
@@ -55,12 +73,20 @@ describe('a full build in batches', () => {
     const a = digests(single.dir);
     const b = digests(batched.dir);
     const differences: string[] = [];
-    for (const [rel, d] of a) if (!b.has(rel)) differences.push(`only in the single run: ${rel}`);
-    else if (b.get(rel) !== d) differences.push(`differs: ${rel}`);
+    for (const [rel, d] of a)
+      if (!b.has(rel)) differences.push(`only in the single run: ${rel}`);
+      else if (b.get(rel) !== d) differences.push(`differs: ${rel}`);
     for (const rel of b.keys()) if (!a.has(rel)) differences.push(`only in the batched build: ${rel}`);
     expect(differences).toEqual([]);
     // Every kind of page a work owns is there (HTML, JSON, Markdown, score page, zip), and the listings.
-    for (const rel of ['client/works/beethoven-fur-elise/index.html', 'client/api/v1/works/beethoven-fur-elise/index.json', 'client/api/v1/works/beethoven-fur-elise/index.md', 'client/browse/index.html', 'client/index.html', 'client/pagefind/pagefind-entry.json']) {
+    for (const rel of [
+      'client/works/beethoven-fur-elise/index.html',
+      'client/api/v1/works/beethoven-fur-elise/index.json',
+      'client/api/v1/works/beethoven-fur-elise/index.md',
+      'client/browse/index.html',
+      'client/index.html',
+      'client/pagefind/pagefind-entry.json',
+    ]) {
       expect(a.has(rel), rel).toBe(true);
     }
     expect([...a.keys()].some((rel) => /^client\/works\/[^/]+\/score\/\d+\/index\.html$/.test(rel))).toBe(true);
@@ -80,7 +106,11 @@ describe('the batch size', () => {
   });
 
   it('is refused by the build CLI with exit code 2 and a message naming the option', async () => {
-    const failed = await run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--batch-works', '0', '--out', path.join(root, 'refused')], { cwd: PROJECT_ROOT }).then(
+    const failed = await run(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--batch-works', '0', '--out', path.join(root, 'refused')],
+      { cwd: PROJECT_ROOT },
+    ).then(
       () => null,
       (err: { code: number; stderr: string }) => err,
     );
@@ -95,7 +125,9 @@ describe('the Pagefind index of a full build', () => {
     const sliced = path.join(root, 'pagefind-sliced');
     const whole = path.join(root, 'pagefind-whole');
     expect((await buildSearchIndex(sliced, catalog, { recordsInFlight: 4 })).pages).toBe(catalog.works.length);
-    expect((await buildSearchIndex(whole, catalog, { recordsInFlight: catalog.works.length })).pages).toBe(catalog.works.length);
+    expect((await buildSearchIndex(whole, catalog, { recordsInFlight: catalog.works.length })).pages).toBe(
+      catalog.works.length,
+    );
     expect(digests(sliced)).toEqual(digests(whole));
     expect(digests(sliced).size).toBeGreaterThan(5);
   });

@@ -78,7 +78,9 @@ it('a contributed new work with a blob-stored MusicXML score: the incremental bu
   const incremental = path.join(root, 'inc');
   const full = path.join(root, 'full');
   await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: base, blobsDir });
-  const { generatedAtUtc } = JSON.parse(readFileSync(path.join(base, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+  const { generatedAtUtc } = JSON.parse(readFileSync(path.join(base, 'build.json'), 'utf8')) as {
+    generatedAtUtc: string;
+  };
   await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc, blobsDir });
 
   const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
@@ -87,13 +89,20 @@ it('a contributed new work with a blob-stored MusicXML score: the incremental bu
   expect(info.incremental.works).toEqual([slug]);
   const a = digests(incremental);
   const b = digests(full);
-  const differences = [...[...a].filter(([rel, d]) => b.get(rel) !== d).map(([rel]) => (b.has(rel) ? `differs: ${rel}` : `only in the incremental build: ${rel}`)), ...[...b.keys()].filter((rel) => !a.has(rel)).map((rel) => `only in the full build: ${rel}`)];
+  const differences = [
+    ...[...a]
+      .filter(([rel, d]) => b.get(rel) !== d)
+      .map(([rel]) => (b.has(rel) ? `differs: ${rel}` : `only in the incremental build: ${rel}`)),
+    ...[...b.keys()].filter((rel) => !a.has(rel)).map((rel) => `only in the full build: ${rel}`),
+  ];
   expect(differences).toEqual([]);
   // The contributed score was engraved (SVG and PDF) and its blob is published.
   const files = filesUnder(path.join(incremental, 'client'));
   expect(files).toContain(`works/${slug}/score/1/page-1.svg`);
   expect(files).toContain(`works/${slug}/score/1/score.pdf`);
   expect(readFileSync(path.join(incremental, 'published-blobs.json'), 'utf8')).toContain(blob.sha256);
-  const record = JSON.parse(readFileSync(path.join(incremental, 'client', 'api', 'v1', 'works', slug, 'index.json'), 'utf8'));
+  const record = JSON.parse(
+    readFileSync(path.join(incremental, 'client', 'api', 'v1', 'works', slug, 'index.json'), 'utf8'),
+  );
   expect(record.data.sourceAssets[0].links.pdf).toBe(`${BASE_URL}/works/${slug}/score/1/score.pdf`);
 }, 900_000);

@@ -7,7 +7,16 @@
  * is left exactly as it was. Changes the incremental path cannot vouch for fall back to a full build.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,12 +41,18 @@ async function commitAll(message: string): Promise<string> {
 }
 
 /** Build `commit` incrementally from `base` and in full (same time), and compare the two folders. */
-async function buildBoth(commit: string, base: string, name: string): Promise<{ incremental: string; full: string; differences: string[] }> {
+async function buildBoth(
+  commit: string,
+  base: string,
+  name: string,
+): Promise<{ incremental: string; full: string; differences: string[] }> {
   const incremental = path.join(root, `${name}-inc`);
   const full = path.join(root, `${name}-full`);
   await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: base });
   // An incremental folder keeps the time of the full build it descends from.
-  const { generatedAtUtc } = JSON.parse(readFileSync(path.join(base, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+  const { generatedAtUtc } = JSON.parse(readFileSync(path.join(base, 'build.json'), 'utf8')) as {
+    generatedAtUtc: string;
+  };
   await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
   return { incremental, full, differences: differences(digests(incremental), digests(full)) };
 }
@@ -63,12 +78,19 @@ describe('incremental build', () => {
     expect(info.commit).toBe(commit);
     expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
     expect(result.differences).toEqual([]);
-    const record = JSON.parse(readFileSync(path.join(result.incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8'));
+    const record = JSON.parse(
+      readFileSync(path.join(result.incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8'),
+    );
     expect(record.data.title).toBe('Für Elise (zanzibar revision)');
-    expect(readFileSync(path.join(result.incremental, 'client/works/beethoven-fur-elise/index.html'), 'utf8')).toContain('zanzibar revision');
+    expect(
+      readFileSync(path.join(result.incremental, 'client/works/beethoven-fur-elise/index.html'), 'utf8'),
+    ).toContain('zanzibar revision');
     // The base build shares inodes with the new folder and must not have changed.
     expect(differences(digests(baseDir), before)).toEqual([]);
-    expect(JSON.parse(readFileSync(path.join(baseDir, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8')).data.title).not.toContain('zanzibar');
+    expect(
+      JSON.parse(readFileSync(path.join(baseDir, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8')).data
+        .title,
+    ).not.toContain('zanzibar');
     firstIncremental = result.incremental;
   }, 600_000);
 
@@ -88,18 +110,36 @@ describe('incremental build', () => {
       .replaceAll('wiegenlied-flute-sketch.', 'wiegenlied-flute-two.')
       .replaceAll('access: signed-in', 'access: public');
     writeFileSync(brahms, text.slice(0, end) + arrangement + text.slice(end));
-    copyFileSync(work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-sketch.musicxml'), work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-two.musicxml'));
-    copyFileSync(work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-sketch.mid'), work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-two.mid'));
+    copyFileSync(
+      work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-sketch.musicxml'),
+      work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-two.musicxml'),
+    );
+    copyFileSync(
+      work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-sketch.mid'),
+      work('brahms-wiegenlied-op-49-no-4', 'wiegenlied-flute-two.mid'),
+    );
     // A changed source score (the engraving changes).
     const score = work('bach-prelude-in-c-bwv-846', 'bwv846-prelude-opening.musicxml');
-    writeFileSync(score, readFileSync(score, 'utf8').replace('<movement-title>Prelude, mm. 1–8', '<movement-title>Prelude (revised engraving), mm. 1–8'));
+    writeFileSync(
+      score,
+      readFileSync(score, 'utf8').replace(
+        '<movement-title>Prelude, mm. 1–8',
+        '<movement-title>Prelude (revised engraving), mm. 1–8',
+      ),
+    );
     // A new work by a composer the catalog has.
     const air = readFileSync(work('bach-air-orchestral-suite-3'), 'utf8');
     const newDir = path.join(repo, 'works', 'bach-air-second-study');
     mkdirSync(newDir);
-    writeFileSync(path.join(newDir, 'index.md'), air.replace(/^slug: .*$/m, 'slug: bach-air-second-study').replace(/^title: .*$/m, 'title: Air, a second study'));
+    writeFileSync(
+      path.join(newDir, 'index.md'),
+      air.replace(/^slug: .*$/m, 'slug: bach-air-second-study').replace(/^title: .*$/m, 'title: Air, a second study'),
+    );
     // A rename: the old slug's pages go, the new slug's come.
-    renameSync(path.join(repo, 'works', 'bach-toccata-and-fugue-d-minor'), path.join(repo, 'works', 'bach-toccata-renamed'));
+    renameSync(
+      path.join(repo, 'works', 'bach-toccata-and-fugue-d-minor'),
+      path.join(repo, 'works', 'bach-toccata-renamed'),
+    );
     const toccata = work('bach-toccata-renamed');
     writeFileSync(toccata, readFileSync(toccata, 'utf8').replace(/^slug: .*$/m, 'slug: bach-toccata-renamed'));
     const commit = await commitAll('Arrangement, score revision, new work, rename');
@@ -108,7 +148,13 @@ describe('incremental build', () => {
     const info = JSON.parse(readFileSync(path.join(result.incremental, 'build.json'), 'utf8'));
     expect(info.fallbackReason ?? null).toBeNull();
     expect(info.mode).toBe('incremental');
-    expect(info.incremental.works).toEqual(['bach-air-second-study', 'bach-prelude-in-c-bwv-846', 'bach-toccata-and-fugue-d-minor', 'bach-toccata-renamed', 'brahms-wiegenlied-op-49-no-4']);
+    expect(info.incremental.works).toEqual([
+      'bach-air-second-study',
+      'bach-prelude-in-c-bwv-846',
+      'bach-toccata-and-fugue-d-minor',
+      'bach-toccata-renamed',
+      'brahms-wiegenlied-op-49-no-4',
+    ]);
     expect(result.differences).toEqual([]);
     const files = filesUnder(path.join(result.incremental, 'client'));
     expect(files).toContain('works/brahms-wiegenlied-op-49-no-4/files/wiegenlied-flute-two.musicxml');
@@ -125,12 +171,19 @@ describe('incremental build', () => {
     const { catalog } = loadCatalog(repo);
     const head = await git(repo, ['rev-parse', 'HEAD']);
     expect(() => planChange(repo, head, ['instruments.json'], catalog.works, catalog.genres)).toThrow(FullBuildNeeded);
-    expect(() => planChange(repo, head, ['profiles/warm-grand-piano.json'], catalog.works, catalog.genres)).toThrow(/shared input/);
+    expect(() => planChange(repo, head, ['profiles/warm-grand-piano.json'], catalog.works, catalog.genres)).toThrow(
+      /shared input/,
+    );
     // A work whose composer is written differently now than at the base commit.
     const file = work('beethoven-fur-elise');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/^  name: Ludwig van Beethoven$/m, '  name: L. van Beethoven'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(/^  name: Ludwig van Beethoven$/m, '  name: L. van Beethoven'),
+    );
     const changed = loadCatalog(repo).catalog;
-    expect(() => planChange(repo, head, ['works/beethoven-fur-elise/index.md'], changed.works, changed.genres)).toThrow(/composer/);
+    expect(() => planChange(repo, head, ['works/beethoven-fur-elise/index.md'], changed.works, changed.genres)).toThrow(
+      /composer/,
+    );
     // Through the build: a changed instruments file builds in full and says why.
     await git(repo, ['checkout', '--quiet', '--', '.']);
     const instruments = path.join(repo, 'instruments.json');

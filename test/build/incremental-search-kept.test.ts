@@ -37,10 +37,31 @@ describe('incremental build keeping the Pagefind index', () => {
     const before = new Map(catalog.works.map((w) => [w.content.slug, w]));
     const slug = 'beethoven-fur-elise';
     const original = before.get(slug)!;
-    const withContent = (content: typeof original.content) => ({ ...catalog, works: catalog.works.map((w) => (w.content.slug === slug ? { ...w, content } : w)) });
-    expect(searchRecordsUnchanged(withContent({ ...original.content, rightsNote: `${original.content.rightsNote} Checked again.` }), [slug], before)).toBe(true);
-    expect(searchRecordsUnchanged(withContent({ ...original.content, title: `${original.content.title} (revised)` }), [slug], before)).toBe(false);
-    expect(searchRecordsUnchanged(withContent({ ...original.content, summary: `${original.content.summary} Revised.` }), [slug], before)).toBe(false);
+    const withContent = (content: typeof original.content) => ({
+      ...catalog,
+      works: catalog.works.map((w) => (w.content.slug === slug ? { ...w, content } : w)),
+    });
+    expect(
+      searchRecordsUnchanged(
+        withContent({ ...original.content, rightsNote: `${original.content.rightsNote} Checked again.` }),
+        [slug],
+        before,
+      ),
+    ).toBe(true);
+    expect(
+      searchRecordsUnchanged(
+        withContent({ ...original.content, title: `${original.content.title} (revised)` }),
+        [slug],
+        before,
+      ),
+    ).toBe(false);
+    expect(
+      searchRecordsUnchanged(
+        withContent({ ...original.content, summary: `${original.content.summary} Revised.` }),
+        [slug],
+        before,
+      ),
+    ).toBe(false);
     // A new work (none before) or no snapshot of the base: the index is made again.
     expect(searchRecordsUnchanged(catalog, [slug], new Map())).toBe(false);
     expect(searchRecordsUnchanged(catalog, [slug], null)).toBe(false);
@@ -49,7 +70,13 @@ describe('incremental build keeping the Pagefind index', () => {
   it('a rights-note correction: the base Pagefind index is linked, and the folder is byte-identical to a full build', async () => {
     const before = digests(baseDir);
     const file = work('beethoven-fur-elise');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/^rightsNote: "The composition/m, 'rightsNote: "Checked again in November. The composition'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        /^rightsNote: "The composition/m,
+        'rightsNote: "Checked again in November. The composition',
+      ),
+    );
     await git(repo, ['add', '--all']);
     await git(repo, ['commit', '--quiet', '-m', 'Correct the rights note of Für Elise']);
     const commit = await git(repo, ['rev-parse', 'HEAD']);
@@ -57,16 +84,22 @@ describe('incremental build keeping the Pagefind index', () => {
     const incremental = path.join(root, 'rights-inc');
     const full = path.join(root, 'rights-full');
     await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: baseDir });
-    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as {
+      generatedAtUtc: string;
+    };
     await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
 
     const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
     expect(info.mode).toBe('incremental');
     expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
     expect(info.incremental.searchIndexKept).toBe(true);
-    expect(info.searchIndex.pages).toBe(JSON.parse(readFileSync(path.join(full, 'build.json'), 'utf8')).searchIndex.pages);
+    expect(info.searchIndex.pages).toBe(
+      JSON.parse(readFileSync(path.join(full, 'build.json'), 'utf8')).searchIndex.pages,
+    );
     expect(differences(digests(incremental), digests(full))).toEqual([]);
-    expect(readFileSync(path.join(incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8')).toContain('Checked again in November');
+    expect(
+      readFileSync(path.join(incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8'),
+    ).toContain('Checked again in November');
     // Linked, not written: the same inode as the base's.
     const entry = 'client/pagefind/pagefind-entry.json';
     expect(statSync(path.join(incremental, entry)).ino).toBe(statSync(path.join(baseDir, entry)).ino);

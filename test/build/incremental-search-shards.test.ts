@@ -39,11 +39,16 @@ beforeAll(async () => {
 
 describe('an incremental build over a sharded search index', () => {
   it('a retitled work re-indexes its own shard only, and the folder is byte-identical to a full build', async () => {
-    expect(JSON.parse(readFileSync(path.join(baseDir, 'client/pagefind/shards.json'), 'utf8'))).toEqual({ shards: ['shard-1/', 'shard-2/', 'shard-3/'] });
+    expect(JSON.parse(readFileSync(path.join(baseDir, 'client/pagefind/shards.json'), 'utf8'))).toEqual({
+      shards: ['shard-1/', 'shard-2/', 'shard-3/'],
+    });
     const before = digests(baseDir);
     const slug = 'beethoven-fur-elise';
     const file = work(slug);
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (Bagatelle in A minor, WoO 59)'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (Bagatelle in A minor, WoO 59)'),
+    );
     expect(readFileSync(file, 'utf8')).toContain('Bagatelle in A minor, WoO 59');
     await git(repo, ['add', '--all']);
     await git(repo, ['commit', '--quiet', '-m', 'Retitle Für Elise']);
@@ -52,7 +57,9 @@ describe('an incremental build over a sharded search index', () => {
     const incremental = path.join(root, 'retitle-inc');
     const full = path.join(root, 'retitle-full');
     await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: baseDir });
-    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
+    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as {
+      generatedAtUtc: string;
+    };
     await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
 
     const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
@@ -69,8 +76,11 @@ describe('an incremental build over a sharded search index', () => {
     };
     let linked = 0;
     let written = 0;
-    for (const rel of filesUnder(incremental).filter((r) => r.startsWith('client/pagefind/') && r !== 'client/pagefind/shards.json')) {
-      const same = statSync(path.join(incremental, rel)).ino === statSync(path.join(baseDir, rel), { throwIfNoEntry: false })?.ino;
+    for (const rel of filesUnder(incremental).filter(
+      (r) => r.startsWith('client/pagefind/') && r !== 'client/pagefind/shards.json',
+    )) {
+      const same =
+        statSync(path.join(incremental, rel)).ino === statSync(path.join(baseDir, rel), { throwIfNoEntry: false })?.ino;
       if (inShard(rel) === dirty) {
         expect([rel, same]).toEqual([rel, false]);
         written++;

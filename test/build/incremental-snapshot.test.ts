@@ -66,7 +66,9 @@ describe('incremental build shortcuts', () => {
     const info = buildInfo(withSnapshot);
     expect(info.mode).toBe('incremental');
     expect(info.incremental.reparsedWorks).toBe(1);
-    expect(Object.keys(info.incremental.phases)).toEqual(expect.arrayContaining(['loadMs', 'astroMs', 'stageMs', 'indexMs']));
+    expect(Object.keys(info.incremental.phases)).toEqual(
+      expect.arrayContaining(['loadMs', 'astroMs', 'stageMs', 'indexMs']),
+    );
     expect(Object.keys(info.incremental.background).sort()).toEqual(['linkMs', 'searchMs']);
     expect(info.catalogIndex.works).toBe(info.works);
     // The new folder's snapshot has the new title, the base's keeps the old one.
@@ -92,7 +94,9 @@ describe('incremental build shortcuts', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^  born: .*$/m, '  born: "1685-02-30"'));
     const commit = await commitAll('An impossible birth date');
     const out = path.join(root, 'broken');
-    await expect(buildInChild(repo, out, BASE_URL, { commit, incrementalFrom: baseDir })).rejects.toThrow(/works\/bach-air-orchestral-suite-3\/index\.md: \/composer\/born: is not a real calendar date/);
+    await expect(buildInChild(repo, out, BASE_URL, { commit, incrementalFrom: baseDir })).rejects.toThrow(
+      /works\/bach-air-orchestral-suite-3\/index\.md: \/composer\/born: is not a real calendar date/,
+    );
     expect(() => readdirSync(out)).toThrow();
   }, 300_000);
 
@@ -102,8 +106,12 @@ describe('incremental build shortcuts', () => {
     mkdirSync(dir);
     writeSnapshot(dir, catalog);
     const works = readSnapshot(dir, repo);
-    expect(works?.map((w) => ({ ...w, files: [...w.files.entries()] }))).toEqual(catalog.works.map((w) => ({ ...w, files: [...w.files.entries()] })));
-    expect(works!.flatMap((w) => [...w.files.values()]).every((f) => f.absolutePath.startsWith(path.join(repo, 'works')))).toBe(true);
+    expect(works?.map((w) => ({ ...w, files: [...w.files.entries()] }))).toEqual(
+      catalog.works.map((w) => ({ ...w, files: [...w.files.entries()] })),
+    );
+    expect(
+      works!.flatMap((w) => [...w.files.values()]).every((f) => f.absolutePath.startsWith(path.join(repo, 'works'))),
+    ).toBe(true);
     const file = path.join(dir, CATALOG_SNAPSHOT);
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('"format":1', '"format":0'));

@@ -45,7 +45,8 @@ async function retitle(title: string): Promise<string> {
 async function until(what: string, test: () => boolean, ms = 240_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; reconcile events: ${JSON.stringify(events)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; reconcile events: ${JSON.stringify(events)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -54,7 +55,11 @@ const served = async () => {
   const json = await app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
   const html = await app.inject({ url: '/works/bach-minuet-in-g/' });
   const query = await app.inject({ url: '/api/v1/works?query=minuet' });
-  return { title: json.json().data.title as string, html: html.body, listed: query.json().data.items[0]?.title as string };
+  return {
+    title: json.json().data.title as string,
+    html: html.body,
+    listed: query.json().data.items[0]?.title as string,
+  };
 };
 
 describe('incremental rebuilds and the background reconcile', () => {
@@ -96,7 +101,9 @@ describe('incremental rebuilds and the background reconcile', () => {
     expect(after.title).toBe('Minuet in G (second revision)');
     expect(after.html).toContain('Minuet in G (second revision)');
     // No folder of the stopped reconcile is left behind.
-    expect(readdirSync(path.join(root, 'builds')).sort()).toEqual([buildKey(second, config.publicBaseUrl), `${buildKey(second, config.publicBaseUrl)}-inc`].sort());
+    expect(readdirSync(path.join(root, 'builds')).sort()).toEqual(
+      [buildKey(second, config.publicBaseUrl), `${buildKey(second, config.publicBaseUrl)}-inc`].sort(),
+    );
   }, 600_000);
 
   it('rebuild requests queued behind a running one share one build of the newest commit', async () => {

@@ -10,7 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildSearchIndex, shardCount, shardOf, shardWorksFrom, DEFAULT_SHARD_WORKS } from '../../src/lib/site/search-index.ts';
+import {
+  buildSearchIndex,
+  shardCount,
+  shardOf,
+  shardWorksFrom,
+  DEFAULT_SHARD_WORKS,
+} from '../../src/lib/site/search-index.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 let root: string;
@@ -25,14 +31,25 @@ function files(dir: string): Map<string, { sha: string; ino: number }> {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else out.set(path.relative(dir, p), { sha: createHash('sha256').update(readFileSync(p)).digest('hex'), ino: statSync(p).ino });
+      else
+        out.set(path.relative(dir, p), {
+          sha: createHash('sha256').update(readFileSync(p)).digest('hex'),
+          ino: statSync(p).ino,
+        });
     }
   };
   walk(dir);
   return out;
 }
 const shas = (dir: string) => new Map([...files(dir)].map(([k, v]) => [k, v.sha]));
-const pageCount = (dir: string) => Object.values((JSON.parse(readFileSync(path.join(dir, 'pagefind-entry.json'), 'utf8')) as { languages: Record<string, { page_count: number }> }).languages).reduce((n, l) => n + l.page_count, 0);
+const pageCount = (dir: string) =>
+  Object.values(
+    (
+      JSON.parse(readFileSync(path.join(dir, 'pagefind-entry.json'), 'utf8')) as {
+        languages: Record<string, { page_count: number }>;
+      }
+    ).languages,
+  ).reduce((n, l) => n + l.page_count, 0);
 
 describe('shards of the search index', () => {
   const { catalog } = loadCatalog(path.join(PROJECT_ROOT, 'content'));
@@ -52,7 +69,8 @@ describe('shards of the search index', () => {
     expect(new Set(slugs.map((s) => shardOf(s, 4))).size).toBe(4);
     expect(shardWorksFrom(undefined)).toBe(DEFAULT_SHARD_WORKS);
     expect(shardWorksFrom('500')).toBe(500);
-    for (const bad of ['0', '-1', '2.5', 'x']) expect(() => shardWorksFrom(bad)).toThrow(/ARCHIVE_SEARCH_SHARD_WORKS .*whole number/);
+    for (const bad of ['0', '-1', '2.5', 'x'])
+      expect(() => shardWorksFrom(bad)).toThrow(/ARCHIVE_SEARCH_SHARD_WORKS .*whole number/);
   });
 
   it('writes one index per shard, each with exactly its works, named in shards.json; the same bytes every time', async () => {
@@ -61,7 +79,9 @@ describe('shards of the search index', () => {
     expect((await buildSearchIndex(a, catalog, { shardWorks: 8 })).pages).toBe(26);
     expect((await buildSearchIndex(b, catalog, { shardWorks: 8, recordsInFlight: 3 })).pages).toBe(26);
     const dir = path.join(a, 'pagefind');
-    expect(JSON.parse(readFileSync(path.join(dir, 'shards.json'), 'utf8'))).toEqual({ shards: ['shard-1/', 'shard-2/', 'shard-3/'] });
+    expect(JSON.parse(readFileSync(path.join(dir, 'shards.json'), 'utf8'))).toEqual({
+      shards: ['shard-1/', 'shard-2/', 'shard-3/'],
+    });
     for (let k = 0; k < 4; k++) {
       const shardDir = k === 0 ? dir : path.join(dir, `shard-${k}`);
       expect(pageCount(shardDir)).toBe(slugs.filter((s) => shardOf(s, 4) === k).length);
@@ -82,7 +102,10 @@ describe('shards of the search index', () => {
     const base = path.join(root, 'base');
     const next = path.join(root, 'next');
     await buildSearchIndex(base, catalog, { shardWorks: 8 });
-    const summary = await buildSearchIndex(next, catalog, { shardWorks: 8, reuse: { dir: path.join(base, 'pagefind'), shards: 4, dirty: [2] } });
+    const summary = await buildSearchIndex(next, catalog, {
+      shardWorks: 8,
+      reuse: { dir: path.join(base, 'pagefind'), shards: 4, dirty: [2] },
+    });
     expect(summary.pages).toBe(26);
     const before = files(path.join(base, 'pagefind'));
     const after = files(path.join(next, 'pagefind'));
@@ -96,8 +119,13 @@ describe('shards of the search index', () => {
   it('does not reuse a base with another number of shards', async () => {
     const base = path.join(root, 'base');
     const other = path.join(root, 'other');
-    await buildSearchIndex(other, catalog, { shardWorks: 13, reuse: { dir: path.join(base, 'pagefind'), shards: 4, dirty: [] } });
-    expect(JSON.parse(readFileSync(path.join(other, 'pagefind', 'shards.json'), 'utf8'))).toEqual({ shards: ['shard-1/'] });
+    await buildSearchIndex(other, catalog, {
+      shardWorks: 13,
+      reuse: { dir: path.join(base, 'pagefind'), shards: 4, dirty: [] },
+    });
+    expect(JSON.parse(readFileSync(path.join(other, 'pagefind', 'shards.json'), 'utf8'))).toEqual({
+      shards: ['shard-1/'],
+    });
     const inBase = new Set([...files(path.join(base, 'pagefind')).values()].map((f) => f.ino));
     for (const f of files(path.join(other, 'pagefind')).values()) expect(inBase.has(f.ino)).toBe(false);
   });

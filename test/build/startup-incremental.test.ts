@@ -41,20 +41,27 @@ describe('start-up after the content repository moved on', () => {
 
     // A correction committed while the server is stopped.
     const file = path.join(repo, WORK);
-    writeFileSync(file, readFileSync(file, 'utf8').replace('title: Minuet in G major\n', 'title: Minuet in G major (wombat edition)\n'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('title: Minuet in G major\n', 'title: Minuet in G major (wombat edition)\n'),
+    );
     await git(repo, ['commit', '--quiet', '-am', 'Retitle the minuet']);
     const head = await git(repo, ['rev-parse', 'HEAD']);
     expect(head).not.toBe(first);
 
     running = await startService(ENV, 300_000);
     const key = buildKey(head, BASE);
-    expect(running.output()).toContain(`building the site for commit ${head.slice(0, 12)} (${BASE}), incrementally from ${path.basename(base)} ...`);
+    expect(running.output()).toContain(
+      `building the site for commit ${head.slice(0, 12)} (${BASE}), incrementally from ${path.basename(base)} ...`,
+    );
     const incremental = path.join(buildsDir, `${key}-inc`);
     expect(isCompleteBuild(incremental)).toBe(true);
     expect(readBuildInfo(incremental)).toMatchObject({ commit: head, mode: 'incremental', fallbackReason: null });
 
     const url = running.url;
-    expect((await json(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe('Minuet in G major (wombat edition)');
+    expect((await json(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe(
+      'Minuet in G major (wombat edition)',
+    );
     expect(await (await fetch(`${url}/api/v1/works/bach-minuet-in-g/index.md`)).text()).toContain('wombat edition');
     expect(await (await fetch(`${url}/works/bach-minuet-in-g/`)).text()).toContain('wombat edition');
     expect((await json(await fetch(`${url}/api/v1/works?query=wombat`))).total).toBe(1);
@@ -62,12 +69,15 @@ describe('start-up after the content repository moved on', () => {
     // The server reconciles the incremental folder with a full build of the same commit.
     const deadline = Date.now() + 400_000;
     while (!running.output().includes(`background reconcile of ${head.slice(0, 12)}: swapped`)) {
-      if (running.output().includes(`background reconcile of ${head.slice(0, 12)}: failed`) || Date.now() > deadline) throw new Error(`no reconcile:\n${running.output()}`);
+      if (running.output().includes(`background reconcile of ${head.slice(0, 12)}: failed`) || Date.now() > deadline)
+        throw new Error(`no reconcile:\n${running.output()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const full = path.join(buildsDir, key);
     expect(readBuildInfo(full)).toMatchObject({ commit: head, mode: 'full' });
-    expect((await json(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe('Minuet in G major (wombat edition)');
+    expect((await json(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe(
+      'Minuet in G major (wombat edition)',
+    );
     expect(existsSync(buildsDir) && readdirSync(buildsDir).includes(key)).toBe(true);
   }, 900_000);
 });

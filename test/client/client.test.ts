@@ -26,7 +26,10 @@ describe('typed client', () => {
     const served = (await archive.request({ url: '/api/v1/openapi.json' })).json();
     const fresh = await generateClientTypes(served);
     const committed = readFileSync(SCHEMA_FILE, 'utf8');
-    expect(committed === fresh, 'client/src/schema.ts is stale: run `npm run generate:client` and commit the result').toBe(true);
+    expect(
+      committed === fresh,
+      'client/src/schema.ts is stale: run `npm run generate:client` and commit the result',
+    ).toBe(true);
   });
 
   it('calls the API through openapi-fetch and returns problems as errors', async () => {
@@ -48,7 +51,11 @@ describe('typed client', () => {
     const lines = stdout.trim().split('\n');
     const result = JSON.parse(lines.at(-1)!) as { verdict: string; trackingCode: string; status: string };
     expect(lines[0]).toBe('resolve satie-gymnopedie-1: prepare');
-    expect(result).toMatchObject({ verdict: 'prepare', trackingCode: expect.stringMatching(/^C(-[2-9A-HJKMNP-Z]{4}){4}$/), status: 'pending' });
+    expect(result).toMatchObject({
+      verdict: 'prepare',
+      trackingCode: expect.stringMatching(/^C(-[2-9A-HJKMNP-Z]{4}){4}$/),
+      status: 'pending',
+    });
     const tracked = await archive.request({ url: `/api/v1/music/contributions/${result.trackingCode}` });
     expect(tracked.statusCode).toBe(200);
     expect(tracked.json().data.status).toBe('pending');

@@ -14,7 +14,12 @@ import { fillTemplate } from '../helpers/filled-template.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-crash-'));
 const BASE = 'http://archive.crash.test:4321';
-const ENV = { ARCHIVE_DATA_DIR: dataDir, PUBLIC_BASE_URL: BASE, ARCHIVE_CONTRIBUTION_RATE_LIMIT: '1000000/60', ARCHIVE_CORRECTION_RATE_LIMIT: '1000000/60' };
+const ENV = {
+  ARCHIVE_DATA_DIR: dataDir,
+  PUBLIC_BASE_URL: BASE,
+  ARCHIVE_CONTRIBUTION_RATE_LIMIT: '1000000/60',
+  ARCHIVE_CORRECTION_RATE_LIMIT: '1000000/60',
+};
 const TOTAL = 500;
 const KILL_AFTER = 120;
 let running: Started | null = null;
@@ -25,13 +30,33 @@ afterAll(async () => {
 
 const body = (i: number) =>
   JSON.stringify({
-    ...fillTemplate(buildContributionTemplate({ slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null })),
+    ...fillTemplate(
+      buildContributionTemplate({
+        slug: 'satie-gymnopedie-1',
+        title: 'Gymnopédie No. 1',
+        originalTitle: null,
+        composer: 'Erik Satie',
+        period: null,
+        genre: null,
+        year: null,
+        workNumber: null,
+        summary: null,
+      }),
+    ),
     idempotencyKey: `crash-test-${String(i).padStart(4, '0')}`,
   });
 
 function post(url: string, i: number): Promise<{ i: number; status: number; code: string | null }> {
-  return fetch(`${url}/api/v1/music/contributions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(i) })
-    .then(async (res) => ({ i, status: res.status, code: res.status === 202 ? ((await res.json()) as { data: { trackingCode: string } }).data.trackingCode : null }))
+  return fetch(`${url}/api/v1/music/contributions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body(i),
+  })
+    .then(async (res) => ({
+      i,
+      status: res.status,
+      code: res.status === 202 ? ((await res.json()) as { data: { trackingCode: string } }).data.trackingCode : null,
+    }))
     .catch(() => ({ i, status: 0, code: null }));
 }
 

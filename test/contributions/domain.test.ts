@@ -12,10 +12,25 @@ import {
   generateTrackingCode,
   normalizeTrackingCode,
 } from '../../src/domain/contributions/tracking-code.ts';
-import { STATUS_TRANSITIONS, SUBMISSION_STATUSES, TransitionError, canTransition, isFinal, transition } from '../../src/domain/contributions/status.ts';
+import {
+  STATUS_TRANSITIONS,
+  SUBMISSION_STATUSES,
+  TransitionError,
+  canTransition,
+  isFinal,
+  transition,
+} from '../../src/domain/contributions/status.ts';
 import { canonicalJson, contentSha256, keySha256 } from '../../src/domain/contributions/content-hash.ts';
-import { checkContributionSafety, checkCorrectionSafety, hasBase64Payload } from '../../src/domain/contributions/safety.ts';
-import { PLACEHOLDER_PREFIX, buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
+import {
+  checkContributionSafety,
+  checkCorrectionSafety,
+  hasBase64Payload,
+} from '../../src/domain/contributions/safety.ts';
+import {
+  PLACEHOLDER_PREFIX,
+  buildContributionTemplate,
+  type TemplateWork,
+} from '../../src/domain/contributions/template.ts';
 import { buildContributionSchemaDocument } from '../../src/domain/contributions/schema-document.ts';
 import { newStoredContribution } from '../../src/domain/contributions/tracking.ts';
 
@@ -51,7 +66,9 @@ describe('tracking codes', () => {
   it('map random bytes to symbols without modulo bias (bytes >= 248 are skipped)', () => {
     const bytes = [255, 248, 0, 30, 31, 247];
     let n = 0;
-    const code = generateTrackingCode('contribution', (size) => Uint8Array.from({ length: size }, () => bytes[n++ % bytes.length]!));
+    const code = generateTrackingCode('contribution', (size) =>
+      Uint8Array.from({ length: size }, () => bytes[n++ % bytes.length]!),
+    );
     // 0 -> '2', 30 -> 'Z', 31 -> '2', 247 -> 247 % 31 = 30 -> 'Z'; 255 and 248 never appear.
     expect(code).toBe('C-2Z2Z-2Z2Z-2Z2Z-2Z2Z');
   });
@@ -101,7 +118,9 @@ describe('status transitions', () => {
 
   it('refuse moves the table does not allow, naming the allowed ones', () => {
     const r = newStoredContribution(template(), 'C-2222-2222-2222-2222', '2026-01-01T00:00:00.000Z', 'x');
-    expect(() => transition(r, 'applied', '2026-01-02T00:00:00.000Z')).toThrow('"pending" cannot become "applied"; allowed next: accepted, needs-information, declined.');
+    expect(() => transition(r, 'applied', '2026-01-02T00:00:00.000Z')).toThrow(
+      '"pending" cannot become "applied"; allowed next: accepted, needs-information, declined.',
+    );
   });
 });
 
@@ -128,7 +147,11 @@ describe('safety rules', () => {
     body.quality.listeningNotes = 'see data:audio/mpeg;base64,SUQzBAAAAAAA';
     body.changeSummary = 'Metadata: updated the year; data: none changed.';
     const errors = checkContributionSafety(body);
-    expect(errors.map((e) => e.pointer)).toEqual(['/assets/0/downloadUrl', '/rights/evidenceUrls/1', '/quality/listeningNotes']);
+    expect(errors.map((e) => e.pointer)).toEqual([
+      '/assets/0/downloadUrl',
+      '/rights/evidenceUrls/1',
+      '/quality/listeningNotes',
+    ]);
     expect(errors[0]!.detail).toContain('JSON never carries binary content');
   });
 
@@ -139,10 +162,22 @@ describe('safety rules', () => {
     body.rights.evidenceUrls = ['http://example.org/evidence'];
     body.reproducibility!.manifestUrl = 'http://example.org/manifest.json';
     expect(checkContributionSafety(body)).toEqual([
-      { pointer: '/assets/1/downloadUrl', detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)' },
-      { pointer: '/assets/1/sourcePageUrl', detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)' },
-      { pointer: '/rights/evidenceUrls/0', detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)' },
-      { pointer: '/reproducibility/manifestUrl', detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)' },
+      {
+        pointer: '/assets/1/downloadUrl',
+        detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)',
+      },
+      {
+        pointer: '/assets/1/sourcePageUrl',
+        detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)',
+      },
+      {
+        pointer: '/rights/evidenceUrls/0',
+        detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)',
+      },
+      {
+        pointer: '/reproducibility/manifestUrl',
+        detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)',
+      },
     ]);
   });
 
@@ -150,36 +185,67 @@ describe('safety rules', () => {
     const payload = Buffer.from(Array.from({ length: 120 }, (_, i) => (i * 37) % 256)).toString('base64');
     expect(hasBase64Payload(`https://example.org/upload?file=${payload}`)).toBe(true);
     expect(hasBase64Payload(`https://example.org/upload?file=${encodeURIComponent(payload)}`)).toBe(true);
-    expect(hasBase64Payload('https://github.com/SomeOrg/SomeRepo/blob/0a1b2c3d4e5f60718293a4b5c6d7e8f901234567/scores/Satie/Gymnopedie1/Gymnopedie1Score/final/v2/score.musicxml')).toBe(false);
-    expect(hasBase64Payload(`https://example.org/${'a-very-long-descriptive-kebab-case-slug-2'.repeat(4)}`)).toBe(false);
+    expect(
+      hasBase64Payload(
+        'https://github.com/SomeOrg/SomeRepo/blob/0a1b2c3d4e5f60718293a4b5c6d7e8f901234567/scores/Satie/Gymnopedie1/Gymnopedie1Score/final/v2/score.musicxml',
+      ),
+    ).toBe(false);
+    expect(hasBase64Payload(`https://example.org/${'a-very-long-descriptive-kebab-case-slug-2'.repeat(4)}`)).toBe(
+      false,
+    );
     expect(hasBase64Payload(`https://example.org/files/${'0123456789abcdef'.repeat(4)}`)).toBe(false); // a SHA-256 path
     const body = template();
     body.assets[0]!.downloadUrl = `https://example.org/upload?file=${payload}`;
-    expect(checkContributionSafety(body)).toEqual([{ pointer: '/assets/0/downloadUrl', detail: expect.stringContaining('base64 payload') }]);
+    expect(checkContributionSafety(body)).toEqual([
+      { pointer: '/assets/0/downloadUrl', detail: expect.stringContaining('base64 payload') },
+    ]);
   });
 
   it('let only a Human assert listening approval', () => {
     const body = template();
     body.assets[1]!.reviewState = 'human-listening-approved';
     body.quality.humanListeningApproved = true;
-    expect(checkContributionSafety(body).map((e) => e.pointer)).toEqual(['/assets/1/reviewState', '/quality/humanListeningApproved']);
+    expect(checkContributionSafety(body).map((e) => e.pointer)).toEqual([
+      '/assets/1/reviewState',
+      '/quality/humanListeningApproved',
+    ]);
     body.submittedBy.kind = 'Human';
     expect(checkContributionSafety(body)).toEqual([]);
   });
 
   it('never throw on shapes the schema refuses', () => {
-    for (const body of [null, 1, 'x', [], { assets: 'x', rights: [], quality: 3 }, { assets: [null, 1, { downloadUrl: 5 }], rights: { evidenceUrls: [1, null] } }]) {
+    for (const body of [
+      null,
+      1,
+      'x',
+      [],
+      { assets: 'x', rights: [], quality: 3 },
+      { assets: [null, 1, { downloadUrl: 5 }], rights: { evidenceUrls: [1, null] } },
+    ]) {
       expect(() => checkContributionSafety(body)).not.toThrow();
       expect(() => checkCorrectionSafety(body)).not.toThrow();
     }
   });
 
   it('check correction reports: http(s) evidence only, no binary content', () => {
-    const base = { targetType: 'work', fieldName: 'year', proposedValue: '1888', rationale: 'r', reporterName: 'n', reporterKind: 'Human' };
+    const base = {
+      targetType: 'work',
+      fieldName: 'year',
+      proposedValue: '1888',
+      rationale: 'r',
+      reporterName: 'n',
+      reporterKind: 'Human',
+    };
     expect(checkCorrectionSafety({ ...base, evidenceUrl: 'http://example.org/x' })).toEqual([]);
-    expect(checkCorrectionSafety({ ...base, evidenceUrl: 'javascript:alert(1)' })).toEqual([{ pointer: '/evidenceUrl', detail: 'must be an http:// or https:// URL' }]);
-    expect(checkCorrectionSafety({ ...base, evidenceUrl: 'data:text/html,<b>x</b>' }).map((e) => e.pointer)).toEqual(['/evidenceUrl']);
-    expect(checkCorrectionSafety({ ...base, proposedValue: 'data:image/png;base64,iVBORw0KGgo=' }).map((e) => e.pointer)).toEqual(['/proposedValue']);
+    expect(checkCorrectionSafety({ ...base, evidenceUrl: 'javascript:alert(1)' })).toEqual([
+      { pointer: '/evidenceUrl', detail: 'must be an http:// or https:// URL' },
+    ]);
+    expect(checkCorrectionSafety({ ...base, evidenceUrl: 'data:text/html,<b>x</b>' }).map((e) => e.pointer)).toEqual([
+      '/evidenceUrl',
+    ]);
+    expect(
+      checkCorrectionSafety({ ...base, proposedValue: 'data:image/png;base64,iVBORw0KGgo=' }).map((e) => e.pointer),
+    ).toEqual(['/proposedValue']);
   });
 });
 
@@ -197,7 +263,10 @@ describe('template and schema document', () => {
   });
 
   it('the schema document is JSON Schema 2020-12 that validates exactly like the server', () => {
-    const doc = buildContributionSchemaDocument('https://archive.example', { bodyLimitBytes: 262144, rateLimit: { limit: 20, windowSeconds: 60 } });
+    const doc = buildContributionSchemaDocument('https://archive.example', {
+      bodyLimitBytes: 262144,
+      rateLimit: { limit: 20, windowSeconds: 60 },
+    });
     expect(doc.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(doc.$id).toBe('https://archive.example/api/v1/music/contributions/schema');
     expect(JSON.stringify(doc)).not.toContain('"$id":"ChannelContext"');
@@ -205,9 +274,18 @@ describe('template and schema document', () => {
     expect(fn(template())).toBe(true);
     const bad: Partial<Contribution> = { ...template(), schemaVersion: 'v2' as never };
     expect(fn(bad)).toBe(false);
-    const x = doc['x-archive'] as { controlledValues: Record<string, string[]>; safetyRules: { id: string }[]; operations: { operation: string }[] };
+    const x = doc['x-archive'] as {
+      controlledValues: Record<string, string[]>;
+      safetyRules: { id: string }[];
+      operations: { operation: string }[];
+    };
     expect(x.controlledValues['assets[].kind']).toEqual([...ASSET_KINDS]);
-    expect(x.safetyRules.map((r) => r.id)).toEqual(['no-binary-content', 'no-base64-in-urls', 'https-only', 'human-listening-approval']);
+    expect(x.safetyRules.map((r) => r.id)).toEqual([
+      'no-binary-content',
+      'no-base64-in-urls',
+      'https-only',
+      'human-listening-approval',
+    ]);
     expect(x.operations).toHaveLength(7);
   });
 });

@@ -11,7 +11,10 @@ export interface IntakeApp extends TestApp {
 }
 
 /** An app with its own data folder and the given rate limits (parsed by loadConfig like any setting). */
-export async function openIntakeApp(limits: { contributions?: string; reports?: string } = {}, env: Record<string, string> = {}): Promise<IntakeApp> {
+export async function openIntakeApp(
+  limits: { contributions?: string; reports?: string } = {},
+  env: Record<string, string> = {},
+): Promise<IntakeApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-intake-http-'));
   const t = await openApp(inject('sampleBuildDir'), {
     ARCHIVE_DATA_DIR: dataDir,
@@ -23,7 +26,12 @@ export async function openIntakeApp(limits: { contributions?: string; reports?: 
     ...t,
     dataDir,
     post: (url, payload, contentType = 'application/json') =>
-      t.request({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': contentType } }),
+      t.request({
+        method: 'POST',
+        url,
+        payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+        headers: { 'content-type': contentType },
+      }),
     close: async () => {
       await t.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -21,7 +21,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const withKey = (key: string, changes: Partial<MusicContributionInput> = {}) => ({ ...template, idempotencyKey: key, ...changes });
+const withKey = (key: string, changes: Partial<MusicContributionInput> = {}) => ({
+  ...template,
+  idempotencyKey: key,
+  ...changes,
+});
 const pathOf = (url: string) => new URL(url).pathname;
 
 describe('contribution intake', () => {
@@ -47,13 +51,23 @@ describe('contribution intake', () => {
 
     const changed = await t.post(CONTRIBUTIONS, { ...template, changeSummary: 'something else' });
     expect(changed.statusCode).toBe(422);
-    expect(changed.json()).toMatchObject({ type: `${t.baseUrl}/problems/idempotency-conflict`, status: 422, errors: [{ pointer: '/idempotencyKey' }] });
+    expect(changed.json()).toMatchObject({
+      type: `${t.baseUrl}/problems/idempotency-conflict`,
+      status: 422,
+      errors: [{ pointer: '/idempotencyKey' }],
+    });
     expect(changed.json().detail).toContain('new idempotencyKey');
 
     const tracking = await t.request({ url: pathOf(data.links.self) });
     expect(tracking.statusCode).toBe(200);
-    expect(tracking.json().data).toMatchObject({ trackingCode: data.trackingCode, status: 'pending', changedCanonicalData: false });
-    expect(tracking.json().data.history).toEqual([{ status: 'pending', atUtc: data.receivedAtUtc, note: expect.stringContaining('queued for human review') }]);
+    expect(tracking.json().data).toMatchObject({
+      trackingCode: data.trackingCode,
+      status: 'pending',
+      changedCanonicalData: false,
+    });
+    expect(tracking.json().data.history).toEqual([
+      { status: 'pending', atUtc: data.receivedAtUtc, note: expect.stringContaining('queued for human review') },
+    ]);
     // Contact details stay private.
     expect(tracking.body).not.toContain('e-mail address reviewers can reach');
   });
@@ -61,13 +75,16 @@ describe('contribution intake', () => {
   it('keeps one record per key: three posts with two keys store two submissions', async () => {
     const before = await storedCount();
     const codes = new Set<string>();
-    for (const key of ['count-check-0001', 'count-check-0002', 'count-check-0001']) codes.add((await t.post(CONTRIBUTIONS, withKey(key))).json().data.trackingCode);
+    for (const key of ['count-check-0001', 'count-check-0002', 'count-check-0001'])
+      codes.add((await t.post(CONTRIBUTIONS, withKey(key))).json().data.trackingCode);
     expect(codes.size).toBe(2);
     expect(await storedCount()).toBe(before + 4); // two submissions, two idempotency records
   });
 
   it('makes one record out of concurrent duplicates', async () => {
-    const answers = await Promise.all(Array.from({ length: 25 }, () => t.post(CONTRIBUTIONS, withKey('concurrent-duplicate-key'))));
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, () => t.post(CONTRIBUTIONS, withKey('concurrent-duplicate-key'))),
+    );
     expect(answers.every((a) => a.statusCode === 202)).toBe(true);
     expect(new Set(answers.map((a) => a.json().data.trackingCode)).size).toBe(1);
     expect(answers.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
@@ -95,12 +112,19 @@ describe('contribution intake', () => {
     const first = await t.request({ url: `${CONTRIBUTIONS}/${code}` });
     expect(first.headers.etag).toMatch(/^"/);
     expect(first.headers['cache-control']).toBe('no-cache');
-    const second = await t.request({ url: `${CONTRIBUTIONS}/${code}`, headers: { 'if-none-match': first.headers.etag as string } });
+    const second = await t.request({
+      url: `${CONTRIBUTIONS}/${code}`,
+      headers: { 'if-none-match': first.headers.etag as string },
+    });
     expect(second.statusCode).toBe(304);
   });
 
   it('accepts application/json, text/json and application/*+json; refuses other media types with 415', async () => {
-    for (const [i, type] of ['application/json; charset=utf-8', 'text/json', 'application/vnd.archive.contribution+json'].entries()) {
+    for (const [i, type] of [
+      'application/json; charset=utf-8',
+      'text/json',
+      'application/vnd.archive.contribution+json',
+    ].entries()) {
       const res = await t.post(CONTRIBUTIONS, withKey(`media-type-${i}-key`), type);
       expect(res.statusCode, type).toBe(202);
     }
@@ -139,14 +163,24 @@ describe('contribution intake', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([
       { pointer: '/idempotencyKey', detail: 'must be at least 8 characters' },
-      { pointer: '/assets/0/downloadUrl', detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)' },
-      { pointer: '/quality/humanListeningApproved', detail: 'true requires submittedBy.kind "Human" (it is "AutomatedAgent"): only an accountable human may assert listening approval' },
+      {
+        pointer: '/assets/0/downloadUrl',
+        detail: 'must be an https:// URL (files and evidence are fetched only over HTTPS)',
+      },
+      {
+        pointer: '/quality/humanListeningApproved',
+        detail:
+          'true requires submittedBy.kind "Human" (it is "AutomatedAgent"): only an accountable human may assert listening approval',
+      },
     ]);
   });
 
   it('never edits the catalog', async () => {
     const before = (await t.request({ url: '/api/v1/works/satie-gymnopedie-1' })).body;
-    await t.post(CONTRIBUTIONS, withKey('catalog-untouched', { operation: 'metadata-revision', work: { title: 'Changed title' } }));
+    await t.post(
+      CONTRIBUTIONS,
+      withKey('catalog-untouched', { operation: 'metadata-revision', work: { title: 'Changed title' } }),
+    );
     await t.post(REPORTS, validReport());
     expect((await t.request({ url: '/api/v1/works/satie-gymnopedie-1' })).body).toBe(before);
   });
@@ -159,7 +193,12 @@ describe('correction reports', () => {
     const data = res.json().data;
     expect(data.trackingCode).toMatch(/^R(-[2-9A-HJKMNP-Z]{4}){4}$/);
     expect(res.headers.location).toBe(`${t.baseUrl}${REPORTS}/${data.trackingCode}`);
-    expect(data).toMatchObject({ kind: 'correction-report', status: 'pending', changedCanonicalData: false, summary: { workSlug: 'satie-gymnopedie-1', fieldName: 'year', targetId: null } });
+    expect(data).toMatchObject({
+      kind: 'correction-report',
+      status: 'pending',
+      changedCanonicalData: false,
+      summary: { workSlug: 'satie-gymnopedie-1', fieldName: 'year', targetId: null },
+    });
     const tracking = await t.request({ url: pathOf(data.links.self) });
     expect(tracking.statusCode).toBe(200);
     expect(tracking.json().data.status).toBe('pending');
@@ -169,9 +208,20 @@ describe('correction reports', () => {
   });
 
   it('refuses an invalid report with every violation', async () => {
-    const res = await t.post(REPORTS, { ...validReport(), reporterKind: 'Robot', fieldName: 'f'.repeat(81), evidenceUrl: 'javascript:alert(1)', extra: true });
+    const res = await t.post(REPORTS, {
+      ...validReport(),
+      reporterKind: 'Robot',
+      fieldName: 'f'.repeat(81),
+      evidenceUrl: 'javascript:alert(1)',
+      extra: true,
+    });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/evidenceUrl', '/extra', '/fieldName', '/reporterKind']);
+    expect(
+      res
+        .json()
+        .errors.map((e: { pointer: string }) => e.pointer)
+        .sort(),
+    ).toEqual(['/evidenceUrl', '/extra', '/fieldName', '/reporterKind']);
   });
 
   it('answers unknown report codes with 404', async () => {
@@ -180,7 +230,7 @@ describe('correction reports', () => {
 });
 
 describe('contract documents', () => {
-  it('serves the schema as application/schema+json, from the validator\'s own schema, with an ETag', async () => {
+  it("serves the schema as application/schema+json, from the validator's own schema, with an ETag", async () => {
     const res = await t.request({ url: `${CONTRIBUTIONS}/schema` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/schema+json');
@@ -190,7 +240,10 @@ describe('contract documents', () => {
     const validate = createAjv().compile(doc);
     expect(validate(template)).toBe(true);
     expect(validate({ ...template, operation: 'remix' })).toBe(false);
-    const again = await t.request({ url: `${CONTRIBUTIONS}/schema`, headers: { 'if-none-match': res.headers.etag as string } });
+    const again = await t.request({
+      url: `${CONTRIBUTIONS}/schema`,
+      headers: { 'if-none-match': res.headers.etag as string },
+    });
     expect(again.statusCode).toBe(304);
   });
 
@@ -211,7 +264,9 @@ async function storedCount(): Promise<number> {
   let n = 0;
   for (const dir of [dirs.contributions, dirs.correctionReports, dirs.idempotency]) {
     if (!existsSync(dir)) continue;
-    n += readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.json') && !path.basename(String(f)).startsWith('.')).length;
+    n += readdirSync(dir, { recursive: true }).filter(
+      (f) => String(f).endsWith('.json') && !path.basename(String(f)).startsWith('.'),
+    ).length;
   }
   return n;
 }

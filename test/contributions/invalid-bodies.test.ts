@@ -36,7 +36,10 @@ function setAt(body: unknown, pointer: string, value: unknown): void {
 }
 
 const long = (n: number) => 'a'.repeat(n);
-const set = (pointer: string, value: unknown): Mutation => (b) => setAt(b, pointer, value);
+const set =
+  (pointer: string, value: unknown): Mutation =>
+  (b) =>
+    setAt(b, pointer, value);
 
 /** [what is broken, mutation, pointer the answer must name] */
 const CONTRIBUTION_CASES: Array<[string, Mutation, string]> = [
@@ -102,9 +105,17 @@ const CONTRIBUTION_CASES: Array<[string, Mutation, string]> = [
   ['assets[].title missing', set('/assets/0/title', undefined), '/assets/0/title'],
   ['assets[].title 181', set('/assets/0/title', long(181)), '/assets/0/title'],
   ['assets[].downloadUrl not a URI', set('/assets/0/downloadUrl', 'example.org/file'), '/assets/0/downloadUrl'],
-  ['assets[].downloadUrl 1001', set('/assets/0/downloadUrl', `https://example.org/${long(981)}`), '/assets/0/downloadUrl'],
+  [
+    'assets[].downloadUrl 1001',
+    set('/assets/0/downloadUrl', `https://example.org/${long(981)}`),
+    '/assets/0/downloadUrl',
+  ],
   ['assets[].sourcePageUrl missing', set('/assets/1/sourcePageUrl', undefined), '/assets/1/sourcePageUrl'],
-  ['assets[].sourcePageUrl 1001', set('/assets/1/sourcePageUrl', `https://example.org/${long(981)}`), '/assets/1/sourcePageUrl'],
+  [
+    'assets[].sourcePageUrl 1001',
+    set('/assets/1/sourcePageUrl', `https://example.org/${long(981)}`),
+    '/assets/1/sourcePageUrl',
+  ],
   ['assets[].sha256 63 hex', set('/assets/0/sha256', 'a'.repeat(63)), '/assets/0/sha256'],
   ['assets[].sha256 not hex', set('/assets/0/sha256', 'g'.repeat(64)), '/assets/0/sha256'],
   ['assets[].mediaType 121', set('/assets/0/mediaType', long(121)), '/assets/0/mediaType'],
@@ -119,20 +130,44 @@ const CONTRIBUTION_CASES: Array<[string, Mutation, string]> = [
   ['arrangement.instrumentation 221', set('/arrangement/instrumentation', long(221)), '/arrangement/instrumentation'],
   ['arrangement.duration 21', set('/arrangement/duration', long(21)), '/arrangement/duration'],
   ['arrangement.intendedRole 101', set('/arrangement/intendedRole', long(101)), '/arrangement/intendedRole'],
-  ['arrangement.renderingProfileSlugs missing', set('/arrangement/renderingProfileSlugs', undefined), '/arrangement/renderingProfileSlugs'],
+  [
+    'arrangement.renderingProfileSlugs missing',
+    set('/arrangement/renderingProfileSlugs', undefined),
+    '/arrangement/renderingProfileSlugs',
+  ],
   ['arrangement unknown property', set('/arrangement/tempo', 60), '/arrangement/tempo'],
   ['reproducibility.engine 101', set('/reproducibility/engine', long(101)), '/reproducibility/engine'],
   ['reproducibility.model 161', set('/reproducibility/model', long(161)), '/reproducibility/model'],
   ['reproducibility.seed 101', set('/reproducibility/seed', long(101)), '/reproducibility/seed'],
   ['reproducibility.prompt 4001', set('/reproducibility/prompt', long(4001)), '/reproducibility/prompt'],
-  ['reproducibility.negativePrompt 2001', set('/reproducibility/negativePrompt', long(2001)), '/reproducibility/negativePrompt'],
+  [
+    'reproducibility.negativePrompt 2001',
+    set('/reproducibility/negativePrompt', long(2001)),
+    '/reproducibility/negativePrompt',
+  ],
   ['reproducibility.command 4001', set('/reproducibility/command', long(4001)), '/reproducibility/command'],
-  ['reproducibility.manifestUrl not a URI', set('/reproducibility/manifestUrl', 'manifest.json'), '/reproducibility/manifestUrl'],
-  ['reproducibility.inputSha256 missing', set('/reproducibility/inputSha256', undefined), '/reproducibility/inputSha256'],
+  [
+    'reproducibility.manifestUrl not a URI',
+    set('/reproducibility/manifestUrl', 'manifest.json'),
+    '/reproducibility/manifestUrl',
+  ],
+  [
+    'reproducibility.inputSha256 missing',
+    set('/reproducibility/inputSha256', undefined),
+    '/reproducibility/inputSha256',
+  ],
   ['reproducibility unknown property', set('/reproducibility/gpu', 'x'), '/reproducibility/gpu'],
   ['quality missing', set('/quality', undefined), '/quality'],
-  ['quality.technicalValidationPassed not boolean', set('/quality/technicalValidationPassed', 'yes'), '/quality/technicalValidationPassed'],
-  ['quality.humanListeningApproved not boolean', set('/quality/humanListeningApproved', 0), '/quality/humanListeningApproved'],
+  [
+    'quality.technicalValidationPassed not boolean',
+    set('/quality/technicalValidationPassed', 'yes'),
+    '/quality/technicalValidationPassed',
+  ],
+  [
+    'quality.humanListeningApproved not boolean',
+    set('/quality/humanListeningApproved', 0),
+    '/quality/humanListeningApproved',
+  ],
   ['quality.technicalChecks 2001', set('/quality/technicalChecks', long(2001)), '/quality/technicalChecks'],
   ['quality.listeningNotes 2001', set('/quality/listeningNotes', long(2001)), '/quality/listeningNotes'],
   ['quality unknown property', set('/quality/score', 10), '/quality/score'],
@@ -141,15 +176,50 @@ const CONTRIBUTION_CASES: Array<[string, Mutation, string]> = [
   ['rationale 2001', set('/rationale', long(2001)), '/rationale'],
   ['unknown top-level property', set('/priority', 'high'), '/priority'],
   // Safety rules
-  ['downloadUrl over plain HTTP', set('/assets/0/downloadUrl', 'http://example.org/a.musicxml'), '/assets/0/downloadUrl'],
+  [
+    'downloadUrl over plain HTTP',
+    set('/assets/0/downloadUrl', 'http://example.org/a.musicxml'),
+    '/assets/0/downloadUrl',
+  ],
   ['sourcePageUrl over plain HTTP', set('/assets/0/sourcePageUrl', 'http://example.org/a'), '/assets/0/sourcePageUrl'],
-  ['evidence URL over plain HTTP', set('/rights/evidenceUrls/0', 'http://example.org/evidence'), '/rights/evidenceUrls/0'],
-  ['manifest URL over plain HTTP', set('/reproducibility/manifestUrl', 'http://example.org/m.json'), '/reproducibility/manifestUrl'],
-  ['downloadUrl is a data: URL', set('/assets/0/downloadUrl', 'data:audio/mpeg;base64,SUQzBAAAAAAAI1RTU0UAAAAPAAADTGF2ZjU4Ljc2LjEwMAAAAAAAAAAAAAAA'), '/assets/0/downloadUrl'],
-  ['base64 payload in a URL', set('/assets/0/downloadUrl', `https://example.org/u?f=${Buffer.from(Array.from({ length: 150 }, (_, i) => (i * 53) % 256)).toString('base64url')}`), '/assets/0/downloadUrl'],
-  ['binary content embedded in text', set('/quality/listeningNotes', 'clip: data:audio/wav;base64,UklGRiQAAABXQVZF'), '/quality/listeningNotes'],
-  ['listening approval of an asset by an AI-assisted submitter', set('/assets/1/reviewState', 'human-listening-approved'), '/assets/1/reviewState'],
-  ['quality.humanListeningApproved by an AI-assisted submitter', set('/quality/humanListeningApproved', true), '/quality/humanListeningApproved'],
+  [
+    'evidence URL over plain HTTP',
+    set('/rights/evidenceUrls/0', 'http://example.org/evidence'),
+    '/rights/evidenceUrls/0',
+  ],
+  [
+    'manifest URL over plain HTTP',
+    set('/reproducibility/manifestUrl', 'http://example.org/m.json'),
+    '/reproducibility/manifestUrl',
+  ],
+  [
+    'downloadUrl is a data: URL',
+    set('/assets/0/downloadUrl', 'data:audio/mpeg;base64,SUQzBAAAAAAAI1RTU0UAAAAPAAADTGF2ZjU4Ljc2LjEwMAAAAAAAAAAAAAAA'),
+    '/assets/0/downloadUrl',
+  ],
+  [
+    'base64 payload in a URL',
+    set(
+      '/assets/0/downloadUrl',
+      `https://example.org/u?f=${Buffer.from(Array.from({ length: 150 }, (_, i) => (i * 53) % 256)).toString('base64url')}`,
+    ),
+    '/assets/0/downloadUrl',
+  ],
+  [
+    'binary content embedded in text',
+    set('/quality/listeningNotes', 'clip: data:audio/wav;base64,UklGRiQAAABXQVZF'),
+    '/quality/listeningNotes',
+  ],
+  [
+    'listening approval of an asset by an AI-assisted submitter',
+    set('/assets/1/reviewState', 'human-listening-approved'),
+    '/assets/1/reviewState',
+  ],
+  [
+    'quality.humanListeningApproved by an AI-assisted submitter',
+    set('/quality/humanListeningApproved', true),
+    '/quality/humanListeningApproved',
+  ],
 ];
 
 const REPORT_CASES: Array<[string, Mutation, string]> = [
@@ -177,7 +247,8 @@ function storedFiles(): number {
   const dirs = intakeDirs(t.dataDir);
   let n = 0;
   for (const dir of [dirs.contributions, dirs.correctionReports, dirs.idempotency]) {
-    if (existsSync(dir)) n += readdirSync(dir, { recursive: true }).filter((f) => path.basename(String(f)).endsWith('.json')).length;
+    if (existsSync(dir))
+      n += readdirSync(dir, { recursive: true }).filter((f) => path.basename(String(f)).endsWith('.json')).length;
   }
   return n;
 }
@@ -250,7 +321,12 @@ function wrongTypeFor(node: JsonSchema): unknown {
 /** Every invalidating mutation the schema allows us to derive, at paths present in `body`. */
 function sitesOf(node: JsonSchema, body: unknown, pointer = '', requiredHere = false): Site[] {
   const sites: Site[] = [];
-  const at = (what: string, value: unknown, expected = pointer): Site => ({ pointer, expected, what, apply: set(pointer, value) });
+  const at = (what: string, value: unknown, expected = pointer): Site => ({
+    pointer,
+    expected,
+    what,
+    apply: set(pointer, value),
+  });
   if (pointer !== '') {
     if (requiredHere) sites.push(at('drop required field', undefined));
     sites.push(at('wrong type', wrongTypeFor(node)));
@@ -264,7 +340,13 @@ function sitesOf(node: JsonSchema, body: unknown, pointer = '', requiredHere = f
     if (node.minItems) sites.push(at('too few items', []));
   }
   if (node.properties && body !== null && typeof body === 'object') {
-    if (node.additionalProperties === false) sites.push({ pointer, expected: `${pointer}/unexpectedField`, what: 'unknown property', apply: set(`${pointer}/unexpectedField`, 1) });
+    if (node.additionalProperties === false)
+      sites.push({
+        pointer,
+        expected: `${pointer}/unexpectedField`,
+        what: 'unknown property',
+        apply: set(`${pointer}/unexpectedField`, 1),
+      });
     for (const [name, child] of Object.entries(node.properties)) {
       const value = (body as Json)[name];
       if (value === undefined) continue;
@@ -298,9 +380,13 @@ describe('generated invalid bodies (fast-check)', () => {
     const sites = sitesOf(schema, template);
     const before = storedFiles();
     // Mutations on unrelated fields: no chosen field may contain another.
-    const independent = fc.uniqueArray(fc.constantFrom(...sites), { minLength: 2, maxLength: 5, selector: (s) => s.pointer }).filter((chosen) =>
-      chosen.every((a) => chosen.every((b) => a === b || !(`${b.pointer}/`.startsWith(`${a.pointer}/`) || a.pointer === ''))),
-    );
+    const independent = fc
+      .uniqueArray(fc.constantFrom(...sites), { minLength: 2, maxLength: 5, selector: (s) => s.pointer })
+      .filter((chosen) =>
+        chosen.every((a) =>
+          chosen.every((b) => a === b || !(`${b.pointer}/`.startsWith(`${a.pointer}/`) || a.pointer === '')),
+        ),
+      );
     await fc.assert(
       fc.asyncProperty(independent, async (chosen) => {
         const body = structuredClone(template) as unknown as Json;

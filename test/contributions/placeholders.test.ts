@@ -31,7 +31,13 @@ describe('placeholder refusal', () => {
     expect(placeholderReason('https://cdn.files.invalid/a.mp3')).toContain('never resolves');
     expect(placeholderReason('0'.repeat(64))).toContain('64 zeros');
     expect(placeholderReason('2000-01-01T00:00:00Z')).toContain('2000-01-01');
-    for (const real of ['Replace the old score', 'https://example.org/a.mp3', `${'0'.repeat(63)}1`, '2000-01-02T00:00:00Z', 'https://invalid-example.org/x']) {
+    for (const real of [
+      'Replace the old score',
+      'https://example.org/a.mp3',
+      `${'0'.repeat(63)}1`,
+      '2000-01-02T00:00:00Z',
+      'https://invalid-example.org/x',
+    ]) {
       expect(placeholderReason(real), real).toBeNull();
     }
     expect(checkPlaceholders(fillTemplate(template))).toEqual([]);
@@ -91,9 +97,15 @@ describe('placeholder refusal', () => {
     expect(res.statusCode, res.body).toBe(202);
     const recheck = res.json().data.recheck as { pointer: string; declared: string; howChecked: string }[];
     const at = (p: string) => recheck.find((r) => r.pointer === p)!;
-    expect(at('/assets/1/reviewState')).toMatchObject({ declared: 'technical-pass', howChecked: expect.stringContaining('runs its own technical checks') });
+    expect(at('/assets/1/reviewState')).toMatchObject({
+      declared: 'technical-pass',
+      howChecked: expect.stringContaining('runs its own technical checks'),
+    });
     expect(at('/assets/1/reviewState').howChecked).toContain('not human review');
-    expect(at('/assets/0/reviewState')).toMatchObject({ declared: 'human-reviewed', howChecked: expect.stringContaining('labeled admin key') });
+    expect(at('/assets/0/reviewState')).toMatchObject({
+      declared: 'human-reviewed',
+      howChecked: expect.stringContaining('labeled admin key'),
+    });
     expect(at('/quality/technicalValidationPassed').howChecked).toContain('Re-run by the archive');
     // The tracking record keeps saying it.
     const tracked = await t.request({ url: new URL(res.json().data.links.self).pathname });

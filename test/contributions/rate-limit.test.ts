@@ -15,7 +15,8 @@ describe('rate limits', () => {
     const answers = [];
     // Invalid bodies count too: a client cannot hammer the validator for free.
     answers.push(await t.post(CONTRIBUTIONS, { ...template, idempotencyKey: 'x' }));
-    for (let i = 0; i < 4; i++) answers.push(await t.post(CONTRIBUTIONS, { ...template, idempotencyKey: `burst-key-${i}` }));
+    for (let i = 0; i < 4; i++)
+      answers.push(await t.post(CONTRIBUTIONS, { ...template, idempotencyKey: `burst-key-${i}` }));
     expect(answers.map((a) => a.statusCode)).toEqual([400, 202, 202, 429, 429]);
     expect(answers.map((a) => a.headers['ratelimit-remaining'])).toEqual(['2', '1', '0', '0', '0']);
     for (const a of answers) {

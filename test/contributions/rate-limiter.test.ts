@@ -56,12 +56,22 @@ describe('RateLimiter', () => {
 
 describe('rate-limit settings', () => {
   it('default to 20 per 60 s and read "<requests>/<seconds>"', () => {
-    expect(loadIntakeConfig({})).toMatchObject({ contributionRateLimit: { limit: 20, windowSeconds: 60 }, correctionRateLimit: { limit: 20, windowSeconds: 60 } });
-    expect(loadIntakeConfig({ ARCHIVE_CONTRIBUTION_RATE_LIMIT: '5 / 10' }).contributionRateLimit).toEqual({ limit: 5, windowSeconds: 10 });
+    expect(loadIntakeConfig({})).toMatchObject({
+      contributionRateLimit: { limit: 20, windowSeconds: 60 },
+      correctionRateLimit: { limit: 20, windowSeconds: 60 },
+    });
+    expect(loadIntakeConfig({ ARCHIVE_CONTRIBUTION_RATE_LIMIT: '5 / 10' }).contributionRateLimit).toEqual({
+      limit: 5,
+      windowSeconds: 10,
+    });
   });
 
   it('refuse a bad value, naming the variable', () => {
-    expect(() => parseRateLimit('ARCHIVE_CORRECTION_RATE_LIMIT', '0/60')).toThrow(/ARCHIVE_CORRECTION_RATE_LIMIT must be/);
-    expect(() => loadIntakeConfig({ ARCHIVE_CONTRIBUTION_RATE_LIMIT: 'lots' })).toThrow(/ARCHIVE_CONTRIBUTION_RATE_LIMIT must be "<requests>\/<seconds>"/);
+    expect(() => parseRateLimit('ARCHIVE_CORRECTION_RATE_LIMIT', '0/60')).toThrow(
+      /ARCHIVE_CORRECTION_RATE_LIMIT must be/,
+    );
+    expect(() => loadIntakeConfig({ ARCHIVE_CONTRIBUTION_RATE_LIMIT: 'lots' })).toThrow(
+      /ARCHIVE_CONTRIBUTION_RATE_LIMIT must be "<requests>\/<seconds>"/,
+    );
   });
 });

@@ -19,7 +19,17 @@ afterEach(() => {
 });
 
 const submission = (key = 'store-test-key-1') => ({
-  ...buildContributionTemplate({ slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null }),
+  ...buildContributionTemplate({
+    slug: 'satie-gymnopedie-1',
+    title: 'Gymnopédie No. 1',
+    originalTitle: null,
+    composer: 'Erik Satie',
+    period: null,
+    genre: null,
+    year: null,
+    workNumber: null,
+    summary: null,
+  }),
   idempotencyKey: key,
 });
 
@@ -40,7 +50,9 @@ describe('IntakeStore', () => {
     expect(await all(store.contributions.all())).toHaveLength(1);
     expect(await all(store.idempotency.all())).toHaveLength(1);
     // No temporary files left behind in any shard.
-    const leftovers = readdirSync(intakeDirs(dir).contributions, { recursive: true }).filter((f) => String(f).endsWith('.tmp'));
+    const leftovers = readdirSync(intakeDirs(dir).contributions, { recursive: true }).filter((f) =>
+      String(f).endsWith('.tmp'),
+    );
     expect(leftovers).toEqual([]);
   });
 
@@ -49,7 +61,10 @@ describe('IntakeStore', () => {
     const first = await store.submitContribution(submission());
     const changed = { ...submission(), changeSummary: 'Something else.' };
     const second = await store.submitContribution(changed);
-    expect(second).toEqual({ kind: 'conflict', trackingCode: first.kind === 'created' ? first.record.trackingCode : '' });
+    expect(second).toEqual({
+      kind: 'conflict',
+      trackingCode: first.kind === 'created' ? first.record.trackingCode : '',
+    });
     expect(await all(store.contributions.all())).toHaveLength(1);
   });
 
@@ -69,14 +84,26 @@ describe('IntakeStore', () => {
     const retried = await new IntakeStore(dir).submitContribution(body);
     expect(retried.kind).toBe('replayed');
     const stored = (await store.getContribution('C-2345-6789-ABCD-EFGH')) as StoredContribution;
-    expect(stored).toMatchObject({ trackingCode: 'C-2345-6789-ABCD-EFGH', status: 'pending', receivedAtUtc: '2026-01-01T00:00:00.000Z', submission: body });
+    expect(stored).toMatchObject({
+      trackingCode: 'C-2345-6789-ABCD-EFGH',
+      status: 'pending',
+      receivedAtUtc: '2026-01-01T00:00:00.000Z',
+      submission: body,
+    });
     expect(await all(store.contributions.all())).toHaveLength(1);
   });
 
   it('draws another code when a drawn one is taken', async () => {
     const codes = ['R-2222-2222-2222-2222', 'R-2222-2222-2222-2222', 'R-3333-3333-3333-3333'];
     const store = new IntakeStore(dataDir(), { newCode: () => codes.shift()! });
-    const report = { targetType: 'work', fieldName: 'year', proposedValue: '1888', rationale: 'r', reporterName: 'n', reporterKind: 'Human' as const };
+    const report = {
+      targetType: 'work',
+      fieldName: 'year',
+      proposedValue: '1888',
+      rationale: 'r',
+      reporterName: 'n',
+      reporterKind: 'Human' as const,
+    };
     expect((await store.submitCorrectionReport(report)).trackingCode).toBe('R-2222-2222-2222-2222');
     expect((await store.submitCorrectionReport(report)).trackingCode).toBe('R-3333-3333-3333-3333');
   });

@@ -24,11 +24,18 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 const show = (code: string) =>
-  run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'review.ts'), 'show', code, '--server', server], { env: { PATH: process.env.PATH ?? '', ARCHIVE_ADMIN_KEY: ADMIN_KEY } });
+  run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'review.ts'), 'show', code, '--server', server], {
+    env: { PATH: process.env.PATH ?? '', ARCHIVE_ADMIN_KEY: ADMIN_KEY },
+  });
 
 describe('review show', () => {
   it('prints the submission summary, then after accept the history and the diff', async () => {
-    const body = deskContribution(h, 'cli-show-1', 'CLI Show arrangement', 'Escape \u001b[31mred\u001b[0m stays out of the terminal.');
+    const body = deskContribution(
+      h,
+      'cli-show-1',
+      'CLI Show arrangement',
+      'Escape \u001b[31mred\u001b[0m stays out of the terminal.',
+    );
     const res = await h.post('/api/v1/music/contributions', body, null);
     expect(res.statusCode, res.body).toBe(202);
     const code = res.json().data.trackingCode as string;
@@ -37,11 +44,16 @@ describe('review show', () => {
     expect(before.stdout).toContain(`${code}: pending`);
     expect(before.stdout).toContain(`proposes: arrangement for ${SLUG}: CLI Show arrangement`);
     expect(before.stdout).toMatch(/^summary: Adds CLI Show arrangement\./m);
-    expect(before.stdout).toMatch(/^file 1: mp3 "CLI Show arrangement \(mp3\)" https:\/\/localhost:\d+\/desk\/arrangement\.mp3 sha256 [0-9a-f]{64}$/m);
+    expect(before.stdout).toMatch(
+      /^file 1: mp3 "CLI Show arrangement \(mp3\)" https:\/\/localhost:\d+\/desk\/arrangement\.mp3 sha256 [0-9a-f]{64}$/m,
+    );
     expect(before.stdout).toContain('diff: none yet');
     expect(before.stdout).not.toContain('\u001b');
 
-    const accepted = await h.post(`/api/v1/admin/contributions/${code}/accept`, { reviewer: 'Alice Editor', note: 'Checked.' });
+    const accepted = await h.post(`/api/v1/admin/contributions/${code}/accept`, {
+      reviewer: 'Alice Editor',
+      note: 'Checked.',
+    });
     expect(accepted.statusCode, accepted.body).toBe(200);
     const after = await show(code);
     expect(after.stdout).toContain(`${code}: accepted`);

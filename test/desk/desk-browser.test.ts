@@ -11,7 +11,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, seriousAxeViolations, SKIP_BROWSER_TESTS, type PageProbe } from '../helpers/browser.ts';
+import {
+  launchBrowser,
+  openPage,
+  screenshot,
+  seriousAxeViolations,
+  SKIP_BROWSER_TESTS,
+  type PageProbe,
+} from '../helpers/browser.ts';
 import { openReviewHarness, type ReviewHarness } from '../review/harness.ts';
 import { ADMIN_KEY, deskContribution, FILES, SLUG } from './helpers.ts';
 
@@ -39,12 +46,26 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     expect(a.statusCode, a.body).toBe(202);
     code = a.json().data.trackingCode;
     responseToken = a.json().data.responseToken;
-    const b = await h.post('/api/v1/music/contributions', deskContribution(h, 'desk-browser-xss', `XSS ${XSS}`.slice(0, 150), `Notes ${XSS}`), null);
+    const b = await h.post(
+      '/api/v1/music/contributions',
+      deskContribution(h, 'desk-browser-xss', `XSS ${XSS}`.slice(0, 150), `Notes ${XSS}`),
+      null,
+    );
     expect(b.statusCode, b.body).toBe(202);
     xssCode = b.json().data.trackingCode;
     const r = await h.post(
       '/api/v1/correction-reports',
-      { workSlug: 'bach-minuet-in-g', targetType: 'work', fieldName: 'summary', currentValue: null, proposedValue: 'A short minuet.', rationale: 'Clearer.', evidenceUrl: 'https://en.wikipedia.org/wiki/Minuet_in_G_major', reporterName: 'Bob', reporterKind: 'Human' },
+      {
+        workSlug: 'bach-minuet-in-g',
+        targetType: 'work',
+        fieldName: 'summary',
+        currentValue: null,
+        proposedValue: 'A short minuet.',
+        rationale: 'Clearer.',
+        evidenceUrl: 'https://en.wikipedia.org/wiki/Minuet_in_G_major',
+        reporterName: 'Bob',
+        reporterKind: 'Human',
+      },
       null,
     );
     expect(r.statusCode, r.body).toBe(202);
@@ -52,9 +73,11 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     // Another origin on loopback (same site, other port) whose page posts a form to the desk.
     evil = http.createServer((req, res) => {
       const target = `${url}/admin/contributions/${xssCode}/decline`;
-      res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<!doctype html><title>Win a prize</title><form id="f" method="post" action="${target}"><input name="reviewer" value="Mallory"><input name="note" value="forged"></form><script>document.getElementById('f').submit()</script>`,
-      );
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><title>Win a prize</title><form id="f" method="post" action="${target}"><input name="reviewer" value="Mallory"><input name="note" value="forged"></form><script>document.getElementById('f').submit()</script>`,
+        );
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}/`;
@@ -69,7 +92,8 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     await h?.close();
   });
 
-  const status = async (c: string, segment = 'contributions') => (await h.get(`/api/v1/admin/${segment}/${c}`)).json().data.status as string;
+  const status = async (c: string, segment = 'contributions') =>
+    (await h.get(`/api/v1/admin/${segment}/${c}`)).json().data.status as string;
 
   it('signs in through the form (keyboard), then filters the queue', async () => {
     await page.goto(`${url}/admin/queue?kind=contribution`);
@@ -104,12 +128,18 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
   });
 
   it('opens an item, requests information, accepts it and shows the diff, score preview and audio', async () => {
-    await Promise.all([page.waitForURL(new RegExp(`/admin/contributions/${code}$`)), page.click(`a:has-text("${code}")`)]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`/admin/contributions/${code}$`)),
+      page.click(`a:has-text("${code}")`),
+    ]);
     expect(await page.locator('h1').textContent()).toContain(code);
     expect(await page.textContent('#diff-h + p')).toContain('No review branch yet');
 
     await page.fill('#act-request-information-note', 'Please name the engraver of the score.');
-    await Promise.all([page.waitForURL(/done=request-information/), page.click('#act-request-information-h ~ p button')]);
+    await Promise.all([
+      page.waitForURL(/done=request-information/),
+      page.click('#act-request-information-h ~ p button'),
+    ]);
     expect(await page.getAttribute('#item-status', 'data-status')).toBe('needs-information');
     expect(await page.locator('#history').textContent()).toContain('Please name the engraver of the score.');
     expect(await status(code)).toBe('needs-information');
@@ -118,9 +148,19 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     expect(tracking.body).toContain('Please name the engraver of the score.');
 
     // The submitter answers over HTTP with the response token from the 202; the desk shows the exchange.
-    const wrong = await h.app.inject({ method: 'POST', url: `/api/v1/music/contributions/${code}/answers`, headers: { 'content-type': 'application/json', 'archive-response-token': `${responseToken}x` }, payload: JSON.stringify({ message: 'Engraved by E. Tester.' }) });
+    const wrong = await h.app.inject({
+      method: 'POST',
+      url: `/api/v1/music/contributions/${code}/answers`,
+      headers: { 'content-type': 'application/json', 'archive-response-token': `${responseToken}x` },
+      payload: JSON.stringify({ message: 'Engraved by E. Tester.' }),
+    });
     expect(wrong.statusCode).toBe(401);
-    const answer = await h.app.inject({ method: 'POST', url: `/api/v1/music/contributions/${code}/answers`, headers: { 'content-type': 'application/json', 'archive-response-token': responseToken }, payload: JSON.stringify({ message: 'Engraved by E. Tester from the 1888 edition.' }) });
+    const answer = await h.app.inject({
+      method: 'POST',
+      url: `/api/v1/music/contributions/${code}/answers`,
+      headers: { 'content-type': 'application/json', 'archive-response-token': responseToken },
+      payload: JSON.stringify({ message: 'Engraved by E. Tester from the 1888 edition.' }),
+    });
     expect(answer.statusCode, answer.body).toBe(200);
     await page.reload();
     expect(await page.getAttribute('#item-status', 'data-status')).toBe('pending');
@@ -145,7 +185,11 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     const duration = await page.evaluate(async () => {
       const a = document.querySelector('figure.audio audio') as HTMLAudioElement;
       a.load();
-      if (a.readyState < 1) await new Promise((resolve, reject) => { a.onloadedmetadata = resolve; a.onerror = reject; });
+      if (a.readyState < 1)
+        await new Promise((resolve, reject) => {
+          a.onloadedmetadata = resolve;
+          a.onerror = reject;
+        });
       return a.duration;
     });
     expect(duration).toBeGreaterThan(18);
@@ -167,13 +211,18 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
     expect(await status(code)).toBe('applied');
     const history = await page.locator('#history').textContent();
     expect(history).toMatch(/applied\s*\S+Z\s*alice/);
-    await Promise.all([page.waitForURL(new RegExp(`/works/${SLUG}/$`)), page.click('a:has-text("See the public page")')]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`/works/${SLUG}/$`)),
+      page.click('a:has-text("See the public page")'),
+    ]);
     expect(await page.textContent('main')).toContain(TITLE);
     const admin = (await h.get(`/api/v1/admin/contributions/${code}`)).json().data;
     expect(admin.review.assertions.assets).toEqual({ '0': 'human-reviewed', '1': 'human-listening-approved' });
     expect(admin.review.assertions.actor).toBe('alice');
     await page.goBack();
-    expect(await page.textContent('#assertions')).toMatch(/File 0: Human reviewed \(not listening-approved\)\s*File 1: Human listening approved/);
+    expect(await page.textContent('#assertions')).toMatch(
+      /File 0: Human reviewed \(not listening-approved\)\s*File 1: Human listening approved/,
+    );
   }, 300_000);
 
   it('refuses a forged cross-site POST and renders XSS payloads inert', async () => {

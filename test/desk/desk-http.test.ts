@@ -19,17 +19,30 @@ let xssCode: string;
 
 beforeAll(async () => {
   h = await openReviewHarness(FILES);
-  const a = await h.post('/api/v1/music/contributions', deskContribution(h, 'desk-http-1', 'Desk HTTP arrangement'), null);
+  const a = await h.post(
+    '/api/v1/music/contributions',
+    deskContribution(h, 'desk-http-1', 'Desk HTTP arrangement'),
+    null,
+  );
   expect(a.statusCode, a.body).toBe(202);
   code = a.json().data.trackingCode;
-  const b = await h.post('/api/v1/music/contributions', deskContribution(h, 'desk-http-xss', `Title ${XSS}`.slice(0, 150), `Text ${XSS}`), null);
+  const b = await h.post(
+    '/api/v1/music/contributions',
+    deskContribution(h, 'desk-http-xss', `Title ${XSS}`.slice(0, 150), `Text ${XSS}`),
+    null,
+  );
   expect(b.statusCode, b.body).toBe(202);
   xssCode = b.json().data.trackingCode;
 });
 afterAll(() => h?.close());
 
 async function signIn() {
-  const res = await h.app.inject({ method: 'POST', url: '/admin/sign-in', headers: form, payload: new URLSearchParams({ key: ADMIN_KEY }).toString() });
+  const res = await h.app.inject({
+    method: 'POST',
+    url: '/admin/sign-in',
+    headers: form,
+    payload: new URLSearchParams({ key: ADMIN_KEY }).toString(),
+  });
   expect(res.statusCode, res.body).toBe(303);
   expect(res.headers.location).toBe('/admin/queue');
   cookie = cookieOf(res.headers['set-cookie']);
@@ -40,7 +53,12 @@ async function signIn() {
 
 const get = (url: string) => h.app.inject({ url, headers: { cookie } });
 const post = (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  h.app.inject({ method: 'POST', url, headers: { ...form, cookie, ...headers }, payload: new URLSearchParams(fields).toString() });
+  h.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...form, cookie, ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
 
 describe('the desk over HTTP', () => {
   it('shows the sign-in form with strict headers; pages and files need a session', async () => {
@@ -66,12 +84,22 @@ describe('the desk over HTTP', () => {
   });
 
   it('refuses a wrong key (401, no cookie) and a sign-in posted from another site (403)', async () => {
-    const wrong = await h.app.inject({ method: 'POST', url: '/admin/sign-in', headers: form, payload: 'key=not-the-key-at-all' });
+    const wrong = await h.app.inject({
+      method: 'POST',
+      url: '/admin/sign-in',
+      headers: form,
+      payload: 'key=not-the-key-at-all',
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.headers['set-cookie']).toBeUndefined();
     expect(wrong.body).toContain('not valid');
     expect(wrong.body).not.toContain('not-the-key-at-all');
-    const forged = await h.app.inject({ method: 'POST', url: '/admin/sign-in', headers: { ...form, origin: 'https://evil.example' }, payload: new URLSearchParams({ key: ADMIN_KEY }).toString() });
+    const forged = await h.app.inject({
+      method: 'POST',
+      url: '/admin/sign-in',
+      headers: { ...form, origin: 'https://evil.example' },
+      payload: new URLSearchParams({ key: ADMIN_KEY }).toString(),
+    });
     expect(forged.statusCode).toBe(403);
     expect(forged.headers['set-cookie']).toBeUndefined();
   });
@@ -104,7 +132,17 @@ describe('the desk over HTTP', () => {
   it('shows a correction report with its field, current and proposed value', async () => {
     const r = await h.post(
       '/api/v1/correction-reports',
-      { workSlug: 'bach-minuet-in-g', targetType: 'work', fieldName: 'summary', currentValue: null, proposedValue: `A short minuet ${XSS}`, rationale: 'Clearer.', evidenceUrl: 'https://en.wikipedia.org/wiki/Minuet_in_G_major', reporterName: 'Bob', reporterKind: 'Human' },
+      {
+        workSlug: 'bach-minuet-in-g',
+        targetType: 'work',
+        fieldName: 'summary',
+        currentValue: null,
+        proposedValue: `A short minuet ${XSS}`,
+        rationale: 'Clearer.',
+        evidenceUrl: 'https://en.wikipedia.org/wiki/Minuet_in_G_major',
+        reporterName: 'Bob',
+        reporterKind: 'Human',
+      },
       null,
     );
     expect(r.statusCode, r.body).toBe(202);
@@ -140,14 +178,23 @@ describe('the desk over HTTP', () => {
     expect(crossSite.statusCode).toBe(403);
     const otherOrigin = await post(url, { reviewer: 'Mallory', _csrf: csrf }, { origin: 'https://evil.example' });
     expect(otherOrigin.statusCode).toBe(403);
-    const noSession = await h.app.inject({ method: 'POST', url, headers: form, payload: new URLSearchParams({ reviewer: 'Mallory', _csrf: csrf }).toString() });
+    const noSession = await h.app.inject({
+      method: 'POST',
+      url,
+      headers: form,
+      payload: new URLSearchParams({ reviewer: 'Mallory', _csrf: csrf }).toString(),
+    });
     expect(noSession.statusCode).toBe(401);
     const item = (await h.get(`/api/v1/admin/contributions/${code}`)).json().data;
     expect(item.status).toBe('pending');
   });
 
   it('accepts from the desk; the item shows the diff, files with checks and measurements, score preview and audio', async () => {
-    const res = await post(`/admin/contributions/${code}/accept`, { _csrf: csrf, reviewer: 'Alice Editor', note: 'Looks complete.' }, { origin: 'http://localhost:80' });
+    const res = await post(
+      `/admin/contributions/${code}/accept`,
+      { _csrf: csrf, reviewer: 'Alice Editor', note: 'Looks complete.' },
+      { origin: 'http://localhost:80' },
+    );
     // That Origin is the origin the request was addressed to (inject's Host: localhost:80), so it passes.
     expect(res.statusCode, res.body).toBe(303);
     expect(res.headers.location).toBe(`/admin/contributions/${code}?done=accept`);
@@ -185,7 +232,9 @@ describe('the desk over HTTP', () => {
     // The admin JSON item carries the same diff.
     const json = (await h.get(`/api/v1/admin/contributions/${code}`)).json().data;
     expect(json.review.diff.text).toContain('Desk HTTP arrangement');
-    expect(json.review.diff.files).toEqual([{ path: `works/${SLUG}/index.md`, added: expect.any(Number), deleted: expect.any(Number) }]);
+    expect(json.review.diff.files).toEqual([
+      { path: `works/${SLUG}/index.md`, added: expect.any(Number), deleted: expect.any(Number) },
+    ]);
     expect(json.review.diff.truncated).toBe(false);
   });
 

@@ -19,8 +19,28 @@ export const ADMIN_KEY = LABELED_ADMIN_KEY;
 export const SLUG = 'satie-gymnopedie-1';
 
 /** An arrangement of Gymnopedie No. 1 with a score and a recording; `text` goes into every free-text field. */
-export function deskContribution(h: Pick<ReviewHarness, 'fileUrl'>, key: string, title: string, text = 'A calm arrangement for the desk test.'): MusicContributionInput {
-  const c = fillTemplate(buildContributionTemplate({ slug: SLUG, title: 'Gymnopédie No. 1', composer: 'Erik Satie', originalTitle: null, period: null, genre: null, year: null, workNumber: null, summary: null }, 'warm-grand-piano'));
+export function deskContribution(
+  h: Pick<ReviewHarness, 'fileUrl'>,
+  key: string,
+  title: string,
+  text = 'A calm arrangement for the desk test.',
+): MusicContributionInput {
+  const c = fillTemplate(
+    buildContributionTemplate(
+      {
+        slug: SLUG,
+        title: 'Gymnopédie No. 1',
+        composer: 'Erik Satie',
+        originalTitle: null,
+        period: null,
+        genre: null,
+        year: null,
+        workNumber: null,
+        summary: null,
+      },
+      'warm-grand-piano',
+    ),
+  );
   c.idempotencyKey = key;
   c.submittedBy = { ...c.submittedBy, name: `Desk Tester ${text}`.slice(0, 100) };
   c.changeSummary = `Adds ${title}. ${text}`;
@@ -29,7 +49,14 @@ export function deskContribution(h: Pick<ReviewHarness, 'fileUrl'>, key: string,
     const file = a.kind === 'mp3' ? '/desk/arrangement.mp3' : '/desk/arrangement.musicxml';
     return { ...a, title: `${title} (${a.kind})`, downloadUrl: h.fileUrl(file), sha256: sha256(FILES[file]!) };
   });
-  c.arrangement = { ...c.arrangement!, title, duration: '0:19', style: 'solo piano', instrumentation: 'piano', moods: ['calm'] };
+  c.arrangement = {
+    ...c.arrangement!,
+    title,
+    duration: '0:19',
+    style: 'solo piano',
+    instrumentation: 'piano',
+    moods: ['calm'],
+  };
   return c;
 }
 

@@ -9,14 +9,22 @@ import { diffSection, queueHref, readable } from '../../api/desk/pages.ts';
 describe('desk HTML', () => {
   it('escapes text and attribute values; only raw() passes markup', () => {
     expect(esc(`<a href="x" onclick='y'>&\``)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&#96;');
-    expect(html`<p title="${'"><b>'}">${'<i>'}${raw('<b>ok</b>')}${['<u>', raw('<s>')]}</p>`.html).toBe('<p title="&quot;&gt;&lt;b&gt;">&lt;i&gt;<b>ok</b>&lt;u&gt;<s></p>');
+    expect(html`<p title="${'"><b>'}">${'<i>'}${raw('<b>ok</b>')}${['<u>', raw('<s>')]}</p>`.html).toBe(
+      '<p title="&quot;&gt;&lt;b&gt;">&lt;i&gt;<b>ok</b>&lt;u&gt;<s></p>',
+    );
     expect(html`${null}${undefined}${false}${0}`.html).toBe('0');
   });
 
   it('renders a submission as nested lists, bounded in depth and width, every string escaped', () => {
     let deep: unknown = '<deepest>';
     for (let i = 0; i < 10; i++) deep = { [`level${i}`]: deep };
-    const out = readable({ title: '<script>x</script>', n: 3, none: null, list: Array.from({ length: 250 }, (_, i) => i), deep }).html;
+    const out = readable({
+      title: '<script>x</script>',
+      n: 3,
+      none: null,
+      list: Array.from({ length: 250 }, (_, i) => i),
+      deep,
+    }).html;
     expect(out).toContain('<dt>title</dt><dd><span class="text">&lt;script&gt;x&lt;/script&gt;</span></dd>');
     expect(out).toContain('<dt>none</dt><dd><span class="none">none</span></dd>');
     expect(out).toContain('… 50 more');
@@ -27,7 +35,18 @@ describe('desk HTML', () => {
   });
 
   it('marks diff lines by kind and says when there is no branch yet', () => {
-    const out = diffSection({ base: 'a'.repeat(40), head: 'b'.repeat(40), files: [{ path: 'w/<x>.md', added: 1, deleted: 1 }], moreFiles: 0, text: 'diff --git a/x b/x\n@@ -1 +1 @@\n-old <b>\n+new\n same\n', truncated: false, maxBytes: 1024 }, 'review/C-1').html;
+    const out = diffSection(
+      {
+        base: 'a'.repeat(40),
+        head: 'b'.repeat(40),
+        files: [{ path: 'w/<x>.md', added: 1, deleted: 1 }],
+        moreFiles: 0,
+        text: 'diff --git a/x b/x\n@@ -1 +1 @@\n-old <b>\n+new\n same\n',
+        truncated: false,
+        maxBytes: 1024,
+      },
+      'review/C-1',
+    ).html;
     expect(out).toContain('<span class="dl del">-old &lt;b&gt;</span>');
     expect(out).toContain('<span class="dl add">+new</span>');
     expect(out).toContain('<span class="dl hunk">@@ -1 +1 @@</span>');
@@ -36,7 +55,9 @@ describe('desk HTML', () => {
   });
 
   it('keeps the filters in the queue links', () => {
-    expect(queueHref({ kind: 'contribution', status: '', operation: '', age: 'old-7d', work: 'a b' }, 2)).toBe('/admin/queue?kind=contribution&age=old-7d&work=a+b&page=2');
+    expect(queueHref({ kind: 'contribution', status: '', operation: '', age: 'old-7d', work: 'a b' }, 2)).toBe(
+      '/admin/queue?kind=contribution&age=old-7d&work=a+b&page=2',
+    );
     expect(queueHref({ kind: '', status: '', operation: '', age: '', work: '' }, 1)).toBe('/admin/queue');
   });
 });

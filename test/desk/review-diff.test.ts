@@ -27,17 +27,32 @@ describe('diff text helpers', () => {
       ],
       more: 0,
     });
-    expect(parseNumstat('1\t0\ta\n1\t0\tb\n1\t0\tc\n', 2)).toEqual({ files: [{ path: 'a', added: 1, deleted: 0 }, { path: 'b', added: 1, deleted: 0 }], more: 1 });
+    expect(parseNumstat('1\t0\ta\n1\t0\tb\n1\t0\tc\n', 2)).toEqual({
+      files: [
+        { path: 'a', added: 1, deleted: 0 },
+        { path: 'b', added: 1, deleted: 0 },
+      ],
+      more: 1,
+    });
   });
 
   it('classifies lines', () => {
-    expect(['diff --git a/x b/x', '@@ -1 +1 @@', '--- a/x', '+++ b/x', '+new', '-old', ' same', 'index 1..2'].map(diffLineKind)).toEqual(['file', 'hunk', 'meta', 'meta', 'add', 'del', 'context', 'meta']);
+    expect(
+      ['diff --git a/x b/x', '@@ -1 +1 @@', '--- a/x', '+++ b/x', '+new', '-old', ' same', 'index 1..2'].map(
+        diffLineKind,
+      ),
+    ).toEqual(['file', 'hunk', 'meta', 'meta', 'add', 'del', 'context', 'meta']);
   });
 });
 
 describe('reviewDiff on a git repository', () => {
   let repo: string;
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@localhost', '-c', 'commit.gpgsign=false', '-C', repo, ...args], { encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync(
+      'git',
+      ['-c', 'user.name=T', '-c', 'user.email=t@localhost', '-c', 'commit.gpgsign=false', '-C', repo, ...args],
+      { encoding: 'utf8' },
+    ).trim();
   beforeAll(() => {
     repo = mkdtempSync(path.join(os.tmpdir(), 'pdma-diff-'));
     git('init', '--quiet', '--initial-branch=main');

@@ -57,8 +57,8 @@ describe('npm start on a fresh data folder', () => {
   });
 
   it('refuses a PUBLIC_BASE_URL with a path, naming the variable', async () => {
-    await expect(startService({ ARCHIVE_DATA_DIR: dataDir, PUBLIC_BASE_URL: 'https://example.org/archive' }, 20_000)).rejects.toThrow(
-      /PUBLIC_BASE_URL must be an origin/,
-    );
+    await expect(
+      startService({ ARCHIVE_DATA_DIR: dataDir, PUBLIC_BASE_URL: 'https://example.org/archive' }, 20_000),
+    ).rejects.toThrow(/PUBLIC_BASE_URL must be an origin/);
   });
 });

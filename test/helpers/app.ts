@@ -16,16 +16,26 @@ export interface TestApp {
   baseUrl: string;
   buildDir: string;
   /** GET (or another method) and check the answer against the OpenAPI document. */
-  request(options: { method?: string; url: string; headers?: Record<string, string>; payload?: unknown }): Promise<LightMyRequestResponse>;
+  request(options: {
+    method?: string;
+    url: string;
+    headers?: Record<string, string>;
+    payload?: unknown;
+  }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
 export async function openApp(buildDir = inject('sampleBuildDir'), env: Record<string, string> = {}): Promise<TestApp> {
   const baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl as string;
-  const config = loadConfig({ PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: path.join(buildDir, '..', 'data'), ...env }, PROJECT_ROOT);
+  const config = loadConfig(
+    { PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: path.join(buildDir, '..', 'data'), ...env },
+    PROJECT_ROOT,
+  );
   const handle = await SiteHandle.open(buildDir);
   const app = await createApp({ config, handle }, { logger: false });
-  const openapi = JSON.parse(readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8')) as Record<string, unknown>;
+  const openapi = JSON.parse(
+    readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
+  ) as Record<string, unknown>;
   return {
     app,
     handle,

@@ -52,7 +52,10 @@ export interface PageProbe {
 }
 
 /** A fresh context and page that records dialogs, page errors and any non-loopback request. */
-export async function openPage(browser: Browser, options: { width?: number; javaScript?: boolean } = {}): Promise<PageProbe> {
+export async function openPage(
+  browser: Browser,
+  options: { width?: number; javaScript?: boolean } = {},
+): Promise<PageProbe> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1280, height: 900 },
     javaScriptEnabled: options.javaScript ?? true,
@@ -94,7 +97,17 @@ export async function serveSite(contentDir?: string, extraEnv: Record<string, st
     const repo = path.join(dataDir, 'content');
     cpSync(contentDir, repo, { recursive: true });
     const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=Site Test', '-c', 'user.email=site-test@localhost', '-c', 'commit.gpgsign=false', '-C', repo, ...args]);
+      execFileSync('git', [
+        '-c',
+        'user.name=Site Test',
+        '-c',
+        'user.email=site-test@localhost',
+        '-c',
+        'commit.gpgsign=false',
+        '-C',
+        repo,
+        ...args,
+      ]);
     git('init', '--quiet', '--initial-branch=main');
     git('add', '--all');
     git('commit', '--quiet', '-m', 'Test content');
@@ -131,9 +144,23 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   const axe = (await import('axe-core')).default;
   await page.addScriptTag({ content: axe.source });
   const violations = await page.evaluate(async () => {
-    const w = window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } };
+    const w = window as unknown as {
+      axe: {
+        run(
+          ctx: unknown,
+          opts: unknown,
+        ): Promise<{
+          violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }>;
+        }>;
+      };
+    };
     const result = await w.axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)),
+    }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

@@ -27,8 +27,9 @@ export function digests(dir: string): Map<string, string> {
 
 export function differences(a: Map<string, string>, b: Map<string, string>): string[] {
   const out: string[] = [];
-  for (const [rel, d] of a) if (!b.has(rel)) out.push(`only in the incremental build: ${rel}`);
-  else if (b.get(rel) !== d) out.push(`differs: ${rel}`);
+  for (const [rel, d] of a)
+    if (!b.has(rel)) out.push(`only in the incremental build: ${rel}`);
+    else if (b.get(rel) !== d) out.push(`differs: ${rel}`);
   for (const rel of b.keys()) if (!a.has(rel)) out.push(`only in the full build: ${rel}`);
   return out;
 }

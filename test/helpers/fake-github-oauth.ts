@@ -60,7 +60,10 @@ interface Grant {
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -80,7 +83,12 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-export async function startFakeGitHubOAuth(options: { clientId: string; clientSecret: string; host?: string; user?: FakeOAuthUser }): Promise<FakeGitHubOAuth> {
+export async function startFakeGitHubOAuth(options: {
+  clientId: string;
+  clientSecret: string;
+  host?: string;
+  user?: FakeOAuthUser;
+}): Promise<FakeGitHubOAuth> {
   const grants = new Map<string, Grant>();
   const fake: FakeGitHubOAuth = {
     url: '',
@@ -97,7 +105,13 @@ export async function startFakeGitHubOAuth(options: { clientId: string; clientSe
     const raw = req.method === 'POST' ? await readBody(req) : '';
     const form = Object.fromEntries(new URLSearchParams(raw));
     const query = Object.fromEntries(url.searchParams);
-    fake.calls.push({ method: req.method ?? 'GET', path: url.pathname, query, form, authorization: req.headers.authorization });
+    fake.calls.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query,
+      form,
+      authorization: req.headers.authorization,
+    });
 
     if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
       if (query.client_id !== options.clientId) return json(res, 404, { message: 'Not Found' });
@@ -110,7 +124,13 @@ export async function startFakeGitHubOAuth(options: { clientId: string; clientSe
         back.searchParams.set('error_description', 'The user has denied your application access.');
       } else {
         const code = randomBytes(10).toString('hex');
-        grants.set(code, { challenge: query.code_challenge ?? '', method: query.code_challenge_method ?? '', redirectUri: redirect, user: { ...fake.user }, used: false });
+        grants.set(code, {
+          challenge: query.code_challenge ?? '',
+          method: query.code_challenge_method ?? '',
+          redirectUri: redirect,
+          user: { ...fake.user },
+          used: false,
+        });
         back.searchParams.set('code', code);
       }
       if (query.state !== undefined) back.searchParams.set('state', query.state);
@@ -136,13 +156,25 @@ export async function startFakeGitHubOAuth(options: { clientId: string; clientSe
         secret = decoded.slice(decoded.indexOf(':') + 1);
       }
       if (id !== options.clientId || secret !== options.clientSecret) {
-        return json(res, 200, { error: 'incorrect_client_credentials', error_description: 'The client_id and/or client_secret passed are incorrect.' });
+        return json(res, 200, {
+          error: 'incorrect_client_credentials',
+          error_description: 'The client_id and/or client_secret passed are incorrect.',
+        });
       }
       const grant = form.code ? grants.get(form.code) : undefined;
       const verifier = form.code_verifier ?? '';
       const s256 = createHash('sha256').update(verifier).digest('base64url');
-      if (!grant || grant.used || (form.redirect_uri !== undefined && form.redirect_uri !== grant.redirectUri) || grant.method !== 'S256' || s256 !== grant.challenge) {
-        return json(res, 200, { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' });
+      if (
+        !grant ||
+        grant.used ||
+        (form.redirect_uri !== undefined && form.redirect_uri !== grant.redirectUri) ||
+        grant.method !== 'S256' ||
+        s256 !== grant.challenge
+      ) {
+        return json(res, 200, {
+          error: 'bad_verification_code',
+          error_description: 'The code passed is incorrect or expired.',
+        });
       }
       grant.used = true;
       const token = `gho_${randomBytes(16).toString('hex')}`;
@@ -153,8 +185,19 @@ export async function startFakeGitHubOAuth(options: { clientId: string; clientSe
     if (req.method === 'GET' && url.pathname === '/user') {
       const bearer = /^(?:Bearer|token) (.+)$/.exec(req.headers.authorization ?? '');
       const user = bearer ? fake.tokens.get(bearer[1]!) : undefined;
-      if (!user) return json(res, 401, { message: 'Requires authentication', documentation_url: 'https://docs.github.com/rest' });
-      return json(res, 200, { login: user.login, id: user.id, node_id: 'MDQ6VXNlcjE=', type: 'User', site_admin: false, name: user.name });
+      if (!user)
+        return json(res, 401, {
+          message: 'Requires authentication',
+          documentation_url: 'https://docs.github.com/rest',
+        });
+      return json(res, 200, {
+        login: user.login,
+        id: user.id,
+        node_id: 'MDQ6VXNlcjE=',
+        type: 'User',
+        site_admin: false,
+        name: user.name,
+      });
     }
     return json(res, 404, { message: 'Not Found' });
   };

@@ -69,7 +69,12 @@ export interface FakeGitHub {
   /** Move the clock the app JWTs and token expiries are judged by (GitHub App mode). */
   advanceClock(ms: number): void;
   /** A person's pull request: a branch with one commit changing `files` (null removes) on the default branch. */
-  openPullRequestAsPerson(options: { author: string; branch: string; title: string; files: Record<string, string | null> }): FakePull;
+  openPullRequestAsPerson(options: {
+    author: string;
+    branch: string;
+    title: string;
+    files: Record<string, string | null>;
+  }): FakePull;
   /** A further commit on a pull request's branch; returns the new head sha. */
   pushToPullRequest(number: number, files: Record<string, string | null>): string;
   /** The payload GitHub sends for a `pull_request` event of this pull request. */
@@ -127,7 +132,10 @@ export async function startFakeGitHub(options: {
   const api = (p: string) => `${url}/repos/${owner}/${name}${p}`;
   const html = (p: string) => `https://github.com/${owner}/${name}${p}`;
   const user = { login: 'archive-bot', id: 1, type: 'User' };
-  const userJson = (login: string) => (login === user.login ? user : { login, id: 100 + [...login].reduce((a, c) => a + c.charCodeAt(0), 0), type: 'User' });
+  const userJson = (login: string) =>
+    login === user.login
+      ? user
+      : { login, id: 100 + [...login].reduce((a, c) => a + c.charCodeAt(0), 0), type: 'User' };
   const repoJson = () => ({
     id: 1,
     node_id: 'R_1',
@@ -145,7 +153,15 @@ export async function startFakeGitHub(options: {
     url: api(`/git/refs/heads/${branch}`),
     object: { sha: refs.get(branch)!, type: 'commit', url: api(`/git/commits/${refs.get(branch)}`) },
   });
-  const labelJson = (label: string) => ({ id: [...label].reduce((a, c) => a * 31 + c.charCodeAt(0), 7) % 1e9, node_id: `L_${label}`, url: api(`/labels/${encodeURIComponent(label)}`), name: label, color: 'ededed', default: false, description: null });
+  const labelJson = (label: string) => ({
+    id: [...label].reduce((a, c) => a * 31 + c.charCodeAt(0), 7) % 1e9,
+    node_id: `L_${label}`,
+    url: api(`/labels/${encodeURIComponent(label)}`),
+    name: label,
+    color: 'ededed',
+    default: false,
+    description: null,
+  });
   const pullJson = (pr: FakePull) => ({
     url: api(`/pulls/${pr.number}`),
     id: pr.number + 5000,
@@ -191,8 +207,16 @@ export async function startFakeGitHub(options: {
     return commit;
   };
 
-  type Handler = (m: RegExpExecArray, body: any, query: Record<string, string>) => [number, unknown, Record<string, string>?];
-  const R = (method: string, pattern: string, handler: Handler) => ({ method, re: new RegExp(`^/repos/${owner}/${name}${pattern}$`), handler });
+  type Handler = (
+    m: RegExpExecArray,
+    body: any,
+    query: Record<string, string>,
+  ) => [number, unknown, Record<string, string>?];
+  const R = (method: string, pattern: string, handler: Handler) => ({
+    method,
+    re: new RegExp(`^/repos/${owner}/${name}${pattern}$`),
+    handler,
+  });
   const routes = [
     R('GET', '', () => [200, repoJson()]),
     R('GET', '/git/ref/heads/(.+)', (m) => {
@@ -202,11 +226,27 @@ export async function startFakeGitHub(options: {
     R('GET', '/git/commits/([0-9a-f]{40})', (m) => {
       const c = commits.get(m[1]!);
       if (!c) throw new HttpError(404, 'Not Found');
-      return [200, { sha: m[1], node_id: `C_${m[1]}`, url: api(`/git/commits/${m[1]}`), html_url: html(`/commit/${m[1]}`), message: c.message, tree: { sha: c.tree, url: api(`/git/trees/${c.tree}`) }, parents: c.parents.map((s) => ({ sha: s, url: api(`/git/commits/${s}`), html_url: html(`/commit/${s}`) })), author: { name: 'bot', email: 'bot@example.org', date: now() }, committer: { name: 'bot', email: 'bot@example.org', date: now() }, verification: { verified: false, reason: 'unsigned', signature: null, payload: null } }];
+      return [
+        200,
+        {
+          sha: m[1],
+          node_id: `C_${m[1]}`,
+          url: api(`/git/commits/${m[1]}`),
+          html_url: html(`/commit/${m[1]}`),
+          message: c.message,
+          tree: { sha: c.tree, url: api(`/git/trees/${c.tree}`) },
+          parents: c.parents.map((s) => ({ sha: s, url: api(`/git/commits/${s}`), html_url: html(`/commit/${s}`) })),
+          author: { name: 'bot', email: 'bot@example.org', date: now() },
+          committer: { name: 'bot', email: 'bot@example.org', date: now() },
+          verification: { verified: false, reason: 'unsigned', signature: null, payload: null },
+        },
+      ];
     }),
     R('POST', '/git/blobs', (_m, body) => {
-      if (typeof body?.content !== 'string') throw new HttpError(422, 'Invalid request.\n\n"content" wasn\'t supplied.');
-      const bytes = body.encoding === 'base64' ? Buffer.from(body.content, 'base64') : Buffer.from(body.content, 'utf8');
+      if (typeof body?.content !== 'string')
+        throw new HttpError(422, 'Invalid request.\n\n"content" wasn\'t supplied.');
+      const bytes =
+        body.encoding === 'base64' ? Buffer.from(body.content, 'base64') : Buffer.from(body.content, 'utf8');
       const sha = sha1('blob', bytes);
       blobs.set(sha, bytes);
       return [201, { sha, url: api(`/git/blobs/${sha}`) }];
@@ -222,14 +262,45 @@ export async function startFakeGitHub(options: {
       }
       const sha = sha1('tree', ...[...files].sort().flat());
       trees.set(sha, files);
-      return [201, { sha, url: api(`/git/trees/${sha}`), truncated: false, tree: [...files].map(([p, s]) => ({ path: p, mode: '100644', type: 'blob', sha: s, size: blobs.get(s)!.length, url: api(`/git/blobs/${s}`) })) }];
+      return [
+        201,
+        {
+          sha,
+          url: api(`/git/trees/${sha}`),
+          truncated: false,
+          tree: [...files].map(([p, s]) => ({
+            path: p,
+            mode: '100644',
+            type: 'blob',
+            sha: s,
+            size: blobs.get(s)!.length,
+            url: api(`/git/blobs/${s}`),
+          })),
+        },
+      ];
     }),
     R('POST', '/git/commits', (_m, body) => {
       if (!trees.has(body.tree)) throw new HttpError(422, 'Tree SHA does not exist');
-      for (const p of body.parents as string[]) if (!commits.has(p)) throw new HttpError(422, 'Parent SHA does not exist or is not a commit object');
+      for (const p of body.parents as string[])
+        if (!commits.has(p)) throw new HttpError(422, 'Parent SHA does not exist or is not a commit object');
       const sha = sha1('commit', body.tree, ...(body.parents as string[]), body.message, String(nextId++));
       commits.set(sha, { tree: body.tree, parents: body.parents, message: body.message });
-      return [201, { sha, node_id: `C_${sha}`, url: api(`/git/commits/${sha}`), html_url: html(`/commit/${sha}`), message: body.message, tree: { sha: body.tree, url: api(`/git/trees/${body.tree}`) }, parents: (body.parents as string[]).map((s) => ({ sha: s, url: api(`/git/commits/${s}`), html_url: html(`/commit/${s}`) })) }];
+      return [
+        201,
+        {
+          sha,
+          node_id: `C_${sha}`,
+          url: api(`/git/commits/${sha}`),
+          html_url: html(`/commit/${sha}`),
+          message: body.message,
+          tree: { sha: body.tree, url: api(`/git/trees/${body.tree}`) },
+          parents: (body.parents as string[]).map((s) => ({
+            sha: s,
+            url: api(`/git/commits/${s}`),
+            html_url: html(`/commit/${s}`),
+          })),
+        },
+      ];
     }),
     R('POST', '/git/refs', (_m, body) => {
       const branch = /^refs\/heads\/(.+)$/.exec(body.ref ?? '')?.[1];
@@ -265,8 +336,27 @@ export async function startFakeGitHub(options: {
     }),
     R('POST', '/pulls', (_m, body) => {
       if (!refs.has(body.head)) throw new HttpError(422, `Validation Failed: head ${body.head} does not exist`);
-      if (pulls.some((p) => p.head === body.head && p.state === 'open')) throw new HttpError(422, `Validation Failed: A pull request already exists for ${owner}:${body.head}.`);
-      const pr: FakePull = { number: pulls.length + 1, title: body.title, body: body.body ?? null, head: body.head, base: body.base, headSha: refs.get(body.head)!, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now(), author: user.login, baseSha: refs.get(body.base)! };
+      if (pulls.some((p) => p.head === body.head && p.state === 'open'))
+        throw new HttpError(422, `Validation Failed: A pull request already exists for ${owner}:${body.head}.`);
+      const pr: FakePull = {
+        number: pulls.length + 1,
+        title: body.title,
+        body: body.body ?? null,
+        head: body.head,
+        base: body.base,
+        headSha: refs.get(body.head)!,
+        state: 'open',
+        merged: false,
+        mergedAt: null,
+        closedAt: null,
+        mergeCommitSha: null,
+        labels: [],
+        comments: [],
+        createdAt: now(),
+        updatedAt: now(),
+        author: user.login,
+        baseSha: refs.get(body.base)!,
+      };
       pulls.push(pr);
       return [201, pullJson(pr)];
     }),
@@ -282,7 +372,17 @@ export async function startFakeGitHub(options: {
         if (a === b) continue;
         const status = a === undefined ? 'added' : b === undefined ? 'removed' : 'modified';
         const sha = (b ?? a)!;
-        files.push({ sha, filename: p, status, additions: 1, deletions: 0, changes: 1, blob_url: html(`/blob/${pr.headSha}/${p}`), raw_url: html(`/raw/${pr.headSha}/${p}`), contents_url: api(`/contents/${p}?ref=${pr.headSha}`) });
+        files.push({
+          sha,
+          filename: p,
+          status,
+          additions: 1,
+          deletions: 0,
+          changes: 1,
+          blob_url: html(`/blob/${pr.headSha}/${p}`),
+          raw_url: html(`/raw/${pr.headSha}/${p}`),
+          contents_url: api(`/contents/${p}?ref=${pr.headSha}`),
+        });
       }
       const perPage = Math.min(Number(q.per_page ?? 30), 100);
       const page = Number(q.page ?? 1);
@@ -291,7 +391,17 @@ export async function startFakeGitHub(options: {
     R('GET', '/git/blobs/([0-9a-f]{40})', (m) => {
       const bytes = blobs.get(m[1]!);
       if (!bytes) throw new HttpError(404, 'Not Found');
-      return [200, { sha: m[1], node_id: `B_${m[1]}`, url: api(`/git/blobs/${m[1]}`), size: bytes.length, content: bytes.toString('base64').replace(/(.{60})/g, '$1\n'), encoding: 'base64' }];
+      return [
+        200,
+        {
+          sha: m[1],
+          node_id: `B_${m[1]}`,
+          url: api(`/git/blobs/${m[1]}`),
+          size: bytes.length,
+          content: bytes.toString('base64').replace(/(.{60})/g, '$1\n'),
+          encoding: 'base64',
+        },
+      ];
     }),
     R('PATCH', '/pulls/(\\d+)', (m, body) => {
       const pr = pullOf(m[1]!);
@@ -303,7 +413,8 @@ export async function startFakeGitHub(options: {
     R('PUT', '/pulls/(\\d+)/merge', (m, body) => {
       const pr = pullOf(m[1]!);
       if (pr.state !== 'open') throw new HttpError(405, 'Pull Request is not mergeable');
-      if (body?.merge_method && !['merge', 'squash', 'rebase'].includes(body.merge_method)) throw new HttpError(422, 'Invalid merge_method');
+      if (body?.merge_method && !['merge', 'squash', 'rebase'].includes(body.merge_method))
+        throw new HttpError(422, 'Invalid merge_method');
       const sha = merge(pr);
       return [200, { sha, merged: true, message: 'Pull Request successfully merged' }];
     }),
@@ -331,12 +442,28 @@ export async function startFakeGitHub(options: {
       pr.comments.push(body.body);
       touch(pr);
       const id = nextId++;
-      return [201, { id, node_id: `IC_${id}`, url: api(`/issues/comments/${id}`), html_url: html(`/pull/${pr.number}#issuecomment-${id}`), body: body.body, user, created_at: now(), updated_at: now() }];
+      return [
+        201,
+        {
+          id,
+          node_id: `IC_${id}`,
+          url: api(`/issues/comments/${id}`),
+          html_url: html(`/pull/${pr.number}#issuecomment-${id}`),
+          body: body.body,
+          user,
+          created_at: now(),
+          updated_at: now(),
+        },
+      ];
     }),
   ];
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'X-GitHub-Media-Type': 'github.v3; format=json', ...headers });
+    res.writeHead(status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'X-GitHub-Media-Type': 'github.v3; format=json',
+      ...headers,
+    });
     res.end(body === undefined ? '' : JSON.stringify(body));
   };
 
@@ -356,28 +483,71 @@ export async function startFakeGitHub(options: {
     const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(p);
     if (mint && method === 'POST') {
       const jwt = /^Bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(auth);
-      const claims = jwt ? (JSON.parse(Buffer.from(jwt[2]!, 'base64url').toString('utf8')) as { iss?: unknown; exp?: number; iat?: number }) : null;
-      const signed = jwt && options.app ? verify('sha256', Buffer.from(`${jwt[1]}.${jwt[2]}`), options.app.publicKey, Buffer.from(jwt[3]!, 'base64url')) : false;
+      const claims = jwt
+        ? (JSON.parse(Buffer.from(jwt[2]!, 'base64url').toString('utf8')) as {
+            iss?: unknown;
+            exp?: number;
+            iat?: number;
+          })
+        : null;
+      const signed =
+        jwt && options.app
+          ? verify(
+              'sha256',
+              Buffer.from(`${jwt[1]}.${jwt[2]}`),
+              options.app.publicKey,
+              Buffer.from(jwt[3]!, 'base64url'),
+            )
+          : false;
       const nowS = (Date.now() + clockOffsetMs) / 1000;
-      if (!signed || !claims || String(claims.iss) !== options.app!.id || !(claims.exp! > nowS) || !(claims.iat! <= nowS) || claims.exp! - claims.iat! > 600) {
-        return send(res, 401, { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest', status: '401' });
+      if (
+        !signed ||
+        !claims ||
+        String(claims.iss) !== options.app!.id ||
+        !(claims.exp! > nowS) ||
+        !(claims.iat! <= nowS) ||
+        claims.exp! - claims.iat! > 600
+      ) {
+        return send(res, 401, {
+          message: 'A JSON web token could not be decoded',
+          documentation_url: 'https://docs.github.com/rest',
+          status: '401',
+        });
       }
-      if (mint[1] !== options.app!.installationId) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+      if (mint[1] !== options.app!.installationId)
+        return send(res, 404, {
+          message: 'Not Found',
+          documentation_url: 'https://docs.github.com/rest',
+          status: '404',
+        });
       const token = `ghs_fake${installationTokens.length + 1}`;
       installationTokens.push(token);
       liveInstallationTokens.add(token);
-      return send(res, 201, { token, expires_at: new Date(Date.now() + clockOffsetMs + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), permissions: { contents: 'write', pull_requests: 'write', issues: 'write', metadata: 'read' }, repository_selection: 'selected' });
+      return send(res, 201, {
+        token,
+        expires_at: new Date(Date.now() + clockOffsetMs + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        permissions: { contents: 'write', pull_requests: 'write', issues: 'write', metadata: 'read' },
+        repository_selection: 'selected',
+      });
     }
     const installationToken = /^token (ghs_\w+)$/.exec(auth)?.[1];
     if (installationToken && liveInstallationTokens.has(installationToken)) {
       // An installation token of the app: authenticated.
     } else if (auth !== `token ${options.token}` && auth !== `Bearer ${options.token}`) {
-      return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+      return send(res, 401, {
+        message: 'Bad credentials',
+        documentation_url: 'https://docs.github.com/rest',
+        status: '401',
+      });
     }
     const failure = failures.findIndex((f) => f.method === method && f.path.test(p));
     if (failure !== -1) {
       const [f] = failures.splice(failure, 1);
-      return send(res, f!.status, { message: f!.message, documentation_url: 'https://docs.github.com/rest', status: String(f!.status) });
+      return send(res, f!.status, {
+        message: f!.message,
+        documentation_url: 'https://docs.github.com/rest',
+        status: String(f!.status),
+      });
     }
     for (const r of routes) {
       if (r.method !== method) continue;
@@ -387,7 +557,12 @@ export async function startFakeGitHub(options: {
         const [status, out, headers] = r.handler(m, body, query);
         return send(res, status, out, headers);
       } catch (err) {
-        if (err instanceof HttpError) return send(res, err.status, { message: err.message, documentation_url: 'https://docs.github.com/rest', status: String(err.status) });
+        if (err instanceof HttpError)
+          return send(res, err.status, {
+            message: err.message,
+            documentation_url: 'https://docs.github.com/rest',
+            status: String(err.status),
+          });
         throw err;
       }
     }
@@ -452,7 +627,25 @@ export async function startFakeGitHub(options: {
       const base = refs.get(defaultBranch)!;
       const head = commitFiles(base, files, title);
       refs.set(branch, head);
-      const pr: FakePull = { number: pulls.length + 1, title, body: null, head: branch, base: defaultBranch, headSha: head, state: 'open', merged: false, mergedAt: null, closedAt: null, mergeCommitSha: null, labels: [], comments: [], createdAt: now(), updatedAt: now(), author, baseSha: base };
+      const pr: FakePull = {
+        number: pulls.length + 1,
+        title,
+        body: null,
+        head: branch,
+        base: defaultBranch,
+        headSha: head,
+        state: 'open',
+        merged: false,
+        mergedAt: null,
+        closedAt: null,
+        mergeCommitSha: null,
+        labels: [],
+        comments: [],
+        createdAt: now(),
+        updatedAt: now(),
+        author,
+        baseSha: base,
+      };
       pulls.push(pr);
       return pr;
     },

@@ -16,19 +16,26 @@ export function ensureFfmpeg(): string {
   if (present()) return FFMPEG;
   if (process.getuid?.() === 0 && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0) {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'ffmpeg'], { stdio: 'ignore', env }).status === 0;
+    const install = () =>
+      spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'ffmpeg'], { stdio: 'ignore', env }).status ===
+      0;
     if (!install()) {
       spawnSync('apt-get', ['update'], { stdio: 'ignore', env });
       install();
     }
     if (present()) return FFMPEG;
   }
-  throw new Error(`Debian's ffmpeg is needed by the loudness oracle tests and is missing: install it (sudo apt-get install ffmpeg) or point ARCHIVE_FFMPEG_PATH at one.`);
+  throw new Error(
+    `Debian's ffmpeg is needed by the loudness oracle tests and is missing: install it (sudo apt-get install ffmpeg) or point ARCHIVE_FFMPEG_PATH at one.`,
+  );
 }
 
 /** Run ffmpeg; throws with its error output on failure. */
 export function ffmpeg(args: string[]): string {
-  const r = spawnSync(ensureFfmpeg(), ['-hide_banner', '-nostdin', ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(ensureFfmpeg(), ['-hide_banner', '-nostdin', ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.status !== 0) throw new Error(`ffmpeg ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
   return r.stderr;
 }
@@ -48,5 +55,9 @@ export function ebur128(file: string): Ebur128Summary {
     if (!m) throw new Error(`no ${re} in ffmpeg's ebur128 summary:\n${summary}`);
     return Number(m[1]);
   };
-  return { integratedLufs: num(/I:\s+(-?[\d.]+) LUFS/), loudnessRangeLu: num(/LRA:\s+(-?[\d.]+) LU/), truePeakDbtp: num(/Peak:\s+(-?[\d.]+|-inf) dBFS/) };
+  return {
+    integratedLufs: num(/I:\s+(-?[\d.]+) LUFS/),
+    loudnessRangeLu: num(/LRA:\s+(-?[\d.]+) LU/),
+    truePeakDbtp: num(/Peak:\s+(-?[\d.]+|-inf) dBFS/),
+  };
 }

@@ -14,7 +14,8 @@ const digestOf = (text: string) => createHash('sha256').update(text).digest('hex
 /** A real-looking value for the placeholder at `pointer` (deterministic: same template, same body). */
 function replacement(pointer: string, value: string): string {
   const last = pointer.split('/').at(-1) ?? '';
-  if (/^https?:\/\//i.test(value)) return `https://files.example.org${new URL(value).pathname.replace(/^\/REPLACE/, '')}`;
+  if (/^https?:\/\//i.test(value))
+    return `https://files.example.org${new URL(value).pathname.replace(/^\/REPLACE/, '')}`;
   if (/^0{64}$/.test(value)) return digestOf(`filled ${pointer}`);
   if (value.startsWith('2000-01-01')) return '2026-01-01T00:00:00Z';
   if (last === 'idempotencyKey') return value.replace(/^REPLACE-with-a-new-key/, 'filled-template');
@@ -33,7 +34,8 @@ export function fillTemplate<T>(template: T): T {
   const walk = (value: Json, pointer: string): Json => {
     if (typeof value === 'string') return placeholderReason(value) ? replacement(pointer, value) : value;
     if (Array.isArray(value)) return value.map((v, i) => walk(v, `${pointer}/${i}`));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, `${pointer}/${k}`)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, `${pointer}/${k}`)]));
     return value;
   };
   return walk(template, '') as T;

@@ -24,7 +24,13 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type HttpsRoute =
-  | { body: string | Buffer; contentType?: string; status?: number; /** Send no Content-Length (chunked). */ chunked?: boolean; /** Announce this Content-Length instead of the real one. */ contentLength?: number }
+  | {
+      body: string | Buffer;
+      contentType?: string;
+      status?: number;
+      /** Send no Content-Length (chunked). */ chunked?: boolean;
+      /** Announce this Content-Length instead of the real one. */ contentLength?: number;
+    }
   | { redirect: string; status?: number }
   | { stall: true }
   | { handler: (req: IncomingMessage, res: ServerResponse) => void };
@@ -48,10 +54,29 @@ export function selfSignedCertificate(): { key: string; cert: string } {
   try {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1', '-keyout', 'k.pem', '-out', 'c.pem'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-days',
+        '1',
+        '-keyout',
+        'k.pem',
+        '-out',
+        'c.pem',
+      ],
       { cwd: dir, stdio: 'ignore' },
     );
-    cached = { key: readFileSync(path.join(dir, 'k.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'c.pem'), 'utf8') };
+    cached = {
+      key: readFileSync(path.join(dir, 'k.pem'), 'utf8'),
+      cert: readFileSync(path.join(dir, 'c.pem'), 'utf8'),
+    };
     return cached;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -82,7 +107,9 @@ export async function startHttpsServer(routes: Record<string, HttpsRoute> = {}):
       return;
     }
     const body = typeof route.body === 'string' ? Buffer.from(route.body) : route.body;
-    const headers: Record<string, string | number> = { 'Content-Type': route.contentType ?? 'application/octet-stream' };
+    const headers: Record<string, string | number> = {
+      'Content-Type': route.contentType ?? 'application/octet-stream',
+    };
     if (!route.chunked) headers['Content-Length'] = route.contentLength ?? body.length;
     res.writeHead(route.status ?? 200, headers);
     res.end(body);

@@ -23,7 +23,12 @@ export function matchTemplate(paths: string[], concrete: string): string | undef
   });
 }
 
-export function assertMatchesOpenApi(doc: Record<string, unknown>, method: string, url: string, res: LightMyRequestResponse): void {
+export function assertMatchesOpenApi(
+  doc: Record<string, unknown>,
+  method: string,
+  url: string,
+  res: LightMyRequestResponse,
+): void {
   const paths = doc.paths as Record<string, Record<string, Operation>>;
   const concrete = url.split('?')[0] ?? url;
   const template = matchTemplate(Object.keys(paths), concrete);
@@ -32,12 +37,19 @@ export function assertMatchesOpenApi(doc: Record<string, unknown>, method: strin
   if (!op) return;
   const status = String(res.statusCode);
   const response = op.responses[status];
-  if (!response) throw new Error(`${method} ${template} answered ${status}, which the OpenAPI document does not declare`);
-  const contentType = String(res.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  if (!response)
+    throw new Error(`${method} ${template} answered ${status}, which the OpenAPI document does not declare`);
+  const contentType =
+    String(res.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim() ?? '';
   if (!response.content || res.body.length === 0 || method.toUpperCase() === 'HEAD') return;
-  const media = response.content[contentType] ?? response.content[`${contentType.split('/')[0]}/*`] ?? response.content['*/*'];
+  const media =
+    response.content[contentType] ?? response.content[`${contentType.split('/')[0]}/*`] ?? response.content['*/*'];
   if (!media) {
-    throw new Error(`${method} ${template} ${status} answered ${contentType}; the document declares ${Object.keys(response.content).join(', ')}`);
+    throw new Error(
+      `${method} ${template} ${status} answered ${contentType}; the document declares ${Object.keys(response.content).join(', ')}`,
+    );
   }
   if (!media.schema || !contentType.includes('json')) return;
   let key = registered.get(doc);

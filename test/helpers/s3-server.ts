@@ -22,10 +22,21 @@ export interface TestS3 {
 
 export async function startS3(buckets: string[]): Promise<TestS3> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'pdma-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory,
+    silent: true,
+    configureBuckets: buckets.map((name) => ({ name })),
+  });
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
-  const settings: S3Settings = { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true };
+  const settings: S3Settings = {
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    forcePathStyle: true,
+  };
   const client = createS3Client(settings);
   return {
     endpoint,

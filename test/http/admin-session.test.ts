@@ -20,7 +20,12 @@ let dataDir: string;
 
 beforeEach(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'archive-session-'));
-  t = await openApp(undefined, { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `desk-editor=${ADMIN}`, ARCHIVE_LIBRARY_KEYS: `lib=${LIBRARY}`, ARCHIVE_CURATOR_KEYS: `cur=${LIBRARY}-cur` });
+  t = await openApp(undefined, {
+    ARCHIVE_DATA_DIR: dataDir,
+    ARCHIVE_ADMIN_KEYS: `desk-editor=${ADMIN}`,
+    ARCHIVE_LIBRARY_KEYS: `lib=${LIBRARY}`,
+    ARCHIVE_CURATOR_KEYS: `cur=${LIBRARY}-cur`,
+  });
 });
 afterEach(async () => {
   await t.close();
@@ -60,8 +65,17 @@ describe('desk session', () => {
 
   it('is neither Secure nor __Host- prefixed on a plain-http origin (loopback development)', async () => {
     await t.close();
-    t = await openApp(undefined, { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `desk-editor=${ADMIN}`, PUBLIC_BASE_URL: 'http://localhost:4321' });
-    const res = await t.app.inject({ method: 'POST', url: SESSION, headers: json, payload: JSON.stringify({ key: ADMIN }) });
+    t = await openApp(undefined, {
+      ARCHIVE_DATA_DIR: dataDir,
+      ARCHIVE_ADMIN_KEYS: `desk-editor=${ADMIN}`,
+      PUBLIC_BASE_URL: 'http://localhost:4321',
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: SESSION,
+      headers: json,
+      payload: JSON.stringify({ key: ADMIN }),
+    });
     expect(res.statusCode).toBe(201);
     const line = String(res.headers['set-cookie']);
     expect(line).toMatch(/^archive-session=[^;]+;/);
@@ -105,15 +119,35 @@ describe('desk session', () => {
     const noToken = await t.app.inject({ method: 'POST', url: action, headers: { ...json, cookie }, payload });
     expect(noToken.statusCode).toBe(403);
     expect(noToken.json().detail).toContain('CSRF');
-    const badToken = await t.app.inject({ method: 'POST', url: action, headers: { ...json, cookie, 'x-csrf-token': `${csrf.slice(0, -1)}A` }, payload });
+    const badToken = await t.app.inject({
+      method: 'POST',
+      url: action,
+      headers: { ...json, cookie, 'x-csrf-token': `${csrf.slice(0, -1)}A` },
+      payload,
+    });
     expect(badToken.statusCode).toBe(403);
-    const crossSite = await t.app.inject({ method: 'POST', url: action, headers: { ...json, cookie, 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' }, payload });
+    const crossSite = await t.app.inject({
+      method: 'POST',
+      url: action,
+      headers: { ...json, cookie, 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' },
+      payload,
+    });
     expect(crossSite.statusCode).toBe(403);
-    const otherOrigin = await t.app.inject({ method: 'POST', url: action, headers: { ...json, cookie, 'x-csrf-token': csrf, origin: 'https://evil.example' }, payload });
+    const otherOrigin = await t.app.inject({
+      method: 'POST',
+      url: action,
+      headers: { ...json, cookie, 'x-csrf-token': csrf, origin: 'https://evil.example' },
+      payload,
+    });
     expect(otherOrigin.statusCode).toBe(403);
     expect(otherOrigin.json().detail).toContain('evil.example');
     // With the token, the request passes authentication and reaches the review service (no such report: 404).
-    const ok = await t.app.inject({ method: 'POST', url: action, headers: { ...json, cookie, 'x-csrf-token': csrf, origin: t.baseUrl }, payload });
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: action,
+      headers: { ...json, cookie, 'x-csrf-token': csrf, origin: t.baseUrl },
+      payload,
+    });
     expect(ok.statusCode).toBe(404);
   });
 

@@ -15,13 +15,21 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const search = async (query: string) => (await t.request({ url: `/api/v1/works?query=${encodeURIComponent(query)}&pageSize=50` })).json().data.items.map((w: { slug: string }) => w.slug);
+const search = async (query: string) =>
+  (await t.request({ url: `/api/v1/works?query=${encodeURIComponent(query)}&pageSize=50` }))
+    .json()
+    .data.items.map((w: { slug: string }) => w.slug);
 
 async function resolveTitle(title: string, composer: string) {
   const res = await t.request({
     method: 'POST',
     url: '/api/v1/music/resolve',
-    payload: { title, composer, channel: { channelKey: 'alias-check', intendedRole: 'music-bed' }, requirements: { requiredFormats: [] } },
+    payload: {
+      title,
+      composer,
+      channel: { channelKey: 'alias-check', intendedRole: 'music-bed' },
+      requirements: { requiredFormats: [] },
+    },
     headers: { 'content-type': 'application/json' },
   });
   expect(res.statusCode, res.body).toBe(200);
@@ -51,7 +59,20 @@ describe('popular titles and aliases', () => {
   });
 
   it('the linear works filter sees them too (indexWork feeds the query field)', () => {
-    const record = { title: 'Air', originalTitle: null, aliases: ['Air on the G String'], composer: { name: 'J. S. Bach', sortName: 'Bach', aliases: [] }, instruments: [], arrangements: [], workNumber: null, catalogNumbers: [], genre: '', period: '', key: null, slug: 'x' } as unknown as WorkRecord;
+    const record = {
+      title: 'Air',
+      originalTitle: null,
+      aliases: ['Air on the G String'],
+      composer: { name: 'J. S. Bach', sortName: 'Bach', aliases: [] },
+      instruments: [],
+      arrangements: [],
+      workNumber: null,
+      catalogNumbers: [],
+      genre: '',
+      period: '',
+      key: null,
+      slug: 'x',
+    } as unknown as WorkRecord;
     expect(indexWork(record, {} as WorkSummary, new Map()).all).toContain('air on the g string');
   });
 
@@ -64,8 +85,14 @@ describe('popular titles and aliases', () => {
       const answer = await resolveTitle(title, composer);
       expect(answer.search.by, title).toBe('title-composer');
       expect(answer.search.workSlugs, title).toEqual([slug]);
-      expect(answer.missing.some((m: { what: string }) => m.what === 'work'), title).toBe(false);
-      expect(answer.candidates.every((c: { workSlug: string }) => c.workSlug === slug), title).toBe(true);
+      expect(
+        answer.missing.some((m: { what: string }) => m.what === 'work'),
+        title,
+      ).toBe(false);
+      expect(
+        answer.candidates.every((c: { workSlug: string }) => c.workSlug === slug),
+        title,
+      ).toBe(true);
     }
   });
 });

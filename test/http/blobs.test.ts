@@ -35,10 +35,17 @@ beforeAll(async () => {
         reviewState: human-reviewed
         access: ${access}
 `;
-  const text = readFileSync(file, 'utf8').replace('---\nA short minuet', `${blobAsset(3, hex(publicBytes), publicBytes.length, 'public')}${blobAsset(4, hex(privateBytes), privateBytes.length, 'admin-only')}---\nA short minuet`);
+  const text = readFileSync(file, 'utf8').replace(
+    '---\nA short minuet',
+    `${blobAsset(3, hex(publicBytes), publicBytes.length, 'public')}${blobAsset(4, hex(privateBytes), privateBytes.length, 'admin-only')}---\nA short minuet`,
+  );
   writeFileSync(file, text);
   const out = path.join(root, 'build');
-  const build = spawnSync(process.execPath, ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://blobs.example.test', '--quiet'], { encoding: 'utf8' });
+  const build = spawnSync(
+    process.execPath,
+    ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://blobs.example.test', '--quiet'],
+    { encoding: 'utf8' },
+  );
   expect(build.status, build.stderr).toBe(0);
   const dataDir = path.join(root, 'data');
   const store = new BlobStore(path.join(dataDir, 'blobs'));
@@ -75,7 +82,15 @@ describe('blob-backed assets', () => {
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe(String(publicBytes.length));
     expect(head.rawPayload.length).toBe(0);
-    for (const name of ['etag', 'accept-ranges', 'content-type', 'cache-control', 'content-disposition', 'content-length']) expect(head.headers[name], name).toBe(get.headers[name]);
+    for (const name of [
+      'etag',
+      'accept-ranges',
+      'content-type',
+      'cache-control',
+      'content-disposition',
+      'content-length',
+    ])
+      expect(head.headers[name], name).toBe(get.headers[name]);
     expect(head.headers.etag).toBe(`"${hex(publicBytes)}"`);
     expect(head.headers['accept-ranges']).toBe('bytes');
     const missing = await t.app.inject({ method: 'HEAD', url: `/blobs/${hex(strayBytes)}` });

@@ -16,9 +16,27 @@ import { PROJECT_ROOT } from '../helpers/app.ts';
 import { checkDeprecation, DEPRECATIONS, matchesTemplate, type Deprecation } from '../../src/domain/deprecation.ts';
 
 const TEST_DEPRECATIONS: Deprecation[] = [
-  { method: 'GET', path: '/api/v1/profiles', deprecatedAtUtc: '2026-11-01T00:00:00Z', sunsetAtUtc: '2027-05-01T00:00:00Z', replacement: 'GET /api/v1/instruments' },
-  { method: 'GET', path: '/api/v1/works/{slug}', deprecatedAtUtc: '2026-11-01T00:00:00Z', sunsetAtUtc: '2027-05-01T00:00:00Z', replacement: 'GET /api/v1/works/{slug}/index.md' },
-  { method: 'GET', path: '/api/v1/music/contributions/template', deprecatedAtUtc: '2026-11-01T00:00:00Z', sunsetAtUtc: '2027-05-01T00:00:00Z', replacement: 'none' },
+  {
+    method: 'GET',
+    path: '/api/v1/profiles',
+    deprecatedAtUtc: '2026-11-01T00:00:00Z',
+    sunsetAtUtc: '2027-05-01T00:00:00Z',
+    replacement: 'GET /api/v1/instruments',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/works/{slug}',
+    deprecatedAtUtc: '2026-11-01T00:00:00Z',
+    sunsetAtUtc: '2027-05-01T00:00:00Z',
+    replacement: 'GET /api/v1/works/{slug}/index.md',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/music/contributions/template',
+    deprecatedAtUtc: '2026-11-01T00:00:00Z',
+    sunsetAtUtc: '2027-05-01T00:00:00Z',
+    replacement: 'none',
+  },
 ];
 
 let app: FastifyInstance;
@@ -26,8 +44,14 @@ let baseUrl: string;
 beforeAll(async () => {
   const buildDir = inject('sampleBuildDir');
   baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl;
-  const config = loadConfig({ PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: path.join(buildDir, '..', 'data-deprecation') }, PROJECT_ROOT);
-  app = await createApp({ config, handle: await SiteHandle.open(buildDir) }, { logger: false, deprecations: TEST_DEPRECATIONS });
+  const config = loadConfig(
+    { PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: path.join(buildDir, '..', 'data-deprecation') },
+    PROJECT_ROOT,
+  );
+  app = await createApp(
+    { config, handle: await SiteHandle.open(buildDir) },
+    { logger: false, deprecations: TEST_DEPRECATIONS },
+  );
 });
 afterAll(() => app?.close());
 
@@ -75,7 +99,9 @@ describe('deprecated operations', () => {
 
   it('entries keep the notice period; templates match one segment per parameter', () => {
     for (const d of [...DEPRECATIONS, ...TEST_DEPRECATIONS]) expect(checkDeprecation(d)).toEqual([]);
-    expect(checkDeprecation({ ...TEST_DEPRECATIONS[0]!, sunsetAtUtc: '2026-12-01T00:00:00Z' })).toEqual([expect.stringMatching(/at least 180 days/)]);
+    expect(checkDeprecation({ ...TEST_DEPRECATIONS[0]!, sunsetAtUtc: '2026-12-01T00:00:00Z' })).toEqual([
+      expect.stringMatching(/at least 180 days/),
+    ]);
     expect(matchesTemplate('/api/v1/works/{slug}', '/api/v1/works/a-b')).toBe(true);
     expect(matchesTemplate('/api/v1/works/{slug}', '/api/v1/works/a/index.md')).toBe(false);
   });

@@ -13,7 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderNginxConfig, NGINX_BLOBS_LOCATION } from '../../api/site/nginx.ts';
 import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
 import { freePort, TrackedProcess } from '../../bench/lib/util.ts';
-import { fileInput, importAndCommit, importInput, LIB, openLibraryApp, sha256, type LibraryTestApp } from '../library/library-helpers.ts';
+import {
+  fileInput,
+  importAndCommit,
+  importInput,
+  LIB,
+  openLibraryApp,
+  sha256,
+  type LibraryTestApp,
+} from '../library/library-helpers.ts';
 
 const bytes = randomBytes(3 * 1024 * 1024 + 17);
 let t: LibraryTestApp;
@@ -34,7 +42,11 @@ beforeAll(async () => {
   const prefix = path.join(t.dataDir, 'nginx');
   mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
   const port = await freePort();
-  const server = renderNginxConfig(path.join(t.buildDir, 'client'), { listen: `127.0.0.1:${port}`, upstream: direct, blobsDir: path.join(t.dataDir, 'blobs') });
+  const server = renderNginxConfig(path.join(t.buildDir, 'client'), {
+    listen: `127.0.0.1:${port}`,
+    upstream: direct,
+    blobsDir: path.join(t.dataDir, 'blobs'),
+  });
   const tmp = (n: string) => path.join(prefix, 'tmp', n);
   writeFileSync(
     path.join(prefix, 'nginx.conf'),
@@ -42,14 +54,22 @@ beforeAll(async () => {
     `daemon off;\n${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;\npid ${path.join(prefix, 'nginx.pid')};\nerror_log ${path.join(prefix, 'error.log')} warn;\nevents { worker_connections 64; }\n` +
       `http {\n access_log off;\n sendfile on;\n client_body_temp_path ${tmp('body')};\n proxy_temp_path ${tmp('proxy')};\n fastcgi_temp_path ${tmp('fastcgi')};\n uwsgi_temp_path ${tmp('uwsgi')};\n scgi_temp_path ${tmp('scgi')};\n${server}\n}\n`,
   );
-  nginx = new TrackedProcess('nginx', bin.path, ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', path.join(prefix, 'nginx.conf')]);
+  nginx = new TrackedProcess('nginx', bin.path, [
+    '-p',
+    prefix,
+    '-e',
+    path.join(prefix, 'error.log'),
+    '-c',
+    path.join(prefix, 'nginx.conf'),
+  ]);
   front = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
       await (await fetch(`${front}/api/v1`)).arrayBuffer();
       break;
     } catch {
-      if (i > 100 || !nginx.running) throw new Error(`nginx did not start: ${nginx.tail()} ${readFileSync(path.join(prefix, 'error.log'), 'utf8')}`);
+      if (i > 100 || !nginx.running)
+        throw new Error(`nginx did not start: ${nginx.tail()} ${readFileSync(path.join(prefix, 'error.log'), 'utf8')}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -80,7 +100,9 @@ describe('library downloads handed to nginx', () => {
   it('answers ranges from nginx, and If-Range with the archive ETag keeps the range', async () => {
     const start = 1024 * 1024 + 3;
     const end = start + 65_535;
-    const res = await fetch(url(), { headers: { ...LIB, range: `bytes=${start}-${end}`, 'if-range': `"${sha256(bytes)}"` } });
+    const res = await fetch(url(), {
+      headers: { ...LIB, range: `bytes=${start}-${end}`, 'if-range': `"${sha256(bytes)}"` },
+    });
     const body = Buffer.from(await res.arrayBuffer());
     expect(res.status).toBe(206);
     expect(res.headers.get('content-range')).toBe(`bytes ${start}-${end}/${bytes.length}`);
@@ -103,16 +125,22 @@ describe('library downloads handed to nginx', () => {
   });
 
   it('never serves the internal location from outside', async () => {
-    const res = await fetch(`${front}${NGINX_BLOBS_LOCATION}sha256/${sha256(bytes).slice(0, 2)}/${sha256(bytes).slice(2, 4)}/${sha256(bytes)}`);
+    const res = await fetch(
+      `${front}${NGINX_BLOBS_LOCATION}sha256/${sha256(bytes).slice(0, 2)}/${sha256(bytes).slice(2, 4)}/${sha256(bytes)}`,
+    );
     expect(res.status).toBe(404);
     expect(Buffer.from(await res.arrayBuffer()).length).toBeLessThan(bytes.length);
   });
 
   it('answers nginx (and only nginx) with an empty X-Accel-Redirect to the blob', async () => {
     const h = sha256(bytes);
-    const res = await fetch(`${direct}/api/v1/library/files/${fileId}`, { headers: { ...LIB, 'x-archive-download-offload': 'nginx' } });
+    const res = await fetch(`${direct}/api/v1/library/files/${fileId}`, {
+      headers: { ...LIB, 'x-archive-download-offload': 'nginx' },
+    });
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-accel-redirect')).toBe(`${NGINX_BLOBS_LOCATION}sha256/${h.slice(0, 2)}/${h.slice(2, 4)}/${h}`);
+    expect(res.headers.get('x-accel-redirect')).toBe(
+      `${NGINX_BLOBS_LOCATION}sha256/${h.slice(0, 2)}/${h.slice(2, 4)}/${h}`,
+    );
     expect(res.headers.get('x-archive-etag')).toBe(`"${h}"`);
     expect((await res.arrayBuffer()).byteLength).toBe(0);
     // The build's nginx.conf marks exactly the proxied download locations.

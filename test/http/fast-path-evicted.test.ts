@@ -22,7 +22,10 @@ beforeEach(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'fast-evicted-'));
   for (const name of ['a', 'b', 'c']) {
     mkdirSync(path.join(dir, 'api', 'v1', 'works', name), { recursive: true });
-    writeFileSync(path.join(dir, 'api', 'v1', 'works', name, 'index.json'), JSON.stringify({ name, pad: name.repeat(90) }));
+    writeFileSync(
+      path.join(dir, 'api', 'v1', 'works', name, 'index.json'),
+      JSON.stringify({ name, pad: name.repeat(90) }),
+    );
   }
   // Room for the bytes of one record only.
   site = new StaticSite(dir, { memoryBudget: 150 });

@@ -21,7 +21,13 @@ const pick = (h: Headers) => Object.fromEntries(keep.map((k) => [k, h.get(k)]));
 describe('fast path', () => {
   it('answers GET, HEAD and conditional GET like the full path', async () => {
     const slug = t.handle.current.catalog.records.slugs()[0]!;
-    for (const path of [`/api/v1/works/${slug}`, `/api/v1/works/${slug}/index.md`, `/works/${slug}/`, '/llms.txt', '/api/v1']) {
+    for (const path of [
+      `/api/v1/works/${slug}`,
+      `/api/v1/works/${slug}/index.md`,
+      `/works/${slug}/`,
+      '/llms.txt',
+      '/api/v1',
+    ]) {
       const first = await fetch(`${base}${path}`); // full path: loads and caches the file
       const firstBody = Buffer.from(await first.arrayBuffer());
       const second = await fetch(`${base}${path}`); // from memory

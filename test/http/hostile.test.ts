@@ -13,7 +13,10 @@ import { LIBRARY_SECRET, openLibraryApp, type LibraryTestApp } from '../library/
 let t: LibraryTestApp;
 let port: number;
 beforeAll(async () => {
-  t = await openLibraryApp({ ARCHIVE_CONTRIBUTION_RATE_LIMIT: '1000000/60', ARCHIVE_CORRECTION_RATE_LIMIT: '1000000/60' });
+  t = await openLibraryApp({
+    ARCHIVE_CONTRIBUTION_RATE_LIMIT: '1000000/60',
+    ARCHIVE_CORRECTION_RATE_LIMIT: '1000000/60',
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as AddressInfo).port;
 });
@@ -46,47 +49,92 @@ function send(raw: Buffer | string): Promise<Answer> {
   });
 }
 
-const deep = (n: number, kind: 'array' | 'object') => (kind === 'array' ? '['.repeat(n) + ']'.repeat(n) : '{"a":'.repeat(n) + '1' + '}'.repeat(n));
+const deep = (n: number, kind: 'array' | 'object') =>
+  kind === 'array' ? '['.repeat(n) + ']'.repeat(n) : '{"a":'.repeat(n) + '1' + '}'.repeat(n);
 const JSON_ENDPOINTS = ['/api/v1/music/contributions', '/api/v1/correction-reports', '/api/v1/library/imports'];
 const auth = `Authorization: Bearer ${LIBRARY_SECRET}\r\n`;
 
 function post(path: string, body: string, contentType = 'application/json'): string {
   return `POST ${path} HTTP/1.1\r\nHost: localhost\r\n${auth}Content-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
-const get = (path: string, method = 'GET', extra = '') => `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`;
+const get = (path: string, method = 'GET', extra = '') =>
+  `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`;
 
 /** A seeded generator, so a failure names a reproducible case. */
 function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 type Case = [string, Buffer | string];
 function cases(count: number): Case[] {
   const r = rng(16);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
-  const deepBodies = [3000, 4000, 5000].flatMap((n) => [deep(n, 'array'), deep(n, 'object'), `{"title":${deep(n, 'array')}}`]);
+  const deepBodies = [3000, 4000, 5000].flatMap((n) => [
+    deep(n, 'array'),
+    deep(n, 'object'),
+    `{"title":${deep(n, 'array')}}`,
+  ]);
   const generators: Array<() => Case> = [
     () => {
       const p = pick(JSON_ENDPOINTS);
-      return [`deep JSON ${p}`, post(p, pick(deepBodies), pick(['application/json', 'text/json', 'application/merge-patch+json']))];
+      return [
+        `deep JSON ${p}`,
+        post(p, pick(deepBodies), pick(['application/json', 'text/json', 'application/merge-patch+json'])),
+      ];
     },
     () => {
       const p = pick(JSON_ENDPOINTS);
       const key = pick(['__proto__', 'constructor', 'prototype']);
-      const body = pick([`{"${key}":{"isAdmin":true}}`, `{"submittedBy":{"${key}":{"polluted":1}}}`, `[{"${key}":null}]`]);
+      const body = pick([
+        `{"${key}":{"isAdmin":true}}`,
+        `{"submittedBy":{"${key}":{"polluted":1}}}`,
+        `[{"${key}":null}]`,
+      ]);
       return [`prototype key ${p}`, post(p, body)];
     },
-    () => [`bad percent-encoding`, get(pick(['/works/%E0%A4%A', '/api/v1/works/%zz', '/%', '/api/v1/music/contributions/%c0%af%', '/works/%ff%fe']))],
-    () => [`NUL in Content-Type`, Buffer.concat([Buffer.from(`POST ${pick(JSON_ENDPOINTS)} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\0x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n`), Buffer.from('{}')])],
+    () => [
+      `bad percent-encoding`,
+      get(pick(['/works/%E0%A4%A', '/api/v1/works/%zz', '/%', '/api/v1/music/contributions/%c0%af%', '/works/%ff%fe'])),
+    ],
+    () => [
+      `NUL in Content-Type`,
+      Buffer.concat([
+        Buffer.from(
+          `POST ${pick(JSON_ENDPOINTS)} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\0x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n`,
+        ),
+        Buffer.from('{}'),
+      ]),
+    ],
     () => [`431`, get('/', 'GET', `X-Filler: ${'a'.repeat(20_000 + Math.floor(r() * 40_000))}\r\n`)],
-    () => [`TRACE/PROPFIND`, get(pick(['/', '/api/v1/works', '/nowhere', '/api/v1/music/contributions']), pick(['TRACE', 'PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'COPY']))],
+    () => [
+      `TRACE/PROPFIND`,
+      get(
+        pick(['/', '/api/v1/works', '/nowhere', '/api/v1/music/contributions']),
+        pick(['TRACE', 'PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'COPY']),
+      ),
+    ],
     () => [`unknown method`, get('/', pick(['BREW', 'FOO', 'GETT', 'X', 'P0ST']))],
-    () => [`garbage request line`, pick(['\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03', 'GET\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'HELLO WORLD\r\n\r\n', 'GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n'])],
+    () => [
+      `garbage request line`,
+      pick([
+        '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03',
+        'GET\r\n\r\n',
+        'GET / HTTP/9.9\r\n\r\n',
+        'HELLO WORLD\r\n\r\n',
+        'GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n',
+      ]),
+    ],
     () => {
       const p = pick(JSON_ENDPOINTS);
-      return [`malformed JSON ${p}`, post(p, pick(['{', '{"a":}', '[1,,2]', 'nul', '{"a":"\\x"}', '\u0000', '{"a":1}}']))];
+      return [
+        `malformed JSON ${p}`,
+        post(p, pick(['{', '{"a":}', '[1,,2]', 'nul', '{"a":"\\x"}', '\u0000', '{"a":1}}'])),
+      ];
     },
-    () => [`wrong media type`, post(pick(JSON_ENDPOINTS), '<x/>', pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x']))],
+    () => [
+      `wrong media type`,
+      post(pick(JSON_ENDPOINTS), '<x/>', pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x'])),
+    ],
   ];
   return Array.from({ length: count }, (_, i) => generators[i % generators.length]!());
 }
@@ -120,7 +168,9 @@ describe('hostile input', () => {
   it('refuses prototype keys with a pointer to the key', async () => {
     const a = await send(post('/api/v1/music/contributions', '{"submittedBy":{"__proto__":{"x":1}}}'));
     expect(a.status).toBe(400);
-    expect(JSON.parse(a.body).errors).toEqual([{ pointer: '/submittedBy/__proto__', detail: expect.stringContaining('reserved') }]);
+    expect(JSON.parse(a.body).errors).toEqual([
+      { pointer: '/submittedBy/__proto__', detail: expect.stringContaining('reserved') },
+    ]);
   });
 
   it('answers 431 and unknown methods as problem details written on the socket', async () => {
@@ -135,8 +185,12 @@ describe('hostile input', () => {
   it('answers 10,000 generated bad requests with 4xx problem details only', async () => {
     const all = cases(10_000);
     const answers = await runBounded(all, 16, async ([name, raw]) => ({ name, ...(await send(raw)) }));
-    const bad = answers.filter((a) => a.status < 400 || a.status >= 500 || !a.contentType.startsWith('application/problem+json'));
-    const summary = [...new Set(bad.map((a) => `${a.name}: ${a.status} ${a.contentType} ${a.body.slice(0, 120)}`))].slice(0, 10);
+    const bad = answers.filter(
+      (a) => a.status < 400 || a.status >= 500 || !a.contentType.startsWith('application/problem+json'),
+    );
+    const summary = [
+      ...new Set(bad.map((a) => `${a.name}: ${a.status} ${a.contentType} ${a.body.slice(0, 120)}`)),
+    ].slice(0, 10);
     expect(summary).toEqual([]);
     expect(answers.length).toBe(10_000);
   }, 120_000);

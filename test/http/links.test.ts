@@ -38,12 +38,16 @@ describe('links under a non-default base URL', () => {
   });
 
   it('no published file mentions the default base', () => {
-    const offenders = files.filter((f) => /\.(json|md|txt|html)$/.test(f) && readFileSync(f, 'utf8').includes('localhost:4321'));
+    const offenders = files.filter(
+      (f) => /\.(json|md|txt|html)$/.test(f) && readFileSync(f, 'utf8').includes('localhost:4321'),
+    );
     expect(offenders).toEqual([]);
   });
 
   it('every link in every JSON record is absolute; our own links start with the base', () => {
-    const jsonFiles = files.filter((f) => f.endsWith('.json') && !f.includes(`${path.sep}definition${path.sep}`) && !f.endsWith('openapi.json'));
+    const jsonFiles = files.filter(
+      (f) => f.endsWith('.json') && !f.includes(`${path.sep}definition${path.sep}`) && !f.endsWith('openapi.json'),
+    );
     expect(jsonFiles.length).toBeGreaterThan(3);
     const bad: string[] = [];
     for (const f of jsonFiles) {
@@ -51,8 +55,10 @@ describe('links under a non-default base URL', () => {
       collectLinks(JSON.parse(readFileSync(f, 'utf8')), '', links);
       for (const [where, href] of links) {
         if (href === null) continue;
-        if (typeof href !== 'string' || !/^https?:\/\//.test(href)) bad.push(`${path.relative(client, f)}${where}: ${String(href)}`);
-        else if (!href.startsWith('https://') && !href.startsWith(base)) bad.push(`${path.relative(client, f)}${where}: ${href}`);
+        if (typeof href !== 'string' || !/^https?:\/\//.test(href))
+          bad.push(`${path.relative(client, f)}${where}: ${String(href)}`);
+        else if (!href.startsWith('https://') && !href.startsWith(base))
+          bad.push(`${path.relative(client, f)}${where}: ${href}`);
       }
     }
     expect(bad).toEqual([]);

@@ -43,7 +43,8 @@ function parseLlmsTxt(text: string): LlmsTxt {
       continue;
     }
     const link = /^- \[([^\]]+)\]\(([^)\s]+)\)(?:: (\S.*))?$/.exec(line);
-    if (!link || sections.length === 0) throw new Error(`line ${i}: expected "- [name](url): note", got ${JSON.stringify(line)}`);
+    if (!link || sections.length === 0)
+      throw new Error(`line ${i}: expected "- [name](url): note", got ${JSON.stringify(line)}`);
     sections.at(-1)!.links.push({ name: link[1]!, url: link[2]!, note: link[3] ?? null });
   }
   return { title, summary, sections };
@@ -63,7 +64,13 @@ describe('/llms.txt', () => {
       for (const l of s.links) expect(l.note, l.name).toBeTruthy();
     }
     const urls = doc.sections.flatMap((s) => s.links.map((l) => l.url));
-    expect(urls).toEqual(expect.arrayContaining([`${t.baseUrl}/llms-full.txt`, `${t.baseUrl}/api/v1/openapi.json`, `${t.baseUrl}/changelog.md`]));
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        `${t.baseUrl}/llms-full.txt`,
+        `${t.baseUrl}/api/v1/openapi.json`,
+        `${t.baseUrl}/changelog.md`,
+      ]),
+    );
   });
 
   it('rejects what is not the format (the reader is strict)', () => {
@@ -90,7 +97,17 @@ describe('/llms-full.txt', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     const text = res.body;
-    for (const heading of ['## How to use it', '## Resolve music for your channel', '## Rules that keep your output publishable', '## Caching and back-off', '## Keys', '## Versioning and deprecation', '## MCP server', '## Contract: contribution fields', '## Contract: every operation']) {
+    for (const heading of [
+      '## How to use it',
+      '## Resolve music for your channel',
+      '## Rules that keep your output publishable',
+      '## Caching and back-off',
+      '## Keys',
+      '## Versioning and deprecation',
+      '## MCP server',
+      '## Contract: contribution fields',
+      '## Contract: every operation',
+    ]) {
       expect(text).toContain(heading);
     }
     expect(text).toContain('`submit_contribution`');

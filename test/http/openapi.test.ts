@@ -36,8 +36,12 @@ describe('OpenAPI document', () => {
   });
 
   it('every documented operation is served: sample records answer 200, every route is known', async () => {
-    const work = (await t.handle.current.catalog.records.all()).find((w) => w.sourceAssets.some((a) => a.links.rawMusicXml))!;
-    const file = new URL(work.sourceAssets.find((a) => a.links.rawMusicXml)!.links.rawMusicXml!).pathname.split('/').at(-1)!;
+    const work = (await t.handle.current.catalog.records.all()).find((w) =>
+      w.sourceAssets.some((a) => a.links.rawMusicXml),
+    )!;
+    const file = new URL(work.sourceAssets.find((a) => a.links.rawMusicXml)!.links.rawMusicXml!).pathname
+      .split('/')
+      .at(-1)!;
     const profile = t.handle.current.catalog.profiles[0]!.slug;
     const samples: Record<string, string> = {
       file,
@@ -49,14 +53,25 @@ describe('OpenAPI document', () => {
       stableKey: 'no-such-track',
     };
     for (const [template, methods] of Object.entries(doc.paths)) {
-      const url = template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'slug' ? (template.includes('profiles') ? profile : work.slug) : (samples[name] ?? 'x')));
+      const url = template.replace(/\{(\w+)\}/g, (_, name: string) =>
+        name === 'slug' ? (template.includes('profiles') ? profile : work.slug) : (samples[name] ?? 'x'),
+      );
       // Protected routes (keys, reader sessions) answer 401/403/404 here; they are checked to be routed, not for 200.
-      const concrete = !/\{(sha256|trackingCode|id|importId|fileId|stableKey|assetId)\}/.test(template) && !template.includes('/library/') && !template.includes('/admin/') && !template.includes('/reader/');
+      const concrete =
+        !/\{(sha256|trackingCode|id|importId|fileId|stableKey|assetId)\}/.test(template) &&
+        !template.includes('/library/') &&
+        !template.includes('/admin/') &&
+        !template.includes('/reader/');
       for (const method of Object.keys(methods)) {
         const res = await t.app.inject({
           method: method.toUpperCase() as 'GET',
           url,
-          ...(method === 'get' ? {} : { payload: method === 'put' ? Buffer.alloc(0) : '{}', headers: { 'content-type': method === 'put' ? 'application/octet-stream' : 'application/json' } }),
+          ...(method === 'get'
+            ? {}
+            : {
+                payload: method === 'put' ? Buffer.alloc(0) : '{}',
+                headers: { 'content-type': method === 'put' ? 'application/octet-stream' : 'application/json' },
+              }),
         });
         const label = `${method.toUpperCase()} ${url} -> ${res.statusCode} ${res.body.slice(0, 120)}`;
         // The catch-all answers unknown paths with "Nothing exists at ..." and wrong methods with 405.
@@ -78,10 +93,14 @@ describe('OpenAPI document', () => {
   });
 
   it('documents the problem schema for 404s and the query limits', () => {
-    const get = doc.paths['/api/v1/works']!.get as { parameters: { name: string; schema: { maximum?: number; default?: number } }[] };
+    const get = doc.paths['/api/v1/works']!.get as {
+      parameters: { name: string; schema: { maximum?: number; default?: number } }[];
+    };
     const pageSize = get.parameters.find((p) => p.name === 'pageSize')!;
     expect(pageSize.schema).toMatchObject({ default: 20, maximum: 100 });
-    const work = doc.paths['/api/v1/works/{slug}']!.get as { responses: Record<string, { content?: Record<string, unknown> }> };
+    const work = doc.paths['/api/v1/works/{slug}']!.get as {
+      responses: Record<string, { content?: Record<string, unknown> }>;
+    };
     expect(Object.keys(work.responses['404']!.content!)).toEqual(['application/problem+json']);
   });
 });

@@ -8,14 +8,21 @@ let t: TestApp;
 let works: WorkRecord[];
 beforeAll(async () => {
   t = await openApp();
-  works = (await t.handle.current.catalog.records.all());
+  works = await t.handle.current.catalog.records.all();
 });
 afterAll(() => t.close());
 
 async function list(query: string) {
   const res = await t.request({ url: `/api/v1/works${query}` });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json().data as { items: { slug: string; composer: string }[]; page: number; pageSize: number; total: number; totalPages: number; links: Record<string, string | null> };
+  return res.json().data as {
+    items: { slug: string; composer: string }[];
+    page: number;
+    pageSize: number;
+    total: number;
+    totalPages: number;
+    links: Record<string, string | null>;
+  };
 }
 
 describe('GET /api/v1/works', () => {
@@ -38,7 +45,13 @@ describe('GET /api/v1/works', () => {
 
   it('?composer=bach finds exactly the works by Bach, paginated', async () => {
     const expected = works
-      .filter((w) => [w.composer.name, ...w.composer.aliases].some((n) => fold(n).split(/[^a-z]+/).includes('bach')))
+      .filter((w) =>
+        [w.composer.name, ...w.composer.aliases].some((n) =>
+          fold(n)
+            .split(/[^a-z]+/)
+            .includes('bach'),
+        ),
+      )
       .map((w) => w.slug)
       .sort();
     const data = await list('?composer=bach');
@@ -48,7 +61,9 @@ describe('GET /api/v1/works', () => {
   });
 
   it('matches accented names typed without accents, and any case', async () => {
-    const accented = works.find((w) => w.composer.name !== fold(w.composer.name) && /[^\x00-\x7f]/.test(w.composer.name));
+    const accented = works.find(
+      (w) => w.composer.name !== fold(w.composer.name) && /[^\x00-\x7f]/.test(w.composer.name),
+    );
     expect(accented, 'the sample catalog should have a composer with an accented name').toBeDefined();
     const last = fold(accented!.composer.name).split(' ').at(-1)!.toUpperCase();
     const data = await list(`?composer=${encodeURIComponent(last)}`);
@@ -80,7 +95,10 @@ describe('GET /api/v1/works', () => {
 
   it('answers 304 when the listing has not changed', async () => {
     const res = await t.request({ url: '/api/v1/works?composer=bach' });
-    const again = await t.request({ url: '/api/v1/works?composer=bach', headers: { 'if-none-match': String(res.headers.etag) } });
+    const again = await t.request({
+      url: '/api/v1/works?composer=bach',
+      headers: { 'if-none-match': String(res.headers.etag) },
+    });
     expect(again.statusCode).toBe(304);
   });
 
@@ -94,7 +112,11 @@ describe('GET /api/v1/works', () => {
     const res = await t.request({ url: `/api/v1/works${query}` });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.json()).toMatchObject({ type: `${t.baseUrl}/problems/invalid-query`, status: 400, errors: [{ parameter, detail }] });
+    expect(res.json()).toMatchObject({
+      type: `${t.baseUrl}/problems/invalid-query`,
+      status: 400,
+      errors: [{ parameter, detail }],
+    });
   });
 });
 

@@ -100,7 +100,9 @@ async function answer(t: TestApp, q: Query): Promise<Answer> {
     return {
       status: res.statusCode,
       problem: String(body.type).split('/').pop(),
-      fields: ((body.errors ?? []) as Array<{ parameter?: string; pointer?: string }>).map((e) => e.parameter ?? e.pointer ?? ''),
+      fields: ((body.errors ?? []) as Array<{ parameter?: string; pointer?: string }>).map(
+        (e) => e.parameter ?? e.pointer ?? '',
+      ),
     };
   }
   const data = body.data as { total: number; totalPages: number; items: Array<{ slug: string }> };
@@ -147,5 +149,6 @@ describe('pinned catalog query answers: 2,000 generated works', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('answers every pinned query with the same items, order and totals', () => check(t, 'generated-2k', GENERATED_QUERIES));
+  it('answers every pinned query with the same items, order and totals', () =>
+    check(t, 'generated-2k', GENERATED_QUERIES));
 });

@@ -15,22 +15,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const distinctWords = (n: number, from = 0) => Array.from({ length: n }, (_, k) => `w${String(k + from).padStart(2, '0')}x`).join(' ');
+const distinctWords = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, k) => `w${String(k + from).padStart(2, '0')}x`).join(' ');
 
 describe('GET /api/v1/works: the words of one request are bounded', () => {
   it(`${QUERY_MAX_WORDS} words over all filters are answered`, async () => {
     const half = QUERY_MAX_WORDS / 2;
-    const res = await t.request({ url: `/api/v1/works?query=${encodeURIComponent(distinctWords(half))}&style=${encodeURIComponent(distinctWords(half, half))}` });
+    const res = await t.request({
+      url: `/api/v1/works?query=${encodeURIComponent(distinctWords(half))}&style=${encodeURIComponent(distinctWords(half, half))}`,
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.total).toBe(0);
   });
 
   it(`one more is a 400 problem naming the filter where the limit was passed`, async () => {
     const half = QUERY_MAX_WORDS / 2;
-    const res = await t.request({ url: `/api/v1/works?query=${encodeURIComponent(distinctWords(half))}&style=${encodeURIComponent(distinctWords(half + 1, half))}` });
+    const res = await t.request({
+      url: `/api/v1/works?query=${encodeURIComponent(distinctWords(half))}&style=${encodeURIComponent(distinctWords(half + 1, half))}`,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.json()).toMatchObject({ type: `${t.baseUrl}/problems/invalid-query`, status: 400, errors: [{ parameter: 'style' }] });
+    expect(res.json()).toMatchObject({
+      type: `${t.baseUrl}/problems/invalid-query`,
+      status: 400,
+      errors: [{ parameter: 'style' }],
+    });
     expect(res.json().detail).toContain(`at most ${QUERY_MAX_WORDS}`);
   });
 
@@ -48,7 +57,9 @@ describe('GET /api/v1/works: the words of one request are bounded', () => {
       expect(res.statusCode, res.body).toBe(200);
       const data = res.json().data;
       expect(data.items).toEqual([]);
-      expect(data.total).toBe(searchWorks(t.handle.current.catalog.works, query ? { query: 'bach' } : {}, 1, 100).total);
+      expect(data.total).toBe(
+        searchWorks(t.handle.current.catalog.works, query ? { query: 'bach' } : {}, 1, 100).total,
+      );
     }
   });
 });
@@ -59,6 +70,10 @@ describe('searchWorks intersects cheapest first and stops when nothing is left',
     const a = searchWorks(index, { query: 'minuet bach' }, 1, 20);
     const b = searchWorks(index, { query: 'bach minuet' }, 1, 20);
     expect(a).toEqual(b);
-    expect(searchWorks(index, { query: `bach ${distinctWords(10)}` }, 1, 20)).toEqual({ ids: [], total: 0, totalPages: 0 });
+    expect(searchWorks(index, { query: `bach ${distinctWords(10)}` }, 1, 20)).toEqual({
+      ids: [],
+      total: 0,
+      totalPages: 0,
+    });
   });
 });

@@ -64,7 +64,9 @@ describe('rebuild and swap', () => {
     const json = await app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
     expect(json.statusCode).toBe(200);
     expect(json.json().data.composer.died).toBe('1733-07-25');
-    const worktrees = execFileSync('git', ['-C', config.contentRepo, 'worktree', 'list'], { encoding: 'utf8' }).trim().split('\n');
+    const worktrees = execFileSync('git', ['-C', config.contentRepo, 'worktree', 'list'], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(worktrees).toHaveLength(1); // the scratch checkout was removed
   });
 });

@@ -14,7 +14,7 @@ let t: TestApp;
 let works: WorkRecord[];
 beforeAll(async () => {
   t = await openApp();
-  works = (await t.handle.current.catalog.records.all());
+  works = await t.handle.current.catalog.records.all();
 });
 afterAll(() => t.close());
 
@@ -71,7 +71,12 @@ describe('GET /api/v1/works/{slug}', () => {
     const res = await t.request({ url: '/api/v1/works/no-such-work' });
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.json()).toMatchObject({ type: `${t.baseUrl}/problems/not-found`, status: 404, title: 'Not found', instance: '/api/v1/works/no-such-work' });
+    expect(res.json()).toMatchObject({
+      type: `${t.baseUrl}/problems/not-found`,
+      status: 404,
+      title: 'Not found',
+      instance: '/api/v1/works/no-such-work',
+    });
   });
 
   it('answers 405 with Allow for a write to a record', async () => {
@@ -147,11 +152,15 @@ describe('discovery documents', () => {
   it('/api/v1/music/workflow states the review-state boundaries', async () => {
     const res = await t.request({ url: '/api/v1/music/workflow' });
     const data = res.json().data;
-    const states = Object.fromEntries(data.reviewStates.map((s: { state: string; meaning: string }) => [s.state, s.meaning]));
+    const states = Object.fromEntries(
+      data.reviewStates.map((s: { state: string; meaning: string }) => [s.state, s.meaning]),
+    );
     expect(states['technical-pass']).toMatch(/not listening approval/);
     expect(states['rights-review-required']).toMatch(/not permission to publish/);
     expect(data.channelContract.roles).toHaveLength(7);
-    expect(data.rightsChecklist.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining(['composition', 'edition', 'recording']));
+    expect(data.rightsChecklist.map((c: { id: string }) => c.id)).toEqual(
+      expect.arrayContaining(['composition', 'edition', 'recording']),
+    );
   });
 });
 
@@ -163,11 +172,15 @@ describe('profiles and instruments', () => {
       const res = await t.request({ url: `/api/v1/profiles/${p.slug}/definition` });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('application/json');
-      const stored = readFileSync(path.join(PROJECT_ROOT, process.env.TEST_CONTENT_DIR ?? 'content', 'profiles', `${p.slug}.json`));
+      const stored = readFileSync(
+        path.join(PROJECT_ROOT, process.env.TEST_CONTENT_DIR ?? 'content', 'profiles', `${p.slug}.json`),
+      );
       expect(res.rawPayload.equals(stored)).toBe(true);
       expect(createHash('sha256').update(res.rawPayload).digest('hex')).toBe(p.fingerprint.value);
       const record = await t.request({ url: `/api/v1/profiles/${p.slug}` });
-      expect((record.json().data as ProfileRecord).links.definition).toBe(`${t.baseUrl}/api/v1/profiles/${p.slug}/definition`);
+      expect((record.json().data as ProfileRecord).links.definition).toBe(
+        `${t.baseUrl}/api/v1/profiles/${p.slug}/definition`,
+      );
     }
   });
 

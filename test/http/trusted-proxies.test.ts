@@ -13,7 +13,13 @@ async function codesFromForwarded(env: Record<string, string>): Promise<number[]
   t = await openIntakeApp({ reports: '1/600' }, env);
   const codes = [];
   for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.2']) {
-    const res = await t.app.inject({ method: 'POST', url: REPORTS, remoteAddress: '127.0.0.1', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, payload: JSON.stringify(validReport()) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: REPORTS,
+      remoteAddress: '127.0.0.1',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+      payload: JSON.stringify(validReport()),
+    });
     codes.push(res.statusCode);
   }
   return codes;

@@ -34,7 +34,11 @@ describe('bad catalog queries are problem details naming the parameter', () => {
   });
 
   it('a 10 KB query string is a problem detail naming the parameter, whatever its shape', async () => {
-    for (const query of [`query=${'ab '.repeat(3400)}`, Array.from({ length: 1000 }, (_, i) => `query=w${i}`).join('&'), `composer=${'%C3%A9'.repeat(1700)}`]) {
+    for (const query of [
+      `query=${'ab '.repeat(3400)}`,
+      Array.from({ length: 1000 }, (_, i) => `query=w${i}`).join('&'),
+      `composer=${'%C3%A9'.repeat(1700)}`,
+    ]) {
       expect(query.length).toBeGreaterThanOrEqual(10_000);
       const res = await t.request({ url: `/api/v1/works?${query}` });
       expect(res.statusCode, query.slice(0, 40)).toBe(400);
@@ -53,7 +57,9 @@ describe('unusual queries answer exactly', () => {
   it('a query of many one-letter words is the intersection of their prefixes', async () => {
     const all = (await t.request({ url: '/api/v1/works?pageSize=100' })).json().data.total as number;
     const a = (await t.request({ url: '/api/v1/works?query=a&pageSize=100' })).json().data;
-    const many = (await t.request({ url: `/api/v1/works?query=${encodeURIComponent('a a a b c')}&pageSize=100` })).json().data;
+    const many = (
+      await t.request({ url: `/api/v1/works?query=${encodeURIComponent('a a a b c')}&pageSize=100` })
+    ).json().data;
     expect(a.total).toBeGreaterThan(0);
     expect(a.total).toBeLessThanOrEqual(all);
     expect(many.total).toBeLessThanOrEqual(a.total);
@@ -71,7 +77,7 @@ describe('unusual queries answer exactly', () => {
 });
 
 describe('records on demand', () => {
-  it('a fresh server has read no full record; a resolve reads only its candidates\' works', async () => {
+  it("a fresh server has read no full record; a resolve reads only its candidates' works", async () => {
     const fresh = await openApp();
     try {
       const records = fresh.handle.current.catalog.records as unknown as { cache: Map<number, unknown> };
@@ -79,7 +85,10 @@ describe('records on demand', () => {
       const res = await fresh.request({
         method: 'POST',
         url: '/api/v1/music/resolve',
-        payload: JSON.stringify({ channel: { channelKey: 'k', intendedRole: 'music-bed' }, requirements: { requiredFormats: ['mp3'] } }),
+        payload: JSON.stringify({
+          channel: { channelKey: 'k', intendedRole: 'music-bed' },
+          requirements: { requiredFormats: ['mp3'] },
+        }),
         headers: { 'content-type': 'application/json' },
       });
       expect(res.statusCode).toBe(200);

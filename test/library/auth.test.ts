@@ -35,7 +35,10 @@ import {
 describe('key entries', () => {
   it('reads label=secret, and gives a plain secret a label from its digest', () => {
     expect(parseKeyEntry('ada=curator-secret-1')).toEqual({ label: 'ada', secret: 'curator-secret-1' });
-    expect(parseKeyEntry('plain-secret-value')).toEqual({ label: `key-${sha256('plain-secret-value').slice(0, 6)}`, secret: 'plain-secret-value' });
+    expect(parseKeyEntry('plain-secret-value')).toEqual({
+      label: `key-${sha256('plain-secret-value').slice(0, 6)}`,
+      secret: 'plain-secret-value',
+    });
   });
 
   it('keeps base64 keys ending in "=" and short labeled secrets whole', () => {
@@ -45,7 +48,11 @@ describe('key entries', () => {
   });
 
   it('identifies a key with every role it holds, and nothing else', () => {
-    const ring = new KeyRing({ library: ['a=secret-one-1234', 'shared-secret-99'], curator: ['shared-secret-99'], admin: [] });
+    const ring = new KeyRing({
+      library: ['a=secret-one-1234', 'shared-secret-99'],
+      curator: ['shared-secret-99'],
+      admin: [],
+    });
     expect(ring.identify('secret-one-1234')).toEqual({ label: 'a', roles: ['library'] });
     expect(ring.identify('shared-secret-99')?.roles).toEqual(['library', 'curator']);
     expect(ring.identify('secret-one-123')).toBeNull();
@@ -55,7 +62,16 @@ describe('key entries', () => {
 
   it('finds keys in a query string by name or by value', () => {
     const ring = new KeyRing({ library: ['secret-one-1234'], curator: [], admin: [] });
-    for (const q of ['key=x', 'apiKey=x', 'api_key=x', 'API-KEY=x', 'token=x', 'access_token=x', 'importKey=x', 'page=1&q=secret-one-1234']) {
+    for (const q of [
+      'key=x',
+      'apiKey=x',
+      'api_key=x',
+      'API-KEY=x',
+      'token=x',
+      'access_token=x',
+      'importKey=x',
+      'page=1&q=secret-one-1234',
+    ]) {
       expect(keyInQuery(`/api/v1/library/tracks?${q}`, ring), q).not.toBeNull();
     }
     expect(keyInQuery('/api/v1/library/tracks?query=minuet&page=2', ring)).toBeNull();
@@ -65,35 +81,85 @@ describe('key entries', () => {
 
 describe('the auth matrix over every library route', () => {
   let t: LibraryTestApp;
-  let routes: { name: string; method: string; url: string; payload?: unknown; headers?: Record<string, string>; library: number; curator: number }[];
+  let routes: {
+    name: string;
+    method: string;
+    url: string;
+    payload?: unknown;
+    headers?: Record<string, string>;
+    library: number;
+    curator: number;
+  }[];
 
   beforeAll(async () => {
     t = await openLibraryApp();
     // Publication reads the content repository; a small one is enough to reach the eligibility check.
     await ensureContentRepo(path.join(t.dataDir, 'content'), path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
     const bytes = randomBytes(64);
-    const { imp } = await importAndCommit(t, importInput([fileInput(bytes)], {}, { stableKey: 'matrix-track', rightsStatus: 'unknown' }), [bytes]);
-    const open = (await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: importInput([fileInput(bytes)], {}, { stableKey: 'matrix-open' }) })).json().data;
+    const { imp } = await importAndCommit(
+      t,
+      importInput([fileInput(bytes)], {}, { stableKey: 'matrix-track', rightsStatus: 'unknown' }),
+      [bytes],
+    );
+    const open = (
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/library/imports',
+        headers: LIB,
+        payload: importInput([fileInput(bytes)], {}, { stableKey: 'matrix-open' }),
+      })
+    ).json().data;
     const octet = { 'content-type': 'application/octet-stream' };
     routes = [
-      { name: 'create import', method: 'POST', url: '/api/v1/library/imports', payload: importInput([fileInput(bytes)], { idempotencyKey: 'matrix-create' }, { stableKey: 'matrix-new' }), library: 200, curator: 200 },
+      {
+        name: 'create import',
+        method: 'POST',
+        url: '/api/v1/library/imports',
+        payload: importInput([fileInput(bytes)], { idempotencyKey: 'matrix-create' }, { stableKey: 'matrix-new' }),
+        library: 200,
+        curator: 200,
+      },
       { name: 'read import', method: 'GET', url: `/api/v1/library/imports/${open.id}`, library: 200, curator: 200 },
-      { name: 'upload', method: 'PUT', url: `/api/v1/library/imports/${open.id}/files/${open.files[0].id}`, payload: Buffer.alloc(0), headers: octet, library: 200, curator: 200 },
+      {
+        name: 'upload',
+        method: 'PUT',
+        url: `/api/v1/library/imports/${open.id}/files/${open.files[0].id}`,
+        payload: Buffer.alloc(0),
+        headers: octet,
+        library: 200,
+        curator: 200,
+      },
       { name: 'commit', method: 'POST', url: `/api/v1/library/imports/${imp.id}/commit`, library: 200, curator: 200 },
       { name: 'list tracks', method: 'GET', url: '/api/v1/library/tracks', library: 200, curator: 200 },
       { name: 'read track', method: 'GET', url: '/api/v1/library/tracks/matrix-track', library: 200, curator: 200 },
-      { name: 'publish', method: 'POST', url: '/api/v1/library/tracks/matrix-track/publish', library: 403, curator: 422 },
+      {
+        name: 'publish',
+        method: 'POST',
+        url: '/api/v1/library/tracks/matrix-track/publish',
+        library: 403,
+        curator: 422,
+      },
       { name: 'download', method: 'GET', url: `/api/v1/library/files/${imp.files[0].id}`, library: 200, curator: 200 },
     ];
   });
   afterAll(() => t.close());
 
   const send = (r: (typeof routes)[number], headers: Record<string, string>, query = '') =>
-    t.request({ method: r.method, url: `${r.url}${query}`, headers: { ...(r.headers ?? {}), ...headers }, ...(r.payload !== undefined ? { payload: r.payload } : {}) });
+    t.request({
+      method: r.method,
+      url: `${r.url}${query}`,
+      headers: { ...(r.headers ?? {}), ...headers },
+      ...(r.payload !== undefined ? { payload: r.payload } : {}),
+    });
 
   it('answers 401 with WWW-Authenticate: Bearer without a key or with a wrong one', async () => {
     for (const r of routes) {
-      const variants: Record<string, string>[] = [{}, { 'x-archive-import-key': 'wrong-key-0000000' }, { authorization: 'Bearer wrong-key-0000000' }, { authorization: `Basic ${LIBRARY_SECRET}` }];
+      const variants: Record<string, string>[] = [
+        {},
+        { 'x-archive-import-key': 'wrong-key-0000000' },
+        { authorization: 'Bearer wrong-key-0000000' },
+        { authorization: `Basic ${LIBRARY_SECRET}` },
+      ];
       for (const headers of variants) {
         const res = await send(r, headers);
         expect(res.statusCode, `${r.name} ${JSON.stringify(headers)}`).toBe(401);
@@ -157,15 +223,26 @@ describe('logs', () => {
     });
     const buildDir = inject('sampleBuildDir');
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-library-logs-'));
-    const config = loadConfig({ PUBLIC_BASE_URL: 'https://logs.example.test', ARCHIVE_DATA_DIR: dataDir, ...KEY_ENV }, PROJECT_ROOT);
+    const config = loadConfig(
+      { PUBLIC_BASE_URL: 'https://logs.example.test', ARCHIVE_DATA_DIR: dataDir, ...KEY_ENV },
+      PROJECT_ROOT,
+    );
     const logger = { level: 'trace', stream };
     const app = await createApp({ config, handle: await SiteHandle.open(buildDir) }, { logger });
     try {
       await app.inject({ url: '/api/v1/library/tracks', headers: LIB });
       await app.inject({ url: `/api/v1/library/tracks?key=${LIBRARY_SECRET}`, headers: CUR });
       await app.inject({ url: `/api/v1/library/tracks?q=${CURATOR_SECRET}` });
-      await app.inject({ method: 'POST', url: '/api/v1/library/imports', headers: { ...LIB, 'content-type': 'application/json' }, payload: '{"broken' });
-      await app.inject({ url: '/api/v1/library/files/00000000-0000-4000-8000-000000000000', headers: { authorization: `Bearer ${CURATOR_SECRET}` } });
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/library/imports',
+        headers: { ...LIB, 'content-type': 'application/json' },
+        payload: '{"broken',
+      });
+      await app.inject({
+        url: '/api/v1/library/files/00000000-0000-4000-8000-000000000000',
+        headers: { authorization: `Bearer ${CURATOR_SECRET}` },
+      });
     } finally {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -48,7 +48,15 @@ const FILES: Record<string, Buffer> = {
   'manifest.json': Buffer.from(JSON.stringify({ delivery: 'minuet-bed', takes: 3 }, null, 2)),
   'qa/notes.txt': Buffer.alloc(0),
   'track.json': Buffer.from(
-    JSON.stringify({ stableKey: 'cli-minuet-bed', title: 'Minuet bed (CLI)', collection: 'Baroque beds', sourceType: 'score-rendering', rightsStatus: 'public-domain', license: 'CC0-1.0', reviewStatus: 'technical-pass' }),
+    JSON.stringify({
+      stableKey: 'cli-minuet-bed',
+      title: 'Minuet bed (CLI)',
+      collection: 'Baroque beds',
+      sourceType: 'score-rendering',
+      rightsStatus: 'public-domain',
+      license: 'CC0-1.0',
+      reviewStatus: 'technical-pass',
+    }),
   ),
 };
 
@@ -59,12 +67,19 @@ function writeFolder(dir: string): void {
   }
 }
 
-function cli(args: string[], env: Record<string, string> = { ARCHIVE_LIBRARY_KEY: LIBRARY_SECRET }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = { ARCHIVE_LIBRARY_KEY: LIBRARY_SECRET },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'archive.ts'), ...args, '--server', service.url], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'scripts', 'archive.ts'), ...args, '--server', service.url],
+      {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += String(d)));
@@ -73,7 +88,8 @@ function cli(args: string[], env: Record<string, string> = { ARCHIVE_LIBRARY_KEY
   });
 }
 
-const get = (url: string, headers: Record<string, string> = {}) => fetch(`${service.url}${url}`, { headers: { 'x-archive-import-key': LIBRARY_SECRET, ...headers } });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fetch(`${service.url}${url}`, { headers: { 'x-archive-import-key': LIBRARY_SECRET, ...headers } });
 
 beforeAll(async () => {
   await ensureContentRepo(path.join(dataDir, 'content'), path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
@@ -91,7 +107,9 @@ describe('npm run archive -- import', () => {
     const run = await cli(['import', folder, '--delete-local']);
     expect(run.code, run.stderr).toBe(0);
     for (const [rel, bytes] of Object.entries(FILES)) {
-      expect(run.stdout).toMatch(new RegExp(`matched +${bytes.length} B  ${sha256(bytes)}  ${rel.replace(/\./g, '\\.')}`));
+      expect(run.stdout).toMatch(
+        new RegExp(`matched +${bytes.length} B  ${sha256(bytes)}  ${rel.replace(/\./g, '\\.')}`),
+      );
     }
     expect(run.stdout).toContain(`all ${Object.keys(FILES).length} file(s) matched`);
     expect(run.stdout).toContain('deleted 7 local file(s).');
@@ -101,8 +119,11 @@ describe('npm run archive -- import', () => {
     // The package lists every file with its original path, length and digest.
     const pkg = (await (await get('/api/v1/library/tracks/cli-minuet-bed')).json()).data;
     expect(pkg).toMatchObject({ title: 'Minuet bed (CLI)', visibility: 'private', sourceType: 'score-rendering' });
-    const byPath = Object.fromEntries(pkg.files.map((f: { originalRelativePath: string }) => [f.originalRelativePath, f]));
-    for (const [rel, bytes] of Object.entries(FILES)) expect(byPath[rel]).toMatchObject({ byteLength: bytes.length, sha256: sha256(bytes) });
+    const byPath = Object.fromEntries(
+      pkg.files.map((f: { originalRelativePath: string }) => [f.originalRelativePath, f]),
+    );
+    for (const [rel, bytes] of Object.entries(FILES))
+      expect(byPath[rel]).toMatchObject({ byteLength: bytes.length, sha256: sha256(bytes) });
     expect(byPath['midi/minuet-bed.mid']).toMatchObject({ kind: 'midi', contentType: 'audio/midi' });
     expect(byPath['score/minuet.musicxml'].kind).toBe('musicxml');
 
@@ -110,7 +131,9 @@ describe('npm run archive -- import', () => {
     const wavFile = byPath['masters/minuet-bed.wav'];
     const ranged = await get(new URL(wavFile.links.download).pathname, { range: 'bytes=44-1067' });
     expect(ranged.status).toBe(206);
-    expect(Buffer.from(await ranged.arrayBuffer()).equals(FILES['masters/minuet-bed.wav']!.subarray(44, 1068))).toBe(true);
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(FILES['masters/minuet-bed.wav']!.subarray(44, 1068))).toBe(
+      true,
+    );
   });
 
   it('keeps local copies without --delete-local, and a second run finds the committed import', async () => {

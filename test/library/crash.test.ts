@@ -49,10 +49,17 @@ async function api(method: string, url: string, body?: unknown, headers: Record<
 /** PUT raw bytes with a real socket; resolves with the status. */
 function put(url: string, bytes: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${service!.url}${url}`, { method: 'PUT', headers: { ...key, 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      `${service!.url}${url}`,
+      {
+        method: 'PUT',
+        headers: { ...key, 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(bytes);
   });
@@ -60,7 +67,10 @@ function put(url: string, bytes: Buffer): Promise<number> {
 
 /** Start a PUT that declares `total` bytes but sends only `sent`; returns the request to destroy. */
 function partialPut(url: string, total: number, sent: Buffer): http.ClientRequest {
-  const req = http.request(`${service!.url}${url}`, { method: 'PUT', headers: { ...key, 'content-type': 'application/octet-stream', 'content-length': String(total) } });
+  const req = http.request(`${service!.url}${url}`, {
+    method: 'PUT',
+    headers: { ...key, 'content-type': 'application/octet-stream', 'content-length': String(total) },
+  });
   req.on('error', () => undefined);
   req.write(sent);
   return req;
@@ -84,7 +94,10 @@ async function resume(importId: string, fileId: string, bytes: Buffer): Promise<
   for (;;) {
     const offset = await receivedBytes(importId);
     if (offset === bytes.length) return;
-    const status = await put(`/api/v1/library/imports/${importId}/files/${fileId}?offset=${offset}`, bytes.subarray(offset));
+    const status = await put(
+      `/api/v1/library/imports/${importId}/files/${fileId}?offset=${offset}`,
+      bytes.subarray(offset),
+    );
     if (status === 200) return;
     expect(status).toBe(409); // the dropped request may still be ending: read the offset again
     await new Promise((r) => setTimeout(r, 50));
@@ -95,8 +108,14 @@ describe('uploads that break off', () => {
   it('resume after a dropped connection from the reported offset to the same sha256', async () => {
     await start();
     const bytes = randomBytes(3 * 1024 * 1024);
-    const imp = (await api('POST', '/api/v1/library/imports', importInput([fileInput(bytes)], {}, { stableKey: 'dropped' }))).json().data;
-    const req = partialPut(`/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`, bytes.length, bytes.subarray(0, 1024 * 1024));
+    const imp = (
+      await api('POST', '/api/v1/library/imports', importInput([fileInput(bytes)], {}, { stableKey: 'dropped' }))
+    ).json().data;
+    const req = partialPut(
+      `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`,
+      bytes.length,
+      bytes.subarray(0, 1024 * 1024),
+    );
     await waitForBytes(imp.id, 512 * 1024);
     req.destroy();
     await resume(imp.id, imp.files[0].id, bytes);
@@ -108,8 +127,14 @@ describe('uploads that break off', () => {
   it('resume after the server is killed mid-upload and restarted', async () => {
     await start();
     const bytes = randomBytes(2 * 1024 * 1024);
-    const imp = (await api('POST', '/api/v1/library/imports', importInput([fileInput(bytes)], {}, { stableKey: 'killed-upload' }))).json().data;
-    const req = partialPut(`/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`, bytes.length, bytes.subarray(0, 1536 * 1024));
+    const imp = (
+      await api('POST', '/api/v1/library/imports', importInput([fileInput(bytes)], {}, { stableKey: 'killed-upload' }))
+    ).json().data;
+    const req = partialPut(
+      `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`,
+      bytes.length,
+      bytes.subarray(0, 1536 * 1024),
+    );
     await waitForBytes(imp.id, 256 * 1024);
     await service!.stop('SIGKILL');
     req.destroy();
@@ -131,7 +156,17 @@ describe('SIGKILL during a commit', () => {
       const a = randomBytes(300_000);
       const b = randomBytes(200_000);
       const stableKey = `crash-${point}`;
-      const imp = (await api('POST', '/api/v1/library/imports', importInput([fileInput(a, { originalRelativePath: 'a.wav' }), fileInput(b, { originalRelativePath: 'b.wav' })], {}, { stableKey }))).json().data;
+      const imp = (
+        await api(
+          'POST',
+          '/api/v1/library/imports',
+          importInput(
+            [fileInput(a, { originalRelativePath: 'a.wav' }), fileInput(b, { originalRelativePath: 'b.wav' })],
+            {},
+            { stableKey },
+          ),
+        )
+      ).json().data;
       expect(await put(`/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`, a)).toBe(200);
       expect(await put(`/api/v1/library/imports/${imp.id}/files/${imp.files[1].id}`, b)).toBe(200);
       await expect(api('POST', `/api/v1/library/imports/${imp.id}/commit`)).rejects.toThrow();
@@ -142,12 +177,17 @@ describe('SIGKILL during a commit', () => {
       expect(state.status).toBe('open');
       expect((await api('GET', `/api/v1/library/tracks/${stableKey}`)).status).toBe(404);
       expect((await api('GET', `/api/v1/library/files/${imp.files[0].id}`)).status).toBe(404);
-      const listed = (await api('GET', '/api/v1/library/tracks')).json().data.items.map((i: { stableKey: string }) => i.stableKey);
+      const listed = (await api('GET', '/api/v1/library/tracks'))
+        .json()
+        .data.items.map((i: { stableKey: string }) => i.stableKey);
       expect(listed).not.toContain(stableKey);
 
       const commit = await api('POST', `/api/v1/library/imports/${imp.id}/commit`);
       expect(commit.status).toBe(200);
-      expect(commit.json().data.files.map((f: { serverSha256: string }) => f.serverSha256)).toEqual([sha256(a), sha256(b)]);
+      expect(commit.json().data.files.map((f: { serverSha256: string }) => f.serverSha256)).toEqual([
+        sha256(a),
+        sha256(b),
+      ]);
       const download = await fetch(`${service!.url}/api/v1/library/files/${imp.files[1].id}`, { headers: key });
       expect(Buffer.from(await download.arrayBuffer()).equals(b)).toBe(true);
     });
@@ -158,14 +198,22 @@ describe('SIGKILL during a publication', () => {
   it('right after the branch moved: public on restart, with the arrangement in the work record', async () => {
     await start({ ARCHIVE_LIBRARY_FAILPOINTS: 'publish-after-merge' });
     const wav = randomBytes(5000);
-    const imp = (await api('POST', '/api/v1/library/imports', importInput([fileInput(wav)], {}, { stableKey: 'crash-publish' }))).json().data;
+    const imp = (
+      await api('POST', '/api/v1/library/imports', importInput([fileInput(wav)], {}, { stableKey: 'crash-publish' }))
+    ).json().data;
     expect(await put(`/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`, wav)).toBe(200);
     expect((await api('POST', `/api/v1/library/imports/${imp.id}/commit`)).status).toBe(200);
-    await expect(api('POST', '/api/v1/library/tracks/crash-publish/publish', undefined, { authorization: `Bearer ${CURATOR_SECRET}` })).rejects.toThrow();
+    await expect(
+      api('POST', '/api/v1/library/tracks/crash-publish/publish', undefined, {
+        authorization: `Bearer ${CURATOR_SECRET}`,
+      }),
+    ).rejects.toThrow();
     await start();
     const pkg = (await api('GET', '/api/v1/library/tracks/crash-publish')).json().data;
     expect(pkg.visibility).toBe('public');
     const work = (await api('GET', '/api/v1/works/bach-minuet-in-g', undefined, {})).json().data;
-    expect(work.arrangements.flatMap((a: { assets: { sha256: string }[] }) => a.assets.map((x) => x.sha256))).toContain(sha256(wav));
+    expect(work.arrangements.flatMap((a: { assets: { sha256: string }[] }) => a.assets.map((x) => x.sha256))).toContain(
+      sha256(wav),
+    );
   });
 });

@@ -8,7 +8,16 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CUR, LIB, fileInput, importAndCommit, importInput, openLibraryApp, sha256, type LibraryTestApp } from './library-helpers.ts';
+import {
+  CUR,
+  LIB,
+  fileInput,
+  importAndCommit,
+  importInput,
+  openLibraryApp,
+  sha256,
+  type LibraryTestApp,
+} from './library-helpers.ts';
 
 let t: LibraryTestApp;
 beforeEach(async () => {
@@ -18,7 +27,12 @@ afterEach(() => t.close());
 
 const post = (payload: unknown) => t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload });
 const put = (imp: string, file: string, bytes: Buffer, query = '?offset=0') =>
-  t.request({ method: 'PUT', url: `/api/v1/library/imports/${imp}/files/${file}${query}`, headers: { ...LIB, 'content-type': 'application/octet-stream' }, payload: bytes });
+  t.request({
+    method: 'PUT',
+    url: `/api/v1/library/imports/${imp}/files/${file}${query}`,
+    headers: { ...LIB, 'content-type': 'application/octet-stream' },
+    payload: bytes,
+  });
 const getImport = (id: string) => t.request({ url: `/api/v1/library/imports/${id}`, headers: LIB });
 const commit = (id: string) => t.request({ method: 'POST', url: `/api/v1/library/imports/${id}/commit`, headers: LIB });
 
@@ -33,7 +47,16 @@ function walk(dir: string): string[] {
 describe('creating an import', () => {
   it('answers the import record with ids, declared values, offsets and absolute upload URLs', async () => {
     const wav = randomBytes(2048);
-    const input = importInput([fileInput(wav), fileInput(Buffer.from('{}'), { kind: 'manifest', fileName: 'm.json', originalRelativePath: 'm.json', contentType: 'application/json', byteLength: '2' })]);
+    const input = importInput([
+      fileInput(wav),
+      fileInput(Buffer.from('{}'), {
+        kind: 'manifest',
+        fileName: 'm.json',
+        originalRelativePath: 'm.json',
+        contentType: 'application/json',
+        byteLength: '2',
+      }),
+    ]);
     const res = await post(input);
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -42,9 +65,22 @@ describe('creating an import', () => {
     const imp = body.data;
     expect(imp.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(imp.status).toBe('open');
-    expect(imp.track).toMatchObject({ stableKey: 'minuet-bed-001', visibility: 'private', reviewStatus: 'technical-pass' });
+    expect(imp.track).toMatchObject({
+      stableKey: 'minuet-bed-001',
+      visibility: 'private',
+      reviewStatus: 'technical-pass',
+    });
     expect(imp.files).toHaveLength(2);
-    expect(imp.files[0]).toMatchObject({ fileName: 'bed.wav', originalRelativePath: 'masters/bed.wav', kind: 'wav', contentType: 'audio/wav', byteLength: 2048, sha256: sha256(wav), receivedBytes: 0, status: 'pending' });
+    expect(imp.files[0]).toMatchObject({
+      fileName: 'bed.wav',
+      originalRelativePath: 'masters/bed.wav',
+      kind: 'wav',
+      contentType: 'audio/wav',
+      byteLength: 2048,
+      sha256: sha256(wav),
+      receivedBytes: 0,
+      status: 'pending',
+    });
     expect(imp.files[1]).toMatchObject({ byteLength: 2, status: 'pending' });
     expect(imp.files[0].links.upload).toBe(`${t.baseUrl}/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`);
     expect(res.headers.location).toBe(`${t.baseUrl}/api/v1/library/imports/${imp.id}`);
@@ -55,7 +91,11 @@ describe('creating an import', () => {
     const input = importInput([fileInput(wav)]);
     const first = (await post(input)).json().data;
     // Same content in other spellings: digit-string length, upper-case digest, other key order.
-    const respelled = { files: [{ ...input.files[0]!, byteLength: String(wav.length), sha256: sha256(wav).toUpperCase() }], track: input.track, idempotencyKey: input.idempotencyKey };
+    const respelled = {
+      files: [{ ...input.files[0]!, byteLength: String(wav.length), sha256: sha256(wav).toUpperCase() }],
+      track: input.track,
+      idempotencyKey: input.idempotencyKey,
+    };
     const again = await post(respelled);
     expect(again.statusCode).toBe(200);
     expect(again.json().data.id).toBe(first.id);
@@ -81,13 +121,26 @@ describe('creating an import', () => {
     const res = await post(input);
     expect(res.statusCode).toBe(400);
     const pointers = res.json().errors.map((e: { pointer: string }) => e.pointer);
-    expect(pointers).toEqual(expect.arrayContaining(['/track/genre', '/track/visibility', '/track/sourceType', '/files/0/byteLength', '/files/0/sha256', '/files/0/extra']));
+    expect(pointers).toEqual(
+      expect.arrayContaining([
+        '/track/genre',
+        '/track/visibility',
+        '/track/sourceType',
+        '/files/0/byteLength',
+        '/files/0/sha256',
+        '/files/0/extra',
+      ]),
+    );
   });
 
   it('applies the rules the schema cannot: length limit, one file per path, named listening approval', async () => {
     const f = fileInput(randomBytes(5));
     const res = await post(
-      importInput([f, { ...f, byteLength: 5 * 1024 ** 4 }], {}, { reviewStatus: 'human-listening-approved', quality: { technicalValidationPassed: true } }),
+      importInput(
+        [f, { ...f, byteLength: 5 * 1024 ** 4 }],
+        {},
+        { reviewStatus: 'human-listening-approved', quality: { technicalValidationPassed: true } },
+      ),
     );
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual(
@@ -111,7 +164,11 @@ describe('uploading', () => {
     expect(first.headers['upload-offset']).toBe('4000');
     const wrong = await put(imp.id, fileId, bytes.subarray(3000), '?offset=3000');
     expect(wrong.statusCode).toBe(409);
-    expect(wrong.json()).toMatchObject({ type: `${t.baseUrl}/problems/offset-mismatch`, expectedOffset: 4000, providedOffset: 3000 });
+    expect(wrong.json()).toMatchObject({
+      type: `${t.baseUrl}/problems/offset-mismatch`,
+      expectedOffset: 4000,
+      providedOffset: 3000,
+    });
     expect((await getImport(imp.id)).json().data.files[0].receivedBytes).toBe(4000);
     const rest = await put(imp.id, fileId, bytes.subarray(4000), '?offset=4000');
     expect(rest.json().data).toMatchObject({ receivedBytes: 10_000, status: 'uploaded' });
@@ -121,7 +178,12 @@ describe('uploading', () => {
     const bytes = randomBytes(1000);
     const imp = (await post(importInput([fileInput(bytes)]))).json().data;
     await put(imp.id, imp.files[0].id, bytes.subarray(0, 600));
-    const over = await put(imp.id, imp.files[0].id, Buffer.concat([bytes.subarray(600), randomBytes(10)]), '?offset=600');
+    const over = await put(
+      imp.id,
+      imp.files[0].id,
+      Buffer.concat([bytes.subarray(600), randomBytes(10)]),
+      '?offset=600',
+    );
     expect(over.statusCode).toBe(413);
     expect((await getImport(imp.id)).json().data.files[0].receivedBytes).toBe(600);
   });
@@ -143,7 +205,12 @@ describe('uploading', () => {
 
   it('accepts only application/octet-stream bodies', async () => {
     const imp = (await post(importInput([fileInput(randomBytes(10))]))).json().data;
-    const res = await t.request({ method: 'PUT', url: `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`, headers: { ...LIB, 'content-type': 'text/plain' }, payload: 'hello' });
+    const res = await t.request({
+      method: 'PUT',
+      url: `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`,
+      headers: { ...LIB, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expect(res.statusCode).toBe(415);
   });
 
@@ -151,7 +218,10 @@ describe('uploading', () => {
     const bad = await t.request({ url: '/api/v1/library/imports/not-a-uuid', headers: LIB });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].parameter).toBe('id');
-    const unknown = await t.request({ url: '/api/v1/library/imports/00000000-0000-4000-8000-000000000000', headers: LIB });
+    const unknown = await t.request({
+      url: '/api/v1/library/imports/00000000-0000-4000-8000-000000000000',
+      headers: LIB,
+    });
     expect(unknown.statusCode).toBe(404);
     const imp = (await post(importInput([fileInput(randomBytes(10))]))).json().data;
     const noFile = await put(imp.id, '00000000-0000-4000-8000-000000000000', randomBytes(10));
@@ -165,17 +235,43 @@ describe('committing', () => {
   it('rehashes, stores the files content-addressed and answers every server length and sha256', async () => {
     const a = randomBytes(3000);
     const empty = Buffer.alloc(0);
-    const input = importInput([fileInput(a), fileInput(empty, { kind: 'qa-result', fileName: 'empty.txt', originalRelativePath: 'qa/empty.txt', contentType: 'text/plain' })]);
+    const input = importInput([
+      fileInput(a),
+      fileInput(empty, {
+        kind: 'qa-result',
+        fileName: 'empty.txt',
+        originalRelativePath: 'qa/empty.txt',
+        contentType: 'text/plain',
+      }),
+    ]);
     const { imp, commit: result } = await importAndCommit(t, input, [a, empty]);
-    expect(result).toMatchObject({ importId: imp.id, status: 'committed', stableKey: 'minuet-bed-001', visibility: 'private' });
+    expect(result).toMatchObject({
+      importId: imp.id,
+      status: 'committed',
+      stableKey: 'minuet-bed-001',
+      visibility: 'private',
+    });
     expect(result.files).toEqual([
-      expect.objectContaining({ declaredByteLength: 3000, serverByteLength: 3000, declaredSha256: sha256(a), serverSha256: sha256(a), matched: true }),
-      expect.objectContaining({ declaredByteLength: 0, serverByteLength: 0, serverSha256: sha256(empty), matched: true }),
+      expect.objectContaining({
+        declaredByteLength: 3000,
+        serverByteLength: 3000,
+        declaredSha256: sha256(a),
+        serverSha256: sha256(a),
+        matched: true,
+      }),
+      expect.objectContaining({
+        declaredByteLength: 0,
+        serverByteLength: 0,
+        serverSha256: sha256(empty),
+        matched: true,
+      }),
     ]);
     const after = (await getImport(imp.id)).json().data;
     expect(after.status).toBe('committed');
     expect(after.files.map((f: { status: string }) => f.status)).toEqual(['verified', 'verified']);
-    expect(existsSync(path.join(t.dataDir, 'blobs', 'sha256', sha256(a).slice(0, 2), sha256(a).slice(2, 4), sha256(a)))).toBe(true);
+    expect(
+      existsSync(path.join(t.dataDir, 'blobs', 'sha256', sha256(a).slice(0, 2), sha256(a).slice(2, 4), sha256(a))),
+    ).toBe(true);
     // Committing again answers the same result; uploading now is a conflict.
     const again = await commit(imp.id);
     expect(again.statusCode).toBe(200);
@@ -198,7 +294,10 @@ describe('committing', () => {
   it('lists expected and actual values on a mismatch, commits nothing, and accepts the file again', async () => {
     const good = randomBytes(800);
     const declared = randomBytes(800);
-    const input = importInput([fileInput(good, { originalRelativePath: 'a.wav' }), fileInput(declared, { originalRelativePath: 'b.wav' })]);
+    const input = importInput([
+      fileInput(good, { originalRelativePath: 'a.wav' }),
+      fileInput(declared, { originalRelativePath: 'b.wav' }),
+    ]);
     const imp = (await post(input)).json().data;
     await put(imp.id, imp.files[0].id, good);
     const wrong = randomBytes(800);
@@ -208,7 +307,13 @@ describe('committing', () => {
     const problem = res.json();
     expect(problem.type).toBe(`${t.baseUrl}/problems/digest-mismatch`);
     expect(problem.files).toEqual([
-      expect.objectContaining({ id: imp.files[1].id, expectedByteLength: 800, actualByteLength: 800, expectedSha256: sha256(declared), actualSha256: sha256(wrong) }),
+      expect.objectContaining({
+        id: imp.files[1].id,
+        expectedByteLength: 800,
+        actualByteLength: 800,
+        expectedSha256: sha256(declared),
+        actualSha256: sha256(wrong),
+      }),
     ]);
     const state = (await getImport(imp.id)).json().data;
     expect(state.status).toBe('open');
@@ -218,19 +323,31 @@ describe('committing', () => {
     await put(imp.id, imp.files[1].id, declared);
     const ok = await commit(imp.id);
     expect(ok.statusCode).toBe(200);
-    expect(ok.json().data.files.map((f: { serverSha256: string }) => f.serverSha256)).toEqual([sha256(good), sha256(declared)]);
+    expect(ok.json().data.files.map((f: { serverSha256: string }) => f.serverSha256)).toEqual([
+      sha256(good),
+      sha256(declared),
+    ]);
   });
 
   it('stores identical content once and keeps traversal names as metadata only', async () => {
     const same = randomBytes(1500);
     const input = importInput([
       fileInput(same, { fileName: '../../../../etc/passwd', originalRelativePath: '../../outside/take.wav' }),
-      fileInput(same, { fileName: '..\\..\\win.ini', originalRelativePath: '/abs/path/take.wav', kind: 'candidate-take' }),
+      fileInput(same, {
+        fileName: '..\\..\\win.ini',
+        originalRelativePath: '/abs/path/take.wav',
+        kind: 'candidate-take',
+      }),
     ]);
     const { commit: result } = await importAndCommit(t, input, [same, same]);
-    expect(result.files.map((f: { originalRelativePath: string }) => f.originalRelativePath)).toEqual(['../../outside/take.wav', '/abs/path/take.wav']);
+    expect(result.files.map((f: { originalRelativePath: string }) => f.originalRelativePath)).toEqual([
+      '../../outside/take.wav',
+      '/abs/path/take.wav',
+    ]);
     const blobs = walk(path.join(t.dataDir, 'blobs', 'sha256'));
-    expect(blobs).toEqual([path.join(t.dataDir, 'blobs', 'sha256', sha256(same).slice(0, 2), sha256(same).slice(2, 4), sha256(same))]);
+    expect(blobs).toEqual([
+      path.join(t.dataDir, 'blobs', 'sha256', sha256(same).slice(0, 2), sha256(same).slice(2, 4), sha256(same)),
+    ]);
     expect(existsSync(path.join(t.dataDir, '..', 'outside'))).toBe(false);
     const pkg = (await t.request({ url: '/api/v1/library/tracks/minuet-bed-001', headers: CUR })).json().data;
     const download = await t.request({ url: new URL(pkg.files[0].links.download).pathname, headers: LIB });

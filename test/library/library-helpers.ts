@@ -5,7 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { openApp, type TestApp } from '../helpers/app.ts';
-import type { MusicLibraryFileInput, MusicLibraryImportInput, MusicLibraryTrackInput } from '../../src/schemas/library.ts';
+import type {
+  MusicLibraryFileInput,
+  MusicLibraryImportInput,
+  MusicLibraryTrackInput,
+} from '../../src/schemas/library.ts';
 
 export const LIBRARY_SECRET = 'library-secret-0123456789';
 export const CURATOR_SECRET = 'curator-secret-0123456789';
@@ -41,7 +45,11 @@ export function track(overrides: Partial<MusicLibraryTrackInput> = {}): MusicLib
     tags: ['calm', 'piano'],
     intendedUses: ['music-bed'],
     channelKeys: ['sleep-channel'],
-    rightsEvidence: { workSlug: 'bach-minuet-in-g', evidenceUrls: ['https://imslp.org/wiki/Minuet_in_G_major,_BWV_Anh.114_(Petzold,_Christian)'], instrumentation: 'Piano' },
+    rightsEvidence: {
+      workSlug: 'bach-minuet-in-g',
+      evidenceUrls: ['https://imslp.org/wiki/Minuet_in_G_major,_BWV_Anh.114_(Petzold,_Christian)'],
+      instrumentation: 'Piano',
+    },
     reproducibility: { engine: 'test-renderer', seed: '42' },
     quality: { technicalValidationPassed: true },
     durationSeconds: 90,
@@ -65,8 +73,17 @@ export function fileInput(bytes: Buffer, overrides: Partial<MusicLibraryFileInpu
   };
 }
 
-export function importInput(files: MusicLibraryFileInput[], overrides: Partial<MusicLibraryImportInput> = {}, trackOverrides: Partial<MusicLibraryTrackInput> = {}): MusicLibraryImportInput {
-  return { idempotencyKey: `import-${Math.random().toString(36).slice(2)}`, track: track(trackOverrides), files, ...overrides };
+export function importInput(
+  files: MusicLibraryFileInput[],
+  overrides: Partial<MusicLibraryImportInput> = {},
+  trackOverrides: Partial<MusicLibraryTrackInput> = {},
+): MusicLibraryImportInput {
+  return {
+    idempotencyKey: `import-${Math.random().toString(36).slice(2)}`,
+    track: track(trackOverrides),
+    files,
+    ...overrides,
+  };
 }
 
 export interface LibraryTestApp extends TestApp {
@@ -74,7 +91,10 @@ export interface LibraryTestApp extends TestApp {
 }
 
 /** The sample build with a fresh data folder and the test keys; the folder goes with the app. */
-export async function openLibraryApp(env: Record<string, string> = {}, buildDir = inject('sampleBuildDir')): Promise<LibraryTestApp> {
+export async function openLibraryApp(
+  env: Record<string, string> = {},
+  buildDir = inject('sampleBuildDir'),
+): Promise<LibraryTestApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-library-'));
   const t = await openApp(buildDir, { ARCHIVE_DATA_DIR: dataDir, ...KEY_ENV, ...env });
   return {
@@ -90,7 +110,11 @@ export async function openLibraryApp(env: Record<string, string> = {}, buildDir 
 // Loose JSON answers: the shapes are checked against OpenAPI by request(); tests read fields freely.
 type Json = Record<string, any>;
 
-export async function importAndCommit(t: TestApp, input: MusicLibraryImportInput, bytes: Buffer[]): Promise<{ imp: Json; commit: Json }> {
+export async function importAndCommit(
+  t: TestApp,
+  input: MusicLibraryImportInput,
+  bytes: Buffer[],
+): Promise<{ imp: Json; commit: Json }> {
   const created = await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: input });
   if (created.statusCode !== 200) throw new Error(`import failed: ${created.body}`);
   const imp = created.json().data as Json;

@@ -36,7 +36,8 @@ let app: FastifyInstance;
 /** A file as a commit holds it, byte for byte (the git helper trims its output). */
 const show = (commit: string, file: string) => execFileSync('git', ['-C', repo, 'show', `${commit}:${file}`]);
 /** The content repository's registered worktrees (their folders). */
-const worktreeList = async () => (await git(repo, ['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree '));
+const worktreeList = async () =>
+  (await git(repo, ['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree '));
 
 beforeAll(async () => {
   const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
@@ -48,20 +49,37 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const inject = async (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string> = {}, payload?: unknown) => {
-  const res = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload: payload as string } : {}) });
+const inject = async (
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  headers: Record<string, string> = {},
+  payload?: unknown,
+) => {
+  const res = await app.inject({
+    method,
+    url,
+    headers,
+    ...(payload !== undefined ? { payload: payload as string } : {}),
+  });
   return res;
 };
 const t = {
-  request: (o: { method?: string; url: string; headers?: Record<string, string>; payload?: unknown }) => inject((o.method ?? 'GET') as 'GET', o.url, o.headers, o.payload),
+  request: (o: { method?: string; url: string; headers?: Record<string, string>; payload?: unknown }) =>
+    inject((o.method ?? 'GET') as 'GET', o.url, o.headers, o.payload),
 } as unknown as Parameters<typeof importAndCommit>[0];
 
 describe('publication with git plumbing', () => {
   it('refuses a change that breaks the content lint with the same problem detail, and changes nothing', async () => {
     // A URL `new URL()` accepts (eligibility) but the catalog's "uri" format does not (the content check).
-    const evidence = { workSlug: 'bach-minuet-in-g', evidenceUrls: ['https://example.org/evidence page'], instrumentation: 'Piano' };
+    const evidence = {
+      workSlug: 'bach-minuet-in-g',
+      evidenceUrls: ['https://example.org/evidence page'],
+      instrumentation: 'Piano',
+    };
     const b = randomBytes(400);
-    await importAndCommit(t, importInput([fileInput(b)], {}, { stableKey: 'breaks-lint', rightsEvidence: evidence }), [b]);
+    await importAndCommit(t, importInput([fileInput(b)], {}, { stableKey: 'breaks-lint', rightsEvidence: evidence }), [
+      b,
+    ]);
     const head = await git(repo, ['rev-parse', 'HEAD']);
     const worktrees = await worktreeList();
     const res = await inject('POST', '/api/v1/library/tracks/breaks-lint/publish', CUR);
@@ -69,9 +87,15 @@ describe('publication with git plumbing', () => {
     const problem = res.json();
     expect(problem.type).toBe(`${BASE}/problems/publication-refused`);
     expect(problem.reasons).toEqual([
-      { condition: 'content-check', detail: 'works/bach-minuet-in-g/index.md: /arrangements/1/assets/0/sourcePageUrl: must be an absolute URI (got "https://example.org/evidence page")' },
+      {
+        condition: 'content-check',
+        detail:
+          'works/bach-minuet-in-g/index.md: /arrangements/1/assets/0/sourcePageUrl: must be an absolute URI (got "https://example.org/evidence page")',
+      },
     ]);
-    expect(problem.detail).toBe('The package is not eligible for publication (1 failed condition(s)): works/bach-minuet-in-g/index.md: /arrangements/1/assets/0/sourcePageUrl: must be an absolute URI (got "https://example.org/evidence page")');
+    expect(problem.detail).toBe(
+      'The package is not eligible for publication (1 failed condition(s)): works/bach-minuet-in-g/index.md: /arrangements/1/assets/0/sourcePageUrl: must be an absolute URI (got "https://example.org/evidence page")',
+    );
     expect(await git(repo, ['rev-parse', 'HEAD'])).toBe(head);
     expect(await git(repo, ['status', '--porcelain'])).toBe('');
     expect(await worktreeList()).toEqual(worktrees);
@@ -86,7 +110,9 @@ describe('publication with git plumbing', () => {
     const worktrees = await worktreeList();
     // git runs post-checkout for every checkout in the content repository, `git worktree add` included.
     const checkouts = path.join(root, 'post-checkout.log');
-    writeFileSync(path.join(repo, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\necho "$@" >> "${checkouts}"\n`, { mode: 0o755 });
+    writeFileSync(path.join(repo, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\necho "$@" >> "${checkouts}"\n`, {
+      mode: 0o755,
+    });
 
     const res = await inject('POST', '/api/v1/library/tracks/plumbing-bed/publish', CUR);
     expect(res.statusCode, res.body).toBe(200);
@@ -94,9 +120,16 @@ describe('publication with git plumbing', () => {
     const head = await git(repo, ['rev-parse', 'HEAD']);
     expect(publication.commit).toBe(head);
     expect(await git(repo, ['rev-parse', 'HEAD^'])).toBe(before);
-    expect(await git(repo, ['log', '-1', '--format=%an <%ae>|%cn|%s'])).toBe('ada <ada@curators.archive.invalid>|Archive Service|Publish library track plumbing-bed as arrangement 2 of bach-minuet-in-g');
+    expect(await git(repo, ['log', '-1', '--format=%an <%ae>|%cn|%s'])).toBe(
+      'ada <ada@curators.archive.invalid>|Archive Service|Publish library track plumbing-bed as arrangement 2 of bach-minuet-in-g',
+    );
     expect(await git(repo, ['log', '-1', '--format=%b'])).toBe(
-      ['Curator: ada', 'Library track: plumbing-bed', `Import: ${imp.id}`, 'Files: 1 blob reference(s) from the library store, no re-upload'].join('\n'),
+      [
+        'Curator: ada',
+        'Library track: plumbing-bed',
+        `Import: ${imp.id}`,
+        'Files: 1 blob reference(s) from the library store, no re-upload',
+      ].join('\n'),
     );
 
     // The old path: HEAD's whole tree loaded, the work file edited by addArrangementToWorkFile.
@@ -106,10 +139,24 @@ describe('publication with git plumbing', () => {
       const works = new Map(loadCatalog(tree).catalog.works.map((w) => [w.content.slug, w.content]));
       const verdict = checkEligibility({
         track: track({ stableKey: 'plumbing-bed' }),
-        files: [{ id: imp.files[0].id, kind: 'wav', contentType: 'audio/wav', fileName: 'bed.wav', byteLength: wav.length, sha256: fileInput(wav).sha256 }],
+        files: [
+          {
+            id: imp.files[0].id,
+            kind: 'wav',
+            contentType: 'audio/wav',
+            fileName: 'bed.wav',
+            byteLength: wav.length,
+            sha256: fileInput(wav).sha256,
+          },
+        ],
         findWork: (slug) => works.get(slug) ?? null,
       });
-      const draft = buildArrangement({ track: track({ stableKey: 'plumbing-bed' }), plan: verdict.plan!, curator: 'ada', nowUtc: publication.publishedAtUtc });
+      const draft = buildArrangement({
+        track: track({ stableKey: 'plumbing-bed' }),
+        plan: verdict.plan!,
+        curator: 'ada',
+        nowUtc: publication.publishedAtUtc,
+      });
       const expected = addArrangementToWorkFile(readFileSync(path.join(tree, WORK), 'utf8'), draft.arrangement);
       expect(show(head, WORK).toString('utf8')).toBe(expected);
     } finally {

@@ -31,14 +31,21 @@ beforeAll(async () => {
   const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   const handle = await SiteHandle.open(await ensureBuild(config, repo.head));
   app = await createApp({ config, handle });
-  const doc = JSON.parse(readFileSync(path.join(handle.current.dir, 'client', 'api', 'v1', 'openapi.json'), 'utf8')) as Record<string, unknown>;
+  const doc = JSON.parse(
+    readFileSync(path.join(handle.current.dir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
+  ) as Record<string, unknown>;
   t = {
     app,
     handle,
     baseUrl: BASE,
     buildDir: handle.current.dir,
     async request(o) {
-      const res = await app.inject({ method: (o.method ?? 'GET') as 'GET', url: o.url, headers: o.headers, ...(o.payload !== undefined ? { payload: o.payload as string } : {}) });
+      const res = await app.inject({
+        method: (o.method ?? 'GET') as 'GET',
+        url: o.url,
+        headers: o.headers,
+        ...(o.payload !== undefined ? { payload: o.payload as string } : {}),
+      });
       assertMatchesOpenApi(doc, o.method ?? 'GET', o.url, res);
       return res;
     },
@@ -50,7 +57,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const publish = (key: string, headers: Record<string, string>) => t.request({ method: 'POST', url: `/api/v1/library/tracks/${key}/publish`, headers });
+const publish = (key: string, headers: Record<string, string>) =>
+  t.request({ method: 'POST', url: `/api/v1/library/tracks/${key}/publish`, headers });
 
 describe('publication', () => {
   it('needs a curator key', async () => {
@@ -65,15 +73,26 @@ describe('publication', () => {
     const manifest = Buffer.from('{"take":1}');
     await importAndCommit(
       t,
-      importInput([fileInput(manifest, { kind: 'manifest', fileName: 'take.json', originalRelativePath: 'take.json', contentType: 'application/json' })], {}, {
-        stableKey: 'ineligible',
-        rightsStatus: 'unknown',
-        reviewStatus: 'rights-review-required',
-        rightsEvidence: { evidenceUrls: ['http://insecure.example.org/page'] },
-        quality: null,
-        durationSeconds: null,
-        intendedUses: ['podcast'],
-      }),
+      importInput(
+        [
+          fileInput(manifest, {
+            kind: 'manifest',
+            fileName: 'take.json',
+            originalRelativePath: 'take.json',
+            contentType: 'application/json',
+          }),
+        ],
+        {},
+        {
+          stableKey: 'ineligible',
+          rightsStatus: 'unknown',
+          reviewStatus: 'rights-review-required',
+          rightsEvidence: { evidenceUrls: ['http://insecure.example.org/page'] },
+          quality: null,
+          durationSeconds: null,
+          intendedUses: ['podcast'],
+        },
+      ),
       [manifest],
     );
     const head = await git(config.contentRepo, ['rev-parse', 'HEAD']);
@@ -82,7 +101,14 @@ describe('publication', () => {
     const problem = res.json();
     expect(problem.type).toBe(`${BASE}/problems/publication-refused`);
     expect(new Set(problem.reasons.map((r: { condition: string }) => r.condition))).toEqual(
-      new Set(['rights-review', 'public-domain-arrangement', 'rights-evidence', 'technical-pass', 'publishable-file', 'arrangement-fields']),
+      new Set([
+        'rights-review',
+        'public-domain-arrangement',
+        'rights-evidence',
+        'technical-pass',
+        'publishable-file',
+        'arrangement-fields',
+      ]),
     );
     expect(await git(config.contentRepo, ['rev-parse', 'HEAD'])).toBe(head);
     const pkg = (await t.request({ url: '/api/v1/library/tracks/ineligible', headers: CUR })).json().data;
@@ -91,10 +117,23 @@ describe('publication', () => {
 
   it('refuses a work whose composition is not public domain, and an unknown work', async () => {
     const b = randomBytes(50);
-    await importAndCommit(t, importInput([fileInput(b)], {}, { stableKey: 'unknown-work', rightsEvidence: { workSlug: 'no-such-work', evidenceUrls: ['https://example.org/e'] } }), [b]);
+    await importAndCommit(
+      t,
+      importInput(
+        [fileInput(b)],
+        {},
+        {
+          stableKey: 'unknown-work',
+          rightsEvidence: { workSlug: 'no-such-work', evidenceUrls: ['https://example.org/e'] },
+        },
+      ),
+      [b],
+    );
     const res = await publish('unknown-work', CUR);
     expect(res.statusCode).toBe(422);
-    expect(res.json().reasons).toEqual([expect.objectContaining({ condition: 'rights-evidence', detail: expect.stringContaining('no-such-work') })]);
+    expect(res.json().reasons).toEqual([
+      expect.objectContaining({ condition: 'rights-evidence', detail: expect.stringContaining('no-such-work') }),
+    ]);
   });
 
   it('publishes an eligible package as an arrangement of the public work record', async () => {
@@ -106,8 +145,18 @@ describe('publication', () => {
       importInput(
         [
           fileInput(wav),
-          fileInput(xml, { kind: 'musicxml', fileName: 'bed.musicxml', originalRelativePath: 'score/bed.musicxml', contentType: 'application/vnd.recordare.musicxml+xml' }),
-          fileInput(manifest, { kind: 'manifest', fileName: 'manifest.json', originalRelativePath: 'manifest.json', contentType: 'application/json' }),
+          fileInput(xml, {
+            kind: 'musicxml',
+            fileName: 'bed.musicxml',
+            originalRelativePath: 'score/bed.musicxml',
+            contentType: 'application/vnd.recordare.musicxml+xml',
+          }),
+          fileInput(manifest, {
+            kind: 'manifest',
+            fileName: 'manifest.json',
+            originalRelativePath: 'manifest.json',
+            contentType: 'application/json',
+          }),
         ],
         {},
         { stableKey: 'minuet-bed-public' },
@@ -118,21 +167,42 @@ describe('publication', () => {
     const res = await publish('minuet-bed-public', CUR);
     expect(res.statusCode, res.body).toBe(200);
     const result = res.json().data;
-    expect(result).toMatchObject({ stableKey: 'minuet-bed-public', visibility: 'public', publication: { publishedBy: 'ada', workSlug: 'bach-minuet-in-g', arrangementId: 2, assetIds: [3, 4] } });
+    expect(result).toMatchObject({
+      stableKey: 'minuet-bed-public',
+      visibility: 'public',
+      publication: { publishedBy: 'ada', workSlug: 'bach-minuet-in-g', arrangementId: 2, assetIds: [3, 4] },
+    });
     expect(result.publication.links.work).toBe(`${BASE}/api/v1/works/bach-minuet-in-g`);
 
     // The commit names the curator and the track, and only adds lines to the work file.
     const head = await git(config.contentRepo, ['rev-parse', 'HEAD']);
     expect(result.publication.commit).toBe(head);
-    expect(await git(config.contentRepo, ['log', '-1', '--format=%an|%s'])).toBe('ada|Publish library track minuet-bed-public as arrangement 2 of bach-minuet-in-g');
+    expect(await git(config.contentRepo, ['log', '-1', '--format=%an|%s'])).toBe(
+      'ada|Publish library track minuet-bed-public as arrangement 2 of bach-minuet-in-g',
+    );
     expect(await git(config.contentRepo, ['log', '-1', '--format=%b'])).toContain(`Import: ${imp.id}`);
-    expect(await git(config.contentRepo, ['diff', '--numstat', before, head])).toMatch(/^\d+\t0\tworks\/bach-minuet-in-g\/index\.md$/);
+    expect(await git(config.contentRepo, ['diff', '--numstat', before, head])).toMatch(
+      /^\d+\t0\tworks\/bach-minuet-in-g\/index\.md$/,
+    );
 
     // The public record shows the arrangement; its files come from the blob store, review state not raised.
     const work = (await t.request({ url: '/api/v1/works/bach-minuet-in-g' })).json().data;
     const arrangement = work.arrangements.find((a: { id: number }) => a.id === 2);
-    expect(arrangement).toMatchObject({ title: 'Minuet bed', reviewState: 'technical-pass', intendedRole: 'music-bed', durationSeconds: 90, instrumentation: 'Piano' });
-    expect(arrangement.assets.map((a: { kind: string; sha256: string; reviewState: string; access: string }) => [a.kind, a.sha256, a.reviewState, a.access])).toEqual([
+    expect(arrangement).toMatchObject({
+      title: 'Minuet bed',
+      reviewState: 'technical-pass',
+      intendedRole: 'music-bed',
+      durationSeconds: 90,
+      instrumentation: 'Piano',
+    });
+    expect(
+      arrangement.assets.map((a: { kind: string; sha256: string; reviewState: string; access: string }) => [
+        a.kind,
+        a.sha256,
+        a.reviewState,
+        a.access,
+      ]),
+    ).toEqual([
       ['wav', sha256(wav), 'technical-pass', 'public'],
       ['musicxml', sha256(xml), 'technical-pass', 'public'],
     ]);
@@ -161,7 +231,14 @@ describe('publication', () => {
       await importAndCommit(t, importInput([fileInput(b)], {}, { stableKey: key }), [b]);
     }
     const head = await git(config.contentRepo, ['rev-parse', 'HEAD']);
-    const pending = (commit: string) => ({ publishedAtUtc: '2026-11-22T00:00:00.000Z', publishedBy: 'ada', workSlug: 'bach-minuet-in-g', arrangementId: 9, assetIds: [9], commit });
+    const pending = (commit: string) => ({
+      publishedAtUtc: '2026-11-22T00:00:00.000Z',
+      publishedBy: 'ada',
+      workSlug: 'bach-minuet-in-g',
+      arrangementId: 9,
+      assetIds: [9],
+      commit,
+    });
     await tracks.update('landed', (r) => ({ ...r, pendingPublication: pending(head) }));
     await tracks.update('lost', (r) => ({ ...r, pendingPublication: pending('0'.repeat(40)) }));
     const landed = (await t.request({ url: '/api/v1/library/tracks/landed', headers: LIB })).json().data;

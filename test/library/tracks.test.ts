@@ -4,7 +4,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CUR, LIB, fileInput, importAndCommit, importInput, openLibraryApp, sha256, type LibraryTestApp } from './library-helpers.ts';
+import {
+  CUR,
+  LIB,
+  fileInput,
+  importAndCommit,
+  importInput,
+  openLibraryApp,
+  sha256,
+  type LibraryTestApp,
+} from './library-helpers.ts';
 
 let t: LibraryTestApp;
 const wav = randomBytes(40_000);
@@ -18,27 +27,67 @@ beforeAll(async () => {
     t,
     importInput([
       fileInput(wav),
-      fileInput(mid, { kind: 'midi', fileName: 'Menuet «G».mid', originalRelativePath: 'midi/Menuet «G».mid', contentType: 'audio/midi' }),
-      fileInput(master, { kind: 'master', fileName: 'master.wav', originalRelativePath: 'masters/master.wav', downloadPolicy: 'curator-only' }),
+      fileInput(mid, {
+        kind: 'midi',
+        fileName: 'Menuet «G».mid',
+        originalRelativePath: 'midi/Menuet «G».mid',
+        contentType: 'audio/midi',
+      }),
+      fileInput(master, {
+        kind: 'master',
+        fileName: 'master.wav',
+        originalRelativePath: 'masters/master.wav',
+        downloadPolicy: 'curator-only',
+      }),
     ]),
     [wav, mid, master],
   );
   const more = randomBytes(10);
-  await importAndCommit(t, importInput([fileInput(more)], {}, { stableKey: 'nocturne-lead', title: 'Nocturne lead', collection: 'Romantic leads', genre: 'nocturne', sourceType: 'human-recording', intendedUses: ['music-lead'], channelKeys: ['Night-Radio'], composer: 'Frédéric Chopin', description: 'A nocturne melody.', tags: ['night'] }), [more]);
+  await importAndCommit(
+    t,
+    importInput(
+      [fileInput(more)],
+      {},
+      {
+        stableKey: 'nocturne-lead',
+        title: 'Nocturne lead',
+        collection: 'Romantic leads',
+        genre: 'nocturne',
+        sourceType: 'human-recording',
+        intendedUses: ['music-lead'],
+        channelKeys: ['Night-Radio'],
+        composer: 'Frédéric Chopin',
+        description: 'A nocturne melody.',
+        tags: ['night'],
+      },
+    ),
+    [more],
+  );
   // An import that is never committed must not show up anywhere.
-  await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: importInput([fileInput(more)], {}, { stableKey: 'uncommitted' }) });
+  await t.request({
+    method: 'POST',
+    url: '/api/v1/library/imports',
+    headers: LIB,
+    payload: importInput([fileInput(more)], {}, { stableKey: 'uncommitted' }),
+  });
   pkg = (await t.request({ url: '/api/v1/library/tracks/minuet-bed-001', headers: LIB })).json().data;
 });
 afterAll(() => t.close());
 
-const list = async (query = '') => (await t.request({ url: `/api/v1/library/tracks${query}`, headers: LIB })).json().data;
+const list = async (query = '') =>
+  (await t.request({ url: `/api/v1/library/tracks${query}`, headers: LIB })).json().data;
 
 describe('listing packages', () => {
   it('lists committed packages only, with the default page size', async () => {
     const page = await list();
     expect(page.items.map((i: { stableKey: string }) => i.stableKey)).toEqual(['minuet-bed-001', 'nocturne-lead']);
     expect(page).toMatchObject({ page: 1, pageSize: 50, total: 2, totalPages: 1 });
-    expect(page.items[0]).toMatchObject({ fileCount: 3, totalBytes: 45_700, visibility: 'private', reviewStatusLabel: 'Technical pass (not listening-approved)' });
+    expect(page.items[0]).toMatchObject({
+      fileCount: 3,
+      totalBytes: 45_700,
+      visibility: 'private',
+      reviewStatusLabel: 'Technical pass (not listening-approved)',
+    });
   });
 
   it('filters by query, collection, genre, sourceType, intendedUse and channel', async () => {
@@ -124,7 +173,10 @@ describe('downloading a file', () => {
     const stale = await t.request({ url: url(), headers: { ...LIB, range: 'bytes=0-9', 'if-range': '"0000"' } });
     expect(stale.statusCode).toBe(200);
     expect(stale.rawPayload.length).toBe(wav.length);
-    const fresh = await t.request({ url: url(), headers: { ...LIB, range: 'bytes=0-9', 'if-range': `"${sha256(wav)}"` } });
+    const fresh = await t.request({
+      url: url(),
+      headers: { ...LIB, range: 'bytes=0-9', 'if-range': `"${sha256(wav)}"` },
+    });
     expect(fresh.statusCode).toBe(206);
     const outside = await t.request({ url: url(), headers: { ...LIB, range: `bytes=${wav.length}-` } });
     expect(outside.statusCode).toBe(416);
@@ -137,7 +189,15 @@ describe('downloading a file', () => {
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe(String(wav.length));
     expect(head.rawPayload.length).toBe(0);
-    for (const name of ['etag', 'accept-ranges', 'content-type', 'cache-control', 'content-disposition', 'content-length']) expect(head.headers[name], name).toBe(get.headers[name]);
+    for (const name of [
+      'etag',
+      'accept-ranges',
+      'content-type',
+      'cache-control',
+      'content-disposition',
+      'content-length',
+    ])
+      expect(head.headers[name], name).toBe(get.headers[name]);
     expect(head.headers['accept-ranges']).toBe('bytes');
     const part = await t.app.inject({ method: 'HEAD', url: url(), headers: { ...LIB, range: 'bytes=1000-1999' } });
     expect(part.statusCode).toBe(206);
@@ -158,8 +218,20 @@ describe('downloading a file', () => {
 
   it('never serves uncommitted bytes', async () => {
     const bytes = randomBytes(30);
-    const imp = (await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: importInput([fileInput(bytes)], {}, { stableKey: 'half-done' }) })).json().data;
-    await t.request({ method: 'PUT', url: `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`, headers: { ...LIB, 'content-type': 'application/octet-stream' }, payload: bytes });
+    const imp = (
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/library/imports',
+        headers: LIB,
+        payload: importInput([fileInput(bytes)], {}, { stableKey: 'half-done' }),
+      })
+    ).json().data;
+    await t.request({
+      method: 'PUT',
+      url: `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`,
+      headers: { ...LIB, 'content-type': 'application/octet-stream' },
+      payload: bytes,
+    });
     expect((await t.request({ url: `/api/v1/library/files/${imp.files[0].id}`, headers: LIB })).statusCode).toBe(404);
     expect((await t.request({ url: '/api/v1/library/files/not-a-uuid', headers: LIB })).statusCode).toBe(400);
   });

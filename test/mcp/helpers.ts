@@ -7,7 +7,9 @@ export interface ListeningArchive extends IntakeApp {
   url: string;
 }
 
-export async function listenArchive(limits: { contributions?: string; reports?: string } = {}): Promise<ListeningArchive> {
+export async function listenArchive(
+  limits: { contributions?: string; reports?: string } = {},
+): Promise<ListeningArchive> {
   const t = await openIntakeApp(limits);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;

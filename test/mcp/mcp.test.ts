@@ -30,7 +30,15 @@ const TOOL_NAMES = [
   'submit_contribution',
   'submit_correction_report',
 ];
-const READ_ONLY = ['get_contribution_template', 'get_submission_status', 'get_work', 'list_instruments', 'list_profiles', 'resolve_music', 'search_works'];
+const READ_ONLY = [
+  'get_contribution_template',
+  'get_submission_status',
+  'get_work',
+  'list_instruments',
+  'list_profiles',
+  'resolve_music',
+  'search_works',
+];
 
 type Transport = 'streamable-http' | 'stdio';
 
@@ -52,7 +60,8 @@ async function connect(kind: Transport, archive: ListeningArchive): Promise<Clie
   return client;
 }
 
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
 /** The problem detail a refused tool call carries. */
 function problemOf(result: CallToolResult): Record<string, unknown> {
@@ -78,7 +87,11 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
   it('introduces itself as server.json names it, with instructions', () => {
     const registry = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'server.json'), 'utf8'));
     expect(client.getServerVersion()).toMatchObject({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION });
-    expect(registry).toMatchObject({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION, remotes: [{ type: 'streamable-http', url: 'https://{host}/mcp' }] });
+    expect(registry).toMatchObject({
+      name: MCP_SERVER_NAME,
+      version: MCP_SERVER_VERSION,
+      remotes: [{ type: 'streamable-http', url: 'https://{host}/mcp' }],
+    });
     expect(client.getInstructions()).toMatch(/resolve_music/);
   });
 
@@ -92,7 +105,9 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
       expect(tool.description, tool.name).toBeTruthy();
     }
     const resolve = tools.find((t) => t.name === 'resolve_music')!;
-    expect(Object.keys(resolve.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['channel', 'requirements']));
+    expect(Object.keys(resolve.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['channel', 'requirements']),
+    );
     const submit = tools.find((t) => t.name === 'submit_contribution')!;
     expect(submit.inputSchema.required).toEqual(expect.arrayContaining(['idempotencyKey']));
   });
@@ -104,7 +119,9 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
       requirements: { requiredFormats: ['mp3'] },
     });
     expect(resolved.isError ?? false).toBe(false);
-    expect((resolved.structuredContent as { data: { verdict: string } }).data.verdict).toMatch(/^(reuse|prepare|no-music)$/);
+    expect((resolved.structuredContent as { data: { verdict: string } }).data.verdict).toMatch(
+      /^(reuse|prepare|no-music)$/,
+    );
 
     const search = await call(client, 'search_works', { composer: 'satie', pageSize: 5 });
     const page = (search.structuredContent as { data: { items: { slug: string }[]; pageSize: number } }).data;
@@ -116,11 +133,15 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
     const work = await call(client, 'get_work', { slug: 'satie-gymnopedie-1' });
     const structured = work.structuredContent as { record: { data: { slug: string } }; markdown: string };
     expect(structured.record.data.slug).toBe('satie-gymnopedie-1');
-    expect(structured.markdown).toBe((await archive.request({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body);
+    expect(structured.markdown).toBe(
+      (await archive.request({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body,
+    );
 
     const noSlug = await call(client, 'get_work', {});
     expect(noSlug.isError).toBe(true);
-    expect(noSlug.content).toEqual([{ type: 'text', text: 'Invalid arguments: "slug" is required and must be a non-empty string.' }]);
+    expect(noSlug.content).toEqual([
+      { type: 'text', text: 'Invalid arguments: "slug" is required and must be a non-empty string.' },
+    ]);
 
     const missing = await call(client, 'get_work', { slug: 'no-such-work' });
     expect(problemOf(missing)).toMatchObject({ status: 404 });
@@ -131,20 +152,31 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
     expect(items.every((p) => p.renderReady)).toBe(true);
 
     const instruments = await call(client, 'list_instruments');
-    expect((instruments.structuredContent as { data: { instruments: unknown[] } }).data.instruments.length).toBeGreaterThan(0);
+    expect(
+      (instruments.structuredContent as { data: { instruments: unknown[] } }).data.instruments.length,
+    ).toBeGreaterThan(0);
 
     const badQuery = await call(client, 'search_works', { pageSize: 1000 });
-    expect(problemOf(badQuery)).toMatchObject({ status: 400, errors: [expect.objectContaining({ parameter: 'pageSize' })] });
+    expect(problemOf(badQuery)).toMatchObject({
+      status: 400,
+      errors: [expect.objectContaining({ parameter: 'pageSize' })],
+    });
   });
 
   it('contribute: template -> refused submission (problem with pointers) -> accepted -> same code on retry -> tracked -> 429 as a tool error', async () => {
-    const served = (await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown> & { assets: Record<string, unknown>[] };
+    const served = (await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown> & {
+      assets: Record<string, unknown>[];
+    };
     expect(served.idempotencyKey).toMatch(/^REPLACE-/);
     // The untouched template is refused (issue 13); an agent fills its placeholders first.
     const template = fillTemplate(served);
 
     // Refused: counts against the allowance like any HTTP submission (1 of 3).
-    const refused = await call(client, 'submit_contribution', { ...template, idempotencyKey: `mcp-${kind}-bad`, assets: [{ ...template.assets[0], downloadUrl: 'http://example.org/a.musicxml' }] });
+    const refused = await call(client, 'submit_contribution', {
+      ...template,
+      idempotencyKey: `mcp-${kind}-bad`,
+      assets: [{ ...template.assets[0], downloadUrl: 'http://example.org/a.musicxml' }],
+    });
     const problem = problemOf(refused);
     expect(problem).toMatchObject({ status: 400, type: expect.stringMatching(/\/problems\/invalid-body$/) });
     expect((problem.errors as { pointer: string }[]).map((e) => e.pointer)).toContain('/assets/0/downloadUrl');
@@ -158,7 +190,10 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
     expect((replay.structuredContent as { data: { trackingCode: string } }).data.trackingCode).toBe(code);
 
     const status = await call(client, 'get_submission_status', { trackingCode: code.toLowerCase() });
-    expect(status.structuredContent).toMatchObject({ kind: 'contribution', tracking: { data: { trackingCode: code, status: 'pending' } } });
+    expect(status.structuredContent).toMatchObject({
+      kind: 'contribution',
+      tracking: { data: { trackingCode: code, status: 'pending' } },
+    });
     expect((await archive.request({ url: `/api/v1/music/contributions/${code}` })).json().data.trackingCode).toBe(code);
 
     const limited = await call(client, 'submit_contribution', { ...template, idempotencyKey: `mcp-${kind}-2` });
@@ -173,7 +208,10 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
     const code = (report.structuredContent as { data: { trackingCode: string } }).data.trackingCode;
     expect(code).toMatch(/^R-/);
     const status = await call(client, 'get_submission_status', { trackingCode: code });
-    expect(status.structuredContent).toMatchObject({ kind: 'correction-report', tracking: { data: { trackingCode: code } } });
+    expect(status.structuredContent).toMatchObject({
+      kind: 'correction-report',
+      tracking: { data: { trackingCode: code } },
+    });
 
     const bad = await call(client, 'submit_correction_report', { ...validReport(), evidenceUrl: 'not a url' });
     expect((problemOf(bad).errors as { pointer: string }[]).map((e) => e.pointer)).toContain('/evidenceUrl');
@@ -190,7 +228,9 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
     const read = await client.readResource({ uri: 'archive://works/satie-gymnopedie-1' });
     const byType = Object.fromEntries(read.contents.map((c) => [c.mimeType, (c as { text: string }).text]));
     expect(JSON.parse(byType['application/json']!).data.slug).toBe('satie-gymnopedie-1');
-    expect(byType['text/markdown']).toBe((await archive.request({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body);
+    expect(byType['text/markdown']).toBe(
+      (await archive.request({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body,
+    );
     await expect(client.readResource({ uri: 'archive://works/no-such-work' })).rejects.toThrow(/No work record/);
   });
 });
@@ -225,7 +265,9 @@ describe('stdio without a running archive', () => {
       await client.listTools();
       const result = await call(client, 'list_instruments');
       expect(result.isError).toBe(true);
-      expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^The archive could not be reached: /) }]);
+      expect(result.content).toEqual([
+        { type: 'text', text: expect.stringMatching(/^The archive could not be reached: /) },
+      ]);
     } finally {
       await client.close();
     }
@@ -240,7 +282,9 @@ describe('rate limits through /mcp count per calling client', () => {
       await t.app.listen({ port: 0, host: '::' });
       const { port } = t.app.server.address() as AddressInfo;
       await client.connect(new StreamableHTTPClientTransport(new URL(`http://[::1]:${port}/mcp`)));
-      const template = fillTemplate((await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown>);
+      const template = fillTemplate(
+        (await call(client, 'get_contribution_template')).structuredContent as Record<string, unknown>,
+      );
       const first = await call(client, 'submit_contribution', { ...template, idempotencyKey: 'per-client-mcp-1' });
       expect(first.isError ?? false).toBe(false);
       // Another address still has its own allowance (the tool did not submit as "the server").

@@ -25,14 +25,20 @@ function records(dataDir: string, collection: string): string[] {
   } catch {
     return [];
   }
-  return shards.flatMap((s) => readdirSync(path.join(dir, s)).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => path.join(s, f)));
+  return shards.flatMap((s) =>
+    readdirSync(path.join(dir, s))
+      .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+      .map((f) => path.join(s, f)),
+  );
 }
 
 describe('library import idempotency race', () => {
   it('writes exactly one import record for 50 concurrent identical imports', async () => {
     const input = importInput([fileInput(randomBytes(64))]);
     const answers = await Promise.all(
-      Array.from({ length: 50 }, () => t.app.inject({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: input as never })),
+      Array.from({ length: 50 }, () =>
+        t.app.inject({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: input as never }),
+      ),
     );
     expect(answers.map((a) => a.statusCode)).toEqual(Array(50).fill(200));
     const ids = new Set(answers.map((a) => a.json().data.id as string));
@@ -47,7 +53,14 @@ describe('library import idempotency race', () => {
     const input = importInput([fileInput(randomBytes(64))]);
     const changed = { ...input, track: { ...input.track, title: 'Another title' } };
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => t.app.inject({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: (i % 2 ? changed : input) as never })),
+      Array.from({ length: 20 }, (_, i) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/library/imports',
+          headers: LIB,
+          payload: (i % 2 ? changed : input) as never,
+        }),
+      ),
     );
     const ok = answers.filter((a) => a.statusCode === 200);
     const refused = answers.filter((a) => a.statusCode === 422);

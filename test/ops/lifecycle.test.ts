@@ -58,7 +58,12 @@ function answered(w: Watched): Promise<number> {
   });
 }
 
-const TIMEOUTS = { ARCHIVE_HEADERS_TIMEOUT_MS: '1000', ARCHIVE_REQUEST_TIMEOUT_MS: '2000', ARCHIVE_KEEP_ALIVE_TIMEOUT_MS: '500', ARCHIVE_IDLE_TIMEOUT_MS: '1500' };
+const TIMEOUTS = {
+  ARCHIVE_HEADERS_TIMEOUT_MS: '1000',
+  ARCHIVE_REQUEST_TIMEOUT_MS: '2000',
+  ARCHIVE_KEEP_ALIVE_TIMEOUT_MS: '500',
+  ARCHIVE_IDLE_TIMEOUT_MS: '1500',
+};
 // Generous for a busy two-core machine, and still far below Node's defaults (which never closed them).
 const MARGIN_MS = 2000;
 
@@ -76,18 +81,31 @@ describe('server timeouts', () => {
     });
     // Slowloris: a header line every 200 ms keeps the socket busy, so only the headers timeout ends it.
     const drip = setInterval(() => {
-      for (const w of slow) if (!w.socket.destroyed) w.socket.write(w.received() === '' && !w.socket.writableEnded ? `X-Drip-${Math.random().toString(36).slice(2)}: 1\r\n` : '');
+      for (const w of slow)
+        if (!w.socket.destroyed)
+          w.socket.write(
+            w.received() === '' && !w.socket.writableEnded
+              ? `X-Drip-${Math.random().toString(36).slice(2)}: 1\r\n`
+              : '',
+          );
     }, 200);
     for (const w of slow) w.socket.write('GET /healthz HTTP/1.1\r\nHost: archive.test\r\n');
     try {
-      for (const w of silent) expect((await w.closedAt) - w.openedAt).toBeLessThanOrEqual(Number(TIMEOUTS.ARCHIVE_IDLE_TIMEOUT_MS) + MARGIN_MS);
+      for (const w of silent)
+        expect((await w.closedAt) - w.openedAt).toBeLessThanOrEqual(
+          Number(TIMEOUTS.ARCHIVE_IDLE_TIMEOUT_MS) + MARGIN_MS,
+        );
       for (const [i, w] of keepAlive.entries()) {
         const after = await answeredAt[i]!;
         expect(w.received()).toMatch(/^HTTP\/1\.1 200 /);
-        expect((await w.closedAt) - after).toBeLessThanOrEqual(Number(TIMEOUTS.ARCHIVE_KEEP_ALIVE_TIMEOUT_MS) + MARGIN_MS);
+        expect((await w.closedAt) - after).toBeLessThanOrEqual(
+          Number(TIMEOUTS.ARCHIVE_KEEP_ALIVE_TIMEOUT_MS) + MARGIN_MS,
+        );
       }
       for (const w of slow) {
-        expect((await w.closedAt) - w.openedAt).toBeLessThanOrEqual(Number(TIMEOUTS.ARCHIVE_HEADERS_TIMEOUT_MS) + MARGIN_MS);
+        expect((await w.closedAt) - w.openedAt).toBeLessThanOrEqual(
+          Number(TIMEOUTS.ARCHIVE_HEADERS_TIMEOUT_MS) + MARGIN_MS,
+        );
         // Whatever the server said before closing is a problem detail (or nothing at all).
         if (w.received() !== '') expect(w.received()).toMatch(/content-type: application\/problem\+json/i);
       }
@@ -97,11 +115,17 @@ describe('server timeouts', () => {
   });
 
   it('refuses a headers timeout longer than the request timeout, naming both variables', () => {
-    expect(() => loadConfig({ ARCHIVE_HEADERS_TIMEOUT_MS: '5000', ARCHIVE_REQUEST_TIMEOUT_MS: '1000' }, PROJECT_ROOT)).toThrow(/ARCHIVE_HEADERS_TIMEOUT_MS.*ARCHIVE_REQUEST_TIMEOUT_MS/);
+    expect(() =>
+      loadConfig({ ARCHIVE_HEADERS_TIMEOUT_MS: '5000', ARCHIVE_REQUEST_TIMEOUT_MS: '1000' }, PROJECT_ROOT),
+    ).toThrow(/ARCHIVE_HEADERS_TIMEOUT_MS.*ARCHIVE_REQUEST_TIMEOUT_MS/);
     expect(() => loadConfig({ ARCHIVE_IDLE_TIMEOUT_MS: 'soon' }, PROJECT_ROOT)).toThrow(/ARCHIVE_IDLE_TIMEOUT_MS/);
     expect(() => loadConfig({ ARCHIVE_DRAIN_TIMEOUT_MS: '-1' }, PROJECT_ROOT)).toThrow(/ARCHIVE_DRAIN_TIMEOUT_MS/);
-    expect(() => loadConfig({ ARCHIVE_METRICS_PORT: '4321', PORT: '4321' }, PROJECT_ROOT)).toThrow(/ARCHIVE_METRICS_PORT/);
-    expect(() => loadConfig({ ARCHIVE_FAST_PATH_LOG_SAMPLE: '2' }, PROJECT_ROOT)).toThrow(/ARCHIVE_FAST_PATH_LOG_SAMPLE/);
+    expect(() => loadConfig({ ARCHIVE_METRICS_PORT: '4321', PORT: '4321' }, PROJECT_ROOT)).toThrow(
+      /ARCHIVE_METRICS_PORT/,
+    );
+    expect(() => loadConfig({ ARCHIVE_FAST_PATH_LOG_SAMPLE: '2' }, PROJECT_ROOT)).toThrow(
+      /ARCHIVE_FAST_PATH_LOG_SAMPLE/,
+    );
   });
 });
 
@@ -109,8 +133,17 @@ describe('graceful stop', () => {
   it('answers a request that arrives while draining with a 503 shutting-down problem that closes the connection', async () => {
     s = await openServed();
     s.app.archive.gate.closing = true;
-    for (const [method, url] of [['GET', '/readyz'], ['POST', '/api/v1/music/contributions'], ['GET', '/api/v1/works']] as const) {
-      const res = await s.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: method === 'POST' ? '{}' : undefined });
+    for (const [method, url] of [
+      ['GET', '/readyz'],
+      ['POST', '/api/v1/music/contributions'],
+      ['GET', '/api/v1/works'],
+    ] as const) {
+      const res = await s.app.inject({
+        method,
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: method === 'POST' ? '{}' : undefined,
+      });
       expect(res.statusCode, url).toBe(503);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.headers.connection).toBe('close');
@@ -123,7 +156,11 @@ describe('graceful stop', () => {
   it('bounds the drain: a stalled upload is cut after ARCHIVE_DRAIN_TIMEOUT_MS (exit 1) and keeps the bytes it stored', async () => {
     s = await openServed({ ...KEY_ENV, ARCHIVE_DRAIN_TIMEOUT_MS: '1000' });
     const bytes = randomBytes(10_000);
-    const created = await fetch(`${s.url}/api/v1/library/imports`, { method: 'POST', headers: { ...LIB, 'content-type': 'application/json' }, body: JSON.stringify(importInput([fileInput(bytes)])) });
+    const created = await fetch(`${s.url}/api/v1/library/imports`, {
+      method: 'POST',
+      headers: { ...LIB, 'content-type': 'application/json' },
+      body: JSON.stringify(importInput([fileInput(bytes)])),
+    });
     const imp = ((await created.json()) as { data: { id: string; files: Array<{ id: string }> } }).data;
     const w = await open(s.serving.port);
     w.socket.write(
@@ -132,7 +169,11 @@ describe('graceful stop', () => {
     w.socket.write(bytes.subarray(0, 4000));
     const staging = path.join(s.dataDir, 'blobs', 'staging', 'library', imp.id, imp.files[0]!.id);
     const until = Date.now() + 10_000;
-    while (!(existsSync(staging) && readdirSync(path.dirname(staging)).length > 0 && (await import('node:fs')).statSync(staging).size === 4000)) {
+    while (!(
+      existsSync(staging) &&
+      readdirSync(path.dirname(staging)).length > 0 &&
+      (await import('node:fs')).statSync(staging).size === 4000
+    )) {
       if (Date.now() > until) throw new Error('the upload never stored its first 4000 bytes');
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -163,14 +204,16 @@ describe('graceful stop', () => {
 });
 
 describe('stale temporary files', () => {
-  it('removes temporary record files of dead processes at start and keeps records and live writers\' files', async () => {
+  it("removes temporary record files of dead processes at start and keeps records and live writers' files", async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-tmp-sweep-'));
     try {
       const shard = path.join(dataDir, 'state', 'contributions', 'ab');
       mkdirSync(shard, { recursive: true });
       // A pid that is not running: the largest pid Linux hands out is below 2^22.
       const dead = 4_194_303;
-      const stale = Array.from({ length: 25 }, (_, i) => path.join(shard, `.C-${i}.json.${dead}.${randomBytes(6).toString('hex')}.tmp`));
+      const stale = Array.from({ length: 25 }, (_, i) =>
+        path.join(shard, `.C-${i}.json.${dead}.${randomBytes(6).toString('hex')}.tmp`),
+      );
       for (const f of stale) writeFileSync(f, '{"half":');
       const ownStale = path.join(shard, `.C-own.json.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
       writeFileSync(ownStale, '{');

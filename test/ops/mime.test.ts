@@ -22,7 +22,9 @@ afterAll(async () => {
 });
 
 function walk(dir: string, rel = ''): string[] {
-  return readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(dir, path.posix.join(rel, e.name)) : [path.posix.join(rel, e.name)]));
+  return readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(dir, path.posix.join(rel, e.name)) : [path.posix.join(rel, e.name)],
+  );
 }
 
 interface TypesBlock {
@@ -64,12 +66,15 @@ describe('one MIME table', () => {
       const res = await t.app.inject({ method: 'HEAD', url: `/${rel}` });
       expect(res.statusCode, rel).toBe(200);
       const isStored = /^works\/[^/]+\/files\//.test(rel);
-      expect(res.headers['content-type'], rel).toBe(nginxType(isStored ? stored : main, rel, 'application/octet-stream'));
+      expect(res.headers['content-type'], rel).toBe(
+        nginxType(isStored ? stored : main, rel, 'application/octet-stream'),
+      );
       expect(res.headers['x-content-type-options'], rel).toBe('nosniff');
       exts.add(path.extname(rel));
     }
     // The build's own kinds of files are all there (so the comparison covers them).
-    for (const e of ['.html', '.json', '.md', '.musicxml', '.mid', '.mp3', '.svg', '.pdf', '.zip', '.js', '.css']) expect(exts).toContain(e);
+    for (const e of ['.html', '.json', '.md', '.musicxml', '.mid', '.mp3', '.svg', '.pdf', '.zip', '.js', '.css'])
+      expect(exts).toContain(e);
   });
 
   it('a real nginx serving the build answers the same Content-Type for every file (when nginx is installed)', async () => {
@@ -85,7 +90,9 @@ describe('one MIME table', () => {
     const conf = standaloneConfig(prefix, path.join(t.buildDir, 'client'), `127.0.0.1:${port}`, 'http://127.0.0.1:9');
     // As root, nginx's workers would drop to "nobody", who cannot read the private temp build.
     writeFileSync(confPath, process.getuid?.() === 0 ? conf.replace('daemon off;', 'daemon off;\nuser root;') : conf);
-    const check = spawnSync(bin, ['-t', '-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', confPath], { encoding: 'utf8' });
+    const check = spawnSync(bin, ['-t', '-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', confPath], {
+      encoding: 'utf8',
+    });
     expect(check.status, check.stderr).toBe(0);
     // Not even a warning (duplicate types, an undersized types hash).
     expect(check.stderr).not.toMatch(/\[warn\]|\[emerg\]/);
@@ -93,7 +100,13 @@ describe('one MIME table', () => {
     try {
       const origin = `http://127.0.0.1:${port}`;
       for (let i = 0; i < 100; i++) {
-        if (await fetch(`${origin}/`).then(() => true, () => false)) break;
+        if (
+          await fetch(`${origin}/`).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
         await new Promise((r) => setTimeout(r, 50));
       }
       const files = walk(path.join(t.buildDir, 'client')).filter((rel) => !rel.endsWith('/index.html'));
@@ -102,7 +115,9 @@ describe('one MIME table', () => {
         expect(fromNginx.status, rel).toBe(200);
         const fromNode = await t.app.inject({ method: 'HEAD', url: `/${rel}` });
         // nginx writes "charset=utf-8" as "charset=utf-8" too; compare case-insensitively.
-        expect(fromNginx.headers.get('content-type')?.toLowerCase(), rel).toBe(String(fromNode.headers['content-type']).toLowerCase());
+        expect(fromNginx.headers.get('content-type')?.toLowerCase(), rel).toBe(
+          String(fromNode.headers['content-type']).toLowerCase(),
+        );
         expect(fromNginx.headers.get('x-content-type-options'), rel).toBe('nosniff');
       }
     } finally {
@@ -115,7 +130,20 @@ describe('one MIME table', () => {
 
 describe('declared and contributed types', () => {
   it('serves declared HTML, SVG, XML and script types as application/octet-stream', () => {
-    for (const declared of ['text/html', 'TEXT/HTML; charset=utf-8', 'image/svg+xml', 'application/xhtml+xml', 'application/xml', 'text/xml', 'text/javascript', 'application/javascript', 'audio/x+xml', 'nonsense', '', 'text/html\u0000']) {
+    for (const declared of [
+      'text/html',
+      'TEXT/HTML; charset=utf-8',
+      'image/svg+xml',
+      'application/xhtml+xml',
+      'application/xml',
+      'text/xml',
+      'text/javascript',
+      'application/javascript',
+      'audio/x+xml',
+      'nonsense',
+      '',
+      'text/html\u0000',
+    ]) {
       expect(safeDeclaredType(declared), declared).toBe('application/octet-stream');
     }
     expect(safeDeclaredType('audio/wav')).toBe('audio/wav');
@@ -127,7 +155,8 @@ describe('declared and contributed types', () => {
   it('types stored work files by extension, but never as active content', () => {
     expect(storedFileType('a.mp3')).toBe('audio/mpeg');
     expect(storedFileType('a.musicxml')).toBe('application/vnd.recordare.musicxml+xml');
-    for (const f of ['a.html', 'a.svg', 'a.xml', 'a.js', 'a.xhtml']) expect(storedFileType(f), f).toBe('application/octet-stream');
+    for (const f of ['a.html', 'a.svg', 'a.xml', 'a.js', 'a.xhtml'])
+      expect(storedFileType(f), f).toBe('application/octet-stream');
     expect(contentTypeFor('a.html')).toBe('text/html; charset=utf-8');
     expect(contentTypeFor('a.unknown-ext')).toBe('application/octet-stream');
   });

@@ -22,7 +22,19 @@ afterEach(async () => {
 
 const contribution = (i: number) =>
   JSON.stringify({
-    ...fillTemplate(buildContributionTemplate({ slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null })),
+    ...fillTemplate(
+      buildContributionTemplate({
+        slug: 'satie-gymnopedie-1',
+        title: 'Gymnopédie No. 1',
+        originalTitle: null,
+        composer: 'Erik Satie',
+        period: null,
+        genre: null,
+        year: null,
+        workNumber: null,
+        summary: null,
+      }),
+    ),
     idempotencyKey: `observability-${i}-${randomBytes(4).toString('hex')}`,
   });
 
@@ -71,7 +83,11 @@ describe('health and readiness', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.headers.get('retry-after')).toBe('5');
-    const problem = (await res.json()) as { type: string; detail: string; checks: Record<string, { ok: boolean; detail: string }> };
+    const problem = (await res.json()) as {
+      type: string;
+      detail: string;
+      checks: Record<string, { ok: boolean; detail: string }>;
+    };
     expect(problem.type).toMatch(/\/problems\/not-ready$/);
     expect(problem.detail).toContain('contentRepository');
     expect(problem.detail).toContain('storage');
@@ -81,7 +97,10 @@ describe('health and readiness', () => {
     expect(problem.checks.storage!.ok).toBe(false);
     // Fixed storage: only the repository is named.
     rmSync(path.join(s.dataDir, 'state'));
-    const again = (await (await fetch(`${s.url}/readyz`)).json()) as { detail: string; checks: Record<string, { ok: boolean }> };
+    const again = (await (await fetch(`${s.url}/readyz`)).json()) as {
+      detail: string;
+      checks: Record<string, { ok: boolean }>;
+    };
     expect(again.checks.storage!.ok).toBe(true);
     expect(again.detail).toContain('contentRepository');
   });
@@ -98,10 +117,12 @@ describe('metrics', () => {
     expect(problem.detail).toContain('ARCHIVE_METRICS_PORT');
   });
 
-  it('admits only a metrics key; another role\'s key or a wrong one is refused', async () => {
+  it("admits only a metrics key; another role's key or a wrong one is refused", async () => {
     s = await openServed({ ...KEY_ENV, ARCHIVE_METRICS_KEYS: `prometheus=${METRICS_SECRET}` });
     expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer wrong-key-0123456789' } })).status).toBe(401);
+    expect(
+      (await fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer wrong-key-0123456789' } })).status,
+    ).toBe(401);
     const other = await fetch(`${s.url}/metrics`, { headers: LIB });
     expect(other.status).toBe(403);
     expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -109,7 +130,15 @@ describe('metrics', () => {
   });
 
   it('counts requests by route and status with latency, the fast path, 429s, upload bytes and the review queue', async () => {
-    s = await openServed({ ...KEY_ENV, ARCHIVE_METRICS_KEYS: METRICS_SECRET, ARCHIVE_CONTRIBUTION_RATE_LIMIT: '2/600', ARCHIVE_FAST_PATH_LOG_SAMPLE: '1' }, { log: true });
+    s = await openServed(
+      {
+        ...KEY_ENV,
+        ARCHIVE_METRICS_KEYS: METRICS_SECRET,
+        ARCHIVE_CONTRIBUTION_RATE_LIMIT: '2/600',
+        ARCHIVE_FAST_PATH_LOG_SAMPLE: '1',
+      },
+      { log: true },
+    );
     const url = s.url;
     // Fastify routes: a work record by pattern, and an unknown path.
     expect((await fetch(`${url}/api/v1/works?composer=bach`)).status).toBe(200);
@@ -118,47 +147,110 @@ describe('metrics', () => {
     for (let i = 0; i < 4; i++) expect((await fetch(`${url}/api/v1/works/beethoven-fur-elise`)).status).toBe(200);
     // Two submissions pass the 2/600 limit, the third is a 429.
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${url}/api/v1/music/contributions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: contribution(i) })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (
+          await fetch(`${url}/api/v1/music/contributions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: contribution(i),
+          })
+        ).status,
+      );
     expect(statuses).toEqual([202, 202, 429]);
     // A library upload of 3000 bytes.
     const bytes = randomBytes(3000);
-    const created = await fetch(`${url}/api/v1/library/imports`, { method: 'POST', headers: { ...LIB, 'content-type': 'application/json' }, body: JSON.stringify(importInput([fileInput(bytes)])) });
+    const created = await fetch(`${url}/api/v1/library/imports`, {
+      method: 'POST',
+      headers: { ...LIB, 'content-type': 'application/json' },
+      body: JSON.stringify(importInput([fileInput(bytes)])),
+    });
     expect(created.status).toBe(200);
     const imp = ((await created.json()) as { data: { id: string; files: Array<{ id: string }> } }).data;
-    const put = await fetch(`${url}/api/v1/library/imports/${imp.id}/files/${imp.files[0]!.id}?offset=0`, { method: 'PUT', headers: { ...LIB, 'content-type': 'application/octet-stream' }, body: bytes });
+    const put = await fetch(`${url}/api/v1/library/imports/${imp.id}/files/${imp.files[0]!.id}?offset=0`, {
+      method: 'PUT',
+      headers: { ...LIB, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
     expect(put.status).toBe(200);
 
     const text = await scrape(url);
-    expect(sample(text, 'archive_http_requests_total', { method: 'GET', route: '/api/v1/works', status: '200' })).toBe(1);
+    expect(sample(text, 'archive_http_requests_total', { method: 'GET', route: '/api/v1/works', status: '200' })).toBe(
+      1,
+    );
     expect(sample(text, 'archive_http_requests_total', { method: 'GET', route: 'static', status: '404' })).toBe(1);
-    expect(sample(text, 'archive_http_requests_total', { method: 'POST', route: '/api/v1/music/contributions', status: '202' })).toBe(2);
-    expect(sample(text, 'archive_http_requests_total', { method: 'POST', route: '/api/v1/music/contributions', status: '429' })).toBe(1);
+    expect(
+      sample(text, 'archive_http_requests_total', {
+        method: 'POST',
+        route: '/api/v1/music/contributions',
+        status: '202',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'archive_http_requests_total', {
+        method: 'POST',
+        route: '/api/v1/music/contributions',
+        status: '429',
+      }),
+    ).toBe(1);
     expect(sample(text, 'archive_rate_limited_total', { route: '/api/v1/music/contributions' })).toBe(1);
-    expect(sample(text, 'archive_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/works', status: '200' })).toBe(1);
-    expect(sample(text, 'archive_http_request_duration_seconds_bucket', { method: 'GET', route: '/api/v1/works', status: '200', le: '+Inf' })).toBe(1);
-    const fast = sample(text, 'archive_http_requests_total', { method: 'GET', route: 'fast-static', status: '200' }) ?? 0;
+    expect(
+      sample(text, 'archive_http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/api/v1/works',
+        status: '200',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'archive_http_request_duration_seconds_bucket', {
+        method: 'GET',
+        route: '/api/v1/works',
+        status: '200',
+        le: '+Inf',
+      }),
+    ).toBe(1);
+    const fast =
+      sample(text, 'archive_http_requests_total', { method: 'GET', route: 'fast-static', status: '200' }) ?? 0;
     const slow = sample(text, 'archive_http_requests_total', { method: 'GET', route: 'static', status: '200' }) ?? 0;
     expect(fast).toBeGreaterThanOrEqual(3);
     expect(fast + slow).toBe(4);
-    expect(sample(text, 'archive_http_request_duration_seconds_count', { method: 'GET', route: 'fast-static', status: '200' })).toBe(fast);
+    expect(
+      sample(text, 'archive_http_request_duration_seconds_count', {
+        method: 'GET',
+        route: 'fast-static',
+        status: '200',
+      }),
+    ).toBe(fast);
     expect(sample(text, 'archive_upload_bytes_total')).toBe(3000);
     expect(sample(text, 'archive_review_queue_size', { kind: 'contribution', status: 'pending' })).toBe(2);
     expect(sample(text, 'archive_rebuild_queue_size')).toBe(0);
     expect(sample(text, 'archive_http_requests_in_flight')).toBe(1); // the scrape itself
-    for (const family of ['archive_build_duration_seconds', 'archive_apply_duration_seconds', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds']) {
+    for (const family of [
+      'archive_build_duration_seconds',
+      'archive_apply_duration_seconds',
+      'process_cpu_seconds_total',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(text).toContain(`# TYPE ${family} `);
     }
     // The fast path is logged (sample 1 = every answer) with its path and status.
     const fastLogs = s.logs.map((l) => JSON.parse(l) as { fastPath?: boolean }).filter((l) => l.fastPath);
     expect(fastLogs.length).toBe(fast);
-    expect(fastLogs[0]).toMatchObject({ method: 'GET', path: '/api/v1/works/beethoven-fur-elise', statusCode: 200, ip: '127.0.0.1' });
+    expect(fastLogs[0]).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/works/beethoven-fur-elise',
+      statusCode: 200,
+      ip: '127.0.0.1',
+    });
   });
 
   it('logs no fast-path answer at sample 0, yet counts every one', async () => {
     s = await openServed({ ARCHIVE_METRICS_KEYS: METRICS_SECRET, ARCHIVE_FAST_PATH_LOG_SAMPLE: '0' }, { log: true });
     for (let i = 0; i < 5; i++) await fetch(`${s.url}/api/v1/works/beethoven-fur-elise`);
     const text = await scrape(s.url);
-    expect(sample(text, 'archive_http_requests_total', { method: 'GET', route: 'fast-static', status: '200' })).toBeGreaterThanOrEqual(4);
+    expect(
+      sample(text, 'archive_http_requests_total', { method: 'GET', route: 'fast-static', status: '200' }),
+    ).toBeGreaterThanOrEqual(4);
     expect(s.logs.filter((l) => l.includes('"fastPath":true'))).toEqual([]);
   });
 
@@ -170,7 +262,9 @@ describe('metrics', () => {
     const res = await fetch(`${metricsUrl}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(sample(await res.text(), 'archive_http_requests_total', { method: 'GET', route: '/healthz', status: '200' })).toBe(1);
+    expect(
+      sample(await res.text(), 'archive_http_requests_total', { method: 'GET', route: '/healthz', status: '200' }),
+    ).toBe(1);
     const other = await fetch(`${metricsUrl}/api/v1`);
     expect(other.status).toBe(404);
     expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -210,7 +304,11 @@ describe('build and apply durations', () => {
         if (code === 'C-FAIL') throw new Error('merge failed');
         return { record: {}, review: null };
       },
-      queue: async (filter: { statuses: string[]; kind: string }) => ({ items: [], total: filter.kind === 'contribution' && filter.statuses[0] === 'pending' ? 3 : 0, counts: {} }),
+      queue: async (filter: { statuses: string[]; kind: string }) => ({
+        items: [],
+        total: filter.kind === 'contribution' && filter.statuses[0] === 'pending' ? 3 : 0,
+        counts: {},
+      }),
     };
     instrumentReview(review as never, metrics);
     await review.act('contribution', 'C-1', 'apply', {} as never);

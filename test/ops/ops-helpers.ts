@@ -22,13 +22,22 @@ export interface Served {
   close(): Promise<void>;
 }
 
-export async function openServed(env: Record<string, string> = {}, options: { contentRepo?: boolean; log?: boolean } = {}): Promise<Served> {
+export async function openServed(
+  env: Record<string, string> = {},
+  options: { contentRepo?: boolean; log?: boolean } = {},
+): Promise<Served> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-ops-'));
   if (options.contentRepo) await ensureContentRepo(path.join(dataDir, 'content'), path.join(PROJECT_ROOT, 'content'));
-  const config = loadConfig({ PUBLIC_BASE_URL: inject('testBaseUrl'), ARCHIVE_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env }, PROJECT_ROOT);
+  const config = loadConfig(
+    { PUBLIC_BASE_URL: inject('testBaseUrl'), ARCHIVE_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env },
+    PROJECT_ROOT,
+  );
   const handle = await SiteHandle.open(inject('sampleBuildDir'));
   const logs: string[] = [];
-  const app = await createApp({ config, handle }, { logger: options.log ? { level: 'info', stream: { write: (line: string) => void logs.push(line) } } : false });
+  const app = await createApp(
+    { config, handle },
+    { logger: options.log ? { level: 'info', stream: { write: (line: string) => void logs.push(line) } } : false },
+  );
   const serving = await serve(app, config, { signals: false, exit: () => undefined });
   return {
     app,

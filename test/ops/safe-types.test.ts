@@ -38,7 +38,11 @@ beforeAll(async () => {
   const assets = `${asset(3, html, 'text/html', 'artwork')}${asset(4, svg, 'image/svg+xml', 'score-image')}${asset(5, wav, 'audio/wav', 'wav')}`;
   writeFileSync(file, readFileSync(file, 'utf8').replace('---\nA short minuet', `${assets}---\nA short minuet`));
   const out = path.join(root, 'build');
-  const build = spawnSync(process.execPath, ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://safe.example.test', '--quiet'], { encoding: 'utf8' });
+  const build = spawnSync(
+    process.execPath,
+    ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://safe.example.test', '--quiet'],
+    { encoding: 'utf8' },
+  );
   expect(build.status, build.stderr).toBe(0);
   const dataDir = path.join(root, 'data');
   const store = new BlobStore(path.join(dataDir, 'blobs'));

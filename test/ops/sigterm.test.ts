@@ -28,7 +28,19 @@ afterAll(async () => {
 
 const body = (i: number) =>
   JSON.stringify({
-    ...fillTemplate(buildContributionTemplate({ slug: 'satie-gymnopedie-1', title: 'Gymnopédie No. 1', originalTitle: null, composer: 'Erik Satie', period: null, genre: null, year: null, workNumber: null, summary: null })),
+    ...fillTemplate(
+      buildContributionTemplate({
+        slug: 'satie-gymnopedie-1',
+        title: 'Gymnopédie No. 1',
+        originalTitle: null,
+        composer: 'Erik Satie',
+        period: null,
+        genre: null,
+        year: null,
+        workNumber: null,
+        summary: null,
+      }),
+    ),
     idempotencyKey: `sigterm-test-${String(i).padStart(4, '0')}`,
   });
 
@@ -40,10 +52,19 @@ interface Answer {
 }
 
 function post(url: string, i: number): Promise<Answer> {
-  return fetch(`${url}/api/v1/music/contributions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(i) })
+  return fetch(`${url}/api/v1/music/contributions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body(i),
+  })
     .then(async (res) => {
       const json = (await res.json()) as { data?: { trackingCode: string }; type?: string };
-      return { i, status: res.status, code: res.status === 202 ? json.data!.trackingCode : null, problemType: json.type ?? null };
+      return {
+        i,
+        status: res.status,
+        code: res.status === 202 ? json.data!.trackingCode : null,
+        problemType: json.type ?? null,
+      };
     })
     .catch(() => ({ i, status: 0, code: null, problemType: null }));
 }
@@ -54,7 +75,13 @@ describe('SIGTERM under 200 in-flight submissions', () => {
     const baseUrl = inject('testBaseUrl');
     const { head } = await ensureContentRepo(path.join(dataDir, 'content'), path.join(PROJECT_ROOT, 'content'));
     cpSync(inject('sampleBuildDir'), path.join(dataDir, 'builds', buildKey(head, baseUrl)), { recursive: true });
-    const env = { ARCHIVE_DATA_DIR: dataDir, PUBLIC_BASE_URL: baseUrl, ARCHIVE_CONTRIBUTION_RATE_LIMIT: '1000000/60', ARCHIVE_DRAIN_TIMEOUT_MS: '30000', LOG_LEVEL: 'info' };
+    const env = {
+      ARCHIVE_DATA_DIR: dataDir,
+      PUBLIC_BASE_URL: baseUrl,
+      ARCHIVE_CONTRIBUTION_RATE_LIMIT: '1000000/60',
+      ARCHIVE_DRAIN_TIMEOUT_MS: '30000',
+      LOG_LEVEL: 'info',
+    };
 
     running = await startService(env);
     const service = running;
@@ -75,7 +102,9 @@ describe('SIGTERM under 200 in-flight submissions', () => {
       ),
     );
     // Wait for the exit (stop() would send a second signal).
-    const exitCode = await new Promise<number | null>((resolve) => (service.child.exitCode !== null ? resolve(service.child.exitCode) : service.child.once('exit', resolve)));
+    const exitCode = await new Promise<number | null>((resolve) =>
+      service.child.exitCode !== null ? resolve(service.child.exitCode) : service.child.once('exit', resolve),
+    );
     running = null;
     expect(signalledAt).toBeGreaterThan(0);
     expect(exitCode, service.output()).toBe(0);
@@ -85,7 +114,10 @@ describe('SIGTERM under 200 in-flight submissions', () => {
     const refused = answers.filter((a) => a.status === 503);
     const dropped = answers.filter((a) => a.status === 0);
     // Nothing but 202, a 503 shutting-down problem, or a connection the stopping server never took.
-    expect(got202.length + refused.length + dropped.length, JSON.stringify(answers.filter((a) => ![0, 202, 503].includes(a.status)))).toBe(TOTAL);
+    expect(
+      got202.length + refused.length + dropped.length,
+      JSON.stringify(answers.filter((a) => ![0, 202, 503].includes(a.status))),
+    ).toBe(TOTAL);
     for (const r of refused) expect(r.problemType).toMatch(/\/problems\/shutting-down$/);
     // The signal really landed mid-flight: requests in progress were still answered 202 after it.
     const ackedAfterSignal = got202.filter((a) => answeredAt.get(a.i)! > signalledAt).length;

@@ -23,18 +23,39 @@ const INSTRUMENTS = buildInstrumentRecords(loaded.catalog, BASE);
 const ctx = { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' };
 
 const resolve = (records: WorkRecord[], input: Partial<MusicResolveInput['requirements']>, workSlug?: string) =>
-  resolveMusic(buildResolveCatalog(records, PROFILES, INSTRUMENTS), {
-    ...(workSlug ? { workSlug } : {}),
-    channel: { channelKey: 'fit-test', intendedRole: 'music-bed' },
-    requirements: { requiredFormats: [], ...input },
-  } as MusicResolveInput, ctx);
+  resolveMusic(
+    buildResolveCatalog(records, PROFILES, INSTRUMENTS),
+    {
+      ...(workSlug ? { workSlug } : {}),
+      channel: { channelKey: 'fit-test', intendedRole: 'music-bed' },
+      requirements: { requiredFormats: [], ...input },
+    } as MusicResolveInput,
+    ctx,
+  );
 
 function measurement(seconds: number): AssetMeasurement {
   return {
-    durationSeconds: seconds, sampleRate: 44100, channels: 2, integratedLufs: -16, truePeakDbtp: -1, samplePeakDbfs: -1.2, loudnessRangeLu: 4, maxShortTermLufs: -14,
-    sections: [{ startSeconds: 0, endSeconds: seconds, loudnessLufs: -16, level: 'moderate' }], quietStretches: [],
-    narrationBed: { narrationLufs: -23, belowNarrationLu: 20, gainDb: -29, bedIntegratedLufs: -45, bedMaxShortTermLufs: -43, rule: 'rule' },
-    method: 'test', declared: { durationSeconds: null, integratedLufs: null }, disagreements: [],
+    durationSeconds: seconds,
+    sampleRate: 44100,
+    channels: 2,
+    integratedLufs: -16,
+    truePeakDbtp: -1,
+    samplePeakDbfs: -1.2,
+    loudnessRangeLu: 4,
+    maxShortTermLufs: -14,
+    sections: [{ startSeconds: 0, endSeconds: seconds, loudnessLufs: -16, level: 'moderate' }],
+    quietStretches: [],
+    narrationBed: {
+      narrationLufs: -23,
+      belowNarrationLu: 20,
+      gainDb: -29,
+      bedIntegratedLufs: -45,
+      bedMaxShortTermLufs: -43,
+      rule: 'rule',
+    },
+    method: 'test',
+    declared: { durationSeconds: null, integratedLufs: null },
+    disagreements: [],
   };
 }
 
@@ -74,24 +95,44 @@ describe('measured durations are preferred', () => {
     const mp3 = arr.assets.find((a) => a.kind === 'mp3')!;
     mp3.measured = measurement(58.6);
     arr.measuredDurationSeconds = measuredDuration(arr.assets)!.seconds;
-    const before = resolve(SAMPLE, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find((c) => c.arrangementId === 1)!;
-    const after = resolve(records, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find((c) => c.arrangementId === 1)!;
-    expect(before.fit).toMatchObject({ kind: 'loop', durationSource: 'declared', durationSeconds: 18, deltaSeconds: -42 });
+    const before = resolve(SAMPLE, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find(
+      (c) => c.arrangementId === 1,
+    )!;
+    const after = resolve(records, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find(
+      (c) => c.arrangementId === 1,
+    )!;
+    expect(before.fit).toMatchObject({
+      kind: 'loop',
+      durationSource: 'declared',
+      durationSeconds: 18,
+      deltaSeconds: -42,
+    });
     expect(before.measuredDurationSeconds).toBeNull();
-    expect(after.fit).toMatchObject({ kind: 'native', durationSource: 'measured', durationSeconds: 58.6, deltaSeconds: -1.4 });
+    expect(after.fit).toMatchObject({
+      kind: 'native',
+      durationSource: 'measured',
+      durationSeconds: 58.6,
+      deltaSeconds: -1.4,
+    });
     expect(after.durationSeconds).toBe(18);
     expect(after.measuredDurationSeconds).toBe(58.6);
-    expect(after.reasons.find((x) => x.requirement === 'duration')!.detail).toBe(`59 s measured (asset ${mp3.id}; declared 18 s) against a target of 60 s: within 6 s.`);
+    expect(after.reasons.find((x) => x.requirement === 'duration')!.detail).toBe(
+      `59 s measured (asset ${mp3.id}; declared 18 s) against a target of 60 s: within 6 s.`,
+    );
     expect(after.score).toBeGreaterThan(before.score); // within tolerance earns more than looping
 
     // Longer than the target: the record says it can be trimmed.
     mp3.measured = measurement(300);
-    const trimmed = resolve(records, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find((c) => c.arrangementId === 1)!;
+    const trimmed = resolve(records, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find(
+      (c) => c.arrangementId === 1,
+    )!;
     expect(trimmed.fit).toMatchObject({ kind: 'trim', durationSource: 'measured', deltaSeconds: 240 });
     // Without trim or loop marks, a measured duration that misses the target fails the requirement.
     arr.trimmable = false;
     arr.loopable = false;
-    const long = resolve(records, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find((c) => c.arrangementId === 1)!;
+    const long = resolve(records, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find(
+      (c) => c.arrangementId === 1,
+    )!;
     expect(long.fit).toMatchObject({ kind: 'edit', durationSource: 'measured', deltaSeconds: 240 });
     expect(long.reasons.find((x) => x.requirement === 'duration')!.passed).toBe(false);
   });
@@ -127,7 +168,9 @@ describe('listen', () => {
     expect(noListenReason(withoutAudio)).toMatch(/^The arrangement has no MP3 or WAV recording \(files: .*musicxml/);
     const hidden = assets.map((a) => (a.kind === 'mp3' ? { ...a, access: 'admin-only' as const } : a));
     expect(noListenReason(hidden)).toMatch(/is not public \(access admin-only\)/);
-    const held = assets.map((a) => (a.kind === 'mp3' ? { ...a, access: 'admin-only' as const, reviewState: 'rights-review-required' as const } : a));
+    const held = assets.map((a) =>
+      a.kind === 'mp3' ? { ...a, access: 'admin-only' as const, reviewState: 'rights-review-required' as const } : a,
+    );
     expect(noListenReason(held)).toMatch(/held for rights review/);
   });
 });

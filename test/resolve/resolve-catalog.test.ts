@@ -19,7 +19,8 @@ import type { WorkRecord } from '../../src/schemas/work.ts';
 
 const BASE = 'https://resolve.example.test';
 const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
-if (loaded.messages.length > 0) throw new Error(`sample content does not load: ${loaded.messages.map((m) => m.message).join('; ')}`);
+if (loaded.messages.length > 0)
+  throw new Error(`sample content does not load: ${loaded.messages.map((m) => m.message).join('; ')}`);
 const SAMPLE: WorkRecord[] = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
 const PROFILES = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
 const INSTRUMENTS = buildInstrumentRecords(loaded.catalog, BASE);
@@ -85,23 +86,91 @@ const READY: Array<[slug: string, arrangementId: number, role: MusicRole]> = [
 type Missing = [what: string, operation: string | null, arrangementId: number | null, format: string | null];
 
 /** Not-ready arrangements: a request that isolates each, and exactly what the answer names as missing. */
-const NOT_READY: Array<{ slug: string; id: number; role: MusicRole; input?: Input; missing: Missing[]; why: string }> = [
-  { slug: 'beethoven-symphony-9-ode-to-joy', id: 2, role: 'music-lead', missing: [['rights-review', 'metadata-revision', 2, null]], why: 'rights-review-required, otherwise perfect' },
-  { slug: 'satie-gymnopedie-1', id: 2, role: 'music-bed', input: { requirements: { instrumentation: 'strings' } }, missing: [['listening-approval', null, 2, null]], why: 'technical pass only' },
-  { slug: 'pachelbel-canon-in-d', id: 3, role: 'music-bed', input: { requirements: { instrumentation: 'piano' } }, missing: [['format', 'performance', 3, 'mp3']], why: 'no mp3' },
-  {
-    slug: 'mozart-twinkle-variations-k265', id: 2, role: 'music-bed', input: { requirements: { requireApprovedRenderingProfile: true } },
-    missing: [['approved-rendering-profile', 'rendering-profile', 2, null], ['listening-approval', null, 2, null]], why: 'candidate profile, human-reviewed only',
-  },
-  {
-    slug: 'brahms-wiegenlied-op-49-no-4', id: 2, role: 'music-sleep-lead', input: { requirements: { instrumentation: 'flute', requireApprovedRenderingProfile: true } },
-    missing: [['format', 'performance', 2, 'mp3'], ['approved-rendering-profile', 'rendering-profile', 2, null], ['listening-approval', null, 2, null]], why: 'draft profile, manual review pending, no mp3',
-  },
-  { slug: 'beethoven-fur-elise', id: 2, role: 'music-lead', input: { requirements: { instrumentation: 'harpsichord' } }, missing: [['format', 'performance', 2, 'mp3']], why: 'admin-only mp3' },
-  { slug: 'dvorak-symphony-9-largo', id: 2, role: 'music-lead', missing: [['format', 'performance', 2, 'mp3'], ['listening-approval', null, 2, null]], why: 'admin-only mp3, manual review pending' },
-  { slug: 'bach-prelude-in-c-bwv-846', id: 2, role: 'music-bed', input: { requirements: { instrumentation: 'piano' } }, missing: [['format', 'performance', 2, 'mp3']], why: 'signed-in mp3' },
-  { slug: 'mozart-eine-kleine-nachtmusik', id: 2, role: 'outro', missing: [['format', 'performance', 2, 'mp3'], ['listening-approval', null, 2, null]], why: 'pending, no public files' },
-];
+const NOT_READY: Array<{ slug: string; id: number; role: MusicRole; input?: Input; missing: Missing[]; why: string }> =
+  [
+    {
+      slug: 'beethoven-symphony-9-ode-to-joy',
+      id: 2,
+      role: 'music-lead',
+      missing: [['rights-review', 'metadata-revision', 2, null]],
+      why: 'rights-review-required, otherwise perfect',
+    },
+    {
+      slug: 'satie-gymnopedie-1',
+      id: 2,
+      role: 'music-bed',
+      input: { requirements: { instrumentation: 'strings' } },
+      missing: [['listening-approval', null, 2, null]],
+      why: 'technical pass only',
+    },
+    {
+      slug: 'pachelbel-canon-in-d',
+      id: 3,
+      role: 'music-bed',
+      input: { requirements: { instrumentation: 'piano' } },
+      missing: [['format', 'performance', 3, 'mp3']],
+      why: 'no mp3',
+    },
+    {
+      slug: 'mozart-twinkle-variations-k265',
+      id: 2,
+      role: 'music-bed',
+      input: { requirements: { requireApprovedRenderingProfile: true } },
+      missing: [
+        ['approved-rendering-profile', 'rendering-profile', 2, null],
+        ['listening-approval', null, 2, null],
+      ],
+      why: 'candidate profile, human-reviewed only',
+    },
+    {
+      slug: 'brahms-wiegenlied-op-49-no-4',
+      id: 2,
+      role: 'music-sleep-lead',
+      input: { requirements: { instrumentation: 'flute', requireApprovedRenderingProfile: true } },
+      missing: [
+        ['format', 'performance', 2, 'mp3'],
+        ['approved-rendering-profile', 'rendering-profile', 2, null],
+        ['listening-approval', null, 2, null],
+      ],
+      why: 'draft profile, manual review pending, no mp3',
+    },
+    {
+      slug: 'beethoven-fur-elise',
+      id: 2,
+      role: 'music-lead',
+      input: { requirements: { instrumentation: 'harpsichord' } },
+      missing: [['format', 'performance', 2, 'mp3']],
+      why: 'admin-only mp3',
+    },
+    {
+      slug: 'dvorak-symphony-9-largo',
+      id: 2,
+      role: 'music-lead',
+      missing: [
+        ['format', 'performance', 2, 'mp3'],
+        ['listening-approval', null, 2, null],
+      ],
+      why: 'admin-only mp3, manual review pending',
+    },
+    {
+      slug: 'bach-prelude-in-c-bwv-846',
+      id: 2,
+      role: 'music-bed',
+      input: { requirements: { instrumentation: 'piano' } },
+      missing: [['format', 'performance', 2, 'mp3']],
+      why: 'signed-in mp3',
+    },
+    {
+      slug: 'mozart-eine-kleine-nachtmusik',
+      id: 2,
+      role: 'outro',
+      missing: [
+        ['format', 'performance', 2, 'mp3'],
+        ['listening-approval', null, 2, null],
+      ],
+      why: 'pending, no public files',
+    },
+  ];
 
 /** Planned arrangements (no files) on works without a public score. */
 const PLANNED: Array<[slug: string, role: MusicRole]> = [
@@ -120,7 +189,13 @@ const PLANNED: Array<[slug: string, role: MusicRole]> = [
 ];
 
 /** Works with no arrangement at all. */
-const NO_ARRANGEMENTS = ['dvorak-humoresque-op-101-no-7', 'faure-sicilienne-op-78', 'schubert-ave-maria-d-839', 'tarrega-recuerdos-de-la-alhambra', 'tchaikovsky-seasons-june-barcarolle'];
+const NO_ARRANGEMENTS = [
+  'dvorak-humoresque-op-101-no-7',
+  'faure-sicilienne-op-78',
+  'schubert-ave-maria-d-839',
+  'tarrega-recuerdos-de-la-alhambra',
+  'tchaikovsky-seasons-june-barcarolle',
+];
 
 describe('the acceptance table matches the sample catalog', () => {
   it('lists every arrangement exactly once, and READY is what the records mark ready', () => {
@@ -131,7 +206,11 @@ describe('the acceptance table matches the sample catalog', () => {
     ].sort();
     const all = SAMPLE.flatMap((w) => w.arrangements.map((a) => `${w.slug}#${a.id}`)).sort();
     expect(listed).toEqual(all);
-    expect(SAMPLE.filter((w) => w.arrangements.length === 0).map((w) => w.slug).sort()).toEqual(NO_ARRANGEMENTS);
+    expect(
+      SAMPLE.filter((w) => w.arrangements.length === 0)
+        .map((w) => w.slug)
+        .sort(),
+    ).toEqual(NO_ARRANGEMENTS);
     // Independent reading of the records: listening-approved arrangement with a public, listening-approved
     // mp3, public-domain composition everywhere, nothing under rights review.
     const markedReady = SAMPLE.flatMap((w) =>
@@ -139,7 +218,13 @@ describe('the acceptance table matches the sample catalog', () => {
         .filter(
           (a) =>
             a.reviewState === 'human-listening-approved' &&
-            a.assets.some((x) => x.kind === 'mp3' && x.access === 'public' && x.links.download && x.reviewState === 'human-listening-approved') &&
+            a.assets.some(
+              (x) =>
+                x.kind === 'mp3' &&
+                x.access === 'public' &&
+                x.links.download &&
+                x.reviewState === 'human-listening-approved',
+            ) &&
             w.rights.composition.status === 'public-domain' &&
             Object.values(w.rights.territories).every((t) => t.status === 'public-domain'),
         )
@@ -152,13 +237,29 @@ describe('the acceptance table matches the sample catalog', () => {
 describe('every ready arrangement resolves to reuse, first', () => {
   const variants: Array<[string, (slug: string, w: WorkRecord) => Input]> = [
     ['by slug, mp3', (slug) => ({ workSlug: slug })],
-    ['by slug, every format and strict flags', (slug) => ({ workSlug: slug, requirements: { requiredFormats: ['MP3', 'musicxml', 'midi'], requireMusicXml: true, requireApprovedRenderingProfile: true } })],
+    [
+      'by slug, every format and strict flags',
+      (slug) => ({
+        workSlug: slug,
+        requirements: {
+          requiredFormats: ['MP3', 'musicxml', 'midi'],
+          requireMusicXml: true,
+          requireApprovedRenderingProfile: true,
+        },
+      }),
+    ],
     ['by title', (_s, w) => ({ title: w.title })],
-    ['by composer sort name and catalog number', (_s, w) => ({ composer: w.composer.sortName, title: w.workNumber ?? w.title })],
+    [
+      'by composer sort name and catalog number',
+      (_s, w) => ({ composer: w.composer.sortName, title: w.workNumber ?? w.title }),
+    ],
   ];
   for (const [slug, id, role] of READY) {
     // Pachelbel #2 is ready, but #1 of the same role ranks above it (editorial rank); it leads when the harpsichord is asked for.
-    const input = (base: Input): Input => (slug === 'pachelbel-canon-in-d' && id === 2 ? { ...base, requirements: { ...base.requirements, instrumentation: 'harpsichord' } } : base);
+    const input = (base: Input): Input =>
+      slug === 'pachelbel-canon-in-d' && id === 2
+        ? { ...base, requirements: { ...base.requirements, instrumentation: 'harpsichord' } }
+        : base;
     for (const [name, make] of variants) {
       it(`${slug}#${id} for ${role} (${name})`, () => {
         const r = resolve(role, input(make(slug, record(slug))));
@@ -169,7 +270,12 @@ describe('every ready arrangement resolves to reuse, first', () => {
         expect(first.reasons.every((x) => x.passed)).toBe(true);
         const mp3 = first.formats.find((f) => f.format === 'mp3')!;
         expect(mp3.download).toMatch(new RegExp(`^${BASE}/works/${slug}/files/.+\\.mp3$`));
-        expect(first.assets.find((x) => x.id === mp3.assetId)).toMatchObject({ kind: 'mp3', access: 'public', usable: true, reviewState: 'human-listening-approved' });
+        expect(first.assets.find((x) => x.id === mp3.assetId)).toMatchObject({
+          kind: 'mp3',
+          access: 'public',
+          usable: true,
+          reviewState: 'human-listening-approved',
+        });
         expect(first.license).toBe('CC0-1.0');
         expect(first.rights.territories.EU.note.length).toBeGreaterThan(0);
         expect(first.rights.rightsNote).toBe(record(slug).rightsNote);
@@ -179,7 +285,11 @@ describe('every ready arrangement resolves to reuse, first', () => {
   }
   it('pachelbel-canon-in-d: #1 before #2 (both ready, equal score: editorial rank), then #3', () => {
     const r = resolve('music-bed', { workSlug: 'pachelbel-canon-in-d' });
-    expect(r.candidates.map((c) => [c.arrangementId, c.ready])).toEqual([[1, true], [2, true], [3, false]]);
+    expect(r.candidates.map((c) => [c.arrangementId, c.ready])).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+    ]);
     expect(r.candidates[0]!.score).toBe(r.candidates[1]!.score);
   });
 });
@@ -189,7 +299,11 @@ describe('not-ready arrangements resolve to prepare, naming exactly what is miss
     it(`${c.slug}#${c.id} for ${c.role}: ${c.why}`, () => {
       const r = resolve(c.role, { workSlug: c.slug, ...c.input });
       expect(r.verdict).toBe('prepare');
-      expect([r.candidates[0]!.workSlug, r.candidates[0]!.arrangementId, r.candidates[0]!.ready]).toEqual([c.slug, c.id, false]);
+      expect([r.candidates[0]!.workSlug, r.candidates[0]!.arrangementId, r.candidates[0]!.ready]).toEqual([
+        c.slug,
+        c.id,
+        false,
+      ]);
       expect(missingOf(r)).toEqual(c.missing);
       expect(r.missing.every((m) => m.workSlug === c.slug)).toBe(true);
     });
@@ -198,7 +312,11 @@ describe('not-ready arrangements resolve to prepare, naming exactly what is miss
     it(`${slug}#1 for ${role}: planned, no files, no public score`, () => {
       const r = resolve(role, { workSlug: slug });
       expect(r.verdict).toBe('prepare');
-      expect(missingOf(r)).toEqual([['source-score', 'source-score', null, null], ['format', 'performance', 1, 'mp3'], ['listening-approval', null, 1, null]]);
+      expect(missingOf(r)).toEqual([
+        ['source-score', 'source-score', null, null],
+        ['format', 'performance', 1, 'mp3'],
+        ['listening-approval', null, 1, null],
+      ]);
     });
   }
   for (const slug of NO_ARRANGEMENTS) {
@@ -206,7 +324,10 @@ describe('not-ready arrangements resolve to prepare, naming exactly what is miss
       const r = resolve('music-bed', { workSlug: slug });
       expect(r.verdict).toBe('prepare');
       expect(r.candidates).toEqual([]);
-      expect(missingOf(r)).toEqual([['source-score', 'source-score', null, null], ['arrangement', 'arrangement', null, null]]);
+      expect(missingOf(r)).toEqual([
+        ['source-score', 'source-score', null, null],
+        ['arrangement', 'arrangement', null, null],
+      ]);
     });
   }
   it('an unknown workSlug is a prepare answer naming new-work, not an error', () => {
@@ -228,27 +349,81 @@ describe('each requirement failing alone', () => {
   const ODE = 'beethoven-symphony-9-ode-to-joy';
   const arr = (w: WorkRecord) => w.arrangements.find((a) => a.id === 1)!;
   const asset = (w: WorkRecord, id: number) => arr(w).assets.find((x) => x.id === id)!;
-  const cases: Array<{ requirement: string; role?: MusicRole; input?: Input; mutate?: (w: WorkRecord) => void; missing: Missing[] }> = [
+  const cases: Array<{
+    requirement: string;
+    role?: MusicRole;
+    input?: Input;
+    mutate?: (w: WorkRecord) => void;
+    missing: Missing[];
+  }> = [
     { requirement: 'role', role: 'outro', missing: [['arrangement', 'arrangement', null, null]] },
-    { requirement: 'required-formats', input: { requirements: { requiredFormats: ['wav'] } }, missing: [['format', 'performance', 1, 'wav']] },
     {
-      requirement: 'music-xml', input: { requirements: { requireMusicXml: true } },
-      mutate: (w) => (arr(w).assets = arr(w).assets.filter((x) => x.kind !== 'musicxml')), missing: [['music-xml', 'arrangement', 1, null]],
+      requirement: 'required-formats',
+      input: { requirements: { requiredFormats: ['wav'] } },
+      missing: [['format', 'performance', 1, 'wav']],
     },
     {
-      requirement: 'approved-rendering-profile', input: { requirements: { requireApprovedRenderingProfile: true } },
-      mutate: (w) => arr(w).renderingProfileSlugs.push('music-box-celesta'), missing: [['approved-rendering-profile', 'rendering-profile', 1, null]],
+      requirement: 'music-xml',
+      input: { requirements: { requireMusicXml: true } },
+      mutate: (w) => (arr(w).assets = arr(w).assets.filter((x) => x.kind !== 'musicxml')),
+      missing: [['music-xml', 'arrangement', 1, null]],
     },
-    { requirement: 'duration', input: { requirements: { targetDurationSeconds: 60 } }, missing: [['duration-fit', 'arrangement', null, null]] },
-    { requirement: 'style', input: { requirements: { style: 'organ, gothic' } }, missing: [['style-fit', 'arrangement', null, null]] },
-    { requirement: 'instrumentation', input: { requirements: { instrumentation: 'organ' } }, missing: [['instrumentation-fit', 'arrangement', null, null]] },
-    { requirement: 'mood', input: { requirements: { mood: 'dark, menacing' } }, missing: [['mood-fit', 'arrangement', null, null]] },
-    { requirement: 'composition-rights', mutate: (w) => (w.rights.composition.status = 'unknown'), missing: [['composition-rights', 'metadata-revision', null, null]] },
-    { requirement: 'edition-rights', mutate: (w) => (arr(w).rights.edition.status = 'unknown'), missing: [['edition-rights', 'metadata-revision', 1, null]] },
-    { requirement: 'recording-rights', mutate: (w) => (arr(w).rights.recording.status = 'unknown'), missing: [['recording-rights', 'metadata-revision', 1, null]] },
-    { requirement: 'asset-rights', mutate: (w) => (asset(w, 11).rightsStatus = 'unknown'), missing: [['asset-rights', 'metadata-revision', 1, null]] },
-    { requirement: 'arrangement-review', mutate: (w) => (arr(w).reviewState = 'technical-pass'), missing: [['listening-approval', null, 1, null]] },
-    { requirement: 'asset-review', mutate: (w) => (asset(w, 11).reviewState = 'technical-pass'), missing: [['listening-approval', null, 1, null]] },
+    {
+      requirement: 'approved-rendering-profile',
+      input: { requirements: { requireApprovedRenderingProfile: true } },
+      mutate: (w) => arr(w).renderingProfileSlugs.push('music-box-celesta'),
+      missing: [['approved-rendering-profile', 'rendering-profile', 1, null]],
+    },
+    {
+      requirement: 'duration',
+      input: { requirements: { targetDurationSeconds: 60 } },
+      missing: [['duration-fit', 'arrangement', null, null]],
+    },
+    {
+      requirement: 'style',
+      input: { requirements: { style: 'organ, gothic' } },
+      missing: [['style-fit', 'arrangement', null, null]],
+    },
+    {
+      requirement: 'instrumentation',
+      input: { requirements: { instrumentation: 'organ' } },
+      missing: [['instrumentation-fit', 'arrangement', null, null]],
+    },
+    {
+      requirement: 'mood',
+      input: { requirements: { mood: 'dark, menacing' } },
+      missing: [['mood-fit', 'arrangement', null, null]],
+    },
+    {
+      requirement: 'composition-rights',
+      mutate: (w) => (w.rights.composition.status = 'unknown'),
+      missing: [['composition-rights', 'metadata-revision', null, null]],
+    },
+    {
+      requirement: 'edition-rights',
+      mutate: (w) => (arr(w).rights.edition.status = 'unknown'),
+      missing: [['edition-rights', 'metadata-revision', 1, null]],
+    },
+    {
+      requirement: 'recording-rights',
+      mutate: (w) => (arr(w).rights.recording.status = 'unknown'),
+      missing: [['recording-rights', 'metadata-revision', 1, null]],
+    },
+    {
+      requirement: 'asset-rights',
+      mutate: (w) => (asset(w, 11).rightsStatus = 'unknown'),
+      missing: [['asset-rights', 'metadata-revision', 1, null]],
+    },
+    {
+      requirement: 'arrangement-review',
+      mutate: (w) => (arr(w).reviewState = 'technical-pass'),
+      missing: [['listening-approval', null, 1, null]],
+    },
+    {
+      requirement: 'asset-review',
+      mutate: (w) => (asset(w, 11).reviewState = 'technical-pass'),
+      missing: [['listening-approval', null, 1, null]],
+    },
   ];
   it('the base case is ready', () => {
     expect(resolve('intro', { workSlug: ODE }).verdict).toBe('reuse');
@@ -259,7 +434,9 @@ describe('each requirement failing alone', () => {
       expect(r.verdict).toBe('prepare');
       expect(failedOf(r, 1)).toEqual([c.requirement]);
       expect(missingOf(r)).toEqual(c.missing);
-      const reason = r.candidates.find((x) => x.arrangementId === 1)!.reasons.find((x) => x.requirement === c.requirement)!;
+      const reason = r.candidates
+        .find((x) => x.arrangementId === 1)!
+        .reasons.find((x) => x.requirement === c.requirement)!;
       expect(reason.detail.length).toBeGreaterThan(10);
     });
   }
@@ -268,27 +445,56 @@ describe('each requirement failing alone', () => {
 describe('review-state and rights boundaries', () => {
   const ODE = 'beethoven-symphony-9-ode-to-joy';
   it('a candidate that would be perfect but is rights-review-required is never reuse', () => {
-    const r = resolve('music-lead', { workSlug: ODE, requirements: { requiredFormats: ['mp3', 'musicxml', 'midi'], requireMusicXml: true, requireApprovedRenderingProfile: true } });
+    const r = resolve('music-lead', {
+      workSlug: ODE,
+      requirements: {
+        requiredFormats: ['mp3', 'musicxml', 'midi'],
+        requireMusicXml: true,
+        requireApprovedRenderingProfile: true,
+      },
+    });
     const c = r.candidates[0]!;
     expect([c.arrangementId, c.reviewState, c.ready]).toEqual([2, 'rights-review-required', false]);
     expect(c.assets.find((x) => x.kind === 'mp3')!.reviewState).toBe('human-listening-approved');
     expect(c.reasons.filter((x) => !x.passed).map((x) => x.requirement)).toEqual(['arrangement-review']);
-    expect(c.reasons.find((x) => x.requirement === 'arrangement-review')!.detail).toContain('not permission to publish');
+    expect(c.reasons.find((x) => x.requirement === 'arrangement-review')!.detail).toContain(
+      'not permission to publish',
+    );
     expect(r.verdict).toBe('prepare');
   });
 
   it('rights-review-required on a used file alone blocks reuse; on an unused file it does not', () => {
-    const blocked = withWork(ODE, (w) => (w.arrangements[0]!.assets.find((x) => x.id === 11)!.reviewState = 'rights-review-required'));
+    const blocked = withWork(
+      ODE,
+      (w) => (w.arrangements[0]!.assets.find((x) => x.id === 11)!.reviewState = 'rights-review-required'),
+    );
     expect(resolve('intro', { workSlug: ODE }, blocked).verdict).toBe('prepare');
-    expect(resolve('intro', { workSlug: ODE }, blocked).missing.map((m) => [m.what, m.operation, m.assetId])).toEqual([['rights-review', 'metadata-revision', 11]]);
-    const unused = withWork(ODE, (w) => (w.arrangements[0]!.assets.find((x) => x.id === 13)!.reviewState = 'rights-review-required'));
+    expect(resolve('intro', { workSlug: ODE }, blocked).missing.map((m) => [m.what, m.operation, m.assetId])).toEqual([
+      ['rights-review', 'metadata-revision', 11],
+    ]);
+    const unused = withWork(
+      ODE,
+      (w) => (w.arrangements[0]!.assets.find((x) => x.id === 13)!.reviewState = 'rights-review-required'),
+    );
     expect(resolve('intro', { workSlug: ODE }, unused).verdict).toBe('reuse');
-    expect(resolve('intro', { workSlug: ODE, requirements: { requiredFormats: ['mp3', 'midi'] } }, unused).verdict).toBe('prepare');
+    expect(
+      resolve('intro', { workSlug: ODE, requirements: { requiredFormats: ['mp3', 'midi'] } }, unused).verdict,
+    ).toBe('prepare');
   });
 
   it('no arrangement review state other than human-listening-approved is ever ready', () => {
-    for (const state of ['pending', 'technical-pass', 'manual-review-pending', 'human-reviewed', 'rights-review-required'] as const) {
-      const r = resolve('intro', { workSlug: ODE }, withWork(ODE, (w) => (w.arrangements[0]!.reviewState = state)));
+    for (const state of [
+      'pending',
+      'technical-pass',
+      'manual-review-pending',
+      'human-reviewed',
+      'rights-review-required',
+    ] as const) {
+      const r = resolve(
+        'intro',
+        { workSlug: ODE },
+        withWork(ODE, (w) => (w.arrangements[0]!.reviewState = state)),
+      );
       expect(r.verdict, state).toBe('prepare');
     }
   });
@@ -300,36 +506,59 @@ describe('review-state and rights boundaries', () => {
     const detail = c.reasons.find((x) => x.requirement === 'arrangement-review')!.detail;
     expect(detail).toMatch(/technical pass only/i);
     expect(detail).toContain('not listening approval');
-    expect(c.reasons.find((x) => x.requirement === 'asset-review')!.detail).toContain('technical pass only, which is not listening approval');
+    expect(c.reasons.find((x) => x.requirement === 'asset-review')!.detail).toContain(
+      'technical pass only, which is not listening approval',
+    );
     expect(r.missing[0]!.detail).toContain('No contribution can supply it');
   });
 
   it('audio needs listening approval; a score needs at least a human review', () => {
-    const pendingScore = withWork(ODE, (w) => (w.arrangements[0]!.assets.find((x) => x.id === 12)!.reviewState = 'pending'));
+    const pendingScore = withWork(
+      ODE,
+      (w) => (w.arrangements[0]!.assets.find((x) => x.id === 12)!.reviewState = 'pending'),
+    );
     const r = resolve('intro', { workSlug: ODE, requirements: { requiredFormats: ['mp3', 'musicxml'] } }, pendingScore);
     expect(failedOf(r, 1)).toEqual(['asset-review']);
     expect(r.missing.map((m) => [m.what, m.assetId])).toEqual([['human-review', 12]]);
-    expect(resolve('intro', { workSlug: ODE, requirements: { requiredFormats: ['mp3'] } }, pendingScore).verdict).toBe('reuse');
+    expect(resolve('intro', { workSlug: ODE, requirements: { requiredFormats: ['mp3'] } }, pendingScore).verdict).toBe(
+      'reuse',
+    );
   });
 
   it('a composition public domain in some territories only is not cleared, and the notes are carried', () => {
-    const records = withWork(ODE, (w) => (w.rights.territories.EU = { status: 'unclear', note: 'Heirs dispute an edition term.' }));
+    const records = withWork(
+      ODE,
+      (w) => (w.rights.territories.EU = { status: 'unclear', note: 'Heirs dispute an edition term.' }),
+    );
     const r = resolve('intro', { workSlug: ODE }, records);
     expect(failedOf(r, 1)).toEqual(['composition-rights']);
-    expect(r.candidates[0]!.reasons.find((x) => x.requirement === 'composition-rights')!.detail).toContain('EU unclear (Heirs dispute an edition term.)');
-    expect(r.candidates[0]!.rights.territories.EU).toEqual({ status: 'unclear', note: 'Heirs dispute an edition term.' });
+    expect(r.candidates[0]!.reasons.find((x) => x.requirement === 'composition-rights')!.detail).toContain(
+      'EU unclear (Heirs dispute an edition term.)',
+    );
+    expect(r.candidates[0]!.rights.territories.EU).toEqual({
+      status: 'unclear',
+      note: 'Heirs dispute an edition term.',
+    });
   });
 
   it('permission-documented composition is cleared', () => {
-    const records = withWork(ODE, (w) => (w.rights.composition = { status: 'permission-documented', note: 'Written permission from the estate.' }));
+    const records = withWork(
+      ODE,
+      (w) => (w.rights.composition = { status: 'permission-documented', note: 'Written permission from the estate.' }),
+    );
     expect(resolve('intro', { workSlug: ODE }, records).verdict).toBe('reuse');
   });
 
   it('an original edition or recording needs a license; not-applicable layers pass only when no such file is used', () => {
     const unlicensed = withWork(ODE, (w) => (w.arrangements[0]!.rights.license = null));
-    expect(failedOf(resolve('intro', { workSlug: ODE }, unlicensed), 1)).toEqual(['edition-rights', 'recording-rights']);
+    expect(failedOf(resolve('intro', { workSlug: ODE }, unlicensed), 1)).toEqual([
+      'edition-rights',
+      'recording-rights',
+    ]);
     const noRecording = withWork(ODE, (w) => (w.arrangements[0]!.rights.recording.status = 'not-applicable'));
-    expect(resolve('intro', { workSlug: ODE, requirements: { requiredFormats: ['musicxml'] } }, noRecording).verdict).toBe('reuse');
+    expect(
+      resolve('intro', { workSlug: ODE, requirements: { requiredFormats: ['musicxml'] } }, noRecording).verdict,
+    ).toBe('reuse');
     expect(failedOf(resolve('intro', { workSlug: ODE }, noRecording), 1)).toEqual(['recording-rights']);
   });
 
@@ -341,15 +570,25 @@ describe('review-state and rights boundaries', () => {
 
 describe('finding works by name forms', () => {
   const slugsFor = (input: Input) => resolve('music-bed', input).search.workSlugs.slice().sort();
-  const BACH = SAMPLE.filter((w) => w.composer.name === 'Johann Sebastian Bach').map((w) => w.slug).sort();
-  const DVORAK = SAMPLE.filter((w) => w.composer.sortName.startsWith('Dvořák')).map((w) => w.slug).sort();
-  it.each(['Bach, J.S.', 'J. S. Bach', 'Johann Sebastian Bach', 'JS Bach', 'bach', 'BACH'])('composer %s finds exactly the Bach works', (composer) => {
-    expect(BACH.length).toBeGreaterThan(1);
-    expect(slugsFor({ composer })).toEqual(BACH);
-  });
-  it.each(['Dvorak', 'Dvořák', 'DVORAK', 'Antonin Dvorak', 'A. Dvorak'])('composer %s finds exactly the Dvořák works', (composer) => {
-    expect(slugsFor({ composer })).toEqual(DVORAK);
-  });
+  const BACH = SAMPLE.filter((w) => w.composer.name === 'Johann Sebastian Bach')
+    .map((w) => w.slug)
+    .sort();
+  const DVORAK = SAMPLE.filter((w) => w.composer.sortName.startsWith('Dvořák'))
+    .map((w) => w.slug)
+    .sort();
+  it.each(['Bach, J.S.', 'J. S. Bach', 'Johann Sebastian Bach', 'JS Bach', 'bach', 'BACH'])(
+    'composer %s finds exactly the Bach works',
+    (composer) => {
+      expect(BACH.length).toBeGreaterThan(1);
+      expect(slugsFor({ composer })).toEqual(BACH);
+    },
+  );
+  it.each(['Dvorak', 'Dvořák', 'DVORAK', 'Antonin Dvorak', 'A. Dvorak'])(
+    'composer %s finds exactly the Dvořák works',
+    (composer) => {
+      expect(slugsFor({ composer })).toEqual(DVORAK);
+    },
+  );
   it('a name inside another does not match ("Bach" is not "Offenbach")', () => {
     expect(slugsFor({ composer: 'Offenbach' })).toEqual([]);
   });
@@ -401,35 +640,62 @@ describe('ranking and tie-breaks', () => {
     const withNarration = order(resolve('music-bed', { channel: { narrationPresent: true } }));
     expect(without.indexOf('beethoven-fur-elise#1')).toBeLessThan(without.indexOf('satie-gymnopedie-1#1'));
     expect(withNarration.indexOf('satie-gymnopedie-1#1')).toBeLessThan(withNarration.indexOf('beethoven-fur-elise#1'));
-    const fur = resolve('music-bed', { channel: { narrationPresent: true }, workSlug: 'beethoven-fur-elise' }).candidates[0]!;
-    expect(fur.reasons.find((x) => x.requirement === 'role')!.detail).toContain('lead material competes with the voice');
+    const fur = resolve('music-bed', { channel: { narrationPresent: true }, workSlug: 'beethoven-fur-elise' })
+      .candidates[0]!;
+    expect(fur.reasons.find((x) => x.requirement === 'role')!.detail).toContain(
+      'lead material competes with the voice',
+    );
   });
   it('the right music lacking a file ranks above the wrong music', () => {
-    expect(order(resolve('music-lead', { workSlug: 'beethoven-fur-elise', requirements: { instrumentation: 'harpsichord' } }))).toEqual(['beethoven-fur-elise#2', 'beethoven-fur-elise#1']);
+    expect(
+      order(
+        resolve('music-lead', { workSlug: 'beethoven-fur-elise', requirements: { instrumentation: 'harpsichord' } }),
+      ),
+    ).toEqual(['beethoven-fur-elise#2', 'beethoven-fur-elise#1']);
   });
   it('equal score and rank: work slug decides; within a work, arrangement id', () => {
     const twin = structuredClone(record('pachelbel-canon-in-d'));
     twin.slug = 'aaa-canon-twin';
     const records = [...SAMPLE, twin];
-    expect(order(resolve('music-bed', { title: 'Canon in D' }, records)).slice(0, 4)).toEqual(['aaa-canon-twin#1', 'pachelbel-canon-in-d#1', 'aaa-canon-twin#2', 'pachelbel-canon-in-d#2']);
+    expect(order(resolve('music-bed', { title: 'Canon in D' }, records)).slice(0, 4)).toEqual([
+      'aaa-canon-twin#1',
+      'pachelbel-canon-in-d#1',
+      'aaa-canon-twin#2',
+      'pachelbel-canon-in-d#2',
+    ]);
     const sameRank = withWork('pachelbel-canon-in-d', (w) => {
       w.arrangements[1]!.rank = 1;
       [w.arrangements[0], w.arrangements[1]] = [w.arrangements[1]!, w.arrangements[0]!];
     });
-    expect(order(resolve('music-bed', { workSlug: 'pachelbel-canon-in-d' }, sameRank)).slice(0, 2)).toEqual(['pachelbel-canon-in-d#1', 'pachelbel-canon-in-d#2']);
+    expect(order(resolve('music-bed', { workSlug: 'pachelbel-canon-in-d' }, sameRank)).slice(0, 2)).toEqual([
+      'pachelbel-canon-in-d#1',
+      'pachelbel-canon-in-d#2',
+    ]);
   });
   it('a longer target fits a loopable arrangement; a shorter one fits a trimmable one', () => {
-    const loop = resolve('music-bed', { workSlug: 'pachelbel-canon-in-d', requirements: { targetDurationSeconds: 600 } });
+    const loop = resolve('music-bed', {
+      workSlug: 'pachelbel-canon-in-d',
+      requirements: { targetDurationSeconds: 600 },
+    });
     expect(loop.candidates.slice(0, 2).map((c) => c.ready)).toEqual([true, true]);
     expect(loop.candidates[0]!.reasons.find((x) => x.requirement === 'duration')!.detail).toContain('loops seamlessly');
-    const trim = resolve('intro', { workSlug: 'beethoven-symphony-9-ode-to-joy', requirements: { targetDurationSeconds: 7 } });
+    const trim = resolve('intro', {
+      workSlug: 'beethoven-symphony-9-ode-to-joy',
+      requirements: { targetDurationSeconds: 7 },
+    });
     expect(trim.verdict).toBe('reuse');
     expect(trim.candidates[0]!.reasons.find((x) => x.requirement === 'duration')!.detail).toContain('trimmed');
   });
   it('is deterministic: the same answer whatever order the records come in', () => {
-    const a = resolveMusic(sampleCatalog, request('music-bed'), { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' });
+    const a = resolveMusic(sampleCatalog, request('music-bed'), {
+      baseUrl: BASE,
+      catalogGeneratedAtUtc: '2026-01-01T00:00:00Z',
+    });
     const shuffled = buildResolveCatalog([...SAMPLE].reverse(), [...PROFILES].reverse(), INSTRUMENTS);
-    const b = resolveMusic(shuffled, request('music-bed'), { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' });
+    const b = resolveMusic(shuffled, request('music-bed'), {
+      baseUrl: BASE,
+      catalogGeneratedAtUtc: '2026-01-01T00:00:00Z',
+    });
     expect(b).toEqual(a);
   });
 });
@@ -437,8 +703,22 @@ describe('ranking and tie-breaks', () => {
 describe('the catalog-wide scan agrees with judging everything', () => {
   // Variants of the sample: every work cloned under new slugs with states, access, roles and
   // moods rotated, so many arrangements are ready and many are nearly ready.
-  const states = ['human-listening-approved', 'technical-pass', 'human-listening-approved', 'rights-review-required', 'human-reviewed'] as const;
-  const roles: MusicRole[] = ['music-bed', 'music-lead', 'music-ambient', 'music-sleep-lead', 'intro', 'outro', 'short-form'];
+  const states = [
+    'human-listening-approved',
+    'technical-pass',
+    'human-listening-approved',
+    'rights-review-required',
+    'human-reviewed',
+  ] as const;
+  const roles: MusicRole[] = [
+    'music-bed',
+    'music-lead',
+    'music-ambient',
+    'music-sleep-lead',
+    'intro',
+    'outro',
+    'short-form',
+  ];
   const variants: WorkRecord[] = [...SAMPLE];
   for (let v = 0; v < 8; v++) {
     for (const w of SAMPLE) {
@@ -457,19 +737,39 @@ describe('the catalog-wide scan agrees with judging everything', () => {
   const requests: Array<[MusicRole, Input]> = [
     ['music-bed', {}],
     ['intro', { requirements: { requiredFormats: ['mp3', 'musicxml'], mood: 'bright' } }],
-    ['music-lead', { channel: { narrationPresent: true }, requirements: { requiredFormats: [], style: 'piano', targetDurationSeconds: 15 } }],
-    ['outro', { requirements: { requiredFormats: ['mp3'], requireApprovedRenderingProfile: true, requireMusicXml: true, instrumentation: 'strings' } }],
+    [
+      'music-lead',
+      {
+        channel: { narrationPresent: true },
+        requirements: { requiredFormats: [], style: 'piano', targetDurationSeconds: 15 },
+      },
+    ],
+    [
+      'outro',
+      {
+        requirements: {
+          requiredFormats: ['mp3'],
+          requireApprovedRenderingProfile: true,
+          requireMusicXml: true,
+          instrumentation: 'strings',
+        },
+      },
+    ],
     ['short-form', { requirements: { requiredFormats: ['wav'] } }],
   ];
   for (const [role, input] of requests) {
     it(`${role} ${JSON.stringify(input)}`, () => {
-      const r = resolveMusic(catalog, request(role, input), { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' });
+      const r = resolveMusic(catalog, request(role, input), {
+        baseUrl: BASE,
+        catalogGeneratedAtUtc: '2026-01-01T00:00:00Z',
+      });
       const q = compileRequest(catalog, request(role, input));
       // Judge every role-fitting arrangement from its own words (not the postings), and sort all.
       const lists = catalog.byRole.get(role)!;
       const all = [...lists.staticReady, ...lists.rest].map((index) => ({ index, ev: evaluate(catalog, index, q) }));
       all.sort((x, y) => compareRanked(catalog.cols, packKey(x.ev), x.index, packKey(y.ev), y.index));
-      const label = (index: number) => `${catalog.works.slugs.at(catalog.arrangementWork[index]!)}#${catalog.cols.id[index]}`;
+      const label = (index: number) =>
+        `${catalog.works.slugs.at(catalog.arrangementWork[index]!)}#${catalog.cols.id[index]}`;
       expect(r.candidates.map((c) => `${c.workSlug}#${c.arrangementId}:${c.score}:${c.ready}`)).toEqual(
         all.slice(0, 10).map((x) => `${label(x.index)}:${x.ev.score}:${x.ev.ready}`),
       );
@@ -483,7 +783,10 @@ describe('the catalog-wide scan agrees with judging everything', () => {
 describe('the worked example in the discovery documents is what the service answers', () => {
   it('matches a live resolve of its request over the sample catalog', () => {
     const example = resolveWorkedExample(urls(BASE));
-    const live = resolveMusic(sampleCatalog, example.request as MusicResolveInput, { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' });
+    const live = resolveMusic(sampleCatalog, example.request as MusicResolveInput, {
+      baseUrl: BASE,
+      catalogGeneratedAtUtc: '2026-01-01T00:00:00Z',
+    });
     expect(live.verdict).toBe(example.response.data.verdict);
     expect(live.missing).toEqual(example.response.data.missing);
     example.response.data.candidates.forEach((shown, k) => {

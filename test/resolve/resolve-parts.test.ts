@@ -1,7 +1,13 @@
 /** The small pure parts of resolve: format names, word matching, the ranking order and best-K selection. */
 import { describe, expect, it } from 'vitest';
 import { normalizeFormat, normalizeFormats, assetReviewPasses } from '../../src/domain/resolve/formats.ts';
-import { Vocabulary, compileQuery, matchedWordsMask, queryWords, catalogNumberWords } from '../../src/domain/resolve/text-match.ts';
+import {
+  Vocabulary,
+  compileQuery,
+  matchedWordsMask,
+  queryWords,
+  catalogNumberWords,
+} from '../../src/domain/resolve/text-match.ts';
 import { TopK, compareRanked, packKey, type Scored } from '../../src/domain/resolve/rank.ts';
 import { durationTolerance } from '../../src/domain/resolve/evaluate.ts';
 
@@ -33,7 +39,19 @@ describe('formats', () => {
 });
 
 describe('word matching', () => {
-  const vocab = new Vocabulary(['cello', 'c', 'string', 'strings', 'ensemble', 'harpsichord', 'bwv', '846', '8460', 'bwv846', 'calm']);
+  const vocab = new Vocabulary([
+    'cello',
+    'c',
+    'string',
+    'strings',
+    'ensemble',
+    'harpsichord',
+    'bwv',
+    '846',
+    '8460',
+    'bwv846',
+    'calm',
+  ]);
   const ids = (...w: string[]) => Int32Array.from(vocab.idsOf(w));
   it('folds case and accents, drops stop words and plurals', () => {
     expect(queryWords('Strings and Flûtes')).toEqual(['string', 'flute']);
@@ -69,13 +87,29 @@ describe('ranking order', () => {
   // Arrangement columns for the tie-breaks, indexed by arrangement index.
   const cols = { rank: new Int32Array(300), slugOrder: new Int32Array(300), id: new Int32Array(300) };
   let next = 0;
-  type Over = { ready?: boolean; roleFit?: boolean; musicFit?: boolean; score?: number; rank?: number; slugOrder?: number; id: number };
+  type Over = {
+    ready?: boolean;
+    roleFit?: boolean;
+    musicFit?: boolean;
+    score?: number;
+    rank?: number;
+    slugOrder?: number;
+    id: number;
+  };
   const scored = (over: Over): Scored => {
     const index = next++;
     cols.rank[index] = over.rank ?? 1;
     cols.slugOrder[index] = over.slugOrder ?? 0;
     cols.id[index] = over.id;
-    return { index, key: packKey({ ready: over.ready ?? false, roleFit: over.roleFit ?? true, musicFit: over.musicFit ?? true, score: over.score ?? 50 }) };
+    return {
+      index,
+      key: packKey({
+        ready: over.ready ?? false,
+        roleFit: over.roleFit ?? true,
+        musicFit: over.musicFit ?? true,
+        score: over.score ?? 50,
+      }),
+    };
   };
   const compare = (x: Scored, y: Scored) => compareRanked(cols, x.key, x.index, y.key, y.index);
   it('ready, role fit, music fit, score, rank, slug, id — each only breaks ties of the ones before', () => {
@@ -92,7 +126,9 @@ describe('ranking order', () => {
     expect([...list].sort(compare).map((s) => cols.id[s.index])).toEqual([1, 4, 6, 8, 7, 5, 3, 2]);
   });
   it('best-K keeps exactly what a full sort would, whatever the order offered', () => {
-    const items = Array.from({ length: 200 }, (_, i) => scored({ id: i + 1000, score: (i * 37) % 101, rank: 1 + (i % 3), slugOrder: i % 17, ready: i % 11 === 0 }));
+    const items = Array.from({ length: 200 }, (_, i) =>
+      scored({ id: i + 1000, score: (i * 37) % 101, rank: 1 + (i % 3), slugOrder: i % 17, ready: i % 11 === 0 }),
+    );
     const expected = [...items].sort(compare).slice(0, 10);
     for (const offered of [items, [...items].reverse()]) {
       const top = new TopK(10, cols);

@@ -17,7 +17,12 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 async function post(payload: unknown) {
-  return t.request({ method: 'POST', url: URL_, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+  return t.request({
+    method: 'POST',
+    url: URL_,
+    payload: JSON.stringify(payload),
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 describe('the index follows the served build', () => {
@@ -28,7 +33,11 @@ describe('the index follows the served build', () => {
   });
 
   it('a change visible in a new build is resolvable right after the swap', async () => {
-    const body = { workSlug: 'beethoven-symphony-9-ode-to-joy', channel: { channelKey: 'k', intendedRole: 'music-lead' }, requirements: { requiredFormats: ['mp3'] } };
+    const body = {
+      workSlug: 'beethoven-symphony-9-ode-to-joy',
+      channel: { channelKey: 'k', intendedRole: 'music-lead' },
+      requirements: { requiredFormats: ['mp3'] },
+    };
     expect((await post(body)).json().data.verdict).toBe('prepare');
     // A copy of the build where the rights review of Ode to Joy #2 has been completed (as an applied review would).
     copy = mkdtempSync(path.join(os.tmpdir(), 'pdma-resolve-swap-'));
@@ -44,6 +53,9 @@ describe('the index follows the served build', () => {
     await t.handle.swap(copy);
     const after = (await post(body)).json();
     expect(after.data.verdict).toBe('reuse');
-    expect([after.data.candidates[0].workSlug, after.data.candidates[0].arrangementId]).toEqual(['beethoven-symphony-9-ode-to-joy', 2]);
+    expect([after.data.candidates[0].workSlug, after.data.candidates[0].arrangementId]).toEqual([
+      'beethoven-symphony-9-ode-to-joy',
+      2,
+    ]);
   });
 });

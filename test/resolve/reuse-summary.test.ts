@@ -23,7 +23,13 @@ describe('recordings cleared for reuse (one rule for the page and resolve)', () 
   it('does not count an approved MP3 of an arrangement under rights review (Ode to Joy)', () => {
     const work = SAMPLE.find((w) => w.slug === ODE)!;
     const verdicts = work.arrangements.flatMap((a) =>
-      a.assets.filter((x) => x.kind === 'mp3').map((x) => ({ arrangement: a.reviewState, asset: x.reviewState, cleared: recordingClearedForReuse(work, a, x) })),
+      a.assets
+        .filter((x) => x.kind === 'mp3')
+        .map((x) => ({
+          arrangement: a.reviewState,
+          asset: x.reviewState,
+          cleared: recordingClearedForReuse(work, a, x),
+        })),
     );
     const underReview = verdicts.filter((v) => v.arrangement === 'rights-review-required');
     expect(underReview.length).toBeGreaterThan(0);
@@ -42,7 +48,11 @@ describe('recordings cleared for reuse (one rule for the page and resolve)', () 
       for (const a of work.arrangements) {
         const res = resolveMusic(
           catalog,
-          { channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole }, requirements: { requiredFormats: ['mp3'] }, workSlug: work.slug },
+          {
+            channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole },
+            requirements: { requiredFormats: ['mp3'] },
+            workSlug: work.slug,
+          },
           { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
         );
         const ready = res.candidates.filter((c) => c.ready && c.workSlug === work.slug).map((c) => c.arrangementId);
@@ -59,30 +69,45 @@ describe('one readiness function on all three renderings (issue 13, item 8)', ()
     const build = inject('sampleBuildDir');
     for (const work of SAMPLE) {
       const expected = reuseSummary(work);
-      const json = JSON.parse(readFileSync(path.join(build, 'client', 'api', 'v1', 'works', work.slug, 'index.json'), 'utf8'));
+      const json = JSON.parse(
+        readFileSync(path.join(build, 'client', 'api', 'v1', 'works', work.slug, 'index.json'), 'utf8'),
+      );
       const record = (json.data ?? json) as WorkRecord;
       expect(record.reuse, work.slug).toMatchObject(expected);
       const md = readFileSync(path.join(build, 'client', 'api', 'v1', 'works', work.slug, 'index.md'), 'utf8');
-      expect(md, work.slug).toContain(`- Recordings cleared for reuse: ${expected.recordingsCleared} of ${expected.recordings} (as resolve requires)`);
+      expect(md, work.slug).toContain(
+        `- Recordings cleared for reuse: ${expected.recordingsCleared} of ${expected.recordings} (as resolve requires)`,
+      );
       const html = readFileSync(path.join(build, 'client', 'works', work.slug, 'index.html'), 'utf8');
-      expect(html, work.slug).toMatch(new RegExp(`Recordings cleared for reuse \\([^)]*\\): <strong>${expected.recordingsCleared} of ${expected.recordings}</strong>`));
+      expect(html, work.slug).toMatch(
+        new RegExp(
+          `Recordings cleared for reuse \\([^)]*\\): <strong>${expected.recordingsCleared} of ${expected.recordings}</strong>`,
+        ),
+      );
     }
     // Ode to Joy: 1 of 2 on all three.
     expect(reuseSummary(SAMPLE.find((w) => w.slug === ODE)!)).toEqual({ recordings: 2, recordingsCleared: 1 });
   });
 
-  it('is the rule resolve uses: a work counts a cleared recording exactly when resolve, asked for that arrangement\'s MP3, offers it ready', () => {
+  it("is the rule resolve uses: a work counts a cleared recording exactly when resolve, asked for that arrangement's MP3, offers it ready", () => {
     for (const work of SAMPLE) {
       for (const a of work.arrangements) {
         const mp3s = a.assets.filter((x) => x.kind === 'mp3');
         if (mp3s.length === 0) continue;
         const res = resolveMusic(
           catalog,
-          { channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole }, requirements: { requiredFormats: ['mp3'] }, workSlug: work.slug },
+          {
+            channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole },
+            requirements: { requiredFormats: ['mp3'] },
+            workSlug: work.slug,
+          },
           { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
         );
         const ready = res.candidates.some((c) => c.ready && c.arrangementId === a.id);
-        expect(mp3s.some((x) => recordingClearedForReuse(work, a, x)), `${work.slug}/${a.id}`).toBe(ready);
+        expect(
+          mp3s.some((x) => recordingClearedForReuse(work, a, x)),
+          `${work.slug}/${a.id}`,
+        ).toBe(ready);
       }
     }
   });

@@ -19,7 +19,8 @@ function write(name: string, bytes: Buffer | string): string {
 function wav(seconds: number, rate = 8000): Buffer {
   const samples = Math.round(seconds * rate);
   const data = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), i * 2);
+  for (let i = 0; i < samples; i++)
+    data.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), i * 2);
   const h = Buffer.alloc(44);
   h.write('RIFF', 0);
   h.writeUInt32LE(36 + data.length, 4);
@@ -53,7 +54,10 @@ describe('runTechnicalChecks on valid files', () => {
 
   it('reads a WAV file', async () => {
     const r = await runTechnicalChecks('wav', write('tone.wav', wav(1.5)));
-    expect(r).toMatchObject({ passed: true, measurements: { container: 'WAVE', sampleRate: 8000, channels: 1, durationSeconds: 1.5 } });
+    expect(r).toMatchObject({
+      passed: true,
+      measurements: { container: 'WAVE', sampleRate: 8000, channels: 1, durationSeconds: 1.5 },
+    });
   });
 
   it('parses MIDI and counts its notes', async () => {
@@ -63,10 +67,17 @@ describe('runTechnicalChecks on valid files', () => {
   });
 
   it('passes kinds without a check, saying so, and never passes an .mxl it could not read', async () => {
-    expect(await runTechnicalChecks('score-pdf', path.join(dir, 'none.pdf'))).toMatchObject({ passed: true, summary: 'No technical check for score-pdf files' });
+    expect(await runTechnicalChecks('score-pdf', path.join(dir, 'none.pdf'))).toMatchObject({
+      passed: true,
+      summary: 'No technical check for score-pdf files',
+    });
     // Issue 13, item 8: .mxl is now checked (read through its container, then the MusicXML checks;
     // test/unit/mxl.test.ts), no longer refused as unsupported; a file that cannot be read fails.
-    expect(await runTechnicalChecks('mxl', path.join(dir, 'none.mxl'))).toMatchObject({ kind: 'mxl', passed: false, summary: expect.stringContaining('none.mxl') });
+    expect(await runTechnicalChecks('mxl', path.join(dir, 'none.mxl'))).toMatchObject({
+      kind: 'mxl',
+      passed: false,
+      summary: expect.stringContaining('none.mxl'),
+    });
   });
 });
 
@@ -78,9 +89,24 @@ describe('runTechnicalChecks on corrupt files', () => {
   it.each([
     ['musicxml', 'not-xml.musicxml', 'just some text', /Not MusicXML/],
     ['musicxml', 'truncated.musicxml', xml.slice(0, Math.floor(xml.length / 2)), /incomplete/],
-    ['musicxml', 'broken-inside.musicxml', xml.replace(/<part id="([^"]+)">/, '<part id="$1"><measure number="1"><note><<<'), /not well-formed XML: malformed tag on line/],
-    ['musicxml', 'unclosed.musicxml', xml.replace('</measure>', ''), /not well-formed XML: <\/part> on line \d+ closes <measure>/],
-    ['musicxml', 'empty-score.musicxml', '<?xml version="1.0"?><score-partwise version="4.0"><part-list/></score-partwise>', /no notes/],
+    [
+      'musicxml',
+      'broken-inside.musicxml',
+      xml.replace(/<part id="([^"]+)">/, '<part id="$1"><measure number="1"><note><<<'),
+      /not well-formed XML: malformed tag on line/,
+    ],
+    [
+      'musicxml',
+      'unclosed.musicxml',
+      xml.replace('</measure>', ''),
+      /not well-formed XML: <\/part> on line \d+ closes <measure>/,
+    ],
+    [
+      'musicxml',
+      'empty-score.musicxml',
+      '<?xml version="1.0"?><score-partwise version="4.0"><part-list/></score-partwise>',
+      /no notes/,
+    ],
     ['mp3', 'garbage.mp3', Buffer.alloc(4096, 0x55), /Not a readable MP3|not MP3|No audio/],
     ['mp3', 'wav-as.mp3', wav(0.5), /not MP3/],
     ['mp3', 'empty.mp3', Buffer.alloc(0), /Not a readable MP3|not MP3|No audio/],

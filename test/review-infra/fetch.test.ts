@@ -17,15 +17,78 @@ const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex')
 
 describe('isBlockedAddress', () => {
   const blocked = [
-    '127.0.0.1', '127.255.255.254', '0.0.0.0', '0.1.2.3', '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.255',
-    '192.168.1.1', '169.254.0.1', '169.254.169.254', '100.64.0.1', '100.127.255.255', '100.100.100.200', '192.0.0.1', '192.0.0.192',
-    '192.0.2.1', '198.18.0.1', '198.19.255.255', '198.51.100.7', '203.0.113.9', '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255',
-    '::1', '::', '[::1]', 'fc00::1', 'fd00:ec2::254', 'fdff::1', 'fe80::1', 'fe80::1%eth0', 'febf::1', 'ff02::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:8.8.8.8', '::ffff:10.0.0.1', '::127.0.0.1',
-    '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::1', '2001:db8::1', '2001:db8:ffff::1', '2001::1', '2002:7f00:1::1', '2002:c0a8:101::1', '100::1',
-    'not-an-ip', '', '1.2.3', '1:2:3',
+    '127.0.0.1',
+    '127.255.255.254',
+    '0.0.0.0',
+    '0.1.2.3',
+    '10.0.0.1',
+    '10.255.255.255',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '100.127.255.255',
+    '100.100.100.200',
+    '192.0.0.1',
+    '192.0.0.192',
+    '192.0.2.1',
+    '198.18.0.1',
+    '198.19.255.255',
+    '198.51.100.7',
+    '203.0.113.9',
+    '224.0.0.1',
+    '239.255.255.250',
+    '240.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    '[::1]',
+    'fc00::1',
+    'fd00:ec2::254',
+    'fdff::1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'febf::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:8.8.8.8',
+    '::ffff:10.0.0.1',
+    '::127.0.0.1',
+    '64:ff9b::127.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1::1',
+    '2001:db8::1',
+    '2001:db8:ffff::1',
+    '2001::1',
+    '2002:7f00:1::1',
+    '2002:c0a8:101::1',
+    '100::1',
+    'not-an-ip',
+    '',
+    '1.2.3',
+    '1:2:3',
   ];
-  const allowed = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '169.253.1.1', '192.0.1.1', '198.17.255.255', '198.20.0.1', '223.255.255.255', '2606:4700::1111', '2a00:1450:4001::200e', '64:ff9b::808:808', '2002:808:808::1'];
+  const allowed = [
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '172.15.255.255',
+    '172.32.0.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '169.253.1.1',
+    '192.0.1.1',
+    '198.17.255.255',
+    '198.20.0.1',
+    '223.255.255.255',
+    '2606:4700::1111',
+    '2a00:1450:4001::200e',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ];
   it.each(blocked)('refuses %s', (ip) => expect(isBlockedAddress(ip)).toBe(true));
   it.each(allowed)('allows %s', (ip) => expect(isBlockedAddress(ip)).toBe(false));
 });
@@ -34,17 +97,27 @@ describe('guardedLookup', () => {
   it('refuses a host name whose DNS answer is loopback, and passes it on when unchecked', async () => {
     const run = (check: boolean) =>
       new Promise<unknown>((resolve, reject) =>
-        guardedLookup(check)('localhost', { all: true }, (err: Error | null, addrs: unknown) => (err ? reject(err) : resolve(addrs))),
+        guardedLookup(check)('localhost', { all: true }, (err: Error | null, addrs: unknown) =>
+          err ? reject(err) : resolve(addrs),
+        ),
       );
     await expect(run(true)).rejects.toThrow(/resolves to .*loopback/);
-    await expect(run(false)).resolves.toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]));
+    await expect(run(false)).resolves.toEqual(
+      expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]),
+    );
   });
 });
 
 describe('fetchOptionsFromEnv', () => {
   it('has safe defaults and reads the variables', () => {
     expect(fetchOptionsFromEnv({})).toEqual({ maxBytes: 200 * 1024 * 1024, timeoutMs: 60_000, allowHosts: [] });
-    expect(fetchOptionsFromEnv({ ARCHIVE_FETCH_MAX_BYTES: '1000', ARCHIVE_FETCH_TIMEOUT_MS: '500', ARCHIVE_FETCH_ALLOW_HOSTS: ' Files.Example.org, localhost ,' })).toEqual({
+    expect(
+      fetchOptionsFromEnv({
+        ARCHIVE_FETCH_MAX_BYTES: '1000',
+        ARCHIVE_FETCH_TIMEOUT_MS: '500',
+        ARCHIVE_FETCH_ALLOW_HOSTS: ' Files.Example.org, localhost ,',
+      }),
+    ).toEqual({
       maxBytes: 1000,
       timeoutMs: 500,
       allowHosts: ['files.example.org', 'localhost'],
@@ -82,7 +155,13 @@ describe('fetchContributorFile', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const opts = (extra: Partial<FetchOptions> = {}): FetchOptions => ({ maxBytes: 1024 * 1024, timeoutMs: 5000, allowHosts: ['localhost'], ca: server.ca, ...extra });
+  const opts = (extra: Partial<FetchOptions> = {}): FetchOptions => ({
+    maxBytes: 1024 * 1024,
+    timeoutMs: 5000,
+    allowHosts: ['localhost'],
+    ca: server.ca,
+    ...extra,
+  });
   const refusal = async (p: Promise<unknown>): Promise<FetchRefusedError> => {
     const err = await p.then(
       () => null,
@@ -91,11 +170,21 @@ describe('fetchContributorFile', () => {
     expect(err).toBeInstanceOf(FetchRefusedError);
     return err as FetchRefusedError;
   };
-  const stagingLeft = () => (existsSync(path.join(root, 'blobs', 'staging')) ? readdirSync(path.join(root, 'blobs', 'staging')) : []);
+  const stagingLeft = () =>
+    existsSync(path.join(root, 'blobs', 'staging')) ? readdirSync(path.join(root, 'blobs', 'staging')) : [];
 
   it('stores the verified file under its digest', async () => {
-    const got = await fetchContributorFile(`${server.url}/file.xml`, blobs, opts({ expectedSha256: sha(body).toUpperCase() }));
-    expect(got).toEqual({ sha256: sha(body), byteLength: body.length, mediaType: 'application/xml', finalUrl: `${server.url}/file.xml` });
+    const got = await fetchContributorFile(
+      `${server.url}/file.xml`,
+      blobs,
+      opts({ expectedSha256: sha(body).toUpperCase() }),
+    );
+    expect(got).toEqual({
+      sha256: sha(body),
+      byteLength: body.length,
+      mediaType: 'application/xml',
+      finalUrl: `${server.url}/file.xml`,
+    });
     expect(existsSync(blobs.pathFor(sha(body)))).toBe(true);
     expect(stagingLeft()).toEqual([]);
   });
@@ -150,7 +239,9 @@ describe('fetchContributorFile', () => {
   });
 
   it('refuses http:// even for an allow-listed host', async () => {
-    expect((await refusal(fetchContributorFile(`http://localhost:${server.port}/file.xml`, blobs, opts()))).reason).toBe('not-https');
+    expect(
+      (await refusal(fetchContributorFile(`http://localhost:${server.port}/file.xml`, blobs, opts()))).reason,
+    ).toBe('not-https');
   });
 
   it.each([
@@ -167,25 +258,35 @@ describe('fetchContributorFile', () => {
 
   it('lets a redirect target through the guard only when it is allow-listed itself', async () => {
     // 127.0.0.2 passes the guard once listed; nothing listens there, so the connection itself fails.
-    const err = await refusal(fetchContributorFile(`${server.url}/to-loopback-ip`, blobs, opts({ allowHosts: ['localhost', '127.0.0.2'] })));
+    const err = await refusal(
+      fetchContributorFile(`${server.url}/to-loopback-ip`, blobs, opts({ allowHosts: ['localhost', '127.0.0.2'] })),
+    );
     expect(err.reason).toBe('network');
   });
 
   it('stops after too many redirects', async () => {
     expect((await refusal(fetchContributorFile(`${server.url}/loop`, blobs, opts()))).reason).toBe('redirect-limit');
-    expect((await refusal(fetchContributorFile(`${server.url}/to-file`, blobs, opts({ maxRedirects: 0 })))).reason).toBe('redirect-limit');
+    expect(
+      (await refusal(fetchContributorFile(`${server.url}/to-file`, blobs, opts({ maxRedirects: 0 })))).reason,
+    ).toBe('redirect-limit');
   });
 
   it('refuses a too-large file from its Content-Length, and while streaming', async () => {
-    expect((await refusal(fetchContributorFile(`${server.url}/big-declared`, blobs, opts({ maxBytes: 1000 })))).reason).toBe('too-large');
-    expect((await refusal(fetchContributorFile(`${server.url}/big-streamed`, blobs, opts({ maxBytes: 1000 })))).reason).toBe('too-large');
+    expect(
+      (await refusal(fetchContributorFile(`${server.url}/big-declared`, blobs, opts({ maxBytes: 1000 })))).reason,
+    ).toBe('too-large');
+    expect(
+      (await refusal(fetchContributorFile(`${server.url}/big-streamed`, blobs, opts({ maxBytes: 1000 })))).reason,
+    ).toBe('too-large');
     expect(stagingLeft()).toEqual([]);
     expect(await blobs.stat(sha(big))).toBeNull();
   });
 
   it('gives up on a stalled server after the time limit', async () => {
     const started = Date.now();
-    expect((await refusal(fetchContributorFile(`${server.url}/stall`, blobs, opts({ timeoutMs: 300 })))).reason).toBe('timeout');
+    expect((await refusal(fetchContributorFile(`${server.url}/stall`, blobs, opts({ timeoutMs: 300 })))).reason).toBe(
+      'timeout',
+    );
     expect(Date.now() - started).toBeLessThan(3000);
     expect(stagingLeft()).toEqual([]);
   });
@@ -193,7 +294,9 @@ describe('fetchContributorFile', () => {
   it('refuses a digest mismatch and leaves neither blob nor staging file', async () => {
     const other = Buffer.from('something else');
     server.routes['/other.xml'] = { body: other };
-    const err = await refusal(fetchContributorFile(`${server.url}/other.xml`, blobs, opts({ expectedSha256: sha('declared') })));
+    const err = await refusal(
+      fetchContributorFile(`${server.url}/other.xml`, blobs, opts({ expectedSha256: sha('declared') })),
+    );
     expect(err.reason).toBe('digest-mismatch');
     expect(err.message).toContain(sha(other));
     expect(await blobs.stat(sha(other))).toBeNull();

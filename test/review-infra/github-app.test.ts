@@ -23,13 +23,21 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-gh-app-'));
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const keyFile = path.join(dir, 'app.private-key.pem');
 writeFileSync(keyFile, privateKey.export({ type: 'pkcs1', format: 'pem' }));
-const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+  type: 'pkcs8',
+  format: 'pem',
+}) as string;
 let gh: FakeGitHub;
 
 class NoLocalForge implements Forge {
   readonly name = 'local' as const;
   async open(input: ProposalInput): Promise<ReviewRef> {
-    return { kind: 'local-branch', branch: `review/${input.trackingCode}`, url: null, openedAtUtc: '2030-01-01T00:00:00Z' };
+    return {
+      kind: 'local-branch',
+      branch: `review/${input.trackingCode}`,
+      url: null,
+      openedAtUtc: '2030-01-01T00:00:00Z',
+    };
   }
   async setStatus(): Promise<void> {}
   async merge(): Promise<{ commit: string }> {
@@ -48,25 +56,49 @@ const proposal = (code: string): ProposalInput => ({
 });
 
 beforeAll(async () => {
-  gh = await startFakeGitHub({ token: 'no-personal-token-here', repository: REPO, app: { id: APP_ID, installationId: INSTALLATION, publicKey: publicKey.export({ type: 'spki', format: 'pem' }) as string } });
+  gh = await startFakeGitHub({
+    token: 'no-personal-token-here',
+    repository: REPO,
+    app: {
+      id: APP_ID,
+      installationId: INSTALLATION,
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    },
+  });
 });
 afterAll(async () => {
   await gh?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const appEnv = (extra: Record<string, string> = {}) => ({ GITHUB_APP_ID: APP_ID, GITHUB_APP_INSTALLATION_ID: INSTALLATION, GITHUB_APP_PRIVATE_KEY_FILE: keyFile, GITHUB_REPOSITORY: REPO, ...extra });
+const appEnv = (extra: Record<string, string> = {}) => ({
+  GITHUB_APP_ID: APP_ID,
+  GITHUB_APP_INSTALLATION_ID: INSTALLATION,
+  GITHUB_APP_PRIVATE_KEY_FILE: keyFile,
+  GITHUB_REPOSITORY: REPO,
+  ...extra,
+});
 
 describe('GitHub App authentication', () => {
   it('reads the app settings from the environment and refuses incomplete or wrong ones', () => {
     const settings = gitHubSettingsFromEnv(appEnv({ GITHUB_API_URL: 'http://127.0.0.1:9/' }));
-    expect(settings).toMatchObject({ app: { appId: APP_ID, installationId: INSTALLATION }, repository: REPO, apiUrl: 'http://127.0.0.1:9' });
+    expect(settings).toMatchObject({
+      app: { appId: APP_ID, installationId: INSTALLATION },
+      repository: REPO,
+      apiUrl: 'http://127.0.0.1:9',
+    });
     expect(settings!.token).toBeUndefined();
     expect(settings!.app!.privateKey).toContain('PRIVATE KEY');
-    expect(() => gitHubSettingsFromEnv({ GITHUB_APP_ID: APP_ID, GITHUB_REPOSITORY: REPO })).toThrow('missing: GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE');
+    expect(() => gitHubSettingsFromEnv({ GITHUB_APP_ID: APP_ID, GITHUB_REPOSITORY: REPO })).toThrow(
+      'missing: GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE',
+    );
     expect(() => gitHubSettingsFromEnv(appEnv({ GITHUB_TOKEN: 't' }))).toThrow(/not both/);
-    expect(() => gitHubSettingsFromEnv(appEnv({ GITHUB_APP_ID: 'my-app' }))).toThrow(/GITHUB_APP_ID must be the app's numeric id/);
-    expect(() => gitHubSettingsFromEnv(appEnv({ GITHUB_APP_PRIVATE_KEY_FILE: path.join(dir, 'missing.pem') }))).toThrow(ConfigError);
+    expect(() => gitHubSettingsFromEnv(appEnv({ GITHUB_APP_ID: 'my-app' }))).toThrow(
+      /GITHUB_APP_ID must be the app's numeric id/,
+    );
+    expect(() => gitHubSettingsFromEnv(appEnv({ GITHUB_APP_PRIVATE_KEY_FILE: path.join(dir, 'missing.pem') }))).toThrow(
+      ConfigError,
+    );
     expect(() => gitHubSettingsFromEnv(appEnv({ GITHUB_REPOSITORY: '' }))).toThrow(/needs GITHUB_REPOSITORY/);
   });
 
@@ -83,7 +115,15 @@ describe('GitHub App authentication', () => {
 
   it('mints a new token five minutes before the old one expires; a wrong key or installation is a clear error', async () => {
     let clock = Date.now();
-    const token = installationTokenProvider({ appId: APP_ID, installationId: INSTALLATION, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }, gh.url, () => clock);
+    const token = installationTokenProvider(
+      {
+        appId: APP_ID,
+        installationId: INSTALLATION,
+        privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      },
+      gh.url,
+      () => clock,
+    );
     const first = await token();
     expect(await Promise.all([token(), token()])).toEqual([first, first]);
     clock += 54 * 60_000;
@@ -97,9 +137,17 @@ describe('GitHub App authentication', () => {
     expect(await token()).toBe(second);
     gh.advanceClock(-56 * 60_000);
 
-    const wrongKey = installationTokenProvider({ appId: APP_ID, installationId: INSTALLATION, privateKey: otherKey }, gh.url);
-    await expect(wrongKey()).rejects.toThrow(`GitHub minting an installation token for app ${APP_ID}, installation ${INSTALLATION} failed (HTTP 401): A JSON web token could not be decoded`);
-    const wrongInstallation = installationTokenProvider({ appId: APP_ID, installationId: '5', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }, gh.url);
+    const wrongKey = installationTokenProvider(
+      { appId: APP_ID, installationId: INSTALLATION, privateKey: otherKey },
+      gh.url,
+    );
+    await expect(wrongKey()).rejects.toThrow(
+      `GitHub minting an installation token for app ${APP_ID}, installation ${INSTALLATION} failed (HTTP 401): A JSON web token could not be decoded`,
+    );
+    const wrongInstallation = installationTokenProvider(
+      { appId: APP_ID, installationId: '5', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
+      gh.url,
+    );
     await expect(wrongInstallation()).rejects.toThrow(/installation 5 failed \(HTTP 404\)/);
   });
 });

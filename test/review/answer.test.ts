@@ -40,19 +40,36 @@ const revision = (summary: string, key = `answer-test-${process.pid}-${++keys}`)
   submittedBy: { name: 'Ada Submitter', kind: 'Human', contact: 'ada@example.org' },
   target: { workSlug: 'satie-gymnopedie-1' },
   work: { summary },
-  rights: { compositionStatus: 'public-domain', territory: 'US, EU, CA', evidenceUrls: ['https://imslp.org/wiki/Gymnop%C3%A9dies_(Satie%2C_Erik)'] },
+  rights: {
+    compositionStatus: 'public-domain',
+    territory: 'US, EU, CA',
+    evidenceUrls: ['https://imslp.org/wiki/Gymnop%C3%A9dies_(Satie%2C_Erik)'],
+  },
   assets: [],
   quality: {},
   changeSummary: 'Sharper summary.',
 });
 
 const publicPost = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
-  h.app.inject({ method: 'POST', url, payload: payload as object, headers: { 'content-type': 'application/json', ...headers } });
+  h.app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 const answer = (code: string, payload: unknown, token?: string, kind: 'contribution' | 'report' = 'contribution') =>
-  publicPost(`${kind === 'contribution' ? CONTRIBUTIONS : REPORTS}/${code}/answers`, payload, token === undefined ? {} : { 'archive-response-token': token });
-const tracking = async (code: string) => (await h.app.inject({ url: `${code.startsWith('R-') ? REPORTS : CONTRIBUTIONS}/${code}` })).json().data;
+  publicPost(
+    `${kind === 'contribution' ? CONTRIBUTIONS : REPORTS}/${code}/answers`,
+    payload,
+    token === undefined ? {} : { 'archive-response-token': token },
+  );
+const tracking = async (code: string) =>
+  (await h.app.inject({ url: `${code.startsWith('R-') ? REPORTS : CONTRIBUTIONS}/${code}` })).json().data;
 const admin = (code: string, action: string, note?: string) =>
-  h.post(`/api/v1/admin/${code.startsWith('R-') ? 'correction-reports' : 'contributions'}/${code}/${action}`, { reviewer: 'Dana Editor', ...(note ? { note } : {}) });
+  h.post(`/api/v1/admin/${code.startsWith('R-') ? 'correction-reports' : 'contributions'}/${code}/${action}`, {
+    reviewer: 'Dana Editor',
+    ...(note ? { note } : {}),
+  });
 const git = (...args: string[]) => execFileSync('git', args, { cwd: h.contentRepo, encoding: 'utf8' });
 const branchFile = (code: string) => git('show', `review/${code}:${WORK}`);
 
@@ -70,13 +87,15 @@ async function askForInformation(code: string, note = 'Please cite the first edi
 
 /** Every file under the data folder (state records, the content repository's objects unpacked by git below). */
 function dataFiles(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => {
-    try {
-      return readFileSync(f).length >= 0;
-    } catch {
-      return false; // folders
-    }
-  });
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((f) => path.join(dir, f))
+    .filter((f) => {
+      try {
+        return readFileSync(f).length >= 0;
+      } catch {
+        return false; // folders
+      }
+    });
 }
 
 describe('the response token', () => {
@@ -111,7 +130,7 @@ describe('the response token', () => {
     expect(stored.some((text) => text.includes(responseTokenSha256(token)))).toBe(true);
   });
 
-  it('a correction report\'s 202 carries one too, and only the 202', async () => {
+  it("a correction report's 202 carries one too, and only the 202", async () => {
     const res = await publicPost(REPORTS, validReport());
     expect(res.statusCode).toBe(202);
     const { trackingCode, responseToken } = res.json().data;
@@ -123,10 +142,14 @@ describe('the response token', () => {
 });
 
 describe('answering a request for information', () => {
-  it('with the right token: back to pending, the editor\'s request and the submitter\'s answer in the history and on the tracking page', async () => {
+  it("with the right token: back to pending, the editor's request and the submitter's answer in the history and on the tracking page", async () => {
     const { code, token } = await submit(revision('First summary.'));
     await askForInformation(code, 'Which edition is the summary based on?');
-    const res = await answer(code, { message: 'The 1888 first edition (Dupré); evidence linked in the rights.' }, token);
+    const res = await answer(
+      code,
+      { message: 'The 1888 first edition (Dupré); evidence linked in the rights.' },
+      token,
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.json().data.status).toBe('pending');
@@ -134,8 +157,19 @@ describe('answering a request for information', () => {
     const t = await tracking(code);
     expect(t.status).toBe('pending');
     const [, asked, answered] = t.history;
-    expect(asked).toMatchObject({ status: 'needs-information', action: 'request-information', actor: 'alice', note: 'Which edition is the summary based on?' });
-    expect(answered).toMatchObject({ status: 'pending', action: 'answer', actor: 'submitter', note: 'The 1888 first edition (Dupré); evidence linked in the rights.', revisedSubmission: false });
+    expect(asked).toMatchObject({
+      status: 'needs-information',
+      action: 'request-information',
+      actor: 'alice',
+      note: 'Which edition is the summary based on?',
+    });
+    expect(answered).toMatchObject({
+      status: 'pending',
+      action: 'answer',
+      actor: 'submitter',
+      note: 'The 1888 first edition (Dupré); evidence linked in the rights.',
+      revisedSubmission: false,
+    });
     expect(Date.parse(answered.atUtc)).toBeGreaterThanOrEqual(Date.parse(asked.atUtc));
     expect(answered.atUtc).toMatch(/Z$/);
     expect(t.updatedAtUtc).toBe(answered.atUtc);
@@ -156,7 +190,11 @@ describe('answering a request for information', () => {
     expect(branchFile(code)).toContain('Summary as first proposed.');
     await askForInformation(code, 'The summary should name the 1888 publication.');
 
-    const revised = { ...original, work: { summary: 'Published in 1888; the first of three.' }, changeSummary: 'Summary naming the 1888 publication.' };
+    const revised = {
+      ...original,
+      work: { summary: 'Published in 1888; the first of three.' },
+      changeSummary: 'Summary naming the 1888 publication.',
+    };
     const res = await answer(code, { message: 'Revised the summary as asked.', submission: revised }, token);
     expect(res.statusCode, res.body).toBe(200);
     const branch = branchFile(code);
@@ -168,7 +206,12 @@ describe('answering a request for information', () => {
     expect(git('log', '-1', '--format=%B', `review/${code}`)).toContain(code);
 
     const t = await tracking(code);
-    expect(t.history.at(-1)).toMatchObject({ action: 'answer', actor: 'submitter', revisedSubmission: true, note: 'Revised the summary as asked.' });
+    expect(t.history.at(-1)).toMatchObject({
+      action: 'answer',
+      actor: 'submitter',
+      revisedSubmission: true,
+      note: 'Revised the summary as asked.',
+    });
     const item = (await h.get(`/api/v1/admin/contributions/${code}`)).json().data;
     expect(item.submission.work.summary).toBe('Published in 1888; the first of three.');
     expect(item.submission.changeSummary).toBe('Summary naming the 1888 publication.');
@@ -189,18 +232,32 @@ describe('answering a request for information', () => {
       rightsStatus: 'public-domain',
       reviewState: 'pending',
     });
-    const original: MusicContributionInput = { ...revision('unused'), operation: 'source-score', work: null, assets: [score('a', SCORE_A)], changeSummary: 'Adds a source score.' };
+    const original: MusicContributionInput = {
+      ...revision('unused'),
+      operation: 'source-score',
+      work: null,
+      assets: [score('a', SCORE_A)],
+      changeSummary: 'Adds a source score.',
+    };
     const { code, token } = await submit(original);
     expect((await admin(code, 'accept')).statusCode).toBe(200);
     const view = async () => (await h.get(`/api/v1/admin/contributions/${code}`)).json().data.review;
     expect((await view()).verification[0]).toMatchObject({ status: 'verified', sha256: sha256(SCORE_A) });
     expect(branchFile(code)).toContain(sha256(SCORE_A));
-    await askForInformation(code, 'This is the arrangement\'s score, not the source; send the source score.');
+    await askForInformation(code, "This is the arrangement's score, not the source; send the source score.");
 
-    const answered = await answer(code, { message: 'Replaced with the source score.', submission: { ...original, assets: [score('b', SCORE_B)] } }, token);
+    const answered = await answer(
+      code,
+      { message: 'Replaced with the source score.', submission: { ...original, assets: [score('b', SCORE_B)] } },
+      token,
+    );
     expect(answered.statusCode, answered.body).toBe(200);
     const after = await view();
-    expect(after.verification[0]).toMatchObject({ status: 'not-fetched', url: h.fileUrl('/scores/b.musicxml'), sha256: null });
+    expect(after.verification[0]).toMatchObject({
+      status: 'not-fetched',
+      url: h.fileUrl('/scores/b.musicxml'),
+      sha256: null,
+    });
     expect(after.verification[0].reason).toContain('revised by the submitter');
     const branch = branchFile(code);
     expect(branch).toContain(sha256(SCORE_B));
@@ -226,15 +283,34 @@ describe('answering a request for information', () => {
       ...original,
       work: { summary: 'REPLACE: one sentence' },
       rights: { ...original.rights, evidenceUrls: ['http://imslp.org/plain-http'] },
-      assets: [{ kind: 'mp3', title: 'x', sourcePageUrl: 'https://example.org/p', rightsStatus: 'public-domain', reviewState: 'pending', extra: 1 }],
+      assets: [
+        {
+          kind: 'mp3',
+          title: 'x',
+          sourcePageUrl: 'https://example.org/p',
+          rightsStatus: 'public-domain',
+          reviewState: 'pending',
+          extra: 1,
+        },
+      ],
     };
     const res = await answer(code, { message: 'Here it is.', submission: broken }, token);
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
     const pointers = res.json().errors.map((e: { pointer: string }) => e.pointer);
-    expect(pointers).toEqual(expect.arrayContaining(['/submission/work/summary', '/submission/rights/evidenceUrls/0', '/submission/assets/0/extra']));
+    expect(pointers).toEqual(
+      expect.arrayContaining([
+        '/submission/work/summary',
+        '/submission/rights/evidenceUrls/0',
+        '/submission/assets/0/extra',
+      ]),
+    );
 
-    const otherKey = await answer(code, { message: 'Here it is.', submission: { ...original, idempotencyKey: 'a-completely-new-key-1' } }, token);
+    const otherKey = await answer(
+      code,
+      { message: 'Here it is.', submission: { ...original, idempotencyKey: 'a-completely-new-key-1' } },
+      token,
+    );
     expect(otherKey.statusCode).toBe(400);
     expect(otherKey.json().errors).toEqual([expect.objectContaining({ pointer: '/submission/idempotencyKey' })]);
 
@@ -248,9 +324,9 @@ describe('answering a request for information', () => {
     expect(branchFile(code)).toBe(branchBefore);
   });
 
-  it('a missing or wrong token (or another submission\'s), or a token in the URL: a problem naming the header, nothing changed', async () => {
+  it("a missing or wrong token (or another submission's), or a token in the URL: a problem naming the header, nothing changed", async () => {
     const { code, token } = await submit(revision('Summary guarded by a token.'));
-    const other = await submit(revision('Someone else\'s summary.'));
+    const other = await submit(revision("Someone else's summary."));
     await askForInformation(code);
     const before = await tracking(code);
 
@@ -258,15 +334,25 @@ describe('answering a request for information', () => {
     expect(missing.statusCode).toBe(401);
     expect(missing.headers['content-type']).toContain('application/problem+json');
     expect(missing.headers['www-authenticate']).toBe('Archive-Response-Token');
-    expect(missing.json()).toMatchObject({ type: expect.stringMatching(/\/problems\/invalid-response-token$/), errors: [{ parameter: 'Archive-Response-Token', detail: 'is required' }] });
+    expect(missing.json()).toMatchObject({
+      type: expect.stringMatching(/\/problems\/invalid-response-token$/),
+      errors: [{ parameter: 'Archive-Response-Token', detail: 'is required' }],
+    });
 
     for (const wrong of [other.token, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, 'not-a-token']) {
       const res = await answer(code, { message: 'Wrong token.' }, wrong);
       expect(res.statusCode).toBe(401);
-      expect(res.json().errors[0]).toMatchObject({ parameter: 'Archive-Response-Token', detail: 'is not the response token of this submission' });
+      expect(res.json().errors[0]).toMatchObject({
+        parameter: 'Archive-Response-Token',
+        detail: 'is not the response token of this submission',
+      });
     }
 
-    const inUrl = await publicPost(`${CONTRIBUTIONS}/${code}/answers?token=${token}`, { message: 'Token in the URL.' }, { 'archive-response-token': token });
+    const inUrl = await publicPost(
+      `${CONTRIBUTIONS}/${code}/answers?token=${token}`,
+      { message: 'Token in the URL.' },
+      { 'archive-response-token': token },
+    );
     expect(inUrl.statusCode).toBe(400);
     expect(inUrl.json().type).toMatch(/\/problems\/key-in-url$/);
     expect(inUrl.body).not.toContain(token);
@@ -282,7 +368,10 @@ describe('answering a request for information', () => {
     const before = await tracking(code);
     const res = await answer(code, { message: 'Nobody asked.' }, token);
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ type: expect.stringMatching(/\/problems\/conflict$/), currentStatus: 'pending' });
+    expect(res.json()).toMatchObject({
+      type: expect.stringMatching(/\/problems\/conflict$/),
+      currentStatus: 'pending',
+    });
     expect(res.json().detail).toContain('needs-information');
     expect(await tracking(code)).toEqual(before);
 
@@ -295,10 +384,13 @@ describe('answering a request for information', () => {
 
     // A declined item stays declined.
     expect((await admin(code, 'decline', 'Not needed.')).statusCode).toBe(200);
-    expect((await answer(code, { message: 'Too late.' }, token)).json()).toMatchObject({ status: 409, currentStatus: 'declined' });
+    expect((await answer(code, { message: 'Too late.' }, token)).json()).toMatchObject({
+      status: 409,
+      currentStatus: 'declined',
+    });
   });
 
-  it('a correction reporter answers with a message (a revised body is not part of a report\'s answer)', async () => {
+  it("a correction reporter answers with a message (a revised body is not part of a report's answer)", async () => {
     const res = await publicPost(REPORTS, validReport());
     const { trackingCode: code, responseToken: token } = res.json().data;
     await askForInformation(code, 'Where is the 1888 date printed?');
@@ -309,7 +401,12 @@ describe('answering a request for information', () => {
     expect(ok.statusCode, ok.body).toBe(200);
     const t = await tracking(code);
     expect(t.status).toBe('pending');
-    expect(t.history.at(-1)).toMatchObject({ status: 'pending', action: 'answer', actor: 'submitter', note: 'On the title page of the Dupré edition.' });
+    expect(t.history.at(-1)).toMatchObject({
+      status: 'pending',
+      action: 'answer',
+      actor: 'submitter',
+      note: 'On the title page of the Dupré edition.',
+    });
     expect(t.history.at(-1)).not.toHaveProperty('revisedSubmission');
   });
 });
@@ -340,15 +437,33 @@ describe('the MCP tool answer_information_request', () => {
     const http = inProcessArchive(h.app, '127.0.0.9');
     const { code, token } = await submit(revision('Summary answered through MCP.'));
     await askForInformation(code);
-    const refused = await tool.run({ trackingCode: code, responseToken: `${token}x`, message: 'Wrong.' }, http).catch((err: unknown) => err);
+    const refused = await tool
+      .run({ trackingCode: code, responseToken: `${token}x`, message: 'Wrong.' }, http)
+      .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ToolRefusal);
     expect((refused as InstanceType<typeof ToolRefusal>).problem).toMatchObject({ status: 401 });
-    const done = await tool.run({ trackingCode: code.toLowerCase(), responseToken: token, message: 'Answered through MCP.', submission: revision('Revised through MCP.') }, http).catch((err: unknown) => err);
+    const done = await tool
+      .run(
+        {
+          trackingCode: code.toLowerCase(),
+          responseToken: token,
+          message: 'Answered through MCP.',
+          submission: revision('Revised through MCP.'),
+        },
+        http,
+      )
+      .catch((err: unknown) => err);
     // A revision must keep the original key: the HTTP endpoint's refusal comes back whole.
-    expect((done as InstanceType<typeof ToolRefusal>).problem?.errors).toEqual([expect.objectContaining({ pointer: '/submission/idempotencyKey' })]);
+    expect((done as InstanceType<typeof ToolRefusal>).problem?.errors).toEqual([
+      expect.objectContaining({ pointer: '/submission/idempotencyKey' }),
+    ]);
     const ok = await tool.run({ trackingCode: code, responseToken: token, message: 'Answered through MCP.' }, http);
     expect(ok.structured).toMatchObject({ kind: 'contribution', tracking: { data: { status: 'pending' } } });
-    expect((await tracking(code)).history.at(-1)).toMatchObject({ action: 'answer', actor: 'submitter', note: 'Answered through MCP.' });
+    expect((await tracking(code)).history.at(-1)).toMatchObject({
+      action: 'answer',
+      actor: 'submitter',
+      note: 'Answered through MCP.',
+    });
   });
 });
 
@@ -366,11 +481,29 @@ describe('the token stays out of the logs, and the answers match the OpenAPI doc
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-answer-log-'));
     const lines: string[] = [];
     const baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl as string;
-    const config = loadConfig({ PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: 'dana=log-test-admin-secret' }, PROJECT_ROOT);
-    const app = await createApp({ config, handle: await SiteHandle.open(buildDir) }, { logger: { level: 'trace', stream: { write: (line) => void lines.push(line) } } });
-    const openapi = JSON.parse(readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8')) as Record<string, unknown>;
-    const send = async (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
-      const res = await app.inject({ method, url, headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}) });
+    const config = loadConfig(
+      { PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: 'dana=log-test-admin-secret' },
+      PROJECT_ROOT,
+    );
+    const app = await createApp(
+      { config, handle: await SiteHandle.open(buildDir) },
+      { logger: { level: 'trace', stream: { write: (line) => void lines.push(line) } } },
+    );
+    const openapi = JSON.parse(
+      readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const send = async (
+      method: 'GET' | 'POST',
+      url: string,
+      payload?: unknown,
+      headers: Record<string, string> = {},
+    ) => {
+      const res = await app.inject({
+        method,
+        url,
+        headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
+      });
       assertMatchesOpenApi(openapi, method, url, res);
       return res;
     };
@@ -380,15 +513,24 @@ describe('the token stays out of the logs, and the answers match the OpenAPI doc
       const { trackingCode: code, responseToken: token } = submitted.json().data;
       const report = await send('POST', REPORTS, validReport());
       expect(report.json().data.responseToken).toMatch(TOKEN);
-      const asked = await app.inject({ method: 'POST', url: `/api/v1/admin/contributions/${code}/request-information`, headers: { authorization: 'Bearer log-test-admin-secret', 'content-type': 'application/json' }, payload: { reviewer: 'Dana', note: 'Which edition?' } });
+      const asked = await app.inject({
+        method: 'POST',
+        url: `/api/v1/admin/contributions/${code}/request-information`,
+        headers: { authorization: 'Bearer log-test-admin-secret', 'content-type': 'application/json' },
+        payload: { reviewer: 'Dana', note: 'Which edition?' },
+      });
       expect(asked.statusCode).toBe(200);
       const url = `${CONTRIBUTIONS}/${code}/answers`;
       expect((await send('POST', url, { message: 'No token.' })).statusCode).toBe(401);
       expect((await send('POST', `${url}?responseToken=${token}`, { message: 'In the URL.' })).statusCode).toBe(400);
-      expect((await send('POST', url, { message: 'x'.repeat(2001) }, { 'archive-response-token': token })).statusCode).toBe(400);
+      expect(
+        (await send('POST', url, { message: 'x'.repeat(2001) }, { 'archive-response-token': token })).statusCode,
+      ).toBe(400);
       const ok = await send('POST', url, { message: 'The 1888 edition.' }, { 'archive-response-token': token });
       expect(ok.statusCode).toBe(200);
-      expect((await send('POST', url, { message: 'Again.' }, { 'archive-response-token': token })).statusCode).toBe(409);
+      expect((await send('POST', url, { message: 'Again.' }, { 'archive-response-token': token })).statusCode).toBe(
+        409,
+      );
       expect((await send('GET', `${CONTRIBUTIONS}/${code}`)).body).not.toContain(token);
       const log = lines.join('');
       expect(log).toContain(`/answers`);

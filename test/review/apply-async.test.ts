@@ -55,7 +55,10 @@ afterEach(async () => {
 
 async function setUp(): Promise<Setup> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-async-'));
-  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY }, PROJECT_ROOT);
+  const config = loadConfig(
+    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
+    PROJECT_ROOT,
+  );
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   const handle = await SiteHandle.open(inject('sampleBuildDir'));
   const rebuilder = new GatedRebuilder(config, handle);
@@ -73,17 +76,37 @@ async function acceptedReport(app: FastifyInstance, proposedValue: string): Prom
   const res = await app.inject({
     method: 'POST',
     url: '/api/v1/correction-reports',
-    payload: { workSlug: 'bach-minuet-in-g', targetType: 'work', fieldName: 'composer.died', currentValue: '1733-07-25', proposedValue, rationale: 'Burial register.', evidenceUrl: null, reporterName: 'Cleo', reporterKind: 'Human' },
+    payload: {
+      workSlug: 'bach-minuet-in-g',
+      targetType: 'work',
+      fieldName: 'composer.died',
+      currentValue: '1733-07-25',
+      proposedValue,
+      rationale: 'Burial register.',
+      evidenceUrl: null,
+      reporterName: 'Cleo',
+      reporterKind: 'Human',
+    },
   });
   expect(res.statusCode, res.body).toBe(202);
   const code = data(res.body).trackingCode as string;
-  const accept = await app.inject({ method: 'POST', url: `/api/v1/admin/correction-reports/${code}/accept`, headers: auth, payload: { reviewer: 'Dana Editor' } });
+  const accept = await app.inject({
+    method: 'POST',
+    url: `/api/v1/admin/correction-reports/${code}/accept`,
+    headers: auth,
+    payload: { reviewer: 'Dana Editor' },
+  });
   expect(accept.statusCode, accept.body).toBe(200);
   return code;
 }
 
 async function applyAsync(app: FastifyInstance, code: string) {
-  return app.inject({ method: 'POST', url: `/api/v1/admin/correction-reports/${code}/apply`, headers: { ...auth, prefer: 'respond-async' }, payload: { reviewer: 'Dana Editor', note: 'Register checked.' } });
+  return app.inject({
+    method: 'POST',
+    url: `/api/v1/admin/correction-reports/${code}/apply`,
+    headers: { ...auth, prefer: 'respond-async' },
+    payload: { reviewer: 'Dana Editor', note: 'Register checked.' },
+  });
 }
 
 /** Poll the admin view until the apply left "applying" (bounded). */
@@ -117,7 +140,12 @@ describe('apply answers at once', () => {
     expect(tracking.apply.state).toBe('applying');
     expect(existsSync(path.join(root, 'state', 'applying', `${code}.json`))).toBe(true);
     // Other actions, and a second apply, wait for the outcome: 409 naming the running apply.
-    const decline = await app.inject({ method: 'POST', url: `/api/v1/admin/correction-reports/${code}/decline`, headers: auth, payload: { reviewer: 'Dana Editor' } });
+    const decline = await app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/correction-reports/${code}/decline`,
+      headers: auth,
+      payload: { reviewer: 'Dana Editor' },
+    });
     expect(decline.statusCode).toBe(409);
     expect(decline.json().detail).toContain('being applied');
     const again = await applyAsync(app, code);
@@ -160,12 +188,19 @@ describe('apply answers at once', () => {
     expect(Date.parse(item.apply.failedAtUtc)).toBeGreaterThanOrEqual(Date.parse(item.apply.requestedAtUtc));
     expect(item.review.lastError.message).toContain('simulated build failure');
     expect(await git(config.contentRepo, ['rev-parse', 'main'])).toBe(mainBefore);
-    expect(readFileSync(path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md'), 'utf8')).toContain('died: "1733-07-25"');
+    expect(readFileSync(path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md'), 'utf8')).toContain(
+      'died: "1733-07-25"',
+    );
     expect(handle.current.dir).toBe(served);
     expect(data((await app.inject({ url: `/api/v1/correction-reports/${code}` })).body).apply.state).toBe('failed');
     expect(existsSync(path.join(root, 'state', 'applying', `${code}.json`))).toBe(false);
     // A reviewer may apply it again (here it fails again: the gate stays failing).
-    const retry = await app.inject({ method: 'POST', url: `/api/v1/admin/correction-reports/${code}/apply`, headers: auth, payload: { reviewer: 'Dana Editor' } });
+    const retry = await app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/correction-reports/${code}/apply`,
+      headers: auth,
+      payload: { reviewer: 'Dana Editor' },
+    });
     expect(retry.statusCode).toBe(409);
     expect(retry.json().detail).toContain('previous site keeps serving');
   });
@@ -174,7 +209,12 @@ describe('apply answers at once', () => {
     const { app, rebuilder } = await setUp();
     const code = await acceptedReport(app, '1733-07-28');
     rebuilder.open();
-    const res = await app.inject({ method: 'POST', url: `/api/v1/admin/correction-reports/${code}/apply`, headers: auth, payload: { reviewer: 'Dana Editor' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/correction-reports/${code}/apply`,
+      headers: auth,
+      payload: { reviewer: 'Dana Editor' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const item = data(res.body);
     expect(item.status).toBe('applied');

@@ -35,7 +35,8 @@ class GatedRebuilder extends Rebuilder {
   override async rebuildAndSwap(): Promise<SwapResult> {
     this.calls++;
     await this.gate;
-    if (this.failWhen?.(readFileSync(this.workFile, 'utf8'))) throw new Error(`build failed (exit 1): works/${WORK}/index.md: simulated build failure`);
+    if (this.failWhen?.(readFileSync(this.workFile, 'utf8')))
+      throw new Error(`build failed (exit 1): works/${WORK}/index.md: simulated build failure`);
     return super.rebuildAndSwap();
   }
 }
@@ -58,7 +59,10 @@ afterEach(async () => {
 
 async function setUp(): Promise<Setup> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-coalesce-'));
-  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY }, PROJECT_ROOT);
+  const config = loadConfig(
+    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
+    PROJECT_ROOT,
+  );
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   const handle = await SiteHandle.open(inject('sampleBuildDir'));
   const rebuilder = new GatedRebuilder(config, handle);
@@ -80,21 +84,44 @@ const data = (body: string) => {
   return (parsed.data ?? parsed) as Record<string, any>;
 };
 
-async function acceptedReport(base: string, fieldName: string, currentValue: string, proposedValue: string): Promise<string> {
+async function acceptedReport(
+  base: string,
+  fieldName: string,
+  currentValue: string,
+  proposedValue: string,
+): Promise<string> {
   const res = await call(base, '/api/v1/correction-reports', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ workSlug: WORK, targetType: 'work', fieldName, currentValue, proposedValue, rationale: 'Checked against the source.', evidenceUrl: null, reporterName: 'Cleo', reporterKind: 'Human' }),
+    body: JSON.stringify({
+      workSlug: WORK,
+      targetType: 'work',
+      fieldName,
+      currentValue,
+      proposedValue,
+      rationale: 'Checked against the source.',
+      evidenceUrl: null,
+      reporterName: 'Cleo',
+      reporterKind: 'Human',
+    }),
   });
   expect(res.status, res.body).toBe(202);
   const code = data(res.body).trackingCode as string;
-  const accept = await call(base, `/api/v1/admin/correction-reports/${code}/accept`, { method: 'POST', headers: auth, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+  const accept = await call(base, `/api/v1/admin/correction-reports/${code}/accept`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ reviewer: 'Dana Editor' }),
+  });
   expect(accept.status, accept.body).toBe(200);
   return code;
 }
 
 async function applyAsync(base: string, code: string): Promise<void> {
-  const res = await call(base, `/api/v1/admin/correction-reports/${code}/apply`, { method: 'POST', headers: { ...auth, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+  const res = await call(base, `/api/v1/admin/correction-reports/${code}/apply`, {
+    method: 'POST',
+    headers: { ...auth, prefer: 'respond-async' },
+    body: JSON.stringify({ reviewer: 'Dana Editor' }),
+  });
   expect(res.status, res.body).toBe(202);
   expect(data(res.body).apply.state).toBe('applying');
 }
@@ -119,14 +146,20 @@ async function until(what: string, check: () => boolean): Promise<void> {
 }
 
 /** "served in the build of <commit>" from the item's last apply outcome. */
-const servedBy = (item: Record<string, any>) => /served in the build of ([0-9a-f]{12})/.exec(item.review.actions.at(-1).outcome)?.[1] ?? null;
+const servedBy = (item: Record<string, any>) =>
+  /served in the build of ([0-9a-f]{12})/.exec(item.review.actions.at(-1).outcome)?.[1] ?? null;
 
 describe('applies in a row', () => {
   it('three applies in quick succession all become visible with two builds: the two that waited share one', async () => {
     const { app, base, config, rebuilder } = await setUp();
     const first = await acceptedReport(base, 'title', 'Minuet in G major', 'Minuet in G major (coalesced)');
     const second = await acceptedReport(base, 'composer.died', '1733-07-25', '1733-07-26');
-    const third = await acceptedReport(base, 'summary', 'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.', 'A short keyboard minuet, coalesced.');
+    const third = await acceptedReport(
+      base,
+      'summary',
+      'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.',
+      'A short keyboard minuet, coalesced.',
+    );
 
     await applyAsync(base, first);
     // The first is merged and its build is running (held at the gate): the next two arrive now.
@@ -169,7 +202,12 @@ describe('applies in a row', () => {
     const { base, config, rebuilder } = await setUp();
     const first = await acceptedReport(base, 'title', 'Minuet in G major', 'Minuet in G major (first)');
     const good = await acceptedReport(base, 'composer.died', '1733-07-25', '1733-07-26');
-    const bad = await acceptedReport(base, 'summary', 'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.', 'Breaks the build.');
+    const bad = await acceptedReport(
+      base,
+      'summary',
+      'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.',
+      'Breaks the build.',
+    );
     // Any build whose main holds the bad summary fails.
     rebuilder.failWhen = (file) => file.includes('Breaks the build.');
     await applyAsync(base, first);

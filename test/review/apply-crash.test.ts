@@ -50,7 +50,21 @@ function killTree(pid: number): void {
 
 function mergedOnMain(code: string): boolean {
   try {
-    return execFileSync('git', ['-C', path.join(dataDir, 'content'), 'log', '--format=%H', '--fixed-strings', `--grep=Tracking-Code: ${code}`, 'main'], { encoding: 'utf8' }).trim() !== '';
+    return (
+      execFileSync(
+        'git',
+        [
+          '-C',
+          path.join(dataDir, 'content'),
+          'log',
+          '--format=%H',
+          '--fixed-strings',
+          `--grep=Tracking-Code: ${code}`,
+          'main',
+        ],
+        { encoding: 'utf8' },
+      ).trim() !== ''
+    );
   } catch {
     return false;
   }
@@ -63,15 +77,33 @@ describe('SIGKILL during an apply that answered at once', () => {
     const report = await fetch(`${url}/api/v1/correction-reports`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ workSlug: 'bach-prelude-in-c-bwv-846', targetType: 'work', fieldName: 'year', currentValue: '1722', proposedValue: '1722 (autograph dated 1722)', rationale: 'Autograph title page.', evidenceUrl: null, reporterName: 'Cleo', reporterKind: 'Human' }),
+      body: JSON.stringify({
+        workSlug: 'bach-prelude-in-c-bwv-846',
+        targetType: 'work',
+        fieldName: 'year',
+        currentValue: '1722',
+        proposedValue: '1722 (autograph dated 1722)',
+        rationale: 'Autograph title page.',
+        evidenceUrl: null,
+        reporterName: 'Cleo',
+        reporterKind: 'Human',
+      }),
     });
     expect(report.status).toBe(202);
     const code = (await json(report)).trackingCode as string;
     const admin = `${url}/api/v1/admin/correction-reports/${code}`;
-    const accept = await fetch(`${admin}/accept`, { method: 'POST', headers: auth, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+    const accept = await fetch(`${admin}/accept`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ reviewer: 'Dana Editor' }),
+    });
     expect(accept.status).toBe(200);
 
-    const apply = await fetch(`${admin}/apply`, { method: 'POST', headers: { ...auth, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+    const apply = await fetch(`${admin}/apply`, {
+      method: 'POST',
+      headers: { ...auth, prefer: 'respond-async' },
+      body: JSON.stringify({ reviewer: 'Dana Editor' }),
+    });
     expect(apply.status).toBe(202);
     expect((await json(apply)).apply.state).toBe('applying');
 
@@ -79,7 +111,10 @@ describe('SIGKILL during an apply that answered at once', () => {
     // server and its build at once, as a power cut would.
     const deadline = Date.now() + 60_000;
     while (!mergedOnMain(code)) {
-      if (Date.now() > deadline) throw new Error(`no merge of ${code} within 60 s: ${JSON.stringify(await json(await fetch(admin, { headers: auth })))}\n${running.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no merge of ${code} within 60 s: ${JSON.stringify(await json(await fetch(admin, { headers: auth })))}\n${running.output()}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
     const before = await json(await fetch(admin, { headers: auth }));
@@ -107,7 +142,22 @@ describe('SIGKILL during an apply that answered at once', () => {
     const work = await json(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
     expect(work.year).toBe('1722 (autograph dated 1722)');
     // Merged once, not twice.
-    const merges = execFileSync('git', ['-C', path.join(dataDir, 'content'), 'log', '--merges', '--format=%H', '--fixed-strings', `--grep=Tracking-Code: ${code}`, 'main'], { encoding: 'utf8' }).trim().split('\n');
+    const merges = execFileSync(
+      'git',
+      [
+        '-C',
+        path.join(dataDir, 'content'),
+        'log',
+        '--merges',
+        '--format=%H',
+        '--fixed-strings',
+        `--grep=Tracking-Code: ${code}`,
+        'main',
+      ],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n');
     expect(merges).toHaveLength(1);
     expect(restarted.output()).toContain(`resuming the apply of ${code}`);
     expect(existsSync(path.join(dataDir, 'state', 'applying', `${code}.json`))).toBe(false);

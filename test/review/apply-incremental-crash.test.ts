@@ -15,7 +15,12 @@ import { startService, type Started } from '../helpers/process.ts';
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-inc-crash-'));
 const KEY = 'admin-apply-inc-crash-1';
 // One base URL for both starts (builds are keyed by commit and base URL; each start gets a new port).
-const ENV = { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: KEY, ARCHIVE_RECONCILE_DELAY_MS: 'off', PUBLIC_BASE_URL: 'http://archive.crash.example.test' };
+const ENV = {
+  ARCHIVE_DATA_DIR: dataDir,
+  ARCHIVE_ADMIN_KEYS: KEY,
+  ARCHIVE_RECONCILE_DELAY_MS: 'off',
+  PUBLIC_BASE_URL: 'http://archive.crash.example.test',
+};
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const buildsDir = path.join(dataDir, 'builds');
 let running: Started | null = null;
@@ -49,7 +54,10 @@ function killTree(pid: number): void {
   }
 }
 
-const completeIncremental = () => (existsSync(buildsDir) ? readdirSync(buildsDir).filter((n) => n.endsWith('-inc') && existsSync(path.join(buildsDir, n, 'build.json'))) : []);
+const completeIncremental = () =>
+  existsSync(buildsDir)
+    ? readdirSync(buildsDir).filter((n) => n.endsWith('-inc') && existsSync(path.join(buildsDir, n, 'build.json')))
+    : [];
 
 describe('SIGKILL during an incremental swap', () => {
   it('restarts on the complete incremental build, with the change visible everywhere', async () => {
@@ -58,14 +66,32 @@ describe('SIGKILL during an incremental swap', () => {
     const report = await fetch(`${url}/api/v1/correction-reports`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ workSlug: 'bach-prelude-in-c-bwv-846', targetType: 'work', fieldName: 'title', currentValue: 'Prelude in C major (The Well-Tempered Clavier, Book I)', proposedValue: 'Prelude in C major (quokka edition)', rationale: 'Test.', evidenceUrl: null, reporterName: 'Cleo', reporterKind: 'Human' }),
+      body: JSON.stringify({
+        workSlug: 'bach-prelude-in-c-bwv-846',
+        targetType: 'work',
+        fieldName: 'title',
+        currentValue: 'Prelude in C major (The Well-Tempered Clavier, Book I)',
+        proposedValue: 'Prelude in C major (quokka edition)',
+        rationale: 'Test.',
+        evidenceUrl: null,
+        reporterName: 'Cleo',
+        reporterKind: 'Human',
+      }),
     });
     expect(report.status, JSON.stringify(await report.clone().json())).toBe(202);
     const code = (await json(report)).trackingCode as string;
     const admin = `${url}/api/v1/admin/correction-reports/${code}`;
-    const accept = await fetch(`${admin}/accept`, { method: 'POST', headers: auth, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+    const accept = await fetch(`${admin}/accept`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ reviewer: 'Dana Editor' }),
+    });
     expect(accept.status).toBe(200);
-    const apply = await fetch(`${admin}/apply`, { method: 'POST', headers: { ...auth, prefer: 'respond-async' }, body: JSON.stringify({ reviewer: 'Dana Editor' }) });
+    const apply = await fetch(`${admin}/apply`, {
+      method: 'POST',
+      headers: { ...auth, prefer: 'respond-async' },
+      body: JSON.stringify({ reviewer: 'Dana Editor' }),
+    });
     expect(apply.status).toBe(202);
 
     const deadline = Date.now() + 180_000;
@@ -83,7 +109,9 @@ describe('SIGKILL during an incremental swap', () => {
     expect(readdirSync(buildsDir)).toEqual([incremental]);
     const work = await json(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
     expect(work.title).toBe('Prelude in C major (quokka edition)');
-    expect(await (await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846/index.md`)).text()).toContain('quokka edition');
+    expect(await (await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846/index.md`)).text()).toContain(
+      'quokka edition',
+    );
     expect(await (await fetch(`${restarted.url}/works/bach-prelude-in-c-bwv-846/`)).text()).toContain('quokka edition');
     expect((await json(await fetch(`${restarted.url}/api/v1/works?query=quokka`))).total).toBe(1);
     let item: Record<string, any> = {};

@@ -8,7 +8,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
-import { buildContributionChange, landedState, ProposalError, type ContributionProposalInput, type Data } from '../../src/domain/review/proposal.ts';
+import {
+  buildContributionChange,
+  landedState,
+  ProposalError,
+  type ContributionProposalInput,
+  type Data,
+} from '../../src/domain/review/proposal.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
@@ -22,8 +28,25 @@ const arrangementSubmission = (over: Partial<MusicContributionInput> = {}): Musi
   idempotencyKey: 'facts-test-key-1',
   submittedBy: { name: 'Ada', kind: 'AiAssisted' },
   target: { workSlug: 'satie-gymnopedie-1' },
-  rights: { compositionStatus: 'public-domain', editionStatus: 'original-contribution', recordingStatus: 'original-generated-recording', territory: 'US, EU, CA', license: 'CC0-1.0', evidenceUrls: ['https://example.org/e'] },
-  assets: [{ kind: 'mp3', title: 'Take', downloadUrl: 'https://files.example.org/a.mp3', sourcePageUrl: 'https://example.org/p', sha256: H, rightsStatus: 'original-generated-recording', reviewState: 'technical-pass' }],
+  rights: {
+    compositionStatus: 'public-domain',
+    editionStatus: 'original-contribution',
+    recordingStatus: 'original-generated-recording',
+    territory: 'US, EU, CA',
+    license: 'CC0-1.0',
+    evidenceUrls: ['https://example.org/e'],
+  },
+  assets: [
+    {
+      kind: 'mp3',
+      title: 'Take',
+      downloadUrl: 'https://files.example.org/a.mp3',
+      sourcePageUrl: 'https://example.org/p',
+      sha256: H,
+      rightsStatus: 'original-generated-recording',
+      reviewState: 'technical-pass',
+    },
+  ],
   arrangement: {
     title: 'Misty bed',
     duration: '0:19',
@@ -42,7 +65,10 @@ const arrangementSubmission = (over: Partial<MusicContributionInput> = {}): Musi
   ...over,
 });
 
-const input = (s: MusicContributionInput, over: Partial<ContributionProposalInput> = {}): ContributionProposalInput => ({
+const input = (
+  s: MusicContributionInput,
+  over: Partial<ContributionProposalInput> = {},
+): ContributionProposalInput => ({
   trackingCode: 'C-2222-3333-4444-5555',
   submission: s,
   work: work(),
@@ -62,7 +88,12 @@ const lastArrangement = (change: ReturnType<typeof buildContributionChange>) => 
 describe('what resolve ranks on can be supplied', () => {
   it('lands the declared moods, roles, loop/trim and sections (moods trimmed and unique, the intended role not repeated)', () => {
     const a = lastArrangement(buildContributionChange(input(arrangementSubmission())));
-    expect(a).toMatchObject({ moods: ['misty', 'calm'], alsoSuits: ['music-ambient'], loopable: true, trimmable: false });
+    expect(a).toMatchObject({
+      moods: ['misty', 'calm'],
+      alsoSuits: ['music-ambient'],
+      loopable: true,
+      trimmable: false,
+    });
     expect(a.sections).toEqual([
       { label: 'opening', startSeconds: 0, endSeconds: 9 },
       { label: 'theme', startSeconds: 9, endSeconds: 19 },
@@ -70,7 +101,9 @@ describe('what resolve ranks on can be supplied', () => {
   });
 
   it('an editor-set fact replaces the declaration; facts left out keep it', () => {
-    const a = lastArrangement(buildContributionChange(input(arrangementSubmission(), { editorFacts: { moods: ['hazy'], trimmable: true } })));
+    const a = lastArrangement(
+      buildContributionChange(input(arrangementSubmission(), { editorFacts: { moods: ['hazy'], trimmable: true } })),
+    );
     expect(a).toMatchObject({ moods: ['hazy'], loopable: true, trimmable: true, alsoSuits: ['music-ambient'] });
   });
 
@@ -85,28 +118,45 @@ describe('what resolve ranks on can be supplied', () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ProposalError);
-      expect((err as ProposalError).reasons.join(' ')).toMatch(/sections\[0\] \("b"\) must end after it starts.*sections\[1\] \("a"\) starts before/);
+      expect((err as ProposalError).reasons.join(' ')).toMatch(
+        /sections\[0\] \("b"\) must end after it starts.*sections\[1\] \("a"\) starts before/,
+      );
     }
   });
 
   it('target.arrangementId adds the files to that arrangement instead of a new one (operation arrangement or performance)', () => {
     for (const operation of ['arrangement', 'performance'] as const) {
-      const s = arrangementSubmission({ operation, target: { workSlug: 'satie-gymnopedie-1', arrangementId: 1 }, arrangement: { renderingProfileSlugs: [], moods: ['misty'] } });
+      const s = arrangementSubmission({
+        operation,
+        target: { workSlug: 'satie-gymnopedie-1', arrangementId: 1 },
+        arrangement: { renderingProfileSlugs: [], moods: ['misty'] },
+      });
       const change = buildContributionChange(input(s));
       if (change.kind !== 'work') throw new Error('expected a work change');
       const before = work().arrangements as Data[];
       const after = change.after.arrangements as Data[];
       expect(after).toHaveLength(before.length);
       const target = after.find((a) => a.id === 1)!;
-      expect((target.assets as Data[]).length).toBe(((before.find((a) => a.id === 1)!.assets as Data[]) ?? []).length + 1);
+      expect((target.assets as Data[]).length).toBe(
+        ((before.find((a) => a.id === 1)!.assets as Data[]) ?? []).length + 1,
+      );
       expect(target.moods).toEqual(['misty']);
       expect(target.loopable).toBe(before.find((a) => a.id === 1)!.loopable); // not declared: unchanged
     }
-    expect(() => buildContributionChange(input(arrangementSubmission({ target: { workSlug: 'satie-gymnopedie-1', arrangementId: 99 } })))).toThrow(/no arrangement 99/);
+    expect(() =>
+      buildContributionChange(
+        input(arrangementSubmission({ target: { workSlug: 'satie-gymnopedie-1', arrangementId: 99 } })),
+      ),
+    ).toThrow(/no arrangement 99/);
   });
 
-  it('a metadata revision sets the work\'s aliases', () => {
-    const s = arrangementSubmission({ operation: 'metadata-revision', work: { aliases: ['First Gymnopedie'] }, assets: [], arrangement: null });
+  it("a metadata revision sets the work's aliases", () => {
+    const s = arrangementSubmission({
+      operation: 'metadata-revision',
+      work: { aliases: ['First Gymnopedie'] },
+      assets: [],
+      arrangement: null,
+    });
     const change = buildContributionChange(input(s));
     if (change.kind !== 'work') throw new Error('expected a work change');
     expect(change.after.aliases).toEqual(['First Gymnopedie']);
@@ -114,12 +164,25 @@ describe('what resolve ranks on can be supplied', () => {
 
   it('a verified file whose archive checks passed lands technical-pass; an assertion or uncleared rights still decide first', () => {
     const s = arrangementSubmission();
-    expect(landedState(s, 0, null, { sha256: H, byteLength: 1, technicalChecks: 'ok', checksPassed: true })).toBe('technical-pass');
-    expect(landedState(s, 0, null, { sha256: H, byteLength: 1, technicalChecks: 'bad', checksPassed: false })).toBe('pending');
+    expect(landedState(s, 0, null, { sha256: H, byteLength: 1, technicalChecks: 'ok', checksPassed: true })).toBe(
+      'technical-pass',
+    );
+    expect(landedState(s, 0, null, { sha256: H, byteLength: 1, technicalChecks: 'bad', checksPassed: false })).toBe(
+      'pending',
+    );
     expect(landedState(s, 0, null, null)).toBe('pending');
-    expect(landedState(s, 0, { reviewer: 'E', atUtc: '2026-01-01T00:00:00Z', assets: { 0: 'human-listening-approved' }, arrangement: null }, { sha256: H, byteLength: 1, technicalChecks: 'ok', checksPassed: true })).toBe('human-listening-approved');
+    expect(
+      landedState(
+        s,
+        0,
+        { reviewer: 'E', atUtc: '2026-01-01T00:00:00Z', assets: { 0: 'human-listening-approved' }, arrangement: null },
+        { sha256: H, byteLength: 1, technicalChecks: 'ok', checksPassed: true },
+      ),
+    ).toBe('human-listening-approved');
     const uncleared = arrangementSubmission();
     uncleared.assets[0]!.rightsStatus = 'unknown';
-    expect(landedState(uncleared, 0, null, { sha256: H, byteLength: 1, technicalChecks: 'ok', checksPassed: true })).toBe('rights-review-required');
+    expect(
+      landedState(uncleared, 0, null, { sha256: H, byteLength: 1, technicalChecks: 'ok', checksPassed: true }),
+    ).toBe('rights-review-required');
   });
 });

@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { applyCorrection } from '../../src/domain/review/correction.ts';
 import { parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/work-file.ts';
 import { contributionText, correctionText } from '../../src/domain/review/messages.ts';
-import { buildContributionChange, checkBaseSha256, nextAssetId, ProposalError, type ContributionProposalInput, type Data } from '../../src/domain/review/proposal.ts';
+import {
+  buildContributionChange,
+  checkBaseSha256,
+  nextAssetId,
+  ProposalError,
+  type ContributionProposalInput,
+  type Data,
+} from '../../src/domain/review/proposal.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import type { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
@@ -20,9 +27,23 @@ const submission = (over: Partial<MusicContributionInput> = {}): MusicContributi
   idempotencyKey: 'unit-test-key-1',
   submittedBy: { name: 'Ada', kind: 'AutomatedAgent', agentName: 'bot', agentVersion: '2.0' },
   target: { workSlug: 'satie-gymnopedie-1', assetType: null, assetId: null, baseSha256: null },
-  rights: { compositionStatus: 'public-domain', editionStatus: 'original-contribution', territory: 'US, EU, CA', license: 'CC0-1.0', evidenceUrls: ['https://example.org/e'] },
+  rights: {
+    compositionStatus: 'public-domain',
+    editionStatus: 'original-contribution',
+    territory: 'US, EU, CA',
+    license: 'CC0-1.0',
+    evidenceUrls: ['https://example.org/e'],
+  },
   assets: [
-    { kind: 'musicxml', title: 'Score', downloadUrl: 'https://files.example.org/s.musicxml', sourcePageUrl: 'https://example.org/p', sha256: H, rightsStatus: 'original-contribution', reviewState: 'human-listening-approved' },
+    {
+      kind: 'musicxml',
+      title: 'Score',
+      downloadUrl: 'https://files.example.org/s.musicxml',
+      sourcePageUrl: 'https://example.org/p',
+      sha256: H,
+      rightsStatus: 'original-contribution',
+      reviewState: 'human-listening-approved',
+    },
   ],
   quality: {},
   changeSummary: 'Adds a score.',
@@ -30,7 +51,10 @@ const submission = (over: Partial<MusicContributionInput> = {}): MusicContributi
   ...over,
 });
 
-const input = (s: MusicContributionInput, over: Partial<ContributionProposalInput> = {}): ContributionProposalInput => ({
+const input = (
+  s: MusicContributionInput,
+  over: Partial<ContributionProposalInput> = {},
+): ContributionProposalInput => ({
   trackingCode: 'C-2222-3333-4444-5555',
   submission: s,
   work: work(),
@@ -49,20 +73,46 @@ describe('contribution builders', () => {
     const added = (change.after.sourceAssets as Data[]).at(-1)!;
     expect(added.id).toBe(nextAssetId(work()));
     expect(added.id).toBeGreaterThan(20);
-    expect(added).toMatchObject({ reviewState: 'pending', access: 'public', url: 'https://files.example.org/s.musicxml', sha256: H });
+    expect(added).toMatchObject({
+      reviewState: 'pending',
+      access: 'public',
+      url: 'https://files.example.org/s.musicxml',
+      sha256: H,
+    });
   });
 
-  it('honors a named reviewer\'s assertion and references the verified blob', () => {
+  it("honors a named reviewer's assertion and references the verified blob", () => {
     const s = submission();
-    const change = buildContributionChange(input(s, { verified: [{ sha256: H, byteLength: 10, technicalChecks: 'ok' }], assertions: { reviewer: 'Eve', atUtc: '2026-01-01T00:00:00Z', assets: { 0: 'human-reviewed' }, arrangement: null } }));
+    const change = buildContributionChange(
+      input(s, {
+        verified: [{ sha256: H, byteLength: 10, technicalChecks: 'ok' }],
+        assertions: {
+          reviewer: 'Eve',
+          atUtc: '2026-01-01T00:00:00Z',
+          assets: { 0: 'human-reviewed' },
+          arrangement: null,
+        },
+      }),
+    );
     const added = ((change as { after: Data }).after.sourceAssets as Data[]).at(-1)!;
     expect(added).toMatchObject({ blob: H, byteLength: 10, reviewState: 'human-reviewed', technicalChecks: 'ok' });
     expect(added.url).toBeUndefined();
   });
 
   it('never makes uncleared rights public, even with an assertion', () => {
-    const s = submission({ rights: { compositionStatus: 'unknown', territory: 'US', evidenceUrls: ['https://example.org/e'] } });
-    const change = buildContributionChange(input(s, { assertions: { reviewer: 'Eve', atUtc: '2026-01-01T00:00:00Z', assets: { 0: 'human-listening-approved' }, arrangement: null } }));
+    const s = submission({
+      rights: { compositionStatus: 'unknown', territory: 'US', evidenceUrls: ['https://example.org/e'] },
+    });
+    const change = buildContributionChange(
+      input(s, {
+        assertions: {
+          reviewer: 'Eve',
+          atUtc: '2026-01-01T00:00:00Z',
+          assets: { 0: 'human-listening-approved' },
+          arrangement: null,
+        },
+      }),
+    );
     const added = ((change as { after: Data }).after.sourceAssets as Data[]).at(-1)!;
     expect(added).toMatchObject({ reviewState: 'rights-review-required', access: 'admin-only' });
   });
@@ -70,7 +120,8 @@ describe('contribution builders', () => {
   it('reports a stale baseSha256 and a vanished work as stale ProposalErrors', () => {
     expect(checkBaseSha256(null, 'x', 'w')).toBeNull();
     expect(checkBaseSha256(H, H.toUpperCase(), 'w')).toBeNull();
-    const stale = () => buildContributionChange(input(submission({ target: { workSlug: 'satie-gymnopedie-1', baseSha256: H } })));
+    const stale = () =>
+      buildContributionChange(input(submission({ target: { workSlug: 'satie-gymnopedie-1', baseSha256: H } })));
     expect(stale).toThrow(/stale/);
     try {
       buildContributionChange(input(submission(), { work: null }));
@@ -81,8 +132,29 @@ describe('contribution builders', () => {
   });
 
   it('lowers a contributed profile that claims approval', () => {
-    const profile = { slug: 'new-profile', version: '1.0.0', title: 'P', kind: 'instrument', status: 'approved', summary: '', renderReady: true, instruments: ['piano'], approvalBoundary: { approvedFor: 'x', notApprovedFor: 'y', approvedBy: 'Someone', approvedAtUtc: '2026-01-01T00:00:00Z' }, engine: { name: 'e', version: '1' }, settings: {} };
-    const change = buildContributionChange(input(submission({ operation: 'rendering-profile', target: null }), { profileBytes: Buffer.from(JSON.stringify(profile)) }));
+    const profile = {
+      slug: 'new-profile',
+      version: '1.0.0',
+      title: 'P',
+      kind: 'instrument',
+      status: 'approved',
+      summary: '',
+      renderReady: true,
+      instruments: ['piano'],
+      approvalBoundary: {
+        approvedFor: 'x',
+        notApprovedFor: 'y',
+        approvedBy: 'Someone',
+        approvedAtUtc: '2026-01-01T00:00:00Z',
+      },
+      engine: { name: 'e', version: '1' },
+      settings: {},
+    };
+    const change = buildContributionChange(
+      input(submission({ operation: 'rendering-profile', target: null }), {
+        profileBytes: Buffer.from(JSON.stringify(profile)),
+      }),
+    );
     expect(change.kind).toBe('profile');
     const written = JSON.parse((change as { content: string }).content);
     expect(written.status).toBe('candidate');
@@ -91,30 +163,67 @@ describe('contribution builders', () => {
 
   it('carries tracking code, submitter, rights, summary and rationale in the commit message and PR body', () => {
     const t = contributionText('C-2222-3333-4444-5555', submission());
-    for (const s of ['Tracking-Code: C-2222-3333-4444-5555', 'Ada (AutomatedAgent; agent bot 2.0)', 'composition public-domain', 'Adds a score.', 'Because.']) expect(t.message).toContain(s);
+    for (const s of [
+      'Tracking-Code: C-2222-3333-4444-5555',
+      'Ada (AutomatedAgent; agent bot 2.0)',
+      'composition public-domain',
+      'Adds a score.',
+      'Because.',
+    ])
+      expect(t.message).toContain(s);
     expect(t.body).toContain('| Tracking code | C-2222-3333-4444-5555 |');
   });
 });
 
 describe('correction reports', () => {
-  const report = (over: Partial<CorrectionReportInput>): CorrectionReportInput => ({ workSlug: 'satie-gymnopedie-1', targetType: 'work', fieldName: 'year', proposedValue: '1887', rationale: 'r', reporterName: 'Bob', reporterKind: 'Human', ...over });
+  const report = (over: Partial<CorrectionReportInput>): CorrectionReportInput => ({
+    workSlug: 'satie-gymnopedie-1',
+    targetType: 'work',
+    fieldName: 'year',
+    proposedValue: '1887',
+    rationale: 'r',
+    reporterName: 'Bob',
+    reporterKind: 'Human',
+    ...over,
+  });
 
   it('changes exactly one whitelisted field, keeping the rest of the file byte-identical', () => {
     const before = work();
-    const result = applyCorrection(before, report({ fieldName: 'composer.died', proposedValue: '1925-07-02', currentValue: '1925-07-01' }));
+    const result = applyCorrection(
+      before,
+      report({ fieldName: 'composer.died', proposedValue: '1925-07-02', currentValue: '1925-07-01' }),
+    );
     const out = rewriteWorkFile(text, before, result.after);
     const changed = out.split('\n').filter((l, i) => l !== text.split('\n')[i]);
     expect(changed).toEqual(['  died: "1925-07-02"']);
-    expect(correctionText('R-2222-3333-4444-5555', report({})).message).toContain('Tracking-Code: R-2222-3333-4444-5555');
+    expect(correctionText('R-2222-3333-4444-5555', report({})).message).toContain(
+      'Tracking-Code: R-2222-3333-4444-5555',
+    );
   });
 
   it('coerces null, validates types, refuses unknown fields and stale current values', () => {
     expect(applyCorrection(work(), report({ fieldName: 'key', proposedValue: 'null' })).newValue).toBeNull();
-    expect(applyCorrection(work(), report({ targetType: 'source-asset', targetId: 1, fieldName: 'license', proposedValue: 'CC-BY-4.0' })).pointer).toBe('/sourceAssets/0/license');
-    expect(() => applyCorrection(work(), report({ fieldName: 'composer.died', proposedValue: '1925-02-30' }))).toThrow(/real date/);
-    expect(() => applyCorrection(work(), report({ fieldName: 'reviewState', proposedValue: 'human-listening-approved' }))).toThrow(/not a field/);
-    expect(() => applyCorrection(work(), report({ targetType: 'source-asset', targetId: 1, fieldName: 'reviewState', proposedValue: 'x' }))).toThrow(/not a field/);
-    expect(() => applyCorrection(work(), report({ fieldName: 'title', currentValue: 'Something else', proposedValue: 'X' }))).toThrow(/stale/);
+    expect(
+      applyCorrection(
+        work(),
+        report({ targetType: 'source-asset', targetId: 1, fieldName: 'license', proposedValue: 'CC-BY-4.0' }),
+      ).pointer,
+    ).toBe('/sourceAssets/0/license');
+    expect(() => applyCorrection(work(), report({ fieldName: 'composer.died', proposedValue: '1925-02-30' }))).toThrow(
+      /real date/,
+    );
+    expect(() =>
+      applyCorrection(work(), report({ fieldName: 'reviewState', proposedValue: 'human-listening-approved' })),
+    ).toThrow(/not a field/);
+    expect(() =>
+      applyCorrection(
+        work(),
+        report({ targetType: 'source-asset', targetId: 1, fieldName: 'reviewState', proposedValue: 'x' }),
+      ),
+    ).toThrow(/not a field/);
+    expect(() =>
+      applyCorrection(work(), report({ fieldName: 'title', currentValue: 'Something else', proposedValue: 'X' })),
+    ).toThrow(/stale/);
     expect(() => applyCorrection(null, report({}))).toThrow(/does not exist/);
   });
 });

@@ -34,7 +34,10 @@ class FailingRebuilder extends Rebuilder {
 
 beforeAll(async () => {
   const sampleBuild = inject('sampleBuildDir');
-  config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY }, PROJECT_ROOT);
+  config = loadConfig(
+    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
+    PROJECT_ROOT,
+  );
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   handle = await SiteHandle.open(sampleBuild);
   const rebuilder = new FailingRebuilder(config, handle);
@@ -48,7 +51,9 @@ afterAll(async () => {
 });
 
 function cli(args: string[], env: Record<string, string> = { ARCHIVE_ADMIN_KEY: KEY }) {
-  return run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'review.ts'), ...args, '--server', server], { env: { PATH: process.env.PATH ?? '', ...env } }).then(
+  return run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'review.ts'), ...args, '--server', server], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -59,7 +64,17 @@ describe('review CLI and a failed apply', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/api/v1/correction-reports',
-      payload: { workSlug: 'bach-minuet-in-g', targetType: 'work', fieldName: 'composer.died', currentValue: '1733-07-25', proposedValue: '1733-07-26', rationale: 'Burial register.', evidenceUrl: null, reporterName: 'Cleo', reporterKind: 'Human' },
+      payload: {
+        workSlug: 'bach-minuet-in-g',
+        targetType: 'work',
+        fieldName: 'composer.died',
+        currentValue: '1733-07-25',
+        proposedValue: '1733-07-26',
+        rationale: 'Burial register.',
+        evidenceUrl: null,
+        reporterName: 'Cleo',
+        reporterKind: 'Human',
+      },
     });
     expect(res.statusCode, res.body).toBe(202);
     const code = (res.json().data ?? res.json()).trackingCode as string;
@@ -72,7 +87,10 @@ describe('review CLI and a failed apply', () => {
 
     const keyFile = path.join(root, 'key.txt');
     writeFileSync(keyFile, `${KEY}\n`);
-    const accept = await cli(['accept', code, '--reviewer', 'Dana Editor', '--note', 'Evidence checked.', '--key-file', keyFile], {});
+    const accept = await cli(
+      ['accept', code, '--reviewer', 'Dana Editor', '--note', 'Evidence checked.', '--key-file', keyFile],
+      {},
+    );
     expect(accept.code, accept.stderr).toBe(0);
     expect(accept.stdout).toContain(`${code}: accepted`);
     expect(accept.stdout).toContain(`review/${code}`);
@@ -84,7 +102,9 @@ describe('review CLI and a failed apply', () => {
     expect(apply.stderr).toContain('409');
     expect(apply.stderr).toContain('simulated build failure');
     expect(await git(config.contentRepo, ['rev-parse', 'main'])).toBe(before);
-    expect(readFileSync(path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md'), 'utf8')).toContain('died: "1733-07-25"');
+    expect(readFileSync(path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md'), 'utf8')).toContain(
+      'died: "1733-07-25"',
+    );
     expect(handle.current.dir).toBe(served);
     expect(await git(config.contentRepo, ['status', '--porcelain'])).toBe('');
 

@@ -40,12 +40,37 @@ const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 
 beforeAll(async () => {
   // A self-signed certificate for localhost, made now and trusted only by this test's fetcher.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1', '-keyout', path.join(root, 'k.pem'), '-out', path.join(root, 'c.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-days',
+      '1',
+      '-keyout',
+      path.join(root, 'k.pem'),
+      '-out',
+      path.join(root, 'c.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   ca = readFileSync(path.join(root, 'c.pem'), 'utf8');
   server = https.createServer({ key: readFileSync(path.join(root, 'k.pem')), cert: ca }, (req, res) => {
     const body = FILES[req.url ?? ''];
     if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': req.url!.endsWith('.mp3') ? 'audio/mpeg' : 'application/vnd.recordare.musicxml+xml', 'content-length': body.length }).end(body);
+    res
+      .writeHead(200, {
+        'content-type': req.url!.endsWith('.mp3') ? 'audio/mpeg' : 'application/vnd.recordare.musicxml+xml',
+        'content-length': body.length,
+      })
+      .end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fileBase = `https://localhost:${(server.address() as AddressInfo).port}`;
@@ -53,11 +78,26 @@ beforeAll(async () => {
   // The sample build of content/ serves first; the runtime repository is seeded from the same content.
   const sampleBuild = inject('sampleBuildDir');
   const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
-  config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}`, ARCHIVE_LIBRARY_KEYS: LIBRARY_KEY }, PROJECT_ROOT);
+  config = loadConfig(
+    {
+      ARCHIVE_DATA_DIR: root,
+      PUBLIC_BASE_URL: baseUrl,
+      ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}`,
+      ARCHIVE_LIBRARY_KEYS: LIBRARY_KEY,
+    },
+    PROJECT_ROOT,
+  );
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
   const handle = await SiteHandle.open(sampleBuild);
   const rebuilder = new Rebuilder(config, handle);
-  app = await createApp({ config, handle, rebuilder, review: { fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 } } });
+  app = await createApp({
+    config,
+    handle,
+    rebuilder,
+    review: {
+      fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 },
+    },
+  });
 });
 
 afterAll(async () => {
@@ -67,26 +107,66 @@ afterAll(async () => {
 });
 
 async function post(url: string, payload: unknown, headers: Record<string, string> = auth) {
-  return app.inject({ method: 'POST', url, payload: payload as object, headers: { ...headers, 'content-type': 'application/json' } });
+  return app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers: { ...headers, 'content-type': 'application/json' },
+  });
 }
 
 async function submitTemplate(key: string) {
-  const template = (await app.inject({ url: '/api/v1/music/contributions/template' })).json().data ?? (await app.inject({ url: '/api/v1/music/contributions/template' })).json();
+  const template =
+    (await app.inject({ url: '/api/v1/music/contributions/template' })).json().data ??
+    (await app.inject({ url: '/api/v1/music/contributions/template' })).json();
   const t = structuredClone(template);
   t.idempotencyKey = key;
-  t.submittedBy = { name: 'Ada Tester', kind: 'AiAssisted', agentName: 'score-bot', agentVersion: '1.2.3', contact: 'ada@example.org' };
+  t.submittedBy = {
+    name: 'Ada Tester',
+    kind: 'AiAssisted',
+    agentName: 'score-bot',
+    agentVersion: '1.2.3',
+    contact: 'ada@example.org',
+  };
   t.channel = null;
   t.rights.territory = 'US, EU, CA';
   t.rights.license = 'CC0-1.0';
   t.rights.attribution = null;
   t.rights.checkedAtUtc = '2026-01-01T00:00:00Z';
   t.rights.evidenceUrls = ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'];
-  t.assets[0] = { ...t.assets[0], title: 'Gymnopédie No. 1, contributed piano score', downloadUrl: `${fileBase}/arrangement.musicxml`, sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies', sha256: sha(FILES['/arrangement.musicxml']!), license: 'CC0-1.0' };
-  t.assets[1] = { ...t.assets[1], title: 'Gymnopédie No. 1, contributed piano recording', downloadUrl: `${fileBase}/arrangement.mp3`, sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies', sha256: sha(FILES['/arrangement.mp3']!), license: 'CC0-1.0', reviewState: 'human-listening-approved' };
+  t.assets[0] = {
+    ...t.assets[0],
+    title: 'Gymnopédie No. 1, contributed piano score',
+    downloadUrl: `${fileBase}/arrangement.musicxml`,
+    sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
+    sha256: sha(FILES['/arrangement.musicxml']!),
+    license: 'CC0-1.0',
+  };
+  t.assets[1] = {
+    ...t.assets[1],
+    title: 'Gymnopédie No. 1, contributed piano recording',
+    downloadUrl: `${fileBase}/arrangement.mp3`,
+    sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
+    sha256: sha(FILES['/arrangement.mp3']!),
+    license: 'CC0-1.0',
+    reviewState: 'human-listening-approved',
+  };
   t.assets[1].reviewState = 'technical-pass'; // an AiAssisted submitter may not claim listening approval
-  t.arrangement = { title: 'Gymnopédie No. 1: contributed calm piano', style: 'solo piano, calm', instrumentation: 'Piano', duration: '0:19', intendedRole: 'music-bed', renderingProfileSlugs: ['warm-grand-piano'] };
+  t.arrangement = {
+    title: 'Gymnopédie No. 1: contributed calm piano',
+    style: 'solo piano, calm',
+    instrumentation: 'Piano',
+    duration: '0:19',
+    intendedRole: 'music-bed',
+    renderingProfileSlugs: ['warm-grand-piano'],
+  };
   t.reproducibility = null;
-  t.quality = { technicalValidationPassed: true, humanListeningApproved: false, technicalChecks: 'peak -1 dBFS', listeningNotes: null };
+  t.quality = {
+    technicalValidationPassed: true,
+    humanListeningApproved: false,
+    technicalChecks: 'peak -1 dBFS',
+    listeningNotes: null,
+  };
   t.changeSummary = 'Adds a calm solo-piano arrangement with score and recording.';
   t.rationale = 'No contributed music-bed arrangement exists yet.';
   const res = await post('/api/v1/music/contributions', t, {});
@@ -100,7 +180,15 @@ describe('review as pull requests on the local forge', () => {
   it('refuses without an admin key, with the wrong role, and with a bad body', async () => {
     code = await submitTemplate('review-flow-template-1');
     expect((await post(`/api/v1/admin/contributions/${code}/accept`, { reviewer: 'Alice' }, {})).statusCode).toBe(401);
-    expect((await post(`/api/v1/admin/contributions/${code}/accept`, { reviewer: 'Alice' }, { authorization: `Bearer ${LIBRARY_KEY}` })).statusCode).toBe(403);
+    expect(
+      (
+        await post(
+          `/api/v1/admin/contributions/${code}/accept`,
+          { reviewer: 'Alice' },
+          { authorization: `Bearer ${LIBRARY_KEY}` },
+        )
+      ).statusCode,
+    ).toBe(403);
     const bad = await post(`/api/v1/admin/contributions/${code}/accept`, { reviewer: '', extra: 1 });
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toContain('application/problem+json');
@@ -113,7 +201,11 @@ describe('review as pull requests on the local forge', () => {
   });
 
   it('accepts (fetch + verify + checks + branch) and applies a contribution: JSON, Markdown and HTML change together', async () => {
-    const accepted = await post(`/api/v1/admin/contributions/${code}/accept`, { reviewer: 'Alice Editor', note: 'Looks right.', assert: { assets: [{ index: 0, reviewState: 'human-reviewed' }] } });
+    const accepted = await post(`/api/v1/admin/contributions/${code}/accept`, {
+      reviewer: 'Alice Editor',
+      note: 'Looks right.',
+      assert: { assets: [{ index: 0, reviewState: 'human-reviewed' }] },
+    });
     expect(accepted.statusCode, accepted.body).toBe(200);
     const item = accepted.json().data;
     expect(item.status).toBe('accepted');
@@ -135,7 +227,9 @@ describe('review as pull requests on the local forge', () => {
     expect(applied.json().data.status).toBe('applied');
 
     const work = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1' })).json().data;
-    const arr = work.arrangements.find((a: { title: string }) => a.title === 'Gymnopédie No. 1: contributed calm piano');
+    const arr = work.arrangements.find(
+      (a: { title: string }) => a.title === 'Gymnopédie No. 1: contributed calm piano',
+    );
     expect(arr).toBeTruthy();
     expect(Number.isInteger(arr.id)).toBe(true);
     expect(arr.reviewState).toBe('pending');
@@ -163,7 +257,9 @@ describe('review as pull requests on the local forge', () => {
     expect(aj.status).toBe('applied');
     expect(aj.changedCanonicalData).toBe(true);
     expect(await git(config.contentRepo, ['log', '--format=%s', 'main'])).toContain(`Apply ${code}`);
-    expect((await post(`/api/v1/admin/contributions/${code}/decline`, { reviewer: 'Alice' })).json().detail).toContain('"applied"');
+    expect((await post(`/api/v1/admin/contributions/${code}/decline`, { reviewer: 'Alice' })).json().detail).toContain(
+      '"applied"',
+    );
   });
 
   it('applies a correction report to one field in all three; a declined one changes nothing; a stale one is 409', async () => {
@@ -187,8 +283,18 @@ describe('review as pull requests on the local forge', () => {
     const declined = await submit(report('genre', 'Dance', null));
     const stale = await submit(report('key', 'E minor', 'C major'));
 
-    expect((await post(`/api/v1/admin/correction-reports/${declined}/decline`, { reviewer: 'Alice', note: 'Not supported by the evidence.' })).statusCode).toBe(200);
-    expect((await post(`/api/v1/admin/correction-reports/${stale}/accept`, { reviewer: 'Alice' })).json().data.review.blockers[0]).toContain('stale');
+    expect(
+      (
+        await post(`/api/v1/admin/correction-reports/${declined}/decline`, {
+          reviewer: 'Alice',
+          note: 'Not supported by the evidence.',
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (await post(`/api/v1/admin/correction-reports/${stale}/accept`, { reviewer: 'Alice' })).json().data.review
+        .blockers[0],
+    ).toContain('stale');
     const staleApply = await post(`/api/v1/admin/correction-reports/${stale}/apply`, { reviewer: 'Alice' });
     expect(staleApply.statusCode).toBe(409);
     expect(staleApply.json().detail).toContain('nothing was merged');
@@ -206,7 +312,9 @@ describe('review as pull requests on the local forge', () => {
     const work = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1' })).json().data;
     expect(work.year).toBe('1888 (published 1888)');
     expect(work.genre).toBe('Piano piece');
-    expect((await app.inject({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body).toContain('1888 (published 1888)');
+    expect((await app.inject({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body).toContain(
+      '1888 (published 1888)',
+    );
     expect((await app.inject({ url: '/works/satie-gymnopedie-1/' })).body).toContain('1888 (published 1888)');
     const diff = await git(config.contentRepo, ['diff', `${head}`, 'main', '--stat']);
     expect(diff).toContain('1 file changed, 1 insertion(+), 1 deletion(-)');

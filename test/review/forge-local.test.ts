@@ -69,7 +69,19 @@ function commitOf(changes: Array<{ path: string; content: string | null }>): str
     }
   }
   execFileSync('git', ['-C', dir, 'add', '--all']);
-  execFileSync('git', ['-C', dir, '-c', 'user.name=T', '-c', 'user.email=t@t', 'commit', '--quiet', '--allow-empty', '-m', 'oracle']);
+  execFileSync('git', [
+    '-C',
+    dir,
+    '-c',
+    'user.name=T',
+    '-c',
+    'user.email=t@t',
+    'commit',
+    '--quiet',
+    '--allow-empty',
+    '-m',
+    'oracle',
+  ]);
   const commit = execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
   execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir]);
   return commit;
@@ -89,10 +101,12 @@ describe('local forge: proposals without a checkout', () => {
     const main = await git(repo, ['rev-parse', 'main']);
     const edited = original().replace('title: Minuet in G major', 'title: Minuet in G major (revised)');
     const score = Buffer.from([0x3c, 0x3f, 0x78, 0x6d, 0x6c, 0x00, 0xff]);
-    const ref = await forge.open(proposal([
-      { path: WORK, content: edited },
-      { path: 'works/bach-minuet-in-g/extra.bin', content: score },
-    ]));
+    const ref = await forge.open(
+      proposal([
+        { path: WORK, content: edited },
+        { path: 'works/bach-minuet-in-g/extra.bin', content: score },
+      ]),
+    );
     expect(ref).toMatchObject({ kind: 'local-branch', branch: 'review/R-TEST-AAAA-BBBB-CCCC', url: null });
     const head = await git(repo, ['rev-parse', ref.branch]);
     expect(await git(repo, ['rev-parse', `${head}^`])).toBe(main);
@@ -102,7 +116,10 @@ describe('local forge: proposals without a checkout', () => {
     expect(await git(repo, ['show', `${head}:${WORK}`])).toBe(edited.trim());
     expect(execFileSync('git', ['-C', repo, 'show', `${head}:works/bach-minuet-in-g/extra.bin`])).toEqual(score);
     // Only those two paths differ from main.
-    expect((await git(repo, ['diff', '--name-only', main, head])).split('\n').sort()).toEqual(['works/bach-minuet-in-g/extra.bin', WORK]);
+    expect((await git(repo, ['diff', '--name-only', main, head])).split('\n').sort()).toEqual([
+      'works/bach-minuet-in-g/extra.bin',
+      WORK,
+    ]);
     // main, its checkout and the worktree list are as they were; no scratch file is left.
     expect(await git(repo, ['rev-parse', 'main'])).toBe(main);
     expect(await git(repo, ['status', '--porcelain'])).toBe('');
@@ -110,16 +127,25 @@ describe('local forge: proposals without a checkout', () => {
     expect((await git(repo, ['worktree', 'list'])).split('\n')).toHaveLength(1);
     expect(readdirSync(scratch)).toEqual([]);
     // A deletion is a deletion.
-    const again = await forge.open(proposal([{ path: 'works/bach-minuet-in-g/extra.bin', content: null }, { path: WORK, content: edited }]));
+    const again = await forge.open(
+      proposal([
+        { path: 'works/bach-minuet-in-g/extra.bin', content: null },
+        { path: WORK, content: edited },
+      ]),
+    );
     expect(await git(repo, ['diff', '--name-only', main, await git(repo, ['rev-parse', again.branch])])).toBe(WORK);
   });
 
-  it('refuses a per-file problem of the changed work, with the whole-tree lint\'s message, and leaves the branch as it was', async () => {
-    const first = await forge.open(proposal([{ path: WORK, content: original().replace('title: Minuet in G major', 'title: Minuet') }]));
+  it("refuses a per-file problem of the changed work, with the whole-tree lint's message, and leaves the branch as it was", async () => {
+    const first = await forge.open(
+      proposal([{ path: WORK, content: original().replace('title: Minuet in G major', 'title: Minuet') }]),
+    );
     const before = await git(repo, ['rev-parse', first.branch]);
     const broken = original().replace('died: "1733-07-25"', 'died: "1733-02-30"');
     const messages = await refusal([{ path: WORK, content: broken }]);
-    expect(messages).toEqual(['works/bach-minuet-in-g/index.md: /composer/died: is not a real calendar date (got "1733-02-30")']);
+    expect(messages).toEqual([
+      'works/bach-minuet-in-g/index.md: /composer/died: is not a real calendar date (got "1733-02-30")',
+    ]);
     expect(messages).toEqual(wholeTreeLint(commitOf([{ path: WORK, content: broken }])));
     expect(await git(repo, ['rev-parse', first.branch])).toBe(before);
     expect(readdirSync(scratch)).toEqual([]);
@@ -129,33 +155,61 @@ describe('local forge: proposals without a checkout', () => {
     // A second folder holding the minuet under the same slug: its slug is also not its folder name.
     const copy = { path: 'works/minuet-copy/index.md', content: original() };
     const messages = await refusal([copy]);
-    expect(messages).toContain('works/minuet-copy/index.md: /slug: duplicate slug "bach-minuet-in-g" (also in works/bach-minuet-in-g/index.md)');
+    expect(messages).toContain(
+      'works/minuet-copy/index.md: /slug: duplicate slug "bach-minuet-in-g" (also in works/bach-minuet-in-g/index.md)',
+    );
     expect([...messages].sort()).toEqual([...wholeTreeLint(commitOf([copy]))].sort());
     // Without the names of the other folders, the partial copy alone would not see the duplicate.
     expect(messages.filter((m) => m.includes('duplicate slug'))).toHaveLength(1);
   });
 
   it('lints every work when an existing shared file changes (a removed instrument breaks an unchanged work)', async () => {
-    const instruments = JSON.stringify([{ slug: 'cello', name: 'Cello', family: 'strings', aliases: ['violoncello'] }], null, 2);
+    const instruments = JSON.stringify(
+      [{ slug: 'cello', name: 'Cello', family: 'strings', aliases: ['violoncello'] }],
+      null,
+      2,
+    );
     const change = { path: 'instruments.json', content: instruments };
     const messages = await refusal([change]);
-    expect(messages).toContain('works/bach-minuet-in-g/index.md: /instruments/0: names unknown instrument "piano" (not in instruments.json)');
+    expect(messages).toContain(
+      'works/bach-minuet-in-g/index.md: /instruments/0: names unknown instrument "piano" (not in instruments.json)',
+    );
     expect(messages).toEqual(wholeTreeLint(commitOf([change])));
     expect(forge.lastOpenTimings.lintScope).toBe('whole tree (changed shared file: instruments.json)');
   });
 
   it('a new profile is linted with the changed works only (it cannot break an unchanged work)', async () => {
-    const profile = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini', 'profiles', 'calm-piano.json'), 'utf8')) as Record<string, unknown>;
-    const ref = await forge.open(proposal([{ path: 'profiles/calm-cello.json', content: JSON.stringify({ ...profile, slug: 'calm-cello' }, null, 2) }]));
+    const profile = JSON.parse(
+      readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini', 'profiles', 'calm-piano.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const ref = await forge.open(
+      proposal([
+        { path: 'profiles/calm-cello.json', content: JSON.stringify({ ...profile, slug: 'calm-cello' }, null, 2) },
+      ]),
+    );
     expect(forge.lastOpenTimings.lintScope).toBe('changed works');
     expect(await git(repo, ['show', `${ref.branch}:profiles/calm-cello.json`])).toContain('"slug": "calm-cello"');
-    const bad = await refusal([{ path: 'profiles/calm-viola.json', content: JSON.stringify({ ...profile, slug: 'calm-cello', instruments: ['viola'] }, null, 2) }]);
-    expect(bad).toEqual(expect.arrayContaining(['profiles/calm-viola.json: /slug: must equal the file name "calm-viola" (got "calm-cello")', 'profiles/calm-viola.json: /instruments/0: names unknown instrument "viola" (not in instruments.json)']));
+    const bad = await refusal([
+      {
+        path: 'profiles/calm-viola.json',
+        content: JSON.stringify({ ...profile, slug: 'calm-cello', instruments: ['viola'] }, null, 2),
+      },
+    ]);
+    expect(bad).toEqual(
+      expect.arrayContaining([
+        'profiles/calm-viola.json: /slug: must equal the file name "calm-viola" (got "calm-cello")',
+        'profiles/calm-viola.json: /instruments/0: names unknown instrument "viola" (not in instruments.json)',
+      ]),
+    );
   });
 
   it('refuses a path outside the repository before writing anything', async () => {
-    await expect(forge.open(proposal([{ path: '../escape.md', content: 'x' }]))).rejects.toThrow(/refusing to write outside the repository/);
-    await expect(forge.open(proposal([{ path: '.git/config', content: 'x' }]))).rejects.toThrow(/refusing to write outside the repository/);
+    await expect(forge.open(proposal([{ path: '../escape.md', content: 'x' }]))).rejects.toThrow(
+      /refusing to write outside the repository/,
+    );
+    await expect(forge.open(proposal([{ path: '.git/config', content: 'x' }]))).rejects.toThrow(
+      /refusing to write outside the repository/,
+    );
     expect(await git(repo, ['branch', '--list', 'review/*'])).toBe('');
   });
 });

@@ -70,12 +70,27 @@ afterAll(async () => {
 });
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = auth) =>
-  app.inject({ method: 'POST', url, payload: payload as object, headers: { ...headers, 'content-type': 'application/json' } });
+  app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers: { ...headers, 'content-type': 'application/json' },
+  });
 
 async function report(fieldName: string, currentValue: string | null, proposedValue: string): Promise<string> {
   const res = await post(
     '/api/v1/correction-reports',
-    { workSlug: SLUG, targetType: 'work', fieldName, currentValue, proposedValue, rationale: 'Checked against the 1725 notebook.', evidenceUrl: 'https://en.wikipedia.org/wiki/Minuet_in_G_major_and_G_minor', reporterName: 'Bob', reporterKind: 'Human' },
+    {
+      workSlug: SLUG,
+      targetType: 'work',
+      fieldName,
+      currentValue,
+      proposedValue,
+      rationale: 'Checked against the 1725 notebook.',
+      evidenceUrl: 'https://en.wikipedia.org/wiki/Minuet_in_G_major_and_G_minor',
+      reporterName: 'Bob',
+      reporterKind: 'Human',
+    },
     {},
   );
   expect(res.statusCode, res.body).toBe(202);
@@ -110,7 +125,12 @@ function deliver(event: string, payload: unknown, signature: string | null = 'va
   return app.inject({
     method: 'POST',
     url: GITHUB_WEBHOOK_PATH,
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': `d-${Math.random()}`, ...(sig ? { 'x-hub-signature-256': sig } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': `d-${Math.random()}`,
+      ...(sig ? { 'x-hub-signature-256': sig } : {}),
+    },
     payload: body,
   });
 }
@@ -137,7 +157,11 @@ describe('review as pull requests on GitHub', () => {
   it('accept opens branch review/<code> and a labelled PR mentioning the code; tracking links the PR', async () => {
     applied = await report('title', 'Minuet in G major', 'Minuet in G major, BWV Anh. 114');
     const item = await accept(applied);
-    expect(item.review.review).toMatchObject({ kind: 'pull-request', branch: `review/${applied}`, url: 'https://github.com/acme/content/pull/1' });
+    expect(item.review.review).toMatchObject({
+      kind: 'pull-request',
+      branch: `review/${applied}`,
+      url: 'https://github.com/acme/content/pull/1',
+    });
 
     expect(gh.refs.has(`review/${applied}`)).toBe(true);
     const files = gh.filesAt(gh.refs.get(`review/${applied}`)!);
@@ -203,7 +227,11 @@ describe('review as pull requests on GitHub', () => {
   it('a PR closed on GitHub without merging is declined: found by the server poll, or by a "closed" webhook', async () => {
     const polled = await report('genre', 'Minuet', 'Dance');
     await accept(polled);
-    const hooked = await report('summary', 'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.', 'A keyboard minuet.');
+    const hooked = await report(
+      'summary',
+      'A short keyboard minuet from the 1725 Notebook for Anna Magdalena Bach.',
+      'A keyboard minuet.',
+    );
     await accept(hooked);
     const polledPr = pullOf(polled);
     const hookedPr = pullOf(hooked);
@@ -214,7 +242,9 @@ describe('review as pull requests on GitHub', () => {
     pollTick!();
     const p = await waitForStatus(polled, 'declined');
     expect(p.status).toBe('declined');
-    expect(gh.calls.some((c) => c.method === 'GET' && c.path === `/repos/${REPO}/pulls` && c.query.state === 'closed')).toBe(true);
+    expect(
+      gh.calls.some((c) => c.method === 'GET' && c.path === `/repos/${REPO}/pulls` && c.query.state === 'closed'),
+    ).toBe(true);
 
     gh.closeExternally(hookedPr.number);
     const res = await deliver('pull_request', closedEvent(hooked, hookedPr.number, false));

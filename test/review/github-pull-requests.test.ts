@@ -57,7 +57,12 @@ function deliver(event: string, payload: unknown, secret: string | null = SECRET
   return t.app.inject({
     method: 'POST',
     url: GITHUB_WEBHOOK_PATH,
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': `d-${Math.random()}`, ...(secret ? { 'x-hub-signature-256': signPayload(secret, body) } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': `d-${Math.random()}`,
+      ...(secret ? { 'x-hub-signature-256': signPayload(secret, body) } : {}),
+    },
     payload: body,
   });
 }
@@ -72,10 +77,18 @@ async function queue(query = ''): Promise<AdminQueue> {
 const lineIn = (content: string, text: string) => content.split('\n').findIndex((l) => l.includes(text)) + 1;
 
 describe('pull requests people open on the content repository', () => {
-  const broken = () => original.replace('died: "1733-07-25"', 'died: "1733-02-30"').replace('instruments: [piano]', 'instruments: [piano, kazoo]');
+  const broken = () =>
+    original
+      .replace('died: "1733-07-25"', 'died: "1733-02-30"')
+      .replace('instruments: [piano]', 'instruments: [piano, kazoo]');
 
   it('an unsigned or badly signed delivery records nothing', async () => {
-    const pr = gh.openPullRequestAsPerson({ author: 'mallory', branch: 'sneaky', title: 'Sneaky', files: { [WORK]: broken() } });
+    const pr = gh.openPullRequestAsPerson({
+      author: 'mallory',
+      branch: 'sneaky',
+      title: 'Sneaky',
+      files: { [WORK]: broken() },
+    });
     for (const secret of ['wrong-secret', null]) {
       const res = await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'), secret);
       expect(res.statusCode).toBe(401);
@@ -88,14 +101,29 @@ describe('pull requests people open on the content repository', () => {
 
   it('opened: the queue lists it with number, title, author, head, URL, changed files and lint errors at file:line', async () => {
     const content = broken();
-    const pr = gh.openPullRequestAsPerson({ author: 'carol', branch: 'fix-minuet-date', title: 'Correct the death date <script>alert(1)</script>', files: { [WORK]: content, 'README.md': 'notes\n' } });
+    const pr = gh.openPullRequestAsPerson({
+      author: 'carol',
+      branch: 'fix-minuet-date',
+      title: 'Correct the death date <script>alert(1)</script>',
+      files: { [WORK]: content, 'README.md': 'notes\n' },
+    });
     const res = await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'));
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ handled: true, trackingCode: `PR-${pr.number}`, pullRequest: pr.number, lint: 'failed' });
+    expect(res.json()).toEqual({
+      handled: true,
+      trackingCode: `PR-${pr.number}`,
+      pullRequest: pr.number,
+      lint: 'failed',
+    });
 
     const q = await queue();
     const item = q.items.find((i) => i.trackingCode === `PR-${pr.number}`)!;
-    expect(item).toMatchObject({ kind: 'pull-request', status: 'pending', blockers: 2, summary: `pull request #${pr.number} by @carol: Correct the death date <script>alert(1)</script>` });
+    expect(item).toMatchObject({
+      kind: 'pull-request',
+      status: 'pending',
+      blockers: 2,
+      summary: `pull request #${pr.number} by @carol: Correct the death date <script>alert(1)</script>`,
+    });
     expect(item.links.tracking).toBe(`https://github.com/${REPO}/pull/${pr.number}`);
     expect(item.links.admin).toBe(`${t.baseUrl}/api/v1/admin/pull-requests/${pr.number}`);
     const review = item.pullRequest!;
@@ -112,10 +140,25 @@ describe('pull requests people open on the content repository', () => {
       changedFilesTotal: 2,
       workSlugs: ['bach-minuet-in-g'],
     });
-    expect(review.lint).toMatchObject({ state: 'failed', headSha: pr.headSha, errorCount: 2, scope: '1 changed work(s): bach-minuet-in-g' });
+    expect(review.lint).toMatchObject({
+      state: 'failed',
+      headSha: pr.headSha,
+      errorCount: 2,
+      scope: '1 changed work(s): bach-minuet-in-g',
+    });
     expect(review.lint.errors).toEqual([
-      { file: WORK, line: lineIn(content, 'died: "1733-02-30"'), pointer: '/composer/died', message: 'is not a real calendar date (got "1733-02-30")' },
-      { file: WORK, line: lineIn(content, 'instruments: [piano, kazoo]'), pointer: '/instruments/1', message: 'names unknown instrument "kazoo" (not in instruments.json)' },
+      {
+        file: WORK,
+        line: lineIn(content, 'died: "1733-02-30"'),
+        pointer: '/composer/died',
+        message: 'is not a real calendar date (got "1733-02-30")',
+      },
+      {
+        file: WORK,
+        line: lineIn(content, 'instruments: [piano, kazoo]'),
+        pointer: '/instruments/1',
+        message: 'names unknown instrument "kazoo" (not in instruments.json)',
+      },
     ]);
     // The lint read the pull request's files through the REST API.
     expect(gh.calls.some((c) => c.method === 'GET' && c.path === `/repos/${REPO}/pulls/${pr.number}/files`)).toBe(true);
@@ -133,15 +176,25 @@ describe('pull requests people open on the content repository', () => {
   });
 
   it('synchronize: a fixing push is linted again and passes; closed: it leaves the open queue', async () => {
-    const pr = gh.openPullRequestAsPerson({ author: 'dave', branch: 'dave-edit', title: 'Better key', files: { [WORK]: broken() } });
+    const pr = gh.openPullRequestAsPerson({
+      author: 'dave',
+      branch: 'dave-edit',
+      title: 'Better key',
+      files: { [WORK]: broken() },
+    });
     expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'))).json().lint).toBe('failed');
 
-    const fixed = gh.pushToPullRequest(pr.number, { [WORK]: original.replace('key: G major', 'key: G major # checked') });
+    const fixed = gh.pushToPullRequest(pr.number, {
+      [WORK]: original.replace('key: G major', 'key: G major # checked'),
+    });
     const res = await deliver('pull_request', gh.pullRequestPayload(pr.number, 'synchronize'));
     expect(res.json()).toMatchObject({ handled: true, lint: 'passed' });
     let item = (await queue('?kind=pull-request')).items.find((i) => i.trackingCode === `PR-${pr.number}`)!;
     expect(item.blockers).toBe(0);
-    expect(item.pullRequest).toMatchObject({ headSha: fixed, lint: { state: 'passed', headSha: fixed, errorCount: 0, errors: [] } });
+    expect(item.pullRequest).toMatchObject({
+      headSha: fixed,
+      lint: { state: 'passed', headSha: fixed, errorCount: 0, errors: [] },
+    });
     expect(item.pullRequest!.events.map((e) => e.action)).toEqual(['opened', 'synchronize']);
 
     // A redelivery of the same event changes nothing but the event log (the head is linted already).
@@ -150,7 +203,10 @@ describe('pull requests people open on the content repository', () => {
     expect(gh.calls.filter((c) => c.path.startsWith(`/repos/${REPO}/git/blobs/`)).length).toBe(blobReads);
 
     gh.closeExternally(pr.number);
-    expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'closed'))).json()).toMatchObject({ handled: true, lint: 'passed' });
+    expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'closed'))).json()).toMatchObject({
+      handled: true,
+      lint: 'passed',
+    });
     expect((await queue()).items.some((i) => i.trackingCode === `PR-${pr.number}`)).toBe(false);
     item = (await queue('?status=closed')).items.find((i) => i.trackingCode === `PR-${pr.number}`)!;
     expect(item).toMatchObject({ kind: 'pull-request', status: 'closed', pullRequest: { state: 'closed' } });
@@ -158,41 +214,68 @@ describe('pull requests people open on the content repository', () => {
   });
 
   it('a changed shared file re-checks every work; a malformed payload is a problem naming the field', async () => {
-    const instruments = JSON.parse(readFileSync(path.join(contentRepo, 'instruments.json'), 'utf8')) as { slug: string }[];
+    const instruments = JSON.parse(readFileSync(path.join(contentRepo, 'instruments.json'), 'utf8')) as {
+      slug: string;
+    }[];
     // Removing "piano" breaks the unchanged work that names it, and its profile.
-    const without = `${JSON.stringify(instruments.filter((i) => i.slug !== 'piano'), null, 2)}\n`;
-    const pr = gh.openPullRequestAsPerson({ author: 'erin', branch: 'drop-piano', title: 'Drop piano', files: { 'instruments.json': without } });
+    const without = `${JSON.stringify(
+      instruments.filter((i) => i.slug !== 'piano'),
+      null,
+      2,
+    )}\n`;
+    const pr = gh.openPullRequestAsPerson({
+      author: 'erin',
+      branch: 'drop-piano',
+      title: 'Drop piano',
+      files: { 'instruments.json': without },
+    });
     expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'))).json().lint).toBe('failed');
-    const review = (await t.request({ url: `/api/v1/admin/pull-requests/${pr.number}`, headers: auth })).json().data as PullRequestReview;
+    const review = (await t.request({ url: `/api/v1/admin/pull-requests/${pr.number}`, headers: auth })).json()
+      .data as PullRequestReview;
     expect(review.lint.scope).toBe('the whole repository (a shared file changed: instruments.json)');
-    expect(review.lint.errors).toContainEqual({ file: WORK, line: lineIn(original, 'instruments: [piano]'), pointer: '/instruments/0', message: 'names unknown instrument "piano" (not in instruments.json)' });
+    expect(review.lint.errors).toContainEqual({
+      file: WORK,
+      line: lineIn(original, 'instruments: [piano]'),
+      pointer: '/instruments/0',
+      message: 'names unknown instrument "piano" (not in instruments.json)',
+    });
 
     const payload = gh.pullRequestPayload(pr.number, 'edited') as { pull_request: Record<string, unknown> };
     payload.pull_request.number = 'seven';
     const bad = await deliver('pull_request', payload);
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ errors: [{ pointer: '/pull_request/number', detail: 'must be a positive integer' }] });
+    expect(bad.json()).toMatchObject({
+      errors: [{ pointer: '/pull_request/number', detail: 'must be a positive integer' }],
+    });
     const notAnObject = await deliver('pull_request', null);
     expect(notAnObject.statusCode).toBe(400);
     expect(notAnObject.headers['content-type']).toContain('application/problem+json');
   });
 
-  it('merged: the change is brought into the archive\'s content repository and the site; a merged broken change is refused', async () => {
+  it("merged: the change is brought into the archive's content repository and the site; a merged broken change is refused", async () => {
     const git = (...args: string[]) => execFileSync('git', ['-C', contentRepo, ...args], { encoding: 'utf8' }).trim();
     const before = git('rev-parse', 'main');
     const changed = original.replace('key: G major', 'key: G major (corrected)');
-    const pr = gh.openPullRequestAsPerson({ author: 'frank', branch: 'frank-key', title: 'Correct the key', files: { [WORK]: changed } });
+    const pr = gh.openPullRequestAsPerson({
+      author: 'frank',
+      branch: 'frank-key',
+      title: 'Correct the key',
+      files: { [WORK]: changed },
+    });
     expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'))).json().lint).toBe('passed');
     gh.mergeExternally(pr.number);
     const res = await deliver('pull_request', gh.pullRequestPayload(pr.number, 'closed'));
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ handled: true, trackingCode: `PR-${pr.number}`, sync: 'applied' });
 
-    const review = (await t.request({ url: `/api/v1/admin/pull-requests/${pr.number}`, headers: auth })).json().data as PullRequestReview;
+    const review = (await t.request({ url: `/api/v1/admin/pull-requests/${pr.number}`, headers: auth })).json()
+      .data as PullRequestReview;
     expect(review).toMatchObject({ state: 'merged', sync: { state: 'applied', detail: null } });
     expect(git('rev-parse', 'main')).toBe(review.sync!.commit);
     expect(readFileSync(path.join(contentRepo, WORK), 'utf8')).toBe(changed);
-    expect(git('log', '-1', '--format=%s', `${review.sync!.commit}^2`)).toBe(`Merge pull request #${pr.number} from GitHub: Correct the key`);
+    expect(git('log', '-1', '--format=%s', `${review.sync!.commit}^2`)).toBe(
+      `Merge pull request #${pr.number} from GitHub: Correct the key`,
+    );
     expect(git('log', '-1', '--format=%an', `${review.sync!.commit}^2`)).toBe('frank');
     expect(git('rev-list', '--count', `${before}..main`)).toBe('2');
     // The site serves the merged change.
@@ -201,18 +284,30 @@ describe('pull requests people open on the content repository', () => {
     expect(work.json().data.key).toBe('G major (corrected)');
     expect((await queue('?status=merged')).items.map((i) => i.trackingCode)).toContain(`PR-${pr.number}`);
     // A redelivery does not bring it in twice.
-    expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'closed'))).json()).toMatchObject({ sync: 'applied' });
+    expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'closed'))).json()).toMatchObject({
+      sync: 'applied',
+    });
     expect(git('rev-parse', 'main')).toBe(review.sync!.commit);
 
     // Merged on GitHub although broken: the archive refuses it and says why; main does not move.
     const head = git('rev-parse', 'main');
-    const bad = gh.openPullRequestAsPerson({ author: 'gina', branch: 'gina-date', title: 'Bad date', files: { [WORK]: changed.replace('died: "1733-07-25"', 'died: "1733-02-30"') } });
+    const bad = gh.openPullRequestAsPerson({
+      author: 'gina',
+      branch: 'gina-date',
+      title: 'Bad date',
+      files: { [WORK]: changed.replace('died: "1733-07-25"', 'died: "1733-02-30"') },
+    });
     gh.mergeExternally(bad.number);
-    expect((await deliver('pull_request', gh.pullRequestPayload(bad.number, 'closed'))).json()).toMatchObject({ sync: 'failed' });
-    const refused = (await t.request({ url: `/api/v1/admin/pull-requests/${bad.number}`, headers: auth })).json().data as PullRequestReview;
+    expect((await deliver('pull_request', gh.pullRequestPayload(bad.number, 'closed'))).json()).toMatchObject({
+      sync: 'failed',
+    });
+    const refused = (await t.request({ url: `/api/v1/admin/pull-requests/${bad.number}`, headers: auth })).json()
+      .data as PullRequestReview;
     expect(refused.sync).toMatchObject({ state: 'failed', commit: null });
     expect(refused.sync!.detail).toContain('does not pass the content lint');
-    expect(refused.sync!.detail).toContain(`${WORK}:${lineIn(changed, 'died: "1733-07-25"')}: /composer/died: is not a real calendar date (got "1733-02-30")`);
+    expect(refused.sync!.detail).toContain(
+      `${WORK}:${lineIn(changed, 'died: "1733-07-25"')}: /composer/died: is not a real calendar date (got "1733-02-30")`,
+    );
     expect(git('rev-parse', 'main')).toBe(head);
   });
 });

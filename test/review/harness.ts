@@ -37,12 +37,36 @@ export interface ReviewHarness {
 /** Start the harness serving `files` (path -> bytes) over HTTPS. */
 export async function openReviewHarness(files: Record<string, Buffer>): Promise<ReviewHarness> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-journey-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1', '-keyout', path.join(root, 'k.pem'), '-out', path.join(root, 'c.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-days',
+      '1',
+      '-keyout',
+      path.join(root, 'k.pem'),
+      '-out',
+      path.join(root, 'c.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const ca = readFileSync(path.join(root, 'c.pem'), 'utf8');
   const server = https.createServer({ key: readFileSync(path.join(root, 'k.pem')), cert: ca }, (req, res) => {
     const body = files[req.url ?? ''];
     if (!body) return void res.writeHead(404).end();
-    const type = req.url!.endsWith('.mp3') ? 'audio/mpeg' : req.url!.endsWith('.mxl') ? 'application/vnd.recordare.musicxml' : 'application/vnd.recordare.musicxml+xml';
+    const type = req.url!.endsWith('.mp3')
+      ? 'audio/mpeg'
+      : req.url!.endsWith('.mxl')
+        ? 'application/vnd.recordare.musicxml'
+        : 'application/vnd.recordare.musicxml+xml';
     res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -50,17 +74,36 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
 
   const sampleBuild = inject('sampleBuildDir');
   const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
-  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ARCHIVE_ADMIN_KEYS: `alice=${LABELED_ADMIN_KEY},${UNLABELED_ADMIN_KEY}` }, PROJECT_ROOT);
+  const config = loadConfig(
+    {
+      ARCHIVE_DATA_DIR: root,
+      PUBLIC_BASE_URL: baseUrl,
+      ARCHIVE_ADMIN_KEYS: `alice=${LABELED_ADMIN_KEY},${UNLABELED_ADMIN_KEY}`,
+    },
+    PROJECT_ROOT,
+  );
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
   const handle = await SiteHandle.open(sampleBuild);
   const rebuilder = new Rebuilder(config, handle);
-  const app = await createApp({ config, handle, rebuilder, review: { fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024 } } });
+  const app = await createApp({
+    config,
+    handle,
+    rebuilder,
+    review: {
+      fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024 },
+    },
+  });
   return {
     app,
     contentRepo: config.contentRepo,
     fileUrl: (name) => `${fileBase}${name}`,
     post: (url, payload, key = LABELED_ADMIN_KEY) =>
-      app.inject({ method: 'POST', url, payload: payload as object, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } }),
+      app.inject({
+        method: 'POST',
+        url,
+        payload: payload as object,
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      }),
     get: (url) => app.inject({ url, headers: { authorization: `Bearer ${LABELED_ADMIN_KEY}` } }),
     close: async () => {
       await app.close();

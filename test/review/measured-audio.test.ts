@@ -35,7 +35,27 @@ let code = '';
 const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
 
 beforeAll(async () => {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-days', '1', '-keyout', path.join(root, 'k.pem'), '-out', path.join(root, 'c.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-days',
+      '1',
+      '-keyout',
+      path.join(root, 'k.pem'),
+      '-out',
+      path.join(root, 'c.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const ca = readFileSync(path.join(root, 'c.pem'), 'utf8');
   server = https.createServer({ key: readFileSync(path.join(root, 'k.pem')), cert: ca }, (req, res) => {
     if (req.url !== '/bed.mp3') return void res.writeHead(404).end();
@@ -45,26 +65,83 @@ beforeAll(async () => {
   const fileBase = `https://localhost:${(server.address() as AddressInfo).port}`;
   const sampleBuild = inject('sampleBuildDir');
   const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
-  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ARCHIVE_ADMIN_KEYS: `dana=${ADMIN_KEY}` }, PROJECT_ROOT);
+  const config = loadConfig(
+    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ARCHIVE_ADMIN_KEYS: `dana=${ADMIN_KEY}` },
+    PROJECT_ROOT,
+  );
   await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
   const handle = await SiteHandle.open(sampleBuild);
-  app = await createApp({ config, handle, rebuilder: new Rebuilder(config, handle), review: { fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 } } });
+  app = await createApp({
+    config,
+    handle,
+    rebuilder: new Rebuilder(config, handle),
+    review: {
+      fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 },
+    },
+  });
 
   const template = (await app.inject({ url: '/api/v1/music/contributions/template' })).json();
   const t = structuredClone(template.data ?? template);
   t.idempotencyKey = 'measured-audio-1';
   t.operation = 'arrangement';
   t.target = { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null };
-  t.submittedBy = { name: 'Mia Measure', kind: 'Human', agentName: null, agentVersion: null, contact: 'mia@example.org' };
+  t.submittedBy = {
+    name: 'Mia Measure',
+    kind: 'Human',
+    agentName: null,
+    agentVersion: null,
+    contact: 'mia@example.org',
+  };
   t.channel = null;
-  t.rights = { ...t.rights, compositionStatus: 'public-domain', editionStatus: 'original-contribution', recordingStatus: 'original-human-recording', territory: 'US, EU, CA', license: 'CC0-1.0', attribution: null, checkedAtUtc: '2026-01-01T00:00:00Z', evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'] };
-  t.assets = [{ kind: 'mp3', title: 'Gymnopédie No. 1, piano bed recording', downloadUrl: `${fileBase}/bed.mp3`, sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies', sha256: sha(MP3), mediaType: 'audio/mpeg', rightsStatus: 'public-domain', license: 'CC0-1.0', attribution: null, reviewState: 'pending', loudnessLufs: -23 }];
-  t.arrangement = { title: TITLE, style: 'solo piano, calm', instrumentation: 'Piano', duration: '1:30', intendedRole: 'music-bed', renderingProfileSlugs: [] };
+  t.rights = {
+    ...t.rights,
+    compositionStatus: 'public-domain',
+    editionStatus: 'original-contribution',
+    recordingStatus: 'original-human-recording',
+    territory: 'US, EU, CA',
+    license: 'CC0-1.0',
+    attribution: null,
+    checkedAtUtc: '2026-01-01T00:00:00Z',
+    evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'],
+  };
+  t.assets = [
+    {
+      kind: 'mp3',
+      title: 'Gymnopédie No. 1, piano bed recording',
+      downloadUrl: `${fileBase}/bed.mp3`,
+      sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
+      sha256: sha(MP3),
+      mediaType: 'audio/mpeg',
+      rightsStatus: 'public-domain',
+      license: 'CC0-1.0',
+      attribution: null,
+      reviewState: 'pending',
+      loudnessLufs: -23,
+    },
+  ];
+  t.arrangement = {
+    title: TITLE,
+    style: 'solo piano, calm',
+    instrumentation: 'Piano',
+    duration: '1:30',
+    intendedRole: 'music-bed',
+    renderingProfileSlugs: [],
+  };
   t.reproducibility = null;
-  t.quality = { technicalValidationPassed: true, humanListeningApproved: false, technicalChecks: null, listeningNotes: null };
+  t.quality = {
+    technicalValidationPassed: true,
+    humanListeningApproved: false,
+    technicalChecks: null,
+    listeningNotes: null,
+  };
   t.changeSummary = 'Adds a calm piano bed.';
   t.rationale = 'A bed for narrated channels.';
-  const res = await app.inject({ method: 'POST', url: '/api/v1/music/contributions', payload: t, headers: { 'content-type': 'application/json' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/music/contributions',
+    payload: t,
+    headers: { 'content-type': 'application/json' },
+  });
   expect(res.statusCode, res.body).toBe(202);
   code = (res.json().data ?? res.json()).trackingCode;
 }, 180_000);
@@ -77,7 +154,12 @@ afterAll(async () => {
 
 describe('declared against measured audio', () => {
   it('accept measures the MP3 and flags the declared duration and loudness to the reviewer, without blocking apply', async () => {
-    const res = await app.inject({ method: 'POST', url: `/api/v1/admin/contributions/${code}/accept`, payload: { reviewer: 'Dana Editor' }, headers: auth });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/contributions/${code}/accept`,
+      payload: { reviewer: 'Dana Editor' },
+      headers: auth,
+    });
     expect(res.statusCode, res.body).toBe(200);
     const review = res.json().data.review;
     expect(review.blockers).toEqual([]);
@@ -98,7 +180,12 @@ describe('declared against measured audio', () => {
   }, 120_000);
 
   it('apply lands measured and declared values apart in JSON, Markdown and HTML', async () => {
-    const res = await app.inject({ method: 'POST', url: `/api/v1/admin/contributions/${code}/apply`, payload: { reviewer: 'Dana Editor' }, headers: auth });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/contributions/${code}/apply`,
+      payload: { reviewer: 'Dana Editor' },
+      headers: auth,
+    });
     expect(res.statusCode, res.body).toBe(200);
     const work = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1' })).json().data;
     const arr = work.arrangements.find((a: { title: string }) => a.title === TITLE);
@@ -127,7 +214,11 @@ describe('declared against measured audio', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/api/v1/music/resolve',
-      payload: { workSlug: 'satie-gymnopedie-1', channel: { channelKey: 'measured', intendedRole: 'music-bed' }, requirements: { requiredFormats: ['mp3'], targetDurationSeconds: 90 } },
+      payload: {
+        workSlug: 'satie-gymnopedie-1',
+        channel: { channelKey: 'measured', intendedRole: 'music-bed' },
+        requirements: { requiredFormats: ['mp3'], targetDurationSeconds: 90 },
+      },
       headers: { 'content-type': 'application/json' },
     });
     expect(res.statusCode, res.body).toBe(200);
@@ -140,7 +231,12 @@ describe('declared against measured audio', () => {
     const duration = c.reasons.find((r: { requirement: string }) => r.requirement === 'duration');
     expect(duration.passed).toBe(false); // declared 90 s would have passed; the measured 19 s does not
     expect(duration.detail).toMatch(/^19 s measured \(asset \d+; declared 90 s\) against a target of 90 s/);
-    expect(c.listen).toMatchObject({ format: 'mp3', assetId: c.assets[0].id, url: c.assets[0].links.download, reason: null });
+    expect(c.listen).toMatchObject({
+      format: 'mp3',
+      assetId: c.assets[0].id,
+      url: c.assets[0].links.download,
+      reason: null,
+    });
     // The measurement travels with the asset: sections, quiet stretches and the bed gain for a narrated mix.
     expect(c.assets[0].measured.narrationBed.gainDb).toBeLessThan(0);
     expect(c.assets[0].measured.declared).toEqual({ durationSeconds: 90, integratedLufs: -23 });

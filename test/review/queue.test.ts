@@ -35,7 +35,12 @@ afterEach(async () => {
 });
 
 async function report(app: TestApp, workSlug: string, fieldName: string): Promise<string> {
-  const res = await app.request({ method: 'POST', url: REPORTS, payload: JSON.stringify({ ...validReport(), workSlug, fieldName }), headers: { 'content-type': 'application/json' } });
+  const res = await app.request({
+    method: 'POST',
+    url: REPORTS,
+    payload: JSON.stringify({ ...validReport(), workSlug, fieldName }),
+    headers: { 'content-type': 'application/json' },
+  });
   expect(res.statusCode, res.body).toBe(202);
   return res.json().data.trackingCode as string;
 }
@@ -45,10 +50,23 @@ async function contribution(app: TestApp, key: string): Promise<string> {
   const t0 = body.data ?? body;
   const c = structuredClone(t0);
   c.idempotencyKey = key;
-  c.submittedBy = { name: 'Queue Tester', kind: 'Human', agentName: null, agentVersion: null, contact: 'queue@example.org' };
+  c.submittedBy = {
+    name: 'Queue Tester',
+    kind: 'Human',
+    agentName: null,
+    agentVersion: null,
+    contact: 'queue@example.org',
+  };
   c.channel = null;
   c.target = { ...c.target, workSlug: 'satie-gymnopedie-1' };
-  c.rights = { ...c.rights, territory: 'US, EU', license: 'CC0-1.0', attribution: null, checkedAtUtc: '2026-01-01T00:00:00Z', evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'] };
+  c.rights = {
+    ...c.rights,
+    territory: 'US, EU',
+    license: 'CC0-1.0',
+    attribution: null,
+    checkedAtUtc: '2026-01-01T00:00:00Z',
+    evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'],
+  };
   c.assets = c.assets.map((a: Record<string, unknown>, i: number) => ({
     ...a,
     title: `Queue test asset ${i + 1}`,
@@ -58,12 +76,30 @@ async function contribution(app: TestApp, key: string): Promise<string> {
     license: 'CC0-1.0',
     reviewState: 'pending',
   }));
-  c.arrangement = { ...c.arrangement, title: `Queue test arrangement ${key}`, style: 'solo piano, calm', instrumentation: 'Piano', duration: '0:19', intendedRole: 'music-bed', renderingProfileSlugs: [] };
+  c.arrangement = {
+    ...c.arrangement,
+    title: `Queue test arrangement ${key}`,
+    style: 'solo piano, calm',
+    instrumentation: 'Piano',
+    duration: '0:19',
+    intendedRole: 'music-bed',
+    renderingProfileSlugs: [],
+  };
   c.reproducibility = null;
-  c.quality = { technicalValidationPassed: false, humanListeningApproved: false, technicalChecks: null, listeningNotes: null };
+  c.quality = {
+    technicalValidationPassed: false,
+    humanListeningApproved: false,
+    technicalChecks: null,
+    listeningNotes: null,
+  };
   c.changeSummary = 'Adds a calm solo-piano arrangement for the queue test.';
   c.rationale = 'Queue test.';
-  const res = await app.request({ method: 'POST', url: '/api/v1/music/contributions', payload: JSON.stringify(c), headers: { 'content-type': 'application/json' } });
+  const res = await app.request({
+    method: 'POST',
+    url: '/api/v1/music/contributions',
+    payload: JSON.stringify(c),
+    headers: { 'content-type': 'application/json' },
+  });
   expect(res.statusCode, res.body).toBe(202);
   return res.json().data.trackingCode as string;
 }
@@ -88,7 +124,8 @@ describe('the admin queue', () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-queue-'));
     const app = await open(dataDir);
     const codes: string[] = [];
-    for (let i = 0; i < 5; i++) codes.push(await report(app, i % 2 === 0 ? 'satie-gymnopedie-1' : 'bach-air-orchestral-suite-3', `field${i}`));
+    for (let i = 0; i < 5; i++)
+      codes.push(await report(app, i % 2 === 0 ? 'satie-gymnopedie-1' : 'bach-air-orchestral-suite-3', `field${i}`));
     const c1 = await contribution(app, 'queue-contribution-1');
 
     const all = await queue(app);
@@ -124,19 +161,30 @@ describe('the admin queue', () => {
     const a = await report(app, 'satie-gymnopedie-1', 'year');
     const b = await report(app, 'satie-gymnopedie-1', 'title');
     expect((await queue(app)).total).toBe(2);
-    const declined = await app.request({ method: 'POST', url: `/api/v1/admin/correction-reports/${a}/decline`, payload: JSON.stringify({ reviewer: 'Queue Editor', note: 'Not needed.' }), headers: { ...auth, 'content-type': 'application/json' } });
+    const declined = await app.request({
+      method: 'POST',
+      url: `/api/v1/admin/correction-reports/${a}/decline`,
+      payload: JSON.stringify({ reviewer: 'Queue Editor', note: 'Not needed.' }),
+      headers: { ...auth, 'content-type': 'application/json' },
+    });
     expect(declined.statusCode, declined.body).toBe(200);
     const openItems = await queue(app);
     expect(openItems.items.map((i) => i.trackingCode)).toEqual([b]);
     expect(openItems.counts).toEqual({ pending: 1, declined: 1 });
-    expect((await queue(app, '?status=declined')).items.map((i) => [i.trackingCode, i.status])).toEqual([[a, 'declined']]);
+    expect((await queue(app, '?status=declined')).items.map((i) => [i.trackingCode, i.status])).toEqual([
+      [a, 'declined'],
+    ]);
     expect((await queue(app, '?status=declined,pending')).total).toBe(2);
   });
 
   it('lists items stored before the server started, and answers pages without reading the stored submissions again', async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-queue-'));
     let app = await open(dataDir);
-    const codes = [await report(app, 'satie-gymnopedie-1', 'a'), await report(app, 'satie-gymnopedie-1', 'b'), await report(app, 'satie-gymnopedie-1', 'c')];
+    const codes = [
+      await report(app, 'satie-gymnopedie-1', 'a'),
+      await report(app, 'satie-gymnopedie-1', 'b'),
+      await report(app, 'satie-gymnopedie-1', 'c'),
+    ];
     await app.close();
     t = undefined;
 
@@ -145,7 +193,8 @@ describe('the admin queue', () => {
     // Spoil every stored report on disk: a queue that re-read them per request would now fail or
     // drop them; the index answers as before.
     const dir = path.join(dataDir, 'state', 'correction-reports');
-    for (const shard of readdirSync(dir)) for (const f of readdirSync(path.join(dir, shard))) writeFileSync(path.join(dir, shard, f), 'not json');
+    for (const shard of readdirSync(dir))
+      for (const f of readdirSync(path.join(dir, shard))) writeFileSync(path.join(dir, shard, f), 'not json');
     const again = await queue(app, '?pageSize=2');
     expect(again.total).toBe(3);
     expect(again.items.map((i) => i.trackingCode)).toEqual(codes.slice(0, 2));

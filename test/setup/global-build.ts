@@ -23,7 +23,16 @@ export default function setup(project: TestProject) {
   const out = path.join(root, 'build');
   const result = spawnSync(
     process.execPath,
-    ['scripts/build.ts', '--content', process.env.TEST_CONTENT_DIR ?? 'content', '--out', out, '--base-url', TEST_BASE_URL, '--quiet'],
+    [
+      'scripts/build.ts',
+      '--content',
+      process.env.TEST_CONTENT_DIR ?? 'content',
+      '--out',
+      out,
+      '--base-url',
+      TEST_BASE_URL,
+      '--quiet',
+    ],
     { stdio: 'inherit' },
   );
   if (result.status !== 0) throw new Error(`building the sample catalog failed (exit ${result.status})`);

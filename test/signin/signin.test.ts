@@ -21,7 +21,12 @@ import { PROJECT_ROOT } from '../helpers/app.ts';
 const WORK = 'bach-prelude-in-c-bwv-846';
 const CLIENT_ID = 'Iv1.fakeclient0001';
 const CLIENT_SECRET = 'fake-client-secret-0123456789';
-const KEYS = { admin: 'editor=admin-key-000001', curator: 'curie=curator-key-00001', library: 'archivist=library-key-0001', metrics: 'prom=metrics-key-000001' };
+const KEYS = {
+  admin: 'editor=admin-key-000001',
+  curator: 'curie=curator-key-00001',
+  library: 'archivist=library-key-0001',
+  metrics: 'prom=metrics-key-000001',
+};
 
 interface AssetView {
   id: number;
@@ -79,11 +84,17 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
       240_000,
     );
     base = service.url;
-    const record = (await (await fetch(`${base}/api/v1/works/${WORK}`)).json()) as { data: { sourceAssets: AssetView[]; arrangements: Array<{ assets: AssetView[] }> } };
+    const record = (await (await fetch(`${base}/api/v1/works/${WORK}`)).json()) as {
+      data: { sourceAssets: AssetView[]; arrangements: Array<{ assets: AssetView[] }> };
+    };
     const assets = [...record.data.sourceAssets, ...record.data.arrangements.flatMap((a) => a.assets)];
     signedIn = assets.find((a) => a.access === 'signed-in' && a.sha256 !== null)!;
-    const elise = (await (await fetch(`${base}/api/v1/works/beethoven-fur-elise`)).json()) as { data: { sourceAssets: AssetView[]; arrangements: Array<{ assets: AssetView[] }> } };
-    adminOnly = [...elise.data.sourceAssets, ...elise.data.arrangements.flatMap((a) => a.assets)].find((a) => a.access === 'admin-only' && a.sha256 !== null)!;
+    const elise = (await (await fetch(`${base}/api/v1/works/beethoven-fur-elise`)).json()) as {
+      data: { sourceAssets: AssetView[]; arrangements: Array<{ assets: AssetView[] }> };
+    };
+    adminOnly = [...elise.data.sourceAssets, ...elise.data.arrangements.flatMap((a) => a.assets)].find(
+      (a) => a.access === 'admin-only' && a.sha256 !== null,
+    )!;
     fileBytes = readFileSync(path.join(PROJECT_ROOT, 'content', 'works', WORK, 'bwv846-piano-bed.mp3'));
   }, 300_000);
 
@@ -95,12 +106,17 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
 
   /** The sign-in dance over HTTP, as a browser without JavaScript would do it. */
   async function signIn(jar: Jar, returnPath = `/works/${WORK}/`): Promise<Response> {
-    const start = await fetch(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(returnPath)}`, { redirect: 'manual' });
+    const start = await fetch(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(returnPath)}`, {
+      redirect: 'manual',
+    });
     expect(start.status).toBe(302);
     jar.take(start);
     const authorize = await fetch(start.headers.get('location')!, { redirect: 'manual' });
     expect(authorize.status).toBe(302);
-    const callback = await fetch(authorize.headers.get('location')!, { redirect: 'manual', headers: { cookie: jar.header() } });
+    const callback = await fetch(authorize.headers.get('location')!, {
+      redirect: 'manual',
+      headers: { cookie: jar.header() },
+    });
     jar.take(callback);
     return callback;
   }
@@ -108,7 +124,9 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
   it('the record carries the protected link, the sign-in link and words that match', async () => {
     expect(signedIn.links.download).toBe(`${base}/api/v1/works/${WORK}/assets/${signedIn.id}/download`);
     expect(signedIn.links.signIn).toBe(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(`/works/${WORK}/`)}`);
-    expect(signedIn.accessNote).toContain('Requires a reader signed in with GitHub: the link answers 401 without a session');
+    expect(signedIn.accessNote).toContain(
+      'Requires a reader signed in with GitHub: the link answers 401 without a session',
+    );
     expect(signedIn.accessNote).not.toContain('not offered');
     expect(signedIn.sha256).toBe(createHash('sha256').update(fileBytes).digest('hex'));
     const md = await (await fetch(`${base}/api/v1/works/${WORK}/index.md`)).text();
@@ -131,7 +149,9 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
 
   it('signs in through the fake provider with state and PKCE, then downloads with a range and ETag', async () => {
     const jar = new Jar();
-    const start = await fetch(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(`/works/${WORK}/`)}`, { redirect: 'manual' });
+    const start = await fetch(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(`/works/${WORK}/`)}`, {
+      redirect: 'manual',
+    });
     expect(start.status).toBe(302);
     const to = new URL(start.headers.get('location')!);
     expect(`${to.origin}${to.pathname}`).toBe(`${github.url}/login/oauth/authorize`);
@@ -147,7 +167,10 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
     jar.take(start);
 
     const authorize = await fetch(to.href, { redirect: 'manual' });
-    const callback = await fetch(authorize.headers.get('location')!, { redirect: 'manual', headers: { cookie: jar.header() } });
+    const callback = await fetch(authorize.headers.get('location')!, {
+      redirect: 'manual',
+      headers: { cookie: jar.header() },
+    });
     expect(callback.status).toBe(200);
     jar.take(callback);
     const session = callback.headers.getSetCookie().find((l) => l.startsWith('archive-session='))!;
@@ -159,16 +182,22 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
     expect(page).toContain(`<meta http-equiv="refresh" content="0; url=/works/${WORK}/">`);
     // The token exchange sent the PKCE verifier and the client credentials; GitHub's token never reached the browser.
     const exchange = github.calls.find((c) => c.path === '/login/oauth/access_token')!;
-    expect(createHash('sha256').update(exchange.form.code_verifier!).digest('base64url')).toBe(to.searchParams.get('code_challenge'));
+    expect(createHash('sha256').update(exchange.form.code_verifier!).digest('base64url')).toBe(
+      to.searchParams.get('code_challenge'),
+    );
     expect(exchange.authorization).toMatch(/^Basic /);
     for (const token of github.tokens.keys()) expect(page + jar.lines.join('\n')).not.toContain(token);
 
     const who = await fetch(`${base}/api/v1/reader/session`, { headers: { cookie: jar.header() } });
     expect(who.status).toBe(200);
-    const view = ((await who.json()) as { data: { login: string; userId: string; grants: string[]; csrfToken: string } }).data;
+    const view = (
+      (await who.json()) as { data: { login: string; userId: string; grants: string[]; csrfToken: string } }
+    ).data;
     expect(view).toMatchObject({ login: 'octocat', userId: '583231', grants: ['signed-in-downloads'] });
 
-    const ranged = await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), range: 'bytes=100-1099' } });
+    const ranged = await fetch(signedIn.links.download!, {
+      headers: { cookie: jar.header(), range: 'bytes=100-1099' },
+    });
     expect(ranged.status).toBe(206);
     expect(ranged.headers.get('content-range')).toBe(`bytes 100-1099/${fileBytes.length}`);
     expect(ranged.headers.get('etag')).toBe(`"${signedIn.sha256}"`);
@@ -183,12 +212,18 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
     expect(head.headers.get('content-length')).toBe(String(fileBytes.length));
     expect(head.headers.get('content-disposition')).toContain('attachment; filename="bwv846-piano-bed.mp3"');
     expect(head.headers.get('vary')).toMatch(/cookie/i);
-    const unsatisfiable = await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), range: `bytes=${fileBytes.length}-` } });
+    const unsatisfiable = await fetch(signedIn.links.download!, {
+      headers: { cookie: jar.header(), range: `bytes=${fileBytes.length}-` },
+    });
     expect(unsatisfiable.status).toBe(416);
     await unsatisfiable.arrayBuffer();
-    const again = await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), 'if-none-match': `"${signedIn.sha256}"` } });
+    const again = await fetch(signedIn.links.download!, {
+      headers: { cookie: jar.header(), 'if-none-match': `"${signedIn.sha256}"` },
+    });
     expect(again.status).toBe(304);
-    const stale = await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), range: 'bytes=0-9', 'if-range': '"0000"' } });
+    const stale = await fetch(signedIn.links.download!, {
+      headers: { cookie: jar.header(), range: 'bytes=0-9', 'if-range': '"0000"' },
+    });
     expect(stale.status).toBe(200);
     await stale.arrayBuffer();
   });
@@ -197,7 +232,9 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
     const jar = new Jar();
     expect((await signIn(jar)).status).toBe(200);
     expect(adminOnly.links.download).toBeNull();
-    const res = await fetch(`${base}/api/v1/works/beethoven-fur-elise/assets/${adminOnly.id}/download`, { headers: { cookie: jar.header() } });
+    const res = await fetch(`${base}/api/v1/works/beethoven-fur-elise/assets/${adminOnly.id}/download`, {
+      headers: { cookie: jar.header() },
+    });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { type: string }).type).toBe(`${base}/problems/administrator-only`);
   });
@@ -215,27 +252,56 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
       ['GET', '/metrics'],
     ];
     for (const [method, url, headers] of tries) {
-      const res = await fetch(`${base}${url}`, { method, headers: { cookie, ...(headers ?? {}) }, ...(method === 'POST' ? { body: '{}' } : {}) });
+      const res = await fetch(`${base}${url}`, {
+        method,
+        headers: { cookie, ...(headers ?? {}) },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      });
       const body = (await res.json()) as { detail: string };
       // GET /api/v1/admin/session answers 401 "no desk session"; every key-protected route 403.
       expect([url, res.status]).toEqual([url, url === '/api/v1/admin/session' ? 401 : 403]);
-      if (url !== '/api/v1/admin/session') expect(body.detail).toContain('A reader sign-in (github user "octocat") does not grant this route');
+      if (url !== '/api/v1/admin/session')
+        expect(body.detail).toContain('A reader sign-in (github user "octocat") does not grant this route');
     }
     // The same routes with their keys still work: the refusal is the session's, not the route's.
-    expect((await fetch(`${base}/api/v1/admin/queue`, { headers: { authorization: `Bearer ${KEYS.admin.split('=')[1]}` } })).status).toBe(200);
-    expect((await fetch(`${base}/api/v1/library/tracks`, { headers: { authorization: `Bearer ${KEYS.library.split('=')[1]}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${base}/api/v1/admin/queue`, { headers: { authorization: `Bearer ${KEYS.admin.split('=')[1]}` } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await fetch(`${base}/api/v1/library/tracks`, {
+          headers: { authorization: `Bearer ${KEYS.library.split('=')[1]}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('signs out only with the CSRF token; the download is 401 again afterwards', async () => {
     const jar = new Jar();
     expect((await signIn(jar)).status).toBe(200);
-    const view = ((await (await fetch(`${base}/api/v1/reader/session`, { headers: { cookie: jar.header() } })).json()) as { data: { csrfToken: string } }).data;
-    const forged = await fetch(`${base}/api/v1/reader/session`, { method: 'DELETE', headers: { cookie: jar.header() } });
+    const view = (
+      (await (await fetch(`${base}/api/v1/reader/session`, { headers: { cookie: jar.header() } })).json()) as {
+        data: { csrfToken: string };
+      }
+    ).data;
+    const forged = await fetch(`${base}/api/v1/reader/session`, {
+      method: 'DELETE',
+      headers: { cookie: jar.header() },
+    });
     expect(forged.status).toBe(403);
-    const crossSite = await fetch(`${base}/api/v1/reader/session`, { method: 'DELETE', headers: { cookie: jar.header(), 'x-csrf-token': view.csrfToken, 'sec-fetch-site': 'cross-site' } });
+    const crossSite = await fetch(`${base}/api/v1/reader/session`, {
+      method: 'DELETE',
+      headers: { cookie: jar.header(), 'x-csrf-token': view.csrfToken, 'sec-fetch-site': 'cross-site' },
+    });
     expect(crossSite.status).toBe(403);
-    expect((await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), range: 'bytes=0-0' } })).status).toBe(206);
-    const out = await fetch(`${base}/api/v1/reader/session`, { method: 'DELETE', headers: { cookie: jar.header(), 'x-csrf-token': view.csrfToken } });
+    expect(
+      (await fetch(signedIn.links.download!, { headers: { cookie: jar.header(), range: 'bytes=0-0' } })).status,
+    ).toBe(206);
+    const out = await fetch(`${base}/api/v1/reader/session`, {
+      method: 'DELETE',
+      headers: { cookie: jar.header(), 'x-csrf-token': view.csrfToken },
+    });
     expect(out.status).toBe(204);
     const oldCookie = jar.header();
     jar.take(out);
@@ -256,7 +322,9 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
     wrongState.searchParams.set('state', 'x'.repeat(32));
     const r1 = await fetch(wrongState, { headers: { cookie: jar.header() } });
     expect(r1.status).toBe(400);
-    expect(((await r1.json()) as { type: string; errors: Array<{ parameter: string }> }).errors[0]!.parameter).toBe('state');
+    expect(((await r1.json()) as { type: string; errors: Array<{ parameter: string }> }).errors[0]!.parameter).toBe(
+      'state',
+    );
 
     const r2 = await fetch(back);
     expect(r2.status).toBe(400);
@@ -267,22 +335,31 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
     const tampered = `archive-sign-in=${stateValue}.${'A'.repeat(43)}.${returnPart}`;
     const r3 = await fetch(back, { headers: { cookie: tampered } });
     expect(r3.status).toBe(400);
-    expect(((await r3.json()) as { detail: string }).detail).toContain('GitHub refused the sign-in code (bad_verification_code');
-    expect(r3.headers.getSetCookie().some((l) => l.startsWith('archive-session=') && !/max-age=0/i.test(l))).toBe(false);
+    expect(((await r3.json()) as { detail: string }).detail).toContain(
+      'GitHub refused the sign-in code (bad_verification_code',
+    );
+    expect(r3.headers.getSetCookie().some((l) => l.startsWith('archive-session=') && !/max-age=0/i.test(l))).toBe(
+      false,
+    );
 
     // Declined on GitHub.
     github.deny = true;
     const jar2 = new Jar();
     const start2 = await fetch(`${base}/api/v1/reader/sign-in`, { redirect: 'manual' });
     jar2.take(start2);
-    const denied = await fetch((await fetch(start2.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!, { headers: { cookie: jar2.header() } });
+    const denied = await fetch(
+      (await fetch(start2.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!,
+      { headers: { cookie: jar2.header() } },
+    );
     expect(denied.status).toBe(400);
     expect(((await denied.json()) as { detail: string }).detail).toContain('GitHub did not sign you in (access_denied');
   });
 
   it('refuses a return path on another site', async () => {
     for (const bad of ['//evil.example/', 'https://evil.example/', '/\\evil.example']) {
-      const res = await fetch(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(bad)}`, { redirect: 'manual' });
+      const res = await fetch(`${base}/api/v1/reader/sign-in?return=${encodeURIComponent(bad)}`, {
+        redirect: 'manual',
+      });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { errors: Array<{ parameter: string }> }).errors[0]!.parameter).toBe('return');
     }
@@ -325,7 +402,9 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
       // Callback page, then its same-site move back to the work page, where the session shows.
       await page.waitForURL(`${base}/works/${WORK}/`);
       await expect.poll(() => strip.locator('[data-reader-status]').innerText()).toContain('Signed in as octocat');
-      expect(github.calls.some((c) => c.path === '/login/oauth/authorize' && c.query.code_challenge_method === 'S256')).toBe(true);
+      expect(
+        github.calls.some((c) => c.path === '/login/oauth/authorize' && c.query.code_challenge_method === 'S256'),
+      ).toBe(true);
 
       const ranged = await page.evaluate(async (url) => {
         const r = await fetch(url, { headers: { Range: 'bytes=0-511' } });
@@ -339,7 +418,10 @@ describe('reader sign-in with GitHub (fake provider) and signed-in downloads', (
 
       await strip.locator('[data-sign-out]').click();
       await expect.poll(() => strip.locator('[data-reader-status]').innerText()).toContain('Signed out');
-      const after = await page.evaluate(async (url) => (await fetch(url)).status, new URL(signedIn.links.download!).pathname);
+      const after = await page.evaluate(
+        async (url) => (await fetch(url)).status,
+        new URL(signedIn.links.download!).pathname,
+      );
       expect(after).toBe(401);
       expect(errors).toEqual([]);
       expect(external).toEqual([]);

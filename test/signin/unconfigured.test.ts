@@ -53,7 +53,12 @@ describe('without reader sign-in', () => {
 
   it('the protected route and the sign-in answer a problem saying so', async () => {
     const id = assetsOf(record).find((a) => a.access === 'signed-in')!.id;
-    for (const url of [`/api/v1/works/${WORK}/assets/${id}/download`, '/api/v1/reader/sign-in', '/api/v1/reader/session', '/api/v1/reader/sign-in/callback?code=x&state=y']) {
+    for (const url of [
+      `/api/v1/works/${WORK}/assets/${id}/download`,
+      '/api/v1/reader/sign-in',
+      '/api/v1/reader/session',
+      '/api/v1/reader/sign-in/callback?code=x&state=y',
+    ]) {
       const res = await t.request({ url });
       expect([url, res.statusCode]).toEqual([url, 404]);
       const body = JSON.parse(res.body) as { type: string; detail: string };
@@ -64,7 +69,9 @@ describe('without reader sign-in', () => {
   });
 
   it('administrator-only files are refused, and public or unknown ids are not served by the protected route', async () => {
-    const elise = (JSON.parse((await t.request({ url: '/api/v1/works/beethoven-fur-elise' })).body) as { data: WorkRecord }).data;
+    const elise = (
+      JSON.parse((await t.request({ url: '/api/v1/works/beethoven-fur-elise' })).body) as { data: WorkRecord }
+    ).data;
     const hidden = assetsOf(elise).find((a) => a.access === 'admin-only' && a.sha256 !== null)!;
     const refused = await t.request({ url: `/api/v1/works/beethoven-fur-elise/assets/${hidden.id}/download` });
     expect(refused.statusCode).toBe(403);
@@ -76,7 +83,10 @@ describe('without reader sign-in', () => {
   });
 
   it('no signed-in or administrator-only stored file is published in the site or mapped by nginx.conf', () => {
-    const manifest = JSON.parse(readFileSync(path.join(t.buildDir, 'protected-assets.json'), 'utf8')) as Record<string, { access: string; sha256: string; byteLength: number; file?: string }>;
+    const manifest = JSON.parse(readFileSync(path.join(t.buildDir, 'protected-assets.json'), 'utf8')) as Record<
+      string,
+      { access: string; sha256: string; byteLength: number; file?: string }
+    >;
     const restricted = Object.values(manifest).filter((a) => a.file !== undefined);
     expect(restricted.some((a) => a.access === 'signed-in')).toBe(true);
     const bySize = new Map<number, Set<string>>();
@@ -100,7 +110,11 @@ describe('without reader sign-in', () => {
     expect(nginx).not.toContain('protected');
     // Signed-in stored files are copied beside client/ (protected/), where only the protected route reads them.
     expect(existsSync(path.join(t.buildDir, 'protected', WORK, 'bwv846-piano-bed.mp3'))).toBe(true);
-    expect(readFileSync(path.join(t.buildDir, 'protected', WORK, 'bwv846-piano-bed.mp3')).equals(readFileSync(path.join(PROJECT_ROOT, 'content', 'works', WORK, 'bwv846-piano-bed.mp3')))).toBe(true);
+    expect(
+      readFileSync(path.join(t.buildDir, 'protected', WORK, 'bwv846-piano-bed.mp3')).equals(
+        readFileSync(path.join(PROJECT_ROOT, 'content', 'works', WORK, 'bwv846-piano-bed.mp3')),
+      ),
+    ).toBe(true);
   });
 
   describe.skipIf(SKIP_BROWSER_TESTS)('in Chromium', () => {

@@ -7,7 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, seriousAxeViolations, serveSite, SKIP_BROWSER_TESTS, type PageProbe, type ServedSite } from '../helpers/browser.ts';
+import {
+  launchBrowser,
+  openPage,
+  screenshot,
+  seriousAxeViolations,
+  serveSite,
+  SKIP_BROWSER_TESTS,
+  type PageProbe,
+  type ServedSite,
+} from '../helpers/browser.ts';
 
 const WORK = 'dvorak-symphony-9-largo';
 
@@ -43,7 +52,9 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     await page.getByLabel('Title, composer, catalog number or instrument').fill('dvorak');
     await page.keyboard.press('Enter');
     await page.locator('#search-status', { hasText: 'works found' }).waitFor();
-    const hrefs = await page.locator('#search-results a').evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
+    const hrefs = await page
+      .locator('#search-results a')
+      .evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
     expect(hrefs).toContain(`${site.url}/works/${WORK}/`);
     expect(hrefs).toContain(`${site.url}/works/dvorak-humoresque-op-101-no-7/`);
     expect(await page.locator('#search-results').innerText()).toContain('Antonín Dvořák');
@@ -67,7 +78,9 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     await withoutJs.page.getByLabel(/Search works/).fill('dvorak');
     await withoutJs.page.keyboard.press('Enter');
     await withoutJs.page.waitForURL(/\/api\/v1\/works\?query=dvorak/);
-    const body = JSON.parse(await withoutJs.page.locator('body').innerText()) as { data: { items: Array<{ slug: string }> } };
+    const body = JSON.parse(await withoutJs.page.locator('body').innerText()) as {
+      data: { items: Array<{ slug: string }> };
+    };
     expect(body.data.items.map((i) => i.slug)).toContain(WORK);
     await close(withoutJs);
   });
@@ -91,7 +104,10 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     const before = await page.locator('#about').boundingBox();
     release();
     await page.waitForFunction(() => {
-      const el = document.querySelector('figure.score img') as unknown as { complete: boolean; naturalWidth: number } | null;
+      const el = document.querySelector('figure.score img') as unknown as {
+        complete: boolean;
+        naturalWidth: number;
+      } | null;
       return el !== null && el.complete && el.naturalWidth > 0;
     });
     const after = await page.locator('#about').boundingBox();
@@ -102,7 +118,16 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     const rights = page.locator('#rights-panel');
     await expect(rights.locator('caption').first().innerText()).resolves.toMatch(/Three rights layers/);
     const rightsText = await rights.innerText();
-    for (const text of ['Composition', 'Edition / file', 'Recording', 'United States', 'European Union', 'Canada', 'CC0-1.0', 'October 5, 2026']) {
+    for (const text of [
+      'Composition',
+      'Edition / file',
+      'Recording',
+      'United States',
+      'European Union',
+      'Canada',
+      'CC0-1.0',
+      'October 5, 2026',
+    ]) {
       expect(rightsText).toContain(text);
     }
     expect(await rights.locator('a[href^="https://imslp.org/"]').count()).toBeGreaterThan(0);
@@ -126,7 +151,9 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     expect(await approved.getAttribute('class')).toContain('approved');
     const reviewed = probe.page.locator('[data-review-state="human-reviewed"]').first();
     expect(await reviewed.innerText()).toBe('Human reviewed (not listening-approved)');
-    expect(await probe.page.locator('[data-access="admin-only"]').first().innerText()).toBe('Administrator-only for now');
+    expect(await probe.page.locator('[data-access="admin-only"]').first().innerText()).toBe(
+      'Administrator-only for now',
+    );
     await close(probe);
   });
 
@@ -140,7 +167,9 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     await expect(page.locator('#cr-proposed-error').innerText()).resolves.toBe('Enter the value it should have.');
     expect(await page.locator('#cr-proposed').getAttribute('aria-invalid')).toBe('true');
 
-    await form.getByLabel('What is wrong').selectOption({ label: 'The work itself (title, composer, dates, rights, narrative)' });
+    await form
+      .getByLabel('What is wrong')
+      .selectOption({ label: 'The work itself (title, composer, dates, rights, narrative)' });
     await form.getByLabel('Field', { exact: true }).fill('year');
     await form.getByLabel(/Current value/).fill('1893');
     await form.getByLabel('Proposed value').fill('1893 (completed May 24, 1893)');
@@ -162,7 +191,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     await close(probe);
   });
 
-  it('shows the server\'s validation errors next to the fields', async () => {
+  it("shows the server's validation errors next to the fields", async () => {
     const probe = await open(`/works/${WORK}/`);
     const form = probe.page.locator('#correction-form');
     await form.locator('button[type="submit"]:enabled').waitFor();
@@ -183,7 +212,9 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
   it('an unknown tracking code says so', async () => {
     const probe = await open('/track/R-2222-3333-4444-5555');
     await probe.page.locator('#track-result .notice').waitFor();
-    expect(await probe.page.locator('#track-result').innerText()).toContain('No contribution or correction report has the code R-2222-3333-4444-5555');
+    expect(await probe.page.locator('#track-result').innerText()).toContain(
+      'No contribution or correction report has the code R-2222-3333-4444-5555',
+    );
     await close(probe);
   });
 
@@ -215,7 +246,9 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     await screenshot(page, 'home-360.png');
     for (const path of ['/', `/works/${WORK}/`, '/search/', '/browse/', '/api-docs/']) {
       await page.goto(`${site.url}${path}`);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
     }
     await close(probe);
@@ -226,7 +259,14 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     await screenshot(probe.page, 'home.png');
     expect(await probe.page.locator('h1').innerText()).toContain('Public-domain music');
     await close(probe);
-    for (const path of ['/browse/', '/composers/', '/instruments/', '/profiles/', '/api-docs/', `/works/${WORK}/score/1/`]) {
+    for (const path of [
+      '/browse/',
+      '/composers/',
+      '/instruments/',
+      '/profiles/',
+      '/api-docs/',
+      `/works/${WORK}/score/1/`,
+    ]) {
       const html = await (await fetch(`${site.url}${path}`)).text();
       expect({ path, scripts: html.includes('<script') }).toEqual({ path, scripts: false });
     }

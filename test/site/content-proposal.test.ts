@@ -30,7 +30,10 @@ beforeEach(async () => {
   // A second work with an error already in the base (a died date that is not a real date).
   cpSync(path.join(seed, 'works', 'bach-minuet-in-g'), path.join(seed, 'works', 'broken-minuet'), { recursive: true });
   const text = readFileSync(path.join(seed, MINUET), 'utf8');
-  writeFileSync(path.join(seed, BROKEN), text.replace('slug: bach-minuet-in-g', 'slug: broken-minuet').replace('died: "1733-07-25"', 'died: "1733-02-30"'));
+  writeFileSync(
+    path.join(seed, BROKEN),
+    text.replace('slug: bach-minuet-in-g', 'slug: broken-minuet').replace('died: "1733-07-25"', 'died: "1733-02-30"'),
+  );
   repo = path.join(root, 'content');
   base = (await ensureContentRepo(repo, seed)).head;
   scratch = path.join(root, 'scratch');
@@ -58,7 +61,12 @@ describe('ContentProposal', () => {
         messages: lint(dir, others),
       }));
       expect(seen.scope).toBe('changed works');
-      expect(seen.result).toEqual({ works: ['bach-minuet-in-g'], others: ['broken-minuet'], text: edited, messages: [] });
+      expect(seen.result).toEqual({
+        works: ['bach-minuet-in-g'],
+        others: ['broken-minuet'],
+        text: edited,
+        messages: [],
+      });
 
       // The change itself breaking the lint is reported with the whole tree's message.
       await proposal.write([{ path: MINUET, content: edited.replace('died: "1733-07-25"', 'died: "1733-13-01"') }]);
@@ -67,14 +75,26 @@ describe('ContentProposal', () => {
 
       // An existing shared file can break any work: the whole tree, and the base's error with it.
       const instruments = readFileSync(path.join(repo, 'instruments.json'), 'utf8');
-      await proposal.write([{ path: 'instruments.json', content: instruments }, { path: MINUET, content: edited }]);
-      const shared = await proposal.checkChanged(['instruments.json'], (dir, others) => ({ works: readdirSync(path.join(dir, 'works')).sort(), others: [...others], messages: lint(dir, others) }));
+      await proposal.write([
+        { path: 'instruments.json', content: instruments },
+        { path: MINUET, content: edited },
+      ]);
+      const shared = await proposal.checkChanged(['instruments.json'], (dir, others) => ({
+        works: readdirSync(path.join(dir, 'works')).sort(),
+        others: [...others],
+        messages: lint(dir, others),
+      }));
       expect(shared.scope).toBe('whole tree (changed shared file: instruments.json)');
       expect(shared.result).toEqual({ works: ['bach-minuet-in-g', 'broken-minuet'], others: [], messages: whole });
 
-      const commit = await proposal.commit('Add a paragraph\n\nBody line.\n', 'Ada Curator <ada@curators.archive.invalid>');
+      const commit = await proposal.commit(
+        'Add a paragraph\n\nBody line.\n',
+        'Ada Curator <ada@curators.archive.invalid>',
+      );
       expect(await git(repo, ['rev-parse', `${commit}^`])).toBe(base);
-      expect(await git(repo, ['log', '-1', '--format=%an <%ae>|%s|%b', commit])).toBe('Ada Curator <ada@curators.archive.invalid>|Add a paragraph|Body line.');
+      expect(await git(repo, ['log', '-1', '--format=%an <%ae>|%s|%b', commit])).toBe(
+        'Ada Curator <ada@curators.archive.invalid>|Add a paragraph|Body line.',
+      );
       expect(await git(repo, ['diff', '--name-only', base, commit])).toBe(MINUET);
       expect(await git(repo, ['show', `${commit}:${MINUET}`])).toBe(edited.trim());
       // No branch moved, the checkout is untouched.

@@ -13,7 +13,11 @@ import { looksActive } from '../../src/lib/site/render-scores.ts';
 
 describe('engraved images with active content are refused', () => {
   it('passes escaped text and ordinary Verovio markup', () => {
-    expect(looksActive('<svg width="840px"><desc>Engraved by Verovio</desc><use xlink:href="#E050-abc" x="1"/><text>&lt;script&gt;alert(1)&lt;/script&gt; onload=x</text></svg>')).toBe(false);
+    expect(
+      looksActive(
+        '<svg width="840px"><desc>Engraved by Verovio</desc><use xlink:href="#E050-abc" x="1"/><text>&lt;script&gt;alert(1)&lt;/script&gt; onload=x</text></svg>',
+      ),
+    ).toBe(false);
   });
   it('refuses script elements, handlers and script URLs', () => {
     expect(looksActive('<svg><script>alert(1)</script></svg>')).toBe(true);
@@ -32,11 +36,18 @@ describe('a score that fails to render', () => {
   beforeAll(async () => {
     const content = path.join(root, 'content');
     cpSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'), content, { recursive: true });
-    writeFileSync(path.join(content, 'works', 'bach-minuet-in-g', 'score.musicxml'), 'This is not XML, although it mentions <score-partwise> and <note>.');
-    const build = spawnSync(process.execPath, ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://scores.example.test', '--quiet'], {
-      cwd: PROJECT_ROOT,
-      encoding: 'utf8',
-    });
+    writeFileSync(
+      path.join(content, 'works', 'bach-minuet-in-g', 'score.musicxml'),
+      'This is not XML, although it mentions <score-partwise> and <note>.',
+    );
+    const build = spawnSync(
+      process.execPath,
+      ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://scores.example.test', '--quiet'],
+      {
+        cwd: PROJECT_ROOT,
+        encoding: 'utf8',
+      },
+    );
     buildOutput = `${build.stdout}${build.stderr}`;
     expect(build.status, buildOutput).toBe(0);
     t = await openApp(out);
@@ -52,7 +63,9 @@ describe('a score that fails to render', () => {
     expect(res.statusCode).toBe(200);
     const html = res.body;
     expect(html).toContain('data-score-missing="failed"');
-    expect(html).toMatch(/No score preview for “Opening phrase \(MusicXML 4\.0\)”\.<\/strong> The build could not engrave it: /);
+    expect(html).toMatch(
+      /No score preview for “Opening phrase \(MusicXML 4\.0\)”\.<\/strong> The build could not engrave it: /,
+    );
     expect(html).toContain('href="https://scores.example.test/works/bach-minuet-in-g/files/score.musicxml"');
     expect(html).not.toContain('<figure class="score"');
     expect((await t.request({ url: '/works/bach-minuet-in-g/score/1/page-1.svg' })).statusCode).toBe(404);

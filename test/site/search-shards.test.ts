@@ -37,14 +37,22 @@ describe.skipIf(SKIP_BROWSER_TESTS)('search over a sharded index', () => {
     const { page } = probe;
     await page.goto(`${site.url}/search/`);
     await page.locator('#search-form[data-ready="true"]').waitFor();
-    const composers = await page.getByLabel('Composer', { exact: true }).locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value).filter(Boolean));
+    const composers = await page
+      .getByLabel('Composer', { exact: true })
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value).filter(Boolean));
     expect(new Set(composers)).toEqual(new Set(catalog.works.map((w) => w.content.composer.name)));
     for (let k = 0; k < 4; k++) {
       const work = catalog.works.find((w) => shardOf(w.content.slug, 4) === k)!.content;
       await page.getByLabel('Title, composer, catalog number or instrument').fill(work.title);
       await page.keyboard.press('Enter');
       await page.locator('#search-status', { hasText: 'found' }).waitFor();
-      await page.waitForFunction((href) => [...document.querySelectorAll('#search-results a')].some((a) => (a as HTMLAnchorElement).href === href), `${site.url}/works/${work.slug}/`, { timeout: 30_000 });
+      await page.waitForFunction(
+        (href) =>
+          [...document.querySelectorAll('#search-results a')].some((a) => (a as HTMLAnchorElement).href === href),
+        `${site.url}/works/${work.slug}/`,
+        { timeout: 30_000 },
+      );
     }
     expect(probe.errors).toEqual([]);
     await probe.context.close();

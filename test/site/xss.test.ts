@@ -45,19 +45,61 @@ function payloadContent(root: string): string {
   for (const t of ['US', 'EU', 'CA']) w.rights.territories[t].note = `Rule ${LONG}`;
   w.rights.license = `CC0 ${LONG}`;
   w.rights.attribution = `Credit ${LONG}`;
-  for (const a of w.sourceAssets) Object.assign(a, { title: `Score ${LONG}`, rightsStatus: `pd ${SHORT}`, license: `L ${LONG}`, attribution: `A ${LONG}`, technicalChecks: `Checks ${LONG}` });
+  for (const a of w.sourceAssets)
+    Object.assign(a, {
+      title: `Score ${LONG}`,
+      rightsStatus: `pd ${SHORT}`,
+      license: `L ${LONG}`,
+      attribution: `A ${LONG}`,
+      technicalChecks: `Checks ${LONG}`,
+    });
   for (const arr of w.arrangements) {
-    Object.assign(arr, { title: `Bed ${LONG}`, style: `calm ${SHORT}`, instrumentation: `Piano ${LONG}`, moods: [SHORT], notes: `Notes ${LONG}` });
+    Object.assign(arr, {
+      title: `Bed ${LONG}`,
+      style: `calm ${SHORT}`,
+      instrumentation: `Piano ${LONG}`,
+      moods: [SHORT],
+      notes: `Notes ${LONG}`,
+    });
     arr.rights.license = `L ${LONG}`;
     arr.rights.attribution = `A ${LONG}`;
-    for (const a of arr.assets) Object.assign(a, { title: `Recording ${LONG}`, license: `L ${LONG}`, attribution: `A ${LONG}`, technicalChecks: `Checks ${LONG}` });
+    for (const a of arr.assets)
+      Object.assign(a, {
+        title: `Recording ${LONG}`,
+        license: `L ${LONG}`,
+        attribution: `A ${LONG}`,
+        technicalChecks: `Checks ${LONG}`,
+      });
   }
   w.comments = [
-    { id: 1, target: { type: 'work' }, author: `Reader ${SHORT}`, postedAtUtc: '2026-11-01T00:00:00Z', approvedAtUtc: '2026-11-02T00:00:00Z', body: `Comment ${LONG}` },
-    { id: 2, target: { type: 'source-score', assetId: 1 }, author: 'Editor', postedAtUtc: '2026-11-01T00:00:00Z', approvedAtUtc: '2026-11-02T00:00:00Z', body: `<a href="javascript:alert(1)">click</a>` },
+    {
+      id: 1,
+      target: { type: 'work' },
+      author: `Reader ${SHORT}`,
+      postedAtUtc: '2026-11-01T00:00:00Z',
+      approvedAtUtc: '2026-11-02T00:00:00Z',
+      body: `Comment ${LONG}`,
+    },
+    {
+      id: 2,
+      target: { type: 'source-score', assetId: 1 },
+      author: 'Editor',
+      postedAtUtc: '2026-11-01T00:00:00Z',
+      approvedAtUtc: '2026-11-02T00:00:00Z',
+      body: `<a href="javascript:alert(1)">click</a>`,
+    },
   ];
   w.videos = [
-    { id: 1, title: `Video ${LONG}`, url: 'https://videos.example.org/minuet', provider: `Host ${SHORT}`, arrangementId: 1, license: `L ${SHORT}`, reviewState: 'pending', access: 'public' },
+    {
+      id: 1,
+      title: `Video ${LONG}`,
+      url: 'https://videos.example.org/minuet',
+      provider: `Host ${SHORT}`,
+      arrangementId: 1,
+      license: `L ${SHORT}`,
+      reviewState: 'pending',
+      access: 'public',
+    },
   ];
   const narrative = [
     `Narrative ${LONG}`,
@@ -94,7 +136,11 @@ async function inspect(page: Page) {
       for (const attr of el.getAttributeNames()) {
         const value = el.getAttribute(attr) ?? '';
         if (/^on/i.test(attr)) handlers.push(`${el.tagName.toLowerCase()}[${attr}]`);
-        if (/^(href|src|action|formaction|xlink:href|data)$/i.test(attr) && /^\s*(javascript|data|vbscript):/i.test(value)) badUrls.push(`${el.tagName.toLowerCase()}[${attr}=${value}]`);
+        if (
+          /^(href|src|action|formaction|xlink:href|data)$/i.test(attr) &&
+          /^\s*(javascript|data|vbscript):/i.test(value)
+        )
+          badUrls.push(`${el.tagName.toLowerCase()}[${attr}=${value}]`);
       }
     }
     const scripts = [...document.scripts].filter((s) => (s.textContent ?? '').includes('__xss')).length;
@@ -104,7 +150,7 @@ async function inspect(page: Page) {
       badUrls,
       scripts,
       iframes: document.querySelectorAll('iframe, object, embed').length,
-      text: document.body?.innerText ?? document.documentElement.textContent ?? "",
+      text: document.body?.innerText ?? document.documentElement.textContent ?? '',
     };
   });
 }
@@ -126,7 +172,14 @@ describe.skipIf(SKIP_BROWSER_TESTS)('contributed text renders inert', () => {
   });
 
   it('on the work page, the home page, browse pages and the score page', async () => {
-    const paths = [`/works/${SLUG}/`, '/', '/browse/', '/composers/', `/works/${SLUG}/score/1/`, `/works/${SLUG}/score/1/page-1.svg`];
+    const paths = [
+      `/works/${SLUG}/`,
+      '/',
+      '/browse/',
+      '/composers/',
+      `/works/${SLUG}/score/1/`,
+      `/works/${SLUG}/score/1/page-1.svg`,
+    ];
     for (const p of paths) {
       const probe = await openPage(browser);
       const response = await probe.page.goto(`${site.url}${p}`);
@@ -140,7 +193,14 @@ describe.skipIf(SKIP_BROWSER_TESTS)('contributed text renders inert', () => {
         }
       }
       const found = await inspect(probe.page);
-      expect({ path: p, xss: found.xss, handlers: found.handlers, badUrls: found.badUrls, scripts: found.scripts, iframes: found.iframes }).toEqual({
+      expect({
+        path: p,
+        xss: found.xss,
+        handlers: found.handlers,
+        badUrls: found.badUrls,
+        scripts: found.scripts,
+        iframes: found.iframes,
+      }).toEqual({
         path: p,
         xss: null,
         handlers: [],
@@ -165,7 +225,11 @@ describe.skipIf(SKIP_BROWSER_TESTS)('contributed text renders inert', () => {
     await probe.page.goto(`${site.url}/search/?query=minuet`);
     await probe.page.locator('#search-results li').first().waitFor();
     const found = await inspect(probe.page);
-    expect({ xss: found.xss, handlers: found.handlers, badUrls: found.badUrls }).toEqual({ xss: null, handlers: [], badUrls: [] });
+    expect({ xss: found.xss, handlers: found.handlers, badUrls: found.badUrls }).toEqual({
+      xss: null,
+      handlers: [],
+      badUrls: [],
+    });
     expect(await probe.page.locator('#search-results').innerText()).toContain('<script>window.__xss=1</script>');
     expect(probe.dialogs).toEqual([]);
     await probe.context.close();

@@ -27,8 +27,15 @@ let t: TestApp;
 let url: string;
 let service: Started | null = null;
 
-function run(script: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, [path.join('scripts', script), ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number | null; out: string }> {
+  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));
@@ -43,7 +50,8 @@ const getJson = async (base: string, p: string, headers: Record<string, string> 
   const res = await fetch(`${base}${p}`, { headers });
   return { status: res.status, body: (await res.json()) as Json };
 };
-const post = (p: string, body: unknown) => fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (p: string, body: unknown) =>
+  fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 beforeAll(async () => {
   // The original archive: the sample catalog's content repository and build, listening on loopback.
@@ -77,7 +85,20 @@ describe('backup and restore', () => {
     const tracks: Array<{ stableKey: string; files: Array<{ id: string; bytes: Buffer }> }> = [];
     for (const key of ['backup-bed-001', 'backup-bed-002']) {
       const bytes = [randomBytes(200_000), Buffer.from(`{"key":"${key}"}`)];
-      const input = importInput([fileInput(bytes[0]!), fileInput(bytes[1]!, { kind: 'manifest', fileName: 'm.json', originalRelativePath: 'm.json', contentType: 'application/json', byteLength: bytes[1]!.length })], {}, { stableKey: key });
+      const input = importInput(
+        [
+          fileInput(bytes[0]!),
+          fileInput(bytes[1]!, {
+            kind: 'manifest',
+            fileName: 'm.json',
+            originalRelativePath: 'm.json',
+            contentType: 'application/json',
+            byteLength: bytes[1]!.length,
+          }),
+        ],
+        {},
+        { stableKey: key },
+      );
       const { imp } = await importAndCommit(t, input, bytes);
       tracks.push({ stableKey: key, files: imp.files.map((f: Json, i: number) => ({ id: f.id, bytes: bytes[i]! })) });
     }
@@ -101,7 +122,10 @@ describe('backup and restore', () => {
     expect(backup.status, backup.out).toBe(0);
     expect(during.length).toBeGreaterThan(0);
     const manifest = JSON.parse(readFileSync(path.join(backupDir, 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ content: { branch: 'main', bundle: 'content.bundle' }, blobs: { backend: 'local', count: 4 } });
+    expect(manifest).toMatchObject({
+      content: { branch: 'main', bundle: 'content.bundle' },
+      blobs: { backend: 'local', count: 4 },
+    });
 
     // A backup folder is never overwritten.
     const again = await run('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
@@ -141,7 +165,10 @@ describe('backup and restore', () => {
 
     // Every submission acknowledged before the backup, as the original answers it; every one
     // taken during the backup is either whole or absent.
-    for (const [p, codes] of [[CONTRIBUTIONS, contributions], [REPORTS, reports]] as const) {
+    for (const [p, codes] of [
+      [CONTRIBUTIONS, contributions],
+      [REPORTS, reports],
+    ] as const) {
       for (const code of codes) {
         const before = await getJson(url, `${p}/${code}`);
         const after = await getJson(base, `${p}/${code}`);
@@ -171,7 +198,9 @@ describe('backup and restore', () => {
   }, 420_000);
 
   it('refuses a folder that is not a complete backup', async () => {
-    const res = await run('restore.ts', ['--from', path.join(root, 'no-backup')], { ARCHIVE_DATA_DIR: path.join(root, 'other') });
+    const res = await run('restore.ts', ['--from', path.join(root, 'no-backup')], {
+      ARCHIVE_DATA_DIR: path.join(root, 'other'),
+    });
     expect(res.status).toBe(1);
     expect(res.out).toMatch(/no manifest\.json/);
   });

@@ -20,9 +20,16 @@ const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-backup-s3-'));
 let s3: TestS3;
 const apps: TestApp[] = [];
 
-function run(script: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; out: string }> {
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number | null; out: string }> {
   // Asynchronous: the S3 server lives in this process and must keep answering.
-  const child = spawn(process.execPath, [path.join('scripts', script), ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));
@@ -32,7 +39,14 @@ function run(script: string, args: string[], env: Record<string, string>): Promi
   });
 }
 
-const onS3 = (dataDir: string, prefix: string) => ({ ...s3.env, ...KEY_ENV, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: BUCKET, ARCHIVE_S3_PREFIX: prefix });
+const onS3 = (dataDir: string, prefix: string) => ({
+  ...s3.env,
+  ...KEY_ENV,
+  ARCHIVE_DATA_DIR: dataDir,
+  ARCHIVE_BLOB_STORE: 's3',
+  ARCHIVE_S3_BUCKET: BUCKET,
+  ARCHIVE_S3_PREFIX: prefix,
+});
 const open = async (env: Record<string, string>) => {
   const t = await openApp(inject('sampleBuildDir'), env);
   apps.push(t);
@@ -54,7 +68,9 @@ describe('backup and restore across blob stores', () => {
     await ensureContentRepo(path.join(source, 'content'), path.join(PROJECT_ROOT, 'content'));
     const t = await open(onS3(source, 'source/'));
     const bytes = randomBytes(300_000);
-    const { imp } = await importAndCommit(t, importInput([fileInput(bytes)], {}, { stableKey: 's3-backup-001' }), [bytes]);
+    const { imp } = await importAndCommit(t, importInput([fileInput(bytes)], {}, { stableKey: 's3-backup-001' }), [
+      bytes,
+    ]);
     const fileId = imp.files[0].id as string;
 
     const backupDir = path.join(root, 'backup');
@@ -65,7 +81,11 @@ describe('backup and restore across blob stores', () => {
     const local = path.join(root, 'local');
     const toLocal = await run('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: local });
     expect(toLocal.status, toLocal.out).toBe(0);
-    expect(existsSync(path.join(local, 'blobs', 'sha256', sha256(bytes).slice(0, 2), sha256(bytes).slice(2, 4), sha256(bytes)))).toBe(true);
+    expect(
+      existsSync(
+        path.join(local, 'blobs', 'sha256', sha256(bytes).slice(0, 2), sha256(bytes).slice(2, 4), sha256(bytes)),
+      ),
+    ).toBe(true);
 
     const bucket = path.join(root, 'bucket');
     const toS3 = await run('restore.ts', ['--from', backupDir], onS3(bucket, 'restored/'));

@@ -47,7 +47,17 @@ let counter = 0;
 const backends: Array<[string, () => BlobStore]> = [
   ['local folder', () => new LocalBlobStore(path.join(fresh(), 'blobs'))],
   // A fresh key prefix per store: each test sees an empty store in the one bucket.
-  ['S3 (s3rver)', () => new S3BlobStore({ client: s3.client, bucket: BUCKET, prefix: `t${++counter}/blobs/`, stagingRoot: path.join(fresh(), 'staging'), presignSeconds: 0 })],
+  [
+    'S3 (s3rver)',
+    () =>
+      new S3BlobStore({
+        client: s3.client,
+        bucket: BUCKET,
+        prefix: `t${++counter}/blobs/`,
+        stagingRoot: path.join(fresh(), 'staging'),
+        presignSeconds: 0,
+      }),
+  ],
 ];
 
 describe.each(backends)('blob store: %s', (_name, open) => {
@@ -65,7 +75,9 @@ describe.each(backends)('blob store: %s', (_name, open) => {
     expect((await store.readBytes(empty.sha256)).length).toBe(0);
     const listed = [];
     for await (const b of store.list()) listed.push(b);
-    expect(listed.sort((a, b) => a.sha256.localeCompare(b.sha256))).toEqual([info, empty].sort((a, b) => a.sha256.localeCompare(b.sha256)));
+    expect(listed.sort((a, b) => a.sha256.localeCompare(b.sha256))).toEqual(
+      [info, empty].sort((a, b) => a.sha256.localeCompare(b.sha256)),
+    );
   });
 
   it('refuses bytes whose digest differs from the declared one and stores nothing', async () => {
@@ -91,8 +103,16 @@ describe.each(backends)('blob store: %s', (_name, open) => {
     const store = open();
     const bytes = randomBytes(10_000);
     await store.putBytes(bytes);
-    for (const [start, end] of [[0, 0], [0, 9_999], [1234, 5678], [9_999, 9_999]] as const) {
-      expect((await collect(await store.read(sha(bytes), { start, end }))).equals(bytes.subarray(start, end + 1)), `${start}-${end}`).toBe(true);
+    for (const [start, end] of [
+      [0, 0],
+      [0, 9_999],
+      [1234, 5678],
+      [9_999, 9_999],
+    ] as const) {
+      expect(
+        (await collect(await store.read(sha(bytes), { start, end }))).equals(bytes.subarray(start, end + 1)),
+        `${start}-${end}`,
+      ).toBe(true);
     }
   });
 
@@ -128,21 +148,47 @@ describe.each(backends)('blob store: %s', (_name, open) => {
 
 describe('readiness check', () => {
   it('fails, naming the store, when the bucket or folder is not there', async () => {
-    const missing = new S3BlobStore({ client: s3.client, bucket: 'no-such-bucket', prefix: '', stagingRoot: path.join(fresh(), 'staging'), presignSeconds: 0 });
+    const missing = new S3BlobStore({
+      client: s3.client,
+      bucket: 'no-such-bucket',
+      prefix: '',
+      stagingRoot: path.join(fresh(), 'staging'),
+      presignSeconds: 0,
+    });
     await expect(missing.check()).rejects.toThrow(/no-such-bucket is not reachable \(404\)/);
-    await expect(new LocalBlobStore(path.join(fresh(), 'gone', 'deeper', 'blobs')).check()).rejects.toThrow(/nor its parent exists/);
+    await expect(new LocalBlobStore(path.join(fresh(), 'gone', 'deeper', 'blobs')).check()).rejects.toThrow(
+      /nor its parent exists/,
+    );
   });
 });
 
 describe('presigned downloads (S3)', () => {
   it('are off by default and, when configured, fetch the object with the given headers', async () => {
     const bytes = randomBytes(4096);
-    const plain = new S3BlobStore({ client: s3.client, bucket: BUCKET, prefix: 'presign/', stagingRoot: path.join(fresh(), 'staging'), presignSeconds: 0 });
+    const plain = new S3BlobStore({
+      client: s3.client,
+      bucket: BUCKET,
+      prefix: 'presign/',
+      stagingRoot: path.join(fresh(), 'staging'),
+      presignSeconds: 0,
+    });
     await plain.putBytes(bytes);
-    expect(await plain.presignedUrl(sha(bytes), { contentType: 'audio/wav', cacheControl: 'private, no-cache' })).toBeNull();
+    expect(
+      await plain.presignedUrl(sha(bytes), { contentType: 'audio/wav', cacheControl: 'private, no-cache' }),
+    ).toBeNull();
     expect(await new LocalBlobStore(fresh()).presignedUrl()).toBeNull();
-    const signing = new S3BlobStore({ client: s3.client, bucket: BUCKET, prefix: 'presign/', stagingRoot: path.join(fresh(), 'staging'), presignSeconds: 60 });
-    const url = await signing.presignedUrl(sha(bytes), { contentType: 'audio/wav', cacheControl: 'private, no-cache', downloadName: 'bed.wav' });
+    const signing = new S3BlobStore({
+      client: s3.client,
+      bucket: BUCKET,
+      prefix: 'presign/',
+      stagingRoot: path.join(fresh(), 'staging'),
+      presignSeconds: 60,
+    });
+    const url = await signing.presignedUrl(sha(bytes), {
+      contentType: 'audio/wav',
+      cacheControl: 'private, no-cache',
+      downloadName: 'bed.wav',
+    });
     expect(url).toMatch(new RegExp(`^${s3.endpoint}/${BUCKET}/presign/sha256/`));
     expect(url).toContain('X-Amz-Expires=60');
     expect(url).toContain('X-Amz-Signature=');

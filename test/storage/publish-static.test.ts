@@ -48,7 +48,9 @@ async function listed(prefix: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   let token: string | undefined;
   do {
-    const page = await s3.client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
+    const page = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const o of page.Contents ?? []) out.set(o.Key!, (o.ETag ?? '').replace(/"/g, ''));
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -57,11 +59,19 @@ async function listed(prefix: string): Promise<Map<string, string>> {
 
 const get = async (key: string) => {
   const o = await s3.client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
-  return { contentType: o.ContentType, cacheControl: o.CacheControl, body: Buffer.from(await o.Body!.transformToByteArray()) };
+  return {
+    contentType: o.ContentType,
+    cacheControl: o.CacheControl,
+    body: Buffer.from(await o.Body!.transformToByteArray()),
+  };
 };
 
 /** A work of the sample build (read from the build folder itself). */
-const firstSlug = () => readdirSync(path.join(buildDir, 'client', 'api', 'v1', 'works'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()[0]!;
+const firstSlug = () =>
+  readdirSync(path.join(buildDir, 'client', 'api', 'v1', 'works'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()[0]!;
 
 beforeAll(async () => {
   s3 = await startS3([BUCKET]);
@@ -74,21 +84,36 @@ afterAll(async () => {
 });
 
 describe('npm run publish:static', () => {
-  it('uploads a complete build with the server\'s bytes, content types and cache headers, records at their extension-less paths', async () => {
+  it("uploads a complete build with the server's bytes, content types and cache headers, records at their extension-less paths", async () => {
     const run = await publish(buildDir, `s3://${BUCKET}/site`);
     expect(run.status, run.out).toBe(0);
     const client = path.join(buildDir, 'client');
     const all = files(client);
     const objects = await listed('site/');
     for (const rel of all) expect(objects.get(`site/${rel}`), rel).toBe(md5(readFileSync(path.join(client, rel))));
-    expect(run.out).toMatch(new RegExp(`published ${objects.size - 1} objects: ${objects.size - 1} uploaded, 0 unchanged, 0 deleted`));
+    expect(run.out).toMatch(
+      new RegExp(`published ${objects.size - 1} objects: ${objects.size - 1} uploaded, 0 unchanged, 0 deleted`),
+    );
 
     const slug = firstSlug();
     const astro = all.find((r) => r.startsWith('_astro/'))!;
     const pagefind = all.find((r) => r.startsWith('pagefind/') && r.endsWith('.js'))!;
     expect(astro).toBeDefined();
     // Each URL as the server answers it, and the object a CDN would fetch for it.
-    const paths = ['/index.html', '/api/v1', '/api/v1/', `/api/v1/works/${slug}`, `/api/v1/works/${slug}/`, `/api/v1/works/${slug}/index.md`, `/works/${slug}/`, '/llms.txt', '/api/v1/openapi.json', `/${astro}`, `/${pagefind}`, '/track/'];
+    const paths = [
+      '/index.html',
+      '/api/v1',
+      '/api/v1/',
+      `/api/v1/works/${slug}`,
+      `/api/v1/works/${slug}/`,
+      `/api/v1/works/${slug}/index.md`,
+      `/works/${slug}/`,
+      '/llms.txt',
+      '/api/v1/openapi.json',
+      `/${astro}`,
+      `/${pagefind}`,
+      '/track/',
+    ];
     for (const p of paths) {
       const served = await t.app.inject({ url: p });
       expect(served.statusCode, p).toBe(200);

@@ -28,7 +28,15 @@ let out: string;
 const apps: TestApp[] = [];
 
 function s3Env(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { ...s3.env, ...KEY_ENV, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: BUCKET, ARCHIVE_S3_PREFIX: 'archive/', ...extra };
+  return {
+    ...s3.env,
+    ...KEY_ENV,
+    ARCHIVE_DATA_DIR: dataDir,
+    ARCHIVE_BLOB_STORE: 's3',
+    ARCHIVE_S3_BUCKET: BUCKET,
+    ARCHIVE_S3_PREFIX: 'archive/',
+    ...extra,
+  };
 }
 
 beforeAll(async () => {
@@ -52,7 +60,11 @@ beforeAll(async () => {
 `;
   writeFileSync(file, readFileSync(file, 'utf8').replace('---\nA short minuet', `${asset}---\nA short minuet`));
   out = path.join(root, 'build');
-  const build = spawnSync(process.execPath, ['scripts/build.ts', '--content', content, '--out', out, '--base-url', BASE, '--quiet'], { encoding: 'utf8' });
+  const build = spawnSync(
+    process.execPath,
+    ['scripts/build.ts', '--content', content, '--out', out, '--base-url', BASE, '--quiet'],
+    { encoding: 'utf8' },
+  );
   expect(build.status, build.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -69,21 +81,36 @@ async function open(extra: Record<string, string> = {}): Promise<{ t: TestApp; d
 }
 
 const objectLength = async (hash: string) =>
-  (await s3.client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `archive/sha256/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}` }))).ContentLength;
+  (
+    await s3.client.send(
+      new HeadObjectCommand({ Bucket: BUCKET, Key: `archive/sha256/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}` }),
+    )
+  ).ContentLength;
 
 describe('library uploads and downloads on the S3 blob store', () => {
   it('resumes an upload by offset, commits it into the bucket (multipart) and serves ranges of it', async () => {
     const { t, dataDir } = await open();
     const bytes = randomBytes(S3_PART_BYTES + 300_000);
-    const created = await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: importInput([fileInput(bytes)], {}, { stableKey: 's3-bed-001' }) });
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/library/imports',
+      headers: LIB,
+      payload: importInput([fileInput(bytes)], {}, { stableKey: 's3-bed-001' }),
+    });
     expect(created.statusCode).toBe(200);
     const imp = created.json().data;
     const fileId = imp.files[0].id;
     const put = (offset: number, part: Buffer) =>
-      t.request({ method: 'PUT', url: `/api/v1/library/imports/${imp.id}/files/${fileId}?offset=${offset}`, headers: { ...LIB, 'content-type': 'application/octet-stream' }, payload: part });
+      t.request({
+        method: 'PUT',
+        url: `/api/v1/library/imports/${imp.id}/files/${fileId}?offset=${offset}`,
+        headers: { ...LIB, 'content-type': 'application/octet-stream' },
+        payload: part,
+      });
     const first = await put(0, bytes.subarray(0, 5_000_000));
     expect(first.statusCode).toBe(200);
-    const offset = (await t.request({ url: `/api/v1/library/imports/${imp.id}`, headers: LIB })).json().data.files[0].receivedBytes;
+    const offset = (await t.request({ url: `/api/v1/library/imports/${imp.id}`, headers: LIB })).json().data.files[0]
+      .receivedBytes;
     expect(offset).toBe(5_000_000);
     expect((await put(0, bytes.subarray(0, 10))).statusCode).toBe(409); // a wrong offset is refused
     expect((await put(offset, bytes.subarray(offset))).statusCode).toBe(200);
@@ -107,9 +134,17 @@ describe('library uploads and downloads on the S3 blob store', () => {
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-range']).toBe(`bytes 8388600-8388615/${bytes.length}`);
     expect(part.rawPayload.equals(bytes.subarray(8388600, 8388616))).toBe(true);
-    expect((await t.request({ url: download, headers: { ...LIB, range: 'bytes=0-0' } })).rawPayload.equals(bytes.subarray(0, 1))).toBe(true);
-    expect((await t.request({ url: download, headers: { ...LIB, 'if-none-match': `"${sha256(bytes)}"` } })).statusCode).toBe(304);
-    expect((await t.request({ url: download, headers: { ...LIB, range: `bytes=${bytes.length}-` } })).statusCode).toBe(416);
+    expect(
+      (await t.request({ url: download, headers: { ...LIB, range: 'bytes=0-0' } })).rawPayload.equals(
+        bytes.subarray(0, 1),
+      ),
+    ).toBe(true);
+    expect(
+      (await t.request({ url: download, headers: { ...LIB, 'if-none-match': `"${sha256(bytes)}"` } })).statusCode,
+    ).toBe(304);
+    expect((await t.request({ url: download, headers: { ...LIB, range: `bytes=${bytes.length}-` } })).statusCode).toBe(
+      416,
+    );
   });
 
   it('serves a published blob from the bucket, and only a published one', async () => {
@@ -132,9 +167,24 @@ describe('library uploads and downloads on the S3 blob store', () => {
   it('answers downloads with a presigned redirect when configured, after the key check', async () => {
     const { t } = await open({ ARCHIVE_S3_PRESIGN_SECONDS: '120' });
     const bytes = randomBytes(3000);
-    const created = (await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: importInput([fileInput(bytes)], {}, { stableKey: 's3-presigned-001' }) })).json().data;
-    await t.request({ method: 'PUT', url: `/api/v1/library/imports/${created.id}/files/${created.files[0].id}?offset=0`, headers: { ...LIB, 'content-type': 'application/octet-stream' }, payload: bytes });
-    expect((await t.request({ method: 'POST', url: `/api/v1/library/imports/${created.id}/commit`, headers: LIB })).statusCode).toBe(200);
+    const created = (
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/library/imports',
+        headers: LIB,
+        payload: importInput([fileInput(bytes)], {}, { stableKey: 's3-presigned-001' }),
+      })
+    ).json().data;
+    await t.request({
+      method: 'PUT',
+      url: `/api/v1/library/imports/${created.id}/files/${created.files[0].id}?offset=0`,
+      headers: { ...LIB, 'content-type': 'application/octet-stream' },
+      payload: bytes,
+    });
+    expect(
+      (await t.request({ method: 'POST', url: `/api/v1/library/imports/${created.id}/commit`, headers: LIB }))
+        .statusCode,
+    ).toBe(200);
     const download = `/api/v1/library/files/${created.files[0].id}`;
     expect((await t.request({ url: download })).statusCode).toBe(401);
     const redirect = await t.request({ url: download, headers: LIB });
@@ -152,7 +202,9 @@ describe('library uploads and downloads on the S3 blob store', () => {
     await createBlobStore(loadConfig(s3Env(path.join(root, 'unused')), PROJECT_ROOT)).putBytes(publicBytes);
     const published = await t.request({ url: `/blobs/${sha256(publicBytes)}` });
     expect(published.statusCode).toBe(307);
-    expect(Buffer.from(await (await fetch(String(published.headers.location))).arrayBuffer()).equals(publicBytes)).toBe(true);
+    expect(Buffer.from(await (await fetch(String(published.headers.location))).arrayBuffer()).equals(publicBytes)).toBe(
+      true,
+    );
     expect((await t.request({ url: `/blobs/${'0'.repeat(64)}` })).statusCode).toBe(404);
   });
 });
@@ -176,9 +228,20 @@ describe('readiness on the S3 blob store', () => {
 describe('blob store configuration', () => {
   const load = (env: Record<string, string>) => () => loadConfig(env, PROJECT_ROOT);
   it('defaults to the local folder and checks every S3 variable at start-up', () => {
-    expect(loadConfig({}, PROJECT_ROOT).blobStore).toEqual({ backend: 'local', bucket: null, prefix: '', presignSeconds: 0 });
-    expect(loadConfig({ ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_S3_PREFIX: 'a/b' }, PROJECT_ROOT).blobStore.prefix).toBe('a/b/');
-    expect(loadConfig({ ARCHIVE_S3_FORCE_PATH_STYLE: 'true', ARCHIVE_S3_ENDPOINT: 'http://127.0.0.1:9000/' }, PROJECT_ROOT).s3).toEqual({ endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', credentials: null, forcePathStyle: true });
+    expect(loadConfig({}, PROJECT_ROOT).blobStore).toEqual({
+      backend: 'local',
+      bucket: null,
+      prefix: '',
+      presignSeconds: 0,
+    });
+    expect(
+      loadConfig({ ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_S3_PREFIX: 'a/b' }, PROJECT_ROOT)
+        .blobStore.prefix,
+    ).toBe('a/b/');
+    expect(
+      loadConfig({ ARCHIVE_S3_FORCE_PATH_STYLE: 'true', ARCHIVE_S3_ENDPOINT: 'http://127.0.0.1:9000/' }, PROJECT_ROOT)
+        .s3,
+    ).toEqual({ endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', credentials: null, forcePathStyle: true });
     for (const [env, message] of [
       [{ ARCHIVE_BLOB_STORE: 'gcs' }, /ARCHIVE_BLOB_STORE/],
       [{ ARCHIVE_BLOB_STORE: 's3' }, /ARCHIVE_S3_BUCKET/],
@@ -186,10 +249,16 @@ describe('blob store configuration', () => {
       [{ ARCHIVE_S3_ENDPOINT: 'ftp://x' }, /ARCHIVE_S3_ENDPOINT/],
       [{ ARCHIVE_S3_ACCESS_KEY_ID: 'only-one' }, /together/],
       [{ ARCHIVE_S3_FORCE_PATH_STYLE: 'yes' }, /ARCHIVE_S3_FORCE_PATH_STYLE/],
-      [{ ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_S3_PRESIGN_SECONDS: '-1' }, /ARCHIVE_S3_PRESIGN_SECONDS/],
+      [
+        { ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_S3_PRESIGN_SECONDS: '-1' },
+        /ARCHIVE_S3_PRESIGN_SECONDS/,
+      ],
       [{ ARCHIVE_S3_PRESIGN_SECONDS: '60' }, /needs ARCHIVE_BLOB_STORE=s3/],
       [{ ARCHIVE_S3_PREFIX: '../x' }, /ARCHIVE_S3_PREFIX/],
-      [{ ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx' }, /ARCHIVE_S3_PRESIGN_SECONDS instead/],
+      [
+        { ARCHIVE_BLOB_STORE: 's3', ARCHIVE_S3_BUCKET: 'my-bucket', ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx' },
+        /ARCHIVE_S3_PRESIGN_SECONDS instead/,
+      ],
     ] as Array<[Record<string, string>, RegExp]>) {
       expect(load(env), JSON.stringify(env)).toThrow(ConfigError);
       expect(load(env), JSON.stringify(env)).toThrow(message);

@@ -4,8 +4,20 @@
  * quiet stretches, the narration-bed rule, declared-versus-measured and the WAV / MPEG readers.
  */
 import { describe, expect, it } from 'vitest';
-import { channelWeights, integrated, kWeighting, LoudnessMeter, loudnessRange } from '../../src/domain/audio/loudness.ts';
-import { compareDeclared, measureAudio, NARRATION_BED, quietStretches, sections } from '../../src/domain/audio/measure.ts';
+import {
+  channelWeights,
+  integrated,
+  kWeighting,
+  LoudnessMeter,
+  loudnessRange,
+} from '../../src/domain/audio/loudness.ts';
+import {
+  compareDeclared,
+  measureAudio,
+  NARRATION_BED,
+  quietStretches,
+  sections,
+} from '../../src/domain/audio/measure.ts';
 import { mpegChannels } from '../../src/domain/audio/mpeg.ts';
 import { readWavFormat, WavError, wavFrames } from '../../src/domain/audio/wav.ts';
 
@@ -194,7 +206,9 @@ describe('declared against measured', () => {
     expect(compareDeclared({ integratedLufs: -16.5 }, { durationSeconds: 10, integratedLufs: -16 })).toEqual([]);
     const loud = compareDeclared({ integratedLufs: -23 }, { durationSeconds: 10, integratedLufs: -14.5 });
     expect(loud.map((f) => f.field)).toEqual(['loudness']);
-    expect(compareDeclared({ integratedLufs: -23 }, { durationSeconds: 10, integratedLufs: null })[0]!.detail).toMatch(/silence/);
+    expect(compareDeclared({ integratedLufs: -23 }, { durationSeconds: 10, integratedLufs: null })[0]!.detail).toMatch(
+      /silence/,
+    );
   });
 });
 
@@ -232,8 +246,16 @@ describe('readers', () => {
   }
 
   it('reads 16-bit, 24-bit and float WAV, skipping other chunks', () => {
-    for (const [bits, float] of [[16, false], [24, false], [32, true]] as const) {
-      const bytes = wav(2, bits, float, [[0.5, -0.5], [0.25, 0], [-1, 1]]);
+    for (const [bits, float] of [
+      [16, false],
+      [24, false],
+      [32, true],
+    ] as const) {
+      const bytes = wav(2, bits, float, [
+        [0.5, -0.5],
+        [0.25, 0],
+        [-1, 1],
+      ]);
       const f = readWavFormat(bytes);
       expect(f).toMatchObject({ channels: 2, sampleRate: 8000, bitsPerSample: bits, float, frames: 3 });
       const [l, r] = wavFrames(bytes, f, 1, 5);

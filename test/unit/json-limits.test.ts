@@ -14,9 +14,9 @@ describe('exceedsJsonDepth', () => {
 
 describe('prototypeKeyPointers', () => {
   it('names every prototype key with an escaped JSON Pointer, without recursing', () => {
-    expect(prototypeKeyPointers(JSON.parse('{"a/b":[{"__proto__":1}],"x":{"constructor":2},"prototype":3}')).sort()).toEqual(
-      ['/a~1b/0/__proto__', '/prototype', '/x/constructor'],
-    );
+    expect(
+      prototypeKeyPointers(JSON.parse('{"a/b":[{"__proto__":1}],"x":{"constructor":2},"prototype":3}')).sort(),
+    ).toEqual(['/a~1b/0/__proto__', '/prototype', '/x/constructor']);
     expect(prototypeKeyPointers({ title: 'x', list: [1, { y: null }] })).toEqual([]);
     expect(prototypeKeyPointers(JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)))).toEqual([]);
   });

@@ -4,7 +4,15 @@
  * in, and the queue entry.
  */
 import { describe, expect, it } from 'vitest';
-import { lintFailure, lintResult, needsLint, needsSync, pullRequestQueueEntry, recordEvent, type PullRequestEvent } from '../../src/domain/review/pull-request.ts';
+import {
+  lintFailure,
+  lintResult,
+  needsLint,
+  needsSync,
+  pullRequestQueueEntry,
+  recordEvent,
+  type PullRequestEvent,
+} from '../../src/domain/review/pull-request.ts';
 
 const event = (over: Partial<PullRequestEvent> = {}): PullRequestEvent => ({
   action: 'opened',
@@ -26,7 +34,12 @@ const event = (over: Partial<PullRequestEvent> = {}): PullRequestEvent => ({
 describe('pull request review records', () => {
   it('a first event makes a pending item whose head needs a lint', () => {
     const r = recordEvent(null, event(), '2026-11-20T10:00:05Z');
-    expect(r).toMatchObject({ trackingCode: 'PR-7', state: 'open', lint: { state: 'pending', headSha: 'a'.repeat(40) }, events: [{ action: 'opened', atUtc: '2026-11-20T10:00:05Z' }] });
+    expect(r).toMatchObject({
+      trackingCode: 'PR-7',
+      state: 'open',
+      lint: { state: 'pending', headSha: 'a'.repeat(40) },
+      events: [{ action: 'opened', atUtc: '2026-11-20T10:00:05Z' }],
+    });
     expect(needsLint(r)).toBe(true);
     expect(pullRequestQueueEntry(r)).toEqual({
       trackingCode: 'PR-7',
@@ -41,17 +54,31 @@ describe('pull request review records', () => {
   });
 
   it('keeps a lint of the same head, drops it for a new head, retries one that could not run', () => {
-    const linted = { ...recordEvent(null, event(), '2026-11-20T10:00:05Z'), workSlugs: ['x'], changedFiles: ['works/x/index.md'] };
+    const linted = {
+      ...recordEvent(null, event(), '2026-11-20T10:00:05Z'),
+      workSlugs: ['x'],
+      changedFiles: ['works/x/index.md'],
+    };
     linted.lint = lintResult('a'.repeat(40), [], '1 changed work(s): x', '2026-11-20T10:00:06Z');
     const edited = recordEvent(linted, event({ action: 'edited', title: 'Fix the date' }), '2026-11-20T10:01:00Z');
     expect(edited).toMatchObject({ title: 'Fix the date', lint: { state: 'passed' }, workSlugs: ['x'] });
     expect(needsLint(edited)).toBe(false);
     expect(pullRequestQueueEntry(edited).workSlug).toBe('x');
-    const pushed = recordEvent(edited, event({ action: 'synchronize', headSha: 'b'.repeat(40) }), '2026-11-20T10:02:00Z');
-    expect(pushed).toMatchObject({ lint: { state: 'pending', headSha: 'b'.repeat(40) }, changedFiles: [], workSlugs: [] });
+    const pushed = recordEvent(
+      edited,
+      event({ action: 'synchronize', headSha: 'b'.repeat(40) }),
+      '2026-11-20T10:02:00Z',
+    );
+    expect(pushed).toMatchObject({
+      lint: { state: 'pending', headSha: 'b'.repeat(40) },
+      changedFiles: [],
+      workSlugs: [],
+    });
     expect(needsLint(pushed)).toBe(true);
     const failed = { ...pushed, lint: lintFailure('b'.repeat(40), 'GitHub unreachable', '2026-11-20T10:02:01Z') };
-    expect(needsLint(recordEvent(failed, event({ action: 'synchronize', headSha: 'b'.repeat(40) }), '2026-11-20T10:03:00Z'))).toBe(true);
+    expect(
+      needsLint(recordEvent(failed, event({ action: 'synchronize', headSha: 'b'.repeat(40) }), '2026-11-20T10:03:00Z')),
+    ).toBe(true);
     expect(pushed.events.map((e) => e.action)).toEqual(['opened', 'edited', 'synchronize']);
   });
 
@@ -64,16 +91,34 @@ describe('pull request review records', () => {
     const merged = recordEvent(open, event({ action: 'closed', open: false, merged: true }), '2026-11-20T11:00:00Z');
     expect(pullRequestQueueEntry(merged).status).toBe('merged');
     expect(needsSync(merged)).toBe(true);
-    const failed = recordEvent({ ...merged, sync: { state: 'failed', atUtc: '2026-11-20T11:00:01Z', commit: null, detail: 'lint' } }, event({ action: 'closed', open: false, merged: true }), '2026-11-20T11:05:00Z');
+    const failed = recordEvent(
+      { ...merged, sync: { state: 'failed', atUtc: '2026-11-20T11:00:01Z', commit: null, detail: 'lint' } },
+      event({ action: 'closed', open: false, merged: true }),
+      '2026-11-20T11:05:00Z',
+    );
     expect(failed.sync?.state).toBe('failed');
     expect(needsSync(failed)).toBe(true);
-    expect(needsSync({ ...failed, sync: { state: 'applied', atUtc: '2026-11-20T11:06:00Z', commit: 'c'.repeat(40), detail: null } })).toBe(false);
+    expect(
+      needsSync({
+        ...failed,
+        sync: { state: 'applied', atUtc: '2026-11-20T11:06:00Z', commit: 'c'.repeat(40), detail: null },
+      }),
+    ).toBe(false);
   });
 
   it('lists at most 200 lint problems and says so', () => {
-    const messages = Array.from({ length: 205 }, (_, i) => ({ file: 'works/x/index.md', pointer: `/a/${i}`, message: 'bad', line: i + 2 }));
+    const messages = Array.from({ length: 205 }, (_, i) => ({
+      file: 'works/x/index.md',
+      pointer: `/a/${i}`,
+      message: 'bad',
+      line: i + 2,
+    }));
     const lint = lintResult('a'.repeat(40), messages, 'scope', '2026-11-20T10:00:00Z');
-    expect(lint).toMatchObject({ state: 'failed', errorCount: 205, detail: 'Only the first 200 of 205 problems are listed.' });
+    expect(lint).toMatchObject({
+      state: 'failed',
+      errorCount: 205,
+      detail: 'Only the first 200 of 205 problems are listed.',
+    });
     expect(lint.errors).toHaveLength(200);
     expect(lint.errors[0]).toEqual({ file: 'works/x/index.md', line: 2, pointer: '/a/0', message: 'bad' });
   });

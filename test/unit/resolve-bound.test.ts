@@ -12,7 +12,12 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
-import { buildResolveCatalog, decodeResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import {
+  buildResolveCatalog,
+  decodeResolveCatalog,
+  encodeResolveCatalog,
+  type ResolveCatalog,
+} from '../../src/domain/resolve/catalog.ts';
 import { KEY_READY, compileRequest, judge, textMasksOf } from '../../src/domain/resolve/evaluate.ts';
 import { compareRanked } from '../../src/domain/resolve/rank.ts';
 import { RESOLVE_LIMITS, planResolve, resolveMusic, type ResolveLimits } from '../../src/domain/resolve/resolve.ts';
@@ -42,7 +47,10 @@ const generated = (() => {
 type Requirements = MusicResolveInput['requirements'];
 
 function body(role: MusicRole, requirements: Partial<Requirements> = {}, narrationPresent = false): MusicResolveInput {
-  return { channel: { channelKey: 'bound-test', intendedRole: role, narrationPresent }, requirements: { requiredFormats: ['mp3'], ...requirements } as Requirements };
+  return {
+    channel: { channelKey: 'bound-test', intendedRole: role, narrationPresent },
+    requirements: { requiredFormats: ['mp3'], ...requirements } as Requirements,
+  };
 }
 
 /** Judge every arrangement of the role and sort them all: the reference. */
@@ -50,13 +58,29 @@ function fullScan(catalog: ResolveCatalog, input: MusicResolveInput) {
   const q = compileRequest(catalog, input);
   const lists = catalog.byRole.get(q.role)!;
   const text = { style: 0, instrumentation: 0, mood: 0 };
-  const all = [...lists.staticReady, ...lists.rest].map((index) => ({ index, key: judge(catalog, index, q, textMasksOf(catalog, q, index, text), null) }));
+  const all = [...lists.staticReady, ...lists.rest].map((index) => ({
+    index,
+    key: judge(catalog, index, q, textMasksOf(catalog, q, index, text), null),
+  }));
   all.sort((x, y) => compareRanked(catalog.cols, x.key, x.index, y.key, y.index));
   return { top: all.slice(0, 10), ready: all.filter((x) => x.key & KEY_READY).length, total: all.length };
 }
 
 // Words the generated catalog uses (and some it does not), drawn by a seeded generator.
-const STYLE = ['calm', 'piano', 'strings', 'harpsichord', 'bright', 'warm', 'organ', 'solo', 'quartet', 'zzzz', 'baroque', 'romantic'];
+const STYLE = [
+  'calm',
+  'piano',
+  'strings',
+  'harpsichord',
+  'bright',
+  'warm',
+  'organ',
+  'solo',
+  'quartet',
+  'zzzz',
+  'baroque',
+  'romantic',
+];
 const MOOD = ['calm', 'warm', 'bright', 'dark', 'gentle', 'solemn', 'tender', 'playful', 'qqqq'];
 const FORMATS = [[], ['mp3'], ['wav'], ['mp3', 'musicxml'], ['midi'], ['flac'], ['pdf', 'mp3']];
 
@@ -76,7 +100,8 @@ function randomRequests(count: number): MusicResolveInput[] {
   });
 }
 
-const label = (catalog: ResolveCatalog, x: { index: number; key: number }) => `${catalog.works.slugs.at(catalog.arrangementWork[x.index]!)}#${catalog.cols.id[x.index]}:${x.key}`;
+const label = (catalog: ResolveCatalog, x: { index: number; key: number }) =>
+  `${catalog.works.slugs.at(catalog.arrangementWork[x.index]!)}#${catalog.cols.id[x.index]}:${x.key}`;
 
 describe('the bounded catalog-wide scan ranks exactly as a full scan (2,000 generated works)', () => {
   const { catalog } = generated;
@@ -86,7 +111,12 @@ describe('the bounded catalog-wide scan ranks exactly as a full scan (2,000 gene
     body('music-bed', { style: 'calm', mood: 'warm' }),
     body('music-lead', { requiredFormats: [], style: 'piano', targetDurationSeconds: 15 }, true),
     body('outro', { requireApprovedRenderingProfile: true, requireMusicXml: true, instrumentation: 'strings' }),
-    body('music-bed', { requiredFormats: ['wav', 'flac'], style: 'zzz qqq', mood: 'calm warm bright dark', targetDurationSeconds: 3 }),
+    body('music-bed', {
+      requiredFormats: ['wav', 'flac'],
+      style: 'zzz qqq',
+      mood: 'calm warm bright dark',
+      targetDurationSeconds: 3,
+    }),
     ...randomRequests(60),
   ];
 
@@ -98,7 +128,10 @@ describe('the bounded catalog-wide scan ranks exactly as a full scan (2,000 gene
       // The ranking proof alone (no counting, no hard bound): exactly the best ten.
       const bare = planResolve(catalog, input, unbounded);
       if (!bare.musicAllowed) throw new Error('music is allowed');
-      expect(bare.scan.top.map((x) => label(catalog, x)), JSON.stringify(input)).toEqual(want);
+      expect(
+        bare.scan.top.map((x) => label(catalog, x)),
+        JSON.stringify(input),
+      ).toEqual(want);
       expect(bare.scan.rankingComplete).toBe(true);
       expect(bare.scan.evaluated).toBe(full.total);
       if (bare.scan.judged < full.total) pruned++;
@@ -115,10 +148,15 @@ describe('the bounded catalog-wide scan ranks exactly as a full scan (2,000 gene
   });
 
   it('the answer says how complete it is', () => {
-    const r = resolveMusic(catalog, body('music-bed', { style: 'calm' }), { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' });
+    const r = resolveMusic(catalog, body('music-bed', { style: 'calm' }), {
+      baseUrl: BASE,
+      catalogGeneratedAtUtc: '2026-01-01T00:00:00Z',
+    });
     expect(r.search.rankingComplete).toBe(true);
     expect(r.search.arrangementsJudged).toBeLessThanOrEqual(r.search.arrangementsEvaluated);
-    expect(r.search.arrangementsEvaluated).toBe(catalog.byRole.get('music-bed')!.staticReady.length + catalog.byRole.get('music-bed')!.rest.length);
+    expect(r.search.arrangementsEvaluated).toBe(
+      catalog.byRole.get('music-bed')!.staticReady.length + catalog.byRole.get('music-bed')!.rest.length,
+    );
     expect(r.search.note).toContain(`${r.search.arrangementsJudged} judged one by one`);
   });
 });
@@ -126,12 +164,23 @@ describe('the bounded catalog-wide scan ranks exactly as a full scan (2,000 gene
 describe('the per-request bound', () => {
   const { catalog } = generated;
   // Nothing is ready: a format the archive does not store, words no arrangement has, a duration nothing fits.
-  const nothingReady = body('music-bed', { requiredFormats: ['flac'], style: 'zzzz', mood: 'qqqq', targetDurationSeconds: 1 });
+  const nothingReady = body('music-bed', {
+    requiredFormats: ['flac'],
+    style: 'zzzz',
+    mood: 'qqqq',
+    targetDurationSeconds: 1,
+  });
 
   it('a body for which nothing is ready judges no more than the bound, and says so', () => {
     expect(fullScan(catalog, nothingReady).ready).toBe(0);
     const limits: ResolveLimits = { maxJudged: 50, countBudget: 20 };
-    const r = resolveMusic(catalog, nothingReady, { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' }, undefined, limits);
+    const r = resolveMusic(
+      catalog,
+      nothingReady,
+      { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
+      undefined,
+      limits,
+    );
     expect(r.search.arrangementsJudged).toBe(50);
     expect(r.search.rankingComplete).toBe(false);
     expect(r.search.readyCountComplete).toBe(false);
@@ -152,11 +201,18 @@ describe('the per-request bound', () => {
   it('a title naming many works judges no more than the bound either, and still counts every work it names', () => {
     // The most common title word of the generated catalog.
     const counts = new Map<string, number>();
-    for (const r of generated.records) for (const w of new Set(words(r.title))) if (w.length > 2) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const r of generated.records)
+      for (const w of new Set(words(r.title))) if (w.length > 2) counts.set(w, (counts.get(w) ?? 0) + 1);
     const [common, works] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
     expect(works).toBeGreaterThan(30);
     const limits: ResolveLimits = { maxJudged: 30, countBudget: 10 };
-    const r = resolveMusic(catalog, { ...body('music-bed'), title: common }, { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' }, undefined, limits);
+    const r = resolveMusic(
+      catalog,
+      { ...body('music-bed'), title: common },
+      { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
+      undefined,
+      limits,
+    );
     expect(r.search.by).toBe('title-composer');
     expect(r.search.matchedWorks).toBeGreaterThanOrEqual(works);
     expect(r.search.workSlugs).toHaveLength(20);
@@ -174,14 +230,19 @@ describe('bound classes in the index file', () => {
     // The same file as an index written before the order sections existed.
     const file = decodeIndex(bytes, 'resolve.idx');
     expect(file.has('role.music-bed.order')).toBe(true);
-    const older = decodeResolveCatalog({ ...file, has: (name: string) => !/\.(order|classStart)$/.test(name) && file.has(name) }, profiles);
+    const older = decodeResolveCatalog(
+      { ...file, has: (name: string) => !/\.(order|classStart)$/.test(name) && file.has(name) },
+      profiles,
+    );
     for (const role of MUSIC_ROLES) {
       const built = catalog.byRole.get(role)!;
       for (const back of [decoded.byRole.get(role)!, older.byRole.get(role)!]) {
         expect(Array.from(back.order)).toEqual(Array.from(built.order));
         expect(Array.from(back.classStart)).toEqual(Array.from(built.classStart));
       }
-      expect([...built.order].sort((a, b) => a - b)).toEqual([...built.staticReady, ...built.rest].sort((a, b) => a - b));
+      expect([...built.order].sort((a, b) => a - b)).toEqual(
+        [...built.staticReady, ...built.rest].sort((a, b) => a - b),
+      );
     }
   });
 });

@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { QueueIndex, type QueueEntry } from '../../src/domain/review/queue.ts';
 
-const entry = (code: string, status: QueueEntry['status'], at: string, extra: Partial<QueueEntry> = {}): QueueEntry => ({
+const entry = (
+  code: string,
+  status: QueueEntry['status'],
+  at: string,
+  extra: Partial<QueueEntry> = {},
+): QueueEntry => ({
   trackingCode: code,
   kind: 'correction-report',
   status,
@@ -37,10 +42,15 @@ describe('QueueIndex', () => {
 
   it('pages with an exact total and filters by time bounds (after inclusive, before exclusive)', () => {
     const q = new QueueIndex();
-    for (let i = 0; i < 25; i++) q.put(entry(`R-${String(i).padStart(2, '0')}`, 'pending', `2026-01-${String(i + 1).padStart(2, '0')}T00:00:00Z`));
+    for (let i = 0; i < 25; i++)
+      q.put(entry(`R-${String(i).padStart(2, '0')}`, 'pending', `2026-01-${String(i + 1).padStart(2, '0')}T00:00:00Z`));
     const p3 = q.page({ statuses: ['pending'] }, 3, 10);
     expect([p3.total, p3.items.length, p3.items[0]!.trackingCode]).toEqual([25, 5, 'R-20']);
-    const window = q.page({ statuses: [], receivedAfter: '2026-01-05T00:00:00Z', receivedBefore: '2026-01-08T00:00:00Z' }, 1, 10);
+    const window = q.page(
+      { statuses: [], receivedAfter: '2026-01-05T00:00:00Z', receivedBefore: '2026-01-08T00:00:00Z' },
+      1,
+      10,
+    );
     expect(window.items.map((e) => e.trackingCode)).toEqual(['R-04', 'R-05', 'R-06']);
   });
 });

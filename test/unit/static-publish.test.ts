@@ -1,12 +1,31 @@
 /** The pure part of publish:static: targets, served paths and the upload/delete plan. */
 import { describe, expect, it } from 'vitest';
-import { parseS3Url, planPublish, servedPaths, type PublishManifest, type PublishObject } from '../../src/domain/static-publish.ts';
+import {
+  parseS3Url,
+  planPublish,
+  servedPaths,
+  type PublishManifest,
+  type PublishObject,
+} from '../../src/domain/static-publish.ts';
 
-const obj = (key: string, md5 = 'a'.repeat(32), overrides: Partial<PublishObject> = {}): PublishObject => ({ key, md5, contentType: 'application/json', cacheControl: 'public, max-age=60', redirect: null, size: 1, ...overrides });
+const obj = (key: string, md5 = 'a'.repeat(32), overrides: Partial<PublishObject> = {}): PublishObject => ({
+  key,
+  md5,
+  contentType: 'application/json',
+  cacheControl: 'public, max-age=60',
+  redirect: null,
+  size: 1,
+  ...overrides,
+});
 const manifestOf = (objects: PublishObject[]): PublishManifest => ({
   publishedAtUtc: '2026-11-23T00:00:00.000Z',
   buildGeneratedAtUtc: '2026-11-23T00:00:00.000Z',
-  objects: Object.fromEntries(objects.map((o) => [o.key, { md5: o.md5, contentType: o.contentType, cacheControl: o.cacheControl, redirect: o.redirect }])),
+  objects: Object.fromEntries(
+    objects.map((o) => [
+      o.key,
+      { md5: o.md5, contentType: o.contentType, cacheControl: o.cacheControl, redirect: o.redirect },
+    ]),
+  ),
 });
 
 describe('parseS3Url', () => {
@@ -14,13 +33,18 @@ describe('parseS3Url', () => {
     expect(parseS3Url('s3://my-bucket')).toEqual({ bucket: 'my-bucket', prefix: '' });
     expect(parseS3Url('s3://my-bucket/')).toEqual({ bucket: 'my-bucket', prefix: '' });
     expect(parseS3Url('s3://my-bucket/site/v1/')).toEqual({ bucket: 'my-bucket', prefix: 'site/v1/' });
-    for (const bad of ['http://x/y', 's3://ab', 's3://Upper/x', 's3://ok-bucket/../x', 's3:/bucket']) expect(() => parseS3Url(bad), bad).toThrow(/--to|prefix/);
+    for (const bad of ['http://x/y', 's3://ab', 's3://Upper/x', 's3://ok-bucket/../x', 's3:/bucket'])
+      expect(() => parseS3Url(bad), bad).toThrow(/--to|prefix/);
   });
 });
 
 describe('servedPaths', () => {
   it('adds the extension-less record paths and page folders, as nginx.conf maps them', () => {
-    expect(servedPaths('api/v1/works/a/index.json')).toEqual(['/api/v1/works/a/index.json', '/api/v1/works/a', '/api/v1/works/a/']);
+    expect(servedPaths('api/v1/works/a/index.json')).toEqual([
+      '/api/v1/works/a/index.json',
+      '/api/v1/works/a',
+      '/api/v1/works/a/',
+    ]);
     expect(servedPaths('api/v1/index.json')).toEqual(['/api/v1/index.json', '/api/v1', '/api/v1/']);
     expect(servedPaths('works/a/index.html')).toEqual(['/works/a/index.html', '/works/a', '/works/a/']);
     expect(servedPaths('index.html')).toEqual(['/index.html']);
@@ -36,7 +60,12 @@ describe('planPublish', () => {
     const headers = obj('p/headers.json', 'c'.repeat(32), { cacheControl: 'public, max-age=31536000, immutable' });
     const fresh = obj('p/new.css', 'd'.repeat(32), { contentType: 'text/css; charset=utf-8' });
     const page = obj('p/x/index.html', 'e'.repeat(32), { contentType: 'text/html; charset=utf-8' });
-    const previous = manifestOf([same, obj('p/bytes.json', 'f'.repeat(32)), obj('p/headers.json', 'c'.repeat(32)), page]);
+    const previous = manifestOf([
+      same,
+      obj('p/bytes.json', 'f'.repeat(32)),
+      obj('p/headers.json', 'c'.repeat(32)),
+      page,
+    ]);
     const listed = [
       { key: 'p/same.json', etag: same.md5 },
       { key: 'p/bytes.json', etag: 'f'.repeat(32) },

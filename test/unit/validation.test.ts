@@ -5,7 +5,8 @@ import { WorkRights } from '../../src/schemas/work.ts';
 
 describe('validation messages', () => {
   it('names each field and says what is wrong, all at once', () => {
-    expect(validate(ChannelContext, { channelKey: 'x'.repeat(101), intendedRole: 'karaoke', extra: 1 })).toMatchInlineSnapshot(`
+    expect(validate(ChannelContext, { channelKey: 'x'.repeat(101), intendedRole: 'karaoke', extra: 1 }))
+      .toMatchInlineSnapshot(`
       [
         {
           "detail": "is not an allowed field here",

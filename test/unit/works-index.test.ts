@@ -53,11 +53,23 @@ function fixture(catalog: Catalog): Fixture {
   const records = recordsOf(catalog);
   const instruments = buildInstrumentRecords(catalog, BASE);
   const aliases = new Map(instruments.map((i) => [i.slug, i.aliases]));
-  const encoded = encodeWorksIndex(orderWorks(records.map((record) => ({ record, summary: workSummary(record) })), aliases));
+  const encoded = encodeWorksIndex(
+    orderWorks(
+      records.map((record) => ({ record, summary: workSummary(record) })),
+      aliases,
+    ),
+  );
   const index = decodeWorksIndex(decodeIndex(encoded.index));
   const reference = records.map((r) => indexWork(r, workSummary(r), aliases));
   const vocabulary = [...new Set(reference.flatMap((w) => words(w.all)))].sort();
-  return { records, index, summaries: encoded.summaries, reference, vocabulary, composers: [...new Set(records.map((r) => r.composer.name))] };
+  return {
+    records,
+    index,
+    summaries: encoded.summaries,
+    reference,
+    vocabulary,
+    composers: [...new Set(records.map((r) => r.composer.name))],
+  };
 }
 
 const sample = (() => {
@@ -95,8 +107,12 @@ function queryText(f: Fixture) {
     fc.constantFrom(...f.vocabulary).chain((w) => fc.integer({ min: 1, max: w.length }).map((n) => w.slice(0, n))),
     fc.constantFrom('zzzz', 'q', 'x', '1', '7', 'op', 'no', 'j', 's'),
   );
-  const decorated = word.chain((w) => fc.boolean().map((d) => (d ? [...w].map((c) => DECORATE[c] ?? c.toUpperCase()).join('') : w)));
-  return fc.array(decorated, { minLength: 0, maxLength: 4 }).chain((list) => fc.constantFrom(' ', ', ', '.', ' - ').map((sep) => list.join(sep)));
+  const decorated = word.chain((w) =>
+    fc.boolean().map((d) => (d ? [...w].map((c) => DECORATE[c] ?? c.toUpperCase()).join('') : w)),
+  );
+  return fc
+    .array(decorated, { minLength: 0, maxLength: 4 })
+    .chain((list) => fc.constantFrom(' ', ', ', '.', ' - ').map((sep) => list.join(sep)));
 }
 
 function filterArb(f: Fixture) {
@@ -114,17 +130,26 @@ describe.each([
 ])('the index answers like the linear scan: %s', (_, f) => {
   it('for random queries, filters, pages and page sizes', () => {
     fc.assert(
-      fc.property(filterArb(f), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 100 }), (filter, page, pageSize) => {
-        expect(actual(f, filter, page, pageSize)).toEqual(expected(f, filter, page, pageSize));
-      }),
+      fc.property(
+        filterArb(f),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 100 }),
+        (filter, page, pageSize) => {
+          expect(actual(f, filter, page, pageSize)).toEqual(expected(f, filter, page, pageSize));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
-  it('for every one- and two-letter prefix of the catalog\'s words, and 200 whole words', () => {
+  it("for every one- and two-letter prefix of the catalog's words, and 200 whole words", () => {
     // The linear scan re-reads every work per query, so whole words are sampled evenly.
     const stride = Math.max(1, Math.floor(f.vocabulary.length / 200));
-    const queries = new Set([...f.vocabulary.map((w) => w.slice(0, 1)), ...f.vocabulary.map((w) => w.slice(0, 2)), ...f.vocabulary.filter((_, i) => i % stride === 0)]);
+    const queries = new Set([
+      ...f.vocabulary.map((w) => w.slice(0, 1)),
+      ...f.vocabulary.map((w) => w.slice(0, 2)),
+      ...f.vocabulary.filter((_, i) => i % stride === 0),
+    ]);
     for (const q of queries) expect(actual(f, { query: q }, 1, 100), q).toEqual(expected(f, { query: q }, 1, 100));
   });
 
@@ -132,7 +157,8 @@ describe.each([
     const all = expected(f, {}, 1, f.records.length || 1).slugs;
     expect(f.index.slugs.toArray()).toEqual(all);
     const pageSize = 7;
-    for (let page = 1; page <= Math.ceil(all.length / pageSize) + 1; page++) expect(actual(f, {}, page, pageSize)).toEqual(expected(f, {}, page, pageSize));
+    for (let page = 1; page <= Math.ceil(all.length / pageSize) + 1; page++)
+      expect(actual(f, {}, page, pageSize)).toEqual(expected(f, {}, page, pageSize));
   });
 
   it('finds each work by slug and stores its summary', () => {
@@ -149,7 +175,9 @@ describe.each([
   it('reads a page of summaries in one range per run of consecutive works', () => {
     const ids = [0, 1, 2, 5, 6, 9].filter((id) => id < f.index.count);
     const ranges = summaryRanges(f.index, ids);
-    expect(ranges.map((r) => r.ids)).toEqual([[0, 1, 2], [5, 6], [9]].map((run) => run.filter((id) => id < f.index.count)).filter((run) => run.length > 0));
+    expect(ranges.map((r) => r.ids)).toEqual(
+      [[0, 1, 2], [5, 6], [9]].map((run) => run.filter((id) => id < f.index.count)).filter((run) => run.length > 0),
+    );
     const parsed = ranges.flatMap((r) => parseSummaries(f.index, r, f.summaries.subarray(r.start, r.end)));
     expect(parsed.map((s) => s.slug)).toEqual(ids.map((id) => f.index.slugs.at(id)));
   });
@@ -188,7 +216,16 @@ describe('dense prefixes', () => {
 
 describe('index files', () => {
   it('round-trip typed sections and string lists, including empty ones', () => {
-    const bytes = encodeIndex({ kind: 'test' }, { a: Int32Array.from([1, -2, 3]), b: ['x', 'yz', ''], c: [], d: new Uint16Array([7]), e: { bytes: Buffer.from('hi') } });
+    const bytes = encodeIndex(
+      { kind: 'test' },
+      {
+        a: Int32Array.from([1, -2, 3]),
+        b: ['x', 'yz', ''],
+        c: [],
+        d: new Uint16Array([7]),
+        e: { bytes: Buffer.from('hi') },
+      },
+    );
     const d = decodeIndex(Buffer.concat([Buffer.alloc(3), bytes]).subarray(3));
     expect(Array.from(d.i32('a'))).toEqual([1, -2, 3]);
     expect(d.strings('b')).toEqual(['x', 'yz', '']);
@@ -202,13 +239,19 @@ describe('index files', () => {
 
   it('refuses a catalog whose two records share a slug', () => {
     const r = sample.records[0]!;
-    expect(() => buildIndexFiles({ records: [r, structuredClone(r)], profiles: [], instruments: [] })).toThrow(/two records have slug/);
+    expect(() => buildIndexFiles({ records: [r, structuredClone(r)], profiles: [], instruments: [] })).toThrow(
+      /two records have slug/,
+    );
   });
 
   it('hold the profiles and the distinct composers, first seen in slug order', () => {
     const loaded = loadCatalog(path.join(ROOT, 'content'));
     const profiles = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
-    const files = buildIndexFiles({ records: sample.records, profiles, instruments: buildInstrumentRecords(loaded.catalog, BASE) });
+    const files = buildIndexFiles({
+      records: sample.records,
+      profiles,
+      instruments: buildInstrumentRecords(loaded.catalog, BASE),
+    });
     const manifest = JSON.parse(files['catalog.json'].toString());
     expect(manifest.works).toBe(sample.records.length);
     expect(manifest.profiles.map((p: { slug: string }) => p.slug)).toEqual(profiles.map((p) => p.slug));
@@ -216,15 +259,23 @@ describe('index files', () => {
     const distinct = [...new Map(bySlug.map((r) => [JSON.stringify(r.composer), r.composer])).values()];
     expect(manifest.composers).toEqual(distinct);
     // Heads drop only the usage lists.
-    expect(manifest.profiles[0].catalogUsage).toEqual({ arrangementCount: profiles.find((p) => p.slug === manifest.profiles[0].slug)!.catalogUsage.arrangementCount });
+    expect(manifest.profiles[0].catalogUsage).toEqual({
+      arrangementCount: profiles.find((p) => p.slug === manifest.profiles[0].slug)!.catalogUsage.arrangementCount,
+    });
   });
 
   it('join profile texts into exactly the listing JSON.stringify would write', () => {
     const loaded = loadCatalog(path.join(ROOT, 'content'));
     const profiles = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
     for (const items of [profiles, profiles.slice(0, 1), []]) {
-      const body = profileListingBody('v1', '2026-01-01T00:00:00.000Z', items.map((p) => Buffer.from(JSON.stringify(p))));
-      expect(body.toString()).toBe(JSON.stringify(envelope({ items, total: items.length }, '2026-01-01T00:00:00.000Z')));
+      const body = profileListingBody(
+        'v1',
+        '2026-01-01T00:00:00.000Z',
+        items.map((p) => Buffer.from(JSON.stringify(p))),
+      );
+      expect(body.toString()).toBe(
+        JSON.stringify(envelope({ items, total: items.length }, '2026-01-01T00:00:00.000Z')),
+      );
     }
   });
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { composerNameForms, filterWorks, indexWork, paginate } from '../../src/domain/works-query.ts';
 import type { WorkRecord, WorkSummary } from '../../src/schemas/work.ts';
 
-function work(slug: string, composer: { name: string; sortName: string; aliases?: string[] }, extra: Partial<WorkRecord> = {}): { record: WorkRecord; summary: WorkSummary } {
+function work(
+  slug: string,
+  composer: { name: string; sortName: string; aliases?: string[] },
+  extra: Partial<WorkRecord> = {},
+): { record: WorkRecord; summary: WorkSummary } {
   const record = {
     slug,
     title: extra.title ?? slug,
@@ -24,12 +28,23 @@ function work(slug: string, composer: { name: string; sortName: string; aliases?
 
 const aliases = new Map([['cello', ['violoncello']]]);
 const index = [
-  work('bach-suite', { name: 'Johann Sebastian Bach', sortName: 'Bach, Johann Sebastian', aliases: ['J. S. Bach'] }, {
-    title: 'Cello Suite No. 1', genre: 'Suite', workNumber: 'BWV 1007', catalogNumbers: [{ catalog: 'BWV', number: '1007' }],
-    instruments: [{ slug: 'cello', name: 'Cello', family: 'strings' }],
-  }),
+  work(
+    'bach-suite',
+    { name: 'Johann Sebastian Bach', sortName: 'Bach, Johann Sebastian', aliases: ['J. S. Bach'] },
+    {
+      title: 'Cello Suite No. 1',
+      genre: 'Suite',
+      workNumber: 'BWV 1007',
+      catalogNumbers: [{ catalog: 'BWV', number: '1007' }],
+      instruments: [{ slug: 'cello', name: 'Cello', family: 'strings' }],
+    },
+  ),
   work('dvorak-largo', { name: 'Antonín Dvořák', sortName: 'Dvořák, Antonín' }, { title: 'Largo', genre: 'Symphony' }),
-  work('offenbach-barcarolle', { name: 'Jacques Offenbach', sortName: 'Offenbach, Jacques' }, { title: 'Barcarolle', genre: 'Opera' }),
+  work(
+    'offenbach-barcarolle',
+    { name: 'Jacques Offenbach', sortName: 'Offenbach, Jacques' },
+    { title: 'Barcarolle', genre: 'Opera' },
+  ),
 ].map((w) => indexWork(w.record, w.summary, aliases));
 
 const slugs = (f: Parameters<typeof filterWorks>[1]) => filterWorks(index, f).map((w) => w.summary.slug);

@@ -43,12 +43,14 @@ describe('zip writer', () => {
 
   it('stores what it is told to store and deflates the rest', () => {
     const zip = zipEntries(entries, mtime);
-    expect(methods(zip)).toEqual(new Map([
-      ['w/record.json', 8],
-      ['w/files/take.mp3', 0],
-      ['w/files/Dvořák — Largo.txt', 8],
-      ['w/empty.txt', 8],
-    ]));
+    expect(methods(zip)).toEqual(
+      new Map([
+        ['w/record.json', 8],
+        ['w/files/take.mp3', 0],
+        ['w/files/Dvořák — Largo.txt', 8],
+        ['w/empty.txt', 8],
+      ]),
+    );
     // The repetitive record shrinks; the stored payload is in the zip as it is.
     expect(zip.length).toBeLessThan(record.length + mp3.length);
     expect(zip.includes(Buffer.from(mp3))).toBe(true);
@@ -56,7 +58,11 @@ describe('zip writer', () => {
 
   it('dates every entry at the given time in UTC, whatever the time zone', () => {
     const { date, time } = dosDateTime(mtime);
-    expect({ year: (date >> 9) + 1980, month: (date >> 5) & 15, day: date & 31 }).toEqual({ year: 2026, month: 11, day: 23 });
+    expect({ year: (date >> 9) + 1980, month: (date >> 5) & 15, day: date & 31 }).toEqual({
+      year: 2026,
+      month: 11,
+      day: 23,
+    });
     expect({ h: time >> 11, m: (time >> 5) & 63, s: (time & 31) * 2 }).toEqual({ h: 18, m: 4, s: 6 });
     const zip = zipEntries(entries, mtime);
     expect(zip.readUInt16LE(10)).toBe(time);

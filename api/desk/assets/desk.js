@@ -20,11 +20,19 @@
         var apply = body && body.data ? body.data.apply : null;
         var state = apply ? apply.state : null;
         if (state && state !== 'applying') {
-          if (text) text.textContent = state === 'visible' ? 'The change is visible. Loading the result...' : 'The apply failed. Loading the details...';
+          if (text)
+            text.textContent =
+              state === 'visible'
+                ? 'The change is visible. Loading the result...'
+                : 'The apply failed. Loading the details...';
           window.location.reload();
           return;
         }
-        if (text) text.textContent = 'Merging the change and rebuilding the site: ' + Math.round((Date.now() - started) / 1000) + ' s so far. This page follows it until the change is visible.';
+        if (text)
+          text.textContent =
+            'Merging the change and rebuilding the site: ' +
+            Math.round((Date.now() - started) / 1000) +
+            ' s so far. This page follows it until the change is visible.';
         if (polls < 3600) setTimeout(tick, 1000);
       })
       .catch(function () {

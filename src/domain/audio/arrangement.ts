@@ -38,7 +38,8 @@ export function noListenReason(assets: readonly AudioAssetView[]): string | null
     return `The arrangement has no MP3 or WAV recording${kinds.length > 0 ? ` (files: ${kinds.join(', ')})` : ''}; contribute one (operation performance) to make it listenable.`;
   }
   const a = audio[0]!;
-  if (a.reviewState === 'rights-review-required') return `Its ${a.kind} (asset ${a.id}) is held for rights review (access ${a.access}): not published until a rights reviewer clears it.`;
+  if (a.reviewState === 'rights-review-required')
+    return `Its ${a.kind} (asset ${a.id}) is held for rights review (access ${a.access}): not published until a rights reviewer clears it.`;
   return `Its ${a.kind} (asset ${a.id}) is not public (access ${a.access}), so there is no public link to hear it.`;
 }
 
@@ -48,7 +49,9 @@ export function noListenReason(assets: readonly AudioAssetView[]): string | null
  */
 export function measuredDuration(assets: readonly AudioAssetView[]): { seconds: number; assetId: number } | null {
   const listen = listenAsset(assets);
-  const measured = listen?.measured ? listen : assets.find((a) => (LISTENABLE as readonly string[]).includes(a.kind) && a.measured);
+  const measured = listen?.measured
+    ? listen
+    : assets.find((a) => (LISTENABLE as readonly string[]).includes(a.kind) && a.measured);
   return measured?.measured ? { seconds: measured.measured.durationSeconds, assetId: measured.id } : null;
 }
 
@@ -89,7 +92,9 @@ export function measuredWords(m: AssetMeasurement): string {
     `loudness range ${num(m.loudnessRangeLu, 'LU')}`,
     `${m.sections.length} section(s)`,
     `${m.quietStretches.length} quiet stretch(es)`,
-    m.narrationBed.gainDb === null ? null : `as a bed under narration: ${m.narrationBed.gainDb > 0 ? '+' : ''}${m.narrationBed.gainDb} dB`,
+    m.narrationBed.gainDb === null
+      ? null
+      : `as a bed under narration: ${m.narrationBed.gainDb > 0 ? '+' : ''}${m.narrationBed.gainDb} dB`,
   ].filter(Boolean);
   return `Measured: ${parts.join(', ')}.`;
 }
@@ -97,7 +102,10 @@ export function measuredWords(m: AssetMeasurement): string {
 /** The declared values and whether they agree, in words. */
 export function declaredWords(m: AssetMeasurement): string {
   const d = m.declared;
-  const said = [d.durationSeconds === null ? null : `duration ${mmss(d.durationSeconds)} (${d.durationSeconds} s)`, d.integratedLufs === null ? null : `loudness ${d.integratedLufs} LUFS`].filter(Boolean);
+  const said = [
+    d.durationSeconds === null ? null : `duration ${mmss(d.durationSeconds)} (${d.durationSeconds} s)`,
+    d.integratedLufs === null ? null : `loudness ${d.integratedLufs} LUFS`,
+  ].filter(Boolean);
   if (said.length === 0) return 'Declared: nothing to compare.';
   if (m.disagreements.length === 0) return `Declared: ${said.join(', ')}; agrees with the measurement.`;
   return `Declared: ${said.join(', ')}. Disagrees: ${m.disagreements.map((x) => x.detail).join(' ')}`;

@@ -122,7 +122,8 @@ export class LoudnessMeter {
   private samplePeak = 0;
 
   constructor(sampleRate: number, channels: number) {
-    if (!(sampleRate >= 8000 && sampleRate <= 384000)) throw new RangeError(`sample rate ${sampleRate} Hz is outside 8 kHz to 384 kHz`);
+    if (!(sampleRate >= 8000 && sampleRate <= 384000))
+      throw new RangeError(`sample rate ${sampleRate} Hz is outside 8 kHz to 384 kHz`);
     if (!(channels >= 1 && channels <= 8)) throw new RangeError(`${channels} channels: 1 to 8 are measured`);
     this.sampleRate = sampleRate;
     this.channels = channels;
@@ -141,7 +142,8 @@ export class LoudnessMeter {
 
   /** Push one chunk: one Float32Array per channel, all of the same length, samples in [-1, 1]. */
   push(channelData: readonly Float32Array[]): void {
-    if (channelData.length !== this.channels) throw new RangeError(`expected ${this.channels} channels, got ${channelData.length}`);
+    if (channelData.length !== this.channels)
+      throw new RangeError(`expected ${this.channels} channels, got ${channelData.length}`);
     const n = channelData[0]!.length;
     if (channelData.some((c) => c.length !== n)) throw new RangeError('channels of one chunk differ in length');
     // K-weighted squares, summed over channels with their weights, frame by frame.

@@ -62,12 +62,13 @@ export const NARRATION_BED = {
   narrationLufs: -23,
   belowNarrationLu: 20,
   rule:
-    'Narration at -23 LUFS (EBU R128 programme target); the bed\'s loudest 3 s (short-term loudness) at least 20 LU under it ' +
+    "Narration at -23 LUFS (EBU R128 programme target); the bed's loudest 3 s (short-term loudness) at least 20 LU under it " +
     '(W3C WCAG 2 success criterion 1.4.7 "Low or No Background Audio": background at least 20 dB below foreground speech). ' +
     'gainDb = -43 LUFS - the loudest short-term loudness.',
 } as const;
 
-export const MEASUREMENT_METHOD = 'ITU-R BS.1770-4 / EBU R128 (integrated, gated), EBU Tech 3342 (LRA), 4x oversampled true peak; archive meter v1';
+export const MEASUREMENT_METHOD =
+  'ITU-R BS.1770-4 / EBU R128 (integrated, gated), EBU Tech 3342 (LRA), 4x oversampled true peak; archive meter v1';
 
 /** Below this momentary loudness a stretch is silence. */
 const SILENCE_LUFS = -60;
@@ -80,7 +81,8 @@ const QUIET_BELOW_LU = 6;
 const MIN_QUIET_STEPS = 30;
 const MAX_QUIET = 64;
 
-const round = (v: number | null, digits = 1): number | null => (v === null || !Number.isFinite(v) ? null : Math.round(v * 10 ** digits) / 10 ** digits);
+const round = (v: number | null, digits = 1): number | null =>
+  v === null || !Number.isFinite(v) ? null : Math.round(v * 10 ** digits) / 10 ** digits;
 const energyOf = (lufs: number) => (Number.isFinite(lufs) ? Math.pow(10, (lufs + 0.691) / 10) : 0);
 const loudnessOfMean = (sum: number, n: number) => (n > 0 && sum > 0 ? -0.691 + 10 * Math.log10(sum / n) : -Infinity);
 
@@ -135,7 +137,10 @@ function levelOf(lufs: number, integrated: number | null): SectionLevel {
  */
 export function sections(momentary: ArrayLike<number>, integrated: number | null, duration: number): AudioSection[] {
   const n = momentary.length;
-  if (n === 0) return duration > 0 ? [{ startSeconds: 0, endSeconds: round(duration, 2)!, loudnessLufs: null, level: 'silence' }] : [];
+  if (n === 0)
+    return duration > 0
+      ? [{ startSeconds: 0, endSeconds: round(duration, 2)!, loudnessLufs: null, level: 'silence' }]
+      : [];
   const energy = Float64Array.from({ length: n }, (_, i) => energyOf(momentary[i]!));
   const prefix = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + energy[i]!;
@@ -188,7 +193,8 @@ export function sections(momentary: ArrayLike<number>, integrated: number | null
     const prev = out[out.length - 1];
     if (prev && prev.level === level) {
       // Two neighbours at one level are one section.
-      const span = (prev.endSeconds - prev.startSeconds) * energyOf(prev.loudnessLufs ?? -Infinity) + (end - start) * energyOf(l);
+      const span =
+        (prev.endSeconds - prev.startSeconds) * energyOf(prev.loudnessLufs ?? -Infinity) + (end - start) * energyOf(l);
       prev.endSeconds = end;
       prev.loudnessLufs = round(loudnessOfMean(span, prev.endSeconds - prev.startSeconds));
       continue;
@@ -203,16 +209,27 @@ export function sections(momentary: ArrayLike<number>, integrated: number | null
  * the piece's integrated loudness (or is silence): there a narrator is heard over the bed without
  * ducking it further. At most 64, in time order.
  */
-export function quietStretches(momentary: ArrayLike<number>, integrated: number | null, duration: number): QuietStretch[] {
+export function quietStretches(
+  momentary: ArrayLike<number>,
+  integrated: number | null,
+  duration: number,
+): QuietStretch[] {
   const out: QuietStretch[] = [];
-  if (integrated === null) return duration >= MIN_QUIET_STEPS * STEP_SECONDS ? [{ startSeconds: 0, endSeconds: round(duration, 2)!, maxMomentaryLufs: null }] : [];
+  if (integrated === null)
+    return duration >= MIN_QUIET_STEPS * STEP_SECONDS
+      ? [{ startSeconds: 0, endSeconds: round(duration, 2)!, maxMomentaryLufs: null }]
+      : [];
   const limit = integrated - QUIET_BELOW_LU;
   let start = -1;
   let peak = -Infinity;
   const close = (end: number) => {
     if (start >= 0 && end - start >= MIN_QUIET_STEPS && out.length < MAX_QUIET) {
       const last = end === momentary.length ? duration : stepTime(end - 1, duration) + 0.4;
-      out.push({ startSeconds: round(stepTime(start, duration), 2)!, endSeconds: round(Math.min(duration, last), 2)!, maxMomentaryLufs: round(Number.isFinite(peak) ? peak : null) });
+      out.push({
+        startSeconds: round(stepTime(start, duration), 2)!,
+        endSeconds: round(Math.min(duration, last), 2)!,
+        maxMomentaryLufs: round(Number.isFinite(peak) ? peak : null),
+      });
     }
     start = -1;
     peak = -Infinity;
@@ -254,7 +271,10 @@ export interface Disagreement {
 const mmss = (s: number) => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
 
 /** Declared values that disagree with the measurement, each in words. */
-export function compareDeclared(declared: DeclaredAudio, m: Pick<AudioMeasurement, 'durationSeconds' | 'integratedLufs'>): Disagreement[] {
+export function compareDeclared(
+  declared: DeclaredAudio,
+  m: Pick<AudioMeasurement, 'durationSeconds' | 'integratedLufs'>,
+): Disagreement[] {
   const out: Disagreement[] = [];
   const d = declared.durationSeconds;
   if (d != null) {
@@ -271,7 +291,12 @@ export function compareDeclared(declared: DeclaredAudio, m: Pick<AudioMeasuremen
   const l = declared.integratedLufs;
   if (l != null) {
     if (m.integratedLufs === null) {
-      out.push({ field: 'loudness', declared: l, measured: null, detail: `Declared loudness ${l} LUFS but the file measures as silence (below the -70 LUFS gate).` });
+      out.push({
+        field: 'loudness',
+        declared: l,
+        measured: null,
+        detail: `Declared loudness ${l} LUFS but the file measures as silence (below the -70 LUFS gate).`,
+      });
     } else if (Math.abs(m.integratedLufs - l) > LOUDNESS_TOLERANCE_LU) {
       out.push({
         field: 'loudness',

@@ -9,7 +9,8 @@ const SCAN_BYTES = 256 * 1024;
 export function mpegChannels(bytes: Uint8Array): 1 | 2 | null {
   let at = 0;
   if (bytes.length >= 10 && bytes[0] === 0x49 && bytes[1] === 0x44 && bytes[2] === 0x33) {
-    const size = ((bytes[6]! & 0x7f) << 21) | ((bytes[7]! & 0x7f) << 14) | ((bytes[8]! & 0x7f) << 7) | (bytes[9]! & 0x7f);
+    const size =
+      ((bytes[6]! & 0x7f) << 21) | ((bytes[7]! & 0x7f) << 14) | ((bytes[8]! & 0x7f) << 7) | (bytes[9]! & 0x7f);
     at = 10 + size + (bytes[5]! & 0x10 ? 10 : 0);
   }
   const end = Math.min(bytes.length - 4, at + SCAN_BYTES);

@@ -40,7 +40,8 @@ export function readWavFormat(bytes: Uint8Array): WavFormat {
       if (code === EXTENSIBLE && size >= 40 && body + 26 <= bytes.length) code = view.getUint16(body + 24, true);
       if (code !== PCM && code !== FLOAT) throw new WavError(`sample format ${code} is not PCM or IEEE float`);
       const float = code === FLOAT;
-      if (float ? bitsPerSample !== 32 && bitsPerSample !== 64 : ![8, 16, 24, 32].includes(bitsPerSample)) throw new WavError(`${bitsPerSample}-bit ${float ? 'float' : 'integer'} samples are not supported`);
+      if (float ? bitsPerSample !== 32 && bitsPerSample !== 64 : ![8, 16, 24, 32].includes(bitsPerSample))
+        throw new WavError(`${bitsPerSample}-bit ${float ? 'float' : 'integer'} samples are not supported`);
       if (channels < 1) throw new WavError('no channels');
       if (sampleRate < 1) throw new WavError('no sample rate');
       fmt = { sampleRate, channels, bitsPerSample, float };
@@ -69,7 +70,7 @@ export function wavFrames(bytes: Uint8Array, f: WavFormat, from: number, count: 
       if (f.float) v = width === 4 ? view.getFloat32(at, true) : view.getFloat64(at, true);
       else if (width === 1) v = (bytes[at]! - 128) / 128;
       else if (width === 2) v = view.getInt16(at, true) / 32768;
-      else if (width === 3) v = ((bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16)) << 8 >> 8) / 8388608;
+      else if (width === 3) v = (((bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16)) << 8) >> 8) / 8388608;
       else v = view.getInt32(at, true) / 2147483648;
       out[c]![i] = v;
       at += width;

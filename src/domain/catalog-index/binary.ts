@@ -62,7 +62,10 @@ export function encodeIndex(meta: Record<string, unknown>, sections: Sections): 
       const v = value as Exclude<SectionValue, string[]>;
       bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
     }
-    parts.push({ header: { name, type, offset: 0, byteLength: bytes.byteLength, ...(count !== undefined ? { count } : {}) }, bytes });
+    parts.push({
+      header: { name, type, offset: 0, byteLength: bytes.byteLength, ...(count !== undefined ? { count } : {}) },
+      bytes,
+    });
   }
   // The header's own length depends on the offsets it lists: offsets are relative to the data
   // start, so the header is written once.
@@ -98,7 +101,8 @@ export class IndexFormatError extends Error {}
 
 /** Views over an index file's bytes; `file` must stay unmodified while the views are used. */
 export function decodeIndex(file: Buffer, label = 'index file'): DecodedIndex {
-  if (file.length < MAGIC.length + 4 || file.toString('latin1', 0, MAGIC.length) !== MAGIC) throw new IndexFormatError(`${label} is not an archive index (${MAGIC})`);
+  if (file.length < MAGIC.length + 4 || file.toString('latin1', 0, MAGIC.length) !== MAGIC)
+    throw new IndexFormatError(`${label} is not an archive index (${MAGIC})`);
   const headerLength = file.readUInt32LE(MAGIC.length);
   const header = JSON.parse(file.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as Header;
   const dataStart = align8(MAGIC.length + 4 + headerLength);
@@ -109,7 +113,8 @@ export function decodeIndex(file: Buffer, label = 'index file'): DecodedIndex {
     const s = byName.get(name);
     if (!s) throw new IndexFormatError(`${label} has no section "${name}"`);
     if (s.type !== type) throw new IndexFormatError(`${label}: section "${name}" is ${s.type}, not ${type}`);
-    if (dataStart + s.offset + s.byteLength > base.length) throw new IndexFormatError(`${label} is truncated (section "${name}")`);
+    if (dataStart + s.offset + s.byteLength > base.length)
+      throw new IndexFormatError(`${label} is truncated (section "${name}")`);
     return s;
   };
   const at = (s: SectionHeader) => base.byteOffset + dataStart + s.offset;
@@ -139,7 +144,8 @@ export function decodeIndex(file: Buffer, label = 'index file'): DecodedIndex {
       const s = section(name, 'strings');
       if (s.count === 0) return [];
       const list = base.toString('utf8', dataStart + s.offset, dataStart + s.offset + s.byteLength).split('\n');
-      if (list.length !== s.count) throw new IndexFormatError(`${label}: section "${name}" holds ${list.length} strings, header says ${s.count}`);
+      if (list.length !== s.count)
+        throw new IndexFormatError(`${label}: section "${name}" holds ${list.length} strings, header says ${s.count}`);
       return list;
     },
     has: (name) => byName.has(name),

@@ -48,7 +48,8 @@ export interface IndexFiles {
 
 export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
   const bySlug = [...input.records].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
-  for (let i = 1; i < bySlug.length; i++) if (bySlug[i]!.slug === bySlug[i - 1]!.slug) throw new Error(`two records have slug ${bySlug[i]!.slug}`);
+  for (let i = 1; i < bySlug.length; i++)
+    if (bySlug[i]!.slug === bySlug[i - 1]!.slug) throw new Error(`two records have slug ${bySlug[i]!.slug}`);
   const aliases = new Map(input.instruments.map((i) => [i.slug, i.aliases]));
   const ordered = orderWorks(
     bySlug.map((record) => ({ record, summary: workSummary(record) })),
@@ -58,7 +59,8 @@ export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
   const resolve = buildResolveCatalog(bySlug, profiles, input.instruments);
   // Both indexes number works by listing order; they must agree work for work.
   ordered.forEach((w, i) => {
-    if (resolve.works.slugs.at(i) !== w.record.slug) throw new Error(`listing and resolve orders disagree at ${i}: ${w.record.slug} / ${resolve.works.slugs.at(i)}`);
+    if (resolve.works.slugs.at(i) !== w.record.slug)
+      throw new Error(`listing and resolve orders disagree at ${i}: ${w.record.slug} / ${resolve.works.slugs.at(i)}`);
   });
   const composers = new Map<string, WorkRecord['composer']>();
   for (const r of bySlug) {
@@ -90,5 +92,8 @@ function encodeProfiles(profiles: ProfileRecord[]): Buffer {
   const texts = profiles.map((p) => Buffer.from(JSON.stringify(p)));
   const offsets = new Uint32Array(texts.length + 1);
   texts.forEach((t, k) => (offsets[k + 1] = offsets[k]! + t.length));
-  return encodeIndex({ kind: 'profiles', version: PROFILES_INDEX_FORMAT, count: profiles.length }, { text: { bytes: Buffer.concat(texts) }, offsets });
+  return encodeIndex(
+    { kind: 'profiles', version: PROFILES_INDEX_FORMAT, count: profiles.length },
+    { text: { bytes: Buffer.concat(texts) }, offsets },
+  );
 }

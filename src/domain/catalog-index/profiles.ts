@@ -8,7 +8,9 @@
 import type { ProfileRecord } from '../../schemas/profile.ts';
 
 /** A profile without its usage list (the arrangement count stays). */
-export type ProfileHead = Omit<ProfileRecord, 'catalogUsage'> & { catalogUsage: Pick<ProfileRecord['catalogUsage'], 'arrangementCount'> };
+export type ProfileHead = Omit<ProfileRecord, 'catalogUsage'> & {
+  catalogUsage: Pick<ProfileRecord['catalogUsage'], 'arrangementCount'>;
+};
 
 export function profileHead(p: ProfileRecord): ProfileHead {
   return { ...p, catalogUsage: { arrangementCount: p.catalogUsage.arrangementCount } };
@@ -19,7 +21,9 @@ export function profileHead(p: ProfileRecord): ProfileHead {
  * JSON.stringify(envelope({ items, total }, generatedAtUtc)) would write it.
  */
 export function profileListingBody(apiVersion: string, generatedAtUtc: string, texts: Buffer[]): Buffer {
-  const head = Buffer.from(`{"apiVersion":${JSON.stringify(apiVersion)},"generatedAtUtc":${JSON.stringify(generatedAtUtc)},"data":{"items":[`);
+  const head = Buffer.from(
+    `{"apiVersion":${JSON.stringify(apiVersion)},"generatedAtUtc":${JSON.stringify(generatedAtUtc)},"data":{"items":[`,
+  );
   const parts: Buffer[] = [head];
   texts.forEach((t, i) => {
     if (i > 0) parts.push(Buffer.from(','));

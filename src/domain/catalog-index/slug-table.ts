@@ -13,7 +13,8 @@ export class SlugTable {
   readonly bySlug: Int32Array;
 
   constructor(text: Buffer, offsets: Uint32Array, bySlug: Int32Array) {
-    if (offsets.length !== bySlug.length + 1) throw new Error(`slug table: ${offsets.length - 1} slugs but ${bySlug.length} ids in slug order`);
+    if (offsets.length !== bySlug.length + 1)
+      throw new Error(`slug table: ${offsets.length - 1} slugs but ${bySlug.length} ids in slug order`);
     this.text = text;
     this.offsets = offsets;
     this.bySlug = bySlug;
@@ -25,13 +26,19 @@ export class SlugTable {
     const bytes = slugs.map((s) => Buffer.from(s, 'utf8'));
     const offsets = new Uint32Array(slugs.length + 1);
     bytes.forEach((b, i) => (offsets[i + 1] = offsets[i]! + b.length));
-    const bySlug = Int32Array.from(slugs.map((_, i) => i).sort((a, b) => (slugs[a]! < slugs[b]! ? -1 : slugs[a]! > slugs[b]! ? 1 : 0)));
+    const bySlug = Int32Array.from(
+      slugs.map((_, i) => i).sort((a, b) => (slugs[a]! < slugs[b]! ? -1 : slugs[a]! > slugs[b]! ? 1 : 0)),
+    );
     return new SlugTable(Buffer.concat(bytes), offsets, bySlug);
   }
 
   /** The index file sections of this table, under `prefix`. */
   sections(prefix = 'slug'): Record<string, Uint32Array | Int32Array | { bytes: Uint8Array }> {
-    return { [`${prefix}.text`]: { bytes: this.text }, [`${prefix}.offsets`]: this.offsets, [`${prefix}.bySlug`]: this.bySlug };
+    return {
+      [`${prefix}.text`]: { bytes: this.text },
+      [`${prefix}.offsets`]: this.offsets,
+      [`${prefix}.bySlug`]: this.bySlug,
+    };
   }
 
   /** The slug of work `id`. */
@@ -59,6 +66,9 @@ export class SlugTable {
 }
 
 /** The slug table stored under `prefix` in a decoded index file. */
-export function decodeSlugTable(file: { bytes(name: string): Buffer; u32(name: string): Uint32Array; i32(name: string): Int32Array }, prefix = 'slug'): SlugTable {
+export function decodeSlugTable(
+  file: { bytes(name: string): Buffer; u32(name: string): Uint32Array; i32(name: string): Int32Array },
+  prefix = 'slug',
+): SlugTable {
   return new SlugTable(file.bytes(`${prefix}.text`), file.u32(`${prefix}.offsets`), file.i32(`${prefix}.bySlug`));
 }

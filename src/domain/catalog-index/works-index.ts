@@ -82,8 +82,13 @@ function byListingOrder<T extends { sortKey: string }>(list: T[]): T[] {
 }
 
 /** Works in listing order with their folded search fields: the one order both indexes use. */
-export function orderWorks(inputs: IndexInput[], instrumentNames: Map<string, string[]>): Array<IndexedWork & { record: WorkRecord }> {
-  return byListingOrder(inputs.map(({ record, summary }) => ({ ...indexWork(record, summary, instrumentNames), record })));
+export function orderWorks(
+  inputs: IndexInput[],
+  instrumentNames: Map<string, string[]>,
+): Array<IndexedWork & { record: WorkRecord }> {
+  return byListingOrder(
+    inputs.map(({ record, summary }) => ({ ...indexWork(record, summary, instrumentNames), record })),
+  );
 }
 
 function lowerBound(list: string[], value: string): number {
@@ -165,7 +170,10 @@ function buildField(ordered: IndexedWork[], field: keyof IndexedWork): FieldInde
  * The index of `ordered` (works already in listing order, see `orderWorks`) as index file bytes,
  * and the summaries file it points into.
  */
-export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): { index: Buffer; summaries: Buffer } {
+export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): {
+  index: Buffer;
+  summaries: Buffer;
+} {
   const slugs = SlugTable.fromList(ordered.map((w) => w.record.slug));
   const texts = ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8'));
   const summaryOffsets = new Uint32Array(texts.length + 1);
@@ -182,14 +190,19 @@ export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkReco
     sections[`${param}.densePrefixes`] = f.densePrefixes;
     sections[`${param}.dense`] = f.dense;
   }
-  return { index: encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: ordered.length }, sections), summaries: Buffer.concat(texts) };
+  return {
+    index: encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: ordered.length }, sections),
+    summaries: Buffer.concat(texts),
+  };
 }
 
 // ---------- load ----------
 
 export function decodeWorksIndex(file: DecodedIndex): WorksIndex {
   if (file.meta.kind !== 'works' || file.meta.version !== WORKS_INDEX_FORMAT) {
-    throw new Error(`works index: kind ${String(file.meta.kind)} version ${String(file.meta.version)}, expected works version ${WORKS_INDEX_FORMAT} (rebuild the site)`);
+    throw new Error(
+      `works index: kind ${String(file.meta.kind)} version ${String(file.meta.version)}, expected works version ${WORKS_INDEX_FORMAT} (rebuild the site)`,
+    );
   }
   const count = file.meta.count as number;
   const fields = {} as Record<SearchParameter, FieldIndex>;
@@ -216,7 +229,10 @@ export function decodeWorksIndex(file: DecodedIndex): WorksIndex {
  * Byte ranges of the summaries file that hold the summaries of `ids` (ascending): one range per
  * run of consecutive ids, so a page of an unfiltered listing is one read.
  */
-export function summaryRanges(index: WorksIndex, ids: readonly number[]): Array<{ ids: number[]; start: number; end: number }> {
+export function summaryRanges(
+  index: WorksIndex,
+  ids: readonly number[],
+): Array<{ ids: number[]; start: number; end: number }> {
   const out: Array<{ ids: number[]; start: number; end: number }> = [];
   for (const id of ids) {
     const last = out.at(-1);
@@ -231,13 +247,19 @@ export function summaryRanges(index: WorksIndex, ids: readonly number[]): Array<
 }
 
 /** The summaries in `bytes` (the range `range` of the summaries file), parsed. */
-export function parseSummaries(index: WorksIndex, range: { ids: number[]; start: number }, bytes: Buffer): WorkSummary[] {
+export function parseSummaries(
+  index: WorksIndex,
+  range: { ids: number[]; start: number },
+  bytes: Buffer,
+): WorkSummary[] {
   return summaryTexts(index, range, bytes).map((text) => JSON.parse(text.toString('utf8')) as WorkSummary);
 }
 
 /** The stored JSON texts of the summaries in `bytes` (the range `range` of the summaries file), as views of it. */
 export function summaryTexts(index: WorksIndex, range: { ids: number[]; start: number }, bytes: Buffer): Buffer[] {
-  return range.ids.map((id) => bytes.subarray(index.summaryOffsets[id]! - range.start, index.summaryOffsets[id + 1]! - range.start));
+  return range.ids.map((id) =>
+    bytes.subarray(index.summaryOffsets[id]! - range.start, index.summaryOffsets[id + 1]! - range.start),
+  );
 }
 
 /**

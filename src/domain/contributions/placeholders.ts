@@ -30,17 +30,21 @@ function escapePointer(segment: string): string {
 /** Why `text` is a placeholder, or null when it is not one. */
 export function placeholderReason(text: string): string | null {
   const t = text.trim();
-  if (t.startsWith(PLACEHOLDER_PREFIX) || t.startsWith('REPLACE-')) return `is a template placeholder ("${t.slice(0, 60)}"); replace it with the real value`;
+  if (t.startsWith(PLACEHOLDER_PREFIX) || t.startsWith('REPLACE-'))
+    return `is a template placeholder ("${t.slice(0, 60)}"); replace it with the real value`;
   if (/^https?:\/\//i.test(t)) {
     try {
       const host = new URL(t).hostname.toLowerCase();
-      if (host === 'invalid' || host.endsWith('.invalid')) return `is a placeholder URL (host ${host} never resolves); give the real HTTPS URL`;
+      if (host === 'invalid' || host.endsWith('.invalid'))
+        return `is a placeholder URL (host ${host} never resolves); give the real HTTPS URL`;
     } catch {
       // not a URL: the schema reports it
     }
   }
-  if (t.toLowerCase() === PLACEHOLDER_SHA256) return 'is the placeholder digest (64 zeros); give the SHA-256 of the real file';
-  if (t.startsWith(PLACEHOLDER_TIMESTAMP.slice(0, 19))) return `is the placeholder timestamp ${PLACEHOLDER_TIMESTAMP}; give when it really happened (UTC)`;
+  if (t.toLowerCase() === PLACEHOLDER_SHA256)
+    return 'is the placeholder digest (64 zeros); give the SHA-256 of the real file';
+  if (t.startsWith(PLACEHOLDER_TIMESTAMP.slice(0, 19)))
+    return `is the placeholder timestamp ${PLACEHOLDER_TIMESTAMP}; give when it really happened (UTC)`;
   return null;
 }
 

@@ -5,7 +5,10 @@
 
 /** Default allowance per client address and endpoint; ARCHIVE_*_RATE_LIMIT override it at run time. */
 export const DEFAULT_RATE_LIMIT = { limit: 20, windowSeconds: 60 } as const;
-export const RATE_LIMIT_VARIABLES = { contributions: 'ARCHIVE_CONTRIBUTION_RATE_LIMIT', correctionReports: 'ARCHIVE_CORRECTION_RATE_LIMIT' } as const;
+export const RATE_LIMIT_VARIABLES = {
+  contributions: 'ARCHIVE_CONTRIBUTION_RATE_LIMIT',
+  correctionReports: 'ARCHIVE_CORRECTION_RATE_LIMIT',
+} as const;
 
 /** Largest accepted bodies, in bytes. */
 export const CONTRIBUTION_BODY_LIMIT = 256 * 1024;

@@ -17,7 +17,12 @@ const LABEL = 'pdma response token v1\n';
 /** The response token of `trackingCode` under `secret` (at least 32 bytes). */
 export function deriveResponseToken(secret: Uint8Array, trackingCode: string): string {
   if (secret.length < 32) throw new Error('the response-token secret must be at least 32 bytes');
-  return RESPONSE_TOKEN_PREFIX + createHmac('sha256', secret).update(LABEL + trackingCode, 'utf8').digest('base64url');
+  return (
+    RESPONSE_TOKEN_PREFIX +
+    createHmac('sha256', secret)
+      .update(LABEL + trackingCode, 'utf8')
+      .digest('base64url')
+  );
 }
 
 /** SHA-256 (hex) of a token: what a record stores. */

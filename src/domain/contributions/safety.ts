@@ -35,8 +35,10 @@ export const CORRECTION_SAFETY_RULES: readonly SafetyRule[] = [
   { id: 'evidence-url-scheme', rule: 'evidenceUrl must be an http:// or https:// URL without a base64 payload.' },
 ];
 
-const DATA_URL_DETAIL = 'must not be a data: URL; JSON never carries binary content. Host the file at an HTTPS URL and send its SHA-256';
-const EMBEDDED_DATA_DETAIL = 'must not embed a data: URL or base64 payload; JSON never carries binary content. Link to the file at an HTTPS URL instead';
+const DATA_URL_DETAIL =
+  'must not be a data: URL; JSON never carries binary content. Host the file at an HTTPS URL and send its SHA-256';
+const EMBEDDED_DATA_DETAIL =
+  'must not embed a data: URL or base64 payload; JSON never carries binary content. Link to the file at an HTTPS URL instead';
 const BASE64_DETAIL = 'must not carry a base64 payload; host the file at an HTTPS URL and send its SHA-256';
 const HTTPS_DETAIL = 'must be an https:// URL (files and evidence are fetched only over HTTPS)';
 const HTTP_DETAIL = 'must be an http:// or https:// URL';
@@ -78,7 +80,8 @@ export function hasBase64Payload(url: string): boolean {
 function* strings(value: unknown, pointer = ''): Generator<[string, string]> {
   if (typeof value === 'string') yield [pointer, value];
   else if (Array.isArray(value)) for (const [i, v] of value.entries()) yield* strings(v, `${pointer}/${i}`);
-  else if (isObject(value)) for (const [k, v] of Object.entries(value)) yield* strings(v, `${pointer}/${escapePointer(k)}`);
+  else if (isObject(value))
+    for (const [k, v] of Object.entries(value)) yield* strings(v, `${pointer}/${escapePointer(k)}`);
 }
 
 type UrlPolicy = 'https' | 'http';
@@ -91,7 +94,8 @@ function checkUrls(urls: Array<[string, unknown]>, policy: UrlPolicy, out: Field
       flagged.add(pointer);
       continue;
     }
-    if (policy === 'https' ? !/^https:\/\//i.test(url) : !/^https?:\/\//i.test(url)) out.push({ pointer, detail: policy === 'https' ? HTTPS_DETAIL : HTTP_DETAIL });
+    if (policy === 'https' ? !/^https:\/\//i.test(url) : !/^https?:\/\//i.test(url))
+      out.push({ pointer, detail: policy === 'https' ? HTTPS_DETAIL : HTTP_DETAIL });
     if (hasBase64Payload(url)) {
       out.push({ pointer, detail: BASE64_DETAIL });
       flagged.add(pointer);
@@ -112,14 +116,19 @@ function contributionUrls(body: Record<string, unknown>): Array<[string, unknown
   if (Array.isArray(body.assets)) {
     for (const [i, asset] of body.assets.entries()) {
       if (!isObject(asset)) continue;
-      if ('downloadUrl' in asset && asset.downloadUrl !== null) urls.push([`/assets/${i}/downloadUrl`, asset.downloadUrl]);
+      if ('downloadUrl' in asset && asset.downloadUrl !== null)
+        urls.push([`/assets/${i}/downloadUrl`, asset.downloadUrl]);
       if ('sourcePageUrl' in asset) urls.push([`/assets/${i}/sourcePageUrl`, asset.sourcePageUrl]);
     }
   }
   if (isObject(body.rights) && Array.isArray(body.rights.evidenceUrls)) {
     for (const [i, url] of body.rights.evidenceUrls.entries()) urls.push([`/rights/evidenceUrls/${i}`, url]);
   }
-  if (isObject(body.reproducibility) && 'manifestUrl' in body.reproducibility && body.reproducibility.manifestUrl !== null) {
+  if (
+    isObject(body.reproducibility) &&
+    'manifestUrl' in body.reproducibility &&
+    body.reproducibility.manifestUrl !== null
+  ) {
     urls.push(['/reproducibility/manifestUrl', body.reproducibility.manifestUrl]);
   }
   return urls;
@@ -161,7 +170,8 @@ export function checkCorrectionSafety(body: unknown): FieldError[] {
   if (!isObject(body)) return [];
   const out: FieldError[] = [];
   const flagged = new Set<string>();
-  if ('evidenceUrl' in body && body.evidenceUrl !== null) checkUrls([['/evidenceUrl', body.evidenceUrl]], 'http', out, flagged);
+  if ('evidenceUrl' in body && body.evidenceUrl !== null)
+    checkUrls([['/evidenceUrl', body.evidenceUrl]], 'http', out, flagged);
   checkEmbeddedData(body, out, flagged);
   return out;
 }

@@ -14,7 +14,12 @@ import {
   MUSIC_ROLES,
   RECORDING_STATUSES,
 } from '../../schemas/common.ts';
-import { CONTRIBUTION_OPERATIONS, CONTRIBUTION_SCHEMA_VERSION, MusicContributionInput, type ContributionOperation } from '../../schemas/contribution.ts';
+import {
+  CONTRIBUTION_OPERATIONS,
+  CONTRIBUTION_SCHEMA_VERSION,
+  MusicContributionInput,
+  type ContributionOperation,
+} from '../../schemas/contribution.ts';
 import { CONTRIBUTION_SAFETY_RULES } from './safety.ts';
 import { PLACEHOLDER_RULE } from './placeholders.ts';
 import { STATUS_MEANINGS, STATUS_TRANSITIONS, SUBMISSION_STATUSES } from './status.ts';
@@ -22,13 +27,41 @@ import { PLACEHOLDER_MARKERS } from './template.ts';
 import { contributionSchemaUrl } from './tracking.ts';
 
 export const OPERATION_MEANINGS: Record<ContributionOperation, { meaning: string; include: string[] }> = {
-  'new-work': { meaning: 'A work the catalog does not have yet.', include: ['work', 'rights', 'assets (at least a source score or source page)'] },
-  'metadata-revision': { meaning: 'Corrected or added bibliographic facts of an existing work.', include: ['target.workSlug', 'work (only the fields that change)', 'rationale'] },
-  'source-score': { meaning: 'A new source score (scan, PDF or MusicXML) for an existing work.', include: ['target.workSlug', 'assets', 'rights.editionStatus'] },
-  'score-revision': { meaning: 'A revised version of an existing score file.', include: ['target.workSlug', 'target.assetId', 'target.baseSha256', 'assets'] },
-  arrangement: { meaning: 'A new arrangement (score and/or recordings) of an existing work.', include: ['target.workSlug', 'arrangement', 'assets', 'reproducibility', 'rights.editionStatus', 'rights.recordingStatus'] },
-  performance: { meaning: 'A new performance or rendering (audio or video) of an existing score or arrangement.', include: ['target.workSlug', 'assets', 'rights.recordingStatus', 'reproducibility'] },
-  'rendering-profile': { meaning: 'A new or revised rendering profile (performance style or instrument).', include: ['assets (a manifest with the profile definition)', 'reproducibility', 'rationale'] },
+  'new-work': {
+    meaning: 'A work the catalog does not have yet.',
+    include: ['work', 'rights', 'assets (at least a source score or source page)'],
+  },
+  'metadata-revision': {
+    meaning: 'Corrected or added bibliographic facts of an existing work.',
+    include: ['target.workSlug', 'work (only the fields that change)', 'rationale'],
+  },
+  'source-score': {
+    meaning: 'A new source score (scan, PDF or MusicXML) for an existing work.',
+    include: ['target.workSlug', 'assets', 'rights.editionStatus'],
+  },
+  'score-revision': {
+    meaning: 'A revised version of an existing score file.',
+    include: ['target.workSlug', 'target.assetId', 'target.baseSha256', 'assets'],
+  },
+  arrangement: {
+    meaning: 'A new arrangement (score and/or recordings) of an existing work.',
+    include: [
+      'target.workSlug',
+      'arrangement',
+      'assets',
+      'reproducibility',
+      'rights.editionStatus',
+      'rights.recordingStatus',
+    ],
+  },
+  performance: {
+    meaning: 'A new performance or rendering (audio or video) of an existing score or arrangement.',
+    include: ['target.workSlug', 'assets', 'rights.recordingStatus', 'reproducibility'],
+  },
+  'rendering-profile': {
+    meaning: 'A new or revised rendering profile (performance style or instrument).',
+    include: ['assets (a manifest with the profile definition)', 'reproducibility', 'rationale'],
+  },
 };
 
 export interface IntakeLimits {
@@ -38,7 +71,10 @@ export interface IntakeLimits {
 
 /** Plain JSON Schema: TypeBox's symbols dropped, and nested `$id`s, which would rebase references. */
 function standalone(schema: unknown): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' ? undefined : value)) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' ? undefined : value)) as Record<
+    string,
+    unknown
+  >;
 }
 
 export function buildContributionSchemaDocument(baseUrl: string, limits: IntakeLimits): Record<string, unknown> {
@@ -49,7 +85,12 @@ export function buildContributionSchemaDocument(baseUrl: string, limits: IntakeL
     ...standalone(MusicContributionInput),
     'x-archive': {
       schemaVersion: CONTRIBUTION_SCHEMA_VERSION,
-      submit: { method: 'POST', href: `${api}/music/contributions`, mediaTypes: ['application/json', 'text/json', 'application/*+json'], success: 202 },
+      submit: {
+        method: 'POST',
+        href: `${api}/music/contributions`,
+        mediaTypes: ['application/json', 'text/json', 'application/*+json'],
+        success: 202,
+      },
       template: `${api}/music/contributions/template`,
       tracking: `${api}/music/contributions/{trackingCode}`,
       answer: {
@@ -85,7 +126,11 @@ export function buildContributionSchemaDocument(baseUrl: string, limits: IntakeL
         bodyBytes: limits.bodyLimitBytes,
         rateLimit: `${limits.rateLimit.limit} submissions per ${limits.rateLimit.windowSeconds} s per client address; over it: 429 with Retry-After.`,
       },
-      statuses: SUBMISSION_STATUSES.map((status) => ({ status, meaning: STATUS_MEANINGS[status], next: [...STATUS_TRANSITIONS[status]] })),
+      statuses: SUBMISSION_STATUSES.map((status) => ({
+        status,
+        meaning: STATUS_MEANINGS[status],
+        next: [...STATUS_TRANSITIONS[status]],
+      })),
       placeholders: PLACEHOLDER_MARKERS,
       placeholderRule: { ...PLACEHOLDER_RULE },
     },

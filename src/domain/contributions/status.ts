@@ -3,7 +3,13 @@
  * which (the spec leaves transitions "not shown"; docs/contributions.md records this table).
  * Intake only ever creates `pending`; the review side moves records along this table.
  */
-import { SUBMISSION_STATUSES, type ApplyState, type HistoryAction, type StatusChange, type SubmissionStatus } from '../../schemas/contribution.ts';
+import {
+  SUBMISSION_STATUSES,
+  type ApplyState,
+  type HistoryAction,
+  type StatusChange,
+  type SubmissionStatus,
+} from '../../schemas/contribution.ts';
 
 export { SUBMISSION_STATUSES, type SubmissionStatus };
 
@@ -23,7 +29,8 @@ export const STATUS_TRANSITIONS: Readonly<Record<SubmissionStatus, readonly Subm
 /** What each status means, for tracking pages and documentation. */
 export const STATUS_MEANINGS: Readonly<Record<SubmissionStatus, string>> = {
   pending: 'Received and queued for human review; nothing has changed in the catalog.',
-  'needs-information': 'A reviewer needs more information; the public note in the history says what. Nothing has changed in the catalog.',
+  'needs-information':
+    'A reviewer needs more information; the public note in the history says what. Nothing has changed in the catalog.',
   accepted: 'A reviewer accepted it; it is waiting to be applied. Nothing has changed in the catalog yet.',
   applied: 'Applied: the change is in the canonical record (JSON, Markdown and website together).',
   declined: 'Declined; the public note says why. Nothing changed in the catalog. Final.',
@@ -35,9 +42,12 @@ export const STATUS_MEANINGS: Readonly<Record<SubmissionStatus, string>> = {
  * vocabulary, until the change is visible, then `applied`).
  */
 export const APPLY_STATE_MEANINGS: Readonly<Record<ApplyState, string>> = {
-  applying: 'A reviewer applied it; the change is being merged and published. The status stays "accepted" until it is visible.',
-  visible: 'The change is served (JSON, Markdown and website); `visibleAtUtc` says since when. The status is "applied".',
-  failed: 'It could not be published: nothing was merged and the previous site keeps serving. The status stays "accepted"; a reviewer may apply it again.',
+  applying:
+    'A reviewer applied it; the change is being merged and published. The status stays "accepted" until it is visible.',
+  visible:
+    'The change is served (JSON, Markdown and website); `visibleAtUtc` says since when. The status is "applied".',
+  failed:
+    'It could not be published: nothing was merged and the previous site keeps serving. The status stays "accepted"; a reviewer may apply it again.',
 };
 
 export function isFinal(status: SubmissionStatus): boolean {
@@ -75,7 +85,13 @@ export interface Tracked {
  * TransitionError for a move the table does not allow. `changedCanonicalData` turns true on
  * `applied` and never back.
  */
-export function transition<T extends Tracked>(record: T, to: SubmissionStatus, atUtc: string, note: string | null = null, actor: string | null = null): T {
+export function transition<T extends Tracked>(
+  record: T,
+  to: SubmissionStatus,
+  atUtc: string,
+  note: string | null = null,
+  actor: string | null = null,
+): T {
   if (!canTransition(record.status, to)) throw new TransitionError(record.status, to);
   const action = ACTION_ENTERING[to];
   const entry: StatusChange = actor === null ? { status: to, atUtc, note } : { status: to, atUtc, note, actor };

@@ -4,7 +4,11 @@
  * Facts about the work come from the catalog; everything the contributor must supply is a
  * visible placeholder (see PLACEHOLDER_MARKERS).
  */
-import { CONTRIBUTION_SCHEMA_VERSION, type ContributionWork, type MusicContributionInput } from '../../schemas/contribution.ts';
+import {
+  CONTRIBUTION_SCHEMA_VERSION,
+  type ContributionWork,
+  type MusicContributionInput,
+} from '../../schemas/contribution.ts';
 
 export const PLACEHOLDER_PREFIX = 'REPLACE:';
 /** The host of every placeholder URL: ".invalid" is reserved and never resolves (RFC 2606). */
@@ -23,12 +27,18 @@ export const PLACEHOLDER_MARKERS = [
 
 /** The catalog facts a template is built around: a work's slug, title and composer, and the other ContributionWork fields it has. */
 export type TemplateWork = { slug: string; title: string; composer: string } & {
-  [K in 'originalTitle' | 'period' | 'genre' | 'year' | 'workNumber' | 'summary']-?: Exclude<ContributionWork[K], undefined>;
+  [K in 'originalTitle' | 'period' | 'genre' | 'year' | 'workNumber' | 'summary']-?: Exclude<
+    ContributionWork[K],
+    undefined
+  >;
 };
 
 const r = (text: string) => `${PLACEHOLDER_PREFIX} ${text}`;
 
-export function buildContributionTemplate(work: TemplateWork, profileSlug: string | null = null): MusicContributionInput {
+export function buildContributionTemplate(
+  work: TemplateWork,
+  profileSlug: string | null = null,
+): MusicContributionInput {
   const key = `REPLACE-with-a-new-key.${work.slug}.arrangement`;
   return {
     schemaVersion: CONTRIBUTION_SCHEMA_VERSION,

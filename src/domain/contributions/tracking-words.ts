@@ -104,8 +104,13 @@ export function trackingFacts(t: TrackingRecord, jsonUrl: string): Fact[] {
     facts.push({ term: SUMMARY_LABELS[key] ?? key, text: VALUE_WORDS[key]?.[raw] ?? raw });
   }
   if (t.review) {
-    const label = t.review.kind === 'pull-request' ? `Pull request (branch ${t.review.branch})` : `Branch ${t.review.branch} in the archive's content repository`;
-    facts.push(web(t.review.url) ? { term: 'Review', text: label, href: t.review.url } : { term: 'Review', text: label });
+    const label =
+      t.review.kind === 'pull-request'
+        ? `Pull request (branch ${t.review.branch})`
+        : `Branch ${t.review.branch} in the archive's content repository`;
+    facts.push(
+      web(t.review.url) ? { term: 'Review', text: label, href: t.review.url } : { term: 'Review', text: label },
+    );
   }
   if (web(t.links?.work)) facts.push({ term: 'Work record', text: t.links.work, href: t.links.work });
   facts.push({ term: 'JSON', text: jsonUrl, href: jsonUrl });
@@ -114,14 +119,20 @@ export function trackingFacts(t: TrackingRecord, jsonUrl: string): Fact[] {
 
 /** The latest apply in words: being applied since, visible since, or failed (ApplyProgress). */
 export function applyWords(a: NonNullable<TrackingRecord['apply']>): string {
-  if (a.state === 'visible' && a.visibleAtUtc) return `Visible on the site since ${whenWords(a.visibleAtUtc)} (applied ${whenWords(a.requestedAtUtc)})`;
-  if (a.state === 'failed') return `Could not be published${a.failedAtUtc ? ` (${whenWords(a.failedAtUtc)})` : ''}: nothing changed and the previous site keeps serving; a reviewer may apply it again`;
+  if (a.state === 'visible' && a.visibleAtUtc)
+    return `Visible on the site since ${whenWords(a.visibleAtUtc)} (applied ${whenWords(a.requestedAtUtc)})`;
+  if (a.state === 'failed')
+    return `Could not be published${a.failedAtUtc ? ` (${whenWords(a.failedAtUtc)})` : ''}: nothing changed and the previous site keeps serving; a reviewer may apply it again`;
   return `Being applied since ${whenWords(a.requestedAtUtc)}: the change is being merged and the site rebuilt`;
 }
 
 /** The history rows, oldest first, in words. */
 export function historyRows(t: TrackingRecord): Array<{ status: string; when: string; note: string }> {
-  return (t.history ?? []).map((h) => ({ status: h.action === 'answer' ? answerWords(h) : statusWords(h.status), when: whenWords(h.atUtc), note: h.note ?? '—' }));
+  return (t.history ?? []).map((h) => ({
+    status: h.action === 'answer' ? answerWords(h) : statusWords(h.status),
+    when: whenWords(h.atUtc),
+    note: h.note ?? '—',
+  }));
 }
 
 /** An answer's row says who answered (the note is the submitter's message, public like a reviewer's note). */
@@ -136,4 +147,5 @@ export function trackingApiPath(code: string): string {
 
 export const notACodeMessage = (code: string) =>
   `“${code}” is not a tracking code. Codes look like R-7KQM-T4XH-R2PZ-9WNB (correction reports) or C-… (contributions).`;
-export const unknownCodeMessage = (code: string) => `No contribution or correction report has the code ${code}. Check the code; it is case-insensitive.`;
+export const unknownCodeMessage = (code: string) =>
+  `No contribution or correction report has the code ${code}. Check the code; it is case-insensitive.`;

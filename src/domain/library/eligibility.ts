@@ -15,7 +15,13 @@
  * The arrangement also needs what a work record requires of one: a publishable audio or score
  * file, a duration, and a channel role among intendedUses.
  */
-import { EDITION_STATUSES, MUSIC_ROLES, RECORDING_STATUSES, type AssetKind, type MusicRole } from '../../schemas/common.ts';
+import {
+  EDITION_STATUSES,
+  MUSIC_ROLES,
+  RECORDING_STATUSES,
+  type AssetKind,
+  type MusicRole,
+} from '../../schemas/common.ts';
 import type { MusicLibraryTrackInput } from '../../schemas/library.ts';
 import type { WorkContent } from '../../schemas/work.ts';
 
@@ -23,7 +29,11 @@ import type { WorkContent } from '../../schemas/work.ts';
 export const PUBLISHABLE_RIGHTS_STATUS = 'public-domain';
 
 /** Edition and recording layers that allow public reuse (never licensed or unknown). */
-export const REUSABLE_EDITION_STATUSES = ['public-domain', 'original-contribution', 'not-applicable'] as const satisfies readonly (typeof EDITION_STATUSES)[number][];
+export const REUSABLE_EDITION_STATUSES = [
+  'public-domain',
+  'original-contribution',
+  'not-applicable',
+] as const satisfies readonly (typeof EDITION_STATUSES)[number][];
 export const REUSABLE_RECORDING_STATUSES = [
   'public-domain',
   'original-generated-recording',
@@ -36,11 +46,14 @@ export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 
 /** Conditions a refusal names, one `reasons[]` entry per failed check. */
 export const PUBLICATION_CONDITIONS = {
-  'public-domain-arrangement': 'The arrangement is in the public domain: track rightsStatus "public-domain", a public-domain composition, reusable edition and recording layers.',
-  'rights-evidence': 'rightsEvidence is an object naming workSlug (an existing canonical work) and at least one HTTPS evidenceUrls entry.',
+  'public-domain-arrangement':
+    'The arrangement is in the public domain: track rightsStatus "public-domain", a public-domain composition, reusable edition and recording layers.',
+  'rights-evidence':
+    'rightsEvidence is an object naming workSlug (an existing canonical work) and at least one HTTPS evidenceUrls entry.',
   'technical-pass': 'reviewStatus is "technical-pass" or quality.technicalValidationPassed is true.',
   'rights-review': 'reviewStatus is not "rights-review-required" (that state is not permission to publish).',
-  'publishable-file': 'At least one file is publishable audio or notation (mp3, wav, midi, musicxml, mxl, score-pdf, score-image, or a master with an MP3 or WAV media type).',
+  'publishable-file':
+    'At least one file is publishable audio or notation (mp3, wav, midi, musicxml, mxl, score-pdf, score-image, or a master with an MP3 or WAV media type).',
   'arrangement-fields': 'durationSeconds is between 1 and 14400 and intendedUses names a channel role.',
   'content-check': 'The work file with the new arrangement passes the content checks (schema and cross-file rules).',
 } as const;
@@ -51,7 +64,15 @@ export interface RefusalReason {
   detail: string;
 }
 
-const PUBLISHABLE_KINDS = ['mp3', 'wav', 'midi', 'musicxml', 'mxl', 'score-pdf', 'score-image'] as const satisfies readonly AssetKind[];
+const PUBLISHABLE_KINDS = [
+  'mp3',
+  'wav',
+  'midi',
+  'musicxml',
+  'mxl',
+  'score-pdf',
+  'score-image',
+] as const satisfies readonly AssetKind[];
 const AUDIO_TYPES: Record<string, AssetKind> = {
   'audio/mpeg': 'mp3',
   'audio/mp3': 'mp3',
@@ -97,7 +118,8 @@ function isHttpsUrl(value: unknown): value is string {
   }
 }
 
-const text = (v: unknown, max: number): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : null);
+const text = (v: unknown, max: number): string | null =>
+  typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : null;
 
 export interface EvidenceReading {
   /** The whole reading, present only when it has no problem. */
@@ -119,13 +141,24 @@ export function readRightsEvidence(value: unknown): EvidenceReading {
   }
   const o = value as Record<string, unknown>;
   const workSlug = typeof o.workSlug === 'string' && o.workSlug.trim() !== '' ? o.workSlug.trim() : null;
-  if (!workSlug) reasons.push({ condition: 'rights-evidence', detail: 'rightsEvidence.workSlug is missing: name the canonical work this track arranges.' });
+  if (!workSlug)
+    reasons.push({
+      condition: 'rights-evidence',
+      detail: 'rightsEvidence.workSlug is missing: name the canonical work this track arranges.',
+    });
   const urls = Array.isArray(o.evidenceUrls) ? o.evidenceUrls : [];
   const https = urls.filter(isHttpsUrl);
   if (https.length === 0) {
-    reasons.push({ condition: 'rights-evidence', detail: 'rightsEvidence.evidenceUrls has no HTTPS URL: attach at least one dated HTTPS page that supports the rights statement.' });
+    reasons.push({
+      condition: 'rights-evidence',
+      detail:
+        'rightsEvidence.evidenceUrls has no HTTPS URL: attach at least one dated HTTPS page that supports the rights statement.',
+    });
   } else if (https.length !== urls.length) {
-    reasons.push({ condition: 'rights-evidence', detail: 'rightsEvidence.evidenceUrls has entries that are not HTTPS URLs; every entry must be one.' });
+    reasons.push({
+      condition: 'rights-evidence',
+      detail: 'rightsEvidence.evidenceUrls has entries that are not HTTPS URLs; every entry must be one.',
+    });
   }
   const edition = o.editionStatus ?? null;
   if (edition !== null && !(REUSABLE_EDITION_STATUSES as readonly unknown[]).includes(edition)) {
@@ -141,7 +174,8 @@ export function readRightsEvidence(value: unknown): EvidenceReading {
       detail: `rightsEvidence.recordingStatus is ${JSON.stringify(recording)}; publication needs one of ${REUSABLE_RECORDING_STATUSES.join(', ')}.`,
     });
   }
-  const checkedAtUtc = typeof o.checkedAtUtc === 'string' && /^\d{4}-\d{2}-\d{2}T[^Z]*Z$/.test(o.checkedAtUtc) ? o.checkedAtUtc : null;
+  const checkedAtUtc =
+    typeof o.checkedAtUtc === 'string' && /^\d{4}-\d{2}-\d{2}T[^Z]*Z$/.test(o.checkedAtUtc) ? o.checkedAtUtc : null;
   if (reasons.length > 0 || !workSlug) return { evidence: null, workSlug, reasons };
   return {
     workSlug,
@@ -192,10 +226,17 @@ export function checkEligibility(input: {
   const reasons: RefusalReason[] = [];
 
   if (track.reviewStatus === 'rights-review-required') {
-    reasons.push({ condition: 'rights-review', detail: 'reviewStatus is "rights-review-required": the rights must be reviewed first; that state is not permission to publish.' });
+    reasons.push({
+      condition: 'rights-review',
+      detail:
+        'reviewStatus is "rights-review-required": the rights must be reviewed first; that state is not permission to publish.',
+    });
   }
   if (track.rightsStatus !== PUBLISHABLE_RIGHTS_STATUS) {
-    reasons.push({ condition: 'public-domain-arrangement', detail: `rightsStatus is "${track.rightsStatus}"; publication needs "${PUBLISHABLE_RIGHTS_STATUS}".` });
+    reasons.push({
+      condition: 'public-domain-arrangement',
+      detail: `rightsStatus is "${track.rightsStatus}"; publication needs "${PUBLISHABLE_RIGHTS_STATUS}".`,
+    });
   }
   const reading = readRightsEvidence(track.rightsEvidence);
   reasons.push(...reading.reasons);
@@ -203,12 +244,22 @@ export function checkEligibility(input: {
   const slug = reading.workSlug;
   if (slug) {
     work = input.findWork(slug);
-    if (!work) reasons.push({ condition: 'rights-evidence', detail: `rightsEvidence.workSlug "${slug}" is not a canonical work of this archive.` });
+    if (!work)
+      reasons.push({
+        condition: 'rights-evidence',
+        detail: `rightsEvidence.workSlug "${slug}" is not a canonical work of this archive.`,
+      });
     else if (work.rights.composition.status !== 'public-domain') {
-      reasons.push({ condition: 'public-domain-arrangement', detail: `The composition of "${slug}" is "${work.rights.composition.status}", not public-domain.` });
+      reasons.push({
+        condition: 'public-domain-arrangement',
+        detail: `The composition of "${slug}" is "${work.rights.composition.status}", not public-domain.`,
+      });
     }
   }
-  const quality = track.quality !== null && typeof track.quality === 'object' && !Array.isArray(track.quality) ? (track.quality as Record<string, unknown>) : {};
+  const quality =
+    track.quality !== null && typeof track.quality === 'object' && !Array.isArray(track.quality)
+      ? (track.quality as Record<string, unknown>)
+      : {};
   if (track.reviewStatus !== 'technical-pass' && quality.technicalValidationPassed !== true) {
     reasons.push({
       condition: 'technical-pass',
@@ -220,17 +271,30 @@ export function checkEligibility(input: {
     return assetKind ? [{ ...f, assetKind }] : [];
   });
   if (files.length === 0) {
-    reasons.push({ condition: 'publishable-file', detail: 'No file is publishable audio or notation (mp3, wav, midi, musicxml, mxl, score-pdf, score-image, or a master with an MP3/WAV media type).' });
+    reasons.push({
+      condition: 'publishable-file',
+      detail:
+        'No file is publishable audio or notation (mp3, wav, midi, musicxml, mxl, score-pdf, score-image, or a master with an MP3/WAV media type).',
+    });
   }
   const seconds = track.durationSeconds === null ? null : Math.round(track.durationSeconds);
   if (seconds === null || seconds < 1 || seconds > 14400) {
-    reasons.push({ condition: 'arrangement-fields', detail: `durationSeconds is ${track.durationSeconds ?? 'null'}; an arrangement needs 1 to 14400 seconds.` });
+    reasons.push({
+      condition: 'arrangement-fields',
+      detail: `durationSeconds is ${track.durationSeconds ?? 'null'}; an arrangement needs 1 to 14400 seconds.`,
+    });
   }
-  const roles = (track.intendedUses ?? []).filter((u): u is MusicRole => (MUSIC_ROLES as readonly string[]).includes(u));
+  const roles = (track.intendedUses ?? []).filter((u): u is MusicRole =>
+    (MUSIC_ROLES as readonly string[]).includes(u),
+  );
   if (roles.length === 0) {
-    reasons.push({ condition: 'arrangement-fields', detail: `intendedUses names no channel role; add one of ${MUSIC_ROLES.join(', ')}.` });
+    reasons.push({
+      condition: 'arrangement-fields',
+      detail: `intendedUses names no channel role; add one of ${MUSIC_ROLES.join(', ')}.`,
+    });
   }
-  if (reasons.length > 0 || !reading.evidence || !work || seconds === null) return { eligible: false, reasons, plan: null };
+  if (reasons.length > 0 || !reading.evidence || !work || seconds === null)
+    return { eligible: false, reasons, plan: null };
   return {
     eligible: true,
     reasons: [],

@@ -20,21 +20,31 @@ export function checkImportInput(input: MusicLibraryImportInput, limits: { maxFi
   input.files.forEach((file, i) => {
     const length = byteLengthOf(file.byteLength);
     if (!Number.isSafeInteger(length) || length > limits.maxFileBytes) {
-      errors.push({ pointer: `/files/${i}/byteLength`, detail: `must be at most ${limits.maxFileBytes} bytes, the largest file this library accepts (got ${String(file.byteLength)})` });
+      errors.push({
+        pointer: `/files/${i}/byteLength`,
+        detail: `must be at most ${limits.maxFileBytes} bytes, the largest file this library accepts (got ${String(file.byteLength)})`,
+      });
     }
     const prev = paths.get(file.originalRelativePath);
     if (prev !== undefined) {
-      errors.push({ pointer: `/files/${i}/originalRelativePath`, detail: `repeats /files/${prev}/originalRelativePath; each file of a package needs its own path` });
+      errors.push({
+        pointer: `/files/${i}/originalRelativePath`,
+        detail: `repeats /files/${prev}/originalRelativePath; each file of a package needs its own path`,
+      });
     } else paths.set(file.originalRelativePath, i);
   });
   const { track } = input;
   if (track.reviewStatus === 'human-listening-approved') {
     const q = track.quality;
-    const by = q !== null && typeof q === 'object' && !Array.isArray(q) ? (q as Record<string, unknown>).listeningApprovedBy : undefined;
+    const by =
+      q !== null && typeof q === 'object' && !Array.isArray(q)
+        ? (q as Record<string, unknown>).listeningApprovedBy
+        : undefined;
     if (typeof by !== 'string' || by.trim() === '') {
       errors.push({
         pointer: '/track/quality/listeningApprovedBy',
-        detail: 'is required when reviewStatus is human-listening-approved: only an accountable, named person may assert listening approval',
+        detail:
+          'is required when reviewStatus is human-listening-approved: only an accountable, named person may assert listening approval',
       });
     }
   }

@@ -44,7 +44,10 @@ function mediaTypeOf(contentType: string, kind: AssetKind): string {
 }
 
 function nextIds(work: WorkContent): { assetId: number; arrangementId: number; rank: number } {
-  const assetIds = [...work.sourceAssets.map((a) => a.id), ...work.arrangements.flatMap((a) => a.assets.map((x) => x.id))];
+  const assetIds = [
+    ...work.sourceAssets.map((a) => a.id),
+    ...work.arrangements.flatMap((a) => a.assets.map((x) => x.id)),
+  ];
   return {
     assetId: Math.max(0, ...assetIds) + 1,
     arrangementId: Math.max(0, ...work.arrangements.map((a) => a.id)) + 1,
@@ -106,7 +109,12 @@ export function buildArrangement(input: {
       },
       recording: {
         status: evidence.recordingStatus ?? (hasAudio ? 'public-domain' : 'not-applicable'),
-        note: clip(hasAudio ? `Recordings of library track ${track.stableKey}; evidence: ${evidenceText}` : 'No recording is published with this arrangement.', 1000),
+        note: clip(
+          hasAudio
+            ? `Recordings of library track ${track.stableKey}; evidence: ${evidenceText}`
+            : 'No recording is published with this arrangement.',
+          1000,
+        ),
       },
       license: track.license,
       attribution: track.attribution,
@@ -119,7 +127,6 @@ export function buildArrangement(input: {
   };
   return { arrangement, assetIds: assets.map((a) => a.id) };
 }
-
 
 function indented(arrangement: ArrangementContent, indent: number): string {
   const pad = ' '.repeat(indent);
@@ -151,7 +158,8 @@ export function addArrangementToWorkFile(fileText: string, arrangement: Arrangem
   if (!split) throw new Error('the work file has no YAML front matter');
   const fm = `${split.frontMatter}\n`;
   const doc = YAML.parseDocument(fm, { schema: 'core' });
-  if (doc.errors.length > 0) throw new Error(`the work file's front matter is not valid YAML: ${doc.errors[0]!.message}`);
+  if (doc.errors.length > 0)
+    throw new Error(`the work file's front matter is not valid YAML: ${doc.errors[0]!.message}`);
   const list = doc.get('arrangements', true);
   let next: string;
   if (list === undefined || list === null) {
@@ -168,7 +176,10 @@ export function addArrangementToWorkFile(fileText: string, arrangement: Arrangem
   }
   const before = doc.toJS() as Record<string, unknown>;
   const after = YAML.parse(next, { schema: 'core' }) as Record<string, unknown>;
-  const expected = { ...before, arrangements: [...((before.arrangements as unknown[] | undefined) ?? []), arrangement] };
+  const expected = {
+    ...before,
+    arrangements: [...((before.arrangements as unknown[] | undefined) ?? []), arrangement],
+  };
   if (JSON.stringify(after) !== JSON.stringify(expected)) {
     throw new Error('adding the arrangement would change other parts of the work file');
   }

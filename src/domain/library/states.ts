@@ -29,7 +29,10 @@ export function canMoveImport(from: ImportStatus, to: ImportStatus): boolean {
 }
 
 /** A file's status from what the server holds for it. */
-export function fileStatus(file: Pick<StoredFile, 'byteLength' | 'verified' | 'lastMismatch'>, receivedBytes: number): FileStatus {
+export function fileStatus(
+  file: Pick<StoredFile, 'byteLength' | 'verified' | 'lastMismatch'>,
+  receivedBytes: number,
+): FileStatus {
   if (file.verified) return 'verified';
   if (file.lastMismatch && receivedBytes === 0) return 'mismatch';
   if (receivedBytes >= file.byteLength) return 'uploaded';
@@ -60,7 +63,11 @@ export function planUpload(input: {
     return { ok: false, problem: 'conflict', detail: `The import is ${importStatus}; it accepts no more bytes.` };
   }
   if (file.verified) {
-    return { ok: false, problem: 'conflict', detail: 'This file was already verified by a commit attempt; it accepts no more bytes.' };
+    return {
+      ok: false,
+      problem: 'conflict',
+      detail: 'This file was already verified by a commit attempt; it accepts no more bytes.',
+    };
   }
   if (offset !== receivedBytes) {
     return {
@@ -92,7 +99,9 @@ export interface CommitPlan<F> {
 }
 
 /** Sort the files of a commit attempt. */
-export function planCommit<F extends { file: Pick<StoredFile, 'byteLength' | 'verified'>; receivedBytes: number }>(files: F[]): CommitPlan<F> {
+export function planCommit<F extends { file: Pick<StoredFile, 'byteLength' | 'verified'>; receivedBytes: number }>(
+  files: F[],
+): CommitPlan<F> {
   const plan: CommitPlan<F> = { incomplete: [], toVerify: [], alreadyVerified: [] };
   for (const f of files) {
     if (f.file.verified) plan.alreadyVerified.push(f);

@@ -12,7 +12,15 @@ function listHas(list: string[] | null, wanted: string): boolean {
 
 export function trackMatches(track: MusicLibraryTrackInput, q: TracksQuery): boolean {
   if (q.query !== undefined && q.query.trim() !== '') {
-    const hay = [track.stableKey, track.title, track.composer, track.collection, track.genre, track.description, ...(track.tags ?? [])]
+    const hay = [
+      track.stableKey,
+      track.title,
+      track.composer,
+      track.collection,
+      track.genre,
+      track.description,
+      ...(track.tags ?? []),
+    ]
       .filter((x): x is string => typeof x === 'string')
       .join(' ');
     if (!matchesAllWords(hay, q.query)) return false;

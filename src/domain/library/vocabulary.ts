@@ -39,7 +39,8 @@ export type LibraryVisibility = (typeof LIBRARY_VISIBILITIES)[number];
 
 export const VISIBILITY_MEANINGS: Record<LibraryVisibility, string> = {
   private: 'Only holders of a library or curator key can read it and download its files. Every import starts here.',
-  public: 'A curator published it: its publishable files are an arrangement of a canonical work, linked from the public record.',
+  public:
+    'A curator published it: its publishable files are an arrangement of a canonical work, linked from the public record.',
 };
 
 /**

@@ -22,7 +22,10 @@ import { Vocabulary, catalogNumberWords } from './text-match.ts';
 import { encodeIndex, type DecodedIndex } from '../catalog-index/binary.ts';
 import { SlugTable, decodeSlugTable } from '../catalog-index/slug-table.ts';
 
-export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<MusicRole, number>;
+export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<
+  MusicRole,
+  number
+>;
 
 /** Rights-layer verdicts that do not depend on the request (column values). */
 export const LAYER_FAIL = 0;
@@ -182,11 +185,18 @@ export function inMemoryRecords(catalog: ResolveCatalog): RecordSource {
 }
 
 /** Arrangement `i` and its work's record. */
-export function arrangementAt(catalog: ResolveCatalog, records: RecordSource, i: number): { work: WorkRecord; arrangement: ArrangementRecord } {
+export function arrangementAt(
+  catalog: ResolveCatalog,
+  records: RecordSource,
+  i: number,
+): { work: WorkRecord; arrangement: ArrangementRecord } {
   const order = catalog.arrangementWork[i]!;
   const work = records(order);
   const arrangement = work.arrangements[i - catalog.works.firstArrangement[order]!];
-  if (!arrangement) throw new Error(`resolve: record ${work.slug} does not match the resolve index (arrangement ${i}); rebuild the site`);
+  if (!arrangement)
+    throw new Error(
+      `resolve: record ${work.slug} does not match the resolve index (arrangement ${i}); rebuild the site`,
+    );
   return { work, arrangement };
 }
 
@@ -228,16 +238,25 @@ export function compositionCheck(record: WorkRecord): { passes: boolean; detail:
   const notPd = TERRITORIES.filter((k) => t[k].status !== 'public-domain');
   const territoryWords = TERRITORIES.map((k) => `${k}: ${t[k].status}`).join(', ');
   if (c.status === 'permission-documented') {
-    return { passes: true, detail: `Composition: permission documented (${c.note}). Territories: ${territoryWords}; carry the territory notes forward.` };
+    return {
+      passes: true,
+      detail: `Composition: permission documented (${c.note}). Territories: ${territoryWords}; carry the territory notes forward.`,
+    };
   }
   if (c.status === 'public-domain' && notPd.length === 0) {
     return { passes: true, detail: `Composition: public domain in the US, the EU and Canada (${c.note}).` };
   }
   if (c.status === 'public-domain') {
     const which = notPd.map((k) => `${k} ${t[k].status} (${t[k].note})`).join('; ');
-    return { passes: false, detail: `Composition is marked public domain, but not in every territory: ${which}. Not cleared until the territory status is settled.` };
+    return {
+      passes: false,
+      detail: `Composition is marked public domain, but not in every territory: ${which}. Not cleared until the territory status is settled.`,
+    };
   }
-  return { passes: false, detail: `Composition rights are ${c.status} (${c.note}); reuse needs public domain or documented permission.` };
+  return {
+    passes: false,
+    detail: `Composition rights are ${c.status} (${c.note}); reuse needs public domain or documented permission.`,
+  };
 }
 
 const EDITION_LICENSED: readonly string[] = ['original-contribution', 'licensed'];
@@ -257,16 +276,28 @@ function layerCheck(status: string, license: string | null, licensed: readonly s
  * cannot disagree (issue 13, item 8). `staticReady`: no request can make the arrangement ready
  * when it is false (composition, listening approval, edition and recording layers).
  */
-export function arrangementReadiness(compositionPasses: boolean, a: ArrangementRecord): { reviewPasses: boolean; edition: number; recording: number; staticReady: boolean } {
+export function arrangementReadiness(
+  compositionPasses: boolean,
+  a: ArrangementRecord,
+): { reviewPasses: boolean; edition: number; recording: number; staticReady: boolean } {
   const edition = layerCheck(a.rights.edition.status, a.rights.license, EDITION_LICENSED);
   const recording = layerCheck(a.rights.recording.status, a.rights.license, RECORDING_LICENSED);
   const reviewPasses = a.reviewState === 'human-listening-approved';
-  return { reviewPasses, edition, recording, staticReady: compositionPasses && reviewPasses && edition !== LAYER_FAIL && recording !== LAYER_FAIL };
+  return {
+    reviewPasses,
+    edition,
+    recording,
+    staticReady: compositionPasses && reviewPasses && edition !== LAYER_FAIL && recording !== LAYER_FAIL,
+  };
 }
 
 /** One file's readiness, the same rule for the index's kind bits and the summaries: public with a link, review state cleared for its kind, rights cleared. */
 export function assetReadiness(asset: AssetRecord): { usable: boolean; review: boolean; rights: boolean } {
-  return { usable: isUsable(asset), review: assetReviewPasses(asset.kind, asset.reviewState), rights: assetRightsPass(asset) };
+  return {
+    usable: isUsable(asset),
+    review: assetReviewPasses(asset.kind, asset.reviewState),
+    rights: assetRightsPass(asset),
+  };
 }
 
 /**
@@ -274,15 +305,29 @@ export function assetReadiness(asset: AssetRecord): { usable: boolean; review: b
  * resolve applies to a `reuse` answer asking for its format: the arrangement is statically ready
  * (arrangementReadiness) and the file is (assetReadiness).
  */
-export function recordingClearedForReuse(record: WorkRecord, arrangement: ArrangementRecord, asset: AssetRecord): boolean {
+export function recordingClearedForReuse(
+  record: WorkRecord,
+  arrangement: ArrangementRecord,
+  asset: AssetRecord,
+): boolean {
   const f = assetReadiness(asset);
-  return arrangementReadiness(compositionCheck(record).passes, arrangement).staticReady && f.usable && f.review && f.rights;
+  return (
+    arrangementReadiness(compositionCheck(record).passes, arrangement).staticReady && f.usable && f.review && f.rights
+  );
 }
 
 /** The recordings (MP3) of a work and how many of them are cleared for reuse: the summary every rendering shows. */
-export function reuseSummary(record: Pick<WorkRecord, 'rights' | 'arrangements'>): { recordings: number; recordingsCleared: number } {
-  const recordings = record.arrangements.flatMap((a) => a.assets.filter((x) => x.kind === 'mp3').map((x) => ({ a, x })));
-  return { recordings: recordings.length, recordingsCleared: recordings.filter(({ a, x }) => recordingClearedForReuse(record as WorkRecord, a, x)).length };
+export function reuseSummary(record: Pick<WorkRecord, 'rights' | 'arrangements'>): {
+  recordings: number;
+  recordingsCleared: number;
+} {
+  const recordings = record.arrangements.flatMap((a) =>
+    a.assets.filter((x) => x.kind === 'mp3').map((x) => ({ a, x })),
+  );
+  return {
+    recordings: recordings.length,
+    recordingsCleared: recordings.filter(({ a, x }) => recordingClearedForReuse(record as WorkRecord, a, x)).length,
+  };
 }
 
 /**
@@ -291,7 +336,9 @@ export function reuseSummary(record: Pick<WorkRecord, 'rights' | 'arrangements'>
  */
 function instrumentExpander(instruments: InstrumentRecord[]): (text: string[]) => string[] {
   const known = instruments.map((inst) => {
-    const forms = [inst.name, inst.slug.replace(/-/g, ' '), ...inst.aliases].map((f) => words(f)).filter((f) => f.length > 0);
+    const forms = [inst.name, inst.slug.replace(/-/g, ' '), ...inst.aliases]
+      .map((f) => words(f))
+      .filter((f) => f.length > 0);
     return { forms, expansion: [...new Set([...forms.flat(), ...words(inst.family)])] };
   });
   const cache = new Map<string, string[]>();
@@ -338,7 +385,12 @@ function compress(vocab: Vocabulary, lists: string[][]): WordField {
 }
 
 /** Postings (items per word id) from compressed rows (word ids per item); items come out ascending. */
-function invert(vocabSize: number, items: number, start: Int32Array, ids: Int32Array): { postingStart: Int32Array; postings: Int32Array } {
+function invert(
+  vocabSize: number,
+  items: number,
+  start: Int32Array,
+  ids: Int32Array,
+): { postingStart: Int32Array; postings: Int32Array } {
   const counts = new Int32Array(vocabSize + 1);
   for (let k = 0; k < ids.length; k++) counts[ids[k]! + 1]!++;
   for (let v = 0; v < vocabSize; v++) counts[v + 1]! += counts[v]!;
@@ -349,7 +401,11 @@ function invert(vocabSize: number, items: number, start: Int32Array, ids: Int32A
   return { postingStart, postings };
 }
 
-export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: ProfileHead[], instruments: InstrumentRecord[] = []): ResolveCatalog {
+export function buildResolveCatalog(
+  records: Iterable<WorkRecord>,
+  profileList: ProfileHead[],
+  instruments: InstrumentRecord[] = [],
+): ResolveCatalog {
   const profiles = new Map(profileList.map((p) => [p.slug, p]));
   const expand = instrumentExpander(instruments);
   const memo = memoWords();
@@ -388,8 +444,9 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
       composerCache.set(composerKey, composer);
     }
     workFlags[order] =
-      (record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0) ? WORK_HAS_PUBLIC_SCORE : 0) |
-      (compositionCheck(record).passes ? WORK_COMPOSITION_PASSES : 0);
+      (record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0)
+        ? WORK_HAS_PUBLIC_SCORE
+        : 0) | (compositionCheck(record).passes ? WORK_COMPOSITION_PASSES : 0);
     firstArrangement[order] = arrangementRecord.length;
     composerWords.push(composer);
     // Titles are mostly unique: folded directly. Styles, genres and moods repeat: memoized.
@@ -430,7 +487,9 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     id: new Int32Array(n),
     slugOrder: new Int32Array(n),
   };
-  const roleLists = new Map(MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]));
+  const roleLists = new Map(
+    MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]),
+  );
   for (let i = 0; i < n; i++) {
     const a = arrangementRecord[i]!;
     const work = arrangementWork[i]!;
@@ -449,7 +508,8 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
     const r = a.intendedRole;
     cols.roleMask[i] = roleMask;
     cols.intendedBit[i] = ROLE_BIT[r];
-    cols.narrationClass[i] = r === 'music-bed' || r === 'music-ambient' ? 2 : r === 'music-lead' || r === 'music-sleep-lead' ? 0 : 1;
+    cols.narrationClass[i] =
+      r === 'music-bed' || r === 'music-ambient' ? 2 : r === 'music-lead' || r === 'music-sleep-lead' ? 0 : 1;
     cols.usableMask[i] = usable;
     cols.reviewOkMask[i] = reviewOk;
     cols.rightsOkMask[i] = rightsOk;
@@ -477,7 +537,8 @@ export function buildResolveCatalog(records: Iterable<WorkRecord>, profileList: 
   }
 
   const all = new Set<string>();
-  for (const lists of [titleWords, composerWords, styleWords, instrumentationWords, moodWords]) for (const l of lists) for (const w of l) all.add(w);
+  for (const lists of [titleWords, composerWords, styleWords, instrumentationWords, moodWords])
+    for (const l of lists) for (const w of l) all.add(w);
   const vocab = new Vocabulary(all);
   let ties: Int32Array | undefined;
   return {
@@ -530,12 +591,15 @@ export function tieOrder(cols: Columns, n: number): Int32Array {
   const slugSpan = maxSlug + 1;
   const idSpan = maxId + 1;
   if (minimum < 0 || (maxRank + 1) * slugSpan * idSpan * (n + 1) >= Number.MAX_SAFE_INTEGER) {
-    order.sort((a, b) => cols.rank[a]! - cols.rank[b]! || cols.slugOrder[a]! - cols.slugOrder[b]! || cols.id[a]! - cols.id[b]!);
+    order.sort(
+      (a, b) => cols.rank[a]! - cols.rank[b]! || cols.slugOrder[a]! - cols.slugOrder[b]! || cols.id[a]! - cols.id[b]!,
+    );
     return order;
   }
   // The usual case: the three keys and the index packed into one number, sorted natively.
   const packed = new Float64Array(n);
-  for (let i = 0; i < n; i++) packed[i] = ((cols.rank[i]! * slugSpan + cols.slugOrder[i]!) * idSpan + cols.id[i]!) * (n + 1) + i;
+  for (let i = 0; i < n; i++)
+    packed[i] = ((cols.rank[i]! * slugSpan + cols.slugOrder[i]!) * idSpan + cols.id[i]!) * (n + 1) + i;
   packed.sort();
   for (let k = 0; k < n; k++) order[k] = packed[k]! % (n + 1);
   return order;
@@ -548,9 +612,15 @@ export function tieOrder(cols: Columns, n: number): Int32Array {
  * numbered by first appearance, so the result depends only on the columns. Done by the build
  * (and, for an index written before the order existed, once when it is loaded).
  */
-export function boundClasses(cols: Columns, staticReady: Int32Array, rest: Int32Array, ties: Int32Array): { order: Int32Array; classStart: Int32Array } {
+export function boundClasses(
+  cols: Columns,
+  staticReady: Int32Array,
+  rest: Int32Array,
+  ties: Int32Array,
+): { order: Int32Array; classStart: Int32Array } {
   const n = staticReady.length + rest.length;
-  if (ties.length >= TIE_SPAN) throw new Error(`resolve index: ${ties.length} arrangements, at most ${TIE_SPAN - 1} supported`);
+  if (ties.length >= TIE_SPAN)
+    throw new Error(`resolve index: ${ties.length} arrangements, at most ${TIE_SPAN - 1} supported`);
   const position = new Int32Array(ties.length);
   for (let k = 0; k < ties.length; k++) position[ties[k]!] = k;
   const ids = new Map<number, Map<number, number>>();
@@ -559,7 +629,15 @@ export function boundClasses(cols: Columns, staticReady: Int32Array, rest: Int32
   const at = (k: number) => (k < staticReady.length ? staticReady[k]! : rest[k - staticReady.length]!);
   for (let k = 0; k < n; k++) {
     const i = at(k);
-    const outer = (((cols.flags[i]! & ~DURATION_FLAGS) | (cols.intendedBit[i]! << 8) | (cols.narrationClass[i]! << 16) | (cols.edition[i]! << 18) | (cols.recording[i]! << 20)) >>> 0) * 65536 + cols.rightsOkMask[i]!;
+    const outer =
+      (((cols.flags[i]! & ~DURATION_FLAGS) |
+        (cols.intendedBit[i]! << 8) |
+        (cols.narrationClass[i]! << 16) |
+        (cols.edition[i]! << 18) |
+        (cols.recording[i]! << 20)) >>>
+        0) *
+        65536 +
+      cols.rightsOkMask[i]!;
     const inner = cols.usableMask[i]! * 65536 + cols.reviewOkMask[i]!;
     let byInner = ids.get(outer);
     if (!byInner) ids.set(outer, (byInner = new Map()));
@@ -585,12 +663,29 @@ function newScratch(works: number): ResolveCatalog['scratch'] {
 }
 
 export const RESOLVE_INDEX_FORMAT = 2;
-const COLUMN_NAMES = ['roleMask', 'intendedBit', 'narrationClass', 'usableMask', 'reviewOkMask', 'rightsOkMask', 'flags', 'edition', 'recording', 'duration', 'rank', 'id', 'slugOrder'] as const;
+const COLUMN_NAMES = [
+  'roleMask',
+  'intendedBit',
+  'narrationClass',
+  'usableMask',
+  'reviewOkMask',
+  'rightsOkMask',
+  'flags',
+  'edition',
+  'recording',
+  'duration',
+  'rank',
+  'id',
+  'slugOrder',
+] as const;
 const WORD_FIELDS = ['style', 'instrumentation', 'mood', 'title', 'composer'] as const;
 
 /** The prepared catalog as index file bytes (records and profiles are not part of it). */
 export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
-  const sections: Record<string, Int32Array | Uint32Array | Uint16Array | Uint8Array | string[] | { bytes: Uint8Array }> = {
+  const sections: Record<
+    string,
+    Int32Array | Uint32Array | Uint16Array | Uint8Array | string[] | { bytes: Uint8Array }
+  > = {
     ...catalog.works.slugs.sections(),
     workSlugOrder: catalog.works.slugOrder,
     workFlags: catalog.works.flags,
@@ -613,13 +708,24 @@ export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
     sections[`${name}.postings`] = f.postings;
   }
   const roleWorks = Object.fromEntries([...catalog.byRole].map(([role, l]) => [role, l.works]));
-  return encodeIndex({ kind: 'resolve', version: RESOLVE_INDEX_FORMAT, works: catalog.works.count, arrangements: catalog.arrangementCount, roleWorks }, sections);
+  return encodeIndex(
+    {
+      kind: 'resolve',
+      version: RESOLVE_INDEX_FORMAT,
+      works: catalog.works.count,
+      arrangements: catalog.arrangementCount,
+      roleWorks,
+    },
+    sections,
+  );
 }
 
 /** The prepared catalog from its index file and the build's profiles; records come from a RecordSource. */
 export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHead[]): ResolveCatalog {
   if (file.meta.kind !== 'resolve' || file.meta.version !== RESOLVE_INDEX_FORMAT) {
-    throw new Error(`resolve index: kind ${String(file.meta.kind)} version ${String(file.meta.version)}, expected resolve version ${RESOLVE_INDEX_FORMAT} (rebuild the site)`);
+    throw new Error(
+      `resolve index: kind ${String(file.meta.kind)} version ${String(file.meta.version)}, expected resolve version ${RESOLVE_INDEX_FORMAT} (rebuild the site)`,
+    );
   }
   const count = file.meta.works as number;
   const arrangements = file.meta.arrangements as number;
@@ -627,8 +733,16 @@ export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHea
   let ties: Int32Array | undefined;
   const cols = Object.fromEntries(
     COLUMN_NAMES.map((name) => {
-      const kind = name === 'usableMask' || name === 'reviewOkMask' || name === 'rightsOkMask' ? 'u16' : name === 'duration' || name === 'rank' || name === 'id' || name === 'slugOrder' ? 'i32' : 'u8';
-      return [name, kind === 'u16' ? file.u16(`cols.${name}`) : kind === 'i32' ? file.i32(`cols.${name}`) : file.u8(`cols.${name}`)];
+      const kind =
+        name === 'usableMask' || name === 'reviewOkMask' || name === 'rightsOkMask'
+          ? 'u16'
+          : name === 'duration' || name === 'rank' || name === 'id' || name === 'slugOrder'
+            ? 'i32'
+            : 'u8';
+      return [
+        name,
+        kind === 'u16' ? file.u16(`cols.${name}`) : kind === 'i32' ? file.i32(`cols.${name}`) : file.u8(`cols.${name}`),
+      ];
     }),
   ) as unknown as Columns;
   const field = (name: (typeof WORD_FIELDS)[number]): WordField => ({

@@ -147,7 +147,17 @@ export interface Evaluation {
 }
 
 /** Points per aspect; the score is earned / possible over the aspects that apply. */
-const WEIGHT = { role: 30, narration: 10, formats: 20, musicXml: 10, profile: 10, duration: 10, text: 10, rights: 10, review: 10 } as const;
+const WEIGHT = {
+  role: 30,
+  narration: 10,
+  formats: 20,
+  musicXml: 10,
+  profile: 10,
+  duration: 10,
+  text: 10,
+  rights: 10,
+  review: 10,
+} as const;
 
 /** Within this many seconds of the target (or 10% of it, if more) a duration fits as is. */
 export function durationTolerance(target: number): number {
@@ -164,7 +174,11 @@ function formatGap(a: ArrangementRecord, f: RequestedFormat): string {
   const present = a.assets.filter((x) => (f.kinds as readonly string[]).includes(x.kind));
   if (present.length === 0) return `${f.format}: no such file`;
   return `${f.format}: ${present
-    .map((x) => (x.access === 'public' ? `asset ${x.id} is public but has no download link` : `asset ${x.id} is ${x.access}, not public (${ACCESS_MEANINGS[x.access]})`))
+    .map((x) =>
+      x.access === 'public'
+        ? `asset ${x.id} is public but has no download link`
+        : `asset ${x.id} is ${x.access}, not public (${ACCESS_MEANINGS[x.access]})`,
+    )
     .join('; ')}, so it cannot be reused`;
 }
 
@@ -187,10 +201,22 @@ function roleDetail(a: ArrangementRecord, q: ResolveRequest, exact: boolean, fit
   return text;
 }
 
-function layerDetail(layer: 'Edition' | 'Recording', status: string, note: string, license: string | null, notApplicable: boolean, used: boolean, passed: boolean): string {
+function layerDetail(
+  layer: 'Edition' | 'Recording',
+  status: string,
+  note: string,
+  license: string | null,
+  notApplicable: boolean,
+  used: boolean,
+  passed: boolean,
+): string {
   const base = `${layer}: ${status} (${note})`;
-  if (passed) return notApplicable ? `${base}; no ${layer === 'Edition' ? 'score' : 'recording'} file would be used.` : `${base}${license ? `; license ${license}` : ''}.`;
-  if (notApplicable && used) return `${base}, but a ${layer === 'Edition' ? 'score' : 'recording'} file would be used; its rights are not declared.`;
+  if (passed)
+    return notApplicable
+      ? `${base}; no ${layer === 'Edition' ? 'score' : 'recording'} file would be used.`
+      : `${base}${license ? `; license ${license}` : ''}.`;
+  if (notApplicable && used)
+    return `${base}, but a ${layer === 'Edition' ? 'score' : 'recording'} file would be used; its rights are not declared.`;
   if (status === 'unknown') return `${base}: unknown rights are never cleared for reuse.`;
   return `${base}, but no license is recorded for the arrangement.`;
 }
@@ -228,10 +254,28 @@ export interface Judgment {
 
 export function newJudgment(): Judgment {
   return {
-    exact: false, roleFit: false, formatsPresent: 0, usedMask: 0, musicXmlBit: 0, durationOutcome: 'none',
-    styleMask: 0, instrumentationMask: 0, moodMask: 0, styleOk: true, instrumentationOk: true, moodOk: true,
-    compositionOk: true, editionOk: true, recordingOk: true, assetRightsOk: true, arrangementReviewOk: true, assetReviewOk: true, profilesOk: true,
-    ready: false, musicFit: false, score: 0,
+    exact: false,
+    roleFit: false,
+    formatsPresent: 0,
+    usedMask: 0,
+    musicXmlBit: 0,
+    durationOutcome: 'none',
+    styleMask: 0,
+    instrumentationMask: 0,
+    moodMask: 0,
+    styleOk: true,
+    instrumentationOk: true,
+    moodOk: true,
+    compositionOk: true,
+    editionOk: true,
+    recordingOk: true,
+    assetRightsOk: true,
+    arrangementReviewOk: true,
+    assetReviewOk: true,
+    profilesOk: true,
+    ready: false,
+    musicFit: false,
+    score: 0,
   };
 }
 
@@ -290,7 +334,14 @@ function durationOutcome(c: ResolveCatalog['cols'], i: number, target: number): 
  * Judge arrangement `i` against `q`; returns the packed ranking key. Fills `j` with every verdict
  * when given (for explain); the scan passes null and nothing is written or allocated.
  */
-export function judge(catalog: ResolveCatalog, i: number, q: ResolveRequest, text: TextMasks, j: Judgment | null, bestDuration = false): number {
+export function judge(
+  catalog: ResolveCatalog,
+  i: number,
+  q: ResolveRequest,
+  text: TextMasks,
+  j: Judgment | null,
+  bestDuration = false,
+): number {
   const c = catalog.cols;
   const t = q.t;
   const flags = c.flags[i]!;
@@ -425,7 +476,11 @@ function reachableMask(query: WordQuery | null): number {
 
 /** The text masks no arrangement can exceed for `q`: every query word the vocabulary has. */
 export function bestTextMasks(q: ResolveRequest): TextMasks {
-  return { style: reachableMask(q.style), instrumentation: reachableMask(q.instrumentation), mood: reachableMask(q.mood) };
+  return {
+    style: reachableMask(q.style),
+    instrumentation: reachableMask(q.instrumentation),
+    mood: reachableMask(q.mood),
+  };
 }
 
 /**
@@ -454,12 +509,25 @@ function textDetail(query: WordQuery, mask: number, what: string): string {
 const kindOfBit = (bit: number): AssetKind => ASSET_KINDS[31 - Math.clz32(bit)]!;
 
 /** The judgment in words: one reason per applicable requirement, and the facts for the prepare analysis. */
-function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: ResolveRequest, j: Judgment): { reasons: ResolveReason[]; facts: EvaluationFacts } {
+function explain(
+  catalog: ResolveCatalog,
+  records: RecordSource,
+  i: number,
+  q: ResolveRequest,
+  j: Judgment,
+): { reasons: ResolveReason[]; facts: EvaluationFacts } {
   const { work: w, arrangement: a } = arrangementAt(catalog, records, i);
   const usable = usableAssets(a);
   const usableMask = catalog.cols.usableMask[i]!;
   const reasons: ResolveReason[] = [];
-  const facts: EvaluationFacts = { failed: new Set(), missingFormats: [], noUsableFile: false, nonApprovedProfiles: [], assetsFailingReview: [], assetsFailingRights: [] };
+  const facts: EvaluationFacts = {
+    failed: new Set(),
+    missingFormats: [],
+    noUsableFile: false,
+    nonApprovedProfiles: [],
+    assetsFailingReview: [],
+    assetsFailingRights: [],
+  };
   const note = (requirement: ResolveReason['requirement'], passed: boolean, detail: string) => {
     reasons.push({ requirement, passed, detail });
     if (!passed) facts.failed.add(requirement);
@@ -470,7 +538,13 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
   if (q.formats.length === 0) {
     const any = usableMask !== 0;
     facts.noUsableFile = !any;
-    note('required-formats', any, any ? `No formats required; ${bitCount(usableMask)} public format(s) available.` : 'No formats required, but the arrangement has no public file to reuse.');
+    note(
+      'required-formats',
+      any,
+      any
+        ? `No formats required; ${bitCount(usableMask)} public format(s) available.`
+        : 'No formats required, but the arrangement has no public file to reuse.',
+    );
   } else {
     const parts = q.formats.map((f) => {
       const bits = usableMask & f.mask;
@@ -492,7 +566,10 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
   }
 
   if (q.requireApprovedProfile) {
-    const listed = a.renderingProfileSlugs.map((slug) => ({ slug, status: catalog.profiles.get(slug)?.status ?? 'unregistered' }));
+    const listed = a.renderingProfileSlugs.map((slug) => ({
+      slug,
+      status: catalog.profiles.get(slug)?.status ?? 'unregistered',
+    }));
     facts.nonApprovedProfiles = listed.filter((p) => p.status !== 'approved');
     note(
       'approved-rendering-profile',
@@ -524,7 +601,12 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
   }
 
   if (q.style) note('style', j.styleOk, textDetail(q.style, j.styleMask, `Style "${a.style}"`));
-  if (q.instrumentation) note('instrumentation', j.instrumentationOk, textDetail(q.instrumentation, j.instrumentationMask, `Instrumentation "${a.instrumentation}"`));
+  if (q.instrumentation)
+    note(
+      'instrumentation',
+      j.instrumentationOk,
+      textDetail(q.instrumentation, j.instrumentationMask, `Instrumentation "${a.instrumentation}"`),
+    );
   if (q.mood) note('mood', j.moodOk, textDetail(q.mood, j.moodMask, `Moods "${a.moods.join(', ')}"`));
 
   const used = [...usable.entries()].filter(([k]) => j.usedMask & KIND_BIT[k]).map(([, asset]) => asset);
@@ -532,8 +614,32 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
   const r = a.rights;
   const edition = catalog.cols.edition[i]!;
   const recording = catalog.cols.recording[i]!;
-  note('edition-rights', j.editionOk, layerDetail('Edition', r.edition.status, r.edition.note, r.license, edition === LAYER_NOT_APPLICABLE, (j.usedMask & EDITION_MASK) !== 0, j.editionOk));
-  note('recording-rights', j.recordingOk, layerDetail('Recording', r.recording.status, r.recording.note, r.license, recording === LAYER_NOT_APPLICABLE, (j.usedMask & RECORDING_MASK) !== 0, j.recordingOk));
+  note(
+    'edition-rights',
+    j.editionOk,
+    layerDetail(
+      'Edition',
+      r.edition.status,
+      r.edition.note,
+      r.license,
+      edition === LAYER_NOT_APPLICABLE,
+      (j.usedMask & EDITION_MASK) !== 0,
+      j.editionOk,
+    ),
+  );
+  note(
+    'recording-rights',
+    j.recordingOk,
+    layerDetail(
+      'Recording',
+      r.recording.status,
+      r.recording.note,
+      r.license,
+      recording === LAYER_NOT_APPLICABLE,
+      (j.usedMask & RECORDING_MASK) !== 0,
+      j.recordingOk,
+    ),
+  );
   facts.assetsFailingRights = used.filter((x) => !(catalog.cols.rightsOkMask[i]! & KIND_BIT[x.kind]));
   note(
     'asset-rights',
@@ -542,7 +648,9 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
       ? 'No file would be used.'
       : j.assetRightsOk
         ? used.map((x) => `asset ${x.id}: ${x.rightsStatus}${x.license ? `, ${x.license}` : ''}`).join('; ') + '.'
-        : facts.assetsFailingRights.map((x) => `asset ${x.id}: rights status "${x.rightsStatus}"${x.license ? '' : ' with no license'}`).join('; ') + '; not cleared for reuse.',
+        : facts.assetsFailingRights
+            .map((x) => `asset ${x.id}: rights status "${x.rightsStatus}"${x.license ? '' : ' with no license'}`)
+            .join('; ') + '; not cleared for reuse.',
   );
   const state = a.reviewState;
   note(
@@ -570,10 +678,12 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
                 ? `asset ${x.id} (${x.kind}) has a technical pass only, which is not listening approval`
                 : `asset ${x.id} (${x.kind}) is "${REVIEW_STATE_LABELS[x.reviewState]}"`,
             )
-            .join('; ') + '. Reuse needs human listening approval for audio (mp3, wav, video) and at least a human review for other files.',
+            .join('; ') +
+          '. Reuse needs human listening approval for audio (mp3, wav, video) and at least a human review for other files.',
   );
   // The words describe the judgment; they must never tell a different story.
-  if (reasons.every((x) => x.passed) !== j.ready) throw new Error(`resolve: reasons disagree with readiness for ${w.slug} #${a.id}`);
+  if (reasons.every((x) => x.passed) !== j.ready)
+    throw new Error(`resolve: reasons disagree with readiness for ${w.slug} #${a.id}`);
   return { reasons, facts };
 }
 
@@ -581,7 +691,12 @@ function explain(catalog: ResolveCatalog, records: RecordSource, i: number, q: R
  * Judge arrangement `i` and put every verdict into words (for the candidates shown); the words
  * need the arrangement's full record, from `records` (by default the catalog's own, in memory).
  */
-export function evaluate(catalog: ResolveCatalog, i: number, q: ResolveRequest, records: RecordSource = inMemoryRecords(catalog)): Evaluation {
+export function evaluate(
+  catalog: ResolveCatalog,
+  i: number,
+  q: ResolveRequest,
+  records: RecordSource = inMemoryRecords(catalog),
+): Evaluation {
   const j = newJudgment();
   judge(catalog, i, q, textMasksOf(catalog, q, i, { style: 0, instrumentation: 0, mood: 0 }), j);
   const { reasons, facts } = explain(catalog, records, i, q, j);

@@ -18,7 +18,10 @@ const FORMAT_ALIASES: Record<string, AssetKind> = {
 };
 
 /** Bit per asset kind, so a set of formats is one integer. */
-export const KIND_BIT: Record<AssetKind, number> = Object.fromEntries(ASSET_KINDS.map((k, i) => [k, 1 << i])) as Record<AssetKind, number>;
+export const KIND_BIT: Record<AssetKind, number> = Object.fromEntries(ASSET_KINDS.map((k, i) => [k, 1 << i])) as Record<
+  AssetKind,
+  number
+>;
 
 /** A requested format after normalization. */
 export interface RequestedFormat {
@@ -36,7 +39,8 @@ export function normalizeFormat(text: string): RequestedFormat {
   const asSent = text.trim();
   const lower = asSent.toLowerCase().replace(/^\./, '');
   const format = FORMAT_ALIASES[lower] ?? lower;
-  const kinds: AssetKind[] = format === 'musicxml' ? ['musicxml', 'mxl'] : KIND_SET.has(format) ? [format as AssetKind] : [];
+  const kinds: AssetKind[] =
+    format === 'musicxml' ? ['musicxml', 'mxl'] : KIND_SET.has(format) ? [format as AssetKind] : [];
   return { asSent, format, kinds, mask: kinds.reduce((m, k) => m | KIND_BIT[k], 0) };
 }
 
@@ -56,7 +60,12 @@ export function normalizeFormats(list: readonly string[]): RequestedFormat[] {
 /** Kinds a person must have listened to before they are reused (they are heard as they are). */
 export const AUDIBLE_KINDS: ReadonlySet<AssetKind> = new Set<AssetKind>(['mp3', 'wav', 'video']);
 /** Kinds covered by the edition (score) rights layer. */
-export const EDITION_KINDS: ReadonlySet<AssetKind> = new Set<AssetKind>(['musicxml', 'mxl', 'score-pdf', 'score-image']);
+export const EDITION_KINDS: ReadonlySet<AssetKind> = new Set<AssetKind>([
+  'musicxml',
+  'mxl',
+  'score-pdf',
+  'score-image',
+]);
 /** Kinds covered by the recording rights layer (MIDI is a rendering of the arrangement). */
 export const RECORDING_KINDS: ReadonlySet<AssetKind> = new Set<AssetKind>(['mp3', 'wav', 'midi', 'video']);
 export const MUSICXML_MASK = KIND_BIT.musicxml | KIND_BIT.mxl;

@@ -36,20 +36,54 @@ export function resolveWorkedExample(u: Urls) {
             reviewStatus: 'Human listening approved',
             license: 'CC0-1.0',
             attribution: 'Public-Domain Music Archive',
-            fit: { kind: 'loop', targetSeconds: 60, durationSeconds: 18, durationSource: 'declared', deltaSeconds: -42, toleranceSeconds: 6 },
-            listen: { url: file('canon-strings-bed.mp3'), assetId: 11, format: 'mp3', reviewStatus: 'Human listening approved', reason: null },
+            fit: {
+              kind: 'loop',
+              targetSeconds: 60,
+              durationSeconds: 18,
+              durationSource: 'declared',
+              deltaSeconds: -42,
+              toleranceSeconds: 6,
+            },
+            listen: {
+              url: file('canon-strings-bed.mp3'),
+              assetId: 11,
+              format: 'mp3',
+              reviewStatus: 'Human listening approved',
+              reason: null,
+            },
             formats: [
               { format: 'mp3', assetId: 11, download: file('canon-strings-bed.mp3') },
               { format: 'musicxml', assetId: 12, download: file('canon-strings-bed.musicxml') },
             ],
             reasons: [
-              { requirement: 'role', passed: true, detail: 'Made for music-bed (also suits: music-ambient). Narration is present: bed and ambient material is preferred.' },
-              { requirement: 'duration', passed: true, detail: '18 s (declared, not measured) against a target of 60 s: shorter, and the record says it loops seamlessly.' },
-              { requirement: 'arrangement-review', passed: true, detail: 'Human listening approved: An accountable, named person listened to it and approved it for reuse.' },
+              {
+                requirement: 'role',
+                passed: true,
+                detail:
+                  'Made for music-bed (also suits: music-ambient). Narration is present: bed and ambient material is preferred.',
+              },
+              {
+                requirement: 'duration',
+                passed: true,
+                detail:
+                  '18 s (declared, not measured) against a target of 60 s: shorter, and the record says it loops seamlessly.',
+              },
+              {
+                requirement: 'arrangement-review',
+                passed: true,
+                detail:
+                  'Human listening approved: An accountable, named person listened to it and approved it for reuse.',
+              },
             ],
           },
           { position: 2, ready: true, workSlug: 'pachelbel-canon-in-d', arrangementId: 2 },
-          { position: 3, ready: false, workSlug: 'pachelbel-canon-in-d', arrangementId: 3, summary: 'Not ready: required-formats, duration fail.' },
+          {
+            position: 3,
+            ready: false,
+            workSlug: 'pachelbel-canon-in-d',
+            arrangementId: 3,
+            summary: 'Not ready: required-formats, duration fail.',
+          },
         ],
         missing: [],
       },

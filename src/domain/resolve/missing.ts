@@ -10,7 +10,14 @@ import { ASSET_KINDS, MUSIC_ROLES } from '../../schemas/common.ts';
 import { MISSING_KINDS, type MissingItem, type MissingKind } from '../../schemas/resolve.ts';
 import type { ContributionOperation } from '../../schemas/contribution.ts';
 import { REVIEW_STATE_LABELS } from '../review-states.ts';
-import { arrangementAt, compositionCheck, workAt, type PreparedWork, type RecordSource, type ResolveCatalog } from './catalog.ts';
+import {
+  arrangementAt,
+  compositionCheck,
+  workAt,
+  type PreparedWork,
+  type RecordSource,
+  type ResolveCatalog,
+} from './catalog.ts';
 import type { Evaluation, ResolveRequest } from './evaluate.ts';
 import { unusableAssetsOf } from './evaluate.ts';
 import type { ArrangementRecord } from '../../schemas/work.ts';
@@ -35,7 +42,15 @@ interface Target {
 }
 
 function item(what: MissingKind, operation: ContributionOperation | null, detail: string, t: Target = {}): MissingItem {
-  return { what, operation, detail, workSlug: t.workSlug ?? null, arrangementId: t.arrangementId ?? null, assetId: t.assetId ?? null, format: t.format ?? null };
+  return {
+    what,
+    operation,
+    detail,
+    workSlug: t.workSlug ?? null,
+    arrangementId: t.arrangementId ?? null,
+    assetId: t.assetId ?? null,
+    format: t.format ?? null,
+  };
 }
 
 const NO_CONTRIBUTION =
@@ -52,13 +67,19 @@ function sourceScoreItem(work: PreparedWork): MissingItem {
 }
 
 /** `works`: the first (up to five) of the `count` works found. */
-function arrangementForRole(catalog: ResolveCatalog, request: ResolveRequest, works: PreparedWork[], count: number): MissingItem[] {
+function arrangementForRole(
+  catalog: ResolveCatalog,
+  request: ResolveRequest,
+  works: PreparedWork[],
+  count: number,
+): MissingItem[] {
   const role = request.role;
   if (count === 1) {
     const w = works[0]!;
     // Intended roles from the columns, in arrangement order: no record needs reading.
     const intended: string[] = [];
-    for (let i = w.firstArrangement; i < w.firstArrangement + w.arrangementCount; i++) intended.push(MUSIC_ROLES[31 - Math.clz32(catalog.cols.intendedBit[i]!)]!);
+    for (let i = w.firstArrangement; i < w.firstArrangement + w.arrangementCount; i++)
+      intended.push(MUSIC_ROLES[31 - Math.clz32(catalog.cols.intendedBit[i]!)]!);
     const roles = [...new Set(intended)];
     const out = w.hasPublicScore ? [] : [sourceScoreItem(w)];
     out.push(
@@ -72,7 +93,10 @@ function arrangementForRole(catalog: ResolveCatalog, request: ResolveRequest, wo
     return out;
   }
   if (count > 1) {
-    const named = works.slice(0, 5).map((w) => w.slug).join(', ');
+    const named = works
+      .slice(0, 5)
+      .map((w) => w.slug)
+      .join(', ');
     return [
       item(
         'arrangement',
@@ -93,14 +117,29 @@ function arrangementForRole(catalog: ResolveCatalog, request: ResolveRequest, wo
 function formatItem(work: PreparedWork, a: ArrangementRecord, f: RequestedFormat): MissingItem {
   const target = { workSlug: work.slug, arrangementId: a.id, format: f.format };
   if (f.kinds.length === 0) {
-    return item('format', null, `"${f.asSent}" is not a format the archive stores; contributions accept ${ASSET_KINDS.join(', ')}.`, target);
+    return item(
+      'format',
+      null,
+      `"${f.asSent}" is not a format the archive stores; contributions accept ${ASSET_KINDS.join(', ')}.`,
+      target,
+    );
   }
   const existing = unusableAssetsOf(a, f.kinds)[0];
   const where = existing ? ` Asset ${existing.id} exists but is ${existing.access}, not public.` : '';
   if (f.kinds.some((k) => EDITION_KINDS.has(k))) {
     return existing
-      ? item('format', 'score-revision', `Arrangement ${a.id} needs a public ${f.format} score.${where} Contribute a revised score for it (operation score-revision, target asset ${existing.id}).`, { ...target, assetId: existing.id })
-      : item('format', 'arrangement', `Arrangement ${a.id} has no ${f.format} score. Contribute its score (operation arrangement with target.workSlug "${work.slug}" and target.arrangementId ${a.id}: the file is added to this arrangement) with edition rights.`, target);
+      ? item(
+          'format',
+          'score-revision',
+          `Arrangement ${a.id} needs a public ${f.format} score.${where} Contribute a revised score for it (operation score-revision, target asset ${existing.id}).`,
+          { ...target, assetId: existing.id },
+        )
+      : item(
+          'format',
+          'arrangement',
+          `Arrangement ${a.id} has no ${f.format} score. Contribute its score (operation arrangement with target.workSlug "${work.slug}" and target.arrangementId ${a.id}: the file is added to this arrangement) with edition rights.`,
+          target,
+        );
   }
   return item(
     'format',
@@ -122,7 +161,9 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
     ];
   }
   if (found.by === 'title-composer' && found.orders.length === 0) {
-    const named = [found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : ''].filter(Boolean).join(' and ');
+    const named = [found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : '']
+      .filter(Boolean)
+      .join(' and ');
     return [
       item(
         'work',
@@ -132,8 +173,14 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
     ];
   }
   if (best === null) {
-    const works = found.by === 'work-slug' ? [found.work!] : found.by === 'title-composer' ? worksAt(catalog, found.orders, 5) : [];
-    return arrangementForRole(catalog, request, works, found.by === 'title-composer' ? found.orders.length : works.length);
+    const works =
+      found.by === 'work-slug' ? [found.work!] : found.by === 'title-composer' ? worksAt(catalog, found.orders, 5) : [];
+    return arrangementForRole(
+      catalog,
+      request,
+      works,
+      found.by === 'title-composer' ? found.orders.length : works.length,
+    );
   }
 
   const { index, evaluation } = best;
@@ -145,37 +192,72 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
   const failed = facts.failed;
 
   const needsScoreWork = facts.missingFormats.length > 0 || failed.has('music-xml') || facts.noUsableFile;
-  if (needsScoreWork && !w.hasPublicScore && (catalog.cols.usableMask[index]! & MUSICXML_MASK) === 0) out.push(sourceScoreItem(w));
+  if (needsScoreWork && !w.hasPublicScore && (catalog.cols.usableMask[index]! & MUSICXML_MASK) === 0)
+    out.push(sourceScoreItem(w));
 
   if (failed.has('composition-rights')) {
-    out.push(item('composition-rights', 'metadata-revision', `${compositionCheck(record).detail} Contribute dated HTTPS evidence (operation metadata-revision) for the composition layer.`, { workSlug: w.slug }));
+    out.push(
+      item(
+        'composition-rights',
+        'metadata-revision',
+        `${compositionCheck(record).detail} Contribute dated HTTPS evidence (operation metadata-revision) for the composition layer.`,
+        { workSlug: w.slug },
+      ),
+    );
   }
   const fit: Array<['style' | 'instrumentation' | 'mood' | 'duration', MissingKind, string, string]> = [
     ['style', 'style-fit', 'style', 'arrangement.style'],
     ['instrumentation', 'instrumentation-fit', 'instrumentation', 'arrangement.instrumentation'],
     ['mood', 'mood-fit', 'mood', 'arrangement.moods'],
-    ['duration', 'duration-fit', 'duration', 'arrangement.duration (m:ss), and arrangement.loopable / arrangement.trimmable where true'],
+    [
+      'duration',
+      'duration-fit',
+      'duration',
+      'arrangement.duration (m:ss), and arrangement.loopable / arrangement.trimmable where true',
+    ],
   ];
   for (const [requirement, what, words, field] of fit) {
     if (!failed.has(requirement)) continue;
     const reason = evaluation.reasons.find((r) => r.requirement === requirement)!;
     out.push(
-      item(what, 'arrangement', `The closest arrangement (${w.slug} #${a.id}) does not fit the requested ${words}: ${reason.detail} Contribute an arrangement (operation arrangement) that does, declaring it in ${field}.`, {
-        workSlug: w.slug,
-      }),
+      item(
+        what,
+        'arrangement',
+        `The closest arrangement (${w.slug} #${a.id}) does not fit the requested ${words}: ${reason.detail} Contribute an arrangement (operation arrangement) that does, declaring it in ${field}.`,
+        {
+          workSlug: w.slug,
+        },
+      ),
     );
   }
   for (const f of facts.missingFormats) out.push(formatItem(w, a, f));
   if (facts.noUsableFile) {
-    out.push(item('format', 'performance', `Arrangement ${a.id} has no public file. Contribute a rendering or recording of it (operation performance with target.workSlug "${w.slug}" and target.arrangementId ${a.id}).`, at));
+    out.push(
+      item(
+        'format',
+        'performance',
+        `Arrangement ${a.id} has no public file. Contribute a rendering or recording of it (operation performance with target.workSlug "${w.slug}" and target.arrangementId ${a.id}).`,
+        at,
+      ),
+    );
   }
   const musicXmlCovered = facts.missingFormats.some((f) => f.kinds.includes('musicxml') || f.kinds.includes('mxl'));
   if (failed.has('music-xml') && !musicXmlCovered) {
     const existing = unusableAssetsOf(a, ['musicxml', 'mxl'])[0];
     out.push(
       existing
-        ? item('music-xml', 'score-revision', `Arrangement ${a.id} needs a public MusicXML score; asset ${existing.id} exists but is ${existing.access}. Contribute a revised score (operation score-revision, target asset ${existing.id}).`, { ...at, assetId: existing.id })
-        : item('music-xml', 'arrangement', `Arrangement ${a.id} has no MusicXML score. Contribute its score (operation arrangement with target.workSlug "${w.slug}" and target.arrangementId ${a.id}: the file is added to this arrangement) with edition rights.`, at),
+        ? item(
+            'music-xml',
+            'score-revision',
+            `Arrangement ${a.id} needs a public MusicXML score; asset ${existing.id} exists but is ${existing.access}. Contribute a revised score (operation score-revision, target asset ${existing.id}).`,
+            { ...at, assetId: existing.id },
+          )
+        : item(
+            'music-xml',
+            'arrangement',
+            `Arrangement ${a.id} has no MusicXML score. Contribute its score (operation arrangement with target.workSlug "${w.slug}" and target.arrangementId ${a.id}: the file is added to this arrangement) with edition rights.`,
+            at,
+          ),
     );
   }
   if (failed.has('approved-rendering-profile')) {
@@ -190,13 +272,34 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
     );
   }
   if (failed.has('edition-rights')) {
-    out.push(item('edition-rights', 'metadata-revision', `Edition rights of arrangement ${a.id} are not cleared (${a.rights.edition.status}). Contribute the license and dated evidence (operation metadata-revision).`, at));
+    out.push(
+      item(
+        'edition-rights',
+        'metadata-revision',
+        `Edition rights of arrangement ${a.id} are not cleared (${a.rights.edition.status}). Contribute the license and dated evidence (operation metadata-revision).`,
+        at,
+      ),
+    );
   }
   if (failed.has('recording-rights')) {
-    out.push(item('recording-rights', 'metadata-revision', `Recording rights of arrangement ${a.id} are not cleared (${a.rights.recording.status}). Contribute the license and dated evidence (operation metadata-revision).`, at));
+    out.push(
+      item(
+        'recording-rights',
+        'metadata-revision',
+        `Recording rights of arrangement ${a.id} are not cleared (${a.rights.recording.status}). Contribute the license and dated evidence (operation metadata-revision).`,
+        at,
+      ),
+    );
   }
   for (const asset of facts.assetsFailingRights) {
-    out.push(item('asset-rights', 'metadata-revision', `Asset ${asset.id} has rights status "${asset.rightsStatus}"${asset.license ? '' : ' and no license'}. Contribute its rights and evidence (operation metadata-revision).`, { ...at, assetId: asset.id }));
+    out.push(
+      item(
+        'asset-rights',
+        'metadata-revision',
+        `Asset ${asset.id} has rights status "${asset.rightsStatus}"${asset.license ? '' : ' and no license'}. Contribute its rights and evidence (operation metadata-revision).`,
+        { ...at, assetId: asset.id },
+      ),
+    );
   }
 
   const arrangementInReview = failed.has('arrangement-review');
@@ -211,14 +314,37 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
       ),
     );
   } else if (arrangementInReview) {
-    const alsoAssets = blockedAssets.length ? ` Its file(s) ${blockedAssets.map((x) => `${x.id} (${REVIEW_STATE_LABELS[x.reviewState]})`).join(', ')} need the same.` : '';
-    out.push(item('listening-approval', null, `Arrangement ${a.id} needs human listening approval; it is "${REVIEW_STATE_LABELS[a.reviewState]}".${alsoAssets} ${NO_CONTRIBUTION}`, at));
+    const alsoAssets = blockedAssets.length
+      ? ` Its file(s) ${blockedAssets.map((x) => `${x.id} (${REVIEW_STATE_LABELS[x.reviewState]})`).join(', ')} need the same.`
+      : '';
+    out.push(
+      item(
+        'listening-approval',
+        null,
+        `Arrangement ${a.id} needs human listening approval; it is "${REVIEW_STATE_LABELS[a.reviewState]}".${alsoAssets} ${NO_CONTRIBUTION}`,
+        at,
+      ),
+    );
   }
   for (const asset of facts.assetsFailingReview) {
     if (asset.reviewState === 'rights-review-required') {
-      out.push(item('rights-review', 'metadata-revision', `Asset ${asset.id} is under rights review; it is not permission to publish. Contribute the missing rights evidence (operation metadata-revision).`, { ...at, assetId: asset.id }));
+      out.push(
+        item(
+          'rights-review',
+          'metadata-revision',
+          `Asset ${asset.id} is under rights review; it is not permission to publish. Contribute the missing rights evidence (operation metadata-revision).`,
+          { ...at, assetId: asset.id },
+        ),
+      );
     } else if (!arrangementInReview && AUDIBLE_KINDS.has(asset.kind)) {
-      out.push(item('listening-approval', null, `Asset ${asset.id} (${asset.kind}) is "${REVIEW_STATE_LABELS[asset.reviewState]}". ${NO_CONTRIBUTION}`, { ...at, assetId: asset.id }));
+      out.push(
+        item(
+          'listening-approval',
+          null,
+          `Asset ${asset.id} (${asset.kind}) is "${REVIEW_STATE_LABELS[asset.reviewState]}". ${NO_CONTRIBUTION}`,
+          { ...at, assetId: asset.id },
+        ),
+      );
     } else if (!arrangementInReview) {
       out.push(
         item(
@@ -231,5 +357,8 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
     }
   }
   const order = new Map(MISSING_KINDS.map((k, i) => [k, i]));
-  return out.map((x, i) => ({ x, i })).sort((p, q) => order.get(p.x.what)! - order.get(q.x.what)! || p.i - q.i).map((p) => p.x);
+  return out
+    .map((x, i) => ({ x, i }))
+    .sort((p, q) => order.get(p.x.what)! - order.get(q.x.what)! || p.i - q.i)
+    .map((p) => p.x);
 }

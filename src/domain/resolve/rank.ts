@@ -27,7 +27,13 @@ export function packKey(k: { ready: boolean; roleFit: boolean; musicFit: boolean
 }
 
 /** Negative when arrangement x (with key xKey) ranks before y. */
-export function compareRanked(cols: Pick<Columns, 'rank' | 'slugOrder' | 'id'>, xKey: number, x: number, yKey: number, y: number): number {
+export function compareRanked(
+  cols: Pick<Columns, 'rank' | 'slugOrder' | 'id'>,
+  xKey: number,
+  x: number,
+  yKey: number,
+  y: number,
+): number {
   if (xKey !== yKey) return yKey - xKey;
   const rank = cols.rank[x]! - cols.rank[y]!;
   if (rank !== 0) return rank;

@@ -21,7 +21,14 @@ import {
   type ResolveRequest,
 } from './evaluate.ts';
 import { findWorks, type Found } from './find.ts';
-import { effectiveDurationSeconds, fitOf, fitTolerance, listenAsset, measuredDuration, noListenReason } from '../audio/arrangement.ts';
+import {
+  effectiveDurationSeconds,
+  fitOf,
+  fitTolerance,
+  listenAsset,
+  measuredDuration,
+  noListenReason,
+} from '../audio/arrangement.ts';
 import type { ArrangementRecord } from '../../schemas/work.ts';
 import { analyzeMissing } from './missing.ts';
 import { TopK, type Scored } from './rank.ts';
@@ -45,17 +52,37 @@ function fitFor(a: ArrangementRecord, target: number | null): ResolveCandidate['
   const seconds = m ? Math.round(m.seconds * 10) / 10 : a.durationSeconds;
   // The kind is judged on the same whole seconds the ranking used.
   const kind = fitOf(effectiveDurationSeconds(a.durationSeconds, a.assets), target, a.loopable, a.trimmable);
-  return { kind, targetSeconds: target, durationSeconds: seconds, durationSource: m ? 'measured' : 'declared', deltaSeconds: Math.round((seconds - target) * 10) / 10, toleranceSeconds: fitTolerance(target) };
+  return {
+    kind,
+    targetSeconds: target,
+    durationSeconds: seconds,
+    durationSource: m ? 'measured' : 'declared',
+    deltaSeconds: Math.round((seconds - target) * 10) / 10,
+    toleranceSeconds: fitTolerance(target),
+  };
 }
 
 /** A public MP3/WAV to hear, or why there is none (issue 13). */
 function listenFor(a: ArrangementRecord): ResolveCandidate['listen'] {
   const l = listenAsset(a.assets);
   if (!l) return { url: null, assetId: null, format: null, reviewStatus: null, reason: noListenReason(a.assets) };
-  return { url: l.links.download!, assetId: l.id, format: l.kind as 'mp3' | 'wav', reviewStatus: REVIEW_STATE_LABELS[l.reviewState], reason: null };
+  return {
+    url: l.links.download!,
+    assetId: l.id,
+    format: l.kind as 'mp3' | 'wav',
+    reviewStatus: REVIEW_STATE_LABELS[l.reviewState],
+    reason: null,
+  };
 }
 
-function candidateOf(catalog: ResolveCatalog, records: RecordSource, i: number, ev: Evaluation, position: number, targetSeconds: number | null): ResolveCandidate {
+function candidateOf(
+  catalog: ResolveCatalog,
+  records: RecordSource,
+  i: number,
+  ev: Evaluation,
+  position: number,
+  targetSeconds: number | null,
+): ResolveCandidate {
   const { work: w, arrangement: a } = arrangementAt(catalog, records, i);
   const failed = ev.reasons.filter((r) => !r.passed).map((r) => r.requirement);
   return {
@@ -312,7 +339,10 @@ function searchNote(found: Found, s: Scan, q: ResolveRequest): string {
         ? `Work "${found.slug}" found by slug; its ${s.evaluated} arrangement(s) were evaluated. Title and composer are not used when a slug is given.`
         : `No work has slug "${found.slug}". Title and composer are not used when a slug is given.`;
     case 'title-composer':
-      return `${s.matchedWorks} work(s) match ${[found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : ''].filter(Boolean).join(' and ')} (case- and accent-insensitive, any name form, every word must match); their ${s.evaluated} arrangement(s) were evaluated.` + boundWords(s);
+      return (
+        `${s.matchedWorks} work(s) match ${[found.title ? `title "${found.title}"` : '', found.composer ? `composer "${found.composer}"` : ''].filter(Boolean).join(' and ')} (case- and accent-insensitive, any name form, every word must match); their ${s.evaluated} arrangement(s) were evaluated.` +
+        boundWords(s)
+      );
     case 'catalog':
       return (
         `No work named: ${s.evaluated} arrangement(s) across ${s.matchedWorks} work(s) fit ${q.role} and were evaluated against the requirements ` +
@@ -328,20 +358,23 @@ function boundWords(s: Scan): string {
   if (!s.rankingComplete) {
     text += ` The scan stopped at its per-request bound of ${s.judged} judged arrangements: the candidates are the best of those, classes with the highest possible rank first, and a full ranking could differ (rankingComplete: false).`;
   }
-  if (!s.readyCountComplete) text += ` readyCount counts the ready arrangements among those judged; more may be ready (readyCountComplete: false).`;
+  if (!s.readyCountComplete)
+    text += ` readyCount counts the ready arrangements among those judged; more may be ready (readyCountComplete: false).`;
   return text;
 }
 
 /** What a resolve decided from the index alone, before any record is read. */
-export type ResolvePlan =
-  | { musicAllowed: false }
-  | { musicAllowed: true; q: ResolveRequest; found: Found; scan: Scan };
+export type ResolvePlan = { musicAllowed: false } | { musicAllowed: true; q: ResolveRequest; found: Found; scan: Scan };
 
 /**
  * Search and rank from the catalog's columns (synchronous, no record read). Resolve runs in two
  * steps so a server can read the few records an answer shows between them (`recordsNeeded`).
  */
-export function planResolve(catalog: ResolveCatalog, input: MusicResolveInput, limits: ResolveLimits = RESOLVE_LIMITS): ResolvePlan {
+export function planResolve(
+  catalog: ResolveCatalog,
+  input: MusicResolveInput,
+  limits: ResolveLimits = RESOLVE_LIMITS,
+): ResolvePlan {
   if (input.channel.musicAllowed === false) return { musicAllowed: false };
   const q = compileRequest(catalog, input);
   const found = findWorks(catalog, input);
@@ -355,7 +388,13 @@ export function recordsNeeded(catalog: ResolveCatalog, plan: ResolvePlan): numbe
 }
 
 /** The answer: the plan's candidates explained from their records, and the prepare analysis. */
-export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input: MusicResolveInput, ctx: ResolveContext, records: RecordSource): ResolveResult {
+export function finishResolve(
+  catalog: ResolveCatalog,
+  plan: ResolvePlan,
+  input: MusicResolveInput,
+  ctx: ResolveContext,
+  records: RecordSource,
+): ResolveResult {
   const u = urls(ctx.baseUrl);
   const channel = {
     channelKey: input.channel.channelKey,
@@ -375,7 +414,17 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
       verdict: 'no-music',
       summary: `Channel "${channel.channelKey}" does not allow music (musicAllowed: false), so no candidates are offered.`,
       channel,
-      search: { by: 'none', matchedWorks: 0, workSlugs: [], arrangementsEvaluated: 0, arrangementsJudged: 0, readyCount: 0, readyCountComplete: true, rankingComplete: true, note: 'Nothing was searched: the channel carries no music.' },
+      search: {
+        by: 'none',
+        matchedWorks: 0,
+        workSlugs: [],
+        arrangementsEvaluated: 0,
+        arrangementsJudged: 0,
+        readyCount: 0,
+        readyCountComplete: true,
+        rankingComplete: true,
+        note: 'Nothing was searched: the channel carries no music.',
+      },
       candidates: [],
       missing: [],
       links,
@@ -388,13 +437,26 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
   const candidates = explained.map((x, k) => candidateOf(catalog, records, x.index, x.ev, k + 1, q.targetSeconds));
   const verdict: ResolveVerdict = candidates[0]?.ready ? 'reuse' : 'prepare';
   const bestFit = explained.find((x) => x.ev.roleFit) ?? null;
-  const missing = verdict === 'prepare' ? analyzeMissing({ catalog, records, found, request: q, best: bestFit && { index: bestFit.index, evaluation: bestFit.ev } }) : [];
+  const missing =
+    verdict === 'prepare'
+      ? analyzeMissing({
+          catalog,
+          records,
+          found,
+          request: q,
+          best: bestFit && { index: bestFit.index, evaluation: bestFit.ev },
+        })
+      : [];
 
   const first = candidates[0];
   const summary =
     verdict === 'reuse' && first
       ? `Reuse ${first.workSlug} arrangement ${first.arrangementId} ("${first.arrangementTitle}") for ${q.role}: ready, with license ${first.license ?? 'none recorded'}.` +
-        (!s.readyCountComplete ? ` At least ${s.readyCount} ready arrangement(s).` : s.readyCount > 1 ? ` ${s.readyCount} ready arrangement(s) in all.` : '')
+        (!s.readyCountComplete
+          ? ` At least ${s.readyCount} ready arrangement(s).`
+          : s.readyCount > 1
+            ? ` ${s.readyCount} ready arrangement(s) in all.`
+            : '')
       : missing.length > 0
         ? `Nothing is ready for ${q.role}. Missing: ${missing.map((m) => (m.format ? `${m.what} (${m.format})` : m.what)).join(', ')}; see missing[] for the contribution that would supply each.`
         : `Nothing is ready for ${q.role}.`;
@@ -402,7 +464,17 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
     verdict,
     summary,
     channel,
-    search: { by: found.by, matchedWorks: s.matchedWorks, workSlugs: s.workSlugs, arrangementsEvaluated: s.evaluated, arrangementsJudged: s.judged, readyCount: s.readyCount, readyCountComplete: s.readyCountComplete, rankingComplete: s.rankingComplete, note: searchNote(found, s, q) },
+    search: {
+      by: found.by,
+      matchedWorks: s.matchedWorks,
+      workSlugs: s.workSlugs,
+      arrangementsEvaluated: s.evaluated,
+      arrangementsJudged: s.judged,
+      readyCount: s.readyCount,
+      readyCountComplete: s.readyCountComplete,
+      rankingComplete: s.rankingComplete,
+      note: searchNote(found, s, q),
+    },
     candidates,
     missing,
     links,
@@ -411,7 +483,13 @@ export function finishResolve(catalog: ResolveCatalog, plan: ResolvePlan, input:
 }
 
 /** Both steps at once, for a catalog whose records are at hand (by default its own, in memory). */
-export function resolveMusic(catalog: ResolveCatalog, input: MusicResolveInput, ctx: ResolveContext, records?: RecordSource, limits: ResolveLimits = RESOLVE_LIMITS): ResolveResult {
+export function resolveMusic(
+  catalog: ResolveCatalog,
+  input: MusicResolveInput,
+  ctx: ResolveContext,
+  records?: RecordSource,
+  limits: ResolveLimits = RESOLVE_LIMITS,
+): ResolveResult {
   const plan = planResolve(catalog, input, limits);
   return finishResolve(catalog, plan, input, ctx, records ?? ((order) => inMemoryRecords(catalog)(order)));
 }

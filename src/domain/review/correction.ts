@@ -19,9 +19,17 @@ const date: FieldRule = {
   nullable: false,
   min: 4,
   max: 10,
-  check: (v) => (/^[0-9]{4}(-[0-9]{2}-[0-9]{2})?$/.test(v) && isRealDate(v) ? null : 'must be a real date YYYY-MM-DD, or a year YYYY'),
+  check: (v) =>
+    /^[0-9]{4}(-[0-9]{2}-[0-9]{2})?$/.test(v) && isRealDate(v)
+      ? null
+      : 'must be a real date YYYY-MM-DD, or a year YYYY',
 };
-const https: FieldRule = { nullable: false, min: 9, max: 1000, check: (v) => (/^https:\/\/[^\s]+$/.test(v) && URL.canParse(v) ? null : 'must be an absolute https:// URL') };
+const https: FieldRule = {
+  nullable: false,
+  min: 9,
+  max: 1000,
+  check: (v) => (/^https:\/\/[^\s]+$/.test(v) && URL.canParse(v) ? null : 'must be an absolute https:// URL'),
+};
 
 /** Work fields (targetType "work"), by dotted field name. */
 export const WORK_FIELDS: Record<string, FieldRule> = {
@@ -58,7 +66,13 @@ export const ARRANGEMENT_FIELDS: Record<string, FieldRule> = {
   notes: text(2000, 0, true),
 };
 
-const ASSET_TARGETS = new Set(['source-asset', 'asset', 'arrangement-asset', 'arrangement-recording', 'arrangement-score']);
+const ASSET_TARGETS = new Set([
+  'source-asset',
+  'asset',
+  'arrangement-asset',
+  'arrangement-recording',
+  'arrangement-score',
+]);
 
 export interface CorrectionResult {
   after: Data;
@@ -72,21 +86,29 @@ function coerce(rule: FieldRule, field: string, raw: string): string | null {
   const v = raw.trim();
   if (rule.nullable && (v === '' || v.toLowerCase() === 'null')) return null;
   const problems: string[] = [];
-  if (v.length < rule.min) problems.push(rule.min === 1 ? 'must not be empty' : `must be at least ${rule.min} characters`);
+  if (v.length < rule.min)
+    problems.push(rule.min === 1 ? 'must not be empty' : `must be at least ${rule.min} characters`);
   if (v.length > rule.max) problems.push(`must be at most ${rule.max} characters`);
   const extra = rule.check?.(v);
   if (extra) problems.push(extra);
-  if (problems.length > 0) throw new ProposalError([`proposedValue for "${field}" ${problems.join(' and ')} (got ${JSON.stringify(raw)}).`]);
+  if (problems.length > 0)
+    throw new ProposalError([`proposedValue for "${field}" ${problems.join(' and ')} (got ${JSON.stringify(raw)}).`]);
   return v;
 }
 
-function locate(work: Data, report: CorrectionReportInput): { holder: Data; key: string; rule: FieldRule; pointer: string } {
+function locate(
+  work: Data,
+  report: CorrectionReportInput,
+): { holder: Data; key: string; rule: FieldRule; pointer: string } {
   const type = report.targetType;
   const field = report.fieldName;
   if (type === 'work' || type === 'composer') {
     const name = type === 'composer' && !field.startsWith('composer.') ? `composer.${field}` : field;
     const rule = WORK_FIELDS[name];
-    if (!rule) throw new ProposalError([`"${field}" is not a field correction reports can change on a work; editable: ${Object.keys(WORK_FIELDS).join(', ')}.`]);
+    if (!rule)
+      throw new ProposalError([
+        `"${field}" is not a field correction reports can change on a work; editable: ${Object.keys(WORK_FIELDS).join(', ')}.`,
+      ]);
     const parts = name.split('.');
     const holder = parts.length === 2 ? (work[parts[0]!] as Data) : work;
     return { holder, key: parts[parts.length - 1]!, rule, pointer: `/${parts.join('/')}` };
@@ -94,7 +116,10 @@ function locate(work: Data, report: CorrectionReportInput): { holder: Data; key:
   const id = report.targetId;
   if (ASSET_TARGETS.has(type)) {
     const rule = ASSET_FIELDS[field];
-    if (!rule) throw new ProposalError([`"${field}" is not a field correction reports can change on an asset; editable: ${Object.keys(ASSET_FIELDS).join(', ')}.`]);
+    if (!rule)
+      throw new ProposalError([
+        `"${field}" is not a field correction reports can change on an asset; editable: ${Object.keys(ASSET_FIELDS).join(', ')}.`,
+      ]);
     if (id == null) throw new ProposalError([`targetType "${type}" needs targetId (the asset id).`]);
     const sources = (work.sourceAssets as Data[] | undefined) ?? [];
     const si = sources.findIndex((a) => a.id === id);
@@ -109,14 +134,19 @@ function locate(work: Data, report: CorrectionReportInput): { holder: Data; key:
   }
   if (type === 'arrangement') {
     const rule = ARRANGEMENT_FIELDS[field];
-    if (!rule) throw new ProposalError([`"${field}" is not a field correction reports can change on an arrangement; editable: ${Object.keys(ARRANGEMENT_FIELDS).join(', ')}.`]);
+    if (!rule)
+      throw new ProposalError([
+        `"${field}" is not a field correction reports can change on an arrangement; editable: ${Object.keys(ARRANGEMENT_FIELDS).join(', ')}.`,
+      ]);
     if (id == null) throw new ProposalError(['targetType "arrangement" needs targetId (the arrangement id).']);
     const arrangements = (work.arrangements as Data[] | undefined) ?? [];
     const ai = arrangements.findIndex((a) => a.id === id);
     if (ai < 0) throw new ProposalError([`The work has no arrangement ${id}.`], true);
     return { holder: arrangements[ai]!, key: field, rule, pointer: `/arrangements/${ai}/${field}` };
   }
-  throw new ProposalError([`targetType "${type}" cannot be corrected through a report; apply it by editing the content repository. Correctable: work, composer, arrangement, ${[...ASSET_TARGETS].join(', ')}.`]);
+  throw new ProposalError([
+    `targetType "${type}" cannot be corrected through a report; apply it by editing the content repository. Correctable: work, composer, arrangement, ${[...ASSET_TARGETS].join(', ')}.`,
+  ]);
 }
 
 /**
@@ -125,15 +155,29 @@ function locate(work: Data, report: CorrectionReportInput): { holder: Data; key:
  */
 export function applyCorrection(work: Data | null, report: CorrectionReportInput): CorrectionResult {
   if (!report.workSlug) throw new ProposalError(['The report names no workSlug, so there is no record to change.']);
-  if (!work) throw new ProposalError([`The work "${report.workSlug}" does not exist (it may have been removed or renamed).`], true);
+  if (!work)
+    throw new ProposalError(
+      [`The work "${report.workSlug}" does not exist (it may have been removed or renamed).`],
+      true,
+    );
   const after = structuredClone(work);
   const { holder, key, rule, pointer } = locate(after, report);
   const oldValue = holder[key] ?? null;
-  if (report.currentValue != null && String(oldValue ?? '') !== report.currentValue.trim() && !(oldValue === null && /^null$/i.test(report.currentValue.trim()))) {
-    throw new ProposalError([`The report is stale: ${pointer} now reads ${JSON.stringify(oldValue)}, not ${JSON.stringify(report.currentValue)}.`], true);
+  if (
+    report.currentValue != null &&
+    String(oldValue ?? '') !== report.currentValue.trim() &&
+    !(oldValue === null && /^null$/i.test(report.currentValue.trim()))
+  ) {
+    throw new ProposalError(
+      [
+        `The report is stale: ${pointer} now reads ${JSON.stringify(oldValue)}, not ${JSON.stringify(report.currentValue)}.`,
+      ],
+      true,
+    );
   }
   const newValue = coerce(rule, report.fieldName, report.proposedValue);
-  if (oldValue === newValue) throw new ProposalError([`${pointer} already reads ${JSON.stringify(newValue)}; the report changes nothing.`]);
+  if (oldValue === newValue)
+    throw new ProposalError([`${pointer} already reads ${JSON.stringify(newValue)}; the report changes nothing.`]);
   holder[key] = newValue;
   return { after, pointer, oldValue, newValue };
 }

@@ -23,14 +23,27 @@ export function durationSecondsOf(text: string | null | undefined): number | nul
  * What the contribution declared for its asset `index`. `performedSeconds` is the duration of the
  * arrangement a performance targets (read from main by the caller), or null.
  */
-export function declaredAudio(s: MusicContributionInput, index: number, performedSeconds: number | null): DeclaredAudio {
+export function declaredAudio(
+  s: MusicContributionInput,
+  index: number,
+  performedSeconds: number | null,
+): DeclaredAudio {
   const asset = s.assets[index]!;
-  const duration = s.operation === 'arrangement' ? durationSecondsOf(s.arrangement?.duration) : s.operation === 'performance' ? performedSeconds : null;
+  const duration =
+    s.operation === 'arrangement'
+      ? durationSecondsOf(s.arrangement?.duration)
+      : s.operation === 'performance'
+        ? performedSeconds
+        : null;
   return { durationSeconds: duration, integratedLufs: asset.loudnessLufs ?? null };
 }
 
 /** The verification entries with declared values and disagreements filled in, and the review warnings. */
-export function annotateMeasurements(entries: VerificationEntry[], s: MusicContributionInput, performedSeconds: number | null): { entries: VerificationEntry[]; warnings: string[] } {
+export function annotateMeasurements(
+  entries: VerificationEntry[],
+  s: MusicContributionInput,
+  performedSeconds: number | null,
+): { entries: VerificationEntry[]; warnings: string[] } {
   const warnings: string[] = [];
   const out = entries.map((e) => {
     const audio = e.checks?.audio;
@@ -48,5 +61,9 @@ export function annotateMeasurements(entries: VerificationEntry[], s: MusicContr
 export function assetMeasurement(e: VerificationEntry | undefined): AssetMeasurement | null {
   const audio = e?.checks?.audio;
   if (!e || !audio) return null;
-  return { ...audio, declared: e.declared ?? { durationSeconds: null, integratedLufs: null }, disagreements: e.disagreements ?? [] };
+  return {
+    ...audio,
+    declared: e.declared ?? { durationSeconds: null, integratedLufs: null },
+    disagreements: e.disagreements ?? [],
+  };
 }

@@ -12,8 +12,12 @@ export interface ProposalText {
   body: string;
 }
 
-const cell = (v: unknown) => String(v ?? '—').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
-const table = (rows: [string, unknown][]) => ['| Field | Value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${cell(v)} |`)].join('\n');
+const cell = (v: unknown) =>
+  String(v ?? '—')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, '<br>');
+const table = (rows: [string, unknown][]) =>
+  ['| Field | Value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${cell(v)} |`)].join('\n');
 const oneLine = (s: string, max = 72) => {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -74,7 +78,10 @@ export function contributionText(code: string, s: MusicContributionInput): Propo
       ['License', s.rights.license],
       ['Attribution', s.rights.attribution],
       ['Rights evidence', s.rights.evidenceUrls.join(' ')],
-      ...s.assets.map((a, i): [string, unknown] => [`Asset ${i}`, `${a.kind}: ${a.title} — ${a.downloadUrl ?? a.sourcePageUrl} (sha256 ${a.sha256 ?? 'none'}; claimed ${a.reviewState})`]),
+      ...s.assets.map((a, i): [string, unknown] => [
+        `Asset ${i}`,
+        `${a.kind}: ${a.title} — ${a.downloadUrl ?? a.sourcePageUrl} (sha256 ${a.sha256 ?? 'none'}; claimed ${a.reviewState})`,
+      ]),
       ['Change summary', s.changeSummary],
       ['Rationale', s.rationale],
     ]),
@@ -83,7 +90,9 @@ export function contributionText(code: string, s: MusicContributionInput): Propo
 }
 
 export function correctionText(code: string, r: CorrectionReportInput): ProposalText {
-  const title = oneLine(`${code}: correct ${r.fieldName} of ${r.workSlug ?? r.targetType}${r.targetId != null ? ` #${r.targetId}` : ''}`);
+  const title = oneLine(
+    `${code}: correct ${r.fieldName} of ${r.workSlug ?? r.targetType}${r.targetId != null ? ` #${r.targetId}` : ''}`,
+  );
   const message = [
     title,
     '',
@@ -122,8 +131,18 @@ export function correctionText(code: string, r: CorrectionReportInput): Proposal
  * accountable: `Reviewed-By` is the authenticated key's label (issue 13, item 7), the free-text
  * name follows as `Reviewer-Display-Name` (display only).
  */
-export function mergeMessage(code: string, title: string, actor: string, displayName: string, note: string | null): string {
+export function mergeMessage(
+  code: string,
+  title: string,
+  actor: string,
+  displayName: string,
+  note: string | null,
+): string {
   const subject = title.startsWith(code) ? title : `${code}: ${title}`;
-  const trailers = [`Tracking-Code: ${code}`, `Reviewed-By: ${actor}`, `Reviewer-Display-Name: ${oneLine(displayName, 100)}`];
+  const trailers = [
+    `Tracking-Code: ${code}`,
+    `Reviewed-By: ${actor}`,
+    `Reviewer-Display-Name: ${oneLine(displayName, 100)}`,
+  ];
   return [`Apply ${subject}`, '', ...(note ? [note, ''] : []), ...trailers, ''].join('\n');
 }

@@ -33,7 +33,6 @@ export interface ProposalInput {
   labels: string[];
 }
 
-
 /** What building a proposal reads. */
 export interface ProposalReader {
   /** Text of `works/<slug>/index.md` on the current main, or null when there is no such work. */
@@ -70,7 +69,11 @@ function assetDigest(reader: ProposalReader, slug: string, work: WorkContent, id
 }
 
 /** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
-export function buildProposal(record: StoredContribution | StoredCorrectionReport, review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts'>, reader: ProposalReader): BuiltProposal {
+export function buildProposal(
+  record: StoredContribution | StoredCorrectionReport,
+  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts'>,
+  reader: ProposalReader,
+): BuiltProposal {
   const labels = [`status: ${record.status}`];
   if (record.kind === 'correction-report') {
     const r = record.report;
@@ -79,7 +82,12 @@ export function buildProposal(record: StoredContribution | StoredCorrectionRepor
     const before = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
     const result = applyCorrection(before, r);
     return {
-      input: { trackingCode: record.trackingCode, ...correctionText(record.trackingCode, r), labels, changes: [{ path: workPath(slug), content: rewriteWorkFile(text!, before!, result.after) }] },
+      input: {
+        trackingCode: record.trackingCode,
+        ...correctionText(record.trackingCode, r),
+        labels,
+        changes: [{ path: workPath(slug), content: rewriteWorkFile(text!, before!, result.after) }],
+      },
       author: authorOf(r.reporterName, r.reporterKind),
     };
   }
@@ -90,7 +98,13 @@ export function buildProposal(record: StoredContribution | StoredCorrectionRepor
   const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {
     const v = review.verification.find((e) => e.index === i && e.status === 'verified');
     return v && v.sha256 !== null && v.byteLength !== null
-      ? { sha256: v.sha256, byteLength: v.byteLength, technicalChecks: v.checks?.summary.slice(0, 2000) ?? null, measured: assetMeasurement(v), checksPassed: v.checks?.passed === true }
+      ? {
+          sha256: v.sha256,
+          byteLength: v.byteLength,
+          technicalChecks: v.checks?.summary.slice(0, 2000) ?? null,
+          measured: assetMeasurement(v),
+          checksPassed: v.checks?.passed === true,
+        }
       : null;
   });
   const manifest = s.assets.findIndex((a) => a.kind === 'manifest');
@@ -106,11 +120,23 @@ export function buildProposal(record: StoredContribution | StoredCorrectionRepor
     assertions: review.assertions,
     editorFacts: review.arrangementFacts?.facts ?? null,
     knownComposers: s.operation === 'new-work' ? reader.composers() : [],
-    profileBytes: s.operation === 'rendering-profile' && manifestFile ? reader.verifiedBytes(manifestFile.sha256) : null,
+    profileBytes:
+      s.operation === 'rendering-profile' && manifestFile ? reader.verifiedBytes(manifestFile.sha256) : null,
   });
   const changes =
     change.kind === 'profile'
       ? [{ path: `profiles/${change.slug}.json`, content: change.content }]
-      : [{ path: workPath(change.slug), content: change.before === null ? newWorkFile(change.after, change.body) : rewriteWorkFile(text!, change.before, change.after) }];
-  return { input: { trackingCode: record.trackingCode, ...contributionText(record.trackingCode, s), labels, changes }, author: authorOf(s.submittedBy.name, s.submittedBy.kind) };
+      : [
+          {
+            path: workPath(change.slug),
+            content:
+              change.before === null
+                ? newWorkFile(change.after, change.body)
+                : rewriteWorkFile(text!, change.before, change.after),
+          },
+        ];
+  return {
+    input: { trackingCode: record.trackingCode, ...contributionText(record.trackingCode, s), labels, changes },
+    author: authorOf(s.submittedBy.name, s.submittedBy.kind),
+  };
 }

@@ -124,7 +124,12 @@ export function rightsCleared(submission: MusicContributionInput, asset: Contrib
  * on the verified copy (the archive's check, never a human review: issue 13, item 6); else
  * `pending`. What the submitter declared never decides it.
  */
-export function landedState(submission: MusicContributionInput, index: number, assertions: ReviewerAssertions | null, verified: VerifiedFile | null = null): CatalogReviewState {
+export function landedState(
+  submission: MusicContributionInput,
+  index: number,
+  assertions: ReviewerAssertions | null,
+  verified: VerifiedFile | null = null,
+): CatalogReviewState {
   const asset = submission.assets[index]!;
   if (!rightsCleared(submission, asset)) return 'rights-review-required';
   const asserted = assertions?.assets[index];
@@ -135,7 +140,10 @@ export function landedState(submission: MusicContributionInput, index: number, a
 /** The asset's technicalChecks text: the archive's one-line summary, marked as the archive's own check. */
 function archiveCheckNote(v: VerifiedFile | null): string | null {
   if (!v?.technicalChecks) return null;
-  const note = v.checksPassed === true ? `Archive technical check passed (automated, not human review): ${v.technicalChecks}` : v.technicalChecks;
+  const note =
+    v.checksPassed === true
+      ? `Archive technical check passed (automated, not human review): ${v.technicalChecks}`
+      : v.technicalChecks;
   return note.slice(0, 2000);
 }
 
@@ -173,8 +181,12 @@ const clone = <T>(v: T): T => structuredClone(v);
 
 function requireWork(input: ContributionProposalInput): { slug: string; work: Data } {
   const slug = input.submission.target?.workSlug ?? null;
-  if (!slug) throw new ProposalError([`operation "${input.submission.operation}" needs target.workSlug naming an existing work.`]);
-  if (!input.work) throw new ProposalError([`The target work "${slug}" does not exist (it may have been removed or renamed).`], true);
+  if (!slug)
+    throw new ProposalError([
+      `operation "${input.submission.operation}" needs target.workSlug naming an existing work.`,
+    ]);
+  if (!input.work)
+    throw new ProposalError([`The target work "${slug}" does not exist (it may have been removed or renamed).`], true);
   return { slug, work: input.work };
 }
 
@@ -220,7 +232,11 @@ function newWork(input: ContributionProposalInput): ContentChange {
   const title = w.title?.trim();
   if (!title) throw new ProposalError(['operation "new-work" needs work.title.']);
   const slug = s.target?.workSlug ?? slugify(`${w.composer ?? ''} ${title}`);
-  if (input.work) throw new ProposalError([`A work with the slug "${slug}" already exists; propose a metadata-revision instead.`], true);
+  if (input.work)
+    throw new ProposalError(
+      [`A work with the slug "${slug}" already exists; propose a metadata-revision instead.`],
+      true,
+    );
   if (!w.composer) throw new ProposalError(['operation "new-work" needs work.composer.']);
   const composer = findComposer(input.knownComposers, w.composer);
   if (!composer) {
@@ -253,7 +269,11 @@ function newWork(input: ContributionProposalInput): ContentChange {
       composition: { status: r.compositionStatus, note: declaredNote(input, 'Composition status') },
       edition: { status: r.editionStatus ?? 'unknown', note: declaredNote(input, 'Edition status') },
       recording: { status: r.recordingStatus ?? 'not-applicable', note: declaredNote(input, 'Recording status') },
-      territories: { US: territory(r.compositionStatus), EU: territory(r.compositionStatus), CA: territory(r.compositionStatus) },
+      territories: {
+        US: territory(r.compositionStatus),
+        EU: territory(r.compositionStatus),
+        CA: territory(r.compositionStatus),
+      },
       license: r.license ?? null,
       attribution: r.attribution ?? null,
       checkedAtUtc: r.checkedAtUtc ?? new Date(0).toISOString().replace('.000', ''),
@@ -264,7 +284,11 @@ function newWork(input: ContributionProposalInput): ContentChange {
     comments: [],
     videos: [],
   };
-  after.sourceAssets = addAssets(input, null, s.assets.map((_, i) => i));
+  after.sourceAssets = addAssets(
+    input,
+    null,
+    s.assets.map((_, i) => i),
+  );
   return { kind: 'work', slug, before: null, after, body: s.changeSummary };
 }
 
@@ -290,7 +314,8 @@ function metadataRevision(input: ContributionProposalInput): ContentChange {
     (after.composer as Data).name = w.composer;
     changed++;
   }
-  if (changed === 0) throw new ProposalError(['The revision changes nothing: every field in "work" already has the proposed value.']);
+  if (changed === 0)
+    throw new ProposalError(['The revision changes nothing: every field in "work" already has the proposed value.']);
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
@@ -300,14 +325,22 @@ function sourceScore(input: ContributionProposalInput): ContentChange {
   const s = input.submission;
   if (s.operation === 'score-revision') {
     const id = s.target?.assetId;
-    if (id == null) throw new ProposalError(['operation "score-revision" needs target.assetId naming the source asset it revises.']);
+    if (id == null)
+      throw new ProposalError(['operation "score-revision" needs target.assetId naming the source asset it revises.']);
     if (!((work.sourceAssets as Data[] | undefined) ?? []).some((a) => a.id === id)) {
       throw new ProposalError([`Work "${slug}" has no source asset ${id}.`], true);
     }
   }
   if (s.assets.length === 0) throw new ProposalError([`operation "${s.operation}" needs at least one asset.`]);
   const after = clone(work);
-  after.sourceAssets = [...((after.sourceAssets as Data[] | undefined) ?? []), ...addAssets(input, work, s.assets.map((_, i) => i))];
+  after.sourceAssets = [
+    ...((after.sourceAssets as Data[] | undefined) ?? []),
+    ...addAssets(
+      input,
+      work,
+      s.assets.map((_, i) => i),
+    ),
+  ];
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
@@ -315,25 +348,47 @@ function sourceScore(input: ContributionProposalInput): ContentChange {
  * What resolve ranks on, for the landed arrangement: the contributor's declaration, each field the
  * editor set in review replacing it (issue 13, item 1). `reasons` gets what is wrong (sections).
  */
-function arrangementFacts(input: ContributionProposalInput, reasons: string[]): Required<Omit<ArrangementFacts, 'sections'>> & { sections: ArrangementFacts['sections'] } {
+function arrangementFacts(
+  input: ContributionProposalInput,
+  reasons: string[],
+): Required<Omit<ArrangementFacts, 'sections'>> & { sections: ArrangementFacts['sections'] } {
   const declared = input.submission.arrangement ?? null;
   const set = input.editorFacts ?? {};
-  const pick = <K extends keyof ArrangementFacts>(k: K): ArrangementFacts[K] => (set[k] !== undefined ? set[k] : (declared?.[k] as ArrangementFacts[K] | undefined));
+  const pick = <K extends keyof ArrangementFacts>(k: K): ArrangementFacts[K] =>
+    set[k] !== undefined ? set[k] : (declared?.[k] as ArrangementFacts[K] | undefined);
   const sections = pick('sections');
   for (const [i, x] of (sections ?? []).entries()) {
-    if (!(x.endSeconds > x.startSeconds)) reasons.push(`arrangement.sections[${i}] ("${x.label}") must end after it starts (${x.startSeconds} to ${x.endSeconds} s).`);
+    if (!(x.endSeconds > x.startSeconds))
+      reasons.push(
+        `arrangement.sections[${i}] ("${x.label}") must end after it starts (${x.startSeconds} to ${x.endSeconds} s).`,
+      );
     const prev = sections![i - 1];
-    if (prev && x.startSeconds < prev.startSeconds) reasons.push(`arrangement.sections[${i}] ("${x.label}") starts before the section before it; list sections in order.`);
+    if (prev && x.startSeconds < prev.startSeconds)
+      reasons.push(
+        `arrangement.sections[${i}] ("${x.label}") starts before the section before it; list sections in order.`,
+      );
   }
   const moods = [...new Set((pick('moods') ?? []).map((m) => m.trim()).filter(Boolean))];
-  return { alsoSuits: [...(pick('alsoSuits') ?? [])], moods, loopable: pick('loopable') ?? false, trimmable: pick('trimmable') ?? false, sections };
+  return {
+    alsoSuits: [...(pick('alsoSuits') ?? [])],
+    moods,
+    loopable: pick('loopable') ?? false,
+    trimmable: pick('trimmable') ?? false,
+    sections,
+  };
 }
 
 /** Files (and any declared or editor-set facts) added to an existing arrangement, named by target.arrangementId. */
-function addToArrangement(input: ContributionProposalInput, slug: string, work: Data, arrangementId: number): ContentChange {
+function addToArrangement(
+  input: ContributionProposalInput,
+  slug: string,
+  work: Data,
+  arrangementId: number,
+): ContentChange {
   const s = input.submission;
   const reasons: string[] = [];
-  if (s.assets.length === 0) reasons.push(`operation "${s.operation}" with target.arrangementId needs at least one asset.`);
+  if (s.assets.length === 0)
+    reasons.push(`operation "${s.operation}" with target.arrangementId needs at least one asset.`);
   const facts = arrangementFacts(input, reasons);
   if (reasons.length > 0) throw new ProposalError(reasons);
   const after = clone(work);
@@ -347,7 +402,14 @@ function addToArrangement(input: ContributionProposalInput, slug: string, work: 
   }
   // Files whose rights are not cleared land admin-only on their own; the arrangement keeps its state unless a reviewer asserted one.
   if (input.assertions?.arrangement) target.reviewState = input.assertions.arrangement;
-  target.assets = [...((target.assets as Data[] | undefined) ?? []), ...addAssets(input, work, s.assets.map((_, i) => i))];
+  target.assets = [
+    ...((target.assets as Data[] | undefined) ?? []),
+    ...addAssets(
+      input,
+      work,
+      s.assets.map((_, i) => i),
+    ),
+  ];
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
@@ -358,11 +420,16 @@ function arrangement(input: ContributionProposalInput): ContentChange {
   if (s.target?.arrangementId != null) return addToArrangement(input, slug, work, s.target.arrangementId);
   const arr = s.arrangement;
   const reasons: string[] = [];
-  if (!arr) throw new ProposalError(['operation "arrangement" needs "arrangement" (or target.arrangementId naming an existing arrangement to add files to).']);
+  if (!arr)
+    throw new ProposalError([
+      'operation "arrangement" needs "arrangement" (or target.arrangementId naming an existing arrangement to add files to).',
+    ]);
   const duration = parseDuration(arr.duration);
-  if (!duration) reasons.push(`arrangement.duration must be m:ss, e.g. "3:05" (got ${JSON.stringify(arr.duration ?? null)}).`);
+  if (!duration)
+    reasons.push(`arrangement.duration must be m:ss, e.g. "3:05" (got ${JSON.stringify(arr.duration ?? null)}).`);
   const role = arr.intendedRole ?? s.channel?.intendedRole ?? null;
-  if (!role || !(MUSIC_ROLES as readonly string[]).includes(role)) reasons.push(`arrangement.intendedRole must be one of ${MUSIC_ROLES.join(', ')} (got ${JSON.stringify(role)}).`);
+  if (!role || !(MUSIC_ROLES as readonly string[]).includes(role))
+    reasons.push(`arrangement.intendedRole must be one of ${MUSIC_ROLES.join(', ')} (got ${JSON.stringify(role)}).`);
   if (s.assets.length === 0) reasons.push('operation "arrangement" needs at least one asset.');
   const facts = arrangementFacts(input, reasons);
   if (reasons.length > 0) throw new ProposalError(reasons);
@@ -392,7 +459,11 @@ function arrangement(input: ContributionProposalInput): ContentChange {
       attribution: s.rights.attribution ?? null,
     },
     notes: `Contributed as ${input.trackingCode}.`,
-    assets: addAssets(input, work, s.assets.map((_, i) => i)),
+    assets: addAssets(
+      input,
+      work,
+      s.assets.map((_, i) => i),
+    ),
   });
   after.arrangements = arrangements;
   return { kind: 'work', slug, before: work, after, body: '' };
@@ -404,18 +475,31 @@ function performance(input: ContributionProposalInput): ContentChange {
   const s = input.submission;
   if (s.target?.arrangementId != null) return addToArrangement(input, slug, work, s.target.arrangementId);
   const arrangementId = s.target?.assetId;
-  if (arrangementId == null) throw new ProposalError(['operation "performance" needs target.arrangementId (or, as before, target.assetId) naming the arrangement the recording performs.']);
+  if (arrangementId == null)
+    throw new ProposalError([
+      'operation "performance" needs target.arrangementId (or, as before, target.assetId) naming the arrangement the recording performs.',
+    ]);
   const after = clone(work);
   const target = ((after.arrangements as Data[] | undefined) ?? []).find((a) => a.id === arrangementId);
   if (!target) throw new ProposalError([`Work "${slug}" has no arrangement ${arrangementId}.`], true);
   if (s.assets.length === 0) throw new ProposalError(['operation "performance" needs at least one recording asset.']);
-  target.assets = [...((target.assets as Data[] | undefined) ?? []), ...addAssets(input, work, s.assets.map((_, i) => i))];
+  target.assets = [
+    ...((target.assets as Data[] | undefined) ?? []),
+    ...addAssets(
+      input,
+      work,
+      s.assets.map((_, i) => i),
+    ),
+  ];
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
 function renderingProfile(input: ContributionProposalInput): ContentChange {
   const bytes = input.profileBytes;
-  if (!bytes) throw new ProposalError(['operation "rendering-profile" needs a "manifest" asset whose verified file is the profile definition (JSON).']);
+  if (!bytes)
+    throw new ProposalError([
+      'operation "rendering-profile" needs a "manifest" asset whose verified file is the profile definition (JSON).',
+    ]);
   let data: Data;
   try {
     data = JSON.parse(bytes.toString('utf8')) as Data;
@@ -423,11 +507,16 @@ function renderingProfile(input: ContributionProposalInput): ContentChange {
     throw new ProposalError([`The profile definition is not valid JSON: ${(err as Error).message}`]);
   }
   const slug = typeof data.slug === 'string' ? data.slug : '';
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug)) throw new ProposalError(['The profile definition needs a kebab-case "slug".']);
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug))
+    throw new ProposalError(['The profile definition needs a kebab-case "slug".']);
   // Never raise: a contributed profile is at most a candidate until an editor approves it in content.
   const boundary = (data.approvalBoundary ?? {}) as Data;
   if (data.status === 'approved' || boundary.approvedBy != null || boundary.approvedAtUtc != null) {
-    const lowered = { ...data, status: data.status === 'approved' ? 'candidate' : data.status, approvalBoundary: { ...boundary, approvedBy: null, approvedAtUtc: null } };
+    const lowered = {
+      ...data,
+      status: data.status === 'approved' ? 'candidate' : data.status,
+      approvalBoundary: { ...boundary, approvedBy: null, approvedAtUtc: null },
+    };
     return { kind: 'profile', slug, content: `${JSON.stringify(lowered, null, 2)}\n` };
   }
   return { kind: 'profile', slug, content: bytes.toString('utf8') };

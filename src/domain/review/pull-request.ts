@@ -30,13 +30,27 @@ export interface PullRequestEvent {
 
 const MAX_EVENTS = 50;
 
-const pendingLint = (headSha: string): PullRequestLint => ({ state: 'pending', headSha, checkedAtUtc: null, scope: 'not linted yet', errorCount: 0, errors: [], detail: null });
+const pendingLint = (headSha: string): PullRequestLint => ({
+  state: 'pending',
+  headSha,
+  checkedAtUtc: null,
+  scope: 'not linted yet',
+  errorCount: 0,
+  errors: [],
+  detail: null,
+});
 
 /** The record after one webhook event (a new record for the first event of a pull request). */
-export function recordEvent(current: PullRequestReview | null, event: PullRequestEvent, nowUtc: string): PullRequestReview {
+export function recordEvent(
+  current: PullRequestReview | null,
+  event: PullRequestEvent,
+  nowUtc: string,
+): PullRequestReview {
   const state = event.merged ? 'merged' : event.open ? 'open' : 'closed';
   const lint = current && current.lint.headSha === event.headSha ? current.lint : pendingLint(event.headSha);
-  const events = [...(current?.events ?? []), { action: event.action, atUtc: nowUtc, headSha: event.headSha }].slice(-MAX_EVENTS);
+  const events = [...(current?.events ?? []), { action: event.action, atUtc: nowUtc, headSha: event.headSha }].slice(
+    -MAX_EVENTS,
+  );
   return {
     recordVersion: 1,
     trackingCode: pullRequestCode(event.number),
@@ -71,24 +85,44 @@ export function needsSync(record: PullRequestReview): boolean {
  * a lint that could not run: any later event, a redelivery included, retries it).
  */
 export function needsLint(record: PullRequestReview): boolean {
-  return record.state === 'open' && (record.lint.state === 'pending' || record.lint.state === 'error' || record.lint.headSha !== record.headSha);
+  return (
+    record.state === 'open' &&
+    (record.lint.state === 'pending' || record.lint.state === 'error' || record.lint.headSha !== record.headSha)
+  );
 }
 
 /** The lint result from the content lint's messages about the changed files. */
-export function lintResult(headSha: string, messages: LocatedLintMessage[], scope: string, checkedAtUtc: string, detail: string | null = null): PullRequestLint {
+export function lintResult(
+  headSha: string,
+  messages: LocatedLintMessage[],
+  scope: string,
+  checkedAtUtc: string,
+  detail: string | null = null,
+): PullRequestLint {
   return {
     state: messages.length > 0 ? 'failed' : 'passed',
     headSha,
     checkedAtUtc,
     scope,
     errorCount: messages.length,
-    errors: messages.slice(0, PULL_REQUEST_MAX_LINT_ERRORS).map((m) => ({ file: m.file, line: m.line, pointer: m.pointer, message: m.message })),
-    detail: detail ?? (messages.length > PULL_REQUEST_MAX_LINT_ERRORS ? `Only the first ${PULL_REQUEST_MAX_LINT_ERRORS} of ${messages.length} problems are listed.` : null),
+    errors: messages
+      .slice(0, PULL_REQUEST_MAX_LINT_ERRORS)
+      .map((m) => ({ file: m.file, line: m.line, pointer: m.pointer, message: m.message })),
+    detail:
+      detail ??
+      (messages.length > PULL_REQUEST_MAX_LINT_ERRORS
+        ? `Only the first ${PULL_REQUEST_MAX_LINT_ERRORS} of ${messages.length} problems are listed.`
+        : null),
   };
 }
 
 /** A lint that could not run (GitHub unreachable, too many or too large files): says why, blocks nothing silently. */
-export function lintFailure(headSha: string, detail: string, checkedAtUtc: string, scope = 'not linted'): PullRequestLint {
+export function lintFailure(
+  headSha: string,
+  detail: string,
+  checkedAtUtc: string,
+  scope = 'not linted',
+): PullRequestLint {
   return { state: 'error', headSha, checkedAtUtc, scope, errorCount: 0, errors: [], detail };
 }
 

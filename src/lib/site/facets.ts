@@ -53,7 +53,12 @@ export const FACET_TITLES: Record<FacetName, { plural: string; singular: string 
 /** Works in display order (composer sort name, title, slug; folded), each folded once. */
 function inDisplayOrder(list: SiteWork[]): SiteWork[] {
   const keyed = list.map((w) => ({ w, composer: fold(w.entry.composer.sortName), title: fold(w.entry.title) }));
-  keyed.sort((a, b) => a.composer.localeCompare(b.composer) || a.title.localeCompare(b.title) || a.w.entry.slug.localeCompare(b.w.entry.slug));
+  keyed.sort(
+    (a, b) =>
+      a.composer.localeCompare(b.composer) ||
+      a.title.localeCompare(b.title) ||
+      a.w.entry.slug.localeCompare(b.w.entry.slug),
+  );
   return keyed.map((k) => k.w);
 }
 
@@ -81,10 +86,21 @@ export function facets(): Facets {
       entry.works.push(w);
       for (const a of c.aliases) if (!entry.aliases.includes(a)) entry.aliases.push(a);
     } else {
-      composers.set(key, { slug: '', name: c.name, sortName: c.sortName, born: c.born, died: c.died, aliases: [...c.aliases], href: '', works: [w] });
+      composers.set(key, {
+        slug: '',
+        name: c.name,
+        sortName: c.sortName,
+        born: c.born,
+        died: c.died,
+        aliases: [...c.aliases],
+        href: '',
+        works: [w],
+      });
     }
   }
-  const composerList = [...composers.values()].sort((a, b) => fold(a.sortName).localeCompare(fold(b.sortName)) || a.born.localeCompare(b.born));
+  const composerList = [...composers.values()].sort(
+    (a, b) => fold(a.sortName).localeCompare(fold(b.sortName)) || a.born.localeCompare(b.born),
+  );
   const slugCount = new Map<string, number>();
   for (const c of composerList) slugCount.set(slugify(c.sortName), (slugCount.get(slugify(c.sortName)) ?? 0) + 1);
   for (const c of composerList) {
@@ -98,7 +114,10 @@ export function facets(): Facets {
   }
 
   const instrumentFamily = new Map(data.instruments.map((i) => [i.slug, i.family]));
-  const group = (facet: FacetName, keyed: (w: SiteWork) => Array<{ slug: string; label: string; description?: string | null }>): FacetValue[] => {
+  const group = (
+    facet: FacetName,
+    keyed: (w: SiteWork) => Array<{ slug: string; label: string; description?: string | null }>,
+  ): FacetValue[] => {
     const map = new Map<string, FacetValue>();
     for (const w of works) {
       const seen = new Set<string>();
@@ -107,7 +126,15 @@ export function facets(): Facets {
         seen.add(v.slug);
         const entry = map.get(v.slug);
         if (entry) entry.works.push(w);
-        else map.set(v.slug, { facet, slug: v.slug, label: v.label, description: v.description ?? null, href: u.facet(facet, v.slug), works: [w] });
+        else
+          map.set(v.slug, {
+            facet,
+            slug: v.slug,
+            label: v.label,
+            description: v.description ?? null,
+            href: u.facet(facet, v.slug),
+            works: [w],
+          });
       }
     }
     return [...map.values()].sort((a, b) => b.works.length - a.works.length || a.label.localeCompare(b.label));
@@ -121,21 +148,37 @@ export function facets(): Facets {
     works,
     composerByWork,
     values: {
-      period: group('period', (w) => (w.entry.period ? [{ slug: slugify(w.entry.period), label: w.entry.period }] : [])),
+      period: group('period', (w) =>
+        w.entry.period ? [{ slug: slugify(w.entry.period), label: w.entry.period }] : [],
+      ),
       // Grouped by the vocabulary's broader term (genres.json), never one facet value per work.
       genre: group('genre', (w) => {
         if (!w.entry.genre) return [];
         const broader = broaderGenre(data.catalog.genres, w.entry.genre);
         const narrower = narrowerGenres(data.catalog.genres, broader);
-        return [{ slug: slugify(broader), label: broader, description: narrower.length > 0 ? `Includes: ${narrower.join(', ')}.` : null }];
+        return [
+          {
+            slug: slugify(broader),
+            label: broader,
+            description: narrower.length > 0 ? `Includes: ${narrower.join(', ')}.` : null,
+          },
+        ];
       }),
       instrument: group('instrument', (w) =>
-        w.entry.instruments.map((i) => ({ slug: i.slug, label: i.name, description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}` })),
+        w.entry.instruments.map((i) => ({
+          slug: i.slug,
+          label: i.name,
+          description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}`,
+        })),
       ),
       role: group('role', (w) =>
         w.entry.roles
           .filter((r) => (MUSIC_ROLES as readonly string[]).includes(r))
-          .map((r) => ({ slug: r, label: ROLE_LABELS[r], description: `Works with an arrangement made for, or suited to, the role "${r}".` })),
+          .map((r) => ({
+            slug: r,
+            label: ROLE_LABELS[r],
+            description: `Works with an arrangement made for, or suited to, the role "${r}".`,
+          })),
       ),
     },
   };
@@ -159,7 +202,8 @@ export function facetKeysOf(content: WorkContent, genres: GenreTerm[] | null): s
   if (content.genre) keys.add(`genre/${slugify(broaderGenre(genres, content.genre))}`);
   for (const slug of content.instruments) keys.add(`instrument/${slug}`);
   for (const a of content.arrangements) {
-    for (const r of [a.intendedRole, ...a.alsoSuits]) if ((MUSIC_ROLES as readonly string[]).includes(r)) keys.add(`role/${r}`);
+    for (const r of [a.intendedRole, ...a.alsoSuits])
+      if ((MUSIC_ROLES as readonly string[]).includes(r)) keys.add(`role/${r}`);
   }
   return [...keys];
 }

@@ -14,7 +14,11 @@ function pixel(x: number, y: number): 'note' | 'square' | 'outside' {
   const r = 6;
   const corner = (px: number, py: number) => (cx - px) ** 2 + (cy - py) ** 2 > r * r;
   if ((cx < r && cy < r && corner(r, r)) || (cx > SIZE - r && cy < r && corner(SIZE - r, r))) return 'outside';
-  if ((cx < r && cy > SIZE - r && corner(r, SIZE - r)) || (cx > SIZE - r && cy > SIZE - r && corner(SIZE - r, SIZE - r))) return 'outside';
+  if (
+    (cx < r && cy > SIZE - r && corner(r, SIZE - r)) ||
+    (cx > SIZE - r && cy > SIZE - r && corner(SIZE - r, SIZE - r))
+  )
+    return 'outside';
   // Notehead: an ellipse tilted by -20 degrees.
   const a = (-20 * Math.PI) / 180;
   const dx = cx - 12.5;
@@ -64,7 +68,8 @@ export function faviconIco(): Uint8Array<ArrayBuffer> {
   for (let y = SIZE - 1; y >= 0; y--) {
     for (let x = 0; x < SIZE; x++) {
       const p = pixel(x, y);
-      const [b, g, r, alpha] = p === 'note' ? [255, 255, 255, 255] : p === 'square' ? [0xad, 0x5c, 0x0b, 255] : [0, 0, 0, 0];
+      const [b, g, r, alpha] =
+        p === 'note' ? [255, 255, 255, 255] : p === 'square' ? [0xad, 0x5c, 0x0b, 255] : [0, 0, 0, 0];
       out.writeUInt8(b, o++);
       out.writeUInt8(g, o++);
       out.writeUInt8(r, o++);

@@ -70,7 +70,12 @@ export function words(value: string): string {
   return value.replace(/-/g, ' ');
 }
 
-const dateFormat = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+const dateFormat = new Intl.DateTimeFormat('en-US', {
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
 
 /** "2026-10-05T14:00:00Z" -> "October 5, 2026"; a bare year or partial date stays as written. */
 export function formatDate(value: string): string {

@@ -39,7 +39,13 @@ export function typeOf(schema: unknown, depth = 0): string {
   let text = main.length === 0 ? (s.properties ? 'object' : 'any') : main.join(' or ');
   if (main.includes('array')) text = `array of ${typeOf(s.items, depth + 1)}`;
   if (typeof s.title === 'string' && main.includes('object')) text = s.title;
-  else if (main.includes('object') && s.properties && typeof s.properties === 'object' && 'data' in s.properties && 'apiVersion' in s.properties) {
+  else if (
+    main.includes('object') &&
+    s.properties &&
+    typeof s.properties === 'object' &&
+    'data' in s.properties &&
+    'apiVersion' in s.properties
+  ) {
     text = `envelope of ${typeOf((s.properties as Schema).data, depth + 1)}`;
   }
   const limits: string[] = [];
@@ -68,7 +74,12 @@ export function operations(doc: Schema): Map<string, OperationView[]> {
       const responses = Object.entries((op.responses ?? {}) as Record<string, Schema>).map(([status, r]) => {
         const content = (r.content ?? {}) as Record<string, Schema>;
         const first = Object.values(content)[0];
-        return { status, description: String(r.description ?? ''), contentTypes: Object.keys(content), type: first?.schema ? typeOf(first.schema) : null };
+        return {
+          status,
+          description: String(r.description ?? ''),
+          contentTypes: Object.keys(content),
+          type: first?.schema ? typeOf(first.schema) : null,
+        };
       });
       const view: OperationView = {
         id: String(op.operationId ?? `${method}-${p}`),
@@ -148,7 +159,13 @@ export function exampleValue(doc: Schema, schema: unknown, depth = 0): unknown {
     const first = variants.find((v) => resolveRef(doc, v).type !== 'null') ?? variants[0];
     return exampleValue(doc, first, depth);
   }
-  const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : s.properties ? ['object'] : [];
+  const types = Array.isArray(s.type)
+    ? (s.type as string[])
+    : typeof s.type === 'string'
+      ? [s.type]
+      : s.properties
+        ? ['object']
+        : [];
   const type = types.find((t) => t !== 'null');
   if (depth > 4) return type === 'array' ? [] : type === 'object' ? {} : null;
   switch (type) {
@@ -159,7 +176,9 @@ export function exampleValue(doc: Schema, schema: unknown, depth = 0): unknown {
       if (/\{64\}/.test(pattern)) return '0'.repeat(64);
       if (/^\^\[0-9\]\{4\}/.test(pattern)) return '1888';
       if (pattern.includes('a-z0-9')) return 'satie-gymnopedie-1';
-      return typeof s.description === 'string' && /e\.g\. "([^"]+)"/.test(s.description) ? /e\.g\. "([^"]+)"/.exec(s.description)![1] : 'text';
+      return typeof s.description === 'string' && /e\.g\. "([^"]+)"/.test(s.description)
+        ? /e\.g\. "([^"]+)"/.exec(s.description)![1]
+        : 'text';
     }
     case 'integer':
     case 'number':
@@ -167,7 +186,9 @@ export function exampleValue(doc: Schema, schema: unknown, depth = 0): unknown {
     case 'boolean':
       return false;
     case 'array':
-      return (typeof s.minItems === 'number' && s.minItems === 0 && depth > 1) ? [] : [exampleValue(doc, s.items, depth + 1)];
+      return typeof s.minItems === 'number' && s.minItems === 0 && depth > 1
+        ? []
+        : [exampleValue(doc, s.items, depth + 1)];
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, Schema>;
       const required = new Set((s.required as string[] | undefined) ?? []);
@@ -193,7 +214,12 @@ export interface OperationExample {
   response: { status: string; contentType: string | null; body: string | null } | null;
 }
 
-export function operationExample(doc: Schema, baseUrl: string, op: OperationView, values: ExampleValues): OperationExample {
+export function operationExample(
+  doc: Schema,
+  baseUrl: string,
+  op: OperationView,
+  values: ExampleValues,
+): OperationExample {
   const item = ((doc.paths ?? {}) as Record<string, Record<string, Schema>>)[op.path]?.[op.method.toLowerCase()] ?? {};
   const fill: Record<string, string> = {
     slug: op.path.includes('/profiles/') ? values.profileSlug : values.slug,

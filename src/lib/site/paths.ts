@@ -34,7 +34,8 @@ export function pageUrls() {
     track: `${base}/track/`,
     trackCode: (code: string) => `${base}/track/${encodeURIComponent(code)}`,
     score: (slug: string, assetId: number) => `${base}/works/${encodeURIComponent(slug)}/score/${assetId}/`,
-    scoreFile: (slug: string, assetId: number, file: string) => `${base}/works/${encodeURIComponent(slug)}/score/${assetId}/${file}`,
+    scoreFile: (slug: string, assetId: number, file: string) =>
+      `${base}/works/${encodeURIComponent(slug)}/score/${assetId}/${file}`,
     pagefind: `${base}/pagefind/pagefind.js`,
     // The API as the page's scripts and forms call it: same origin as the page.
     worksApi: `${base}/api/v1/works`,

@@ -30,7 +30,11 @@ const VEROVIO_OPTIONS = {
  * still fit a system without Verovio squeezing them; still above MIN_STAFF_PX.
  */
 const NARROW_SCALE = 36;
-const NARROW_OPTIONS = { ...VEROVIO_OPTIONS, scale: NARROW_SCALE, pageWidth: Math.round((NARROW_PAGE_PX * 100) / NARROW_SCALE) };
+const NARROW_OPTIONS = {
+  ...VEROVIO_OPTIONS,
+  scale: NARROW_SCALE,
+  pageWidth: Math.round((NARROW_PAGE_PX * 100) / NARROW_SCALE),
+};
 
 /** Long scores keep the build fast: pages beyond this are left to the MusicXML file. */
 export const MAX_RENDERED_PAGES = 40;
@@ -55,16 +59,44 @@ function jobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
   for (const work of catalog.works) {
     // Arrangement scores: the contributed ones (in the blob store). The sample's own arrangement
     // scores stay files to download, as before, so builds do not grow.
-    const scores = [...work.content.sourceAssets, ...(work.content.arrangements ?? []).flatMap((a) => a.assets.filter((x) => x.blob !== undefined))];
+    const scores = [
+      ...work.content.sourceAssets,
+      ...(work.content.arrangements ?? []).flatMap((a) => a.assets.filter((x) => x.blob !== undefined)),
+    ];
     for (const asset of scores) {
       if (asset.kind !== 'musicxml' && asset.kind !== 'mxl') continue;
-      const base = { slug: work.content.slug, assetId: asset.id, title: `${work.content.title}: ${asset.title}`, composer: work.content.composer.name, compressed: asset.kind === 'mxl' };
-      if (asset.access !== 'public') out.push({ ...base, file: null, reason: 'The score is not public, so the public site shows no preview of it.' });
+      const base = {
+        slug: work.content.slug,
+        assetId: asset.id,
+        title: `${work.content.title}: ${asset.title}`,
+        composer: work.content.composer.name,
+        compressed: asset.kind === 'mxl',
+      };
+      if (asset.access !== 'public')
+        out.push({
+          ...base,
+          file: null,
+          reason: 'The score is not public, so the public site shows no preview of it.',
+        });
       else if (asset.blob !== undefined && blobPath) {
         const file = blobPath(asset.blob);
-        out.push({ ...base, file: existsSync(file) ? file : null, reason: 'The stored file is missing from the blob store.' });
-      } else if (asset.file === undefined) out.push({ ...base, file: null, reason: 'The score is not stored with the work, so the build cannot render it; open it from its link.' });
-      else out.push({ ...base, file: work.files.get(asset.file)?.absolutePath ?? null, reason: 'The stored file is missing.' });
+        out.push({
+          ...base,
+          file: existsSync(file) ? file : null,
+          reason: 'The stored file is missing from the blob store.',
+        });
+      } else if (asset.file === undefined)
+        out.push({
+          ...base,
+          file: null,
+          reason: 'The score is not stored with the work, so the build cannot render it; open it from its link.',
+        });
+      else
+        out.push({
+          ...base,
+          file: work.files.get(asset.file)?.absolutePath ?? null,
+          reason: 'The stored file is missing.',
+        });
     }
   }
   return out;
@@ -105,7 +137,11 @@ export interface RenderSummary {
 }
 
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
-export async function renderScores(catalog: Catalog, dir: string, options: { generatedAtUtc?: string; blobPath?: (sha256: string) => string } = {}): Promise<RenderSummary> {
+export async function renderScores(
+  catalog: Catalog,
+  dir: string,
+  options: { generatedAtUtc?: string; blobPath?: (sha256: string) => string } = {},
+): Promise<RenderSummary> {
   const createdAt = new Date(options.generatedAtUtc ?? Date.now());
   const started = Date.now();
   const manifest: ScoreManifest = { scores: {} };
@@ -113,7 +149,8 @@ export async function renderScores(catalog: Catalog, dir: string, options: { gen
   const renderable = todo.filter((j) => j.file !== null);
   let rendered = 0;
   let failed = 0;
-  for (const j of todo) if (j.file === null) manifest.scores[`${j.slug}/${j.assetId}`] = { status: 'not-rendered', reason: j.reason ?? '' };
+  for (const j of todo)
+    if (j.file === null) manifest.scores[`${j.slug}/${j.assetId}`] = { status: 'not-rendered', reason: j.reason ?? '' };
 
   if (renderable.length > 0) {
     const { default: createVerovioModule } = await import('verovio/wasm');
@@ -127,12 +164,17 @@ export async function renderScores(catalog: Catalog, dir: string, options: { gen
       const key = `${j.slug}/${j.assetId}`;
       let result: ScoreRendering;
       try {
-        result = await renderOne(tk, j.compressed ? musicXmlFromMxl(readFileSync(j.file!)) : readFileSync(j.file!, 'utf8'), path.join(dir, 'files', scoreFolder(j.slug, j.assetId)), {
-          title: j.title,
-          author: j.composer,
-          subject: 'Engraved by Verovio from the MusicXML source score',
-          createdAt,
-        });
+        result = await renderOne(
+          tk,
+          j.compressed ? musicXmlFromMxl(readFileSync(j.file!)) : readFileSync(j.file!, 'utf8'),
+          path.join(dir, 'files', scoreFolder(j.slug, j.assetId)),
+          {
+            title: j.title,
+            author: j.composer,
+            subject: 'Engraved by Verovio from the MusicXML source score',
+            createdAt,
+          },
+        );
       } catch (err) {
         result = { status: 'failed', reason: `The renderer stopped with an error: ${(err as Error).message}` };
       }
@@ -146,7 +188,11 @@ export async function renderScores(catalog: Catalog, dir: string, options: { gen
   return { manifest, rendered, failed, durationMs: Date.now() - started };
 }
 
-function renderPages(tk: VerovioToolkit, pageCount: number, prefix: string): { pages: ScorePage[]; svgs: string[] } | { error: string } {
+function renderPages(
+  tk: VerovioToolkit,
+  pageCount: number,
+  prefix: string,
+): { pages: ScorePage[]; svgs: string[] } | { error: string } {
   const pages: ScorePage[] = [];
   const svgs: string[] = [];
   for (let n = 1; n <= Math.min(pageCount, MAX_RENDERED_PAGES); n++) {
@@ -175,7 +221,10 @@ async function renderOne(tk: VerovioToolkit, xml: string, outDir: string, meta: 
     .filter((line) => line.startsWith('[Error]'))
     .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
   if (!loaded || errors.length > 0) {
-    return { status: 'failed', reason: `Verovio could not read this MusicXML file${errors.length > 0 ? ` (${errors.slice(0, 2).join('; ')})` : ''}.` };
+    return {
+      status: 'failed',
+      reason: `Verovio could not read this MusicXML file${errors.length > 0 ? ` (${errors.slice(0, 2).join('; ')})` : ''}.`,
+    };
   }
   const pageCount = tk.getPageCount();
   if (pageCount < 1) return { status: 'failed', reason: 'Verovio found no page to engrave in this file.' };

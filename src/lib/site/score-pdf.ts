@@ -34,7 +34,14 @@ export function svgPagesToPdf(svgs: readonly string[], meta: PdfMeta): Promise<{
       compress: true,
       pdfVersion: '1.7',
       lang: 'en-US',
-      info: { Title: meta.title, Author: meta.author, Subject: meta.subject, Creator: 'Public-Domain Music Archive (Verovio, PDFKit)', CreationDate: meta.createdAt, ModDate: meta.createdAt },
+      info: {
+        Title: meta.title,
+        Author: meta.author,
+        Subject: meta.subject,
+        Creator: 'Public-Domain Music Archive (Verovio, PDFKit)',
+        CreationDate: meta.createdAt,
+        ModDate: meta.createdAt,
+      },
     });
     const chunks: Buffer[] = [];
     const warnings: string[] = [];

@@ -2,7 +2,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { writeSearchIndex, type SearchRecord, type ShardReuse } from './search-index.ts';
 
-const { clientDir, recordsJson, slugs, reuse } = workerData as { clientDir: string; recordsJson: string; slugs: string[]; reuse?: ShardReuse };
+const { clientDir, recordsJson, slugs, reuse } = workerData as {
+  clientDir: string;
+  recordsJson: string;
+  slugs: string[];
+  reuse?: ShardReuse;
+};
 const records = JSON.parse(recordsJson) as SearchRecord[];
 writeSearchIndex(clientDir, { slugs, at: (i) => records[i]! }, { reuse }).then(
   (summary) => parentPort!.postMessage(summary),

@@ -46,7 +46,10 @@ function plainText(markdown: string): string {
 }
 
 /** The text Pagefind indexes for one work, most important words first. */
-export function searchText(work: LoadedWork, instrumentNames: Map<string, { name: string; aliases: string[] }>): string {
+export function searchText(
+  work: LoadedWork,
+  instrumentNames: Map<string, { name: string; aliases: string[] }>,
+): string {
   const c = work.content;
   const names = [c.composer.name, c.composer.sortName, ...c.composer.aliases];
   const instruments = c.instruments.flatMap((slug) => {
@@ -93,7 +96,12 @@ function searchRecordOf(catalog: Catalog): (work: Catalog['works'][number]) => S
       url: `/works/${encodeURIComponent(c.slug)}/`,
       language: 'en',
       content: searchText(work, instrumentNames),
-      meta: { title: c.title, composer: c.composer.name, summary: c.summary, ...(c.workNumber ? { catalog: c.workNumber } : {}) },
+      meta: {
+        title: c.title,
+        composer: c.composer.name,
+        summary: c.summary,
+        ...(c.workNumber ? { catalog: c.workNumber } : {}),
+      },
       filters: {
         composer: [c.composer.name],
         // The broader term (genres.json), like the browse pages, so the filter has few values.
@@ -116,7 +124,8 @@ export const DEFAULT_SHARD_WORKS = 20_000;
 export function shardWorksFrom(value: string | number | undefined): number {
   if (value === undefined || value === '') return DEFAULT_SHARD_WORKS;
   const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`ARCHIVE_SEARCH_SHARD_WORKS must be a whole number of works >= 1 (got "${value}")`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`ARCHIVE_SEARCH_SHARD_WORKS must be a whole number of works >= 1 (got "${value}")`);
   return n;
 }
 
@@ -144,10 +153,18 @@ export function shardFolder(k: number): string {
 /** The file that names the other shards for the search page (`{ "shards": ["shard-1/", ...] }`, root-relative to the primary index). */
 export const SHARDS_FILE = 'shards.json';
 
-export async function buildSearchIndex(clientDir: string, catalog: Catalog, options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse } = {}): Promise<SearchIndexSummary> {
+export async function buildSearchIndex(
+  clientDir: string,
+  catalog: Catalog,
+  options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse } = {},
+): Promise<SearchIndexSummary> {
   const started = Date.now();
   const record = searchRecordOf(catalog);
-  const summary = await writeSearchIndex(clientDir, { slugs: catalog.works.map((w) => w.content.slug), at: (i) => record(catalog.works[i]!) }, options);
+  const summary = await writeSearchIndex(
+    clientDir,
+    { slugs: catalog.works.map((w) => w.content.slug), at: (i) => record(catalog.works[i]!) },
+    options,
+  );
   return { ...summary, durationMs: Date.now() - started };
 }
 
@@ -175,13 +192,23 @@ export interface RecordSource {
  * with an empty list for one index), written one after the
  * other so only one shard's index is in Pagefind's memory at a time.
  */
-export async function writeSearchIndex(clientDir: string, source: RecordSource, options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse } = {}): Promise<SearchIndexSummary> {
+export async function writeSearchIndex(
+  clientDir: string,
+  source: RecordSource,
+  options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse } = {},
+): Promise<SearchIndexSummary> {
   const started = Date.now();
-  const shards = shardCount(source.slugs.length, options.shardWorks ?? shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
+  const shards = shardCount(
+    source.slugs.length,
+    options.shardWorks ?? shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS),
+  );
   const members: number[][] = Array.from({ length: shards }, () => []);
   for (let i = 0; i < source.slugs.length; i++) members[shardOf(source.slugs[i]!, shards)]!.push(i);
   const outputPath = path.join(path.resolve(clientDir), 'pagefind');
-  const reuse = options.reuse && options.reuse.shards === shards && existsSync(path.join(options.reuse.dir, SHARDS_FILE)) ? new Set(Array.from({ length: shards }, (_, k) => k).filter((k) => !options.reuse!.dirty.includes(k))) : new Set<number>();
+  const reuse =
+    options.reuse && options.reuse.shards === shards && existsSync(path.join(options.reuse.dir, SHARDS_FILE))
+      ? new Set(Array.from({ length: shards }, (_, k) => k).filter((k) => !options.reuse!.dirty.includes(k)))
+      : new Set<number>();
   let pages = 0;
   // Shard 0 last: its folder is the primary index, which holds the others' folders.
   for (let k = shards - 1; k >= 0; k--) {
@@ -191,9 +218,19 @@ export async function writeSearchIndex(clientDir: string, source: RecordSource, 
       pages += members[k]!.length;
       continue;
     }
-    pages += (await writeOneIndex(dir, members[k]!.length, (n) => source.at(members[k]![n]!), options.recordsInFlight ?? RECORDS_IN_FLIGHT)).pages;
+    pages += (
+      await writeOneIndex(
+        dir,
+        members[k]!.length,
+        (n) => source.at(members[k]![n]!),
+        options.recordsInFlight ?? RECORDS_IN_FLIGHT,
+      )
+    ).pages;
   }
-  writeFileSync(path.join(outputPath, SHARDS_FILE), `${JSON.stringify({ shards: Array.from({ length: shards - 1 }, (_, k) => `${shardFolder(k + 1)}/`) })}\n`);
+  writeFileSync(
+    path.join(outputPath, SHARDS_FILE),
+    `${JSON.stringify({ shards: Array.from({ length: shards - 1 }, (_, k) => `${shardFolder(k + 1)}/`) })}\n`,
+  );
   return { pages, durationMs: Date.now() - started };
 }
 
@@ -219,7 +256,12 @@ function linkTree(from: string, to: string): void {
 }
 
 /** One Pagefind index of `count` records into `outputPath`. */
-async function writeOneIndex(outputPath: string, count: number, at: (i: number) => SearchRecord, recordsInFlight: number): Promise<{ pages: number }> {
+async function writeOneIndex(
+  outputPath: string,
+  count: number,
+  at: (i: number) => SearchRecord,
+  recordsInFlight: number,
+): Promise<{ pages: number }> {
   const pagefind = await import('pagefind');
   try {
     // One language: the pages are American English, and one index keeps the bundle small.
@@ -242,7 +284,9 @@ async function writeOneIndex(outputPath: string, count: number, at: (i: number) 
       const p = path.join(outputPath, f);
       if (existsSync(p)) rmSync(p);
     }
-    const entry = JSON.parse(readFileSync(path.join(outputPath, 'pagefind-entry.json'), 'utf8')) as { languages: Record<string, { page_count: number }> };
+    const entry = JSON.parse(readFileSync(path.join(outputPath, 'pagefind-entry.json'), 'utf8')) as {
+      languages: Record<string, { page_count: number }>;
+    };
     return { pages: Object.values(entry.languages).reduce((n, l) => n + l.page_count, 0) };
   } finally {
     // Pagefind's process goes with its index: the next shard starts with an empty one.
@@ -254,16 +298,24 @@ async function writeOneIndex(outputPath: string, count: number, at: (i: number) 
  * `buildSearchIndex` in a worker thread (an incremental build runs it while Astro keeps this
  * thread busy): the records are made here and handed over as one JSON string.
  */
-export function buildSearchIndexInWorker(clientDir: string, catalog: Catalog, options: { reuse?: ShardReuse } = {}): Promise<SearchIndexSummary> {
+export function buildSearchIndexInWorker(
+  clientDir: string,
+  catalog: Catalog,
+  options: { reuse?: ShardReuse } = {},
+): Promise<SearchIndexSummary> {
   const started = Date.now();
   const slugs = catalog.works.map((w) => w.content.slug);
   // Only the records of the shards indexed again cross to the worker (the others are linked).
   const shards = shardCount(slugs.length, shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
   const dirty = options.reuse && options.reuse.shards === shards ? new Set(options.reuse.dirty) : null;
   const record = searchRecordOf(catalog);
-  const recordsJson = JSON.stringify(catalog.works.map((w) => (dirty === null || dirty.has(shardOf(w.content.slug, shards)) ? record(w) : null)));
+  const recordsJson = JSON.stringify(
+    catalog.works.map((w) => (dirty === null || dirty.has(shardOf(w.content.slug, shards)) ? record(w) : null)),
+  );
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./search-index-worker.ts', import.meta.url), { workerData: { clientDir, recordsJson, slugs, reuse: options.reuse } });
+    const worker = new Worker(new URL('./search-index-worker.ts', import.meta.url), {
+      workerData: { clientDir, recordsJson, slugs, reuse: options.reuse },
+    });
     let settled = false;
     worker.once('message', (msg: SearchIndexSummary | { error: string }) => {
       settled = true;

@@ -2,7 +2,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { writeWorkZips, type ZipWork } from './work-zips.ts';
 
-const { works, clientDir, generatedAtUtc } = workerData as { works: ZipWork[]; clientDir: string; generatedAtUtc: string };
+const { works, clientDir, generatedAtUtc } = workerData as {
+  works: ZipWork[];
+  clientDir: string;
+  generatedAtUtc: string;
+};
 try {
   parentPort!.postMessage(writeWorkZips(works, clientDir, generatedAtUtc));
 } catch (err) {

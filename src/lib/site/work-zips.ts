@@ -56,7 +56,9 @@ function readme(record: WorkRecord, elsewhere: string[], included: string[]): st
     'Files in this zip:',
     ...included.map((f) => `- ${f}`),
     '',
-    ...(elsewhere.length > 0 ? ['Public files kept elsewhere (not in this zip):', ...elsewhere.map((f) => `- ${f}`), ''] : []),
+    ...(elsewhere.length > 0
+      ? ['Public files kept elsewhere (not in this zip):', ...elsewhere.map((f) => `- ${f}`), '']
+      : []),
     'Check the files with: sha256sum -c SHA256SUMS',
     '',
   ].join('\n');
@@ -74,9 +76,13 @@ export interface ZipWork {
 
 export function zipWorkOf(work: LoadedWork): ZipWork {
   const assets: ZipWork['assets'] = {};
-  const entry = (file: string | undefined) => ({ ...(file !== undefined ? { file } : {}), ...(file !== undefined && work.files.get(file) ? { absolutePath: work.files.get(file)!.absolutePath } : {}) });
+  const entry = (file: string | undefined) => ({
+    ...(file !== undefined ? { file } : {}),
+    ...(file !== undefined && work.files.get(file) ? { absolutePath: work.files.get(file)!.absolutePath } : {}),
+  });
   for (const a of work.content.sourceAssets) assets[String(a.id)] ??= entry(a.file);
-  for (const arr of work.content.arrangements) for (const a of arr.assets) assets[`${arr.id}/${a.id}`] ??= entry(a.file);
+  for (const arr of work.content.arrangements)
+    for (const a of arr.assets) assets[`${arr.id}/${a.id}`] ??= entry(a.file);
   return { slug: work.content.slug, assets };
 }
 
@@ -109,14 +115,19 @@ function zipOne(work: ZipWork, clientDir: string, mtime: Date): Buffer {
       }
     }
   }
-  files.set('README.txt', Buffer.from(readme(record, elsewhere, [...files.keys(), 'README.txt', 'SHA256SUMS'].sort()), 'utf8'));
+  files.set(
+    'README.txt',
+    Buffer.from(readme(record, elsewhere, [...files.keys(), 'README.txt', 'SHA256SUMS'].sort()), 'utf8'),
+  );
   const sums = [...files.entries()]
     .sort(([x], [y]) => x.localeCompare(y))
     .map(([name, bytes]) => `${sha256(bytes)}  ${name}`)
     .join('\n');
   files.set('SHA256SUMS', Buffer.from(`${sums}\n`, 'utf8'));
 
-  const entries = [...files.entries()].sort(([x], [y]) => x.localeCompare(y)).map(([name, bytes]) => ({ name: `${slug}/${name}`, bytes, store: STORED.test(name) }));
+  const entries = [...files.entries()]
+    .sort(([x], [y]) => x.localeCompare(y))
+    .map(([name, bytes]) => ({ name: `${slug}/${name}`, bytes, store: STORED.test(name) }));
   return zipEntries(entries, mtime);
 }
 
@@ -144,7 +155,12 @@ export function buildWorkZips(catalog: Catalog, clientDir: string, generatedAtUt
  * steps after Astro (scripts/build.ts). Only what the zips need goes to a worker (`ZipWork`, a few
  * hundred bytes a work), not the catalog.
  */
-export async function buildWorkZipsInWorker(catalog: Catalog, clientDir: string, generatedAtUtc: string, workers = 2): Promise<ZipSummary> {
+export async function buildWorkZipsInWorker(
+  catalog: Catalog,
+  clientDir: string,
+  generatedAtUtc: string,
+  workers = 2,
+): Promise<ZipSummary> {
   const started = Date.now();
   const works = catalog.works.map(zipWorkOf);
   const size = Math.ceil(works.length / workers);
@@ -154,12 +170,18 @@ export async function buildWorkZipsInWorker(catalog: Catalog, clientDir: string,
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
   const done = settled.map((r) => (r as PromiseFulfilledResult<ZipSummary>).value);
-  return { works: done.reduce((n, r) => n + r.works, 0), bytes: done.reduce((n, r) => n + r.bytes, 0), durationMs: Date.now() - started };
+  return {
+    works: done.reduce((n, r) => n + r.works, 0),
+    bytes: done.reduce((n, r) => n + r.bytes, 0),
+    durationMs: Date.now() - started,
+  };
 }
 
 function zipsInWorker(works: ZipWork[], clientDir: string, generatedAtUtc: string): Promise<ZipSummary> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./work-zips-worker.ts', import.meta.url), { workerData: { works, clientDir, generatedAtUtc } });
+    const worker = new Worker(new URL('./work-zips-worker.ts', import.meta.url), {
+      workerData: { works, clientDir, generatedAtUtc },
+    });
     let settled = false;
     worker.once('message', (msg: ZipSummary | { error: string }) => {
       settled = true;

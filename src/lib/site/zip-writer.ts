@@ -35,7 +35,10 @@ function crc32Js(bytes: Uint8Array): number {
 }
 
 /** zlib.crc32 where Node has it (20.15+, 22.2+); the same sum in JavaScript otherwise. */
-const crc32: (bytes: Uint8Array) => number = typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (bytes) => (zlib as unknown as { crc32: (b: Uint8Array) => number }).crc32(bytes) >>> 0 : crc32Js;
+const crc32: (bytes: Uint8Array) => number =
+  typeof (zlib as { crc32?: unknown }).crc32 === 'function'
+    ? (bytes) => (zlib as unknown as { crc32: (b: Uint8Array) => number }).crc32(bytes) >>> 0
+    : crc32Js;
 
 /** MS-DOS date and time of `at` in UTC (2-second resolution; years before 1980 become 1980). */
 export function dosDateTime(at: Date): { date: number; time: number } {
@@ -48,7 +51,8 @@ export function dosDateTime(at: Date): { date: number; time: number } {
 
 /** The zip of these entries, in this order, every entry dated `mtime`. */
 export function zipEntries(entries: ZipEntry[], mtime: Date): Buffer {
-  if (entries.length > 0xffff) throw new Error(`a zip of ${entries.length} entries needs ZIP64, which this writer does not write`);
+  if (entries.length > 0xffff)
+    throw new Error(`a zip of ${entries.length} entries needs ZIP64, which this writer does not write`);
   const { date, time } = dosDateTime(mtime);
   const parts: Buffer[] = [];
   const central: Buffer[] = [];
@@ -60,7 +64,8 @@ export function zipEntries(entries: ZipEntry[], mtime: Date): Buffer {
     const data = entry.store ? entry.bytes : zlib.deflateRawSync(entry.bytes, { level: 6 });
     const method = entry.store ? 0 : 8;
     const crc = crc32(entry.bytes);
-    if (entry.bytes.length >= LIMIT || data.length >= LIMIT || offset >= LIMIT) throw new Error(`zip entry ${entry.name} is 4 GiB or more (or lies past 4 GiB): ZIP64 is not written`);
+    if (entry.bytes.length >= LIMIT || data.length >= LIMIT || offset >= LIMIT)
+      throw new Error(`zip entry ${entry.name} is 4 GiB or more (or lies past 4 GiB): ZIP64 is not written`);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
@@ -92,7 +97,8 @@ export function zipEntries(entries: ZipEntry[], mtime: Date): Buffer {
     offset += 30 + name.length + data.length;
   }
   const centralSize = central.reduce((n, b) => n + b.length, 0);
-  if (offset >= LIMIT || centralSize >= LIMIT) throw new Error('a zip of 4 GiB or more needs ZIP64, which this writer does not write');
+  if (offset >= LIMIT || centralSize >= LIMIT)
+    throw new Error('a zip of 4 GiB or more needs ZIP64, which this writer does not write');
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
   end.writeUInt16LE(entries.length, 8);

@@ -4,11 +4,20 @@ import type { APIRoute, GetStaticPaths } from 'astro';
 import { site, workInScope } from '../../../../lib/site-data.ts';
 
 export const getStaticPaths = (() =>
-  site().works.filter((work) => workInScope(work.entry.slug)).flatMap((work) => {
-    const assets = [...work.loaded.content.sourceAssets, ...work.loaded.content.arrangements.flatMap((a) => a.assets)];
-    return assets
-      .filter((a) => a.file !== undefined && a.access === 'public')
-      .map((a) => ({ params: { slug: work.entry.slug, file: a.file! }, props: { path: work.loaded.files.get(a.file!)!.absolutePath } }));
-  })) satisfies GetStaticPaths;
+  site()
+    .works.filter((work) => workInScope(work.entry.slug))
+    .flatMap((work) => {
+      const assets = [
+        ...work.loaded.content.sourceAssets,
+        ...work.loaded.content.arrangements.flatMap((a) => a.assets),
+      ];
+      return assets
+        .filter((a) => a.file !== undefined && a.access === 'public')
+        .map((a) => ({
+          params: { slug: work.entry.slug, file: a.file! },
+          props: { path: work.loaded.files.get(a.file!)!.absolutePath },
+        }));
+    })) satisfies GetStaticPaths;
 
-export const GET: APIRoute = ({ props }) => new Response(new Uint8Array(readFileSync((props as { path: string }).path)));
+export const GET: APIRoute = ({ props }) =>
+  new Response(new Uint8Array(readFileSync((props as { path: string }).path)));

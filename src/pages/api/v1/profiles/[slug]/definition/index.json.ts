@@ -2,7 +2,12 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { site, profileInScope, type SiteProfile } from '../../../../../../lib/site-data.ts';
 
-export const getStaticPaths = (() => site().profiles.filter((profile) => profileInScope(profile.record.slug)).map((profile) => ({ params: { slug: profile.record.slug }, props: { profile } }))) satisfies GetStaticPaths;
+export const getStaticPaths = (() =>
+  site()
+    .profiles.filter((profile) => profileInScope(profile.record.slug))
+    .map((profile) => ({ params: { slug: profile.record.slug }, props: { profile } }))) satisfies GetStaticPaths;
 
 export const GET: APIRoute = ({ props }) =>
-  new Response(new Uint8Array((props as { profile: SiteProfile }).profile.loaded.raw), { headers: { 'Content-Type': 'application/json' } });
+  new Response(new Uint8Array((props as { profile: SiteProfile }).profile.loaded.raw), {
+    headers: { 'Content-Type': 'application/json' },
+  });
