@@ -236,12 +236,10 @@ export async function staticAtScale(
       const out: WrkRequest[] = [];
       for (let i = 0; i < sample.length; i += 32) {
         const part = await Promise.all(
-          sample
-            .slice(i, i + 32)
-            .map(async (s) => ({
-              path: `/api/v1/works/${s}`,
-              headers: { 'If-None-Match': (await retried(() => get(`${origin}/api/v1/works/${s}`))).headers.etag! },
-            })),
+          sample.slice(i, i + 32).map(async (s) => ({
+            path: `/api/v1/works/${s}`,
+            headers: { 'If-None-Match': (await retried(() => get(`${origin}/api/v1/works/${s}`))).headers.etag! },
+          })),
         );
         out.push(...part);
       }
