@@ -208,7 +208,8 @@ export function protectedAssets(catalog: Catalog): Record<string, ProtectedAsset
 
 /** Life dates as "1685–1750". */
 export function lifeDates(born: string, died: string): string {
-  return `${born.slice(0, 4)}–${died.slice(0, 4)}`;
+  const y = (d: string) => (/^[0-9]{4}/.test(d) ? d.slice(0, 4) : '?');
+  return `${y(born)}–${y(died)}`;
 }
 
 /** A work's instruments as its record names them (slug, name, family), from the catalog's instruments by slug. */
@@ -281,9 +282,11 @@ export function buildWorkRecord(
     originalTitle: c.originalTitle,
     aliases: c.aliases,
     composer: c.composer,
+    lyricist: c.lyricist ?? null,
     period: c.period,
     genre: c.genre,
     year: c.year,
+    firstPublished: c.firstPublished ?? null,
     workNumber: c.workNumber,
     catalogNumbers: c.catalogNumbers,
     summary: c.summary,
@@ -453,6 +456,13 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `# ${record.title} — ${record.composer.name} (${lifeDates(record.composer.born, record.composer.died)})`,
     '',
     `- Slug: \`${record.slug}\``,
+    ...(record.originalTitle ? [`- Original title: ${cell(record.originalTitle)}`] : []),
+    ...(record.lyricist
+      ? [
+          `- Lyricist: ${cell(record.lyricist.name)} (${lifeDates(record.lyricist.born ?? 'unknown', record.lyricist.died ?? 'unknown')})`,
+        ]
+      : []),
+    ...(record.firstPublished !== null ? [`- First published: ${cell(record.firstPublished)}`] : []),
     `- Catalog: ${cell(record.workNumber)}${record.catalogNumbers.length ? ` (${record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; ')})` : ''}`,
     `- Year: ${cell(record.year)}; period: ${cell(record.period)}; genre: ${cell(record.genre)}; key: ${cell(record.key)}`,
     `- Instrumentation: ${cell(record.instrumentation)}`,

@@ -23,11 +23,22 @@ export function fold(text: string): string {
     .trim();
 }
 
-/** Words of a folded text, punctuation removed ("Bach, J.S." -> ["bach", "j", "s"]). */
+/**
+ * German transliterations folded to the letter they stand for, on a folded word: "oe", "ae" and
+ * "ue" read as the umlaut's base letter, so "erlkoenig", "Erlkönig" and "Erlkonig" are one word
+ * (fold already turned "ö" into "o" and "ß" into "ss"). Applied to indexed and queried words
+ * alike, so a word spelled with "oe" that is not an umlaut ("Goethe", "Poe") still finds itself.
+ */
+export function foldTransliterations(word: string): string {
+  return word.replace(/([aou])e/g, '$1');
+}
+
+/** Words of a folded text, punctuation removed ("Bach, J.S." -> ["bach", "j", "s"]), transliterations folded. */
 export function words(text: string): string[] {
   return fold(text)
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
+    .filter((w) => w.length > 0)
+    .map(foldTransliterations);
 }
 
 /** True when every word of `query` starts some word of `haystack` (order-free prefix match). */

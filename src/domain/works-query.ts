@@ -60,6 +60,7 @@ export function indexWork(
     fold(record.originalTitle ?? ''),
     ...(record.aliases ?? []).map(fold),
     composer,
+    fold(record.lyricist?.name ?? ''),
     catalog,
     genre,
     fold(record.period),
