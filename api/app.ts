@@ -27,6 +27,9 @@ import { registerAnswerRoutes } from './contributions/answer-routes.ts';
 import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
+import { registerImportRoutes } from './imports/routes.ts';
+import { withStagedFiles } from './imports/staged-files.ts';
+import { fetchContributorFile } from './review/fetch.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
@@ -121,7 +124,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   };
   const { metrics } = ctx;
   instrumentRebuilder(ctx.rebuilder, metrics);
-  const review = new ReviewService(ctx, input.review);
+  // Files an operator's import staged are taken from the blob store; every other URL is fetched.
+  const review = new ReviewService(ctx, {
+    ...input.review,
+    fetchFile: withStagedFiles(config.dataDir, input.review?.fetchFile ?? fetchContributorFile),
+  });
   instrumentReview(review, metrics);
   const timeouts = config.serverTimeouts;
   let fastAnswers = 0;
@@ -394,6 +401,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerAnswerRoutes(app, ctx, review);
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
+  await registerImportRoutes(app, ctx, review);
   const adminSignIn = createAdminSignIn(ctx);
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
