@@ -133,10 +133,20 @@ export interface PlanOptions {
   asOfYear: number;
   /** The URL the importer staged the file under (see api/imports/staged-files.ts). */
   stagedUrl: (sha256: string) => string;
+  /** The corpus's repository page (its SOURCE note), the evidence of last resort. */
+  corpusUrl: string;
 }
 
 const yearText = (v: string | undefined): string => (/^[0-9]{4}$/.test(v?.trim() ?? '') ? v!.trim() : 'unknown');
-const https = (v: string | undefined): string | null => (v && /^https:\/\/[^\s]+$/.test(v) ? v : null);
+/** An HTTPS address as a URI (non-ASCII letters percent-encoded: "Category:Rückert" is not a URI as written). */
+const https = (v: string | undefined | null): string | null => {
+  if (!v || !/^https:\/\/[^\s]+$/.test(v)) return null;
+  try {
+    return new URL(v).href;
+  } catch {
+    return null;
+  }
+};
 
 function composerRowOf(kind: CorpusKind, index: CorpusIndex, file: CorpusFile, score: Row | null): Row | null {
   const set = score ? index.setById.get(score.set_id ?? '') : undefined;
@@ -175,7 +185,7 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
   const itemKey = `${kind.prefix}${file.id}`;
   if (!title) return { kind: 'skip', itemKey, title: file.relPath, composer: composerName, reason: 'the file names no title and the index does not list it' };
   if (!composerName) return { kind: 'skip', itemKey, title, composer: '', reason: 'no composer: neither the index, the folder nor the file names one' };
-  const lyricistName = kind.kind === 'lieder' ? (file.facts.lyricist ?? null) : null;
+  const lyricistName = kind.kind === 'lieder' && file.facts.lyricist ? file.facts.lyricist.slice(0, 160).trim() : null;
   const composerDied = c ? yearText(c.died) : 'unknown';
   const authors: AuthorFact[] = [{ role: 'composer', name: composerName, died: composerDied === 'unknown' ? null : Number(composerDied) }];
   if (kind.kind === 'lieder') authors.push({ role: 'lyricist', name: lyricistName, died: null });
@@ -206,7 +216,7 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
     https(c?.wikipedia),
     https(c?.imslp),
   ].filter((u): u is string => u !== null);
-  const sourcePage = page ?? scan ?? composerEvidence[0] ?? 'https://musescore.com/';
+  const sourcePage = page ?? scan ?? composerEvidence[0] ?? options.corpusUrl;
   const credit = [
     kind.credit,
     page ? `MuseScore page ${page}` : null,
@@ -265,7 +275,9 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
       territory: 'US, EU, CA',
       license: 'CC0-1.0',
       attribution: credit.slice(0, 500),
-      evidenceUrls: [page, scan, lyricistUrl, ...composerEvidence].filter((u): u is string => u !== null).slice(0, 10),
+      evidenceUrls: [page, scan, lyricistUrl, ...composerEvidence, options.corpusUrl]
+        .filter((u): u is string => u !== null)
+        .slice(0, 10),
     },
     assets: [
       {
