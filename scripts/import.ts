@@ -35,7 +35,8 @@ import {
 import { parseCatalogNumbers } from '../src/domain/catalog-numbers.ts';
 import { slugify } from '../src/domain/review/proposal.ts';
 import { fold } from '../src/domain/text.ts';
-import { stagedFileUrl } from '../api/imports/staged-files.ts';
+import { stagedFileUrl, withoutStagedUrlFindings } from '../api/imports/staged-files.ts';
+import { checkPlaceholders } from '../src/domain/contributions/placeholders.ts';
 import type { ImportSummary } from '../src/schemas/imports.ts';
 import { MusicContributionInput } from '../src/schemas/contribution.ts';
 import { validate } from '../src/domain/validation.ts';
@@ -180,8 +181,9 @@ async function catalogKeys(args: Args, composer: string, cache: Map<string, Dupl
     for (let page = 1; page <= 20; page++) {
       const res = await fetch(`${args.server}/api/v1/works?composer=${encodeURIComponent(composer)}&pageSize=100&page=${page}`);
       if (!res.ok) break;
-      const body = (await res.json()) as { data?: Array<{ slug: string; title: string; composer: string; workNumber: string | null }>; meta?: unknown; items?: unknown };
-      const list = (body.data ?? (body as any).items ?? []) as Array<{ slug: string; title: string; composer: string; workNumber: string | null }>;
+      type Summary = { slug: string; title: string; composer: string; workNumber: string | null };
+      const body = (await res.json()) as { data?: { items?: Summary[] } };
+      const list = body.data?.items ?? [];
       for (const w of list) {
         if (fold(w.composer) !== k) continue;
         out.push(duplicateKey(w.slug, w.composer, [w.title], parseCatalogNumbers(`${w.title} ${w.workNumber ?? ''}`)));
@@ -287,7 +289,10 @@ async function main(): Promise<number> {
     }
     planned++;
     // The same checks the server makes, so a dry run finds every body it would refuse.
-    const invalid = [...validate(MusicContributionInput, plan.body), ...checkContributionSafety(plan.body)];
+    const invalid = [
+      ...validate(MusicContributionInput, plan.body),
+      ...withoutStagedUrlFindings([...checkContributionSafety(plan.body), ...checkPlaceholders(plan.body)], plan.body),
+    ];
     if (invalid.length > 0) {
       failures.push(`${plan.itemKey}: not a valid contribution: ${invalid.map((e) => `${e.pointer ?? ''} ${e.detail}`).join('; ')}`.slice(0, 500));
       progress.tick(++done, `${plan.itemKey} invalid`);

@@ -19,7 +19,7 @@ import { ProblemError } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
 import type { ReviewService } from '../review/service.ts';
 import { ImportStore, type StoredBatchItem } from './store.ts';
-import { markStaged } from './staged-files.ts';
+import { markStaged, withoutStagedUrlFindings } from './staged-files.ts';
 import {
   BATCH_ACTIONS,
   BatchActionBody,
@@ -132,7 +132,7 @@ export async function registerImportRoutes(app: FastifyInstance, ctx: AppContext
       const errors = [
         ...schemaErrors,
         ...(schemaErrors.length === 0
-          ? [...checkContributionSafety(c), ...checkPlaceholders(c)].map((e) => ({
+          ? withoutStagedUrlFindings([...checkContributionSafety(c), ...checkPlaceholders(c)], c).map((e) => ({
               ...e,
               pointer: `/contribution${e.pointer ?? ''}`,
             }))

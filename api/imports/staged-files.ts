@@ -13,6 +13,24 @@ import { FetchRefusedError, type FetchContributorFile } from '../review/types.ts
 
 const STAGED_URL = /^https:\/\/imports\.invalid\/sha256\/([0-9a-f]{64})$/;
 
+export function isStagedFileUrl(url: string | null | undefined): boolean {
+  return STAGED_URL.test(url ?? '');
+}
+
+/**
+ * The placeholder check refuses `.invalid` hosts (a contributor's URL must resolve); an import
+ * item's staged-file addresses are `.invalid` on purpose, so that one finding is dropped for them.
+ */
+export function withoutStagedUrlFindings<E extends { pointer?: string }>(
+  errors: E[],
+  contribution: { assets: Array<{ downloadUrl?: string | null }> },
+): E[] {
+  return errors.filter((e) => {
+    const m = /^\/assets\/([0-9]+)\/downloadUrl$/.exec(e.pointer ?? '');
+    return !(m && isStagedFileUrl(contribution.assets[Number(m[1])]?.downloadUrl));
+  });
+}
+
 export function stagedFileUrl(sha256: string): string {
   return `https://imports.invalid/sha256/${sha256.toLowerCase()}`;
 }

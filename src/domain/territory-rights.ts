@@ -99,6 +99,10 @@ function byTerm(
 ): TerritoryVerdict {
   const last = lastDeath(facts.authors);
   if (last.year === null) {
+    // An author whose term has not run out decides it alone: a missing death year can only lengthen the term.
+    const known = lastDeath(facts.authors.filter((a) => a.name !== null && a.died !== null));
+    if (known.year === 'living' || (typeof known.year === 'number' && facts.asOfYear < known.year + termOf(known.year) + 1))
+      return byTerm({ ...facts, authors: facts.authors.filter((a) => a.name !== null && a.died !== null) }, termOf, ruleWords);
     return {
       status: 'unknown',
       note: `Unknown: ${last.missing.join(' and ')} ${last.missing.length === 1 ? 'is' : 'are'} not known.`,
@@ -203,7 +207,7 @@ export function notPublicDomainReason(rights: TerritoryRights, facts: RightsFact
   for (const t of ['EU', 'CA', 'US'] as const) {
     const v = rights[t];
     if (v.status !== 'not-public-domain') continue;
-    const last = lastDeath(facts.authors);
+    const last = lastDeath(facts.authors.filter((a) => a.name !== null && a.died !== null));
     const who =
       t === 'US' && typeof facts.firstPublished === 'number'
         ? `first published in ${facts.firstPublished}`
