@@ -182,6 +182,7 @@ describe('bulk import of a corpus through review', () => {
     expect(history.filter((x) => x.action).every((x) => x.actor === 'alice')).toBe(true);
 
     const found = await h.get('/api/v1/works?q=erlkoenig');
+    expect(found.statusCode, found.body).toBe(200);
     const slug = (found.json().data.items as Array<{ slug: string; composer: string }>).find((w) => w.composer === 'Corona Schröter')?.slug;
     expect(slug, found.body).toBeDefined();
     const byPoet = await h.get('/api/v1/works?q=goethe');
