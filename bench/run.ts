@@ -26,6 +26,7 @@ import { runPageWeightBench } from './lib/page-weight.ts';
 import { scaleStaticSection, staticSection } from './lib/static.ts';
 import { scaleSection } from './lib/scale.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
+import { importSection } from './lib/import.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     'apply-scenarios': { type: 'string' },
     'hugo-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
+    'import-limit': { type: 'string' },
+    'import-submit': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -133,6 +136,10 @@ const SECTIONS: Section[] = [
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
   scaleStaticSection({ dataDir: values['scale-data'] }),
+  importSection({
+    limit: values['import-limit'] ? Number(values['import-limit']) : undefined,
+    submit: values['import-submit'],
+  }),
 ];
 
 if (values.help) {

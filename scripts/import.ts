@@ -119,7 +119,16 @@ function parse(): Args {
   ).trim();
   if (!dryRun && !key)
     usage('no admin key: set ARCHIVE_ADMIN_KEY or pass --key-file <file> (keys are never taken from the command line)');
-  return { folder: path.resolve(folder), limit, only, dryRun, asOfYear, server: values.server.replace(/\/+$/, ''), key, json: values.json };
+  return {
+    folder: path.resolve(folder),
+    limit,
+    only,
+    dryRun,
+    asOfYear,
+    server: values.server.replace(/\/+$/, ''),
+    key,
+    json: values.json,
+  };
 }
 
 function awaitRead(file: string): string | null {
@@ -141,7 +150,9 @@ class Progress {
     if (this.tty) {
       const width = 30;
       const filled = Math.round((done / Math.max(1, this.total)) * width);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${label.slice(0, 60).padEnd(60)}`);
+      process.stderr.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${label.slice(0, 60).padEnd(60)}`,
+      );
       if (done === this.total) process.stderr.write('\n');
     } else if (done === this.total || Date.now() - this.lastLine > 2000) {
       this.lastLine = Date.now();
@@ -150,7 +161,13 @@ class Progress {
   }
 }
 
-async function api(args: Args, method: string, url: string, body?: unknown, raw?: Buffer): Promise<{ status: number; json: any }> {
+async function api(
+  args: Args,
+  method: string,
+  url: string,
+  body?: unknown,
+  raw?: Buffer,
+): Promise<{ status: number; json: any }> {
   for (let attempt = 0; ; attempt++) {
     try {
       const res = await fetch(`${args.server}${url}`, {
@@ -158,7 +175,11 @@ async function api(args: Args, method: string, url: string, body?: unknown, raw?
         headers: {
           authorization: `Bearer ${args.key}`,
           accept: 'application/json',
-          ...(raw ? { 'content-type': 'application/octet-stream' } : body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(raw
+            ? { 'content-type': 'application/octet-stream' }
+            : body !== undefined
+              ? { 'content-type': 'application/json' }
+              : {}),
         },
         ...(raw ? { body: new Uint8Array(raw) } : body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
@@ -179,7 +200,9 @@ async function catalogKeys(args: Args, composer: string, cache: Map<string, Dupl
   const out: Array<DuplicateKey & { titles: string[] }> = [];
   try {
     for (let page = 1; page <= 20; page++) {
-      const res = await fetch(`${args.server}/api/v1/works?composer=${encodeURIComponent(composer)}&pageSize=100&page=${page}`);
+      const res = await fetch(
+        `${args.server}/api/v1/works?composer=${encodeURIComponent(composer)}&pageSize=100&page=${page}`,
+      );
       if (!res.ok) break;
       type Summary = { slug: string; title: string; composer: string; workNumber: string | null };
       const body = (await res.json()) as { data?: { items?: Summary[] } };
@@ -201,11 +224,18 @@ async function main(): Promise<number> {
   const args = parse();
   const started = Date.now();
   const scoresDir = path.join(args.folder, 'scores');
-  const files = await scoreFiles(scoresDir).catch(() => usage(`${scoresDir} cannot be read; is ${args.folder} a corpus folder?`));
+  const files = await scoreFiles(scoresDir).catch(() =>
+    usage(`${scoresDir} cannot be read; is ${args.folder} a corpus folder?`),
+  );
   const kind = corpusKindOf(files.map((f) => path.basename(f)));
   if (!kind) usage(`${args.folder} holds no OpenScore score files (lc<id>.mxl or sq<id>.mxl)`);
-  const read = async (name: string) => parseTsv(await fs.readFile(path.join(args.folder, 'data', name), 'utf8').catch(() => ''));
-  const tables = { composers: await read('composers.tsv'), scores: await read('scores.tsv'), sets: await read('sets.tsv') };
+  const read = async (name: string) =>
+    parseTsv(await fs.readFile(path.join(args.folder, 'data', name), 'utf8').catch(() => ''));
+  const tables = {
+    composers: await read('composers.tsv'),
+    scores: await read('scores.tsv'),
+    sets: await read('sets.tsv'),
+  };
   const index = indexTables(tables);
   // The SOURCE note names the corpus's repository ("repository: github.com/OpenScore/Lieder").
   const source = await fs.readFile(path.join(args.folder, 'SOURCE'), 'utf8').catch(() => '');
@@ -273,12 +303,19 @@ async function main(): Promise<number> {
         const pair = `${fold(plan.composer)}|${fold(plan.title)}`;
         const listed = index.scoreById.has(id);
         const slug = slugify(
-          listed && (pairCount.get(pair) ?? 0) <= 1 ? `${plan.composer} ${plan.title}` : `${plan.composer} ${plan.title} ${plan.itemKey}`,
+          listed && (pairCount.get(pair) ?? 0) <= 1
+            ? `${plan.composer} ${plan.title}`
+            : `${plan.composer} ${plan.title} ${plan.itemKey}`,
         );
         plan.body.target = { workSlug: slug };
       }
     } catch (err) {
-      summary.skipped.push({ itemKey: `${kind.prefix}${id}`, title: rel, composer: '', reason: `the file cannot be read: ${(err as Error).message}`.slice(0, 500) });
+      summary.skipped.push({
+        itemKey: `${kind.prefix}${id}`,
+        title: rel,
+        composer: '',
+        reason: `the file cannot be read: ${(err as Error).message}`.slice(0, 500),
+      });
       progress.tick(++done, `${kind.prefix}${id} unreadable`);
       continue;
     }
@@ -294,23 +331,40 @@ async function main(): Promise<number> {
       ...withoutStagedUrlFindings([...checkContributionSafety(plan.body), ...checkPlaceholders(plan.body)], plan.body),
     ];
     if (invalid.length > 0) {
-      failures.push(`${plan.itemKey}: not a valid contribution: ${invalid.map((e) => `${e.pointer ?? ''} ${e.detail}`).join('; ')}`.slice(0, 500));
+      failures.push(
+        `${plan.itemKey}: not a valid contribution: ${invalid.map((e) => `${e.pointer ?? ''} ${e.detail}`).join('; ')}`.slice(
+          0,
+          500,
+        ),
+      );
       progress.tick(++done, `${plan.itemKey} invalid`);
       continue;
     }
     const known = args.dryRun && !args.key ? [] : await catalogKeys(args, plan.composer, catalogCache);
     const duplicateOf =
-      findDuplicate(plan.duplicate, known.filter((k) => k.label !== plan.body.target?.workSlug)) ?? findDuplicate(plan.duplicate, seen);
+      findDuplicate(
+        plan.duplicate,
+        known.filter((k) => k.label !== plan.body.target?.workSlug),
+      ) ?? findDuplicate(plan.duplicate, seen);
     seen.push(plan.duplicate);
     if (duplicateOf) summary.duplicates++;
     if (!args.dryRun) {
       try {
-        const put = await api(args, 'PUT', `/api/v1/admin/imports/files/${plan.body.assets[0]!.sha256}`, undefined, data);
+        const put = await api(
+          args,
+          'PUT',
+          `/api/v1/admin/imports/files/${plan.body.assets[0]!.sha256}`,
+          undefined,
+          data,
+        );
         if (put.status !== 201) throw new Error(`staging the file: HTTP ${put.status} ${put.json?.detail ?? ''}`);
         const res = await api(args, 'POST', '/api/v1/admin/imports/items', { contribution: plan.body, duplicateOf });
         if (res.status === 201) summary.submitted++;
         else if (res.status === 200) summary.alreadySubmitted++;
-        else throw new Error(`HTTP ${res.status} ${res.json?.detail ?? ''} ${JSON.stringify(res.json?.errors ?? [])}`.slice(0, 500));
+        else
+          throw new Error(
+            `HTTP ${res.status} ${res.json?.detail ?? ''} ${JSON.stringify(res.json?.errors ?? [])}`.slice(0, 500),
+          );
       } catch (err) {
         failures.push(`${plan.itemKey}: ${(err as Error).message}`);
       }
@@ -347,7 +401,9 @@ async function main(): Promise<number> {
       `Probable duplicates flagged: ${summary.duplicates}.`,
       `Skipped: ${summary.skipped.length}${summary.skipped.length ? ':' : '.'}`,
       ...[...reasons].map(([reason, n]) => `  ${n} × ${reason}`),
-      ...(failures.length ? [`Failed: ${failures.length} (run again to retry them):`, ...failures.map((f) => `  ${f}`)] : []),
+      ...(failures.length
+        ? [`Failed: ${failures.length} (run again to retry them):`, ...failures.map((f) => `  ${f}`)]
+        : []),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   }

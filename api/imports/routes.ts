@@ -17,8 +17,7 @@ import type { AppContext } from '../context.ts';
 import { isOperatorLabel, principalOf, requireRole } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
-import type { ReviewService } from '../review/service.ts';
-import { ImportStore, type StoredBatchItem } from './store.ts';
+import type { BatchService, BatchAction } from './service.ts';
 import { markStaged, withoutStagedUrlFindings } from './staged-files.ts';
 import {
   BATCH_ACTIONS,
@@ -26,14 +25,10 @@ import {
   BatchQuery,
   ImportItemInput,
   ImportSummary,
-  type BatchItemView,
 } from '../../src/schemas/imports.ts';
 import { checkContributionSafety } from '../../src/domain/contributions/safety.ts';
 import { checkPlaceholders } from '../../src/domain/contributions/placeholders.ts';
 import { validate } from '../../src/domain/validation.ts';
-import { MusicContributionInput, type StoredContribution } from '../../src/schemas/contribution.ts';
-import { authorsOf, firstPublishedFact } from '../../src/domain/review/proposal.ts';
-import { territoryRights } from '../../src/domain/territory-rights.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import { DigestMismatchError } from '../blobs/blob-store.ts';
 
@@ -42,59 +37,23 @@ const FILE_BODY_LIMIT = 200 * 1024 * 1024;
 
 const FileParams = Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
 const BatchParams = Type.Object({ batchId: Type.String({ maxLength: 80 }) });
-const BatchActionParams = Type.Object({ batchId: Type.String({ maxLength: 80 }), action: Type.String({ maxLength: 40 }) });
+const BatchActionParams = Type.Object({
+  batchId: Type.String({ maxLength: 80 }),
+  action: Type.String({ maxLength: 40 }),
+});
 
-/** The rights the contribution's facts give, per territory, for the batch listing. */
-export function itemRights(c: MusicContributionInput, asOfYear: number) {
-  const w = c.work ?? {};
-  const composer = { name: w.composer ?? '', died: w.composerFacts?.died ?? 'unknown' };
-  return territoryRights({
-    authors: authorsOf(composer, w.lyricist ?? null, w.hasLyrics === true),
-    firstPublished: firstPublishedFact(w.firstPublished),
-    asOfYear,
-  });
-}
-
-export async function registerImportRoutes(app: FastifyInstance, ctx: AppContext, reviews: ReviewService): Promise<void> {
+export async function registerImportRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  batches: BatchService,
+): Promise<void> {
   const base = ctx.config.publicBaseUrl;
   const auth = requireRole(ctx, ['admin']);
-  const store = new ImportStore(ctx.config.dataDir);
+  const store = batches.store;
   const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-  const view = (item: StoredBatchItem, record: StoredContribution): BatchItemView => {
-    const c = record.submission;
-    const rights = itemRights(c, new Date().getUTCFullYear());
-    return {
-      itemKey: item.itemKey,
-      trackingCode: item.trackingCode,
-      status: record.status,
-      title: c.work?.title ?? '',
-      composer: c.work?.composer ?? '',
-      lyricist: c.work?.lyricist?.name ?? null,
-      duplicateOf: item.duplicateOf,
-      territories: { US: rights.US.status, EU: rights.EU.status, CA: rights.CA.status },
-      missingFacts: rights.missingFacts,
-      links: {
-        admin: `${base}${ADMIN}/contributions/${item.trackingCode}`,
-        desk: `${base}/admin/items/${item.trackingCode}`,
-      },
-    };
-  };
-
-  async function batchItems(batchId: string): Promise<BatchItemView[]> {
-    const out: BatchItemView[] = [];
-    for (const item of await store.itemsOf(batchId)) {
-      const record = await ctx.intake.getContribution(item.trackingCode);
-      if (record) out.push(view(item, record));
-    }
-    return out;
-  }
-
-  async function batchOrThrow(batchId: string) {
-    const batch = await store.getBatch(batchId);
-    if (!batch) throw new ProblemError('not-found', `No import batch is called "${batchId}".`);
-    return batch;
-  }
+  const batchItems = (id: string) => batches.items(id);
+  const batchOrThrow = (id: string) => batches.batchOrThrow(id);
 
   await app.register(async (scope) => {
     // Score files arrive as the raw request stream, hashed while stored (never buffered whole).
@@ -139,7 +98,10 @@ export async function registerImportRoutes(app: FastifyInstance, ctx: AppContext
           : []),
       ];
       if (schemaErrors.length === 0 && !c.batch)
-        errors.push({ pointer: '/contribution/batch', detail: 'is required for an import item (batch id and item key)' });
+        errors.push({
+          pointer: '/contribution/batch',
+          detail: 'is required for an import item (batch id and item key)',
+        });
       if (schemaErrors.length === 0 && c.operation !== 'new-work')
         errors.push({ pointer: '/contribution/operation', detail: 'must be "new-work" for an import item' });
       if (errors.length > 0)
@@ -232,45 +194,16 @@ export async function registerImportRoutes(app: FastifyInstance, ctx: AppContext
     async (request, reply) => {
       const { action } = request.params;
       if (!(BATCH_ACTIONS as readonly string[]).includes(action))
-        throw new ProblemError('not-found', `Unknown batch action "${action}"; use one of ${BATCH_ACTIONS.join(', ')}.`);
+        throw new ProblemError(
+          'not-found',
+          `Unknown batch action "${action}"; use one of ${BATCH_ACTIONS.join(', ')}.`,
+        );
       const batch = await batchOrThrow(request.params.batchId);
-      const all = await batchItems(batch.batchId);
-      const wanted = request.body.items ? new Set(request.body.items.map((s) => s.toUpperCase())) : null;
-      const chosen = wanted
-        ? all.filter((i) => wanted.has(i.trackingCode.toUpperCase()) || wanted.has(i.itemKey.toUpperCase()))
-        : all;
-      if (wanted && chosen.length !== wanted.size) {
-        const known = new Set(chosen.flatMap((i) => [i.trackingCode.toUpperCase(), i.itemKey.toUpperCase()]));
-        const missing = [...wanted].filter((w) => !known.has(w));
-        throw new ProblemError('invalid-body', `${missing.length} of the named items are not in this batch.`, {
-          errors: missing.slice(0, 20).map((m) => ({ pointer: '/items', detail: `"${m}" is not an item of ${batch.batchId}` })),
-        });
-      }
-      // Only the items the action fits: accept what is pending, apply what is accepted, decline what is open.
-      const fits = (s: string) =>
-        action === 'accept' ? s === 'pending' : action === 'apply' ? s === 'accepted' : s === 'pending' || s === 'accepted' || s === 'needs-information';
       const { label } = principalOf(request as FastifyRequest);
-      const actor = { label, operatorLabeled: isOperatorLabel(label) };
-      const results: Array<{ trackingCode: string; itemKey: string; status: string; error: string | null }> = [];
-      for (const item of chosen.filter((i) => fits(i.status))) {
-        try {
-          const { record } = await reviews.act(
-            'contribution',
-            item.trackingCode,
-            action as 'accept' | 'decline' | 'apply',
-            { reviewer: request.body.reviewer ?? label, ...(request.body.note ? { note: request.body.note } : {}) },
-            actor,
-          );
-          results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
-        } catch (err) {
-          results.push({
-            trackingCode: item.trackingCode,
-            itemKey: item.itemKey,
-            status: item.status,
-            error: (err as Error).message,
-          });
-        }
-      }
+      const results = await batches.act(batch.batchId, action as BatchAction, request.body, {
+        label,
+        operatorLabeled: isOperatorLabel(label),
+      });
       return sendPrivateJson(reply, {
         batchId: batch.batchId,
         action,

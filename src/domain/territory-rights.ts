@@ -70,7 +70,11 @@ function deathFact(a: AuthorFact): string {
 }
 
 /** The last death year of the authors, or the facts missing to know it (a living author: 'living'). */
-function lastDeath(authors: AuthorFact[]): { year: number | 'living' | null; missing: string[]; who: AuthorFact | null } {
+function lastDeath(authors: AuthorFact[]): {
+  year: number | 'living' | null;
+  missing: string[];
+  who: AuthorFact | null;
+} {
   const missing: string[] = [];
   let year: number | 'living' = -Infinity as number;
   let who: AuthorFact | null = null;
@@ -101,8 +105,15 @@ function byTerm(
   if (last.year === null) {
     // An author whose term has not run out decides it alone: a missing death year can only lengthen the term.
     const known = lastDeath(facts.authors.filter((a) => a.name !== null && a.died !== null));
-    if (known.year === 'living' || (typeof known.year === 'number' && facts.asOfYear < known.year + termOf(known.year) + 1))
-      return byTerm({ ...facts, authors: facts.authors.filter((a) => a.name !== null && a.died !== null) }, termOf, ruleWords);
+    if (
+      known.year === 'living' ||
+      (typeof known.year === 'number' && facts.asOfYear < known.year + termOf(known.year) + 1)
+    )
+      return byTerm(
+        { ...facts, authors: facts.authors.filter((a) => a.name !== null && a.died !== null) },
+        termOf,
+        ruleWords,
+      );
     return {
       status: 'unknown',
       note: `Unknown: ${last.missing.join(' and ')} ${last.missing.length === 1 ? 'is' : 'are'} not known.`,
@@ -164,7 +175,7 @@ function us(facts: RightsFacts): TerritoryVerdict {
   if (p === null) {
     return {
       status: 'unknown',
-      note: 'Unknown: the first publication year is not known (a published work is free 95 years after publication; the authors\' death years alone do not decide it).',
+      note: "Unknown: the first publication year is not known (a published work is free 95 years after publication; the authors' death years alone do not decide it).",
       missingFacts: ['the first publication year'],
       freeFromYear: null,
     };
@@ -212,10 +223,10 @@ export function notPublicDomainReason(rights: TerritoryRights, facts: RightsFact
       t === 'US' && typeof facts.firstPublished === 'number'
         ? `first published in ${facts.firstPublished}`
         : last.who && typeof last.year === 'number'
-        ? `${last.who.role} died in ${last.year}`
-        : last.who
-          ? `${last.who.role} is living`
-          : 'first publication';
+          ? `${last.who.role} died in ${last.year}`
+          : last.who
+            ? `${last.who.role} is living`
+            : 'first publication';
     const until = v.freeFromYear !== null ? ` until ${v.freeFromYear}` : '';
     return `${who}: not public domain in ${territoryName(t)}${until}`;
   }

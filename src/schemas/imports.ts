@@ -27,7 +27,10 @@ export const ImportSkip = Type.Object(
     itemKey: Type.String({ maxLength: 120 }),
     title: Type.String({ maxLength: 300 }),
     composer: Type.String({ maxLength: 200 }),
-    reason: Type.String({ maxLength: 500, description: 'Why it was not submitted, e.g. "composer died in 1960: not public domain in the EU until 2031".' }),
+    reason: Type.String({
+      maxLength: 500,
+      description: 'Why it was not submitted, e.g. "composer died in 1960: not public domain in the EU until 2031".',
+    }),
   },
   { ...strict, title: 'ImportSkip' },
 );
@@ -39,7 +42,10 @@ export const ImportSummary = Type.Object(
     finishedAtUtc: UtcTimestamp('When the import run finished (UTC).'),
     considered: Type.Integer({ minimum: 0, description: 'Score files the run looked at.' }),
     submitted: Type.Integer({ minimum: 0, description: 'New contributions this run submitted.' }),
-    alreadySubmitted: Type.Integer({ minimum: 0, description: 'Works an earlier run had submitted (nothing new sent).' }),
+    alreadySubmitted: Type.Integer({
+      minimum: 0,
+      description: 'Works an earlier run had submitted (nothing new sent).',
+    }),
     duplicates: Type.Integer({ minimum: 0, description: 'Submitted works flagged as probable duplicates.' }),
     skipped: Type.Array(ImportSkip, { maxItems: 100_000, description: 'Works not submitted, each with the reason.' }),
   },
@@ -92,7 +98,10 @@ export const BatchItemView = Type.Object(
     duplicateOf: Nullable(Type.String()),
     territories: TerritoryBrief,
     missingFacts: Type.Array(Type.String()),
-    links: Type.Object({ admin: AbsoluteUrl('The item in the admin API.'), desk: AbsoluteUrl('The item in the desk.') }),
+    links: Type.Object({
+      admin: AbsoluteUrl('The item in the admin API.'),
+      desk: AbsoluteUrl('The item in the desk.'),
+    }),
   },
   { ...strict, title: 'BatchItemView' },
 );

@@ -60,9 +60,17 @@ describe('per-territory rights from death years and publication', () => {
         ],
       }),
     );
-    expect(unknown.EU).toMatchObject({ status: 'unknown', missingFacts: ["the lyricist's death year (Wilhelm Müller)"] });
+    expect(unknown.EU).toMatchObject({
+      status: 'unknown',
+      missingFacts: ["the lyricist's death year (Wilhelm Müller)"],
+    });
     const unnamed = territoryRights(
-      facts({ authors: [{ role: 'composer', name: 'A', died: 1828 }, { role: 'lyricist', name: null, died: null }] }),
+      facts({
+        authors: [
+          { role: 'composer', name: 'A', died: 1828 },
+          { role: 'lyricist', name: null, died: null },
+        ],
+      }),
     );
     expect(unnamed.EU.missingFacts).toEqual(['the lyricist (not named in the source)']);
     const later = territoryRights(

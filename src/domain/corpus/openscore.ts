@@ -93,7 +93,12 @@ export interface DuplicateKey {
   catalog: string[];
 }
 
-export function duplicateKey(label: string, composer: string, titles: string[], catalog: ParsedCatalogNumber[]): DuplicateKey & { titles: string[] } {
+export function duplicateKey(
+  label: string,
+  composer: string,
+  titles: string[],
+  catalog: ParsedCatalogNumber[],
+): DuplicateKey & { titles: string[] } {
   const t = titles.map((x) => fold(x)).filter(Boolean);
   return {
     label,
@@ -154,7 +159,9 @@ function composerRowOf(kind: CorpusKind, index: CorpusIndex, file: CorpusFile, s
   if (byId) return byId;
   // Not listed (or listed without a set): the folder the file is in, then the file's own creator.
   const folder = file.relPath.split('/')[0] ?? '';
-  const byPath = index.composerByPath.get(folder) ?? [...index.composerByPath.entries()].find(([p]) => p && folder.startsWith(p))?.[1];
+  const byPath =
+    index.composerByPath.get(folder) ??
+    [...index.composerByPath.entries()].find(([p]) => p && folder.startsWith(p))?.[1];
   if (byPath) return byPath;
   void kind;
   return file.facts.composer ? (index.composerByName.get(fold(file.facts.composer)) ?? null) : null;
@@ -162,7 +169,10 @@ function composerRowOf(kind: CorpusKind, index: CorpusIndex, file: CorpusFile, s
 
 /** "Schubert,_Franz" -> "Schubert, Franz"; "Barnard,_Charlotte_Alington_-_aka_Claribel" -> "Barnard, Charlotte Alington". */
 function sortNameFromPath(path: string | undefined, name: string): string {
-  const p = (path ?? '').replace(/_-_aka_.*$/, '').replace(/_/g, ' ').trim();
+  const p = (path ?? '')
+    .replace(/_-_aka_.*$/, '')
+    .replace(/_/g, ' ')
+    .trim();
   return p.includes(',') ? p : name;
 }
 
@@ -179,15 +189,33 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
   const composerName = c?.name || file.facts.composer || '';
   const title = (
     score?.name ||
-    (kind.kind === 'lieder' ? file.facts.movementTitle || file.facts.workTitle : file.facts.workTitle || file.facts.movementTitle) ||
+    (kind.kind === 'lieder'
+      ? file.facts.movementTitle || file.facts.workTitle
+      : file.facts.workTitle || file.facts.movementTitle) ||
     ''
   ).slice(0, 200);
   const itemKey = `${kind.prefix}${file.id}`;
-  if (!title) return { kind: 'skip', itemKey, title: file.relPath, composer: composerName, reason: 'the file names no title and the index does not list it' };
-  if (!composerName) return { kind: 'skip', itemKey, title, composer: '', reason: 'no composer: neither the index, the folder nor the file names one' };
+  if (!title)
+    return {
+      kind: 'skip',
+      itemKey,
+      title: file.relPath,
+      composer: composerName,
+      reason: 'the file names no title and the index does not list it',
+    };
+  if (!composerName)
+    return {
+      kind: 'skip',
+      itemKey,
+      title,
+      composer: '',
+      reason: 'no composer: neither the index, the folder nor the file names one',
+    };
   const lyricistName = kind.kind === 'lieder' && file.facts.lyricist ? file.facts.lyricist.slice(0, 160).trim() : null;
   const composerDied = c ? yearText(c.died) : 'unknown';
-  const authors: AuthorFact[] = [{ role: 'composer', name: composerName, died: composerDied === 'unknown' ? null : Number(composerDied) }];
+  const authors: AuthorFact[] = [
+    { role: 'composer', name: composerName, died: composerDied === 'unknown' ? null : Number(composerDied) },
+  ];
   if (kind.kind === 'lieder') authors.push({ role: 'lyricist', name: lyricistName, died: null });
   const facts = { authors, firstPublished: null, asOfYear: options.asOfYear };
   const rights = territoryRights(facts);
@@ -198,7 +226,8 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
   const own = parseCatalogNumbers(title);
   const setName = set?.name ?? (kind.kind === 'lieder' ? file.facts.workTitle : null) ?? '';
   const setNumbers = kind.kind === 'lieder' && own.length === 0 ? parseCatalogNumbers(setName) : [];
-  const movement = file.facts.movementNumber && /^[0-9]{1,3}$/.test(file.facts.movementNumber) ? file.facts.movementNumber : null;
+  const movement =
+    file.facts.movementNumber && /^[0-9]{1,3}$/.test(file.facts.movementNumber) ? file.facts.movementNumber : null;
   const catalogNumbers =
     own.length > 0
       ? own
@@ -306,7 +335,11 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
     ],
     quality: {},
     changeSummary: `New work from the ${kind.credit}: score ${file.id} (${file.relPath}).`.slice(0, 2000),
-    rationale: `Imported by the archive's importer. Rights by territory: US ${rights.US.status}, EU ${rights.EU.status}, CA ${rights.CA.status}${rights.missingFacts.length ? `; missing: ${rights.missingFacts.join('; ')}` : ''}.`.slice(0, 2000),
+    rationale:
+      `Imported by the archive's importer. Rights by territory: US ${rights.US.status}, EU ${rights.EU.status}, CA ${rights.CA.status}${rights.missingFacts.length ? `; missing: ${rights.missingFacts.join('; ')}` : ''}.`.slice(
+        0,
+        2000,
+      ),
     batch: { id: kind.batchId, title: `Import of the ${kind.credit}`, itemKey },
   };
   return {
