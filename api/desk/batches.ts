@@ -16,6 +16,7 @@ import { html, page, type DeskSessionView } from './html.ts';
 import { DESK_CSP } from './routes.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
+const DONE_WORDS: Record<BatchAction, string> = { accept: 'accepted', decline: 'declined', apply: 'applied' };
 
 function send(reply: FastifyReply, status: number, text: string): FastifyReply {
   return reply
@@ -205,7 +206,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
             .code(303)
             .header(
               'Location',
-              `/admin/batches/${encodeURIComponent(request.params.batchId)}?done=${ok}%20${action === 'apply' ? 'applied' : `${action}ed`}`,
+              `/admin/batches/${encodeURIComponent(request.params.batchId)}?done=${ok}%20${DONE_WORDS[action]}`,
             )
             .send();
         } catch (err) {
