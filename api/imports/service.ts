@@ -107,15 +107,15 @@ export class BatchService {
       });
     }
     const results: BatchActionResult[] = [];
-    for (const item of chosen.filter((i) => fits(action, i.status))) {
+    const fitting = chosen.filter((i) => fits(action, i.status));
+    const body0 = { reviewer: body.reviewer ?? actor.label, ...(body.note ? { note: body.note } : {}) };
+    for (const item of fitting) {
       try {
-        const { record } = await this.reviews.act(
-          'contribution',
-          item.trackingCode,
-          action,
-          { reviewer: body.reviewer ?? actor.label, ...(body.note ? { note: body.note } : {}) },
-          actor,
-        );
+        // Applies are requested without waiting, so the review service's apply queue merges them
+        // together and rebuilds once for all that are queued (api/review/apply.ts).
+        const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor, {
+          wait: action !== 'apply',
+        });
         results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
       } catch (err) {
         results.push({
@@ -124,6 +124,18 @@ export class BatchService {
           status: item.status,
           error: (err as Error).message,
         });
+      }
+    }
+    if (action === 'apply') {
+      await this.reviews.settled();
+      // The outcome of each apply is on its record: visible (applied) or failed (still accepted, with the error).
+      for (const r of results) {
+        if (r.error !== null) continue;
+        const record = await this.ctx.intake.getContribution(r.trackingCode);
+        r.status = record?.status ?? r.status;
+        if (record && record.status !== 'applied')
+          r.error =
+            record.apply?.state === 'failed' ? 'the apply failed; see the item' : `the item is ${record.status}`;
       }
     }
     return results;

@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Accept, decline or apply works of a batch, chosen or all
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies run one after another (one merge and rebuild per work).
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies are requested together: the review service merges them one after another and rebuilds once for all that are queued; the answer comes when every apply is visible or failed.
          */
         post: operations["actOnBatch"];
         delete?: never;

@@ -144,7 +144,7 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
     tags: ['admin'],
     security: SECURITY,
     summary: 'Accept, decline or apply works of a batch, chosen or all',
-    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies run one after another (one merge and rebuild per work).`,
+    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies are requested together: the review service merges them one after another and rebuilds once for all that are queued; the answer comes when every apply is visible or failed.`,
     parameters: [
       batchParam,
       {
