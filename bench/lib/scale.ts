@@ -31,7 +31,7 @@
  *     runs static GETs (2 connections, 12 s); the longest request, against the same probe without
  *     swaps. Target: longest request <= 100 ms.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep, type Cleanup } from './util.ts';
@@ -47,23 +47,32 @@ import { ANSWER_CACHE_ENTRIES } from '../../api/catalog/answer-cache.ts';
 const DISTINCT_FACTOR = 20;
 
 /**
- * Catalog queries the service has not answered before, every one with results: for each word of
- * the slugs, its total is asked once, then every (page size, page) pair inside that total is a
- * URL. Throws when the catalog cannot give DISTINCT_FACTOR x the cache's entries, rather than
- * reporting a cached figure as an uncached one.
+ * Catalog queries the service has not answered before, every one with results. The filters are
+ * each slug word, each instrument, and each of the first 100 words with each instrument; the
+ * total of every filter is asked once, then every (page size, page) pair inside that total is a
+ * URL, the largest page sizes first (the dearer answers), until there are 4x what is needed; the
+ * list is shuffled. Throws when the catalog cannot give DISTINCT_FACTOR x the cache's entries,
+ * rather than reporting a cached figure as an uncached one.
  */
-async function distinctQueries(base: string, slugs: string[]): Promise<WrkRequest[]> {
+async function distinctQueries(base: string, slugs: string[], instruments: string[]): Promise<WrkRequest[]> {
   const words = [...new Set(slugs.flatMap((sl) => sl.split('-')).filter((w) => /^[a-z]{3,}$/.test(w)))].slice(0, 400);
+  const filters = [
+    ...words.map((w) => `query=${w}`),
+    ...instruments.map((i) => `instrument=${i}`),
+    ...words.slice(0, 100).flatMap((w) => instruments.map((i) => `query=${w}&instrument=${i}`)),
+  ];
   const want = DISTINCT_FACTOR * ANSWER_CACHE_ENTRIES;
-  const urls = new Set<string>();
-  for (const w of words) {
-    const r = await get(`${base}/api/v1/works?query=${w}&pageSize=1`);
-    if (r.status !== 200) throw new Error(`query ${w} answered ${r.status}`);
+  const totals: Array<[string, number]> = [];
+  for (const f of filters) {
+    const r = await get(`${base}/api/v1/works?${f}&pageSize=1`);
+    if (r.status !== 200) throw new Error(`/api/v1/works?${f} answered ${r.status}`);
     const total = (JSON.parse(r.body.toString()) as { data: { total: number } }).data.total;
-    for (let size = 5; size <= 100 && total > 0; size += 1)
-      for (let p = 1; (p - 1) * size < total && p <= 200; p++)
-        urls.add(`/api/v1/works?query=${w}&pageSize=${size}&page=${p}`);
+    if (total > 0) totals.push([f, total]);
   }
+  const urls = new Set<string>();
+  for (let size = 100; size >= 1 && urls.size < 4 * want; size--)
+    for (const [f, total] of totals)
+      for (let p = 1; (p - 1) * size < total; p++) urls.add(`/api/v1/works?${f}&pageSize=${size}&page=${p}`);
   if (urls.size < want)
     throw new Error(
       `only ${urls.size} distinct catalog queries with results (need ${want}, ${DISTINCT_FACTOR} x the answer cache's ${ANSWER_CACHE_ENTRIES} entries)`,
@@ -357,7 +366,12 @@ export function scaleSection(options: ScaleOptions = {}): Section {
         // entries at most about C/N of the requests can hit. The list is built to hold at least
         // DISTINCT_FACTOR x C URLs, every one a page that has results (page sizes and pages within
         // each word's total), and the run refuses to measure a shorter list.
-        const distinct = await distinctQueries(base, slugs);
+        const instrumentSlugs = (
+          JSON.parse(readFileSync(path.join(g.dataDir, 'content', 'instruments.json'), 'utf8')) as Array<{
+            slug: string;
+          }>
+        ).map((i) => i.slug);
+        const distinct = await distinctQueries(base, slugs, instrumentSlugs);
         const distinctRun = await runWrk(wrk.path, work, base, distinct, { connections: 10, durationSeconds: seconds });
         d.queryDistinct = {
           ...distinctRun,
