@@ -131,7 +131,7 @@ export const ContributionWork = Type.Object(
     lyricist: Type.Optional(
       Nullable(Lyricist, {
         description:
-          'The lyricist or poet of a work with words, with life dates where known (they decide the rights of a song with the composer\'s).',
+          "The lyricist or poet of a work with words, with life dates where known (they decide the rights of a song with the composer's).",
       }),
     ),
     hasLyrics: Type.Optional(
@@ -143,7 +143,7 @@ export const ContributionWork = Type.Object(
     composerFacts: Type.Optional(
       Nullable(ContributedComposer, {
         description:
-          'The composer\'s facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.',
+          "The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.",
       }),
     ),
     catalogNumbers: Type.Optional(
@@ -335,7 +335,7 @@ export const ContributionBatch = Type.Object(
     itemKey: Type.String({
       minLength: 1,
       maxLength: 120,
-      description: 'The item\'s id in its source (e.g. the corpus\'s score id), unique within the batch.',
+      description: "The item's id in its source (e.g. the corpus's score id), unique within the batch.",
     }),
     duplicateOf: Type.Optional(
       Nullable(Type.String({ maxLength: 200 }), {

@@ -38,10 +38,16 @@ export const WikidataId = (description: string) => Type.String({ pattern: '^Q[1-
 /** The lyricist or poet of a work with words, with life dates (they decide the rights of a song). */
 export const Lyricist = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 160, description: 'Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe".' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 160,
+      description: 'Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe".',
+    }),
     born: Type.Optional(LifeDate('Birth date (YYYY-MM-DD, YYYY, or "unknown").')),
     died: Type.Optional(
-      LifeDate('Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer\'s, it decides the rights of the composition.'),
+      LifeDate(
+        'Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer\'s, it decides the rights of the composition.',
+      ),
     ),
     wikidataId: Type.Optional(Nullable(WikidataId('Wikidata item of the person, e.g. "Q5879".'))),
   },
@@ -68,7 +74,7 @@ export const Composer = Type.Object(
     evidenceUrls: Type.Optional(
       Type.Array(HttpsUrl('A page that supports the life dates.'), {
         maxItems: 10,
-        description: 'Pages that support the composer\'s facts (added with the composer by a contribution or import).',
+        description: "Pages that support the composer's facts (added with the composer by a contribution or import).",
       }),
     ),
   },

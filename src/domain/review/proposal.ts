@@ -262,7 +262,11 @@ function composerOfNewWork(input: ContributionProposalInput, name: string): Comp
 }
 
 /** The authors whose death years decide the composition's rights: the composer, and the lyricist of a work with words. */
-export function authorsOf(composer: { name: string; died: string }, lyricist: { name: string; died?: string } | null, hasLyrics: boolean): AuthorFact[] {
+export function authorsOf(
+  composer: { name: string; died: string },
+  lyricist: { name: string; died?: string } | null,
+  hasLyrics: boolean,
+): AuthorFact[] {
   const authors: AuthorFact[] = [{ role: 'composer', name: composer.name, died: yearOf(composer.died) }];
   if (lyricist) authors.push({ role: 'lyricist', name: lyricist.name, died: yearOf(lyricist.died) });
   else if (hasLyrics) authors.push({ role: 'lyricist', name: null, died: null });
@@ -334,11 +338,18 @@ function newWork(input: ContributionProposalInput): ContentChange {
     key: null,
     instrumentation: w.instrumentation ?? '',
     instruments: [...new Set((w.instruments ?? []).map((i) => slugify(i)).filter((i) => i.length > 0))],
-    rightsNote: `Rights as declared by the contributor (${input.trackingCode}) and accepted in review, with each territory decided from the recorded facts by the archive's rules (as of ${asOfYear}); each file's own review state and access level still apply.${missing}`.slice(0, 2000),
+    rightsNote:
+      `Rights as declared by the contributor (${input.trackingCode}) and accepted in review, with each territory decided from the recorded facts by the archive's rules (as of ${asOfYear}); each file's own review state and access level still apply.${missing}`.slice(
+        0,
+        2000,
+      ),
     rights: {
       composition: {
         status: compositionStatus,
-        note: `${declaredNote(input, 'Composition status')} By the archive's rules: ${decided.composition === 'public-domain' ? 'public domain in the US, the EU and Canada' : decided.composition === 'not-public-domain' ? 'not public domain in at least one territory' : 'not decided in every territory'}.${missing}`.slice(0, 1000),
+        note: `${declaredNote(input, 'Composition status')} By the archive's rules: ${decided.composition === 'public-domain' ? 'public domain in the US, the EU and Canada' : decided.composition === 'not-public-domain' ? 'not public domain in at least one territory' : 'not decided in every territory'}.${missing}`.slice(
+          0,
+          1000,
+        ),
       },
       edition: { status: r.editionStatus ?? 'unknown', note: declaredNote(input, 'Edition status') },
       recording: { status: r.recordingStatus ?? 'not-applicable', note: declaredNote(input, 'Recording status') },
