@@ -36,9 +36,6 @@ const NARROW_OPTIONS = {
   pageWidth: Math.round((NARROW_PAGE_PX * 100) / NARROW_SCALE),
 };
 
-/** Long scores keep the build fast: pages beyond this are left to the MusicXML file. */
-export const MAX_RENDERED_PAGES = 40;
-
 interface Job {
   slug: string;
   title: string;
@@ -195,7 +192,7 @@ function renderPages(
 ): { pages: ScorePage[]; svgs: string[] } | { error: string } {
   const pages: ScorePage[] = [];
   const svgs: string[] = [];
-  for (let n = 1; n <= Math.min(pageCount, MAX_RENDERED_PAGES); n++) {
+  for (let n = 1; n <= pageCount; n++) {
     const svg = tk.renderToSVG(n);
     const size = svgSize(svg);
     if (!size) return { error: `Verovio produced no usable image for page ${n}.` };
