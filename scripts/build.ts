@@ -93,8 +93,8 @@ export interface BuildInfo {
   profiles: number;
   /**
    * Score previews: rendered and failed MusicXML source scores, and the time it took; of them,
-   * `engraved` by this build and `fromCache` (verified render cache entries), and `corrupt`
-   * cache entries found damaged and engraved again. Builds before the render cache have no
+   * `engraved` by this build and `fromCache` (verified render cache entries), `corrupt`
+   * cache entries found damaged and made again, and `pdfsMade` PDFs made from cached pages. Builds before the render cache have no
    * engraved/fromCache/corrupt.
    */
   scores: {
@@ -104,6 +104,7 @@ export interface BuildInfo {
     engraved: number;
     fromCache: number;
     corrupt: number;
+    pdfsMade: number;
   };
   /** Works in the Pagefind search index, and the time it took. */
   searchIndex: { pages: number; durationMs: number };
@@ -446,6 +447,7 @@ export function scoreCounts(s: {
   engraved: number;
   fromCache: number;
   corrupt: number;
+  pdfsMade: number;
 }): BuildInfo['scores'] {
   return {
     rendered: s.rendered,
@@ -454,6 +456,7 @@ export function scoreCounts(s: {
     engraved: s.engraved,
     fromCache: s.fromCache,
     corrupt: s.corrupt,
+    pdfsMade: s.pdfsMade,
   };
 }
 

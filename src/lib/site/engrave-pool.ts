@@ -36,7 +36,9 @@ export function defaultEngravePoolOptions(): EngravePoolOptions {
 /** What a worker is asked to do; the source is the text itself or a file (read in the worker). */
 export interface EngraveTask {
   id: number;
-  op: 'engrave' | 'check' | 'preview';
+  op: 'engrave' | 'check' | 'preview' | 'pdf';
+  /** The wide pages of an engraving, for 'pdf'. */
+  svgs?: string[];
   xml?: string;
   file?: string;
   compressed?: boolean;
@@ -73,6 +75,8 @@ interface Pending {
 
 interface Reply {
   id: number;
+  /** Sent when the worker's Verovio is ready and the task begins: the time budget starts then. */
+  started?: boolean;
   ok: boolean;
   result?: unknown;
   error?: string;
@@ -84,6 +88,9 @@ interface Slot {
   busy: Pending | null;
   timer: NodeJS.Timeout | null;
 }
+
+/** Time a worker may take to start Verovio before its first task's budget begins. */
+const STARTUP_GRACE_MS = 30_000;
 
 const WORKER_URL = new URL('./engrave-worker.ts', import.meta.url);
 
@@ -115,9 +122,17 @@ export class EngravePool {
     };
   }
 
-  /** Engrave a whole score (both layouts, MIDI, PDF). A failed engraving resolves with its reason. */
-  engrave(source: EngraveSource, meta: EngraveMeta): Promise<EngraveOutput> {
-    return this.submit({ op: 'engrave', ...source, meta }) as Promise<EngraveOutput>;
+  /**
+   * Engrave a whole score (both layouts, MIDI, and the PDF when `meta` is given). A failed
+   * engraving resolves with its reason.
+   */
+  engrave(source: EngraveSource, meta: EngraveMeta | null): Promise<EngraveOutput> {
+    return this.submit({ op: 'engrave', ...source, ...(meta ? { meta } : {}) }) as Promise<EngraveOutput>;
+  }
+
+  /** The printable PDF of engraved wide pages; null when the converter failed. */
+  pdf(svgs: string[], meta: EngraveMeta): Promise<Uint8Array | null> {
+    return this.submit({ op: 'pdf', svgs, meta }) as Promise<Uint8Array | null>;
   }
 
   /** Load a score the way the review checks do. */
@@ -167,7 +182,8 @@ export class EngravePool {
       slot.busy = pending;
       slot.worker.ref();
       this.stats.tasks++;
-      slot.timer = setTimeout(() => this.overBudget(slot, 'time'), this.options.timeoutMs);
+      // A new worker first starts Verovio (about a second): the score's own budget starts when it says so.
+      slot.timer = setTimeout(() => this.overBudget(slot, 'time'), this.options.timeoutMs + STARTUP_GRACE_MS);
       slot.worker.postMessage(pending.task);
     }
   }
@@ -195,6 +211,10 @@ export class EngravePool {
     const pending = slot.busy;
     if (!pending || pending.task.id !== reply.id) return;
     if (slot.timer) clearTimeout(slot.timer);
+    if (reply.started) {
+      slot.timer = setTimeout(() => this.overBudget(slot, 'time'), this.options.timeoutMs);
+      return;
+    }
     slot.timer = null;
     this.stats.peakHeapBytes = Math.max(this.stats.peakHeapBytes, reply.heapBytes);
     const budgetBytes = this.options.memoryMb * 1024 * 1024;

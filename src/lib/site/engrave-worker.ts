@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import type { VerovioToolkit } from 'verovio/esm';
 import type { VerovioModule } from 'verovio/wasm';
 import { musicXmlFromMxl } from '../../domain/mxl.ts';
-import { engraveScore, loadForCheck, previewFirstPage } from './engrave.ts';
+import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
 import type { EngraveTask } from './engrave-pool.ts';
 
 let toolkit: { tk: VerovioToolkit; module: VerovioModule } | null = null;
@@ -38,6 +38,16 @@ function sourceXml(task: EngraveTask): string {
 parentPort!.on('message', async (task: EngraveTask) => {
   try {
     const { tk, module } = await verovio();
+    parentPort!.postMessage({ id: task.id, started: true, ok: true, heapBytes: heapBytes(module) });
+    if (task.op === 'pdf') {
+      const bytes = await makePdf(task.svgs!, task.meta!);
+      const copy = bytes ? new Uint8Array(bytes) : null;
+      parentPort!.postMessage(
+        { id: task.id, ok: true, result: copy, heapBytes: heapBytes(module) },
+        copy ? [copy.buffer] : [],
+      );
+      return;
+    }
     let xml: string;
     try {
       xml = sourceXml(task);
@@ -46,7 +56,7 @@ parentPort!.on('message', async (task: EngraveTask) => {
       return;
     }
     if (task.op === 'engrave') {
-      const out = await engraveScore(tk, xml, task.meta!);
+      const out = await engraveScore(tk, xml, task.meta ?? null);
       // Each file in a buffer of its own (Buffer.from may share Node's pool), moved, not copied, to the pool.
       const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));
       parentPort!.postMessage(

@@ -106,7 +106,7 @@ function renderPages(
 const failed = (reason: string): EngraveOutput => ({ rendering: { status: 'failed', reason }, files: [] });
 
 /** Engrave one score with `tk` (which this call leaves loaded with it). */
-export async function engraveScore(tk: VerovioToolkit, xml: string, meta: EngraveMeta): Promise<EngraveOutput> {
+export async function engraveScore(tk: VerovioToolkit, xml: string, meta: EngraveMeta | null): Promise<EngraveOutput> {
   tk.setOptions(VEROVIO_OPTIONS);
   tk.getLog(); // drop messages of the previous score
   if (!xml.includes('<score-partwise') && !xml.includes('<score-timewise')) {
@@ -144,14 +144,15 @@ export async function engraveScore(tk: VerovioToolkit, xml: string, meta: Engrav
   } catch {
     midi = null;
   }
-  // The printable PDF: exactly the wide pages, one PDF page each.
+  // The printable PDF: exactly the wide pages, one PDF page each (not made without its metadata:
+  // the engrave CLI on a corpus folder keeps only the engraving, a build adds the PDF).
   let pdf: string | null = null;
-  try {
-    const pdfMeta: PdfMeta = { ...meta, createdAt: new Date(meta.createdAtUtc) };
-    files.push({ name: 'score.pdf', bytes: (await svgPagesToPdf(wide.svgs, pdfMeta)).bytes });
-    pdf = 'score.pdf';
-  } catch {
-    pdf = null;
+  if (meta) {
+    const bytes = await makePdf(wide.svgs, meta);
+    if (bytes) {
+      files.push({ name: 'score.pdf', bytes });
+      pdf = 'score.pdf';
+    }
   }
   // The phone layout, engraved again at NARROW_PAGE_PX with the same staff size.
   tk.setOptions(NARROW_OPTIONS);
@@ -162,6 +163,16 @@ export async function engraveScore(tk: VerovioToolkit, xml: string, meta: Engrav
   if (!('error' in narrow))
     narrow.pages.forEach((p, i) => files.push({ name: p.file, bytes: Buffer.from(narrow.svgs[i]!, 'utf8') }));
   return { rendering: { status: 'rendered', pageCount, pages: wide.pages, midi, pdf, narrowPages }, files };
+}
+
+/** The printable PDF of the wide pages, or null when the converter failed. */
+export async function makePdf(svgs: readonly string[], meta: EngraveMeta): Promise<Uint8Array | null> {
+  try {
+    const pdfMeta: PdfMeta = { ...meta, createdAt: new Date(meta.createdAtUtc) };
+    return (await svgPagesToPdf(svgs, pdfMeta)).bytes;
+  } catch {
+    return null;
+  }
 }
 
 /** What the review checks learn from loading a score (no pages are drawn). */

@@ -1,7 +1,7 @@
 /**
  * The render cache: one entry per engraved score, keyed by everything that determines the
- * engraving (the score's SHA-256, Verovio's version, our layout options and ENGRAVE_CODE_VERSION,
- * the PDF's title, author and subject), so the full build, the incremental build, the reconcile,
+ * engraving (the score's SHA-256, Verovio's version, our layout options and ENGRAVE_CODE_VERSION),
+ * and one per printable PDF (keyed by the engraving and the PDF's title, author and subject), so the full build, the incremental build, the reconcile,
  * `npm run engrave` on another machine and a restored data folder all find what was engraved
  * once. Entries live in the blob store's named objects (api/blobs: a local folder or S3), which
  * the build scripts and the server hand in as a `RenderCacheBackend`; `src/` only needs the two
@@ -37,29 +37,37 @@ export function verovioVersion(): string {
   return verovioVersionCache;
 }
 
-/** The inputs besides the score that decide the bytes (the PDF's time is the first engraving's). */
-export interface RenderKeyInputs {
-  scoreSha256: string;
+/**
+ * The engraving's key: what decides Verovio's pages and MIDI (the score's bytes, the engraver,
+ * our options and code). The same score in two works, or in a corpus folder, shares it.
+ */
+export function engravingKey(scoreSha256: string): string {
+  const material = JSON.stringify({
+    score: scoreSha256,
+    verovio: verovioVersion(),
+    code: ENGRAVE_CODE_VERSION,
+    wide: VEROVIO_OPTIONS,
+    narrow: NARROW_OPTIONS,
+  });
+  return createHash('sha256').update(material).digest('hex');
+}
+
+/** The PDF's metadata that decides its bytes besides the pages (its time is the first making's). */
+export interface PdfKeyInputs {
   title: string;
   author: string;
   subject: string;
 }
 
-export function renderCacheKey(inputs: RenderKeyInputs): string {
-  const material = JSON.stringify({
-    score: inputs.scoreSha256,
-    verovio: verovioVersion(),
-    code: ENGRAVE_CODE_VERSION,
-    wide: VEROVIO_OPTIONS,
-    narrow: NARROW_OPTIONS,
-    pdf: { title: inputs.title, author: inputs.author, subject: inputs.subject },
-  });
+/** The PDF's key: the engraving it prints and its metadata (a retitled work makes a new PDF, not a new engraving). */
+export function pdfKey(engraving: string, meta: PdfKeyInputs): string {
+  const material = JSON.stringify({ engraving, title: meta.title, author: meta.author, subject: meta.subject });
   return createHash('sha256').update(material).digest('hex');
 }
 
 /** Where an entry lives among the blob store's named objects. */
-export function renderCacheName(key: string): string {
-  return `render-cache/v1/${key.slice(0, 2)}/${key}`;
+export function renderCacheName(key: string, kind: 'engraving' | 'pdf' = 'engraving'): string {
+  return `render-cache/v1/${kind}/${key.slice(0, 2)}/${key}`;
 }
 
 interface Header {
@@ -118,10 +126,10 @@ export class RenderCache {
     this.backend = backend;
   }
 
-  async get(key: string): Promise<CacheLookup> {
+  async get(key: string, kind: 'engraving' | 'pdf' = 'engraving'): Promise<CacheLookup> {
     let bytes: Buffer | null;
     try {
-      bytes = await this.backend.getNamed(renderCacheName(key));
+      bytes = await this.backend.getNamed(renderCacheName(key, kind));
     } catch {
       return { state: 'miss' };
     }
@@ -130,11 +138,11 @@ export class RenderCache {
     return output ? { state: 'hit', output } : { state: 'corrupt' };
   }
 
-  async has(key: string): Promise<boolean> {
-    return (await this.get(key)).state === 'hit';
+  async has(key: string, kind: 'engraving' | 'pdf' = 'engraving'): Promise<boolean> {
+    return (await this.get(key, kind)).state === 'hit';
   }
 
-  async put(key: string, output: EngraveOutput): Promise<void> {
-    await this.backend.putNamed(renderCacheName(key), encodeEntry(key, output));
+  async put(key: string, output: EngraveOutput, kind: 'engraving' | 'pdf' = 'engraving'): Promise<void> {
+    await this.backend.putNamed(renderCacheName(key, kind), encodeEntry(key, output));
   }
 }

@@ -18,7 +18,7 @@ import type { Catalog } from '../../domain/catalog.ts';
 import { scoreFolder, type ScoreManifest, type ScoreRendering } from './scores.ts';
 import type { EngraveMeta, EngraveOutput } from './engrave.ts';
 import { defaultEngravePoolOptions, EngraveBudgetError, EngravePool, type EngravePoolOptions } from './engrave-pool.ts';
-import { RenderCache, renderCacheKey, type RenderCacheBackend } from './render-cache.ts';
+import { engravingKey, pdfKey, RenderCache, type RenderCacheBackend } from './render-cache.ts';
 
 export { looksActive } from './engrave.ts';
 
@@ -98,6 +98,8 @@ export interface RenderSummary {
   fromCache: number;
   /** Cache entries that failed verification (engraved again and replaced). */
   corrupt: number;
+  /** PDFs made from cached pages (the PDF's own entry was missing or damaged). */
+  pdfsMade: number;
   durationMs: number;
 }
 
@@ -111,41 +113,111 @@ export interface RenderOptions {
   poolOptions?: Partial<EngravePoolOptions>;
 }
 
-/** The cache key and PDF metadata of one score file. */
-export function scoreIdentity(
-  bytes: Buffer,
-  info: { title: string; composer: string },
-  createdAtUtc: string,
-): { key: string; sha256: string; meta: EngraveMeta } {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const meta: EngraveMeta = { title: info.title, author: info.composer, subject: PDF_SUBJECT, createdAtUtc };
-  return { key: renderCacheKey({ scoreSha256: sha256, ...meta }), sha256, meta };
+/** The cache keys and PDF metadata of one score file (meta null: the engraving alone, no PDF). */
+export interface ScoreIdentity {
+  sha256: string;
+  engraving: string;
+  pdf: string | null;
+  meta: EngraveMeta | null;
 }
 
-/** Engrave one score through the cache: a verified entry is used, else the pool engraves and the entry is stored. */
+export function scoreIdentity(
+  bytes: Buffer,
+  info: { title: string; composer: string } | null,
+  createdAtUtc: string,
+): ScoreIdentity {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const engraving = engravingKey(sha256);
+  if (!info) return { sha256, engraving, pdf: null, meta: null };
+  const meta: EngraveMeta = { title: info.title, author: info.composer, subject: PDF_SUBJECT, createdAtUtc };
+  return { sha256, engraving, pdf: pdfKey(engraving, meta), meta };
+}
+
+export interface CachedEngraving {
+  output: EngraveOutput;
+  /** "cache": Verovio did not run (the PDF may still have been made); "engraved": it did. */
+  from: 'cache' | 'engraved';
+  /** A PDF was made from cached pages (its entry was missing or damaged). */
+  pdfMade: boolean;
+  /** Entries found damaged (and replaced). */
+  corrupt: number;
+}
+
+const withoutPdf = (output: EngraveOutput): EngraveOutput =>
+  output.rendering.status === 'rendered'
+    ? { rendering: { ...output.rendering, pdf: null }, files: output.files.filter((f) => f.name !== 'score.pdf') }
+    : output;
+
+/**
+ * Engrave one score through the cache: a verified engraving entry is used, else the pool engraves
+ * and the entry is stored; the PDF likewise has its own entry, made from the pages when missing.
+ */
 export async function engraveCached(
   source: { file: string; compressed: boolean },
-  identity: { key: string; meta: EngraveMeta },
+  identity: ScoreIdentity,
   cache: RenderCache | null,
   pool: () => EngravePool,
-): Promise<{ output: EngraveOutput; from: 'cache' | 'engraved'; corrupt: boolean }> {
-  let corrupt = false;
+): Promise<CachedEngraving> {
+  let corrupt = 0;
+  let engraving: EngraveOutput | null = null;
   if (cache) {
-    const found = await cache.get(identity.key);
-    if (found.state === 'hit') return { output: found.output, from: 'cache', corrupt };
-    corrupt = found.state === 'corrupt';
+    const found = await cache.get(identity.engraving);
+    if (found.state === 'hit') engraving = found.output;
+    else if (found.state === 'corrupt') corrupt++;
   }
-  let output: EngraveOutput;
-  try {
-    output = await pool().engrave(source, identity.meta);
-  } catch (err) {
-    // Over a budget, or the worker died: not cached (another machine or budget may do it).
-    const reason =
-      err instanceof EngraveBudgetError ? err.message : `The renderer stopped with an error: ${(err as Error).message}`;
-    return { output: { rendering: { status: 'failed', reason }, files: [] }, from: 'engraved', corrupt };
+  if (!engraving) {
+    let output: EngraveOutput;
+    try {
+      output = await pool().engrave(source, identity.meta);
+    } catch (err) {
+      // Over a budget, or the worker died: not cached (another machine or budget may do it).
+      const reason =
+        err instanceof EngraveBudgetError
+          ? err.message
+          : `The renderer stopped with an error: ${(err as Error).message}`;
+      return {
+        output: { rendering: { status: 'failed', reason }, files: [] },
+        from: 'engraved',
+        pdfMade: false,
+        corrupt,
+      };
+    }
+    if (cache) {
+      await cache.put(identity.engraving, withoutPdf(output)).catch(() => undefined);
+      const pdf = output.files.find((f) => f.name === 'score.pdf');
+      if (pdf && identity.pdf)
+        await cache.put(identity.pdf, { rendering: output.rendering, files: [pdf] }, 'pdf').catch(() => undefined);
+    }
+    return { output, from: 'engraved', pdfMade: false, corrupt };
   }
-  if (cache) await cache.put(identity.key, output).catch(() => undefined);
-  return { output, from: 'engraved', corrupt };
+  if (engraving.rendering.status !== 'rendered' || !identity.pdf || !identity.meta)
+    return { output: engraving, from: 'cache', pdfMade: false, corrupt };
+  let pdfBytes: Uint8Array | null = null;
+  let pdfMade = false;
+  const found = await cache!.get(identity.pdf, 'pdf');
+  if (found.state === 'hit') pdfBytes = found.output.files.find((f) => f.name === 'score.pdf')?.bytes ?? null;
+  else {
+    if (found.state === 'corrupt') corrupt++;
+    const pages = new Map(engraving.files.map((f) => [f.name, f.bytes]));
+    const svgs = engraving.rendering.pages.map((p) =>
+      Buffer.from(pages.get(p.file) ?? new Uint8Array()).toString('utf8'),
+    );
+    pdfBytes = await pool()
+      .pdf(svgs, identity.meta)
+      .catch(() => null);
+    pdfMade = true;
+    if (pdfBytes)
+      await cache!
+        .put(identity.pdf, { rendering: engraving.rendering, files: [{ name: 'score.pdf', bytes: pdfBytes }] }, 'pdf')
+        .catch(() => undefined);
+  }
+  const output: EngraveOutput = pdfBytes
+    ? {
+        rendering: { ...engraving.rendering, pdf: 'score.pdf' },
+        files: [...engraving.files, { name: 'score.pdf', bytes: pdfBytes }],
+      }
+    : engraving;
+  return { output, from: 'cache', pdfMade, corrupt };
 }
 
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
@@ -155,7 +227,7 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
   const manifest: ScoreManifest = { scores: {} };
   const todo = jobs(catalog, options.blobPath);
   const renderable = todo.filter((j) => j.file !== null);
-  const summary = { rendered: 0, failed: 0, engraved: 0, fromCache: 0, corrupt: 0 };
+  const summary = { rendered: 0, failed: 0, engraved: 0, fromCache: 0, corrupt: 0, pdfsMade: 0 };
   for (const j of todo)
     if (j.file === null) manifest.scores[`${j.slug}/${j.assetId}`] = { status: 'not-rendered', reason: j.reason ?? '' };
 
@@ -176,7 +248,8 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
         const got = await engraveCached({ file: j.file!, compressed: j.compressed }, identity, cache, pool);
         if (got.from === 'cache') summary.fromCache++;
         else summary.engraved++;
-        if (got.corrupt) summary.corrupt++;
+        summary.corrupt += got.corrupt;
+        if (got.pdfMade) summary.pdfsMade++;
         result = got.output.rendering;
         if (result.status === 'rendered') {
           const outDir = path.join(dir, 'files', scoreFolder(j.slug, j.assetId));
