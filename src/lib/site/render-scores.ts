@@ -25,7 +25,7 @@ export { looksActive } from './engrave.ts';
 /** The subject line of every engraved score's PDF. */
 const PDF_SUBJECT = 'Engraved by Verovio from the MusicXML source score';
 
-interface Job {
+export interface Job {
   slug: string;
   title: string;
   composer: string;
@@ -40,7 +40,7 @@ interface Job {
  * issue 13, contributed arrangement scores (they live in the blob store: `blobPath` maps a digest
  * to its file; without it they are listed as not rendered).
  */
-function jobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
+export function scoreJobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
   const out: Job[] = [];
   for (const work of catalog.works) {
     // Arrangement scores: the contributed ones (in the blob store). The sample's own arrangement
@@ -225,7 +225,7 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
   const createdAtUtc = new Date(options.generatedAtUtc ?? Date.now()).toISOString();
   const started = Date.now();
   const manifest: ScoreManifest = { scores: {} };
-  const todo = jobs(catalog, options.blobPath);
+  const todo = scoreJobs(catalog, options.blobPath);
   const renderable = todo.filter((j) => j.file !== null);
   const summary = { rendered: 0, failed: 0, engraved: 0, fromCache: 0, corrupt: 0, pdfsMade: 0 };
   for (const j of todo)
