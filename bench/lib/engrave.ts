@@ -246,16 +246,25 @@ export function engraveAcceptSection(): Section {
         const code = await contribute(url, files.url, score);
         let running = true;
         const during = probe(() => running, 0);
+        during.catch(() => undefined);
         const t0 = Date.now();
-        const res = await fetch(`${url}/api/v1/admin/contributions/${code}/accept`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ reviewer: 'Bench Editor' }),
-        });
+        let res: Response;
+        let body: Record<string, any>;
+        let lat: number[];
+        try {
+          res = await fetch(`${url}/api/v1/admin/contributions/${code}/accept`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ reviewer: 'Bench Editor' }),
+          });
+          body = (await res.json()) as Record<string, any>;
+          running = false;
+          lat = await during;
+        } catch (err) {
+          running = false;
+          throw new Error(`accept failed: ${(err as Error).message}; server output:\n${proc.tail(3000)}`);
+        }
         const acceptMs = Date.now() - t0;
-        const body = (await res.json()) as Record<string, any>;
-        running = false;
-        const lat = await during;
         const checks = body.data?.review?.verification?.[0]?.checks;
         await proc.stop();
         return {
