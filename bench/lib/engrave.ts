@@ -15,6 +15,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -226,6 +227,8 @@ export function engraveAcceptSection(): Section {
             ARCHIVE_ADMIN_KEYS: key,
             ARCHIVE_FETCH_ALLOW_HOSTS: 'localhost',
             NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.pem'),
+            // A busy machine loads a 96-page quartet for minutes: keep the request open.
+            ARCHIVE_REQUEST_TIMEOUT_MS: '3600000',
           },
         });
         ctx.cleanup.track(proc);
@@ -252,12 +255,12 @@ export function engraveAcceptSection(): Section {
         let body: Record<string, any>;
         let lat: number[];
         try {
-          res = await fetch(`${url}/api/v1/admin/contributions/${code}/accept`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ reviewer: 'Bench Editor' }),
+          // node:http, not fetch: fetch gives up waiting for headers after 300 s.
+          const answer = await postJson(`${url}/api/v1/admin/contributions/${code}/accept`, key, {
+            reviewer: 'Bench Editor',
           });
-          body = (await res.json()) as Record<string, any>;
+          res = { status: answer.status } as Response;
+          body = answer.body;
           running = false;
           lat = await during;
         } catch (err) {
@@ -300,6 +303,28 @@ export function engraveAcceptSection(): Section {
       }
     },
   };
+}
+
+function postJson(url: string, key: string, payload: unknown): Promise<{ status: number; body: Record<string, any> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += String(c)));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, any> });
+          } catch (err) {
+            reject(err as Error);
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(payload));
+  });
 }
 
 async function contribute(url: string, fileBase: string, score: Buffer): Promise<string> {
