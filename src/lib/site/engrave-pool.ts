@@ -5,8 +5,8 @@
  * Budgets per score: a time budget (the worker is terminated when a task overruns it, and a fresh
  * one takes its place) and a memory budget (V8's heap of the worker through `resourceLimits`, and
  * Verovio's WebAssembly memory, which is measured after each task: over the budget, the result is
- * refused). WebAssembly memory never shrinks, so a worker whose memory grew past a quarter of the
- * budget is ended after its task: Verovio's memory never stays at the largest score's size.
+ * refused). WebAssembly memory never shrinks, so a worker whose memory grew past 256 MiB (or a
+ * quarter of the budget) is ended after its task: Verovio's memory never stays at the largest score's size.
  * A score over a budget rejects with `EngraveBudgetError`, which names the limit and its setting.
  */
 import { availableParallelism } from 'node:os';
@@ -88,6 +88,12 @@ interface Slot {
   busy: Pending | null;
   timer: NodeJS.Timeout | null;
 }
+
+/**
+ * Verovio's WebAssembly memory after a short score is 128 MiB; a worker past this mark (or a
+ * quarter of the budget, when lower) is replaced after its score.
+ */
+const RECYCLE_BYTES = 256 * 1024 * 1024;
 
 /** Time a worker may take to start Verovio before its first task's budget begins. */
 const STARTUP_GRACE_MS = 30_000;
@@ -223,7 +229,7 @@ export class EngravePool {
       return;
     }
     slot.busy = null;
-    if (reply.heapBytes > budgetBytes / 4 || this.retiring) {
+    if (reply.heapBytes > Math.min(budgetBytes / 4, RECYCLE_BYTES) || this.retiring) {
       // WebAssembly memory only grows: end this worker so the next score starts small.
       if (!this.retiring) this.stats.recycled++;
       this.retire(slot);
