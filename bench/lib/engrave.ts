@@ -229,6 +229,8 @@ export function engraveAcceptSection(): Section {
             NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.pem'),
             // A busy machine loads a 96-page quartet for minutes: keep the request open.
             ARCHIVE_REQUEST_TIMEOUT_MS: '3600000',
+            // The accept answers nothing until the checks are done; the idle-socket timeout (60 s) would cut it.
+            ARCHIVE_IDLE_TIMEOUT_MS: '3600000',
           },
         });
         ctx.cleanup.track(proc);
