@@ -13,6 +13,7 @@ import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
 import { Rebuilder, rebuilderOptionsFromEnv } from './site/builds.ts';
+import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
 import { ProblemError, problemBody, sendProblem } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
@@ -98,6 +99,8 @@ function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex,
 
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, handle } = input;
+  // The review checks and the desk's preview engrave in the process's pool, with these budgets.
+  configureSharedEngravePool(config.engrave);
   // Requests in progress and the graceful stop (api/lifecycle.ts).
   const gate = new ShutdownGate();
   // The background reconcile after an incremental build reports to the server's log (set below).

@@ -26,6 +26,7 @@ import { runPageWeightBench } from './lib/page-weight.ts';
 import { scaleStaticSection, staticSection } from './lib/static.ts';
 import { scaleSection } from './lib/scale.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
+import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     'apply-scenarios': { type: 'string' },
     'hugo-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
+    'engrave-quartets': { type: 'string' },
+    'engrave-songs': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -119,6 +122,12 @@ const applySection: Section = {
   },
 };
 
+/** Subsets of the engraving benches' scores; without them, all 122 quartets and 200 songs. */
+const engraveOptions = {
+  quartets: values['engrave-quartets'] !== undefined ? Number(values['engrave-quartets']) : undefined,
+  songs: values['engrave-songs'] !== undefined ? Number(values['engrave-songs']) : undefined,
+};
+
 const SECTIONS: Section[] = [
   staticSection({ contentDir: values['static-content'] }),
   buildSection(),
@@ -133,11 +142,14 @@ const SECTIONS: Section[] = [
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
   scaleStaticSection({ dataDir: values['scale-data'] }),
+  engraveThroughputSection(engraveOptions),
+  engraveBuildSection(engraveOptions),
+  engraveAcceptSection(),
 ];
 
 if (values.help) {
   console.log(
-    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2]\n',
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200]\n',
   );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);

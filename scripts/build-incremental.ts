@@ -77,6 +77,7 @@ import {
   buildSite,
   ContentError,
   runAstro,
+  scoreCounts,
   SCORES_MANIFEST,
   serializeScoreManifest,
   writeProtected,
@@ -405,6 +406,8 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   const scores = await renderScores({ ...catalog, works: changed }, scoresDir, {
     generatedAtUtc,
     blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
+    cache: options.renderCache ?? null,
+    poolOptions: options.engrave,
   });
   const baseManifest = JSON.parse(readFileSync(path.join(baseDir, SCORES_MANIFEST), 'utf8')) as ScoreManifest;
   const merged: ScoreManifest = { scores: {} };
@@ -554,7 +557,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,
-    scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
+    scores: scoreCounts(scores),
     searchIndex,
     catalogIndex,
     zips,

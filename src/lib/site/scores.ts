@@ -17,7 +17,7 @@ export interface ScorePage {
 export type ScoreRendering =
   | {
       status: 'rendered';
-      /** Pages the source has; `pages` may hold fewer when the build caps them. */
+      /** Pages the source has; `pages` holds every one of them (no page limit). */
       pageCount: number;
       pages: ScorePage[];
       /** "score.mid", the MIDI rendition Verovio made from the same file; null when it made none. */
