@@ -14,9 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/catalog.ts';
 import { dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
-import { renderNginxConfig } from '../api/site/nginx.ts';
+import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
+import { precompressScores, type PrecompressResult } from '../src/lib/site/precompress.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex, buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
@@ -84,6 +85,11 @@ export interface BuildInfo {
   profiles: number;
   /** Score previews: rendered and failed MusicXML source scores, and the time it took. */
   scores: { rendered: number; failed: number; durationMs: number };
+  /**
+   * Engraved pages compressed by this build (brotli and gzip siblings, src/lib/site/precompress.ts):
+   * pages, their SVG bytes, the compressed bytes of each coding, and the time it took beside Astro.
+   */
+  compressedPages?: PrecompressResult;
   /** Works in the Pagefind search index, and the time it took. */
   searchIndex: { pages: number; durationMs: number };
   /** Works in the server's index files (`index/`), and the time it took. */
@@ -305,6 +311,10 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
   });
   phase('scoresMs', `scores: ${scores.rendered} rendered, ${scores.failed} failed`);
+  // Each engraved page's brotli and gzip forms, on libuv's thread pool while Astro renders (one
+  // page at a time: the pool's other threads stay free for Astro's file writes).
+  const compressing = precompressScores(path.join(scoresDir, 'files'), 1);
+  compressing.catch(() => undefined); // surfaced when awaited below
   const clientDir = path.join(outDir, 'client');
   const batchWorks = options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS);
   // Pagefind's records come from the catalog, not from the pages, so when the catalog fits in one
@@ -338,7 +348,9 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   } finally {
     // Never leave Pagefind writing into a folder the caller may remove next.
     if (searching) await searching.catch(() => undefined);
+    await compressing.catch(() => undefined);
   }
+  const compressedPages = await compressing;
   phase('astroMs', `astro build done in ${astroRuns} run(s)${searching ? ', Pagefind beside it' : ''}`);
   if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
@@ -368,7 +380,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     );
     writeFileSync(
       path.join(outDir, 'nginx.conf'),
-      renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }),
+      renderNginxConfig(clientDir, {
+        blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined,
+        // nginx serves this folder on this machine: brotli when its nginx has the module.
+        brotliStatic: nginxHasBrotliStatic(),
+      }),
     );
     // Outside client/: the server reads it to know which blobs public records link to.
     writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
@@ -400,6 +416,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     works: counts.works,
     profiles: counts.profiles,
     scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
+    compressedPages,
     searchIndex,
     catalogIndex,
     zips,
