@@ -219,7 +219,9 @@ describe.skipIf(SKIP_BROWSER_TESTS || !existsSync(LARGEST_QUARTET))(
         await probe.page.goto(`${url}${SCORE}`);
         const layout = width === 1280 ? '.score-wide' : '.score-narrow';
         expect(await probe.page.locator(`${layout} figure.score`).count()).toBe(FIRST_PAGES_SHOWN);
-        await loaded(probe, `${layout} figure.score`);
+        expect(await loaded(probe, width === 1280 ? '#page-1' : '#phone-page-1')).toMatch(
+          width === 1280 ? /\/score\/1\/page-1\.svg$/ : /\/score\/1\/narrow-page-1\.svg$/,
+        );
         await probe.page.locator(`${layout} details.score-index summary`).click();
         const last = width === 1280 ? LARGEST_QUARTET_PAGES : phonePages;
         const link = probe.page.locator(`${layout} [data-score-index] a`).last();
