@@ -20,6 +20,7 @@ import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, prototypeKeyPointers } from '../src/domain/json-limits.ts';
 import { serveStatic } from './site/fast-static.ts';
+import { selectEncoding } from './site/static-site.ts';
 import { createBlobStore } from './blobs/create.ts';
 import { registerCatalogRoutes } from './catalog/routes.ts';
 import { registerBlobRoutes } from './blobs/routes.ts';
@@ -447,7 +448,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         return reply.code(301).header('Location', `${base}${found.location}${query}`).send();
       }
       if (found.kind === 'none') return notFoundOr405(request, reply);
-      return sendFile(request, reply, base, found.file);
+      return sendFile(request, reply, base, selectEncoding(found.file, request.headers['accept-encoding']));
     },
   });
   app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: notFoundOr405 });

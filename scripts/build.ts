@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/catalog.ts';
 import { dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
-import { renderNginxConfig } from '../api/site/nginx.ts';
+import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
 import type { RenderCacheBackend } from '../src/lib/site/render-cache.ts';
@@ -22,6 +22,7 @@ import type { EngravePoolOptions } from '../src/lib/site/engrave-pool.ts';
 import { createBlobStore } from '../api/blobs/create.ts';
 import { ConfigError, engraveSettingsFromEnv, loadConfig, type Config } from '../api/config.ts';
 import { BUILD_STORE_VARIABLE } from '../api/site/builds.ts';
+import { precompressScores, type PrecompressResult } from '../src/lib/site/precompress.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex, buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
@@ -106,6 +107,11 @@ export interface BuildInfo {
     corrupt: number;
     pdfsMade: number;
   };
+  /**
+   * Engraved pages compressed by this build (brotli and gzip siblings, src/lib/site/precompress.ts):
+   * pages, their SVG bytes, the compressed bytes of each coding, and the time it took beside Astro.
+   */
+  compressedPages?: PrecompressResult;
   /** Works in the Pagefind search index, and the time it took. */
   searchIndex: { pages: number; durationMs: number };
   /** Works in the server's index files (`index/`), and the time it took. */
@@ -332,6 +338,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     'scoresMs',
     `scores: ${scores.rendered} rendered, ${scores.failed} failed; ${scores.engraved} engraved, ${scores.fromCache} from the render cache`,
   );
+  phase('scoresMs', `scores: ${scores.rendered} rendered, ${scores.failed} failed`);
+  // Each engraved page's brotli and gzip forms, on libuv's thread pool while Astro renders (one
+  // page at a time: the pool's other threads stay free for Astro's file writes).
+  const compressing = precompressScores(path.join(scoresDir, 'files'), 1);
+  compressing.catch(() => undefined); // surfaced when awaited below
   const clientDir = path.join(outDir, 'client');
   const batchWorks = options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS);
   // Pagefind's records come from the catalog, not from the pages, so when the catalog fits in one
@@ -365,7 +376,9 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   } finally {
     // Never leave Pagefind writing into a folder the caller may remove next.
     if (searching) await searching.catch(() => undefined);
+    await compressing.catch(() => undefined);
   }
+  const compressedPages = await compressing;
   phase('astroMs', `astro build done in ${astroRuns} run(s)${searching ? ', Pagefind beside it' : ''}`);
   if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
@@ -395,7 +408,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     );
     writeFileSync(
       path.join(outDir, 'nginx.conf'),
-      renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }),
+      renderNginxConfig(clientDir, {
+        blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined,
+        // nginx serves this folder on this machine: brotli when its nginx has the module.
+        brotliStatic: nginxHasBrotliStatic(),
+      }),
     );
     // Outside client/: the server reads it to know which blobs public records link to.
     writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
@@ -427,6 +444,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     works: counts.works,
     profiles: counts.profiles,
     scores: scoreCounts(scores),
+    compressedPages,
     searchIndex,
     catalogIndex,
     zips,

@@ -48,6 +48,13 @@ export interface ScoreManifest {
 export const NARROW_PAGE_PX = 340;
 export const MIN_STAFF_PX = 24;
 
+/**
+ * The score page's HTML holds this many pages of each layout as images; the rest are listed as
+ * links (with their sizes) that src/scripts/score-pages.ts turns into lazily loaded images, so a
+ * 96-page quartet's page stays a few tens of KB.
+ */
+export const FIRST_PAGES_SHOWN = 3;
+
 /** Where a score's files live in the site, relative to the site root. */
 export function scoreFolder(slug: string, assetId: number): string {
   return `works/${slug}/score/${assetId}`;
