@@ -194,6 +194,9 @@ function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: 
   return profiles;
 }
 
+/** Folders of the works index under /works/ (src/lib/site/works-index.ts), so never work slugs. */
+export const WORKS_INDEX_RESERVED_SLUGS: readonly string[] = ['by-title', 'by-composer'];
+
 interface WorkContext {
   instrumentSlugs: Set<string>;
   profileSlugs: Set<string>;
@@ -204,6 +207,12 @@ interface WorkContext {
 function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkContext, report: Report): void {
   const { content, file } = work;
   if (content.slug !== folder) report(file, '/slug', `must equal the folder name "${folder}" (got "${content.slug}")`);
+  if (WORKS_INDEX_RESERVED_SLUGS.includes(content.slug))
+    report(
+      file,
+      '/slug',
+      `"${content.slug}" is reserved for the works index (/works/${content.slug}/); choose another slug`,
+    );
 
   const { born, died } = content.composer;
   if (!isRealDate(born)) report(file, '/composer/born', `is not a real calendar date (got "${born}")`);
