@@ -57,6 +57,14 @@ describe('the works index on the sample', () => {
     expect((await t.app.inject({ url: '/works/by-title/2/' })).statusCode).toBe(404);
   });
 
+  it('work pages keep a space on both sides of every "·" separator', async () => {
+    for (const slug of ['satie-gymnopedie-1', 'bach-cello-suite-1-prelude']) {
+      const html = (await t.app.inject({ url: `/works/${slug}/` })).body;
+      expect(html).toContain('Download all public files');
+      expect(html).not.toMatch(/·<a|<\/a>·/);
+    }
+  });
+
   it('page links: first, last, three either side, gaps marked', () => {
     expect(pageWindow(1, 1)).toEqual([1]);
     expect(pageWindow(1, 3)).toEqual([1, 2, 3]);
