@@ -85,7 +85,7 @@ interface AppliedFigures {
   phases: Record<string, number> | null;
   goalMs: number;
   pass: boolean;
-  /** The apply job's own phases, from its log line (api/review/service.ts). */
+  /** The apply job's own phases, from its log line (api/review/apply-steps.ts). */
   applyPhases: Record<string, unknown> | null;
   /** The machine's 1-minute load average when the run ended (the machine is shared). */
   loadAverage: number;
