@@ -21,7 +21,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Mp3Encoder } from '@breezystack/lamejs';
-import { decodeAndMeasure } from '../api/review/measure-audio-decode.ts';
+import { decodeAndMeasure } from '../api/audio/measure-audio-decode.ts';
 import { compareDeclared } from '../src/domain/audio/measure.ts';
 import { durationSecondsOf } from '../src/domain/review/measured.ts';
 import { parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../src/domain/work-file.ts';
@@ -742,7 +742,7 @@ function sameBytes(file: string, bytes: Uint8Array): boolean {
 
 /**
  * Writes what the archive measures of each MP3 into the work file (the asset's `measured`, as a
- * contributed recording gets it at accept: the same decoder and meter, api/review/measure-audio-decode.ts),
+ * contributed recording gets it at accept: the same decoder and meter, api/audio/measure-audio-decode.ts),
  * so the sample's recordings carry measured duration and loudness and resolve never falls back to
  * the declared values for them. Only the asset's `measured` node changes (src/domain/work-file.ts).
  * Returns how many work files were (or, with `check`, would be) changed.

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeAndMeasure } from '../../api/review/measure-audio-decode.ts';
+import { decodeAndMeasure } from '../../api/audio/measure-audio-decode.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildWorkRecord } from '../../src/domain/records.ts';
 
