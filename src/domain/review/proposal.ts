@@ -64,10 +64,13 @@ export class ProposalError extends Error {
   readonly reasons: string[];
   /** True when the reason is a moved target (stale baseSha256, vanished work): re-submit against the current record. */
   readonly stale: boolean;
-  constructor(reasons: string[], stale = false) {
+  /** True when the change would leave the record as it is (a correction to the value it already has). */
+  readonly noChange: boolean;
+  constructor(reasons: string[], stale = false, noChange = false) {
     super(reasons.join(' '));
     this.reasons = reasons;
     this.stale = stale;
+    this.noChange = noChange;
   }
 }
 
