@@ -537,7 +537,7 @@ ${
     : ''
 }
 ${problems.length > 0 ? html`<section aria-labelledby="problems-h"><h2 id="problems-h">Blockers and warnings</h2><ul class="problems">${problems}</ul></section>` : ''}
-<section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${input.diff ? '' : proposedChange(record)}${diffSection(input.diff, branchWords)}</section>
+<section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}${input.diff ? '' : proposedChange(record)}</section>
 ${fileCount > 0 ? html`<section aria-labelledby="files-h"><h2 id="files-h">Contributor files</h2>${files}</section>` : ''}
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>
 <div class="table-wrap"><table id="history"><caption>Status history, oldest first (actor: the label of the admin key that acted, or the submitter answering)</caption>
