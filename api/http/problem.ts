@@ -103,6 +103,10 @@ export function problemPage(page: string | null, body: ReturnType<typeof problem
           .join('')}</ul>`
       : '',
     allow.length > 0 ? `<p>Allowed here: ${escapeHtml(allow.join(', '))}.</p>` : '',
+    // A problem that says where to sign in links there (only a path or an http(s) address).
+    typeof members.signIn === 'string' && /^(\/|https?:\/\/)/.test(members.signIn)
+      ? `<p><a href="${escapeHtml(members.signIn)}">Sign in</a></p>`
+      : '',
     body.status === 404
       ? '<p>Try <a href="/works/">the list of works</a>, <a href="/search/">search</a> or <a href="/browse/">browse</a>.</p>'
       : '<p><a href="/">Go to the home page</a>.</p>',
