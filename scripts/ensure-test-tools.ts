@@ -10,6 +10,7 @@
  * (after `apt-get update`); otherwise it says how to install them, or how to skip the browser
  * tests knowingly (ARCHIVE_SKIP_BROWSER_TESTS=1). `--list` prints the packages and exits.
  */
+import { DEBIAN_BROTLI_STATIC_MODULE } from '../api/site/nginx.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -50,6 +51,12 @@ const TOOLS: Tool[] = [
       const r = spawnSync(bin, ['-v'], { encoding: 'utf8' });
       return firstLine(`${r.stderr}${r.stdout}`);
     },
+  },
+  {
+    pkg: 'libnginx-mod-http-brotli-static',
+    why: "nginx's brotli_static for the precompressed score pages",
+    present: () => existsSync(DEBIAN_BROTLI_STATIC_MODULE),
+    version: () => DEBIAN_BROTLI_STATIC_MODULE,
   },
 ];
 
