@@ -30,6 +30,7 @@ import { registerReview } from './review/wiring.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
+import { CredentialLimiter } from './http/credential-limiter.ts';
 import { SessionStore } from './session/sessions.ts';
 import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
 import { registerReaderRoutes } from './signin/routes.ts';
@@ -116,6 +117,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
+    credentials: new CredentialLimiter(config.credentialLimits),
     metrics: new ArchiveMetrics(() => gate.inFlight),
     sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs }),
   };

@@ -112,10 +112,34 @@ export interface Config {
   sessionLifetimeMs: number;
   /** ARCHIVE_FAST_PATH_LOG_SAMPLE: share (0..1) of answers of the in-memory fast path that are logged. */
   fastPathLogSample: number;
+  /**
+   * Credential checks (sign-in, Bearer, X-Archive-Import-Key): ARCHIVE_CREDENTIAL_FAILURE_LIMIT, the
+   * failed checks one client address may make ("<failures>/<seconds>"), and ARCHIVE_KEY_RATE_LIMIT,
+   * the requests one key label may authenticate ("<requests>/<seconds>").
+   */
+  credentialLimits: CredentialLimits;
   /** Where blobs live: ARCHIVE_BLOB_STORE and the ARCHIVE_S3_* bucket settings. */
   blobStore: BlobStoreSettings;
   /** How to reach an S3-compatible service (ARCHIVE_S3_*): the blob store, publish:static, backup. */
   s3: S3Settings;
+}
+
+export interface CredentialLimits {
+  failuresPerAddress: RateLimitSetting;
+  requestsPerKeyLabel: RateLimitSetting;
+}
+
+export const DEFAULT_CREDENTIAL_FAILURE_LIMIT = '10/60';
+export const DEFAULT_KEY_RATE_LIMIT = '6000/60';
+
+function credentialLimitsFromEnv(env: NodeJS.ProcessEnv): CredentialLimits {
+  return {
+    failuresPerAddress: parseRateLimit(
+      'ARCHIVE_CREDENTIAL_FAILURE_LIMIT',
+      env.ARCHIVE_CREDENTIAL_FAILURE_LIMIT ?? DEFAULT_CREDENTIAL_FAILURE_LIMIT,
+    ),
+    requestsPerKeyLabel: parseRateLimit('ARCHIVE_KEY_RATE_LIMIT', env.ARCHIVE_KEY_RATE_LIMIT ?? DEFAULT_KEY_RATE_LIMIT),
+  };
 }
 
 /** Timeouts of the HTTP server, milliseconds (documented in README and docs/architecture.md). */
@@ -497,6 +521,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),
     sessionLifetimeMs: sessionHoursFromEnv(env),
     fastPathLogSample: sampleFromEnv(env),
+    credentialLimits: credentialLimitsFromEnv(env),
     blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD)),
     s3: s3SettingsFromEnv(env),
   };
