@@ -14,7 +14,7 @@ import {
   DEFAULT_RATE_LIMIT as DEFAULT_LIMIT,
   RATE_LIMIT_VARIABLES,
 } from '../src/domain/contributions/policy.ts';
-import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
+import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeAllowEntry } from './review/fetch.ts';
 
 export interface RateLimitSetting {
   /** Requests allowed in a burst, and per window on average. */
@@ -383,7 +383,7 @@ export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): FetchSettings {
     timeoutMs: positive('ARCHIVE_FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS),
     allowHosts: (env.ARCHIVE_FETCH_ALLOW_HOSTS ?? '')
       .split(',')
-      .map((h) => normalizeHost(h))
+      .map((h) => normalizeAllowEntry(h))
       .filter((h) => h.length > 0),
   };
 }
