@@ -83,6 +83,7 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
     const normalized = normalizeTrackingCode(code, kind);
     let inner: string;
     let title: string | null = null;
+    let found = false;
     if (!normalized) {
       inner = `<p class="notice bad">${escape(notACodeMessage(code))}</p>`;
     } else {
@@ -95,17 +96,18 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
       if (view) {
         inner = trackingHtml(view as TrackingRecord, `${base}${trackingApiPath(normalized)}`);
         title = `${normalized}: ${statusWords(view.status)}`;
+        found = true;
       } else {
         inner = `<p class="notice bad">${escape(unknownCodeMessage(normalized))}</p>`;
       }
     }
     const html = fillTrackPage(page, normalized ?? code, inner, title);
     if (html === null) return reply.callNotFound();
-    // The page exists for any code and says what the lookup found (a 404 here would be a console
-    // error in every browser; the JSON record answers 404 for an unknown code). A tracking record
-    // changes as it is reviewed: never cached as a static page would be.
+    // The page says what the lookup found, readable by people; its status says it to crawlers,
+    // link checkers and agents: 404 for a code no record has (or that is not a code), as the
+    // JSON record answers. A tracking record changes as it is reviewed: never cached.
     return reply
-      .code(200)
+      .code(found ? 200 : 404)
       .type('text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
       .send(request.method === 'HEAD' ? undefined : html);
