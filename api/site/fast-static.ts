@@ -15,6 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SiteHandle } from './site-handle.ts';
+import { isHtml, PUBLIC_CSP } from '../http/content-security-policy.ts';
 import { ifNoneMatchHits, SMALL_FILE_MAX, SYNC_READ_MAX, type AnswerHeaders, type StaticFile } from './static-site.ts';
 
 /**
@@ -35,7 +36,12 @@ function headersOf(file: StaticFile, length: number): AnswerHeaders {
       'X-Content-Type-Options',
       'nosniff',
     ];
-    h = { h304, h200: [...h304, 'Content-Type', file.contentType, 'Content-Length', String(length)], length };
+    const page = isHtml(file.contentType) ? ['Content-Security-Policy', PUBLIC_CSP] : [];
+    h = {
+      h304: [...h304, ...page],
+      h200: [...h304, ...page, 'Content-Type', file.contentType, 'Content-Length', String(length)],
+      length,
+    };
     file.answerHeaders = h;
   }
   return h;

@@ -4,6 +4,7 @@
  * types (the one MIME table, mime-db: api/http/media-types.ts). Dynamic routes (queries, submissions) are proxied to the Node process.
  */
 import { nginxTypesBlock } from '../http/media-types.ts';
+import { PUBLIC_CSP } from '../http/content-security-policy.ts';
 
 /** Where X-Accel-Redirect points for blob bytes (ARCHIVE_DOWNLOAD_OFFLOAD=nginx); internal, never reachable from outside. */
 export const NGINX_BLOBS_LOCATION = '/_archive-internal/blobs/';
@@ -42,6 +43,8 @@ server {
 ${nginxTypesBlock()}
     add_header Cache-Control "public, max-age=60, stale-while-revalidate=600";
     add_header X-Content-Type-Options nosniff;
+    # The pages' policy (api/http/content-security-policy.ts); harmless on other answers.
+    add_header Content-Security-Policy "${PUBLIC_CSP}";
 
     # Dynamic reads and writes live in the Node process.
     location = /api/v1/works { proxy_pass ${upstream}; }

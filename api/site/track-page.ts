@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { sendFile } from '../http/send-file.ts';
+import { PUBLIC_CSP } from '../http/content-security-policy.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
 import {
@@ -110,6 +111,7 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
       .code(found ? 200 : 404)
       .type('text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
+      .header('Content-Security-Policy', PUBLIC_CSP)
       .send(request.method === 'HEAD' ? undefined : html);
   };
 
