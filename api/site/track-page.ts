@@ -118,7 +118,15 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
   app.route<{ Params: { code: string } }>({
     method: ['GET', 'HEAD'],
     url: '/track/:code',
-    handler: (request, reply) => answer(request, reply, request.params.code),
+    handler: async (request, reply) => {
+      // The page's own file, named by its path, is the page (as nginx serves it), not a code.
+      if (request.params.code === 'index.html') {
+        const found = await ctx.handle.current.site.resolve('/track/');
+        if (found.kind !== 'file') return reply.callNotFound();
+        return sendFile(request, reply, base, found.file);
+      }
+      return answer(request, reply, request.params.code);
+    },
   });
   // The page's own form without JavaScript: GET /track/?code=X goes to the shareable /track/X.
   app.route<{ Querystring: { code?: string } }>({
