@@ -30,6 +30,7 @@ import { registerReview } from './review/wiring.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
+import { honourWritePause } from './storage/write-pause.ts';
 import { CredentialLimiter } from './http/credential-limiter.ts';
 import { SessionStore } from './session/sessions.ts';
 import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
@@ -191,6 +192,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs }),
   };
   const { metrics } = ctx;
+  // Record writes wait while `npm run backup` briefly pauses them (api/storage/write-pause.ts).
+  honourWritePause(path.join(config.dataDir, 'state'));
   instrumentRebuilder(ctx.rebuilder, metrics);
   const review = new ReviewService(ctx, input.review);
   instrumentReview(review, metrics);

@@ -118,6 +118,8 @@ export interface Config {
    * the requests one key label may authenticate ("<requests>/<seconds>").
    */
   credentialLimits: CredentialLimits;
+  /** ARCHIVE_BACKUP_WRITE_PAUSE_MS: the longest `npm run backup` may pause state writes to finish its snapshot (0: never). */
+  backupWritePauseMs: number;
   /** Where blobs live: ARCHIVE_BLOB_STORE and the ARCHIVE_S3_* bucket settings. */
   blobStore: BlobStoreSettings;
   /** How to reach an S3-compatible service (ARCHIVE_S3_*): the blob store, publish:static, backup. */
@@ -130,6 +132,7 @@ export interface CredentialLimits {
 }
 
 export const DEFAULT_CREDENTIAL_FAILURE_LIMIT = '10/60';
+export const DEFAULT_BACKUP_WRITE_PAUSE_MS = 10_000;
 export const DEFAULT_KEY_RATE_LIMIT = '6000/60';
 
 function credentialLimitsFromEnv(env: NodeJS.ProcessEnv): CredentialLimits {
@@ -522,6 +525,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     sessionLifetimeMs: sessionHoursFromEnv(env),
     fastPathLogSample: sampleFromEnv(env),
     credentialLimits: credentialLimitsFromEnv(env),
+    backupWritePauseMs: millis(env, 'ARCHIVE_BACKUP_WRITE_PAUSE_MS', DEFAULT_BACKUP_WRITE_PAUSE_MS, 0),
     blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD)),
     s3: s3SettingsFromEnv(env),
   };
