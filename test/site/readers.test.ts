@@ -215,8 +215,10 @@ describe.skipIf(SKIP_BROWSER_TESTS)('readers: any address, phones, print, PDF an
         );
         found.push({ path: '/api-docs/ (all open)', width, overflow: await overflow(probe.page) });
         // The one expected message: Chromium logs the unknown tracking code's 404 document.
-        const errors = probe.consoleErrors.filter((e) => !/status of 404 .*\/track\/R-2222-3333-4444-5555\)$/.test(e));
-        expect(errors, `console errors at ${width} px`).toEqual([]);
+        const expected404 = /status of 404 .*\/track\/R-2222-3333-4444-5555\)$/;
+        expect(probe.consoleErrors.filter((e) => expected404.test(e)).length).toBeLessThanOrEqual(1);
+        probe.consoleErrors = probe.consoleErrors.filter((e) => !expected404.test(e));
+        expect(probe.consoleErrors, `console errors at ${width} px`).toEqual([]);
         await done(probe);
       }
       expect(found.filter((f) => f.overflow > 0)).toEqual([]);
@@ -456,7 +458,10 @@ describe.skipIf(SKIP_BROWSER_TESTS)('readers: any address, phones, print, PDF an
       })),
     );
     expect(summary.every((s) => s.firstLabel === 'Example request')).toBe(true);
-    expect(summary.filter((s) => s.method === 'GET' && s.statuses.includes('429'))).toEqual([]);
+    // Public reads are not rate-limited; a read that takes a key passes the credential limiter.
+    expect(
+      summary.filter((s) => s.method === 'GET' && !s.statuses.includes('401') && s.statuses.includes('429')),
+    ).toEqual([]);
     expect(summary.some((s) => s.method === 'POST' && s.statuses.includes('429'))).toBe(true);
     expect(await page.locator('main').innerText()).not.toContain('`');
     // A contents link goes to its operation, whose summary opens it.
