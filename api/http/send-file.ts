@@ -41,6 +41,8 @@ export function sendFile(
 ) {
   reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
   if (isHtml(file.contentType)) reply.header('Content-Security-Policy', PUBLIC_CSP);
+  // A precompressed form (static-site.ts, selectEncoding): ranges, 304 and HEAD apply to its bytes.
+  if (file.vary) reply.header('Vary', 'Accept-Encoding');
   if (file.downloadName) reply.header('Content-Disposition', contentDisposition(file.downloadName));
   if (ifNoneMatchHits(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
   const range = parseRange(
@@ -62,6 +64,7 @@ export function sendFile(
     );
   }
   reply.type(file.contentType);
+  if (file.contentEncoding) reply.header('Content-Encoding', file.contentEncoding);
   if (options.offload) {
     return reply
       .header('X-Accel-Redirect', options.offload)
