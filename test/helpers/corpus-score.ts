@@ -5,28 +5,14 @@
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './app.ts';
+import { CORPORA, LARGEST_QUARTET as LARGEST_QUARTET_FILE, LIEDER, QUARTETS, findScore } from './corpus-content.ts';
 
-export const CORPORA = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpora');
+export { CORPORA };
 /** The longest string quartet of the corpus: Hugo Wolf's String Quartet in D minor, 96 pages at 840 px. */
-export const LARGEST_QUARTET = path.join(
-  CORPORA,
-  'openscore-string-quartets',
-  'scores',
-  'Wolf,_Hugo',
-  'String_Quartet',
-  'sq8823783.mxl',
-);
+export const LARGEST_QUARTET = findScore(QUARTETS, LARGEST_QUARTET_FILE);
 export const LARGEST_QUARTET_PAGES = 96;
 /** A long song (voice and piano): Schubert's "Im Gegenwärtigen Vergangenes", D.710. */
-export const LONG_SONG = path.join(
-  CORPORA,
-  'openscore-lieder',
-  'scores',
-  'Schubert,_Franz',
-  '_',
-  'Im_Gegenwärtigen_Vergangenes,_D.710',
-  'lc28789279.mxl',
-);
+export const LONG_SONG = findScore(LIEDER, 'lc28789279.mxl');
 
 /** The work that carries the score in the content written by corpusContent. */
 export const CORPUS_WORK = 'bach-minuet-in-g';
