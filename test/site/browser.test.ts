@@ -264,7 +264,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
       const res = await fetch(`${site.url}${path}`);
       expect({ path, csp: res.headers.get('content-security-policy') }).toEqual({ path, csp: PUBLIC_CSP });
     }
-    // Search (Pagefind's WebAssembly) and the home search box's script.
+    // Search from the home page's box (Pagefind's WebAssembly on the search page).
     const home = await open('/');
     await home.page.getByLabel(/Search works/).fill('bach');
     await home.page.keyboard.press('Enter');
