@@ -5,7 +5,7 @@
  * and turns everything else into 404 or 405 problems.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -39,6 +39,8 @@ import { fetchContributorFile } from './review/fetch.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
+import { honourWritePause } from './storage/write-pause.ts';
+import { CredentialLimiter } from './http/credential-limiter.ts';
 import { SessionStore } from './session/sessions.ts';
 import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
 import { registerReaderRoutes } from './signin/routes.ts';
@@ -83,27 +85,96 @@ export interface AppInput {
  */
 export const SERVER_TIMEOUTS = DEFAULT_SERVER_TIMEOUTS;
 
-/** Answer a request Node's parser refused with a problem detail written on the raw socket. */
+/** A problem detail written straight on a socket (no request object exists, or none can answer), then closed. */
+function endSocketWithProblem(
+  socket: Duplex,
+  baseUrl: string,
+  status: number,
+  reason: string,
+  name: Parameters<typeof problemBody>[1],
+  detail: string,
+  extras: { headers?: Record<string, string>; [member: string]: unknown } = {},
+): void {
+  const { headers = {}, ...members } = extras;
+  const body = JSON.stringify(problemBody(baseUrl, name, '/', detail, { ...members, status }));
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  // Nothing more is read from a client whose framing is broken; the answer is flushed, then closed.
+  socket.once('finish', () => socket.destroy());
+}
+
+/**
+ * Answer a request Node's parser refused with a problem detail written on the raw socket: a bad
+ * request line or header (before any request object), or broken chunked framing in a body (a
+ * request object exists but has not answered yet). Only when an answer has already begun is
+ * the connection closed without one: its status line cannot be taken back.
+ */
 function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex, baseUrl: string): void {
-  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || err.code === 'ECONNRESET' || pending?.headersSent) {
     socket.destroy();
     return;
   }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify(
-    problemBody(
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    endSocketWithProblem(
+      socket,
       baseUrl,
-      tooLarge ? 'headers-too-large' : 'bad-request',
-      '/',
-      tooLarge
-        ? 'The request headers are larger than this server accepts.'
-        : `The request could not be parsed (${err.code ?? 'bad request'}).`,
+      431,
+      'Request Header Fields Too Large',
+      'headers-too-large',
+      'The request headers are larger than this server accepts.',
+    );
+    return;
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    endSocketWithProblem(
+      socket,
+      baseUrl,
+      408,
+      'Request Timeout',
+      'bad-request',
+      'The request did not arrive in time (ARCHIVE_HEADERS_TIMEOUT_MS / ARCHIVE_REQUEST_TIMEOUT_MS).',
+    );
+    return;
+  }
+  const chunked = /CHUNK/.test(err.code ?? '') || (pending !== undefined && /^HPE_/.test(err.code ?? ''));
+  endSocketWithProblem(
+    socket,
+    baseUrl,
+    400,
+    'Bad Request',
+    'bad-request',
+    chunked
+      ? `The request body's chunked framing is broken (${err.code ?? 'bad request'}); nothing of it was used.`
+      : `The request could not be parsed (${err.code ?? 'bad request'}).`,
+  );
+}
+
+/** The methods this server answers, named in the 405 a CONNECT gets. */
+const SERVED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/** What the HTTP server answers before any route runs: half-closed clients and CONNECT. */
+function refuseAtTheHttpLayer(server: Server, baseUrl: string): Server {
+  // A client may half-close (FIN) once its request is sent; the answer is still written, then
+  // the connection closes. Such sockets stay bounded by the idle and request timeouts.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // CONNECT asks for a tunnel, which this server never opens: a 405 problem, then close.
+  server.on('connect', (_req, socket: Duplex) =>
+    endSocketWithProblem(
+      socket,
+      baseUrl,
+      405,
+      'Method Not Allowed',
+      'method-not-allowed',
+      'CONNECT is not allowed: this server is not a proxy.',
+      { allow: SERVED_METHODS.split(', '), headers: { Allow: SERVED_METHODS } },
     ),
   );
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  return server;
 }
 
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -128,10 +199,13 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
+    credentials: new CredentialLimiter(config.credentialLimits),
     metrics: new ArchiveMetrics(() => gate.inFlight),
     sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs }),
   };
   const { metrics } = ctx;
+  // Record writes wait while `npm run backup` briefly pauses them (api/storage/write-pause.ts).
+  honourWritePause(path.join(config.dataDir, 'state'));
   instrumentRebuilder(ctx.rebuilder, metrics);
   // Files an operator's import staged are taken from the blob store; every other URL is fetched.
   const review = new ReviewService(ctx, {
@@ -165,62 +239,89 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     // Static files are answered before Fastify's routing (see fast-static.ts), unless an explicit
     // route owns the path.
     serverFactory: (handler) =>
-      createServer(
-        {
-          headersTimeout: timeouts.headersTimeout,
-          requestTimeout: timeouts.requestTimeout,
-          keepAliveTimeout: timeouts.keepAliveTimeout,
-          // Node enforces the headers/request timeouts on this tick (30 s by default), so a short
-          // configured timeout is checked often enough to hold.
-          connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
-        },
-        (req, res) => {
-          gate.track(res);
-          const url = req.url ?? '/';
-          const q = url.indexOf('?');
-          const path = q === -1 ? url : url.slice(0, q);
-          // A deprecated path goes through Fastify so its answer carries the deprecation headers.
-          const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
-          if (deprecated || known.find('GET', path)) return handler(req, res);
-          // The fast path answers without Fastify: counted here when it answers, logged by sampling
-          // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
-          const started = performance.now();
-          let fellBack = false;
-          const observe = () => {
-            const seconds = (performance.now() - started) / 1000;
-            metrics.observeRequest(req.method, 'fast-static', res.statusCode, seconds);
-            fastAnswers++;
-            if (config.fastPathLogSample > 0 && Math.random() < config.fastPathLogSample) {
-              app.log.info(
-                // Keys other than req/res: those have Fastify's serializers, which expect its objects.
-                {
-                  fastPath: true,
-                  method: req.method,
-                  path,
-                  ip: req.socket.remoteAddress,
-                  statusCode: res.statusCode,
-                  responseTime: seconds * 1000,
-                  sample: config.fastPathLogSample,
-                  fastAnswers,
-                },
-                'fast path answer (sampled)',
+      refuseAtTheHttpLayer(
+        createServer(
+          {
+            headersTimeout: timeouts.headersTimeout,
+            requestTimeout: timeouts.requestTimeout,
+            keepAliveTimeout: timeouts.keepAliveTimeout,
+            // Node enforces the headers/request timeouts on this tick (30 s by default), so a short
+            // configured timeout is checked often enough to hold.
+            connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
+            // Node's own refusal of HTTP/1.1 without Host is a bare 400; the check below answers a problem.
+            requireHostHeader: false,
+          },
+          (req, res) => {
+            gate.track(res);
+            if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
+              const body = JSON.stringify(
+                problemBody(
+                  config.publicBaseUrl,
+                  'bad-request',
+                  (req.url ?? '/').split('?')[0] ?? '/',
+                  'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).',
+                  { errors: [{ parameter: 'Host', detail: 'is required in HTTP/1.1' }] },
+                ),
               );
+              res.shouldKeepAlive = false;
+              res.writeHead(400, {
+                'Content-Type': 'application/problem+json',
+                'Content-Length': Buffer.byteLength(body),
+                'Cache-Control': 'no-store',
+                'X-Content-Type-Options': 'nosniff',
+                Connection: 'close',
+              });
+              res.end(req.method === 'HEAD' ? undefined : body);
+              return;
             }
-          };
-          serveStatic(req, res, input.handle, () => {
-            fellBack = true;
-            handler(req, res);
-          });
-          if (fellBack) return;
-          // Most answers are written before serveStatic returns (bytes from memory or read on this
-          // thread): counted at once, without a 'finish' listener per request; the rest when done.
-          if (res.writableEnded) observe();
-          else
-            res.once('finish', () => {
-              if (!fellBack) observe();
+            const url = req.url ?? '/';
+            const q = url.indexOf('?');
+            const path = q === -1 ? url : url.slice(0, q);
+            // A deprecated path goes through Fastify so its answer carries the deprecation headers.
+            const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
+            if (deprecated || known.find('GET', path)) return handler(req, res);
+            // The fast path answers without Fastify: counted here when it answers, logged by sampling
+            // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
+            const started = performance.now();
+            let fellBack = false;
+            const observe = () => {
+              const seconds = (performance.now() - started) / 1000;
+              metrics.observeRequest(req.method, 'fast-static', res.statusCode, seconds);
+              fastAnswers++;
+              if (config.fastPathLogSample > 0 && Math.random() < config.fastPathLogSample) {
+                app.log.info(
+                  // Keys other than req/res: those have Fastify's serializers, which expect its objects.
+                  {
+                    fastPath: true,
+                    method: req.method,
+                    path,
+                    ip: req.socket.remoteAddress,
+                    statusCode: res.statusCode,
+                    responseTime: seconds * 1000,
+                    sample: config.fastPathLogSample,
+                    fastAnswers,
+                  },
+                  'fast path answer (sampled)',
+                );
+              }
+            };
+            serveStatic(req, res, input.handle, () => {
+              fellBack = true;
+              handler(req, res);
             });
-        },
-      ).setTimeout(timeouts.idleTimeoutMs),
+            if (fellBack) return;
+            // Most answers are written before serveStatic returns (bytes from memory or read on this
+            // thread): counted at once, without a 'finish' listener per request; the rest when done.
+            if (res.writableEnded) observe();
+            else
+              res.once('finish', () => {
+                if (!fellBack) observe();
+              });
+          },
+        ).setTimeout(timeouts.idleTimeoutMs),
+        config.publicBaseUrl,
+      ),
+
     // New requests while draining get a 503 problem from the onRequest hook below, not Fastify's own.
     return503OnClosing: false,
     // Forwarded addresses count only from the configured proxies (ARCHIVE_TRUSTED_PROXIES).

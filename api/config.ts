@@ -20,7 +20,7 @@ import {
   defaultEngravePoolOptions,
   type EngravePoolOptions,
 } from '../src/lib/site/engrave-pool.ts';
-import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
+import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeAllowEntry } from './review/fetch.ts';
 
 export interface RateLimitSetting {
   /** Requests allowed in a burst, and per window on average. */
@@ -118,6 +118,14 @@ export interface Config {
   sessionLifetimeMs: number;
   /** ARCHIVE_FAST_PATH_LOG_SAMPLE: share (0..1) of answers of the in-memory fast path that are logged. */
   fastPathLogSample: number;
+  /**
+   * Credential checks (sign-in, Bearer, X-Archive-Import-Key): ARCHIVE_CREDENTIAL_FAILURE_LIMIT, the
+   * failed checks one client address may make ("<failures>/<seconds>"), and ARCHIVE_KEY_RATE_LIMIT,
+   * the requests one key label may authenticate ("<requests>/<seconds>").
+   */
+  credentialLimits: CredentialLimits;
+  /** ARCHIVE_BACKUP_WRITE_PAUSE_MS: the longest `npm run backup` may pause state writes to finish its snapshot (0: never). */
+  backupWritePauseMs: number;
   /** Where blobs live: ARCHIVE_BLOB_STORE and the ARCHIVE_S3_* bucket settings. */
   blobStore: BlobStoreSettings;
   /** How to reach an S3-compatible service (ARCHIVE_S3_*): the blob store, publish:static, backup. */
@@ -127,6 +135,25 @@ export interface Config {
    * worker threads and each score's time and memory budget, for builds, review checks and the desk.
    */
   engrave: EngravePoolOptions;
+}
+
+export interface CredentialLimits {
+  failuresPerAddress: RateLimitSetting;
+  requestsPerKeyLabel: RateLimitSetting;
+}
+
+export const DEFAULT_CREDENTIAL_FAILURE_LIMIT = '10/60';
+export const DEFAULT_BACKUP_WRITE_PAUSE_MS = 10_000;
+export const DEFAULT_KEY_RATE_LIMIT = '6000/60';
+
+function credentialLimitsFromEnv(env: NodeJS.ProcessEnv): CredentialLimits {
+  return {
+    failuresPerAddress: parseRateLimit(
+      'ARCHIVE_CREDENTIAL_FAILURE_LIMIT',
+      env.ARCHIVE_CREDENTIAL_FAILURE_LIMIT ?? DEFAULT_CREDENTIAL_FAILURE_LIMIT,
+    ),
+    requestsPerKeyLabel: parseRateLimit('ARCHIVE_KEY_RATE_LIMIT', env.ARCHIVE_KEY_RATE_LIMIT ?? DEFAULT_KEY_RATE_LIMIT),
+  };
 }
 
 /** Timeouts of the HTTP server, milliseconds (documented in README and docs/architecture.md). */
@@ -418,7 +445,7 @@ export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): FetchSettings {
     timeoutMs: positive('ARCHIVE_FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS),
     allowHosts: (env.ARCHIVE_FETCH_ALLOW_HOSTS ?? '')
       .split(',')
-      .map((h) => normalizeHost(h))
+      .map((h) => normalizeAllowEntry(h))
       .filter((h) => h.length > 0),
   };
 }
@@ -556,6 +583,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),
     sessionLifetimeMs: sessionHoursFromEnv(env),
     fastPathLogSample: sampleFromEnv(env),
+    credentialLimits: credentialLimitsFromEnv(env),
+    backupWritePauseMs: millis(env, 'ARCHIVE_BACKUP_WRITE_PAUSE_MS', DEFAULT_BACKUP_WRITE_PAUSE_MS, 0),
     blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD)),
     s3: s3SettingsFromEnv(env),
     engrave: engraveSettingsFromEnv(env),

@@ -9,6 +9,7 @@ import type { Rebuilder } from './site/builds.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { IntakeStore } from './contributions/store.ts';
 import type { KeyRing } from './http/auth.ts';
+import type { CredentialLimiter } from './http/credential-limiter.ts';
 import type { ArchiveMetrics } from './observability/metrics.ts';
 import type { SessionStore } from './session/sessions.ts';
 
@@ -23,6 +24,8 @@ export interface AppContext {
   intake: IntakeStore;
   /** The configured library, curator and admin keys. */
   keys: KeyRing;
+  /** Consulted before every credential check: failed checks per address, requests per key label. */
+  credentials: CredentialLimiter;
   /** Prometheus metrics of this app (api/observability/metrics.ts). */
   metrics: ArchiveMetrics;
   /** Browser sessions: the desk's admin sign-in and readers' sign-in (api/session/). */

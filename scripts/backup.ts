@@ -18,6 +18,11 @@
  * plus later content commits and blobs it already knows how to treat (a pending publication whose
  * commit landed settles as public; unreferenced blobs are harmless).
  *
+ * Under steady writes a pass may never come out clean; after PASSES_BEFORE_PAUSE passes the
+ * backup asks the server for a brief write pause (api/storage/write-pause.ts, at most
+ * ARCHIVE_BACKUP_WRITE_PAUSE_MS): new record writes wait, the next pass finds nothing changed,
+ * the pause ends. Writes are delayed, never refused or lost.
+ *
  * Reads ARCHIVE_DATA_DIR, ARCHIVE_CONTENT_REPO, ARCHIVE_BLOB_STORE and the ARCHIVE_S3_* settings.
  */
 import { createHash } from 'node:crypto';
@@ -31,6 +36,7 @@ import { createBlobStore } from '../api/blobs/create.ts';
 import { blobKey, HEX64 } from '../api/blobs/blob-store.ts';
 import { git } from '../api/site/content-repo.ts';
 import { PROJECT_ROOT } from './build.ts';
+import { pauseWrites } from '../api/storage/write-pause.ts';
 
 export const BACKUP_FORMAT = 'public-domain-music-archive-backup';
 export const BACKUP_VERSION = 1;
@@ -41,13 +47,15 @@ export interface BackupManifest {
   startedAtUtc: string;
   finishedAtUtc: string;
   content: { bundle: string; branch: string; head: string; refs: number };
-  state: { files: number; bytes: number; rounds: number };
+  state: { files: number; bytes: number; rounds: number; pausedMs?: number };
   blobs: { backend: 'local' | 's3'; count: number; bytes: number };
 }
 
 /** State files the server is writing right now are `.<name>.<pid>.<random>.tmp`; never copied. */
 const isTemp = (name: string) => name.startsWith('.') && name.endsWith('.tmp');
 const MAX_ROUNDS = 20;
+/** Passes without a pause before asking for one: a quiet archive is never paused. */
+const PASSES_BEFORE_PAUSE = 3;
 
 interface Signature {
   ino: number;
@@ -103,46 +111,63 @@ export async function snapshotTree(
   src: string,
   dst: string,
   log: (line: string) => void = () => undefined,
-): Promise<{ files: number; bytes: number; rounds: number }> {
+  options: { pauseMs?: number } = {},
+): Promise<{ files: number; bytes: number; rounds: number; pausedMs: number }> {
   const copied = new Map<string, Signature>();
-  for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const now = await walkFiles(src);
-    const present = new Set(now);
-    let changed = 0;
-    for (const rel of copied.keys()) {
-      if (!present.has(rel)) {
-        copied.delete(rel);
-        await fs.rm(path.join(dst, rel), { force: true });
-        changed++;
-      }
-    }
-    for (const rel of now) {
-      const current = await fs.stat(path.join(src, rel)).catch(() => null);
-      const sig = current && {
-        ino: current.ino,
-        size: current.size,
-        mtimeMs: current.mtimeMs,
-        ctimeMs: current.ctimeMs,
-      };
-      if (sig && sameSig(copied.get(rel), sig)) continue;
-      changed++;
-      const got = await copyOne(path.join(src, rel), path.join(dst, rel));
-      if (got) copied.set(rel, got);
-      else {
-        copied.delete(rel);
-        await fs.rm(path.join(dst, rel), { force: true });
-      }
-    }
-    if (changed === 0) {
-      let bytes = 0;
-      for (const s of copied.values()) bytes += s.size;
-      return { files: copied.size, bytes, rounds: round };
-    }
-    log(`state: ${changed} file(s) copied or changed in pass ${round}; checking again`);
+  const pause: { resume?: () => Promise<void> } = {};
+  let pausedAt = 0;
+  try {
+    return await passes();
+  } finally {
+    await pause.resume?.();
   }
-  throw new Error(
-    `the state kept changing for ${MAX_ROUNDS} passes; run the backup again when the server is less busy`,
-  );
+  async function passes(): Promise<{ files: number; bytes: number; rounds: number; pausedMs: number }> {
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      if (round === PASSES_BEFORE_PAUSE + 1 && options.pauseMs && options.pauseMs > 0) {
+        pausedAt = Date.now();
+        pause.resume = await pauseWrites(src, pausedAt + options.pauseMs);
+        log(
+          `state: still changing after ${PASSES_BEFORE_PAUSE} passes; writes paused for at most ${options.pauseMs} ms`,
+        );
+      }
+      const now = await walkFiles(src);
+      const present = new Set(now);
+      let changed = 0;
+      for (const rel of copied.keys()) {
+        if (!present.has(rel)) {
+          copied.delete(rel);
+          await fs.rm(path.join(dst, rel), { force: true });
+          changed++;
+        }
+      }
+      for (const rel of now) {
+        const current = await fs.stat(path.join(src, rel)).catch(() => null);
+        const sig = current && {
+          ino: current.ino,
+          size: current.size,
+          mtimeMs: current.mtimeMs,
+          ctimeMs: current.ctimeMs,
+        };
+        if (sig && sameSig(copied.get(rel), sig)) continue;
+        changed++;
+        const got = await copyOne(path.join(src, rel), path.join(dst, rel));
+        if (got) copied.set(rel, got);
+        else {
+          copied.delete(rel);
+          await fs.rm(path.join(dst, rel), { force: true });
+        }
+      }
+      if (changed === 0) {
+        let bytes = 0;
+        for (const s of copied.values()) bytes += s.size;
+        return { files: copied.size, bytes, rounds: round, pausedMs: pausedAt ? Date.now() - pausedAt : 0 };
+      }
+      log(`state: ${changed} file(s) copied or changed in pass ${round}; checking again`);
+    }
+    throw new Error(
+      `the state kept changing for ${MAX_ROUNDS} passes; run the backup again when the server is less busy`,
+    );
+  }
 }
 
 /** Every blob digest the snapshotted state names (library files, verified contributor files). */
@@ -177,8 +202,12 @@ export async function backup(
   await fs.mkdir(outDir, { recursive: true });
 
   // 1. State as of one moment.
-  const state = await snapshotTree(path.join(config.dataDir, 'state'), path.join(outDir, 'state'), log);
-  log(`state: ${state.files} records (${state.bytes} bytes) in ${state.rounds} pass(es)`);
+  const state = await snapshotTree(path.join(config.dataDir, 'state'), path.join(outDir, 'state'), log, {
+    pauseMs: config.backupWritePauseMs,
+  });
+  log(
+    `state: ${state.files} records (${state.bytes} bytes) in ${state.rounds} pass(es)${state.pausedMs ? `, writes paused ${state.pausedMs} ms` : ''}`,
+  );
 
   // 2. The content repository, every branch, after that moment.
   const branch = await git(config.contentRepo, ['symbolic-ref', '--short', 'HEAD']);

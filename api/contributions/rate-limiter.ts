@@ -72,6 +72,22 @@ export class RateLimiter {
     return this.buckets.size;
   }
 
+  /** Whether `client` has a whole token left, without counting anything. */
+  peek(client: string): RateDecision {
+    const now = this.now();
+    const cap = this.setting.limit;
+    const old = this.buckets.get(client);
+    const tokens = old ? Math.min(cap, old.tokens + Math.max(0, now - old.atMs) * this.rate) : cap;
+    const allowed = tokens >= 1;
+    return {
+      allowed,
+      limit: cap,
+      remaining: Math.floor(tokens),
+      resetSeconds: Math.ceil((cap - tokens) / this.rate / 1000),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.rate / 1000)),
+    };
+  }
+
   /** Count one request of `client`; it passes when a whole token is left. */
   take(client: string): RateDecision {
     const now = this.now();

@@ -11,6 +11,7 @@ import { describeErrors, type FieldError } from '../../src/domain/validation.ts'
 import { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { checkContributionSafety, checkCorrectionSafety } from '../../src/domain/contributions/safety.ts';
+import { correctionReportErrors } from '../../src/domain/review/correction.ts';
 import { checkPlaceholders } from '../../src/domain/contributions/placeholders.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
@@ -218,7 +219,12 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       onRequest: rateLimitHook(reportLimiter, intake.correctionRateLimit, base),
     },
     async (request, reply) => {
+      // The field rules apply uses, checked now: a report apply would refuse is refused at intake.
       const errors = bodyErrors(request, checkCorrectionSafety);
+      // A field the schema already refused is named once.
+      const named = new Set(errors.map((e) => e.pointer));
+      if (request.body && typeof request.body === 'object')
+        errors.push(...correctionReportErrors(request.body).filter((e) => !named.has(e.pointer)));
       if (errors.length > 0) return sendInvalid(reply, request, base, errors);
       const stored = await store.submitCorrectionReport(request.body);
       const view = correctionReportView(stored, base, workExists);

@@ -7,6 +7,9 @@
  *   ARCHIVE_ADMIN_KEYS    -> role `admin`     (the review API)
  *   ARCHIVE_METRICS_KEYS  -> role `metrics`   (GET /metrics only)
  *
+ * The import-key header carries library and curator keys only; an admin or metrics key is
+ * accepted only as Bearer, so a key sent in the wrong header is refused rather than honored.
+ *
  * Each comma-separated entry is either `secret` or `label=secret`. The label names the key holder
  * in commits and records without revealing the key; a plain secret gets `key-<6 hex of its
  * SHA-256>`. `label=secret` is recognized only when the label is a short name (a letter, then
@@ -24,6 +27,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KEY_LABEL_PATTERN, MIN_KEY_SECRET_LENGTH, type Config } from '../config.ts';
 import { sendProblem } from './problem.ts';
 import type { SessionStore } from '../session/sessions.ts';
+import type { CredentialLimiter } from './credential-limiter.ts';
 import { ADMIN_SESSION_ROLES } from '../session/sessions.ts';
 import { csrfRefusal, sessionOf } from '../session/cookies.ts';
 
@@ -164,15 +168,35 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The roles a key may hold when it arrives in the import-key header (Bearer carries any role). */
+const IMPORT_KEY_HEADER_ROLES: readonly Role[] = ['library', 'curator'];
+
+export interface PresentedKey {
+  secret: string;
+  /** Where it was sent, for messages. */
+  via: 'X-Archive-Import-Key' | 'Authorization: Bearer';
+  /** The roles a key sent this way may use. */
+  roles: readonly Role[] | 'any';
+}
+
 /** Keys the request presents in its headers (the import-key header first). */
-export function presentedKeys(request: FastifyRequest): string[] {
-  const out: string[] = [];
+export function presentedKeys(request: FastifyRequest): PresentedKey[] {
+  const out: PresentedKey[] = [];
   const header = headerValue(request.headers['x-archive-import-key'])?.trim();
-  if (header) out.push(header);
+  if (header) out.push({ secret: header, via: 'X-Archive-Import-Key', roles: IMPORT_KEY_HEADER_ROLES });
   const auth = headerValue(request.headers.authorization);
   const m = auth ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth) : null;
-  if (m?.[1]) out.push(m[1]);
+  if (m?.[1]) out.push({ secret: m[1], via: 'Authorization: Bearer', roles: 'any' });
   return out;
+}
+
+/** The principal a presented key stands for, limited to the roles its header may carry. */
+function identifyPresented(ring: KeyRing, key: PresentedKey): { principal: Principal | null; misplaced: boolean } {
+  const found = ring.identify(key.secret);
+  if (!found || key.roles === 'any') return { principal: found, misplaced: false };
+  const allowed = key.roles;
+  const roles = found.roles.filter((r) => allowed.includes(r));
+  return roles.length > 0 ? { principal: { ...found, roles }, misplaced: false } : { principal: null, misplaced: true };
 }
 
 /**
@@ -201,7 +225,10 @@ const REALM = 'Bearer realm="archive"';
  * request with it must pass the CSRF rule, with the token in the X-CSRF-Token header (this hook
  * runs before the body is read). A reader session never admits a protected route (403).
  */
-export function requireRole(ctx: { config: Config; keys: KeyRing; sessions?: SessionStore }, roles: readonly Role[]) {
+export function requireRole(
+  ctx: { config: Config; keys: KeyRing; credentials: CredentialLimiter; sessions?: SessionStore },
+  roles: readonly Role[],
+) {
   const base = ctx.config.publicBaseUrl;
   const envNames = roles.map((r) => ROLE_ENV[r]).join(' or ');
   return async function checkKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
@@ -219,11 +246,26 @@ export function requireRole(ctx: { config: Config; keys: KeyRing; sessions?: Ses
       return reply;
     }
     const presented = presentedKeys(request);
+    // The limiter speaks before any key is compared: while this address is limited, the right
+    // key is refused like a wrong one, so the answers are no oracle.
+    if (presented.length > 0) {
+      const limited = ctx.credentials.beforeCheck(request.ip);
+      if (limited) {
+        await sendProblem(reply, request, base, 'rate-limited', limited.detail, {
+          headers: { 'Retry-After': String(limited.retryAfterSeconds) },
+        });
+        return reply;
+      }
+    }
     let principal: Principal | null = null;
+    let misplaced: PresentedKey | null = null;
     for (const key of presented) {
-      principal = ring.identify(key);
+      const found = identifyPresented(ring, key);
+      if (found.misplaced) misplaced ??= key;
+      principal = found.principal;
       if (principal) break;
     }
+    if (!principal && presented.length > 0) ctx.credentials.failed(request.ip);
     if (principal && !principal.roles.some((r) => roles.includes(r))) {
       await sendProblem(
         reply,
@@ -274,8 +316,20 @@ export function requireRole(ctx: { config: Config; keys: KeyRing; sessions?: Ses
           ]
         : presented.length === 0
           ? ['This route needs a key in the X-Archive-Import-Key header or as Authorization: Bearer <key>.', REALM]
-          : ['The key sent is not valid for this service.', `${REALM}, error="invalid_token"`];
+          : misplaced
+            ? [
+                `The key sent in ${misplaced.via} is not accepted there: that header carries library and curator keys only; send other keys as Authorization: Bearer <key>.`,
+                `${REALM}, error="invalid_token"`,
+              ]
+            : ['The key sent is not valid for this service.', `${REALM}, error="invalid_token"`];
       await sendProblem(reply, request, base, 'unauthorized', detail, { headers: { 'WWW-Authenticate': header } });
+      return reply;
+    }
+    const overused = ctx.credentials.admit(principal.label);
+    if (overused) {
+      await sendProblem(reply, request, base, 'rate-limited', overused.detail, {
+        headers: { 'Retry-After': String(overused.retryAfterSeconds) },
+      });
       return reply;
     }
     request.principal = principal;

@@ -3,6 +3,7 @@
  * byte range (206, If-Range, 416 problem), exact Content-Type, optional Content-Disposition.
  * Static records, public blobs and protected library downloads all answer through here.
  */
+import { isHtml, PUBLIC_CSP } from './content-security-policy.ts';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { NGINX_BLOBS_LOCATION } from '../site/nginx.ts';
@@ -39,6 +40,7 @@ export function sendFile(
   options: { offload?: string } = {},
 ) {
   reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
+  if (isHtml(file.contentType)) reply.header('Content-Security-Policy', PUBLIC_CSP);
   // A precompressed form (static-site.ts, selectEncoding): ranges, 304 and HEAD apply to its bytes.
   if (file.vary) reply.header('Vary', 'Accept-Encoding');
   if (file.downloadName) reply.header('Content-Disposition', contentDisposition(file.downloadName));

@@ -11,6 +11,7 @@
  * so a load balancer stops sending before the process goes.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -43,10 +44,24 @@ function withTimeout(what: string, run: Promise<string>): Promise<CheckResult> {
   return Promise.race([checked, timeout]).finally(() => clearTimeout(timer));
 }
 
+type Readiness = Record<'build' | 'contentRepository' | 'storage', CheckResult>;
+
+/**
+ * The readiness checks of one context, shared by every probe that arrives while a check is
+ * running: 40 balancers probing at once cost one git process and one probe file, and can never
+ * interfere with each other. A probe that arrives after the run finished starts a new one.
+ */
+const inFlight = new WeakMap<AppContext, Promise<Readiness>>();
+export function readiness(ctx: AppContext): Promise<Readiness> {
+  const running = inFlight.get(ctx);
+  if (running) return running;
+  const run = runReadiness(ctx).finally(() => inFlight.delete(ctx));
+  inFlight.set(ctx, run);
+  return run;
+}
+
 /** The three readiness checks; each one bounded in time. */
-export async function readiness(
-  ctx: AppContext,
-): Promise<Record<'build' | 'contentRepository' | 'storage', CheckResult>> {
+async function runReadiness(ctx: AppContext): Promise<Readiness> {
   const build = withTimeout(
     'the served build',
     (async () => {
@@ -77,7 +92,9 @@ export async function readiness(
       // A durable write in the data folder: a full disk or a read-only mount fails here.
       const dir = path.join(ctx.config.dataDir, 'state');
       await fs.mkdir(dir, { recursive: true });
-      const probe = path.join(dir, `.readyz-${process.pid}.probe`);
+      // A name of its own per check: probes that overlap (several balancers, retries) must never
+      // remove each other's file.
+      const probe = path.join(dir, `.readyz-${process.pid}-${randomBytes(6).toString('hex')}.probe`);
       const handle = await fs.open(probe, 'w');
       try {
         await handle.writeFile('ok');

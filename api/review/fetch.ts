@@ -154,6 +154,27 @@ export function normalizeHost(host: string): string {
 }
 
 /**
+ * One allow-list entry in its compared form: `host` or `host:port` (IPv6 in brackets when a port
+ * follows), host normalized. An entry without a port allows port 443 only, so listing a host never
+ * opens its other services (the archive's own port on the same machine, an admin port).
+ */
+export function normalizeAllowEntry(entry: string): string {
+  const e = entry.trim();
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(e);
+  const plain = /^([^:]+):(\d{1,5})$/.exec(e);
+  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : plain ? [plain[1]!, plain[2]] : [e, undefined];
+  const h = normalizeHost(host);
+  if (h === '') return '';
+  if (port === undefined || Number(port) === 443) return h;
+  return `${h.includes(':') ? `[${h}]` : h}:${Number(port)}`;
+}
+
+/** The allow-list key of a URL: its host, plus its port unless that is 443. */
+function allowKey(host: string, port: string): string {
+  return normalizeAllowEntry(`${host.includes(':') ? `[${host}]` : host}:${port || '443'}`);
+}
+
+/**
  * A `lookup` for net.connect that resolves every address of the host, refuses the connection when
  * ANY of them is blocked (so a DNS answer mixing public and private addresses cannot win by
  * ordering), and hands the checked addresses to the socket, so nothing resolves the name again
@@ -202,7 +223,8 @@ function checkUrl(raw: string, allowHosts: Set<string>): { url: URL; host: strin
   if (url.username || url.password)
     throw new FetchRefusedError('not-allowed-host', raw, 'URLs with credentials are not fetched');
   const host = normalizeHost(url.hostname);
-  const allowed = allowHosts.has(host);
+  // Host and port: an allowed host's other ports (a redirect to the archive's own) are not allowed.
+  const allowed = allowHosts.has(allowKey(host, url.port));
   if (!allowed) {
     if (net.isIP(host) !== 0) {
       if (isBlockedAddress(host))
@@ -257,7 +279,7 @@ async function removeQuietly(file: string | null): Promise<void> {
 }
 
 export const fetchContributorFile: FetchContributorFile = async (url, blobs, options) => {
-  const allowHosts = new Set(options.allowHosts.map(normalizeHost).filter((h) => h.length > 0));
+  const allowHosts = new Set(options.allowHosts.map(normalizeAllowEntry).filter((h) => h.length > 0));
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);

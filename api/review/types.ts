@@ -37,7 +37,7 @@ export interface FetchOptions {
   expectedSha256?: string | null;
   maxBytes: number;
   timeoutMs: number;
-  /** Host names allowed even when they resolve to loopback/private ranges (ARCHIVE_FETCH_ALLOW_HOSTS; empty by default). */
+  /** `host` (port 443) or `host:port` entries allowed even on loopback/private ranges (ARCHIVE_FETCH_ALLOW_HOSTS; empty by default). */
   allowHosts: string[];
   /** Extra trusted CA certificates (tests trust their self-signed server this way only). */
   ca?: string | Buffer;

@@ -153,13 +153,16 @@ export function presentedCsrf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Why a request is from another site, or null: `Sec-Fetch-Site: cross-site`, or an `Origin` that
- * is neither the public origin nor the origin the request was addressed to. Also guards the
- * desk's sign-in form, which has no session (and so no token) yet.
+ * Why a request is not from this origin, or null: a `Sec-Fetch-Site` other than `same-origin`
+ * (`same-site` included: a sibling subdomain is another party), or an `Origin` that is neither
+ * the public origin nor the origin the request was addressed to. Also guards the desk's sign-in
+ * form, which has no session (and so no token) yet. Clients that send neither header (scripts,
+ * curl) are judged by the CSRF token alone.
  */
 export function crossSiteRefusal(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest): string | null {
-  if (headerValue(request.headers['sec-fetch-site']) === 'cross-site')
-    return 'The request came from another site (Sec-Fetch-Site: cross-site).';
+  const site = headerValue(request.headers['sec-fetch-site']);
+  if (site !== undefined && site !== 'same-origin')
+    return `The request did not come from this archive's own pages (Sec-Fetch-Site: ${site.slice(0, 40)}); only same-origin requests may change state.`;
   const origin = headerValue(request.headers.origin);
   if (origin !== undefined) {
     const host = headerValue(request.headers.host);

@@ -5,15 +5,14 @@
  *   GET    /api/v1/admin/session   the cookie's session (with its CSRF token), or 401
  *   DELETE /api/v1/admin/session   sign-out: 204, the session ends and the cookie expires
  *
- * Failed sign-ins are rate-limited per client address (10 per minute), so a short key cannot be
- * guessed through this door faster than through the Bearer header.
+ * Sign-in goes through the one credential limiter (api/http/credential-limiter.ts), consulted
+ * before the key is compared: while an address is limited, the right key is refused too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ProblemError, sendProblem } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
 import { ROLE_ENV } from '../http/auth.ts';
-import { RateLimiter, clientKey } from '../contributions/rate-limiter.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { AdminSignInBody, type AdminSession } from '../../src/schemas/session.ts';
 import { ADMIN_SESSION_ROLES, type Session } from './sessions.ts';
@@ -42,9 +41,7 @@ export type SignInOutcome =
  * desk's sign-in form. Only a key holding the admin role signs in.
  */
 export function createAdminSignIn(ctx: AppContext) {
-  const failures = new RateLimiter({ limit: 10, windowSeconds: 60 });
   return function signIn(request: FastifyRequest, reply: FastifyReply, key: string): SignInOutcome {
-    const client = clientKey(request.ip);
     if (!ctx.keys.configuredFor(['admin'])) {
       return {
         ok: false,
@@ -52,16 +49,11 @@ export function createAdminSignIn(ctx: AppContext) {
         detail: `No admin key is configured, so nobody can sign in. The operator sets ${ROLE_ENV.admin} (comma-separated label=secret keys) and restarts the service.`,
       };
     }
+    const limited = ctx.credentials.beforeCheck(request.ip);
+    if (limited) return { ok: false, status: 429, ...limited };
     const principal = ctx.keys.identify(key.trim());
     if (!principal || !principal.roles.includes('admin')) {
-      const decision = failures.take(client);
-      if (!decision.allowed)
-        return {
-          ok: false,
-          status: 429,
-          detail: 'Too many failed sign-ins from this address; wait before trying again.',
-          retryAfterSeconds: decision.retryAfterSeconds,
-        };
+      ctx.credentials.failed(request.ip);
       if (principal)
         return {
           ok: false,
@@ -70,6 +62,8 @@ export function createAdminSignIn(ctx: AppContext) {
         };
       return { ok: false, status: 401, detail: 'The key is not valid for this service.' };
     }
+    const overused = ctx.credentials.admit(principal.label);
+    if (overused) return { ok: false, status: 429, ...overused };
     const { token, session } = ctx.sessions.create({ kind: 'admin', label: principal.label });
     setSessionCookie(ctx, reply, token);
     return { ok: true, session };

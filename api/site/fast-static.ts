@@ -15,6 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SiteHandle } from './site-handle.ts';
+import { isHtml, PUBLIC_CSP } from '../http/content-security-policy.ts';
 import {
   ifNoneMatchHits,
   selectEncoding,
@@ -42,6 +43,8 @@ function headersOf(file: StaticFile, length: number): AnswerHeaders {
       'X-Content-Type-Options',
       'nosniff',
     ];
+    // An HTML page carries the pages' Content-Security-Policy (api/http/content-security-policy.ts).
+    if (isHtml(file.contentType)) h304.push('Content-Security-Policy', PUBLIC_CSP);
     // A file with precompressed forms (an engraved page): which one answers depends on Accept-Encoding.
     if (file.vary) h304.push('Vary', 'Accept-Encoding');
     const h200 = [...h304, 'Content-Type', file.contentType, 'Content-Length', String(length)];

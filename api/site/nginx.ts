@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { nginxTypesBlock } from '../http/media-types.ts';
+import { PUBLIC_CSP } from '../http/content-security-policy.ts';
 import { PRECOMPRESSED_NGINX_LOCATION } from '../../src/lib/site/precompress.ts';
 
 /** Where Debian's nginx loads its enabled modules from (its nginx.conf includes this folder). */
@@ -73,6 +74,8 @@ server {
 ${nginxTypesBlock()}
     add_header Cache-Control "public, max-age=60, stale-while-revalidate=600";
     add_header X-Content-Type-Options nosniff;
+    # The pages' policy (api/http/content-security-policy.ts); harmless on other answers.
+    add_header Content-Security-Policy "${PUBLIC_CSP}";
 
     # Dynamic reads and writes live in the Node process.
     location = /api/v1/works { proxy_pass ${upstream}; }

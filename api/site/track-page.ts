@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { sendFile } from '../http/send-file.ts';
+import { PUBLIC_CSP } from '../http/content-security-policy.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
 import {
@@ -83,6 +84,7 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
     const normalized = normalizeTrackingCode(code, kind);
     let inner: string;
     let title: string | null = null;
+    let found = false;
     if (!normalized) {
       inner = `<p class="notice bad">${escape(notACodeMessage(code))}</p>`;
     } else {
@@ -95,26 +97,36 @@ export function registerTrackPage(app: FastifyInstance, ctx: AppContext): void {
       if (view) {
         inner = trackingHtml(view as TrackingRecord, `${base}${trackingApiPath(normalized)}`);
         title = `${normalized}: ${statusWords(view.status)}`;
+        found = true;
       } else {
         inner = `<p class="notice bad">${escape(unknownCodeMessage(normalized))}</p>`;
       }
     }
     const html = fillTrackPage(page, normalized ?? code, inner, title);
     if (html === null) return reply.callNotFound();
-    // The page exists for any code and says what the lookup found (a 404 here would be a console
-    // error in every browser; the JSON record answers 404 for an unknown code). A tracking record
-    // changes as it is reviewed: never cached as a static page would be.
+    // The page says what the lookup found, readable by people; its status says it to crawlers,
+    // link checkers and agents: 404 for a code no record has (or that is not a code), as the
+    // JSON record answers. A tracking record changes as it is reviewed: never cached.
     return reply
-      .code(200)
+      .code(found ? 200 : 404)
       .type('text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')
+      .header('Content-Security-Policy', PUBLIC_CSP)
       .send(request.method === 'HEAD' ? undefined : html);
   };
 
   app.route<{ Params: { code: string } }>({
     method: ['GET', 'HEAD'],
     url: '/track/:code',
-    handler: (request, reply) => answer(request, reply, request.params.code),
+    handler: async (request, reply) => {
+      // The page's own file, named by its path, is the page (as nginx serves it), not a code.
+      if (request.params.code === 'index.html') {
+        const found = await ctx.handle.current.site.resolve('/track/');
+        if (found.kind !== 'file') return reply.callNotFound();
+        return sendFile(request, reply, base, found.file);
+      }
+      return answer(request, reply, request.params.code);
+    },
   });
   // The page's own form without JavaScript: GET /track/?code=X goes to the shareable /track/X.
   app.route<{ Querystring: { code?: string } }>({

@@ -3,6 +3,7 @@
  * temporary file, is fsynced, renamed over the old file, and the folder is fsynced. A reader sees
  * the old document or the new one, never a torn one. Writes to one file are serialised.
  */
+import { waitWhileWritesPaused } from './write-pause.ts';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -23,8 +24,12 @@ export async function fsyncDir(dir: string): Promise<void> {
  */
 export const TEMP_FILE_NAME = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
-/** Write `bytes` to a fresh temporary file beside `target`, fsynced; returns its path. */
+/**
+ * Write `bytes` to a fresh temporary file beside `target`, fsynced; returns its path. Every state
+ * write starts here, so this is where a backup's brief write pause is honoured (write-pause.ts).
+ */
 export async function writeTempFile(target: string, bytes: string | Buffer): Promise<string> {
+  await waitWhileWritesPaused(target);
   const temp = path.join(
     path.dirname(target),
     `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,

@@ -258,7 +258,9 @@ async function one(
       },
     };
     // The review's fetcher trusts the file host's certificate and may reach it on loopback; nothing else changes.
-    const review = fileHost ? { fetchOptions: { ca: fileHost.ca, allowHosts: ['localhost'] } } : {};
+    const review = fileHost
+      ? { fetchOptions: { ca: fileHost.ca, allowHosts: [`localhost:${new URL(fileHost.base).port}`] } }
+      : {};
     const app = await createApp({ config, handle, rebuilder, review }, { logger });
     // A real socket: every request below goes through the loopback HTTP server.
     await app.listen({ port: 0, host: '127.0.0.1' });

@@ -403,9 +403,23 @@ export function excerptWords(e: { bars: string; barCount: number; totalBars: num
   return `Excerpt: ${which} (${count})`;
 }
 
+/**
+ * Raw HTML in record text made inert: agents and Markdown viewers render `index.md`, and a
+ * correction or contribution may carry `<script>` or an `<img onerror>`. `&lt;` reads as `<`
+ * in every renderer and starts no tag.
+ */
+function inertHtml(text: string): string {
+  return text.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A YAML double-quoted scalar with no raw `<` (a renderer without front matter shows it as text). */
+function yamlString(text: string): string {
+  return JSON.stringify(text).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+}
+
 function cell(text: string | number | null | undefined): string {
   if (text === null || text === undefined || text === '') return '—';
-  return String(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return inertHtml(String(text)).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
 /** Measured and declared audio facts, apart, one asset each (issue 13). */
@@ -449,14 +463,14 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   const lines: string[] = [
     '---',
     `slug: ${record.slug}`,
-    `title: ${JSON.stringify(record.title)}`,
-    `composer: ${JSON.stringify(record.composer.name)}`,
+    `title: ${yamlString(record.title)}`,
+    `composer: ${yamlString(record.composer.name)}`,
     `apiVersion: v1`,
     `generatedAtUtc: ${generatedAtUtc}`,
     `record: ${record.links.self}`,
     '---',
     '',
-    `# ${record.title} — ${record.composer.name} (${lifeDates(record.composer.born, record.composer.died)})`,
+    `# ${inertHtml(record.title)} — ${inertHtml(record.composer.name)} (${lifeDates(record.composer.born, record.composer.died)})`,
     '',
     `- Slug: \`${record.slug}\``,
     ...(record.originalTitle ? [`- Original title: ${cell(record.originalTitle)}`] : []),
@@ -482,7 +496,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `- Territories: US ${r.territories.US.status} (${cell(r.territories.US.note)}); EU ${r.territories.EU.status} (${cell(r.territories.EU.note)}); CA ${r.territories.CA.status} (${cell(r.territories.CA.note)})`,
     `- License: ${cell(r.license)}; attribution: ${cell(r.attribution)}`,
     `- Checked: ${r.checkedAtUtc}`,
-    `- Evidence: ${r.evidenceUrls.join(' ')}`,
+    `- Evidence: ${inertHtml(r.evidenceUrls.join(' '))}`,
     '',
     '## Source assets',
     '',

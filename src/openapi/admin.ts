@@ -47,6 +47,9 @@ const authProblems = {
   '400': problem('The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL.'),
   '401': problem('No key, or a wrong key (WWW-Authenticate: Bearer).'),
   '403': problem('A valid key without the admin role.'),
+  '429': problem(
+    'Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked.',
+  ),
 };
 
 function actionOperation(kind: 'contribution' | 'correction-report'): OperationSpec {
@@ -148,7 +151,8 @@ const signIn: OperationSpec = {
     'The key travels in the body, never in the URL. The answer sets an HttpOnly, SameSite=Strict session cookie (Secure with the `__Host-` prefix on an https origin) ' +
     'that lives ARCHIVE_SESSION_HOURS (default 12) and is lost when the server restarts. With the cookie, the admin review API answers as with the key, and ' +
     'every state-changing request must send `csrfToken` in the X-CSRF-Token header; a request from another site is refused (403). The session grants the ' +
-    'admin role only. Failed sign-ins are limited to 10 per minute per client address (429 with Retry-After).',
+    'admin role only. Failed credential checks (sign-ins and keys on every route) are limited per client address, 10 per minute by default ' +
+    '(ARCHIVE_CREDENTIAL_FAILURE_LIMIT); while limited, every sign-in is refused with 429 and Retry-After, the right key included.',
   requestBody: {
     description: 'The admin key.',
     required: true,
@@ -160,7 +164,7 @@ const signIn: OperationSpec = {
     '400': problem('The body violates AdminSignInBody.'),
     '401': problem('Not a key of this service, or no admin key is configured (the detail says how to configure one).'),
     '403': problem('A valid key without the admin role.'),
-    '429': problem('Too many failed sign-ins from this address.'),
+    '429': problem('Too many failed credential checks from this address (Retry-After); no key is checked meanwhile.'),
   },
 } as OperationSpec;
 

@@ -66,6 +66,9 @@ const AUTH_RESPONSES: Record<string, ResponseSpec> = {
   '400': problem('Invalid input (a parameter or field named in errors[]), or a key in the URL (key-in-url).'),
   '401': problem('Missing or wrong key; WWW-Authenticate: Bearer. Also when no key is configured for the route.'),
   '403': problem('The key is valid but lacks the role (or the file is curator-only).'),
+  '429': problem(
+    'Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked.',
+  ),
 };
 
 const json = (schema: TSchema, description: string): ResponseSpec => ({

@@ -176,6 +176,12 @@ describe('the desk over HTTP', () => {
     expect(noToken.body).toContain('CSRF');
     const crossSite = await post(url, { reviewer: 'Mallory', _csrf: csrf }, { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.statusCode).toBe(403);
+    // A sibling subdomain is another party: same-site is refused too, and so is a user-typed navigation.
+    for (const site of ['same-site', 'none']) {
+      const refused = await post(url, { reviewer: 'Mallory', _csrf: csrf }, { 'sec-fetch-site': site });
+      expect(refused.statusCode, site).toBe(403);
+      expect(refused.body).toContain('same-origin');
+    }
     const otherOrigin = await post(url, { reviewer: 'Mallory', _csrf: csrf }, { origin: 'https://evil.example' });
     expect(otherOrigin.statusCode).toBe(403);
     const noSession = await h.app.inject({

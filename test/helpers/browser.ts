@@ -49,6 +49,8 @@ export interface PageProbe {
   external: string[];
   /** Messages the page logged as console errors (a failed resource load, a script error ...). */
   consoleErrors: string[];
+  /** Content-Security-Policy violations the page reported (securitypolicyviolation events). */
+  cspViolations: string[];
 }
 
 /** A fresh context and page that records dialogs, page errors and any non-loopback request. */
@@ -61,7 +63,24 @@ export async function openPage(
     javaScriptEnabled: options.javaScript ?? true,
   });
   const page = await context.newPage();
-  const probe: PageProbe = { page, context, dialogs: [], errors: [], external: [], consoleErrors: [] };
+  const probe: PageProbe = {
+    page,
+    context,
+    dialogs: [],
+    errors: [],
+    external: [],
+    consoleErrors: [],
+    cspViolations: [],
+  };
+  // Every violation of the page's Content-Security-Policy is reported by the page itself.
+  await page.exposeFunction('__reportCspViolation', (text: string) => probe.cspViolations.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window as unknown as { __reportCspViolation(t: string): void }).__reportCspViolation(
+        `${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile || document.location.href}:${e.lineNumber}`,
+      );
+    });
+  });
   page.on('console', (m) => {
     if (m.type() === 'error') probe.consoleErrors.push(`${m.text()} (${m.location().url})`);
   });
@@ -142,7 +161,9 @@ export interface AxeViolation {
 /** Run axe-core in the page; returns the serious and critical violations. */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
   const axe = (await import('axe-core')).default;
-  await page.addScriptTag({ content: axe.source });
+  // Evaluated through the DevTools protocol, not as an inline <script>: the site's
+  // Content-Security-Policy rightly blocks inline scripts, and the audit is not the page's own.
+  await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
     const w = window as unknown as {
       axe: {

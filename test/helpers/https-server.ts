@@ -6,7 +6,7 @@
  *     '/moved': { redirect: 'https://localhost:1234/score.musicxml' },   // 302 by default
  *     '/slow': { stall: true },                                          // headers, then nothing
  *   });
- *   await fetchContributorFile(`${server.url}/score.musicxml`, blobs, { ..., ca: server.ca, allowHosts: ['localhost'] });
+ *   await fetchContributorFile(`${server.url}/score.musicxml`, blobs, { ..., ca: server.ca, allowHosts: [`localhost:${server.port}`] });
  *   await server.close();
  *
  * - `url` is `https://localhost:<port>` (no trailing slash); `port` and `requests` (paths asked

@@ -3,6 +3,7 @@
  * names, their case and order, and values, for a 200, a 304 and a HEAD of a record answered from
  * memory. Pins the bytes the fast path writes, so a faster way of writing them stays identical.
  */
+import { PUBLIC_CSP } from '../../api/http/content-security-policy.ts';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, type TestApp } from '../helpers/app.ts';
@@ -83,11 +84,15 @@ describe('fast path header set', () => {
     const listed = await raw(path, 'GET', { 'If-None-Match': `"x", W/${etag}` });
     expect(listed.status).toBe(304);
     expect(pairs(listed)).toEqual(pairs(notModified));
-    // An HTML page: its own type, the same header names in the same order.
+    // An HTML page: its own type, the same header names in the same order, plus the pages'
+    // Content-Security-Policy after nosniff.
     const page = await raw(`/works/${slug}/`);
     const again = await raw(`/works/${slug}/`);
     expect(pairs(again)).toEqual(pairs(page));
-    expect(pairs(again).map(([k]) => k)).toEqual(pairs(ok).map(([k]) => k));
+    const names = pairs(ok).map(([k]) => k);
+    names.splice(names.indexOf('X-Content-Type-Options') + 1, 0, 'Content-Security-Policy');
+    expect(pairs(again).map(([k]) => k)).toEqual(names);
+    expect(again.raw[again.raw.indexOf('Content-Security-Policy') + 1]).toBe(PUBLIC_CSP);
     expect(again.raw[again.raw.indexOf('Content-Type') + 1]).toBe('text/html; charset=utf-8');
   });
 });

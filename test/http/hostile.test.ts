@@ -1,8 +1,10 @@
 /**
  * Hostile input over a real socket: >= 10,000 generated bad requests (deep JSON on every JSON
  * intake, prototype keys, broken percent-encoding, NUL in a header, 431, TRACE/PROPFIND/unknown
- * methods, garbage request lines, malformed JSON), sent with bounded concurrency. Every answer must
- * be a 4xx `application/problem+json`: no 5xx, no other body type, no dropped connection.
+ * methods, garbage request lines, malformed JSON, CONNECT, broken chunked framing, HTTP/1.1 without
+ * Host), sent with bounded concurrency, one in eight from a client that half-closes after its
+ * request. Every answer must be a 4xx `application/problem+json`: no 5xx, no other body type, no
+ * dropped connection, no hang.
  */
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -28,8 +30,12 @@ interface Answer {
   body: string;
 }
 
-/** Send raw bytes on a fresh connection and read the whole answer (the server closes or we stop at Content-Length). */
-function send(raw: Buffer | string): Promise<Answer> {
+/**
+ * Send raw bytes on a fresh connection and read the whole answer until the server closes.
+ * `halfClose` ends the client's side right after the request (FIN), as some clients and proxies
+ * do: the server must still answer.
+ */
+function send(raw: Buffer | string, halfClose = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -44,8 +50,8 @@ function send(raw: Buffer | string): Promise<Answer> {
     socket.on('data', (d) => chunks.push(d));
     socket.on('close', finish);
     socket.on('error', (e) => chunks.length === 0 && reject(e));
-    // No half-close: a client that sends FIN first may legitimately get no answer; wait for the server to close.
-    socket.write(raw);
+    if (halfClose) socket.end(raw);
+    else socket.write(raw);
   });
 }
 
@@ -64,6 +70,35 @@ const get = (path: string, method = 'GET', extra = '') =>
 function rng(seed: number) {
   return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
+
+/** A request body in chunked framing that breaks the framing in one of several ways. */
+const brokenChunked = (path: string, body: string) =>
+  `POST ${path} HTTP/1.1\r\nHost: localhost\r\n${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${body}`;
+const BROKEN_CHUNKS = [
+  'zz\r\n{}\r\n0\r\n\r\n', // not a hexadecimal size
+  '2\r\n{}XX0\r\n\r\n', // data not followed by CRLF
+  '-1\r\n{}\r\n0\r\n\r\n', // negative size
+  'ffffffffffffffffff\r\n{}\r\n', // size overflows
+  '2;\x01ext\r\n{}\r\n0\r\n\r\n', // control character in an extension
+];
+
+/** Requests the HTTP layer itself refuses (no route ever sees them), each with the case's name. */
+const REFUSED_BY_HTTP_LAYER: Array<[string, string, boolean]> = [
+  ['CONNECT', 'CONNECT archive.example.test:443 HTTP/1.1\r\nHost: archive.example.test:443\r\n\r\n', false],
+  ['CONNECT half-closed', 'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n', true],
+  ['HTTP/1.1 without Host', 'GET / HTTP/1.1\r\nConnection: close\r\n\r\n', false],
+  ['HTTP/1.1 without Host (API)', 'GET /api/v1/works HTTP/1.1\r\nConnection: close\r\n\r\n', false],
+  ...BROKEN_CHUNKS.map((b, i): [string, string, boolean] => [
+    `broken chunked framing ${i}`,
+    brokenChunked(JSON_ENDPOINTS[i % JSON_ENDPOINTS.length]!, b),
+    false,
+  ]),
+  ['chunked body cut by a half-close', brokenChunked('/api/v1/music/contributions', '10\r\n{"a":'), true],
+  ['half-closed GET /nope', 'GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n', true],
+  ['half-closed GET /api/v1/works/nope', 'GET /api/v1/works/no-such-work HTTP/1.1\r\nHost: localhost\r\n\r\n', true],
+  ['half-closed POST with a bad body', post('/api/v1/music/contributions', '{'), true],
+  ['half-closed TRACE', 'TRACE / HTTP/1.1\r\nHost: localhost\r\n\r\n', true],
+];
 
 type Case = [string, Buffer | string];
 function cases(count: number): Case[] {
@@ -131,6 +166,15 @@ function cases(count: number): Case[] {
         post(p, pick(['{', '{"a":}', '[1,,2]', 'nul', '{"a":"\\x"}', '\u0000', '{"a":1}}'])),
       ];
     },
+    () => {
+      const p = pick(JSON_ENDPOINTS);
+      return [`broken chunked framing ${p}`, brokenChunked(p, pick(BROKEN_CHUNKS))];
+    },
+    () => [`CONNECT`, `CONNECT ${pick(['127.0.0.1:22', 'example.org:443', '[::1]:80'])} HTTP/1.1\r\nHost: x\r\n\r\n`],
+    () => [
+      `HTTP/1.1 without Host`,
+      `GET ${pick(['/', '/api/v1/works', '/nope', '/works/'])} HTTP/1.1\r\nConnection: close\r\n\r\n`,
+    ],
     () => [
       `wrong media type`,
       post(pick(JSON_ENDPOINTS), '<x/>', pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x'])),
@@ -182,9 +226,36 @@ describe('hostile input', () => {
     expect(trace.contentType).toMatch(/^application\/problem\+json/);
   });
 
+  it('answers every request the HTTP layer refuses with a 4xx problem: CONNECT, broken chunked framing, no Host, half-closed clients', async () => {
+    const answers = await runBounded(REFUSED_BY_HTTP_LAYER, 4, async ([name, raw, halfClose]) => ({
+      name,
+      ...(await send(raw, halfClose)),
+    }));
+    const bad = answers
+      .filter((a) => a.status < 400 || a.status >= 500 || !a.contentType.startsWith('application/problem+json'))
+      .map((a) => `${a.name}: ${a.status} ${a.contentType} ${a.body.slice(0, 120)}`);
+    expect(bad).toEqual([]);
+    const byName = new Map(answers.map((a) => [a.name, a]));
+    expect(byName.get('CONNECT')!.status).toBe(405);
+    expect(JSON.parse(byName.get('HTTP/1.1 without Host')!.body)).toMatchObject({
+      status: 400,
+      errors: [{ parameter: 'Host', detail: expect.any(String) }],
+    });
+    expect(byName.get('half-closed GET /nope')!.status).toBe(404);
+    expect(byName.get('half-closed POST with a bad body')!.status).toBe(400);
+  });
+
   it('answers 10,000 generated bad requests with 4xx problem details only', async () => {
     const all = cases(10_000);
-    const answers = await runBounded(all, 16, async ([name, raw]) => ({ name, ...(await send(raw)) }));
+    // Every eighth request half-closes after sending: the answer must come all the same.
+    const answers = await runBounded(
+      all.map(([name, raw], i) => [name, raw, i % 8 === 7] as const),
+      16,
+      async ([name, raw, halfClose]) => ({
+        name: halfClose ? `${name} (half-closed)` : name,
+        ...(await send(raw, halfClose)),
+      }),
+    );
     const bad = answers.filter(
       (a) => a.status < 400 || a.status >= 500 || !a.contentType.startsWith('application/problem+json'),
     );

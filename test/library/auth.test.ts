@@ -92,7 +92,9 @@ describe('the auth matrix over every library route', () => {
   }[];
 
   beforeAll(async () => {
-    t = await openLibraryApp();
+    // The matrix sends dozens of wrong keys from one address on purpose; the credential limiter
+    // has its own test below.
+    t = await openLibraryApp({ ARCHIVE_CREDENTIAL_FAILURE_LIMIT: '1000/60' });
     // Publication reads the content repository; a small one is enough to reach the eligibility check.
     await ensureContentRepo(path.join(t.dataDir, 'content'), path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
     const bytes = randomBytes(64);
@@ -191,9 +193,28 @@ describe('the auth matrix over every library route', () => {
   });
 
   it('refuses an admin key on library routes with 403', async () => {
-    const res = await t.request({ url: '/api/v1/library/tracks', headers: { 'x-archive-import-key': ADMIN_SECRET } });
+    const res = await t.request({
+      url: '/api/v1/library/tracks',
+      headers: { authorization: `Bearer ${ADMIN_SECRET}` },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().type).toMatch(/\/problems\/forbidden$/);
+  });
+
+  it("takes each role's key only in its own header: the admin key in X-Archive-Import-Key is refused (401) on every route", async () => {
+    for (const url of ['/api/v1/library/tracks', '/api/v1/admin/queue']) {
+      const res = await t.request({ url, headers: { 'x-archive-import-key': ADMIN_SECRET } });
+      expect(res.statusCode, url).toBe(401);
+      expect(res.json().type).toMatch(/\/problems\/unauthorized$/);
+      expect(res.json().detail).toContain('X-Archive-Import-Key');
+      expect(res.body).not.toContain(ADMIN_SECRET);
+    }
+    // The same key as Bearer reaches the admin route.
+    const bearer = await t.request({
+      url: '/api/v1/admin/queue',
+      headers: { authorization: `Bearer ${ADMIN_SECRET}` },
+    });
+    expect(bearer.statusCode).toBe(200);
   });
 });
 

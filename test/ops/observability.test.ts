@@ -5,7 +5,7 @@
  * the fast path counted and logged by sampling, 429s, upload bytes, queue sizes, build/apply families.
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
@@ -103,6 +103,30 @@ describe('health and readiness', () => {
     };
     expect(again.checks.storage!.ok).toBe(true);
     expect(again.detail).toContain('contentRepository');
+  });
+});
+
+describe('readiness under concurrent probes', () => {
+  it("answers 400 probes, 40 at a time, all 200: overlapping checks never remove each other's probe", async () => {
+    s = await openServed({}, { contentRepo: true });
+    const statuses: number[] = [];
+    const details: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, async () => {
+          const res = await fetch(`${s!.url}/readyz`);
+          return { status: res.status, text: await res.text() };
+        }),
+      );
+      for (const a of answers) {
+        statuses.push(a.status);
+        if (a.status !== 200) details.push(a.text.slice(0, 200));
+      }
+    }
+    expect(details).toEqual([]);
+    expect(statuses.filter((x) => x === 200).length).toBe(400);
+    // No probe file is left behind in the state folder.
+    expect(readdirSync(path.join(s.dataDir, 'state')).filter((n) => n.endsWith('.probe'))).toEqual([]);
   });
 });
 

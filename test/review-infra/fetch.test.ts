@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore as BlobStore } from '../../api/blobs/blob-store.ts';
 import { fetchContributorFile, guardedLookup, isBlockedAddress } from '../../api/review/fetch.ts';
@@ -122,6 +123,11 @@ describe('fetchOptionsFromEnv', () => {
       timeoutMs: 500,
       allowHosts: ['files.example.org', 'localhost'],
     });
+    // Ports: 443 is the default and is dropped; other ports stay with the host (IPv6 in brackets).
+    expect(
+      fetchOptionsFromEnv({ ARCHIVE_FETCH_ALLOW_HOSTS: 'Files.Example.org:443,localhost:8443,[::1]:9000,[::1]' })
+        .allowHosts,
+    ).toEqual(['files.example.org', 'localhost:8443', '[::1]:9000', '::1']);
     expect(() => fetchOptionsFromEnv({ ARCHIVE_FETCH_MAX_BYTES: '-1' })).toThrow(/ARCHIVE_FETCH_MAX_BYTES/);
   });
 });
@@ -158,7 +164,7 @@ describe('fetchContributorFile', () => {
   const opts = (extra: Partial<FetchOptions> = {}): FetchOptions => ({
     maxBytes: 1024 * 1024,
     timeoutMs: 5000,
-    allowHosts: ['localhost'],
+    allowHosts: [`localhost:${server.port}`],
     ca: server.ca,
     ...extra,
   });
@@ -259,9 +265,37 @@ describe('fetchContributorFile', () => {
   it('lets a redirect target through the guard only when it is allow-listed itself', async () => {
     // 127.0.0.2 passes the guard once listed; nothing listens there, so the connection itself fails.
     const err = await refusal(
-      fetchContributorFile(`${server.url}/to-loopback-ip`, blobs, opts({ allowHosts: ['localhost', '127.0.0.2'] })),
+      fetchContributorFile(
+        `${server.url}/to-loopback-ip`,
+        blobs,
+        opts({ allowHosts: [`localhost:${server.port}`, `127.0.0.2:${server.port}`] }),
+      ),
     );
     expect(err.reason).toBe('network');
+  });
+
+  it("checks host and port: a redirect from an allowed host to another of its ports (the archive's own) is refused", async () => {
+    // Stands in for the archive's own port on the same host: it must never see a connection.
+    let connections = 0;
+    const archive = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((r) => archive.listen(0, '127.0.0.1', r));
+    const archivePort = (archive.address() as net.AddressInfo).port;
+    server.routes['/to-archive-port'] = { redirect: `https://localhost:${archivePort}/api/v1/admin/queue` };
+    const before = server.requests.length;
+    const err = await refusal(fetchContributorFile(`${server.url}/to-archive-port`, blobs, opts()));
+    expect(err.reason).toBe('not-allowed-host');
+    expect(err.url).toBe(`https://localhost:${archivePort}/api/v1/admin/queue`);
+    expect(server.requests.slice(before)).toEqual(['/to-archive-port']);
+    // A host listed without a port allows 443 only.
+    const bare = await refusal(
+      fetchContributorFile(`${server.url}/file.xml`, blobs, opts({ allowHosts: ['localhost'] })),
+    );
+    expect(bare.reason).toBe('not-allowed-host');
+    await new Promise((r) => archive.close(r));
+    expect(connections).toBe(0);
   });
 
   it('stops after too many redirects', async () => {

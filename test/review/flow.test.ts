@@ -95,7 +95,12 @@ beforeAll(async () => {
     handle,
     rebuilder,
     review: {
-      fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 },
+      fetchOptions: {
+        ca,
+        allowHosts: [`localhost:${new URL(fileBase).port}`, `127.0.0.1:${new URL(fileBase).port}`],
+        timeoutMs: 10_000,
+        maxBytes: 10 * 1024 * 1024,
+      },
     },
   });
 });

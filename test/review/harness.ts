@@ -90,7 +90,15 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
     handle,
     rebuilder,
     review: {
-      fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024 },
+      fetchOptions: {
+        ca,
+        allowHosts: [
+          `localhost:${(server.address() as AddressInfo).port}`,
+          `127.0.0.1:${(server.address() as AddressInfo).port}`,
+        ],
+        timeoutMs: 20_000,
+        maxBytes: 10 * 1024 * 1024,
+      },
     },
   });
   return {

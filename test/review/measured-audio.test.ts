@@ -76,7 +76,15 @@ beforeAll(async () => {
     handle,
     rebuilder: new Rebuilder(config, handle),
     review: {
-      fetchOptions: { ca, allowHosts: ['localhost', '127.0.0.1'], timeoutMs: 10_000, maxBytes: 10 * 1024 * 1024 },
+      fetchOptions: {
+        ca,
+        allowHosts: [
+          `localhost:${(server.address() as AddressInfo).port}`,
+          `127.0.0.1:${(server.address() as AddressInfo).port}`,
+        ],
+        timeoutMs: 10_000,
+        maxBytes: 10 * 1024 * 1024,
+      },
     },
   });
 

@@ -125,7 +125,14 @@ describe('the admin queue', () => {
     const app = await open(dataDir);
     const codes: string[] = [];
     for (let i = 0; i < 5; i++)
-      codes.push(await report(app, i % 2 === 0 ? 'satie-gymnopedie-1' : 'bach-air-orchestral-suite-3', `field${i}`));
+      codes.push(
+        await report(
+          app,
+          i % 2 === 0 ? 'satie-gymnopedie-1' : 'bach-air-orchestral-suite-3',
+          // Fields a report can change (intake refuses the others, as apply would).
+          ['year', 'title', 'genre', 'period', 'summary'][i]!,
+        ),
+      );
     const c1 = await contribution(app, 'queue-contribution-1');
 
     const all = await queue(app);
@@ -145,7 +152,7 @@ describe('the admin queue', () => {
     expect((await queue(app, '?kind=contribution')).items.map((i) => i.trackingCode)).toEqual([c1]);
     const reports = await queue(app, '?kind=correction-report&workSlug=bach-air-orchestral-suite-3');
     expect(reports.items.map((i) => i.trackingCode)).toEqual([codes[1], codes[3]]);
-    expect(reports.items[0]!.summary).toBe('correct field1 of bach-air-orchestral-suite-3');
+    expect(reports.items[0]!.summary).toBe('correct title of bach-air-orchestral-suite-3');
     expect((await queue(app, '?operation=arrangement')).items.map((i) => i.trackingCode)).toEqual([c1]);
 
     const cut = all.items[3]!.receivedAtUtc;
@@ -181,9 +188,9 @@ describe('the admin queue', () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-queue-'));
     let app = await open(dataDir);
     const codes = [
-      await report(app, 'satie-gymnopedie-1', 'a'),
-      await report(app, 'satie-gymnopedie-1', 'b'),
-      await report(app, 'satie-gymnopedie-1', 'c'),
+      await report(app, 'satie-gymnopedie-1', 'year'),
+      await report(app, 'satie-gymnopedie-1', 'title'),
+      await report(app, 'satie-gymnopedie-1', 'genre'),
     ];
     await app.close();
     t = undefined;

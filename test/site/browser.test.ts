@@ -17,6 +17,7 @@ import {
   type PageProbe,
   type ServedSite,
 } from '../helpers/browser.ts';
+import { PUBLIC_CSP } from '../../api/http/content-security-policy.ts';
 
 const WORK = 'dvorak-symphony-9-largo';
 
@@ -41,6 +42,8 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
   }
   async function close(probe: PageProbe) {
     expect(probe.errors).toEqual([]);
+    // Every page of every test here runs under the site's Content-Security-Policy.
+    expect(probe.cspViolations).toEqual([]);
     expect(probe.external).toEqual([]);
     await probe.context.close();
   }
@@ -254,6 +257,43 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
     }
     await close(probe);
+  });
+
+  it('every page carries the Content-Security-Policy, and search, the MIDI player and forms work under it', async () => {
+    for (const path of ['/', '/search/', `/works/${WORK}/`, '/track/', '/browse/', '/track/R-2222-3333-4444-5555']) {
+      const res = await fetch(`${site.url}${path}`);
+      expect({ path, csp: res.headers.get('content-security-policy') }).toEqual({ path, csp: PUBLIC_CSP });
+    }
+    // Search from the home page's box (Pagefind's WebAssembly on the search page).
+    const home = await open('/');
+    await home.page.getByLabel(/Search works/).fill('bach');
+    await home.page.keyboard.press('Enter');
+    await home.page.waitForURL(/\/search\/\?query=bach/);
+    await home.page.locator('#search-status', { hasText: 'found' }).waitFor();
+    expect(await home.page.locator('#search-results a').count()).toBeGreaterThan(0);
+    await close(home);
+    // The MIDI player starts (Web Audio) and the correction form reacts.
+    const work = await open(`/works/${WORK}/`);
+    const play = work.page.locator('button[data-midi]').first();
+    await play.click();
+    await work.page.waitForTimeout(500);
+    const form = work.page.locator('#correction-form');
+    await form.locator('button[type="submit"]:enabled').waitFor();
+    await form.locator('button[type="submit"]').click();
+    await expect(work.page.locator('#cr-proposed-error').innerText()).resolves.toBe('Enter the value it should have.');
+    expect(work.consoleErrors).toEqual([]);
+    await close(work);
+    // The listener is live: an inline script injected into a page is blocked and reported.
+    const probe = await open('/browse/');
+    await probe.page.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__ran = true';
+      document.body.append(s);
+    });
+    await probe.page.waitForTimeout(200);
+    expect(await probe.page.evaluate(() => (window as unknown as { __ran?: boolean }).__ran ?? false)).toBe(false);
+    expect(probe.cspViolations.join('\n')).toMatch(/script-src/);
+    await probe.context.close();
   });
 
   it('home: saves a screenshot; pages that need no script carry none', async () => {

@@ -82,18 +82,82 @@ export interface CorrectionResult {
   newValue: string | null;
 }
 
-function coerce(rule: FieldRule, field: string, raw: string): string | null {
+/** What is wrong with a proposed value under its field's rule (empty: it passes). */
+function valueProblems(rule: FieldRule, raw: string): string[] {
   const v = raw.trim();
-  if (rule.nullable && (v === '' || v.toLowerCase() === 'null')) return null;
+  if (rule.nullable && (v === '' || v.toLowerCase() === 'null')) return [];
   const problems: string[] = [];
   if (v.length < rule.min)
     problems.push(rule.min === 1 ? 'must not be empty' : `must be at least ${rule.min} characters`);
   if (v.length > rule.max) problems.push(`must be at most ${rule.max} characters`);
   const extra = rule.check?.(v);
   if (extra) problems.push(extra);
+  return problems;
+}
+
+function coerce(rule: FieldRule, field: string, raw: string): string | null {
+  const v = raw.trim();
+  if (rule.nullable && (v === '' || v.toLowerCase() === 'null')) return null;
+  const problems = valueProblems(rule, raw);
   if (problems.length > 0)
     throw new ProposalError([`proposedValue for "${field}" ${problems.join(' and ')} (got ${JSON.stringify(raw)}).`]);
   return v;
+}
+
+/** Target types whose fields a report can change through apply. */
+function correctable(type: string): boolean {
+  return type === 'work' || type === 'composer' || type === 'arrangement' || ASSET_TARGETS.has(type);
+}
+
+/**
+ * The rule of the reported field, known from the report alone (no record needed): the field's
+ * dotted name and rule, or why the field cannot be changed by a report. Shared by intake (which
+ * refuses a report apply would refuse) and apply.
+ */
+function fieldRule(type: string, field: string): { name: string; rule: FieldRule } | { refusal: string } {
+  if (type === 'work' || type === 'composer') {
+    const name = type === 'composer' && !field.startsWith('composer.') ? `composer.${field}` : field;
+    const rule = WORK_FIELDS[name];
+    return rule
+      ? { name, rule }
+      : {
+          refusal: `"${field}" is not a field correction reports can change on a work; editable: ${Object.keys(WORK_FIELDS).join(', ')}.`,
+        };
+  }
+  if (ASSET_TARGETS.has(type)) {
+    const rule = ASSET_FIELDS[field];
+    return rule
+      ? { name: field, rule }
+      : {
+          refusal: `"${field}" is not a field correction reports can change on an asset; editable: ${Object.keys(ASSET_FIELDS).join(', ')}.`,
+        };
+  }
+  const rule = ARRANGEMENT_FIELDS[field];
+  return rule
+    ? { name: field, rule }
+    : {
+        refusal: `"${field}" is not a field correction reports can change on an arrangement; editable: ${Object.keys(ARRANGEMENT_FIELDS).join(', ')}.`,
+      };
+}
+
+/**
+ * The field rules apply enforces, checked at intake: for a target a report can change (a work,
+ * its composer, an arrangement, an asset), the field must be editable and the proposed value must
+ * pass that field's rule, so a report apply would refuse is refused before anyone reviews it.
+ * Reports about other parts (comments, videos, profiles) are read by a person, not applied.
+ */
+export function correctionReportErrors(report: {
+  targetType?: unknown;
+  fieldName?: unknown;
+  proposedValue?: unknown;
+}): Array<{ pointer: string; detail: string }> {
+  const { targetType: type, fieldName: field, proposedValue: value } = report;
+  if (typeof type !== 'string' || typeof field !== 'string' || !correctable(type)) return [];
+  const found = fieldRule(type, field);
+  if ('refusal' in found) return [{ pointer: '/fieldName', detail: found.refusal }];
+  if (typeof value !== 'string') return [];
+  const problems = valueProblems(found.rule, value);
+  return problems.length > 0 ? [{ pointer: '/proposedValue', detail: `for "${field}" ${problems.join(' and ')}` }] : [];
 }
 
 function locate(
@@ -103,23 +167,18 @@ function locate(
   const type = report.targetType;
   const field = report.fieldName;
   if (type === 'work' || type === 'composer') {
-    const name = type === 'composer' && !field.startsWith('composer.') ? `composer.${field}` : field;
-    const rule = WORK_FIELDS[name];
-    if (!rule)
-      throw new ProposalError([
-        `"${field}" is not a field correction reports can change on a work; editable: ${Object.keys(WORK_FIELDS).join(', ')}.`,
-      ]);
+    const found = fieldRule(type, field);
+    if ('refusal' in found) throw new ProposalError([found.refusal]);
+    const { name, rule } = found;
     const parts = name.split('.');
     const holder = parts.length === 2 ? (work[parts[0]!] as Data) : work;
     return { holder, key: parts[parts.length - 1]!, rule, pointer: `/${parts.join('/')}` };
   }
   const id = report.targetId;
   if (ASSET_TARGETS.has(type)) {
-    const rule = ASSET_FIELDS[field];
-    if (!rule)
-      throw new ProposalError([
-        `"${field}" is not a field correction reports can change on an asset; editable: ${Object.keys(ASSET_FIELDS).join(', ')}.`,
-      ]);
+    const found = fieldRule(type, field);
+    if ('refusal' in found) throw new ProposalError([found.refusal]);
+    const { rule } = found;
     if (id == null) throw new ProposalError([`targetType "${type}" needs targetId (the asset id).`]);
     const sources = (work.sourceAssets as Data[] | undefined) ?? [];
     const si = sources.findIndex((a) => a.id === id);
@@ -133,11 +192,9 @@ function locate(
     throw new ProposalError([`The work has no asset ${id}.`], true);
   }
   if (type === 'arrangement') {
-    const rule = ARRANGEMENT_FIELDS[field];
-    if (!rule)
-      throw new ProposalError([
-        `"${field}" is not a field correction reports can change on an arrangement; editable: ${Object.keys(ARRANGEMENT_FIELDS).join(', ')}.`,
-      ]);
+    const found = fieldRule(type, field);
+    if ('refusal' in found) throw new ProposalError([found.refusal]);
+    const { rule } = found;
     if (id == null) throw new ProposalError(['targetType "arrangement" needs targetId (the arrangement id).']);
     const arrangements = (work.arrangements as Data[] | undefined) ?? [];
     const ai = arrangements.findIndex((a) => a.id === id);
