@@ -224,6 +224,16 @@ export const ResolveFit = Type.Object(
       minimum: 0,
       description: 'max(3 s, 10 % of the target): within it the fit is native.',
     }),
+    repeats: Type.Integer({
+      minimum: 1,
+      description:
+        'Times the piece plays to fill the target: ceil(target / duration) when shorter, else 1. A loop fit needs it within maxRepeats.',
+    }),
+    maxRepeats: Type.Integer({
+      minimum: 1,
+      description:
+        "The channel role's loop repeat limit (music-bed and music-ambient 40, music-sleep-lead 30, music-lead 8, intro, outro and short-form 4): a seamless loop that needs more repeats is an `edit` fit and fails `duration`.",
+    }),
   },
   { ...strict, title: 'ResolveFit', description: 'How the arrangement fits the requested runtime.' },
 );
@@ -256,7 +266,7 @@ export const ResolveCandidate = Type.Object(
       minimum: 0,
       maximum: 100,
       description:
-        'Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance).',
+        'The ranking key in one number, so it never rises down the list: ready 60-100; the right music for the role but not ready 30-59; the role only 10-29; neither 0-9; within a band, by fit points (role, formats, requested style, instrumentation, mood, duration, clearance).',
     }),
     workSlug: Slug('Work slug; keep it with anything you extract.'),
     workTitle: Type.String({ description: 'Title of the work.' }),
