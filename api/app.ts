@@ -398,7 +398,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
   await registerDesk(app, ctx, review, adminSignIn);
-  registerMcpRoutes(app);
+  registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);
   registerObservabilityRoutes(app, ctx);
