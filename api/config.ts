@@ -260,7 +260,9 @@ export function parseAllowedOrigins(value: string | undefined): string[] {
     try {
       url = new URL(entry);
     } catch {
-      throw new ConfigError(`ARCHIVE_MCP_ALLOWED_ORIGINS: "${entry}" is not an origin (e.g. https://app.example.org) or *`);
+      throw new ConfigError(
+        `ARCHIVE_MCP_ALLOWED_ORIGINS: "${entry}" is not an origin (e.g. https://app.example.org) or *`,
+      );
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== entry.replace(/\/+$/, ''))
       throw new ConfigError(

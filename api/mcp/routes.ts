@@ -44,7 +44,7 @@ export function registerMcpRoutes(
   app.post(MCP_PATH, async (request, reply) => {
     if (!originAllowed(request, settings.publicBaseUrl, settings.allowedOrigins))
       throw new ProblemError(
-        'forbidden',
+        'origin-not-allowed',
         `Origin ${String(request.headers.origin).slice(0, 200)} may not use ${MCP_PATH}: only the service's own origin and ARCHIVE_MCP_ALLOWED_ORIGINS are allowed (MCP hosts send no Origin).`,
       );
     const server = createMcpServer(inProcessArchive(app, request.ip));

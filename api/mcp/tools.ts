@@ -179,6 +179,9 @@ export function trackingPath(code: string): string {
   return `${kind}/${encodeURIComponent(code.trim())}`;
 }
 
+/** Works per search_works page unless the caller asks otherwise: a page an agent can afford to read. */
+const MCP_SEARCH_PAGE_SIZE = 10;
+
 const workRecord = responseSchema('get', '/api/v1/works/{slug}', '200');
 
 export const TOOLS: ToolDefinition[] = [
@@ -196,7 +199,8 @@ export const TOOLS: ToolDefinition[] = [
         full: {
           type: 'boolean',
           default: false,
-          description: 'true for the full answer (every reason, asset, rights note); default false: the compact answer.',
+          description:
+            'true for the full answer (every reason, asset, rights note); default false: the compact answer.',
         },
       },
     }),
@@ -227,14 +231,23 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'search_works',
     title: 'Search the catalog',
-    description:
-      'Search and page through canonical works by words, composer (any name form, accent-insensitive), genre, instrument or style. Same as GET /api/v1/works.',
-    inputSchema: json(WorksQuery),
+    description: `Search canonical works by words, composer (any name form, accent-insensitive), genre, instrument or style. Pages of ${MCP_SEARCH_PAGE_SIZE} works unless pageSize says otherwise; data.links.next is the next page (or ask for page 2, 3, ...). Same as GET /api/v1/works.`,
+    inputSchema: json({
+      ...json(WorksQuery),
+      properties: {
+        ...json(WorksQuery.properties),
+        pageSize: { ...json(WorksQuery.properties.pageSize), default: MCP_SEARCH_PAGE_SIZE },
+      },
+    }),
     outputSchema: responseSchema('get', '/api/v1/works', '200'),
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
-      call(http, 'GET', `/api/v1/works${queryString(args, Object.keys(WorksQuery.properties))}`).then((structured) => ({
+      call(
+        http,
+        'GET',
+        `/api/v1/works${queryString({ pageSize: MCP_SEARCH_PAGE_SIZE, ...args }, Object.keys(WorksQuery.properties))}`,
+      ).then((structured) => ({
         structured,
       })),
   },

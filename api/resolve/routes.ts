@@ -65,7 +65,8 @@ export async function registerResolveRoutes(app: FastifyInstance, ctx: AppContex
         if (cacheable) resolveAnswers.set(key, { body: data, etag: '' });
       }
       // The full answer under its id, for the compact answer's link (bounded like every kept answer).
-      if (cacheable && !resolveAnswers.get(`answer:${id}`)) resolveAnswers.set(`answer:${id}`, { body: data, etag: '' });
+      if (cacheable && !resolveAnswers.get(`answer:${id}`))
+        resolveAnswers.set(`answer:${id}`, { body: data, etag: '' });
       reply.header('Cache-Control', 'no-store').header('Vary', 'Prefer').type('application/json');
       if (prefersMinimal(request.headers.prefer)) {
         const compact = compactResolve(JSON.parse(data.toString('utf8')) as ResolveResult, {

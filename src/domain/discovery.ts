@@ -106,8 +106,7 @@ export function buildWorkflow(u: Urls): Workflow {
       {
         step: 2,
         title: 'Resolve music for your channel',
-        description:
-          `Send your channel (key + intended role) and requirements; the answer is reuse, prepare or no-music, with explained candidates. Style, instrumentation and mood words are matched by meaning against the terms at ${u.vocabulary}. Prefer: return=minimal gives a compact answer.`,
+        description: `Send your channel (key + intended role) and requirements; the answer is reuse, prepare or no-music, with explained candidates. Style, instrumentation and mood words are matched by meaning against the terms at ${u.vocabulary}. Prefer: return=minimal gives a compact answer.`,
         method: 'POST',
         href: u.resolve,
         available: served('post', '/api/v1/music/resolve'),

@@ -43,7 +43,8 @@ const resolveMusic: OperationSpec = {
     {
       name: 'Prefer',
       in: 'header',
-      description: '`return=minimal` for the compact answer (ResolveCompactResult); without it, the full ResolveResult.',
+      description:
+        '`return=minimal` for the compact answer (ResolveCompactResult); without it, the full ResolveResult.',
       schema: { type: 'string', maxLength: 200 },
     },
   ],
@@ -118,8 +119,8 @@ const vocabulary: OperationSpec = {
   tags: ['resolve'],
   summary: 'The mood, style/genre and instrumentation terms resolve matches requirement words against',
   description:
-    'Each term with its synonyms (the archive\'s own and WordNet 3.1 synonyms mapped onto it when the catalog is built), word forms and broader term. ' +
-    'Use these words in requirements.mood, style and instrumentation and in a contribution\'s arrangement; the content lint and the contribution checks warn about other words and name the nearest terms.',
+    "Each term with its synonyms (the archive's own and WordNet 3.1 synonyms mapped onto it when the catalog is built), word forms and broader term. " +
+    "Use these words in requirements.mood, style and instrumentation and in a contribution's arrangement; the content lint and the contribution checks warn about other words and name the nearest terms.",
   cacheable: true,
   responses: {
     '200': {

@@ -500,7 +500,8 @@ export const ResolveCompactResult = Type.Object(
     links: Type.Object(
       {
         full: Nullable(AbsoluteUrl('The full answer to this request (GET), kept while this build serves.'), {
-          description: 'The full answer (GET); null when not kept, then repeat the POST without Prefer: return=minimal.',
+          description:
+            'The full answer (GET); null when not kept, then repeat the POST without Prefer: return=minimal.',
         }),
         vocabulary: AbsoluteUrl('The mood, style and instrumentation terms.'),
         contributionTemplate: AbsoluteUrl('The contribution template.'),

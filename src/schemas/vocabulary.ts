@@ -50,7 +50,7 @@ export const Vocabularies = Type.Object(
       description:
         'How a requirement word matches: exact word (never inside another word), word form, synonym of a term, broader term; a word that matches nothing is listed as unmatched in the reason.',
     }),
-    thesaurus: Type.String({ description: 'Where synonyms beyond the archive\'s own list come from.' }),
+    thesaurus: Type.String({ description: "Where synonyms beyond the archive's own list come from." }),
     facetNames: Type.Array(StringEnum(VOCABULARY_FACETS), { description: 'The facets, in order.' }),
   },
   {

@@ -31,7 +31,12 @@ export function compactCandidate(c: ResolveCandidate): ResolveCompactResult['can
   const failed = c.reasons.filter((r) => !r.passed);
   const failing = failed.slice(0, MAX_FAILING).map((r) => `${r.requirement}: ${oneLine(r.detail)}`);
   if (failed.length > MAX_FAILING)
-    failing.push(`and ${failed.length - MAX_FAILING} more: ${failed.slice(MAX_FAILING).map((r) => r.requirement).join(', ')}`);
+    failing.push(
+      `and ${failed.length - MAX_FAILING} more: ${failed
+        .slice(MAX_FAILING)
+        .map((r) => r.requirement)
+        .join(', ')}`,
+    );
   return {
     position: c.position,
     ready: c.ready,

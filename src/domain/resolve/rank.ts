@@ -23,7 +23,13 @@ export interface Scored {
 }
 
 /** The packed key of an evaluation (its fit points, `fitScore`, when it has them) or of plain key parts. */
-export function packKey(k: { ready: boolean; roleFit: boolean; musicFit: boolean; score: number; fitScore?: number }): number {
+export function packKey(k: {
+  ready: boolean;
+  roleFit: boolean;
+  musicFit: boolean;
+  score: number;
+  fitScore?: number;
+}): number {
   return (
     (k.ready ? KEY_READY : 0) |
     (k.roleFit ? KEY_ROLE_FIT : 0) |

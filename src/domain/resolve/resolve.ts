@@ -503,7 +503,9 @@ function preferenceOnly(candidates: ResolveCandidate[], q: ResolveRequest): stri
   if (near.length === 0) return `Nothing is ready for ${q.role}. `;
   const failed = [...new Set(near.flatMap((c) => c.reasons.filter((r) => !r.passed).map((r) => r.requirement)))];
   const wish = (r: string) =>
-    r === 'duration' ? `duration ${q.targetSeconds} s` : `${r} "${(r === 'style' ? q.style : r === 'mood' ? q.mood : q.instrumentation)?.text ?? ''}"`;
+    r === 'duration'
+      ? `duration ${q.targetSeconds} s`
+      : `${r} "${(r === 'style' ? q.style : r === 'mood' ? q.mood : q.instrumentation)?.text ?? ''}"`;
   const first = near[0]!;
   return (
     `No candidate meets every requirement for ${q.role}, but ${near.length} shown ${near.length === 1 ? 'is' : 'are'} cleared and fail${near.length === 1 ? 's' : ''} only the ${failed.length === 1 ? 'preference' : 'preferences'} ${failed.map(wish).join(' and ')} ` +

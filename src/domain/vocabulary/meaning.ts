@@ -34,21 +34,28 @@ export interface WordMatch {
 }
 
 export interface VocabularySources {
-  instruments: readonly InstrumentRecord[] | readonly { slug: string; name: string; family: string; aliases: string[] }[];
+  instruments:
+    readonly InstrumentRecord[] | readonly { slug: string; name: string; family: string; aliases: string[] }[];
   /** Genre terms (genres.json) with their broader terms, or the works' genres without. */
   genres: readonly { name: string; broader?: string | null; scopeNote?: string }[];
   /** The works' periods ("Baroque"). */
   periods: readonly string[];
 }
 
-function curated(facet: VocabularyFacet, list: readonly CuratedTerm[], wn: WordNet | null, pos: WordNetPos): MeaningTerm[] {
+function curated(
+  facet: VocabularyFacet,
+  list: readonly CuratedTerm[],
+  wn: WordNet | null,
+  pos: WordNetPos,
+): MeaningTerm[] {
   return list.map((t) => ({
     facet,
     term: t.term,
     broader: t.broader ?? null,
-    synonyms: unique([...(t.synonyms ?? []), ...(wn && t.wordnet !== false && !t.term.includes(' ') ? wn.related(t.term, pos) : [])]).filter(
-      (s) => s !== t.term,
-    ),
+    synonyms: unique([
+      ...(t.synonyms ?? []),
+      ...(wn && t.wordnet !== false && !t.term.includes(' ') ? wn.related(t.term, pos) : []),
+    ]).filter((s) => s !== t.term),
     ...(t.scopeNote ? { scopeNote: t.scopeNote } : {}),
   }));
 }
@@ -57,12 +64,21 @@ const unique = (list: string[]) => [...new Set(list.map((s) => s.toLowerCase()))
 
 /** Every term of the three facets, with synonyms (WordNet's when `wn` is given). */
 export function buildVocabulary(sources: VocabularySources, wn: WordNet | null): MeaningTerm[] {
-  const terms: MeaningTerm[] = [...curated('mood', MOOD_TERMS, wn, 'adjective'), ...curated('style', STYLE_TERMS, wn, 'adjective')];
+  const terms: MeaningTerm[] = [
+    ...curated('mood', MOOD_TERMS, wn, 'adjective'),
+    ...curated('style', STYLE_TERMS, wn, 'adjective'),
+  ];
   const have = (facet: VocabularyFacet, term: string) => terms.some((t) => t.facet === facet && t.term === term);
   for (const g of sources.genres) {
     const term = g.name.toLowerCase();
     if (!have('style', term))
-      terms.push({ facet: 'style', term, broader: g.broader ? g.broader.toLowerCase() : null, synonyms: [], ...(g.scopeNote ? { scopeNote: g.scopeNote } : {}) });
+      terms.push({
+        facet: 'style',
+        term,
+        broader: g.broader ? g.broader.toLowerCase() : null,
+        synonyms: [],
+        ...(g.scopeNote ? { scopeNote: g.scopeNote } : {}),
+      });
     const broader = g.broader?.toLowerCase();
     if (broader && !have('style', broader)) terms.push({ facet: 'style', term: broader, broader: null, synonyms: [] });
   }
@@ -78,7 +94,9 @@ export function buildVocabulary(sources: VocabularySources, wn: WordNet | null):
       facet: 'instrumentation',
       term: family,
       broader: null,
-      synonyms: unique([...(FAMILY_SYNONYMS[family] ?? []), ...(wn ? wn.related(family, 'noun') : [])]).filter((s) => s !== family),
+      synonyms: unique([...(FAMILY_SYNONYMS[family] ?? []), ...(wn ? wn.related(family, 'noun') : [])]).filter(
+        (s) => s !== family,
+      ),
     });
   for (const inst of sources.instruments) {
     const term = inst.name.toLowerCase();
@@ -102,7 +120,8 @@ function listedForms(t: MeaningTerm): string[] {
   if (t.term.includes(' ')) return [];
   const w = t.term;
   if (t.facet === 'instrumentation') return [w.endsWith('s') ? w : `${w}s`];
-  if (t.facet === 'mood') return [w.endsWith('y') ? `${w.slice(0, -1)}ily` : w.endsWith('le') ? `${w.slice(0, -1)}y` : `${w}ly`];
+  if (t.facet === 'mood')
+    return [w.endsWith('y') ? `${w.slice(0, -1)}ily` : w.endsWith('le') ? `${w.slice(0, -1)}y` : `${w}ly`];
   return [];
 }
 
@@ -196,13 +215,14 @@ export class Meaning {
       if (forms.has(w) || baseForms(w).some((b) => forms.has(b))) return `word form of "${w}"`;
     }
     const present = this.termsIn(have);
-    for (const t of this.synonymTerms(word)) {
-      if (words(t.term).some((w) => have.has(w))) return `synonym of "${t.term}"`;
-      const narrower = present.find((p) => this.broaderChain(p).some((b) => b.term === t.term));
-      if (narrower) return `synonym of "${t.term}", the broader term of "${narrower.term}"`;
-    }
+    // A term of the vocabulary that is broader than one the record has: say so before any synonymy.
     const narrower = present.find((p) => this.broaderChain(p).some((b) => words(b.term).includes(word)));
     if (narrower) return `broader term of "${narrower.term}"`;
+    for (const t of this.synonymTerms(word)) {
+      if (words(t.term).some((w) => have.has(w))) return `synonym of "${t.term}"`;
+      const under = present.find((p) => this.broaderChain(p).some((b) => b.term === t.term));
+      if (under) return `synonym of "${t.term}", the broader term of "${under.term}"`;
+    }
     return 'matches the record';
   }
 

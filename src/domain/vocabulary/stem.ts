@@ -24,7 +24,17 @@ const RULES: ReadonlyArray<readonly [string, string, number]> = [
 ];
 
 /** Words that look inflected but are not ("bass" is no plural, "organ" no comparative). */
-const NOT_INFLECTED = new Set(['bass', 'brass', 'chorus', 'always', 'various', 'serious', 'famous', 'series', 'species']);
+const NOT_INFLECTED = new Set([
+  'bass',
+  'brass',
+  'chorus',
+  'always',
+  'various',
+  'serious',
+  'famous',
+  'series',
+  'species',
+]);
 
 /** Base forms `word` may be an inflection of (without `word` itself); empty for short words and numbers. */
 export function baseForms(word: string): string[] {

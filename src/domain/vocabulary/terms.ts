@@ -22,7 +22,11 @@ export interface CuratedTerm {
 
 /** Top terms first, then narrower ones grouped under them. */
 export const MOOD_TERMS: readonly CuratedTerm[] = [
-  { term: 'calm', synonyms: ['restful', 'relaxing', 'soothing', 'tranquil', 'quiet'], scopeNote: 'Settled, unhurried, without tension.' },
+  {
+    term: 'calm',
+    synonyms: ['restful', 'relaxing', 'soothing', 'tranquil', 'quiet'],
+    scopeNote: 'Settled, unhurried, without tension.',
+  },
   { term: 'serene', broader: 'calm' },
   { term: 'peaceful', broader: 'calm' },
   { term: 'hushed', broader: 'calm', synonyms: ['soft', 'whispered'] },
@@ -57,10 +61,20 @@ export const MOOD_TERMS: readonly CuratedTerm[] = [
   { term: 'romantic', broader: 'tender', synonyms: ['amorous', 'passionate'] },
   { term: 'delicate', wordnet: false, broader: 'tender', synonyms: ['fragile'] },
   { term: 'innocent', wordnet: false, broader: 'tender', synonyms: ['childlike', 'naive'] },
-  { term: 'dreamy', wordnet: false, synonyms: ['ethereal', 'floating', 'hazy'], scopeNote: 'Hazy, suspended, far away.' },
+  {
+    term: 'dreamy',
+    wordnet: false,
+    synonyms: ['ethereal', 'floating', 'hazy'],
+    scopeNote: 'Hazy, suspended, far away.',
+  },
   { term: 'shimmering', broader: 'dreamy', synonyms: ['glittering', 'sparkling'] },
   { term: 'nocturnal', broader: 'dreamy', synonyms: ['night', 'nighttime'] },
-  { term: 'dramatic', wordnet: false, synonyms: ['intense', 'epic', 'powerful'], scopeNote: 'Strong contrasts and tension.' },
+  {
+    term: 'dramatic',
+    wordnet: false,
+    synonyms: ['intense', 'epic', 'powerful'],
+    scopeNote: 'Strong contrasts and tension.',
+  },
   { term: 'elegant', synonyms: ['refined', 'polished'], scopeNote: 'Poised and refined.' },
   { term: 'graceful', broader: 'elegant' },
   { term: 'courtly', broader: 'elegant' },

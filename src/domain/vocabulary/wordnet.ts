@@ -54,7 +54,12 @@ function synsetAt(part: Part, offset: string): Synset {
   const p = part.data.toString('latin1', start, end).split(' ');
   const count = Number.parseInt(p[3]!, 16);
   const words: string[] = [];
-  for (let k = 0; k < count; k++) words.push(p[4 + 2 * k]!.toLowerCase().replace(/\(.*\)$/, '').replace(/_/g, ' '));
+  for (let k = 0; k < count; k++)
+    words.push(
+      p[4 + 2 * k]!.toLowerCase()
+        .replace(/\(.*\)$/, '')
+        .replace(/_/g, ' '),
+    );
   let i = 4 + 2 * count;
   const pointers = Number.parseInt(p[i++]!, 10);
   const similar: string[] = [];
