@@ -17,7 +17,7 @@ import {
 } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { ContributionAnswerInput, RESPONSE_TOKEN_HEADER, ResponseToken } from '../../src/schemas/answer.ts';
-import { ProfilesQuery, WorksQuery } from '../../src/schemas/queries.ts';
+import { ProfilesQuery, TemplateQuery, WorksQuery } from '../../src/schemas/queries.ts';
 import { Slug } from '../../src/schemas/common.ts';
 import type { ArchiveHttp, HttpAnswer } from './archive-http.ts';
 
@@ -103,7 +103,7 @@ function inline(value: unknown, depth = 0): unknown {
  * document's and the input schemas'; repeated in every tools/list they cost an agent's context
  * more than the whole answer they describe. Structure, types, enums and required fields stay.
  */
-function withoutProse(value: unknown, depth = 0): unknown {
+export function withoutProse(value: unknown, depth = 0): unknown {
   if (depth > 64) throw new Error('schema nests deeper than 64 levels');
   if (Array.isArray(value)) return value.map((v) => withoutProse(v, depth + 1));
   if (value === null || typeof value !== 'object') return value;
@@ -280,13 +280,17 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_contribution_template',
     title: 'Get the contribution template',
     description:
-      'A complete contribution with placeholders: replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, then call submit_contribution with a new idempotencyKey.',
-    inputSchema: noInput,
+      'A complete contribution for workSlug and operation (take both, and arrangementId, from a resolve missing[] item) with placeholders: replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, then call submit_contribution with a new idempotencyKey.',
+    inputSchema: json(TemplateQuery),
     outputSchema: responseSchema('get', '/api/v1/music/contributions/template', '200'),
     readOnly: true,
     idempotent: true,
-    run: (_args, http) =>
-      call(http, 'GET', '/api/v1/music/contributions/template').then((structured) => ({ structured })),
+    run: (args, http) =>
+      call(
+        http,
+        'GET',
+        `/api/v1/music/contributions/template${queryString(args, Object.keys(TemplateQuery.properties))}`,
+      ).then((structured) => ({ structured })),
   },
   {
     name: 'submit_contribution',

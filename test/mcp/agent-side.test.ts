@@ -244,3 +244,60 @@ describe('/mcp and the Origin header', () => {
     }
   });
 });
+
+describe('the contribution template for a work and an operation', () => {
+  it('over HTTP: every operation, for the named work; filled in, each is accepted', async () => {
+    const { fillTemplate } = await import('../helpers/filled-template.ts');
+    for (const operation of [
+      'arrangement',
+      'performance',
+      'source-score',
+      'score-revision',
+      'metadata-revision',
+      'new-work',
+      'rendering-profile',
+    ]) {
+      const res = await archive.request({
+        url: `/api/v1/music/contributions/template?workSlug=bach-prelude-in-c-bwv-846&operation=${operation}`,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const t = res.json();
+      expect(t.operation).toBe(operation);
+      if (operation !== 'new-work' && operation !== 'rendering-profile')
+        expect(t.target.workSlug, operation).toBe('bach-prelude-in-c-bwv-846');
+      const filled = fillTemplate(t);
+      if (filled.target?.workSlug) filled.target.workSlug = 'bach-prelude-in-c-bwv-846';
+      const posted = await archive.post('/api/v1/music/contributions', {
+        ...filled,
+        idempotencyKey: `template-${operation}-1`,
+      });
+      expect(posted.statusCode, `${operation}: ${posted.body}`).toBe(202);
+    }
+    const performance = (
+      await archive.request({
+        url: '/api/v1/music/contributions/template?workSlug=bach-prelude-in-c-bwv-846&operation=performance&arrangementId=2',
+      })
+    ).json();
+    expect(performance.target.arrangementId).toBe(2);
+    expect(performance.assets.map((a: { kind: string }) => a.kind)).toEqual(['mp3']);
+    const unknown = await archive.request({ url: '/api/v1/music/contributions/template?workSlug=no-such-work' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().errors[0].parameter).toBe('workSlug');
+    const bad = await archive.request({ url: '/api/v1/music/contributions/template?operation=remix' });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('through MCP: get_contribution_template takes workSlug and operation', async () => {
+    const result = await call('get_contribution_template', {
+      workSlug: 'debussy-clair-de-lune',
+      operation: 'source-score',
+    });
+    expect(result.isError ?? false).toBe(false);
+    expect(result.structuredContent).toMatchObject({
+      operation: 'source-score',
+      target: { workSlug: 'debussy-clair-de-lune' },
+    });
+    const missing = await call('get_contribution_template', { workSlug: 'no-such-work' });
+    expect(missing.isError).toBe(true);
+  });
+});
