@@ -8,6 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { ProblemError, sendProblem } from '../http/problem.ts';
 import { TemplateQuery } from '../../src/schemas/queries.ts';
+import { vocabularyWarnings } from '../../src/domain/vocabulary/meaning.ts';
 import { describeErrors, type FieldError } from '../../src/domain/validation.ts';
 import { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
@@ -199,7 +200,14 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       const view = contributionView(outcome.record, base, workExists);
       if (outcome.kind === 'replayed') reply.header('Idempotent-Replayed', 'true');
       // The receipt: the tracking record plus the response token, answered only to the submission's own POST.
-      const receipt: ContributionReceipt = { ...view, responseToken: outcome.responseToken };
+      const arrangement = request.body.arrangement;
+      const receipt: ContributionReceipt = {
+        ...view,
+        responseToken: outcome.responseToken,
+        vocabularyWarnings: arrangement
+          ? vocabularyWarnings(ctx.handle.current.catalog.resolve.meaning, arrangement, '/arrangement')
+          : [],
+      };
       return reply
         .code(202)
         .header('Location', view.links.self)

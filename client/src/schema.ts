@@ -488,8 +488,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A complete arrangement contribution to copy and fill in
-         * @description A valid MusicContributionInput for a real catalog work. Replace every placeholder (text starting "REPLACE:", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp, the idempotency key) with verified facts before submitting.
+         * A complete contribution to copy and fill in, for a work and an operation
+         * @description A valid MusicContributionInput for a real catalog work (`workSlug`, default an example work) and `operation` (default arrangement; take both, and `arrangementId`, from a resolve missing[] item). Replace every placeholder (text starting "REPLACE:", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp, the idempotency key) with verified facts before submitting.
          */
         get: operations["getContributionTemplate"];
         put?: never;
@@ -511,9 +511,49 @@ export interface paths {
         put?: never;
         /**
          * Resolve music for a channel: reuse a ready canonical candidate, or learn what to prepare
-         * @description Declare the channel (key and intended role) and the requirements. Works are found by `workSlug` exactly; else by title and/or composer (case- and accent-insensitive, any name form, catalog numbers such as "BWV 846"); else the whole catalog is searched by role, style, instrumentation and mood. Every arrangement is checked requirement by requirement; `reasons[]` explains each. A candidate is ready only when all pass: its arrangement (and any audio used) is human-listening-approved, nothing used is `rights-review-required`, the composition is public domain in the US, EU and CA (or permission is documented), the edition and recording layers are cleared, and every requested format is a public asset. `technical-pass` is reported as a technical pass, never as listening approval. Verdict: `reuse` (the first candidate is ready), `prepare` (none is; `missing[]` names what keeps the best candidate from being ready and the contribution operation that would supply it), or `no-music` (`musicAllowed: false`). An unknown workSlug is a `prepare` answer (new-work), not an error. Ranking: ready first, then role fit, then fitting style/instrumentation/mood/duration, then score, editorial rank, work slug, arrangement id. No request costs time in proportion to the catalog: a catalog-wide search is branch and bound (arrangements grouped by an upper bound of their rank, visited best bound first, stopped once nothing left can outrank the tenth candidate, so the ten are exactly the best) and judges at most 2,000 arrangements per request; `search.rankingComplete: false` says that bound stopped it (the candidates are then the best of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). Nothing is changed; answers are `Cache-Control: no-store`.
+         * @description Declare the channel (key and intended role) and the requirements. Works are found by `workSlug` exactly; else by title and/or composer (case- and accent-insensitive, any name form, catalog numbers such as "BWV 846"); else the whole catalog is searched by role, style, instrumentation and mood. Every arrangement is checked requirement by requirement; `reasons[]` explains each. A candidate is ready only when all pass: its arrangement (and any audio used) is human-listening-approved, nothing used is `rights-review-required`, the composition is public domain in the US, EU and CA (or permission is documented), the edition and recording layers are cleared, and every requested format is a public asset. `technical-pass` is reported as a technical pass, never as listening approval. Verdict: `reuse` (the first candidate is ready), `prepare` (none is; `missing[]` names what keeps the best candidate from being ready and the contribution operation that would supply it), or `no-music` (`musicAllowed: false`). An unknown workSlug is a `prepare` answer (new-work), not an error. Ranking: ready first, then role fit, then fitting style/instrumentation/mood/duration, then score, editorial rank, work slug, arrangement id. No request costs time in proportion to the catalog: a catalog-wide search is branch and bound (arrangements grouped by an upper bound of their rank, visited best bound first, stopped once nothing left can outrank the tenth candidate, so the ten are exactly the best) and judges at most 2,000 arrangements per request; `search.rankingComplete: false` says that bound stopped it (the candidates are then the best of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). Style, instrumentation and mood words are matched by meaning against GET /api/v1/music/vocabulary (whole words, word forms, synonyms, broader terms); each reason says how every word matched and lists the words that matched nothing. `score` is the ranking key in one number and never rises down the list. Send `Prefer: return=minimal` (RFC 7240) for the compact answer (ResolveCompactResult, at most 8,000 bytes for ten candidates, answered with `Preference-Applied: return=minimal`); it links the full answer. Nothing is changed; answers are `Cache-Control: no-store`.
          */
         post: operations["resolveMusic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/music/resolve/answers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The full answer behind a compact resolve answer (links.full)
+         * @description Kept per build for a bounded number of answers; a 404 means it is no longer kept: repeat the POST without `Prefer: return=minimal`.
+         */
+        get: operations["getResolveAnswer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/music/vocabulary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mood, style/genre and instrumentation terms resolve matches requirement words against
+         * @description Each term with its synonyms (the archive's own and WordNet 3.1 synonyms mapped onto it when the catalog is built), word forms and broader term. Use these words in requirements.mood, style and instrumentation and in a contribution's arrangement; the content lint and the contribution checks warn about other words and name the nearest terms.
+         */
+        get: operations["getVocabulary"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2118,6 +2158,15 @@ export interface components {
              * @description When the status last changed (UTC).
              */
             updatedAtUtc: string;
+            /** @description The arrangement's moods, style and instrumentation words that are not terms of the vocabulary, each with the nearest terms; empty when all are. Resolve requests in the archive's words may not find music described otherwise. */
+            vocabularyWarnings: {
+                /** @description The word, and why it matters. */
+                detail: string;
+                /** @description The nearest terms of the vocabulary. */
+                nearest: string[];
+                /** @description JSON Pointer of the word in the submission. */
+                pointer: string;
+            }[];
         };
         /**
          * ContributionTracking
@@ -4484,6 +4533,10 @@ export interface components {
                  * @enum {string}
                  */
                 kind: "native" | "loop" | "trim" | "edit";
+                /** @description The channel role's loop repeat limit (music-bed and music-ambient 40, music-sleep-lead 30, music-lead 8, intro, outro and short-form 4): a seamless loop that needs more repeats is an `edit` fit and fails `duration`. */
+                maxRepeats: number;
+                /** @description Times the piece plays to fill the target: ceil(target / duration) when shorter, else 1. A loop fit needs it within maxRepeats. */
+                repeats: number;
                 /** @description The requested targetDurationSeconds. */
                 targetSeconds: number;
                 /** @description max(3 s, 10 % of the target): within it the fit is native. */
@@ -4673,7 +4726,7 @@ export interface components {
                     };
                 };
             };
-            /** @description Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance). */
+            /** @description The ranking key in one number, so it never rises down the list: ready 60-100; the right music for the role but not ready 30-59; the role only 10-29; neither 0-9; within a band, by fit points (role, formats, requested style, instrumentation, mood, duration, clearance). */
             score: number;
             /** @description Style of the arrangement. */
             style: string;
@@ -4685,6 +4738,111 @@ export interface components {
             workSlug: string;
             /** @description Title of the work. */
             workTitle: string;
+        };
+        /**
+         * ResolveCompactCandidate
+         * @description A candidate with only what a decision needs.
+         */
+        ResolveCompactCandidate: {
+            arrangementId: number;
+            /** @description Each failing requirement in one line ("mood: ..."); empty when ready. */
+            failing: string[];
+            /** @description ResolveFit in short; null without a target duration. */
+            fit: {
+                durationSeconds: number;
+                /** @enum {string} */
+                kind: "native" | "loop" | "trim" | "edit";
+                repeats: number;
+            } | null;
+            /**
+             * Format: uri
+             * @description Where to hear it, or null.
+             */
+            listen: string | null;
+            position: number;
+            /** @description True only when every requirement passed. */
+            ready: boolean;
+            /** @description Review state label of the arrangement. */
+            review: string;
+            /** @description License and the three rights layers in one line. */
+            rights: string;
+            /** @description As in ResolveCandidate.score. */
+            score: number;
+            /** @description Arrangement title. */
+            title: string;
+            /** @description Work slug. */
+            workSlug: string;
+        };
+        /**
+         * ResolveCompactResult
+         * @description The resolve answer in short (Prefer: return=minimal; MCP resolve_music by default): at most 8,000 bytes for ten candidates.
+         */
+        ResolveCompactResult: {
+            /** @description The same candidates, in the same order. */
+            candidates: {
+                arrangementId: number;
+                /** @description Each failing requirement in one line ("mood: ..."); empty when ready. */
+                failing: string[];
+                /** @description ResolveFit in short; null without a target duration. */
+                fit: {
+                    durationSeconds: number;
+                    /** @enum {string} */
+                    kind: "native" | "loop" | "trim" | "edit";
+                    repeats: number;
+                } | null;
+                /**
+                 * Format: uri
+                 * @description Where to hear it, or null.
+                 */
+                listen: string | null;
+                position: number;
+                /** @description True only when every requirement passed. */
+                ready: boolean;
+                /** @description Review state label of the arrangement. */
+                review: string;
+                /** @description License and the three rights layers in one line. */
+                rights: string;
+                /** @description As in ResolveCandidate.score. */
+                score: number;
+                /** @description Arrangement title. */
+                title: string;
+                /** @description Work slug. */
+                workSlug: string;
+            }[];
+            links: {
+                /**
+                 * Format: uri
+                 * @description The contribution template.
+                 */
+                contributionTemplate: string;
+                /**
+                 * Format: uri
+                 * @description The full answer (GET); null when not kept, then repeat the POST without Prefer: return=minimal.
+                 */
+                full: string | null;
+                /**
+                 * Format: uri
+                 * @description The mood, style and instrumentation terms.
+                 */
+                vocabulary: string;
+            };
+            /** @description MissingItem without its detail (the full answer has it). */
+            missing: {
+                arrangementId: number | null;
+                assetId: number | null;
+                format: string | null;
+                /** @enum {string|null} */
+                operation: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile" | null;
+                /** @enum {string} */
+                what: "work" | "source-score" | "composition-rights" | "arrangement" | "style-fit" | "instrumentation-fit" | "mood-fit" | "duration-fit" | "format" | "music-xml" | "approved-rendering-profile" | "edition-rights" | "recording-rights" | "asset-rights" | "rights-review" | "listening-approval" | "human-review";
+                /** @description Work slug. */
+                workSlug: string | null;
+            }[];
+            /** @description search.readyCount of the full answer. */
+            readyCount: number;
+            summary: string;
+            /** @enum {string} */
+            verdict: "reuse" | "prepare" | "no-music";
         };
         /** @description One requirement checked against one arrangement. */
         ResolveReason: {
@@ -4870,6 +5028,10 @@ export interface components {
                      * @enum {string}
                      */
                     kind: "native" | "loop" | "trim" | "edit";
+                    /** @description The channel role's loop repeat limit (music-bed and music-ambient 40, music-sleep-lead 30, music-lead 8, intro, outro and short-form 4): a seamless loop that needs more repeats is an `edit` fit and fails `duration`. */
+                    maxRepeats: number;
+                    /** @description Times the piece plays to fill the target: ceil(target / duration) when shorter, else 1. A loop fit needs it within maxRepeats. */
+                    repeats: number;
                     /** @description The requested targetDurationSeconds. */
                     targetSeconds: number;
                     /** @description max(3 s, 10 % of the target): within it the fit is native. */
@@ -5059,7 +5221,7 @@ export interface components {
                         };
                     };
                 };
-                /** @description Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance). */
+                /** @description The ranking key in one number, so it never rises down the list: ready 60-100; the right music for the role but not ready 30-59; the role only 10-29; neither 0-9; within a band, by fit points (role, formats, requested style, instrumentation, mood, duration, clearance). */
                 score: number;
                 /** @description Style of the arrangement. */
                 style: string;
@@ -5173,6 +5335,88 @@ export interface components {
              * @enum {string}
              */
             verdict: "reuse" | "prepare" | "no-music";
+        };
+        /**
+         * Vocabularies
+         * @description The mood, style/genre and instrumentation vocabularies resolve matches requirements against.
+         */
+        Vocabularies: {
+            /** @description The facets, in order. */
+            facetNames: ("mood" | "style" | "instrumentation")[];
+            /** @description The terms per requirement field. */
+            facets: {
+                /** @description Terms for requirements.instrumentation: instruments (aliases as synonyms, family as broader term) and families. */
+                instrumentation: {
+                    /** @description The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term. */
+                    broader: string | null;
+                    /** @description When to use the term. */
+                    scopeNote?: string;
+                    /** @description Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term. */
+                    synonyms: string[];
+                    /** @description The term as the archive writes it ("calm"). */
+                    term: string;
+                    /** @description Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too. */
+                    wordForms: string[];
+                }[];
+                /** @description Terms for requirements.mood and arrangement moods. */
+                mood: {
+                    /** @description The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term. */
+                    broader: string | null;
+                    /** @description When to use the term. */
+                    scopeNote?: string;
+                    /** @description Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term. */
+                    synonyms: string[];
+                    /** @description The term as the archive writes it ("calm"). */
+                    term: string;
+                    /** @description Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too. */
+                    wordForms: string[];
+                }[];
+                /** @description Terms for requirements.style: styles, genres (with their broader genre) and periods. */
+                style: {
+                    /** @description The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term. */
+                    broader: string | null;
+                    /** @description When to use the term. */
+                    scopeNote?: string;
+                    /** @description Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term. */
+                    synonyms: string[];
+                    /** @description The term as the archive writes it ("calm"). */
+                    term: string;
+                    /** @description Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too. */
+                    wordForms: string[];
+                }[];
+            };
+            /** @description How a requirement word matches: exact word (never inside another word), word form, synonym of a term, broader term; a word that matches nothing is listed as unmatched in the reason. */
+            matching: string;
+            /** @description Where synonyms beyond the archive's own list come from. */
+            thesaurus: string;
+        };
+        /**
+         * VocabularyTerm
+         * @description One term of a vocabulary.
+         */
+        VocabularyTerm: {
+            /** @description The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term. */
+            broader: string | null;
+            /** @description When to use the term. */
+            scopeNote?: string;
+            /** @description Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term. */
+            synonyms: string[];
+            /** @description The term as the archive writes it ("calm"). */
+            term: string;
+            /** @description Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too. */
+            wordForms: string[];
+        };
+        /**
+         * VocabularyWarning
+         * @description A mood, style or instrumentation word outside the vocabulary (GET /api/v1/music/vocabulary): a warning, not a refusal.
+         */
+        VocabularyWarning: {
+            /** @description The word, and why it matters. */
+            detail: string;
+            /** @description The nearest terms of the vocabulary. */
+            nearest: string[];
+            /** @description JSON Pointer of the word in the submission. */
+            pointer: string;
         };
         /**
          * WorkRecord
@@ -5997,6 +6241,11 @@ export interface operations {
                                  * @description Human-readable site.
                                  */
                                 site: string;
+                                /**
+                                 * Format: uri
+                                 * @description Mood, style/genre and instrumentation terms resolve matches requirement words against.
+                                 */
+                                vocabulary: string;
                                 /**
                                  * Format: uri
                                  * @description Find-or-prepare workflow.
@@ -8157,7 +8406,14 @@ export interface operations {
     };
     getContributionTemplate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description For arrangement and performance: the existing arrangement the files are added to (target.arrangementId). */
+                arrangementId?: number;
+                /** @description The contribution operation (e.g. the operation of a resolve missing[] item); default arrangement. */
+                operation?: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile";
+                /** @description The work the contribution targets (e.g. the workSlug of a resolve missing[] item); default: an example work. Not used by new-work and rendering-profile. */
+                workSlug?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8186,12 +8442,33 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description An unknown parameter, or an invalid workSlug, operation or arrangementId; `errors[]` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No work has that slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     resolveMusic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `return=minimal` for the compact answer (ResolveCompactResult); without it, the full ResolveResult. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8204,18 +8481,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The verdict with ranked, explained candidates (and for `prepare`, what is missing). */
+            /** @description The verdict with ranked, explained candidates (and for `prepare`, what is missing): ResolveResult, or ResolveCompactResult with `Prefer: return=minimal`. */
             200: {
                 headers: {
                     /** @description Always `no-store`: the answer depends on the request body. */
                     "Cache-Control"?: string;
+                    /** @description `return=minimal` when the compact answer was sent. */
+                    "Preference-Applied"?: string;
+                    /** @description `Prefer`. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["ResolveResult"];
+                        data: components["schemas"]["ResolveResult"] | components["schemas"]["ResolveCompactResult"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -8259,6 +8540,96 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    getResolveAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id from links.full (32 hexadecimal characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The full resolve answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ResolveResult"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The id is not 32 hexadecimal characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such answer is kept for the build now served. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getVocabulary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vocabularies of the build now served. */
+            200: {
+                headers: {
+                    /** @description Caching policy; revalidate with If-None-Match. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the representation; send it back in If-None-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["Vocabularies"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Not modified: the If-None-Match tag still matches. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

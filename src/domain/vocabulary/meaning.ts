@@ -142,6 +142,7 @@ export class Meaning {
       for (const w of words(t.term)) this.known.add(w);
       for (const s of t.synonyms) {
         const sw = words(s);
+        for (const w of sw) this.known.add(w);
         if (sw.length !== 1) continue;
         this.known.add(sw[0]!);
         const list = this.synonymOf.get(sw[0]!) ?? this.synonymOf.set(sw[0]!, []).get(sw[0]!)!;
@@ -226,6 +227,11 @@ export class Meaning {
     return 'matches the record';
   }
 
+  /** Whether a folded word (or a base form of it) is a word of some term or synonym. */
+  knowsWord(word: string): boolean {
+    return wordForms(word).some((f) => this.known.has(f) || this.synonymOf.has(f));
+  }
+
   /** Whether a text is a term or a synonym of one in `facet` (the lint and contribution checks). */
   isKnown(facet: VocabularyFacet, text: string): boolean {
     const key = words(text).join(' ');
@@ -265,6 +271,87 @@ export class Meaning {
       facetNames: ['mood', 'style', 'instrumentation'],
     };
   }
+}
+
+/** Words that carry no term in an instrumentation or style text ("two violins", "often string orchestra"). */
+const FILLER = new Set([
+  'a',
+  'an',
+  'and',
+  'or',
+  'with',
+  'for',
+  'the',
+  'of',
+  'in',
+  'on',
+  'by',
+  'to',
+  'solo',
+  'often',
+  'optional',
+  'today',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'full',
+  'adds',
+  'voice',
+  'part',
+  'parts',
+]);
+
+/** One term an arrangement names that the vocabulary does not hold, with the nearest terms. */
+export interface VocabularyWarning {
+  pointer: string;
+  detail: string;
+  nearest: string[];
+}
+
+/**
+ * Words of an arrangement (moods, style, instrumentation) that are not terms of the vocabulary:
+ * a warning each, naming the nearest terms, so a resolve request in the archive's words finds it
+ * (the content lint and the contribution checks; never a refusal: the vocabulary grows).
+ */
+export function vocabularyWarnings(
+  meaning: Meaning,
+  a: { moods?: readonly string[] | null; style?: string | null; instrumentation?: string | null },
+  pointer: string,
+): VocabularyWarning[] {
+  const out: VocabularyWarning[] = [];
+  const warn = (at: string, facet: VocabularyFacet, text: string, what: string) => {
+    const nearest = meaning.nearest(facet, text);
+    out.push({
+      pointer: at,
+      detail: `"${text}" is not a ${what} term of the vocabulary (/api/v1/music/vocabulary); nearest: ${nearest.join(', ')}. A resolve request in other words may not find it.`,
+      nearest,
+    });
+  };
+  (a.moods ?? []).forEach((m, i) => {
+    if (!meaning.isKnown('mood', m)) warn(`${pointer}/moods/${i}`, 'mood', m, 'mood');
+  });
+  const partsKnown = (text: string, facets: readonly VocabularyFacet[]) =>
+    facets.some((f) => meaning.isKnown(f, text)) ||
+    words(text).every((w) => FILLER.has(w) || /^[0-9]+$/.test(w) || meaning.knowsWord(w));
+  if (a.style)
+    for (const part of a.style
+      .split(/[,;/]/)
+      .map((p) => p.trim())
+      .filter(Boolean))
+      if (!partsKnown(part, ['style', 'mood', 'instrumentation'])) warn(`${pointer}/style`, 'style', part, 'style');
+  if (a.instrumentation) {
+    const text = a.instrumentation.replace(/\([^)]*\)/g, ' ');
+    for (const part of text
+      .split(/,|\band\b|\bwith\b/)
+      .map((p) => p.trim())
+      .filter(Boolean))
+      if (!partsKnown(part, ['instrumentation']))
+        warn(`${pointer}/instrumentation`, 'instrumentation', part, 'instrumentation');
+  }
+  return out;
 }
 
 /** Levenshtein distance, bounded by the inputs' lengths (terms and lint values are short). */
