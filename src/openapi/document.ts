@@ -57,6 +57,21 @@ function allComponents(): Record<string, TSchema> {
   };
 }
 
+/**
+ * A schema with every nested named component (a subschema whose `$id` is a component name)
+ * replaced by a `$ref` to it: the document references named components instead of inlining
+ * copies, so generators make one type per model. `self` is the component being defined.
+ * Bounded: schemas are trees from TypeBox, walked at most 64 levels deep.
+ */
+function referenced(schema: unknown, names: ReadonlySet<string>, self: string | null = null, depth = 0): unknown {
+  if (depth > 64) throw new Error('OpenAPI schema nests deeper than 64 levels');
+  if (Array.isArray(schema)) return schema.map((v) => referenced(v, names, self, depth + 1));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id === 'string' && names.has(id) && !(depth === 0 && id === self)) return ref(id);
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, referenced(v, names, self, depth + 1)]));
+}
+
 const CORE_OPERATIONS: OperationSpec[] = [
   {
     method: 'get',
@@ -347,16 +362,31 @@ const CACHE_HEADERS = {
   'Cache-Control': { description: 'Caching policy; revalidate with If-None-Match.', schema: { type: 'string' } },
 };
 
-function renderRequestBody(body: RequestBodySpec): Record<string, unknown> {
+function renderRequestBody(body: RequestBodySpec, names: ReadonlySet<string>): Record<string, unknown> {
   const content =
     'contentTypes' in body
-      ? Object.fromEntries(body.contentTypes.map((t) => [t, { schema: plain(body.schema) }]))
-      : Object.fromEntries(Object.entries(body.content).map(([t, c]) => [t, { schema: plain(c.schema) }]));
+      ? Object.fromEntries(
+          body.contentTypes.map((t) => [
+            t,
+            { schema: plain(referenced(JSON.parse(JSON.stringify(body.schema)), names)) },
+          ]),
+        )
+      : Object.fromEntries(
+          Object.entries(body.content).map(([t, c]) => [
+            t,
+            { schema: plain(referenced(JSON.parse(JSON.stringify(c.schema)), names)) },
+          ]),
+        );
   return { description: body.description, required: body.required, content };
 }
 
 export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components = allComponents();
+  const names = new Set(Object.keys(components));
+  // JSON first: TypeBox schemas carry symbols; the copy is plain data.
+  const refs = (schema: unknown, self: string | null = null) =>
+    referenced(JSON.parse(JSON.stringify(schema)), names, self);
   for (const op of OPERATIONS) {
     const specs: Record<string, ResponseSpec> = { ...op.responses };
     if (op.cacheable) specs['304'] = { description: 'Not modified: the If-None-Match tag still matches.' };
@@ -368,7 +398,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       responses[status] = {
         description: r.description,
         ...(Object.keys(headers).length ? { headers } : {}),
-        ...(r.contentType ? { content: { [r.contentType]: r.schema ? { schema: plain(r.schema) } : {} } } : {}),
+        ...(r.contentType ? { content: { [r.contentType]: r.schema ? { schema: plain(refs(r.schema)) } : {} } } : {}),
       };
     }
     (paths[op.path] ??= {})[op.method] = {
@@ -377,8 +407,9 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...(op.description ? { description: op.description } : {}),
       tags: op.tags,
       ...(op.parameters ? { parameters: op.parameters } : {}),
-      ...(op.requestBody ? { requestBody: renderRequestBody(op.requestBody) } : {}),
-      ...(op.security ? { security: op.security } : {}),
+      ...(op.requestBody ? { requestBody: renderRequestBody(op.requestBody, names) } : {}),
+      // Every operation states its credentials; a public one says so with an empty list.
+      security: op.security ?? [],
       ...(findDeprecation(DEPRECATIONS, op.method, op.path) ? { deprecated: true } : {}),
       responses,
     };
@@ -410,7 +441,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
     ],
     paths,
     components: {
-      schemas: Object.fromEntries(Object.entries(allComponents()).map(([k, v]) => [k, plain(v)])),
+      schemas: Object.fromEntries(Object.entries(components).map(([k, v]) => [k, plain(refs(v, k))])),
       securitySchemes: LIBRARY_SECURITY_SCHEMES,
     },
   };

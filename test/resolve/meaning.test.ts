@@ -188,4 +188,24 @@ describe('the compact answer', () => {
       expect(c.rights).toContain(full.candidates[k]!.rights.edition.status);
     }
   });
+
+  it('stays within 8,000 bytes when every candidate fails many checks (reasons are cut to fit)', () => {
+    const full = resolve('music-bed', {
+      requiredFormats: ['wav', 'mp3', 'musicxml', 'flac', 'midi', 'pdf'],
+      requireApprovedRenderingProfile: true,
+      requireMusicXml: true,
+      style: 'lo-fi chillhop vaporwave',
+      mood: 'zzyzx gloomy',
+      instrumentation: 'theremin kazoo',
+      targetDurationSeconds: 7000,
+    });
+    expect(full.candidates).toHaveLength(10);
+    const compact = compactResolve(full, { full: null, vocabulary: `${BASE}/api/v1/music/vocabulary` });
+    expect(
+      Buffer.byteLength(
+        JSON.stringify({ apiVersion: 'v1', generatedAtUtc: '2026-11-26T00:00:00.000Z', data: compact }),
+      ),
+    ).toBeLessThanOrEqual(8000);
+    for (const c of compact.candidates) expect(c.failing.length).toBeGreaterThan(0);
+  });
 });

@@ -7,14 +7,21 @@
  */
 import type { ResolveCandidate, ResolveCompactResult, ResolveResult } from '../../schemas/resolve.ts';
 
-/** Longest one-line reason kept per failing check (the full answer has every word). */
-const LINE = 110;
+/** The byte budget of a compact answer in its envelope (ten candidates). */
+export const COMPACT_MAX_BYTES = 8000;
+/**
+ * Longest one-line reason per failing check, tried in turn until the answer fits the budget
+ * (0: the requirement's name only). The full answer has every word.
+ */
+const LINES = [110, 80, 50, 0] as const;
 /** Failing checks listed per candidate; more are counted in one last line. */
 const MAX_FAILING = 4;
+/** Room kept for the envelope around `data` (apiVersion, generatedAtUtc). */
+const ENVELOPE_BYTES = 80;
 
-function oneLine(text: string): string {
+function oneLine(text: string, line: number): string {
   const first = text.replace(/\s+/g, ' ').trim();
-  return first.length <= LINE ? first : `${first.slice(0, LINE - 1).trimEnd()}…`;
+  return first.length <= line ? first : `${first.slice(0, line - 1).trimEnd()}…`;
 }
 
 function rightsLine(c: ResolveCandidate): string {
@@ -27,9 +34,14 @@ function rightsLine(c: ResolveCandidate): string {
   );
 }
 
-export function compactCandidate(c: ResolveCandidate): ResolveCompactResult['candidates'][number] {
+export function compactCandidate(
+  c: ResolveCandidate,
+  line: number = LINES[0],
+): ResolveCompactResult['candidates'][number] {
   const failed = c.reasons.filter((r) => !r.passed);
-  const failing = failed.slice(0, MAX_FAILING).map((r) => `${r.requirement}: ${oneLine(r.detail)}`);
+  const failing = failed
+    .slice(0, MAX_FAILING)
+    .map((r) => (line > 0 ? `${r.requirement}: ${oneLine(r.detail, line)}` : r.requirement));
   if (failed.length > MAX_FAILING)
     failing.push(
       `and ${failed.length - MAX_FAILING} more: ${failed
@@ -52,15 +64,29 @@ export function compactCandidate(c: ResolveCandidate): ResolveCompactResult['can
   };
 }
 
+/** The compact answer: reasons shortened step by step until it fits COMPACT_MAX_BYTES. */
 export function compactResolve(
   full: ResolveResult,
   links: { full: string | null; vocabulary: string },
+): ResolveCompactResult {
+  let answer: ResolveCompactResult | null = null;
+  for (const line of LINES) {
+    answer = compactAt(full, links, line);
+    if (Buffer.byteLength(JSON.stringify(answer)) + ENVELOPE_BYTES <= COMPACT_MAX_BYTES) break;
+  }
+  return answer!;
+}
+
+function compactAt(
+  full: ResolveResult,
+  links: { full: string | null; vocabulary: string },
+  line: number,
 ): ResolveCompactResult {
   return {
     verdict: full.verdict,
     summary: full.summary,
     readyCount: full.search.readyCount,
-    candidates: full.candidates.map(compactCandidate),
+    candidates: full.candidates.map((c) => compactCandidate(c, line)),
     missing: full.missing.map((m) => ({
       what: m.what,
       operation: m.operation,
