@@ -315,6 +315,24 @@ describe('the contribution template for a work and an operation', () => {
     expect(unknown.json().errors[0].parameter).toBe('workSlug');
     const bad = await archive.request({ url: '/api/v1/music/contributions/template?operation=remix' });
     expect(bad.statusCode).toBe(400);
+
+    // The contribution checks: words outside the vocabulary come back as warnings, not refusals.
+    const arrangementTemplate = fillTemplate(
+      (
+        await archive.request({ url: '/api/v1/music/contributions/template?workSlug=bach-prelude-in-c-bwv-846' })
+      ).json(),
+    );
+    arrangementTemplate.target.workSlug = 'bach-prelude-in-c-bwv-846';
+    const warned = await archive.post('/api/v1/music/contributions', {
+      ...arrangementTemplate,
+      idempotencyKey: 'template-vocabulary-1',
+      arrangement: { ...arrangementTemplate.arrangement, moods: ['calm', 'calmm'], style: 'solo piano, calm', instrumentation: 'Piano' },
+    });
+    expect(warned.statusCode, warned.body).toBe(202);
+    const warnings = warned.json().data.vocabularyWarnings;
+    expect(warnings).toEqual([
+      expect.objectContaining({ pointer: '/arrangement/moods/1', nearest: expect.arrayContaining(['calm']) }),
+    ]);
   });
 
   it('through MCP: get_contribution_template takes workSlug and operation', async () => {

@@ -5,6 +5,8 @@
  * nothing; the loop repeat limit per role; a shown score that never rises down the list; a
  * prepare summary that names the failed preference.
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
@@ -13,6 +15,8 @@ import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import { compactResolve } from '../../src/domain/resolve/compact.ts';
 import { baseForms } from '../../src/domain/vocabulary/stem.ts';
+import { vocabularyWarnings } from '../../src/domain/vocabulary/meaning.ts';
+import { lintContent } from '../../src/domain/content-lint.ts';
 import { wordNet } from '../../src/domain/vocabulary/wordnet.ts';
 import { MAX_LOOP_REPEATS } from '../../src/domain/audio/arrangement.ts';
 import type { MusicRole } from '../../src/schemas/common.ts';
@@ -207,5 +211,43 @@ describe('the compact answer', () => {
       ),
     ).toBeLessThanOrEqual(8000);
     for (const c of compact.candidates) expect(c.failing.length).toBeGreaterThan(0);
+  });
+});
+
+describe('vocabulary warnings', () => {
+  it('the content lint warns about a mood outside the vocabulary, with the nearest terms, and does not fail', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-vocab-lint-'));
+    try {
+      cpSync(path.resolve(import.meta.dirname, '..', '..', 'content'), dir, { recursive: true });
+      const file = path.join(dir, 'works', 'satie-gymnopedie-1', 'index.md');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('      - melancholy\n', '      - calmm\n'));
+      const clean = lintContent(path.resolve(import.meta.dirname, '..', '..', 'content'));
+      expect(clean.warnings).toEqual([]);
+      const result = lintContent(dir);
+      expect(result.messages).toEqual([]);
+      expect(result.warnings).toHaveLength(1);
+      expect(result.warnings[0]).toMatchObject({
+        file: 'works/satie-gymnopedie-1/index.md',
+        pointer: expect.stringMatching(/^\/arrangements\/\d+\/moods\/\d+$/),
+      });
+      expect(result.warnings[0]!.message).toMatch(/"calmm" is not a mood term of the vocabulary .*nearest: calm/);
+      expect(result.warnings[0]!.line).toBeGreaterThan(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('known moods, styles and instrumentation raise nothing; unknown ones name the nearest terms', () => {
+    const m = catalog.meaning;
+    expect(
+      vocabularyWarnings(
+        m,
+        { moods: ['calm', 'restful'], style: 'solo piano, tender', instrumentation: 'Violin and cello' },
+        '/a',
+      ),
+    ).toEqual([]);
+    const w = vocabularyWarnings(m, { moods: ['chillwave'], style: 'lo-fi', instrumentation: 'theremin' }, '/a');
+    expect(w.map((x) => x.pointer)).toEqual(['/a/moods/0', '/a/style', '/a/instrumentation']);
+    for (const x of w) expect(x.nearest.length).toBeGreaterThan(0);
   });
 });
