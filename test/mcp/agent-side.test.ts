@@ -326,7 +326,12 @@ describe('the contribution template for a work and an operation', () => {
     const warned = await archive.post('/api/v1/music/contributions', {
       ...arrangementTemplate,
       idempotencyKey: 'template-vocabulary-1',
-      arrangement: { ...arrangementTemplate.arrangement, moods: ['calm', 'calmm'], style: 'solo piano, calm', instrumentation: 'Piano' },
+      arrangement: {
+        ...arrangementTemplate.arrangement,
+        moods: ['calm', 'calmm'],
+        style: 'solo piano, calm',
+        instrumentation: 'Piano',
+      },
     });
     expect(warned.statusCode, warned.body).toBe(202);
     const warnings = warned.json().data.vocabularyWarnings;
