@@ -57,19 +57,45 @@ function allComponents(): Record<string, TSchema> {
   };
 }
 
+/** A schema without the words a use may change (description, title): what makes two uses the same model. */
+function shape(schema: Record<string, unknown>): string {
+  const { description: _d, title: _t, ...rest } = schema;
+  return JSON.stringify(rest);
+}
+
 /**
- * A schema with every nested named component (a subschema whose `$id` is a component name)
- * replaced by a `$ref` to it: the document references named components instead of inlining
- * copies, so generators make one type per model. `self` is the component being defined.
- * Bounded: schemas are trees from TypeBox, walked at most 64 levels deep.
+ * A schema with every nested named component replaced by a `$ref` to it: the document references
+ * named components instead of inlining copies, so generators make one type per model. A nested
+ * subschema counts as the component when it carries the component's `$id` and is the component
+ * itself (its own description aside), or the component made nullable (`Nullable`: then
+ * `anyOf [$ref, null]`); anything else that merely kept the `$id` stays inline. `self` is the
+ * component being defined. Bounded: schemas are trees from TypeBox, walked at most 64 levels deep.
  */
-function referenced(schema: unknown, names: ReadonlySet<string>, self: string | null = null, depth = 0): unknown {
+const descriptions = new Map<string, string | undefined>();
+
+function referenced(
+  schema: unknown,
+  shapes: ReadonlyMap<string, string>,
+  self: string | null = null,
+  depth = 0,
+): unknown {
   if (depth > 64) throw new Error('OpenAPI schema nests deeper than 64 levels');
-  if (Array.isArray(schema)) return schema.map((v) => referenced(v, names, self, depth + 1));
+  if (Array.isArray(schema)) return schema.map((v) => referenced(v, shapes, self, depth + 1));
   if (schema === null || typeof schema !== 'object') return schema;
-  const id = (schema as { $id?: unknown }).$id;
-  if (typeof id === 'string' && names.has(id) && !(depth === 0 && id === self)) return ref(id);
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, referenced(v, names, self, depth + 1)]));
+  const o = schema as Record<string, unknown>;
+  const id = o.$id;
+  if (typeof id === 'string' && shapes.has(id) && !(depth === 0 && id === self)) {
+    // A use's own description stays beside the reference; the component's own is not repeated.
+    const own = descriptions.get(id);
+    const description =
+      typeof o.description === 'string' && o.description !== own ? { description: o.description } : {};
+    if (shape(o) === shapes.get(id)) return { ...ref(id), ...description };
+    if (Array.isArray(o.type) && o.type.includes('null')) {
+      const inner = { ...o, type: (o.type as unknown[]).find((t) => t !== 'null') };
+      if (shape(inner) === shapes.get(id)) return { anyOf: [ref(id), { type: 'null' }], ...description };
+    }
+  }
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, referenced(v, shapes, self, depth + 1)]));
 }
 
 const CORE_OPERATIONS: OperationSpec[] = [
@@ -362,7 +388,7 @@ const CACHE_HEADERS = {
   'Cache-Control': { description: 'Caching policy; revalidate with If-None-Match.', schema: { type: 'string' } },
 };
 
-function renderRequestBody(body: RequestBodySpec, names: ReadonlySet<string>): Record<string, unknown> {
+function renderRequestBody(body: RequestBodySpec, names: ReadonlyMap<string, string>): Record<string, unknown> {
   const content =
     'contentTypes' in body
       ? Object.fromEntries(
@@ -383,10 +409,12 @@ function renderRequestBody(body: RequestBodySpec, names: ReadonlySet<string>): R
 export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const components = allComponents();
-  const names = new Set(Object.keys(components));
   // JSON first: TypeBox schemas carry symbols; the copy is plain data.
-  const refs = (schema: unknown, self: string | null = null) =>
-    referenced(JSON.parse(JSON.stringify(schema)), names, self);
+  const json = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  const names = new Map(Object.entries(components).map(([k, v]) => [k, shape(json(v))]));
+  for (const [k, v] of Object.entries(components))
+    descriptions.set(k, typeof v.description === 'string' ? v.description : undefined);
+  const refs = (schema: unknown, self: string | null = null) => referenced(json(schema), names, self);
   for (const op of OPERATIONS) {
     const specs: Record<string, ResponseSpec> = { ...op.responses };
     if (op.cacheable) specs['304'] = { description: 'Not modified: the If-None-Match tag still matches.' };

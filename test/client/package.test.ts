@@ -6,7 +6,7 @@
  * consumer under `tsc --strict` with TypeScript 5 (the workspace's).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +24,7 @@ beforeAll(async () => {
   archive = await listenArchive();
   dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-client-package-'));
   const packed = path.join(dir, 'packed');
+  mkdirSync(packed);
   await run(npm, ['pack', '--pack-destination', packed], { cwd: path.join(PROJECT_ROOT, 'client'), timeout: 300_000 });
   tarball = path.join(
     packed,
@@ -43,7 +44,7 @@ describe('the packed client', () => {
       expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/schema.d.ts']),
     );
     const app = path.join(dir, 'app');
-    await run('mkdir', ['-p', app]);
+    mkdirSync(app);
     writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: app, timeout: 300_000 });
     writeFileSync(

@@ -23,8 +23,13 @@ const file = (name: string, doc: unknown) => {
   return p;
 };
 const good = file('openapi.json', document);
-const broken = structuredClone(document) as { paths: Record<string, Record<string, { responses?: unknown }>> };
-delete broken.paths['/api/v1/music/resolve']!.post!.responses;
+// A reference to a component that does not exist: an error for both linters.
+const broken = structuredClone(document) as {
+  paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: unknown }> } }>>;
+};
+broken.paths['/api/v1/music/resolve']!.post!.requestBody.content['application/json']!.schema = {
+  $ref: '#/components/schemas/NoSuchSchema',
+};
 const bad = file('broken.json', broken);
 const ruleset = path.join(dir, '.spectral.yaml');
 writeFileSync(ruleset, 'extends: ["spectral:oas"]\n');

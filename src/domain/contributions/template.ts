@@ -91,7 +91,6 @@ export function buildContributionTemplate(
         work: { title: r(`corrected title of ${work.title}, or remove the fields that do not change`) },
         assets: [],
         reproducibility: null,
-        channel: null,
       };
     case 'new-work':
       return {
@@ -116,7 +115,6 @@ export function buildContributionTemplate(
         ...base,
         target: null,
         work: null,
-        channel: null,
         assets: [
           {
             ...score!,
