@@ -60,7 +60,7 @@ export interface ReaderSignInSettings {
 export interface GitHubSettings {
   /** A token (fine-grained or classic); absent when a GitHub App authenticates. */
   token?: string;
-  /** GitHub App credentials (api/review/github-app-auth.ts); absent with a token. */
+  /** GitHub App credentials (api/forge/github-app-auth.ts); absent with a token. */
   app?: { appId: string; installationId: string; privateKey: string };
   repository: string;
   apiUrl?: string;

@@ -2,14 +2,14 @@
  * Technical checks of a contributor's file during review (DESIGN.md 2.10): MusicXML must load in
  * Verovio (pages, measures), MP3/WAV must decode to audio with a duration (music-metadata) and are
  * then decoded in full and measured (duration, EBU R128 loudness, true peak, loudness range,
- * sections, quiet stretches, narration-bed level: measure-audio.ts), MIDI must parse and hold
+ * sections, quiet stretches, narration-bed level: api/audio/measure-audio.ts), MIDI must parse and hold
  * notes (@tonejs/midi). Never throws: every failure is a result with
  * `passed: false` and a one-line reason, which goes on the review and into the asset's record.
  */
 import { readFile } from 'node:fs/promises';
 import type { AssetKind } from '../../src/schemas/common.ts';
 import type { RunTechnicalChecks, TechnicalCheckResult } from './types.ts';
-import { measureAudioFile } from './measure-audio.ts';
+import { measureAudioFile } from '../audio/measure-audio.ts';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
 
 /** MusicXML larger than this is not handed to Verovio (it would hold the event loop for long). */

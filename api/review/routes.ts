@@ -16,7 +16,7 @@ import { isOperatorLabel, principalOf, requireRole } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
 import { pageLink, sendPrivateJson } from '../http/reply.ts';
 import type { ReviewActor, ReviewService } from './service.ts';
-import type { PullRequestReviews } from './pull-requests.ts';
+import type { PullRequestReviews } from '../forge/pull-requests.ts';
 import { reviewDiff } from './diff.ts';
 
 /** The authenticated admin key as the actor of a review action (issue 13, item 7). */

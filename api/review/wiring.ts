@@ -8,13 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Rebuilder } from '../site/builds.ts';
 import { registerAdminRoutes } from './routes.ts';
-import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from './github-webhook.ts';
+import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from '../forge/github-webhook.ts';
 import { GITHUB_ACTOR, type ReviewService } from './service.ts';
 import { ProblemError } from '../http/problem.ts';
 import type { AdminAction } from '../../src/schemas/review.ts';
-import type { ReviewRef } from './types.ts';
+import type { ReviewRef } from '../forge/types.ts';
 import type { SubmissionKind } from '../../src/schemas/contribution.ts';
-import { PullRequestReviews } from './pull-requests.ts';
+import { PullRequestReviews } from '../forge/pull-requests.ts';
 import path from 'node:path';
 
 const POLL_INTERVAL_MS = 5 * 60_000;

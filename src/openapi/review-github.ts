@@ -1,4 +1,4 @@
-/** OpenAPI operation of the GitHub webhook (api/review/github-webhook.ts); document.ts lists it with the rest. */
+/** OpenAPI operation of the GitHub webhook (api/forge/github-webhook.ts); document.ts lists it with the rest. */
 import { Type } from '@sinclair/typebox';
 import { problem, type OperationSpec } from './spec.ts';
 

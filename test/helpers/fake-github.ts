@@ -1,5 +1,5 @@
 /**
- * A fake GitHub REST API for tests of the GitHub forge (api/review/forge-github.ts): a local HTTP
+ * A fake GitHub REST API for tests of the GitHub forge (api/forge/forge-github.ts): a local HTTP
  * server implementing exactly the endpoints the forge and the poll use, with the response shapes of
  * GitHub's REST docs (trimmed to the fields that matter), stateful (blobs, trees, commits, branches,
  * pull requests with labels, comments, merged/closed) and recording every call.

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, gitHubSettingsFromEnv } from '../../api/config.ts';
-import { GitHubForge } from '../../api/review/forge-github.ts';
-import { installationTokenProvider } from '../../api/review/github-app-auth.ts';
-import type { Forge, ProposalInput, ReviewRef } from '../../api/review/types.ts';
+import { GitHubForge } from '../../api/forge/forge-github.ts';
+import { installationTokenProvider } from '../../api/forge/github-app-auth.ts';
+import type { Forge, ProposalInput, ReviewRef } from '../../api/forge/types.ts';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.ts';
 
 const REPO = 'acme/content';

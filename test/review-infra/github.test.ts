@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../api/context.ts';
-import { GitHubForge, statusLabel } from '../../api/review/forge-github.ts';
+import { GitHubForge, statusLabel } from '../../api/forge/forge-github.ts';
 import { gitHubSettingsFromEnv } from '../../api/config.ts';
 import {
   GITHUB_WEBHOOK_PATH,
@@ -13,8 +13,8 @@ import {
   registerGitHubWebhook,
   signPayload,
   type GitHubEventHandlers,
-} from '../../api/review/github-webhook.ts';
-import type { Forge, ProposalInput, ReviewRef } from '../../api/review/types.ts';
+} from '../../api/forge/github-webhook.ts';
+import type { Forge, ProposalInput, ReviewRef } from '../../api/forge/types.ts';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.ts';
 
 const TOKEN = 'test-token';

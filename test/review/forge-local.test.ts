@@ -12,11 +12,11 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalForge, ProposalLintError } from '../../api/review/forge-local.ts';
+import { LocalForge, ProposalLintError } from '../../api/forge/forge-local.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 import { lintPartialCopy } from '../../src/domain/content-lint.ts';
-import type { ProposalInput } from '../../api/review/types.ts';
+import type { ProposalInput } from '../../api/forge/types.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 const WORK = 'works/bach-minuet-in-g/index.md';

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
-import { GITHUB_WEBHOOK_PATH, signPayload } from '../../api/review/github-webhook.ts';
+import { GITHUB_WEBHOOK_PATH, signPayload } from '../../api/forge/github-webhook.ts';
 import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.ts';
 import type { AdminQueue, PullRequestReview } from '../../src/schemas/review.ts';

@@ -1,6 +1,6 @@
 /**
  * The loudness oracle (issue 13 acceptance): the archive's own measurement of MP3 and WAV files
- * (api/review/measure-audio.ts over src/domain/audio/) against Debian's ffmpeg `ebur128` filter on
+ * (api/audio/measure-audio.ts over src/domain/audio/) against Debian's ffmpeg `ebur128` filter on
  * the same files. Integrated loudness must agree within 0.5 LU; loudness range within 1 LU and true
  * peak within 0.5 dB. Files: the sample catalog's MP3s (mono, 22.05 kHz) and files ffmpeg makes
  * here (stereo 44.1 kHz 16-bit WAV with level changes, 48 kHz stereo MP3, 24-bit 96 kHz WAV).
@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureAudioFile } from '../../api/review/measure-audio.ts';
+import { measureAudioFile } from '../../api/audio/measure-audio.ts';
 import { ebur128, ensureFfmpeg, ffmpeg } from '../helpers/ffmpeg.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');

@@ -1,8 +1,8 @@
 /**
  * Pull requests people open on the content repository, as review items (issue 15, item 4): the
  * stored record's transitions on each webhook event, its queue entry, and the lint result from
- * the content lint's messages. Pure: the webhook (api/review/github-webhook.ts) and the runner
- * (api/review/pull-requests.ts) do the I/O.
+ * the content lint's messages. Pure: the webhook (api/forge/github-webhook.ts) and the runner
+ * (api/forge/pull-requests.ts) do the I/O.
  */
 import type { LocatedLintMessage } from '../content-lint.ts';
 import { PULL_REQUEST_MAX_LINT_ERRORS, type PullRequestLint, type PullRequestReview } from '../../schemas/review.ts';
@@ -11,7 +11,7 @@ import type { QueueEntry } from './queue.ts';
 /** The queue's identifier of pull request `n`. */
 export const pullRequestCode = (n: number): string => `PR-${n}`;
 
-/** The webhook's view of a pull request, checked (api/review/github-webhook.ts parses it). */
+/** The webhook's view of a pull request, checked (api/forge/github-webhook.ts parses it). */
 export interface PullRequestEvent {
   action: string;
   repository: string;

@@ -1,0 +1,191 @@
+/**
+ * Reviewers' actions on one item: the checks every action passes first (status transition,
+ * assertion scope, who may assert listening approval), then
+ *
+ *   accept              fetch + verify every contributor file into the blob store, run the
+ *                       technical checks, open (or rewrite) the review branch / PR, -> accepted.
+ *                       A digest mismatch, a failed check or a proposal that cannot be built does
+ *                       not block accept: it is recorded as a blocker and blocks apply.
+ *   request-information -> needs-information with the public note.
+ *   decline             close the review (branch kept), -> declined.
+ *   apply               handed to the apply pipeline (apply.ts).
+ */
+import { ProblemError } from '../http/problem.ts';
+import { utcTimestamp } from '../../src/schemas/envelope.ts';
+import { withContentRepoLock } from '../site/content-repo.ts';
+import { illegalHint, type ItemAndReview, type ReviewActor, type ReviewCore } from './core.ts';
+import type { ReviewApplies } from './apply.ts';
+import { reasonsOf } from './proposal.ts';
+import { performedSeconds, verificationBlockers, verifyContribution } from './verification.ts';
+import { canTransition } from '../../src/domain/contributions/status.ts';
+import { annotateMeasurements } from '../../src/domain/review/measured.ts';
+import type { SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
+import type { AdminAction, AdminActionBody } from '../../src/schemas/review.ts';
+
+export class ReviewActions {
+  private readonly core: ReviewCore;
+  private readonly applies: ReviewApplies;
+
+  constructor(core: ReviewCore, applies: ReviewApplies) {
+    this.core = core;
+    this.applies = applies;
+  }
+
+  /**
+   * `wait` (the default) answers an apply once it is visible or failed; without it the answer is
+   * the item in `apply.state = "applying"`, at once.
+   */
+  async act(
+    kind: SubmissionKind,
+    code: string,
+    action: AdminAction,
+    body: AdminActionBody,
+    actor: ReviewActor,
+    options: { wait?: boolean } = {},
+  ): Promise<ItemAndReview> {
+    const { record } = await this.core.get(kind, code);
+    if (record.apply?.state === 'applying' && action !== 'apply') {
+      throw new ProblemError(
+        'conflict',
+        `${code} is being applied (since ${record.apply.requestedAtUtc}); "${action}" can follow once it is visible or has failed.`,
+        { currentStatus: record.status },
+      );
+    }
+    const target: SubmissionStatus =
+      action === 'accept'
+        ? 'accepted'
+        : action === 'apply'
+          ? 'applied'
+          : action === 'decline'
+            ? 'declined'
+            : 'needs-information';
+    if (!canTransition(record.status, target)) {
+      throw new ProblemError(
+        'conflict',
+        `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`,
+        { currentStatus: record.status },
+      );
+    }
+    if (body.assert && kind !== 'contribution')
+      throw new ProblemError(
+        'conflict',
+        'Review-state assertions apply to contributed assets only; correction reports carry no assets.',
+        { currentStatus: record.status },
+      );
+    if (
+      body.arrangement &&
+      (record.kind !== 'contribution' || !['arrangement', 'performance'].includes(record.submission.operation))
+    ) {
+      throw new ProblemError(
+        'conflict',
+        'Arrangement facts (body.arrangement) apply to contributions with operation "arrangement" or "performance" only.',
+        { currentStatus: record.status },
+      );
+    }
+    const listening =
+      body.assert?.arrangement === 'human-listening-approved' ||
+      (body.assert?.assets ?? []).some((a) => a.reviewState === 'human-listening-approved');
+    if (listening && !actor.operatorLabeled) {
+      throw new ProblemError(
+        'forbidden',
+        `Listening approval is asserted by an accountable person: the key "${actor.label}" has no operator-given label. Configure the key as label=secret in ARCHIVE_ADMIN_KEYS (the label is recorded in the commit and the history) and act with it.`,
+      );
+    }
+    switch (action) {
+      case 'accept':
+        return this.accept(kind, code, body, actor);
+      case 'request-information':
+        return this.simpleMove(
+          kind,
+          code,
+          'needs-information',
+          body,
+          body.note ?? 'A reviewer needs more information before deciding.',
+          actor,
+        );
+      case 'decline':
+        return this.decline(kind, code, body, actor);
+      case 'apply':
+        return this.applies.apply(kind, code, body, actor, options.wait ?? true);
+    }
+  }
+
+  private async simpleMove(
+    kind: SubmissionKind,
+    code: string,
+    to: SubmissionStatus,
+    body: AdminActionBody,
+    note: string,
+    actor: ReviewActor,
+  ) {
+    const core = this.core;
+    const state = await core.loadReview(kind, code);
+    const record = await core.move(kind, code, to, note, null, actor);
+    if (state.ref) await (await core.forge()).setStatus(state.ref, to).catch(() => undefined);
+    state.actions.push({
+      action: to === 'needs-information' ? 'request-information' : 'decline',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: utcTimestamp(core.now()),
+      note: body.note ?? null,
+      outcome: to,
+    });
+    await core.saveReview(state);
+    return { record, review: state };
+  }
+
+  private async decline(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
+    const state = await this.core.loadReview(kind, code);
+    const note = body.note ?? 'Declined by a reviewer. Nothing in the catalog changed.';
+    if (state.ref) await (await this.core.forge()).close(state.ref, note);
+    return this.simpleMove(kind, code, 'declined', body, note, actor);
+  }
+
+  private async accept(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
+    const core = this.core;
+    const { record } = await core.get(kind, code);
+    const state = await core.loadReview(kind, code);
+    core.recordAssertions(state, body, actor);
+    if (record.kind === 'contribution') {
+      // Declared against measured: a disagreement is a warning for the reviewer and lands in the record.
+      const measured = annotateMeasurements(
+        await verifyContribution(core.ctx, core.overrides, record),
+        record.submission,
+        performedSeconds(core.ctx.config.contentRepo, record),
+      );
+      state.verification = measured.entries;
+      state.warnings = measured.warnings;
+    }
+    state.blockers = verificationBlockers(state.verification);
+    // Open (or rewrite) the review on the current main; a proposal that cannot be built is a blocker.
+    await withContentRepoLock(core.ctx.config.contentRepo, async () => {
+      try {
+        const input = await core.proposal(record, state);
+        const forge = await core.forge();
+        state.ref = await forge.open(input);
+        state.forge = forge.name;
+      } catch (err) {
+        state.blockers.push(...reasonsOf(err));
+      }
+    });
+    const note =
+      body.note ??
+      (state.blockers.length > 0
+        ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.'
+        : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
+    const moved = await core.move(kind, code, 'accepted', note, state.ref, actor);
+    const warned = state.warnings?.length
+      ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}`
+      : '';
+    state.actions.push({
+      action: 'accept',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: utcTimestamp(core.now()),
+      note: body.note ?? null,
+      outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}`,
+    });
+    await core.saveReview(state);
+    return { record: moved, review: state };
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * The steps of one item's apply, run by the pipeline (apply.ts) under the content-repository lock:
+ * merge (rebuild the proposal on main and merge it, or find the merge a stopped apply made),
+ * then either finish (the build that serves it is swapped in: "applied", visible) or fail (main
+ * reset to before this item's merge, the old site serving, the item stays "accepted" with the
+ * error recorded). A refusal that needs no merge (blockers, a proposal that cannot be built on
+ * the current main) is recorded by `refuse`.
+ */
+import { ProblemError } from '../http/problem.ts';
+import { utcTimestamp } from '../../src/schemas/envelope.ts';
+import { git } from '../site/content-repo.ts';
+import type { ItemAndReview, ReviewActor, ReviewCore, Stored } from './core.ts';
+import type { ApplyMarkers, PendingApply } from './apply-markers.ts';
+import { reasonsOf } from './proposal.ts';
+import { verificationBlockers } from './verification.ts';
+import type { ProposalInput } from '../forge/types.ts';
+import { mergeMessage } from '../../src/domain/review/messages.ts';
+import type { ApplyProgress, SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
+import type { AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
+
+/** An apply merged (or found merged) and waiting for the build that serves it. */
+export interface MergedApply {
+  pending: PendingApply;
+  actor: ReviewActor;
+  record: Stored;
+  state: ReviewRecord;
+  started: number;
+  phases: Record<string, unknown>;
+  merged: string;
+}
+
+export class ApplySteps {
+  private readonly core: ReviewCore;
+  private readonly markers: ApplyMarkers;
+
+  constructor(core: ReviewCore, markers: ApplyMarkers) {
+    this.core = core;
+    this.markers = markers;
+  }
+
+  /** Record a refused apply on the review and return the problem to throw (nothing was merged). */
+  async refuse(
+    state: ReviewRecord,
+    body: AdminActionBody,
+    actor: ReviewActor,
+    status: SubmissionStatus,
+    code: string,
+    reasons: string[],
+  ): Promise<ProblemError> {
+    state.blockers = reasons;
+    state.actions.push({
+      action: 'apply',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: utcTimestamp(this.core.now()),
+      note: body.note ?? null,
+      outcome: `refused: ${reasons.join(' ')}`,
+    });
+    await this.core.saveReview(state);
+    return new ProblemError('conflict', `${code} was not applied and nothing was merged: ${reasons.join(' ')}`, {
+      currentStatus: status,
+      reasons,
+    });
+  }
+
+  /** Set the item's apply progress without a status change (the status history is untouched). */
+  private async setApply(kind: SubmissionKind, code: string, apply: ApplyProgress): Promise<Stored | null> {
+    return this.core.store(kind).update(code, (current) => ({ ...current, apply }));
+  }
+
+  /** The merge commit of `code` on main after `before`, if a stopped apply got that far. */
+  private async findMerge(code: string, before: string): Promise<string | null> {
+    const out = await git(this.core.ctx.config.contentRepo, [
+      'log',
+      '--format=%H',
+      '--fixed-strings',
+      `--grep=Tracking-Code: ${code}`,
+      '-n',
+      '1',
+      `${before}..HEAD`,
+    ]).catch(() => '');
+    return out.trim() || null;
+  }
+
+  /**
+   * Under the content-repository lock: rebuild the proposal on main and merge it (or find the
+   * merge a stopped apply made). `done` when nothing is left to build for it (finished before a
+   * stop, decided otherwise, or refused: then recorded failed).
+   */
+  async merge(pending: PendingApply): Promise<MergedApply | { done: ItemAndReview<ReviewRecord> }> {
+    const core = this.core;
+    const { kind, trackingCode: code, body } = pending;
+    // Markers written before actors were recorded name nobody; the history says so.
+    const actor = pending.actor ?? { label: 'unrecorded (resumed apply)', operatorLabeled: false };
+    const { record } = await core.get(kind, code);
+    const state = await core.loadReview(kind, code);
+    if (record.status !== 'accepted' || record.apply?.state !== 'applying') {
+      // Finished before the server stopped (applied, marker not yet removed), or decided otherwise.
+      await this.markers.drop(code);
+      return { done: { record, review: state } };
+    }
+    core.recordAssertions(state, body, actor);
+    const started = Date.now();
+    const phases: Record<string, unknown> = {};
+    let t = Date.now();
+    const lap = (name: string) => {
+      phases[name] = Date.now() - t;
+      t = Date.now();
+    };
+    const step: MergedApply = { pending, actor, record, state, started, phases, merged: '' };
+    const forge = await core.forge();
+    let merged = pending.merged ?? (pending.before ? await this.findMerge(code, pending.before) : null);
+    // A merge main no longer holds (reset after a failed build, before the marker said so) is no merge.
+    if (
+      merged !== null &&
+      !(await git(core.ctx.config.contentRepo, ['merge-base', '--is-ancestor', merged, 'refs/heads/main']).then(
+        () => true,
+        () => false,
+      ))
+    )
+      merged = null;
+    let input: ProposalInput | null = null;
+    if (merged === null) {
+      const blocked = verificationBlockers(state.verification);
+      if (blocked.length > 0)
+        return {
+          done: await this.fail(step, await this.refuse(state, body, actor, record.status, code, blocked), false),
+        };
+      try {
+        input = await core.proposal(record, state);
+        lap('proposalMs');
+        state.ref = await forge.open(input);
+        lap('openMs');
+        if (forge === core.local) phases.open = core.local.lastOpenTimings;
+        state.forge = forge.name;
+      } catch (err) {
+        return {
+          done: await this.fail(
+            step,
+            await this.refuse(state, body, actor, record.status, code, reasonsOf(err)),
+            false,
+          ),
+        };
+      }
+      pending.before = await core.local.main();
+      pending.merged = null;
+      await core.saveReview(state);
+      await this.markers.write(pending);
+      lap('recordMs');
+      try {
+        merged = (
+          await forge.merge(state.ref!, mergeMessage(code, input.title, actor.label, body.reviewer, body.note ?? null))
+        ).commit;
+      } catch (err) {
+        return { done: await this.fail(step, err) };
+      }
+      pending.merged = merged;
+      await this.markers.write(pending);
+      lap('mergeMs');
+    } else {
+      pending.merged = merged;
+    }
+    step.merged = merged;
+    return step;
+  }
+
+  /**
+   * Record a failed apply: `apply.state = "failed"`, the marker dropped, the problem thrown. With
+   * `reset` (a merge or build failure), main first goes back to where it was before this item's
+   * merge and the error is recorded on the review; a refusal was recorded by `refuse` already.
+   */
+  async fail(step: MergedApply, err: unknown, reset = true): Promise<never> {
+    const core = this.core;
+    const { pending, state, actor, record } = step;
+    const { kind, trackingCode: code, body } = pending;
+    let problem: ProblemError;
+    if (!reset) problem = err as ProblemError;
+    else {
+      // Nothing half-merged: main goes back to where it was; the old build keeps serving.
+      if (pending.before !== null && (await core.local.main()) !== pending.before)
+        await core.local.resetMain(pending.before);
+      const message = (err as Error).message.slice(0, 4000);
+      state.lastError = { atUtc: utcTimestamp(core.now()), message };
+      state.actions.push({
+        action: 'apply',
+        reviewer: body.reviewer,
+        actor: actor.label,
+        atUtc: utcTimestamp(core.now()),
+        note: body.note ?? null,
+        outcome: `failed: ${message.slice(0, 500)}`,
+      });
+      await core.saveReview(state);
+      problem = new ProblemError(
+        'conflict',
+        `${code} was not applied: ${message.split('\n')[0]} The previous site keeps serving; main was reset and the item stays "accepted" with the error recorded.`,
+        {
+          currentStatus: record.status,
+          reasons: [message],
+        },
+      );
+    }
+    await this.setApply(kind, code, {
+      state: 'failed',
+      requestedAtUtc: pending.requestedAtUtc,
+      visibleAtUtc: null,
+      failedAtUtc: utcTimestamp(core.now()),
+    });
+    await this.markers.drop(code);
+    throw problem;
+  }
+
+  /** The build with this item's merge is served: record it applied and visible. */
+  async finish(step: MergedApply, servedCommit: string | null, applies: number): Promise<ItemAndReview<ReviewRecord>> {
+    const core = this.core;
+    const { pending, state, actor, merged, started, phases } = step;
+    const { kind, trackingCode: code, body } = pending;
+    const visibleAtUtc = utcTimestamp(core.now());
+    const shared = applies > 1 ? `; one build for ${applies} applies` : '';
+    const served = servedCommit ? `; served in the build of ${servedCommit.slice(0, 12)}${shared}` : shared;
+    // The reviewers' record first, so whoever sees "applied" also sees its commit.
+    state.appliedCommit = merged;
+    state.blockers = [];
+    state.lastError = null;
+    state.actions.push({
+      action: 'apply',
+      reviewer: body.reviewer,
+      actor: actor.label,
+      atUtc: visibleAtUtc,
+      note: body.note ?? null,
+      outcome: `applied as ${merged.slice(0, 12)} (merge + rebuild ${Date.now() - started} ms; visible ${visibleAtUtc}${served})`,
+    });
+    await core.saveReview(state);
+    const moved = await core.move(
+      kind,
+      code,
+      'applied',
+      body.note ?? 'Applied: the change is in the canonical record (JSON, Markdown and website).',
+      state.ref,
+      actor,
+      {
+        state: 'visible',
+        requestedAtUtc: pending.requestedAtUtc,
+        visibleAtUtc,
+        failedAtUtc: null,
+      },
+    );
+    await this.markers.drop(code);
+    core.logger?.info(
+      { apply: { trackingCode: code, commit: merged, servedCommit, applies, totalMs: Date.now() - started, phases } },
+      `apply of ${code} visible after ${Date.now() - started} ms`,
+    );
+    return { record: moved, review: state };
+  }
+}

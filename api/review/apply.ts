@@ -1,0 +1,257 @@
+/**
+ * The apply pipeline.
+ *
+ * An apply is acknowledged at once: the item gets `apply.state = "applying"` (its status stays
+ * "accepted"), a marker (apply-markers.ts) records the request, and a job does the work under the
+ * content-repository lock (rebuild the proposal on main, merge, rebuild-and-swap: apply-steps.ts).
+ * The job ends with the item "applied" and `apply.visibleAtUtc`, or `apply.state = "failed"` with
+ * main reset and the old site serving. The marker is removed last, so an apply in progress when
+ * the server stops is resumed by `resume` on start.
+ *
+ * Merges share one build: jobs queue here; one loop takes every job waiting and, under the
+ * content-repository lock, merges each (a refusal fails only that item), then runs one
+ * rebuild-and-swap for all of them. Applies that arrive while a build runs wait for it and share
+ * the next build, so n applies in quick succession cost two builds, not n. The lock is held from
+ * the first merge to the swap, as for a single apply: nothing else merges into main meanwhile, so
+ * a failed build's reset undoes exactly this batch's merges. A failed build of several merges does
+ * not fail them all: main goes back to before the batch, each marker forgets its merge, and each
+ * item is merged and built alone again, so only what fails alone is recorded failed.
+ */
+import { ProblemError } from '../http/problem.ts';
+import { utcTimestamp } from '../../src/schemas/envelope.ts';
+import { git, withContentRepoLock } from '../site/content-repo.ts';
+import type { SwapResult } from '../site/builds.ts';
+import type { ItemAndReview, ReviewActor, ReviewCore } from './core.ts';
+import { ApplyMarkers, type PendingApply } from './apply-markers.ts';
+import { ApplySteps, type MergedApply } from './apply-steps.ts';
+import { verificationBlockers } from './verification.ts';
+import type { SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
+import type { AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
+
+interface ApplyJob {
+  pending: PendingApply;
+  resolve: (r: ItemAndReview<ReviewRecord>) => void;
+  reject: (err: unknown) => void;
+}
+
+export class ReviewApplies {
+  private readonly core: ReviewCore;
+  private readonly markers: ApplyMarkers;
+  private readonly steps: ApplySteps;
+  private readonly jobs = new Map<string, Promise<ItemAndReview<ReviewRecord>>>();
+  private readonly requests = new Map<string, Promise<unknown>>();
+  private readonly queue: ApplyJob[] = [];
+  private loop: Promise<void> | null = null;
+
+  constructor(core: ReviewCore) {
+    this.core = core;
+    this.markers = new ApplyMarkers(core.ctx.config.dataDir);
+    this.steps = new ApplySteps(core, this.markers);
+  }
+
+  /** Applies still running (tests and a graceful stop wait for them). */
+  async settled(): Promise<void> {
+    while (this.jobs.size > 0) await Promise.allSettled([...this.jobs.values()]);
+  }
+
+  /**
+   * Resume every apply acknowledged before the server stopped: one already merged is finished
+   * (the start-up build serves main), one not yet merged runs again. Returns the tracking codes.
+   */
+  async resume(log: (line: string) => void = () => undefined): Promise<string[]> {
+    const codes: string[] = [];
+    for (const name of await this.markers.names()) {
+      let pending: PendingApply;
+      try {
+        pending = await this.markers.read(name);
+      } catch (err) {
+        log(`apply marker ${name} is unreadable and was left in place: ${(err as Error).message}`);
+        continue;
+      }
+      codes.push(pending.trackingCode);
+      log(
+        `resuming the apply of ${pending.trackingCode} requested at ${pending.requestedAtUtc}${pending.merged ? ` (merged as ${pending.merged.slice(0, 12)})` : ''}`,
+      );
+      this.startJob(pending).catch((err: unknown) =>
+        log(`the resumed apply of ${pending.trackingCode} did not finish: ${(err as Error).message.split('\n')[0]}`),
+      );
+    }
+    return codes;
+  }
+
+  /** Apply requests for one item run one after another (two reviewers clicking at once). */
+  apply(
+    kind: SubmissionKind,
+    code: string,
+    body: AdminActionBody,
+    actor: ReviewActor,
+    wait: boolean,
+  ): Promise<ItemAndReview> {
+    const previous = this.requests.get(code) ?? Promise.resolve();
+    const mine = previous.then(() => this.request(kind, code, body, actor));
+    const tail = mine.catch(() => undefined);
+    this.requests.set(code, tail);
+    void tail.then(() => {
+      if (this.requests.get(code) === tail) this.requests.delete(code);
+    });
+    return mine.then((started) => (wait ? started.job : started.now));
+  }
+
+  private startJob(pending: PendingApply): Promise<ItemAndReview<ReviewRecord>> {
+    const running = this.jobs.get(pending.trackingCode);
+    if (running) return running;
+    const job = this.run(pending).finally(() => this.jobs.delete(pending.trackingCode));
+    this.jobs.set(pending.trackingCode, job);
+    // A caller that does not wait must not see an unhandled rejection; the outcome is recorded.
+    job.catch(() => undefined);
+    return job;
+  }
+
+  /** Acknowledge an apply: refuse at once what needs no merge, else mark it applying and start its job. */
+  private async request(
+    kind: SubmissionKind,
+    code: string,
+    body: AdminActionBody,
+    actor: ReviewActor,
+  ): Promise<{ job: Promise<ItemAndReview<ReviewRecord>>; now: ItemAndReview }> {
+    const core = this.core;
+    const { record } = await core.get(kind, code);
+    if (this.jobs.has(code) || record.apply?.state === 'applying') {
+      // One apply per item: the second of two at once is refused, as when applies ran inline.
+      throw new ProblemError(
+        'conflict',
+        `${code} is being applied${record.apply?.requestedAtUtc ? ` (since ${record.apply.requestedAtUtc})` : ''}; wait until it is visible or has failed.`,
+        { currentStatus: record.status },
+      );
+    }
+    const state = await core.loadReview(kind, code);
+    // Refusals that need no merge answer at once, as before.
+    const blocked = verificationBlockers(state.verification);
+    if (blocked.length > 0) {
+      core.recordAssertions(state, body, actor);
+      throw await this.steps.refuse(state, body, actor, record.status, code, blocked);
+    }
+    const requestedAtUtc = utcTimestamp(core.now());
+    const pending: PendingApply = {
+      recordVersion: 1,
+      trackingCode: code,
+      kind,
+      body,
+      actor,
+      requestedAtUtc,
+      before: null,
+      merged: null,
+    };
+    // The marker first: once the item shows "applying", a restart finds the marker and resumes.
+    await this.markers.write(pending);
+    let illegal: SubmissionStatus | null = null;
+    const marked = await core.store(kind).update(code, (current) => {
+      if (current.status !== 'accepted') {
+        illegal = current.status;
+        return undefined;
+      }
+      return { ...current, apply: { state: 'applying', requestedAtUtc, visibleAtUtc: null, failedAtUtc: null } };
+    });
+    if (illegal !== null || !marked) {
+      await this.markers.drop(code);
+      throw new ProblemError(
+        'conflict',
+        `${code} is "${illegal ?? 'gone'}" now; only an accepted item can be applied.`,
+        { currentStatus: illegal ?? record.status },
+      );
+    }
+    return { job: this.startJob(pending), now: { record: marked, review: state } };
+  }
+
+  private run(pending: PendingApply): Promise<ItemAndReview<ReviewRecord>> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ pending, resolve, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.loop) return;
+    this.loop = this.drain().finally(() => {
+      this.loop = null;
+      // A job queued after the loop's last look but before this ran starts a new loop.
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0);
+      await withContentRepoLock(this.core.ctx.config.contentRepo, () => this.applyBatch(batch)).catch(
+        (err: unknown) => {
+          for (const job of batch) job.reject(err);
+        },
+      );
+    }
+  }
+
+  private async applyBatch(batch: ApplyJob[]): Promise<void> {
+    const merged: Array<{ job: ApplyJob; step: MergedApply }> = [];
+    for (const job of batch) {
+      try {
+        const step = await this.steps.merge(job.pending);
+        if ('done' in step) job.resolve(step.done);
+        else merged.push({ job, step });
+      } catch (err) {
+        job.reject(err);
+      }
+    }
+    if (merged.length === 0) return;
+    let swapped: SwapResult | undefined;
+    const t = Date.now();
+    try {
+      swapped = await this.core.ctx.rebuilder.rebuildAndSwap();
+    } catch (err) {
+      if (merged.length === 1) {
+        const { job, step } = merged[0]!;
+        await this.steps.fail(step, err).then(job.resolve, job.reject);
+        return;
+      }
+      // Which merge broke the build is not known: undo the batch and apply each alone.
+      // main first, then the markers: a stop between the two leaves markers naming merges main no
+      // longer holds, which a resume treats as not merged (the merge step checks ancestry).
+      const target = await this.earliest(
+        merged.map((m) => m.step.pending.before).filter((b): b is string => b !== null),
+      );
+      const local = this.core.local;
+      if (target !== null && (await local.main()) !== target) await local.resetMain(target);
+      for (const { step } of merged) {
+        step.pending.before = null;
+        step.pending.merged = null;
+        await this.markers.write(step.pending);
+      }
+      for (const { job, step } of merged) await this.applyBatch([{ ...job, pending: step.pending }]);
+      return;
+    }
+    const rebuild = { ...swapped?.phases, mode: swapped?.mode, rebuildMs: Date.now() - t, applies: merged.length };
+    for (const { job, step } of merged) {
+      step.phases.rebuild = rebuild;
+      await this.steps.finish(step, swapped?.commit ?? null, merged.length).then(job.resolve, job.reject);
+    }
+  }
+
+  /** Of commits on one line of history, the oldest (each an ancestor of the others); null for none. */
+  private async earliest(commits: string[]): Promise<string | null> {
+    const repo = this.core.ctx.config.contentRepo;
+    for (const c of commits) {
+      let oldest = true;
+      for (const other of commits) {
+        if (
+          other !== c &&
+          !(await git(repo, ['merge-base', '--is-ancestor', c, other]).then(
+            () => true,
+            () => false,
+          ))
+        )
+          oldest = false;
+      }
+      if (oldest) return c;
+    }
+    return commits[0] ?? null;
+  }
+}
