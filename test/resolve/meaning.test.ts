@@ -104,6 +104,24 @@ describe('matching by meaning', () => {
     expect(lofi.candidates.some((c) => /solo/.test(c.style))).toBe(true);
   });
 
+  it('a word ending in -ous or -ss is matched as sent, plurals by their base form', () => {
+    const records = structuredClone(SAMPLE);
+    records.find((w) => w.slug === 'satie-gymnopedie-1')!.arrangements[0]!.moods = ['vaporous'];
+    const own = buildResolveCatalog(records, PROFILES, INSTRUMENTS);
+    const r = resolveMusic(
+      own,
+      {
+        workSlug: 'satie-gymnopedie-1',
+        channel: { channelKey: 'm', intendedRole: 'music-bed' },
+        requirements: { requiredFormats: [], mood: 'vaporous' },
+      },
+      { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
+    );
+    const c = r.candidates.find((x) => x.moods.includes('vaporous'))!;
+    expect(c.reasons.find((x) => x.requirement === 'mood')!.detail).toContain('"vaporous": exact');
+    expect(reasonOf(resolve('music-bed', { instrumentation: 'pianos' }), 0, 'instrumentation').passed).toBe(true);
+  });
+
   it('a word that means nothing matches nothing, and is named so the caller can rephrase', () => {
     const r = resolve('music-bed', { mood: 'calm zzyzx' });
     const d = reasonOf(r, 0, 'mood').detail;

@@ -142,7 +142,10 @@ export function compileMeaningQuery(
   alternatives: (word: string) => string[],
   text: string,
 ): WordQuery {
-  const list = queryWords(text);
+  // Words as sent (no plural guess: "vaporous" is not a plural); word forms come from `alternatives`.
+  const all = words(text);
+  const kept = all.filter((w) => !STOP_WORDS.has(w));
+  const list = [...new Set(kept.length > 0 ? kept : all)];
   const alts = list.map((w) => Int32Array.from(vocab.idsOf(alternatives(w))));
   const ranges = new Int32Array(list.length * 2);
   alts.forEach((a, i) => {
