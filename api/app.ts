@@ -4,6 +4,7 @@
  * the same way), then the dynamic routes, then the static catch-all that serves the current build
  * and turns everything else into 404 or 405 problems.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -13,12 +14,14 @@ import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
 import { Rebuilder, rebuilderOptionsFromEnv } from './site/builds.ts';
-import { ProblemError, problemBody, sendProblem } from './http/problem.ts';
+import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
+import { ProblemError, problemBody, sendProblem, type ProblemPages } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, prototypeKeyPointers } from '../src/domain/json-limits.ts';
 import { serveStatic } from './site/fast-static.ts';
+import { selectEncoding } from './site/static-site.ts';
 import { createBlobStore } from './blobs/create.ts';
 import { registerCatalogRoutes } from './catalog/routes.ts';
 import { registerBlobRoutes } from './blobs/routes.ts';
@@ -37,6 +40,7 @@ import { registerDesk } from './desk/routes.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
+import { registerSearchPage } from './site/search-page.ts';
 import { registerDeprecationHeaders } from './http/deprecation.ts';
 import { DEPRECATIONS, findDeprecation, type Deprecation } from '../src/domain/deprecation.ts';
 import { DEFAULT_SERVER_TIMEOUTS } from './config.ts';
@@ -98,6 +102,8 @@ function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex,
 
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, handle } = input;
+  // The review checks and the desk's preview engrave in the process's pool, with these budgets.
+  configureSharedEngravePool(config.engrave);
   // Requests in progress and the graceful stop (api/lifecycle.ts).
   const gate = new ShutdownGate();
   // The background reconcile after an incremental build reports to the server's log (set below).
@@ -226,6 +232,28 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   });
   const base = ctx.config.publicBaseUrl;
   app.decorate('archive', { gate, metricsText: () => metrics.text() });
+  // Pages for people on errors (sendProblem): the served build's page documenting each problem
+  // type, read once per build (a few KB each, a fixed set) and kept with the build.
+  const problemPageCache = new Map<string, string | null>();
+  let problemPageBuild = '';
+  const problemPages: ProblemPages = (name) => {
+    const dir = ctx.handle.current.dir;
+    if (dir !== problemPageBuild) {
+      problemPageCache.clear();
+      problemPageBuild = dir;
+    }
+    if (!problemPageCache.has(name)) {
+      let page: string | null = null;
+      try {
+        page = readFileSync(path.join(dir, 'client', 'problems', name, 'index.html'), 'utf8');
+      } catch {
+        // A build without the page: the problem detail is sent instead.
+      }
+      problemPageCache.set(name, page);
+    }
+    return problemPageCache.get(name) ?? null;
+  };
+  app.decorate('problemPages', problemPages);
 
   // While draining (SIGTERM), nothing new starts: every new request gets a 503 problem and the
   // connection is closed after it. Requests already in progress run to their end.
@@ -401,6 +429,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);
+  registerSearchPage(app, ctx);
   registerObservabilityRoutes(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {
@@ -444,7 +473,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         return reply.code(301).header('Location', `${base}${found.location}${query}`).send();
       }
       if (found.kind === 'none') return notFoundOr405(request, reply);
-      return sendFile(request, reply, base, found.file);
+      return sendFile(request, reply, base, selectEncoding(found.file, request.headers['accept-encoding']));
     },
   });
   app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: notFoundOr405 });

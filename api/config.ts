@@ -14,6 +14,12 @@ import {
   DEFAULT_RATE_LIMIT as DEFAULT_LIMIT,
   RATE_LIMIT_VARIABLES,
 } from '../src/domain/contributions/policy.ts';
+import {
+  DEFAULT_ENGRAVE_MEMORY_MB,
+  DEFAULT_ENGRAVE_TIMEOUT_MS,
+  defaultEngravePoolOptions,
+  type EngravePoolOptions,
+} from '../src/lib/site/engrave-pool.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
 
 export interface RateLimitSetting {
@@ -121,6 +127,11 @@ export interface Config {
   blobStore: BlobStoreSettings;
   /** How to reach an S3-compatible service (ARCHIVE_S3_*): the blob store, publish:static, backup. */
   s3: S3Settings;
+  /**
+   * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
+   * worker threads and each score's time and memory budget, for builds, review checks and the desk.
+   */
+  engrave: EngravePoolOptions;
 }
 
 /** Timeouts of the HTTP server, milliseconds (documented in README and docs/architecture.md). */
@@ -145,6 +156,26 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 export const DEFAULT_FAST_PATH_LOG_SAMPLE = 0.01;
 
 /** A whole number of milliseconds from `name`, or the default; anything else stops the start. */
+/**
+ * ARCHIVE_ENGRAVE_WORKERS (1-64, default the number of cores), ARCHIVE_ENGRAVE_TIMEOUT_MS (per
+ * score, default 300000), ARCHIVE_ENGRAVE_MEMORY_MB (per worker, 64-65536, default 2048).
+ */
+export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptions {
+  const whole = (name: string, fallback: number, min: number, max: number, unit: string): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new ConfigError(`${name} must be a whole number of ${unit} from ${min} to ${max} (got "${raw}")`);
+    return n;
+  };
+  return {
+    size: whole('ARCHIVE_ENGRAVE_WORKERS', defaultEngravePoolOptions().size, 1, 64, 'worker threads'),
+    timeoutMs: millis(env, 'ARCHIVE_ENGRAVE_TIMEOUT_MS', DEFAULT_ENGRAVE_TIMEOUT_MS),
+    memoryMb: whole('ARCHIVE_ENGRAVE_MEMORY_MB', DEFAULT_ENGRAVE_MEMORY_MB, 64, 65536, 'MiB'),
+  };
+}
+
 function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -233,6 +264,34 @@ function keys(value: string | undefined): string[] {
     .split(',')
     .map((k) => k.trim())
     .filter((k) => k.length > 0);
+}
+
+/** A key label: a letter, then up to 63 letters, digits, `.`, `_` or `-` (names the holder in commits). */
+export const KEY_LABEL_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
+/** The shortest secret a key may have. */
+export const MIN_KEY_SECRET_LENGTH = 8;
+
+/**
+ * The entries of a key variable (`secret` or `label=secret`, comma-separated), refused at start
+ * when one breaks the rules: `alice=secret` would otherwise be taken silently as one whole key
+ * whose holder is not named, and a short secret is guessable. An entry whose part after the
+ * first `=` is only `=` signs is base64 padding of one plain secret, not a label.
+ */
+export function keyEntries(name: string, value: string | undefined): string[] {
+  const entries = keys(value);
+  entries.forEach((entry, i) => {
+    const eq = entry.indexOf('=');
+    const label = eq > 0 ? entry.slice(0, eq).trim() : '';
+    const secret = eq > 0 ? entry.slice(eq + 1).trim() : entry;
+    const labeled = eq > 0 && KEY_LABEL_PATTERN.test(label) && /[^=]/.test(secret);
+    const secretLength = labeled ? secret.length : entry.length;
+    if (secretLength < MIN_KEY_SECRET_LENGTH)
+      throw new ConfigError(
+        `${name}: entry ${i + 1}${labeled ? ` (label "${label}")` : ''} has a secret of ${secretLength} characters; ` +
+          `a secret needs at least ${MIN_KEY_SECRET_LENGTH} (an entry is "secret" or "label=secret"; make one with openssl rand -base64 32)`,
+      );
+  });
+  return entries;
 }
 
 /** Comma-separated IP addresses or CIDRs (`10.0.0.0/8`, `::1`); anything else stops the start. */
@@ -503,9 +562,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     dataDir,
     contentRepo: path.resolve(projectRoot, env.ARCHIVE_CONTENT_REPO ?? path.join(dataDir, 'content')),
     seedContentDir: path.join(projectRoot, 'content'),
-    libraryKeys: keys(env.ARCHIVE_LIBRARY_KEYS),
-    curatorKeys: keys(env.ARCHIVE_CURATOR_KEYS),
-    adminKeys: keys(env.ARCHIVE_ADMIN_KEYS),
+    libraryKeys: keyEntries('ARCHIVE_LIBRARY_KEYS', env.ARCHIVE_LIBRARY_KEYS),
+    curatorKeys: keyEntries('ARCHIVE_CURATOR_KEYS', env.ARCHIVE_CURATOR_KEYS),
+    adminKeys: keyEntries('ARCHIVE_ADMIN_KEYS', env.ARCHIVE_ADMIN_KEYS),
     logLevel: env.LOG_LEVEL ?? 'info',
     libraryMaxFileBytes: maxFile,
     intake: loadIntakeConfig(env),
@@ -517,7 +576,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     trustedProxies: parseTrustedProxies(env.ARCHIVE_TRUSTED_PROXIES),
     mcpAllowedOrigins: parseAllowedOrigins(env.ARCHIVE_MCP_ALLOWED_ORIGINS),
     downloadOffload: parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD),
-    metricsKeys: keys(env.ARCHIVE_METRICS_KEYS),
+    metricsKeys: keyEntries('ARCHIVE_METRICS_KEYS', env.ARCHIVE_METRICS_KEYS),
     metricsPort: metricsPortFromEnv(env, port),
     serverTimeouts: serverTimeoutsFromEnv(env),
     drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),
@@ -525,6 +584,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     fastPathLogSample: sampleFromEnv(env),
     blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD)),
     s3: s3SettingsFromEnv(env),
+    engrave: engraveSettingsFromEnv(env),
   };
 }
 

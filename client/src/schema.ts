@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a contribution
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
          */
         post: operations["reviewContribution"];
         delete?: never;
@@ -92,7 +92,7 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a correction report
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
          */
         post: operations["reviewCorrectionReport"];
         delete?: never;
@@ -4937,7 +4937,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5134,7 +5134,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;

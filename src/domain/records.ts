@@ -3,6 +3,7 @@
  * labels, digests of stored files, sanitized narrative HTML, and the compact Markdown record.
  * Pure apart from Markdown rendering; the build and the tests call it with the same inputs.
  */
+import { quoteFacts, rightsWithFacts } from './fact-notes.ts';
 import { declaredWords, measuredDuration, measuredWords } from './audio/arrangement.ts';
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
@@ -293,8 +294,10 @@ export function buildWorkRecord(
     instrumentation: c.instrumentation,
     instruments: workInstruments(c.instruments, instrumentBySlug),
     narrative: { markdown: work.body, html: renderMarkdown(work.body) },
-    rightsNote: c.rightsNote,
-    rights: c.rights,
+    // Notes name the facts they quote by placeholder (src/domain/fact-notes.ts): written in here,
+    // so a corrected fact is quoted everywhere the record goes.
+    rightsNote: quoteFacts(c.rightsNote, c),
+    rights: rightsWithFacts(c.rights, c),
     reuse: { ...reuseSummary({ rights: c.rights, arrangements }), rule: REUSE_RULE },
     sourceAssets,
     arrangements,

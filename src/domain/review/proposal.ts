@@ -10,6 +10,7 @@
  *     `admin-only`, and no assertion lifts that: rights review is its own decision;
  *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
  */
+import { CLEARABLE_COMPOSITION_STATUSES } from '../rights-cleared.ts';
 import type { ArrangementFacts, AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
 import type { AssetMeasurement } from '../../schemas/audio.ts';
 import type { Static } from '@sinclair/typebox';
@@ -63,14 +64,19 @@ export class ProposalError extends Error {
   readonly reasons: string[];
   /** True when the reason is a moved target (stale baseSha256, vanished work): re-submit against the current record. */
   readonly stale: boolean;
-  constructor(reasons: string[], stale = false) {
+  /** True when the change would leave the record as it is (a correction to the value it already has). */
+  readonly noChange: boolean;
+  constructor(reasons: string[], stale = false, noChange = false) {
     super(reasons.join(' '));
     this.reasons = reasons;
     this.stale = stale;
+    this.noChange = noChange;
   }
 }
 
-const CLEARED_COMPOSITION = new Set(['public-domain', 'permission-documented', 'not-applicable']);
+// A declared composition status that can be cleared (src/domain/rights-cleared.ts): the proposal
+// writes the declared status into every territory, so this is the rule resolve applies.
+const CLEARED_COMPOSITION = new Set<string>(CLEARABLE_COMPOSITION_STATUSES);
 const UNCLEARED_FILE = new Set(['unknown', 'rights-review-required', 'not-public-domain']);
 
 const DEFAULT_MEDIA_TYPES: Record<string, string> = {

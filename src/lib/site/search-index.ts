@@ -14,6 +14,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
 import { fold } from '../../domain/text.ts';
+import { catalogNumberSearchText } from '../../domain/catalog-numbers.ts';
 
 /** Pagefind's ready-made interfaces; the search page does not load them. */
 const UNUSED_BUNDLE_FILES = [
@@ -62,6 +63,10 @@ export function searchText(
     names.join('; '),
     c.workNumber ?? '',
     c.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; '),
+    // Catalog numbers also run together ("bwv1007"), as readers type them.
+    [c.workNumber ?? '', ...c.catalogNumbers.map((n) => `${n.catalog} ${n.number}`)]
+      .map(catalogNumberSearchText)
+      .join('; '),
     `${c.genre}. ${c.period}. ${c.year}. ${c.key ?? ''}`,
     `${c.instrumentation}; ${instruments.join(', ')}`,
     c.summary,
