@@ -39,9 +39,9 @@ export function resolveWorkedExample(u: Urls) {
             fit: {
               kind: 'loop',
               targetSeconds: 60,
-              durationSeconds: 18,
-              durationSource: 'declared',
-              deltaSeconds: -42,
+              durationSeconds: 18.3,
+              durationSource: 'measured',
+              deltaSeconds: -41.7,
               toleranceSeconds: 6,
               repeats: 4,
               maxRepeats: 40,
@@ -68,7 +68,7 @@ export function resolveWorkedExample(u: Urls) {
                 requirement: 'duration',
                 passed: true,
                 detail:
-                  '18 s (declared, not measured) against a target of 60 s: shorter, and the record says it loops seamlessly (4 repeats; at most 40 for music-bed).',
+                  '18 s measured (asset 11) against a target of 60 s: shorter, and the record says it loops seamlessly (4 repeats; at most 40 for music-bed).',
               },
               {
                 requirement: 'arrangement-review',
