@@ -540,7 +540,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   registerReaderRoutes(app, ctx);
   await registerDesk(app, ctx, review, adminSignIn);
   await registerBatchDesk(app, ctx, batches);
-  registerMcpRoutes(app);
+  registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);
   registerSearchPage(app, ctx);

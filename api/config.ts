@@ -101,6 +101,11 @@ export interface Config {
   /** ARCHIVE_TRUSTED_PROXIES: addresses/CIDRs whose X-Forwarded-For is believed (rate limits, logs); empty trusts none. */
   trustedProxies: string[];
   /**
+   * ARCHIVE_MCP_ALLOWED_ORIGINS: origins (besides the service's own) whose browser pages may call
+   * /mcp; a request with any other Origin is refused with 403 (MCP transport security). `*` allows any.
+   */
+  mcpAllowedOrigins: string[];
+  /**
    * ARCHIVE_DOWNLOAD_OFFLOAD: "nginx" hands the bytes of library files and published blobs to a
    * fronting nginx (X-Accel-Redirect to the build's nginx.conf internal location) after the key
    * check; "none" (default) sends them from Node.
@@ -331,6 +336,26 @@ export function parseTrustedProxies(value: string | undefined): string[] {
     }
   }
   return entries;
+}
+
+/** Comma-separated origins ("https://app.example.org", no path) or `*`; anything else stops the start. */
+export function parseAllowedOrigins(value: string | undefined): string[] {
+  return keys(value).map((entry) => {
+    if (entry === '*') return entry;
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(
+        `ARCHIVE_MCP_ALLOWED_ORIGINS: "${entry}" is not an origin (e.g. https://app.example.org) or *`,
+      );
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== entry.replace(/\/+$/, ''))
+      throw new ConfigError(
+        `ARCHIVE_MCP_ALLOWED_ORIGINS: "${entry}" is not an origin (scheme, host and port only, e.g. https://app.example.org) or *`,
+      );
+    return url.origin;
+  });
 }
 
 /** S3 bucket names: 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
@@ -576,6 +601,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     readerSignIn: readerSignInFromEnv(env),
     libraryFailpoints: keys(env.ARCHIVE_LIBRARY_FAILPOINTS),
     trustedProxies: parseTrustedProxies(env.ARCHIVE_TRUSTED_PROXIES),
+    mcpAllowedOrigins: parseAllowedOrigins(env.ARCHIVE_MCP_ALLOWED_ORIGINS),
     downloadOffload: parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD),
     metricsKeys: keyEntries('ARCHIVE_METRICS_KEYS', env.ARCHIVE_METRICS_KEYS),
     metricsPort: metricsPortFromEnv(env, port),

@@ -14,7 +14,7 @@
  * are illustrative: a real agent states its own. Runs in the test suite (test/client/client.test.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { createArchiveClient, type Problem } from '@pdma/client';
+import { createArchiveClient, isFullResolve, type Problem } from '@pdma/client';
 
 /** What the agent knows about itself and the files it made (illustrative values). */
 export const AGENT_FACTS = {
@@ -84,10 +84,13 @@ export async function runAgent(baseUrl: string, workSlug: string, log: (line: st
     },
   });
   if (!resolved.data) fail('resolve', resolved.error as Problem);
-  const verdict = resolved.data.data.verdict;
+  // The full answer is the default (no Prefer: return=minimal).
+  const answer = resolved.data.data;
+  if (!isFullResolve(answer)) throw new Error('resolve: expected the full answer');
+  const verdict = answer.verdict;
   log(`resolve ${workSlug}: ${verdict}`);
   if (verdict === 'reuse') {
-    const best = resolved.data.data.candidates[0];
+    const best = answer.candidates[0];
     log(`reuse ${best?.workSlug ?? workSlug}: nothing to contribute`);
     return { verdict, trackingCode: null, status: null };
   }
@@ -98,7 +101,7 @@ export async function runAgent(baseUrl: string, workSlug: string, log: (line: st
   // Fill every placeholder from the agent's facts and missing[] (operation and target).
   const t = template.data;
   const f = AGENT_FACTS;
-  const first = resolved.data.data.missing.find((m) => m.operation !== null);
+  const first = answer.missing.find((m) => m.operation !== null);
   const contribution = {
     ...t,
     operation: first?.operation ?? t.operation,
@@ -127,7 +130,7 @@ export async function runAgent(baseUrl: string, workSlug: string, log: (line: st
     quality: { ...t.quality, technicalChecks: null },
     changeSummary:
       `Example agent: ${verdict} for ${workSlug}; ${first?.detail ?? 'an arrangement for the channel'}`.slice(0, 2000),
-    rationale: `Resolve answered ${verdict}: ${resolved.data.data.summary}`.slice(0, 2000),
+    rationale: `Resolve answered ${verdict}: ${answer.summary}`.slice(0, 2000),
   };
 
   // 3. Submit once per idempotency key; a retry with the same key and content returns the same code.

@@ -97,6 +97,13 @@ const scope =
       ? `the whole repository (a shared file changed: ${result.scope.files.filter((f) => !f.startsWith('works/')).join(', ')})`
       : `${result.scope.works.length} changed work(s)`;
 
+// Terms outside the vocabulary: warnings with the nearest terms; they never fail the lint.
+for (const w of result.warnings) {
+  if (values.format === 'github')
+    console.log(`::warning file=${w.file},line=${w.line},title=Vocabulary::${w.pointer}: ${w.message}`);
+  else console.error(`warning: ${formatLocatedMessage(w)}`);
+}
+
 if (values.format === 'github') {
   let prefix = '';
   try {

@@ -6,7 +6,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { sendProblem } from '../http/problem.ts';
+import { ProblemError, sendProblem } from '../http/problem.ts';
+import { TemplateQuery } from '../../src/schemas/queries.ts';
+import { vocabularyWarnings } from '../../src/domain/vocabulary/meaning.ts';
 import { describeErrors, type FieldError } from '../../src/domain/validation.ts';
 import { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
@@ -69,11 +71,22 @@ export function sendInvalid(reply: FastifyReply, request: FastifyRequest, base: 
   );
 }
 
-async function templateWork(ctx: AppContext): Promise<TemplateWork> {
+async function templateWork(ctx: AppContext, slug?: string): Promise<TemplateWork> {
   const records = ctx.handle.current.catalog.records;
-  // The named example work, else the first by slug: one record read, not the catalog.
+  if (slug !== undefined && !records.has(slug))
+    throw new ProblemError(
+      'not-found',
+      `No work has slug "${slug}"; a contribution for a new work uses operation new-work.`,
+      {
+        errors: [{ parameter: 'workSlug', detail: `no work has slug "${slug}"` }],
+      },
+    );
+  // The named work, else the example work, else the first by slug: one record read, not the catalog.
   const first = records.firstSlug();
-  const work = (await records.get(TEMPLATE_WORK_SLUG)) ?? (first === undefined ? null : await records.get(first));
+  const work =
+    (slug !== undefined ? await records.get(slug) : null) ??
+    (await records.get(TEMPLATE_WORK_SLUG)) ??
+    (first === undefined ? null : await records.get(first));
   if (!work) {
     return {
       slug: 'REPLACE-with-a-work-slug',
@@ -138,16 +151,28 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
     ),
   );
 
-  app.get(`${CONTRIBUTIONS}/template`, async (request, reply) => {
-    reply.header('Link', `<${base}${CONTRIBUTIONS}/schema>; rel="describedby"`);
-    return sendJsonWithEtag(
-      request,
-      reply,
-      buildContributionTemplate(await templateWork(ctx), templateProfile(ctx)),
-      'application/json',
-      'public, max-age=300',
-    );
-  });
+  app.get<{ Querystring: TemplateQuery }>(
+    `${CONTRIBUTIONS}/template`,
+    { schema: { querystring: TemplateQuery } },
+    async (request, reply) => {
+      reply.header('Link', `<${base}${CONTRIBUTIONS}/schema>; rel="describedby"`);
+      const q = request.query;
+      const operation = q.operation ?? 'arrangement';
+      const workless = operation === 'new-work' || operation === 'rendering-profile';
+      return sendJsonWithEtag(
+        request,
+        reply,
+        buildContributionTemplate(
+          await templateWork(ctx, workless ? undefined : q.workSlug),
+          templateProfile(ctx),
+          operation,
+          q.arrangementId ?? null,
+        ),
+        'application/json',
+        'public, max-age=300',
+      );
+    },
+  );
 
   app.post<{ Body: MusicContributionInput }>(
     CONTRIBUTIONS,
@@ -176,7 +201,14 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       const view = contributionView(outcome.record, base, workExists);
       if (outcome.kind === 'replayed') reply.header('Idempotent-Replayed', 'true');
       // The receipt: the tracking record plus the response token, answered only to the submission's own POST.
-      const receipt: ContributionReceipt = { ...view, responseToken: outcome.responseToken };
+      const arrangement = request.body.arrangement;
+      const receipt: ContributionReceipt = {
+        ...view,
+        responseToken: outcome.responseToken,
+        vocabularyWarnings: arrangement
+          ? vocabularyWarnings(ctx.handle.current.catalog.resolve.meaning, arrangement, '/arrangement')
+          : [],
+      };
       return reply
         .code(202)
         .header('Location', view.links.self)

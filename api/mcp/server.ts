@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { SERVICE_NAME } from '../../src/domain/discovery.ts';
 import type { ArchiveHttp } from './archive-http.ts';
-import { TOOLS, ToolArgumentError, ToolRefusal } from './tools.ts';
+import { TOOLS, ToolArgumentError, ToolRefusal, withoutProse } from './tools.ts';
 
 export const MCP_SERVER_NAME = 'io.github.public-domain-music-archive/archive';
 export const MCP_SERVER_VERSION = '1.0.0';
@@ -39,7 +39,7 @@ export function toolList(): Tool[] {
     title: t.title,
     description: t.description,
     inputSchema: t.inputSchema as Tool['inputSchema'],
-    outputSchema: t.outputSchema as Tool['outputSchema'],
+    outputSchema: withoutProse(t.outputSchema) as Tool['outputSchema'],
     annotations: {
       title: t.title,
       readOnlyHint: t.readOnly,

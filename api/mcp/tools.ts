@@ -17,7 +17,7 @@ import {
 } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { ContributionAnswerInput, RESPONSE_TOKEN_HEADER, ResponseToken } from '../../src/schemas/answer.ts';
-import { ProfilesQuery, WorksQuery } from '../../src/schemas/queries.ts';
+import { ProfilesQuery, TemplateQuery, WorksQuery } from '../../src/schemas/queries.ts';
 import { Slug } from '../../src/schemas/common.ts';
 import type { ArchiveHttp, HttpAnswer } from './archive-http.ts';
 
@@ -98,12 +98,40 @@ function inline(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inline(v, depth + 1)]));
 }
 
-/** The JSON Schema of an operation's answer, as the OpenAPI document states it. */
+/**
+ * An output schema without its prose: the words (descriptions, titles, examples) are the OpenAPI
+ * document's and the input schemas'; repeated in every tools/list they cost an agent's context
+ * more than the whole answer they describe. Structure, types, enums and required fields stay.
+ */
+export function withoutProse(value: unknown, depth = 0): unknown {
+  if (depth > 64) throw new Error('schema nests deeper than 64 levels');
+  if (Array.isArray(value)) return value.map((v) => withoutProse(v, depth + 1));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k, v]) => !((k === 'description' || k === 'title') && typeof v === 'string') && k !== 'examples')
+      .map(([k, v]) => [k, k === 'properties' ? withoutProseMap(v, depth) : withoutProse(v, depth + 1)]),
+  );
+}
+/** `properties` maps names to schemas: a property may itself be called "description" or "title". */
+function withoutProseMap(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutProse(v, depth + 1)]));
+}
+
+/** The JSON Schema of an operation's answer, as the OpenAPI document states it (without prose: withoutProse). */
 export function responseSchema(method: string, path: string, status: string): JsonSchema {
   const content = DOCUMENT.paths[path]?.[method]?.responses[status]?.content;
   const schema = content ? Object.values(content)[0]?.schema : undefined;
   if (!schema) throw new Error(`the OpenAPI document has no ${status} schema for ${method.toUpperCase()} ${path}`);
-  return inline(schema) as JsonSchema;
+  return withoutProse(inline(schema)) as JsonSchema;
+}
+
+/** A named component of the OpenAPI document, inlined and without prose. */
+function componentSchema(name: string): JsonSchema {
+  const schema = DOCUMENT.components.schemas[name];
+  if (!schema) throw new Error(`the OpenAPI document has no component ${name}`);
+  return withoutProse(inline(schema)) as JsonSchema;
 }
 
 /** Parse a 2xx JSON answer, or refuse with the problem detail. */
@@ -151,6 +179,9 @@ export function trackingPath(code: string): string {
   return `${kind}/${encodeURIComponent(code.trim())}`;
 }
 
+/** Works per search_works page unless the caller asks otherwise: a page an agent can afford to read. */
+const MCP_SEARCH_PAGE_SIZE = 10;
+
 const workRecord = responseSchema('get', '/api/v1/works/{slug}', '200');
 
 export const TOOLS: ToolDefinition[] = [
@@ -158,24 +189,65 @@ export const TOOLS: ToolDefinition[] = [
     name: 'resolve_music',
     title: 'Resolve music for a channel',
     description:
-      'Send your channel (key + intended role) and requirements; the answer is reuse (a ready canonical asset), prepare (what to contribute) or no-music, with explained candidates. Changes nothing. Same as POST /api/v1/music/resolve.',
-    inputSchema: json(MusicResolveInput),
-    outputSchema: responseSchema('post', '/api/v1/music/resolve', '200'),
+      'Send your channel (key + intended role) and requirements; the answer is reuse (a ready canonical asset), prepare (what to contribute) or no-music, with ranked candidates. ' +
+      'Compact by default (per candidate: ready, fit, listen link, failing checks in one line, rights and review in one line; links.full is the whole answer); full: true for every reason, asset and rights note. ' +
+      'Mood, style and instrumentation words are matched by meaning against GET /api/v1/music/vocabulary (synonyms, word forms, broader terms). Changes nothing. POST /api/v1/music/resolve.',
+    inputSchema: json({
+      ...json(MusicResolveInput),
+      properties: {
+        ...json(MusicResolveInput.properties),
+        full: {
+          type: 'boolean',
+          default: false,
+          description:
+            'true for the full answer (every reason, asset, rights note); default false: the compact answer.',
+        },
+      },
+    }),
+    outputSchema: {
+      type: 'object',
+      properties: {
+        apiVersion: { type: 'string' },
+        generatedAtUtc: { type: 'string' },
+        data: {
+          anyOf: [
+            componentSchema('ResolveCompactResult'),
+            // The full answer is the OpenAPI document's ResolveResult; inlined here it would triple tools/list.
+            { type: 'object', required: ['verdict', 'summary', 'search', 'candidates', 'missing', 'links'] },
+          ],
+        },
+      },
+      required: ['apiVersion', 'generatedAtUtc', 'data'],
+    },
     readOnly: true,
     idempotent: true,
-    run: (args, http) => call(http, 'POST', '/api/v1/music/resolve', args).then((structured) => ({ structured })),
+    run: (args, http) => {
+      const { full, ...body } = args;
+      return call(http, 'POST', '/api/v1/music/resolve', body, full === true ? {} : { Prefer: 'return=minimal' }).then(
+        (structured) => ({ structured }),
+      );
+    },
   },
   {
     name: 'search_works',
     title: 'Search the catalog',
-    description:
-      'Search and page through canonical works by words, composer (any name form, accent-insensitive), genre, instrument or style. Same as GET /api/v1/works.',
-    inputSchema: json(WorksQuery),
+    description: `Search canonical works by words, composer (any name form, accent-insensitive), genre, instrument or style. Pages of ${MCP_SEARCH_PAGE_SIZE} works unless pageSize says otherwise; data.links.next is the next page (or ask for page 2, 3, ...). Same as GET /api/v1/works.`,
+    inputSchema: json({
+      ...json(WorksQuery),
+      properties: {
+        ...json(WorksQuery.properties),
+        pageSize: { ...json(WorksQuery.properties.pageSize), default: MCP_SEARCH_PAGE_SIZE },
+      },
+    }),
     outputSchema: responseSchema('get', '/api/v1/works', '200'),
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
-      call(http, 'GET', `/api/v1/works${queryString(args, Object.keys(WorksQuery.properties))}`).then((structured) => ({
+      call(
+        http,
+        'GET',
+        `/api/v1/works${queryString({ pageSize: MCP_SEARCH_PAGE_SIZE, ...args }, Object.keys(WorksQuery.properties))}`,
+      ).then((structured) => ({
         structured,
       })),
   },
@@ -208,13 +280,17 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_contribution_template',
     title: 'Get the contribution template',
     description:
-      'A complete contribution with placeholders: replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, then call submit_contribution with a new idempotencyKey.',
-    inputSchema: noInput,
+      'A complete contribution for workSlug and operation (take both, and arrangementId, from a resolve missing[] item) with placeholders: replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, then call submit_contribution with a new idempotencyKey.',
+    inputSchema: json(TemplateQuery),
     outputSchema: responseSchema('get', '/api/v1/music/contributions/template', '200'),
     readOnly: true,
     idempotent: true,
-    run: (_args, http) =>
-      call(http, 'GET', '/api/v1/music/contributions/template').then((structured) => ({ structured })),
+    run: (args, http) =>
+      call(
+        http,
+        'GET',
+        `/api/v1/music/contributions/template${queryString(args, Object.keys(TemplateQuery.properties))}`,
+      ).then((structured) => ({ structured })),
   },
   {
     name: 'submit_contribution',
@@ -284,8 +360,10 @@ export const TOOLS: ToolDefinition[] = [
         responseToken: json(ResponseToken),
         message: json(ContributionAnswerInput.properties.message),
         submission: {
-          ...json(ContributionAnswerInput.properties.submission),
-          description: 'Contributions only: the revised contribution, validated exactly like a new one.',
+          // The same schema as submit_contribution's input; repeating it here would double tools/list.
+          type: 'object',
+          description:
+            "Contributions only: the revised contribution, a whole MusicContributionInput exactly as submit_contribution's input (validated by the archive like a new one).",
         },
       },
       required: ['trackingCode', 'responseToken', 'message'],

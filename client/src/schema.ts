@@ -276,7 +276,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the review desk with an admin key (sets the session cookie)
-         * @description The key travels in the body, never in the URL. The answer sets an HttpOnly, SameSite=Strict session cookie (Secure with the `__Host-` prefix on an https origin) that lives ARCHIVE_SESSION_HOURS (default 12) and is lost when the server restarts. With the cookie, the admin review API answers as with the key, and every state-changing request must send `csrfToken` in the X-CSRF-Token header; a request from another site is refused (403). The session grants the admin role only. Failed sign-ins are limited to 10 per minute per client address (429 with Retry-After).
+         * @description The key travels in the body, never in the URL. The answer sets an HttpOnly, SameSite=Strict session cookie (Secure with the `__Host-` prefix on an https origin) that lives ARCHIVE_SESSION_HOURS (default 12) and is lost when the server restarts. With the cookie, the admin review API answers as with the key, and every state-changing request must send `csrfToken` in the X-CSRF-Token header; a request from another site is refused (403). The session grants the admin role only. Failed credential checks (sign-ins and keys on every route) are limited per client address, 10 per minute by default (ARCHIVE_CREDENTIAL_FAILURE_LIMIT); while limited, every sign-in is refused with 429 and Retry-After, the right key included.
          */
         post: operations["signInToDesk"];
         /**
@@ -608,8 +608,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A complete arrangement contribution to copy and fill in
-         * @description A valid MusicContributionInput for a real catalog work. Replace every placeholder (text starting "REPLACE:", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp, the idempotency key) with verified facts before submitting.
+         * A complete contribution to copy and fill in, for a work and an operation
+         * @description A valid MusicContributionInput for a real catalog work (`workSlug`, default an example work) and `operation` (default arrangement; take both, and `arrangementId`, from a resolve missing[] item). Replace every placeholder (text starting "REPLACE:", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp, the idempotency key) with verified facts before submitting.
          */
         get: operations["getContributionTemplate"];
         put?: never;
@@ -631,9 +631,49 @@ export interface paths {
         put?: never;
         /**
          * Resolve music for a channel: reuse a ready canonical candidate, or learn what to prepare
-         * @description Declare the channel (key and intended role) and the requirements. Works are found by `workSlug` exactly; else by title and/or composer (case- and accent-insensitive, any name form, catalog numbers such as "BWV 846"); else the whole catalog is searched by role, style, instrumentation and mood. Every arrangement is checked requirement by requirement; `reasons[]` explains each. A candidate is ready only when all pass: its arrangement (and any audio used) is human-listening-approved, nothing used is `rights-review-required`, the composition is public domain in the US, EU and CA (or permission is documented), the edition and recording layers are cleared, and every requested format is a public asset. `technical-pass` is reported as a technical pass, never as listening approval. Verdict: `reuse` (the first candidate is ready), `prepare` (none is; `missing[]` names what keeps the best candidate from being ready and the contribution operation that would supply it), or `no-music` (`musicAllowed: false`). An unknown workSlug is a `prepare` answer (new-work), not an error. Ranking: ready first, then role fit, then fitting style/instrumentation/mood/duration, then score, editorial rank, work slug, arrangement id. No request costs time in proportion to the catalog: a catalog-wide search is branch and bound (arrangements grouped by an upper bound of their rank, visited best bound first, stopped once nothing left can outrank the tenth candidate, so the ten are exactly the best) and judges at most 2,000 arrangements per request; `search.rankingComplete: false` says that bound stopped it (the candidates are then the best of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). Nothing is changed; answers are `Cache-Control: no-store`.
+         * @description Declare the channel (key and intended role) and the requirements. Works are found by `workSlug` exactly; else by title and/or composer (case- and accent-insensitive, any name form, catalog numbers such as "BWV 846"); else the whole catalog is searched by role, style, instrumentation and mood. Every arrangement is checked requirement by requirement; `reasons[]` explains each. A candidate is ready only when all pass: its arrangement (and any audio used) is human-listening-approved, nothing used is `rights-review-required`, the composition is public domain in the US, EU and CA (or permission is documented), the edition and recording layers are cleared, and every requested format is a public asset. `technical-pass` is reported as a technical pass, never as listening approval. Verdict: `reuse` (the first candidate is ready), `prepare` (none is; `missing[]` names what keeps the best candidate from being ready and the contribution operation that would supply it), or `no-music` (`musicAllowed: false`). An unknown workSlug is a `prepare` answer (new-work), not an error. Ranking: ready first, then role fit, then fitting style/instrumentation/mood/duration, then score, editorial rank, work slug, arrangement id. No request costs time in proportion to the catalog: a catalog-wide search is branch and bound (arrangements grouped by an upper bound of their rank, visited best bound first, stopped once nothing left can outrank the tenth candidate, so the ten are exactly the best) and judges at most 2,000 arrangements per request; `search.rankingComplete: false` says that bound stopped it (the candidates are then the best of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). Style, instrumentation and mood words are matched by meaning against GET /api/v1/music/vocabulary (whole words, word forms, synonyms, broader terms); each reason says how every word matched and lists the words that matched nothing. `score` is the ranking key in one number and never rises down the list. Send `Prefer: return=minimal` (RFC 7240) for the compact answer (ResolveCompactResult, at most 8,000 bytes for ten candidates, answered with `Preference-Applied: return=minimal`); it links the full answer. Nothing is changed; answers are `Cache-Control: no-store`.
          */
         post: operations["resolveMusic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/music/resolve/answers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The full answer behind a compact resolve answer (links.full)
+         * @description Kept per build for a bounded number of answers; a 404 means it is no longer kept: repeat the POST without `Prefer: return=minimal`.
+         */
+        get: operations["getResolveAnswer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/music/vocabulary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mood, style/genre and instrumentation terms resolve matches requirement words against
+         * @description Each term with its synonyms (the archive's own and WordNet 3.1 synonyms mapped onto it when the catalog is built), word forms and broader term. Use these words in requirements.mood, style and instrumentation and in a contribution's arrangement; the content lint and the contribution checks warn about other words and name the nearest terms.
+         */
+        get: operations["getVocabulary"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1429,157 +1469,7 @@ export interface components {
             counts: {
                 [key: string]: number;
             };
-            items: {
-                /** @description Number of recorded blockers (for a pull request: its content-lint problems). */
-                blockers: number;
-                /**
-                 * @description contribution, correction-report, or pull-request (opened by a person on the content repository).
-                 * @enum {string}
-                 */
-                kind: "contribution" | "correction-report" | "pull-request";
-                links: {
-                    /**
-                     * Format: uri
-                     * @description The admin view.
-                     */
-                    admin: string;
-                    /**
-                     * Format: uri
-                     * @description The public tracking record (for a pull request: the pull request on GitHub).
-                     */
-                    tracking: string;
-                };
-                /**
-                 * PullRequestReview
-                 * @description A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.
-                 */
-                pullRequest?: {
-                    /** @description GitHub login of the person who opened it. */
-                    author: string;
-                    /** @description Branch it would merge into. */
-                    baseRef: string;
-                    /** @description Paths the pull request changes (added, modified, removed, both names of a rename), at most 300. */
-                    changedFiles: string[];
-                    /** @description How many files it changes in all (GitHub lists at most 3000). */
-                    changedFilesTotal: number;
-                    /**
-                     * Format: date-time
-                     * @description When the pull request was opened on GitHub.
-                     */
-                    createdAtUtc: string;
-                    /** @description Opened as a draft. */
-                    draft: boolean;
-                    /** @description Webhook events recorded, oldest first (the last 50). */
-                    events: {
-                        action: string;
-                        /**
-                         * Format: date-time
-                         * @description When received.
-                         */
-                        atUtc: string;
-                        headSha: string;
-                    }[];
-                    /** @description Branch of the change. */
-                    headRef: string;
-                    /** @description Head commit. */
-                    headSha: string;
-                    /**
-                     * PullRequestLint
-                     * @description The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.
-                     */
-                    lint: {
-                        /**
-                         * Format: date-time
-                         * @description When the lint ran.
-                         */
-                        checkedAtUtc: string | null;
-                        /** @description Why the lint could not run, or what it left out (too many files). */
-                        detail: string | null;
-                        /** @description Problems found (all of them, even beyond the ones listed). */
-                        errorCount: number;
-                        /** @description The problems, at most 200. */
-                        errors: {
-                            /** @description Path in the content repository. */
-                            file: string;
-                            /** @description Line in the pull request's version of the file (1 when the file as a whole is meant). */
-                            line: number;
-                            /** @description What is wrong, in words. */
-                            message: string;
-                            /** @description JSON Pointer to the field ("" for the whole file). */
-                            pointer: string;
-                        }[];
-                        /** @description The head commit the result is for. */
-                        headSha: string | null;
-                        /** @description What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed"). */
-                        scope: string;
-                        /**
-                         * @description pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).
-                         * @enum {string}
-                         */
-                        state: "pending" | "passed" | "failed" | "error";
-                    };
-                    /** @description Pull request number. */
-                    number: number;
-                    /** @constant */
-                    recordVersion: 1;
-                    /** @description owner/name on GitHub. */
-                    repository: string;
-                    /**
-                     * @description open, merged, or closed without merging.
-                     * @enum {string}
-                     */
-                    state: "open" | "merged" | "closed";
-                    /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
-                    sync?: {
-                        /**
-                         * Format: date-time
-                         * @description When the archive tried.
-                         */
-                        atUtc: string;
-                        /** @description The archive's merge commit on main, once applied. */
-                        commit: string | null;
-                        /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
-                        detail: string | null;
-                        /**
-                         * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
-                         * @enum {string}
-                         */
-                        state: "applied" | "failed";
-                    } | null;
-                    /** @description Title as on GitHub (contributed text: render it inert). */
-                    title: string;
-                    /** @description The queue's identifier of the item: "PR-<number>". */
-                    trackingCode: string;
-                    /**
-                     * Format: date-time
-                     * @description When the archive last recorded an event of it.
-                     */
-                    updatedAtUtc: string;
-                    /** @description The pull request on GitHub (html_url). */
-                    url: string;
-                    /** @description Works whose folder it changes. */
-                    workSlugs: string[];
-                };
-                /**
-                 * Format: date-time
-                 * @description When received.
-                 */
-                receivedAtUtc: string;
-                /**
-                 * @description The submission's status; a pull request is pending while open, then merged or closed.
-                 * @enum {string}
-                 */
-                status: "pending" | "needs-information" | "accepted" | "applied" | "declined" | "merged" | "closed";
-                /** @description One line: operation and target. */
-                summary: string;
-                /** @description Tracking code; "PR-<number>" for a pull request. */
-                trackingCode: string;
-                /**
-                 * Format: date-time
-                 * @description When the status last changed.
-                 */
-                updatedAtUtc: string;
-            }[];
+            items: components["schemas"]["QueueItem"][];
             /** @description Pagination links (absolute). */
             links: {
                 /**
@@ -1961,29 +1851,8 @@ export interface components {
                 } | null;
                 /** @description What the contribution changes or adds, in plain words. */
                 changeSummary: string;
-                /**
-                 * ChannelContext
-                 * @description The channel the contribution was prepared for.
-                 */
-                channel?: {
-                    /** @description Audio profile of the channel. */
-                    audioProfile?: string | null;
-                    /** @description Stable key of the channel. */
-                    channelKey: string;
-                    /** @description Display name of the channel. */
-                    displayName?: string | null;
-                    /**
-                     * @description The role music plays in this channel.
-                     * @enum {string}
-                     */
-                    intendedRole: "music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form";
-                    /** @description False when the channel must not carry music at all. */
-                    musicAllowed?: boolean;
-                    /** @description True when narration plays over the music. */
-                    narrationPresent?: boolean;
-                    /** @description Free notes on usage. */
-                    usageNotes?: string | null;
-                } | null;
+                /** @description The channel the contribution was prepared for. */
+                channel?: components["schemas"]["ChannelContext"] | null;
                 /** @description Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key. */
                 idempotencyKey: string;
                 /**
@@ -2338,6 +2207,8 @@ export interface components {
              * @description When the status last changed (UTC).
              */
             updatedAtUtc: string;
+            /** @description The arrangement's moods, style and instrumentation words that are not terms of the vocabulary, each with the nearest terms; empty when all are. Resolve requests in the archive's words may not find music described otherwise. */
+            vocabularyWarnings: components["schemas"]["VocabularyWarning"][];
         };
         /**
          * ContributionTracking
@@ -2794,323 +2665,7 @@ export interface components {
          * @description One work of a bulk import.
          */
         ImportItemInput: {
-            /**
-             * MusicContributionInput
-             * @description One structured, reviewable contribution. Files stay at HTTPS URLs; the JSON carries descriptors, rights evidence and SHA-256 digests, never binary content.
-             */
-            contribution: {
-                /**
-                 * ContributionArrangement
-                 * @description The arrangement, for operation "arrangement".
-                 */
-                arrangement?: {
-                    /** @description Other channel roles it also suits (resolve matches a channel's role against intendedRole and these). */
-                    alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
-                    /** @description Duration, e.g. "3:05". */
-                    duration?: string | null;
-                    /** @description Instrumentation in words. */
-                    instrumentation?: string | null;
-                    /** @description The channel role it was made for, e.g. "music-bed". */
-                    intendedRole?: string | null;
-                    /** @description It loops seamlessly (resolve then accepts it for longer target durations). */
-                    loopable?: boolean;
-                    /** @description Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed. */
-                    moods?: string[];
-                    /** @description Slugs of the rendering profiles used. */
-                    renderingProfileSlugs: string[];
-                    /** @description Sections with their times in seconds, in order (e.g. intro, theme, ending). */
-                    sections?: {
-                        /** @description End, seconds from the beginning (after the start). */
-                        endSeconds: number;
-                        /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
-                        label: string;
-                        /** @description Start, seconds from the beginning. */
-                        startSeconds: number;
-                    }[];
-                    /** @description Style, e.g. "solo piano, calm". */
-                    style?: string | null;
-                    /** @description Title of the arrangement. */
-                    title?: string | null;
-                    /** @description It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations). */
-                    trimmable?: boolean;
-                } | null;
-                /** @description The files, each at an HTTPS URL with its SHA-256. */
-                assets: {
-                    /** @description Attribution for this file. */
-                    attribution?: string | null;
-                    /**
-                     * Format: uri
-                     * @description HTTPS URL the file can be fetched from during review (never a data: URL).
-                     */
-                    downloadUrl?: string | null;
-                    /**
-                     * @description What the file is.
-                     * @enum {string}
-                     */
-                    kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
-                    /** @description License of this file. */
-                    license?: string | null;
-                    /** @description MP3/WAV: the integrated loudness (EBU R128, LUFS) the submitter claims. Optional; the archive measures every audio file at accept and flags a claim more than 1 LU off. */
-                    loudnessLufs?: number | null;
-                    /** @description IANA media type, e.g. "audio/mpeg". */
-                    mediaType?: string | null;
-                    /**
-                     * @description Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.
-                     * @enum {string}
-                     */
-                    reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved";
-                    /** @description Rights status of this file, e.g. "public-domain". */
-                    rightsStatus: string;
-                    /** @description SHA-256 of the file: exactly 64 hexadecimal characters. */
-                    sha256?: string | null;
-                    /**
-                     * Format: uri
-                     * @description HTTPS page that describes the file and where it came from.
-                     */
-                    sourcePageUrl: string;
-                    /** @description Human-readable title of the asset. */
-                    title: string;
-                }[];
-                /**
-                 * ContributionBatch
-                 * @description The review batch the contribution belongs to.
-                 */
-                batch?: {
-                    /** @description A probable duplicate the importer found (a work slug, or another item of the batch): same composer and same title or catalog number. */
-                    duplicateOf?: string | null;
-                    /** @description The batch, e.g. "openscore-lieder": 3 to 80 lower-case letters, digits, ".", "_" or "-". */
-                    id: string;
-                    /** @description The item's id in its source (e.g. the corpus's score id), unique within the batch. */
-                    itemKey: string;
-                    /** @description What the batch brings in, in words. */
-                    title: string;
-                } | null;
-                /** @description What the contribution changes or adds, in plain words. */
-                changeSummary: string;
-                /**
-                 * ChannelContext
-                 * @description The channel the contribution was prepared for.
-                 */
-                channel?: {
-                    /** @description Audio profile of the channel. */
-                    audioProfile?: string | null;
-                    /** @description Stable key of the channel. */
-                    channelKey: string;
-                    /** @description Display name of the channel. */
-                    displayName?: string | null;
-                    /**
-                     * @description The role music plays in this channel.
-                     * @enum {string}
-                     */
-                    intendedRole: "music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form";
-                    /** @description False when the channel must not carry music at all. */
-                    musicAllowed?: boolean;
-                    /** @description True when narration plays over the music. */
-                    narrationPresent?: boolean;
-                    /** @description Free notes on usage. */
-                    usageNotes?: string | null;
-                } | null;
-                /** @description Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key. */
-                idempotencyKey: string;
-                /**
-                 * @description What the contribution proposes.
-                 * @enum {string}
-                 */
-                operation: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile";
-                /**
-                 * QualityDeclaration
-                 * @description Quality claims; a technical pass is not listening approval.
-                 */
-                quality: {
-                    /** @description An accountable human listened and approved; true requires submittedBy.kind Human. */
-                    humanListeningApproved?: boolean;
-                    /** @description Notes from listening. */
-                    listeningNotes?: string | null;
-                    /** @description Automated measurements. */
-                    technicalChecks?: string | null;
-                    /** @description Automated technical checks passed (not listening approval). */
-                    technicalValidationPassed?: boolean;
-                };
-                /** @description Why the change is right. */
-                rationale?: string | null;
-                /**
-                 * Reproducibility
-                 * @description How the files were made.
-                 */
-                reproducibility?: {
-                    /** @description Command line that produced the files. */
-                    command?: string | null;
-                    /** @description Rendering or generation engine. */
-                    engine?: string | null;
-                    /** @description SHA-256 digests of the inputs. */
-                    inputSha256: string[];
-                    /**
-                     * Format: uri
-                     * @description HTTPS URL of a manifest of the run.
-                     */
-                    manifestUrl?: string | null;
-                    /** @description Model name and version, when one was used. */
-                    model?: string | null;
-                    /** @description Negative prompt. */
-                    negativePrompt?: string | null;
-                    /** @description Prompt given to the model. */
-                    prompt?: string | null;
-                    /** @description Random seed. */
-                    seed?: string | null;
-                } | null;
-                /**
-                 * RightsDeclaration
-                 * @description The three rights layers, declared independently, with evidence.
-                 */
-                rights: {
-                    /** @description Attribution to carry forward. */
-                    attribution?: string | null;
-                    /**
-                     * Format: date-time
-                     * @description When the rights were checked (UTC, ending in "Z").
-                     */
-                    checkedAtUtc?: string | null;
-                    /**
-                     * @description Rights layer 1: status of the composition.
-                     * @enum {string}
-                     */
-                    compositionStatus: "public-domain" | "permission-documented" | "not-applicable" | "unknown";
-                    /**
-                     * @description Rights layer 2: status of the edition or file.
-                     * @enum {string}
-                     */
-                    editionStatus?: "public-domain" | "licensed" | "original-contribution" | "not-applicable" | "unknown";
-                    /** @description At least one HTTPS page that supports the declaration; dated evidence is expected. */
-                    evidenceUrls: string[];
-                    /** @description License of the contributed files, e.g. "CC0-1.0". */
-                    license?: string | null;
-                    /**
-                     * @description Rights layer 3: status of the recording.
-                     * @enum {string}
-                     */
-                    recordingStatus?: "public-domain" | "licensed" | "original-generated-recording" | "original-human-recording" | "not-applicable" | "unknown";
-                    /** @description Territory the declaration covers, e.g. "US, EU, CA". */
-                    territory: string;
-                };
-                /**
-                 * @description The contract label; must equal "archive.music-contribution.v1".
-                 * @constant
-                 */
-                schemaVersion: "archive.music-contribution.v1";
-                /**
-                 * ContributorIdentity
-                 * @description Who submits the contribution.
-                 */
-                submittedBy: {
-                    /** @description Name of the agent or tool, when not a human alone. */
-                    agentName?: string | null;
-                    /** @description Version of the agent or tool. */
-                    agentVersion?: string | null;
-                    /** @description How reviewers can reach the submitter (never shown on tracking pages). */
-                    contact?: string | null;
-                    /**
-                     * @description Human, AiAssisted (a human working with an AI tool) or AutomatedAgent. Only Human may assert listening approval.
-                     * @enum {string}
-                     */
-                    kind: "Human" | "AiAssisted" | "AutomatedAgent";
-                    /** @description Name of the person or agent submitting. */
-                    name: string;
-                };
-                /**
-                 * ContributionTarget
-                 * @description The existing record or asset it applies to.
-                 */
-                target?: {
-                    /**
-                     * Format: int32
-                     * @description Id of an existing arrangement of the work: with operation "arrangement" or "performance", the files are added to that arrangement instead of a new one (e.g. the score or MP3 a resolve answer's missing[] names for it, with its arrangementId).
-                     */
-                    arrangementId?: number | null;
-                    /**
-                     * Format: int32
-                     * @description Id of the existing asset being revised (int32).
-                     */
-                    assetId?: number | null;
-                    /** @description Kind of asset being added or revised. */
-                    assetType?: string | null;
-                    /** @description SHA-256 of the file the revision starts from. */
-                    baseSha256?: string | null;
-                    /** @description Slug of the canonical work the contribution is for. */
-                    workSlug?: string | null;
-                } | null;
-                /**
-                 * ContributionWork
-                 * @description Bibliographic facts of the work.
-                 */
-                work?: {
-                    /** @description Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list). */
-                    aliases?: string[];
-                    /** @description Catalog numbers, e.g. [{"catalog":"D.","number":"911"}]; when absent, those written in the title or workNumber are used. */
-                    catalogNumbers?: {
-                        /** @description Catalog abbreviation, e.g. "BWV", "K.", "Op.". */
-                        catalog: string;
-                        /** @description Number within the catalog, e.g. "1007". */
-                        number: string;
-                    }[];
-                    /** @description Composer display name. */
-                    composer?: string | null;
-                    /**
-                     * ContributedComposer
-                     * @description The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.
-                     */
-                    composerFacts?: {
-                        aliases?: string[];
-                        /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
-                        born: string;
-                        /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
-                        died: string;
-                        /** @description At least one page that supports the life dates. */
-                        evidenceUrls: string[];
-                        /** @description Display name, e.g. "Hugo Wolf". */
-                        name: string;
-                        /** @description Name for sorting, e.g. "Wolf, Hugo"; derived from the name when absent. */
-                        sortName?: string | null;
-                        /** @description Wikidata item of the composer, e.g. "Q7312". */
-                        wikidataId?: string | null;
-                    } | null;
-                    /** @description Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication). */
-                    firstPublished?: string | null;
-                    /** @description Genre, e.g. "Piano piece". */
-                    genre?: string | null;
-                    /** @description The work sets words (a song). With lyricist absent, the lyricist counts as unknown, so the rights say which fact is missing. */
-                    hasLyrics?: boolean;
-                    /** @description Original instrumentation in words, e.g. "voice and piano". */
-                    instrumentation?: string | null;
-                    /** @description Instruments, as slugs or names of instruments.json; one not there yet is proposed as a new vocabulary term (an editor approves it). */
-                    instruments?: string[];
-                    /**
-                     * Lyricist
-                     * @description The lyricist or poet of a work with words, with life dates where known (they decide the rights of a song with the composer's).
-                     */
-                    lyricist?: {
-                        /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
-                        born?: string;
-                        /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer's, it decides the rights of the composition. */
-                        died?: string;
-                        /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
-                        name: string;
-                        /** @description Wikidata item of the person, e.g. "Q5879". */
-                        wikidataId?: string | null;
-                    } | null;
-                    /** @description Title in the original language. */
-                    originalTitle?: string | null;
-                    /** @description Period, e.g. "Romantic". */
-                    period?: string | null;
-                    /** @description One- or two-sentence summary. */
-                    summary?: string | null;
-                    /** @description Title in English. */
-                    title?: string | null;
-                    /** @description Main catalog number as written, e.g. "BWV 1007". */
-                    workNumber?: string | null;
-                    /** @description Year or span of composition. */
-                    year?: string | null;
-                } | null;
-            };
+            contribution: components["schemas"]["MusicContributionInput"];
             /** @description A probable duplicate the importer found: a work slug in the catalog or another item of the batch (same composer; same title or catalog number). */
             duplicateOf?: string | null;
         };
@@ -3278,63 +2833,7 @@ export interface components {
             /** @description Why the import failed (null unless failed). */
             failureReason: string | null;
             /** @description Every declared file, in the order sent. */
-            files: {
-                /** @description Declared size in bytes. */
-                byteLength: number;
-                /** @description Media type, served back on download, e.g. "audio/wav". */
-                contentType: string;
-                /**
-                 * @description Who may download it: "protected" (any library or curator key) or "curator-only".
-                 * @enum {string}
-                 */
-                downloadPolicy: "protected" | "curator-only";
-                /** @description Original file name; metadata only (offered back in Content-Disposition). */
-                fileName: string;
-                /**
-                 * Format: uuid
-                 * @description File id (UUID).
-                 */
-                id: string;
-                /** @description What the file is, e.g. master, wav, mp3, candidate-take, midi, musicxml, mxl, score-pdf, manifest, production-card, qa-result, instrument-asset. */
-                kind: string;
-                /** @description What the last commit found when the bytes did not match (null if none). */
-                lastMismatch: {
-                    /** @description Length the server found. */
-                    actualByteLength: number;
-                    /** @description SHA-256 the server computed. */
-                    actualSha256: string;
-                    /**
-                     * Format: date-time
-                     * @description When the commit found it.
-                     */
-                    atUtc: string;
-                } | null;
-                /** @description Links. */
-                links: {
-                    /**
-                     * Format: uri
-                     * @description PUT the bytes here with ?offset=<receivedBytes> (application/octet-stream).
-                     */
-                    upload: string;
-                };
-                /** @description The metadata as sent. */
-                metadata: unknown;
-                /** @description Original logical path inside the production folder; metadata only, never a path on the server. */
-                originalRelativePath: string;
-                /** @description Bytes the server holds for this file; resume the upload at this offset. */
-                receivedBytes: number;
-                /** @description Length the server measured at commit (null before). */
-                serverByteLength: number | null;
-                /** @description SHA-256 the server computed at commit (null before). */
-                serverSha256: string | null;
-                /** @description Declared SHA-256 (lower case). */
-                sha256: string;
-                /**
-                 * @description pending (nothing received), partial, uploaded (all bytes received, not yet verified), verified (rehashed at commit and matched), mismatch (rehash differed; upload again from 0).
-                 * @enum {string}
-                 */
-                status: "pending" | "partial" | "uploaded" | "verified" | "mismatch";
-            }[];
+            files: components["schemas"]["LibraryImportFile"][];
             /**
              * Format: uuid
              * @description Import id (UUID).
@@ -3510,37 +3009,7 @@ export interface components {
                  */
                 track: string;
             };
-            /** @description How and where the package was published. */
-            publication: {
-                /** @description Id of the new arrangement in the work record. */
-                arrangementId: number;
-                /** @description Asset ids of the published files in the work record. */
-                assetIds: number[];
-                /** @description Content repository commit that added the arrangement. */
-                commit: string;
-                /** @description Links. */
-                links: {
-                    /**
-                     * Format: uri
-                     * @description The public work record.
-                     */
-                    work: string;
-                    /**
-                     * Format: uri
-                     * @description Its Markdown record.
-                     */
-                    workMarkdown: string;
-                };
-                /**
-                 * Format: date-time
-                 * @description When the package became public.
-                 */
-                publishedAtUtc: string;
-                /** @description Label of the curator key that published it. */
-                publishedBy: string;
-                /** @description The canonical work the arrangement was added to. */
-                workSlug: string;
-            };
+            publication: components["schemas"]["LibraryPublication"];
             /** @description Stable identifier of the track across imports; letters, digits, ".", "_", ":", "-" (it is a URL path segment). */
             stableKey: string;
             /**
@@ -3574,49 +3043,7 @@ export interface components {
             /** @description Duration in seconds. */
             durationSeconds: number | null;
             /** @description Every file with original path, length, SHA-256, rights and review state, and protected download URL. */
-            files: {
-                /** @description Size in bytes, verified by the server. */
-                byteLength: number;
-                /** @description Media type, served back on download, e.g. "audio/wav". */
-                contentType: string;
-                /**
-                 * @description Who may download it: "protected" (any library or curator key) or "curator-only".
-                 * @enum {string}
-                 */
-                downloadPolicy: "protected" | "curator-only";
-                /** @description Original file name; metadata only (offered back in Content-Disposition). */
-                fileName: string;
-                /**
-                 * Format: uuid
-                 * @description File id (UUID).
-                 */
-                id: string;
-                /** @description What the file is, e.g. master, wav, mp3, candidate-take, midi, musicxml, mxl, score-pdf, manifest, production-card, qa-result, instrument-asset. */
-                kind: string;
-                /** @description Links. */
-                links: {
-                    /**
-                     * Format: uri
-                     * @description Protected, range-enabled download; send the key in a header.
-                     */
-                    download: string;
-                };
-                /** @description The metadata as imported. */
-                metadata: unknown;
-                /** @description Original logical path inside the production folder; metadata only, never a path on the server. */
-                originalRelativePath: string;
-                /**
-                 * @description Review state of the file (the track's); none implies another.
-                 * @enum {string}
-                 */
-                reviewStatus: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | "rights-review-required";
-                /** @description Human-readable label of the review state, e.g. "Technical pass (not listening-approved)". */
-                reviewStatusLabel: string;
-                /** @description Rights state of the file (the track's). */
-                rightsStatus: string;
-                /** @description SHA-256, verified by the server (lower case). */
-                sha256: string;
-            }[];
+            files: components["schemas"]["LibraryTrackFile"][];
             /** @description Genre, e.g. "minuet". */
             genre: string | null;
             /**
@@ -3649,36 +3076,7 @@ export interface components {
             /** @description Key, e.g. "G major". */
             musicalKey: string | null;
             /** @description Publication details (null while private). */
-            publication: {
-                /** @description Id of the new arrangement in the work record. */
-                arrangementId: number;
-                /** @description Asset ids of the published files in the work record. */
-                assetIds: number[];
-                /** @description Content repository commit that added the arrangement. */
-                commit: string;
-                /** @description Links. */
-                links: {
-                    /**
-                     * Format: uri
-                     * @description The public work record.
-                     */
-                    work: string;
-                    /**
-                     * Format: uri
-                     * @description Its Markdown record.
-                     */
-                    workMarkdown: string;
-                };
-                /**
-                 * Format: date-time
-                 * @description When the package became public.
-                 */
-                publishedAtUtc: string;
-                /** @description Label of the curator key that published it. */
-                publishedBy: string;
-                /** @description The canonical work the arrangement was added to. */
-                workSlug: string;
-            } | null;
+            publication: components["schemas"]["LibraryPublication"] | null;
             /** @description QA results as imported. */
             quality: unknown;
             /** @description Reproducibility as imported. */
@@ -3931,29 +3329,8 @@ export interface components {
             } | null;
             /** @description What the contribution changes or adds, in plain words. */
             changeSummary: string;
-            /**
-             * ChannelContext
-             * @description The channel the contribution was prepared for.
-             */
-            channel?: {
-                /** @description Audio profile of the channel. */
-                audioProfile?: string | null;
-                /** @description Stable key of the channel. */
-                channelKey: string;
-                /** @description Display name of the channel. */
-                displayName?: string | null;
-                /**
-                 * @description The role music plays in this channel.
-                 * @enum {string}
-                 */
-                intendedRole: "music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form";
-                /** @description False when the channel must not carry music at all. */
-                musicAllowed?: boolean;
-                /** @description True when narration plays over the music. */
-                narrationPresent?: boolean;
-                /** @description Free notes on usage. */
-                usageNotes?: string | null;
-            } | null;
+            /** @description The channel the contribution was prepared for. */
+            channel?: components["schemas"]["ChannelContext"] | null;
             /** @description Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key. */
             idempotencyKey: string;
             /**
@@ -4186,91 +3563,10 @@ export interface components {
          */
         MusicLibraryImportInput: {
             /** @description Every file of the package (may be empty). */
-            files: {
-                /** @description Exact size in bytes (int64); an integer or a string of decimal digits. */
-                byteLength: number | string;
-                /** @description Media type, served back on download, e.g. "audio/wav". */
-                contentType: string;
-                /**
-                 * @description Who may download it: "protected" (any library or curator key) or "curator-only".
-                 * @enum {string}
-                 */
-                downloadPolicy: "protected" | "curator-only";
-                /** @description Original file name; metadata only (offered back in Content-Disposition). */
-                fileName: string;
-                /** @description What the file is, e.g. master, wav, mp3, candidate-take, midi, musicxml, mxl, score-pdf, manifest, production-card, qa-result, instrument-asset. */
-                kind: string;
-                /** @description Anything else about the file, free-form JSON. */
-                metadata: unknown;
-                /** @description Original logical path inside the production folder; metadata only, never a path on the server. */
-                originalRelativePath: string;
-                /** @description SHA-256 of the file as the client hashed it (64 hexadecimal characters). */
-                sha256: string;
-            }[];
+            files: components["schemas"]["MusicLibraryFileInput"][];
             /** @description Retry key: the same key with the same content returns the same import; with changed content it is refused (422). */
             idempotencyKey: string;
-            /**
-             * MusicLibraryTrackInput
-             * @description The track of an import; every field must be present (nullable ones may be null).
-             */
-            track: {
-                /** @description Attribution to carry forward with the track. */
-                attribution: string | null;
-                /** @description Tempo in beats per minute. */
-                bpm: number | null;
-                /** @description Channels the track was made for (ChannelContext.channelKey values). */
-                channelKeys: string[] | null;
-                /** @description Collection or production the track belongs to. */
-                collection: string;
-                /** @description Composer of the underlying work, if any. */
-                composer: string | null;
-                /** @description What the track is, in words. */
-                description: string | null;
-                /** @description Duration in seconds. */
-                durationSeconds: number | null;
-                /** @description Genre, e.g. "minuet". */
-                genre: string | null;
-                /** @description Intended uses; channel roles (music-bed, music-lead, music-ambient, music-sleep-lead, intro, outro, short-form) are the ones publication can use. */
-                intendedUses: string[] | null;
-                /** @description License of the track, e.g. "CC0-1.0", or "none". */
-                license: string;
-                /** @description Key, e.g. "G major". */
-                musicalKey: string | null;
-                /** @description QA results, free-form JSON. Recognized: technicalValidationPassed (boolean), listeningApprovedBy (the accountable person, required with human-listening-approved). */
-                quality: unknown;
-                /** @description How the track was made (engine, model, seed, prompt, command, input digests), free-form JSON. */
-                reproducibility: unknown;
-                /**
-                 * @description Review state; none implies another. "technical-pass" is not listening approval; "rights-review-required" is not permission to publish; "human-listening-approved" needs quality.listeningApprovedBy.
-                 * @enum {string}
-                 */
-                reviewStatus: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | "rights-review-required";
-                /** @description Rights evidence, free-form JSON. Publication reads an object { workSlug, evidenceUrls: [https URLs], editionStatus?, recordingStatus?, instrumentation?, checkedAtUtc?, notes? }. */
-                rightsEvidence: unknown;
-                /** @description Rights state of the track and its files, e.g. "public-domain", "licensed", "unknown". Publication needs "public-domain". */
-                rightsStatus: string;
-                /**
-                 * Format: date-time
-                 * @description When the source material was created (UTC), if known.
-                 */
-                sourceCreatedAtUtc: string | null;
-                /**
-                 * @description Where the material came from: human-recording (Performed and recorded by people (session takes, masters).); ai-generated (Audio made by a generative model; reproducibility should name the engine, model, seed and prompt.); score-rendering (Rendered from a score or MIDI with virtual instruments or a rendering profile.); hybrid (Generated or rendered material edited, layered or partly performed by people.); transcription (A score, MusicXML or MIDI transcribed from a source; may have no audio.); archival-recording (An existing historical recording; its own rights layer must be documented.); instrument-sample (Registered instrument assets (samples, patches) used to make other tracks.); other (None of the above; say what it is in the description.).
-                 * @enum {string}
-                 */
-                sourceType: "human-recording" | "ai-generated" | "score-rendering" | "hybrid" | "transcription" | "archival-recording" | "instrument-sample" | "other";
-                /** @description Stable identifier of the track across imports; letters, digits, ".", "_", ":", "-" (it is a URL path segment). */
-                stableKey: string;
-                /** @description Free tags. */
-                tags: string[] | null;
-                /** @description Title of the track. */
-                title: string;
-                /**
-                 * @description Always "private": import is not publication. A curator makes a package "public" with POST /api/v1/library/tracks/{stableKey}/publish.
-                 * @enum {string}
-                 */
-                visibility: "private";
-            };
+            track: components["schemas"]["MusicLibraryTrackInput"];
         };
         /**
          * MusicLibraryTrackInput
@@ -4362,54 +3658,10 @@ export interface components {
          * @description A channel and its music requirements; name a work, or leave it out to search the whole catalog.
          */
         MusicResolveInput: {
-            /**
-             * ChannelContext
-             * @description A channel: its key and the intended music role.
-             */
-            channel: {
-                /** @description Audio profile of the channel. */
-                audioProfile?: string | null;
-                /** @description Stable key of the channel. */
-                channelKey: string;
-                /** @description Display name of the channel. */
-                displayName?: string | null;
-                /**
-                 * @description The role music plays in this channel.
-                 * @enum {string}
-                 */
-                intendedRole: "music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form";
-                /** @description False when the channel must not carry music at all. */
-                musicAllowed?: boolean;
-                /** @description True when narration plays over the music. */
-                narrationPresent?: boolean;
-                /** @description Free notes on usage. */
-                usageNotes?: string | null;
-            };
+            channel: components["schemas"]["ChannelContext"];
             /** @description Composer in any name form ("Bach, J.S.", "J. S. Bach", "Dvorak"), used when workSlug is absent. */
             composer?: string | null;
-            /**
-             * MusicRequirements
-             * @description What the music must satisfy.
-             */
-            requirements: {
-                /** @description Wanted instrumentation. */
-                instrumentation?: string | null;
-                /** @description Wanted mood. */
-                mood?: string | null;
-                /** @description Require every rendering profile to be approved. */
-                requireApprovedRenderingProfile?: boolean;
-                /** @description Formats that must be present as public assets, such as "musicxml" and "mp3". */
-                requiredFormats: string[];
-                /** @description Require a MusicXML score. */
-                requireMusicXml?: boolean;
-                /** @description Wanted style. */
-                style?: string | null;
-                /**
-                 * Format: int32
-                 * @description Target duration in seconds (1 to 14400).
-                 */
-                targetDurationSeconds?: number | null;
-            };
+            requirements: components["schemas"]["MusicRequirements"];
             /** @description Title words (case- and accent-insensitive; catalog numbers such as "BWV 846" count), used when workSlug is absent. */
             title?: string | null;
             /** @description Slug of the work to evaluate; matched exactly. An unknown slug answers `prepare` (new-work). */
@@ -4666,117 +3918,7 @@ export interface components {
                  */
                 tracking: string;
             };
-            /**
-             * PullRequestReview
-             * @description A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.
-             */
-            pullRequest?: {
-                /** @description GitHub login of the person who opened it. */
-                author: string;
-                /** @description Branch it would merge into. */
-                baseRef: string;
-                /** @description Paths the pull request changes (added, modified, removed, both names of a rename), at most 300. */
-                changedFiles: string[];
-                /** @description How many files it changes in all (GitHub lists at most 3000). */
-                changedFilesTotal: number;
-                /**
-                 * Format: date-time
-                 * @description When the pull request was opened on GitHub.
-                 */
-                createdAtUtc: string;
-                /** @description Opened as a draft. */
-                draft: boolean;
-                /** @description Webhook events recorded, oldest first (the last 50). */
-                events: {
-                    action: string;
-                    /**
-                     * Format: date-time
-                     * @description When received.
-                     */
-                    atUtc: string;
-                    headSha: string;
-                }[];
-                /** @description Branch of the change. */
-                headRef: string;
-                /** @description Head commit. */
-                headSha: string;
-                /**
-                 * PullRequestLint
-                 * @description The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.
-                 */
-                lint: {
-                    /**
-                     * Format: date-time
-                     * @description When the lint ran.
-                     */
-                    checkedAtUtc: string | null;
-                    /** @description Why the lint could not run, or what it left out (too many files). */
-                    detail: string | null;
-                    /** @description Problems found (all of them, even beyond the ones listed). */
-                    errorCount: number;
-                    /** @description The problems, at most 200. */
-                    errors: {
-                        /** @description Path in the content repository. */
-                        file: string;
-                        /** @description Line in the pull request's version of the file (1 when the file as a whole is meant). */
-                        line: number;
-                        /** @description What is wrong, in words. */
-                        message: string;
-                        /** @description JSON Pointer to the field ("" for the whole file). */
-                        pointer: string;
-                    }[];
-                    /** @description The head commit the result is for. */
-                    headSha: string | null;
-                    /** @description What was linted, in words (e.g. "1 changed work(s)", "the whole repository (a shared file changed: instruments.json)", "no content file changed"). */
-                    scope: string;
-                    /**
-                     * @description pending: not run yet for this head; passed: no problem in the changed content; failed: `errors` lists them; error: the lint could not run (`detail` says why; the next push or a redelivery retries).
-                     * @enum {string}
-                     */
-                    state: "pending" | "passed" | "failed" | "error";
-                };
-                /** @description Pull request number. */
-                number: number;
-                /** @constant */
-                recordVersion: 1;
-                /** @description owner/name on GitHub. */
-                repository: string;
-                /**
-                 * @description open, merged, or closed without merging.
-                 * @enum {string}
-                 */
-                state: "open" | "merged" | "closed";
-                /** @description For a merged pull request: whether the archive brought the merged change into its own content repository and rebuilt the site. */
-                sync?: {
-                    /**
-                     * Format: date-time
-                     * @description When the archive tried.
-                     */
-                    atUtc: string;
-                    /** @description The archive's merge commit on main, once applied. */
-                    commit: string | null;
-                    /** @description Why it failed (lint problems, a failed build, GitHub unreachable). */
-                    detail: string | null;
-                    /**
-                     * @description applied: the merged change is in the archive's content repository and on the site; failed: it is not (`detail` says why; the archive's main is unchanged).
-                     * @enum {string}
-                     */
-                    state: "applied" | "failed";
-                } | null;
-                /** @description Title as on GitHub (contributed text: render it inert). */
-                title: string;
-                /** @description The queue's identifier of the item: "PR-<number>". */
-                trackingCode: string;
-                /**
-                 * Format: date-time
-                 * @description When the archive last recorded an event of it.
-                 */
-                updatedAtUtc: string;
-                /** @description The pull request on GitHub (html_url). */
-                url: string;
-                /** @description Works whose folder it changes. */
-                workSlugs: string[];
-            };
+            pullRequest?: components["schemas"]["PullRequestReview"];
             /**
              * Format: date-time
              * @description When received.
@@ -4964,137 +4106,7 @@ export interface components {
             /** @description Title of the arrangement. */
             arrangementTitle: string;
             /** @description Every file of the arrangement, usable or not, with access, review state and rights. */
-            assets: {
-                /**
-                 * @description Who may follow the download link.
-                 * @enum {string}
-                 */
-                access: "public" | "signed-in" | "admin-only";
-                /** @description Attribution to carry forward with this file. */
-                attribution: string | null;
-                /** @description Asset id, unique within the work; keep it with anything you extract. */
-                id: number;
-                /**
-                 * @description Format of the file (asset kind).
-                 * @enum {string}
-                 */
-                kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
-                /** @description License of this file. */
-                license: string | null;
-                /** @description Absolute links of the asset. */
-                links: {
-                    /**
-                     * Format: uri
-                     * @description Absolute download URL; null when the file is not published.
-                     */
-                    download: string | null;
-                    /**
-                     * Format: uri
-                     * @description The page that describes where the asset comes from.
-                     */
-                    sourcePage: string;
-                };
-                /**
-                 * AssetMeasurement
-                 * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
-                 */
-                measured: {
-                    /** @description Channels measured. */
-                    channels: number;
-                    /** @description What the contribution declared, kept apart from what was measured. */
-                    declared: {
-                        /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
-                        durationSeconds: number | null;
-                        /** @description Integrated loudness the contribution declared for the file, or null. */
-                        integratedLufs: number | null;
-                    };
-                    /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
-                    disagreements: {
-                        /** @description The declared value (seconds, or LUFS). */
-                        declared: number;
-                        /** @description The disagreement in words. */
-                        detail: string;
-                        /**
-                         * @description What was declared.
-                         * @enum {string}
-                         */
-                        field: "duration" | "loudness";
-                        /** @description The measured value. */
-                        measured: number | null;
-                    }[];
-                    /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
-                    durationSeconds: number;
-                    /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
-                    integratedLufs: number | null;
-                    /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
-                    loudnessRangeLu: number | null;
-                    /** @description Loudest short-term (3 s) loudness, LUFS. */
-                    maxShortTermLufs: number | null;
-                    /** @description How it was measured. */
-                    method: string;
-                    /** @description Suggested mix level for this file as a bed under narration. */
-                    narrationBed: {
-                        /** @description Integrated loudness of the bed after that gain. */
-                        bedIntegratedLufs: number | null;
-                        /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
-                        bedMaxShortTermLufs: number | null;
-                        /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
-                        belowNarrationLu: number;
-                        /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
-                        gainDb: number | null;
-                        /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
-                        narrationLufs: number;
-                        /** @description The rule in words, with its sources. */
-                        rule: string;
-                    };
-                    /** @description Stretches quiet enough to sit under speech, in time order. */
-                    quietStretches: {
-                        /** @description End, in seconds. */
-                        endSeconds: number;
-                        /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
-                        maxMomentaryLufs: number | null;
-                        /** @description Start, in seconds. */
-                        startSeconds: number;
-                    }[];
-                    /** @description Sample peak, dBFS; null for digital silence. */
-                    samplePeakDbfs: number | null;
-                    /** @description Sample rate (Hz). */
-                    sampleRate: number;
-                    /** @description Sections with start and end seconds, in time order. */
-                    sections: {
-                        /** @description End, in seconds. */
-                        endSeconds: number;
-                        /**
-                         * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
-                         * @enum {string}
-                         */
-                        level: "silence" | "quiet" | "moderate" | "loud";
-                        /** @description Mean loudness of the section (LUFS); null for digital silence. */
-                        loudnessLufs: number | null;
-                        /** @description Start, in seconds from the beginning of the file. */
-                        startSeconds: number;
-                    }[];
-                    /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
-                    truePeakDbtp: number | null;
-                } | null;
-                /** @description IANA media type. */
-                mediaType: string;
-                /**
-                 * @description Machine review state of the file.
-                 * @enum {string}
-                 */
-                reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | "rights-review-required";
-                /** @description Label of the review state; a technical pass reads as "not listening-approved". */
-                reviewStatus: string;
-                /** @description Rights status of this file. */
-                rightsStatus: string;
-                /** @description SHA-256 of the file, when known. */
-                sha256: string | null;
-                /** @description Title of the asset. */
-                title: string;
-                /** @description True when the asset is public and has a download link, so a caller can reuse it. */
-                usable: boolean;
-            }[];
+            assets: components["schemas"]["ResolveAsset"][];
             /** @description Attribution to carry forward. */
             attribution: string | null;
             /** @description Composer display name. */
@@ -5120,6 +4132,10 @@ export interface components {
                  * @enum {string}
                  */
                 kind: "native" | "loop" | "trim" | "edit";
+                /** @description The channel role's loop repeat limit (music-bed and music-ambient 40, music-sleep-lead 30, music-lead 8, intro, outro and short-form 4): a seamless loop that needs more repeats is an `edit` fit and fails `duration`. */
+                maxRepeats: number;
+                /** @description Times the piece plays to fill the target: ceil(target / duration) when shorter, else 1. A loop fit needs it within maxRepeats. */
+                repeats: number;
                 /** @description The requested targetDurationSeconds. */
                 targetSeconds: number;
                 /** @description max(3 s, 10 % of the target): within it the fit is native. */
@@ -5197,17 +4213,7 @@ export interface components {
             /** @description True only when every listed requirement passed: the arrangement may be reused as is. */
             ready: boolean;
             /** @description Each applicable requirement, passed or failed, with the reason. */
-            reasons: {
-                /** @description Why, in plain words (which asset, which state, which rule). */
-                detail: string;
-                /** @description Whether the arrangement meets it. */
-                passed: boolean;
-                /**
-                 * @description The requirement checked.
-                 * @enum {string}
-                 */
-                requirement: "role" | "required-formats" | "music-xml" | "approved-rendering-profile" | "duration" | "style" | "instrumentation" | "mood" | "composition-rights" | "edition-rights" | "recording-rights" | "asset-rights" | "arrangement-review" | "asset-review";
-            }[];
+            reasons: components["schemas"]["ResolveReason"][];
             /** @description Rendering profiles used to make it, with their approval status. */
             renderingProfiles: {
                 /** @description True only for status `approved`. */
@@ -5315,7 +4321,7 @@ export interface components {
                     };
                 };
             };
-            /** @description Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance). */
+            /** @description The ranking key in one number, so it never rises down the list: ready 60-100; the right music for the role but not ready 30-59; the role only 10-29; neither 0-9; within a band, by fit points (role, formats, requested style, instrumentation, mood, duration, clearance). */
             score: number;
             /** @description Style of the arrangement. */
             style: string;
@@ -5327,6 +4333,82 @@ export interface components {
             workSlug: string;
             /** @description Title of the work. */
             workTitle: string;
+        };
+        /**
+         * ResolveCompactCandidate
+         * @description A candidate with only what a decision needs.
+         */
+        ResolveCompactCandidate: {
+            arrangementId: number;
+            /** @description Each failing requirement in one line ("mood: ..."); empty when ready. */
+            failing: string[];
+            /** @description ResolveFit in short; null without a target duration. */
+            fit: {
+                durationSeconds: number;
+                /** @enum {string} */
+                kind: "native" | "loop" | "trim" | "edit";
+                repeats: number;
+            } | null;
+            /**
+             * Format: uri
+             * @description Where to hear it, or null.
+             */
+            listen: string | null;
+            position: number;
+            /** @description True only when every requirement passed. */
+            ready: boolean;
+            /** @description Review state label of the arrangement. */
+            review: string;
+            /** @description License and the three rights layers in one line. */
+            rights: string;
+            /** @description As in ResolveCandidate.score. */
+            score: number;
+            /** @description Arrangement title. */
+            title: string;
+            /** @description Work slug. */
+            workSlug: string;
+        };
+        /**
+         * ResolveCompactResult
+         * @description The resolve answer in short (Prefer: return=minimal; MCP resolve_music by default): at most 8,000 bytes for ten candidates.
+         */
+        ResolveCompactResult: {
+            /** @description The same candidates, in the same order. */
+            candidates: components["schemas"]["ResolveCompactCandidate"][];
+            links: {
+                /**
+                 * Format: uri
+                 * @description The contribution template.
+                 */
+                contributionTemplate: string;
+                /**
+                 * Format: uri
+                 * @description The full answer (GET); null when not kept, then repeat the POST without Prefer: return=minimal.
+                 */
+                full: string | null;
+                /**
+                 * Format: uri
+                 * @description The mood, style and instrumentation terms.
+                 */
+                vocabulary: string;
+            };
+            /** @description MissingItem without its detail (the full answer has it). */
+            missing: {
+                arrangementId: number | null;
+                assetId: number | null;
+                format: string | null;
+                /** @enum {string|null} */
+                operation: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile" | null;
+                /** @enum {string} */
+                what: "work" | "source-score" | "composition-rights" | "arrangement" | "style-fit" | "instrumentation-fit" | "mood-fit" | "duration-fit" | "format" | "music-xml" | "approved-rendering-profile" | "edition-rights" | "recording-rights" | "asset-rights" | "rights-review" | "listening-approval" | "human-review";
+                /** @description Work slug. */
+                workSlug: string | null;
+            }[];
+            /** @description search.readyCount of the full answer. */
+            readyCount: number;
+            summary: string;
+            /** @enum {string} */
+            verdict: "reuse" | "prepare" | "no-music";
         };
         /** @description One requirement checked against one arrangement. */
         ResolveReason: {
@@ -5346,380 +4428,7 @@ export interface components {
          */
         ResolveResult: {
             /** @description At most 10 arrangements, best first: ready before not ready, role fit before none, fitting style/instrumentation/mood/duration before not, higher score, editorial rank, work slug, arrangement id. */
-            candidates: {
-                /** @description Other roles it fits. */
-                alsoSuits: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
-                /** @description Arrangement id, unique within the work. */
-                arrangementId: number;
-                /** @description Editorial rank within the work; 1 is reused first. */
-                arrangementRank: number;
-                /** @description Title of the arrangement. */
-                arrangementTitle: string;
-                /** @description Every file of the arrangement, usable or not, with access, review state and rights. */
-                assets: {
-                    /**
-                     * @description Who may follow the download link.
-                     * @enum {string}
-                     */
-                    access: "public" | "signed-in" | "admin-only";
-                    /** @description Attribution to carry forward with this file. */
-                    attribution: string | null;
-                    /** @description Asset id, unique within the work; keep it with anything you extract. */
-                    id: number;
-                    /**
-                     * @description Format of the file (asset kind).
-                     * @enum {string}
-                     */
-                    kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
-                    /** @description License of this file. */
-                    license: string | null;
-                    /** @description Absolute links of the asset. */
-                    links: {
-                        /**
-                         * Format: uri
-                         * @description Absolute download URL; null when the file is not published.
-                         */
-                        download: string | null;
-                        /**
-                         * Format: uri
-                         * @description The page that describes where the asset comes from.
-                         */
-                        sourcePage: string;
-                    };
-                    /**
-                     * AssetMeasurement
-                     * @description MP3/WAV measured by the archive at review: duration, loudness, true peak, loudness range, sections, quiet stretches, narration-bed gain, with the declared values apart; null when not measured.
-                     */
-                    measured: {
-                        /** @description Channels measured. */
-                        channels: number;
-                        /** @description What the contribution declared, kept apart from what was measured. */
-                        declared: {
-                            /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
-                            durationSeconds: number | null;
-                            /** @description Integrated loudness the contribution declared for the file, or null. */
-                            integratedLufs: number | null;
-                        };
-                        /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
-                        disagreements: {
-                            /** @description The declared value (seconds, or LUFS). */
-                            declared: number;
-                            /** @description The disagreement in words. */
-                            detail: string;
-                            /**
-                             * @description What was declared.
-                             * @enum {string}
-                             */
-                            field: "duration" | "loudness";
-                            /** @description The measured value. */
-                            measured: number | null;
-                        }[];
-                        /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
-                        durationSeconds: number;
-                        /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
-                        integratedLufs: number | null;
-                        /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
-                        loudnessRangeLu: number | null;
-                        /** @description Loudest short-term (3 s) loudness, LUFS. */
-                        maxShortTermLufs: number | null;
-                        /** @description How it was measured. */
-                        method: string;
-                        /** @description Suggested mix level for this file as a bed under narration. */
-                        narrationBed: {
-                            /** @description Integrated loudness of the bed after that gain. */
-                            bedIntegratedLufs: number | null;
-                            /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
-                            bedMaxShortTermLufs: number | null;
-                            /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
-                            belowNarrationLu: number;
-                            /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
-                            gainDb: number | null;
-                            /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
-                            narrationLufs: number;
-                            /** @description The rule in words, with its sources. */
-                            rule: string;
-                        };
-                        /** @description Stretches quiet enough to sit under speech, in time order. */
-                        quietStretches: {
-                            /** @description End, in seconds. */
-                            endSeconds: number;
-                            /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
-                            maxMomentaryLufs: number | null;
-                            /** @description Start, in seconds. */
-                            startSeconds: number;
-                        }[];
-                        /** @description Sample peak, dBFS; null for digital silence. */
-                        samplePeakDbfs: number | null;
-                        /** @description Sample rate (Hz). */
-                        sampleRate: number;
-                        /** @description Sections with start and end seconds, in time order. */
-                        sections: {
-                            /** @description End, in seconds. */
-                            endSeconds: number;
-                            /**
-                             * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
-                             * @enum {string}
-                             */
-                            level: "silence" | "quiet" | "moderate" | "loud";
-                            /** @description Mean loudness of the section (LUFS); null for digital silence. */
-                            loudnessLufs: number | null;
-                            /** @description Start, in seconds from the beginning of the file. */
-                            startSeconds: number;
-                        }[];
-                        /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
-                        truePeakDbtp: number | null;
-                    } | null;
-                    /** @description IANA media type. */
-                    mediaType: string;
-                    /**
-                     * @description Machine review state of the file.
-                     * @enum {string}
-                     */
-                    reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | "rights-review-required";
-                    /** @description Label of the review state; a technical pass reads as "not listening-approved". */
-                    reviewStatus: string;
-                    /** @description Rights status of this file. */
-                    rightsStatus: string;
-                    /** @description SHA-256 of the file, when known. */
-                    sha256: string | null;
-                    /** @description Title of the asset. */
-                    title: string;
-                    /** @description True when the asset is public and has a download link, so a caller can reuse it. */
-                    usable: boolean;
-                }[];
-                /** @description Attribution to carry forward. */
-                attribution: string | null;
-                /** @description Composer display name. */
-                composer: string;
-                /** @description Duration in seconds as declared in the record. */
-                durationSeconds: number;
-                /**
-                 * ResolveFit
-                 * @description Fit to requirements.targetDurationSeconds; null when no target duration was requested.
-                 */
-                fit: {
-                    /** @description durationSeconds minus targetSeconds (negative: shorter than the target). */
-                    deltaSeconds: number;
-                    /** @description The duration judged: measured when a recording of the arrangement was measured, else declared. */
-                    durationSeconds: number;
-                    /**
-                     * @description Where durationSeconds comes from.
-                     * @enum {string}
-                     */
-                    durationSource: "measured" | "declared";
-                    /**
-                     * @description native: within max(3 s, 10 %) of the target as it is; trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter, and the record says it loops seamlessly; edit: neither (the caller would have to cut with a fade or repeat with a crossfade).
-                     * @enum {string}
-                     */
-                    kind: "native" | "loop" | "trim" | "edit";
-                    /** @description The requested targetDurationSeconds. */
-                    targetSeconds: number;
-                    /** @description max(3 s, 10 % of the target): within it the fit is native. */
-                    toleranceSeconds: number;
-                } | null;
-                /** @description Every format present as a public applied asset, with the asset id and absolute link to use. */
-                formats: {
-                    /** @description The asset that supplies this format. */
-                    assetId: number;
-                    /**
-                     * Format: uri
-                     * @description Absolute download URL of that asset.
-                     */
-                    download: string;
-                    /** @description Format (asset kind) present as a public applied asset. */
-                    format: string;
-                }[];
-                /** @description Instrumentation of the arrangement. */
-                instrumentation: string;
-                /**
-                 * @description The role the arrangement was made for.
-                 * @enum {string}
-                 */
-                intendedRole: "music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form";
-                /** @description License of the arrangement and its files. */
-                license: string | null;
-                /** @description Canonical links of the work. */
-                links: {
-                    /**
-                     * Format: uri
-                     * @description The HTML page.
-                     */
-                    html: string;
-                    /**
-                     * Format: uri
-                     * @description The compact Markdown record.
-                     */
-                    markdown: string;
-                    /**
-                     * Format: uri
-                     * @description The work record (JSON).
-                     */
-                    work: string;
-                };
-                /**
-                 * ResolveListen
-                 * @description Where to hear the arrangement, or why you cannot.
-                 */
-                listen: {
-                    /** @description The asset the link serves. */
-                    assetId: number | null;
-                    /**
-                     * @description Its format.
-                     * @enum {string|null}
-                     */
-                    format: "mp3" | "wav" | null;
-                    /** @description Why there is no link (no recording, or not public), or null when there is one. */
-                    reason: string | null;
-                    /** @description Review state label of that file: hearing is not reuse; only a listening-approved file is ready. */
-                    reviewStatus: string | null;
-                    /**
-                     * Format: uri
-                     * @description Absolute link to hear it, or null (then `reason` says why).
-                     */
-                    url: string | null;
-                };
-                /** @description The record says it loops seamlessly. */
-                loopable: boolean;
-                /** @description Duration the archive measured from its recording (seconds), or null when none was measured; preferred over the declared one for fit and ranking. */
-                measuredDurationSeconds: number | null;
-                /** @description Mood words. */
-                moods: string[];
-                /** @description Position in this answer; 1 is the best candidate. */
-                position: number;
-                /** @description True only when every listed requirement passed: the arrangement may be reused as is. */
-                ready: boolean;
-                /** @description Each applicable requirement, passed or failed, with the reason. */
-                reasons: {
-                    /** @description Why, in plain words (which asset, which state, which rule). */
-                    detail: string;
-                    /** @description Whether the arrangement meets it. */
-                    passed: boolean;
-                    /**
-                     * @description The requirement checked.
-                     * @enum {string}
-                     */
-                    requirement: "role" | "required-formats" | "music-xml" | "approved-rendering-profile" | "duration" | "style" | "instrumentation" | "mood" | "composition-rights" | "edition-rights" | "recording-rights" | "asset-rights" | "arrangement-review" | "asset-review";
-                }[];
-                /** @description Rendering profiles used to make it, with their approval status. */
-                renderingProfiles: {
-                    /** @description True only for status `approved`. */
-                    approved: boolean;
-                    /**
-                     * Format: uri
-                     * @description The profile record; null when unregistered.
-                     */
-                    link: string | null;
-                    /** @description Whether the rendering engine can use it as is. */
-                    renderReady: boolean;
-                    /** @description Rendering profile slug. */
-                    slug: string;
-                    /**
-                     * @description Profile status; `unregistered` when no profile has this slug.
-                     * @enum {string}
-                     */
-                    status: "draft" | "candidate" | "approved" | "deprecated" | "unregistered";
-                }[];
-                /**
-                 * @description Review state of the arrangement as a whole.
-                 * @enum {string}
-                 */
-                reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | "rights-review-required";
-                /** @description Label of the arrangement review state. */
-                reviewStatus: string;
-                /** @description Rights of what would be used: the work's composition layer and territory notes, and the arrangement's own edition and recording layers. */
-                rights: {
-                    /**
-                     * Format: date-time
-                     * @description When a person last checked the work's rights (UTC).
-                     */
-                    checkedAtUtc: string;
-                    /** @description Rights layer 1: the composition. */
-                    composition: {
-                        /** @description Why this status holds, in plain words. */
-                        note: string;
-                        /**
-                         * @description Status of the composition itself.
-                         * @enum {string}
-                         */
-                        status: "public-domain" | "permission-documented" | "not-applicable" | "unknown";
-                    };
-                    /** @description Rights layer 2: the edition or file. */
-                    edition: {
-                        /** @description Why this status holds, in plain words. */
-                        note: string;
-                        /**
-                         * @description Status of the edition or file (score, transcription).
-                         * @enum {string}
-                         */
-                        status: "public-domain" | "licensed" | "original-contribution" | "not-applicable" | "unknown";
-                    };
-                    /** @description Evidence for the work's rights statement. */
-                    evidenceUrls: string[];
-                    /** @description Rights layer 3: recordings. */
-                    recording: {
-                        /** @description Why this status holds, in plain words. */
-                        note: string;
-                        /**
-                         * @description Status of recordings published with the work.
-                         * @enum {string}
-                         */
-                        status: "public-domain" | "licensed" | "original-generated-recording" | "original-human-recording" | "not-applicable" | "unknown";
-                    };
-                    /** @description The work's plain summary of what may be reused and why. */
-                    rightsNote: string;
-                    /** @description Per-territory notes of the composition; carry them forward. */
-                    territories: {
-                        /** @description Status of the work in one territory, as IMSLP keeps it. */
-                        CA: {
-                            /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
-                            missingFacts?: string[];
-                            /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
-                            note: string;
-                            /**
-                             * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
-                             * @enum {string}
-                             */
-                            status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
-                        };
-                        /** @description Status of the work in one territory, as IMSLP keeps it. */
-                        EU: {
-                            /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
-                            missingFacts?: string[];
-                            /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
-                            note: string;
-                            /**
-                             * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
-                             * @enum {string}
-                             */
-                            status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
-                        };
-                        /** @description Status of the work in one territory, as IMSLP keeps it. */
-                        US: {
-                            /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
-                            missingFacts?: string[];
-                            /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
-                            note: string;
-                            /**
-                             * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
-                             * @enum {string}
-                             */
-                            status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
-                        };
-                    };
-                };
-                /** @description Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance). */
-                score: number;
-                /** @description Style of the arrangement. */
-                style: string;
-                /** @description One sentence: ready, or which requirements fail. */
-                summary: string;
-                /** @description The record says it can be cut shorter at marked phrase ends. */
-                trimmable: boolean;
-                /** @description Work slug; keep it with anything you extract. */
-                workSlug: string;
-                /** @description Title of the work. */
-                workTitle: string;
-            }[];
+            candidates: components["schemas"]["ResolveCandidate"][];
             /**
              * Format: date-time
              * @description When the catalog build this answer was computed from was generated (UTC).
@@ -5768,28 +4477,7 @@ export interface components {
                 works: string;
             };
             /** @description For `prepare`: what keeps the best candidate from being ready and which contribution would supply it. Empty otherwise. */
-            missing: {
-                /** @description The arrangement concerned; null when it concerns the work or a new arrangement. */
-                arrangementId: number | null;
-                /** @description The existing asset concerned (ContributionTarget.assetId), if any. */
-                assetId: number | null;
-                /** @description What exactly is missing and how to supply it, in plain words. */
-                detail: string;
-                /** @description The missing format, for `format` items. */
-                format: string | null;
-                /**
-                 * @description The contribution operation that would supply it; null when no contribution can (it waits for an accountable human reviewer, or the format does not exist).
-                 * @enum {string|null}
-                 */
-                operation: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile" | null;
-                /**
-                 * @description What is missing.
-                 * @enum {string}
-                 */
-                what: "work" | "source-score" | "composition-rights" | "arrangement" | "style-fit" | "instrumentation-fit" | "mood-fit" | "duration-fit" | "format" | "music-xml" | "approved-rendering-profile" | "edition-rights" | "recording-rights" | "asset-rights" | "rights-review" | "listening-approval" | "human-review";
-                /** @description The work a contribution would target (ContributionTarget.workSlug); null for a new work or when several works qualify. */
-                workSlug: string | null;
-            }[];
+            missing: components["schemas"]["MissingItem"][];
             /** @description How candidates were found. */
             search: {
                 /** @description Arrangements checked against the requirements: judged one by one (arrangementsJudged), or, in a catalog-wide search, shown by an upper bound of their rank to fall below the tenth candidate. In a catalog-wide search, every arrangement that fits the role unless rankingComplete is false. */
@@ -5823,6 +4511,55 @@ export interface components {
             verdict: "reuse" | "prepare" | "no-music";
         };
         /**
+         * Vocabularies
+         * @description The mood, style/genre and instrumentation vocabularies resolve matches requirements against.
+         */
+        Vocabularies: {
+            /** @description The facets, in order. */
+            facetNames: ("mood" | "style" | "instrumentation")[];
+            /** @description The terms per requirement field. */
+            facets: {
+                /** @description Terms for requirements.instrumentation: instruments (aliases as synonyms, family as broader term) and families. */
+                instrumentation: components["schemas"]["VocabularyTerm"][];
+                /** @description Terms for requirements.mood and arrangement moods. */
+                mood: components["schemas"]["VocabularyTerm"][];
+                /** @description Terms for requirements.style: styles, genres (with their broader genre) and periods. */
+                style: components["schemas"]["VocabularyTerm"][];
+            };
+            /** @description How a requirement word matches: exact word (never inside another word), word form, synonym of a term, broader term; a word that matches nothing is listed as unmatched in the reason. */
+            matching: string;
+            /** @description Where synonyms beyond the archive's own list come from. */
+            thesaurus: string;
+        };
+        /**
+         * VocabularyTerm
+         * @description One term of a vocabulary.
+         */
+        VocabularyTerm: {
+            /** @description The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term. */
+            broader: string | null;
+            /** @description When to use the term. */
+            scopeNote?: string;
+            /** @description Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term. */
+            synonyms: string[];
+            /** @description The term as the archive writes it ("calm"). */
+            term: string;
+            /** @description Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too. */
+            wordForms: string[];
+        };
+        /**
+         * VocabularyWarning
+         * @description A mood, style or instrumentation word outside the vocabulary (GET /api/v1/music/vocabulary): a warning, not a refusal.
+         */
+        VocabularyWarning: {
+            /** @description The word, and why it matters. */
+            detail: string;
+            /** @description The nearest terms of the vocabulary. */
+            nearest: string[];
+            /** @description JSON Pointer of the word in the submission. */
+            pointer: string;
+        };
+        /**
          * WorkRecord
          * @description A canonical work record.
          */
@@ -5846,165 +4583,7 @@ export interface components {
                  */
                 alsoSuits: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
                 /** @description Files of the arrangement. */
-                assets: {
-                    /**
-                     * @description Who may follow the download link.
-                     * @enum {string}
-                     */
-                    access: "public" | "signed-in" | "admin-only";
-                    /** @description What the access level means for this link. */
-                    accessNote: string;
-                    /** @description Attribution for this file. */
-                    attribution: string | null;
-                    /** @description Size in bytes, when known. */
-                    byteLength: number | null;
-                    /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
-                    excerpt: {
-                        /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
-                        barCount: number;
-                        /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
-                        bars: string;
-                        /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
-                        totalBars: number | null;
-                    } | null;
-                    /** @description Asset id, unique within the work (int32). */
-                    id: number;
-                    /**
-                     * @description What the file is.
-                     * @enum {string}
-                     */
-                    kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
-                    /** @description License of this file. */
-                    license: string | null;
-                    /** @description Absolute links of the asset. */
-                    links: {
-                        /**
-                         * Format: uri
-                         * @description Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.
-                         */
-                        download: string | null;
-                        /**
-                         * Format: uri
-                         * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
-                         */
-                        pdf?: string;
-                        /**
-                         * Format: uri
-                         * @description Raw MusicXML (MusicXML assets only).
-                         */
-                        rawMusicXml?: string;
-                        /**
-                         * Format: uri
-                         * @description Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.
-                         */
-                        signIn?: string;
-                        /**
-                         * Format: uri
-                         * @description Source page URL.
-                         */
-                        sourcePage: string;
-                    };
-                    /**
-                     * AssetMeasurement
-                     * @description MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).
-                     */
-                    measured: {
-                        /** @description Channels measured. */
-                        channels: number;
-                        /** @description What the contribution declared, kept apart from what was measured. */
-                        declared: {
-                            /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
-                            durationSeconds: number | null;
-                            /** @description Integrated loudness the contribution declared for the file, or null. */
-                            integratedLufs: number | null;
-                        };
-                        /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
-                        disagreements: {
-                            /** @description The declared value (seconds, or LUFS). */
-                            declared: number;
-                            /** @description The disagreement in words. */
-                            detail: string;
-                            /**
-                             * @description What was declared.
-                             * @enum {string}
-                             */
-                            field: "duration" | "loudness";
-                            /** @description The measured value. */
-                            measured: number | null;
-                        }[];
-                        /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
-                        durationSeconds: number;
-                        /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
-                        integratedLufs: number | null;
-                        /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
-                        loudnessRangeLu: number | null;
-                        /** @description Loudest short-term (3 s) loudness, LUFS. */
-                        maxShortTermLufs: number | null;
-                        /** @description How it was measured. */
-                        method: string;
-                        /** @description Suggested mix level for this file as a bed under narration. */
-                        narrationBed: {
-                            /** @description Integrated loudness of the bed after that gain. */
-                            bedIntegratedLufs: number | null;
-                            /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
-                            bedMaxShortTermLufs: number | null;
-                            /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
-                            belowNarrationLu: number;
-                            /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
-                            gainDb: number | null;
-                            /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
-                            narrationLufs: number;
-                            /** @description The rule in words, with its sources. */
-                            rule: string;
-                        };
-                        /** @description Stretches quiet enough to sit under speech, in time order. */
-                        quietStretches: {
-                            /** @description End, in seconds. */
-                            endSeconds: number;
-                            /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
-                            maxMomentaryLufs: number | null;
-                            /** @description Start, in seconds. */
-                            startSeconds: number;
-                        }[];
-                        /** @description Sample peak, dBFS; null for digital silence. */
-                        samplePeakDbfs: number | null;
-                        /** @description Sample rate (Hz). */
-                        sampleRate: number;
-                        /** @description Sections with start and end seconds, in time order. */
-                        sections: {
-                            /** @description End, in seconds. */
-                            endSeconds: number;
-                            /**
-                             * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
-                             * @enum {string}
-                             */
-                            level: "silence" | "quiet" | "moderate" | "loud";
-                            /** @description Mean loudness of the section (LUFS); null for digital silence. */
-                            loudnessLufs: number | null;
-                            /** @description Start, in seconds from the beginning of the file. */
-                            startSeconds: number;
-                        }[];
-                        /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
-                        truePeakDbtp: number | null;
-                    } | null;
-                    /** @description IANA media type, e.g. "application/vnd.recordare.musicxml+xml". */
-                    mediaType: string;
-                    /**
-                     * @description Machine review state; none implies another.
-                     * @enum {string}
-                     */
-                    reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | "rights-review-required";
-                    /** @description Human-readable label of the review state, e.g. "Technical pass (not listening-approved)". */
-                    reviewStatus: string;
-                    /** @description Rights status of this file, e.g. "public-domain". */
-                    rightsStatus: string;
-                    /** @description SHA-256 of the file, when known. */
-                    sha256: string | null;
-                    /** @description Automated measurements. */
-                    technicalChecks: string | null;
-                    /** @description Human-readable title of the asset. */
-                    title: string;
-                }[];
+                assets: components["schemas"]["AssetRecord"][];
                 /** @description Duration as m:ss. */
                 duration: string;
                 /** @description Duration in seconds. */
@@ -6325,165 +4904,7 @@ export interface components {
             /** @description Stable identifier; equals the folder name. */
             slug: string;
             /** @description Source scores and pages. */
-            sourceAssets: {
-                /**
-                 * @description Who may follow the download link.
-                 * @enum {string}
-                 */
-                access: "public" | "signed-in" | "admin-only";
-                /** @description What the access level means for this link. */
-                accessNote: string;
-                /** @description Attribution for this file. */
-                attribution: string | null;
-                /** @description Size in bytes, when known. */
-                byteLength: number | null;
-                /** @description Which bars of the work a score file holds; null when it holds all of it (or is not a score). */
-                excerpt: {
-                    /** @description How many bars the file holds (the content lint counts them in a stored MusicXML file). */
-                    barCount: number;
-                    /** @description The bars the file holds: numbers as in the whole work ("1–9"), or words when they are not checked ("the main theme"). */
-                    bars: string;
-                    /** @description Bars in the whole work or movement, when a person checked it; null when not recorded. */
-                    totalBars: number | null;
-                } | null;
-                /** @description Asset id, unique within the work (int32). */
-                id: number;
-                /**
-                 * @description What the file is.
-                 * @enum {string}
-                 */
-                kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
-                /** @description License of this file. */
-                license: string | null;
-                /** @description Absolute links of the asset. */
-                links: {
-                    /**
-                     * Format: uri
-                     * @description Download URL; absolute. Public files: their public address. Signed-in files: the protected route GET /api/v1/works/{slug}/assets/{assetId}/download (401 without a reader session), only when this archive offers reader sign-in; null when it does not (accessNote says so), and for administrator-only files.
-                     */
-                    download: string | null;
-                    /**
-                     * Format: uri
-                     * @description Printable PDF of the score as engraved by the build, one page per engraved page (public MusicXML assets the build rendered only).
-                     */
-                    pdf?: string;
-                    /**
-                     * Format: uri
-                     * @description Raw MusicXML (MusicXML assets only).
-                     */
-                    rawMusicXml?: string;
-                    /**
-                     * Format: uri
-                     * @description Signed-in files, when this archive offers reader sign-in: where a reader signs in (GitHub) before following `download`.
-                     */
-                    signIn?: string;
-                    /**
-                     * Format: uri
-                     * @description Source page URL.
-                     */
-                    sourcePage: string;
-                };
-                /**
-                 * AssetMeasurement
-                 * @description MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).
-                 */
-                measured: {
-                    /** @description Channels measured. */
-                    channels: number;
-                    /** @description What the contribution declared, kept apart from what was measured. */
-                    declared: {
-                        /** @description Duration the contribution declared (the arrangement's m:ss), or null. */
-                        durationSeconds: number | null;
-                        /** @description Integrated loudness the contribution declared for the file, or null. */
-                        integratedLufs: number | null;
-                    };
-                    /** @description Declared values the measurement contradicts (empty when they agree or nothing was declared). */
-                    disagreements: {
-                        /** @description The declared value (seconds, or LUFS). */
-                        declared: number;
-                        /** @description The disagreement in words. */
-                        detail: string;
-                        /**
-                         * @description What was declared.
-                         * @enum {string}
-                         */
-                        field: "duration" | "loudness";
-                        /** @description The measured value. */
-                        measured: number | null;
-                    }[];
-                    /** @description Measured duration: decoded sample frames / sample rate (MP3 encoder delay and padding removed). */
-                    durationSeconds: number;
-                    /** @description Integrated loudness (ITU-R BS.1770-4 / EBU R128, gated), LUFS; null when the whole file is below the -70 LUFS gate. */
-                    integratedLufs: number | null;
-                    /** @description Loudness range (EBU Tech 3342), LU; null when too short (under 3 s) or silent. */
-                    loudnessRangeLu: number | null;
-                    /** @description Loudest short-term (3 s) loudness, LUFS. */
-                    maxShortTermLufs: number | null;
-                    /** @description How it was measured. */
-                    method: string;
-                    /** @description Suggested mix level for this file as a bed under narration. */
-                    narrationBed: {
-                        /** @description Integrated loudness of the bed after that gain. */
-                        bedIntegratedLufs: number | null;
-                        /** @description Loudest short-term (3 s) loudness of the bed after that gain. */
-                        bedMaxShortTermLufs: number | null;
-                        /** @description How far under the narration the bed's loudest 3 s sit: 20 LU (W3C WCAG 2, success criterion 1.4.7). */
-                        belowNarrationLu: number;
-                        /** @description Gain to apply to this file to use it as a bed (dB; negative is quieter); null for silence. */
-                        gainDb: number | null;
-                        /** @description Loudness the narration is assumed to be mixed at: -23 LUFS, the EBU R128 programme target. */
-                        narrationLufs: number;
-                        /** @description The rule in words, with its sources. */
-                        rule: string;
-                    };
-                    /** @description Stretches quiet enough to sit under speech, in time order. */
-                    quietStretches: {
-                        /** @description End, in seconds. */
-                        endSeconds: number;
-                        /** @description Loudest momentary (400 ms) loudness inside it (LUFS); null for digital silence. */
-                        maxMomentaryLufs: number | null;
-                        /** @description Start, in seconds. */
-                        startSeconds: number;
-                    }[];
-                    /** @description Sample peak, dBFS; null for digital silence. */
-                    samplePeakDbfs: number | null;
-                    /** @description Sample rate (Hz). */
-                    sampleRate: number;
-                    /** @description Sections with start and end seconds, in time order. */
-                    sections: {
-                        /** @description End, in seconds. */
-                        endSeconds: number;
-                        /**
-                         * @description Level relative to the whole file: quiet at least 8 LU under its integrated loudness, loud at least 3 LU over, silence below -60 LUFS.
-                         * @enum {string}
-                         */
-                        level: "silence" | "quiet" | "moderate" | "loud";
-                        /** @description Mean loudness of the section (LUFS); null for digital silence. */
-                        loudnessLufs: number | null;
-                        /** @description Start, in seconds from the beginning of the file. */
-                        startSeconds: number;
-                    }[];
-                    /** @description True peak (4x oversampled below 96 kHz), dBTP; null for digital silence. */
-                    truePeakDbtp: number | null;
-                } | null;
-                /** @description IANA media type, e.g. "application/vnd.recordare.musicxml+xml". */
-                mediaType: string;
-                /**
-                 * @description Machine review state; none implies another.
-                 * @enum {string}
-                 */
-                reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved" | "rights-review-required";
-                /** @description Human-readable label of the review state, e.g. "Technical pass (not listening-approved)". */
-                reviewStatus: string;
-                /** @description Rights status of this file, e.g. "public-domain". */
-                rightsStatus: string;
-                /** @description SHA-256 of the file, when known. */
-                sha256: string | null;
-                /** @description Automated measurements. */
-                technicalChecks: string | null;
-                /** @description Human-readable title of the asset. */
-                title: string;
-            }[];
+            sourceAssets: components["schemas"]["AssetRecord"][];
             /** @description One- or two-sentence summary. */
             summary: string;
             /** @description Title in English. */
@@ -6671,6 +5092,11 @@ export interface operations {
                                  * @description Human-readable site.
                                  */
                                 site: string;
+                                /**
+                                 * Format: uri
+                                 * @description Mood, style/genre and instrumentation terms resolve matches requirement words against.
+                                 */
+                                vocabulary: string;
                                 /**
                                  * Format: uri
                                  * @description Find-or-prepare workflow.
@@ -6973,6 +5399,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     reviewContribution: {
@@ -7093,7 +5528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7163,6 +5598,15 @@ export interface operations {
             };
             /** @description No correction report has this tracking code. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7290,7 +5734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7619,6 +6063,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReviewQueue: {
@@ -7685,6 +6138,15 @@ export interface operations {
             };
             /** @description A valid key without the admin role. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7791,7 +6253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many failed sign-ins from this address. */
+            /** @description Too many failed credential checks from this address (Retry-After); no key is checked meanwhile. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8261,6 +6723,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createLibraryImport: {
@@ -8358,7 +6829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8428,6 +6899,15 @@ export interface operations {
             };
             /** @description No import has this id. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8530,7 +7010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8646,7 +7126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8767,6 +7247,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLibraryTrack: {
@@ -8828,6 +7317,15 @@ export interface operations {
             };
             /** @description No committed package has this stableKey. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8930,7 +7428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited; wait for Retry-After seconds. */
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9286,7 +7784,14 @@ export interface operations {
     };
     getContributionTemplate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description For arrangement and performance: the existing arrangement the files are added to (target.arrangementId). */
+                arrangementId?: number;
+                /** @description The contribution operation (e.g. the operation of a resolve missing[] item); default arrangement. */
+                operation?: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile";
+                /** @description The work the contribution targets (e.g. the workSlug of a resolve missing[] item); default: an example work. Not used by new-work and rendering-profile. */
+                workSlug?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9315,12 +7820,33 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description An unknown parameter, or an invalid workSlug, operation or arrangementId; `errors[]` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No work has that slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     resolveMusic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `return=minimal` for the compact answer (ResolveCompactResult); without it, the full ResolveResult. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9333,18 +7859,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The verdict with ranked, explained candidates (and for `prepare`, what is missing). */
+            /** @description The verdict with ranked, explained candidates (and for `prepare`, what is missing): ResolveResult, or ResolveCompactResult with `Prefer: return=minimal`. */
             200: {
                 headers: {
                     /** @description Always `no-store`: the answer depends on the request body. */
                     "Cache-Control"?: string;
+                    /** @description `return=minimal` when the compact answer was sent. */
+                    "Preference-Applied"?: string;
+                    /** @description `Prefer`. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["ResolveResult"];
+                        data: components["schemas"]["ResolveResult"] | components["schemas"]["ResolveCompactResult"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -9388,6 +7918,96 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    getResolveAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id from links.full (32 hexadecimal characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The full resolve answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ResolveResult"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The id is not 32 hexadecimal characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such answer is kept for the build now served. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getVocabulary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vocabularies of the build now served. */
+            200: {
+                headers: {
+                    /** @description Caching policy; revalidate with If-None-Match. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the representation; send it back in If-None-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["Vocabularies"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Not modified: the If-None-Match tag still matches. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

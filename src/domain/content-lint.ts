@@ -17,6 +17,7 @@ import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { loadCatalog, type LintMessage, type LoadResult } from './catalog.ts';
 import { trySplitWorkFile } from './work-file.ts';
+import { Meaning, buildVocabulary, vocabularyWarnings } from './vocabulary/meaning.ts';
 
 /** Files every work is checked against: a change to one of them re-checks the whole repository. */
 export function isSharedContentFile(file: string): boolean {
@@ -68,6 +69,11 @@ export interface ChangeLintResult {
   scope: LintScope;
   /** Messages about the files in question, in the loader's order, each with its line. */
   messages: LocatedLintMessage[];
+  /**
+   * Arrangement moods, styles and instrumentation outside the vocabulary (vocabulary/meaning.ts),
+   * each with the nearest terms: warnings, never a failure (the vocabulary grows with the catalog).
+   */
+  warnings: LocatedLintMessage[];
   /** Works actually loaded and checked. */
   worksChecked: number;
   /** Profiles and instruments loaded (always all of them). */
@@ -82,14 +88,35 @@ export interface ChangeLintResult {
 export function lintContent(contentDir: string, files?: Iterable<string>): ChangeLintResult {
   const scope: LintScope = files === undefined ? { full: true, works: [], files: [] } : lintScope(files);
   if (!scope.full && scope.works.length === 0)
-    return { scope, messages: [], worksChecked: 0, profiles: 0, instruments: 0 };
+    return { scope, messages: [], warnings: [], worksChecked: 0, profiles: 0, instruments: 0 };
   const only = scope.full ? undefined : new Set(scope.works);
   const { catalog, messages } = loadCatalog(contentDir, { works: only });
   const inScope = (m: LintMessage) =>
     scope.full || scope.works.some((w) => m.file === `works/${w}` || m.file.startsWith(`works/${w}/`));
   const lines = new LineResolver(contentDir);
+  // The archive's own terms and synonyms (WordNet's are mapped at build time; the lint stays offline and small).
+  const meaning = new Meaning(
+    buildVocabulary(
+      {
+        instruments: catalog.instruments,
+        genres: catalog.genres ?? [...new Set(catalog.works.map((w) => w.content.genre))].map((name) => ({ name })),
+        periods: [...new Set(catalog.works.map((w) => w.content.period))],
+      },
+      null,
+    ),
+  );
+  const warnings = catalog.works.flatMap((w) =>
+    w.content.arrangements.flatMap((a, i) =>
+      vocabularyWarnings(meaning, a, `/arrangements/${i}`).map((x) => ({
+        file: w.file,
+        pointer: x.pointer,
+        message: x.detail,
+      })),
+    ),
+  );
   return {
     scope,
+    warnings: warnings.filter(inScope).map((m) => ({ ...m, line: lines.lineOf(m.file, m.pointer) })),
     messages: messages.filter(inScope).map((m) => ({ ...m, line: m.line ?? lines.lineOf(m.file, m.pointer) })),
     worksChecked: catalog.works.length,
     profiles: catalog.profiles.length,

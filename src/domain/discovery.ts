@@ -82,6 +82,7 @@ export function buildApiIndex(u: Urls): ApiIndex {
       works: u.works,
       instruments: u.instruments,
       profiles: u.profiles,
+      vocabulary: u.vocabulary,
       site: `${u.base}/`,
     },
   };
@@ -105,8 +106,7 @@ export function buildWorkflow(u: Urls): Workflow {
       {
         step: 2,
         title: 'Resolve music for your channel',
-        description:
-          'Send your channel (key + intended role) and requirements; the answer is reuse, prepare or no-music, with explained candidates.',
+        description: `Send your channel (key + intended role) and requirements; the answer is reuse, prepare or no-music, with explained candidates. Style, instrumentation and mood words are matched by meaning against the terms at ${u.vocabulary}. Prefer: return=minimal gives a compact answer.`,
         method: 'POST',
         href: u.resolve,
         available: served('post', '/api/v1/music/resolve'),
@@ -257,6 +257,7 @@ Cache records and revalidate with If-None-Match (304 means your copy is current)
 - [Example work record as Markdown](${u.workMarkdown(exampleSlug)}): the same record, compact, for reading
 - [Instruments](${u.instruments}): normalized instruments, families and registered profiles
 - [Rendering profiles](${u.profiles}): performance styles and instruments, with render readiness
+- [Vocabulary](${u.vocabulary}): the mood, style/genre and instrumentation terms resolve matches your words against, with synonyms, word forms and broader terms
 
 ## Contribute
 

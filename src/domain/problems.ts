@@ -113,6 +113,13 @@ export const PROBLEM_TYPES = [
       'The key is valid but its role may not perform this action (for example, publication needs a curator key).',
   },
   {
+    name: 'origin-not-allowed',
+    title: 'Origin not allowed',
+    status: 403,
+    description:
+      'A browser page on another site may not call /mcp (MCP transport security). MCP hosts and command-line clients send no Origin and are allowed; an operator lists other trusted origins in ARCHIVE_MCP_ALLOWED_ORIGINS.',
+  },
+  {
     name: 'key-in-url',
     title: 'Key in the URL',
     status: 400,

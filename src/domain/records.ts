@@ -61,6 +61,8 @@ export function urls(baseUrl: string) {
     openapi: `${base}/api/v1/openapi.json`,
     workflow: `${base}/api/v1/music/workflow`,
     resolve: `${base}/api/v1/music/resolve`,
+    resolveAnswer: (id: string) => `${base}/api/v1/music/resolve/answers/${enc(id)}`,
+    vocabulary: `${base}/api/v1/music/vocabulary`,
     contributions: `${base}/api/v1/music/contributions`,
     contributionSchema: `${base}/api/v1/music/contributions/schema`,
     contributionTemplate: `${base}/api/v1/music/contributions/template`,

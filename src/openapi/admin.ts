@@ -17,7 +17,12 @@ import {
 import { AdminSession, AdminSignInBody } from '../schemas/session.ts';
 import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
-const SECURITY: Array<Record<string, string[]>> = [{ bearerKey: [] }, { archiveImportKey: [] }];
+const SECURITY: Array<Record<string, string[]>> = [
+  { adminKey: [] },
+  { bearerKey: [] },
+  { archiveImportKey: [] },
+  { deskSession: [] },
+];
 const KEY = 'Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.';
 
 const codeParam = (what: string, example: string): ParameterSpec => ({
@@ -173,6 +178,7 @@ const readSession: OperationSpec = {
   path: '/api/v1/admin/session',
   operationId: 'getDeskSession',
   tags: ['admin'],
+  security: [{ deskSession: [] }],
   summary: "The desk session of the request's cookie",
   description: 'Answers the session the cookie names (with its CSRF token), or 401 when there is none or it expired.',
   responses: { '200': sessionResponse('The session.'), '401': problem('No live desk session.') },
@@ -183,6 +189,7 @@ const signOut: OperationSpec = {
   path: '/api/v1/admin/session',
   operationId: 'signOutOfDesk',
   tags: ['admin'],
+  security: [{ deskSession: [] }, {}],
   summary: 'Sign out: end the session and expire the cookie',
   description:
     'With a live session the request must carry its CSRF token (X-CSRF-Token). Without a session it still answers 204 and expires the cookie.',

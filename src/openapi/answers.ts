@@ -9,6 +9,7 @@ import {
   ANSWER_MESSAGE_MAX_LENGTH,
   ContributionAnswerInput,
   ContributionReceipt,
+  VocabularyWarning,
   CorrectionReportAnswerInput,
   CorrectionReportReceipt,
   RESPONSE_TOKEN_HEADER,
@@ -100,6 +101,7 @@ export const ANSWER_OPERATIONS: OperationSpec[] = [
 
 export const ANSWER_COMPONENTS: Record<string, TSchema> = {
   ContributionReceipt,
+  VocabularyWarning,
   CorrectionReportReceipt,
   ContributionAnswerInput,
   CorrectionReportAnswerInput,

@@ -14,7 +14,8 @@ import {
   RATE_LIMIT_POLICY,
   kib,
 } from '../domain/contributions/policy.ts';
-import { problem, ref, type OperationSpec, type ParameterSpec, type ResponseSpec } from './spec.ts';
+import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec, type ResponseSpec } from './spec.ts';
+import { TemplateQuery } from '../schemas/queries.ts';
 
 /** A JSON request body, accepted under every JSON media type the server parses. */
 export interface RequestBodySpec {
@@ -110,9 +111,10 @@ export const CONTRIBUTIONS_OPERATIONS: Array<OperationSpec & { requestBody?: Req
     operationId: 'getContributionTemplate',
     tags: ['contributions'],
     cacheable: true,
-    summary: 'A complete arrangement contribution to copy and fill in',
+    summary: 'A complete contribution to copy and fill in, for a work and an operation',
     description:
-      'A valid MusicContributionInput for a real catalog work. Replace every placeholder (text starting "REPLACE:", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp, the idempotency key) with verified facts before submitting.',
+      'A valid MusicContributionInput for a real catalog work (`workSlug`, default an example work) and `operation` (default arrangement; take both, and `arrangementId`, from a resolve missing[] item). Replace every placeholder (text starting "REPLACE:", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp, the idempotency key) with verified facts before submitting.',
+    parameters: queryParameters(TemplateQuery),
     responses: {
       '200': {
         description: 'The template; posting it unchanged is accepted (and idempotent).',
@@ -122,6 +124,8 @@ export const CONTRIBUTIONS_OPERATIONS: Array<OperationSpec & { requestBody?: Req
           Link: { description: 'The schema that describes it (rel="describedby").', schema: { type: 'string' } },
         },
       },
+      '400': problem('An unknown parameter, or an invalid workSlug, operation or arrangementId; `errors[]` names it.'),
+      '404': problem('No work has that slug.'),
     },
   },
   {

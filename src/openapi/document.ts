@@ -59,6 +59,47 @@ function allComponents(): Record<string, TSchema> {
   };
 }
 
+/** A schema without the words a use may change (description, title): what makes two uses the same model. */
+function shape(schema: Record<string, unknown>): string {
+  const { description: _d, title: _t, ...rest } = schema;
+  return JSON.stringify(rest);
+}
+
+/**
+ * A schema with every nested named component replaced by a `$ref` to it: the document references
+ * named components instead of inlining copies, so generators make one type per model. A nested
+ * subschema counts as the component when it carries the component's `$id` and is the component
+ * itself (its own description aside), or the component made nullable (`Nullable`: then
+ * `anyOf [$ref, null]`); anything else that merely kept the `$id` stays inline. `self` is the
+ * component being defined. Bounded: schemas are trees from TypeBox, walked at most 64 levels deep.
+ */
+const descriptions = new Map<string, string | undefined>();
+
+function referenced(
+  schema: unknown,
+  shapes: ReadonlyMap<string, string>,
+  self: string | null = null,
+  depth = 0,
+): unknown {
+  if (depth > 64) throw new Error('OpenAPI schema nests deeper than 64 levels');
+  if (Array.isArray(schema)) return schema.map((v) => referenced(v, shapes, self, depth + 1));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const o = schema as Record<string, unknown>;
+  const id = o.$id;
+  if (typeof id === 'string' && shapes.has(id) && !(depth === 0 && id === self)) {
+    // A use's own description stays beside the reference; the component's own is not repeated.
+    const own = descriptions.get(id);
+    const description =
+      typeof o.description === 'string' && o.description !== own ? { description: o.description } : {};
+    if (shape(o) === shapes.get(id)) return { ...ref(id), ...description };
+    if (Array.isArray(o.type) && o.type.includes('null')) {
+      const inner = { ...o, type: (o.type as unknown[]).find((t) => t !== 'null') };
+      if (shape(inner) === shapes.get(id)) return { anyOf: [ref(id), { type: 'null' }], ...description };
+    }
+  }
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, referenced(v, shapes, self, depth + 1)]));
+}
+
 const CORE_OPERATIONS: OperationSpec[] = [
   {
     method: 'get',
@@ -350,16 +391,33 @@ const CACHE_HEADERS = {
   'Cache-Control': { description: 'Caching policy; revalidate with If-None-Match.', schema: { type: 'string' } },
 };
 
-function renderRequestBody(body: RequestBodySpec): Record<string, unknown> {
+function renderRequestBody(body: RequestBodySpec, names: ReadonlyMap<string, string>): Record<string, unknown> {
   const content =
     'contentTypes' in body
-      ? Object.fromEntries(body.contentTypes.map((t) => [t, { schema: plain(body.schema) }]))
-      : Object.fromEntries(Object.entries(body.content).map(([t, c]) => [t, { schema: plain(c.schema) }]));
+      ? Object.fromEntries(
+          body.contentTypes.map((t) => [
+            t,
+            { schema: plain(referenced(JSON.parse(JSON.stringify(body.schema)), names)) },
+          ]),
+        )
+      : Object.fromEntries(
+          Object.entries(body.content).map(([t, c]) => [
+            t,
+            { schema: plain(referenced(JSON.parse(JSON.stringify(c.schema)), names)) },
+          ]),
+        );
   return { description: body.description, required: body.required, content };
 }
 
 export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components = allComponents();
+  // JSON first: TypeBox schemas carry symbols; the copy is plain data.
+  const json = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  const names = new Map(Object.entries(components).map(([k, v]) => [k, shape(json(v))]));
+  for (const [k, v] of Object.entries(components))
+    descriptions.set(k, typeof v.description === 'string' ? v.description : undefined);
+  const refs = (schema: unknown, self: string | null = null) => referenced(json(schema), names, self);
   for (const op of OPERATIONS) {
     const specs: Record<string, ResponseSpec> = { ...op.responses };
     if (op.cacheable) specs['304'] = { description: 'Not modified: the If-None-Match tag still matches.' };
@@ -371,7 +429,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       responses[status] = {
         description: r.description,
         ...(Object.keys(headers).length ? { headers } : {}),
-        ...(r.contentType ? { content: { [r.contentType]: r.schema ? { schema: plain(r.schema) } : {} } } : {}),
+        ...(r.contentType ? { content: { [r.contentType]: r.schema ? { schema: plain(refs(r.schema)) } : {} } } : {}),
       };
     }
     (paths[op.path] ??= {})[op.method] = {
@@ -380,8 +438,9 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...(op.description ? { description: op.description } : {}),
       tags: op.tags,
       ...(op.parameters ? { parameters: op.parameters } : {}),
-      ...(op.requestBody ? { requestBody: renderRequestBody(op.requestBody) } : {}),
-      ...(op.security ? { security: op.security } : {}),
+      ...(op.requestBody ? { requestBody: renderRequestBody(op.requestBody, names) } : {}),
+      // Every operation states its credentials; a public one says so with an empty list.
+      security: op.security ?? [],
       ...(findDeprecation(DEPRECATIONS, op.method, op.path) ? { deprecated: true } : {}),
       responses,
     };
@@ -413,7 +472,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
     ],
     paths,
     components: {
-      schemas: Object.fromEntries(Object.entries(allComponents()).map(([k, v]) => [k, plain(v)])),
+      schemas: Object.fromEntries(Object.entries(components).map(([k, v]) => [k, plain(refs(v, k))])),
       securitySchemes: LIBRARY_SECURITY_SCHEMES,
     },
   };

@@ -37,9 +37,50 @@ export const LIBRARY_SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'The same key as Authorization: Bearer <key>.',
   },
+  libraryKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Archive-Import-Key',
+    description:
+      'A library key (ARCHIVE_LIBRARY_KEYS): imports, uploads, commits, reads and downloads of the private library. Also accepted as Authorization: Bearer (bearerKey).',
+  },
+  curatorKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Archive-Import-Key',
+    description:
+      'A curator key (ARCHIVE_CURATOR_KEYS): everything a library key may do, and publication of a library track. Also accepted as Authorization: Bearer (bearerKey).',
+  },
+  adminKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Archive-Import-Key',
+    description:
+      'An operator-labeled admin key (ARCHIVE_ADMIN_KEYS, label=secret): the review API and desk sign-in. Also accepted as Authorization: Bearer (bearerKey).',
+  },
+  deskSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'archive-session',
+    description:
+      'The review desk session cookie (`__Host-archive-session` on an https origin), set by POST /api/v1/admin/session; state-changing requests also send its CSRF token in X-CSRF-Token.',
+  },
+  readerSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'archive-session',
+    description:
+      'The reader session cookie (`__Host-archive-session` on an https origin), set by the GitHub sign-in (/api/v1/reader/sign-in); sign-out also sends its CSRF token in X-CSRF-Token.',
+  },
 } as const;
 
-const SECURITY: Array<Record<string, string[]>> = [{ archiveImportKey: [] }, { bearerKey: [] }];
+const SECURITY: Array<Record<string, string[]>> = [
+  { libraryKey: [] },
+  { curatorKey: [] },
+  { archiveImportKey: [] },
+  { bearerKey: [] },
+];
+const CURATOR_SECURITY: Array<Record<string, string[]>> = [{ curatorKey: [] }, { bearerKey: [] }];
 
 const LIBRARY_KEY =
   'Needs a library or curator key in X-Archive-Import-Key or Authorization: Bearer (never in the URL).';
@@ -222,7 +263,7 @@ export const LIBRARY_OPERATIONS: LibraryOperationSpec[] = [
     path: '/api/v1/library/tracks/{stableKey}/publish',
     operationId: 'publishLibraryTrack',
     tags: ['library'],
-    security: SECURITY,
+    security: CURATOR_SECURITY,
     summary: 'Publish an eligible package as an arrangement of a canonical work',
     description:
       `${CURATOR_KEY} No body. Eligible: rightsStatus "public-domain" on a public-domain work, rightsEvidence naming workSlug with HTTPS evidenceUrls, and a technical pass; ` +

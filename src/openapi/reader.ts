@@ -20,6 +20,7 @@ const download: OperationSpec = {
   path: '/api/v1/works/{slug}/assets/{assetId}/download',
   operationId: 'downloadSignedInAsset',
   tags: ['reader'],
+  security: [{ readerSession: [] }],
   summary: 'Download a file for signed-in readers (session cookie); supports Range',
   description:
     'The `links.download` of an asset whose access is `signed-in`, when this archive offers reader sign-in. Without a session: 401 `sign-in-required` whose `signIn` member is the sign-in URL. ' +
@@ -101,6 +102,7 @@ const readSession: OperationSpec = {
   method: 'get',
   path: '/api/v1/reader/session',
   operationId: 'getReaderSession',
+  security: [{ readerSession: [] }],
   tags: ['reader'],
   summary: "The reader session of the request's cookie",
   description:
@@ -120,6 +122,7 @@ const signOut: OperationSpec = {
   method: 'delete',
   path: '/api/v1/reader/session',
   operationId: 'signOutReader',
+  security: [{ readerSession: [] }, {}],
   tags: ['reader'],
   summary: 'Sign out: end the session and expire the cookie',
   description:

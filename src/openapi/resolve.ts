@@ -6,9 +6,12 @@ import {
   MusicResolveInput,
   ResolveAsset,
   ResolveCandidate,
+  ResolveCompactCandidate,
+  ResolveCompactResult,
   ResolveReason,
   ResolveResult,
 } from '../schemas/resolve.ts';
+import { Vocabularies, VocabularyTerm } from '../schemas/vocabulary.ts';
 import { problem, ref, type OperationSpec } from './spec.ts';
 
 const resolveMusic: OperationSpec = {
@@ -31,7 +34,20 @@ const resolveMusic: OperationSpec = {
     'their rank, visited best bound first, stopped once nothing left can outrank the tenth candidate, so the ten are exactly the best) and ' +
     'judges at most 2,000 arrangements per request; `search.rankingComplete: false` says that bound stopped it (the candidates are then the best ' +
     'of those judged), and `search.readyCount` is exact only when `search.readyCountComplete` is true (otherwise a lower bound). ' +
+    'Style, instrumentation and mood words are matched by meaning against GET /api/v1/music/vocabulary (whole words, word forms, synonyms, broader terms); ' +
+    'each reason says how every word matched and lists the words that matched nothing. `score` is the ranking key in one number and never rises down the list. ' +
+    'Send `Prefer: return=minimal` (RFC 7240) for the compact answer (ResolveCompactResult, at most 8,000 bytes for ten candidates, answered with ' +
+    '`Preference-Applied: return=minimal`); it links the full answer. ' +
     'Nothing is changed; answers are `Cache-Control: no-store`.',
+  parameters: [
+    {
+      name: 'Prefer',
+      in: 'header',
+      description:
+        '`return=minimal` for the compact answer (ResolveCompactResult); without it, the full ResolveResult.',
+      schema: { type: 'string', maxLength: 200 },
+    },
+  ],
   requestBody: {
     description:
       'MusicResolveInput: the channel, its requirements, and optionally the work (slug, or title and/or composer).',
@@ -41,14 +57,23 @@ const resolveMusic: OperationSpec = {
   },
   responses: {
     '200': {
-      description: 'The verdict with ranked, explained candidates (and for `prepare`, what is missing).',
+      description:
+        'The verdict with ranked, explained candidates (and for `prepare`, what is missing): ResolveResult, or ResolveCompactResult with `Prefer: return=minimal`.',
       contentType: 'application/json',
-      schema: Envelope(ref('ResolveResult') as unknown as TSchema, 'Resolve answer in the envelope.'),
+      schema: Envelope(
+        { anyOf: [ref('ResolveResult'), ref('ResolveCompactResult')] } as unknown as TSchema,
+        'Resolve answer in the envelope.',
+      ),
       headers: {
         'Cache-Control': {
           description: 'Always `no-store`: the answer depends on the request body.',
           schema: { type: 'string' },
         },
+        'Preference-Applied': {
+          description: '`return=minimal` when the compact answer was sent.',
+          schema: { type: 'string' },
+        },
+        Vary: { description: '`Prefer`.', schema: { type: 'string' } },
       },
     },
     '400': problem(
@@ -59,7 +84,54 @@ const resolveMusic: OperationSpec = {
   },
 };
 
-export const RESOLVE_OPERATIONS: OperationSpec[] = [resolveMusic];
+const resolveAnswer: OperationSpec = {
+  method: 'get',
+  path: '/api/v1/music/resolve/answers/{id}',
+  operationId: 'getResolveAnswer',
+  tags: ['resolve'],
+  summary: 'The full answer behind a compact resolve answer (links.full)',
+  description:
+    'Kept per build for a bounded number of answers; a 404 means it is no longer kept: repeat the POST without `Prefer: return=minimal`.',
+  parameters: [
+    {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'The id from links.full (32 hexadecimal characters).',
+      schema: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+    },
+  ],
+  responses: {
+    '200': {
+      description: 'The full resolve answer.',
+      contentType: 'application/json',
+      schema: Envelope(ref('ResolveResult') as unknown as TSchema, 'Resolve answer in the envelope.'),
+    },
+    '400': problem('The id is not 32 hexadecimal characters.'),
+    '404': problem('No such answer is kept for the build now served.'),
+  },
+};
+
+const vocabulary: OperationSpec = {
+  method: 'get',
+  path: '/api/v1/music/vocabulary',
+  operationId: 'getVocabulary',
+  tags: ['resolve'],
+  summary: 'The mood, style/genre and instrumentation terms resolve matches requirement words against',
+  description:
+    "Each term with its synonyms (the archive's own and WordNet 3.1 synonyms mapped onto it when the catalog is built), word forms and broader term. " +
+    "Use these words in requirements.mood, style and instrumentation and in a contribution's arrangement; the content lint and the contribution checks warn about other words and name the nearest terms.",
+  cacheable: true,
+  responses: {
+    '200': {
+      description: 'The vocabularies of the build now served.',
+      contentType: 'application/json',
+      schema: Envelope(ref('Vocabularies') as unknown as TSchema, 'The vocabularies in the envelope.'),
+    },
+  },
+};
+
+export const RESOLVE_OPERATIONS: OperationSpec[] = [resolveMusic, resolveAnswer, vocabulary];
 
 export const RESOLVE_COMPONENTS: Record<string, TSchema> = {
   MusicResolveInput,
@@ -68,6 +140,10 @@ export const RESOLVE_COMPONENTS: Record<string, TSchema> = {
   ResolveReason,
   ResolveAsset,
   MissingItem,
+  ResolveCompactResult,
+  ResolveCompactCandidate,
+  Vocabularies,
+  VocabularyTerm,
 };
 
 export const RESOLVE_TAGS: { name: string; description: string }[] = [

@@ -26,8 +26,30 @@ export const ResponseToken = Type.String({
     'Shown only in the answer to the POST (a retry with the same idempotencyKey and identical content answers the same token); never in the tracking record or page. Keep it like a password.',
 });
 
+export const VocabularyWarning = Type.Object(
+  {
+    pointer: Type.String({ description: 'JSON Pointer of the word in the submission.' }),
+    detail: Type.String({ description: 'The word, and why it matters.' }),
+    nearest: Type.Array(Type.String(), { description: 'The nearest terms of the vocabulary.' }),
+  },
+  {
+    ...strict,
+    $id: 'VocabularyWarning',
+    title: 'VocabularyWarning',
+    description:
+      'A mood, style or instrumentation word outside the vocabulary (GET /api/v1/music/vocabulary): a warning, not a refusal.',
+  },
+);
+
 export const ContributionReceipt = Type.Object(
-  { ...ContributionTracking.properties, responseToken: ResponseToken },
+  {
+    ...ContributionTracking.properties,
+    responseToken: ResponseToken,
+    vocabularyWarnings: Type.Array(VocabularyWarning, {
+      description:
+        "The arrangement's moods, style and instrumentation words that are not terms of the vocabulary, each with the nearest terms; empty when all are. Resolve requests in the archive's words may not find music described otherwise.",
+    }),
+  },
   {
     ...strict,
     $id: 'ContributionReceipt',

@@ -51,6 +51,9 @@ export const ApiIndex = Type.Object(
         works: AbsoluteUrl('Catalog.'),
         instruments: AbsoluteUrl('Instruments.'),
         profiles: AbsoluteUrl('Profiles.'),
+        vocabulary: AbsoluteUrl(
+          'Mood, style/genre and instrumentation terms resolve matches requirement words against.',
+        ),
         site: AbsoluteUrl('Human-readable site.'),
       },
       { ...strict, description: 'Discovery links.' },

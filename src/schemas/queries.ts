@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './common.ts';
 import { PROFILE_KINDS, PROFILE_STATUSES } from './profile.ts';
+import { CONTRIBUTION_OPERATIONS } from './contribution.ts';
 
 export const WORKS_DEFAULT_PAGE_SIZE = 20;
 export const WORKS_MAX_PAGE_SIZE = 100;
@@ -61,3 +62,35 @@ export const ProfilesQuery = Type.Object(
   { description: 'Profile search parameters.', additionalProperties: false },
 );
 export type ProfilesQuery = Static<typeof ProfilesQuery>;
+
+/** GET /api/v1/music/contributions/template: which work and which operation the template is for. */
+export const TemplateQuery = Type.Object(
+  {
+    workSlug: Type.Optional(
+      Type.String({
+        maxLength: 160,
+        pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+        description:
+          'The work the contribution targets (e.g. the workSlug of a resolve missing[] item); default: an example work. Not used by new-work and rendering-profile.',
+      }),
+    ),
+    operation: Type.Optional(
+      StringEnum(CONTRIBUTION_OPERATIONS, {
+        default: 'arrangement',
+        description:
+          'The contribution operation (e.g. the operation of a resolve missing[] item); default arrangement.',
+      }),
+    ),
+    arrangementId: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        format: 'int32',
+        description:
+          'For arrangement and performance: the existing arrangement the files are added to (target.arrangementId).',
+      }),
+    ),
+  },
+  { description: 'Contribution template parameters.', additionalProperties: false },
+);
+export type TemplateQuery = Static<typeof TemplateQuery>;

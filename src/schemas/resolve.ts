@@ -224,6 +224,16 @@ export const ResolveFit = Type.Object(
       minimum: 0,
       description: 'max(3 s, 10 % of the target): within it the fit is native.',
     }),
+    repeats: Type.Integer({
+      minimum: 1,
+      description:
+        'Times the piece plays to fill the target: ceil(target / duration) when shorter, else 1. A loop fit needs it within maxRepeats.',
+    }),
+    maxRepeats: Type.Integer({
+      minimum: 1,
+      description:
+        "The channel role's loop repeat limit (music-bed and music-ambient 40, music-sleep-lead 30, music-lead 8, intro, outro and short-form 4): a seamless loop that needs more repeats is an `edit` fit and fails `duration`.",
+    }),
   },
   { ...strict, title: 'ResolveFit', description: 'How the arrangement fits the requested runtime.' },
 );
@@ -256,7 +266,7 @@ export const ResolveCandidate = Type.Object(
       minimum: 0,
       maximum: 100,
       description:
-        'Fit to the request, 0 to 100 (role, formats, requested style, instrumentation, mood, duration, clearance).',
+        'The ranking key in one number, so it never rises down the list: ready 60-100; the right music for the role but not ready 30-59; the role only 10-29; neither 0-9; within a band, by fit points (role, formats, requested style, instrumentation, mood, duration, clearance).',
     }),
     workSlug: Slug('Work slug; keep it with anything you extract.'),
     workTitle: Type.String({ description: 'Title of the work.' }),
@@ -429,3 +439,82 @@ export const ResolveResult = Type.Object(
   },
 );
 export type ResolveResult = Static<typeof ResolveResult>;
+
+// ---------- compact answer (Prefer: return=minimal) ----------
+
+export const ResolveCompactCandidate = Type.Object(
+  {
+    position: Type.Integer({ minimum: 1 }),
+    ready: Type.Boolean({ description: 'True only when every requirement passed.' }),
+    score: Type.Integer({ minimum: 0, maximum: 100, description: 'As in ResolveCandidate.score.' }),
+    workSlug: Slug('Work slug.'),
+    arrangementId: Type.Integer({ minimum: 1 }),
+    title: Type.String({ description: 'Arrangement title.' }),
+    fit: Nullable(
+      Type.Object(
+        {
+          kind: StringEnum(FIT_KINDS),
+          durationSeconds: Type.Number({ minimum: 0 }),
+          repeats: Type.Integer({ minimum: 1 }),
+        },
+        strict,
+      ),
+      { description: 'ResolveFit in short; null without a target duration.' },
+    ),
+    listen: Nullable(AbsoluteUrl('A public MP3/WAV to hear it.'), { description: 'Where to hear it, or null.' }),
+    failing: Type.Array(Type.String(), {
+      description: 'Each failing requirement in one line ("mood: ..."); empty when ready.',
+    }),
+    rights: Type.String({ description: 'License and the three rights layers in one line.' }),
+    review: Type.String({ description: 'Review state label of the arrangement.' }),
+  },
+  {
+    ...strict,
+    $id: 'ResolveCompactCandidate',
+    title: 'ResolveCompactCandidate',
+    description: 'A candidate with only what a decision needs.',
+  },
+);
+export type ResolveCompactCandidate = Static<typeof ResolveCompactCandidate>;
+
+export const ResolveCompactResult = Type.Object(
+  {
+    verdict: StringEnum(RESOLVE_VERDICTS),
+    summary: Type.String(),
+    readyCount: Type.Integer({ minimum: 0, description: 'search.readyCount of the full answer.' }),
+    candidates: Type.Array(ResolveCompactCandidate, { description: 'The same candidates, in the same order.' }),
+    missing: Type.Array(
+      Type.Object(
+        {
+          what: StringEnum(MISSING_KINDS),
+          operation: Nullable(StringEnum(CONTRIBUTION_OPERATIONS)),
+          workSlug: Nullable(Slug('Work slug.')),
+          arrangementId: Nullable(Type.Integer({ minimum: 1 })),
+          assetId: Nullable(Type.Integer({ minimum: 1 })),
+          format: Nullable(Type.String()),
+        },
+        strict,
+      ),
+      { description: 'MissingItem without its detail (the full answer has it).' },
+    ),
+    links: Type.Object(
+      {
+        full: Nullable(AbsoluteUrl('The full answer to this request (GET), kept while this build serves.'), {
+          description:
+            'The full answer (GET); null when not kept, then repeat the POST without Prefer: return=minimal.',
+        }),
+        vocabulary: AbsoluteUrl('The mood, style and instrumentation terms.'),
+        contributionTemplate: AbsoluteUrl('The contribution template.'),
+      },
+      strict,
+    ),
+  },
+  {
+    ...strict,
+    $id: 'ResolveCompactResult',
+    title: 'ResolveCompactResult',
+    description:
+      'The resolve answer in short (Prefer: return=minimal; MCP resolve_music by default): at most 8,000 bytes for ten candidates.',
+  },
+);
+export type ResolveCompactResult = Static<typeof ResolveCompactResult>;

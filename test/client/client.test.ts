@@ -43,11 +43,16 @@ describe('typed client', () => {
   });
 
   it('examples/agent.ts resolves, takes the template, submits and tracks against a real server', async () => {
-    const { stdout } = await run(process.execPath, [path.join(PROJECT_ROOT, 'examples', 'agent.ts')], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ARCHIVE_BASE_URL: archive.url },
-      timeout: 60_000,
-    });
+    // The workspace's client from its TypeScript source (the published package points at dist/).
+    const { stdout } = await run(
+      process.execPath,
+      ['--conditions=archive-source', path.join(PROJECT_ROOT, 'examples', 'agent.ts')],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, ARCHIVE_BASE_URL: archive.url },
+        timeout: 60_000,
+      },
+    );
     const lines = stdout.trim().split('\n');
     const result = JSON.parse(lines.at(-1)!) as { verdict: string; trackingCode: string; status: string };
     expect(lines[0]).toBe('resolve satie-gymnopedie-1: prepare');

@@ -44,12 +44,15 @@ const MADE = {
   mp3: '/made/arrangement.mp3',
 };
 /** One mood per role that no sample arrangement declares, so each journey starts at prepare. */
+// Words the vocabulary does not hold (GET /api/v1/music/vocabulary): requirement words are
+// matched by meaning, so a synonym of a term ("hazy" -> dreamy, "drowsy" -> sleepy, "expectant"
+// -> hopeful) would find music the catalog already has instead of asking for a contribution.
 const MOODS: Record<MusicRole, string> = {
   'music-bed': 'misty',
   'music-lead': 'triumphant',
-  'music-ambient': 'hazy',
-  'music-sleep-lead': 'drowsy',
-  intro: 'expectant',
+  'music-ambient': 'smoky',
+  'music-sleep-lead': 'foggy',
+  intro: 'vaporous',
   outro: 'valedictory',
   'short-form': 'perky',
 };

@@ -62,7 +62,7 @@ describe('install', () => {
     expect(readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8')).toContain('Needs Node.js 22.19 or later');
   });
 
-  it('npm test first runs the script that installs chromium, ffmpeg and nginx', () => {
+  it('npm test first runs the script that installs chromium, ffmpeg, nginx and its brotli module', () => {
     expect(pkg.scripts.pretest).toBe('node scripts/ensure-test-tools.ts');
     const list = execFileSync(
       process.execPath,
@@ -76,8 +76,9 @@ describe('install', () => {
         .split('\n')
         .map((l) => l.split('\t')[0])
         .filter(Boolean),
-    ).toEqual(['chromium', 'ffmpeg', 'nginx']);
+    ).toEqual(['chromium', 'ffmpeg', 'nginx', 'libnginx-mod-http-brotli-static']);
     const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-    for (const p of ['`chromium`', '`ffmpeg`', '`nginx`']) expect(readme).toContain(p);
+    for (const p of ['`chromium`', '`ffmpeg`', '`nginx`', '`libnginx-mod-http-brotli-static`'])
+      expect(readme).toContain(p);
   });
 });

@@ -3,6 +3,7 @@
  * measured duration stands for the arrangement, how it fits a requested runtime, and the measured
  * facts in words (records, Markdown, HTML and resolve reasons share these sentences).
  */
+import type { MusicRole } from '../../schemas/common.ts';
 import type { AssetMeasurement } from '../../schemas/audio.ts';
 
 /** The asset fields these rules read (a published AssetRecord has them all). */
@@ -73,12 +74,39 @@ export function fitTolerance(target: number): number {
  * when longer and trimmable at marked phrase ends; `loop` when shorter and seamlessly loopable;
  * `edit` otherwise (cutting with a fade, or repeating with a crossfade, by the caller's editor).
  */
-export function fitOf(seconds: number, target: number, loopable: boolean, trimmable: boolean): FitKind {
+export function fitOf(
+  seconds: number,
+  target: number,
+  loopable: boolean,
+  trimmable: boolean,
+  maxRepeats = Number.POSITIVE_INFINITY,
+): FitKind {
   if (Math.abs(seconds - target) <= fitTolerance(target)) return 'native';
   if (seconds > target && trimmable) return 'trim';
-  if (seconds < target && loopable) return 'loop';
+  if (seconds < target && loopable && loopRepeats(seconds, target) <= maxRepeats) return 'loop';
   return 'edit';
 }
+
+/** Times a piece of `seconds` plays to fill `target` seconds (1 when it is as long or longer). */
+export function loopRepeats(seconds: number, target: number): number {
+  return seconds >= target || seconds <= 0 ? 1 : Math.ceil(target / seconds);
+}
+
+/**
+ * The most repeats of a seamless loop a role accepts before the repetition is the music: a bed
+ * under talk hides a short loop longer than a lead the listener follows, and a sleep or ambient
+ * lead of hours needs minutes of material, not 758 plays of 19 seconds. Beyond it the loop is an
+ * `edit` fit and the `duration` requirement fails (docs/resolve.md, "Fit and listen").
+ */
+export const MAX_LOOP_REPEATS: Readonly<Record<MusicRole, number>> = {
+  'music-bed': 40,
+  'music-ambient': 40,
+  'music-sleep-lead': 30,
+  'music-lead': 8,
+  intro: 4,
+  outro: 4,
+  'short-form': 4,
+};
 
 const mmss = (s: number) => `${Math.floor(s / 60)}:${String(Math.round(s) % 60).padStart(2, '0')}`;
 const num = (v: number | null, unit: string) => (v === null ? 'n/a' : `${v} ${unit}`);

@@ -18,7 +18,7 @@ import { encodeIndex } from './binary.ts';
 import { profileHead, type ProfileHead } from './profiles.ts';
 
 export const INDEX_DIR = 'index';
-export const CATALOG_INDEX_FORMAT = 1;
+export const CATALOG_INDEX_FORMAT = 2;
 
 export interface CatalogIndexInput {
   records: WorkRecord[];

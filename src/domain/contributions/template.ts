@@ -6,6 +6,7 @@
  */
 import {
   CONTRIBUTION_SCHEMA_VERSION,
+  type ContributionOperation,
   type ContributionWork,
   type MusicContributionInput,
 } from '../../schemas/contribution.ts';
@@ -35,10 +36,100 @@ export type TemplateWork = { slug: string; title: string; composer: string } & {
 
 const r = (text: string) => `${PLACEHOLDER_PREFIX} ${text}`;
 
+/**
+ * The template for `operation` (default `arrangement`) on `work`: the arrangement template
+ * reshaped to what that operation carries (OPERATION_MEANINGS in schema-document.ts): a
+ * performance adds a recording to an existing arrangement (`arrangementId`, when given), a
+ * source score or score revision carries one score file, a metadata revision only the changed
+ * work fields, a new work its facts as placeholders, a rendering profile a manifest.
+ */
 export function buildContributionTemplate(
   work: TemplateWork,
   profileSlug: string | null = null,
+  operation: ContributionOperation = 'arrangement',
+  arrangementId: number | null = null,
 ): MusicContributionInput {
+  const t = arrangementTemplate(work, profileSlug);
+  if (operation === 'arrangement') return t;
+  const key = `REPLACE-with-a-new-key.${work.slug}.${operation}`;
+  const base: MusicContributionInput = {
+    ...t,
+    operation,
+    idempotencyKey: key.length <= 120 ? key : `REPLACE-with-a-new-key.${operation}`,
+    arrangement: null,
+    changeSummary: r(`what this ${operation} contribution adds or changes, in one or two sentences`),
+  };
+  const [score, recording] = t.assets;
+  switch (operation) {
+    case 'performance':
+      return {
+        ...base,
+        target: { ...t.target!, assetType: 'recording', arrangementId },
+        assets: [recording!],
+        rights: { ...t.rights, editionStatus: 'not-applicable' },
+      };
+    case 'source-score':
+      return {
+        ...base,
+        target: { ...t.target!, assetType: 'source-score' },
+        assets: [{ ...score!, title: r('title of the source score') }],
+        rights: { ...t.rights, recordingStatus: 'not-applicable' },
+        reproducibility: null,
+      };
+    case 'score-revision':
+      return {
+        ...base,
+        target: { ...t.target!, assetType: 'score', assetId: null, baseSha256: PLACEHOLDER_SHA256 },
+        assets: [{ ...score!, title: r('title of the revised score') }],
+        rights: { ...t.rights, recordingStatus: 'not-applicable' },
+        reproducibility: null,
+      };
+    case 'metadata-revision':
+      return {
+        ...base,
+        target: { ...t.target!, assetType: 'work' },
+        work: { title: r(`corrected title of ${work.title}, or remove the fields that do not change`) },
+        assets: [],
+        reproducibility: null,
+      };
+    case 'new-work':
+      return {
+        ...base,
+        target: null,
+        work: {
+          title: r('title of the new work'),
+          originalTitle: null,
+          composer: r('composer'),
+          period: r('period, e.g. Romantic'),
+          genre: r('genre, a term of /api/v1/music/vocabulary (style)'),
+          year: r('year of composition'),
+          workNumber: null,
+          summary: r('one sentence about the work'),
+        },
+        assets: [{ ...score!, title: r('title of the source score') }],
+        rights: { ...t.rights, recordingStatus: 'not-applicable' },
+        reproducibility: null,
+      };
+    case 'rendering-profile':
+      return {
+        ...base,
+        target: null,
+        work: null,
+        assets: [
+          {
+            ...score!,
+            kind: 'manifest',
+            title: r('title of the profile definition'),
+            downloadUrl: `${PLACEHOLDER_URL_BASE}/profile.json`,
+            mediaType: 'application/json',
+          },
+        ],
+        rights: { ...t.rights, recordingStatus: 'not-applicable' },
+      };
+  }
+}
+
+function arrangementTemplate(work: TemplateWork, profileSlug: string | null): MusicContributionInput {
   const key = `REPLACE-with-a-new-key.${work.slug}.arrangement`;
   return {
     schemaVersion: CONTRIBUTION_SCHEMA_VERSION,

@@ -21,6 +21,8 @@ import { composerNameForms } from '../works-query.ts';
 import { KIND_BIT, MUSICXML_MASK, REVIEW_PREFERENCE, assetReviewPasses } from './formats.ts';
 import { Vocabulary, catalogNumberWords } from './text-match.ts';
 import { encodeIndex, type DecodedIndex } from '../catalog-index/binary.ts';
+import { Meaning, buildVocabulary, type MeaningTerm } from '../vocabulary/meaning.ts';
+import { wordNet } from '../vocabulary/wordnet.ts';
 import { SlugTable, decodeSlugTable } from '../catalog-index/slug-table.ts';
 
 export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<
@@ -144,6 +146,8 @@ export interface ResolveCatalog {
   /** Profiles by slug (their heads: the catalog usage lists are not needed here). */
   profiles: Map<string, ProfileHead>;
   vocab: Vocabulary;
+  /** The mood, style and instrumentation vocabulary with synonyms (requirement words are matched by meaning). */
+  meaning: Meaning;
   style: WordField;
   instrumentation: WordField;
   mood: WordField;
@@ -403,13 +407,36 @@ function invert(
 }
 
 export function buildResolveCatalog(
-  records: Iterable<WorkRecord>,
+  recordList: Iterable<WorkRecord>,
   profileList: ProfileHead[],
   instruments: InstrumentRecord[] = [],
+  options: { wordnet?: boolean } = {},
 ): ResolveCatalog {
+  const records = [...recordList];
   const profiles = new Map(profileList.map((p) => [p.slug, p]));
   const expand = instrumentExpander(instruments);
   const memo = memoWords();
+  const meaning = new Meaning(
+    buildVocabulary(
+      {
+        instruments,
+        genres: [...new Set([...records].map((r) => r.genre))].sort().map((name) => ({ name })),
+        periods: [...new Set([...records].map((r) => r.period))].sort(),
+      },
+      options.wordnet === false ? null : wordNet(),
+    ),
+  );
+  // Field word lists repeat across a catalog: expanded once per distinct list.
+  const expanded = new Map<string, string[]>();
+  const widen = (list: string[]) => {
+    const key = list.join(' ');
+    let out = expanded.get(key);
+    if (!out) {
+      out = meaning.expand(list);
+      expanded.set(key, out);
+    }
+    return out;
+  };
   const foldedSortName = new Map<string, string>();
   const sorted = [...records].map((record) => {
     let composer = foldedSortName.get(record.composer.sortName);
@@ -464,9 +491,9 @@ export function buildResolveCatalog(
       arrangementRecord.push(a);
       const style = memo(a.style);
       const instrumentation = [...memo(a.instrumentation), ...style];
-      styleWords.push([...style, ...memo(record.genre), ...memo(record.period), ...words(a.title)]);
-      instrumentationWords.push([...instrumentation, ...expand(instrumentation)]);
-      moodWords.push([...a.moods.flatMap((m) => memo(m)), ...style]);
+      styleWords.push(widen([...style, ...memo(record.genre), ...memo(record.period), ...words(a.title)]));
+      instrumentationWords.push(widen([...instrumentation, ...expand(instrumentation)]));
+      moodWords.push(widen([...a.moods.flatMap((m) => memo(m)), ...style]));
     }
   });
   firstArrangement[slugs.length] = arrangementRecord.length;
@@ -557,6 +584,7 @@ export function buildResolveCatalog(
     ),
     profiles,
     vocab,
+    meaning,
     style: compress(vocab, styleWords),
     instrumentation: compress(vocab, instrumentationWords),
     mood: compress(vocab, moodWords),
@@ -663,7 +691,7 @@ function newScratch(works: number): ResolveCatalog['scratch'] {
   return { workStamp: new Int32Array(works), generation: 0, bounds: new Map() };
 }
 
-export const RESOLVE_INDEX_FORMAT = 2;
+export const RESOLVE_INDEX_FORMAT = 3;
 const COLUMN_NAMES = [
   'roleMask',
   'intendedBit',
@@ -716,6 +744,7 @@ export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
       works: catalog.works.count,
       arrangements: catalog.arrangementCount,
       roleWorks,
+      vocabulary: catalog.meaning.terms,
     },
     sections,
   );
@@ -776,6 +805,7 @@ export function decodeResolveCatalog(file: DecodedIndex, profileList: ProfileHea
     ),
     profiles: new Map(profileList.map((p) => [p.slug, p])),
     vocab: Vocabulary.fromSorted(file.strings('vocab')),
+    meaning: new Meaning(file.meta.vocabulary as MeaningTerm[]),
     style: field('style'),
     instrumentation: field('instrumentation'),
     mood: field('mood'),

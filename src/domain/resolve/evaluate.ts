@@ -36,8 +36,16 @@ import {
   normalizeFormats,
   type RequestedFormat,
 } from './formats.ts';
-import { bitCount, compileQuery, consideredWords, matchedWordsMask, type WordQuery } from './text-match.ts';
-import { effectiveDurationSeconds, fitTolerance, measuredDuration } from '../audio/arrangement.ts';
+import { bitCount, compileMeaningQuery, consideredWords, matchedWordsMask, type WordQuery } from './text-match.ts';
+import { words } from '../text.ts';
+import type { Meaning } from '../vocabulary/meaning.ts';
+import {
+  MAX_LOOP_REPEATS,
+  effectiveDurationSeconds,
+  fitTolerance,
+  loopRepeats,
+  measuredDuration,
+} from '../audio/arrangement.ts';
 
 /** The request, normalized once and compiled against one catalog's vocabulary. */
 export interface ResolveRequest {
@@ -48,6 +56,8 @@ export interface ResolveRequest {
   requireMusicXml: boolean;
   requireApprovedProfile: boolean;
   targetSeconds: number | null;
+  /** The role's loop repeat limit (MAX_LOOP_REPEATS): a loop needing more is no fit. */
+  maxRepeats: number;
   style: WordQuery | null;
   instrumentation: WordQuery | null;
   mood: WordQuery | null;
@@ -101,7 +111,7 @@ function tables(r: Omit<ResolveRequest, 't'>): ScoreTables {
 
 function textQuery(catalog: ResolveCatalog, text: string | null | undefined): WordQuery | null {
   if (text === null || text === undefined) return null;
-  const q = compileQuery(catalog.vocab, text);
+  const q = compileMeaningQuery(catalog.vocab, (w) => catalog.meaning.alternatives(w), text);
   return q.words.length > 0 ? q : null;
 }
 
@@ -115,6 +125,7 @@ export function compileRequest(catalog: ResolveCatalog, input: MusicResolveInput
     requireMusicXml: r.requireMusicXml === true,
     requireApprovedProfile: r.requireApprovedRenderingProfile === true,
     targetSeconds: r.targetDurationSeconds ?? null,
+    maxRepeats: MAX_LOOP_REPEATS[input.channel.intendedRole],
     style: textQuery(catalog, r.style),
     instrumentation: textQuery(catalog, r.instrumentation),
     mood: textQuery(catalog, r.mood),
@@ -140,8 +151,10 @@ export interface Evaluation {
   roleFit: boolean;
   /** Style, instrumentation, mood and duration all fit (when requested): the right music, whatever else is missing. */
   musicFit: boolean;
-  /** 0 to 100. */
+  /** 0 to 100, the ranking key in one number (`rankScore`): never higher below a lower one. */
   score: number;
+  /** 0 to 100, fit points only (the last part of the ranking key). */
+  fitScore: number;
   reasons: ResolveReason[];
   facts: EvaluationFacts;
 }
@@ -219,6 +232,30 @@ function layerDetail(
     return `${base}, but a ${layer === 'Edition' ? 'score' : 'recording'} file would be used; its rights are not declared.`;
   if (status === 'unknown') return `${base}: unknown rights are never cleared for reuse.`;
   return `${base}, but no license is recorded for the arrangement.`;
+}
+
+/**
+ * The score a candidate shows: the ranking key (ready, role fit, music fit, fit points) in one
+ * number from 0 to 100, so a candidate never shows a higher score than one above it. Each band
+ * holds one step of the key, and the fit points place a candidate within its band:
+ * ready 60-100; the right music for the role, not ready 30-59; the role only 10-29; neither 0-9.
+ */
+export const SCORE_BANDS = {
+  ready: [60, 100],
+  roleAndMusic: [30, 59],
+  role: [10, 29],
+  none: [0, 9],
+} as const;
+
+export function rankScore(k: { ready: boolean; roleFit: boolean; musicFit: boolean; score: number }): number {
+  const [lo, hi] = k.ready
+    ? SCORE_BANDS.ready
+    : k.roleFit && k.musicFit
+      ? SCORE_BANDS.roleAndMusic
+      : k.roleFit
+        ? SCORE_BANDS.role
+        : SCORE_BANDS.none;
+  return lo + Math.floor(((hi - lo) * k.score) / 100);
 }
 
 /** Ranking key of a judgment: ready, role fit, music fit, score, most significant first. */
@@ -321,12 +358,12 @@ const TRIM = 2;
 const LOOP = 3;
 const FAIL = 4;
 
-function durationOutcome(c: ResolveCatalog['cols'], i: number, target: number): number {
+function durationOutcome(c: ResolveCatalog['cols'], i: number, target: number, maxRepeats: number): number {
   const d = c.duration[i]!;
   if (Math.abs(d - target) <= durationTolerance(target)) return WITHIN;
   const flags = c.flags[i]!;
   if (d > target && (flags & FLAG_TRIMMABLE) !== 0) return TRIM;
-  if (d < target && (flags & FLAG_LOOPABLE) !== 0) return LOOP;
+  if (d < target && (flags & FLAG_LOOPABLE) !== 0 && loopRepeats(d, target) <= maxRepeats) return LOOP;
   return FAIL;
 }
 
@@ -393,7 +430,7 @@ export function judge(
 
   let duration = 0;
   if (q.targetSeconds !== null) {
-    duration = bestDuration ? WITHIN : durationOutcome(c, i, q.targetSeconds);
+    duration = bestDuration ? WITHIN : durationOutcome(c, i, q.targetSeconds, q.maxRepeats);
     if (duration === WITHIN) earned += WEIGHT.duration;
     else if (duration === FAIL) {
       const d = c.duration[i]!;
@@ -493,16 +530,21 @@ export function boundKey(catalog: ResolveCatalog, i: number, q: ResolveRequest, 
   return judge(catalog, i, q, best, null, true);
 }
 
-function textDetail(query: WordQuery, mask: number, what: string): string {
+/**
+ * A text requirement in words: how each matched word matched (exact, word form, synonym of a
+ * term, broader term of one) and which words matched nothing, so a caller can rephrase.
+ */
+function textDetail(query: WordQuery, mask: number, what: string, meaning: Meaning, fieldWords: string[]): string {
   const n = consideredWords(query);
   const list = query.words.slice(0, n);
   const matched = list.filter((_, i) => mask & (1 << i));
   const unmatched = list.filter((_, i) => !(mask & (1 << i)));
   return (
     `${what}: ${matched.length} of ${n} word(s) match` +
-    (matched.length ? ` (${matched.map((w) => `"${w}"`).join(', ')})` : '') +
-    (unmatched.length ? `; not ${unmatched.map((w) => `"${w}"`).join(', ')}` : '') +
-    '; at least half must match.'
+    (matched.length ? ` (${matched.map((w) => `"${w}": ${meaning.explain(w, fieldWords)}`).join('; ')})` : '') +
+    (unmatched.length ? `; no match for ${unmatched.map((w) => `"${w}"`).join(', ')}` : '') +
+    '; at least half must match.' +
+    (unmatched.length ? ' The words the archive uses are at /api/v1/music/vocabulary.' : '')
   );
 }
 
@@ -594,20 +636,50 @@ function explain(
       none: '',
       within: `${head}: within ${durationTolerance(t)} s.`,
       trim: `${head}: longer, and the record says it can be trimmed at marked phrase ends.`,
-      loop: `${head}: shorter, and the record says it loops seamlessly.`,
-      fail: `${head}: ${d > t ? 'longer, and the record does not say it can be trimmed' : 'shorter, and the record does not say it loops'} (fits within ${durationTolerance(t)} s).`,
+      loop: `${head}: shorter, and the record says it loops seamlessly (${loopRepeats(d, t)} repeats; at most ${q.maxRepeats} for ${q.role}).`,
+      fail: `${head}: ${
+        d > t
+          ? 'longer, and the record does not say it can be trimmed'
+          : a.loopable
+            ? `shorter; it loops seamlessly, but would play ${loopRepeats(d, t)} times, more than the ${q.maxRepeats} repeats allowed for ${q.role} (the repetition would be the music)`
+            : 'shorter, and the record does not say it loops'
+      } (fits within ${durationTolerance(t)} s).`,
     }[j.durationOutcome];
     note('duration', j.durationOutcome !== 'fail', detail);
   }
 
-  if (q.style) note('style', j.styleOk, textDetail(q.style, j.styleMask, `Style "${a.style}"`));
+  // The field's own words (what the record says), against which each match is explained.
+  const m = catalog.meaning;
+  const styleOwn = words(a.style);
+  if (q.style)
+    note(
+      'style',
+      j.styleOk,
+      textDetail(q.style, j.styleMask, `Style "${a.style}"`, m, [
+        ...styleOwn,
+        ...words(w.genre),
+        ...words(w.period),
+        ...words(a.title),
+      ]),
+    );
   if (q.instrumentation)
     note(
       'instrumentation',
       j.instrumentationOk,
-      textDetail(q.instrumentation, j.instrumentationMask, `Instrumentation "${a.instrumentation}"`),
+      textDetail(q.instrumentation, j.instrumentationMask, `Instrumentation "${a.instrumentation}"`, m, [
+        ...words(a.instrumentation),
+        ...styleOwn,
+      ]),
     );
-  if (q.mood) note('mood', j.moodOk, textDetail(q.mood, j.moodMask, `Moods "${a.moods.join(', ')}"`));
+  if (q.mood)
+    note(
+      'mood',
+      j.moodOk,
+      textDetail(q.mood, j.moodMask, `Moods "${a.moods.join(', ')}"`, m, [
+        ...a.moods.flatMap((x) => words(x)),
+        ...styleOwn,
+      ]),
+    );
 
   const used = [...usable.entries()].filter(([k]) => j.usedMask & KIND_BIT[k]).map(([, asset]) => asset);
   note('composition-rights', j.compositionOk, compositionCheck(w).detail);
@@ -700,7 +772,15 @@ export function evaluate(
   const j = newJudgment();
   judge(catalog, i, q, textMasksOf(catalog, q, i, { style: 0, instrumentation: 0, mood: 0 }), j);
   const { reasons, facts } = explain(catalog, records, i, q, j);
-  return { ready: j.ready, roleFit: j.roleFit, musicFit: j.musicFit, score: j.score, reasons, facts };
+  return {
+    ready: j.ready,
+    roleFit: j.roleFit,
+    musicFit: j.musicFit,
+    score: rankScore(j),
+    fitScore: j.score,
+    reasons,
+    facts,
+  };
 }
 
 /** Files of the given kinds that exist but cannot be reused (not public, or no link). */

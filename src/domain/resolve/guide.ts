@@ -28,7 +28,7 @@ export function resolveWorkedExample(u: Urls) {
           {
             position: 1,
             ready: true,
-            score: 98,
+            score: 99,
             workSlug: 'pachelbel-canon-in-d',
             arrangementId: 1,
             arrangementTitle: 'Canon: strings bed',
@@ -39,10 +39,12 @@ export function resolveWorkedExample(u: Urls) {
             fit: {
               kind: 'loop',
               targetSeconds: 60,
-              durationSeconds: 18,
-              durationSource: 'declared',
-              deltaSeconds: -42,
+              durationSeconds: 18.3,
+              durationSource: 'measured',
+              deltaSeconds: -41.7,
               toleranceSeconds: 6,
+              repeats: 4,
+              maxRepeats: 40,
             },
             listen: {
               url: file('canon-strings-bed.mp3'),
@@ -66,7 +68,7 @@ export function resolveWorkedExample(u: Urls) {
                 requirement: 'duration',
                 passed: true,
                 detail:
-                  '18 s (declared, not measured) against a target of 60 s: shorter, and the record says it loops seamlessly.',
+                  '18 s measured (asset 11) against a target of 60 s: shorter, and the record says it loops seamlessly (4 repeats; at most 40 for music-bed).',
               },
               {
                 requirement: 'arrangement-review',
@@ -93,7 +95,10 @@ export function resolveWorkedExample(u: Urls) {
       'prepare: nothing is ready; missing[] names what keeps the best candidate from being ready and the contribution operation that supplies it (target: workSlug, arrangementId, assetId). Copy the contribution template, submit once, and resolve again after the contribution is applied. An item with operation null waits for a human reviewer (listening approval); no contribution can supply it.',
       'no-music: the channel declared musicAllowed: false; nothing is offered.',
       'technical-pass is never listening approval, and rights-review-required is never ready; reasons[] says so in words for every candidate.',
-      'fit says how each candidate meets targetDurationSeconds (native, loop, trim or edit, with deltaSeconds; measured durations are preferred over declared ones); listen.url is a public MP3/WAV to hear it before choosing, or listen.reason says why there is none.',
+      'fit says how each candidate meets targetDurationSeconds (native, loop, trim or edit, with deltaSeconds and the loop repeats; a loop needing more repeats than the role allows is edit, not ready; measured durations are preferred over declared ones); listen.url is a public MP3/WAV to hear it before choosing, or listen.reason says why there is none.',
+      `style, instrumentation and mood words are matched by meaning against the vocabulary at ${u.vocabulary}: whole words, word forms, synonyms, broader terms; each reason says how every word matched and lists the words that matched nothing.`,
+      'score is the ranking in one number (ready 60-100, right music not ready 30-59, role only 10-29, neither 0-9): it never rises down the list.',
+      'Send Prefer: return=minimal for the compact answer (at most 8,000 bytes for ten candidates; links.full is the full one).',
     ],
   };
 }
@@ -109,6 +114,8 @@ POST ${u.resolve} with a JSON body (application/json, text/json or application/*
  "requirements": {"mood": "calm", "targetDurationSeconds": 60, "requiredFormats": ["mp3", "musicxml"]}}
 
 - Name the work by workSlug (exact), or by title and/or composer (any name form: "Bach, J.S.", "J. S. Bach"; accents optional; catalog numbers such as "BWV 846"; popular titles such as "Air on the G String" or "Moonlight Sonata"), or leave it out to search the whole catalog by role, style, instrumentation and mood.
+- Style, instrumentation and mood words are matched by meaning, never inside another word: the same word, a word form ("calming"), a synonym ("restful" finds calm, "keys" finds keyboard instruments) or a broader term ("calm" finds serene). The terms, their synonyms and broader terms: ${u.vocabulary}. Each reason says how every word matched and lists the words that matched nothing.
+- Send the header Prefer: return=minimal for a compact answer (per candidate: work, arrangement, title, ready, fit with loop repeats, listen link, each failing check in one line, rights and review in one line; at most 8,000 bytes for ten candidates), with links.full to the full one. The full answer is the default.
 - The answer (in the envelope, Cache-Control: no-store) has verdict reuse, prepare or no-music, and at most 10 ranked candidates. Each carries workSlug, arrangementId, per-format assetId and absolute download link, license, attribution, rights with US/EU/CA territory notes, review states, a score, and reasons[]: every requirement, passed or failed, with why.
 - reuse: candidates[0] is ready: human-listening-approved, rights cleared in every layer, every requested format a public file. Keep workSlug, arrangementId and assetId with what you publish.
 - prepare: nothing is ready. missing[] names each missing thing and the contribution operation that supplies it (new-work, metadata-revision, source-score, score-revision, arrangement, performance, rendering-profile), with the target workSlug, arrangementId and assetId; operation null means it waits for a human reviewer (listening approval). Template: ${u.contributionTemplate} Schema: ${u.contributionSchema}

@@ -22,8 +22,20 @@ export interface Scored {
   key: number;
 }
 
-export function packKey(k: { ready: boolean; roleFit: boolean; musicFit: boolean; score: number }): number {
-  return (k.ready ? KEY_READY : 0) | (k.roleFit ? KEY_ROLE_FIT : 0) | (k.musicFit ? KEY_MUSIC_FIT : 0) | k.score;
+/** The packed key of an evaluation (its fit points, `fitScore`, when it has them) or of plain key parts. */
+export function packKey(k: {
+  ready: boolean;
+  roleFit: boolean;
+  musicFit: boolean;
+  score: number;
+  fitScore?: number;
+}): number {
+  return (
+    (k.ready ? KEY_READY : 0) |
+    (k.roleFit ? KEY_ROLE_FIT : 0) |
+    (k.musicFit ? KEY_MUSIC_FIT : 0) |
+    (k.fitScore ?? k.score)
+  );
 }
 
 /** Negative when arrangement x (with key xKey) ranks before y. */

@@ -26,6 +26,7 @@ import {
   fitOf,
   fitTolerance,
   listenAsset,
+  loopRepeats,
   measuredDuration,
   noListenReason,
 } from '../audio/arrangement.ts';
@@ -46,14 +47,17 @@ export interface ResolveContext {
 }
 
 /** Fit to the requested runtime (issue 13): measured duration when there is one, else declared. */
-function fitFor(a: ArrangementRecord, target: number | null): ResolveCandidate['fit'] {
+function fitFor(a: ArrangementRecord, target: number | null, maxRepeats: number): ResolveCandidate['fit'] {
   if (target === null) return null;
   const m = measuredDuration(a.assets);
   const seconds = m ? Math.round(m.seconds * 10) / 10 : a.durationSeconds;
   // The kind is judged on the same whole seconds the ranking used.
-  const kind = fitOf(effectiveDurationSeconds(a.durationSeconds, a.assets), target, a.loopable, a.trimmable);
+  const judged = effectiveDurationSeconds(a.durationSeconds, a.assets);
+  const kind = fitOf(judged, target, a.loopable, a.trimmable, maxRepeats);
   return {
     kind,
+    repeats: loopRepeats(judged, target),
+    maxRepeats,
     targetSeconds: target,
     durationSeconds: seconds,
     durationSource: m ? 'measured' : 'declared',
@@ -81,7 +85,7 @@ function candidateOf(
   i: number,
   ev: Evaluation,
   position: number,
-  targetSeconds: number | null,
+  q: ResolveRequest,
 ): ResolveCandidate {
   const { work: w, arrangement: a } = arrangementAt(catalog, records, i);
   const failed = ev.reasons.filter((r) => !r.passed).map((r) => r.requirement);
@@ -105,7 +109,7 @@ function candidateOf(
     moods: a.moods,
     durationSeconds: a.durationSeconds,
     measuredDurationSeconds: measuredDuration(a.assets)?.seconds ?? null,
-    fit: fitFor(a, targetSeconds),
+    fit: fitFor(a, q.targetSeconds, q.maxRepeats),
     listen: listenFor(a),
     loopable: a.loopable,
     trimmable: a.trimmable,
@@ -434,7 +438,7 @@ export function finishResolve(
 
   const { q, found, scan: s } = plan;
   const explained = s.top.map((t) => ({ index: t.index, ev: evaluate(catalog, t.index, q, records) }));
-  const candidates = explained.map((x, k) => candidateOf(catalog, records, x.index, x.ev, k + 1, q.targetSeconds));
+  const candidates = explained.map((x, k) => candidateOf(catalog, records, x.index, x.ev, k + 1, q));
   const verdict: ResolveVerdict = candidates[0]?.ready ? 'reuse' : 'prepare';
   const bestFit = explained.find((x) => x.ev.roleFit) ?? null;
   const missing =
@@ -457,9 +461,10 @@ export function finishResolve(
           : s.readyCount > 1
             ? ` ${s.readyCount} ready arrangement(s) in all.`
             : '')
-      : missing.length > 0
-        ? `Nothing is ready for ${q.role}. Missing: ${missing.map((m) => (m.format ? `${m.what} (${m.format})` : m.what)).join(', ')}; see missing[] for the contribution that would supply each.`
-        : `Nothing is ready for ${q.role}.`;
+      : preferenceOnly(candidates, q) +
+        (missing.length > 0
+          ? `Missing: ${missing.map((m) => (m.format ? `${m.what} (${m.format})` : m.what)).join(', ')}; see missing[] for the contribution that would supply each.`
+          : '');
   return {
     verdict,
     summary,
@@ -480,6 +485,32 @@ export function finishResolve(
     links,
     catalogGeneratedAtUtc: ctx.catalogGeneratedAtUtc,
   };
+}
+
+/** Requirements a caller states as wishes about the music itself; the rest is clearance and files. */
+const PREFERENCES = new Set(['style', 'instrumentation', 'mood', 'duration']);
+
+/**
+ * The first sentence of a `prepare` summary. When some candidates fail only preferences (style,
+ * instrumentation, mood, duration) and are otherwise cleared, it says so and names the failed
+ * preference, instead of a bare "nothing is ready": the caller may relax a wish.
+ */
+function preferenceOnly(candidates: ResolveCandidate[], q: ResolveRequest): string {
+  const near = candidates.filter((c) => {
+    const failed = c.reasons.filter((r) => !r.passed);
+    return failed.length > 0 && failed.every((r) => PREFERENCES.has(r.requirement));
+  });
+  if (near.length === 0) return `Nothing is ready for ${q.role}. `;
+  const failed = [...new Set(near.flatMap((c) => c.reasons.filter((r) => !r.passed).map((r) => r.requirement)))];
+  const wish = (r: string) =>
+    r === 'duration'
+      ? `duration ${q.targetSeconds} s`
+      : `${r} "${(r === 'style' ? q.style : r === 'mood' ? q.mood : q.instrumentation)?.text ?? ''}"`;
+  const first = near[0]!;
+  return (
+    `No candidate meets every requirement for ${q.role}, but ${near.length} shown ${near.length === 1 ? 'is' : 'are'} cleared and fail${near.length === 1 ? 's' : ''} only the ${failed.length === 1 ? 'preference' : 'preferences'} ${failed.map(wish).join(' and ')} ` +
+    `(first: ${first.workSlug} arrangement ${first.arrangementId}, position ${first.position}); relax ${failed.length === 1 ? 'it' : 'them'} to reuse one as is. `
+  );
 }
 
 /** Both steps at once, for a catalog whose records are at hand (by default its own, in memory). */

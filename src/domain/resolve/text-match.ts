@@ -107,12 +107,17 @@ export class Vocabulary {
   }
 }
 
-/** A folded query ready to test against id lists: one id range per word. */
+/** A folded query ready to test against id lists: one id range per word, or one id set per word. */
 export interface WordQuery {
   text: string;
   words: string[];
-  /** Pairs [first, end) per word, flattened. */
+  /** Pairs [first, end) per word, flattened (prefix matching: titles and composers). */
   ranges: Int32Array;
+  /**
+   * Per word, the sorted ids of the whole words it matches (matching by meaning: requirement
+   * words; see vocabulary/meaning.ts); null for prefix matching by `ranges`.
+   */
+  alts: Int32Array[] | null;
 }
 
 export function compileQuery(vocab: Vocabulary, text: string): WordQuery {
@@ -123,7 +128,32 @@ export function compileQuery(vocab: Vocabulary, text: string): WordQuery {
     ranges[2 * i] = lo;
     ranges[2 * i + 1] = hi;
   });
-  return { text, words: list, ranges };
+  return { text, words: list, ranges, alts: null };
+}
+
+/**
+ * A requirement query matched by meaning: each word becomes the ids of the whole words it may
+ * match (itself, its base forms, the words of the terms it is a synonym of; `alternatives`), so a
+ * word is never matched inside another ("lo" is not in "solo") and a word the vocabulary does not
+ * hold matches nothing.
+ */
+export function compileMeaningQuery(
+  vocab: Vocabulary,
+  alternatives: (word: string) => string[],
+  text: string,
+): WordQuery {
+  // Words as sent (no plural guess: "vaporous" is not a plural); word forms come from `alternatives`.
+  const all = words(text);
+  const kept = all.filter((w) => !STOP_WORDS.has(w));
+  const list = [...new Set(kept.length > 0 ? kept : all)];
+  const alts = list.map((w) => Int32Array.from(vocab.idsOf(alternatives(w))));
+  const ranges = new Int32Array(list.length * 2);
+  alts.forEach((a, i) => {
+    // A reachable word gets a non-empty range (the bound only asks whether the word can match).
+    ranges[2 * i] = a.length > 0 ? a[0]! : 0;
+    ranges[2 * i + 1] = a.length > 0 ? a[a.length - 1]! + 1 : 0;
+  });
+  return { text, words: list, ranges, alts };
 }
 
 /** Words of a query that count: the first 31, so a match set fits one integer. */
@@ -135,6 +165,22 @@ export function consideredWords(query: WordQuery): number {
 export function matchedWordsMask(query: WordQuery, ids: Int32Array, from = 0, to = ids.length): number {
   let mask = 0;
   const n = consideredWords(query);
+  const alts = query.alts;
+  if (alts) {
+    for (let i = 0; i < n; i++) {
+      const set = alts[i]!;
+      if (set.length === 0) continue;
+      found: for (let k = from; k < to; k++) {
+        const id = ids[k]!;
+        for (let a = 0; a < set.length; a++)
+          if (set[a] === id) {
+            mask |= 1 << i;
+            break found;
+          }
+      }
+    }
+    return mask;
+  }
   const ranges = query.ranges;
   for (let i = 0; i < n; i++) {
     const lo = ranges[2 * i]!;

@@ -1,0 +1,63 @@
+/**
+ * The published vocabularies (GET /api/v1/music/vocabulary): the mood, style/genre and
+ * instrumentation terms resolve matches requirements against, each with its synonyms, word forms
+ * and broader term. One schema for the endpoint, OpenAPI and the MCP tool descriptions.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, StringEnum } from './common.ts';
+
+const strict = { additionalProperties: false } as const;
+
+export const VOCABULARY_FACETS = ['mood', 'style', 'instrumentation'] as const;
+export type VocabularyFacet = (typeof VOCABULARY_FACETS)[number];
+
+export const VocabularyTerm = Type.Object(
+  {
+    term: Type.String({ minLength: 1, maxLength: 80, description: 'The term as the archive writes it ("calm").' }),
+    broader: Nullable(Type.String({ maxLength: 80 }), {
+      description:
+        'The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term.',
+    }),
+    synonyms: Type.Array(Type.String({ maxLength: 80 }), {
+      description:
+        "Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term.",
+    }),
+    wordForms: Type.Array(Type.String({ maxLength: 80 }), {
+      description: 'Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too.',
+    }),
+    scopeNote: Type.Optional(Type.String({ maxLength: 300, description: 'When to use the term.' })),
+  },
+  { ...strict, $id: 'VocabularyTerm', title: 'VocabularyTerm', description: 'One term of a vocabulary.' },
+);
+export type VocabularyTerm = Static<typeof VocabularyTerm>;
+
+export const Vocabularies = Type.Object(
+  {
+    facets: Type.Object(
+      {
+        mood: Type.Array(VocabularyTerm, { description: 'Terms for requirements.mood and arrangement moods.' }),
+        style: Type.Array(VocabularyTerm, {
+          description: 'Terms for requirements.style: styles, genres (with their broader genre) and periods.',
+        }),
+        instrumentation: Type.Array(VocabularyTerm, {
+          description:
+            'Terms for requirements.instrumentation: instruments (aliases as synonyms, family as broader term) and families.',
+        }),
+      },
+      { ...strict, description: 'The terms per requirement field.' },
+    ),
+    matching: Type.String({
+      description:
+        'How a requirement word matches: exact word (never inside another word), word form, synonym of a term, broader term; a word that matches nothing is listed as unmatched in the reason.',
+    }),
+    thesaurus: Type.String({ description: "Where synonyms beyond the archive's own list come from." }),
+    facetNames: Type.Array(StringEnum(VOCABULARY_FACETS), { description: 'The facets, in order.' }),
+  },
+  {
+    ...strict,
+    $id: 'Vocabularies',
+    title: 'Vocabularies',
+    description: 'The mood, style/genre and instrumentation vocabularies resolve matches requirements against.',
+  },
+);
+export type Vocabularies = Static<typeof Vocabularies>;
