@@ -20,7 +20,7 @@ import { ifNoneMatchHits, SMALL_FILE_MAX, SYNC_READ_MAX, type AnswerHeaders, typ
 /**
  * The header lines of a file's answers, built once per file (the file is immutable) and handed to
  * writeHead as flat arrays: no object, spread or String() per request. Same names, order and values
- * as before (test/http/fast-path-headers.test.ts pins them).
+ * as before (test/http/fast-path-headers.slow.test.ts pins them).
  */
 function headersOf(file: StaticFile, length: number): AnswerHeaders {
   let h = file.answerHeaders;
