@@ -19,6 +19,7 @@ import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { ContributionAnswerInput, RESPONSE_TOKEN_HEADER, ResponseToken } from '../../src/schemas/answer.ts';
 import { ProfilesQuery, WorksQuery } from '../../src/schemas/queries.ts';
 import { Slug } from '../../src/schemas/common.ts';
+import { describeTool } from '../../src/domain/mcp-tools.ts';
 import type { ArchiveHttp, HttpAnswer } from './archive-http.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -155,10 +156,7 @@ const workRecord = responseSchema('get', '/api/v1/works/{slug}', '200');
 
 export const TOOLS: ToolDefinition[] = [
   {
-    name: 'resolve_music',
-    title: 'Resolve music for a channel',
-    description:
-      'Send your channel (key + intended role) and requirements; the answer is reuse (a ready canonical asset), prepare (what to contribute) or no-music, with explained candidates. Changes nothing. Same as POST /api/v1/music/resolve.',
+    ...describeTool('resolve_music'),
     inputSchema: json(MusicResolveInput),
     outputSchema: responseSchema('post', '/api/v1/music/resolve', '200'),
     readOnly: true,
@@ -166,10 +164,7 @@ export const TOOLS: ToolDefinition[] = [
     run: (args, http) => call(http, 'POST', '/api/v1/music/resolve', args).then((structured) => ({ structured })),
   },
   {
-    name: 'search_works',
-    title: 'Search the catalog',
-    description:
-      'Search and page through canonical works by words, composer (any name form, accent-insensitive), genre, instrument or style. Same as GET /api/v1/works.',
+    ...describeTool('search_works'),
     inputSchema: json(WorksQuery),
     outputSchema: responseSchema('get', '/api/v1/works', '200'),
     readOnly: true,
@@ -180,10 +175,7 @@ export const TOOLS: ToolDefinition[] = [
       })),
   },
   {
-    name: 'get_work',
-    title: 'Read one work record',
-    description:
-      'The canonical work record as JSON (slug, asset ids, licenses, rights notes, review states) plus the same record as compact Markdown. Keep the slug and asset id with any claim you extract.',
+    ...describeTool('get_work'),
     inputSchema: slugInput,
     outputSchema: {
       type: 'object',
@@ -205,10 +197,7 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
-    name: 'get_contribution_template',
-    title: 'Get the contribution template',
-    description:
-      'A complete contribution with placeholders: replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, then call submit_contribution with a new idempotencyKey.',
+    ...describeTool('get_contribution_template'),
     inputSchema: noInput,
     outputSchema: responseSchema('get', '/api/v1/music/contributions/template', '200'),
     readOnly: true,
@@ -217,10 +206,7 @@ export const TOOLS: ToolDefinition[] = [
       call(http, 'GET', '/api/v1/music/contributions/template').then((structured) => ({ structured })),
   },
   {
-    name: 'submit_contribution',
-    title: 'Submit a contribution for human review',
-    description:
-      'Submit one structured contribution (same contract, validation, idempotency and rate limit as POST /api/v1/music/contributions). The answer carries a tracking code; retrying with the same idempotencyKey and identical content returns the same code. A refusal is a tool error with the problem detail, naming every invalid field by JSON Pointer.',
+    ...describeTool('submit_contribution'),
     inputSchema: json(MusicContributionInput),
     outputSchema: responseSchema('post', '/api/v1/music/contributions', '202'),
     readOnly: false,
@@ -228,10 +214,7 @@ export const TOOLS: ToolDefinition[] = [
     run: (args, http) => call(http, 'POST', '/api/v1/music/contributions', args).then((structured) => ({ structured })),
   },
   {
-    name: 'get_submission_status',
-    title: 'Track a contribution or correction report',
-    description:
-      'Status, history with public notes and review link of a contribution ("C-…") or correction report ("R-…"). Reuse an asset only when the status is "applied" and it appears in the canonical record.',
+    ...describeTool('get_submission_status'),
     inputSchema: trackingInput,
     outputSchema: {
       type: 'object',
@@ -261,10 +244,7 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
-    name: 'submit_correction_report',
-    title: 'Report an error in a record',
-    description:
-      'Propose a change to one field of a record with evidence; a person reviews it (same validation and rate limit as POST /api/v1/correction-reports). The answer carries an "R-…" tracking code.',
+    ...describeTool('submit_correction_report'),
     inputSchema: json(CorrectionReportInput),
     outputSchema: responseSchema('post', '/api/v1/correction-reports', '202'),
     readOnly: false,
@@ -272,11 +252,7 @@ export const TOOLS: ToolDefinition[] = [
     run: (args, http) => call(http, 'POST', '/api/v1/correction-reports', args).then((structured) => ({ structured })),
   },
   {
-    name: 'answer_information_request',
-    title: "Answer a reviewer's request for information",
-    description:
-      'When a contribution ("C-…") or correction report ("R-…") is "needs-information" (the history note says what the reviewer needs), answer it: a public message and, for a contribution, optionally the whole revised contribution (same contract as submit_contribution, same idempotencyKey), which replaces the proposed change. ' +
-      `Needs the responseToken from the submit tool's answer (sent as the ${RESPONSE_TOKEN_HEADER} header, never in a URL). The item goes back to "pending" for review; the answer shows in its history. Same validation and rate limit as the HTTP endpoint.`,
+    ...describeTool('answer_information_request'),
     inputSchema: json({
       type: 'object',
       properties: {
@@ -322,10 +298,7 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
-    name: 'list_profiles',
-    title: 'List rendering profiles',
-    description:
-      'Rendering profiles (performance styles and instruments), filterable by kind, status, render readiness and words. Same as GET /api/v1/profiles.',
+    ...describeTool('list_profiles'),
     inputSchema: json(ProfilesQuery),
     outputSchema: responseSchema('get', '/api/v1/profiles', '200'),
     readOnly: true,
@@ -336,10 +309,7 @@ export const TOOLS: ToolDefinition[] = [
       ),
   },
   {
-    name: 'list_instruments',
-    title: 'List instruments',
-    description:
-      'Normalized instruments with aliases, families, registered profiles and readiness. Same as GET /api/v1/instruments.',
+    ...describeTool('list_instruments'),
     inputSchema: noInput,
     outputSchema: responseSchema('get', '/api/v1/instruments', '200'),
     readOnly: true,
