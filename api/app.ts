@@ -13,12 +13,14 @@ import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
 import { Rebuilder, type SiteRebuilder } from './site/builds.ts';
+import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
 import { ProblemError, problemBody, sendProblem } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, prototypeKeyPointers } from '../src/domain/json-limits.ts';
 import { serveStatic } from './site/fast-static.ts';
+import { selectEncoding } from './site/static-site.ts';
 import { createBlobStore } from './blobs/create.ts';
 import { registerCatalogRoutes } from './catalog/routes.ts';
 import { registerBlobRoutes } from './blobs/routes.ts';
@@ -98,6 +100,8 @@ function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex,
 
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, handle } = input;
+  // The review checks and the desk's preview engrave in the process's pool, with these budgets.
+  configureSharedEngravePool(config.engrave);
   // Requests in progress and the graceful stop (api/lifecycle.ts).
   const gate = new ShutdownGate();
   // The background reconcile after an incremental build reports to the server's log (set below).
@@ -445,7 +449,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         return reply.code(301).header('Location', `${base}${found.location}${query}`).send();
       }
       if (found.kind === 'none') return notFoundOr405(request, reply);
-      return sendFile(request, reply, base, found.file);
+      return sendFile(request, reply, base, selectEncoding(found.file, request.headers['accept-encoding']));
     },
   });
   app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: notFoundOr405 });

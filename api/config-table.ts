@@ -267,6 +267,30 @@ export const SETTINGS: readonly SettingRow[] = [
       'works per Astro run of a full build (`npm run build -- --batch-works N` too): a larger catalog renders in batches plus one run for the listings, with the same output, so memory follows the batch (docs/architecture.md, decision 28)',
   },
   {
+    names: ['ARCHIVE_ENGRAVE_WORKERS'],
+    type: 'worker threads',
+    default: 'number of cores',
+    readBy: 'server',
+    meaning:
+      'worker threads of the engraving pool (1-64): Verovio engraves scores there for the build, `npm run engrave`, the review checks and the desk\'s score preview, never on the server\'s thread (docs/site.md, "Engraving pool and render cache")',
+  },
+  {
+    names: ['ARCHIVE_ENGRAVE_TIMEOUT_MS'],
+    type: 'milliseconds',
+    default: '`300000`',
+    readBy: 'server',
+    meaning:
+      'time budget per score: a score still engraving (or loading, for the checks) after this long is stopped, its worker replaced, and the score refused with the problem `engraving-over-budget` naming the limit (a failed check at accept, a "not rendered" note in the build)',
+  },
+  {
+    names: ['ARCHIVE_ENGRAVE_MEMORY_MB'],
+    type: 'MiB',
+    default: '`2048`',
+    readBy: 'server',
+    meaning:
+      "memory budget per engraving worker, MiB (64-65536): V8's heap limit of the worker and the most Verovio's WebAssembly memory may reach; over it the score is refused like a timeout. A worker whose Verovio memory passed 256 MiB (or a quarter of the budget, when lower) is replaced after its score, so memory never stays at the largest score's size",
+  },
+  {
     names: ['ARCHIVE_SEARCH_SHARD_WORKS'],
     type: 'works',
     default: '`20000`',

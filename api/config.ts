@@ -14,6 +14,12 @@ import {
   DEFAULT_RATE_LIMIT as DEFAULT_LIMIT,
   RATE_LIMIT_VARIABLES,
 } from '../src/domain/contributions/policy.ts';
+import {
+  DEFAULT_ENGRAVE_MEMORY_MB,
+  DEFAULT_ENGRAVE_TIMEOUT_MS,
+  defaultEngravePoolOptions,
+  type EngravePoolOptions,
+} from '../src/lib/site/engrave-pool.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeHost } from './review/fetch.ts';
 import { settingValue } from './config-table.ts';
 
@@ -121,6 +127,11 @@ export interface Config {
   incrementalBuilds: boolean;
   /** ARCHIVE_RECONCILE_DELAY_MS: quiet time after an incremental swap before the full build that replaces it; null: never. */
   reconcileDelayMs: number | null;
+  /**
+   * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
+   * worker threads and each score's time and memory budget, for builds, review checks and the desk.
+   */
+  engrave: EngravePoolOptions;
 }
 
 /** Timeouts of the HTTP server, milliseconds (documented in README and docs/architecture.md). */
@@ -145,6 +156,26 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 export const DEFAULT_FAST_PATH_LOG_SAMPLE = 0.01;
 
 /** A whole number of milliseconds from `name`, or the default; anything else stops the start. */
+/**
+ * ARCHIVE_ENGRAVE_WORKERS (1-64, default the number of cores), ARCHIVE_ENGRAVE_TIMEOUT_MS (per
+ * score, default 300000), ARCHIVE_ENGRAVE_MEMORY_MB (per worker, 64-65536, default 2048).
+ */
+export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptions {
+  const whole = (name: string, fallback: number, min: number, max: number, unit: string): number => {
+    const raw = settingValue(env, name);
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new ConfigError(`${name} must be a whole number of ${unit} from ${min} to ${max} (got "${raw}")`);
+    return n;
+  };
+  return {
+    size: whole('ARCHIVE_ENGRAVE_WORKERS', defaultEngravePoolOptions().size, 1, 64, 'worker threads'),
+    timeoutMs: millis(env, 'ARCHIVE_ENGRAVE_TIMEOUT_MS', DEFAULT_ENGRAVE_TIMEOUT_MS),
+    memoryMb: whole('ARCHIVE_ENGRAVE_MEMORY_MB', DEFAULT_ENGRAVE_MEMORY_MB, 64, 65536, 'MiB'),
+  };
+}
+
 function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = settingValue(env, name);
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -516,6 +547,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(settingValue(env, 'ARCHIVE_DOWNLOAD_OFFLOAD'))),
     s3: s3SettingsFromEnv(env),
     ...rebuildSettingsFromEnv(env),
+    engrave: engraveSettingsFromEnv(env),
   };
 }
 

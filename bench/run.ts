@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only static,build] [--quick] [--static-content DIR]`
+ * `npm run bench [-- --only static,build] [--quick] [--static-content DIR] [--wire-scores ...] [--wire-build DIR]`
  * Runs the bench sections one after another, each against a baseline measured in the same run,
  * writes bench/results/<ISO timestamp>.json and bench/results/latest.json, prints a summary.
  * Every process it starts is killed and every temp folder removed, also on failure or Ctrl-C.
@@ -25,7 +25,9 @@ import { parseScenarios, runApplyBench } from './lib/apply.ts';
 import { runPageWeightBench } from './lib/page-weight.ts';
 import { scaleStaticSection, staticSection } from './lib/static.ts';
 import { scaleSection } from './lib/scale.ts';
+import { scoreWireSection } from './lib/score-wire.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
+import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +41,10 @@ const { values } = parseArgs({
     'apply-scenarios': { type: 'string' },
     'hugo-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
+    'engrave-quartets': { type: 'string' },
+    'engrave-songs': { type: 'string' },
+    'wire-scores': { type: 'string' },
+    'wire-build': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -119,6 +125,12 @@ const applySection: Section = {
   },
 };
 
+/** Subsets of the engraving benches' scores; without them, all 122 quartets and 200 songs. */
+const engraveOptions = {
+  quartets: values['engrave-quartets'] !== undefined ? Number(values['engrave-quartets']) : undefined,
+  songs: values['engrave-songs'] !== undefined ? Number(values['engrave-songs']) : undefined,
+};
+
 const SECTIONS: Section[] = [
   staticSection({ contentDir: values['static-content'] }),
   buildSection(),
@@ -133,11 +145,15 @@ const SECTIONS: Section[] = [
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
   scaleStaticSection({ dataDir: values['scale-data'] }),
+  engraveThroughputSection(engraveOptions),
+  engraveBuildSection(engraveOptions),
+  engraveAcceptSection(),
+  scoreWireSection({ scores: values['wire-scores'], buildDir: values['wire-build'] }),
 ];
 
 if (values.help) {
   console.log(
-    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2]\n',
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
   );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);

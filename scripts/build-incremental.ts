@@ -58,6 +58,7 @@ import { validate } from '../src/domain/validation.ts';
 import { publishedBlobs } from '../src/domain/records.ts';
 import { fold } from '../src/domain/text.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
+import { precompressScores } from '../src/lib/site/precompress.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import {
   buildSearchIndexInWorker,
@@ -72,11 +73,12 @@ import { buildWorkZips } from '../src/lib/site/work-zips.ts';
 import { composerScopeKey, facetKeysOf } from '../src/lib/site/facets.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { startIndexWorker } from '../api/catalog/build-index.ts';
-import { renderNginxConfig } from '../api/site/nginx.ts';
+import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
 import {
   buildSite,
   ContentError,
   runAstro,
+  scoreCounts,
   SCORES_MANIFEST,
   serializeScoreManifest,
   writeProtected,
@@ -405,6 +407,8 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   const scores = await renderScores({ ...catalog, works: changed }, scoresDir, {
     generatedAtUtc,
     blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
+    cache: options.renderCache ?? null,
+    poolOptions: options.engrave,
   });
   const baseManifest = JSON.parse(readFileSync(path.join(baseDir, SCORES_MANIFEST), 'utf8')) as ScoreManifest;
   const merged: ScoreManifest = { scores: {} };
@@ -444,13 +448,17 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   const searching: Promise<BuildInfo['searchIndex'] | null> = keepSearch
     ? Promise.resolve(null)
     : timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog, { reuse: shardReuse ?? undefined }));
-  const pending = Promise.allSettled([linking, searching]);
+  // The changed works' engraved pages get their brotli and gzip forms (src/lib/site/precompress.ts)
+  // on libuv's thread pool; the unchanged works' come with the hard-linked copy.
+  const compressing = timed('compressMs', precompressScores(path.join(scoresDir, 'files'), 1));
+  const pending = Promise.allSettled([linking, searching, compressing]);
   // And a worker thread reads the base's records of the unchanged works for the index files.
   const indexer = startIndexWorker(path.join(baseDir, 'client'), plan.works);
   let searchIndex: BuildInfo['searchIndex'];
   let renderedFiles: number;
   let zips: BuildInfo['zips'];
   let catalogIndex: BuildInfo['catalogIndex'];
+  let compressedPages: BuildInfo['compressedPages'];
   // Render the touched pages into a scratch folder first: the stage is made only once they exist.
   const partial = path.join(outDir, '.partial');
   const scopeFile = path.join(outDir, '.scope.json');
@@ -491,13 +499,15 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       await Promise.allSettled([pending, indexing]);
       throw err;
     }
-    const [linked, searched] = await pending;
+    const [linked, searched, compressed] = await pending;
     phase('waitMs');
     // The index's own time is catalogIndex.durationMs; this phase is what is left of it after the wait.
     const [indexed] = await Promise.allSettled([indexing]);
     phase('indexMs');
     if (linked.status === 'rejected') throw linked.reason;
     if (searched.status === 'rejected') throw searched.reason;
+    if (compressed.status === 'rejected') throw compressed.reason;
+    compressedPages = compressed.value;
     if (indexed.status === 'rejected') throw indexed.reason;
     searchIndex = searched.value ?? { pages: base.searchIndex.pages, durationMs: 0 };
     catalogIndex = indexed.value;
@@ -528,7 +538,11 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
 
   writeNew(
     path.join(outDir, 'nginx.conf'),
-    renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }),
+    renderNginxConfig(clientDir, {
+      blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined,
+      // nginx serves this folder on this machine: brotli when its nginx has the module.
+      brotliStatic: nginxHasBrotliStatic(),
+    }),
   );
   for (const scratch of [partial, scoresDir, scopeFile, searchScratch])
     rmSync(scratch, { recursive: true, force: true });
@@ -554,7 +568,8 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     generatedAtUtc,
     works: catalog.works.length,
     profiles: catalog.profiles.length,
-    scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
+    scores: scoreCounts(scores),
+    compressedPages,
     searchIndex,
     catalogIndex,
     zips,

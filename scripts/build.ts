@@ -14,9 +14,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/catalog.ts';
 import { dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
-import { renderNginxConfig } from '../api/site/nginx.ts';
+import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { renderScores } from '../src/lib/site/render-scores.ts';
+import type { RenderCacheBackend } from '../src/lib/site/render-cache.ts';
+import type { EngravePoolOptions } from '../src/lib/site/engrave-pool.ts';
+import { createBlobStore } from '../api/blobs/create.ts';
+import { ConfigError, engraveSettingsFromEnv, loadConfig, type Config } from '../api/config.ts';
+import { BUILD_STORE_VARIABLE } from '../api/site/builds.ts';
+import { precompressScores, type PrecompressResult } from '../src/lib/site/precompress.ts';
 import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex, buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
@@ -49,6 +55,10 @@ export interface BuildOptions {
   commit?: string;
   /** The build's time (every record's generatedAtUtc); now unless given (tests compare builds). */
   generatedAtUtc?: string;
+  /** The render cache's backend (the blob store's named objects); none: every score is engraved. */
+  renderCache?: RenderCacheBackend | null;
+  /** The engraving pool's workers and budgets (defaults: every core, DEFAULT_ENGRAVE_*). */
+  engrave?: Partial<EngravePoolOptions>;
 }
 
 export interface BuildInfo {
@@ -82,8 +92,26 @@ export interface BuildInfo {
   generatedAtUtc: string;
   works: number;
   profiles: number;
-  /** Score previews: rendered and failed MusicXML source scores, and the time it took. */
-  scores: { rendered: number; failed: number; durationMs: number };
+  /**
+   * Score previews: rendered and failed MusicXML source scores, and the time it took; of them,
+   * `engraved` by this build and `fromCache` (verified render cache entries), `corrupt`
+   * cache entries found damaged and made again, and `pdfsMade` PDFs made from cached pages. Builds before the render cache have no
+   * engraved/fromCache/corrupt.
+   */
+  scores: {
+    rendered: number;
+    failed: number;
+    durationMs: number;
+    engraved: number;
+    fromCache: number;
+    corrupt: number;
+    pdfsMade: number;
+  };
+  /**
+   * Engraved pages compressed by this build (brotli and gzip siblings, src/lib/site/precompress.ts):
+   * pages, their SVG bytes, the compressed bytes of each coding, and the time it took beside Astro.
+   */
+  compressedPages?: PrecompressResult;
   /** Works in the Pagefind search index, and the time it took. */
   searchIndex: { pages: number; durationMs: number };
   /** Works in the server's index files (`index/`), and the time it took. */
@@ -303,8 +331,18 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const scores = await renderScores(catalog, scoresDir, {
     generatedAtUtc,
     blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
+    cache: options.renderCache ?? null,
+    poolOptions: options.engrave,
   });
+  phase(
+    'scoresMs',
+    `scores: ${scores.rendered} rendered, ${scores.failed} failed; ${scores.engraved} engraved, ${scores.fromCache} from the render cache`,
+  );
   phase('scoresMs', `scores: ${scores.rendered} rendered, ${scores.failed} failed`);
+  // Each engraved page's brotli and gzip forms, on libuv's thread pool while Astro renders (one
+  // page at a time: the pool's other threads stay free for Astro's file writes).
+  const compressing = precompressScores(path.join(scoresDir, 'files'), 1);
+  compressing.catch(() => undefined); // surfaced when awaited below
   const clientDir = path.join(outDir, 'client');
   const batchWorks = options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS);
   // Pagefind's records come from the catalog, not from the pages, so when the catalog fits in one
@@ -338,7 +376,9 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   } finally {
     // Never leave Pagefind writing into a folder the caller may remove next.
     if (searching) await searching.catch(() => undefined);
+    await compressing.catch(() => undefined);
   }
+  const compressedPages = await compressing;
   phase('astroMs', `astro build done in ${astroRuns} run(s)${searching ? ', Pagefind beside it' : ''}`);
   if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
   rmSync(scoresDir, { recursive: true, force: true });
@@ -368,7 +408,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     );
     writeFileSync(
       path.join(outDir, 'nginx.conf'),
-      renderNginxConfig(clientDir, { blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined }),
+      renderNginxConfig(clientDir, {
+        blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined,
+        // nginx serves this folder on this machine: brotli when its nginx has the module.
+        brotliStatic: nginxHasBrotliStatic(),
+      }),
     );
     // Outside client/: the server reads it to know which blobs public records link to.
     writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
@@ -399,7 +443,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     generatedAtUtc,
     works: counts.works,
     profiles: counts.profiles,
-    scores: { rendered: scores.rendered, failed: scores.failed, durationMs: scores.durationMs },
+    scores: scoreCounts(scores),
+    compressedPages,
     searchIndex,
     catalogIndex,
     zips,
@@ -410,6 +455,62 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   };
   writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
   return info;
+}
+
+/** build.json's `scores` from a render summary. */
+export function scoreCounts(s: {
+  rendered: number;
+  failed: number;
+  durationMs: number;
+  engraved: number;
+  fromCache: number;
+  corrupt: number;
+  pdfsMade: number;
+}): BuildInfo['scores'] {
+  return {
+    rendered: s.rendered,
+    failed: s.failed,
+    durationMs: s.durationMs,
+    engraved: s.engraved,
+    fromCache: s.fromCache,
+    corrupt: s.corrupt,
+    pdfsMade: s.pdfsMade,
+  };
+}
+
+/**
+ * The render cache a build uses, from `--render-cache`: "config" (default) the configured blob
+ * store (ARCHIVE_BLOB_STORE, ARCHIVE_DATA_DIR, ARCHIVE_S3_*), "store" the one the server handed
+ * its build child (BUILD_STORE_VARIABLE), "none", or a folder (a local blob store's root).
+ */
+export function renderCacheFrom(
+  value: string,
+  env: NodeJS.ProcessEnv,
+): { cache: RenderCacheBackend | null; config: Config | null } {
+  if (value === 'none') return { cache: null, config: null };
+  if (value === 'store') {
+    const raw = env[BUILD_STORE_VARIABLE];
+    if (!raw) throw new ConfigError(`--render-cache store needs ${BUILD_STORE_VARIABLE} (set by the server)`);
+    return { cache: createBlobStore(JSON.parse(raw) as Pick<Config, 'dataDir' | 'blobStore' | 's3'>), config: null };
+  }
+  if (value === 'config') {
+    const config = loadConfig(env, PROJECT_ROOT);
+    return { cache: createBlobStore(config), config };
+  }
+  return { cache: new LocalBlobStore(path.resolve(value)), config: null };
+}
+
+/** The engraving pool's options from `--engrave-*` flags, else the configuration's ARCHIVE_ENGRAVE_*. */
+export function engraveOptionsFrom(
+  flags: { workers?: string; timeoutMs?: string; memoryMb?: string },
+  env: NodeJS.ProcessEnv,
+): EngravePoolOptions {
+  return engraveSettingsFromEnv({
+    ...env,
+    ...(flags.workers !== undefined ? { ARCHIVE_ENGRAVE_WORKERS: flags.workers } : {}),
+    ...(flags.timeoutMs !== undefined ? { ARCHIVE_ENGRAVE_TIMEOUT_MS: flags.timeoutMs } : {}),
+    ...(flags.memoryMb !== undefined ? { ARCHIVE_ENGRAVE_MEMORY_MB: flags.memoryMb } : {}),
+  });
 }
 
 /**
@@ -449,8 +550,28 @@ async function main(): Promise<void> {
       'generated-at': { type: 'string' },
       'incremental-from': { type: 'string' },
       'batch-works': { type: 'string' },
+      'render-cache': { type: 'string', default: 'config' },
+      'engrave-workers': { type: 'string' },
+      'engrave-timeout-ms': { type: 'string' },
+      'engrave-memory-mb': { type: 'string' },
     },
   });
+  let renderCache: RenderCacheBackend | null;
+  let engrave: EngravePoolOptions;
+  try {
+    renderCache = renderCacheFrom(values['render-cache'], process.env).cache;
+    engrave = engraveOptionsFrom(
+      {
+        workers: values['engrave-workers'],
+        timeoutMs: values['engrave-timeout-ms'],
+        memoryMb: values['engrave-memory-mb'],
+      },
+      process.env,
+    );
+  } catch (err) {
+    console.error(`--render-cache / --engrave-*: ${(err as Error).message}`);
+    process.exit(2);
+  }
   const readerSignIn = values['reader-sign-in'];
   if (readerSignIn !== 'github' && readerSignIn !== 'none') {
     console.error(`--reader-sign-in must be "github" or "none" (got "${readerSignIn}")`);
@@ -474,6 +595,8 @@ async function main(): Promise<void> {
       generatedAtUtc: values['generated-at'],
       readerSignIn,
       batchWorks,
+      renderCache,
+      engrave,
     };
     let info: BuildInfo;
     if (values['incremental-from']) {

@@ -77,6 +77,23 @@ export interface BlobStore {
   offloadPath(sha256: string): string | null;
   /** Readiness: resolves with a short description when the store is reachable and writable, else rejects saying why. */
   check(): Promise<string>;
+  /**
+   * Named objects beside the blobs, for caches of derived artifacts whose key is the digest of
+   * their inputs rather than of their bytes (the render cache): `named/<name>` in the folder or
+   * bucket. The caller verifies what it reads (its bytes carry their own digest). Null when absent.
+   */
+  getNamed(name: string): Promise<Buffer | null>;
+  /** Write a named object whole (readers see the old bytes or the new, never a part). */
+  putNamed(name: string, bytes: Buffer): Promise<void>;
+}
+
+/** Names of named objects: lowercase path segments (`render-cache/v2/ab/<key>`), no dot segments. */
+export const NAMED_OBJECT = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9._-]*){0,7}$/;
+
+export function namedKey(name: string): string {
+  if (!NAMED_OBJECT.test(name) || name.split('/').some((s) => s === '.' || s === '..'))
+    throw new Error(`not a named object's name: ${name}`);
+  return `named/${name}`;
 }
 
 /** Hash a file by streaming it (never read whole into memory). */
@@ -113,6 +130,8 @@ export abstract class StagedBlobStore implements BlobStore {
   abstract list(): AsyncGenerator<BlobInfo>;
   abstract offloadPath(sha256: string): string | null;
   abstract check(): Promise<string>;
+  abstract getNamed(name: string): Promise<Buffer | null>;
+  abstract putNamed(name: string, bytes: Buffer): Promise<void>;
   /** Put a verified staging file under its digest (the blob is known not to exist yet). */
   protected abstract store(stagingFile: string, info: BlobInfo): Promise<void>;
 
@@ -231,6 +250,29 @@ export class LocalBlobStore extends StagedBlobStore {
 
   async presignedUrl(): Promise<string | null> {
     return null;
+  }
+
+  async getNamed(name: string): Promise<Buffer | null> {
+    try {
+      return await fs.readFile(path.join(this.root, ...namedKey(name).split('/')));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async putNamed(name: string, bytes: Buffer): Promise<void> {
+    const target = path.join(this.root, ...namedKey(name).split('/'));
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    // A temporary name in the same folder, then one rename: a reader never sees a partial object.
+    const temp = `${target}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await fs.writeFile(temp, bytes, { flag: 'wx' });
+      await fs.rename(temp, target);
+    } catch (err) {
+      await fs.unlink(temp).catch(() => undefined);
+      throw err;
+    }
   }
 
   async check(): Promise<string> {

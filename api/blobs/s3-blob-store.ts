@@ -14,11 +14,20 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { blobKey, HEX64, StagedBlobStore, type BlobInfo, type ByteRange, type DownloadHeaders } from './blob-store.ts';
+import {
+  blobKey,
+  HEX64,
+  namedKey,
+  StagedBlobStore,
+  type BlobInfo,
+  type ByteRange,
+  type DownloadHeaders,
+} from './blob-store.ts';
 import { isNotFound } from './s3-client.ts';
 
 export const S3_PART_BYTES = 8 * 1024 * 1024;
@@ -107,6 +116,30 @@ export class S3BlobStore extends StagedBlobStore {
       );
     }
     await fs.unlink(stagingFile);
+  }
+
+  async getNamed(name: string): Promise<Buffer | null> {
+    try {
+      const answer = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: `${this.prefix}${namedKey(name)}` }),
+      );
+      return Buffer.from(await answer.Body!.transformToByteArray());
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async putNamed(name: string, bytes: Buffer): Promise<void> {
+    // One PUT: S3 makes an object visible whole or not at all.
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: `${this.prefix}${namedKey(name)}`,
+        Body: bytes,
+        ContentType: 'application/octet-stream',
+      }),
+    );
   }
 
   async read(sha256: string, range?: ByteRange): Promise<Readable> {

@@ -32,6 +32,7 @@ import type { createAdminSignIn } from '../session/routes.ts';
 import type { ReviewService } from '../review/service.ts';
 import { reviewDiff } from '../review/diff.ts';
 import { scorePreviewSvg } from '../review/checks.ts';
+import { EngraveBudgetError } from '../../src/lib/site/engrave-pool.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { problemType } from '../../src/domain/problems.ts';
@@ -463,6 +464,12 @@ export async function registerDesk(
         try {
           text = await svg;
         } catch (err) {
+          if (err instanceof EngraveBudgetError)
+            throw new ProblemError('engraving-over-budget', err.message, {
+              limit: err.limit,
+              budget: err.budget,
+              setting: err.setting,
+            });
           throw new ProblemError('not-found', `No preview: ${(err as Error).message}`);
         }
         return reply

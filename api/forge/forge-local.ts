@@ -15,7 +15,7 @@
  * Locking: these methods do NOT take `withContentRepoLock`; the review service holds it around
  * every call (so apply can rewrite, merge and rebuild as one step). Call them under the lock.
  */
-import { git } from '../site/content-repo.ts';
+import { git, mergeIntoMain, moveMain } from '../site/content-repo.ts';
 import { ContentProposal } from '../site/content-proposal.ts';
 import { normalizeContentPath } from '../../src/domain/content-lint.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
@@ -122,17 +122,18 @@ export class LocalForge implements Forge {
   /** Labels exist only on GitHub; locally the status lives in the tracking record. */
   async setStatus(_ref: ReviewRef, _status: string): Promise<void> {}
 
-  /** Merge the review branch into main with a merge commit; main's checkout must be clean. */
+  /**
+   * Merge the review branch into main with a merge commit, by plumbing (api/site/content-repo.ts
+   * mergeIntoMain): nothing is checked out but the paths the merge changes.
+   */
   async merge(ref: ReviewRef, message: string): Promise<{ commit: string }> {
     const current = await git(this.repo, ['symbolic-ref', '--short', 'HEAD']);
     if (current !== 'main') throw new Error(`the content repository has "${current}" checked out, not main`);
     try {
-      await git(this.repo, ['merge', '--no-ff', '--quiet', '-m', message, ref.branch]);
+      return { commit: await mergeIntoMain(this.repo, ref.branch, message) };
     } catch (err) {
-      await git(this.repo, ['merge', '--abort']).catch(() => undefined);
       throw new Error(`merging ${ref.branch} into main failed: ${(err as Error).message}`);
     }
-    return { commit: await this.main() };
   }
 
   /** Close without merging: the branch is kept for the record. */
@@ -142,6 +143,6 @@ export class LocalForge implements Forge {
 
   /** Move main back to `commit` (undo a merge whose build failed); the caller holds the lock. */
   async resetMain(commit: string): Promise<void> {
-    await git(this.repo, ['reset', '--hard', '--quiet', commit]);
+    await moveMain(this.repo, await this.main(), commit, 'undo a merge whose build failed');
   }
 }

@@ -39,6 +39,8 @@ export function sendFile(
   options: { offload?: string } = {},
 ) {
   reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
+  // A precompressed form (static-site.ts, selectEncoding): ranges, 304 and HEAD apply to its bytes.
+  if (file.vary) reply.header('Vary', 'Accept-Encoding');
   if (file.downloadName) reply.header('Content-Disposition', contentDisposition(file.downloadName));
   if (ifNoneMatchHits(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
   const range = parseRange(
@@ -60,6 +62,7 @@ export function sendFile(
     );
   }
   reply.type(file.contentType);
+  if (file.contentEncoding) reply.header('Content-Encoding', file.contentEncoding);
   if (options.offload) {
     return reply
       .header('X-Accel-Redirect', options.offload)

@@ -27,7 +27,7 @@ import type { AppContext } from '../context.ts';
 import type { Principal } from '../http/auth.ts';
 import { ensureIncrementalBuild } from '../site/builds.ts';
 import { ContentProposal } from '../site/content-proposal.ts';
-import { git, withContentRepoLock } from '../site/content-repo.ts';
+import { git, moveMain, withContentRepoLock } from '../site/content-repo.ts';
 import { formatLintMessage, type LoadedWork } from '../../src/domain/catalog.ts';
 import { checkPartialCopy } from '../../src/domain/content-lint.ts';
 import { checkEligibility, readRightsEvidence, type RefusalReason } from '../../src/domain/library/eligibility.ts';
@@ -197,7 +197,8 @@ export class LibraryPublisher {
       await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: publication }));
       this.failpoint('publish-before-merge');
       try {
-        await git(repo, ['merge', '--ff-only', '--quiet', commit]);
+        // A fast-forward by plumbing: main moves only if it still names `head`.
+        await moveMain(repo, head, commit, 'publish an arrangement');
       } catch {
         await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: null }));
         throw new ProblemError(
@@ -210,7 +211,7 @@ export class LibraryPublisher {
         await this.ctx.rebuilder.rebuildAndSwap();
       } catch (err) {
         this.log.error({ err }, 'publication rebuild failed; moving the branch back');
-        await git(repo, ['reset', '--hard', '--quiet', head]);
+        await moveMain(repo, commit, head, 'undo a publication whose build failed');
         await this.store.tracks.update(stableKey, (t) => ({ ...t, pendingPublication: null }));
         throw new ProblemError(
           'internal-error',

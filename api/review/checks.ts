@@ -11,6 +11,7 @@ import type { AssetKind } from '../../src/schemas/common.ts';
 import type { RunTechnicalChecks, TechnicalCheckResult } from './types.ts';
 import { measureAudioFile } from '../audio/measure-audio.ts';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
+import { EngraveBudgetError, sharedEngravePool } from '../../src/lib/site/engrave-pool.ts';
 
 /** MusicXML larger than this is not handed to Verovio (it would hold the event loop for long). */
 const MAX_MUSICXML_BYTES = 20 * 1024 * 1024;
@@ -56,28 +57,25 @@ function fail(kind: AssetKind, summary: string, measurements: Record<string, unk
 // ---------------------------------------------------------------------------------------------
 // MusicXML
 
-type Toolkit = import('verovio/esm').VerovioToolkit;
-let toolkit: Promise<Toolkit> | null = null;
-
-/** One Verovio instance per process, created on first use (the WASM module takes a while to start). */
-function verovio(): Promise<Toolkit> {
-  toolkit ??= (async () => {
-    const { default: createVerovioModule } = await import('verovio/wasm');
-    const { VerovioToolkit, enableLog, enableLogToBuffer, LOG_WARNING } = await import('verovio/esm');
-    const module = await createVerovioModule();
-    // Messages go to a buffer read after each load, not to the server's output.
-    enableLogToBuffer(1, module);
-    enableLog(LOG_WARNING, module);
-    return new VerovioToolkit(module);
-  })();
-  toolkit.catch(() => {
-    toolkit = null;
+/**
+ * Verovio runs in the engraving pool's worker threads (src/lib/site/engrave-pool.ts), never on
+ * the server's thread, within the pool's time and memory budget per score.
+ */
+function overBudget(kind: AssetKind, err: EngraveBudgetError, measurements: Record<string, unknown>) {
+  return fail(kind, err.message, {
+    ...measurements,
+    // The same problem the pool's refusal means, with the limit it hit, for the review and its reader.
+    problem: {
+      type: '/problems/engraving-over-budget',
+      title: 'The score is over the engraving budget',
+      status: 422,
+      detail: err.message,
+      limit: err.limit,
+      budget: err.budget,
+      setting: err.setting,
+    },
   });
-  return toolkit;
 }
-
-/** Verovio is single-threaded state: loads run one at a time. */
-let verovioQueue: Promise<unknown> = Promise.resolve();
 
 async function checkMusicXml(file: string): Promise<TechnicalCheckResult> {
   const bytes = await readFile(file);
@@ -101,20 +99,14 @@ async function checkMusicXmlText(xml: string): Promise<TechnicalCheckResult> {
   const parts = (xml.match(/<score-part[\s>]/g) ?? []).length;
   const notes = (xml.match(/<note[\s>]/g) ?? []).length;
   if (notes === 0) return fail('musicxml', 'The MusicXML file has no notes', { measures, parts, notes });
-  const run = verovioQueue.then(async () => {
-    const tk = await verovio();
-    tk.setOptions({ pageWidth: 2100, pageHeight: 2970, scale: 40, adjustPageHeight: false });
-    tk.getLog(); // drop messages of the previous file
-    const loaded = tk.loadData(xml);
-    const errors = tk
-      .getLog()
-      .split('\n')
-      .filter((line) => line.startsWith('[Error]'))
-      .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
-    return { loaded: Boolean(loaded), errors, pages: loaded ? tk.getPageCount() : 0 };
-  });
-  verovioQueue = run.catch(() => undefined);
-  const { loaded, errors, pages } = await run;
+  let loadResult;
+  try {
+    loadResult = await sharedEngravePool().check(xml);
+  } catch (err) {
+    if (err instanceof EngraveBudgetError) return overBudget('musicxml', err, { measures, parts, notes });
+    throw err;
+  }
+  const { loaded, errors, pages } = loadResult;
   const measurements = { pages, measures, parts, notes };
   // Verovio reads damaged files leniently; its error log tells when it had to give up on parts.
   if (!loaded || errors.length > 0) {
@@ -134,21 +126,11 @@ async function checkMusicXmlText(xml: string): Promise<TechnicalCheckResult> {
 }
 
 /**
- * The first page of a MusicXML score engraved as SVG (the desk's score preview, issue 15), on the
- * same Verovio instance and queue as the checks. Throws when Verovio cannot load the file.
+ * The first page of a MusicXML score engraved as SVG (the desk's score preview, issue 15), in the
+ * engraving pool like the checks. Throws when Verovio cannot load the file or the score is over budget.
  */
 export async function scorePreviewSvg(xml: string): Promise<{ svg: string; pages: number }> {
-  const run = verovioQueue.then(async () => {
-    const tk = await verovio();
-    tk.setOptions({ pageWidth: 2100, pageHeight: 2970, scale: 40, adjustPageHeight: true, xmlIdChecksum: true });
-    tk.getLog();
-    if (!tk.loadData(xml)) throw new Error('Verovio could not load this MusicXML file');
-    const pages = tk.getPageCount();
-    if (pages < 1) throw new Error('Verovio found no page to engrave');
-    return { svg: tk.renderToSVG(1), pages };
-  });
-  verovioQueue = run.catch(() => undefined);
-  return run;
+  return sharedEngravePool().preview(xml);
 }
 
 const TAG = /<(\/?)([A-Za-z_:][\w:.-]*)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/y;

@@ -73,7 +73,17 @@ export interface ChildBuildOptions {
   lowPriority?: boolean;
   /** Stops the child (the folder is removed, the promise rejects). */
   signal?: AbortSignal;
+  /** The blob store whose named objects hold the render cache (local folder or S3); none: no cache. */
+  renderCache?: Pick<Config, 'dataDir' | 'blobStore' | 's3'>;
+  /** The engraving pool's workers and budgets. */
+  engrave?: Config['engrave'];
 }
+
+/**
+ * How the server hands its blob store to a build child: JSON in this variable of the child's own
+ * environment (not a setting: S3 credentials stay off the command line). scripts/build.ts reads it.
+ */
+export const BUILD_STORE_VARIABLE = 'ARCHIVE_BUILD_RENDER_CACHE_STORE';
 
 /** Run scripts/build.ts in a child process; rejects with the build's own error output. */
 export function buildInChild(
@@ -103,8 +113,31 @@ export function buildInChild(
         ...(options.incrementalFrom ? ['--incremental-from', options.incrementalFrom] : []),
         ...(options.generatedAtUtc ? ['--generated-at', options.generatedAtUtc] : []),
         ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : []),
+        ...(options.renderCache ? ['--render-cache', 'store'] : ['--render-cache', 'none']),
+        ...(options.engrave
+          ? [
+              '--engrave-workers',
+              String(options.engrave.size),
+              '--engrave-timeout-ms',
+              String(options.engrave.timeoutMs),
+              '--engrave-memory-mb',
+              String(options.engrave.memoryMb),
+            ]
+          : []),
       ],
-      { stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'] },
+      {
+        env: options.renderCache
+          ? {
+              ...process.env,
+              [BUILD_STORE_VARIABLE]: JSON.stringify({
+                dataDir: options.renderCache.dataDir,
+                blobStore: options.renderCache.blobStore,
+                s3: options.renderCache.s3,
+              }),
+            }
+          : undefined,
+        stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
+      },
     );
     if (options.lowPriority && child.pid !== undefined) {
       try {
@@ -227,6 +260,8 @@ async function buildFromWorktree(
       lowPriority: options.lowPriority,
       signal: options.signal,
       readerSignIn: readerSignInOf(config),
+      renderCache: config,
+      engrave: config.engrave,
     });
   if (options.worktree) {
     const worktree = persistentWorktreePath(config, options.worktree);

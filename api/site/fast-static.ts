@@ -1,8 +1,8 @@
 /**
  * A fast path in front of Fastify for the requests agents make most: a plain GET or HEAD of a
  * static file of the served build. It answers with the same headers the full path would (strong
- * ETag, Cache-Control, exact type, 304 on a matching If-None-Match) without routing, hooks or
- * reply objects. Two ways through it:
+ * ETag, Cache-Control, exact type, 304 on a matching If-None-Match, and for an engraved page the
+ * precompressed form Accept-Encoding asks for) without routing, hooks or reply objects. Two ways through it:
  * - a file already known: a 304 from its ETag, or its bytes from memory, with no await at all;
  * - a file known but whose bytes left memory (the memory cache holds only part of a large
  *   catalog) and at most SYNC_READ_MAX: read again on this thread, as nginx reads a file, since
@@ -15,7 +15,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SiteHandle } from './site-handle.ts';
-import { ifNoneMatchHits, SMALL_FILE_MAX, SYNC_READ_MAX, type AnswerHeaders, type StaticFile } from './static-site.ts';
+import {
+  ifNoneMatchHits,
+  selectEncoding,
+  SMALL_FILE_MAX,
+  SYNC_READ_MAX,
+  type AnswerHeaders,
+  type StaticFile,
+} from './static-site.ts';
 
 /**
  * The header lines of a file's answers, built once per file (the file is immutable) and handed to
@@ -35,7 +42,11 @@ function headersOf(file: StaticFile, length: number): AnswerHeaders {
       'X-Content-Type-Options',
       'nosniff',
     ];
-    h = { h304, h200: [...h304, 'Content-Type', file.contentType, 'Content-Length', String(length)], length };
+    // A file with precompressed forms (an engraved page): which one answers depends on Accept-Encoding.
+    if (file.vary) h304.push('Vary', 'Accept-Encoding');
+    const h200 = [...h304, 'Content-Type', file.contentType, 'Content-Length', String(length)];
+    if (file.contentEncoding) h200.push('Content-Encoding', file.contentEncoding);
+    h = { h304, h200, length };
     file.answerHeaders = h;
   }
   return h;
@@ -63,7 +74,8 @@ export function serveStatic(req: IncomingMessage, res: ServerResponse, handle: S
   // /track/{code} is rendered with the code's record (api/site/track-page.ts), not the bare file.
   if (url.startsWith('/track/') && url !== '/track/') return fallback();
   const site = handle.current.site;
-  const known = site.peek(url);
+  const peeked = site.peek(url);
+  const known = peeked?.encodings ? selectEncoding(peeked, req.headers['accept-encoding']) : peeked;
   const inm = req.headers['if-none-match'];
   if (known) {
     if (inm !== undefined && ifNoneMatchHits(inm, known.etag)) return notModified(res, known);
@@ -82,9 +94,11 @@ export function serveStatic(req: IncomingMessage, res: ServerResponse, handle: S
   const found = known ? Promise.resolve({ kind: 'file' as const, file: known }) : site.resolve(url);
   found
     .then(async (r) => {
-      if (r.kind !== 'file' || r.file.size > SMALL_FILE_MAX) return fallback();
-      if (inm !== undefined && ifNoneMatchHits(inm, r.file.etag)) return notModified(res, r.file);
-      ok(req, res, r.file, await site.bytesOf(r.file));
+      if (r.kind !== 'file') return fallback();
+      const file = selectEncoding(r.file, req.headers['accept-encoding']);
+      if (file.size > SMALL_FILE_MAX) return fallback();
+      if (inm !== undefined && ifNoneMatchHits(inm, file.etag)) return notModified(res, file);
+      ok(req, res, file, await site.bytesOf(file));
     })
     .catch(() => {
       // A file that vanished or could not be read: let the full path decide (it answers a problem).

@@ -3,16 +3,47 @@
  * (DESIGN.md 2.2): extension-less API records map to `index.json`, Markdown and text get their
  * types (the one MIME table, mime-db: api/http/media-types.ts). Dynamic routes (queries, submissions) are proxied to the Node process.
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { nginxTypesBlock } from '../http/media-types.ts';
+import { PRECOMPRESSED_NGINX_LOCATION } from '../../src/lib/site/precompress.ts';
+
+/** Where Debian's nginx loads its enabled modules from (its nginx.conf includes this folder). */
+export const DEBIAN_NGINX_MODULES_ENABLED = '/etc/nginx/modules-enabled';
+/** Debian's brotli static module (package libnginx-mod-http-brotli-static). */
+export const DEBIAN_BROTLI_STATIC_MODULE = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
+
+/**
+ * Whether this machine's nginx has the brotli static module enabled (Debian 12 ships it as
+ * libnginx-mod-http-brotli-static, which links a conf into modules-enabled). The generated config
+ * names `brotli_static` only then, because nginx refuses an unknown directive; without it the
+ * engraved pages are still served as gzip (`gzip_static`, part of Debian's nginx).
+ */
+export function nginxHasBrotliStatic(modulesEnabled = DEBIAN_NGINX_MODULES_ENABLED): boolean {
+  try {
+    return (
+      existsSync(DEBIAN_BROTLI_STATIC_MODULE) &&
+      readdirSync(modulesEnabled).some((name) => name.includes('brotli-static') || name.includes('brotli_static'))
+    );
+  } catch {
+    return false;
+  }
+}
 
 /** Where X-Accel-Redirect points for blob bytes (ARCHIVE_DOWNLOAD_OFFLOAD=nginx); internal, never reachable from outside. */
 export const NGINX_BLOBS_LOCATION = '/_archive-internal/blobs/';
 
 export function renderNginxConfig(
   clientDir: string,
-  options: { listen?: string; upstream?: string; blobsDir?: string } = {},
+  options: {
+    listen?: string;
+    upstream?: string;
+    blobsDir?: string;
+    /** Name `brotli_static` (the builds pass nginxHasBrotliStatic()); without it gzip only. */
+    brotliStatic?: boolean;
+  } = {},
 ): string {
   const listen = options.listen ?? '127.0.0.1:8080';
+  const brotli = options.brotliStatic ?? false;
   const upstream = options.upstream ?? 'http://127.0.0.1:4321';
   const offload = options.blobsDir
     ? `
@@ -76,6 +107,19 @@ ${offload}
     }
     location /track/ {
         try_files /track/index.html =404;
+    }
+    # Engraved score pages: the build wrote page-N.svg.gz and page-N.svg.br beside each SVG
+    # (src/lib/site/precompress.ts); nginx sends the form Accept-Encoding asks for, with Vary.
+    location ~ ${PRECOMPRESSED_NGINX_LOCATION} {
+        gzip_static on;
+        gzip_vary on;
+${
+  brotli
+    ? `        brotli_static on;`
+    : `        # brotli_static on; needs the brotli static module (Debian: libnginx-mod-http-brotli-static),
+        # not enabled on the machine that built this; gzip is served instead.`
+}
+        try_files $uri =404;
     }
     # Files stored with a work came from contributors: HTML, SVG, XML and scripts are downloads.
     location ~ ^/works/[^/]+/files/ {

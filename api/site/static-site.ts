@@ -12,6 +12,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contentTypeFor, storedFileType } from '../http/media-types.ts';
+import { chooseEncoding } from '../http/accept-encoding.ts';
+import { CODINGS, PRECOMPRESSED_FILE, type Coding } from '../../src/lib/site/precompress.ts';
 
 // One MIME table for the server and nginx.conf (mime-db, see api/http/media-types.ts).
 export { contentTypeFor };
@@ -28,6 +30,10 @@ export interface ServableFile {
   body?: Buffer;
   /** Suggested file name for Content-Disposition. */
   downloadName?: string;
+  /** The content coding of these bytes (a precompressed form of the file, see StaticFile.encodings). */
+  contentEncoding?: Coding;
+  /** The answer depends on Accept-Encoding: every answer for this path says `Vary: Accept-Encoding`. */
+  vary?: boolean;
 }
 
 /** A file of the build folder: what send-file serves, plus its path inside the build. */
@@ -38,7 +44,25 @@ export type StaticFile = ServableFile & {
   answerHeaders?: AnswerHeaders;
   /** Asked for since its bytes were last passed over for eviction (second chance, see keep). */
   recentlyUsed?: boolean;
+  /**
+   * The file's precompressed forms written by the build beside it (`<file>.br`, `<file>.gz`;
+   * src/lib/site/precompress.ts), each with its own size and strong ETag; see selectEncoding.
+   */
+  encodings?: Partial<Record<Coding, StaticFile>>;
+  /** The codings of `encodings`, in the server's order (br, gzip). */
+  codings?: Coding[];
 };
+
+/**
+ * The representation of `file` to answer a request with Accept-Encoding `header`: the file itself,
+ * or one of its precompressed forms (api/http/accept-encoding.ts). Files without forms are
+ * returned as they are, whatever the header says.
+ */
+export function selectEncoding(file: StaticFile, header: string | undefined): StaticFile {
+  if (file.encodings === undefined || file.codings === undefined) return file;
+  const chosen = chooseEncoding(header, file.codings);
+  return chosen === 'identity' ? file : (file.encodings[chosen] ?? file);
+}
 
 /** Header lines of a static file's 200 and 304, as flat [name, value, ...] arrays for writeHead. */
 export interface AnswerHeaders {
@@ -194,6 +218,7 @@ export class StaticSite {
     const [oldest, old] = this.cache.entries().next().value as [string, StaticFile];
     this.cache.delete(oldest);
     this.dropBytes(old);
+    for (const form of Object.values(old.encodings ?? {})) this.dropBytes(form);
   }
 
   private async load(rel: string): Promise<StaticFile | null> {
@@ -205,6 +230,34 @@ export class StaticSite {
     }
     const absPath = path.join(this.root, rel);
     if (!absPath.startsWith(this.root + path.sep)) return null;
+    // Files stored with a work came from contributors: never typed as HTML, SVG, XML or script.
+    const contentType = /^works\/[^/]+\/files\//.test(rel) ? storedFileType(rel) : contentTypeFor(rel);
+    const file = await this.read(rel, absPath, contentType);
+    if (file === null) return null;
+    if (PRECOMPRESSED_FILE.test(rel)) {
+      // The compressed forms share the file's type and cache policy; each has its own bytes and ETag.
+      const encodings: Partial<Record<Coding, StaticFile>> = {};
+      const codings: Coding[] = [];
+      for (const { coding, suffix } of CODINGS) {
+        const form = await this.read(`${rel}${suffix}`, `${absPath}${suffix}`, contentType);
+        if (form === null) continue;
+        form.contentEncoding = coding;
+        form.vary = true;
+        encodings[coding] = form;
+        codings.push(coding);
+      }
+      if (codings.length > 0) {
+        file.vary = true;
+        file.encodings = encodings;
+        file.codings = codings;
+      }
+    }
+    this.remember(file);
+    return file;
+  }
+
+  /** One file's facts (size, strong ETag) and, when small, its bytes (kept if the budget allows); null when it is not a file. */
+  private async read(rel: string, absPath: string, contentType: string): Promise<StaticFile | null> {
     let handle;
     try {
       handle = await fs.open(absPath, 'r');
@@ -221,8 +274,7 @@ export class StaticSite {
         absPath,
         size: stat.size,
         etag: '',
-        // Files stored with a work came from contributors: never typed as HTML, SVG, XML or script.
-        contentType: /^works\/[^/]+\/files\//.test(rel) ? storedFileType(rel) : contentTypeFor(rel),
+        contentType,
         cacheControl: rel.startsWith('_astro/')
           ? 'public, max-age=31536000, immutable'
           : 'public, max-age=60, stale-while-revalidate=300',
@@ -239,7 +291,6 @@ export class StaticSite {
         const bytes = read === stat.size ? body : body.subarray(0, read);
         file.size = bytes.length;
         file.etag = strongEtag(createHash('sha256').update(bytes).digest());
-        this.remember(file);
         this.keep(file, bytes);
         // Callers that find the bytes gone (evicted at once) read them again through bytesOf.
         return file;
@@ -247,7 +298,6 @@ export class StaticSite {
       const hash = createHash('sha256');
       for await (const chunk of createReadStream(absPath, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
       file.etag = strongEtag(hash.digest());
-      this.remember(file);
       return file;
     } finally {
       await handle.close();

@@ -24,8 +24,9 @@
  *   (or npm run bench -- --only apply [--apply-sizes ...] [--apply-scenarios ...])
  *
  * `--keep DIR` keeps each size's catalog, content repository and builds in DIR/apply-<works> and
- * reuses them on the next run (a development aid: the first full build is not repeated, so such a
- * run's fullBuildMs is only the check that the build exists). Every new work has a slug of its
+ * reuses them on the next run (a development aid: the first full build is not repeated; such a
+ * run's fullBuildMs is the duration the kept full build's build.json recorded when it was made,
+ * and `fullBuildMeasured` says so). Every new work has a slug of its
  * own (the title's new word), so a kept catalog grows by one work per new-work run.
  */
 import { execFileSync } from 'node:child_process';
@@ -71,6 +72,8 @@ const GOAL_MS: Record<ApplyScenario, number> = { correction: 2000, 'new-work': 5
 interface AppliedFigures {
   works: number;
   fullBuildMs: number;
+  /** Whether the anchor was built in this run or read from a kept folder's build.json. */
+  fullBuildMeasured: string;
   /** From the apply request to the change served everywhere the scenario looks. */
   applyToVisibleMs: number;
   /** The apply call's answer (202 "applying", `Prefer: respond-async`). */
@@ -202,7 +205,7 @@ async function watch<K extends string>(
 /**
  * `keep`: a folder kept between runs (generated catalog, content repository, first full build),
  * so repeated runs at one size skip generating and the first full build; its `fullBuildMs` is then
- * the one measured when the folder was made (null when it was not measured in this run).
+ * the one the kept build's build.json recorded when it was made.
  */
 async function one(
   works: number,
@@ -225,9 +228,21 @@ async function one(
       PROJECT_ROOT,
     );
     const repo = await ensureContentRepo(config.contentRepo, gen.outDir);
+    // The anchor is a full (not incremental) build of HEAD. A kept folder may already hold it:
+    // then its own build.json gives the time measured when it was made (an earlier run), never
+    // the milliseconds it takes to find the folder.
     const t0 = Date.now();
-    const buildDir = await ensureBuild(config, repo.head);
-    const fullBuildMs = Date.now() - t0;
+    const buildDir = await ensureBuild(config, repo.head, { acceptIncremental: false });
+    const elapsedMs = Date.now() - t0;
+    const anchorInfo = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')) as {
+      durationMs?: number;
+      incremental?: unknown;
+    };
+    if (anchorInfo.incremental !== undefined) throw new Error(`the anchor build ${buildDir} is incremental`);
+    const builtNow = elapsedMs >= (anchorInfo.durationMs ?? 0);
+    const fullBuildMs = builtNow ? elapsedMs : (anchorInfo.durationMs ?? NaN);
+    const fullBuildMeasured = builtNow ? 'this run' : 'an earlier run (kept folder: its build.json)';
+    if (!Number.isFinite(fullBuildMs)) throw new Error(`the kept build ${buildDir} does not record its duration`);
     const handle = await SiteHandle.open(buildDir);
     const rebuilder = new Rebuilder(config, handle);
     const score = scenarios.includes('new-work') ? readFileSync(NEW_WORK_SCORE) : null;
@@ -291,6 +306,7 @@ async function one(
       const figures: AppliedFigures = {
         works,
         fullBuildMs,
+        fullBuildMeasured,
         applyToVisibleMs,
         applyCallMs,
         trackedVisibleMs,

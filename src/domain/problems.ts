@@ -57,6 +57,13 @@ export const PROBLEM_TYPES = [
     description: 'The request body is larger than the documented limit for this endpoint.',
   },
   {
+    name: 'engraving-over-budget',
+    title: 'The score is over the engraving budget',
+    status: 422,
+    description:
+      'Engraving this score took longer, or needed more memory, than the budget each score gets (ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB); it was stopped so the server stays responsive. `limit` names the budget ("time" or "memory"), `budget` its value and `setting` the variable that sets it. The file itself is kept; an operator may raise the budget.',
+  },
+  {
     name: 'range-not-satisfiable',
     title: 'Range not satisfiable',
     status: 416,

@@ -32,6 +32,9 @@ export default function setup(project: TestProject) {
       '--base-url',
       TEST_BASE_URL,
       '--quiet',
+      // A render cache of this run's own: tests never see scores engraved by an earlier run.
+      '--render-cache',
+      path.join(root, 'render-cache'),
     ],
     { stdio: 'inherit' },
   );

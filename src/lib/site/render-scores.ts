@@ -1,45 +1,31 @@
 /**
  * Build-time score rendering: every MusicXML source score stored with a public work is engraved
- * to SVG pages with Verovio, with a MIDI rendition of the same file. Runs in scripts/build.ts
- * before `astro build`; writes the files under `<dir>/files/<score folder>/` and a manifest the
- * pages read for sizes and failures. A score that fails is recorded with its reason and the
- * build goes on. Verovio starts only when there is something to render (synthetic catalogs have
- * no stored scores and pay nothing).
+ * to SVG pages (wide and phone layouts, every page), a MIDI rendition and a PDF. Runs in
+ * scripts/build.ts before `astro build`; writes the files under `<dir>/files/<score folder>/`
+ * and a manifest the pages read for sizes and failures. A score that fails is recorded with its
+ * reason and the build goes on.
+ *
+ * Each score is looked up in the render cache first (src/lib/site/render-cache.ts; verified by
+ * digest, a damaged entry is engraved again); what is missing is engraved in the engraving pool
+ * (src/lib/site/engrave-pool.ts: worker threads, one score each, with time and memory budgets)
+ * and stored in the cache. Workers start only when something must be engraved (synthetic
+ * catalogs have no stored scores and pay nothing; an unchanged catalog engraves nothing).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { musicXmlFromMxl } from '../../domain/mxl.ts';
 import path from 'node:path';
-import type { VerovioToolkit } from 'verovio/esm';
 import type { Catalog } from '../../domain/catalog.ts';
-import { NARROW_PAGE_PX, scoreFolder, type ScoreManifest, type ScorePage, type ScoreRendering } from './scores.ts';
-import { svgPagesToPdf, type PdfMeta } from './score-pdf.ts';
+import { scoreFolder, type ScoreManifest, type ScoreRendering } from './scores.ts';
+import type { EngraveMeta, EngraveOutput } from './engrave.ts';
+import { defaultEngravePoolOptions, EngraveBudgetError, EngravePool, type EngravePoolOptions } from './engrave-pool.ts';
+import { engravingKey, pdfKey, RenderCache, type RenderCacheBackend } from './render-cache.ts';
 
-/** Engraving width in Verovio units (1/10 mm at scale 100); with scale 40 a page is 840 px wide. */
-const VEROVIO_OPTIONS = {
-  pageWidth: 2100,
-  pageHeight: 2970,
-  scale: 40,
-  adjustPageHeight: true,
-  // Ids derived from the input, so the same file renders to the same bytes in every build.
-  xmlIdChecksum: true,
-};
+export { looksActive } from './engrave.ts';
 
-/**
- * The phone layout: a page NARROW_PAGE_PX wide at scale 36, a 25.9 px staff (the wide pages have
- * 28.8 px at scale 40). Slightly smaller than the wide pages so that two bars of a dense score
- * still fit a system without Verovio squeezing them; still above MIN_STAFF_PX.
- */
-const NARROW_SCALE = 36;
-const NARROW_OPTIONS = {
-  ...VEROVIO_OPTIONS,
-  scale: NARROW_SCALE,
-  pageWidth: Math.round((NARROW_PAGE_PX * 100) / NARROW_SCALE),
-};
+/** The subject line of every engraved score's PDF. */
+const PDF_SUBJECT = 'Engraved by Verovio from the MusicXML source score';
 
-/** Long scores keep the build fast: pages beyond this are left to the MusicXML file. */
-export const MAX_RENDERED_PAGES = 40;
-
-interface Job {
+export interface Job {
   slug: string;
   title: string;
   composer: string;
@@ -54,7 +40,7 @@ interface Job {
  * issue 13, contributed arrangement scores (they live in the blob store: `blobPath` maps a digest
  * to its file; without it they are listed as not rendered).
  */
-function jobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
+export function scoreJobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
   const out: Job[] = [];
   for (const work of catalog.works) {
     // Arrangement scores: the contributed ones (in the blob store). The sample's own arrangement
@@ -102,164 +88,193 @@ function jobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {
   return out;
 }
 
-/** The SVG's own size in px, which the page reserves before the image loads. */
-function svgSize(svg: string): { width: number; height: number } | null {
-  const open = /<svg\b[^>]*>/.exec(svg)?.[0] ?? '';
-  const w = /\swidth="([\d.]+)px"/.exec(open);
-  const h = /\sheight="([\d.]+)px"/.exec(open);
-  return w && h ? { width: Math.round(Number(w[1])), height: Math.round(Number(h[1])) } : null;
-}
-
-const TAG = /<([A-Za-z][\w:.-]*)((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*)\s*\/?>/g;
-const ATTRIBUTE = /([^\s=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'))?/g;
-
-/**
- * Verovio writes text through an XML serializer, so a MusicXML title like "<script>" arrives
- * escaped. Check the tags anyway and refuse any image that could still be active when opened
- * on its own: script-like elements, event-handler attributes, script URLs.
- */
-export function looksActive(svg: string): boolean {
-  for (const [, name = '', attrs = ''] of svg.matchAll(TAG)) {
-    if (/^(script|foreignobject|iframe|object|embed|handler|listener)$/i.test(name)) return true;
-    for (const [, attr = '', dq, sq] of attrs.matchAll(ATTRIBUTE)) {
-      if (/^on/i.test(attr)) return true;
-      if (/(^|:)href$|^src$/i.test(attr) && /^\s*(javascript|data|vbscript):/i.test(dq ?? sq ?? '')) return true;
-    }
-  }
-  return false;
-}
-
 export interface RenderSummary {
   manifest: ScoreManifest;
   rendered: number;
   failed: number;
+  /** Scores engraved by this run (the rest of `rendered + failed` came from the cache or were not renderable). */
+  engraved: number;
+  /** Scores whose verified cache entry was used. */
+  fromCache: number;
+  /** Cache entries that failed verification (engraved again and replaced). */
+  corrupt: number;
+  /** PDFs made from cached pages (the PDF's own entry was missing or damaged). */
+  pdfsMade: number;
   durationMs: number;
 }
 
+export interface RenderOptions {
+  generatedAtUtc?: string;
+  blobPath?: (sha256: string) => string;
+  /** The render cache's backend (the blob store); none: every score is engraved. */
+  cache?: RenderCacheBackend | null;
+  /** The pool to engrave in; without one, a pool with these options is made and closed. */
+  pool?: EngravePool;
+  poolOptions?: Partial<EngravePoolOptions>;
+}
+
+/** The cache keys and PDF metadata of one score file (meta null: the engraving alone, no PDF). */
+export interface ScoreIdentity {
+  sha256: string;
+  engraving: string;
+  pdf: string | null;
+  meta: EngraveMeta | null;
+}
+
+export function scoreIdentity(
+  bytes: Buffer,
+  info: { title: string; composer: string } | null,
+  createdAtUtc: string,
+): ScoreIdentity {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const engraving = engravingKey(sha256);
+  if (!info) return { sha256, engraving, pdf: null, meta: null };
+  const meta: EngraveMeta = { title: info.title, author: info.composer, subject: PDF_SUBJECT, createdAtUtc };
+  return { sha256, engraving, pdf: pdfKey(engraving, meta), meta };
+}
+
+export interface CachedEngraving {
+  output: EngraveOutput;
+  /** "cache": Verovio did not run (the PDF may still have been made); "engraved": it did. */
+  from: 'cache' | 'engraved';
+  /** A PDF was made from cached pages (its entry was missing or damaged). */
+  pdfMade: boolean;
+  /** Entries found damaged (and replaced). */
+  corrupt: number;
+}
+
+const withoutPdf = (output: EngraveOutput): EngraveOutput =>
+  output.rendering.status === 'rendered'
+    ? { rendering: { ...output.rendering, pdf: null }, files: output.files.filter((f) => f.name !== 'score.pdf') }
+    : output;
+
+/**
+ * Engrave one score through the cache: a verified engraving entry is used, else the pool engraves
+ * and the entry is stored; the PDF likewise has its own entry, made from the pages when missing.
+ */
+export async function engraveCached(
+  source: { file: string; compressed: boolean },
+  identity: ScoreIdentity,
+  cache: RenderCache | null,
+  pool: () => EngravePool,
+): Promise<CachedEngraving> {
+  let corrupt = 0;
+  let engraving: EngraveOutput | null = null;
+  if (cache) {
+    const found = await cache.get(identity.engraving);
+    if (found.state === 'hit') engraving = found.output;
+    else if (found.state === 'corrupt') corrupt++;
+  }
+  if (!engraving) {
+    let output: EngraveOutput;
+    try {
+      output = await pool().engrave(source, identity.meta);
+    } catch (err) {
+      // Over a budget, or the worker died: not cached (another machine or budget may do it).
+      const reason =
+        err instanceof EngraveBudgetError
+          ? err.message
+          : `The renderer stopped with an error: ${(err as Error).message}`;
+      return {
+        output: { rendering: { status: 'failed', reason }, files: [] },
+        from: 'engraved',
+        pdfMade: false,
+        corrupt,
+      };
+    }
+    if (cache) {
+      await cache.put(identity.engraving, withoutPdf(output)).catch(() => undefined);
+      const pdf = output.files.find((f) => f.name === 'score.pdf');
+      if (pdf && identity.pdf)
+        await cache.put(identity.pdf, { rendering: output.rendering, files: [pdf] }, 'pdf').catch(() => undefined);
+    }
+    return { output, from: 'engraved', pdfMade: false, corrupt };
+  }
+  if (engraving.rendering.status !== 'rendered' || !identity.pdf || !identity.meta)
+    return { output: engraving, from: 'cache', pdfMade: false, corrupt };
+  let pdfBytes: Uint8Array | null = null;
+  let pdfMade = false;
+  const found = await cache!.get(identity.pdf, 'pdf');
+  if (found.state === 'hit') pdfBytes = found.output.files.find((f) => f.name === 'score.pdf')?.bytes ?? null;
+  else {
+    if (found.state === 'corrupt') corrupt++;
+    const pages = new Map(engraving.files.map((f) => [f.name, f.bytes]));
+    const svgs = engraving.rendering.pages.map((p) =>
+      Buffer.from(pages.get(p.file) ?? new Uint8Array()).toString('utf8'),
+    );
+    pdfBytes = await pool()
+      .pdf(svgs, identity.meta)
+      .catch(() => null);
+    pdfMade = true;
+    if (pdfBytes)
+      await cache!
+        .put(identity.pdf, { rendering: engraving.rendering, files: [{ name: 'score.pdf', bytes: pdfBytes }] }, 'pdf')
+        .catch(() => undefined);
+  }
+  const output: EngraveOutput = pdfBytes
+    ? {
+        rendering: { ...engraving.rendering, pdf: 'score.pdf' },
+        files: [...engraving.files, { name: 'score.pdf', bytes: pdfBytes }],
+      }
+    : engraving;
+  return { output, from: 'cache', pdfMade, corrupt };
+}
+
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
-export async function renderScores(
-  catalog: Catalog,
-  dir: string,
-  options: { generatedAtUtc?: string; blobPath?: (sha256: string) => string } = {},
-): Promise<RenderSummary> {
-  const createdAt = new Date(options.generatedAtUtc ?? Date.now());
+export async function renderScores(catalog: Catalog, dir: string, options: RenderOptions = {}): Promise<RenderSummary> {
+  const createdAtUtc = new Date(options.generatedAtUtc ?? Date.now()).toISOString();
   const started = Date.now();
   const manifest: ScoreManifest = { scores: {} };
-  const todo = jobs(catalog, options.blobPath);
+  const todo = scoreJobs(catalog, options.blobPath);
   const renderable = todo.filter((j) => j.file !== null);
-  let rendered = 0;
-  let failed = 0;
+  const summary = { rendered: 0, failed: 0, engraved: 0, fromCache: 0, corrupt: 0, pdfsMade: 0 };
   for (const j of todo)
     if (j.file === null) manifest.scores[`${j.slug}/${j.assetId}`] = { status: 'not-rendered', reason: j.reason ?? '' };
 
-  if (renderable.length > 0) {
-    const { default: createVerovioModule } = await import('verovio/wasm');
-    const { VerovioToolkit, enableLog, enableLogToBuffer, LOG_WARNING } = await import('verovio/esm');
-    const module = await createVerovioModule();
-    // Warnings go to a buffer we read for the failure note, not to the build's output.
-    enableLogToBuffer(1, module);
-    enableLog(LOG_WARNING, module);
-    const tk = new VerovioToolkit(module);
-    for (const j of renderable) {
+  const cache = options.cache ? new RenderCache(options.cache) : null;
+  let ownPool: EngravePool | null = null;
+  const pool = () => options.pool ?? (ownPool ??= new EngravePool(options.poolOptions));
+  const width = options.pool?.options.size ?? options.poolOptions?.size ?? defaultEngravePoolOptions().size;
+  const results = new Map<string, ScoreRendering>();
+  let next = 0;
+  // As many scores in flight as the pool has workers (plus one being written), each written as it arrives.
+  const lane = async () => {
+    while (next < renderable.length) {
+      const j = renderable[next++]!;
       const key = `${j.slug}/${j.assetId}`;
       let result: ScoreRendering;
       try {
-        result = await renderOne(
-          tk,
-          j.compressed ? musicXmlFromMxl(readFileSync(j.file!)) : readFileSync(j.file!, 'utf8'),
-          path.join(dir, 'files', scoreFolder(j.slug, j.assetId)),
-          {
-            title: j.title,
-            author: j.composer,
-            subject: 'Engraved by Verovio from the MusicXML source score',
-            createdAt,
-          },
-        );
+        const identity = scoreIdentity(readFileSync(j.file!), j, createdAtUtc);
+        const got = await engraveCached({ file: j.file!, compressed: j.compressed }, identity, cache, pool);
+        if (got.from === 'cache') summary.fromCache++;
+        else summary.engraved++;
+        summary.corrupt += got.corrupt;
+        if (got.pdfMade) summary.pdfsMade++;
+        result = got.output.rendering;
+        if (result.status === 'rendered') {
+          const outDir = path.join(dir, 'files', scoreFolder(j.slug, j.assetId));
+          mkdirSync(outDir, { recursive: true });
+          for (const f of got.output.files) writeFileSync(path.join(outDir, f.name), f.bytes);
+        }
       } catch (err) {
         result = { status: 'failed', reason: `The renderer stopped with an error: ${(err as Error).message}` };
       }
-      manifest.scores[key] = result;
-      if (result.status === 'rendered') rendered++;
-      else failed++;
+      results.set(key, result);
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(width, renderable.length) }, lane));
+  } finally {
+    await (ownPool as EngravePool | null)?.close();
+  }
+  // The manifest in the catalog's order, whatever order the scores finished in.
+  for (const j of renderable) {
+    const result = results.get(`${j.slug}/${j.assetId}`)!;
+    manifest.scores[`${j.slug}/${j.assetId}`] = result;
+    if (result.status === 'rendered') summary.rendered++;
+    else summary.failed++;
   }
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
-  return { manifest, rendered, failed, durationMs: Date.now() - started };
-}
-
-function renderPages(
-  tk: VerovioToolkit,
-  pageCount: number,
-  prefix: string,
-): { pages: ScorePage[]; svgs: string[] } | { error: string } {
-  const pages: ScorePage[] = [];
-  const svgs: string[] = [];
-  for (let n = 1; n <= Math.min(pageCount, MAX_RENDERED_PAGES); n++) {
-    const svg = tk.renderToSVG(n);
-    const size = svgSize(svg);
-    if (!size) return { error: `Verovio produced no usable image for page ${n}.` };
-    if (looksActive(svg)) return { error: 'The engraved image contained active content and was discarded.' };
-    pages.push({ file: `${prefix}${n}.svg`, ...size });
-    svgs.push(svg);
-  }
-  return { pages, svgs };
-}
-
-async function renderOne(tk: VerovioToolkit, xml: string, outDir: string, meta: PdfMeta): Promise<ScoreRendering> {
-  tk.setOptions(VEROVIO_OPTIONS);
-  tk.getLog(); // drop messages of the previous score
-  if (!xml.includes('<score-partwise') && !xml.includes('<score-timewise')) {
-    return { status: 'failed', reason: 'The file is not MusicXML (no score-partwise or score-timewise element).' };
-  }
-  if (!/<note[\s>]/.test(xml)) return { status: 'failed', reason: 'The file has no notes to engrave.' };
-  const loaded = tk.loadData(xml);
-  // Verovio reads damaged files leniently and engraves empty staves; its error log says so.
-  const errors = tk
-    .getLog()
-    .split('\n')
-    .filter((line) => line.startsWith('[Error]'))
-    .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
-  if (!loaded || errors.length > 0) {
-    return {
-      status: 'failed',
-      reason: `Verovio could not read this MusicXML file${errors.length > 0 ? ` (${errors.slice(0, 2).join('; ')})` : ''}.`,
-    };
-  }
-  const pageCount = tk.getPageCount();
-  if (pageCount < 1) return { status: 'failed', reason: 'Verovio found no page to engrave in this file.' };
-  const wide = renderPages(tk, pageCount, 'page-');
-  if ('error' in wide) return { status: 'failed', reason: wide.error };
-  let midi: string | null = null;
-  let midiBytes: Buffer | null = null;
-  try {
-    const b64 = tk.renderToMIDI();
-    if (b64) {
-      midiBytes = Buffer.from(b64, 'base64');
-      // "MThd": a Standard MIDI File; anything else is not offered.
-      if (midiBytes.subarray(0, 4).toString('latin1') === 'MThd') midi = 'score.mid';
-    }
-  } catch {
-    midi = null;
-  }
-  // The printable PDF: exactly the wide pages, one PDF page each.
-  let pdf: string | null = null;
-  let pdfBytes: Buffer | null = null;
-  try {
-    pdfBytes = (await svgPagesToPdf(wide.svgs, meta)).bytes;
-    pdf = 'score.pdf';
-  } catch {
-    pdf = null;
-  }
-  // The phone layout, engraved again at NARROW_PAGE_PX with the same staff size.
-  tk.setOptions(NARROW_OPTIONS);
-  tk.redoLayout();
-  const narrow = renderPages(tk, tk.getPageCount(), 'narrow-page-');
-  const narrowPages = 'error' in narrow ? [] : narrow.pages;
-  mkdirSync(outDir, { recursive: true });
-  wide.pages.forEach((p, i) => writeFileSync(path.join(outDir, p.file), wide.svgs[i]!));
-  if (!('error' in narrow)) narrow.pages.forEach((p, i) => writeFileSync(path.join(outDir, p.file), narrow.svgs[i]!));
-  if (midi && midiBytes) writeFileSync(path.join(outDir, midi), midiBytes);
-  if (pdf && pdfBytes) writeFileSync(path.join(outDir, pdf), pdfBytes);
-  return { status: 'rendered', pageCount, pages: wide.pages, midi, pdf, narrowPages };
+  return { manifest, ...summary, durationMs: Date.now() - started };
 }

@@ -17,7 +17,7 @@ export interface ScorePage {
 export type ScoreRendering =
   | {
       status: 'rendered';
-      /** Pages the source has; `pages` may hold fewer when the build caps them. */
+      /** Pages the source has; `pages` holds every one of them (no page limit). */
       pageCount: number;
       pages: ScorePage[];
       /** "score.mid", the MIDI rendition Verovio made from the same file; null when it made none. */
@@ -47,6 +47,13 @@ export interface ScoreManifest {
  */
 export const NARROW_PAGE_PX = 340;
 export const MIN_STAFF_PX = 24;
+
+/**
+ * The score page's HTML holds this many pages of each layout as images; the rest are listed as
+ * links (with their sizes) that src/scripts/score-pages.ts turns into lazily loaded images, so a
+ * 96-page quartet's page stays a few tens of KB.
+ */
+export const FIRST_PAGES_SHOWN = 3;
 
 /** Where a score's files live in the site, relative to the site root. */
 export function scoreFolder(slug: string, assetId: number): string {

@@ -1,0 +1,84 @@
+/**
+ * One engraving worker thread of the pool (src/lib/site/engrave-pool.ts): its own Verovio
+ * instance, one task at a time. After each task it reports the size of Verovio's WebAssembly
+ * memory, which never shrinks, so the pool can end a worker that a large score left big.
+ */
+import { readFileSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import type { VerovioToolkit } from 'verovio/esm';
+import type { VerovioModule } from 'verovio/wasm';
+import { musicXmlFromMxl } from '../../domain/mxl.ts';
+import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
+import type { EngraveTask } from './engrave-pool.ts';
+
+let toolkit: { tk: VerovioToolkit; module: VerovioModule } | null = null;
+
+async function verovio(): Promise<{ tk: VerovioToolkit; module: VerovioModule }> {
+  if (toolkit) return toolkit;
+  const { default: createVerovioModule } = await import('verovio/wasm');
+  const { VerovioToolkit, enableLog, enableLogToBuffer, LOG_WARNING } = await import('verovio/esm');
+  const module = await createVerovioModule();
+  // Warnings go to a buffer read after each load, not to the process's output.
+  enableLogToBuffer(1, module);
+  enableLog(LOG_WARNING, module);
+  toolkit = { tk: new VerovioToolkit(module), module };
+  return toolkit;
+}
+
+function heapBytes(module: VerovioModule): number {
+  return (module as unknown as { HEAPU8?: Uint8Array }).HEAPU8?.buffer.byteLength ?? 0;
+}
+
+function sourceXml(task: EngraveTask): string {
+  if (task.xml !== undefined) return task.xml;
+  const bytes = readFileSync(task.file!);
+  return task.compressed ? musicXmlFromMxl(bytes) : bytes.toString('utf8');
+}
+
+parentPort!.on('message', async (task: EngraveTask) => {
+  try {
+    const { tk, module } = await verovio();
+    parentPort!.postMessage({ id: task.id, started: true, ok: true, heapBytes: heapBytes(module) });
+    if (task.op === 'pdf') {
+      const bytes = await makePdf(task.svgs!, task.meta!);
+      const copy = bytes ? new Uint8Array(bytes) : null;
+      parentPort!.postMessage(
+        { id: task.id, ok: true, result: copy, heapBytes: heapBytes(module) },
+        copy ? [copy.buffer] : [],
+      );
+      return;
+    }
+    let xml: string;
+    try {
+      xml = sourceXml(task);
+    } catch (err) {
+      parentPort!.postMessage({ id: task.id, ok: false, error: (err as Error).message, heapBytes: heapBytes(module) });
+      return;
+    }
+    if (task.op === 'engrave') {
+      const out = await engraveScore(tk, xml, task.meta ?? null);
+      // Each file in a buffer of its own (Buffer.from may share Node's pool), moved, not copied, to the pool.
+      const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));
+      parentPort!.postMessage(
+        { id: task.id, ok: true, result: { rendering: out.rendering, files }, heapBytes: heapBytes(module) },
+        files.map((f) => f.bytes.buffer),
+      );
+    } else if (task.op === 'check') {
+      parentPort!.postMessage({ id: task.id, ok: true, result: loadForCheck(tk, xml), heapBytes: heapBytes(module) });
+    } else {
+      parentPort!.postMessage({
+        id: task.id,
+        ok: true,
+        result: previewFirstPage(tk, xml),
+        heapBytes: heapBytes(module),
+      });
+    }
+  } catch (err) {
+    parentPort!.postMessage({
+      id: task.id,
+      ok: false,
+      error: err instanceof Error ? err.message : String(err),
+      heapBytes: toolkit ? heapBytes(toolkit.module) : 0,
+    });
+  }
+});

@@ -1,0 +1,118 @@
+/**
+ * The render cache through the build CLI (scripts/build.ts --render-cache <folder>): on a content
+ * repository with three real songs and one real quartet movement from ../shared/corpora, the
+ * first full build engraves every score, a second full build of the unchanged catalog engraves
+ * nothing (build.json `scores`) and writes the same score files, and a damaged cache entry is
+ * detected, engraved again and replaced.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+import { digests, filesUnder } from '../helpers/build-folders.ts';
+import { corpusScores, findScore, LIEDER, makeCorpusContent, QUARTETS, spread } from '../helpers/corpus-content.ts';
+
+const run = promisify(execFile);
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-render-cache-'));
+const content = path.join(root, 'content');
+const cache = path.join(root, 'cache');
+const GENERATED_AT = '2026-01-02T03:04:05.000Z';
+
+interface Scores {
+  rendered: number;
+  failed: number;
+  engraved: number;
+  fromCache: number;
+  corrupt: number;
+  pdfsMade: number;
+}
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function build(name: string, generatedAt = GENERATED_AT): Promise<{ dir: string; scores: Scores }> {
+  const dir = path.join(root, name);
+  await run(
+    process.execPath,
+    [
+      path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+      '--content',
+      content,
+      '--out',
+      dir,
+      '--base-url',
+      'https://render-cache.example.test',
+      '--generated-at',
+      generatedAt,
+      '--render-cache',
+      cache,
+      '--engrave-workers',
+      '2',
+      '--quiet',
+    ],
+    { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { scores: Scores };
+  return { dir, scores: info.scores };
+}
+
+/** Digest of every engraved file (pages, phone pages, MIDI, PDF) of the build. */
+function scoreFiles(dir: string): Map<string, string> {
+  const all = digests(path.join(dir, 'client'));
+  return new Map([...all].filter(([f]) => /^works\/[^/]+\/score\/\d+\/[^/]+\.(svg|mid|pdf)$/.test(f)));
+}
+
+function cacheEntries(): string[] {
+  return filesUnder(cache).filter((f) => f.startsWith('named/render-cache/'));
+}
+
+let first: Awaited<ReturnType<typeof build>>;
+let slugs: string[];
+
+beforeAll(async () => {
+  // Three songs spread over the corpus and the quartet movement that engraves fastest (6 pages).
+  const songs = spread(corpusScores(LIEDER), 3);
+  slugs = makeCorpusContent(content, [...songs, findScore(QUARTETS, 'sq7070781.mxl')], { sampleWorks: false });
+  first = await build('first');
+}, 600_000);
+
+describe('render cache in the full build', () => {
+  it('engraves every score once and keeps one verified entry per score', () => {
+    expect(first.scores).toMatchObject({ rendered: 4, failed: 0, engraved: 4, fromCache: 0, corrupt: 0 });
+    // One engraving and one PDF per score.
+    expect(cacheEntries().filter((f) => f.includes('/engraving/'))).toHaveLength(4);
+    expect(cacheEntries().filter((f) => f.includes('/pdf/'))).toHaveLength(4);
+    const files = scoreFiles(first.dir);
+    for (const slug of slugs) {
+      expect(files.has(`works/${slug}/score/1/page-1.svg`)).toBe(true);
+      expect(files.has(`works/${slug}/score/1/narrow-page-1.svg`)).toBe(true);
+      expect(files.has(`works/${slug}/score/1/score.pdf`)).toBe(true);
+    }
+  });
+
+  it('a second full build of the unchanged catalog engraves nothing and writes the same score files', async () => {
+    // Another build time: the cache key does not depend on it.
+    const second = await build('second', '2026-02-03T04:05:06.000Z');
+    expect(second.scores).toMatchObject({ rendered: 4, failed: 0, engraved: 0, fromCache: 4, corrupt: 0, pdfsMade: 0 });
+    expect(scoreFiles(second.dir)).toEqual(scoreFiles(first.dir));
+  }, 600_000);
+
+  it('a damaged cache entry is detected, engraved again and replaced', async () => {
+    const entries = cacheEntries().filter((f) => f.includes('/engraving/'));
+    // The largest engraving is the quartet's; flip one byte in the middle of its body.
+    const victim = entries.map((f) => path.join(cache, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+    const good = readFileSync(victim);
+    const bad = Buffer.from(good);
+    bad[Math.floor(bad.length / 2)]! ^= 0xff;
+    writeFileSync(victim, bad);
+
+    const third = await build('third');
+    expect(third.scores).toMatchObject({ rendered: 4, failed: 0, engraved: 1, fromCache: 3, corrupt: 1 });
+    expect(scoreFiles(third.dir)).toEqual(scoreFiles(first.dir));
+    // Replaced by the new engraving: the same bytes as before the damage (same build time).
+    expect(readFileSync(victim).equals(good)).toBe(true);
+    expect(readdirSync(path.dirname(victim)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  }, 600_000);
+});

@@ -1,0 +1,90 @@
+/**
+ * A content repository made from real scores of ../shared/corpora (read where they are, copied
+ * only into the temporary content folder): the shipped sample plus one work per score, each with
+ * the score as its stored `.mxl` source asset (public), modeled on the sample's Satie work.
+ * Used by the render cache tests and the engraving benches.
+ */
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { newWorkFile, parseWorkFile } from '../../src/domain/work-file.ts';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CORPORA = path.resolve(PROJECT_ROOT, '../shared/corpora');
+export const QUARTETS = path.join(CORPORA, 'openscore-string-quartets', 'scores');
+export const LIEDER = path.join(CORPORA, 'openscore-lieder', 'scores');
+
+/** Every `.mxl` under a corpus folder, sorted by path (a bounded walk: the corpus is a few levels deep). */
+export function corpusScores(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, depth: number) => {
+    if (depth > 6) return;
+    for (const name of readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      if (statSync(p).isDirectory()) walk(p, depth + 1);
+      else if (name.endsWith('.mxl')) out.push(p);
+    }
+  };
+  walk(dir, 0);
+  return out;
+}
+
+/** A spread sample of `n` items (every k-th), so a subset is not one composer's. */
+export function spread<T>(items: T[], n: number): T[] {
+  if (n >= items.length) return items;
+  const step = items.length / n;
+  return Array.from({ length: n }, (_, i) => items[Math.floor(i * step)]!);
+}
+
+/** The quartet with the most engraved pages in the corpus (96). */
+export const LARGEST_QUARTET = 'sq8823783.mxl';
+
+export function findScore(dir: string, fileName: string): string {
+  const found = corpusScores(dir).find((p) => path.basename(p) === fileName);
+  if (!found) throw new Error(`${fileName} is not in ${dir}`);
+  return found;
+}
+
+/**
+ * Copy the sample content to `dir` (or only its shared files with `sampleWorks: false`) and add
+ * a work `corpus-<i>` for each score. Returns the new works' slugs in order.
+ */
+export function makeCorpusContent(dir: string, scores: string[], options: { sampleWorks?: boolean } = {}): string[] {
+  const sample = path.join(PROJECT_ROOT, 'content');
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(sample)) {
+    if (name === 'works' && options.sampleWorks === false) continue;
+    cpSync(path.join(sample, name), path.join(dir, name), { recursive: true });
+  }
+  const template = parseWorkFile(readFileSync(path.join(sample, 'works', 'satie-gymnopedie-1', 'index.md'), 'utf8'));
+  const slugs: string[] = [];
+  scores.forEach((score, i) => {
+    const slug = `corpus-${String(i + 1).padStart(4, '0')}`;
+    const front = structuredClone(template.data) as Record<string, unknown>;
+    const asset = (front.sourceAssets as Record<string, unknown>[])[0]!;
+    const id = path.basename(score, '.mxl');
+    front.slug = slug;
+    front.title = `Corpus score ${id}`;
+    front.originalTitle = front.title;
+    delete front.comments;
+    delete front.videos;
+    front.arrangements = [];
+    front.sourceAssets = [
+      {
+        ...asset,
+        kind: 'mxl',
+        title: `${id} (OpenScore, CC0)`,
+        file: 'score.mxl',
+        mediaType: 'application/vnd.recordare.musicxml',
+        excerpt: undefined,
+        technicalChecks: 'Compressed MusicXML from the OpenScore corpora.',
+      },
+    ];
+    const work = path.join(dir, 'works', slug);
+    mkdirSync(work, { recursive: true });
+    cpSync(score, path.join(work, 'score.mxl'));
+    writeFileSync(path.join(work, 'index.md'), newWorkFile(JSON.parse(JSON.stringify(front)), template.body));
+    slugs.push(slug);
+  });
+  return slugs;
+}
