@@ -4,6 +4,7 @@
  * the same way), then the dynamic routes, then the static catch-all that serves the current build
  * and turns everything else into 404 or 405 problems.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -14,7 +15,7 @@ import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
 import { Rebuilder, type SiteRebuilder } from './site/builds.ts';
 import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
-import { ProblemError, problemBody, sendProblem } from './http/problem.ts';
+import { ProblemError, problemBody, sendProblem, type ProblemPages } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
 import { sendFile } from './http/send-file.ts';
@@ -29,6 +30,12 @@ import { registerAnswerRoutes } from './contributions/answer-routes.ts';
 import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
+import { registerImportRoutes } from './imports/routes.ts';
+import { BatchService } from './imports/service.ts';
+import { ImportStore } from './imports/store.ts';
+import { registerBatchDesk } from './desk/batches.ts';
+import { withStagedFiles } from './imports/staged-files.ts';
+import { fetchContributorFile } from './review/fetch.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
 import { IntakeStore } from './contributions/store.ts';
 import { KeyRing } from './http/auth.ts';
@@ -39,6 +46,7 @@ import { registerDesk } from './desk/routes.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
+import { registerSearchPage } from './site/search-page.ts';
 import { registerDeprecationHeaders } from './http/deprecation.ts';
 import { DEPRECATIONS, findDeprecation, type Deprecation } from '../src/domain/deprecation.ts';
 import { DEFAULT_SERVER_TIMEOUTS } from './config.ts';
@@ -126,7 +134,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   };
   const { metrics } = ctx;
   instrumentRebuilder(ctx.rebuilder, metrics);
-  const review = new ReviewService(ctx, input.review);
+  // Files an operator's import staged are taken from the blob store; every other URL is fetched.
+  const review = new ReviewService(ctx, {
+    ...input.review,
+    fetchFile: withStagedFiles(config.dataDir, input.review?.fetchFile ?? fetchContributorFile),
+  });
   instrumentReview(review, metrics);
   const timeouts = config.serverTimeouts;
   let fastAnswers = 0;
@@ -231,6 +243,28 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   });
   const base = ctx.config.publicBaseUrl;
   app.decorate('archive', { gate, metricsText: () => metrics.text() });
+  // Pages for people on errors (sendProblem): the served build's page documenting each problem
+  // type, read once per build (a few KB each, a fixed set) and kept with the build.
+  const problemPageCache = new Map<string, string | null>();
+  let problemPageBuild = '';
+  const problemPages: ProblemPages = (name) => {
+    const dir = ctx.handle.current.dir;
+    if (dir !== problemPageBuild) {
+      problemPageCache.clear();
+      problemPageBuild = dir;
+    }
+    if (!problemPageCache.has(name)) {
+      let page: string | null = null;
+      try {
+        page = readFileSync(path.join(dir, 'client', 'problems', name, 'index.html'), 'utf8');
+      } catch {
+        // A build without the page: the problem detail is sent instead.
+      }
+      problemPageCache.set(name, page);
+    }
+    return problemPageCache.get(name) ?? null;
+  };
+  app.decorate('problemPages', problemPages);
 
   // While draining (SIGTERM), nothing new starts: every new request gets a 503 problem and the
   // connection is closed after it. Requests already in progress run to their end.
@@ -399,13 +433,17 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerAnswerRoutes(app, ctx, review);
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
+  const batches = new BatchService(ctx, review, new ImportStore(config.dataDir));
+  await registerImportRoutes(app, ctx, batches);
   const adminSignIn = createAdminSignIn(ctx);
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
   await registerDesk(app, ctx, review, adminSignIn);
+  await registerBatchDesk(app, ctx, batches);
   registerMcpRoutes(app);
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);
+  registerSearchPage(app, ctx);
   registerObservabilityRoutes(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {

@@ -7,7 +7,7 @@
  */
 
 /** Which part of the archive reads a variable. */
-export type SettingReader = 'server' | 'build' | 'mcp' | 'tests';
+export type SettingReader = 'server' | 'build' | 'scripts' | 'tests';
 
 export interface SettingRow {
   /** Variables documented together (one README row); each is read on its own. */
@@ -121,8 +121,9 @@ export const SETTINGS: readonly SettingRow[] = [
     names: ['ARCHIVE_BASE_URL'],
     type: 'URL',
     default: '`http://localhost:4321`',
-    readBy: 'mcp',
-    meaning: 'the archive that `npm run mcp` (stdio MCP server) and `examples/agent.ts` call',
+    readBy: 'scripts',
+    meaning:
+      'the running archive every command-line tool calls: `npm run review`, `npm run archive`, `npm run mcp` (stdio MCP server) and `examples/agent.ts`. `--server URL` overrides it for `review` and `archive`; `ARCHIVE_SERVER_URL` is an older alias. An unreachable server is reported with the address tried and where it came from',
   },
   {
     names: ['LOG_LEVEL'],

@@ -268,6 +268,34 @@ function keys(value: string | undefined): string[] {
     .filter((k) => k.length > 0);
 }
 
+/** A key label: a letter, then up to 63 letters, digits, `.`, `_` or `-` (names the holder in commits). */
+export const KEY_LABEL_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
+/** The shortest secret a key may have. */
+export const MIN_KEY_SECRET_LENGTH = 8;
+
+/**
+ * The entries of a key variable (`secret` or `label=secret`, comma-separated), refused at start
+ * when one breaks the rules: `alice=secret` would otherwise be taken silently as one whole key
+ * whose holder is not named, and a short secret is guessable. An entry whose part after the
+ * first `=` is only `=` signs is base64 padding of one plain secret, not a label.
+ */
+export function keyEntries(name: string, value: string | undefined): string[] {
+  const entries = keys(value);
+  entries.forEach((entry, i) => {
+    const eq = entry.indexOf('=');
+    const label = eq > 0 ? entry.slice(0, eq).trim() : '';
+    const secret = eq > 0 ? entry.slice(eq + 1).trim() : entry;
+    const labeled = eq > 0 && KEY_LABEL_PATTERN.test(label) && /[^=]/.test(secret);
+    const secretLength = labeled ? secret.length : entry.length;
+    if (secretLength < MIN_KEY_SECRET_LENGTH)
+      throw new ConfigError(
+        `${name}: entry ${i + 1}${labeled ? ` (label "${label}")` : ''} has a secret of ${secretLength} characters; ` +
+          `a secret needs at least ${MIN_KEY_SECRET_LENGTH} (an entry is "secret" or "label=secret"; make one with openssl rand -base64 32)`,
+      );
+  });
+  return entries;
+}
+
 /** Comma-separated IP addresses or CIDRs (`10.0.0.0/8`, `::1`); anything else stops the start. */
 export function parseTrustedProxies(value: string | undefined): string[] {
   const entries = keys(value);
@@ -525,9 +553,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     dataDir,
     contentRepo: path.resolve(projectRoot, settingValue(env, 'ARCHIVE_CONTENT_REPO') ?? path.join(dataDir, 'content')),
     seedContentDir: path.join(projectRoot, 'content'),
-    libraryKeys: keys(settingValue(env, 'ARCHIVE_LIBRARY_KEYS')),
-    curatorKeys: keys(settingValue(env, 'ARCHIVE_CURATOR_KEYS')),
-    adminKeys: keys(settingValue(env, 'ARCHIVE_ADMIN_KEYS')),
+    libraryKeys: keyEntries('ARCHIVE_LIBRARY_KEYS', settingValue(env, 'ARCHIVE_LIBRARY_KEYS')),
+    curatorKeys: keyEntries('ARCHIVE_CURATOR_KEYS', settingValue(env, 'ARCHIVE_CURATOR_KEYS')),
+    adminKeys: keyEntries('ARCHIVE_ADMIN_KEYS', settingValue(env, 'ARCHIVE_ADMIN_KEYS')),
     logLevel: settingValue(env, 'LOG_LEVEL') ?? 'info',
     libraryMaxFileBytes: maxFile,
     intake: loadIntakeConfig(env),
@@ -538,7 +566,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     libraryFailpoints: keys(settingValue(env, 'ARCHIVE_LIBRARY_FAILPOINTS')),
     trustedProxies: parseTrustedProxies(settingValue(env, 'ARCHIVE_TRUSTED_PROXIES')),
     downloadOffload: parseDownloadOffload(settingValue(env, 'ARCHIVE_DOWNLOAD_OFFLOAD')),
-    metricsKeys: keys(settingValue(env, 'ARCHIVE_METRICS_KEYS')),
+    metricsKeys: keyEntries('ARCHIVE_METRICS_KEYS', settingValue(env, 'ARCHIVE_METRICS_KEYS')),
     metricsPort: metricsPortFromEnv(env, port),
     serverTimeouts: serverTimeoutsFromEnv(env),
     drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),

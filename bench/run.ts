@@ -27,6 +27,7 @@ import { scaleStaticSection, staticSection } from './lib/static.ts';
 import { scaleSection } from './lib/scale.ts';
 import { scoreWireSection } from './lib/score-wire.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
+import { importSection } from './lib/import.ts';
 import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
@@ -41,6 +42,8 @@ const { values } = parseArgs({
     'apply-scenarios': { type: 'string' },
     'hugo-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
+    'import-limit': { type: 'string' },
+    'import-submit': { type: 'boolean', default: false },
     'engrave-quartets': { type: 'string' },
     'engrave-songs': { type: 'string' },
     'wire-scores': { type: 'string' },
@@ -145,6 +148,10 @@ const SECTIONS: Section[] = [
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
   scaleStaticSection({ dataDir: values['scale-data'] }),
+  importSection({
+    limit: values['import-limit'] ? Number(values['import-limit']) : undefined,
+    submit: values['import-submit'],
+  }),
   engraveThroughputSection(engraveOptions),
   engraveBuildSection(engraveOptions),
   engraveAcceptSection(),

@@ -8,8 +8,8 @@
  *   npm run archive -- verify <stableKey> <folder> [--server URL] [--key-file PATH]
  *
  * The key comes from ARCHIVE_LIBRARY_KEY or from a file (--key-file, or ARCHIVE_LIBRARY_KEY_FILE),
- * never from an argument: arguments show in `ps`. The server is --server, ARCHIVE_SERVER_URL, or
- * http://localhost:4321. Exit codes: 0 all matched, 1 something did not, 2 usage or setup error.
+ * never from an argument: arguments show in `ps`. The server is --server, else ARCHIVE_BASE_URL
+ * (ARCHIVE_SERVER_URL is an alias), else http://localhost:4321 (scripts/lib/server-address.ts). Exit codes: 0 all matched, 1 something did not, 2 usage or setup error.
  * Format of folders and manifests: docs/library.md ("Archival CLI").
  */
 import { createHash } from 'node:crypto';
@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { serverAddress, unreachable, type ServerAddress } from './lib/server-address.ts';
 import { canonicalJson } from '../src/domain/library/import-input.ts';
 import { LIBRARY_SOURCE_TYPES } from '../src/domain/library/vocabulary.ts';
 import type { MusicLibraryFileInput, MusicLibraryImportInput, MusicLibraryTrackInput } from '../src/schemas/library.ts';
@@ -34,10 +35,11 @@ const USAGE = `usage:
   npm run archive -- verify <stableKey> <folder> [--server URL] [--key-file PATH]
 
 The key comes from ARCHIVE_LIBRARY_KEY or a file (--key-file / ARCHIVE_LIBRARY_KEY_FILE), never
-from an argument. The server is --server, ARCHIVE_SERVER_URL or http://localhost:4321.`;
+from an argument. The server is --server, else ARCHIVE_BASE_URL (ARCHIVE_SERVER_URL is an alias), else
+http://localhost:4321.`;
 
 interface Options {
-  server: string;
+  server: ServerAddress;
   keyFile: string | undefined;
   stableKey: string | undefined;
   title: string | undefined;
@@ -70,7 +72,7 @@ function parse(argv: string[]): { command: string; positionals: string[]; option
     command: command!,
     positionals: rest,
     options: {
-      server: (values.server ?? process.env.ARCHIVE_SERVER_URL ?? 'http://localhost:4321').replace(/\/+$/, ''),
+      server: serverAddress(values.server),
       keyFile: values['key-file'] ?? process.env.ARCHIVE_LIBRARY_KEY_FILE,
       stableKey: values['stable-key'],
       title: values.title,
@@ -102,11 +104,14 @@ interface Answer {
   json: () => any;
 }
 
+/** Errors that mean nothing answered at the address (as opposed to a connection lost midway). */
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 class Client {
-  private readonly server: string;
+  private readonly server: ServerAddress;
   private readonly key: string;
 
-  constructor(server: string, key: string) {
+  constructor(server: ServerAddress, key: string) {
     this.server = server;
     this.key = key;
   }
@@ -122,7 +127,7 @@ class Client {
     const relative = /^https?:\/\//.test(pathOrUrl)
       ? `${new URL(pathOrUrl).pathname}${new URL(pathOrUrl).search}`
       : pathOrUrl;
-    const url = new URL(relative, this.server);
+    const url = new URL(relative, this.server.url);
     const headers: Record<string, string> = { 'x-archive-import-key': this.key, accept: 'application/json' };
     let payload: Buffer | undefined;
     if (body && 'json' in body) {
@@ -144,7 +149,9 @@ class Client {
           resolve({ status: res.statusCode ?? 0, body: buf, json: () => JSON.parse(buf.toString('utf8')) });
         });
       });
-      req.on('error', reject);
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        reject(CONNECT_ERRORS.has(err.code ?? '') ? new Error(unreachable(this.server, err)) : err),
+      );
       if (payload) req.end(payload);
       else if (body && 'stream' in body) pipeline(body.stream, req).catch(reject);
       else req.end();

@@ -6,12 +6,13 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { remoteArchive } from '../api/mcp/archive-http.ts';
 import { createMcpServer } from '../api/mcp/server.ts';
+import { serverAddress } from './lib/server-address.ts';
 
-const baseUrl = process.env.ARCHIVE_BASE_URL?.trim() || 'http://localhost:4321';
+let baseUrl: string;
 try {
-  new URL(baseUrl);
-} catch {
-  process.stderr.write(`ARCHIVE_BASE_URL must be an absolute http(s) URL (got "${baseUrl}")\n`);
+  baseUrl = serverAddress(undefined).url;
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
   process.exit(2);
 }
 const server = createMcpServer(remoteArchive(baseUrl));

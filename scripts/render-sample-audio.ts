@@ -21,6 +21,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Mp3Encoder } from '@breezystack/lamejs';
+import { decodeAndMeasure } from '../api/audio/measure-audio-decode.ts';
+import { compareDeclared } from '../src/domain/audio/measure.ts';
+import { durationSecondsOf } from '../src/domain/review/measured.ts';
+import { parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../src/domain/work-file.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKS = join(ROOT, 'content', 'works');
@@ -736,7 +740,47 @@ function sameBytes(file: string, bytes: Uint8Array): boolean {
   return Buffer.compare(readFileSync(file), Buffer.from(bytes)) === 0;
 }
 
-function main(): void {
+/**
+ * Writes what the archive measures of each MP3 into the work file (the asset's `measured`, as a
+ * contributed recording gets it at accept: the same decoder and meter, api/audio/measure-audio-decode.ts),
+ * so the sample's recordings carry measured duration and loudness and resolve never falls back to
+ * the declared values for them. Only the asset's `measured` node changes (src/domain/work-file.ts).
+ * Returns how many work files were (or, with `check`, would be) changed.
+ */
+async function writeMeasurements(check: boolean): Promise<number> {
+  let stale = 0;
+  const byWork = new Map<string, string[]>();
+  for (const r of RENDERINGS) if (r.mp3) byWork.set(r.work, [...(byWork.get(r.work) ?? []), `${r.base}.mp3`]);
+  for (const [work, files] of byWork) {
+    const indexFile = join(WORKS, work, 'index.md');
+    const text = readFileSync(indexFile, 'utf8');
+    const before = parseFrontMatter(splitWorkFile(text).frontMatter);
+    const after = structuredClone(before) as { arrangements: Array<Record<string, unknown>> };
+    for (const arr of after.arrangements) {
+      for (const asset of arr.assets as Array<Record<string, unknown>>) {
+        if (asset.kind !== 'mp3' || !files.includes(String(asset.file))) continue;
+        const audio = await decodeAndMeasure('mp3', join(WORKS, work, String(asset.file)));
+        const declared = {
+          durationSeconds:
+            typeof arr.durationSeconds === 'number' ? arr.durationSeconds : durationSecondsOf(String(arr.duration)),
+          integratedLufs: null,
+        };
+        // Through JSON, as a record stores it (no negative zero, no undefined members).
+        asset.measured = JSON.parse(
+          JSON.stringify({ ...audio, declared, disagreements: compareDeclared(declared, audio) }),
+        );
+      }
+    }
+    const next = rewriteWorkFile(text, before, after as Record<string, unknown>);
+    if (next === text) continue;
+    stale++;
+    if (check) console.error(`stale: ${work}/index.md (measured audio)`);
+    else writeFileSync(indexFile, next);
+  }
+  return stale;
+}
+
+async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   let stale = 0;
   for (const r of RENDERINGS) {
@@ -771,6 +815,7 @@ function main(): void {
         (r.mp3 ? `, mp3 ${outputs[2]![1].length} bytes` : ''),
     );
   }
+  stale += await writeMeasurements(check);
   if (check && stale > 0) {
     console.error(`${stale} file(s) out of date; run: npx node scripts/render-sample-audio.ts`);
     process.exit(1);
@@ -778,4 +823,4 @@ function main(): void {
   if (!check) console.log(stale === 0 ? 'all renderings up to date' : `wrote ${stale} file(s)`);
 }
 
-main();
+await main();

@@ -6,12 +6,13 @@
  *   npm run review -- accept|request-information|apply|decline <code> [--note "..."] [--reviewer "Name"]
  *                     [--assert <assetIndex>=<reviewState>]... [--assert arrangement=<reviewState>]
  *
- * Options: --server (default http://127.0.0.1:4321), --key-file <file>, --json (raw answers).
+ * Options: --server URL (else ARCHIVE_BASE_URL, else http://localhost:4321), --key-file <file>, --json (raw answers).
  * The admin key comes from ARCHIVE_ADMIN_KEY or --key-file, never from the command line.
  * The reviewer defaults to ARCHIVE_REVIEWER. Exit code 0 on success, 1 on a refused action, 2 on usage errors.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { serverAddress, unreachable } from './lib/server-address.ts';
 
 const ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
 const USAGE = `usage: npm run review -- list [--status S,S] [--kind K] [--page N] | show <code> | ${ACTIONS.join('|')} <code> [--note TEXT] [--reviewer NAME] [--assert INDEX=STATE]... [--server URL] [--key-file FILE] [--json]`;
@@ -25,7 +26,7 @@ async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      server: { type: 'string', default: 'http://127.0.0.1:4321' },
+      server: { type: 'string' },
       'key-file': { type: 'string' },
       note: { type: 'string' },
       reviewer: { type: 'string' },
@@ -48,7 +49,12 @@ async function main(): Promise<number> {
   ).trim();
   if (!key)
     usage('no admin key: set ARCHIVE_ADMIN_KEY or pass --key-file <file> (keys are never taken from the command line)');
-  const server = values.server.replace(/\/+$/, '');
+  const address = serverAddress(values.server);
+  const server = address.url;
+  const fetch = (url: string, init?: RequestInit) =>
+    globalThis.fetch(url, init).catch((err: unknown) => {
+      throw new Error(unreachable(address, err));
+    });
   const headers = { authorization: `Bearer ${key}`, accept: 'application/json' };
   const segment = (c: string) => (/^r/i.test(c) ? 'correction-reports' : 'contributions');
 

@@ -18,7 +18,7 @@ import { strongEtag } from '../site/static-site.ts';
 const COMMA = Buffer.from(',');
 
 /** More constraining words than MAX_QUERY_WORDS over all filters: a 400 naming the parameter where the limit was passed. */
-function refuseTooManyWords(q: WorksQuery): void {
+export function refuseTooManyWords(q: WorksQuery): void {
   const terms = filterWords(q);
   if (terms.length <= MAX_QUERY_WORDS) return;
   const parameter = terms[MAX_QUERY_WORDS]!.param;

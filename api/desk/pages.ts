@@ -174,6 +174,47 @@ const MAX_DEPTH = 6;
 const MAX_ENTRIES = 200;
 
 /** A JSON value as nested definition lists (bounded depth and width), every string escaped. */
+/** Abbreviations written out the way people read them in labels. */
+const LABEL_WORDS: Record<string, string> = {
+  sha256: 'SHA-256',
+  url: 'URL',
+  urls: 'URLs',
+  utc: '(UTC)',
+  id: 'ID',
+  ids: 'IDs',
+  lufs: '(LUFS)',
+  dbtp: '(dBTP)',
+  dbfs: '(dBFS)',
+  lu: '(LU)',
+  db: '(dB)',
+  midi: 'MIDI',
+  mp3: 'MP3',
+  wav: 'WAV',
+  pdf: 'PDF',
+  musicxml: 'MusicXML',
+  mxl: 'MXL',
+  us: 'US',
+  eu: 'EU',
+  ca: 'CA',
+};
+
+/**
+ * A field name as words for a label: "downloadUrl" -> "Download URL", "receivedAtUtc" ->
+ * "Received at (UTC)", "sha256" -> "SHA-256". The desk shows stored records, whose keys are
+ * the schemas' field names; people read words.
+ */
+export function labelOf(key: string): string {
+  const parts = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_.-]+/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .map((w) => LABEL_WORDS[w.toLowerCase()] ?? w.toLowerCase());
+  const first = parts[0] ?? key;
+  parts[0] = /^[a-z]/.test(first) ? first[0]!.toUpperCase() + first.slice(1) : first;
+  return parts.join(' ');
+}
+
 export function readable(value: unknown, depth = 0): Html {
   if (value === null || value === undefined) return html`<span class="none">none</span>`;
   if (typeof value === 'string')
@@ -187,12 +228,12 @@ export function readable(value: unknown, depth = 0): Html {
   }
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 0) return html`<span class="none">none</span>`;
-  return html`<dl class="readable">${entries.slice(0, MAX_ENTRIES).map(([k, v]) => html`<dt>${k}</dt><dd>${readable(v, depth + 1)}</dd>`)}</dl>`;
+  return html`<dl class="readable">${entries.slice(0, MAX_ENTRIES).map(([k, v]) => html`<dt>${labelOf(k)}</dt><dd>${readable(v, depth + 1)}</dd>`)}</dl>`;
 }
 
 export function diffSection(diff: ReviewDiff | null, branchWords: string | null): Html {
   if (!diff) {
-    return html`<p>${branchWords ? `No diff: the review branch ${branchWords} is not in the content repository.` : 'No review branch yet: accepting the item opens one, and its change shows here.'}</p>`;
+    return html`<p>${branchWords ? `No diff: the review branch ${branchWords} is not in the content repository.` : 'No review branch yet: accepting the item opens one, and the exact change to the files (a diff) shows here.'}</p>`;
   }
   const files = diff.files.map(
     (f) =>
@@ -233,7 +274,7 @@ function checksBlock(v: VerificationEntry): Html {
       ? html`<p>The audio could not be decoded, so nothing was measured.</p>`
       : html``;
   return html`<p class="${c.passed ? 'ok' : 'bad'}">Technical checks ${c.passed ? 'passed' : 'failed'} (not listening approval): ${c.summary}</p>
-${measurements.length > 0 ? html`<dl class="measurements">${measurements.map(([k, val]) => html`<dt>${k}</dt><dd>${typeof val === 'object' ? JSON.stringify(val).slice(0, 300) : String(val)}</dd>`)}</dl>` : ''}
+${measurements.length > 0 ? html`<dl class="measurements">${measurements.map(([k, val]) => html`<dt>${labelOf(k)}</dt><dd>${readable(val, MAX_DEPTH - 2)}</dd>`)}</dl>` : ''}
 ${audio}
 ${(v.disagreements ?? []).length > 0 ? html`<ul class="warn">${(v.disagreements ?? []).map((d) => html`<li>${d.detail}</li>`)}</ul>` : ''}`;
 }
@@ -242,6 +283,8 @@ interface AssetLike {
   kind?: string;
   title?: string;
   downloadUrl?: string | null;
+  /** What the contribution declared (shown before accept, when nothing was fetched yet). */
+  sha256?: string | null;
 }
 
 function fileCard(code: string, index: number, asset: AssetLike | undefined, v: VerificationEntry | undefined): Html {
@@ -269,13 +312,33 @@ function fileCard(code: string, index: number, asset: AssetLike | undefined, v: 
 <dl class="facts">
   <dt>Contributor URL</dt><dd>${asset?.downloadUrl ?? v?.url ?? 'none'}</dd>
   <dt>SHA-256 (stored copy)</dt><dd><code>${v?.sha256 ?? 'none'}</code></dd>
-  <dt>SHA-256 (declared)</dt><dd><code>${v?.declaredSha256 ?? 'none'}</code></dd>
+  <dt>SHA-256 (declared by the contributor)</dt><dd><code>${v?.declaredSha256 ?? asset?.sha256 ?? 'none'}</code></dd>
   <dt>Size</dt><dd>${v?.byteLength != null ? `${v.byteLength} bytes` : 'unknown'}</dd>
   <dt>Media type sent</dt><dd>${v?.mediaType ?? 'none'}</dd>
 </dl>
 ${v ? checksBlock(v) : ''}
 ${preview}
 </article>`;
+}
+
+/** The change a submission proposes, in words, before accept has made it a branch and a diff. */
+export function proposedChange(record: Stored): Html {
+  if (record.kind === 'correction-report') {
+    const r = record.report;
+    const target =
+      r.targetType === 'work' || r.targetType === 'composer'
+        ? `the work ${r.workSlug ?? '(none named)'}`
+        : `${labelOf(r.targetType).toLowerCase()} ${r.targetId ?? ''} of the work ${r.workSlug ?? '(none named)'}`;
+    return html`<div id="proposed-change"><p>On ${target}, the field <strong>${labelOf(r.fieldName.split('.').at(-1) ?? r.fieldName)}</strong> (<code>${r.fieldName}</code>) changes</p>
+<dl class="facts"><dt>from</dt><dd class="text">${r.currentValue ?? 'whatever it reads now (the reporter did not say)'}</dd><dt>to</dt><dd class="text">${r.proposedValue}</dd></dl></div>`;
+  }
+  const s = record.submission;
+  const files = s.assets.map(
+    (a, i) =>
+      html`<li>File ${i}: ${a.title} (${labelOf(a.kind)}), SHA-256 declared <code>${a.sha256 ?? 'none'}</code></li>`,
+  );
+  return html`<div id="proposed-change"><p>${labelOf(s.operation)} on ${s.target?.workSlug ? html`the work <code>${s.target.workSlug}</code>` : 'a new work'}: ${s.changeSummary}</p>
+${files.length > 0 ? html`<ul>${files}</ul>` : ''}</div>`;
 }
 
 export interface ItemPageInput {
@@ -462,7 +525,7 @@ ${input.error ? html`<p class="notice bad" role="alert" id="action-error">${inpu
   <dt>Received</dt><dd><time datetime="${record.receivedAtUtc}">${record.receivedAtUtc}</time></dd>
   <dt>Last status change</dt><dd><time datetime="${record.updatedAtUtc}">${record.updatedAtUtc}</time></dd>
   <dt>Changed canonical data</dt><dd>${record.changedCanonicalData ? 'yes' : 'no'}</dd>
-  ${record.kind === 'contribution' ? html`<dt>Operation</dt><dd>${record.submission.operation}</dd><dt>Submitted by</dt><dd>${record.submission.submittedBy.name} (${record.submission.submittedBy.kind})</dd>` : html`<dt>Work</dt><dd>${record.report.workSlug ?? record.report.targetType}</dd><dt>Field</dt><dd>${record.report.fieldName}</dd><dt>Current value</dt><dd class="text">${record.report.currentValue ?? 'none'}</dd><dt>Proposed value</dt><dd class="text" id="proposed-value">${record.report.proposedValue}</dd>`}
+  ${record.kind === 'contribution' ? html`<dt>Operation</dt><dd>${labelOf(record.submission.operation)}</dd><dt>Submitted by</dt><dd>${record.submission.submittedBy.name} (${record.submission.submittedBy.kind})</dd>` : html`<dt>Work</dt><dd>${record.report.workSlug ?? record.report.targetType}</dd><dt>Field</dt><dd>${record.report.fieldName}</dd><dt>Current value</dt><dd class="text">${record.report.currentValue ?? 'none'}</dd><dt>Proposed value</dt><dd class="text" id="proposed-value">${record.report.proposedValue}</dd>`}
 </dl>
 ${applyProgress(record, input.jsonHref)}
 ${links}
@@ -474,7 +537,7 @@ ${
     : ''
 }
 ${problems.length > 0 ? html`<section aria-labelledby="problems-h"><h2 id="problems-h">Blockers and warnings</h2><ul class="problems">${problems}</ul></section>` : ''}
-<section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}</section>
+<section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}${input.diff ? '' : proposedChange(record)}</section>
 ${fileCount > 0 ? html`<section aria-labelledby="files-h"><h2 id="files-h">Contributor files</h2>${files}</section>` : ''}
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>
 <div class="table-wrap"><table id="history"><caption>Status history, oldest first (actor: the label of the admin key that acted, or the submitter answering)</caption>

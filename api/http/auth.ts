@@ -21,7 +21,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
+import { KEY_LABEL_PATTERN, MIN_KEY_SECRET_LENGTH, type Config } from '../config.ts';
 import { sendProblem } from './problem.ts';
 import type { Role } from './roles.ts';
 import type { SessionStore } from '../session/sessions.ts';
@@ -55,8 +55,8 @@ const KEY_LIKE_PARAMS = new Set([
   'password',
 ]);
 
-const LABEL_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
-const MIN_LABELED_SECRET_LENGTH = 8;
+const LABEL_PATTERN = KEY_LABEL_PATTERN;
+const MIN_LABELED_SECRET_LENGTH = MIN_KEY_SECRET_LENGTH;
 
 export interface KeyEntry {
   label: string;

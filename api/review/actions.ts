@@ -16,6 +16,7 @@ import { withContentRepoLock } from '../site/content-repo.ts';
 import { illegalHint, type ItemAndReview, type ReviewActor, type ReviewCore } from './core.ts';
 import type { ReviewApplies } from './apply.ts';
 import { reasonsOf } from './proposal.ts';
+import { ProposalError } from '../../src/domain/review/proposal.ts';
 import { performedSeconds, verificationBlockers, verifyContribution } from './verification.ts';
 import { canTransition } from '../../src/domain/contributions/status.ts';
 import { annotateMeasurements } from '../../src/domain/review/measured.ts';
@@ -157,7 +158,10 @@ export class ReviewActions {
       state.warnings = measured.warnings;
     }
     state.blockers = verificationBlockers(state.verification);
-    // Open (or rewrite) the review on the current main; a proposal that cannot be built is a blocker.
+    // Open (or rewrite) the review on the current main; a proposal that cannot be built is a blocker,
+    // except a correction that would change nothing: there is nothing to review, so accept refuses
+    // it with the reason and the item stays as it was (apply would only refuse it later).
+    let unchanged: ProposalError | null = null;
     await withContentRepoLock(core.ctx.config.contentRepo, async () => {
       try {
         const input = await core.proposal(record, state);
@@ -165,9 +169,16 @@ export class ReviewActions {
         state.ref = await forge.open(input);
         state.forge = forge.name;
       } catch (err) {
-        state.blockers.push(...reasonsOf(err));
+        if (err instanceof ProposalError && err.noChange) unchanged = err;
+        else state.blockers.push(...reasonsOf(err));
       }
     });
+    if (unchanged !== null)
+      throw new ProblemError(
+        'conflict',
+        `${code} was not accepted: ${(unchanged as ProposalError).reasons.join(' ')} Decline it, or ask the reporter for the value they meant.`,
+        { reasons: (unchanged as ProposalError).reasons },
+      );
     const note =
       body.note ??
       (state.blockers.length > 0

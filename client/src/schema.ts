@@ -21,6 +21,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List review batches with their counts by status
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One review batch with its works, filtered
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work with its status, composer, lyricist, probable duplicate, rights per territory with the missing facts, and links to its review item.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/batches/{batchId}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept, decline or apply works of a batch, chosen or all
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies are requested together: the review service merges them one after another and rebuilds once for all that are queued; the answer comes when every apply is visible or failed.
+         */
+        post: operations["actOnBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/contributions/{code}": {
         parameters: {
             query?: never;
@@ -52,7 +112,7 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a contribution
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
          */
         post: operations["reviewContribution"];
         delete?: never;
@@ -92,9 +152,69 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a correction report
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
          */
         post: operations["reviewCorrectionReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/imports/batches/{batchId}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store an import run's summary on its batch
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.
+         */
+        put: operations["putImportSummary"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/imports/files/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Stage a score file for an import
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. The file (application/octet-stream) is stored in the blob store under its SHA-256 and marked as staged by an import; a contribution then names it as https://imports.invalid/sha256/<hex>, which review takes from the blob store.
+         */
+        put: operations["stageImportFile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/imports/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit one work of an import batch
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. A new-work contribution with `batch` (id and item key), validated like a public submission; it enters review as pending and is never applied automatically. Idempotent by its idempotencyKey: the same content again answers 200 with the first tracking code.
+         */
+        post: operations["submitImportItem"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1680,6 +1800,44 @@ export interface components {
             /** @description Human-readable title of the asset. */
             title: string;
         };
+        /** BatchActionBody */
+        BatchActionBody: {
+            /** @description Tracking codes or item keys to act on; absent: every item of the batch the action fits. */
+            items?: string[];
+            /** @description Public note for every item acted on. */
+            note?: string;
+            /** @description The person acting. */
+            reviewer?: string;
+        };
+        /** BatchItemView */
+        BatchItemView: {
+            composer: string;
+            duplicateOf: string | null;
+            itemKey: string;
+            links: {
+                /**
+                 * Format: uri
+                 * @description The item in the admin API.
+                 */
+                admin: string;
+                /**
+                 * Format: uri
+                 * @description The item in the desk.
+                 */
+                desk: string;
+            };
+            lyricist: string | null;
+            missingFacts: string[];
+            /** @enum {string} */
+            status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            territories: {
+                CA: string;
+                EU: string;
+                US: string;
+            };
+            title: string;
+            trackingCode: string;
+        };
         /**
          * ChannelContext
          * @description A channel: its key and the intended music role.
@@ -1787,6 +1945,20 @@ export interface components {
                     /** @description Human-readable title of the asset. */
                     title: string;
                 }[];
+                /**
+                 * ContributionBatch
+                 * @description The review batch the contribution belongs to.
+                 */
+                batch?: {
+                    /** @description A probable duplicate the importer found (a work slug, or another item of the batch): same composer and same title or catalog number. */
+                    duplicateOf?: string | null;
+                    /** @description The batch, e.g. "openscore-lieder": 3 to 80 lower-case letters, digits, ".", "_" or "-". */
+                    id: string;
+                    /** @description The item's id in its source (e.g. the corpus's score id), unique within the batch. */
+                    itemKey: string;
+                    /** @description What the batch brings in, in words. */
+                    title: string;
+                } | null;
                 /** @description What the contribution changes or adds, in plain words. */
                 changeSummary: string;
                 /**
@@ -1947,10 +2119,58 @@ export interface components {
                 work?: {
                     /** @description Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list). */
                     aliases?: string[];
+                    /** @description Catalog numbers, e.g. [{"catalog":"D.","number":"911"}]; when absent, those written in the title or workNumber are used. */
+                    catalogNumbers?: {
+                        /** @description Catalog abbreviation, e.g. "BWV", "K.", "Op.". */
+                        catalog: string;
+                        /** @description Number within the catalog, e.g. "1007". */
+                        number: string;
+                    }[];
                     /** @description Composer display name. */
                     composer?: string | null;
+                    /**
+                     * ContributedComposer
+                     * @description The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.
+                     */
+                    composerFacts?: {
+                        aliases?: string[];
+                        /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                        born: string;
+                        /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
+                        died: string;
+                        /** @description At least one page that supports the life dates. */
+                        evidenceUrls: string[];
+                        /** @description Display name, e.g. "Hugo Wolf". */
+                        name: string;
+                        /** @description Name for sorting, e.g. "Wolf, Hugo"; derived from the name when absent. */
+                        sortName?: string | null;
+                        /** @description Wikidata item of the composer, e.g. "Q7312". */
+                        wikidataId?: string | null;
+                    } | null;
+                    /** @description Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication). */
+                    firstPublished?: string | null;
                     /** @description Genre, e.g. "Piano piece". */
                     genre?: string | null;
+                    /** @description The work sets words (a song). With lyricist absent, the lyricist counts as unknown, so the rights say which fact is missing. */
+                    hasLyrics?: boolean;
+                    /** @description Original instrumentation in words, e.g. "voice and piano". */
+                    instrumentation?: string | null;
+                    /** @description Instruments, as slugs or names of instruments.json; one not there yet is proposed as a new vocabulary term (an editor approves it). */
+                    instruments?: string[];
+                    /**
+                     * Lyricist
+                     * @description The lyricist or poet of a work with words, with life dates where known (they decide the rights of a song with the composer's).
+                     */
+                    lyricist?: {
+                        /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                        born?: string;
+                        /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer's, it decides the rights of the composition. */
+                        died?: string;
+                        /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
+                        name: string;
+                        /** @description Wikidata item of the person, e.g. "Q5879". */
+                        wikidataId?: string | null;
+                    } | null;
                     /** @description Title in the original language. */
                     originalTitle?: string | null;
                     /** @description Period, e.g. "Romantic". */
@@ -2568,6 +2788,360 @@ export interface components {
              * @description When the status last changed (UTC).
              */
             updatedAtUtc: string;
+        };
+        /**
+         * ImportItemInput
+         * @description One work of a bulk import.
+         */
+        ImportItemInput: {
+            /**
+             * MusicContributionInput
+             * @description One structured, reviewable contribution. Files stay at HTTPS URLs; the JSON carries descriptors, rights evidence and SHA-256 digests, never binary content.
+             */
+            contribution: {
+                /**
+                 * ContributionArrangement
+                 * @description The arrangement, for operation "arrangement".
+                 */
+                arrangement?: {
+                    /** @description Other channel roles it also suits (resolve matches a channel's role against intendedRole and these). */
+                    alsoSuits?: ("music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form")[];
+                    /** @description Duration, e.g. "3:05". */
+                    duration?: string | null;
+                    /** @description Instrumentation in words. */
+                    instrumentation?: string | null;
+                    /** @description The channel role it was made for, e.g. "music-bed". */
+                    intendedRole?: string | null;
+                    /** @description It loops seamlessly (resolve then accepts it for longer target durations). */
+                    loopable?: boolean;
+                    /** @description Mood words, e.g. "calm", "dreamy" (resolve matches requirements.mood against them). Declared by the contributor, not analysed. */
+                    moods?: string[];
+                    /** @description Slugs of the rendering profiles used. */
+                    renderingProfileSlugs: string[];
+                    /** @description Sections with their times in seconds, in order (e.g. intro, theme, ending). */
+                    sections?: {
+                        /** @description End, seconds from the beginning (after the start). */
+                        endSeconds: number;
+                        /** @description What the section is, e.g. "intro", "theme", "quiet bridge", "ending". */
+                        label: string;
+                        /** @description Start, seconds from the beginning. */
+                        startSeconds: number;
+                    }[];
+                    /** @description Style, e.g. "solo piano, calm". */
+                    style?: string | null;
+                    /** @description Title of the arrangement. */
+                    title?: string | null;
+                    /** @description It can be cut shorter at marked phrase ends (resolve then accepts it for shorter target durations). */
+                    trimmable?: boolean;
+                } | null;
+                /** @description The files, each at an HTTPS URL with its SHA-256. */
+                assets: {
+                    /** @description Attribution for this file. */
+                    attribution?: string | null;
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL the file can be fetched from during review (never a data: URL).
+                     */
+                    downloadUrl?: string | null;
+                    /**
+                     * @description What the file is.
+                     * @enum {string}
+                     */
+                    kind: "score-image" | "score-pdf" | "musicxml" | "mxl" | "midi" | "mp3" | "wav" | "video" | "artwork" | "manifest" | "source-page";
+                    /** @description License of this file. */
+                    license?: string | null;
+                    /** @description MP3/WAV: the integrated loudness (EBU R128, LUFS) the submitter claims. Optional; the archive measures every audio file at accept and flags a claim more than 1 LU off. */
+                    loudnessLufs?: number | null;
+                    /** @description IANA media type, e.g. "audio/mpeg". */
+                    mediaType?: string | null;
+                    /**
+                     * @description Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.
+                     * @enum {string}
+                     */
+                    reviewState: "pending" | "technical-pass" | "manual-review-pending" | "human-reviewed" | "human-listening-approved";
+                    /** @description Rights status of this file, e.g. "public-domain". */
+                    rightsStatus: string;
+                    /** @description SHA-256 of the file: exactly 64 hexadecimal characters. */
+                    sha256?: string | null;
+                    /**
+                     * Format: uri
+                     * @description HTTPS page that describes the file and where it came from.
+                     */
+                    sourcePageUrl: string;
+                    /** @description Human-readable title of the asset. */
+                    title: string;
+                }[];
+                /**
+                 * ContributionBatch
+                 * @description The review batch the contribution belongs to.
+                 */
+                batch?: {
+                    /** @description A probable duplicate the importer found (a work slug, or another item of the batch): same composer and same title or catalog number. */
+                    duplicateOf?: string | null;
+                    /** @description The batch, e.g. "openscore-lieder": 3 to 80 lower-case letters, digits, ".", "_" or "-". */
+                    id: string;
+                    /** @description The item's id in its source (e.g. the corpus's score id), unique within the batch. */
+                    itemKey: string;
+                    /** @description What the batch brings in, in words. */
+                    title: string;
+                } | null;
+                /** @description What the contribution changes or adds, in plain words. */
+                changeSummary: string;
+                /**
+                 * ChannelContext
+                 * @description The channel the contribution was prepared for.
+                 */
+                channel?: {
+                    /** @description Audio profile of the channel. */
+                    audioProfile?: string | null;
+                    /** @description Stable key of the channel. */
+                    channelKey: string;
+                    /** @description Display name of the channel. */
+                    displayName?: string | null;
+                    /**
+                     * @description The role music plays in this channel.
+                     * @enum {string}
+                     */
+                    intendedRole: "music-bed" | "music-lead" | "music-ambient" | "music-sleep-lead" | "intro" | "outro" | "short-form";
+                    /** @description False when the channel must not carry music at all. */
+                    musicAllowed?: boolean;
+                    /** @description True when narration plays over the music. */
+                    narrationPresent?: boolean;
+                    /** @description Free notes on usage. */
+                    usageNotes?: string | null;
+                } | null;
+                /** @description Your key for this submission: 8 to 120 characters, first a letter or digit, then letters, digits, ".", "_", ":" or "-". Retrying with the same key and identical content is safe; changed content needs a new key. */
+                idempotencyKey: string;
+                /**
+                 * @description What the contribution proposes.
+                 * @enum {string}
+                 */
+                operation: "new-work" | "metadata-revision" | "source-score" | "score-revision" | "arrangement" | "performance" | "rendering-profile";
+                /**
+                 * QualityDeclaration
+                 * @description Quality claims; a technical pass is not listening approval.
+                 */
+                quality: {
+                    /** @description An accountable human listened and approved; true requires submittedBy.kind Human. */
+                    humanListeningApproved?: boolean;
+                    /** @description Notes from listening. */
+                    listeningNotes?: string | null;
+                    /** @description Automated measurements. */
+                    technicalChecks?: string | null;
+                    /** @description Automated technical checks passed (not listening approval). */
+                    technicalValidationPassed?: boolean;
+                };
+                /** @description Why the change is right. */
+                rationale?: string | null;
+                /**
+                 * Reproducibility
+                 * @description How the files were made.
+                 */
+                reproducibility?: {
+                    /** @description Command line that produced the files. */
+                    command?: string | null;
+                    /** @description Rendering or generation engine. */
+                    engine?: string | null;
+                    /** @description SHA-256 digests of the inputs. */
+                    inputSha256: string[];
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL of a manifest of the run.
+                     */
+                    manifestUrl?: string | null;
+                    /** @description Model name and version, when one was used. */
+                    model?: string | null;
+                    /** @description Negative prompt. */
+                    negativePrompt?: string | null;
+                    /** @description Prompt given to the model. */
+                    prompt?: string | null;
+                    /** @description Random seed. */
+                    seed?: string | null;
+                } | null;
+                /**
+                 * RightsDeclaration
+                 * @description The three rights layers, declared independently, with evidence.
+                 */
+                rights: {
+                    /** @description Attribution to carry forward. */
+                    attribution?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When the rights were checked (UTC, ending in "Z").
+                     */
+                    checkedAtUtc?: string | null;
+                    /**
+                     * @description Rights layer 1: status of the composition.
+                     * @enum {string}
+                     */
+                    compositionStatus: "public-domain" | "permission-documented" | "not-applicable" | "unknown";
+                    /**
+                     * @description Rights layer 2: status of the edition or file.
+                     * @enum {string}
+                     */
+                    editionStatus?: "public-domain" | "licensed" | "original-contribution" | "not-applicable" | "unknown";
+                    /** @description At least one HTTPS page that supports the declaration; dated evidence is expected. */
+                    evidenceUrls: string[];
+                    /** @description License of the contributed files, e.g. "CC0-1.0". */
+                    license?: string | null;
+                    /**
+                     * @description Rights layer 3: status of the recording.
+                     * @enum {string}
+                     */
+                    recordingStatus?: "public-domain" | "licensed" | "original-generated-recording" | "original-human-recording" | "not-applicable" | "unknown";
+                    /** @description Territory the declaration covers, e.g. "US, EU, CA". */
+                    territory: string;
+                };
+                /**
+                 * @description The contract label; must equal "archive.music-contribution.v1".
+                 * @constant
+                 */
+                schemaVersion: "archive.music-contribution.v1";
+                /**
+                 * ContributorIdentity
+                 * @description Who submits the contribution.
+                 */
+                submittedBy: {
+                    /** @description Name of the agent or tool, when not a human alone. */
+                    agentName?: string | null;
+                    /** @description Version of the agent or tool. */
+                    agentVersion?: string | null;
+                    /** @description How reviewers can reach the submitter (never shown on tracking pages). */
+                    contact?: string | null;
+                    /**
+                     * @description Human, AiAssisted (a human working with an AI tool) or AutomatedAgent. Only Human may assert listening approval.
+                     * @enum {string}
+                     */
+                    kind: "Human" | "AiAssisted" | "AutomatedAgent";
+                    /** @description Name of the person or agent submitting. */
+                    name: string;
+                };
+                /**
+                 * ContributionTarget
+                 * @description The existing record or asset it applies to.
+                 */
+                target?: {
+                    /**
+                     * Format: int32
+                     * @description Id of an existing arrangement of the work: with operation "arrangement" or "performance", the files are added to that arrangement instead of a new one (e.g. the score or MP3 a resolve answer's missing[] names for it, with its arrangementId).
+                     */
+                    arrangementId?: number | null;
+                    /**
+                     * Format: int32
+                     * @description Id of the existing asset being revised (int32).
+                     */
+                    assetId?: number | null;
+                    /** @description Kind of asset being added or revised. */
+                    assetType?: string | null;
+                    /** @description SHA-256 of the file the revision starts from. */
+                    baseSha256?: string | null;
+                    /** @description Slug of the canonical work the contribution is for. */
+                    workSlug?: string | null;
+                } | null;
+                /**
+                 * ContributionWork
+                 * @description Bibliographic facts of the work.
+                 */
+                work?: {
+                    /** @description Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list). */
+                    aliases?: string[];
+                    /** @description Catalog numbers, e.g. [{"catalog":"D.","number":"911"}]; when absent, those written in the title or workNumber are used. */
+                    catalogNumbers?: {
+                        /** @description Catalog abbreviation, e.g. "BWV", "K.", "Op.". */
+                        catalog: string;
+                        /** @description Number within the catalog, e.g. "1007". */
+                        number: string;
+                    }[];
+                    /** @description Composer display name. */
+                    composer?: string | null;
+                    /**
+                     * ContributedComposer
+                     * @description The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.
+                     */
+                    composerFacts?: {
+                        aliases?: string[];
+                        /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                        born: string;
+                        /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
+                        died: string;
+                        /** @description At least one page that supports the life dates. */
+                        evidenceUrls: string[];
+                        /** @description Display name, e.g. "Hugo Wolf". */
+                        name: string;
+                        /** @description Name for sorting, e.g. "Wolf, Hugo"; derived from the name when absent. */
+                        sortName?: string | null;
+                        /** @description Wikidata item of the composer, e.g. "Q7312". */
+                        wikidataId?: string | null;
+                    } | null;
+                    /** @description Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication). */
+                    firstPublished?: string | null;
+                    /** @description Genre, e.g. "Piano piece". */
+                    genre?: string | null;
+                    /** @description The work sets words (a song). With lyricist absent, the lyricist counts as unknown, so the rights say which fact is missing. */
+                    hasLyrics?: boolean;
+                    /** @description Original instrumentation in words, e.g. "voice and piano". */
+                    instrumentation?: string | null;
+                    /** @description Instruments, as slugs or names of instruments.json; one not there yet is proposed as a new vocabulary term (an editor approves it). */
+                    instruments?: string[];
+                    /**
+                     * Lyricist
+                     * @description The lyricist or poet of a work with words, with life dates where known (they decide the rights of a song with the composer's).
+                     */
+                    lyricist?: {
+                        /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                        born?: string;
+                        /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer's, it decides the rights of the composition. */
+                        died?: string;
+                        /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
+                        name: string;
+                        /** @description Wikidata item of the person, e.g. "Q5879". */
+                        wikidataId?: string | null;
+                    } | null;
+                    /** @description Title in the original language. */
+                    originalTitle?: string | null;
+                    /** @description Period, e.g. "Romantic". */
+                    period?: string | null;
+                    /** @description One- or two-sentence summary. */
+                    summary?: string | null;
+                    /** @description Title in English. */
+                    title?: string | null;
+                    /** @description Main catalog number as written, e.g. "BWV 1007". */
+                    workNumber?: string | null;
+                    /** @description Year or span of composition. */
+                    year?: string | null;
+                } | null;
+            };
+            /** @description A probable duplicate the importer found: a work slug in the catalog or another item of the batch (same composer; same title or catalog number). */
+            duplicateOf?: string | null;
+        };
+        /**
+         * ImportSummary
+         * @description What one import run did.
+         */
+        ImportSummary: {
+            /** @description Works an earlier run had submitted (nothing new sent). */
+            alreadySubmitted: number;
+            batchId: string;
+            /** @description Score files the run looked at. */
+            considered: number;
+            /** @description Submitted works flagged as probable duplicates. */
+            duplicates: number;
+            /**
+             * Format: date-time
+             * @description When the import run finished (UTC).
+             */
+            finishedAtUtc: string;
+            /** @description Works not submitted, each with the reason. */
+            skipped: {
+                composer: string;
+                itemKey: string;
+                /** @description Why it was not submitted, e.g. "composer died in 1960: not public domain in the EU until 2031". */
+                reason: string;
+                title: string;
+            }[];
+            /** @description New contributions this run submitted. */
+            submitted: number;
+            title: string;
         };
         /** @description A normalized instrument. */
         InstrumentRecord: {
@@ -3341,6 +3915,20 @@ export interface components {
                 /** @description Human-readable title of the asset. */
                 title: string;
             }[];
+            /**
+             * ContributionBatch
+             * @description The review batch the contribution belongs to.
+             */
+            batch?: {
+                /** @description A probable duplicate the importer found (a work slug, or another item of the batch): same composer and same title or catalog number. */
+                duplicateOf?: string | null;
+                /** @description The batch, e.g. "openscore-lieder": 3 to 80 lower-case letters, digits, ".", "_" or "-". */
+                id: string;
+                /** @description The item's id in its source (e.g. the corpus's score id), unique within the batch. */
+                itemKey: string;
+                /** @description What the batch brings in, in words. */
+                title: string;
+            } | null;
             /** @description What the contribution changes or adds, in plain words. */
             changeSummary: string;
             /**
@@ -3501,10 +4089,58 @@ export interface components {
             work?: {
                 /** @description Popular titles and other names the work is known by, e.g. "Moonlight Sonata" (a metadata-revision replaces the list). */
                 aliases?: string[];
+                /** @description Catalog numbers, e.g. [{"catalog":"D.","number":"911"}]; when absent, those written in the title or workNumber are used. */
+                catalogNumbers?: {
+                    /** @description Catalog abbreviation, e.g. "BWV", "K.", "Op.". */
+                    catalog: string;
+                    /** @description Number within the catalog, e.g. "1007". */
+                    number: string;
+                }[];
                 /** @description Composer display name. */
                 composer?: string | null;
+                /**
+                 * ContributedComposer
+                 * @description The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.
+                 */
+                composerFacts?: {
+                    aliases?: string[];
+                    /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                    born: string;
+                    /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
+                    died: string;
+                    /** @description At least one page that supports the life dates. */
+                    evidenceUrls: string[];
+                    /** @description Display name, e.g. "Hugo Wolf". */
+                    name: string;
+                    /** @description Name for sorting, e.g. "Wolf, Hugo"; derived from the name when absent. */
+                    sortName?: string | null;
+                    /** @description Wikidata item of the composer, e.g. "Q7312". */
+                    wikidataId?: string | null;
+                } | null;
+                /** @description Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication). */
+                firstPublished?: string | null;
                 /** @description Genre, e.g. "Piano piece". */
                 genre?: string | null;
+                /** @description The work sets words (a song). With lyricist absent, the lyricist counts as unknown, so the rights say which fact is missing. */
+                hasLyrics?: boolean;
+                /** @description Original instrumentation in words, e.g. "voice and piano". */
+                instrumentation?: string | null;
+                /** @description Instruments, as slugs or names of instruments.json; one not there yet is proposed as a new vocabulary term (an editor approves it). */
+                instruments?: string[];
+                /**
+                 * Lyricist
+                 * @description The lyricist or poet of a work with words, with life dates where known (they decide the rights of a song with the composer's).
+                 */
+                lyricist?: {
+                    /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                    born?: string;
+                    /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer's, it decides the rights of the composition. */
+                    died?: string;
+                    /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
+                    name: string;
+                    /** @description Wikidata item of the person, e.g. "Q5879". */
+                    wikidataId?: string | null;
+                } | null;
                 /** @description Title in the original language. */
                 originalTitle?: string | null;
                 /** @description Period, e.g. "Romantic". */
@@ -4643,33 +5279,39 @@ export interface components {
                 territories: {
                     /** @description Status of the work in one territory, as IMSLP keeps it. */
                     CA: {
+                        /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                        missingFacts?: string[];
                         /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                         note: string;
                         /**
-                         * @description Copyright status of the composition in this territory.
+                         * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                          * @enum {string}
                          */
-                        status: "public-domain" | "not-public-domain" | "unclear";
+                        status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                     };
                     /** @description Status of the work in one territory, as IMSLP keeps it. */
                     EU: {
+                        /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                        missingFacts?: string[];
                         /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                         note: string;
                         /**
-                         * @description Copyright status of the composition in this territory.
+                         * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                          * @enum {string}
                          */
-                        status: "public-domain" | "not-public-domain" | "unclear";
+                        status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                     };
                     /** @description Status of the work in one territory, as IMSLP keeps it. */
                     US: {
+                        /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                        missingFacts?: string[];
                         /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                         note: string;
                         /**
-                         * @description Copyright status of the composition in this territory.
+                         * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                          * @enum {string}
                          */
-                        status: "public-domain" | "not-public-domain" | "unclear";
+                        status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                     };
                 };
             };
@@ -5029,33 +5671,39 @@ export interface components {
                     territories: {
                         /** @description Status of the work in one territory, as IMSLP keeps it. */
                         CA: {
+                            /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                            missingFacts?: string[];
                             /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                             note: string;
                             /**
-                             * @description Copyright status of the composition in this territory.
+                             * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                              * @enum {string}
                              */
-                            status: "public-domain" | "not-public-domain" | "unclear";
+                            status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                         };
                         /** @description Status of the work in one territory, as IMSLP keeps it. */
                         EU: {
+                            /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                            missingFacts?: string[];
                             /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                             note: string;
                             /**
-                             * @description Copyright status of the composition in this territory.
+                             * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                              * @enum {string}
                              */
-                            status: "public-domain" | "not-public-domain" | "unclear";
+                            status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                         };
                         /** @description Status of the work in one territory, as IMSLP keeps it. */
                         US: {
+                            /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                            missingFacts?: string[];
                             /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                             note: string;
                             /**
-                             * @description Copyright status of the composition in this territory.
+                             * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                              * @enum {string}
                              */
-                            status: "public-domain" | "not-public-domain" | "unclear";
+                            status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                         };
                     };
                 };
@@ -5482,15 +6130,21 @@ export interface components {
                  * @default []
                  */
                 aliases: string[];
-                /** @description Birth date (YYYY-MM-DD, or YYYY when only the year is known). */
+                /** @description Birth date (YYYY-MM-DD, YYYY when only the year is known, or "unknown"). */
                 born: string;
-                /** @description Death date (YYYY-MM-DD, or YYYY); public-domain status of the composition depends on it. */
+                /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); public-domain status of the composition depends on it. */
                 died: string;
+                /** @description Pages that support the composer's facts (added with the composer by a contribution or import). */
+                evidenceUrls?: string[];
                 /** @description Display name, e.g. "Johann Sebastian Bach". */
                 name: string;
                 /** @description Name for sorting, e.g. "Bach, Johann Sebastian". */
                 sortName: string;
+                /** @description Wikidata item of the composer, e.g. "Q7312". */
+                wikidataId?: string | null;
             };
+            /** @description Year of first publication, "unpublished", or null when not known. */
+            firstPublished: string | null;
             /** @description Genre, e.g. "Suite". */
             genre: string;
             /** @description Original instrumentation in words. */
@@ -5549,6 +6203,20 @@ export interface components {
                  */
                 self: string;
             };
+            /**
+             * Lyricist
+             * @description The lyricist or poet; null when the work has none recorded.
+             */
+            lyricist: {
+                /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                born?: string;
+                /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer's, it decides the rights of the composition. */
+                died?: string;
+                /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
+                name: string;
+                /** @description Wikidata item of the person, e.g. "Q5879". */
+                wikidataId?: string | null;
+            } | null;
             /** @description Editorial narrative. */
             narrative: {
                 /** @description The narrative rendered to sanitized HTML. */
@@ -5616,33 +6284,39 @@ export interface components {
                 territories: {
                     /** @description Status of the work in one territory, as IMSLP keeps it. */
                     CA: {
+                        /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                        missingFacts?: string[];
                         /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                         note: string;
                         /**
-                         * @description Copyright status of the composition in this territory.
+                         * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                          * @enum {string}
                          */
-                        status: "public-domain" | "not-public-domain" | "unclear";
+                        status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                     };
                     /** @description Status of the work in one territory, as IMSLP keeps it. */
                     EU: {
+                        /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                        missingFacts?: string[];
                         /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                         note: string;
                         /**
-                         * @description Copyright status of the composition in this territory.
+                         * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                          * @enum {string}
                          */
-                        status: "public-domain" | "not-public-domain" | "unclear";
+                        status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                     };
                     /** @description Status of the work in one territory, as IMSLP keeps it. */
                     US: {
+                        /** @description The facts that would decide an "unknown" status, e.g. "the first publication year". */
+                        missingFacts?: string[];
                         /** @description The rule applied (e.g. "life + 70 years; died 1750"). */
                         note: string;
                         /**
-                         * @description Copyright status of the composition in this territory.
+                         * @description Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).
                          * @enum {string}
                          */
-                        status: "public-domain" | "not-public-domain" | "unclear";
+                        status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                     };
                 };
             };
@@ -5844,7 +6518,7 @@ export interface components {
             }[];
             /** @description Main catalog number as written, e.g. "BWV 1007". */
             workNumber: string | null;
-            /** @description Year or span of composition, e.g. "c. 1720". */
+            /** @description Year or span of composition, e.g. "c. 1720"; "unknown" when the sources do not give it. */
             year: string;
         };
         /** @description One work in a catalog listing. */
@@ -6030,6 +6704,209 @@ export interface operations {
             };
         };
     };
+    listBatches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: unknown;
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: {
+                /** @description true: only items flagged as probable duplicates. */
+                duplicates?: boolean;
+                /** @description Words of the title or composer. */
+                q?: string;
+                /** @description Only items in this status. */
+                status?: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            };
+            header?: never;
+            path: {
+                /** @description The batch, e.g. "openscore-lieder". */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: {
+                            batchId: string;
+                            items: components["schemas"]["BatchItemView"][];
+                            lastRun: unknown;
+                            title: string;
+                            total: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such batch. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    actOnBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description accept, decline or apply. */
+                action: "accept" | "decline" | "apply";
+                /** @description The batch, e.g. "openscore-lieder". */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Which works, reviewer, note. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchActionBody"];
+            };
+        };
+        responses: {
+            /** @description What was done, per work. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: unknown;
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description A named item is not in the batch, or the body is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such batch or action. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAdminContribution: {
         parameters: {
             query?: never;
@@ -6189,7 +7066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6386,7 +7263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6406,6 +7283,258 @@ export interface operations {
             };
             /** @description The body is not JSON. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putImportSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch, e.g. "openscore-lieder". */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The summary. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportSummary"];
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: unknown;
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Not a valid summary, or it names another batch. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    stageImportFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SHA-256 of the file. */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored: its digest and size. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: unknown;
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The file's SHA-256 is not the one in the path (digest-mismatch). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not application/octet-stream. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    submitImportItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The item. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportItemInput"];
+            };
+        };
+        responses: {
+            /** @description Already submitted: outcome "replayed" and the first tracking code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: unknown;
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Submitted: outcome "created" and the tracking code. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: unknown;
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The contribution is not valid (errors[] names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The idempotencyKey was used with different content. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8854,7 +9983,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100. */
                 pageSize?: number;
-                /** @description Words to find in title, composer (any name form), catalog numbers, genre, period, key, instruments and styles. */
+                /** @description Words to find in title, original title, aliases, composer (any name form), lyricist, catalog numbers, genre, period, key, instruments and styles; "oe", "ae", "ue" find "ö", "ä", "ü" ("erlkoenig" finds "Erlkönig"). */
                 query?: string;
                 /** @description Arrangement style or mood words. */
                 style?: string;

@@ -3,6 +3,7 @@
  * and the cross-file rules. The build, the content lint and the tests all load content here, so
  * a file that fails here never reaches a published record.
  */
+import { NOTE_PLACEHOLDERS, unknownPlaceholders } from './fact-notes.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -194,6 +195,9 @@ function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: 
   return profiles;
 }
 
+/** Folders of the works index under /works/ (src/lib/site/works-index.ts), so never work slugs. */
+export const WORKS_INDEX_RESERVED_SLUGS: readonly string[] = ['by-title', 'by-composer'];
+
 interface WorkContext {
   instrumentSlugs: Set<string>;
   profileSlugs: Set<string>;
@@ -204,6 +208,29 @@ interface WorkContext {
 function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkContext, report: Report): void {
   const { content, file } = work;
   if (content.slug !== folder) report(file, '/slug', `must equal the folder name "${folder}" (got "${content.slug}")`);
+  const notes: Array<[string, string | null]> = [
+    ['/rightsNote', content.rightsNote],
+    ['/rights/composition/note', content.rights.composition.note],
+    ['/rights/edition/note', content.rights.edition.note],
+    ['/rights/recording/note', content.rights.recording.note],
+    ...Object.entries(content.rights.territories).map(([k, v]): [string, string] => [
+      `/rights/territories/${k}/note`,
+      v.note,
+    ]),
+  ];
+  for (const [pointer, note] of notes)
+    for (const name of unknownPlaceholders(note))
+      report(
+        file,
+        pointer,
+        `names an unknown fact "{${name}}"; a note may quote ${NOTE_PLACEHOLDERS.map((n) => `{${n}}`).join(', ')}`,
+      );
+  if (WORKS_INDEX_RESERVED_SLUGS.includes(content.slug))
+    report(
+      file,
+      '/slug',
+      `"${content.slug}" is reserved for the works index (/works/${content.slug}/); choose another slug`,
+    );
 
   const { born, died } = content.composer;
   if (!isRealDate(born)) report(file, '/composer/born', `is not a real calendar date (got "${born}")`);

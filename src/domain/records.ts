@@ -3,6 +3,7 @@
  * labels, digests of stored files, sanitized narrative HTML, and the compact Markdown record.
  * Pure apart from Markdown rendering; the build and the tests call it with the same inputs.
  */
+import { quoteFacts, rightsWithFacts } from './fact-notes.ts';
 import { declaredWords, measuredDuration, measuredWords } from './audio/arrangement.ts';
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
@@ -208,7 +209,8 @@ export function protectedAssets(catalog: Catalog): Record<string, ProtectedAsset
 
 /** Life dates as "1685–1750". */
 export function lifeDates(born: string, died: string): string {
-  return `${born.slice(0, 4)}–${died.slice(0, 4)}`;
+  const y = (d: string) => (/^[0-9]{4}/.test(d) ? d.slice(0, 4) : '?');
+  return `${y(born)}–${y(died)}`;
 }
 
 /** A work's instruments as its record names them (slug, name, family), from the catalog's instruments by slug. */
@@ -281,9 +283,11 @@ export function buildWorkRecord(
     originalTitle: c.originalTitle,
     aliases: c.aliases,
     composer: c.composer,
+    lyricist: c.lyricist ?? null,
     period: c.period,
     genre: c.genre,
     year: c.year,
+    firstPublished: c.firstPublished ?? null,
     workNumber: c.workNumber,
     catalogNumbers: c.catalogNumbers,
     summary: c.summary,
@@ -291,8 +295,10 @@ export function buildWorkRecord(
     instrumentation: c.instrumentation,
     instruments: workInstruments(c.instruments, instrumentBySlug),
     narrative: { markdown: work.body, html: renderMarkdown(work.body) },
-    rightsNote: c.rightsNote,
-    rights: c.rights,
+    // Notes name the facts they quote by placeholder (src/domain/fact-notes.ts): written in here,
+    // so a corrected fact is quoted everywhere the record goes.
+    rightsNote: quoteFacts(c.rightsNote, c),
+    rights: rightsWithFacts(c.rights, c),
     reuse: { ...reuseSummary({ rights: c.rights, arrangements }), rule: REUSE_RULE },
     sourceAssets,
     arrangements,
@@ -453,6 +459,13 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `# ${record.title} — ${record.composer.name} (${lifeDates(record.composer.born, record.composer.died)})`,
     '',
     `- Slug: \`${record.slug}\``,
+    ...(record.originalTitle ? [`- Original title: ${cell(record.originalTitle)}`] : []),
+    ...(record.lyricist
+      ? [
+          `- Lyricist: ${cell(record.lyricist.name)} (${lifeDates(record.lyricist.born ?? 'unknown', record.lyricist.died ?? 'unknown')})`,
+        ]
+      : []),
+    ...(record.firstPublished !== null ? [`- First published: ${cell(record.firstPublished)}`] : []),
     `- Catalog: ${cell(record.workNumber)}${record.catalogNumbers.length ? ` (${record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; ')})` : ''}`,
     `- Year: ${cell(record.year)}; period: ${cell(record.period)}; genre: ${cell(record.genre)}; key: ${cell(record.key)}`,
     `- Instrumentation: ${cell(record.instrumentation)}`,

@@ -23,11 +23,24 @@ export function fold(text: string): string {
     .trim();
 }
 
-/** Words of a folded text, punctuation removed ("Bach, J.S." -> ["bach", "j", "s"]). */
+/**
+ * German transliterations folded to the letter they stand for, on a folded word: "oe", "ae" and
+ * "ue" read as the umlaut's base letter, so "erlkoenig", "Erlkönig" and "Erlkonig" are one word
+ * (fold already turned "ö" into "o" and "ß" into "ss"). Applied to indexed and queried words
+ * alike, so a word spelled with "oe" that is not an umlaut ("Goethe", "Poe") still finds itself.
+ */
+export function foldTransliterations(word: string): string {
+  // Most words hold none of the pairs; three scans are much cheaper than a regex replace on each.
+  if (!word.includes('ae') && !word.includes('oe') && !word.includes('ue')) return word;
+  return word.replace(TRANSLITERATED_PAIR, '$1');
+}
+const TRANSLITERATED_PAIR = /([aou])e/g;
+
+/** Words of a folded text, punctuation removed ("Bach, J.S." -> ["bach", "j", "s"]), transliterations folded. */
 export function words(text: string): string[] {
-  return fold(text)
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
+  const out: string[] = [];
+  for (const w of fold(text).split(/[^\p{L}\p{N}]+/u)) if (w.length > 0) out.push(foldTransliterations(w));
+  return out;
 }
 
 /** True when every word of `query` starts some word of `haystack` (order-free prefix match). */

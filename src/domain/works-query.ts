@@ -3,6 +3,7 @@
  * (as a word prefix), results in a stable order (composer sort name, then title, then slug).
  */
 import { fold, matchesAllWords, words } from './text.ts';
+import { catalogNumberSearchText } from './catalog-numbers.ts';
 import type { WorkRecord, WorkSummary } from '../schemas/work.ts';
 
 export { WORKS_DEFAULT_PAGE_SIZE, WORKS_MAX_PAGE_SIZE, QUERY_MAX_LENGTH } from '../schemas/queries.ts';
@@ -52,7 +53,7 @@ export function indexWork(
     .map(fold)
     .join(' | ');
   const catalog = [record.workNumber ?? '', ...record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`)]
-    .map(fold)
+    .map(catalogNumberSearchText)
     .join(' | ');
   const genre = fold(record.genre);
   const all = [
@@ -60,6 +61,7 @@ export function indexWork(
     fold(record.originalTitle ?? ''),
     ...(record.aliases ?? []).map(fold),
     composer,
+    fold(record.lyricist?.name ?? ''),
     catalog,
     genre,
     fold(record.period),

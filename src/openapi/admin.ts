@@ -60,7 +60,7 @@ function actionOperation(kind: 'contribution' | 'correction-report'): OperationS
     security: SECURITY,
     summary: `Accept, request information on, apply or decline a ${what}`,
     description:
-      `${KEY} An illegal transition is 409 naming the current status (\`currentStatus\`). Apply refuses with 409 and \`reasons[]\`, merging nothing, ` +
+      `${KEY} An illegal transition is 409 naming the current status (\`currentStatus\`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and \`reasons[]\`; the item stays as it was. Apply refuses with 409 and \`reasons[]\`, merging nothing, ` +
       "when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the " +
       'proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted ' +
       'with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they ' +
@@ -88,7 +88,7 @@ function actionOperation(kind: 'contribution' | 'correction-report'): OperationS
       ...authProblems,
       '404': problem(`No ${what} has this tracking code, or the action is unknown.`),
       '409': problem(
-        'Illegal transition (detail names the current status), or apply refused / failed with reasons; nothing was merged.',
+        'Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged.',
       ),
       '413': problem('The body is larger than 1 MiB.'),
       '415': problem('The body is not JSON.'),

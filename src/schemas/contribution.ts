@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelContext } from './channel.ts';
+import { CatalogNumber, LifeDate, Lyricist, WikidataId } from './work.ts';
 import {
   ASSET_KINDS,
   ASSET_REVIEW_STATES,
@@ -88,6 +89,28 @@ export const ContributionTarget = Type.Object(
 );
 export type ContributionTarget = Static<typeof ContributionTarget>;
 
+export const ContributedComposer = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 160, description: 'Display name, e.g. "Hugo Wolf".' }),
+    sortName: OptionalNullableString(160, 'Name for sorting, e.g. "Wolf, Hugo"; derived from the name when absent.'),
+    born: LifeDate('Birth date (YYYY-MM-DD, YYYY, or "unknown").'),
+    died: LifeDate('Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition.'),
+    wikidataId: Type.Optional(Nullable(WikidataId('Wikidata item of the composer, e.g. "Q7312".'))),
+    aliases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 160 }), { maxItems: 20 })),
+    evidenceUrls: Type.Array(Uri('A page that supports the life dates (Wikidata, an encyclopedia, IMSLP).'), {
+      minItems: 1,
+      maxItems: 10,
+      description: 'At least one page that supports the life dates.',
+    }),
+  },
+  {
+    ...strict,
+    title: 'ContributedComposer',
+    description: 'A composer a contribution adds to the catalog, with the facts that decide rights and their evidence.',
+  },
+);
+export type ContributedComposer = Static<typeof ContributedComposer>;
+
 export const ContributionWork = Type.Object(
   {
     title: OptionalNullableString(200, 'Title in English.'),
@@ -105,6 +128,43 @@ export const ContributionWork = Type.Object(
     year: OptionalNullableString(40, 'Year or span of composition.'),
     workNumber: OptionalNullableString(80, 'Main catalog number as written, e.g. "BWV 1007".'),
     summary: OptionalNullableString(300, 'One- or two-sentence summary.'),
+    lyricist: Type.Optional(
+      Nullable(Lyricist, {
+        description:
+          "The lyricist or poet of a work with words, with life dates where known (they decide the rights of a song with the composer's).",
+      }),
+    ),
+    hasLyrics: Type.Optional(
+      Type.Boolean({
+        description:
+          'The work sets words (a song). With lyricist absent, the lyricist counts as unknown, so the rights say which fact is missing.',
+      }),
+    ),
+    composerFacts: Type.Optional(
+      Nullable(ContributedComposer, {
+        description:
+          "The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.",
+      }),
+    ),
+    catalogNumbers: Type.Optional(
+      Type.Array(CatalogNumber, {
+        maxItems: 10,
+        description:
+          'Catalog numbers, e.g. [{"catalog":"D.","number":"911"}]; when absent, those written in the title or workNumber are used.',
+      }),
+    ),
+    instruments: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 80 }), {
+        maxItems: 30,
+        description:
+          'Instruments, as slugs or names of instruments.json; one not there yet is proposed as a new vocabulary term (an editor approves it).',
+      }),
+    ),
+    instrumentation: OptionalNullableString(220, 'Original instrumentation in words, e.g. "voice and piano".'),
+    firstPublished: OptionalNullableString(
+      40,
+      'Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication).',
+    ),
   },
   {
     ...strict,
@@ -262,6 +322,37 @@ export const QualityDeclaration = Type.Object(
 );
 export type QualityDeclaration = Static<typeof QualityDeclaration>;
 
+/** Batch ids: the importer's name for one import run of one corpus. */
+export const BATCH_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{2,79}$';
+
+export const ContributionBatch = Type.Object(
+  {
+    id: Type.String({
+      pattern: BATCH_ID_PATTERN,
+      description: 'The batch, e.g. "openscore-lieder": 3 to 80 lower-case letters, digits, ".", "_" or "-".',
+    }),
+    title: Type.String({ minLength: 1, maxLength: 200, description: 'What the batch brings in, in words.' }),
+    itemKey: Type.String({
+      minLength: 1,
+      maxLength: 120,
+      description: "The item's id in its source (e.g. the corpus's score id), unique within the batch.",
+    }),
+    duplicateOf: Type.Optional(
+      Nullable(Type.String({ maxLength: 200 }), {
+        description:
+          'A probable duplicate the importer found (a work slug, or another item of the batch): same composer and same title or catalog number.',
+      }),
+    ),
+  },
+  {
+    ...strict,
+    title: 'ContributionBatch',
+    description:
+      'A contribution sent as part of a bulk import: reviewed as one item with its works, each accepted or declined on its own or all at once.',
+  },
+);
+export type ContributionBatch = Static<typeof ContributionBatch>;
+
 export const MusicContributionInput = Type.Object(
   {
     schemaVersion: Type.Literal(CONTRIBUTION_SCHEMA_VERSION, {
@@ -291,6 +382,7 @@ export const MusicContributionInput = Type.Object(
       description: 'What the contribution changes or adds, in plain words.',
     }),
     rationale: OptionalNullableString(2000, 'Why the change is right.'),
+    batch: Type.Optional(Nullable(ContributionBatch, { description: 'The review batch the contribution belongs to.' })),
   },
   {
     ...strict,

@@ -18,7 +18,7 @@ const text = (description: string) => Type.Optional(Type.String({ maxLength: QUE
 export const WorksQuery = Type.Object(
   {
     query: text(
-      'Words to find in title, composer (any name form), catalog numbers, genre, period, key, instruments and styles.',
+      'Words to find in title, original title, aliases, composer (any name form), lyricist, catalog numbers, genre, period, key, instruments and styles; "oe", "ae", "ue" find "ö", "ä", "ü" ("erlkoenig" finds "Erlkönig").',
     ),
     genre: text('Genre words, e.g. "suite".'),
     composer: text('Composer in any name form ("Bach, J.S.", "J. S. Bach", "dvorak").'),

@@ -29,6 +29,31 @@ const strict = { additionalProperties: false } as const;
 export const PartialDate = (description: string) =>
   Type.String({ pattern: '^[0-9]{4}(-[0-9]{2}-[0-9]{2})?$', description });
 
+/** A life date: a calendar date, a year alone, or "unknown" when the sources do not give it. */
+export const LifeDate = (description: string) =>
+  Type.String({ pattern: '^([0-9]{4}(-[0-9]{2}-[0-9]{2})?|unknown)$', description });
+
+export const WikidataId = (description: string) => Type.String({ pattern: '^Q[1-9][0-9]{0,11}$', description });
+
+/** The lyricist or poet of a work with words, with life dates (they decide the rights of a song). */
+export const Lyricist = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 160,
+      description: 'Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe".',
+    }),
+    born: Type.Optional(LifeDate('Birth date (YYYY-MM-DD, YYYY, or "unknown").')),
+    died: Type.Optional(
+      LifeDate(
+        'Death date (YYYY-MM-DD, YYYY, or "unknown"); with the composer\'s, it decides the rights of the composition.',
+      ),
+    ),
+    wikidataId: Type.Optional(Nullable(WikidataId('Wikidata item of the person, e.g. "Q5879".'))),
+  },
+  { ...strict, title: 'Lyricist', description: 'The lyricist or poet, with life dates where known.' },
+);
+
 export const Composer = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 160, description: 'Display name, e.g. "Johann Sebastian Bach".' }),
@@ -37,12 +62,21 @@ export const Composer = Type.Object(
       maxLength: 160,
       description: 'Name for sorting, e.g. "Bach, Johann Sebastian".',
     }),
-    born: PartialDate('Birth date (YYYY-MM-DD, or YYYY when only the year is known).'),
-    died: PartialDate('Death date (YYYY-MM-DD, or YYYY); public-domain status of the composition depends on it.'),
+    born: LifeDate('Birth date (YYYY-MM-DD, YYYY when only the year is known, or "unknown").'),
+    died: LifeDate(
+      'Death date (YYYY-MM-DD, YYYY, or "unknown"); public-domain status of the composition depends on it.',
+    ),
     aliases: Type.Array(Type.String({ maxLength: 160 }), {
       description: 'Other name forms used to find the composer ("J. S. Bach", "Bach, J.S.").',
       default: [],
     }),
+    wikidataId: Type.Optional(Nullable(WikidataId('Wikidata item of the composer, e.g. "Q7312".'))),
+    evidenceUrls: Type.Optional(
+      Type.Array(HttpsUrl('A page that supports the life dates.'), {
+        maxItems: 10,
+        description: "Pages that support the composer's facts (added with the composer by a contribution or import).",
+      }),
+    ),
   },
   { ...strict, description: 'The composer with life dates.' },
 );
@@ -61,11 +95,20 @@ export const CatalogNumber = Type.Object(
 
 const LayerNote = Type.String({ maxLength: 1000, description: 'Why this status holds, in plain words.' });
 
-export const TERRITORY_STATUSES = ['public-domain', 'not-public-domain', 'unclear'] as const;
+export const TERRITORY_STATUSES = ['public-domain', 'not-public-domain', 'unclear', 'unknown'] as const;
 export const TerritoryNote = Type.Object(
   {
-    status: StringEnum(TERRITORY_STATUSES, { description: 'Copyright status of the composition in this territory.' }),
+    status: StringEnum(TERRITORY_STATUSES, {
+      description:
+        'Copyright status of the composition in this territory; "unknown" when a fact that decides it is missing (missingFacts names it).',
+    }),
     note: Type.String({ maxLength: 500, description: 'The rule applied (e.g. "life + 70 years; died 1750").' }),
+    missingFacts: Type.Optional(
+      Type.Array(Type.String({ maxLength: 200 }), {
+        maxItems: 10,
+        description: 'The facts that would decide an "unknown" status, e.g. "the first publication year".',
+      }),
+    ),
   },
   { ...strict, description: 'Status of the work in one territory, as IMSLP keeps it.' },
 );
@@ -295,9 +338,21 @@ export const WorkContent = Type.Object(
         'Popular titles and other names the work is known by, e.g. "Air on the G String", "Moonlight Sonata"; matched by catalog search and resolve.',
     }),
     composer: Composer,
+    lyricist: Type.Optional(
+      Nullable(Lyricist, { description: 'The lyricist or poet of a work with words; null or absent when none.' }),
+    ),
     period: Type.String({ maxLength: 80, description: 'Period, e.g. "Baroque".' }),
     genre: Type.String({ maxLength: 80, description: 'Genre, e.g. "Suite".' }),
-    year: Type.String({ maxLength: 40, description: 'Year or span of composition, e.g. "c. 1720".' }),
+    year: Type.String({
+      maxLength: 40,
+      description: 'Year or span of composition, e.g. "c. 1720"; "unknown" when the sources do not give it.',
+    }),
+    firstPublished: Type.Optional(
+      Nullable(Type.String({ maxLength: 40 }), {
+        description:
+          'Year of first publication, "unpublished", or null when not known (the US term runs from publication).',
+      }),
+    ),
     workNumber: Nullable(Type.String({ maxLength: 80 }), {
       description: 'Main catalog number as written, e.g. "BWV 1007".',
     }),
@@ -404,9 +459,13 @@ export const WorkRecord = Type.Object(
       description: 'Popular titles and other names the work is known by (matched by catalog search and resolve).',
     }),
     composer: Composer,
+    lyricist: Nullable(Lyricist, { description: 'The lyricist or poet; null when the work has none recorded.' }),
     period: WorkContent.properties.period,
     genre: WorkContent.properties.genre,
     year: WorkContent.properties.year,
+    firstPublished: Nullable(Type.String(), {
+      description: 'Year of first publication, "unpublished", or null when not known.',
+    }),
     workNumber: WorkContent.properties.workNumber,
     catalogNumbers: Type.Array(CatalogNumber, { description: 'All catalog numbers.' }),
     summary: WorkContent.properties.summary,

@@ -25,8 +25,9 @@ describe('desk HTML', () => {
       list: Array.from({ length: 250 }, (_, i) => i),
       deep,
     }).html;
-    expect(out).toContain('<dt>title</dt><dd><span class="text">&lt;script&gt;x&lt;/script&gt;</span></dd>');
-    expect(out).toContain('<dt>none</dt><dd><span class="none">none</span></dd>');
+    // Field names are shown as words (labelOf): "title" reads "Title".
+    expect(out).toContain('<dt>Title</dt><dd><span class="text">&lt;script&gt;x&lt;/script&gt;</span></dd>');
+    expect(out).toContain('<dt>None</dt><dd><span class="none">none</span></dd>');
     expect(out).toContain('… 50 more');
     expect((out.match(/<li>/g) ?? []).length).toBe(201);
     // Past six levels the rest is shown as (escaped) JSON text.

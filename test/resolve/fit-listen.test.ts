@@ -73,13 +73,19 @@ describe('fit', () => {
   it('is on every candidate when a target is asked, with the delta in seconds; null without a target', () => {
     const r = resolve(SAMPLE, { targetDurationSeconds: 60 });
     expect(r.candidates.length).toBeGreaterThan(3);
+    expect(r.candidates.some((c) => c.fit!.durationSource === 'measured')).toBe(true);
     for (const c of r.candidates) {
       expect(c.fit).not.toBeNull();
       expect(c.fit!.targetSeconds).toBe(60);
-      expect(c.fit!.durationSource).toBe('declared'); // the sample files predate measurement
-      expect(c.fit!.durationSeconds).toBe(c.durationSeconds);
-      expect(c.fit!.deltaSeconds).toBe(c.durationSeconds - 60);
-      expect(c.fit!.kind).toBe(fitOf(c.durationSeconds, 60, c.loopable, c.trimmable));
+      // The sample's recordings carry the archive's measurement (scripts/render-sample-audio.ts),
+      // so their fit uses it; an arrangement without a recording keeps its declared duration.
+      const seconds = c.measuredDurationSeconds ?? c.durationSeconds;
+      expect(c.fit!.durationSource).toBe(c.measuredDurationSeconds !== null ? 'measured' : 'declared');
+      // A measured duration is reported to a tenth of a second.
+      expect(c.fit!.durationSeconds).toBeCloseTo(seconds, c.measuredDurationSeconds !== null ? 1 : 10);
+      expect(c.fit!.deltaSeconds).toBeCloseTo(c.fit!.durationSeconds - 60, 1);
+      // The kind is judged on the whole seconds the ranking uses.
+      expect(c.fit!.kind).toBe(fitOf(Math.max(1, Math.round(seconds)), 60, c.loopable, c.trimmable));
       const duration = c.reasons.find((x) => x.requirement === 'duration')!;
       expect(duration.passed).toBe(c.fit!.kind !== 'edit');
     }
@@ -95,7 +101,12 @@ describe('measured durations are preferred', () => {
     const mp3 = arr.assets.find((a) => a.kind === 'mp3')!;
     mp3.measured = measurement(58.6);
     arr.measuredDurationSeconds = measuredDuration(arr.assets)!.seconds;
-    const before = resolve(SAMPLE, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find(
+    // The same arrangement with only its declared duration (no measurement), for comparison.
+    const declaredOnly = structuredClone(SAMPLE);
+    const plain = declaredOnly.find((w) => w.slug === 'pachelbel-canon-in-d')!.arrangements.find((a) => a.id === 1)!;
+    for (const a of plain.assets) a.measured = null;
+    plain.measuredDurationSeconds = null;
+    const before = resolve(declaredOnly, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find(
       (c) => c.arrangementId === 1,
     )!;
     const after = resolve(records, { targetDurationSeconds: 60 }, 'pachelbel-canon-in-d').candidates.find(

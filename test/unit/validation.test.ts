@@ -34,7 +34,7 @@ describe('validation messages', () => {
   it('words patterns and formats for people', () => {
     const errors = validate(WorkRights.properties.territories.properties.US, { status: 'maybe', note: 3 });
     expect(errors.map((e) => `${e.pointer} ${e.detail}`)).toEqual([
-      '/status must be one of: public-domain, not-public-domain, unclear (got "maybe")',
+      '/status must be one of: public-domain, not-public-domain, unclear, unknown (got "maybe")',
       '/note must be string (got 3)',
     ]);
     const evidence = validate(WorkRights.properties.evidenceUrls, ['http://example.org/x']);

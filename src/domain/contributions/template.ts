@@ -140,5 +140,7 @@ export function buildContributionTemplate(
     },
     changeSummary: r('what this contribution adds, in one or two sentences'),
     rationale: r('why the archive needs it, e.g. no ready music-bed arrangement exists'),
+    // Set only by a bulk import (docs/imports.md): the review batch the contribution belongs to.
+    batch: null,
   };
 }

@@ -15,6 +15,7 @@
  * The arrangement also needs what a work record requires of one: a publishable audio or score
  * file, a duration, and a channel role among intendedUses.
  */
+import { compositionCleared, EDITION_RULE, RECORDING_RULE } from '../rights-cleared.ts';
 import {
   EDITION_STATUSES,
   MUSIC_ROLES,
@@ -28,18 +29,18 @@ import type { WorkContent } from '../../schemas/work.ts';
 /** Rights status a track needs for publication. */
 export const PUBLISHABLE_RIGHTS_STATUS = 'public-domain';
 
-/** Edition and recording layers that allow public reuse (never licensed or unknown). */
-export const REUSABLE_EDITION_STATUSES = [
-  'public-domain',
-  'original-contribution',
-  'not-applicable',
-] as const satisfies readonly (typeof EDITION_STATUSES)[number][];
-export const REUSABLE_RECORDING_STATUSES = [
-  'public-domain',
-  'original-generated-recording',
-  'original-human-recording',
-  'not-applicable',
-] as const satisfies readonly (typeof RECORDING_STATUSES)[number][];
+/**
+ * Edition and recording layers that allow publication: the layers cleared by the one rule
+ * (src/domain/rights-cleared.ts), without `licensed` (a public-domain arrangement is what
+ * publication asks for, so a third party's license is never enough here) and without `unknown`.
+ * The archive's own layers (original contribution or recording) are published under its CC0.
+ */
+export const REUSABLE_EDITION_STATUSES = (Object.keys(EDITION_RULE) as (typeof EDITION_STATUSES)[number][]).filter(
+  (s) => EDITION_RULE[s] !== 'not-cleared' && s !== 'licensed',
+);
+export const REUSABLE_RECORDING_STATUSES = (
+  Object.keys(RECORDING_RULE) as (typeof RECORDING_STATUSES)[number][]
+).filter((s) => RECORDING_RULE[s] !== 'not-cleared' && s !== 'licensed');
 
 export type EditionStatus = (typeof EDITION_STATUSES)[number];
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
@@ -253,6 +254,21 @@ export function checkEligibility(input: {
       reasons.push({
         condition: 'public-domain-arrangement',
         detail: `The composition of "${slug}" is "${work.rights.composition.status}", not public-domain.`,
+      });
+    } else if (
+      !compositionCleared(
+        work.rights.composition.status,
+        Object.values(work.rights.territories).map((t) => t.status),
+      )
+    ) {
+      // The same rule resolve applies: public domain in every territory, or not cleared.
+      reasons.push({
+        condition: 'public-domain-arrangement',
+        detail: `The composition of "${slug}" is public domain, but not in every territory (${Object.entries(
+          work.rights.territories,
+        )
+          .map(([k, t]) => `${k}: ${t.status}`)
+          .join(', ')}).`,
       });
     }
   }

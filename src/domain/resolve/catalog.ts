@@ -10,6 +10,7 @@
  * reads full work records only for the few candidates an answer shows (`RecordSource`), so a
  * start or a swap parses no work and memory does not grow with the records.
  */
+import { compositionCleared, editionState, recordingState } from '../rights-cleared.ts';
 import { effectiveDurationSeconds } from '../audio/arrangement.ts';
 import type { ArrangementRecord, AssetRecord, WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord } from '../../schemas/profile.ts';
@@ -237,13 +238,18 @@ export function compositionCheck(record: WorkRecord): { passes: boolean; detail:
   const t = record.rights.territories;
   const notPd = TERRITORIES.filter((k) => t[k].status !== 'public-domain');
   const territoryWords = TERRITORIES.map((k) => `${k}: ${t[k].status}`).join(', ');
-  if (c.status === 'permission-documented') {
+  // The rule itself is src/domain/rights-cleared.ts; the branches below only choose the words.
+  const cleared = compositionCleared(
+    c.status,
+    TERRITORIES.map((k) => t[k].status),
+  );
+  if (cleared && c.status === 'permission-documented') {
     return {
       passes: true,
       detail: `Composition: permission documented (${c.note}). Territories: ${territoryWords}; carry the territory notes forward.`,
     };
   }
-  if (c.status === 'public-domain' && notPd.length === 0) {
+  if (cleared) {
     return { passes: true, detail: `Composition: public domain in the US, the EU and Canada (${c.note}).` };
   }
   if (c.status === 'public-domain') {
@@ -259,14 +265,9 @@ export function compositionCheck(record: WorkRecord): { passes: boolean; detail:
   };
 }
 
-const EDITION_LICENSED: readonly string[] = ['original-contribution', 'licensed'];
-const RECORDING_LICENSED: readonly string[] = ['original-generated-recording', 'original-human-recording', 'licensed'];
-
-function layerCheck(status: string, license: string | null, licensed: readonly string[]): number {
-  if (status === 'public-domain') return LAYER_PASS;
-  if (status === 'not-applicable') return LAYER_NOT_APPLICABLE;
-  if (licensed.includes(status)) return license !== null ? LAYER_PASS : LAYER_FAIL;
-  return LAYER_FAIL;
+/** An edition or recording layer as the index stores it, by the one rule (src/domain/rights-cleared.ts). */
+function layerCheck(state: 'cleared' | 'not-applicable' | 'not-cleared'): number {
+  return state === 'cleared' ? LAYER_PASS : state === 'not-applicable' ? LAYER_NOT_APPLICABLE : LAYER_FAIL;
 }
 
 /**
@@ -280,8 +281,8 @@ export function arrangementReadiness(
   compositionPasses: boolean,
   a: ArrangementRecord,
 ): { reviewPasses: boolean; edition: number; recording: number; staticReady: boolean } {
-  const edition = layerCheck(a.rights.edition.status, a.rights.license, EDITION_LICENSED);
-  const recording = layerCheck(a.rights.recording.status, a.rights.license, RECORDING_LICENSED);
+  const edition = layerCheck(editionState(a.rights.edition.status, a.rights.license));
+  const recording = layerCheck(recordingState(a.rights.recording.status, a.rights.license));
   const reviewPasses = a.reviewState === 'human-listening-approved';
   return {
     reviewPasses,

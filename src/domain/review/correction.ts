@@ -177,7 +177,11 @@ export function applyCorrection(work: Data | null, report: CorrectionReportInput
   }
   const newValue = coerce(rule, report.fieldName, report.proposedValue);
   if (oldValue === newValue)
-    throw new ProposalError([`${pointer} already reads ${JSON.stringify(newValue)}; the report changes nothing.`]);
+    throw new ProposalError(
+      [`${pointer} already reads ${JSON.stringify(newValue)}; the report changes nothing.`],
+      false,
+      true,
+    );
   holder[key] = newValue;
   return { after, pointer, oldValue, newValue };
 }

@@ -10,12 +10,15 @@
  *     `admin-only`, and no assertion lifts that: rights review is its own decision;
  *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
  */
+import { CLEARABLE_COMPOSITION_STATUSES } from '../rights-cleared.ts';
 import type { ArrangementFacts, AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
 import type { AssetMeasurement } from '../../schemas/audio.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Composer } from '../../schemas/work.ts';
 import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
 import { MUSIC_ROLES, type CatalogReviewState } from '../../schemas/common.ts';
+import { parseCatalogNumbers } from '../catalog-numbers.ts';
+import { territoryRights, yearOf, type AuthorFact, type TerritoryVerdict } from '../territory-rights.ts';
 
 export type Data = Record<string, unknown>;
 
@@ -52,6 +55,8 @@ export interface ContributionProposalInput {
   knownComposers: ComposerFacts[];
   /** For rendering-profile: the fetched profile definition bytes; the current file, if any. */
   profileBytes?: Buffer | null;
+  /** The year the per-territory rights are decided for (default: the current UTC year). */
+  asOfYear?: number;
 }
 
 export type ContentChange =
@@ -63,14 +68,19 @@ export class ProposalError extends Error {
   readonly reasons: string[];
   /** True when the reason is a moved target (stale baseSha256, vanished work): re-submit against the current record. */
   readonly stale: boolean;
-  constructor(reasons: string[], stale = false) {
+  /** True when the change would leave the record as it is (a correction to the value it already has). */
+  readonly noChange: boolean;
+  constructor(reasons: string[], stale = false, noChange = false) {
     super(reasons.join(' '));
     this.reasons = reasons;
     this.stale = stale;
+    this.noChange = noChange;
   }
 }
 
-const CLEARED_COMPOSITION = new Set(['public-domain', 'permission-documented', 'not-applicable']);
+// A declared composition status that can be cleared (src/domain/rights-cleared.ts): the proposal
+// writes the declared status into every territory, so this is the rule resolve applies.
+const CLEARED_COMPOSITION = new Set<string>(CLEARABLE_COMPOSITION_STATUSES);
 const UNCLEARED_FILE = new Set(['unknown', 'rights-review-required', 'not-public-domain']);
 
 const DEFAULT_MEDIA_TYPES: Record<string, string> = {
@@ -226,6 +236,63 @@ function findComposer(known: ComposerFacts[], name: string): ComposerFacts | nul
   return known.find((c) => c.name.toLowerCase() === key || c.aliases.some((a) => a.toLowerCase() === key)) ?? null;
 }
 
+/** "Hugo Wolf" -> "Wolf, Hugo" (the last word first); a single word stays as it is. */
+export function sortNameOf(name: string): string {
+  const parts = name.trim().split(/\s+/);
+  if (parts.length < 2) return name.trim();
+  const last = parts.pop()!;
+  return `${last}, ${parts.join(' ')}`;
+}
+
+/** The composer a new work names: one in the catalog, else the one the contribution adds with its facts. */
+function composerOfNewWork(input: ContributionProposalInput, name: string): ComposerFacts {
+  const known = findComposer(input.knownComposers, name);
+  if (known) return clone(known);
+  const f = input.submission.work?.composerFacts ?? null;
+  if (f && f.name.trim().toLowerCase() === name.trim().toLowerCase()) {
+    return {
+      name: f.name.trim(),
+      sortName: f.sortName?.trim() || sortNameOf(f.name),
+      born: f.born,
+      died: f.died,
+      aliases: [...(f.aliases ?? [])],
+      ...(f.wikidataId ? { wikidataId: f.wikidataId } : {}),
+      evidenceUrls: [...f.evidenceUrls],
+    };
+  }
+  throw new ProposalError([
+    f
+      ? `work.composerFacts names "${f.name}" but work.composer is "${name}"; they must be the same composer.`
+      : `The composer "${name}" is not in the catalog yet; a new work needs the composer's life dates (they decide the rights). Send them in work.composerFacts with evidence, or an editor adds the composer first.`,
+  ]);
+}
+
+/** The authors whose death years decide the composition's rights: the composer, and the lyricist of a work with words. */
+export function authorsOf(
+  composer: { name: string; died: string },
+  lyricist: { name: string; died?: string } | null,
+  hasLyrics: boolean,
+): AuthorFact[] {
+  const authors: AuthorFact[] = [{ role: 'composer', name: composer.name, died: yearOf(composer.died) }];
+  if (lyricist) authors.push({ role: 'lyricist', name: lyricist.name, died: yearOf(lyricist.died) });
+  else if (hasLyrics) authors.push({ role: 'lyricist', name: null, died: null });
+  return authors;
+}
+
+/** "1815" -> 1815, "unpublished" -> 'unpublished', anything else (absent, "unknown") -> null. */
+export function firstPublishedFact(text: string | null | undefined): number | 'unpublished' | null {
+  if (text?.trim().toLowerCase() === 'unpublished') return 'unpublished';
+  return yearOf(text);
+}
+
+function territoryNote(v: TerritoryVerdict): Data {
+  return {
+    status: v.status,
+    note: v.note.slice(0, 500),
+    ...(v.missingFacts.length > 0 ? { missingFacts: [...v.missingFacts] } : {}),
+  };
+}
+
 function newWork(input: ContributionProposalInput): ContentChange {
   const s = input.submission;
   const w = s.work ?? {};
@@ -238,41 +305,64 @@ function newWork(input: ContributionProposalInput): ContentChange {
       true,
     );
   if (!w.composer) throw new ProposalError(['operation "new-work" needs work.composer.']);
-  const composer = findComposer(input.knownComposers, w.composer);
-  if (!composer) {
-    throw new ProposalError([
-      `The composer "${w.composer}" is not in the catalog yet; a new work needs the composer's life dates (they decide the rights). An editor adds the composer first.`,
-    ]);
-  }
+  const composer = composerOfNewWork(input, w.composer);
+  const lyricist = w.lyricist ? clone(w.lyricist) : null;
   const r = s.rights;
-  const territory = (status: string) => ({
-    status: 'unclear',
-    note: `Declared ${status} by the contributor (${input.trackingCode}, territory "${r.territory}"); not yet checked per territory by the archive.`,
+  const asOfYear = input.asOfYear ?? new Date().getUTCFullYear();
+  const decided = territoryRights({
+    authors: authorsOf(composer, lyricist, w.hasLyrics === true),
+    firstPublished: firstPublishedFact(w.firstPublished),
+    asOfYear,
   });
+  // The declaration never outranks the archive's rules: a composition the facts show protected
+  // somewhere is not recorded as public domain, whatever was declared.
+  const compositionStatus =
+    decided.composition === 'not-public-domain' && r.compositionStatus === 'public-domain'
+      ? 'unknown'
+      : r.compositionStatus;
+  const missing =
+    decided.missingFacts.length > 0
+      ? ` Missing facts: ${decided.missingFacts.join('; ')}; until they are known the work is not cleared for reuse in every territory.`
+      : '';
+  const catalogNumbers = w.catalogNumbers?.length
+    ? clone(w.catalogNumbers)
+    : parseCatalogNumbers(`${title} ${w.workNumber ?? ''}`);
   const after: Data = {
     slug,
     title,
     originalTitle: w.originalTitle ?? null,
     aliases: [...(w.aliases ?? [])],
-    composer: clone(composer),
+    composer,
+    ...(lyricist ? { lyricist } : {}),
     period: w.period ?? '',
     genre: w.genre ?? '',
-    year: w.year ?? '',
+    year: w.year?.trim() || 'unknown',
+    ...(w.firstPublished ? { firstPublished: w.firstPublished } : {}),
     workNumber: w.workNumber ?? null,
-    catalogNumbers: [],
+    catalogNumbers,
     summary: w.summary ?? '',
     key: null,
-    instrumentation: '',
-    instruments: [],
-    rightsNote: `Rights as declared by the contributor (${input.trackingCode}) and accepted in review; each file's own review state and access level still apply.`,
+    instrumentation: w.instrumentation ?? '',
+    instruments: [...new Set((w.instruments ?? []).map((i) => slugify(i)).filter((i) => i.length > 0))],
+    rightsNote:
+      `Rights as declared by the contributor (${input.trackingCode}) and accepted in review, with each territory decided from the recorded facts by the archive's rules (as of ${asOfYear}); each file's own review state and access level still apply.${missing}`.slice(
+        0,
+        2000,
+      ),
     rights: {
-      composition: { status: r.compositionStatus, note: declaredNote(input, 'Composition status') },
+      composition: {
+        status: compositionStatus,
+        note: `${declaredNote(input, 'Composition status')} By the archive's rules: ${decided.composition === 'public-domain' ? 'public domain in the US, the EU and Canada' : decided.composition === 'not-public-domain' ? 'not public domain in at least one territory' : 'not decided in every territory'}.${missing}`.slice(
+          0,
+          1000,
+        ),
+      },
       edition: { status: r.editionStatus ?? 'unknown', note: declaredNote(input, 'Edition status') },
       recording: { status: r.recordingStatus ?? 'not-applicable', note: declaredNote(input, 'Recording status') },
       territories: {
-        US: territory(r.compositionStatus),
-        EU: territory(r.compositionStatus),
-        CA: territory(r.compositionStatus),
+        US: territoryNote(decided.US),
+        EU: territoryNote(decided.EU),
+        CA: territoryNote(decided.CA),
       },
       license: r.license ?? null,
       attribution: r.attribution ?? null,

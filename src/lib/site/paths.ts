@@ -22,6 +22,7 @@ export function pageUrls() {
   const base = '';
   return {
     home: `${base}/`,
+    works: `${base}/works/`,
     search: `${base}/search/`,
     browse: `${base}/browse/`,
     facet: (facet: FacetName, slug: string) => `${base}/browse/${facet}/${slug}/`,

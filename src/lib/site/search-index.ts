@@ -14,6 +14,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
 import { fold } from '../../domain/text.ts';
+import { catalogNumberSearchText } from '../../domain/catalog-numbers.ts';
 
 /** Pagefind's ready-made interfaces; the search page does not load them. */
 const UNUSED_BUNDLE_FILES = [
@@ -60,8 +61,13 @@ export function searchText(
     c.title,
     c.originalTitle ?? '',
     names.join('; '),
+    c.lyricist?.name ?? '',
     c.workNumber ?? '',
     c.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; '),
+    // Catalog numbers also run together ("bwv1007"), as readers type them.
+    [c.workNumber ?? '', ...c.catalogNumbers.map((n) => `${n.catalog} ${n.number}`)]
+      .map(catalogNumberSearchText)
+      .join('; '),
     `${c.genre}. ${c.period}. ${c.year}. ${c.key ?? ''}`,
     `${c.instrumentation}; ${instruments.join(', ')}`,
     c.summary,
@@ -71,7 +77,18 @@ export function searchText(
   // Pagefind folds common accents itself; letters such as ø, ł or ß it may not, so the folded
   // forms of the names and the title are indexed too.
   const folded = [...new Set([c.title, ...names].map(fold))].filter((f) => !parts.join(' ').toLowerCase().includes(f));
-  return [...parts, ...folded].filter(Boolean).join('\n');
+  // Readers type "Erlkoenig" for "Erlkönig": the transliterated forms are indexed too.
+  const umlauts = [c.title, c.originalTitle ?? '', ...names, c.lyricist?.name ?? '']
+    .filter((t) => /[äöüÄÖÜß]/.test(t))
+    .map(transliterate);
+  return [...parts, ...folded, ...new Set(umlauts)].filter(Boolean).join('\n');
+}
+
+const TRANSLITERATIONS: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue', ß: 'ss' };
+
+/** "Erlkönig" -> "Erlkoenig": German umlauts and ß as written without them. */
+function transliterate(text: string): string {
+  return text.replace(/[äöüÄÖÜß]/g, (ch) => TRANSLITERATIONS[ch] ?? ch);
 }
 
 /** One Pagefind record per work page (Pagefind's CustomRecord), in catalog order. */

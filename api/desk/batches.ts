@@ -1,0 +1,219 @@
+/**
+ * The desk's view of import batches: every batch with its counts, one batch with its works
+ * (filter by status, words, duplicates), each work linking to its item page (diff, score preview,
+ * rights, verification), and forms to accept or decline chosen works or the whole batch, or apply
+ * the accepted ones. The actions go through the same BatchService as the admin API.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { isOperatorLabel } from '../http/auth.ts';
+import { ProblemError } from '../http/problem.ts';
+import { csrfRefusal, sessionOf } from '../session/cookies.ts';
+import type { BatchAction, BatchService } from '../imports/service.ts';
+import { matchesAllWords } from '../../src/domain/text.ts';
+import { SUBMISSION_STATUSES } from '../../src/schemas/contribution.ts';
+import { html, page, type DeskSessionView } from './html.ts';
+import { DESK_CSP } from './routes.ts';
+
+const FORM_BODY_LIMIT = 1024 * 1024;
+const DONE_WORDS: Record<BatchAction, string> = { accept: 'accepted', decline: 'declined', apply: 'applied' };
+
+function send(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply
+    .header('Content-Security-Policy', DESK_CSP)
+    .header('X-Frame-Options', 'DENY')
+    .header('Cache-Control', 'no-store')
+    .header('Referrer-Policy', 'same-origin')
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(text);
+}
+
+const str = (v: unknown): string =>
+  typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '';
+
+export async function registerBatchDesk(app: FastifyInstance, ctx: AppContext, batches: BatchService): Promise<void> {
+  await app.register(async (desk) => {
+    // Checkbox lists repeat a name, so the form keeps every value of "item".
+    desk.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => {
+        const out: Record<string, string | string[]> = {};
+        let n = 0;
+        for (const [k, v] of new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))) {
+          if (++n > 12_000) break;
+          if (k === 'item') ((out.item ??= []) as string[]).push(v);
+          else if (k !== '__proto__' && k !== 'constructor' && k !== 'prototype') out[k] = v;
+        }
+        done(null, out);
+      },
+    );
+    const sessionView = (request: FastifyRequest): DeskSessionView | null => {
+      const s = sessionOf(ctx, request);
+      return s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
+    };
+    const toSignIn = (request: FastifyRequest, reply: FastifyReply) =>
+      reply
+        .code(303)
+        .header('Location', `/admin/?next=${encodeURIComponent(request.url.slice(0, 400))}`)
+        .send();
+
+    desk.get('/admin/batches', async (request, reply) => {
+      const session = sessionView(request);
+      if (!session) return toSignIn(request, reply);
+      const list = await batches.store.listBatches();
+      const rows = [];
+      for (const b of list) {
+        const items = await batches.items(b.batchId);
+        const counts = SUBMISSION_STATUSES.map((s) => `${items.filter((i) => i.status === s).length} ${s}`).join(', ');
+        rows.push(
+          html`<tr><td><a href="/admin/batches/${b.batchId}">${b.title}</a></td><td>${items.length}</td><td>${counts}</td><td>${items.filter((i) => i.duplicateOf).length}</td></tr>`,
+        );
+      }
+      const body = html`<h1>Import batches</h1>
+<div class="table-wrap"><table id="batches"><caption>${list.length} batches</caption>
+<thead><tr><th scope="col">Batch</th><th scope="col">Works</th><th scope="col">By status</th><th scope="col">Probable duplicates</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+      return send(reply, 200, page({ title: 'Import batches', session, body }));
+    });
+
+    const renderBatch = async (
+      request: FastifyRequest<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>,
+      reply: FastifyReply,
+      session: DeskSessionView,
+      status: number,
+      notice: string | null,
+    ) => {
+      let batch;
+      try {
+        batch = await batches.batchOrThrow(request.params.batchId);
+      } catch (err) {
+        if (err instanceof ProblemError)
+          return send(
+            reply,
+            404,
+            page({ title: 'Not found', session, body: html`<h1>Not found</h1><p>${err.message}</p>` }),
+          );
+        throw err;
+      }
+      const q = request.query;
+      const f = { status: str(q.status), q: str(q.q).slice(0, 200), duplicates: str(q.duplicates) === 'true' };
+      const all = await batches.items(batch.batchId);
+      const items = all.filter(
+        (i) =>
+          (!f.status || i.status === f.status) &&
+          (!f.duplicates || i.duplicateOf !== null) &&
+          (!f.q || matchesAllWords(`${i.title} ${i.composer} ${i.lyricist ?? ''} ${i.itemKey}`, f.q)),
+      );
+      const rows = items.map(
+        (i) => html`<tr data-item="${i.itemKey}">
+  <td><input type="checkbox" name="item" value="${i.trackingCode}" id="pick-${i.trackingCode}" aria-label="Choose ${i.title}"></td>
+  <td><a href="/admin/contributions/${i.trackingCode}">${i.title}</a><br><small><code>${i.itemKey}</code></small></td>
+  <td>${i.composer}${i.lyricist ? html`<br><small>words: ${i.lyricist}</small>` : ''}</td>
+  <td><span class="status" data-status="${i.status}">${i.status}</span></td>
+  <td>US ${i.territories.US}, EU ${i.territories.EU}, CA ${i.territories.CA}${i.missingFacts.length ? html`<br><small>missing: ${i.missingFacts.join('; ')}</small>` : ''}</td>
+  <td>${i.duplicateOf ? html`<span class="bad" data-duplicate-of="${i.duplicateOf}">probable duplicate of ${i.duplicateOf}</span>` : '—'}</td>
+</tr>`,
+      );
+      const option = (v: string, label: string) =>
+        html`<option value="${v}"${f.status === v ? ' selected' : ''}>${label}</option>`;
+      const body = html`<h1>${batch.title}</h1>
+${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+<p>${all.length} works; each links to its review page (diff, score preview, rights, verification).</p>
+<form method="get" action="/admin/batches/${batch.batchId}" class="filters" aria-labelledby="bf-h"><h2 id="bf-h">Filters</h2>
+<div class="fields">
+<p><label for="bf-status">Status</label><select id="bf-status" name="status">${option('', 'Any status')}${SUBMISSION_STATUSES.map((s) => option(s, s))}</select></p>
+<p><label for="bf-q">Words</label><input id="bf-q" name="q" value="${f.q}" maxlength="200"></p>
+<p><label><input type="checkbox" name="duplicates" value="true"${f.duplicates ? ' checked' : ''}> Probable duplicates only</label></p>
+</div><p><button type="submit">Apply filters</button> <a href="/admin/batches/${batch.batchId}">Clear filters</a></p></form>
+<form method="post" action="/admin/batches/${batch.batchId}/act" id="batch-actions">
+<input type="hidden" name="_csrf" value="${session.csrf}">
+<div class="table-wrap"><table id="batch-items"><caption>${items.length} of ${all.length} works shown</caption>
+<thead><tr><th scope="col">Choose</th><th scope="col">Work</th><th scope="col">Composer</th><th scope="col">Status</th><th scope="col">Rights</th><th scope="col">Duplicate</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
+<p><label for="b-reviewer">Reviewer</label> <input id="b-reviewer" name="reviewer" value="${session.label}" maxlength="100" required></p>
+<p><label for="b-note">Note</label> <input id="b-note" name="note" maxlength="2000"></p>
+<p><label for="b-scope">Act on</label> <select id="b-scope" name="scope"><option value="chosen">The chosen works</option><option value="all">Every work of the batch the action fits</option></select></p>
+<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button></p>
+</form>`;
+      return send(reply, status, page({ title: batch.title, session, body }));
+    };
+
+    desk.get<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>(
+      '/admin/batches/:batchId',
+      async (request, reply) => {
+        const session = sessionView(request);
+        if (!session) return toSignIn(request, reply);
+        const done = str(request.query.done);
+        return renderBatch(request, reply, session, 200, /^[0-9]+ [a-z]+$/.test(done) ? `Done: ${done}.` : null);
+      },
+    );
+
+    desk.post<{ Params: { batchId: string }; Body: Record<string, string | string[]> | undefined }>(
+      '/admin/batches/:batchId/act',
+      async (request, reply) => {
+        const s = sessionOf(ctx, request);
+        const session = sessionView(request);
+        if (!s || !session)
+          return send(
+            reply,
+            401,
+            page({
+              title: 'Sign in',
+              body: html`<h1>Sign in again</h1><p>Your desk session has ended; nothing was changed. <a href="/admin/">Sign in</a>.</p>`,
+            }),
+          );
+        const refusal = csrfRefusal(ctx.config, request, s);
+        if (refusal !== null)
+          return send(
+            reply,
+            403,
+            page({ title: 'Refused', session, body: html`<h1>Refused</h1><p>${refusal} Nothing was changed.</p>` }),
+          );
+        const form = request.body ?? {};
+        const action = str(form.action) as BatchAction;
+        const req = request as unknown as FastifyRequest<{
+          Params: { batchId: string };
+          Querystring: Record<string, unknown>;
+        }>;
+        if (!['accept', 'decline', 'apply'].includes(action))
+          return renderBatch(req, reply, session, 400, 'Not done: choose Accept, Decline or Apply.');
+        const chosen = Array.isArray(form.item) ? form.item : [];
+        if (str(form.scope) !== 'all' && chosen.length === 0)
+          return renderBatch(
+            req,
+            reply,
+            session,
+            400,
+            'Not done: choose at least one work, or act on every work of the batch.',
+          );
+        const reviewer = str(form.reviewer).trim().slice(0, 100) || session.label;
+        const note = str(form.note).trim().slice(0, 2000);
+        try {
+          const results = await batches.act(
+            request.params.batchId,
+            action,
+            {
+              ...(str(form.scope) === 'all' ? {} : { items: chosen.slice(0, 10_000) }),
+              reviewer,
+              ...(note ? { note } : {}),
+            },
+            { label: session.label, operatorLabeled: isOperatorLabel(session.label) },
+          );
+          const ok = results.filter((r) => r.error === null).length;
+          return reply
+            .code(303)
+            .header(
+              'Location',
+              `/admin/batches/${encodeURIComponent(request.params.batchId)}?done=${ok}%20${DONE_WORDS[action]}`,
+            )
+            .send();
+        } catch (err) {
+          if (err instanceof ProblemError) return renderBatch(req, reply, session, 400, `Not done: ${err.message}`);
+          throw err;
+        }
+      },
+    );
+  });
+}

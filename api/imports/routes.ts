@@ -1,0 +1,217 @@
+/**
+ * Bulk imports through review (docs/imports.md). The importer (`npm run import`) talks to these
+ * admin routes with an admin key; editors act on a batch here or in the desk. Nothing here
+ * applies anything on its own: items enter review as pending contributions.
+ *
+ *   PUT  /api/v1/admin/imports/files/{sha256}          stage a score file (application/octet-stream)
+ *   POST /api/v1/admin/imports/items                   submit one work of a batch (ImportItemInput)
+ *   PUT  /api/v1/admin/imports/batches/{batchId}/summary   the run's summary (ImportSummary)
+ *   GET  /api/v1/admin/batches                         batches with their counts by status
+ *   GET  /api/v1/admin/batches/{batchId}               one batch with its works (?status=&q=&duplicates=true)
+ *   POST /api/v1/admin/batches/{batchId}/{action}      accept | decline | apply, for chosen items or all
+ */
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import { isOperatorLabel, principalOf, requireRole } from '../http/auth.ts';
+import { ProblemError } from '../http/problem.ts';
+import { sendPrivateJson } from '../http/reply.ts';
+import type { BatchService, BatchAction } from './service.ts';
+import { markStaged, withoutStagedUrlFindings } from './staged-files.ts';
+import {
+  BATCH_ACTIONS,
+  BatchActionBody,
+  BatchQuery,
+  ImportItemInput,
+  ImportSummary,
+} from '../../src/schemas/imports.ts';
+import { checkContributionSafety } from '../../src/domain/contributions/safety.ts';
+import { checkPlaceholders } from '../../src/domain/contributions/placeholders.ts';
+import { validate } from '../../src/domain/validation.ts';
+import { matchesAllWords } from '../../src/domain/text.ts';
+import { DigestMismatchError } from '../blobs/blob-store.ts';
+
+const ADMIN = '/api/v1/admin';
+const FILE_BODY_LIMIT = 200 * 1024 * 1024;
+
+const FileParams = Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+const BatchParams = Type.Object({ batchId: Type.String({ maxLength: 80 }) });
+const BatchActionParams = Type.Object({
+  batchId: Type.String({ maxLength: 80 }),
+  action: Type.String({ maxLength: 40 }),
+});
+
+export async function registerImportRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  batches: BatchService,
+): Promise<void> {
+  const base = ctx.config.publicBaseUrl;
+  const auth = requireRole(ctx, ['admin']);
+  const store = batches.store;
+  const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+  const batchItems = (id: string) => batches.items(id);
+  const batchOrThrow = (id: string) => batches.batchOrThrow(id);
+
+  await app.register(async (scope) => {
+    // Score files arrive as the raw request stream, hashed while stored (never buffered whole).
+    scope.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
+
+    scope.put<{ Params: Static<typeof FileParams> }>(
+      `${ADMIN}/imports/files/:sha256`,
+      { onRequest: auth, bodyLimit: FILE_BODY_LIMIT, schema: { params: FileParams } },
+      async (request, reply) => {
+        if (!String(request.headers['content-type'] ?? '').startsWith('application/octet-stream'))
+          throw new ProblemError('unsupported-media-type', 'Send the file as application/octet-stream.');
+        const { sha256 } = request.params;
+        try {
+          const info = await ctx.blobs.putStream(request.body as Readable, sha256);
+          await markStaged(ctx.config.dataDir, info.sha256);
+          return sendPrivateJson(reply.code(201), { sha256: info.sha256, byteLength: info.byteLength });
+        } catch (err) {
+          if (err instanceof DigestMismatchError)
+            throw new ProblemError('digest-mismatch', `The file's SHA-256 is ${err.actual}, not ${err.expected}.`, {
+              errors: [{ parameter: 'sha256', detail: `does not match the file (${err.actual})` }],
+            });
+          throw err;
+        }
+      },
+    );
+  });
+
+  app.post<{ Body: ImportItemInput }>(
+    `${ADMIN}/imports/items`,
+    { onRequest: auth, bodyLimit: 1024 * 1024, schema: { body: ImportItemInput }, attachValidation: true },
+    async (request, reply) => {
+      const schemaErrors = validate(ImportItemInput, request.body);
+      const body = request.body;
+      const c = body?.contribution;
+      const errors = [
+        ...schemaErrors,
+        ...(schemaErrors.length === 0
+          ? withoutStagedUrlFindings([...checkContributionSafety(c), ...checkPlaceholders(c)], c).map((e) => ({
+              ...e,
+              pointer: `/contribution${e.pointer ?? ''}`,
+            }))
+          : []),
+      ];
+      if (schemaErrors.length === 0 && !c.batch)
+        errors.push({
+          pointer: '/contribution/batch',
+          detail: 'is required for an import item (batch id and item key)',
+        });
+      if (schemaErrors.length === 0 && c.operation !== 'new-work')
+        errors.push({ pointer: '/contribution/operation', detail: 'must be "new-work" for an import item' });
+      if (errors.length > 0)
+        throw new ProblemError('invalid-body', 'The import item is not valid; nothing was stored.', { errors });
+      const outcome = await ctx.intake.submitContribution(c);
+      if (outcome.kind === 'conflict')
+        throw new ProblemError(
+          'idempotency-conflict',
+          'This idempotencyKey was already used with different content. Nothing was stored.',
+          { errors: [{ pointer: '/contribution/idempotencyKey', detail: 'was already used with different content' }] },
+        );
+      const batch = c.batch!;
+      await store.ensureBatch(batch.id, batch.title, now());
+      const item = await store.recordItem({
+        recordVersion: 1,
+        batchId: batch.id,
+        itemKey: batch.itemKey,
+        trackingCode: outcome.record.trackingCode,
+        duplicateOf: body.duplicateOf ?? null,
+        submittedAtUtc: outcome.record.receivedAtUtc,
+      });
+      return sendPrivateJson(reply.code(outcome.kind === 'created' ? 201 : 200), {
+        outcome: outcome.kind,
+        trackingCode: item.trackingCode,
+        batchId: item.batchId,
+        itemKey: item.itemKey,
+      });
+    },
+  );
+
+  app.put<{ Params: Static<typeof BatchParams>; Body: ImportSummary }>(
+    `${ADMIN}/imports/batches/:batchId/summary`,
+    { onRequest: auth, bodyLimit: 16 * 1024 * 1024, schema: { params: BatchParams, body: ImportSummary } },
+    async (request, reply) => {
+      if (request.body.batchId !== request.params.batchId)
+        throw new ProblemError('invalid-body', 'The summary names another batch.', {
+          errors: [{ pointer: '/batchId', detail: `must be "${request.params.batchId}"` }],
+        });
+      await store.setSummary(request.body);
+      return sendPrivateJson(reply, { batchId: request.body.batchId, stored: true });
+    },
+  );
+
+  app.get(`${ADMIN}/batches`, { onRequest: auth }, async (_request, reply) => {
+    const batches = await store.listBatches();
+    const out = [];
+    for (const b of batches) {
+      const items = await batchItems(b.batchId);
+      const counts: Record<string, number> = {};
+      for (const i of items) counts[i.status] = (counts[i.status] ?? 0) + 1;
+      out.push({
+        batchId: b.batchId,
+        title: b.title,
+        items: items.length,
+        counts,
+        duplicates: items.filter((i) => i.duplicateOf !== null).length,
+        lastRun: b.lastRun,
+        links: { self: `${base}${ADMIN}/batches/${b.batchId}`, desk: `${base}/admin/batches/${b.batchId}` },
+      });
+    }
+    return sendPrivateJson(reply, { items: out });
+  });
+
+  app.get<{ Params: Static<typeof BatchParams>; Querystring: BatchQuery }>(
+    `${ADMIN}/batches/:batchId`,
+    { onRequest: auth, schema: { params: BatchParams, querystring: BatchQuery } },
+    async (request, reply) => {
+      const batch = await batchOrThrow(request.params.batchId);
+      const q = request.query;
+      const all = await batchItems(batch.batchId);
+      const items = all.filter(
+        (i) =>
+          (q.status === undefined || i.status === q.status) &&
+          (q.duplicates !== true || i.duplicateOf !== null) &&
+          (q.q === undefined || matchesAllWords(`${i.title} ${i.composer} ${i.lyricist ?? ''} ${i.itemKey}`, q.q)),
+      );
+      return sendPrivateJson(reply, {
+        batchId: batch.batchId,
+        title: batch.title,
+        total: all.length,
+        items,
+        lastRun: batch.lastRun,
+      });
+    },
+  );
+
+  app.post<{ Params: Static<typeof BatchActionParams>; Body: BatchActionBody }>(
+    `${ADMIN}/batches/:batchId/:action`,
+    { onRequest: auth, schema: { params: BatchActionParams, body: BatchActionBody } },
+    async (request, reply) => {
+      const { action } = request.params;
+      if (!(BATCH_ACTIONS as readonly string[]).includes(action))
+        throw new ProblemError(
+          'not-found',
+          `Unknown batch action "${action}"; use one of ${BATCH_ACTIONS.join(', ')}.`,
+        );
+      const batch = await batchOrThrow(request.params.batchId);
+      const { label } = principalOf(request as FastifyRequest);
+      const results = await batches.act(batch.batchId, action as BatchAction, request.body, {
+        label,
+        operatorLabeled: isOperatorLabel(label),
+      });
+      return sendPrivateJson(reply, {
+        batchId: batch.batchId,
+        action,
+        actor: label,
+        actedOn: results.filter((r) => r.error === null).length,
+        failed: results.filter((r) => r.error !== null).length,
+        results,
+      });
+    },
+  );
+}

@@ -1,0 +1,143 @@
+/**
+ * Review batches: a bulk import's works as one item (the admin API and the desk both read and act
+ * through here, so they cannot disagree). Every action on a work goes through the review service
+ * exactly as a single contribution's would, recorded with the acting key's label.
+ */
+import type { AppContext } from '../context.ts';
+import { ProblemError } from '../http/problem.ts';
+import type { ReviewActor, ReviewService } from '../review/service.ts';
+import type { ImportStore, StoredBatch, StoredBatchItem } from './store.ts';
+import type { BatchActionBody, BatchItemView } from '../../src/schemas/imports.ts';
+import type { StoredContribution } from '../../src/schemas/contribution.ts';
+import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
+import { authorsOf, firstPublishedFact } from '../../src/domain/review/proposal.ts';
+import { territoryRights } from '../../src/domain/territory-rights.ts';
+
+/** The rights the contribution's facts give, per territory, for the batch listing. */
+export function itemRights(c: MusicContributionInput, asOfYear: number) {
+  const w = c.work ?? {};
+  const composer = { name: w.composer ?? '', died: w.composerFacts?.died ?? 'unknown' };
+  return territoryRights({
+    authors: authorsOf(composer, w.lyricist ?? null, w.hasLyrics === true),
+    firstPublished: firstPublishedFact(w.firstPublished),
+    asOfYear,
+  });
+}
+
+export type BatchAction = 'accept' | 'decline' | 'apply';
+
+export interface BatchActionResult {
+  trackingCode: string;
+  itemKey: string;
+  status: string;
+  error: string | null;
+}
+
+/** Which statuses an action fits: accept what is pending, apply what is accepted, decline what is open. */
+export function fits(action: BatchAction, status: string): boolean {
+  if (action === 'accept') return status === 'pending';
+  if (action === 'apply') return status === 'accepted';
+  return status === 'pending' || status === 'accepted' || status === 'needs-information';
+}
+
+export class BatchService {
+  private readonly ctx: AppContext;
+  private readonly reviews: ReviewService;
+  readonly store: ImportStore;
+
+  constructor(ctx: AppContext, reviews: ReviewService, store: ImportStore) {
+    this.ctx = ctx;
+    this.reviews = reviews;
+    this.store = store;
+  }
+
+  view(item: StoredBatchItem, record: StoredContribution): BatchItemView {
+    const base = this.ctx.config.publicBaseUrl;
+    const c = record.submission;
+    const rights = itemRights(c, new Date().getUTCFullYear());
+    return {
+      itemKey: item.itemKey,
+      trackingCode: item.trackingCode,
+      status: record.status,
+      title: c.work?.title ?? '',
+      composer: c.work?.composer ?? '',
+      lyricist: c.work?.lyricist?.name ?? null,
+      duplicateOf: item.duplicateOf,
+      territories: { US: rights.US.status, EU: rights.EU.status, CA: rights.CA.status },
+      missingFacts: rights.missingFacts,
+      links: {
+        admin: `${base}/api/v1/admin/contributions/${item.trackingCode}`,
+        desk: `${base}/admin/contributions/${item.trackingCode}`,
+      },
+    };
+  }
+
+  async items(batchId: string): Promise<BatchItemView[]> {
+    const out: BatchItemView[] = [];
+    for (const item of await this.store.itemsOf(batchId)) {
+      const record = await this.ctx.intake.getContribution(item.trackingCode);
+      if (record) out.push(this.view(item, record));
+    }
+    return out;
+  }
+
+  async batchOrThrow(batchId: string): Promise<StoredBatch> {
+    const batch = await this.store.getBatch(batchId);
+    if (!batch) throw new ProblemError('not-found', `No import batch is called "${batchId}".`);
+    return batch;
+  }
+
+  /** Act on the named items (tracking codes or item keys), or on every item the action fits. */
+  async act(
+    batchId: string,
+    action: BatchAction,
+    body: BatchActionBody,
+    actor: ReviewActor,
+  ): Promise<BatchActionResult[]> {
+    const all = await this.items(batchId);
+    const wanted = body.items ? new Set(body.items.map((s) => s.toUpperCase())) : null;
+    const chosen = wanted
+      ? all.filter((i) => wanted.has(i.trackingCode.toUpperCase()) || wanted.has(i.itemKey.toUpperCase()))
+      : all;
+    if (wanted && chosen.length !== wanted.size) {
+      const known = new Set(chosen.flatMap((i) => [i.trackingCode.toUpperCase(), i.itemKey.toUpperCase()]));
+      const missing = [...wanted].filter((w) => !known.has(w));
+      throw new ProblemError('invalid-body', `${missing.length} of the named items are not in this batch.`, {
+        errors: missing.slice(0, 20).map((m) => ({ pointer: '/items', detail: `"${m}" is not an item of ${batchId}` })),
+      });
+    }
+    const results: BatchActionResult[] = [];
+    const fitting = chosen.filter((i) => fits(action, i.status));
+    const body0 = { reviewer: body.reviewer ?? actor.label, ...(body.note ? { note: body.note } : {}) };
+    for (const item of fitting) {
+      try {
+        // Applies are requested without waiting, so the review service's apply queue merges them
+        // together and rebuilds once for all that are queued (api/review/apply.ts).
+        const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor, {
+          wait: action !== 'apply',
+        });
+        results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
+      } catch (err) {
+        results.push({
+          trackingCode: item.trackingCode,
+          itemKey: item.itemKey,
+          status: item.status,
+          error: (err as Error).message,
+        });
+      }
+    }
+    if (action === 'apply') {
+      await this.reviews.settled();
+      // The outcome of each apply is on its record: visible (applied) or failed (still accepted, with the error).
+      for (const r of results) {
+        if (r.error !== null) continue;
+        const record = await this.ctx.intake.getContribution(r.trackingCode);
+        r.status = record?.status ?? r.status;
+        if (record && record.status !== 'applied')
+          r.error =
+            record.apply?.state === 'failed' ? 'the apply failed; see the item' : `the item is ${record.status}`;
+      }
+    }
+    return results;
+  }
+}

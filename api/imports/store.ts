@@ -1,0 +1,83 @@
+/**
+ * What the archive keeps about bulk imports (state/import-batches/, one document per record):
+ * each submitted item (its batch, item key, tracking code, probable duplicate) and each batch's
+ * latest run summary. The contributions themselves live in the intake store like any other.
+ */
+import path from 'node:path';
+import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
+import type { ImportSummary } from '../../src/schemas/imports.ts';
+
+export interface StoredBatchItem {
+  recordVersion: 1;
+  batchId: string;
+  itemKey: string;
+  trackingCode: string;
+  duplicateOf: string | null;
+  submittedAtUtc: string;
+}
+
+export interface StoredBatch {
+  recordVersion: 1;
+  batchId: string;
+  title: string;
+  createdAtUtc: string;
+  lastRun: ImportSummary | null;
+}
+
+const itemId = (batchId: string, itemKey: string) => `${batchId}.${itemKey}`.replace(/[^A-Za-z0-9._-]/g, '_');
+
+export class ImportStore {
+  readonly items: RecordStore<StoredBatchItem>;
+  readonly batches: RecordStore<StoredBatch>;
+
+  constructor(dataDir: string) {
+    const dir = path.join(dataDir, 'state', 'import-batches');
+    this.items = new RecordStore(path.join(dir, 'items'));
+    this.batches = new RecordStore(path.join(dir, 'batches'));
+  }
+
+  async ensureBatch(batchId: string, title: string, now: string): Promise<void> {
+    try {
+      await this.batches.create(batchId, { recordVersion: 1, batchId, title, createdAtUtc: now, lastRun: null });
+    } catch (err) {
+      if (!(err instanceof RecordExistsError)) throw err;
+    }
+  }
+
+  /** Record a submitted item once; a replay finds the first record and keeps it. */
+  async recordItem(item: StoredBatchItem): Promise<StoredBatchItem> {
+    const id = itemId(item.batchId, item.itemKey);
+    try {
+      await this.items.create(id, item);
+      return item;
+    } catch (err) {
+      if (!(err instanceof RecordExistsError)) throw err;
+      const current = await this.items.get(id);
+      if (current && current.trackingCode === item.trackingCode) return current;
+      // The item was submitted again with new content (a changed file): the newest submission is the item.
+      return (await this.items.update(id, () => item)) ?? item;
+    }
+  }
+
+  async setSummary(summary: ImportSummary): Promise<void> {
+    await this.ensureBatch(summary.batchId, summary.title, summary.finishedAtUtc);
+    await this.batches.update(summary.batchId, (b) => ({ ...b, title: summary.title, lastRun: summary }));
+  }
+
+  async listBatches(): Promise<StoredBatch[]> {
+    const out: StoredBatch[] = [];
+    for await (const b of this.batches.all()) out.push(b);
+    return out.sort((a, b) => a.batchId.localeCompare(b.batchId));
+  }
+
+  async getBatch(batchId: string): Promise<StoredBatch | null> {
+    return /^[a-z0-9][a-z0-9._-]{2,79}$/.test(batchId) ? this.batches.get(batchId) : null;
+  }
+
+  /** The batch's items, in item-key order (bounded by the batch's size: an admin page, not a request-thread path for readers). */
+  async itemsOf(batchId: string): Promise<StoredBatchItem[]> {
+    const out: StoredBatchItem[] = [];
+    for await (const i of this.items.all()) if (i.batchId === batchId) out.push(i);
+    return out.sort((a, b) => a.itemKey.localeCompare(b.itemKey, 'en', { numeric: true }));
+  }
+}

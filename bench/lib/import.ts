@@ -1,0 +1,183 @@
+/**
+ * Bench section "import" (opt-in: `npm run bench -- --only import`): bringing the OpenScore
+ * corpora in through review (docs/imports.md).
+ *
+ *   1. Dry run of each corpus (`npm run import -- <corpus> --dry-run`): wall time and peak RSS,
+ *      counts planned / skipped (with reasons) / duplicates; anchor, in the same run: reading and
+ *      hashing every score file of the corpus (the floor any import pays).
+ *   2. Real submit into a fresh archive (`npm start` on loopback, fresh data folder): wall time and
+ *      RSS of the importer; anchor: the dry run of the same items.
+ *   3. Accept and apply the batch (`POST /api/v1/admin/batches/{id}/accept`, then `/apply`), then a
+ *      full build of the resulting content repository twice in a row (`scripts/build.ts`): cold,
+ *      then warm (whatever render cache the build has; its absence shows as equal times).
+ *
+ * Whole corpora by default; `--import-limit N` takes the first N scores of each corpus
+ * (development and CI). Steps 2 and 3 need `--import-submit` (they take long at full size).
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { figure, type Figure, type Section } from './results.ts';
+import { freePort, PROJECT_ROOT, round, TrackedProcess, waitForHttp } from './util.ts';
+
+const CORPORA = ['openscore-lieder', 'openscore-string-quartets'];
+const ADMIN_KEY = 'bench-import-admin-key-1';
+
+async function scoreFiles(dir: string, out: string[] = [], depth = 0): Promise<string[]> {
+  if (depth > 8) return out;
+  for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) await scoreFiles(p, out, depth + 1);
+    else if (e.name.endsWith('.mxl')) out.push(p);
+  }
+  return out;
+}
+
+/** `node <script> args` under /usr/bin/time: wall ms, peak RSS KB, stdout. */
+function timed(
+  args: string[],
+  env: Record<string, string> = {},
+): { ms: number; rssKb: number; stdout: string; code: number | null } {
+  const t0 = Date.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', 'nice', '-n', '10', process.execPath, ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const rss = Number(/([0-9]+)\s*$/.exec(r.stderr.trim())?.[1] ?? NaN);
+  return { ms: Date.now() - t0, rssKb: rss, stdout: r.stdout, code: r.status };
+}
+
+export function importSection(options: { limit?: number; submit?: boolean } = {}): Section {
+  return {
+    name: 'import',
+    optIn: true,
+    description:
+      'import of the OpenScore corpora through review: dry run and real submit (time, memory, counts) vs reading and hashing the files; accept + apply and a full build cold and warm',
+    async run(ctx) {
+      const figures: Figure[] = [];
+      const details: Record<string, unknown> = { limit: options.limit ?? null, submit: options.submit === true };
+      const limitArgs = options.limit ? ['--limit', String(options.limit)] : [];
+      for (const name of CORPORA) {
+        const corpus = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', name);
+        let files = (await scoreFiles(path.join(corpus, 'scores'))).sort();
+        if (options.limit) files = files.slice(0, options.limit);
+        // Anchor: read and hash every file the run will read.
+        const t0 = Date.now();
+        for (const f of files)
+          createHash('sha256')
+            .update(await fs.readFile(f))
+            .digest('hex');
+        const readMs = Date.now() - t0;
+        ctx.log(`${name}: read and hashed ${files.length} files in ${readMs} ms`);
+        const dry = timed(['scripts/import.ts', corpus, '--dry-run', '--json', ...limitArgs]);
+        const report = JSON.parse(dry.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, any>;
+        const reasons: Record<string, number> = {};
+        for (const s of (report.skipped ?? []) as Array<{ reason: string }>)
+          reasons[s.reason] = (reasons[s.reason] ?? 0) + 1;
+        details[name] = {
+          files: files.length,
+          readAndHashMs: readMs,
+          dryRun: {
+            ms: dry.ms,
+            maxRssKb: dry.rssKb,
+            exit: dry.code,
+            planned: report.planned,
+            skipped: (report.skipped ?? []).length,
+            skippedBy: reasons,
+            duplicates: report.duplicates,
+            failed: report.failed,
+            unlistedFiles: report.unlistedFiles,
+          },
+        };
+        ctx.log(
+          `${name}: dry run ${dry.ms} ms, ${dry.rssKb} KB, planned ${report.planned}, skipped ${(report.skipped ?? []).length}`,
+        );
+        figures.push(figure(`${name} dry run`, 'ms', dry.ms, readMs, 'reading and hashing the same files', 'lower'));
+      }
+      if (!options.submit)
+        return {
+          status: 'ok',
+          message: 'dry runs only (add --import-submit for submit, apply and builds)',
+          figures,
+          details,
+        };
+
+      const dataDir = ctx.cleanup.tempDir('import');
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const server = new TrackedProcess('archive', process.execPath, ['scripts/start.ts'], {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PUBLIC_BASE_URL: url,
+          ARCHIVE_DATA_DIR: dataDir,
+          ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}`,
+          LOG_LEVEL: 'warn',
+        },
+      });
+      ctx.cleanup.track(server);
+      try {
+        await waitForHttp(`${url}/api/v1`, server, 600_000);
+        for (const name of CORPORA) {
+          const corpus = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', name);
+          const run = timed(['scripts/import.ts', corpus, '--json', '--server', url, ...limitArgs], {
+            ARCHIVE_ADMIN_KEY: ADMIN_KEY,
+          });
+          const report = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, any>;
+          const dryMs = ((details[name] as any).dryRun.ms as number) ?? null;
+          (details[name] as any).submit = {
+            ms: run.ms,
+            maxRssKb: run.rssKb,
+            exit: run.code,
+            submitted: report.submitted,
+            alreadySubmitted: report.alreadySubmitted,
+            failed: report.failed,
+          };
+          figures.push(figure(`${name} submit`, 'ms', run.ms, dryMs, 'dry run of the same items', 'lower'));
+          ctx.log(`${name}: submit ${run.ms} ms, submitted ${report.submitted}`);
+          const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+          for (const action of ['accept', 'apply'] as const) {
+            const t0 = Date.now();
+            const res = await fetch(`${url}/api/v1/admin/batches/${name}/${action}`, {
+              method: 'POST',
+              headers,
+              body: '{}',
+            });
+            const body = (await res.json()) as { data?: { actedOn?: number; failed?: number } };
+            (details[name] as any)[action] = {
+              ms: Date.now() - t0,
+              status: res.status,
+              actedOn: body.data?.actedOn,
+              failed: body.data?.failed,
+            };
+            ctx.log(
+              `${name}: ${action} ${Date.now() - t0} ms (${body.data?.actedOn} acted on, ${body.data?.failed} failed)`,
+            );
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+      // Full builds of the content the applies produced: cold, then warm.
+      const content = path.join(dataDir, 'content');
+      for (const label of ['cold', 'warm'] as const) {
+        const out = path.join(dataDir, `build-${label}`);
+        const b = timed(['scripts/build.ts', '--content', content, '--out', out], {
+          PUBLIC_BASE_URL: 'http://127.0.0.1:4321',
+        });
+        details[`fullBuild${label === 'cold' ? 'Cold' : 'Warm'}`] = { ms: b.ms, maxRssKb: b.rssKb, exit: b.code };
+        ctx.log(`full build (${label}): ${b.ms} ms, exit ${b.code}`);
+      }
+      const cold = (details.fullBuildCold as { ms: number }).ms;
+      const warm = (details.fullBuildWarm as { ms: number }).ms;
+      figures.push(figure('full build, render cache warm', 'ms', warm, cold, 'the same build cold', 'lower'));
+      details.warmOverCold = round(warm / cold, 3);
+      return { status: 'ok', figures, details };
+    },
+  };
+}

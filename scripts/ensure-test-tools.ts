@@ -1,0 +1,97 @@
+/**
+ * `npm test` runs this first (pretest), so every program the suite needs from Debian is there
+ * before the first test starts, rather than installed by a test halfway through the run:
+ *
+ *   chromium  the site's browser tests (driven by playwright-core; never a downloaded browser)
+ *   ffmpeg    the loudness tests compare the archive's own audio measurement with it
+ *   nginx     the download-offload test serves through the build's nginx.conf
+ *
+ * When some are missing and we run as root with apt-get, one `apt-get install` installs them
+ * (after `apt-get update`); otherwise it says how to install them, or how to skip the browser
+ * tests knowingly (ARCHIVE_SKIP_BROWSER_TESTS=1). `--list` prints the packages and exits.
+ */
+import { DEBIAN_BROTLI_STATIC_MODULE } from '../api/site/nginx.ts';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+interface Tool {
+  pkg: string;
+  why: string;
+  /** True when the program is there. */
+  present(): boolean;
+  /** Its version line, for the log. */
+  version(): string;
+}
+
+const chromiumPath = process.env.ARCHIVE_CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ffmpegPath = process.env.ARCHIVE_FFMPEG_PATH ?? 'ffmpeg';
+const nginxCandidates = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
+const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
+
+const TOOLS: Tool[] = [
+  {
+    pkg: 'chromium',
+    why: "the site's browser tests",
+    present: () => existsSync(chromiumPath),
+    version: () => execFileSync(chromiumPath, ['--version'], { encoding: 'utf8' }).trim(),
+  },
+  {
+    pkg: 'ffmpeg',
+    why: 'the loudness tests (the reference measurement)',
+    present: () => runs(ffmpegPath, ['-version']),
+    version: () => firstLine(execFileSync(ffmpegPath, ['-version'], { encoding: 'utf8' })),
+  },
+  {
+    pkg: 'nginx',
+    why: 'the download-offload test',
+    present: () => nginxCandidates.some((p) => existsSync(p)) || runs('nginx', ['-v']),
+    version: () => {
+      const bin = nginxCandidates.find((p) => existsSync(p)) ?? 'nginx';
+      const r = spawnSync(bin, ['-v'], { encoding: 'utf8' });
+      return firstLine(`${r.stderr}${r.stdout}`);
+    },
+  },
+  {
+    pkg: 'libnginx-mod-http-brotli-static',
+    why: "nginx's brotli_static for the precompressed score pages",
+    present: () => existsSync(DEBIAN_BROTLI_STATIC_MODULE),
+    version: () => DEBIAN_BROTLI_STATIC_MODULE,
+  },
+];
+
+if (process.argv.includes('--list')) {
+  for (const t of TOOLS) console.log(`${t.pkg}\t${t.why}`);
+  process.exit(0);
+}
+
+const skipBrowser = process.env.ARCHIVE_SKIP_BROWSER_TESTS === '1';
+if (skipBrowser) console.log('browser tests skipped (ARCHIVE_SKIP_BROWSER_TESTS=1)');
+const needed = TOOLS.filter((t) => !(skipBrowser && t.pkg === 'chromium'));
+let missing = needed.filter((t) => !t.present());
+
+if (missing.length > 0 && process.getuid?.() === 0 && runs('apt-get', ['--version'])) {
+  const pkgs = missing.map((t) => t.pkg);
+  console.log(`missing: ${pkgs.join(', ')}; installing Debian's packages ...`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...pkgs]]) {
+    const r = spawnSync('apt-get', args, { stdio: 'inherit', env });
+    if (r.status !== 0) {
+      console.error(`apt-get ${args.join(' ')} failed (exit ${r.status}); install ${pkgs.join(' ')} by hand`);
+      process.exit(1);
+    }
+  }
+  missing = needed.filter((t) => !t.present());
+}
+
+if (missing.length > 0) {
+  console.error(
+    `The tests need Debian's ${missing.map((t) => `${t.pkg} (${t.why})`).join(', ')}. ` +
+      `Install them (sudo apt-get install ${missing.map((t) => t.pkg).join(' ')})` +
+      (missing.some((t) => t.pkg === 'chromium')
+        ? ', point ARCHIVE_CHROMIUM_PATH at another Chromium, or set ARCHIVE_SKIP_BROWSER_TESTS=1 to skip the browser tests knowingly.'
+        : '.'),
+  );
+  process.exit(1);
+}
+for (const t of needed) console.log(`${t.pkg}: ${t.version()}`);

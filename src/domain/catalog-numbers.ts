@@ -1,0 +1,64 @@
+/**
+ * How catalog numbers are searched: a reader types "BWV 1007", "bwv1007" or "BWV1007" for the
+ * same work, so the searched text of a catalog number holds its words and the same words run
+ * together. Kept apart from the folding of other text (`text.ts`) so each can change on its own.
+ */
+import { fold, words } from './text.ts';
+
+/** "BWV 1007" -> "bwv 1007 bwv1007"; "Op. 27 No. 2" -> "op 27 no 2 op27no2" (so "op27" finds it by prefix). */
+export function catalogNumberSearchText(text: string): string {
+  const parts = words(text);
+  if (parts.length < 2) return fold(text);
+  return `${parts.join(' ')} ${parts.join('')}`;
+}
+
+// Catalog numbers written inside titles ("Winterreise, D.911", "String Quartet No.1, Op.18 No.1",
+// "Hob.III:24", "K. 525", "BWV 1007") parsed into the catalog's { catalog, number } form, with the
+// abbreviations spelled as the catalog spells them ("Op.", "K.", "BWV", "D.", "Hob."). Pure.
+
+export interface ParsedCatalogNumber {
+  catalog: string;
+  number: string;
+}
+
+/** Recognized catalogs: how they appear in a title, and how the catalog writes them. */
+const CATALOGS: Array<{ pattern: string; catalog: string }> = [
+  { pattern: 'BWV', catalog: 'BWV' },
+  { pattern: 'Hob\\.?', catalog: 'Hob.' },
+  { pattern: 'WoO', catalog: 'WoO' },
+  { pattern: 'Op\\.?', catalog: 'Op.' },
+  { pattern: 'KV|K\\.', catalog: 'K.' },
+  { pattern: 'D\\.?', catalog: 'D.' },
+];
+
+// A number: digits (Hob. groups in Roman numerals with a colon), an optional letter, and an
+// optional "No. n" within an opus ("Op.18 No.1").
+const NUMBER = '((?:[IVXLC]+[a-z]?:)?[0-9]+[a-z]?(?:\\s*No\\.?\\s*[0-9]+[a-z]?)?)';
+
+const PATTERN = new RegExp(
+  `(?<![\\p{L}\\p{N}])(${CATALOGS.map((c) => c.pattern).join('|')})\\s*${NUMBER}(?![\\p{L}\\p{N}])`,
+  'gu',
+);
+
+/** Every catalog number in the text, in order of appearance, without repeats; bounded to 10. */
+export function parseCatalogNumbers(text: string): ParsedCatalogNumber[] {
+  const out: ParsedCatalogNumber[] = [];
+  const seen = new Set<string>();
+  for (const m of text.slice(0, 500).matchAll(PATTERN)) {
+    const written = m[1]!;
+    const entry = CATALOGS.find((c) => new RegExp(`^(?:${c.pattern})$`, 'u').test(written));
+    if (!entry) continue;
+    const number = m[2]!.replace(/\s*No\.?\s*/, ' No. ').trim();
+    const key = `${entry.catalog} ${number}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ catalog: entry.catalog, number });
+    if (out.length >= 10) break;
+  }
+  return out;
+}
+
+/** How a catalog number is written as one string ("Op. 18 No. 1", "D. 911", "BWV 1007"). */
+export function formatCatalogNumber(n: ParsedCatalogNumber): string {
+  return `${n.catalog} ${n.number}`;
+}

@@ -1,0 +1,178 @@
+/**
+ * OpenAPI operations of bulk imports and review batches (tag `admin`; docs/imports.md). Every
+ * operation needs an admin key, like the rest of the admin API.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Envelope } from '../schemas/envelope.ts';
+import {
+  BATCH_ACTIONS,
+  BatchActionBody,
+  BatchItemView,
+  BatchQuery,
+  ImportItemInput,
+  ImportSummary,
+} from '../schemas/imports.ts';
+import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
+
+const SECURITY: Array<Record<string, string[]>> = [{ bearerKey: [] }, { archiveImportKey: [] }];
+const KEY = 'Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.';
+const auth = {
+  '401': problem('No key, or a wrong key (WWW-Authenticate: Bearer).'),
+  '403': problem('A valid key without the admin role.'),
+};
+const json = (description: string, schema: TSchema = Type.Unknown()) => ({
+  description,
+  contentType: 'application/json',
+  schema: Envelope(schema, description),
+});
+const batchParam: ParameterSpec = {
+  name: 'batchId',
+  in: 'path',
+  required: true,
+  description: 'The batch, e.g. "openscore-lieder".',
+  schema: { type: 'string', maxLength: 80 },
+};
+
+export const IMPORT_OPERATIONS: OperationSpec[] = [
+  {
+    method: 'put',
+    path: '/api/v1/admin/imports/files/{sha256}',
+    operationId: 'stageImportFile',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: 'Stage a score file for an import',
+    description: `${KEY} The file (application/octet-stream) is stored in the blob store under its SHA-256 and marked as staged by an import; a contribution then names it as https://imports.invalid/sha256/<hex>, which review takes from the blob store.`,
+    parameters: [
+      {
+        name: 'sha256',
+        in: 'path',
+        required: true,
+        description: 'SHA-256 of the file.',
+        schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      },
+    ],
+    requestBody: {
+      description: 'The file.',
+      required: true,
+      contentTypes: ['application/octet-stream'],
+      schema: Type.String({ format: 'binary' }),
+    },
+    responses: {
+      '201': json('Stored: its digest and size.'),
+      ...auth,
+      '409': problem("The file's SHA-256 is not the one in the path (digest-mismatch)."),
+      '415': problem('Not application/octet-stream.'),
+    },
+  } as OperationSpec,
+  {
+    method: 'post',
+    path: '/api/v1/admin/imports/items',
+    operationId: 'submitImportItem',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: 'Submit one work of an import batch',
+    description: `${KEY} A new-work contribution with \`batch\` (id and item key), validated like a public submission; it enters review as pending and is never applied automatically. Idempotent by its idempotencyKey: the same content again answers 200 with the first tracking code.`,
+    requestBody: {
+      description: 'The item.',
+      required: true,
+      contentTypes: ['application/json'],
+      schema: ref('ImportItemInput'),
+    },
+    responses: {
+      '201': json('Submitted: outcome "created" and the tracking code.'),
+      '200': json('Already submitted: outcome "replayed" and the first tracking code.'),
+      '400': problem('The contribution is not valid (errors[] names each field).'),
+      ...auth,
+      '409': problem('The idempotencyKey was used with different content.'),
+    },
+  } as OperationSpec,
+  {
+    method: 'put',
+    path: '/api/v1/admin/imports/batches/{batchId}/summary',
+    operationId: 'putImportSummary',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: "Store an import run's summary on its batch",
+    description: KEY,
+    parameters: [batchParam],
+    requestBody: {
+      description: 'The summary.',
+      required: true,
+      contentTypes: ['application/json'],
+      schema: ref('ImportSummary'),
+    },
+    responses: { '200': json('Stored.'), '400': problem('Not a valid summary, or it names another batch.'), ...auth },
+  } as OperationSpec,
+  {
+    method: 'get',
+    path: '/api/v1/admin/batches',
+    operationId: 'listBatches',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: 'List review batches with their counts by status',
+    description: KEY,
+    responses: { '200': json('The batches.'), ...auth },
+  } as OperationSpec,
+  {
+    method: 'get',
+    path: '/api/v1/admin/batches/{batchId}',
+    operationId: 'getBatch',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: 'One review batch with its works, filtered',
+    description: `${KEY} Each work with its status, composer, lyricist, probable duplicate, rights per territory with the missing facts, and links to its review item.`,
+    parameters: [batchParam, ...queryParameters(BatchQuery)],
+    responses: {
+      '200': json(
+        'The batch.',
+        Type.Object({
+          batchId: Type.String(),
+          title: Type.String(),
+          total: Type.Integer(),
+          items: Type.Array(ref('BatchItemView') as unknown as TSchema),
+          lastRun: Type.Unknown(),
+        }),
+      ),
+      ...auth,
+      '404': problem('No such batch.'),
+    },
+  } as OperationSpec,
+  {
+    method: 'post',
+    path: '/api/v1/admin/batches/{batchId}/{action}',
+    operationId: 'actOnBatch',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: 'Accept, decline or apply works of a batch, chosen or all',
+    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies are requested together: the review service merges them one after another and rebuilds once for all that are queued; the answer comes when every apply is visible or failed.`,
+    parameters: [
+      batchParam,
+      {
+        name: 'action',
+        in: 'path',
+        required: true,
+        description: 'accept, decline or apply.',
+        schema: { type: 'string', enum: [...BATCH_ACTIONS] },
+      },
+    ],
+    requestBody: {
+      description: 'Which works, reviewer, note.',
+      required: true,
+      contentTypes: ['application/json'],
+      schema: ref('BatchActionBody'),
+    },
+    responses: {
+      '200': json('What was done, per work.'),
+      '400': problem('A named item is not in the batch, or the body is not valid.'),
+      ...auth,
+      '404': problem('No such batch or action.'),
+    },
+  } as OperationSpec,
+];
+
+export const IMPORT_COMPONENTS: Record<string, TSchema> = {
+  ImportItemInput,
+  ImportSummary,
+  BatchActionBody,
+  BatchItemView,
+};

@@ -1,0 +1,108 @@
+/**
+ * Bulk imports through review (docs/imports.md): the importer stages files and submits each work
+ * as a new-work contribution with `batch`; editors see the batch as one item with its works.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { BATCH_ID_PATTERN, MusicContributionInput, SUBMISSION_STATUSES } from './contribution.ts';
+import { AbsoluteUrl, Nullable, StringEnum, UtcTimestamp } from './common.ts';
+
+const strict = { additionalProperties: false } as const;
+
+export const ImportItemInput = Type.Object(
+  {
+    contribution: MusicContributionInput,
+    duplicateOf: Type.Optional(
+      Nullable(Type.String({ maxLength: 200 }), {
+        description:
+          'A probable duplicate the importer found: a work slug in the catalog or another item of the batch (same composer; same title or catalog number).',
+      }),
+    ),
+  },
+  { ...strict, $id: 'ImportItemInput', title: 'ImportItemInput', description: 'One work of a bulk import.' },
+);
+export type ImportItemInput = Static<typeof ImportItemInput>;
+
+export const ImportSkip = Type.Object(
+  {
+    itemKey: Type.String({ maxLength: 120 }),
+    title: Type.String({ maxLength: 300 }),
+    composer: Type.String({ maxLength: 200 }),
+    reason: Type.String({
+      maxLength: 500,
+      description: 'Why it was not submitted, e.g. "composer died in 1960: not public domain in the EU until 2031".',
+    }),
+  },
+  { ...strict, title: 'ImportSkip' },
+);
+
+export const ImportSummary = Type.Object(
+  {
+    batchId: Type.String({ pattern: BATCH_ID_PATTERN }),
+    title: Type.String({ maxLength: 200 }),
+    finishedAtUtc: UtcTimestamp('When the import run finished (UTC).'),
+    considered: Type.Integer({ minimum: 0, description: 'Score files the run looked at.' }),
+    submitted: Type.Integer({ minimum: 0, description: 'New contributions this run submitted.' }),
+    alreadySubmitted: Type.Integer({
+      minimum: 0,
+      description: 'Works an earlier run had submitted (nothing new sent).',
+    }),
+    duplicates: Type.Integer({ minimum: 0, description: 'Submitted works flagged as probable duplicates.' }),
+    skipped: Type.Array(ImportSkip, { maxItems: 100_000, description: 'Works not submitted, each with the reason.' }),
+  },
+  { ...strict, $id: 'ImportSummary', title: 'ImportSummary', description: 'What one import run did.' },
+);
+export type ImportSummary = Static<typeof ImportSummary>;
+
+export const BATCH_ACTIONS = ['accept', 'decline', 'apply'] as const;
+
+export const BatchActionBody = Type.Object(
+  {
+    items: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 120 }), {
+        minItems: 1,
+        maxItems: 10_000,
+        description: 'Tracking codes or item keys to act on; absent: every item of the batch the action fits.',
+      }),
+    ),
+    reviewer: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The person acting.' })),
+    note: Type.Optional(Type.String({ maxLength: 2000, description: 'Public note for every item acted on.' })),
+  },
+  { ...strict, $id: 'BatchActionBody', title: 'BatchActionBody' },
+);
+export type BatchActionBody = Static<typeof BatchActionBody>;
+
+export const BatchQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(SUBMISSION_STATUSES, { description: 'Only items in this status.' })),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'Words of the title or composer.' })),
+    duplicates: Type.Optional(Type.Boolean({ description: 'true: only items flagged as probable duplicates.' })),
+  },
+  { ...strict, $id: 'BatchQuery' },
+);
+export type BatchQuery = Static<typeof BatchQuery>;
+
+const TerritoryBrief = Type.Object({
+  US: Type.String(),
+  EU: Type.String(),
+  CA: Type.String(),
+});
+
+export const BatchItemView = Type.Object(
+  {
+    itemKey: Type.String(),
+    trackingCode: Type.String(),
+    status: StringEnum(SUBMISSION_STATUSES),
+    title: Type.String(),
+    composer: Type.String(),
+    lyricist: Nullable(Type.String()),
+    duplicateOf: Nullable(Type.String()),
+    territories: TerritoryBrief,
+    missingFacts: Type.Array(Type.String()),
+    links: Type.Object({
+      admin: AbsoluteUrl('The item in the admin API.'),
+      desk: AbsoluteUrl('The item in the desk.'),
+    }),
+  },
+  { ...strict, title: 'BatchItemView' },
+);
+export type BatchItemView = Static<typeof BatchItemView>;
