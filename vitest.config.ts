@@ -1,13 +1,41 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
+/**
+ * Two tiers (docs/architecture.md, "Tests"):
+ *   fast  every `*.test.ts` not named `*.slow.test.ts`: pure modules and the app in-process
+ *         (Fastify `inject`, loopback sockets in this process, git). No build, no server or CLI
+ *         process, no browser. `inject('sampleBuildDir')` is the catalog fixture
+ *         (test/setup/catalog-fixture.ts: records, index and OpenAPI written in-process).
+ *   slow  `*.slow.test.ts`: real builds, processes, Chromium, Debian tools. `inject('sampleBuildDir')`
+ *         is the real sample build, made once per run (test/setup/global-build.ts).
+ * `npm run test:fast`, `npm run test:slow`; `npm test` runs both.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/global-build.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
     // Two cores: two workers keep the machine responsive for the server-spawning tests.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/**/*.slow.test.ts'],
+          globalSetup: ['test/setup/catalog-fixture.ts'],
+          setupFiles: ['test/setup/fast-tier-guard.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: ['test/**/*.slow.test.ts'],
+          globalSetup: ['test/setup/global-build.ts'],
+        },
+      },
+    ],
   },
 });

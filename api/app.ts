@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
-import { Rebuilder, rebuilderOptionsFromEnv } from './site/builds.ts';
+import { Rebuilder, type SiteRebuilder } from './site/builds.ts';
 import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
 import { ProblemError, problemBody, sendProblem, type ProblemPages } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
@@ -72,7 +72,7 @@ const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 export interface AppInput {
   config: Config;
   handle: SiteHandle;
-  rebuilder?: Rebuilder;
+  rebuilder?: SiteRebuilder;
   /** Test seams of the review service (a trusted CA for the fetcher, a fake forge, a clock). */
   review?: ReviewServiceOverrides;
 }
@@ -193,7 +193,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     rebuilder:
       input.rebuilder ??
       new Rebuilder(config, handle, {
-        ...rebuilderOptionsFromEnv(process.env),
+        incremental: config.incrementalBuilds,
+        reconcileDelayMs: config.reconcileDelayMs,
         onReconcile: (event) => logReconcile(event),
       }),
     blobs: createBlobStore(config),
@@ -519,11 +520,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   // The served build's open index files close with the server.
   app.addHook('onClose', async () => ctx.handle.current.catalog.summaries.close());
   // A waiting or running background reconcile stops with the server (the next start serves the folder it would have replaced).
-  app.addHook('onClose', async () => (ctx.rebuilder as Partial<Rebuilder>).close?.());
+  app.addHook('onClose', async () => ctx.rebuilder.close?.());
   logReconcile = (event) =>
     app.log.info({ reconcile: event }, `background reconcile of ${event.commit.slice(0, 12)}: ${event.outcome}`);
   // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn.
-  (ctx.rebuilder as Partial<Rebuilder>).reconcileServed?.();
+  ctx.rebuilder.reconcileServed?.();
 
   registerDeprecationHeaders(app, deprecations, base);
   registerCatalogRoutes(app, ctx);

@@ -21,6 +21,7 @@ import {
   type EngravePoolOptions,
 } from '../src/lib/site/engrave-pool.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeAllowEntry } from './review/fetch.ts';
+import { settingValue } from './config-table.ts';
 
 export interface RateLimitSetting {
   /** Requests allowed in a burst, and per window on average. */
@@ -135,6 +136,10 @@ export interface Config {
   blobStore: BlobStoreSettings;
   /** How to reach an S3-compatible service (ARCHIVE_S3_*): the blob store, publish:static, backup. */
   s3: S3Settings;
+  /** ARCHIVE_INCREMENTAL_BUILDS: rebuilds (and the start-up build) build only what a change touches when they can. */
+  incrementalBuilds: boolean;
+  /** ARCHIVE_RECONCILE_DELAY_MS: quiet time after an incremental swap before the full build that replaces it; null: never. */
+  reconcileDelayMs: number | null;
   /**
    * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
    * worker threads and each score's time and memory budget, for builds, review checks and the desk.
@@ -155,9 +160,12 @@ function credentialLimitsFromEnv(env: NodeJS.ProcessEnv): CredentialLimits {
   return {
     failuresPerAddress: parseRateLimit(
       'ARCHIVE_CREDENTIAL_FAILURE_LIMIT',
-      env.ARCHIVE_CREDENTIAL_FAILURE_LIMIT ?? DEFAULT_CREDENTIAL_FAILURE_LIMIT,
+      settingValue(env, 'ARCHIVE_CREDENTIAL_FAILURE_LIMIT') ?? DEFAULT_CREDENTIAL_FAILURE_LIMIT,
     ),
-    requestsPerKeyLabel: parseRateLimit('ARCHIVE_KEY_RATE_LIMIT', env.ARCHIVE_KEY_RATE_LIMIT ?? DEFAULT_KEY_RATE_LIMIT),
+    requestsPerKeyLabel: parseRateLimit(
+      'ARCHIVE_KEY_RATE_LIMIT',
+      settingValue(env, 'ARCHIVE_KEY_RATE_LIMIT') ?? DEFAULT_KEY_RATE_LIMIT,
+    ),
   };
 }
 
@@ -189,7 +197,7 @@ export const DEFAULT_FAST_PATH_LOG_SAMPLE = 0.01;
  */
 export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptions {
   const whole = (name: string, fallback: number, min: number, max: number, unit: string): number => {
-    const raw = env[name];
+    const raw = settingValue(env, name);
     if (raw === undefined || raw.trim() === '') return fallback;
     const n = Number(raw);
     if (!Number.isSafeInteger(n) || n < min || n > max)
@@ -204,7 +212,7 @@ export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptio
 }
 
 function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
+  const raw = settingValue(env, name);
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < min || n > 2_147_483_647)
@@ -214,7 +222,7 @@ function millis(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1)
 
 /** ARCHIVE_SESSION_HOURS: a whole number of hours from 1 to 720 (30 days); default 12. */
 function sessionHoursFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.ARCHIVE_SESSION_HOURS;
+  const raw = settingValue(env, 'ARCHIVE_SESSION_HOURS');
   if (raw === undefined || raw.trim() === '') return 12 * 3600_000;
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 1 || n > 720)
@@ -239,11 +247,13 @@ export function serverTimeoutsFromEnv(env: NodeJS.ProcessEnv): ServerTimeouts {
 }
 
 function metricsPortFromEnv(env: NodeJS.ProcessEnv, port: number): number | null {
-  const raw = env.ARCHIVE_METRICS_PORT?.trim();
+  const raw = settingValue(env, 'ARCHIVE_METRICS_PORT')?.trim();
   if (raw === undefined || raw === '') return null;
   const n = Number(raw);
   if (!/^\d{1,5}$/.test(raw) || n > 65535)
-    throw new ConfigError(`ARCHIVE_METRICS_PORT must be a port from 0 to 65535 (got "${env.ARCHIVE_METRICS_PORT}")`);
+    throw new ConfigError(
+      `ARCHIVE_METRICS_PORT must be a port from 0 to 65535 (got "${settingValue(env, 'ARCHIVE_METRICS_PORT')}")`,
+    );
   if (n !== 0 && n === port)
     throw new ConfigError(
       `ARCHIVE_METRICS_PORT must differ from PORT (${port}): metrics get their own loopback listener`,
@@ -252,7 +262,7 @@ function metricsPortFromEnv(env: NodeJS.ProcessEnv, port: number): number | null
 }
 
 function sampleFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.ARCHIVE_FAST_PATH_LOG_SAMPLE?.trim();
+  const raw = settingValue(env, 'ARCHIVE_FAST_PATH_LOG_SAMPLE')?.trim();
   if (raw === undefined || raw === '') return DEFAULT_FAST_PATH_LOG_SAMPLE;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0 || n > 1)
@@ -362,7 +372,7 @@ export function parseAllowedOrigins(value: string | undefined): string[] {
 export const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings {
-  const endpoint = env.ARCHIVE_S3_ENDPOINT?.trim().replace(/\/+$/, '') || null;
+  const endpoint = settingValue(env, 'ARCHIVE_S3_ENDPOINT')?.trim().replace(/\/+$/, '') || null;
   if (endpoint) {
     let url: URL | null = null;
     try {
@@ -372,24 +382,24 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings {
     }
     if (!url || !['http:', 'https:'].includes(url.protocol))
       throw new ConfigError(
-        `ARCHIVE_S3_ENDPOINT must be an http(s) URL such as http://127.0.0.1:9000 (got "${env.ARCHIVE_S3_ENDPOINT}")`,
+        `ARCHIVE_S3_ENDPOINT must be an http(s) URL such as http://127.0.0.1:9000 (got "${settingValue(env, 'ARCHIVE_S3_ENDPOINT')}")`,
       );
   }
-  const accessKeyId = env.ARCHIVE_S3_ACCESS_KEY_ID?.trim() || '';
-  const secretAccessKey = env.ARCHIVE_S3_SECRET_ACCESS_KEY?.trim() || '';
+  const accessKeyId = settingValue(env, 'ARCHIVE_S3_ACCESS_KEY_ID')?.trim() || '';
+  const secretAccessKey = settingValue(env, 'ARCHIVE_S3_SECRET_ACCESS_KEY')?.trim() || '';
   if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
     throw new ConfigError(
       "ARCHIVE_S3_ACCESS_KEY_ID and ARCHIVE_S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS SDK's default credentials)",
     );
   }
-  const pathStyle = (env.ARCHIVE_S3_FORCE_PATH_STYLE ?? '').trim().toLowerCase();
+  const pathStyle = (settingValue(env, 'ARCHIVE_S3_FORCE_PATH_STYLE') ?? '').trim().toLowerCase();
   if (!['', '0', '1', 'true', 'false'].includes(pathStyle))
     throw new ConfigError(
-      `ARCHIVE_S3_FORCE_PATH_STYLE must be true or false (got "${env.ARCHIVE_S3_FORCE_PATH_STYLE}")`,
+      `ARCHIVE_S3_FORCE_PATH_STYLE must be true or false (got "${settingValue(env, 'ARCHIVE_S3_FORCE_PATH_STYLE')}")`,
     );
   return {
     endpoint,
-    region: env.ARCHIVE_S3_REGION?.trim() || 'us-east-1',
+    region: settingValue(env, 'ARCHIVE_S3_REGION')?.trim() || 'us-east-1',
     credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null,
     forcePathStyle: pathStyle === '1' || pathStyle === 'true',
   };
@@ -399,25 +409,27 @@ export function blobStoreSettingsFromEnv(
   env: NodeJS.ProcessEnv,
   downloadOffload: 'none' | 'nginx' = 'none',
 ): BlobStoreSettings {
-  const backend = (env.ARCHIVE_BLOB_STORE ?? 'local').trim() || 'local';
+  const backend = (settingValue(env, 'ARCHIVE_BLOB_STORE') ?? 'local').trim() || 'local';
   if (backend !== 'local' && backend !== 's3')
-    throw new ConfigError(`ARCHIVE_BLOB_STORE must be "local" or "s3" (got "${env.ARCHIVE_BLOB_STORE}")`);
-  const bucket = env.ARCHIVE_S3_BUCKET?.trim() || null;
+    throw new ConfigError(
+      `ARCHIVE_BLOB_STORE must be "local" or "s3" (got "${settingValue(env, 'ARCHIVE_BLOB_STORE')}")`,
+    );
+  const bucket = settingValue(env, 'ARCHIVE_S3_BUCKET')?.trim() || null;
   if (bucket !== null && !S3_BUCKET_NAME.test(bucket))
     throw new ConfigError(
       `ARCHIVE_S3_BUCKET must be a bucket name of 3-63 lowercase letters, digits, dots and hyphens (got "${bucket}")`,
     );
   if (backend === 's3' && bucket === null) throw new ConfigError('ARCHIVE_BLOB_STORE=s3 needs ARCHIVE_S3_BUCKET');
-  const prefix = (env.ARCHIVE_S3_PREFIX ?? '').trim().replace(/^\/+/, '');
+  const prefix = (settingValue(env, 'ARCHIVE_S3_PREFIX') ?? '').trim().replace(/^\/+/, '');
   if (prefix.length > 512 || /[\0\r\n]/.test(prefix) || prefix.split('/').some((s) => s === '..'))
     throw new ConfigError(
-      `ARCHIVE_S3_PREFIX must be a plain key prefix such as "archive/blobs/" (got "${env.ARCHIVE_S3_PREFIX}")`,
+      `ARCHIVE_S3_PREFIX must be a plain key prefix such as "archive/blobs/" (got "${settingValue(env, 'ARCHIVE_S3_PREFIX')}")`,
     );
-  const rawPresign = (env.ARCHIVE_S3_PRESIGN_SECONDS ?? '').trim();
+  const rawPresign = (settingValue(env, 'ARCHIVE_S3_PRESIGN_SECONDS') ?? '').trim();
   const presignSeconds = rawPresign === '' ? 0 : Number(rawPresign);
   if (!Number.isSafeInteger(presignSeconds) || presignSeconds < 0 || presignSeconds > 604_800) {
     throw new ConfigError(
-      `ARCHIVE_S3_PRESIGN_SECONDS must be a whole number of seconds from 0 (off) to 604800 (got "${env.ARCHIVE_S3_PRESIGN_SECONDS}")`,
+      `ARCHIVE_S3_PRESIGN_SECONDS must be a whole number of seconds from 0 (off) to 604800 (got "${settingValue(env, 'ARCHIVE_S3_PRESIGN_SECONDS')}")`,
     );
   }
   if (backend === 's3' && downloadOffload === 'nginx')
@@ -446,10 +458,13 @@ export function parseRateLimit(name: string, value: string | undefined): RateLim
 
 export function loadIntakeConfig(env: NodeJS.ProcessEnv): IntakeConfig {
   return {
-    contributionRateLimit: parseRateLimit(RATE_LIMIT_VARIABLES.contributions, env[RATE_LIMIT_VARIABLES.contributions]),
+    contributionRateLimit: parseRateLimit(
+      RATE_LIMIT_VARIABLES.contributions,
+      settingValue(env, RATE_LIMIT_VARIABLES.contributions),
+    ),
     correctionRateLimit: parseRateLimit(
       RATE_LIMIT_VARIABLES.correctionReports,
-      env[RATE_LIMIT_VARIABLES.correctionReports],
+      settingValue(env, RATE_LIMIT_VARIABLES.correctionReports),
     ),
     contributionBodyLimit: CONTRIBUTION_BODY_LIMIT,
     correctionBodyLimit: CORRECTION_BODY_LIMIT,
@@ -459,7 +474,7 @@ export function loadIntakeConfig(env: NodeJS.ProcessEnv): IntakeConfig {
 /** Fetch limits; a bad number stops the start with the variable's name. */
 export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): FetchSettings {
   const positive = (name: string, fallback: number): number => {
-    const raw = env[name];
+    const raw = settingValue(env, name);
     if (raw === undefined || raw.trim() === '') return fallback;
     const n = Number(raw);
     if (!Number.isSafeInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer (got "${raw}")`);
@@ -468,7 +483,7 @@ export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): FetchSettings {
   return {
     maxBytes: positive('ARCHIVE_FETCH_MAX_BYTES', DEFAULT_FETCH_MAX_BYTES),
     timeoutMs: positive('ARCHIVE_FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS),
-    allowHosts: (env.ARCHIVE_FETCH_ALLOW_HOSTS ?? '')
+    allowHosts: (settingValue(env, 'ARCHIVE_FETCH_ALLOW_HOSTS') ?? '')
       .split(',')
       .map((h) => normalizeAllowEntry(h))
       .filter((h) => h.length > 0),
@@ -478,7 +493,7 @@ export function fetchOptionsFromEnv(env: NodeJS.ProcessEnv): FetchSettings {
 /** The GitHub App credentials from the environment, or null when none of its variables is set. */
 function gitHubAppFromEnv(env: NodeJS.ProcessEnv): GitHubSettings['app'] | null {
   const names = ['GITHUB_APP_ID', 'GITHUB_APP_INSTALLATION_ID', 'GITHUB_APP_PRIVATE_KEY_FILE'] as const;
-  const values = names.map((n) => env[n]?.trim() ?? '');
+  const values = names.map((n) => settingValue(env, n)?.trim() ?? '');
   if (values.every((v) => v === '')) return null;
   const missing = names.filter((_n, i) => values[i] === '');
   if (missing.length > 0)
@@ -503,8 +518,8 @@ function gitHubAppFromEnv(env: NodeJS.ProcessEnv): GitHubSettings['app'] | null 
 }
 
 export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): GitHubSettings | null {
-  const token = env.GITHUB_TOKEN?.trim();
-  const repository = env.GITHUB_REPOSITORY?.trim();
+  const token = settingValue(env, 'GITHUB_TOKEN')?.trim();
+  const repository = settingValue(env, 'GITHUB_REPOSITORY')?.trim();
   const app = gitHubAppFromEnv(env);
   if (app && token) throw new ConfigError('set GITHUB_TOKEN or the GitHub App variables (GITHUB_APP_ID ...), not both');
   if (app && !repository)
@@ -512,33 +527,33 @@ export function gitHubSettingsFromEnv(env: NodeJS.ProcessEnv): GitHubSettings | 
   if ((!token && !app) || !repository) return null;
   if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
     throw new ConfigError(`GITHUB_REPOSITORY must be "owner/name" (got "${repository}")`);
-  const apiUrl = env.GITHUB_API_URL?.trim().replace(/\/+$/, '');
+  const apiUrl = settingValue(env, 'GITHUB_API_URL')?.trim().replace(/\/+$/, '');
   if (apiUrl) {
     try {
       new URL(apiUrl);
     } catch {
-      throw new ConfigError(`GITHUB_API_URL must be an absolute URL (got "${env.GITHUB_API_URL}")`);
+      throw new ConfigError(`GITHUB_API_URL must be an absolute URL (got "${settingValue(env, 'GITHUB_API_URL')}")`);
     }
   }
   return { ...(app ? { app } : { token }), repository, ...(apiUrl ? { apiUrl } : {}) };
 }
 
 function absoluteUrlSetting(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const value = env[name]?.trim().replace(/\/+$/, '') || fallback;
+  const value = settingValue(env, name)?.trim().replace(/\/+$/, '') || fallback;
   let parsed: URL;
   try {
     parsed = new URL(value);
   } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL (got "${env[name]}")`);
+    throw new ConfigError(`${name} must be an absolute http(s) URL (got "${settingValue(env, name)}")`);
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-    throw new ConfigError(`${name} must be an absolute http(s) URL (got "${env[name]}")`);
+    throw new ConfigError(`${name} must be an absolute http(s) URL (got "${settingValue(env, name)}")`);
   return value;
 }
 
 export function readerSignInFromEnv(env: NodeJS.ProcessEnv): ReaderSignInSettings | null {
-  const clientId = env.GITHUB_OAUTH_CLIENT_ID?.trim();
-  const clientSecret = env.GITHUB_OAUTH_CLIENT_SECRET?.trim();
+  const clientId = settingValue(env, 'GITHUB_OAUTH_CLIENT_ID')?.trim();
+  const clientSecret = settingValue(env, 'GITHUB_OAUTH_CLIENT_SECRET')?.trim();
   if (!clientId && !clientSecret) return null;
   if (!clientId || !clientSecret)
     throw new ConfigError(
@@ -554,15 +569,17 @@ export function readerSignInFromEnv(env: NodeJS.ProcessEnv): ReaderSignInSetting
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config {
-  const port = Number(env.PORT ?? '4321');
+  const port = Number(settingValue(env, 'PORT') ?? '4321');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}")`);
-  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
+    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${settingValue(env, 'PORT')}")`);
+  const publicBaseUrl = (settingValue(env, 'PUBLIC_BASE_URL') ?? 'http://localhost:4321').replace(/\/+$/, '');
   let parsed: URL;
   try {
     parsed = new URL(publicBaseUrl);
   } catch {
-    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL (got "${env.PUBLIC_BASE_URL}")`);
+    throw new ConfigError(
+      `PUBLIC_BASE_URL must be an absolute http(s) URL (got "${settingValue(env, 'PUBLIC_BASE_URL')}")`,
+    );
   }
   if (
     !['http:', 'https:'].includes(parsed.protocol) ||
@@ -571,39 +588,41 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     parsed.hash
   ) {
     throw new ConfigError(
-      `PUBLIC_BASE_URL must be an origin such as https://archive.example.org, without a path (got "${env.PUBLIC_BASE_URL}")`,
+      `PUBLIC_BASE_URL must be an origin such as https://archive.example.org, without a path (got "${settingValue(env, 'PUBLIC_BASE_URL')}")`,
     );
   }
-  const dataDir = path.resolve(projectRoot, env.ARCHIVE_DATA_DIR ?? 'data');
+  const dataDir = path.resolve(projectRoot, settingValue(env, 'ARCHIVE_DATA_DIR') ?? 'data');
   const maxFile =
-    env.ARCHIVE_LIBRARY_MAX_FILE_BYTES === undefined ? 4 * 1024 ** 3 : Number(env.ARCHIVE_LIBRARY_MAX_FILE_BYTES);
+    settingValue(env, 'ARCHIVE_LIBRARY_MAX_FILE_BYTES') === undefined
+      ? 4 * 1024 ** 3
+      : Number(settingValue(env, 'ARCHIVE_LIBRARY_MAX_FILE_BYTES'));
   if (!Number.isSafeInteger(maxFile) || maxFile < 0) {
     throw new ConfigError(
-      `ARCHIVE_LIBRARY_MAX_FILE_BYTES must be a whole number of bytes (got "${env.ARCHIVE_LIBRARY_MAX_FILE_BYTES}")`,
+      `ARCHIVE_LIBRARY_MAX_FILE_BYTES must be a whole number of bytes (got "${settingValue(env, 'ARCHIVE_LIBRARY_MAX_FILE_BYTES')}")`,
     );
   }
   return {
     port,
-    host: env.HOST ?? '127.0.0.1',
+    host: settingValue(env, 'HOST') ?? '127.0.0.1',
     publicBaseUrl,
     dataDir,
-    contentRepo: path.resolve(projectRoot, env.ARCHIVE_CONTENT_REPO ?? path.join(dataDir, 'content')),
+    contentRepo: path.resolve(projectRoot, settingValue(env, 'ARCHIVE_CONTENT_REPO') ?? path.join(dataDir, 'content')),
     seedContentDir: path.join(projectRoot, 'content'),
-    libraryKeys: keyEntries('ARCHIVE_LIBRARY_KEYS', env.ARCHIVE_LIBRARY_KEYS),
-    curatorKeys: keyEntries('ARCHIVE_CURATOR_KEYS', env.ARCHIVE_CURATOR_KEYS),
-    adminKeys: keyEntries('ARCHIVE_ADMIN_KEYS', env.ARCHIVE_ADMIN_KEYS),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    libraryKeys: keyEntries('ARCHIVE_LIBRARY_KEYS', settingValue(env, 'ARCHIVE_LIBRARY_KEYS')),
+    curatorKeys: keyEntries('ARCHIVE_CURATOR_KEYS', settingValue(env, 'ARCHIVE_CURATOR_KEYS')),
+    adminKeys: keyEntries('ARCHIVE_ADMIN_KEYS', settingValue(env, 'ARCHIVE_ADMIN_KEYS')),
+    logLevel: settingValue(env, 'LOG_LEVEL') ?? 'info',
     libraryMaxFileBytes: maxFile,
     intake: loadIntakeConfig(env),
     fetch: fetchOptionsFromEnv(env),
     github: gitHubSettingsFromEnv(env),
-    githubWebhookSecret: env.GITHUB_WEBHOOK_SECRET?.trim() || null,
+    githubWebhookSecret: settingValue(env, 'GITHUB_WEBHOOK_SECRET')?.trim() || null,
     readerSignIn: readerSignInFromEnv(env),
-    libraryFailpoints: keys(env.ARCHIVE_LIBRARY_FAILPOINTS),
-    trustedProxies: parseTrustedProxies(env.ARCHIVE_TRUSTED_PROXIES),
-    mcpAllowedOrigins: parseAllowedOrigins(env.ARCHIVE_MCP_ALLOWED_ORIGINS),
-    downloadOffload: parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD),
-    metricsKeys: keyEntries('ARCHIVE_METRICS_KEYS', env.ARCHIVE_METRICS_KEYS),
+    libraryFailpoints: keys(settingValue(env, 'ARCHIVE_LIBRARY_FAILPOINTS')),
+    trustedProxies: parseTrustedProxies(settingValue(env, 'ARCHIVE_TRUSTED_PROXIES')),
+    mcpAllowedOrigins: parseAllowedOrigins(settingValue(env, 'ARCHIVE_MCP_ALLOWED_ORIGINS')),
+    downloadOffload: parseDownloadOffload(settingValue(env, 'ARCHIVE_DOWNLOAD_OFFLOAD')),
+    metricsKeys: keyEntries('ARCHIVE_METRICS_KEYS', settingValue(env, 'ARCHIVE_METRICS_KEYS')),
     metricsPort: metricsPortFromEnv(env, port),
     serverTimeouts: serverTimeoutsFromEnv(env),
     drainTimeoutMs: millis(env, 'ARCHIVE_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0),
@@ -611,10 +630,29 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     fastPathLogSample: sampleFromEnv(env),
     credentialLimits: credentialLimitsFromEnv(env),
     backupWritePauseMs: millis(env, 'ARCHIVE_BACKUP_WRITE_PAUSE_MS', DEFAULT_BACKUP_WRITE_PAUSE_MS, 0),
-    blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(env.ARCHIVE_DOWNLOAD_OFFLOAD)),
+    blobStore: blobStoreSettingsFromEnv(env, parseDownloadOffload(settingValue(env, 'ARCHIVE_DOWNLOAD_OFFLOAD'))),
     s3: s3SettingsFromEnv(env),
+    ...rebuildSettingsFromEnv(env),
     engrave: engraveSettingsFromEnv(env),
   };
+}
+
+/** ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1) and ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off", default 30000). */
+export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
+  incrementalBuilds: boolean;
+  reconcileDelayMs: number | null;
+} {
+  const incremental = settingValue(env, 'ARCHIVE_INCREMENTAL_BUILDS') ?? '1';
+  if (incremental !== '0' && incremental !== '1')
+    throw new ConfigError(`ARCHIVE_INCREMENTAL_BUILDS must be 0 or 1 (got "${incremental}")`);
+  const delay = settingValue(env, 'ARCHIVE_RECONCILE_DELAY_MS') ?? '30000';
+  let reconcileDelayMs: number | null = null;
+  if (delay !== 'off') {
+    if (!/^\d{1,9}$/.test(delay))
+      throw new ConfigError(`ARCHIVE_RECONCILE_DELAY_MS must be a number of milliseconds or "off" (got "${delay}")`);
+    reconcileDelayMs = Number(delay);
+  }
+  return { incrementalBuilds: incremental === '1', reconcileDelayMs };
 }
 
 function parseDownloadOffload(value: string | undefined): 'none' | 'nginx' {

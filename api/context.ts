@@ -5,7 +5,7 @@
  */
 import type { Config } from './config.ts';
 import type { SiteHandle } from './site/site-handle.ts';
-import type { Rebuilder } from './site/builds.ts';
+import type { SiteRebuilder } from './site/builds.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { IntakeStore } from './contributions/store.ts';
 import type { KeyRing } from './http/auth.ts';
@@ -17,7 +17,7 @@ export interface AppContext {
   config: Config;
   handle: SiteHandle;
   /** Rebuild the content repository's HEAD and swap the served build (publish, apply). */
-  rebuilder: Rebuilder;
+  rebuilder: SiteRebuilder;
   /** Content-addressed files (library files, verified contributions): ARCHIVE_DATA_DIR/blobs or an S3 bucket. */
   blobs: BlobStore;
   /** Contributions, correction reports and their idempotency records (intake and review share it, and its locks). */

@@ -243,7 +243,7 @@ function moveInto(from: string, to: string): void {
  * and profile page, each into a scratch folder moved into `clientDir`. The runs share one loaded
  * catalog and one set of records (src/lib/site-data.ts), so memory follows the batch, not the
  * number of runs; the output is the same files with the same bytes as one run
- * (test/build/full-build-batches.test.ts).
+ * (test/build/full-build-batches.slow.test.ts).
  */
 export async function renderAllPages(
   run: Omit<AstroRun, 'scopeFile' | 'keepSiteData'> & { catalog: Catalog },

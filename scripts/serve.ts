@@ -10,7 +10,7 @@ import { SiteHandle } from '../api/site/site-handle.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { writeContentLintCi } from '../api/site/content-lint-ci.ts';
 import { PROJECT_ROOT } from './build.ts';
-import { ensureBuild, pruneBuilds, rebuilderOptionsFromEnv } from '../api/site/builds.ts';
+import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
 import { prepareDataDir, serve } from '../api/lifecycle.ts';
 
 async function main(): Promise<void> {
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const buildDir = await ensureBuild(config, repo.head, {
     inheritOutput: true,
     worktree: 'rebuild',
-    incrementalFromLatest: rebuilderOptionsFromEnv(process.env).incremental,
+    incrementalFromLatest: config.incrementalBuilds,
     onBuildStart: ({ incrementalFrom }) => {
       built = true;
       const from = incrementalFrom ? `, incrementally from ${path.basename(incrementalFrom)}` : '';

@@ -26,12 +26,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KEY_LABEL_PATTERN, MIN_KEY_SECRET_LENGTH, type Config } from '../config.ts';
 import { sendProblem } from './problem.ts';
+import type { Role } from './roles.ts';
 import type { SessionStore } from '../session/sessions.ts';
 import type { CredentialLimiter } from './credential-limiter.ts';
 import { ADMIN_SESSION_ROLES } from '../session/sessions.ts';
 import { csrfRefusal, sessionOf } from '../session/cookies.ts';
 
-export type Role = 'library' | 'curator' | 'admin' | 'metrics';
+export type { Role };
 
 /** Which variable configures each role (named in the 401 answer when none is set). */
 export const ROLE_ENV: Record<Role, string> = {

@@ -19,6 +19,7 @@ import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { ContributionAnswerInput, RESPONSE_TOKEN_HEADER, ResponseToken } from '../../src/schemas/answer.ts';
 import { ProfilesQuery, TemplateQuery, WorksQuery } from '../../src/schemas/queries.ts';
 import { Slug } from '../../src/schemas/common.ts';
+import { describeTool, MCP_SEARCH_PAGE_SIZE } from '../../src/domain/mcp-tools.ts';
 import type { ArchiveHttp, HttpAnswer } from './archive-http.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -179,19 +180,11 @@ export function trackingPath(code: string): string {
   return `${kind}/${encodeURIComponent(code.trim())}`;
 }
 
-/** Works per search_works page unless the caller asks otherwise: a page an agent can afford to read. */
-const MCP_SEARCH_PAGE_SIZE = 10;
-
 const workRecord = responseSchema('get', '/api/v1/works/{slug}', '200');
 
 export const TOOLS: ToolDefinition[] = [
   {
-    name: 'resolve_music',
-    title: 'Resolve music for a channel',
-    description:
-      'Send your channel (key + intended role) and requirements; the answer is reuse (a ready canonical asset), prepare (what to contribute) or no-music, with ranked candidates. ' +
-      'Compact by default (per candidate: ready, fit, listen link, failing checks in one line, rights and review in one line; links.full is the whole answer); full: true for every reason, asset and rights note. ' +
-      'Mood, style and instrumentation words are matched by meaning against GET /api/v1/music/vocabulary (synonyms, word forms, broader terms). Changes nothing. POST /api/v1/music/resolve.',
+    ...describeTool('resolve_music'),
     inputSchema: json({
       ...json(MusicResolveInput),
       properties: {
@@ -229,9 +222,7 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
-    name: 'search_works',
-    title: 'Search the catalog',
-    description: `Search canonical works by words, composer (any name form, accent-insensitive), genre, instrument or style. Pages of ${MCP_SEARCH_PAGE_SIZE} works unless pageSize says otherwise; data.links.next is the next page (or ask for page 2, 3, ...). Same as GET /api/v1/works.`,
+    ...describeTool('search_works'),
     inputSchema: json({
       ...json(WorksQuery),
       properties: {
@@ -252,10 +243,7 @@ export const TOOLS: ToolDefinition[] = [
       })),
   },
   {
-    name: 'get_work',
-    title: 'Read one work record',
-    description:
-      'The canonical work record as JSON (slug, asset ids, licenses, rights notes, review states) plus the same record as compact Markdown. Keep the slug and asset id with any claim you extract.',
+    ...describeTool('get_work'),
     inputSchema: slugInput,
     outputSchema: {
       type: 'object',
@@ -277,10 +265,7 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
-    name: 'get_contribution_template',
-    title: 'Get the contribution template',
-    description:
-      'A complete contribution for workSlug and operation (take both, and arrangementId, from a resolve missing[] item) with placeholders: replace every placeholder (text starting "REPLACE:", the key starting "REPLACE-", URLs under https://example.invalid/, all-zero digests, the 2000-01-01 timestamp) with verified facts, then call submit_contribution with a new idempotencyKey.',
+    ...describeTool('get_contribution_template'),
     inputSchema: json(TemplateQuery),
     outputSchema: responseSchema('get', '/api/v1/music/contributions/template', '200'),
     readOnly: true,
@@ -293,10 +278,7 @@ export const TOOLS: ToolDefinition[] = [
       ).then((structured) => ({ structured })),
   },
   {
-    name: 'submit_contribution',
-    title: 'Submit a contribution for human review',
-    description:
-      'Submit one structured contribution (same contract, validation, idempotency and rate limit as POST /api/v1/music/contributions). The answer carries a tracking code; retrying with the same idempotencyKey and identical content returns the same code. A refusal is a tool error with the problem detail, naming every invalid field by JSON Pointer.',
+    ...describeTool('submit_contribution'),
     inputSchema: json(MusicContributionInput),
     outputSchema: responseSchema('post', '/api/v1/music/contributions', '202'),
     readOnly: false,
@@ -304,10 +286,7 @@ export const TOOLS: ToolDefinition[] = [
     run: (args, http) => call(http, 'POST', '/api/v1/music/contributions', args).then((structured) => ({ structured })),
   },
   {
-    name: 'get_submission_status',
-    title: 'Track a contribution or correction report',
-    description:
-      'Status, history with public notes and review link of a contribution ("C-…") or correction report ("R-…"). Reuse an asset only when the status is "applied" and it appears in the canonical record.',
+    ...describeTool('get_submission_status'),
     inputSchema: trackingInput,
     outputSchema: {
       type: 'object',
@@ -337,10 +316,7 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
-    name: 'submit_correction_report',
-    title: 'Report an error in a record',
-    description:
-      'Propose a change to one field of a record with evidence; a person reviews it (same validation and rate limit as POST /api/v1/correction-reports). The answer carries an "R-…" tracking code.',
+    ...describeTool('submit_correction_report'),
     inputSchema: json(CorrectionReportInput),
     outputSchema: responseSchema('post', '/api/v1/correction-reports', '202'),
     readOnly: false,
@@ -348,11 +324,7 @@ export const TOOLS: ToolDefinition[] = [
     run: (args, http) => call(http, 'POST', '/api/v1/correction-reports', args).then((structured) => ({ structured })),
   },
   {
-    name: 'answer_information_request',
-    title: "Answer a reviewer's request for information",
-    description:
-      'When a contribution ("C-…") or correction report ("R-…") is "needs-information" (the history note says what the reviewer needs), answer it: a public message and, for a contribution, optionally the whole revised contribution (same contract as submit_contribution, same idempotencyKey), which replaces the proposed change. ' +
-      `Needs the responseToken from the submit tool's answer (sent as the ${RESPONSE_TOKEN_HEADER} header, never in a URL). The item goes back to "pending" for review; the answer shows in its history. Same validation and rate limit as the HTTP endpoint.`,
+    ...describeTool('answer_information_request'),
     inputSchema: json({
       type: 'object',
       properties: {
@@ -400,10 +372,7 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
-    name: 'list_profiles',
-    title: 'List rendering profiles',
-    description:
-      'Rendering profiles (performance styles and instruments), filterable by kind, status, render readiness and words. Same as GET /api/v1/profiles.',
+    ...describeTool('list_profiles'),
     inputSchema: json(ProfilesQuery),
     outputSchema: responseSchema('get', '/api/v1/profiles', '200'),
     readOnly: true,
@@ -414,10 +383,7 @@ export const TOOLS: ToolDefinition[] = [
       ),
   },
   {
-    name: 'list_instruments',
-    title: 'List instruments',
-    description:
-      'Normalized instruments with aliases, families, registered profiles and readiness. Same as GET /api/v1/instruments.',
+    ...describeTool('list_instruments'),
     inputSchema: noInput,
     outputSchema: responseSchema('get', '/api/v1/instruments', '200'),
     readOnly: true,

@@ -4,12 +4,12 @@
  * wrapped on their instances (one place, so the services stay free of metrics code), and the
  * review queue is counted through the service's own `queue()` (its in-memory index).
  */
-import type { Rebuilder } from '../site/builds.ts';
+import type { SiteRebuilder } from '../site/builds.ts';
 import type { ReviewService } from '../review/service.ts';
 import { timed, type ArchiveMetrics } from './metrics.ts';
 import { OPEN_STATUSES } from '../../src/domain/review/queue.ts';
 
-export function instrumentRebuilder(rebuilder: Rebuilder, metrics: ArchiveMetrics): void {
+export function instrumentRebuilder(rebuilder: SiteRebuilder, metrics: ArchiveMetrics): void {
   const rebuild = rebuilder.rebuildAndSwap.bind(rebuilder);
   rebuilder.rebuildAndSwap = async () => {
     metrics.rebuildQueue.inc();

@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import type { Rebuilder } from '../site/builds.ts';
 import { registerAdminRoutes } from './routes.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from '../forge/github-webhook.ts';
 import { GITHUB_ACTOR, type ReviewService } from './service.ts';
@@ -38,7 +37,7 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
   app.addHook('onReady', async () => {
     void service.resumeApplies((line) => app.log.warn(line));
     // The build checkout applies use is made now, not by the first apply (api/site/builds.ts).
-    void (ctx.rebuilder as Partial<Rebuilder>).prepareCheckout?.();
+    void ctx.rebuilder.prepareCheckout?.();
   });
   app.addHook('onClose', async () => service.settled());
   const kindOf = (code: string): SubmissionKind =>

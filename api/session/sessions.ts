@@ -15,7 +15,7 @@
  * which is also how a removed key loses its sessions. This is a decision (docs/architecture.md).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Role } from '../http/auth.ts';
+import type { Role } from '../http/roles.ts';
 
 export interface AdminSubject {
   kind: 'admin';

@@ -465,21 +465,6 @@ export interface RebuilderOptions {
   }) => void;
 }
 
-/** ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1) and ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off", default 30000). */
-export function rebuilderOptionsFromEnv(env: NodeJS.ProcessEnv): RebuilderOptions {
-  const incremental = env.ARCHIVE_INCREMENTAL_BUILDS ?? '1';
-  if (incremental !== '0' && incremental !== '1')
-    throw new Error(`ARCHIVE_INCREMENTAL_BUILDS must be 0 or 1 (got "${incremental}")`);
-  const delay = env.ARCHIVE_RECONCILE_DELAY_MS ?? '30000';
-  let reconcileDelayMs: number | null = null;
-  if (delay !== 'off') {
-    if (!/^\d{1,9}$/.test(delay))
-      throw new Error(`ARCHIVE_RECONCILE_DELAY_MS must be a number of milliseconds or "off" (got "${delay}")`);
-    reconcileDelayMs = Number(delay);
-  }
-  return { incremental: incremental === '1', reconcileDelayMs };
-}
-
 interface Reconcile {
   commit: string;
   /** The incremental folder it is to replace. */
@@ -496,7 +481,22 @@ interface Reconcile {
  * from the served build when possible (scripts/build-incremental.ts), then, after a quiet period,
  * a background full build of the same commit replaces the incremental folder (the reconcile).
  */
-export class Rebuilder {
+/**
+ * What the server asks of a rebuilder (AppContext.rebuilder): rebuild the content repository's
+ * HEAD and swap the served build. `Rebuilder` is the real one; tests hold rebuilds back or make
+ * them fail with a fake of this shape (test/helpers/gated-rebuilder.ts).
+ */
+export interface SiteRebuilder {
+  rebuildAndSwap(): Promise<SwapResult>;
+  /** Make the persistent build checkout now rather than at the first rebuild. */
+  prepareCheckout?(): Promise<void>;
+  /** Reconcile a served incremental folder (started on one after a stop). */
+  reconcileServed?(): void;
+  /** Stop a waiting or running background reconcile. */
+  close?(): void | Promise<void>;
+}
+
+export class Rebuilder implements SiteRebuilder {
   private readonly config: Config;
   private readonly handle: SiteHandle;
   private readonly options: Required<Pick<RebuilderOptions, 'incremental'>> & RebuilderOptions;

@@ -37,8 +37,10 @@ interface GitOptions {
 /** git with a separate index file and, optionally, bytes on stdin and more environment; raw stdout. */
 function gitIndexedRaw(repo: string, indexFile: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args], {
-      env: { ...process.env, GIT_INDEX_FILE: indexFile, ...options.env },
+    // env(1) adds the index file (and the author) to the environment git inherits from this
+    // process, which the server never reads itself: its own settings come from loadConfig.
+    const assignments = Object.entries({ GIT_INDEX_FILE: indexFile, ...options.env }).map(([k, v]) => `${k}=${v}`);
+    const child = spawn('env', [...assignments, 'git', ...SERVICE_GIT_IDENTITY, '-C', repo, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];

@@ -28,7 +28,7 @@ import {
 /**
  * The header lines of a file's answers, built once per file (the file is immutable) and handed to
  * writeHead as flat arrays: no object, spread or String() per request. Same names, order and values
- * as before (test/http/fast-path-headers.test.ts pins them).
+ * as before (test/http/fast-path-headers.slow.test.ts pins them).
  */
 function headersOf(file: StaticFile, length: number): AnswerHeaders {
   let h = file.answerHeaders;

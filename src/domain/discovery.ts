@@ -232,7 +232,7 @@ export interface ToolNote {
 /**
  * /llms.txt by the llmstxt.org convention: an H1, a summary blockquote, a short paragraph, then H2
  * sections that are lists of `[name](url): note` links, the last one `## Optional`. Every link is
- * a GET that answers 200 (test/http/llms.test.ts follows them all).
+ * a GET that answers 200 (test/http/llms.slow.test.ts follows them all).
  */
 export function buildLlmsTxt(u: Urls, exampleSlug: string): string {
   return `# ${SERVICE_NAME}

@@ -2,13 +2,13 @@
 import type { APIRoute } from 'astro';
 import { site } from '../lib/site-data.ts';
 import { buildLlmsFullTxt } from '../domain/discovery.ts';
-import { TOOLS } from '../../api/mcp/tools.ts';
+import { MCP_TOOL_TEXTS } from '../domain/mcp-tools.ts';
 
 export const GET: APIRoute = () =>
   new Response(
     buildLlmsFullTxt(
       site().urls,
-      TOOLS.map((t) => ({ name: t.name, description: t.description })),
+      MCP_TOOL_TEXTS.map((t) => ({ name: t.name, description: t.description })),
     ),
     { headers: { 'Content-Type': 'text/plain; charset=utf-8' } },
   );

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntakeStore, intakeDirs } from '../../api/contributions/store.ts';
-import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
+import { satieTemplate } from '../helpers/filled-template.ts';
 import { contentSha256, keySha256 } from '../../src/domain/contributions/content-hash.ts';
 import type { StoredContribution } from '../../src/schemas/contribution.ts';
 
@@ -19,17 +19,7 @@ afterEach(() => {
 });
 
 const submission = (key = 'store-test-key-1') => ({
-  ...buildContributionTemplate({
-    slug: 'satie-gymnopedie-1',
-    title: 'Gymnopédie No. 1',
-    originalTitle: null,
-    composer: 'Erik Satie',
-    period: null,
-    genre: null,
-    year: null,
-    workNumber: null,
-    summary: null,
-  }),
+  ...satieTemplate(),
   idempotencyKey: key,
 });
 

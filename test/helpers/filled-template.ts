@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { placeholderReason } from '../../src/domain/contributions/placeholders.ts';
+import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
 
 type Json = unknown;
 
@@ -39,4 +40,19 @@ export function fillTemplate<T>(template: T): T {
     return value;
   };
   return walk(template, '') as T;
+}
+
+/** The contribution template for the sample's Gymnopédie No. 1, as the template route would build it. */
+export function satieTemplate(): ReturnType<typeof buildContributionTemplate> {
+  return buildContributionTemplate({
+    slug: 'satie-gymnopedie-1',
+    title: 'Gymnopédie No. 1',
+    originalTitle: null,
+    composer: 'Erik Satie',
+    period: null,
+    genre: null,
+    year: null,
+    workNumber: null,
+    summary: null,
+  });
 }

@@ -129,3 +129,16 @@ export async function startHttpsServer(routes: Record<string, HttpsRoute> = {}):
       }),
   };
 }
+
+/** Contributor files (path -> bytes) over HTTPS, each typed by its extension as a file host would. */
+export function contributorFileServer(files: Record<string, Buffer>): Promise<HttpsTestServer> {
+  const typeOf = (p: string) =>
+    p.endsWith('.mp3')
+      ? 'audio/mpeg'
+      : p.endsWith('.mxl')
+        ? 'application/vnd.recordare.musicxml'
+        : 'application/vnd.recordare.musicxml+xml';
+  return startHttpsServer(
+    Object.fromEntries(Object.entries(files).map(([p, body]) => [p, { body, contentType: typeOf(p) }])),
+  );
+}

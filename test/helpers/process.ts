@@ -1,5 +1,5 @@
 /** Start `npm start`'s entry point as a real process on a free loopback port. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from './app.ts';
@@ -59,4 +59,26 @@ export async function startService(env: Record<string, string>, timeoutMs = 120_
       return exited;
     },
   };
+}
+
+/** The processes a process started (the server's build runs in a child of it). */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+/** SIGKILL a process and every process under it, children first (a crash mid-build, as a power cut would leave it). */
+export function killTree(pid: number): void {
+  for (const child of childrenOf(pid)) killTree(child);
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }

@@ -2,7 +2,7 @@
  * No catalog query is O(catalog) on the request thread (issue 11): the number of words a listing
  * may carry is bounded (each costs at most a quarter of the catalog in index reads), and the
  * words are intersected cheapest first, stopping once nothing is left; answers stay those of the
- * linear scan (test/unit/works-index.test.ts, test/http/query-answers.test.ts).
+ * linear scan (test/unit/works-index.slow.test.ts, test/http/query-answers.slow.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, type TestApp } from '../helpers/app.ts';

@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
-import { fillTemplate } from '../helpers/filled-template.ts';
+import { fillTemplate, satieTemplate } from '../helpers/filled-template.ts';
 import { fileInput, importInput, KEY_ENV, LIB } from '../library/library-helpers.ts';
 import { openServed, type Served } from './ops-helpers.ts';
 
@@ -22,19 +21,7 @@ afterEach(async () => {
 
 const contribution = (i: number) =>
   JSON.stringify({
-    ...fillTemplate(
-      buildContributionTemplate({
-        slug: 'satie-gymnopedie-1',
-        title: 'Gymnopédie No. 1',
-        originalTitle: null,
-        composer: 'Erik Satie',
-        period: null,
-        genre: null,
-        year: null,
-        workNumber: null,
-        summary: null,
-      }),
-    ),
+    ...fillTemplate(satieTemplate()),
     idempotencyKey: `observability-${i}-${randomBytes(4).toString('hex')}`,
   });
 

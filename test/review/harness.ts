@@ -4,11 +4,8 @@
  * is trusted only by this archive's fetcher, and the app with two admin keys: `alice=<secret>`
  * (an operator-labeled key) and a plain secret (a generated `key-<hex>` label).
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -19,6 +16,7 @@ import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { contributorFileServer, type HttpsTestServer } from '../helpers/https-server.ts';
 
 export const LABELED_ADMIN_KEY = 'alice-admin-secret-1';
 export const UNLABELED_ADMIN_KEY = 'unlabeled-admin-secret-2';
@@ -37,40 +35,8 @@ export interface ReviewHarness {
 /** Start the harness serving `files` (path -> bytes) over HTTPS. */
 export async function openReviewHarness(files: Record<string, Buffer>): Promise<ReviewHarness> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-journey-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-days',
-      '1',
-      '-keyout',
-      path.join(root, 'k.pem'),
-      '-out',
-      path.join(root, 'c.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const ca = readFileSync(path.join(root, 'c.pem'), 'utf8');
-  const server = https.createServer({ key: readFileSync(path.join(root, 'k.pem')), cert: ca }, (req, res) => {
-    const body = files[req.url ?? ''];
-    if (!body) return void res.writeHead(404).end();
-    const type = req.url!.endsWith('.mp3')
-      ? 'audio/mpeg'
-      : req.url!.endsWith('.mxl')
-        ? 'application/vnd.recordare.musicxml'
-        : 'application/vnd.recordare.musicxml+xml';
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const fileBase = `https://localhost:${(server.address() as AddressInfo).port}`;
+  const server = await contributorFileServer(files);
+  const { ca, url: fileBase } = server;
 
   const sampleBuild = inject('sampleBuildDir');
   const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
@@ -93,8 +59,8 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
       fetchOptions: {
         ca,
         allowHosts: [
-          `localhost:${(server.address() as AddressInfo).port}`,
-          `127.0.0.1:${(server.address() as AddressInfo).port}`,
+          `localhost:${server.port}`,
+          `127.0.0.1:${server.port}`,
         ],
         timeoutMs: 20_000,
         maxBytes: 10 * 1024 * 1024,
@@ -115,7 +81,7 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
     get: (url) => app.inject({ url, headers: { authorization: `Bearer ${LABELED_ADMIN_KEY}` } }),
     close: async () => {
       await app.close();
-      server.close();
+      await server.close();
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -6,11 +6,8 @@
  * Markdown record and the HTML page; resolve then judges the arrangement on its measured
  * duration (fit with delta), and offers its MP3 as the listen link.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +18,7 @@ import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { contributorFileServer, type HttpsTestServer } from '../helpers/https-server.ts';
 
 const ADMIN_KEY = 'admin-secret-key-measured';
 const WORK = path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1');
@@ -29,40 +27,14 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const TITLE = 'Gymnopédie No. 1: declared long, measured short';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-measured-'));
-let server: https.Server;
+let server: HttpsTestServer;
 let app: FastifyInstance;
 let code = '';
 const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
 
 beforeAll(async () => {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-days',
-      '1',
-      '-keyout',
-      path.join(root, 'k.pem'),
-      '-out',
-      path.join(root, 'c.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const ca = readFileSync(path.join(root, 'c.pem'), 'utf8');
-  server = https.createServer({ key: readFileSync(path.join(root, 'k.pem')), cert: ca }, (req, res) => {
-    if (req.url !== '/bed.mp3') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': MP3.length }).end(MP3);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const fileBase = `https://localhost:${(server.address() as AddressInfo).port}`;
+  server = await contributorFileServer({ '/bed.mp3': MP3 });
+  const { ca, url: fileBase } = server;
   const sampleBuild = inject('sampleBuildDir');
   const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
   const config = loadConfig(
@@ -79,8 +51,8 @@ beforeAll(async () => {
       fetchOptions: {
         ca,
         allowHosts: [
-          `localhost:${(server.address() as AddressInfo).port}`,
-          `127.0.0.1:${(server.address() as AddressInfo).port}`,
+          `localhost:${server.port}`,
+          `127.0.0.1:${server.port}`,
         ],
         timeoutMs: 10_000,
         maxBytes: 10 * 1024 * 1024,

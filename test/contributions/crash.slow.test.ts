@@ -9,8 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startService, type Started } from '../helpers/process.ts';
-import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
-import { fillTemplate } from '../helpers/filled-template.ts';
+import { fillTemplate, satieTemplate } from '../helpers/filled-template.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-crash-'));
 const BASE = 'http://archive.crash.test:4321';
@@ -30,19 +29,7 @@ afterAll(async () => {
 
 const body = (i: number) =>
   JSON.stringify({
-    ...fillTemplate(
-      buildContributionTemplate({
-        slug: 'satie-gymnopedie-1',
-        title: 'Gymnopédie No. 1',
-        originalTitle: null,
-        composer: 'Erik Satie',
-        period: null,
-        genre: null,
-        year: null,
-        workNumber: null,
-        summary: null,
-      }),
-    ),
+    ...fillTemplate(satieTemplate()),
     idempotencyKey: `crash-test-${String(i).padStart(4, '0')}`,
   });
 

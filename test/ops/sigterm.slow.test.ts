@@ -12,8 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildKey } from '../../api/site/builds.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
-import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
-import { fillTemplate } from '../helpers/filled-template.ts';
+import { fillTemplate, satieTemplate } from '../helpers/filled-template.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { startService, type Started } from '../helpers/process.ts';
 
@@ -28,19 +27,7 @@ afterAll(async () => {
 
 const body = (i: number) =>
   JSON.stringify({
-    ...fillTemplate(
-      buildContributionTemplate({
-        slug: 'satie-gymnopedie-1',
-        title: 'Gymnopédie No. 1',
-        originalTitle: null,
-        composer: 'Erik Satie',
-        period: null,
-        genre: null,
-        year: null,
-        workNumber: null,
-        summary: null,
-      }),
-    ),
+    ...fillTemplate(satieTemplate()),
     idempotencyKey: `sigterm-test-${String(i).padStart(4, '0')}`,
   });
 

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startService, type Started } from '../helpers/process.ts';
+import { killTree, startService, type Started } from '../helpers/process.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-crash-'));
 const KEY = 'admin-apply-crash-1';
@@ -26,27 +26,6 @@ const json = async (res: Response) => {
   const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
   return (body.data ?? body) as Record<string, any>;
 };
-
-/** The processes a process started (the build runs in a child of the server). */
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((l) => Number(l.trim()))
-      .filter((n) => n > 0);
-  } catch {
-    return [];
-  }
-}
-
-function killTree(pid: number): void {
-  for (const child of childrenOf(pid)) killTree(child);
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
 
 function mergedOnMain(code: string): boolean {
   try {

@@ -4,50 +4,41 @@
  * stand-in that fails (no real rebuild is needed to show the rollback); seeded from the mini fixture.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { Rebuilder, type SwapResult } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../api/config.ts';
+import { git } from '../../api/site/content-repo.ts';
+import type { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
+import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
 const run = promisify(execFile);
 const KEY = 'admin-cli-secret-1';
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-review-cli-'));
+let writable: WritableApp<GatedRebuilder>;
 let app: FastifyInstance;
 let server: string;
-let config: ReturnType<typeof loadConfig>;
+let config: Config;
 let handle: SiteHandle;
 
-class FailingRebuilder extends Rebuilder {
-  override rebuildAndSwap(): Promise<SwapResult> {
-    return Promise.reject(new Error('build failed (exit 1): works/bach-minuet-in-g/index.md: simulated build failure'));
-  }
-}
-
 beforeAll(async () => {
-  const sampleBuild = inject('sampleBuildDir');
-  config = loadConfig(
-    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
-    PROJECT_ROOT,
-  );
-  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
-  handle = await SiteHandle.open(sampleBuild);
-  const rebuilder = new FailingRebuilder(config, handle);
-  app = await createApp({ config, handle, rebuilder, review: {} });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  // A build that fails at once: no real rebuild is needed to show the rollback.
+  writable = await openWritableApp({
+    prefix: 'pdma-review-cli-',
+    env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
+    seed: 'test/fixtures/mini',
+    rebuilder: (real) => Object.assign(new GatedRebuilder(real), { fail: true }),
+    listen: true,
+  });
+  writable.rebuilder.open();
+  ({ app, config, handle } = writable);
+  server = writable.url!;
 });
 afterAll(async () => {
-  await app?.close();
-  rmSync(root, { recursive: true, force: true });
+  await writable?.close();
 });
 
 function cli(args: string[], env: Record<string, string> = { ARCHIVE_ADMIN_KEY: KEY }) {
@@ -85,7 +76,7 @@ describe('review CLI and a failed apply', () => {
     expect(list.stdout).toContain(code);
     expect(list.stdout).toContain('correct composer.died of bach-minuet-in-g');
 
-    const keyFile = path.join(root, 'key.txt');
+    const keyFile = path.join(writable.root, 'key.txt');
     writeFileSync(keyFile, `${KEY}\n`);
     const accept = await cli(
       ['accept', code, '--reviewer', 'Dana Editor', '--note', 'Evidence checked.', '--key-file', keyFile],

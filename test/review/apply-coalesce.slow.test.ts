@@ -5,73 +5,43 @@
  * metric counts them); each item becomes `visible` when the build with its merge is served, and
  * the public tracking page says so. A failed shared build resets only what fails alone.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { Rebuilder, type SwapResult } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../api/config.ts';
+import { git } from '../../api/site/content-repo.ts';
+import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
+import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
 const KEY = 'admin-apply-coalesce-1';
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const WORK = 'bach-minuet-in-g';
 
-/** Holds rebuilds until `open()`; `failWhen` makes a rebuild fail (checked on main's work file). */
-class GatedRebuilder extends Rebuilder {
-  private release!: () => void;
-  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
-  calls = 0;
-  failWhen: ((workFile: string) => boolean) | null = null;
-  workFile = '';
-  open(): void {
-    this.release();
-  }
-  override async rebuildAndSwap(): Promise<SwapResult> {
-    this.calls++;
-    await this.gate;
-    if (this.failWhen?.(readFileSync(this.workFile, 'utf8')))
-      throw new Error(`build failed (exit 1): works/${WORK}/index.md: simulated build failure`);
-    return super.rebuildAndSwap();
-  }
-}
-
 interface Setup {
   app: FastifyInstance;
   root: string;
   base: string;
-  config: ReturnType<typeof loadConfig>;
+  config: Config;
   rebuilder: GatedRebuilder;
 }
-let current: Setup | null = null;
+let current: WritableApp<GatedRebuilder> | null = null;
 
 afterEach(async () => {
   current?.rebuilder.open();
-  await current?.app.close();
-  if (current) rmSync(current.root, { recursive: true, force: true });
+  await current?.close();
   current = null;
 });
 
 async function setUp(): Promise<Setup> {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-coalesce-'));
-  const config = loadConfig(
-    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
-    PROJECT_ROOT,
-  );
-  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
-  const handle = await SiteHandle.open(inject('sampleBuildDir'));
-  const rebuilder = new GatedRebuilder(config, handle);
-  rebuilder.workFile = path.join(config.contentRepo, 'works', WORK, 'index.md');
-  const app = await createApp({ config, handle, rebuilder, review: {} });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  current = { app, root, base, config, rebuilder };
-  return current;
+  current = await openWritableApp({
+    prefix: 'pdma-apply-coalesce-',
+    env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
+    seed: 'test/fixtures/mini',
+    rebuilder: (real, config) => new GatedRebuilder(real, { contentRepo: config.contentRepo, work: WORK }),
+    listen: true,
+  });
+  return { ...current, base: current.url! };
 }
 
 async function call(base: string, url: string, init: RequestInit = {}): Promise<{ status: number; body: string }> {

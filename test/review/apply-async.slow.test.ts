@@ -5,65 +5,41 @@
  * old site keeps serving. The rebuild waits on a gate the test opens, so "at once" is not a race.
  * Seeded from the mini fixture; the successful case runs the real build and swap.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { Rebuilder, type SwapResult } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../api/config.ts';
+import { git } from '../../api/site/content-repo.ts';
+import type { SiteHandle } from '../../api/site/site-handle.ts';
+import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
+import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
 const KEY = 'admin-apply-async-1';
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
-/** Holds every rebuild until `open()`; then fails or runs the real rebuild-and-swap. */
-class GatedRebuilder extends Rebuilder {
-  private release!: () => void;
-  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
-  fail = false;
-  calls = 0;
-  open(): void {
-    this.release();
-  }
-  override async rebuildAndSwap(): Promise<SwapResult> {
-    this.calls++;
-    await this.gate;
-    if (this.fail) throw new Error('build failed (exit 1): works/bach-minuet-in-g/index.md: simulated build failure');
-    return super.rebuildAndSwap();
-  }
-}
-
 interface Setup {
   app: FastifyInstance;
   root: string;
-  config: ReturnType<typeof loadConfig>;
+  config: Config;
   handle: SiteHandle;
   rebuilder: GatedRebuilder;
 }
-let current: Setup | null = null;
+let current: WritableApp<GatedRebuilder> | null = null;
 
 afterEach(async () => {
   current?.rebuilder.open();
-  await current?.app.close();
-  if (current) rmSync(current.root, { recursive: true, force: true });
+  await current?.close();
   current = null;
 });
 
 async function setUp(): Promise<Setup> {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-async-'));
-  const config = loadConfig(
-    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
-    PROJECT_ROOT,
-  );
-  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
-  const handle = await SiteHandle.open(inject('sampleBuildDir'));
-  const rebuilder = new GatedRebuilder(config, handle);
-  const app = await createApp({ config, handle, rebuilder, review: {} });
-  current = { app, root, config, handle, rebuilder };
+  current = await openWritableApp({
+    prefix: 'pdma-apply-async-',
+    env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
+    seed: 'test/fixtures/mini',
+    rebuilder: (real) => new GatedRebuilder(real),
+  });
   return current;
 }
 

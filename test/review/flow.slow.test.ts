@@ -4,11 +4,8 @@
  * whose self-signed certificate is trusted only here (the fetcher's `ca` option and allow-list),
  * the admin API via inject, the tracking API, the served JSON / Markdown / HTML, and git log.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -19,6 +16,7 @@ import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { contributorFileServer, type HttpsTestServer } from '../helpers/https-server.ts';
 
 const ADMIN_KEY = 'admin-secret-key-1';
 const LIBRARY_KEY = 'library-secret-key-1';
@@ -30,7 +28,7 @@ const FILES: Record<string, Buffer> = {
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-review-'));
-let server: https.Server;
+let server: HttpsTestServer;
 let ca: string;
 let fileBase: string;
 let app: FastifyInstance;
@@ -39,41 +37,9 @@ let config: ReturnType<typeof loadConfig>;
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 
 beforeAll(async () => {
-  // A self-signed certificate for localhost, made now and trusted only by this test's fetcher.
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-days',
-      '1',
-      '-keyout',
-      path.join(root, 'k.pem'),
-      '-out',
-      path.join(root, 'c.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  ca = readFileSync(path.join(root, 'c.pem'), 'utf8');
-  server = https.createServer({ key: readFileSync(path.join(root, 'k.pem')), cert: ca }, (req, res) => {
-    const body = FILES[req.url ?? ''];
-    if (!body) return void res.writeHead(404).end();
-    res
-      .writeHead(200, {
-        'content-type': req.url!.endsWith('.mp3') ? 'audio/mpeg' : 'application/vnd.recordare.musicxml+xml',
-        'content-length': body.length,
-      })
-      .end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fileBase = `https://localhost:${(server.address() as AddressInfo).port}`;
+  // A self-signed certificate for localhost, trusted only by this test's fetcher.
+  server = await contributorFileServer(FILES);
+  ({ ca, url: fileBase } = server);
 
   // The sample build of content/ serves first; the runtime repository is seeded from the same content.
   const sampleBuild = inject('sampleBuildDir');

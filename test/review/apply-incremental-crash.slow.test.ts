@@ -5,12 +5,11 @@
  * folder serves that complete incremental build at once (no start-up build), with the change in
  * JSON, Markdown, HTML and search, and records the apply as visible.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startService, type Started } from '../helpers/process.ts';
+import { killTree, startService, type Started } from '../helpers/process.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-inc-crash-'));
 const KEY = 'admin-apply-inc-crash-1';
@@ -33,26 +32,6 @@ const json = async (res: Response) => {
   const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
   return (body.data ?? body) as Record<string, any>;
 };
-
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((l) => Number(l.trim()))
-      .filter((n) => n > 0);
-  } catch {
-    return [];
-  }
-}
-
-function killTree(pid: number): void {
-  for (const child of childrenOf(pid)) killTree(child);
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
 
 const completeIncremental = () =>
   existsSync(buildsDir)

@@ -2,7 +2,7 @@
  * The site's search index in shards (src/lib/site/search-index.ts): a catalog larger than
  * ARCHIVE_SEARCH_SHARD_WORKS is indexed as several Pagefind indexes, named in the primary index's
  * shards.json, so Pagefind's memory follows the shard. Here with the sample catalog and shards of
- * 8 works; the browser side (the search page merging them) is test/site/search-shards.test.ts.
+ * 8 works; the browser side (the search page merging them) is test/site/search-shards.slow.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -1,0 +1,396 @@
+/**
+ * Every environment variable the archive reads, as one table: name, type, default, meaning, and
+ * which part of the archive reads it. The server's variables are parsed and checked by
+ * `loadConfig` (api/config.ts), which reads the environment only through `settingValue`, so a
+ * variable missing here cannot be read at all; `npm run docs:settings` writes README's
+ * "Configuration" table from this one (test/unit/config-table.test.ts fails when they differ).
+ */
+
+/** Which part of the archive reads a variable. */
+export type SettingReader = 'server' | 'build' | 'scripts' | 'tests';
+
+export interface SettingRow {
+  /** Variables documented together (one README row); each is read on its own. */
+  names: readonly string[];
+  /** What a value is, in words (the README's "type" column). */
+  type: string;
+  /** The default, as README shows it (Markdown). */
+  default: string;
+  readBy: SettingReader;
+  /** What it does (Markdown). */
+  meaning: string;
+}
+
+export const SETTINGS: readonly SettingRow[] = [
+  {
+    names: ['PORT', 'HOST'],
+    type: 'port, host name or address',
+    default: '`4321`, `127.0.0.1`',
+    readBy: 'server',
+    meaning: 'where `npm start` listens',
+  },
+  {
+    names: ['PUBLIC_BASE_URL'],
+    type: 'origin URL',
+    default: '`http://localhost:4321`',
+    readBy: 'server',
+    meaning: 'origin of every absolute link (no path)',
+  },
+  {
+    names: ['ARCHIVE_DATA_DIR'],
+    type: 'path',
+    default: '`./data`',
+    readBy: 'server',
+    meaning: 'runtime state (git-ignored)',
+  },
+  {
+    names: ['ARCHIVE_CONTENT_REPO'],
+    type: 'path',
+    default: '`$ARCHIVE_DATA_DIR/content`',
+    readBy: 'server',
+    meaning: 'the content repository to build and review',
+  },
+  {
+    names: ['ARCHIVE_LIBRARY_KEYS', 'ARCHIVE_CURATOR_KEYS', 'ARCHIVE_ADMIN_KEYS'],
+    type: 'keys',
+    default: 'none',
+    readBy: 'server',
+    meaning:
+      'comma-separated keys per role; an entry is `secret` or `label=secret` (the label names the holder in commits; secrets of 8+ characters). Protected routes refuse every request while none is set',
+  },
+  {
+    names: ['ARCHIVE_FETCH_MAX_BYTES', 'ARCHIVE_FETCH_TIMEOUT_MS'],
+    type: 'bytes, milliseconds',
+    default: '200 MiB, 60000',
+    readBy: 'server',
+    meaning: 'limits for fetching contributor files during review',
+  },
+  {
+    names: ['ARCHIVE_FETCH_ALLOW_HOSTS'],
+    type: 'host list',
+    default: 'empty',
+    readBy: 'server',
+    meaning: 'host names or IPs the review fetcher may reach even on loopback/private addresses (still HTTPS only)',
+  },
+  {
+    names: ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'GITHUB_API_URL'],
+    type: 'token, owner/name, URL',
+    default: 'none, none, `https://api.github.com`',
+    readBy: 'server',
+    meaning: 'review as GitHub pull requests instead of local branches',
+  },
+  {
+    names: ['GITHUB_OAUTH_CLIENT_ID', 'GITHUB_OAUTH_CLIENT_SECRET'],
+    type: 'string',
+    default: 'none',
+    readBy: 'server',
+    meaning:
+      'a GitHub OAuth app (callback `PUBLIC_BASE_URL/api/v1/reader/sign-in/callback`): readers sign in with GitHub and download files marked signed-in. Both or neither; without them records and pages say "signed-in download is not offered by this archive" (a build input: changing it rebuilds). See `docs/reader-sign-in.md`',
+  },
+  {
+    names: ['GITHUB_OAUTH_BASE_URL'],
+    type: 'URL',
+    default: '`https://github.com`',
+    readBy: 'server',
+    meaning:
+      "where reader sign-in finds GitHub's `/login/oauth/authorize` and `/login/oauth/access_token` (tests point it at a local fake); `GET /user` goes to `GITHUB_API_URL`",
+  },
+  {
+    names: ['GITHUB_WEBHOOK_SECRET'],
+    type: 'string',
+    default: 'none',
+    readBy: 'server',
+    meaning: 'verifies `X-Hub-Signature-256` of webhook deliveries (without it every delivery is refused)',
+  },
+  {
+    names: ['GITHUB_APP_ID', 'GITHUB_APP_INSTALLATION_ID', 'GITHUB_APP_PRIVATE_KEY_FILE'],
+    type: 'number, number, path',
+    default: 'none',
+    readBy: 'server',
+    meaning:
+      "review on GitHub as a GitHub App instead of `GITHUB_TOKEN` (all three, with `GITHUB_REPOSITORY`): the app's ID, its installation on the content repository, its private key file; installation tokens are minted as needed (`docs/github-review.md`)",
+  },
+  {
+    names: ['ARCHIVE_LIBRARY_MAX_FILE_BYTES'],
+    type: 'bytes',
+    default: '`4294967296`',
+    readBy: 'server',
+    meaning: 'largest file a library import may declare',
+  },
+  {
+    names: ['ARCHIVE_BASE_URL'],
+    type: 'URL',
+    default: '`http://localhost:4321`',
+    readBy: 'scripts',
+    meaning:
+      'the running archive every command-line tool calls: `npm run review`, `npm run archive`, `npm run mcp` (stdio MCP server) and `examples/agent.ts`. `--server URL` overrides it for `review` and `archive`; `ARCHIVE_SERVER_URL` is an older alias. An unreachable server is reported with the address tried and where it came from',
+  },
+  {
+    names: ['LOG_LEVEL'],
+    type: 'pino level',
+    default: '`info`',
+    readBy: 'server',
+    meaning: 'server log level (logs carry paths only, never query strings)',
+  },
+  {
+    names: ['ARCHIVE_CONTRIBUTION_RATE_LIMIT', 'ARCHIVE_CORRECTION_RATE_LIMIT'],
+    type: 'requests/seconds',
+    default: '`20/60`',
+    readBy: 'server',
+    meaning: 'public submissions per client address: `<requests>/<seconds>` (429 with `Retry-After` beyond)',
+  },
+  {
+    names: ['ARCHIVE_CREDENTIAL_FAILURE_LIMIT'],
+    type: '`<failures>/<seconds>`',
+    default: '`10/60`',
+    readBy: 'server',
+    meaning:
+      'failed credential checks (desk and API sign-in, `Authorization: Bearer`, `X-Archive-Import-Key`) per client address; while used up, every key is refused with 429 and `Retry-After` before it is compared, the right one included',
+  },
+  {
+    names: ['ARCHIVE_KEY_RATE_LIMIT'],
+    type: '`<requests>/<seconds>`',
+    default: '`6000/60`',
+    readBy: 'server',
+    meaning: 'requests one key label may authenticate, from any address (429 with `Retry-After` beyond)',
+  },
+  {
+    names: ['ARCHIVE_MCP_ALLOWED_ORIGINS'],
+    type: 'origins, or `*`',
+    default: "unset (the service's own origin only)",
+    readBy: 'server',
+    meaning:
+      'comma-separated origins (`https://app.example.org`) whose browser pages may call `/mcp`, or `*` for any; a request whose `Origin` is another site is refused with 403 (MCP hosts and CLIs send no `Origin` and are always allowed)',
+  },
+  {
+    names: ['ARCHIVE_BACKUP_WRITE_PAUSE_MS'],
+    type: 'milliseconds',
+    default: '`10000`',
+    readBy: 'server',
+    meaning:
+      'the longest `npm run backup` may pause state writes so its snapshot converges under steady writes (`0`: never pause)',
+  },
+  {
+    names: ['ARCHIVE_TRUSTED_PROXIES'],
+    type: 'address/CIDR list',
+    default: 'unset (trust none)',
+    readBy: 'server',
+    meaning:
+      'comma-separated IP addresses/CIDRs of reverse proxies (e.g. `127.0.0.1,10.0.0.0/8`); only a request from one of them has its `X-Forwarded-For` client address used for rate limits and logs; forwarded headers from anyone else are ignored',
+  },
+  {
+    names: ['ARCHIVE_DOWNLOAD_OFFLOAD'],
+    type: '`none` or `nginx`',
+    default: '`none`',
+    readBy: 'server',
+    meaning:
+      '`nginx`: library files and published blobs requested through the build\'s `nginx.conf` are handed to nginx with `X-Accel-Redirect` after the key check (nginx sends the bytes with sendfile); requests that reach Node directly are still answered by Node. See docs/architecture.md, "Large downloads"',
+  },
+  {
+    names: ['ARCHIVE_METRICS_KEYS'],
+    type: 'keys',
+    default: 'none',
+    readBy: 'server',
+    meaning:
+      'comma-separated keys (`label=secret`) that may read `GET /metrics` on the main port (`Authorization: Bearer <secret>`); without one (and without `ARCHIVE_METRICS_PORT`) `/metrics` answers 401 saying how to configure it',
+  },
+  {
+    names: ['ARCHIVE_METRICS_PORT'],
+    type: 'port',
+    default: 'unset',
+    readBy: 'server',
+    meaning: 'a second listener on 127.0.0.1 that serves only `/metrics`, without a key (must differ from `PORT`)',
+  },
+  {
+    names: [
+      'ARCHIVE_HEADERS_TIMEOUT_MS',
+      'ARCHIVE_REQUEST_TIMEOUT_MS',
+      'ARCHIVE_KEEP_ALIVE_TIMEOUT_MS',
+      'ARCHIVE_IDLE_TIMEOUT_MS',
+    ],
+    type: 'milliseconds',
+    default: '20000, 300000, 5000, 60000',
+    readBy: 'server',
+    meaning:
+      'server timeouts: headers must arrive within, a whole request within (uploads resume), an idle keep-alive connection closed after, any silent socket closed after',
+  },
+  {
+    names: ['ARCHIVE_DRAIN_TIMEOUT_MS'],
+    type: 'milliseconds',
+    default: '10000',
+    readBy: 'server',
+    meaning:
+      'on SIGTERM/SIGINT, how long requests in progress may finish before their connections are closed (exit 1 then; exit 0 when all finished)',
+  },
+  {
+    names: ['ARCHIVE_SESSION_HOURS'],
+    type: 'hours',
+    default: '12',
+    readBy: 'server',
+    meaning:
+      "absolute lifetime (1-720 hours) of a browser session: the review desk's sign-in with an admin key (`POST /api/v1/admin/session`, or the `/admin/` form). Sessions are held in memory: a restart signs everybody out",
+  },
+  {
+    names: ['ARCHIVE_FAST_PATH_LOG_SAMPLE'],
+    type: 'share (0-1)',
+    default: '0.01',
+    readBy: 'server',
+    meaning: "share of the in-memory fast path's answers that are logged (0 to 1); every one is counted in `/metrics`",
+  },
+  {
+    names: ['ARCHIVE_BLOB_STORE'],
+    type: '`local` or `s3`',
+    default: '`local`',
+    readBy: 'server',
+    meaning:
+      'where blobs (library files, verified contributor files, published blobs) live: `local` = `$ARCHIVE_DATA_DIR/blobs`, `s3` = `ARCHIVE_S3_BUCKET` (docs/storage.md)',
+  },
+  {
+    names: ['ARCHIVE_S3_BUCKET', 'ARCHIVE_S3_PREFIX'],
+    type: 'bucket name, key prefix',
+    default: 'none, empty',
+    readBy: 'server',
+    meaning: 'the bucket of the S3 blob store (required with `s3`; 3-63 characters) and a key prefix for its objects',
+  },
+  {
+    names: ['ARCHIVE_S3_ENDPOINT', 'ARCHIVE_S3_REGION'],
+    type: 'URL, region',
+    default: "AWS's, `us-east-1`",
+    readBy: 'server',
+    meaning:
+      "an S3-compatible service's URL (MinIO, Ceph, R2 ...) and region; used by the S3 blob store, `publish:static`, `backup` and `restore`",
+  },
+  {
+    names: ['ARCHIVE_S3_ACCESS_KEY_ID', 'ARCHIVE_S3_SECRET_ACCESS_KEY'],
+    type: 'string',
+    default: "none (the AWS SDK's default chain)",
+    readBy: 'server',
+    meaning: 'S3 credentials; both or neither',
+  },
+  {
+    names: ['ARCHIVE_S3_FORCE_PATH_STYLE'],
+    type: 'boolean',
+    default: '`false`',
+    readBy: 'server',
+    meaning: '`true`: the bucket goes in the path (`endpoint/bucket/key`), as most self-hosted services need',
+  },
+  {
+    names: ['ARCHIVE_S3_PRESIGN_SECONDS'],
+    type: 'seconds',
+    default: '`0` (off)',
+    readBy: 'server',
+    meaning:
+      'with the S3 blob store: library and blob downloads answer 307 to a presigned URL valid this many seconds (at most 604800), after the key check',
+  },
+  {
+    names: ['ARCHIVE_INCREMENTAL_BUILDS'],
+    type: '`0` or `1`',
+    default: '`1`',
+    readBy: 'server',
+    meaning:
+      '`0`: every apply/publication (and the start-up build) rebuilds the whole site; `1`: only what the change touches, on a hard-linked copy of the served build, falling back to a full build for shared inputs (docs/review.md)',
+  },
+  {
+    names: ['ARCHIVE_BUILD_BATCH_WORKS'],
+    type: 'works',
+    default: '`10000`',
+    readBy: 'build',
+    meaning:
+      'works per Astro run of a full build (`npm run build -- --batch-works N` too): a larger catalog renders in batches plus one run for the listings, with the same output, so memory follows the batch (docs/architecture.md, decision 28)',
+  },
+  {
+    names: ['ARCHIVE_ENGRAVE_WORKERS'],
+    type: 'worker threads',
+    default: 'number of cores',
+    readBy: 'server',
+    meaning:
+      'worker threads of the engraving pool (1-64): Verovio engraves scores there for the build, `npm run engrave`, the review checks and the desk\'s score preview, never on the server\'s thread (docs/site.md, "Engraving pool and render cache")',
+  },
+  {
+    names: ['ARCHIVE_ENGRAVE_TIMEOUT_MS'],
+    type: 'milliseconds',
+    default: '`300000`',
+    readBy: 'server',
+    meaning:
+      'time budget per score: a score still engraving (or loading, for the checks) after this long is stopped, its worker replaced, and the score refused with the problem `engraving-over-budget` naming the limit (a failed check at accept, a "not rendered" note in the build)',
+  },
+  {
+    names: ['ARCHIVE_ENGRAVE_MEMORY_MB'],
+    type: 'MiB',
+    default: '`2048`',
+    readBy: 'server',
+    meaning:
+      "memory budget per engraving worker, MiB (64-65536): V8's heap limit of the worker and the most Verovio's WebAssembly memory may reach; over it the score is refused like a timeout. A worker whose Verovio memory passed 256 MiB (or a quarter of the budget, when lower) is replaced after its score, so memory never stays at the largest score's size",
+  },
+  {
+    names: ['ARCHIVE_SEARCH_SHARD_WORKS'],
+    type: 'works',
+    default: '`20000`',
+    readBy: 'build',
+    meaning:
+      'works per Pagefind index: a larger catalog gets several indexes, named in `pagefind/shards.json` and merged by the search page in the browser, so the build\'s memory follows the shard and an incremental build re-indexes only the shards its changed works fall in (docs/architecture.md, "Search index in shards")',
+  },
+  {
+    names: ['ARCHIVE_RECONCILE_DELAY_MS'],
+    type: 'milliseconds or `off`',
+    default: '`30000`',
+    readBy: 'server',
+    meaning:
+      'after an incremental apply, this long without another one, a full build of the same commit runs in the background at low CPU priority and replaces it; `off`: never',
+  },
+  {
+    names: ['ARCHIVE_CHROMIUM_PATH'],
+    type: 'path',
+    default: '`/usr/bin/chromium`',
+    readBy: 'tests',
+    meaning: 'the browser the site tests drive',
+  },
+  {
+    names: ['ARCHIVE_SKIP_BROWSER_TESTS'],
+    type: '`1`',
+    default: 'unset',
+    readBy: 'tests',
+    meaning: '`1` skips the browser tests (they fail loudly without Chromium otherwise)',
+  },
+  {
+    names: ['ARCHIVE_FFMPEG_PATH'],
+    type: 'path',
+    default: '`ffmpeg`',
+    readBy: 'tests',
+    meaning:
+      "Debian's ffmpeg, the oracle the loudness tests compare the archive's own measurement with (installed by the test when missing and running as root)",
+  },
+  {
+    names: ['ARCHIVE_LIBRARY_FAILPOINTS'],
+    type: 'name list',
+    default: 'empty',
+    readBy: 'server',
+    meaning:
+      "test hook: crash points of the library's reliability tests (the server stops at the named step); never set in production",
+  },
+];
+
+const SERVER_NAMES: ReadonlySet<string> = new Set(
+  SETTINGS.filter((s) => s.readBy === 'server').flatMap((s) => s.names),
+);
+
+/**
+ * The raw value of a server variable. The one way configuration code reads the environment: a
+ * name the table does not list as read by the server is a programming error, caught at start.
+ */
+export function settingValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  if (!SERVER_NAMES.has(name)) throw new Error(`${name} is not a server setting in api/config-table.ts`);
+  return env[name];
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+/** README's settings table (Markdown), generated from SETTINGS. */
+export function settingsMarkdown(): string {
+  const lines = ['| variable | type | default | read by | meaning |', '|---|---|---|---|---|'];
+  for (const s of SETTINGS) {
+    const names = s.names.map((n) => `\`${n}\``).join(', ');
+    lines.push(`| ${names} | ${cell(s.type)} | ${cell(s.default)} | ${s.readBy} | ${cell(s.meaning)} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}

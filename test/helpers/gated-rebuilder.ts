@@ -1,0 +1,58 @@
+/**
+ * The one fake rebuilder: it holds every rebuild-and-swap until `open()`, then fails (with `fail`
+ * set, or when `failWhen()` says so) or runs the real rebuild it wraps. Tests of the apply pipeline
+ * use it to see an apply in flight ("applying"), to queue several behind one build, and to make a
+ * build fail on purpose (`fail`, or `failWhen(text)` over the work file on the content repository's
+ * main checkout, so only some merges break the build); opened at once with `fail` set it is simply a rebuilder whose builds fail.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { SiteRebuilder, SwapResult } from '../../api/site/builds.ts';
+
+export class GatedRebuilder implements SiteRebuilder {
+  private release!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+  private readonly inner: SiteRebuilder;
+  /** The content repository whose work file `failWhen` reads. */
+  private readonly contentRepo: string | null;
+  /** The work the simulated failure names (as the build's own message would). */
+  private readonly work: string;
+  fail = false;
+  failWhen: ((workFile: string) => boolean) | null = null;
+  calls = 0;
+
+  constructor(inner: SiteRebuilder, options: { contentRepo?: string; work?: string } = {}) {
+    this.inner = inner;
+    this.contentRepo = options.contentRepo ?? null;
+    this.work = options.work ?? 'bach-minuet-in-g';
+  }
+
+  private failing(): boolean {
+    if (this.fail) return true;
+    if (!this.failWhen || !this.contentRepo) return false;
+    return this.failWhen(readFileSync(path.join(this.contentRepo, 'works', this.work, 'index.md'), 'utf8'));
+  }
+
+  open(): void {
+    this.release();
+  }
+
+  async rebuildAndSwap(): Promise<SwapResult> {
+    this.calls++;
+    await this.gate;
+    if (this.failing()) throw new Error(`build failed (exit 1): works/${this.work}/index.md: simulated build failure`);
+    return this.inner.rebuildAndSwap();
+  }
+
+  prepareCheckout(): Promise<void> {
+    return this.inner.prepareCheckout?.() ?? Promise.resolve();
+  }
+
+  reconcileServed(): void {
+    this.inner.reconcileServed?.();
+  }
+
+  close(): void | Promise<void> {
+    return this.inner.close?.();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The write-path app: a fresh data folder with its own content repository (git, seeded from
+ * `content/` or a fixture folder), the app over a served build, and a rebuilder (the real one by
+ * default; a test passes its own, e.g. the gated fake of gated-rebuilder.ts, built over the real
+ * one). `listen: true` also opens a loopback socket for CLIs and fetch.
+ *
+ *   const w = await openWritableApp({ env: { ARCHIVE_ADMIN_KEYS: KEY }, seed: 'test/fixtures/mini' });
+ *   ... w.app.inject(...) ...
+ *   await w.close();
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import { createApp, type AppInput } from '../../api/app.ts';
+import { loadConfig, type Config } from '../../api/config.ts';
+import { Rebuilder, type SiteRebuilder } from '../../api/site/builds.ts';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
+import { PROJECT_ROOT } from './app.ts';
+
+export interface WritableAppOptions<R extends SiteRebuilder> {
+  /** Settings over the defaults (a fresh ARCHIVE_DATA_DIR, the served build's PUBLIC_BASE_URL). */
+  env?: Record<string, string>;
+  /** The content repository's first commit, relative to the project (default `content`). */
+  seed?: string;
+  /** The build served at start (default: the run's sample build). */
+  buildDir?: string;
+  /** The rebuilder, made from the real one (default: the real one). */
+  rebuilder?: (real: Rebuilder, config: Config, handle: SiteHandle) => R;
+  review?: AppInput['review'];
+  /** Also listen on a loopback port (`url`). */
+  listen?: boolean;
+  /** Temp-folder name prefix. */
+  prefix?: string;
+}
+
+export interface WritableApp<R extends SiteRebuilder = Rebuilder> {
+  app: FastifyInstance;
+  /** The data folder (removed by `close`). */
+  root: string;
+  config: Config;
+  handle: SiteHandle;
+  rebuilder: R;
+  /** `http://127.0.0.1:<port>` with `listen: true`, else null. */
+  url: string | null;
+  close(): Promise<void>;
+}
+
+export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
+  options: WritableAppOptions<R> = {},
+): Promise<WritableApp<R>> {
+  const root = mkdtempSync(path.join(os.tmpdir(), options.prefix ?? 'pdma-writable-'));
+  const buildDir = options.buildDir ?? inject('sampleBuildDir');
+  const baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl as string;
+  const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ...options.env }, PROJECT_ROOT);
+  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, options.seed ?? 'content'));
+  const handle = await SiteHandle.open(buildDir);
+  const real = new Rebuilder(config, handle);
+  const rebuilder = options.rebuilder ? options.rebuilder(real, config, handle) : (real as unknown as R);
+  const app = await createApp({ config, handle, rebuilder, review: options.review ?? {} });
+  let url: string | null = null;
+  if (options.listen) {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  }
+  return {
+    app,
+    root,
+    config,
+    handle,
+    rebuilder,
+    url,
+    close: async () => {
+      await app.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
