@@ -58,10 +58,7 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
     review: {
       fetchOptions: {
         ca,
-        allowHosts: [
-          `localhost:${server.port}`,
-          `127.0.0.1:${server.port}`,
-        ],
+        allowHosts: [`localhost:${server.port}`, `127.0.0.1:${server.port}`],
         timeoutMs: 20_000,
         maxBytes: 10 * 1024 * 1024,
       },

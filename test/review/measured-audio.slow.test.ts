@@ -50,10 +50,7 @@ beforeAll(async () => {
     review: {
       fetchOptions: {
         ca,
-        allowHosts: [
-          `localhost:${server.port}`,
-          `127.0.0.1:${server.port}`,
-        ],
+        allowHosts: [`localhost:${server.port}`, `127.0.0.1:${server.port}`],
         timeoutMs: 10_000,
         maxBytes: 10 * 1024 * 1024,
       },
