@@ -176,8 +176,12 @@ describe('declared against measured audio', () => {
     expect(m.truePeakDbtp).toBeLessThan(0);
     expect(m.sections.length).toBeGreaterThan(0);
     expect(m.narrationBed.rule).toMatch(/EBU R128.*WCAG/);
-    // The sample files predate measurement: null, not invented.
-    expect(work.arrangements.find((a: { title: string }) => a.title !== TITLE).measuredDurationSeconds).toBeNull();
+    // The sample's own recording is measured too (scripts/render-sample-audio.ts), like a contributed one.
+    const sampleArrangement = work.arrangements.find((a: { title: string }) => a.title !== TITLE);
+    expect(sampleArrangement.measuredDurationSeconds).toBeGreaterThan(0);
+    expect(sampleArrangement.assets.find((a: { measured?: unknown }) => a.measured)?.measured.integratedLufs).toEqual(
+      expect.any(Number),
+    );
 
     const md = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body;
     expect(md).toMatch(/Asset \d+ Measured: 19\.\d s \(0:19\), -19\.\d LUFS integrated/);
