@@ -30,7 +30,7 @@ beforeAll(async () => {
   running = await startService({
     ARCHIVE_DATA_DIR: path.join(root, 'data'),
     ARCHIVE_ADMIN_KEYS: KEY,
-    ARCHIVE_FETCH_ALLOW_HOSTS: 'localhost',
+    ARCHIVE_FETCH_ALLOW_HOSTS: `localhost:${files.port}`,
     ARCHIVE_ENGRAVE_TIMEOUT_MS: String(BUDGET_MS),
     // The service trusts the test's file server the way an operator adds a private CA.
     NODE_EXTRA_CA_CERTS: path.join(root, 'ca.pem'),
