@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import FindMyWay from 'find-my-way';
 import type { TSchema } from '@sinclair/typebox';
 import type { Config } from './config.ts';
-import type { SiteHandle } from './site/site-handle.ts';
+import { cacheSizes, type SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
 import { Rebuilder, type SiteRebuilder } from './site/builds.ts';
 import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
@@ -205,6 +205,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs }),
   };
   const { metrics } = ctx;
+  metrics.measureCachesWith(() => cacheSizes(ctx.handle.current));
   // Record writes wait while `npm run backup` briefly pauses them (api/storage/write-pause.ts).
   honourWritePause(path.join(config.dataDir, 'state'));
   instrumentRebuilder(ctx.rebuilder, metrics);

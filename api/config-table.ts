@@ -238,6 +238,38 @@ export const SETTINGS: readonly SettingRow[] = [
     meaning: "share of the in-memory fast path's answers that are logged (0 to 1); every one is counted in `/metrics`",
   },
   {
+    names: ['ARCHIVE_STATIC_CACHE_MB'],
+    type: 'MiB',
+    default: '`64`',
+    readBy: 'server',
+    meaning:
+      'bytes of the build\'s small files (up to 1 MiB: records, pages, engraved pages and their compressed forms) kept in memory (0-65536); beyond it the least recently asked-for leave memory and are read again from disk, usually from the page cache (docs/operations.md, "Memory")',
+  },
+  {
+    names: ['ARCHIVE_STATIC_FACTS_MB'],
+    type: 'MiB',
+    default: '`32`',
+    readBy: 'server',
+    meaning:
+      'heap the server may spend remembering files of the build it has answered (path, size, ETag, header lines; about 0.7 KiB a file) (1-65536); beyond it the least recently asked-for is forgotten and hashed again when next asked for',
+  },
+  {
+    names: ['ARCHIVE_RECORD_CACHE_MB'],
+    type: 'MiB',
+    default: '`8`',
+    readBy: 'server',
+    meaning:
+      'JSON bytes of full work records kept parsed for resolve and the contribution template (0-65536); their objects take about three times as much heap',
+  },
+  {
+    names: ['ARCHIVE_ANSWER_CACHE_MB'],
+    type: 'MiB',
+    default: '`16`',
+    readBy: 'server',
+    meaning:
+      'bytes of finished answers kept per answer cache (0-65536); there are two, catalog listings (`GET /api/v1/works`) and resolve answers, each also capped at 2,048 answers',
+  },
+  {
     names: ['ARCHIVE_BLOB_STORE'],
     type: '`local` or `s3`',
     default: '`local`',

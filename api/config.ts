@@ -22,6 +22,7 @@ import {
 } from '../src/lib/site/engrave-pool.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeAllowEntry } from './review/fetch.ts';
 import { settingValue } from './config-table.ts';
+import { DEFAULT_CACHE_BUDGETS, MIB, type CacheBudgets } from './site/cache-budgets.ts';
 
 export interface RateLimitSetting {
   /** Requests allowed in a burst, and per window on average. */
@@ -145,6 +146,25 @@ export interface Config {
    * worker threads and each score's time and memory budget, for builds, review checks and the desk.
    */
   engrave: EngravePoolOptions;
+  /** The in-memory caches of a served build, each bounded by bytes (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB). */
+  cacheBudgets: CacheBudgets;
+}
+
+export function cacheBudgetsFromEnv(env: NodeJS.ProcessEnv): CacheBudgets {
+  const mib = (name: string, fallback: number, min: number): number => {
+    const raw = settingValue(env, name);
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const n = Number(raw);
+    if (!/^\s*\d+\s*$/.test(raw) || n < min || n > 65536)
+      throw new ConfigError(`${name} must be a whole number of MiB from ${min} to 65536 (got "${raw}")`);
+    return n * MIB;
+  };
+  return {
+    staticBytes: mib('ARCHIVE_STATIC_CACHE_MB', DEFAULT_CACHE_BUDGETS.staticBytes, 0),
+    staticFactBytes: mib('ARCHIVE_STATIC_FACTS_MB', DEFAULT_CACHE_BUDGETS.staticFactBytes, 1),
+    recordBytes: mib('ARCHIVE_RECORD_CACHE_MB', DEFAULT_CACHE_BUDGETS.recordBytes, 0),
+    answerBytes: mib('ARCHIVE_ANSWER_CACHE_MB', DEFAULT_CACHE_BUDGETS.answerBytes, 0),
+  };
 }
 
 export interface CredentialLimits {
@@ -634,6 +654,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     s3: s3SettingsFromEnv(env),
     ...rebuildSettingsFromEnv(env),
     engrave: engraveSettingsFromEnv(env),
+    cacheBudgets: cacheBudgetsFromEnv(env),
   };
 }
 

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   if (built) console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   pruneBuilds(config, [buildDir]);
 
-  const handle = await SiteHandle.open(buildDir);
+  const handle = await SiteHandle.open(buildDir, config.cacheBudgets);
   const app = await createApp({ config, handle }, { logger: { level: config.logLevel } });
   // Listens, and drains on SIGTERM/SIGINT (api/lifecycle.ts).
   await serve(app, config);

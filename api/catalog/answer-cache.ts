@@ -54,4 +54,9 @@ export class AnswerCache {
   get size(): number {
     return this.entries.size;
   }
+
+  /** Bytes of the bodies held, and their budget. */
+  stats(): { bytes: number; budget: number; entries: number } {
+    return { bytes: this.bytes, budget: this.maxBytes, entries: this.entries.size };
+  }
 }

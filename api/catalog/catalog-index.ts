@@ -22,6 +22,7 @@ import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/reso
 import { WorkRecords } from './work-records.ts';
 import { SummaryFile } from './summaries.ts';
 import { AnswerCache } from './answer-cache.ts';
+import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from '../site/cache-budgets.ts';
 
 export interface CatalogIndex {
   /** Listing order, slugs and the search fields' inverted indexes. */
@@ -52,7 +53,10 @@ export class MissingIndexError extends Error {}
 /** Yield to the event loop between the load's synchronous steps, so requests keep flowing during a swap. */
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> {
+export async function loadCatalogIndex(
+  buildDir: string,
+  budgets: Pick<CacheBudgets, 'recordBytes' | 'answerBytes'> = DEFAULT_CACHE_BUDGETS,
+): Promise<CatalogIndex> {
   const dir = path.join(buildDir, INDEX_DIR);
   let manifestText: string;
   try {
@@ -87,13 +91,13 @@ export async function loadCatalogIndex(buildDir: string): Promise<CatalogIndex> 
   return {
     works,
     resolve,
-    records: new WorkRecords(path.join(buildDir, 'client'), works),
+    records: new WorkRecords(path.join(buildDir, 'client'), works, budgets.recordBytes),
     summaries: new SummaryFile(path.join(dir, 'summaries.json'), works),
     profiles: manifest.profiles,
     profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),
     profileListings: new Map(),
-    listingAnswers: new AnswerCache(),
-    resolveAnswers: new AnswerCache(),
+    listingAnswers: new AnswerCache(undefined, budgets.answerBytes),
+    resolveAnswers: new AnswerCache(undefined, budgets.answerBytes),
     instruments: manifest.instruments,
     composers: manifest.composers,
   };

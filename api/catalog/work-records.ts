@@ -32,6 +32,11 @@ export class WorkRecords {
     return this.index.count;
   }
 
+  /** JSON bytes of the records held, and their budget. */
+  stats(): { bytes: number; budget: number; entries: number } {
+    return { bytes: this.cachedBytes, budget: this.budget, entries: this.cache.size };
+  }
+
   /** True when the build has a work with this slug (no read). */
   has(slug: string): boolean {
     return this.index.slugs.indexOf(slug) >= 0;

@@ -11,6 +11,7 @@
  *   archive_apply_duration_seconds{kind,outcome}              review apply, merge to swap
  *   archive_rebuild_queue_size                                rebuilds running or waiting
  *   archive_review_queue_size{kind,status}                    open review items (pending, needs-information, accepted)
+ *   archive_cache_bytes{cache}, archive_cache_budget_bytes{cache} the served build's caches and their byte budgets
  *   process_*, nodejs_*                                       prom-client's default process metrics
  *
  * `route` is the route pattern (`/api/v1/works/:slug`), `static` for the catch-all that serves the
@@ -25,6 +26,13 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const REVIEW_QUEUE_TTL_MS = 30_000;
 
+/** One in-memory cache of the served build: its size now and its budget, bytes. */
+export interface CacheSize {
+  cache: string;
+  bytes: number;
+  budget: number;
+}
+
 export type ReviewQueueCounter = () => Promise<Array<{ kind: string; status: string; count: number }>>;
 
 export class ArchiveMetrics {
@@ -38,6 +46,9 @@ export class ArchiveMetrics {
   readonly applyDuration: Histogram<'kind' | 'outcome'>;
   readonly rebuildQueue: Gauge;
   readonly reviewQueue: Gauge<'kind' | 'status'>;
+  readonly cacheBytes: Gauge<'cache'>;
+  readonly cacheBudget: Gauge<'cache'>;
+  private cacheSizes: () => CacheSize[] = () => [];
   private reviewQueueCounter: ReviewQueueCounter | null = null;
   private reviewQueueCache: { at: number; rows: Awaited<ReturnType<ReviewQueueCounter>> } | null = null;
   private defaultsStarted = false;
@@ -107,6 +118,29 @@ export class ArchiveMetrics {
         for (const r of rows) this.set({ kind: r.kind, status: r.status }, r.count);
       },
     });
+    this.cacheBytes = new Gauge({
+      name: 'archive_cache_bytes',
+      help: "Bytes held by each in-memory cache of the served build (static file bytes and facts, records, answers).",
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const c of metrics.cacheSizes()) this.set({ cache: c.cache }, c.bytes);
+      },
+    });
+    this.cacheBudget = new Gauge({
+      name: 'archive_cache_budget_bytes',
+      help: 'The byte budget of each in-memory cache of the served build (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB).',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const c of metrics.cacheSizes()) this.set({ cache: c.cache }, c.budget);
+      },
+    });
+  }
+
+  /** Where the caches' sizes come from (the served build; set once by createApp). */
+  measureCachesWith(sizes: () => CacheSize[]): void {
+    this.cacheSizes = sizes;
   }
 
   /** Where the review queue's counts come from (the review service; set once by createApp). */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { StaticSite } from './static-site.ts';
 import { loadCatalogIndex, type CatalogIndex } from '../catalog/catalog-index.ts';
 import type { PublishedBlob } from '../../src/domain/records.ts';
+import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from './cache-budgets.ts';
 
 export interface ServedBuild {
   /** The build folder (holds client/, build.json, nginx.conf). */
@@ -25,16 +26,19 @@ const RETIRE_AFTER_MS = 60_000;
 export class SiteHandle {
   private served: ServedBuild;
   private readonly listeners: Array<(build: ServedBuild) => void> = [];
+  /** The caches' byte budgets, the same for every build this handle serves. */
+  readonly budgets: CacheBudgets;
 
-  private constructor(build: ServedBuild) {
+  private constructor(build: ServedBuild, budgets: CacheBudgets) {
     this.served = build;
+    this.budgets = budgets;
   }
 
-  static async open(buildDir: string): Promise<SiteHandle> {
-    return new SiteHandle(await SiteHandle.prepare(buildDir));
+  static async open(buildDir: string, budgets: CacheBudgets = DEFAULT_CACHE_BUDGETS): Promise<SiteHandle> {
+    return new SiteHandle(await SiteHandle.prepare(buildDir, budgets), budgets);
   }
 
-  private static async prepare(buildDir: string): Promise<ServedBuild> {
+  private static async prepare(buildDir: string, budgets: CacheBudgets): Promise<ServedBuild> {
     const client = path.join(buildDir, 'client');
     const info = JSON.parse(await readFile(path.join(buildDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
     const blobs = JSON.parse(
@@ -42,8 +46,8 @@ export class SiteHandle {
     ) as Record<string, PublishedBlob>;
     return {
       dir: buildDir,
-      site: new StaticSite(client),
-      catalog: await loadCatalogIndex(buildDir),
+      site: new StaticSite(client, { memoryBudget: budgets.staticBytes, factBudget: budgets.staticFactBytes }),
+      catalog: await loadCatalogIndex(buildDir, budgets),
       generatedAtUtc: info.generatedAtUtc,
       publishedBlobs: new Map(Object.entries(blobs)),
     };
@@ -55,15 +59,31 @@ export class SiteHandle {
 
   /** Load a complete build folder, then switch to it in one step. */
   async swap(buildDir: string): Promise<void> {
-    const next = await SiteHandle.prepare(buildDir);
-    const previous = this.served;
+    const next = await SiteHandle.prepare(buildDir, this.budgets);
+    const previous = this.served.catalog.summaries;
     this.served = next;
-    // Requests that started on the previous build may still read its summaries for a moment.
-    setTimeout(() => void previous.catalog.summaries.close(), RETIRE_AFTER_MS).unref();
+    // Requests that started on the previous build may still read its summaries for a moment. Only
+    // the summaries file is held for that: the old build's caches go as soon as those requests end.
+    setTimeout(() => void previous.close(), RETIRE_AFTER_MS).unref();
     for (const listener of this.listeners) listener(next);
   }
 
   onSwap(listener: (build: ServedBuild) => void): void {
     this.listeners.push(listener);
   }
+}
+
+/** The served build's caches, their sizes and budgets in bytes (for /metrics). */
+export function cacheSizes(build: ServedBuild): Array<{ cache: string; bytes: number; budget: number }> {
+  const s = build.site.stats();
+  const records = build.catalog.records.stats();
+  const listing = build.catalog.listingAnswers.stats();
+  const resolve = build.catalog.resolveAnswers.stats();
+  return [
+    { cache: 'static_bytes', bytes: s.bodyBytes, budget: s.bodyBudget },
+    { cache: 'static_facts', bytes: s.factBytes, budget: s.factBudget },
+    { cache: 'records', bytes: records.bytes, budget: records.budget },
+    { cache: 'listing_answers', bytes: listing.bytes, budget: listing.budget },
+    { cache: 'resolve_answers', bytes: resolve.bytes, budget: resolve.budget },
+  ];
 }

@@ -2,11 +2,13 @@
  * Serves one immutable build folder (`dist/client` or a rebuild under ARCHIVE_DATA_DIR) with the
  * archive's URL mapping, exact content types, strong ETags, conditional GET and byte ranges.
  * Build folders never change after they are complete, so a file's ETag, once computed, holds
- * for the folder's life. Two bounded caches: file facts (path, size, ETag, type; up to 50,000
- * files, least recently used out) and the bytes of small files (up to 64 MiB, the oldest kept
- * that was not asked for again out, see keep). A catalog larger
- * than the caches still answers every file: a miss reads the file once (open, fstat, one read),
- * hashes it and answers from those bytes (see fast-static.ts).
+ * for the folder's life. Two caches, each bounded by bytes (ARCHIVE_STATIC_CACHE_MB and
+ * ARCHIVE_STATIC_FACTS_MB, so memory follows the configuration and not the number of distinct
+ * files asked for): file facts (path, size, ETag, type, header lines; least recently used out,
+ * each counted at an estimate of its heap size, see factBytes) and the bytes of small files (the
+ * oldest kept that was not asked for again out, see keep). A catalog larger than the caches still
+ * answers every file: a miss reads the file once (open, fstat, one read), hashes it and answers
+ * from those bytes (see fast-static.ts).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
@@ -78,10 +80,36 @@ export type Resolution = { kind: 'file'; file: StaticFile } | { kind: 'redirect'
 export const SMALL_FILE_MAX = 1024 * 1024;
 /** Known files up to this size are read again on the request thread when their bytes left memory (see bytesOfSync). */
 export const SYNC_READ_MAX = 256 * 1024;
-/** Bytes of small files kept in memory (see keep for which go first). */
-const MEMORY_BUDGET = 64 * 1024 * 1024;
-/** Files whose facts (size, ETag, type) are kept, least recently used out. */
-const MAX_KNOWN_FILES = 50_000;
+/** Default bytes of small files kept in memory (ARCHIVE_STATIC_CACHE_MB; see keep for which go first). */
+export const STATIC_CACHE_BYTES = 64 * 1024 * 1024;
+/** Default heap the file facts may take (ARCHIVE_STATIC_FACTS_MB), counted with factBytes. */
+export const STATIC_FACTS_BYTES = 32 * 1024 * 1024;
+
+/**
+ * What one known file's facts cost on V8's heap, estimated from its strings: the object and its
+ * fields, two paths, the ETag, the two header arrays the fast path builds (mostly shared strings),
+ * and the Map entry; a file with precompressed forms carries one more object per form. The
+ * constants were measured (heap used after a crawl over 30,000 records, divided by the files
+ * known), rounded up, so the budget holds as a bound rather than an average.
+ */
+export function factBytes(file: StaticFile): number {
+  const own = 600 + 2 * (file.relPath.length + file.absPath.length);
+  if (file.encodings === undefined) return own;
+  let forms = 0;
+  for (const form of Object.values(file.encodings)) if (form) forms += 600 + 2 * (form.relPath.length + form.absPath.length);
+  return own + forms;
+}
+
+/** The caches' sizes and budgets, for /metrics and the memory tests. */
+export interface StaticCacheStats {
+  /** Bytes of small files held in memory, and their budget. */
+  bodyBytes: number;
+  bodyBudget: number;
+  /** Estimated heap of the known files' facts (factBytes), and its budget. */
+  factBytes: number;
+  factBudget: number;
+  files: number;
+}
 
 export function strongEtag(digest: Buffer): string {
   return `"${digest.toString('base64url').slice(0, 27)}"`;
@@ -92,6 +120,8 @@ export class StaticSite {
   /** Known files by path inside the build, least recently used first (a hit is re-inserted). */
   private readonly cache = new Map<string, StaticFile>();
   private cachedBytes = 0;
+  /** Sum of factBytes over `cache`. */
+  private knownBytes = 0;
   /**
    * Files whose bytes are in memory, in the order they were kept. Eviction takes the oldest not
    * asked for since it was last passed over (second chance, as an OS page cache does): a hit costs
@@ -99,12 +129,27 @@ export class StaticSite {
    */
   private readonly withBytes = new Set<StaticFile>();
   private readonly memoryBudget: number;
-  private readonly maxKnownFiles: number;
+  private readonly factBudget: number;
 
-  constructor(root: string, options: { memoryBudget?: number; maxKnownFiles?: number } = {}) {
+  /**
+   * `memoryBudget`: bytes of small files kept in memory (0 keeps none: every answer reads its
+   * file). `factBudget`: estimated heap of the known files' facts; at least one file is always
+   * known (the one being answered).
+   */
+  constructor(root: string, options: { memoryBudget?: number; factBudget?: number } = {}) {
     this.root = path.resolve(root);
-    this.memoryBudget = options.memoryBudget ?? MEMORY_BUDGET;
-    this.maxKnownFiles = options.maxKnownFiles ?? MAX_KNOWN_FILES;
+    this.memoryBudget = options.memoryBudget ?? STATIC_CACHE_BYTES;
+    this.factBudget = options.factBudget ?? STATIC_FACTS_BYTES;
+  }
+
+  stats(): StaticCacheStats {
+    return {
+      bodyBytes: this.cachedBytes,
+      bodyBudget: this.memoryBudget,
+      factBytes: this.knownBytes,
+      factBudget: this.factBudget,
+      files: this.cache.size,
+    };
   }
 
   /** Map a URL path to candidate files, in the order the nginx config tries them. */
@@ -212,13 +257,25 @@ export class StaticSite {
     this.withBytes.delete(file);
   }
 
-  private remember(file: StaticFile): void {
+  /** Add a file just read to the known files; returns the one to answer with. */
+  private remember(file: StaticFile): StaticFile {
+    const previous = this.cache.get(file.relPath);
+    if (previous !== undefined) {
+      // Two concurrent first requests for one file: the one found first stays, counted once.
+      this.dropBytes(file);
+      for (const form of Object.values(file.encodings ?? {})) this.dropBytes(form);
+      return previous;
+    }
     this.cache.set(file.relPath, file);
-    if (this.cache.size <= this.maxKnownFiles) return;
-    const [oldest, old] = this.cache.entries().next().value as [string, StaticFile];
-    this.cache.delete(oldest);
-    this.dropBytes(old);
-    for (const form of Object.values(old.encodings ?? {})) this.dropBytes(form);
+    this.knownBytes += factBytes(file);
+    while (this.knownBytes > this.factBudget && this.cache.size > 1) {
+      const [oldest, old] = this.cache.entries().next().value as [string, StaticFile];
+      this.cache.delete(oldest);
+      this.knownBytes -= factBytes(old);
+      this.dropBytes(old);
+      for (const form of Object.values(old.encodings ?? {})) this.dropBytes(form);
+    }
+    return file;
   }
 
   private async load(rel: string): Promise<StaticFile | null> {
@@ -252,8 +309,7 @@ export class StaticSite {
         file.codings = codings;
       }
     }
-    this.remember(file);
-    return file;
+    return this.remember(file);
   }
 
   /** One file's facts (size, strong ETag) and, when small, its bytes (kept if the budget allows); null when it is not a file. */
@@ -281,7 +337,9 @@ export class StaticSite {
       };
       if (stat.size <= SMALL_FILE_MAX) {
         // One read of the whole file: its hash is the ETag, and the same bytes answer the request.
-        const body = Buffer.allocUnsafe(stat.size);
+        // Its own allocation, not a slice of Node's shared 8 KiB pool: a kept small file would
+        // otherwise hold a whole pool slab alive, so the cache's real size would exceed its count.
+        const body = Buffer.allocUnsafeSlow(stat.size);
         let read = 0;
         while (read < stat.size) {
           const { bytesRead } = await handle.read(body, read, stat.size - read, read);
