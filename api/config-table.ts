@@ -251,7 +251,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`32`',
     readBy: 'server',
     meaning:
-      'heap the server may spend remembering files of the build it has answered (path, size, ETag, header lines; about 0.7 KiB a file) (1-65536); beyond it the least recently asked-for is forgotten and hashed again when next asked for',
+      'heap the server may spend remembering files of the build it has answered (path, size, ETag, header lines; about 1 KiB a file, so the default remembers about 30,000) (1-65536); beyond it the least recently asked-for is forgotten and hashed again when next asked for',
   },
   {
     names: ['ARCHIVE_RECORD_CACHE_MB'],

@@ -120,7 +120,7 @@ export class ArchiveMetrics {
     });
     this.cacheBytes = new Gauge({
       name: 'archive_cache_bytes',
-      help: "Bytes held by each in-memory cache of the served build (static file bytes and facts, records, answers).",
+      help: 'Bytes held by each in-memory cache of the served build (static file bytes and facts, records, answers).',
       labelNames: ['cache'],
       registers,
       collect() {

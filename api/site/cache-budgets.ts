@@ -26,3 +26,27 @@ export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
   recordBytes: RECORD_CACHE_BYTES,
   answerBytes: ANSWER_CACHE_BYTES,
 };
+
+/**
+ * Headroom over the caches' budgets, MiB: what traffic adds that no cache holds. V8's young
+ * generation and the old generation's garbage between collections, buffers already evicted but
+ * not yet collected (V8 lets external memory grow by about 64 MiB between collections), code
+ * compiled for the paths traffic takes, and the allocator's slack. Measured, not derived: the
+ * largest growth seen with caches nearly empty was 136 MiB (docs/operations.md, "Memory").
+ */
+export const MEMORY_HEADROOM_MIB = 192;
+
+/**
+ * The most the server's resident memory should grow over its size right after start, in MiB,
+ * whatever the traffic: each cache at its budget (parsed records take about three times their
+ * JSON bytes; two answer caches) plus MEMORY_HEADROOM_MIB. Budgets in MiB.
+ */
+export function memoryBoundMiB(budgetsMiB: CacheBudgets): number {
+  return (
+    budgetsMiB.staticBytes +
+    budgetsMiB.staticFactBytes +
+    3 * budgetsMiB.recordBytes +
+    2 * budgetsMiB.answerBytes +
+    MEMORY_HEADROOM_MIB
+  );
+}

@@ -93,10 +93,11 @@ export const STATIC_FACTS_BYTES = 32 * 1024 * 1024;
  * known), rounded up, so the budget holds as a bound rather than an average.
  */
 export function factBytes(file: StaticFile): number {
-  const own = 600 + 2 * (file.relPath.length + file.absPath.length);
+  const own = 720 + 2 * (file.relPath.length + file.absPath.length);
   if (file.encodings === undefined) return own;
   let forms = 0;
-  for (const form of Object.values(file.encodings)) if (form) forms += 600 + 2 * (form.relPath.length + form.absPath.length);
+  for (const form of Object.values(file.encodings))
+    if (form) forms += 720 + 2 * (form.relPath.length + form.absPath.length);
   return own + forms;
 }
 
