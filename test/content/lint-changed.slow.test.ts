@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { replaceInFile } from '../helpers/fixture-copies.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { githubAnnotation, lintScope } from '../../src/domain/content-lint.ts';
 
@@ -25,12 +26,7 @@ afterEach(() => {
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.org', '-c', 'commit.gpgsign=false', '-C', dir, ...args], { encoding: 'utf8' });
 
-function edit(dir: string, file: string, from: string, to: string): void {
-  const abs = path.join(dir, file);
-  const before = readFileSync(abs, 'utf8');
-  if (!before.includes(from)) throw new Error(`${file} has no "${from}"`);
-  writeFileSync(abs, before.replace(from, to));
-}
+const edit = replaceInFile;
 
 /** The 1-based line of `text` in `file` (the expected annotation line, found independently). */
 function lineOf(dir: string, file: string, text: string): number {

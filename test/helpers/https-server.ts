@@ -142,3 +142,16 @@ export function contributorFileServer(files: Record<string, Buffer>): Promise<Ht
     Object.fromEntries(Object.entries(files).map(([p, body]) => [p, { body, contentType: typeOf(p) }])),
   );
 }
+
+/**
+ * The archive's fetch options for a test whose contributor files come from `server`: its
+ * self-signed certificate trusted, only its host and port allowed.
+ */
+export function fetchOptionsTrusting(server: HttpsTestServer, timeoutMs = 20_000) {
+  return {
+    ca: server.ca,
+    allowHosts: [`localhost:${server.port}`, `127.0.0.1:${server.port}`],
+    timeoutMs,
+    maxBytes: 10 * 1024 * 1024,
+  };
+}
