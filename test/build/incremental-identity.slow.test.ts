@@ -1,5 +1,5 @@
 /**
- * Incremental builds (issue 12): for several kinds of change to the sample catalog, a build made
+ * Incremental builds: for several kinds of change to the sample catalog, a build made
  * incrementally from the previous build holds exactly the bytes of a full build of the same commit
  * (same generatedAtUtc): every record, Markdown file, HTML page, listing, score file, zip, the
  * Pagefind index, the server's index files, published-blobs.json and the score manifest. The

@@ -1,5 +1,5 @@
 /**
- * Incremental builds (issue 12) that keep the base's Pagefind index: when no changed work's search
+ * Incremental builds that keep the base's Pagefind index: when no changed work's search
  * record changed (a correction of a rights note, review state, file or note), the base folder's
  * Pagefind index is linked instead of indexing the whole catalog again. The folder must still hold
  * exactly the bytes of a full build of the same commit, and the base folder must not change.

@@ -1,5 +1,5 @@
 /**
- * The incremental build's shortcuts (issue 12): it re-parses only the changed works, taking every
+ * The incremental build's shortcuts: it re-parses only the changed works, taking every
  * other one from the base build's catalog snapshot (`catalog-snapshot.json`), and its index files
  * come from a worker thread that reads the base's records of unchanged works while Astro renders.
  * Each shortcut must give the bytes the long way gives: an incremental build from a base without a

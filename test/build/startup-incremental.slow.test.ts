@@ -1,5 +1,5 @@
 /**
- * The start-up build uses the apply's machinery (issue 12, item 6): a real `npm start` process on
+ * The start-up build uses the apply's machinery: a real `npm start` process on
  * a data folder whose content repository moved past its last build (a commit made while the
  * server was stopped) builds the new HEAD incrementally from that build folder (build.json
  * `mode: "incremental"`), serves the new content everywhere, and then reconciles it with a

@@ -1,5 +1,5 @@
 /**
- * The content lint of a pull request's changes (issue 15, item 4): `npm run lint:content -- DIR
+ * The content lint of a pull request's changes: `npm run lint:content -- DIR
  * --base REF --format github` on a fixture diff — a temp git repository with a base commit (which
  * already holds an unrelated broken work) and a branch that breaks one work — prints GitHub
  * `::error file=…,line=…::` annotations on the right file and line, for the changed files only,

@@ -1,5 +1,5 @@
 /**
- * Content rules of issue 17: a linked web page carries its own terms (the lint refuses
+ * Content rules for readers: a linked web page carries its own terms (the lint refuses
  * "public-domain" on a Wikipedia article or an IMSLP catalog page), genres come from the
  * repository's vocabulary (genres.json) with a broader term for facets, and a partial score says
  * which bars it holds (the lint counts them). Each rule is broken alone in a copy of the small

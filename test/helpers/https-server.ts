@@ -1,5 +1,5 @@
 /**
- * A local HTTPS server for tests that fetch contributor files (DESIGN.md 2.10).
+ * A local HTTPS server for tests that fetch contributor files (docs/review-infra.md).
  *
  *   const server = await startHttpsServer({
  *     '/score.musicxml': { body: readFileSync(file), contentType: 'application/vnd.recordare.musicxml+xml' },

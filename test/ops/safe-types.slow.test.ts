@@ -1,5 +1,5 @@
 /**
- * Issue 16: an applied contributor file declared text/html (or SVG) is served as
+ * An applied contributor file declared text/html (or SVG) is served as
  * application/octet-stream, as an attachment, with nosniff; an audio file keeps its type.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Issue 16 acceptance: a SIGTERM under 200 in-flight submissions loses none of the acknowledged.
+ * A SIGTERM under 200 in-flight submissions loses none of the acknowledged.
  * The real server (`node scripts/start.ts`) runs as a child process on a temporary data folder;
  * 200 contributions are sent at once and SIGTERM lands after the first few are acknowledged. The
  * process must drain and exit 0; every answer is a 202, a 503 `shutting-down` problem, or a

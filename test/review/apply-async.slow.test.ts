@@ -1,5 +1,5 @@
 /**
- * Apply answers at once (issue 12): with `Prefer: respond-async` the admin apply is 202 with the
+ * Apply answers at once: with `Prefer: respond-async` the admin apply is 202 with the
  * item `applying` (status still "accepted"), before anything is merged or built; the tracking
  * record and the admin view then show when the change became visible, or that it failed and the
  * old site keeps serving. The rebuild waits on a gate the test opens, so "at once" is not a race.

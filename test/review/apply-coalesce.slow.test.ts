@@ -1,5 +1,5 @@
 /**
- * Several applies in a row coalesce (issue 12, item 4), over a real loopback socket: while one
+ * Several applies in a row coalesce, over a real loopback socket: while one
  * apply's build runs, the applies that arrive wait, then merge together and share the next build
  * (fewer builds than applies: the admin records say which build served each, and the build
  * metric counts them); each item becomes `visible` when the build with its merge is served, and

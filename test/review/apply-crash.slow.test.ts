@@ -1,5 +1,5 @@
 /**
- * "Nothing acknowledged is ever lost" for applies that answer at once (issue 12): a real
+ * "Nothing acknowledged is ever lost" for applies that answer at once: a real
  * `npm start` process acknowledges an apply (202, "applying"), is SIGKILLed together with its
  * build after the merge and before the item became visible, and a restart on the same data
  * folder finishes it: the start-up build serves main, the resumed apply records it `visible`,

@@ -1,5 +1,5 @@
 /**
- * kill -9 during an incremental swap (issue 12): a real `npm start` process applies a correction
+ * kill -9 during an incremental swap: a real `npm start` process applies a correction
  * with an incremental build; the moment the incremental folder is complete (build.json is written
  * last, the swap follows) the server and its children are SIGKILLed. A restart on the same data
  * folder serves that complete incremental build at once (no start-up build), with the change in

@@ -180,7 +180,7 @@ describe('review as pull requests on the local forge', () => {
     expect(arr.reviewState).toBe('pending');
     const [score, audio] = arr.assets;
     expect(score.reviewState).toBe('human-reviewed'); // asserted by the named reviewer
-    // Issue 13, item 6 changes this on purpose: the submitter's claim still decides nothing, but
+    // On purpose: the submitter's claim still decides nothing, but
     // the archive's own checks passed on the verified copy, so the file is technical-pass,
     // recorded as the archive's automated check (never as human review).
     expect(audio.reviewState).toBe('technical-pass');

@@ -1,5 +1,5 @@
 /**
- * Measured, not only declared (issue 13), through the public surface: a contribution declares a
+ * Measured, not only declared (docs/audio.md), through the public surface: a contribution declares a
  * 1:30 arrangement and -23 LUFS for its MP3, whose file measures about 19 s and -19 LUFS. Accept
  * measures it and flags both to the reviewer (review warnings in the admin view; apply is not
  * blocked); apply lands the measurement beside the declared values in the JSON record, the

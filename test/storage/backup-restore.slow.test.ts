@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('backup and restore', () => {
   it('restores into a fresh folder an archive that serves every work, submission and track', async () => {
-    // The template with its placeholders filled (the untouched template is refused, issue 13).
+    // The template with its placeholders filled (the untouched template is refused).
     const template = fillTemplate((await getJson(url, `${CONTRIBUTIONS}/template`)).body);
     const contributions: string[] = [];
     for (let i = 0; i < 5; i++) {
