@@ -9,7 +9,6 @@
  *   await w.close();
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +18,7 @@ import { loadConfig, type Config } from '../../api/config.ts';
 import { ensureBuild, Rebuilder, type SiteRebuilder } from '../../api/site/builds.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from './app.ts';
+import { listenOnLoopback, PROJECT_ROOT } from './app.ts';
 
 export interface WritableAppOptions<R extends SiteRebuilder> {
   /** Settings over the defaults (a fresh ARCHIVE_DATA_DIR, the served build's PUBLIC_BASE_URL). */
@@ -70,8 +69,7 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
   const app = await createApp({ config, handle, rebuilder, review: options.review ?? {} });
   let url: string | null = null;
   if (options.listen) {
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    url = await listenOnLoopback(app);
   }
   return {
     app,
