@@ -61,3 +61,13 @@ export async function listenOnLoopback(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
+
+/** POST `payload` as JSON to `app` through `inject`, with `headers` (a key, usually). */
+export function postJson(app: FastifyInstance, url: string, payload: unknown, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers: { ...headers, 'content-type': 'application/json' },
+  });
+}

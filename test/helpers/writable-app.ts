@@ -19,6 +19,7 @@ import { ensureBuild, Rebuilder, type SiteRebuilder } from '../../api/site/build
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { listenOnLoopback, PROJECT_ROOT } from './app.ts';
+import { GatedRebuilder } from './gated-rebuilder.ts';
 
 export interface WritableAppOptions<R extends SiteRebuilder> {
   /** Settings over the defaults (a fresh ARCHIVE_DATA_DIR, the served build's PUBLIC_BASE_URL). */
@@ -81,6 +82,36 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
     close: async () => {
       await app.close();
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Write-path apps over the mini fixture with a gated rebuilder, one per test: `open()` in the
+ * test, `closeAll()` in `afterEach` (it opens the gate first, so no build is left waiting).
+ */
+export function gatedWritableApps(
+  prefix: string,
+  adminKey: string,
+  options: { work?: string; listen?: boolean } = {},
+): { open(): Promise<WritableApp<GatedRebuilder>>; closeAll(): Promise<void> } {
+  let current: WritableApp<GatedRebuilder> | null = null;
+  return {
+    async open() {
+      current = await openWritableApp({
+        prefix,
+        env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: adminKey },
+        seed: 'test/fixtures/mini',
+        rebuilder: (real, config) =>
+          new GatedRebuilder(real, options.work ? { contentRepo: config.contentRepo, work: options.work } : {}),
+        listen: options.listen ?? false,
+      });
+      return current;
+    },
+    async closeAll() {
+      current?.rebuilder.open();
+      await current?.close();
+      current = null;
     },
   };
 }
