@@ -7,16 +7,14 @@
  * distinct parameters) must keep the process's resident memory (VmRSS of /proc/<pid>/status) under
  * the documented bound, and every cache's reported size (/metrics) within its budget.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeGeneratedBuild } from '../../bench/lib/generated-build.ts';
-import { freePort, startService, type Started } from '../helpers/process.ts';
+import { freePort, ServiceRun, type Started } from '../helpers/process.ts';
 import { memoryBoundMiB } from '../../api/site/cache-budgets.ts';
 
-const WORKS = Number(process.env.MEMORY_TEST_WORKS ?? 3000);
+const WORKS = 3000;
 const REQUESTS = 100_000;
 const CONNECTIONS = 4;
 const BASE_URL = 'http://archive.test';
@@ -28,17 +26,16 @@ const BUDGETS = {
   ARCHIVE_ANSWER_CACHE_MB: '1',
 };
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-memory-'));
+const run = new ServiceRun('pdma-memory-');
 let slugs: string[] = [];
 let service: Started | null = null;
 let metricsUrl = '';
 
 beforeAll(async () => {
-  slugs = (await writeGeneratedBuild({ works: WORKS, dataDir, baseUrl: BASE_URL })).slugs;
+  slugs = (await writeGeneratedBuild({ works: WORKS, dataDir: run.dataDir, baseUrl: BASE_URL })).slugs;
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  service = await startService({
-    ARCHIVE_DATA_DIR: dataDir,
+  service = await run.start({
     PUBLIC_BASE_URL: BASE_URL,
     ARCHIVE_METRICS_PORT: String(metricsPort),
     ARCHIVE_FAST_PATH_LOG_SAMPLE: '0',
@@ -46,10 +43,7 @@ beforeAll(async () => {
   });
 }, 900_000);
 
-afterAll(async () => {
-  await service?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => run.dispose());
 
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -74,7 +68,8 @@ async function caches(): Promise<CacheReading> {
 /** The k-th request: distinct files (each record's JSON and Markdown), and distinct URLs for the same files. */
 function requestPath(k: number): string {
   if (k % 50 === 49) return `/api/v1/works?page=${1 + (k % 97)}&pageSize=${10 + (k % 41)}`;
-  const slug = slugs[k % slugs.length]!;
+  // Each work's JSON and Markdown, plainly and with a query string of their own.
+  const slug = slugs[Math.floor(k / 4) % slugs.length]!;
   switch (k % 4) {
     case 0:
       return `/api/v1/works/${slug}`;
