@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
 import { freePort, TrackedProcess } from '../../bench/lib/util.ts';
 import { isCompleteBuild, servedBuildLink, servedBuildTarget } from '../../api/site/builds.ts';
+import { DEBIAN_BROTLI_STATIC_MODULE } from '../../api/site/nginx.ts';
 import { killTree, startService, type Started } from '../helpers/process.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-nginx-follows-'));
@@ -50,12 +51,14 @@ beforeAll(async () => {
   const server = generated
     .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`)
     .replaceAll('http://127.0.0.1:4321', running.url);
+  // Debian's own nginx.conf loads enabled modules; this one names the brotli module when the build used it.
+  const modules = server.includes('brotli_static on;') ? `load_module ${DEBIAN_BROTLI_STATIC_MODULE};\n` : '';
   mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
   const tmp = (n: string) => path.join(prefix, 'tmp', n);
   writeFileSync(
     path.join(prefix, 'nginx.conf'),
     // As root, nginx's workers would run as nobody, who may not read the test's private temp folder.
-    `daemon off;\n${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;\npid ${path.join(prefix, 'nginx.pid')};\nerror_log ${path.join(prefix, 'error.log')} warn;\nevents { worker_connections 256; }\n` +
+    `${modules}daemon off;\n${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;\npid ${path.join(prefix, 'nginx.pid')};\nerror_log ${path.join(prefix, 'error.log')} warn;\nevents { worker_connections 256; }\n` +
       `http {\n access_log off;\n sendfile on;\n client_body_temp_path ${tmp('body')};\n proxy_temp_path ${tmp('proxy')};\n fastcgi_temp_path ${tmp('fastcgi')};\n uwsgi_temp_path ${tmp('uwsgi')};\n scgi_temp_path ${tmp('scgi')};\n${server}\n}\n`,
   );
   const args = ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', path.join(prefix, 'nginx.conf')];
@@ -225,6 +228,27 @@ describe('nginx in front with the generated config', () => {
     expect(lstatSync(servedBuildLink(dataDir)).isSymbolicLink()).toBe(true);
     expect(path.dirname(servedBuildTarget(servedBuildLink(dataDir))!)).toBe(path.join(dataDir, 'builds'));
   }, 600_000);
+
+  it('sends /mcp and the search page with a query string to Node, the bare search page from the build', async () => {
+    const mcp = await fetch(`${front}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'nginx-test', version: '1' } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(await mcp.text()).toContain('"serverInfo"');
+    const rendered = await fetch(`${front}/search/?query=bwv1007`);
+    expect(rendered.status).toBe(200);
+    expect(await rendered.text()).toContain('1 work found for “bwv1007”.');
+    const plain = await fetch(`${front}/search/`);
+    expect(plain.status).toBe(200);
+    expect(await plain.text()).toContain('<ol id="search-results" class="results"></ol>');
+  });
 
   it('after kill -9 during an apply nginx serves the last complete build, and the next start moves it on', async () => {
     const url = running!.url;
