@@ -9,21 +9,21 @@
  * link names a complete folder), and after a restart it serves the third change.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
-import { freePort, TrackedProcess } from '../../bench/lib/util.ts';
+import { TrackedProcess } from '../../bench/lib/util.ts';
 import { isCompleteBuild, servedBuildLink, servedBuildTarget } from '../../api/site/builds.ts';
 import { DEBIAN_BROTLI_STATIC_MODULE } from '../../api/site/nginx.ts';
-import { killTree, startService, type Started } from '../helpers/process.ts';
+import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
+import { dataOf, freePort, killTree, ServiceRun, type Started } from '../helpers/process.ts';
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-nginx-follows-'));
+const serviceRun = new ServiceRun('pdma-nginx-follows-');
+const dataDir = serviceRun.dataDir;
 const KEY = 'admin-nginx-follows-1';
 // A short quiet period, so background reconciles swap (and prune) while the poller reads too.
 const ENV = { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: KEY, ARCHIVE_RECONCILE_DELAY_MS: '1000' };
-const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const WORK = 'bach-prelude-in-c-bwv-846';
 const PAGES = [
   '/',
@@ -43,7 +43,7 @@ const prefix = path.join(dataDir, 'nginx');
 beforeAll(async () => {
   const bin = findOrInstallNginx(() => undefined);
   if (!bin.path) throw new Error(`this test needs Debian's nginx: ${bin.note}`);
-  running = await startService(ENV, 240_000);
+  running = await serviceRun.start(ENV, 240_000);
   const generated = readFileSync(path.join(servedBuildLink(dataDir), 'nginx.conf'), 'utf8');
   // The server's build roots nginx at the link, not at its own folder.
   expect(generated).toContain(`root ${path.join(dataDir, 'current', 'client')};`);
@@ -78,17 +78,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await nginx?.stop();
-  if (running) {
-    killTree(running.child.pid!);
-    await running.stop('SIGKILL');
-  }
-  rmSync(dataDir, { recursive: true, force: true });
+  // The server and any build it runs.
+  if (running?.child.exitCode === null) killTree(running.child.pid!);
+  await serviceRun.dispose();
 });
-
-const data = async (res: Response) => {
-  const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
-  return (body.data ?? body) as Record<string, any>;
-};
 
 function mergedOnMain(code: string): boolean {
   try {
@@ -111,43 +104,19 @@ function mergedOnMain(code: string): boolean {
   }
 }
 
-/** File a year correction and accept it; returns the admin URL of the report. */
-async function acceptedCorrection(url: string, current: string, proposed: string): Promise<string> {
-  const report = await fetch(`${url}/api/v1/correction-reports`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      workSlug: WORK,
-      targetType: 'work',
-      fieldName: 'year',
-      currentValue: current,
-      proposedValue: proposed,
-      rationale: 'Autograph title page.',
-      evidenceUrl: null,
-      reporterName: 'Cleo',
-      reporterKind: 'Human',
-    }),
-  });
-  expect(report.status).toBe(202);
-  const admin = `${url}/api/v1/admin/correction-reports/${(await data(report)).trackingCode as string}`;
-  const accept = await fetch(`${admin}/accept`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ reviewer: 'Dana Editor' }),
-  });
-  expect(accept.status).toBe(200);
-  return admin;
-}
+/** File a year correction through the server and accept it; returns its tracking code. */
+const acceptedYear = (url: string, currentValue: string, proposedValue: string) =>
+  acceptedCorrection(fetchCaller(url), KEY, { workSlug: WORK, fieldName: 'year', currentValue, proposedValue });
 
+/** File, accept and apply a year correction, waiting for the apply (200: merged, rebuilt, swapped). */
 async function applyAndWait(url: string, current: string, proposed: string): Promise<void> {
-  const admin = await acceptedCorrection(url, current, proposed);
-  const apply = await fetch(`${admin}/apply`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ reviewer: 'Dana Editor' }),
+  const code = await acceptedYear(url, current, proposed);
+  const apply = await fetchCaller(url)('POST', `/api/v1/admin/correction-reports/${code}/apply`, {
+    headers: { authorization: `Bearer ${KEY}` },
+    body: { reviewer: 'Dana Editor' },
   });
-  expect(apply.status, await apply.clone().text()).toBe(200);
-  expect((await data(apply)).status).toBe('applied');
+  expect(apply.status, apply.text).toBe(200);
+  expect(apply.data.status).toBe('applied');
 }
 
 /** What nginx serves for the work now: the record's year in JSON, Markdown and HTML. */
@@ -157,7 +126,7 @@ async function throughNginx(): Promise<{ json: string; markdown: string; html: s
   const html = await fetch(`${front}/works/${WORK}/`);
   expect([json.status, markdown.status, html.status]).toEqual([200, 200, 200]);
   expect(html.headers.get('server')).toMatch(/nginx/);
-  return { json: String((await data(json)).year), markdown: await markdown.text(), html: await html.text() };
+  return { json: String((await dataOf(json)).year), markdown: await markdown.text(), html: await html.text() };
 }
 
 /** Reads every page through nginx in a loop until stopped; any answer but 200 is kept. */
@@ -252,15 +221,10 @@ describe('nginx in front with the generated config', () => {
 
   it('after kill -9 during an apply nginx serves the last complete build, and the next start moves it on', async () => {
     const url = running!.url;
-    const admin = await acceptedCorrection(url, '1722 (autograph)', '1722 (autograph, Koethen)');
-    const apply = await fetch(`${admin}/apply`, {
-      method: 'POST',
-      headers: { ...auth, prefer: 'respond-async' },
-      body: JSON.stringify({ reviewer: 'Dana Editor' }),
-    });
-    expect(apply.status).toBe(202);
+    const code = await acceptedYear(url, '1722 (autograph)', '1722 (autograph, Koethen)');
+    const apply = await applyAsync(fetchCaller(url), KEY, code);
+    expect(apply.status, apply.text).toBe(202);
     // Kill the server and its build once the merge is on main (the rebuild and swap follow).
-    const code = admin.split('/').pop()!;
     const deadline = Date.now() + 60_000;
     while (!mergedOnMain(code)) {
       if (Date.now() > deadline) throw new Error(`no merge of ${code} within 60 s:\n${running!.output()}`);
@@ -279,10 +243,14 @@ describe('nginx in front with the generated config', () => {
       expect({ page, status: res.status }).toEqual({ page, status: 200 });
     }
 
-    running = await startService(ENV, 300_000);
+    running = await serviceRun.start(ENV, 300_000);
     const until = Date.now() + 180_000;
     for (;;) {
-      const item = await data(await fetch(admin.replace(url, running.url), { headers: auth }));
+      const item = await dataOf(
+        await fetch(`${running.url}/api/v1/admin/correction-reports/${code}`, {
+          headers: { authorization: `Bearer ${KEY}` },
+        }),
+      );
       if (item.apply?.state === 'visible') break;
       if (Date.now() > until)
         throw new Error(`not visible after restart: ${JSON.stringify(item)}\n${running.output()}`);
