@@ -16,7 +16,7 @@ import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
 import { TrackedProcess } from '../../bench/lib/util.ts';
 import { isCompleteBuild, servedBuildLink, servedBuildTarget } from '../../api/site/builds.ts';
 import { DEBIAN_BROTLI_STATIC_MODULE } from '../../api/site/nginx.ts';
-import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
+import { acceptedCorrection, applyAsync, fetchCaller, mergedOnMain as mergedOnMainOf } from '../helpers/corrections.ts';
 import { dataOf, freePort, killTree, ServiceRun, type Started } from '../helpers/process.ts';
 
 const serviceRun = new ServiceRun('pdma-nginx-follows-');
@@ -83,26 +83,7 @@ afterAll(async () => {
   await serviceRun.dispose();
 });
 
-function mergedOnMain(code: string): boolean {
-  try {
-    const log = execFileSync(
-      'git',
-      [
-        '-C',
-        path.join(dataDir, 'content'),
-        'log',
-        '--format=%H',
-        '--fixed-strings',
-        `--grep=Tracking-Code: ${code}`,
-        'main',
-      ],
-      { encoding: 'utf8' },
-    );
-    return log.trim() !== '';
-  } catch {
-    return false;
-  }
-}
+const mergedOnMain = (code: string) => mergedOnMainOf(path.join(dataDir, 'content'), code);
 
 /** File a year correction through the server and accept it; returns its tracking code. */
 const acceptedYear = (url: string, currentValue: string, proposedValue: string) =>
