@@ -8,6 +8,7 @@ import { StaticSite } from './static-site.ts';
 import { loadCatalogIndex, type CatalogIndex } from '../catalog/catalog-index.ts';
 import type { PublishedBlob } from '../../src/domain/records.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from './cache-budgets.ts';
+import { pointServedBuild } from './builds.ts';
 
 export interface ServedBuild {
   /** The build folder (holds client/, build.json, nginx.conf). */
@@ -26,16 +27,29 @@ const RETIRE_AFTER_MS = 60_000;
 export class SiteHandle {
   private served: ServedBuild;
   private readonly listeners: Array<(build: ServedBuild) => void> = [];
+  private readonly servedLink: string | null;
   /** The caches' byte budgets, the same for every build this handle serves. */
   readonly budgets: CacheBudgets;
 
-  private constructor(build: ServedBuild, budgets: CacheBudgets) {
+  private constructor(build: ServedBuild, servedLink: string | null, budgets: CacheBudgets) {
     this.served = build;
+    this.servedLink = servedLink;
     this.budgets = budgets;
   }
 
-  static async open(buildDir: string, budgets: CacheBudgets = DEFAULT_CACHE_BUDGETS): Promise<SiteHandle> {
-    return new SiteHandle(await SiteHandle.prepare(buildDir, budgets), budgets);
+  /**
+   * Open a complete build folder. With `servedLink` (ARCHIVE_DATA_DIR/current, which nginx.conf
+   * roots at), the link is pointed at the served folder now and at every swap, so a front nginx
+   * serves what this process serves. `budgets`: the caches' byte budgets (config.cacheBudgets).
+   */
+  static async open(
+    buildDir: string,
+    options: { servedLink?: string; budgets?: CacheBudgets } = {},
+  ): Promise<SiteHandle> {
+    const budgets = options.budgets ?? DEFAULT_CACHE_BUDGETS;
+    const build = await SiteHandle.prepare(buildDir, budgets);
+    if (options.servedLink) pointServedBuild(options.servedLink, buildDir);
+    return new SiteHandle(build, options.servedLink ?? null, budgets);
   }
 
   private static async prepare(buildDir: string, budgets: CacheBudgets): Promise<ServedBuild> {
@@ -60,6 +74,8 @@ export class SiteHandle {
   /** Load a complete build folder, then switch to it in one step. */
   async swap(buildDir: string): Promise<void> {
     const next = await SiteHandle.prepare(buildDir, this.budgets);
+    // The link first: should it fail, neither this process nor nginx switched, and the rebuild says why.
+    if (this.servedLink) pointServedBuild(this.servedLink, buildDir);
     const previous = this.served.catalog.summaries;
     this.served = next;
     // Requests that started on the previous build may still read its summaries for a moment. Only

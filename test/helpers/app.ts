@@ -32,7 +32,7 @@ export async function openApp(buildDir = inject('sampleBuildDir'), env: Record<s
     { PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: path.join(buildDir, '..', 'data'), ...env },
     PROJECT_ROOT,
   );
-  const handle = await SiteHandle.open(buildDir, config.cacheBudgets);
+  const handle = await SiteHandle.open(buildDir, { budgets: config.cacheBudgets });
   const app = await createApp({ config, handle }, { logger: false });
   const openapi = JSON.parse(
     readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
