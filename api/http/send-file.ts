@@ -93,9 +93,9 @@ const STREAM_CHUNK = 1024 * 1024;
 
 /**
  * Bytes `start`..`end` of a file as a stream. The end is always given: without it a read stream
- * allocates a whole chunk (1 MiB) for every read, even of a 5 KB record, and with thousands of
- * such answers waiting for the garbage collector those chunks drove the process's memory up and
- * left the allocator's heap fragmented at that size. With it, each read allocates what is left.
+ * allocates a whole chunk (1 MiB) for every read, even of a 5 KB record, and copies the bytes out,
+ * so each such answer left 1 MiB of garbage and 100,000 record GETs took about five times as long
+ * (docs/operations.md, "Memory"). With it, each read allocates what is left of the range.
  */
 function streamOf(absPath: string, start: number, end: number) {
   return createReadStream(absPath, { start, end, highWaterMark: Math.min(STREAM_CHUNK, end - start + 1) });

@@ -32,8 +32,8 @@ export const DEFAULT_CACHE_BUDGETS: CacheBudgets = {
  * generation and the old generation's garbage between collections, buffers already evicted but
  * not yet collected (V8 lets external memory grow by about 64 MiB between collections), code
  * compiled for the paths traffic takes, and the allocator's slack. Measured, not derived: the
- * largest growth seen with caches nearly empty was 143 MiB, a
- * plateau reached after about 65,000 requests (docs/operations.md, "Memory").
+ * largest growth seen with caches nearly empty was 143 MiB, a plateau reached after about 65,000
+ * requests (docs/operations.md, "Memory").
  */
 export const MEMORY_HEADROOM_MIB = 224;
 
