@@ -222,6 +222,8 @@ export async function backup(
   const state = await snapshotTree(path.join(config.dataDir, 'state'), path.join(outDir, 'state'), log, {
     pauseMs: config.backupWritePauseMs,
   });
+  // An archive that has served nothing yet has no state folder; the backup still has one (empty).
+  await fs.mkdir(path.join(outDir, 'state'), { recursive: true });
   log(
     `state: ${state.files} records (${state.bytes} bytes) in ${state.rounds} pass(es)${state.pausedMs ? `, writes paused ${state.pausedMs} ms` : ''}`,
   );
