@@ -238,11 +238,16 @@ export function engraveAcceptSection(): Section {
         });
         ctx.cleanup.track(proc);
         await waitForHttp(`${url}/healthz`, proc, 600_000);
+        // When each sample started (ms after the probe began): where in the accept the slow ones fell.
+        const startedAt = new Map<number[], number[]>();
         const probe = async (until: () => boolean, minMs: number) => {
           const lat: number[] = [];
+          const at: number[] = [];
+          startedAt.set(lat, at);
           const t0 = Date.now();
           while (until() || Date.now() - t0 < minMs) {
             const s = performance.now();
+            at.push(Date.now() - t0);
             const res = await fetch(`${url}/healthz`);
             await res.arrayBuffer();
             lat.push(performance.now() - s);
@@ -311,6 +316,10 @@ export function engraveAcceptSection(): Section {
             samplesIdle: idle.length,
             p50IdleMs: round(quantile(idle, 0.5)!, 1),
             maxIdleMs: round(Math.max(...idle), 1),
+            slowestDuring: lat
+              .map((ms, i) => ({ ms: round(ms, 1), atMs: startedAt.get(lat)?.[i] ?? null }))
+              .sort((a, b) => b.ms - a.ms)
+              .slice(0, 8),
             loadAverage: os.loadavg().map((x) => round(x, 2)),
           },
         };
