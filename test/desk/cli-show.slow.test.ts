@@ -1,5 +1,5 @@
 /**
- * `npm run review -- show <code>` (issue 15, item 3) against a running server: the submission
+ * `npm run review -- show <code>` against a running server: the submission
  * summary, checks, history and the proposed change as a unified diff (the same bounded diff as the
  * admin item and the desk), before and after accept.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 15 acceptance, the desk in Debian's Chromium (playwright-core) against a real server on
+ * The review desk in Debian's Chromium (playwright-core) against a real server on
  * loopback: sign in, filter the queue, open an item, request information, the submitter answers
  * over HTTP with its response token, accept, see the diff,
  * the score preview and the audio, apply with a listening assertion and follow it until visible,

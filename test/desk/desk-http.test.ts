@@ -1,5 +1,5 @@
 /**
- * The review desk over HTTP (issue 15, item 1): sign-in form and session, pages refused without
+ * The review desk over HTTP: sign-in form and session, pages refused without
  * one, strict headers, the queue's filters and counts, an item with its diff, files, score
  * preview and audio, actions as CSRF-protected forms, forged posts refused, contributed text
  * escaped, sign-out. The browser journey is test/desk/desk-browser.slow.test.ts.

@@ -1,7 +1,8 @@
 /**
- * ARCHIVE_DOWNLOAD_OFFLOAD=nginx with Debian's nginx in front (issue 11, step 6): the Node process
- * checks the key and the policy, nginx sends the bytes from the blob store through the internal
- * location of the build's nginx.conf (renderNginxConfig, the function the build writes it with).
+ * ARCHIVE_DOWNLOAD_OFFLOAD=nginx with Debian's nginx in front (docs/architecture.md, "Large
+ * downloads"): the Node process checks the key and the policy, nginx sends the bytes from the
+ * blob store through the internal location of the build's nginx.conf (renderNginxConfig, the
+ * function the build writes it with).
  * Full and ranged downloads, the archive's ETag, 304 and 416 from Node, no bytes without a key,
  * the internal location unreachable from outside, and Node answering directly still sending bytes.
  */

@@ -1,5 +1,5 @@
 /**
- * Apply answers at once (issue 12): with `Prefer: respond-async` the admin apply is 202 with the
+ * Apply answers at once: with `Prefer: respond-async` the admin apply is 202 with the
  * item `applying` (status still "accepted"), before anything is merged or built; the tracking
  * record and the admin view then show when the change became visible, or that it failed and the
  * old site keeps serving. The rebuild waits on a gate the test opens, so "at once" is not a race.
@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
 import type { SiteHandle } from '../../api/site/site-handle.ts';
+import { acceptedCorrection, injectCaller } from '../helpers/corrections.ts';
 import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
@@ -48,33 +49,14 @@ const data = (body: string) => {
   return (parsed.data ?? parsed) as Record<string, any>;
 };
 
-async function acceptedReport(app: FastifyInstance, proposedValue: string): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/correction-reports',
-    payload: {
-      workSlug: 'bach-minuet-in-g',
-      targetType: 'work',
-      fieldName: 'composer.died',
-      currentValue: '1733-07-25',
-      proposedValue,
-      rationale: 'Burial register.',
-      evidenceUrl: null,
-      reporterName: 'Cleo',
-      reporterKind: 'Human',
-    },
+const acceptedReport = (app: FastifyInstance, proposedValue: string): Promise<string> =>
+  acceptedCorrection(injectCaller(app), KEY, {
+    workSlug: 'bach-minuet-in-g',
+    fieldName: 'composer.died',
+    currentValue: '1733-07-25',
+    proposedValue,
+    rationale: 'Burial register.',
   });
-  expect(res.statusCode, res.body).toBe(202);
-  const code = data(res.body).trackingCode as string;
-  const accept = await app.inject({
-    method: 'POST',
-    url: `/api/v1/admin/correction-reports/${code}/accept`,
-    headers: auth,
-    payload: { reviewer: 'Dana Editor' },
-  });
-  expect(accept.statusCode, accept.body).toBe(200);
-  return code;
-}
 
 async function applyAsync(app: FastifyInstance, code: string) {
   return app.inject({

@@ -5,11 +5,11 @@
  * and a restore holds every submission acknowledged before the backup began and every record of
  * the state, byte for byte; each submission taken during the backup is there whole or absent.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { runScript } from '../helpers/process.ts';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
@@ -26,24 +26,6 @@ afterAll(async () => {
   for (const a of apps) await a.close();
   rmSync(root, { recursive: true, force: true });
 });
-
-function run(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out }));
-  });
-}
 
 /** Every file under `dir`, relative, with its bytes. */
 function tree(dir: string, rel = ''): Map<string, string> {
@@ -94,7 +76,7 @@ describe('backup under steady writes', () => {
         await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
       }
     })();
-    const backup = await run('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
+    const backup = await runScript('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
     writing = false;
     await writer;
     await Promise.all(pending);
@@ -109,7 +91,7 @@ describe('backup under steady writes', () => {
     );
 
     // Restore, and the restored state is the backup's, byte for byte.
-    const restore = await run('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
+    const restore = await runScript('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
     expect(restore.status, restore.out).toBe(0);
     const fromBackup = tree(path.join(backupDir, 'state'));
     const inRestore = tree(path.join(restored, 'state'));
