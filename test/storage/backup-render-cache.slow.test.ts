@@ -5,19 +5,16 @@
  * nothing (build.json: every score and every page's compressed forms from the cache). A damaged
  * entry in a backup is left out at restore; `--without-render-cache` leaves the cache out.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { runScript } from '../helpers/process.ts';
 import { filesUnder } from '../helpers/build-folders.ts';
 import { corpusScores, LIEDER, makeCorpusContent } from '../helpers/corpus-content.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { LocalBlobStore } from '../../api/blobs/blob-store.ts';
 
-const exec = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-backup-render-cache-'));
 const original = path.join(root, 'original');
 const restored = path.join(root, 'restored');
@@ -36,19 +33,7 @@ interface BuildJson {
   compressedPages: { files: number };
 }
 
-async function run(script: string, args: string[], dataDir: string): Promise<{ status: number; out: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [path.join('scripts', script), ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ARCHIVE_DATA_DIR: dataDir },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { status: 0, out: stdout + stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { status: e.code ?? 1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
+const run = (script: string, args: string[], dataDir: string) => runScript(script, args, { ARCHIVE_DATA_DIR: dataDir });
 
 /** A full build of the data folder's content repository with its configured blob store as the render cache. */
 async function build(dataDir: string, name: string): Promise<BuildJson> {
