@@ -9,7 +9,6 @@
  *   await w.close();
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +18,8 @@ import { loadConfig, type Config } from '../../api/config.ts';
 import { ensureBuild, Rebuilder, type SiteRebuilder } from '../../api/site/builds.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from './app.ts';
+import { listenOnLoopback, PROJECT_ROOT } from './app.ts';
+import { GatedRebuilder } from './gated-rebuilder.ts';
 
 export interface WritableAppOptions<R extends SiteRebuilder> {
   /** Settings over the defaults (a fresh ARCHIVE_DATA_DIR, the served build's PUBLIC_BASE_URL). */
@@ -70,8 +70,7 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
   const app = await createApp({ config, handle, rebuilder, review: options.review ?? {} });
   let url: string | null = null;
   if (options.listen) {
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    url = await listenOnLoopback(app);
   }
   return {
     app,
@@ -83,6 +82,36 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
     close: async () => {
       await app.close();
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Write-path apps over the mini fixture with a gated rebuilder, one per test: `open()` in the
+ * test, `closeAll()` in `afterEach` (it opens the gate first, so no build is left waiting).
+ */
+export function gatedWritableApps(
+  prefix: string,
+  adminKey: string,
+  options: { work?: string; listen?: boolean } = {},
+): { open(): Promise<WritableApp<GatedRebuilder>>; closeAll(): Promise<void> } {
+  let current: WritableApp<GatedRebuilder> | null = null;
+  return {
+    async open() {
+      current = await openWritableApp({
+        prefix,
+        env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: adminKey },
+        seed: 'test/fixtures/mini',
+        rebuilder: (real, config) =>
+          new GatedRebuilder(real, options.work ? { contentRepo: config.contentRepo, work: options.work } : {}),
+        listen: options.listen ?? false,
+      });
+      return current;
+    },
+    async closeAll() {
+      current?.rebuilder.open();
+      await current?.close();
+      current = null;
     },
   };
 }

@@ -13,36 +13,14 @@ import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
 import type { SiteHandle } from '../../api/site/site-handle.ts';
 import { acceptedCorrection, injectCaller } from '../helpers/corrections.ts';
-import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
-import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
+import { gatedWritableApps } from '../helpers/writable-app.ts';
 
 const KEY = 'admin-apply-async-1';
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
-interface Setup {
-  app: FastifyInstance;
-  root: string;
-  config: Config;
-  handle: SiteHandle;
-  rebuilder: GatedRebuilder;
-}
-let current: WritableApp<GatedRebuilder> | null = null;
-
-afterEach(async () => {
-  current?.rebuilder.open();
-  await current?.close();
-  current = null;
-});
-
-async function setUp(): Promise<Setup> {
-  current = await openWritableApp({
-    prefix: 'pdma-apply-async-',
-    env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
-    seed: 'test/fixtures/mini',
-    rebuilder: (real) => new GatedRebuilder(real),
-  });
-  return current;
-}
+const apps = gatedWritableApps('pdma-apply-async-', KEY);
+afterEach(() => apps.closeAll());
+const setUp = () => apps.open();
 
 const data = (body: string) => {
   const parsed = JSON.parse(body) as { data?: Record<string, unknown> } & Record<string, unknown>;

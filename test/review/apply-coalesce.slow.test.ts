@@ -12,36 +12,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
 import { acceptedCorrection, applyAsync as applyAsyncCall, fetchCaller } from '../helpers/corrections.ts';
-import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
-import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
+import { gatedWritableApps } from '../helpers/writable-app.ts';
 
 const KEY = 'admin-apply-coalesce-1';
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const WORK = 'bach-minuet-in-g';
 
-interface Setup {
-  app: FastifyInstance;
-  root: string;
-  base: string;
-  config: Config;
-  rebuilder: GatedRebuilder;
-}
-let current: WritableApp<GatedRebuilder> | null = null;
-
-afterEach(async () => {
-  current?.rebuilder.open();
-  await current?.close();
-  current = null;
-});
-
-async function setUp(): Promise<Setup> {
-  current = await openWritableApp({
-    prefix: 'pdma-apply-coalesce-',
-    env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
-    seed: 'test/fixtures/mini',
-    rebuilder: (real, config) => new GatedRebuilder(real, { contentRepo: config.contentRepo, work: WORK }),
-    listen: true,
-  });
+const apps = gatedWritableApps('pdma-apply-coalesce-', KEY, { work: WORK, listen: true });
+afterEach(() => apps.closeAll());
+async function setUp() {
+  const current = await apps.open();
   return { ...current, base: current.url! };
 }
 

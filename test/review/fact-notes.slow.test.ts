@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson } from '../helpers/app.ts';
 import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
 import { quoteFacts, unknownPlaceholders } from '../../src/domain/fact-notes.ts';
@@ -27,12 +28,7 @@ afterAll(async () => {
 });
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = auth) =>
-  app.inject({
-    method: 'POST',
-    url,
-    payload: payload as object,
-    headers: { ...headers, 'content-type': 'application/json' },
-  });
+  postJson(app, url, payload, headers);
 
 async function resolveNote(): Promise<string> {
   const res = await post(

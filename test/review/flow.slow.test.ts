@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { PROJECT_ROOT, postJson } from '../helpers/app.ts';
 import { contributorFileServer, fetchOptionsTrusting, type HttpsTestServer } from '../helpers/https-server.ts';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
@@ -51,14 +51,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function post(url: string, payload: unknown, headers: Record<string, string> = auth) {
-  return app.inject({
-    method: 'POST',
-    url,
-    payload: payload as object,
-    headers: { ...headers, 'content-type': 'application/json' },
-  });
-}
+const post = (url: string, payload: unknown, headers: Record<string, string> = auth) =>
+  postJson(app, url, payload, headers);
 
 async function submitTemplate(key: string) {
   const template =

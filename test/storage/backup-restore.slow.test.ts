@@ -6,11 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
+import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helpers/app.ts';
 import { startService, type Started, runScript } from '../helpers/process.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { CONTRIBUTIONS, REPORTS, validReport } from '../contributions/helpers.ts';
@@ -38,8 +37,7 @@ beforeAll(async () => {
   // The original archive: the sample catalog's content repository and build, listening on loopback.
   await ensureContentRepo(path.join(original, 'content'), path.join(PROJECT_ROOT, 'content'));
   t = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: original, ...KEY_ENV, ...RATE });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  url = await listenOnLoopback(t.app);
 });
 afterAll(async () => {
   await service?.stop();

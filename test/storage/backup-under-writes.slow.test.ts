@@ -6,12 +6,11 @@
  * the state, byte for byte; each submission taken during the backup is there whole or absent.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runScript } from '../helpers/process.ts';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
+import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helpers/app.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { CONTRIBUTIONS } from '../contributions/helpers.ts';
 import { fillTemplate } from '../helpers/filled-template.ts';
@@ -49,8 +48,7 @@ describe('backup under steady writes', () => {
     }
     const t = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: original, ...RATE });
     apps.push(t);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const url = await listenOnLoopback(t.app);
     const template = fillTemplate(((await (await fetch(`${url}${CONTRIBUTIONS}/template`)).json()) as object) ?? {});
     const submit = async (key: string) => {
       const res = await fetch(`${url}${CONTRIBUTIONS}`, {
@@ -103,8 +101,7 @@ describe('backup under steady writes', () => {
     // each one from during it whole (pending) or absent.
     const r = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: restored });
     apps.push(r);
-    await r.app.listen({ port: 0, host: '127.0.0.1' });
-    const rurl = `http://127.0.0.1:${(r.app.server.address() as AddressInfo).port}`;
+    const rurl = await listenOnLoopback(r.app);
     for (const code of before) expect((await fetch(`${rurl}${CONTRIBUTIONS}/${code}`)).status, code).toBe(200);
     let present = 0;
     for (const code of during) {
