@@ -89,6 +89,15 @@ export interface ScriptRun {
   status: number | null;
   /** stdout and stderr as they came, interleaved. */
   out: string;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ScriptOptions {
+  /** Run with `env` alone instead of this process's environment plus `env`. */
+  replaceEnv?: boolean;
+  /** Called once the process started, with a way to SIGKILL it (a crash mid-run). */
+  onStart?: (kill: () => void) => void;
 }
 
 /**
@@ -96,17 +105,32 @@ export interface ScriptRun {
  * that servers living in the test's own process (an in-process app, the S3 test server) keep
  * answering while it runs.
  */
-export function runScript(script: string, args: string[], env: Record<string, string> = {}): Promise<ScriptRun> {
-  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  options: ScriptOptions = {},
+): Promise<ScriptRun> {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', script), ...args], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
+    env: options.replaceEnv ? env : { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    out += String(d);
+    stdout += String(d);
+  });
+  child.stderr.on('data', (d) => {
+    out += String(d);
+    stderr += String(d);
+  });
+  options.onStart?.(() => child.kill('SIGKILL'));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out }));
+    child.on('close', (status) => resolve({ status, out, stdout, stderr }));
   });
 }
 

@@ -5,7 +5,6 @@
  * a ranged download returns the exact bytes; `verify` compares a folder with the package. The
  * key travels in the environment or a file, never in the arguments.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { startService, type Started } from '../helpers/process.ts';
+import { startService, type Started, runScript } from '../helpers/process.ts';
 import { KEY_ENV, LIBRARY_SECRET, sha256 } from './library-helpers.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-library-cli-'));
@@ -67,25 +66,19 @@ function writeFolder(dir: string): void {
   }
 }
 
-function cli(
+async function cli(
   args: string[],
   env: Record<string, string> = { ARCHIVE_LIBRARY_KEY: LIBRARY_SECRET },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'archive.ts'), ...args, '--server', service.url],
-      {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += String(d)));
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = await runScript(
+    'archive.ts',
+    [...args, '--server', service.url],
+    { PATH: process.env.PATH ?? '', ...env },
+    {
+      replaceEnv: true,
+    },
+  );
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 const get = (url: string, headers: Record<string, string> = {}) =>
