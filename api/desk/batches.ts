@@ -1,8 +1,8 @@
 /**
  * The desk's view of import batches: every batch with its counts, one batch with its works
  * (filter by status, words, duplicates), each work linking to its item page (diff, score preview,
- * rights, verification), and forms to accept or decline chosen works or the whole batch, or apply
- * the accepted ones. The actions go through the same BatchService as the admin API.
+ * rights, verification), and forms to accept or decline chosen works or the whole batch, merge a
+ * probable duplicate into the work it duplicates, or apply the accepted ones. The actions go through the same BatchService as the admin API.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -16,7 +16,12 @@ import { html, page, type DeskSessionView } from './html.ts';
 import { DESK_CSP } from './routes.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
-const DONE_WORDS: Record<BatchAction, string> = { accept: 'accepted', decline: 'declined', apply: 'applied' };
+const DONE_WORDS: Record<BatchAction, string> = {
+  accept: 'accepted',
+  decline: 'declined',
+  apply: 'applied',
+  merge: 'merged',
+};
 
 function send(reply: FastifyReply, status: number, text: string): FastifyReply {
   return reply
@@ -135,7 +140,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 <p><label for="b-reviewer">Reviewer</label> <input id="b-reviewer" name="reviewer" value="${session.label}" maxlength="100" required></p>
 <p><label for="b-note">Note</label> <input id="b-note" name="note" maxlength="2000"></p>
 <p><label for="b-scope">Act on</label> <select id="b-scope" name="scope"><option value="chosen">The chosen works</option><option value="all">Every work of the batch the action fits</option></select></p>
-<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button></p>
+<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button> <button type="submit" name="action" value="merge" title="Accept a probable duplicate as another source score of the work it duplicates (no second work)">Merge duplicate into existing work</button></p>
 </form>`;
       return send(reply, status, page({ title: batch.title, session, body }));
     };
@@ -177,8 +182,8 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
           Params: { batchId: string };
           Querystring: Record<string, unknown>;
         }>;
-        if (!['accept', 'decline', 'apply'].includes(action))
-          return renderBatch(req, reply, session, 400, 'Not done: choose Accept, Decline or Apply.');
+        if (!['accept', 'decline', 'apply', 'merge'].includes(action))
+          return renderBatch(req, reply, session, 400, 'Not done: choose Accept, Decline, Apply or Merge.');
         const chosen = Array.isArray(form.item) ? form.item : [];
         if (str(form.scope) !== 'all' && chosen.length === 0)
           return renderBatch(

@@ -24,7 +24,7 @@ export function itemRights(c: MusicContributionInput, asOfYear: number) {
   });
 }
 
-export type BatchAction = 'accept' | 'decline' | 'apply';
+export type BatchAction = 'accept' | 'decline' | 'apply' | 'merge';
 
 export interface BatchActionResult {
   trackingCode: string;
@@ -33,9 +33,13 @@ export interface BatchActionResult {
   error: string | null;
 }
 
-/** Which statuses an action fits: accept what is pending, apply what is accepted, decline what is open. */
-export function fits(action: BatchAction, status: string): boolean {
+/**
+ * Which statuses an action fits: accept what is pending, merge a pending probable duplicate,
+ * apply what is accepted, decline what is open.
+ */
+export function fits(action: BatchAction, status: string, duplicateOf: string | null = null): boolean {
   if (action === 'accept') return status === 'pending';
+  if (action === 'merge') return duplicateOf !== null && (status === 'pending' || status === 'needs-information');
   if (action === 'apply') return status === 'accepted';
   return status === 'pending' || status === 'accepted' || status === 'needs-information';
 }
@@ -62,6 +66,7 @@ export class BatchService {
       title: c.work?.title ?? '',
       composer: c.work?.composer ?? '',
       lyricist: c.work?.lyricist?.name ?? null,
+      workSlug: c.target?.workSlug ?? null,
       duplicateOf: item.duplicateOf,
       territories: { US: rights.US.status, EU: rights.EU.status, CA: rights.CA.status },
       missingFacts: rights.missingFacts,
@@ -87,6 +92,17 @@ export class BatchService {
     return batch;
   }
 
+  /**
+   * The work a probable duplicate merges into: a catalog work's slug as flagged, or, for another
+   * item of the batch ("batch item lc…"), the slug that item's new work gets (it must be applied first).
+   */
+  private mergeTarget(duplicateOf: string, all: BatchItemView[]): string {
+    const m = /^batch item (.+)$/.exec(duplicateOf);
+    if (!m) return duplicateOf;
+    const other = all.find((i) => i.itemKey === m[1]);
+    return other?.workSlug ?? duplicateOf;
+  }
+
   /** Act on the named items (tracking codes or item keys), or on every item the action fits. */
   async act(
     batchId: string,
@@ -107,10 +123,30 @@ export class BatchService {
       });
     }
     const results: BatchActionResult[] = [];
-    const fitting = chosen.filter((i) => fits(action, i.status));
+    const fitting = chosen.filter((i) => fits(action, i.status, i.duplicateOf));
+    if (action === 'merge') {
+      // A named item that is no probable duplicate, or not open, is an error of the request: nothing is merged.
+      const unfit = wanted ? chosen.filter((i) => !fits(action, i.status, i.duplicateOf)) : [];
+      if (unfit.length > 0)
+        throw new ProblemError('invalid-body', `${unfit.length} of the named items cannot be merged.`, {
+          errors: unfit.slice(0, 20).map((i) => ({
+            pointer: '/items',
+            detail:
+              i.duplicateOf === null
+                ? `"${i.itemKey}" is not flagged as a probable duplicate`
+                : `"${i.itemKey}" is ${i.status}; only a pending item can be merged`,
+          })),
+        });
+    }
     const body0 = { reviewer: body.reviewer ?? actor.label, ...(body.note ? { note: body.note } : {}) };
     for (const item of fitting) {
       try {
+        if (action === 'merge') {
+          const into = this.mergeTarget(item.duplicateOf!, all);
+          const { record } = await this.reviews.merge(item.trackingCode, into, body0, actor);
+          results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
+          continue;
+        }
         // Applies are requested without waiting, so the review service's apply queue merges them
         // together and rebuilds once for all that are queued (api/review/apply.ts).
         const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor, {

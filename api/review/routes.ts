@@ -81,6 +81,7 @@ export function adminView(
       warnings: review?.warnings ?? [],
       assertions: review?.assertions ?? null,
       arrangementFacts: review?.arrangementFacts ?? null,
+      mergeInto: review?.mergeInto ?? null,
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,
       actions: review?.actions ?? [],

@@ -53,7 +53,7 @@ export const ImportSummary = Type.Object(
 );
 export type ImportSummary = Static<typeof ImportSummary>;
 
-export const BATCH_ACTIONS = ['accept', 'decline', 'apply'] as const;
+export const BATCH_ACTIONS = ['accept', 'decline', 'apply', 'merge'] as const;
 
 export const BatchActionBody = Type.Object(
   {
@@ -95,7 +95,11 @@ export const BatchItemView = Type.Object(
     title: Type.String(),
     composer: Type.String(),
     lyricist: Nullable(Type.String()),
-    duplicateOf: Nullable(Type.String()),
+    workSlug: Nullable(Type.String(), { description: 'The slug the new work would get (target.workSlug).' }),
+    duplicateOf: Nullable(Type.String(), {
+      description:
+        'A probable duplicate: a catalog work\'s slug, or "batch item <key>" for another item of the batch. The `merge` action adds this item\'s files to that work as another source score.',
+    }),
     territories: TerritoryBrief,
     missingFacts: Type.Array(Type.String()),
     links: Type.Object({

@@ -5,7 +5,7 @@
  * hands the result to the forge; nothing here touches the filesystem, git or the network.
  */
 import { createHash } from 'node:crypto';
-import type { StoredContribution } from '../../schemas/contribution.ts';
+import type { MusicContributionInput, StoredContribution } from '../../schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../schemas/correction.ts';
 import type { ReviewRecord } from '../../schemas/review.ts';
 import type { WorkContent } from '../../schemas/work.ts';
@@ -68,10 +68,28 @@ function assetDigest(reader: ProposalReader, slug: string, work: WorkContent, id
   return asset.sha256?.toLowerCase() ?? null;
 }
 
+/**
+ * A new work an editor merged into an existing work (a probable duplicate) is proposed as what it
+ * has become: a `source-score` of that work, its files added with their own license, attribution
+ * and source pages; the existing work's facts stay as they are.
+ */
+export function mergedSubmission(s: MusicContributionInput, into: string | null): MusicContributionInput {
+  if (into === null || s.operation !== 'new-work') return s;
+  return {
+    ...s,
+    operation: 'source-score',
+    target: { workSlug: into },
+    changeSummary: `${s.changeSummary}\n\nMerged in review into the existing work "${into}" as another source score (a probable duplicate of it).`.slice(
+      0,
+      2000,
+    ),
+  };
+}
+
 /** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
 export function buildProposal(
   record: StoredContribution | StoredCorrectionReport,
-  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts'>,
+  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts' | 'mergeInto'>,
   reader: ProposalReader,
 ): BuiltProposal {
   const labels = [`status: ${record.status}`];
@@ -91,7 +109,7 @@ export function buildProposal(
       author: authorOf(r.reporterName, r.reporterKind),
     };
   }
-  const s = record.submission;
+  const s = mergedSubmission(record.submission, review.mergeInto?.workSlug ?? null);
   const slug = s.target?.workSlug ?? null;
   const text = slug ? reader.workFile(slug) : null;
   const work = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
