@@ -12,6 +12,8 @@ import type { StoredContribution } from '../../src/schemas/contribution.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { authorsOf, firstPublishedFact } from '../../src/domain/review/proposal.ts';
 import { territoryRights } from '../../src/domain/territory-rights.ts';
+import { proposedTermLabels } from '../../src/domain/review/new-terms.ts';
+import type { ReviewRecord } from '../../src/schemas/review.ts';
 
 /** The rights the contribution's facts give, per territory, for the batch listing. */
 export function itemRights(c: MusicContributionInput, asOfYear: number) {
@@ -55,7 +57,7 @@ export class BatchService {
     this.store = store;
   }
 
-  view(item: StoredBatchItem, record: StoredContribution): BatchItemView {
+  view(item: StoredBatchItem, record: StoredContribution, review: ReviewRecord | null = null): BatchItemView {
     const base = this.ctx.config.publicBaseUrl;
     const c = record.submission;
     const rights = itemRights(c, new Date().getUTCFullYear());
@@ -68,6 +70,8 @@ export class BatchService {
       lyricist: c.work?.lyricist?.name ?? null,
       workSlug: c.target?.workSlug ?? null,
       duplicateOf: item.duplicateOf,
+      newTerms: proposedTermLabels(c.work?.newTerms),
+      termsApproved: (review?.termsApproval ?? null) !== null,
       territories: { US: rights.US.status, EU: rights.EU.status, CA: rights.CA.status },
       missingFacts: rights.missingFacts,
       links: {
@@ -81,7 +85,12 @@ export class BatchService {
     const out: BatchItemView[] = [];
     for (const item of await this.store.itemsOf(batchId)) {
       const record = await this.ctx.intake.getContribution(item.trackingCode);
-      if (record) out.push(this.view(item, record));
+      if (!record) continue;
+      // The review record only when the work proposes terms (whether they are approved).
+      const review = record.submission.work?.newTerms
+        ? (await this.reviews.get('contribution', item.trackingCode)).review
+        : null;
+      out.push(this.view(item, record, review));
     }
     return out;
   }
@@ -123,7 +132,16 @@ export class BatchService {
       });
     }
     const results: BatchActionResult[] = [];
-    const fitting = chosen.filter((i) => fits(action, i.status, i.duplicateOf));
+    const fitting = chosen.filter(
+      (i) =>
+        fits(action, i.status, i.duplicateOf) ||
+        // Accepting again approves the terms an accepted work proposes.
+        (action === 'accept' &&
+          body.approveTerms === true &&
+          i.status === 'accepted' &&
+          i.newTerms.length > 0 &&
+          !i.termsApproved),
+    );
     if (action === 'merge') {
       // A named item that is no probable duplicate, or not open, is an error of the request: nothing is merged.
       const unfit = wanted ? chosen.filter((i) => !fits(action, i.status, i.duplicateOf)) : [];
@@ -138,7 +156,35 @@ export class BatchService {
           })),
         });
     }
-    const body0 = { reviewer: body.reviewer ?? actor.label, ...(body.note ? { note: body.note } : {}) };
+    const body0 = {
+      reviewer: body.reviewer ?? actor.label,
+      ...(body.note ? { note: body.note } : {}),
+      ...(body.approveTerms === true ? { approveTerms: true } : {}),
+    };
+    if (action === 'apply') {
+      // Every accepted work at once: one commit on main and one rebuild (api/review/apply.ts).
+      const settled = await this.reviews.applyGroup(
+        batchId,
+        fitting.map((i) => ({ code: i.trackingCode, body: body0, actor })),
+      );
+      return settled.map((r, n) => {
+        const item = fitting[n]!;
+        if (r.status === 'rejected')
+          return {
+            trackingCode: item.trackingCode,
+            itemKey: item.itemKey,
+            status: item.status,
+            error: (r.reason as Error).message,
+          };
+        const status = r.value.record.status;
+        return {
+          trackingCode: item.trackingCode,
+          itemKey: item.itemKey,
+          status,
+          error: status === 'applied' ? null : `the item is ${status}`,
+        };
+      });
+    }
     for (const item of fitting) {
       try {
         if (action === 'merge') {
@@ -147,11 +193,7 @@ export class BatchService {
           results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
           continue;
         }
-        // Applies are requested without waiting, so the review service's apply queue merges them
-        // together and rebuilds once for all that are queued (api/review/apply.ts).
-        const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor, {
-          wait: action !== 'apply',
-        });
+        const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor);
         results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
       } catch (err) {
         results.push({
@@ -160,18 +202,6 @@ export class BatchService {
           status: item.status,
           error: (err as Error).message,
         });
-      }
-    }
-    if (action === 'apply') {
-      await this.reviews.settled();
-      // The outcome of each apply is on its record: visible (applied) or failed (still accepted, with the error).
-      for (const r of results) {
-        if (r.error !== null) continue;
-        const record = await this.ctx.intake.getContribution(r.trackingCode);
-        r.status = record?.status ?? r.status;
-        if (record && record.status !== 'applied')
-          r.error =
-            record.apply?.state === 'failed' ? 'the apply failed; see the item' : `the item is ${record.status}`;
       }
     }
     return results;

@@ -22,6 +22,7 @@ import { reasonsOf } from './proposal.ts';
 import { ProposalError } from '../../src/domain/review/proposal.ts';
 import { performedSeconds, verificationBlockers, verifyContribution } from './verification.ts';
 import { canTransition } from '../../src/domain/contributions/status.ts';
+import { proposedTermLabels } from '../../src/domain/review/new-terms.ts';
 import { annotateMeasurements } from '../../src/domain/review/measured.ts';
 import type { SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { AdminAction, AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
@@ -63,7 +64,9 @@ export class ReviewActions {
           : action === 'decline'
             ? 'declined'
             : 'needs-information';
-    if (!canTransition(record.status, target)) {
+    // An accepted item is accepted again only to approve the vocabulary terms it proposes.
+    const approving = action === 'accept' && record.status === 'accepted' && body.approveTerms === true;
+    if (!approving && !canTransition(record.status, target)) {
       throw new ProblemError(
         'conflict',
         `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`,
@@ -191,6 +194,9 @@ export class ReviewActions {
     const { record } = await core.get(kind, code);
     const state = merging ?? (await core.loadReview(kind, code));
     core.recordAssertions(state, body, actor);
+    const proposedTerms = record.kind === 'contribution' ? proposedTermLabels(record.submission.work?.newTerms) : [];
+    if (body.approveTerms === true && proposedTerms.length > 0)
+      state.termsApproval = { terms: proposedTerms, actor: actor.label, atUtc: utcTimestamp(core.now()) };
     if (record.kind === 'contribution') {
       // Declared against measured: a disagreement is a warning for the reviewer and lands in the record.
       const measured = annotateMeasurements(
@@ -202,6 +208,10 @@ export class ReviewActions {
       state.warnings = measured.warnings;
     }
     state.blockers = verificationBlockers(state.verification);
+    if (proposedTerms.length > 0 && !state.termsApproval)
+      state.blockers.push(
+        `It proposes new vocabulary terms (${proposedTerms.join('; ')}); they land only when an editor approves them: accept with approveTerms (again, if accepted already), or decline.`,
+      );
     // Open (or rewrite) the review on the current main; a proposal that cannot be built is a blocker,
     // except a correction that would change nothing: there is nothing to review, so accept refuses
     // it with the reason and the item stays as it was (apply would only refuse it later).
@@ -232,7 +242,10 @@ export class ReviewActions {
       (state.blockers.length > 0
         ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.'
         : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
-    const moved = await core.move(kind, code, 'accepted', note, state.ref, actor);
+    const moved =
+      record.status === 'accepted'
+        ? await core.setReviewLink(kind, code, state.ref)
+        : await core.move(kind, code, 'accepted', note, state.ref, actor);
     const warned = state.warnings?.length
       ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}`
       : '';

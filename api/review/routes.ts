@@ -82,6 +82,7 @@ export function adminView(
       assertions: review?.assertions ?? null,
       arrangementFacts: review?.arrangementFacts ?? null,
       mergeInto: review?.mergeInto ?? null,
+      termsApproval: review?.termsApproval ?? null,
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,
       actions: review?.actions ?? [],

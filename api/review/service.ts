@@ -106,6 +106,20 @@ export class ReviewService {
   }
 
   /**
+   * Apply a review batch's accepted items as one change: one commit on main (local forge) and one
+   * rebuild; each answer once that item is visible or failed (api/review/apply.ts).
+   */
+  applyGroup(
+    group: string,
+    items: Array<{ code: string; body: AdminActionBody; actor: ReviewActor }>,
+  ): Promise<Array<PromiseSettledResult<ItemAndReview>>> {
+    return this.applies.applyGroup(
+      group,
+      items.map((i) => ({ ...i, kind: 'contribution' as const })),
+    );
+  }
+
+  /**
    * Merge a new work (a probable duplicate) into an existing work: accepted like `accept`, and
    * applied as another source score of `workSlug` (no second work).
    */

@@ -66,6 +66,12 @@ export const BatchActionBody = Type.Object(
     ),
     reviewer: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The person acting.' })),
     note: Type.Optional(Type.String({ maxLength: 2000, description: 'Public note for every item acted on.' })),
+    approveTerms: Type.Optional(
+      Type.Boolean({
+        description:
+          'accept or merge: approve the new vocabulary terms the works propose (newTerms), so they are added to genres.json / instruments.json with the work; an accepted work is accepted again to approve them.',
+      }),
+    ),
   },
   { ...strict, $id: 'BatchActionBody', title: 'BatchActionBody' },
 );
@@ -100,6 +106,11 @@ export const BatchItemView = Type.Object(
       description:
         'A probable duplicate: a catalog work\'s slug, or "batch item <key>" for another item of the batch. The `merge` action adds this item\'s files to that work as another source score.',
     }),
+    newTerms: Type.Array(Type.String(), {
+      description:
+        'New vocabulary terms the work proposes (e.g. genre "String quartet"); they land only when an editor approves them.',
+    }),
+    termsApproved: Type.Boolean({ description: 'An editor approved the proposed terms.' }),
     territories: TerritoryBrief,
     missingFacts: Type.Array(Type.String()),
     links: Type.Object({

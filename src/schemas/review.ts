@@ -117,6 +117,12 @@ export const AdminActionBody = Type.Object(
     }),
     assert: Type.Optional(ReviewAssertion),
     arrangement: Type.Optional(ArrangementFacts),
+    approveTerms: Type.Optional(
+      Type.Boolean({
+        description:
+          'accept (or merge): true approves the new vocabulary terms the contribution proposes (work.newTerms): the proposal adds them to genres.json / instruments.json. Without it a work that names a term the vocabulary lacks does not pass the content lint.',
+      }),
+    ),
   },
   { ...strict, $id: 'AdminActionBody', title: 'AdminActionBody', description: 'A review action by a named reviewer.' },
 );
@@ -228,6 +234,17 @@ export const MergeInto = Type.Object(
 );
 export type MergeInto = Static<typeof MergeInto>;
 
+/** An editor's approval of the vocabulary terms a contribution proposes (work.newTerms). */
+export const TermsApproval = Type.Object(
+  {
+    terms: Type.Array(Type.String(), { description: 'The approved terms, e.g. \'genre "String quartet"\'.' }),
+    actor: Type.String({ description: 'Label of the admin key that approved them.' }),
+    atUtc: UtcTimestamp('When.'),
+  },
+  { ...strict, title: 'TermsApproval' },
+);
+export type TermsApproval = Static<typeof TermsApproval>;
+
 /** The reviewers' side of one item as stored in ARCHIVE_DATA_DIR/state/reviews (keyed by tracking code). */
 export const ReviewRecord = Type.Object(
   {
@@ -250,6 +267,8 @@ export const ReviewRecord = Type.Object(
     ),
     /** A new work an editor merged into an existing work: applied as another source score of it. */
     mergeInto: Type.Optional(Nullable(MergeInto)),
+    /** New vocabulary terms an editor approved: the proposal adds them to the vocabulary files. */
+    termsApproval: Type.Optional(Nullable(TermsApproval)),
     lastError: Nullable(LastError),
     appliedCommit: Nullable(Type.String()),
     actions: Type.Array(ReviewAction),
@@ -316,6 +335,12 @@ export const AdminReviewState = Type.Object(
       Nullable(MergeInto, {
         description:
           'Set when an editor merged this new work into an existing work as a probable duplicate: applying it adds its files (with their license, attribution and source pages) as source scores of that work; no new work is created.',
+      }),
+    ),
+    termsApproval: Type.Optional(
+      Nullable(TermsApproval, {
+        description:
+          'The new vocabulary terms (submission.work.newTerms) an editor approved, with the key label; null while none are approved.',
       }),
     ),
     lastError: Nullable(LastError, { description: 'The last failed apply (e.g. the build error).' }),

@@ -7,51 +7,15 @@
  * attribution and source pages), no second work, and the other item is untouched.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIEDER, findScore } from '../helpers/corpus-content.ts';
+import { LIEDER, plannedImportItem } from '../helpers/corpus-content.ts';
 import { openReviewHarness, sha256, LABELED_ADMIN_KEY, type ReviewHarness } from '../review/harness.ts';
 import { cookieOf, csrfOf } from '../desk/helpers.ts';
-import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
-import { musicXmlFacts } from '../../src/domain/corpus/musicxml-facts.ts';
-import { parseTsv } from '../../src/domain/corpus/tsv.ts';
-import { corpusKindOf, indexTables, planItem } from '../../src/domain/corpus/openscore.ts';
-import { stagedFileUrl } from '../../api/imports/staged-files.ts';
-import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 
-const CORPUS = path.dirname(LIEDER);
 const AVE_MARIA = '6389103'; // Schubert, "Ellens Gesang III, D.839": the sample catalog has D. 839
 const OTHER = '5016466';
 const EXISTING = 'schubert-ave-maria-d-839';
 const BATCH = 'openscore-lieder';
-
-const tables = () => {
-  const read = (name: string) => parseTsv(readFileSync(path.join(CORPUS, 'data', name), 'utf8'));
-  return indexTables({ composers: read('composers.tsv'), scores: read('scores.tsv'), sets: read('sets.tsv') });
-};
-
-/** The importer's own plan of one corpus file (src/domain/corpus/openscore.ts), and its bytes. */
-function planned(id: string, slug: string): { body: MusicContributionInput; bytes: Buffer } {
-  const file = findScore(LIEDER, `lc${id}.mxl`);
-  const bytes = readFileSync(file);
-  const kind = corpusKindOf([`lc${id}.mxl`])!;
-  const plan = planItem(
-    kind,
-    tables(),
-    {
-      relPath: path.relative(LIEDER, file),
-      id,
-      sha256: sha256(bytes),
-      byteLength: bytes.length,
-      facts: musicXmlFacts(musicXmlFromMxl(bytes)),
-    },
-    { asOfYear: 2026, stagedUrl: stagedFileUrl, corpusUrl: 'https://github.com/OpenScore/Lieder' },
-  );
-  if (plan.kind !== 'submit') throw new Error(`lc${id} was not planned: ${plan.reason}`);
-  plan.body.target = { workSlug: slug };
-  return { body: plan.body, bytes };
-}
 
 let h: ReviewHarness;
 const codes: Record<string, string> = {};
@@ -59,7 +23,7 @@ const codes: Record<string, string> = {};
 const git = (...args: string[]) => execFileSync('git', ['-C', h.contentRepo, ...args], { encoding: 'utf8' });
 
 async function submit(id: string, slug: string, duplicateOf: string | null) {
-  const { body, bytes } = planned(id, slug);
+  const { body, bytes } = plannedImportItem(LIEDER, `lc${id}.mxl`, slug);
   const put = await h.app.inject({
     method: 'PUT',
     url: `/api/v1/admin/imports/files/${sha256(bytes)}`,

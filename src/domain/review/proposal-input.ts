@@ -13,6 +13,7 @@ import { applyCorrection } from './correction.ts';
 import { assetMeasurement } from './measured.ts';
 import { contributionText, correctionText } from './messages.ts';
 import { buildContributionChange, type ComposerFacts, type VerifiedFile } from './proposal.ts';
+import { addGenre, addInstruments } from './new-terms.ts';
 import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../work-file.ts';
 
 export interface ProposalChange {
@@ -43,6 +44,8 @@ export interface ProposalReader {
   composers(): ComposerFacts[];
   /** Bytes of a verified contributor file, by SHA-256 (a rendering profile's definition). */
   verifiedBytes(sha256: string): Buffer;
+  /** Text of a shared file of main (genres.json, instruments.json), or null when there is none. */
+  sharedFile?(name: 'genres.json' | 'instruments.json'): string | null;
 }
 
 /** The proposal, and the git author it is committed as (the submitter, never an address that reaches anyone). */
@@ -79,17 +82,18 @@ export function mergedSubmission(s: MusicContributionInput, into: string | null)
     ...s,
     operation: 'source-score',
     target: { workSlug: into },
-    changeSummary: `${s.changeSummary}\n\nMerged in review into the existing work "${into}" as another source score (a probable duplicate of it).`.slice(
-      0,
-      2000,
-    ),
+    changeSummary:
+      `${s.changeSummary}\n\nMerged in review into the existing work "${into}" as another source score (a probable duplicate of it).`.slice(
+        0,
+        2000,
+      ),
   };
 }
 
 /** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
 export function buildProposal(
   record: StoredContribution | StoredCorrectionReport,
-  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts' | 'mergeInto'>,
+  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts' | 'mergeInto' | 'termsApproval'>,
   reader: ProposalReader,
 ): BuiltProposal {
   const labels = [`status: ${record.status}`];
@@ -153,6 +157,19 @@ export function buildProposal(
                 : rewriteWorkFile(text!, change.before, change.after),
           },
         ];
+  // New vocabulary terms land only with an editor's approval; without it the content lint refuses
+  // a work that names them.
+  const terms = review.termsApproval ? s.work?.newTerms : undefined;
+  if (terms?.genre) {
+    const text = reader.sharedFile?.('genres.json') ?? '[]\n';
+    const next = addGenre(text, terms.genre);
+    if (next !== null) changes.push({ path: 'genres.json', content: next });
+  }
+  if (terms?.instruments?.length) {
+    const text = reader.sharedFile?.('instruments.json') ?? '[]\n';
+    const next = addInstruments(text, terms.instruments);
+    if (next !== null) changes.push({ path: 'instruments.json', content: next });
+  }
   return {
     input: { trackingCode: record.trackingCode, ...contributionText(record.trackingCode, s), labels, changes },
     author: authorOf(s.submittedBy.name, s.submittedBy.kind),
