@@ -1,5 +1,5 @@
 /**
- * The front server: one Fastify instance that owns HTTP for the archive (DESIGN.md 2.3).
+ * The front server: one Fastify instance that owns HTTP for the archive (docs/architecture.md, decision 4).
  * Start-up order matters: validation and error handling first (so every route answers problems
  * the same way), then the dynamic routes, then the static catch-all that serves the current build
  * and turns everything else into 404 or 405 problems.

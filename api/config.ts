@@ -1,5 +1,5 @@
 /**
- * Runtime configuration from the environment (DESIGN.md 4): every variable the server reads is
+ * Runtime configuration from the environment (docs/architecture.md, decision 17): every variable the server reads is
  * parsed and checked here, once, at start-up, so a bad value stops the start with a message naming
  * the variable instead of surfacing at the first request that needs it. Every value has a default
  * that runs the sample catalog locally. Features receive their part through AppContext.config.
@@ -46,7 +46,7 @@ export interface FetchSettings {
 }
 
 /**
- * Reader sign-in through GitHub OAuth (issue 18): GITHUB_OAUTH_CLIENT_ID + GITHUB_OAUTH_CLIENT_SECRET
+ * Reader sign-in through GitHub OAuth (docs/reader-sign-in.md): GITHUB_OAUTH_CLIENT_ID + GITHUB_OAUTH_CLIENT_SECRET
  * (both, or neither), the provider's web origin GITHUB_OAUTH_BASE_URL (authorize and access_token
  * endpoints) and GITHUB_API_URL for `GET /user`. Null: this archive offers no reader sign-in.
  */

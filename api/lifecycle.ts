@@ -1,5 +1,5 @@
 /**
- * How the server process starts listening and stops (issue 16, item 4). `scripts/serve.ts` (run by
+ * How the server process starts listening and stops (docs/operations.md). `scripts/serve.ts` (run by
  * `scripts/start.ts`) calls `prepareDataDir` before it builds the app and `serve` after; nothing
  * else here knows about the build or the routes.
  *

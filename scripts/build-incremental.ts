@@ -1,8 +1,9 @@
 /**
- * The incremental build (issue 12): a new build folder for commit N made from the complete build
- * of an earlier commit B by re-rendering only what the change from B to N touches, through the
- * same Astro pages and the same post-steps as a full build, so the folder holds exactly the bytes
- * a full build of N (with B's generatedAtUtc) would hold.
+ * The incremental build (docs/review.md, "Apply-to-visible and the incremental path"): a new
+ * build folder for commit N made from the complete build of an earlier commit B by re-rendering
+ * only what the change from B to N touches, through the same Astro pages and the same post-steps
+ * as a full build, so the folder holds exactly the bytes a full build of N (with B's
+ * generatedAtUtc) would hold.
  *
  *   1. `git diff --name-only --no-renames B N` in the content worktree. Every path must lie in a
  *      work's folder (`works/<slug>/...`); any other path (instruments.json, genres.json, a

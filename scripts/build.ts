@@ -63,7 +63,7 @@ export interface BuildOptions {
 
 export interface BuildInfo {
   baseUrl: string;
-  /** Reader sign-in the records and pages were written for (issue 18). */
+  /** Reader sign-in the records and pages were written for. */
   readerSignIn: 'github' | 'none';
   contentDir: string;
   /** The content commit built; null when the caller did not name one (then no incremental build can start from this folder). */

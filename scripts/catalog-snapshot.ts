@@ -1,8 +1,9 @@
 /**
  * The catalog a build checked, kept in its folder (`catalog-snapshot.json`) so that an incremental
  * build starting from that folder re-parses and re-checks only the works a change touches
- * (issue 12): every other work is, by `git diff`, byte for byte the one the earlier build loaded
- * and checked against the same shared inputs (a change to a shared input is a full build).
+ * (docs/review.md, "Apply-to-visible and the incremental path"): every other work is, by
+ * `git diff`, byte for byte the one the earlier build loaded and checked against the same shared
+ * inputs (a change to a shared input is a full build).
  *
  * One line per work, in the loader's order (folder names, sorted), with its checked content, its
  * Markdown body and the stored files its assets name (name, SHA-256, size; the path is rebuilt

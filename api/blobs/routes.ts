@@ -34,7 +34,8 @@ export function registerBlobRoutes(app: FastifyInstance, ctx: AppContext): void 
         {
           sha256: hash,
           size: info.byteLength,
-          // The type was declared by a contributor: never served as HTML, SVG or script (issue 16).
+          // The type was declared by a contributor: never served as HTML, SVG or script, so it cannot run
+          // in the archive's origin.
           contentType: safeDeclaredType(published.mediaType),
           // Content-addressed: the bytes behind this URL can never change.
           cacheControl: 'public, max-age=31536000, immutable',

@@ -1,5 +1,5 @@
 /**
- * The submitter answers a reviewer's request for information (issue 15, item 2; docs/contributions.md,
+ * The submitter answers a reviewer's request for information (docs/contributions.md,
  * "Answering a request for information"):
  *
  *   POST /api/v1/music/contributions/{trackingCode}/answers   { message, submission? }

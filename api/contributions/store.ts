@@ -1,6 +1,6 @@
 /**
  * Durable intake of contributions and correction reports over RecordStore (one lowdb document
- * per record, written temp -> fsync -> link/rename -> fsync dir; DESIGN.md 2.8). A promise
+ * per record, written temp -> fsync -> link/rename -> fsync dir; docs/architecture.md, decision 15). A promise
  * resolved here means the record is on disk.
  *
  * Idempotency without a lock: the idempotency record (key hash -> content hash, tracking code,

@@ -1,5 +1,5 @@
 /**
- * HTML building blocks of the review desk (issue 15): escaping and the page frame. Every value
+ * HTML building blocks of the review desk: escaping and the page frame. Every value
  * that reaches a page goes through `esc` (text and attribute values alike), so contributed text
  * is inert; pages carry no inline script or style (the CSP forbids both), only the desk's own
  * stylesheet and one small script file.

@@ -1,5 +1,5 @@
 /**
- * The review desk's pages (issue 15), rendered from the records the review service holds: the
+ * The review desk's pages, rendered from the records the review service holds: the
  * sign-in form, the queue with its filters and counts, and one item with the submission, the
  * proposed change as a diff, the contributor files (verification, checks, measured audio, score
  * preview, audio player), the history and the action forms. Pure functions of their input: no
@@ -447,7 +447,7 @@ ${ref ? (ref.url && /^https:\/\//.test(ref.url) ? html`<li><a href="${ref.url}" 
     ),
   );
   const history = record.history.map((entry) => {
-    // `action` and `revisedSubmission` come with submitters' answers (issue 15, item 2).
+    // `action` and `revisedSubmission` come with submitters' answers (docs/contributions.md).
     const h = entry as typeof entry & { action?: string; revisedSubmission?: boolean };
     const answer = h.action === 'answer';
     const what = answer

@@ -1,5 +1,5 @@
 /**
- * The editors' review desk at /admin/ (issue 15, item 1): server-rendered HTML over the review
+ * The editors' review desk at /admin/ (docs/review.md, "The review desk"): server-rendered HTML over the review
  * service, no framework and nothing downloaded at run time (one stylesheet and one small script,
  * both served from here).
  *

@@ -1,5 +1,5 @@
 /**
- * The GitHub forge (DESIGN.md 2.6): mirrors each review as a pull request through Octokit while the
+ * The GitHub forge (docs/review-infra.md): mirrors each review as a pull request through Octokit while the
  * local content repository stays the source of truth for builds. `open` commits locally first, then
  * pushes the same changes as one commit (Git Data API: blobs, tree, commit, ref) to branch
  * `review/<code>` from GitHub's default branch and opens a PR; labels carry the status (`status:

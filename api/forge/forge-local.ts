@@ -1,5 +1,5 @@
 /**
- * The local forge (DESIGN.md 2.6): reviews are branches `review/<code>` in the runtime content
+ * The local forge (docs/review.md, "Forge choice"): reviews are branches `review/<code>` in the runtime content
  * repository, made with the git CLI. A proposal is committed with git plumbing, never in a
  * checkout of the whole tree (the main checkout is never touched until the merge), with the
  * submitter as author, by `ContentProposal` (api/site/content-proposal.ts, which curator

@@ -1,5 +1,5 @@
 /**
- * Which forge reviews run on (DESIGN.md 2.6): GitHub when GITHUB_REPOSITORY is set with GITHUB_TOKEN
+ * Which forge reviews run on (docs/review.md, "Forge choice"): GitHub when GITHUB_REPOSITORY is set with GITHUB_TOKEN
  * or a GitHub App's variables (parsed in api/config.ts; GITHUB_API_URL overrides the API base), the
  * local git forge otherwise. The GitHub
  * forge still merges into the local content repository, so it is given the local forge.

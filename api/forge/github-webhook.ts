@@ -1,5 +1,5 @@
 /**
- * GitHub events for reviews mirrored as pull requests (DESIGN.md 2.6): a webhook endpoint that
+ * GitHub events for reviews mirrored as pull requests (docs/review-infra.md): a webhook endpoint that
  * verifies `X-Hub-Signature-256` over the raw body before reading anything else, and a poll that
  * catches events the webhook missed (server down, delivery failed). A PR on branch
  * `review/<code>` that is merged calls `onMerged(code)`, closed unmerged `onClosed(code)`, and a

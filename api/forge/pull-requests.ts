@@ -1,6 +1,6 @@
 /**
- * Pull requests opened by people on the content repository (issue 15, item 4;
- * docs/github-review.md): each `pull_request` webhook event (opened, synchronize, reopened,
+ * Pull requests opened by people on the content repository
+ * (docs/github-review.md): each `pull_request` webhook event (opened, synchronize, reopened,
  * closed, edited ...) of a branch that is not one of the archive's own `review/<code>` branches is
  * recorded in ARCHIVE_DATA_DIR/state/pull-requests (one record per PR, id `PR-<number>`), listed
  * by the review queue (kind "pull-request"), and its head is linted:

@@ -84,7 +84,7 @@ const GENERATED_LABEL = /^key-[0-9a-f]{6}$/;
 /**
  * True when `label` was given by the operator (`label=secret`) and so names an accountable key
  * holder; false for a generated `key-<hex>` label (a label written in that form counts as
- * generated too). Listening approval needs such a labeled key (issue 13, item 7).
+ * generated too). Listening approval needs such a labeled key, so the approval names who gave it.
  */
 export function isOperatorLabel(label: string): boolean {
   return LABEL_PATTERN.test(label) && !GENERATED_LABEL.test(label);

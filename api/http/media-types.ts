@@ -2,7 +2,7 @@
  * The one MIME table of the archive: `mime-db` (through `mime-types`, which resolves an extension
  * claimed by several types the same way every time). The front server types files with
  * `contentTypeFor`, and the generated nginx.conf lists the same table (`nginxTypesBlock`), so the
- * two can never disagree about a file (issue 16: they carried two hand-written tables that did).
+ * two can never disagree about a file (they once carried two hand-written tables that did).
  *
  * Types that someone declared (a contributor's or archivist's `mediaType`/`contentType`) are
  * never trusted for inline display: `safeDeclaredType` passes only inert types (audio, video,

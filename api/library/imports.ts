@@ -44,7 +44,7 @@ const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
  * The import id of an idempotency key: a UUID (version 8, RFC 9562) from a hash of the key. The
  * id is a function of the key so that concurrent identical requests race on one exclusive create
  * and exactly one import record is ever written (a random id per request left one orphan record
- * per loser, issue 16); a crash between the import and its key record is recovered the same way.
+ * per loser); a crash between the import and its key record is recovered the same way.
  */
 export function importIdFor(idempotencyKey: string): string {
   const h = sha256Hex(`library-import:${idempotencyKey}`);

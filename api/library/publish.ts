@@ -2,7 +2,7 @@
  * Publication (spec Part 3: private -> public): a curator publishes an eligible package as a new
  * arrangement of a canonical work. The package becomes public through the content repository and
  * the rebuild-and-swap path, never by serving library files directly. With the same machinery as
- * an editor's apply (issue 12; api/site/content-proposal.ts), never a checkout or a lint of the
+ * an editor's apply (api/site/content-proposal.ts), never a checkout or a lint of the
  * whole catalog:
  *
  *   1. under the content-repository lock, a temporary index on HEAD; a partial copy of it (the
@@ -175,7 +175,7 @@ export class LibraryPublisher {
         `${curator.label} <${curator.label}@curators.archive.invalid>`,
       );
       try {
-        // Incrementally from the served build, as an apply builds (issue 12); the swap below finds it complete.
+        // Incrementally from the served build, as an apply builds; the swap below finds it complete.
         // In the rebuilder's persistent checkout, moved to the commit (only the changed file is written).
         await ensureIncrementalBuild(config, commit, this.ctx.handle.current.dir, { worktree: 'rebuild' });
       } catch (err) {

@@ -1,5 +1,6 @@
 /**
- * Operator endpoints (issue 16, item 3), outside /api/v1 and the OpenAPI document, never cached:
+ * Operator endpoints (docs/operations.md, "Health, readiness, metrics"), outside /api/v1 and the OpenAPI
+ * document, never cached:
  *
  *   GET /healthz   200 while the process answers at all (liveness).
  *   GET /readyz    200 when a complete build is open, the content repository answers and the data

@@ -1,5 +1,5 @@
 /**
- * Technical checks of a contributor's file during review (DESIGN.md 2.10): MusicXML must load in
+ * Technical checks of a contributor's file during review (docs/review-infra.md): MusicXML must load in
  * Verovio (pages, measures), MP3/WAV must decode to audio with a duration (music-metadata) and are
  * then decoded in full and measured (duration, EBU R128 loudness, true peak, loudness range,
  * sections, quiet stretches, narration-bed level: api/audio/measure-audio.ts), MIDI must parse and hold
@@ -126,7 +126,7 @@ async function checkMusicXmlText(xml: string): Promise<TechnicalCheckResult> {
 }
 
 /**
- * The first page of a MusicXML score engraved as SVG (the desk's score preview, issue 15), in the
+ * The first page of a MusicXML score engraved as SVG (the desk's score preview), in the
  * engraving pool like the checks. Throws when Verovio cannot load the file or the score is over budget.
  */
 export async function scorePreviewSvg(xml: string): Promise<{ svg: string; pages: number }> {

@@ -1,5 +1,5 @@
 /**
- * The change a review proposes to the content repository, as a bounded unified diff (issue 15):
+ * The change a review proposes to the content repository, as a bounded unified diff:
  * the review branch `review/<code>` against where it left main (`git diff main...branch`), or,
  * once applied, the merge commit against its first parent. git's output is read up to
  * DIFF_MAX_BYTES and the process is stopped there, so a huge proposal costs a bounded read.

@@ -1,5 +1,5 @@
 /**
- * Fetches a contributor's file from its URL during review (DESIGN.md 2.10), under an SSRF guard:
+ * Fetches a contributor's file from its URL during review (docs/review-infra.md), under an SSRF guard:
  * HTTPS only; no host name, literal address or DNS answer in loopback, private, link-local,
  * CGNAT, metadata, multicast, reserved, IPv4-mapped or documentation ranges; every redirect target
  * checked the same way (at most 5); size and total-time limits. The bytes stream into a staging file

@@ -1,5 +1,5 @@
 /**
- * The admin review API (issue 4; docs/review.md): act on contributions and correction reports,
+ * The admin review API (docs/review.md): act on contributions and correction reports,
  * read one item as reviewers see it, and list the open queue. Every route needs an admin key
  * (ARCHIVE_ADMIN_KEYS) as `Authorization: Bearer <key>`; answers are `Cache-Control: no-store`.
  *
@@ -19,7 +19,7 @@ import type { ReviewActor, ReviewService } from './service.ts';
 import type { PullRequestReviews } from '../forge/pull-requests.ts';
 import { reviewDiff } from './diff.ts';
 
-/** The authenticated admin key as the actor of a review action (issue 13, item 7). */
+/** The authenticated admin key as the actor of a review action: every action names who took it. */
 function actorOf(request: FastifyRequest): ReviewActor {
   const { label } = principalOf(request);
   return { label, operatorLabeled: isOperatorLabel(label) };
@@ -131,7 +131,7 @@ export async function registerAdminRoutes(
       async (request, reply) => {
         const code = codeOf(request.params.code);
         const { record, review } = await reviews.get(kind, code).catch((err: unknown) => asProblem(request, err));
-        // The proposed change as a bounded diff (issue 15); a git failure shows as no diff, never a 5xx.
+        // The proposed change as a bounded diff; a git failure shows as no diff, never a 5xx.
         const diff = await reviewDiff(ctx.config.contentRepo, {
           branch: review?.ref?.branch ?? null,
           appliedCommit: review?.appliedCommit ?? null,

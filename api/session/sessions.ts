@@ -1,5 +1,5 @@
 /**
- * Browser sessions (issue 15 desk sign-in, issue 18 reader sign-in): one store, two kinds of
+ * Browser sessions (the review desk's sign-in and reader sign-in): one store, two kinds of
  * subject.
  *
  *   admin  — an editor signed in to /admin/ with an admin key. The session carries the key's

@@ -1,5 +1,5 @@
 /**
- * GitHub OAuth for reader sign-in (issue 18), through arctic's generic OAuth 2.0 client
+ * GitHub OAuth for reader sign-in (docs/reader-sign-in.md), through arctic's generic OAuth 2.0 client
  * (authorization code + PKCE S256; RFC 6749 / 7636). arctic's own `GitHub` provider has its
  * endpoints fixed to github.com and sends no PKCE challenge, so the generic client is given
  * GitHub's endpoints under GITHUB_OAUTH_BASE_URL (a local fake in the tests).

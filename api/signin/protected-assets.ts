@@ -18,7 +18,7 @@ async function load(buildDir: string): Promise<Map<string, ProtectedAsset>> {
     >;
     return new Map(Object.entries(raw));
   } catch (error) {
-    // A build made before issue 18 has no manifest: nothing protected is served from it.
+    // A build made by an archive version without reader sign-in has no manifest: nothing protected is served from it.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
     throw error;
   }

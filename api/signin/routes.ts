@@ -1,5 +1,5 @@
 /**
- * Reader sign-in and signed-in downloads (issue 18).
+ * Reader sign-in and signed-in downloads (docs/reader-sign-in.md).
  *
  *   GET    /api/v1/reader/sign-in?return=/works/x/     302 to GitHub (state + PKCE in a SameSite=Lax cookie)
  *   GET    /api/v1/reader/sign-in/callback?code&state   checks state, exchanges the code with the PKCE verifier,

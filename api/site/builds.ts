@@ -1,5 +1,5 @@
 /**
- * Build folders under ARCHIVE_DATA_DIR/builds and the rebuild-and-swap path (DESIGN.md 2.7).
+ * Build folders under ARCHIVE_DATA_DIR/builds and the rebuild-and-swap path (docs/architecture.md, decision 13).
  * A build runs in a child process into a fresh folder keyed by content commit and base URL; the
  * server switches to it in one step only once it is complete, so a failed build leaves the old
  * site serving. Rebuilds are serialised: concurrent callers queue behind the one running.
@@ -26,7 +26,7 @@ export function isCompleteBuild(outDir: string): boolean {
   );
 }
 
-/** Reader sign-in changes what records and pages say (issue 18), so it is part of the key (unchanged keys without it). */
+/** Reader sign-in changes what records and pages say, so it is part of the key (unchanged keys without it). */
 export function buildKey(commit: string, baseUrl: string, readerSignIn: 'github' | 'none' = 'none'): string {
   const input = readerSignIn === 'none' ? baseUrl : `${baseUrl}\nreader-sign-in=${readerSignIn}`;
   return `${commit.slice(0, 12)}-${createHash('sha256').update(input).digest('hex').slice(0, 8)}`;
@@ -65,7 +65,7 @@ export interface ChildBuildOptions {
   commit?: string;
   /** Build incrementally from this complete build folder (scripts/build-incremental.ts), or in full when it cannot. */
   incrementalFrom?: string;
-  /** Reader sign-in the records and pages are written for (issue 18). */
+  /** Reader sign-in the records and pages are written for. */
   readerSignIn?: 'github' | 'none';
   /** Every record's generatedAtUtc (tests compare an incremental build with a full one of the same time). */
   generatedAtUtc?: string;

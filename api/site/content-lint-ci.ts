@@ -1,5 +1,5 @@
 /**
- * The content lint for a content repository's own CI (issue 15, item 4; docs/github-review.md):
+ * The content lint for a content repository's own CI (docs/github-review.md):
  * `.github/workflows/content-lint.yml` (shipped in the project's content/.github/) runs
  * `.github/content-lint/lint.mjs`, which is `scripts/lint-content.ts` bundled by esbuild with
  * everything it imports (the schemas, the loader, ajv, js-yaml, yaml) into one ES module for

@@ -1,6 +1,6 @@
 /**
  * A change to the content repository written with git plumbing, never in a checkout of the whole
- * tree (issue 12): the editors' proposals (api/forge/forge-local.ts) and the curators'
+ * tree: the editors' proposals (api/forge/forge-local.ts) and the curators'
  * publications (api/library/publish.ts) both go this way.
  *
  *   1. a temporary index reads the base commit's tree (`read-tree`), the changed files are

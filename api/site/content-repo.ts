@@ -1,5 +1,5 @@
 /**
- * The runtime content repository (DESIGN.md 2.5): created on first start under ARCHIVE_DATA_DIR
+ * The runtime content repository (docs/architecture.md, decision 12): created on first start under ARCHIVE_DATA_DIR
  * from the shipped `content/` as its first commit, so the running service never writes into the
  * project tree. Every git call goes through `git()` with a fixed identity, so it also works on a
  * machine with no git configuration.
@@ -190,7 +190,7 @@ const repoLocks = new Map<string, Promise<unknown>>();
 /**
  * Run `fn` while holding this process's lock on the content repository, so a publication, an
  * apply and a review branch never interleave their git commands. The write API is single-writer
- * per content repository (DESIGN.md 5).
+ * per content repository (docs/architecture.md, "Scale path").
  */
 export function withContentRepoLock<T>(repo: string, fn: () => Promise<T>): Promise<T> {
   return serialByKey(repoLocks, path.resolve(repo), fn);

@@ -1,6 +1,6 @@
 /**
  * The nginx configuration that serves a built site with the same URLs as the front server
- * (DESIGN.md 2.2): extension-less API records map to `index.json`, Markdown and text get their
+ * (docs/architecture.md, decision 3): extension-less API records map to `index.json`, Markdown and text get their
  * types (the one MIME table, mime-db: api/http/media-types.ts). Dynamic routes (queries, submissions) are proxied to the Node process.
  */
 import { existsSync, readdirSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Start-up sweep of temporary files a killed process left behind (issue 16: a kill -9 under load
+ * Start-up sweep of temporary files a killed process left behind (a kill -9 under load once
  * left hundreds of `.tmp` files that nothing ever removed). Record writes go to a temporary file,
  * then are renamed or hard-linked into place (durable-json-file.ts); a file still named like a
  * temporary file was never acknowledged, so removing it loses nothing.

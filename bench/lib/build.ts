@@ -184,7 +184,7 @@ async function runBuild(ctx: SectionContext): Promise<Omit<SectionResult, 'durat
  * Section "build-hugo": the full build against its speed bar, Hugo (Debian's `hugo`), building the
  * same generated catalog into the same three outputs per work (HTML page, JSON record, Markdown
  * record; bench/lib/hugo.ts says what Hugo does and does not do). Interleaved rounds (Hugo then the
- * build, then the build then Hugo ...), medians. Goal (issue 12): the full build <= 2x Hugo.
+ * build, then the build then Hugo ...), medians. Goal: the full build <= 2x Hugo.
  */
 export function buildHugoSection(options: { works?: number; rounds?: number } = {}): Section {
   return {

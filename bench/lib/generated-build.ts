@@ -7,7 +7,7 @@
  * published-blobs.json and build.json. What it does not write is what only Astro renders: HTML
  * pages, discovery documents other than /api/v1, scores, Pagefind. The server and nginx serve it
  * like any build folder; the benches at 10,000 and 100,000 works use it because a full Astro build
- * of 100,000 works does not fit a bench run (issue 12 makes it fit).
+ * of 100,000 works does not fit a bench run.
  *
  * The content repository is seeded with the same generated content, and the folder is placed at
  * the build key of its HEAD, so `npm start` serves it without building.

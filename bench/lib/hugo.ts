@@ -1,5 +1,5 @@
 /**
- * The Hugo anchor of the full build (issue 12, item 5): Debian's `hugo` building, from the same
+ * The Hugo anchor of the full build: Debian's `hugo` building, from the same
  * generated catalog, the same three outputs per work — an HTML page, a JSON record and a Markdown
  * record — plus list pages by period, genre and instrument (the project's browse pages) and a
  * home page, with templates of comparable weight (every field of the work: facts, rights with

@@ -76,7 +76,7 @@ const WORK = {
   workNumber: null,
   summary: null,
 };
-// The template with its placeholders filled: the untouched template is refused (issue 13).
+// The template with its placeholders filled: the untouched template is refused.
 const TEMPLATE = fillTemplate(buildContributionTemplate(WORK));
 const submission = (key: string): MusicContributionInput => ({ ...TEMPLATE, idempotencyKey: key });
 

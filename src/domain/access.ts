@@ -1,5 +1,5 @@
 /**
- * Who may follow an asset's link, in words and links, for one build (issue 18).
+ * Who may follow an asset's link, in words and links, for one build (docs/reader-sign-in.md).
  *
  * A `signed-in` asset is downloadable only through the protected route
  * `GET /api/v1/works/{slug}/assets/{assetId}/download`, and only when the archive offers reader

@@ -1,5 +1,5 @@
 /**
- * The content lint of a change (issue 15, item 4): which part of a content repository a set of
+ * The content lint of a change (docs/github-review.md): which part of a content repository a set of
  * changed files puts in question, the lint of just that part, each message's line in its YAML or
  * JSON source, and GitHub's `::error file=…,line=…::` workflow commands for annotations.
  *

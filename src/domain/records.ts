@@ -80,7 +80,7 @@ export type Urls = ReturnType<typeof urls>;
 export interface RecordExtras {
   /** Asset ids of this work's source scores that have a rendered PDF. */
   pdfAssetIds?: ReadonlySet<number>;
-  /** The archive offers reader sign-in (GitHub OAuth), so signed-in files have a protected link (issue 18). */
+  /** The archive offers reader sign-in (GitHub OAuth), so signed-in files have a protected link. */
   readerSignIn?: boolean;
 }
 
@@ -424,7 +424,7 @@ function cell(text: string | number | null | undefined): string {
   return inertHtml(String(text)).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
-/** Measured and declared audio facts, apart, one asset each (issue 13). */
+/** Measured and declared audio facts, apart, one asset each (docs/audio.md). */
 function measuredLines(assets: AssetRecord[]): string[] {
   const lines: string[] = [];
   for (const a of assets) {

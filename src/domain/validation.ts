@@ -37,17 +37,21 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
   return ajv;
 }
 
-const plainAjv = createAjv();
-const defaultsAjv = createAjv({ useDefaults: true });
 const compiledPlain = new WeakMap<object, ValidateFunction>();
 const compiledDefaults = new WeakMap<object, ValidateFunction>();
 
-/** The compiled validator of `schema` (compiled once per schema object). */
+/**
+ * The compiled validator of `schema` (compiled once per schema object). Each schema gets its own
+ * ajv instance: ajv registers every `$id` it meets, nested ones included, and refuses a second,
+ * different schema under the same `$id` (a model embedded with a field-specific description, or
+ * the same module evaluated twice in one process). No schema refers to another by `$ref`, so
+ * nothing is lost by not sharing.
+ */
 export function validatorFor(schema: TSchema, options: { useDefaults?: boolean } = {}): ValidateFunction {
   const cache = options.useDefaults ? compiledDefaults : compiledPlain;
   let fn = cache.get(schema);
   if (!fn) {
-    fn = (options.useDefaults ? defaultsAjv : plainAjv).compile(schema);
+    fn = createAjv({ useDefaults: options.useDefaults ?? false }).compile(schema);
     cache.set(schema, fn);
   }
   return fn;

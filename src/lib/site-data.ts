@@ -219,7 +219,7 @@ export function site(): SiteData {
   if (held && shelf[SHARED_SITE_DATA]?.data === held) return held;
   const contentDir = path.resolve(process.env.ARCHIVE_CONTENT_DIR ?? 'content');
   const baseUrl = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
-  // Set by scripts/build.ts --reader-sign-in: does this archive sign readers in (issue 18)?
+  // Set by scripts/build.ts --reader-sign-in: does this archive sign readers in?
   const readerSignIn = process.env.ARCHIVE_READER_SIGNIN === 'github';
   const key = JSON.stringify([
     contentDir,

@@ -1,5 +1,5 @@
 /**
- * OpenAPI of the submitter's answer (issue 15, item 2): the two answer operations and the receipt
+ * OpenAPI of the submitter's answer (docs/contributions.md): the two answer operations and the receipt
  * schemas the 202 answers of intake refer to. document.ts lists them with the rest.
  */
 import type { TSchema } from '@sinclair/typebox';

@@ -421,7 +421,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
   for (const op of OPERATIONS) {
     const specs: Record<string, ResponseSpec> = { ...op.responses };
     if (op.cacheable) specs['304'] = { description: 'Not modified: the If-None-Match tag still matches.' };
-    // Reads are never rate-limited, so a GET documents no 429 (issue 17: response codes as served).
+    // Reads are never rate-limited, so a GET documents no 429 (the document lists the response codes as served).
     if (op.method !== 'get') specs['429'] ??= problem('Rate limited; wait for Retry-After seconds.');
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(specs)) {

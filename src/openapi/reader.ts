@@ -1,5 +1,5 @@
 /**
- * OpenAPI operations of reader sign-in and signed-in downloads (tag `reader`, issue 18;
+ * OpenAPI operations of reader sign-in and signed-in downloads (tag `reader`; docs/reader-sign-in.md;
  * api/signin/routes.ts). Parameters come from the routes' own TypeBox schemas.
  */
 import type { TSchema } from '@sinclair/typebox';

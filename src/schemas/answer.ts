@@ -1,5 +1,5 @@
 /**
- * The submitter's side of a request for information (issue 15, item 2): the receipt a 202 answers
+ * The submitter's side of a request for information (docs/contributions.md): the receipt a 202 answers
  * with (the tracking record plus the secret response token), and the answer a submitter sends back
  * with that token. One source for validation, the OpenAPI document, the MCP tools and the types.
  */

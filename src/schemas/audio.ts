@@ -1,5 +1,5 @@
 /**
- * What the archive measured in an audio file (issue 13; docs/audio.md), the one schema of it: the
+ * What the archive measured in an audio file (docs/audio.md), the one schema of it: the
  * review record's technical checks, the content front matter and published asset records, and
  * the types (`src/domain/audio/measure.ts` produces it; a compile-time check below keeps the two
  * in step). Measured values are never mixed with declared ones: `declared` holds what the

@@ -119,7 +119,7 @@ export const API_VERSION = 'v1';
 
 /**
  * One section of an arrangement with its times, as declared by a contributor or set by an editor
- * (issue 13, item 1): what resolve and callers use to cut, loop or place music. Times in seconds
+ * in review: what resolve and callers use to cut, loop or place music. Times in seconds
  * from the start of the recording; `end` after `start`.
  */
 export const ArrangementSection = Type.Object(

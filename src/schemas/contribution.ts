@@ -438,7 +438,7 @@ export type MusicContributionInput = Static<typeof MusicContributionInput>;
 // ---------------------------------------------------------------------------------------------
 // Tracking records (decided where the spec says "not shown"; see docs/contributions.md)
 
-/** Statuses of contributions and correction reports alike (DESIGN.md 3). */
+/** Statuses of contributions and correction reports alike (docs/contributions.md, "Statuses and transitions"). */
 export const SUBMISSION_STATUSES = ['pending', 'needs-information', 'accepted', 'applied', 'declined'] as const;
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 

@@ -17,7 +17,7 @@ import {
 
 const strict = { additionalProperties: false } as const;
 
-/** Import and file states (DESIGN.md 3). */
+/** Import and file states (docs/library.md, "States and transitions"). */
 export const IMPORT_STATUSES = ['open', 'committed', 'failed'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 export const FILE_STATUSES = ['pending', 'partial', 'uploaded', 'verified', 'mismatch'] as const;

@@ -73,7 +73,7 @@ export const ReviewAssertion = Type.Object(
   },
 );
 
-/** What an editor may set for a contributed arrangement during review (issue 13, item 1): what resolve ranks on. */
+/** What an editor may set for a contributed arrangement during review: what resolve ranks on. */
 export const ArrangementFacts = Type.Object(
   {
     alsoSuits: Type.Optional(
@@ -277,7 +277,7 @@ export const ReviewRecord = Type.Object(
 );
 export type ReviewRecord = Static<typeof ReviewRecord>;
 
-/** The change a review proposes, as git shows it (api/review/diff.ts; issue 15). */
+/** The change a review proposes, as git shows it (api/review/diff.ts). */
 export const ReviewDiff = Type.Object(
   {
     base: Type.String({
@@ -383,7 +383,7 @@ export const AdminItem = Type.Object(
 export type AdminItem = Static<typeof AdminItem>;
 
 // ---------------------------------------------------------------------------------------------
-// Pull requests opened by people on the content repository (issue 15, item 4): the GitHub
+// Pull requests opened by people on the content repository (docs/github-review.md): the GitHub
 // webhook records each one as a review item with the content lint of its changed files, and the
 // queue lists it beside contributions and correction reports (kind "pull-request").
 

@@ -46,7 +46,7 @@ export const AdminSession = Type.Object(
 );
 export type AdminSession = Static<typeof AdminSession>;
 
-/** Reader sign-in (issue 18): `GET /api/v1/reader/sign-in?return=/works/x/`. */
+/** Reader sign-in (docs/reader-sign-in.md): `GET /api/v1/reader/sign-in?return=/works/x/`. */
 export const ReaderSignInQuery = Type.Object(
   {
     return: Type.Optional(

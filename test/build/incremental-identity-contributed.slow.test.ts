@@ -1,5 +1,5 @@
 /**
- * Incremental builds (issue 12): a new work as an applied contribution writes it, with its source
+ * Incremental builds: a new work as an applied contribution writes it, with its source
  * score in the blob store (not stored beside the work), built incrementally, holds exactly the bytes
  * of a full build of the same commit (same generatedAtUtc, same blob store): the new work's
  * records, pages and engraved score, the listings, Pagefind, the index files and

@@ -1,69 +1,34 @@
 /**
- * Incremental builds (issue 12): for several kinds of change to the sample catalog, a build made
+ * Incremental builds: for several kinds of change to the sample catalog, a build made
  * incrementally from the previous build holds exactly the bytes of a full build of the same commit
  * (same generatedAtUtc): every record, Markdown file, HTML page, listing, score file, zip, the
  * Pagefind index, the server's index files, published-blobs.json and the score manifest. The
  * earlier build folder, which shares its unchanged files with the new one through hard links,
  * is left exactly as it was. Changes the incremental path cannot vouch for fall back to a full build.
  */
-import { createHash } from 'node:crypto';
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import os from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { git } from '../../api/site/content-repo.ts';
 import { FullBuildNeeded, planChange } from '../../scripts/build-incremental.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
-import { filesUnder, digests, differences } from '../helpers/build-folders.ts';
+import { filesUnder, digests, differences, IncrementalBuilds } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://incremental.example.test';
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-incremental-'));
-const repo = path.join(root, 'content');
-const work = (slug: string, file = 'index.md') => path.join(repo, 'works', slug, file);
+const builds = new IncrementalBuilds('pdma-incremental-', BASE_URL);
+const { root, repo } = builds;
+const work = (slug: string, file = 'index.md') => builds.work(slug, file);
+const commitAll = (message: string) => builds.commitAll(message);
+const buildBoth = (commit: string, base: string, name: string) => builds.buildBoth(commit, base, name);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-async function commitAll(message: string): Promise<string> {
-  await git(repo, ['add', '--all']);
-  await git(repo, ['commit', '--quiet', '-m', message]);
-  return git(repo, ['rev-parse', 'HEAD']);
-}
-
-/** Build `commit` incrementally from `base` and in full (same time), and compare the two folders. */
-async function buildBoth(
-  commit: string,
-  base: string,
-  name: string,
-): Promise<{ incremental: string; full: string; differences: string[] }> {
-  const incremental = path.join(root, `${name}-inc`);
-  const full = path.join(root, `${name}-full`);
-  await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: base });
-  // An incremental folder keeps the time of the full build it descends from.
-  const { generatedAtUtc } = JSON.parse(readFileSync(path.join(base, 'build.json'), 'utf8')) as {
-    generatedAtUtc: string;
-  };
-  await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
-  return { incremental, full, differences: differences(digests(incremental), digests(full)) };
-}
+afterAll(() => builds.dispose());
 
 let baseDir = '';
 let firstIncremental = '';
 
 beforeAll(async () => {
-  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
-  baseDir = path.join(root, 'base');
-  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+  baseDir = await builds.buildBase();
 }, 300_000);
 
 describe('incremental build', () => {

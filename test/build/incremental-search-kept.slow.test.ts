@@ -1,34 +1,27 @@
 /**
- * Incremental builds (issue 12) that keep the base's Pagefind index: when no changed work's search
+ * Incremental builds that keep the base's Pagefind index: when no changed work's search
  * record changed (a correction of a rights note, review state, file or note), the base folder's
  * Pagefind index is linked instead of indexing the whole catalog again. The folder must still hold
  * exactly the bytes of a full build of the same commit, and the base folder must not change.
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInChild } from '../../api/site/builds.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { searchRecordsUnchanged } from '../../scripts/build-incremental.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
-import { filesUnder, digests, differences } from '../helpers/build-folders.ts';
+import { digests, differences, IncrementalBuilds } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://search-kept.example.test';
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-search-kept-'));
-const repo = path.join(root, 'content');
-const work = (slug: string) => path.join(repo, 'works', slug, 'index.md');
+const builds = new IncrementalBuilds('pdma-search-kept-', BASE_URL);
+const { repo } = builds;
+const work = (slug: string) => builds.work(slug);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => builds.dispose());
 
 let baseDir = '';
 
 beforeAll(async () => {
-  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
-  baseDir = path.join(root, 'base');
-  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+  baseDir = await builds.buildBase();
 }, 300_000);
 
 describe('incremental build keeping the Pagefind index', () => {
@@ -77,17 +70,8 @@ describe('incremental build keeping the Pagefind index', () => {
         'rightsNote: "Checked again in November. The composition',
       ),
     );
-    await git(repo, ['add', '--all']);
-    await git(repo, ['commit', '--quiet', '-m', 'Correct the rights note of Für Elise']);
-    const commit = await git(repo, ['rev-parse', 'HEAD']);
-
-    const incremental = path.join(root, 'rights-inc');
-    const full = path.join(root, 'rights-full');
-    await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: baseDir });
-    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as {
-      generatedAtUtc: string;
-    };
-    await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
+    const commit = await builds.commitAll('Correct the rights note of Für Elise');
+    const { incremental, full, differences: diff } = await builds.buildBoth(commit, baseDir, 'rights');
 
     const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
     expect(info.mode).toBe('incremental');
@@ -96,7 +80,7 @@ describe('incremental build keeping the Pagefind index', () => {
     expect(info.searchIndex.pages).toBe(
       JSON.parse(readFileSync(path.join(full, 'build.json'), 'utf8')).searchIndex.pages,
     );
-    expect(differences(digests(incremental), digests(full))).toEqual([]);
+    expect(diff).toEqual([]);
     expect(
       readFileSync(path.join(incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8'),
     ).toContain('Checked again in November');

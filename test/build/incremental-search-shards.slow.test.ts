@@ -4,27 +4,22 @@
  * retitled work re-indexes only its own shard; the others are linked from the base. The folder
  * must hold exactly the bytes of a full build of the same commit, and the base must not change.
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInChild } from '../../api/site/builds.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { shardOf } from '../../src/lib/site/search-index.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
-import { filesUnder, digests, differences } from '../helpers/build-folders.ts';
+import { filesUnder, digests, differences, IncrementalBuilds } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://search-shards.example.test';
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-search-shards-inc-'));
-const repo = path.join(root, 'content');
-const work = (slug: string) => path.join(repo, 'works', slug, 'index.md');
+const builds = new IncrementalBuilds('pdma-search-shards-inc-', BASE_URL);
+const { repo } = builds;
+const work = (slug: string) => builds.work(slug);
 const previous = process.env.ARCHIVE_SEARCH_SHARD_WORKS;
 
 afterAll(() => {
   if (previous === undefined) delete process.env.ARCHIVE_SEARCH_SHARD_WORKS;
   else process.env.ARCHIVE_SEARCH_SHARD_WORKS = previous;
-  rmSync(root, { recursive: true, force: true });
+  builds.dispose();
 });
 
 let baseDir = '';
@@ -32,9 +27,7 @@ let baseDir = '';
 beforeAll(async () => {
   // The build children inherit it.
   process.env.ARCHIVE_SEARCH_SHARD_WORKS = '8';
-  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
-  baseDir = path.join(root, 'base');
-  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+  baseDir = await builds.buildBase();
 }, 600_000);
 
 describe('an incremental build over a sharded search index', () => {
@@ -50,17 +43,8 @@ describe('an incremental build over a sharded search index', () => {
       readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (Bagatelle in A minor, WoO 59)'),
     );
     expect(readFileSync(file, 'utf8')).toContain('Bagatelle in A minor, WoO 59');
-    await git(repo, ['add', '--all']);
-    await git(repo, ['commit', '--quiet', '-m', 'Retitle Für Elise']);
-    const commit = await git(repo, ['rev-parse', 'HEAD']);
-
-    const incremental = path.join(root, 'retitle-inc');
-    const full = path.join(root, 'retitle-full');
-    await buildInChild(repo, incremental, BASE_URL, { commit, incrementalFrom: baseDir });
-    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as {
-      generatedAtUtc: string;
-    };
-    await buildInChild(repo, full, BASE_URL, { commit, generatedAtUtc });
+    const commit = await builds.commitAll('Retitle Für Elise');
+    const { incremental, differences: diff } = await builds.buildBoth(commit, baseDir, 'retitle');
 
     const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
     expect(info.mode).toBe('incremental');
@@ -68,7 +52,7 @@ describe('an incremental build over a sharded search index', () => {
     const dirty = shardOf(slug, 4);
     expect(info.incremental.searchShardsIndexed).toEqual([dirty]);
     expect(info.searchIndex.pages).toBe(26);
-    expect(differences(digests(incremental), digests(full))).toEqual([]);
+    expect(diff).toEqual([]);
     // The clean shards' files are the base's (same inodes); the dirty shard's are new.
     const inShard = (rel: string) => {
       const m = /^client\/pagefind\/(?:shard-(\d+)\/)?/.exec(rel);

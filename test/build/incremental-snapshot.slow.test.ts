@@ -1,57 +1,32 @@
 /**
- * The incremental build's shortcuts (issue 12): it re-parses only the changed works, taking every
+ * The incremental build's shortcuts: it re-parses only the changed works, taking every
  * other one from the base build's catalog snapshot (`catalog-snapshot.json`), and its index files
  * come from a worker thread that reads the base's records of unchanged works while Astro renders.
  * Each shortcut must give the bytes the long way gives: an incremental build from a base without a
  * snapshot (the whole catalog loaded, as a full build loads it) writes the same folder. A content
  * error in a changed work fails the build with the loader's message, as a full build would.
  */
-import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { startIndexWorker } from '../../api/catalog/build-index.ts';
 import { CATALOG_SNAPSHOT, readSnapshot, writeSnapshot } from '../../scripts/catalog-snapshot.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { buildInfo, digests, IncrementalBuilds } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://snapshot.example.test';
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-snapshot-'));
-const repo = path.join(root, 'content');
-const work = (slug: string) => path.join(repo, 'works', slug, 'index.md');
+const builds = new IncrementalBuilds('pdma-snapshot-', BASE_URL);
+const { root, repo } = builds;
+const work = (slug: string) => builds.work(slug);
+const commitAll = (message: string) => builds.commitAll(message);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function digests(dir: string, prefix = '', map = new Map<string, string>()): Map<string, string> {
-  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) digests(dir, rel, map);
-    else if (rel !== 'build.json') {
-      let bytes = readFileSync(path.join(dir, rel));
-      if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
-      map.set(rel, createHash('sha256').update(bytes).digest('hex'));
-    }
-  }
-  return map;
-}
-
-async function commitAll(message: string): Promise<string> {
-  await git(repo, ['add', '--all']);
-  await git(repo, ['commit', '--quiet', '-m', message]);
-  return git(repo, ['rev-parse', 'HEAD']);
-}
-
-const buildInfo = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8'));
+afterAll(() => builds.dispose());
 
 let baseDir = '';
 
 beforeAll(async () => {
-  const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
-  baseDir = path.join(root, 'base');
-  await buildInChild(repo, baseDir, BASE_URL, { commit: seeded.head });
+  baseDir = await builds.buildBase();
 }, 300_000);
 
 describe('incremental build shortcuts', () => {

@@ -1,5 +1,5 @@
 /**
- * The rebuilder's incremental path and the background reconcile (issue 12): an apply's rebuild is
+ * The rebuilder's incremental path and the background reconcile: an apply's rebuild is
  * incremental; a failing incremental step keeps the old site serving; a rebuild that arrives while
  * a reconcile runs stops it, serves its own change at once, and the next reconcile replaces the
  * incremental folder with a full build of the same commit. Rebuild requests that queue behind a

@@ -1,35 +1,27 @@
 /**
- * The start-up build uses the apply's machinery (issue 12, item 6): a real `npm start` process on
+ * The start-up build uses the apply's machinery: a real `npm start` process on
  * a data folder whose content repository moved past its last build (a commit made while the
  * server was stopped) builds the new HEAD incrementally from that build folder (build.json
  * `mode: "incremental"`), serves the new content everywhere, and then reconciles it with a
  * background full build of the same commit, as after an incremental swap.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../api/config.ts';
 import { buildKey, ensureBuild, isCompleteBuild, readBuildInfo } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { startService, type Started } from '../helpers/process.ts';
+import { type Started, ServiceRun, dataOf } from '../helpers/process.ts';
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-startup-inc-'));
+const serviceRun = new ServiceRun('pdma-startup-inc-');
+const dataDir = serviceRun.dataDir;
 const BASE = 'http://archive.startup-inc.example.test';
 const ENV = { ARCHIVE_DATA_DIR: dataDir, PUBLIC_BASE_URL: BASE, ARCHIVE_RECONCILE_DELAY_MS: '0', LOG_LEVEL: 'info' };
 const buildsDir = path.join(dataDir, 'builds');
 const WORK = 'works/bach-minuet-in-g/index.md';
 let running: Started | null = null;
-afterAll(async () => {
-  await running?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const json = async (res: Response) => {
-  const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
-  return (body.data ?? body) as Record<string, any>;
-};
+afterAll(() => serviceRun.dispose());
 
 describe('start-up after the content repository moved on', () => {
   it('builds HEAD incrementally from the last build, serves it, and reconciles it in full', async () => {
@@ -49,7 +41,7 @@ describe('start-up after the content repository moved on', () => {
     const head = await git(repo, ['rev-parse', 'HEAD']);
     expect(head).not.toBe(first);
 
-    running = await startService(ENV, 300_000);
+    running = await serviceRun.start(ENV, 300_000);
     const key = buildKey(head, BASE);
     expect(running.output()).toContain(
       `building the site for commit ${head.slice(0, 12)} (${BASE}), incrementally from ${path.basename(base)} ...`,
@@ -59,12 +51,12 @@ describe('start-up after the content repository moved on', () => {
     expect(readBuildInfo(incremental)).toMatchObject({ commit: head, mode: 'incremental', fallbackReason: null });
 
     const url = running.url;
-    expect((await json(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe(
+    expect((await dataOf(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe(
       'Minuet in G major (wombat edition)',
     );
     expect(await (await fetch(`${url}/api/v1/works/bach-minuet-in-g/index.md`)).text()).toContain('wombat edition');
     expect(await (await fetch(`${url}/works/bach-minuet-in-g/`)).text()).toContain('wombat edition');
-    expect((await json(await fetch(`${url}/api/v1/works?query=wombat`))).total).toBe(1);
+    expect((await dataOf(await fetch(`${url}/api/v1/works?query=wombat`))).total).toBe(1);
 
     // The server reconciles the incremental folder with a full build of the same commit.
     const deadline = Date.now() + 400_000;
@@ -75,7 +67,7 @@ describe('start-up after the content repository moved on', () => {
     }
     const full = path.join(buildsDir, key);
     expect(readBuildInfo(full)).toMatchObject({ commit: head, mode: 'full' });
-    expect((await json(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe(
+    expect((await dataOf(await fetch(`${url}/api/v1/works/bach-minuet-in-g`))).title).toBe(
       'Minuet in G major (wombat edition)',
     );
     expect(existsSync(buildsDir) && readdirSync(buildsDir).includes(key)).toBe(true);

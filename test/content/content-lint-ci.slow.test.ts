@@ -1,5 +1,5 @@
 /**
- * The content repository's pull-request lint as GitHub would run it (issue 15, item 4): the
+ * The content repository's pull-request lint as GitHub would run it: the
  * shipped workflow's `run` command, executed by bash in a fixture repository that holds the
  * bundled lint (written by `writeContentLintCi`, as the server does when it seeds a content
  * repository), with the workflow's environment (BASE_SHA, GITHUB_STEP_SUMMARY): the annotations

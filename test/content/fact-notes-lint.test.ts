@@ -2,32 +2,18 @@
  * The content lint's rules for notes that quote facts and for the works index's folders: an
  * unknown placeholder in a rights note, and a work slug the works index uses (/works/by-title/).
  */
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { renameSync } from 'node:fs';
 import path from 'node:path';
+import { fixtureCopies, MINI_WORK, replaceInFile } from '../helpers/fixture-copies.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 
-const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'mini');
-const WORK = 'works/bach-minuet-in-g/index.md';
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function copy(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-fact-lint-'));
-  dirs.push(dir);
-  cpSync(FIXTURE, dir, { recursive: true });
-  return dir;
-}
+const WORK = MINI_WORK;
+const copies = fixtureCopies('pdma-fact-lint-');
+afterEach(() => copies.removeAll());
+const copy = copies.copy;
 const lint = (dir: string) => loadCatalog(dir).messages.map(formatLintMessage);
-function edit(dir: string, file: string, from: string, to: string): void {
-  const abs = path.join(dir, file);
-  const text = readFileSync(abs, 'utf8');
-  if (!text.includes(from)) throw new Error(`no "${from}" in ${file}`);
-  writeFileSync(abs, text.replace(from, to));
-}
+const edit = replaceInFile;
 
 describe('notes that quote facts', () => {
   it('known placeholders pass the lint', () => {

@@ -1,5 +1,5 @@
 /**
- * The content lint of a pull request's changes (issue 15, item 4): `npm run lint:content -- DIR
+ * The content lint of a pull request's changes: `npm run lint:content -- DIR
  * --base REF --format github` on a fixture diff — a temp git repository with a base commit (which
  * already holds an unrelated broken work) and a branch that breaks one work — prints GitHub
  * `::error file=…,line=…::` annotations on the right file and line, for the changed files only,
@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { replaceInFile } from '../helpers/fixture-copies.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { githubAnnotation, lintScope } from '../../src/domain/content-lint.ts';
 
@@ -25,12 +26,7 @@ afterEach(() => {
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.org', '-c', 'commit.gpgsign=false', '-C', dir, ...args], { encoding: 'utf8' });
 
-function edit(dir: string, file: string, from: string, to: string): void {
-  const abs = path.join(dir, file);
-  const before = readFileSync(abs, 'utf8');
-  if (!before.includes(from)) throw new Error(`${file} has no "${from}"`);
-  writeFileSync(abs, before.replace(from, to));
-}
+const edit = replaceInFile;
 
 /** The 1-based line of `text` in `file` (the expected annotation line, found independently). */
 function lineOf(dir: string, file: string, text: string): number {

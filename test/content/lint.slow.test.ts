@@ -3,38 +3,23 @@
  * message a contributor will read. The CLI and the build report the same lines.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { editFile, fixtureCopies, MINI_FIXTURE, MINI_WORK } from '../helpers/fixture-copies.ts';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 
-const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'mini');
-const WORK = 'works/bach-minuet-in-g/index.md';
-const dirs: string[] = [];
-
-function copyFixture(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-lint-'));
-  dirs.push(dir);
-  cpSync(FIXTURE, dir, { recursive: true });
-  return dir;
-}
-
-function edit(dir: string, file: string, change: (text: string) => string): void {
-  const abs = path.join(dir, file);
-  const before = readFileSync(abs, 'utf8');
-  const after = change(before);
-  if (after === before) throw new Error(`edit of ${file} changed nothing`);
-  writeFileSync(abs, after);
-}
+const FIXTURE = MINI_FIXTURE;
+const WORK = MINI_WORK;
+const copies = fixtureCopies('pdma-lint-');
+const copyFixture = copies.copy;
+const edit = editFile;
 
 function lint(dir: string): string[] {
   return loadCatalog(dir).messages.map(formatLintMessage);
 }
 
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(() => copies.removeAll());
 
 describe('content lint', () => {
   it('accepts the valid fixture', () => {

@@ -1,37 +1,24 @@
 /**
- * Content rules of issue 17: a linked web page carries its own terms (the lint refuses
+ * Content rules for readers: a linked web page carries its own terms (the lint refuses
  * "public-domain" on a Wikipedia article or an IMSLP catalog page), genres come from the
  * repository's vocabulary (genres.json) with a broader term for facets, and a partial score says
  * which bars it holds (the lint counts them). Each rule is broken alone in a copy of the small
  * valid fixture; the shipped sample content passes them all.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+import { editFile, fixtureCopies, MINI_WORK } from '../helpers/fixture-copies.ts';
 import { countMusicXmlBars, formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 import { checkPageRights, hostTerms, pageRightsWords } from '../../src/domain/page-rights.ts';
 import { broaderGenre, narrowerGenres } from '../../src/domain/genres.ts';
 import { excerptWords } from '../../src/domain/records.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'mini');
-const WORK = 'works/bach-minuet-in-g/index.md';
-const dirs: string[] = [];
-
-function copyFixture(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-lint17-'));
-  dirs.push(dir);
-  cpSync(FIXTURE, dir, { recursive: true });
-  return dir;
-}
-function edit(dir: string, file: string, change: (text: string) => string): void {
-  const abs = path.join(dir, file);
-  const before = readFileSync(abs, 'utf8');
-  const after = change(before);
-  if (after === before) throw new Error(`edit of ${file} changed nothing`);
-  writeFileSync(abs, after);
-}
+const WORK = MINI_WORK;
+const copies = fixtureCopies('pdma-lint17-');
+const copyFixture = copies.copy;
+const edit = editFile;
 const lint = (dir: string) => loadCatalog(dir).messages.map(formatLintMessage);
 
 /** A second source asset: a linked web page with the given address and terms. */
@@ -58,9 +45,7 @@ function addPage(dir: string, url: string, rightsStatus: string, license: string
   );
 }
 
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(() => copies.removeAll());
 
 describe('rights of linked pages', () => {
   it('refuses a Wikipedia article labeled public-domain, and names the page\'s own license', () => {
@@ -167,7 +152,7 @@ describe('excerpts', () => {
 
 describe('the shipped sample content', () => {
   it('passes the lint, labels its linked pages with their own terms and its scores as excerpts', () => {
-    const { catalog, messages } = loadCatalog(path.join(ROOT, 'content'));
+    const { catalog, messages } = loadCatalog(path.join(PROJECT_ROOT, 'content'));
     expect(messages.map(formatLintMessage)).toEqual([]);
     const pages = catalog.works.flatMap((w) => w.content.sourceAssets.filter((a) => a.kind === 'source-page'));
     expect(pages.filter((a) => hostTerms(a.url ?? a.sourcePageUrl)?.site === 'Wikipedia').every((a) => a.rightsStatus === 'third-party-license' && a.license === 'CC-BY-SA-4.0')).toBe(true);

@@ -1,4 +1,4 @@
-/** The pure rules behind the submitter's answer (issue 15, item 2): tokens, the answered record, carried verification. */
+/** The pure rules behind the submitter's answer: tokens, the answered record, carried verification. */
 import { describe, expect, it } from 'vitest';
 import {
   deriveResponseToken,

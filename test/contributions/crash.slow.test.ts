@@ -4,14 +4,14 @@
  * is retrievable by its code, every state file parses, and retrying every submission with its
  * key yields the same codes (claims cut off between their two writes are completed, not doubled).
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startService, type Started } from '../helpers/process.ts';
+import { type Started, ServiceRun } from '../helpers/process.ts';
 import { fillTemplate, satieTemplate } from '../helpers/filled-template.ts';
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-crash-'));
+const serviceRun = new ServiceRun('pdma-crash-');
+const dataDir = serviceRun.dataDir;
 const BASE = 'http://archive.crash.test:4321';
 const ENV = {
   ARCHIVE_DATA_DIR: dataDir,
@@ -22,10 +22,7 @@ const ENV = {
 const TOTAL = 500;
 const KILL_AFTER = 120;
 let running: Started | null = null;
-afterAll(async () => {
-  await running?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => serviceRun.dispose());
 
 const body = (i: number) =>
   JSON.stringify({
@@ -56,7 +53,7 @@ function stateFiles(dir: string): string[] {
 
 describe('SIGKILL during a burst of submissions', () => {
   it('loses no accepted submission and leaves only parseable state', async () => {
-    running = await startService(ENV);
+    running = await serviceRun.start(ENV);
     const service = running;
     // 64 requests in flight at a time, so the burst is concurrent and still outlasts the kill
     // (sending all 500 at once lets a fast server answer them all before SIGKILL lands).
@@ -84,7 +81,7 @@ describe('SIGKILL during a burst of submissions', () => {
     const state = path.join(dataDir, 'state');
     for (const file of stateFiles(state)) expect(() => JSON.parse(readFileSync(file, 'utf8')), file).not.toThrow();
 
-    running = await startService(ENV);
+    running = await serviceRun.start(ENV);
     const restarted = running;
     for (const a of got202) {
       const res = await fetch(`${restarted.url}/api/v1/music/contributions/${a.code}`);

@@ -16,7 +16,7 @@ let t: IntakeApp;
 let template: MusicContributionInput;
 beforeAll(async () => {
   t = await openIntakeApp();
-  // The template with its placeholders filled in: the untouched template is refused (issue 13).
+  // The template with its placeholders filled in: the untouched template is refused.
   template = fillTemplate((await t.request({ url: `${CONTRIBUTIONS}/template` })).json());
 });
 afterAll(() => t.close());

@@ -1,5 +1,5 @@
 /**
- * Honest intake (issue 13, item 6): the untouched template is refused with a problem detail that
+ * Honest intake: the untouched template is refused with a problem detail that
  * names every placeholder left in it; the same body with the placeholders filled is accepted.
  */
 import { existsSync, readdirSync } from 'node:fs';

@@ -1,14 +1,13 @@
 /**
- * `npm run review -- show <code>` (issue 15, item 3) against a running server: the submission
+ * `npm run review -- show <code>` against a running server: the submission
  * summary, checks, history and the proposed change as a unified diff (the same bounded diff as the
  * admin item and the desk), before and after accept.
  */
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { PROJECT_ROOT, listenOnLoopback } from '../helpers/app.ts';
 import { openReviewHarness, type ReviewHarness } from '../review/harness.ts';
 import { ADMIN_KEY, deskContribution, FILES, SLUG } from './helpers.ts';
 
@@ -18,8 +17,7 @@ let server: string;
 
 beforeAll(async () => {
   h = await openReviewHarness(FILES);
-  await h.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(h.app);
 });
 afterAll(() => h?.close());
 

@@ -1,5 +1,5 @@
 /**
- * Issue 15 acceptance, the desk in Debian's Chromium (playwright-core) against a real server on
+ * The review desk in Debian's Chromium (playwright-core) against a real server on
  * loopback: sign in, filter the queue, open an item, request information, the submitter answers
  * over HTTP with its response token, accept, see the diff,
  * the score preview and the audio, apply with a listening assertion and follow it until visible,
@@ -10,6 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../helpers/app.ts';
 import type { Browser, Page } from 'playwright-core';
 import {
   launchBrowser,
@@ -20,7 +21,7 @@ import {
   type PageProbe,
 } from '../helpers/browser.ts';
 import { openReviewHarness, type ReviewHarness } from '../review/harness.ts';
-import { ADMIN_KEY, deskContribution, FILES, SLUG } from './helpers.ts';
+import { ADMIN_KEY, deskContribution, FILES, SLUG, submitContribution } from './helpers.ts';
 
 const XSS = `"><script>window.__xss=1</script><img src=x onerror="window.__xss=2;alert(1)">`;
 const TITLE = 'Desk Browser arrangement';
@@ -40,19 +41,15 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the review desk in a browser', () => {
 
   beforeAll(async () => {
     h = await openReviewHarness(FILES);
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
-    const a = await h.post('/api/v1/music/contributions', deskContribution(h, 'desk-browser-1', TITLE), null);
-    expect(a.statusCode, a.body).toBe(202);
-    code = a.json().data.trackingCode;
-    responseToken = a.json().data.responseToken;
-    const b = await h.post(
-      '/api/v1/music/contributions',
+    url = await listenOnLoopback(h.app);
+    const a = await submitContribution(h, deskContribution(h, 'desk-browser-1', TITLE));
+    code = a.trackingCode;
+    responseToken = a.responseToken;
+    const b = await submitContribution(
+      h,
       deskContribution(h, 'desk-browser-xss', `XSS ${XSS}`.slice(0, 150), `Notes ${XSS}`),
-      null,
     );
-    expect(b.statusCode, b.body).toBe(202);
-    xssCode = b.json().data.trackingCode;
+    xssCode = b.trackingCode;
     const r = await h.post(
       '/api/v1/correction-reports',
       {

@@ -4,13 +4,13 @@
  * 390 px, before accept, the desk shows the declared digests and the proposed change, labels in
  * words (no raw field names), and no page scrolls sideways.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../helpers/app.ts';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openPage, SKIP_BROWSER_TESTS } from '../helpers/browser.ts';
 import { openReviewHarness, sha256, type ReviewHarness } from '../review/harness.ts';
 import { labelOf } from '../../api/desk/pages.ts';
-import { ADMIN_KEY, deskContribution, FILES, SLUG } from './helpers.ts';
+import { ADMIN_KEY, deskContribution, FILES, SLUG, submitContribution } from './helpers.ts';
 
 let h: ReviewHarness;
 let url: string;
@@ -31,15 +31,9 @@ const correction = (proposedValue: string, currentValue: string | null) => ({
 
 beforeAll(async () => {
   h = await openReviewHarness(FILES);
-  await h.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
-  const c = await h.post(
-    '/api/v1/music/contributions',
-    deskContribution(h, 'first-hour-1', 'First hour arrangement'),
-    null,
-  );
-  expect(c.statusCode, c.body).toBe(202);
-  contribution = c.json().data.trackingCode;
+  url = await listenOnLoopback(h.app);
+  const c = await submitContribution(h, deskContribution(h, 'first-hour-1', 'First hour arrangement'));
+  contribution = c.trackingCode;
   const r = await h.post('/api/v1/correction-reports', correction('1887', '1888'), null);
   expect(r.statusCode, r.body).toBe(202);
   report = r.json().data.trackingCode;

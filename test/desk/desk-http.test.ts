@@ -1,12 +1,12 @@
 /**
- * The review desk over HTTP (issue 15, item 1): sign-in form and session, pages refused without
+ * The review desk over HTTP: sign-in form and session, pages refused without
  * one, strict headers, the queue's filters and counts, an item with its diff, files, score
  * preview and audio, actions as CSRF-protected forms, forged posts refused, contributed text
  * escaped, sign-out. The browser journey is test/desk/desk-browser.slow.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReviewHarness, type ReviewHarness } from '../review/harness.ts';
-import { ADMIN_KEY, cookieOf, csrfOf, deskContribution, FILES, SLUG } from './helpers.ts';
+import { ADMIN_KEY, cookieOf, csrfOf, deskContribution, FILES, SLUG, submitContribution } from './helpers.ts';
 
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const XSS = `"><script>window.__xss=1</script><img src=x onerror=alert(1)>`;
@@ -19,20 +19,13 @@ let xssCode: string;
 
 beforeAll(async () => {
   h = await openReviewHarness(FILES);
-  const a = await h.post(
-    '/api/v1/music/contributions',
-    deskContribution(h, 'desk-http-1', 'Desk HTTP arrangement'),
-    null,
-  );
-  expect(a.statusCode, a.body).toBe(202);
-  code = a.json().data.trackingCode;
-  const b = await h.post(
-    '/api/v1/music/contributions',
+  const a = await submitContribution(h, deskContribution(h, 'desk-http-1', 'Desk HTTP arrangement'));
+  code = a.trackingCode;
+  const b = await submitContribution(
+    h,
     deskContribution(h, 'desk-http-xss', `Title ${XSS}`.slice(0, 150), `Text ${XSS}`),
-    null,
   );
-  expect(b.statusCode, b.body).toBe(202);
-  xssCode = b.json().data.trackingCode;
+  xssCode = b.trackingCode;
 });
 afterAll(() => h?.close());
 

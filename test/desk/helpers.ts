@@ -3,6 +3,7 @@
  * filled contribution proposing an arrangement with both, and a desk sign-in over HTTP.
  */
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { fillTemplate } from '../helpers/filled-template.ts';
@@ -71,4 +72,14 @@ export function csrfOf(page: string): string {
   const m = /name="_csrf" value="([^"]+)"/.exec(page);
   if (!m) throw new Error('no CSRF token in the page');
   return m[1]!;
+}
+
+/** Submit a contribution as its contributor (no key); expects 202 and returns the receipt. */
+export async function submitContribution(
+  h: Pick<ReviewHarness, 'post'>,
+  body: MusicContributionInput,
+): Promise<{ trackingCode: string; responseToken: string }> {
+  const res = await h.post('/api/v1/music/contributions', body, null);
+  expect(res.statusCode, res.body).toBe(202);
+  return res.json().data;
 }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
+import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helpers/app.ts';
 
 const run = promisify(execFile);
 const KEY = 'admin-cli-address-secret';
@@ -22,8 +22,7 @@ let closedPort: number;
 
 beforeAll(async () => {
   t = await openApp(undefined, { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `editor=${KEY}` });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(t.app);
   // A port nobody listens on: taken, then given back.
   const probe = createServer();
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));

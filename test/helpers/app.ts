@@ -1,5 +1,6 @@
 /** A fresh front server over a build folder, exercised through `inject` (no socket). */
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { inject } from 'vitest';
@@ -53,4 +54,20 @@ export async function openApp(buildDir = inject('sampleBuildDir'), env: Record<s
     },
     close: () => app.close(),
   };
+}
+
+/** Open a loopback socket on a free port for `app`; returns its `http://127.0.0.1:<port>` origin. */
+export async function listenOnLoopback(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** POST `payload` as JSON to `app` through `inject`, with `headers` (a key, usually). */
+export function postJson(app: FastifyInstance, url: string, payload: unknown, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers: { ...headers, 'content-type': 'application/json' },
+  });
 }

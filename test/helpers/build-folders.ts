@@ -1,7 +1,11 @@
-/** Build folders compared file by file (the incremental-build and batch tests). */
+/** Build folders compared file by file, and the fixture of the incremental-build tests. */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { buildInChild } from '../../api/site/builds.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { PROJECT_ROOT } from './app.ts';
 
 export function filesUnder(dir: string, prefix = ''): string[] {
   const out: string[] = [];
@@ -32,4 +36,64 @@ export function differences(a: Map<string, string>, b: Map<string, string>): str
     else if (b.get(rel) !== d) out.push(`differs: ${rel}`);
   for (const rel of b.keys()) if (!a.has(rel)) out.push(`only in the full build: ${rel}`);
   return out;
+}
+
+/**
+ * A content repository with a full base build, for tests that build a commit incrementally and
+ * compare it with a full build of the same commit. `dispose()` in `afterAll`.
+ */
+export class IncrementalBuilds {
+  readonly root: string;
+  readonly repo: string;
+  readonly baseUrl: string;
+  baseDir = '';
+
+  constructor(prefix: string, baseUrl: string) {
+    this.baseUrl = baseUrl;
+    this.root = mkdtempSync(path.join(os.tmpdir(), prefix));
+    this.repo = path.join(this.root, 'content');
+  }
+
+  /** A file of a work in the repository. */
+  work(slug: string, file = 'index.md'): string {
+    return path.join(this.repo, 'works', slug, file);
+  }
+
+  /** Seed the repository from `seed` (relative to the project) and build its head in full as the base. */
+  async buildBase(seed = 'content'): Promise<string> {
+    const seeded = await ensureContentRepo(this.repo, path.join(PROJECT_ROOT, seed));
+    this.baseDir = path.join(this.root, 'base');
+    await buildInChild(this.repo, this.baseDir, this.baseUrl, { commit: seeded.head });
+    return this.baseDir;
+  }
+
+  async commitAll(message: string): Promise<string> {
+    await git(this.repo, ['add', '--all']);
+    await git(this.repo, ['commit', '--quiet', '-m', message]);
+    return git(this.repo, ['rev-parse', 'HEAD']);
+  }
+
+  /** Build `commit` incrementally from `base` and in full (same time), and compare the two folders. */
+  async buildBoth(
+    commit: string,
+    base: string,
+    name: string,
+  ): Promise<{ incremental: string; full: string; differences: string[] }> {
+    const incremental = path.join(this.root, `${name}-inc`);
+    const full = path.join(this.root, `${name}-full`);
+    await buildInChild(this.repo, incremental, this.baseUrl, { commit, incrementalFrom: base });
+    // An incremental folder keeps the time of the full build it descends from.
+    const { generatedAtUtc } = buildInfo(base) as { generatedAtUtc: string };
+    await buildInChild(this.repo, full, this.baseUrl, { commit, generatedAtUtc });
+    return { incremental, full, differences: differences(digests(incremental), digests(full)) };
+  }
+
+  dispose(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** A build folder's build.json. */
+export function buildInfo(dir: string): Record<string, any> {
+  return JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as Record<string, any>;
 }

@@ -1,5 +1,5 @@
 /**
- * A fake of GitHub's OAuth web flow and `GET /user` for reader sign-in tests (issue 18): a local
+ * A fake of GitHub's OAuth web flow and `GET /user` for reader sign-in tests: a local
  * HTTP server with the shapes of GitHub's docs ("Authorizing OAuth apps"), strict where GitHub is:
  *
  *   GET  /login/oauth/authorize?client_id&redirect_uri&state&code_challenge&code_challenge_method=S256

@@ -1,5 +1,5 @@
 /**
- * Debian's ffmpeg for the tests that check the archive's own audio measurement against it (issue 13).
+ * Debian's ffmpeg for the tests that check the archive's own audio measurement against it.
  * When it is missing and the tests run as root with apt-get, it is installed the way
  * scripts/ensure-test-tools.ts (npm pretest) installs it (`apt-get install -y ffmpeg`, after `apt-get update`
  * when the first try fails); otherwise the caller gets an error that says how to install it.

@@ -1,5 +1,5 @@
 /**
- * The contribution template with every placeholder replaced (issue 13, item 6: the untouched
+ * The contribution template with every placeholder replaced (the untouched
  * template is refused). Tests that need "a valid contribution" start here; only the
  * placeholders change, every other field stays as the template has it, so a test that mutates
  * one field still sees exactly one error.

@@ -1,5 +1,5 @@
 /**
- * A local HTTPS server for tests that fetch contributor files (DESIGN.md 2.10).
+ * A local HTTPS server for tests that fetch contributor files (docs/review-infra.md).
  *
  *   const server = await startHttpsServer({
  *     '/score.musicxml': { body: readFileSync(file), contentType: 'application/vnd.recordare.musicxml+xml' },
@@ -141,4 +141,17 @@ export function contributorFileServer(files: Record<string, Buffer>): Promise<Ht
   return startHttpsServer(
     Object.fromEntries(Object.entries(files).map(([p, body]) => [p, { body, contentType: typeOf(p) }])),
   );
+}
+
+/**
+ * The archive's fetch options for a test whose contributor files come from `server`: its
+ * self-signed certificate trusted, only its host and port allowed.
+ */
+export function fetchOptionsTrusting(server: HttpsTestServer, timeoutMs = 20_000) {
+  return {
+    ca: server.ca,
+    allowHosts: [`localhost:${server.port}`, `127.0.0.1:${server.port}`],
+    timeoutMs,
+    maxBytes: 10 * 1024 * 1024,
+  };
 }

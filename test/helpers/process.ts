@@ -1,5 +1,7 @@
 /** Start `npm start`'s entry point as a real process on a free loopback port. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from './app.ts';
@@ -81,4 +83,59 @@ export function killTree(pid: number): void {
   } catch {
     // already gone
   }
+}
+
+export interface ScriptRun {
+  status: number | null;
+  /** stdout and stderr as they came, interleaved. */
+  out: string;
+}
+
+/**
+ * Run one of the project's scripts (`scripts/<script>`) in a child process, asynchronously, so
+ * that servers living in the test's own process (an in-process app, the S3 test server) keep
+ * answering while it runs.
+ */
+export function runScript(script: string, args: string[], env: Record<string, string> = {}): Promise<ScriptRun> {
+  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (out += String(d)));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, out }));
+  });
+}
+
+/**
+ * A data folder for the `npm start` processes of one test file, and the process last started on
+ * it: `dispose()` (in `afterAll`) kills that process and removes the folder.
+ */
+export class ServiceRun {
+  readonly dataDir: string;
+  private running: Started | null = null;
+
+  constructor(prefix: string) {
+    this.dataDir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  }
+
+  /** Start a service on this data folder (`env` may name another ARCHIVE_DATA_DIR inside it). */
+  async start(env: Record<string, string> = {}, timeoutMs?: number): Promise<Started> {
+    this.running = await startService({ ARCHIVE_DATA_DIR: this.dataDir, ...env }, timeoutMs);
+    return this.running;
+  }
+
+  async dispose(): Promise<void> {
+    await this.running?.stop('SIGKILL');
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The `data` member of an archive answer (or the whole body when it has none). */
+export async function dataOf(res: Response): Promise<Record<string, any>> {
+  const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
+  return (body.data ?? body) as Record<string, any>;
 }

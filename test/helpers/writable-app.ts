@@ -9,17 +9,17 @@
  *   await w.close();
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { createApp, type AppInput } from '../../api/app.ts';
 import { loadConfig, type Config } from '../../api/config.ts';
-import { Rebuilder, type SiteRebuilder } from '../../api/site/builds.ts';
+import { ensureBuild, Rebuilder, type SiteRebuilder } from '../../api/site/builds.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from './app.ts';
+import { listenOnLoopback, PROJECT_ROOT } from './app.ts';
+import { GatedRebuilder } from './gated-rebuilder.ts';
 
 export interface WritableAppOptions<R extends SiteRebuilder> {
   /** Settings over the defaults (a fresh ARCHIVE_DATA_DIR, the served build's PUBLIC_BASE_URL). */
@@ -28,6 +28,11 @@ export interface WritableAppOptions<R extends SiteRebuilder> {
   seed?: string;
   /** The build served at start (default: the run's sample build). */
   buildDir?: string;
+  /**
+   * Serve a build of the seeded repository's head instead (made on open, as the server's
+   * start-up does); its base URL is `env.PUBLIC_BASE_URL`.
+   */
+  buildSeed?: boolean;
   /** The rebuilder, made from the real one (default: the real one). */
   rebuilder?: (real: Rebuilder, config: Config, handle: SiteHandle) => R;
   review?: AppInput['review'];
@@ -53,18 +58,19 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
   options: WritableAppOptions<R> = {},
 ): Promise<WritableApp<R>> {
   const root = mkdtempSync(path.join(os.tmpdir(), options.prefix ?? 'pdma-writable-'));
-  const buildDir = options.buildDir ?? inject('sampleBuildDir');
-  const baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl as string;
+  const servedBuild = options.buildSeed ? null : (options.buildDir ?? inject('sampleBuildDir'));
+  const baseUrl = servedBuild
+    ? (JSON.parse(readFileSync(path.join(servedBuild, 'build.json'), 'utf8')).baseUrl as string)
+    : 'https://writable.example.test';
   const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ...options.env }, PROJECT_ROOT);
-  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, options.seed ?? 'content'));
-  const handle = await SiteHandle.open(buildDir);
+  const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, options.seed ?? 'content'));
+  const handle = await SiteHandle.open(servedBuild ?? (await ensureBuild(config, repo.head)));
   const real = new Rebuilder(config, handle);
   const rebuilder = options.rebuilder ? options.rebuilder(real, config, handle) : (real as unknown as R);
   const app = await createApp({ config, handle, rebuilder, review: options.review ?? {} });
   let url: string | null = null;
   if (options.listen) {
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    url = await listenOnLoopback(app);
   }
   return {
     app,
@@ -76,6 +82,36 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
     close: async () => {
       await app.close();
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Write-path apps over the mini fixture with a gated rebuilder, one per test: `open()` in the
+ * test, `closeAll()` in `afterEach` (it opens the gate first, so no build is left waiting).
+ */
+export function gatedWritableApps(
+  prefix: string,
+  adminKey: string,
+  options: { work?: string; listen?: boolean } = {},
+): { open(): Promise<WritableApp<GatedRebuilder>>; closeAll(): Promise<void> } {
+  let current: WritableApp<GatedRebuilder> | null = null;
+  return {
+    async open() {
+      current = await openWritableApp({
+        prefix,
+        env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: adminKey },
+        seed: 'test/fixtures/mini',
+        rebuilder: (real, config) =>
+          new GatedRebuilder(real, options.work ? { contentRepo: config.contentRepo, work: options.work } : {}),
+        listen: options.listen ?? false,
+      });
+      return current;
+    },
+    async closeAll() {
+      current?.rebuilder.open();
+      await current?.close();
+      current = null;
     },
   };
 }

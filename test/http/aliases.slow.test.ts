@@ -1,5 +1,5 @@
 /**
- * Popular titles and aliases (issue 13, item 5): part of the work model, shown on the JSON,
+ * Popular titles and aliases: part of the work model, shown on the JSON,
  * Markdown and HTML pages, matched by catalog search and by resolve's title search, so an agent
  * asking for "Air on the G String" by Bach is offered the work the catalog has, not told to
  * contribute a duplicate.

@@ -2,59 +2,35 @@
  * Blob-backed assets: a public asset's blob is served at /blobs/{sha256} with its declared type,
  * ETag and ranges; a non-public asset's blob, or any other blob in the store, is not.
  */
-import { spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
-import { LocalBlobStore as BlobStore } from '../../api/blobs/blob-store.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { openAppWithBlobAssets, sha256Hex, type BlobAsset } from '../helpers/blob-assets.ts';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-blobs-'));
 const publicBytes = randomBytes(5000);
 const privateBytes = randomBytes(3000);
 const strayBytes = randomBytes(100);
-const hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const hex = sha256Hex;
 let t: TestApp;
 
 beforeAll(async () => {
-  const content = path.join(root, 'content');
-  cpSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'), content, { recursive: true });
-  const file = path.join(content, 'works', 'bach-minuet-in-g', 'index.md');
-  const blobAsset = (id: number, hash: string, size: number, access: string) => `      - id: ${id}
-        kind: wav
-        title: Blob asset ${id}
-        blob: ${hash}
-        byteLength: ${size}
-        sourcePageUrl: https://files.example.org/minuet
-        mediaType: audio/wav
-        rightsStatus: original-generated-recording
-        license: CC0-1.0
-        attribution: null
-        reviewState: human-reviewed
-        access: ${access}
-`;
-  const text = readFileSync(file, 'utf8').replace(
-    '---\nA short minuet',
-    `${blobAsset(3, hex(publicBytes), publicBytes.length, 'public')}${blobAsset(4, hex(privateBytes), privateBytes.length, 'admin-only')}---\nA short minuet`,
+  const blobAsset = (id: number, bytes: Buffer, access: BlobAsset['access']): BlobAsset => ({
+    id,
+    bytes,
+    kind: 'wav',
+    mediaType: 'audio/wav',
+    title: `Blob asset ${id}`,
+    access,
+  });
+  t = await openAppWithBlobAssets(
+    'pdma-blobs-',
+    'https://blobs.example.test',
+    [blobAsset(3, publicBytes, 'public'), blobAsset(4, privateBytes, 'admin-only')],
+    [strayBytes],
   );
-  writeFileSync(file, text);
-  const out = path.join(root, 'build');
-  const build = spawnSync(
-    process.execPath,
-    ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://blobs.example.test', '--quiet'],
-    { encoding: 'utf8' },
-  );
-  expect(build.status, build.stderr).toBe(0);
-  const dataDir = path.join(root, 'data');
-  const store = new BlobStore(path.join(dataDir, 'blobs'));
-  for (const b of [publicBytes, privateBytes, strayBytes]) await store.putBytes(b);
-  t = await openApp(out, { ARCHIVE_DATA_DIR: dataDir });
 });
 afterAll(async () => {
   await t?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
 describe('blob-backed assets', () => {

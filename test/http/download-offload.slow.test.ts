@@ -1,15 +1,16 @@
 /**
- * ARCHIVE_DOWNLOAD_OFFLOAD=nginx with Debian's nginx in front (issue 11, step 6): the Node process
- * checks the key and the policy, nginx sends the bytes from the blob store through the internal
- * location of the build's nginx.conf (renderNginxConfig, the function the build writes it with).
+ * ARCHIVE_DOWNLOAD_OFFLOAD=nginx with Debian's nginx in front (docs/architecture.md, "Large
+ * downloads"): the Node process checks the key and the policy, nginx sends the bytes from the
+ * blob store through the internal location of the build's nginx.conf (renderNginxConfig, the
+ * function the build writes it with).
  * Full and ranged downloads, the archive's ETag, 304 and 416 from Node, no bytes without a key,
  * the internal location unreachable from outside, and Node answering directly still sending bytes.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../helpers/app.ts';
 import { renderNginxConfig, NGINX_BLOBS_LOCATION } from '../../api/site/nginx.ts';
 import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
 import { freePort, TrackedProcess } from '../../bench/lib/util.ts';
@@ -36,8 +37,7 @@ beforeAll(async () => {
   t = await openLibraryApp({ ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx' });
   const { imp } = await importAndCommit(t, importInput([fileInput(bytes, { fileName: 'master take.wav' })]), [bytes]);
   fileId = imp.files[0].id;
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  direct = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  direct = await listenOnLoopback(t.app);
 
   const prefix = path.join(t.dataDir, 'nginx');
   mkdirSync(path.join(prefix, 'tmp'), { recursive: true });

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type TestApp } from '../helpers/app.ts';
+import { openApp, type TestApp, listenOnLoopback } from '../helpers/app.ts';
 import { standaloneConfig } from '../../bench/lib/nginx.ts';
 import { findOrInstallDebianPackage } from '../../bench/lib/util.ts';
 import { DEBIAN_BROTLI_STATIC_MODULE, renderNginxConfig } from '../../api/site/nginx.ts';
@@ -46,8 +46,7 @@ describe('precompressed score pages from the front server (real socket)', () => 
 
   beforeAll(async () => {
     t = await openApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    origin = await listenOnLoopback(t.app);
     client = path.join(t.buildDir, 'client');
     const slug = readdirSync(path.join(client, 'works')).find((s) =>
       existsSync(path.join(client, 'works', s, 'score', '1', 'page-1.svg')),

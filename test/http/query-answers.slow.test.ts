@@ -83,8 +83,8 @@ const GENERATED_QUERIES: Query[] = [
 ];
 
 /** Bad input stays a problem detail naming the parameter. */
-// (An unknown filter such as ?color=blue is ignored today, with a 200; issue 11 asks for a problem
-// detail, so it is not pinned here.)
+// (An unknown filter such as ?color=blue is ignored today, with a 200; a problem detail for it is
+// wanted instead, so it is not pinned here.)
 const BAD_QUERIES: Query[] = [{ page: 0 }, { pageSize: 101 }, { query: 'x'.repeat(10_240) }, { page: 'two' }];
 
 function url(q: Query): string {

@@ -3,34 +3,35 @@
  * HTML in one step; a commit that fails the build leaves the old site serving.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { ensureBuild, Rebuilder } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { Rebuilder } from '../../api/site/builds.ts';
+import type { Config } from '../../api/config.ts';
+import { git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 import type { FastifyInstance } from 'fastify';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-rebuild-'));
-const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'https://rebuild.example.test' }, PROJECT_ROOT);
-const workFile = path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md');
+let writable: WritableApp;
 let app: FastifyInstance;
+let config: Config;
 let handle: SiteHandle;
 let rebuilder: Rebuilder;
+let workFile: string;
 
 beforeAll(async () => {
-  const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
-  handle = await SiteHandle.open(await ensureBuild(config, repo.head));
-  rebuilder = new Rebuilder(config, handle);
-  app = await createApp({ config, handle, rebuilder });
+  writable = await openWritableApp({
+    prefix: 'pdma-rebuild-',
+    env: { PUBLIC_BASE_URL: 'https://rebuild.example.test' },
+    seed: 'test/fixtures/mini',
+    buildSeed: true,
+  });
+  ({ app, config, handle, rebuilder } = writable);
+  workFile = path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md');
 });
 afterAll(async () => {
-  await app.close();
-  rmSync(root, { recursive: true, force: true });
+  await writable?.close();
 });
 
 async function commitEdit(from: string, to: string, message: string) {

@@ -4,8 +4,8 @@
  * report can change) is refused at intake, naming the field; the desk's sign-in form takes only
  * `Sec-Fetch-Site: same-origin`.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback } from '../helpers/app.ts';
 import { ADMIN_SECRET, openLibraryApp, type LibraryTestApp } from '../library/library-helpers.ts';
 import { validReport } from '../contributions/helpers.ts';
 
@@ -13,8 +13,7 @@ let t: LibraryTestApp;
 let url: string;
 beforeAll(async () => {
   t = await openLibraryApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  url = await listenOnLoopback(t.app);
 });
 afterAll(() => t.close());
 

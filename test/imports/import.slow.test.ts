@@ -5,11 +5,10 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPage, SKIP_BROWSER_TESTS } from '../helpers/browser.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { PROJECT_ROOT, listenOnLoopback } from '../helpers/app.ts';
 import { LABELED_ADMIN_KEY, openReviewHarness, type ReviewHarness } from '../review/harness.ts';
 
 const LIEDER = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'openscore-lieder');
@@ -80,8 +79,7 @@ describe('bulk import of a corpus through review', () => {
 
   beforeAll(async () => {
     h = await openReviewHarness({});
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    server = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    server = await listenOnLoopback(h.app);
   }, 120_000);
   afterAll(async () => h?.close());
 

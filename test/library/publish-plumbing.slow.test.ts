@@ -1,5 +1,5 @@
 /**
- * Curator publication with the apply's machinery (issue 12, item 6): the work file is read from
+ * Curator publication with the apply's machinery: the work file is read from
  * HEAD and the commit written with git plumbing (a temporary index, `commit-tree`), only the
  * changed work is linted, and the build runs in the rebuilder's persistent checkout moved to the
  * new commit. No `git worktree add` of the whole tree: the content repository's worktree list

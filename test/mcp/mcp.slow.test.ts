@@ -168,7 +168,7 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
       assets: Record<string, unknown>[];
     };
     expect(served.idempotencyKey).toMatch(/^REPLACE-/);
-    // The untouched template is refused (issue 13); an agent fills its placeholders first.
+    // The untouched template is refused; an agent fills its placeholders first.
     const template = fillTemplate(served);
 
     // Refused: counts against the allowance like any HTTP submission (1 of 3).

@@ -1,5 +1,5 @@
 /**
- * Issue 16: 50 concurrent identical library imports (one idempotencyKey) write exactly one import
+ * 50 concurrent identical library imports (one idempotencyKey) write exactly one import
  * record and one key record, and every request is answered with that import.
  */
 import { randomBytes } from 'node:crypto';

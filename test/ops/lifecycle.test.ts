@@ -1,5 +1,5 @@
 /**
- * Issue 16, items 1 and 4, in process on a real socket: idle, silent and slow sockets are closed
+ * Timeouts and graceful stop, in process on a real socket: idle, silent and slow sockets are closed
  * within the configured timeouts; a graceful stop is bounded by ARCHIVE_DRAIN_TIMEOUT_MS (a stalled
  * upload is cut, keeping its stored offset); requests that arrive while draining get a 503
  * problem; stale temporary files of a killed process are removed at start, others are kept.

@@ -1,5 +1,5 @@
 /**
- * Issue 16: one MIME table (mime-db) for the front server and the generated nginx.conf. Every file
+ * One MIME table (mime-db) for the front server and the generated nginx.conf. Every file
  * of the sample build is typed the same by both: by the parsed types of nginx.conf, and, where
  * nginx is installed, by a real nginx serving the build; contributed files are never HTML/SVG.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 16, item 3, over HTTP on a real socket: /healthz, /readyz (ready, and 503 naming what is
+ * Operator endpoints over HTTP on a real socket: /healthz, /readyz (ready, and 503 naming what is
  * not), /metrics behind ARCHIVE_METRICS_KEYS (refused with how-to when none is set) or on the
  * ARCHIVE_METRICS_PORT loopback listener; requests by route and status with latency histograms,
  * the fast path counted and logged by sampling, 429s, upload bytes, queue sizes, build/apply families.

@@ -1,29 +1,26 @@
 /**
- * Issue 16 acceptance: a SIGTERM under 200 in-flight submissions loses none of the acknowledged.
+ * A SIGTERM under 200 in-flight submissions loses none of the acknowledged.
  * The real server (`node scripts/start.ts`) runs as a child process on a temporary data folder;
  * 200 contributions are sent at once and SIGTERM lands after the first few are acknowledged. The
  * process must drain and exit 0; every answer is a 202, a 503 `shutting-down` problem, or a
  * refused connection (never another status); after a restart every 202 is there, and nothing
  * else was stored. A stale temporary file planted meanwhile is gone after the restart.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, readdirSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildKey } from '../../api/site/builds.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { fillTemplate, satieTemplate } from '../helpers/filled-template.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { startService, type Started } from '../helpers/process.ts';
+import { type Started, ServiceRun } from '../helpers/process.ts';
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-sigterm-'));
+const serviceRun = new ServiceRun('pdma-sigterm-');
+const dataDir = serviceRun.dataDir;
 const TOTAL = 200;
 const SIGNAL_AFTER = 10;
 let running: Started | null = null;
-afterAll(async () => {
-  await running?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => serviceRun.dispose());
 
 const body = (i: number) =>
   JSON.stringify({
@@ -70,7 +67,7 @@ describe('SIGTERM under 200 in-flight submissions', () => {
       LOG_LEVEL: 'info',
     };
 
-    running = await startService(env);
+    running = await serviceRun.start(env);
     const service = running;
     expect(service.output()).not.toContain('building the site');
     let acknowledged = 0;
@@ -116,7 +113,7 @@ describe('SIGTERM under 200 in-flight submissions', () => {
     const stale = path.join(shard, '.C-XXXX.json.4194303.0123456789ab.tmp');
     writeFileSync(stale, '{"half":');
 
-    running = await startService(env);
+    running = await serviceRun.start(env);
     const restarted = running;
     expect(existsSync(stale)).toBe(false);
     expect(restarted.output()).toContain('removed 1 stale temporary file(s)');

@@ -1,5 +1,5 @@
 /**
- * Fit to a runtime and the listen link on every resolve candidate (issue 13), over the sample
+ * Fit to a runtime and the listen link on every resolve candidate, over the sample
  * catalog built as the build builds it: `fit` for every target, `listen` (a public MP3/WAV or a
  * reason) on every candidate, and measured durations preferred over declared ones in the fit,
  * the duration requirement and the ranking column.

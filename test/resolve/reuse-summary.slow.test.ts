@@ -64,7 +64,7 @@ describe('recordings cleared for reuse (one rule for the page and resolve)', () 
   });
 });
 
-describe('one readiness function on all three renderings (issue 13, item 8)', () => {
+describe('one readiness function on all three renderings', () => {
   it('the JSON record, the Markdown record and the HTML page of every sample work show the count reuseSummary computes', () => {
     const build = inject('sampleBuildDir');
     for (const work of SAMPLE) {

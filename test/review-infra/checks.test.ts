@@ -71,7 +71,7 @@ describe('runTechnicalChecks on valid files', () => {
       passed: true,
       summary: 'No technical check for score-pdf files',
     });
-    // Issue 13, item 8: .mxl is now checked (read through its container, then the MusicXML checks;
+    // .mxl is checked (read through its container, then the MusicXML checks;
     // test/unit/mxl.test.ts), no longer refused as unsupported; a file that cannot be read fails.
     expect(await runTechnicalChecks('mxl', path.join(dir, 'none.mxl'))).toMatchObject({
       kind: 'mxl',

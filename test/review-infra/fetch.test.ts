@@ -1,5 +1,5 @@
 /**
- * The contributor-file fetcher and its SSRF guard (DESIGN.md 2.10): every refused range, literal
+ * The contributor-file fetcher and its SSRF guard (docs/review-infra.md): every refused range, literal
  * address forms, DNS answers, redirects into blocked ranges, limits, digests, and a clean store.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 2 over HTTP: the 202 answer of a contribution or report carries a secret response
+ * The submitter's answer over HTTP: the 202 answer of a contribution or report carries a secret response
  * token (the same on an idempotent replay, nowhere public, only its digest stored); with it the
  * submitter answers a request for information (back to pending, the exchange in the history and
  * on the tracking page); a revised contribution replaces the proposal on the review branch; a

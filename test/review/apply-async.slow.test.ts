@@ -1,5 +1,5 @@
 /**
- * Apply answers at once (issue 12): with `Prefer: respond-async` the admin apply is 202 with the
+ * Apply answers at once: with `Prefer: respond-async` the admin apply is 202 with the
  * item `applying` (status still "accepted"), before anything is merged or built; the tracking
  * record and the admin view then show when the change became visible, or that it failed and the
  * old site keeps serving. The rebuild waits on a gate the test opens, so "at once" is not a race.
@@ -12,69 +12,29 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
 import type { SiteHandle } from '../../api/site/site-handle.ts';
-import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
-import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
+import { acceptedCorrection, injectCaller } from '../helpers/corrections.ts';
+import { gatedWritableApps } from '../helpers/writable-app.ts';
 
 const KEY = 'admin-apply-async-1';
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
-interface Setup {
-  app: FastifyInstance;
-  root: string;
-  config: Config;
-  handle: SiteHandle;
-  rebuilder: GatedRebuilder;
-}
-let current: WritableApp<GatedRebuilder> | null = null;
-
-afterEach(async () => {
-  current?.rebuilder.open();
-  await current?.close();
-  current = null;
-});
-
-async function setUp(): Promise<Setup> {
-  current = await openWritableApp({
-    prefix: 'pdma-apply-async-',
-    env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
-    seed: 'test/fixtures/mini',
-    rebuilder: (real) => new GatedRebuilder(real),
-  });
-  return current;
-}
+const apps = gatedWritableApps('pdma-apply-async-', KEY);
+afterEach(() => apps.closeAll());
+const setUp = () => apps.open();
 
 const data = (body: string) => {
   const parsed = JSON.parse(body) as { data?: Record<string, unknown> } & Record<string, unknown>;
   return (parsed.data ?? parsed) as Record<string, any>;
 };
 
-async function acceptedReport(app: FastifyInstance, proposedValue: string): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/correction-reports',
-    payload: {
-      workSlug: 'bach-minuet-in-g',
-      targetType: 'work',
-      fieldName: 'composer.died',
-      currentValue: '1733-07-25',
-      proposedValue,
-      rationale: 'Burial register.',
-      evidenceUrl: null,
-      reporterName: 'Cleo',
-      reporterKind: 'Human',
-    },
+const acceptedReport = (app: FastifyInstance, proposedValue: string): Promise<string> =>
+  acceptedCorrection(injectCaller(app), KEY, {
+    workSlug: 'bach-minuet-in-g',
+    fieldName: 'composer.died',
+    currentValue: '1733-07-25',
+    proposedValue,
+    rationale: 'Burial register.',
   });
-  expect(res.statusCode, res.body).toBe(202);
-  const code = data(res.body).trackingCode as string;
-  const accept = await app.inject({
-    method: 'POST',
-    url: `/api/v1/admin/correction-reports/${code}/accept`,
-    headers: auth,
-    payload: { reviewer: 'Dana Editor' },
-  });
-  expect(accept.statusCode, accept.body).toBe(200);
-  return code;
-}
 
 async function applyAsync(app: FastifyInstance, code: string) {
   return app.inject({

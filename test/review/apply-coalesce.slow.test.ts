@@ -1,5 +1,5 @@
 /**
- * Several applies in a row coalesce (issue 12, item 4), over a real loopback socket: while one
+ * Several applies in a row coalesce, over a real loopback socket: while one
  * apply's build runs, the applies that arrive wait, then merge together and share the next build
  * (fewer builds than applies: the admin records say which build served each, and the build
  * metric counts them); each item becomes `visible` when the build with its merge is served, and
@@ -11,36 +11,17 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
-import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
-import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
+import { acceptedCorrection, applyAsync as applyAsyncCall, fetchCaller } from '../helpers/corrections.ts';
+import { gatedWritableApps } from '../helpers/writable-app.ts';
 
 const KEY = 'admin-apply-coalesce-1';
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const WORK = 'bach-minuet-in-g';
 
-interface Setup {
-  app: FastifyInstance;
-  root: string;
-  base: string;
-  config: Config;
-  rebuilder: GatedRebuilder;
-}
-let current: WritableApp<GatedRebuilder> | null = null;
-
-afterEach(async () => {
-  current?.rebuilder.open();
-  await current?.close();
-  current = null;
-});
-
-async function setUp(): Promise<Setup> {
-  current = await openWritableApp({
-    prefix: 'pdma-apply-coalesce-',
-    env: { PUBLIC_BASE_URL: 'http://127.0.0.1:4321', ARCHIVE_ADMIN_KEYS: KEY },
-    seed: 'test/fixtures/mini',
-    rebuilder: (real, config) => new GatedRebuilder(real, { contentRepo: config.contentRepo, work: WORK }),
-    listen: true,
-  });
+const apps = gatedWritableApps('pdma-apply-coalesce-', KEY, { work: WORK, listen: true });
+afterEach(() => apps.closeAll());
+async function setUp() {
+  const current = await apps.open();
   return { ...current, base: current.url! };
 }
 
@@ -54,46 +35,13 @@ const data = (body: string) => {
   return (parsed.data ?? parsed) as Record<string, any>;
 };
 
-async function acceptedReport(
-  base: string,
-  fieldName: string,
-  currentValue: string,
-  proposedValue: string,
-): Promise<string> {
-  const res = await call(base, '/api/v1/correction-reports', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      workSlug: WORK,
-      targetType: 'work',
-      fieldName,
-      currentValue,
-      proposedValue,
-      rationale: 'Checked against the source.',
-      evidenceUrl: null,
-      reporterName: 'Cleo',
-      reporterKind: 'Human',
-    }),
-  });
-  expect(res.status, res.body).toBe(202);
-  const code = data(res.body).trackingCode as string;
-  const accept = await call(base, `/api/v1/admin/correction-reports/${code}/accept`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ reviewer: 'Dana Editor' }),
-  });
-  expect(accept.status, accept.body).toBe(200);
-  return code;
-}
+const acceptedReport = (base: string, fieldName: string, currentValue: string, proposedValue: string) =>
+  acceptedCorrection(fetchCaller(base), KEY, { workSlug: WORK, fieldName, currentValue, proposedValue });
 
 async function applyAsync(base: string, code: string): Promise<void> {
-  const res = await call(base, `/api/v1/admin/correction-reports/${code}/apply`, {
-    method: 'POST',
-    headers: { ...auth, prefer: 'respond-async' },
-    body: JSON.stringify({ reviewer: 'Dana Editor' }),
-  });
-  expect(res.status, res.body).toBe(202);
-  expect(data(res.body).apply.state).toBe('applying');
+  const res = await applyAsyncCall(fetchCaller(base), KEY, code);
+  expect(res.status, res.text).toBe(202);
+  expect(res.data.apply.state).toBe('applying');
 }
 
 /** Poll the admin view until the apply left "applying" (bounded). */

@@ -1,31 +1,24 @@
 /**
- * "Nothing acknowledged is ever lost" for applies that answer at once (issue 12): a real
+ * "Nothing acknowledged is ever lost" for applies that answer at once: a real
  * `npm start` process acknowledges an apply (202, "applying"), is SIGKILLed together with its
  * build after the merge and before the item became visible, and a restart on the same data
  * folder finishes it: the start-up build serves main, the resumed apply records it `visible`,
  * and the service logs that it resumed it.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killTree, startService, type Started } from '../helpers/process.ts';
+import { killTree, type Started, ServiceRun, dataOf } from '../helpers/process.ts';
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-crash-'));
+const serviceRun = new ServiceRun('pdma-apply-crash-');
+const dataDir = serviceRun.dataDir;
 const KEY = 'admin-apply-crash-1';
 const ENV = { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: KEY };
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 let running: Started | null = null;
-afterAll(async () => {
-  await running?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const json = async (res: Response) => {
-  const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
-  return (body.data ?? body) as Record<string, any>;
-};
+afterAll(() => serviceRun.dispose());
 
 function mergedOnMain(code: string): boolean {
   try {
@@ -51,40 +44,20 @@ function mergedOnMain(code: string): boolean {
 
 describe('SIGKILL during an apply that answered at once', () => {
   it('resumes on restart: the change becomes visible and the tracking record says when', async () => {
-    running = await startService(ENV);
+    running = await serviceRun.start(ENV);
     const url = running.url;
-    const report = await fetch(`${url}/api/v1/correction-reports`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        workSlug: 'bach-prelude-in-c-bwv-846',
-        targetType: 'work',
-        fieldName: 'year',
-        currentValue: '1722',
-        proposedValue: '1722 (autograph dated 1722)',
-        rationale: 'Autograph title page.',
-        evidenceUrl: null,
-        reporterName: 'Cleo',
-        reporterKind: 'Human',
-      }),
+    const call = fetchCaller(url);
+    const code = await acceptedCorrection(call, KEY, {
+      workSlug: 'bach-prelude-in-c-bwv-846',
+      fieldName: 'year',
+      currentValue: '1722',
+      proposedValue: '1722 (autograph dated 1722)',
+      rationale: 'Autograph title page.',
     });
-    expect(report.status).toBe(202);
-    const code = (await json(report)).trackingCode as string;
     const admin = `${url}/api/v1/admin/correction-reports/${code}`;
-    const accept = await fetch(`${admin}/accept`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ reviewer: 'Dana Editor' }),
-    });
-    expect(accept.status).toBe(200);
-
-    const apply = await fetch(`${admin}/apply`, {
-      method: 'POST',
-      headers: { ...auth, prefer: 'respond-async' },
-      body: JSON.stringify({ reviewer: 'Dana Editor' }),
-    });
-    expect(apply.status).toBe(202);
-    expect((await json(apply)).apply.state).toBe('applying');
+    const apply = await applyAsync(call, KEY, code);
+    expect(apply.status, apply.text).toBe(202);
+    expect(apply.data.apply.state).toBe('applying');
 
     // Wait for the merge (the rebuild of the sample catalog then takes seconds), then kill the
     // server and its build at once, as a power cut would.
@@ -92,22 +65,22 @@ describe('SIGKILL during an apply that answered at once', () => {
     while (!mergedOnMain(code)) {
       if (Date.now() > deadline)
         throw new Error(
-          `no merge of ${code} within 60 s: ${JSON.stringify(await json(await fetch(admin, { headers: auth })))}\n${running.output()}`,
+          `no merge of ${code} within 60 s: ${JSON.stringify(await dataOf(await fetch(admin, { headers: auth })))}\n${running.output()}`,
         );
       await new Promise((r) => setTimeout(r, 20));
     }
-    const before = await json(await fetch(admin, { headers: auth }));
+    const before = await dataOf(await fetch(admin, { headers: auth }));
     expect(before.apply.state).toBe('applying');
     killTree(running.child.pid!);
     await running.stop('SIGKILL');
     expect(existsSync(path.join(dataDir, 'state', 'applying', `${code}.json`))).toBe(true);
 
-    running = await startService(ENV, 240_000);
+    running = await serviceRun.start(ENV, 240_000);
     const restarted = running;
     let item: Record<string, any> = {};
     const until = Date.now() + 120_000;
     for (;;) {
-      item = await json(await fetch(`${restarted.url}/api/v1/admin/correction-reports/${code}`, { headers: auth }));
+      item = await dataOf(await fetch(`${restarted.url}/api/v1/admin/correction-reports/${code}`, { headers: auth }));
       if (item.apply?.state !== 'applying') break;
       if (Date.now() > until) throw new Error(`still applying after restart:\n${restarted.output()}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -116,9 +89,9 @@ describe('SIGKILL during an apply that answered at once', () => {
     expect(item.apply.state).toBe('visible');
     expect(item.apply.requestedAtUtc).toBe(before.apply.requestedAtUtc);
     expect(Date.parse(item.apply.visibleAtUtc)).toBeGreaterThan(Date.parse(item.apply.requestedAtUtc));
-    const tracking = await json(await fetch(`${restarted.url}/api/v1/correction-reports/${code}`));
+    const tracking = await dataOf(await fetch(`${restarted.url}/api/v1/correction-reports/${code}`));
     expect(tracking.apply).toEqual(item.apply);
-    const work = await json(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
+    const work = await dataOf(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
     expect(work.year).toBe('1722 (autograph dated 1722)');
     // Merged once, not twice.
     const merges = execFileSync(

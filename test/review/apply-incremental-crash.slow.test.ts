@@ -1,17 +1,18 @@
 /**
- * kill -9 during an incremental swap (issue 12): a real `npm start` process applies a correction
+ * kill -9 during an incremental swap: a real `npm start` process applies a correction
  * with an incremental build; the moment the incremental folder is complete (build.json is written
  * last, the swap follows) the server and its children are SIGKILLed. A restart on the same data
  * folder serves that complete incremental build at once (no start-up build), with the change in
  * JSON, Markdown, HTML and search, and records the apply as visible.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killTree, startService, type Started } from '../helpers/process.ts';
+import { killTree, type Started, ServiceRun, dataOf } from '../helpers/process.ts';
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-inc-crash-'));
+const serviceRun = new ServiceRun('pdma-apply-inc-crash-');
+const dataDir = serviceRun.dataDir;
 const KEY = 'admin-apply-inc-crash-1';
 // One base URL for both starts (builds are keyed by commit and base URL; each start gets a new port).
 const ENV = {
@@ -23,15 +24,7 @@ const ENV = {
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const buildsDir = path.join(dataDir, 'builds');
 let running: Started | null = null;
-afterAll(async () => {
-  await running?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const json = async (res: Response) => {
-  const body = (await res.json()) as { data?: Record<string, any> } & Record<string, any>;
-  return (body.data ?? body) as Record<string, any>;
-};
+afterAll(() => serviceRun.dispose());
 
 const completeIncremental = () =>
   existsSync(buildsDir)
@@ -40,38 +33,18 @@ const completeIncremental = () =>
 
 describe('SIGKILL during an incremental swap', () => {
   it('restarts on the complete incremental build, with the change visible everywhere', async () => {
-    running = await startService(ENV, 240_000);
+    running = await serviceRun.start(ENV, 240_000);
     const url = running.url;
-    const report = await fetch(`${url}/api/v1/correction-reports`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        workSlug: 'bach-prelude-in-c-bwv-846',
-        targetType: 'work',
-        fieldName: 'title',
-        currentValue: 'Prelude in C major (The Well-Tempered Clavier, Book I)',
-        proposedValue: 'Prelude in C major (quokka edition)',
-        rationale: 'Test.',
-        evidenceUrl: null,
-        reporterName: 'Cleo',
-        reporterKind: 'Human',
-      }),
+    const call = fetchCaller(url);
+    const code = await acceptedCorrection(call, KEY, {
+      workSlug: 'bach-prelude-in-c-bwv-846',
+      fieldName: 'title',
+      currentValue: 'Prelude in C major (The Well-Tempered Clavier, Book I)',
+      proposedValue: 'Prelude in C major (quokka edition)',
+      rationale: 'Test.',
     });
-    expect(report.status, JSON.stringify(await report.clone().json())).toBe(202);
-    const code = (await json(report)).trackingCode as string;
-    const admin = `${url}/api/v1/admin/correction-reports/${code}`;
-    const accept = await fetch(`${admin}/accept`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ reviewer: 'Dana Editor' }),
-    });
-    expect(accept.status).toBe(200);
-    const apply = await fetch(`${admin}/apply`, {
-      method: 'POST',
-      headers: { ...auth, prefer: 'respond-async' },
-      body: JSON.stringify({ reviewer: 'Dana Editor' }),
-    });
-    expect(apply.status).toBe(202);
+    const apply = await applyAsync(call, KEY, code);
+    expect(apply.status, apply.text).toBe(202);
 
     const deadline = Date.now() + 180_000;
     while (completeIncremental().length === 0) {
@@ -82,21 +55,21 @@ describe('SIGKILL during an incremental swap', () => {
     await running.stop('SIGKILL');
     const [incremental] = completeIncremental();
 
-    running = await startService(ENV, 240_000);
+    running = await serviceRun.start(ENV, 240_000);
     const restarted = running;
     expect(restarted.output()).not.toContain('building the site');
     expect(readdirSync(buildsDir)).toEqual([incremental]);
-    const work = await json(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
+    const work = await dataOf(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
     expect(work.title).toBe('Prelude in C major (quokka edition)');
     expect(await (await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846/index.md`)).text()).toContain(
       'quokka edition',
     );
     expect(await (await fetch(`${restarted.url}/works/bach-prelude-in-c-bwv-846/`)).text()).toContain('quokka edition');
-    expect((await json(await fetch(`${restarted.url}/api/v1/works?query=quokka`))).total).toBe(1);
+    expect((await dataOf(await fetch(`${restarted.url}/api/v1/works?query=quokka`))).total).toBe(1);
     let item: Record<string, any> = {};
     const until = Date.now() + 120_000;
     for (;;) {
-      item = await json(await fetch(`${restarted.url}/api/v1/admin/correction-reports/${code}`, { headers: auth }));
+      item = await dataOf(await fetch(`${restarted.url}/api/v1/admin/correction-reports/${code}`, { headers: auth }));
       if (item.apply?.state !== 'applying') break;
       if (Date.now() > until) throw new Error(`still applying after restart:\n${restarted.output()}`);
       await new Promise((r) => setTimeout(r, 100));

@@ -1,5 +1,5 @@
 /**
- * Issue 13, items 1, 5 and 6 in the pure builders: an arrangement lands with what the contributor
+ * The pure proposal builders: an arrangement lands with what the contributor
  * declared for resolve (moods, roles, loop/trim, sections), each fact the editor set replacing
  * it; target.arrangementId adds files to an existing arrangement; a metadata revision sets aliases;
  * a file whose archive checks passed lands technical-pass.

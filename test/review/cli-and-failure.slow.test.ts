@@ -13,6 +13,7 @@ import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
 import type { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { fileCorrection, injectCaller } from '../helpers/corrections.ts';
 import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
@@ -52,23 +53,13 @@ function cli(args: string[], env: Record<string, string> = { ARCHIVE_ADMIN_KEY: 
 
 describe('review CLI and a failed apply', () => {
   it('lists, accepts and tries to apply; a failed build leaves main, the site and the status as they were', async () => {
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/v1/correction-reports',
-      payload: {
-        workSlug: 'bach-minuet-in-g',
-        targetType: 'work',
-        fieldName: 'composer.died',
-        currentValue: '1733-07-25',
-        proposedValue: '1733-07-26',
-        rationale: 'Burial register.',
-        evidenceUrl: null,
-        reporterName: 'Cleo',
-        reporterKind: 'Human',
-      },
+    const code = await fileCorrection(injectCaller(app), {
+      workSlug: 'bach-minuet-in-g',
+      fieldName: 'composer.died',
+      currentValue: '1733-07-25',
+      proposedValue: '1733-07-26',
+      rationale: 'Burial register.',
     });
-    expect(res.statusCode, res.body).toBe(202);
-    const code = (res.json().data ?? res.json()).trackingCode as string;
 
     expect((await cli(['list'], {})).code).toBe(2); // no key: usage error, nothing sent
     const list = await cli(['list']);

@@ -4,49 +4,31 @@
  * rebuild and swap), the composition rights note quotes the new year on all four surfaces: the
  * JSON record, the Markdown record, the HTML page and the resolve answer. Plus the pure rules.
  */
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { Rebuilder } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson } from '../helpers/app.ts';
+import type { Config } from '../../api/config.ts';
+import { git } from '../../api/site/content-repo.ts';
 import { quoteFacts, unknownPlaceholders } from '../../src/domain/fact-notes.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
 const ADMIN_KEY = 'fact-notes-admin-secret';
 const WORK = 'satie-gymnopedie-1';
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-fact-notes-'));
 let app: FastifyInstance;
-let config: ReturnType<typeof loadConfig>;
+let config: Config;
+let writable: WritableApp;
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 
 beforeAll(async () => {
-  const sampleBuild = inject('sampleBuildDir');
-  const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
-  config = loadConfig(
-    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}` },
-    PROJECT_ROOT,
-  );
-  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
-  const handle = await SiteHandle.open(sampleBuild);
-  app = await createApp({ config, handle, rebuilder: new Rebuilder(config, handle), review: {} });
+  writable = await openWritableApp({ prefix: 'pdma-fact-notes-', env: { ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}` } });
+  ({ app, config } = writable);
 });
 afterAll(async () => {
-  await app?.close();
-  rmSync(root, { recursive: true, force: true });
+  await writable?.close();
 });
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = auth) =>
-  app.inject({
-    method: 'POST',
-    url,
-    payload: payload as object,
-    headers: { ...headers, 'content-type': 'application/json' },
-  });
+  postJson(app, url, payload, headers);
 
 async function resolveNote(): Promise<string> {
   const res = await post(

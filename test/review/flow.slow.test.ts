@@ -5,18 +5,15 @@
  * the admin API via inject, the tracking API, the served JSON / Markdown / HTML, and git log.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { Rebuilder } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
-import { contributorFileServer, type HttpsTestServer } from '../helpers/https-server.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../api/config.ts';
+import { git } from '../../api/site/content-repo.ts';
+import { PROJECT_ROOT, postJson } from '../helpers/app.ts';
+import { contributorFileServer, fetchOptionsTrusting, type HttpsTestServer } from '../helpers/https-server.ts';
+import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
 const ADMIN_KEY = 'admin-secret-key-1';
 const LIBRARY_KEY = 'library-secret-key-1';
@@ -27,64 +24,35 @@ const FILES: Record<string, Buffer> = {
 };
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-review-'));
 let server: HttpsTestServer;
-let ca: string;
 let fileBase: string;
 let app: FastifyInstance;
-let config: ReturnType<typeof loadConfig>;
+let config: Config;
+let writable: WritableApp;
 
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 
 beforeAll(async () => {
   // A self-signed certificate for localhost, trusted only by this test's fetcher.
   server = await contributorFileServer(FILES);
-  ({ ca, url: fileBase } = server);
+  fileBase = server.url;
 
   // The sample build of content/ serves first; the runtime repository is seeded from the same content.
-  const sampleBuild = inject('sampleBuildDir');
-  const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
-  config = loadConfig(
-    {
-      ARCHIVE_DATA_DIR: root,
-      PUBLIC_BASE_URL: baseUrl,
-      ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}`,
-      ARCHIVE_LIBRARY_KEYS: LIBRARY_KEY,
-    },
-    PROJECT_ROOT,
-  );
-  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
-  const handle = await SiteHandle.open(sampleBuild);
-  const rebuilder = new Rebuilder(config, handle);
-  app = await createApp({
-    config,
-    handle,
-    rebuilder,
-    review: {
-      fetchOptions: {
-        ca,
-        allowHosts: [`localhost:${new URL(fileBase).port}`, `127.0.0.1:${new URL(fileBase).port}`],
-        timeoutMs: 10_000,
-        maxBytes: 10 * 1024 * 1024,
-      },
-    },
+  writable = await openWritableApp({
+    prefix: 'pdma-review-',
+    env: { ARCHIVE_ADMIN_KEYS: `alice=${ADMIN_KEY}`, ARCHIVE_LIBRARY_KEYS: LIBRARY_KEY },
+    review: { fetchOptions: fetchOptionsTrusting(server, 10_000) },
   });
+  ({ app, config } = writable);
 });
 
 afterAll(async () => {
-  await app?.close();
-  server?.close();
-  rmSync(root, { recursive: true, force: true });
+  await writable?.close();
+  await server?.close();
 });
 
-async function post(url: string, payload: unknown, headers: Record<string, string> = auth) {
-  return app.inject({
-    method: 'POST',
-    url,
-    payload: payload as object,
-    headers: { ...headers, 'content-type': 'application/json' },
-  });
-}
+const post = (url: string, payload: unknown, headers: Record<string, string> = auth) =>
+  postJson(app, url, payload, headers);
 
 async function submitTemplate(key: string) {
   const template =
@@ -206,7 +174,7 @@ describe('review as pull requests on the local forge', () => {
     expect(arr.reviewState).toBe('pending');
     const [score, audio] = arr.assets;
     expect(score.reviewState).toBe('human-reviewed'); // asserted by the named reviewer
-    // Issue 13, item 6 changes this on purpose: the submitter's claim still decides nothing, but
+    // On purpose: the submitter's claim still decides nothing, but
     // the archive's own checks passed on the verified copy, so the file is technical-pass,
     // recorded as the archive's automated check (never as human review).
     expect(audio.reviewState).toBe('technical-pass');

@@ -1,6 +1,6 @@
 /**
  * The local forge writes a proposal with git plumbing (a temporary index, no checkout of the
- * whole tree) and lints only what it touches (issue 12): the commit is what a checkout-and-commit
+ * whole tree) and lints only what it touches: the commit is what a checkout-and-commit
  * made (parent main, the submitter as author, the service as committer, main's tree plus the
  * change), main's checkout and worktree list are untouched, and the content lint still refuses —
  * per-file rules on the changed work, the rule across works (a unique slug) against every other

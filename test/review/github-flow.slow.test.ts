@@ -18,7 +18,7 @@ import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { statusLabel } from '../../api/forge/forge-github.ts';
 import { GITHUB_WEBHOOK_PATH, signPayload } from '../../api/forge/github-webhook.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { PROJECT_ROOT, postJson } from '../helpers/app.ts';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.ts';
 
 const ADMIN_KEY = 'admin-secret-key-gh';
@@ -70,12 +70,7 @@ afterAll(async () => {
 });
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = auth) =>
-  app.inject({
-    method: 'POST',
-    url,
-    payload: payload as object,
-    headers: { ...headers, 'content-type': 'application/json' },
-  });
+  postJson(app, url, payload, headers);
 
 async function report(fieldName: string, currentValue: string | null, proposedValue: string): Promise<string> {
   const res = await post(

@@ -1,6 +1,6 @@
 /**
  * A pull request a person opens on the content repository shows up in the review queue with its
- * content lint (issue 15, item 4), through the public surface: signed `pull_request` webhook
+ * content lint, through the public surface: signed `pull_request` webhook
  * deliveries (opened, synchronize, closed) as GitHub sends them, the changed files read from a
  * local fake of GitHub's REST API, the admin queue and the item read over HTTP (answers checked
  * against the OpenAPI document). The archive's content repository (the lint's context) is a temp

@@ -1,5 +1,5 @@
 /**
- * Issue 13, acceptance: the agent's whole loop over HTTP, once per intendedRole. Resolve says
+ * The agent's whole loop over HTTP, once per intendedRole. Resolve says
  * `prepare`; a contribution built only from the served template, the resolve answer's missing[]
  * and the agent's own facts (its request and the files it made) is accepted, reviewed with
  * listening approval by a labeled admin key, and applied; the same request then says `reuse` with

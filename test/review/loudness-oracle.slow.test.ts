@@ -1,5 +1,5 @@
 /**
- * The loudness oracle (issue 13 acceptance): the archive's own measurement of MP3 and WAV files
+ * The loudness oracle (docs/audio.md, "Checked against ffmpeg"): the archive's own measurement of MP3 and WAV files
  * (api/audio/measure-audio.ts over src/domain/audio/) against Debian's ffmpeg `ebur128` filter on
  * the same files. Integrated loudness must agree within 0.5 LU; loudness range within 1 LU and true
  * peak within 0.5 dB. Files: the sample catalog's MP3s (mono, 22.05 kHz) and files ffmpeg makes

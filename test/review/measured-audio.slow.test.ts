@@ -1,5 +1,5 @@
 /**
- * Measured, not only declared (issue 13), through the public surface: a contribution declares a
+ * Measured, not only declared (docs/audio.md), through the public surface: a contribution declares a
  * 1:30 arrangement and -23 LUFS for its MP3, whose file measures about 19 s and -19 LUFS. Accept
  * measures it and flags both to the reviewer (review warnings in the admin view; apply is not
  * blocked); apply lands the measurement beside the declared values in the JSON record, the
@@ -7,18 +7,13 @@
  * duration (fit with delta), and offers its MP3 as the listen link.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { Rebuilder } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { contributorFileServer, type HttpsTestServer } from '../helpers/https-server.ts';
+import { contributorFileServer, fetchOptionsTrusting, type HttpsTestServer } from '../helpers/https-server.ts';
+import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
 const ADMIN_KEY = 'admin-secret-key-measured';
 const WORK = path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1');
@@ -26,36 +21,21 @@ const MP3 = readFileSync(path.join(WORK, 'gymnopedie-1-ambient-piano.mp3'));
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const TITLE = 'Gymnopédie No. 1: declared long, measured short';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-measured-'));
 let server: HttpsTestServer;
+let writable: WritableApp;
 let app: FastifyInstance;
 let code = '';
 const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
 
 beforeAll(async () => {
   server = await contributorFileServer({ '/bed.mp3': MP3 });
-  const { ca, url: fileBase } = server;
-  const sampleBuild = inject('sampleBuildDir');
-  const baseUrl = JSON.parse(readFileSync(path.join(sampleBuild, 'build.json'), 'utf8')).baseUrl as string;
-  const config = loadConfig(
-    { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ARCHIVE_ADMIN_KEYS: `dana=${ADMIN_KEY}` },
-    PROJECT_ROOT,
-  );
-  await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'content'));
-  const handle = await SiteHandle.open(sampleBuild);
-  app = await createApp({
-    config,
-    handle,
-    rebuilder: new Rebuilder(config, handle),
-    review: {
-      fetchOptions: {
-        ca,
-        allowHosts: [`localhost:${server.port}`, `127.0.0.1:${server.port}`],
-        timeoutMs: 10_000,
-        maxBytes: 10 * 1024 * 1024,
-      },
-    },
+  const fileBase = server.url;
+  writable = await openWritableApp({
+    prefix: 'pdma-measured-',
+    env: { ARCHIVE_ADMIN_KEYS: `dana=${ADMIN_KEY}` },
+    review: { fetchOptions: fetchOptionsTrusting(server, 10_000) },
   });
+  app = writable.app;
 
   const template = (await app.inject({ url: '/api/v1/music/contributions/template' })).json();
   const t = structuredClone(template.data ?? template);
@@ -124,9 +104,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await app?.close();
-  server?.close();
-  rmSync(root, { recursive: true, force: true });
+  await writable?.close();
+  await server?.close();
 });
 
 describe('declared against measured audio', () => {

@@ -2,7 +2,7 @@
  * GET /api/v1/admin/queue over HTTP (inject): filters, paging with exact totals and links,
  * per-status counts, items stored before the server started, status changes seen at once, bad
  * parameters as problem details -- and that a page is answered without reading the stored
- * submissions (issue 11, step 7).
+ * submissions.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

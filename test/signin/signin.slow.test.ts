@@ -1,5 +1,5 @@
 /**
- * Reader sign-in and signed-in downloads (issue 18), against the real service (`npm start`'s
+ * Reader sign-in and signed-in downloads (docs/reader-sign-in.md), against the real service (`npm start`'s
  * entry, sample catalog, fresh data folder) configured with GitHub OAuth pointing at a local fake
  * of GitHub's OAuth and user endpoints (test/helpers/fake-github-oauth.ts). Over HTTP: the record's
  * protected link, the anonymous 401 problem, sign-in through the fake (state and PKCE checked),

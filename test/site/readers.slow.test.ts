@@ -1,5 +1,5 @@
 /**
- * Issue 17 in a real browser (Debian Chromium through playwright-core), against the sample
+ * The reader's pages in a real browser (Debian Chromium through playwright-core), against the sample
  * catalog built once for the whole run (test/setup/global-build.ts) under the base URL
  * https://archive.example.test:8443 and served here at http://127.0.0.1:<port>: so every page
  * in this file is a build made for one host, opened at another. Requests that leave loopback

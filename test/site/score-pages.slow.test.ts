@@ -7,12 +7,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
+import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helpers/app.ts';
 import { launchBrowser, openPage, screenshot, SKIP_BROWSER_TESTS, type PageProbe } from '../helpers/browser.ts';
 import { corpusContent, CORPUS_WORK, LARGEST_QUARTET, LARGEST_QUARTET_PAGES } from '../helpers/corpus-score.ts';
 import { FIRST_PAGES_SHOWN, type ScoreManifest } from '../../src/lib/site/scores.ts';
@@ -75,8 +74,7 @@ describe.skipIf(SKIP_BROWSER_TESTS || !existsSync(LARGEST_QUARTET))(
       phonePages = score.narrowPages.length;
       expect(phonePages).toBeGreaterThan(LARGEST_QUARTET_PAGES);
       t = await openApp(out, { ARCHIVE_DATA_DIR: path.join(root, 'data') });
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      url = await listenOnLoopback(t.app);
       browser = await launchBrowser();
     }, 3_000_000);
 

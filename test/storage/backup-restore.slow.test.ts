@@ -4,15 +4,13 @@
  * submission acknowledged before the backup began (and nothing half-written), and every library
  * track with its files' exact bytes.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
-import { startService, type Started } from '../helpers/process.ts';
+import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helpers/app.ts';
+import { startService, type Started, runScript } from '../helpers/process.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { CONTRIBUTIONS, REPORTS, validReport } from '../contributions/helpers.ts';
 import { fillTemplate } from '../helpers/filled-template.ts';
@@ -27,24 +25,6 @@ let t: TestApp;
 let url: string;
 let service: Started | null = null;
 
-function run(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out }));
-  });
-}
-
 type Json = Record<string, any>;
 const getJson = async (base: string, p: string, headers: Record<string, string> = {}) => {
   const res = await fetch(`${base}${p}`, { headers });
@@ -57,8 +37,7 @@ beforeAll(async () => {
   // The original archive: the sample catalog's content repository and build, listening on loopback.
   await ensureContentRepo(path.join(original, 'content'), path.join(PROJECT_ROOT, 'content'));
   t = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: original, ...KEY_ENV, ...RATE });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  url = await listenOnLoopback(t.app);
 });
 afterAll(async () => {
   await service?.stop();
@@ -68,7 +47,7 @@ afterAll(async () => {
 
 describe('backup and restore', () => {
   it('restores into a fresh folder an archive that serves every work, submission and track', async () => {
-    // The template with its placeholders filled (the untouched template is refused, issue 13).
+    // The template with its placeholders filled (the untouched template is refused).
     const template = fillTemplate((await getJson(url, `${CONTRIBUTIONS}/template`)).body);
     const contributions: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -116,7 +95,7 @@ describe('backup and restore', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const backup = await run('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
+    const backup = await runScript('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
     writing = false;
     await writer;
     expect(backup.status, backup.out).toBe(0);
@@ -128,15 +107,15 @@ describe('backup and restore', () => {
     });
 
     // A backup folder is never overwritten.
-    const again = await run('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
+    const again = await runScript('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
     expect(again.status).toBe(1);
     expect(again.out).toMatch(/not empty/);
 
-    const restore = await run('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
+    const restore = await runScript('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
     expect(restore.status, restore.out).toBe(0);
     expect(existsSync(path.join(restored, 'content', '.git'))).toBe(true);
     // Restoring over existing data is refused.
-    const twice = await run('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
+    const twice = await runScript('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
     expect(twice.status).toBe(1);
     expect(twice.out).toMatch(/already/);
 
@@ -198,7 +177,7 @@ describe('backup and restore', () => {
   }, 420_000);
 
   it('refuses a folder that is not a complete backup', async () => {
-    const res = await run('restore.ts', ['--from', path.join(root, 'no-backup')], {
+    const res = await runScript('restore.ts', ['--from', path.join(root, 'no-backup')], {
       ARCHIVE_DATA_DIR: path.join(root, 'other'),
     });
     expect(res.status).toBe(1);

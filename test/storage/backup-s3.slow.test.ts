@@ -4,11 +4,11 @@
  * the local folder, and that backup restored again onto a fresh bucket prefix; each restored
  * archive serves the track's files with their exact bytes.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runScript } from '../helpers/process.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
@@ -19,25 +19,6 @@ const BUCKET = 'archive-blobs';
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-backup-s3-'));
 let s3: TestS3;
 const apps: TestApp[] = [];
-
-function run(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ status: number | null; out: string }> {
-  // Asynchronous: the S3 server lives in this process and must keep answering.
-  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out }));
-  });
-}
 
 const onS3 = (dataDir: string, prefix: string) => ({
   ...s3.env,
@@ -74,12 +55,12 @@ describe('backup and restore across blob stores', () => {
     const fileId = imp.files[0].id as string;
 
     const backupDir = path.join(root, 'backup');
-    const backup = await run('backup.ts', ['--out', backupDir], onS3(source, 'source/'));
+    const backup = await runScript('backup.ts', ['--out', backupDir], onS3(source, 'source/'));
     expect(backup.status, backup.out).toBe(0);
     expect(backup.out).toMatch(/blobs: 1 \(300000 bytes\) from the s3 store/);
 
     const local = path.join(root, 'local');
-    const toLocal = await run('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: local });
+    const toLocal = await runScript('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: local });
     expect(toLocal.status, toLocal.out).toBe(0);
     expect(
       existsSync(
@@ -88,7 +69,7 @@ describe('backup and restore across blob stores', () => {
     ).toBe(true);
 
     const bucket = path.join(root, 'bucket');
-    const toS3 = await run('restore.ts', ['--from', backupDir], onS3(bucket, 'restored/'));
+    const toS3 = await runScript('restore.ts', ['--from', backupDir], onS3(bucket, 'restored/'));
     expect(toS3.status, toS3.out).toBe(0);
 
     for (const env of [{ ...KEY_ENV, ARCHIVE_DATA_DIR: local }, onS3(bucket, 'restored/')]) {

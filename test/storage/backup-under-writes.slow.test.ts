@@ -5,13 +5,12 @@
  * and a restore holds every submission acknowledged before the backup began and every record of
  * the state, byte for byte; each submission taken during the backup is there whole or absent.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { runScript } from '../helpers/process.ts';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
+import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helpers/app.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { CONTRIBUTIONS } from '../contributions/helpers.ts';
 import { fillTemplate } from '../helpers/filled-template.ts';
@@ -26,24 +25,6 @@ afterAll(async () => {
   for (const a of apps) await a.close();
   rmSync(root, { recursive: true, force: true });
 });
-
-function run(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, [path.join('scripts', script), ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out }));
-  });
-}
 
 /** Every file under `dir`, relative, with its bytes. */
 function tree(dir: string, rel = ''): Map<string, string> {
@@ -67,8 +48,7 @@ describe('backup under steady writes', () => {
     }
     const t = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: original, ...RATE });
     apps.push(t);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const url = await listenOnLoopback(t.app);
     const template = fillTemplate(((await (await fetch(`${url}${CONTRIBUTIONS}/template`)).json()) as object) ?? {});
     const submit = async (key: string) => {
       const res = await fetch(`${url}${CONTRIBUTIONS}`, {
@@ -94,7 +74,7 @@ describe('backup under steady writes', () => {
         await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
       }
     })();
-    const backup = await run('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
+    const backup = await runScript('backup.ts', ['--out', backupDir], { ARCHIVE_DATA_DIR: original });
     writing = false;
     await writer;
     await Promise.all(pending);
@@ -109,7 +89,7 @@ describe('backup under steady writes', () => {
     );
 
     // Restore, and the restored state is the backup's, byte for byte.
-    const restore = await run('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
+    const restore = await runScript('restore.ts', ['--from', backupDir], { ARCHIVE_DATA_DIR: restored });
     expect(restore.status, restore.out).toBe(0);
     const fromBackup = tree(path.join(backupDir, 'state'));
     const inRestore = tree(path.join(restored, 'state'));
@@ -121,8 +101,7 @@ describe('backup under steady writes', () => {
     // each one from during it whole (pending) or absent.
     const r = await openApp(inject('sampleBuildDir'), { ARCHIVE_DATA_DIR: restored });
     apps.push(r);
-    await r.app.listen({ port: 0, host: '127.0.0.1' });
-    const rurl = `http://127.0.0.1:${(r.app.server.address() as AddressInfo).port}`;
+    const rurl = await listenOnLoopback(r.app);
     for (const code of before) expect((await fetch(`${rurl}${CONTRIBUTIONS}/${code}`)).status, code).toBe(200);
     let present = 0;
     for (const code of during) {

@@ -5,14 +5,14 @@
  * second run uploads nothing; a changed build uploads only what changed and deletes, last, what
  * is gone.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { runScript } from '../helpers/process.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openApp, PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
+import { openApp, type TestApp } from '../helpers/app.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
 
 const BUCKET = 'site-bucket';
@@ -30,17 +30,10 @@ function files(dir: string, rel = ''): string[] {
 }
 
 /** Run the CLI (asynchronously: the S3 server lives in this process and must keep answering). */
-function publish(build: string, to: string): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, ['scripts/publish-static.ts', '--build', build, '--to', to], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...s3.env, ARCHIVE_DATA_DIR: path.join(root, 'data') },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out }));
+function publish(build: string, to: string) {
+  return runScript('publish-static.ts', ['--build', build, '--to', to], {
+    ...s3.env,
+    ARCHIVE_DATA_DIR: path.join(root, 'data'),
   });
 }
 

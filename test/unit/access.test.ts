@@ -1,4 +1,4 @@
-/** Access wording and the reader sign-in settings (issue 18): pure rules and configuration parsing. */
+/** Access wording and the reader sign-in settings: pure rules and configuration parsing. */
 import { describe, expect, it } from 'vitest';
 import {
   accessMeaning,

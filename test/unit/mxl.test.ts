@@ -1,4 +1,4 @@
-/** Compressed MusicXML (.mxl) is read through its container (issue 13, item 8); broken and oversized archives are refused with a reason. */
+/** Compressed MusicXML (.mxl) is read through its container; broken or oversized archives are refused with a reason. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

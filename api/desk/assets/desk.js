@@ -1,4 +1,4 @@
-// The review desk's one page script (issue 15): follows an apply in progress. The item page marks
+// The review desk's one page script: follows an apply in progress. The item page marks
 // it with #apply-progress[data-poll] (the admin JSON record of the item); this polls that record
 // with the session cookie once a second and reloads the page when `apply.state` is no longer
 // "applying" (visible or failed). Without JavaScript the page refreshes itself (noscript meta).

@@ -1,5 +1,5 @@
 /**
- * An arrangement's audio as a caller meets it (pure; issue 13): which file to listen to, which
+ * An arrangement's audio as a caller meets it (pure; docs/audio.md): which file to listen to, which
  * measured duration stands for the arrangement, how it fits a requested runtime, and the measured
  * facts in words (records, Markdown, HTML and resolve reasons share these sentences).
  */

@@ -1,5 +1,5 @@
 /**
- * The submitter's answer to a request for information (issue 15, item 2), as pure rules: the
+ * The submitter's answer to a request for information (docs/contributions.md), as pure rules: the
  * record after the answer (back to `pending`, the answer in the history), a revised contribution
  * replacing the proposed one, and which verified files of the earlier body still describe the
  * revised one. The review service (api/review/answers.ts) checks the token and writes.

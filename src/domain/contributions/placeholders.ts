@@ -1,5 +1,5 @@
 /**
- * Honest intake (issue 13, item 6): a contribution that still carries the template's placeholders
+ * Honest intake: a contribution that still carries the template's placeholders
  * is refused, each placeholder named by its JSON Pointer. The template (template.ts) marks what the
  * contributor must supply in four recognizable ways; none of them is ever a real value:
  *

@@ -81,8 +81,8 @@ const REVIEWER_ONLY = (what: string) =>
 
 /**
  * Every review state and quality claim the submitter declared, with what the archive does with
- * it (issue 13, item 6): the 202 answer says which declarations it will re-check itself and which
- * only a named reviewer can confirm. Files whose rights are not cleared land rights-review-required.
+ * it (a claim is never taken as checked): the 202 answer says which declarations it will re-check
+ * itself and which only a named reviewer can confirm. Files whose rights are not cleared land rights-review-required.
  */
 export function declaredStateChecks(s: MusicContributionInput): DeclaredStateCheck[] {
   const out: DeclaredStateCheck[] = [];

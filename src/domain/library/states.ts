@@ -1,5 +1,5 @@
 /**
- * The import and file state machines (DESIGN.md 3; the spec leaves them "not shown"):
+ * The import and file state machines (docs/library.md, "States and transitions"; the spec leaves them "not shown"):
  *
  *   import: open -> committed | failed            (committed and failed are final)
  *   file:   pending -> partial -> uploaded -> verified | mismatch;  mismatch -> partial | uploaded

@@ -278,7 +278,7 @@ function layerCheck(state: 'cleared' | 'not-applicable' | 'not-cleared'): number
  * The request-independent readiness of one arrangement: THE rule. Resolve's index columns
  * (buildResolveCatalog) and every reuse summary (recordingClearedForReuse: the JSON record's
  * `reuse`, the Markdown record and the HTML "Reuse at a glance") are computed with it, so they
- * cannot disagree (issue 13, item 8). `staticReady`: no request can make the arrangement ready
+ * cannot disagree. `staticReady`: no request can make the arrangement ready
  * when it is false (composition, listening approval, edition and recording layers).
  */
 export function arrangementReadiness(
@@ -551,7 +551,7 @@ export function buildResolveCatalog(
       (a.loopable ? FLAG_LOOPABLE : 0) |
       (a.trimmable ? FLAG_TRIMMABLE : 0) |
       (compositionPasses ? FLAG_COMPOSITION_PASSES : 0);
-    // Measured beats declared (issue 13): the duration of its measured recording when there is one.
+    // Measured beats declared (docs/audio.md): the duration of its measured recording when there is one.
     cols.duration[i] = effectiveDurationSeconds(a.durationSeconds, a.assets);
     cols.rank[i] = a.rank;
     cols.id[i] = a.id;

@@ -626,7 +626,7 @@ function explain(
 
   if (q.targetSeconds !== null) {
     const t = q.targetSeconds;
-    // Measured beats declared (issue 13); the reason says which it used and shows the other.
+    // Measured beats declared (docs/audio.md); the reason says which it used and shows the other.
     const d = effectiveDurationSeconds(a.durationSeconds, a.assets);
     const m = measuredDuration(a.assets);
     const head = m

@@ -46,7 +46,7 @@ export interface ResolveContext {
   catalogGeneratedAtUtc: string;
 }
 
-/** Fit to the requested runtime (issue 13): measured duration when there is one, else declared. */
+/** Fit to the requested runtime (docs/resolve.md): measured duration when there is one, else declared. */
 function fitFor(a: ArrangementRecord, target: number | null, maxRepeats: number): ResolveCandidate['fit'] {
   if (target === null) return null;
   const m = measuredDuration(a.assets);
@@ -66,7 +66,7 @@ function fitFor(a: ArrangementRecord, target: number | null, maxRepeats: number)
   };
 }
 
-/** A public MP3/WAV to hear, or why there is none (issue 13). */
+/** A public MP3/WAV to hear, or why there is none. */
 function listenFor(a: ArrangementRecord): ResolveCandidate['listen'] {
   const l = listenAsset(a.assets);
   if (!l) return { url: null, assetId: null, format: null, reviewStatus: null, reason: noListenReason(a.assets) };

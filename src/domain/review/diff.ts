@@ -1,5 +1,5 @@
 /**
- * The proposed change of a review as a unified diff (issue 15): pure helpers for the text git
+ * The proposed change of a review as a unified diff: pure helpers for the text git
  * prints. `api/review/diff.ts` runs git and reads at most a bounded number of bytes; these cut the
  * text at a line boundary, read `git diff --numstat`, and classify lines for display (the desk and
  * `npm run review -- show` use the same text).

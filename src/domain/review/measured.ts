@@ -1,5 +1,5 @@
 /**
- * Declared against measured, at accept (pure; issue 13): for each verified MP3/WAV file the values
+ * Declared against measured, at accept (pure; docs/audio.md): for each verified MP3/WAV file the values
  * the contribution declared (the arrangement's m:ss duration, or for a performance the duration of
  * the arrangement it performs; the file's claimed loudness), the disagreements with what the archive
  * measured, and one review warning per disagreement. The asset then lands with `measured`

@@ -128,7 +128,7 @@ export function correctionText(code: string, r: CorrectionReportInput): Proposal
 
 /**
  * The merge commit message: first line names the tracking code; the trailers name who is
- * accountable: `Reviewed-By` is the authenticated key's label (issue 13, item 7), the free-text
+ * accountable: `Reviewed-By` is the authenticated key's label (a name the operator gave the key), the free-text
  * name follows as `Reviewer-Display-Name` (display only).
  */
 export function mergeMessage(

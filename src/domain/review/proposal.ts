@@ -3,7 +3,7 @@
  * data) and a stored contribution, produce the new front matter, a new work, or a profile file.
  * Nothing here reads the disk; the service gives it what it needs (docs/review.md).
  *
- * Boundaries (issue 4, item 6):
+ * Boundaries (docs/review.md, "Review-state boundaries"):
  *   - contributed assets land as `pending`, whatever the submitter claimed; only a NAMED human
  *     reviewer asserting a state through the admin API lands it higher (ReviewerAssertions);
  *   - files whose rights are not cleared land as `rights-review-required` with access
@@ -28,7 +28,7 @@ export interface VerifiedFile {
   byteLength: number;
   /** One line from the technical checks, for the asset's technicalChecks field. */
   technicalChecks: string | null;
-  /** MP3/WAV: what the archive measured, with the declared values and their disagreements (issue 13). */
+  /** MP3/WAV: what the archive measured, with the declared values and their disagreements (docs/audio.md). */
   measured?: AssetMeasurement | null;
   /** Whether the archive's own technical checks passed on this copy (absent: not run). */
   checksPassed?: boolean;
@@ -131,7 +131,7 @@ export function rightsCleared(submission: MusicContributionInput, asset: Contrib
 /**
  * The review state a contributed asset lands in (see the file comment): rights first; then what
  * a named reviewer asserted; else `technical-pass` when the archive's own technical checks passed
- * on the verified copy (the archive's check, never a human review: issue 13, item 6); else
+ * on the verified copy (the archive's check, never a human review); else
  * `pending`. What the submitter declared never decides it.
  */
 export function landedState(
@@ -436,7 +436,7 @@ function sourceScore(input: ContributionProposalInput): ContentChange {
 
 /**
  * What resolve ranks on, for the landed arrangement: the contributor's declaration, each field the
- * editor set in review replacing it (issue 13, item 1). `reasons` gets what is wrong (sections).
+ * editor set in review replacing it. `reasons` gets what is wrong (sections).
  */
 function arrangementFacts(
   input: ContributionProposalInput,

@@ -1,5 +1,5 @@
 /**
- * Pull requests people open on the content repository, as review items (issue 15, item 4): the
+ * Pull requests people open on the content repository, as review items (docs/github-review.md): the
  * stored record's transitions on each webhook event, its queue entry, and the lint result from
  * the content lint's messages. Pure: the webhook (api/forge/github-webhook.ts) and the runner
  * (api/forge/pull-requests.ts) do the I/O.

@@ -1,5 +1,5 @@
 /**
- * The review queue as a small in-memory index (issue 11, step 7): one entry per stored submission
+ * The review queue as a small in-memory index: one entry per stored submission
  * with just what the queue shows and filters on, grouped by status. The server fills it once from
  * the record store and keeps it current from every write, so a queue request never reads the
  * stored submissions; it reads only the review records of the page it shows.

@@ -36,8 +36,8 @@ export interface Job {
 }
 
 /**
- * Every MusicXML (.musicxml or .mxl) score of the catalog to engrave: source scores and, since
- * issue 13, contributed arrangement scores (they live in the blob store: `blobPath` maps a digest
+ * Every MusicXML (.musicxml or .mxl) score of the catalog to engrave: source scores and
+ * contributed arrangement scores (they live in the blob store: `blobPath` maps a digest
  * to its file; without it they are listed as not rendered).
  */
 export function scoreJobs(catalog: Catalog, blobPath?: (sha256: string) => string): Job[] {

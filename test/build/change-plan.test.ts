@@ -1,0 +1,95 @@
+/**
+ * The incremental build's plan (scripts/build-incremental.ts `planChange`), over the sample
+ * content in a git repository: which works a change touches, which browse pages and profiles it
+ * reaches, and which changes only a full build can vouch for (shared inputs, a composer added,
+ * removed or written differently). The build that follows a plan is proved byte-identical to a
+ * full build by the slow incremental-identity tests; this file checks the decisions alone.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureContentRepo } from '../../api/site/content-repo.ts';
+import { FullBuildNeeded, planChange } from '../../scripts/build-incremental.ts';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { composerScopeKey } from '../../src/lib/site/facets.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+import { fixtureCopies } from '../helpers/fixture-copies.ts';
+
+const copies = fixtureCopies('pdma-change-plan-', path.join(PROJECT_ROOT, 'content'));
+let repo = '';
+let head = '';
+
+beforeEach(async () => {
+  // A fresh repository per test: the seed copied, then committed as the base.
+  const seed = copies.copy();
+  repo = `${seed}-repo`;
+  head = (await ensureContentRepo(repo, seed)).head;
+});
+afterEach(() => {
+  copies.removeAll();
+  rmSync(repo, { recursive: true, force: true });
+});
+
+const workFile = (slug: string) => path.join(repo, 'works', slug, 'index.md');
+function edit(slug: string, from: RegExp, to: string): void {
+  const before = readFileSync(workFile(slug), 'utf8');
+  const after = before.replace(from, to);
+  if (after === before) throw new Error(`no ${from} in ${slug}`);
+  writeFileSync(workFile(slug), after);
+}
+function plan(files: string[]) {
+  const { catalog } = loadCatalog(repo);
+  return planChange(repo, head, files, catalog.works, catalog.genres);
+}
+
+describe('the incremental plan', () => {
+  it('a field edit touches its work, its browse pages, its composer page and its profiles', () => {
+    edit('beethoven-fur-elise', /^title: .*$/m, 'title: Für Elise (revised)');
+    const p = plan(['works/beethoven-fur-elise/index.md']);
+    expect(p.works).toEqual(['beethoven-fur-elise']);
+    const { catalog } = loadCatalog(repo);
+    const work = catalog.works.find((w) => w.content.slug === 'beethoven-fur-elise')!.content;
+    expect(p.facets).toContain(composerScopeKey(work.composer));
+    const profiles = [...new Set(work.arrangements.flatMap((a) => a.renderingProfileSlugs))].sort();
+    expect(profiles.length).toBeGreaterThan(0);
+    expect(p.profiles).toEqual(profiles);
+    // Another composer's page is not in scope.
+    const other = catalog.works.find((w) => w.content.composer.name !== work.composer.name)!.content;
+    expect(p.facets).not.toContain(composerScopeKey(other.composer));
+  });
+
+  it('a removed work whose composer has other works is planned, with the pages it had', () => {
+    rmSync(path.dirname(workFile('bach-cello-suite-1-prelude')), { recursive: true });
+    const p = plan(['works/bach-cello-suite-1-prelude/index.md']);
+    expect(p.works).toEqual(['bach-cello-suite-1-prelude']);
+    const before = JSON.parse(
+      JSON.stringify(
+        loadCatalog(repo).catalog.works.find((w) => w.content.composer.name === 'Johann Sebastian Bach')!.content
+          .composer,
+      ),
+    );
+    expect(p.facets).toContain(composerScopeKey(before));
+  });
+
+  it('shared inputs need a full build, and say which file', () => {
+    for (const file of ['instruments.json', 'genres.json', 'profiles/warm-grand-piano.json']) {
+      expect(() => plan([file])).toThrow(FullBuildNeeded);
+      expect(() => plan([file])).toThrow(`${file} is a shared input`);
+    }
+  });
+
+  it('a composer written differently from the base, or from the composer’s other works, needs a full build', () => {
+    edit('beethoven-fur-elise', /^  name: Ludwig van Beethoven$/m, '  name: L. van Beethoven');
+    expect(() => plan(['works/beethoven-fur-elise/index.md'])).toThrow(/composer/);
+  });
+
+  it('the last work of a composer removed needs a full build (the composer leaves the catalog)', () => {
+    const { catalog } = loadCatalog(repo);
+    const counts = new Map<string, string[]>();
+    for (const w of catalog.works)
+      counts.set(w.content.composer.name, [...(counts.get(w.content.composer.name) ?? []), w.content.slug]);
+    const [composer, [slug]] = [...counts].find(([, slugs]) => slugs.length === 1)!;
+    rmSync(path.dirname(workFile(slug!)), { recursive: true });
+    expect(() => plan([`works/${slug}/index.md`])).toThrow(`works/${slug} adds or removes the composer ${composer}`);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * A correction report through the public API, the way a reader and an editor make one: file it
+ * (202), accept it (200), apply it. One client over either transport: `inject` into an app in
+ * this process, or `fetch` to a listening server.
+ */
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+
+export interface Answer {
+  status: number;
+  /** The raw body, for assertion messages. */
+  text: string;
+  /** The answer's `data` member, or the whole JSON body when it has none ({} when not JSON). */
+  data: Record<string, any>;
+}
+
+export type Caller = (
+  method: 'GET' | 'POST',
+  url: string,
+  options?: { headers?: Record<string, string>; body?: unknown },
+) => Promise<Answer>;
+
+function answer(status: number, text: string): Answer {
+  let data: Record<string, any> = {};
+  try {
+    const parsed = JSON.parse(text) as { data?: Record<string, any> } & Record<string, any>;
+    data = parsed.data ?? parsed;
+  } catch {
+    // not JSON: `data` stays empty, `text` has the body
+  }
+  return { status, text, data };
+}
+
+const jsonHeaders = (body: unknown, headers: Record<string, string> = {}) =>
+  body === undefined ? headers : { 'content-type': 'application/json', ...headers };
+
+export function injectCaller(app: FastifyInstance): Caller {
+  return async (method, url, options = {}) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: jsonHeaders(options.body, options.headers),
+      ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
+    });
+    return answer(res.statusCode, res.body);
+  };
+}
+
+export function fetchCaller(baseUrl: string): Caller {
+  return async (method, url, options = {}) => {
+    const res = await fetch(`${baseUrl}${url}`, {
+      method,
+      headers: jsonHeaders(options.body, options.headers),
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+    return answer(res.status, await res.text());
+  };
+}
+
+export interface CorrectionFields {
+  workSlug: string;
+  fieldName: string;
+  currentValue: string;
+  proposedValue: string;
+  rationale?: string;
+}
+
+/** A complete correction report body from a human reader. */
+export function correctionReport(fields: CorrectionFields): Record<string, unknown> {
+  return {
+    targetType: 'work',
+    rationale: 'Checked against the source.',
+    evidenceUrl: null,
+    reporterName: 'Cleo',
+    reporterKind: 'Human',
+    ...fields,
+  };
+}
+
+/** File a report (expects 202) and return its tracking code. */
+export async function fileCorrection(call: Caller, fields: CorrectionFields): Promise<string> {
+  const res = await call('POST', '/api/v1/correction-reports', { body: correctionReport(fields) });
+  expect(res.status, res.text).toBe(202);
+  return res.data.trackingCode as string;
+}
+
+/** File a report and accept it as `reviewer` (expects 202 then 200); returns the tracking code. */
+export async function acceptedCorrection(
+  call: Caller,
+  adminKey: string,
+  fields: CorrectionFields,
+  reviewer = 'Dana Editor',
+): Promise<string> {
+  const code = await fileCorrection(call, fields);
+  const accept = await call('POST', `/api/v1/admin/correction-reports/${code}/accept`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+    body: { reviewer },
+  });
+  expect(accept.status, accept.text).toBe(200);
+  return code;
+}
+
+/** Ask for the apply of an accepted report to answer at once (`Prefer: respond-async`). */
+export function applyAsync(
+  call: Caller,
+  adminKey: string,
+  code: string,
+  body: Record<string, unknown> = { reviewer: 'Dana Editor' },
+): Promise<Answer> {
+  return call('POST', `/api/v1/admin/correction-reports/${code}/apply`, {
+    headers: { authorization: `Bearer ${adminKey}`, prefer: 'respond-async' },
+    body,
+  });
+}
