@@ -16,6 +16,10 @@
  * a failed build's reset undoes exactly this batch's merges. A failed build of several merges does
  * not fail them all: main goes back to before the batch, each marker forgets its merge, and each
  * item is merged and built alone again, so only what fails alone is recorded failed.
+ *
+ * A review batch (applyGroup) is one change: its applies are all acknowledged before the loop
+ * starts, so they share one pass and one build, and on the local forge they merge onto a line of
+ * their own that lands on main as one merge commit (mergeGroup; docs/imports.md).
  */
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
@@ -245,8 +249,11 @@ export class ReviewApplies {
     const local = (await this.core.forge()) === this.core.local;
     for (const job of batch) {
       const g = job.pending.group ?? null;
-      if (g !== null && local) groups.set(g, [...(groups.get(g) ?? []), job]);
-      else singles.push(job);
+      if (g !== null && local) {
+        const list = groups.get(g) ?? [];
+        list.push(job);
+        groups.set(g, list);
+      } else singles.push(job);
     }
     for (const jobs of groups.values()) if (jobs.length < 2) singles.push(...jobs.splice(0));
     merged.push(...(await mergeEach(singles, null)));
@@ -334,8 +341,10 @@ export class ReviewApplies {
   }
 
   /** Of commits on one line of history, the oldest (each an ancestor of the others); null for none. */
-  private async earliest(commits: string[]): Promise<string | null> {
+  private async earliest(all: string[]): Promise<string | null> {
     const repo = this.core.ctx.config.contentRepo;
+    // A batch's works share one "before": compare distinct commits only (pairs grow with the square).
+    const commits = [...new Set(all)];
     for (const c of commits) {
       let oldest = true;
       for (const other of commits) {
