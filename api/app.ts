@@ -56,6 +56,7 @@ import { ShutdownGate, SHUTTING_DOWN_RETRY_SECONDS } from './lifecycle.ts';
 import { ArchiveMetrics } from './observability/metrics.ts';
 import { instrumentRebuilder, instrumentReview } from './observability/instrument.ts';
 import { registerObservabilityRoutes } from './observability/routes.ts';
+import { isHtml, PUBLIC_CSP } from './http/content-security-policy.ts';
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests); a test may pass a stream to read the log lines. */
@@ -398,9 +399,14 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     for (const m of methods) if (m !== 'HEAD') known.on(m as 'GET', route.url, () => undefined);
   });
 
-  // Browsers never sniff a type the server did not declare (contributed files included).
+  // Browsers never sniff a type the server did not declare (contributed files included). Every
+  // HTML answer without a policy of its own (error pages for browsers, the rendered search) gets
+  // the public pages' Content-Security-Policy; the desk and sign-in pages set stricter ones.
   app.addHook('onSend', async (_request, reply) => {
     reply.header('X-Content-Type-Options', 'nosniff');
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && isHtml(type) && !reply.hasHeader('content-security-policy'))
+      reply.header('Content-Security-Policy', PUBLIC_CSP);
   });
 
   app.setValidatorCompiler(({ schema, httpPart }) =>

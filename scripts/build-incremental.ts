@@ -539,7 +539,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
 
   writeNew(
     path.join(outDir, 'nginx.conf'),
-    renderNginxConfig(clientDir, {
+    renderNginxConfig(options.nginxRoot ? path.resolve(options.nginxRoot) : clientDir, {
       blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined,
       // nginx serves this folder on this machine: brotli when its nginx has the module.
       brotliStatic: nginxHasBrotliStatic(),

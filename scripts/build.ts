@@ -41,6 +41,11 @@ export interface BuildOptions {
   /** The blob store's folder, for nginx.conf's download offload location (ARCHIVE_DOWNLOAD_OFFLOAD=nginx). */
   blobsDir?: string;
   /**
+   * The folder nginx.conf roots at. The server passes ARCHIVE_DATA_DIR/current/client, the link it
+   * moves to the served build at every swap, so nginx follows swaps; default this build's client/.
+   */
+  nginxRoot?: string;
+  /**
    * Does the archive this build is for sign readers in (GitHub OAuth)? Records and pages say so:
    * signed-in files get the protected download link, or the words "signed-in download is not
    * offered by this archive" (src/domain/access.ts). Default: none.
@@ -408,7 +413,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     );
     writeFileSync(
       path.join(outDir, 'nginx.conf'),
-      renderNginxConfig(clientDir, {
+      renderNginxConfig(options.nginxRoot ? path.resolve(options.nginxRoot) : clientDir, {
         blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined,
         // nginx serves this folder on this machine: brotli when its nginx has the module.
         brotliStatic: nginxHasBrotliStatic(),
@@ -545,6 +550,7 @@ async function main(): Promise<void> {
       'base-url': { type: 'string', default: process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321' },
       quiet: { type: 'boolean', default: false },
       'blobs-dir': { type: 'string' },
+      'nginx-root': { type: 'string' },
       'reader-sign-in': { type: 'string', default: 'none' },
       commit: { type: 'string' },
       'generated-at': { type: 'string' },
@@ -591,6 +597,7 @@ async function main(): Promise<void> {
       baseUrl: values['base-url'],
       quiet: values.quiet,
       blobsDir: values['blobs-dir'],
+      nginxRoot: values['nginx-root'],
       commit: values.commit,
       generatedAtUtc: values['generated-at'],
       readerSignIn,

@@ -10,7 +10,7 @@ import { SiteHandle } from '../api/site/site-handle.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { writeContentLintCi } from '../api/site/content-lint-ci.ts';
 import { PROJECT_ROOT } from './build.ts';
-import { ensureBuild, pruneBuilds } from '../api/site/builds.ts';
+import { ensureBuild, pruneBuilds, servedBuildLink, servedBuildTarget } from '../api/site/builds.ts';
 import { prepareDataDir, serve } from '../api/lifecycle.ts';
 
 async function main(): Promise<void> {
@@ -41,9 +41,12 @@ async function main(): Promise<void> {
       console.log(`the incremental build failed (${err.message.split('\n')[0]}); building in full`),
   });
   if (built) console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  pruneBuilds(config, [buildDir]);
-
-  const handle = await SiteHandle.open(buildDir);
+  // The folder nginx was serving through ARCHIVE_DATA_DIR/current until now stays for this start
+  // (requests still reading it); the link moves to the new one before anything is pruned.
+  const link = servedBuildLink(config.dataDir);
+  const before = servedBuildTarget(link);
+  const handle = await SiteHandle.open(buildDir, { servedLink: link });
+  pruneBuilds(config, [buildDir, ...(before ? [before] : [])]);
   const app = await createApp({ config, handle }, { logger: { level: config.logLevel } });
   // Listens, and drains on SIGTERM/SIGINT (api/lifecycle.ts).
   await serve(app, config);

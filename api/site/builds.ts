@@ -6,7 +6,17 @@
  */
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import path from 'node:path';
@@ -16,6 +26,55 @@ import type { SiteHandle } from './site-handle.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * ARCHIVE_DATA_DIR/current: a symbolic link to the build folder being served (`builds/<name>`,
+ * relative, so the data folder can move). The generated nginx.conf roots at `current/client`, so
+ * nginx in front follows every swap without a reload: the kernel resolves the link on every open.
+ * It lives beside builds/, not in it, so nothing that lists build folders (pruning, the base of an
+ * incremental build) can take it for one.
+ */
+export function servedBuildLink(dataDir: string): string {
+  return path.join(dataDir, 'current');
+}
+
+/** The folder the served-build link is rooted at in nginx.conf. */
+export function servedClientDir(dataDir: string): string {
+  return path.join(servedBuildLink(dataDir), 'client');
+}
+
+/**
+ * Point the served-build link at `buildDir` in one step: a new link under a temporary name, then
+ * rename(2) over the old one, which replaces it atomically. A reader (nginx) sees the old folder or
+ * the new one, never a missing link; a stop (even kill -9) between the two steps leaves the old
+ * link and a stray temporary one, which the next call removes.
+ */
+export function pointServedBuild(link: string, buildDir: string): void {
+  const dir = path.dirname(link);
+  mkdirSync(dir, { recursive: true });
+  const base = path.basename(link);
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(`.${base}-`)) rmSync(path.join(dir, name), { force: true });
+  }
+  const target = path.relative(dir, path.resolve(buildDir));
+  const tmp = path.join(dir, `.${base}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`);
+  symlinkSync(target, tmp, 'dir');
+  try {
+    renameSync(tmp, link);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** The build folder the served-build link names (absolute), or null when there is no link. */
+export function servedBuildTarget(link: string): string | null {
+  try {
+    return path.resolve(path.dirname(link), readlinkSync(link));
+  } catch {
+    return null;
+  }
+}
 
 /** Complete: build.json (written last) and the index the server loads; a build by an older version without an index is rebuilt. */
 export function isCompleteBuild(outDir: string): boolean {
@@ -61,6 +120,8 @@ export function readBuildInfo(
 export interface ChildBuildOptions {
   inheritOutput?: boolean;
   blobsDir?: string;
+  /** The folder nginx.conf roots at (the server's: ARCHIVE_DATA_DIR/current/client); default the build's own client/. */
+  nginxRoot?: string;
   /** Recorded in build.json; an incremental build needs it. */
   commit?: string;
   /** Build incrementally from this complete build folder (scripts/build-incremental.ts), or in full when it cannot. */
@@ -109,6 +170,7 @@ export function buildInChild(
         baseUrl,
         '--quiet',
         ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : []),
+        ...(options.nginxRoot ? ['--nginx-root', options.nginxRoot] : []),
         ...(options.commit ? ['--commit', options.commit] : []),
         ...(options.incrementalFrom ? ['--incremental-from', options.incrementalFrom] : []),
         ...(options.generatedAtUtc ? ['--generated-at', options.generatedAtUtc] : []),
@@ -255,6 +317,8 @@ async function buildFromWorktree(
     buildInChild(worktree, dir, config.publicBaseUrl, {
       inheritOutput: options.inheritOutput,
       blobsDir: path.join(config.dataDir, 'blobs'),
+      // nginx in front serves whatever build the server serves, through the served-build link.
+      nginxRoot: path.resolve(servedClientDir(config.dataDir)),
       commit,
       incrementalFrom: options.incrementalFrom,
       lowPriority: options.lowPriority,
@@ -386,7 +450,9 @@ export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELA
   if (!existsSync(buildsDir)) return Promise.resolve();
   const trash = path.join(config.dataDir, 'builds-trash');
   mkdirSync(trash, { recursive: true });
-  const keepNames = new Set(keep.map((k) => path.basename(k)));
+  // Never the folder the served-build link names (nginx reads through it), whatever the caller kept.
+  const linked = servedBuildTarget(servedBuildLink(config.dataDir));
+  const keepNames = new Set([...keep, ...(linked ? [linked] : [])].map((k) => path.basename(k)));
   for (const name of readdirSync(buildsDir)) {
     if (keepNames.has(name)) continue;
     try {

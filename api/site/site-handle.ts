@@ -7,6 +7,7 @@ import path from 'node:path';
 import { StaticSite } from './static-site.ts';
 import { loadCatalogIndex, type CatalogIndex } from '../catalog/catalog-index.ts';
 import type { PublishedBlob } from '../../src/domain/records.ts';
+import { pointServedBuild } from './builds.ts';
 
 export interface ServedBuild {
   /** The build folder (holds client/, build.json, nginx.conf). */
@@ -25,13 +26,22 @@ const RETIRE_AFTER_MS = 60_000;
 export class SiteHandle {
   private served: ServedBuild;
   private readonly listeners: Array<(build: ServedBuild) => void> = [];
+  private readonly servedLink: string | null;
 
-  private constructor(build: ServedBuild) {
+  private constructor(build: ServedBuild, servedLink: string | null) {
     this.served = build;
+    this.servedLink = servedLink;
   }
 
-  static async open(buildDir: string): Promise<SiteHandle> {
-    return new SiteHandle(await SiteHandle.prepare(buildDir));
+  /**
+   * Open a complete build folder. With `servedLink` (ARCHIVE_DATA_DIR/current, which nginx.conf
+   * roots at), the link is pointed at the served folder now and at every swap, so a front nginx
+   * serves what this process serves.
+   */
+  static async open(buildDir: string, options: { servedLink?: string } = {}): Promise<SiteHandle> {
+    const build = await SiteHandle.prepare(buildDir);
+    if (options.servedLink) pointServedBuild(options.servedLink, buildDir);
+    return new SiteHandle(build, options.servedLink ?? null);
   }
 
   private static async prepare(buildDir: string): Promise<ServedBuild> {
@@ -56,6 +66,8 @@ export class SiteHandle {
   /** Load a complete build folder, then switch to it in one step. */
   async swap(buildDir: string): Promise<void> {
     const next = await SiteHandle.prepare(buildDir);
+    // The link first: should it fail, neither this process nor nginx switched, and the rebuild says why.
+    if (this.servedLink) pointServedBuild(this.servedLink, buildDir);
     const previous = this.served;
     this.served = next;
     // Requests that started on the previous build may still read its summaries for a moment.

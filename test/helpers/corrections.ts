@@ -3,6 +3,7 @@
  * (202), accept it (200), apply it. One client over either transport: `inject` into an app in
  * this process, or `fetch` to a listening server.
  */
+import { execFileSync } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 
@@ -111,4 +112,18 @@ export function applyAsync(
     headers: { authorization: `Bearer ${adminKey}`, prefer: 'respond-async' },
     body,
   });
+}
+
+/** Has the change with this tracking code been merged onto main of `contentRepo` (a commit names it)? */
+export function mergedOnMain(contentRepo: string, code: string): boolean {
+  try {
+    const log = execFileSync(
+      'git',
+      ['-C', contentRepo, 'log', '--format=%H', '--fixed-strings', `--grep=Tracking-Code: ${code}`, 'main'],
+      { encoding: 'utf8' },
+    );
+    return log.trim() !== '';
+  } catch {
+    return false;
+  }
 }

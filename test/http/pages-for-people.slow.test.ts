@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, type TestApp } from '../helpers/app.ts';
 import { prefersHtml } from '../../api/http/problem.ts';
+import { PUBLIC_CSP } from '../../api/http/content-security-policy.ts';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 let t: TestApp;
@@ -31,6 +32,8 @@ describe('error answers for people and for programs', () => {
     expect(res.body).toContain('<code>/no/such/page</code>');
     expect(res.body).not.toContain('secret=1');
     expect(res.body).toContain('href="/works/"');
+    // The same policy as the public pages it links to.
+    expect(res.headers['content-security-policy']).toBe(PUBLIC_CSP);
   });
 
   it.each([[undefined], ['application/json'], ['*/*'], ['application/problem+json, text/html;q=0.5']])(
@@ -49,6 +52,7 @@ describe('error answers for people and for programs', () => {
     expect(res.headers.allow).toContain('GET');
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.body).toMatch(/Allowed here: [A-Z, ]*GET/);
+    expect(res.headers['content-security-policy']).toBe(PUBLIC_CSP);
     const api = await get('/api/v1/works', 'application/json', 'DELETE');
     expect(api.statusCode).toBe(405);
     expect(api.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -89,6 +93,7 @@ describe('search without JavaScript', () => {
     expect(res.body).toContain('href="/works/bach-cello-suite-1-prelude/"');
     expect(res.body).toContain('1 work found for “bwv1007”.');
     expect(res.body).toMatch(/<input id="search-q"[^>]*value="bwv1007"/);
+    expect(res.headers['content-security-policy']).toBe(PUBLIC_CSP);
   });
 
   it('pages through many results with links, keeps the filters, and says when nothing matched', async () => {
@@ -113,5 +118,6 @@ describe('search without JavaScript', () => {
     const bad = await get('/search/?query=x&page=0', BROWSER);
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(bad.headers['content-security-policy']).toBe(PUBLIC_CSP);
   });
 });

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
+import { acceptedCorrection, applyAsync, fetchCaller, mergedOnMain as mergedOnMainOf } from '../helpers/corrections.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killTree, type Started, ServiceRun, dataOf } from '../helpers/process.ts';
 
@@ -20,27 +20,7 @@ const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json
 let running: Started | null = null;
 afterAll(() => serviceRun.dispose());
 
-function mergedOnMain(code: string): boolean {
-  try {
-    return (
-      execFileSync(
-        'git',
-        [
-          '-C',
-          path.join(dataDir, 'content'),
-          'log',
-          '--format=%H',
-          '--fixed-strings',
-          `--grep=Tracking-Code: ${code}`,
-          'main',
-        ],
-        { encoding: 'utf8' },
-      ).trim() !== ''
-    );
-  } catch {
-    return false;
-  }
-}
+const mergedOnMain = (code: string) => mergedOnMainOf(path.join(dataDir, 'content'), code);
 
 describe('SIGKILL during an apply that answered at once', () => {
   it('resumes on restart: the change becomes visible and the tracking record says when', async () => {
