@@ -119,6 +119,11 @@ export function importSection(options: { limit?: number; submit?: boolean } = {}
           ARCHIVE_DATA_DIR: dataDir,
           ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}`,
           LOG_LEVEL: 'warn',
+          // A batch action answers when every work is done, silent until then: accepting a whole
+          // corpus takes longer than the default idle timeout (60 s), which would close the
+          // connection while the server goes on.
+          ARCHIVE_IDLE_TIMEOUT_MS: String(6 * 3600_000),
+          ARCHIVE_REQUEST_TIMEOUT_MS: String(6 * 3600_000),
         },
       });
       ctx.cleanup.track(server);
