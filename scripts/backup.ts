@@ -6,6 +6,10 @@
  *                     tracks, file index, idempotency keys), copied until a pass sees no change
  *   content.bundle    the content repository, every branch (git bundle)
  *   blobs/sha256/...  every blob of the configured store (local folder or S3), hash-checked
+ *   named/render-cache/...  the render cache's entries (engraved scores; each checked against the
+ *                     digest it carries), so a restored archive does not engrave every score
+ *                     again; `--without-render-cache` leaves them out (they are derived: smaller
+ *                     backup, every score engraved once more after a restore)
  *   manifest.json     written last: a backup without it is incomplete
  *
  * Consistency: the server writes each record atomically (temporary file + rename) and in an order
@@ -33,7 +37,8 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../api/config.ts';
 import { createBlobStore } from '../api/blobs/create.ts';
-import { blobKey, HEX64 } from '../api/blobs/blob-store.ts';
+import { blobKey, HEX64, namedKey } from '../api/blobs/blob-store.ts';
+import { isIntactEntry, RENDER_CACHE_PREFIX } from '../src/lib/site/render-cache.ts';
 import { git } from '../api/site/content-repo.ts';
 import { PROJECT_ROOT } from './build.ts';
 import { pauseWrites } from '../api/storage/write-pause.ts';
@@ -49,6 +54,17 @@ export interface BackupManifest {
   content: { bundle: string; branch: string; head: string; refs: number };
   state: { files: number; bytes: number; rounds: number; pausedMs?: number };
   blobs: { backend: 'local' | 's3'; count: number; bytes: number };
+  /**
+   * The render cache's entries under `named/` (absent in backups made before they were kept, and
+   * `included: false` with `--without-render-cache`); `damaged`: entries that failed their digest
+   * in the store and were left out (those scores are engraved again after a restore).
+   */
+  renderCache?: { included: boolean; count: number; bytes: number; damaged: number };
+}
+
+export interface BackupOptions {
+  /** Leave the render cache out (default: include it). */
+  withoutRenderCache?: boolean;
 }
 
 /** State files the server is writing right now are `.<name>.<pid>.<random>.tmp`; never copied. */
@@ -192,6 +208,7 @@ export async function backup(
   config: Config,
   outDir: string,
   log: (line: string) => void = () => undefined,
+  options: BackupOptions = {},
 ): Promise<BackupManifest> {
   const startedAtUtc = new Date().toISOString();
   const existing = await fs.readdir(outDir).catch((err: NodeJS.ErrnoException) => {
@@ -205,6 +222,8 @@ export async function backup(
   const state = await snapshotTree(path.join(config.dataDir, 'state'), path.join(outDir, 'state'), log, {
     pauseMs: config.backupWritePauseMs,
   });
+  // An archive that has served nothing yet has no state folder; the backup still has one (empty).
+  await fs.mkdir(path.join(outDir, 'state'), { recursive: true });
   log(
     `state: ${state.files} records (${state.bytes} bytes) in ${state.rounds} pass(es)${state.pausedMs ? `, writes paused ${state.pausedMs} ms` : ''}`,
   );
@@ -252,6 +271,30 @@ export async function backup(
       `${missing.length} blob(s) named by the state are not in the store (e.g. ${missing[0]}); the store is missing data`,
     );
 
+  // 4. The render cache's entries: derived, so a damaged one is left out (that score is engraved
+  // again after a restore) rather than failing the backup.
+  const renderCache = { included: !options.withoutRenderCache, count: 0, bytes: 0, damaged: 0 };
+  if (renderCache.included) {
+    for await (const { name } of blobs.listNamed(RENDER_CACHE_PREFIX)) {
+      const entry = await blobs.getNamed(name);
+      if (entry === null) continue; // replaced or removed since it was listed
+      if (!isIntactEntry(name, entry)) {
+        renderCache.damaged++;
+        log(`render cache: ${name} fails its digest; left out (its score is engraved again after a restore)`);
+        continue;
+      }
+      const target = path.join(outDir, ...namedKey(name).split('/'));
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.writeFile(target, entry, { flag: 'wx' });
+      renderCache.count++;
+      renderCache.bytes += entry.length;
+      if (renderCache.count % 500 === 0) log(`render cache: ${renderCache.count} entries copied`);
+    }
+    log(
+      `render cache: ${renderCache.count} entries (${renderCache.bytes} bytes)${renderCache.damaged ? `, ${renderCache.damaged} damaged left out` : ''}`,
+    );
+  } else log('render cache: left out (--without-render-cache); a restore engraves every score again');
+
   const manifest: BackupManifest = {
     format: BACKUP_FORMAT,
     version: BACKUP_VERSION,
@@ -260,6 +303,7 @@ export async function backup(
     content: { bundle: 'content.bundle', branch, head, refs: heads.length },
     state,
     blobs: { backend: blobs.backend, count, bytes },
+    renderCache,
   };
   const temp = path.join(outDir, '.manifest.json.tmp');
   await fs.writeFile(temp, `${JSON.stringify(manifest, null, 2)}\n`);
@@ -268,14 +312,19 @@ export async function backup(
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  const { values } = parseArgs({ options: { out: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { out: { type: 'string' }, 'without-render-cache': { type: 'boolean', default: false } },
+  });
   try {
-    if (!values.out) throw new Error('usage: npm run backup -- --out DIR   (DIR new or empty)');
+    if (!values.out)
+      throw new Error('usage: npm run backup -- --out DIR [--without-render-cache]   (DIR new or empty)');
     const config = loadConfig(process.env, PROJECT_ROOT);
     const out = path.resolve(values.out);
-    const manifest = await backup(config, out, (line) => console.log(line));
+    const manifest = await backup(config, out, (line) => console.log(line), {
+      withoutRenderCache: values['without-render-cache'],
+    });
     console.log(
-      `backed up ${manifest.state.files} records, ${manifest.content.refs} content refs and ${manifest.blobs.count} blobs into ${out}`,
+      `backed up ${manifest.state.files} records, ${manifest.content.refs} content refs, ${manifest.blobs.count} blobs and ${manifest.renderCache?.count ?? 0} render cache entries into ${out}`,
     );
   } catch (err) {
     console.error(

@@ -101,7 +101,11 @@ export interface BuildInfo {
    * Score previews: rendered and failed MusicXML source scores, and the time it took; of them,
    * `engraved` by this build and `fromCache` (verified render cache entries), `corrupt`
    * cache entries found damaged and made again, and `pdfsMade` PDFs made from cached pages. Builds before the render cache have no
-   * engraved/fromCache/corrupt.
+   * engraved/fromCache/corrupt. `compressedFromCache`: SVG pages whose brotli and gzip forms came
+   * from the cache entry (not compressed again); `compressedForCache`: SVG pages this build
+   * compressed to store in the cache (new engravings, or entries made before the forms were kept).
+   * With a cache every page's forms come with its engraving, so `compressedPages` counts none;
+   * without one, every page is compressed there, beside Astro.
    */
   scores: {
     rendered: number;
@@ -111,6 +115,8 @@ export interface BuildInfo {
     fromCache: number;
     corrupt: number;
     pdfsMade: number;
+    compressedFromCache: number;
+    compressedForCache: number;
   };
   /**
    * Engraved pages compressed by this build (brotli and gzip siblings, src/lib/site/precompress.ts):
@@ -471,6 +477,8 @@ export function scoreCounts(s: {
   fromCache: number;
   corrupt: number;
   pdfsMade: number;
+  compressedFromCache: number;
+  compressedForCache: number;
 }): BuildInfo['scores'] {
   return {
     rendered: s.rendered,
@@ -480,6 +488,8 @@ export function scoreCounts(s: {
     fromCache: s.fromCache,
     corrupt: s.corrupt,
     pdfsMade: s.pdfsMade,
+    compressedFromCache: s.compressedFromCache,
+    compressedForCache: s.compressedForCache,
   };
 }
 

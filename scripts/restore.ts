@@ -8,6 +8,9 @@
  *   the configured blob store     every blob, its digest checked again (ARCHIVE_BLOB_STORE=local:
  *                                 ARCHIVE_DATA_DIR/blobs; s3: the ARCHIVE_S3_BUCKET), so a backup of
  *                                 a local store can be restored onto S3 and back
+ *   the render cache              the backup's render cache entries (named objects of the same
+ *                                 store), each checked against the digest it carries, so the
+ *                                 first build reuses every engraving instead of engraving again
  *
  * Then `npm start` builds the restored content and serves it. Blobs go first and the state last,
  * so a restore that stops half-way never leaves records naming missing bytes; remove what it made
@@ -19,7 +22,8 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../api/config.ts';
 import { createBlobStore } from '../api/blobs/create.ts';
-import { HEX64 } from '../api/blobs/blob-store.ts';
+import { HEX64, NAMED_OBJECT } from '../api/blobs/blob-store.ts';
+import { isIntactEntry, RENDER_CACHE_PREFIX } from '../src/lib/site/render-cache.ts';
 import { git } from '../api/site/content-repo.ts';
 import { PROJECT_ROOT } from './build.ts';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupManifest } from './backup.ts';
@@ -41,6 +45,22 @@ async function blobFiles(root: string): Promise<Array<{ sha256: string; file: st
     for (const b of await names(path.join(top, a)))
       for (const h of await names(path.join(top, a, b)))
         if (HEX64.test(h)) out.push({ sha256: h, file: path.join(top, a, b, h) });
+  return out;
+}
+
+/** The named objects under `named/<prefix>/` of a backup, sorted (names have at most 8 segments: a bounded walk). */
+async function namedFiles(root: string, prefix: string): Promise<Array<{ name: string; file: string }>> {
+  const out: Array<{ name: string; file: string }> = [];
+  const walk = async (dir: string, name: string, depth: number): Promise<void> => {
+    if (depth > 8) return;
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const child = `${name}/${e.name}`;
+      if (e.isDirectory()) await walk(path.join(dir, e.name), child, depth + 1);
+      else if (e.isFile() && NAMED_OBJECT.test(child)) out.push({ name: child, file: path.join(dir, e.name) });
+    }
+  };
+  await walk(path.join(root, 'named', prefix), prefix, 1);
   return out;
 }
 
@@ -83,6 +103,32 @@ export async function restore(
   if (files.length !== manifest.blobs.count)
     throw new Error(`the backup lists ${manifest.blobs.count} blobs but holds ${files.length}`);
   log(`blobs: ${files.length} restored into the ${store.backend} store`);
+
+  // 1b. The render cache's entries, each checked against its digest. Derived data: a damaged one
+  // is left out (its score is engraved again by the first build), not a reason to stop.
+  if (manifest.renderCache?.included) {
+    const entries = await namedFiles(fromDir, RENDER_CACHE_PREFIX);
+    if (entries.length !== manifest.renderCache.count)
+      throw new Error(
+        `the backup lists ${manifest.renderCache.count} render cache entries but holds ${entries.length}`,
+      );
+    let restored = 0;
+    let damaged = 0;
+    for (const { name, file } of entries) {
+      const bytes = await fs.readFile(file);
+      if (!isIntactEntry(name, bytes)) {
+        damaged++;
+        log(`render cache: ${name} in the backup fails its digest; left out (its score is engraved again)`);
+        continue;
+      }
+      await store.putNamed(name, bytes);
+      restored++;
+      if (restored % 500 === 0) log(`render cache: ${restored}/${entries.length}`);
+    }
+    log(
+      `render cache: ${restored} entries restored into the ${store.backend} store${damaged ? `, ${damaged} damaged left out` : ''}`,
+    );
+  } else log('render cache: not in this backup; the first build engraves every score');
 
   // 2. The content repository, every branch from the bundle, its branch checked out.
   const bundle = path.join(fromDir, manifest.content.bundle);

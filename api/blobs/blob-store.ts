@@ -85,6 +85,13 @@ export interface BlobStore {
   getNamed(name: string): Promise<Buffer | null>;
   /** Write a named object whole (readers see the old bytes or the new, never a part). */
   putNamed(name: string, bytes: Buffer): Promise<void>;
+  /** Every named object under `prefix` (a name's leading segments, e.g. `render-cache`), sorted by name (backup). */
+  listNamed(prefix: string): AsyncGenerator<NamedInfo>;
+}
+
+export interface NamedInfo {
+  name: string;
+  byteLength: number;
 }
 
 /** Names of named objects: lowercase path segments (`render-cache/v2/ab/<key>`), no dot segments. */
@@ -132,6 +139,7 @@ export abstract class StagedBlobStore implements BlobStore {
   abstract check(): Promise<string>;
   abstract getNamed(name: string): Promise<Buffer | null>;
   abstract putNamed(name: string, bytes: Buffer): Promise<void>;
+  abstract listNamed(prefix: string): AsyncGenerator<NamedInfo>;
   /** Put a verified staging file under its digest (the blob is known not to exist yet). */
   protected abstract store(stagingFile: string, info: BlobInfo): Promise<void>;
 
@@ -273,6 +281,27 @@ export class LocalBlobStore extends StagedBlobStore {
       await fs.unlink(temp).catch(() => undefined);
       throw err;
     }
+  }
+
+  async *listNamed(prefix: string): AsyncGenerator<NamedInfo> {
+    const top = path.join(this.root, ...namedKey(prefix).split('/'));
+    // Names have at most eight segments (NAMED_OBJECT), so the walk is bounded by that depth.
+    const walk = async function* (dir: string, rel: string, depth: number): AsyncGenerator<NamedInfo> {
+      if (depth > 8) return;
+      const entries = (await fs.readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
+      for (const e of entries) {
+        const name = `${rel}/${e.name}`;
+        if (e.isDirectory()) yield* walk(path.join(dir, e.name), name, depth + 1);
+        // A write in progress (`<name>.<pid>-<random>.tmp`) is not an object.
+        else if (e.isFile() && !e.name.endsWith('.tmp') && NAMED_OBJECT.test(name)) {
+          const s = await fs.stat(path.join(dir, e.name)).catch(() => null);
+          if (s?.isFile()) yield { name, byteLength: s.size };
+        }
+      }
+    };
+    yield* walk(top, prefix, prefix.split('/').length);
   }
 
   async check(): Promise<string> {

@@ -22,11 +22,13 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   blobKey,
   HEX64,
+  NAMED_OBJECT,
   namedKey,
   StagedBlobStore,
   type BlobInfo,
   type ByteRange,
   type DownloadHeaders,
+  type NamedInfo,
 } from './blob-store.ts';
 import { isNotFound } from './s3-client.ts';
 
@@ -140,6 +142,22 @@ export class S3BlobStore extends StagedBlobStore {
         ContentType: 'application/octet-stream',
       }),
     );
+  }
+
+  async *listNamed(prefix: string): AsyncGenerator<NamedInfo> {
+    let token: string | undefined;
+    const start = `${this.prefix}${namedKey(prefix)}/`;
+    const strip = `${this.prefix}named/`.length;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: start, ContinuationToken: token }),
+      );
+      for (const o of page.Contents ?? []) {
+        const name = o.Key?.slice(strip) ?? '';
+        if (NAMED_OBJECT.test(name)) yield { name, byteLength: o.Size ?? 0 };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async read(sha256: string, range?: ByteRange): Promise<Readable> {

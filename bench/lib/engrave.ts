@@ -17,6 +17,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { newWorkFile, parseWorkFile } from '../../src/domain/work-file.ts';
@@ -66,11 +67,12 @@ async function side(mode: 'pool' | 'direct', list: string): Promise<SideResult> 
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as SideResult;
 }
 
-const p99 = (xs: number[]) => {
+const quantile = (xs: number[], q: number) => {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)]!;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(s.length * q) - 1))]!;
 };
+const p99 = (xs: number[]) => quantile(xs, 0.99);
 
 export function engraveThroughputSection(o: EngraveBenchOptions): Section {
   return {
@@ -225,7 +227,8 @@ export function engraveAcceptSection(): Section {
             LOG_LEVEL: 'warn',
             ARCHIVE_DATA_DIR: path.join(dir, 'data'),
             ARCHIVE_ADMIN_KEYS: key,
-            ARCHIVE_FETCH_ALLOW_HOSTS: 'localhost',
+            // The allow-list names host and port.
+            ARCHIVE_FETCH_ALLOW_HOSTS: `localhost:${files.port}`,
             NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.pem'),
             // A busy machine loads a 96-page quartet for minutes: keep the request open.
             ARCHIVE_REQUEST_TIMEOUT_MS: '3600000',
@@ -235,11 +238,16 @@ export function engraveAcceptSection(): Section {
         });
         ctx.cleanup.track(proc);
         await waitForHttp(`${url}/healthz`, proc, 600_000);
+        // When each sample started (ms after the probe began): where in the accept the slow ones fell.
+        const startedAt = new Map<number[], number[]>();
         const probe = async (until: () => boolean, minMs: number) => {
           const lat: number[] = [];
+          const at: number[] = [];
+          startedAt.set(lat, at);
           const t0 = Date.now();
           while (until() || Date.now() - t0 < minMs) {
             const s = performance.now();
+            at.push(Date.now() - t0);
             const res = await fetch(`${url}/healthz`);
             await res.arrayBuffer();
             lat.push(performance.now() - s);
@@ -270,11 +278,16 @@ export function engraveAcceptSection(): Section {
           throw new Error(`accept failed: ${(err as Error).message}; server output:\n${proc.tail(3000)}`);
         }
         const acceptMs = Date.now() - t0;
-        const checks = body.data?.review?.verification?.[0]?.checks;
+        const verification = body.data?.review?.verification?.[0];
+        const checks = verification?.checks;
         await proc.stop();
+        // Only an accept that fetched the quartet and ran its checks measured anything.
+        const measured = res.status === 200 && verification?.status === 'verified' && checks?.passed === true;
         return {
-          status: res.status === 200 ? 'ok' : 'error',
-          ...(res.status === 200 ? {} : { message: JSON.stringify(body).slice(0, 400) }),
+          status: measured ? 'ok' : 'error',
+          ...(measured
+            ? {}
+            : { message: `the quartet was not checked: ${JSON.stringify(verification ?? body).slice(0, 400)}` }),
           figures: [
             figure(
               '/healthz p99 during accept',
@@ -295,9 +308,19 @@ export function engraveAcceptSection(): Section {
             acceptMs,
             acceptStatus: res.status,
             check: checks?.summary ?? null,
+            verification: verification?.status ?? null,
             samplesDuring: lat.length,
+            p50DuringMs: round(quantile(lat, 0.5)!, 1),
+            p99DuringMs: round(p99(lat)!, 1),
             maxDuringMs: round(Math.max(...lat), 1),
             samplesIdle: idle.length,
+            p50IdleMs: round(quantile(idle, 0.5)!, 1),
+            maxIdleMs: round(Math.max(...idle), 1),
+            slowestDuring: lat
+              .map((ms, i) => ({ ms: round(ms, 1), atMs: startedAt.get(lat)?.[i] ?? null }))
+              .sort((a, b) => b.ms - a.ms)
+              .slice(0, 8),
+            loadAverage: os.loadavg().map((x) => round(x, 2)),
           },
         };
       } finally {

@@ -2,8 +2,9 @@
  * The render cache through the build CLI (scripts/build.ts --render-cache <folder>): on a content
  * repository with three real songs and one real quartet movement from ../shared/corpora, the
  * first full build engraves every score, a second full build of the unchanged catalog engraves
- * nothing (build.json `scores`) and writes the same score files, and a damaged cache entry is
- * detected, engraved again and replaced.
+ * nothing (build.json `scores`) and writes the same score files, the pages' brotli and gzip
+ * forms come from the cache (nothing compressed again), and a damaged cache entry is detected,
+ * engraved again and replaced.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { digests, filesUnder } from '../helpers/build-folders.ts';
 import { corpusScores, findScore, LIEDER, makeCorpusContent, QUARTETS, spread } from '../helpers/corpus-content.ts';
+import { decodeEntry, encodeEntry } from '../../src/lib/site/render-cache.ts';
 
 const run = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-render-cache-'));
@@ -28,11 +30,16 @@ interface Scores {
   fromCache: number;
   corrupt: number;
   pdfsMade: number;
+  compressedFromCache: number;
+  compressedForCache: number;
 }
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function build(name: string, generatedAt = GENERATED_AT): Promise<{ dir: string; scores: Scores }> {
+async function build(
+  name: string,
+  generatedAt = GENERATED_AT,
+): Promise<{ dir: string; scores: Scores; compressedPages: { files: number } }> {
   const dir = path.join(root, name);
   await run(
     process.execPath,
@@ -54,15 +61,21 @@ async function build(name: string, generatedAt = GENERATED_AT): Promise<{ dir: s
     ],
     { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 },
   );
-  const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { scores: Scores };
-  return { dir, scores: info.scores };
+  const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as {
+    scores: Scores;
+    compressedPages: { files: number };
+  };
+  return { dir, scores: info.scores, compressedPages: info.compressedPages };
 }
 
-/** Digest of every engraved file (pages, phone pages, MIDI, PDF) of the build. */
+/** Digest of every engraved file (pages and their br/gzip forms, phone pages, MIDI, PDF) of the build. */
 function scoreFiles(dir: string): Map<string, string> {
   const all = digests(path.join(dir, 'client'));
-  return new Map([...all].filter(([f]) => /^works\/[^/]+\/score\/\d+\/[^/]+\.(svg|mid|pdf)$/.test(f)));
+  return new Map([...all].filter(([f]) => /^works\/[^/]+\/score\/\d+\/[^/]+\.(svg|svg\.br|svg\.gz|mid|pdf)$/.test(f)));
 }
+
+/** SVG pages (wide and phone) of the build's scores. */
+const svgPageCount = (files: Map<string, string>) => [...files.keys()].filter((f) => f.endsWith('.svg')).length;
 
 function cacheEntries(): string[] {
   return filesUnder(cache).filter((f) => f.startsWith('named/render-cache/'));
@@ -89,7 +102,13 @@ describe('render cache in the full build', () => {
       expect(files.has(`works/${slug}/score/1/page-1.svg`)).toBe(true);
       expect(files.has(`works/${slug}/score/1/narrow-page-1.svg`)).toBe(true);
       expect(files.has(`works/${slug}/score/1/score.pdf`)).toBe(true);
+      expect(files.has(`works/${slug}/score/1/page-1.svg.br`)).toBe(true);
+      expect(files.has(`works/${slug}/score/1/narrow-page-1.svg.gz`)).toBe(true);
     }
+    // Every page compressed once, with its engraving, into the cache entry; none left for the build's compression step.
+    expect(first.scores.compressedForCache).toBe(svgPageCount(files));
+    expect(first.scores.compressedFromCache).toBe(0);
+    expect(first.compressedPages.files).toBe(0);
   });
 
   it('a second full build of the unchanged catalog engraves nothing and writes the same score files', async () => {
@@ -97,16 +116,30 @@ describe('render cache in the full build', () => {
     const second = await build('second', '2026-02-03T04:05:06.000Z');
     expect(second.scores).toMatchObject({ rendered: 4, failed: 0, engraved: 0, fromCache: 4, corrupt: 0, pdfsMade: 0 });
     expect(scoreFiles(second.dir)).toEqual(scoreFiles(first.dir));
+    // No brotli or gzip work: every page's forms came from the verified entries.
+    expect(second.scores.compressedFromCache).toBe(svgPageCount(scoreFiles(first.dir)));
+    expect(second.scores.compressedForCache).toBe(0);
+    expect(second.compressedPages.files).toBe(0);
   }, 600_000);
 
-  it('a damaged cache entry is detected, engraved again and replaced', async () => {
-    const entries = cacheEntries().filter((f) => f.includes('/engraving/'));
+  it('a damaged cache entry is detected, engraved again and replaced; an entry without compressed forms gets them once', async () => {
+    const entries = cacheEntries()
+      .filter((f) => f.includes('/engraving/'))
+      .map((f) => path.join(cache, f))
+      .sort((a, b) => statSync(b).size - statSync(a).size);
     // The largest engraving is the quartet's; flip one byte in the middle of its body.
-    const victim = entries.map((f) => path.join(cache, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+    const victim = entries[0]!;
     const good = readFileSync(victim);
     const bad = Buffer.from(good);
     bad[Math.floor(bad.length / 2)]! ^= 0xff;
     writeFileSync(victim, bad);
+    // Another entry as stored before the compressed forms were kept: the pages without .br/.gz.
+    const old = entries[1]!;
+    const key = path.basename(old);
+    const full = decodeEntry(key, readFileSync(old))!;
+    const plain = full.files.filter((f) => !/\.svg\.(br|gz)$/.test(f.name));
+    const oldPages = plain.filter((f) => f.name.endsWith('.svg')).length;
+    writeFileSync(old, encodeEntry(key, { rendering: full.rendering, files: plain }));
 
     const third = await build('third');
     expect(third.scores).toMatchObject({ rendered: 4, failed: 0, engraved: 1, fromCache: 3, corrupt: 1 });
@@ -114,5 +147,12 @@ describe('render cache in the full build', () => {
     // Replaced by the new engraving: the same bytes as before the damage (same build time).
     expect(readFileSync(victim).equals(good)).toBe(true);
     expect(readdirSync(path.dirname(victim)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // The quartet's pages compressed with its new engraving, the old entry's pages once; the rest from the cache.
+    const quartetPages = decodeEntry(path.basename(victim), good)!.files.filter((f) => f.name.endsWith('.svg')).length;
+    expect(third.scores.compressedForCache).toBe(quartetPages + oldPages);
+    expect(third.scores.compressedFromCache).toBe(svgPageCount(scoreFiles(first.dir)) - quartetPages - oldPages);
+    expect(third.compressedPages.files).toBe(0);
+    // The old entry now carries its forms again: byte for byte the entry the first build stored.
+    expect(readFileSync(old).equals(encodeEntry(key, full))).toBe(true);
   }, 600_000);
 });

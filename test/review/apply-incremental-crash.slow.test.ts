@@ -5,7 +5,7 @@
  * folder serves that complete incremental build at once (no start-up build), with the change in
  * JSON, Markdown, HTML and search, and records the apply as visible.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -54,11 +54,16 @@ describe('SIGKILL during an incremental swap', () => {
     killTree(running.child.pid!);
     await running.stop('SIGKILL');
     const [incremental] = completeIncremental();
+    // The folder nginx was being served from (ARCHIVE_DATA_DIR/current) when the server died.
+    const linkedBefore = path.basename(readlinkSync(path.join(dataDir, 'current')));
 
     running = await serviceRun.start(ENV, 240_000);
     const restarted = running;
     expect(restarted.output()).not.toContain('building the site');
-    expect(readdirSync(buildsDir)).toEqual([incremental]);
+    // Every other folder is pruned; the one nginx was reading stays for the requests in flight,
+    // and the link now names the incremental build.
+    expect(readdirSync(buildsDir).sort()).toEqual([...new Set([incremental!, linkedBefore])].sort());
+    expect(path.basename(readlinkSync(path.join(dataDir, 'current')))).toBe(incremental);
     const work = await dataOf(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
     expect(work.title).toBe('Prelude in C major (quokka edition)');
     expect(await (await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846/index.md`)).text()).toContain(

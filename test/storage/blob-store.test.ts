@@ -144,6 +144,24 @@ describe.each(backends)('blob store: %s', (_name, open) => {
     expect(await store.stat('0'.repeat(64))).toBeNull();
     await expect(store.stat('not-a-digest')).rejects.toThrow(/sha256/);
   });
+  it('lists the named objects under a prefix (the render cache, for backup), not the blobs or other names', async () => {
+    const store = open();
+    await store.putBytes(randomBytes(100));
+    const a = `render-cache/v1/engraving/ab/${'ab'.padEnd(64, '1')}`;
+    const b = `render-cache/v1/pdf/cd/${'cd'.padEnd(64, '2')}`;
+    await store.putNamed(b, Buffer.from('second'));
+    await store.putNamed(a, Buffer.from('first!!'));
+    await store.putNamed('other-cache/v1/x', Buffer.from('not listed'));
+    const listed = [];
+    for await (const n of store.listNamed('render-cache')) listed.push(n);
+    expect(listed).toEqual([
+      { name: a, byteLength: 7 },
+      { name: b, byteLength: 6 },
+    ]);
+    const none = [];
+    for await (const n of store.listNamed('no-such-prefix')) none.push(n);
+    expect(none).toEqual([]);
+  });
 });
 
 describe('readiness check', () => {

@@ -12,6 +12,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { EngraveMeta, EngraveOutput, ScoreLoadResult } from './engrave.ts';
+import type { MusicXmlScan } from '../../domain/musicxml-scan.ts';
 
 export interface EngravePoolOptions {
   /** Worker threads (ARCHIVE_ENGRAVE_WORKERS; default: the number of cores). */
@@ -46,6 +47,10 @@ export interface EngraveTask {
 }
 
 export type EngraveSource = { xml: string } | { file: string; compressed: boolean };
+
+/** What the review's checks learn in a worker: the file could not be read, or its text checks and (when they passed) Verovio's load. */
+export type ScoreCheckOutcome =
+  { readError: string; scan: null; load: null } | { readError: null; scan: MusicXmlScan; load: ScoreLoadResult | null };
 
 /** A score that went over the time or memory budget. */
 export class EngraveBudgetError extends Error {
@@ -141,9 +146,13 @@ export class EngravePool {
     return this.submit({ op: 'pdf', svgs, meta }) as Promise<Uint8Array | null>;
   }
 
-  /** Load a score the way the review checks do. */
-  check(xml: string): Promise<ScoreLoadResult> {
-    return this.submit({ op: 'check', xml }) as Promise<ScoreLoadResult>;
+  /**
+   * The review's checks of a score, all in the worker: reading it (a file is read and, when
+   * compressed, unzipped there), its text checks (src/domain/musicxml-scan.ts) and, when they
+   * pass, Verovio's load. Nothing of a long score's text is handled on the caller's thread.
+   */
+  check(source: EngraveSource): Promise<ScoreCheckOutcome> {
+    return this.submit({ op: 'check', ...source }) as Promise<ScoreCheckOutcome>;
   }
 
   /** The first page as SVG (the desk's preview). */

@@ -8,8 +8,9 @@ import { parentPort } from 'node:worker_threads';
 import type { VerovioToolkit } from 'verovio/esm';
 import type { VerovioModule } from 'verovio/wasm';
 import { musicXmlFromMxl } from '../../domain/mxl.ts';
+import { scanMusicXml } from '../../domain/musicxml-scan.ts';
 import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
-import type { EngraveTask } from './engrave-pool.ts';
+import type { EngraveTask, ScoreCheckOutcome } from './engrave-pool.ts';
 
 let toolkit: { tk: VerovioToolkit; module: VerovioModule } | null = null;
 
@@ -52,7 +53,17 @@ parentPort!.on('message', async (task: EngraveTask) => {
     try {
       xml = sourceXml(task);
     } catch (err) {
-      parentPort!.postMessage({ id: task.id, ok: false, error: (err as Error).message, heapBytes: heapBytes(module) });
+      // The review's checks report an unreadable file as their result, not as an error.
+      if (task.op === 'check') {
+        const result: ScoreCheckOutcome = { readError: (err as Error).message, scan: null, load: null };
+        parentPort!.postMessage({ id: task.id, ok: true, result, heapBytes: heapBytes(module) });
+      } else
+        parentPort!.postMessage({
+          id: task.id,
+          ok: false,
+          error: (err as Error).message,
+          heapBytes: heapBytes(module),
+        });
       return;
     }
     if (task.op === 'engrave') {
@@ -64,7 +75,10 @@ parentPort!.on('message', async (task: EngraveTask) => {
         files.map((f) => f.bytes.buffer),
       );
     } else if (task.op === 'check') {
-      parentPort!.postMessage({ id: task.id, ok: true, result: loadForCheck(tk, xml), heapBytes: heapBytes(module) });
+      // The text checks first (a long score's scan takes about a second): Verovio loads only what passed them.
+      const scan = scanMusicXml(xml);
+      const result: ScoreCheckOutcome = { readError: null, scan, load: scan.ok ? loadForCheck(tk, xml) : null };
+      parentPort!.postMessage({ id: task.id, ok: true, result, heapBytes: heapBytes(module) });
     } else {
       parentPort!.postMessage({
         id: task.id,

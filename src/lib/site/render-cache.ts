@@ -70,6 +70,22 @@ export function renderCacheName(key: string, kind: 'engraving' | 'pdf' = 'engrav
   return `render-cache/v1/${kind}/${key.slice(0, 2)}/${key}`;
 }
 
+/** The named objects of the cache all live under this first segment (backup copies them). */
+export const RENDER_CACHE_PREFIX = 'render-cache';
+
+const ENTRY_NAME = /^render-cache\/v1\/(engraving|pdf)\/([0-9a-f]{2})\/([0-9a-f]{64})$/;
+
+/**
+ * Whether `bytes` is a whole, undamaged entry for the named object `name` (its digest, length,
+ * format and the key its name carries). A copy of the cache (backup, restore) checks each entry
+ * with this before it keeps it.
+ */
+export function isIntactEntry(name: string, bytes: Buffer): boolean {
+  const m = ENTRY_NAME.exec(name);
+  if (!m || m[3]!.slice(0, 2) !== m[2]) return false;
+  return decodeEntry(m[3]!, bytes) !== null;
+}
+
 interface Header {
   format: string;
   key: string;

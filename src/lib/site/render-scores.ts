@@ -19,6 +19,7 @@ import { scoreFolder, type ScoreManifest, type ScoreRendering } from './scores.t
 import type { EngraveMeta, EngraveOutput } from './engrave.ts';
 import { defaultEngravePoolOptions, EngraveBudgetError, EngravePool, type EngravePoolOptions } from './engrave-pool.ts';
 import { engravingKey, pdfKey, RenderCache, type RenderCacheBackend } from './render-cache.ts';
+import { CODINGS, compressedForms } from './precompress.ts';
 
 export { looksActive } from './engrave.ts';
 
@@ -100,6 +101,10 @@ export interface RenderSummary {
   corrupt: number;
   /** PDFs made from cached pages (the PDF's own entry was missing or damaged). */
   pdfsMade: number;
+  /** SVG pages whose brotli and gzip forms came from a verified cache entry (no compression work). */
+  compressedFromCache: number;
+  /** SVG pages compressed by this run to be stored in the cache (new engravings, or entries made before the forms were kept). */
+  compressedForCache: number;
   durationMs: number;
 }
 
@@ -141,6 +146,58 @@ export interface CachedEngraving {
   pdfMade: boolean;
   /** Entries found damaged (and replaced). */
   corrupt: number;
+  /** SVG pages whose compressed forms came with the cached engraving. */
+  compressedFromCache: number;
+  /** SVG pages compressed here to go into the cache entry. */
+  compressedForCache: number;
+}
+
+/** Every SVG page of a rendering, wide and phone. */
+function svgPages(rendering: EngraveOutput['rendering']): string[] {
+  return rendering.status === 'rendered'
+    ? [...rendering.pages.map((p) => p.file), ...rendering.narrowPages.map((p) => p.file)]
+    : [];
+}
+
+/**
+ * Add each SVG page's brotli and gzip forms (`page-N.svg.br`, `page-N.svg.gz`: the files the
+ * server and nginx send, src/lib/site/precompress.ts) that the output lacks, so they are stored in
+ * the cache entry with the pages and a warm build writes them instead of compressing again. zlib's
+ * asynchronous calls run on libuv's thread pool; two pages at a time (each page's two forms in
+ * parallel) leave threads for the build's file writes. Answers the output and how many pages it compressed.
+ */
+export async function withCompressedForms(
+  output: EngraveOutput,
+): Promise<{ output: EngraveOutput; compressed: number }> {
+  const have = new Map(output.files.map((f) => [f.name, f.bytes]));
+  const todo = svgPages(output.rendering).filter(
+    (name) => have.has(name) && !CODINGS.every(({ suffix }) => have.has(`${name}${suffix}`)),
+  );
+  if (todo.length === 0) return { output, compressed: 0 };
+  const added = new Map<string, Uint8Array>();
+  let next = 0;
+  const lane = async () => {
+    while (next < todo.length) {
+      const name = todo[next++]!;
+      const forms = await compressedForms(Buffer.from(have.get(name)!));
+      for (const { coding, suffix } of CODINGS) added.set(`${name}${suffix}`, forms[coding]);
+    }
+  };
+  await Promise.all([lane(), lane()]);
+  // In page order, whatever order they finished in: the same engraving always makes the same entry bytes.
+  const names = todo.flatMap((name) => CODINGS.map(({ suffix }) => `${name}${suffix}`));
+  const files = [
+    ...output.files.filter((f) => !added.has(f.name)),
+    ...names.map((name) => ({ name, bytes: added.get(name)! })),
+  ];
+  return { output: { rendering: output.rendering, files }, compressed: todo.length };
+}
+
+/** SVG pages of a cached engraving that carry both compressed forms. */
+function pagesWithForms(output: EngraveOutput): number {
+  const names = new Set(output.files.map((f) => f.name));
+  return svgPages(output.rendering).filter((name) => CODINGS.every(({ suffix }) => names.has(`${name}${suffix}`)))
+    .length;
 }
 
 const withoutPdf = (output: EngraveOutput): EngraveOutput =>
@@ -180,18 +237,31 @@ export async function engraveCached(
         from: 'engraved',
         pdfMade: false,
         corrupt,
+        compressedFromCache: 0,
+        compressedForCache: 0,
       };
     }
+    let compressedForCache = 0;
     if (cache) {
+      // The pages' compressed forms go into the entry: compressed once, with the engraving.
+      ({ output, compressed: compressedForCache } = await withCompressedForms(output));
       await cache.put(identity.engraving, withoutPdf(output)).catch(() => undefined);
       const pdf = output.files.find((f) => f.name === 'score.pdf');
       if (pdf && identity.pdf)
         await cache.put(identity.pdf, { rendering: output.rendering, files: [pdf] }, 'pdf').catch(() => undefined);
     }
-    return { output, from: 'engraved', pdfMade: false, corrupt };
+    return { output, from: 'engraved', pdfMade: false, corrupt, compressedFromCache: 0, compressedForCache };
+  }
+  // An entry stored before the compressed forms were kept gets them now, once.
+  const compressedFromCache = pagesWithForms(engraving);
+  const upgraded = await withCompressedForms(engraving);
+  const compressedForCache = upgraded.compressed;
+  if (compressedForCache > 0) {
+    engraving = upgraded.output;
+    await cache!.put(identity.engraving, engraving).catch(() => undefined);
   }
   if (engraving.rendering.status !== 'rendered' || !identity.pdf || !identity.meta)
-    return { output: engraving, from: 'cache', pdfMade: false, corrupt };
+    return { output: engraving, from: 'cache', pdfMade: false, corrupt, compressedFromCache, compressedForCache };
   let pdfBytes: Uint8Array | null = null;
   let pdfMade = false;
   const found = await cache!.get(identity.pdf, 'pdf');
@@ -217,7 +287,7 @@ export async function engraveCached(
         files: [...engraving.files, { name: 'score.pdf', bytes: pdfBytes }],
       }
     : engraving;
-  return { output, from: 'cache', pdfMade, corrupt };
+  return { output, from: 'cache', pdfMade, corrupt, compressedFromCache, compressedForCache };
 }
 
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
@@ -227,7 +297,16 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
   const manifest: ScoreManifest = { scores: {} };
   const todo = scoreJobs(catalog, options.blobPath);
   const renderable = todo.filter((j) => j.file !== null);
-  const summary = { rendered: 0, failed: 0, engraved: 0, fromCache: 0, corrupt: 0, pdfsMade: 0 };
+  const summary = {
+    rendered: 0,
+    failed: 0,
+    engraved: 0,
+    fromCache: 0,
+    corrupt: 0,
+    pdfsMade: 0,
+    compressedFromCache: 0,
+    compressedForCache: 0,
+  };
   for (const j of todo)
     if (j.file === null) manifest.scores[`${j.slug}/${j.assetId}`] = { status: 'not-rendered', reason: j.reason ?? '' };
 
@@ -250,6 +329,8 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
         else summary.engraved++;
         summary.corrupt += got.corrupt;
         if (got.pdfMade) summary.pdfsMade++;
+        summary.compressedFromCache += got.compressedFromCache;
+        summary.compressedForCache += got.compressedForCache;
         result = got.output.rendering;
         if (result.status === 'rendered') {
           const outDir = path.join(dir, 'files', scoreFolder(j.slug, j.assetId));
