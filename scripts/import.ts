@@ -41,6 +41,7 @@ import type { ImportSummary } from '../src/schemas/imports.ts';
 import { MusicContributionInput } from '../src/schemas/contribution.ts';
 import { validate } from '../src/domain/validation.ts';
 import { checkContributionSafety } from '../src/domain/contributions/safety.ts';
+import { serverAddress, unreachable, type ServerAddress } from './lib/server-address.ts';
 
 const USAGE =
   'usage: npm run import -- <corpus folder> [--limit N] [--only ID,ID] [--dry-run] [--as-of YEAR] [--server URL] [--key-file FILE] [--json]';
@@ -74,7 +75,7 @@ interface Args {
   only: Set<string> | null;
   dryRun: boolean;
   asOfYear: number;
-  server: string;
+  server: ServerAddress;
   key: string;
   json: boolean;
 }
@@ -87,7 +88,7 @@ function parse(): Args {
       only: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       'as-of': { type: 'string' },
-      server: { type: 'string', default: 'http://127.0.0.1:4321' },
+      server: { type: 'string' },
       'key-file': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -119,13 +120,20 @@ function parse(): Args {
   ).trim();
   if (!dryRun && !key)
     usage('no admin key: set ARCHIVE_ADMIN_KEY or pass --key-file <file> (keys are never taken from the command line)');
+  let server: ServerAddress;
+  try {
+    // --server, else ARCHIVE_BASE_URL, as every other command-line tool (scripts/lib/server-address.ts).
+    server = serverAddress(values.server);
+  } catch (err) {
+    usage((err as Error).message);
+  }
   return {
     folder: path.resolve(folder),
     limit,
     only,
     dryRun,
     asOfYear,
-    server: values.server.replace(/\/+$/, ''),
+    server,
     key,
     json: values.json,
   };
@@ -161,6 +169,9 @@ class Progress {
   }
 }
 
+/** The server could not be reached at all: the run stops (every item would fail the same way). */
+class Unreachable extends Error {}
+
 async function api(
   args: Args,
   method: string,
@@ -170,7 +181,7 @@ async function api(
 ): Promise<{ status: number; json: any }> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const res = await fetch(`${args.server}${url}`, {
+      const res = await fetch(`${args.server.url}${url}`, {
         method,
         headers: {
           authorization: `Bearer ${args.key}`,
@@ -187,7 +198,7 @@ async function api(
       return { status: res.status, json: text ? JSON.parse(text) : null };
     } catch (err) {
       // A server restarting (or briefly unreachable) is waited for; anything else is the item's failure.
-      if (attempt >= 4) throw err;
+      if (attempt >= 4) throw new Unreachable(unreachable(args.server, err));
       await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
     }
   }
@@ -201,7 +212,7 @@ async function catalogKeys(args: Args, composer: string, cache: Map<string, Dupl
   try {
     for (let page = 1; page <= 20; page++) {
       const res = await fetch(
-        `${args.server}/api/v1/works?composer=${encodeURIComponent(composer)}&pageSize=100&page=${page}`,
+        `${args.server.url}/api/v1/works?composer=${encodeURIComponent(composer)}&pageSize=100&page=${page}`,
       );
       if (!res.ok) break;
       type Summary = { slug: string; title: string; composer: string; workNumber: string | null };
@@ -223,6 +234,14 @@ async function catalogKeys(args: Args, composer: string, cache: Map<string, Dupl
 async function main(): Promise<number> {
   const args = parse();
   const started = Date.now();
+  if (!args.dryRun) {
+    // One look before reading the corpus: an address nothing answers at is named at once.
+    try {
+      await fetch(`${args.server.url}/api/v1/admin/batches`, { headers: { authorization: `Bearer ${args.key}` } });
+    } catch (err) {
+      throw new Unreachable(unreachable(args.server, err));
+    }
+  }
   const scoresDir = path.join(args.folder, 'scores');
   const files = await scoreFiles(scoresDir).catch(() =>
     usage(`${scoresDir} cannot be read; is ${args.folder} a corpus folder?`),
@@ -366,6 +385,7 @@ async function main(): Promise<number> {
             `HTTP ${res.status} ${res.json?.detail ?? ''} ${JSON.stringify(res.json?.errors ?? [])}`.slice(0, 500),
           );
       } catch (err) {
+        if (err instanceof Unreachable) throw err;
         failures.push(`${plan.itemKey}: ${(err as Error).message}`);
       }
     }
@@ -413,6 +433,10 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof Unreachable) {
+      process.stderr.write(`import: ${err.message}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`import failed: ${(err as Error).stack ?? String(err)}\n`);
     process.exit(1);
   },

@@ -1,8 +1,8 @@
 /**
  * The desk's view of import batches: every batch with its counts, one batch with its works
  * (filter by status, words, duplicates), each work linking to its item page (diff, score preview,
- * rights, verification), and forms to accept or decline chosen works or the whole batch, or apply
- * the accepted ones. The actions go through the same BatchService as the admin API.
+ * rights, verification), and forms to accept or decline chosen works or the whole batch, merge a
+ * probable duplicate into the work it duplicates, or apply the accepted ones. The actions go through the same BatchService as the admin API.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -16,7 +16,12 @@ import { html, page, type DeskSessionView } from './html.ts';
 import { DESK_CSP } from './routes.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
-const DONE_WORDS: Record<BatchAction, string> = { accept: 'accepted', decline: 'declined', apply: 'applied' };
+const DONE_WORDS: Record<BatchAction, string> = {
+  accept: 'accepted',
+  decline: 'declined',
+  apply: 'applied',
+  merge: 'merged',
+};
 
 function send(reply: FastifyReply, status: number, text: string): FastifyReply {
   return reply
@@ -110,7 +115,7 @@ export async function registerBatchDesk(app: FastifyInstance, ctx: AppContext, b
         (i) => html`<tr data-item="${i.itemKey}">
   <td><input type="checkbox" name="item" value="${i.trackingCode}" id="pick-${i.trackingCode}" aria-label="Choose ${i.title}"></td>
   <td><a href="/admin/contributions/${i.trackingCode}">${i.title}</a><br><small><code>${i.itemKey}</code></small></td>
-  <td>${i.composer}${i.lyricist ? html`<br><small>words: ${i.lyricist}</small>` : ''}</td>
+  <td>${i.composer}${i.lyricist ? html`<br><small>words: ${i.lyricist}</small>` : ''}${i.newTerms.length ? html`<br><small data-new-terms="${i.termsApproved ? 'approved' : 'proposed'}">new terms${i.termsApproved ? ' (approved)' : ' (not approved)'}: ${i.newTerms.join('; ')}</small>` : ''}</td>
   <td><span class="status" data-status="${i.status}">${i.status}</span></td>
   <td>US ${i.territories.US}, EU ${i.territories.EU}, CA ${i.territories.CA}${i.missingFacts.length ? html`<br><small>missing: ${i.missingFacts.join('; ')}</small>` : ''}</td>
   <td>${i.duplicateOf ? html`<span class="bad" data-duplicate-of="${i.duplicateOf}">probable duplicate of ${i.duplicateOf}</span>` : '—'}</td>
@@ -134,8 +139,9 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 <tbody>${rows}</tbody></table></div>
 <p><label for="b-reviewer">Reviewer</label> <input id="b-reviewer" name="reviewer" value="${session.label}" maxlength="100" required></p>
 <p><label for="b-note">Note</label> <input id="b-note" name="note" maxlength="2000"></p>
+<p><label><input type="checkbox" name="approveTerms" value="true" id="b-terms"> Approve the new vocabulary terms the works propose (with Accept or Merge)</label></p>
 <p><label for="b-scope">Act on</label> <select id="b-scope" name="scope"><option value="chosen">The chosen works</option><option value="all">Every work of the batch the action fits</option></select></p>
-<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button></p>
+<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button> <button type="submit" name="action" value="merge" title="Accept a probable duplicate as another source score of the work it duplicates (no second work)">Merge duplicate into existing work</button></p>
 </form>`;
       return send(reply, status, page({ title: batch.title, session, body }));
     };
@@ -177,8 +183,8 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
           Params: { batchId: string };
           Querystring: Record<string, unknown>;
         }>;
-        if (!['accept', 'decline', 'apply'].includes(action))
-          return renderBatch(req, reply, session, 400, 'Not done: choose Accept, Decline or Apply.');
+        if (!['accept', 'decline', 'apply', 'merge'].includes(action))
+          return renderBatch(req, reply, session, 400, 'Not done: choose Accept, Decline, Apply or Merge.');
         const chosen = Array.isArray(form.item) ? form.item : [];
         if (str(form.scope) !== 'all' && chosen.length === 0)
           return renderBatch(
@@ -198,6 +204,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
               ...(str(form.scope) === 'all' ? {} : { items: chosen.slice(0, 10_000) }),
               reviewer,
               ...(note ? { note } : {}),
+              ...(str(form.approveTerms) === 'true' ? { approveTerms: true } : {}),
             },
             { label: session.label, operatorLabeled: isOperatorLabel(session.label) },
           );

@@ -12,6 +12,8 @@ import type { StoredContribution } from '../../src/schemas/contribution.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { authorsOf, firstPublishedFact } from '../../src/domain/review/proposal.ts';
 import { territoryRights } from '../../src/domain/territory-rights.ts';
+import { proposedTermLabels } from '../../src/domain/review/new-terms.ts';
+import type { ReviewRecord } from '../../src/schemas/review.ts';
 
 /** The rights the contribution's facts give, per territory, for the batch listing. */
 export function itemRights(c: MusicContributionInput, asOfYear: number) {
@@ -24,7 +26,7 @@ export function itemRights(c: MusicContributionInput, asOfYear: number) {
   });
 }
 
-export type BatchAction = 'accept' | 'decline' | 'apply';
+export type BatchAction = 'accept' | 'decline' | 'apply' | 'merge';
 
 export interface BatchActionResult {
   trackingCode: string;
@@ -33,9 +35,13 @@ export interface BatchActionResult {
   error: string | null;
 }
 
-/** Which statuses an action fits: accept what is pending, apply what is accepted, decline what is open. */
-export function fits(action: BatchAction, status: string): boolean {
+/**
+ * Which statuses an action fits: accept what is pending, merge a pending probable duplicate,
+ * apply what is accepted, decline what is open.
+ */
+export function fits(action: BatchAction, status: string, duplicateOf: string | null = null): boolean {
   if (action === 'accept') return status === 'pending';
+  if (action === 'merge') return duplicateOf !== null && (status === 'pending' || status === 'needs-information');
   if (action === 'apply') return status === 'accepted';
   return status === 'pending' || status === 'accepted' || status === 'needs-information';
 }
@@ -51,7 +57,7 @@ export class BatchService {
     this.store = store;
   }
 
-  view(item: StoredBatchItem, record: StoredContribution): BatchItemView {
+  view(item: StoredBatchItem, record: StoredContribution, review: ReviewRecord | null = null): BatchItemView {
     const base = this.ctx.config.publicBaseUrl;
     const c = record.submission;
     const rights = itemRights(c, new Date().getUTCFullYear());
@@ -62,7 +68,10 @@ export class BatchService {
       title: c.work?.title ?? '',
       composer: c.work?.composer ?? '',
       lyricist: c.work?.lyricist?.name ?? null,
+      workSlug: c.target?.workSlug ?? null,
       duplicateOf: item.duplicateOf,
+      newTerms: proposedTermLabels(c.work?.newTerms),
+      termsApproved: (review?.termsApproval ?? null) !== null,
       territories: { US: rights.US.status, EU: rights.EU.status, CA: rights.CA.status },
       missingFacts: rights.missingFacts,
       links: {
@@ -76,7 +85,12 @@ export class BatchService {
     const out: BatchItemView[] = [];
     for (const item of await this.store.itemsOf(batchId)) {
       const record = await this.ctx.intake.getContribution(item.trackingCode);
-      if (record) out.push(this.view(item, record));
+      if (!record) continue;
+      // The review record only when the work proposes terms (whether they are approved).
+      const review = record.submission.work?.newTerms
+        ? (await this.reviews.get('contribution', item.trackingCode)).review
+        : null;
+      out.push(this.view(item, record, review));
     }
     return out;
   }
@@ -85,6 +99,17 @@ export class BatchService {
     const batch = await this.store.getBatch(batchId);
     if (!batch) throw new ProblemError('not-found', `No import batch is called "${batchId}".`);
     return batch;
+  }
+
+  /**
+   * The work a probable duplicate merges into: a catalog work's slug as flagged, or, for another
+   * item of the batch ("batch item lc…"), the slug that item's new work gets (it must be applied first).
+   */
+  private mergeTarget(duplicateOf: string, all: BatchItemView[]): string {
+    const m = /^batch item (.+)$/.exec(duplicateOf);
+    if (!m) return duplicateOf;
+    const other = all.find((i) => i.itemKey === m[1]);
+    return other?.workSlug ?? duplicateOf;
   }
 
   /** Act on the named items (tracking codes or item keys), or on every item the action fits. */
@@ -107,15 +132,68 @@ export class BatchService {
       });
     }
     const results: BatchActionResult[] = [];
-    const fitting = chosen.filter((i) => fits(action, i.status));
-    const body0 = { reviewer: body.reviewer ?? actor.label, ...(body.note ? { note: body.note } : {}) };
+    const fitting = chosen.filter(
+      (i) =>
+        fits(action, i.status, i.duplicateOf) ||
+        // Accepting again approves the terms an accepted work proposes.
+        (action === 'accept' &&
+          body.approveTerms === true &&
+          i.status === 'accepted' &&
+          i.newTerms.length > 0 &&
+          !i.termsApproved),
+    );
+    if (action === 'merge') {
+      // A named item that is no probable duplicate, or not open, is an error of the request: nothing is merged.
+      const unfit = wanted ? chosen.filter((i) => !fits(action, i.status, i.duplicateOf)) : [];
+      if (unfit.length > 0)
+        throw new ProblemError('invalid-body', `${unfit.length} of the named items cannot be merged.`, {
+          errors: unfit.slice(0, 20).map((i) => ({
+            pointer: '/items',
+            detail:
+              i.duplicateOf === null
+                ? `"${i.itemKey}" is not flagged as a probable duplicate`
+                : `"${i.itemKey}" is ${i.status}; only a pending item can be merged`,
+          })),
+        });
+    }
+    const body0 = {
+      reviewer: body.reviewer ?? actor.label,
+      ...(body.note ? { note: body.note } : {}),
+      ...(body.approveTerms === true ? { approveTerms: true } : {}),
+    };
+    if (action === 'apply') {
+      // Every accepted work at once: one commit on main and one rebuild (api/review/apply.ts).
+      const settled = await this.reviews.applyGroup(
+        batchId,
+        fitting.map((i) => ({ code: i.trackingCode, body: body0, actor })),
+      );
+      return settled.map((r, n) => {
+        const item = fitting[n]!;
+        if (r.status === 'rejected')
+          return {
+            trackingCode: item.trackingCode,
+            itemKey: item.itemKey,
+            status: item.status,
+            error: (r.reason as Error).message,
+          };
+        const status = r.value.record.status;
+        return {
+          trackingCode: item.trackingCode,
+          itemKey: item.itemKey,
+          status,
+          error: status === 'applied' ? null : `the item is ${status}`,
+        };
+      });
+    }
     for (const item of fitting) {
       try {
-        // Applies are requested without waiting, so the review service's apply queue merges them
-        // together and rebuilds once for all that are queued (api/review/apply.ts).
-        const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor, {
-          wait: action !== 'apply',
-        });
+        if (action === 'merge') {
+          const into = this.mergeTarget(item.duplicateOf!, all);
+          const { record } = await this.reviews.merge(item.trackingCode, into, body0, actor);
+          results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
+          continue;
+        }
+        const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor);
         results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
       } catch (err) {
         results.push({
@@ -124,18 +202,6 @@ export class BatchService {
           status: item.status,
           error: (err as Error).message,
         });
-      }
-    }
-    if (action === 'apply') {
-      await this.reviews.settled();
-      // The outcome of each apply is on its record: visible (applied) or failed (still accepted, with the error).
-      for (const r of results) {
-        if (r.error !== null) continue;
-        const record = await this.ctx.intake.getContribution(r.trackingCode);
-        r.status = record?.status ?? r.status;
-        if (record && record.status !== 'applied')
-          r.error =
-            record.apply?.state === 'failed' ? 'the apply failed; see the item' : `the item is ${record.status}`;
       }
     }
     return results;

@@ -9,7 +9,10 @@
  *   request-information -> needs-information with the public note.
  *   decline             close the review (branch kept), -> declined.
  *   apply               handed to the apply pipeline (apply.ts).
+ *   merge               (a batch's probable duplicate) accept as another source score of an existing work.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { withContentRepoLock } from '../site/content-repo.ts';
@@ -19,9 +22,10 @@ import { reasonsOf } from './proposal.ts';
 import { ProposalError } from '../../src/domain/review/proposal.ts';
 import { performedSeconds, verificationBlockers, verifyContribution } from './verification.ts';
 import { canTransition } from '../../src/domain/contributions/status.ts';
+import { proposedTermLabels } from '../../src/domain/review/new-terms.ts';
 import { annotateMeasurements } from '../../src/domain/review/measured.ts';
 import type { SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
-import type { AdminAction, AdminActionBody } from '../../src/schemas/review.ts';
+import type { AdminAction, AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
 
 export class ReviewActions {
   private readonly core: ReviewCore;
@@ -60,7 +64,9 @@ export class ReviewActions {
           : action === 'decline'
             ? 'declined'
             : 'needs-information';
-    if (!canTransition(record.status, target)) {
+    // An accepted item is accepted again only to approve the vocabulary terms it proposes.
+    const approving = action === 'accept' && record.status === 'accepted' && body.approveTerms === true;
+    if (!approving && !canTransition(record.status, target)) {
       throw new ProblemError(
         'conflict',
         `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`,
@@ -142,11 +148,55 @@ export class ReviewActions {
     return this.simpleMove(kind, code, 'declined', body, note, actor);
   }
 
-  private async accept(kind: SubmissionKind, code: string, body: AdminActionBody, actor: ReviewActor) {
+  /**
+   * Merge a new work into an existing work (a probable duplicate an import flagged): the item is
+   * accepted like any other, with the decision recorded on its review, and its proposal (and so
+   * its apply) adds its files as source scores of `workSlug` instead of creating a second work.
+   * Only a pending (or needs-information) new-work contribution, into a work main holds.
+   */
+  async merge(code: string, workSlug: string, body: AdminActionBody, actor: ReviewActor): Promise<ItemAndReview> {
+    const core = this.core;
+    const { record } = await core.get('contribution', code);
+    if (record.kind !== 'contribution' || record.submission.operation !== 'new-work')
+      throw new ProblemError(
+        'conflict',
+        `${code} does not propose a new work; only a new work can be merged into another.`,
+        {
+          currentStatus: record.status,
+        },
+      );
+    if (record.apply?.state === 'applying' || !canTransition(record.status, 'accepted'))
+      throw new ProblemError(
+        'conflict',
+        `${code} is "${record.status}"${record.apply?.state === 'applying' ? ' and being applied' : ''}; only a pending item can be merged (${illegalHint(record.status)}).`,
+        { currentStatus: record.status },
+      );
+    if (
+      !/^[a-z0-9][a-z0-9-]{0,159}$/.test(workSlug) ||
+      !existsSync(path.join(core.ctx.config.contentRepo, 'works', workSlug, 'index.md'))
+    )
+      throw new ProblemError('conflict', `There is no work "${workSlug}" in the catalog to merge ${code} into.`, {
+        currentStatus: record.status,
+      });
+    const state = await core.loadReview('contribution', code);
+    state.mergeInto = { workSlug, actor: actor.label, atUtc: utcTimestamp(core.now()) };
+    return this.accept('contribution', code, body, actor, state);
+  }
+
+  private async accept(
+    kind: SubmissionKind,
+    code: string,
+    body: AdminActionBody,
+    actor: ReviewActor,
+    merging: ReviewRecord | null = null,
+  ) {
     const core = this.core;
     const { record } = await core.get(kind, code);
-    const state = await core.loadReview(kind, code);
+    const state = merging ?? (await core.loadReview(kind, code));
     core.recordAssertions(state, body, actor);
+    const proposedTerms = record.kind === 'contribution' ? proposedTermLabels(record.submission.work?.newTerms) : [];
+    if (body.approveTerms === true && proposedTerms.length > 0)
+      state.termsApproval = { terms: proposedTerms, actor: actor.label, atUtc: utcTimestamp(core.now()) };
     if (record.kind === 'contribution') {
       // Declared against measured: a disagreement is a warning for the reviewer and lands in the record.
       const measured = annotateMeasurements(
@@ -158,6 +208,10 @@ export class ReviewActions {
       state.warnings = measured.warnings;
     }
     state.blockers = verificationBlockers(state.verification);
+    if (proposedTerms.length > 0 && !state.termsApproval)
+      state.blockers.push(
+        `It proposes new vocabulary terms (${proposedTerms.join('; ')}); they land only when an editor approves them: accept with approveTerms (again, if accepted already), or decline.`,
+      );
     // Open (or rewrite) the review on the current main; a proposal that cannot be built is a blocker,
     // except a correction that would change nothing: there is nothing to review, so accept refuses
     // it with the reason and the item stays as it was (apply would only refuse it later).
@@ -179,22 +233,29 @@ export class ReviewActions {
         `${code} was not accepted: ${(unchanged as ProposalError).reasons.join(' ')} Decline it, or ask the reporter for the value they meant.`,
         { reasons: (unchanged as ProposalError).reasons },
       );
+    const into = merging?.mergeInto?.workSlug ?? null;
     const note =
       body.note ??
+      (into !== null
+        ? `Accepted as another source score of the existing work "${into}" (a probable duplicate); no new work is created.${state.blockers.length > 0 ? ' It cannot be applied until the reviewers resolve the recorded blockers.' : ' Nothing in the catalog has changed yet.'}`
+        : null) ??
       (state.blockers.length > 0
         ? 'Accepted for review; it cannot be applied until the reviewers resolve the recorded blockers.'
         : 'Accepted by a reviewer; waiting to be applied. Nothing in the catalog has changed yet.');
-    const moved = await core.move(kind, code, 'accepted', note, state.ref, actor);
+    const moved =
+      record.status === 'accepted'
+        ? await core.setReviewLink(kind, code, state.ref)
+        : await core.move(kind, code, 'accepted', note, state.ref, actor);
     const warned = state.warnings?.length
       ? ` and ${state.warnings.length} warning(s): ${state.warnings.join(' ')}`
       : '';
     state.actions.push({
-      action: 'accept',
+      action: into !== null ? 'merge' : 'accept',
       reviewer: body.reviewer,
       actor: actor.label,
       atUtc: utcTimestamp(core.now()),
       note: body.note ?? null,
-      outcome: `${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}`,
+      outcome: `${into !== null ? `merged into ${into} as another source score; ` : ''}${state.blockers.length > 0 ? `accepted with ${state.blockers.length} blocker(s)` : 'accepted'}${warned}`,
     });
     await core.saveReview(state);
     return { record: moved, review: state };

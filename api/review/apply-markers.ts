@@ -23,6 +23,11 @@ export interface PendingApply {
   /** main just before the merge (set before merging), and the merge commit once merged. */
   before: string | null;
   merged: string | null;
+  /**
+   * The review batch the apply was requested with: the batch's applies land on main as one
+   * commit (apply.ts). Absent for a single apply; a resumed apply runs alone.
+   */
+  group?: string | null;
 }
 
 export class ApplyMarkers {

@@ -8,7 +8,7 @@
  */
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
-import { git } from '../site/content-repo.ts';
+import { git, mergeIntoRef } from '../site/content-repo.ts';
 import type { ItemAndReview, ReviewActor, ReviewCore, Stored } from './core.ts';
 import type { ApplyMarkers, PendingApply } from './apply-markers.ts';
 import { reasonsOf } from './proposal.ts';
@@ -87,7 +87,10 @@ export class ApplySteps {
    * merge a stopped apply made). `done` when nothing is left to build for it (finished before a
    * stop, decided otherwise, or refused: then recorded failed).
    */
-  async merge(pending: PendingApply): Promise<MergedApply | { done: ItemAndReview<ReviewRecord> }> {
+  async merge(
+    pending: PendingApply,
+    into: string | null = null,
+  ): Promise<MergedApply | { done: ItemAndReview<ReviewRecord> }> {
     const core = this.core;
     const { kind, trackingCode: code, body } = pending;
     // Markers written before actors were recorded name nobody; the history says so.
@@ -148,9 +151,13 @@ export class ApplySteps {
       await this.markers.write(pending);
       lap('recordMs');
       try {
-        merged = (
-          await forge.merge(state.ref!, mergeMessage(code, input.title, actor.label, body.reviewer, body.note ?? null))
-        ).commit;
+        const message = mergeMessage(code, input.title, actor.label, body.reviewer, body.note ?? null);
+        // A batch's works merge one after another onto the batch's line (`into`), which then
+        // lands on main as one commit (apply.ts); a single apply merges into main.
+        merged =
+          into !== null
+            ? await mergeIntoRef(core.ctx.config.contentRepo, state.ref!.branch, message, into)
+            : (await forge.merge(state.ref!, message)).commit;
       } catch (err) {
         return { done: await this.fail(step, err) };
       }

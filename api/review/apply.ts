@@ -16,10 +16,14 @@
  * a failed build's reset undoes exactly this batch's merges. A failed build of several merges does
  * not fail them all: main goes back to before the batch, each marker forgets its merge, and each
  * item is merged and built alone again, so only what fails alone is recorded failed.
+ *
+ * A review batch (applyGroup) is one change: its applies are all acknowledged before the loop
+ * starts, so they share one pass and one build, and on the local forge they merge onto a line of
+ * their own that lands on main as one merge commit (mergeGroup; docs/imports.md).
  */
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
-import { git, withContentRepoLock } from '../site/content-repo.ts';
+import { git, moveMain, withContentRepoLock } from '../site/content-repo.ts';
 import type { SwapResult } from '../site/builds.ts';
 import type { ItemAndReview, ReviewActor, ReviewCore } from './core.ts';
 import { ApplyMarkers, type PendingApply } from './apply-markers.ts';
@@ -42,6 +46,8 @@ export class ReviewApplies {
   private readonly requests = new Map<string, Promise<unknown>>();
   private readonly queue: ApplyJob[] = [];
   private loop: Promise<void> | null = null;
+  /** Open holds (applyGroup): while any is open, queued jobs wait so a group starts as one. */
+  private held = 0;
 
   constructor(core: ReviewCore) {
     this.core = core;
@@ -79,6 +85,33 @@ export class ReviewApplies {
     return codes;
   }
 
+  /**
+   * Apply a review batch's items as one change: every apply is acknowledged first (each refused
+   * one answers its own problem), and only then does the queue start, so all of them are merged
+   * in one loop, land on main as ONE commit (local forge) and are served by ONE rebuild. The
+   * answers come once each is visible or failed, in the order given.
+   */
+  async applyGroup(
+    group: string,
+    items: Array<{ kind: SubmissionKind; code: string; body: AdminActionBody; actor: ReviewActor }>,
+  ): Promise<Array<PromiseSettledResult<ItemAndReview>>> {
+    this.held++;
+    const started: Array<Promise<ItemAndReview>> = [];
+    try {
+      for (const i of items) {
+        const job = this.apply(i.kind, i.code, i.body, i.actor, true, group);
+        job.catch(() => undefined);
+        // Acknowledged (marker written, item "applying", job queued) before the next is requested.
+        await this.requests.get(i.code);
+        started.push(job);
+      }
+    } finally {
+      this.held--;
+      this.kick();
+    }
+    return Promise.allSettled(started);
+  }
+
   /** Apply requests for one item run one after another (two reviewers clicking at once). */
   apply(
     kind: SubmissionKind,
@@ -86,9 +119,10 @@ export class ReviewApplies {
     body: AdminActionBody,
     actor: ReviewActor,
     wait: boolean,
+    group: string | null = null,
   ): Promise<ItemAndReview> {
     const previous = this.requests.get(code) ?? Promise.resolve();
-    const mine = previous.then(() => this.request(kind, code, body, actor));
+    const mine = previous.then(() => this.request(kind, code, body, actor, group));
     const tail = mine.catch(() => undefined);
     this.requests.set(code, tail);
     void tail.then(() => {
@@ -113,6 +147,7 @@ export class ReviewApplies {
     code: string,
     body: AdminActionBody,
     actor: ReviewActor,
+    group: string | null = null,
   ): Promise<{ job: Promise<ItemAndReview<ReviewRecord>>; now: ItemAndReview }> {
     const core = this.core;
     const { record } = await core.get(kind, code);
@@ -141,6 +176,7 @@ export class ReviewApplies {
       requestedAtUtc,
       before: null,
       merged: null,
+      ...(group !== null ? { group } : {}),
     };
     // The marker first: once the item shows "applying", a restart finds the marker and resumes.
     await this.markers.write(pending);
@@ -171,7 +207,7 @@ export class ReviewApplies {
   }
 
   private kick(): void {
-    if (this.loop) return;
+    if (this.loop || this.held > 0) return;
     this.loop = this.drain().finally(() => {
       this.loop = null;
       // A job queued after the loop's last look but before this ran starts a new loop.
@@ -192,14 +228,38 @@ export class ReviewApplies {
 
   private async applyBatch(batch: ApplyJob[]): Promise<void> {
     const merged: Array<{ job: ApplyJob; step: MergedApply }> = [];
-    for (const job of batch) {
-      try {
-        const step = await this.steps.merge(job.pending);
-        if ('done' in step) job.resolve(step.done);
-        else merged.push({ job, step });
-      } catch (err) {
-        job.reject(err);
+    const mergeEach = async (jobs: ApplyJob[], into: string | null) => {
+      const out: Array<{ job: ApplyJob; step: MergedApply }> = [];
+      for (const job of jobs) {
+        try {
+          const step = await this.steps.merge(job.pending, into);
+          if ('done' in step) job.resolve(step.done);
+          else out.push({ job, step });
+        } catch (err) {
+          job.reject(err);
+        }
       }
+      return out;
+    };
+    // Review batches (applyGroup) on the local forge: their works merge one after another onto a
+    // line of their own, which lands on main as one merge commit (one change). Singles, and
+    // batches on GitHub (one pull request each), merge into main one by one.
+    const groups = new Map<string, ApplyJob[]>();
+    const singles: ApplyJob[] = [];
+    const local = (await this.core.forge()) === this.core.local;
+    for (const job of batch) {
+      const g = job.pending.group ?? null;
+      if (g !== null && local) {
+        const list = groups.get(g) ?? [];
+        list.push(job);
+        groups.set(g, list);
+      } else singles.push(job);
+    }
+    for (const jobs of groups.values()) if (jobs.length < 2) singles.push(...jobs.splice(0));
+    merged.push(...(await mergeEach(singles, null)));
+    for (const [g, jobs] of groups) {
+      if (jobs.length === 0) continue;
+      merged.push(...(await this.mergeGroup(g, jobs, mergeEach)));
     }
     if (merged.length === 0) return;
     let swapped: SwapResult | undefined;
@@ -235,9 +295,56 @@ export class ReviewApplies {
     }
   }
 
-  /** Of commits on one line of history, the oldest (each an ancestor of the others); null for none. */
-  private async earliest(commits: string[]): Promise<string | null> {
+  /**
+   * Merge a batch's works onto `refs/apply-batches/<group>` (started at main), then that line
+   * into main with one merge commit naming every work. A work that cannot be merged (a conflict
+   * with one merged before it) fails alone; the rest land. Main moves once, at the end, so a
+   * stop before that leaves main untouched and each marker's merge unreachable from it (a resume
+   * applies each again).
+   */
+  private async mergeGroup(
+    group: string,
+    jobs: ApplyJob[],
+    mergeEach: (jobs: ApplyJob[], into: string | null) => Promise<Array<{ job: ApplyJob; step: MergedApply }>>,
+  ): Promise<Array<{ job: ApplyJob; step: MergedApply }>> {
     const repo = this.core.ctx.config.contentRepo;
+    const ref = `refs/apply-batches/${group.replace(/[^a-z0-9-]+/gi, '-')}`;
+    const base = await this.core.local.main();
+    await git(repo, ['update-ref', ref, base]);
+    try {
+      const merged = await mergeEach(jobs, ref);
+      if (merged.length === 0) return merged;
+      const tip = await git(repo, ['rev-parse', ref]);
+      const actors = [...new Set(merged.map((m) => m.step.actor.label))];
+      const message = [
+        `Apply ${merged.length} works of the review batch ${group}`,
+        '',
+        ...merged.map((m) => `- ${m.step.pending.trackingCode}`),
+        '',
+        `Batch: ${group}`,
+        ...actors.map((a) => `Reviewed-By: ${a}`),
+        '',
+      ].join('\n');
+      const tree = await git(repo, ['rev-parse', `${tip}^{tree}`]);
+      const commit = await git(repo, ['commit-tree', tree, '-p', base, '-p', tip, '-m', message]);
+      try {
+        await moveMain(repo, base, commit, `apply the review batch ${group}`);
+      } catch (err) {
+        // Main did not move: nothing of the batch landed; each work is recorded failed.
+        for (const { job, step } of merged) await this.steps.fail(step, err).then(job.resolve, job.reject);
+        return [];
+      }
+      return merged;
+    } finally {
+      await git(repo, ['update-ref', '-d', ref]).catch(() => undefined);
+    }
+  }
+
+  /** Of commits on one line of history, the oldest (each an ancestor of the others); null for none. */
+  private async earliest(all: string[]): Promise<string | null> {
+    const repo = this.core.ctx.config.contentRepo;
+    // A batch's works share one "before": compare distinct commits only (pairs grow with the square).
+    const commits = [...new Set(all)];
     for (const c of commits) {
       let oldest = true;
       for (const other of commits) {

@@ -205,6 +205,12 @@ export class ReviewCore {
     return next;
   }
 
+  /** Show the review branch on the tracking record without a status change (an accepted item accepted again). */
+  async setReviewLink(kind: SubmissionKind, code: string, ref: ReviewRef | null): Promise<Stored> {
+    const next = ref ? await this.store(kind).update(code, (current) => ({ ...current, review: toLink(ref) })) : null;
+    return next ?? (await this.get(kind, code)).record;
+  }
+
   /** Build the proposal on the current main (caller holds the content-repository lock). */
   async proposal(record: Stored, state: ReviewRecord): Promise<ProposalInput> {
     const built = await buildProposalOnMain(this.ctx, record, state);

@@ -49,6 +49,7 @@ export async function buildProposalOnMain(
     },
     // The served build's index of main (its distinct composers), not a reload of every work file.
     composers: () => ctx.handle.current.catalog.composers,
+    sharedFile: (name) => (existsSync(inRepo(name)) ? readFileSync(inRepo(name), 'utf8') : null),
     verifiedBytes: (sha256) => {
       const bytes = small.get(sha256);
       if (!bytes) throw new Error(`the verified file ${sha256} is not among the files read for this proposal`);

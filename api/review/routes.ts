@@ -81,6 +81,8 @@ export function adminView(
       warnings: review?.warnings ?? [],
       assertions: review?.assertions ?? null,
       arrangementFacts: review?.arrangementFacts ?? null,
+      mergeInto: review?.mergeInto ?? null,
+      termsApproval: review?.termsApproval ?? null,
       lastError: review?.lastError ?? null,
       appliedCommit: review?.appliedCommit ?? null,
       actions: review?.actions ?? [],

@@ -105,6 +105,28 @@ export class ReviewService {
     return this.actions.act(kind, code, action, body, actor, options);
   }
 
+  /**
+   * Apply a review batch's accepted items as one change: one commit on main (local forge) and one
+   * rebuild; each answer once that item is visible or failed (api/review/apply.ts).
+   */
+  applyGroup(
+    group: string,
+    items: Array<{ code: string; body: AdminActionBody; actor: ReviewActor }>,
+  ): Promise<Array<PromiseSettledResult<ItemAndReview>>> {
+    return this.applies.applyGroup(
+      group,
+      items.map((i) => ({ ...i, kind: 'contribution' as const })),
+    );
+  }
+
+  /**
+   * Merge a new work (a probable duplicate) into an existing work: accepted like `accept`, and
+   * applied as another source score of `workSlug` (no second work).
+   */
+  merge(code: string, workSlug: string, body: AdminActionBody, actor: ReviewActor): Promise<ItemAndReview> {
+    return this.actions.merge(code, workSlug, body, actor);
+  }
+
   /** The item, when `token` is its response token; else the problem (404 unknown code, 401 token). */
   authorizeAnswer(kind: SubmissionKind, code: string, token: string | undefined): Promise<Stored> {
     return this.answers.authorize(kind, code, token);

@@ -124,6 +124,31 @@ export async function mergeIntoMain(repo: string, branch: string, message: strin
 }
 
 /**
+ * Merge `branch` into the ref `target` (not main: no checkout moves) with a merge commit made by
+ * plumbing, as mergeIntoMain does; the ref moves only if it still names the commit merged into.
+ * A conflict throws and leaves the ref as it was. Returns the merge commit.
+ */
+export async function mergeIntoRef(repo: string, branch: string, message: string, target: string): Promise<string> {
+  const head = await git(repo, ['rev-parse', '--verify', `${target}^{commit}`]);
+  const theirs = await git(repo, ['rev-parse', '--verify', `${branch}^{commit}`]);
+  let tree: string;
+  try {
+    tree = (await git(repo, ['merge-tree', '--write-tree', '--no-messages', head, theirs])).split('\n')[0]!;
+  } catch (err) {
+    const out = (err as { stdout?: string }).stdout ?? '';
+    const conflicted = out.split('\n').slice(1).filter(Boolean);
+    throw new Error(
+      conflicted.length > 0
+        ? `the branch conflicts with the works merged before it in ${conflicted.join(', ')}`
+        : (err as Error).message,
+    );
+  }
+  const commit = await git(repo, ['commit-tree', tree, '-p', head, '-p', theirs, '-m', message]);
+  await git(repo, ['update-ref', '-m', `merge ${branch}`, target, commit, head]);
+  return commit;
+}
+
+/**
  * `prepare` runs on a new repository's files after the seed is copied and before the first
  * commit (the server adds the content lint for GitHub CI there; api/site/content-lint-ci.ts).
  */

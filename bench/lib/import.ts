@@ -7,7 +7,8 @@
  *      hashing every score file of the corpus (the floor any import pays).
  *   2. Real submit into a fresh archive (`npm start` on loopback, fresh data folder): wall time and
  *      RSS of the importer; anchor: the dry run of the same items.
- *   3. Accept and apply the batch (`POST /api/v1/admin/batches/{id}/accept`, then `/apply`), then a
+ *   3. Accept (approving the proposed vocabulary terms) and apply the batch as one change
+ *      (`POST /api/v1/admin/batches/{id}/accept`, then `/apply`), then a
  *      full build of the resulting content repository twice in a row (`scripts/build.ts`): cold,
  *      then warm (whatever render cache the build has; its absence shows as equal times).
  *
@@ -118,6 +119,11 @@ export function importSection(options: { limit?: number; submit?: boolean } = {}
           ARCHIVE_DATA_DIR: dataDir,
           ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}`,
           LOG_LEVEL: 'warn',
+          // A batch action answers when every work is done, silent until then: accepting a whole
+          // corpus takes longer than the default idle timeout (60 s), which would close the
+          // connection while the server goes on.
+          ARCHIVE_IDLE_TIMEOUT_MS: String(6 * 3600_000),
+          ARCHIVE_REQUEST_TIMEOUT_MS: String(6 * 3600_000),
         },
       });
       ctx.cleanup.track(server);
@@ -146,7 +152,8 @@ export function importSection(options: { limit?: number; submit?: boolean } = {}
             const res = await fetch(`${url}/api/v1/admin/batches/${name}/${action}`, {
               method: 'POST',
               headers,
-              body: '{}',
+              // The editor approves the genre the quartets propose ("String quartet"), or they could not be applied.
+              body: JSON.stringify(action === 'accept' ? { approveTerms: true } : {}),
             });
             const body = (await res.json()) as { data?: { actedOn?: number; failed?: number } };
             (details[name] as any)[action] = {

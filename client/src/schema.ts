@@ -71,8 +71,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Accept, decline or apply works of a batch, chosen or all
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies are requested together: the review service merges them one after another and rebuilds once for all that are queued; the answer comes when every apply is visible or failed.
+         * Accept, decline, merge or apply works of a batch, chosen or all
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). `merge` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records `mergeInto` and a "merge" action). `approveTerms` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone; the answer comes when every apply is visible or failed.
          */
         post: operations["actOnBatch"];
         delete?: never;
@@ -1046,6 +1046,8 @@ export interface components {
          * @description A review action by a named reviewer.
          */
         AdminActionBody: {
+            /** @description accept (or merge): true approves the new vocabulary terms the contribution proposes (work.newTerms): the proposal adds them to genres.json / instruments.json. Without it a work that names a term the vocabulary lacks does not pass the content lint. */
+            approveTerms?: boolean;
             /**
              * ArrangementFacts
              * @description Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).
@@ -1182,7 +1184,7 @@ export interface components {
                 /** @description Every admin action, oldest first (internal log). */
                 actions: {
                     /** @enum {string} */
-                    action: "accept" | "request-information" | "apply" | "decline";
+                    action: "accept" | "request-information" | "apply" | "decline" | "merge";
                     /** @description Label of the authenticated key (or "github-webhook") that performed it: who is accountable. */
                     actor?: string;
                     /**
@@ -1297,6 +1299,21 @@ export interface components {
                     message: string;
                 } | null;
                 /**
+                 * MergeInto
+                 * @description Set when an editor merged this new work into an existing work as a probable duplicate: applying it adds its files (with their license, attribution and source pages) as source scores of that work; no new work is created.
+                 */
+                mergeInto?: {
+                    /** @description Label of the admin key that decided the merge. */
+                    actor: string;
+                    /**
+                     * Format: date-time
+                     * @description When.
+                     */
+                    atUtc: string;
+                    /** @description The existing work the files become source scores of. */
+                    workSlug: string;
+                } | null;
+                /**
                  * ReviewLink
                  * @description The review branch or pull request.
                  */
@@ -1318,6 +1335,21 @@ export interface components {
                      * @description Web address of the pull request; null for a local branch.
                      */
                     url: string | null;
+                } | null;
+                /**
+                 * TermsApproval
+                 * @description The new vocabulary terms (submission.work.newTerms) an editor approved, with the key label; null while none are approved.
+                 */
+                termsApproval?: {
+                    /** @description Label of the admin key that approved them. */
+                    actor: string;
+                    /**
+                     * Format: date-time
+                     * @description When.
+                     */
+                    atUtc: string;
+                    /** @description The approved terms, e.g. 'genre "String quartet"'. */
+                    terms: string[];
                 } | null;
                 /** @description Contributor files, one entry each. */
                 verification: {
@@ -1692,6 +1724,8 @@ export interface components {
         };
         /** BatchActionBody */
         BatchActionBody: {
+            /** @description accept or merge: approve the new vocabulary terms the works propose (newTerms), so they are added to genres.json / instruments.json with the work; an accepted work is accepted again to approve them. */
+            approveTerms?: boolean;
             /** @description Tracking codes or item keys to act on; absent: every item of the batch the action fits. */
             items?: string[];
             /** @description Public note for every item acted on. */
@@ -1702,6 +1736,7 @@ export interface components {
         /** BatchItemView */
         BatchItemView: {
             composer: string;
+            /** @description A probable duplicate: a catalog work's slug, or "batch item <key>" for another item of the batch. The `merge` action adds this item's files to that work as another source score. */
             duplicateOf: string | null;
             itemKey: string;
             links: {
@@ -1718,8 +1753,12 @@ export interface components {
             };
             lyricist: string | null;
             missingFacts: string[];
+            /** @description New vocabulary terms the work proposes (e.g. genre "String quartet"); they land only when an editor approves them. */
+            newTerms: string[];
             /** @enum {string} */
             status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            /** @description An editor approved the proposed terms. */
+            termsApproved: boolean;
             territories: {
                 CA: string;
                 EU: string;
@@ -1727,6 +1766,8 @@ export interface components {
             };
             title: string;
             trackingCode: string;
+            /** @description The slug the new work would get (target.workSlug). */
+            workSlug: string | null;
         };
         /**
          * ChannelContext
@@ -2040,6 +2081,32 @@ export interface components {
                         /** @description Wikidata item of the person, e.g. "Q5879". */
                         wikidataId?: string | null;
                     } | null;
+                    /**
+                     * ProposedTerms
+                     * @description New vocabulary terms the contribution needs. They land only when an editor approves them in review (accept with approveTerms); otherwise the content lint refuses a work that names them.
+                     */
+                    newTerms?: {
+                        /** @description The term `genre` names, proposed for genres.json with its broader term (e.g. "String quartet" under "Chamber music"). */
+                        genre?: {
+                            /** @description The broader term for facets, e.g. "Chamber music". */
+                            broader: string;
+                            /** @description The term a work's `genre` uses, e.g. "Suite movement". */
+                            name: string;
+                            /** @description When to use the term. */
+                            scopeNote?: string;
+                        };
+                        /** @description Instruments `instruments` names that instruments.json does not have yet. */
+                        instruments?: {
+                            /** @description Other names. */
+                            aliases?: string[];
+                            /** @description Family, e.g. "strings". */
+                            family: string;
+                            /** @description Normalized name. */
+                            name: string;
+                            /** @description Normalized identifier. */
+                            slug: string;
+                        }[];
+                    };
                     /** @description Title in the original language. */
                     originalTitle?: string | null;
                     /** @description Period, e.g. "Romantic". */
@@ -3518,6 +3585,32 @@ export interface components {
                     /** @description Wikidata item of the person, e.g. "Q5879". */
                     wikidataId?: string | null;
                 } | null;
+                /**
+                 * ProposedTerms
+                 * @description New vocabulary terms the contribution needs. They land only when an editor approves them in review (accept with approveTerms); otherwise the content lint refuses a work that names them.
+                 */
+                newTerms?: {
+                    /** @description The term `genre` names, proposed for genres.json with its broader term (e.g. "String quartet" under "Chamber music"). */
+                    genre?: {
+                        /** @description The broader term for facets, e.g. "Chamber music". */
+                        broader: string;
+                        /** @description The term a work's `genre` uses, e.g. "Suite movement". */
+                        name: string;
+                        /** @description When to use the term. */
+                        scopeNote?: string;
+                    };
+                    /** @description Instruments `instruments` names that instruments.json does not have yet. */
+                    instruments?: {
+                        /** @description Other names. */
+                        aliases?: string[];
+                        /** @description Family, e.g. "strings". */
+                        family: string;
+                        /** @description Normalized name. */
+                        name: string;
+                        /** @description Normalized identifier. */
+                        slug: string;
+                    }[];
+                };
                 /** @description Title in the original language. */
                 originalTitle?: string | null;
                 /** @description Period, e.g. "Romantic". */
@@ -5254,8 +5347,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description accept, decline or apply. */
-                action: "accept" | "decline" | "apply";
+                /** @description accept, decline, merge or apply. */
+                action: "accept" | "decline" | "apply" | "merge";
                 /** @description The batch, e.g. "openscore-lieder". */
                 batchId: string;
             };

@@ -143,15 +143,15 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
     operationId: 'actOnBatch',
     tags: ['admin'],
     security: SECURITY,
-    summary: 'Accept, decline or apply works of a batch, chosen or all',
-    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; apply: accepted; decline: open). Applies are requested together: the review service merges them one after another and rebuilds once for all that are queued; the answer comes when every apply is visible or failed.`,
+    summary: 'Accept, decline, merge or apply works of a batch, chosen or all',
+    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). \`merge\` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records \`mergeInto\` and a "merge" action). \`approveTerms\` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone; the answer comes when every apply is visible or failed.`,
     parameters: [
       batchParam,
       {
         name: 'action',
         in: 'path',
         required: true,
-        description: 'accept, decline or apply.',
+        description: 'accept, decline, merge or apply.',
         schema: { type: 'string', enum: [...BATCH_ACTIONS] },
       },
     ],

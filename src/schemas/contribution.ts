@@ -7,6 +7,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelContext } from './channel.ts';
 import { CatalogNumber, LifeDate, Lyricist, WikidataId } from './work.ts';
+import { GenreTerm } from './genre.ts';
+import { InstrumentContent } from './profile.ts';
 import {
   ASSET_KINDS,
   ASSET_REVIEW_STATES,
@@ -111,6 +113,44 @@ export const ContributedComposer = Type.Object(
 );
 export type ContributedComposer = Static<typeof ContributedComposer>;
 
+/** An instrument a contribution proposes for instruments.json (its fields, aliases optional). */
+export const ProposedInstrument = Type.Composite(
+  [
+    Type.Omit(InstrumentContent, ['aliases']),
+    Type.Object({
+      aliases: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 80 }), { maxItems: 20, description: 'Other names.' }),
+      ),
+    }),
+  ],
+  { ...strict, title: 'ProposedInstrument', description: 'An instrument proposed for instruments.json.' },
+);
+
+export const ProposedTerms = Type.Object(
+  {
+    genre: Type.Optional(
+      Type.Composite([GenreTerm], {
+        ...strict,
+        description:
+          'The term `genre` names, proposed for genres.json with its broader term (e.g. "String quartet" under "Chamber music").',
+      }),
+    ),
+    instruments: Type.Optional(
+      Type.Array(ProposedInstrument, {
+        maxItems: 10,
+        description: 'Instruments `instruments` names that instruments.json does not have yet.',
+      }),
+    ),
+  },
+  {
+    ...strict,
+    title: 'ProposedTerms',
+    description:
+      'New vocabulary terms the contribution needs. They land only when an editor approves them in review (accept with approveTerms); otherwise the content lint refuses a work that names them.',
+  },
+);
+export type ProposedTerms = Static<typeof ProposedTerms>;
+
 export const ContributionWork = Type.Object(
   {
     title: OptionalNullableString(200, 'Title in English.'),
@@ -161,6 +201,7 @@ export const ContributionWork = Type.Object(
       }),
     ),
     instrumentation: OptionalNullableString(220, 'Original instrumentation in words, e.g. "voice and piano".'),
+    newTerms: Type.Optional(ProposedTerms),
     firstPublished: OptionalNullableString(
       40,
       'Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication).',

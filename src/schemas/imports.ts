@@ -53,7 +53,7 @@ export const ImportSummary = Type.Object(
 );
 export type ImportSummary = Static<typeof ImportSummary>;
 
-export const BATCH_ACTIONS = ['accept', 'decline', 'apply'] as const;
+export const BATCH_ACTIONS = ['accept', 'decline', 'apply', 'merge'] as const;
 
 export const BatchActionBody = Type.Object(
   {
@@ -66,6 +66,12 @@ export const BatchActionBody = Type.Object(
     ),
     reviewer: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The person acting.' })),
     note: Type.Optional(Type.String({ maxLength: 2000, description: 'Public note for every item acted on.' })),
+    approveTerms: Type.Optional(
+      Type.Boolean({
+        description:
+          'accept or merge: approve the new vocabulary terms the works propose (newTerms), so they are added to genres.json / instruments.json with the work; an accepted work is accepted again to approve them.',
+      }),
+    ),
   },
   { ...strict, $id: 'BatchActionBody', title: 'BatchActionBody' },
 );
@@ -95,7 +101,16 @@ export const BatchItemView = Type.Object(
     title: Type.String(),
     composer: Type.String(),
     lyricist: Nullable(Type.String()),
-    duplicateOf: Nullable(Type.String()),
+    workSlug: Nullable(Type.String(), { description: 'The slug the new work would get (target.workSlug).' }),
+    duplicateOf: Nullable(Type.String(), {
+      description:
+        'A probable duplicate: a catalog work\'s slug, or "batch item <key>" for another item of the batch. The `merge` action adds this item\'s files to that work as another source score.',
+    }),
+    newTerms: Type.Array(Type.String(), {
+      description:
+        'New vocabulary terms the work proposes (e.g. genre "String quartet"); they land only when an editor approves them.',
+    }),
+    termsApproved: Type.Boolean({ description: 'An editor approved the proposed terms.' }),
     territories: TerritoryBrief,
     missingFacts: Type.Array(Type.String()),
     links: Type.Object({

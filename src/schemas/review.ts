@@ -22,6 +22,12 @@ const strict = { additionalProperties: false } as const;
 
 export const REVIEW_ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
 export type AdminAction = (typeof REVIEW_ACTIONS)[number];
+/**
+ * What the reviewers' log records: the item actions, and `merge` (a probable duplicate a batch
+ * flagged, merged into the existing work as another source score: docs/imports.md).
+ */
+export const REVIEW_LOG_ACTIONS = [...REVIEW_ACTIONS, 'merge'] as const;
+export type ReviewLogAction = (typeof REVIEW_LOG_ACTIONS)[number];
 
 /** Review states a reviewer may assert for a contributed asset (never rights-review-required). */
 export const ASSERTABLE_STATES = [
@@ -111,6 +117,12 @@ export const AdminActionBody = Type.Object(
     }),
     assert: Type.Optional(ReviewAssertion),
     arrangement: Type.Optional(ArrangementFacts),
+    approveTerms: Type.Optional(
+      Type.Boolean({
+        description:
+          'accept (or merge): true approves the new vocabulary terms the contribution proposes (work.newTerms): the proposal adds them to genres.json / instruments.json. Without it a work that names a term the vocabulary lacks does not pass the content lint.',
+      }),
+    ),
   },
   { ...strict, $id: 'AdminActionBody', title: 'AdminActionBody', description: 'A review action by a named reviewer.' },
 );
@@ -179,7 +191,7 @@ export type ReviewerAssertions = Static<typeof ReviewerAssertions>;
 
 export const ReviewAction = Type.Object(
   {
-    action: StringEnum(REVIEW_ACTIONS),
+    action: StringEnum(REVIEW_LOG_ACTIONS),
     reviewer: Type.String({ description: 'Display name given with the action (free text).' }),
     actor: Type.Optional(
       Type.String({
@@ -211,6 +223,28 @@ export const ReviewRef = Type.Object(
 );
 export type ReviewRef = Static<typeof ReviewRef>;
 
+/** An editor's decision that a new work is a duplicate: its files land in an existing work instead. */
+export const MergeInto = Type.Object(
+  {
+    workSlug: Type.String({ description: 'The existing work the files become source scores of.' }),
+    actor: Type.String({ description: 'Label of the admin key that decided the merge.' }),
+    atUtc: UtcTimestamp('When.'),
+  },
+  { ...strict, title: 'MergeInto' },
+);
+export type MergeInto = Static<typeof MergeInto>;
+
+/** An editor's approval of the vocabulary terms a contribution proposes (work.newTerms). */
+export const TermsApproval = Type.Object(
+  {
+    terms: Type.Array(Type.String(), { description: 'The approved terms, e.g. \'genre "String quartet"\'.' }),
+    actor: Type.String({ description: 'Label of the admin key that approved them.' }),
+    atUtc: UtcTimestamp('When.'),
+  },
+  { ...strict, title: 'TermsApproval' },
+);
+export type TermsApproval = Static<typeof TermsApproval>;
+
 /** The reviewers' side of one item as stored in ARCHIVE_DATA_DIR/state/reviews (keyed by tracking code). */
 export const ReviewRecord = Type.Object(
   {
@@ -231,6 +265,10 @@ export const ReviewRecord = Type.Object(
         Type.Object({ actor: Type.String(), atUtc: UtcTimestamp('When.'), facts: ArrangementFacts }, { ...strict }),
       ),
     ),
+    /** A new work an editor merged into an existing work: applied as another source score of it. */
+    mergeInto: Type.Optional(Nullable(MergeInto)),
+    /** New vocabulary terms an editor approved: the proposal adds them to the vocabulary files. */
+    termsApproval: Type.Optional(Nullable(TermsApproval)),
     lastError: Nullable(LastError),
     appliedCommit: Nullable(Type.String()),
     actions: Type.Array(ReviewAction),
@@ -292,6 +330,18 @@ export const AdminReviewState = Type.Object(
             'Arrangement facts (moods, roles, loop/trim, sections) an editor set in review, with the key label that set them.',
         },
       ),
+    ),
+    mergeInto: Type.Optional(
+      Nullable(MergeInto, {
+        description:
+          'Set when an editor merged this new work into an existing work as a probable duplicate: applying it adds its files (with their license, attribution and source pages) as source scores of that work; no new work is created.',
+      }),
+    ),
+    termsApproval: Type.Optional(
+      Nullable(TermsApproval, {
+        description:
+          'The new vocabulary terms (submission.work.newTerms) an editor approved, with the key label; null while none are approved.',
+      }),
     ),
     lastError: Nullable(LastError, { description: 'The last failed apply (e.g. the build error).' }),
     appliedCommit: Nullable(Type.String(), { description: 'Merge commit on main once applied.' }),

@@ -14,6 +14,7 @@ import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helper
 
 const run = promisify(execFile);
 const KEY = 'admin-cli-address-secret';
+const LIEDER = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'openscore-lieder');
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-cli-address-'));
 let t: TestApp;
 let server: string;
@@ -85,6 +86,34 @@ describe('the server address of the command-line tools', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('the importer reads ARCHIVE_BASE_URL when --server is not given', async () => {
+    const r = await tool('import.ts', [LIEDER, '--only', '6050301', '--json'], {
+      ARCHIVE_ADMIN_KEY: KEY,
+      ARCHIVE_BASE_URL: server,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toMatchObject({ submitted: 1, failed: [] });
+  });
+
+  it('the importer against a server that is not there names the address before reading the corpus', async () => {
+    const address = `http://127.0.0.1:${closedPort}`;
+    const r = await tool('import.ts', [LIEDER, '--only', '6050301'], {
+      ARCHIVE_ADMIN_KEY: KEY,
+      ARCHIVE_BASE_URL: address,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `could not reach the archive at ${address} (ECONNREFUSED; address from ARCHIVE_BASE_URL)`,
+    );
+    expect(r.stderr).not.toContain('fetch failed');
+    const flagged = await tool('import.ts', [LIEDER, '--only', '6050301', '--server', address], {
+      ARCHIVE_ADMIN_KEY: KEY,
+      ARCHIVE_BASE_URL: server,
+    });
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toContain(`at ${address} (ECONNREFUSED; address from --server)`);
   });
 
   it('a malformed address is refused before any request, naming where it came from', async () => {

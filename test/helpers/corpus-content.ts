@@ -7,7 +7,14 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { newWorkFile, parseWorkFile } from '../../src/domain/work-file.ts';
+import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
+import { musicXmlFacts } from '../../src/domain/corpus/musicxml-facts.ts';
+import { parseTsv } from '../../src/domain/corpus/tsv.ts';
+import { corpusKindOf, idOfFileName, indexTables, planItem } from '../../src/domain/corpus/openscore.ts';
+import { stagedFileUrl } from '../../api/imports/staged-files.ts';
+import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CORPORA = path.resolve(PROJECT_ROOT, '../shared/corpora');
@@ -87,4 +94,37 @@ export function makeCorpusContent(dir: string, scores: string[], options: { samp
     slugs.push(slug);
   });
   return slugs;
+}
+
+/**
+ * One corpus score as the importer plans it (src/domain/corpus/openscore.ts: the same body
+ * `npm run import` submits), with its bytes, for tests that submit import items over HTTP.
+ */
+export function plannedImportItem(
+  scoresDir: string,
+  fileName: string,
+  slug: string,
+): { body: MusicContributionInput; bytes: Buffer; sha256: string } {
+  const corpus = path.dirname(scoresDir);
+  const read = (name: string) => parseTsv(readFileSync(path.join(corpus, 'data', name), 'utf8'));
+  const index = indexTables({ composers: read('composers.tsv'), scores: read('scores.tsv'), sets: read('sets.tsv') });
+  const file = findScore(scoresDir, fileName);
+  const bytes = readFileSync(file);
+  const kind = corpusKindOf([fileName])!;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const plan = planItem(
+    kind,
+    index,
+    {
+      relPath: path.relative(scoresDir, file),
+      id: idOfFileName(kind, fileName)!,
+      sha256,
+      byteLength: bytes.length,
+      facts: musicXmlFacts(musicXmlFromMxl(bytes)),
+    },
+    { asOfYear: 2026, stagedUrl: stagedFileUrl, corpusUrl: 'https://github.com/OpenScore' },
+  );
+  if (plan.kind !== 'submit') throw new Error(`${fileName} was not planned: ${plan.reason}`);
+  plan.body.target = { workSlug: slug };
+  return { body: plan.body, bytes, sha256 };
 }

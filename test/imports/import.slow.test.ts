@@ -3,8 +3,8 @@
  * ../shared/corpora: `npm run import` as a real process against the archive on loopback, the
  * batch in the admin API, accept / decline / apply, the applied song's record and search.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPage, SKIP_BROWSER_TESTS } from '../helpers/browser.ts';
@@ -67,6 +67,9 @@ function runImport(server: string, args: string[], onStart?: (kill: () => void) 
     onStart?.(() => child.kill('SIGKILL'));
   });
 }
+
+const git = (repo: string, ...args: string[]) =>
+  execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' }).trim();
 
 const summaryOf = (run: Run) => JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, any>;
 
@@ -229,16 +232,36 @@ describe('bulk import of a corpus through review', () => {
       expect(dec.statusCode, dec.body).toBe(200);
       expect(dec.json().data).toMatchObject({ actedOn: 1, actor: 'alice' });
     }
-    if (erl.status === 'pending') {
-      const acc = await h.post('/api/v1/admin/batches/openscore-lieder/accept', { items: [erl.trackingCode] });
-      expect(acc.json().data, acc.body).toMatchObject({ actedOn: 1, failed: 0 });
+    // Accept the rest of the batch (every pending work) at once.
+    const pending = (await batch()).items.filter((i) => i.status === 'pending');
+    if (pending.length > 0) {
+      const acc = await h.post('/api/v1/admin/batches/openscore-lieder/accept', {});
+      expect(acc.json().data, acc.body).toMatchObject({ actedOn: pending.length, failed: 0 });
     }
-    // Apply every accepted work of the batch (here the one song).
+    const rest = (await batch()).items.filter((i) => i.status === 'accepted');
+    expect(rest.length).toBe(SONGS.length + LATER.length - 1 - 1); // LATER repeats Erlkönig; Ave Maria declined
+    // Apply the rest in one change: one commit on main, one rebuild.
+    const root = path.join(h.contentRepo, '..');
+    const mainBefore = git(h.contentRepo, 'rev-parse', 'main');
+    const builds = () => (existsSync(path.join(root, 'builds')) ? readdirSync(path.join(root, 'builds')) : []);
+    const buildsBefore = builds();
     const app = await h.post('/api/v1/admin/batches/openscore-lieder/apply', {});
-    expect(app.json().data, app.body).toMatchObject({ actedOn: 1, failed: 0 });
+    expect(app.json().data, app.body).toMatchObject({ actedOn: rest.length, failed: 0 });
     const after = await batch();
     expect(after.items.find((i) => i.itemKey === `lc${AVE_MARIA}`)!.status).toBe('declined');
     expect(after.items.find((i) => i.itemKey === `lc${ERLKOENIG}`)!.status).toBe('applied');
+    expect(after.items.filter((i) => i.status === 'applied').length).toBe(rest.length);
+    const landed = git(h.contentRepo, 'rev-list', '--first-parent', `${mainBefore}..main`).split('\n');
+    expect(landed).toHaveLength(1);
+    expect(git(h.contentRepo, 'log', '-1', '--format=%B', 'main')).toContain(
+      `Apply ${rest.length} works of the review batch openscore-lieder`,
+    );
+    const newBuilds = builds().filter((b) => !buildsBefore.includes(b));
+    expect(newBuilds.filter((b) => !b.startsWith('.'))).toHaveLength(1);
+    for (const i of rest) {
+      const review = (await h.get(`/api/v1/admin/contributions/${i.trackingCode}`)).json().data.review;
+      expect(review.actions.at(-1).outcome).toContain(`one build for ${rest.length} applies`);
+    }
 
     const item = await h.get(`/api/v1/admin/contributions/${erl.trackingCode}`);
     const history = item.json().data.history as Array<{ actor?: string; action?: string }>;

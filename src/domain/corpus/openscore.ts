@@ -182,6 +182,13 @@ function imslpScanUrl(imslp: string | undefined): string | null {
 }
 
 /** The contribution for one score file, or the reason it is skipped. */
+/** The genre the importer proposes for a string quartet (not in the published vocabulary yet). */
+export const STRING_QUARTET = {
+  name: 'String quartet',
+  broader: 'Chamber music',
+  scopeNote: 'A work for two violins, viola and cello.',
+} as const;
+
 export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile, options: PlanOptions): ItemPlan {
   const score = index.scoreById.get(file.id) ?? null;
   const set = score ? (index.setById.get(score.set_id ?? '') ?? null) : null;
@@ -274,7 +281,10 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
       title,
       originalTitle: title,
       composer: composerName,
-      genre: kind.kind === 'lieder' ? 'Lied' : 'Chamber piece',
+      genre: kind.kind === 'lieder' ? 'Lied' : STRING_QUARTET.name,
+      // The published vocabulary files quartets as "Chamber piece"; the importer proposes the
+      // narrower term, which lands only when an editor approves it.
+      ...(kind.kind === 'quartets' ? { newTerms: { genre: { ...STRING_QUARTET } } } : {}),
       year: 'unknown',
       workNumber,
       catalogNumbers,

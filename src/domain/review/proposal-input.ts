@@ -5,7 +5,7 @@
  * hands the result to the forge; nothing here touches the filesystem, git or the network.
  */
 import { createHash } from 'node:crypto';
-import type { StoredContribution } from '../../schemas/contribution.ts';
+import type { MusicContributionInput, StoredContribution } from '../../schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../schemas/correction.ts';
 import type { ReviewRecord } from '../../schemas/review.ts';
 import type { WorkContent } from '../../schemas/work.ts';
@@ -13,6 +13,7 @@ import { applyCorrection } from './correction.ts';
 import { assetMeasurement } from './measured.ts';
 import { contributionText, correctionText } from './messages.ts';
 import { buildContributionChange, type ComposerFacts, type VerifiedFile } from './proposal.ts';
+import { addGenre, addInstruments } from './new-terms.ts';
 import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../work-file.ts';
 
 export interface ProposalChange {
@@ -43,6 +44,8 @@ export interface ProposalReader {
   composers(): ComposerFacts[];
   /** Bytes of a verified contributor file, by SHA-256 (a rendering profile's definition). */
   verifiedBytes(sha256: string): Buffer;
+  /** Text of a shared file of main (genres.json, instruments.json), or null when there is none. */
+  sharedFile?(name: 'genres.json' | 'instruments.json'): string | null;
 }
 
 /** The proposal, and the git author it is committed as (the submitter, never an address that reaches anyone). */
@@ -68,10 +71,29 @@ function assetDigest(reader: ProposalReader, slug: string, work: WorkContent, id
   return asset.sha256?.toLowerCase() ?? null;
 }
 
+/**
+ * A new work an editor merged into an existing work (a probable duplicate) is proposed as what it
+ * has become: a `source-score` of that work, its files added with their own license, attribution
+ * and source pages; the existing work's facts stay as they are.
+ */
+export function mergedSubmission(s: MusicContributionInput, into: string | null): MusicContributionInput {
+  if (into === null || s.operation !== 'new-work') return s;
+  return {
+    ...s,
+    operation: 'source-score',
+    target: { workSlug: into },
+    changeSummary:
+      `${s.changeSummary}\n\nMerged in review into the existing work "${into}" as another source score (a probable duplicate of it).`.slice(
+        0,
+        2000,
+      ),
+  };
+}
+
 /** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
 export function buildProposal(
   record: StoredContribution | StoredCorrectionReport,
-  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts'>,
+  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts' | 'mergeInto' | 'termsApproval'>,
   reader: ProposalReader,
 ): BuiltProposal {
   const labels = [`status: ${record.status}`];
@@ -91,7 +113,7 @@ export function buildProposal(
       author: authorOf(r.reporterName, r.reporterKind),
     };
   }
-  const s = record.submission;
+  const s = mergedSubmission(record.submission, review.mergeInto?.workSlug ?? null);
   const slug = s.target?.workSlug ?? null;
   const text = slug ? reader.workFile(slug) : null;
   const work = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
@@ -135,6 +157,19 @@ export function buildProposal(
                 : rewriteWorkFile(text!, change.before, change.after),
           },
         ];
+  // New vocabulary terms land only with an editor's approval; without it the content lint refuses
+  // a work that names them.
+  const terms = review.termsApproval ? s.work?.newTerms : undefined;
+  if (terms?.genre) {
+    const text = reader.sharedFile?.('genres.json') ?? '[]\n';
+    const next = addGenre(text, terms.genre);
+    if (next !== null) changes.push({ path: 'genres.json', content: next });
+  }
+  if (terms?.instruments?.length) {
+    const text = reader.sharedFile?.('instruments.json') ?? '[]\n';
+    const next = addInstruments(text, terms.instruments);
+    if (next !== null) changes.push({ path: 'instruments.json', content: next });
+  }
   return {
     input: { trackingCode: record.trackingCode, ...contributionText(record.trackingCode, s), labels, changes },
     author: authorOf(s.submittedBy.name, s.submittedBy.kind),
