@@ -6,14 +6,13 @@
  * Full and ranged downloads, the archive's ETag, 304 and 416 from Node, no bytes without a key,
  * the internal location unreachable from outside, and Node answering directly still sending bytes.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../helpers/app.ts';
 import { renderNginxConfig, NGINX_BLOBS_LOCATION } from '../../api/site/nginx.ts';
-import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
-import { freePort, TrackedProcess } from '../../bench/lib/util.ts';
+import { freePort } from '../../bench/lib/util.ts';
+import { startNginx, type TestNginx } from '../helpers/nginx.ts';
 import {
   fileInput,
   importAndCommit,
@@ -26,53 +25,26 @@ import {
 
 const bytes = randomBytes(3 * 1024 * 1024 + 17);
 let t: LibraryTestApp;
-let nginx: TrackedProcess;
+let nginx: TestNginx | undefined;
 let front: string;
 let direct: string;
 let fileId: string;
 
 beforeAll(async () => {
-  const bin = findOrInstallNginx(() => undefined);
-  if (!bin.path) throw new Error(`these tests need Debian's nginx: ${bin.note}`);
   t = await openLibraryApp({ ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx' });
   const { imp } = await importAndCommit(t, importInput([fileInput(bytes, { fileName: 'master take.wav' })]), [bytes]);
   fileId = imp.files[0].id;
   direct = await listenOnLoopback(t.app);
 
   const prefix = path.join(t.dataDir, 'nginx');
-  mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
   const port = await freePort();
   const server = renderNginxConfig(path.join(t.buildDir, 'client'), {
     listen: `127.0.0.1:${port}`,
     upstream: direct,
     blobsDir: path.join(t.dataDir, 'blobs'),
   });
-  const tmp = (n: string) => path.join(prefix, 'tmp', n);
-  writeFileSync(
-    path.join(prefix, 'nginx.conf'),
-    // As root, nginx's workers would run as nobody, who may not read the test's private temp folder.
-    `daemon off;\n${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;\npid ${path.join(prefix, 'nginx.pid')};\nerror_log ${path.join(prefix, 'error.log')} warn;\nevents { worker_connections 64; }\n` +
-      `http {\n access_log off;\n sendfile on;\n client_body_temp_path ${tmp('body')};\n proxy_temp_path ${tmp('proxy')};\n fastcgi_temp_path ${tmp('fastcgi')};\n uwsgi_temp_path ${tmp('uwsgi')};\n scgi_temp_path ${tmp('scgi')};\n${server}\n}\n`,
-  );
-  nginx = new TrackedProcess('nginx', bin.path, [
-    '-p',
-    prefix,
-    '-e',
-    path.join(prefix, 'error.log'),
-    '-c',
-    path.join(prefix, 'nginx.conf'),
-  ]);
-  front = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      await (await fetch(`${front}/api/v1`)).arrayBuffer();
-      break;
-    } catch {
-      if (i > 100 || !nginx.running)
-        throw new Error(`nginx did not start: ${nginx.tail()} ${readFileSync(path.join(prefix, 'error.log'), 'utf8')}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  nginx = await startNginx(prefix, port, server);
+  front = nginx.front;
 }, 180_000);
 
 afterAll(async () => {

@@ -3,10 +3,11 @@
  * ../shared/corpora: `npm run import` as a real process against the archive on loopback, the
  * batch in the admin API, accept / decline / apply, the applied song's record and search.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../helpers/process.ts';
 import { launchBrowser, openPage, SKIP_BROWSER_TESTS } from '../helpers/browser.ts';
 import { PROJECT_ROOT, listenOnLoopback } from '../helpers/app.ts';
 import { LABELED_ADMIN_KEY, openReviewHarness, type ReviewHarness } from '../review/harness.ts';
@@ -48,24 +49,14 @@ interface Run {
   stderr: string;
 }
 
-function runImport(server: string, args: string[], onStart?: (kill: () => void) => void): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'import.ts'), ...args, '--server', server, '--json'],
-      {
-        cwd: PROJECT_ROOT,
-        env: { ...process.env, ARCHIVE_ADMIN_KEY: LABELED_ADMIN_KEY },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += String(d)));
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    onStart?.(() => child.kill('SIGKILL'));
-  });
+async function runImport(server: string, args: string[], onStart?: (kill: () => void) => void): Promise<Run> {
+  const run = await runScript(
+    'import.ts',
+    [...args, '--server', server, '--json'],
+    { ARCHIVE_ADMIN_KEY: LABELED_ADMIN_KEY },
+    { onStart },
+  );
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 const git = (repo: string, ...args: string[]) =>

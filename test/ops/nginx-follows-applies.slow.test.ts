@@ -8,14 +8,11 @@
  * (kill -9, with its build) during a third apply: nginx keeps serving the last swapped build (the
  * link names a complete folder), and after a restart it serves the third change.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOrInstallNginx } from '../../bench/lib/nginx.ts';
-import { TrackedProcess } from '../../bench/lib/util.ts';
+import { startNginx, type TestNginx } from '../helpers/nginx.ts';
 import { isCompleteBuild, servedBuildLink, servedBuildTarget } from '../../api/site/builds.ts';
-import { DEBIAN_BROTLI_STATIC_MODULE } from '../../api/site/nginx.ts';
 import { acceptedCorrection, applyAsync, fetchCaller, mergedOnMain as mergedOnMainOf } from '../helpers/corrections.ts';
 import { dataOf, freePort, killTree, ServiceRun, type Started } from '../helpers/process.ts';
 
@@ -36,13 +33,11 @@ const PAGES = [
 ];
 
 let running: Started | null = null;
-let nginx: TrackedProcess | null = null;
+let nginx: TestNginx | null = null;
 let front = '';
 const prefix = path.join(dataDir, 'nginx');
 
 beforeAll(async () => {
-  const bin = findOrInstallNginx(() => undefined);
-  if (!bin.path) throw new Error(`this test needs Debian's nginx: ${bin.note}`);
   running = await serviceRun.start(ENV, 240_000);
   const generated = readFileSync(path.join(servedBuildLink(dataDir), 'nginx.conf'), 'utf8');
   // The server's build roots nginx at the link, not at its own folder.
@@ -51,29 +46,8 @@ beforeAll(async () => {
   const server = generated
     .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`)
     .replaceAll('http://127.0.0.1:4321', running.url);
-  // Debian's own nginx.conf loads enabled modules; this one names the brotli module when the build used it.
-  const modules = server.includes('brotli_static on;') ? `load_module ${DEBIAN_BROTLI_STATIC_MODULE};\n` : '';
-  mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
-  const tmp = (n: string) => path.join(prefix, 'tmp', n);
-  writeFileSync(
-    path.join(prefix, 'nginx.conf'),
-    // As root, nginx's workers would run as nobody, who may not read the test's private temp folder.
-    `${modules}daemon off;\n${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;\npid ${path.join(prefix, 'nginx.pid')};\nerror_log ${path.join(prefix, 'error.log')} warn;\nevents { worker_connections 256; }\n` +
-      `http {\n access_log off;\n sendfile on;\n client_body_temp_path ${tmp('body')};\n proxy_temp_path ${tmp('proxy')};\n fastcgi_temp_path ${tmp('fastcgi')};\n uwsgi_temp_path ${tmp('uwsgi')};\n scgi_temp_path ${tmp('scgi')};\n${server}\n}\n`,
-  );
-  const args = ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', path.join(prefix, 'nginx.conf')];
-  execFileSync(bin.path, ['-t', '-q', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  nginx = new TrackedProcess('nginx', bin.path, args);
-  front = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      await (await fetch(`${front}/api/v1`)).arrayBuffer();
-      break;
-    } catch {
-      if (i > 100 || !nginx.running) throw new Error(`nginx did not start: ${nginx.tail()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  nginx = await startNginx(prefix, port, server);
+  front = nginx.front;
 }, 300_000);
 
 afterAll(async () => {
