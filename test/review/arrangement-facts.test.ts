@@ -4,22 +4,13 @@
  * it; target.arrangementId adds files to an existing arrangement; a metadata revision sets aliases;
  * a file whose archive checks passed lands technical-pass.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
-import {
-  buildContributionChange,
-  landedState,
-  ProposalError,
-  type ContributionProposalInput,
-  type Data,
-} from '../../src/domain/review/proposal.ts';
+import { buildContributionChange, landedState, ProposalError, type Data } from '../../src/domain/review/proposal.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { GYMNOPEDIE_TEXT, gymnopedie, proposalInput } from './proposal-input.ts';
 
-const text = readFileSync(path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1', 'index.md'), 'utf8');
-const work = () => parseFrontMatter(splitWorkFile(text).frontMatter);
+const text = GYMNOPEDIE_TEXT;
+const work = gymnopedie;
 const H = 'b'.repeat(64);
 
 const arrangementSubmission = (over: Partial<MusicContributionInput> = {}): MusicContributionInput => ({
@@ -65,20 +56,7 @@ const arrangementSubmission = (over: Partial<MusicContributionInput> = {}): Musi
   ...over,
 });
 
-const input = (
-  s: MusicContributionInput,
-  over: Partial<ContributionProposalInput> = {},
-): ContributionProposalInput => ({
-  trackingCode: 'C-2222-3333-4444-5555',
-  submission: s,
-  work: work(),
-  workFileSha256: 'f'.repeat(64),
-  assetSha256: () => null,
-  verified: s.assets.map(() => null),
-  assertions: null,
-  knownComposers: [],
-  ...over,
-});
+const input = proposalInput;
 
 const lastArrangement = (change: ReturnType<typeof buildContributionChange>) => {
   if (change.kind !== 'work') throw new Error('expected a work change');

@@ -1,24 +1,21 @@
 /** Pure proposal builders: ids, review-state boundaries, staleness, correction whitelist, front matter diffs. */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyCorrection } from '../../src/domain/review/correction.ts';
-import { parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../../src/domain/work-file.ts';
+import { rewriteWorkFile } from '../../src/domain/work-file.ts';
 import { contributionText, correctionText } from '../../src/domain/review/messages.ts';
 import {
   buildContributionChange,
   checkBaseSha256,
   nextAssetId,
   ProposalError,
-  type ContributionProposalInput,
   type Data,
 } from '../../src/domain/review/proposal.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import type { CorrectionReportInput } from '../../src/schemas/correction.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { GYMNOPEDIE_TEXT, gymnopedie, proposalInput } from './proposal-input.ts';
 
-const text = readFileSync(path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1', 'index.md'), 'utf8');
-const work = () => parseFrontMatter(splitWorkFile(text).frontMatter);
+const text = GYMNOPEDIE_TEXT;
+const work = gymnopedie;
 const H = 'a'.repeat(64);
 
 const submission = (over: Partial<MusicContributionInput> = {}): MusicContributionInput => ({
@@ -51,20 +48,7 @@ const submission = (over: Partial<MusicContributionInput> = {}): MusicContributi
   ...over,
 });
 
-const input = (
-  s: MusicContributionInput,
-  over: Partial<ContributionProposalInput> = {},
-): ContributionProposalInput => ({
-  trackingCode: 'C-2222-3333-4444-5555',
-  submission: s,
-  work: work(),
-  workFileSha256: 'f'.repeat(64),
-  assetSha256: () => null,
-  verified: s.assets.map(() => null),
-  assertions: null,
-  knownComposers: [],
-  ...over,
-});
+const input = proposalInput;
 
 describe('contribution builders', () => {
   it('allocates max+1 asset ids within the work and lands files as pending whatever the submitter claimed', () => {
