@@ -101,36 +101,12 @@ function removeWithEmptyParents(repo: string, file: string): void {
 }
 
 /**
- * Merge `branch` into `main` with a merge commit made by plumbing: `merge-tree --write-tree`
- * writes the merged tree without a checkout (it fails on a conflict, leaving everything as it
- * was), `commit-tree` makes the commit, and moveMain moves main and the checkout.
+ * The merge commit of `theirs` into `head`, made by plumbing: `merge-tree --write-tree` writes
+ * the merged tree without a checkout (it fails on a conflict, leaving everything as it was) and
+ * `commit-tree` makes the commit. No ref moves. A conflict throws, naming the files and what they
+ * conflict with (`against`).
  */
-export async function mergeIntoMain(repo: string, branch: string, message: string): Promise<string> {
-  const head = await git(repo, ['rev-parse', '--verify', 'refs/heads/main']);
-  const theirs = await git(repo, ['rev-parse', '--verify', `${branch}^{commit}`]);
-  let tree: string;
-  try {
-    tree = (await git(repo, ['merge-tree', '--write-tree', '--no-messages', head, theirs])).split('\n')[0]!;
-  } catch (err) {
-    const out = (err as { stdout?: string }).stdout ?? '';
-    const conflicted = out.split('\n').slice(1).filter(Boolean);
-    throw new Error(
-      conflicted.length > 0 ? `the branch conflicts with main in ${conflicted.join(', ')}` : (err as Error).message,
-    );
-  }
-  const commit = await git(repo, ['commit-tree', tree, '-p', head, '-p', theirs, '-m', message]);
-  await moveMain(repo, head, commit, `merge ${branch}`);
-  return commit;
-}
-
-/**
- * Merge `branch` into the ref `target` (not main: no checkout moves) with a merge commit made by
- * plumbing, as mergeIntoMain does; the ref moves only if it still names the commit merged into.
- * A conflict throws and leaves the ref as it was. Returns the merge commit.
- */
-export async function mergeIntoRef(repo: string, branch: string, message: string, target: string): Promise<string> {
-  const head = await git(repo, ['rev-parse', '--verify', `${target}^{commit}`]);
-  const theirs = await git(repo, ['rev-parse', '--verify', `${branch}^{commit}`]);
+async function mergeCommit(repo: string, head: string, theirs: string, message: string, against: string) {
   let tree: string;
   try {
     tree = (await git(repo, ['merge-tree', '--write-tree', '--no-messages', head, theirs])).split('\n')[0]!;
@@ -139,11 +115,31 @@ export async function mergeIntoRef(repo: string, branch: string, message: string
     const conflicted = out.split('\n').slice(1).filter(Boolean);
     throw new Error(
       conflicted.length > 0
-        ? `the branch conflicts with the works merged before it in ${conflicted.join(', ')}`
+        ? `the branch conflicts with ${against} in ${conflicted.join(', ')}`
         : (err as Error).message,
     );
   }
-  const commit = await git(repo, ['commit-tree', tree, '-p', head, '-p', theirs, '-m', message]);
+  return git(repo, ['commit-tree', tree, '-p', head, '-p', theirs, '-m', message]);
+}
+
+/** Merge `branch` into `main` with a merge commit made by plumbing; moveMain moves main and the checkout. */
+export async function mergeIntoMain(repo: string, branch: string, message: string): Promise<string> {
+  const head = await git(repo, ['rev-parse', '--verify', 'refs/heads/main']);
+  const theirs = await git(repo, ['rev-parse', '--verify', `${branch}^{commit}`]);
+  const commit = await mergeCommit(repo, head, theirs, message, 'main');
+  await moveMain(repo, head, commit, `merge ${branch}`);
+  return commit;
+}
+
+/**
+ * Merge `branch` into the ref `target` (not main: no checkout moves) as mergeIntoMain does; the
+ * ref moves only if it still names the commit merged into. A conflict throws and leaves the ref
+ * as it was. Returns the merge commit.
+ */
+export async function mergeIntoRef(repo: string, branch: string, message: string, target: string): Promise<string> {
+  const head = await git(repo, ['rev-parse', '--verify', `${target}^{commit}`]);
+  const theirs = await git(repo, ['rev-parse', '--verify', `${branch}^{commit}`]);
+  const commit = await mergeCommit(repo, head, theirs, message, 'the works merged before it');
   await git(repo, ['update-ref', '-m', `merge ${branch}`, target, commit, head]);
   return commit;
 }
