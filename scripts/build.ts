@@ -16,7 +16,7 @@ import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/cata
 import { dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
 import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
-import { renderScores } from '../src/lib/site/render-scores.ts';
+import { renderScores, type RenderSummary } from '../src/lib/site/render-scores.ts';
 import type { RenderCacheBackend } from '../src/lib/site/render-cache.ts';
 import type { EngravePoolOptions } from '../src/lib/site/engrave-pool.ts';
 import { createBlobStore } from '../api/blobs/create.ts';
@@ -107,17 +107,7 @@ export interface BuildInfo {
    * With a cache every page's forms come with its engraving, so `compressedPages` counts none;
    * without one, every page is compressed there, beside Astro.
    */
-  scores: {
-    rendered: number;
-    failed: number;
-    durationMs: number;
-    engraved: number;
-    fromCache: number;
-    corrupt: number;
-    pdfsMade: number;
-    compressedFromCache: number;
-    compressedForCache: number;
-  };
+  scores: Omit<RenderSummary, 'manifest'>;
   /**
    * Engraved pages compressed by this build (brotli and gzip siblings, src/lib/site/precompress.ts):
    * pages, their SVG bytes, the compressed bytes of each coding, and the time it took beside Astro.

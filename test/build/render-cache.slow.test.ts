@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { digests, filesUnder } from '../helpers/build-folders.ts';
@@ -23,16 +24,8 @@ const content = path.join(root, 'content');
 const cache = path.join(root, 'cache');
 const GENERATED_AT = '2026-01-02T03:04:05.000Z';
 
-interface Scores {
-  rendered: number;
-  failed: number;
-  engraved: number;
-  fromCache: number;
-  corrupt: number;
-  pdfsMade: number;
-  compressedFromCache: number;
-  compressedForCache: number;
-}
+/** build.json `scores`: the render summary as the build records it. */
+type Scores = Omit<RenderSummary, 'manifest' | 'durationMs'>;
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -8,6 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScript } from '../helpers/process.ts';
 import { filesUnder } from '../helpers/build-folders.ts';
@@ -21,15 +22,7 @@ const restored = path.join(root, 'restored');
 const backupDir = path.join(root, 'backup');
 
 interface BuildJson {
-  scores: {
-    rendered: number;
-    engraved: number;
-    fromCache: number;
-    corrupt: number;
-    pdfsMade: number;
-    compressedFromCache: number;
-    compressedForCache: number;
-  };
+  scores: Omit<RenderSummary, 'manifest' | 'durationMs'>;
   compressedPages: { files: number };
 }
 
