@@ -24,7 +24,27 @@ export interface Started {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
+/**
+ * Start the service on a free loopback port and wait until it says it listens there and answers.
+ * The port is free when chosen but may be taken before the service binds it (another test's
+ * server on an ephemeral port): readiness waits for the service's own "listening on" line, so an
+ * answer from someone else's server on that port never counts, and a lost race starts again on
+ * another port.
+ */
 export async function startService(env: Record<string, string>, timeoutMs = 120_000): Promise<Started> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOnce(env, timeoutMs);
+    } catch (err) {
+      if (attempt < 3 && err instanceof PortTaken) continue;
+      throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startServiceOnce(env: Record<string, string>, timeoutMs: number): Promise<Started> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
@@ -38,12 +58,17 @@ export async function startService(env: Record<string, string>, timeoutMs = 120_
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited early (${child.exitCode}):\n${output}`);
-    try {
-      const res = await fetch(`${url}/api/v1`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
+    if (child.exitCode !== null) {
+      if (output.includes('EADDRINUSE')) throw new PortTaken(`port ${port} was taken before the service bound it`);
+      throw new Error(`the service exited early (${child.exitCode}):\n${output}`);
+    }
+    if (output.includes(`(listening on 127.0.0.1:${port})`)) {
+      try {
+        const res = await fetch(`${url}/api/v1`);
+        if (res.ok) break;
+      } catch {
+        // not answering yet
+      }
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
