@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { nginxTypesBlock } from '../http/media-types.ts';
 import { PUBLIC_CSP } from '../http/content-security-policy.ts';
+import { IMMUTABLE_CACHE_CONTROL, STATIC_CACHE_CONTROL } from '../http/cache-policy.ts';
 import { PRECOMPRESSED_NGINX_LOCATION } from '../../src/lib/site/precompress.ts';
 
 /** Where Debian's nginx loads its enabled modules from (its nginx.conf includes this folder). */
@@ -46,6 +47,14 @@ export function renderNginxConfig(
   const listen = options.listen ?? '127.0.0.1:8080';
   const brotli = options.brotliStatic ?? false;
   const upstream = options.upstream ?? 'http://127.0.0.1:4321';
+  const staticHeaders = [
+    `add_header Cache-Control "${STATIC_CACHE_CONTROL}";`,
+    'add_header X-Content-Type-Options nosniff;',
+    // The pages' policy (api/http/content-security-policy.ts); harmless on other answers.
+    `add_header Content-Security-Policy "${PUBLIC_CSP}";`,
+  ]
+    .map((line) => `        ${line}`)
+    .join('\n');
   const offload = options.blobsDir
     ? `
     # ARCHIVE_DOWNLOAD_OFFLOAD=nginx: the Node process checks the key (library files) or that the
@@ -75,10 +84,8 @@ server {
     root ${clientDir};
     etag on;
 ${nginxTypesBlock()}
-    add_header Cache-Control "public, max-age=60, stale-while-revalidate=600";
-    add_header X-Content-Type-Options nosniff;
-    # The pages' policy (api/http/content-security-policy.ts); harmless on other answers.
-    add_header Content-Security-Policy "${PUBLIC_CSP}";
+    # No add_header at this level: nginx would add it to the proxied answers too, beside Node's
+    # own (a private library listing would also say "public"). Each static location names its own.
 
     # Dynamic reads and writes live in the Node process.
     location = /api/v1/works { proxy_pass ${upstream}; }
@@ -110,10 +117,12 @@ ${nginxTypesBlock()}
 ${offload}
     location /api/v1/ {
         default_type application/json;
+${staticHeaders}
         try_files $uri $uri/index.json @node;
     }
     location = /api/v1 {
         default_type application/json;
+${staticHeaders}
         try_files /api/v1/index.json =404;
     }
     # The search page with a query string is rendered by Node with the results (search without
@@ -121,9 +130,11 @@ ${offload}
     location = /search/ {
         error_page 418 = @node;
         if ($is_args) { return 418; }
+${staticHeaders}
         try_files /search/index.html =404;
     }
     location /track/ {
+${staticHeaders}
         try_files /track/index.html =404;
     }
     # Engraved score pages: the build wrote page-N.svg.gz and page-N.svg.br beside each SVG
@@ -131,6 +142,7 @@ ${offload}
     location ~ ${PRECOMPRESSED_NGINX_LOCATION} {
         gzip_static on;
         gzip_vary on;
+${staticHeaders}
 ${
   brotli
     ? `        brotli_static on;`
@@ -142,9 +154,16 @@ ${
     # Files stored with a work came from contributors: HTML, SVG, XML and scripts are downloads.
     location ~ ^/works/[^/]+/files/ {
 ${nginxTypesBlock('        ', { storedFiles: true })}
+${staticHeaders}
+        try_files $uri =404;
+    }
+    # Vite's hashed assets never change under their name.
+    location /_astro/ {
+${staticHeaders.replace(STATIC_CACHE_CONTROL, IMMUTABLE_CACHE_CONTROL)}
         try_files $uri =404;
     }
     location / {
+${staticHeaders}
         try_files $uri $uri/index.html =404;
     }
 }

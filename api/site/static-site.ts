@@ -15,6 +15,7 @@ import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contentTypeFor, storedFileType } from '../http/media-types.ts';
 import { chooseEncoding } from '../http/accept-encoding.ts';
+import { IMMUTABLE_CACHE_CONTROL, STATIC_CACHE_CONTROL } from '../http/cache-policy.ts';
 import { CODINGS, PRECOMPRESSED_FILE, type Coding } from '../../src/lib/site/precompress.ts';
 
 // One MIME table for the server and nginx.conf (mime-db, see api/http/media-types.ts).
@@ -333,9 +334,7 @@ export class StaticSite {
         size: stat.size,
         etag: '',
         contentType,
-        cacheControl: rel.startsWith('_astro/')
-          ? 'public, max-age=31536000, immutable'
-          : 'public, max-age=60, stale-while-revalidate=300',
+        cacheControl: rel.startsWith('_astro/') ? IMMUTABLE_CACHE_CONTROL : STATIC_CACHE_CONTROL,
       };
       if (stat.size <= SMALL_FILE_MAX) {
         // One read of the whole file: its hash is the ETag, and the same bytes answer the request.

@@ -77,7 +77,7 @@ describe('one MIME table', () => {
       expect(exts).toContain(e);
   });
 
-  it('a real nginx serving the build answers the same Content-Type for every file (when nginx is installed)', async () => {
+  it('a real nginx serving the build answers the same Content-Type and Cache-Control for every file (when nginx is installed)', async () => {
     const bin = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).stdout.trim();
     if (!bin) {
       console.warn('nginx is not installed: only the parsed nginx.conf was compared');
@@ -119,6 +119,8 @@ describe('one MIME table', () => {
           String(fromNode.headers['content-type']).toLowerCase(),
         );
         expect(fromNginx.headers.get('x-content-type-options'), rel).toBe('nosniff');
+        // One cache policy, the front server's, said once.
+        expect(fromNginx.headers.get('cache-control'), rel).toBe(fromNode.headers['cache-control']);
       }
     } finally {
       nginx.kill('SIGTERM');

@@ -174,6 +174,21 @@ describe('nginx in front with the generated config', () => {
     expect(await plain.text()).toContain('<ol id="search-results" class="results"></ol>');
   });
 
+  it("passes the server's cache policy on proxied answers once, and uses the same one on the build's files", async () => {
+    for (const url of ['/api/v1/works?query=bach', '/search/?query=bwv1007', '/api/v1/works/no-such-work-here']) {
+      const proxied = await fetch(`${front}${url}`);
+      const direct = await fetch(`${running!.url}${url}`);
+      expect(proxied.status, url).toBe(direct.status);
+      expect(proxied.headers.get('cache-control'), url).toBe(direct.headers.get('cache-control'));
+      expect(proxied.headers.get('cache-control'), url).not.toContain('stale-while-revalidate');
+    }
+    for (const url of [`/api/v1/works/${WORK}`, `/works/${WORK}/`]) {
+      const fromNginx = await fetch(`${front}${url}`);
+      const direct = await fetch(`${running!.url}${url}`);
+      expect(fromNginx.headers.get('cache-control'), url).toBe(direct.headers.get('cache-control'));
+    }
+  });
+
   it('after kill -9 during an apply nginx serves the last complete build, and the next start moves it on', async () => {
     const url = running!.url;
     const code = await acceptedYear(url, '1722 (autograph)', '1722 (autograph, Koethen)');
