@@ -2,6 +2,9 @@
  * The anchor of the engraving throughput bench: a plain worker thread calling Verovio's toolkit
  * directly (no pool, no budgets, no checks of the SVG, nothing sent back but a page count) with
  * the build's options, doing the same Verovio work per file as the pool (bench/lib/engrave-run.ts).
+ * Sends back the page count and Verovio's WebAssembly memory, so the parent replaces a worker
+ * whose memory grew past the pool's recycle mark, as the pool does (a plain worker kept for the
+ * whole corpus runs out of WebAssembly memory part way: seen on the 122 quartets and 200 songs).
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
@@ -36,6 +39,7 @@ parentPort!.on('message', (file: string) => {
     tk.renderToSVG(i);
     pages++;
   }
-  parentPort!.postMessage(pages);
+  const heapBytes = (module as unknown as { HEAPU8?: Uint8Array }).HEAPU8?.buffer.byteLength ?? 0;
+  parentPort!.postMessage({ pages, heapBytes });
 });
 parentPort!.postMessage('ready');

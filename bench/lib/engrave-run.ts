@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { EngravePool } from '../../src/lib/site/engrave-pool.ts';
+import { EngravePool, RECYCLE_BYTES } from '../../src/lib/site/engrave-pool.ts';
 
 const [mode, workersArg, listFile] = process.argv.slice(2);
 const files = JSON.parse(readFileSync(listFile!, 'utf8')) as string[];
@@ -17,6 +17,8 @@ const workers = Number(workersArg);
 const started = performance.now();
 let pages = 0;
 let failed = 0;
+let recycled = 0;
+const failures: { file: string; message: string }[] = [];
 
 if (mode === 'pool') {
   const pool = new EngravePool({ size: workers, timeoutMs: 600_000 });
@@ -25,33 +27,66 @@ if (mode === 'pool') {
     Array.from({ length: workers }, async () => {
       while (next < files.length) {
         const file = files[next++]!;
-        const out = await pool.engrave({ file, compressed: file.endsWith('.mxl') }, null);
-        if (out.rendering.status === 'rendered') pages += out.rendering.pages.length + out.rendering.narrowPages.length;
-        else failed++;
+        try {
+          const out = await pool.engrave({ file, compressed: file.endsWith('.mxl') }, null);
+          if (out.rendering.status === 'rendered')
+            pages += out.rendering.pages.length + out.rendering.narrowPages.length;
+          else {
+            failed++;
+            failures.push({ file, message: out.rendering.status });
+          }
+        } catch (err) {
+          // Over the time or memory budget: the pool refused the score.
+          failed++;
+          failures.push({ file, message: String((err as Error).message ?? err).slice(0, 300) });
+        }
       }
     }),
   );
   await pool.close();
+  recycled = pool.stats.recycled;
 } else {
+  // A worker whose Verovio memory grew past the pool's recycle mark is replaced after its file, as
+  // in the pool; a worker that dies (WebAssembly out of memory) is replaced and its file counted failed.
   let next = 0;
   await Promise.all(
     Array.from(
       { length: workers },
       () =>
-        new Promise<void>((resolve, reject) => {
-          const w = new Worker(new URL('./engrave-direct-worker.ts', import.meta.url));
-          const take = () => {
-            if (next >= files.length) {
-              void w.terminate().then(() => resolve());
-              return;
-            }
-            w.postMessage(files[next++]);
+        new Promise<void>((resolve) => {
+          let current = '';
+          const start = () => {
+            const w = new Worker(new URL('./engrave-direct-worker.ts', import.meta.url));
+            let ended = false;
+            const take = () => {
+              if (next >= files.length) {
+                ended = true;
+                void w.terminate().then(() => resolve());
+                return;
+              }
+              current = files[next++]!;
+              w.postMessage(current);
+            };
+            w.on('message', (m: { pages: number; heapBytes: number } | 'ready') => {
+              if (m === 'ready') return take();
+              pages += m.pages;
+              if (m.heapBytes > RECYCLE_BYTES && next < files.length) {
+                ended = true;
+                recycled++;
+                void w.terminate().then(start);
+                return;
+              }
+              take();
+            });
+            w.on('error', (err) => {
+              if (ended) return;
+              ended = true;
+              failed++;
+              failures.push({ file: current, message: String(err.message ?? err).slice(0, 300) });
+              void w.terminate().then(start);
+            });
           };
-          w.on('message', (m: number | 'ready') => {
-            if (m !== 'ready') pages += m;
-            take();
-          });
-          w.on('error', reject);
+          start();
         }),
     ),
   );
@@ -62,6 +97,8 @@ console.log(
     workers,
     files: files.length,
     failed,
+    failures,
+    recycled,
     pages,
     ms: Math.round(performance.now() - started),
     peakRssBytes: process.resourceUsage().maxRSS * 1024,

@@ -53,6 +53,10 @@ interface SideResult {
   mode: string;
   files: number;
   failed: number;
+  /** Files not engraved, with why (over a budget, a worker's WebAssembly memory exhausted). */
+  failures: { file: string; message: string }[];
+  /** Workers replaced after a file because Verovio's memory passed the recycle mark. */
+  recycled: number;
   pages: number;
   ms: number;
   peakRssBytes: number;
@@ -63,7 +67,9 @@ async function side(mode: 'pool' | 'direct', list: string): Promise<SideResult> 
     process.execPath,
     [path.join(PROJECT_ROOT, 'bench', 'lib', 'engrave-run.ts'), mode, '2', list],
     { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 },
-  );
+  ).catch((err: Error & { stderr?: string }) => {
+    throw new Error(`${mode} side failed: ${err.message}\n${String(err.stderr ?? '').slice(-2000)}`);
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as SideResult;
 }
 
@@ -87,9 +93,11 @@ export function engraveThroughputSection(o: EngraveBenchOptions): Section {
       ctx.log(`${files.length} files`);
       // Alternate the sides (anchor first) so a change in the machine's load hits both.
       const direct = await side('direct', list);
-      ctx.log(`direct: ${direct.pages} pages in ${direct.ms} ms`);
+      ctx.log(
+        `direct: ${direct.pages} pages in ${direct.ms} ms (${direct.failed} failed, ${direct.recycled} recycled)`,
+      );
       const pool = await side('pool', list);
-      ctx.log(`pool: ${pool.pages} pages in ${pool.ms} ms`);
+      ctx.log(`pool: ${pool.pages} pages in ${pool.ms} ms (${pool.failed} failed, ${pool.recycled} recycled)`);
       const pps = (r: SideResult) => round((r.pages / r.ms) * 1000, 3);
       return {
         status: 'ok',

@@ -98,7 +98,7 @@ interface Slot {
  * Verovio's WebAssembly memory after a short score is 128 MiB; a worker past this mark (or a
  * quarter of the budget, when lower) is replaced after its score.
  */
-const RECYCLE_BYTES = 256 * 1024 * 1024;
+export const RECYCLE_BYTES = 256 * 1024 * 1024;
 
 /** Time a worker may take to start Verovio before its first task's budget begins. */
 const STARTUP_GRACE_MS = 30_000;
