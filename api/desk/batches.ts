@@ -29,7 +29,7 @@ import { DESK_CSP } from './routes.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
 /** The form's answer waits this long for the action, so a small one lands with its count at once. */
-const DESK_WAIT_MS = 3000;
+const DESK_WAIT_MS = 5000;
 /** Failed items listed on the page (the action's JSON has all of them). */
 const FAILURES_SHOWN = 50;
 const DONE_WORDS: Record<BatchAction, string> = {

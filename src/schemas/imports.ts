@@ -131,6 +131,9 @@ export type BatchActionState = (typeof BATCH_ACTION_STATES)[number];
 export const BATCH_ITEM_OUTCOMES = ['waiting', 'done', 'failed'] as const;
 export type BatchItemOutcome = (typeof BATCH_ITEM_OUTCOMES)[number];
 
+/** Problem details (the Problem model's fields) nested in a record: no `$id` of its own, so a record can hold it twice. */
+const NestedProblem = Type.Object(Problem.properties, { additionalProperties: true });
+
 export const BatchActionItem = Type.Object(
   {
     trackingCode: Type.String(),
@@ -140,7 +143,7 @@ export const BatchActionItem = Type.Object(
       description: "The item's review status after the action reached it (before that: when the action started).",
     }),
     finishedAtUtc: Nullable(UtcTimestamp('When the action finished this item (UTC).')),
-    problem: Nullable(Problem, { description: 'Why the item failed (RFC 9457 problem details); null unless failed.' }),
+    problem: Nullable(NestedProblem, { description: 'Why the item failed (RFC 9457 problem details); null unless failed.' }),
   },
   { ...strict, title: 'BatchActionItem' },
 );
@@ -164,7 +167,7 @@ const batchActionFields = {
   done: Type.Integer({ minimum: 0, description: 'Items with an outcome (acted on or failed).' }),
   actedOn: Type.Integer({ minimum: 0, description: 'Items acted on.' }),
   failed: Type.Integer({ minimum: 0, description: 'Items that failed, each with its problem.' }),
-  error: Nullable(Problem, { description: 'Why the action as a whole failed (state "failed"); else null.' }),
+  error: Nullable(NestedProblem, { description: 'Why the action as a whole failed (state "failed"); else null.' }),
   links: Type.Object(
     {
       self: AbsoluteUrl('This action (poll it until `state` is no longer "running").'),
