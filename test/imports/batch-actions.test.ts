@@ -15,6 +15,7 @@ import { createApp } from '../../api/app.ts';
 import { Rebuilder } from '../../api/site/builds.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { ImportStore } from '../../api/imports/store.ts';
+import { cookieOf, csrfOf } from '../desk/helpers.ts';
 
 const KEY = 'alice-batch-actions-secret-1';
 const BATCH = 'openscore-lieder';
@@ -110,6 +111,34 @@ describe('a batch action runs in the background', () => {
     expect(p.runningAction).toEqual({ actionId: running.actionId, action: 'accept', href: location });
     const list = (await get(`/api/v1/admin/batches/${BATCH}/actions`)).json().data.items;
     expect(list.map((x: { actionId: string }) => x.actionId)).toEqual([running.actionId]);
+
+    // The desk shows the running action, offers no new one, and refuses one posted anyway.
+    const signIn = await app.inject({
+      method: 'POST',
+      url: '/admin/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ key: KEY }).toString(),
+    });
+    const cookie = cookieOf(signIn.headers['set-cookie']);
+    const page = await app.inject({ url: `/admin/batches/${BATCH}`, headers: { cookie } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`data-state="running" data-action="accept" data-action-id="${running.actionId}"`);
+    expect(page.body).toContain(`data-poll="/api/v1/admin/batches/${BATCH}/actions/${running.actionId}"`);
+    expect(page.body).toMatch(/<progress id="batch-action-bar" max="3" value="[0-2]">/);
+    expect(page.body).not.toContain('name="action" value="accept"');
+    const posted = await app.inject({
+      method: 'POST',
+      url: `/admin/batches/${BATCH}/act`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      payload: new URLSearchParams({
+        _csrf: csrfOf(page.body),
+        scope: 'all',
+        reviewer: 'Alice',
+        action: 'decline',
+      }).toString(),
+    });
+    expect(posted.statusCode).toBe(409);
+    expect(posted.body).toContain(`Not done: The batch already has an action running: accept ${running.actionId}`);
   });
 
   it('the tracking resource reaches "completed" with every work accepted, each recorded with the key label', async () => {
