@@ -115,13 +115,15 @@ export async function registerBatchDesk(
       for (const b of list) {
         const items = await batches.items(b.batchId);
         const counts = SUBMISSION_STATUSES.map((s) => `${items.filter((i) => i.status === s).length} ${s}`).join(', ');
+        const latest = await actions.latest(b.batchId);
+        const action = latest ? batchActionProgressLine({ ...latest, ...batchActionCounts(latest) }) : '—';
         rows.push(
-          html`<tr><td><a href="/admin/batches/${b.batchId}">${b.title}</a></td><td>${items.length}</td><td>${counts}</td><td>${items.filter((i) => i.duplicateOf).length}</td></tr>`,
+          html`<tr><td><a href="/admin/batches/${b.batchId}">${b.title}</a></td><td>${items.length}</td><td>${counts}</td><td>${items.filter((i) => i.duplicateOf).length}</td><td${latest ? html` data-action-state="${latest.state}"` : ''}>${action}</td></tr>`,
         );
       }
       const body = html`<h1>Import batches</h1>
 <div class="table-wrap"><table id="batches"><caption>${list.length} batches</caption>
-<thead><tr><th scope="col">Batch</th><th scope="col">Works</th><th scope="col">By status</th><th scope="col">Probable duplicates</th></tr></thead>
+<thead><tr><th scope="col">Batch</th><th scope="col">Works</th><th scope="col">By status</th><th scope="col">Probable duplicates</th><th scope="col">Last action</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
       return send(reply, 200, page({ title: 'Import batches', session, body }));
     });

@@ -24,7 +24,7 @@ import { ProblemError } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
 import type { BatchService, BatchAction } from './service.ts';
 import { settledWithin, type BatchActions } from './actions.ts';
-import { batchActionBrief, batchActionView } from '../../src/domain/batch-actions.ts';
+import { batchActionBrief, batchActionView, batchAnswerWait } from '../../src/domain/batch-actions.ts';
 import { markStaged, withoutStagedUrlFindings } from './staged-files.ts';
 import {
   BATCH_ACTIONS,
@@ -52,23 +52,6 @@ const BatchActionIdParams = Type.Object({
   batchId: Type.String({ maxLength: 80 }),
   actionId: Type.String({ maxLength: 80 }),
 });
-
-/**
- * Without `Prefer: respond-async`, a batch action's answer waits this long at most for the action
- * to finish (200 with its outcome), and then answers 202 with the running action: long enough for
- * a small batch, and always well inside the server's idle-socket timeout (a third of it), so the
- * connection is never cut while the server goes on. `Prefer: wait=N` (RFC 7240) shortens it.
- */
-const SYNC_WAIT_MS = 20_000;
-
-/** How long to wait for the action before answering, from the Prefer header (RFC 7240). */
-export function batchAnswerWait(prefer: string, idleTimeoutMs: number): { ms: number; respondAsync: boolean } {
-  const respondAsync = /(^|[,;\s])respond-async($|[,;\s])/i.test(prefer);
-  if (respondAsync) return { ms: 0, respondAsync };
-  const wait = /(?:^|[,;\s])wait=([0-9]{1,6})(?:$|[,;\s])/i.exec(prefer);
-  const asked = wait ? Number(wait[1]) * 1000 : Infinity;
-  return { ms: Math.max(0, Math.min(SYNC_WAIT_MS, Math.floor(idleTimeoutMs / 3), asked)), respondAsync };
-}
 
 export async function registerImportRoutes(
   app: FastifyInstance,
@@ -188,6 +171,7 @@ export async function registerImportRoutes(
         counts,
         duplicates: items.filter((i) => i.duplicateOf !== null).length,
         lastRun: b.lastRun,
+        latestAction: await actions.latest(b.batchId).then((a) => (a ? batchActionBrief(a, base) : null)),
         links: { self: `${base}${ADMIN}/batches/${b.batchId}`, desk: `${base}/admin/batches/${b.batchId}` },
       });
     }

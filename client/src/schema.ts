@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * List review batches with their counts by status
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each batch with its counts by status, probable duplicates, the last import run's summary and its running (else newest) action (`latestAction`, a BatchActionBrief, or null).
          */
         get: operations["listBatches"];
         put?: never;

@@ -187,3 +187,20 @@ export function runningActionConflict(
   const c = batchActionCounts(running as StoredBatchAction);
   return `The batch already has an action running: ${running.action} ${running.actionId} (asked by ${running.actor} at ${running.startedAtUtc}; ${c.done} of ${c.total} done). One action per batch at a time: wait until it has completed, then ask again.`;
 }
+
+/**
+ * Without `Prefer: respond-async`, a batch action's answer waits this long at most for the action
+ * to finish (200 with its outcome), and then answers 202 with the running action: long enough for
+ * a small batch, and always well inside the server's idle-socket timeout (a third of it), so the
+ * connection is never cut while the server goes on. `Prefer: wait=N` (RFC 7240) shortens it.
+ */
+export const SYNC_WAIT_MS = 20_000;
+
+/** How long to wait for the action before answering, from the Prefer header (RFC 7240). */
+export function batchAnswerWait(prefer: string, idleTimeoutMs: number): { ms: number; respondAsync: boolean } {
+  const respondAsync = /(^|[,;\s])respond-async($|[,;\s])/i.test(prefer);
+  if (respondAsync) return { ms: 0, respondAsync };
+  const wait = /(?:^|[,;\s])wait=([0-9]{1,6})(?:$|[,;\s])/i.exec(prefer);
+  const asked = wait ? Number(wait[1]) * 1000 : Infinity;
+  return { ms: Math.max(0, Math.min(SYNC_WAIT_MS, Math.floor(idleTimeoutMs / 3), asked)), respondAsync };
+}

@@ -112,7 +112,7 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
     tags: ['admin'],
     security: SECURITY,
     summary: 'List review batches with their counts by status',
-    description: KEY,
+    description: `${KEY} Each batch with its counts by status, probable duplicates, the last import run's summary and its running (else newest) action (\`latestAction\`, a BatchActionBrief, or null).`,
     responses: { '200': json('The batches.'), ...auth },
   } as OperationSpec,
   {

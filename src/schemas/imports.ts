@@ -143,7 +143,9 @@ export const BatchActionItem = Type.Object(
       description: "The item's review status after the action reached it (before that: when the action started).",
     }),
     finishedAtUtc: Nullable(UtcTimestamp('When the action finished this item (UTC).')),
-    problem: Nullable(NestedProblem, { description: 'Why the item failed (RFC 9457 problem details); null unless failed.' }),
+    problem: Nullable(NestedProblem, {
+      description: 'Why the item failed (RFC 9457 problem details); null unless failed.',
+    }),
   },
   { ...strict, title: 'BatchActionItem' },
 );

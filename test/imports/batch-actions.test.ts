@@ -153,6 +153,8 @@ describe('a batch action runs in the background', () => {
     const batch = (await get(`/api/v1/admin/batches/${BATCH}`)).json().data;
     expect(batch.items.map((i: { status: string }) => i.status)).toEqual(['accepted', 'accepted', 'accepted']);
     expect(batch.latestAction).toMatchObject({ actionId: a.actionId, state: 'completed', done: 3 });
+    const listed = (await get('/api/v1/admin/batches')).json().data.items[0];
+    expect(listed.latestAction).toMatchObject({ actionId: a.actionId, state: 'completed', actedOn: 3 });
     for (const id of FIRST) {
       const review = (await get(`/api/v1/admin/contributions/${codes[id]}`)).json().data.review;
       expect(review.actions.at(-1)).toMatchObject({ action: 'accept', actor: 'alice', reviewer: 'Alice' });

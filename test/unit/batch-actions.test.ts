@@ -10,6 +10,7 @@ import {
   batchActionId,
   batchActionProgressLine,
   batchActionView,
+  batchAnswerWait,
   failBatchAction,
   recordItemOutcome,
   resumeBatchAction,
@@ -124,5 +125,16 @@ describe('batch action bookkeeping', () => {
     expect('items' in batchActionBrief(a, 'https://archive.example')).toBe(false);
     expect(batchActionProgressLine(v)).toBe('accept openscore-lieder: 1 of 3 done, running');
     expect(runningActionConflict(a)).toContain('accept accept-20261126T220501Z-ab12cd34 (asked by alice');
+  });
+
+  it('the answer waits at most 20 s and a third of the idle timeout; respond-async not at all; wait=N shortens it', () => {
+    expect(batchAnswerWait('', 60_000)).toEqual({ ms: 20_000, respondAsync: false });
+    expect(batchAnswerWait('', 30_000)).toEqual({ ms: 10_000, respondAsync: false });
+    expect(batchAnswerWait('respond-async', 60_000)).toEqual({ ms: 0, respondAsync: true });
+    expect(batchAnswerWait('return=minimal, Respond-Async', 60_000)).toEqual({ ms: 0, respondAsync: true });
+    expect(batchAnswerWait('respond-asynchronously', 60_000)).toEqual({ ms: 20_000, respondAsync: false });
+    expect(batchAnswerWait('wait=5', 60_000)).toEqual({ ms: 5_000, respondAsync: false });
+    expect(batchAnswerWait('wait=600', 60_000)).toEqual({ ms: 20_000, respondAsync: false });
+    expect(batchAnswerWait('wait=0', 60_000)).toEqual({ ms: 0, respondAsync: false });
   });
 });
