@@ -32,6 +32,7 @@ import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
 import { registerImportRoutes } from './imports/routes.ts';
 import { BatchService } from './imports/service.ts';
+import { BatchActions } from './imports/actions.ts';
 import { ImportStore } from './imports/store.ts';
 import { registerBatchDesk } from './desk/batches.ts';
 import { withStagedFiles } from './imports/staged-files.ts';
@@ -542,12 +543,18 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
   const batches = new BatchService(ctx, review, new ImportStore(config.dataDir));
-  await registerImportRoutes(app, ctx, batches);
+  const batchActions = new BatchActions(ctx, batches);
+  // Batch actions a stop left running resume on start; a stop lets each finish its current item.
+  app.addHook('onReady', async () => {
+    void batchActions.resume((line) => app.log.warn(line));
+  });
+  app.addHook('preClose', async () => batchActions.stop());
+  await registerImportRoutes(app, ctx, batches, batchActions);
   const adminSignIn = createAdminSignIn(ctx);
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
   await registerDesk(app, ctx, review, adminSignIn);
-  await registerBatchDesk(app, ctx, batches);
+  await registerBatchDesk(app, ctx, batches, batchActions);
   registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);

@@ -3,6 +3,10 @@
  * (filter by status, words, duplicates), each work linking to its item page (diff, score preview,
  * rights, verification), and forms to accept or decline chosen works or the whole batch, merge a
  * probable duplicate into the work it duplicates, or apply the accepted ones. The actions go through the same BatchService as the admin API.
+ * An action runs in the background (api/imports/actions.ts): the form waits a few seconds for it
+ * and then shows the batch page, which follows the running action (progress, then its outcome per
+ * item; desk.js polls the action and reloads when it has finished, a noscript refresh without
+ * JavaScript) and offers no new action meanwhile.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -10,12 +14,24 @@ import { isOperatorLabel } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
 import { csrfRefusal, sessionOf } from '../session/cookies.ts';
 import type { BatchAction, BatchService } from '../imports/service.ts';
+import { settledWithin, type BatchActions } from '../imports/actions.ts';
+import {
+  batchActionCounts,
+  batchActionPath,
+  batchActionProgressLine,
+  type StoredBatchAction,
+} from '../../src/domain/batch-actions.ts';
+import { problemType } from '../../src/domain/problems.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import { SUBMISSION_STATUSES } from '../../src/schemas/contribution.ts';
 import { html, page, type DeskSessionView } from './html.ts';
 import { DESK_CSP } from './routes.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
+/** The form's answer waits this long for the action, so a small one lands with its count at once. */
+const DESK_WAIT_MS = 5000;
+/** Failed items listed on the page (the action's JSON has all of them). */
+const FAILURES_SHOWN = 50;
 const DONE_WORDS: Record<BatchAction, string> = {
   accept: 'accepted',
   decline: 'declined',
@@ -37,7 +53,34 @@ function send(reply: FastifyReply, status: number, text: string): FastifyReply {
 const str = (v: unknown): string =>
   typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '';
 
-export async function registerBatchDesk(app: FastifyInstance, ctx: AppContext, batches: BatchService): Promise<void> {
+/** The batch's running (or latest) action: progress while it runs, then its outcome. */
+function actionSection(a: StoredBatchAction | null) {
+  if (!a) return html``;
+  const c = batchActionCounts(a);
+  const asked = html`${a.action} asked by <strong>${a.actor}</strong> (reviewer ${a.reviewer}) at <time>${a.startedAtUtc}</time>`;
+  const line = batchActionProgressLine({ ...a, ...c });
+  if (a.state === 'running') {
+    return html`<section id="batch-action" class="notice warn" aria-live="polite" data-state="running" data-action="${a.action}" data-action-id="${a.actionId}" data-poll="${batchActionPath(a.batchId, a.actionId)}">
+<h2>Action running</h2><p>${asked}${a.resumedAtUtc.length ? html`; resumed after a stop at ${a.resumedAtUtc.join(', ')}` : ''}.</p>
+<p><progress id="batch-action-bar" max="${c.total}" value="${c.done}">${c.done} of ${c.total}</progress> <span id="batch-action-text">${line}</span></p>
+<p>This page follows it until every work has its outcome; no other action on the batch starts meanwhile.</p></section>`;
+  }
+  const failures = a.items.filter((i) => i.outcome === 'failed');
+  const waiting = a.items.filter((i) => i.outcome === 'waiting').length;
+  return html`<section id="batch-action" class="notice ${a.state === 'completed' && c.failed === 0 ? 'ok' : 'bad'}" data-state="${a.state}" data-action="${a.action}" data-action-id="${a.actionId}">
+<h2>Last action: ${a.action} ${a.state}</h2><p>${asked}; finished at <time>${a.finishedAtUtc ?? '?'}</time>${a.resumedAtUtc.length ? html` (resumed after a stop at ${a.resumedAtUtc.join(', ')})` : ''}.</p>
+<p id="batch-action-text">${line}: ${c.actedOn} acted on, ${c.failed} failed${waiting ? `, ${waiting} not reached` : ''}.</p>
+${a.error ? html`<p>The action stopped: ${a.error.detail}</p>` : ''}
+${failures.length ? html`<ul id="batch-action-failures">${failures.slice(0, FAILURES_SHOWN).map((i) => html`<li data-item="${i.itemKey}"><a href="/admin/contributions/${i.trackingCode}">${i.itemKey}</a> (${i.status}): ${i.problem?.detail ?? 'failed'}</li>`)}</ul>${failures.length > FAILURES_SHOWN ? html`<p>${failures.length - FAILURES_SHOWN} more in the <a href="${batchActionPath(a.batchId, a.actionId)}">action's record</a>.</p>` : ''}` : ''}
+</section>`;
+}
+
+export async function registerBatchDesk(
+  app: FastifyInstance,
+  ctx: AppContext,
+  batches: BatchService,
+  actions: BatchActions,
+): Promise<void> {
   await app.register(async (desk) => {
     // Checkbox lists repeat a name, so the form keeps every value of "item".
     desk.addContentTypeParser(
@@ -72,13 +115,15 @@ export async function registerBatchDesk(app: FastifyInstance, ctx: AppContext, b
       for (const b of list) {
         const items = await batches.items(b.batchId);
         const counts = SUBMISSION_STATUSES.map((s) => `${items.filter((i) => i.status === s).length} ${s}`).join(', ');
+        const latest = await actions.latest(b.batchId);
+        const action = latest ? batchActionProgressLine({ ...latest, ...batchActionCounts(latest) }) : '—';
         rows.push(
-          html`<tr><td><a href="/admin/batches/${b.batchId}">${b.title}</a></td><td>${items.length}</td><td>${counts}</td><td>${items.filter((i) => i.duplicateOf).length}</td></tr>`,
+          html`<tr><td><a href="/admin/batches/${b.batchId}">${b.title}</a></td><td>${items.length}</td><td>${counts}</td><td>${items.filter((i) => i.duplicateOf).length}</td><td${latest ? html` data-action-state="${latest.state}"` : ''}>${action}</td></tr>`,
         );
       }
       const body = html`<h1>Import batches</h1>
 <div class="table-wrap"><table id="batches"><caption>${list.length} batches</caption>
-<thead><tr><th scope="col">Batch</th><th scope="col">Works</th><th scope="col">By status</th><th scope="col">Probable duplicates</th></tr></thead>
+<thead><tr><th scope="col">Batch</th><th scope="col">Works</th><th scope="col">By status</th><th scope="col">Probable duplicates</th><th scope="col">Last action</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
       return send(reply, 200, page({ title: 'Import batches', session, body }));
     });
@@ -121,10 +166,13 @@ export async function registerBatchDesk(app: FastifyInstance, ctx: AppContext, b
   <td>${i.duplicateOf ? html`<span class="bad" data-duplicate-of="${i.duplicateOf}">probable duplicate of ${i.duplicateOf}</span>` : '—'}</td>
 </tr>`,
       );
+      const latest = await actions.latest(batch.batchId);
+      const running = latest?.state === 'running';
       const option = (v: string, label: string) =>
         html`<option value="${v}"${f.status === v ? ' selected' : ''}>${label}</option>`;
       const body = html`<h1>${batch.title}</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+${actionSection(latest)}
 <p>${all.length} works; each links to its review page (diff, score preview, rights, verification).</p>
 <form method="get" action="/admin/batches/${batch.batchId}" class="filters" aria-labelledby="bf-h"><h2 id="bf-h">Filters</h2>
 <div class="fields">
@@ -141,9 +189,13 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 <p><label for="b-note">Note</label> <input id="b-note" name="note" maxlength="2000"></p>
 <p><label><input type="checkbox" name="approveTerms" value="true" id="b-terms"> Approve the new vocabulary terms the works propose (with Accept or Merge)</label></p>
 <p><label for="b-scope">Act on</label> <select id="b-scope" name="scope"><option value="chosen">The chosen works</option><option value="all">Every work of the batch the action fits</option></select></p>
-<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button> <button type="submit" name="action" value="merge" title="Accept a probable duplicate as another source score of the work it duplicates (no second work)">Merge duplicate into existing work</button></p>
+${running ? html`<p id="batch-actions-wait">New actions can be asked for once the running action has finished.</p>` : html`<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button> <button type="submit" name="action" value="merge" title="Accept a probable duplicate as another source score of the work it duplicates (no second work)">Merge duplicate into existing work</button></p>`}
 </form>`;
-      return send(reply, status, page({ title: batch.title, session, body }));
+      return send(
+        reply,
+        status,
+        page({ title: batch.title, session, body, ...(running ? { refreshSeconds: 5 } : {}) }),
+      );
     };
 
     desk.get<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>(
@@ -197,7 +249,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
         const reviewer = str(form.reviewer).trim().slice(0, 100) || session.label;
         const note = str(form.note).trim().slice(0, 2000);
         try {
-          const results = await batches.act(
+          const { record, finished } = await actions.start(
             request.params.batchId,
             action,
             {
@@ -208,16 +260,20 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
             },
             { label: session.label, operatorLabeled: isOperatorLabel(session.label) },
           );
-          const ok = results.filter((r) => r.error === null).length;
-          return reply
-            .code(303)
-            .header(
-              'Location',
-              `/admin/batches/${encodeURIComponent(request.params.batchId)}?done=${ok}%20${DONE_WORDS[action]}`,
-            )
-            .send();
+          const where = `/admin/batches/${encodeURIComponent(request.params.batchId)}`;
+          const current = (await settledWithin(finished, DESK_WAIT_MS))
+            ? ((await actions.get(record.batchId, record.actionId)) ?? record)
+            : record;
+          // Finished within the wait: the count at once, as before. Else the page follows the action.
+          if (current.state === 'completed')
+            return reply
+              .code(303)
+              .header('Location', `${where}?done=${batchActionCounts(current).actedOn}%20${DONE_WORDS[action]}`)
+              .send();
+          return reply.code(303).header('Location', `${where}#batch-action`).send();
         } catch (err) {
-          if (err instanceof ProblemError) return renderBatch(req, reply, session, 400, `Not done: ${err.message}`);
+          if (err instanceof ProblemError)
+            return renderBatch(req, reply, session, problemType(err.problem).status, `Not done: ${err.message}`);
           throw err;
         }
       },

@@ -8,7 +8,12 @@
  *   PUT  /api/v1/admin/imports/batches/{batchId}/summary   the run's summary (ImportSummary)
  *   GET  /api/v1/admin/batches                         batches with their counts by status
  *   GET  /api/v1/admin/batches/{batchId}               one batch with its works (?status=&q=&duplicates=true)
- *   POST /api/v1/admin/batches/{batchId}/{action}      accept | decline | apply, for chosen items or all
+ *   POST /api/v1/admin/batches/{batchId}/{action}      accept | decline | merge | apply, for chosen items or all:
+ *                                                      runs in the background (api/imports/actions.ts); 202 with
+ *                                                      the action (Location: its tracking resource), or 200 when
+ *                                                      it finished within the short wait (below)
+ *   GET  /api/v1/admin/batches/{batchId}/actions       the batch's actions, newest first
+ *   GET  /api/v1/admin/batches/{batchId}/actions/{actionId}   one action: state, progress, outcome per item
  */
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -18,6 +23,8 @@ import { isOperatorLabel, principalOf, requireRole } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
 import { sendPrivateJson } from '../http/reply.ts';
 import type { BatchService, BatchAction } from './service.ts';
+import { settledWithin, type BatchActions } from './actions.ts';
+import { batchActionBrief, batchActionView, batchAnswerWait } from '../../src/domain/batch-actions.ts';
 import { markStaged, withoutStagedUrlFindings } from './staged-files.ts';
 import {
   BATCH_ACTIONS,
@@ -41,11 +48,16 @@ const BatchActionParams = Type.Object({
   batchId: Type.String({ maxLength: 80 }),
   action: Type.String({ maxLength: 40 }),
 });
+const BatchActionIdParams = Type.Object({
+  batchId: Type.String({ maxLength: 80 }),
+  actionId: Type.String({ maxLength: 80 }),
+});
 
 export async function registerImportRoutes(
   app: FastifyInstance,
   ctx: AppContext,
   batches: BatchService,
+  actions: BatchActions,
 ): Promise<void> {
   const base = ctx.config.publicBaseUrl;
   const auth = requireRole(ctx, ['admin']);
@@ -159,6 +171,7 @@ export async function registerImportRoutes(
         counts,
         duplicates: items.filter((i) => i.duplicateOf !== null).length,
         lastRun: b.lastRun,
+        latestAction: await actions.latest(b.batchId).then((a) => (a ? batchActionBrief(a, base) : null)),
         links: { self: `${base}${ADMIN}/batches/${b.batchId}`, desk: `${base}/admin/batches/${b.batchId}` },
       });
     }
@@ -178,12 +191,14 @@ export async function registerImportRoutes(
           (q.duplicates !== true || i.duplicateOf !== null) &&
           (q.q === undefined || matchesAllWords(`${i.title} ${i.composer} ${i.lyricist ?? ''} ${i.itemKey}`, q.q)),
       );
+      const latest = await actions.latest(batch.batchId);
       return sendPrivateJson(reply, {
         batchId: batch.batchId,
         title: batch.title,
         total: all.length,
         items,
         lastRun: batch.lastRun,
+        latestAction: latest ? batchActionBrief(latest, base) : null,
       });
     },
   );
@@ -200,18 +215,41 @@ export async function registerImportRoutes(
         );
       const batch = await batchOrThrow(request.params.batchId);
       const { label } = principalOf(request as FastifyRequest);
-      const results = await batches.act(batch.batchId, action as BatchAction, request.body, {
+      const wait = batchAnswerWait(String(request.headers.prefer ?? ''), ctx.config.serverTimeouts.idleTimeoutMs);
+      const { record, finished } = await actions.start(batch.batchId, action as BatchAction, request.body, {
         label,
         operatorLabeled: isOperatorLabel(label),
       });
-      return sendPrivateJson(reply, {
-        batchId: batch.batchId,
-        action,
-        actor: label,
-        actedOn: results.filter((r) => r.error === null).length,
-        failed: results.filter((r) => r.error !== null).length,
-        results,
-      });
+      await settledWithin(finished, wait.ms);
+      const current = (await actions.get(batch.batchId, record.actionId)) ?? record;
+      const view = batchActionView(current, base);
+      if (wait.respondAsync) reply.header('Preference-Applied', 'respond-async');
+      // 202 while it runs: Location is the tracking resource to poll. 200 once it has an outcome.
+      if (current.state === 'running') reply.code(202).header('Location', view.links.self);
+      else reply.header('Content-Location', view.links.self);
+      return sendPrivateJson(reply, view);
+    },
+  );
+
+  app.get<{ Params: Static<typeof BatchParams> }>(
+    `${ADMIN}/batches/:batchId/actions`,
+    { onRequest: auth, schema: { params: BatchParams } },
+    async (request, reply) => {
+      const batch = await batchOrThrow(request.params.batchId);
+      const list = await actions.list(batch.batchId);
+      return sendPrivateJson(reply, { batchId: batch.batchId, items: list.map((a) => batchActionBrief(a, base)) });
+    },
+  );
+
+  app.get<{ Params: Static<typeof BatchActionIdParams> }>(
+    `${ADMIN}/batches/:batchId/actions/:actionId`,
+    { onRequest: auth, schema: { params: BatchActionIdParams } },
+    async (request, reply) => {
+      const batch = await batchOrThrow(request.params.batchId);
+      const action = await actions.get(batch.batchId, request.params.actionId);
+      if (!action)
+        throw new ProblemError('not-found', `The batch ${batch.batchId} has no action "${request.params.actionId}".`);
+      return sendPrivateJson(reply, batchActionView(action, base));
     },
   );
 }

@@ -4,16 +4,16 @@
  * exactly as a single contribution's would, recorded with the acting key's label.
  */
 import type { AppContext } from '../context.ts';
-import { ProblemError } from '../http/problem.ts';
+import { ProblemError, problemBody } from '../http/problem.ts';
 import type { ReviewActor, ReviewService } from '../review/service.ts';
 import type { ImportStore, StoredBatch, StoredBatchItem } from './store.ts';
 import type { BatchActionBody, BatchItemView } from '../../src/schemas/imports.ts';
-import type { StoredContribution } from '../../src/schemas/contribution.ts';
+import type { StoredContribution, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { authorsOf, firstPublishedFact } from '../../src/domain/review/proposal.ts';
 import { territoryRights } from '../../src/domain/territory-rights.ts';
 import { proposedTermLabels } from '../../src/domain/review/new-terms.ts';
-import type { ReviewRecord } from '../../src/schemas/review.ts';
+import type { AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
 
 /** The rights the contribution's facts give, per territory, for the batch listing. */
 export function itemRights(c: MusicContributionInput, asOfYear: number) {
@@ -27,13 +27,6 @@ export function itemRights(c: MusicContributionInput, asOfYear: number) {
 }
 
 export type BatchAction = 'accept' | 'decline' | 'apply' | 'merge';
-
-export interface BatchActionResult {
-  trackingCode: string;
-  itemKey: string;
-  status: string;
-  error: string | null;
-}
 
 /**
  * Which statuses an action fits: accept what is pending, merge a pending probable duplicate,
@@ -112,13 +105,16 @@ export class BatchService {
     return other?.workSlug ?? duplicateOf;
   }
 
-  /** Act on the named items (tracking codes or item keys), or on every item the action fits. */
-  async act(
+  /**
+   * The items an action on the batch fits: the named ones (tracking codes or item keys), or every
+   * item the action fits. A named item that is not in the batch, or (merge) not a pending
+   * probable duplicate, is an error of the request (400 naming it): nothing is started.
+   */
+  async plan(
     batchId: string,
     action: BatchAction,
     body: BatchActionBody,
-    actor: ReviewActor,
-  ): Promise<BatchActionResult[]> {
+  ): Promise<{ all: BatchItemView[]; chosen: BatchItemView[] }> {
     const all = await this.items(batchId);
     const wanted = body.items ? new Set(body.items.map((s) => s.toUpperCase())) : null;
     const chosen = wanted
@@ -131,7 +127,6 @@ export class BatchService {
         errors: missing.slice(0, 20).map((m) => ({ pointer: '/items', detail: `"${m}" is not an item of ${batchId}` })),
       });
     }
-    const results: BatchActionResult[] = [];
     const fitting = chosen.filter(
       (i) =>
         fits(action, i.status, i.duplicateOf) ||
@@ -156,54 +151,164 @@ export class BatchService {
           })),
         });
     }
-    const body0 = {
-      reviewer: body.reviewer ?? actor.label,
-      ...(body.note ? { note: body.note } : {}),
-      ...(body.approveTerms === true ? { approveTerms: true } : {}),
-    };
-    if (action === 'apply') {
-      // Every accepted work at once: one commit on main and one rebuild (api/review/apply.ts).
-      const settled = await this.reviews.applyGroup(
-        batchId,
-        fitting.map((i) => ({ code: i.trackingCode, body: body0, actor })),
-      );
-      return settled.map((r, n) => {
-        const item = fitting[n]!;
-        if (r.status === 'rejected')
-          return {
-            trackingCode: item.trackingCode,
-            itemKey: item.itemKey,
-            status: item.status,
-            error: (r.reason as Error).message,
-          };
-        const status = r.value.record.status;
-        return {
-          trackingCode: item.trackingCode,
-          itemKey: item.itemKey,
-          status,
-          error: status === 'applied' ? null : `the item is ${status}`,
-        };
-      });
-    }
-    for (const item of fitting) {
-      try {
-        if (action === 'merge') {
-          const into = this.mergeTarget(item.duplicateOf!, all);
-          const { record } = await this.reviews.merge(item.trackingCode, into, body0, actor);
-          results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
-          continue;
-        }
-        const { record } = await this.reviews.act('contribution', item.trackingCode, action, body0, actor);
-        results.push({ trackingCode: item.trackingCode, itemKey: item.itemKey, status: record.status, error: null });
-      } catch (err) {
-        results.push({
-          trackingCode: item.trackingCode,
-          itemKey: item.itemKey,
-          status: item.status,
-          error: (err as Error).message,
-        });
-      }
-    }
-    return results;
+    return { all, chosen: fitting };
   }
+
+  /** The problem detail of an item that failed (its admin path as the instance). */
+  private itemProblem(code: string, err: unknown): ItemProblem {
+    const instance = `/api/v1/admin/contributions/${code}`;
+    const base = this.ctx.config.publicBaseUrl;
+    if (err instanceof ProblemError) return problemBody(base, err.problem, instance, err.message, err.extras);
+    return problemBody(base, 'internal-error', instance, (err as Error).message ?? String(err));
+  }
+
+  /**
+   * Accept, decline or merge one item of a running batch action, as a single item's action would
+   * (recorded with the actor's label). `resumed`: the action was cut short by a stop, so an item
+   * already in the state the action leads to was reached before the stop and counts as done.
+   */
+  async actOne(
+    action: Exclude<BatchAction, 'apply'>,
+    item: { trackingCode: string; itemKey: string },
+    batchItems: BatchItemView[],
+    options: BatchActionOptions,
+  ): Promise<BatchItemResult> {
+    const code = item.trackingCode;
+    const record = await this.ctx.intake.getContribution(code);
+    if (!record)
+      return {
+        outcome: 'failed',
+        status: 'pending',
+        problem: this.itemProblem(
+          code,
+          new ProblemError('not-found', `No contribution has the tracking code ${code}.`),
+        ),
+      };
+    if (options.resumed && (await this.reached(action, record, options))) {
+      return { outcome: 'done', status: record.status, problem: null };
+    }
+    const body0 = actionBody(options);
+    try {
+      if (action === 'merge') {
+        const view = batchItems.find((i) => i.trackingCode === code);
+        const into = this.mergeTarget(view?.duplicateOf ?? '', batchItems);
+        const { record: after } = await this.reviews.merge(code, into, body0, options.actor);
+        return { outcome: 'done', status: after.status, problem: null };
+      }
+      const { record: after } = await this.reviews.act('contribution', code, action, body0, options.actor);
+      return { outcome: 'done', status: after.status, problem: null };
+    } catch (err) {
+      const now = await this.ctx.intake.getContribution(code);
+      return { outcome: 'failed', status: now?.status ?? record.status, problem: this.itemProblem(code, err) };
+    }
+  }
+
+  /** Whether an item already stands where the action leads (a resumed action reached it before the stop). */
+  private async reached(
+    action: BatchAction,
+    record: StoredContribution,
+    options: BatchActionOptions,
+  ): Promise<boolean> {
+    if (action === 'decline') return record.status === 'declined';
+    if (action === 'apply') return record.status === 'applied';
+    if (record.status !== 'accepted') return false;
+    if (action === 'merge' || !options.approveTerms || !record.submission.work?.newTerms) return true;
+    const { review } = await this.reviews.get('contribution', record.trackingCode);
+    return (review?.termsApproval ?? null) !== null;
+  }
+
+  /**
+   * Apply the items as ONE change: one commit on main (local forge) and one rebuild
+   * (api/review/apply.ts). Applies a stop cut short are resumed by the review service from their
+   * markers; they are waited for first, so what they reached is not applied twice.
+   */
+  async applyItems(
+    batchId: string,
+    items: Array<{ trackingCode: string; itemKey: string }>,
+    options: BatchActionOptions & { since: string },
+  ): Promise<Map<string, BatchItemResult>> {
+    const out = new Map<string, BatchItemResult>();
+    if (options.resumed) {
+      await this.reviews.resumeApplies();
+      await this.reviews.settled();
+    }
+    const toApply: Array<{ trackingCode: string }> = [];
+    for (const item of items) {
+      const code = item.trackingCode;
+      const record = await this.ctx.intake.getContribution(code);
+      if (!record) {
+        const problem = this.itemProblem(code, new ProblemError('not-found', `No contribution has ${code}.`));
+        out.set(code, { outcome: 'failed', status: 'pending', problem });
+      } else if (options.resumed && record.status === 'applied') {
+        out.set(code, { outcome: 'done', status: 'applied', problem: null });
+      } else if (
+        options.resumed &&
+        record.apply?.state === 'failed' &&
+        (record.apply.requestedAtUtc ?? '') >= options.since
+      ) {
+        // This action's apply of the item was resumed after the stop and failed.
+        const problem = this.itemProblem(
+          code,
+          new ProblemError('conflict', `The apply of ${code} failed; its review record names the error.`),
+        );
+        out.set(code, { outcome: 'failed', status: record.status, problem });
+      } else toApply.push(item);
+    }
+    const body0 = actionBody(options);
+    const settled = await this.reviews.applyGroup(
+      batchId,
+      toApply.map((i) => ({ code: i.trackingCode, body: body0, actor: options.actor })),
+    );
+    settled.forEach((r, n) => {
+      const code = toApply[n]!.trackingCode;
+      if (r.status === 'rejected') {
+        out.set(code, { outcome: 'failed', status: 'accepted', problem: this.itemProblem(code, r.reason) });
+        return;
+      }
+      const status = r.value.record.status;
+      out.set(
+        code,
+        status === 'applied'
+          ? { outcome: 'done', status, problem: null }
+          : {
+              outcome: 'failed',
+              status,
+              problem: this.itemProblem(
+                code,
+                new ProblemError(
+                  'conflict',
+                  `The apply of ${code} failed; the item is still "${status}" and its review record names the error.`,
+                ),
+              ),
+            },
+      );
+    });
+    return out;
+  }
+}
+
+type ItemProblem = ReturnType<typeof problemBody>;
+
+/** What a batch action does to each item, and as whom. */
+export interface BatchActionOptions {
+  actor: ReviewActor;
+  reviewer: string;
+  note: string | null;
+  approveTerms: boolean;
+  /** The action resumes after a stop (see actOne). */
+  resumed: boolean;
+}
+
+export interface BatchItemResult {
+  outcome: 'done' | 'failed';
+  status: SubmissionStatus;
+  problem: ItemProblem | null;
+}
+
+function actionBody(o: BatchActionOptions): AdminActionBody {
+  return {
+    reviewer: o.reviewer,
+    ...(o.note ? { note: o.note } : {}),
+    ...(o.approveTerms ? { approveTerms: true } : {}),
+  };
 }

@@ -1,11 +1,13 @@
 /**
  * What the archive keeps about bulk imports (state/import-batches/, one document per record):
  * each submitted item (its batch, item key, tracking code, probable duplicate) and each batch's
- * latest run summary. The contributions themselves live in the intake store like any other.
+ * latest run summary, and each action an editor asked for on a batch (actions/, api/imports/actions.ts).
+ * The contributions themselves live in the intake store like any other.
  */
 import path from 'node:path';
 import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
 import type { ImportSummary } from '../../src/schemas/imports.ts';
+import type { StoredBatchAction } from '../../src/domain/batch-actions.ts';
 
 export interface StoredBatchItem {
   recordVersion: 1;
@@ -29,11 +31,13 @@ const itemId = (batchId: string, itemKey: string) => `${batchId}.${itemKey}`.rep
 export class ImportStore {
   readonly items: RecordStore<StoredBatchItem>;
   readonly batches: RecordStore<StoredBatch>;
+  readonly actions: RecordStore<StoredBatchAction>;
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'state', 'import-batches');
     this.items = new RecordStore(path.join(dir, 'items'));
     this.batches = new RecordStore(path.join(dir, 'batches'));
+    this.actions = new RecordStore(path.join(dir, 'actions'));
   }
 
   async ensureBatch(batchId: string, title: string, now: string): Promise<void> {

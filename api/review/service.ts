@@ -44,6 +44,7 @@ export class ReviewService {
   private readonly actions: ReviewActions;
   private readonly answers: ReviewAnswers;
   private readonly applies: ReviewApplies;
+  private resuming: Promise<string[]> | null = null;
 
   constructor(ctx: AppContext, overrides: ReviewServiceOverrides = {}) {
     this.core = new ReviewCore(ctx, overrides);
@@ -151,7 +152,8 @@ export class ReviewService {
    * (the start-up build serves main), one not yet merged runs again. Returns the tracking codes.
    */
   resumeApplies(log: (line: string) => void = () => undefined): Promise<string[]> {
-    return this.applies.resume(log);
+    // Once per server start: a resumed batch action waits on the same resume (api/imports/actions.ts).
+    return (this.resuming ??= this.applies.resume(log));
   }
 }
 

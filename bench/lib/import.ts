@@ -8,7 +8,8 @@
  *   2. Real submit into a fresh archive (`npm start` on loopback, fresh data folder): wall time and
  *      RSS of the importer; anchor: the dry run of the same items.
  *   3. Accept (approving the proposed vocabulary terms) and apply the batch as one change
- *      (`POST /api/v1/admin/batches/{id}/accept`, then `/apply`), then a
+ *      (`POST /api/v1/admin/batches/{id}/accept`, then `/apply`, each run in the background and
+ *      polled to its end through its tracking resource), then a
  *      full build of the resulting content repository twice in a row (`scripts/build.ts`): cold,
  *      then warm (whatever render cache the build has; its absence shows as equal times).
  *
@@ -21,6 +22,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { figure, type Figure, type Section } from './results.ts';
 import { freePort, PROJECT_ROOT, round, TrackedProcess, waitForHttp } from './util.ts';
+import { batchActionProgressLine } from '../../src/domain/batch-actions.ts';
+import type { BatchActionView } from '../../src/schemas/imports.ts';
 
 const CORPORA = ['openscore-lieder', 'openscore-string-quartets'];
 const ADMIN_KEY = 'bench-import-admin-key-1';
@@ -49,6 +52,44 @@ function timed(
   });
   const rss = Number(/([0-9]+)\s*$/.exec(r.stderr.trim())?.[1] ?? NaN);
   return { ms: Date.now() - t0, rssKb: rss, stdout: r.stdout, code: r.status };
+}
+
+/**
+ * A batch action as the archive runs it (docs/imports.md): asked with `Prefer: respond-async`
+ * (202 and the tracking resource in Location), then polled until it is no longer running, with a
+ * progress line every few seconds.
+ */
+export async function batchAction(
+  url: string,
+  key: string,
+  batchId: string,
+  action: 'accept' | 'apply',
+  body: Record<string, unknown>,
+  log: (line: string) => void,
+): Promise<{ status: number; action: BatchActionView }> {
+  const headers = { authorization: `Bearer ${key}` };
+  const res = await fetch(`${url}/api/v1/admin/batches/${batchId}/${action}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', prefer: 'respond-async' },
+    body: JSON.stringify(body),
+  });
+  const first = (await res.json()) as { data?: BatchActionView; detail?: string };
+  if (!first.data) throw new Error(`${action} ${batchId} answered ${res.status}: ${first.detail ?? ''}`);
+  let current = first.data;
+  const where = res.headers.get('location') ?? current.links.self;
+  let lastLine = 0;
+  while (current.state === 'running') {
+    await new Promise((r) => setTimeout(r, 1000));
+    const poll = await fetch(where, { headers });
+    if (!poll.ok) throw new Error(`GET ${where} answered ${poll.status}`);
+    current = ((await poll.json()) as { data: BatchActionView }).data;
+    if (Date.now() - lastLine >= 5000) {
+      lastLine = Date.now();
+      log(batchActionProgressLine(current));
+    }
+  }
+  log(batchActionProgressLine(current));
+  return { status: res.status, action: current };
 }
 
 export function importSection(options: { limit?: number; submit?: boolean } = {}): Section {
@@ -119,11 +160,6 @@ export function importSection(options: { limit?: number; submit?: boolean } = {}
           ARCHIVE_DATA_DIR: dataDir,
           ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}`,
           LOG_LEVEL: 'warn',
-          // A batch action answers when every work is done, silent until then: accepting a whole
-          // corpus takes longer than the default idle timeout (60 s), which would close the
-          // connection while the server goes on.
-          ARCHIVE_IDLE_TIMEOUT_MS: String(6 * 3600_000),
-          ARCHIVE_REQUEST_TIMEOUT_MS: String(6 * 3600_000),
         },
       });
       ctx.cleanup.track(server);
@@ -149,21 +185,24 @@ export function importSection(options: { limit?: number; submit?: boolean } = {}
           const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
           for (const action of ['accept', 'apply'] as const) {
             const t0 = Date.now();
-            const res = await fetch(`${url}/api/v1/admin/batches/${name}/${action}`, {
-              method: 'POST',
-              headers,
-              // The editor approves the genre the quartets propose ("String quartet"), or they could not be applied.
-              body: JSON.stringify(action === 'accept' ? { approveTerms: true } : {}),
-            });
-            const body = (await res.json()) as { data?: { actedOn?: number; failed?: number } };
+            // The editor approves the genre the quartets propose ("String quartet"), or they could not be applied.
+            const done = await batchAction(
+              url,
+              ADMIN_KEY,
+              name,
+              action,
+              action === 'accept' ? { approveTerms: true } : {},
+              ctx.log,
+            );
             (details[name] as any)[action] = {
               ms: Date.now() - t0,
-              status: res.status,
-              actedOn: body.data?.actedOn,
-              failed: body.data?.failed,
+              status: done.status,
+              state: done.action.state,
+              actedOn: done.action.actedOn,
+              failed: done.action.failed,
             };
             ctx.log(
-              `${name}: ${action} ${Date.now() - t0} ms (${body.data?.actedOn} acted on, ${body.data?.failed} failed)`,
+              `${name}: ${action} ${Date.now() - t0} ms (${done.action.actedOn} acted on, ${done.action.failed} failed, ${done.action.state})`,
             );
           }
         }

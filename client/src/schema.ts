@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * List review batches with their counts by status
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each batch with its counts by status, probable duplicates, the last import run's summary and its running (else newest) action (`latestAction`, a BatchActionBrief, or null).
          */
         get: operations["listBatches"];
         put?: never;
@@ -72,9 +72,49 @@ export interface paths {
         put?: never;
         /**
          * Accept, decline, merge or apply works of a batch, chosen or all
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). `merge` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records `mergeInto` and a "merge" action). `approveTerms` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone; the answer comes when every apply is visible or failed.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). `merge` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records `mergeInto` and a "merge" action). `approveTerms` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone. The action runs in the background and is acknowledged once its record is durable: one action per batch at a time (a second gets 409 naming the running one). Its tracking resource is `GET /api/v1/admin/batches/{batchId}/actions/{actionId}` (progress per item, state running / completed / failed). With `Prefer: respond-async` the answer is 202 at once (`Preference-Applied: respond-async`), as for a single item's apply. Without it the answer waits for the action at most 20 s (at most a third of ARCHIVE_IDLE_TIMEOUT_MS; `Prefer: wait=N` shortens it): 200 with the finished action, else 202 with the running one. A 202 carries `Location`: poll it until `state` is no longer "running". A stop of the server (graceful or not) resumes the action on start.
          */
         post: operations["actOnBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/batches/{batchId}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A batch's actions, newest first
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each action without its items: state, counts, who asked, when.
+         */
+        get: operations["listBatchActions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/batches/{batchId}/actions/{actionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One batch action: its state, progress and outcome per work
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. The tracking resource of a batch action: `state` is "running" until every chosen work has its outcome ("done", or "failed" with a problem detail), then "completed"; "failed" when the action itself could not go on. `startedAtUtc`, `finishedAtUtc` and `resumedAtUtc` (server starts that resumed it) are UTC; `actor` is the label of the key that asked.
+         */
+        get: operations["getBatchAction"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1732,6 +1772,222 @@ export interface components {
             note?: string;
             /** @description The person acting. */
             reviewer?: string;
+        };
+        /**
+         * BatchActionBrief
+         * @description A batch action without its items (listings).
+         */
+        BatchActionBrief: {
+            /** @description Items acted on. */
+            actedOn: number;
+            /** @enum {string} */
+            action: "accept" | "decline" | "apply" | "merge";
+            /** @description The action, unique in the archive (e.g. "accept-20261126T220501Z-3f9c"). */
+            actionId: string;
+            /** @description The label of the editor's key (or desk session) that asked for the action. */
+            actor: string;
+            approveTerms: boolean;
+            batchId: string;
+            /** @description Items with an outcome (acted on or failed). */
+            done: number;
+            /** @description Why the action as a whole failed (state "failed"); else null. */
+            error: ({
+                /** @description Allowed methods (405 only). */
+                allow?: string[];
+                /** @description What went wrong in this occurrence, and how to fix it. */
+                detail: string;
+                /** @description Every violation found, all at once. */
+                errors?: {
+                    /** @description What is wrong with it, in plain words. */
+                    detail: string;
+                    /** @description Name of the query or path parameter at fault. */
+                    parameter?: string;
+                    /** @description JSON Pointer (RFC 6901) into the request body, e.g. "/channel/intendedRole". */
+                    pointer?: string;
+                }[];
+                /** @description The request path this occurrence belongs to. */
+                instance: string;
+                /** @description HTTP status code. */
+                status: number;
+                /** @description Short summary of the problem type. */
+                title: string;
+                /**
+                 * Format: uri
+                 * @description Absolute URL of the page that documents this problem type.
+                 */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description Items that failed, each with its problem. */
+            failed: number;
+            /**
+             * Format: date-time
+             * @description When the last item got its outcome, or the action failed (UTC).
+             */
+            finishedAtUtc: string | null;
+            links: {
+                /**
+                 * Format: uri
+                 * @description The batch in the admin API.
+                 */
+                batch: string;
+                /**
+                 * Format: uri
+                 * @description The batch's desk page, which shows the action's progress.
+                 */
+                desk: string;
+                /**
+                 * Format: uri
+                 * @description This action (poll it until `state` is no longer "running").
+                 */
+                self: string;
+            };
+            note: string | null;
+            /** @description Each time a server start resumed the action after a stop (graceful or not) cut it short. */
+            resumedAtUtc: string[];
+            /** @description The person acting, recorded on every item. */
+            reviewer: string;
+            /**
+             * Format: date-time
+             * @description When the action was acknowledged (UTC).
+             */
+            startedAtUtc: string;
+            /** @enum {string} */
+            state: "running" | "completed" | "failed";
+            /** @description Items the action fits, chosen when it was requested. */
+            total: number;
+        };
+        /**
+         * BatchActionView
+         * @description One action on a review batch, run in the background: progress per item, the state, and who asked. The tracking resource of POST /api/v1/admin/batches/{batchId}/{action}.
+         */
+        BatchActionView: {
+            /** @description Items acted on. */
+            actedOn: number;
+            /** @enum {string} */
+            action: "accept" | "decline" | "apply" | "merge";
+            /** @description The action, unique in the archive (e.g. "accept-20261126T220501Z-3f9c"). */
+            actionId: string;
+            /** @description The label of the editor's key (or desk session) that asked for the action. */
+            actor: string;
+            approveTerms: boolean;
+            batchId: string;
+            /** @description Items with an outcome (acted on or failed). */
+            done: number;
+            /** @description Why the action as a whole failed (state "failed"); else null. */
+            error: ({
+                /** @description Allowed methods (405 only). */
+                allow?: string[];
+                /** @description What went wrong in this occurrence, and how to fix it. */
+                detail: string;
+                /** @description Every violation found, all at once. */
+                errors?: {
+                    /** @description What is wrong with it, in plain words. */
+                    detail: string;
+                    /** @description Name of the query or path parameter at fault. */
+                    parameter?: string;
+                    /** @description JSON Pointer (RFC 6901) into the request body, e.g. "/channel/intendedRole". */
+                    pointer?: string;
+                }[];
+                /** @description The request path this occurrence belongs to. */
+                instance: string;
+                /** @description HTTP status code. */
+                status: number;
+                /** @description Short summary of the problem type. */
+                title: string;
+                /**
+                 * Format: uri
+                 * @description Absolute URL of the page that documents this problem type.
+                 */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description Items that failed, each with its problem. */
+            failed: number;
+            /**
+             * Format: date-time
+             * @description When the last item got its outcome, or the action failed (UTC).
+             */
+            finishedAtUtc: string | null;
+            /** @description Every chosen item with its outcome, in batch order. */
+            items: {
+                /**
+                 * Format: date-time
+                 * @description When the action finished this item (UTC).
+                 */
+                finishedAtUtc: string | null;
+                itemKey: string;
+                /** @enum {string} */
+                outcome: "waiting" | "done" | "failed";
+                /** @description Why the item failed (RFC 9457 problem details); null unless failed. */
+                problem: ({
+                    /** @description Allowed methods (405 only). */
+                    allow?: string[];
+                    /** @description What went wrong in this occurrence, and how to fix it. */
+                    detail: string;
+                    /** @description Every violation found, all at once. */
+                    errors?: {
+                        /** @description What is wrong with it, in plain words. */
+                        detail: string;
+                        /** @description Name of the query or path parameter at fault. */
+                        parameter?: string;
+                        /** @description JSON Pointer (RFC 6901) into the request body, e.g. "/channel/intendedRole". */
+                        pointer?: string;
+                    }[];
+                    /** @description The request path this occurrence belongs to. */
+                    instance: string;
+                    /** @description HTTP status code. */
+                    status: number;
+                    /** @description Short summary of the problem type. */
+                    title: string;
+                    /**
+                     * Format: uri
+                     * @description Absolute URL of the page that documents this problem type.
+                     */
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+                /**
+                 * @description The item's review status after the action reached it (before that: when the action started).
+                 * @enum {string}
+                 */
+                status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+                trackingCode: string;
+            }[];
+            links: {
+                /**
+                 * Format: uri
+                 * @description The batch in the admin API.
+                 */
+                batch: string;
+                /**
+                 * Format: uri
+                 * @description The batch's desk page, which shows the action's progress.
+                 */
+                desk: string;
+                /**
+                 * Format: uri
+                 * @description This action (poll it until `state` is no longer "running").
+                 */
+                self: string;
+            };
+            note: string | null;
+            /** @description Each time a server start resumed the action after a stop (graceful or not) cut it short. */
+            resumedAtUtc: string[];
+            /** @description The person acting, recorded on every item. */
+            reviewer: string;
+            /**
+             * Format: date-time
+             * @description When the action was acknowledged (UTC).
+             */
+            startedAtUtc: string;
+            /** @enum {string} */
+            state: "running" | "completed" | "failed";
+            /** @description Items the action fits, chosen when it was requested. */
+            total: number;
         };
         /** BatchItemView */
         BatchItemView: {
@@ -5302,6 +5558,8 @@ export interface operations {
                             batchId: string;
                             items: components["schemas"]["BatchItemView"][];
                             lastRun: unknown;
+                            /** @description The batch's running action, else its newest one; null when it has none. */
+                            latestAction: components["schemas"]["BatchActionBrief"] | null;
                             title: string;
                             total: number;
                         };
@@ -5345,7 +5603,10 @@ export interface operations {
     actOnBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description "respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240). */
+                Prefer?: string;
+            };
             path: {
                 /** @description accept, decline, merge or apply. */
                 action: "accept" | "decline" | "apply" | "merge";
@@ -5361,7 +5622,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What was done, per work. */
+            /** @description The action, finished within the wait: its outcome per work. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5370,7 +5631,25 @@ export interface operations {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: unknown;
+                        data: components["schemas"]["BatchActionView"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The action, acknowledged and running (Location: its tracking resource). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["BatchActionView"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -5415,8 +5694,140 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The batch already has an action running (`runningAction` names it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited; wait for Retry-After seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBatchActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch, e.g. "openscore-lieder". */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch's actions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: {
+                            batchId: string;
+                            items: components["schemas"]["BatchActionBrief"][];
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such batch. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBatchAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The action, as named by the answer to the POST. */
+                actionId: string;
+                /** @description The batch, e.g. "openscore-lieder". */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["BatchActionView"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such batch or action. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

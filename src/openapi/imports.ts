@@ -7,6 +7,8 @@ import { Envelope } from '../schemas/envelope.ts';
 import {
   BATCH_ACTIONS,
   BatchActionBody,
+  BatchActionBrief,
+  BatchActionView,
   BatchItemView,
   BatchQuery,
   ImportItemInput,
@@ -110,7 +112,7 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
     tags: ['admin'],
     security: SECURITY,
     summary: 'List review batches with their counts by status',
-    description: KEY,
+    description: `${KEY} Each batch with its counts by status, probable duplicates, the last import run's summary and its running (else newest) action (\`latestAction\`, a BatchActionBrief, or null).`,
     responses: { '200': json('The batches.'), ...auth },
   } as OperationSpec,
   {
@@ -131,6 +133,9 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
           total: Type.Integer(),
           items: Type.Array(ref('BatchItemView') as unknown as TSchema),
           lastRun: Type.Unknown(),
+          latestAction: Type.Union([ref('BatchActionBrief') as unknown as TSchema, Type.Null()], {
+            description: "The batch's running action, else its newest one; null when it has none.",
+          }),
         }),
       ),
       ...auth,
@@ -144,7 +149,7 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
     tags: ['admin'],
     security: SECURITY,
     summary: 'Accept, decline, merge or apply works of a batch, chosen or all',
-    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). \`merge\` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records \`mergeInto\` and a "merge" action). \`approveTerms\` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone; the answer comes when every apply is visible or failed.`,
+    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). \`merge\` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records \`mergeInto\` and a "merge" action). \`approveTerms\` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone. The action runs in the background and is acknowledged once its record is durable: one action per batch at a time (a second gets 409 naming the running one). Its tracking resource is \`GET /api/v1/admin/batches/{batchId}/actions/{actionId}\` (progress per item, state running / completed / failed). With \`Prefer: respond-async\` the answer is 202 at once (\`Preference-Applied: respond-async\`), as for a single item's apply. Without it the answer waits for the action at most 20 s (at most a third of ARCHIVE_IDLE_TIMEOUT_MS; \`Prefer: wait=N\` shortens it): 200 with the finished action, else 202 with the running one. A 202 carries \`Location\`: poll it until \`state\` is no longer "running". A stop of the server (graceful or not) resumes the action on start.`,
     parameters: [
       batchParam,
       {
@@ -154,6 +159,14 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
         description: 'accept, decline, merge or apply.',
         schema: { type: 'string', enum: [...BATCH_ACTIONS] },
       },
+      {
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description:
+          '"respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240).',
+        schema: { type: 'string', maxLength: 200 },
+      },
     ],
     requestBody: {
       description: 'Which works, reviewer, note.',
@@ -162,8 +175,58 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
       schema: ref('BatchActionBody'),
     },
     responses: {
-      '200': json('What was done, per work.'),
+      '200': json(
+        'The action, finished within the wait: its outcome per work.',
+        ref('BatchActionView') as unknown as TSchema,
+      ),
+      '202': json(
+        'The action, acknowledged and running (Location: its tracking resource).',
+        ref('BatchActionView') as unknown as TSchema,
+      ),
       '400': problem('A named item is not in the batch, or the body is not valid.'),
+      ...auth,
+      '404': problem('No such batch or action.'),
+      '409': problem('The batch already has an action running (`runningAction` names it).'),
+    },
+  } as OperationSpec,
+  {
+    method: 'get',
+    path: '/api/v1/admin/batches/{batchId}/actions',
+    operationId: 'listBatchActions',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: "A batch's actions, newest first",
+    description: `${KEY} Each action without its items: state, counts, who asked, when.`,
+    parameters: [batchParam],
+    responses: {
+      '200': json(
+        "The batch's actions.",
+        Type.Object({ batchId: Type.String(), items: Type.Array(ref('BatchActionBrief') as unknown as TSchema) }),
+      ),
+      ...auth,
+      '404': problem('No such batch.'),
+    },
+  } as OperationSpec,
+  {
+    method: 'get',
+    path: '/api/v1/admin/batches/{batchId}/actions/{actionId}',
+    operationId: 'getBatchAction',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: 'One batch action: its state, progress and outcome per work',
+    description: `${KEY} The tracking resource of a batch action: \`state\` is "running" until every chosen work has its outcome ("done", or "failed" with a problem detail), then "completed"; "failed" when the action itself could not go on. \`startedAtUtc\`, \`finishedAtUtc\` and \`resumedAtUtc\` (server starts that resumed it) are UTC; \`actor\` is the label of the key that asked.`,
+    parameters: [
+      batchParam,
+      {
+        name: 'actionId',
+        in: 'path',
+        required: true,
+        description: 'The action, as named by the answer to the POST.',
+        schema: { type: 'string', maxLength: 80 },
+      },
+    ],
+    responses: {
+      '200': json('The action.', ref('BatchActionView') as unknown as TSchema),
       ...auth,
       '404': problem('No such batch or action.'),
     },
@@ -175,4 +238,6 @@ export const IMPORT_COMPONENTS: Record<string, TSchema> = {
   ImportSummary,
   BatchActionBody,
   BatchItemView,
+  BatchActionView,
+  BatchActionBrief,
 };

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BATCH_ID_PATTERN, MusicContributionInput, SUBMISSION_STATUSES } from './contribution.ts';
 import { AbsoluteUrl, Nullable, StringEnum, UtcTimestamp } from './common.ts';
+import { Problem } from './envelope.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -121,3 +122,83 @@ export const BatchItemView = Type.Object(
   { ...strict, title: 'BatchItemView' },
 );
 export type BatchItemView = Static<typeof BatchItemView>;
+
+/** A batch action's life: `running` until every chosen item has its outcome, then `completed`; `failed` when the action itself could not go on (each item keeps the outcome it reached). */
+export const BATCH_ACTION_STATES = ['running', 'completed', 'failed'] as const;
+export type BatchActionState = (typeof BATCH_ACTION_STATES)[number];
+
+/** One chosen item's outcome: `waiting` (not reached yet), `done` (acted on), `failed` (see `problem`). */
+export const BATCH_ITEM_OUTCOMES = ['waiting', 'done', 'failed'] as const;
+export type BatchItemOutcome = (typeof BATCH_ITEM_OUTCOMES)[number];
+
+/** Problem details (the Problem model's fields) nested in a record: no `$id` of its own, so a record can hold it twice. */
+const NestedProblem = Type.Object(Problem.properties, { additionalProperties: true });
+
+export const BatchActionItem = Type.Object(
+  {
+    trackingCode: Type.String(),
+    itemKey: Type.String(),
+    outcome: StringEnum(BATCH_ITEM_OUTCOMES),
+    status: StringEnum(SUBMISSION_STATUSES, {
+      description: "The item's review status after the action reached it (before that: when the action started).",
+    }),
+    finishedAtUtc: Nullable(UtcTimestamp('When the action finished this item (UTC).')),
+    problem: Nullable(NestedProblem, {
+      description: 'Why the item failed (RFC 9457 problem details); null unless failed.',
+    }),
+  },
+  { ...strict, title: 'BatchActionItem' },
+);
+export type BatchActionItem = Static<typeof BatchActionItem>;
+
+const batchActionFields = {
+  actionId: Type.String({ description: 'The action, unique in the archive (e.g. "accept-20261126T220501Z-3f9c").' }),
+  batchId: Type.String(),
+  action: StringEnum(BATCH_ACTIONS),
+  state: StringEnum(BATCH_ACTION_STATES),
+  actor: Type.String({ description: "The label of the editor's key (or desk session) that asked for the action." }),
+  reviewer: Type.String({ description: 'The person acting, recorded on every item.' }),
+  note: Nullable(Type.String()),
+  approveTerms: Type.Boolean(),
+  startedAtUtc: UtcTimestamp('When the action was acknowledged (UTC).'),
+  finishedAtUtc: Nullable(UtcTimestamp('When the last item got its outcome, or the action failed (UTC).')),
+  resumedAtUtc: Type.Array(UtcTimestamp('A start of the server that resumed the action.'), {
+    description: 'Each time a server start resumed the action after a stop (graceful or not) cut it short.',
+  }),
+  total: Type.Integer({ minimum: 0, description: 'Items the action fits, chosen when it was requested.' }),
+  done: Type.Integer({ minimum: 0, description: 'Items with an outcome (acted on or failed).' }),
+  actedOn: Type.Integer({ minimum: 0, description: 'Items acted on.' }),
+  failed: Type.Integer({ minimum: 0, description: 'Items that failed, each with its problem.' }),
+  error: Nullable(NestedProblem, { description: 'Why the action as a whole failed (state "failed"); else null.' }),
+  links: Type.Object(
+    {
+      self: AbsoluteUrl('This action (poll it until `state` is no longer "running").'),
+      batch: AbsoluteUrl('The batch in the admin API.'),
+      desk: AbsoluteUrl("The batch's desk page, which shows the action's progress."),
+    },
+    strict,
+  ),
+};
+
+export const BatchActionView = Type.Object(
+  {
+    ...batchActionFields,
+    items: Type.Array(BatchActionItem, { description: 'Every chosen item with its outcome, in batch order.' }),
+  },
+  {
+    ...strict,
+    $id: 'BatchActionView',
+    title: 'BatchActionView',
+    description:
+      'One action on a review batch, run in the background: progress per item, the state, and who asked. The tracking resource of POST /api/v1/admin/batches/{batchId}/{action}.',
+  },
+);
+export type BatchActionView = Static<typeof BatchActionView>;
+
+export const BatchActionBrief = Type.Object(batchActionFields, {
+  ...strict,
+  $id: 'BatchActionBrief',
+  title: 'BatchActionBrief',
+  description: 'A batch action without its items (listings).',
+});
+export type BatchActionBrief = Static<typeof BatchActionBrief>;

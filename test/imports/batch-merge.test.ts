@@ -80,7 +80,20 @@ describe('merging a probable duplicate into the existing work', () => {
       }).toString(),
     });
     expect(acted.statusCode, acted.body).toBe(303);
-    expect(acted.headers.location).toBe(`/admin/batches/${BATCH}?done=1%20merged`);
+    // The merge runs in the background: the form waits a few seconds for it (then the count), else
+    // the batch page follows the running action.
+    expect([`/admin/batches/${BATCH}?done=1%20merged`, `/admin/batches/${BATCH}#batch-action`]).toContain(
+      acted.headers.location,
+    );
+    let latest = (await h.get(`/api/v1/admin/batches/${BATCH}`)).json().data.latestAction;
+    for (let n = 0; latest.state === 'running' && n < 1200; n++) {
+      await new Promise((r) => setTimeout(r, 250));
+      latest = (await h.get(`/api/v1/admin/batches/${BATCH}`)).json().data.latestAction;
+    }
+    expect(latest).toMatchObject({ action: 'merge', state: 'completed', actedOn: 1, failed: 0, actor: 'alice' });
+    const shown = await h.app.inject({ url: `/admin/batches/${BATCH}`, headers: { cookie } });
+    expect(shown.body).toContain('data-state="completed" data-action="merge"');
+    expect(shown.body).toContain('merge openscore-lieder: 1 of 1 done, completed');
 
     const item = (await h.get(`/api/v1/admin/contributions/${codes[AVE_MARIA]}`)).json().data;
     expect(item.status).toBe('accepted');

@@ -49,8 +49,8 @@ describe('a new genre proposed by an import lands only with an editor approval',
   });
 
   it('accepted without approval: the content lint refuses the proposal and the blockers say why', async () => {
-    const acc = await h.post(`/api/v1/admin/batches/${BATCH}/accept`, {});
-    expect(acc.json().data, acc.body).toMatchObject({ actedOn: 1, failed: 0 });
+    const acc = await h.actOnBatch(BATCH, 'accept', {});
+    expect(acc.data, acc.body).toMatchObject({ state: 'completed', actedOn: 1, failed: 0 });
     const review = (await h.get(`/api/v1/admin/contributions/${code}`)).json().data.review;
     expect(review.termsApproval).toBeNull();
     expect(review.blockers.join('\n')).toContain('"String quartet" is not a term of genres.json');
@@ -60,8 +60,8 @@ describe('a new genre proposed by an import lands only with an editor approval',
   });
 
   it('accepted again with approveTerms: genres.json gains the term in the proposal, which passes the lint', async () => {
-    const acc = await h.post(`/api/v1/admin/batches/${BATCH}/accept`, { approveTerms: true });
-    expect(acc.json().data, acc.body).toMatchObject({ actedOn: 1, failed: 0 });
+    const acc = await h.actOnBatch(BATCH, 'accept', { approveTerms: true });
+    expect(acc.data, acc.body).toMatchObject({ state: 'completed', actedOn: 1, failed: 0 });
     const data = (await h.get(`/api/v1/admin/contributions/${code}`)).json().data;
     expect(data.status).toBe('accepted');
     expect(data.review.blockers).toEqual([]);

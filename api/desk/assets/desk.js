@@ -2,6 +2,8 @@
 // it with #apply-progress[data-poll] (the admin JSON record of the item); this polls that record
 // with the session cookie once a second and reloads the page when `apply.state` is no longer
 // "applying" (visible or failed). Without JavaScript the page refreshes itself (noscript meta).
+// A batch page marks a running batch action the same way (#batch-action[data-poll]: the action's
+// admin JSON record); the progress bar and line follow it, and the page reloads once it has finished.
 'use strict';
 (function () {
   var box = document.getElementById('apply-progress');
@@ -40,4 +42,48 @@
       });
   }
   setTimeout(tick, 1000);
+})();
+(function () {
+  var box = document.getElementById('batch-action');
+  if (!box || box.getAttribute('data-state') !== 'running') return;
+  var url = box.getAttribute('data-poll');
+  var bar = document.getElementById('batch-action-bar');
+  var text = document.getElementById('batch-action-text');
+  var polls = 0;
+  function tick() {
+    polls += 1;
+    fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' }, cache: 'no-store' })
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
+      .then(function (body) {
+        var a = body && body.data ? body.data : null;
+        if (a && a.state !== 'running') {
+          if (text) text.textContent = 'The action has ' + a.state + '. Loading the outcome...';
+          window.location.reload();
+          return;
+        }
+        if (a && bar) {
+          bar.setAttribute('max', String(a.total));
+          bar.setAttribute('value', String(a.done));
+        }
+        if (a && text)
+          text.textContent =
+            a.action +
+            ' ' +
+            a.batchId +
+            ': ' +
+            a.done +
+            ' of ' +
+            a.total +
+            ' done' +
+            (a.failed > 0 ? ' (' + a.failed + ' failed)' : '') +
+            ', running';
+        if (polls < 7200) setTimeout(tick, 2000);
+      })
+      .catch(function () {
+        if (polls < 7200) setTimeout(tick, 4000);
+      });
+  }
+  setTimeout(tick, 2000);
 })();
