@@ -3,7 +3,8 @@
  * rebuilder from the settings): an applied correction is served from an incremental folder and no
  * reconcile follows; `POST /api/v1/admin/reconcile` replaces that folder with a full build of the
  * same commit, reusing the render cache; GET reports its cost, /metrics its duration, and a second
- * POST finds nothing to do.
+ * POST finds nothing to do. Then a server with ARCHIVE_RECONCILE_SCHEDULE=1m reconciles the next
+ * apply's folder on its own at the next whole minute.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -137,5 +138,48 @@ describe('the reconcile on demand', () => {
     const none = await call('POST');
     expect(none.status).toBe(200);
     expect(none.data).toMatchObject({ state: 'not-needed', commit: head });
+  }, 900_000);
+
+  it('ARCHIVE_RECONCILE_SCHEDULE reconciles a served incremental build at its next due time', async () => {
+    // The same data folder, served by a server that reconciles every minute (on the minute, UTC).
+    await app.close();
+    const scheduled = loadConfig(
+      { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: BASE, ARCHIVE_ADMIN_KEYS: ADMIN, ARCHIVE_RECONCILE_SCHEDULE: '1m' },
+      PROJECT_ROOT,
+    );
+    app = await createApp({ config: scheduled, handle, review: {} }, { logger: false });
+    const first = (await call('GET')).data;
+    expect(first).toMatchObject({ state: 'idle', schedule: '1m' });
+    expect(first.nextScheduledAtUtc).toMatch(/:00\.000Z$/);
+
+    const caller = injectCaller(app);
+    const code = await acceptedCorrection(caller, ADMIN, {
+      workSlug: WORK,
+      fieldName: 'year',
+      currentValue: 'c. 1724',
+      proposedValue: 'c. 1723',
+    });
+    const applied = await caller('POST', `/api/v1/admin/correction-reports/${code}/apply`, {
+      headers: admin,
+      body: { reviewer: 'Dana Editor' },
+    });
+    expect(applied.status, applied.text).toBe(200);
+    const head = await git(config.contentRepo, ['rev-parse', 'HEAD']);
+    expect(readBuildInfo(handle.current.dir)).toMatchObject({ mode: 'incremental', commit: head });
+
+    // A due time that found the full build served did nothing; the first one after the apply runs.
+    const deadline = Date.now() + 400_000;
+    let status = (await call('GET')).data;
+    while (!(status.commit === head && ['completed', 'failed', 'cancelled'].includes(status.state))) {
+      if (Date.now() > deadline) throw new Error(`no scheduled reconcile: ${JSON.stringify(status)}`);
+      await new Promise((r) => setTimeout(r, 250));
+      status = (await call('GET')).data;
+    }
+    expect(status, JSON.stringify(status)).toMatchObject({ state: 'completed', trigger: 'schedule', commit: head });
+    // It started on a due time: a whole minute.
+    expect(Date.parse(status.startedAtUtc) % 60_000).toBeLessThan(15_000);
+    expect(status.cost.scoresEngraved).toBe(0);
+    expect(path.basename(handle.current.dir)).toBe(buildKey(head, BASE));
+    expect(readBuildInfo(handle.current.dir)).toMatchObject({ mode: 'full', commit: head });
   }, 900_000);
 });
