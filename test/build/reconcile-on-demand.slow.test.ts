@@ -36,12 +36,15 @@ const config = loadConfig(
 let app: FastifyInstance;
 let handle: SiteHandle;
 let openapi: Record<string, unknown>;
+/** The server's log lines (JSON). */
+const logs: string[] = [];
+const logger = { level: 'info', stream: { write: (line: string) => void logs.push(line) } };
 
 beforeAll(async () => {
   const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   handle = await SiteHandle.open(await ensureBuild(config, repo.head));
   openapi = JSON.parse(readFileSync(path.join(handle.current.dir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'));
-  app = await createApp({ config, handle, review: {} }, { logger: false });
+  app = await createApp({ config, handle, review: {} }, { logger });
 }, 300_000);
 afterAll(async () => {
   await app?.close();
@@ -126,6 +129,16 @@ describe('the reconcile on demand', () => {
     expect(status.cost.scoresRendered).toBeGreaterThan(0);
     expect(status.cost.scoresEngraved).toBe(0);
     expect(status.cost.scoresFromCache).toBe(status.cost.scoresRendered);
+
+    // One log line says how it ended, what asked for it, its time and its cost.
+    const line = logs
+      .map((l) => JSON.parse(l) as { msg: string })
+      .find((l) => l.msg.startsWith(`background reconcile of ${head.slice(0, 12)}: `));
+    expect(line?.msg).toBe(
+      `background reconcile of ${head.slice(0, 12)}: swapped (on-demand; ${status.durationMs} ms; full build ${info.durationMs} ms: ` +
+        `${info.works} works, ${info.searchIndex.pages} pages, ${info.scores.rendered} scores (0 engraved, ${info.scores.fromCache} from the render cache), ` +
+        `peak RSS ${Math.round(info.peakRssBytes / 1048576)} MiB)`,
+    );
 
     // /metrics has the last reconcile's duration.
     const metrics = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
