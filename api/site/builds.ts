@@ -671,6 +671,10 @@ export class Rebuilder implements SiteRebuilder {
   private record: ReconcileRecord = IDLE;
   private scheduleTimer: NodeJS.Timeout | null = null;
   private nextScheduledAt: number | null = null;
+  /** Rebuilds queued or running (not counting callers that share one). */
+  private rebuildsInFlight = 0;
+  /** A due time of the schedule came while a rebuild ran: act on it when the rebuilds are done. */
+  private scheduleDuePending = false;
   private closed = false;
 
   constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
@@ -721,7 +725,21 @@ export class Rebuilder implements SiteRebuilder {
       };
     });
     this.waiting = run;
-    this.queue = run.catch(() => undefined);
+    this.rebuildsInFlight++;
+    this.queue = run
+      .catch(() => undefined)
+      .finally(() => {
+        this.rebuildsInFlight--;
+        // A due time that came while this rebuild ran: reconcile what it served.
+        if (this.rebuildsInFlight === 0 && this.scheduleDuePending) {
+          this.scheduleDuePending = false;
+          try {
+            this.onScheduleDue();
+          } catch {
+            // Never break the rebuild queue; the next due time tries again.
+          }
+        }
+      });
     return run;
   }
 
@@ -848,6 +866,12 @@ export class Rebuilder implements SiteRebuilder {
   }
 
   private onScheduleDue(): void {
+    if (this.closed) return;
+    // The served build is about to change: a reconcile of it now would be superseded at once.
+    if (this.rebuildsInFlight > 0) {
+      this.scheduleDuePending = true;
+      return;
+    }
     const r = this.reconcile;
     if (r) {
       // One waiting for its quiet period runs now; a running one is already doing the work.
