@@ -13,7 +13,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Config } from './config.ts';
 import { cacheSizes, type SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
-import { Rebuilder, type SiteRebuilder } from './site/builds.ts';
+import { Rebuilder, reconcileLogLine, type ReconcileEvent, type SiteRebuilder } from './site/builds.ts';
+import { registerReconcileRoutes } from './site/reconcile-routes.ts';
 import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
 import { ProblemError, problemBody, sendProblem, type ProblemPages } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
@@ -185,8 +186,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   configureSharedEngravePool(config.engrave);
   // Requests in progress and the graceful stop (api/lifecycle.ts).
   const gate = new ShutdownGate();
-  // The background reconcile after an incremental build reports to the server's log (set below).
-  let logReconcile: (event: { commit: string; outcome: string }) => void = () => undefined;
+  // A reconcile's end goes to the server's log and metrics (set below, once both exist).
+  let logReconcile: (event: ReconcileEvent) => void = () => undefined;
   // Every store is built here, once, and passed down: two instances of one store would each
   // have their own locks.
   const ctx: AppContext = {
@@ -197,6 +198,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
       new Rebuilder(config, handle, {
         incremental: config.incrementalBuilds,
         reconcileDelayMs: config.reconcileDelayMs,
+        reconcileSchedule: config.reconcileSchedule,
         onReconcile: (event) => logReconcile(event),
       }),
     blobs: createBlobStore(config),
@@ -529,9 +531,12 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   app.addHook('onClose', async () => ctx.handle.current.catalog.summaries.close());
   // A waiting or running background reconcile stops with the server (the next start serves the folder it would have replaced).
   app.addHook('onClose', async () => ctx.rebuilder.close?.());
-  logReconcile = (event) =>
-    app.log.info({ reconcile: event }, `background reconcile of ${event.commit.slice(0, 12)}: ${event.outcome}`);
-  // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn.
+  logReconcile = (event) => {
+    metrics.observeReconcile(event);
+    app.log.info({ reconcile: event }, reconcileLogLine(event));
+  };
+  // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn, in
+  // the "after each apply" mode (else the schedule or a request does).
   ctx.rebuilder.reconcileServed?.();
 
   registerDeprecationHeaders(app, deprecations, base);
@@ -560,6 +565,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   registerTrackPage(app, ctx);
   registerSearchPage(app, ctx);
   registerObservabilityRoutes(app, ctx);
+  registerReconcileRoutes(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();

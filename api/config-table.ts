@@ -363,12 +363,20 @@ export const SETTINGS: readonly SettingRow[] = [
       'works per Pagefind index: a larger catalog gets several indexes, named in `pagefind/shards.json` and merged by the search page in the browser, so the build\'s memory follows the shard and an incremental build re-indexes only the shards its changed works fall in (docs/architecture.md, "Search index in shards")',
   },
   {
-    names: ['ARCHIVE_RECONCILE_DELAY_MS'],
-    type: 'milliseconds or `off`',
-    default: '`30000`',
+    names: ['ARCHIVE_RECONCILE_SCHEDULE'],
+    type: '`off`, `<n>m` / `<n>h` / `<n>d`, or `daily@HH:MM`',
+    default: '`off`',
     readBy: 'server',
     meaning:
-      'after an incremental apply, this long without another one, a full build of the same commit runs in the background at low CPU priority and replaces it; `off`: never',
+      'when the server replaces a served incremental build with a full build of the same commit (the reconcile: in the background, lowest CPU priority, reusing the render cache; nothing to do when the served build is full). An interval (1 minute to 7 days) runs at whole multiples of it in UTC (`6h`: 00:00, 06:00, 12:00, 18:00 UTC); `daily@03:00` once a day at that UTC time; `off`: only on demand (`POST /api/v1/admin/reconcile`) (docs/operations.md, "Reconcile")',
+  },
+  {
+    names: ['ARCHIVE_RECONCILE_DELAY_MS'],
+    type: 'milliseconds or `off`',
+    default: '`off`',
+    readBy: 'server',
+    meaning:
+      'the "after each apply" reconcile: after an incremental apply, this long without another one, a full build of the same commit runs in the background and replaces it (and a server started on an incremental build does the same); `off`: never. At 100,000 works that full build takes close to an hour, so prefer ARCHIVE_RECONCILE_SCHEDULE',
   },
   {
     names: ['ARCHIVE_CHROMIUM_PATH'],

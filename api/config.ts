@@ -22,6 +22,7 @@ import {
 } from '../src/lib/site/engrave-pool.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeAllowEntry } from './review/fetch.ts';
 import { settingValue } from './config-table.ts';
+import { parseReconcileSchedule, type ReconcileSchedule } from '../src/domain/reconcile-schedule.ts';
 import { DEFAULT_CACHE_BUDGETS, MIB, type CacheBudgets } from './site/cache-budgets.ts';
 
 export interface RateLimitSetting {
@@ -139,8 +140,10 @@ export interface Config {
   s3: S3Settings;
   /** ARCHIVE_INCREMENTAL_BUILDS: rebuilds (and the start-up build) build only what a change touches when they can. */
   incrementalBuilds: boolean;
-  /** ARCHIVE_RECONCILE_DELAY_MS: quiet time after an incremental swap before the full build that replaces it; null: never. */
+  /** ARCHIVE_RECONCILE_DELAY_MS: quiet time after an incremental swap before the full build that replaces it; null: never (default). */
   reconcileDelayMs: number | null;
+  /** ARCHIVE_RECONCILE_SCHEDULE: when a served incremental build is reconciled on a schedule (default off). */
+  reconcileSchedule: ReconcileSchedule;
   /**
    * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
    * worker threads and each score's time and memory budget, for builds, review checks and the desk.
@@ -658,22 +661,29 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
   };
 }
 
-/** ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1) and ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off", default 30000). */
+/**
+ * ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1), ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off",
+ * default off) and ARCHIVE_RECONCILE_SCHEDULE (src/domain/reconcile-schedule.ts, default off).
+ */
 export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   incrementalBuilds: boolean;
   reconcileDelayMs: number | null;
+  reconcileSchedule: ReconcileSchedule;
 } {
   const incremental = settingValue(env, 'ARCHIVE_INCREMENTAL_BUILDS') ?? '1';
   if (incremental !== '0' && incremental !== '1')
     throw new ConfigError(`ARCHIVE_INCREMENTAL_BUILDS must be 0 or 1 (got "${incremental}")`);
-  const delay = settingValue(env, 'ARCHIVE_RECONCILE_DELAY_MS') ?? '30000';
+  // A full build after every apply costs close to an hour at 100,000 works: opt-in only.
+  const delay = settingValue(env, 'ARCHIVE_RECONCILE_DELAY_MS') ?? 'off';
   let reconcileDelayMs: number | null = null;
   if (delay !== 'off') {
     if (!/^\d{1,9}$/.test(delay))
       throw new ConfigError(`ARCHIVE_RECONCILE_DELAY_MS must be a number of milliseconds or "off" (got "${delay}")`);
     reconcileDelayMs = Number(delay);
   }
-  return { incrementalBuilds: incremental === '1', reconcileDelayMs };
+  const parsed = parseReconcileSchedule(settingValue(env, 'ARCHIVE_RECONCILE_SCHEDULE') ?? 'off');
+  if (!parsed.ok) throw new ConfigError(`ARCHIVE_RECONCILE_SCHEDULE ${parsed.problem}`);
+  return { incrementalBuilds: incremental === '1', reconcileDelayMs, reconcileSchedule: parsed.schedule };
 }
 
 function parseDownloadOffload(value: string | undefined): 'none' | 'nginx' {

@@ -48,6 +48,9 @@ export class ArchiveMetrics {
   readonly reviewQueue: Gauge<'kind' | 'status'>;
   readonly cacheBytes: Gauge<'cache'>;
   readonly cacheBudget: Gauge<'cache'>;
+  readonly reconciles: Counter<'trigger' | 'outcome'>;
+  readonly reconcileLastDuration: Gauge;
+  readonly reconcileLastScores: Gauge<'source'>;
   private cacheSizes: () => CacheSize[] = () => [];
   private reviewQueueCounter: ReviewQueueCounter | null = null;
   private reviewQueueCache: { at: number; rows: Awaited<ReturnType<ReviewQueueCounter>> } | null = null;
@@ -127,6 +130,23 @@ export class ArchiveMetrics {
         for (const c of metrics.cacheSizes()) this.set({ cache: c.cache }, c.bytes);
       },
     });
+    this.reconciles = new Counter({
+      name: 'archive_reconciles_total',
+      help: 'Reconciles (a full build replacing a served incremental build) that ended, by trigger and outcome (swapped, superseded, failed, cancelled).',
+      labelNames: ['trigger', 'outcome'],
+      registers,
+    });
+    this.reconcileLastDuration = new Gauge({
+      name: 'archive_reconcile_last_duration_seconds',
+      help: 'Duration of the last reconcile that ran its full build (checkout, build, swap); 0 until one has.',
+      registers,
+    });
+    this.reconcileLastScores = new Gauge({
+      name: 'archive_reconcile_last_scores',
+      help: "Scores of the last reconcile's full build, by source: engraved, or taken from the render cache.",
+      labelNames: ['source'],
+      registers,
+    });
     this.cacheBudget = new Gauge({
       name: 'archive_cache_budget_bytes',
       help: 'The byte budget of each in-memory cache of the served build (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB).',
@@ -136,6 +156,24 @@ export class ArchiveMetrics {
         for (const c of metrics.cacheSizes()) this.set({ cache: c.cache }, c.budget);
       },
     });
+  }
+
+  /** A reconcile ended (the rebuilder's onReconcile). */
+  observeReconcile(event: {
+    trigger: string;
+    outcome: string;
+    durationMs?: number;
+    cost?: { scoresEngraved: number; scoresFromCache: number } | null;
+  }): void {
+    this.reconciles.inc({ trigger: event.trigger, outcome: event.outcome });
+    // Only a reconcile that built something has a duration worth reporting as "the last one".
+    if (event.outcome === 'swapped' || event.outcome === 'superseded' || event.outcome === 'failed') {
+      if (event.durationMs !== undefined) this.reconcileLastDuration.set(event.durationMs / 1000);
+    }
+    if (event.cost) {
+      this.reconcileLastScores.set({ source: 'engraved' }, event.cost.scoresEngraved);
+      this.reconcileLastScores.set({ source: 'render-cache' }, event.cost.scoresFromCache);
+    }
   }
 
   /** Where the caches' sizes come from (the served build; set once by createApp). */

@@ -24,6 +24,8 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
+import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
+import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -512,23 +514,40 @@ export interface SwapResult {
   phases?: Record<string, number>;
 }
 
+/** How a reconcile ended: swapped in, built but not swapped (a newer build was served meanwhile), failed, or stopped. */
+export type ReconcileOutcome = 'swapped' | 'superseded' | 'failed' | 'cancelled';
+
+export interface ReconcileEvent {
+  commit: string;
+  outcome: ReconcileOutcome;
+  trigger: ReconcileTrigger;
+  buildDir?: string;
+  error?: string;
+  /** From the request to the end (zero for one stopped before its build started). */
+  durationMs?: number;
+  /** The full build's cost (build.json), when it finished. */
+  cost?: ReconcileCost | null;
+}
+
 export interface RebuilderOptions {
   /** Build incrementally from the served build (default true; ARCHIVE_INCREMENTAL_BUILDS=0 turns it off). */
   incremental?: boolean;
   /**
-   * After an incremental swap, wait this long without another rebuild, then build the same commit
-   * in full in the background (lowest CPU priority) and switch to it when done. null or absent:
-   * never. The server's own rebuilder takes it from ARCHIVE_RECONCILE_DELAY_MS (default 30000,
-   * "off" for never); call `close()` when done with a rebuilder that reconciles.
+   * The "after each apply" mode: after an incremental swap, wait this long without another rebuild,
+   * then build the same commit in full in the background (lowest CPU priority) and switch to it
+   * when done; a server started on an incremental folder does the same. null or absent: never
+   * (the server's default, ARCHIVE_RECONCILE_DELAY_MS=off). Call `close()` when done with a
+   * rebuilder that reconciles.
    */
   reconcileDelayMs?: number | null;
-  /** Told when a background reconcile ends (tests, logs). */
-  onReconcile?: (event: {
-    commit: string;
-    outcome: 'swapped' | 'superseded' | 'failed' | 'cancelled';
-    buildDir?: string;
-    error?: string;
-  }) => void;
+  /**
+   * When to reconcile on a schedule (ARCHIVE_RECONCILE_SCHEDULE): at each due time, a served
+   * incremental build is replaced by a full build of its commit; a served full build needs nothing.
+   * Absent or `off`: never on a schedule.
+   */
+  reconcileSchedule?: ReconcileSchedule;
+  /** Told when a reconcile ends (tests, logs, metrics). */
+  onReconcile?: (event: ReconcileEvent) => void;
 }
 
 interface Reconcile {
@@ -540,13 +559,80 @@ interface Reconcile {
   timer: NodeJS.Timeout | null;
   abort: AbortController;
   running: Promise<void> | null;
+  /** What GET /api/v1/admin/reconcile reports of it. */
+  record: ReconcileRecord;
+}
+
+interface ReconcileRecord {
+  state: ReconcileState;
+  trigger: ReconcileTrigger | null;
+  commit: string | null;
+  requestedAt: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  detail: string | null;
+  cost: ReconcileCost | null;
+}
+
+const IDLE: ReconcileRecord = {
+  state: 'idle',
+  trigger: null,
+  commit: null,
+  requestedAt: null,
+  startedAt: null,
+  finishedAt: null,
+  detail: null,
+  cost: null,
+};
+
+/** setTimeout's longest delay; a later due time is reached in steps. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const utc = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** The cost of a complete full build, from its build.json; null when it cannot be read. */
+export function readBuildCost(dir: string): ReconcileCost | null {
+  try {
+    const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as {
+      durationMs?: number;
+      works?: number;
+      searchIndex?: { pages?: number };
+      scores?: { rendered?: number; engraved?: number; fromCache?: number; failed?: number };
+      peakRssBytes?: number;
+    };
+    const n = (v: number | undefined) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
+    return {
+      buildMs: n(info.durationMs),
+      works: n(info.works),
+      pages: n(info.searchIndex?.pages),
+      scoresRendered: n(info.scores?.rendered),
+      scoresEngraved: n(info.scores?.engraved),
+      scoresFromCache: n(info.scores?.fromCache),
+      scoresFailed: n(info.scores?.failed),
+      peakRssBytes: n(info.peakRssBytes),
+    };
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Rebuild the content repository's HEAD and switch the server to it, one at a time: incrementally
- * from the served build when possible (scripts/build-incremental.ts), then, after a quiet period,
- * a background full build of the same commit replaces the incremental folder (the reconcile).
+ * The server's log line for a reconcile's end: `background reconcile of <commit12>: <outcome>`,
+ * then how it was asked for, its time and its full build's cost.
  */
+export function reconcileLogLine(event: ReconcileEvent): string {
+  const parts = [`${event.trigger}`];
+  if (event.durationMs !== undefined) parts.push(`${event.durationMs} ms`);
+  const c = event.cost;
+  if (c)
+    parts.push(
+      `full build ${c.buildMs} ms: ${c.works} works, ${c.pages} pages, ${c.scoresRendered} scores ` +
+        `(${c.scoresEngraved} engraved, ${c.scoresFromCache} from the render cache), peak RSS ${Math.round(c.peakRssBytes / 1048576)} MiB`,
+    );
+  if (event.error && event.outcome === 'failed') parts.push(event.error.split('\n')[0]!.slice(0, 300));
+  return `background reconcile of ${event.commit.slice(0, 12)}: ${event.outcome} (${parts.join('; ')})`;
+}
+
 /**
  * What the server asks of a rebuilder (AppContext.rebuilder): rebuild the content repository's
  * HEAD and swap the served build. `Rebuilder` is the real one; tests hold rebuilds back or make
@@ -556,12 +642,23 @@ export interface SiteRebuilder {
   rebuildAndSwap(): Promise<SwapResult>;
   /** Make the persistent build checkout now rather than at the first rebuild. */
   prepareCheckout?(): Promise<void>;
-  /** Reconcile a served incremental folder (started on one after a stop). */
+  /** Reconcile a served incremental folder (started on one after a stop), when reconciling after applies. */
   reconcileServed?(): void;
-  /** Stop a waiting or running background reconcile. */
+  /** Reconcile the served build now if it is incremental (POST /api/v1/admin/reconcile); answers the reconcile's status. */
+  requestReconcile(): ReconcileStatus;
+  /** The current or last reconcile (GET /api/v1/admin/reconcile). */
+  reconcileStatus(): ReconcileStatus;
+  /** Stop a waiting or running background reconcile and the schedule. */
   close?(): void | Promise<void>;
 }
 
+/**
+ * Rebuild the content repository's HEAD and switch the server to it, one at a time: incrementally
+ * from the served build when possible (scripts/build-incremental.ts). A reconcile (a background
+ * full build of the same commit that replaces an incremental folder, at the lowest CPU priority)
+ * runs on demand (`requestReconcile`), on the operator's schedule, or after each incremental swap
+ * once a quiet period passed (the opt-in `reconcileDelayMs`); never more than one at a time.
+ */
 export class Rebuilder implements SiteRebuilder {
   private readonly config: Config;
   private readonly handle: SiteHandle;
@@ -570,6 +667,14 @@ export class Rebuilder implements SiteRebuilder {
   /** A rebuild queued behind the running one and not started yet: later callers share it (it builds HEAD as of its start). */
   private waiting: Promise<SwapResult> | null = null;
   private reconcile: Reconcile | null = null;
+  /** The current or last reconcile, for its status. */
+  private record: ReconcileRecord = IDLE;
+  private scheduleTimer: NodeJS.Timeout | null = null;
+  private nextScheduledAt: number | null = null;
+  /** Rebuilds queued or running (not counting callers that share one). */
+  private rebuildsInFlight = 0;
+  /** A due time of the schedule came while a rebuild ran: act on it when the rebuilds are done. */
+  private scheduleDuePending = false;
   private closed = false;
 
   constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
@@ -580,6 +685,7 @@ export class Rebuilder implements SiteRebuilder {
       incremental: options.incremental ?? true,
       reconcileDelayMs: options.reconcileDelayMs ?? null,
     };
+    this.armSchedule();
   }
 
   rebuildAndSwap(): Promise<SwapResult> {
@@ -592,7 +698,8 @@ export class Rebuilder implements SiteRebuilder {
       const commit = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
       const previous = this.handle.current.dir;
       // A reconcile of an older commit would be replaced at once: stop it, this build supersedes it.
-      if (this.reconcile && this.reconcile.commit !== commit) this.cancelReconcile('superseded');
+      if (this.reconcile && this.reconcile.commit !== commit)
+        this.cancelReconcile('superseded', `superseded by a build of ${commit.slice(0, 12)}`);
       const buildDir =
         this.options.incremental && isCompleteBuild(previous)
           ? await ensureIncrementalBuild(this.config, commit, previous, { timings: phases, worktree: 'rebuild' })
@@ -607,7 +714,7 @@ export class Rebuilder implements SiteRebuilder {
         phases.pruneMs = Date.now() - p;
       }
       const info = readBuildInfo(buildDir);
-      if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir);
+      if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir, 'after-apply');
       return {
         commit,
         buildDir,
@@ -618,18 +725,90 @@ export class Rebuilder implements SiteRebuilder {
       };
     });
     this.waiting = run;
-    this.queue = run.catch(() => undefined);
+    this.rebuildsInFlight++;
+    this.queue = run
+      .catch(() => undefined)
+      .finally(() => {
+        this.rebuildsInFlight--;
+        // A due time that came while this rebuild ran: reconcile what it served.
+        if (this.rebuildsInFlight === 0 && this.scheduleDuePending) {
+          this.scheduleDuePending = false;
+          try {
+            this.onScheduleDue();
+          } catch {
+            // Never break the rebuild queue; the next due time tries again.
+          }
+        }
+      });
     return run;
   }
 
   /**
    * Reconcile the served build if it is an incremental one (a start after a stop that left one
-   * serving): the same quiet period and background full build as after an incremental swap.
+   * serving), in the "after each apply" mode only: the same quiet period and background full build
+   * as after an incremental swap. Otherwise the schedule or a request reconciles it.
    */
   reconcileServed(): void {
     const dir = this.handle.current.dir;
     const info = readBuildInfo(dir);
-    if (info?.mode === 'incremental' && info.commit) this.scheduleReconcile(info.commit, dir);
+    if (info?.mode === 'incremental' && info.commit) this.scheduleReconcile(info.commit, dir, 'start');
+  }
+
+  /**
+   * Reconcile the served build now, if it is incremental: a waiting reconcile starts at once, a
+   * running one carries on (the answer is its status), and a served full build needs nothing
+   * (`not-needed`). Never throws.
+   */
+  requestReconcile(): ReconcileStatus {
+    if (this.closed) return this.reconcileStatus();
+    const r = this.reconcile;
+    if (r) {
+      if (r.timer) {
+        clearTimeout(r.timer);
+        r.timer = null;
+        r.record.trigger = 'on-demand';
+        this.startReconcile(r);
+      }
+      return this.reconcileStatus();
+    }
+    const dir = this.handle.current.dir;
+    const info = readBuildInfo(dir);
+    if (info?.mode === 'incremental' && info.commit) {
+      this.startReconcile(this.newReconcile(info.commit, dir, 'on-demand'));
+    } else {
+      const now = Date.now();
+      this.record = {
+        ...IDLE,
+        state: 'not-needed',
+        trigger: 'on-demand',
+        commit: info?.commit ?? null,
+        requestedAt: now,
+        finishedAt: now,
+        detail: info?.commit
+          ? `the served build is already a full build of ${info.commit.slice(0, 12)}`
+          : 'the served build is a full build',
+      };
+    }
+    return this.reconcileStatus();
+  }
+
+  /** The current or last reconcile, and the schedule. */
+  reconcileStatus(): ReconcileStatus {
+    const r = this.record;
+    const ended = r.finishedAt !== null && r.requestedAt !== null;
+    return {
+      state: r.state,
+      trigger: r.trigger,
+      commit: r.commit,
+      requestedAtUtc: utc(r.requestedAt),
+      startedAtUtc: utc(r.startedAt),
+      finishedAtUtc: utc(r.finishedAt),
+      durationMs: ended ? r.finishedAt! - (r.startedAt ?? r.requestedAt!) : null,
+      detail: r.detail,
+      cost: r.cost,
+      schedule: scheduleText(this.options.reconcileSchedule ?? { kind: 'off' }),
+      nextScheduledAtUtc: utc(this.nextScheduledAt),
+    };
   }
 
   /**
@@ -653,26 +832,73 @@ export class Rebuilder implements SiteRebuilder {
     return this.reconcile ? { commit: this.reconcile.commit, running: this.reconcile.running !== null } : null;
   }
 
-  /** Stop a waiting or running reconcile (server stop). */
+  /** Stop a waiting or running reconcile and the schedule (server stop). */
   close(): void {
     this.closed = true;
-    this.cancelReconcile('cancelled');
+    if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
+    this.scheduleTimer = null;
+    this.nextScheduledAt = null;
+    this.cancelReconcile('cancelled', 'the server stopped');
   }
 
-  private cancelReconcile(outcome: 'superseded' | 'cancelled'): void {
+  /** Wait for the next due time of the schedule, then reconcile a served incremental build. */
+  private armSchedule(): void {
+    const schedule = this.options.reconcileSchedule;
+    if (!schedule || this.closed) return;
+    const due = nextReconcileAt(schedule, Date.now());
+    if (due === null) return;
+    this.nextScheduledAt = due;
+    const wait = () => {
+      const left = due - Date.now();
+      this.scheduleTimer = setTimeout(
+        () => {
+          if (this.closed) return;
+          if (Date.now() < due) return wait();
+          this.scheduleTimer = null;
+          this.onScheduleDue();
+          this.armSchedule();
+        },
+        Math.min(Math.max(left, 0), MAX_TIMER_MS),
+      );
+      this.scheduleTimer.unref();
+    };
+    wait();
+  }
+
+  private onScheduleDue(): void {
+    if (this.closed) return;
+    // The served build is about to change: a reconcile of it now would be superseded at once.
+    if (this.rebuildsInFlight > 0) {
+      this.scheduleDuePending = true;
+      return;
+    }
     const r = this.reconcile;
-    if (!r) return;
-    this.reconcile = null;
-    if (r.timer) clearTimeout(r.timer);
-    r.abort.abort();
-    if (!r.running) this.options.onReconcile?.({ commit: r.commit, outcome });
+    if (r) {
+      // One waiting for its quiet period runs now; a running one is already doing the work.
+      if (r.timer) {
+        clearTimeout(r.timer);
+        r.timer = null;
+        r.record.trigger = 'schedule';
+        this.startReconcile(r);
+      }
+      return;
+    }
+    const dir = this.handle.current.dir;
+    const info = readBuildInfo(dir);
+    // A served full build: nothing to do, and nothing recorded (the last reconcile stays reported).
+    if (info?.mode === 'incremental' && info.commit)
+      this.startReconcile(this.newReconcile(info.commit, dir, 'schedule'));
   }
 
-  private scheduleReconcile(commit: string, incrementalDir: string): void {
-    const delay = this.options.reconcileDelayMs;
-    if (delay === null || delay === undefined || this.closed) return;
-    if (this.reconcile?.commit === commit) return;
-    this.cancelReconcile('superseded');
+  private newReconcile(commit: string, incrementalDir: string, trigger: ReconcileTrigger): Reconcile {
+    this.cancelReconcile('superseded', `superseded by a reconcile of ${commit.slice(0, 12)}`);
+    const record: ReconcileRecord = {
+      ...IDLE,
+      state: 'waiting',
+      trigger,
+      commit,
+      requestedAt: Date.now(),
+    };
     const r: Reconcile = {
       commit,
       incrementalDir,
@@ -684,17 +910,61 @@ export class Rebuilder implements SiteRebuilder {
       timer: null,
       abort: new AbortController(),
       running: null,
+      record,
     };
     this.reconcile = r;
+    this.record = record;
+    return r;
+  }
+
+  private startReconcile(r: Reconcile): void {
+    r.record.state = 'running';
+    r.record.startedAt = Date.now();
+    r.running = this.runReconcile(r);
+  }
+
+  private cancelReconcile(outcome: 'superseded' | 'cancelled', detail: string): void {
+    const r = this.reconcile;
+    if (!r) return;
+    this.reconcile = null;
+    if (r.timer) clearTimeout(r.timer);
+    r.abort.abort(detail);
+    if (!r.running) {
+      r.record.state = 'cancelled';
+      r.record.finishedAt = Date.now();
+      r.record.detail = detail;
+      this.options.onReconcile?.({
+        commit: r.commit,
+        outcome,
+        trigger: r.record.trigger ?? 'after-apply',
+        durationMs: 0,
+      });
+    }
+  }
+
+  /** The "after each apply" mode: reconcile `commit` once no other rebuild came for the delay. */
+  private scheduleReconcile(commit: string, incrementalDir: string, trigger: 'after-apply' | 'start'): void {
+    const delay = this.options.reconcileDelayMs;
+    if (delay === null || delay === undefined || this.closed) return;
+    if (this.reconcile?.commit === commit) return;
+    const r = this.newReconcile(commit, incrementalDir, trigger);
     r.timer = setTimeout(() => {
       r.timer = null;
-      r.running = this.runReconcile(r);
+      this.startReconcile(r);
     }, delay);
     r.timer.unref();
   }
 
   private async runReconcile(r: Reconcile): Promise<void> {
     const report = this.options.onReconcile ?? (() => undefined);
+    const trigger = r.record.trigger ?? 'after-apply';
+    const end = (state: ReconcileState, detail: string | null, cost: ReconcileCost | null) => {
+      r.record.state = state;
+      r.record.finishedAt = Date.now();
+      r.record.detail = detail;
+      r.record.cost = cost;
+      return r.record.finishedAt - (r.record.startedAt ?? r.record.requestedAt ?? r.record.finishedAt);
+    };
     try {
       const dir = await ensureBuild(this.config, r.commit, {
         acceptIncremental: false,
@@ -712,13 +982,24 @@ export class Rebuilder implements SiteRebuilder {
           return true;
         })
         .catch(() => false))) as boolean;
-      report({ commit: r.commit, outcome: swapped ? 'swapped' : 'superseded', buildDir: dir });
-    } catch (err) {
+      const cost = readBuildCost(dir);
+      const durationMs = swapped
+        ? end('completed', null, cost)
+        : end('cancelled', 'built, but a newer build was served meanwhile', cost);
       report({
         commit: r.commit,
-        outcome: r.abort.signal.aborted ? 'cancelled' : 'failed',
-        error: (err as Error).message.slice(0, 2000),
+        outcome: swapped ? 'swapped' : 'superseded',
+        trigger,
+        buildDir: dir,
+        durationMs,
+        cost,
       });
+    } catch (err) {
+      const aborted = r.abort.signal.aborted;
+      const message = (err as Error).message.slice(0, 2000);
+      const reason = typeof r.abort.signal.reason === 'string' ? r.abort.signal.reason : 'stopped';
+      const durationMs = aborted ? end('cancelled', reason, null) : end('failed', message, null);
+      report({ commit: r.commit, outcome: aborted ? 'cancelled' : 'failed', trigger, error: message, durationMs });
     } finally {
       if (this.reconcile === r) this.reconcile = null;
     }

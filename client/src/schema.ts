@@ -301,6 +301,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current or last reconcile, its cost and the schedule
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. State, trigger, commit, times (UTC), duration and the full build's cost from its build.json (build time, works, pages, scores engraved and from the render cache, peak memory), with the schedule and its next due time. Kept in memory: a restart starts from "idle".
+         */
+        get: operations["getReconcile"];
+        put?: never;
+        /**
+         * Replace a served incremental build with a full build of the same commit, now
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Applies build incrementally; the reconcile is the full build of the served commit that replaces the incremental folder (in the background, at the lowest CPU priority, reusing the render cache; close to an hour at 100,000 works). It also runs on the schedule ARCHIVE_RECONCILE_SCHEDULE sets, and after each apply with ARCHIVE_RECONCILE_DELAY_MS. A request while one runs starts nothing new and answers the running one (202); one waiting for its quiet period starts at once. An apply of a newer commit cancels it (state `cancelled`). No body. Read its progress and cost with GET on the same path.
+         */
+        post: operations["requestReconcile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/session": {
         parameters: {
             query?: never;
@@ -4312,6 +4336,43 @@ export interface components {
             /** @description The provider's stable user id. */
             userId: string;
         };
+        /** @description What the reconcile's full build cost, from its build.json. */
+        ReconcileCost: {
+            /** @description The full build's own time (build.json `durationMs`). */
+            buildMs: number;
+            /** @description Pages indexed for search (build.json `searchIndex.pages`). */
+            pages: number;
+            /** @description The build process's peak resident memory. */
+            peakRssBytes: number;
+            /** @description Scores engraved by this build (not in the render cache). */
+            scoresEngraved: number;
+            /** @description Scores that could not be rendered. */
+            scoresFailed: number;
+            /** @description Scores taken from the render cache (verified entries), not engraved again. */
+            scoresFromCache: number;
+            /** @description Scores the build rendered (engraved or from the cache). */
+            scoresRendered: number;
+            /** @description Works built. */
+            works: number;
+        };
+        /** @description The current or last reconcile: a full build of the served commit that replaces an incremental build folder. */
+        ReconcileStatus: {
+            commit: string | null;
+            /** @description The full build's cost (completed; also when a newer apply superseded a finished build) */
+            cost: components["schemas"]["ReconcileCost"] | null;
+            detail: string | null;
+            durationMs: number | null;
+            finishedAtUtc: string | null;
+            nextScheduledAtUtc: string | null;
+            requestedAtUtc: string | null;
+            /** @description ARCHIVE_RECONCILE_SCHEDULE as the server reads it (`off`, `6h`, `daily@03:00`). */
+            schedule: string;
+            startedAtUtc: string | null;
+            /** @description idle: none requested since the server started. waiting: due after the quiet period of ARCHIVE_RECONCILE_DELAY_MS. running: the full build is running (lowest CPU priority). completed: the full build replaced the incremental folder. failed: the build failed; the incremental folder keeps serving (`detail` says why). cancelled: stopped by a server stop, or superseded by an apply of a newer commit (`detail`). not-needed: the served build was already a full build. */
+            state: "idle" | "waiting" | "running" | "completed" | "failed" | "cancelled" | "not-needed";
+            /** @description What asked for it: schedule (ARCHIVE_RECONCILE_SCHEDULE), on-demand (POST /api/v1/admin/reconcile), after-apply (ARCHIVE_RECONCILE_DELAY_MS), start (a server started on an incremental folder with ARCHIVE_RECONCILE_DELAY_MS set); null when idle. */
+            trigger: "schedule" | "on-demand" | "after-apply" | "start" | null;
+        };
         /** @description One file of an arrangement, with its access, review state and rights. */
         ResolveAsset: {
             /**
@@ -6623,6 +6684,154 @@ export interface operations {
                 };
             };
             /** @description A query parameter is not valid or not known (the problem names it), or a key was sent in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReconcile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current or last reconcile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ReconcileStatus"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description A key was sent in the URL (keys travel in headers only). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestReconcile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Nothing to do: the served build is a full build (`state` "not-needed"). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ReconcileStatus"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Started, or already running: `state` is "running" (Location: the same path). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ReconcileStatus"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description A key was sent in the URL (keys travel in headers only). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -15,6 +15,7 @@ import {
   REVIEW_ACTIONS,
 } from '../schemas/review.ts';
 import { AdminSession, AdminSignInBody } from '../schemas/session.ts';
+import { ReconcileCost, ReconcileStatus } from '../schemas/reconcile.ts';
 import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
 const SECURITY: Array<Record<string, string[]>> = [
@@ -231,6 +232,48 @@ const pullRequest: OperationSpec = {
   },
 } as OperationSpec;
 
+const reconcileResponse = (description: string) => ({
+  description,
+  contentType: 'application/json',
+  schema: Envelope(ref('ReconcileStatus') as unknown as TSchema, 'Reconcile status in the envelope.'),
+});
+
+const requestReconcile: OperationSpec = {
+  method: 'post',
+  path: '/api/v1/admin/reconcile',
+  operationId: 'requestReconcile',
+  tags: ['admin'],
+  security: SECURITY,
+  summary: 'Replace a served incremental build with a full build of the same commit, now',
+  description:
+    `${KEY} Applies build incrementally; the reconcile is the full build of the served commit that replaces the incremental folder ` +
+    '(in the background, at the lowest CPU priority, reusing the render cache; close to an hour at 100,000 works). ' +
+    'It also runs on the schedule ARCHIVE_RECONCILE_SCHEDULE sets, and after each apply with ARCHIVE_RECONCILE_DELAY_MS. ' +
+    'A request while one runs starts nothing new and answers the running one (202); one waiting for its quiet period starts at once. ' +
+    'An apply of a newer commit cancels it (state `cancelled`). No body. Read its progress and cost with GET on the same path.',
+  responses: {
+    '202': reconcileResponse('Started, or already running: `state` is "running" (Location: the same path).'),
+    '200': reconcileResponse('Nothing to do: the served build is a full build (`state` "not-needed").'),
+    ...authProblems,
+    '400': problem('A key was sent in the URL (keys travel in headers only).'),
+  },
+} as OperationSpec;
+
+const readReconcile: OperationSpec = {
+  method: 'get',
+  path: '/api/v1/admin/reconcile',
+  operationId: 'getReconcile',
+  tags: ['admin'],
+  security: SECURITY,
+  summary: 'The current or last reconcile, its cost and the schedule',
+  description: `${KEY} State, trigger, commit, times (UTC), duration and the full build's cost from its build.json (build time, works, pages, scores engraved and from the render cache, peak memory), with the schedule and its next due time. Kept in memory: a restart starts from "idle".`,
+  responses: {
+    '200': reconcileResponse('The current or last reconcile.'),
+    ...authProblems,
+    '400': problem('A key was sent in the URL (keys travel in headers only).'),
+  },
+} as OperationSpec;
+
 export const ADMIN_OPERATIONS: OperationSpec[] = [
   signIn,
   readSession,
@@ -241,6 +284,8 @@ export const ADMIN_OPERATIONS: OperationSpec[] = [
   actionOperation('contribution'),
   readOperation('correction-report'),
   actionOperation('correction-report'),
+  readReconcile,
+  requestReconcile,
 ];
 
 export const ADMIN_COMPONENTS: Record<string, TSchema> = {
@@ -251,12 +296,14 @@ export const ADMIN_COMPONENTS: Record<string, TSchema> = {
   AdminSession,
   AdminSignInBody,
   PullRequestReview,
+  ReconcileStatus,
+  ReconcileCost,
 };
 
 export const ADMIN_TAGS: { name: string; description: string }[] = [
   {
     name: 'admin',
     description:
-      'Editors review contributions and correction reports as pull requests: accept, request information, apply (merge + rebuild + swap) or decline. Admin key required.',
+      'Editors review contributions and correction reports as pull requests: accept, request information, apply (merge + rebuild + swap) or decline; operators reconcile incremental builds. Admin key required.',
   },
 ];

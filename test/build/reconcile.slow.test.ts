@@ -97,6 +97,10 @@ describe('incremental rebuilds and the background reconcile', () => {
     expect(events.find((e) => e.commit === second)).toMatchObject({ outcome: 'swapped' });
     expect(path.basename(handle.current.dir)).toBe(buildKey(second, config.publicBaseUrl));
     expect(readBuildInfo(handle.current.dir)).toMatchObject({ mode: 'full', commit: second });
+    // Its status says what asked for it and what the full build cost.
+    const status = rebuilder.reconcileStatus();
+    expect(status).toMatchObject({ state: 'completed', trigger: 'after-apply', commit: second });
+    expect(status.cost?.works).toBeGreaterThan(0);
     const after = await served();
     expect(after.title).toBe('Minuet in G (second revision)');
     expect(after.html).toContain('Minuet in G (second revision)');
@@ -135,7 +139,7 @@ describe('incremental rebuilds and the background reconcile', () => {
     const restarted = new Rebuilder(config, restartedHandle, { reconcileDelayMs: 0, onReconcile: (e) => seen.push(e) });
     app = await createApp({ config, handle: restartedHandle, rebuilder: restarted });
     await until('the reconcile of the served folder', () => seen.length > 0);
-    expect(seen[0]).toMatchObject({ commit: fifth, outcome: 'swapped' });
+    expect(seen[0]).toMatchObject({ commit: fifth, outcome: 'swapped', trigger: 'start' });
     expect(readBuildInfo(restartedHandle.current.dir)).toMatchObject({ mode: 'full', commit: fifth });
   }, 600_000);
 });

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SiteRebuilder, SwapResult } from '../../api/site/builds.ts';
+import type { ReconcileStatus } from '../../src/schemas/reconcile.ts';
 
 export class GatedRebuilder implements SiteRebuilder {
   private release!: () => void;
@@ -50,6 +51,14 @@ export class GatedRebuilder implements SiteRebuilder {
 
   reconcileServed(): void {
     this.inner.reconcileServed?.();
+  }
+
+  requestReconcile(): ReconcileStatus {
+    return this.inner.requestReconcile();
+  }
+
+  reconcileStatus(): ReconcileStatus {
+    return this.inner.reconcileStatus();
   }
 
   close(): void | Promise<void> {

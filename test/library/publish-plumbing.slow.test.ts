@@ -169,7 +169,7 @@ describe('publication with git plumbing', () => {
     // partial copy are gone, and the build ran in the rebuilder's persistent checkout (at the commit).
     expect(existsSync(checkouts)).toBe(false);
     expect(await worktreeList()).toEqual(worktrees);
-    // (Persistent checkouts only: a background reconcile, 30 s after the swap, would add its own.)
+    // (Persistent checkouts only: a reconcile, when one runs, would add its own.)
     expect(readdirSync(path.join(root, 'worktrees')).filter((n) => !n.endsWith('-checkout'))).toEqual([]);
     expect(await git(path.join(root, 'worktrees', 'rebuild-checkout'), ['rev-parse', 'HEAD'])).toBe(head);
     // Built incrementally from the served build, and served.
