@@ -133,6 +133,11 @@ ${staticHeaders}
 ${staticHeaders}
         try_files /search/index.html =404;
     }
+    # As the front server does: the folder's address with its slash, the query kept (a search
+    # asked for as /search?query=... would otherwise get the bare page with no results).
+    location = /search {
+        return 301 /search/$is_args$args;
+    }
     location /track/ {
 ${staticHeaders}
         try_files /track/index.html =404;

@@ -169,6 +169,9 @@ describe('nginx in front with the generated config', () => {
     const rendered = await fetch(`${front}/search/?query=bwv1007`);
     expect(rendered.status).toBe(200);
     expect(await rendered.text()).toContain('1 work found for “bwv1007”.');
+    const unslashed = await fetch(`${front}/search?query=bwv1007`);
+    expect(unslashed.url).toBe(`${front}/search/?query=bwv1007`);
+    expect(await unslashed.text()).toContain('1 work found for “bwv1007”.');
     const plain = await fetch(`${front}/search/`);
     expect(plain.status).toBe(200);
     expect(await plain.text()).toContain('<ol id="search-results" class="results"></ol>');
