@@ -43,8 +43,9 @@
  * a full build.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { moveTree } from '../src/lib/site/move-tree.ts';
 import {
   formatLintMessage,
   loadCatalog,
@@ -308,24 +309,6 @@ export function searchShardReuse(baseDir: string, works: number, changedRecords:
   };
 }
 
-/** Move every file under `from` to the same place under `to`, replacing (never writing into) what is there. */
-function moveTree(from: string, to: string): number {
-  let moved = 0;
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    const src = path.join(from, entry.name);
-    const dest = path.join(to, entry.name);
-    if (entry.isDirectory()) {
-      mkdirSync(dest, { recursive: true });
-      moved += moveTree(src, dest);
-    } else {
-      rmSync(dest, { force: true, recursive: true });
-      renameSync(src, dest);
-      moved++;
-    }
-  }
-  return moved;
-}
-
 /**
  * A hard-linked copy of the folder `from` at `to` but for its entries named in `except` (one
  * `cp -al`), without blocking this process (Astro renders meanwhile).
@@ -522,8 +505,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       if (!key.startsWith('composer/'))
         rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
     renderedFiles = moveTree(partial, clientDir);
-    if (existsSync(path.join(scoresDir, 'files')))
-      cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
+    if (existsSync(path.join(scoresDir, 'files'))) moveTree(path.join(scoresDir, 'files'), clientDir);
     if (!keepSearch) {
       rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
       renameSync(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));

@@ -29,6 +29,7 @@ import { buildSearchIndex, buildSearchIndexInWorker } from '../src/lib/site/sear
 import { indexBuild } from '../api/catalog/build-index.ts';
 import { buildWorkZipsInWorker, type ZipSummary } from '../src/lib/site/work-zips.ts';
 import { writeSnapshot } from './catalog-snapshot.ts';
+import { moveTree } from '../src/lib/site/move-tree.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -381,11 +382,12 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   }
   const compressedPages = await compressing;
   phase('astroMs', `astro build done in ${astroRuns} run(s)${searching ? ', Pagefind beside it' : ''}`);
-  if (existsSync(path.join(scoresDir, 'files'))) cpSync(path.join(scoresDir, 'files'), clientDir, { recursive: true });
+  // Moved, not copied: the engraved pages are most of a real catalog's bytes.
+  if (existsSync(path.join(scoresDir, 'files'))) moveTree(path.join(scoresDir, 'files'), clientDir);
   rmSync(scoresDir, { recursive: true, force: true });
   // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
   writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));
-  phase('copyScoresMs', 'score files copied');
+  phase('copyScoresMs', 'score files moved in');
   // The zips in worker threads from here on (they read the records Astro wrote), while this
   // thread finishes the search index, the small files and the server's index files.
   const zipping = buildWorkZipsInWorker(catalog, clientDir, generatedAtUtc);
