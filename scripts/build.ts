@@ -340,7 +340,6 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     'scoresMs',
     `scores: ${scores.rendered} rendered, ${scores.failed} failed; ${scores.engraved} engraved, ${scores.fromCache} from the render cache`,
   );
-  phase('scoresMs', `scores: ${scores.rendered} rendered, ${scores.failed} failed`);
   // Each engraved page's brotli and gzip forms, on libuv's thread pool while Astro renders (one
   // page at a time: the pool's other threads stay free for Astro's file writes).
   const compressing = precompressScores(path.join(scoresDir, 'files'), 1);
