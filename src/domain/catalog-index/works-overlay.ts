@@ -269,6 +269,33 @@ export interface LayeredWorks {
   overlayBySlug: Map<string, number>;
   /** The overlay works' summaries as the bytes a listing joins. */
   summaryTexts: Buffer[];
+  /** Per search parameter, the overlay works' words inverted (built on load), so a query word is one range. */
+  overlayFields: Record<SearchParameter, OverlayField>;
+}
+
+/** One search field of the overlay's works: distinct words sorted, and per word the overlay positions having it. */
+interface OverlayField {
+  words: string[];
+  /** postings[offsets[w] .. offsets[w + 1]) are the overlay positions of the works having word w, ascending. */
+  offsets: Uint32Array;
+  postings: Uint32Array;
+}
+
+function invertOverlay(works: OverlayWork[], param: SearchParameter): OverlayField {
+  const byWord = new Map<string, number[]>();
+  works.forEach((w, k) => {
+    for (const word of w.words[param]) {
+      let list = byWord.get(word);
+      if (!list) byWord.set(word, (list = []));
+      list.push(k);
+    }
+  });
+  const words = [...byWord.keys()].sort();
+  const offsets = new Uint32Array(words.length + 1);
+  words.forEach((w, i) => (offsets[i + 1] = offsets[i]! + byWord.get(w)!.length));
+  const postings = new Uint32Array(offsets[words.length]!);
+  words.forEach((w, i) => postings.set(byWord.get(w)!, offsets[i]!));
+  return { words, offsets, postings };
 }
 
 /** `overlay` laid over `base`, after checking that it was written for it. */
@@ -298,6 +325,9 @@ export function layerWorks(base: WorksIndex, overlay: WorksOverlay): LayeredWork
     count: base.count - overlay.tombstones.length + overlay.works.length,
     overlayBySlug,
     summaryTexts: overlay.works.map((w) => Buffer.from(w.summary, 'utf8')),
+    overlayFields: Object.fromEntries(
+      SEARCH_FIELDS.map(([param]) => [param, invertOverlay(overlay.works, param)]),
+    ) as Record<SearchParameter, OverlayField>,
   };
 }
 
@@ -311,12 +341,31 @@ export interface LayeredPage {
   totalPages: number;
 }
 
-function overlayMatches(work: OverlayWork, terms: Array<{ param: SearchParameter; word: string }>): boolean {
+/** Overlay positions of the works matching every term, ascending (so in listing order). */
+function overlayMatches(view: LayeredWorks, terms: Array<{ param: SearchParameter; word: string }>): number[] {
+  const n = view.overlay.works.length;
+  if (terms.length === 0) return Array.from({ length: n }, (_, k) => k);
+  let acc: Uint32Array | null = null;
   for (const { param, word } of terms) {
-    const [lo, hi] = prefixRange(work.words[param], word);
-    if (lo === hi) return false;
+    const field = view.overlayFields[param];
+    const [lo, hi] = prefixRange(field.words, word);
+    if (lo === hi) return [];
+    const bits = new Uint32Array(bitsetWords(n));
+    for (let p = field.offsets[lo]!; p < field.offsets[hi]!; p++)
+      bits[field.postings[p]! >>> 5]! |= 1 << (field.postings[p]! & 31);
+    if (acc === null) acc = bits;
+    else for (let k = 0; k < acc.length; k++) acc[k]! &= bits[k]!;
   }
-  return true;
+  const out: number[] = [];
+  for (let k = 0; k < acc!.length; k++) {
+    let word = acc![k]!;
+    while (word !== 0) {
+      const low = word & -word;
+      out.push((k << 5) + (31 - Math.clz32(low)));
+      word ^= low;
+    }
+  }
+  return out;
 }
 
 /**
@@ -328,8 +377,7 @@ export function searchLayered(view: LayeredWorks, filter: WorksFilter, page: num
   const terms = filterWords(filter);
   const works = view.overlay.works;
   // Overlay matches, already in listing order (the overlay is sorted by sort key).
-  const matches: number[] = [];
-  for (let k = 0; k < works.length; k++) if (overlayMatches(works[k]!, terms)) matches.push(k);
+  const matches = overlayMatches(view, terms);
   const baseBits = matchingBits(view.base, filter);
   let bits: Uint32Array | null = null;
   if (baseBits === 'all') bits = view.live;
