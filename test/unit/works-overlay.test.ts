@@ -387,6 +387,38 @@ describe('the overlay in particular cases', () => {
       );
   });
 
+  it('bases of 0, 1, 31, 32, 33 and 64 works (bitset edges) answer like fresh indexes', () => {
+    for (const size of [0, 1, 31, 32, 33, 64]) {
+      const baseRecords = f.baseRecords.slice(0, size);
+      const base = built_(baseRecords, f.instrumentNames);
+      const removed = baseRecords.filter((_, k) => k % 5 === 2).map((r) => r.slug);
+      const added = f.spare.slice(0, 4);
+      const edit = baseRecords[0] && { ...structuredClone(baseRecords[0]), title: 'Zyxwv' };
+      const changed = [...added, ...(edit ? [edit] : [])];
+      const overlay = buildWorksOverlay({
+        base: base.index,
+        baseDigest: `base-${size}`,
+        baseSortKey: (id) => base.sortKeys[id]!,
+        instrumentNames: f.instrumentNames,
+        changed: changed.map((record) => ({ record, summary: workSummary(record) })),
+        removed,
+      });
+      const view = layerWorks(base.index, decodeWorksOverlay(encodeWorksOverlay(overlay)));
+      const list = [...baseRecords.filter((r) => !removed.includes(r.slug) && r.slug !== edit?.slug), ...changed];
+      const fresh = built_(list, f.instrumentNames);
+      for (const filter of [{}, { query: 's' }, { query: 'zyx' }, { composer: 'synthetic' }])
+        for (const [page, pageSize] of [
+          [1, 100],
+          [1, 1],
+          [2, 3],
+          [3, 16],
+        ] as Array<[number, number]>)
+          expect(layeredAnswer(view, base.summaries, filter, page, pageSize), `${size} works`).toEqual(
+            freshAnswer(fresh.index, fresh.summaries, filter, page, pageSize),
+          );
+    }
+  });
+
   it('refuses changes that do not fit the catalog or the previous overlay', () => {
     const r = f.baseRecords[0]!;
     expect(() => change([r, r], [])).toThrow(/changed twice/);
