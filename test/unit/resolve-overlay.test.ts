@@ -14,7 +14,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, workSummary } from '../../src/domain/records.ts';
 import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
-import { buildResolveCatalog, type ResolveCatalog, type ResolveWorkRow } from '../../src/domain/resolve/catalog.ts';
+import {
+  buildResolveCatalog,
+  decodeResolveCatalog,
+  encodeResolveCatalog,
+  type ResolveCatalog,
+  type ResolveWorkRow,
+} from '../../src/domain/resolve/catalog.ts';
+import { mergeResolveCatalog } from '../../src/domain/resolve/catalog-merge.ts';
+import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
+import {
+  buildWorksOverlay,
+  decodeWorksOverlay,
+  encodeWorksOverlay,
+} from '../../src/domain/catalog-index/works-overlay.ts';
 import {
   buildResolveOverlay,
   decodeResolveOverlay,
@@ -43,12 +57,23 @@ const f = (() => {
   const profiles = c.profiles.map((p) => profileHead(buildProfileRecord(p, c, BASE_URL)));
   const instruments = buildInstrumentRecords(c, BASE_URL);
   const baseRecords = all.slice(0, 360);
+  const base = buildResolveCatalog(baseRecords, profiles, instruments);
+  const instrumentNames = new Map(instruments.map((i) => [i.slug, i.aliases]));
+  const ordered = orderWorks(
+    baseRecords.map((record) => ({ record, summary: workSummary(record) })),
+    instrumentNames,
+  );
   return {
     baseRecords,
     spare: all.slice(360),
     profiles,
     instruments,
-    base: buildResolveCatalog(baseRecords, profiles, instruments),
+    instrumentNames,
+    base,
+    // What a server loads: the base's resolve.idx and works.idx, decoded.
+    loadedBase: decodeResolveCatalog(decodeIndex(encodeResolveCatalog(base)), profiles),
+    worksBase: decodeWorksIndex(decodeIndex(encodeWorksIndex(ordered).index)),
+    sortKeys: ordered.map((w) => w.sortKey),
   };
 })();
 
@@ -115,7 +140,8 @@ const overlayOf = (changed: WorkRecord[]) =>
   buildResolveOverlay({ meaning: f.base.meaning, profiles: f.profiles, instruments: f.instruments, changed });
 
 describe('resolve overlay rows', () => {
-  it('equal what a fresh resolve catalog of the changed catalog holds for each changed work', () => {
+  it('equal what a fresh resolve catalog of the changed catalog holds for each changed work, and merge into its index', () => {
+    let compared = 0;
     const step = fc.oneof(
       fc.record({
         kind: fc.constant('edit' as const),
@@ -169,9 +195,23 @@ describe('resolve overlay rows', () => {
         expect(decoded.works.map((w) => w.slug)).toEqual(
           [...changed.keys()].sort((a, b) => fresh.works.slugs.indexOf(a) - fresh.works.slugs.indexOf(b)),
         );
+        // Merged over the loaded base, they make the resolve index a fresh build writes, byte for byte.
+        const worksOverlay = buildWorksOverlay({
+          base: f.worksBase,
+          baseDigest: 'base',
+          baseSortKey: (id) => f.sortKeys[id]!,
+          instrumentNames: f.instrumentNames,
+          changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
+          removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
+        });
+        const merged = mergeResolveCatalog(f.loadedBase, decodeWorksOverlay(encodeWorksOverlay(worksOverlay)), decoded);
+        expect(encodeResolveCatalog(merged).equals(encodeResolveCatalog(fresh))).toBe(true);
+        compared++;
       }),
       { numRuns: 40 },
     );
+    // Most runs keep every genre and period, so they reach the comparisons.
+    expect(compared).toBeGreaterThan(20);
   });
 
   it('report a genre the base vocabulary does not have', () => {

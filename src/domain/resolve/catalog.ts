@@ -390,7 +390,7 @@ function compress(vocab: Vocabulary, lists: string[][]): WordField {
 }
 
 /** Postings (items per word id) from compressed rows (word ids per item); items come out ascending. */
-function invert(
+export function invert(
   vocabSize: number,
   items: number,
   start: Int32Array,
@@ -773,7 +773,7 @@ export function boundClasses(
   return { order, classStart };
 }
 
-function newScratch(works: number): ResolveCatalog['scratch'] {
+export function newScratch(works: number): ResolveCatalog['scratch'] {
   return { workStamp: new Int32Array(works), generation: 0, bounds: new Map() };
 }
 
