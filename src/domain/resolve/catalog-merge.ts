@@ -127,12 +127,21 @@ export function mergeResolveCatalog(
     id: new Int32Array(n),
     slugOrder: new Int32Array(n),
   } satisfies Columns;
+  // Base works come in runs of consecutive orders (broken only by tombstones and overlay works):
+  // each run's arrangements are one range of every base column.
+  let runStart = -1;
   items.forEach((it, order) => {
     const at = firstArrangement[order]!;
     if (it >= 0) {
-      const from = first[it]!;
-      const to = first[it + 1]!;
-      for (const name of COLUMNS) cols[name].set(base.cols[name].subarray(from, to), at);
+      if (runStart < 0) runStart = order;
+      const nextItem = items[order + 1];
+      if (nextItem !== it + 1) {
+        const from = first[items[runStart]!]!;
+        const to = first[it + 1]!;
+        const into = firstArrangement[runStart]!;
+        for (const name of COLUMNS) cols[name].set(base.cols[name].subarray(from, to), into);
+        runStart = -1;
+      }
     } else {
       rows[~it]!.arrangements.forEach((a, k) => {
         for (const name of COLUMNS) cols[name][at + k] = a[name];
@@ -148,21 +157,37 @@ export function mergeResolveCatalog(
     const old = base[name];
     const itemCount = perWork ? slugs.length : n;
     const start = new Int32Array(itemCount + 1);
-    const ids: number[] = [];
+    // Sizes first, then the ids straight into their array: no per-item lists for base works.
+    const fresh: number[][] = [];
     let item = 0;
-    const push = (list: ArrayLike<number>) => {
-      for (let k = 0; k < list.length; k++) ids.push(list[k]!);
-      start[++item] = ids.length;
-    };
+    let total = 0;
     for (const it of items) {
       if (it >= 0) {
         const [from, to] = perWork ? [it, it + 1] : [first[it]!, first[it + 1]!];
-        for (let i = from; i < to; i++)
-          push(Array.from(old.ids.subarray(old.start[i], old.start[i + 1]), (id) => renumber[id]!));
-      } else if (perWork) push(vocab.idsOf(rows[~it]![name as 'title' | 'composer']));
-      else for (const a of rows[~it]!.arrangements) push(vocab.idsOf(a[name as 'style' | 'instrumentation' | 'mood']));
+        for (let i = from; i < to; i++) start[++item] = total += old.start[i + 1]! - old.start[i]!;
+      } else {
+        const lists = perWork
+          ? [rows[~it]![name as 'title' | 'composer']]
+          : rows[~it]!.arrangements.map((a) => a[name as 'style' | 'instrumentation' | 'mood']);
+        for (const list of lists) {
+          const ids = vocab.idsOf(list);
+          fresh.push(ids);
+          start[++item] = total += ids.length;
+        }
+      }
     }
-    const all = Int32Array.from(ids);
+    const all = new Int32Array(total);
+    let k = 0;
+    let nextFresh = 0;
+    for (const it of items) {
+      if (it >= 0) {
+        const [from, to] = perWork ? [it, it + 1] : [first[it]!, first[it + 1]!];
+        for (let p = old.start[from]!; p < old.start[to]!; p++) all[k++] = renumber[old.ids[p]!]!;
+      } else {
+        const lists = perWork ? 1 : rows[~it]!.arrangements.length;
+        for (let l = 0; l < lists; l++) for (const id of fresh[nextFresh++]!) all[k++] = id;
+      }
+    }
     return { start, ids: all, ...invert(vocab.words.length, itemCount, start, all) };
   };
 
