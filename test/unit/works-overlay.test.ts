@@ -186,7 +186,7 @@ function applyBatches(f: Fixture, batches: Step[][]): { records: Map<string, Wor
     overlay = decodeWorksOverlay(encodeWorksOverlay(built));
     expect(overlay).toEqual(built);
   }
-  return { records: current, view: layerWorks(f.index, overlay!) };
+  return { records: current, view: layerWorks(f.index, 'test-base', overlay!) };
 }
 
 /** Accents and case the folding must undo. */
@@ -340,7 +340,7 @@ describe('the overlay in particular cases', () => {
     });
 
   it('an empty overlay answers as the base does', () => {
-    const view = layerWorks(f.index, change([], []));
+    const view = layerWorks(f.index, 'test-base', change([], []));
     for (const filter of [{}, { query: 's' }, { composer: f.baseRecords[0]!.composer.name }, { query: 'zzzz' }]) {
       expect(layeredAnswer(view, f.summaries, filter, 2, 9)).toEqual(freshAnswer(f.index, f.summaries, filter, 2, 9));
     }
@@ -348,7 +348,7 @@ describe('the overlay in particular cases', () => {
 
   it('a word only a new work has is found, though the base has no such word', () => {
     const added = { ...structuredClone(f.spare[0]!), title: 'Zyxwv Nocturne' };
-    const view = layerWorks(f.index, change([added], []));
+    const view = layerWorks(f.index, 'test-base', change([added], []));
     const r = searchLayered(view, { query: 'zyx' }, 1, 10);
     expect(r.total).toBe(1);
     expect(r.items.map((i) => layeredSlug(view, i))).toEqual([added.slug]);
@@ -360,7 +360,7 @@ describe('the overlay in particular cases', () => {
     const target = f.index.slugs.at(0);
     const record = structuredClone(f.baseRecords.find((r) => r.slug === target)!);
     record.composer = { ...record.composer, sortName: 'Zzz, Last' };
-    const view = layerWorks(f.index, change([record], []));
+    const view = layerWorks(f.index, 'test-base', change([record], []));
     const all = searchLayered(view, {}, 1, f.index.count + 5);
     const slugs = all.items.map((i) => layeredSlug(view, i));
     expect(all.total).toBe(f.index.count);
@@ -372,7 +372,7 @@ describe('the overlay in particular cases', () => {
     // Same composer and title as base work 10, a later slug: it lists right after it.
     const twin = f.baseRecords.find((r) => r.slug === f.index.slugs.at(10))!;
     const added = { ...structuredClone(twin), slug: `${twin.slug}-twin` };
-    const view = layerWorks(f.index, change([added], []));
+    const view = layerWorks(f.index, 'test-base', change([added], []));
     expect(view.overlay.works[0]!.insertAfter).toBe(10);
     const fresh = built_([...f.baseRecords, added], f.instrumentNames);
     for (const [page, pageSize] of [
@@ -403,7 +403,7 @@ describe('the overlay in particular cases', () => {
         changed: changed.map((record) => ({ record, summary: workSummary(record) })),
         removed,
       });
-      const view = layerWorks(base.index, decodeWorksOverlay(encodeWorksOverlay(overlay)));
+      const view = layerWorks(base.index, `base-${size}`, decodeWorksOverlay(encodeWorksOverlay(overlay)));
       const list = [...baseRecords.filter((r) => !removed.includes(r.slug) && r.slug !== edit?.slug), ...changed];
       const fresh = built_(list, f.instrumentNames);
       for (const filter of [{}, { query: 's' }, { query: 'zyx' }, { composer: 'synthetic' }])
@@ -490,10 +490,13 @@ describe('overlay files', () => {
   });
 
   it('refuse an overlay that does not fit the base it is laid over', () => {
-    expect(() => layerWorks(f.index, { ...good, base: { ...good.base, count: f.index.count + 1 } })).toThrow(
-      /base\.count/,
-    );
+    expect(() =>
+      layerWorks(f.index, 'test-base', { ...good, base: { ...good.base, count: f.index.count + 1 } }),
+    ).toThrow(/base\.count/);
     // A changed base work without its tombstone would be listed twice.
-    expect(() => layerWorks(f.index, { ...good, tombstones: good.tombstones.slice(1) })).toThrow(/without a tombstone/);
+    expect(() => layerWorks(f.index, 'another-base', good)).toThrow(/base\.digest/);
+    expect(() => layerWorks(f.index, 'test-base', { ...good, tombstones: good.tombstones.slice(1) })).toThrow(
+      /without a tombstone/,
+    );
   });
 });

@@ -298,8 +298,16 @@ function invertOverlay(works: OverlayWork[], param: SearchParameter): OverlayFie
   return { words, offsets, postings };
 }
 
-/** `overlay` laid over `base`, after checking that it was written for it. */
-export function layerWorks(base: WorksIndex, overlay: WorksOverlay): LayeredWorks {
+/**
+ * `overlay` laid over `base`, after checking that it was written for it: `baseDigest` is the
+ * loaded base's identity, as the writer recorded it (`OverlayChange.baseDigest`).
+ */
+export function layerWorks(base: WorksIndex, baseDigest: string, overlay: WorksOverlay): LayeredWorks {
+  if (overlay.base.digest !== baseDigest)
+    fail(
+      'base.digest',
+      `is ${JSON.stringify(overlay.base.digest)}, but the base loaded is ${JSON.stringify(baseDigest)}`,
+    );
   if (overlay.base.count !== base.count)
     fail('base.count', `is ${overlay.base.count}, but the base holds ${base.count} works`);
   const size = bitsetWords(base.count);
