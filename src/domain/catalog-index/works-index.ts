@@ -121,8 +121,13 @@ export const bitsetWords = (count: number) => (count + 31) >>> 5;
 /** A posting count at or above which a prefix's union is stored ready (a quarter of the works, at least 64). */
 export const denseThreshold = (count: number) => Math.max(64, Math.ceil(count / 4));
 
-function buildField(ordered: IndexedWork[], field: keyof IndexedWork): FieldIndex {
-  const perWork = ordered.map((w) => [...new Set(words(w[field] as string))]);
+/** The distinct folded words one work contributes to a search field's index (the overlay stores the same). */
+export function workFieldWords(work: IndexedWork, field: (typeof SEARCH_FIELDS)[number][1]): string[] {
+  return [...new Set(words(work[field]))];
+}
+
+function buildField(ordered: IndexedWork[], field: (typeof SEARCH_FIELDS)[number][1]): FieldIndex {
+  const perWork = ordered.map((w) => workFieldWords(w, field));
   const all = new Set<string>();
   for (const list of perWork) for (const w of list) all.add(w);
   const sorted = [...all].sort();
@@ -308,12 +313,13 @@ export function filterWords(filter: WorksFilter): Array<{ param: SearchParameter
   return out;
 }
 
-/** The page `page` (from 1) of `pageSize` works matching `filter`, and the exact total. */
-export function searchWorks(index: WorksIndex, filter: WorksFilter, page: number, pageSize: number): WorksPage {
-  const n = index.count;
-  const size = bitsetWords(n);
+/**
+ * The works matching `filter`: 'all' when it constrains nothing, 'none' when nothing matches,
+ * otherwise a bitset of ceil(works / 32) integers the caller owns (a copy, never a stored view).
+ */
+export function matchingBits(index: WorksIndex, filter: WorksFilter): Uint32Array | 'all' | 'none' {
+  const size = bitsetWords(index.count);
   let acc: Uint32Array | null = null;
-  let empty = false;
   // Cheapest words first (a stored dense prefix reads no postings; otherwise its posting count),
   // and stop as soon as nothing is left: the AND does not depend on the order.
   const terms = filterWords(filter).map((t) => {
@@ -325,23 +331,25 @@ export function searchWorks(index: WorksIndex, filter: WorksFilter, page: number
   terms.sort((a, b) => a.cost - b.cost);
   for (const { param, word, cost } of terms) {
     const bits = cost < 0 ? null : wordBits(index, param, word, size);
-    if (bits === null) {
-      empty = true;
-      break;
-    }
+    if (bits === null) return 'none';
     if (acc === null) acc = Uint32Array.from(bits);
     else {
       let any = 0;
       for (let k = 0; k < size; k++) any |= acc[k]! &= bits[k]!;
-      if (any === 0) {
-        empty = true;
-        break;
-      }
+      if (any === 0) return 'none';
     }
   }
+  return acc ?? 'all';
+}
+
+/** The page `page` (from 1) of `pageSize` works matching `filter`, and the exact total. */
+export function searchWorks(index: WorksIndex, filter: WorksFilter, page: number, pageSize: number): WorksPage {
+  const n = index.count;
+  const size = bitsetWords(n);
+  const acc = matchingBits(index, filter);
   const skip = (page - 1) * pageSize;
-  if (empty) return { ids: [], total: 0, totalPages: 0 };
-  if (acc === null) {
+  if (acc === 'none') return { ids: [], total: 0, totalPages: 0 };
+  if (acc === 'all') {
     const ids: number[] = [];
     for (let id = skip; id < Math.min(n, skip + pageSize); id++) ids.push(id);
     return { ids, total: n, totalPages: Math.ceil(n / pageSize) };

@@ -390,7 +390,7 @@ function compress(vocab: Vocabulary, lists: string[][]): WordField {
 }
 
 /** Postings (items per word id) from compressed rows (word ids per item); items come out ascending. */
-function invert(
+export function invert(
   vocabSize: number,
   items: number,
   start: Int32Array,
@@ -406,26 +406,56 @@ function invert(
   return { postingStart, postings };
 }
 
-export function buildResolveCatalog(
-  recordList: Iterable<WorkRecord>,
-  profileList: ProfileHead[],
-  instruments: InstrumentRecord[] = [],
-  options: { wordnet?: boolean } = {},
-): ResolveCatalog {
-  const records = [...recordList];
-  const profiles = new Map(profileList.map((p) => [p.slug, p]));
+/**
+ * One arrangement as the resolve catalog holds it: its request-independent column values (every
+ * column but `slugOrder`, which ranks its work among the catalog's slugs) and the words of its
+ * text fields, already widened by meaning.
+ */
+export interface ArrangementRow {
+  roleMask: number;
+  intendedBit: number;
+  narrationClass: number;
+  usableMask: number;
+  reviewOkMask: number;
+  rightsOkMask: number;
+  flags: number;
+  edition: number;
+  recording: number;
+  duration: number;
+  rank: number;
+  id: number;
+  style: string[];
+  instrumentation: string[];
+  mood: string[];
+}
+
+/** What the resolve catalog holds about one work, from its record alone (its arrangements in record order). */
+export interface ResolveWorkRow {
+  slug: string;
+  /** Catalog order key: composer sort name, title, slug (folded), as GET /api/v1/works lists. */
+  sortKey: string;
+  /** WORK_HAS_PUBLIC_SCORE | WORK_COMPOSITION_PASSES. */
+  flags: number;
+  /** Title words (title, original title, aliases, work and catalog numbers, composer name forms). */
+  title: string[];
+  /** Composer name forms' words. */
+  composer: string[];
+  arrangements: ArrangementRow[];
+}
+
+/**
+ * The resolve rows of works, given what the catalog shares (its profiles, instruments and
+ * meaning vocabulary): THE per-work computation of the resolve catalog, so a catalog built whole
+ * and a change indexed on its own (an overlay) cannot disagree about a work. Styles, genres,
+ * moods and composers repeat across a catalog: the returned function memoizes them.
+ */
+export function resolveRowBuilder(
+  profiles: Map<string, ProfileHead>,
+  instruments: InstrumentRecord[],
+  meaning: Meaning,
+): (record: WorkRecord) => ResolveWorkRow {
   const expand = instrumentExpander(instruments);
   const memo = memoWords();
-  const meaning = new Meaning(
-    buildVocabulary(
-      {
-        instruments,
-        genres: [...new Set([...records].map((r) => r.genre))].sort().map((name) => ({ name })),
-        periods: [...new Set([...records].map((r) => r.period))].sort(),
-      },
-      options.wordnet === false ? null : wordNet(),
-    ),
-  );
   // Field word lists repeat across a catalog: expanded once per distinct list.
   const expanded = new Map<string, string[]>();
   const widen = (list: string[]) => {
@@ -438,15 +468,115 @@ export function buildResolveCatalog(
     return out;
   };
   const foldedSortName = new Map<string, string>();
-  const sorted = [...records].map((record) => {
-    let composer = foldedSortName.get(record.composer.sortName);
-    if (composer === undefined) {
-      composer = fold(record.composer.sortName);
-      foldedSortName.set(record.composer.sortName, composer);
+  // Composer name forms repeat across a composer's works; fold them once per composer.
+  const composerCache = new Map<string, string[]>();
+  return (record) => {
+    let sortName = foldedSortName.get(record.composer.sortName);
+    if (sortName === undefined) {
+      sortName = fold(record.composer.sortName);
+      foldedSortName.set(record.composer.sortName, sortName);
     }
-    return { record, key: `${composer}\u0000${fold(record.title)}\u0000${record.slug}` };
-  });
-  sorted.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const c = record.composer;
+    const composerKey = `${c.name}\u0000${c.sortName}\u0000${c.aliases.join('\u0000')}`;
+    let composer = composerCache.get(composerKey);
+    if (!composer) {
+      composer = [...new Set(words(composerNameForms(c.name, c.sortName, c.aliases)))];
+      composerCache.set(composerKey, composer);
+    }
+    const compositionPasses = compositionCheck(record).passes;
+    const arrangements = record.arrangements.map((a): ArrangementRow => {
+      let usable = 0;
+      let reviewOk = 0;
+      let rightsOk = 0;
+      for (const [kind, asset] of usableAssets(a)) {
+        const f = assetReadiness(asset);
+        if (f.usable) usable |= KIND_BIT[kind];
+        if (f.review) reviewOk |= KIND_BIT[kind];
+        if (f.rights) rightsOk |= KIND_BIT[kind];
+      }
+      const { edition, recording, reviewPasses, staticReady } = arrangementReadiness(compositionPasses, a);
+      const r = a.intendedRole;
+      const style = memo(a.style);
+      const instrumentation = [...memo(a.instrumentation), ...style];
+      return {
+        roleMask: [r, ...a.alsoSuits].reduce((m, role) => m | ROLE_BIT[role], 0),
+        intendedBit: ROLE_BIT[r],
+        narrationClass:
+          r === 'music-bed' || r === 'music-ambient' ? 2 : r === 'music-lead' || r === 'music-sleep-lead' ? 0 : 1,
+        usableMask: usable,
+        reviewOkMask: reviewOk,
+        rightsOkMask: rightsOk,
+        flags:
+          // No request can make an arrangement ready when one of these fails (see couldBeReady).
+          (staticReady ? FLAG_STATIC_READY : 0) |
+          (a.renderingProfileSlugs.every((s) => profiles.get(s)?.status === 'approved') ? FLAG_PROFILES_APPROVED : 0) |
+          (reviewPasses ? FLAG_REVIEW_PASSES : 0) |
+          (a.loopable ? FLAG_LOOPABLE : 0) |
+          (a.trimmable ? FLAG_TRIMMABLE : 0) |
+          (compositionPasses ? FLAG_COMPOSITION_PASSES : 0),
+        edition,
+        recording,
+        // Measured beats declared (docs/audio.md): the duration of its measured recording when there is one.
+        duration: effectiveDurationSeconds(a.durationSeconds, a.assets),
+        rank: a.rank,
+        id: a.id,
+        style: widen([...style, ...memo(record.genre), ...memo(record.period), ...words(a.title)]),
+        instrumentation: widen([...instrumentation, ...expand(instrumentation)]),
+        mood: widen([...a.moods.flatMap((m) => memo(m)), ...style]),
+      };
+    });
+    return {
+      slug: record.slug,
+      sortKey: `${sortName}\u0000${fold(record.title)}\u0000${record.slug}`,
+      flags:
+        (record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0)
+          ? WORK_HAS_PUBLIC_SCORE
+          : 0) | (compositionPasses ? WORK_COMPOSITION_PASSES : 0),
+      // Titles are mostly unique: folded directly.
+      title: [
+        ...words(record.title),
+        ...words(record.originalTitle ?? ''),
+        ...(record.aliases ?? []).flatMap((a) => words(a)),
+        ...words(record.workNumber ?? ''),
+        ...record.catalogNumbers.flatMap((n) => catalogNumberWords(n.catalog, n.number)),
+        ...composer,
+      ],
+      composer,
+      arrangements,
+    };
+  };
+}
+
+/** The meaning vocabulary of a catalog: curated terms, its instruments, and its genres and periods. */
+export function catalogMeaning(
+  records: readonly WorkRecord[],
+  instruments: InstrumentRecord[],
+  options: { wordnet?: boolean } = {},
+): Meaning {
+  return new Meaning(
+    buildVocabulary(
+      {
+        instruments,
+        genres: [...new Set(records.map((r) => r.genre))].sort().map((name) => ({ name })),
+        periods: [...new Set(records.map((r) => r.period))].sort(),
+      },
+      options.wordnet === false ? null : wordNet(),
+    ),
+  );
+}
+
+export function buildResolveCatalog(
+  recordList: Iterable<WorkRecord>,
+  profileList: ProfileHead[],
+  instruments: InstrumentRecord[] = [],
+  options: { wordnet?: boolean } = {},
+): ResolveCatalog {
+  const records = [...recordList];
+  const profiles = new Map(profileList.map((p) => [p.slug, p]));
+  const meaning = catalogMeaning(records, instruments, options);
+  const rowOf = resolveRowBuilder(profiles, instruments, meaning);
+  const sorted = records.map((record) => ({ record, row: rowOf(record) }));
+  sorted.sort((a, b) => (a.row.sortKey < b.row.sortKey ? -1 : a.row.sortKey > b.row.sortKey ? 1 : 0));
   const slugs = sorted.map((s) => s.record.slug);
   const slugTable = SlugTable.fromList(slugs);
   const slugOrder = new Int32Array(slugs.length);
@@ -457,49 +587,27 @@ export function buildResolveCatalog(
   const titleWords: string[][] = [];
   const composerWords: string[][] = [];
   const arrangementWorkList: number[] = [];
-  const arrangementRecord: ArrangementRecord[] = [];
+  const arrangementRows: ArrangementRow[] = [];
   const styleWords: string[][] = [];
   const instrumentationWords: string[][] = [];
   const moodWords: string[][] = [];
-  // Composer name forms repeat across a composer's works; fold them once per composer.
-  const composerCache = new Map<string, string[]>();
-  sorted.forEach(({ record }, order) => {
-    const c = record.composer;
-    const composerKey = `${c.name}\u0000${c.sortName}\u0000${c.aliases.join('\u0000')}`;
-    let composer = composerCache.get(composerKey);
-    if (!composer) {
-      composer = [...new Set(words(composerNameForms(c.name, c.sortName, c.aliases)))];
-      composerCache.set(composerKey, composer);
-    }
-    workFlags[order] =
-      (record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0)
-        ? WORK_HAS_PUBLIC_SCORE
-        : 0) | (compositionCheck(record).passes ? WORK_COMPOSITION_PASSES : 0);
-    firstArrangement[order] = arrangementRecord.length;
-    composerWords.push(composer);
-    // Titles are mostly unique: folded directly. Styles, genres and moods repeat: memoized.
-    titleWords.push([
-      ...words(record.title),
-      ...words(record.originalTitle ?? ''),
-      ...(record.aliases ?? []).flatMap((a) => words(a)),
-      ...words(record.workNumber ?? ''),
-      ...record.catalogNumbers.flatMap((n) => catalogNumberWords(n.catalog, n.number)),
-      ...composer,
-    ]);
-    for (const a of record.arrangements) {
+  sorted.forEach(({ row }, order) => {
+    workFlags[order] = row.flags;
+    firstArrangement[order] = arrangementRows.length;
+    composerWords.push(row.composer);
+    titleWords.push(row.title);
+    for (const a of row.arrangements) {
       arrangementWorkList.push(order);
-      arrangementRecord.push(a);
-      const style = memo(a.style);
-      const instrumentation = [...memo(a.instrumentation), ...style];
-      styleWords.push(widen([...style, ...memo(record.genre), ...memo(record.period), ...words(a.title)]));
-      instrumentationWords.push(widen([...instrumentation, ...expand(instrumentation)]));
-      moodWords.push(widen([...a.moods.flatMap((m) => memo(m)), ...style]));
+      arrangementRows.push(a);
+      styleWords.push(a.style);
+      instrumentationWords.push(a.instrumentation);
+      moodWords.push(a.mood);
     }
   });
-  firstArrangement[slugs.length] = arrangementRecord.length;
+  firstArrangement[slugs.length] = arrangementRows.length;
   const arrangementWork = Int32Array.from(arrangementWorkList);
 
-  const n = arrangementRecord.length;
+  const n = arrangementRows.length;
   const cols: Columns = {
     roleMask: new Uint8Array(n),
     intendedBit: new Uint8Array(n),
@@ -519,47 +627,25 @@ export function buildResolveCatalog(
     MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]),
   );
   for (let i = 0; i < n; i++) {
-    const a = arrangementRecord[i]!;
+    const a = arrangementRows[i]!;
     const work = arrangementWork[i]!;
-    const compositionPasses = (workFlags[work]! & WORK_COMPOSITION_PASSES) !== 0;
-    let usable = 0;
-    let reviewOk = 0;
-    let rightsOk = 0;
-    for (const [kind, asset] of usableAssets(a)) {
-      const f = assetReadiness(asset);
-      if (f.usable) usable |= KIND_BIT[kind];
-      if (f.review) reviewOk |= KIND_BIT[kind];
-      if (f.rights) rightsOk |= KIND_BIT[kind];
-    }
-    const { edition, recording, reviewPasses, staticReady } = arrangementReadiness(compositionPasses, a);
-    const roleMask = [a.intendedRole, ...a.alsoSuits].reduce((m, role) => m | ROLE_BIT[role], 0);
-    const r = a.intendedRole;
-    cols.roleMask[i] = roleMask;
-    cols.intendedBit[i] = ROLE_BIT[r];
-    cols.narrationClass[i] =
-      r === 'music-bed' || r === 'music-ambient' ? 2 : r === 'music-lead' || r === 'music-sleep-lead' ? 0 : 1;
-    cols.usableMask[i] = usable;
-    cols.reviewOkMask[i] = reviewOk;
-    cols.rightsOkMask[i] = rightsOk;
-    cols.edition[i] = edition;
-    cols.recording[i] = recording;
-    cols.flags[i] =
-      // No request can make an arrangement ready when one of these fails (see couldBeReady).
-      (staticReady ? FLAG_STATIC_READY : 0) |
-      (a.renderingProfileSlugs.every((s) => profiles.get(s)?.status === 'approved') ? FLAG_PROFILES_APPROVED : 0) |
-      (reviewPasses ? FLAG_REVIEW_PASSES : 0) |
-      (a.loopable ? FLAG_LOOPABLE : 0) |
-      (a.trimmable ? FLAG_TRIMMABLE : 0) |
-      (compositionPasses ? FLAG_COMPOSITION_PASSES : 0);
-    // Measured beats declared (docs/audio.md): the duration of its measured recording when there is one.
-    cols.duration[i] = effectiveDurationSeconds(a.durationSeconds, a.assets);
+    cols.roleMask[i] = a.roleMask;
+    cols.intendedBit[i] = a.intendedBit;
+    cols.narrationClass[i] = a.narrationClass;
+    cols.usableMask[i] = a.usableMask;
+    cols.reviewOkMask[i] = a.reviewOkMask;
+    cols.rightsOkMask[i] = a.rightsOkMask;
+    cols.edition[i] = a.edition;
+    cols.recording[i] = a.recording;
+    cols.flags[i] = a.flags;
+    cols.duration[i] = a.duration;
     cols.rank[i] = a.rank;
     cols.id[i] = a.id;
     cols.slugOrder[i] = slugOrder[work]!;
     for (const role of MUSIC_ROLES) {
-      if ((roleMask & ROLE_BIT[role]) === 0) continue;
+      if ((a.roleMask & ROLE_BIT[role]) === 0) continue;
       const lists = roleLists.get(role)!;
-      (cols.flags[i]! & FLAG_STATIC_READY ? lists.staticReady : lists.rest).push(i);
+      (a.flags & FLAG_STATIC_READY ? lists.staticReady : lists.rest).push(i);
       lists.works.add(work);
     }
   }
@@ -687,7 +773,7 @@ export function boundClasses(
   return { order, classStart };
 }
 
-function newScratch(works: number): ResolveCatalog['scratch'] {
+export function newScratch(works: number): ResolveCatalog['scratch'] {
   return { workStamp: new Int32Array(works), generation: 0, bounds: new Map() };
 }
 

@@ -1,0 +1,229 @@
+/**
+ * The resolve catalog of a changed catalog, from the base's loaded catalog and an overlay
+ * (tombstones and insert positions from the works overlay, rows from the resolve overlay),
+ * without reading or re-deriving any record: the base's columns and words are copied, tombstoned
+ * works dropped, the overlay's rows merged in at their listing positions, the vocabulary
+ * re-numbered, and the role lists and bound classes rebuilt. The result is what
+ * `buildResolveCatalog` gives for the changed catalog (test/unit/resolve-overlay.test.ts compares
+ * the index file bytes), provided the meaning vocabulary did not change (`buildResolveOverlay`
+ * reports when it would).
+ *
+ * Cost: O(arrangements + their words) typed-array work plus the bound classes' sort, once per
+ * overlay, never per request; this is the stopgap until resolve reads base and overlay apart
+ * (docs/architecture.md, "Changing one work without re-indexing").
+ */
+import { MUSIC_ROLES } from '../../schemas/common.ts';
+import { SlugTable } from '../catalog-index/slug-table.ts';
+import type { WorksOverlay } from '../catalog-index/works-overlay.ts';
+import type { ResolveOverlay } from '../catalog-index/resolve-overlay.ts';
+import { Vocabulary } from './text-match.ts';
+import {
+  FLAG_STATIC_READY,
+  ROLE_BIT,
+  boundClasses,
+  invert,
+  newScratch,
+  tieOrder,
+  type ArrangementRow,
+  type Columns,
+  type ResolveCatalog,
+  type ResolveWorkRow,
+  type WordField,
+} from './catalog.ts';
+
+const WORK_FIELDS = ['title', 'composer'] as const;
+const ARRANGEMENT_FIELDS = ['style', 'instrumentation', 'mood'] as const;
+const COLUMNS = [
+  'roleMask',
+  'intendedBit',
+  'narrationClass',
+  'usableMask',
+  'reviewOkMask',
+  'rightsOkMask',
+  'flags',
+  'edition',
+  'recording',
+  'duration',
+  'rank',
+  'id',
+] as const satisfies ReadonlyArray<keyof Columns & keyof ArrangementRow>;
+
+export function mergeResolveCatalog(
+  base: ResolveCatalog,
+  works: WorksOverlay,
+  resolve: ResolveOverlay,
+): ResolveCatalog {
+  const count = base.works.count;
+  if (works.base.count !== count)
+    throw new Error(`resolve merge: the overlay lies over ${works.base.count} works, not ${count}`);
+  const rows: ResolveWorkRow[] = resolve.works;
+  if (rows.length !== works.works.length || rows.some((r, k) => r.slug !== works.works[k]!.slug))
+    throw new Error('resolve merge: the works and resolve overlays do not hold the same works');
+  const dead = new Uint8Array(count);
+  for (const id of works.tombstones) dead[id] = 1;
+
+  // Works in the changed catalog's order: a base order (>= 0) or ~k for overlay row k.
+  const items: number[] = [];
+  let next = 0;
+  for (let b = 0; b < count; b++) {
+    while (next < rows.length && works.works[next]!.insertAfter < b) items.push(~next++);
+    if (!dead[b]) items.push(b);
+  }
+  while (next < rows.length) items.push(~next++);
+
+  // The vocabulary: the base's words still used by a live work, and the overlay's words.
+  const used = new Uint8Array(base.vocab.words.length);
+  const first = base.works.firstArrangement;
+  for (let b = 0; b < count; b++) {
+    if (dead[b]) continue;
+    for (const name of WORK_FIELDS) {
+      const f = base[name];
+      for (let k = f.start[b]!; k < f.start[b + 1]!; k++) used[f.ids[k]!] = 1;
+    }
+    for (const name of ARRANGEMENT_FIELDS) {
+      const f = base[name];
+      for (let k = f.start[first[b]!]!; k < f.start[first[b + 1]!]!; k++) used[f.ids[k]!] = 1;
+    }
+  }
+  const words = new Set<string>();
+  base.vocab.words.forEach((w, id) => used[id] && words.add(w));
+  for (const r of rows) {
+    for (const w of r.title) words.add(w);
+    for (const w of r.composer) words.add(w);
+    for (const a of r.arrangements) for (const name of ARRANGEMENT_FIELDS) for (const w of a[name]) words.add(w);
+  }
+  const vocab = new Vocabulary(words);
+  // Both vocabularies are sorted, so a base word's new id keeps its order among its item's ids.
+  const renumber = new Int32Array(base.vocab.words.length).fill(-1);
+  base.vocab.words.forEach((w, id) => used[id] && (renumber[id] = vocab.idOf(w)!));
+
+  const slugs = items.map((it) => (it >= 0 ? base.works.slugs.at(it) : rows[~it]!.slug));
+  const slugTable = SlugTable.fromList(slugs);
+  const slugOrder = new Int32Array(slugs.length);
+  slugTable.bySlug.forEach((order, rank) => (slugOrder[order] = rank));
+  const workFlags = new Uint8Array(slugs.length);
+  const firstArrangement = new Int32Array(slugs.length + 1);
+  let n = 0;
+  items.forEach((it, order) => {
+    firstArrangement[order] = n;
+    workFlags[order] = it >= 0 ? base.works.flags[it]! : rows[~it]!.flags;
+    n += it >= 0 ? first[it + 1]! - first[it]! : rows[~it]!.arrangements.length;
+  });
+  firstArrangement[slugs.length] = n;
+
+  const arrangementWork = new Int32Array(n);
+  const cols = {
+    roleMask: new Uint8Array(n),
+    intendedBit: new Uint8Array(n),
+    narrationClass: new Uint8Array(n),
+    usableMask: new Uint16Array(n),
+    reviewOkMask: new Uint16Array(n),
+    rightsOkMask: new Uint16Array(n),
+    flags: new Uint8Array(n),
+    edition: new Uint8Array(n),
+    recording: new Uint8Array(n),
+    duration: new Int32Array(n),
+    rank: new Int32Array(n),
+    id: new Int32Array(n),
+    slugOrder: new Int32Array(n),
+  } satisfies Columns;
+  // Base works come in runs of consecutive orders (broken only by tombstones and overlay works):
+  // each run's arrangements are one range of every base column.
+  let runStart = -1;
+  items.forEach((it, order) => {
+    const at = firstArrangement[order]!;
+    if (it >= 0) {
+      if (runStart < 0) runStart = order;
+      const nextItem = items[order + 1];
+      if (nextItem !== it + 1) {
+        const from = first[items[runStart]!]!;
+        const to = first[it + 1]!;
+        const into = firstArrangement[runStart]!;
+        for (const name of COLUMNS) cols[name].set(base.cols[name].subarray(from, to), into);
+        runStart = -1;
+      }
+    } else {
+      rows[~it]!.arrangements.forEach((a, k) => {
+        for (const name of COLUMNS) cols[name][at + k] = a[name];
+      });
+    }
+    arrangementWork.fill(order, at, firstArrangement[order + 1]!);
+    cols.slugOrder.fill(slugOrder[order]!, at, firstArrangement[order + 1]!);
+  });
+
+  /** A word field over the merged items (`perWork`: one item per work, else one per arrangement). */
+  const field = (name: (typeof WORK_FIELDS)[number] | (typeof ARRANGEMENT_FIELDS)[number]): WordField => {
+    const perWork = name === 'title' || name === 'composer';
+    const old = base[name];
+    const itemCount = perWork ? slugs.length : n;
+    const start = new Int32Array(itemCount + 1);
+    // Sizes first, then the ids straight into their array: no per-item lists for base works.
+    const fresh: number[][] = [];
+    let item = 0;
+    let total = 0;
+    for (const it of items) {
+      if (it >= 0) {
+        const [from, to] = perWork ? [it, it + 1] : [first[it]!, first[it + 1]!];
+        for (let i = from; i < to; i++) start[++item] = total += old.start[i + 1]! - old.start[i]!;
+      } else {
+        const lists = perWork
+          ? [rows[~it]![name as 'title' | 'composer']]
+          : rows[~it]!.arrangements.map((a) => a[name as 'style' | 'instrumentation' | 'mood']);
+        for (const list of lists) {
+          const ids = vocab.idsOf(list);
+          fresh.push(ids);
+          start[++item] = total += ids.length;
+        }
+      }
+    }
+    const all = new Int32Array(total);
+    let k = 0;
+    let nextFresh = 0;
+    for (const it of items) {
+      if (it >= 0) {
+        const [from, to] = perWork ? [it, it + 1] : [first[it]!, first[it + 1]!];
+        for (let p = old.start[from]!; p < old.start[to]!; p++) all[k++] = renumber[old.ids[p]!]!;
+      } else {
+        const lists = perWork ? 1 : rows[~it]!.arrangements.length;
+        for (let l = 0; l < lists; l++) for (const id of fresh[nextFresh++]!) all[k++] = id;
+      }
+    }
+    return { start, ids: all, ...invert(vocab.words.length, itemCount, start, all) };
+  };
+
+  const roleLists = new Map(
+    MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]),
+  );
+  for (let i = 0; i < n; i++) {
+    for (const role of MUSIC_ROLES) {
+      if ((cols.roleMask[i]! & ROLE_BIT[role]) === 0) continue;
+      const lists = roleLists.get(role)!;
+      (cols.flags[i]! & FLAG_STATIC_READY ? lists.staticReady : lists.rest).push(i);
+      lists.works.add(arrangementWork[i]!);
+    }
+  }
+  let ties: Int32Array | undefined;
+  return {
+    works: { count: slugs.length, slugs: slugTable, slugOrder, flags: workFlags, firstArrangement },
+    arrangementWork,
+    arrangementCount: n,
+    cols,
+    byRole: new Map(
+      [...roleLists].map(([role, l]) => {
+        ties ??= tieOrder(cols, n);
+        const staticReady = Int32Array.from(l.staticReady);
+        const rest = Int32Array.from(l.rest);
+        return [role, { staticReady, rest, works: l.works.size, ...boundClasses(cols, staticReady, rest, ties) }];
+      }),
+    ),
+    profiles: base.profiles,
+    vocab,
+    meaning: base.meaning,
+    style: field('style'),
+    instrumentation: field('instrumentation'),
+    mood: field('mood'),
+    title: field('title'),
+    composer: field('composer'),
+    scratch: newScratch(slugs.length),
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * The resolve half of the index overlay (src/domain/catalog-index/resolve-overlay.ts), data only:
+ * over a generated catalog built into records by the domain code, random edits, additions and
+ * removals give, for every added or changed work, rows (flags, column values, widened words) equal
+ * to what a resolve catalog freshly built from the changed catalog holds for that work, through the
+ * overlay file's round trip, whenever the meaning vocabulary is unchanged; a change bringing a new
+ * genre is reported instead. A malformed file is refused, naming the field.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, workSummary } from '../../src/domain/records.ts';
+import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
+import {
+  buildResolveCatalog,
+  decodeResolveCatalog,
+  encodeResolveCatalog,
+  type ResolveCatalog,
+  type ResolveWorkRow,
+} from '../../src/domain/resolve/catalog.ts';
+import { mergeResolveCatalog } from '../../src/domain/resolve/catalog-merge.ts';
+import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
+import {
+  buildWorksOverlay,
+  decodeWorksOverlay,
+  encodeWorksOverlay,
+} from '../../src/domain/catalog-index/works-overlay.ts';
+import {
+  buildResolveOverlay,
+  decodeResolveOverlay,
+  encodeResolveOverlay,
+} from '../../src/domain/catalog-index/resolve-overlay.ts';
+import { indexWork } from '../../src/domain/works-query.ts';
+import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
+import type { WorkRecord } from '../../src/schemas/work.ts';
+
+const BASE_URL = 'https://resolve-overlay.example.test';
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-resolve-overlay-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const f = (() => {
+  const content = path.join(root, 'content');
+  generateCatalog({ works: 400, outDir: content, seed: 31 });
+  const loaded = loadCatalog(content);
+  if (loaded.messages.length > 0) throw new Error('generated content does not load');
+  const c = loaded.catalog;
+  const all = c.works.map((w) => buildWorkRecord(w, c, BASE_URL));
+  const rand = rng(31);
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [all[i], all[j]] = [all[j]!, all[i]!];
+  }
+  const profiles = c.profiles.map((p) => profileHead(buildProfileRecord(p, c, BASE_URL)));
+  const instruments = buildInstrumentRecords(c, BASE_URL);
+  const baseRecords = all.slice(0, 360);
+  const base = buildResolveCatalog(baseRecords, profiles, instruments);
+  const instrumentNames = new Map(instruments.map((i) => [i.slug, i.aliases]));
+  const ordered = orderWorks(
+    baseRecords.map((record) => ({ record, summary: workSummary(record) })),
+    instrumentNames,
+  );
+  return {
+    baseRecords,
+    spare: all.slice(360),
+    profiles,
+    instruments,
+    instrumentNames,
+    base,
+    // What a server loads: the base's resolve.idx and works.idx, decoded.
+    loadedBase: decodeResolveCatalog(decodeIndex(encodeResolveCatalog(base)), profiles),
+    worksBase: decodeWorksIndex(decodeIndex(encodeWorksIndex(ordered).index)),
+    sortKeys: ordered.map((w) => w.sortKey),
+  };
+})();
+
+/** What `catalog` holds for the work `slug`, as a row (words as sorted sets, as the index keeps them). */
+function rowIn(catalog: ResolveCatalog, slug: string) {
+  const order = catalog.works.slugs.indexOf(slug);
+  const wordsOf = (field: ResolveCatalog['title'], i: number) =>
+    Array.from(field.ids.subarray(field.start[i], field.start[i + 1]), (id) => catalog.vocab.words[id]!);
+  const arrangements = [];
+  for (let i = catalog.works.firstArrangement[order]!; i < catalog.works.firstArrangement[order + 1]!; i++) {
+    const c = catalog.cols;
+    arrangements.push({
+      roleMask: c.roleMask[i],
+      intendedBit: c.intendedBit[i],
+      narrationClass: c.narrationClass[i],
+      usableMask: c.usableMask[i],
+      reviewOkMask: c.reviewOkMask[i],
+      rightsOkMask: c.rightsOkMask[i],
+      flags: c.flags[i],
+      edition: c.edition[i],
+      recording: c.recording[i],
+      duration: c.duration[i],
+      rank: c.rank[i],
+      id: c.id[i],
+      style: wordsOf(catalog.style, i),
+      instrumentation: wordsOf(catalog.instrumentation, i),
+      mood: wordsOf(catalog.mood, i),
+    });
+  }
+  return {
+    slug,
+    flags: catalog.works.flags[order],
+    title: wordsOf(catalog.title, order),
+    composer: wordsOf(catalog.composer, order),
+    arrangements,
+  };
+}
+
+const asSets = (row: ResolveWorkRow) => ({
+  slug: row.slug,
+  flags: row.flags,
+  title: [...new Set(row.title)].sort(),
+  composer: [...new Set(row.composer)].sort(),
+  arrangements: row.arrangements.map((a) => ({
+    ...a,
+    style: [...new Set(a.style)].sort(),
+    instrumentation: [...new Set(a.instrumentation)].sort(),
+    mood: [...new Set(a.mood)].sort(),
+  })),
+});
+
+function edited(record: WorkRecord, donor: WorkRecord, fields: number): WorkRecord {
+  const r = structuredClone(record);
+  if (fields & 1) r.title = donor.title;
+  if (fields & 2) r.composer = structuredClone(donor.composer);
+  if (fields & 4) r.genre = donor.genre;
+  if (fields & 8) r.arrangements = structuredClone(donor.arrangements);
+  if (fields & 16) r.rights = structuredClone(donor.rights);
+  if (fields & 32) r.sourceAssets = structuredClone(donor.sourceAssets);
+  return r;
+}
+
+const overlayOf = (changed: WorkRecord[]) =>
+  buildResolveOverlay({ meaning: f.base.meaning, profiles: f.profiles, instruments: f.instruments, changed });
+
+describe('resolve overlay rows', () => {
+  it('equal what a fresh resolve catalog of the changed catalog holds for each changed work, and merge into its index', () => {
+    let compared = 0;
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant('edit' as const),
+        target: fc.nat(),
+        donor: fc.nat(),
+        fields: fc.integer({ min: 1, max: 63 }),
+      }),
+      fc.record({ kind: fc.constant('add' as const), spare: fc.nat() }),
+      fc.record({ kind: fc.constant('remove' as const), target: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
+        const current = new Map(f.baseRecords.map((r) => [r.slug, r]));
+        const changed = new Map<string, WorkRecord>();
+        for (const s of steps) {
+          const slugs = [...current.keys()];
+          if (s.kind === 'add') {
+            const r = f.spare[s.spare % f.spare.length]!;
+            current.set(r.slug, r);
+            changed.set(r.slug, r);
+          } else if (s.kind === 'edit') {
+            const slug = slugs[s.target % slugs.length]!;
+            const r = edited(current.get(slug)!, f.baseRecords[s.donor % f.baseRecords.length]!, s.fields);
+            current.set(slug, r);
+            changed.set(slug, r);
+          } else {
+            const slug = slugs[s.target % slugs.length]!;
+            current.delete(slug);
+            changed.delete(slug);
+          }
+        }
+        const list = [...current.values()];
+        const fresh = buildResolveCatalog(list, f.profiles, f.instruments);
+        const { overlay, vocabularyChanges } = overlayOf([...changed.values()]);
+        const decoded = decodeResolveOverlay(encodeResolveOverlay(overlay));
+        expect(decoded).toEqual(overlay);
+        if (vocabularyChanges.length > 0) {
+          expect(fresh.meaning.terms).not.toEqual(f.base.meaning.terms);
+          return;
+        }
+        // Removing the last work of a genre or period drops its term from a fresh build: not seen by the overlay.
+        const sameGenres = (rs: WorkRecord[]) => [...new Set(rs.flatMap((r) => [r.genre, r.period]))].sort();
+        if (JSON.stringify(sameGenres(list)) !== JSON.stringify(sameGenres(f.baseRecords))) return;
+        expect(fresh.meaning.terms).toEqual(f.base.meaning.terms);
+        for (const row of decoded.works) {
+          expect(asSets(row), row.slug).toEqual(rowIn(fresh, row.slug));
+          const record = current.get(row.slug)!;
+          // Both indexes number works by one listing order.
+          expect(row.sortKey).toBe(indexWork(record, workSummary(record), new Map()).sortKey);
+        }
+        expect(decoded.works.map((w) => w.slug)).toEqual(
+          [...changed.keys()].sort((a, b) => fresh.works.slugs.indexOf(a) - fresh.works.slugs.indexOf(b)),
+        );
+        // Merged over the loaded base, they make the resolve index a fresh build writes, byte for byte.
+        const worksOverlay = buildWorksOverlay({
+          base: f.worksBase,
+          baseDigest: 'base',
+          baseSortKey: (id) => f.sortKeys[id]!,
+          instrumentNames: f.instrumentNames,
+          changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
+          removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
+        });
+        const merged = mergeResolveCatalog(f.loadedBase, decodeWorksOverlay(encodeWorksOverlay(worksOverlay)), decoded);
+        expect(encodeResolveCatalog(merged).equals(encodeResolveCatalog(fresh))).toBe(true);
+        compared++;
+      }),
+      { numRuns: 40 },
+    );
+    // Most runs keep every genre and period, so they reach the comparisons.
+    expect(compared).toBeGreaterThan(20);
+  });
+
+  it('report a genre the base vocabulary does not have', () => {
+    const r = { ...structuredClone(f.baseRecords[0]!), genre: 'Zyxwv Nocturne' };
+    expect(overlayOf([r]).vocabularyChanges).toEqual(['style:zyxwv nocturne']);
+    expect(overlayOf([f.baseRecords[1]!]).vocabularyChanges).toEqual([]);
+  });
+
+  it('files refuse malformed rows, naming the field', () => {
+    const good = JSON.parse(encodeResolveOverlay(overlayOf(f.baseRecords.slice(0, 3)).overlay).toString());
+    const refuse = (value: unknown, message: RegExp) =>
+      expect(() => decodeResolveOverlay(Buffer.from(JSON.stringify(value)))).toThrow(message);
+    const w = good.works[0];
+    const a = w.arrangements[0];
+    refuse({ ...good, kind: 'works-overlay' }, /not a resolve overlay/);
+    refuse({ ...good, works: [...good.works].reverse() }, /works\[1\]\.sortKey is not above/);
+    refuse({ ...good, works: [{ ...w, flags: 256 }] }, /works\[0\]\.flags/);
+    refuse({ ...good, works: [{ ...w, title: [''] }] }, /works\[0\]\.title\[0\]/);
+    refuse({ ...good, works: [{ ...w, arrangements: [{ ...a, usableMask: -1 }] }] }, /arrangements\[0\]\.usableMask/);
+    refuse(
+      { ...good, works: [{ ...w, arrangements: [{ ...a, mood: 'calm' }] }] },
+      /arrangements\[0\]\.mood is not a list/,
+    );
+    refuse({ ...good, works: [{ ...w, arrangements: Array(1001).fill(a) }] }, /arrangements holds more than/);
+  });
+});
