@@ -46,6 +46,7 @@ const { values } = parseArgs({
     'import-submit': { type: 'boolean', default: false },
     'engrave-quartets': { type: 'string' },
     'engrave-songs': { type: 'string' },
+    'engrave-cache': { type: 'string' },
     'wire-scores': { type: 'string' },
     'wire-build': { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -132,6 +133,8 @@ const applySection: Section = {
 const engraveOptions = {
   quartets: values['engrave-quartets'] !== undefined ? Number(values['engrave-quartets']) : undefined,
   songs: values['engrave-songs'] !== undefined ? Number(values['engrave-songs']) : undefined,
+  // engrave-build: a render cache kept between runs (a filled one skips the hour of cold engraving).
+  cacheDir: values['engrave-cache'],
 };
 
 const SECTIONS: Section[] = [
@@ -160,7 +163,7 @@ const SECTIONS: Section[] = [
 
 if (values.help) {
   console.log(
-    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
   );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);

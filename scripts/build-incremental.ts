@@ -392,6 +392,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     generatedAtUtc,
     blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
     cache: options.renderCache ?? null,
+    view: options.renderView ?? null,
     poolOptions: options.engrave,
   });
   const baseManifest = JSON.parse(readFileSync(path.join(baseDir, SCORES_MANIFEST), 'utf8')) as ScoreManifest;

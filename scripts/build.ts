@@ -63,6 +63,11 @@ export interface BuildOptions {
   generatedAtUtc?: string;
   /** The render cache's backend (the blob store's named objects); none: every score is engraved. */
   renderCache?: RenderCacheBackend | null;
+  /**
+   * The render view's folder: cached scores unpacked once and hard-linked into each build
+   * (src/lib/site/render-view.ts). `--render-cache` picks it beside the cache; none: files are written.
+   */
+  renderView?: string | null;
   /** The engraving pool's workers and budgets (defaults: every core, DEFAULT_ENGRAVE_*). */
   engrave?: Partial<EngravePoolOptions>;
 }
@@ -106,7 +111,9 @@ export interface BuildInfo {
    * from the cache entry (not compressed again); `compressedForCache`: SVG pages this build
    * compressed to store in the cache (new engravings, or entries made before the forms were kept).
    * With a cache every page's forms come with its engraving, so `compressedPages` counts none;
-   * without one, every page is compressed there, beside Astro.
+   * without one, every page is compressed there, beside Astro. `fromView`: scores of `fromCache`
+   * hard-linked from the render view (their entry not read); `unpacked`: scores this build put
+   * into the view; `linkedFiles`: files placed as links (src/lib/site/render-view.ts).
    */
   scores: Omit<RenderSummary, 'manifest'>;
   /**
@@ -334,11 +341,12 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     generatedAtUtc,
     blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
     cache: options.renderCache ?? null,
+    view: options.renderView ?? null,
     poolOptions: options.engrave,
   });
   phase(
     'scoresMs',
-    `scores: ${scores.rendered} rendered, ${scores.failed} failed; ${scores.engraved} engraved, ${scores.fromCache} from the render cache`,
+    `scores: ${scores.rendered} rendered, ${scores.failed} failed; ${scores.engraved} engraved, ${scores.fromCache} from the render cache (${scores.fromView} linked from its view)`,
   );
   // Each engraved page's brotli and gzip forms, on libuv's thread pool while Astro renders (one
   // page at a time: the pool's other threads stay free for Astro's file writes).
@@ -470,6 +478,9 @@ export function scoreCounts(s: {
   pdfsMade: number;
   compressedFromCache: number;
   compressedForCache: number;
+  fromView: number;
+  unpacked: number;
+  linkedFiles: number;
 }): BuildInfo['scores'] {
   return {
     rendered: s.rendered,
@@ -481,6 +492,9 @@ export function scoreCounts(s: {
     pdfsMade: s.pdfsMade,
     compressedFromCache: s.compressedFromCache,
     compressedForCache: s.compressedForCache,
+    fromView: s.fromView,
+    unpacked: s.unpacked,
+    linkedFiles: s.linkedFiles,
   };
 }
 
@@ -492,19 +506,28 @@ export function scoreCounts(s: {
 export function renderCacheFrom(
   value: string,
   env: NodeJS.ProcessEnv,
-): { cache: RenderCacheBackend | null; config: Config | null } {
-  if (value === 'none') return { cache: null, config: null };
+): { cache: RenderCacheBackend | null; config: Config | null; view: string | null } {
+  if (value === 'none') return { cache: null, config: null, view: null };
   if (value === 'store') {
     const raw = env[BUILD_STORE_VARIABLE];
     if (!raw) throw new ConfigError(`--render-cache store needs ${BUILD_STORE_VARIABLE} (set by the server)`);
-    return { cache: createBlobStore(JSON.parse(raw) as Pick<Config, 'dataDir' | 'blobStore' | 's3'>), config: null };
+    const store = JSON.parse(raw) as Pick<Config, 'dataDir' | 'blobStore' | 's3'>;
+    return { cache: createBlobStore(store), config: null, view: path.join(store.dataDir, RENDER_VIEW_FOLDER) };
   }
   if (value === 'config') {
     const config = loadConfig(env, PROJECT_ROOT);
-    return { cache: createBlobStore(config), config };
+    return { cache: createBlobStore(config), config, view: path.join(config.dataDir, RENDER_VIEW_FOLDER) };
   }
-  return { cache: new LocalBlobStore(path.resolve(value)), config: null };
+  // A local blob store's root: the view beside its named objects.
+  return {
+    cache: new LocalBlobStore(path.resolve(value)),
+    config: null,
+    view: path.join(path.resolve(value), RENDER_VIEW_FOLDER),
+  };
 }
+
+/** The render view's folder name, in ARCHIVE_DATA_DIR (or in a `--render-cache DIR`). */
+export const RENDER_VIEW_FOLDER = 'render-view';
 
 /** The engraving pool's options from `--engrave-*` flags, else the configuration's ARCHIVE_ENGRAVE_*. */
 export function engraveOptionsFrom(
@@ -564,9 +587,10 @@ async function main(): Promise<void> {
     },
   });
   let renderCache: RenderCacheBackend | null;
+  let renderView: string | null;
   let engrave: EngravePoolOptions;
   try {
-    renderCache = renderCacheFrom(values['render-cache'], process.env).cache;
+    ({ cache: renderCache, view: renderView } = renderCacheFrom(values['render-cache'], process.env));
     engrave = engraveOptionsFrom(
       {
         workers: values['engrave-workers'],
@@ -604,6 +628,7 @@ async function main(): Promise<void> {
       readerSignIn,
       batchWorks,
       renderCache,
+      renderView,
       engrave,
     };
     let info: BuildInfo;

@@ -87,6 +87,13 @@ export interface BlobStore {
   putNamed(name: string, bytes: Buffer): Promise<void>;
   /** Every named object under `prefix` (a name's leading segments, e.g. `render-cache`), sorted by name (backup). */
   listNamed(prefix: string): AsyncGenerator<NamedInfo>;
+  /**
+   * A named object's fingerprint without reading it: a string that changes whenever the object is
+   * written again or changed in place (local: device, inode, size, modification time; S3: ETag and
+   * length). Null when absent. The render view (src/lib/site/render-view.ts) keys its unpacked
+   * copies by it.
+   */
+  namedFingerprint(name: string): Promise<string | null>;
 }
 
 export interface NamedInfo {
@@ -140,6 +147,7 @@ export abstract class StagedBlobStore implements BlobStore {
   abstract getNamed(name: string): Promise<Buffer | null>;
   abstract putNamed(name: string, bytes: Buffer): Promise<void>;
   abstract listNamed(prefix: string): AsyncGenerator<NamedInfo>;
+  abstract namedFingerprint(name: string): Promise<string | null>;
   /** Put a verified staging file under its digest (the blob is known not to exist yet). */
   protected abstract store(stagingFile: string, info: BlobInfo): Promise<void>;
 
@@ -279,6 +287,16 @@ export class LocalBlobStore extends StagedBlobStore {
       await fs.rename(temp, target);
     } catch (err) {
       await fs.unlink(temp).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async namedFingerprint(name: string): Promise<string | null> {
+    try {
+      const s = await fs.stat(path.join(this.root, ...namedKey(name).split('/')), { bigint: true });
+      return s.isFile() ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}` : null;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
   }

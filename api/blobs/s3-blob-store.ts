@@ -144,6 +144,18 @@ export class S3BlobStore extends StagedBlobStore {
     );
   }
 
+  async namedFingerprint(name: string): Promise<string | null> {
+    try {
+      const head = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.bucket, Key: `${this.prefix}${namedKey(name)}` }),
+      );
+      return `${head.ETag ?? ''}:${head.ContentLength ?? 0}:${head.LastModified?.toISOString() ?? ''}`;
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
   async *listNamed(prefix: string): AsyncGenerator<NamedInfo> {
     let token: string | undefined;
     const start = `${this.prefix}${namedKey(prefix)}/`;

@@ -4,7 +4,9 @@
  * first full build engraves every score, a second full build of the unchanged catalog engraves
  * nothing (build.json `scores`) and writes the same score files, the pages' brotli and gzip
  * forms come from the cache (nothing compressed again), and a damaged cache entry is detected,
- * engraved again and replaced.
+ * engraved again and replaced. Cached scores are hard-linked from the render view
+ * (src/lib/site/render-view.ts): a view that no longer matches its entry, or a file of it changed
+ * in place, is unpacked again from the verified entry; a removed view is made again.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -70,11 +72,15 @@ function scoreFiles(dir: string): Map<string, string> {
 /** SVG pages (wide and phone) of the build's scores. */
 const svgPageCount = (files: Map<string, string>) => [...files.keys()].filter((f) => f.endsWith('.svg')).length;
 
+/** Where the build linked a score file from (the render view beside the cache). */
+const view = path.join(cache, 'render-view');
+
 function cacheEntries(): string[] {
   return filesUnder(cache).filter((f) => f.startsWith('named/render-cache/'));
 }
 
 let first: Awaited<ReturnType<typeof build>>;
+let firstFiles: Map<string, string>;
 let slugs: string[];
 
 beforeAll(async () => {
@@ -82,6 +88,7 @@ beforeAll(async () => {
   const songs = spread(corpusScores(LIEDER), 3);
   slugs = makeCorpusContent(content, [...songs, findScore(QUARTETS, 'sq7070781.mxl')], { sampleWorks: false });
   first = await build('first');
+  firstFiles = scoreFiles(first.dir);
 }, 600_000);
 
 describe('render cache in the full build', () => {
@@ -102,6 +109,12 @@ describe('render cache in the full build', () => {
     expect(first.scores.compressedForCache).toBe(svgPageCount(files));
     expect(first.scores.compressedFromCache).toBe(0);
     expect(first.compressedPages.files).toBe(0);
+    // Each new engraving unpacked into the view once, and the build's files are links to it.
+    expect(first.scores).toMatchObject({ unpacked: 4, fromView: 0, linkedFiles: files.size });
+    const page = path.join(first.dir, 'client', 'works', slugs[0]!, 'score', '1', 'page-1.svg');
+    const viewed = filesUnder(view).filter((f) => f.startsWith('engraving/') && f.endsWith('/page-1.svg'));
+    expect(viewed).toHaveLength(4);
+    expect(viewed.map((f) => statSync(path.join(view, f)).ino)).toContain(statSync(page).ino);
   });
 
   it('a second full build of the unchanged catalog engraves nothing and writes the same score files', async () => {
@@ -113,6 +126,12 @@ describe('render cache in the full build', () => {
     expect(second.scores.compressedFromCache).toBe(svgPageCount(scoreFiles(first.dir)));
     expect(second.scores.compressedForCache).toBe(0);
     expect(second.compressedPages.files).toBe(0);
+    // Linked from the view, no entry read: the same inodes as the first build's files.
+    expect(second.scores).toMatchObject({ fromView: 4, unpacked: 0, linkedFiles: firstFiles.size });
+    for (const slug of slugs) {
+      const page = (dir: string) => path.join(dir, 'client', 'works', slug, 'score', '1', 'narrow-page-1.svg.br');
+      expect(statSync(page(second.dir)).ino).toBe(statSync(page(first.dir)).ino);
+    }
   }, 600_000);
 
   it('a damaged cache entry is detected, engraved again and replaced; an entry without compressed forms gets them once', async () => {
@@ -136,6 +155,8 @@ describe('render cache in the full build', () => {
 
     const third = await build('third');
     expect(third.scores).toMatchObject({ rendered: 4, failed: 0, engraved: 1, fromCache: 3, corrupt: 1 });
+    // The two rewritten entries no longer match their views: read, verified and unpacked again.
+    expect(third.scores).toMatchObject({ fromView: 2, unpacked: 2 });
     expect(scoreFiles(third.dir)).toEqual(scoreFiles(first.dir));
     // Replaced by the new engraving: the same bytes as before the damage (same build time).
     expect(readFileSync(victim).equals(good)).toBe(true);
@@ -147,5 +168,42 @@ describe('render cache in the full build', () => {
     expect(third.compressedPages.files).toBe(0);
     // The old entry now carries its forms again: byte for byte the entry the first build stored.
     expect(readFileSync(old).equals(encodeEntry(key, full))).toBe(true);
+  }, 600_000);
+
+  it('a view file written in place is noticed: the entry is read, verified and unpacked again', async () => {
+    // As a write through a served link would (the view's file and the build's are one inode).
+    const victim = path.join(
+      view,
+      filesUnder(view).find((f) => f.startsWith('engraving/') && f.endsWith('/page-1.svg'))!,
+    );
+    const before = readFileSync(victim);
+    writeFileSync(victim, Buffer.concat([before.subarray(0, before.length - 6), Buffer.from('<!---->')]));
+    const fourth = await build('fourth');
+    expect(fourth.scores).toMatchObject({
+      rendered: 4,
+      engraved: 0,
+      corrupt: 0,
+      fromCache: 4,
+      fromView: 3,
+      unpacked: 1,
+    });
+    expect(scoreFiles(fourth.dir)).toEqual(firstFiles);
+    // Unpacked anew: the view's page is a new inode with the verified bytes.
+    expect(readFileSync(victim).equals(before)).toBe(true);
+  }, 600_000);
+
+  it('a removed view is made again from the verified entries, engraving nothing', async () => {
+    rmSync(view, { recursive: true, force: true });
+    const fifth = await build('fifth');
+    expect(fifth.scores).toMatchObject({
+      rendered: 4,
+      engraved: 0,
+      corrupt: 0,
+      fromCache: 4,
+      fromView: 0,
+      unpacked: 4,
+    });
+    expect(scoreFiles(fifth.dir)).toEqual(firstFiles);
+    expect(filesUnder(view).filter((f) => f.endsWith('view.json'))).toHaveLength(8);
   }, 600_000);
 });

@@ -162,6 +162,20 @@ describe.each(backends)('blob store: %s', (_name, open) => {
     for await (const n of store.listNamed('no-such-prefix')) none.push(n);
     expect(none).toEqual([]);
   });
+  it('fingerprints a named object without reading it: null when absent, stable, changed when rewritten', async () => {
+    const store = open();
+    const name = `render-cache/v1/engraving/ef/${'ef'.padEnd(64, '3')}`;
+    expect(await store.namedFingerprint(name)).toBeNull();
+    await store.putNamed(name, Buffer.from('first version'));
+    const one = await store.namedFingerprint(name);
+    expect(one).toEqual(expect.any(String));
+    await store.getNamed(name);
+    expect(await store.namedFingerprint(name)).toBe(one);
+    await store.putNamed(name, Buffer.from('second version, longer'));
+    const two = await store.namedFingerprint(name);
+    expect(two).not.toBeNull();
+    expect(two).not.toBe(one);
+  });
 });
 
 describe('readiness check', () => {

@@ -19,6 +19,8 @@ import { ENGRAVE_CODE_VERSION, NARROW_OPTIONS, VEROVIO_OPTIONS, type EngraveOutp
 export interface RenderCacheBackend {
   getNamed(name: string): Promise<Buffer | null>;
   putNamed(name: string, bytes: Buffer): Promise<void>;
+  /** A fingerprint of the stored object that changes when it is rewritten (enables the render view). */
+  namedFingerprint?(name: string): Promise<string | null>;
 }
 
 const FORMAT = 'pdma-render-cache/1';

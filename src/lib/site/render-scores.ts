@@ -12,13 +12,14 @@
  * catalogs have no stored scores and pay nothing; an unchanged catalog engraves nothing).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog } from '../../domain/catalog.ts';
 import { scoreFolder, type ScoreManifest, type ScoreRendering } from './scores.ts';
 import type { EngraveMeta, EngraveOutput } from './engrave.ts';
 import { defaultEngravePoolOptions, EngraveBudgetError, EngravePool, type EngravePoolOptions } from './engrave-pool.ts';
-import { engravingKey, pdfKey, RenderCache, type RenderCacheBackend } from './render-cache.ts';
+import { engravingKey, pdfKey, RenderCache, renderCacheName, type RenderCacheBackend } from './render-cache.ts';
+import { placeViewedFile, RenderView, type ViewedEntry } from './render-view.ts';
 import { CODINGS, compressedForms } from './precompress.ts';
 
 export { looksActive } from './engrave.ts';
@@ -105,6 +106,12 @@ export interface RenderSummary {
   compressedFromCache: number;
   /** SVG pages compressed by this run to be stored in the cache (new engravings, or entries made before the forms were kept). */
   compressedForCache: number;
+  /** Scores whose files were hard-linked from the render view (no entry read, nothing written; counted in fromCache too). */
+  fromView: number;
+  /** Scores unpacked into the render view by this run (their entry was read and verified, or they were engraved). */
+  unpacked: number;
+  /** Files placed from the render view as hard links (a copy where the filesystem refuses a link is not counted). */
+  linkedFiles: number;
   durationMs: number;
 }
 
@@ -113,6 +120,11 @@ export interface RenderOptions {
   blobPath?: (sha256: string) => string;
   /** The render cache's backend (the blob store); none: every score is engraved. */
   cache?: RenderCacheBackend | null;
+  /**
+   * The render view's folder (src/lib/site/render-view.ts), on the filesystem of `dir`: cached
+   * scores are linked from it instead of written. Used when the backend has fingerprints.
+   */
+  view?: string | null;
   /** The pool to engrave in; without one, a pool with these options is made and closed. */
   pool?: EngravePool;
   poolOptions?: Partial<EngravePoolOptions>;
@@ -290,6 +302,61 @@ export async function engraveCached(
   return { output, from: 'cache', pdfMade, corrupt, compressedFromCache, compressedForCache };
 }
 
+/**
+ * A cached score straight from the render view: its engraving's view and (for a score with PDF
+ * metadata and pages) its PDF's view, each current for its stored entry's fingerprint. Null when
+ * anything is missing or changed: the caller reads the entries through engraveCached.
+ */
+export async function openViewed(
+  identity: ScoreIdentity,
+  backend: RenderCacheBackend,
+  view: RenderView,
+): Promise<ViewedEntry | null> {
+  const fingerprint = await backend.namedFingerprint?.(renderCacheName(identity.engraving));
+  if (!fingerprint) return null;
+  const engraving = view.open(identity.engraving, 'engraving', fingerprint);
+  if (!engraving || engraving.rendering.status !== 'rendered' || !identity.pdf || !identity.meta) return engraving;
+  const pdfFingerprint = await backend.namedFingerprint?.(renderCacheName(identity.pdf, 'pdf'));
+  if (!pdfFingerprint) return null;
+  const pdf = view.open(identity.pdf, 'pdf', pdfFingerprint)?.files.find((f) => f.name === 'score.pdf');
+  if (!pdf) return null;
+  return { rendering: { ...engraving.rendering, pdf: 'score.pdf' }, files: [...engraving.files, pdf] };
+}
+
+/**
+ * Unpack what engraveCached answered for a rendered score into the view (the engraving and its
+ * PDF, each under the fingerprint of the entry now stored for it). Null when an entry is not
+ * stored (its put failed): then the caller writes the files.
+ */
+export async function unpackToView(
+  identity: ScoreIdentity,
+  output: EngraveOutput,
+  backend: RenderCacheBackend,
+  view: RenderView,
+): Promise<ViewedEntry | null> {
+  if (output.rendering.status !== 'rendered') return null;
+  const fingerprint = await backend.namedFingerprint?.(renderCacheName(identity.engraving));
+  if (!fingerprint) return null;
+  const pdfBytes = output.files.find((f) => f.name === 'score.pdf');
+  const engraving = view.store(identity.engraving, 'engraving', fingerprint, withoutPdf(output));
+  if (!pdfBytes) return engraving;
+  const pdfFingerprint = identity.pdf ? await backend.namedFingerprint?.(renderCacheName(identity.pdf, 'pdf')) : null;
+  if (!pdfFingerprint) return null;
+  const pdf = view.store(identity.pdf!, 'pdf', pdfFingerprint, {
+    rendering: output.rendering,
+    files: [pdfBytes],
+  }).files[0]!;
+  return { rendering: output.rendering, files: [...engraving.files, pdf] };
+}
+
+/** SVG pages of a viewed rendering that carry both compressed forms. */
+function viewedPagesWithForms(viewed: ViewedEntry): number {
+  return pagesWithForms({
+    rendering: viewed.rendering,
+    files: viewed.files.map((f) => ({ name: f.name, bytes: new Uint8Array() })),
+  });
+}
+
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
 export async function renderScores(catalog: Catalog, dir: string, options: RenderOptions = {}): Promise<RenderSummary> {
   const createdAtUtc = new Date(options.generatedAtUtc ?? Date.now()).toISOString();
@@ -306,11 +373,19 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
     pdfsMade: 0,
     compressedFromCache: 0,
     compressedForCache: 0,
+    fromView: 0,
+    unpacked: 0,
+    linkedFiles: 0,
   };
   for (const j of todo)
     if (j.file === null) manifest.scores[`${j.slug}/${j.assetId}`] = { status: 'not-rendered', reason: j.reason ?? '' };
 
   const cache = options.cache ? new RenderCache(options.cache) : null;
+  const view = cache && options.view && options.cache?.namedFingerprint ? new RenderView(options.view) : null;
+  const place = (viewed: ViewedEntry, outDir: string) => {
+    mkdirSync(outDir, { recursive: true });
+    for (const f of viewed.files) if (placeViewedFile(f.file, path.join(outDir, f.name))) summary.linkedFiles++;
+  };
   let ownPool: EngravePool | null = null;
   const pool = () => options.pool ?? (ownPool ??= new EngravePool(options.poolOptions));
   const width = options.pool?.options.size ?? options.poolOptions?.size ?? defaultEngravePoolOptions().size;
@@ -322,8 +397,26 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
       const j = renderable[next++]!;
       const key = `${j.slug}/${j.assetId}`;
       let result: ScoreRendering;
+      const outDir = path.join(dir, 'files', scoreFolder(j.slug, j.assetId));
       try {
         const identity = scoreIdentity(readFileSync(j.file!), j, createdAtUtc);
+        if (view) {
+          // Linked from the view: no entry read, nothing written. A view changed under us (another
+          // build unpacking the same score) falls through to the entries.
+          const viewed = await openViewed(identity, cache!.backend, view);
+          if (viewed) {
+            try {
+              if (viewed.rendering.status === 'rendered') place(viewed, outDir);
+              summary.fromCache++;
+              summary.fromView++;
+              summary.compressedFromCache += viewedPagesWithForms(viewed);
+              results.set(key, viewed.rendering);
+              continue;
+            } catch {
+              rmSync(outDir, { recursive: true, force: true });
+            }
+          }
+        }
         const got = await engraveCached({ file: j.file!, compressed: j.compressed }, identity, cache, pool);
         if (got.from === 'cache') summary.fromCache++;
         else summary.engraved++;
@@ -333,9 +426,14 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
         summary.compressedForCache += got.compressedForCache;
         result = got.output.rendering;
         if (result.status === 'rendered') {
-          const outDir = path.join(dir, 'files', scoreFolder(j.slug, j.assetId));
-          mkdirSync(outDir, { recursive: true });
-          for (const f of got.output.files) writeFileSync(path.join(outDir, f.name), f.bytes);
+          const viewed = view ? await unpackToView(identity, got.output, cache!.backend, view) : null;
+          if (viewed) {
+            summary.unpacked++;
+            place(viewed, outDir);
+          } else {
+            mkdirSync(outDir, { recursive: true });
+            for (const f of got.output.files) writeFileSync(path.join(outDir, f.name), f.bytes);
+          }
         }
       } catch (err) {
         result = { status: 'failed', reason: `The renderer stopped with an error: ${(err as Error).message}` };
