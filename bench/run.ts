@@ -154,6 +154,7 @@ const SECTIONS: Section[] = [
   importSection({
     limit: values['import-limit'] ? Number(values['import-limit']) : undefined,
     submit: values['import-submit'],
+    cacheDir: values['engrave-cache'],
   }),
   engraveThroughputSection(engraveOptions),
   engraveBuildSection(engraveOptions),

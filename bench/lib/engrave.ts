@@ -48,7 +48,7 @@ export interface EngraveBenchOptions {
 }
 
 /** Engraving entries in a render cache folder (a local blob store's root). */
-function cachedEngravings(cacheDir: string): number {
+export function cachedEngravings(cacheDir: string): number {
   try {
     return readdirSync(path.join(cacheDir, 'named', 'render-cache', 'v1', 'engraving'), {
       recursive: true,
