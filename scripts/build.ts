@@ -16,7 +16,7 @@ import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/cata
 import { dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
 import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
-import { renderScores, type RenderSummary } from '../src/lib/site/render-scores.ts';
+import { placeViewedScores, renderScores, type RenderSummary } from '../src/lib/site/render-scores.ts';
 import type { RenderCacheBackend } from '../src/lib/site/render-cache.ts';
 import type { EngravePoolOptions } from '../src/lib/site/engrave-pool.ts';
 import { createBlobStore } from '../api/blobs/create.ts';
@@ -115,7 +115,7 @@ export interface BuildInfo {
    * hard-linked from the render view (their entry not read); `unpacked`: scores this build put
    * into the view; `linkedFiles`: files placed as links (src/lib/site/render-view.ts).
    */
-  scores: Omit<RenderSummary, 'manifest'>;
+  scores: Omit<RenderSummary, 'manifest' | 'deferred'>;
   /**
    * Engraved pages compressed by this build (brotli and gzip siblings, src/lib/site/precompress.ts):
    * pages, their SVG bytes, the compressed bytes of each coding, and the time it took beside Astro.
@@ -342,6 +342,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
     cache: options.renderCache ?? null,
     view: options.renderView ?? null,
+    // Scores found in the render view are linked straight into client/ after Astro (nothing to stage and move).
+    linkLater: true,
     poolOptions: options.engrave,
   });
   phase(
@@ -391,6 +393,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   phase('astroMs', `astro build done in ${astroRuns} run(s)${searching ? ', Pagefind beside it' : ''}`);
   // Moved, not copied: the engraved pages are most of a real catalog's bytes.
   if (existsSync(path.join(scoresDir, 'files'))) moveTree(path.join(scoresDir, 'files'), clientDir);
+  scores.linkedFiles += placeViewedScores(scores.deferred, clientDir);
   rmSync(scoresDir, { recursive: true, force: true });
   // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
   writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));

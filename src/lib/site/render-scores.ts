@@ -113,6 +113,24 @@ export interface RenderSummary {
   /** Files placed from the render view as hard links (a copy where the filesystem refuses a link is not counted). */
   linkedFiles: number;
   durationMs: number;
+  /**
+   * With `linkLater`: the scores found in the view, not placed yet (their folder under the site's
+   * root, relative). The caller links them with `placeViewedScores` where they are served, after
+   * Astro has made that folder, so they are never staged and moved (and adds its answer to
+   * `linkedFiles`, which counts only what this call placed).
+   */
+  deferred: { folder: string; viewed: ViewedEntry }[];
+}
+
+/** Link deferred view scores into the site's root; answers how many files were linked. */
+export function placeViewedScores(deferred: RenderSummary['deferred'], root: string): number {
+  let linked = 0;
+  for (const { folder, viewed } of deferred) {
+    const outDir = path.join(root, folder);
+    mkdirSync(outDir, { recursive: true });
+    for (const f of viewed.files) if (placeViewedFile(f.file, path.join(outDir, f.name))) linked++;
+  }
+  return linked;
 }
 
 export interface RenderOptions {
@@ -125,6 +143,8 @@ export interface RenderOptions {
    * scores are linked from it instead of written. Used when the backend has fingerprints.
    */
   view?: string | null;
+  /** Scores found in the view are not linked into `dir` but listed in `deferred` (the full build links them after Astro). */
+  linkLater?: boolean;
   /** The pool to engrave in; without one, a pool with these options is made and closed. */
   pool?: EngravePool;
   poolOptions?: Partial<EngravePoolOptions>;
@@ -382,9 +402,9 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
 
   const cache = options.cache ? new RenderCache(options.cache) : null;
   const view = cache && options.view && options.cache?.namedFingerprint ? new RenderView(options.view) : null;
+  const deferred: RenderSummary['deferred'] = [];
   const place = (viewed: ViewedEntry, outDir: string) => {
-    mkdirSync(outDir, { recursive: true });
-    for (const f of viewed.files) if (placeViewedFile(f.file, path.join(outDir, f.name))) summary.linkedFiles++;
+    summary.linkedFiles += placeViewedScores([{ folder: '', viewed }], outDir);
   };
   let ownPool: EngravePool | null = null;
   const pool = () => options.pool ?? (ownPool ??= new EngravePool(options.poolOptions));
@@ -406,7 +426,10 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
           const viewed = await openViewed(identity, cache!.backend, view);
           if (viewed) {
             try {
-              if (viewed.rendering.status === 'rendered') place(viewed, outDir);
+              if (viewed.rendering.status === 'rendered') {
+                if (options.linkLater) deferred.push({ folder: scoreFolder(j.slug, j.assetId), viewed });
+                else place(viewed, outDir);
+              }
               summary.fromCache++;
               summary.fromView++;
               summary.compressedFromCache += viewedPagesWithForms(viewed);
@@ -455,5 +478,5 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
   }
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
-  return { manifest, ...summary, durationMs: Date.now() - started };
+  return { manifest, ...summary, durationMs: Date.now() - started, deferred };
 }
