@@ -225,8 +225,8 @@ export async function withCompressedForms(
   return { output: { rendering: output.rendering, files }, compressed: todo.length };
 }
 
-/** SVG pages of a cached engraving that carry both compressed forms. */
-function pagesWithForms(output: EngraveOutput): number {
+/** SVG pages of a cached engraving (its entry or its view) that carry both compressed forms. */
+function pagesWithForms(output: { rendering: EngraveOutput['rendering']; files: { name: string }[] }): number {
   const names = new Set(output.files.map((f) => f.name));
   return svgPages(output.rendering).filter((name) => CODINGS.every(({ suffix }) => names.has(`${name}${suffix}`)))
     .length;
@@ -369,14 +369,6 @@ export async function unpackToView(
   return { rendering: output.rendering, files: [...engraving.files, pdf] };
 }
 
-/** SVG pages of a viewed rendering that carry both compressed forms. */
-function viewedPagesWithForms(viewed: ViewedEntry): number {
-  return pagesWithForms({
-    rendering: viewed.rendering,
-    files: viewed.files.map((f) => ({ name: f.name, bytes: new Uint8Array() })),
-  });
-}
-
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
 export async function renderScores(catalog: Catalog, dir: string, options: RenderOptions = {}): Promise<RenderSummary> {
   const createdAtUtc = new Date(options.generatedAtUtc ?? Date.now()).toISOString();
@@ -432,7 +424,7 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
               }
               summary.fromCache++;
               summary.fromView++;
-              summary.compressedFromCache += viewedPagesWithForms(viewed);
+              summary.compressedFromCache += pagesWithForms(viewed);
               results.set(key, viewed.rendering);
               continue;
             } catch {
