@@ -293,18 +293,18 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
       instruments: kind.kind === 'lieder' ? ['voice', 'piano'] : ['violin', 'viola', 'cello'],
       ...(kind.kind === 'lieder' ? { hasLyrics: true } : {}),
       ...(lyricistName ? { lyricist: { name: lyricistName, born: 'unknown', died: 'unknown', wikidataId: null } } : {}),
-      ...(c && composerEvidence.length > 0
-        ? {
-            composerFacts: {
-              name: composerName,
-              sortName: sortNameFromPath(c.path, composerName),
-              born: yearText(c.born),
-              died: composerDied,
-              wikidataId: wikidata,
-              evidenceUrls: composerEvidence,
-            },
-          }
-        : {}),
+      // Always the composer's facts: the archive adds a composer it does not know yet only with
+      // them. One the corpus's composers.tsv does not list (Roger Quilter in the Lieder) comes with
+      // unknown life dates and the corpus page that names the composer, so the rights say the death
+      // year is missing instead of the apply refusing the work.
+      composerFacts: {
+        name: composerName,
+        sortName: sortNameFromPath(c?.path ?? file.relPath.split('/')[0], composerName),
+        born: yearText(c?.born),
+        died: composerDied,
+        wikidataId: wikidata,
+        evidenceUrls: composerEvidence.length > 0 ? composerEvidence : [page ?? scan ?? options.corpusUrl],
+      },
     },
     rights: {
       // Never more than the facts show: public domain only when every territory is decided.
