@@ -44,6 +44,7 @@ const { values } = parseArgs({
     'hugo-rounds': { type: 'string' },
     'import-limit': { type: 'string' },
     'import-submit': { type: 'boolean', default: false },
+    'import-cold-build': { type: 'boolean', default: false },
     'engrave-quartets': { type: 'string' },
     'engrave-songs': { type: 'string' },
     'engrave-cache': { type: 'string' },
@@ -155,6 +156,7 @@ const SECTIONS: Section[] = [
     limit: values['import-limit'] ? Number(values['import-limit']) : undefined,
     submit: values['import-submit'],
     cacheDir: values['engrave-cache'],
+    coldBuild: values['import-cold-build'],
   }),
   engraveThroughputSection(engraveOptions),
   engraveBuildSection(engraveOptions),
@@ -164,7 +166,7 @@ const SECTIONS: Section[] = [
 
 if (values.help) {
   console.log(
-    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--import-limit N] [--import-submit] [--import-cold-build] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
   );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);

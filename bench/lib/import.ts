@@ -15,6 +15,8 @@
  *      of their own (empty at first), or with `--engrave-cache DIR` (kept between runs; when it
  *      already holds engravings, the first build is reported as such, not as cold, and the
  *      server's own cache starts as a hard-linked copy of it, so the apply's rebuild is warm too).
+ *      `--import-cold-build` keeps the given cache for the server (a warm apply) but gives the two
+ *      builds a fresh empty cache of their own: the first build is cold whatever DIR holds.
  *
  * Whole corpora by default; `--import-limit N` takes the first N scores of each corpus
  * (development and CI). Steps 2 and 3 need `--import-submit` (they take long at full size).
@@ -96,7 +98,9 @@ export async function batchAction(
   return { status: res.status, action: current };
 }
 
-export function importSection(options: { limit?: number; submit?: boolean; cacheDir?: string } = {}): Section {
+export function importSection(
+  options: { limit?: number; submit?: boolean; cacheDir?: string; coldBuild?: boolean } = {},
+): Section {
   return {
     name: 'import',
     optIn: true,
@@ -168,6 +172,12 @@ export function importSection(options: { limit?: number; submit?: boolean; cache
           `the given render cache ${cache} holds ${given} engravings: the apply and the first build are not cold`,
         );
       }
+      // The builds' cache: the given one (filled by the first build when empty), or with
+      // --import-cold-build an empty one of their own.
+      const buildCache = options.coldBuild ? path.join(dataDir, 'build-render-cache') : cache;
+      await fs.mkdir(buildCache, { recursive: true });
+      const buildCacheGiven = buildCache === cache ? given : 0;
+      details.buildCache = { dir: buildCache, engravingsAtStart: buildCacheGiven, cold: buildCacheGiven === 0 };
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const server = new TrackedProcess('archive', process.execPath, ['scripts/start.ts'], {
@@ -256,7 +266,7 @@ export function importSection(options: { limit?: number; submit?: boolean; cache
             '--blobs-dir',
             path.join(dataDir, 'blobs'),
             '--render-cache',
-            cache,
+            buildCache,
           ],
           { PUBLIC_BASE_URL: 'http://127.0.0.1:4321' },
         );
@@ -282,7 +292,7 @@ export function importSection(options: { limit?: number; submit?: boolean; cache
           'ms',
           warm,
           cold,
-          given > 0 ? 'the first build (the given cache already held engravings)' : 'the same build cold',
+          buildCacheGiven > 0 ? 'the first build (the given cache already held engravings)' : 'the same build cold',
           'lower',
         ),
       );
