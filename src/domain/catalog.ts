@@ -233,8 +233,11 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
     );
 
   const { born, died } = content.composer;
-  if (!isRealDate(born)) report(file, '/composer/born', `is not a real calendar date (got "${born}")`);
-  if (!isRealDate(died)) report(file, '/composer/died', `is not a real calendar date (got "${died}")`);
+  // "unknown" is a life date the schema allows (a composer added from a corpus that gives none).
+  if (born !== 'unknown' && !isRealDate(born))
+    report(file, '/composer/born', `is not a real calendar date (got "${born}")`);
+  if (died !== 'unknown' && !isRealDate(died))
+    report(file, '/composer/died', `is not a real calendar date (got "${died}")`);
   if (isRealDate(born) && isRealDate(died) && died.slice(0, 4) < born.slice(0, 4)) {
     report(file, '/composer/died', `is before the birth date ${born}`);
   }

@@ -19,14 +19,17 @@ export interface NoteFacts {
 export const NOTE_PLACEHOLDERS = ['composer', 'born', 'died', 'year', 'title', 'workNumber'] as const;
 const PLACEHOLDER = /\{([A-Za-z]+)\}/g;
 
+/** A life date's year, or "unknown" for a life date the sources do not give. */
+const yearOrUnknown = (date: string): string => (/^[0-9]{4}/.test(date) ? date.slice(0, 4) : 'unknown');
+
 function value(facts: NoteFacts, name: string): string | undefined {
   switch (name) {
     case 'composer':
       return facts.composer.name;
     case 'born':
-      return facts.composer.born.slice(0, 4);
+      return yearOrUnknown(facts.composer.born);
     case 'died':
-      return facts.composer.died.slice(0, 4);
+      return yearOrUnknown(facts.composer.died);
     case 'year':
       return facts.year;
     case 'title':

@@ -38,6 +38,14 @@ describe('content lint', () => {
     expect(lint(dir)).toEqual([`${WORK}: /composer/died: is not a real calendar date (got "1733-02-30")`]);
   });
 
+  it('accepts "unknown" life dates (a composer a corpus gives no dates for) and still checks a real one', () => {
+    const dir = copyFixture();
+    edit(dir, WORK, (t) => t.replace('born: "1677"', 'born: "unknown"').replace('died: "1733-07-25"', 'died: "unknown"'));
+    expect(lint(dir)).toEqual([]);
+    edit(dir, WORK, (t) => t.replace('died: "unknown"', 'died: "unknwn"'));
+    expect(lint(dir)).toEqual([`${WORK}: /composer/died: must be text matching ^([0-9]{4}(-[0-9]{2}-[0-9]{2})?|unknown)$ (got "unknwn")`]);
+  });
+
   it('reports a timestamp that is not UTC', () => {
     const dir = copyFixture();
     edit(dir, WORK, (t) => t.replace('checkedAtUtc: "2026-11-01T00:00:00Z"', 'checkedAtUtc: "2026-11-01T00:00:00+02:00"'));

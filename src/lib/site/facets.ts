@@ -105,7 +105,7 @@ export function facets(): Facets {
   for (const c of composerList) slugCount.set(slugify(c.sortName), (slugCount.get(slugify(c.sortName)) ?? 0) + 1);
   for (const c of composerList) {
     const s = slugify(c.sortName);
-    c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${c.born.slice(0, 4)}` : s;
+    c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${/^[0-9]{4}/.test(c.born) ? c.born.slice(0, 4) : 'unknown'}` : s;
     c.href = u.composer(c.slug);
     if (c.works.length > 1) {
       const titles = new Map(c.works.map((w) => [w, fold(w.entry.title)]));
