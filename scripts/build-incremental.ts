@@ -68,6 +68,7 @@ import {
   shardCount,
   shardOf,
   shardWorksFrom,
+  SHARD_SCHEME,
   SHARDS_FILE,
   type ShardReuse,
 } from '../src/lib/site/search-index.ts';
@@ -286,27 +287,43 @@ export function searchRecordChanges(
 
 /**
  * Which of the base's search-index shards can be linked rather than indexed again
- * (src/lib/site/search-index.ts): when the base has a `shards.json` with as many shards as the
- * new catalog gets, only the shards a changed record falls in are dirty. Null: index every shard.
+ * (src/lib/site/search-index.ts). A shard is dirty when a changed record falls in it (before or
+ * now), or when the number of shards changed and a work moved into or out of it (linear hashing
+ * moves the works of one shard per shard added or removed). Null: index every shard (the base's
+ * works are not known, or its shards.json is missing or names another way of spreading works).
  */
-export function searchShardReuse(baseDir: string, works: number, changedRecords: string[] | null): ShardReuse | null {
+export function searchShardReuse(baseDir: string, slugs: string[], changedRecords: string[] | null): ShardReuse | null {
   if (changedRecords === null) return null;
   const dir = path.join(baseDir, 'client', 'pagefind');
   let baseShards: number;
   try {
-    const listed = (JSON.parse(readFileSync(path.join(dir, SHARDS_FILE), 'utf8')) as { shards?: unknown }).shards;
-    if (!Array.isArray(listed)) return null;
-    baseShards = listed.length + 1;
+    const listed = JSON.parse(readFileSync(path.join(dir, SHARDS_FILE), 'utf8')) as {
+      shards?: unknown;
+      scheme?: unknown;
+    };
+    if (!Array.isArray(listed.shards) || listed.scheme !== SHARD_SCHEME) return null;
+    baseShards = listed.shards.length + 1;
   } catch {
     return null;
   }
-  const shards = shardCount(works, shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
-  if (shards !== baseShards) return null;
-  return {
-    dir,
-    shards,
-    dirty: [...new Set(changedRecords.map((slug) => shardOf(slug, shards)))].sort((a, b) => a - b),
-  };
+  const shards = shardCount(slugs.length, shardWorksFrom(process.env.ARCHIVE_SEARCH_SHARD_WORKS));
+  const dirty = new Set<number>();
+  for (const slug of changedRecords) {
+    dirty.add(shardOf(slug, shards));
+    dirty.add(shardOf(slug, baseShards));
+  }
+  if (shards !== baseShards) {
+    for (let k = baseShards; k < shards; k++) dirty.add(k);
+    for (const slug of slugs) {
+      const then = shardOf(slug, baseShards);
+      const now = shardOf(slug, shards);
+      if (then !== now) {
+        dirty.add(then);
+        dirty.add(now);
+      }
+    }
+  }
+  return { dir, shards, dirty: [...dirty].filter((k) => k < shards).sort((a, b) => a - b) };
 }
 
 /**
@@ -423,7 +440,11 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   // With a sharded index (above ARCHIVE_SEARCH_SHARD_WORKS works), only the shards a changed
   // record falls in are indexed again; the others are linked from the base.
   const changedRecords = searchRecordChanges(catalog, plan.works, before);
-  const shardReuse = searchShardReuse(baseDir, catalog.works.length, changedRecords);
+  const shardReuse = searchShardReuse(
+    baseDir,
+    catalog.works.map((w) => w.content.slug),
+    changedRecords,
+  );
   const keepSearch =
     changedRecords?.length === 0 && existsSync(path.join(baseDir, 'client', 'pagefind', 'pagefind-entry.json'));
   const linking = timed(

@@ -4,7 +4,7 @@
  * retitled work re-indexes only its own shard; the others are linked from the base. The folder
  * must hold exactly the bytes of a full build of the same commit, and the base must not change.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/lib/site/search-index.ts';
@@ -33,6 +33,7 @@ beforeAll(async () => {
 describe('an incremental build over a sharded search index', () => {
   it('a retitled work re-indexes its own shard only, and the folder is byte-identical to a full build', async () => {
     expect(JSON.parse(readFileSync(path.join(baseDir, 'client/pagefind/shards.json'), 'utf8'))).toEqual({
+      scheme: 'fnv1a-linear',
       shards: ['shard-1/', 'shard-2/', 'shard-3/'],
     });
     const before = digests(baseDir);
@@ -76,5 +77,46 @@ describe('an incremental build over a sharded search index', () => {
     expect(linked).toBeGreaterThan(10);
     expect(written).toBeGreaterThan(3);
     expect(differences(digests(baseDir), before)).toEqual([]);
+  }, 600_000);
+  it("works added past a multiple of the shard size make a fifth shard: only the split shard, the new one and the changed works' shards are indexed", async () => {
+    // 26 works + 7 = 33 > 4 x 8: five shards. Linear hashing splits shard 0 into 0 and 4; the
+    // new works are chosen to fall in those two, so shards 1-3 keep their works (but for the
+    // retitled work of the first test, which is in this change too).
+    const air = readFileSync(work('bach-air-orchestral-suite-3'), 'utf8');
+    const added: string[] = [];
+    for (let i = 0; added.length < 7 && i < 10_000; i++) {
+      const slug = `bach-air-study-${i}`;
+      if (shardOf(slug, 5) === 0 || shardOf(slug, 5) === 4) added.push(slug);
+    }
+    expect(added).toHaveLength(7);
+    for (const slug of added) {
+      mkdirSync(path.join(repo, 'works', slug));
+      writeFileSync(
+        path.join(repo, 'works', slug, 'index.md'),
+        air.replace(/^slug: .*$/m, `slug: ${slug}`).replace(/^title: .*$/m, `title: Air, ${slug}`),
+      );
+    }
+    const commit = await builds.commitAll('Seven new works');
+    const { incremental, differences: diff } = await builds.buildBoth(commit, baseDir, 'grow');
+    const info = JSON.parse(readFileSync(path.join(incremental, 'build.json'), 'utf8'));
+    expect(info.mode).toBe('incremental');
+    expect(info.searchIndex.pages).toBe(33);
+    expect(JSON.parse(readFileSync(path.join(incremental, 'client/pagefind/shards.json'), 'utf8')).shards).toEqual([
+      'shard-1/',
+      'shard-2/',
+      'shard-3/',
+      'shard-4/',
+    ]);
+    const retitled = 'beethoven-fur-elise';
+    const dirty = [...new Set([0, 4, shardOf(retitled, 4), shardOf(retitled, 5)])].sort((a, b) => a - b);
+    expect(info.incremental.searchShardsIndexed).toEqual(dirty);
+    expect(dirty.length).toBeLessThan(5);
+    expect(diff).toEqual([]);
+    // A clean shard's files are the base's own.
+    const clean = [1, 2, 3].filter((k) => !dirty.includes(k));
+    for (const k of clean) {
+      const entry = `client/pagefind/shard-${k}/pagefind-entry.json`;
+      expect(statSync(path.join(incremental, entry)).ino).toBe(statSync(path.join(baseDir, entry)).ino);
+    }
   }, 600_000);
 });

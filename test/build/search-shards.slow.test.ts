@@ -80,6 +80,7 @@ describe('shards of the search index', () => {
     expect((await buildSearchIndex(b, catalog, { shardWorks: 8, recordsInFlight: 3 })).pages).toBe(26);
     const dir = path.join(a, 'pagefind');
     expect(JSON.parse(readFileSync(path.join(dir, 'shards.json'), 'utf8'))).toEqual({
+      scheme: 'fnv1a-linear',
       shards: ['shard-1/', 'shard-2/', 'shard-3/'],
     });
     for (let k = 0; k < 4; k++) {
@@ -93,7 +94,10 @@ describe('shards of the search index', () => {
   it('one shard is the plain index with an empty shards.json', async () => {
     const one = path.join(root, 'one');
     expect((await buildSearchIndex(one, catalog)).pages).toBe(26);
-    expect(JSON.parse(readFileSync(path.join(one, 'pagefind', 'shards.json'), 'utf8'))).toEqual({ shards: [] });
+    expect(JSON.parse(readFileSync(path.join(one, 'pagefind', 'shards.json'), 'utf8'))).toEqual({
+      scheme: 'fnv1a-linear',
+      shards: [],
+    });
     expect(readdirSync(path.join(one, 'pagefind')).filter((n) => n.startsWith('shard-'))).toEqual([]);
     expect(pageCount(path.join(one, 'pagefind'))).toBe(26);
   });
@@ -116,7 +120,7 @@ describe('shards of the search index', () => {
     }
   });
 
-  it('does not reuse a base with another number of shards', async () => {
+  it('does not reuse shards computed for another number of shards', async () => {
     const base = path.join(root, 'base');
     const other = path.join(root, 'other');
     await buildSearchIndex(other, catalog, {
@@ -124,6 +128,7 @@ describe('shards of the search index', () => {
       reuse: { dir: path.join(base, 'pagefind'), shards: 4, dirty: [] },
     });
     expect(JSON.parse(readFileSync(path.join(other, 'pagefind', 'shards.json'), 'utf8'))).toEqual({
+      scheme: 'fnv1a-linear',
       shards: ['shard-1/'],
     });
     const inBase = new Set([...files(path.join(base, 'pagefind')).values()].map((f) => f.ino));

@@ -130,13 +130,16 @@ function searchRecordOf(catalog: Catalog): (work: Catalog['works'][number]) => S
 }
 
 /**
- * Works per Pagefind index (ARCHIVE_SEARCH_SHARD_WORKS, default 20,000). A larger catalog is
+ * Works per Pagefind index (ARCHIVE_SEARCH_SHARD_WORKS, default 1,000). A larger catalog is
  * indexed as several Pagefind indexes ("shards") that the search page merges in the browser
- * (Pagefind's `mergeIndex`): Pagefind holds a whole index in memory while it writes it (about
- * 4 GB for 100,000 works), so memory follows the shard, not the catalog; and an incremental
- * build re-indexes only the shards its changed works fall in.
+ * (Pagefind's `mergeIndex`): an incremental build re-indexes only the shards its changed works
+ * fall in, so the shard's size, not the catalog's, sets what one apply costs (about 1 s of
+ * Pagefind for 1,000 works); and Pagefind holds a whole index in memory while it writes it
+ * (about 4 GB for 100,000 works in one), so memory follows the shard too. The price is in the
+ * browser: a catalog of N works is N / 1,000 indexes to merge (docs/architecture.md, "Search
+ * index in shards").
  */
-export const DEFAULT_SHARD_WORKS = 20_000;
+export const DEFAULT_SHARD_WORKS = 1_000;
 
 export function shardWorksFrom(value: string | number | undefined): number {
   if (value === undefined || value === '') return DEFAULT_SHARD_WORKS;
@@ -151,7 +154,20 @@ export function shardCount(works: number, shardWorks: number): number {
   return Math.max(1, Math.ceil(works / shardWorks));
 }
 
-/** The shard a work's record goes to: a stable hash of its slug (FNV-1a), so a new or removed work changes one shard only. */
+/**
+ * How works are spread over shards, named in shards.json: an incremental build links a base's
+ * shards only when the base spread its works the same way (a base without it used `hash mod n`).
+ */
+export const SHARD_SCHEME = 'fnv1a-linear';
+
+/**
+ * The shard a work's record goes to among `shards`: linear hashing of a stable hash of its slug
+ * (FNV-1a). With 2^L <= shards < 2^(L+1), a work goes to `h mod 2^(L+1)` when `h mod 2^L` is below
+ * `shards - 2^L` (the shards already split), else to `h mod 2^L`. Going from n to n + 1 shards
+ * moves works out of exactly one shard (n - 2^L) into the new one (n): a catalog that grows past a
+ * multiple of the shard size re-indexes two shards, not all of them; a new or removed work
+ * changes one shard.
+ */
 export function shardOf(slug: string, shards: number): number {
   if (shards <= 1) return 0;
   let h = 0x811c9dc5;
@@ -159,7 +175,10 @@ export function shardOf(slug: string, shards: number): number {
     h ^= slug.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return h % shards;
+  let level = 1;
+  while (level * 2 <= shards) level *= 2;
+  const low = h % level;
+  return low < shards - level ? h % (level * 2) : low;
 }
 
 /** Where shard `k` lives under `<client>/pagefind/`: shard 0 is the primary index itself. */
@@ -167,7 +186,10 @@ export function shardFolder(k: number): string {
   return k === 0 ? '' : `shard-${k}`;
 }
 
-/** The file that names the other shards for the search page (`{ "shards": ["shard-1/", ...] }`, root-relative to the primary index). */
+/**
+ * The file that names the other shards for the search page (`{ "scheme": "fnv1a-linear", "shards":
+ * ["shard-1/", ...] }`, root-relative to the primary index; the page reads `shards` alone).
+ */
 export const SHARDS_FILE = 'shards.json';
 
 export async function buildSearchIndex(
@@ -187,9 +209,9 @@ export async function buildSearchIndex(
 
 /**
  * Shards an incremental build may take from its base instead of indexing them again: `dir` is the
- * base's `client/pagefind/`, `clean(k)` says shard k holds exactly the records it held there (same
- * works, same records: Pagefind writes the same bytes for the same records). Used only when the
- * base has the same number of shards.
+ * base's `client/pagefind/`; every shard of the `shards` not named in `dirty` holds exactly the
+ * records it held there (same works, same records: Pagefind writes the same bytes for the same
+ * records), so its folder is linked. Computed for this many shards (`searchShardReuse`).
  */
 export interface ShardReuse {
   dir: string;
@@ -246,7 +268,7 @@ export async function writeSearchIndex(
   }
   writeFileSync(
     path.join(outputPath, SHARDS_FILE),
-    `${JSON.stringify({ shards: Array.from({ length: shards - 1 }, (_, k) => `${shardFolder(k + 1)}/`) })}\n`,
+    `${JSON.stringify({ scheme: SHARD_SCHEME, shards: Array.from({ length: shards - 1 }, (_, k) => `${shardFolder(k + 1)}/`) })}\n`,
   );
   return { pages, durationMs: Date.now() - started };
 }
