@@ -169,7 +169,7 @@ export function importSection(
         ] as const)
           if (spawnSync('cp', ['-al', from, to]).status !== 0) ctx.log(`could not link ${from} into the archive`);
         ctx.log(
-          `the given render cache ${cache} holds ${given} engravings: the apply and the first build are not cold`,
+          `the given render cache ${cache} holds ${given} engravings: the apply is warm${options.coldBuild ? ' (the builds start from an empty cache: --import-cold-build)' : ', and so is the first build'}`,
         );
       }
       // The builds' cache: the given one (filled by the first build when empty), or with
