@@ -199,6 +199,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         incremental: config.incrementalBuilds,
         reconcileDelayMs: config.reconcileDelayMs,
         reconcileSchedule: config.reconcileSchedule,
+        warmBuilder: config.warmBuilder,
         onReconcile: (event) => logReconcile(event),
       }),
     blobs: createBlobStore(config),

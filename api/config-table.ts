@@ -323,6 +323,14 @@ export const SETTINGS: readonly SettingRow[] = [
       '`0`: every apply/publication (and the start-up build) rebuilds the whole site; `1`: only what the change touches, on a hard-linked copy of the served build, falling back to a full build for shared inputs (docs/review.md)',
   },
   {
+    names: ['ARCHIVE_WARM_BUILDER'],
+    type: '`0` or `1`',
+    default: '`1`',
+    readBy: 'server',
+    meaning:
+      "`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro loaded between them; it is replaced after 50 builds or at 1.5 GiB of memory, and when it dies. The reconcile's full builds keep a process of their own. `0`: a new process per build (docs/review.md)",
+  },
+  {
     names: ['ARCHIVE_BUILD_BATCH_WORKS'],
     type: 'works',
     default: '`10000`',

@@ -144,6 +144,8 @@ export interface Config {
   reconcileDelayMs: number | null;
   /** ARCHIVE_RECONCILE_SCHEDULE: when a served incremental build is reconciled on a schedule (default off). */
   reconcileSchedule: ReconcileSchedule;
+  /** ARCHIVE_WARM_BUILDER: the rebuilds an apply waits for run in one long-lived build process (default on). */
+  warmBuilder: boolean;
   /**
    * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
    * worker threads and each score's time and memory budget, for builds, review checks and the desk.
@@ -663,12 +665,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
 
 /**
  * ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1), ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off",
- * default off) and ARCHIVE_RECONCILE_SCHEDULE (src/domain/reconcile-schedule.ts, default off).
+ * default off), ARCHIVE_RECONCILE_SCHEDULE (src/domain/reconcile-schedule.ts, default off) and
+ * ARCHIVE_WARM_BUILDER (1/0, default 1).
  */
 export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   incrementalBuilds: boolean;
   reconcileDelayMs: number | null;
   reconcileSchedule: ReconcileSchedule;
+  warmBuilder: boolean;
 } {
   const incremental = settingValue(env, 'ARCHIVE_INCREMENTAL_BUILDS') ?? '1';
   if (incremental !== '0' && incremental !== '1')
@@ -683,7 +687,14 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   }
   const parsed = parseReconcileSchedule(settingValue(env, 'ARCHIVE_RECONCILE_SCHEDULE') ?? 'off');
   if (!parsed.ok) throw new ConfigError(`ARCHIVE_RECONCILE_SCHEDULE ${parsed.problem}`);
-  return { incrementalBuilds: incremental === '1', reconcileDelayMs, reconcileSchedule: parsed.schedule };
+  const warm = settingValue(env, 'ARCHIVE_WARM_BUILDER') ?? '1';
+  if (warm !== '0' && warm !== '1') throw new ConfigError(`ARCHIVE_WARM_BUILDER must be 0 or 1 (got "${warm}")`);
+  return {
+    incrementalBuilds: incremental === '1',
+    reconcileDelayMs,
+    reconcileSchedule: parsed.schedule,
+    warmBuilder: warm === '1',
+  };
 }
 
 function parseDownloadOffload(value: string | undefined): 'none' | 'nginx' {

@@ -569,8 +569,17 @@ export function phaseClock(
   return Object.assign(fn, { phases });
 }
 
-async function main(): Promise<void> {
+/** A bad command line or setting (the CLI's exit code 2); the message names the option. */
+export class UsageError extends Error {}
+
+/**
+ * `npm run build` with these arguments, in this process (the CLI below, and the warm build
+ * process of api/site/warm-builder.ts): the build's info. Throws UsageError (exit code 2) or
+ * ContentError (exit code 1); anything else is a failure of the build itself.
+ */
+export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo; outDir: string }> {
   const { values } = parseArgs({
+    args,
     options: {
       content: { type: 'string', default: process.env.ARCHIVE_CONTENT_DIR ?? path.join(PROJECT_ROOT, 'content') },
       out: { type: 'string', default: path.join(PROJECT_ROOT, 'dist') },
@@ -603,54 +612,59 @@ async function main(): Promise<void> {
       process.env,
     );
   } catch (err) {
-    console.error(`--render-cache / --engrave-*: ${(err as Error).message}`);
-    process.exit(2);
+    throw new UsageError(`--render-cache / --engrave-*: ${(err as Error).message}`);
   }
   const readerSignIn = values['reader-sign-in'];
-  if (readerSignIn !== 'github' && readerSignIn !== 'none') {
-    console.error(`--reader-sign-in must be "github" or "none" (got "${readerSignIn}")`);
-    process.exit(2);
-  }
+  if (readerSignIn !== 'github' && readerSignIn !== 'none')
+    throw new UsageError(`--reader-sign-in must be "github" or "none" (got "${readerSignIn}")`);
   let batchWorks: number;
   try {
     batchWorks = batchWorksFrom(values['batch-works'] ?? process.env.ARCHIVE_BUILD_BATCH_WORKS);
   } catch (err) {
-    console.error(`--batch-works / ARCHIVE_BUILD_BATCH_WORKS: ${(err as Error).message}`);
-    process.exit(2);
+    throw new UsageError(`--batch-works / ARCHIVE_BUILD_BATCH_WORKS: ${(err as Error).message}`);
   }
+  const options: BuildOptions = {
+    contentDir: values.content,
+    outDir: values.out,
+    baseUrl: values['base-url'],
+    quiet: values.quiet,
+    blobsDir: values['blobs-dir'],
+    nginxRoot: values['nginx-root'],
+    commit: values.commit,
+    generatedAtUtc: values['generated-at'],
+    readerSignIn,
+    batchWorks,
+    renderCache,
+    renderView,
+    engrave,
+  };
+  if (values['incremental-from']) {
+    const { buildIncrementalOrFull } = await import('./build-incremental.ts');
+    return { info: await buildIncrementalOrFull(options, values['incremental-from']), outDir: values.out };
+  }
+  return { info: await buildSite(options), outDir: values.out };
+}
+
+/** One line for the log: what was built, where, and how. */
+export function builtLine(info: BuildInfo, outDir: string): string {
+  const how =
+    info.mode === 'incremental'
+      ? `incrementally (${info.incremental?.works.join(', ')})`
+      : info.fallbackReason
+        ? `in full (${info.fallbackReason})`
+        : 'in full';
+  return `built ${info.works} works and ${info.profiles} profiles into ${outDir} ${how} in ${info.durationMs} ms`;
+}
+
+async function main(): Promise<void> {
   try {
-    const options: BuildOptions = {
-      contentDir: values.content,
-      outDir: values.out,
-      baseUrl: values['base-url'],
-      quiet: values.quiet,
-      blobsDir: values['blobs-dir'],
-      nginxRoot: values['nginx-root'],
-      commit: values.commit,
-      generatedAtUtc: values['generated-at'],
-      readerSignIn,
-      batchWorks,
-      renderCache,
-      renderView,
-      engrave,
-    };
-    let info: BuildInfo;
-    if (values['incremental-from']) {
-      const { buildIncrementalOrFull } = await import('./build-incremental.ts');
-      info = await buildIncrementalOrFull(options, values['incremental-from']);
-    } else {
-      info = await buildSite(options);
-    }
-    const how =
-      info.mode === 'incremental'
-        ? `incrementally (${info.incremental?.works.join(', ')})`
-        : info.fallbackReason
-          ? `in full (${info.fallbackReason})`
-          : 'in full';
-    console.log(
-      `built ${info.works} works and ${info.profiles} profiles into ${values.out} ${how} in ${info.durationMs} ms`,
-    );
+    const { info, outDir } = await runBuildCommand(process.argv.slice(2));
+    console.log(builtLine(info, outDir));
   } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      process.exit(2);
+    }
     if (err instanceof ContentError) {
       console.error(err.message);
       process.exit(1);

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
+import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
 import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
@@ -140,6 +141,13 @@ export interface ChildBuildOptions {
   renderCache?: Pick<Config, 'dataDir' | 'blobStore' | 's3'>;
   /** The engraving pool's workers and budgets. */
   engrave?: Config['engrave'];
+  /**
+   * Run the build in this warm build process (api/site/warm-builder.ts) instead of a new one;
+   * not for a low-priority build or one whose output goes to the terminal.
+   */
+  builder?: WarmBuilder | null;
+  /** Told which warm process ran the build and how many it had run before. */
+  onWarmBuild?: (result: WarmBuildResult) => void;
 }
 
 /**
@@ -155,54 +163,59 @@ export function buildInChild(
   baseUrl: string,
   options: ChildBuildOptions = {},
 ): Promise<void> {
+  const args = [
+    '--content',
+    contentDir,
+    '--out',
+    outDir,
+    '--base-url',
+    baseUrl,
+    '--quiet',
+    ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : []),
+    ...(options.nginxRoot ? ['--nginx-root', options.nginxRoot] : []),
+    ...(options.commit ? ['--commit', options.commit] : []),
+    ...(options.incrementalFrom ? ['--incremental-from', options.incrementalFrom] : []),
+    ...(options.generatedAtUtc ? ['--generated-at', options.generatedAtUtc] : []),
+    ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : []),
+    ...(options.renderCache ? ['--render-cache', 'store'] : ['--render-cache', 'none']),
+    ...(options.engrave
+      ? [
+          '--engrave-workers',
+          String(options.engrave.size),
+          '--engrave-timeout-ms',
+          String(options.engrave.timeoutMs),
+          '--engrave-memory-mb',
+          String(options.engrave.memoryMb),
+        ]
+      : []),
+  ];
+  const storeEnv: Record<string, string> = options.renderCache
+    ? {
+        [BUILD_STORE_VARIABLE]: JSON.stringify({
+          dataDir: options.renderCache.dataDir,
+          blobStore: options.renderCache.blobStore,
+          s3: options.renderCache.s3,
+        }),
+      }
+    : {};
+  if (options.builder && !options.lowPriority && !options.inheritOutput) {
+    return options.builder.run(args, storeEnv, options.signal).then(
+      (result) => options.onWarmBuild?.(result),
+      (err: unknown) => {
+        rmSync(outDir, { recursive: true, force: true });
+        throw err;
+      },
+    );
+  }
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(new Error('build cancelled'));
       return;
     }
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-        '--content',
-        contentDir,
-        '--out',
-        outDir,
-        '--base-url',
-        baseUrl,
-        '--quiet',
-        ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : []),
-        ...(options.nginxRoot ? ['--nginx-root', options.nginxRoot] : []),
-        ...(options.commit ? ['--commit', options.commit] : []),
-        ...(options.incrementalFrom ? ['--incremental-from', options.incrementalFrom] : []),
-        ...(options.generatedAtUtc ? ['--generated-at', options.generatedAtUtc] : []),
-        ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : []),
-        ...(options.renderCache ? ['--render-cache', 'store'] : ['--render-cache', 'none']),
-        ...(options.engrave
-          ? [
-              '--engrave-workers',
-              String(options.engrave.size),
-              '--engrave-timeout-ms',
-              String(options.engrave.timeoutMs),
-              '--engrave-memory-mb',
-              String(options.engrave.memoryMb),
-            ]
-          : []),
-      ],
-      {
-        env: options.renderCache
-          ? {
-              ...process.env,
-              [BUILD_STORE_VARIABLE]: JSON.stringify({
-                dataDir: options.renderCache.dataDir,
-                blobStore: options.renderCache.blobStore,
-                s3: options.renderCache.s3,
-              }),
-            }
-          : undefined,
-        stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), ...args], {
+      env: options.renderCache ? { ...process.env, ...storeEnv } : undefined,
+      stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
+    });
     if (options.lowPriority && child.pid !== undefined) {
       try {
         setPriority(child.pid, 19);
@@ -254,6 +267,8 @@ export interface EnsureBuildOptions {
    * same time use different names (in one process, builds on one name wait for each other).
    */
   worktree?: string;
+  /** Build in this warm build process (api/site/warm-builder.ts) rather than a new one. */
+  builder?: WarmBuilder | null;
 }
 
 /** One user at a time per persistent build worktree (this process). */
@@ -328,6 +343,11 @@ async function buildFromWorktree(
       readerSignIn: readerSignInOf(config),
       renderCache: config,
       engrave: config.engrave,
+      builder: options.builder,
+      onWarmBuild: (r) => {
+        // The build ran in a process that had built before: Node, the scripts and Astro were loaded.
+        if (options.timings) options.timings.warmBuild = r.earlierBuilds > 0 ? 1 : 0;
+      },
     });
   if (options.worktree) {
     const worktree = persistentWorktreePath(config, options.worktree);
@@ -548,6 +568,12 @@ export interface RebuilderOptions {
   reconcileSchedule?: ReconcileSchedule;
   /** Told when a reconcile ends (tests, logs, metrics). */
   onReconcile?: (event: ReconcileEvent) => void;
+  /**
+   * Run the rebuilds an apply waits for in one warm build process (ARCHIVE_WARM_BUILDER, default
+   * on; api/site/warm-builder.ts), not a new process each; the reconcile keeps its own. Default off
+   * here (tests that build many rebuilders); the server passes the setting.
+   */
+  warmBuilder?: boolean;
 }
 
 interface Reconcile {
@@ -676,10 +702,13 @@ export class Rebuilder implements SiteRebuilder {
   /** A due time of the schedule came while a rebuild ran: act on it when the rebuilds are done. */
   private scheduleDuePending = false;
   private closed = false;
+  /** The warm build process the rebuilds run in (null: a new process per build). */
+  private readonly builder: WarmBuilder | null;
 
   constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
     this.config = config;
     this.handle = handle;
+    this.builder = options.warmBuilder ? new WarmBuilder() : null;
     this.options = {
       ...options,
       incremental: options.incremental ?? true,
@@ -702,8 +731,12 @@ export class Rebuilder implements SiteRebuilder {
         this.cancelReconcile('superseded', `superseded by a build of ${commit.slice(0, 12)}`);
       const buildDir =
         this.options.incremental && isCompleteBuild(previous)
-          ? await ensureIncrementalBuild(this.config, commit, previous, { timings: phases, worktree: 'rebuild' })
-          : await ensureBuild(this.config, commit, { timings: phases, worktree: 'rebuild' });
+          ? await ensureIncrementalBuild(this.config, commit, previous, {
+              timings: phases,
+              worktree: 'rebuild',
+              builder: this.builder,
+            })
+          : await ensureBuild(this.config, commit, { timings: phases, worktree: 'rebuild', builder: this.builder });
       if (buildDir !== previous) {
         const t = Date.now();
         await this.handle.swap(buildDir);
@@ -835,6 +868,7 @@ export class Rebuilder implements SiteRebuilder {
   /** Stop a waiting or running reconcile and the schedule (server stop). */
   close(): void {
     this.closed = true;
+    this.builder?.close();
     if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
     this.scheduleTimer = null;
     this.nextScheduledAt = null;

@@ -1,0 +1,80 @@
+/**
+ * The warm build process (api/site/warm-builder.ts): a child of the server that runs builds one
+ * after another, each exactly as `scripts/build.ts` with the same arguments would, so the next
+ * apply finds Node, the build scripts and Astro's modules already loaded instead of starting a
+ * process and loading them again (about 1-3 s per apply, more on a busy machine).
+ *
+ * Protocol (Node's IPC channel, one request at a time): the parent sends
+ * `{ id, args, env, maxBuilds, maxRssBytes }`; the build runs with `env` set in process.env for
+ * its duration; the answer is `{ id, ok, exitCode?, message?, builds, rssBytes, retire }`. After
+ * `maxBuilds` builds or once its resident memory reached `maxRssBytes` (each Astro run leaves its
+ * page modules loaded), the process answers with `retire: true` and exits; the parent starts a new
+ * one for the next build. It exits too when the parent goes away (the IPC channel closes).
+ */
+import { ContentError, runBuildCommand, UsageError } from './build.ts';
+
+export interface BuildRequest {
+  id: number;
+  args: string[];
+  env: Record<string, string>;
+  maxBuilds: number;
+  maxRssBytes: number;
+}
+
+export interface BuildAnswer {
+  id: number;
+  ok: boolean;
+  /** The CLI's exit code for the failure: 2 a bad command line, 1 content errors or a failed build. */
+  exitCode?: number;
+  message?: string;
+  /** Builds this process has run, this one included. */
+  builds: number;
+  rssBytes: number;
+  /** This process exits after the answer. */
+  retire: boolean;
+}
+
+let builds = 0;
+
+async function handle(request: BuildRequest): Promise<void> {
+  const saved = new Map<string, string | undefined>();
+  for (const [name, value] of Object.entries(request.env)) {
+    saved.set(name, process.env[name]);
+    process.env[name] = value;
+  }
+  let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'retire'>;
+  try {
+    await runBuildCommand(request.args);
+    answer = { id: request.id, ok: true };
+  } catch (err) {
+    answer = {
+      id: request.id,
+      ok: false,
+      exitCode: err instanceof UsageError ? 2 : 1,
+      message:
+        err instanceof UsageError || err instanceof ContentError
+          ? err.message
+          : ((err as Error).stack ?? String(err)),
+    };
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+  builds++;
+  const rssBytes = process.memoryUsage().rss;
+  const retire = builds >= request.maxBuilds || rssBytes >= request.maxRssBytes;
+  process.send!({ ...answer, builds, rssBytes, retire } satisfies BuildAnswer, () => {
+    if (retire) process.exit(0);
+  });
+}
+
+if (!process.send) {
+  console.error('scripts/build-worker.ts is started by the server (api/site/warm-builder.ts), with an IPC channel');
+  process.exit(2);
+}
+process.on('disconnect', () => process.exit(0));
+process.on('message', (request: BuildRequest) => {
+  void handle(request);
+});

@@ -1,0 +1,121 @@
+/**
+ * The warm build process (api/site/warm-builder.ts, scripts/build-worker.ts): builds run one after
+ * another in one long-lived child, each giving exactly the folder a build in a new process gives;
+ * a content error leaves the process usable; a process killed mid-build fails that build (its
+ * folder removed) and the next build starts a new one; a process is replaced after its builds.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInChild } from '../../api/site/builds.ts';
+import { WarmBuilder, type WarmBuildResult } from '../../api/site/warm-builder.ts';
+import { differences, digests, IncrementalBuilds } from '../helpers/build-folders.ts';
+
+const BASE_URL = 'https://warm-builder.example.test';
+const builds = new IncrementalBuilds('pdma-warm-builder-', BASE_URL);
+const builders: WarmBuilder[] = [];
+let baseDir = '';
+let baseCommit = '';
+
+afterAll(() => {
+  for (const b of builders) b.close();
+  builds.dispose();
+});
+
+beforeAll(async () => {
+  baseDir = await builds.buildBase();
+  baseCommit = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')).commit as string;
+}, 600_000);
+
+function warm(options: { maxBuilds?: number } = {}): WarmBuilder {
+  const b = new WarmBuilder(options);
+  builders.push(b);
+  return b;
+}
+
+/** Build `commit` into `name` in the warm process; what the process reported. */
+async function warmBuild(
+  builder: WarmBuilder,
+  name: string,
+  commit: string,
+  extra: { incrementalFrom?: string; generatedAtUtc?: string } = {},
+): Promise<{ dir: string; result: WarmBuildResult }> {
+  const dir = path.join(builds.root, name);
+  let result: WarmBuildResult | null = null;
+  await buildInChild(builds.repo, dir, BASE_URL, { commit, ...extra, builder, onWarmBuild: (r) => (result = r) });
+  expect(result).not.toBeNull();
+  return { dir, result: result! };
+}
+
+describe('the warm build process', () => {
+  it('runs builds one after another in one process, each the folder a new process would build', async () => {
+    const builder = warm();
+    const { generatedAtUtc } = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8'));
+    const first = await warmBuild(builder, 'warm-full', baseCommit, { generatedAtUtc });
+    expect(first.result.earlierBuilds).toBe(0);
+    // The same commit and time as the base, built in a new process: the same bytes.
+    expect(differences(digests(first.dir), digests(baseDir))).toEqual([]);
+
+    const file = builds.work('beethoven-fur-elise');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (warm)'));
+    const commit = await builds.commitAll('Retitle Für Elise');
+    const second = await warmBuild(builder, 'warm-inc', commit, { incrementalFrom: baseDir });
+    expect(second.result).toEqual({ pid: first.result.pid, earlierBuilds: 1 });
+    const info = JSON.parse(readFileSync(path.join(second.dir, 'build.json'), 'utf8'));
+    expect(info.mode).toBe('incremental');
+    // And a full build of the same commit in a new process agrees with it.
+    const full = path.join(builds.root, 'cold-full');
+    await buildInChild(builds.repo, full, BASE_URL, { commit, generatedAtUtc });
+    expect(differences(digests(second.dir), digests(full))).toEqual([]);
+  }, 900_000);
+
+  it('a content error fails that build with the lint message, and the process builds on', async () => {
+    const builder = warm();
+    const ok = await warmBuild(builder, 'before-error', baseCommit);
+    const file = builds.work('bach-air-orchestral-suite-3');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace(/^ {2}born: .*$/m, '  born: "1685-02-30"'));
+    const broken = await builds.commitAll('A bad date');
+    const bad = path.join(builds.root, 'bad');
+    await expect(buildInChild(builds.repo, bad, BASE_URL, { commit: broken, builder })).rejects.toThrow(
+      /build failed \(exit 1\):[\s\S]*\/composer\/born: is not a real calendar date \(got "1685-02-30"\)/,
+    );
+    expect(existsSync(bad)).toBe(false);
+    writeFileSync(file, text);
+    const fixed = await builds.commitAll('The date again');
+    const after = await warmBuild(builder, 'after-error', fixed);
+    expect(after.result).toEqual({ pid: ok.result.pid, earlierBuilds: 2 });
+  }, 900_000);
+
+  it('a process killed mid-build fails that build and removes its folder; the next build starts a new process', async () => {
+    const builder = warm();
+    const first = await warmBuild(builder, 'before-kill', baseCommit);
+    const killed = path.join(builds.root, 'killed');
+    const building = buildInChild(builds.repo, killed, BASE_URL, { commit: baseCommit, builder });
+    // Once the build has begun writing its folder.
+    for (let i = 0; i < 600 && !existsSync(killed); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(killed)).toBe(true);
+    process.kill(first.result.pid, 'SIGKILL');
+    await expect(building).rejects.toThrow(/the build process exited with SIGKILL/);
+    expect(existsSync(killed)).toBe(false);
+    const next = await warmBuild(builder, 'after-kill', baseCommit);
+    expect(next.result.earlierBuilds).toBe(0);
+    expect(next.result.pid).not.toBe(first.result.pid);
+    expect(existsSync(path.join(next.dir, 'build.json'))).toBe(true);
+  }, 900_000);
+
+  it('replaces its process after maxBuilds builds, and close() leaves none running', async () => {
+    const builder = warm({ maxBuilds: 1 });
+    const a = await warmBuild(builder, 'retire-a', baseCommit);
+    const b = await warmBuild(builder, 'retire-b', baseCommit);
+    expect(a.result.earlierBuilds).toBe(0);
+    expect(b.result.earlierBuilds).toBe(0);
+    expect(b.result.pid).not.toBe(a.result.pid);
+    // The retired process exited by itself.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(() => process.kill(a.result.pid, 0)).toThrow();
+    builder.close();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(() => process.kill(b.result.pid, 0)).toThrow();
+  }, 900_000);
+});
