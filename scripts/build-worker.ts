@@ -52,9 +52,7 @@ async function handle(request: BuildRequest): Promise<void> {
       ok: false,
       exitCode: err instanceof UsageError ? 2 : 1,
       message:
-        err instanceof UsageError || err instanceof ContentError
-          ? err.message
-          : ((err as Error).stack ?? String(err)),
+        err instanceof UsageError || err instanceof ContentError ? err.message : ((err as Error).stack ?? String(err)),
     };
   } finally {
     for (const [name, value] of saved) {
