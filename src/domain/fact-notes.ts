@@ -20,7 +20,7 @@ export const NOTE_PLACEHOLDERS = ['composer', 'born', 'died', 'year', 'title', '
 const PLACEHOLDER = /\{([A-Za-z]+)\}/g;
 
 /** A life date's year, or "unknown" for a life date the sources do not give. */
-const yearOrUnknown = (date: string): string => (/^[0-9]{4}/.test(date) ? date.slice(0, 4) : 'unknown');
+export const yearOrUnknown = (date: string): string => (/^[0-9]{4}/.test(date) ? date.slice(0, 4) : 'unknown');
 
 function value(facts: NoteFacts, name: string): string | undefined {
   switch (name) {

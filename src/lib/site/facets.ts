@@ -11,6 +11,7 @@ import { ROLE_LABELS } from './format.ts';
 import { pageUrls, slugify, type FacetName } from './paths.ts';
 import type { WorkContent } from '../../schemas/work.ts';
 import type { GenreTerm } from '../../schemas/genre.ts';
+import { yearOrUnknown } from '../../domain/fact-notes.ts';
 
 export interface FacetValue {
   facet: FacetName;
@@ -105,7 +106,7 @@ export function facets(): Facets {
   for (const c of composerList) slugCount.set(slugify(c.sortName), (slugCount.get(slugify(c.sortName)) ?? 0) + 1);
   for (const c of composerList) {
     const s = slugify(c.sortName);
-    c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${/^[0-9]{4}/.test(c.born) ? c.born.slice(0, 4) : 'unknown'}` : s;
+    c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${yearOrUnknown(c.born)}` : s;
     c.href = u.composer(c.slug);
     if (c.works.length > 1) {
       const titles = new Map(c.works.map((w) => [w, fold(w.entry.title)]));
