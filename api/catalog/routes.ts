@@ -70,7 +70,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
         };
         // The envelope, joined around the items' stored JSON texts: exactly JSON.stringify of
         // envelope({ items, page, pageSize, total, totalPages, links }), without parsing the items.
-        const texts = await catalog.summaries.pageTexts(slice.ids);
+        const texts = catalog.summaries.pageTexts(slice.ids);
         const head = `{"apiVersion":${JSON.stringify(API_VERSION)},"generatedAtUtc":${JSON.stringify(generatedAtUtc)},"data":{"items":[`;
         const tail = `],"page":${page},"pageSize":${pageSize},"total":${slice.total},"totalPages":${slice.totalPages},"links":${JSON.stringify(links)}}}`;
         const parts: Buffer[] = [Buffer.from(head)];

@@ -93,7 +93,7 @@ export function registerSearchPage(app: FastifyInstance, ctx: AppContext): void 
       refuseTooManyWords(q);
       const { catalog } = ctx.handle.current;
       const slice = searchWorks(catalog.works, q, q.page ?? 1, SEARCH_PAGE_SIZE);
-      const items = await catalog.summaries.page(slice.ids);
+      const items = catalog.summaries.page(slice.ids);
       const page = (found.file.body ?? (await readFile(found.file.absPath))).toString('utf8');
       const html = fillSearchPage(page, q, {
         items,
