@@ -40,6 +40,7 @@ const { values } = parseArgs({
     'scale-data': { type: 'string' },
     'apply-sizes': { type: 'string' },
     'apply-scenarios': { type: 'string' },
+    'apply-repeat': { type: 'string' },
     'hugo-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
     'import-limit': { type: 'string' },
@@ -88,6 +89,7 @@ const applySection: Section = {
       quick: ctx.quick,
       sizes: values['apply-sizes']?.split(',').map(Number),
       scenarios: parseScenarios(values['apply-scenarios']),
+      repeat: values['apply-repeat'] !== undefined ? Number(values['apply-repeat']) : undefined,
       log: ctx.log,
     });
     const missed = [
@@ -104,7 +106,7 @@ const applySection: Section = {
       figures: [
         ...r.runs.map((run) =>
           figure(
-            `apply-to-visible, ${run.works} works`,
+            `apply-to-visible, ${run.works} works, apply #${run.sequence} on the server`,
             'ms',
             run.applyToVisibleMs,
             run.fullBuildMs,
@@ -115,7 +117,7 @@ const applySection: Section = {
         ),
         ...r.newWorkRuns.map((run) =>
           figure(
-            `apply-to-visible, new work with a score, ${run.works} works`,
+            `apply-to-visible, new work with a score, ${run.works} works, apply #${run.sequence} on the server`,
             'ms',
             run.applyToVisibleMs,
             run.fullBuildMs,
@@ -166,7 +168,7 @@ const SECTIONS: Section[] = [
 
 if (values.help) {
   console.log(
-    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--import-limit N] [--import-submit] [--import-cold-build] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--apply-repeat 3] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--import-limit N] [--import-submit] [--import-cold-build] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
   );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);

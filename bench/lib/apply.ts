@@ -20,8 +20,13 @@
  * The rebuild is incremental (docs/review.md, "Apply-to-visible and the incremental path"); every
  * run records the served build's mode and the build child's own time and phases beside the full build.
  *
- *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000] [--scenarios correction,new-work] [--keep DIR]
- *   (or npm run bench -- --only apply [--apply-sizes ...] [--apply-scenarios ...])
+ *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000] [--scenarios correction,new-work] [--repeat 3] [--keep DIR]
+ *   (or npm run bench -- --only apply [--apply-sizes ...] [--apply-scenarios ...] [--apply-repeat 3])
+ *
+ * The server is the one `npm start` makes (createApp with the configuration's own rebuilder: the
+ * warm build process on, as by default). `--repeat N` (default 3) runs the scenarios N times in a
+ * row on that one server, so the first apply after a start (which also waits for the start's
+ * checkout and starts the build process) and the steady state are reported apart (`sequence`).
  *
  * `--keep DIR` keeps each size's catalog, content repository and builds in DIR/apply-<works> and
  * reuses them on the next run (a development aid: the first full build is not repeated; such a
@@ -37,7 +42,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../api/app.ts';
-import { ensureBuild, readBuildInfo, Rebuilder } from '../../api/site/builds.ts';
+import { ensureBuild, readBuildInfo } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
@@ -71,6 +76,8 @@ const GOAL_MS: Record<ApplyScenario, number> = { correction: 2000, 'new-work': 5
 /** What both scenarios measure from the apply request on. */
 interface AppliedFigures {
   works: number;
+  /** Which apply this was on the server (1 = the first after it started; `--repeat`). */
+  sequence: number;
   fullBuildMs: number;
   /** Whether the anchor was built in this run or read from a kept folder's build.json. */
   fullBuildMeasured: string;
@@ -210,6 +217,7 @@ async function watch<K extends string>(
 async function one(
   works: number,
   scenarios: readonly ApplyScenario[],
+  repeat: number,
   keep?: string,
 ): Promise<Array<ApplyRun | NewWorkRun>> {
   const root = keep
@@ -244,7 +252,6 @@ async function one(
     const fullBuildMeasured = builtNow ? 'this run' : 'an earlier run (kept folder: its build.json)';
     if (!Number.isFinite(fullBuildMs)) throw new Error(`the kept build ${buildDir} does not record its duration`);
     const handle = await SiteHandle.open(buildDir);
-    const rebuilder = new Rebuilder(config, handle);
     const score = scenarios.includes('new-work') ? readFileSync(NEW_WORK_SCORE) : null;
     if (score) fileHost = await openFileHost({ '/scores/score.musicxml': score });
     let applyPhases: Record<string, unknown> | null = null;
@@ -261,7 +268,8 @@ async function one(
     const review = fileHost
       ? { fetchOptions: { ca: fileHost.ca, allowHosts: [`localhost:${new URL(fileHost.base).port}`] } }
       : {};
-    const app = await createApp({ config, handle, rebuilder, review }, { logger });
+    // The rebuilder is the app's own, from the configuration, as under `npm start`.
+    const app = await createApp({ config, handle, review }, { logger });
     // A real socket: every request below goes through the loopback HTTP server.
     await app.listen({ port: 0, host: '127.0.0.1' });
     const server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -272,6 +280,7 @@ async function one(
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
     /** Apply an accepted item asynchronously and wait until `checks` all pass; then the tracking record and the served build's figures. */
+    let sequence = 0;
     const applyAndWatch = async <K extends string>(
       segment: 'correction-reports' | 'contributions',
       code: string,
@@ -279,6 +288,7 @@ async function one(
       goalMs: number,
     ) => {
       applyPhases = null;
+      sequence++;
       const started = Date.now();
       const applied = await call(`/api/v1/admin/${segment}/${code}/apply`, {
         method: 'POST',
@@ -307,6 +317,7 @@ async function one(
       };
       const figures: AppliedFigures = {
         works,
+        sequence,
         fullBuildMs,
         fullBuildMeasured,
         applyToVisibleMs,
@@ -323,8 +334,9 @@ async function one(
       return { seen, figures };
     };
 
-    const correction = async (): Promise<ApplyRun> => {
-      const slug = gen.slugs[reuse ? Math.floor(Math.random() * gen.slugs.length) : Math.floor(gen.slugs.length / 2)]!;
+    const correction = async (round: number): Promise<ApplyRun> => {
+      const n = gen.slugs.length;
+      const slug = gen.slugs[reuse ? Math.floor(Math.random() * n) : (Math.floor(n / 2) + round * 97) % n]!;
       const word = `zq${Date.now().toString(36)}`;
       const currentTitle = data((await call(`/api/v1/works/${slug}`)).body).title as string;
       const proposed = `${currentTitle} ${word}`;
@@ -522,7 +534,9 @@ async function one(
 
     try {
       const out: Array<ApplyRun | NewWorkRun> = [];
-      for (const scenario of scenarios) out.push(scenario === 'correction' ? await correction() : await newWork());
+      for (let round = 0; round < repeat; round++)
+        for (const scenario of scenarios)
+          out.push(scenario === 'correction' ? await correction(round) : await newWork());
       return out;
     } finally {
       await app.close();
@@ -554,24 +568,29 @@ export async function runApplyBench(options: {
   quick: boolean;
   sizes?: number[];
   scenarios?: readonly ApplyScenario[];
+  /** Rounds of the scenarios on one server (default 3). */
+  repeat?: number;
   keep?: string;
   log?: (line: string) => void;
 }): Promise<{ runs: ApplyRun[]; newWorkRuns: NewWorkRun[]; pass: boolean; newWorkPass: boolean }> {
   const sizes = options.sizes ?? (options.quick ? [24, 500] : [24, 2_000, 10_000]);
   const scenarios = options.scenarios ?? APPLY_SCENARIOS;
+  const repeat = options.repeat ?? 3;
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
+    throw new Error(`--repeat must be a whole number from 1 to 100, not ${String(options.repeat)}`);
   const runs: ApplyRun[] = [];
   const newWorkRuns: NewWorkRun[] = [];
   for (const works of sizes) {
-    for (const r of await one(works, scenarios, options.keep)) {
+    for (const r of await one(works, scenarios, repeat, options.keep)) {
       const build = `${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)}`;
       if (r.scenario === 'correction') {
         options.log?.(
-          `apply ${works} works, correction: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${build})`,
+          `apply ${works} works, correction #${r.sequence}: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${build})`,
         );
         runs.push(r);
       } else {
         options.log?.(
-          `apply ${works} works, new work ${r.slug} (${r.score.file}, ${r.score.bytes} bytes; submit ${r.submitMs} ms, accept ${r.acceptMs} ms): answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}, score ${r.visibleMs.score}; ${build})`,
+          `apply ${works} works, new work #${r.sequence} ${r.slug} (${r.score.file}, ${r.score.bytes} bytes; submit ${r.submitMs} ms, accept ${r.acceptMs} ms): answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}, score ${r.visibleMs.score}; ${build})`,
         );
         newWorkRuns.push(r);
       }
@@ -596,6 +615,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     quick: process.argv.includes('--quick'),
     sizes,
     scenarios: parseScenarios(arg('--scenarios')),
+    repeat: arg('--repeat') ? Number(arg('--repeat')) : undefined,
     keep,
     log: (l) => console.log(l),
   });
