@@ -371,6 +371,14 @@ export const SETTINGS: readonly SettingRow[] = [
       'works per Pagefind index: a larger catalog gets several indexes, named in `pagefind/shards.json` and merged by the search page in the browser, so an incremental build re-indexes only the shards its changed works fall in (about 1 s of Pagefind per 1,000 works) and the build\'s memory follows the shard; a larger value means fewer indexes for the browser to merge and slower applies (docs/architecture.md, "Search index in shards")',
   },
   {
+    names: ['ARCHIVE_WORKS_INDEX_PAGE_SIZE'],
+    type: 'works (1-1000)',
+    default: '`100`',
+    readBy: 'build',
+    meaning:
+      'works per page of the works index for people (`/works/`, `/works/by-title/<n>/`, `/works/by-composer/<n>/`). A build keeps every page\'s key in `works-index-pages.json`, and an incremental build renders only the pages whose key changed (docs/review.md, "The works index in an incremental build")',
+  },
+  {
     names: ['ARCHIVE_RECONCILE_SCHEDULE'],
     type: '`off`, `<n>m` / `<n>h` / `<n>d`, or `daily@HH:MM`',
     default: '`off`',

@@ -47,6 +47,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import path from 'node:path';
 import { moveTree } from '../src/lib/site/move-tree.ts';
 import {
+  readWorksIndexKeys,
+  removePagesPast,
+  resetWorksIndexPages,
+  worksIndexPagesOfRun,
+  writeWorksIndexKeys,
+} from '../src/lib/site/works-index.ts';
+import {
   formatLintMessage,
   loadCatalog,
   type Catalog,
@@ -465,11 +472,24 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   let zips: BuildInfo['zips'];
   let catalogIndex: BuildInfo['catalogIndex'];
   let compressedPages: BuildInfo['compressedPages'];
+  let worksIndexKeys: ReturnType<typeof writeWorksIndexKeys> | undefined;
+  let worksIndexPages: { title: number; composer: number } = { title: 0, composer: 0 };
   // Render the touched pages into a scratch folder first: the stage is made only once they exist.
   const partial = path.join(outDir, '.partial');
   const scopeFile = path.join(outDir, '.scope.json');
   try {
-    writeFileSync(scopeFile, JSON.stringify({ works: plan.works, facets: plan.facets, profiles: plan.profiles }));
+    // The base's works-index keys: pages 2.. of the index whose key is unchanged are not rendered.
+    const worksIndexBase = readWorksIndexKeys(baseDir);
+    writeFileSync(
+      scopeFile,
+      JSON.stringify({
+        works: plan.works,
+        facets: plan.facets,
+        profiles: plan.profiles,
+        ...(worksIndexBase ? { worksIndexBase } : {}),
+      }),
+    );
+    resetWorksIndexPages();
     let indexing: Promise<BuildInfo['catalogIndex']> | undefined;
     try {
       await runAstro({
@@ -485,6 +505,9 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
         readerSignIn: options.readerSignIn,
       });
       phase('astroMs');
+      worksIndexKeys = writeWorksIndexKeys(outDir);
+      const { rendered } = worksIndexPagesOfRun();
+      worksIndexPages = { title: rendered.title?.length ?? 0, composer: rendered.composer?.length ?? 0 };
       // The index files from the pages just rendered (and the base's records), in the worker,
       // while the copy and Pagefind finish; the rendered pages stay where they are until it is done.
       indexing = indexer.finish(outDir, partial);
@@ -526,6 +549,8 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     for (const key of plan.facets)
       if (!key.startsWith('composer/'))
         rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
+    // Works-index pages past the new last page (works were removed).
+    removePagesPast(clientDir, worksIndexKeys!);
     renderedFiles = moveTree(partial, clientDir);
     if (existsSync(path.join(scoresDir, 'files'))) moveTree(path.join(scoresDir, 'files'), clientDir);
     if (!keepSearch) {
@@ -567,6 +592,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       renderedFiles,
       searchIndexKept: keepSearch,
       searchShardsIndexed: keepSearch ? [] : shardReuse ? shardReuse.dirty : null,
+      worksIndexPages,
       phases,
       background,
     },

@@ -30,6 +30,7 @@ import { indexBuild } from '../api/catalog/build-index.ts';
 import { buildWorkZipsInWorker, type ZipSummary } from '../src/lib/site/work-zips.ts';
 import { writeSnapshot } from './catalog-snapshot.ts';
 import { moveTree } from '../src/lib/site/move-tree.ts';
+import { resetWorksIndexPages, writeWorksIndexKeys } from '../src/lib/site/works-index.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -95,6 +96,8 @@ export interface BuildInfo {
     searchIndexKept?: boolean;
     /** The search-index shards indexed again (the others linked from the base); null: every shard (src/lib/site/search-index.ts). */
     searchShardsIndexed?: number[] | null;
+    /** Pages 2.. of the works index rendered, per order (the others' keys were the base's). */
+    worksIndexPages?: { title: number; composer: number };
     /** Wall time of each step in order (ms). */
     phases: Record<string, number>;
     /** Steps that run while Astro renders (the hard-linked copy, Pagefind): each one's own time (ms). */
@@ -366,6 +369,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const searching = searchBeside ? buildSearchIndexInWorker(searchScratch, catalog) : null;
   searching?.catch(() => undefined); // surfaced when awaited below
   let astroRuns: number;
+  resetWorksIndexPages();
   try {
     astroRuns = await renderAllPages(
       {
@@ -397,6 +401,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   rmSync(scoresDir, { recursive: true, force: true });
   // Kept beside client/: an incremental build starts from it (the pages of unchanged works need their scores' entries).
   writeFileSync(path.join(outDir, SCORES_MANIFEST), serializeScoreManifest(scores.manifest));
+  // And the works-index pages' keys: the next incremental build renders only the pages whose key changed.
+  writeWorksIndexKeys(outDir);
   phase('copyScoresMs', 'score files moved in');
   // The zips in worker threads from here on (they read the records Astro wrote), while this
   // thread finishes the search index, the small files and the server's index files.

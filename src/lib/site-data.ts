@@ -138,6 +138,11 @@ export interface BuildScope {
   facets: Set<string>;
   profiles: Set<string>;
   listings: 'of-works' | 'named' | 'all';
+  /**
+   * The base build's works-index page keys (src/lib/site/works-index.ts): pages 2.. of an order
+   * whose key is unchanged are not rendered. Absent: every page.
+   */
+  worksIndexBase?: Partial<Record<'title' | 'composer', string[]>>;
 }
 
 // Keyed by the file: the batches of one build may run the same page modules again (Node keeps a
@@ -156,6 +161,7 @@ export function buildScope(): BuildScope | null {
     facets: string[];
     profiles: string[];
     listings?: BuildScope['listings'];
+    worksIndexBase?: BuildScope['worksIndexBase'];
   };
   scopeCache = {
     file,
@@ -164,6 +170,7 @@ export function buildScope(): BuildScope | null {
       facets: new Set(raw.facets),
       profiles: new Set(raw.profiles),
       listings: raw.listings ?? 'of-works',
+      ...(raw.worksIndexBase ? { worksIndexBase: raw.worksIndexBase } : {}),
     },
   };
   return scopeCache.scope;

@@ -7,12 +7,35 @@
  * Addresses: title order /works/, /works/by-title/2/, ...; composer order /works/by-composer/,
  * /works/by-composer/2/, ... (`by-title` and `by-composer` are therefore not work slugs:
  * the catalog refuses them, src/domain/catalog.ts).
+ *
+ * An incremental build renders only the pages whose inputs changed: every page has a key, the
+ * SHA-256 of everything the page reads (the catalog's total, the page count, its slice of works'
+ * entries, the facet summary it shows), and a build keeps the keys of all its pages beside
+ * `client/` (`works-index-pages.json`); the next incremental build renders pages 2.. of an order
+ * only where its key differs from its base's. A correction that leaves a work in place renders the
+ * page that shows it; a new or removed work renders the pages from its position on (their slices
+ * shift) and, when the total changes, every page (each one states the total).
  */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { buildScope, site, type SiteData, type SiteWork } from '../site-data.ts';
 import { facets } from './facets.ts';
 import { fold } from '../../domain/text.ts';
 
-export const WORKS_INDEX_PAGE_SIZE = 100;
+/**
+ * Works per page: 100, or ARCHIVE_WORKS_INDEX_PAGE_SIZE (1 to 1,000; a build setting, read when
+ * the module loads: tests use small pages to have many of them).
+ */
+export const WORKS_INDEX_PAGE_SIZE = pageSizeFrom(process.env.ARCHIVE_WORKS_INDEX_PAGE_SIZE);
+
+export function pageSizeFrom(value: string | undefined): number {
+  if (value === undefined || value === '') return 100;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new Error(`ARCHIVE_WORKS_INDEX_PAGE_SIZE must be a whole number from 1 to 1000 (got "${value}")`);
+  return n;
+}
 /** How many values of each facet a page names (the rest are on the browse page). */
 export const WORKS_INDEX_FACET_VALUES = 12;
 export const WORKS_INDEX_SORTS = ['title', 'composer'] as const;
@@ -58,16 +81,117 @@ export function worksIndexSlice(sort: WorksIndexSort, page: number): SiteWork[] 
   return worksInOrder(sort).slice((page - 1) * WORKS_INDEX_PAGE_SIZE, page * WORKS_INDEX_PAGE_SIZE);
 }
 
+/** The file a build keeps beside `client/`: the key of every works-index page, per order. */
+export const WORKS_INDEX_KEYS_FILE = 'works-index-pages.json';
+
+/** What a build keeps in WORKS_INDEX_KEYS_FILE: per order, the key of page 1, 2, ... */
+export type WorksIndexKeys = Record<WorksIndexSort, string[]>;
+
+/**
+ * The key of every page of one order (index 0 is page 1): the SHA-256 of what the page reads
+ * (WorksIndex.astro, WorkList.astro): the total and page count, the facet summary, and its works'
+ * entries in order. Two builds of the same code give a page the same bytes when its key is equal.
+ */
+export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
+  const works = worksInOrder(sort);
+  const total = site().works.length;
+  const pages = worksIndexPageCount(total);
+  const f = facets();
+  const summary = JSON.stringify([
+    total,
+    pages,
+    WORKS_INDEX_PAGE_SIZE,
+    f.composers.length,
+    (['period', 'genre', 'instrument', 'role'] as const).map((name) => [
+      f.values[name].length,
+      f.values[name].slice(0, WORKS_INDEX_FACET_VALUES).map((v) => [v.href, v.label, v.works.length]),
+    ]),
+  ]);
+  return Array.from({ length: pages }, (_, i) => {
+    const hash = createHash('sha256').update(summary);
+    for (const w of works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE))
+      hash.update('\n').update(JSON.stringify(w.entry));
+    return hash.digest('hex');
+  });
+}
+
+/** Where a run leaves the keys and the pages it rendered, for the build script in the same process. */
+const RENDERED = Symbol.for('pdma.build.worksIndexPages');
+type RenderedPages = { keys: Partial<WorksIndexKeys>; rendered: Partial<Record<WorksIndexSort, number[]>> };
+const store = globalThis as { [RENDERED]?: RenderedPages };
+
+/** Forget what earlier runs of this process left (the build script, before a run). */
+export function resetWorksIndexPages(): void {
+  store[RENDERED] = { keys: {}, rendered: {} };
+}
+
+/** The keys of every page and the pages rendered (2..) by the runs since the last reset. */
+export function worksIndexPagesOfRun(): RenderedPages {
+  return store[RENDERED] ?? { keys: {}, rendered: {} };
+}
+
+/**
+ * Write the keys the runs since the last reset computed into `outDir` (beside `client/`). Throws
+ * when a run did not compute both orders' keys: the build rendered no works index.
+ */
+export function writeWorksIndexKeys(outDir: string): WorksIndexKeys {
+  const { keys } = worksIndexPagesOfRun();
+  if (!keys.title || !keys.composer) throw new Error('the Astro run computed no works-index page keys');
+  const out: WorksIndexKeys = { title: keys.title, composer: keys.composer };
+  const file = path.join(outDir, WORKS_INDEX_KEYS_FILE);
+  rmSync(file, { force: true });
+  writeFileSync(file, `${JSON.stringify(out)}\n`);
+  return out;
+}
+
+/** A build's kept keys, or null when it kept none (built before 2026-11-27) or they do not read as keys. */
+export function readWorksIndexKeys(buildDir: string): WorksIndexKeys | null {
+  try {
+    const raw = JSON.parse(readFileSync(path.join(buildDir, WORKS_INDEX_KEYS_FILE), 'utf8')) as unknown;
+    const ok = (v: unknown): v is string[] => Array.isArray(v) && v.every((k) => typeof k === 'string');
+    if (typeof raw !== 'object' || raw === null) return null;
+    const { title, composer } = raw as Record<string, unknown>;
+    return ok(title) && ok(composer) ? { title, composer } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Remove the works-index pages past the last one from a client folder (an incremental build's copy
+ * of its base, after works were removed): `works/by-title/<n>/` and `works/by-composer/<n>/`.
+ */
+export function removePagesPast(clientDir: string, keys: WorksIndexKeys): number {
+  let removed = 0;
+  for (const sort of WORKS_INDEX_SORTS) {
+    const dir = path.join(clientDir, 'works', sort === 'title' ? 'by-title' : 'by-composer');
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (!/^[0-9]+$/.test(name) || Number(name) <= keys[sort].length) continue;
+      rmSync(path.join(dir, name), { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
 /**
  * The static paths of pages 2.. of one order. The index lists every work, so any change can move
  * works between its pages: it is rendered with the catalog-wide pages (every run but the
- * batches of a full build, which leave it to their last run).
+ * batches of a full build, which leave it to their last run). In an incremental build whose base
+ * kept its keys (`scope.worksIndexBase`), only the pages whose key changed.
  */
 export function worksIndexPaths(sort: WorksIndexSort): Array<{ params: { page: string }; props: { page: number } }> {
   const scope = buildScope();
   if (scope !== null && scope.listings === 'named') return [];
-  const pages = worksIndexPageCount(site().works.length);
-  return Array.from({ length: pages - 1 }, (_, i) => ({ params: { page: String(i + 2) }, props: { page: i + 2 } }));
+  const keys = worksIndexPageKeys(sort);
+  const base = scope?.worksIndexBase?.[sort];
+  const pages: number[] = [];
+  for (let page = 2; page <= keys.length; page++) if (base?.[page - 1] !== keys[page - 1]) pages.push(page);
+  const kept = (store[RENDERED] ??= { keys: {}, rendered: {} });
+  kept.keys[sort] = keys;
+  kept.rendered[sort] = pages;
+  return pages.map((page) => ({ params: { page: String(page) }, props: { page } }));
 }
 
 /** Page numbers to link around `page`: the first, the last and three either side; null is a gap. */
