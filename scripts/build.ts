@@ -127,7 +127,11 @@ export interface BuildInfo {
   /** Works in the Pagefind search index, and the time it took. */
   searchIndex: { pages: number; durationMs: number };
   /** Works in the server's index files (`index/`), and the time it took. */
-  catalogIndex: { works: number; durationMs: number };
+  /**
+   * The server's index files. An incremental build says how its resolve catalog was made:
+   * "merged" from the base's, or "built" from every record (with the reason).
+   */
+  catalogIndex: { works: number; durationMs: number; resolve?: 'merged' | 'built'; resolveBuiltBecause?: string };
   /** "Download all": one zip of public files per work (src/lib/site/work-zips.ts). */
   zips: ZipSummary;
   /**

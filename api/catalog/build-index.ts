@@ -10,10 +10,16 @@ import type { WorkRecord } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
 import {
   buildIndexFiles,
+  CATALOG_INDEX_FORMAT,
   INDEX_DIR,
   type CatalogIndexInput,
+  type CatalogManifest,
   type IndexFiles,
 } from '../../src/domain/catalog-index/index-files.ts';
+import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import { decodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import { resolveFromBase, type ResolveBase } from '../../src/domain/catalog-index/resolve-from-base.ts';
 
 async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await fs.readFile(file, 'utf8')) as T;
@@ -112,7 +118,7 @@ export async function indexBuild(buildDir: string): Promise<{ works: number; dur
  * pages away before `finish` settles.
  */
 export interface IndexWorker {
-  finish(buildDir: string, renderedDir?: string): Promise<{ works: number; durationMs: number }>;
+  finish(buildDir: string, renderedDir?: string): Promise<IncrementalIndexResult>;
   /** Stop the worker (after `finish`, or when the build fails). */
   close(): Promise<void>;
 }
@@ -147,25 +153,76 @@ export function startIndexWorker(baseClientDir: string, changedSlugs: string[]):
   };
 }
 
-export type IndexWorkerReply = { works: number; durationMs: number } | { error: string };
+/** What an incremental build's index step reports (build.json `catalogIndex`). */
+export interface IncrementalIndexResult {
+  works: number;
+  durationMs: number;
+  /** "merged": the resolve catalog merged from the base's; "built": made from every record, for `resolveBuiltBecause`. */
+  resolve: 'merged' | 'built';
+  resolveBuiltBecause?: string;
+}
+
+export type IndexWorkerReply = IncrementalIndexResult | { error: string };
+
+/** The base build's index files, decoded, or why they cannot be used. */
+async function readResolveBase(baseBuildDir: string): Promise<Omit<ResolveBase, 'records'> | { reason: string }> {
+  const dir = path.join(baseBuildDir, INDEX_DIR);
+  try {
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'catalog.json'), 'utf8')) as CatalogManifest;
+    if (manifest.format !== CATALOG_INDEX_FORMAT) return { reason: `the base index has format ${manifest.format}` };
+    const [works, resolve] = await Promise.all(
+      ['works.idx', 'resolve.idx'].map((name) => fs.readFile(path.join(dir, name))),
+    );
+    return {
+      works: decodeWorksIndex(decodeIndex(works!, 'works.idx')),
+      resolve: decodeResolveCatalog(decodeIndex(resolve!, 'resolve.idx'), manifest.profiles),
+      profiles: manifest.profiles,
+      instruments: manifest.instruments,
+    };
+  } catch (err) {
+    return { reason: `the base index cannot be read: ${(err as Error).message}` };
+  }
+}
 
 /** The worker's side (api/catalog/index-worker.ts). */
 export async function runIndexWorker(
   baseClientDir: string,
   changedSlugs: string[],
   next: () => Promise<{ buildDir: string; renderedDir?: string }>,
-): Promise<{ works: number; durationMs: number }> {
+): Promise<IncrementalIndexResult> {
   const changed = new Set(changedSlugs);
   const unchanged = readWorkRecords(baseClientDir, (slug) => !changed.has(slug));
+  // The base's own versions of the changed works and its index files: the resolve catalog is
+  // merged from the base's rather than built from every record (src/domain/catalog-index/resolve-from-base.ts).
+  const before = readWorkRecords(baseClientDir, (slug) => changed.has(slug));
+  const baseIndex = readResolveBase(path.dirname(baseClientDir));
   // A read error is reported when the build asks for the index, not as an unhandled rejection.
-  unchanged.catch(() => undefined);
+  for (const p of [unchanged, before, baseIndex]) p.catch(() => undefined);
   const { buildDir, renderedDir } = await next();
   const started = Date.now();
   const clientDir = renderedDir ?? path.join(buildDir, 'client');
-  const records = [...(await unchanged), ...(await readWorkRecords(clientDir, (slug) => changed.has(slug)))];
-  await writeIndexFiles(
-    buildDir,
-    buildIndexFiles({ records, ...(await readCatalogRecords(clientDir, renderedDir ? baseClientDir : undefined)) }),
-  );
-  return { works: records.length, durationMs: Date.now() - started };
+  const kept = await unchanged;
+  const records = [...kept, ...(await readWorkRecords(clientDir, (slug) => changed.has(slug)))];
+  const input = { records, ...(await readCatalogRecords(clientDir, renderedDir ? baseClientDir : undefined)) };
+  const base = await baseIndex;
+  let merged: ReturnType<typeof resolveFromBase>;
+  try {
+    merged =
+      'reason' in base
+        ? base
+        : resolveFromBase(
+            { ...base, records: [...kept, ...(await before)] },
+            { records, changed, profiles: input.profiles, instruments: input.instruments },
+          );
+  } catch (err) {
+    merged = { reason: `the merge failed: ${(err as Error).message}` };
+  }
+  const resolve = 'reason' in merged ? undefined : merged;
+  await writeIndexFiles(buildDir, buildIndexFiles(input, { resolve }));
+  return {
+    works: records.length,
+    durationMs: Date.now() - started,
+    resolve: resolve ? 'merged' : 'built',
+    ...('reason' in merged ? { resolveBuiltBecause: merged.reason } : {}),
+  };
 }

@@ -71,6 +71,10 @@ describe('the works index in incremental builds', () => {
     const { incremental, full, differences } = await builds.buildBoth(commit, corrected, 'removed');
     const info = buildInfo(incremental);
     expect(info.mode).toBe('incremental');
+    // It was the sample's only work of its genre: the meaning vocabulary changes, so the resolve
+    // catalog is built from the records rather than merged from the base's (still a full build's bytes).
+    expect(info.catalogIndex.resolve).toBe('built');
+    expect(info.catalogIndex.resolveBuiltBecause).toContain('genres changed');
     expect(differences).toEqual([]);
     // 25 works: five pages; the sixth is gone from both orders.
     expect(pagesOf(full, 'by-title')).toEqual([2, 3, 4, 5]);

@@ -13,7 +13,7 @@ import type { WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
 import { workSummary } from '../records.ts';
 import { encodeWorksIndex, orderWorks } from './works-index.ts';
-import { buildResolveCatalog, encodeResolveCatalog } from '../resolve/catalog.ts';
+import { buildResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../resolve/catalog.ts';
 import { encodeIndex } from './binary.ts';
 import { profileHead, type ProfileHead } from './profiles.ts';
 
@@ -46,7 +46,13 @@ export interface IndexFiles {
   'catalog.json': Buffer;
 }
 
-export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
+/**
+ * `options.resolve`: the resolve catalog of exactly these records, profiles and instruments when
+ * the caller has it already (an incremental build merges it from its base's,
+ * src/domain/resolve/catalog-merge.ts); otherwise it is built from the records. Either way it
+ * must number the works as the listing does (checked below).
+ */
+export function buildIndexFiles(input: CatalogIndexInput, options: { resolve?: ResolveCatalog } = {}): IndexFiles {
   const bySlug = [...input.records].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   for (let i = 1; i < bySlug.length; i++)
     if (bySlug[i]!.slug === bySlug[i - 1]!.slug) throw new Error(`two records have slug ${bySlug[i]!.slug}`);
@@ -56,7 +62,7 @@ export function buildIndexFiles(input: CatalogIndexInput): IndexFiles {
     aliases,
   );
   const profiles = [...input.profiles].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
-  const resolve = buildResolveCatalog(bySlug, profiles, input.instruments);
+  const resolve = options.resolve ?? buildResolveCatalog(bySlug, profiles, input.instruments);
   // Both indexes number works by listing order; they must agree work for work.
   ordered.forEach((w, i) => {
     if (resolve.works.slugs.at(i) !== w.record.slug)
