@@ -19,7 +19,7 @@ import {
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 import { decodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
-import { resolveFromBase, type ResolveBase } from '../../src/domain/catalog-index/resolve-from-base.ts';
+import { mergeFromBase, type IndexBase, type MergedIndex } from '../../src/domain/catalog-index/merge-from-base.ts';
 
 async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await fs.readFile(file, 'utf8')) as T;
@@ -157,7 +157,10 @@ export function startIndexWorker(baseClientDir: string, changedSlugs: string[]):
 export interface IncrementalIndexResult {
   works: number;
   durationMs: number;
-  /** "merged": the resolve catalog merged from the base's; "built": made from every record, for `resolveBuiltBecause`. */
+  /** "merged": the listing index merged from the base's; "built": made from every record, for `listingBuiltBecause`. */
+  listing: 'merged' | 'built';
+  listingBuiltBecause?: string;
+  /** The same for the resolve catalog. */
   resolve: 'merged' | 'built';
   resolveBuiltBecause?: string;
 }
@@ -165,15 +168,16 @@ export interface IncrementalIndexResult {
 export type IndexWorkerReply = IncrementalIndexResult | { error: string };
 
 /** The base build's index files, decoded, or why they cannot be used. */
-async function readResolveBase(baseBuildDir: string): Promise<Omit<ResolveBase, 'records'> | { reason: string }> {
+async function readIndexBase(baseBuildDir: string): Promise<Omit<IndexBase, 'records'> | { reason: string }> {
   const dir = path.join(baseBuildDir, INDEX_DIR);
   try {
     const manifest = JSON.parse(await fs.readFile(path.join(dir, 'catalog.json'), 'utf8')) as CatalogManifest;
     if (manifest.format !== CATALOG_INDEX_FORMAT) return { reason: `the base index has format ${manifest.format}` };
-    const [works, resolve] = await Promise.all(
-      ['works.idx', 'resolve.idx'].map((name) => fs.readFile(path.join(dir, name))),
+    const [works, resolve, summaries] = await Promise.all(
+      ['works.idx', 'resolve.idx', 'summaries.json'].map((name) => fs.readFile(path.join(dir, name))),
     );
     return {
+      summaries: summaries!,
       works: decodeWorksIndex(decodeIndex(works!, 'works.idx')),
       resolve: decodeResolveCatalog(decodeIndex(resolve!, 'resolve.idx'), manifest.profiles),
       profiles: manifest.profiles,
@@ -195,7 +199,7 @@ export async function runIndexWorker(
   // The base's own versions of the changed works and its index files: the resolve catalog is
   // merged from the base's rather than built from every record (src/domain/catalog-index/resolve-from-base.ts).
   const before = readWorkRecords(baseClientDir, (slug) => changed.has(slug));
-  const baseIndex = readResolveBase(path.dirname(baseClientDir));
+  const baseIndex = readIndexBase(path.dirname(baseClientDir));
   // A read error is reported when the build asks for the index, not as an unhandled rejection.
   for (const p of [unchanged, before, baseIndex]) p.catch(() => undefined);
   const { buildDir, renderedDir } = await next();
@@ -205,24 +209,28 @@ export async function runIndexWorker(
   const records = [...kept, ...(await readWorkRecords(clientDir, (slug) => changed.has(slug)))];
   const input = { records, ...(await readCatalogRecords(clientDir, renderedDir ? baseClientDir : undefined)) };
   const base = await baseIndex;
-  let merged: ReturnType<typeof resolveFromBase>;
+  let merged: MergedIndex | { reason: string };
   try {
     merged =
       'reason' in base
         ? base
-        : resolveFromBase(
+        : mergeFromBase(
             { ...base, records: [...kept, ...(await before)] },
             { records, changed, profiles: input.profiles, instruments: input.instruments },
           );
   } catch (err) {
     merged = { reason: `the merge failed: ${(err as Error).message}` };
   }
-  const resolve = 'reason' in merged ? undefined : merged;
-  await writeIndexFiles(buildDir, buildIndexFiles(input, { resolve }));
+  const works = 'reason' in merged ? undefined : merged.works;
+  const resolve = 'reason' in merged ? merged : merged.resolve;
+  const resolveCatalog = 'reason' in resolve ? undefined : resolve;
+  await writeIndexFiles(buildDir, buildIndexFiles(input, { works, resolve: resolveCatalog }));
   return {
     works: records.length,
     durationMs: Date.now() - started,
-    resolve: resolve ? 'merged' : 'built',
-    ...('reason' in merged ? { resolveBuiltBecause: merged.reason } : {}),
+    listing: works ? 'merged' : 'built',
+    ...('reason' in merged ? { listingBuiltBecause: merged.reason } : {}),
+    resolve: resolveCatalog ? 'merged' : 'built',
+    ...('reason' in resolve ? { resolveBuiltBecause: resolve.reason } : {}),
   };
 }

@@ -42,8 +42,12 @@ describe('incremental build', () => {
     expect(info.mode).toBe('incremental');
     expect(info.commit).toBe(commit);
     expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
-    // The resolve catalog was merged from the base's, and (below) its bytes are a full build's.
-    expect([info.catalogIndex.resolve, info.catalogIndex.resolveBuiltBecause]).toEqual(['merged', undefined]);
+    // The index files were merged from the base's, and (below) their bytes are a full build's.
+    expect(info.catalogIndex).toMatchObject({ listing: 'merged', resolve: 'merged' });
+    expect([info.catalogIndex.listingBuiltBecause, info.catalogIndex.resolveBuiltBecause]).toEqual([
+      undefined,
+      undefined,
+    ]);
     expect(result.differences).toEqual([]);
     const record = JSON.parse(
       readFileSync(path.join(result.incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8'),
@@ -122,8 +126,8 @@ describe('incremental build', () => {
       'bach-toccata-renamed',
       'brahms-wiegenlied-op-49-no-4',
     ]);
-    // A new work, a rename and new arrangements, merged into the base's resolve catalog too.
-    expect([info.catalogIndex.resolve, info.catalogIndex.resolveBuiltBecause]).toEqual(['merged', undefined]);
+    // A new work, a rename and new arrangements, merged into the base's index files too.
+    expect(info.catalogIndex).toMatchObject({ listing: 'merged', resolve: 'merged' });
     expect(result.differences).toEqual([]);
     const files = filesUnder(path.join(result.incremental, 'client'));
     expect(files).toContain('works/brahms-wiegenlied-op-49-no-4/files/wiegenlied-flute-two.musicxml');

@@ -72,7 +72,9 @@ describe('the works index in incremental builds', () => {
     const info = buildInfo(incremental);
     expect(info.mode).toBe('incremental');
     // It was the sample's only work of its genre: the meaning vocabulary changes, so the resolve
-    // catalog is built from the records rather than merged from the base's (still a full build's bytes).
+    // catalog is built from the records rather than merged from the base's (still a full build's
+    // bytes); the listing index is merged.
+    expect(info.catalogIndex.listing).toBe('merged');
     expect(info.catalogIndex.resolve).toBe('built');
     expect(info.catalogIndex.resolveBuiltBecause).toContain('genres changed');
     expect(differences).toEqual([]);

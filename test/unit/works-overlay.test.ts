@@ -21,6 +21,7 @@ import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import {
   decodeWorksIndex,
   encodeWorksIndex,
+  mergeWorksIndex,
   orderWorks,
   searchWorks,
   summaryRanges,
@@ -76,6 +77,7 @@ function built_(records: WorkRecord[], instrumentNames: Map<string, string[]>) {
   const encoded = encodeWorksIndex(ordered);
   return {
     index: decodeWorksIndex(decodeIndex(encoded.index)),
+    bytes: encoded.index,
     summaries: encoded.summaries,
     sortKeys: ordered.map((w) => w.sortKey),
   };
@@ -131,7 +133,10 @@ type Fixture = typeof small;
  * Applies `batches` of steps to the catalog: the changed catalog's records, and the overlay made
  * batch by batch (each over the previous one, through its file bytes), laid over the base.
  */
-function applyBatches(f: Fixture, batches: Step[][]): { records: Map<string, WorkRecord>; view: LayeredWorks } {
+function applyBatches(
+  f: Fixture,
+  batches: Step[][],
+): { records: Map<string, WorkRecord>; view: LayeredWorks; overlay: WorksOverlay } {
   const current = new Map(f.baseRecords.map((r) => [r.slug, r]));
   const usedSpare = new Set<number>();
   let overlay: WorksOverlay | undefined;
@@ -186,7 +191,7 @@ function applyBatches(f: Fixture, batches: Step[][]): { records: Map<string, Wor
     overlay = decodeWorksOverlay(encodeWorksOverlay(built));
     expect(overlay).toEqual(built);
   }
-  return { records: current, view: layerWorks(f.index, 'test-base', overlay!) };
+  return { records: current, view: layerWorks(f.index, 'test-base', overlay!), overlay: overlay! };
 }
 
 /** Accents and case the folding must undo. */
@@ -297,9 +302,13 @@ describe.each([
           maxLength: 15,
         }),
         (batches, queries) => {
-          const { records, view } = applyBatches(f, batches);
+          const { records, view, overlay } = applyBatches(f, batches);
           const list = [...records.values()];
           const fresh = built_(list, f.instrumentNames);
+          // Merged into the base, the overlay gives the fresh index's and summaries' bytes.
+          const merged = mergeWorksIndex(f.index, f.summaries, overlay);
+          expect(Buffer.compare(merged.index, fresh.bytes)).toBe(0);
+          expect(Buffer.compare(merged.summaries, fresh.summaries)).toBe(0);
           const indexed = list.map((r) => indexWork(r, workSummary(r), f.instrumentNames));
           expect(view.count).toBe(list.length);
           // The unfiltered listing, whole, and a page at its end.
@@ -406,6 +415,9 @@ describe('the overlay in particular cases', () => {
       const view = layerWorks(base.index, `base-${size}`, decodeWorksOverlay(encodeWorksOverlay(overlay)));
       const list = [...baseRecords.filter((r) => !removed.includes(r.slug) && r.slug !== edit?.slug), ...changed];
       const fresh = built_(list, f.instrumentNames);
+      const merged = mergeWorksIndex(base.index, base.summaries, overlay);
+      expect(Buffer.compare(merged.index, fresh.bytes), `${size} works`).toBe(0);
+      expect(Buffer.compare(merged.summaries, fresh.summaries), `${size} works`).toBe(0);
       for (const filter of [{}, { query: 's' }, { query: 'zyx' }, { composer: 'synthetic' }])
         for (const [page, pageSize] of [
           [1, 100],

@@ -47,26 +47,36 @@ export interface IndexFiles {
 }
 
 /**
- * `options.resolve`: the resolve catalog of exactly these records, profiles and instruments when
- * the caller has it already (an incremental build merges it from its base's,
- * src/domain/resolve/catalog-merge.ts); otherwise it is built from the records. Either way it
- * must number the works as the listing does (checked below).
+ * `options.resolve` and `options.works`: the resolve catalog, and the listing index and summaries
+ * files with their slugs in listing order, of exactly these records, profiles and instruments when
+ * the caller has them already (an incremental build merges them from its base's,
+ * src/domain/catalog-index/merge-from-base.ts); otherwise they are built from the records. Either
+ * way both must number the works alike (checked below).
  */
-export function buildIndexFiles(input: CatalogIndexInput, options: { resolve?: ResolveCatalog } = {}): IndexFiles {
+export function buildIndexFiles(
+  input: CatalogIndexInput,
+  options: { resolve?: ResolveCatalog; works?: { index: Buffer; summaries: Buffer; slugs: string[] } } = {},
+): IndexFiles {
   const bySlug = [...input.records].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   for (let i = 1; i < bySlug.length; i++)
     if (bySlug[i]!.slug === bySlug[i - 1]!.slug) throw new Error(`two records have slug ${bySlug[i]!.slug}`);
   const aliases = new Map(input.instruments.map((i) => [i.slug, i.aliases]));
-  const ordered = orderWorks(
-    bySlug.map((record) => ({ record, summary: workSummary(record) })),
-    aliases,
-  );
+  const ordered = options.works
+    ? null
+    : orderWorks(
+        bySlug.map((record) => ({ record, summary: workSummary(record) })),
+        aliases,
+      );
+  const listing = options.works?.slugs ?? ordered!.map((w) => w.record.slug);
+  const listed = [...listing].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (listed.length !== bySlug.length || listed.some((slug, i) => slug !== bySlug[i]!.slug))
+    throw new Error(`the listing holds other works than the records (${listed.length} / ${bySlug.length})`);
   const profiles = [...input.profiles].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   const resolve = options.resolve ?? buildResolveCatalog(bySlug, profiles, input.instruments);
   // Both indexes number works by listing order; they must agree work for work.
-  ordered.forEach((w, i) => {
-    if (resolve.works.slugs.at(i) !== w.record.slug)
-      throw new Error(`listing and resolve orders disagree at ${i}: ${w.record.slug} / ${resolve.works.slugs.at(i)}`);
+  listing.forEach((slug, i) => {
+    if (resolve.works.slugs.at(i) !== slug)
+      throw new Error(`listing and resolve orders disagree at ${i}: ${slug} / ${resolve.works.slugs.at(i)}`);
   });
   const composers = new Map<string, WorkRecord['composer']>();
   for (const r of bySlug) {
@@ -81,7 +91,7 @@ export function buildIndexFiles(input: CatalogIndexInput, options: { resolve?: R
     instruments: input.instruments,
     composers: [...composers.values()],
   };
-  const works = encodeWorksIndex(ordered);
+  const works = options.works ?? encodeWorksIndex(ordered!);
   return {
     'works.idx': works.index,
     'summaries.json': works.summaries,

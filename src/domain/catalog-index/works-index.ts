@@ -142,9 +142,17 @@ function buildField(ordered: IndexedWork[], field: (typeof SEARCH_FIELDS)[number
   perWork.forEach((list, work) => {
     for (const w of list) postings[fill[id.get(w)!]!++] = work;
   });
+  return { words: sorted, offsets, postings, ...densePrefixesOf(sorted, offsets, postings, ordered.length) };
+}
 
+/** The prefixes of `sorted` whose union reaches the dense threshold, with their bitsets (sorted by prefix). */
+function densePrefixesOf(
+  sorted: string[],
+  offsets: Uint32Array,
+  postings: Int32Array,
+  n: number,
+): { densePrefixes: string[]; dense: Uint32Array } {
   // Every distinct prefix of a word is a range of the sorted words; keep the heavy ones ready.
-  const n = ordered.length;
   const threshold = denseThreshold(n);
   const size = bitsetWords(n);
   const densePrefixes: string[] = [];
@@ -168,7 +176,7 @@ function buildField(ordered: IndexedWork[], field: (typeof SEARCH_FIELDS)[number
   const order = densePrefixes.map((_, k) => k).sort((a, b) => (densePrefixes[a]! < densePrefixes[b]! ? -1 : 1));
   const dense = new Uint32Array(size * order.length);
   order.forEach((k, at) => dense.set(bitsets[k]!, at * size));
-  return { words: sorted, offsets, postings, densePrefixes: order.map((k) => densePrefixes[k]!), dense };
+  return { densePrefixes: order.map((k) => densePrefixes[k]!), dense };
 }
 
 /**
@@ -179,16 +187,30 @@ export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkReco
   index: Buffer;
   summaries: Buffer;
 } {
-  const slugs = SlugTable.fromList(ordered.map((w) => w.record.slug));
-  const texts = ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8'));
+  const fields = {} as Record<SearchParameter, FieldIndex>;
+  for (const [param, field] of SEARCH_FIELDS) fields[param] = buildField(ordered, field);
+  return encodeWorks(
+    ordered.map((w) => w.record.slug),
+    ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8')),
+    fields,
+  );
+}
+
+/** The index file and summaries file of works in listing order (their slugs, summary texts and fields). */
+function encodeWorks(
+  slugList: string[],
+  texts: Buffer[],
+  fields: Record<SearchParameter, FieldIndex>,
+): { index: Buffer; summaries: Buffer } {
+  const slugs = SlugTable.fromList(slugList);
   const summaryOffsets = new Uint32Array(texts.length + 1);
   texts.forEach((t, i) => (summaryOffsets[i + 1] = summaryOffsets[i]! + t.length));
   const sections: Record<string, Int32Array | Uint32Array | string[] | { bytes: Uint8Array }> = {
     ...slugs.sections(),
     summaryOffsets,
   };
-  for (const [param, field] of SEARCH_FIELDS) {
-    const f = buildField(ordered, field);
+  for (const [param] of SEARCH_FIELDS) {
+    const f = fields[param];
     sections[`${param}.words`] = f.words;
     sections[`${param}.offsets`] = f.offsets;
     sections[`${param}.postings`] = f.postings;
@@ -196,9 +218,114 @@ export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkReco
     sections[`${param}.dense`] = f.dense;
   }
   return {
-    index: encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: ordered.length }, sections),
+    index: encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: slugList.length }, sections),
     summaries: Buffer.concat(texts),
   };
+}
+
+/** What `mergeWorksIndex` needs of an overlay (src/domain/catalog-index/works-overlay.ts). */
+export interface WorksIndexChange {
+  /** Base ids of removed or changed works, ascending. */
+  tombstones: readonly number[];
+  /** Added or changed works by sort key: where each goes, its summary text, its words per field (sorted, distinct). */
+  works: ReadonlyArray<{
+    slug: string;
+    insertAfter: number;
+    summary: string;
+    words: Record<SearchParameter, string[]>;
+  }>;
+}
+
+/**
+ * The index and summaries files of the base after `change`, without any record: the base's
+ * postings renumbered (removed works dropped), the changed works' words merged in, the dense
+ * prefixes found again. The bytes are what `encodeWorksIndex` gives for the changed catalog
+ * (test/unit/works-overlay.test.ts), since both write through `encodeWorks` and the words,
+ * postings and prefixes follow the same rules. Cost: O(postings + words) typed-array work.
+ */
+export function mergeWorksIndex(
+  base: WorksIndex,
+  baseSummaries: Buffer,
+  change: WorksIndexChange,
+): { index: Buffer; summaries: Buffer; slugs: string[] } {
+  const n0 = base.count;
+  const dead = new Uint8Array(n0);
+  for (const id of change.tombstones) dead[id] = 1;
+  const newOfBase = new Int32Array(n0).fill(-1);
+  const newOfChange = new Int32Array(change.works.length);
+  const slugList: string[] = [];
+  const texts: Buffer[] = [];
+  let k = 0;
+  const placeChanged = (after: number) => {
+    while (k < change.works.length && change.works[k]!.insertAfter === after) {
+      const w = change.works[k]!;
+      newOfChange[k++] = slugList.length;
+      slugList.push(w.slug);
+      texts.push(Buffer.from(w.summary, 'utf8'));
+    }
+  };
+  placeChanged(-1);
+  for (let id = 0; id < n0; id++) {
+    if (!dead[id]) {
+      newOfBase[id] = slugList.length;
+      slugList.push(base.slugs.at(id));
+      texts.push(baseSummaries.subarray(base.summaryOffsets[id]!, base.summaryOffsets[id + 1]!));
+    }
+    placeChanged(id);
+  }
+  if (k !== change.works.length) throw new Error('works index merge: the changed works are not in insertion order');
+  const n = slugList.length;
+  const fields = {} as Record<SearchParameter, FieldIndex>;
+  for (const [param] of SEARCH_FIELDS) {
+    const b = base.fields[param];
+    // The changed works having each word, in new ids (ascending: they are visited in order).
+    const added = new Map<string, number[]>();
+    change.works.forEach((w, j) => {
+      for (const word of w.words[param]) {
+        let list = added.get(word);
+        if (!list) added.set(word, (list = []));
+        list.push(newOfChange[j]!);
+      }
+    });
+    for (const list of added.values()) list.sort((x, y) => x - y);
+    const fresh = [...added.keys()].filter((w) => !isBaseWord(b.words, w)).sort();
+    const sorted: string[] = [];
+    const lists: Int32Array[] = [];
+    const push = (word: string, fromBase: number) => {
+      const extra = added.get(word) ?? [];
+      const out: number[] = [];
+      let e = 0;
+      if (fromBase >= 0)
+        for (let p = b.offsets[fromBase]!; p < b.offsets[fromBase + 1]!; p++) {
+          const id = newOfBase[b.postings[p]!]!;
+          if (id < 0) continue;
+          while (e < extra.length && extra[e]! < id) out.push(extra[e++]!);
+          out.push(id);
+        }
+      while (e < extra.length) out.push(extra[e++]!);
+      if (out.length === 0) return;
+      sorted.push(word);
+      lists.push(Int32Array.from(out));
+    };
+    let i = 0;
+    let f = 0;
+    while (i < b.words.length || f < fresh.length) {
+      if (f >= fresh.length || (i < b.words.length && b.words[i]! < fresh[f]!)) push(b.words[i]!, i++);
+      else push(fresh[f++]!, -1);
+    }
+    const offsets = new Uint32Array(sorted.length + 1);
+    lists.forEach((l, w) => (offsets[w + 1] = offsets[w]! + l.length));
+    const postings = new Int32Array(offsets[sorted.length]!);
+    lists.forEach((l, w) => postings.set(l, offsets[w]!));
+    fields[param] = { words: sorted, offsets, postings, ...densePrefixesOf(sorted, offsets, postings, n) };
+  }
+  return { ...encodeWorks(slugList, texts, fields), slugs: slugList };
+}
+
+/** Whether `word` is one of the sorted `words`. */
+function isBaseWord(words: string[], word: string): boolean {
+  const at = lowerBound(words, word);
+  return at < words.length && words[at] === word;
 }
 
 // ---------- load ----------

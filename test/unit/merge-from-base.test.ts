@@ -1,9 +1,10 @@
 /**
- * An incremental build's resolve catalog merged from its base's
- * (src/domain/catalog-index/resolve-from-base.ts), over the sample catalog's records as the build
- * makes them: an edit, a new work and a removal give exactly the bytes a resolve catalog built from
- * the new records gives; a change to what the merge cannot follow (a genre the catalog gains or
- * loses, an instrument's aliases, a profile's status) is answered with its reason instead.
+ * An incremental build's index files merged from its base's
+ * (src/domain/catalog-index/merge-from-base.ts), over the sample catalog's records as the build
+ * makes them: an edit, a new work and a removal give exactly the bytes of the listing index, the
+ * summaries file and the resolve catalog built from the new records; a change to what the resolve
+ * merge cannot follow (a genre the catalog gains or loses, an instrument's aliases, a profile's
+ * status) is answered with its reason instead, while the listing is still merged.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
 import { buildResolveCatalog, decodeResolveCatalog, encodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
-import { resolveFromBase, type ResolveBase } from '../../src/domain/catalog-index/resolve-from-base.ts';
+import { mergeFromBase, type IndexBase } from '../../src/domain/catalog-index/merge-from-base.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
@@ -25,14 +26,20 @@ const instruments = buildInstrumentRecords(catalog, BASE_URL);
 const heads = profiles.map(profileHead).sort((a, b) => (a.slug < b.slug ? -1 : 1));
 
 /** The base as an incremental build reads it: its index files decoded, and its records. */
-function baseOf(list: WorkRecord[]): ResolveBase {
-  const names = new Map(instruments.map((i) => [i.slug, i.aliases]));
-  const ordered = orderWorks(
-    list.map((record) => ({ record, summary: workSummary(record) })),
-    names,
+const names = new Map(instruments.map((i) => [i.slug, i.aliases]));
+const listingOf = (list: WorkRecord[]) =>
+  encodeWorksIndex(
+    orderWorks(
+      list.map((record) => ({ record, summary: workSummary(record) })),
+      names,
+    ),
   );
+
+function baseOf(list: WorkRecord[]): IndexBase {
+  const listing = listingOf(list);
   return {
-    works: decodeWorksIndex(decodeIndex(encodeWorksIndex(ordered).index)),
+    works: decodeWorksIndex(decodeIndex(listing.index)),
+    summaries: listing.summaries,
     resolve: decodeResolveCatalog(
       decodeIndex(encodeResolveCatalog(buildResolveCatalog(list, heads, instruments))),
       heads,
@@ -45,7 +52,7 @@ function baseOf(list: WorkRecord[]): ResolveBase {
 
 const fresh = (list: WorkRecord[]) => encodeResolveCatalog(buildResolveCatalog(list, heads, instruments));
 
-describe('the resolve catalog merged from the base', () => {
+describe('the index files merged from the base', () => {
   const base = baseOf(records);
 
   it('equals a fresh build after an edit, a new work and a removal', () => {
@@ -58,36 +65,39 @@ describe('the resolve catalog merged from the base', () => {
     const genres = records.map((r) => r.genre);
     const removable = records.find((r, i) => i !== 3 && i !== 0 && genres.filter((g) => g === r.genre).length > 1)!;
     const next = [...records.filter((r) => r !== records[3] && r !== removable), edited, added];
-    const merged = resolveFromBase(base, {
+    const merged = mergeFromBase(base, {
       records: next,
       changed: new Set([edited.slug, added.slug, removable.slug]),
       profiles,
       instruments,
     });
-    expect('reason' in merged ? merged.reason : null).toBeNull();
-    expect(Buffer.compare(encodeResolveCatalog(merged as never), fresh(next))).toBe(0);
+    const listing = listingOf(next);
+    expect(Buffer.compare(merged.works.index, listing.index)).toBe(0);
+    expect(Buffer.compare(merged.works.summaries, listing.summaries)).toBe(0);
+    expect('reason' in merged.resolve ? merged.resolve.reason : null).toBeNull();
+    expect(Buffer.compare(encodeResolveCatalog(merged.resolve as never), fresh(next))).toBe(0);
   });
 
   it('answers with the reason when the vocabulary, an instrument or a profile status changes', () => {
     const newGenre = structuredClone(records[2]!);
     newGenre.genre = 'Zanzibar chorale';
     expect(
-      resolveFromBase(base, {
+      mergeFromBase(base, {
         records: records.map((r, i) => (i === 2 ? newGenre : r)),
         changed: new Set([newGenre.slug]),
         profiles,
         instruments,
-      }),
+      }).resolve,
     ).toEqual({ reason: "the catalog's genres changed (the meaning vocabulary is made from them)" });
     const renamed = instruments.map((i, k) => (k === 0 ? { ...i, aliases: [...i.aliases, 'zanzibar'] } : i));
-    expect(resolveFromBase(base, { records, changed: new Set(), profiles, instruments: renamed })).toEqual({
+    expect(mergeFromBase(base, { records, changed: new Set(), profiles, instruments: renamed }).resolve).toEqual({
       reason: 'the instruments changed',
     });
     const withdrawn = profiles.map((p, k) =>
       k === 0 ? { ...p, status: p.status === 'approved' ? 'draft' : 'approved' } : p,
     );
     expect(
-      resolveFromBase(base, { records, changed: new Set(), profiles: withdrawn as typeof profiles, instruments }),
+      mergeFromBase(base, { records, changed: new Set(), profiles: withdrawn as typeof profiles, instruments }).resolve,
     ).toEqual({ reason: 'the profiles changed' });
   });
 });

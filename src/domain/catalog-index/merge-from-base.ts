@@ -1,0 +1,113 @@
+/**
+ * An incremental build's index files from its base's (docs/review.md, "Index files in an
+ * incremental build"): the changed works as an overlay over the base's decoded `works.idx` and
+ * `resolve.idx` (`buildWorksOverlay`, `buildResolveOverlay`), merged into the listing index and
+ * summaries file (`mergeWorksIndex`) and into the resolve catalog (`mergeResolveCatalog`). Each gives
+ * what a build from every record gives (test/unit/works-overlay.test.ts and
+ * test/unit/resolve-overlay.test.ts compare the bytes). Pure.
+ *
+ * The listing index needs nothing else. The resolve catalog also needs the meaning vocabulary, the
+ * profiles' statuses and the instruments to be the base's: the vocabulary is made from the
+ * catalog's genres and periods (a change that brings a new one or takes the last work of one away
+ * changes it), and the rows read the profiles' statuses and the instruments' names, families and
+ * aliases. When they differ, `resolve` is the reason, and the caller builds the resolve catalog
+ * from the records as a full build does.
+ */
+import type { WorkRecord } from '../../schemas/work.ts';
+import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
+import { workSummary } from '../records.ts';
+import { indexWork } from '../works-query.ts';
+import type { ResolveCatalog } from '../resolve/catalog.ts';
+import { mergeResolveCatalog } from '../resolve/catalog-merge.ts';
+import { mergeWorksIndex, type WorksIndex } from './works-index.ts';
+import { buildWorksOverlay } from './works-overlay.ts';
+import { buildResolveOverlay } from './resolve-overlay.ts';
+import type { ProfileHead } from './profiles.ts';
+
+export interface IndexBase {
+  /** The base's decoded works.idx and resolve.idx, its summaries file, and the profile heads and instruments of its catalog.json. */
+  works: WorksIndex;
+  summaries: Buffer;
+  resolve: ResolveCatalog;
+  profiles: ProfileHead[];
+  instruments: InstrumentRecord[];
+  /** Every record the base indexed (any order). */
+  records: readonly WorkRecord[];
+}
+
+export interface IndexTarget {
+  /** Every record of the new build (any order). */
+  records: readonly WorkRecord[];
+  /** The slugs the change touched (added, edited or removed). */
+  changed: ReadonlySet<string>;
+  profiles: ProfileRecord[];
+  instruments: InstrumentRecord[];
+}
+
+export interface MergedIndex {
+  works: { index: Buffer; summaries: Buffer; slugs: string[] };
+  resolve: ResolveCatalog | { reason: string };
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const distinct = (records: readonly WorkRecord[], field: 'genre' | 'period') =>
+  [...new Set(records.map((r) => r[field]))].sort().join('\n');
+
+/** Throws when the base's index does not hold the base's records (the caller builds from the records). */
+export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex {
+  if (base.works.count !== base.records.length || base.resolve.works.count !== base.records.length)
+    throw new Error(`the base index holds ${base.works.count} works, its records ${base.records.length}`);
+  const baseBySlug = new Map(base.records.map((r) => [r.slug, r]));
+  const changed = target.records.filter((r) => target.changed.has(r.slug));
+  const present = new Set(changed.map((r) => r.slug));
+  const removed = [...target.changed].filter((slug) => !present.has(slug) && baseBySlug.has(slug));
+  const names = new Map(target.instruments.map((i) => [i.slug, i.aliases]));
+  const sortKeys = new Map<number, string>();
+  const overlay = buildWorksOverlay({
+    base: base.works,
+    baseDigest: 'incremental',
+    baseSortKey: (id) => {
+      let key = sortKeys.get(id);
+      if (key === undefined) {
+        const record = baseBySlug.get(base.works.slugs.at(id));
+        if (!record) throw new Error(`the base index names ${base.works.slugs.at(id)}, which its records lack`);
+        key = indexWork(record, workSummary(record), names).sortKey;
+        sortKeys.set(id, key);
+      }
+      return key;
+    },
+    instrumentNames: names,
+    changed: changed.map((record) => ({ record, summary: workSummary(record) })),
+    removed,
+  });
+  const works = mergeWorksIndex(base.works, base.summaries, overlay);
+  return { works, resolve: mergedResolve(base, target, changed, overlay) };
+}
+
+function mergedResolve(
+  base: IndexBase,
+  target: IndexTarget,
+  changed: WorkRecord[],
+  overlay: Parameters<typeof mergeResolveCatalog>[1],
+): ResolveCatalog | { reason: string } {
+  // What the resolve catalog reads of an instrument (the vocabulary and the instrument expander);
+  // the records' other fields (work counts, profiles) change with the works.
+  const terms = (list: InstrumentRecord[]) =>
+    list.map(({ slug, name, family, aliases }) => [slug, name, family, aliases]);
+  if (!sameJson(terms(base.instruments), terms(target.instruments))) return { reason: 'the instruments changed' };
+  // What the rows read of a profile: its status (an arrangement whose profiles are all approved).
+  const statuses = (list: Array<{ slug: string; status: string }>) =>
+    list.map((p) => [p.slug, p.status]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
+  if (!sameJson(statuses(base.profiles), statuses(target.profiles))) return { reason: 'the profiles changed' };
+  for (const field of ['genre', 'period'] as const)
+    if (distinct(base.records, field) !== distinct(target.records, field))
+      return { reason: `the catalog's ${field}s changed (the meaning vocabulary is made from them)` };
+  const { overlay: rows, vocabularyChanges } = buildResolveOverlay({
+    meaning: base.resolve.meaning,
+    profiles: base.profiles,
+    instruments: target.instruments,
+    changed,
+  });
+  if (vocabularyChanges.length > 0) return { reason: `new vocabulary terms: ${vocabularyChanges.join(', ')}` };
+  return mergeResolveCatalog(base.resolve, overlay, rows);
+}
