@@ -363,7 +363,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     if (!problemPageCache.has(name)) {
       let page: string | null = null;
       try {
-        page = readFileSync(path.join(dir, 'client', 'problems', name, 'index.html'), 'utf8');
+        const file = ctx.handle.current.view.locate(`problems/${name}/index.html`);
+        if (file !== null) page = readFileSync(file, 'utf8');
       } catch {
         // A build without the page: the problem detail is sent instead.
       }

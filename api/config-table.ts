@@ -379,6 +379,14 @@ export const SETTINGS: readonly SettingRow[] = [
       'works per page of the works index for people (`/works/`, `/works/by-title/<n>/`, `/works/by-composer/<n>/`). A build keeps every page\'s key in `works-index-pages.json`, and an incremental build renders only the pages whose key changed (docs/review.md, "The works index in an incremental build")',
   },
   {
+    names: ['ARCHIVE_LAYER_MAX_PATHS'],
+    type: 'paths (0-10000000)',
+    default: '`20000`',
+    readBy: 'build',
+    meaning:
+      'how many paths (changed and deleted files) a layered build may carry before the next incremental build compacts. An incremental build over a plain build or a small enough layer writes only a delta (`layer.json`, `client/` with the files changed since its base, `deleted/`), served over its base without copying it; past the bound it links the whole view into a plain folder instead. `0` turns layers off (every incremental build links a copy of its base). docs/architecture.md, "Layers instead of copies"',
+  },
+  {
     names: ['ARCHIVE_RECONCILE_SCHEDULE'],
     type: '`off`, `<n>m` / `<n>h` / `<n>d`, or `daily@HH:MM`',
     default: '`off`',

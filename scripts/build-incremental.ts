@@ -23,8 +23,9 @@
  *      composers, instruments, profiles, search, llms) — into a scratch folder.
  *      The pages' data builds a work's record (its Markdown above all) only for the pages that
  *      show it; listings read each work's cheap `entry` (src/lib/site-data.ts).
- *      While Astro renders, two other processes run beside it: `cp -al` makes the new folder's
- *      `client/` a hard-linked copy of B's, and Pagefind indexes the new catalog (custom records
+ *      While Astro renders, two other processes run beside it: `cp -al` links the new folder's
+ *      `client/` (a layer over B's plain build: B's delta only; a compaction: B's whole view;
+ *      docs/architecture.md, "Layers instead of copies"), and Pagefind indexes the new catalog (custom records
  *      made from the catalog, not from the pages) into a scratch folder — unless no changed
  *      work's search record changed (`searchRecordsUnchanged`): then B's Pagefind index is the
  *      new one, linked with the rest. A worker thread reads B's records of the unchanged works.
@@ -32,10 +33,11 @@
  *      just rendered, and this thread writes `published-blobs.json`, the score manifest, the
  *      signed-in files and the catalog snapshot, while the copy and Pagefind finish; all are
  *      awaited, and their errors surfaced, before the folder is touched again.
- *   6. The pages a change can remove are unlinked from the copy, and every rendered file is moved
- *      in as a new inode (a linked file is never written in place, so B keeps serving
- *      unchanged); the new Pagefind folder replaces B's. Zips of the changed works and
- *      `nginx.conf` are written as in a full build; `build.json` last, with each step's time
+ *   6. The pages a change can remove are unlinked from the folder (in a layer, the base's files
+ *      there join `deleted`), and every rendered file is moved in as a new inode (a linked file
+ *      is never written in place, so B keeps serving unchanged); the new Pagefind shards replace
+ *      B's. Zips of the changed works and `nginx.conf` are written as in a full build; a layer's
+ *      `layer.json` next; `build.json` last, with each step's time
  *      (`incremental.phases`, in order; `incremental.background`, the steps beside them).
  *
  * Any reason the incremental path cannot be sure of the result is a `FullBuildNeeded`, and the
@@ -43,12 +45,29 @@
  * a full build.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { moveTree } from '../src/lib/site/move-tree.ts';
+import { filesBelow, readLayerManifest, SiteView, writeLayerFiles } from '../src/lib/site/layers.ts';
+import {
+  LAYER_FORMAT,
+  layerMaxPathsFrom,
+  nextBuildKind,
+  nextDeleted,
+  type LayerManifest,
+} from '../src/domain/site-layers.ts';
 import {
   readWorksIndexKeys,
-  removePagesPast,
   resetWorksIndexPages,
   worksIndexPagesOfRun,
   writeWorksIndexKeys,
@@ -299,12 +318,19 @@ export function searchRecordChanges(
  * moves the works of one shard per shard added or removed). Null: index every shard (the base's
  * works are not known, or its shards.json is missing or names another way of spreading works).
  */
-export function searchShardReuse(baseDir: string, slugs: string[], changedRecords: string[] | null): ShardReuse | null {
+export function searchShardReuse(
+  base: string | SiteView,
+  slugs: string[],
+  changedRecords: string[] | null,
+): ShardReuse | null {
   if (changedRecords === null) return null;
-  const dir = path.join(baseDir, 'client', 'pagefind');
+  const view = typeof base === 'string' ? SiteView.open(base) : base;
+  const listedFile = view.locate(`pagefind/${SHARDS_FILE}`);
+  if (listedFile === null) return null;
+  const dir = path.dirname(listedFile);
   let baseShards: number;
   try {
-    const listed = JSON.parse(readFileSync(path.join(dir, SHARDS_FILE), 'utf8')) as {
+    const listed = JSON.parse(readFileSync(listedFile, 'utf8')) as {
       shards?: unknown;
       scheme?: unknown;
     };
@@ -365,6 +391,49 @@ function hardLinkCopy(from: string, to: string, except: string[]): Promise<void>
   });
 }
 
+/**
+ * A linked copy of a layered base's whole view at `to` (the compaction): its base's files but the
+ * deleted ones, then its delta's over them (bounded by ARCHIVE_LAYER_MAX_PATHS).
+ */
+async function materializeView(view: SiteView, layer: LayerManifest, to: string): Promise<void> {
+  await hardLinkCopy(view.base!, to, []);
+  for (const rel of layer.deleted) {
+    rmSync(path.join(to, rel), { force: true });
+    // A folder left empty (a removed work's) goes too, as a full build would not have it.
+    for (let dir = path.dirname(rel); dir !== '.'; dir = path.dirname(dir)) {
+      try {
+        rmdirSync(path.join(to, dir));
+      } catch {
+        break; // not empty
+      }
+    }
+  }
+  for (const rel of layer.files) {
+    const dest = path.join(to, rel);
+    rmSync(dest, { force: true, recursive: true });
+    mkdirSync(path.dirname(dest), { recursive: true });
+    linkSync(path.join(view.client, rel), dest);
+  }
+}
+
+/** Whether a search-index file lies in shard k (shard 0 is the root of `pagefind/`, without the other shards' folders). */
+function inShard(rel: string, k: number): boolean {
+  if (k > 0) return rel.startsWith(`pagefind/shard-${k}/`);
+  return rel.startsWith('pagefind/') && !/^pagefind\/shard-\d+\//.test(rel);
+}
+
+/** The works-index page folders of a view past the new last page of each order (works were removed). */
+function pagesPast(view: SiteView, keys: ReturnType<typeof writeWorksIndexKeys>): string[] {
+  const out: string[] = [];
+  for (const [sort, folder] of [
+    ['title', 'works/by-title'],
+    ['composer', 'works/by-composer'],
+  ] as const)
+    for (const name of view.listDirs(folder))
+      if (/^[0-9]+$/.test(name) && Number(name) > keys[sort].length) out.push(`${folder}/${name}`);
+  return out;
+}
+
 /** Write a file as a new inode (the folder shares inodes with the base build). */
 function writeNew(file: string, data: string | Buffer): void {
   rmSync(file, { force: true });
@@ -408,6 +477,22 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   // reconcile replaces the folder with a full build of the same commit, with its own time).
   const generatedAtUtc = base.generatedAtUtc;
 
+  // A layered base (src/lib/site/layers.ts): its view is its delta over its own base. The new
+  // folder is a layer over that same base (its delta starts as a linked copy of the base's delta,
+  // bounded by ARCHIVE_LAYER_MAX_PATHS), or, past the bound or with layers off, a linked copy of
+  // the whole view (the compaction: the new folder is a plain build, the base of later layers).
+  let baseLayer: LayerManifest | null;
+  let baseView: SiteView;
+  try {
+    baseLayer = readLayerManifest(baseDir);
+    baseView = SiteView.open(baseDir);
+  } catch (err) {
+    throw new FullBuildNeeded(`the base's layer cannot be read: ${(err as Error).message}`);
+  }
+  if (baseLayer && !existsSync(path.join(baseView.base!, '..', 'build.json')))
+    throw new FullBuildNeeded(`the base's own base ${baseLayer.base} is gone`);
+  const kind = nextBuildKind(baseLayer, layerMaxPathsFrom(process.env.ARCHIVE_LAYER_MAX_PATHS));
+
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const scoresDir = path.join(outDir, '.scores');
@@ -447,17 +532,42 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   // With a sharded index (above ARCHIVE_SEARCH_SHARD_WORKS works), only the shards a changed
   // record falls in are indexed again; the others are linked from the base.
   const changedRecords = searchRecordChanges(catalog, plan.works, before);
-  const shardReuse = searchShardReuse(
-    baseDir,
-    catalog.works.map((w) => w.content.slug),
-    changedRecords,
-  );
-  const keepSearch =
-    changedRecords?.length === 0 && existsSync(path.join(baseDir, 'client', 'pagefind', 'pagefind-entry.json'));
-  const linking = timed(
-    'linkMs',
-    hardLinkCopy(path.join(baseDir, 'client'), clientDir, keepSearch ? [] : ['pagefind']),
-  );
+  const entryFile = baseView.locate('pagefind/pagefind-entry.json');
+  const keepSearch = changedRecords?.length === 0 && entryFile !== null && existsSync(entryFile);
+  let shardReuse: ShardReuse | null;
+  let linking: Promise<void>;
+  if (kind === 'layer') {
+    // The delta so far (bounded), or nothing over a plain base.
+    linking = timed(
+      'linkMs',
+      baseLayer ? hardLinkCopy(path.join(baseDir, 'client'), clientDir, []) : Promise.resolve(mkdirSync(clientDir)),
+    );
+    // Only the dirty shards are indexed into the scratch folder; the clean ones stay in the view.
+    const reuse = searchShardReuse(
+      baseView,
+      catalog.works.map((w) => w.content.slug),
+      changedRecords,
+    );
+    shardReuse = reuse ? { ...reuse, link: false } : null;
+  } else if (baseLayer === null) {
+    linking = timed('linkMs', hardLinkCopy(path.join(baseDir, 'client'), clientDir, keepSearch ? [] : ['pagefind']));
+    shardReuse = searchShardReuse(
+      baseView,
+      catalog.works.map((w) => w.content.slug),
+      changedRecords,
+    );
+  } else {
+    // The compaction: the whole view, linked, before the search index links its clean shards from it.
+    const t0 = Date.now();
+    await materializeView(baseView, baseLayer, clientDir);
+    background.linkMs = Date.now() - t0;
+    linking = Promise.resolve();
+    shardReuse = searchShardReuse(
+      SiteView.plain(clientDir),
+      catalog.works.map((w) => w.content.slug),
+      changedRecords,
+    );
+  }
   const searching: Promise<BuildInfo['searchIndex'] | null> = keepSearch
     ? Promise.resolve(null)
     : timed('searchMs', buildSearchIndexInWorker(searchScratch, catalog, { reuse: shardReuse ?? undefined }));
@@ -466,7 +576,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   const compressing = timed('compressMs', precompressScores(path.join(scoresDir, 'files'), 1));
   const pending = Promise.allSettled([linking, searching, compressing]);
   // And a worker thread reads the base's records of the unchanged works for the index files.
-  const indexer = startIndexWorker(path.join(baseDir, 'client'), plan.works);
+  const indexer = startIndexWorker(baseDir, plan.works);
   let searchIndex: BuildInfo['searchIndex'];
   let renderedFiles: number;
   let zips: BuildInfo['zips'];
@@ -474,6 +584,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   let compressedPages: BuildInfo['compressedPages'];
   let worksIndexKeys: ReturnType<typeof writeWorksIndexKeys> | undefined;
   let worksIndexPages: { title: number; composer: number } = { title: 0, composer: 0 };
+  let layer: LayerManifest | null = null;
   // Render the touched pages into a scratch folder first: the stage is made only once they exist.
   const partial = path.join(outDir, '.partial');
   const scopeFile = path.join(outDir, '.scope.json');
@@ -541,19 +652,28 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     searchIndex = searched.value ?? { pages: base.searchIndex.pages, durationMs: 0 };
     catalogIndex = indexed.value;
 
-    // What a change can remove: a work's pages, score pages and files; a browse value it left.
-    for (const slug of plan.works) {
-      rmSync(path.join(clientDir, 'works', slug), { recursive: true, force: true });
-      rmSync(path.join(clientDir, 'api', 'v1', 'works', slug), { recursive: true, force: true });
+    // What a change can remove: a work's pages, score pages and files; a browse value it left;
+    // works-index pages past the new last page (works were removed). The folder's own files there
+    // go; in a layer, the base's files there are deleted from the view unless rendered again.
+    const replaced: string[] = [];
+    for (const slug of plan.works) replaced.push(`works/${slug}`, `api/v1/works/${slug}`);
+    for (const key of plan.facets) if (!key.startsWith('composer/')) replaced.push(`browse/${key}`);
+    replaced.push(...pagesPast(kind === 'layer' ? baseView : SiteView.plain(clientDir), worksIndexKeys!));
+    const removedBase: string[] = [];
+    for (const dir of replaced) {
+      rmSync(path.join(clientDir, dir), { recursive: true, force: true });
+      if (kind === 'layer') removedBase.push(...baseView.baseFilesUnder(dir));
     }
-    for (const key of plan.facets)
-      if (!key.startsWith('composer/'))
-        rmSync(path.join(clientDir, 'browse', ...key.split('/')), { recursive: true, force: true });
-    // Works-index pages past the new last page (works were removed).
-    removePagesPast(clientDir, worksIndexKeys!);
     renderedFiles = moveTree(partial, clientDir);
     if (existsSync(path.join(scoresDir, 'files'))) moveTree(path.join(scoresDir, 'files'), clientDir);
-    if (!keepSearch) {
+    if (!keepSearch && kind === 'layer') {
+      // The shards indexed again replace theirs; every shard when the whole index was made again.
+      const dirty = shardReuse ? shardReuse.dirty : null;
+      const inDirty = (rel: string) => dirty === null || dirty.some((k) => inShard(rel, k));
+      for (const rel of filesBelow(clientDir, 'pagefind')) if (inDirty(rel)) rmSync(path.join(clientDir, rel));
+      removedBase.push(...baseView.baseFilesUnder('pagefind').filter(inDirty));
+      moveTree(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
+    } else if (!keepSearch) {
       rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
       renameSync(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
     }
@@ -562,6 +682,17 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       rmSync(path.join(clientDir, 'works', w.content.slug, `${w.content.slug}.zip`), { force: true });
     zips = buildWorkZips({ ...catalog, works: changed }, clientDir, generatedAtUtc);
     phase('zipsMs');
+    if (kind === 'layer') {
+      const files = filesBelow(clientDir).sort();
+      layer = {
+        format: LAYER_FORMAT,
+        base: path.basename(baseLayer ? path.dirname(baseView.base!) : baseDir),
+        files,
+        deleted: nextDeleted(baseLayer?.deleted ?? [], removedBase, new Set(files)),
+      };
+      writeLayerFiles(outDir, layer);
+      phase('layerMs');
+    }
   } finally {
     await indexer.close();
   }
@@ -592,6 +723,9 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       renderedFiles,
       searchIndexKept: keepSearch,
       searchShardsIndexed: keepSearch ? [] : shardReuse ? shardReuse.dirty : null,
+      layer: layer
+        ? { base: layer.base, files: layer.files.length, deleted: layer.deleted.length }
+        : { base: null, compacted: baseLayer !== null },
       worksIndexPages,
       phases,
       background,

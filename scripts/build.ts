@@ -96,6 +96,11 @@ export interface BuildInfo {
     searchIndexKept?: boolean;
     /** The search-index shards indexed again (the others linked from the base); null: every shard (src/lib/site/search-index.ts). */
     searchShardsIndexed?: number[] | null;
+    /**
+     * A layer over `base` (src/lib/site/layers.ts): the files of its delta and the base's files it
+     * deletes; or no layer (`base: null`), `compacted` when the base was a layer whose view was copied.
+     */
+    layer?: { base: string; files: number; deleted: number } | { base: null; compacted: boolean };
     /** Pages 2.. of the works index rendered, per order (the others' keys were the base's). */
     worksIndexPages?: { title: number; composer: number };
     /** Wall time of each step in order (ms). */

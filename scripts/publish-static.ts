@@ -26,6 +26,7 @@ import {
 import { ConfigError, loadConfig } from '../api/config.ts';
 import { createS3Client, isNotFound } from '../api/blobs/s3-client.ts';
 import { StaticSite } from '../api/site/static-site.ts';
+import { SiteView } from '../src/lib/site/layers.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { ensureBuild, isCompleteBuild } from '../api/site/builds.ts';
 import { PROJECT_ROOT } from './build.ts';
@@ -42,16 +43,6 @@ import {
 export const MANIFEST_NAME = '.archive-publish.json';
 const CONCURRENCY = 8;
 
-async function walk(dir: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await walk(dir, r)));
-    else if (e.isFile()) out.push(r);
-  }
-  return out;
-}
-
 async function md5Of(file: string): Promise<string> {
   const hash = createHash('md5');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
@@ -62,13 +53,15 @@ const encodePath = (p: string) => p.split('/').map(encodeURIComponent).join('/')
 
 /** Every object of the published site, with the server's headers for its path. */
 export async function siteObjects(
-  clientDir: string,
+  view: string | SiteView,
   prefix: string,
 ): Promise<Array<PublishObject & { file: string | null }>> {
-  const site = new StaticSite(clientDir);
+  // A layered build (src/lib/site/layers.ts) is published as its view: base and delta, without the deleted files.
+  const siteView = typeof view === 'string' ? SiteView.plain(view) : view;
+  const site = new StaticSite(siteView);
   const byKey = new Map<string, PublishObject & { file: string | null }>();
   const md5s = new Map<string, string>();
-  for (const rel of (await walk(clientDir)).sort()) {
+  for (const rel of siteView.filesUnder('')) {
     for (const urlPath of servedPaths(rel)) {
       const key = `${prefix}${urlPath.slice(1)}`;
       if (byKey.has(key)) continue;
@@ -155,7 +148,7 @@ export async function publishStatic(options: {
   const info = JSON.parse(readFileSync(path.join(options.buildDir, 'build.json'), 'utf8')) as {
     generatedAtUtc: string;
   };
-  const objects = await siteObjects(path.join(options.buildDir, 'client'), prefix);
+  const objects = await siteObjects(SiteView.open(options.buildDir), prefix);
   const manifestKey = `${prefix}${MANIFEST_NAME}`;
   const [listed, previous] = await Promise.all([
     listAll(options.client, bucket, prefix),

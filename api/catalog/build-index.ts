@@ -19,70 +19,61 @@ import {
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 import { decodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import { SiteView } from '../../src/lib/site/layers.ts';
 import { mergeFromBase, type IndexBase, type MergedIndex } from '../../src/domain/catalog-index/merge-from-base.ts';
 
 async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await fs.readFile(file, 'utf8')) as T;
 }
 
-async function listDirs(dir: string): Promise<string[]> {
-  try {
-    return (await fs.readdir(dir, { withFileTypes: true }))
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-/** The work records of a build folder's `client/` (slug order), all of them or those `include` accepts. */
+/** The work records of a build's view (slug order), all of them or those `include` accepts. */
 export async function readWorkRecords(
-  clientDir: string,
+  site: SiteView,
   include: (slug: string) => boolean = () => true,
 ): Promise<WorkRecord[]> {
-  const dir = path.join(clientDir, 'api', 'v1', 'works');
-  const slugs = (await listDirs(dir)).filter(include);
+  const files: string[] = [];
+  for (const slug of site.listDirs('api/v1/works')) {
+    if (!include(slug)) continue;
+    // A work a layer removed: its folder may still be in the base, its record is deleted.
+    const file = site.locate(`api/v1/works/${slug}/index.json`);
+    if (file !== null) files.push(file);
+  }
   const records: WorkRecord[] = [];
   // In batches: thousands of records load quickly without opening thousands of files at once.
-  for (let i = 0; i < slugs.length; i += 256) {
-    const batch = await Promise.all(
-      slugs.slice(i, i + 256).map((slug) => readJson<{ data: WorkRecord }>(path.join(dir, slug, 'index.json'))),
-    );
+  for (let i = 0; i < files.length; i += 256) {
+    const batch = await Promise.all(files.slice(i, i + 256).map((file) => readJson<{ data: WorkRecord }>(file)));
     for (const { data } of batch) records.push(data);
   }
   return records;
 }
 
-/** Every work record, profile and instrument a build folder's `client/` holds (slug order). */
-export async function readBuildRecords(clientDir: string): Promise<CatalogIndexInput> {
-  const records = await readWorkRecords(clientDir);
-  return { records, ...(await readCatalogRecords(clientDir)) };
+/** Every work record, profile and instrument a build's view holds (slug order). */
+export async function readBuildRecords(site: SiteView): Promise<CatalogIndexInput> {
+  const records = await readWorkRecords(site);
+  return { records, ...(await readCatalogRecords(site)) };
 }
 
 /**
- * The profile and instrument records of a build folder's `client/`. With `baseClientDir`,
- * `clientDir` holds only the pages an incremental build rendered: a profile it did not render is
- * the base's (the profiles themselves are shared inputs, so both folders name the same ones).
+ * The profile and instrument records of a build's view. With `base`, `site` holds only the pages
+ * an incremental build rendered: a profile it did not render is the base's (the profiles
+ * themselves are shared inputs, so both name the same ones).
  */
-async function readCatalogRecords(
-  clientDir: string,
-  baseClientDir?: string,
-): Promise<Omit<CatalogIndexInput, 'records'>> {
-  const api = path.join(clientDir, 'api', 'v1');
+async function readCatalogRecords(site: SiteView, base?: SiteView): Promise<Omit<CatalogIndexInput, 'records'>> {
+  const where = async (rel: string): Promise<string> => {
+    const own = site.locate(rel);
+    if (own !== null && (await fs.stat(own).catch(() => null))) return own;
+    const theirs = base?.locate(rel) ?? null;
+    if (theirs === null) throw new Error(`${rel} is not in the build`);
+    return theirs;
+  };
   const instruments = (
-    await readJson<{ data: { instruments: InstrumentRecord[] } }>(path.join(api, 'instruments', 'index.json'))
+    await readJson<{ data: { instruments: InstrumentRecord[] } }>(await where('api/v1/instruments/index.json'))
   ).data.instruments;
   const profiles: ProfileRecord[] = [];
-  const slugs = new Set(await listDirs(path.join(api, 'profiles')));
-  if (baseClientDir)
-    for (const slug of await listDirs(path.join(baseClientDir, 'api', 'v1', 'profiles'))) slugs.add(slug);
-  for (const slug of [...slugs].sort()) {
-    let file = path.join(api, 'profiles', slug, 'index.json');
-    if (baseClientDir && !(await fs.stat(file).catch(() => null)))
-      file = path.join(baseClientDir, 'api', 'v1', 'profiles', slug, 'index.json');
-    profiles.push((await readJson<{ data: ProfileRecord }>(file)).data);
-  }
+  const slugs = new Set(site.listDirs('api/v1/profiles'));
+  if (base) for (const slug of base.listDirs('api/v1/profiles')) slugs.add(slug);
+  for (const slug of [...slugs].sort())
+    profiles.push((await readJson<{ data: ProfileRecord }>(await where(`api/v1/profiles/${slug}/index.json`))).data);
   return { profiles, instruments };
 }
 
@@ -101,7 +92,7 @@ export async function writeIndexFiles(buildDir: string, files: IndexFiles): Prom
 /** Index a build folder from its own records; returns the number of works indexed. */
 export async function indexBuild(buildDir: string): Promise<{ works: number; durationMs: number }> {
   const started = Date.now();
-  const input = await readBuildRecords(path.join(buildDir, 'client'));
+  const input = await readBuildRecords(SiteView.open(buildDir));
   await writeIndexFiles(buildDir, buildIndexFiles(input));
   return { works: input.records.length, durationMs: Date.now() - started };
 }
@@ -123,9 +114,9 @@ export interface IndexWorker {
   close(): Promise<void>;
 }
 
-export function startIndexWorker(baseClientDir: string, changedSlugs: string[]): IndexWorker {
+export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): IndexWorker {
   const worker = new Worker(new URL('./index-worker.ts', import.meta.url), {
-    workerData: { baseClientDir, changedSlugs },
+    workerData: { baseBuildDir, changedSlugs },
   });
   let failure: Error | null = null;
   const waiters: ((msg: IndexWorkerReply) => void)[] = [];
@@ -190,24 +181,32 @@ async function readIndexBase(baseBuildDir: string): Promise<Omit<IndexBase, 'rec
 
 /** The worker's side (api/catalog/index-worker.ts). */
 export async function runIndexWorker(
-  baseClientDir: string,
+  baseBuildDir: string,
   changedSlugs: string[],
   next: () => Promise<{ buildDir: string; renderedDir?: string }>,
 ): Promise<IncrementalIndexResult> {
   const changed = new Set(changedSlugs);
-  const unchanged = readWorkRecords(baseClientDir, (slug) => !changed.has(slug));
+  // The base may be layered (src/lib/site/layers.ts); a missing base reads as empty, and the
+  // build that asked fails on its index, not here.
+  let baseSite: SiteView;
+  try {
+    baseSite = SiteView.open(baseBuildDir);
+  } catch {
+    baseSite = SiteView.plain(path.join(baseBuildDir, 'client'));
+  }
+  const unchanged = readWorkRecords(baseSite, (slug) => !changed.has(slug));
   // The base's own versions of the changed works and its index files: the resolve catalog is
   // merged from the base's rather than built from every record (src/domain/catalog-index/resolve-from-base.ts).
-  const before = readWorkRecords(baseClientDir, (slug) => changed.has(slug));
-  const baseIndex = readIndexBase(path.dirname(baseClientDir));
+  const before = readWorkRecords(baseSite, (slug) => changed.has(slug));
+  const baseIndex = readIndexBase(baseBuildDir);
   // A read error is reported when the build asks for the index, not as an unhandled rejection.
   for (const p of [unchanged, before, baseIndex]) p.catch(() => undefined);
   const { buildDir, renderedDir } = await next();
   const started = Date.now();
-  const clientDir = renderedDir ?? path.join(buildDir, 'client');
+  const site = renderedDir ? SiteView.plain(renderedDir) : SiteView.open(buildDir);
   const kept = await unchanged;
-  const records = [...kept, ...(await readWorkRecords(clientDir, (slug) => changed.has(slug)))];
-  const input = { records, ...(await readCatalogRecords(clientDir, renderedDir ? baseClientDir : undefined)) };
+  const records = [...kept, ...(await readWorkRecords(site, (slug) => changed.has(slug)))];
+  const input = { records, ...(await readCatalogRecords(site, renderedDir ? baseSite : undefined)) };
   const base = await baseIndex;
   let merged: MergedIndex | { reason: string };
   try {

@@ -20,6 +20,7 @@ import {
 } from '../../src/domain/catalog-index/index-files.ts';
 import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { WorkRecords } from './work-records.ts';
+import { SiteView } from '../../src/lib/site/layers.ts';
 import { SummaryFile } from './summaries.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from '../site/cache-budgets.ts';
@@ -91,7 +92,7 @@ export async function loadCatalogIndex(
   return {
     works,
     resolve,
-    records: new WorkRecords(path.join(buildDir, 'client'), works, budgets.recordBytes),
+    records: new WorkRecords(SiteView.open(buildDir), works, budgets.recordBytes),
     summaries: new SummaryFile(path.join(dir, 'summaries.json'), works),
     profiles: manifest.profiles,
     profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),

@@ -6,13 +6,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { runIndexWorker } from './build-index.ts';
 
-const { baseClientDir, changedSlugs } = workerData as { baseClientDir: string; changedSlugs: string[] };
+const { baseBuildDir, changedSlugs } = workerData as { baseBuildDir: string; changedSlugs: string[] };
 const port = parentPort!;
 const next = () =>
   new Promise<{ buildDir: string; renderedDir?: string }>((resolve) =>
     port.once('message', (msg: { buildDir: string; renderedDir?: string }) => resolve(msg)),
   );
-runIndexWorker(baseClientDir, changedSlugs, next).then(
+runIndexWorker(baseBuildDir, changedSlugs, next).then(
   (result) => port.postMessage(result),
   (err: unknown) => port.postMessage({ error: err instanceof Error ? err.message : String(err) }),
 );

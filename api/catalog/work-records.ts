@@ -6,7 +6,7 @@
  * record share one read.
  */
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
+import { SiteView } from '../../src/lib/site/layers.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import type { WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 
@@ -14,7 +14,8 @@ import type { WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 export const RECORD_CACHE_BYTES = 8 * 1024 * 1024;
 
 export class WorkRecords {
-  private readonly clientDir: string;
+  /** The build's pages and records (layered or not). */
+  private readonly site: SiteView;
   private readonly index: WorksIndex;
   private readonly budget: number;
   /** By work id, least recently used first (Map keeps insertion order; a hit is re-inserted). */
@@ -22,8 +23,8 @@ export class WorkRecords {
   private readonly reading = new Map<number, Promise<WorkRecord>>();
   private cachedBytes = 0;
 
-  constructor(clientDir: string, index: WorksIndex, budgetBytes = RECORD_CACHE_BYTES) {
-    this.clientDir = clientDir;
+  constructor(site: string | SiteView, index: WorksIndex, budgetBytes = RECORD_CACHE_BYTES) {
+    this.site = typeof site === 'string' ? SiteView.plain(site) : site;
     this.index = index;
     this.budget = budgetBytes;
   }
@@ -95,7 +96,9 @@ export class WorkRecords {
 
   private async readFile(id: number): Promise<{ record: WorkRecord; bytes: number }> {
     const slug = this.index.slugs.at(id);
-    const text = await fs.readFile(path.join(this.clientDir, 'api', 'v1', 'works', slug, 'index.json'), 'utf8');
+    const file = this.site.locate(`api/v1/works/${slug}/index.json`);
+    if (file === null) throw new Error(`the record of ${slug} is deleted from the build's view`);
+    const text = await fs.readFile(file, 'utf8');
     const record = (JSON.parse(text) as { data: WorkRecord }).data;
     if (record.slug !== slug) throw new Error(`the record at works/${slug} names slug ${record.slug}`);
     return { record, bytes: text.length };

@@ -27,6 +27,7 @@ import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
 import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
+import { LAYER_FILE, layerBaseDir } from '../../src/lib/site/layers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -81,11 +82,17 @@ export function servedBuildTarget(link: string): string | null {
 
 /** Complete: build.json (written last) and the index the server loads; a build by an older version without an index is rebuilt. */
 export function isCompleteBuild(outDir: string): boolean {
-  return (
-    existsSync(path.join(outDir, 'build.json')) &&
-    existsSync(path.join(outDir, 'client')) &&
-    existsSync(path.join(outDir, 'index', 'catalog.json'))
-  );
+  if (
+    !existsSync(path.join(outDir, 'build.json')) ||
+    !existsSync(path.join(outDir, 'client')) ||
+    !existsSync(path.join(outDir, 'index', 'catalog.json'))
+  )
+    return false;
+  // A layered build (src/lib/site/layers.ts) is complete with its base: build.json is written
+  // after layer.json, and a base is a plain build (the layer of a layer names the same base).
+  if (!existsSync(path.join(outDir, LAYER_FILE))) return true;
+  const base = layerBaseDir(outDir);
+  return base !== null && !existsSync(path.join(base, LAYER_FILE)) && isCompleteBuild(base);
 }
 
 /** Reader sign-in changes what records and pages say, so it is part of the key (unchanged keys without it). */
@@ -474,7 +481,10 @@ export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELA
   mkdirSync(trash, { recursive: true });
   // Never the folder the served-build link names (nginx reads through it), whatever the caller kept.
   const linked = servedBuildTarget(servedBuildLink(config.dataDir));
-  const keepNames = new Set([...keep, ...(linked ? [linked] : [])].map((k) => path.basename(k)));
+  const kept = [...keep, ...(linked ? [linked] : [])].map((k) => path.join(buildsDir, path.basename(k)));
+  // A layered build reads its base's files: the base stays as long as a kept layer names it.
+  const bases = kept.map((k) => layerBaseDir(k)).filter((b): b is string => b !== null);
+  const keepNames = new Set([...kept, ...bases].map((k) => path.basename(k)));
   for (const name of readdirSync(buildsDir)) {
     if (keepNames.has(name)) continue;
     try {

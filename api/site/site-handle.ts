@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StaticSite } from './static-site.ts';
+import { SiteView } from '../../src/lib/site/layers.ts';
 import { loadCatalogIndex, type CatalogIndex } from '../catalog/catalog-index.ts';
 import type { PublishedBlob } from '../../src/domain/records.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from './cache-budgets.ts';
@@ -13,6 +14,8 @@ import { pointServedBuild } from './builds.ts';
 export interface ServedBuild {
   /** The build folder (holds client/, build.json, nginx.conf). */
   dir: string;
+  /** Its pages and records as readers see them (layered or not; src/lib/site/layers.ts). */
+  view: SiteView;
   site: StaticSite;
   catalog: CatalogIndex;
   /** When the build was generated; dynamic answers derived from it carry this time. */
@@ -53,14 +56,15 @@ export class SiteHandle {
   }
 
   private static async prepare(buildDir: string, budgets: CacheBudgets): Promise<ServedBuild> {
-    const client = path.join(buildDir, 'client');
+    const view = SiteView.open(buildDir);
     const info = JSON.parse(await readFile(path.join(buildDir, 'build.json'), 'utf8')) as { generatedAtUtc: string };
     const blobs = JSON.parse(
       await readFile(path.join(buildDir, 'published-blobs.json'), 'utf8').catch(() => '{}'),
     ) as Record<string, PublishedBlob>;
     return {
       dir: buildDir,
-      site: new StaticSite(client, { memoryBudget: budgets.staticBytes, factBudget: budgets.staticFactBytes }),
+      view,
+      site: new StaticSite(view, { memoryBudget: budgets.staticBytes, factBudget: budgets.staticFactBytes }),
       catalog: await loadCatalogIndex(buildDir, budgets),
       generatedAtUtc: info.generatedAtUtc,
       publishedBlobs: new Map(Object.entries(blobs)),

@@ -17,6 +17,7 @@ import { contentTypeFor, storedFileType } from '../http/media-types.ts';
 import { chooseEncoding } from '../http/accept-encoding.ts';
 import { IMMUTABLE_CACHE_CONTROL, STATIC_CACHE_CONTROL } from '../http/cache-policy.ts';
 import { CODINGS, PRECOMPRESSED_FILE, type Coding } from '../../src/lib/site/precompress.ts';
+import { SiteView } from '../../src/lib/site/layers.ts';
 
 // One MIME table for the server and nginx.conf (mime-db, see api/http/media-types.ts).
 export { contentTypeFor };
@@ -119,7 +120,10 @@ export function strongEtag(digest: Buffer): string {
 }
 
 export class StaticSite {
+  /** The folder of the view's own files (a plain build's `client/`, a layer's delta). */
   readonly root: string;
+  /** Where each path's file is (a layered build: its delta, its base, or deleted; src/lib/site/layers.ts). */
+  private readonly view: SiteView;
   /** Known files by path inside the build, least recently used first (a hit is re-inserted). */
   private readonly cache = new Map<string, StaticFile>();
   private cachedBytes = 0;
@@ -139,8 +143,9 @@ export class StaticSite {
    * file). `factBudget`: estimated heap of the known files' facts; at least one file is always
    * known (the one being answered).
    */
-  constructor(root: string, options: { memoryBudget?: number; factBudget?: number } = {}) {
-    this.root = path.resolve(root);
+  constructor(root: string | SiteView, options: { memoryBudget?: number; factBudget?: number } = {}) {
+    this.view = typeof root === 'string' ? SiteView.plain(root) : root;
+    this.root = this.view.client;
     this.memoryBudget = options.memoryBudget ?? STATIC_CACHE_BYTES;
     this.factBudget = options.factBudget ?? STATIC_FACTS_BYTES;
   }
@@ -288,8 +293,11 @@ export class StaticSite {
       hit.recentlyUsed = true;
       return hit;
     }
-    const absPath = path.join(this.root, rel);
-    if (!absPath.startsWith(this.root + path.sep)) return null;
+    // As path.join did before layers: `a//b` is `a/b`; nothing outside the site.
+    const normal = path.posix.normalize(rel);
+    if (normal.startsWith('../') || normal === '..' || normal.startsWith('/') || normal === '.') return null;
+    const absPath = this.view.locate(normal);
+    if (absPath === null) return null; // deleted by a layer
     // Files stored with a work came from contributors: never typed as HTML, SVG, XML or script.
     const contentType = /^works\/[^/]+\/files\//.test(rel) ? storedFileType(rel) : contentTypeFor(rel);
     const file = await this.read(rel, absPath, contentType);
@@ -299,7 +307,9 @@ export class StaticSite {
       const encodings: Partial<Record<Coding, StaticFile>> = {};
       const codings: Coding[] = [];
       for (const { coding, suffix } of CODINGS) {
-        const form = await this.read(`${rel}${suffix}`, `${absPath}${suffix}`, contentType);
+        const formPath = this.view.locate(`${normal}${suffix}`);
+        if (formPath === null) continue;
+        const form = await this.read(`${rel}${suffix}`, formPath, contentType);
         if (form === null) continue;
         form.contentEncoding = coding;
         form.vary = true;

@@ -2,8 +2,9 @@
  * Incremental builds: for several kinds of change to the sample catalog, a build made
  * incrementally from the previous build holds exactly the bytes of a full build of the same commit
  * (same generatedAtUtc): every record, Markdown file, HTML page, listing, score file, zip, the
- * Pagefind index, the server's index files, published-blobs.json and the score manifest. The
- * earlier build folder, which shares its unchanged files with the new one through hard links,
+ * Pagefind index, the server's index files, published-blobs.json and the score manifest. An
+ * incremental build is a layer over its base (src/lib/site/layers.ts) and compared as its view.
+ * The earlier build folder, which the new one reads through (or shares inodes with),
  * is left exactly as it was. Changes the incremental path cannot vouch for fall back to a full build.
  */
 import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { buildInChild } from '../../api/site/builds.ts';
 import { git } from '../../api/site/content-repo.ts';
 import { FullBuildNeeded, planChange } from '../../scripts/build-incremental.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
-import { filesUnder, digests, differences, IncrementalBuilds } from '../helpers/build-folders.ts';
+import { filesUnder, digests, differences, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://incremental.example.test';
 const builds = new IncrementalBuilds('pdma-incremental-', BASE_URL);
@@ -42,6 +43,9 @@ describe('incremental build', () => {
     expect(info.mode).toBe('incremental');
     expect(info.commit).toBe(commit);
     expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
+    // A layer over the base: only the files the change touched, none of the base's copied.
+    expect(info.incremental.layer).toMatchObject({ base: 'base' });
+    expect(info.incremental.layer.files).toBeLessThan(filesUnder(path.join(baseDir, 'client')).length / 2);
     // The index files were merged from the base's, and (below) their bytes are a full build's.
     expect(info.catalogIndex).toMatchObject({ listing: 'merged', resolve: 'merged' });
     expect([info.catalogIndex.listingBuiltBecause, info.catalogIndex.resolveBuiltBecause]).toEqual([
@@ -129,7 +133,11 @@ describe('incremental build', () => {
     // A new work, a rename and new arrangements, merged into the base's index files too.
     expect(info.catalogIndex).toMatchObject({ listing: 'merged', resolve: 'merged' });
     expect(result.differences).toEqual([]);
-    const files = filesUnder(path.join(result.incremental, 'client'));
+    // A layer over the first one's base (never a chain): its view is compared above; the renamed
+    // work's base files are deleted from it, not copied and removed.
+    expect(info.incremental.layer).toMatchObject({ base: 'base' });
+    expect(info.incremental.layer.deleted).toBeGreaterThan(0);
+    const files = viewFilesUnder(result.incremental);
     expect(files).toContain('works/brahms-wiegenlied-op-49-no-4/files/wiegenlied-flute-two.musicxml');
     expect(files).toContain('works/bach-air-second-study/index.html');
     expect(files.some((f) => f.startsWith('works/bach-toccata-and-fugue-d-minor/'))).toBe(false);

@@ -98,7 +98,7 @@ describe('incremental build shortcuts', () => {
   });
 
   it('the index worker reports a base it cannot read as an error, not a crash', async () => {
-    const worker = startIndexWorker(path.join(root, 'no-such-build', 'client'), []);
+    const worker = startIndexWorker(path.join(root, 'no-such-build'), []);
     try {
       await expect(worker.finish(path.join(root, 'no-such-build'))).rejects.toThrow(/cannot write the index files/);
     } finally {

@@ -9,7 +9,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInfo, filesUnder, IncrementalBuilds } from '../helpers/build-folders.ts';
+import { buildInfo, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://works-index.example.test';
 const builds = new IncrementalBuilds('pdma-works-index-inc-', BASE_URL);
@@ -31,7 +31,8 @@ beforeAll(async () => {
 }, 600_000);
 
 const pagesOf = (dir: string, order: 'by-title' | 'by-composer') =>
-  filesUnder(path.join(dir, 'client', 'works', order))
+  viewFilesUnder(dir, `works/${order}`)
+    .map((f) => f.slice(`works/${order}/`.length))
     .filter((f) => /^[0-9]+\/index\.html$/.test(f))
     .map((f) => Number(f.split('/')[0]))
     .sort((a, b) => a - b);

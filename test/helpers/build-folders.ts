@@ -6,6 +6,7 @@ import path from 'node:path';
 import { buildInChild } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { PROJECT_ROOT } from './app.ts';
+import { LAYER_BASE_LINK, LAYER_DELETED_DIR, LAYER_FILE, SiteView } from '../../src/lib/site/layers.ts';
 
 export function filesUnder(dir: string, prefix = ''): string[] {
   const out: string[] = [];
@@ -17,16 +18,32 @@ export function filesUnder(dir: string, prefix = ''): string[] {
   return out.sort();
 }
 
-/** Digest of every file of a build folder but build.json (timings); nginx.conf names its own folder. */
+/** A layered build's own bookkeeping (src/lib/site/layers.ts), not part of what it serves. */
+const LAYER_OWN = (rel: string) =>
+  rel === LAYER_FILE || rel === LAYER_BASE_LINK || rel.startsWith(`${LAYER_DELETED_DIR}/`);
+
+/**
+ * Digest of every file of a build folder but build.json (timings); nginx.conf names its own
+ * folder. `client/` is the folder's view: a layered build's delta over its base, without the
+ * files it deletes, so a layer compares with the full build of the same commit.
+ */
 export function digests(dir: string): Map<string, string> {
   const map = new Map<string, string>();
+  const hash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
   for (const rel of filesUnder(dir)) {
-    if (rel === 'build.json') continue;
+    if (rel === 'build.json' || rel.startsWith('client/') || LAYER_OWN(rel)) continue;
     let bytes = readFileSync(path.join(dir, rel));
     if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
-    map.set(rel, createHash('sha256').update(bytes).digest('hex'));
+    map.set(rel, hash(bytes));
   }
+  const view = SiteView.open(dir);
+  for (const rel of view.filesUnder('')) map.set(`client/${rel}`, hash(readFileSync(view.locate(rel)!)));
   return map;
+}
+
+/** The files of a build folder's view under `dir` of its client/ (a layered build: delta and base). */
+export function viewFilesUnder(buildDir: string, dir = ''): string[] {
+  return SiteView.open(buildDir).filesUnder(dir);
 }
 
 export function differences(a: Map<string, string>, b: Map<string, string>): string[] {

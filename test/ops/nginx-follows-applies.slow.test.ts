@@ -1,7 +1,8 @@
 /**
  * The documented nginx deployment follows applies: Debian's nginx runs the nginx.conf the server's
  * own build wrote (ARCHIVE_DATA_DIR/current/nginx.conf, rooted at the served-build link
- * ARCHIVE_DATA_DIR/current/client) in front of a real `npm start`. Two applies in a row (each an
+ * ARCHIVE_DATA_DIR/current, whose client/ and, for a layered build, base/ it tries) in front
+ * of a real `npm start`. Two applies in a row (each an
  * incremental swap, a background reconcile swapping in full builds, pruning after each) are each
  * visible through nginx in the record's JSON, its Markdown and its page, while a poller reading a
  * set of pages through nginx the whole time never gets anything but 200. Then the server is killed
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNginx, type TestNginx } from '../helpers/nginx.ts';
 import { isCompleteBuild, servedBuildLink, servedBuildTarget } from '../../api/site/builds.ts';
+import { layerBaseDir } from '../../src/lib/site/layers.ts';
 import { acceptedCorrection, applyAsync, fetchCaller, mergedOnMain as mergedOnMainOf } from '../helpers/corrections.ts';
 import { dataOf, freePort, killTree, ServiceRun, type Started } from '../helpers/process.ts';
 
@@ -40,8 +42,10 @@ const prefix = path.join(dataDir, 'nginx');
 beforeAll(async () => {
   running = await serviceRun.start(ENV, 240_000);
   const generated = readFileSync(path.join(servedBuildLink(dataDir), 'nginx.conf'), 'utf8');
-  // The server's build roots nginx at the link, not at its own folder.
-  expect(generated).toContain(`root ${path.join(dataDir, 'current', 'client')};`);
+  // The server's build roots nginx at the link, not at its own folder (the link's folder: a
+  // layered build's files are tried in client/, then in base/).
+  expect(generated).toContain(`root ${path.join(dataDir, 'current')};`);
+  expect(generated).toContain('try_files /client$archive_file /client$archive_file/index.html /base$archive_file');
   const port = await freePort();
   const server = generated
     .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`)
@@ -133,8 +137,11 @@ describe('nginx in front with the generated config', () => {
     expect(second.markdown).not.toContain('autograph dated');
     expect(second.html).toContain('1722 (autograph)');
     expect(second.html).not.toContain('autograph dated');
-    // The first served folder was pruned meanwhile: nginx never named it.
-    expect(existsSync(firstTarget!)).toBe(false);
+    // The first served folder was pruned meanwhile (nginx never named it), unless the folder now
+    // served is a layer over it (src/lib/site/layers.ts): then it must be kept, as nginx reads it.
+    const servedBase = layerBaseDir(servedBuildTarget(servedBuildLink(dataDir))!);
+    expect(existsSync(firstTarget!)).toBe(servedBase === firstTarget);
+    if (servedBase !== null) expect(isCompleteBuild(servedBase)).toBe(true);
 
     // The background reconcile swaps the incremental folder for a full build of the same commit.
     const until = Date.now() + 180_000;

@@ -217,6 +217,12 @@ export interface ShardReuse {
   dir: string;
   shards: number;
   dirty: number[];
+  /**
+   * False: the clean shards are not linked into the output at all (a layered build keeps them
+   * where its base has them; src/lib/site/layers.ts), so the output holds only the dirty shards
+   * and shards.json. Default true.
+   */
+  link?: boolean;
 }
 
 /** The records of a catalog's works, in catalog order: their slugs, and the record of the i-th on demand. */
@@ -253,7 +259,7 @@ export async function writeSearchIndex(
   for (let k = shards - 1; k >= 0; k--) {
     const dir = path.join(outputPath, shardFolder(k));
     if (reuse.has(k)) {
-      linkShard(path.join(options.reuse!.dir, shardFolder(k)), dir);
+      if (options.reuse!.link !== false) linkShard(path.join(options.reuse!.dir, shardFolder(k)), dir);
       pages += members[k]!.length;
       continue;
     }
@@ -266,6 +272,7 @@ export async function writeSearchIndex(
       )
     ).pages;
   }
+  mkdirSync(outputPath, { recursive: true });
   writeFileSync(
     path.join(outputPath, SHARDS_FILE),
     `${JSON.stringify({ scheme: SHARD_SCHEME, shards: Array.from({ length: shards - 1 }, (_, k) => `${shardFolder(k + 1)}/`) })}\n`,

@@ -158,24 +158,6 @@ export function readWorksIndexKeys(buildDir: string): WorksIndexKeys | null {
 }
 
 /**
- * Remove the works-index pages past the last one from a client folder (an incremental build's copy
- * of its base, after works were removed): `works/by-title/<n>/` and `works/by-composer/<n>/`.
- */
-export function removePagesPast(clientDir: string, keys: WorksIndexKeys): number {
-  let removed = 0;
-  for (const sort of WORKS_INDEX_SORTS) {
-    const dir = path.join(clientDir, 'works', sort === 'title' ? 'by-title' : 'by-composer');
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir)) {
-      if (!/^[0-9]+$/.test(name) || Number(name) <= keys[sort].length) continue;
-      rmSync(path.join(dir, name), { recursive: true, force: true });
-      removed++;
-    }
-  }
-  return removed;
-}
-
-/**
  * The static paths of pages 2.. of one order. The index lists every work, so any change can move
  * works between its pages: it is rendered with the catalog-wide pages (every run but the
  * batches of a full build, which leave it to their last run). In an incremental build whose base

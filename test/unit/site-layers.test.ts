@@ -1,0 +1,120 @@
+/**
+ * Layered builds: the rules (src/domain/site-layers.ts) and a view over real folders
+ * (src/lib/site/layers.ts), read through the static server's file lookup as requests read it.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LAYER_MAX_PATHS,
+  layerMaxPathsFrom,
+  nextBuildKind,
+  nextDeleted,
+  parseLayerManifest,
+  sourceOf,
+} from '../../src/domain/site-layers.ts';
+import { LAYER_DELETED_DIR, readLayerManifest, SiteView, writeLayerFiles } from '../../src/lib/site/layers.ts';
+import { StaticSite } from '../../api/site/static-site.ts';
+
+describe('layer rules', () => {
+  it('a path is the delta’s, deleted, or the base’s', () => {
+    const files = new Set(['a.html']);
+    const deleted = new Set(['b.html']);
+    expect([
+      sourceOf('a.html', files, deleted),
+      sourceOf('b.html', files, deleted),
+      sourceOf('c.html', files, deleted),
+    ]).toEqual(['delta', 'deleted', 'base']);
+  });
+
+  it('the next deleted list keeps the earlier ones, adds the removed base files, and drops what the delta holds', () => {
+    expect(nextDeleted(['x/1', 'y/1'], ['w/1', 'w/2', 'y/1'], new Set(['w/2', 'x/1']))).toEqual(['w/1', 'y/1']);
+  });
+
+  it('a new layer while the base layer is under the bound; a copy past it or with layers off', () => {
+    const small = { files: ['a'], deleted: ['b'] };
+    expect(nextBuildKind(null, 10)).toBe('layer');
+    expect(nextBuildKind(small, 3)).toBe('layer');
+    expect(nextBuildKind(small, 2)).toBe('copy');
+    expect(nextBuildKind(null, 0)).toBe('copy');
+  });
+
+  it('reads ARCHIVE_LAYER_MAX_PATHS, naming the setting when it is wrong', () => {
+    expect(layerMaxPathsFrom(undefined)).toBe(DEFAULT_LAYER_MAX_PATHS);
+    expect(layerMaxPathsFrom('0')).toBe(0);
+    expect(layerMaxPathsFrom('500')).toBe(500);
+    for (const bad of ['-1', '1.5', 'many', '99999999999'])
+      expect(() => layerMaxPathsFrom(bad)).toThrow(/ARCHIVE_LAYER_MAX_PATHS/);
+  });
+
+  it('refuses a manifest naming a path outside the site or a base outside builds/', () => {
+    const ok = { format: 1, base: 'b1', files: ['a/b.html'], deleted: [] };
+    expect(parseLayerManifest(JSON.stringify(ok)).base).toBe('b1');
+    expect(() => parseLayerManifest(JSON.stringify({ ...ok, base: '../elsewhere' }))).toThrow(/base/);
+    expect(() => parseLayerManifest(JSON.stringify({ ...ok, files: ['../etc/passwd'] }))).toThrow(/files/);
+    expect(() => parseLayerManifest(JSON.stringify({ ...ok, deleted: ['a//b'] }))).toThrow(/deleted/);
+    expect(() => parseLayerManifest(JSON.stringify({ ...ok, format: 2 }))).toThrow(/format/);
+  });
+});
+
+describe('a layered view over real folders', () => {
+  let root = '';
+  const put = (file: string, text: string) => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  };
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'pdma-layers-'));
+    // The base: a plain build.
+    put(path.join(root, 'b0', 'client', 'index.html'), 'home 0');
+    put(path.join(root, 'b0', 'client', 'works', 'kept', 'index.html'), 'kept 0');
+    put(path.join(root, 'b0', 'client', 'works', 'gone', 'index.html'), 'gone 0');
+    put(path.join(root, 'b0', 'client', 'works', 'gone', 'score', 'page-1.svg'), '<svg/>');
+    // The layer: home changed, a new work, one work removed.
+    put(path.join(root, 'l1', 'client', 'index.html'), 'home 1');
+    put(path.join(root, 'l1', 'client', 'works', 'new', 'index.html'), 'new 1');
+    writeLayerFiles(path.join(root, 'l1'), {
+      format: 1,
+      base: 'b0',
+      files: ['index.html', 'works/new/index.html'],
+      deleted: ['works/gone/index.html', 'works/gone/score/page-1.svg'],
+    });
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('resolves each path to the delta, the base or nothing, and lists the view', () => {
+    const view = SiteView.open(path.join(root, 'l1'));
+    expect(view.layered).toBe(true);
+    expect(readFileSync(view.locate('index.html')!, 'utf8')).toBe('home 1');
+    expect(readFileSync(view.locate('works/kept/index.html')!, 'utf8')).toBe('kept 0');
+    expect(view.locate('works/gone/index.html')).toBeNull();
+    expect(view.filesUnder('')).toEqual(['index.html', 'works/kept/index.html', 'works/new/index.html']);
+    expect(view.listDirs('works')).toEqual(['gone', 'kept', 'new']);
+    // The markers nginx reads, and the manifest read back.
+    expect(readFileSync(path.join(root, 'l1', LAYER_DELETED_DIR, 'works', 'gone', 'index.html'), 'utf8')).toBe('');
+    expect(readLayerManifest(path.join(root, 'l1'))?.deleted).toHaveLength(2);
+    // A plain build is its own view.
+    expect(SiteView.open(path.join(root, 'b0')).filesUnder('works/gone')).toEqual([
+      'works/gone/index.html',
+      'works/gone/score/page-1.svg',
+    ]);
+  });
+
+  it('the static server answers the delta’s page, the base’s page, and nothing for a deleted one', async () => {
+    const site = new StaticSite(SiteView.open(path.join(root, 'l1')));
+    const body = async (url: string) => {
+      const r = await site.resolve(url);
+      return r.kind === 'file' ? (await site.bytesOf(r.file)).toString('utf8') : r.kind;
+    };
+    expect(await body('/')).toBe('home 1');
+    expect(await body('/works/kept/')).toBe('kept 0');
+    expect(await body('/works/new/')).toBe('new 1');
+    expect(await body('/works/gone/')).toBe('none');
+    expect(await body('/works/gone/score/page-1.svg')).toBe('none');
+    expect(await body('/works/gone')).toBe('none');
+    expect(await body('/works/kept')).toBe('redirect');
+    expect(await body('/works/../../b0/client/works/gone/')).toBe('none');
+  });
+});
