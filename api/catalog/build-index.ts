@@ -3,13 +3,17 @@
  * `client/`, so the index can never disagree with the static records it points to. Runs in the
  * build's child process (scripts/build.ts), never on the server's request thread.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
 import {
+  assembleIndexFiles,
   buildIndexFiles,
+  distinctComposers,
+  facetCountsOf,
+  type FacetCounts,
   CATALOG_INDEX_FORMAT,
   INDEX_DIR,
   type CatalogIndexInput,
@@ -148,6 +152,8 @@ export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): 
 export interface IncrementalIndexResult {
   works: number;
   durationMs: number;
+  /** Whether every record of the base was read (a base without counts, or a resolve merge that could not follow the change). */
+  baseRecordsRead: boolean;
   /** "merged": the listing index merged from the base's; "built": made from every record, for `listingBuiltBecause`. */
   listing: 'merged' | 'built';
   listingBuiltBecause?: string;
@@ -159,7 +165,13 @@ export interface IncrementalIndexResult {
 export type IndexWorkerReply = IncrementalIndexResult | { error: string };
 
 /** The base build's index files, decoded, or why they cannot be used. */
-async function readIndexBase(baseBuildDir: string): Promise<Omit<IndexBase, 'records'> | { reason: string }> {
+type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
+  /** From its catalog.json; null when it was made before they were kept (then every record is read). */
+  counts: FacetCounts | null;
+  composers: CatalogManifest['composers'];
+};
+
+async function readIndexBase(baseBuildDir: string): Promise<BaseIndexFiles | { reason: string }> {
   const dir = path.join(baseBuildDir, INDEX_DIR);
   try {
     const manifest = JSON.parse(await fs.readFile(path.join(dir, 'catalog.json'), 'utf8')) as CatalogManifest;
@@ -173,13 +185,29 @@ async function readIndexBase(baseBuildDir: string): Promise<Omit<IndexBase, 'rec
       resolve: decodeResolveCatalog(decodeIndex(resolve!, 'resolve.idx'), manifest.profiles),
       profiles: manifest.profiles,
       instruments: manifest.instruments,
+      counts: manifest.genres && manifest.periods ? { genres: manifest.genres, periods: manifest.periods } : null,
+      composers: manifest.composers,
     };
   } catch (err) {
     return { reason: `the base index cannot be read: ${(err as Error).message}` };
   }
 }
 
-/** The worker's side (api/catalog/index-worker.ts). */
+/** One work record of a build's view, read on this thread (the merge asks for a few, one at a time). */
+function readRecordSync(site: SiteView, slug: string): WorkRecord {
+  const file = site.locate(`api/v1/works/${slug}/index.json`);
+  if (file === null) throw new Error(`the record of ${slug} is deleted from the base's view`);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { data: WorkRecord }).data;
+}
+
+/**
+ * The worker's side (api/catalog/index-worker.ts). With a base whose catalog.json keeps its
+ * genre and period counts, no unchanged record is read: the listing and resolve indexes are
+ * merged from the base's, the counts follow the changed works, and the composers are the base's
+ * (a change that adds or removes a composer is a full build: docs/review.md, step 2) plus the
+ * changed works'. Otherwise, or when the resolve merge cannot follow the change, every base
+ * record is read, as a full build reads them.
+ */
 export async function runIndexWorker(
   baseBuildDir: string,
   changedSlugs: string[],
@@ -194,39 +222,74 @@ export async function runIndexWorker(
   } catch {
     baseSite = SiteView.plain(path.join(baseBuildDir, 'client'));
   }
-  const unchanged = readWorkRecords(baseSite, (slug) => !changed.has(slug));
-  // The base's own versions of the changed works and its index files: the resolve catalog is
-  // merged from the base's rather than built from every record (src/domain/catalog-index/resolve-from-base.ts).
+  // The base's own versions of the changed works and its index files.
   const before = readWorkRecords(baseSite, (slug) => changed.has(slug));
   const baseIndex = readIndexBase(baseBuildDir);
+  let unchanged: Promise<WorkRecord[]> | null = null;
+  const everyBaseRecord = () => (unchanged ??= readWorkRecords(baseSite, (slug) => !changed.has(slug)));
   // A read error is reported when the build asks for the index, not as an unhandled rejection.
-  for (const p of [unchanged, before, baseIndex]) p.catch(() => undefined);
+  for (const p of [before, baseIndex]) p.catch(() => undefined);
+  // Without counts in the base, every record is needed: read them while Astro renders.
+  void baseIndex.then((b) => {
+    if ('reason' in b || b.counts === null) everyBaseRecord().catch(() => undefined);
+  });
   const { buildDir, renderedDir } = await next();
   const started = Date.now();
   const site = renderedDir ? SiteView.plain(renderedDir) : SiteView.open(buildDir);
-  const kept = await unchanged;
-  const records = [...kept, ...(await readWorkRecords(site, (slug) => changed.has(slug)))];
-  const input = { records, ...(await readCatalogRecords(site, renderedDir ? baseSite : undefined)) };
+  const changedNow = await readWorkRecords(site, (slug) => changed.has(slug));
+  const catalogRecords = await readCatalogRecords(site, renderedDir ? baseSite : undefined);
   const base = await baseIndex;
   let merged: MergedIndex | { reason: string };
+  let baseRecordsRead = false;
   try {
-    merged =
-      'reason' in base
-        ? base
-        : mergeFromBase(
-            { ...base, records: [...kept, ...(await before)] },
-            { records, changed, profiles: input.profiles, instruments: input.instruments },
-          );
+    if ('reason' in base) merged = base;
+    else {
+      const beforeRecords = await before;
+      let counts = base.counts;
+      let recordAt: IndexBase['recordAt'];
+      if (counts === null) {
+        const all = [...(await everyBaseRecord()), ...beforeRecords];
+        baseRecordsRead = true;
+        counts = facetCountsOf(all);
+        const bySlug = new Map(all.map((r) => [r.slug, r]));
+        recordAt = (id) => {
+          const r = bySlug.get(base.works.slugs.at(id));
+          if (!r) throw new Error(`the base index names ${base.works.slugs.at(id)}, which its records lack`);
+          return r;
+        };
+      } else recordAt = (id) => readRecordSync(baseSite, base.works.slugs.at(id));
+      merged = mergeFromBase(
+        { ...base, counts, recordAt, before: beforeRecords },
+        { changedRecords: changedNow, changed, ...catalogRecords },
+      );
+    }
   } catch (err) {
     merged = { reason: `the merge failed: ${(err as Error).message}` };
   }
   const works = 'reason' in merged ? undefined : merged.works;
   const resolve = 'reason' in merged ? merged : merged.resolve;
   const resolveCatalog = 'reason' in resolve ? undefined : resolve;
-  await writeIndexFiles(buildDir, buildIndexFiles(input, { works, resolve: resolveCatalog }));
+  let files: IndexFiles;
+  let count: number;
+  if (works && resolveCatalog && !('reason' in base) && !baseRecordsRead) {
+    const composers = distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]);
+    files = assembleIndexFiles(
+      { slugs: works.slugs, composers, counts: (merged as MergedIndex).counts, ...catalogRecords },
+      works,
+      resolveCatalog,
+    );
+    count = works.slugs.length;
+  } else {
+    const records = [...(await everyBaseRecord()), ...changedNow];
+    baseRecordsRead = true;
+    files = buildIndexFiles({ records, ...catalogRecords }, { works, resolve: resolveCatalog });
+    count = records.length;
+  }
+  await writeIndexFiles(buildDir, files);
   return {
-    works: records.length,
+    works: count,
     durationMs: Date.now() - started,
+    baseRecordsRead,
     listing: works ? 'merged' : 'built',
     ...('reason' in merged ? { listingBuiltBecause: merged.reason } : {}),
     resolve: resolveCatalog ? 'merged' : 'built',

@@ -34,8 +34,63 @@ export interface CatalogManifest {
   /** Profiles in slug order, without their usage lists (the full records are in profiles.idx). */
   profiles: ProfileHead[];
   instruments: InstrumentRecord[];
-  /** Distinct composers, first seen in slug order (review matches a new work's composer against them). */
+  /**
+   * Distinct composers, in the order of their JSON text (review matches a new work's composer
+   * against them). Not first seen in slug order: that order moves with a new work, while the set
+   * is the same for every incremental build (a change that adds or removes a composer builds in full).
+   */
   composers: WorkRecord['composer'][];
+  /**
+   * Works per genre and per period, keys sorted (an incremental build's resolve merge checks that
+   * the catalog's genres and periods, which its meaning vocabulary is made from, stay the same,
+   * without reading every record). Absent in a build made before 2026-11-27.
+   */
+  genres?: Record<string, number>;
+  periods?: Record<string, number>;
+}
+
+/** Works per genre and per period (catalog.json `genres`, `periods`). */
+export interface FacetCounts {
+  genres: Record<string, number>;
+  periods: Record<string, number>;
+}
+
+/** The counts of a list of records. */
+export function facetCountsOf(records: readonly WorkRecord[]): FacetCounts {
+  const counts: FacetCounts = { genres: {}, periods: {} };
+  for (const r of records) {
+    counts.genres[r.genre] = (counts.genres[r.genre] ?? 0) + 1;
+    counts.periods[r.period] = (counts.periods[r.period] ?? 0) + 1;
+  }
+  return sortedCounts(counts);
+}
+
+/** Keys sorted, none at 0 (so equal counts are equal JSON). */
+export function sortedCounts(counts: FacetCounts): FacetCounts {
+  const sorted = (m: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(m)
+        .filter(([, n]) => n > 0)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+  return { genres: sorted(counts.genres), periods: sorted(counts.periods) };
+}
+
+/** Distinct composers in the order of their JSON text. */
+export function distinctComposers(composers: Iterable<WorkRecord['composer']>): WorkRecord['composer'][] {
+  const byKey = new Map<string, WorkRecord['composer']>();
+  for (const c of composers) byKey.set(JSON.stringify(c), c);
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+}
+
+/** What the index files need besides the listing and resolve indexes, when the records are not at hand. */
+export interface IndexParts {
+  /** Every work's slug (any order). */
+  slugs: readonly string[];
+  composers: WorkRecord['composer'][];
+  counts: FacetCounts;
+  profiles: ProfileRecord[];
+  instruments: InstrumentRecord[];
 }
 
 export interface IndexFiles {
@@ -61,37 +116,61 @@ export function buildIndexFiles(
   for (let i = 1; i < bySlug.length; i++)
     if (bySlug[i]!.slug === bySlug[i - 1]!.slug) throw new Error(`two records have slug ${bySlug[i]!.slug}`);
   const aliases = new Map(input.instruments.map((i) => [i.slug, i.aliases]));
-  const ordered = options.works
-    ? null
-    : orderWorks(
-        bySlug.map((record) => ({ record, summary: workSummary(record) })),
-        aliases,
-      );
-  const listing = options.works?.slugs ?? ordered!.map((w) => w.record.slug);
-  const listed = [...listing].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  if (listed.length !== bySlug.length || listed.some((slug, i) => slug !== bySlug[i]!.slug))
-    throw new Error(`the listing holds other works than the records (${listed.length} / ${bySlug.length})`);
-  const profiles = [...input.profiles].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
-  const resolve = options.resolve ?? buildResolveCatalog(bySlug, profiles, input.instruments);
+  let works = options.works;
+  if (!works) {
+    const ordered = orderWorks(
+      bySlug.map((record) => ({ record, summary: workSummary(record) })),
+      aliases,
+    );
+    works = { ...encodeWorksIndex(ordered), slugs: ordered.map((w) => w.record.slug) };
+  }
+  const profiles = sortProfiles(input.profiles);
+  return assembleIndexFiles(
+    {
+      slugs: bySlug.map((r) => r.slug),
+      composers: distinctComposers(bySlug.map((r) => r.composer)),
+      counts: facetCountsOf(bySlug),
+      profiles,
+      instruments: input.instruments,
+    },
+    works,
+    options.resolve ?? buildResolveCatalog(bySlug, profiles, input.instruments),
+  );
+}
+
+/**
+ * The index files from their parts, when the listing and resolve indexes were merged from a base
+ * (an incremental build that did not read every record): the same bytes `buildIndexFiles` gives
+ * for the same catalog.
+ */
+export function assembleIndexFiles(
+  parts: IndexParts,
+  works: { index: Buffer; summaries: Buffer; slugs: string[] },
+  resolve: ResolveCatalog,
+): IndexFiles {
+  const sorted = [...parts.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (let i = 1; i < sorted.length; i++)
+    if (sorted[i] === sorted[i - 1]) throw new Error(`two records have slug ${sorted[i]}`);
+  const listed = [...works.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (listed.length !== sorted.length || listed.some((slug, i) => slug !== sorted[i]))
+    throw new Error(`the listing holds other works than the records (${listed.length} / ${sorted.length})`);
   // Both indexes number works by listing order; they must agree work for work.
-  listing.forEach((slug, i) => {
+  works.slugs.forEach((slug, i) => {
     if (resolve.works.slugs.at(i) !== slug)
       throw new Error(`listing and resolve orders disagree at ${i}: ${slug} / ${resolve.works.slugs.at(i)}`);
   });
-  const composers = new Map<string, WorkRecord['composer']>();
-  for (const r of bySlug) {
-    const key = JSON.stringify(r.composer);
-    if (!composers.has(key)) composers.set(key, r.composer);
-  }
+  const profiles = sortProfiles(parts.profiles);
+  const counts = sortedCounts(parts.counts);
   const manifest: CatalogManifest = {
     format: CATALOG_INDEX_FORMAT,
-    works: bySlug.length,
+    works: sorted.length,
     arrangements: resolve.arrangementCount,
     profiles: profiles.map(profileHead),
-    instruments: input.instruments,
-    composers: [...composers.values()],
+    instruments: parts.instruments,
+    composers: parts.composers,
+    genres: counts.genres,
+    periods: counts.periods,
   };
-  const works = options.works ?? encodeWorksIndex(ordered!);
   return {
     'works.idx': works.index,
     'summaries.json': works.summaries,
@@ -100,6 +179,9 @@ export function buildIndexFiles(
     'catalog.json': Buffer.from(`${JSON.stringify(manifest)}\n`),
   };
 }
+
+const sortProfiles = (list: ProfileRecord[]) =>
+  [...list].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 
 export const PROFILES_INDEX_FORMAT = 1;
 

@@ -23,6 +23,7 @@ import { mergeWorksIndex, type WorksIndex } from './works-index.ts';
 import { buildWorksOverlay } from './works-overlay.ts';
 import { buildResolveOverlay } from './resolve-overlay.ts';
 import type { ProfileHead } from './profiles.ts';
+import { sortedCounts, type FacetCounts } from './index-files.ts';
 
 export interface IndexBase {
   /** The base's decoded works.idx and resolve.idx, its summaries file, and the profile heads and instruments of its catalog.json. */
@@ -31,13 +32,20 @@ export interface IndexBase {
   resolve: ResolveCatalog;
   profiles: ProfileHead[];
   instruments: InstrumentRecord[];
-  /** Every record the base indexed (any order). */
-  records: readonly WorkRecord[];
+  /** The base's works per genre and period (its catalog.json, or counted from its records). */
+  counts: FacetCounts;
+  /**
+   * The base's record of the work with listing id `id`, read on demand: placing a changed work
+   * reads about log2(works) of them, never every record.
+   */
+  recordAt(id: number): WorkRecord;
+  /** The base's versions of the changed works it has. */
+  before: readonly WorkRecord[];
 }
 
 export interface IndexTarget {
-  /** Every record of the new build (any order). */
-  records: readonly WorkRecord[];
+  /** The new versions of the changed works that still exist. */
+  changedRecords: readonly WorkRecord[];
   /** The slugs the change touched (added, edited or removed). */
   changed: ReadonlySet<string>;
   profiles: ProfileRecord[];
@@ -47,20 +55,39 @@ export interface IndexTarget {
 export interface MergedIndex {
   works: { index: Buffer; summaries: Buffer; slugs: string[] };
   resolve: ResolveCatalog | { reason: string };
+  /** The new catalog's works per genre and period. */
+  counts: FacetCounts;
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const distinct = (records: readonly WorkRecord[], field: 'genre' | 'period') =>
-  [...new Set(records.map((r) => r[field]))].sort().join('\n');
+
+/** The counts after the change: the base's, less the changed works' earlier versions, plus their new ones. */
+export function countsAfter(
+  base: FacetCounts,
+  before: readonly WorkRecord[],
+  after: readonly WorkRecord[],
+): FacetCounts {
+  const next: FacetCounts = { genres: { ...base.genres }, periods: { ...base.periods } };
+  const add = (r: WorkRecord, n: number) => {
+    next.genres[r.genre] = (next.genres[r.genre] ?? 0) + n;
+    next.periods[r.period] = (next.periods[r.period] ?? 0) + n;
+  };
+  for (const r of before) add(r, -1);
+  for (const r of after) add(r, 1);
+  for (const m of [next.genres, next.periods])
+    for (const [k, n] of Object.entries(m))
+      if (n < 0) throw new Error(`the base's counts do not hold its records (${k}: ${n})`);
+  return sortedCounts(next);
+}
 
 /** Throws when the base's index does not hold the base's records (the caller builds from the records). */
 export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex {
-  if (base.works.count !== base.records.length || base.resolve.works.count !== base.records.length)
-    throw new Error(`the base index holds ${base.works.count} works, its records ${base.records.length}`);
-  const baseBySlug = new Map(base.records.map((r) => [r.slug, r]));
-  const changed = target.records.filter((r) => target.changed.has(r.slug));
+  const changed = target.changedRecords.filter((r) => target.changed.has(r.slug));
   const present = new Set(changed.map((r) => r.slug));
-  const removed = [...target.changed].filter((slug) => !present.has(slug) && baseBySlug.has(slug));
+  for (const r of base.before)
+    if (!target.changed.has(r.slug) || base.works.slugs.indexOf(r.slug) < 0)
+      throw new Error(`the base's version of ${r.slug} is not a changed work of the base`);
+  const removed = [...target.changed].filter((slug) => !present.has(slug) && base.works.slugs.indexOf(slug) >= 0);
   const names = new Map(target.instruments.map((i) => [i.slug, i.aliases]));
   const sortKeys = new Map<number, string>();
   const overlay = buildWorksOverlay({
@@ -69,8 +96,9 @@ export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex
     baseSortKey: (id) => {
       let key = sortKeys.get(id);
       if (key === undefined) {
-        const record = baseBySlug.get(base.works.slugs.at(id));
-        if (!record) throw new Error(`the base index names ${base.works.slugs.at(id)}, which its records lack`);
+        const record = base.recordAt(id);
+        if (record.slug !== base.works.slugs.at(id))
+          throw new Error(`the base index names ${base.works.slugs.at(id)}, its record ${record.slug}`);
         key = indexWork(record, workSummary(record), names).sortKey;
         sortKeys.set(id, key);
       }
@@ -81,7 +109,8 @@ export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex
     removed,
   });
   const works = mergeWorksIndex(base.works, base.summaries, overlay);
-  return { works, resolve: mergedResolve(base, target, changed, overlay) };
+  const counts = countsAfter(base.counts, base.before, changed);
+  return { works, resolve: mergedResolve(base, target, changed, overlay, counts), counts };
 }
 
 function mergedResolve(
@@ -89,6 +118,7 @@ function mergedResolve(
   target: IndexTarget,
   changed: WorkRecord[],
   overlay: Parameters<typeof mergeResolveCatalog>[1],
+  counts: FacetCounts,
 ): ResolveCatalog | { reason: string } {
   // What the resolve catalog reads of an instrument (the vocabulary and the instrument expander);
   // the records' other fields (work counts, profiles) change with the works.
@@ -99,9 +129,10 @@ function mergedResolve(
   const statuses = (list: Array<{ slug: string; status: string }>) =>
     list.map((p) => [p.slug, p.status]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
   if (!sameJson(statuses(base.profiles), statuses(target.profiles))) return { reason: 'the profiles changed' };
-  for (const field of ['genre', 'period'] as const)
-    if (distinct(base.records, field) !== distinct(target.records, field))
-      return { reason: `the catalog's ${field}s changed (the meaning vocabulary is made from them)` };
+  const baseCounts = sortedCounts(base.counts);
+  for (const field of ['genres', 'periods'] as const)
+    if (!sameJson(Object.keys(baseCounts[field]), Object.keys(counts[field])))
+      return { reason: `the catalog's ${field} changed (the meaning vocabulary is made from them)` };
   const { overlay: rows, vocabularyChanges } = buildResolveOverlay({
     meaning: base.resolve.meaning,
     profiles: base.profiles,
