@@ -58,7 +58,13 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { moveTree } from '../src/lib/site/move-tree.ts';
-import { filesBelow, readLayerManifest, SiteView, writeLayerFiles } from '../src/lib/site/layers.ts';
+import {
+  filesBelow,
+  readLayerManifest,
+  SiteView,
+  writeLayerFiles,
+  writePlainBaseLink,
+} from '../src/lib/site/layers.ts';
 import {
   LAYER_FORMAT,
   layerMaxPathsFrom,
@@ -692,7 +698,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       };
       writeLayerFiles(outDir, layer);
       phase('layerMs');
-    }
+    } else writePlainBaseLink(outDir);
   } finally {
     await indexer.close();
   }

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog, type Catalog } from '../src/domain/catalog.ts';
 import { dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
 import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
+import { writePlainBaseLink } from '../src/lib/site/layers.ts';
 import { protectedAssets, publishedBlobs } from '../src/domain/records.ts';
 import { placeViewedScores, renderScores, type RenderSummary } from '../src/lib/site/render-scores.ts';
 import type { RenderCacheBackend } from '../src/lib/site/render-cache.ts';
@@ -458,6 +459,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
         brotliStatic: nginxHasBrotliStatic(),
       }),
     );
+    // nginx tries client/ then base/ (a layered build's base; here the folder's own client/).
+    writePlainBaseLink(outDir);
     // Outside client/: the server reads it to know which blobs public records link to.
     writeFileSync(path.join(outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
     writeProtected(outDir, catalog);

@@ -78,8 +78,9 @@ export function renderNginxConfig(
 `;
   // The root is the build folder, so that a layered build (src/lib/site/layers.ts) is served as
   // its view: its own files (the delta, `client/`) first, then its base's (`base/`, a link to the
-  // base folder's client/), never a path `deleted/` names. A plain build has no `base/` or
-  // `deleted/`: the same file serves both kinds, so nginx follows every swap without a reload.
+  // base folder's client/), never a path `deleted/` names. A plain build has no `deleted/`, and
+  // its `base` links to its own client/: the same file serves both kinds, so nginx follows every
+  // swap without a reload, and tries that straddle a swap still find the file.
   const root = path.dirname(path.resolve(clientDir));
   const own = `/${path.basename(path.resolve(clientDir))}`;
   const layers = (...files: string[]) =>

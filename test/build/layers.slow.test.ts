@@ -89,6 +89,11 @@ describe('layered builds', () => {
     const record = await get(`/api/v1/works/${REMOVED}`);
     expect([record.status, record.text]).toEqual([404, `node: /api/v1/works/${REMOVED}`]);
     expect((await get('/')).status).toBe(200);
+    // A plain build's base/ is its own client/: nginx's second try, made after a swap from a layer
+    // to a plain build, still finds the file.
+    expect(readFileSync(path.join(baseDir, 'base', 'index.html'))).toEqual(
+      readFileSync(path.join(baseDir, 'client', 'index.html')),
+    );
   }, 600_000);
 
   it('past ARCHIVE_LAYER_MAX_PATHS the next build compacts into a plain folder; the one after is a layer over it', async () => {

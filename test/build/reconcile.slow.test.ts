@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { layerBaseDir } from '../../src/lib/site/layers.ts';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../api/app.ts';
 import { buildKey, ensureBuild, readBuildInfo, Rebuilder } from '../../api/site/builds.ts';
@@ -104,9 +105,13 @@ describe('incremental rebuilds and the background reconcile', () => {
     const after = await served();
     expect(after.title).toBe('Minuet in G (second revision)');
     expect(after.html).toContain('Minuet in G (second revision)');
-    // No folder of the stopped reconcile is left behind.
+    // No folder of the stopped reconcile is left behind; the incremental folder swapped out is
+    // kept a while, with the base it is a layer over (src/lib/site/layers.ts).
+    const swappedOut = path.join(root, 'builds', `${buildKey(second, config.publicBaseUrl)}-inc`);
+    const layerBase = layerBaseDir(swappedOut);
+    expect(layerBase).not.toBeNull();
     expect(readdirSync(path.join(root, 'builds')).sort()).toEqual(
-      [buildKey(second, config.publicBaseUrl), `${buildKey(second, config.publicBaseUrl)}-inc`].sort(),
+      [buildKey(second, config.publicBaseUrl), path.basename(swappedOut), path.basename(layerBase!)].sort(),
     );
   }, 600_000);
 

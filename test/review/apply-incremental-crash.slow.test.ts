@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
 import { afterAll, describe, expect, it } from 'vitest';
+import { layerBaseDir } from '../../src/lib/site/layers.ts';
 import { killTree, type Started, ServiceRun, dataOf } from '../helpers/process.ts';
 
 const serviceRun = new ServiceRun('pdma-apply-inc-crash-');
@@ -61,8 +62,13 @@ describe('SIGKILL during an incremental swap', () => {
     const restarted = running;
     expect(restarted.output()).not.toContain('building the site');
     // Every other folder is pruned; the one nginx was reading stays for the requests in flight,
-    // and the link now names the incremental build.
-    expect(readdirSync(buildsDir).sort()).toEqual([...new Set([incremental!, linkedBefore])].sort());
+    // and so does the base the incremental build is a layer over (src/lib/site/layers.ts); the
+    // link now names the incremental build.
+    const layerBase = layerBaseDir(path.join(buildsDir, incremental!));
+    expect(layerBase).not.toBeNull();
+    expect(readdirSync(buildsDir).sort()).toEqual(
+      [...new Set([incremental!, linkedBefore, path.basename(layerBase!)])].sort(),
+    );
     expect(path.basename(readlinkSync(path.join(dataDir, 'current')))).toBe(incremental);
     const work = await dataOf(await fetch(`${restarted.url}/api/v1/works/bach-prelude-in-c-bwv-846`));
     expect(work.title).toBe('Prelude in C major (quokka edition)');

@@ -106,7 +106,9 @@ describe('without reader sign-in', () => {
       }
     }
     const nginx = readFileSync(path.join(t.buildDir, 'nginx.conf'), 'utf8');
-    expect(nginx).toContain(`root ${client};`);
+    // Rooted at the build folder: it serves client/ (and a layered build's base/), never protected/.
+    expect(nginx).toContain(`root ${t.buildDir};`);
+    expect(nginx).toContain('try_files /client$uri /base$uri =404;');
     expect(nginx).not.toContain('protected');
     // Signed-in stored files are copied beside client/ (protected/), where only the protected route reads them.
     expect(existsSync(path.join(t.buildDir, 'protected', WORK, 'bwv846-piano-bed.mp3'))).toBe(true);

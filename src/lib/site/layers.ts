@@ -7,9 +7,10 @@
  *
  * On disk a layered build folder holds, beside the usual files: `client/` (the delta),
  * `layer.json`, `base` (a relative link to the base folder's `client/`) and `deleted/` (an empty
- * file at each deleted path). The generated nginx.conf roots at the build folder and tries
- * `client/` then `base/`, refusing a path `deleted/` names (api/site/nginx.ts), so nginx follows a
- * swap between plain and layered builds without a reload.
+ * file at each deleted path). A plain build has `base` too, linked to its own `client/`. The
+ * generated nginx.conf roots at the build folder and tries `client/` then `base/`, refusing a path
+ * `deleted/` names (api/site/nginx.ts), so nginx follows a swap between plain and layered builds
+ * without a reload, and a request whose tries straddle a swap still finds its file.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -136,6 +137,17 @@ export class SiteView {
   baseFilesUnder(dir: string): string[] {
     return filesBelow(this.base ?? this.client, dir);
   }
+}
+
+/**
+ * A plain build's `base` link, to its own `client/`: nginx tries `client/<file>`, then
+ * `base/<file>`, and the served link may move between the two tries (a swap between a layer and
+ * a plain build). With the link, the second try finds the plain build's file instead of nothing.
+ */
+export function writePlainBaseLink(buildDir: string): void {
+  const link = path.join(buildDir, LAYER_BASE_LINK);
+  rmSync(link, { force: true });
+  symlinkSync('client', link, 'dir');
 }
 
 /**
