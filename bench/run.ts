@@ -101,7 +101,7 @@ const applySection: Section = {
       ...(missed.length === 0
         ? {}
         : {
-            message: `apply-to-visible goal(s) not met: ${missed.join('; ')}; the incremental build still runs Astro (its start-up, Vite's bundle, the touched browse pages) and links every file (cp -al) per apply (docs/review.md)`,
+            message: `apply-to-visible goal(s) not met: ${missed.join('; ')}; the incremental build still runs Astro (its start-up, Vite's bundle, the touched browse pages) and links its layer's delta so far per apply, the whole view at each compaction (docs/review.md)`,
           }),
       figures: [
         ...r.runs.map((run) =>

@@ -93,6 +93,10 @@ interface AppliedFigures {
   newBuildMs: number;
   /** An incremental build's phases (build.json incremental.phases). */
   phases: Record<string, number> | null;
+  /** The steps beside them (build.json incremental.background: the delta's link, Pagefind, compression). */
+  background: Record<string, number> | null;
+  /** The layer it is, or a compaction (build.json incremental.layer; src/lib/site/layers.ts). */
+  layer: Record<string, unknown> | null;
   goalMs: number;
   pass: boolean;
   /** The apply job's own phases, from its log line (api/review/apply-steps.ts). */
@@ -313,7 +317,11 @@ async function one(
         info?.mode === 'full' && info.fallbackReason ? `full (${info.fallbackReason})` : (info?.mode ?? 'unknown');
       const built = JSON.parse(readFileSync(path.join(handle.current.dir, 'build.json'), 'utf8')) as {
         durationMs: number;
-        incremental?: { phases: Record<string, number> };
+        incremental?: {
+          phases: Record<string, number>;
+          background?: Record<string, number>;
+          layer?: Record<string, unknown>;
+        };
       };
       const figures: AppliedFigures = {
         works,
@@ -326,6 +334,8 @@ async function one(
         mode,
         newBuildMs: built.durationMs,
         phases: built.incremental?.phases ?? null,
+        background: built.incremental?.background ?? null,
+        layer: built.incremental?.layer ?? null,
         goalMs,
         pass: applyToVisibleMs <= goalMs,
         applyPhases,
@@ -582,7 +592,7 @@ export async function runApplyBench(options: {
   const newWorkRuns: NewWorkRun[] = [];
   for (const works of sizes) {
     for (const r of await one(works, scenarios, repeat, options.keep)) {
-      const build = `${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)}`;
+      const build = `${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)} beside ${JSON.stringify(r.background)} layer ${JSON.stringify(r.layer)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)}`;
       if (r.scenario === 'correction') {
         options.log?.(
           `apply ${works} works, correction #${r.sequence}: answered in ${r.applyCallMs} ms, visible everywhere after ${r.applyToVisibleMs} ms (json ${r.visibleMs.json}, md ${r.visibleMs.markdown}, html ${r.visibleMs.html}, query ${r.visibleMs.query}; ${build})`,

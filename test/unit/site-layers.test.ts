@@ -1,6 +1,7 @@
 /**
  * Layered builds: the rules (src/domain/site-layers.ts) and a view over real folders
- * (src/lib/site/layers.ts), read through the static server's file lookup as requests read it.
+ * (src/lib/site/layers.ts), read through the static server's file lookup as requests read it,
+ * and published as `publish:static` publishes a build.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,6 +17,7 @@ import {
 } from '../../src/domain/site-layers.ts';
 import { LAYER_DELETED_DIR, readLayerManifest, SiteView, writeLayerFiles } from '../../src/lib/site/layers.ts';
 import { StaticSite } from '../../api/site/static-site.ts';
+import { siteObjects } from '../../scripts/publish-static.ts';
 
 describe('layer rules', () => {
   it('a path is the delta’s, deleted, or the base’s', () => {
@@ -116,5 +118,15 @@ describe('a layered view over real folders', () => {
     expect(await body('/works/gone')).toBe('none');
     expect(await body('/works/kept')).toBe('redirect');
     expect(await body('/works/../../b0/client/works/gone/')).toBe('none');
+  });
+
+  it('publish:static publishes the view: the delta’s and the base’s files, none of the deleted ones', async () => {
+    const objects = await siteObjects(SiteView.open(path.join(root, 'l1')), 'site/');
+    const byKey = new Map(objects.map((o) => [o.key, o]));
+    expect([...byKey.keys()].filter((k) => k.includes('gone'))).toEqual([]);
+    for (const key of ['site/index.html', 'site/works/kept/', 'site/works/new/index.html'])
+      expect(byKey.has(key), key).toBe(true);
+    expect(readFileSync(byKey.get('site/index.html')!.file!, 'utf8')).toBe('home 1');
+    expect(readFileSync(byKey.get('site/works/kept/')!.file!, 'utf8')).toBe('kept 0');
   });
 });
