@@ -244,7 +244,7 @@ describe('index files', () => {
     );
   });
 
-  it('hold the profiles and the distinct composers, first seen in slug order', () => {
+  it('hold the profiles, the distinct composers in the order of their JSON text, and the works per genre and period', () => {
     const loaded = loadCatalog(path.join(ROOT, 'content'));
     const profiles = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
     const files = buildIndexFiles({
@@ -255,9 +255,20 @@ describe('index files', () => {
     const manifest = JSON.parse(files['catalog.json'].toString());
     expect(manifest.works).toBe(sample.records.length);
     expect(manifest.profiles.map((p: { slug: string }) => p.slug)).toEqual(profiles.map((p) => p.slug));
-    const bySlug = [...sample.records].sort((a, b) => (a.slug < b.slug ? -1 : 1));
-    const distinct = [...new Map(bySlug.map((r) => [JSON.stringify(r.composer), r.composer])).values()];
+    // An order a new work cannot move (first seen in slug order could): an incremental build keeps the base's.
+    const distinct = [...new Map(sample.records.map((r) => [JSON.stringify(r.composer), r.composer])).entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, c]) => c);
     expect(manifest.composers).toEqual(distinct);
+    expect(manifest.composers.length).toBeGreaterThan(1);
+    // Works per genre and per period, keys sorted: they add up to the catalog.
+    for (const field of ['genres', 'periods'] as const) {
+      const counts = manifest[field] as Record<string, number>;
+      expect(Object.keys(counts)).toEqual(Object.keys(counts).sort());
+      expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(sample.records.length);
+      const one = sample.records[0]![field === 'genres' ? 'genre' : 'period'];
+      expect(counts[one]).toBe(sample.records.filter((r) => r[field === 'genres' ? 'genre' : 'period'] === one).length);
+    }
     // Heads drop only the usage lists.
     expect(manifest.profiles[0].catalogUsage).toEqual({
       arrangementCount: profiles.find((p) => p.slug === manifest.profiles[0].slug)!.catalogUsage.arrangementCount,
