@@ -56,6 +56,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { moveTree } from '../src/lib/site/move-tree.ts';
 import {
@@ -546,7 +547,9 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     // The delta so far (bounded), or nothing over a plain base.
     linking = timed(
       'linkMs',
-      baseLayer ? hardLinkCopy(path.join(baseDir, 'client'), clientDir, []) : Promise.resolve(mkdirSync(clientDir)),
+      baseLayer
+        ? hardLinkCopy(path.join(baseDir, 'client'), clientDir, [])
+        : mkdir(clientDir, { recursive: true }).then(() => undefined),
     );
     // Only the dirty shards are indexed into the scratch folder; the clean ones stay in the view.
     const reuse = searchShardReuse(
@@ -677,7 +680,13 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       const dirty = shardReuse ? shardReuse.dirty : null;
       const inDirty = (rel: string) => dirty === null || dirty.some((k) => inShard(rel, k));
       for (const rel of filesBelow(clientDir, 'pagefind')) if (inDirty(rel)) rmSync(path.join(clientDir, rel));
-      removedBase.push(...baseView.baseFilesUnder('pagefind').filter(inDirty));
+      // The base's files of those shards only: shard 0's folder holds the others' folders.
+      const folders = dirty === null ? ['pagefind'] : dirty.map((k) => (k === 0 ? 'pagefind' : `pagefind/shard-${k}`));
+      const otherShard = (folder: string) => /^pagefind\/shard-\d+$/.test(folder);
+      for (const folder of folders)
+        removedBase.push(
+          ...baseView.baseFilesUnder(folder, folder === 'pagefind' && dirty !== null ? otherShard : undefined),
+        );
       moveTree(path.join(searchScratch, 'pagefind'), path.join(clientDir, 'pagefind'));
     } else if (!keepSearch) {
       rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });

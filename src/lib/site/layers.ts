@@ -37,8 +37,11 @@ export function layerBaseDir(buildDir: string): string | null {
   }
 }
 
-/** Every file under `dir`, root-relative to `root` with `/` (an explicit stack: no recursion). */
-export function filesBelow(root: string, dir = ''): string[] {
+/**
+ * Every file under `dir`, root-relative to `root` with `/` (an explicit stack: no recursion),
+ * not entering the folders `skip` names.
+ */
+export function filesBelow(root: string, dir = '', skip: (folder: string) => boolean = () => false): string[] {
   const out: string[] = [];
   const stack = [dir];
   while (stack.length > 0) {
@@ -51,8 +54,9 @@ export function filesBelow(root: string, dir = ''): string[] {
     }
     for (const entry of entries) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) stack.push(child);
-      else out.push(child);
+      if (entry.isDirectory()) {
+        if (!skip(child)) stack.push(child);
+      } else out.push(child);
     }
   }
   return out;
@@ -134,8 +138,8 @@ export class SiteView {
    * The files of the plain build under the view, under `dir`: a layered view's base's (whether
    * the layer deleted or replaced them or not), a plain view's own.
    */
-  baseFilesUnder(dir: string): string[] {
-    return filesBelow(this.base ?? this.client, dir);
+  baseFilesUnder(dir: string, skip?: (folder: string) => boolean): string[] {
+    return filesBelow(this.base ?? this.client, dir, skip);
   }
 }
 
