@@ -113,6 +113,7 @@ import { nginxHasBrotliStatic, renderNginxConfig } from '../api/site/nginx.ts';
 import {
   buildSite,
   ContentError,
+  PROJECT_ROOT,
   runAstro,
   scoreCounts,
   SCORES_MANIFEST,
@@ -120,7 +121,9 @@ import {
   writeProtected,
   type BuildInfo,
   type BuildOptions,
+  type RendererUsed,
 } from './build.ts';
+import { siteCodeDigest } from './lib/site-code.ts';
 
 /** The incremental path cannot vouch for the result; the message says why (build.json `fallbackReason`). */
 export class FullBuildNeeded extends Error {}
@@ -462,6 +465,10 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   if (!existsSync(path.join(baseDir, SCORES_MANIFEST)))
     throw new FullBuildNeeded('the base build kept no score manifest');
   if (!options.commit) throw new FullBuildNeeded('no commit named');
+  // The pages not rendered again are the base's: the same code must have made them.
+  const siteCode = siteCodeDigest(PROJECT_ROOT);
+  if (!base.siteCode) throw new FullBuildNeeded('the base build does not record its site code');
+  if (base.siteCode !== siteCode) throw new FullBuildNeeded('the site code changed since the base build');
   // Where the time goes, for build.json (bench/README.md quotes it).
   const phases: Record<string, number> = {};
   let mark = Date.now();
@@ -588,6 +595,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   const indexer = startIndexWorker(baseDir, plan.works);
   let searchIndex: BuildInfo['searchIndex'];
   let renderedFiles: number;
+  let renderer: RendererUsed;
   let zips: BuildInfo['zips'];
   let catalogIndex: BuildInfo['catalogIndex'];
   let compressedPages: BuildInfo['compressedPages'];
@@ -612,7 +620,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     resetWorksIndexPages();
     let indexing: Promise<BuildInfo['catalogIndex']> | undefined;
     try {
-      await runAstro({
+      renderer = await runAstro({
         contentDir,
         baseUrl: options.baseUrl,
         generatedAtUtc,
@@ -623,6 +631,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
         quiet: options.quiet,
         catalog,
         readerSignIn: options.readerSignIn,
+        warm: true,
       });
       phase('astroMs');
       worksIndexKeys = writeWorksIndexKeys(outDir);
@@ -727,6 +736,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
     readerSignIn: options.readerSignIn ?? 'none',
     contentDir,
     commit: options.commit,
+    siteCode,
     mode: 'incremental',
     fallbackReason: null,
     incremental: {
@@ -736,6 +746,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       works: plan.works,
       reparsedWorks: reparsed,
       renderedFiles,
+      renderer,
       searchIndexKept: keepSearch,
       searchShardsIndexed: keepSearch ? [] : shardReuse ? shardReuse.dirty : null,
       layer: layer

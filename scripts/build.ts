@@ -8,7 +8,17 @@
  * records just written), writes the nginx config that serves the same URLs, and marks the folder complete with
  * `build.json` last, so a half-built folder is never mistaken for a site.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -32,6 +42,8 @@ import { buildWorkZipsInWorker, type ZipSummary } from '../src/lib/site/work-zip
 import { writeSnapshot } from './catalog-snapshot.ts';
 import { moveTree } from '../src/lib/site/move-tree.ts';
 import { resetWorksIndexPages, writeWorksIndexKeys } from '../src/lib/site/works-index.ts';
+import { siteCodeDigest } from './lib/site-code.ts';
+import { warmAppKey, warmCapture, warmKey, warmRender } from './lib/warm-render.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -81,6 +93,11 @@ export interface BuildInfo {
   contentDir: string;
   /** The content commit built; null when the caller did not name one (then no incremental build can start from this folder). */
   commit: string | null;
+  /**
+   * SHA-256 of the site code that made the build (scripts/lib/site-code.ts): an incremental build
+   * starts only from a base with the same. Builds before 2026-11-28 have none.
+   */
+  siteCode?: string;
   /** "full": everything rendered; "incremental": only what a change touched, on top of `incremental.base` (scripts/build-incremental.ts). */
   mode: 'full' | 'incremental';
   /** Why a requested incremental build became a full one; null otherwise. */
@@ -93,6 +110,8 @@ export interface BuildInfo {
     /** Works parsed and checked again (the rest came from the base's catalog-snapshot.json); null: the whole catalog was loaded. */
     reparsedWorks: number | null;
     renderedFiles: number;
+    /** Who rendered the pages: the warm renderer (no Vite run), or Astro (and why not the warm renderer). */
+    renderer?: RendererUsed;
     /** The changed works' search records were unchanged, so the base's Pagefind index was linked, not made again. */
     searchIndexKept?: boolean;
     /** The search-index shards indexed again (the others linked from the base); null: every shard (src/lib/site/search-index.ts). */
@@ -159,6 +178,8 @@ export interface BuildInfo {
   peakRssBytes?: number;
   /** Astro runs of a full build: 1, or one per batch of works plus one for the listings (`batchWorks`). */
   astroRuns?: number;
+  /** Of `astroRuns`, those the warm renderer rendered (every batch after the first, unless it failed). */
+  warmRuns?: number;
   durationMs: number;
 }
 
@@ -196,10 +217,24 @@ export interface AstroRun {
   quiet?: boolean;
   /** Keep the site data the run built for the next run of the same build (batches); otherwise dropped when the run ends. */
   keepSiteData?: boolean;
+  /**
+   * Render through the warm renderer when this process holds Astro's compiled pages for the same
+   * site code and settings (scripts/lib/warm-render.ts). Only for a run whose output joins a base
+   * built by the same code: a warm run writes pages and records, not the browser's bundles.
+   */
+  warm?: boolean;
 }
 
 /** Run `astro build` once in this process (the build is a child process of the server). */
-export async function runAstro(run: AstroRun): Promise<void> {
+/**
+ * How an Astro run's pages were rendered: by the warm renderer (scripts/lib/warm-render.ts), or by
+ * Astro itself (with why the warm renderer was not used, when the run asked for it).
+ */
+export type RendererUsed = { kind: 'warm'; files: number; durationMs: number } | { kind: 'astro'; because?: string };
+
+let warmScopes = 0;
+
+export async function runAstro(run: AstroRun): Promise<RendererUsed> {
   const cacheDir = path.join(run.workDir, '.cache');
   const env: Record<string, string> = {
     ARCHIVE_CONTENT_DIR: run.contentDir,
@@ -215,6 +250,38 @@ export async function runAstro(run: AstroRun): Promise<void> {
   else delete process.env.ARCHIVE_BUILD_SCOPE;
   Object.assign(process.env, env);
   if (run.catalog) shareCatalog(run.contentDir, run.catalog);
+  const key = warmKey(siteCodeDigest(PROJECT_ROOT), process.env);
+  let because: string | undefined;
+  if (run.warm) {
+    // The pages key their scope by its file name, and the warm app's page modules saw earlier
+    // runs' files: each warm run reads its scope from a name of its own.
+    const scopeCopy = run.scopeFile ? `${run.scopeFile}.warm-${process.pid}-${++warmScopes}` : undefined;
+    try {
+      if (scopeCopy) {
+        copyFileSync(run.scopeFile!, scopeCopy);
+        process.env.ARCHIVE_BUILD_SCOPE = scopeCopy;
+      }
+      const held = warmAppKey();
+      const done = await warmRender(key, run.clientDir);
+      if (done) {
+        if (!run.quiet)
+          console.log(`[build] warm render: ${done.files} pages and records in ${done.durationMs} ms (no Vite run)`);
+        return { kind: 'warm', ...done };
+      }
+      because = held === null ? 'no warm app in this process yet' : 'the site code or its settings changed';
+    } catch (err) {
+      because = `the warm render failed: ${(err as Error).message}`;
+      console.error(`[build] ${because}; running Astro`);
+      rmSync(run.clientDir, { recursive: true, force: true });
+    } finally {
+      if (scopeCopy) {
+        rmSync(scopeCopy, { force: true });
+        process.env.ARCHIVE_BUILD_SCOPE = run.scopeFile!;
+      }
+      if (!run.keepSiteData) dropSharedSiteData();
+    }
+    if (run.catalog) shareCatalog(run.contentDir, run.catalog);
+  }
   const { build } = await import('astro');
   // Astro stages prerendered chunks under <cwd>/.astro when outDir lies outside the working
   // directory, so two builds of this checkout would share (and break) one staging folder. Building
@@ -232,7 +299,14 @@ export async function runAstro(run: AstroRun): Promise<void> {
     // runs again, which only costs the time.
     const options = { sync: false } as Parameters<typeof build>[1];
     await build(
-      { root: PROJECT_ROOT, logLevel: run.quiet ? 'error' : 'info', outDir: run.clientDir, cacheDir },
+      {
+        root: PROJECT_ROOT,
+        logLevel: run.quiet ? 'error' : 'info',
+        outDir: run.clientDir,
+        cacheDir,
+        // Every run leaves its compiled pages loaded for the next run's warm render.
+        integrations: [warmCapture(key, path.join(run.clientDir, '.prerender'))],
+      },
       options,
     );
   } finally {
@@ -242,6 +316,7 @@ export async function runAstro(run: AstroRun): Promise<void> {
     if (!run.keepSiteData) dropSharedSiteData();
   }
   rmSync(cacheDir, { recursive: true, force: true });
+  return because === undefined ? { kind: 'astro' } : { kind: 'astro', because };
 }
 
 /** Works per Astro run of a full build, unless the caller or ARCHIVE_BUILD_BATCH_WORKS says otherwise. */
@@ -287,12 +362,13 @@ export async function renderAllPages(
   run: Omit<AstroRun, 'scopeFile' | 'keepSiteData'> & { catalog: Catalog },
   batchWorks: number,
   log: (message: string) => void,
-): Promise<number> {
+): Promise<{ runs: number; warm: number }> {
   const slugs = run.catalog.works.map((w) => w.content.slug).sort();
   if (slugs.length <= batchWorks) {
     await runAstro(run);
-    return 1;
+    return { runs: 1, warm: 0 };
   }
+  let warm = 0;
   // A folder per run too: Node keeps a module loaded from a path, and Astro's prerender entry keeps
   // its app (and the static paths it computed) in module state, so a run from the same path would
   // render the previous run's paths.
@@ -308,13 +384,21 @@ export async function renderAllPages(
       // A file per run: the page modules may be the ones an earlier run loaded, and they key their scope by its file.
       writeFileSync(scopeFile(n), JSON.stringify(scope));
       const last = n === scopes.length - 1;
-      await runAstro({ ...run, clientDir: scratch(n), scopeFile: scopeFile(n), keepSiteData: !last });
+      // Runs after the first render through the first one's compiled pages (its bundles are in place).
+      const used = await runAstro({
+        ...run,
+        clientDir: scratch(n),
+        scopeFile: scopeFile(n),
+        keepSiteData: !last,
+        warm: n > 0,
+      });
+      if (used.kind === 'warm') warm++;
       rmSync(scopeFile(n), { force: true });
       moveInto(scratch(n), run.clientDir);
       const m = process.memoryUsage();
       const memory = `rss ${Math.round(m.rss / 1048576)} MB, heap ${Math.round(m.heapUsed / 1048576)}/${Math.round(m.heapTotal / 1048576)} MB`;
       log(
-        `${scope.works.length > 0 ? `pages of works ${n * batchWorks + 1}-${n * batchWorks + scope.works.length} of ${slugs.length}` : 'composer, browse and profile pages'} (run ${n + 1} of ${scopes.length}); ${memory}`,
+        `${scope.works.length > 0 ? `pages of works ${n * batchWorks + 1}-${n * batchWorks + scope.works.length} of ${slugs.length}` : 'composer, browse and profile pages'} (run ${n + 1} of ${scopes.length}, ${used.kind === 'warm' ? 'warm' : 'Astro'}); ${memory}`,
       );
     }
   } finally {
@@ -324,7 +408,7 @@ export async function renderAllPages(
       rmSync(scratch(n), { recursive: true, force: true });
     }
   }
-  return scopes.length;
+  return { runs: scopes.length, warm };
 }
 
 /**
@@ -353,6 +437,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const started = Date.now();
   const contentDir = path.resolve(options.contentDir);
   const outDir = path.resolve(options.outDir);
+  const siteCode = siteCodeDigest(PROJECT_ROOT);
   const phase = phaseClock(options.quiet);
   let loaded: ReturnType<typeof loadCatalog> | undefined = loadCatalog(contentDir);
   if (loaded.messages.length > 0) throw new ContentError(loaded.messages.map(formatLintMessage));
@@ -394,10 +479,10 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const searchScratch = path.join(outDir, '.search');
   const searching = searchBeside ? buildSearchIndexInWorker(searchScratch, catalog) : null;
   searching?.catch(() => undefined); // surfaced when awaited below
-  let astroRuns: number;
+  let rendered: { runs: number; warm: number };
   resetWorksIndexPages();
   try {
-    astroRuns = await renderAllPages(
+    rendered = await renderAllPages(
       {
         contentDir,
         baseUrl: options.baseUrl,
@@ -420,7 +505,11 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     await compressing.catch(() => undefined);
   }
   const compressedPages = await compressing;
-  phase('astroMs', `astro build done in ${astroRuns} run(s)${searching ? ', Pagefind beside it' : ''}`);
+  const astroRuns = rendered.runs;
+  phase(
+    'astroMs',
+    `astro build done in ${astroRuns} run(s)${rendered.warm > 0 ? ` (${rendered.warm} by the warm renderer)` : ''}${searching ? ', Pagefind beside it' : ''}`,
+  );
   // Moved, not copied: the engraved pages are most of a real catalog's bytes.
   if (existsSync(path.join(scoresDir, 'files'))) moveTree(path.join(scoresDir, 'files'), clientDir);
   scores.linkedFiles += placeViewedScores(scores.deferred, clientDir);
@@ -486,6 +575,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     readerSignIn: options.readerSignIn ?? 'none',
     contentDir,
     commit: options.commit ?? null,
+    siteCode,
     mode: 'full',
     generatedAtUtc,
     works: counts.works,
@@ -497,6 +587,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
     zips,
     phases: phase.phases,
     astroRuns,
+    warmRuns: rendered.warm,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     durationMs: Date.now() - started,
   };

@@ -40,7 +40,7 @@ export function standaloneConfig(
   const block = renderNginxConfig(clientDir, { listen, upstream, brotliStatic: options.brotliStatic });
   // Debian's own nginx.conf loads enabled modules from modules-enabled; this one names the brotli
   // static module itself when the server block uses it.
-  const modules = block.includes('brotli_static on;') ? `load_module ${DEBIAN_BROTLI_STATIC_MODULE};\n` : '';
+  const modules = /^\s*brotli_static on;/m.test(block) ? `load_module ${DEBIAN_BROTLI_STATIC_MODULE};\n` : '';
   const server = block
     .split('\n')
     .map((line) => (line ? `    ${line}` : line))

@@ -28,7 +28,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 async function build(
   name: string,
   extra: string[],
-): Promise<{ dir: string; info: { works: number; astroRuns: number } }> {
+): Promise<{ dir: string; info: { works: number; astroRuns: number; warmRuns: number } }> {
   const dir = path.join(root, name);
   await run(
     process.execPath,
@@ -49,7 +49,11 @@ async function build(
   );
   return {
     dir,
-    info: JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { works: number; astroRuns: number },
+    info: JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as {
+      works: number;
+      astroRuns: number;
+      warmRuns: number;
+    },
   };
 }
 
@@ -67,6 +71,9 @@ describe('a full build in batches', () => {
     // The sample has 26 works: batches of 10, 10 and 6, then the listings.
     expect(batched.info.works).toBe(26);
     expect(batched.info.astroRuns).toBe(4);
+    // Vite compiles the pages once: the runs after the first render through the warm renderer.
+    expect(single.info.warmRuns).toBe(0);
+    expect(batched.info.warmRuns).toBe(3);
   });
 
   it('writes the same files with the same bytes as one run', () => {

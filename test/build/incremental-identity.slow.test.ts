@@ -17,7 +17,9 @@ import { loadCatalog } from '../../src/domain/catalog.ts';
 import { filesUnder, digests, differences, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://incremental.example.test';
-const builds = new IncrementalBuilds('pdma-incremental-', BASE_URL);
+// The incremental builds run as the server's applies do: in one warm build process, rendering
+// through the warm renderer (the full builds they are compared with each run in a new process).
+const builds = new IncrementalBuilds('pdma-incremental-', BASE_URL, { warm: true });
 const { root, repo } = builds;
 const work = (slug: string, file = 'index.md') => builds.work(slug, file);
 const commitAll = (message: string) => builds.commitAll(message);
@@ -43,6 +45,8 @@ describe('incremental build', () => {
     expect(info.mode).toBe('incremental');
     expect(info.commit).toBe(commit);
     expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
+    // Rendered by the warm renderer: the base's build left Astro's compiled pages loaded.
+    expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
     // A layer over the base: only the files the change touched, none of the base's copied.
     expect(info.incremental.layer).toMatchObject({ base: 'base' });
     expect(info.incremental.layer.files).toBeLessThan(filesUnder(path.join(baseDir, 'client')).length / 2);
@@ -124,6 +128,7 @@ describe('incremental build', () => {
     const info = JSON.parse(readFileSync(path.join(result.incremental, 'build.json'), 'utf8'));
     expect(info.fallbackReason ?? null).toBeNull();
     expect(info.mode).toBe('incremental');
+    expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
     expect(info.incremental.works).toEqual([
       'bach-air-second-study',
       'bach-prelude-in-c-bwv-846',
@@ -176,5 +181,20 @@ describe('incremental build', () => {
     const info = JSON.parse(readFileSync(path.join(out, 'build.json'), 'utf8'));
     expect(info.mode).toBe('full');
     expect(info.fallbackReason).toMatch(/instruments\.json is a shared input/);
+    // A full build records the site code it was made by.
+    expect(info.siteCode).toMatch(/^[0-9a-f]{64}$/);
+
+    // A base made by other site code: its pages are not this code's, so the build is a full one.
+    const other = JSON.parse(readFileSync(path.join(out, 'build.json'), 'utf8'));
+    writeFileSync(path.join(out, 'build.json'), JSON.stringify({ ...other, siteCode: '0'.repeat(64) }));
+    const elise = work('beethoven-fur-elise');
+    writeFileSync(elise, readFileSync(elise, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (other code)'));
+    const next = await commitAll('Retitle Für Elise again');
+    const after = path.join(root, 'other-code');
+    await buildInChild(repo, after, BASE_URL, { commit: next, incrementalFrom: out });
+    const afterInfo = JSON.parse(readFileSync(path.join(after, 'build.json'), 'utf8'));
+    expect(afterInfo.mode).toBe('full');
+    expect(afterInfo.fallbackReason).toBe('the site code changed since the base build');
+    expect(afterInfo.siteCode).toBe(info.siteCode);
   }, 600_000);
 });

@@ -63,6 +63,8 @@ describe('the warm build process', () => {
     expect(second.result).toEqual({ pid: first.result.pid, earlierBuilds: 1 });
     const info = JSON.parse(readFileSync(path.join(second.dir, 'build.json'), 'utf8'));
     expect(info.mode).toBe('incremental');
+    // The full build left Astro's compiled pages loaded in the process: no Vite run for the apply.
+    expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
     // And a full build of the same commit in a new process agrees with it.
     const full = path.join(builds.root, 'cold-full');
     await buildInChild(builds.repo, full, BASE_URL, { commit, generatedAtUtc });

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildInChild } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { WarmBuilder } from '../../api/site/warm-builder.ts';
 import { PROJECT_ROOT } from './app.ts';
 import { LAYER_BASE_LINK, LAYER_DELETED_DIR, LAYER_FILE, SiteView } from '../../src/lib/site/layers.ts';
 
@@ -63,12 +64,20 @@ export class IncrementalBuilds {
   readonly root: string;
   readonly repo: string;
   readonly baseUrl: string;
+  /**
+   * With `{ warm: true }`: the base and every incremental build run in one warm build process
+   * (api/site/warm-builder.ts), as the server's applies do, so the incremental builds render
+   * through the warm renderer (scripts/lib/warm-render.ts); the full builds they are compared with
+   * still run each in a new process.
+   */
+  readonly builder: WarmBuilder | null;
   baseDir = '';
 
-  constructor(prefix: string, baseUrl: string) {
+  constructor(prefix: string, baseUrl: string, options: { warm?: boolean } = {}) {
     this.baseUrl = baseUrl;
     this.root = mkdtempSync(path.join(os.tmpdir(), prefix));
     this.repo = path.join(this.root, 'content');
+    this.builder = options.warm ? new WarmBuilder() : null;
   }
 
   /** A file of a work in the repository. */
@@ -80,7 +89,7 @@ export class IncrementalBuilds {
   async buildBase(seed = 'content'): Promise<string> {
     const seeded = await ensureContentRepo(this.repo, path.join(PROJECT_ROOT, seed));
     this.baseDir = path.join(this.root, 'base');
-    await buildInChild(this.repo, this.baseDir, this.baseUrl, { commit: seeded.head });
+    await buildInChild(this.repo, this.baseDir, this.baseUrl, { commit: seeded.head, builder: this.builder });
     return this.baseDir;
   }
 
@@ -98,7 +107,7 @@ export class IncrementalBuilds {
   ): Promise<{ incremental: string; full: string; differences: string[] }> {
     const incremental = path.join(this.root, `${name}-inc`);
     const full = path.join(this.root, `${name}-full`);
-    await buildInChild(this.repo, incremental, this.baseUrl, { commit, incrementalFrom: base });
+    await buildInChild(this.repo, incremental, this.baseUrl, { commit, incrementalFrom: base, builder: this.builder });
     // An incremental folder keeps the time of the full build it descends from.
     const { generatedAtUtc } = buildInfo(base) as { generatedAtUtc: string };
     await buildInChild(this.repo, full, this.baseUrl, { commit, generatedAtUtc });
@@ -106,6 +115,7 @@ export class IncrementalBuilds {
   }
 
   dispose(): void {
+    this.builder?.close();
     rmSync(this.root, { recursive: true, force: true });
   }
 }

@@ -21,7 +21,7 @@ export interface TestNginx {
 export async function startNginx(prefix: string, port: number, serverBlock: string): Promise<TestNginx> {
   const bin = findOrInstallNginx(() => undefined);
   if (!bin.path) throw new Error(`this test needs Debian's nginx: ${bin.note}`);
-  const modules = serverBlock.includes('brotli_static on;') ? `load_module ${DEBIAN_BROTLI_STATIC_MODULE};\n` : '';
+  const modules = /^\s*brotli_static on;/m.test(serverBlock) ? `load_module ${DEBIAN_BROTLI_STATIC_MODULE};\n` : '';
   mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
   const tmp = (n: string) => path.join(prefix, 'tmp', n);
   const errorLog = path.join(prefix, 'error.log');

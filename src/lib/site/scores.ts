@@ -60,13 +60,21 @@ export function scoreFolder(slug: string, assetId: number): string {
   return `works/${slug}/score/${assetId}`;
 }
 
-let cached: ScoreManifest | undefined;
+// Keyed by the file and by the catalog the build shared (src/lib/site-data.ts, shareCatalog): the
+// page modules of one process render many builds (the warm renderer, scripts/lib/warm-render.ts),
+// each with its own manifest.
+// Weakly: the module must not keep an earlier build's catalog alive.
+let cached: { file: string | undefined; catalog: WeakRef<object> | undefined; manifest: ScoreManifest } | undefined;
+const SHARED_CATALOG = Symbol.for('pdma.build.catalog');
 
 export function scoreManifest(): ScoreManifest {
-  if (cached) return cached;
   const file = process.env.ARCHIVE_SCORES_MANIFEST;
-  cached = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ScoreManifest) : { scores: {} };
-  return cached;
+  const catalog = (globalThis as { [SHARED_CATALOG]?: { catalog: object } })[SHARED_CATALOG]?.catalog;
+  if (cached && cached.file === file && cached.catalog?.deref() === catalog) return cached.manifest;
+  const manifest =
+    file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ScoreManifest) : { scores: {} };
+  cached = { file, catalog: catalog ? new WeakRef(catalog) : undefined, manifest };
+  return manifest;
 }
 
 export function scoreFor(slug: string, assetId: number): ScoreRendering {
