@@ -328,7 +328,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`1`',
     readBy: 'server',
     meaning:
-      "`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro's compiled pages loaded between them (an apply after the first renders its pages without running Vite: docs/architecture.md, \"A warm renderer\"); it is replaced after 50 builds or at 1.5 GiB of memory, and when it dies. The reconcile's full builds keep a process of their own. `0`: a new process per build (docs/review.md)",
+      '`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro\'s compiled pages loaded between them (an apply after the first renders its pages without running Vite: docs/architecture.md, "A warm renderer"); it is replaced after 50 builds or at 1.5 GiB of memory, and when it dies. The reconcile\'s full builds keep a process of their own. `0`: a new process per build (docs/review.md)',
   },
   {
     names: ['ARCHIVE_BUILD_BATCH_WORKS'],
