@@ -697,13 +697,15 @@ export function phaseClock(
 /** A bad command line or setting (the CLI's exit code 2); the message names the option. */
 export class UsageError extends Error {}
 
-/**
- * `npm run build` with these arguments, in this process (the CLI below, and the warm build
- * process of api/site/warm-builder.ts): the build's info. Throws UsageError (exit code 2) or
- * ContentError (exit code 1); anything else is a failure of the build itself.
- */
-export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo; outDir: string }> {
-  const { values } = parseArgs({
+/** The build CLI's options, for `--help` and a bad command line. */
+export const BUILD_USAGE = `usage: npm run build -- [--content DIR] [--out DIR] [--base-url URL] [--quiet]
+  [--reader-sign-in github|none] [--commit SHA] [--generated-at ISO-TIME] [--incremental-from BUILD-DIR]
+  [--batch-works N] [--render-cache config|none|DIR] [--blobs-dir DIR] [--nginx-root DIR]
+  [--engrave-workers N] [--engrave-timeout-ms MS] [--engrave-memory-mb MB]
+(README.md, "Settings"; docs/architecture.md for what a build writes)`;
+
+function parseBuildArgs(args: string[]) {
+  return parseArgs({
     args,
     options: {
       content: { type: 'string', default: process.env.ARCHIVE_CONTENT_DIR ?? path.join(PROJECT_ROOT, 'content') },
@@ -723,6 +725,22 @@ export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo
       'engrave-memory-mb': { type: 'string' },
     },
   });
+}
+
+/**
+ * `npm run build` with these arguments, in this process (the CLI below, and the warm build
+ * process of api/site/warm-builder.ts): the build's info. Throws UsageError (exit code 2) or
+ * ContentError (exit code 1); anything else is a failure of the build itself.
+ */
+export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo; outDir: string }> {
+  let parsed: ReturnType<typeof parseBuildArgs>;
+  try {
+    parsed = parseBuildArgs(args);
+  } catch (err) {
+    // node:util's message names the option ("Unknown option '--x'", "Option '--out <value>' argument missing").
+    throw new UsageError(`${(err as Error).message}\n${BUILD_USAGE}`);
+  }
+  const { values } = parsed;
   let renderCache: RenderCacheBackend | null;
   let renderView: string | null;
   let engrave: EngravePoolOptions;
@@ -782,6 +800,10 @@ export function builtLine(info: BuildInfo, outDir: string): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(BUILD_USAGE);
+    return;
+  }
   try {
     const { info, outDir } = await runBuildCommand(process.argv.slice(2));
     console.log(builtLine(info, outDir));

@@ -126,6 +126,24 @@ describe('the batch size', () => {
   });
 });
 
+describe('the build CLI', () => {
+  const cli = (args: string[]) =>
+    run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), ...args], { cwd: PROJECT_ROOT }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+
+  it('answers --help with its options, and an unknown option with exit code 2, the option and the usage', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run build -- .*--incremental-from BUILD-DIR/s);
+    const unknown = await cli(['--out-dir', path.join(root, 'never')]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^Unknown option '--out-dir'.*\nusage: npm run build -- /s);
+    expect(unknown.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+});
+
 describe('the Pagefind index of a full build', () => {
   it('is the same bytes whether the records go to Pagefind in slices or all at once', async () => {
     const { catalog } = loadCatalog(path.join(PROJECT_ROOT, 'content'));
