@@ -86,7 +86,7 @@ import {
   type LoadedWork,
   type LoadResult,
 } from '../src/domain/catalog.ts';
-import { readSnapshot, workFolder, writeSnapshot } from './catalog-snapshot.ts';
+import { readBaseSnapshot, workFolder, writeSnapshot, type SnapshotReuse } from './catalog-snapshot.ts';
 import { parseWorkFile } from '../src/domain/work-file.ts';
 import { WorkContent } from '../src/schemas/work.ts';
 import { validate } from '../src/domain/validation.ts';
@@ -248,9 +248,14 @@ function loadChanged(
   contentDir: string,
   baseDir: string,
   files: string[],
-): LoadResult & { reparsed: number | null; before: Map<string, LoadedWork> | null } {
-  const baseWorks = readSnapshot(baseDir, contentDir);
-  if (!baseWorks) return { ...loadCatalog(contentDir), reparsed: null, before: null };
+): LoadResult & {
+  reparsed: number | null;
+  before: Map<string, LoadedWork> | null;
+  snapshot: (SnapshotReuse & { fromMemory: boolean }) | null;
+} {
+  const base = readBaseSnapshot(baseDir, contentDir);
+  if (!base) return { ...loadCatalog(contentDir), reparsed: null, before: null, snapshot: null };
+  const baseWorks = base.works;
   const touched = new Set(files.map((f) => WORK_FILE.exec(f)?.[1]).filter((s): s is string => s !== undefined));
   // Shared inputs (instruments, profiles, genres) are loaded whole: the changed works are checked against them.
   const loaded = loadCatalog(contentDir, { works: touched });
@@ -282,6 +287,7 @@ function loadChanged(
     messages: loaded.messages,
     reparsed: loaded.catalog.works.length,
     before,
+    snapshot: { base, changed: touched, fromMemory: base.fromMemory },
   };
 }
 
@@ -481,7 +487,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
   for (const file of files) if (!WORK_FILE.test(file)) throw new FullBuildNeeded(`${file} is a shared input`);
   phase('diffMs');
 
-  const { catalog, messages, reparsed, before } = loadChanged(contentDir, baseDir, files);
+  const { catalog, messages, reparsed, before, snapshot } = loadChanged(contentDir, baseDir, files);
   if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
   phase('loadMs');
   const plan = planChange(contentDir, base.commit, files, catalog.works, catalog.genres);
@@ -650,7 +656,8 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
         execFileSync('cp', ['-al', path.join(baseDir, 'protected'), protectedDir]);
       for (const slug of plan.works) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
       writeProtected(outDir, catalog, new Set(plan.works));
-      writeSnapshot(outDir, catalog);
+      // The unchanged works' lines copied from the base's file; kept in memory for the next apply.
+      writeSnapshot(outDir, catalog, { reuse: snapshot ?? undefined, rememberFor: contentDir });
       phase('restMs');
     } catch (err) {
       // Never leave a copy, Pagefind or the index writing into a folder the caller may remove next.
@@ -745,6 +752,7 @@ export async function buildIncremental(options: BuildOptions, baseDir: string): 
       changedFiles: files.length,
       works: plan.works,
       reparsedWorks: reparsed,
+      snapshot: snapshot === null ? null : snapshot.fromMemory ? 'memory' : 'file',
       renderedFiles,
       renderer,
       searchIndexKept: keepSearch,

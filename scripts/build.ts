@@ -39,7 +39,7 @@ import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { buildSearchIndex, buildSearchIndexInWorker } from '../src/lib/site/search-index.ts';
 import { indexBuild } from '../api/catalog/build-index.ts';
 import { buildWorkZipsInWorker, type ZipSummary } from '../src/lib/site/work-zips.ts';
-import { writeSnapshot } from './catalog-snapshot.ts';
+import { forgetSnapshot, writeSnapshot } from './catalog-snapshot.ts';
 import { moveTree } from '../src/lib/site/move-tree.ts';
 import { resetWorksIndexPages, writeWorksIndexKeys } from '../src/lib/site/works-index.ts';
 import { siteCodeDigest } from './lib/site-code.ts';
@@ -109,6 +109,11 @@ export interface BuildInfo {
     works: string[];
     /** Works parsed and checked again (the rest came from the base's catalog-snapshot.json); null: the whole catalog was loaded. */
     reparsedWorks: number | null;
+    /**
+     * Where the base's snapshot came from: "memory" when this process wrote it (the warm build
+     * process's previous apply; scripts/catalog-snapshot.ts), "file" when read; null: no snapshot.
+     */
+    snapshot?: 'memory' | 'file' | null;
     renderedFiles: number;
     /** Who rendered the pages: the warm renderer (no Vite run), or Astro (and why not the warm renderer). */
     renderer?: RendererUsed;
@@ -438,6 +443,7 @@ export async function buildSite(options: BuildOptions): Promise<BuildInfo> {
   const contentDir = path.resolve(options.contentDir);
   const outDir = path.resolve(options.outDir);
   const siteCode = siteCodeDigest(PROJECT_ROOT);
+  forgetSnapshot();
   const phase = phaseClock(options.quiet);
   let loaded: ReturnType<typeof loadCatalog> | undefined = loadCatalog(contentDir);
   if (loaded.messages.length > 0) throw new ContentError(loaded.messages.map(formatLintMessage));

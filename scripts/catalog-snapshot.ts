@@ -10,7 +10,7 @@
  * from the content folder the next build reads, which may be another worktree). A full build and
  * an incremental build of the same commit write the same bytes.
  */
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
@@ -42,28 +42,135 @@ function snapshotLine(w: LoadedWork): string {
 
 const HEAD = `{"format":${FORMAT},"works":[\n`;
 const TAIL = '\n]}\n';
+const SEPARATOR = ',\n';
+
+/** Where each work's line lies in a snapshot file: folder -> [start, end) byte offsets, separator excluded. */
+export type SnapshotSpans = Map<string, [number, number]>;
+
+/** A base build's snapshot: its works, its file and where each work's line lies in it. */
+export interface BaseSnapshot {
+  works: LoadedWork[];
+  file: string;
+  spans: SnapshotSpans;
+}
+
+/**
+ * The snapshot the last incremental build of this process wrote, kept for the next build that
+ * starts from it (the warm build process runs each apply's build after the one before, whose
+ * folder is its base): its works as loaded objects and where their lines lie, so that build
+ * neither reads nor parses the file. Known by the file's identity (device, inode, size,
+ * modification and change times): a build folder's snapshot is written once, and any other file
+ * is read from disk. Full builds keep nothing (at 100,000 works the catalog is let go before
+ * the index step, for the build's peak memory).
+ */
+let remembered: { identity: string; contentDir: string; snapshot: BaseSnapshot } | null = null;
+
+/** Let go of the remembered snapshot (a full build, which starts from none, needs the memory). */
+export function forgetSnapshot(): void {
+  remembered = null;
+}
+
+function identityOf(file: string): string | null {
+  const st = statSync(file, { throwIfNoEntry: false, bigint: true });
+  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
+}
+
+/** What a new snapshot may copy from its base's file: the unchanged works' lines. */
+export interface SnapshotReuse {
+  base: BaseSnapshot;
+  /** Folders whose works changed or are new: serialized, even when the base has a line for them. */
+  changed: Set<string>;
+}
 
 /**
  * Written a few hundred lines at a time, never as one string: at 100,000 works the file is about
- * half a gigabyte, near V8's longest string.
+ * half a gigabyte, near V8's longest string. With `reuse`, each run of unchanged works whose
+ * lines are consecutive in the base's file is copied from it byte for byte (the same code wrote
+ * them: an incremental build starts only from a base of the same site code), and only the
+ * changed works are serialized. With `rememberFor` (the content folder the works' files lie in),
+ * the next build of this process that starts from this folder takes the works from memory.
  */
-export function writeSnapshot(outDir: string, catalog: Catalog): void {
+export function writeSnapshot(
+  outDir: string,
+  catalog: Catalog,
+  options: { reuse?: SnapshotReuse; rememberFor?: string } = {},
+): void {
   const file = path.join(outDir, CATALOG_SNAPSHOT);
   rmSync(file, { force: true }); // a new inode: an incremental folder shares files with its base
+  remembered = null; // the works it holds are let go before this build's are kept
+  const { reuse } = options;
+  const spans: SnapshotSpans = new Map();
   const fd = openSync(file, 'w');
-  try {
-    writeSync(fd, HEAD);
-    const works = catalog.works;
-    for (let i = 0; i < works.length; i += 500) {
-      const lines = works
-        .slice(i, i + 500)
-        .map(snapshotLine)
-        .join(',\n');
-      writeSync(fd, i === 0 ? lines : `,\n${lines}`);
+  const baseFd = reuse ? openSync(reuse.base.file, 'r') : null;
+  const chunk = baseFd === null ? null : Buffer.allocUnsafe(1 << 20);
+  let written = 0;
+  const writeText = (text: string) => {
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+    written += bytes.length;
+  };
+  let text: string[] = [];
+  const flushText = () => {
+    if (text.length > 0) writeText(text.join(''));
+    text = [];
+  };
+  // A run of the base's file still to copy: [start, end).
+  let run: [number, number] | null = null;
+  const flushRun = () => {
+    if (!run) return;
+    for (let at = run[0]; at < run[1];) {
+      const n = readSync(baseFd!, chunk!, 0, Math.min(chunk!.length, run[1] - at), at);
+      if (n <= 0) throw new Error(`${reuse!.base.file} ended before byte ${run[1]}`);
+      for (let w = 0; w < n;) w += writeSync(fd, chunk!, w, n - w);
+      at += n;
+      written += n;
     }
-    writeSync(fd, TAIL);
+    run = null;
+  };
+  try {
+    text.push(HEAD);
+    // Where the next line starts in the new file (spans), whatever is still buffered.
+    let at = HEAD.length;
+    const works = catalog.works;
+    for (let i = 0; i < works.length; i++) {
+      const w = works[i]!;
+      const folder = workFolder(w);
+      const from = reuse && !reuse.changed.has(folder) ? reuse.base.spans.get(folder) : undefined;
+      if (i > 0) at += SEPARATOR.length;
+      if (from) {
+        // The base's separator is the same bytes: a line right after the run's last joins the run.
+        if (run && i > 0 && from[0] === run[1] + SEPARATOR.length) run[1] = from[1];
+        else {
+          flushRun();
+          if (i > 0) text.push(SEPARATOR);
+          flushText();
+          run = [from[0], from[1]];
+        }
+        spans.set(folder, [at, at + (from[1] - from[0])]);
+        at += from[1] - from[0];
+      } else {
+        flushRun();
+        const line = snapshotLine(w);
+        const length = Buffer.byteLength(line);
+        text.push(i > 0 ? SEPARATOR + line : line);
+        spans.set(folder, [at, at + length]);
+        at += length;
+        if (text.length >= 500) flushText();
+      }
+    }
+    flushRun();
+    text.push(TAIL);
+    flushText();
+    if (written !== at + TAIL.length)
+      throw new Error(`the snapshot's size is ${written} bytes, not the ${at + TAIL.length} planned`);
   } finally {
     closeSync(fd);
+    if (baseFd !== null) closeSync(baseFd);
+  }
+  if (options.rememberFor !== undefined) {
+    const identity = identityOf(file);
+    if (identity)
+      remembered = { identity, contentDir: options.rememberFor, snapshot: { works: catalog.works, file, spans } };
   }
 }
 
@@ -72,9 +179,27 @@ export function writeSnapshot(outDir: string, catalog: Catalog): void {
  * has none (an older build) or another format. Parsed line by line (one work per line).
  */
 export function readSnapshot(buildDir: string, contentDir: string): LoadedWork[] | null {
+  return readBaseSnapshot(buildDir, contentDir, { fromMemory: false })?.works ?? null;
+}
+
+/**
+ * A base build's snapshot: from memory when this process wrote it for the same content folder
+ * (`fromMemory`, the default), else read and parsed, with where each line lies.
+ */
+export function readBaseSnapshot(
+  buildDir: string,
+  contentDir: string,
+  options: { fromMemory?: boolean } = {},
+): (BaseSnapshot & { fromMemory: boolean }) | null {
+  const file = path.join(buildDir, CATALOG_SNAPSHOT);
+  if ((options.fromMemory ?? true) && remembered && remembered.contentDir === contentDir) {
+    const identity = identityOf(file);
+    if (identity !== null && identity === remembered.identity)
+      return { ...remembered.snapshot, file, fromMemory: true };
+  }
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path.join(buildDir, CATALOG_SNAPSHOT));
+    bytes = readFileSync(file);
   } catch {
     return null;
   }
@@ -84,6 +209,7 @@ export function readSnapshot(buildDir: string, contentDir: string): LoadedWork[]
   )
     return null;
   const works: LoadedWork[] = [];
+  const spans: SnapshotSpans = new Map();
   const end = bytes.length - TAIL.length;
   let start = HEAD.length;
   while (start < end) {
@@ -99,7 +225,8 @@ export function readSnapshot(buildDir: string, contentDir: string): LoadedWork[]
       file: `works/${w.folder}/index.md`,
       files: new Map(w.files.map((f) => [f.name, { ...f, absolutePath: path.join(workDir, f.name) }])),
     });
+    spans.set(w.folder, [start, lineEnd]);
     start = stop + 1;
   }
-  return works;
+  return { works, file, spans, fromMemory: false };
 }

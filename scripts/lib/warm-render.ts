@@ -189,6 +189,10 @@ export interface WarmRun {
   /** Pages and records written. */
   files: number;
   durationMs: number;
+  /** Of it, asking the pages for their paths in scope (each page's getStaticPaths). */
+  pathsMs: number;
+  /** The slowest pages to render, slowest first (at most five): where a scoped apply's time goes. */
+  slowest: Array<{ path: string; ms: number }>;
 }
 
 /**
@@ -208,6 +212,8 @@ export async function warmRender(key: string, outDir: string): Promise<WarmRun |
     const options = app.getOptions();
     const fromRoot = options.settings.config.outDir.href;
     const paths = await new astro.StaticPaths(app).getAll();
+    const pathsMs = Math.round(performance.now() - start);
+    const timings: Array<{ path: string; ms: number }> = [];
     // A path two routes give is rendered once, by the first (Astro's default for a conflict).
     const seen = new Set<string>();
     const todo = paths.filter(({ pathname, route }) => {
@@ -227,6 +233,7 @@ export async function warmRender(key: string, outDir: string): Promise<WarmRun |
     const worker = async (): Promise<void> => {
       while (!failed && next < todo.length) {
         const { pathname, route } = todo[next++]!;
+        const began = performance.now();
         const result = await astro.renderPath({
           prerenderer: { render },
           pathname,
@@ -242,6 +249,7 @@ export async function warmRender(key: string, outDir: string): Promise<WarmRun |
         mkdirSync(path.dirname(file), { recursive: true });
         writeFileSync(file, result.body);
         files++;
+        timings.push({ path: pathname, ms: Math.round(performance.now() - began) });
       }
     };
     const lanes = Math.max(1, options.settings.config.build.concurrency || 1);
@@ -258,7 +266,8 @@ export async function warmRender(key: string, outDir: string): Promise<WarmRun |
     if (failure) throw failure.reason;
     forgetPaths(app);
     captured.runs++;
-    return { files, durationMs: Math.round(performance.now() - start) };
+    const slowest = timings.sort((a, b) => b.ms - a.ms).slice(0, 5);
+    return { files, durationMs: Math.round(performance.now() - start), pathsMs, slowest };
   } catch (err) {
     captured = null;
     throw err;

@@ -47,6 +47,8 @@ describe('incremental build', () => {
     expect(info.incremental.works).toEqual(['beethoven-fur-elise']);
     // Rendered by the warm renderer: the base's build left Astro's compiled pages loaded.
     expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
+    // The base's catalog snapshot was read from its file (a full build keeps none in memory).
+    expect(info.incremental.snapshot).toBe('file');
     // A layer over the base: only the files the change touched, none of the base's copied.
     expect(info.incremental.layer).toMatchObject({ base: 'base' });
     expect(info.incremental.layer.files).toBeLessThan(filesUnder(path.join(baseDir, 'client')).length / 2);
@@ -129,6 +131,8 @@ describe('incremental build', () => {
     expect(info.fallbackReason ?? null).toBeNull();
     expect(info.mode).toBe('incremental');
     expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
+    // The first incremental build of the process kept its catalog for this one.
+    expect(info.incremental.snapshot).toBe('memory');
     expect(info.incremental.works).toEqual([
       'bach-air-second-study',
       'bach-prelude-in-c-bwv-846',

@@ -11,7 +11,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
 import { startIndexWorker } from '../../api/catalog/build-index.ts';
-import { CATALOG_SNAPSHOT, readSnapshot, writeSnapshot } from '../../scripts/catalog-snapshot.ts';
+import {
+  CATALOG_SNAPSHOT,
+  readBaseSnapshot,
+  readSnapshot,
+  workFolder,
+  writeSnapshot,
+} from '../../scripts/catalog-snapshot.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildInfo, digests, IncrementalBuilds } from '../helpers/build-folders.ts';
 
@@ -95,6 +101,55 @@ describe('incremental build shortcuts', () => {
     writeFileSync(file, text.slice(0, text.length - 10));
     expect(readSnapshot(dir, repo)).toBeNull();
     expect(readSnapshot(path.join(root, 'no-such-build'), repo)).toBeNull();
+  });
+
+  it('a snapshot made from its base’s lines is the bytes of one written whole, and the next build of the process takes it from memory', () => {
+    const { catalog } = loadCatalog(repo);
+    const baseSnap = path.join(root, 'snapshot-reuse-base');
+    mkdirSync(baseSnap);
+    writeSnapshot(baseSnap, catalog);
+    const base = readBaseSnapshot(baseSnap, repo)!;
+    expect(base.fromMemory).toBe(false); // a full build's snapshot is not kept in memory
+    // The next commit's catalog: one work retitled, one removed, one added (in the loader's order).
+    const [first, second, third] = [catalog.works[0]!, catalog.works[1]!, catalog.works[5]!];
+    const added = {
+      ...third,
+      file: 'works/zz-added-study/index.md',
+      content: { ...third.content, slug: 'zz-added-study', title: 'An added study' },
+    };
+    const works = [
+      first,
+      ...catalog.works.slice(2).map((w) => (w === third ? { ...w, content: { ...w.content, title: 'Retitled' } } : w)),
+      added,
+    ];
+    const next = { ...catalog, works };
+    const changed = new Set([workFolder(third), workFolder(added), workFolder(second)]);
+    const reused = path.join(root, 'snapshot-reused');
+    const whole = path.join(root, 'snapshot-whole');
+    mkdirSync(reused);
+    mkdirSync(whole);
+    writeSnapshot(reused, next, { reuse: { base, changed }, rememberFor: repo });
+    const bytes = readFileSync(path.join(reused, CATALOG_SNAPSHOT));
+    writeSnapshot(whole, next);
+    expect(bytes.equals(readFileSync(path.join(whole, CATALOG_SNAPSHOT)))).toBe(true);
+    expect(bytes.toString('utf8')).toContain('"title":"Retitled"');
+    // From memory: the same works, and the spans a parse of the file finds.
+    writeSnapshot(reused, next, { reuse: { base, changed }, rememberFor: repo });
+    const kept = readBaseSnapshot(reused, repo)!;
+    expect(kept.fromMemory).toBe(true);
+    expect(kept.works).toEqual(works);
+    const parsed = readBaseSnapshot(reused, repo, { fromMemory: false })!;
+    expect(parsed.fromMemory).toBe(false);
+    expect([...kept.spans]).toEqual([...parsed.spans]);
+    expect(parsed.works.map((w) => w.content.title)).toEqual(works.map((w) => w.content.title));
+    // Another content folder, or the file replaced: read from disk.
+    expect(readBaseSnapshot(reused, path.join(root, 'elsewhere'))!.fromMemory).toBe(false);
+    const file = path.join(reused, CATALOG_SNAPSHOT);
+    const copy = `${file}.copy`;
+    cpSync(file, copy);
+    rmSync(file);
+    cpSync(copy, file);
+    expect(readBaseSnapshot(reused, repo)!.fromMemory).toBe(false);
   });
 
   it('the index worker reports a base it cannot read as an error, not a crash', async () => {
