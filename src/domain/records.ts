@@ -340,12 +340,15 @@ export function workSummary(record: WorkRecord): WorkSummary {
 export function buildProfileRecord(profile: LoadedProfile, catalog: Catalog, baseUrl: string): ProfileRecord {
   const u = urls(baseUrl);
   const p = profile.content;
-  const works = catalog.works
-    .map((w) => ({
-      slug: w.content.slug,
-      arrangementIds: w.content.arrangements.filter((a) => a.renderingProfileSlugs.includes(p.slug)).map((a) => a.id),
-    }))
-    .filter((w) => w.arrangementIds.length > 0);
+  // One pass, allocating only for the works that use the profile: the site builds every profile's
+  // record in each run, and at 10,000 works the map-then-filter form cost a fifth of a second.
+  const works: Array<{ slug: string; arrangementIds: number[] }> = [];
+  for (const w of catalog.works) {
+    let arrangementIds: number[] | undefined;
+    for (const a of w.content.arrangements)
+      if (a.renderingProfileSlugs.includes(p.slug)) (arrangementIds ??= []).push(a.id);
+    if (arrangementIds) works.push({ slug: w.content.slug, arrangementIds });
+  }
   return {
     slug: p.slug,
     version: p.version,
@@ -365,6 +368,10 @@ export function buildProfileRecord(profile: LoadedProfile, catalog: Catalog, bas
 
 export function buildInstrumentRecords(catalog: Catalog, baseUrl: string): InstrumentRecord[] {
   const u = urls(baseUrl);
+  // Works per instrument in one pass over the catalog (a work naming an instrument twice counts once).
+  const workCounts = new Map<string, number>();
+  for (const w of catalog.works)
+    for (const slug of new Set(w.content.instruments)) workCounts.set(slug, (workCounts.get(slug) ?? 0) + 1);
   return [...catalog.instruments]
     .sort((a, b) => a.family.localeCompare(b.family) || a.name.localeCompare(b.name))
     .map((inst) => {
@@ -389,7 +396,7 @@ export function buildInstrumentRecords(catalog: Catalog, baseUrl: string): Instr
         aliases: inst.aliases,
         profiles,
         readiness,
-        workCount: catalog.works.filter((w) => w.content.instruments.includes(inst.slug)).length,
+        workCount: workCounts.get(inst.slug) ?? 0,
         links: { works: u.worksByInstrument(inst.slug), profiles: u.profilesFor(inst.slug) },
       } satisfies InstrumentRecord;
     });

@@ -205,9 +205,12 @@ export function profileInScope(slug: string): boolean {
 export const SHARED_SITE_DATA = Symbol.for('pdma.build.siteData');
 
 type SharedSiteData = { key: string; data: SiteData };
+/** Each loaded work's entry, kept while the base URL and instruments stay (`site()`). */
+const WORK_ENTRIES = Symbol.for('pdma.build.workEntries');
 const shelf = globalThis as {
   [SHARED_SITE_DATA]?: SharedSiteData;
   [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog };
+  [WORK_ENTRIES]?: { key: string; entries: WeakMap<LoadedWork, WorkEntry> };
 };
 
 /** Forget the catalog and site data a build shared with its Astro runs. */
@@ -254,8 +257,18 @@ export function site(): SiteData {
   const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
   const makeRecord = (loaded: LoadedWork) =>
     buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn });
+  // A work's entry depends on its content, the base URL and the instruments only: the builds of
+  // one process (the warm renderer, scripts/lib/warm-render.ts) share the loaded works they did
+  // not change (scripts/catalog-snapshot.ts), so each keeps its entry from the build before.
+  const entryKey = JSON.stringify([baseUrl, catalog.instruments]);
+  let entryCache = shelf[WORK_ENTRIES];
+  if (!entryCache || entryCache.key !== entryKey)
+    shelf[WORK_ENTRIES] = entryCache = { key: entryKey, entries: new WeakMap() };
+  const entries = entryCache.entries;
   const works: SiteWork[] = catalog.works
     .map((loaded) => {
+      const known = entries.get(loaded);
+      if (known) return new LazySiteWork(loaded, known, makeRecord);
       const c = loaded.content;
       const entry: WorkEntry = {
         slug: c.slug,
@@ -270,6 +283,7 @@ export function site(): SiteData {
         roles: c.arrangements.flatMap((a) => [a.intendedRole, ...a.alsoSuits]),
         html: u.workHtml(c.slug),
       };
+      entries.set(loaded, entry);
       return new LazySiteWork(loaded, entry, makeRecord);
     })
     .sort((a, b) => a.entry.slug.localeCompare(b.entry.slug));

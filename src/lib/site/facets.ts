@@ -115,19 +115,28 @@ export function facets(): Facets {
   }
 
   const instrumentFamily = new Map(data.instruments.map((i) => [i.slug, i.family]));
-  const group = (
-    facet: FacetName,
-    keyed: (w: SiteWork) => Array<{ slug: string; label: string; description?: string | null }>,
-  ): FacetValue[] => {
+  type Keyed = { slug: string; label: string; description?: string | null };
+  // A work's values per facet come from a few distinct strings (periods, genres, instruments,
+  // roles): each distinct one is worked out once per build, not once per work (at 10,000 works
+  // the per-work slugs and objects were most of a scoped apply's facet time).
+  const once = <T>(make: (key: string) => T): ((key: string) => T) => {
+    const made = new Map<string, T>();
+    return (key) => {
+      let value = made.get(key);
+      if (value === undefined) made.set(key, (value = make(key)));
+      return value;
+    };
+  };
+  const group = (facet: FacetName, keyed: (w: SiteWork) => readonly Keyed[]): FacetValue[] => {
     const map = new Map<string, FacetValue>();
     for (const w of works) {
-      const seen = new Set<string>();
       for (const v of keyed(w)) {
-        if (seen.has(v.slug)) continue;
-        seen.add(v.slug);
         const entry = map.get(v.slug);
-        if (entry) entry.works.push(w);
-        else
+        if (entry) {
+          // A value named twice by one work counts the work once: its values are grouped one
+          // work at a time, so an earlier one of this work is the list's last.
+          if (entry.works[entry.works.length - 1] !== w) entry.works.push(w);
+        } else
           map.set(v.slug, {
             facet,
             slug: v.slug,
@@ -140,6 +149,38 @@ export function facets(): Facets {
     }
     return [...map.values()].sort((a, b) => b.works.length - a.works.length || a.label.localeCompare(b.label));
   };
+  const periodValues = once((period): Keyed[] => [{ slug: slugify(period), label: period }]);
+  // Grouped by the vocabulary's broader term (genres.json), never one facet value per work.
+  const genreValues = once((genre): Keyed[] => {
+    const broader = broaderGenre(data.catalog.genres, genre);
+    const narrower = narrowerGenres(data.catalog.genres, broader);
+    return [
+      {
+        slug: slugify(broader),
+        label: broader,
+        description: narrower.length > 0 ? `Includes: ${narrower.join(', ')}.` : null,
+      },
+    ];
+  });
+  const instrumentValues = new Map<string, Keyed>();
+  const instrumentValue = (i: { slug: string; name: string; family: string }): Keyed => {
+    let value = instrumentValues.get(i.slug);
+    if (value === undefined)
+      instrumentValues.set(
+        i.slug,
+        (value = { slug: i.slug, label: i.name, description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}` }),
+      );
+    return value;
+  };
+  const roleValue = once((r): Keyed | null =>
+    (MUSIC_ROLES as readonly string[]).includes(r)
+      ? {
+          slug: r,
+          label: ROLE_LABELS[r as keyof typeof ROLE_LABELS],
+          description: `Works with an arrangement made for, or suited to, the role "${r}".`,
+        }
+      : null,
+  );
 
   const composerByWork = new Map<string, ComposerEntry>();
   for (const c of composerList) for (const w of c.works) composerByWork.set(w.entry.slug, c);
@@ -149,38 +190,10 @@ export function facets(): Facets {
     works,
     composerByWork,
     values: {
-      period: group('period', (w) =>
-        w.entry.period ? [{ slug: slugify(w.entry.period), label: w.entry.period }] : [],
-      ),
-      // Grouped by the vocabulary's broader term (genres.json), never one facet value per work.
-      genre: group('genre', (w) => {
-        if (!w.entry.genre) return [];
-        const broader = broaderGenre(data.catalog.genres, w.entry.genre);
-        const narrower = narrowerGenres(data.catalog.genres, broader);
-        return [
-          {
-            slug: slugify(broader),
-            label: broader,
-            description: narrower.length > 0 ? `Includes: ${narrower.join(', ')}.` : null,
-          },
-        ];
-      }),
-      instrument: group('instrument', (w) =>
-        w.entry.instruments.map((i) => ({
-          slug: i.slug,
-          label: i.name,
-          description: `Family: ${instrumentFamily.get(i.slug) ?? i.family}`,
-        })),
-      ),
-      role: group('role', (w) =>
-        w.entry.roles
-          .filter((r) => (MUSIC_ROLES as readonly string[]).includes(r))
-          .map((r) => ({
-            slug: r,
-            label: ROLE_LABELS[r],
-            description: `Works with an arrangement made for, or suited to, the role "${r}".`,
-          })),
-      ),
+      period: group('period', (w) => (w.entry.period ? periodValues(w.entry.period) : [])),
+      genre: group('genre', (w) => (w.entry.genre ? genreValues(w.entry.genre) : [])),
+      instrument: group('instrument', (w) => w.entry.instruments.map(instrumentValue)),
+      role: group('role', (w) => w.entry.roles.map(roleValue).filter((v): v is Keyed => v !== null)),
     },
   };
   shelf[FACETS]!.set(data, result);

@@ -92,6 +92,17 @@ export type WorksIndexKeys = Record<WorksIndexSort, string[]>;
  * (WorksIndex.astro, WorkList.astro): the total and page count, the facet summary, and its works'
  * entries in order. Two builds of the same code give a page the same bytes when its key is equal.
  */
+// An entry's JSON, kept with the entry (entries outlive a build in the warm renderer's process:
+// src/lib/site-data.ts): the keys hash every work's entry twice per build.
+const ENTRY_JSON = Symbol.for('pdma.build.entryJson');
+const jsonShelf = globalThis as { [ENTRY_JSON]?: WeakMap<object, string> };
+function entryJson(entry: object): string {
+  const kept = (jsonShelf[ENTRY_JSON] ??= new WeakMap());
+  let json = kept.get(entry);
+  if (json === undefined) kept.set(entry, (json = JSON.stringify(entry)));
+  return json;
+}
+
 export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
   const works = worksInOrder(sort);
   const total = site().works.length;
@@ -110,7 +121,7 @@ export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
   return Array.from({ length: pages }, (_, i) => {
     const hash = createHash('sha256').update(summary);
     for (const w of works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE))
-      hash.update('\n').update(JSON.stringify(w.entry));
+      hash.update('\n').update(entryJson(w.entry));
     return hash.digest('hex');
   });
 }
