@@ -21,7 +21,7 @@ import {
 import { intakeSection } from './lib/intake.ts';
 import { librarySection } from './lib/library.ts';
 import { resolveSection } from './lib/resolve.ts';
-import { parseScenarios, runApplyBench } from './lib/apply.ts';
+import { parseScenarios, runApplyBench, whereTimeWent } from './lib/apply.ts';
 import { runPageWeightBench } from './lib/page-weight.ts';
 import { scaleStaticSection, staticSection } from './lib/static.ts';
 import { scaleSection } from './lib/scale.ts';
@@ -101,7 +101,13 @@ const applySection: Section = {
       ...(missed.length === 0
         ? {}
         : {
-            message: `apply-to-visible goal(s) not met: ${missed.join('; ')}; the incremental build still runs Astro (its start-up, Vite's bundle, the touched browse pages) and links its layer's delta so far per apply, the whole view at each compaction (docs/review.md)`,
+            message: `apply-to-visible goal(s) not met: ${missed.join('; ')}; the last runs: ${[
+              r.runs.at(-1),
+              r.newWorkRuns.at(-1),
+            ]
+              .filter((run) => run !== undefined)
+              .map((run) => whereTimeWent(run!))
+              .join('; ')} (docs/review.md)`,
           }),
       figures: [
         ...r.runs.map((run) =>

@@ -97,12 +97,38 @@ interface AppliedFigures {
   background: Record<string, number> | null;
   /** The layer it is, or a compaction (build.json incremental.layer; src/lib/site/layers.ts). */
   layer: Record<string, unknown> | null;
+  /** Who rendered its pages: the warm renderer or Astro, and why (build.json incremental.renderer). */
+  renderer: Record<string, unknown> | null;
+  /** Where the base's catalog snapshot came from: "memory" or "file" (build.json incremental.snapshot). */
+  snapshot: string | null;
   goalMs: number;
   pass: boolean;
   /** The apply job's own phases, from its log line (api/review/apply-steps.ts). */
   applyPhases: Record<string, unknown> | null;
   /** The machine's 1-minute load average when the run ended (the machine is shared). */
   loadAverage: number;
+}
+
+/**
+ * Where one apply's time went, from its own figures (for the bench's message when a goal is
+ * missed): the build's largest steps, the largest step beside them, and the time outside the build.
+ */
+export function whereTimeWent(run: AppliedFigures): string {
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const largest = (steps: Record<string, number> | null, n: number) =>
+    Object.entries(steps ?? {})
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, ms]) => `${name} ${s(ms)}`)
+      .join(', ');
+  const renderer = run.renderer as { kind?: string; pathsMs?: number } | null;
+  const how =
+    renderer?.kind === 'warm'
+      ? ` (warm renderer; its pages' paths ${s(renderer.pathsMs ?? 0)})`
+      : renderer?.kind
+        ? ` (${renderer.kind})`
+        : '';
+  return `apply #${run.sequence} (${s(run.applyToVisibleMs)}): build ${s(run.newBuildMs)}, largest ${largest(run.phases, 3)}${how}; beside them ${largest(run.background, 1)}; outside the build ${s(run.applyToVisibleMs - run.newBuildMs)}`;
 }
 
 export interface ApplyRun extends AppliedFigures {
@@ -321,6 +347,8 @@ async function one(
           phases: Record<string, number>;
           background?: Record<string, number>;
           layer?: Record<string, unknown>;
+          renderer?: Record<string, unknown>;
+          snapshot?: string | null;
         };
       };
       const figures: AppliedFigures = {
@@ -336,6 +364,8 @@ async function one(
         phases: built.incremental?.phases ?? null,
         background: built.incremental?.background ?? null,
         layer: built.incremental?.layer ?? null,
+        renderer: built.incremental?.renderer ?? null,
+        snapshot: built.incremental?.snapshot ?? null,
         goalMs,
         pass: applyToVisibleMs <= goalMs,
         applyPhases,
