@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInfo, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://works-index.example.test';
-const builds = new IncrementalBuilds('pdma-works-index-inc-', BASE_URL);
+// In one warm build process, as the server's applies run: the pages' keys of the run before are
+// reused where their works' entries are the same objects (src/lib/site/works-index.ts).
+const builds = new IncrementalBuilds('pdma-works-index-inc-', BASE_URL, { warm: true });
 const { repo } = builds;
 const previous = process.env.ARCHIVE_WORKS_INDEX_PAGE_SIZE;
 
@@ -56,6 +58,7 @@ describe('the works index in incremental builds', () => {
     const { incremental, differences } = await builds.buildBoth(commit, baseDir, 'correction');
     const info = buildInfo(incremental);
     expect(info.mode).toBe('incremental');
+    expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
     expect(differences).toEqual([]);
     // One page per order shows the work; page 1 (/works/, /works/by-composer/) is always rendered.
     const rendered = info.incremental.worksIndexPages as { title: number; composer: number };

@@ -103,6 +103,12 @@ function entryJson(entry: object): string {
   return json;
 }
 
+// The last run's page keys per order, with the entries each page hashed.
+const PAGE_KEYS = Symbol.for('pdma.build.worksIndexPageKeys');
+const keyShelf = globalThis as {
+  [PAGE_KEYS]?: Map<WorksIndexSort, { summary: string; pages: Array<{ entries: object[]; key: string }> }>;
+};
+
 export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
   const works = worksInOrder(sort);
   const total = site().works.length;
@@ -118,12 +124,22 @@ export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
       f.values[name].slice(0, WORKS_INDEX_FACET_VALUES).map((v) => [v.href, v.label, v.works.length]),
     ]),
   ]);
-  return Array.from({ length: pages }, (_, i) => {
+  // A page whose summary and entries (the same objects: src/lib/site-data.ts keeps an unchanged
+  // work's entry) are the last run's has the last run's key: only the pages a change reaches are
+  // hashed again in the warm renderer's process.
+  const last = keyShelf[PAGE_KEYS]?.get(sort);
+  const reuse = last !== undefined && last.summary === summary;
+  const made = Array.from({ length: pages }, (_, i) => {
+    const entries = works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE).map((w) => w.entry);
+    const before = reuse ? last.pages[i] : undefined;
+    if (before && before.entries.length === entries.length && before.entries.every((e, j) => e === entries[j]))
+      return before;
     const hash = createHash('sha256').update(summary);
-    for (const w of works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE))
-      hash.update('\n').update(entryJson(w.entry));
-    return hash.digest('hex');
+    for (const entry of entries) hash.update('\n').update(entryJson(entry));
+    return { entries, key: hash.digest('hex') };
   });
+  (keyShelf[PAGE_KEYS] ??= new Map()).set(sort, { summary, pages: made });
+  return made.map((p) => p.key);
 }
 
 /** Where a run leaves the keys and the pages it rendered, for the build script in the same process. */
