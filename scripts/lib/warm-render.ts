@@ -61,16 +61,9 @@ interface BuildAppLike {
 interface Captured {
   key: string;
   app: BuildAppLike;
-  /** Warm runs made with it. */
-  runs: number;
 }
 
 let captured: Captured | null = null;
-
-/** Forget the captured app (a warm run failed, or the caller wants a real run). */
-export function dropWarmApp(): void {
-  captured = null;
-}
 
 export function warmAppKey(): string | null {
   return captured?.key ?? null;
@@ -132,7 +125,7 @@ export function warmCapture(key: string, prerenderDir: string): AstroIntegration
               const app = (astro as AstroPrerenderer & { app?: BuildAppLike }).app;
               if (!loaded || !app || typeof app.getOptions !== 'function' || !app.routeCache) return;
               forgetPaths(app);
-              captured = { key, app, runs: 0 };
+              captured = { key, app };
             },
           };
           return wrapper;
@@ -265,7 +258,6 @@ export async function warmRender(key: string, outDir: string): Promise<WarmRun |
     const failure = ends.find((e) => e.status === 'rejected');
     if (failure) throw failure.reason;
     forgetPaths(app);
-    captured.runs++;
     const slowest = timings.sort((a, b) => b.ms - a.ms).slice(0, 5);
     return { files, durationMs: Math.round(performance.now() - start), pathsMs, slowest };
   } catch (err) {
