@@ -102,7 +102,7 @@ export async function indexBuild(buildDir: string): Promise<{ works: number; dur
 }
 
 /**
- * An incremental build's index (scripts/build-incremental.ts), in a worker thread so that it
+ * An incremental build's index (scripts/build/plan.ts, a plan with a base), in a worker thread so that it
  * overlaps the build's other steps: `start` reads the base build's records of the works the
  * change did not touch while Astro renders; `finish` reads the changed works' records and the
  * profiles and instruments from the new folder, and writes the index files (`<buildDir>/index/`)

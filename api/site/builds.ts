@@ -134,7 +134,7 @@ export interface ChildBuildOptions {
   nginxRoot?: string;
   /** Recorded in build.json; an incremental build needs it. */
   commit?: string;
-  /** Build incrementally from this complete build folder (scripts/build-incremental.ts), or in full when it cannot. */
+  /** Build incrementally from this complete build folder (scripts/build/plan.ts), or in full when it cannot. */
   incrementalFrom?: string;
   /** Reader sign-in the records and pages are written for. */
   readerSignIn?: 'github' | 'none';
@@ -448,7 +448,7 @@ export async function latestCompleteBuild(config: Config): Promise<string | null
 
 /**
  * Make sure a complete build of `commit` exists, building it incrementally from the complete
- * build folder `baseDir` when there is none (scripts/build-incremental.ts; the child falls back
+ * build folder `baseDir` when there is none (scripts/build/plan.ts; the child falls back
  * to a full build by itself when the change needs one, and says why in build.json).
  */
 export async function ensureIncrementalBuild(
@@ -690,7 +690,7 @@ export interface SiteRebuilder {
 
 /**
  * Rebuild the content repository's HEAD and switch the server to it, one at a time: incrementally
- * from the served build when possible (scripts/build-incremental.ts). A reconcile (a background
+ * from the served build when possible (scripts/build/plan.ts). A reconcile (a background
  * full build of the same commit that replaces an incremental folder, at the lowest CPU priority)
  * runs on demand (`requestReconcile`), on the operator's schedule, or after each incremental swap
  * once a quiet period passed (the opt-in `reconcileDelayMs`); never more than one at a time.

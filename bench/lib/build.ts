@@ -390,8 +390,8 @@ async function runBuildHugo(
           'derived record fields (reuse summary, review-state labels, access wording, links), composer pages, discovery documents (OpenAPI, llms.txt, API index), profile and instrument records',
           'score engraving with Verovio (phases.scoresMs; generated works have no scores)',
           'the Pagefind search index (its own process, fed from a worker thread while Astro renders: inside phases.astroMs; its own time in build.json searchIndex.durationMs)',
-          "a zip of every work's public files with SHA-256 list (two worker threads beside the steps after Astro; phases.zipsMs is what is left to wait for)",
-          "the server's index files (phases.catalogIndexMs), nginx.conf, published-blobs.json",
+          "a zip of every work's public files with SHA-256 list (two worker threads beside the index files; build.json background.zipsMs is their own time)",
+          "the server's index files (background.indexMs; phases.recordWaitMs is what is left to wait for of them and the zips), nginx.conf, published-blobs.json",
         ],
         onlyHugo: ['its own taxonomy term pages (period, genre, instrument) stand in for the browse pages'],
         paths:

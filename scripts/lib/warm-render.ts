@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AstroIntegration, AstroPrerenderer } from 'astro';
 
-/** Variables each run sets for itself (scripts/build.ts, runAstro): not part of the key. */
+/** Variables each run sets for itself (scripts/build/astro.ts, runAstro): not part of the key. */
 const PER_RUN = new Set([
   'ARCHIVE_CONTENT_DIR',
   'ARCHIVE_GENERATED_AT',

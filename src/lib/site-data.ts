@@ -122,14 +122,14 @@ export function shareCatalog(contentDir: string, catalog: Catalog): void {
 }
 
 /**
- * An incremental build (scripts/build-incremental.ts) renders only the pages a change touches:
+ * An incremental build (scripts/build/plan.ts, a plan with a base) renders only the pages a change touches:
  * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles, listings? }` (work slugs,
  * browse keys "facet/value", profile slugs). Parameterized routes keep their paths in scope only;
  * the catalog-wide pages (home, browse, composers, instruments, profiles, search, llms) are always
  * rendered. `listings` says which composer, browse and profile pages are in scope: "of-works"
  * (the default) the named ones and every listing that shows a work in scope; "named" only the
  * named ones; "all" every one. A full build of a large catalog renders in batches this way
- * (scripts/build.ts): batches of works with `listings: "named"`, then one run with
+ * (scripts/build/astro.ts): batches of works with `listings: "named"`, then one run with
  * `listings: "all"` and no works. Without the variable every path is in scope (a full build in
  * one run).
  */
@@ -244,7 +244,7 @@ export function site(): SiteData {
     return kept.data;
   }
   // The build script loads and checks the catalog before it runs Astro in the same process; it
-  // hands it over here (scripts/build.ts, `shareCatalog`) so a build parses every work once.
+  // hands it over here (scripts/build/astro.ts, `shareCatalog`) so a build parses every work once.
   const shared = shelf[SHARED_CATALOG];
   const { catalog, messages } =
     shared && shared.contentDir === contentDir ? { catalog: shared.catalog, messages: [] } : loadCatalog(contentDir);

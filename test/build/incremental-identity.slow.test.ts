@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
 import { git } from '../../api/site/content-repo.ts';
-import { FullBuildNeeded, planChange } from '../../scripts/build-incremental.ts';
+import { FullBuildNeeded, planChange } from '../../scripts/build/plan.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { filesUnder, digests, differences, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
 

@@ -1,4 +1,4 @@
-/** The worker thread of `buildWorkZipsInWorker` (work-zips.ts): writes the zips of the works it is given. */
+/** The worker thread of `writeWorkZipsInWorkers` (work-zips.ts): writes the zips of the works it is given. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { writeWorkZips, type ZipWork } from './work-zips.ts';
 

@@ -1,5 +1,5 @@
 /**
- * "Download all": one zip per work with its public files, written by scripts/build.ts after
+ * "Download all": one zip per work with its public files, written by the build's zips step (scripts/build/steps/zips.ts) after
  * `astro build` (the records and engraved scores must exist first) to
  * `works/{slug}/{slug}.zip`. Inside, under one `{slug}/` folder:
  *
@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
+import type { LoadedWork } from '../../domain/catalog.ts';
 import type { WorkRecord } from '../../schemas/work.ts';
 import { scoreFolder } from './scores.ts';
 import { zipEntries } from './zip-writer.ts';
@@ -144,26 +144,20 @@ export function writeWorkZips(works: ZipWork[], clientDir: string, generatedAtUt
   return { works: works.length, bytes, durationMs: Date.now() - started };
 }
 
-/** Write every work's zip into the built site; returns counts for build.json. */
-export function buildWorkZips(catalog: Catalog, clientDir: string, generatedAtUtc: string): ZipSummary {
-  return writeWorkZips(catalog.works.map(zipWorkOf), clientDir, generatedAtUtc);
-}
-
 /**
- * The same zips in worker threads (two: with this thread busy on the server's index files, the
- * second worker takes its share when that is done), so a full build writes them beside its other
- * steps after Astro (scripts/build.ts). Only what the zips need goes to a worker (`ZipWork`, a few
- * hundred bytes a work), not the catalog.
+ * These works' zips in worker threads (two: with the build's thread busy on the server's index
+ * files, the second worker takes its share when that is done), so a full build writes them beside
+ * its other steps (scripts/build/steps/zips.ts). Only what the zips need goes to a worker
+ * (`ZipWork`, a few hundred bytes a work), not the catalog.
  */
-export async function buildWorkZipsInWorker(
-  catalog: Catalog,
+export async function writeWorkZipsInWorkers(
+  works: ZipWork[],
   clientDir: string,
   generatedAtUtc: string,
   workers = 2,
 ): Promise<ZipSummary> {
   const started = Date.now();
-  const works = catalog.works.map(zipWorkOf);
-  const size = Math.ceil(works.length / workers);
+  const size = Math.max(1, Math.ceil(works.length / workers));
   const parts: ZipWork[][] = [];
   for (let i = 0; i < works.length; i += size) parts.push(works.slice(i, i + size));
   const settled = await Promise.allSettled(parts.map((part) => zipsInWorker(part, clientDir, generatedAtUtc)));

@@ -1,0 +1,387 @@
+/**
+ * A build's plan: what a build folder will hold, decided before anything is written. A plan names
+ * its base (an earlier complete build this one starts from, or none: a full build), the works in
+ * scope (those whose pages, records, scores and zips are made; every work without a base) and the
+ * folder it writes. The steps (scripts/build/steps/) carry it out the same way with or without a
+ * base (docs/architecture.md, "One build pipeline").
+ *
+ * With a base, the plan is the incremental build's reasoning (docs/review.md, "Apply-to-visible
+ * and the incremental path"):
+ *   1. `git diff --name-only --no-renames B N` in the content worktree. Every path must lie in a
+ *      work's folder (`works/<slug>/...`); any other path (instruments.json, genres.json, a
+ *      profile, the layout of the repository) is a shared input: full build.
+ *   2. The content is checked as a full build checks it (`loadCatalog`; the same lint messages),
+ *      but only the changed works' folders are parsed and checked: every other work comes from the
+ *      base build's `catalog-snapshot.json` (scripts/catalog-snapshot.ts), which every build
+ *      writes (a base without one: the whole catalog is loaded).
+ *      A changed work whose composer differs from its earlier version, or from another work of
+ *      the same composer, or a new/removed work that would add or remove a composer, changes
+ *      composer pages and slugs across the catalog: full build.
+ *   3. The scope: the changed works; the browse pages of the values they left or joined, their
+ *      composer's page and the profiles their arrangements use(d) (`ChangePlan`).
+ * Any reason the plan cannot be sure of the result is a `FullBuildNeeded`, and the caller builds
+ * without a base instead; a content error fails as it would in a full build.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  formatLintMessage,
+  loadCatalog,
+  type Catalog,
+  type LoadedWork,
+  type LoadResult,
+} from '../../src/domain/catalog.ts';
+import { parseWorkFile } from '../../src/domain/work-file.ts';
+import { WorkContent } from '../../src/schemas/work.ts';
+import { validate } from '../../src/domain/validation.ts';
+import { fold } from '../../src/domain/text.ts';
+import { layerMaxPathsFrom, nextBuildKind, type LayerManifest } from '../../src/domain/site-layers.ts';
+import { readLayerManifest, SiteView } from '../../src/lib/site/layers.ts';
+import type { ScoreManifest } from '../../src/lib/site/scores.ts';
+import { composerScopeKey, facetKeysOf } from '../../src/lib/site/facets.ts';
+import { forgetSnapshot, readBaseSnapshot, workFolder, type SnapshotReuse } from '../catalog-snapshot.ts';
+import { siteCodeDigest } from '../lib/site-code.ts';
+import { batchWorksFrom } from './astro.ts';
+import { ContentError, PROJECT_ROOT, SCORES_MANIFEST, type BuildInfo, type BuildOptions } from './types.ts';
+
+/** The incremental path cannot vouch for the result; the message says why (build.json `fallbackReason`). */
+export class FullBuildNeeded extends Error {}
+
+/** What a change from the base commit touches, as the incremental build sees it. */
+export interface ChangePlan {
+  changedFiles: string[];
+  /** Work slugs whose folder changed (added, edited or removed). */
+  works: string[];
+  /** Browse keys ("facet/value") the changed works had before or have now, and their composers' keys (`composerScopeKey`). */
+  facets: string[];
+  /** Profiles the changed works' arrangements used before or use now. */
+  profiles: string[];
+}
+
+function gitIn(dir: string, args: string[]): string {
+  return execFileSync('git', ['-C', dir, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The files that differ between two commits (renames as a delete and an add). */
+export function changedFiles(contentDir: string, from: string, to: string): string[] {
+  try {
+    return gitIn(contentDir, ['diff', '--name-only', '--no-renames', '-z', from, to])
+      .split('\0')
+      .filter(Boolean)
+      .sort();
+  } catch (err) {
+    throw new FullBuildNeeded(
+      `cannot diff ${from.slice(0, 12)}..${to.slice(0, 12)}: ${((err as { stderr?: string }).stderr ?? String(err)).trim().split('\n')[0]}`,
+    );
+  }
+}
+
+const WORK_FILE = /^works\/([^/]+)\/.+$/;
+
+/** The earlier version of a work's content, from the base commit; null when it had none. */
+function contentAt(contentDir: string, commit: string, slug: string): WorkContent | null {
+  let text: string;
+  try {
+    text = gitIn(contentDir, ['show', `${commit}:works/${slug}/index.md`]);
+  } catch {
+    return null;
+  }
+  let data: unknown;
+  try {
+    data = parseWorkFile(text).data;
+  } catch {
+    throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not parse`);
+  }
+  // With the schema's defaults, as loadCatalog reads it (alsoSuits, moods ... may be left out).
+  if (validate(WorkContent, data, { useDefaults: true }).length > 0)
+    throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not validate`);
+  return data as WorkContent;
+}
+
+const composerKey = (c: WorkContent['composer']) => `${fold(c.sortName)}|${c.born}`;
+
+/** Decide what to re-render, or why only a full build will do. */
+export function planChange(
+  contentDir: string,
+  baseCommit: string,
+  files: string[],
+  works: LoadedWork[],
+  genres: Parameters<typeof facetKeysOf>[1],
+): ChangePlan {
+  const slugs = new Set<string>();
+  for (const file of files) {
+    const m = WORK_FILE.exec(file);
+    if (!m) throw new FullBuildNeeded(`${file} is a shared input`);
+    slugs.add(m[1]!);
+  }
+  const bySlug = new Map(works.map((w) => [w.content.slug, w]));
+  // Composer pages, slugs and "first written" names come from every work of a composer, so a
+  // changed work may only keep a composer exactly as every other work writes it.
+  const composerTexts = new Map<string, Set<string>>();
+  const unchangedByComposer = new Map<string, number>();
+  for (const w of works) {
+    const key = composerKey(w.content.composer);
+    let texts = composerTexts.get(key);
+    if (!texts) composerTexts.set(key, (texts = new Set()));
+    texts.add(JSON.stringify(w.content.composer));
+    if (!slugs.has(w.content.slug)) unchangedByComposer.set(key, (unchangedByComposer.get(key) ?? 0) + 1);
+  }
+  const facets = new Set<string>();
+  const profiles = new Set<string>();
+  for (const slug of slugs) {
+    const now = bySlug.get(slug)?.content ?? null;
+    const before = contentAt(contentDir, baseCommit, slug);
+    for (const c of [before, now]) {
+      if (!c) continue;
+      const key = composerKey(c.composer);
+      if (
+        (unchangedByComposer.get(key) ?? 0) === 0 &&
+        !(before && now && composerKey(before.composer) === composerKey(now.composer))
+      ) {
+        throw new FullBuildNeeded(`works/${slug} adds or removes the composer ${c.composer.name}`);
+      }
+      if ((composerTexts.get(key)?.size ?? 0) > 1)
+        throw new FullBuildNeeded(`works/${slug}: the works of ${c.composer.name} write the composer differently`);
+      for (const k of facetKeysOf(c, genres)) facets.add(k);
+      // Its composer's page, also when the work left it (not a browse folder: composer pages are never removed here).
+      facets.add(composerScopeKey(c.composer));
+      for (const a of c.arrangements) for (const p of a.renderingProfileSlugs) profiles.add(p);
+    }
+    if (before && now && JSON.stringify(before.composer) !== JSON.stringify(now.composer)) {
+      throw new FullBuildNeeded(`works/${slug} changes its composer`);
+    }
+  }
+  return { changedFiles: files, works: [...slugs].sort(), facets: [...facets].sort(), profiles: [...profiles].sort() };
+}
+
+/**
+ * The catalog of the new commit, re-parsing and re-checking only the works whose folders changed:
+ * every other work comes from the base build's snapshot (scripts/catalog-snapshot.ts). Without a
+ * snapshot (a base made by an older version), the whole catalog is loaded as a full build loads it.
+ */
+function loadChanged(
+  contentDir: string,
+  baseDir: string,
+  files: string[],
+): LoadResult & {
+  reparsed: number | null;
+  before: Map<string, LoadedWork> | null;
+  snapshot: (SnapshotReuse & { fromMemory: boolean }) | null;
+} {
+  const base = readBaseSnapshot(baseDir, contentDir);
+  if (!base) return { ...loadCatalog(contentDir), reparsed: null, before: null, snapshot: null };
+  const baseWorks = base.works;
+  const touched = new Set(files.map((f) => WORK_FILE.exec(f)?.[1]).filter((s): s is string => s !== undefined));
+  // Shared inputs (instruments, profiles, genres) are loaded whole: the changed works are checked against them.
+  const loaded = loadCatalog(contentDir, { works: touched });
+  const kept: LoadedWork[] = [];
+  // The touched works as the base build had them (absent: new works).
+  const before = new Map<string, LoadedWork>();
+  for (const w of baseWorks) {
+    if (touched.has(workFolder(w))) before.set(workFolder(w), w);
+    else kept.push(w);
+  }
+  // The one check across works: slugs equal folder names and differ in more than letter case.
+  // A clash is left to a full build, which reports it with the loader's exact message.
+  const keptKeys = new Set(kept.map((w) => workFolder(w).toLowerCase()));
+  const newKeys = new Set<string>();
+  for (const w of loaded.catalog.works) {
+    const key = workFolder(w).toLowerCase();
+    if (keptKeys.has(key) || newKeys.has(key))
+      throw new FullBuildNeeded(`works/${workFolder(w)} has a slug that differs from another only in letter case`);
+    newKeys.add(key);
+  }
+  // The loader's order: folder names, sorted as readdirSync(...).sort() sorts them.
+  const works = [...kept, ...loaded.catalog.works].sort((a, b) => {
+    const x = workFolder(a);
+    const y = workFolder(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return {
+    catalog: { ...loaded.catalog, works },
+    messages: loaded.messages,
+    reparsed: loaded.catalog.works.length,
+    before,
+    snapshot: { base, changed: touched, fromMemory: base.fromMemory },
+  };
+}
+
+/** The earlier complete build a plan starts from, and what the change from it touches. */
+export interface BasePlan {
+  /** The base build's folder. */
+  dir: string;
+  /** Its build.json. */
+  info: BuildInfo;
+  change: ChangePlan;
+  /** Works parsed and checked again (the rest came from the base's snapshot); null: the whole catalog was loaded. */
+  reparsed: number | null;
+  /** The changed works as the base had them (absent: new works); null when the base's works are not known. */
+  before: Map<string, LoadedWork> | null;
+  /** The base's catalog snapshot, for the new folder's (its unchanged works' lines are copied). */
+  snapshot: (SnapshotReuse & { fromMemory: boolean }) | null;
+  /** The base's score manifest (every work's scores; the changed works' entries are replaced). */
+  scores: ScoreManifest;
+  /** A layered base's manifest, or null for a plain base (src/lib/site/layers.ts). */
+  layer: LayerManifest | null;
+  /** The base's files as served. */
+  view: SiteView;
+  /**
+   * The new folder: a layer over the base's own plain base, or a linked copy of the base's whole
+   * view (layers off; or past ARCHIVE_LAYER_MAX_PATHS, the compaction: a new plain base).
+   */
+  kind: 'layer' | 'copy';
+}
+
+export interface BuildPlan {
+  options: BuildOptions;
+  contentDir: string;
+  /** The build folder this plan writes (`client/` the site, build.json last). */
+  outDir: string;
+  clientDir: string;
+  commit: string | null;
+  /** Every record's time: now, or the caller's; with a base, the base's (the full build it descends from). */
+  generatedAtUtc: string;
+  /** The site code's digest (scripts/lib/site-code.ts), recorded in build.json. */
+  siteCode: string;
+  /** Works per Astro run of a build without a base (scripts/build/astro.ts). */
+  batchWorks: number;
+  /** The slugs of the works in scope, sorted: every work without a base. */
+  scope: string[];
+  base: BasePlan | null;
+  /** When planning began (the build's durationMs counts from here). */
+  startedAt: number;
+  /** The plan's own time (ms): loadMs; with a base also diffMs before it and planMs after. */
+  phases: Record<string, number>;
+}
+
+/** A plan, and the catalog it was made from (the steps hold it, and a full build lets it go early). */
+export interface PlannedBuild {
+  plan: BuildPlan;
+  catalog: Catalog;
+}
+
+function planClock(): ((name: string) => void) & { phases: Record<string, number> } {
+  let mark = Date.now();
+  const phases: Record<string, number> = {};
+  return Object.assign(
+    (name: string) => {
+      const now = Date.now();
+      phases[name] = now - mark;
+      mark = now;
+    },
+    { phases },
+  );
+}
+
+function outputsOf(options: BuildOptions) {
+  const outDir = path.resolve(options.outDir);
+  return { contentDir: path.resolve(options.contentDir), outDir, clientDir: path.join(outDir, 'client') };
+}
+
+/**
+ * The plan of a build from `baseDir` (a complete earlier build), or of a full build without one.
+ * Throws FullBuildNeeded when the base cannot be built on, ContentError when the content fails its checks.
+ */
+export function planBuild(options: BuildOptions, baseDir?: string | null): PlannedBuild {
+  return baseDir ? planOnBase(options, path.resolve(baseDir)) : planFull(options);
+}
+
+function planFull(options: BuildOptions): PlannedBuild {
+  const startedAt = Date.now();
+  const clock = planClock();
+  const outputs = outputsOf(options);
+  const siteCode = siteCodeDigest(PROJECT_ROOT);
+  // A full build reads no snapshot; the warm build process's memory of the last one is let go.
+  forgetSnapshot();
+  const loaded = loadCatalog(outputs.contentDir);
+  if (loaded.messages.length > 0) throw new ContentError(loaded.messages.map(formatLintMessage));
+  clock('loadMs');
+  const catalog = loaded.catalog;
+  return {
+    plan: {
+      options,
+      ...outputs,
+      commit: options.commit ?? null,
+      generatedAtUtc: options.generatedAtUtc ?? new Date().toISOString(),
+      siteCode,
+      batchWorks: options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS),
+      scope: catalog.works.map((w) => w.content.slug).sort(),
+      base: null,
+      startedAt,
+      phases: clock.phases,
+    },
+    catalog,
+  };
+}
+
+function planOnBase(options: BuildOptions, baseDir: string): PlannedBuild {
+  const startedAt = Date.now();
+  const outputs = outputsOf(options);
+  if (!existsSync(path.join(baseDir, 'build.json')))
+    throw new FullBuildNeeded(`the base ${path.basename(baseDir)} is not a complete build`);
+  const info = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')) as BuildInfo;
+  if (!info.commit) throw new FullBuildNeeded('the base build does not name its commit');
+  if (info.baseUrl !== options.baseUrl) throw new FullBuildNeeded('the base build was made for another base URL');
+  if ((info.readerSignIn ?? 'none') !== (options.readerSignIn ?? 'none'))
+    throw new FullBuildNeeded('the base build was made for another reader sign-in');
+  if (!existsSync(path.join(baseDir, SCORES_MANIFEST)))
+    throw new FullBuildNeeded('the base build kept no score manifest');
+  if (!options.commit) throw new FullBuildNeeded('no commit named');
+  // The pages not rendered again are the base's: the same code must have made them.
+  const siteCode = siteCodeDigest(PROJECT_ROOT);
+  if (!info.siteCode) throw new FullBuildNeeded('the base build does not record its site code');
+  if (info.siteCode !== siteCode) throw new FullBuildNeeded('the site code changed since the base build');
+  const clock = planClock();
+  const files = changedFiles(outputs.contentDir, info.commit, options.commit);
+  for (const file of files) if (!WORK_FILE.test(file)) throw new FullBuildNeeded(`${file} is a shared input`);
+  clock('diffMs');
+  const { catalog, messages, reparsed, before, snapshot } = loadChanged(outputs.contentDir, baseDir, files);
+  if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
+  clock('loadMs');
+  const change = planChange(outputs.contentDir, info.commit, files, catalog.works, catalog.genres);
+  // A layered base's view is its delta over its own base (src/lib/site/layers.ts).
+  let layer: LayerManifest | null;
+  let view: SiteView;
+  try {
+    layer = readLayerManifest(baseDir);
+    view = SiteView.open(baseDir);
+  } catch (err) {
+    throw new FullBuildNeeded(`the base's layer cannot be read: ${(err as Error).message}`);
+  }
+  if (layer && !existsSync(path.join(view.base!, '..', 'build.json')))
+    throw new FullBuildNeeded(`the base's own base ${layer.base} is gone`);
+  const scores = JSON.parse(readFileSync(path.join(baseDir, SCORES_MANIFEST), 'utf8')) as ScoreManifest;
+  clock('planMs');
+  return {
+    plan: {
+      options,
+      ...outputs,
+      commit: options.commit,
+      // Every record of the folder carries one time: the full build it descends from.
+      generatedAtUtc: info.generatedAtUtc,
+      siteCode,
+      batchWorks: options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS),
+      scope: change.works,
+      base: {
+        dir: baseDir,
+        info,
+        change,
+        reparsed,
+        before,
+        snapshot,
+        scores,
+        layer,
+        view,
+        kind: nextBuildKind(layer, layerMaxPathsFrom(process.env.ARCHIVE_LAYER_MAX_PATHS)),
+      },
+      startedAt,
+      phases: clock.phases,
+    },
+    catalog,
+  };
+}

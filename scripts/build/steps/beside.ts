@@ -1,0 +1,81 @@
+/**
+ * Step "beside": what needs only the plan starts here and runs while the pages render, each in its
+ * own process or thread, joined before the stage step:
+ *   - "link": with a base, the new folder's `client/` starts as the base's files: nothing over a
+ *     plain base (a layer; docs/architecture.md, "Layers instead of copies"), the base's delta
+ *     linked over a layered one, or the base's whole view linked (`cp -al`) for a copy (layers off,
+ *     or the compaction into a new plain base). Without a base, `base` links to the folder's own
+ *     `client/` (nginx tries client/ then base/).
+ *   - "search": Pagefind indexes the catalog (custom records made from the catalog, not from the
+ *     pages) into a scratch folder from a worker thread: with a base, only the shards a changed
+ *     record falls in, or nothing when no record changed (the base's index is the new one);
+ *     without a base, the whole catalog when it fits in one Astro run (a larger catalog is indexed
+ *     after the render by the search step, so Pagefind's memory does not add to Astro's).
+ *   - with a base, the index worker reads the base's records of the works out of scope (the index
+ *     step hands it the new ones).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { startIndexWorker } from '../../../api/catalog/build-index.ts';
+import { SiteView, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
+import { buildSearchIndexInWorker } from '../../../src/lib/site/search-index.ts';
+import { hardLinkCopy, materializeView } from '../link-base.ts';
+import type { Step } from '../runner.ts';
+import { searchRecordChanges, searchShardReuse } from '../search-reuse.ts';
+
+export const beside: Step = {
+  name: 'beside',
+  async run(build) {
+    const { plan } = build;
+    const base = plan.base;
+    build.searchScratch = path.join(plan.outDir, '.search');
+    const catalog = build.catalog;
+    if (!base) {
+      writePlainBaseLink(plan.outDir);
+      if (catalog.works.length <= plan.batchWorks)
+        build.searching = build.beside('search', buildSearchIndexInWorker(build.searchScratch, catalog), 'stage');
+      return;
+    }
+    const slugs = catalog.works.map((w) => w.content.slug);
+    const changedRecords = searchRecordChanges(catalog, plan.scope, base.before);
+    const entryFile = base.view.locate('pagefind/pagefind-entry.json');
+    build.keepSearch = changedRecords?.length === 0 && entryFile !== null && existsSync(entryFile);
+    const clientDir = plan.clientDir;
+    if (base.kind === 'layer') {
+      // The delta so far, or nothing over a plain base; only the dirty shards are indexed, the clean ones stay in the view.
+      build.beside(
+        'link',
+        base.layer
+          ? hardLinkCopy(path.join(base.dir, 'client'), clientDir, [])
+          : mkdir(clientDir, { recursive: true }).then(() => undefined),
+        'stage',
+      );
+      const reuse = searchShardReuse(base.view, slugs, changedRecords);
+      build.shardReuse = reuse ? { ...reuse, link: false } : null;
+    } else if (base.layer === null) {
+      // A plain base copied whole (layers off): its Pagefind folder too when the index is kept.
+      build.beside(
+        'link',
+        hardLinkCopy(path.join(base.dir, 'client'), clientDir, build.keepSearch ? [] : ['pagefind']),
+        'stage',
+      );
+      build.shardReuse = searchShardReuse(base.view, slugs, changedRecords);
+    } else {
+      // The compaction: the whole view, linked, before the search index links its clean shards from it.
+      const t0 = Date.now();
+      await materializeView(base.view, base.layer, clientDir);
+      build.background.linkMs = Date.now() - t0;
+      build.shardReuse = searchShardReuse(SiteView.plain(clientDir), slugs, changedRecords);
+    }
+    if (!build.keepSearch)
+      build.searching = build.beside(
+        'search',
+        buildSearchIndexInWorker(build.searchScratch, catalog, { reuse: build.shardReuse ?? undefined }),
+        'stage',
+      );
+    build.indexer = startIndexWorker(base.dir, plan.scope);
+    const indexer = build.indexer;
+    build.onEnd(() => indexer.close());
+  },
+};

@@ -1,0 +1,68 @@
+/**
+ * Step "rest": the files beside `client/` that need the catalog but not the pages: which blobs
+ * public records link to (`published-blobs.json`), the score manifest (an incremental build
+ * starts from it), the signed-in files under `protected/` (the base's linked, the scope's copied
+ * again), the catalog snapshot (the next build re-parses only what its change touches; with a
+ * base, the unchanged works' lines are copied from the base's file), and what the zips need of
+ * each work in scope. Each file is written as a new inode: a folder may share inodes with its base.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Catalog } from '../../../src/domain/catalog.ts';
+import { protectedAssets, publishedBlobs } from '../../../src/domain/records.ts';
+import { zipWorkOf } from '../../../src/lib/site/work-zips.ts';
+import { writeSnapshot } from '../../catalog-snapshot.ts';
+import type { Step } from '../runner.ts';
+import { SCORES_MANIFEST } from '../types.ts';
+
+/** Write a file as a new inode (the folder may share inodes with its base build). */
+export function writeNew(file: string, data: string | Buffer): void {
+  rmSync(file, { force: true });
+  writeFileSync(file, data);
+}
+
+/**
+ * Outside client/ too: files that are not public. Signed-in stored files are copied under
+ * protected/ for the protected download route (api/signin/); nothing serves that folder publicly.
+ * `onlyWorks`: copy only these works' files (an incremental build keeps the others' links).
+ */
+export function writeProtected(outDir: string, catalog: Catalog, onlyWorks?: Set<string>): void {
+  const restricted = protectedAssets(catalog);
+  const bySlug = new Map(catalog.works.map((w) => [w.content.slug, w]));
+  for (const [key, asset] of Object.entries(restricted)) {
+    if (asset.access !== 'signed-in' || asset.file === undefined) continue;
+    const slug = key.slice(0, key.lastIndexOf('/'));
+    if (onlyWorks && !onlyWorks.has(slug)) continue;
+    const stored = bySlug.get(slug)?.files.get(asset.file);
+    if (!stored) continue;
+    mkdirSync(path.join(outDir, 'protected', slug), { recursive: true });
+    cpSync(stored.absolutePath, path.join(outDir, 'protected', slug, asset.file));
+  }
+  writeNew(path.join(outDir, 'protected-assets.json'), `${JSON.stringify(restricted)}\n`);
+}
+
+export const rest: Step = {
+  name: 'rest',
+  run(build) {
+    const { plan } = build;
+    const base = plan.base;
+    const catalog = build.catalog;
+    writeNew(path.join(plan.outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
+    writeNew(path.join(plan.outDir, SCORES_MANIFEST), build.manifestText);
+    if (base) {
+      // Signed-in files: the base's copies linked, the scope's copied again.
+      const protectedDir = path.join(plan.outDir, 'protected');
+      if (existsSync(path.join(base.dir, 'protected')))
+        execFileSync('cp', ['-al', path.join(base.dir, 'protected'), protectedDir]);
+      for (const slug of plan.scope) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
+      writeProtected(plan.outDir, catalog, new Set(plan.scope));
+      // Kept in memory too, for the next apply in this process.
+      writeSnapshot(plan.outDir, catalog, { reuse: base.snapshot ?? undefined, rememberFor: plan.contentDir });
+    } else {
+      writeProtected(plan.outDir, catalog);
+      writeSnapshot(plan.outDir, catalog);
+    }
+    build.zipWorks = build.works.map(zipWorkOf);
+  },
+};
