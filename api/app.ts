@@ -13,7 +13,14 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Config } from './config.ts';
 import { cacheSizes, type SiteHandle } from './site/site-handle.ts';
 import type { AppContext } from './context.ts';
-import { Rebuilder, reconcileLogLine, type ReconcileEvent, type SiteRebuilder } from './site/builds.ts';
+import {
+  compactionLogLine,
+  Rebuilder,
+  reconcileLogLine,
+  type CompactionEvent,
+  type ReconcileEvent,
+  type SiteRebuilder,
+} from './site/builds.ts';
 import { registerReconcileRoutes } from './site/reconcile-routes.ts';
 import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
 import { ProblemError, problemBody, sendProblem, type ProblemPages } from './http/problem.ts';
@@ -188,6 +195,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   const gate = new ShutdownGate();
   // A reconcile's end goes to the server's log and metrics (set below, once both exist).
   let logReconcile: (event: ReconcileEvent) => void = () => undefined;
+  let logCompaction: (event: CompactionEvent) => void = () => undefined;
   // Every store is built here, once, and passed down: two instances of one store would each
   // have their own locks.
   const ctx: AppContext = {
@@ -201,6 +209,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         reconcileSchedule: config.reconcileSchedule,
         warmBuilder: config.warmBuilder,
         onReconcile: (event) => logReconcile(event),
+        onCompaction: (event) => logCompaction(event),
       }),
     blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
@@ -536,6 +545,10 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   logReconcile = (event) => {
     metrics.observeReconcile(event);
     app.log.info({ reconcile: event }, reconcileLogLine(event));
+  };
+  logCompaction = (event) => {
+    if (event.outcome === 'failed') app.log.warn({ compaction: event }, compactionLogLine(event));
+    else app.log.info({ compaction: event }, compactionLogLine(event));
   };
   // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn, in
   // the "after each apply" mode (else the schedule or a request does).

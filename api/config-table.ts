@@ -382,9 +382,9 @@ export const SETTINGS: readonly SettingRow[] = [
     names: ['ARCHIVE_LAYER_MAX_PATHS'],
     type: 'paths (0-10000000)',
     default: '`20000`',
-    readBy: 'build',
+    readBy: 'server',
     meaning:
-      'how many paths (changed and deleted files) a layered build may carry before the next incremental build compacts. An incremental build over a plain build or a small enough layer writes only a delta (`layer.json`, `client/` with the files changed since its base, `deleted/`), served over its base without copying it; past the bound it links the whole view into a plain folder instead. `0` turns layers off (every incremental build links a copy of its base). docs/architecture.md, "Layers instead of copies"',
+      'how many paths (changed and deleted files) a layered build may carry before the next incremental build compacts. An incremental build over a plain build or a small enough layer writes only a delta (`layer.json`, `client/` with the files changed since its base, `deleted/`), served over its base without copying it; past the bound it links the whole view into a plain folder instead. The server compacts a served layer in the background (lowest CPU priority) once it carries half the bound, so an apply rarely reaches it. `0` turns layers off (every incremental build links a copy of its base). docs/architecture.md, "Layers instead of copies"',
   },
   {
     names: ['ARCHIVE_RECONCILE_SCHEDULE'],

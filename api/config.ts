@@ -23,6 +23,7 @@ import {
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeAllowEntry } from './review/fetch.ts';
 import { settingValue } from './config-table.ts';
 import { parseReconcileSchedule, type ReconcileSchedule } from '../src/domain/reconcile-schedule.ts';
+import { layerMaxPathsFrom } from '../src/domain/site-layers.ts';
 import { DEFAULT_CACHE_BUDGETS, MIB, type CacheBudgets } from './site/cache-budgets.ts';
 
 export interface RateLimitSetting {
@@ -146,6 +147,8 @@ export interface Config {
   reconcileSchedule: ReconcileSchedule;
   /** ARCHIVE_WARM_BUILDER: the rebuilds an apply waits for run in one long-lived build process (default on). */
   warmBuilder: boolean;
+  /** ARCHIVE_LAYER_MAX_PATHS: a layer's bound (the builds read it too); the server compacts a served layer from half of it (0: layers off). */
+  layerMaxPaths: number;
   /**
    * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
    * worker threads and each score's time and memory budget, for builds, review checks and the desk.
@@ -666,13 +669,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
 /**
  * ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1), ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off",
  * default off), ARCHIVE_RECONCILE_SCHEDULE (src/domain/reconcile-schedule.ts, default off) and
- * ARCHIVE_WARM_BUILDER (1/0, default 1).
+ * ARCHIVE_WARM_BUILDER (1/0, default 1) and ARCHIVE_LAYER_MAX_PATHS (src/domain/site-layers.ts).
  */
 export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   incrementalBuilds: boolean;
   reconcileDelayMs: number | null;
   reconcileSchedule: ReconcileSchedule;
   warmBuilder: boolean;
+  layerMaxPaths: number;
 } {
   const incremental = settingValue(env, 'ARCHIVE_INCREMENTAL_BUILDS') ?? '1';
   if (incremental !== '0' && incremental !== '1')
@@ -689,11 +693,18 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   if (!parsed.ok) throw new ConfigError(`ARCHIVE_RECONCILE_SCHEDULE ${parsed.problem}`);
   const warm = settingValue(env, 'ARCHIVE_WARM_BUILDER') ?? '1';
   if (warm !== '0' && warm !== '1') throw new ConfigError(`ARCHIVE_WARM_BUILDER must be 0 or 1 (got "${warm}")`);
+  let layerMaxPaths: number;
+  try {
+    layerMaxPaths = layerMaxPathsFrom(settingValue(env, 'ARCHIVE_LAYER_MAX_PATHS'));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return {
     incrementalBuilds: incremental === '1',
     reconcileDelayMs,
     reconcileSchedule: parsed.schedule,
     warmBuilder: warm === '1',
+    layerMaxPaths,
   };
 }
 

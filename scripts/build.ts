@@ -10,6 +10,7 @@
  * `--incremental-from BUILD-DIR`, only what the change since that build touches is built (a full
  * build, with the reason in build.json, when that cannot be vouched for).
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,7 @@ import { BUILD_STORE_VARIABLE } from '../api/site/builds.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { batchWorksFrom } from './build/astro.ts';
 import { buildIncrementalOrFull, buildSite } from './build/index.ts';
+import { compactBuild, NotALayer } from './build/compact.ts';
 import { ContentError, PROJECT_ROOT, type BuildInfo, type BuildOptions } from './build/types.ts';
 
 export { batchWorksFrom, DEFAULT_BATCH_WORKS, runAstro, type AstroRun } from './build/astro.ts';
@@ -89,6 +91,7 @@ export const BUILD_USAGE = `usage: npm run build -- [--content DIR] [--out DIR] 
   [--reader-sign-in github|none] [--commit SHA] [--generated-at ISO-TIME] [--incremental-from BUILD-DIR]
   [--batch-works N] [--render-cache config|none|DIR] [--blobs-dir DIR] [--nginx-root DIR]
   [--engrave-workers N] [--engrave-timeout-ms MS] [--engrave-memory-mb MB]
+   or: npm run build -- --compact-from LAYER-BUILD-DIR --out DIR   (a layered build made plain again)
 (README.md, "Settings"; docs/architecture.md for what a build writes)`;
 
 function parseBuildArgs(args: string[]) {
@@ -105,6 +108,7 @@ function parseBuildArgs(args: string[]) {
       commit: { type: 'string' },
       'generated-at': { type: 'string' },
       'incremental-from': { type: 'string' },
+      'compact-from': { type: 'string' },
       'batch-works': { type: 'string' },
       'render-cache': { type: 'string', default: 'config' },
       'engrave-workers': { type: 'string' },
@@ -128,6 +132,17 @@ export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo
     throw new UsageError(`${(err as Error).message}\n${BUILD_USAGE}`);
   }
   const { values } = parsed;
+  if (values['compact-from']) {
+    if (!args.includes('--out')) throw new UsageError(`--compact-from needs --out DIR\n${BUILD_USAGE}`);
+    try {
+      await compactBuild(values['compact-from'], values.out);
+    } catch (err) {
+      if (err instanceof NotALayer) throw new UsageError(`--compact-from: ${err.message}`);
+      throw err;
+    }
+    const info = JSON.parse(readFileSync(path.join(values.out, 'build.json'), 'utf8')) as BuildInfo;
+    return { info, outDir: values.out };
+  }
   let renderCache: RenderCacheBackend | null;
   let renderView: string | null;
   let engrave: EngravePoolOptions;
@@ -176,6 +191,8 @@ export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo
 
 /** One line for the log: what was built, where, and how. */
 export function builtLine(info: BuildInfo, outDir: string): string {
+  if (info.compaction)
+    return `compacted ${info.compaction.from} (${info.compaction.layerPaths} paths in its layer) into ${outDir} in ${info.compaction.durationMs} ms`;
   const how =
     info.mode === 'incremental'
       ? `incrementally (${info.incremental?.works.join(', ')})`

@@ -27,7 +27,8 @@ import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
 import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
-import { LAYER_FILE, layerBaseDir } from '../../src/lib/site/layers.ts';
+import { LAYER_FILE, layerBaseDir, readLayerManifest } from '../../src/lib/site/layers.ts';
+import { compactionDue, layerSize } from '../../src/domain/site-layers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -109,6 +110,15 @@ export function readerSignInOf(config: Config): 'github' | 'none' {
 /** An incremental build's folder: the full build's name with `-inc` (the reconcile's full build takes the plain name). */
 export function incrementalBuildDir(config: Config, commit: string): string {
   return path.join(config.dataDir, 'builds', `${buildKey(commit, config.publicBaseUrl, readerSignInOf(config))}-inc`);
+}
+
+/**
+ * A layered build made plain again by the background compaction (scripts/build/compact.ts): the
+ * full build's name with `-cmp`. The same view as the layer it was made from, so it stands for the
+ * same commit.
+ */
+export function compactedBuildDir(config: Config, commit: string): string {
+  return path.join(config.dataDir, 'builds', `${buildKey(commit, config.publicBaseUrl, readerSignInOf(config))}-cmp`);
 }
 
 /** What a complete build folder says about itself (build.json); null when unreadable. */
@@ -242,6 +252,45 @@ export function buildInChild(
       else {
         rmSync(outDir, { recursive: true, force: true });
         reject(new Error(`build failed (exit ${code}): ${output.trim().slice(-4000)}`));
+      }
+    });
+  });
+}
+
+/**
+ * Compact the layered build `layerDir` into the plain folder `outDir` (scripts/build/compact.ts)
+ * in a child at the lowest CPU priority; the folder is removed when it fails or is stopped.
+ */
+export function compactInChild(layerDir: string, outDir: string, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new Error('compaction cancelled'));
+      return;
+    }
+    const child = spawn(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--compact-from', layerDir, '--out', outDir, '--quiet'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, 19);
+      } catch {
+        // Not permitted here: it still runs, at normal priority.
+      }
+    }
+    const onAbort = () => child.kill('SIGTERM');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let output = '';
+    child.stdout.on('data', (d) => (output += String(d)));
+    child.stderr.on('data', (d) => (output += String(d)));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (code === 0) resolve();
+      else {
+        rmSync(outDir, { recursive: true, force: true });
+        reject(new Error(`compaction failed (exit ${code}): ${output.trim().slice(-4000)}`));
       }
     });
   });
@@ -392,6 +441,9 @@ export async function ensureBuild(config: Config, commit: string, options: Ensur
   if (isCompleteBuild(dir)) return dir;
   // After a stop (even kill -9) during or after an incremental swap, the incremental folder is a
   // complete build of the same commit: serve it at once (build.json is written last).
+  // Its compaction first (a plain folder of the same view), then the layer itself.
+  const compacted = compactedBuildDir(config, commit);
+  if (options.acceptIncremental !== false && isCompleteBuild(compacted)) return compacted;
   const incremental = incrementalBuildDir(config, commit);
   if (options.acceptIncremental !== false && isCompleteBuild(incremental)) return incremental;
   if (options.incrementalFromLatest && options.acceptIncremental !== false) {
@@ -419,11 +471,11 @@ export async function ensureBuild(config: Config, commit: string, options: Ensur
 export async function latestCompleteBuild(config: Config): Promise<string | null> {
   const buildsDir = path.join(config.dataDir, 'builds');
   if (!existsSync(buildsDir)) return null;
-  // "<commit12>-<hash8>" or with "-inc": the hash is the configuration's part of the key.
+  // "<commit12>-<hash8>", or with "-inc" or "-cmp": the hash is the configuration's part of the key.
   const suffix = buildKey('0'.repeat(12), config.publicBaseUrl, readerSignInOf(config)).slice(12);
   const candidates: { dir: string; commit: string; time: number }[] = [];
   for (const name of readdirSync(buildsDir)) {
-    if (!/^[0-9a-f]{12}-[0-9a-f]{8}(-inc)?$/.test(name) || !name.slice(12).startsWith(suffix)) continue;
+    if (!/^[0-9a-f]{12}-[0-9a-f]{8}(-inc|-cmp)?$/.test(name) || !name.slice(12).startsWith(suffix)) continue;
     const dir = path.join(buildsDir, name);
     if (!isCompleteBuild(dir)) continue;
     const commit = readBuildInfo(dir)?.commit;
@@ -459,6 +511,8 @@ export async function ensureIncrementalBuild(
 ): Promise<string> {
   const full = path.join(config.dataDir, 'builds', buildKey(commit, config.publicBaseUrl, readerSignInOf(config)));
   if (isCompleteBuild(full)) return full;
+  const compacted = compactedBuildDir(config, commit);
+  if (isCompleteBuild(compacted)) return compacted;
   const dir = incrementalBuildDir(config, commit);
   if (isCompleteBuild(dir)) return dir;
   await buildFromWorktree(config, commit, dir, { ...options, incrementalFrom: baseDir });
@@ -559,6 +613,25 @@ export interface ReconcileEvent {
   cost?: ReconcileCost | null;
 }
 
+/**
+ * How a background compaction of a served layer ended (scripts/build/compact.ts): swapped in,
+ * made but not swapped (the served build changed meanwhile), failed, or stopped (a rebuild came).
+ */
+export interface CompactionEvent {
+  /** The layer's folder name. */
+  layer: string;
+  outcome: 'swapped' | 'superseded' | 'failed' | 'cancelled';
+  /** The paths the layer carried. */
+  layerPaths: number;
+  durationMs: number;
+  error?: string;
+}
+
+/** The server's log line for a compaction's end. */
+export function compactionLogLine(event: CompactionEvent): string {
+  return `background compaction of ${event.layer} (${event.layerPaths} paths): ${event.outcome} in ${event.durationMs} ms${event.error ? ` (${event.error.split('\n')[0]})` : ''}`;
+}
+
 export interface RebuilderOptions {
   /** Build incrementally from the served build (default true; ARCHIVE_INCREMENTAL_BUILDS=0 turns it off). */
   incremental?: boolean;
@@ -578,6 +651,13 @@ export interface RebuilderOptions {
   reconcileSchedule?: ReconcileSchedule;
   /** Told when a reconcile ends (tests, logs, metrics). */
   onReconcile?: (event: ReconcileEvent) => void;
+  /**
+   * A served layer is compacted in the background once it carries half this many paths
+   * (default: the configuration's ARCHIVE_LAYER_MAX_PATHS; 0: never).
+   */
+  layerMaxPaths?: number;
+  /** Told when a background compaction ends (tests, logs). */
+  onCompaction?: (event: CompactionEvent) => void;
   /**
    * Run the rebuilds an apply waits for in one warm build process (ARCHIVE_WARM_BUILDER, default
    * on; api/site/warm-builder.ts), not a new process each; the reconcile keeps its own. Default off
@@ -714,11 +794,15 @@ export class Rebuilder implements SiteRebuilder {
   private closed = false;
   /** The warm build process the rebuilds run in (null: a new process per build). */
   private readonly builder: WarmBuilder | null;
+  /** The background compaction of the served layer, while it runs. */
+  private compaction: { source: string; dir: string; abort: AbortController; layerPaths: number } | null = null;
+  private readonly layerMaxPaths: number;
 
   constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
     this.config = config;
     this.handle = handle;
     this.builder = options.warmBuilder ? new WarmBuilder() : null;
+    this.layerMaxPaths = options.layerMaxPaths ?? config.layerMaxPaths;
     this.options = {
       ...options,
       incremental: options.incremental ?? true,
@@ -736,6 +820,8 @@ export class Rebuilder implements SiteRebuilder {
       const phases: Record<string, number> = { waitMs: started - queued };
       const commit = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
       const previous = this.handle.current.dir;
+      // A compaction of the served layer would be replaced at once: this build supersedes it.
+      this.cancelCompaction();
       // A reconcile of an older commit would be replaced at once: stop it, this build supersedes it.
       if (this.reconcile && this.reconcile.commit !== commit)
         this.cancelReconcile('superseded', `superseded by a build of ${commit.slice(0, 12)}`);
@@ -753,11 +839,12 @@ export class Rebuilder implements SiteRebuilder {
         phases.swapMs = Date.now() - t;
         // Keep the previous folder for requests still streaming from it, and a reconcile's folder; drop older ones.
         const p = Date.now();
-        void pruneBuilds(this.config, [buildDir, previous, ...(this.reconcile ? [this.reconcile.dir] : [])]);
+        void pruneBuilds(this.config, [buildDir, previous, ...this.busyDirs()]);
         phases.pruneMs = Date.now() - p;
       }
       const info = readBuildInfo(buildDir);
       if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir, 'after-apply');
+      this.maybeCompact(buildDir);
       return {
         commit,
         buildDir,
@@ -793,6 +880,8 @@ export class Rebuilder implements SiteRebuilder {
    */
   reconcileServed(): void {
     const dir = this.handle.current.dir;
+    // And a served layer past half the bound is compacted, whatever the reconcile mode.
+    this.maybeCompact(dir);
     const info = readBuildInfo(dir);
     if (info?.mode === 'incremental' && info.commit) this.scheduleReconcile(info.commit, dir, 'start');
   }
@@ -878,11 +967,86 @@ export class Rebuilder implements SiteRebuilder {
   /** Stop a waiting or running reconcile and the schedule (server stop). */
   close(): void {
     this.closed = true;
+    this.cancelCompaction();
     this.builder?.close();
     if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
     this.scheduleTimer = null;
     this.nextScheduledAt = null;
     this.cancelReconcile('cancelled', 'the server stopped');
+  }
+
+  /** The compaction running, if any (tests). */
+  get compacting(): { source: string; dir: string } | null {
+    return this.compaction ? { source: this.compaction.source, dir: this.compaction.dir } : null;
+  }
+
+  /** Folders a background job is writing: a prune keeps them. */
+  private busyDirs(): string[] {
+    return [...(this.reconcile ? [this.reconcile.dir] : []), ...(this.compaction ? [this.compaction.dir] : [])];
+  }
+
+  /**
+   * Compact the served layer `dir` in the background once it carries half the bound
+   * (`compactionDue`): a plain folder of the same view, made by a child at the lowest CPU priority
+   * and swapped in by the rebuild queue only while `dir` is still served, so the next apply is a
+   * small layer over it instead of paying the compaction inline at the bound.
+   */
+  private maybeCompact(dir: string): void {
+    if (this.closed || this.compaction) return;
+    let layer: ReturnType<typeof readLayerManifest>;
+    try {
+      layer = readLayerManifest(dir);
+    } catch {
+      return; // unreadable: the next build decides
+    }
+    if (!compactionDue(layer, this.layerMaxPaths)) return;
+    const commit = readBuildInfo(dir)?.commit;
+    if (!commit) return;
+    const c = {
+      source: dir,
+      dir: compactedBuildDir(this.config, commit),
+      abort: new AbortController(),
+      layerPaths: layerSize(layer!),
+    };
+    if (c.dir === dir) return;
+    this.compaction = c;
+    void this.runCompaction(c);
+  }
+
+  private cancelCompaction(): void {
+    const c = this.compaction;
+    if (!c) return;
+    this.compaction = null;
+    c.abort.abort('superseded');
+  }
+
+  private async runCompaction(c: NonNullable<Rebuilder['compaction']>): Promise<void> {
+    const started = Date.now();
+    const report = (outcome: CompactionEvent['outcome'], error?: string) =>
+      this.options.onCompaction?.({
+        layer: path.basename(c.source),
+        outcome,
+        layerPaths: c.layerPaths,
+        durationMs: Date.now() - started,
+        ...(error ? { error } : {}),
+      });
+    try {
+      await compactInChild(c.source, c.dir, c.abort.signal);
+      // Switch in the rebuild queue, only while the layer is still served (the same view).
+      const swapped = (await (this.queue = this.queue
+        .then(async () => {
+          if (this.compaction !== c || this.handle.current.dir !== c.source) return false;
+          await this.handle.swap(c.dir);
+          void pruneBuilds(this.config, [c.dir, c.source, ...(this.reconcile ? [this.reconcile.dir] : [])]);
+          return true;
+        })
+        .catch(() => false))) as boolean;
+      report(swapped ? 'swapped' : 'superseded');
+    } catch (err) {
+      report(c.abort.signal.aborted ? 'cancelled' : 'failed', (err as Error).message.slice(0, 2000));
+    } finally {
+      if (this.compaction === c) this.compaction = null;
+    }
   }
 
   /** Wait for the next due time of the schedule, then reconcile a served incremental build. */
@@ -1020,9 +1184,13 @@ export class Rebuilder implements SiteRebuilder {
       // Switch in the rebuild queue, only if nothing was served since: else a newer build won.
       const swapped = (await (this.queue = this.queue
         .then(async () => {
-          if (this.reconcile !== r || this.handle.current.dir !== r.incrementalDir) return false;
+          // The served build must still be the incremental one, or its compaction (the same view).
+          const served = this.handle.current.dir;
+          if (this.reconcile !== r) return false;
+          if (served !== r.incrementalDir && served !== compactedBuildDir(this.config, r.commit)) return false;
+          this.cancelCompaction();
           await this.handle.swap(dir);
-          void pruneBuilds(this.config, [dir, r.incrementalDir]);
+          void pruneBuilds(this.config, [dir, served]);
           return true;
         })
         .catch(() => false))) as boolean;

@@ -157,6 +157,12 @@ export interface BuildInfo {
   /** Of `astroRuns`, those the warm renderer rendered (every batch after the first, unless it failed). */
   warmRuns?: number;
   durationMs: number;
+  /**
+   * A plain folder made from a layered build by the background compaction (scripts/build/compact.ts):
+   * the layer it was made from, the paths that layer carried, and the compaction's time. The rest
+   * of build.json is the layer's (its view is the same bytes).
+   */
+  compaction?: { from: string; layerPaths: number; durationMs: number };
 }
 
 export class ContentError extends Error {

@@ -54,6 +54,15 @@ export function layerMaxPathsFrom(value: string | undefined): number {
 }
 
 /**
+ * Whether a served layer is compacted in the background (api/site/builds.ts): from half the bound
+ * on, so that the compaction normally lands before an apply reaches the bound and has to compact
+ * inline (`nextBuildKind`). Never with layers off (0), never for a plain build (null).
+ */
+export function compactionDue(manifest: Pick<LayerManifest, 'files' | 'deleted'> | null, maxPaths: number): boolean {
+  return manifest !== null && maxPaths > 0 && layerSize(manifest) * 2 >= maxPaths;
+}
+
+/**
  * How the next incremental build is made from its base: a new `layer` over the same base (the
  * base's own layer, when it is one, carries fewer paths than the bound), or a `copy` of the whole
  * view (layers off, or the bound is reached: the compaction).

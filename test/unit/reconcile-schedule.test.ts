@@ -113,4 +113,13 @@ describe('the settings at config load', () => {
       /ARCHIVE_RECONCILE_DELAY_MS must be a number of milliseconds or "off"/,
     );
   });
+
+  it('read the layer bound the server compacts from (ARCHIVE_LAYER_MAX_PATHS), refusing a bad one at start', () => {
+    expect(loadConfig({}, PROJECT_ROOT).layerMaxPaths).toBe(20_000);
+    expect(loadConfig({ ARCHIVE_LAYER_MAX_PATHS: '0' }, PROJECT_ROOT).layerMaxPaths).toBe(0);
+    expect(() => loadConfig({ ARCHIVE_LAYER_MAX_PATHS: 'many' }, PROJECT_ROOT)).toThrow(ConfigError);
+    expect(() => loadConfig({ ARCHIVE_LAYER_MAX_PATHS: 'many' }, PROJECT_ROOT)).toThrow(
+      /^ARCHIVE_LAYER_MAX_PATHS must be a whole number from 0/,
+    );
+  });
 });

@@ -11,6 +11,7 @@ import {
   DEFAULT_LAYER_MAX_PATHS,
   layerMaxPathsFrom,
   nextBuildKind,
+  compactionDue,
   nextDeleted,
   parseLayerManifest,
   sourceOf,
@@ -40,6 +41,15 @@ describe('layer rules', () => {
     expect(nextBuildKind(small, 3)).toBe('layer');
     expect(nextBuildKind(small, 2)).toBe('copy');
     expect(nextBuildKind(null, 0)).toBe('copy');
+  });
+
+  it('a served layer is compacted in the background from half the bound on; never a plain build or with layers off', () => {
+    const two = { files: ['a'], deleted: ['b'] };
+    expect(compactionDue(two, 4)).toBe(true);
+    expect(compactionDue(two, 5)).toBe(false);
+    expect(compactionDue(two, 2)).toBe(true);
+    expect(compactionDue(null, 4)).toBe(false);
+    expect(compactionDue(two, 0)).toBe(false);
   });
 
   it('reads ARCHIVE_LAYER_MAX_PATHS, naming the setting when it is wrong', () => {

@@ -1,0 +1,86 @@
+/**
+ * The background compaction (docs/architecture.md, "Layers instead of copies"): a layered build
+ * folder made again as a plain one, without building anything. Its `client/` is the layer's whole
+ * view, hard-linked (the base's files but the deleted ones, the delta's over them:
+ * `materializeView`, the same as an incremental build's inline compaction); its other files
+ * (`index/`, `protected/`, the snapshot, the manifests) are the layer's, linked; `build.json` is
+ * the layer's with `incremental.layer` saying `{ base: null, compacted: true }` and
+ * `compactedFrom` naming the layer, written last. The view is byte for byte the layer's, so the
+ * server can swap it in at any time while the layer is still the served build, and the next
+ * apply is a small layer over it. The server runs it in a child at the lowest CPU priority
+ * (api/site/builds.ts); `npm run build -- --compact-from LAYER-DIR --out DIR` runs it by hand.
+ */
+import { execFileSync } from 'node:child_process';
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  LAYER_BASE_LINK,
+  LAYER_DELETED_DIR,
+  LAYER_FILE,
+  readLayerManifest,
+  SiteView,
+  writePlainBaseLink,
+} from '../../src/lib/site/layers.ts';
+import { materializeView } from './link-base.ts';
+import type { BuildInfo } from './types.ts';
+
+/** The layer's own files, which a plain folder does not have (its `base` link is written again). */
+const LAYER_ONLY = new Set(['client', LAYER_BASE_LINK, LAYER_FILE, LAYER_DELETED_DIR, 'build.json']);
+
+/** The folder named is not a complete layered build (the command line's mistake, not a failure). */
+export class NotALayer extends Error {}
+
+export interface CompactionInfo {
+  /** The layer compacted (its folder's name). */
+  from: string;
+  /** The paths the layer carried (its delta's files and the base's files it deleted). */
+  layerPaths: number;
+  durationMs: number;
+}
+
+/** Make `outDir` the plain folder of the layered build `layerDir`; throws when it is not a complete layer. */
+export async function compactBuild(layerDir: string, outDir: string): Promise<CompactionInfo> {
+  const started = Date.now();
+  layerDir = path.resolve(layerDir);
+  outDir = path.resolve(outDir);
+  let info: BuildInfo;
+  try {
+    info = JSON.parse(readFileSync(path.join(layerDir, 'build.json'), 'utf8')) as BuildInfo;
+  } catch (err) {
+    throw new NotALayer(`${layerDir} is not a complete build: ${(err as Error).message}`);
+  }
+  const layer = readLayerManifest(layerDir);
+  if (!layer) throw new NotALayer(`${layerDir} is not a layered build (it has no ${LAYER_FILE}): nothing to compact`);
+  const view = SiteView.open(layerDir);
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  await materializeView(view, layer, path.join(outDir, 'client'));
+  for (const entry of readdirSync(layerDir, { withFileTypes: true })) {
+    if (LAYER_ONLY.has(entry.name)) continue;
+    const from = path.join(layerDir, entry.name);
+    const to = path.join(outDir, entry.name);
+    if (entry.name === 'nginx.conf') {
+      // Rooted at the layer's own folder only when no --nginx-root was given: then at the new one.
+      writeFileSync(to, readFileSync(from, 'utf8').split(layerDir).join(outDir));
+    } else if (entry.isDirectory()) execFileSync('cp', ['-al', from, to]);
+    else if (entry.isFile()) linkSync(from, to);
+  }
+  writePlainBaseLink(outDir);
+  const compaction: CompactionInfo = {
+    from: path.basename(layerDir),
+    layerPaths: layer.files.length + layer.deleted.length,
+    durationMs: Date.now() - started,
+  };
+  const compacted: BuildInfo = {
+    ...info,
+    ...(info.incremental ? { incremental: { ...info.incremental, layer: { base: null, compacted: true } } } : {}),
+    compaction,
+  };
+  const file = path.join(outDir, 'build.json');
+  writeFileSync(file, `${JSON.stringify(compacted, null, 2)}\n`);
+  // No newer than the layer: the newest complete build (api/site/builds.ts, latestCompleteBuild)
+  // must stay the one of the newest commit, whichever of the two a stop left.
+  const { atime, mtime } = statSync(path.join(layerDir, 'build.json'));
+  utimesSync(file, atime, mtime);
+  return compaction;
+}

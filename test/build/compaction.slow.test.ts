@@ -1,0 +1,157 @@
+/**
+ * The background compaction (scripts/build/compact.ts, api/site/builds.ts): once a served layer
+ * carries half of ARCHIVE_LAYER_MAX_PATHS, a child at the lowest CPU priority makes it a plain
+ * folder of the same view (`-cmp`), swapped in while the layer is still served; the next apply is
+ * a layer over it. An apply during a compaction stops it and is served; a compaction killed with
+ * SIGKILL leaves no folder that passes for a build, and the layer keeps standing for its commit.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createApp } from '../../api/app.ts';
+import {
+  compactedBuildDir,
+  ensureBuild,
+  isCompleteBuild,
+  readBuildInfo,
+  Rebuilder,
+  type CompactionEvent,
+} from '../../api/site/builds.ts';
+import { loadConfig } from '../../api/config.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
+import { SiteHandle } from '../../api/site/site-handle.ts';
+import { layerBaseDir } from '../../src/lib/site/layers.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
+import { buildInfo, differences, digests } from '../helpers/build-folders.ts';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-compaction-'));
+const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'https://compaction.example.test' }, PROJECT_ROOT);
+const workFile = path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md');
+const events: CompactionEvent[] = [];
+let app: FastifyInstance;
+let handle: SiteHandle;
+let rebuilder: Rebuilder;
+
+beforeAll(async () => {
+  const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
+  handle = await SiteHandle.open(await ensureBuild(config, repo.head));
+  // Every layer is due (half of 2 paths); the builds themselves keep the default bound, so they never compact inline.
+  rebuilder = new Rebuilder(config, handle, { layerMaxPaths: 2, onCompaction: (e) => events.push(e) });
+  app = await createApp({ config, handle, rebuilder });
+}, 300_000);
+afterAll(async () => {
+  await app.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function retitle(title: string): Promise<string> {
+  writeFileSync(workFile, readFileSync(workFile, 'utf8').replace(/^title: .*$/m, `title: ${title}`));
+  await git(config.contentRepo, ['commit', '--quiet', '-am', `Retitle: ${title}`]);
+  return git(config.contentRepo, ['rev-parse', 'HEAD']);
+}
+
+async function until(what: string, test: () => boolean, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; compactions: ${JSON.stringify(events)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const servedTitle = async () => (await app.inject({ url: '/api/v1/works/bach-minuet-in-g' })).json().data.title;
+const endOf = (layerDir: string) => events.find((e) => e.layer === path.basename(layerDir));
+
+describe('the background compaction', () => {
+  it('compacts a served layer into a plain folder of the same view, swaps it in, and the next apply layers over it', async () => {
+    const commit = await retitle('Minuet (compaction one)');
+    const applied = await rebuilder.rebuildAndSwap();
+    expect(applied.mode).toBe('incremental');
+    const layer = applied.buildDir;
+    expect(layerBaseDir(layer)).not.toBeNull();
+    expect(rebuilder.compacting?.source).toBe(layer);
+
+    await until('the compaction swapped in', () => endOf(layer)?.outcome === 'swapped');
+    const compacted = compactedBuildDir(config, commit);
+    expect(handle.current.dir).toBe(compacted);
+    expect(existsSync(path.join(compacted, 'layer.json'))).toBe(false);
+    expect(layerBaseDir(compacted)).toBeNull();
+    const info = buildInfo(compacted);
+    expect(info.commit).toBe(commit);
+    expect(info.compaction.from).toBe(path.basename(layer));
+    expect(info.incremental.layer).toEqual({ base: null, compacted: true });
+    // The same view, byte for byte, and the same index, records and side files.
+    expect(differences(digests(layer), digests(compacted))).toEqual([]);
+    expect(await servedTitle()).toBe('Minuet (compaction one)');
+
+    await retitle('Minuet (compaction two)');
+    const next = await rebuilder.rebuildAndSwap();
+    expect(next.mode).toBe('incremental');
+    expect(path.basename(layerBaseDir(next.buildDir)!)).toBe(path.basename(compacted));
+    expect(await servedTitle()).toBe('Minuet (compaction two)');
+    await until('the next compaction swapped in', () => endOf(next.buildDir)?.outcome === 'swapped');
+  }, 600_000);
+
+  it('an apply during a compaction stops it, and its own change is served (and compacted in turn)', async () => {
+    await retitle('Minuet (compaction three)');
+    const first = await rebuilder.rebuildAndSwap();
+    expect(rebuilder.compacting?.source).toBe(first.buildDir);
+    const commit = await retitle('Minuet (compaction four)');
+    const second = await rebuilder.rebuildAndSwap();
+    expect(['cancelled', 'superseded']).toContain(endOf(first.buildDir)?.outcome);
+    expect(second.commit).toBe(commit);
+    expect(await servedTitle()).toBe('Minuet (compaction four)');
+    await until('the compaction of the second apply', () => endOf(second.buildDir)?.outcome === 'swapped');
+    expect(handle.current.dir).toBe(compactedBuildDir(config, commit));
+    expect(await servedTitle()).toBe('Minuet (compaction four)');
+  }, 600_000);
+
+  it('a compaction killed with SIGKILL leaves no folder that passes for a build; the layer stands for its commit', async () => {
+    const commit = await retitle('Minuet (compaction five)');
+    // No background compaction this time: this one is started and killed by hand.
+    rebuilder.close();
+    const quiet = new Rebuilder(config, handle, { layerMaxPaths: 0 });
+    const applied = await quiet.rebuildAndSwap();
+    quiet.close();
+    const layer = applied.buildDir;
+    expect(layerBaseDir(layer)).not.toBeNull();
+    const out = compactedBuildDir(config, commit);
+    const child = spawn(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--compact-from', layer, '--out', out, '--quiet'],
+      { stdio: 'ignore' },
+    );
+    await until('the compaction started writing', () => existsSync(path.join(out, 'client')), 60_000);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect(isCompleteBuild(out)).toBe(false);
+    expect(await ensureBuild(config, commit)).toBe(layer);
+    expect(readBuildInfo(layer)?.commit).toBe(commit);
+
+    // The command line: a plain build is not a layer (exit 2, named); run to the end it makes the folder.
+    const plain = spawnSync(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--compact-from', layerBaseDir(layer)!, '--out', out],
+      { encoding: 'utf8' },
+    );
+    expect(plain.status).toBe(2);
+    expect(plain.stderr).toContain('is not a layered build');
+    const done = spawnSync(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--compact-from', layer, '--out', out],
+      { encoding: 'utf8' },
+    );
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`compacted ${path.basename(layer)}`);
+    expect(isCompleteBuild(out)).toBe(true);
+    expect(differences(digests(layer), digests(out))).toEqual([]);
+    // Never newer than the layer: the newest complete build stays the newest commit's.
+    expect(Math.round(buildMtime(out))).toBe(Math.round(buildMtime(layer)));
+  }, 600_000);
+});
+
+function buildMtime(dir: string): number {
+  return Number(spawnSync('stat', ['-c', '%Y', path.join(dir, 'build.json')], { encoding: 'utf8' }).stdout.trim());
+}
