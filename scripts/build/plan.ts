@@ -42,6 +42,7 @@ import type { ScoreManifest } from '../../src/lib/site/scores.ts';
 import { composerScopeKey, facetKeysOf } from '../../src/lib/site/facets.ts';
 import { forgetSnapshot, readBaseSnapshot, workFolder, type SnapshotReuse } from '../catalog-snapshot.ts';
 import { siteCodeDigest } from '../lib/site-code.ts';
+import { forgetWorksIndexPageKeys } from '../../src/lib/site/works-index.ts';
 import { batchWorksFrom } from './astro.ts';
 import { ContentError, PROJECT_ROOT, SCORES_MANIFEST, type BuildInfo, type BuildOptions } from './types.ts';
 
@@ -296,8 +297,10 @@ function planFull(options: BuildOptions): PlannedBuild {
   const clock = planClock();
   const outputs = outputsOf(options);
   const siteCode = siteCodeDigest(PROJECT_ROOT);
-  // A full build reads no snapshot; the warm build process's memory of the last one is let go.
+  // A full build reads no snapshot and no earlier run's page keys; the warm build process's
+  // memory of the last apply's is let go.
   forgetSnapshot();
+  forgetWorksIndexPageKeys();
   const loaded = loadCatalog(outputs.contentDir);
   if (loaded.messages.length > 0) throw new ContentError(loaded.messages.map(formatLintMessage));
   clock('loadMs');

@@ -142,6 +142,14 @@ export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
   return made.map((p) => p.key);
 }
 
+/**
+ * Forget the page keys earlier runs kept (a full build, before its first run: they hold another
+ * catalog's entries, which would stay in memory through the build for nothing).
+ */
+export function forgetWorksIndexPageKeys(): void {
+  delete keyShelf[PAGE_KEYS];
+}
+
 /** Where a run leaves the keys and the pages it rendered, for the build script in the same process. */
 const RENDERED = Symbol.for('pdma.build.worksIndexPages');
 type RenderedPages = { keys: Partial<WorksIndexKeys>; rendered: Partial<Record<WorksIndexSort, number[]>> };
