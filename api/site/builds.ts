@@ -27,8 +27,8 @@ import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
 import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
-import { LAYER_FILE, layerBaseDir, readLayerManifest } from '../../src/lib/site/layers.ts';
-import { compactionDue, layerSize } from '../../src/domain/site-layers.ts';
+import { LAYER_FILE, layerBaseDir } from '../../src/lib/site/layers.ts';
+import { compactionDue } from '../../src/domain/site-layers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -122,16 +122,27 @@ export function compactedBuildDir(config: Config, commit: string): string {
 }
 
 /** What a complete build folder says about itself (build.json); null when unreadable. */
-export function readBuildInfo(
-  dir: string,
-): { commit: string | null; mode: 'full' | 'incremental'; fallbackReason?: string | null } | null {
+export function readBuildInfo(dir: string): {
+  commit: string | null;
+  mode: 'full' | 'incremental';
+  fallbackReason?: string | null;
+  /** A layered build's paths (its delta's files, the base's files it deletes); null for a plain folder. */
+  layerPaths: number | null;
+} | null {
   try {
     const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as {
       commit?: string | null;
       mode?: 'full' | 'incremental';
       fallbackReason?: string | null;
+      incremental?: { layer?: { base: string | null; files?: number; deleted?: number } };
     };
-    return { commit: info.commit ?? null, mode: info.mode ?? 'full', fallbackReason: info.fallbackReason ?? null };
+    const layer = info.incremental?.layer;
+    return {
+      commit: info.commit ?? null,
+      mode: info.mode ?? 'full',
+      fallbackReason: info.fallbackReason ?? null,
+      layerPaths: layer?.base ? (layer.files ?? 0) + (layer.deleted ?? 0) : null,
+    };
   } catch {
     return null;
   }
@@ -993,20 +1004,14 @@ export class Rebuilder implements SiteRebuilder {
    */
   private maybeCompact(dir: string): void {
     if (this.closed || this.compaction) return;
-    let layer: ReturnType<typeof readLayerManifest>;
-    try {
-      layer = readLayerManifest(dir);
-    } catch {
-      return; // unreadable: the next build decides
-    }
-    if (!compactionDue(layer, this.layerMaxPaths)) return;
-    const commit = readBuildInfo(dir)?.commit;
-    if (!commit) return;
+    // The layer's size from build.json (a few KB), not layer.json (every path: about 1 MB at the bound).
+    const info = readBuildInfo(dir);
+    if (!info?.commit || !compactionDue(info.layerPaths, this.layerMaxPaths)) return;
     const c = {
       source: dir,
-      dir: compactedBuildDir(this.config, commit),
+      dir: compactedBuildDir(this.config, info.commit),
       abort: new AbortController(),
-      layerPaths: layerSize(layer!),
+      layerPaths: info.layerPaths!,
     };
     if (c.dir === dir) return;
     this.compaction = c;

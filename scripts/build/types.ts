@@ -188,33 +188,8 @@ export function serializeScoreManifest(manifest: ScoreManifest): string {
  */
 export type RendererUsed = { kind: 'warm'; files: number; durationMs: number } | { kind: 'astro'; because?: string };
 
-/** build.json's `scores` from a render summary. */
-export function scoreCounts(s: {
-  rendered: number;
-  failed: number;
-  durationMs: number;
-  engraved: number;
-  fromCache: number;
-  corrupt: number;
-  pdfsMade: number;
-  compressedFromCache: number;
-  compressedForCache: number;
-  fromView: number;
-  unpacked: number;
-  linkedFiles: number;
-}): BuildInfo['scores'] {
-  return {
-    rendered: s.rendered,
-    failed: s.failed,
-    durationMs: s.durationMs,
-    engraved: s.engraved,
-    fromCache: s.fromCache,
-    corrupt: s.corrupt,
-    pdfsMade: s.pdfsMade,
-    compressedFromCache: s.compressedFromCache,
-    compressedForCache: s.compressedForCache,
-    fromView: s.fromView,
-    unpacked: s.unpacked,
-    linkedFiles: s.linkedFiles,
-  };
+/** build.json's `scores` from a render summary: its counts, without the manifest and the deferred links. */
+export function scoreCounts(summary: RenderSummary): BuildInfo['scores'] {
+  const { manifest: _manifest, deferred: _deferred, ...counts } = summary;
+  return counts;
 }

@@ -56,10 +56,11 @@ export function layerMaxPathsFrom(value: string | undefined): number {
 /**
  * Whether a served layer is compacted in the background (api/site/builds.ts): from half the bound
  * on, so that the compaction normally lands before an apply reaches the bound and has to compact
- * inline (`nextBuildKind`). Never with layers off (0), never for a plain build (null).
+ * inline (`nextBuildKind`). `layerPaths`: the layer's `layerSize`, null for a plain build (never
+ * compacted); never with layers off (0).
  */
-export function compactionDue(manifest: Pick<LayerManifest, 'files' | 'deleted'> | null, maxPaths: number): boolean {
-  return manifest !== null && maxPaths > 0 && layerSize(manifest) * 2 >= maxPaths;
+export function compactionDue(layerPaths: number | null, maxPaths: number): boolean {
+  return layerPaths !== null && maxPaths > 0 && layerPaths * 2 >= maxPaths;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   layerMaxPathsFrom,
   nextBuildKind,
   compactionDue,
+  layerSize,
   nextDeleted,
   parseLayerManifest,
   sourceOf,
@@ -44,7 +45,7 @@ describe('layer rules', () => {
   });
 
   it('a served layer is compacted in the background from half the bound on; never a plain build or with layers off', () => {
-    const two = { files: ['a'], deleted: ['b'] };
+    const two = layerSize({ files: ['a'], deleted: ['b'] });
     expect(compactionDue(two, 4)).toBe(true);
     expect(compactionDue(two, 5)).toBe(false);
     expect(compactionDue(two, 2)).toBe(true);
