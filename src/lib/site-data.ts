@@ -25,7 +25,8 @@ import {
 import type { WorkContent, WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { envelope } from '../schemas/envelope.ts';
-import { scoreFor } from './site/scores.ts';
+import { dropSharedScoreManifest, scoreFor } from './site/scores.ts';
+import { sortKept } from './site/kept-order.ts';
 
 /** Source scores of a work that the build engraved to a PDF (from the score manifest). */
 function pdfAssetIds(work: LoadedWork): Set<number> {
@@ -176,12 +177,6 @@ export function buildScope(): BuildScope | null {
   return scopeCache.scope;
 }
 
-/** Whether a work's own pages (HTML, records, score pages, files) are built in this run. */
-export function workInScope(slug: string): boolean {
-  const scope = buildScope();
-  return scope === null || scope.works.has(slug);
-}
-
 /** Whether a page listing these works (a composer, a browse value with this key) is built in this run. */
 export function listingInScope(works: SiteWork[], facetKey?: string): boolean {
   const scope = buildScope();
@@ -213,10 +208,11 @@ const shelf = globalThis as {
   [WORK_ENTRIES]?: { key: string; entries: WeakMap<LoadedWork, WorkEntry> };
 };
 
-/** Forget the catalog and site data a build shared with its Astro runs. */
+/** Forget the catalog, site data and score manifest a build shared with its Astro runs. */
 export function dropSharedSiteData(): void {
   delete shelf[SHARED_SITE_DATA];
   delete shelf[SHARED_CATALOG];
+  dropSharedScoreManifest();
 }
 
 // A run's hold on shared site data is weak: once the build drops it, the module copies of
@@ -265,28 +261,32 @@ export function site(): SiteData {
   if (!entryCache || entryCache.key !== entryKey)
     shelf[WORK_ENTRIES] = entryCache = { key: entryKey, entries: new WeakMap() };
   const entries = entryCache.entries;
-  const works: SiteWork[] = catalog.works
-    .map((loaded) => {
-      const known = entries.get(loaded);
-      if (known) return new LazySiteWork(loaded, known, makeRecord);
-      const c = loaded.content;
-      const entry: WorkEntry = {
-        slug: c.slug,
-        title: c.title,
-        workNumber: c.workNumber,
-        summary: c.summary,
-        composer: c.composer,
-        composerLifeDates: lifeDates(c.composer.born, c.composer.died),
-        period: c.period,
-        genre: c.genre,
-        instruments: workInstruments(c.instruments, instrumentBySlug),
-        roles: c.arrangements.flatMap((a) => [a.intendedRole, ...a.alsoSuits]),
-        html: u.workHtml(c.slug),
-      };
-      entries.set(loaded, entry);
-      return new LazySiteWork(loaded, entry, makeRecord);
-    })
-    .sort((a, b) => a.entry.slug.localeCompare(b.entry.slug));
+  const unsorted: SiteWork[] = catalog.works.map((loaded) => {
+    const known = entries.get(loaded);
+    if (known) return new LazySiteWork(loaded, known, makeRecord);
+    const c = loaded.content;
+    const entry: WorkEntry = {
+      slug: c.slug,
+      title: c.title,
+      workNumber: c.workNumber,
+      summary: c.summary,
+      composer: c.composer,
+      composerLifeDates: lifeDates(c.composer.born, c.composer.died),
+      period: c.period,
+      genre: c.genre,
+      instruments: workInstruments(c.instruments, instrumentBySlug),
+      roles: c.arrangements.flatMap((a) => [a.intendedRole, ...a.alsoSuits]),
+      html: u.workHtml(c.slug),
+    };
+    entries.set(loaded, entry);
+    return new LazySiteWork(loaded, entry, makeRecord);
+  });
+  const works = sortKept(
+    'slug',
+    unsorted,
+    (w) => w.entry,
+    (a, b) => a.entry.slug.localeCompare(b.entry.slug),
+  );
   const data: SiteData = {
     baseUrl,
     readerSignIn,
@@ -319,11 +319,32 @@ export function siteWork(slug: string): SiteWork {
   return work;
 }
 
+// The works in scope, once per run (keyed by the run's site data and scope).
+const scopedWorks = new WeakMap<SiteData, { scope: BuildScope | null; works: SiteWork[] }>();
+
+/**
+ * The works whose own pages this run builds, in site order (slug): every work without a scope. A
+ * scope names its works, so they are looked up by slug rather than every work tested against it.
+ */
+export function worksInScope(): SiteWork[] {
+  const data = site();
+  const scope = buildScope();
+  const kept = scopedWorks.get(data);
+  if (kept && kept.scope === scope) return kept.works;
+  const works =
+    scope === null
+      ? data.works
+      : [...scope.works]
+          .map((slug) => data.workBySlug.get(slug))
+          .filter((work): work is SiteWork => work !== undefined)
+          .sort((a, b) => a.entry.slug.localeCompare(b.entry.slug));
+  scopedWorks.set(data, { scope, works });
+  return works;
+}
+
 /** The static paths of a work-scoped route: every work in this run's scope, props `{ slug }`. */
 export function workPaths(): Array<{ params: { slug: string }; props: { slug: string } }> {
-  return site()
-    .works.filter((work) => workInScope(work.entry.slug))
-    .map((work) => ({ params: { slug: work.entry.slug }, props: { slug: work.entry.slug } }));
+  return worksInScope().map((work) => ({ params: { slug: work.entry.slug }, props: { slug: work.entry.slug } }));
 }
 
 /** The envelope of a static record: generated at the build's time. */

@@ -409,7 +409,28 @@ function renderRequestBody(body: RequestBodySpec, names: ReadonlyMap<string, str
   return { description: body.description, required: body.required, content };
 }
 
+/**
+ * The OpenAPI document served under `baseUrl`: made once per base URL and process, frozen (it
+ * depends on the code and the base URL only, and the site's builds ask for it on every apply:
+ * the API docs page and openapi.json, about 0.1 s each at 10,000 works).
+ */
 export function buildOpenApi(baseUrl: string): Record<string, unknown> {
+  let doc = documents.get(baseUrl);
+  if (doc === undefined) documents.set(baseUrl, (doc = deepFreeze(makeOpenApi(baseUrl))));
+  return doc;
+}
+
+const documents = new Map<string, Record<string, unknown>>();
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function makeOpenApi(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const components = allComponents();
   // JSON first: TypeBox schemas carry symbols; the copy is plain data.

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { LocalBlobStore } from '../../../api/blobs/blob-store.ts';
 import { precompressScores } from '../../../src/lib/site/precompress.ts';
 import { renderScores } from '../../../src/lib/site/render-scores.ts';
-import type { ScoreManifest } from '../../../src/lib/site/scores.ts';
+import { shareScoreManifest, type ScoreManifest } from '../../../src/lib/site/scores.ts';
 import type { Step } from '../runner.ts';
 import { serializeScoreManifest } from '../types.ts';
 
@@ -38,11 +38,13 @@ export const scores: Step = {
       for (const [key, value] of Object.entries(plan.base.scores.scores))
         if (!inScope.has(key.slice(0, key.indexOf('/')))) manifest.scores[key] = value;
     }
-    Object.assign(manifest.scores, summary.manifest.scores);
+    // The base's entries came from JSON; this run's pass through it, so the pages see what the file holds.
+    Object.assign(manifest.scores, JSON.parse(JSON.stringify(summary.manifest.scores)));
     build.manifestText = serializeScoreManifest(manifest);
     build.manifestFile = path.join(build.scoresDir, 'build-manifest.json');
     mkdirSync(build.scoresDir, { recursive: true });
     writeFileSync(build.manifestFile, build.manifestText);
+    shareScoreManifest(build.manifestFile, manifest);
     build.scores = summary;
     build.compressing = build.beside('compress', precompressScores(path.join(build.scoresDir, 'files'), 1), 'stage');
     if (!options.quiet)

@@ -6,6 +6,7 @@
 import { broaderGenre, narrowerGenres } from '../../domain/genres.ts';
 import { MUSIC_ROLES } from '../../schemas/common.ts';
 import { fold } from '../../domain/text.ts';
+import { foldedOf, sortKept } from './kept-order.ts';
 import { site, type SiteData, type SiteWork } from '../site-data.ts';
 import { ROLE_LABELS } from './format.ts';
 import { pageUrls, slugify, type FacetName } from './paths.ts';
@@ -51,16 +52,22 @@ export const FACET_TITLES: Record<FacetName, { plural: string; singular: string 
   role: { plural: 'Music roles', singular: 'Music role' },
 };
 
-/** Works in display order (composer sort name, title, slug; folded), each folded once. */
+/** Works in display order (composer sort name, title, slug; folded). */
 function inDisplayOrder(list: SiteWork[]): SiteWork[] {
-  const keyed = list.map((w) => ({ w, composer: fold(w.entry.composer.sortName), title: fold(w.entry.title) }));
-  keyed.sort(
-    (a, b) =>
-      a.composer.localeCompare(b.composer) ||
-      a.title.localeCompare(b.title) ||
-      a.w.entry.slug.localeCompare(b.w.entry.slug),
+  return sortKept(
+    'display',
+    list,
+    (w) => w.entry,
+    (a, b) => {
+      const x = foldedOf(a.entry);
+      const y = foldedOf(b.entry);
+      return (
+        x.composer.localeCompare(y.composer) ||
+        x.title.localeCompare(y.title) ||
+        a.entry.slug.localeCompare(b.entry.slug)
+      );
+    },
   );
-  return keyed.map((k) => k.w);
 }
 
 // Keyed by the site data, which the Astro runs of one batched build share (src/lib/site-data.ts):
@@ -81,7 +88,7 @@ export function facets(): Facets {
   const composers = new Map<string, ComposerEntry>();
   for (const w of works) {
     const c = w.entry.composer;
-    const key = `${fold(c.sortName)}|${c.born}`;
+    const key = `${foldedOf(w.entry).composer}|${c.born}`;
     const entry = composers.get(key);
     if (entry) {
       entry.works.push(w);
@@ -99,8 +106,9 @@ export function facets(): Facets {
       });
     }
   }
+  const folded = new Map([...composers.values()].map((c) => [c, fold(c.sortName)]));
   const composerList = [...composers.values()].sort(
-    (a, b) => fold(a.sortName).localeCompare(fold(b.sortName)) || a.born.localeCompare(b.born),
+    (a, b) => folded.get(a)!.localeCompare(folded.get(b)!) || a.born.localeCompare(b.born),
   );
   const slugCount = new Map<string, number>();
   for (const c of composerList) slugCount.set(slugify(c.sortName), (slugCount.get(slugify(c.sortName)) ?? 0) + 1);
@@ -109,8 +117,10 @@ export function facets(): Facets {
     c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${yearOrUnknown(c.born)}` : s;
     c.href = u.composer(c.slug);
     if (c.works.length > 1) {
-      const titles = new Map(c.works.map((w) => [w, fold(w.entry.title)]));
-      c.works.sort((a, b) => titles.get(a)!.localeCompare(titles.get(b)!) || a.entry.slug.localeCompare(b.entry.slug));
+      c.works.sort(
+        (a, b) =>
+          foldedOf(a.entry).title.localeCompare(foldedOf(b.entry).title) || a.entry.slug.localeCompare(b.entry.slug),
+      );
     }
   }
 

@@ -67,8 +67,28 @@ export function scoreFolder(slug: string, assetId: number): string {
 let cached: { file: string | undefined; catalog: WeakRef<object> | undefined; manifest: ScoreManifest } | undefined;
 const SHARED_CATALOG = Symbol.for('pdma.build.catalog');
 
+// The manifest the build's score step wrote, handed over in memory (`shareScoreManifest`).
+const SHARED_MANIFEST = Symbol.for('pdma.build.scoreManifest');
+const manifestShelf = globalThis as { [SHARED_MANIFEST]?: { file: string; manifest: ScoreManifest } };
+
+/**
+ * Called by the build's score step (scripts/build/steps/scores.ts) with the manifest it wrote to
+ * `file`: the pages of the same process use it instead of reading and parsing the file again
+ * (about 1 MB at 10,000 works, read by every apply). `manifest` must be what the file holds, as
+ * JSON gives it back. Dropped with the build's shared catalog (src/lib/site-data.ts).
+ */
+export function shareScoreManifest(file: string, manifest: ScoreManifest): void {
+  manifestShelf[SHARED_MANIFEST] = { file, manifest };
+}
+
+export function dropSharedScoreManifest(): void {
+  delete manifestShelf[SHARED_MANIFEST];
+}
+
 export function scoreManifest(): ScoreManifest {
   const file = process.env.ARCHIVE_SCORES_MANIFEST;
+  const shared = manifestShelf[SHARED_MANIFEST];
+  if (shared && file !== undefined && shared.file === file) return shared.manifest;
   const catalog = (globalThis as { [SHARED_CATALOG]?: { catalog: object } })[SHARED_CATALOG]?.catalog;
   if (cached && cached.file === file && cached.catalog?.deref() === catalog) return cached.manifest;
   const manifest =

@@ -21,7 +21,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { buildScope, site, type SiteData, type SiteWork } from '../site-data.ts';
 import { facets } from './facets.ts';
-import { fold } from '../../domain/text.ts';
+import { foldedOf, sortKept } from './kept-order.ts';
 
 /**
  * Works per page: 100, or ARCHIVE_WORKS_INDEX_PAGE_SIZE (1 to 1,000; a build setting, read when
@@ -53,14 +53,20 @@ export function worksIndexPageCount(total: number): number {
 
 /** Title order: folded title, then composer sort name, then slug. */
 function inTitleOrder(list: SiteWork[]): SiteWork[] {
-  const keyed = list.map((w) => ({ w, title: fold(w.entry.title), composer: fold(w.entry.composer.sortName) }));
-  keyed.sort(
-    (a, b) =>
-      a.title.localeCompare(b.title) ||
-      a.composer.localeCompare(b.composer) ||
-      a.w.entry.slug.localeCompare(b.w.entry.slug),
+  return sortKept(
+    'title',
+    list,
+    (w) => w.entry,
+    (a, b) => {
+      const x = foldedOf(a.entry);
+      const y = foldedOf(b.entry);
+      return (
+        x.title.localeCompare(y.title) ||
+        x.composer.localeCompare(y.composer) ||
+        a.entry.slug.localeCompare(b.entry.slug)
+      );
+    },
   );
-  return keyed.map((k) => k.w);
 }
 
 const shelf = globalThis as { [k: symbol]: WeakMap<SiteData, SiteWork[]> | undefined };

@@ -1,0 +1,82 @@
+/**
+ * The catalog-wide orders of the site's works (by slug, by title, by composer), kept between the
+ * builds of one process. The warm renderer's process (scripts/lib/warm-render.ts) builds apply
+ * after apply, and an unchanged work keeps its entry object from the build before
+ * (src/lib/site-data.ts). An order that compares what entries hold is therefore still right for
+ * every unchanged work: the next build keeps their order, sorts only the works whose entry is new,
+ * and merges the two in one pass, instead of sorting the whole catalog again (at 10,000 works the
+ * sorts were about 0.3 s of a scoped apply). The result equals a full sort whenever `compare` is a
+ * total order over distinct entries; every order here ends on the slug, which is unique per work.
+ */
+import { fold } from '../../domain/text.ts';
+
+const ORDERS = Symbol.for('pdma.build.keptOrders');
+const FOLDED = Symbol.for('pdma.build.foldedEntries');
+const shelf = globalThis as {
+  [ORDERS]?: Map<string, object[]>;
+  [FOLDED]?: WeakMap<object, { title: string; composer: string }>;
+};
+
+/** Beyond this share of new entries a plain sort is as cheap as the merge. */
+const MERGE_AT_MOST = 0.25;
+
+/**
+ * `items` sorted by `compare`, reusing the order the last call with this `name` made for the
+ * items whose entry (`entryOf`) it saw. Each entry must belong to one item.
+ */
+export function sortKept<T>(
+  name: string,
+  items: readonly T[],
+  entryOf: (item: T) => object,
+  compare: (a: T, b: T) => number,
+): T[] {
+  const orders = (shelf[ORDERS] ??= new Map());
+  const sorted = mergeKept(orders.get(name), items, entryOf, compare) ?? [...items].sort(compare);
+  orders.set(name, sorted.map(entryOf));
+  return sorted;
+}
+
+function mergeKept<T>(
+  last: object[] | undefined,
+  items: readonly T[],
+  entryOf: (item: T) => object,
+  compare: (a: T, b: T) => number,
+): T[] | null {
+  if (last === undefined) return null;
+  const byEntry = new Map<object, T>();
+  for (const item of items) byEntry.set(entryOf(item), item);
+  if (byEntry.size !== items.length) return null;
+  const kept: T[] = [];
+  for (const entry of last) {
+    const item = byEntry.get(entry);
+    if (item === undefined) continue;
+    kept.push(item);
+    byEntry.delete(entry);
+  }
+  // What is left was not in the last order: new works, or works whose content changed.
+  if (byEntry.size > items.length * MERGE_AT_MOST) return null;
+  const fresh = [...byEntry.values()].sort(compare);
+  const merged: T[] = new Array<T>(items.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < kept.length && j < fresh.length)
+    merged[k++] = compare(kept[i]!, fresh[j]!) <= 0 ? kept[i++]! : fresh[j++]!;
+  while (i < kept.length) merged[k++] = kept[i++]!;
+  while (j < fresh.length) merged[k++] = fresh[j++]!;
+  return merged;
+}
+
+/** An entry's title and composer sort name, folded (src/domain/text.ts), once per entry. */
+export function foldedOf(entry: { title: string; composer: { sortName: string } }): {
+  title: string;
+  composer: string;
+} {
+  const kept = (shelf[FOLDED] ??= new WeakMap());
+  let folded = kept.get(entry);
+  if (folded === undefined) {
+    folded = { title: fold(entry.title), composer: fold(entry.composer.sortName) };
+    kept.set(entry, folded);
+  }
+  return folded;
+}
