@@ -337,18 +337,40 @@ export function workSummary(record: WorkRecord): WorkSummary {
   };
 }
 
-export function buildProfileRecord(profile: LoadedProfile, catalog: Catalog, baseUrl: string): ProfileRecord {
+/** The works whose arrangements use a profile, per profile slug, in catalog order. */
+export type ProfileUsage = Map<string, Array<{ slug: string; arrangementIds: number[] }>>;
+
+/**
+ * Every profile's usage in one pass over the catalog: the site builds every profile's record in
+ * each run, and a pass per profile cost about 0.1 s at 10,000 works and eight profiles.
+ */
+export function profileUsage(catalog: Catalog): ProfileUsage {
+  const usage: ProfileUsage = new Map();
+  for (const w of catalog.works) {
+    for (const a of w.content.arrangements) {
+      for (const slug of a.renderingProfileSlugs) {
+        let works = usage.get(slug);
+        if (works === undefined) usage.set(slug, (works = []));
+        let last = works[works.length - 1];
+        if (last === undefined || last.slug !== w.content.slug)
+          works.push((last = { slug: w.content.slug, arrangementIds: [] }));
+        // An arrangement naming a profile twice counts once.
+        if (last.arrangementIds[last.arrangementIds.length - 1] !== a.id) last.arrangementIds.push(a.id);
+      }
+    }
+  }
+  return usage;
+}
+
+export function buildProfileRecord(
+  profile: LoadedProfile,
+  catalog: Catalog,
+  baseUrl: string,
+  usage: ProfileUsage = profileUsage(catalog),
+): ProfileRecord {
   const u = urls(baseUrl);
   const p = profile.content;
-  // One pass, allocating only for the works that use the profile: the site builds every profile's
-  // record in each run, and at 10,000 works the map-then-filter form cost a fifth of a second.
-  const works: Array<{ slug: string; arrangementIds: number[] }> = [];
-  for (const w of catalog.works) {
-    let arrangementIds: number[] | undefined;
-    for (const a of w.content.arrangements)
-      if (a.renderingProfileSlugs.includes(p.slug)) (arrangementIds ??= []).push(a.id);
-    if (arrangementIds) works.push({ slug: w.content.slug, arrangementIds });
-  }
+  const works = usage.get(p.slug) ?? [];
   return {
     slug: p.slug,
     version: p.version,

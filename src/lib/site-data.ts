@@ -15,6 +15,7 @@ import {
 import {
   buildInstrumentRecords,
   buildProfileRecord,
+  profileUsage,
   buildWorkRecord,
   lifeDates,
   urls,
@@ -287,6 +288,7 @@ export function site(): SiteData {
     (w) => w.entry,
     (a, b) => a.entry.slug.localeCompare(b.entry.slug),
   );
+  const usage = profileUsage(catalog);
   const data: SiteData = {
     baseUrl,
     readerSignIn,
@@ -295,7 +297,10 @@ export function site(): SiteData {
     catalog,
     works,
     workBySlug: new Map(works.map((w) => [w.entry.slug, w])),
-    profiles: catalog.profiles.map((loaded) => ({ loaded, record: buildProfileRecord(loaded, catalog, baseUrl) })),
+    profiles: catalog.profiles.map((loaded) => ({
+      loaded,
+      record: buildProfileRecord(loaded, catalog, baseUrl, usage),
+    })),
     instruments: buildInstrumentRecords(catalog, baseUrl),
   };
   // Kept for the next Astro run of the same build when the build script shared its catalog.
