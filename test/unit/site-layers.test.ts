@@ -3,12 +3,13 @@
  * (src/lib/site/layers.ts), read through the static server's file lookup as requests read it,
  * and published as `publish:static` publishes a build.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_LAYER_MAX_PATHS,
+  LAYER_FORMAT,
   layerMaxPathsFrom,
   nextBuildKind,
   compactionDue,
@@ -16,6 +17,7 @@ import {
   nextDeleted,
   parseLayerManifest,
   sourceOf,
+  type LayerManifest,
 } from '../../src/domain/site-layers.ts';
 import { LAYER_DELETED_DIR, readLayerManifest, SiteView, writeLayerFiles } from '../../src/lib/site/layers.ts';
 import { StaticSite } from '../../api/site/static-site.ts';
@@ -139,5 +141,41 @@ describe('a layered view over real folders', () => {
       expect(byKey.has(key), key).toBe(true);
     expect(readFileSync(byKey.get('site/index.html')!.file!, 'utf8')).toBe('home 1');
     expect(readFileSync(byKey.get('site/works/kept/')!.file!, 'utf8')).toBe('kept 0');
+  });
+});
+
+describe('writeLayerFiles over the markers of the layer before', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'pdma-markers-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const tree = (dir: string): string[] => {
+    const out: string[] = [];
+    const walk = (rel: string) => {
+      for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+        const child = rel ? `${rel}/${e.name}` : e.name;
+        out.push(e.isDirectory() ? `${child}/` : child);
+        if (e.isDirectory()) walk(child);
+      }
+    };
+    walk('');
+    return out.sort();
+  };
+
+  it('leaves the same deleted/ tree as markers written afresh: removed, kept and new markers', () => {
+    const before = ['pagefind/shard-3/a.pf', 'works/gone/index.html', 'works/gone/index.json', 'works/kept/old.txt'];
+    const after = ['pagefind/shard-4/b.pf', 'works/kept/old.txt', 'works/new-gone/index.html'];
+    const manifest: LayerManifest = { format: LAYER_FORMAT, base: 'b0', files: [], deleted: after };
+    // The link step's copy of the layer before's markers, then only the difference.
+    const linked = path.join(root, 'linked');
+    writeLayerFiles(linked, { ...manifest, deleted: before });
+    writeLayerFiles(linked, { ...manifest, deleted: [...after] }, before);
+    const fresh = path.join(root, 'fresh');
+    writeLayerFiles(fresh, { ...manifest, deleted: [...after] });
+    expect(tree(path.join(linked, LAYER_DELETED_DIR))).toEqual(tree(path.join(fresh, LAYER_DELETED_DIR)));
+    expect(tree(path.join(fresh, LAYER_DELETED_DIR))).toContain('works/new-gone/index.html');
+    expect(tree(path.join(linked, LAYER_DELETED_DIR))).not.toContain('works/gone/');
   });
 });

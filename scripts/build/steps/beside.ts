@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startIndexWorker } from '../../../api/catalog/build-index.ts';
-import { SiteView, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
+import { LAYER_DELETED_DIR, SiteView, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
 import { buildSearchIndexInWorker } from '../../../src/lib/site/search-index.ts';
 import { hardLinkCopy, materializeView } from '../link-base.ts';
 import type { Step } from '../runner.ts';
@@ -43,11 +43,15 @@ export const beside: Step = {
     build.keepSearch = changedRecords?.length === 0 && entryFile !== null && existsSync(entryFile);
     const clientDir = plan.clientDir;
     if (base.kind === 'layer') {
-      // The delta so far, or nothing over a plain base; only the dirty shards are indexed, the clean ones stay in the view.
+      // The delta so far and its deletion markers (the finish step writes only their difference),
+      // or nothing over a plain base; only the dirty shards are indexed, the clean ones stay in the view.
       build.beside(
         'link',
         base.layer
-          ? hardLinkCopy(path.join(base.dir, 'client'), clientDir, [])
+          ? Promise.all([
+              hardLinkCopy(path.join(base.dir, 'client'), clientDir, []),
+              hardLinkCopy(path.join(base.dir, LAYER_DELETED_DIR), path.join(plan.outDir, LAYER_DELETED_DIR), []),
+            ]).then(() => undefined)
           : mkdir(clientDir, { recursive: true }).then(() => undefined),
         'stage',
       );

@@ -25,7 +25,8 @@ export const finish: Step = {
         files,
         deleted: nextDeleted(base.layer?.deleted ?? [], build.removedBase, new Set(files)),
       };
-      writeLayerFiles(plan.outDir, build.layer);
+      // The base layer's markers were linked beside its delta (the beside step's "link").
+      writeLayerFiles(plan.outDir, build.layer, base.layer?.deleted ?? []);
     } else if (base) writePlainBaseLink(plan.outDir);
     const { options } = plan;
     writeNew(

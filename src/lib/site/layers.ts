@@ -12,7 +12,16 @@
  * `deleted/` names (api/site/nginx.ts), so nginx follows a swap between plain and layered builds
  * without a reload, and a request whose tries straddle a swap still finds its file.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { isUnder, parseLayerManifest, sourceOf, type LayerManifest } from '../../domain/site-layers.ts';
 
@@ -157,12 +166,30 @@ export function writePlainBaseLink(buildDir: string): void {
 /**
  * Write a layer's own files into its build folder: `layer.json`, the `base` link and the
  * `deleted/` markers (nginx refuses the paths they name). The delta (`client/`) is already there.
+ * `present`: the markers already in `deleted/` (the base layer's, hard-linked beside the delta by
+ * the build's link step): only the difference is written, not every marker of the layer again
+ * (several hundred once a new work moved a search shard: about 0.4 s per apply).
  */
-export function writeLayerFiles(buildDir: string, manifest: LayerManifest): void {
+export function writeLayerFiles(buildDir: string, manifest: LayerManifest, present: readonly string[] = []): void {
   const deletedDir = path.join(buildDir, LAYER_DELETED_DIR);
-  rmSync(deletedDir, { recursive: true, force: true });
+  if (present.length === 0) rmSync(deletedDir, { recursive: true, force: true });
   mkdirSync(deletedDir, { recursive: true });
+  const wanted = new Set(manifest.deleted);
+  for (const rel of present) {
+    if (wanted.has(rel)) continue;
+    rmSync(path.join(deletedDir, rel), { force: true });
+    // A folder left empty goes too, as a marker written afresh would not have made it.
+    for (let dir = path.dirname(rel); dir !== '.'; dir = path.dirname(dir)) {
+      try {
+        rmdirSync(path.join(deletedDir, dir));
+      } catch {
+        break; // not empty
+      }
+    }
+  }
+  const had = new Set(present);
   for (const rel of manifest.deleted) {
+    if (had.has(rel)) continue;
     const marker = path.join(deletedDir, rel);
     mkdirSync(path.dirname(marker), { recursive: true });
     writeFileSync(marker, '');
