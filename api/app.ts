@@ -208,6 +208,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         reconcileDelayMs: config.reconcileDelayMs,
         reconcileSchedule: config.reconcileSchedule,
         warmBuilder: config.warmBuilder,
+        warmBuilderMaxRssBytes: config.warmBuilderMaxRssBytes,
         onReconcile: (event) => logReconcile(event),
         onCompaction: (event) => logCompaction(event),
       }),

@@ -328,7 +328,15 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`1`',
     readBy: 'server',
     meaning:
-      '`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro\'s compiled pages loaded between them (an apply after the first renders its pages without running Vite: docs/architecture.md, "A warm renderer"); it is replaced after 50 builds or at 1.5 GiB of memory, and when it dies. The reconcile\'s full builds keep a process of their own. `0`: a new process per build (docs/review.md)',
+      '`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro\'s compiled pages loaded between them (an apply after the first renders its pages without running Vite: docs/architecture.md, "A warm renderer"); it is replaced after 50 builds or at its memory budget (`ARCHIVE_WARM_BUILDER_MAX_RSS_MB`), and when it dies. The reconcile\'s full builds keep a process of their own. `0`: a new process per build (docs/review.md)',
+  },
+  {
+    names: ['ARCHIVE_WARM_BUILDER_MAX_RSS_MB'],
+    type: 'MiB',
+    default: "a quarter of the memory (the container's limit, else the machine's), at least `1536`",
+    readBy: 'server',
+    meaning:
+      'the warm build process is replaced after a build that left its resident memory at or above this (256-65536); it keeps the catalog and Astro\'s compiled pages for the next apply, which at 100,000 works takes more than 1.5 GiB, and a process that is replaced after each build makes every apply a cold one (bench/README.md, "Apply at 100,000 works")',
   },
   {
     names: ['ARCHIVE_BUILD_BATCH_WORKS'],

@@ -25,6 +25,7 @@ import { settingValue } from './config-table.ts';
 import { parseReconcileSchedule, type ReconcileSchedule } from '../src/domain/reconcile-schedule.ts';
 import { layerMaxPathsFrom } from '../src/domain/site-layers.ts';
 import { DEFAULT_CACHE_BUDGETS, MIB, type CacheBudgets } from './site/cache-budgets.ts';
+import { defaultWarmBuilderMaxRssBytes } from './site/warm-builder.ts';
 
 export interface RateLimitSetting {
   /** Requests allowed in a burst, and per window on average. */
@@ -147,6 +148,12 @@ export interface Config {
   reconcileSchedule: ReconcileSchedule;
   /** ARCHIVE_WARM_BUILDER: the rebuilds an apply waits for run in one long-lived build process (default on). */
   warmBuilder: boolean;
+  /**
+   * ARCHIVE_WARM_BUILDER_MAX_RSS_MB: the warm build process is replaced once its resident memory
+   * reached this many bytes after a build (default: api/site/warm-builder.ts,
+   * `defaultWarmBuilderMaxRssBytes`).
+   */
+  warmBuilderMaxRssBytes: number;
   /** ARCHIVE_LAYER_MAX_PATHS: a layer's bound (the builds read it too); the server compacts a served layer from half of it (0: layers off). */
   layerMaxPaths: number;
   /**
@@ -669,13 +676,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
 /**
  * ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1), ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off",
  * default off), ARCHIVE_RECONCILE_SCHEDULE (src/domain/reconcile-schedule.ts, default off) and
- * ARCHIVE_WARM_BUILDER (1/0, default 1) and ARCHIVE_LAYER_MAX_PATHS (src/domain/site-layers.ts).
+ * ARCHIVE_WARM_BUILDER (1/0, default 1), ARCHIVE_WARM_BUILDER_MAX_RSS_MB (256-65536, default a
+ * quarter of the memory, at least 1536) and ARCHIVE_LAYER_MAX_PATHS (src/domain/site-layers.ts).
  */
 export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   incrementalBuilds: boolean;
   reconcileDelayMs: number | null;
   reconcileSchedule: ReconcileSchedule;
   warmBuilder: boolean;
+  warmBuilderMaxRssBytes: number;
   layerMaxPaths: number;
 } {
   const incremental = settingValue(env, 'ARCHIVE_INCREMENTAL_BUILDS') ?? '1';
@@ -693,6 +702,16 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   if (!parsed.ok) throw new ConfigError(`ARCHIVE_RECONCILE_SCHEDULE ${parsed.problem}`);
   const warm = settingValue(env, 'ARCHIVE_WARM_BUILDER') ?? '1';
   if (warm !== '0' && warm !== '1') throw new ConfigError(`ARCHIVE_WARM_BUILDER must be 0 or 1 (got "${warm}")`);
+  const maxRss = settingValue(env, 'ARCHIVE_WARM_BUILDER_MAX_RSS_MB');
+  let warmBuilderMaxRssBytes = defaultWarmBuilderMaxRssBytes();
+  if (maxRss !== undefined && maxRss.trim() !== '') {
+    const n = Number(maxRss);
+    if (!/^\s*\d+\s*$/.test(maxRss) || n < 256 || n > 65536)
+      throw new ConfigError(
+        `ARCHIVE_WARM_BUILDER_MAX_RSS_MB must be a whole number of MiB from 256 to 65536 (got "${maxRss}")`,
+      );
+    warmBuilderMaxRssBytes = n * MIB;
+  }
   let layerMaxPaths: number;
   try {
     layerMaxPaths = layerMaxPathsFrom(settingValue(env, 'ARCHIVE_LAYER_MAX_PATHS'));
@@ -704,6 +723,7 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
     reconcileDelayMs,
     reconcileSchedule: parsed.schedule,
     warmBuilder: warm === '1',
+    warmBuilderMaxRssBytes,
     layerMaxPaths,
   };
 }

@@ -413,7 +413,12 @@ async function buildFromWorktree(
       builder: options.builder,
       onWarmBuild: (r) => {
         // The build ran in a process that had built before: Node, the scripts and Astro were loaded.
-        if (options.timings) options.timings.warmBuild = r.earlierBuilds > 0 ? 1 : 0;
+        // Its memory after the build (MiB) and whether it retires now (the next apply starts cold).
+        if (options.timings) {
+          options.timings.warmBuild = r.earlierBuilds > 0 ? 1 : 0;
+          options.timings.warmRssMb = Math.round(r.rssBytes / 1048576);
+          options.timings.warmRetired = r.retired ? 1 : 0;
+        }
       },
     });
   if (options.worktree) {
@@ -675,6 +680,8 @@ export interface RebuilderOptions {
    * here (tests that build many rebuilders); the server passes the setting.
    */
   warmBuilder?: boolean;
+  /** The warm build process's memory budget (ARCHIVE_WARM_BUILDER_MAX_RSS_MB; default api/site/warm-builder.ts). */
+  warmBuilderMaxRssBytes?: number;
 }
 
 interface Reconcile {
@@ -812,7 +819,7 @@ export class Rebuilder implements SiteRebuilder {
   constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
     this.config = config;
     this.handle = handle;
-    this.builder = options.warmBuilder ? new WarmBuilder() : null;
+    this.builder = options.warmBuilder ? new WarmBuilder({ maxRssBytes: options.warmBuilderMaxRssBytes }) : null;
     this.layerMaxPaths = options.layerMaxPaths ?? config.layerMaxPaths;
     this.options = {
       ...options,

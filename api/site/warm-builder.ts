@@ -5,7 +5,9 @@
  * process that loads them (docs/review.md, "Apply-to-visible and the incremental path").
  *
  * - The child is started at the first build and replaced after `maxBuilds` builds or once its
- *   memory reached `maxRssBytes` (it says so in its answer and exits), or when it died: a build
+ *   memory reached `maxRssBytes` (ARCHIVE_WARM_BUILDER_MAX_RSS_MB; default a quarter of the
+ *   memory, at least 1.5 GiB: `defaultWarmBuilderMaxRssBytes`; it says so in its answer and
+ *   exits), or when it died: a build
  *   it was running fails like a build child that died, and the next build starts a new one.
  * - A cancelled build (its AbortSignal) stops the child: the build fails with "build cancelled";
  *   the next build starts a new child.
@@ -15,6 +17,7 @@
  * keep a process of their own (api/site/builds.ts, `buildInChild`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildAnswer, BuildRequest } from '../../scripts/build-worker.ts';
@@ -23,14 +26,33 @@ const WORKER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..
 
 /** Builds one process runs before it is replaced. */
 export const WARM_BUILDER_MAX_BUILDS = 50;
-/** Resident memory after which the process is replaced (each Astro run leaves its modules loaded). */
-export const WARM_BUILDER_MAX_RSS_BYTES = 1536 * 1024 * 1024;
+/** The least resident memory after which the process is replaced (each Astro run leaves its modules loaded). */
+export const WARM_BUILDER_MIN_RSS_BYTES = 1536 * 1024 * 1024;
+
+/**
+ * The default memory budget of the warm build process (ARCHIVE_WARM_BUILDER_MAX_RSS_MB unset): a
+ * quarter of the memory this process may use (the container's limit when there is one, else the
+ * machine's), and never less than 1.5 GiB. One incremental build of 100,000 works leaves the
+ * process well above 1.5 GiB (the catalog kept for the next apply, Astro's pages), so a fixed
+ * 1.5 GiB replaced it after every build there and no apply at that size found it warm
+ * (bench/README.md, "Apply at 100,000 works").
+ */
+export function defaultWarmBuilderMaxRssBytes(): number {
+  const total = os.totalmem();
+  const constrained = process.constrainedMemory();
+  const memory = constrained > 0 && constrained < total ? constrained : total;
+  return Math.max(WARM_BUILDER_MIN_RSS_BYTES, Math.floor(memory / 4));
+}
 
 export interface WarmBuildResult {
   /** The process that ran it. */
   pid: number;
   /** Builds that process had run before this one (0: a new process). */
   earlierBuilds: number;
+  /** That process's resident memory after the build. */
+  rssBytes: number;
+  /** That process reached its budget (builds or memory) and exits: the next build starts a new one. */
+  retired: boolean;
 }
 
 export class WarmBuilder {
@@ -47,7 +69,7 @@ export class WarmBuilder {
 
   constructor(options: { maxBuilds?: number; maxRssBytes?: number } = {}) {
     this.maxBuilds = options.maxBuilds ?? WARM_BUILDER_MAX_BUILDS;
-    this.maxRssBytes = options.maxRssBytes ?? WARM_BUILDER_MAX_RSS_BYTES;
+    this.maxRssBytes = options.maxRssBytes ?? defaultWarmBuilderMaxRssBytes();
   }
 
   /** The current child's process id, if one is running (tests). */
@@ -119,6 +141,8 @@ export class WarmBuilder {
       child.stdout?.on('data', collect);
       child.stderr?.on('data', collect);
       let settled = false;
+      let rssBytes = 0;
+      let retired = false;
       const finish = (err: Error | null) => {
         if (settled) return;
         settled = true;
@@ -135,11 +159,13 @@ export class WarmBuilder {
           } else this.idle(child);
         }
         if (err) reject(err);
-        else resolve({ pid: child.pid ?? 0, earlierBuilds });
+        else resolve({ pid: child.pid ?? 0, earlierBuilds, rssBytes, retired });
       };
       const onMessage = (answer: BuildAnswer) => {
         if (answer.id !== id) return;
         this.builds = answer.builds;
+        rssBytes = answer.rssBytes;
+        retired = answer.retire;
         // A retiring child exits by itself after this answer: the next build starts a new one.
         if (answer.retire && this.child === child) this.child = null;
         if (answer.ok) finish(null);

@@ -2,7 +2,8 @@
  * The warm build process (api/site/warm-builder.ts, scripts/build-worker.ts): builds run one after
  * another in one long-lived child, each giving exactly the folder a build in a new process gives;
  * a content error leaves the process usable; a process killed mid-build fails that build (its
- * folder removed) and the next build starts a new one; a process is replaced after its builds.
+ * folder removed) and the next build starts a new one; a process is replaced after its builds or
+ * once a build left it at its memory budget.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   baseCommit = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8')).commit as string;
 }, 600_000);
 
-function warm(options: { maxBuilds?: number } = {}): WarmBuilder {
+function warm(options: { maxBuilds?: number; maxRssBytes?: number } = {}): WarmBuilder {
   const b = new WarmBuilder(options);
   builders.push(b);
   return b;
@@ -60,7 +61,9 @@ describe('the warm build process', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: .*$/m, 'title: Für Elise (warm)'));
     const commit = await builds.commitAll('Retitle Für Elise');
     const second = await warmBuild(builder, 'warm-inc', commit, { incrementalFrom: baseDir });
-    expect(second.result).toEqual({ pid: first.result.pid, earlierBuilds: 1 });
+    expect(second.result).toMatchObject({ pid: first.result.pid, earlierBuilds: 1, retired: false });
+    // It says how much memory the process holds after the build (the budget's measure).
+    expect(second.result.rssBytes).toBeGreaterThan(50 * 1024 * 1024);
     const info = JSON.parse(readFileSync(path.join(second.dir, 'build.json'), 'utf8'));
     expect(info.mode).toBe('incremental');
     // The full build left Astro's compiled pages loaded in the process: no Vite run for the apply.
@@ -86,7 +89,7 @@ describe('the warm build process', () => {
     writeFileSync(file, text);
     const fixed = await builds.commitAll('The date again');
     const after = await warmBuild(builder, 'after-error', fixed);
-    expect(after.result).toEqual({ pid: ok.result.pid, earlierBuilds: 2 });
+    expect(after.result).toMatchObject({ pid: ok.result.pid, earlierBuilds: 2 });
   }, 900_000);
 
   it('a process killed mid-build fails that build and removes its folder; the next build starts a new process', async () => {
@@ -119,5 +122,20 @@ describe('the warm build process', () => {
     builder.close();
     await new Promise((r) => setTimeout(r, 500));
     expect(() => process.kill(b.result.pid, 0)).toThrow();
+  }, 900_000);
+
+  it('replaces its process after a build that left it at its memory budget', async () => {
+    const builder = warm({ maxRssBytes: 64 * 1024 * 1024 });
+    const a = await warmBuild(builder, 'budget-a', baseCommit);
+    expect(a.result.rssBytes).toBeGreaterThanOrEqual(64 * 1024 * 1024);
+    expect(a.result.retired).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(() => process.kill(a.result.pid, 0)).toThrow();
+    // Under a budget it has not reached, the same build leaves the process running.
+    const roomy = warm({ maxRssBytes: 64 * 1024 * 1024 * 1024 });
+    const b = await warmBuild(roomy, 'budget-b', baseCommit);
+    expect(b.result.retired).toBe(false);
+    expect(() => process.kill(b.result.pid, 0)).not.toThrow();
+    roomy.close();
   }, 900_000);
 });

@@ -1,8 +1,13 @@
-/** ARCHIVE_RECONCILE_SCHEDULE: the grammar, the next due time, and the setting's errors at config load. */
+/**
+ * ARCHIVE_RECONCILE_SCHEDULE: the grammar, the next due time, and the setting's errors at config load;
+ * the other rebuild settings' errors at config load (layer bound, warm build process budget).
+ */
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { nextReconcileAt, parseReconcileSchedule, scheduleText } from '../../src/domain/reconcile-schedule.ts';
 import { ConfigError, loadConfig } from '../../api/config.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { defaultWarmBuilderMaxRssBytes, WARM_BUILDER_MIN_RSS_BYTES } from '../../api/site/warm-builder.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -121,5 +126,22 @@ describe('the settings at config load', () => {
     expect(() => loadConfig({ ARCHIVE_LAYER_MAX_PATHS: 'many' }, PROJECT_ROOT)).toThrow(
       /^ARCHIVE_LAYER_MAX_PATHS must be a whole number from 0/,
     );
+  });
+
+  it("read the warm build process's memory budget (ARCHIVE_WARM_BUILDER_MAX_RSS_MB), refusing a bad one at start", () => {
+    // Default: a quarter of the memory this process may use, never under 1.5 GiB.
+    const quarter = Math.floor(Math.min(os.totalmem(), process.constrainedMemory() || Infinity) / 4);
+    expect(defaultWarmBuilderMaxRssBytes()).toBe(Math.max(WARM_BUILDER_MIN_RSS_BYTES, quarter));
+    expect(loadConfig({}, PROJECT_ROOT).warmBuilderMaxRssBytes).toBe(defaultWarmBuilderMaxRssBytes());
+    expect(loadConfig({ ARCHIVE_WARM_BUILDER_MAX_RSS_MB: '4096' }, PROJECT_ROOT).warmBuilderMaxRssBytes).toBe(
+      4096 * 1024 * 1024,
+    );
+    for (const bad of ['lots', '100', '70000', '2.5']) {
+      expect(() => loadConfig({ ARCHIVE_WARM_BUILDER_MAX_RSS_MB: bad }, PROJECT_ROOT)).toThrow(
+        new RegExp(
+          `^ARCHIVE_WARM_BUILDER_MAX_RSS_MB must be a whole number of MiB from 256 to 65536 \\(got "${bad.replace('.', '\\.')}"\\)`,
+        ),
+      );
+    }
   });
 });
