@@ -20,8 +20,13 @@
  * The rebuild is incremental (docs/review.md, "Apply-to-visible and the incremental path"); every
  * run records the served build's mode and the build child's own time and phases beside the full build.
  *
- *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000] [--scenarios correction,new-work] [--repeat 3] [--keep DIR]
- *   (or npm run bench -- --only apply [--apply-sizes ...] [--apply-scenarios ...] [--apply-repeat 3])
+ *   node bench/lib/apply.ts [--quick] [--sizes 10000,100000] [--scenarios correction,new-work] [--repeat 3] [--keep DIR] [--no-stall]
+ *   (or npm run bench -- --only apply [--apply-sizes ...] [--apply-scenarios ...] [--apply-repeat 3] [--apply-stall off])
+ *
+ * Then, at the largest size, the stall probe (`stallProbe` in `one`; `--no-stall` leaves it out):
+ * the longest request of wrk's reads (static records and pages, catalog queries; 2 connections)
+ * while two corrections are applied and a background compaction runs and swaps, against the same
+ * reads on the idle server. Goal: <= 100 ms.
  *
  * The server is the one `npm start` makes (createApp with the configuration's own rebuilder: the
  * warm build process on, as by default). `--repeat N` (default 3) runs the scenarios N times in a
@@ -42,13 +47,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../api/app.ts';
-import { ensureBuild, readBuildInfo } from '../../api/site/builds.ts';
+import { ensureBuild, readBuildInfo, type CompactionEvent } from '../../api/site/builds.ts';
 import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { slugify } from '../../src/domain/review/proposal.ts';
+import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const KEY = 'bench-admin-key-1';
@@ -72,6 +78,59 @@ export const NEW_WORK_SCORE = path.join(
 
 /** Apply-to-visible goals at 10,000 works: a correction in 2 s, a new work in 5 s. */
 const GOAL_MS: Record<ApplyScenario, number> = { correction: 2000, 'new-work': 5000 };
+
+/** The stall probe (`--stall`): the idle anchor's length, each busy window's, and the most a compaction may take. */
+const STALL_IDLE_SECONDS = 20;
+const STALL_WINDOW_SECONDS = 10;
+const STALL_COMPACTION_TIMEOUT_MS = 30 * 60_000;
+/** The longest request's target while applies and compactions run. */
+export const STALL_GOAL_MS = 100;
+
+/** What the stall probe measured (or why it did not run). */
+export type StallFigures =
+  | { skipped: string; idle?: WrkResult }
+  | {
+      /** The served layer's paths when the probe server started; its bound was twice that. */
+      layerPathsBefore: number;
+      layerMaxPaths: number;
+      /** wrk on the idle server (the anchor). */
+      idle: WrkResult;
+      /** wrk while the applies and the compaction ran, window by window, with the events in each. */
+      windows: Array<WrkResult & { fromMs: number; toMs: number; events: string[] }>;
+      applies: Array<{ applyToVisibleMs: number; mode: string; layer: Record<string, unknown> | null }>;
+      /** How the compaction the probe waited for ended (null: none ended within the timeout). */
+      compaction: { outcome: string; durationMs: number; layerPaths: number } | null;
+      /** Compactions an apply stopped (each apply supersedes the compaction of the layer it replaces). */
+      cancelledCompactions: number;
+      longestMs: number;
+      idleLongestMs: number;
+      /** Socket errors and answers >= 400 over every window (expected 0). */
+      errors: number;
+    };
+
+/**
+ * The stall probe's requests: what readers and agents ask for most, by random work: the JSON
+ * record, the Markdown record and the HTML page (static files of the served build), and the
+ * catalog query by a word of the slug (the in-memory index). Each is checked to answer 200 first.
+ */
+async function stallRequests(call: Call, slugs: string[]): Promise<WrkRequest[]> {
+  const picked: string[] = [];
+  for (let i = 0; i < Math.min(500, slugs.length); i++) picked.push(slugs[Math.floor(Math.random() * slugs.length)]!);
+  const words = [...new Set(picked.flatMap((sl) => sl.split('-')).filter((w) => /^[a-z]{3,}$/.test(w)))];
+  const requests: WrkRequest[] = [
+    ...picked.flatMap((slug) => [
+      { path: `/api/v1/works/${slug}` },
+      { path: `/api/v1/works/${slug}/index.md` },
+      { path: `/works/${slug}/` },
+    ]),
+    ...words.map((w) => ({ path: `/api/v1/works?query=${w}` })),
+  ];
+  for (const r of [requests[0]!, requests[1]!, requests[2]!, requests.at(-1)!]) {
+    const answer = await call(r.path);
+    if (answer.status !== 200) throw new Error(`stall probe: ${r.path} answered ${answer.status}`);
+  }
+  return requests;
+}
 
 /** What both scenarios measure from the apply request on. */
 interface AppliedFigures {
@@ -249,7 +308,8 @@ async function one(
   scenarios: readonly ApplyScenario[],
   repeat: number,
   keep?: string,
-): Promise<Array<ApplyRun | NewWorkRun>> {
+  stall = false,
+): Promise<{ runs: Array<ApplyRun | NewWorkRun>; stall: StallFigures | null }> {
   const root = keep
     ? path.join(keep, `apply-${works}`)
     : mkdtempSync(path.join(os.tmpdir(), `pdma-apply-bench-${works}-`));
@@ -281,16 +341,22 @@ async function one(
     const fullBuildMs = builtNow ? elapsedMs : (anchorInfo.durationMs ?? NaN);
     const fullBuildMeasured = builtNow ? 'this run' : 'an earlier run (kept folder: its build.json)';
     if (!Number.isFinite(fullBuildMs)) throw new Error(`the kept build ${buildDir} does not record its duration`);
-    const handle = await SiteHandle.open(buildDir);
+    let handle = await SiteHandle.open(buildDir);
     const score = scenarios.includes('new-work') ? readFileSync(NEW_WORK_SCORE) : null;
     if (score) fileHost = await openFileHost({ '/scores/score.musicxml': score });
     let applyPhases: Record<string, unknown> | null = null;
+    /** The background compactions the server logged (their end), with the time the line came. */
+    const compactions: Array<CompactionEvent & { atMs: number }> = [];
     const logger = {
       level: 'info',
       stream: {
         write(line: string) {
-          const parsed = JSON.parse(line) as { apply?: { phases?: Record<string, unknown>; totalMs?: number } };
+          const parsed = JSON.parse(line) as {
+            apply?: { phases?: Record<string, unknown>; totalMs?: number };
+            compaction?: CompactionEvent;
+          };
           if (parsed.apply) applyPhases = { totalMs: parsed.apply.totalMs, ...parsed.apply.phases };
+          if (parsed.compaction) compactions.push({ ...parsed.compaction, atMs: Date.now() });
         },
       },
     };
@@ -299,10 +365,10 @@ async function one(
       ? { fetchOptions: { ca: fileHost.ca, allowHosts: [`localhost:${new URL(fileHost.base).port}`] } }
       : {};
     // The rebuilder is the app's own, from the configuration, as under `npm start`.
-    const app = await createApp({ config, handle, review }, { logger });
+    let app = await createApp({ config, handle, review }, { logger });
     // A real socket: every request below goes through the loopback HTTP server.
     await app.listen({ port: 0, host: '127.0.0.1' });
-    const server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    let server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const call: Call = async (url, init = {}) => {
       const res = await fetch(`${server}${url}`, init);
       return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
@@ -572,12 +638,123 @@ async function one(
       };
     };
 
+    /**
+     * The longest request while applies and a background compaction run (the issue's <= 100 ms):
+     * wrk's static GETs and catalog queries on 2 connections, first on the idle server (the
+     * anchor, `STALL_IDLE_SECONDS`), then on a server restarted over the same data with a layer
+     * bound at twice the served layer's paths, so a compaction of the served layer is due at once
+     * (it starts with the server). Two corrections are applied while it runs (each apply cancels
+     * the compaction and starts it again over its own layer: "applies during a compaction"), then
+     * the probe goes on until the compaction has swapped its plain folder in (or ended otherwise),
+     * in windows of `STALL_WINDOW_SECONDS`, each reported with the events that fell in it.
+     */
+    const stallProbe = async (): Promise<StallFigures> => {
+      const wrkBin = findOrInstallWrk(() => undefined);
+      if (!wrkBin.path) return { skipped: wrkBin.note };
+      const wrkPath = wrkBin.path;
+      const workDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-stall-'));
+      try {
+        const requests = await stallRequests(call, gen.slugs);
+        const idle = await runWrk(wrkPath, workDir, server, requests, {
+          connections: 2,
+          durationSeconds: STALL_IDLE_SECONDS,
+        });
+        // The same data, served by a new server whose bound makes the served layer's compaction due.
+        const served = readBuildInfo(handle.current.dir);
+        const layerPaths = served?.layerPaths ?? null;
+        if (layerPaths === null || layerPaths === 0)
+          return {
+            skipped: `the served build ${path.basename(handle.current.dir)} is not a layer: nothing to compact`,
+            idle,
+          };
+        await app.close();
+        handle = await SiteHandle.open(handle.current.dir);
+        const layerMaxPaths = 2 * layerPaths;
+        app = await createApp({ config: { ...config, layerMaxPaths }, handle, review }, { logger });
+        await app.listen({ port: 0, host: '127.0.0.1' });
+        server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+        const since = compactions.length;
+        const t0 = Date.now();
+        const events: Array<{ atMs: number; event: string }> = [{ atMs: 0, event: 'server started (compaction due)' }];
+        const windows: Array<WrkResult & { fromMs: number; toMs: number; events: string[] }> = [];
+        let probing = true;
+        const probe = (async () => {
+          while (probing) {
+            // The first window starts with the server (its "compaction due" event).
+            const fromMs = windows.length === 0 ? 0 : Date.now() - t0;
+            const r = await runWrk(wrkPath, workDir, server, requests, {
+              connections: 2,
+              durationSeconds: STALL_WINDOW_SECONDS,
+            });
+            const toMs = Date.now() - t0;
+            windows.push({
+              ...r,
+              fromMs,
+              toMs,
+              events: events.filter((e) => e.atMs >= fromMs && e.atMs < toMs).map((e) => e.event),
+            });
+          }
+        })();
+        const applies: Array<{ applyToVisibleMs: number; mode: string; layer: Record<string, unknown> | null }> = [];
+        let compaction: (CompactionEvent & { atMs: number }) | null = null;
+        try {
+          // Give the compaction a head start, so the applies land while it runs.
+          await sleep(3000);
+          for (let i = 0; i < 2; i++) {
+            events.push({ atMs: Date.now() - t0, event: `apply ${i + 1} requested` });
+            const run = await correction(1000 + i);
+            events.push({ atMs: Date.now() - t0, event: `apply ${i + 1} visible (${run.applyToVisibleMs} ms)` });
+            applies.push({ applyToVisibleMs: run.applyToVisibleMs, mode: run.mode, layer: run.layer });
+          }
+          // The last apply's layer: past half the bound, its compaction runs now; wait for that one.
+          const appliedAt = Date.now();
+          const last = readBuildInfo(handle.current.dir)?.layerPaths ?? null;
+          const after = last !== null && 2 * last >= layerMaxPaths ? appliedAt : 0;
+          const deadline = Date.now() + STALL_COMPACTION_TIMEOUT_MS;
+          while (Date.now() < deadline) {
+            const ended = compactions.slice(since).find((c) => c.outcome !== 'cancelled' && c.atMs >= after);
+            if (ended) {
+              compaction = ended;
+              events.push({ atMs: ended.atMs - t0, event: `compaction ${ended.outcome} (${ended.durationMs} ms)` });
+              break;
+            }
+            await sleep(200);
+          }
+          // One more window after the swap: requests the swap's change of folder may slow.
+          await sleep(STALL_WINDOW_SECONDS * 1000);
+        } finally {
+          probing = false;
+          await probe;
+        }
+        const all = [idle, ...windows];
+        return {
+          layerPathsBefore: layerPaths,
+          layerMaxPaths,
+          idle,
+          windows,
+          applies,
+          compaction: compaction
+            ? { outcome: compaction.outcome, durationMs: compaction.durationMs, layerPaths: compaction.layerPaths }
+            : null,
+          cancelledCompactions: compactions.slice(since).filter((c) => c.outcome === 'cancelled').length,
+          longestMs: Math.max(...windows.map((w) => w.latencyMaxMs)),
+          idleLongestMs: idle.latencyMaxMs,
+          errors: all.reduce(
+            (n, w) => n + w.errors.connect + w.errors.read + w.errors.write + w.errors.timeout + w.errors.status,
+            0,
+          ),
+        };
+      } finally {
+        rmSync(workDir, { recursive: true, force: true });
+      }
+    };
+
     try {
       const out: Array<ApplyRun | NewWorkRun> = [];
       for (let round = 0; round < repeat; round++)
         for (const scenario of scenarios)
           out.push(scenario === 'correction' ? await correction(round) : await newWork());
-      return out;
+      return { runs: out, stall: stall ? await stallProbe() : null };
     } finally {
       await app.close();
     }
@@ -611,8 +788,17 @@ export async function runApplyBench(options: {
   /** Rounds of the scenarios on one server (default 3). */
   repeat?: number;
   keep?: string;
+  /** Run the stall probe after the scenarios at the largest size (default true). */
+  stall?: boolean;
   log?: (line: string) => void;
-}): Promise<{ runs: ApplyRun[]; newWorkRuns: NewWorkRun[]; pass: boolean; newWorkPass: boolean }> {
+}): Promise<{
+  runs: ApplyRun[];
+  newWorkRuns: NewWorkRun[];
+  pass: boolean;
+  newWorkPass: boolean;
+  /** The stall probe at the largest size (null when not asked for). */
+  stall: (StallFigures & { works: number }) | null;
+}> {
   const sizes = options.sizes ?? (options.quick ? [24, 500] : [24, 2_000, 10_000]);
   const scenarios = options.scenarios ?? APPLY_SCENARIOS;
   const repeat = options.repeat ?? 3;
@@ -620,8 +806,20 @@ export async function runApplyBench(options: {
     throw new Error(`--repeat must be a whole number from 1 to 100, not ${String(options.repeat)}`);
   const runs: ApplyRun[] = [];
   const newWorkRuns: NewWorkRun[] = [];
+  let stall: (StallFigures & { works: number }) | null = null;
   for (const works of sizes) {
-    for (const r of await one(works, scenarios, repeat, options.keep)) {
+    const probe = (options.stall ?? true) && works === Math.max(...sizes);
+    const result = await one(works, scenarios, repeat, options.keep, probe);
+    if (result.stall) {
+      stall = { ...result.stall, works };
+      const st = result.stall;
+      options.log?.(
+        'skipped' in st
+          ? `apply ${works} works, stall probe skipped: ${st.skipped}`
+          : `apply ${works} works, stall probe: longest request ${st.longestMs} ms during ${st.applies.length} applies and a compaction (${st.compaction ? `${st.compaction.outcome} in ${st.compaction.durationMs} ms` : 'none ended'}, ${st.cancelledCompactions} cancelled by an apply); idle server ${st.idleLongestMs} ms; errors ${st.errors}`,
+      );
+    }
+    for (const r of result.runs) {
       const build = `${r.mode} build ${r.newBuildMs} ms ${JSON.stringify(r.phases)} beside ${JSON.stringify(r.background)} layer ${JSON.stringify(r.layer)}; full build ${r.fullBuildMs} ms; load ${r.loadAverage.toFixed(2)}; apply job ${JSON.stringify(r.applyPhases)}`;
       if (r.scenario === 'correction') {
         options.log?.(
@@ -641,6 +839,7 @@ export async function runApplyBench(options: {
     newWorkRuns,
     pass: runs.every((r) => r.works < 10_000 || r.pass),
     newWorkPass: newWorkRuns.every((r) => r.works < 10_000 || r.pass),
+    stall,
   };
 }
 
@@ -657,6 +856,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     scenarios: parseScenarios(arg('--scenarios')),
     repeat: arg('--repeat') ? Number(arg('--repeat')) : undefined,
     keep,
+    stall: !process.argv.includes('--no-stall'),
     log: (l) => console.log(l),
   });
   console.log(JSON.stringify(result, null, 2));
