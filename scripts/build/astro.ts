@@ -15,7 +15,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { Catalog } from '../../src/domain/catalog.ts';
-import { dropSharedSiteData, shareCatalog } from '../../src/lib/site-data.ts';
+import { buildScope, dropSharedSiteData, shareCatalog } from '../../src/lib/site-data.ts';
+import { isCodeOnlyRoute } from '../../src/lib/site/code-only-pages.ts';
 import { siteCodeDigest } from '../lib/site-code.ts';
 import { warmAppKey, warmCapture, warmKey, warmRender } from '../lib/warm-render.ts';
 import { PROJECT_ROOT, type RendererUsed } from './types.ts';
@@ -78,7 +79,12 @@ export async function runAstro(run: AstroRun): Promise<RendererUsed> {
         process.env.ARCHIVE_BUILD_SCOPE = scopeCopy;
       }
       const held = warmAppKey();
-      const done = await warmRender(key, run.clientDir);
+      // A scoped run that does not render the listings (an apply, a batch of works): the pages
+      // made from the code alone are the base's (or the listings run's), byte for byte.
+      const scope = buildScope();
+      const done = await warmRender(key, run.clientDir, {
+        skipRoute: scope !== null && scope.listings !== 'all' ? isCodeOnlyRoute : undefined,
+      });
       if (done) {
         if (!run.quiet)
           console.log(`[build] warm render: ${done.files} pages and records in ${done.durationMs} ms (no Vite run)`);

@@ -186,15 +186,23 @@ export interface WarmRun {
   pathsMs: number;
   /** The slowest pages to render, slowest first (at most five): where a scoped apply's time goes. */
   slowest: Array<{ path: string; ms: number }>;
+  /** Paths left out as the caller asked (`skipRoute`: pages made from the code alone, which the base holds). */
+  skipped: number;
 }
 
 /**
  * Render every path in scope through the captured app into `outDir`, when one was captured under
  * `key`; null when none was (or Astro's internals are not where this module looks): then the
  * caller runs Astro. The caller sets the run's variables and shares the catalog first, as for an
- * Astro run. An error while rendering drops the captured app and is thrown.
+ * Astro run. `skipRoute` names routes (by component: `src/pages/...`) whose paths are not rendered:
+ * an apply's pages made from the code alone, which its base already holds
+ * (src/lib/site/code-only-pages.ts). An error while rendering drops the captured app and is thrown.
  */
-export async function warmRender(key: string, outDir: string): Promise<WarmRun | null> {
+export async function warmRender(
+  key: string,
+  outDir: string,
+  leave: { skipRoute?: (component: string) => boolean } = {},
+): Promise<WarmRun | null> {
   if (!captured || captured.key !== key) return null;
   const astro = await astroInternals();
   if (!astro) return null;
@@ -209,9 +217,14 @@ export async function warmRender(key: string, outDir: string): Promise<WarmRun |
     const timings: Array<{ path: string; ms: number }> = [];
     // A path two routes give is rendered once, by the first (Astro's default for a conflict).
     const seen = new Set<string>();
+    let skipped = 0;
     const todo = paths.filter(({ pathname, route }) => {
       if (route.type !== 'page' && route.type !== 'endpoint')
         throw new Error(`the warm renderer renders pages and endpoints only (got a ${route.type} route)`);
+      if (leave.skipRoute?.(route.component)) {
+        skipped++;
+        return false;
+      }
       const normalized = pathname.replace(/\/+$/, '');
       if (seen.has(normalized)) return false;
       seen.add(normalized);
@@ -259,7 +272,7 @@ export async function warmRender(key: string, outDir: string): Promise<WarmRun |
     if (failure) throw failure.reason;
     forgetPaths(app);
     const slowest = timings.sort((a, b) => b.ms - a.ms).slice(0, 5);
-    return { files, durationMs: Math.round(performance.now() - start), pathsMs, slowest };
+    return { files, durationMs: Math.round(performance.now() - start), pathsMs, slowest, skipped };
   } catch (err) {
     captured = null;
     throw err;

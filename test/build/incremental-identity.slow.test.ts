@@ -7,13 +7,14 @@
  * The earlier build folder, which the new one reads through (or shares inodes with),
  * is left exactly as it was. Changes the incremental path cannot vouch for fall back to a full build.
  */
-import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
 import { git } from '../../api/site/content-repo.ts';
 import { FullBuildNeeded, planChange } from '../../scripts/build/plan.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
+import { CODE_ONLY_ROUTES } from '../../src/lib/site/code-only-pages.ts';
 import { filesUnder, digests, differences, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
 
 const BASE_URL = 'https://incremental.example.test';
@@ -26,6 +27,22 @@ const commitAll = (message: string) => builds.commitAll(message);
 const buildBoth = (commit: string, base: string, name: string) => builds.buildBoth(commit, base, name);
 
 afterAll(() => builds.dispose());
+
+/**
+ * The files of a full build (`client/`-relative) that the routes made from the code alone write
+ * (src/lib/site/code-only-pages.ts): a route with a parameter writes everything under its folder,
+ * an endpoint its file, a page its folder's index.html.
+ */
+function codeOnlyFiles(buildDir: string): string[] {
+  const client = path.join(buildDir, 'client');
+  return CODE_ONLY_ROUTES.flatMap((component) => {
+    const rel = component.slice('src/pages/'.length);
+    const dynamic = rel.indexOf('[');
+    if (dynamic >= 0) return filesUnder(client, rel.slice(0, dynamic).replace(/\/$/, '')).sort();
+    if (rel.endsWith('.ts')) return [rel.slice(0, -'.ts'.length)];
+    return [rel.replace(/\.astro$/, '.html')];
+  }).filter((rel) => existsSync(path.join(client, rel)));
+}
 
 let baseDir = '';
 let firstIncremental = '';
@@ -60,6 +77,21 @@ describe('incremental build', () => {
       undefined,
     ]);
     expect(result.differences).toEqual([]);
+    // The pages made from the code alone were not rendered again: the layer serves the base's.
+    const codeOnly = codeOnlyFiles(baseDir);
+    expect(codeOnly.length).toBeGreaterThan(30);
+    expect(info.incremental.renderer.skipped).toBe(codeOnly.length);
+    const layerFiles = new Set(JSON.parse(readFileSync(path.join(result.incremental, 'layer.json'), 'utf8')).files);
+    expect(codeOnly.filter((rel) => layerFiles.has(rel))).toEqual([]);
+    // And they are made from the code alone: the same bytes in a full build of another catalog,
+    // naming neither the build's time nor its commit.
+    const baseInfo = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8'));
+    for (const rel of codeOnly) {
+      const bytes = readFileSync(path.join(baseDir, 'client', rel));
+      expect(readFileSync(path.join(result.full, 'client', rel)).equals(bytes), rel).toBe(true);
+      expect(bytes.includes(baseInfo.generatedAtUtc), rel).toBe(false);
+      expect(bytes.includes(baseInfo.commit), rel).toBe(false);
+    }
     const record = JSON.parse(
       readFileSync(path.join(result.incremental, 'client/api/v1/works/beethoven-fur-elise/index.json'), 'utf8'),
     );
