@@ -230,7 +230,7 @@ export function buildInChild(
     return options.builder.run(args, storeEnv, options.signal).then(
       (result) => options.onWarmBuild?.(result),
       (err: unknown) => {
-        rmSync(outDir, { recursive: true, force: true });
+        void discardFolder(outDir);
         throw err;
       },
     );
@@ -261,7 +261,7 @@ export function buildInChild(
     child.on('exit', (code) => {
       if (code === 0) resolve();
       else {
-        rmSync(outDir, { recursive: true, force: true });
+        void discardFolder(outDir);
         reject(new Error(`build failed (exit ${code}): ${output.trim().slice(-4000)}`));
       }
     });
@@ -300,7 +300,7 @@ export function compactInChild(layerDir: string, outDir: string, signal?: AbortS
       signal?.removeEventListener('abort', onAbort);
       if (code === 0) resolve();
       else {
-        rmSync(outDir, { recursive: true, force: true });
+        void discardFolder(outDir);
         reject(new Error(`compaction failed (exit ${code}): ${output.trim().slice(-4000)}`));
       }
     });
@@ -369,7 +369,10 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
       // Fall through: make the checkout again.
     }
   }
-  rmSync(dir, { recursive: true, force: true });
+  // Moved aside at once (100,000 works' files are deleted in the background); only when it could
+  // not be moved is its deletion waited for.
+  const gone = discardFolder(dir);
+  if (existsSync(dir)) await gone;
   await git(config.contentRepo, [
     'clone',
     '--quiet',
@@ -567,6 +570,15 @@ export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELA
     }
   }
   const doomed = readdirSync(trash).map((name) => path.join(trash, name));
+  return deleteInBackground(doomed, delayMs);
+}
+
+/**
+ * Delete `doomed` (folders already out of the way) after `delayMs`, by a separate `rm -rf` at the
+ * lowest CPU and I/O priority (plain `rm` without ionice, else fs.rm in this process). Resolves
+ * when the deletion has ended (never rejects).
+ */
+function deleteInBackground(doomed: string[], delayMs: number): Promise<void> {
   if (doomed.length === 0) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
@@ -598,6 +610,33 @@ export function pruneBuilds(config: Config, keep: string[], delayMs = PRUNE_DELA
     }, delayMs);
     timer.unref();
   });
+}
+
+/**
+ * Remove the folder a failed or stopped build (or compaction) left, without blocking this process:
+ * it is renamed out of the way at once (into ARCHIVE_DATA_DIR/builds-trash for a folder of builds/,
+ * as pruneBuilds does, else beside itself as `.discard-<name>-…`), so nothing finds it under its
+ * name, then deleted in the background (`deleteInBackground`). A stopped compaction or reconcile
+ * at 100,000 works leaves hundreds of thousands of files: deleting them with rmSync held this
+ * process for seconds, every request and the next apply's steps with it (bench/README.md, the
+ * apply section's stall probe). Resolves when the deletion has ended (never rejects).
+ */
+export function discardFolder(dir: string): Promise<void> {
+  if (!existsSync(dir)) return Promise.resolve();
+  const parent = path.dirname(dir);
+  const inBuilds = path.basename(parent) === 'builds';
+  const trash = inBuilds ? `${parent}-trash` : parent;
+  const aside = path.join(
+    trash,
+    `${inBuilds ? '' : '.discard-'}${path.basename(dir)}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+  );
+  try {
+    mkdirSync(trash, { recursive: true });
+    renameSync(dir, aside);
+  } catch {
+    return rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+  return deleteInBackground([aside], 0);
 }
 
 /** How long after a swap the pruned folders are deleted (the swap's first requests come first). */
