@@ -98,6 +98,7 @@ export class LocalForge implements Forge {
     );
     try {
       lap('readTreeMs');
+      timings.treeFrom = proposal.treeFrom;
       await proposal.write(changes);
       lap('writeMs');
       if (this.options.lint) {

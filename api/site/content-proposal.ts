@@ -3,8 +3,9 @@
  * tree: the editors' proposals (api/forge/forge-local.ts) and the curators'
  * publications (api/library/publish.ts) both go this way.
  *
- *   1. a temporary index reads the base commit's tree (`read-tree`), the changed files are
- *      written as blobs (`hash-object -w`) and entered into it (`update-index --index-info`);
+ *   1. a temporary index holds the base commit's tree (a copy of the main checkout's index when
+ *      that holds it, else `read-tree`), the changed files are written as blobs
+ *      (`hash-object -w`) and entered into it (`update-index --index-info`);
  *   2. the content lint runs on a partial copy of that index (`checkout-index` into a scratch
  *      folder): the shared files and the work folders the change touches, with the names of
  *      every other work folder for the rule across works (unique slugs). A change to an existing
@@ -17,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { git, SERVICE_GIT_IDENTITY } from './content-repo.ts';
 import { isSharedContentFile } from '../../src/domain/content-lint.ts';
@@ -79,6 +80,8 @@ export class ContentProposal {
   readonly base: string;
   private readonly index: string;
   private readonly scratch: string;
+  /** Where the index's base tree came from: the main checkout's index (copied) or the tree objects. */
+  treeFrom: 'checkout index' | 'read-tree' = 'read-tree';
 
   private constructor(repo: string, base: string, scratch: string) {
     this.repo = repo;
@@ -96,12 +99,37 @@ export class ContentProposal {
       path.join(scratchDir, `${label}-${randomBytes(4).toString('hex')}`),
     );
     try {
-      await proposal.git(['read-tree', base]);
+      if (await proposal.fromCheckoutIndex()) proposal.treeFrom = 'checkout index';
+      else await proposal.git(['read-tree', base]);
     } catch (err) {
       proposal.dispose();
       throw err;
     }
     return proposal;
+  }
+
+  /**
+   * Start from a copy of the main checkout's index when it holds exactly the base's tree (as it
+   * does after every merge: api/site/content-repo.ts keeps it so), checked by `write-tree` on the
+   * copy, which its cached trees answer at once. `read-tree` builds the index from the tree
+   * objects instead: one per work folder, about 1 s at 100,000 works, against about 0.1 s for the
+   * copy and its check. False (nothing to use) when the copy holds anything else.
+   */
+  private async fromCheckoutIndex(): Promise<boolean> {
+    const checkoutIndex = path.join(this.repo, '.git', 'index');
+    try {
+      copyFileSync(checkoutIndex, this.index);
+      const [tree, baseTree] = await Promise.all([
+        this.git(['write-tree']),
+        this.git(['rev-parse', `${this.base}^{tree}`]),
+      ]);
+      if (tree === baseTree) return true;
+    } catch {
+      // No checkout index, or one git cannot use: read the tree instead.
+    }
+    rmSync(this.index, { force: true });
+    rmSync(`${this.index}.lock`, { force: true });
+    return false;
   }
 
   /** git on this index (trimmed text output). */

@@ -105,4 +105,35 @@ describe('ContentProposal', () => {
     }
     expect(readdirSync(scratch)).toEqual([]);
   });
+
+  it("starts from a copy of the main checkout's index when it holds the base, and from the tree when a hand edit is staged there", async () => {
+    const first = await ContentProposal.open(repo, scratch, 'from-index', base);
+    try {
+      expect(first.treeFrom).toBe('checkout index');
+      await first.write([{ path: 'works/new-one/index.md', content: 'x\n' }]);
+      const commit = await first.commit('Add a file');
+      expect(await git(repo, ['diff-tree', '-r', '--name-only', '--no-commit-id', base, commit])).toBe(
+        'works/new-one/index.md',
+      );
+    } finally {
+      first.dispose();
+    }
+    // A hand edit staged in the checkout: its index no longer holds the base, and nothing of it
+    // may reach a proposal.
+    writeFileSync(path.join(repo, MINUET), 'staged by hand\n');
+    await git(repo, ['add', MINUET]);
+    const second = await ContentProposal.open(repo, scratch, 'from-tree', base);
+    try {
+      expect(second.treeFrom).toBe('read-tree');
+      await second.write([{ path: 'works/new-two/index.md', content: 'y\n' }]);
+      const commit = await second.commit('Add another file');
+      expect(await git(repo, ['diff-tree', '-r', '--name-only', '--no-commit-id', base, commit])).toBe(
+        'works/new-two/index.md',
+      );
+    } finally {
+      second.dispose();
+    }
+    // Neither left an index or a copy behind.
+    expect(readdirSync(scratch)).toEqual([]);
+  });
 });
