@@ -131,7 +131,9 @@ export class LocalForge implements Forge {
     const current = await git(this.repo, ['symbolic-ref', '--short', 'HEAD']);
     if (current !== 'main') throw new Error(`the content repository has "${current}" checked out, not main`);
     try {
-      return { commit: await mergeIntoMain(this.repo, ref.branch, message) };
+      // The main checkout follows while the apply builds (its build has a checkout of its own);
+      // the content repository's lock is released only once it has (settleCheckout).
+      return { commit: await mergeIntoMain(this.repo, ref.branch, message, { deferCheckout: true }) };
     } catch (err) {
       throw new Error(`merging ${ref.branch} into main failed: ${(err as Error).message}`);
     }

@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { git, SERVICE_GIT_IDENTITY } from './content-repo.ts';
+import { git, SERVICE_GIT_IDENTITY, settleCheckout } from './content-repo.ts';
 import { isSharedContentFile } from '../../src/domain/content-lint.ts';
 
 /**
@@ -117,6 +117,7 @@ export class ContentProposal {
    */
   private async fromCheckoutIndex(): Promise<boolean> {
     const checkoutIndex = path.join(this.repo, '.git', 'index');
+    await settleCheckout(this.repo);
     try {
       copyFileSync(checkoutIndex, this.index);
       const [tree, baseTree] = await Promise.all([

@@ -34,9 +34,37 @@ export async function git(repo: string, args: string[]): Promise<string> {
  * When the checkout no longer matches `from` (a stop between the two steps, or a hand edit), it
  * is reset in full instead: slow but correct, and only then.
  */
-export async function moveMain(repo: string, from: string, to: string, reason: string): Promise<void> {
+export async function moveMain(
+  repo: string,
+  from: string,
+  to: string,
+  reason: string,
+  options: { deferCheckout?: boolean } = {},
+): Promise<void> {
+  await settleCheckout(repo);
   await git(repo, ['update-ref', '-m', reason, 'refs/heads/main', to, from]);
-  await syncCheckout(repo, from, to);
+  if (!options.deferCheckout) return syncCheckout(repo, from, to);
+  // The checkout follows while the caller goes on (an apply's build reads its own checkout, not
+  // this one); the next move, a proposal and the repository's lock wait for it (settleCheckout).
+  const key = path.resolve(repo);
+  const sync: Promise<void> = syncCheckout(repo, from, to)
+    .catch(() => undefined)
+    .finally(() => {
+      if (pendingCheckouts.get(key) === sync) pendingCheckouts.delete(key);
+    });
+  pendingCheckouts.set(key, sync);
+}
+
+/** The main checkout's syncs still running after moveMain returned (`deferCheckout`), per repository. */
+const pendingCheckouts = new Map<string, Promise<void>>();
+
+/**
+ * Wait until the main checkout holds main again after a move whose checkout was deferred; at once
+ * when none is pending. Never rejects: a sync that failed leaves a checkout the next move puts
+ * right (syncCheckout's full reset).
+ */
+export function settleCheckout(repo: string): Promise<void> {
+  return pendingCheckouts.get(path.resolve(repo)) ?? Promise.resolve();
 }
 
 /**
@@ -122,12 +150,21 @@ async function mergeCommit(repo: string, head: string, theirs: string, message: 
   return git(repo, ['commit-tree', tree, '-p', head, '-p', theirs, '-m', message]);
 }
 
-/** Merge `branch` into `main` with a merge commit made by plumbing; moveMain moves main and the checkout. */
-export async function mergeIntoMain(repo: string, branch: string, message: string): Promise<string> {
+/**
+ * Merge `branch` into `main` with a merge commit made by plumbing; moveMain moves main and the
+ * checkout (with `deferCheckout`, the checkout follows after this returns: settleCheckout).
+ */
+export async function mergeIntoMain(
+  repo: string,
+  branch: string,
+  message: string,
+  options: { deferCheckout?: boolean } = {},
+): Promise<string> {
+  await settleCheckout(repo);
   const head = await git(repo, ['rev-parse', '--verify', 'refs/heads/main']);
   const theirs = await git(repo, ['rev-parse', '--verify', `${branch}^{commit}`]);
   const commit = await mergeCommit(repo, head, theirs, message, 'main');
-  await moveMain(repo, head, commit, `merge ${branch}`);
+  await moveMain(repo, head, commit, `merge ${branch}`, options);
   return commit;
 }
 
@@ -189,5 +226,12 @@ const repoLocks = new Map<string, Promise<unknown>>();
  * per content repository (docs/architecture.md, "Scale path").
  */
 export function withContentRepoLock<T>(repo: string, fn: () => Promise<T>): Promise<T> {
-  return serialByKey(repoLocks, path.resolve(repo), fn);
+  // A main checkout still following a merge is part of the holder's work: the next holder finds it done.
+  return serialByKey(repoLocks, path.resolve(repo), async () => {
+    try {
+      return await fn();
+    } finally {
+      await settleCheckout(repo);
+    }
+  });
 }

@@ -1,13 +1,14 @@
 /**
  * Merging a review branch into the content repository's main by plumbing (mergeIntoMain,
- * moveMain): a real merge commit, the main checkout follows exactly, a conflict changes nothing,
- * and a checkout that no longer matches main is put right.
+ * moveMain): a real merge commit, the main checkout follows exactly (at once, or before the
+ * repository's lock is released), a conflict changes nothing, and a checkout that no longer
+ * matches main is put right.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git, mergeIntoMain, moveMain } from '../../api/site/content-repo.ts';
+import { git, mergeIntoMain, moveMain, settleCheckout, withContentRepoLock } from '../../api/site/content-repo.ts';
 
 let repo: string;
 
@@ -64,6 +65,27 @@ describe('mergeIntoMain', () => {
     expect(await git(repo, ['status', '--porcelain'])).toBe('');
     const after = statSync(path.join(repo, 'works/a/index.md'));
     expect([after.ino, after.mtimeMs]).toEqual([untouched.ino, untouched.mtimeMs]);
+  });
+
+  it('with deferCheckout, main moves first and the checkout follows before the lock is released', async () => {
+    const theirs = await branch('review-2', { 'works/b/index.md': 'b deferred\n' });
+    const merged = await withContentRepoLock(repo, async () => {
+      const commit = await mergeIntoMain(repo, 'review-2', 'Merge review-2', { deferCheckout: true });
+      // main names the merge at once; the checkout may still be following it.
+      expect(await git(repo, ['rev-parse', 'main'])).toBe(commit);
+      return commit;
+    });
+    // The lock was released only once the checkout held the merge.
+    expect(readFileSync(path.join(repo, 'works/b/index.md'), 'utf8')).toBe('b deferred\n');
+    expect(await git(repo, ['status', '--porcelain'])).toBe('');
+    expect((await git(repo, ['log', '-1', '--format=%P', merged])).split(' ')[1]).toBe(theirs);
+    // The next move waits for a deferred checkout: back and forth, the files follow each time.
+    const before = (await git(repo, ['log', '-1', '--format=%P', merged])).split(' ')[0]!;
+    await moveMain(repo, merged, before, 'back', { deferCheckout: true });
+    await moveMain(repo, before, merged, 'forth', { deferCheckout: true });
+    await settleCheckout(repo);
+    expect(readFileSync(path.join(repo, 'works/b/index.md'), 'utf8')).toBe('b deferred\n');
+    expect(await git(repo, ['status', '--porcelain'])).toBe('');
   });
 
   it('removes the files a merge deletes, and the folders they leave empty', async () => {
