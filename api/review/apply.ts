@@ -23,7 +23,7 @@
  */
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
-import { git, moveMain, withContentRepoLock } from '../site/content-repo.ts';
+import { git, moveMain, settleCheckout, withContentRepoLock } from '../site/content-repo.ts';
 import type { SwapResult } from '../site/builds.ts';
 import type { ItemAndReview, ReviewActor, ReviewCore } from './core.ts';
 import { ApplyMarkers, type PendingApply } from './apply-markers.ts';
@@ -289,6 +289,9 @@ export class ReviewApplies {
       return;
     }
     const rebuild = { ...swapped?.phases, mode: swapped?.mode, rebuildMs: Date.now() - t, applies: merged.length };
+    // The main checkout followed the merges while the site was built (deferCheckout); an item is
+    // "visible" only once the checkout holds it too (normally long since: a few changed files).
+    await settleCheckout(this.core.ctx.config.contentRepo);
     for (const { job, step } of merged) {
       step.phases.rebuild = rebuild;
       await this.steps.finish(step, swapped?.commit ?? null, merged.length).then(job.resolve, job.reject);

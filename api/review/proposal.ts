@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { settleCheckout } from '../site/content-repo.ts';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { ProposalLintError } from '../forge/forge-local.ts';
@@ -28,6 +29,9 @@ export async function buildProposalOnMain(
 ): Promise<{ input: ProposalInput; author: string }> {
   const repo = ctx.config.contentRepo;
   const inRepo = (rel: string) => path.join(repo, rel);
+  // The files are read from the main checkout: it must hold main, not still follow the merge of
+  // an apply before this one in the same batch (api/site/content-repo.ts, deferCheckout).
+  await settleCheckout(repo);
   // The reader is synchronous and the blob store may be remote: read the small verified files
   // (a rendering profile's definition is one) before building.
   const small = new Map<string, Buffer>();

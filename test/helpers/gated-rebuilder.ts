@@ -2,12 +2,11 @@
  * The one fake rebuilder: it holds every rebuild-and-swap until `open()`, then fails (with `fail`
  * set, or when `failWhen()` says so) or runs the real rebuild it wraps. Tests of the apply pipeline
  * use it to see an apply in flight ("applying"), to queue several behind one build, and to make a
- * build fail on purpose (`fail`, or `failWhen(text)` over the work file on the content repository's
- * main checkout, so only some merges break the build); opened at once with `fail` set it is simply a rebuilder whose builds fail.
+ * build fail on purpose (`fail`, or `failWhen(text)` over the work file as main holds it, which
+ * is what a real build builds, so only some merges break the build); opened at once with `fail` set it is simply a rebuilder whose builds fail.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { SiteRebuilder, SwapResult } from '../../api/site/builds.ts';
+import { git } from '../../api/site/content-repo.ts';
 import type { ReconcileStatus } from '../../src/schemas/reconcile.ts';
 
 export class GatedRebuilder implements SiteRebuilder {
@@ -28,10 +27,11 @@ export class GatedRebuilder implements SiteRebuilder {
     this.work = options.work ?? 'bach-minuet-in-g';
   }
 
-  private failing(): boolean {
+  private async failing(): Promise<boolean> {
     if (this.fail) return true;
     if (!this.failWhen || !this.contentRepo) return false;
-    return this.failWhen(readFileSync(path.join(this.contentRepo, 'works', this.work, 'index.md'), 'utf8'));
+    // From main's commit, as a build reads it (the main checkout may still be following a merge).
+    return this.failWhen(await git(this.contentRepo, ['show', `refs/heads/main:works/${this.work}/index.md`]));
   }
 
   open(): void {
@@ -41,7 +41,8 @@ export class GatedRebuilder implements SiteRebuilder {
   async rebuildAndSwap(): Promise<SwapResult> {
     this.calls++;
     await this.gate;
-    if (this.failing()) throw new Error(`build failed (exit 1): works/${this.work}/index.md: simulated build failure`);
+    if (await this.failing())
+      throw new Error(`build failed (exit 1): works/${this.work}/index.md: simulated build failure`);
     return this.inner.rebuildAndSwap();
   }
 
