@@ -165,15 +165,18 @@ export interface Config {
   cacheBudgets: CacheBudgets;
 }
 
+/** A setting in whole MiB (`min` to 65536), as bytes; `fallback` (bytes) when unset or empty. */
+function mibSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = settingValue(env, name);
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || n < min || n > 65536)
+    throw new ConfigError(`${name} must be a whole number of MiB from ${min} to 65536 (got "${raw}")`);
+  return n * MIB;
+}
+
 export function cacheBudgetsFromEnv(env: NodeJS.ProcessEnv): CacheBudgets {
-  const mib = (name: string, fallback: number, min: number): number => {
-    const raw = settingValue(env, name);
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const n = Number(raw);
-    if (!/^\s*\d+\s*$/.test(raw) || n < min || n > 65536)
-      throw new ConfigError(`${name} must be a whole number of MiB from ${min} to 65536 (got "${raw}")`);
-    return n * MIB;
-  };
+  const mib = (name: string, fallback: number, min: number): number => mibSetting(env, name, fallback, min);
   return {
     staticBytes: mib('ARCHIVE_STATIC_CACHE_MB', DEFAULT_CACHE_BUDGETS.staticBytes, 0),
     staticFactBytes: mib('ARCHIVE_STATIC_FACTS_MB', DEFAULT_CACHE_BUDGETS.staticFactBytes, 1),
@@ -702,16 +705,12 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   if (!parsed.ok) throw new ConfigError(`ARCHIVE_RECONCILE_SCHEDULE ${parsed.problem}`);
   const warm = settingValue(env, 'ARCHIVE_WARM_BUILDER') ?? '1';
   if (warm !== '0' && warm !== '1') throw new ConfigError(`ARCHIVE_WARM_BUILDER must be 0 or 1 (got "${warm}")`);
-  const maxRss = settingValue(env, 'ARCHIVE_WARM_BUILDER_MAX_RSS_MB');
-  let warmBuilderMaxRssBytes = defaultWarmBuilderMaxRssBytes();
-  if (maxRss !== undefined && maxRss.trim() !== '') {
-    const n = Number(maxRss);
-    if (!/^\s*\d+\s*$/.test(maxRss) || n < 256 || n > 65536)
-      throw new ConfigError(
-        `ARCHIVE_WARM_BUILDER_MAX_RSS_MB must be a whole number of MiB from 256 to 65536 (got "${maxRss}")`,
-      );
-    warmBuilderMaxRssBytes = n * MIB;
-  }
+  const warmBuilderMaxRssBytes = mibSetting(
+    env,
+    'ARCHIVE_WARM_BUILDER_MAX_RSS_MB',
+    defaultWarmBuilderMaxRssBytes(),
+    256,
+  );
   let layerMaxPaths: number;
   try {
     layerMaxPaths = layerMaxPathsFrom(settingValue(env, 'ARCHIVE_LAYER_MAX_PATHS'));

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { settleCheckout } from '../site/content-repo.ts';
 import path from 'node:path';
+import { settleCheckout } from '../site/content-repo.ts';
 import type { AppContext } from '../context.ts';
 import { ProposalLintError } from '../forge/forge-local.ts';
 import { ProposalError } from '../../src/domain/review/proposal.ts';

@@ -160,7 +160,6 @@ export async function mergeIntoMain(
   message: string,
   options: { deferCheckout?: boolean } = {},
 ): Promise<string> {
-  await settleCheckout(repo);
   const head = await git(repo, ['rev-parse', '--verify', 'refs/heads/main']);
   const theirs = await git(repo, ['rev-parse', '--verify', `${branch}^{commit}`]);
   const commit = await mergeCommit(repo, head, theirs, message, 'main');
