@@ -26,6 +26,7 @@ import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
 import { ProblemError, problemBody, sendProblem, type ProblemPages } from './http/problem.ts';
 import type { Duplex } from 'node:stream';
 import { createAjv, describeErrors } from '../src/domain/validation.ts';
+import { prepareContentValidators } from '../src/domain/catalog.ts';
 import { sendFile } from './http/send-file.ts';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, prototypeKeyPointers } from '../src/domain/json-limits.ts';
 import { serveStatic } from './site/fast-static.ts';
@@ -189,6 +190,8 @@ function refuseAtTheHttpLayer(server: Server, baseUrl: string): Server {
 
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, handle } = input;
+  // The lint of every proposal validates content files: compile those validators before serving.
+  prepareContentValidators();
   // The review checks and the desk's preview engrave in the process's pool, with these budgets.
   configureSharedEngravePool(config.engrave);
   // Requests in progress and the graceful stop (api/lifecycle.ts).

@@ -36,7 +36,7 @@ import { EngraveBudgetError } from '../../src/lib/site/engrave-pool.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { problemType } from '../../src/domain/problems.ts';
-import { validate } from '../../src/domain/validation.ts';
+import { validate, validatorFor } from '../../src/domain/validation.ts';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
 import {
   AdminActionBody,
@@ -125,6 +125,8 @@ export async function registerDesk(
   const css = readFileSync(path.join(ASSETS_DIR, 'desk.css'));
   const js = readFileSync(path.join(ASSETS_DIR, 'desk.js'));
   const previews = new Map<string, Promise<string>>();
+  // Compiled now, not on the first form a reviewer posts (a compile holds the thread).
+  validatorFor(AdminActionBody);
 
   await app.register(async (desk) => {
     // Forms post application/x-www-form-urlencoded; only desk routes read it.

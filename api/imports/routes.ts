@@ -35,7 +35,7 @@ import {
 } from '../../src/schemas/imports.ts';
 import { checkContributionSafety } from '../../src/domain/contributions/safety.ts';
 import { checkPlaceholders } from '../../src/domain/contributions/placeholders.ts';
-import { validate } from '../../src/domain/validation.ts';
+import { validate, validatorFor } from '../../src/domain/validation.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import { DigestMismatchError } from '../blobs/blob-store.ts';
 
@@ -62,6 +62,8 @@ export async function registerImportRoutes(
   const base = ctx.config.publicBaseUrl;
   const auth = requireRole(ctx, ['admin']);
   const store = batches.store;
+  // Compiled now, not on the first item posted (a compile holds the thread).
+  validatorFor(ImportItemInput);
   const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
   const batchItems = (id: string) => batches.items(id);

@@ -55,6 +55,7 @@ import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { slugify } from '../../src/domain/review/proposal.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';
+import { watchThread, type ThreadFigures } from './thread-watch.ts';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const KEY = 'bench-admin-key-1';
@@ -93,10 +94,16 @@ export type StallFigures =
       /** The served layer's paths when the probe server started; its bound was twice that. */
       layerPathsBefore: number;
       layerMaxPaths: number;
-      /** wrk on the idle server (the anchor). */
-      idle: WrkResult;
-      /** wrk while the applies and the compaction ran, window by window, with the events in each. */
-      windows: Array<WrkResult & { fromMs: number; toMs: number; events: string[] }>;
+      /** wrk on the idle server (the anchor), and what held the server's thread meanwhile. */
+      idle: WrkResult & { thread: ThreadFigures };
+      /**
+       * wrk while the applies and the compaction ran, window by window, with the events in each
+       * and what held the server's thread (the server runs in this process: bench/lib/thread-watch.ts).
+       */
+      windows: Array<WrkResult & { fromMs: number; toMs: number; events: string[]; thread: ThreadFigures }>;
+      /** The longest event-loop delay and garbage-collector pause of the server's thread over the windows. */
+      loopDelayMaxMs: number;
+      gcMaxMs: number;
       applies: Array<{ applyToVisibleMs: number; mode: string; layer: Record<string, unknown> | null }>;
       /** How the compaction the probe waited for ended (null: none ended within the timeout). */
       compaction: { outcome: string; durationMs: number; layerPaths: number } | null;
@@ -655,18 +662,24 @@ async function one(
       const workDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-stall-'));
       try {
         const requests = await stallRequests(call, gen.slugs);
-        const idle = await runWrk(wrkPath, workDir, server, requests, {
-          connections: 2,
-          durationSeconds: STALL_IDLE_SECONDS,
-        });
+        const thread = watchThread();
+        const idle = {
+          ...(await runWrk(wrkPath, workDir, server, requests, {
+            connections: 2,
+            durationSeconds: STALL_IDLE_SECONDS,
+          })),
+          thread: thread.take(),
+        };
         // The same data, served by a new server whose bound makes the served layer's compaction due.
         const served = readBuildInfo(handle.current.dir);
         const layerPaths = served?.layerPaths ?? null;
-        if (layerPaths === null || layerPaths === 0)
+        if (layerPaths === null || layerPaths === 0) {
+          thread.stop();
           return {
             skipped: `the served build ${path.basename(handle.current.dir)} is not a layer: nothing to compact`,
             idle,
           };
+        }
         await app.close();
         handle = await SiteHandle.open(handle.current.dir);
         const layerMaxPaths = 2 * layerPaths;
@@ -676,7 +689,10 @@ async function one(
         const since = compactions.length;
         const t0 = Date.now();
         const events: Array<{ atMs: number; event: string }> = [{ atMs: 0, event: 'server started (compaction due)' }];
-        const windows: Array<WrkResult & { fromMs: number; toMs: number; events: string[] }> = [];
+        const windows: Array<WrkResult & { fromMs: number; toMs: number; events: string[]; thread: ThreadFigures }> =
+          [];
+        // The server's start (its module compile, the handle's load) is not in the first window.
+        thread.take();
         let probing = true;
         const probe = (async () => {
           while (probing) {
@@ -692,6 +708,7 @@ async function one(
               fromMs,
               toMs,
               events: events.filter((e) => e.atMs >= fromMs && e.atMs < toMs).map((e) => e.event),
+              thread: thread.take(),
             });
           }
         })();
@@ -725,6 +742,7 @@ async function one(
         } finally {
           probing = false;
           await probe;
+          thread.stop();
         }
         const all = [idle, ...windows];
         return {
@@ -739,6 +757,8 @@ async function one(
           cancelledCompactions: compactions.slice(since).filter((c) => c.outcome === 'cancelled').length,
           longestMs: Math.max(...windows.map((w) => w.latencyMaxMs)),
           idleLongestMs: idle.latencyMaxMs,
+          loopDelayMaxMs: Math.max(...windows.map((w) => w.thread.loopDelayMaxMs)),
+          gcMaxMs: Math.max(...windows.map((w) => w.thread.gcMaxMs)),
           errors: all.reduce(
             (n, w) => n + w.errors.connect + w.errors.read + w.errors.write + w.errors.timeout + w.errors.status,
             0,
@@ -816,7 +836,7 @@ export async function runApplyBench(options: {
       options.log?.(
         'skipped' in st
           ? `apply ${works} works, stall probe skipped: ${st.skipped}`
-          : `apply ${works} works, stall probe: longest request ${st.longestMs} ms during ${st.applies.length} applies and a compaction (${st.compaction ? `${st.compaction.outcome} in ${st.compaction.durationMs} ms` : 'none ended'}, ${st.cancelledCompactions} cancelled by an apply); idle server ${st.idleLongestMs} ms; errors ${st.errors}`,
+          : `apply ${works} works, stall probe: longest request ${st.longestMs} ms during ${st.applies.length} applies and a compaction (${st.compaction ? `${st.compaction.outcome} in ${st.compaction.durationMs} ms` : 'none ended'}, ${st.cancelledCompactions} cancelled by an apply); idle server ${st.idleLongestMs} ms; server thread held at most ${st.loopDelayMaxMs} ms, longest GC pause ${st.gcMaxMs} ms; errors ${st.errors}`,
       );
     }
     for (const r of result.runs) {

@@ -39,6 +39,12 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
 
 const compiledPlain = new WeakMap<object, ValidateFunction>();
 const compiledDefaults = new WeakMap<object, ValidateFunction>();
+let compiledCount = 0;
+
+/** How many validators `validatorFor` has compiled in this process (a test can tell a warm-up held). */
+export function validatorsCompiled(): number {
+  return compiledCount;
+}
 
 /**
  * The compiled validator of `schema` (compiled once per schema object). Each schema gets its own
@@ -53,6 +59,7 @@ export function validatorFor(schema: TSchema, options: { useDefaults?: boolean }
   if (!fn) {
     fn = createAjv({ useDefaults: options.useDefaults ?? false }).compile(schema);
     cache.set(schema, fn);
+    compiledCount++;
   }
   return fn;
 }
