@@ -5,7 +5,7 @@
  * DIFF_MAX_BYTES and the process is stopped there, so a huge proposal costs a bounded read.
  * Used by the admin item (`review.diff`), the /admin/ desk and `npm run review -- show`.
  */
-import { spawn } from 'node:child_process';
+import { runCommand } from '../process/spawner.ts';
 import { git } from '../site/content-repo.ts';
 import { boundDiffText, DIFF_MAX_BYTES, parseNumstat, type DiffFile } from '../../src/domain/review/diff.ts';
 import type { ReviewDiff } from '../../src/schemas/review.ts';
@@ -13,31 +13,10 @@ import type { ReviewDiff } from '../../src/schemas/review.ts';
 export type { DiffFile };
 
 /** Read `git diff` output up to `maxBytes` (+1 to know it was cut), then stop git. */
-function boundedGit(repo: string, args: string[], maxBytes: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let stderr = '';
-    let stopped = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (stopped) return;
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > maxBytes) {
-        stopped = true;
-        child.kill('SIGTERM');
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      if (stderr.length < 4000) stderr += String(d);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (stopped || code === 0) resolve(Buffer.concat(chunks).toString('utf8'));
-      else reject(new Error(`git ${args[0]} failed (${code}): ${stderr.trim().split('\n')[0] ?? ''}`));
-    });
-  });
+async function boundedGit(repo: string, args: string[], maxBytes: number): Promise<string> {
+  const r = await runCommand('git', ['-C', repo, ...args], { stdoutLimit: maxBytes, stderrLimit: 4000 });
+  if (r.cut || r.code === 0) return r.stdout.toString('utf8');
+  throw new Error(`git ${args[0]} failed (${r.code}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
 }
 
 /**

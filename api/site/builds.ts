@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setPriority } from 'node:os';
+import { runCommand } from '../process/spawner.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
@@ -272,39 +273,18 @@ export function buildInChild(
  * Compact the layered build `layerDir` into the plain folder `outDir` (scripts/build/compact.ts)
  * in a child at the lowest CPU priority; the folder is removed when it fails or is stopped.
  */
-export function compactInChild(layerDir: string, outDir: string, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new Error('compaction cancelled'));
-      return;
-    }
-    const child = spawn(
-      process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--compact-from', layerDir, '--out', outDir, '--quiet'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    if (child.pid !== undefined) {
-      try {
-        setPriority(child.pid, 19);
-      } catch {
-        // Not permitted here: it still runs, at normal priority.
-      }
-    }
-    const onAbort = () => child.kill('SIGTERM');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let output = '';
-    child.stdout.on('data', (d) => (output += String(d)));
-    child.stderr.on('data', (d) => (output += String(d)));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (code === 0) resolve();
-      else {
-        void discardFolder(outDir);
-        reject(new Error(`compaction failed (exit ${code}): ${output.trim().slice(-4000)}`));
-      }
-    });
-  });
+export async function compactInChild(layerDir: string, outDir: string, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) throw new Error('compaction cancelled');
+  // Started from the spawner process, at the lowest CPU priority (api/process/spawner.ts).
+  const r = await runCommand(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--compact-from', layerDir, '--out', outDir, '--quiet'],
+    { lowPriority: true, signal, stderrLimit: 1024 * 1024 },
+  );
+  if (r.code === 0) return;
+  void discardFolder(outDir);
+  const output = `${r.stdout.toString('utf8')}${r.stderr}`;
+  throw new Error(`compaction failed (exit ${r.code ?? r.signal}): ${output.trim().slice(-4000)}`);
 }
 
 export interface EnsureBuildOptions {
@@ -586,27 +566,15 @@ function deleteInBackground(doomed: string[], delayMs: number): Promise<void> {
         Promise.all(doomed.map((d) => rm(d, { recursive: true, force: true }).catch(() => undefined))).then(() =>
           resolve(),
         );
-      let child;
-      try {
-        child = spawn('ionice', ['-c', '3', 'rm', '-rf', '--', ...doomed], { stdio: 'ignore' });
-      } catch {
-        void inProcess();
-        return;
-      }
-      if (child.pid !== undefined) {
-        try {
-          setPriority(child.pid, 19);
-        } catch {
-          // Not permitted: it still runs.
-        }
-      }
-      // No ionice (not util-linux): plain rm, else in this process.
-      child.on('error', () => {
-        const plain = spawn('rm', ['-rf', '--', ...doomed], { stdio: 'ignore' });
-        plain.on('error', () => void inProcess());
-        plain.on('exit', () => resolve());
-      });
-      child.on('exit', (code) => (code === 0 ? resolve() : void inProcess()));
+      // Started from the spawner process (a start from this one holds its thread; api/process/spawner.ts).
+      void runCommand('ionice', ['-c', '3', 'rm', '-rf', '--', ...doomed], { lowPriority: true })
+        .then((r) => (r.code === 0 ? resolve() : inProcess()))
+        // No ionice (not util-linux): plain rm, else in this process.
+        .catch(() =>
+          runCommand('rm', ['-rf', '--', ...doomed], { lowPriority: true })
+            .then(() => resolve())
+            .catch(() => inProcess()),
+        );
     }, delayMs);
     timer.unref();
   });

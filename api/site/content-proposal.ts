@@ -17,7 +17,7 @@
  * instead of writing and linting the whole catalog.
  */
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
+import { runCommand } from '../process/spawner.ts';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { git, SERVICE_GIT_IDENTITY, settleCheckout } from './content-repo.ts';
@@ -36,27 +36,22 @@ interface GitOptions {
 }
 
 /** git with a separate index file and, optionally, bytes on stdin and more environment; raw stdout. */
-function gitIndexedRaw(repo: string, indexFile: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // env(1) adds the index file (and the author) to the environment git inherits from this
-    // process, which the server never reads itself: its own settings come from loadConfig.
-    const assignments = Object.entries({ GIT_INDEX_FILE: indexFile, ...options.env }).map(([k, v]) => `${k}=${v}`);
-    const child = spawn('env', [...assignments, 'git', ...SERVICE_GIT_IDENTITY, '-C', repo, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => (err += String(d)));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(Buffer.concat(out))
-        : reject(new Error(`git ${args[0]} failed (exit ${code}): ${err.trim().slice(0, 2000)}`)),
-    );
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
+async function gitIndexedRaw(
+  repo: string,
+  indexFile: string,
+  args: string[],
+  options: GitOptions = {},
+): Promise<Buffer> {
+  // env(1) adds the index file (and the author) to the environment git inherits from the
+  // server, which the server never reads itself: its own settings come from loadConfig.
+  const assignments = Object.entries({ GIT_INDEX_FILE: indexFile, ...options.env }).map(([k, v]) => `${k}=${v}`);
+  const r = await runCommand('env', [...assignments, 'git', ...SERVICE_GIT_IDENTITY, '-C', repo, ...args], {
+    input: options.input ?? '',
   });
+  if (r.code === 0 && !r.cut) return r.stdout;
+  throw new Error(
+    `git ${args[0]} failed (${r.cut ? 'output too large' : `exit ${r.code}`}): ${r.stderr.trim().slice(0, 2000)}`,
+  );
 }
 
 /** "Name <email>" -> the author environment of commit-tree; empty when it is not of that form. */

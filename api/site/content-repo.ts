@@ -4,12 +4,9 @@
  * project tree. Every git call goes through `git()` with a fixed identity, so it also works on a
  * machine with no git configuration.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runChecked } from '../process/spawner.ts';
 
 export const SERVICE_GIT_IDENTITY = [
   '-c',
@@ -20,9 +17,13 @@ export const SERVICE_GIT_IDENTITY = [
   'commit.gpgsign=false',
 ];
 
+/**
+ * git in `repo`; its trimmed output. Started from the spawner process (api/process/spawner.ts):
+ * an apply runs dozens of these, and each start from the server's own process held its thread.
+ * Rejects with a CommandError (exit, stdout, stderr) on a non-zero exit.
+ */
 export async function git(repo: string, args: string[]): Promise<string> {
-  const { stdout } = await run('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args], { maxBuffer: 64 * 1024 * 1024 });
-  return stdout.trim();
+  return (await runChecked('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args])).toString('utf8').trim();
 }
 
 /**

@@ -5,7 +5,8 @@
  * request from a list (random slugs, per-path If-None-Match, a JSON body) and prints the summary
  * as one JSON line.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { runCommand } from '../../api/process/spawner.ts';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { round } from './util.ts';
@@ -138,16 +139,11 @@ export async function runWrk(
     '--',
     list,
   ];
-  const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (d) => (text += String(d)));
-    child.stderr.on('data', (d) => (text += String(d)));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text.slice(-2000)}`)),
-    );
-  });
+  // Started from the spawner process, not this one: the apply bench's server runs in this
+  // process, and a start from it would hold the server's thread (api/process/spawner.ts).
+  const run = await runCommand(bin, args);
+  const out = run.stdout.toString('utf8') + run.stderr;
+  if (run.code !== 0) throw new Error(`wrk exited ${run.code ?? run.signal}: ${out.slice(-2000)}`);
   const line = out.split('\n').find((l) => l.startsWith('WRKJSON '));
   if (!line) throw new Error(`wrk printed no summary: ${out.slice(-2000)}`);
   const j = JSON.parse(line.slice('WRKJSON '.length)) as Record<string, number>;

@@ -1,15 +1,18 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { loadCatalog, prepareContentValidators } from '../../src/domain/catalog.ts';
-import { validatorsCompiled } from '../../src/domain/validation.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 describe('prepareContentValidators', () => {
-  it('compiles every validator the content loader uses, so loading compiles nothing more', () => {
+  it('compiles every validator the content loader uses, so loading compiles nothing more', async () => {
+    // Fresh module instances: another test file in this process may have compiled some already.
+    vi.resetModules();
+    const { loadCatalog, prepareContentValidators } = await import('../../src/domain/catalog.ts');
+    const { validatorsCompiled } = await import('../../src/domain/validation.ts');
     const before = validatorsCompiled();
+    expect(before).toBe(0);
     prepareContentValidators();
     const prepared = validatorsCompiled();
-    // Works, profiles, instruments, genres (none compiled before in this file's fresh module state).
+    // Works, profiles, instruments, genres.
     expect(prepared - before).toBe(4);
     // The sample content has a file of every kind: works, profiles, instruments.json, genres.json.
     const { catalog, messages } = loadCatalog(path.join(PROJECT_ROOT, 'content'));
