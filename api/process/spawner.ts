@@ -136,7 +136,11 @@ function settle(): void {
 
 /** Run `file` with `args` from the spawner process; resolves with its exit and output whatever the exit. */
 export function runCommand(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  check?.(file);
+  try {
+    check?.(file);
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
   if (options.signal?.aborted)
     return Promise.reject(new CommandError(`${file} was stopped before it started`, null, null, '', ''));
   const id = nextId++;
