@@ -17,7 +17,7 @@
  */
 import { git, mergeIntoMain, moveMain } from '../site/content-repo.ts';
 import { ContentProposal } from '../site/content-proposal.ts';
-import { normalizeContentPath } from '../../src/domain/content-lint.ts';
+import { normalizeContentPath, type OtherWorks } from '../../src/domain/content-lint.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import type { Forge, ProposalInput, ReviewRef } from './types.ts';
 
@@ -28,9 +28,9 @@ export interface LocalForgeOptions {
   /**
    * Checks the proposed content before it is committed; messages refuse the proposal. `dir` is a
    * copy of the shared files and the work folders in question (or the whole tree), `otherWorks`
-   * every other work folder of the proposed tree (empty when `dir` is the whole tree).
+   * finds every other work folder of the proposed tree (none when `dir` is the whole tree).
    */
-  lint?: (dir: string, otherWorks: readonly string[]) => string[];
+  lint?: (dir: string, otherWorks: OtherWorks) => string[];
   /** Author of proposal commits (the submitter); the committer is always the service. */
   author?: (input: ProposalInput) => string | null;
   now?: () => Date;

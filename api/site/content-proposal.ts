@@ -21,14 +21,19 @@ import { runCommand } from '../process/spawner.ts';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { git, SERVICE_GIT_IDENTITY, settleCheckout } from './content-repo.ts';
-import { isSharedContentFile } from '../../src/domain/content-lint.ts';
+import {
+  isSharedContentFile,
+  otherWorksFrom,
+  otherWorksInListing,
+  type OtherWorks,
+} from '../../src/domain/content-lint.ts';
 
 /**
  * Checks a partial copy: `dir` holds the shared files and the work folders in question (or the
- * whole tree), `otherWorks` names every other work folder of the proposed tree (empty when `dir`
+ * whole tree), `otherWorks` finds every other work folder of the proposed tree (none when `dir`
  * is the whole tree).
  */
-export type PartialCopyCheck<T> = (dir: string, otherWorks: readonly string[]) => T;
+export type PartialCopyCheck<T> = (dir: string, otherWorks: OtherWorks) => T;
 
 interface GitOptions {
   input?: string | Buffer;
@@ -175,7 +180,10 @@ export class ContentProposal {
         : [];
     if (existing.length > 0) {
       await this.git(['checkout-index', '--all', '--force', `--prefix=${dir}/`]);
-      return { result: check(dir, []), scope: `whole tree (changed shared file: ${existing.join(', ')})` };
+      return {
+        result: check(dir, otherWorksFrom([])),
+        scope: `whole tree (changed shared file: ${existing.join(', ')})`,
+      };
     }
     const works = [
       ...new Set(changed.map((p) => /^works\/([^/]+)(\/|$)/.exec(p)?.[1]).filter((w): w is string => w !== undefined)),
@@ -188,13 +196,10 @@ export class ContentProposal {
       await this.git(['checkout-index', '--force', '-z', '--stdin', `--prefix=${dir}/`], {
         input: `${files.join('\0')}\0`,
       });
-    // Every work folder of the proposed tree but the ones copied (one line each, no file read).
-    const inQuestion = new Set(works);
-    const folders = (await this.git(['ls-tree', '-z', '--name-only', await this.git(['write-tree']), 'works/']))
-      .split('\0')
-      .filter((f) => f !== '');
-    const otherWorks = folders.map((f) => f.slice('works/'.length)).filter((w) => !inQuestion.has(w));
-    return { result: check(dir, otherWorks), scope: 'changed works' };
+    // Every work folder of the proposed tree but the ones copied (one entry each, no file read),
+    // looked up in the listing as it comes: not split into one string per work.
+    const listing = await this.git(['ls-tree', '-z', '--name-only', await this.git(['write-tree']), 'works/']);
+    return { result: check(dir, otherWorksInListing(listing, new Set(works))), scope: 'changed works' };
   }
 
   /** `write-tree` and `commit-tree` on top of the base; returns the new commit (no ref moves). */

@@ -224,27 +224,75 @@ export function formatLocatedMessage(m: LocatedLintMessage): string {
 }
 
 /**
+ * The work folders of a tree other than the ones a partial copy holds, looked up by slug without
+ * case (the one lint rule across works). Built from a list (`otherWorksFrom`) or straight from a
+ * tree listing (`otherWorksInListing`), which at 100,000 works is not split into 100,000 strings
+ * per proposal.
+ */
+export interface OtherWorks {
+  /** The folder whose name equals `slug` compared without case, if there is one. */
+  find(slug: string): string | undefined;
+}
+
+/** OtherWorks over a list of folder names. */
+export function otherWorksFrom(folders: Iterable<string>): OtherWorks {
+  const byLower = new Map<string, string>();
+  for (const folder of folders) byLower.set(folder.toLowerCase(), folder);
+  return { find: (slug) => byLower.get(slug.toLowerCase()) };
+}
+
+/**
+ * OtherWorks over `listing`, the output of `git ls-tree -z --name-only <tree> works/` (entries
+ * "works/<folder>", each ended by NUL), less the folders in `exclude`. A look-up searches one
+ * lower-case copy of the listing for the entry; a listing that is not plain ASCII (where
+ * lower-casing the whole text may differ from lower-casing each name) is split into a list.
+ */
+export function otherWorksInListing(listing: string, exclude: ReadonlySet<string>): OtherWorks {
+  const prefix = 'works/';
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]/.test(listing))
+    return otherWorksFrom(
+      listing
+        .split('\0')
+        .filter((e) => e.startsWith(prefix))
+        .map((e) => e.slice(prefix.length))
+        .filter((f) => f !== '' && !exclude.has(f)),
+    );
+  const lower = listing.toLowerCase();
+  return {
+    find(slug) {
+      const needle = `${prefix}${slug.toLowerCase()}`;
+      // Each search starts past the previous hit: at most one pass over the listing per look-up.
+      for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, at + 1)) {
+        const end = at + needle.length;
+        if ((at > 0 && lower[at - 1] !== '\0') || (end < lower.length && lower[end] !== '\0')) continue;
+        const folder = listing.slice(at + prefix.length, end);
+        if (!exclude.has(folder)) return folder;
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
  * The lint of a proposal written into a partial copy of a content repository (api/review/
  * forge-local.ts): `contentDir` holds every shared file (instruments.json, genres.json,
- * profiles/) and only the work folders the proposal touches; `otherWorks` names every other work
+ * profiles/) and only the work folders the proposal touches; `otherWorks` finds every other work
  * folder of the proposed tree. Per-file rules and the rules against shared files run on the copy
  * as on a whole repository; the one rule across works — a slug unique among all works, compared
- * without case — is checked against those names (a work's slug must equal its folder name, so an
+ * without case — is checked against those folders (a work's slug must equal its folder name, so an
  * unchanged work's slug is its folder's name). Returns the loader's messages plus any duplicate.
  */
-export function lintPartialCopy(contentDir: string, otherWorks: Iterable<string>): LintMessage[] {
+export function lintPartialCopy(contentDir: string, otherWorks: OtherWorks): LintMessage[] {
   return checkPartialCopy(contentDir, otherWorks).messages;
 }
 
 /** `lintPartialCopy` with the works it loaded (curator publication reads the work it adds to). */
-export function checkPartialCopy(contentDir: string, otherWorks: Iterable<string>): LoadResult {
+export function checkPartialCopy(contentDir: string, otherWorks: OtherWorks): LoadResult {
   const { catalog, messages } = loadCatalog(contentDir);
-  const others = new Map<string, string>();
-  for (const folder of otherWorks) others.set(folder.toLowerCase(), folder);
-  if (others.size === 0) return { catalog, messages };
   for (const work of catalog.works) {
     const folder = work.file.split('/')[1]!;
-    const other = others.get(work.content.slug.toLowerCase());
+    const other = otherWorks.find(work.content.slug);
     if (other !== undefined && other !== folder)
       messages.push({
         file: work.file,

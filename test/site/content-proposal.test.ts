@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContentProposal } from '../../api/site/content-proposal.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
-import { lintPartialCopy } from '../../src/domain/content-lint.ts';
+import { lintPartialCopy, type OtherWorks } from '../../src/domain/content-lint.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 const MINUET = 'works/bach-minuet-in-g/index.md';
@@ -40,7 +40,7 @@ beforeEach(async () => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const lint = (dir: string, others: readonly string[]) => lintPartialCopy(dir, others).map(formatLintMessage);
+const lint = (dir: string, others: OtherWorks) => lintPartialCopy(dir, others).map(formatLintMessage);
 
 describe('ContentProposal', () => {
   it('lints only the changed work: an error already in another work is not looked at, as the whole tree would report it', async () => {
@@ -56,14 +56,15 @@ describe('ContentProposal', () => {
       await proposal.write([{ path: MINUET, content: edited }]);
       const seen = await proposal.checkChanged([MINUET], (dir, others) => ({
         works: readdirSync(path.join(dir, 'works')),
-        others: [...others],
+        // The other work found by its slug, with or without case; the work in question is not another.
+        others: [others.find('broken-minuet'), others.find('Broken-Minuet'), others.find('bach-minuet-in-g')],
         text: readFileSync(path.join(dir, MINUET), 'utf8'),
         messages: lint(dir, others),
       }));
       expect(seen.scope).toBe('changed works');
       expect(seen.result).toEqual({
         works: ['bach-minuet-in-g'],
-        others: ['broken-minuet'],
+        others: ['broken-minuet', 'broken-minuet', undefined],
         text: edited,
         messages: [],
       });
@@ -81,11 +82,15 @@ describe('ContentProposal', () => {
       ]);
       const shared = await proposal.checkChanged(['instruments.json'], (dir, others) => ({
         works: readdirSync(path.join(dir, 'works')).sort(),
-        others: [...others],
+        others: [others.find('broken-minuet'), others.find('bach-minuet-in-g')],
         messages: lint(dir, others),
       }));
       expect(shared.scope).toBe('whole tree (changed shared file: instruments.json)');
-      expect(shared.result).toEqual({ works: ['bach-minuet-in-g', 'broken-minuet'], others: [], messages: whole });
+      expect(shared.result).toEqual({
+        works: ['bach-minuet-in-g', 'broken-minuet'],
+        others: [undefined, undefined],
+        messages: whole,
+      });
 
       const commit = await proposal.commit(
         'Add a paragraph\n\nBody line.\n',
