@@ -7,7 +7,8 @@
  * started by a small child process (api/process/spawner-child.ts), started once, lazily; its
  * starts cost about a millisecond and never hold this thread.
  *
- * The child exits with its parent. It keeps this process alive only while a command runs.
+ * It keeps this process alive only while a command runs, and ends once this process is gone and
+ * the commands it started have ended.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -85,7 +86,8 @@ export function setCommandCheck(fn: ((file: string) => void) | null): void {
 
 let child: ChildProcess | null = null;
 let nextId = 1;
-const pending = new Map<number, { resolve: (r: SpawnReply) => void; reject: (e: Error) => void }>();
+/** The commands in flight, with the spawner process each was handed to. */
+const pending = new Map<number, { proc: ChildProcess; resolve: (r: SpawnReply) => void; reject: (e: Error) => void }>();
 
 function spawner(): ChildProcess {
   if (child?.connected) return child;
@@ -103,8 +105,10 @@ function spawner(): ChildProcess {
   });
   const lost = (why: string) => {
     if (child === started) child = null;
-    // Commands it ran are lost with it: their callers get an error, the next call starts a new one.
+    // Commands it ran are lost with it: their callers get an error, the next call starts a new one
+    // (commands handed to that one are not this one's to fail).
     for (const [id, p] of pending) {
+      if (p.proc !== started) continue;
       pending.delete(id);
       p.reject(new CommandError(`the spawner process ${why}`, null, null, '', ''));
     }
@@ -161,6 +165,7 @@ export function runCommand(file: string, args: readonly string[], options: RunOp
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => options.signal?.removeEventListener('abort', onAbort);
     pending.set(id, {
+      proc,
       resolve: (r) => (done(), resolve(r)),
       reject: (e) => (done(), reject(e)),
     });

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CommandError, runChecked, runCommand } from '../../api/process/spawner.ts';
+import { CommandError, runChecked, runCommand, spawnerPid } from '../../api/process/spawner.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 describe('runCommand', () => {
@@ -53,6 +53,26 @@ describe('runCommand', () => {
   it('runs many commands at once, each answered with its own output', async () => {
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => runChecked('echo', [`n${i}`])));
     expect(results.map((b) => b.toString())).toEqual(Array.from({ length: 40 }, (_, i) => `n${i}\n`));
+  });
+
+  it('fails the commands in flight when the spawner process dies, and starts a new one for the next', async () => {
+    await runChecked('true', []);
+    const pid = spawnerPid();
+    expect(pid).toBeGreaterThan(0);
+    const inFlight = runCommand('sleep', ['30']).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(pid!, 'SIGKILL');
+    // Handed over at once, before or after this process hears of the death: answered either way.
+    const next = runChecked('echo', ['again']).catch((e: unknown) => e);
+    const lost = await inFlight;
+    expect(lost).toBeInstanceOf(CommandError);
+    expect((lost as Error).message).toMatch(/spawner process/);
+    const retried = (await next) as Buffer | Error;
+    // The call made in the moment of the death may be lost with it; the one after never is.
+    if (retried instanceof Error) expect(retried.message).toMatch(/spawner process/);
+    else expect(retried.toString()).toBe('again\n');
+    expect((await runChecked('echo', ['after'])).toString()).toBe('after\n');
+    expect(spawnerPid()).not.toBe(pid);
   });
 
   it('ends once its parent is gone and what it started has ended', async () => {
