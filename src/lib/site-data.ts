@@ -178,14 +178,6 @@ export function buildScope(): BuildScope | null {
   return scopeCache.scope;
 }
 
-/** Whether a page listing these works (a composer, a browse value with this key) is built in this run. */
-export function listingInScope(works: SiteWork[], facetKey?: string): boolean {
-  const scope = buildScope();
-  if (scope === null || scope.listings === 'all') return true;
-  if (facetKey !== undefined && scope.facets.has(facetKey)) return true;
-  return scope.listings === 'of-works' && works.some((w) => scope.works.has(w.entry.slug));
-}
-
 /** Whether a profile's pages are built in this run. */
 export function profileInScope(slug: string): boolean {
   const scope = buildScope();

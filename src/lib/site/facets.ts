@@ -7,7 +7,7 @@ import { broaderGenre, narrowerGenres } from '../../domain/genres.ts';
 import { MUSIC_ROLES } from '../../schemas/common.ts';
 import { fold } from '../../domain/text.ts';
 import { foldedOf, sortKept } from './kept-order.ts';
-import { site, type SiteData, type SiteWork } from '../site-data.ts';
+import { buildScope, site, worksInScope, type BuildScope, type SiteData, type SiteWork } from '../site-data.ts';
 import { ROLE_LABELS } from './format.ts';
 import { pageUrls, slugify, type FacetName } from './paths.ts';
 import type { WorkContent } from '../../schemas/work.ts';
@@ -235,4 +235,33 @@ export function facetKeysOf(content: WorkContent, genres: GenreTerm[] | null): s
 /** A composer's key in an incremental build's scope ("composer/<folded sort name>|<born>"), as `facets()` groups composers. */
 export function composerScopeKey(c: { sortName: string; born: string }): string {
   return `composer/${fold(c.sortName)}|${c.born}`;
+}
+
+// The listing keys of a run's scope, once per run (keyed by the run's site data and scope).
+const scopeKeys = new WeakMap<SiteData, { scope: BuildScope; keys: Set<string> }>();
+
+/**
+ * Whether the listing page under `key` (a browse value's "facet/value-slug", a composer's
+ * `composerScopeKey`) is built in this run: every one without a scope or with every listing;
+ * else one the scope names, and with listings "of-works" one that lists a work in scope. The
+ * works in scope give their keys (`facetKeysOf`, `composerScopeKey`: the rules `facets()` groups
+ * by), rather than every listing's works being searched for one in scope: at 100,000 works that
+ * search was hundreds of thousands of look-ups per apply.
+ */
+export function listingInScope(key: string): boolean {
+  const scope = buildScope();
+  if (scope === null || scope.listings === 'all') return true;
+  if (scope.facets.has(key)) return true;
+  if (scope.listings !== 'of-works') return false;
+  const data = site();
+  let kept = scopeKeys.get(data);
+  if (kept === undefined || kept.scope !== scope) {
+    const keys = new Set<string>();
+    for (const w of worksInScope()) {
+      for (const k of facetKeysOf(w.loaded.content, data.catalog.genres)) keys.add(k);
+      keys.add(composerScopeKey(w.entry.composer));
+    }
+    scopeKeys.set(data, (kept = { scope, keys }));
+  }
+  return kept.keys.has(key);
 }
