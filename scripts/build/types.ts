@@ -143,12 +143,16 @@ export interface BuildInfo {
    * a base `diffMs` before it and `planMs` after), then `scoresMs`, `besideMs`, `astroMs`,
    * `searchMs`, `indexMs`, `restMs`, `stageMs`, `zipsMs`, `finishMs`; `<step>WaitMs` is the time
    * waited before a step for the tasks beside (`stageWaitMs`: the link, Pagefind, the compressed
-   * pages and, with a base, the index files; `recordWaitMs`: a full build's index files and zips).
+   * pages and, with a base, the index files and the catalog snapshot; `recordWaitMs`: a full
+   * build's index files and zips).
    * Builds before 2026-11-28 evening named a full build's phases copyScoresMs, catalogIndexMs and
    * an incremental one's waitMs (now in stageWaitMs).
    */
   phases?: Record<string, number>;
-  /** The tasks beside the steps: each one's own time (ms): linkMs, searchMs, compressMs, indexMs, zipsMs. */
+  /**
+   * The tasks beside the steps: each one's own time (ms): linkMs, searchMs, compressMs, indexMs,
+   * zipsMs, snapshotMs (an incremental build's catalog snapshot).
+   */
   background?: Record<string, number>;
   /** Peak resident memory of the build process itself (not Pagefind's child), bytes (of the whole process: a warm build process's earlier builds too). */
   peakRssBytes?: number;

@@ -70,10 +70,16 @@ describe('incremental build shortcuts', () => {
       'finishMs',
       'recordWaitMs',
     ]);
-    // Beside Astro: the search shards, the hard-linked copy, the engraved pages' brotli/gzip forms
-    // and the index worker; a full build's index files run beside its last steps (and its zips,
+    // Beside Astro: the search shards, the hard-linked copy, the engraved pages' brotli/gzip forms,
+    // the index worker and the catalog snapshot; a full build's index files run beside its last steps (and its zips,
     // from 64 works on: the sample's 26 are zipped on the build's thread).
-    expect(Object.keys(info.incremental.background).sort()).toEqual(['compressMs', 'indexMs', 'linkMs', 'searchMs']);
+    expect(Object.keys(info.incremental.background).sort()).toEqual([
+      'compressMs',
+      'indexMs',
+      'linkMs',
+      'searchMs',
+      'snapshotMs',
+    ]);
     expect(Object.keys(buildInfo(baseDir).background).sort()).toEqual(['compressMs', 'indexMs', 'searchMs']);
     expect(info.catalogIndex.works).toBe(info.works);
     // The new folder's snapshot has the new title, the base's keeps the old one.
@@ -105,11 +111,11 @@ describe('incremental build shortcuts', () => {
     expect(() => readdirSync(out)).toThrow();
   }, 300_000);
 
-  it('a snapshot reads back as the loader loaded it; another format or a cut file is not used', () => {
+  it('a snapshot reads back as the loader loaded it; another format or a cut file is not used', async () => {
     const { catalog } = loadCatalog(repo);
     const dir = path.join(root, 'snapshot-unit');
     mkdirSync(dir);
-    writeSnapshot(dir, catalog);
+    await writeSnapshot(dir, catalog);
     const works = readSnapshot(dir, repo);
     expect(works?.map((w) => ({ ...w, files: [...w.files.entries()] }))).toEqual(
       catalog.works.map((w) => ({ ...w, files: [...w.files.entries()] })),
@@ -126,11 +132,11 @@ describe('incremental build shortcuts', () => {
     expect(readSnapshot(path.join(root, 'no-such-build'), repo)).toBeNull();
   });
 
-  it('a snapshot made from its base’s lines is the bytes of one written whole, and the next build of the process takes it from memory', () => {
+  it('a snapshot made from its base’s lines is the bytes of one written whole, and the next build of the process takes it from memory', async () => {
     const { catalog } = loadCatalog(repo);
     const baseSnap = path.join(root, 'snapshot-reuse-base');
     mkdirSync(baseSnap);
-    writeSnapshot(baseSnap, catalog);
+    await writeSnapshot(baseSnap, catalog);
     const base = readBaseSnapshot(baseSnap, repo)!;
     expect(base.fromMemory).toBe(false); // a full build's snapshot is not kept in memory
     // The next commit's catalog: one work retitled, one removed, one added (in the loader's order).
@@ -151,13 +157,13 @@ describe('incremental build shortcuts', () => {
     const whole = path.join(root, 'snapshot-whole');
     mkdirSync(reused);
     mkdirSync(whole);
-    writeSnapshot(reused, next, { reuse: { base, changed }, rememberFor: repo });
+    await writeSnapshot(reused, next, { reuse: { base, changed }, rememberFor: repo });
     const bytes = readFileSync(path.join(reused, CATALOG_SNAPSHOT));
-    writeSnapshot(whole, next);
+    await writeSnapshot(whole, next);
     expect(bytes.equals(readFileSync(path.join(whole, CATALOG_SNAPSHOT)))).toBe(true);
     expect(bytes.toString('utf8')).toContain('"title":"Retitled"');
     // From memory: the same works, and the spans a parse of the file finds.
-    writeSnapshot(reused, next, { reuse: { base, changed }, rememberFor: repo });
+    await writeSnapshot(reused, next, { reuse: { base, changed }, rememberFor: repo });
     const kept = readBaseSnapshot(reused, repo)!;
     expect(kept.fromMemory).toBe(true);
     expect(kept.works).toEqual(works);

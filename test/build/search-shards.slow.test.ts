@@ -5,13 +5,15 @@
  * 8 works; the browser side (the search page merging them) is test/site/search-shards.slow.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import {
   buildSearchIndex,
+  buildSearchIndexInWorker,
+  searchWorkerThread,
   shardCount,
   shardOf,
   shardWorksFrom,
@@ -133,5 +135,37 @@ describe('shards of the search index', () => {
     });
     const inBase = new Set([...files(path.join(base, 'pagefind')).values()].map((f) => f.ino));
     for (const f of files(path.join(other, 'pagefind')).values()) expect(inBase.has(f.ino)).toBe(false);
+  });
+
+  it('indexes in one worker thread kept between jobs, with the environment of each job, and a failed job leaves the next one working', async () => {
+    const saved = process.env.ARCHIVE_SEARCH_SHARD_WORKS;
+    try {
+      process.env.ARCHIVE_SEARCH_SHARD_WORKS = '8';
+      const first = path.join(root, 'worker-1');
+      expect((await buildSearchIndexInWorker(first, catalog)).pages).toBe(26);
+      const inline = path.join(root, 'worker-inline');
+      await buildSearchIndex(inline, catalog, { shardWorks: 8 });
+      expect(shas(path.join(first, 'pagefind'))).toEqual(shas(path.join(inline, 'pagefind')));
+      const thread = searchWorkerThread();
+      expect(thread).not.toBeNull();
+
+      // The client folder is a file: Pagefind cannot write there.
+      const blocked = path.join(root, 'worker-blocked');
+      writeFileSync(blocked, 'not a folder');
+      await expect(buildSearchIndexInWorker(blocked, catalog)).rejects.toThrow();
+
+      // Read afresh per job, though the worker's own copy of the environment is its start's.
+      process.env.ARCHIVE_SEARCH_SHARD_WORKS = '13';
+      const second = path.join(root, 'worker-2');
+      expect((await buildSearchIndexInWorker(second, catalog)).pages).toBe(26);
+      expect(JSON.parse(readFileSync(path.join(second, 'pagefind', 'shards.json'), 'utf8'))).toEqual({
+        scheme: 'fnv1a-linear',
+        shards: ['shard-1/'],
+      });
+      expect(searchWorkerThread()).toBe(thread);
+    } finally {
+      if (saved === undefined) delete process.env.ARCHIVE_SEARCH_SHARD_WORKS;
+      else process.env.ARCHIVE_SEARCH_SHARD_WORKS = saved;
+    }
   });
 });

@@ -13,6 +13,8 @@
  *     after the render by the search step, so Pagefind's memory does not add to Astro's).
  *   - with a base, the index worker reads the base's records of the works out of scope (the index
  *     step hands it the new ones).
+ *   - "snapshot": with a base, the catalog snapshot (scripts/catalog-snapshot.ts): the changed
+ *     works' lines serialized, the others copied from the base's file through the thread pool.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -20,6 +22,7 @@ import path from 'node:path';
 import { startIndexWorker } from '../../../api/catalog/build-index.ts';
 import { LAYER_DELETED_DIR, SiteView, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
 import { buildSearchIndexInWorker } from '../../../src/lib/site/search-index.ts';
+import { writeSnapshot } from '../../catalog-snapshot.ts';
 import { hardLinkCopy, materializeView } from '../link-base.ts';
 import type { Step } from '../runner.ts';
 import { searchRecordChanges, searchShardReuse } from '../search-reuse.ts';
@@ -37,6 +40,12 @@ export const beside: Step = {
         build.searching = build.beside('search', buildSearchIndexInWorker(build.searchScratch, catalog), 'stage');
       return;
     }
+    // Kept in memory too, for the next apply in this process; the copying is the thread pool's.
+    build.beside(
+      'snapshot',
+      writeSnapshot(plan.outDir, catalog, { reuse: base.snapshot ?? undefined, rememberFor: plan.contentDir }),
+      'stage',
+    );
     const slugs = catalog.works.map((w) => w.content.slug);
     const changedRecords = searchRecordChanges(catalog, plan.scope, base.before);
     const entryFile = base.view.locate('pagefind/pagefind-entry.json');

@@ -2,9 +2,9 @@
  * Step "rest": the files beside `client/` that need the catalog but not the pages: which blobs
  * public records link to (`published-blobs.json`), the score manifest (an incremental build
  * starts from it), the signed-in files under `protected/` (the base's linked, the scope's copied
- * again), the catalog snapshot (the next build re-parses only what its change touches; with a
- * base, the unchanged works' lines are copied from the base's file), and what the zips need of
- * each work in scope. Each file is written as a new inode: a folder may share inodes with its base.
+ * again), the catalog snapshot of a build without a base (the next build re-parses only what its
+ * change touches; with a base, the beside step writes it, copying the unchanged works' lines from
+ * the base's file), and what the zips need of each work in scope. Each file is written as a new inode: a folder may share inodes with its base.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +44,7 @@ export function writeProtected(outDir: string, catalog: Catalog, onlyWorks?: Set
 
 export const rest: Step = {
   name: 'rest',
-  run(build) {
+  async run(build) {
     const { plan } = build;
     const base = plan.base;
     const catalog = build.catalog;
@@ -57,11 +57,10 @@ export const rest: Step = {
         execFileSync('cp', ['-al', path.join(base.dir, 'protected'), protectedDir]);
       for (const slug of plan.scope) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
       writeProtected(plan.outDir, catalog, new Set(plan.scope));
-      // Kept in memory too, for the next apply in this process.
-      writeSnapshot(plan.outDir, catalog, { reuse: base.snapshot ?? undefined, rememberFor: plan.contentDir });
+      // The catalog snapshot is being written beside the render (the beside step).
     } else {
       writeProtected(plan.outDir, catalog);
-      writeSnapshot(plan.outDir, catalog);
+      await writeSnapshot(plan.outDir, catalog);
     }
     build.zipWorks = build.works.map(zipWorkOf);
   },

@@ -1,15 +1,40 @@
-/** The worker thread of `buildSearchIndexInWorker` (search-index.ts): writes the Pagefind index (or its shards) of the records it is given. */
-import { parentPort, workerData } from 'node:worker_threads';
-import { writeSearchIndex, type SearchRecord, type ShardReuse } from './search-index.ts';
+/**
+ * The search worker thread of `buildSearchIndexInWorker` (search-index.ts): kept by its process
+ * between builds; each job writes the Pagefind index (or its shards) of the records it is given
+ * and answers with its summary or its error.
+ *
+ * While a job runs, only Pagefind's own process keeps this thread alive: the parent's port is let
+ * go. Pagefind's library does not notice its process ending (a panic in it would leave the job
+ * waiting for ever), so this thread then runs out of work and exits, and the parent fails the job
+ * and starts another thread for the next. Idle between jobs, the port holds the thread.
+ */
+import { parentPort } from 'node:worker_threads';
+import 'pagefind';
+import { writeSearchIndex, type SearchRecord, type SearchWorkerAnswer, type SearchWorkerJob } from './search-index.ts';
 
-const { clientDir, recordsJson, slugs, reuse } = workerData as {
-  clientDir: string;
-  recordsJson: string;
-  slugs: string[];
-  reuse?: ShardReuse;
-};
-const records = JSON.parse(recordsJson) as SearchRecord[];
-writeSearchIndex(clientDir, { slugs, at: (i) => records[i]! }, { reuse }).then(
-  (summary) => parentPort!.postMessage(summary),
-  (err: unknown) => parentPort!.postMessage({ error: err instanceof Error ? err.message : String(err) }),
-);
+const port = parentPort!;
+port.on('message', (job: SearchWorkerJob) => {
+  const answer = (msg: SearchWorkerAnswer) => {
+    port.ref();
+    port.postMessage(msg);
+  };
+  let records: SearchRecord[];
+  try {
+    records = JSON.parse(job.recordsJson) as SearchRecord[];
+  } catch (err) {
+    answer({ id: job.id, error: (err as Error).message });
+    return;
+  }
+  port.unref();
+  writeSearchIndex(
+    job.clientDir,
+    { slugs: job.slugs, at: (i) => records[i]! },
+    {
+      shardWorks: job.shardWorks,
+      reuse: job.reuse,
+    },
+  ).then(
+    (summary) => answer({ id: job.id, ...summary }),
+    (err: unknown) => answer({ id: job.id, error: err instanceof Error ? err.message : String(err) }),
+  );
+});
