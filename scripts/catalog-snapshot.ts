@@ -10,8 +10,8 @@
  * from the content folder the next build reads, which may be another worktree). A full build and
  * an incremental build of the same commit write the same bytes.
  */
-import { readFileSync, rmSync, statSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { writeSnapshotPieces } from './lib/snapshot-writer.ts';
 import path from 'node:path';
 import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
@@ -44,8 +44,6 @@ function snapshotLine(w: LoadedWork): string {
 const HEAD = `{"format":${FORMAT},"works":[\n`;
 const TAIL = '\n]}\n';
 const SEPARATOR = ',\n';
-/** Bytes of the base's file copied per read. */
-const COPY_CHUNK = 4 << 20;
 
 /** Where each work's line lies in a snapshot file: folder -> [start, end) byte offsets, separator excluded. */
 export type SnapshotSpans = Map<string, [number, number]>;
@@ -85,6 +83,9 @@ export interface SnapshotReuse {
   changed: Set<string>;
 }
 
+/** A snapshot file's bytes in order: text, or a range [start, end) of the base's file. */
+export type SnapshotPiece = Uint8Array | [number, number];
+
 /**
  * Written a few hundred lines at a time, never as one string: at 100,000 works the file is about
  * half a gigabyte, near V8's longest string. With `reuse`, each run of unchanged works whose
@@ -93,9 +94,10 @@ export interface SnapshotReuse {
  * changed works are serialized. With `rememberFor` (the content folder the works' files lie in),
  * the next build of this process that starts from this folder takes the works from memory.
  *
- * The reads and writes go through the thread pool, so the calling thread only serializes lines:
- * an incremental build writes this beside its render (copying about half a gigabyte of its base's
- * lines at 100,000 works took 2 s of the build's thread when written synchronously).
+ * With `reuse`, this thread only serializes the changed works' lines; a worker thread writes the
+ * file (scripts/lib/snapshot-writer.ts), so an incremental build writes it beside its render:
+ * copying about half a gigabyte of its base's lines at 100,000 works held the build's thread
+ * 2 s, and through the thread pool it waited on the render's thread between reads (7-11 s).
  */
 export async function writeSnapshot(
   outDir: string,
@@ -107,31 +109,28 @@ export async function writeSnapshot(
   remembered = null; // the works it holds are let go before this build's are kept
   const { reuse } = options;
   const spans: SnapshotSpans = new Map();
-  const out = await open(file, 'w');
-  let base: FileHandle | null = null;
+  // Without a base, written as it is made; with one, the pieces go to the writer thread.
+  const pieces: SnapshotPiece[] = [];
+  const fd = reuse ? null : openSync(file, 'w');
+  let written = 0;
+  const put = (piece: SnapshotPiece) => {
+    if (fd === null) pieces.push(piece);
+    else {
+      const bytes = piece as Uint8Array;
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+    }
+    written += Array.isArray(piece) ? piece[1] - piece[0] : piece.length;
+  };
   try {
-    base = reuse ? await open(reuse.base.file, 'r') : null;
-    const chunk = base === null ? null : Buffer.allocUnsafe(COPY_CHUNK);
-    let written = 0;
-    const writeBytes = async (bytes: Buffer, length = bytes.length) => {
-      for (let at = 0; at < length;) at += (await out.write(bytes, at, length - at)).bytesWritten;
-      written += length;
-    };
     let text: string[] = [];
-    const flushText = async () => {
-      if (text.length > 0) await writeBytes(Buffer.from(text.join('')));
+    const flushText = () => {
+      if (text.length > 0) put(Buffer.from(text.join('')));
       text = [];
     };
     // A run of the base's file still to copy: [start, end).
     let run: [number, number] | null = null;
-    const flushRun = async () => {
-      if (!run) return;
-      for (let at = run[0]; at < run[1];) {
-        const { bytesRead } = await base!.read(chunk!, 0, Math.min(chunk!.length, run[1] - at), at);
-        if (bytesRead <= 0) throw new Error(`${reuse!.base.file} ended before byte ${run[1]}`);
-        await writeBytes(chunk!, bytesRead);
-        at += bytesRead;
-      }
+    const flushRun = () => {
+      if (run) put(run);
       run = null;
     };
     text.push(HEAD);
@@ -147,32 +146,32 @@ export async function writeSnapshot(
         // The base's separator is the same bytes: a line right after the run's last joins the run.
         if (run && i > 0 && from[0] === run[1] + SEPARATOR.length) run[1] = from[1];
         else {
-          await flushRun();
+          flushRun();
           if (i > 0) text.push(SEPARATOR);
-          await flushText();
+          flushText();
           run = [from[0], from[1]];
         }
         spans.set(folder, [at, at + (from[1] - from[0])]);
         at += from[1] - from[0];
       } else {
-        await flushRun();
+        flushRun();
         const line = snapshotLine(w);
         const length = Buffer.byteLength(line);
         text.push(i > 0 ? SEPARATOR + line : line);
         spans.set(folder, [at, at + length]);
         at += length;
-        if (text.length >= 500) await flushText();
+        if (text.length >= 500) flushText();
       }
     }
-    await flushRun();
+    flushRun();
     text.push(TAIL);
-    await flushText();
+    flushText();
     if (written !== at + TAIL.length)
       throw new Error(`the snapshot's size is ${written} bytes, not the ${at + TAIL.length} planned`);
   } finally {
-    await out.close();
-    await base?.close();
+    if (fd !== null) closeSync(fd);
   }
+  if (reuse) await writeSnapshotPieces(file, reuse.base.file, pieces);
   if (options.rememberFor !== undefined) {
     const identity = identityOf(file);
     if (identity)
