@@ -11,10 +11,10 @@
  * an incremental build of the same commit write the same bytes.
  */
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { writeSnapshotPieces } from './lib/snapshot-writer.ts';
 import path from 'node:path';
 import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
+import { writeSnapshotPieces, type SnapshotPiece } from './lib/snapshot-writer.ts';
 
 export const CATALOG_SNAPSHOT = 'catalog-snapshot.json';
 const FORMAT = 1;
@@ -82,9 +82,6 @@ export interface SnapshotReuse {
   /** Folders whose works changed or are new: serialized, even when the base has a line for them. */
   changed: Set<string>;
 }
-
-/** A snapshot file's bytes in order: text, or a range [start, end) of the base's file. */
-export type SnapshotPiece = Uint8Array | [number, number];
 
 /**
  * Written a few hundred lines at a time, never as one string: at 100,000 works the file is about

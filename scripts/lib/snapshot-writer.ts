@@ -6,12 +6,13 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
-type Piece = Uint8Array | [number, number];
+/** A piece of a snapshot file, in order: bytes, or a range [start, end) of the base's file. */
+export type SnapshotPiece = Uint8Array | [number, number];
 
 /** Bytes of the base's file copied per read. */
 const CHUNK = 4 << 20;
 
-function writePieces(file: string, baseFile: string, pieces: readonly Piece[]): void {
+function writePieces(file: string, baseFile: string, pieces: readonly SnapshotPiece[]): void {
   const fd = openSync(file, 'w');
   let base: number | null = null;
   try {
@@ -41,7 +42,7 @@ function writePieces(file: string, baseFile: string, pieces: readonly Piece[]): 
 }
 
 /** Write `file` from `pieces` in a worker thread; rejects with the thread's error. */
-export function writeSnapshotPieces(file: string, baseFile: string, pieces: readonly Piece[]): Promise<void> {
+export function writeSnapshotPieces(file: string, baseFile: string, pieces: readonly SnapshotPiece[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL(import.meta.url), { workerData: { file, baseFile, pieces } });
     let settled = false;
@@ -61,7 +62,7 @@ export function writeSnapshotPieces(file: string, baseFile: string, pieces: read
 }
 
 if (!isMainThread && parentPort && (workerData as { pieces?: unknown } | null)?.pieces) {
-  const { file, baseFile, pieces } = workerData as { file: string; baseFile: string; pieces: Piece[] };
+  const { file, baseFile, pieces } = workerData as { file: string; baseFile: string; pieces: SnapshotPiece[] };
   try {
     writePieces(file, baseFile, pieces);
     parentPort.postMessage({});

@@ -14,7 +14,8 @@
  *   - with a base, the index worker reads the base's records of the works out of scope (the index
  *     step hands it the new ones).
  *   - "snapshot": with a base, the catalog snapshot (scripts/catalog-snapshot.ts): the changed
- *     works' lines serialized, the others copied from the base's file through the thread pool.
+ *     works' lines serialized here, the file written by a worker thread that copies the others'
+ *     lines from the base's file.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -40,7 +41,7 @@ export const beside: Step = {
         build.searching = build.beside('search', buildSearchIndexInWorker(build.searchScratch, catalog), 'stage');
       return;
     }
-    // Kept in memory too, for the next apply in this process; the copying is the thread pool's.
+    // Kept in memory too, for the next apply in this process; the copying is a worker thread's.
     build.beside(
       'snapshot',
       writeSnapshot(plan.outDir, catalog, { reuse: base.snapshot ?? undefined, rememberFor: plan.contentDir }),

@@ -9,7 +9,6 @@
  * and starts another thread for the next. Idle between jobs, the port holds the thread.
  */
 import { parentPort } from 'node:worker_threads';
-import 'pagefind';
 import { writeSearchIndex, type SearchRecord, type SearchWorkerAnswer, type SearchWorkerJob } from './search-index.ts';
 
 const port = parentPort!;

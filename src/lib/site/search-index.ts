@@ -301,6 +301,11 @@ function linkTree(from: string, to: string): void {
   }
 }
 
+// Imported once: a later shard awaits a settled promise, not the module loader (the search
+// worker must not run out of work between two shards; search-index-worker.ts).
+let pagefindLoaded: Promise<typeof import('pagefind')> | undefined;
+const pagefindModule = () => (pagefindLoaded ??= import('pagefind'));
+
 /** One Pagefind index of `count` records into `outputPath`. */
 async function writeOneIndex(
   outputPath: string,
@@ -310,7 +315,7 @@ async function writeOneIndex(
 ): Promise<{ pages: number }> {
   // Pagefind's process panics on a folder it cannot make; this says which and why.
   mkdirSync(outputPath, { recursive: true });
-  const pagefind = await import('pagefind');
+  const pagefind = await pagefindModule();
   try {
     // One language: the pages are American English, and one index keeps the bundle small.
     const created = await pagefind.createIndex({ forceLanguage: 'en' });
@@ -355,16 +360,16 @@ export interface SearchWorkerJob {
 
 export type SearchWorkerAnswer = { id: number } & (SearchIndexSummary | { error: string });
 
+interface SearchWorkerState {
+  worker: Worker;
+  pending: Map<number, { resolve: (s: SearchIndexSummary) => void; reject: (e: Error) => void }>;
+}
 /**
  * The search worker of this process: started by the first job and kept for the next, so an
  * apply in the warm build process does not start a thread and load its modules again (about
  * 0.4 s of the search's 1-1.4 s at 10,000 works). Referenced only while a job runs, so it never
  * keeps a process alive; dropped when it fails or exits (the next job starts another).
  */
-interface SearchWorkerState {
-  worker: Worker;
-  pending: Map<number, { resolve: (s: SearchIndexSummary) => void; reject: (e: Error) => void }>;
-}
 let searchWorker: SearchWorkerState | null = null;
 let searchJobs = 0;
 /** Jobs run one at a time, in order: each holds one shard's index in Pagefind's memory. */
