@@ -16,6 +16,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setPriority } from 'node:os';
@@ -325,14 +326,18 @@ function withWorktree<T>(worktree: string, fn: () => Promise<T>): Promise<T> {
   return serialByKey(worktreeLocks, worktree, fn);
 }
 
+/** In a persistent checkout's `.git`: a move between two commits is under way (`checkoutPersistent`). */
+const MOVE_MARKER = 'archive-moving';
+
 /** ARCHIVE_DATA_DIR/worktrees/<name>-checkout: a persistent build checkout (see `checkoutPersistent`). */
 export function persistentWorktreePath(config: Config, name: string): string {
   return path.join(config.dataDir, 'worktrees', `${name}-checkout`);
 }
 
 /**
- * Move the persistent build checkout `dir` to `commit`: `git checkout --detach --force` rewrites
- * only the files that differ from what it holds (one changed work for an apply), where a fresh
+ * Move the persistent build checkout `dir` to `commit`: a two-tree `read-tree -m -u` (or, when
+ * that cannot vouch for the result, `git checkout --detach --force`) rewrites only the files that
+ * differ from what it holds (one changed work for an apply), where a fresh
  * `git worktree add` writes the whole catalog. The checkout is a clone of the content repository
  * that borrows its objects (`git clone --shared`: no object is copied, every commit of the content
  * repository is readable at once), not one of its registered worktrees, so the content
@@ -342,9 +347,30 @@ export function persistentWorktreePath(config: Config, name: string): string {
  */
 async function checkoutPersistent(config: Config, dir: string, commit: string): Promise<'moved' | 'added'> {
   if (existsSync(path.join(dir, '.git'))) {
+    // First a two-tree `read-tree -m -u`: it writes the paths that differ and looks at no other
+    // file, where `checkout --force` also compares every file on disk with the index (about 0.1 s
+    // at 10,000 works, 0.7 s at 100,000). A marker brackets the move: a stop inside it leaves
+    // files HEAD does not name, so the next move is the full checkout below.
+    const moving = path.join(dir, '.git', MOVE_MARKER);
+    if (!existsSync(moving)) {
+      try {
+        const head = await git(dir, ['rev-parse', '--verify', 'HEAD']);
+        if (head === commit) return 'moved';
+        writeFileSync(moving, `${head} ${commit}\n`);
+        await git(dir, ['read-tree', '-m', '-u', head, commit]);
+        await git(dir, ['update-ref', '--no-deref', 'HEAD', commit]);
+        rmSync(moving);
+        return 'moved';
+      } catch {
+        // Fall through: the index or a file was not HEAD's.
+      }
+    }
     try {
       await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
-      if ((await git(dir, ['rev-parse', 'HEAD'])) === commit) return 'moved';
+      if ((await git(dir, ['rev-parse', 'HEAD'])) === commit) {
+        rmSync(moving, { force: true });
+        return 'moved';
+      }
     } catch {
       // Fall through: make the checkout again.
     }
