@@ -40,6 +40,10 @@ export interface SpawnReply {
   cut: boolean;
 }
 
+/** The output kept of a command unless it asks otherwise (stdout: as `execFile`'s `maxBuffer` was). */
+const DEFAULT_STDOUT_LIMIT = 64 * 1024 * 1024;
+const DEFAULT_STDERR_LIMIT = 64 * 1024;
+
 export interface RunOptions {
   cwd?: string;
   /** The environment (default: the spawner's, which is this process's as it was when the spawner started). */
@@ -155,8 +159,8 @@ export function runCommand(file: string, args: readonly string[], options: RunOp
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     ...(options.env !== undefined ? { env: options.env } : {}),
     ...(options.input !== undefined ? { input: options.input } : {}),
-    stdoutLimit: options.stdoutLimit ?? 64 * 1024 * 1024,
-    stderrLimit: options.stderrLimit ?? 64 * 1024,
+    stdoutLimit: options.stdoutLimit ?? DEFAULT_STDOUT_LIMIT,
+    stderrLimit: options.stderrLimit ?? DEFAULT_STDERR_LIMIT,
     lowPriority: options.lowPriority ?? false,
   };
   return new Promise<SpawnReply>((resolve, reject) => {
@@ -197,7 +201,7 @@ export async function runChecked(file: string, args: readonly string[], options:
   const r = await runCommand(file, args, options);
   if (r.code === 0 && !r.cut) return r.stdout;
   const why = r.cut
-    ? `its output passed ${options.stdoutLimit ?? 64 * 1024 * 1024} bytes`
+    ? `its output passed ${options.stdoutLimit ?? DEFAULT_STDOUT_LIMIT} bytes`
     : r.signal
       ? `stopped by ${r.signal}`
       : `exit ${r.code}`;
