@@ -48,21 +48,28 @@ describe('the persistent build checkout', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: (.*)$/m, 'title: $1 (moved)'));
     rmSync(path.join(repo, 'works', removed!), { recursive: true });
     const second = await commitAll('Edit one work, remove another');
+    // A file the move does not touch, edited by hand in the checkout: the two-tree move leaves it
+    // as it is (it looks at no other path; a full checkout would restore it).
+    const untouched = works[2]!;
+    const untouchedFile = path.join(checkout, 'works', untouched, 'index.md');
+    const original = readFileSync(untouchedFile, 'utf8');
+    writeFileSync(untouchedFile, 'edited by hand\n');
     await ensureBuild(config, second, { worktree: 'rebuild', incrementalFromLatest: true });
     expect(await state()).toEqual({
       head: second,
-      status: '',
+      status: `M works/${untouched}/index.md`, // (the git helper trims the leading space)
       works: works.filter((w) => w !== removed),
       marker: false,
     });
+    writeFileSync(untouchedFile, original);
+    expect((await state()).status).toBe('');
     expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toContain('(moved)');
 
     // A stop inside a move: the marker is there and a file is not HEAD's. The next move checks
     // out in full, so the file is the commit's again.
     writeFileSync(path.join(checkout, '.git', 'archive-moving'), 'stopped\n');
     // (A work the next commit does not change: only the full checkout looks at it.)
-    const untouched = works[2]!;
-    writeFileSync(path.join(checkout, 'works', untouched, 'index.md'), 'left by a stop\n');
+    writeFileSync(untouchedFile, 'left by a stop\n');
     writeFileSync(file, readFileSync(file, 'utf8').replace('(moved)', '(moved twice)'));
     const third = await commitAll('Edit the work again');
     await ensureBuild(config, third, { worktree: 'rebuild', incrementalFromLatest: true });
