@@ -307,7 +307,7 @@ export interface EnsureBuildOptions {
   signal?: AbortSignal;
   /** Wraps the git worktree commands (the reconcile takes the content-repository lock for them). */
   gitLock?: <T>(fn: () => Promise<T>) => Promise<T>;
-  /** Filled with the time of each step (checkoutMs, buildMs), for the apply's log. */
+  /** Filled with the time of each step (checkoutWaitMs, checkoutMs, buildMs), for the apply's log. */
   timings?: Record<string, number>;
   /**
    * Build from this persistent checkout (ARCHIVE_DATA_DIR/worktrees/<name>-checkout), moved to the
@@ -433,8 +433,11 @@ async function buildFromWorktree(
   if (options.worktree) {
     const worktree = persistentWorktreePath(config, options.worktree);
     mkdirSync(path.dirname(worktree), { recursive: true });
+    const asked = Date.now();
     return withWorktree(worktree, async () => {
       let t = Date.now();
+      // Behind another user of this checkout: the start's preparation (`prepareCheckout`) or an earlier build.
+      if (options.timings) options.timings.checkoutWaitMs = t - asked;
       const how = await locked(() => checkoutPersistent(config, worktree, commit));
       if (options.timings) {
         options.timings.checkoutMs = Date.now() - t;
@@ -643,7 +646,7 @@ export interface SwapResult {
   /** How the served folder was made: "incremental", or "full" (with `fallbackReason` when an incremental build was not possible). */
   mode?: 'full' | 'incremental';
   fallbackReason?: string | null;
-  /** Where the time went: waitMs (behind an earlier rebuild), checkoutMs, buildMs (the child), swapMs. */
+  /** Where the time went: waitMs (behind an earlier rebuild), checkoutWaitMs (behind another user of the build checkout), checkoutMs, buildMs (the child), swapMs. */
   phases?: Record<string, number>;
 }
 

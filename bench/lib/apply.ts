@@ -333,11 +333,14 @@ async function one(
       PROJECT_ROOT,
     );
     const repo = await ensureContentRepo(config.contentRepo, gen.outDir);
-    // The anchor is a full (not incremental) build of HEAD. A kept folder may already hold it:
+    // The anchor is a full (not incremental) build of HEAD, from the persistent build checkout the
+    // server's applies move, as `npm start` makes its first build (scripts/serve.ts): a scratch
+    // worktree here would leave the server's start to check the whole catalog out again, and the
+    // first apply to wait for it (`checkoutWaitMs` in its phases). A kept folder may already hold it:
     // then its own build.json gives the time measured when it was made (an earlier run), never
     // the milliseconds it takes to find the folder.
     const t0 = Date.now();
-    const buildDir = await ensureBuild(config, repo.head, { acceptIncremental: false });
+    const buildDir = await ensureBuild(config, repo.head, { acceptIncremental: false, worktree: 'rebuild' });
     const elapsedMs = Date.now() - t0;
     const anchorInfo = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')) as {
       durationMs?: number;
