@@ -384,7 +384,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`100`',
     readBy: 'build',
     meaning:
-      'works per page of the works index for people (`/works/`, `/works/by-title/<n>/`, `/works/by-composer/<n>/`). A build keeps every page\'s key in `works-index-pages.json`, and an incremental build renders only the pages whose key changed (docs/review.md, "The works index in an incremental build")',
+      'works per page of the listings of works for people: the works index (`/works/`, `/works/by-title/<n>/`, `/works/by-composer/<n>/`) and each browse value (`/browse/<facet>/<value>/`, `/browse/<facet>/<value>/<n>/`). A build keeps every page\'s key in `works-index-pages.json` and `browse-pages.json`, and an incremental build renders only the pages whose key changed (docs/review.md, "The works index in an incremental build", "Browse pages in an incremental build")',
   },
   {
     names: ['ARCHIVE_LAYER_MAX_PATHS'],

@@ -14,6 +14,7 @@ import type { ShardReuse } from '../../src/lib/site/search-index.ts';
 import type { IndexWorker } from '../../api/catalog/build-index.ts';
 import type { LayerManifest } from '../../src/domain/site-layers.ts';
 import type { writeWorksIndexKeys } from '../../src/lib/site/works-index.ts';
+import type { BrowseKeys } from '../../src/lib/site/browse-pages.ts';
 import type { ZipWork } from '../../src/lib/site/work-zips.ts';
 import type { BuildPlan } from './plan.ts';
 import type { BuildInfo, RendererUsed } from './types.ts';
@@ -67,6 +68,9 @@ export class BuildRun {
   warmRuns = 0;
   worksIndexKeys?: ReturnType<typeof writeWorksIndexKeys>;
   worksIndexPages = { title: 0, composer: 0 };
+  /** The keys of every browse value's pages (every value of this build), and the pages 2.. rendered. */
+  browseKeys?: BrowseKeys;
+  browsePages = 0;
   /** rest: what the zips need of each work in scope (the catalog may be let go before they are made). */
   zipWorks: ZipWork[] = [];
   /** stage: the results of the tasks beside the render. */

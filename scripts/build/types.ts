@@ -95,6 +95,8 @@ export interface BuildInfo {
     layer?: { base: string; files: number; deleted: number } | { base: null; compacted: boolean };
     /** Pages 2.. of the works index rendered, per order (the others' keys were the base's). */
     worksIndexPages?: { title: number; composer: number };
+    /** Pages 2.. of the browse values rendered (the others' keys were the base's; since 2026-11-29). */
+    browsePages?: number;
     /** The same as the build's `phases` (kept here for readers of builds before 2026-11-28 evening). */
     phases: Record<string, number>;
     /** The same as the build's `background`. */

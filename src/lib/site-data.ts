@@ -145,6 +145,11 @@ export interface BuildScope {
    * whose key is unchanged are not rendered. Absent: every page.
    */
   worksIndexBase?: Partial<Record<'title' | 'composer', string[]>>;
+  /**
+   * The base build's browse page keys per value (src/lib/site/browse-pages.ts): pages 2.. of a
+   * value whose key is unchanged are not rendered. Absent (or a value absent): every page.
+   */
+  browseBase?: Record<string, string[]>;
 }
 
 // Keyed by the file: the batches of one build may run the same page modules again (Node keeps a
@@ -164,6 +169,7 @@ export function buildScope(): BuildScope | null {
     profiles: string[];
     listings?: BuildScope['listings'];
     worksIndexBase?: BuildScope['worksIndexBase'];
+    browseBase?: BuildScope['browseBase'];
   };
   scopeCache = {
     file,
@@ -173,6 +179,7 @@ export function buildScope(): BuildScope | null {
       profiles: new Set(raw.profiles),
       listings: raw.listings ?? 'of-works',
       ...(raw.worksIndexBase ? { worksIndexBase: raw.worksIndexBase } : {}),
+      ...(raw.browseBase ? { browseBase: raw.browseBase } : {}),
     },
   };
   return scopeCache.scope;

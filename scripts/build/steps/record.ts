@@ -42,6 +42,7 @@ export const record: Step = {
                 ? { base: build.layer.base, files: build.layer.files.length, deleted: build.layer.deleted.length }
                 : { base: null, compacted: base.layer !== null },
               worksIndexPages: build.worksIndexPages,
+              browsePages: build.browsePages,
               phases: build.phases,
               background: build.background,
             },

@@ -6,10 +6,17 @@
  * arrangements use(d), every catalog-wide page, and the works-index pages whose key changed;
  * into a scratch folder (`.partial`) that the stage step moves in, through the warm renderer when
  * this process holds the compiled pages of the same site code (scripts/lib/warm-render.ts).
- * Either way the works-index pages' keys are kept beside `client/` for the next build.
+ * Either way the works-index and browse pages' keys are kept beside `client/` for the next build;
+ * pages 2.. of a browse value in scope are rendered only where their key changed.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import {
+  browsePagesOfRun,
+  readBrowseKeys,
+  resetBrowsePages,
+  writeBrowseKeys,
+} from '../../../src/lib/site/browse-pages.ts';
 import {
   readWorksIndexKeys,
   resetWorksIndexPages,
@@ -37,6 +44,9 @@ export const render: Step = {
       siteCode: plan.siteCode,
     };
     resetWorksIndexPages();
+    resetBrowsePages();
+    // The base's browse page keys: pages 2.. of a value whose key is unchanged are not rendered.
+    const browseBase = base ? readBrowseKeys(base.dir) : null;
     if (!base) {
       build.renderDir = plan.clientDir;
       const done = await renderAllPages({ ...run, catalog: build.catalog }, plan.batchWorks, (message) => {
@@ -56,6 +66,7 @@ export const render: Step = {
           facets: base.change.facets,
           profiles: base.change.profiles,
           ...(worksIndexBase ? { worksIndexBase } : {}),
+          ...(browseBase ? { browseBase } : {}),
         }),
       );
       try {
@@ -69,5 +80,8 @@ export const render: Step = {
     build.worksIndexKeys = writeWorksIndexKeys(plan.outDir);
     const { rendered } = worksIndexPagesOfRun();
     build.worksIndexPages = { title: rendered.title?.length ?? 0, composer: rendered.composer?.length ?? 0 };
+    // A value the runs did not render keeps its base's keys (it did not change).
+    build.browseKeys = writeBrowseKeys(plan.outDir, browseBase);
+    build.browsePages = browsePagesOfRun().rendered;
   },
 };

@@ -3,10 +3,10 @@
  * pages; with a base, the index worker, which reads the rendered records where they lie), the new
  * files are put in place:
  *   - with a base, what the scope can remove goes from the folder (a work's pages, score pages and
- *     files; a browse value it left; works-index pages past the new last page); in a layer the
- *     base's files there are deleted from the view unless rendered again; then every rendered
- *     file is moved in as a new inode (a linked file is never written in place, so the base keeps
- *     serving unchanged);
+ *     files; a browse value no work has any more; browse and works-index pages past the new last
+ *     page); in a layer the base's files there are deleted from the view unless rendered again;
+ *     then every rendered file is moved in as a new inode (a linked file is never written in
+ *     place, so the base keeps serving unchanged);
  *   - the engraved scores are moved in (they are most of a real catalog's bytes), and those found
  *     in the render view linked;
  *   - the new Pagefind index (or the new shards) replaces the old.
@@ -48,8 +48,18 @@ export const stage: Step = {
       const layered = base.kind === 'layer';
       const replaced: string[] = [];
       for (const slug of plan.scope) replaced.push(`works/${slug}`, `api/v1/works/${slug}`);
-      for (const key of base.change.facets) if (!key.startsWith('composer/')) replaced.push(`browse/${key}`);
-      replaced.push(...pagesPast(layered ? base.view : SiteView.plain(clientDir), build.worksIndexKeys!));
+      const view = layered ? base.view : SiteView.plain(clientDir);
+      // A browse value the change touched: the whole folder when the value is gone, else its pages
+      // past its new last page (page 1 and the pages whose key changed were rendered again).
+      for (const key of base.change.facets) {
+        if (key.startsWith('composer/')) continue;
+        const pages = build.browseKeys![key]?.length;
+        if (pages === undefined) replaced.push(`browse/${key}`);
+        else
+          for (const name of view.listDirs(`browse/${key}`))
+            if (/^[0-9]+$/.test(name) && Number(name) > pages) replaced.push(`browse/${key}/${name}`);
+      }
+      replaced.push(...pagesPast(view, build.worksIndexKeys!));
       for (const dir of replaced) {
         rmSync(path.join(clientDir, dir), { recursive: true, force: true });
         if (layered) build.removedBase.push(...base.view.baseFilesUnder(dir));

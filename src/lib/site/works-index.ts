@@ -102,7 +102,7 @@ export type WorksIndexKeys = Record<WorksIndexSort, string[]>;
 // src/lib/site-data.ts): the keys hash every work's entry twice per build.
 const ENTRY_JSON = Symbol.for('pdma.build.entryJson');
 const jsonShelf = globalThis as { [ENTRY_JSON]?: WeakMap<object, string> };
-function entryJson(entry: object): string {
+export function entryJson(entry: object): string {
   const kept = (jsonShelf[ENTRY_JSON] ??= new WeakMap());
   let json = kept.get(entry);
   if (json === undefined) kept.set(entry, (json = JSON.stringify(entry)));
