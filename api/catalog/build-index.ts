@@ -114,36 +114,88 @@ export async function indexBuild(buildDir: string): Promise<{ works: number; dur
  */
 export interface IndexWorker {
   finish(buildDir: string, renderedDir?: string): Promise<IncrementalIndexResult>;
-  /** Stop the worker (after `finish`, or when the build fails). */
+  /** End the job (after `finish`, or when the build fails); the thread stays for the next build. */
   close(): Promise<void>;
 }
 
+/** A message to the index worker thread (index-worker.ts). */
+export type IndexWorkerMessage =
+  | { type: 'start'; id: number; baseBuildDir: string; changedSlugs: string[] }
+  | { type: 'finish'; id: number; buildDir: string; renderedDir?: string }
+  | { type: 'cancel'; id: number };
+
+/** The index worker thread's answer to a job's `finish` (or its end without one). */
+export type IndexWorkerAnswer = { id: number } & IndexWorkerReply;
+
+interface IndexWorkerState {
+  worker: Worker;
+  pending: Map<number, (reply: IndexWorkerReply) => void>;
+  /** Jobs started and not yet finished or closed (the thread is referenced while any is). */
+  open: Set<number>;
+}
+
+/**
+ * The index worker of this process: started by the first incremental build and kept for the
+ * next, as the search worker is (src/lib/site/search-index.ts), so an apply in the warm build
+ * process does not start a thread, load the index modules and compile them again (a third to a
+ * half of the thread's time per apply at 10,000 works). Referenced only while a job is open;
+ * dropped when it fails or exits (the next build starts another).
+ */
+let indexWorker: IndexWorkerState | null = null;
+let indexJobs = 0;
+
+function indexWorkerFor(): IndexWorkerState {
+  if (indexWorker) return indexWorker;
+  const worker = new Worker(new URL('./index-worker.ts', import.meta.url));
+  const state: IndexWorkerState = { worker, pending: new Map(), open: new Set() };
+  const fail = (message: string) => {
+    if (indexWorker === state) indexWorker = null;
+    for (const answer of state.pending.values()) answer({ error: message });
+    state.pending.clear();
+  };
+  worker.on('message', (msg: IndexWorkerAnswer) => {
+    const answer = state.pending.get(msg.id);
+    state.pending.delete(msg.id);
+    answer?.(msg);
+  });
+  worker.on('error', (err) => fail(err.message));
+  worker.on('exit', (code) => fail(`the index worker exited with ${code}`));
+  worker.unref();
+  indexWorker = state;
+  return state;
+}
+
+/** The index worker's thread id, or null while none runs (for tests: one thread serves every build). */
+export function indexWorkerThread(): number | null {
+  return indexWorker?.worker.threadId ?? null;
+}
+
 export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): IndexWorker {
-  const worker = new Worker(new URL('./index-worker.ts', import.meta.url), {
-    workerData: { baseBuildDir, changedSlugs },
-  });
-  let failure: Error | null = null;
-  const waiters: ((msg: IndexWorkerReply) => void)[] = [];
-  worker.on('message', (msg: IndexWorkerReply) => waiters.shift()?.(msg));
-  worker.on('error', (err) => {
-    failure = err;
-    for (const w of waiters.splice(0)) w({ error: err.message });
-  });
-  worker.on('exit', (code) => {
-    for (const w of waiters.splice(0)) w({ error: `the index worker exited with ${code}` });
-  });
+  const state = indexWorkerFor();
+  const id = ++indexJobs;
+  let reply: Promise<IndexWorkerReply> | null = null;
+  const release = () => {
+    if (state.open.delete(id) && state.open.size === 0) state.worker.unref();
+  };
+  state.open.add(id);
+  state.worker.ref();
+  state.worker.postMessage({ type: 'start', id, baseBuildDir, changedSlugs } satisfies IndexWorkerMessage);
   return {
     async finish(buildDir, renderedDir) {
-      if (failure) throw failure;
-      const reply = await new Promise<IndexWorkerReply>((resolve) => {
-        waiters.push(resolve);
-        worker.postMessage({ buildDir, renderedDir });
-      });
-      if ('error' in reply) throw new Error(`cannot write the index files: ${reply.error}`);
-      return reply;
+      reply ??= new Promise<IndexWorkerReply>((resolve) => {
+        state.pending.set(id, resolve);
+        state.worker.postMessage({ type: 'finish', id, buildDir, renderedDir } satisfies IndexWorkerMessage);
+      }).finally(release);
+      const answer = await reply;
+      if ('error' in answer) throw new Error(`cannot write the index files: ${answer.error}`);
+      const { id: _id, ...result } = answer as IncrementalIndexResult & { id?: number };
+      return result;
     },
     async close() {
-      await worker.terminate();
+      // A job never finished (the build failed before its index step): the thread lets it go.
+      if (reply === null && state.open.has(id))
+        state.worker.postMessage({ type: 'cancel', id } satisfies IndexWorkerMessage);
+      release();
     },
   };
 }

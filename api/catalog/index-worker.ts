@@ -1,18 +1,54 @@
 /**
- * The worker thread of an incremental build's index files (startIndexWorker in build-index.ts):
- * reads the base build's unchanged records at once, then waits for the new folder's path (and
- * the folder of the pages Astro rendered, when the build has not staged them yet).
+ * The worker thread of incremental builds' index files (startIndexWorker in build-index.ts), kept
+ * by its process between builds. Each job: on `start`, reads the base build's index files and
+ * the base's versions of the changed works at once; then waits for its `finish` (the new folder's
+ * path, and the folder of the pages Astro rendered when the build has not staged them yet), writes
+ * the index files and answers with the result or the error. A `cancel` ends a job that will not
+ * be finished (its build failed).
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { runIndexWorker } from './build-index.ts';
+import { parentPort } from 'node:worker_threads';
+import { runIndexWorker, type IndexWorkerAnswer, type IndexWorkerMessage } from './build-index.ts';
 
-const { baseBuildDir, changedSlugs } = workerData as { baseBuildDir: string; changedSlugs: string[] };
+type Finish = { buildDir: string; renderedDir?: string };
+type Job = {
+  finish?: Finish;
+  cancelled?: boolean;
+  waiting?: { resolve: (f: Finish) => void; reject: (e: Error) => void };
+};
 const port = parentPort!;
-const next = () =>
-  new Promise<{ buildDir: string; renderedDir?: string }>((resolve) =>
-    port.once('message', (msg: { buildDir: string; renderedDir?: string }) => resolve(msg)),
-  );
-runIndexWorker(baseBuildDir, changedSlugs, next).then(
-  (result) => port.postMessage(result),
-  (err: unknown) => port.postMessage({ error: err instanceof Error ? err.message : String(err) }),
-);
+/** Per open job: its finish message once it came (or its cancel), or the waiter for it. */
+const jobs = new Map<number, Job>();
+const cancelled = () => new Error('the build ended before its index step');
+
+port.on('message', (msg: IndexWorkerMessage) => {
+  if (msg.type === 'start') {
+    const job: Job = {};
+    jobs.set(msg.id, job);
+    const next = () =>
+      new Promise<Finish>((resolve, reject) => {
+        if (job.cancelled) reject(cancelled());
+        else if (job.finish) resolve(job.finish);
+        else job.waiting = { resolve, reject };
+      });
+    runIndexWorker(msg.baseBuildDir, msg.changedSlugs, next)
+      .then(
+        (result) => port.postMessage({ id: msg.id, ...result } satisfies IndexWorkerAnswer),
+        (err: unknown) =>
+          port.postMessage({
+            id: msg.id,
+            error: err instanceof Error ? err.message : String(err),
+          } satisfies IndexWorkerAnswer),
+      )
+      .finally(() => jobs.delete(msg.id));
+    return;
+  }
+  const job = jobs.get(msg.id);
+  if (!job) return;
+  if (msg.type === 'finish') {
+    job.finish = { buildDir: msg.buildDir, ...(msg.renderedDir ? { renderedDir: msg.renderedDir } : {}) };
+    job.waiting?.resolve(job.finish);
+  } else {
+    job.cancelled = true;
+    job.waiting?.reject(cancelled());
+  }
+});

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
-import { startIndexWorker } from '../../api/catalog/build-index.ts';
+import { indexWorkerThread, startIndexWorker } from '../../api/catalog/build-index.ts';
 import {
   CATALOG_SNAPSHOT,
   readBaseSnapshot,
@@ -187,6 +187,34 @@ describe('incremental build shortcuts', () => {
       await expect(worker.finish(path.join(root, 'no-such-build'))).rejects.toThrow(/cannot write the index files/);
     } finally {
       await worker.close();
+    }
+  }, 60_000);
+
+  it('one index worker thread serves every build of the process; a job its build ended before the index step leaves the next one working', async () => {
+    const indexOf = (dir: string) =>
+      new Map(readdirSync(path.join(dir, 'index')).map((f) => [f, readFileSync(path.join(dir, 'index', f))]));
+    // A build that failed before its index step: its job is let go.
+    const cancelled = startIndexWorker(baseDir, ['beethoven-fur-elise']);
+    const thread = indexWorkerThread();
+    expect(thread).not.toBeNull();
+    await cancelled.close();
+    // A failing job (no base) does not end the thread either.
+    const failing = startIndexWorker(path.join(root, 'no-such-build'), []);
+    await expect(failing.finish(path.join(root, 'no-such-build'))).rejects.toThrow(/cannot write the index files/);
+    await failing.close();
+    // Nothing changed: the index files are the base's, byte for byte, twice.
+    for (const name of ['again-1', 'again-2']) {
+      const out = path.join(root, name);
+      mkdirSync(out, { recursive: true });
+      const job = startIndexWorker(baseDir, []);
+      try {
+        const result = await job.finish(out, path.join(baseDir, 'client'));
+        expect(result).toMatchObject({ works: 26, listing: 'merged', resolve: 'merged' });
+      } finally {
+        await job.close();
+      }
+      expect(indexOf(out)).toEqual(indexOf(baseDir));
+      expect(indexWorkerThread()).toBe(thread);
     }
   }, 60_000);
 });
