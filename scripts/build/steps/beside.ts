@@ -1,6 +1,7 @@
 /**
  * Step "beside": what needs only the plan starts here and runs while the pages render, each in its
- * own process or thread, joined before the stage step:
+ * own process or thread, joined before the stage step (started in this order: search, link,
+ * snapshot, index worker; the search is the longest at 10,000 works):
  *   - "link": with a base, the new folder's `client/` starts as the base's files: nothing over a
  *     plain base (a layer; docs/architecture.md, "Layers instead of copies"), the base's delta
  *     linked over a layered one, or the base's whole view linked (`cp -al`) for a copy (layers off,
@@ -41,40 +42,30 @@ export const beside: Step = {
         build.searching = build.beside('search', buildSearchIndexInWorker(build.searchScratch, catalog), 'stage');
       return;
     }
-    // Kept in memory too, for the next apply in this process; the copying is a worker thread's.
-    build.beside(
-      'snapshot',
-      writeSnapshot(plan.outDir, catalog, { reuse: base.snapshot ?? undefined, rememberFor: plan.contentDir }),
-      'stage',
-    );
     const slugs = catalog.works.map((w) => w.content.slug);
     const changedRecords = searchRecordChanges(catalog, plan.scope, base.before);
     const entryFile = base.view.locate('pagefind/pagefind-entry.json');
     build.keepSearch = changedRecords?.length === 0 && entryFile !== null && existsSync(entryFile);
     const clientDir = plan.clientDir;
+    // Pagefind is started first: at 10,000 works one shard's index is the longest of these tasks
+    // (about 1 s), so the stage step waits for it; the others start after it.
+    let link: (() => Promise<void>) | null = null;
     if (base.kind === 'layer') {
       // The delta so far and its deletion markers (the finish step writes only their difference),
       // or nothing over a plain base; only the dirty shards are indexed, the clean ones stay in the view.
-      build.beside(
-        'link',
+      const reuse = searchShardReuse(base.view, slugs, changedRecords);
+      build.shardReuse = reuse ? { ...reuse, link: false } : null;
+      link = () =>
         base.layer
           ? Promise.all([
               hardLinkCopy(path.join(base.dir, 'client'), clientDir, []),
               hardLinkCopy(path.join(base.dir, LAYER_DELETED_DIR), path.join(plan.outDir, LAYER_DELETED_DIR), []),
             ]).then(() => undefined)
-          : mkdir(clientDir, { recursive: true }).then(() => undefined),
-        'stage',
-      );
-      const reuse = searchShardReuse(base.view, slugs, changedRecords);
-      build.shardReuse = reuse ? { ...reuse, link: false } : null;
+          : mkdir(clientDir, { recursive: true }).then(() => undefined);
     } else if (base.layer === null) {
       // A plain base copied whole (layers off): its Pagefind folder too when the index is kept.
-      build.beside(
-        'link',
-        hardLinkCopy(path.join(base.dir, 'client'), clientDir, build.keepSearch ? [] : ['pagefind']),
-        'stage',
-      );
       build.shardReuse = searchShardReuse(base.view, slugs, changedRecords);
+      link = () => hardLinkCopy(path.join(base.dir, 'client'), clientDir, build.keepSearch ? [] : ['pagefind']);
     } else {
       // The compaction: the whole view, linked, before the search index links its clean shards from it.
       const t0 = Date.now();
@@ -88,6 +79,13 @@ export const beside: Step = {
         buildSearchIndexInWorker(build.searchScratch, catalog, { reuse: build.shardReuse ?? undefined }),
         'stage',
       );
+    if (link) build.beside('link', link(), 'stage');
+    // Kept in memory too, for the next apply in this process; the copying is a worker thread's.
+    build.beside(
+      'snapshot',
+      writeSnapshot(plan.outDir, catalog, { reuse: base.snapshot ?? undefined, rememberFor: plan.contentDir }),
+      'stage',
+    );
     build.indexer = startIndexWorker(base.dir, plan.scope);
     const indexer = build.indexer;
     build.onEnd(() => indexer.close());
