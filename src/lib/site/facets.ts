@@ -116,12 +116,8 @@ export function facets(): Facets {
     const s = slugify(c.sortName);
     c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${yearOrUnknown(c.born)}` : s;
     c.href = u.composer(c.slug);
-    if (c.works.length > 1) {
-      c.works.sort(
-        (a, b) =>
-          foldedOf(a.entry).title.localeCompare(foldedOf(b.entry).title) || a.entry.slug.localeCompare(b.entry.slug),
-      );
-    }
+    // A composer's works are in title order already (then slug): they were taken from `works` in
+    // display order, which sorts the works of one folded composer name by folded title, then slug.
   }
 
   const instrumentFamily = new Map(data.instruments.map((i) => [i.slug, i.family]));
