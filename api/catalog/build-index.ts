@@ -132,6 +132,8 @@ interface IndexWorkerState {
   pending: Map<number, (reply: IndexWorkerReply) => void>;
   /** Jobs started and not yet finished or closed (the thread is referenced while any is). */
   open: Set<number>;
+  /** Why the thread ended, once it did: a job asked to finish after that fails at once. */
+  ended: string | null;
 }
 
 /**
@@ -147,8 +149,9 @@ let indexJobs = 0;
 function indexWorkerFor(): IndexWorkerState {
   if (indexWorker) return indexWorker;
   const worker = new Worker(new URL('./index-worker.ts', import.meta.url));
-  const state: IndexWorkerState = { worker, pending: new Map(), open: new Set() };
+  const state: IndexWorkerState = { worker, pending: new Map(), open: new Set(), ended: null };
   const fail = (message: string) => {
+    state.ended ??= message;
     if (indexWorker === state) indexWorker = null;
     for (const answer of state.pending.values()) answer({ error: message });
     state.pending.clear();
@@ -183,6 +186,7 @@ export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): 
   return {
     async finish(buildDir, renderedDir) {
       reply ??= new Promise<IndexWorkerReply>((resolve) => {
+        if (state.ended !== null) return resolve({ error: state.ended });
         state.pending.set(id, resolve);
         state.worker.postMessage({ type: 'finish', id, buildDir, renderedDir } satisfies IndexWorkerMessage);
       }).finally(release);
