@@ -15,13 +15,12 @@
  * renders page 1 and the page that shows it; a new or removed work renders the pages from its
  * position on, and every page of its values when their total changes (each page states it).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildScope } from '../site-data.ts';
 import { facets, listingInScope, type FacetValue } from './facets.ts';
 import type { FacetName } from './paths.ts';
-import { entryJson, WORKS_INDEX_PAGE_SIZE } from './works-index.ts';
+import { pagedKeys, WORKS_INDEX_PAGE_SIZE, type KeptPageKeys } from './works-index.ts';
 
 const FACET_NAMES: readonly FacetName[] = ['period', 'genre', 'instrument', 'role'];
 
@@ -54,8 +53,7 @@ export type BrowseKeys = Record<string, string[]>;
 // The last run's page keys per value, with the entries each page hashed: in the warm renderer's
 // process only the pages a change reaches are hashed again (as the works index's keys).
 const PAGE_KEYS = Symbol.for('pdma.build.browsePageKeys');
-type KeptPages = { summary: string; pages: Array<{ entries: object[]; key: string }> };
-const keyShelf = globalThis as { [PAGE_KEYS]?: Map<string, KeptPages> };
+const keyShelf = globalThis as { [PAGE_KEYS]?: Map<string, KeptPageKeys> };
 
 /** The key of every page of one value (index 0 is page 1). */
 export function browsePageKeys(value: FacetValue): string[] {
@@ -63,19 +61,9 @@ export function browsePageKeys(value: FacetValue): string[] {
   const pages = browsePageCount(total);
   const summary = JSON.stringify([value.label, value.description, total, pages, WORKS_INDEX_PAGE_SIZE]);
   const id = browseKey(value);
-  const last = keyShelf[PAGE_KEYS]?.get(id);
-  const reuse = last !== undefined && last.summary === summary;
-  const made = Array.from({ length: pages }, (_, i) => {
-    const entries = value.works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE).map((w) => w.entry);
-    const before = reuse ? last.pages[i] : undefined;
-    if (before && before.entries.length === entries.length && before.entries.every((e, j) => e === entries[j]))
-      return before;
-    const hash = createHash('sha256').update(summary);
-    for (const entry of entries) hash.update('\n').update(entryJson(entry));
-    return { entries, key: hash.digest('hex') };
-  });
-  (keyShelf[PAGE_KEYS] ??= new Map()).set(id, { summary, pages: made });
-  return made.map((p) => p.key);
+  const made = pagedKeys(value.works, pages, summary, keyShelf[PAGE_KEYS]?.get(id));
+  (keyShelf[PAGE_KEYS] ??= new Map()).set(id, made);
+  return made.pages.map((p) => p.key);
 }
 
 /** Forget the page keys earlier runs kept (a full build, before its first run). */

@@ -93,30 +93,56 @@ export const WORKS_INDEX_KEYS_FILE = 'works-index-pages.json';
 /** What a build keeps in WORKS_INDEX_KEYS_FILE: per order, the key of page 1, 2, ... */
 export type WorksIndexKeys = Record<WorksIndexSort, string[]>;
 
-/**
- * The key of every page of one order (index 0 is page 1): the SHA-256 of what the page reads
- * (WorksIndex.astro, WorkList.astro): the total and page count, the facet summary, and its works'
- * entries in order. Two builds of the same code give a page the same bytes when its key is equal.
- */
 // An entry's JSON, kept with the entry (entries outlive a build in the warm renderer's process:
 // src/lib/site-data.ts): the keys hash every work's entry twice per build.
 const ENTRY_JSON = Symbol.for('pdma.build.entryJson');
 const jsonShelf = globalThis as { [ENTRY_JSON]?: WeakMap<object, string> };
-export function entryJson(entry: object): string {
+function entryJson(entry: object): string {
   const kept = (jsonShelf[ENTRY_JSON] ??= new WeakMap());
   let json = kept.get(entry);
   if (json === undefined) kept.set(entry, (json = JSON.stringify(entry)));
   return json;
 }
 
+/** A listing's page keys as a run computed them: the summary, and per page its entries and key. */
+export type KeptPageKeys = { summary: string; pages: Array<{ entries: object[]; key: string }> };
+
+/**
+ * The key of every page of a paged listing of `works` (index 0 is page 1): the SHA-256 of
+ * `summary` (what every page states) and its slice's entries. A page whose summary and entries
+ * (the same objects: src/lib/site-data.ts keeps an unchanged work's entry) are the last run's
+ * (`last`) keeps the last run's key: only the pages a change reaches are hashed again in the warm
+ * renderer's process. Shared by the works index and the browse values (browse-pages.ts).
+ */
+export function pagedKeys(
+  works: readonly SiteWork[],
+  pages: number,
+  summary: string,
+  last: KeptPageKeys | undefined,
+): KeptPageKeys {
+  const reuse = last !== undefined && last.summary === summary;
+  const made = Array.from({ length: pages }, (_, i) => {
+    const entries = works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE).map((w) => w.entry);
+    const before = reuse ? last.pages[i] : undefined;
+    if (before && before.entries.length === entries.length && before.entries.every((e, j) => e === entries[j]))
+      return before;
+    const hash = createHash('sha256').update(summary);
+    for (const entry of entries) hash.update('\n').update(entryJson(entry));
+    return { entries, key: hash.digest('hex') };
+  });
+  return { summary, pages: made };
+}
+
 // The last run's page keys per order, with the entries each page hashed.
 const PAGE_KEYS = Symbol.for('pdma.build.worksIndexPageKeys');
-const keyShelf = globalThis as {
-  [PAGE_KEYS]?: Map<WorksIndexSort, { summary: string; pages: Array<{ entries: object[]; key: string }> }>;
-};
+const keyShelf = globalThis as { [PAGE_KEYS]?: Map<WorksIndexSort, KeptPageKeys> };
 
+/**
+ * The key of every page of one order (index 0 is page 1): the SHA-256 of what the page reads
+ * (WorksIndex.astro, WorkList.astro): the total and page count, the facet summary, and its works'
+ * entries in order. Two builds of the same code give a page the same bytes when its key is equal.
+ */
 export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
-  const works = worksInOrder(sort);
   const total = site().works.length;
   const pages = worksIndexPageCount(total);
   const f = facets();
@@ -130,22 +156,9 @@ export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
       f.values[name].slice(0, WORKS_INDEX_FACET_VALUES).map((v) => [v.href, v.label, v.works.length]),
     ]),
   ]);
-  // A page whose summary and entries (the same objects: src/lib/site-data.ts keeps an unchanged
-  // work's entry) are the last run's has the last run's key: only the pages a change reaches are
-  // hashed again in the warm renderer's process.
-  const last = keyShelf[PAGE_KEYS]?.get(sort);
-  const reuse = last !== undefined && last.summary === summary;
-  const made = Array.from({ length: pages }, (_, i) => {
-    const entries = works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE).map((w) => w.entry);
-    const before = reuse ? last.pages[i] : undefined;
-    if (before && before.entries.length === entries.length && before.entries.every((e, j) => e === entries[j]))
-      return before;
-    const hash = createHash('sha256').update(summary);
-    for (const entry of entries) hash.update('\n').update(entryJson(entry));
-    return { entries, key: hash.digest('hex') };
-  });
-  (keyShelf[PAGE_KEYS] ??= new Map()).set(sort, { summary, pages: made });
-  return made.map((p) => p.key);
+  const made = pagedKeys(worksInOrder(sort), pages, summary, keyShelf[PAGE_KEYS]?.get(sort));
+  (keyShelf[PAGE_KEYS] ??= new Map()).set(sort, made);
+  return made.pages.map((p) => p.key);
 }
 
 /**
