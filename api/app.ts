@@ -17,9 +17,11 @@ import {
   compactionLogLine,
   Rebuilder,
   reconcileLogLine,
+  warmUpLogLine,
   type CompactionEvent,
   type ReconcileEvent,
   type SiteRebuilder,
+  type WarmUpEvent,
 } from './site/builds.ts';
 import { registerReconcileRoutes } from './site/reconcile-routes.ts';
 import { configureSharedEngravePool } from '../src/lib/site/engrave-pool.ts';
@@ -199,6 +201,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   // A reconcile's end goes to the server's log and metrics (set below, once both exist).
   let logReconcile: (event: ReconcileEvent) => void = () => undefined;
   let logCompaction: (event: CompactionEvent) => void = () => undefined;
+  let logWarmUp: (event: WarmUpEvent) => void = () => undefined;
   // Every store is built here, once, and passed down: two instances of one store would each
   // have their own locks.
   const ctx: AppContext = {
@@ -212,6 +215,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         reconcileSchedule: config.reconcileSchedule,
         warmBuilder: config.warmBuilder,
         warmBuilderMaxRssBytes: config.warmBuilderMaxRssBytes,
+        warmUp: config.warmBuilderWarmUp,
+        onWarmUp: (event) => logWarmUp(event),
         onReconcile: (event) => logReconcile(event),
         onCompaction: (event) => logCompaction(event),
       }),
@@ -549,6 +554,10 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   logReconcile = (event) => {
     metrics.observeReconcile(event);
     app.log.info({ reconcile: event }, reconcileLogLine(event));
+  };
+  logWarmUp = (event) => {
+    if (event.outcome === 'failed') app.log.warn({ warmUp: event }, warmUpLogLine(event));
+    else app.log.info({ warmUp: event }, warmUpLogLine(event));
   };
   logCompaction = (event) => {
     if (event.outcome === 'failed') app.log.warn({ compaction: event }, compactionLogLine(event));

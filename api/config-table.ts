@@ -331,6 +331,14 @@ export const SETTINGS: readonly SettingRow[] = [
       '`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro\'s compiled pages loaded between them (an apply after the first renders its pages without running Vite: docs/architecture.md, "A warm renderer"); it is replaced after 50 builds or at its memory budget (`ARCHIVE_WARM_BUILDER_MAX_RSS_MB`), and when it dies. The reconcile\'s full builds keep a process of their own. `0`: a new process per build (docs/review.md)',
   },
   {
+    names: ['ARCHIVE_WARM_BUILDER_WARM_UP'],
+    type: '`0` or `1`',
+    default: '`1`',
+    readBy: 'server',
+    meaning:
+      "`1` (with `ARCHIVE_WARM_BUILDER=1`): at start, once the build checkout holds the content's HEAD, the warm build process plans a build on the served build and renders its pages into a scratch folder, which it then removes (`scripts/build/warm-up.ts`). The first apply after a start then finds the served build's catalog loaded and Astro's pages compiled, as every later apply does (at 100,000 works it saved about 6.5 s of reading the catalog and 6 s of Vite). It costs one scoped build's CPU at start; an apply that comes meanwhile waits for it. The server logs its time. `0`: the first apply pays for both",
+  },
+  {
     names: ['ARCHIVE_WARM_BUILDER_MAX_RSS_MB'],
     type: 'MiB',
     default: "a quarter of the memory (the container's limit, else the machine's), at least `1536`",

@@ -149,6 +149,11 @@ export interface Config {
   /** ARCHIVE_WARM_BUILDER: the rebuilds an apply waits for run in one long-lived build process (default on). */
   warmBuilder: boolean;
   /**
+   * ARCHIVE_WARM_BUILDER_WARM_UP: with the warm build process, it renders the served build's pages
+   * once at start (discarded), so the first apply finds the catalog loaded and Astro compiled (default on).
+   */
+  warmBuilderWarmUp: boolean;
+  /**
    * ARCHIVE_WARM_BUILDER_MAX_RSS_MB: the warm build process is replaced once its resident memory
    * reached this many bytes after a build (default: api/site/warm-builder.ts,
    * `defaultWarmBuilderMaxRssBytes`).
@@ -679,7 +684,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
 /**
  * ARCHIVE_INCREMENTAL_BUILDS (1/0, default 1), ARCHIVE_RECONCILE_DELAY_MS (milliseconds or "off",
  * default off), ARCHIVE_RECONCILE_SCHEDULE (src/domain/reconcile-schedule.ts, default off) and
- * ARCHIVE_WARM_BUILDER (1/0, default 1), ARCHIVE_WARM_BUILDER_MAX_RSS_MB (256-65536, default a
+ * ARCHIVE_WARM_BUILDER (1/0, default 1), ARCHIVE_WARM_BUILDER_WARM_UP (1/0, default 1), ARCHIVE_WARM_BUILDER_MAX_RSS_MB (256-65536, default a
  * quarter of the memory, at least 1536) and ARCHIVE_LAYER_MAX_PATHS (src/domain/site-layers.ts).
  */
 export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
@@ -687,6 +692,7 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   reconcileDelayMs: number | null;
   reconcileSchedule: ReconcileSchedule;
   warmBuilder: boolean;
+  warmBuilderWarmUp: boolean;
   warmBuilderMaxRssBytes: number;
   layerMaxPaths: number;
 } {
@@ -705,6 +711,9 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   if (!parsed.ok) throw new ConfigError(`ARCHIVE_RECONCILE_SCHEDULE ${parsed.problem}`);
   const warm = settingValue(env, 'ARCHIVE_WARM_BUILDER') ?? '1';
   if (warm !== '0' && warm !== '1') throw new ConfigError(`ARCHIVE_WARM_BUILDER must be 0 or 1 (got "${warm}")`);
+  const warmUp = settingValue(env, 'ARCHIVE_WARM_BUILDER_WARM_UP') ?? '1';
+  if (warmUp !== '0' && warmUp !== '1')
+    throw new ConfigError(`ARCHIVE_WARM_BUILDER_WARM_UP must be 0 or 1 (got "${warmUp}")`);
   const warmBuilderMaxRssBytes = mibSetting(
     env,
     'ARCHIVE_WARM_BUILDER_MAX_RSS_MB',
@@ -722,6 +731,7 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
     reconcileDelayMs,
     reconcileSchedule: parsed.schedule,
     warmBuilder: warm === '1',
+    warmBuilderWarmUp: warmUp === '1',
     warmBuilderMaxRssBytes,
     layerMaxPaths,
   };

@@ -142,6 +142,16 @@ const applySection: Section = {
             { ratio: run.goalMs / run.fullBuildMs, op: '<=' },
           ),
         ),
+        ...r.warmUps.map((w) =>
+          figure(
+            `warm-up of the build process at the server's start, ${w.works} works (${w.outcome}; an apply that comes meanwhile waits for it)`,
+            'ms',
+            w.durationMs,
+            [...r.runs, ...r.newWorkRuns].find((run) => run.works === w.works)?.fullBuildMs ?? null,
+            'full build of the same catalog',
+            'lower',
+          ),
+        ),
         ...(stall
           ? [
               figure(

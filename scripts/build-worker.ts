@@ -11,7 +11,7 @@
  * page modules loaded), the process answers with `retire: true` and exits; the parent starts a new
  * one for the next build. It exits too when the parent goes away (the IPC channel closes).
  */
-import { ContentError, runBuildCommand, UsageError } from './build.ts';
+import { ContentError, runBuildCommand, UsageError, type WarmUpResult } from './build.ts';
 
 export interface BuildRequest {
   id: number;
@@ -27,6 +27,8 @@ export interface BuildAnswer {
   /** The CLI's exit code for the failure: 2 a bad command line, 1 content errors or a failed build. */
   exitCode?: number;
   message?: string;
+  /** A warm-up's figures (`--warm-up`: scripts/build/warm-up.ts). */
+  warmUp?: WarmUpResult;
   /** Builds this process has run, this one included. */
   builds: number;
   rssBytes: number;
@@ -44,8 +46,8 @@ async function handle(request: BuildRequest): Promise<void> {
   }
   let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'retire'>;
   try {
-    await runBuildCommand(request.args);
-    answer = { id: request.id, ok: true };
+    const result = await runBuildCommand(request.args);
+    answer = { id: request.id, ok: true, ...('warmUp' in result ? { warmUp: result.warmUp } : {}) };
   } catch (err) {
     answer = {
       id: request.id,

@@ -22,12 +22,14 @@ import { BUILD_STORE_VARIABLE } from '../api/site/builds.ts';
 import { LocalBlobStore } from '../api/blobs/blob-store.ts';
 import { batchWorksFrom } from './build/astro.ts';
 import { buildIncrementalOrFull, buildSite } from './build/index.ts';
+import { warmUp, type WarmUpResult } from './build/warm-up.ts';
 import { compactBuild, NotALayer } from './build/compact.ts';
 import { ContentError, PROJECT_ROOT, type BuildInfo, type BuildOptions } from './build/types.ts';
 
 export { batchWorksFrom, DEFAULT_BATCH_WORKS, runAstro, type AstroRun } from './build/astro.ts';
 export { build, buildIncremental, buildIncrementalOrFull, buildSite } from './build/index.ts';
 export { FullBuildNeeded, planChange, type ChangePlan } from './build/plan.ts';
+export type { WarmUpResult } from './build/warm-up.ts';
 export {
   ContentError,
   PROJECT_ROOT,
@@ -91,6 +93,9 @@ export const BUILD_USAGE = `usage: npm run build -- [--content DIR] [--out DIR] 
   [--reader-sign-in github|none] [--commit SHA] [--generated-at ISO-TIME] [--incremental-from BUILD-DIR]
   [--batch-works N] [--render-cache config|none|DIR] [--blobs-dir DIR] [--nginx-root DIR]
   [--engrave-workers N] [--engrave-timeout-ms MS] [--engrave-memory-mb MB]
+   or: npm run build -- --warm-up --incremental-from BUILD-DIR --commit SHA --out SCRATCH-DIR [...]
+       (plans the build and renders its pages into SCRATCH-DIR, then removes it: the warm build
+       process's warm-up; the process keeps the base's catalog and Astro's compiled pages)
    or: npm run build -- --compact-from LAYER-BUILD-DIR --out DIR   (a layered build made plain again)
 (README.md, "Settings"; docs/architecture.md for what a build writes)`;
 
@@ -109,6 +114,7 @@ function parseBuildArgs(args: string[]) {
       'generated-at': { type: 'string' },
       'incremental-from': { type: 'string' },
       'compact-from': { type: 'string' },
+      'warm-up': { type: 'boolean', default: false },
       'batch-works': { type: 'string' },
       'render-cache': { type: 'string', default: 'config' },
       'engrave-workers': { type: 'string' },
@@ -123,7 +129,9 @@ function parseBuildArgs(args: string[]) {
  * process of api/site/warm-builder.ts): the build's info. Throws UsageError (exit code 2) or
  * ContentError (exit code 1); anything else is a failure of the build itself.
  */
-export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo; outDir: string }> {
+export async function runBuildCommand(
+  args: string[],
+): Promise<{ info: BuildInfo; outDir: string } | { warmUp: WarmUpResult; outDir: string }> {
   let parsed: ReturnType<typeof parseBuildArgs>;
   try {
     parsed = parseBuildArgs(args);
@@ -183,6 +191,11 @@ export async function runBuildCommand(args: string[]): Promise<{ info: BuildInfo
     renderView,
     engrave,
   };
+  if (values['warm-up']) {
+    if (!values['incremental-from'] || !values.commit || !args.includes('--out'))
+      throw new UsageError(`--warm-up needs --incremental-from BUILD-DIR, --commit SHA and --out DIR\n${BUILD_USAGE}`);
+    return { warmUp: await warmUp(options, values['incremental-from']), outDir: values.out };
+  }
   if (values['incremental-from']) {
     return { info: await buildIncrementalOrFull(options, values['incremental-from']), outDir: values.out };
   }
@@ -208,8 +221,12 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const { info, outDir } = await runBuildCommand(process.argv.slice(2));
-    console.log(builtLine(info, outDir));
+    const result = await runBuildCommand(process.argv.slice(2));
+    console.log(
+      'warmUp' in result
+        ? `warm-up done in ${result.warmUp.durationMs} ms (${result.warmUp.works} works; ${result.warmUp.renderer?.kind ?? 'no'} render into ${result.outDir}, removed)`
+        : builtLine(result.info, result.outDir),
+    );
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(err.message);

@@ -71,6 +71,18 @@ export function forgetSnapshot(): void {
   remembered = null;
 }
 
+/**
+ * Keep a base's snapshot as it was read (`readBaseSnapshot`, from its file) for the next build of
+ * this process that starts from the same folder: the warm-up at a server's start
+ * (scripts/build/warm-up.ts) reads the served build's snapshot once, so the first apply does not.
+ * Not kept when the file changed since it was read.
+ */
+export function rememberBaseSnapshot(snapshot: BaseSnapshot, contentDir: string): void {
+  const identity = identityOf(snapshot.file);
+  const { works, file, spans } = snapshot;
+  remembered = identity === null ? null : { identity, contentDir, snapshot: { works, file, spans } };
+}
+
 function identityOf(file: string): string | null {
   const st = statSync(file, { throwIfNoEntry: false, bigint: true });
   return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;

@@ -36,8 +36,9 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
   // record); a stop waits for the applies running now.
   app.addHook('onReady', async () => {
     void service.resumeApplies((line) => app.log.warn(line));
-    // The build checkout applies use is made now, not by the first apply (api/site/builds.ts).
-    void ctx.rebuilder.prepareCheckout?.();
+    // The build checkout applies use is made now, not by the first apply, and the warm build
+    // process warms up (api/site/builds.ts, `prepare`).
+    void ctx.rebuilder.prepare?.();
   });
   app.addHook('onClose', async () => service.settled());
   const kindOf = (code: string): SubmissionKind =>

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
 import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
+import type { WarmUpResult } from '../../scripts/build.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
 import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
@@ -178,6 +179,11 @@ export interface ChildBuildOptions {
   builder?: WarmBuilder | null;
   /** Told which warm process ran the build and how many it had run before. */
   onWarmBuild?: (result: WarmBuildResult) => void;
+  /**
+   * Warm `builder` up instead of building (scripts/build/warm-up.ts): plan the build, render its
+   * pages into `outDir`, remove it. Needs `builder`, `commit` and `incrementalFrom`.
+   */
+  warmUp?: boolean;
 }
 
 /**
@@ -205,6 +211,7 @@ export function buildInChild(
     ...(options.nginxRoot ? ['--nginx-root', options.nginxRoot] : []),
     ...(options.commit ? ['--commit', options.commit] : []),
     ...(options.incrementalFrom ? ['--incremental-from', options.incrementalFrom] : []),
+    ...(options.warmUp ? ['--warm-up'] : []),
     ...(options.generatedAtUtc ? ['--generated-at', options.generatedAtUtc] : []),
     ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : []),
     ...(options.renderCache ? ['--render-cache', 'store'] : ['--render-cache', 'none']),
@@ -228,6 +235,8 @@ export function buildInChild(
         }),
       }
     : {};
+  if (options.warmUp && (!options.builder || options.lowPriority || options.inheritOutput))
+    return Promise.reject(new Error('a warm-up runs in the warm build process only'));
   if (options.builder && !options.lowPriority && !options.inheritOutput) {
     return options.builder.run(args, storeEnv, options.signal).then(
       (result) => options.onWarmBuild?.(result),
@@ -436,7 +445,7 @@ async function buildFromWorktree(
     const asked = Date.now();
     return withWorktree(worktree, async () => {
       let t = Date.now();
-      // Behind another user of this checkout: the start's preparation (`prepareCheckout`) or an earlier build.
+      // Behind another user of this checkout: the start's preparation (`prepare`: checkout, warm-up) or an earlier build.
       if (options.timings) options.timings.checkoutWaitMs = t - asked;
       const how = await locked(() => checkoutPersistent(config, worktree, commit));
       if (options.timings) {
@@ -684,6 +693,28 @@ export function compactionLogLine(event: CompactionEvent): string {
   return `background compaction of ${event.layer} (${event.layerPaths} paths): ${event.outcome} in ${event.durationMs} ms${event.error ? ` (${event.error.split('\n')[0]})` : ''}`;
 }
 
+/** The start's warm-up of the warm build process (`Rebuilder.prepare`), for the log. */
+export interface WarmUpEvent {
+  outcome: 'done' | 'failed' | 'cancelled';
+  /** The served build it planned on. */
+  base: string;
+  durationMs: number;
+  /** Of it, waiting for the build checkout and moving it to the content's HEAD. */
+  checkoutMs: number;
+  /** The warm-up's own figures (scripts/build/warm-up.ts), when it ran. */
+  result?: WarmUpResult;
+  error?: string;
+}
+
+/** The server's log line for the warm-up's end. */
+export function warmUpLogLine(event: WarmUpEvent): string {
+  const r = event.result;
+  const what = r
+    ? `: ${r.works} works, catalog ${r.snapshotRead ? `read in ${r.phases.loadMs ?? 0} ms` : 'already in memory'}, pages ${r.renderer?.kind === 'warm' ? 'already compiled' : `compiled and rendered in ${r.phases.astroMs ?? 0} ms`}`
+    : '';
+  return `warm build process warm-up on ${event.base}: ${event.outcome} in ${event.durationMs} ms${what}${event.error ? ` (${event.error.split('\n')[0]!.slice(0, 300)})` : ''}`;
+}
+
 export interface RebuilderOptions {
   /** Build incrementally from the served build (default true; ARCHIVE_INCREMENTAL_BUILDS=0 turns it off). */
   incremental?: boolean;
@@ -718,6 +749,13 @@ export interface RebuilderOptions {
   warmBuilder?: boolean;
   /** The warm build process's memory budget (ARCHIVE_WARM_BUILDER_MAX_RSS_MB; default api/site/warm-builder.ts). */
   warmBuilderMaxRssBytes?: number;
+  /**
+   * With `warmBuilder`: `prepare()` warms the process up on the served build (ARCHIVE_WARM_BUILDER_WARM_UP,
+   * the server's default on; scripts/build/warm-up.ts). Default off here.
+   */
+  warmUp?: boolean;
+  /** Told when the warm-up ends (logs, tests). */
+  onWarmUp?: (event: WarmUpEvent) => void;
 }
 
 interface Reconcile {
@@ -810,8 +848,8 @@ export function reconcileLogLine(event: ReconcileEvent): string {
  */
 export interface SiteRebuilder {
   rebuildAndSwap(): Promise<SwapResult>;
-  /** Make the persistent build checkout now rather than at the first rebuild. */
-  prepareCheckout?(): Promise<void>;
+  /** Make the persistent build checkout now rather than at the first rebuild, and warm the build process up. */
+  prepare?(): Promise<void>;
   /** Reconcile a served incremental folder (started on one after a stop), when reconciling after applies. */
   reconcileServed?(): void;
   /** Reconcile the served build now if it is incremental (POST /api/v1/admin/reconcile); answers the reconcile's status. */
@@ -851,6 +889,8 @@ export class Rebuilder implements SiteRebuilder {
   /** The background compaction of the served layer, while it runs. */
   private compaction: { source: string; dir: string; abort: AbortController; layerPaths: number } | null = null;
   private readonly layerMaxPaths: number;
+  /** Stops the start's warm-up (`close()`). */
+  private warmUpAbort: AbortController | null = null;
 
   constructor(config: Config, handle: SiteHandle, options: RebuilderOptions = {}) {
     this.config = config;
@@ -998,18 +1038,73 @@ export class Rebuilder implements SiteRebuilder {
   }
 
   /**
-   * Make the rebuilder's persistent checkout hold HEAD now (on start: one full checkout in the
-   * background when it is new or was left broken), so the first apply only moves it. A rebuild
-   * that comes meanwhile waits for it. Never rejects.
+   * On start: make the rebuilder's persistent checkout hold HEAD now (one full checkout in the
+   * background when it is new or was left broken), so the first apply only moves it; then, with
+   * the warm build process and its warm-up on (`warmUp`), warm the process up on the served build
+   * (`warmUpBuilder`). A rebuild that comes meanwhile waits for both (the checkout's lock). Never
+   * rejects.
    */
-  async prepareCheckout(): Promise<void> {
+  async prepare(): Promise<void> {
     const dir = persistentWorktreePath(this.config, 'rebuild');
+    const asked = Date.now();
+    let head: string;
     try {
-      const head = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
+      head = await git(this.config.contentRepo, ['rev-parse', 'HEAD']);
       mkdirSync(path.dirname(dir), { recursive: true });
-      await withWorktree(dir, () => checkoutPersistent(this.config, dir, head));
     } catch {
-      // The next rebuild makes it.
+      return; // The next rebuild makes the checkout.
+    }
+    if (!this.builder || !this.options.warmUp) {
+      await withWorktree(dir, () => checkoutPersistent(this.config, dir, head)).catch(() => undefined);
+      return;
+    }
+    await this.warmUpBuilder(dir, head, asked);
+  }
+
+  /**
+   * The warm-up (scripts/build/warm-up.ts): in the checkout's lock, the checkout moved to `head`,
+   * then the warm build process plans a build of it on the served build and renders its pages into
+   * ARCHIVE_DATA_DIR/warm-up, which it removes. It fails (logged, nothing else changes) when the
+   * served build is not complete or cannot be built on; `close()` cancels it.
+   */
+  private async warmUpBuilder(dir: string, head: string, asked: number): Promise<void> {
+    const base = this.handle.current.dir;
+    const outDir = path.join(this.config.dataDir, 'warm-up');
+    const abort = (this.warmUpAbort = new AbortController());
+    let checkoutMs = 0;
+    const event = (outcome: WarmUpEvent['outcome'], extra: Partial<WarmUpEvent> = {}) =>
+      this.options.onWarmUp?.({
+        outcome,
+        base: path.basename(base),
+        durationMs: Date.now() - asked,
+        checkoutMs,
+        ...extra,
+      });
+    try {
+      await withWorktree(dir, async () => {
+        await checkoutPersistent(this.config, dir, head);
+        checkoutMs = Date.now() - asked;
+        if (this.closed || abort.signal.aborted) throw new Error('build cancelled');
+        if (!isCompleteBuild(base)) throw new Error(`the served build ${path.basename(base)} is not complete`);
+        await buildInChild(dir, outDir, this.config.publicBaseUrl, {
+          blobsDir: path.join(this.config.dataDir, 'blobs'),
+          nginxRoot: path.resolve(servedClientDir(this.config.dataDir)),
+          commit: head,
+          incrementalFrom: base,
+          readerSignIn: readerSignInOf(this.config),
+          renderCache: this.config,
+          engrave: this.config.engrave,
+          builder: this.builder,
+          signal: abort.signal,
+          warmUp: true,
+          onWarmBuild: (r) => event('done', { result: r.warmUp }),
+        });
+      });
+    } catch (err) {
+      rmSync(outDir, { recursive: true, force: true });
+      event(abort.signal.aborted || this.closed ? 'cancelled' : 'failed', { error: (err as Error).message });
+    } finally {
+      if (this.warmUpAbort === abort) this.warmUpAbort = null;
     }
   }
 
@@ -1022,6 +1117,7 @@ export class Rebuilder implements SiteRebuilder {
   close(): void {
     this.closed = true;
     this.cancelCompaction();
+    this.warmUpAbort?.abort();
     this.builder?.close();
     if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
     this.scheduleTimer = null;

@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildAnswer, BuildRequest } from '../../scripts/build-worker.ts';
+import type { WarmUpResult } from '../../scripts/build.ts';
 
 const WORKER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/build-worker.ts');
 
@@ -53,6 +54,8 @@ export interface WarmBuildResult {
   rssBytes: number;
   /** That process reached its budget (builds or memory) and exits: the next build starts a new one. */
   retired: boolean;
+  /** A warm-up's figures (a `--warm-up` run). */
+  warmUp?: WarmUpResult;
 }
 
 export class WarmBuilder {
@@ -143,6 +146,7 @@ export class WarmBuilder {
       let settled = false;
       let rssBytes = 0;
       let retired = false;
+      let warmUp: WarmUpResult | undefined;
       const finish = (err: Error | null) => {
         if (settled) return;
         settled = true;
@@ -159,13 +163,14 @@ export class WarmBuilder {
           } else this.idle(child);
         }
         if (err) reject(err);
-        else resolve({ pid: child.pid ?? 0, earlierBuilds, rssBytes, retired });
+        else resolve({ pid: child.pid ?? 0, earlierBuilds, rssBytes, retired, ...(warmUp ? { warmUp } : {}) });
       };
       const onMessage = (answer: BuildAnswer) => {
         if (answer.id !== id) return;
         this.builds = answer.builds;
         rssBytes = answer.rssBytes;
         retired = answer.retire;
+        warmUp = answer.warmUp;
         // A retiring child exits by itself after this answer: the next build starts a new one.
         if (answer.retire && this.child === child) this.child = null;
         if (answer.ok) finish(null);

@@ -46,8 +46,8 @@ export class GatedRebuilder implements SiteRebuilder {
     return this.inner.rebuildAndSwap();
   }
 
-  prepareCheckout(): Promise<void> {
-    return this.inner.prepareCheckout?.() ?? Promise.resolve();
+  prepare(): Promise<void> {
+    return this.inner.prepare?.() ?? Promise.resolve();
   }
 
   reconcileServed(): void {

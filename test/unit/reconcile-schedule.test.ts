@@ -128,6 +128,15 @@ describe('the settings at config load', () => {
     );
   });
 
+  it('read whether the warm build process warms up at start (ARCHIVE_WARM_BUILDER_WARM_UP), refusing a bad value', () => {
+    expect(loadConfig({}, PROJECT_ROOT).warmBuilderWarmUp).toBe(true);
+    expect(loadConfig({ ARCHIVE_WARM_BUILDER_WARM_UP: '0' }, PROJECT_ROOT).warmBuilderWarmUp).toBe(false);
+    expect(loadConfig({ ARCHIVE_WARM_BUILDER_WARM_UP: '1' }, PROJECT_ROOT).warmBuilderWarmUp).toBe(true);
+    expect(() => loadConfig({ ARCHIVE_WARM_BUILDER_WARM_UP: 'yes' }, PROJECT_ROOT)).toThrow(
+      /^ARCHIVE_WARM_BUILDER_WARM_UP must be 0 or 1 \(got "yes"\)/,
+    );
+  });
+
   it("read the warm build process's memory budget (ARCHIVE_WARM_BUILDER_MAX_RSS_MB), refusing a bad one at start", () => {
     // Default: a quarter of the memory this process may use, never under 1.5 GiB.
     const quarter = Math.floor(Math.min(os.totalmem(), process.constrainedMemory() || Infinity) / 4);
