@@ -28,6 +28,7 @@ import type { SiteHandle } from './site-handle.ts';
 import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
 import type { WarmUpResult } from '../../scripts/build.ts';
 import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
+import { moveCheckoutFiles } from './checkout-move.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
 import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
 import { LAYER_FILE, layerBaseDir } from '../../src/lib/site/layers.ts';
@@ -344,44 +345,39 @@ export function persistentWorktreePath(config: Config, name: string): string {
 }
 
 /**
- * Move the persistent build checkout `dir` to `commit`: a two-tree `read-tree -m -u` (or, when
- * that cannot vouch for the result, `git checkout --detach --force`) rewrites only the files that
- * differ from what it holds (one changed work for an apply), where a fresh
- * `git worktree add` writes the whole catalog. The checkout is a clone of the content repository
- * that borrows its objects (`git clone --shared`: no object is copied, every commit of the content
- * repository is readable at once), not one of its registered worktrees, so the content
- * repository's own worktree list stays as it was. When it cannot be moved (first use, a folder
- * left by a stop in the middle of a checkout, with its index.lock), it is made again, so a stop at
- * any point costs one full checkout, never a wrong tree.
+ * Move the persistent build checkout `dir` to `commit`: only the paths that differ between the
+ * commit it holds and `commit` are written or removed (api/site/checkout-move.ts: one changed
+ * work for an apply, without reading or writing git's index), where a fresh `git worktree add`
+ * writes the whole catalog. The checkout is a clone of the content repository that borrows its
+ * objects (`git clone --shared`: no object is copied, every commit of the content repository is
+ * readable at once), not one of its registered worktrees, so the content repository's own
+ * worktree list stays as it was. A marker in its `.git` brackets each move (`<from> <to>`); after
+ * a stop inside one, the same move is done again first (it writes and removes the same files).
+ * When it cannot be moved (first use, a marker that names no move, a change it does not handle),
+ * it is made again, so a stop at any point costs at most one full checkout, never a wrong tree.
  */
 async function checkoutPersistent(config: Config, dir: string, commit: string): Promise<'moved' | 'added'> {
   if (existsSync(path.join(dir, '.git'))) {
-    // First a two-tree `read-tree -m -u`: it writes the paths that differ and looks at no other
-    // file, where `checkout --force` also compares every file on disk with the index (about 0.1 s
-    // at 10,000 works, 0.7 s at 100,000). A marker brackets the move: a stop inside it leaves
-    // files HEAD does not name, so the next move is the full checkout below.
     const moving = path.join(dir, '.git', MOVE_MARKER);
-    if (!existsSync(moving)) {
-      try {
-        const head = await git(dir, ['rev-parse', '--verify', 'HEAD']);
-        if (head === commit) return 'moved';
-        writeFileSync(moving, `${head} ${commit}\n`);
-        await git(dir, ['read-tree', '-m', '-u', head, commit]);
-        await git(dir, ['update-ref', '--no-deref', 'HEAD', commit]);
-        rmSync(moving);
-        return 'moved';
-      } catch {
-        // Fall through: the index or a file was not HEAD's.
-      }
-    }
     try {
-      await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
-      if ((await git(dir, ['rev-parse', 'HEAD'])) === commit) {
-        rmSync(moving, { force: true });
-        return 'moved';
+      let head = await git(dir, ['rev-parse', '--verify', 'HEAD']);
+      if (existsSync(moving)) {
+        const [from, to, ...rest] = readFileSync(moving, 'utf8').trim().split(' ');
+        if (rest.length > 0 || !/^[0-9a-f]{40,64}$/.test(from ?? '') || !/^[0-9a-f]{40,64}$/.test(to ?? ''))
+          throw new Error('the move marker names no move');
+        await moveCheckoutFiles(dir, from!, to!);
+        await git(dir, ['update-ref', '--no-deref', 'HEAD', to!]);
+        rmSync(moving);
+        head = to!;
       }
+      if (head === commit) return 'moved';
+      writeFileSync(moving, `${head} ${commit}\n`);
+      await moveCheckoutFiles(dir, head, commit);
+      await git(dir, ['update-ref', '--no-deref', 'HEAD', commit]);
+      rmSync(moving);
+      return 'moved';
     } catch {
-      // Fall through: make the checkout again.
+      // Made again below.
     }
   }
   // Moved aside at once (100,000 works' files are deleted in the background); only when it could

@@ -1,8 +1,10 @@
 /**
  * The rebuilder's persistent build checkout (api/site/builds.ts, `checkoutPersistent`): moved
- * between commits by a two-tree `read-tree -m -u`, which writes only the paths that differ, and
- * checked out in full when a stop may have left it between two commits (its move marker).
+ * between commits by writing only the paths that differ (api/site/checkout-move.ts, without
+ * git's index); after a stop inside a move (its marker names the move), the move is done again;
+ * with a marker that names none, it is checked out in full.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,11 +27,27 @@ async function commitAll(message: string): Promise<string> {
   return git(repo, ['rev-parse', 'HEAD']);
 }
 
-/** The checkout's files, with what git's index and HEAD say of them. */
+/**
+ * The checkout's files against its HEAD: git's status through an index made afresh from HEAD (the
+ * moves leave the checkout's own index as it was at its last full checkout; nothing reads it).
+ */
+function statusAgainstHead(): string {
+  const index = path.join(root, 'status-index');
+  rmSync(index, { force: true });
+  const run = (args: string[]) =>
+    execFileSync('git', ['-C', checkout, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, GIT_INDEX_FILE: index },
+    }).trim();
+  run(['read-tree', 'HEAD']);
+  return run(['status', '--porcelain', '--untracked-files=all']);
+}
+
+/** The checkout's files, with what HEAD says of them. */
 async function state() {
   return {
     head: await git(checkout, ['rev-parse', 'HEAD']),
-    status: await git(checkout, ['status', '--porcelain', '--untracked-files=all']),
+    status: statusAgainstHead(),
     works: readdirSync(path.join(checkout, 'works')).sort(),
     marker: existsSync(path.join(checkout, '.git', 'archive-moving')),
   };
@@ -48,8 +66,8 @@ describe('the persistent build checkout', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: (.*)$/m, 'title: $1 (moved)'));
     rmSync(path.join(repo, 'works', removed!), { recursive: true });
     const second = await commitAll('Edit one work, remove another');
-    // A file the move does not touch, edited by hand in the checkout: the two-tree move leaves it
-    // as it is (it looks at no other path; a full checkout would restore it).
+    // A file the move does not touch, edited by hand in the checkout: the move leaves it as it is
+    // (it looks at no other path; a full checkout would restore it).
     const untouched = works[2]!;
     const untouchedFile = path.join(checkout, 'works', untouched, 'index.md');
     const original = readFileSync(untouchedFile, 'utf8');
@@ -57,7 +75,7 @@ describe('the persistent build checkout', () => {
     await ensureBuild(config, second, { worktree: 'rebuild', incrementalFromLatest: true });
     expect(await state()).toEqual({
       head: second,
-      status: `M works/${untouched}/index.md`, // (the git helper trims the leading space)
+      status: `M works/${untouched}/index.md`, // (trimmed: the leading space is gone)
       works: works.filter((w) => w !== removed),
       marker: false,
     });
@@ -65,20 +83,40 @@ describe('the persistent build checkout', () => {
     expect((await state()).status).toBe('');
     expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toContain('(moved)');
 
-    // A stop inside a move: the marker is there and a file is not HEAD's. The next move checks
-    // out in full, so the file is the commit's again.
-    writeFileSync(path.join(checkout, '.git', 'archive-moving'), 'stopped\n');
-    // (A work the next commit does not change: only the full checkout looks at it.)
-    writeFileSync(untouchedFile, 'left by a stop\n');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('(moved)', '(moved twice)'));
+    // A stop inside a move whose marker names it: HEAD is still the old commit, and the work's
+    // file already the new one's. The next build, of a commit with the old commit's files again
+    // (a revert), must not find "nothing to do": it does the stopped move again, then its own.
+    // It does not check out in full (the hand-edited file stays as it is).
+    writeFileSync(untouchedFile, 'edited by hand\n');
+    const moved = readFileSync(file, 'utf8');
+    writeFileSync(file, moved.replace('(moved)', '(moved twice)'));
     const third = await commitAll('Edit the work again');
-    await ensureBuild(config, third, { worktree: 'rebuild', incrementalFromLatest: true });
+    writeFileSync(path.join(checkout, '.git', 'archive-moving'), `${second} ${third}\n`);
+    writeFileSync(path.join(checkout, 'works', edited!, 'index.md'), readFileSync(file, 'utf8'));
+    writeFileSync(file, moved);
+    const fourth = await commitAll('Revert the edit');
+    await ensureBuild(config, fourth, { worktree: 'rebuild', incrementalFromLatest: true });
     expect(await state()).toEqual({
-      head: third,
+      head: fourth,
+      status: `M works/${untouched}/index.md`,
+      works: works.filter((w) => w !== removed),
+      marker: false,
+    });
+    expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toBe(moved);
+
+    // A marker that names no move (a stop left something else): the next move checks out in
+    // full, so the hand-edited file is the commit's again.
+    writeFileSync(path.join(checkout, '.git', 'archive-moving'), 'stopped\n');
+    writeFileSync(untouchedFile, 'left by a stop\n');
+    writeFileSync(file, moved.replace('(moved)', '(moved four times)'));
+    const fifth = await commitAll('Edit the work a fourth time');
+    await ensureBuild(config, fifth, { worktree: 'rebuild', incrementalFromLatest: true });
+    expect(await state()).toEqual({
+      head: fifth,
       status: '',
       works: works.filter((w) => w !== removed),
       marker: false,
     });
-    expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toContain('(moved twice)');
+    expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toContain('(moved four times)');
   }, 600_000);
 });
