@@ -168,6 +168,11 @@ function indexWorkerFor(): IndexWorkerState {
   return state;
 }
 
+/** Start the index worker now (the warm-up at a server's start: scripts/build/warm-up.ts), idle until a build's job. */
+export function prepareIndexWorker(): void {
+  indexWorkerFor();
+}
+
 /** The index worker's thread id, or null while none runs (for tests: one thread serves every build). */
 export function indexWorkerThread(): number | null {
   return indexWorker?.worker.threadId ?? null;

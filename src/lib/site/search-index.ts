@@ -399,6 +399,11 @@ function searchWorkerFor(): SearchWorkerState {
   return state;
 }
 
+/** Start the search worker now (the warm-up at a server's start: scripts/build/warm-up.ts), idle until a job. */
+export function prepareSearchWorker(): void {
+  searchWorkerFor();
+}
+
 /** The search worker's thread id, or null while none runs (for tests: one thread serves every job). */
 export function searchWorkerThread(): number | null {
   return searchWorker?.worker.threadId ?? null;
