@@ -1041,6 +1041,9 @@ export class Rebuilder implements SiteRebuilder {
    * rejects.
    */
   async prepare(): Promise<void> {
+    // The warm build process is started at once, before any await: the server calls this while it
+    // starts, before it listens (api/site/warm-builder.ts, `prestart`).
+    if (this.builder && this.options.warmUp) this.builder.prestart();
     const dir = persistentWorktreePath(this.config, 'rebuild');
     const asked = Date.now();
     let head: string;
