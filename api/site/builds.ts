@@ -691,7 +691,8 @@ export function compactionLogLine(event: CompactionEvent): string {
 
 /** The start's warm-up of the warm build process (`Rebuilder.prepare`), for the log. */
 export interface WarmUpEvent {
-  outcome: 'done' | 'failed' | 'cancelled';
+  /** `skipped`: the served build cannot be built on (the first apply is a full build; `result.skipped` says why). */
+  outcome: 'done' | 'skipped' | 'failed' | 'cancelled';
   /** The served build it planned on. */
   base: string;
   durationMs: number;
@@ -705,9 +706,11 @@ export interface WarmUpEvent {
 /** The server's log line for the warm-up's end. */
 export function warmUpLogLine(event: WarmUpEvent): string {
   const r = event.result;
-  const what = r
-    ? `: ${r.works} works, catalog ${r.snapshotRead ? `read in ${r.phases.loadMs ?? 0} ms` : 'already in memory'}, pages ${r.renderer?.kind === 'warm' ? 'already compiled' : `compiled and rendered in ${r.phases.astroMs ?? 0} ms`}`
-    : '';
+  const what = r?.skipped
+    ? `: ${r.skipped}`
+    : r
+      ? `: ${r.works} works, catalog ${r.snapshotRead ? `read in ${r.phases.loadMs ?? 0} ms` : 'already in memory'}, pages ${r.renderer?.kind === 'warm' ? 'already compiled' : `compiled and rendered in ${r.phases.astroMs ?? 0} ms`}`
+      : '';
   return `warm build process warm-up on ${event.base}: ${event.outcome} in ${event.durationMs} ms${what}${event.error ? ` (${event.error.split('\n')[0]!.slice(0, 300)})` : ''}`;
 }
 
@@ -1096,7 +1099,7 @@ export class Rebuilder implements SiteRebuilder {
           builder: this.builder,
           signal: abort.signal,
           warmUp: true,
-          onWarmBuild: (r) => event('done', { result: r.warmUp }),
+          onWarmBuild: (r) => event(r.warmUp?.skipped ? 'skipped' : 'done', { result: r.warmUp }),
         });
       });
     } catch (err) {

@@ -17,15 +17,15 @@
  *   idle until the first apply's build gives them a job.
  *
  * Nothing is served from it and nothing outside the scratch folder is written. A base that cannot
- * be built on (another site code, a shared input changed) throws FullBuildNeeded: the first apply
- * is then a full build, which no warm-up shortens.
+ * be built on (another site code, a shared input changed) is not warmed up on (`skipped` says why):
+ * the first apply is then a full build, which no warm-up shortens.
  */
 import { rmSync } from 'node:fs';
 import { prepareIndexWorker } from '../../api/catalog/build-index.ts';
 import { prepareContentValidators } from '../../src/domain/catalog.ts';
 import { prepareSearchWorker } from '../../src/lib/site/search-index.ts';
 import { rememberBaseSnapshot } from '../catalog-snapshot.ts';
-import { planBuild } from './plan.ts';
+import { FullBuildNeeded, planBuild, type PlannedBuild } from './plan.ts';
 import { BuildRun, runSteps } from './runner.ts';
 import { render } from './steps/render.ts';
 import { scores } from './steps/scores.ts';
@@ -41,6 +41,8 @@ export interface WarmUpResult {
   renderer: RendererUsed | null;
   /** The base's snapshot was read from its file (and is now kept), not taken from memory. */
   snapshotRead: boolean;
+  /** Why nothing was warmed up beyond the threads and validators: the base cannot be built on. */
+  skipped?: string;
 }
 
 export async function warmUp(options: BuildOptions, baseDir: string): Promise<WarmUpResult> {
@@ -48,7 +50,21 @@ export async function warmUp(options: BuildOptions, baseDir: string): Promise<Wa
   prepareContentValidators();
   prepareSearchWorker();
   prepareIndexWorker();
-  const { plan, catalog } = planBuild(options, baseDir);
+  let planned: PlannedBuild;
+  try {
+    planned = planBuild(options, baseDir);
+  } catch (err) {
+    if (!(err instanceof FullBuildNeeded)) throw err;
+    return {
+      durationMs: Date.now() - started,
+      phases: {},
+      works: 0,
+      renderer: null,
+      snapshotRead: false,
+      skipped: err.message,
+    };
+  }
+  const { plan, catalog } = planned;
   const snapshot = plan.base?.snapshot ?? null;
   if (snapshot && !snapshot.fromMemory) rememberBaseSnapshot(snapshot.base, plan.contentDir);
   const run = new BuildRun(plan, catalog);
