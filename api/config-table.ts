@@ -336,7 +336,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`1`',
     readBy: 'server',
     meaning:
-      "`1` (with `ARCHIVE_WARM_BUILDER=1`): at start, once the build checkout holds the content's HEAD, the warm build process plans a build on the served build and renders its pages into a scratch folder, which it then removes (`scripts/build/warm-up.ts`). The first apply after a start then finds the served build's catalog loaded and Astro's pages compiled, as every later apply does (at 100,000 works it saved about 6.5 s of reading the catalog and 6 s of Vite). It costs one scoped build's CPU at start; an apply that comes meanwhile waits for it. The server logs its time. `0`: the first apply pays for both",
+      "`1` (with `ARCHIVE_WARM_BUILDER=1`): at start, once the build checkout holds the content's HEAD, the warm build process plans a build on the served build and renders its pages into a scratch folder, which it then removes (`scripts/build/warm-up.ts`). The first apply after a start then finds the served build's catalog loaded and Astro's pages compiled, as every later apply does (at 100,000 works the first correction after a start went from 24.2 s to 9.6 s, and the warm-up took 14.6 s at start: bench/README.md). It costs one scoped build's CPU at start; an apply that comes meanwhile waits for it. The server logs its time. `0`: the first apply pays for both",
   },
   {
     names: ['ARCHIVE_WARM_BUILDER_MAX_RSS_MB'],
