@@ -86,6 +86,12 @@ export interface AppInput {
   config: Config;
   handle: SiteHandle;
   rebuilder?: SiteRebuilder;
+  /**
+   * Warm the build process up at start when the configuration says so (ARCHIVE_WARM_BUILDER_WARM_UP):
+   * the server's own start (scripts/serve.ts) asks for it; apps made in a test process do not
+   * (they would start a build process and run a build each). Default false.
+   */
+  warmUp?: boolean;
   /** Test seams of the review service (a trusted CA for the fetcher, a fake forge, a clock). */
   review?: ReviewServiceOverrides;
 }
@@ -215,7 +221,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         reconcileSchedule: config.reconcileSchedule,
         warmBuilder: config.warmBuilder,
         warmBuilderMaxRssBytes: config.warmBuilderMaxRssBytes,
-        warmUp: config.warmBuilderWarmUp,
+        warmUp: config.warmBuilderWarmUp && input.warmUp === true,
         onWarmUp: (event) => logWarmUp(event),
         onReconcile: (event) => logReconcile(event),
         onCompaction: (event) => logCompaction(event),

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const before = servedBuildTarget(link);
   const handle = await SiteHandle.open(buildDir, { servedLink: link, budgets: config.cacheBudgets });
   pruneBuilds(config, [buildDir, ...(before ? [before] : [])]);
-  const app = await createApp({ config, handle }, { logger: { level: config.logLevel } });
+  const app = await createApp({ config, handle, warmUp: true }, { logger: { level: config.logLevel } });
   // Listens, and drains on SIGTERM/SIGINT (api/lifecycle.ts).
   await serve(app, config);
   console.log(

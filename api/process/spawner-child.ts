@@ -11,7 +11,9 @@ import type { SpawnReply, SpawnRequest } from './spawner.ts';
 const running = new Map<number, ChildProcess>();
 
 function reply(message: SpawnReply): void {
-  if (process.connected) process.send?.(message);
+  // With a callback, a parent gone between the check and the write is an error passed to it (and
+  // ignored: nobody is left to answer), not an 'error' event that ends this process mid-command.
+  if (process.connected) process.send?.(message, () => undefined);
 }
 
 function start(req: SpawnRequest): void {

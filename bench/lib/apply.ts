@@ -392,7 +392,7 @@ async function one(
       ? { fetchOptions: { ca: fileHost.ca, allowHosts: [`localhost:${new URL(fileHost.base).port}`] } }
       : {};
     // The rebuilder is the app's own, from the configuration, as under `npm start`.
-    let app = await createApp({ config, handle, review }, { logger });
+    let app = await createApp({ config, handle, review, warmUp: true }, { logger });
     // A real socket: every request below goes through the loopback HTTP server.
     await app.listen({ port: 0, host: '127.0.0.1' });
     let server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -712,7 +712,7 @@ async function one(
         await app.close();
         handle = await SiteHandle.open(handle.current.dir);
         const layerMaxPaths = 2 * layerPaths;
-        app = await createApp({ config: { ...config, layerMaxPaths }, handle, review }, { logger });
+        app = await createApp({ config: { ...config, layerMaxPaths }, handle, review, warmUp: true }, { logger });
         await app.listen({ port: 0, host: '127.0.0.1' });
         server = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
         const since = compactions.length;

@@ -50,7 +50,17 @@ async function startServiceOnce(env: Record<string, string>, timeoutMs: number):
   let output = '';
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: url, LOG_LEVEL: 'warn', ...env },
+    // The warm-up at start (ARCHIVE_WARM_BUILDER_WARM_UP) runs a scoped build in every server
+    // started; off unless a test asks for it (test/review/warm-up.slow.test.ts).
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: url,
+      LOG_LEVEL: 'warn',
+      ARCHIVE_WARM_BUILDER_WARM_UP: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (output += String(d)));
