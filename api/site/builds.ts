@@ -402,6 +402,22 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
  * reconcile's "reconcile": each has its own, so they never share one), else a scratch worktree
  * added and removed around the build.
  */
+/**
+ * What every build the server makes passes its build child, from the configuration: one place, so
+ * the warm-up's build (`Rebuilder.prepare`) runs with exactly the arguments and environment the
+ * applies' builds do (the warm renderer keys its compiled pages by them: scripts/lib/warm-render.ts).
+ */
+function serverBuildOptions(config: Config): ChildBuildOptions {
+  return {
+    blobsDir: path.join(config.dataDir, 'blobs'),
+    // nginx in front serves whatever build the server serves, through the served-build link.
+    nginxRoot: path.resolve(servedClientDir(config.dataDir)),
+    readerSignIn: readerSignInOf(config),
+    renderCache: config,
+    engrave: config.engrave,
+  };
+}
+
 async function buildFromWorktree(
   config: Config,
   commit: string,
@@ -413,17 +429,12 @@ async function buildFromWorktree(
   const locked = options.gitLock ?? (<T>(fn: () => Promise<T>) => fn());
   const build = (worktree: string) =>
     buildInChild(worktree, dir, config.publicBaseUrl, {
+      ...serverBuildOptions(config),
       inheritOutput: options.inheritOutput,
-      blobsDir: path.join(config.dataDir, 'blobs'),
-      // nginx in front serves whatever build the server serves, through the served-build link.
-      nginxRoot: path.resolve(servedClientDir(config.dataDir)),
       commit,
       incrementalFrom: options.incrementalFrom,
       lowPriority: options.lowPriority,
       signal: options.signal,
-      readerSignIn: readerSignInOf(config),
-      renderCache: config,
-      engrave: config.engrave,
       builder: options.builder,
       onWarmBuild: (r) => {
         // The build ran in a process that had built before: Node, the scripts and Astro were loaded.
@@ -1089,13 +1100,9 @@ export class Rebuilder implements SiteRebuilder {
         if (this.closed || abort.signal.aborted) throw new Error('build cancelled');
         if (!isCompleteBuild(base)) throw new Error(`the served build ${path.basename(base)} is not complete`);
         await buildInChild(dir, outDir, this.config.publicBaseUrl, {
-          blobsDir: path.join(this.config.dataDir, 'blobs'),
-          nginxRoot: path.resolve(servedClientDir(this.config.dataDir)),
+          ...serverBuildOptions(this.config),
           commit: head,
           incrementalFrom: base,
-          readerSignIn: readerSignInOf(this.config),
-          renderCache: this.config,
-          engrave: this.config.engrave,
           builder: this.builder,
           signal: abort.signal,
           warmUp: true,
