@@ -39,6 +39,11 @@ export interface AstroRun {
   /** Keep the site data the run built for the next run of the same build (batches); otherwise dropped when the run ends. */
   keepSiteData?: boolean;
   /**
+   * Make the site data from the last incremental build's in this process, and keep it for the
+   * next (src/lib/site-data.ts, `shareCatalog` with `patch`): an incremental build's run.
+   */
+  patchSiteData?: boolean;
+  /**
    * Render through the warm renderer when this process holds Astro's compiled pages for the same
    * site code and settings (scripts/lib/warm-render.ts). Only for a run whose output joins a base
    * built by the same code: a warm run writes pages and records, not the browser's bundles.
@@ -66,7 +71,7 @@ export async function runAstro(run: AstroRun): Promise<RendererUsed> {
   if (run.scopeFile) env.ARCHIVE_BUILD_SCOPE = run.scopeFile;
   else delete process.env.ARCHIVE_BUILD_SCOPE;
   Object.assign(process.env, env);
-  if (run.catalog) shareCatalog(run.contentDir, run.catalog);
+  if (run.catalog) shareCatalog(run.contentDir, run.catalog, { patch: run.patchSiteData });
   const key = warmKey(run.siteCode ?? siteCodeDigest(PROJECT_ROOT), process.env);
   let because: string | undefined;
   if (run.warm) {
@@ -102,7 +107,7 @@ export async function runAstro(run: AstroRun): Promise<RendererUsed> {
       }
       if (!run.keepSiteData) dropSharedSiteData();
     }
-    if (run.catalog) shareCatalog(run.contentDir, run.catalog);
+    if (run.catalog) shareCatalog(run.contentDir, run.catalog, { patch: run.patchSiteData });
   }
   const { build } = await import('astro');
   // Astro stages prerendered chunks under <cwd>/.astro when outDir lies outside the working

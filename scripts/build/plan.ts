@@ -43,6 +43,7 @@ import { composerScopeKey, facetKeysOf } from '../../src/lib/site/facets.ts';
 import { forgetSnapshot, readBaseSnapshot, workFolder, type SnapshotReuse } from '../catalog-snapshot.ts';
 import { siteCodeDigest } from '../lib/site-code.ts';
 import { forgetWorksIndexPageKeys } from '../../src/lib/site/works-index.ts';
+import { forgetSiteModel } from '../../src/lib/site-data.ts';
 import { forgetBrowsePageKeys } from '../../src/lib/site/browse-pages.ts';
 import { batchWorksFrom } from './astro.ts';
 import { ContentError, PROJECT_ROOT, SCORES_MANIFEST, type BuildInfo, type BuildOptions } from './types.ts';
@@ -312,6 +313,7 @@ function planFull(options: BuildOptions): PlannedBuild {
   // A full build reads no snapshot and no earlier run's page keys; the warm build process's
   // memory of the last apply's is let go.
   forgetSnapshot();
+  forgetSiteModel();
   forgetWorksIndexPageKeys();
   forgetBrowsePageKeys();
   const loaded = loadCatalog(outputs.contentDir);

@@ -64,6 +64,8 @@ export class BuildRun {
   /** astro: where the pages went (a build without a base renders straight into client/), and how. */
   renderDir = '';
   renderer?: RendererUsed;
+  /** How the pages' site data was made (an incremental build; src/lib/site-data.ts, `siteDataMade`). */
+  siteData?: 'patched' | 'made' | null;
   astroRuns = 0;
   warmRuns = 0;
   worksIndexKeys?: ReturnType<typeof writeWorksIndexKeys>;

@@ -84,6 +84,11 @@ export interface BuildInfo {
     renderedFiles: number;
     /** Who rendered the pages: the warm renderer (no Vite run), or Astro (and why not the warm renderer). */
     renderer?: RendererUsed;
+    /**
+     * How the pages' site data (works, orders, facets, profile usage) was made: "patched" from the
+     * previous build's in this process (src/lib/site-data.ts), "made" afresh; since 2026-11-29.
+     */
+    siteData?: 'patched' | 'made' | null;
     /** The changed works' search records were unchanged, so the base's Pagefind index was linked, not made again. */
     searchIndexKept?: boolean;
     /** The search-index shards indexed again (the others linked from the base); null: every shard (src/lib/site/search-index.ts). */

@@ -383,6 +383,62 @@ export function profileUsage(catalog: Catalog): ProfileUsage {
   return usage;
 }
 
+/**
+ * `usage` (of a catalog whose works are in slug order, as the loader reads folders) without the
+ * `removed` works and with the `added` ones: the same map `profileUsage` gives for the new
+ * catalog when it is in slug order too. Each touched profile's list is a new array; `usage` is not
+ * changed. Null when a removed work's entry is not where the order puts it, or an added work's
+ * slug is there already (the caller makes the usage afresh).
+ */
+export function patchProfileUsage(
+  usage: ProfileUsage,
+  removed: readonly LoadedWork[],
+  added: readonly LoadedWork[],
+): ProfileUsage | null {
+  const touched = new Map<string, Array<{ slug: string; arrangementIds: number[] }>>();
+  const listOf = (profile: string) => {
+    let list = touched.get(profile);
+    if (list === undefined) touched.set(profile, (list = (usage.get(profile) ?? []).slice()));
+    return list;
+  };
+  const at = (list: ReadonlyArray<{ slug: string }>, slug: string) => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.slug < slug) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  for (const w of removed)
+    for (const [profile, entry] of workProfileUsage(w)) {
+      const list = listOf(profile);
+      const i = at(list, entry.slug);
+      if (list[i] !== entry) return null;
+      list.splice(i, 1);
+    }
+  for (const w of added)
+    for (const [profile, entry] of workProfileUsage(w)) {
+      const list = listOf(profile);
+      const i = at(list, entry.slug);
+      if (i < list.length && list[i]!.slug === entry.slug) return null;
+      list.splice(i, 0, entry);
+    }
+  const out: ProfileUsage = new Map(usage);
+  for (const [profile, list] of touched) {
+    if (list.length === 0) out.delete(profile);
+    else out.set(profile, list);
+  }
+  return out;
+}
+
+/** Whether a catalog's works are in slug order (code units, as `readdirSync(...).sort()` sorts the folders). */
+export function inSlugOrder(works: readonly LoadedWork[]): boolean {
+  for (let i = 1; i < works.length; i++) if (!(works[i - 1]!.content.slug < works[i]!.content.slug)) return false;
+  return true;
+}
+
 // A work's part of the usage, once per loaded work (the warm build process's builds share the
 // loaded works an apply did not change: making each work's entries again was about 0.2 s per apply
 // at 100,000 works). The entries are never changed once made.
@@ -435,15 +491,39 @@ export function buildProfileRecord(
   };
 }
 
-export function buildInstrumentRecords(catalog: Catalog, baseUrl: string): InstrumentRecord[] {
-  const u = urls(baseUrl);
-  // Works per instrument in one pass over the catalog (a work naming an instrument twice counts once).
-  const workCounts = new Map<string, number>();
-  for (const w of catalog.works) {
+/** Works per instrument in one pass over the works (a work naming an instrument twice counts once). */
+export function instrumentWorkCounts(works: readonly LoadedWork[]): Map<string, number> {
+  return countInstruments(new Map(), works, 1);
+}
+
+/** `counts` without the `removed` works and with the `added` ones (a new map; `counts` is not changed). */
+export function patchInstrumentWorkCounts(
+  counts: ReadonlyMap<string, number>,
+  removed: readonly LoadedWork[],
+  added: readonly LoadedWork[],
+): Map<string, number> {
+  const out = countInstruments(new Map(counts), removed, -1);
+  countInstruments(out, added, 1);
+  for (const [slug, n] of out) if (n === 0) out.delete(slug);
+  return out;
+}
+
+function countInstruments(counts: Map<string, number>, works: readonly LoadedWork[], by: 1 | -1): Map<string, number> {
+  for (const w of works) {
     const named = w.content.instruments;
     for (let i = 0; i < named.length; i++)
-      if (named.indexOf(named[i]!) === i) workCounts.set(named[i]!, (workCounts.get(named[i]!) ?? 0) + 1);
+      if (named.indexOf(named[i]!) === i) counts.set(named[i]!, (counts.get(named[i]!) ?? 0) + by);
   }
+  return counts;
+}
+
+/** Every instrument's record; `workCounts` as `instrumentWorkCounts` gives them for the catalog's works. */
+export function buildInstrumentRecords(
+  catalog: Catalog,
+  baseUrl: string,
+  workCounts: ReadonlyMap<string, number> = instrumentWorkCounts(catalog.works),
+): InstrumentRecord[] {
+  const u = urls(baseUrl);
   return [...catalog.instruments]
     .sort((a, b) => a.family.localeCompare(b.family) || a.name.localeCompare(b.name))
     .map((inst) => {

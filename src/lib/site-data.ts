@@ -15,7 +15,12 @@ import {
 import {
   buildInstrumentRecords,
   buildProfileRecord,
+  inSlugOrder,
+  instrumentWorkCounts,
+  patchInstrumentWorkCounts,
+  patchProfileUsage,
   profileUsage,
+  type ProfileUsage,
   buildWorkRecord,
   lifeDates,
   urls,
@@ -27,7 +32,7 @@ import type { WorkContent, WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { dropSharedScoreManifest, scoreFor } from './site/scores.ts';
-import { sortKept } from './site/kept-order.ts';
+import { patchSorted, sortKept } from './site/kept-order.ts';
 
 /** Source scores of a work that the build engraved to a PDF (from the score manifest). */
 function pdfAssetIds(work: LoadedWork): Set<number> {
@@ -74,22 +79,43 @@ export interface SiteWork {
   readonly summary: WorkSummary;
 }
 
+/** How one site data makes its works' records (the build's catalog, base URL, scores and sign-in). */
+interface RecordSource {
+  make: (loaded: LoadedWork) => WorkRecord;
+}
+
+/**
+ * A work of the site whose record comes from the site data it belongs to now: the builds of the
+ * warm build process patch their site data from the last one (`siteDelta`), so an unchanged
+ * work's object serves build after build, and its record is made again for each build (from
+ * `source.current`) on first use, never carried over from the build before.
+ */
 class LazySiteWork implements SiteWork {
   readonly loaded: LoadedWork;
   readonly entry: WorkEntry;
-  readonly #make: (loaded: LoadedWork) => WorkRecord;
+  readonly source: { current: RecordSource };
+  /** The last patch that found this work in the catalog (`patchWorks`). */
+  seen = 0;
+  #madeBy: RecordSource | undefined;
   #record: WorkRecord | undefined;
   #summary: WorkSummary | undefined;
-  constructor(loaded: LoadedWork, entry: WorkEntry, make: (loaded: LoadedWork) => WorkRecord) {
+  constructor(loaded: LoadedWork, entry: WorkEntry, source: { current: RecordSource }) {
     this.loaded = loaded;
     this.entry = entry;
-    this.#make = make;
+    this.source = source;
   }
   get record(): WorkRecord {
-    return (this.#record ??= this.#make(this.loaded));
+    const by = this.source.current;
+    if (this.#madeBy !== by || this.#record === undefined) {
+      this.#record = by.make(this.loaded);
+      this.#summary = undefined;
+      this.#madeBy = by;
+    }
+    return this.#record;
   }
   get summary(): WorkSummary {
-    return (this.#summary ??= workSummary(this.record));
+    const record = this.record;
+    return (this.#summary ??= workSummary(record));
   }
 }
 export interface SiteProfile {
@@ -115,13 +141,22 @@ let cached: SiteData | undefined;
 /** Where the build script leaves the catalog it loaded for the Astro run in the same process. */
 export const SHARED_CATALOG = Symbol.for('pdma.build.catalog');
 
-/** Called by the build script before `astro build`: the pages use this catalog instead of loading it again. */
-export function shareCatalog(contentDir: string, catalog: Catalog): void {
-  (globalThis as { [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog } })[SHARED_CATALOG] = {
+/**
+ * Called by the build script before `astro build`: the pages use this catalog instead of loading
+ * it again. With `patch` (an incremental build), the site data is made from the last build's that
+ * shared with `patch` in this process, and kept for the next one (`site()`, `siteDelta`);
+ * without it (a full build), none is kept: at 100,000 works the catalog must be let go after the
+ * pages are rendered.
+ */
+export function shareCatalog(contentDir: string, catalog: Catalog, options: { patch?: boolean } = {}): void {
+  (globalThis as { [SHARED_CATALOG]?: SharedCatalog })[SHARED_CATALOG] = {
     contentDir: path.resolve(contentDir),
     catalog,
+    patch: options.patch === true,
   };
 }
+
+type SharedCatalog = { contentDir: string; catalog: Catalog; patch: boolean };
 
 /**
  * An incremental build (scripts/build/plan.ts, a plan with a base) renders only the pages a change touches:
@@ -204,9 +239,101 @@ type SharedSiteData = { key: string; data: SiteData };
 const WORK_ENTRIES = Symbol.for('pdma.build.workEntries');
 const shelf = globalThis as {
   [SHARED_SITE_DATA]?: SharedSiteData;
-  [SHARED_CATALOG]?: { contentDir: string; catalog: Catalog };
+  [SHARED_CATALOG]?: SharedCatalog;
   [WORK_ENTRIES]?: { key: string; entries: WeakMap<LoadedWork, WorkEntry> };
+  [LAST_SITE]?: LastSite;
 };
+
+/**
+ * The last site data an incremental build made in this process (`shareCatalog` with `patch`),
+ * for the next one to be made from: an apply changes a few works, and making the site's works,
+ * their orders and the facets afresh walked every work (about 0.7 s per apply at 100,000 works,
+ * several seconds on a loaded machine). Kept while the content folder, base URL, instruments
+ * and genre vocabulary stay (`key`), and only by the module copy that made it (`kind`: each
+ * Astro compile of the pages has its own copy of this module, and its own class of works).
+ */
+const LAST_SITE = Symbol.for('pdma.build.lastSite');
+interface LastSite {
+  key: string;
+  kind: unknown;
+  data: SiteData;
+  /** The site's work of each loaded work of `data`. */
+  byLoaded: Map<LoadedWork, LazySiteWork>;
+  /** Where `data`'s works take their records from. */
+  source: { current: RecordSource };
+  /** How `data` was made from the site data before it, when it was patched. */
+  delta: SiteDelta | null;
+  /** `data`'s profile usage and works per instrument (its profiles' and instruments' records). */
+  usage: ProfileUsage;
+  instrumentCounts: Map<string, number>;
+}
+
+/** How a build's site data differs from the last (`siteDelta`). */
+export interface SiteDelta {
+  /** The last build's site data; its works, orders and facets are not read after this build's are made. */
+  from: SiteData;
+  /** Works of `from` that are not in this build's: removed, or changed (then a new work in `added`). */
+  removed: SiteWork[];
+  /** This build's works that `from` had not: new, or changed. */
+  added: SiteWork[];
+}
+
+/**
+ * The delta this build's site data was made from, or null when it was made afresh. The facets
+ * and the orders (src/lib/site/facets.ts, works-index.ts) patch theirs from `from`'s with it.
+ */
+export function siteDelta(data: SiteData): SiteDelta | null {
+  const last = shelf[LAST_SITE];
+  return last !== undefined && last.data === data ? last.delta : null;
+}
+
+/**
+ * How the site data of a build of `catalog` was made, when the last incremental build made it:
+ * "patched" from the build's before it, or "made" afresh; null for any other catalog.
+ */
+export function siteDataMade(catalog: Catalog): 'patched' | 'made' | null {
+  const last = shelf[LAST_SITE];
+  if (last === undefined || last.data.catalog !== catalog) return null;
+  return last.delta === null ? 'made' : 'patched';
+}
+
+/** Let go of the last incremental build's site data (a full build, which starts from none). */
+export function forgetSiteModel(): void {
+  delete shelf[LAST_SITE];
+}
+
+/** At most this many works added or removed for a patch (beyond, making afresh is about as cheap). */
+function patchLimit(works: number): number {
+  return 64 + Math.floor(works / 100);
+}
+
+const bySlug = (a: SiteWork, b: SiteWork) => a.entry.slug.localeCompare(b.entry.slug);
+
+let patches = 0;
+
+/**
+ * This catalog's works as the last site data's, patched: the works whose loaded object the last
+ * had keep their site work; the others are new. Null when too many changed to patch.
+ */
+function patchWorks(
+  last: LastSite,
+  catalog: Catalog,
+  newWork: (loaded: LoadedWork) => LazySiteWork,
+): { works: SiteWork[]; delta: SiteDelta } | null {
+  const mark = ++patches;
+  const limit = patchLimit(catalog.works.length);
+  const fresh: LoadedWork[] = [];
+  for (const loaded of catalog.works) {
+    const known = last.byLoaded.get(loaded);
+    if (known !== undefined && known.seen !== mark) known.seen = mark;
+    else if (fresh.push(loaded) > limit) return null;
+  }
+  const removed = (last.data.works as LazySiteWork[]).filter((w) => w.seen !== mark);
+  if (removed.length > limit) return null;
+  const added = fresh.map(newWork);
+  const works = patchSorted(last.data.works, removed, added, bySlug);
+  return works === null ? null : { works, delta: { from: last.data, removed, added } };
+}
 
 /** Forget the catalog, site data and score manifest a build shared with its Astro runs. */
 export function dropSharedSiteData(): void {
@@ -242,8 +369,8 @@ export function site(): SiteData {
   // The build script loads and checks the catalog before it runs Astro in the same process; it
   // hands it over here (scripts/build/astro.ts, `shareCatalog`) so a build parses every work once.
   const shared = shelf[SHARED_CATALOG];
-  const { catalog, messages } =
-    shared && shared.contentDir === contentDir ? { catalog: shared.catalog, messages: [] } : loadCatalog(contentDir);
+  const fromShared = shared !== undefined && shared.contentDir === contentDir;
+  const { catalog, messages } = fromShared ? { catalog: shared.catalog, messages: [] } : loadCatalog(contentDir);
   if (messages.length > 0) {
     throw new Error(
       `content repository ${contentDir} has ${messages.length} problem(s):\n${messages.map(formatLintMessage).join('\n')}`,
@@ -251,8 +378,10 @@ export function site(): SiteData {
   }
   const u = urls(baseUrl);
   const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
-  const makeRecord = (loaded: LoadedWork) =>
-    buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn });
+  const source = {
+    make: (loaded: LoadedWork) =>
+      buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn }),
+  };
   // A work's entry depends on its content, the base URL and the instruments only: the builds of
   // one process (the warm renderer, scripts/lib/warm-render.ts) share the loaded works they did
   // not change (scripts/catalog-snapshot.ts), so each keeps its entry from the build before.
@@ -261,9 +390,9 @@ export function site(): SiteData {
   if (!entryCache || entryCache.key !== entryKey)
     shelf[WORK_ENTRIES] = entryCache = { key: entryKey, entries: new WeakMap() };
   const entries = entryCache.entries;
-  const unsorted: SiteWork[] = catalog.works.map((loaded) => {
+  const entryOf = (loaded: LoadedWork): WorkEntry => {
     const known = entries.get(loaded);
-    if (known) return new LazySiteWork(loaded, known, makeRecord);
+    if (known) return known;
     const c = loaded.content;
     const entry: WorkEntry = {
       slug: c.slug,
@@ -279,15 +408,42 @@ export function site(): SiteData {
       html: u.workHtml(c.slug),
     };
     entries.set(loaded, entry);
-    return new LazySiteWork(loaded, entry, makeRecord);
-  });
-  const works = sortKept(
-    'slug',
-    unsorted,
-    (w) => w.entry,
-    (a, b) => a.entry.slug.localeCompare(b.entry.slug),
-  );
-  const usage = profileUsage(catalog);
+    return entry;
+  };
+  // An incremental build's site data is the last one's, patched (`LastSite`); the facets are
+  // grouped by the genre vocabulary too, so it is part of what must stay for a patch.
+  const patchable = fromShared && shared.patch;
+  const modelKey = JSON.stringify([contentDir, baseUrl, catalog.instruments, catalog.genres]);
+  const last = patchable ? shelf[LAST_SITE] : undefined;
+  const reusable = last !== undefined && last.key === modelKey && last.kind === LazySiteWork ? last : undefined;
+  const holder = reusable?.source ?? { current: source };
+  holder.current = source;
+  const newWork = (loaded: LoadedWork) => new LazySiteWork(loaded, entryOf(loaded), holder);
+  const patched = reusable ? patchWorks(reusable, catalog, newWork) : null;
+  let works: SiteWork[];
+  let workBySlug: Map<string, SiteWork>;
+  if (reusable && patched) {
+    works = patched.works;
+    // The last build's map, brought up to date: it is not read after this build's data is made.
+    workBySlug = reusable.data.workBySlug;
+    for (const w of patched.delta.removed) workBySlug.delete(w.entry.slug);
+    for (const w of patched.delta.added) workBySlug.set(w.entry.slug, w);
+  } else {
+    works = sortKept('slug', catalog.works.map(newWork), (w) => w.entry, bySlug);
+    workBySlug = new Map(works.map((w) => [w.entry.slug, w]));
+  }
+  // The profiles' usage and the works per instrument, patched too when the works were (the
+  // usage lists works in catalog order: patched only for a catalog in slug order, as loaded).
+  const removedLoaded = patched?.delta.removed.map((w) => w.loaded) ?? [];
+  const addedLoaded = patched?.delta.added.map((w) => w.loaded) ?? [];
+  const usage =
+    (reusable && patched && inSlugOrder(catalog.works)
+      ? patchProfileUsage(reusable.usage, removedLoaded, addedLoaded)
+      : null) ?? profileUsage(catalog);
+  const instrumentCounts =
+    reusable && patched
+      ? patchInstrumentWorkCounts(reusable.instrumentCounts, removedLoaded, addedLoaded)
+      : instrumentWorkCounts(catalog.works);
   const data: SiteData = {
     baseUrl,
     readerSignIn,
@@ -295,13 +451,31 @@ export function site(): SiteData {
     generatedAtUtc: process.env.ARCHIVE_GENERATED_AT ?? new Date().toISOString(),
     catalog,
     works,
-    workBySlug: new Map(works.map((w) => [w.entry.slug, w])),
+    workBySlug,
     profiles: catalog.profiles.map((loaded) => ({
       loaded,
       record: buildProfileRecord(loaded, catalog, baseUrl, usage),
     })),
-    instruments: buildInstrumentRecords(catalog, baseUrl),
+    instruments: buildInstrumentRecords(catalog, baseUrl, instrumentCounts),
   };
+  if (patchable) {
+    let byLoaded: Map<LoadedWork, LazySiteWork>;
+    if (reusable && patched) {
+      byLoaded = reusable.byLoaded;
+      for (const w of patched.delta.removed) byLoaded.delete(w.loaded);
+      for (const w of patched.delta.added) byLoaded.set(w.loaded, w as LazySiteWork);
+    } else byLoaded = new Map((works as LazySiteWork[]).map((w) => [w.loaded, w]));
+    shelf[LAST_SITE] = {
+      key: modelKey,
+      kind: LazySiteWork,
+      data,
+      byLoaded,
+      source: holder,
+      delta: patched?.delta ?? null,
+      usage,
+      instrumentCounts,
+    };
+  } else if (fromShared) forgetSiteModel();
   // Kept for the next Astro run of the same build when the build script shared its catalog.
   if (shared && shared.catalog === catalog) {
     shelf[SHARED_SITE_DATA] = { key, data };

@@ -66,6 +66,8 @@ describe('incremental build', () => {
     expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
     // The base's catalog snapshot was read from its file (a full build keeps none in memory).
     expect(info.incremental.snapshot).toBe('file');
+    // Nor its site data: this build made the pages' works, orders and facets afresh.
+    expect(info.incremental.siteData).toBe('made');
     // A layer over the base: only the files the change touched, none of the base's copied.
     expect(info.incremental.layer).toMatchObject({ base: 'base' });
     expect(info.incremental.layer.files).toBeLessThan(filesUnder(path.join(baseDir, 'client')).length / 2);
@@ -165,6 +167,9 @@ describe('incremental build', () => {
     expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
     // The first incremental build of the process kept its catalog for this one.
     expect(info.incremental.snapshot).toBe('memory');
+    // ... and its site data, which this build patched (src/lib/site-data.ts, `siteDelta`): the
+    // byte-identity below covers the patched works, orders, facets and profile usage.
+    expect(info.incremental.siteData).toBe('patched');
     expect(info.incremental.works).toEqual([
       'bach-air-second-study',
       'bach-prelude-in-c-bwv-846',

@@ -36,6 +36,7 @@ export const record: Step = {
               snapshot: base.snapshot === null ? null : base.snapshot.fromMemory ? 'memory' : 'file',
               renderedFiles: build.renderedFiles,
               renderer: build.renderer,
+              siteData: build.siteData ?? null,
               searchIndexKept: build.keepSearch,
               searchShardsIndexed: build.keepSearch ? [] : build.shardReuse ? build.shardReuse.dirty : null,
               layer: build.layer

@@ -23,6 +23,7 @@ import {
   worksIndexPagesOfRun,
   writeWorksIndexKeys,
 } from '../../../src/lib/site/works-index.ts';
+import { siteDataMade } from '../../../src/lib/site-data.ts';
 import { renderAllPages, runAstro, type AstroRun } from '../astro.ts';
 import type { Step } from '../runner.ts';
 
@@ -70,10 +71,17 @@ export const render: Step = {
         }),
       );
       try {
-        build.renderer = await runAstro({ ...run, clientDir: build.renderDir, scopeFile, warm: true });
+        build.renderer = await runAstro({
+          ...run,
+          clientDir: build.renderDir,
+          scopeFile,
+          warm: true,
+          patchSiteData: true,
+        });
       } finally {
         rmSync(scopeFile, { force: true });
       }
+      build.siteData = siteDataMade(build.catalog);
       build.astroRuns = 1;
       build.warmRuns = build.renderer.kind === 'warm' ? 1 : 0;
     }

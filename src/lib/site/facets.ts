@@ -6,8 +6,17 @@
 import { broaderGenre, narrowerGenres } from '../../domain/genres.ts';
 import { MUSIC_ROLES } from '../../schemas/common.ts';
 import { fold } from '../../domain/text.ts';
-import { foldedOf, sortKept } from './kept-order.ts';
-import { buildScope, site, worksInScope, type BuildScope, type SiteData, type SiteWork } from '../site-data.ts';
+import { foldedOf, patchSorted, sortKept } from './kept-order.ts';
+import {
+  buildScope,
+  site,
+  siteDelta,
+  worksInScope,
+  type BuildScope,
+  type SiteData,
+  type SiteDelta,
+  type SiteWork,
+} from '../site-data.ts';
 import { ROLE_LABELS } from './format.ts';
 import { pageUrls, slugify, type FacetName } from './paths.ts';
 import type { WorkContent } from '../../schemas/work.ts';
@@ -52,22 +61,18 @@ export const FACET_TITLES: Record<FacetName, { plural: string; singular: string 
   role: { plural: 'Music roles', singular: 'Music role' },
 };
 
+/** Display order: composer sort name, title, slug (folded). A total order: slugs are unique. */
+function byDisplay(a: SiteWork, b: SiteWork): number {
+  const x = foldedOf(a.entry);
+  const y = foldedOf(b.entry);
+  return (
+    x.composer.localeCompare(y.composer) || x.title.localeCompare(y.title) || a.entry.slug.localeCompare(b.entry.slug)
+  );
+}
+
 /** Works in display order (composer sort name, title, slug; folded). */
 function inDisplayOrder(list: SiteWork[]): SiteWork[] {
-  return sortKept(
-    'display',
-    list,
-    (w) => w.entry,
-    (a, b) => {
-      const x = foldedOf(a.entry);
-      const y = foldedOf(b.entry);
-      return (
-        x.composer.localeCompare(y.composer) ||
-        x.title.localeCompare(y.title) ||
-        a.entry.slug.localeCompare(b.entry.slug)
-      );
-    },
-  );
+  return sortKept('display', list, (w) => w.entry, byDisplay);
 }
 
 // Keyed by the site data, which the Astro runs of one batched build share (src/lib/site-data.ts):
@@ -75,56 +80,47 @@ function inDisplayOrder(list: SiteWork[]): SiteWork[] {
 const shelf = globalThis as { [k: symbol]: WeakMap<SiteData, Facets> | undefined };
 const FACETS = Symbol.for('pdma.build.facets');
 
-export function facets(): Facets {
-  const data = site();
-  const kept = (shelf[FACETS] ??= new WeakMap()).get(data);
-  if (kept) return kept;
-  const u = pageUrls();
-  // Every work is grouped, but only by its `entry`: the records are built by the pages that show them.
-  const works = inDisplayOrder(data.works);
+/** A composer's grouping key: one entry per folded sort name and birth date. */
+function composerKey(w: SiteWork): string {
+  return `${foldedOf(w.entry).composer}|${w.entry.composer.born}`;
+}
 
-  // Composers: one entry per folded sort name; a name written two ways with different life
-  // dates stays two composers (the slug then carries the birth year).
-  const composers = new Map<string, ComposerEntry>();
-  for (const w of works) {
-    const c = w.entry.composer;
-    const key = `${foldedOf(w.entry).composer}|${c.born}`;
-    const entry = composers.get(key);
-    if (entry) {
-      entry.works.push(w);
-      for (const a of c.aliases) if (!entry.aliases.includes(a)) entry.aliases.push(a);
-    } else {
-      composers.set(key, {
-        slug: '',
-        name: c.name,
-        sortName: c.sortName,
-        born: c.born,
-        died: c.died,
-        aliases: [...c.aliases],
-        href: '',
-        works: [w],
-      });
-    }
-  }
-  const folded = new Map([...composers.values()].map((c) => [c, fold(c.sortName)]));
-  const composerList = [...composers.values()].sort(
-    (a, b) => folded.get(a)!.localeCompare(folded.get(b)!) || a.born.localeCompare(b.born),
-  );
+/** Composers in list order: folded sort name, then birth date (a total order over their keys; `makeFacets` sorts by the same). */
+function byComposer(a: ComposerEntry, b: ComposerEntry): number {
+  return fold(a.sortName).localeCompare(fold(b.sortName)) || a.born.localeCompare(b.born);
+}
+
+/** A composer's entry from its works (display order): the first work's names and dates, every work's aliases. */
+function composerEntry(works: SiteWork[], slug: string, href: string): ComposerEntry {
+  const c = works[0]!.entry.composer;
+  const aliases = [...c.aliases];
+  for (let i = 1; i < works.length; i++)
+    for (const a of works[i]!.entry.composer.aliases) if (!aliases.includes(a)) aliases.push(a);
+  return { slug, name: c.name, sortName: c.sortName, born: c.born, died: c.died, aliases, href, works };
+}
+
+/** Give each composer its slug: the slugified sort name, with the birth year where two share it. */
+function nameComposers(list: ComposerEntry[]): void {
+  const u = pageUrls();
   const slugCount = new Map<string, number>();
-  for (const c of composerList) slugCount.set(slugify(c.sortName), (slugCount.get(slugify(c.sortName)) ?? 0) + 1);
-  for (const c of composerList) {
+  for (const c of list) slugCount.set(slugify(c.sortName), (slugCount.get(slugify(c.sortName)) ?? 0) + 1);
+  for (const c of list) {
     const s = slugify(c.sortName);
     c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${yearOrUnknown(c.born)}` : s;
     c.href = u.composer(c.slug);
-    // A composer's works are in title order already (then slug): they were taken from `works` in
-    // display order, which sorts the works of one folded composer name by folded title, then slug.
   }
+}
 
+type Keyed = { slug: string; label: string; description?: string | null };
+
+/**
+ * The values each work has per facet, by the build's instruments and genre vocabulary. A work's
+ * values come from a few distinct strings (periods, genres, instruments, roles): each distinct one
+ * is worked out once per build, not once per work (at 10,000 works the per-work slugs and objects
+ * were most of a scoped apply's facet time).
+ */
+function facetValuesOf(data: SiteData): Record<FacetName, (w: SiteWork) => readonly Keyed[]> {
   const instrumentFamily = new Map(data.instruments.map((i) => [i.slug, i.family]));
-  type Keyed = { slug: string; label: string; description?: string | null };
-  // A work's values per facet come from a few distinct strings (periods, genres, instruments,
-  // roles): each distinct one is worked out once per build, not once per work (at 10,000 works
-  // the per-work slugs and objects were most of a scoped apply's facet time).
   const once = <T>(make: (key: string) => T): ((key: string) => T) => {
     const made = new Map<string, T>();
     return (key) => {
@@ -132,28 +128,6 @@ export function facets(): Facets {
       if (value === undefined) made.set(key, (value = make(key)));
       return value;
     };
-  };
-  const group = (facet: FacetName, keyed: (w: SiteWork) => readonly Keyed[]): FacetValue[] => {
-    const map = new Map<string, FacetValue>();
-    for (const w of works) {
-      for (const v of keyed(w)) {
-        const entry = map.get(v.slug);
-        if (entry) {
-          // A value named twice by one work counts the work once: its values are grouped one
-          // work at a time, so an earlier one of this work is the list's last.
-          if (entry.works[entry.works.length - 1] !== w) entry.works.push(w);
-        } else
-          map.set(v.slug, {
-            facet,
-            slug: v.slug,
-            label: v.label,
-            description: v.description ?? null,
-            href: u.facet(facet, v.slug),
-            works: [w],
-          });
-      }
-    }
-    return [...map.values()].sort((a, b) => b.works.length - a.works.length || a.label.localeCompare(b.label));
   };
   const periodValues = once((period): Keyed[] => [{ slug: slugify(period), label: period }]);
   // Grouped by the vocabulary's broader term (genres.json), never one facet value per work.
@@ -187,23 +161,210 @@ export function facets(): Facets {
         }
       : null,
   );
+  return {
+    period: (w) => (w.entry.period ? periodValues(w.entry.period) : []),
+    genre: (w) => (w.entry.genre ? genreValues(w.entry.genre) : []),
+    instrument: (w) => w.entry.instruments.map(instrumentValue),
+    role: (w) => w.entry.roles.map(roleValue).filter((v): v is Keyed => v !== null),
+  };
+}
+
+const FACET_ORDER: readonly FacetName[] = ['period', 'genre', 'instrument', 'role'];
+
+/** Values in list order: most works first, then by label. */
+function byCount(a: FacetValue, b: FacetValue): number {
+  return b.works.length - a.works.length || a.label.localeCompare(b.label);
+}
+
+export function facets(): Facets {
+  const data = site();
+  const kept = (shelf[FACETS] ??= new WeakMap()).get(data);
+  if (kept) return kept;
+  // A build whose site data was patched from the last build's patches that build's facets.
+  const delta = siteDelta(data);
+  const before = delta ? shelf[FACETS].get(delta.from) : undefined;
+  const result = (before && delta && patchFacets(before, data, delta)) || makeFacets(data);
+  shelf[FACETS].set(data, result);
+  return result;
+}
+
+function makeFacets(data: SiteData): Facets {
+  const u = pageUrls();
+  // Every work is grouped, but only by its `entry`: the records are built by the pages that show them.
+  const works = inDisplayOrder(data.works);
+
+  // Composers: one entry per folded sort name; a name written two ways with different life
+  // dates stays two composers (the slug then carries the birth year).
+  const composers = new Map<string, SiteWork[]>();
+  for (const w of works) {
+    const key = composerKey(w);
+    const list = composers.get(key);
+    if (list) list.push(w);
+    else composers.set(key, [w]);
+  }
+  // A composer's works are in title order (then slug): they were taken from `works` in display
+  // order, which sorts the works of one folded composer name by folded title, then slug.
+  const composerList = [...composers.values()].map((list) => composerEntry(list, '', ''));
+  const folded = new Map(composerList.map((c) => [c, fold(c.sortName)]));
+  composerList.sort((a, b) => folded.get(a)!.localeCompare(folded.get(b)!) || a.born.localeCompare(b.born));
+  nameComposers(composerList);
+
+  const valuesOf = facetValuesOf(data);
+  const group = (facet: FacetName): FacetValue[] => {
+    const keyed = valuesOf[facet];
+    const map = new Map<string, FacetValue>();
+    for (const w of works) {
+      for (const v of keyed(w)) {
+        const entry = map.get(v.slug);
+        if (entry) {
+          // A value named twice by one work counts the work once: its values are grouped one
+          // work at a time, so an earlier one of this work is the list's last.
+          if (entry.works[entry.works.length - 1] !== w) entry.works.push(w);
+        } else
+          map.set(v.slug, {
+            facet,
+            slug: v.slug,
+            label: v.label,
+            description: v.description ?? null,
+            href: u.facet(facet, v.slug),
+            works: [w],
+          });
+      }
+    }
+    return [...map.values()].sort(byCount);
+  };
 
   const composerByWork = new Map<string, ComposerEntry>();
   for (const c of composerList) for (const w of c.works) composerByWork.set(w.entry.slug, c);
 
-  const result: Facets = {
+  return {
     composers: composerList,
     works,
     composerByWork,
     values: {
-      period: group('period', (w) => (w.entry.period ? periodValues(w.entry.period) : [])),
-      genre: group('genre', (w) => (w.entry.genre ? genreValues(w.entry.genre) : [])),
-      instrument: group('instrument', (w) => w.entry.instruments.map(instrumentValue)),
-      role: group('role', (w) => w.entry.roles.map(roleValue).filter((v): v is Keyed => v !== null)),
+      period: group('period'),
+      genre: group('genre'),
+      instrument: group('instrument'),
+      role: group('role'),
     },
   };
-  shelf[FACETS]!.set(data, result);
-  return result;
+}
+
+/**
+ * The last build's facets brought up to this build's works (`delta`, src/lib/site-data.ts): the
+ * changed works are taken out of and put into the orders, composers and values they belong to,
+ * by binary search in display order, and only the composers and values they touch are made
+ * again. The same facets `makeFacets` gives (test/site/facets-patch.test.ts); null where a patch
+ * cannot tell (two values tied on count and label, whose order is the order they were met in),
+ * and the caller makes them afresh. The last build's `composerByWork`, and its composers' slugs
+ * when a composer comes or goes, are brought up to date in place: the last build's facets are not
+ * read after this build's are made.
+ */
+function patchFacets(before: Facets, data: SiteData, delta: SiteDelta): Facets | null {
+  const u = pageUrls();
+  const works = patchSorted(before.works, delta.removed, delta.added, byDisplay);
+  if (works === null) return null;
+
+  // Composers: the works each touched composer loses and gains.
+  const touched = new Map<string, { removed: SiteWork[]; added: SiteWork[] }>();
+  const touch = (w: SiteWork) => {
+    const key = composerKey(w);
+    let t = touched.get(key);
+    if (t === undefined) touched.set(key, (t = { removed: [], added: [] }));
+    return t;
+  };
+  for (const w of delta.removed) touch(w).removed.push(w);
+  for (const w of delta.added) touch(w).added.push(w);
+  const composerKeyOf = (c: ComposerEntry) => `${fold(c.sortName)}|${c.born}`;
+  const composerAt = (list: readonly ComposerEntry[], key: string, probe: { sortName: string; born: string }) => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (byComposer(list[mid]!, probe as ComposerEntry) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return { at: lo, found: lo < list.length && composerKeyOf(list[lo]!) === key };
+  };
+  const composerList = before.composers.slice();
+  let composersChanged = false;
+  const remade: ComposerEntry[] = [];
+  for (const [key, { removed, added }] of touched) {
+    const probe = (removed[0] ?? added[0])!.entry.composer;
+    const { at, found } = composerAt(composerList, key, probe);
+    const old = found ? composerList[at]! : undefined;
+    if (old === undefined && removed.length > 0) return null;
+    const list = patchSorted(old?.works ?? [], removed, added, byDisplay);
+    if (list === null) return null;
+    if (list.length === 0) {
+      composerList.splice(at, 1);
+      composersChanged = true;
+    } else {
+      const entry = composerEntry(list, old?.slug ?? '', old?.href ?? '');
+      if (old) composerList[at] = entry;
+      else {
+        composerList.splice(at, 0, entry);
+        composersChanged = true;
+      }
+      remade.push(entry);
+    }
+  }
+  if (composersChanged) nameComposers(composerList);
+  const composerByWork = before.composerByWork;
+  for (const w of delta.removed) composerByWork.delete(w.entry.slug);
+  for (const c of remade) for (const w of c.works) composerByWork.set(w.entry.slug, c);
+
+  // Values: each facet's values the changed works leave or join, made again from their works.
+  const valuesOf = facetValuesOf(data);
+  const values = {} as Facets['values'];
+  for (const facet of FACET_ORDER) {
+    const keyed = valuesOf[facet];
+    const change = new Map<string, { removed: SiteWork[]; added: SiteWork[] }>();
+    const note = (w: SiteWork, side: 'removed' | 'added', slugs: Iterable<string>) => {
+      for (const slug of new Set(slugs)) {
+        let c = change.get(slug);
+        if (c === undefined) change.set(slug, (c = { removed: [], added: [] }));
+        c[side].push(w);
+      }
+    };
+    // A removed work's values are what the last build grouped it under: the same rules, its entry is unchanged.
+    for (const w of delta.removed)
+      note(
+        w,
+        'removed',
+        keyed(w).map((v) => v.slug),
+      );
+    for (const w of delta.added)
+      note(
+        w,
+        'added',
+        keyed(w).map((v) => v.slug),
+      );
+    const bySlug = new Map(before.values[facet].map((v) => [v.slug, v]));
+    for (const [slug, { removed, added }] of change) {
+      const old = bySlug.get(slug);
+      if (old === undefined && removed.length > 0) return null;
+      const list = patchSorted(old?.works ?? [], removed, added, byDisplay);
+      if (list === null) return null;
+      if (list.length === 0) {
+        bySlug.delete(slug);
+        continue;
+      }
+      const first = keyed(list[0]!).find((v) => v.slug === slug)!;
+      bySlug.set(slug, {
+        facet,
+        slug,
+        label: first.label,
+        description: first.description ?? null,
+        href: u.facet(facet, slug),
+        works: list,
+      });
+    }
+    const list = [...bySlug.values()].sort(byCount);
+    for (let i = 1; i < list.length; i++) if (byCount(list[i - 1]!, list[i]!) === 0) return null;
+    values[facet] = list;
+  }
+  return { composers: composerList, works, composerByWork, values };
 }
 
 /** The composer entry of a work. */

@@ -90,3 +90,40 @@ export function foldedOf(entry: { title: string; composer: { sortName: string } 
   }
   return folded;
 }
+
+/**
+ * `sorted` (in `compare`'s order) without `removed` and with `added`, in the same order: what
+ * sorting the new list gives when `compare` is a total order, found by binary search (a build
+ * patched from the last: src/lib/site-data.ts, `siteDelta`). A new array; `sorted` is not
+ * changed. Null when an item to remove is not where `compare` places it (the caller sorts).
+ */
+export function patchSorted<T>(
+  sorted: readonly T[],
+  removed: readonly T[],
+  added: readonly T[],
+  compare: (a: T, b: T) => number,
+): T[] | null {
+  const out = sorted.slice();
+  // The first place whose item does not sort before `item`.
+  const lowerBound = (item: T): number => {
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(out[mid]!, item) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  for (const item of removed) {
+    const at = lowerBound(item);
+    if (out[at] !== item) return null;
+    out.splice(at, 1);
+  }
+  for (const item of added) {
+    const at = lowerBound(item);
+    if (at < out.length && compare(out[at]!, item) === 0) return null;
+    out.splice(at, 0, item);
+  }
+  return out;
+}

@@ -19,9 +19,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildScope, site, type SiteData, type SiteWork } from '../site-data.ts';
+import { buildScope, site, siteDelta, type SiteData, type SiteWork } from '../site-data.ts';
 import { facets } from './facets.ts';
-import { foldedOf, sortKept } from './kept-order.ts';
+import { foldedOf, patchSorted, sortKept } from './kept-order.ts';
 
 /**
  * Works per page: 100, or ARCHIVE_WORKS_INDEX_PAGE_SIZE (1 to 1,000; a build setting, read when
@@ -51,35 +51,35 @@ export function worksIndexPageCount(total: number): number {
   return Math.max(1, Math.ceil(total / WORKS_INDEX_PAGE_SIZE));
 }
 
-/** Title order: folded title, then composer sort name, then slug. */
-function inTitleOrder(list: SiteWork[]): SiteWork[] {
-  return sortKept(
-    'title',
-    list,
-    (w) => w.entry,
-    (a, b) => {
-      const x = foldedOf(a.entry);
-      const y = foldedOf(b.entry);
-      return (
-        x.title.localeCompare(y.title) ||
-        x.composer.localeCompare(y.composer) ||
-        a.entry.slug.localeCompare(b.entry.slug)
-      );
-    },
+/** Title order: folded title, then composer sort name, then slug (a total order: slugs are unique). */
+function byTitle(a: SiteWork, b: SiteWork): number {
+  const x = foldedOf(a.entry);
+  const y = foldedOf(b.entry);
+  return (
+    x.title.localeCompare(y.title) || x.composer.localeCompare(y.composer) || a.entry.slug.localeCompare(b.entry.slug)
   );
 }
 
 const shelf = globalThis as { [k: symbol]: WeakMap<SiteData, SiteWork[]> | undefined };
 const TITLE_ORDER = Symbol.for('pdma.build.worksByTitle');
 
-/** Every work in one order, sorted once per build (shared by the Astro runs of a batched build). */
+/**
+ * Every work in one order, sorted once per build (shared by the Astro runs of a batched build);
+ * a build whose site data was patched from the last build's (src/lib/site-data.ts, `siteDelta`)
+ * patches that build's title order.
+ */
 export function worksInOrder(sort: WorksIndexSort): SiteWork[] {
   if (sort === 'composer') return facets().works;
   const data = site();
-  const kept = (shelf[TITLE_ORDER] ??= new WeakMap()).get(data);
+  const orders = (shelf[TITLE_ORDER] ??= new WeakMap());
+  const kept = orders.get(data);
   if (kept) return kept;
-  const sorted = inTitleOrder(data.works);
-  shelf[TITLE_ORDER].set(data, sorted);
+  const delta = siteDelta(data);
+  const before = delta ? orders.get(delta.from) : undefined;
+  const sorted =
+    (before && delta && patchSorted(before, delta.removed, delta.added, byTitle)) ||
+    sortKept('title', data.works, (w) => w.entry, byTitle);
+  orders.set(data, sorted);
   return sorted;
 }
 
@@ -122,10 +122,13 @@ export function pagedKeys(
 ): KeptPageKeys {
   const reuse = last !== undefined && last.summary === summary;
   const made = Array.from({ length: pages }, (_, i) => {
-    const entries = works.slice(i * WORKS_INDEX_PAGE_SIZE, (i + 1) * WORKS_INDEX_PAGE_SIZE).map((w) => w.entry);
+    const from = i * WORKS_INDEX_PAGE_SIZE;
+    const to = Math.min(works.length, from + WORKS_INDEX_PAGE_SIZE);
     const before = reuse ? last.pages[i] : undefined;
-    if (before && before.entries.length === entries.length && before.entries.every((e, j) => e === entries[j]))
+    // Compared in place: slicing every page of every order to compare was most of the keys' cost.
+    if (before && before.entries.length === to - from && before.entries.every((e, j) => e === works[from + j]!.entry))
       return before;
+    const entries = works.slice(from, to).map((w) => w.entry);
     const hash = createHash('sha256').update(summary);
     for (const entry of entries) hash.update('\n').update(entryJson(entry));
     return { entries, key: hash.digest('hex') };
