@@ -15,6 +15,7 @@ import {
   CATALOG_SNAPSHOT,
   readBaseSnapshot,
   readSnapshot,
+  resolvedSnapshot,
   workFolder,
   writeSnapshot,
 } from '../../scripts/catalog-snapshot.ts';
@@ -84,6 +85,10 @@ describe('incremental build shortcuts', () => {
     expect(info.catalogIndex.works).toBe(info.works);
     // The new folder's snapshot has the new title, the base's keeps the old one.
     expect(readFileSync(path.join(withSnapshot, CATALOG_SNAPSHOT), 'utf8')).toContain('Für Elise (snapshot check)');
+    // A layer over the base: its snapshot is a delta over the base's (the digests below compare the whole it stands for).
+    expect(readFileSync(path.join(withSnapshot, CATALOG_SNAPSHOT), 'utf8')).toMatch(
+      /^\{"format":1,"over":"[^"]+","removed":\[\],"works":\[\n/,
+    );
     expect(readFileSync(path.join(baseDir, CATALOG_SNAPSHOT), 'utf8')).not.toContain('snapshot check');
 
     // The same base without its snapshot (as an older version wrote it): the whole catalog is loaded.
@@ -179,6 +184,98 @@ describe('incremental build shortcuts', () => {
     rmSync(file);
     cpSync(copy, file);
     expect(readBaseSnapshot(reused, repo)!.fromMemory).toBe(false);
+  });
+
+  it('a layered build writes a delta over its plain base’s snapshot, which reads back as the whole a full build writes', async () => {
+    const { catalog } = loadCatalog(repo);
+    const dirOf = (name: string) => {
+      const dir = path.join(root, name);
+      mkdirSync(dir);
+      return dir;
+    };
+    const plainDir = dirOf('snap-plain');
+    await writeSnapshot(plainDir, catalog);
+    const retitle = (w: (typeof catalog.works)[number], title: string) => ({ ...w, content: { ...w.content, title } });
+    const [a, b, c] = [catalog.works[0]!, catalog.works[3]!, catalog.works[7]!];
+    // A new work (its stored files where its folder is, as the loader would give them).
+    const added = {
+      ...c,
+      file: 'works/zz-layered-study/index.md',
+      content: { ...c.content, slug: 'zz-layered-study' },
+      files: new Map(
+        [...c.files].map(([name, f]) => [
+          name,
+          { ...f, absolutePath: path.join(repo, 'works', 'zz-layered-study', name) },
+        ]),
+      ),
+    };
+    // Layer 1 over the plain base: a retitled work, a removed one, a new one.
+    const works1 = [...catalog.works.filter((w) => w !== b).map((w) => (w === a ? retitle(w, 'Layer one') : w)), added];
+    const layer1 = dirOf('snap-layer-1');
+    const base0 = readBaseSnapshot(plainDir, repo)!;
+    await writeSnapshot(
+      layer1,
+      { ...catalog, works: works1 },
+      {
+        reuse: { base: base0, changed: new Set([workFolder(a), workFolder(b), workFolder(added)]) },
+        rememberFor: repo,
+        over: 'snap-plain',
+      },
+    );
+    // Kept in memory for the next build of the process (writing another snapshot lets it go).
+    const fromMemory1 = readBaseSnapshot(layer1, repo)!;
+    expect(fromMemory1.fromMemory).toBe(true);
+    expect(fromMemory1.works).toEqual(works1);
+    const text1 = readFileSync(path.join(layer1, CATALOG_SNAPSHOT), 'utf8');
+    expect(text1.startsWith('{"format":1,"over":"snap-plain","removed":[')).toBe(true);
+    expect(text1).toContain('Layer one');
+    expect(text1).not.toContain(`"folder":"${workFolder(c)}"`); // an unchanged work's line is the plain base's
+    const whole1 = dirOf('snap-whole-1');
+    await writeSnapshot(whole1, { ...catalog, works: works1 });
+    const wholeBytes1 = readFileSync(path.join(whole1, CATALOG_SNAPSHOT));
+    expect(resolvedSnapshot(layer1)!.equals(wholeBytes1)).toBe(true);
+    const fromFile1 = readBaseSnapshot(layer1, repo, { fromMemory: false })!;
+    expect(fromFile1.works).toEqual(works1);
+    expect(fromFile1.delta?.over).toBe('snap-plain');
+    expect([...fromMemory1.delta!.folders].sort()).toEqual([...fromFile1.delta!.folders].sort());
+
+    // Layer 2 over the same plain base, from layer 1 (read from its file): the new work removed
+    // again, the retitled one changed back, another retitled. The delta carries every difference.
+    const works2 = works1
+      .filter((w) => w !== added)
+      .map((w) => (w.file === a.file ? a : w === c ? retitle(c, 'Layer two') : w));
+    const layer2 = dirOf('snap-layer-2');
+    await writeSnapshot(
+      layer2,
+      { ...catalog, works: works2 },
+      {
+        reuse: { base: fromFile1, changed: new Set([workFolder(a), workFolder(c), workFolder(added)]) },
+        over: 'snap-plain',
+      },
+    );
+    const whole2 = dirOf('snap-whole-2');
+    await writeSnapshot(whole2, { ...catalog, works: works2 });
+    expect(resolvedSnapshot(layer2)!.equals(readFileSync(path.join(whole2, CATALOG_SNAPSHOT)))).toBe(true);
+    expect(readBaseSnapshot(layer2, repo)!.works).toEqual(works2);
+    expect(readFileSync(path.join(layer2, CATALOG_SNAPSHOT), 'utf8')).not.toContain('zz-layered-study');
+
+    // The compaction (a whole snapshot from a layered base) writes a full build's bytes.
+    const compacted = dirOf('snap-compacted');
+    await writeSnapshot(
+      compacted,
+      { ...catalog, works: works2 },
+      {
+        reuse: { base: readBaseSnapshot(layer2, repo, { fromMemory: false })!, changed: new Set() },
+      },
+    );
+    expect(
+      readFileSync(path.join(compacted, CATALOG_SNAPSHOT)).equals(readFileSync(path.join(whole2, CATALOG_SNAPSHOT))),
+    ).toBe(true);
+
+    // A delta whose plain base is gone is no snapshot (the build loads the whole catalog).
+    rmSync(plainDir, { recursive: true });
+    expect(readBaseSnapshot(layer2, repo, { fromMemory: false })).toBeNull();
+    expect(resolvedSnapshot(layer2)).toBeNull();
   });
 
   it('the index worker reports a base it cannot read as an error, not a crash', async () => {

@@ -7,6 +7,7 @@ import { buildInChild } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { WarmBuilder } from '../../api/site/warm-builder.ts';
 import { PROJECT_ROOT } from './app.ts';
+import { CATALOG_SNAPSHOT, resolvedSnapshot } from '../../scripts/catalog-snapshot.ts';
 import { LAYER_BASE_LINK, LAYER_DELETED_DIR, LAYER_FILE, SiteView } from '../../src/lib/site/layers.ts';
 
 export function filesUnder(dir: string, prefix = ''): string[] {
@@ -25,7 +26,7 @@ const LAYER_OWN = (rel: string) =>
 
 /**
  * Digest of every file of a build folder but build.json (timings); nginx.conf names its own
- * folder. `client/` is the folder's view: a layered build's delta over its base, without the
+ * folder; the catalog snapshot is the whole one a layer's delta stands for. `client/` is the folder's view: a layered build's delta over its base, without the
  * files it deletes, so a layer compares with the full build of the same commit.
  */
 export function digests(dir: string): Map<string, string> {
@@ -33,7 +34,9 @@ export function digests(dir: string): Map<string, string> {
   const hash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
   for (const rel of filesUnder(dir)) {
     if (rel === 'build.json' || rel.startsWith('client/') || LAYER_OWN(rel)) continue;
-    let bytes = readFileSync(path.join(dir, rel));
+    let bytes: Buffer = readFileSync(path.join(dir, rel));
+    // A layered build's snapshot is a delta over its plain base's: compared as the whole it stands for.
+    if (rel === CATALOG_SNAPSHOT) bytes = resolvedSnapshot(dir) ?? bytes;
     if (rel === 'nginx.conf') bytes = Buffer.from(bytes.toString('utf8').replaceAll(dir, '<build>'));
     map.set(rel, hash(bytes));
   }

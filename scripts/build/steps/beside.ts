@@ -14,7 +14,8 @@
  *     after the render by the search step, so Pagefind's memory does not add to Astro's).
  *   - with a base, the index worker reads the base's records of the works out of scope (the index
  *     step hands it the new ones).
- *   - "snapshot": with a base, the catalog snapshot (scripts/catalog-snapshot.ts): the changed
+ *   - "snapshot": with a base, the catalog snapshot (scripts/catalog-snapshot.ts): a layer's is a
+ *     delta over its plain base's (the lines of the works changed since it); a copy's the changed
  *     works' lines serialized here, the file written by a worker thread that copies the others'
  *     lines from the base's file.
  */
@@ -80,10 +81,16 @@ export const beside: Step = {
         'stage',
       );
     if (link) build.beside('link', link(), 'stage');
-    // Kept in memory too, for the next apply in this process; the copying is a worker thread's.
+    // Kept in memory too, for the next apply in this process. A layer's is a delta over its plain
+    // base's (small); a copy's is whole, its base's lines copied by a worker thread.
+    const over = base.kind === 'layer' ? (base.layer?.base ?? path.basename(base.dir)) : undefined;
     build.beside(
       'snapshot',
-      writeSnapshot(plan.outDir, catalog, { reuse: base.snapshot ?? undefined, rememberFor: plan.contentDir }),
+      writeSnapshot(plan.outDir, catalog, {
+        reuse: base.snapshot ?? undefined,
+        rememberFor: plan.contentDir,
+        ...(over !== undefined ? { over } : {}),
+      }),
       'stage',
     );
     build.indexer = startIndexWorker(base.dir, plan.scope);
