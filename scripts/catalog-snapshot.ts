@@ -16,7 +16,7 @@
  * was one of an apply's longest tasks (1.4-4.6 s); the delta is as small as the layer. A delta
  * stands for the full snapshot `resolvedSnapshot` gives, the bytes a full build writes.
  */
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
@@ -328,7 +328,6 @@ interface SnapshotFile {
   /** Each work's folder, in the same order. */
   folders: string[];
   spans: SnapshotSpans;
-  bytes: Buffer;
 }
 
 function readSnapshotFile(file: string, contentDir: string): SnapshotFile | null {
@@ -338,32 +337,10 @@ function readSnapshotFile(file: string, contentDir: string): SnapshotFile | null
   } catch {
     return null;
   }
-  if (!bytes.subarray(bytes.length - TAIL.length).equals(Buffer.from(TAIL))) return null;
-  let start: number;
-  let over: string | null = null;
-  let removed: string[] = [];
-  if (bytes.subarray(0, HEAD.length).equals(Buffer.from(HEAD))) start = HEAD.length;
-  else if (bytes.subarray(0, DELTA_HEAD.length).equals(Buffer.from(DELTA_HEAD))) {
-    const nl = bytes.indexOf(0x0a);
-    if (nl === -1) return null;
-    let head: unknown;
-    try {
-      head = JSON.parse(`${bytes.toString('utf8', 0, nl)}]}`);
-    } catch {
-      return null;
-    }
-    const h = head as { over?: unknown; removed?: unknown };
-    if (
-      typeof h.over !== 'string' ||
-      !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(h.over) ||
-      !Array.isArray(h.removed) ||
-      !h.removed.every((f): f is string => typeof f === 'string')
-    )
-      return null;
-    over = h.over;
-    removed = h.removed;
-    start = nl + 1;
-  } else return null;
+  const head = snapshotHead(bytes);
+  if (head === null) return null;
+  const { over, removed } = head;
+  let start = head.start;
   const works: LoadedWork[] = [];
   const folders: string[] = [];
   const spans: SnapshotSpans = new Map();
@@ -385,30 +362,136 @@ function readSnapshotFile(file: string, contentDir: string): SnapshotFile | null
     spans.set(w.folder, [start, lineEnd]);
     start = stop + 1;
   }
-  return { over, removed, works, folders, spans, bytes };
+  return { over, removed, works, folders, spans };
+}
+
+/** Each line of a snapshot file's works (`[start, end)`, separator excluded) with its folder, read from the line's start. */
+function scanLines(bytes: Buffer, start: number, end: number): Array<{ folder: string; start: number; end: number }> {
+  const out: Array<{ folder: string; start: number; end: number }> = [];
+  const prefix = Buffer.from('{"folder":');
+  while (start < end) {
+    let stop = bytes.indexOf(0x0a, start);
+    if (stop === -1 || stop > end) stop = end;
+    const lineEnd = stop < end && bytes[stop - 1] === 0x2c ? stop - 1 : stop;
+    if (!bytes.subarray(start, start + prefix.length).equals(prefix))
+      throw new Error('a snapshot line without its folder');
+    // The folder is the line's first field, a JSON string: up to its closing quote.
+    let q = start + prefix.length + 1;
+    while (q < lineEnd && bytes[q] !== 0x22) q += bytes[q] === 0x5c ? 2 : 1;
+    out.push({
+      folder: JSON.parse(bytes.toString('utf8', start + prefix.length, q + 1)) as string,
+      start,
+      end: lineEnd,
+    });
+    start = stop + 1;
+  }
+  return out;
+}
+
+/** A snapshot file's head: full (`over` null) or a delta's, and where its lines start; null when it is neither. */
+function snapshotHead(bytes: Buffer): { over: string | null; removed: string[]; start: number } | null {
+  if (!bytes.subarray(bytes.length - TAIL.length).equals(Buffer.from(TAIL))) return null;
+  if (bytes.subarray(0, HEAD.length).equals(Buffer.from(HEAD))) return { over: null, removed: [], start: HEAD.length };
+  if (!bytes.subarray(0, DELTA_HEAD.length).equals(Buffer.from(DELTA_HEAD))) return null;
+  const nl = bytes.indexOf(0x0a);
+  if (nl === -1) return null;
+  let head: unknown;
+  try {
+    head = JSON.parse(`${bytes.toString('utf8', 0, nl)}]}`);
+  } catch {
+    return null;
+  }
+  const h = head as { over?: unknown; removed?: unknown };
+  if (
+    typeof h.over !== 'string' ||
+    !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(h.over) ||
+    !Array.isArray(h.removed) ||
+    !h.removed.every((f): f is string => typeof f === 'string')
+  )
+    return null;
+  return { over: h.over, removed: h.removed, start: nl + 1 };
 }
 
 /**
- * The full snapshot a build folder's file stands for: its bytes, or for a layered build's delta,
- * the bytes a full build of the same catalog writes (its plain base's lines and the delta's, in
- * the loader's order). Null when there is none, or it cannot be read. For comparing folders.
+ * The pieces of the full snapshot a build folder's file stands for, in order: its own bytes, or
+ * for a layered build's delta, its plain base's lines and the delta's in the loader's order, the
+ * bytes a full build of the same catalog writes. Null when there is none, or it cannot be read.
  */
+function resolvedPieces(buildDir: string): Buffer[] | null {
+  let own: Buffer;
+  try {
+    own = readFileSync(path.join(buildDir, CATALOG_SNAPSHOT));
+  } catch {
+    return null;
+  }
+  const head = snapshotHead(own);
+  if (head === null) return null;
+  if (head.over === null) return [own];
+  let plain: Buffer;
+  try {
+    plain = readFileSync(path.join(path.dirname(path.resolve(buildDir)), head.over, CATALOG_SNAPSHOT));
+  } catch {
+    return null;
+  }
+  const plainHead = snapshotHead(plain);
+  if (plainHead === null || plainHead.over !== null) return null;
+  try {
+    const delta = scanLines(own, head.start, own.length - TAIL.length);
+    const gone = new Set([...delta.map((l) => l.folder), ...head.removed]);
+    const pieces: Buffer[] = [Buffer.from(HEAD)];
+    let first = true;
+    const put = (bytes: Buffer) => {
+      if (!first) pieces.push(Buffer.from(SEPARATOR));
+      first = false;
+      pieces.push(bytes);
+    };
+    let d = 0;
+    for (const line of scanLines(plain, plainHead.start, plain.length - TAIL.length)) {
+      while (d < delta.length && delta[d]!.folder < line.folder) put(own.subarray(delta[d]!.start, delta[d++]!.end));
+      if (!gone.has(line.folder)) put(plain.subarray(line.start, line.end));
+    }
+    while (d < delta.length) put(own.subarray(delta[d]!.start, delta[d++]!.end));
+    pieces.push(Buffer.from(TAIL));
+    return pieces;
+  } catch {
+    return null;
+  }
+}
+
+/** The full snapshot a build folder's file stands for (`resolvedPieces`), as one buffer: for comparing folders. */
 export function resolvedSnapshot(buildDir: string): Buffer | null {
-  const own = readSnapshotFile(path.join(buildDir, CATALOG_SNAPSHOT), buildDir);
-  if (own === null || own.over === null) return own?.bytes ?? null;
-  const plain = readSnapshotFile(path.join(path.dirname(path.resolve(buildDir)), own.over, CATALOG_SNAPSHOT), buildDir);
-  if (plain === null || plain.over !== null) return null;
-  const gone = new Set([...own.folders, ...own.removed]);
-  const lines: Array<{ folder: string; bytes: Buffer }> = [];
-  const line = (f: SnapshotFile, folder: string) => {
-    const [a, b] = f.spans.get(folder)!;
-    return { folder, bytes: f.bytes.subarray(a, b) };
-  };
-  for (const folder of plain.folders) if (!gone.has(folder)) lines.push(line(plain, folder));
-  for (const folder of own.folders) lines.push(line(own, folder));
-  lines.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
-  const pieces: Buffer[] = [Buffer.from(HEAD)];
-  lines.forEach((l, i) => pieces.push(...(i > 0 ? [Buffer.from(SEPARATOR)] : []), l.bytes));
-  pieces.push(Buffer.from(TAIL));
-  return Buffer.concat(pieces);
+  const pieces = resolvedPieces(buildDir);
+  return pieces === null ? null : Buffer.concat(pieces);
+}
+
+/**
+ * Write the full snapshot a build folder's file stands for into `file` (the background compaction
+ * of a layer: its plain folder must not depend on the layer's plain base). False, and nothing
+ * written, when there is none or it cannot be read.
+ */
+export function writeResolvedSnapshot(buildDir: string, file: string): boolean {
+  const pieces = resolvedPieces(buildDir);
+  if (pieces === null) return false;
+  const fd = openSync(file, 'w');
+  try {
+    for (const bytes of pieces) for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Whether a build folder's snapshot is a layered build's delta (`writeDelta`). */
+export function isDeltaSnapshot(buildDir: string): boolean {
+  try {
+    const fd = openSync(path.join(buildDir, CATALOG_SNAPSHOT), 'r');
+    try {
+      const head = Buffer.alloc(DELTA_HEAD.length);
+      return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(Buffer.from(DELTA_HEAD));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,8 @@
  * folder made again as a plain one, without building anything. Its `client/` is the layer's whole
  * view, hard-linked (the base's files but the deleted ones, the delta's over them:
  * `materializeView`, the same as an incremental build's inline compaction); its other files
- * (`index/`, `protected/`, the snapshot, the manifests) are the layer's, linked; `build.json` is
+ * (`index/`, `protected/`, the manifests) are the layer's, linked, and its catalog snapshot, a delta
+ * over the layer's base, is written whole (scripts/catalog-snapshot.ts); `build.json` is
  * the layer's with `incremental.layer` saying `{ base: null, compacted: true }` and
  * `compactedFrom` naming the layer, written last. The view is byte for byte the layer's, so the
  * server can swap it in at any time while the layer is still the served build, and the next
@@ -22,6 +23,7 @@ import {
   writePlainBaseLink,
 } from '../../src/lib/site/layers.ts';
 import { materializeView } from './link-base.ts';
+import { CATALOG_SNAPSHOT, isDeltaSnapshot, writeResolvedSnapshot } from '../catalog-snapshot.ts';
 import type { BuildInfo } from './types.ts';
 
 /** The layer's own files, which a plain folder does not have (its `base` link is written again). */
@@ -62,6 +64,11 @@ export async function compactBuild(layerDir: string, outDir: string): Promise<Co
     if (entry.name === 'nginx.conf') {
       // Rooted at the layer's own folder only when no --nginx-root was given: then at the new one.
       writeFileSync(to, readFileSync(from, 'utf8').split(layerDir).join(outDir));
+    } else if (entry.name === CATALOG_SNAPSHOT && isDeltaSnapshot(layerDir)) {
+      // A layer's snapshot is a delta over the layer's base, which the plain folder must not need
+      // (that base may be pruned once this folder is served): written whole. Unreadable: none,
+      // and the next build loads the whole catalog.
+      writeResolvedSnapshot(layerDir, to);
     } else if (entry.isDirectory()) execFileSync('cp', ['-al', from, to]);
     else if (entry.isFile()) linkSync(from, to);
   }

@@ -424,6 +424,9 @@ export function site(): SiteData {
   let workBySlug: Map<string, SiteWork>;
   if (reusable && patched) {
     works = patched.works;
+    // The last build's maps are brought up to date below: should anything fail before this
+    // build's data is kept, the next build must not patch from them.
+    forgetSiteModel();
     // The last build's map, brought up to date: it is not read after this build's data is made.
     workBySlug = reusable.data.workBySlug;
     for (const w of patched.delta.removed) workBySlug.delete(w.entry.slug);

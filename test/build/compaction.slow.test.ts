@@ -24,6 +24,7 @@ import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { layerBaseDir } from '../../src/lib/site/layers.ts';
+import { CATALOG_SNAPSHOT } from '../../scripts/catalog-snapshot.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { buildInfo, differences, digests } from '../helpers/build-folders.ts';
 
@@ -84,6 +85,10 @@ describe('the background compaction', () => {
     expect(info.incremental.layer).toEqual({ base: null, compacted: true });
     // The same view, byte for byte, and the same index, records and side files.
     expect(differences(digests(layer), digests(compacted))).toEqual([]);
+    // The layer's catalog snapshot is a delta over its base; the plain folder's is whole, so it
+    // does not need that base (the digests above compare the whole the delta stands for).
+    expect(readFileSync(path.join(layer, CATALOG_SNAPSHOT), 'utf8')).toMatch(/^\{"format":1,"over":/);
+    expect(readFileSync(path.join(compacted, CATALOG_SNAPSHOT), 'utf8')).toMatch(/^\{"format":1,"works":\[\n/);
     expect(await servedTitle()).toBe('Minuet (compaction one)');
 
     await retitle('Minuet (compaction two)');
