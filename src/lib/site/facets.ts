@@ -6,7 +6,7 @@
 import { broaderGenre, narrowerGenres } from '../../domain/genres.ts';
 import { MUSIC_ROLES } from '../../schemas/common.ts';
 import { fold } from '../../domain/text.ts';
-import { foldedOf, patchSorted, sortKept } from './kept-order.ts';
+import { foldedOf, lowerBound, patchSorted, sortKept } from './kept-order.ts';
 import {
   buildScope,
   site,
@@ -86,7 +86,7 @@ function composerKey(w: SiteWork): string {
 }
 
 /** Composers in list order: folded sort name, then birth date (a total order over their keys; `makeFacets` sorts by the same). */
-function byComposer(a: ComposerEntry, b: ComposerEntry): number {
+function byComposer(a: { sortName: string; born: string }, b: { sortName: string; born: string }): number {
   return fold(a.sortName).localeCompare(fold(b.sortName)) || a.born.localeCompare(b.born);
 }
 
@@ -277,14 +277,8 @@ function patchFacets(before: Facets, data: SiteData, delta: SiteDelta): Facets |
   for (const w of delta.added) touch(w).added.push(w);
   const composerKeyOf = (c: ComposerEntry) => `${fold(c.sortName)}|${c.born}`;
   const composerAt = (list: readonly ComposerEntry[], key: string, probe: { sortName: string; born: string }) => {
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (byComposer(list[mid]!, probe as ComposerEntry) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return { at: lo, found: lo < list.length && composerKeyOf(list[lo]!) === key };
+    const at = lowerBound(list, probe, byComposer);
+    return { at, found: at < list.length && composerKeyOf(list[at]!) === key };
   };
   const composerList = before.composers.slice();
   let composersChanged = false;

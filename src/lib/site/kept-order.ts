@@ -104,26 +104,27 @@ export function patchSorted<T>(
   compare: (a: T, b: T) => number,
 ): T[] | null {
   const out = sorted.slice();
-  // The first place whose item does not sort before `item`.
-  const lowerBound = (item: T): number => {
-    let lo = 0;
-    let hi = out.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compare(out[mid]!, item) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
   for (const item of removed) {
-    const at = lowerBound(item);
+    const at = lowerBound(out, item, compare);
     if (out[at] !== item) return null;
     out.splice(at, 1);
   }
   for (const item of added) {
-    const at = lowerBound(item);
+    const at = lowerBound(out, item, compare);
     if (at < out.length && compare(out[at]!, item) === 0) return null;
     out.splice(at, 0, item);
   }
   return out;
+}
+
+/** The first place in `sorted` (in `compare`'s order) whose item does not sort before `probe`. */
+export function lowerBound<T, P>(sorted: readonly T[], probe: P, compare: (a: T, b: P) => number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(sorted[mid]!, probe) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
