@@ -340,16 +340,10 @@ function readSnapshotFile(file: string, contentDir: string): SnapshotFile | null
   const head = snapshotHead(bytes);
   if (head === null) return null;
   const { over, removed } = head;
-  let start = head.start;
   const works: LoadedWork[] = [];
   const folders: string[] = [];
   const spans: SnapshotSpans = new Map();
-  const end = bytes.length - TAIL.length;
-  while (start < end) {
-    let stop = bytes.indexOf(0x0a, start);
-    if (stop === -1 || stop > end) stop = end;
-    // Each line but the last ends with a comma before its line break.
-    const lineEnd = stop < end && bytes[stop - 1] === 0x2c ? stop - 1 : stop;
+  for (const [start, lineEnd] of lineRanges(bytes, head.start)) {
     const w = JSON.parse(bytes.toString('utf8', start, lineEnd)) as SnapshotWork;
     const workDir = path.join(contentDir, 'works', w.folder);
     works.push({
@@ -360,30 +354,37 @@ function readSnapshotFile(file: string, contentDir: string): SnapshotFile | null
     });
     folders.push(w.folder);
     spans.set(w.folder, [start, lineEnd]);
-    start = stop + 1;
   }
   return { over, removed, works, folders, spans };
 }
 
-/** Each line of a snapshot file's works (`[start, end)`, separator excluded) with its folder, read from the line's start. */
-function scanLines(bytes: Buffer, start: number, end: number): Array<{ folder: string; start: number; end: number }> {
-  const out: Array<{ folder: string; start: number; end: number }> = [];
-  const prefix = Buffer.from('{"folder":');
+/** Each work line of a snapshot file from `start` on, as `[start, end)` without its separator. */
+function* lineRanges(bytes: Buffer, start: number): Generator<[number, number]> {
+  const end = bytes.length - TAIL.length;
   while (start < end) {
     let stop = bytes.indexOf(0x0a, start);
     if (stop === -1 || stop > end) stop = end;
-    const lineEnd = stop < end && bytes[stop - 1] === 0x2c ? stop - 1 : stop;
-    if (!bytes.subarray(start, start + prefix.length).equals(prefix))
+    // Each line but the last ends with a comma before its line break.
+    yield [start, stop < end && bytes[stop - 1] === 0x2c ? stop - 1 : stop];
+    start = stop + 1;
+  }
+}
+
+/** Each line of a snapshot file's works (`[start, end)`, separator excluded) with its folder, read from the line's start. */
+function scanLines(bytes: Buffer, start: number): Array<{ folder: string; start: number; end: number }> {
+  const out: Array<{ folder: string; start: number; end: number }> = [];
+  const prefix = Buffer.from('{"folder":');
+  for (const [from, to] of lineRanges(bytes, start)) {
+    if (!bytes.subarray(from, from + prefix.length).equals(prefix))
       throw new Error('a snapshot line without its folder');
     // The folder is the line's first field, a JSON string: up to its closing quote.
-    let q = start + prefix.length + 1;
-    while (q < lineEnd && bytes[q] !== 0x22) q += bytes[q] === 0x5c ? 2 : 1;
+    let q = from + prefix.length + 1;
+    while (q < to && bytes[q] !== 0x22) q += bytes[q] === 0x5c ? 2 : 1;
     out.push({
-      folder: JSON.parse(bytes.toString('utf8', start + prefix.length, q + 1)) as string,
-      start,
-      end: lineEnd,
+      folder: JSON.parse(bytes.toString('utf8', from + prefix.length, q + 1)) as string,
+      start: from,
+      end: to,
     });
-    start = stop + 1;
   }
   return out;
 }
@@ -436,7 +437,7 @@ function resolvedPieces(buildDir: string): Buffer[] | null {
   const plainHead = snapshotHead(plain);
   if (plainHead === null || plainHead.over !== null) return null;
   try {
-    const delta = scanLines(own, head.start, own.length - TAIL.length);
+    const delta = scanLines(own, head.start);
     const gone = new Set([...delta.map((l) => l.folder), ...head.removed]);
     const pieces: Buffer[] = [Buffer.from(HEAD)];
     let first = true;
@@ -446,7 +447,7 @@ function resolvedPieces(buildDir: string): Buffer[] | null {
       pieces.push(bytes);
     };
     let d = 0;
-    for (const line of scanLines(plain, plainHead.start, plain.length - TAIL.length)) {
+    for (const line of scanLines(plain, plainHead.start)) {
       while (d < delta.length && delta[d]!.folder < line.folder) put(own.subarray(delta[d]!.start, delta[d++]!.end));
       if (!gone.has(line.folder)) put(plain.subarray(line.start, line.end));
     }
