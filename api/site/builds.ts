@@ -357,7 +357,10 @@ export function persistentWorktreePath(config: Config, name: string): string {
  * it is made again, so a stop at any point costs at most one full checkout, never a wrong tree.
  */
 async function checkoutPersistent(config: Config, dir: string, commit: string): Promise<'moved' | 'added'> {
-  if (existsSync(path.join(dir, '.git'))) {
+  // Its index is written by the full checkout only, at its end (the moves never write it): a
+  // checkout without one was stopped before its files were all written (earlier versions cloned
+  // in place, so a stop between the clone and its checkout left one, with no files but a HEAD).
+  if (existsSync(path.join(dir, '.git', 'index'))) {
     const moving = path.join(dir, '.git', MOVE_MARKER);
     try {
       let head = await git(dir, ['rev-parse', '--verify', 'HEAD']);
@@ -380,19 +383,25 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
       // Made again below.
     }
   }
-  // Moved aside at once (100,000 works' files are deleted in the background); only when it could
-  // not be moved is its deletion waited for.
-  const gone = discardFolder(dir);
-  if (existsSync(dir)) await gone;
+  // Made beside it and renamed into place once checked out: a clone stopped before its checkout
+  // has a `.git` whose HEAD names a commit but no files, which the move above would take for a
+  // checkout of that commit. Moved aside at once (100,000 works' files are deleted in the
+  // background); only when it could not be moved is its deletion waited for.
+  const adding = `${dir}.adding`;
+  for (const stale of [dir, adding]) {
+    const gone = discardFolder(stale);
+    if (existsSync(stale)) await gone;
+  }
   await git(config.contentRepo, [
     'clone',
     '--quiet',
     '--shared',
     '--no-checkout',
     path.resolve(config.contentRepo),
-    path.resolve(dir),
+    path.resolve(adding),
   ]);
-  await git(dir, ['checkout', '--quiet', '--detach', '--force', commit]);
+  await git(adding, ['checkout', '--quiet', '--detach', '--force', commit]);
+  renameSync(adding, dir);
   return 'added';
 }
 

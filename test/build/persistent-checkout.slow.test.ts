@@ -2,7 +2,8 @@
  * The rebuilder's persistent build checkout (api/site/builds.ts, `checkoutPersistent`): moved
  * between commits by writing only the paths that differ (api/site/checkout-move.ts, without
  * git's index); after a stop inside a move (its marker names the move), the move is done again;
- * with a marker that names none, it is checked out in full.
+ * with a marker that names none, or after a stop before its first checkout ended, it is checked
+ * out in full.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -118,5 +119,24 @@ describe('the persistent build checkout', () => {
       marker: false,
     });
     expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toContain('(moved four times)');
+
+    // A stop between the clone and its checkout: a clone whose HEAD names a commit but with no
+    // files (what earlier versions left in place), and a half-made one beside it. The next build
+    // checks out in full instead of taking it for a checkout of that commit to move from.
+    rmSync(checkout, { recursive: true });
+    for (const dir of [checkout, `${checkout}.adding`])
+      execFileSync('git', ['clone', '--quiet', '--shared', '--no-checkout', repo, dir]);
+    expect(await git(checkout, ['rev-parse', 'HEAD'])).toBe(fifth);
+    expect(readdirSync(checkout)).toEqual(['.git']);
+    writeFileSync(file, moved.replace('(moved)', '(moved five times)'));
+    const sixth = await commitAll('Edit the work a fifth time');
+    await ensureBuild(config, sixth, { worktree: 'rebuild', incrementalFromLatest: true });
+    expect(await state()).toEqual({
+      head: sixth,
+      status: '',
+      works: works.filter((w) => w !== removed),
+      marker: false,
+    });
+    expect(existsSync(`${checkout}.adding`)).toBe(false);
   }, 600_000);
 });
