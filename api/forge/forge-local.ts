@@ -3,14 +3,15 @@
  * repository, made with the git CLI. A proposal is committed with git plumbing, never in a
  * checkout of the whole tree (the main checkout is never touched until the merge), with the
  * submitter as author, by `ContentProposal` (api/site/content-proposal.ts, which curator
- * publication uses too): a temporary index on main, the changed files entered as blobs, the
+ * publication uses too): the changed files written as blobs on top of main's commit, the
  * content lint on a partial copy (the shared files and the work folders the proposal touches,
  * with the names of every other work folder; the whole tree when an existing shared file
- * changes), `write-tree` and `commit-tree` on top of main, and only then the branch moves — a
+ * changes), the new tree (only the trees on the changed paths' way written again) and
+ * `commit-tree` on top of main, and only then the branch moves — a
  * refused proposal leaves the previous branch as it was.
  *
- * Cost: O(changed files) plus one read of main's index (O(entries), no file written), instead of
- * writing and linting the whole catalog.
+ * Cost: O(changed files) plus the trees on their way (the `works/` tree, one entry per work),
+ * instead of writing and linting the whole catalog.
  *
  * Locking: these methods do NOT take `withContentRepoLock`; the review service holds it around
  * every call (so apply can rewrite, merge and rebuild as one step). Call them under the lock.
@@ -23,7 +24,7 @@ import type { Forge, ProposalInput, ReviewRef } from './types.ts';
 
 export interface LocalForgeOptions {
   contentRepo: string;
-  /** Where scratch files go (ARCHIVE_DATA_DIR/worktrees): temporary indexes and the lint's partial copies. */
+  /** Where scratch files go (ARCHIVE_DATA_DIR/worktrees): the lint's partial copies and their small indexes. */
   scratchDir: string;
   /**
    * Checks the proposed content before it is committed; messages refuse the proposal. `dir` is a
@@ -97,8 +98,7 @@ export class LocalForge implements Forge {
       base,
     );
     try {
-      lap('readTreeMs');
-      timings.treeFrom = proposal.treeFrom;
+      lap('baseMs');
       await proposal.write(changes);
       lap('writeMs');
       if (this.options.lint) {

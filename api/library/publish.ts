@@ -5,11 +5,11 @@
  * an editor's apply (api/site/content-proposal.ts), never a checkout or a lint of the
  * whole catalog:
  *
- *   1. under the content-repository lock, a temporary index on HEAD; a partial copy of it (the
+ *   1. under the content-repository lock, a proposal on HEAD; a partial copy of it (the
  *      shared files and the named work's folder) gives the work and its lint messages before;
  *   2. check eligibility against that work (src/domain/library/eligibility.ts);
  *   3. add the arrangement to works/<slug>/index.md (blob references, no re-upload; the file is
- *      read from HEAD with `cat-file`), enter it into the index, lint the changed work again (a
+ *      read from HEAD with `cat-file`), add it to the proposal, lint the changed work again (a
  *      message it did not have before refuses), and commit with plumbing (`commit-tree`), the
  *      curator as author;
  *   4. build that commit incrementally from the served build, in the rebuilder's persistent

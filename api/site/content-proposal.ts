@@ -1,32 +1,31 @@
 /**
  * A change to the content repository written with git plumbing, never in a checkout of the whole
- * tree: the editors' proposals (api/forge/forge-local.ts) and the curators'
- * publications (api/library/publish.ts) both go this way.
+ * tree and without git's index of it: the editors' proposals (api/forge/forge-local.ts) and the
+ * curators' publications (api/library/publish.ts) both go this way.
  *
- *   1. a temporary index holds the base commit's tree (a copy of the main checkout's index when
- *      that holds it, else `read-tree`), the changed files are written as blobs
- *      (`hash-object -w`) and entered into it (`update-index --index-info`);
- *   2. the content lint runs on a partial copy of that index (`checkout-index` into a scratch
- *      folder): the shared files and the work folders the change touches, with the names of
+ *   1. the changed files are written as blobs (`hash-object -w`) and kept as a list of changes
+ *      on top of the base commit;
+ *   2. the content lint runs on a partial copy (`checkout-index` of a small index holding only
+ *      its files): the shared files and the work folders the change touches, with the names of
  *      every other work folder for the rule across works (unique slugs). A change to an existing
  *      shared file (instruments.json, genres.json, a profile) can break any work: then the copy
  *      is the whole tree;
- *   3. `write-tree`, `commit-tree` on top of the base; no branch moves here (the caller moves one).
+ *   3. the new tree is the base's with only the trees on the changed paths' way written again
+ *      (api/site/git-tree.ts), then `commit-tree` on top of the base; no branch moves here (the
+ *      caller moves one).
  *
- * Cost: O(changed files) plus one read of the base's index (O(entries), no file written),
- * instead of writing and linting the whole catalog.
+ * Cost: O(changed files) plus the trees on their way (at 100,000 works the `works/` tree, about
+ * 4 MB, read and written once), where an index of the whole tree (16 MB there) was copied, read
+ * by each of six git commands and written by two: 0.55 s of a correction's apply before
+ * 2026-11-29, about 0.15 s since (bench/README.md).
  */
 import { randomBytes } from 'node:crypto';
 import { runCommand } from '../process/spawner.ts';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { git, SERVICE_GIT_IDENTITY, settleCheckout } from './content-repo.ts';
-import {
-  isSharedContentFile,
-  otherWorksFrom,
-  otherWorksInListing,
-  type OtherWorks,
-} from '../../src/domain/content-lint.ts';
+import { git, SERVICE_GIT_IDENTITY } from './content-repo.ts';
+import { editTree, findEntry, isTreeEntry, otherWorksInTree, treeEditOf, type TreeStore } from './git-tree.ts';
+import { isSharedContentFile, otherWorksFrom, type OtherWorks } from '../../src/domain/content-lint.ts';
 
 /**
  * Checks a partial copy: `dir` holds the shared files and the work folders in question (or the
@@ -72,70 +71,58 @@ export interface ContentChange {
 }
 
 /**
- * A temporary index on top of `base` in the content repository. Callers hold the
- * content-repository lock while they use one, and `dispose()` it when done.
+ * A change on top of `base` in the content repository. Callers hold the content-repository lock
+ * while they use one, and `dispose()` it when done.
  */
 export class ContentProposal {
   readonly repo: string;
   readonly base: string;
+  /** A small index for the lint's copy (its own files only), removed by dispose(). */
   private readonly index: string;
   private readonly scratch: string;
-  /** Where the index's base tree came from: the main checkout's index (copied) or the tree objects. */
-  treeFrom: 'checkout index' | 'read-tree' = 'read-tree';
+  /** The base commit's tree. */
+  private readonly baseTree: string;
+  /** Every path written so far: its blob, or null when removed. */
+  private readonly changes = new Map<string, string | null>();
+  /** Tree objects' bodies read so far, by id (the lint's listing and the commit read the same ones). */
+  private readonly trees = new Map<string, Buffer>();
 
-  private constructor(repo: string, base: string, scratch: string) {
+  private constructor(repo: string, base: string, baseTree: string, scratch: string) {
     this.repo = repo;
     this.base = base;
+    this.baseTree = baseTree;
     this.scratch = scratch;
     this.index = `${scratch}.index`;
   }
 
-  /** A temporary index holding `base`'s tree; its files live under `scratchDir` (ARCHIVE_DATA_DIR/worktrees). */
+  /** A proposal on `base`; its scratch files live under `scratchDir` (ARCHIVE_DATA_DIR/worktrees). */
   static async open(repo: string, scratchDir: string, label: string, base: string): Promise<ContentProposal> {
     mkdirSync(scratchDir, { recursive: true });
-    const proposal = new ContentProposal(
+    const baseTree = await git(repo, ['rev-parse', '--verify', `${base}^{tree}`]);
+    return new ContentProposal(
       repo,
       base,
+      baseTree,
       path.join(scratchDir, `${label}-${randomBytes(4).toString('hex')}`),
     );
-    try {
-      if (await proposal.fromCheckoutIndex()) proposal.treeFrom = 'checkout index';
-      else await proposal.git(['read-tree', base]);
-    } catch (err) {
-      proposal.dispose();
-      throw err;
-    }
-    return proposal;
   }
 
-  /**
-   * Start from a copy of the main checkout's index when it holds exactly the base's tree (as it
-   * does after every merge: api/site/content-repo.ts keeps it so), checked by `write-tree` on the
-   * copy, which its cached trees answer at once. `read-tree` builds the index from the tree
-   * objects instead: one per work folder, about 1 s at 100,000 works, against about 0.1 s for the
-   * copy and its check. False (nothing to use) when the copy holds anything else.
-   */
-  private async fromCheckoutIndex(): Promise<boolean> {
-    const checkoutIndex = path.join(this.repo, '.git', 'index');
-    await settleCheckout(this.repo);
-    try {
-      copyFileSync(checkoutIndex, this.index);
-      const [tree, baseTree] = await Promise.all([
-        this.git(['write-tree']),
-        this.git(['rev-parse', `${this.base}^{tree}`]),
-      ]);
-      if (tree === baseTree) return true;
-    } catch {
-      // No checkout index, or one git cannot use: read the tree instead.
-    }
-    rmSync(this.index, { force: true });
-    rmSync(`${this.index}.lock`, { force: true });
-    return false;
-  }
-
-  /** git on this index (trimmed text output). */
-  async git(args: string[], options?: GitOptions): Promise<string> {
+  /** git on the lint's small index (trimmed text output). */
+  private async git(args: string[], options?: GitOptions): Promise<string> {
     return (await gitIndexedRaw(this.repo, this.index, args, options)).toString('utf8').trim();
+  }
+
+  /** The object store as the tree edit uses it. */
+  private get store(): TreeStore {
+    return {
+      idBytes: this.baseTree.length / 2,
+      read: async (id) => {
+        let body = this.trees.get(id);
+        if (!body) this.trees.set(id, (body = await gitIndexedRaw(this.repo, this.index, ['cat-file', 'tree', id])));
+        return body;
+      },
+      write: (body) => this.git(['hash-object', '-t', 'tree', '-w', '--stdin'], { input: body }),
+    };
   }
 
   /** A file as the base commit holds it (its exact bytes); null when it has no such file. */
@@ -147,30 +134,36 @@ export class ContentProposal {
     }
   }
 
-  /** Enter the changes into the index (each new content as a blob in the object store). */
+  /** Take in the changes (each new content as a blob in the object store). */
   async write(changes: readonly ContentChange[]): Promise<void> {
-    const entries: string[] = [];
-    for (const change of changes) {
-      if (change.content === null) {
-        // Mode 0 removes the entry (a path that is not there stays absent, as rm --force did).
-        entries.push(`0 ${'0'.repeat(40)}\t${change.path}`);
-      } else {
-        const blob = await this.git(['hash-object', '-w', '--stdin'], { input: change.content });
-        entries.push(`100644 ${blob}\t${change.path}`);
-      }
-    }
-    if (entries.length > 0) await this.git(['update-index', '--index-info'], { input: `${entries.join('\n')}\n` });
+    const blobs = await Promise.all(
+      changes.map((change) =>
+        change.content === null ? null : this.git(['hash-object', '-w', '--stdin'], { input: change.content }),
+      ),
+    );
+    changes.forEach((change, i) => {
+      // A path written again replaces its earlier change (and goes last, as the index had it).
+      this.changes.delete(change.path);
+      this.changes.set(change.path, blobs[i]!);
+    });
+  }
+
+  /** The proposed tree: the base's with the changes. */
+  async tree(): Promise<string> {
+    const tree = await editTree(this.store, this.baseTree, treeEditOf(this.changes));
+    return tree ?? this.git(['hash-object', '-t', 'tree', '-w', '--stdin'], { input: Buffer.alloc(0) });
   }
 
   /**
-   * Run `check` on a partial copy of the index as it is now (shared files plus the work folders
-   * the `changed` paths touch) with the names of the other work folders, or on the whole tree
+   * Run `check` on a partial copy of the proposed tree (shared files plus the work folders the
+   * `changed` paths touch) with the names of the other work folders, or on the whole tree
    * when one of `changed` is an existing shared file of the base (it can break any work).
    * `scope` says which ("changed works", or "whole tree (...)").
    */
   async checkChanged<T>(changed: readonly string[], check: PartialCopyCheck<T>): Promise<{ result: T; scope: string }> {
     const dir = this.scratch;
     rmSync(dir, { recursive: true, force: true });
+    rmSync(this.index, { force: true });
     const shared = changed.filter(isSharedContentFile);
     const existing =
       shared.length > 0
@@ -179,6 +172,7 @@ export class ContentProposal {
             .filter((f) => f !== '')
         : [];
     if (existing.length > 0) {
+      await this.git(['read-tree', await this.tree()]);
       await this.git(['checkout-index', '--all', '--force', `--prefix=${dir}/`]);
       return {
         result: check(dir, otherWorksFrom([])),
@@ -188,27 +182,62 @@ export class ContentProposal {
     const works = [
       ...new Set(changed.map((p) => /^works\/([^/]+)(\/|$)/.exec(p)?.[1]).filter((w): w is string => w !== undefined)),
     ];
+    const inCopy = (p: string) =>
+      p === 'instruments.json' ||
+      p === 'genres.json' ||
+      p.startsWith('profiles/') ||
+      works.some((w) => p.startsWith(`works/${w}/`));
     const pathspecs = ['instruments.json', 'genres.json', 'profiles/', ...works.map((w) => `works/${w}/`)];
-    const files = (await this.git(['ls-files', '-z', '--', ...pathspecs])).split('\0').filter((f) => f !== '');
+    // The copy's files: the base's ("<mode> <type> <id>\t<path>"), then the changes over them.
+    const entries = new Map<string, string>();
+    for (const line of (
+      await git(this.repo, ['ls-tree', '-r', '-z', '--full-tree', this.base, '--', ...pathspecs])
+    ).split('\0')) {
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const [mode, type, id] = line.slice(0, tab).split(' ');
+      if (type === 'blob') entries.set(line.slice(tab + 1), `${mode} ${id}`);
+    }
+    for (const [p, blob] of this.changes) {
+      if (!inCopy(p)) continue;
+      if (blob === null) entries.delete(p);
+      else entries.set(p, `100644 ${blob}`);
+    }
     // works/ exists even when no work changes (a new profile alone): the folder, not its absence, is what the tree has.
     mkdirSync(path.join(dir, 'works'), { recursive: true });
-    if (files.length > 0)
-      await this.git(['checkout-index', '--force', '-z', '--stdin', `--prefix=${dir}/`], {
-        input: `${files.join('\0')}\0`,
+    if (entries.size > 0) {
+      await this.git(['update-index', '-z', '--index-info'], {
+        input: [...entries].map(([p, modeAndId]) => `${modeAndId}\t${p}\0`).join(''),
       });
-    // Every work folder of the proposed tree but the ones copied (one entry each, no file read),
-    // looked up in the listing as it comes: not split into one string per work.
-    const listing = await this.git(['ls-tree', '-z', '--name-only', await this.git(['write-tree']), 'works/']);
-    return { result: check(dir, otherWorksInListing(listing, new Set(works))), scope: 'changed works' };
+      await this.git(['checkout-index', '--all', '--force', `--prefix=${dir}/`]);
+    }
+    // Every work folder but the ones copied (one entry each, no file read), looked up in the
+    // listing as it comes: the base's when every change is in the copy (the proposed tree's
+    // other folders are the base's), else the proposed tree's.
+    return {
+      result: check(dir, await this.otherWorks([...this.changes.keys()].every(inCopy), new Set(works))),
+      scope: 'changed works',
+    };
   }
 
-  /** `write-tree` and `commit-tree` on top of the base; returns the new commit (no ref moves). */
+  /** The other work folders of the base (`fromBase`) or of the proposed tree, less `exclude`. */
+  private async otherWorks(fromBase: boolean, exclude: ReadonlySet<string>): Promise<OtherWorks> {
+    const store = this.store;
+    const root = fromBase ? this.baseTree : await this.tree();
+    const works = findEntry(await store.read(root), store.idBytes, 'works');
+    if (!works || !isTreeEntry(works)) return otherWorksFrom([]);
+    return otherWorksInTree(await store.read(works.id.toString('hex')), store.idBytes, exclude);
+  }
+
+  /** The proposed tree committed on top of the base; returns the new commit (no ref moves). */
   async commit(message: string, author?: string | null): Promise<string> {
-    const tree = await this.git(['write-tree']);
-    return this.git(['commit-tree', tree, '-p', this.base, '-F', '-'], { input: message, env: authorEnv(author) });
+    return this.git(['commit-tree', await this.tree(), '-p', this.base, '-F', '-'], {
+      input: message,
+      env: authorEnv(author),
+    });
   }
 
-  /** Remove the temporary index and the partial copy. */
+  /** Remove the small index and the partial copy. */
   dispose(): void {
     rmSync(this.index, { force: true });
     rmSync(`${this.index}.lock`, { force: true });

@@ -226,8 +226,8 @@ export function formatLocatedMessage(m: LocatedLintMessage): string {
 /**
  * The work folders of a tree other than the ones a partial copy holds, looked up by slug without
  * case (the one lint rule across works). Built from a list (`otherWorksFrom`) or straight from a
- * tree listing (`otherWorksInListing`), which at 100,000 works is not split into 100,000 strings
- * per proposal.
+ * git tree's bytes (`otherWorksInTree` in api/site/git-tree.ts), which at 100,000 works is not
+ * split into 100,000 strings per proposal.
  */
 export interface OtherWorks {
   /** The folder whose name equals `slug` compared without case, if there is one. */
@@ -239,39 +239,6 @@ export function otherWorksFrom(folders: Iterable<string>): OtherWorks {
   const byLower = new Map<string, string>();
   for (const folder of folders) byLower.set(folder.toLowerCase(), folder);
   return { find: (slug) => byLower.get(slug.toLowerCase()) };
-}
-
-/**
- * OtherWorks over `listing`, the output of `git ls-tree -z --name-only <tree> works/` (entries
- * "works/<folder>", each ended by NUL), less the folders in `exclude`. A look-up searches one
- * lower-case copy of the listing for the entry; a listing that is not plain ASCII (where
- * lower-casing the whole text may differ from lower-casing each name) is split into a list.
- */
-export function otherWorksInListing(listing: string, exclude: ReadonlySet<string>): OtherWorks {
-  const prefix = 'works/';
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(listing))
-    return otherWorksFrom(
-      listing
-        .split('\0')
-        .filter((e) => e.startsWith(prefix))
-        .map((e) => e.slice(prefix.length))
-        .filter((f) => f !== '' && !exclude.has(f)),
-    );
-  const lower = listing.toLowerCase();
-  return {
-    find(slug) {
-      const needle = `${prefix}${slug.toLowerCase()}`;
-      // Each search starts past the previous hit: at most one pass over the listing per look-up.
-      for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, at + 1)) {
-        const end = at + needle.length;
-        if ((at > 0 && lower[at - 1] !== '\0') || (end < lower.length && lower[end] !== '\0')) continue;
-        const folder = listing.slice(at + prefix.length, end);
-        if (!exclude.has(folder)) return folder;
-      }
-      return undefined;
-    },
-  };
 }
 
 /**

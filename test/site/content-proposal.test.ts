@@ -6,7 +6,8 @@
  * shared file puts the whole tree in question, and a commit is made on the base without moving
  * any branch or leaving scratch files behind.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -111,34 +112,101 @@ describe('ContentProposal', () => {
     expect(readdirSync(scratch)).toEqual([]);
   });
 
-  it("starts from a copy of the main checkout's index when it holds the base, and from the tree when a hand edit is staged there", async () => {
-    const first = await ContentProposal.open(repo, scratch, 'from-index', base);
-    try {
-      expect(first.treeFrom).toBe('checkout index');
-      await first.write([{ path: 'works/new-one/index.md', content: 'x\n' }]);
-      const commit = await first.commit('Add a file');
-      expect(await git(repo, ['diff-tree', '-r', '--name-only', '--no-commit-id', base, commit])).toBe(
-        'works/new-one/index.md',
-      );
-    } finally {
-      first.dispose();
-    }
-    // A hand edit staged in the checkout: its index no longer holds the base, and nothing of it
-    // may reach a proposal.
+  it('commits on the base tree whatever the main checkout holds: a hand edit staged there reaches no proposal', async () => {
     writeFileSync(path.join(repo, MINUET), 'staged by hand\n');
     await git(repo, ['add', MINUET]);
-    const second = await ContentProposal.open(repo, scratch, 'from-tree', base);
+    const proposal = await ContentProposal.open(repo, scratch, 'staged', base);
     try {
-      expect(second.treeFrom).toBe('read-tree');
-      await second.write([{ path: 'works/new-two/index.md', content: 'y\n' }]);
-      const commit = await second.commit('Add another file');
+      await proposal.write([{ path: 'works/new-two/index.md', content: 'y\n' }]);
+      const commit = await proposal.commit('Add another file');
       expect(await git(repo, ['diff-tree', '-r', '--name-only', '--no-commit-id', base, commit])).toBe(
         'works/new-two/index.md',
       );
     } finally {
-      second.dispose();
+      proposal.dispose();
     }
-    // Neither left an index or a copy behind.
     expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it("makes the tree git's own index makes of the same changes: nested, removed, re-written, emptied and new folders", async () => {
+    // A base with folders at three depths and names whose order differs with and without the "/"
+    // git compares folders with ("a.b" sorts before "a/" as a folder, "a-" before both).
+    const files = [
+      'works/a/index.md',
+      'works/a/files/x.txt',
+      'works/a/files/deep/y.txt',
+      'works/a.b/index.md',
+      'works/a-/index.md',
+      'works/b/index.md',
+      'works/only/one.txt',
+      'top.txt',
+    ];
+    for (const f of files) {
+      mkdirSync(path.dirname(path.join(repo, f)), { recursive: true });
+      writeFileSync(path.join(repo, f), `${f}\n`);
+    }
+    await git(repo, ['add', '-A']);
+    await git(repo, ['commit', '-q', '-m', 'Folders at three depths']);
+    const head = await git(repo, ['rev-parse', 'HEAD']);
+    const rounds: [string, string | null][][] = [
+      [['works/a/index.md', 'edited\n']],
+      [['works/a/files/deep/y.txt', null]], // its folder is emptied, so gone
+      [['works/only/one.txt', null]], // a work folder emptied
+      [
+        ['works/a/files/deep/z/w.txt', 'new, four folders down\n'],
+        ['works/a', null], // removing a path that is a folder: nothing happens
+        ['works/new/index.md', 'new work\n'],
+        ['works/a.b/index.md', null],
+        ['works/a-/index.md', 'changed\n'],
+        ['works/a-/index.md', 'changed twice\n'], // the later change wins
+        ['works/no-such/file.md', null], // removing what is not there: nothing happens
+        ['top.txt', null],
+        ['new-top/x.txt', 'x\n'],
+      ],
+      [],
+    ];
+    for (const changes of rounds) {
+      const proposal = await ContentProposal.open(repo, scratch, 'tree', head);
+      try {
+        await proposal.write(changes.map(([p, content]) => ({ path: p, content })));
+        const commit = await proposal.commit('Edit');
+        // git's answer: the base's tree in an index of its own, the same changes entered, write-tree.
+        const index = path.join(root, 'oracle-index');
+        rmSync(index, { force: true });
+        const env = { ...process.env, GIT_INDEX_FILE: index };
+        const run = (args: string[], input?: string) =>
+          execFileSync('git', ['-C', repo, ...args], { env, input, encoding: 'utf8' }).trim();
+        run(['read-tree', head]);
+        for (const [p, content] of changes) {
+          if (content === null) run(['update-index', '--force-remove', p]);
+          else
+            run([
+              'update-index',
+              '--add',
+              '--cacheinfo',
+              `100644,${run(['hash-object', '-w', '--stdin'], content)},${p}`,
+            ]);
+        }
+        expect(await git(repo, ['rev-parse', `${commit}^{tree}`])).toBe(run(['write-tree']));
+        expect(await git(repo, ['rev-parse', `${commit}^`])).toBe(head);
+      } finally {
+        proposal.dispose();
+      }
+    }
+  });
+
+  it('refuses a file written where the base has a folder, and a folder where it has a file', async () => {
+    for (const change of ['works/bach-minuet-in-g', 'works/bach-minuet-in-g/index.md/inside.txt']) {
+      const proposal = await ContentProposal.open(repo, scratch, 'conflict', base);
+      try {
+        await proposal.write([{ path: change, content: 'x\n' }]);
+        await expect(proposal.commit('Conflict')).rejects.toThrow(
+          /a change writes a (file|folder) where the base has a/,
+        );
+      } finally {
+        proposal.dispose();
+      }
+    }
+    expect(await git(repo, ['rev-parse', 'HEAD'])).toBe(base);
   });
 });

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { otherWorksFrom, otherWorksInListing } from '../../src/domain/content-lint.ts';
+import { compareEntries, otherWorksInTree, serializeTree } from '../../api/site/git-tree.ts';
+import { otherWorksFrom } from '../../src/domain/content-lint.ts';
 
-const listingOf = (folders: string[]) => folders.map((f) => `works/${f}\0`).join('');
+/** A works/ tree's body holding these folders (in git's order, each with a made-up id). */
+const treeOf = (folders: string[]) =>
+  serializeTree(
+    folders
+      .map((f, i) => ({ mode: '40000', name: Buffer.from(f, 'utf8'), id: Buffer.alloc(20, i) }))
+      .sort(compareEntries),
+  );
+const inTree = (body: Buffer, exclude: ReadonlySet<string>) => otherWorksInTree(body, 20, exclude);
 
-describe('otherWorksInListing', () => {
+describe('otherWorksInTree', () => {
   it('finds a folder by its whole name, without case, never by a part of a name', () => {
-    const works = otherWorksInListing(
-      listingOf(['bach-minuet-in-g-2', 'Handel-Sarabande', 'minuet', 'x-bach-minuet-in-g']),
-      new Set(),
-    );
+    const works = inTree(treeOf(['bach-minuet-in-g-2', 'Handel-Sarabande', 'minuet', 'x-bach-minuet-in-g']), new Set());
     expect(works.find('minuet')).toBe('minuet');
     expect(works.find('MINUET')).toBe('minuet');
     expect(works.find('handel-sarabande')).toBe('Handel-Sarabande');
@@ -19,10 +24,10 @@ describe('otherWorksInListing', () => {
   });
 
   it('leaves out the excluded folders, and finds another of the same name past one', () => {
-    const works = otherWorksInListing(listingOf(['abc', 'Abc', 'def']), new Set(['abc', 'def']));
+    const works = inTree(treeOf(['abc', 'Abc', 'def']), new Set(['abc', 'def']));
     expect(works.find('abc')).toBe('Abc');
     expect(works.find('def')).toBeUndefined();
-    expect(otherWorksInListing('', new Set()).find('abc')).toBeUndefined();
+    expect(inTree(Buffer.alloc(0), new Set()).find('abc')).toBeUndefined();
   });
 
   it('answers as a list of the same folders does, ASCII or not', () => {
@@ -38,7 +43,7 @@ describe('otherWorksInListing', () => {
       for (let round = 0; round < 50; round++) {
         const folders = [...new Set(Array.from({ length: 30 }, () => name(ascii)))];
         const exclude = new Set(folders.filter(() => random() < 0.2));
-        const listed = otherWorksInListing(listingOf(folders), exclude);
+        const listed = inTree(treeOf(folders), exclude);
         const kept = folders.filter((f) => !exclude.has(f));
         const fromList = otherWorksFrom(kept);
         for (let q = 0; q < 40; q++) {
