@@ -24,7 +24,13 @@ import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 import { decodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
-import { mergeFromBase, type IndexBase, type MergedIndex } from '../../src/domain/catalog-index/merge-from-base.ts';
+import {
+  instrumentTerms,
+  mergeFromBase,
+  profileStatuses,
+  type IndexBase,
+  type MergedIndex,
+} from '../../src/domain/catalog-index/merge-from-base.ts';
 
 async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await fs.readFile(file, 'utf8')) as T;
@@ -49,6 +55,24 @@ export async function readWorkRecords(
     for (const { data } of batch) records.push(data);
   }
   return records;
+}
+
+/** The records of these works a build's view holds (a work it lacks is left out), looked up by slug. */
+async function readWorkRecordsOf(site: SiteView, slugs: readonly string[]): Promise<WorkRecord[]> {
+  const records = await Promise.all(
+    slugs.map(async (slug) => {
+      const file = site.locate(`api/v1/works/${slug}/index.json`);
+      const text =
+        file === null
+          ? null
+          : await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+              if (err.code === 'ENOENT') return null; // a work the base does not have
+              throw err;
+            });
+      return text === null ? [] : [(JSON.parse(text) as { data: WorkRecord }).data];
+    }),
+  );
+  return records.flat().sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 }
 
 /** Every work record, profile and instrument a build's view holds (slug order). */
@@ -113,6 +137,12 @@ export async function indexBuild(buildDir: string): Promise<{ works: number; dur
  * pages away before `finish` settles.
  */
 export interface IndexWorker {
+  /**
+   * The changed works' records as the build expects the pages to hold them (made by the same
+   * domain code from the same catalog and scores): the merge starts on them at once, beside the
+   * render, and `finish` keeps it only when the rendered records are the same.
+   */
+  predict(records: WorkRecord[]): void;
   finish(buildDir: string, renderedDir?: string): Promise<IncrementalIndexResult>;
   /** End the job (after `finish`, or when the build fails); the thread stays for the next build. */
   close(): Promise<void>;
@@ -121,6 +151,7 @@ export interface IndexWorker {
 /** A message to the index worker thread (index-worker.ts). */
 export type IndexWorkerMessage =
   | { type: 'start'; id: number; baseBuildDir: string; changedSlugs: string[] }
+  | { type: 'predict'; id: number; records: WorkRecord[] }
   | { type: 'finish'; id: number; buildDir: string; renderedDir?: string }
   | { type: 'cancel'; id: number };
 
@@ -189,6 +220,10 @@ export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): 
   state.worker.ref();
   state.worker.postMessage({ type: 'start', id, baseBuildDir, changedSlugs } satisfies IndexWorkerMessage);
   return {
+    predict(records) {
+      if (reply === null && state.ended === null)
+        state.worker.postMessage({ type: 'predict', id, records } satisfies IndexWorkerMessage);
+    },
     async finish(buildDir, renderedDir) {
       reply ??= new Promise<IndexWorkerReply>((resolve) => {
         if (state.ended !== null) return resolve({ error: state.ended });
@@ -221,6 +256,12 @@ export interface IncrementalIndexResult {
   /** The same for the resolve catalog. */
   resolve: 'merged' | 'built';
   resolveBuiltBecause?: string;
+  /**
+   * "early": merged beside the render from the records the build predicted, which the rendered
+   * ones equal; "at finish": merged once the rendered records were read, for `mergedLateBecause`.
+   */
+  merge?: 'early' | 'at finish';
+  mergedLateBecause?: string;
 }
 
 export type IndexWorkerReply = IncrementalIndexResult | { error: string };
@@ -273,6 +314,7 @@ export async function runIndexWorker(
   baseBuildDir: string,
   changedSlugs: string[],
   next: () => Promise<{ buildDir: string; renderedDir?: string }>,
+  predicted: Promise<WorkRecord[] | null> = Promise.resolve(null),
 ): Promise<IncrementalIndexResult> {
   const changed = new Set(changedSlugs);
   // The base may be layered (src/lib/site/layers.ts); a missing base reads as empty, and the
@@ -283,8 +325,9 @@ export async function runIndexWorker(
   } catch {
     baseSite = SiteView.plain(path.join(baseBuildDir, 'client'));
   }
-  // The base's own versions of the changed works and its index files.
-  const before = readWorkRecords(baseSite, (slug) => changed.has(slug));
+  // The base's own versions of the changed works (looked up by slug: the base lists 100,000
+  // folders at that size) and its index files.
+  const before = readWorkRecordsOf(baseSite, changedSlugs);
   const baseIndex = readIndexBase(baseBuildDir);
   let unchanged: Promise<WorkRecord[]> | null = null;
   const everyBaseRecord = () => (unchanged ??= readWorkRecords(baseSite, (slug) => !changed.has(slug)));
@@ -294,6 +337,31 @@ export async function runIndexWorker(
   void baseIndex.then((b) => {
     if ('reason' in b || b.counts === null) everyBaseRecord().catch(() => undefined);
   });
+  // The merge over the predicted records, as soon as they and the base are here (while Astro
+  // renders). It reads of the instruments and profiles only their terms and statuses
+  // (merge-from-base.ts), taken from the base here and checked against the new ones at finish.
+  const early = predicted.then(async (records) => {
+    if (records === null) return { reason: 'the build predicted no records' };
+    const base = await baseIndex;
+    if ('reason' in base) return base;
+    if (base.counts === null) return { reason: 'the base index keeps no counts' };
+    const beforeRecords = await before;
+    try {
+      const merged = mergeFromBase(
+        {
+          ...base,
+          counts: base.counts,
+          recordAt: (id) => readRecordSync(baseSite, base.works.slugs.at(id)),
+          before: beforeRecords,
+        },
+        { changedRecords: records, changed, profiles: base.profiles, instruments: base.instruments },
+      );
+      return { records, merged, base };
+    } catch (err) {
+      return { reason: `the early merge failed: ${(err as Error).message}` };
+    }
+  });
+  early.catch(() => undefined);
   const { buildDir, renderedDir } = await next();
   const started = Date.now();
   const site = renderedDir ? SiteView.plain(renderedDir) : SiteView.open(buildDir);
@@ -302,8 +370,24 @@ export async function runIndexWorker(
   const base = await baseIndex;
   let merged: MergedIndex | { reason: string };
   let baseRecordsRead = false;
+  // The early merge, when it was made from exactly what the merge now would read.
+  const pre = await early;
+  const bySlug = (list: readonly WorkRecord[]) => [...list].sort((a, b) => (a.slug < b.slug ? -1 : 1));
+  const lateBecause =
+    'reason' in pre
+      ? pre.reason
+      : JSON.stringify(bySlug(pre.records)) !== JSON.stringify(bySlug(changedNow))
+        ? 'the rendered records are not the predicted ones'
+        : JSON.stringify(instrumentTerms(pre.base.instruments)) !==
+            JSON.stringify(instrumentTerms(catalogRecords.instruments))
+          ? "the instruments' terms changed"
+          : JSON.stringify(profileStatuses(pre.base.profiles)) !==
+              JSON.stringify(profileStatuses(catalogRecords.profiles))
+            ? "the profiles' statuses changed"
+            : null;
   try {
-    if ('reason' in base) merged = base;
+    if (lateBecause === null && !('reason' in pre)) merged = pre.merged;
+    else if ('reason' in base) merged = base;
     else {
       const beforeRecords = await before;
       let counts = base.counts;
@@ -352,6 +436,8 @@ export async function runIndexWorker(
     durationMs: Date.now() - started,
     baseRecordsRead,
     listing: works ? 'merged' : 'built',
+    merge: lateBecause === null ? 'early' : 'at finish',
+    ...(lateBecause !== null ? { mergedLateBecause: lateBecause } : {}),
     ...('reason' in merged ? { listingBuiltBecause: merged.reason } : {}),
     resolve: resolveCatalog ? 'merged' : 'built',
     ...('reason' in resolve ? { resolveBuiltBecause: resolve.reason } : {}),

@@ -1,16 +1,22 @@
 /**
  * The worker thread of incremental builds' index files (startIndexWorker in build-index.ts), kept
  * by its process between builds. Each job: on `start`, reads the base build's index files and
- * the base's versions of the changed works at once; then waits for its `finish` (the new folder's
+ * the base's versions of the changed works at once, and merges the index over the changed
+ * works' records once the build sends them (`predict`, beside the render); then waits for its
+ * `finish` (the new folder's
  * path, and the folder of the pages Astro rendered when the build has not staged them yet), writes
  * the index files and answers with the result or the error. A `cancel` ends a job that will not
  * be finished (its build failed).
  */
 import { parentPort } from 'node:worker_threads';
+import type { WorkRecord } from '../../src/schemas/work.ts';
 import { runIndexWorker, type IndexWorkerAnswer, type IndexWorkerMessage } from './build-index.ts';
 
 type Finish = { buildDir: string; renderedDir?: string };
 type Job = {
+  /** The predicted records (null: none will come, the build failed first). */
+  predicted: Promise<WorkRecord[] | null>;
+  predict: (records: WorkRecord[] | null) => void;
   finish?: Finish;
   cancelled?: boolean;
   waiting?: { resolve: (f: Finish) => void; reject: (e: Error) => void };
@@ -22,7 +28,9 @@ const cancelled = () => new Error('the build ended before its index step');
 
 port.on('message', (msg: IndexWorkerMessage) => {
   if (msg.type === 'start') {
-    const job: Job = {};
+    let predict!: (records: WorkRecord[] | null) => void;
+    const predicted = new Promise<WorkRecord[] | null>((resolve) => (predict = resolve));
+    const job: Job = { predicted, predict };
     jobs.set(msg.id, job);
     const next = () =>
       new Promise<Finish>((resolve, reject) => {
@@ -30,7 +38,7 @@ port.on('message', (msg: IndexWorkerMessage) => {
         else if (job.finish) resolve(job.finish);
         else job.waiting = { resolve, reject };
       });
-    runIndexWorker(msg.baseBuildDir, msg.changedSlugs, next)
+    runIndexWorker(msg.baseBuildDir, msg.changedSlugs, next, predicted)
       .then(
         (result) => port.postMessage({ id: msg.id, ...result } satisfies IndexWorkerAnswer),
         (err: unknown) =>
@@ -44,10 +52,14 @@ port.on('message', (msg: IndexWorkerMessage) => {
   }
   const job = jobs.get(msg.id);
   if (!job) return;
-  if (msg.type === 'finish') {
+  if (msg.type === 'predict') job.predict(msg.records);
+  else if (msg.type === 'finish') {
+    // A build that sent no prediction sends none later: the merge is made now.
+    job.predict(null);
     job.finish = { buildDir: msg.buildDir, ...(msg.renderedDir ? { renderedDir: msg.renderedDir } : {}) };
     job.waiting?.resolve(job.finish);
   } else {
+    job.predict(null);
     job.cancelled = true;
     job.waiting?.reject(cancelled());
   }

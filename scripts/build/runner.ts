@@ -10,6 +10,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Catalog, LoadedWork } from '../../src/domain/catalog.ts';
 import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
+import type { ScoreManifest } from '../../src/lib/site/scores.ts';
 import type { ShardReuse } from '../../src/lib/site/search-index.ts';
 import type { IndexWorker } from '../../api/catalog/build-index.ts';
 import type { LayerManifest } from '../../src/domain/site-layers.ts';
@@ -55,6 +56,7 @@ export class BuildRun {
   scoresDir = '';
   manifestFile = '';
   manifestText = '';
+  scoreManifest: ScoreManifest = { scores: {} };
   /** beside: the search index, when a base's is kept whole (no search record changed). */
   keepSearch = false;
   shardReuse: ShardReuse | null = null;

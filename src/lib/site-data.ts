@@ -31,17 +31,38 @@ import {
 import type { WorkContent, WorkRecord, WorkSummary } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { envelope } from '../schemas/envelope.ts';
-import { dropSharedScoreManifest, scoreFor } from './site/scores.ts';
+import { dropSharedScoreManifest, scoreManifest, type ScoreManifest } from './site/scores.ts';
 import { patchSorted, sortKept } from './site/kept-order.ts';
 
 /** Source scores of a work that the build engraved to a PDF (from the score manifest). */
-function pdfAssetIds(work: LoadedWork): Set<number> {
+function pdfAssetIds(work: LoadedWork, scores: ScoreManifest): Set<number> {
   const ids = new Set<number>();
   for (const a of work.content.sourceAssets) {
-    const s = scoreFor(work.content.slug, a.id);
-    if (s.status === 'rendered' && s.pdf) ids.add(a.id);
+    const s = scores.scores[`${work.content.slug}/${a.id}`];
+    if (s?.status === 'rendered' && s.pdf) ids.add(a.id);
   }
   return ids;
+}
+
+/** The base URL the pages build links from (PUBLIC_BASE_URL without its trailing slashes). */
+export function siteBaseUrl(raw: string): string {
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * A work's record as its pages hold it, from the build's catalog and score manifest: the pages'
+ * own records come from here, and an incremental build predicts its changed works' records with
+ * it for the index merge that runs beside the render (api/catalog/build-index.ts).
+ */
+export function workRecordFor(
+  loaded: LoadedWork,
+  catalog: Catalog,
+  options: { baseUrl: string; readerSignIn: boolean; scores: ScoreManifest },
+): WorkRecord {
+  return buildWorkRecord(loaded, catalog, siteBaseUrl(options.baseUrl), {
+    pdfAssetIds: pdfAssetIds(loaded, options.scores),
+    readerSignIn: options.readerSignIn,
+  });
 }
 
 /**
@@ -351,7 +372,7 @@ export function site(): SiteData {
   const held = sharedRef?.deref();
   if (held && shelf[SHARED_SITE_DATA]?.data === held) return held;
   const contentDir = path.resolve(process.env.ARCHIVE_CONTENT_DIR ?? 'content');
-  const baseUrl = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321').replace(/\/+$/, '');
+  const baseUrl = siteBaseUrl(process.env.PUBLIC_BASE_URL ?? 'http://localhost:4321');
   // Set by scripts/build.ts --reader-sign-in: does this archive sign readers in?
   const readerSignIn = process.env.ARCHIVE_READER_SIGNIN === 'github';
   const key = JSON.stringify([
@@ -379,8 +400,7 @@ export function site(): SiteData {
   const u = urls(baseUrl);
   const instrumentBySlug = new Map(catalog.instruments.map((i) => [i.slug, i]));
   const source = {
-    make: (loaded: LoadedWork) =>
-      buildWorkRecord(loaded, catalog, baseUrl, { pdfAssetIds: pdfAssetIds(loaded), readerSignIn }),
+    make: (loaded: LoadedWork) => workRecordFor(loaded, catalog, { baseUrl, readerSignIn, scores: scoreManifest() }),
   };
   // A work's entry depends on its content, the base URL and the instruments only: the builds of
   // one process (the warm renderer, scripts/lib/warm-render.ts) share the loaded works they did

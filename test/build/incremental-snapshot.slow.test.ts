@@ -314,4 +314,35 @@ describe('incremental build shortcuts', () => {
       expect(indexWorkerThread()).toBe(thread);
     }
   }, 60_000);
+
+  it('the early merge is kept only when the rendered records are the predicted ones', async () => {
+    const indexOf = (dir: string) =>
+      new Map(readdirSync(path.join(dir, 'index')).map((f) => [f, readFileSync(path.join(dir, 'index', f))]));
+    const slug = 'beethoven-fur-elise';
+    const record = JSON.parse(
+      readFileSync(path.join(baseDir, 'client', 'api', 'v1', 'works', slug, 'index.json'), 'utf8'),
+    ).data;
+    // The rendered records are the base's (nothing changed): the right prediction, then a wrong one.
+    const wrong = { ...record, title: `${record.title} (predicted wrong)` };
+    for (const [name, predicted, merge] of [
+      ['predicted-right', record, 'early'],
+      ['predicted-wrong', wrong, 'at finish'],
+    ] as const) {
+      const out = path.join(root, name);
+      mkdirSync(out, { recursive: true });
+      const job = startIndexWorker(baseDir, [slug]);
+      try {
+        job.predict([predicted]);
+        const result = await job.finish(out, path.join(baseDir, 'client'));
+        expect(result).toMatchObject({ listing: 'merged', resolve: 'merged', merge });
+        expect(result.mergedLateBecause).toBe(
+          merge === 'early' ? undefined : 'the rendered records are not the predicted ones',
+        );
+      } finally {
+        await job.close();
+      }
+      // Either way, the index of the rendered records: the base's.
+      expect(indexOf(out)).toEqual(indexOf(baseDir));
+    }
+  }, 60_000);
 });

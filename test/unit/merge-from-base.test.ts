@@ -20,7 +20,12 @@ import {
   distinctComposers,
   facetCountsOf,
 } from '../../src/domain/catalog-index/index-files.ts';
-import { mergeFromBase, type IndexBase } from '../../src/domain/catalog-index/merge-from-base.ts';
+import {
+  instrumentTerms,
+  mergeFromBase,
+  profileStatuses,
+  type IndexBase,
+} from '../../src/domain/catalog-index/merge-from-base.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
@@ -128,6 +133,33 @@ describe('the index files merged from the base', () => {
     const built = buildIndexFiles({ records: next, profiles, instruments });
     for (const name of Object.keys(built) as Array<keyof typeof built>)
       expect([name, Buffer.compare(assembled[name], built[name])]).toEqual([name, 0]);
+  });
+
+  it("reads of the instruments and profiles only their terms and statuses (an early merge with the base's is the same)", () => {
+    const edited = structuredClone(records[1]!);
+    edited.title = `${edited.title} (zanzibar revision)`;
+    const next = records.map((r, i) => (i === 1 ? edited : r));
+    const changed = new Set([edited.slug]);
+    // Every other field of the records changed: work counts, descriptions, usage lists, links.
+    const otherInstruments = instruments.map((i) => ({
+      ...structuredClone(i),
+      workCount: i.workCount + 7,
+      links: { ...i.links, works: `${i.links.works}#moved` },
+      profiles: [],
+      readiness: 'none' as const,
+    }));
+    const otherProfiles = profiles.map((p) => ({
+      ...structuredClone(p),
+      catalogUsage: { ...p.catalogUsage, arrangementCount: p.catalogUsage.arrangementCount + 3, works: [] },
+    }));
+    expect(instrumentTerms(otherInstruments)).toEqual(instrumentTerms(instruments));
+    expect(profileStatuses(otherProfiles)).toEqual(profileStatuses(profiles));
+    const a = mergeOver(records, next, changed);
+    const b = mergeOver(records, next, changed, { instruments: otherInstruments, profiles: otherProfiles });
+    expect(Buffer.compare(a.works.index, b.works.index)).toBe(0);
+    expect(Buffer.compare(a.works.summaries, b.works.summaries)).toBe(0);
+    expect(b.counts).toEqual(a.counts);
+    expect(Buffer.compare(encodeResolveCatalog(a.resolve as never), encodeResolveCatalog(b.resolve as never))).toBe(0);
   });
 
   it('answers with the reason when the vocabulary, an instrument or a profile status changes', () => {

@@ -40,6 +40,7 @@ export const scores: Step = {
     }
     // The base's entries came from JSON; this run's pass through it, so the pages see what the file holds.
     Object.assign(manifest.scores, JSON.parse(JSON.stringify(summary.manifest.scores)));
+    build.scoreManifest = manifest;
     build.manifestText = serializeScoreManifest(manifest);
     build.manifestFile = path.join(build.scoresDir, 'build-manifest.json');
     mkdirSync(build.scoresDir, { recursive: true });

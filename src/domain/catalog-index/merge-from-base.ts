@@ -48,7 +48,8 @@ export interface IndexTarget {
   changedRecords: readonly WorkRecord[];
   /** The slugs the change touched (added, edited or removed). */
   changed: ReadonlySet<string>;
-  profiles: ProfileRecord[];
+  /** Read only for their statuses (`profileStatuses`). */
+  profiles: ReadonlyArray<Pick<ProfileRecord, 'slug' | 'status'>>;
   instruments: InstrumentRecord[];
 }
 
@@ -60,6 +61,24 @@ export interface MergedIndex {
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * What the merge reads of the instruments: the terms the resolve catalog's vocabulary and
+ * instrument expander are made from, and the aliases the listing index folds (the records' other
+ * fields, work counts and profiles, change with the works). `mergeFromBase` gives the same result
+ * for two instrument lists with the same terms (test/unit/merge-from-base.test.ts).
+ */
+export function instrumentTerms(list: readonly InstrumentRecord[]): unknown[] {
+  return list.map(({ slug, name, family, aliases }) => [slug, name, family, aliases]);
+}
+
+/**
+ * What the merge reads of the target's profiles: each one's status (the rows read the base's
+ * profile heads; an arrangement counts as approved when its profiles all are).
+ */
+export function profileStatuses(list: ReadonlyArray<{ slug: string; status: string }>): unknown[] {
+  return list.map((p) => [p.slug, p.status]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
+}
 
 /** The counts after the change: the base's, less the changed works' earlier versions, plus their new ones. */
 export function countsAfter(
@@ -120,15 +139,10 @@ function mergedResolve(
   overlay: Parameters<typeof mergeResolveCatalog>[1],
   counts: FacetCounts,
 ): ResolveCatalog | { reason: string } {
-  // What the resolve catalog reads of an instrument (the vocabulary and the instrument expander);
-  // the records' other fields (work counts, profiles) change with the works.
-  const terms = (list: InstrumentRecord[]) =>
-    list.map(({ slug, name, family, aliases }) => [slug, name, family, aliases]);
-  if (!sameJson(terms(base.instruments), terms(target.instruments))) return { reason: 'the instruments changed' };
-  // What the rows read of a profile: its status (an arrangement whose profiles are all approved).
-  const statuses = (list: Array<{ slug: string; status: string }>) =>
-    list.map((p) => [p.slug, p.status]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
-  if (!sameJson(statuses(base.profiles), statuses(target.profiles))) return { reason: 'the profiles changed' };
+  if (!sameJson(instrumentTerms(base.instruments), instrumentTerms(target.instruments)))
+    return { reason: 'the instruments changed' };
+  if (!sameJson(profileStatuses(base.profiles), profileStatuses(target.profiles)))
+    return { reason: 'the profiles changed' };
   const baseCounts = sortedCounts(base.counts);
   for (const field of ['genres', 'periods'] as const)
     if (!sameJson(Object.keys(baseCounts[field]), Object.keys(counts[field])))
