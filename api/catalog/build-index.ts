@@ -11,6 +11,8 @@ import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.
 import {
   assembleIndexFiles,
   buildIndexFiles,
+  catalogFiles,
+  listingFiles,
   distinctComposers,
   facetCountsOf,
   type FacetCounts,
@@ -106,16 +108,32 @@ async function readCatalogRecords(site: SiteView, base?: SiteView): Promise<Omit
 }
 
 /** Write the index files into `<buildDir>/index`, replacing any there in one rename. */
-export async function writeIndexFiles(buildDir: string, files: IndexFiles): Promise<void> {
+export async function writeIndexFiles(buildDir: string, files: Partial<IndexFiles>, staged?: string): Promise<void> {
   const target = path.join(buildDir, INDEX_DIR);
-  const staging = path.join(buildDir, `.${INDEX_DIR}-${process.pid}-${Date.now()}`);
-  await fs.mkdir(staging, { recursive: true });
+  const staging = staged ?? (await stageIndexFiles(buildDir, {}, { makeBuildDir: true }));
   for (const [name, bytes] of Object.entries(files)) await fs.writeFile(path.join(staging, name), bytes);
   const old = `${staging}-old`;
   await fs.rename(target, old).catch(() => undefined);
   await fs.rename(staging, target);
   await fs.rm(old, { recursive: true, force: true });
 }
+
+/**
+ * A staging folder in `buildDir` holding `files` (the rest of the index files are added, and the
+ * folder renamed into place, by `writeIndexFiles`).
+ */
+async function stageIndexFiles(
+  buildDir: string,
+  files: Partial<IndexFiles>,
+  options: { makeBuildDir: boolean },
+): Promise<string> {
+  const staging = path.join(buildDir, `.${INDEX_DIR}-${process.pid}-${Date.now()}-${++stagings}`);
+  // Beside the render, the build folder is not made: one removed meanwhile (its build failed) stays gone.
+  await fs.mkdir(staging, { recursive: options.makeBuildDir });
+  for (const [name, bytes] of Object.entries(files)) await fs.writeFile(path.join(staging, name), bytes);
+  return staging;
+}
+let stagings = 0;
 
 /** Index a build folder from its own records; returns the number of works indexed. */
 export async function indexBuild(buildDir: string): Promise<{ works: number; durationMs: number }> {
@@ -142,7 +160,7 @@ export interface IndexWorker {
    * domain code from the same catalog and scores): the merge starts on them at once, beside the
    * render, and `finish` keeps it only when the rendered records are the same.
    */
-  predict(records: WorkRecord[]): void;
+  predict(records: WorkRecord[], buildDir: string): void;
   finish(buildDir: string, renderedDir?: string): Promise<IncrementalIndexResult>;
   /** End the job (after `finish`, or when the build fails); the thread stays for the next build. */
   close(): Promise<void>;
@@ -151,7 +169,7 @@ export interface IndexWorker {
 /** A message to the index worker thread (index-worker.ts). */
 export type IndexWorkerMessage =
   | { type: 'start'; id: number; baseBuildDir: string; changedSlugs: string[] }
-  | { type: 'predict'; id: number; records: WorkRecord[] }
+  | { type: 'predict'; id: number; records: WorkRecord[]; buildDir: string }
   | { type: 'finish'; id: number; buildDir: string; renderedDir?: string }
   | { type: 'cancel'; id: number };
 
@@ -220,9 +238,9 @@ export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): 
   state.worker.ref();
   state.worker.postMessage({ type: 'start', id, baseBuildDir, changedSlugs } satisfies IndexWorkerMessage);
   return {
-    predict(records) {
+    predict(records, buildDir) {
       if (reply === null && state.ended === null)
-        state.worker.postMessage({ type: 'predict', id, records } satisfies IndexWorkerMessage);
+        state.worker.postMessage({ type: 'predict', id, records, buildDir } satisfies IndexWorkerMessage);
     },
     async finish(buildDir, renderedDir) {
       reply ??= new Promise<IndexWorkerReply>((resolve) => {
@@ -265,6 +283,12 @@ export interface IncrementalIndexResult {
 }
 
 export type IndexWorkerReply = IncrementalIndexResult | { error: string };
+
+/** What the build predicts (`IndexWorker.predict`): the changed works' records, and the folder it builds into. */
+export interface Prediction {
+  records: WorkRecord[];
+  buildDir: string;
+}
 
 /** The base build's index files, decoded, or why they cannot be used. */
 type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
@@ -314,7 +338,7 @@ export async function runIndexWorker(
   baseBuildDir: string,
   changedSlugs: string[],
   next: () => Promise<{ buildDir: string; renderedDir?: string }>,
-  predicted: Promise<WorkRecord[] | null> = Promise.resolve(null),
+  predicted: Promise<Prediction | null> = Promise.resolve(null),
 ): Promise<IncrementalIndexResult> {
   const changed = new Set(changedSlugs);
   // The base may be layered (src/lib/site/layers.ts); a missing base reads as empty, and the
@@ -340,8 +364,11 @@ export async function runIndexWorker(
   // The merge over the predicted records, as soon as they and the base are here (while Astro
   // renders). It reads of the instruments and profiles only their terms and statuses
   // (merge-from-base.ts), taken from the base here and checked against the new ones at finish.
-  const early = predicted.then(async (records) => {
-    if (records === null) return { reason: 'the build predicted no records' };
+  // The listing and resolve files (all but a few megabytes) are written then too, into a staging
+  // folder of the build that finish completes and renames, or removes.
+  const early = predicted.then(async (prediction) => {
+    if (prediction === null) return { reason: 'the build predicted no records' };
+    const { records } = prediction;
     const base = await baseIndex;
     if ('reason' in base) return base;
     if (base.counts === null) return { reason: 'the base index keeps no counts' };
@@ -356,7 +383,13 @@ export async function runIndexWorker(
         },
         { changedRecords: records, changed, profiles: base.profiles, instruments: base.instruments },
       );
-      return { records, merged, base };
+      const staged =
+        'reason' in merged.resolve
+          ? null
+          : await stageIndexFiles(prediction.buildDir, listingFiles(merged.works, merged.resolve), {
+              makeBuildDir: false,
+            });
+      return { records, merged, base, staged, buildDir: prediction.buildDir };
     } catch (err) {
       return { reason: `the early merge failed: ${(err as Error).message}` };
     }
@@ -414,15 +447,19 @@ export async function runIndexWorker(
   const works = 'reason' in merged ? undefined : merged.works;
   const resolve = 'reason' in merged ? merged : merged.resolve;
   const resolveCatalog = 'reason' in resolve ? undefined : resolve;
-  let files: IndexFiles;
+  let files: Partial<IndexFiles>;
   let count: number;
+  // The early merge's files, when it is kept and wrote them into this build's folder.
+  const staged =
+    !('reason' in pre) && pre.staged !== null && merged === pre.merged && pre.buildDir === buildDir ? pre.staged : null;
+  if (!('reason' in pre) && pre.staged !== null && staged === null)
+    await fs.rm(pre.staged, { recursive: true, force: true });
   if (works && resolveCatalog && !('reason' in base) && !baseRecordsRead) {
     const composers = distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]);
-    files = assembleIndexFiles(
-      { slugs: works.slugs, composers, counts: (merged as MergedIndex).counts, ...catalogRecords },
-      works,
-      resolveCatalog,
-    );
+    const parts = { slugs: works.slugs, composers, counts: (merged as MergedIndex).counts, ...catalogRecords };
+    files = staged
+      ? catalogFiles(parts, resolveCatalog.arrangementCount)
+      : assembleIndexFiles(parts, works, resolveCatalog);
     count = works.slugs.length;
   } else {
     const records = [...(await everyBaseRecord()), ...changedNow];
@@ -430,7 +467,7 @@ export async function runIndexWorker(
     files = buildIndexFiles({ records, ...catalogRecords }, { works, resolve: resolveCatalog });
     count = records.length;
   }
-  await writeIndexFiles(buildDir, files);
+  await writeIndexFiles(buildDir, files, staged ?? undefined);
   return {
     works: count,
     durationMs: Date.now() - started,

@@ -9,14 +9,13 @@
  * be finished (its build failed).
  */
 import { parentPort } from 'node:worker_threads';
-import type { WorkRecord } from '../../src/schemas/work.ts';
-import { runIndexWorker, type IndexWorkerAnswer, type IndexWorkerMessage } from './build-index.ts';
+import { runIndexWorker, type IndexWorkerAnswer, type IndexWorkerMessage, type Prediction } from './build-index.ts';
 
 type Finish = { buildDir: string; renderedDir?: string };
 type Job = {
   /** The predicted records (null: none will come, the build failed first). */
-  predicted: Promise<WorkRecord[] | null>;
-  predict: (records: WorkRecord[] | null) => void;
+  predicted: Promise<Prediction | null>;
+  predict: (records: Prediction | null) => void;
   finish?: Finish;
   cancelled?: boolean;
   waiting?: { resolve: (f: Finish) => void; reject: (e: Error) => void };
@@ -28,8 +27,8 @@ const cancelled = () => new Error('the build ended before its index step');
 
 port.on('message', (msg: IndexWorkerMessage) => {
   if (msg.type === 'start') {
-    let predict!: (records: WorkRecord[] | null) => void;
-    const predicted = new Promise<WorkRecord[] | null>((resolve) => (predict = resolve));
+    let predict!: (records: Prediction | null) => void;
+    const predicted = new Promise<Prediction | null>((resolve) => (predict = resolve));
     const job: Job = { predicted, predict };
     jobs.set(msg.id, job);
     const next = () =>
@@ -52,7 +51,7 @@ port.on('message', (msg: IndexWorkerMessage) => {
   }
   const job = jobs.get(msg.id);
   if (!job) return;
-  if (msg.type === 'predict') job.predict(msg.records);
+  if (msg.type === 'predict') job.predict({ records: msg.records, buildDir: msg.buildDir });
   else if (msg.type === 'finish') {
     // A build that sent no prediction sends none later: the merge is made now.
     job.predict(null);

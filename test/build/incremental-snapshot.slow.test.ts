@@ -332,7 +332,7 @@ describe('incremental build shortcuts', () => {
       mkdirSync(out, { recursive: true });
       const job = startIndexWorker(baseDir, [slug]);
       try {
-        job.predict([predicted]);
+        job.predict([predicted], out);
         const result = await job.finish(out, path.join(baseDir, 'client'));
         expect(result).toMatchObject({ listing: 'merged', resolve: 'merged', merge });
         expect(result.mergedLateBecause).toBe(
@@ -341,8 +341,10 @@ describe('incremental build shortcuts', () => {
       } finally {
         await job.close();
       }
-      // Either way, the index of the rendered records: the base's.
+      // Either way, the index of the rendered records: the base's; the early files' staging
+      // folder was renamed into place or removed.
       expect(indexOf(out)).toEqual(indexOf(baseDir));
+      expect(readdirSync(out)).toEqual(['index']);
     }
   }, 60_000);
 });

@@ -118,6 +118,7 @@ export const beside: Step = {
           const work = bySlug.get(slug);
           return work ? [workRecordFor(work, catalog, options)] : [];
         }),
+        plan.outDir,
       );
     }
   },

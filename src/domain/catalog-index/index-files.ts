@@ -149,22 +149,47 @@ export function assembleIndexFiles(
   resolve: ResolveCatalog,
 ): IndexFiles {
   const sorted = [...parts.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (let i = 1; i < sorted.length; i++)
-    if (sorted[i] === sorted[i - 1]) throw new Error(`two records have slug ${sorted[i]}`);
   const listed = [...works.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (listed.length !== sorted.length || listed.some((slug, i) => slug !== sorted[i]))
     throw new Error(`the listing holds other works than the records (${listed.length} / ${sorted.length})`);
+  return { ...listingFiles(works, resolve), ...catalogFiles(parts, resolve.arrangementCount) };
+}
+
+/**
+ * The listing and resolve index files (all but a few megabytes of the index at 100,000 works),
+ * checked: no slug twice, and both indexes numbering works in the same listing order. An
+ * incremental build writes them beside the render (api/catalog/build-index.ts).
+ */
+export function listingFiles(
+  works: { index: Buffer; summaries: Buffer; slugs: string[] },
+  resolve: ResolveCatalog,
+): Pick<IndexFiles, 'works.idx' | 'summaries.json' | 'resolve.idx'> {
+  const sorted = [...works.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (let i = 1; i < sorted.length; i++)
+    if (sorted[i] === sorted[i - 1]) throw new Error(`two records have slug ${sorted[i]}`);
   // Both indexes number works by listing order; they must agree work for work.
   works.slugs.forEach((slug, i) => {
     if (resolve.works.slugs.at(i) !== slug)
       throw new Error(`listing and resolve orders disagree at ${i}: ${slug} / ${resolve.works.slugs.at(i)}`);
   });
+  return {
+    'works.idx': works.index,
+    'summaries.json': works.summaries,
+    'resolve.idx': encodeResolveCatalog(resolve),
+  };
+}
+
+/** The profiles and the small catalog file, from the catalog's profile and instrument records. */
+export function catalogFiles(
+  parts: IndexParts,
+  arrangementCount: number,
+): Pick<IndexFiles, 'profiles.idx' | 'catalog.json'> {
   const profiles = sortProfiles(parts.profiles);
   const counts = sortedCounts(parts.counts);
   const manifest: CatalogManifest = {
     format: CATALOG_INDEX_FORMAT,
-    works: sorted.length,
-    arrangements: resolve.arrangementCount,
+    works: parts.slugs.length,
+    arrangements: arrangementCount,
     profiles: profiles.map(profileHead),
     instruments: parts.instruments,
     composers: parts.composers,
@@ -172,9 +197,6 @@ export function assembleIndexFiles(
     periods: counts.periods,
   };
   return {
-    'works.idx': works.index,
-    'summaries.json': works.summaries,
-    'resolve.idx': encodeResolveCatalog(resolve),
     'profiles.idx': encodeProfiles(profiles),
     'catalog.json': Buffer.from(`${JSON.stringify(manifest)}\n`),
   };
