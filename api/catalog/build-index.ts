@@ -61,20 +61,22 @@ export async function readWorkRecords(
 
 /** The records of these works a build's view holds (a work it lacks is left out), looked up by slug. */
 async function readWorkRecordsOf(site: SiteView, slugs: readonly string[]): Promise<WorkRecord[]> {
-  const records = await Promise.all(
-    slugs.map(async (slug) => {
-      const file = site.locate(`api/v1/works/${slug}/index.json`);
-      const text =
-        file === null
-          ? null
-          : await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-              if (err.code === 'ENOENT') return null; // a work the base does not have
-              throw err;
-            });
-      return text === null ? [] : [(JSON.parse(text) as { data: WorkRecord }).data];
-    }),
-  );
-  return records.flat().sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  const read = async (slug: string): Promise<WorkRecord[]> => {
+    const file = site.locate(`api/v1/works/${slug}/index.json`);
+    const text =
+      file === null
+        ? null
+        : await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+            if (err.code === 'ENOENT') return null; // a work the base does not have
+            throw err;
+          });
+    return text === null ? [] : [(JSON.parse(text) as { data: WorkRecord }).data];
+  };
+  const records: WorkRecord[] = [];
+  // In batches, as readWorkRecords: a large scope does not open its files all at once.
+  for (let i = 0; i < slugs.length; i += 256)
+    for (const found of await Promise.all(slugs.slice(i, i + 256).map(read))) records.push(...found);
+  return records.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 }
 
 /** Every work record, profile and instrument a build's view holds (slug order). */
@@ -107,7 +109,10 @@ async function readCatalogRecords(site: SiteView, base?: SiteView): Promise<Omit
   return { profiles, instruments };
 }
 
-/** Write the index files into `<buildDir>/index`, replacing any there in one rename. */
+/**
+ * Write the index files into `<buildDir>/index`, replacing any there in one rename; `staged`: a
+ * staging folder already holding the others (`stageIndexFiles`).
+ */
 export async function writeIndexFiles(buildDir: string, files: Partial<IndexFiles>, staged?: string): Promise<void> {
   const target = path.join(buildDir, INDEX_DIR);
   const staging = staged ?? (await stageIndexFiles(buildDir, {}, { makeBuildDir: true }));

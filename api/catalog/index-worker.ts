@@ -3,19 +3,17 @@
  * by its process between builds. Each job: on `start`, reads the base build's index files and
  * the base's versions of the changed works at once, and merges the index over the changed
  * works' records once the build sends them (`predict`, beside the render); then waits for its
- * `finish` (the new folder's
- * path, and the folder of the pages Astro rendered when the build has not staged them yet), writes
- * the index files and answers with the result or the error. A `cancel` ends a job that will not
- * be finished (its build failed).
+ * `finish` (the new folder's path, and the folder of the pages Astro rendered when the build has
+ * not staged them yet), writes the index files and answers with the result or the error. A
+ * `cancel` ends a job that will not be finished (its build failed).
  */
 import { parentPort } from 'node:worker_threads';
 import { runIndexWorker, type IndexWorkerAnswer, type IndexWorkerMessage, type Prediction } from './build-index.ts';
 
 type Finish = { buildDir: string; renderedDir?: string };
 type Job = {
-  /** The predicted records (null: none will come, the build failed first). */
-  predicted: Promise<Prediction | null>;
-  predict: (records: Prediction | null) => void;
+  /** Settles the job's prediction: the build's, or null when none will come (finish or cancel first). */
+  predict: (prediction: Prediction | null) => void;
   finish?: Finish;
   cancelled?: boolean;
   waiting?: { resolve: (f: Finish) => void; reject: (e: Error) => void };
@@ -27,9 +25,9 @@ const cancelled = () => new Error('the build ended before its index step');
 
 port.on('message', (msg: IndexWorkerMessage) => {
   if (msg.type === 'start') {
-    let predict!: (records: Prediction | null) => void;
+    let predict!: (prediction: Prediction | null) => void;
     const predicted = new Promise<Prediction | null>((resolve) => (predict = resolve));
-    const job: Job = { predicted, predict };
+    const job: Job = { predict };
     jobs.set(msg.id, job);
     const next = () =>
       new Promise<Finish>((resolve, reject) => {

@@ -17,7 +17,7 @@
  * Cost: O(changed files) plus the trees on their way (at 100,000 works the `works/` tree, about
  * 4 MB, read and written once), where an index of the whole tree (16 MB there) was copied, read
  * by each of six git commands and written by two: 0.55 s of a correction's apply before
- * 2026-11-29, about 0.15 s since (bench/README.md).
+ * 2026-11-29, about 0.2 s since (bench/README.md, run 21).
  */
 import { randomBytes } from 'node:crypto';
 import { runCommand } from '../process/spawner.ts';

@@ -37,7 +37,7 @@ interface Span {
  * bounded by the body's length (each entry moves it forward); a body that is not a list of
  * entries throws.
  */
-export function walkTree(body: Buffer, idBytes: number, visit: (span: Span) => boolean | void): void {
+function walkTree(body: Buffer, idBytes: number, visit: (span: Span) => boolean | void): void {
   let at = 0;
   while (at < body.length) {
     const space = body.indexOf(0x20, at);
@@ -55,15 +55,6 @@ function entryAt(body: Buffer, span: Span): TreeEntry {
     name: body.subarray(span.nameStart, span.nameEnd),
     id: body.subarray(span.nameEnd + 1, span.end),
   };
-}
-
-/** The entries of a tree object's body, in its order (for small trees and tests). */
-export function parseTree(body: Buffer, idBytes: number): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  walkTree(body, idBytes, (span) => {
-    entries.push(entryAt(body, span));
-  });
-  return entries;
 }
 
 /** The entry named `name` (its exact bytes), or null. */
