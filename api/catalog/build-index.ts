@@ -410,11 +410,11 @@ export async function runIndexWorker(
   let baseRecordsRead = false;
   // The early merge, when it was made from exactly what the merge now would read.
   const pre = await early;
-  const bySlug = (list: readonly WorkRecord[]) => [...list].sort((a, b) => (a.slug < b.slug ? -1 : 1));
+  const inSlugOrder = (list: readonly WorkRecord[]) => [...list].sort((a, b) => (a.slug < b.slug ? -1 : 1));
   const lateBecause =
     'reason' in pre
       ? pre.reason
-      : JSON.stringify(bySlug(pre.records)) !== JSON.stringify(bySlug(changedNow))
+      : JSON.stringify(inSlugOrder(pre.records)) !== JSON.stringify(inSlugOrder(changedNow))
         ? 'the rendered records are not the predicted ones'
         : JSON.stringify(instrumentTerms(pre.base.instruments)) !==
             JSON.stringify(instrumentTerms(catalogRecords.instruments))

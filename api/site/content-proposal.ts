@@ -86,6 +86,8 @@ export class ContentProposal {
   private readonly changes = new Map<string, string | null>();
   /** Tree objects' bodies read so far, by id (the lint's listing and the commit read the same ones). */
   private readonly trees = new Map<string, Buffer>();
+  /** The proposed tree of the changes so far, once asked for (`tree`); a write forgets it. */
+  private proposedTree: Promise<string> | null = null;
 
   private constructor(repo: string, base: string, baseTree: string, scratch: string) {
     this.repo = repo;
@@ -146,12 +148,15 @@ export class ContentProposal {
       this.changes.delete(change.path);
       this.changes.set(change.path, blobs[i]!);
     });
+    this.proposedTree = null;
   }
 
-  /** The proposed tree: the base's with the changes. */
-  async tree(): Promise<string> {
-    const tree = await editTree(this.store, this.baseTree, treeEditOf(this.changes));
-    return tree ?? this.git(['hash-object', '-t', 'tree', '-w', '--stdin'], { input: Buffer.alloc(0) });
+  /** The proposed tree: the base's with the changes (made once per set of changes: the lint's listing and the commit share it). */
+  tree(): Promise<string> {
+    this.proposedTree ??= editTree(this.store, this.baseTree, treeEditOf(this.changes)).then(
+      (tree) => tree ?? this.git(['hash-object', '-t', 'tree', '-w', '--stdin'], { input: Buffer.alloc(0) }),
+    );
+    return this.proposedTree;
   }
 
   /**
