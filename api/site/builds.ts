@@ -20,14 +20,14 @@ import {
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setPriority } from 'node:os';
-import { runCommand } from '../process/spawner.ts';
+import { runChecked, runCommand } from '../process/spawner.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
 import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
 import type { WarmUpResult } from '../../scripts/build.ts';
-import { git, serialByKey, withContentRepoLock } from './content-repo.ts';
+import { git, serialByKey, SERVICE_GIT_IDENTITY, withContentRepoLock } from './content-repo.ts';
 import { moveCheckoutFiles } from './checkout-move.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
 import type { ReconcileCost, ReconcileState, ReconcileStatus, ReconcileTrigger } from '../../src/schemas/reconcile.ts';
@@ -339,6 +339,9 @@ function withWorktree<T>(worktree: string, fn: () => Promise<T>): Promise<T> {
 /** In a persistent checkout's `.git`: a move between two commits is under way (`checkoutPersistent`). */
 const MOVE_MARKER = 'archive-moving';
 
+/** How long a stopping server waits for its start's checkout and warm-up to end once stopped. */
+const PREPARE_STOP_WAIT_MS = 10_000;
+
 /** ARCHIVE_DATA_DIR/worktrees/<name>-checkout: a persistent build checkout (see `checkoutPersistent`). */
 export function persistentWorktreePath(config: Config, name: string): string {
   return path.join(config.dataDir, 'worktrees', `${name}-checkout`);
@@ -356,7 +359,12 @@ export function persistentWorktreePath(config: Config, name: string): string {
  * When it cannot be moved (first use, a marker that names no move, a change it does not handle),
  * it is made again, so a stop at any point costs at most one full checkout, never a wrong tree.
  */
-async function checkoutPersistent(config: Config, dir: string, commit: string): Promise<'moved' | 'added'> {
+async function checkoutPersistent(
+  config: Config,
+  dir: string,
+  commit: string,
+  signal?: AbortSignal,
+): Promise<'moved' | 'added'> {
   // Its index is written by the full checkout only, at its end (the moves never write it): a
   // checkout without one was stopped before its files were all written (earlier versions cloned
   // in place, so a stop between the clone and its checkout left one, with no files but a HEAD).
@@ -392,7 +400,11 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
     const gone = discardFolder(stale);
     if (existsSync(stale)) await gone;
   }
-  await git(config.contentRepo, [
+  // The two long steps stop with `signal` (a server stopping during its start's checkout); what
+  // they leave is the `.adding` folder, discarded above next time.
+  const long = (cwd: string, args: string[]) =>
+    runChecked('git', [...SERVICE_GIT_IDENTITY, '-C', cwd, ...args], signal ? { signal } : {});
+  await long(config.contentRepo, [
     'clone',
     '--quiet',
     '--shared',
@@ -400,7 +412,7 @@ async function checkoutPersistent(config: Config, dir: string, commit: string): 
     path.resolve(config.contentRepo),
     path.resolve(adding),
   ]);
-  await git(adding, ['checkout', '--quiet', '--detach', '--force', commit]);
+  await long(adding, ['checkout', '--quiet', '--detach', '--force', commit]);
   renameSync(adding, dir);
   return 'added';
 }
@@ -903,6 +915,9 @@ export class Rebuilder implements SiteRebuilder {
   /** A due time of the schedule came while a rebuild ran: act on it when the rebuilds are done. */
   private scheduleDuePending = false;
   private closed = false;
+  /** The start's preparation (`prepare`) while it runs; `close()` stops and waits for it. */
+  private preparing: Promise<void> | null = null;
+  private readonly prepareAbort = new AbortController();
   /** The warm build process the rebuilds run in (null: a new process per build). */
   private readonly builder: WarmBuilder | null;
   /** The background compaction of the served layer, while it runs. */
@@ -1063,10 +1078,18 @@ export class Rebuilder implements SiteRebuilder {
    * (`warmUpBuilder`). A rebuild that comes meanwhile waits for both (the checkout's lock). Never
    * rejects.
    */
-  async prepare(): Promise<void> {
+  prepare(): Promise<void> {
     // The warm build process is started at once, before any await: the server calls this while it
     // starts, before it listens (api/site/warm-builder.ts, `prestart`).
     if (this.builder && this.options.warmUp) this.builder.prestart();
+    const preparing = this.prepareNow().finally(() => {
+      if (this.preparing === preparing) this.preparing = null;
+    });
+    this.preparing = preparing;
+    return preparing;
+  }
+
+  private async prepareNow(): Promise<void> {
     const dir = persistentWorktreePath(this.config, 'rebuild');
     const asked = Date.now();
     let head: string;
@@ -1077,7 +1100,9 @@ export class Rebuilder implements SiteRebuilder {
       return; // The next rebuild makes the checkout.
     }
     if (!this.builder || !this.options.warmUp) {
-      await withWorktree(dir, () => checkoutPersistent(this.config, dir, head)).catch(() => undefined);
+      await withWorktree(dir, () => checkoutPersistent(this.config, dir, head, this.prepareAbort.signal)).catch(
+        () => undefined,
+      );
       return;
     }
     await this.warmUpBuilder(dir, head, asked);
@@ -1104,7 +1129,7 @@ export class Rebuilder implements SiteRebuilder {
       });
     try {
       await withWorktree(dir, async () => {
-        await checkoutPersistent(this.config, dir, head);
+        await checkoutPersistent(this.config, dir, head, this.prepareAbort.signal);
         checkoutMs = Date.now() - asked;
         if (this.closed || abort.signal.aborted) throw new Error('build cancelled');
         if (!isCompleteBuild(base)) throw new Error(`the served build ${path.basename(base)} is not complete`);
@@ -1131,16 +1156,27 @@ export class Rebuilder implements SiteRebuilder {
     return this.reconcile ? { commit: this.reconcile.commit, running: this.reconcile.running !== null } : null;
   }
 
-  /** Stop a waiting or running reconcile and the schedule (server stop). */
-  close(): void {
+  /**
+   * Stop a waiting or running reconcile and the schedule (server stop); the start's preparation
+   * is stopped too, and waited for, so no git process of it writes in the data folder afterwards.
+   */
+  close(): Promise<void> {
     this.closed = true;
     this.cancelCompaction();
+    this.prepareAbort.abort();
     this.warmUpAbort?.abort();
     this.builder?.close();
     if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
     this.scheduleTimer = null;
     this.nextScheduledAt = null;
     this.cancelReconcile('cancelled', 'the server stopped');
+    if (!this.preparing) return Promise.resolve();
+    // Its git processes end at once on the abort; the wait is bounded all the same.
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      this.preparing,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, PREPARE_STOP_WAIT_MS).unref())),
+    ]).finally(() => clearTimeout(timer));
   }
 
   /** The compaction running, if any (tests). */
