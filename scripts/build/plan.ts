@@ -38,7 +38,6 @@ import { validate } from '../../src/domain/validation.ts';
 import { fold } from '../../src/domain/text.ts';
 import { layerMaxPathsFrom, nextBuildKind, type LayerManifest } from '../../src/domain/site-layers.ts';
 import { readLayerManifest, SiteView } from '../../src/lib/site/layers.ts';
-import type { ScoreManifest } from '../../src/lib/site/scores.ts';
 import { composerScopeKey, facetKeysOf } from '../../src/lib/site/facets.ts';
 import { forgetSnapshot, readBaseSnapshot, workFolder, type SnapshotReuse } from '../catalog-snapshot.ts';
 import { siteCodeDigest } from '../lib/site-code.ts';
@@ -46,6 +45,7 @@ import { forgetWorksIndexPageKeys } from '../../src/lib/site/works-index.ts';
 import { forgetSiteModel } from '../../src/lib/site-data.ts';
 import { forgetBrowsePageKeys } from '../../src/lib/site/browse-pages.ts';
 import { batchWorksFrom } from './astro.ts';
+import { forgetScoreManifest, readScoreManifest, type ManifestFile } from './score-manifest.ts';
 import { ContentError, PROJECT_ROOT, SCORES_MANIFEST, type BuildInfo, type BuildOptions } from './types.ts';
 
 /** The incremental path cannot vouch for the result; the message says why (build.json `fallbackReason`). */
@@ -126,6 +126,7 @@ export function planChange(
   files: string[],
   works: LoadedWork[],
   genres: Parameters<typeof facetKeysOf>[1],
+  baseWorks: Map<string, LoadedWork> | null = null,
 ): ChangePlan {
   const slugs = new Set<string>();
   for (const file of files) {
@@ -133,33 +134,41 @@ export function planChange(
     if (!m) throw new FullBuildNeeded(`${file} is a shared input`);
     slugs.add(m[1]!);
   }
-  const bySlug = new Map(works.map((w) => [w.content.slug, w]));
+  const bySlug = new Map<string, LoadedWork>();
+  for (const w of works) if (slugs.has(w.content.slug)) bySlug.set(w.content.slug, w);
+  // Each changed work as the base commit had it: from the base build's snapshot when the plan has
+  // it (`baseWorks`: the base's loaded works of the changed folders, absent for a new one), from
+  // git otherwise.
+  const changed = [...slugs].map((slug) => ({
+    slug,
+    now: bySlug.get(slug)?.content ?? null,
+    before: baseWorks ? (baseWorks.get(slug)?.content ?? null) : contentAt(contentDir, baseCommit, slug),
+  }));
   // Composer pages, slugs and "first written" names come from every work of a composer, so a
-  // changed work may only keep a composer exactly as every other work writes it.
-  const composerTexts = new Map<string, Set<string>>();
-  const unchangedByComposer = new Map<string, number>();
+  // changed work may only keep a composer exactly as every other work writes it. Only the changed
+  // works' composers are followed through the catalog (a walk of cached keys: no map per composer).
+  const followed = new Map<string, { texts: Set<string>; unchanged: number }>();
+  for (const { before, now } of changed)
+    for (const c of [before, now])
+      if (c) followed.set(composerFactsOf(c.composer).key, { texts: new Set(), unchanged: 0 });
   for (const w of works) {
     const { key, text } = composerFactsOf(w.content.composer);
-    let texts = composerTexts.get(key);
-    if (!texts) composerTexts.set(key, (texts = new Set()));
-    texts.add(text);
-    if (!slugs.has(w.content.slug)) unchangedByComposer.set(key, (unchangedByComposer.get(key) ?? 0) + 1);
+    const composer = followed.get(key);
+    if (composer === undefined) continue;
+    composer.texts.add(text);
+    if (!slugs.has(w.content.slug)) composer.unchanged++;
   }
   const facets = new Set<string>();
   const profiles = new Set<string>();
-  for (const slug of slugs) {
-    const now = bySlug.get(slug)?.content ?? null;
-    const before = contentAt(contentDir, baseCommit, slug);
+  for (const { slug, before, now } of changed) {
     for (const c of [before, now]) {
       if (!c) continue;
       const key = composerKey(c.composer);
-      if (
-        (unchangedByComposer.get(key) ?? 0) === 0 &&
-        !(before && now && composerKey(before.composer) === composerKey(now.composer))
-      ) {
+      const composer = followed.get(key)!;
+      if (composer.unchanged === 0 && !(before && now && composerKey(before.composer) === composerKey(now.composer))) {
         throw new FullBuildNeeded(`works/${slug} adds or removes the composer ${c.composer.name}`);
       }
-      if ((composerTexts.get(key)?.size ?? 0) > 1)
+      if (composer.texts.size > 1)
         throw new FullBuildNeeded(`works/${slug}: the works of ${c.composer.name} write the composer differently`);
       for (const k of facetKeysOf(c, genres)) facets.add(k);
       // Its composer's page, also when the work left it (not a browse folder: composer pages are never removed here).
@@ -238,8 +247,8 @@ export interface BasePlan {
   before: Map<string, LoadedWork> | null;
   /** The base's catalog snapshot, for the new folder's (its unchanged works' lines are copied). */
   snapshot: (SnapshotReuse & { fromMemory: boolean }) | null;
-  /** The base's score manifest (every work's scores; the changed works' entries are replaced). */
-  scores: ScoreManifest;
+  /** The base's score manifest (every work's scores; the changed works' entries are replaced), with its text and file. */
+  scores: ManifestFile;
   /** A layered base's manifest, or null for a plain base (src/lib/site/layers.ts). */
   layer: LayerManifest | null;
   /** The base's files as served. */
@@ -313,6 +322,7 @@ function planFull(options: BuildOptions): PlannedBuild {
   // A full build reads no snapshot and no earlier run's page keys; the warm build process's
   // memory of the last apply's is let go.
   forgetSnapshot();
+  forgetScoreManifest();
   forgetSiteModel();
   forgetWorksIndexPageKeys();
   forgetBrowsePageKeys();
@@ -361,7 +371,7 @@ function planOnBase(options: BuildOptions, baseDir: string): PlannedBuild {
   const { catalog, messages, reparsed, before, snapshot } = loadChanged(outputs.contentDir, baseDir, files);
   if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
   clock('loadMs');
-  const change = planChange(outputs.contentDir, info.commit, files, catalog.works, catalog.genres);
+  const change = planChange(outputs.contentDir, info.commit, files, catalog.works, catalog.genres, before);
   // A layered base's view is its delta over its own base (src/lib/site/layers.ts).
   let layer: LayerManifest | null;
   let view: SiteView;
@@ -373,7 +383,7 @@ function planOnBase(options: BuildOptions, baseDir: string): PlannedBuild {
   }
   if (layer && !existsSync(path.join(view.base!, '..', 'build.json')))
     throw new FullBuildNeeded(`the base's own base ${layer.base} is gone`);
-  const scores = JSON.parse(readFileSync(path.join(baseDir, SCORES_MANIFEST), 'utf8')) as ScoreManifest;
+  const scores = readScoreManifest(baseDir);
   clock('planMs');
   return {
     plan: {

@@ -56,6 +56,8 @@ export class BuildRun {
   scoresDir = '';
   manifestFile = '';
   manifestText = '';
+  /** The base's manifest file, when the build's manifest is the base's (linked, not written). */
+  manifestFrom?: string;
   scoreManifest: ScoreManifest = { scores: {} };
   /** beside: the search index, when a base's is kept whole (no search record changed). */
   keepSearch = false;
@@ -63,6 +65,8 @@ export class BuildRun {
   searchScratch = '';
   /** With a base: the index worker, reading the base's records while the pages render. */
   indexer?: IndexWorker;
+  /** The server's warm-up (scripts/build/warm-up.ts): the render also works out what the next applies' runs reuse. */
+  warmUp = false;
   /** astro: where the pages went (a build without a base renders straight into client/), and how. */
   renderDir = '';
   renderer?: RendererUsed;
@@ -75,6 +79,7 @@ export class BuildRun {
   /** The keys of every browse value's pages (every value of this build), and the pages 2.. rendered. */
   browseKeys?: BrowseKeys;
   browsePages = 0;
+  browseKeysHashed = 0;
   /** rest: what the zips need of each work in scope (the catalog may be let go before they are made). */
   zipWorks: ZipWork[] = [];
   /** stage: the results of the tasks beside the render. */

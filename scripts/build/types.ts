@@ -102,6 +102,11 @@ export interface BuildInfo {
     worksIndexPages?: { title: number; composer: number };
     /** Pages 2.. of the browse values rendered (the others' keys were the base's; since 2026-11-29). */
     browsePages?: number;
+    /**
+     * Browse pages whose key this build hashed: the pages its change reaches, or, on the first
+     * build of a process that kept no keys for a value, every page of that value (since 2026-11-29).
+     */
+    browseKeysHashed?: number;
     /** The same as the build's `phases` (kept here for readers of builds before 2026-11-28 evening). */
     phases: Record<string, number>;
     /** The same as the build's `background`. */

@@ -206,6 +206,12 @@ export interface BuildScope {
    * value whose key is unchanged are not rendered. Absent (or a value absent): every page.
    */
   browseBase?: Record<string, string[]>;
+  /**
+   * The warm-up's run (scripts/build/warm-up.ts): the page keys of every browse value are worked
+   * out, also of the values it does not render, and kept in the process for the next builds' runs
+   * (src/lib/site/browse-pages.ts), so an apply hashes only the pages its change reaches.
+   */
+  warmUp?: boolean;
 }
 
 // Keyed by the file: the batches of one build may run the same page modules again (Node keeps a
@@ -226,6 +232,7 @@ export function buildScope(): BuildScope | null {
     listings?: BuildScope['listings'];
     worksIndexBase?: BuildScope['worksIndexBase'];
     browseBase?: BuildScope['browseBase'];
+    warmUp?: boolean;
   };
   scopeCache = {
     file,
@@ -236,6 +243,7 @@ export function buildScope(): BuildScope | null {
       listings: raw.listings ?? 'of-works',
       ...(raw.worksIndexBase ? { worksIndexBase: raw.worksIndexBase } : {}),
       ...(raw.browseBase ? { browseBase: raw.browseBase } : {}),
+      ...(raw.warmUp === true ? { warmUp: true } : {}),
     },
   };
   return scopeCache.scope;

@@ -3,14 +3,16 @@
  * content in a git repository: which works a change touches, which browse pages and profiles it
  * reaches, and which changes only a full build can vouch for (shared inputs, a composer added,
  * removed or written differently). The build that follows a plan is proved byte-identical to a
- * full build by the slow incremental-identity tests; this file checks the decisions alone.
+ * full build by the slow incremental-identity tests; this file checks the decisions alone. Every
+ * plan is made twice, with the changed works' base versions read from git and taken from the
+ * base's loaded works (as a build over a base with a catalog snapshot does), and both must agree.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { FullBuildNeeded, planChange } from '../../scripts/build/plan.ts';
-import { loadCatalog } from '../../src/domain/catalog.ts';
+import { loadCatalog, type LoadedWork } from '../../src/domain/catalog.ts';
 import { composerScopeKey } from '../../src/lib/site/facets.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { fixtureCopies } from '../helpers/fixture-copies.ts';
@@ -18,12 +20,15 @@ import { fixtureCopies } from '../helpers/fixture-copies.ts';
 const copies = fixtureCopies('pdma-change-plan-', path.join(PROJECT_ROOT, 'content'));
 let repo = '';
 let head = '';
+/** The works as the base commit has them (loaded before a test edits the folder). */
+let baseWorks = new Map<string, LoadedWork>();
 
 beforeEach(async () => {
   // A fresh repository per test: the seed copied, then committed as the base.
   const seed = copies.copy();
   repo = `${seed}-repo`;
   head = (await ensureContentRepo(repo, seed)).head;
+  baseWorks = new Map(loadCatalog(repo).catalog.works.map((w) => [w.content.slug, w]));
 });
 afterEach(() => {
   copies.removeAll();
@@ -37,9 +42,20 @@ function edit(slug: string, from: RegExp, to: string): void {
   if (after === before) throw new Error(`no ${from} in ${slug}`);
   writeFileSync(workFile(slug), after);
 }
+function attempt<T>(make: () => T): { value: T } | { error: unknown } {
+  try {
+    return { value: make() };
+  } catch (error) {
+    return { error };
+  }
+}
 function plan(files: string[]) {
   const { catalog } = loadCatalog(repo);
-  return planChange(repo, head, files, catalog.works, catalog.genres);
+  const fromGit = attempt(() => planChange(repo, head, files, catalog.works, catalog.genres));
+  const fromBase = attempt(() => planChange(repo, head, files, catalog.works, catalog.genres, baseWorks));
+  expect(fromBase).toEqual(fromGit);
+  if ('error' in fromGit) throw fromGit.error;
+  return fromGit.value;
 }
 
 describe('the incremental plan', () => {

@@ -2,8 +2,10 @@
  * The warm build process's warm-up at start (ARCHIVE_WARM_BUILDER_WARM_UP, api/site/builds.ts
  * `prepare`, scripts/build/warm-up.ts): a real `npm start` process logs the warm-up, and the first
  * apply after it renders through the compiled pages the warm-up left (the warm renderer) and takes
- * the served build's catalog from memory, as only later applies did before. With the warm-up off,
- * the same first apply runs Astro and reads the catalog from its file: what the warm-up changes.
+ * the served build's catalog from memory, as only later applies did before, and hashes only the
+ * browse pages its change reaches (the warm-up worked out every value's page keys). With the
+ * warm-up off, the same first apply runs Astro, reads the catalog from its file and hashes every
+ * page of the browse values it touches: what the warm-up changes.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,6 +31,8 @@ async function firstApply(warmUp: '0' | '1'): Promise<{ output: string; incremen
       ARCHIVE_RECONCILE_DELAY_MS: 'off',
       LOG_LEVEL: 'info',
       PUBLIC_BASE_URL: 'http://archive.warm-up.example.test',
+      // Two works a page: the browse values the correction touches have several pages each.
+      ARCHIVE_WORKS_INDEX_PAGE_SIZE: '2',
     },
     240_000,
   );
@@ -75,16 +79,21 @@ async function firstApply(warmUp: '0' | '1'): Promise<{ output: string; incremen
 }
 
 describe('the warm-up at start', () => {
-  it('leaves the first apply warm: compiled pages and the catalog in memory', async () => {
+  let warmHashed = NaN;
+  it('leaves the first apply warm: compiled pages, the catalog in memory, the browse page keys', async () => {
     const { incremental } = await firstApply('1');
     expect(incremental.renderer.kind).toBe('warm');
     expect(incremental.snapshot).toBe('memory');
+    warmHashed = incremental.browseKeysHashed;
+    expect(warmHashed).toBeGreaterThan(0);
   }, 600_000);
 
-  it('is what makes it warm: without it the first apply runs Astro and reads the catalog file', async () => {
+  it('is what makes it warm: without it the first apply runs Astro, reads the catalog file, hashes every browse page it reaches', async () => {
     const { output, incremental } = await firstApply('0');
     expect(output).not.toMatch(/warm-up on/);
     expect(incremental.renderer.kind).toBe('astro');
     expect(incremental.snapshot).toBe('file');
+    // The same correction: the pages of every browse value it touches, against the few showing the work.
+    expect(incremental.browseKeysHashed).toBeGreaterThan(warmHashed);
   }, 600_000);
 });

@@ -1,7 +1,8 @@
 /**
- * Site data patched from the last build's (src/lib/site-data.ts, `siteDelta`; the facets and the
- * title order patched with it: src/lib/site/facets.ts, works-index.ts): after every kind of change
- * an apply makes, what the pages read equals what a build made afresh from the same catalog reads.
+ * Site data patched from the last build's (src/lib/site-data.ts, `siteDelta`; the facets, the title
+ * order and the search page's filters patched with it: src/lib/site/facets.ts, works-index.ts,
+ * search-options.ts): after every kind of change an apply makes, what the pages read equals what a
+ * build made afresh from the same catalog reads.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { loadCatalog, type Catalog, type LoadedWork } from '../../src/domain/catalog.ts';
 import { dropSharedSiteData, shareCatalog, site, siteDelta } from '../../src/lib/site-data.ts';
 import { composerOf, facets, type Facets } from '../../src/lib/site/facets.ts';
+import { searchOptions } from '../../src/lib/site/search-options.ts';
 import { worksInOrder } from '../../src/lib/site/works-index.ts';
 
 const LAST_SITE = Symbol.for('pdma.build.lastSite');
@@ -71,6 +73,7 @@ function view() {
     ),
     instruments: data.instruments,
     profiles: data.profiles.map((p) => p.record),
+    search: searchOptions(),
   };
 }
 

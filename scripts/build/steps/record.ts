@@ -44,6 +44,7 @@ export const record: Step = {
                 : { base: null, compacted: base.layer !== null },
               worksIndexPages: build.worksIndexPages,
               browsePages: build.browsePages,
+              browseKeysHashed: build.browseKeysHashed,
               phases: build.phases,
               background: build.background,
             },

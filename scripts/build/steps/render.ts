@@ -68,6 +68,7 @@ export const render: Step = {
           profiles: base.change.profiles,
           ...(worksIndexBase ? { worksIndexBase } : {}),
           ...(browseBase ? { browseBase } : {}),
+          ...(build.warmUp ? { warmUp: true } : {}),
         }),
       );
       try {
@@ -91,5 +92,6 @@ export const render: Step = {
     // A value the runs did not render keeps its base's keys (it did not change).
     build.browseKeys = writeBrowseKeys(plan.outDir, browseBase);
     build.browsePages = browsePagesOfRun().rendered;
+    build.browseKeysHashed = browsePagesOfRun().hashed;
   },
 };

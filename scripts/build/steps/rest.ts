@@ -15,7 +15,7 @@ import { protectedAssets, publishedBlobs } from '../../../src/domain/records.ts'
 import { zipWorkOf } from '../../../src/lib/site/work-zips.ts';
 import { writeSnapshot } from '../../catalog-snapshot.ts';
 import type { Step } from '../runner.ts';
-import { SCORES_MANIFEST } from '../types.ts';
+import { writeScoreManifest } from '../score-manifest.ts';
 
 /** Write a file as a new inode (the folder may share inodes with its base build). */
 export function writeNew(file: string, data: string | Buffer): void {
@@ -50,7 +50,7 @@ export const rest: Step = {
     const base = plan.base;
     const catalog = build.catalog;
     writeNew(path.join(plan.outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
-    writeNew(path.join(plan.outDir, SCORES_MANIFEST), build.manifestText);
+    writeScoreManifest(plan.outDir, build.scoreManifest, build.manifestText, build.manifestFrom);
     if (base) {
       // Signed-in files: the base's copies linked, the scope's copied again.
       const protectedDir = path.join(plan.outDir, 'protected');

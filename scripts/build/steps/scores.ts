@@ -2,18 +2,19 @@
  * Step "scores": the MusicXML scores of the works in scope engraved (or taken from the render
  * cache), before the pages: a work page reserves each image's size, so it needs the engraving's
  * result. The score manifest the pages read is the base's with the scope's entries replaced (every
- * entry without a base). Each engraved page's brotli and gzip forms are made beside the steps that
+ * entry without a base), or the base's own, file and all, when the scope's entries are unchanged
+ * (scripts/build/score-manifest.ts). Each engraved page's brotli and gzip forms are made beside the steps that
  * follow, on libuv's thread pool, one page at a time (its other threads stay free for the render's
  * file writes).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LocalBlobStore } from '../../../api/blobs/blob-store.ts';
 import { precompressScores } from '../../../src/lib/site/precompress.ts';
 import { renderScores } from '../../../src/lib/site/render-scores.ts';
 import { shareScoreManifest, type ScoreManifest } from '../../../src/lib/site/scores.ts';
 import type { Step } from '../runner.ts';
-import { serializeScoreManifest } from '../types.ts';
+import { manifestOver } from '../score-manifest.ts';
 
 export const scores: Step = {
   name: 'scores',
@@ -32,19 +33,17 @@ export const scores: Step = {
       linkLater: true,
       poolOptions: options.engrave,
     });
-    const manifest: ScoreManifest = { scores: {} };
-    if (plan.base) {
-      const inScope = new Set(plan.scope);
-      for (const [key, value] of Object.entries(plan.base.scores.scores))
-        if (!inScope.has(key.slice(0, key.indexOf('/')))) manifest.scores[key] = value;
-    }
     // The base's entries came from JSON; this run's pass through it, so the pages see what the file holds.
-    Object.assign(manifest.scores, JSON.parse(JSON.stringify(summary.manifest.scores)));
+    const fresh = JSON.parse(JSON.stringify(summary.manifest.scores)) as ScoreManifest['scores'];
+    const { manifest, text, unchanged } = manifestOver(plan.base?.scores ?? null, plan.scope, fresh);
     build.scoreManifest = manifest;
-    build.manifestText = serializeScoreManifest(manifest);
+    build.manifestText = text;
+    // The base's file when every entry is the base's (the rest step links it too).
+    build.manifestFrom = unchanged ? plan.base!.scores.file : undefined;
     build.manifestFile = path.join(build.scoresDir, 'build-manifest.json');
     mkdirSync(build.scoresDir, { recursive: true });
-    writeFileSync(build.manifestFile, build.manifestText);
+    if (build.manifestFrom === undefined) writeFileSync(build.manifestFile, text);
+    else linkSync(build.manifestFrom, build.manifestFile);
     shareScoreManifest(build.manifestFile, manifest);
     build.scores = summary;
     build.compressing = build.beside('compress', precompressScores(path.join(build.scoresDir, 'files'), 1), 'stage');

@@ -104,8 +104,11 @@ function entryJson(entry: object): string {
   return json;
 }
 
-/** A listing's page keys as a run computed them: the summary, and per page its entries and key. */
-export type KeptPageKeys = { summary: string; pages: Array<{ entries: object[]; key: string }> };
+/**
+ * A listing's page keys as a run computed them: the summary, per page its entries and key, and how
+ * many of the pages this run hashed (the others kept the last run's key).
+ */
+export type KeptPageKeys = { summary: string; pages: Array<{ entries: object[]; key: string }>; hashed: number };
 
 /**
  * The key of every page of a paged listing of `works` (index 0 is page 1): the SHA-256 of
@@ -121,6 +124,7 @@ export function pagedKeys(
   last: KeptPageKeys | undefined,
 ): KeptPageKeys {
   const reuse = last !== undefined && last.summary === summary;
+  let hashed = 0;
   const made = Array.from({ length: pages }, (_, i) => {
     const from = i * WORKS_INDEX_PAGE_SIZE;
     const to = Math.min(works.length, from + WORKS_INDEX_PAGE_SIZE);
@@ -129,11 +133,12 @@ export function pagedKeys(
     if (before && before.entries.length === to - from && before.entries.every((e, j) => e === works[from + j]!.entry))
       return before;
     const entries = works.slice(from, to).map((w) => w.entry);
+    hashed++;
     const hash = createHash('sha256').update(summary);
     for (const entry of entries) hash.update('\n').update(entryJson(entry));
     return { entries, key: hash.digest('hex') };
   });
-  return { summary, pages: made };
+  return { summary, pages: made, hashed };
 }
 
 // The last run's page keys per order, with the entries each page hashed.
