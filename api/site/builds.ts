@@ -348,6 +348,26 @@ export function persistentWorktreePath(config: Config, name: string): string {
 }
 
 /**
+ * The commit a persistent checkout's detached HEAD names, read from `.git/HEAD` (a process start
+ * less per apply; git is asked when the file holds anything else, such as a branch).
+ */
+async function detachedHead(dir: string): Promise<string> {
+  const text = readFileSync(path.join(dir, '.git', 'HEAD'), 'utf8').trim();
+  return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(text) ? text : git(dir, ['rev-parse', '--verify', 'HEAD']);
+}
+
+/**
+ * Point a persistent checkout's HEAD at `commit`, detached: what `git update-ref --no-deref HEAD`
+ * writes (the file, replaced in one rename), without a git process or a reflog entry, which
+ * nothing reads in this checkout.
+ */
+function setDetachedHead(dir: string, commit: string): void {
+  const head = path.join(dir, '.git', 'HEAD');
+  writeFileSync(`${head}.lock`, `${commit}\n`);
+  renameSync(`${head}.lock`, head);
+}
+
+/**
  * Move the persistent build checkout `dir` to `commit`: only the paths that differ between the
  * commit it holds and `commit` are written or removed (api/site/checkout-move.ts: one changed
  * work for an apply, without reading or writing git's index), where a fresh `git worktree add`
@@ -371,20 +391,20 @@ async function checkoutPersistent(
   if (existsSync(path.join(dir, '.git', 'index'))) {
     const moving = path.join(dir, '.git', MOVE_MARKER);
     try {
-      let head = await git(dir, ['rev-parse', '--verify', 'HEAD']);
+      let head = await detachedHead(dir);
       if (existsSync(moving)) {
         const [from, to, ...rest] = readFileSync(moving, 'utf8').trim().split(' ');
         if (rest.length > 0 || !/^[0-9a-f]{40,64}$/.test(from ?? '') || !/^[0-9a-f]{40,64}$/.test(to ?? ''))
           throw new Error('the move marker names no move');
         await moveCheckoutFiles(dir, from!, to!);
-        await git(dir, ['update-ref', '--no-deref', 'HEAD', to!]);
+        setDetachedHead(dir, to!);
         rmSync(moving);
         head = to!;
       }
       if (head === commit) return 'moved';
       writeFileSync(moving, `${head} ${commit}\n`);
       await moveCheckoutFiles(dir, head, commit);
-      await git(dir, ['update-ref', '--no-deref', 'HEAD', commit]);
+      setDetachedHead(dir, commit);
       rmSync(moving);
       return 'moved';
     } catch {
