@@ -16,9 +16,10 @@
  * was one of an apply's longest tasks (1.4-4.6 s); the delta is as small as the layer. A delta
  * stands for the full snapshot `resolvedSnapshot` gives, the bytes a full build writes.
  */
-import { closeSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
+import { fileIdentity } from '../src/lib/file-identity.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
 import { writeSnapshotPieces, type SnapshotPiece } from './lib/snapshot-writer.ts';
 
@@ -100,14 +101,9 @@ export function forgetSnapshot(): void {
  * Not kept when the file changed since it was read.
  */
 export function rememberBaseSnapshot(snapshot: BaseSnapshot, contentDir: string): void {
-  const identity = identityOf(snapshot.own);
+  const identity = fileIdentity(snapshot.own);
   const { works, own, file, spans, delta } = snapshot;
   remembered = identity === null ? null : { identity, contentDir, snapshot: { works, own, file, spans, delta } };
-}
-
-function identityOf(file: string): string | null {
-  const st = statSync(file, { throwIfNoEntry: false, bigint: true });
-  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
 }
 
 /** What a new snapshot may copy from its base's file: the unchanged works' lines. */
@@ -214,7 +210,7 @@ export async function writeSnapshot(
   }
   if (reuse) await writeSnapshotPieces(file, reuse.base.file, pieces);
   if (options.rememberFor !== undefined) {
-    const identity = identityOf(file);
+    const identity = fileIdentity(file);
     if (identity)
       remembered = {
         identity,
@@ -254,7 +250,7 @@ function writeDelta(file: string, catalog: Catalog, reuse: SnapshotReuse, over: 
   const head = `${DELTA_HEAD}${JSON.stringify(over)},"removed":${JSON.stringify(removed)},"works":[\n`;
   writeFileSync(file, head + lines.join(SEPARATOR) + TAIL);
   if (rememberFor !== undefined) {
-    const identity = identityOf(file);
+    const identity = fileIdentity(file);
     if (identity)
       remembered = {
         identity,
@@ -290,7 +286,7 @@ export function readBaseSnapshot(
 ): (BaseSnapshot & { fromMemory: boolean }) | null {
   const own = path.join(buildDir, CATALOG_SNAPSHOT);
   if ((options.fromMemory ?? true) && remembered && remembered.contentDir === contentDir) {
-    const identity = identityOf(own);
+    const identity = fileIdentity(own);
     if (identity !== null && identity === remembered.identity) return { ...remembered.snapshot, own, fromMemory: true };
   }
   const read = readSnapshotFile(own, contentDir);

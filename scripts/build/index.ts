@@ -12,6 +12,7 @@ import { FullBuildNeeded, planBuild } from './plan.ts';
 import { BuildRun, runSteps, type Step } from './runner.ts';
 import { beside } from './steps/beside.ts';
 import { finish } from './steps/finish.ts';
+import { predict } from './steps/predict.ts';
 import { indexFiles } from './steps/index-files.ts';
 import { record } from './steps/record.ts';
 import { render } from './steps/render.ts';
@@ -23,7 +24,19 @@ import { zips } from './steps/zips.ts';
 import type { BuildInfo, BuildOptions } from './types.ts';
 
 /** The steps, in order, for every build. */
-export const STEPS: readonly Step[] = [scores, beside, render, search, indexFiles, rest, stage, zips, finish, record];
+export const STEPS: readonly Step[] = [
+  beside,
+  scores,
+  predict,
+  render,
+  search,
+  indexFiles,
+  rest,
+  stage,
+  zips,
+  finish,
+  record,
+];
 
 /** Build `options.outDir` from `baseDir` when given (throws FullBuildNeeded when it cannot be), else in full. */
 export async function build(options: BuildOptions, baseDir?: string | null): Promise<BuildInfo> {

@@ -3,12 +3,12 @@
  * renderings, keys sorted, the file the next incremental build starts from. At 100,000 works it is
  * about 9 MB of JSON: parsing the base's, and serializing and writing the new one, cost about
  * 0.2 s of every apply. So the last manifest this process wrote is kept in memory with its text,
- * known by the file's identity (device, inode, size, modification and change times, as the catalog
- * snapshot's: scripts/catalog-snapshot.ts), and a build whose scope leaves every entry as its
+ * known by the file's identity (src/lib/file-identity.ts), and a build whose scope leaves every entry as its
  * base had it (a correction that touches no score) links the base's file instead of writing one.
  */
-import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { RememberedFile } from '../../src/lib/file-identity.ts';
 import type { ScoreManifest } from '../../src/lib/site/scores.ts';
 import { SCORES_MANIFEST, serializeScoreManifest } from './types.ts';
 
@@ -21,23 +21,18 @@ export interface ManifestFile {
   fromMemory: boolean;
 }
 
-let remembered: { identity: string; manifest: ScoreManifest; text: string } | null = null;
-
-function identityOf(file: string): string | null {
-  const st = statSync(file, { throwIfNoEntry: false, bigint: true });
-  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
-}
+const remembered = new RememberedFile<{ manifest: ScoreManifest; text: string }>();
 
 /** Let go of the remembered manifest (a full build, which starts from none). */
 export function forgetScoreManifest(): void {
-  remembered = null;
+  remembered.forget();
 }
 
 /** A build folder's manifest: from memory when this process wrote that file, else read and parsed. */
 export function readScoreManifest(buildDir: string): ManifestFile {
   const file = path.join(buildDir, SCORES_MANIFEST);
-  if (remembered && identityOf(file) === remembered.identity)
-    return { manifest: remembered.manifest, text: remembered.text, file, fromMemory: true };
+  const kept = remembered.recall(file);
+  if (kept) return { ...kept, file, fromMemory: true };
   const text = readFileSync(file, 'utf8');
   return { manifest: JSON.parse(text) as ScoreManifest, text, file, fromMemory: false };
 }
@@ -79,7 +74,7 @@ export function manifestOver(
  */
 export function writeScoreManifest(outDir: string, manifest: ScoreManifest, text: string, from?: string): void {
   const file = path.join(outDir, SCORES_MANIFEST);
-  remembered = null;
+  remembered.forget();
   rmSync(file, { force: true });
   if (from === undefined) writeFileSync(file, text);
   else
@@ -88,6 +83,5 @@ export function writeScoreManifest(outDir: string, manifest: ScoreManifest, text
     } catch {
       writeFileSync(file, text); // another file system: written as a new inode
     }
-  const identity = identityOf(file);
-  remembered = identity === null ? null : { identity, manifest, text };
+  remembered.remember(file, { manifest, text });
 }

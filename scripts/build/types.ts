@@ -152,8 +152,9 @@ export interface BuildInfo {
   zips: ZipSummary;
   /**
    * Every step's time in ms, in order (scripts/build/index.ts, STEPS): the plan's (`loadMs`; with
-   * a base `diffMs` before it and `planMs` after), then `scoresMs`, `besideMs`, `astroMs`,
-   * `searchMs`, `indexMs`, `restMs`, `stageMs`, `zipsMs`, `finishMs`; `<step>WaitMs` is the time
+   * a base `diffMs` before it and `planMs` after), then `besideMs`, `scoresMs`, `predictMs`,
+   * `astroMs`, `searchMs`, `indexMs`, `restMs`, `stageMs`, `zipsMs`, `finishMs` (before
+   * 2026-11-29 evening `scoresMs` came before `besideMs`, and `predictMs` was part of it); `<step>WaitMs` is the time
    * waited before a step for the tasks beside (`stageWaitMs`: the link, Pagefind, the compressed
    * pages and, with a base, the index files and the catalog snapshot; `recordWaitMs`: a full
    * build's index files and zips).

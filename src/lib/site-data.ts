@@ -214,6 +214,24 @@ export interface BuildScope {
   warmUp?: boolean;
 }
 
+/** The base keys a build hands its Astro run in memory, not through the scope file. */
+export type ScopeBases = Pick<BuildScope, 'worksIndexBase' | 'browseBase'>;
+const SCOPE_BASES = Symbol.for('pdma.build.scopeBases');
+const basesShelf = globalThis as { [SCOPE_BASES]?: ScopeBases };
+
+/**
+ * Hand the next Astro run of this process its scope's base keys (the render step: scripts/build/
+ * steps/render.ts), which its scope file names as `"bases": "shared"`: about 0.6 MB of keys at
+ * 100,000 works were written into the file and parsed back by every apply. Dropped after the run.
+ */
+export function shareScopeBases(bases: ScopeBases): void {
+  basesShelf[SCOPE_BASES] = bases;
+}
+
+export function dropScopeBases(): void {
+  delete basesShelf[SCOPE_BASES];
+}
+
 // Keyed by the file: the batches of one build may run the same page modules again (Node keeps a
 // module loaded from the same path), each with its own scope file.
 let scopeCache: { file: string | undefined; scope: BuildScope | null } | undefined;
@@ -232,8 +250,14 @@ export function buildScope(): BuildScope | null {
     listings?: BuildScope['listings'];
     worksIndexBase?: BuildScope['worksIndexBase'];
     browseBase?: BuildScope['browseBase'];
+    bases?: 'shared';
     warmUp?: boolean;
   };
+  const shared = raw.bases === 'shared' ? basesShelf[SCOPE_BASES] : undefined;
+  if (raw.bases === 'shared' && shared === undefined)
+    throw new Error(`the build scope ${file} names base keys shared in memory, and this process has none`);
+  const worksIndexBase = raw.worksIndexBase ?? shared?.worksIndexBase;
+  const browseBase = raw.browseBase ?? shared?.browseBase;
   scopeCache = {
     file,
     scope: {
@@ -241,8 +265,8 @@ export function buildScope(): BuildScope | null {
       facets: new Set(raw.facets),
       profiles: new Set(raw.profiles),
       listings: raw.listings ?? 'of-works',
-      ...(raw.worksIndexBase ? { worksIndexBase: raw.worksIndexBase } : {}),
-      ...(raw.browseBase ? { browseBase: raw.browseBase } : {}),
+      ...(worksIndexBase ? { worksIndexBase } : {}),
+      ...(browseBase ? { browseBase } : {}),
       ...(raw.warmUp === true ? { warmUp: true } : {}),
     },
   };

@@ -50,7 +50,7 @@ describe('incremental build shortcuts', () => {
     expect(info.incremental.reparsedWorks).toBe(1);
     // One pipeline (scripts/build/index.ts): the plan's phases, then the steps in order, each
     // join before a step as its own phase; the full base build went through the same steps.
-    const steps = ['scoresMs', 'besideMs', 'astroMs', 'searchMs', 'indexMs', 'restMs'];
+    const steps = ['besideMs', 'scoresMs', 'predictMs', 'astroMs', 'searchMs', 'indexMs', 'restMs'];
     expect(Object.keys(info.phases)).toEqual([
       'diffMs',
       'loadMs',

@@ -1,7 +1,9 @@
 /**
- * Step "beside": what needs only the plan starts here and runs while the pages render, each in its
- * own process or thread, joined before the stage step (started in this order: search, link,
- * snapshot, index worker; the search is the longest at 10,000 works):
+ * Step "beside", the first: what needs only the plan starts here and runs while the scores are
+ * engraved and the pages render, each in its own process or thread, joined before the stage step
+ * (started in this order: search, link, snapshot, index worker; the search is the longest: with a
+ * base, one shard of Pagefind is about 0.6 s on a quiet machine, the longest task of a correction's
+ * build, so it starts before the scores step, not after it):
  *   - "link": with a base, the new folder's `client/` starts as the base's files: nothing over a
  *     plain base (a layer; docs/architecture.md, "Layers instead of copies"), the base's delta
  *     linked over a layered one, or the base's whole view linked (`cp -al`) for a copy (layers off,
@@ -12,8 +14,9 @@
  *     record falls in, or nothing when no record changed (the base's index is the new one);
  *     without a base, the whole catalog when it fits in one Astro run (a larger catalog is indexed
  *     after the render by the search step, so Pagefind's memory does not add to Astro's).
- *   - with a base, the index worker reads the base's records of the works out of scope (the index
- *     step hands it the new ones).
+ *   - with a base, the index worker reads the base's records of the works out of scope (the
+ *     predict step hands it the changed works' records as the pages will hold them, the index
+ *     step the rendered ones).
  *   - "snapshot": with a base, the catalog snapshot (scripts/catalog-snapshot.ts): a layer's is a
  *     delta over its plain base's (the lines of the works changed since it); a copy's the changed
  *     works' lines serialized here, the file written by a worker thread that copies the others'
@@ -25,18 +28,10 @@ import path from 'node:path';
 import { startIndexWorker } from '../../../api/catalog/build-index.ts';
 import { LAYER_DELETED_DIR, SiteView, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
 import { buildSearchIndexInWorker } from '../../../src/lib/site/search-index.ts';
-import { workRecordFor } from '../../../src/lib/site-data.ts';
 import { writeSnapshot } from '../../catalog-snapshot.ts';
 import { hardLinkCopy, materializeView } from '../link-base.ts';
 import type { Step } from '../runner.ts';
 import { searchRecordChanges, searchShardReuse } from '../search-reuse.ts';
-
-/**
- * Up to this many works in scope, the beside step makes their records for the index worker's
- * early merge (about 1-5 ms each, on the build's thread before the render); a larger scope is
- * merged once the rendered records are read.
- */
-const PREDICTED_WORKS = 64;
 
 export const beside: Step = {
   name: 'beside',
@@ -104,22 +99,5 @@ export const beside: Step = {
     build.indexer = startIndexWorker(base.dir, plan.scope);
     const indexer = build.indexer;
     build.onEnd(() => indexer.close());
-    // The changed works' records, as the pages will hold them, for the index merge beside the
-    // render (a few works: on this thread, before the render starts on it).
-    if (plan.scope.length <= PREDICTED_WORKS) {
-      const bySlug = new Map(build.works.map((w) => [w.content.slug, w]));
-      const options = {
-        baseUrl: plan.options.baseUrl,
-        readerSignIn: plan.options.readerSignIn === 'github',
-        scores: build.scoreManifest,
-      };
-      indexer.predict(
-        plan.scope.flatMap((slug) => {
-          const work = bySlug.get(slug);
-          return work ? [workRecordFor(work, catalog, options)] : [];
-        }),
-        plan.outDir,
-      );
-    }
   },
 };

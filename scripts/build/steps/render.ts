@@ -23,7 +23,7 @@ import {
   worksIndexPagesOfRun,
   writeWorksIndexKeys,
 } from '../../../src/lib/site/works-index.ts';
-import { siteDataMade } from '../../../src/lib/site-data.ts';
+import { dropScopeBases, shareScopeBases, siteDataMade } from '../../../src/lib/site-data.ts';
 import { renderAllPages, runAstro, type AstroRun } from '../astro.ts';
 import type { Step } from '../runner.ts';
 
@@ -66,11 +66,12 @@ export const render: Step = {
           works: base.change.works,
           facets: base.change.facets,
           profiles: base.change.profiles,
-          ...(worksIndexBase ? { worksIndexBase } : {}),
-          ...(browseBase ? { browseBase } : {}),
+          bases: 'shared',
           ...(build.warmUp ? { warmUp: true } : {}),
         }),
       );
+      // The base's page keys go to the run in memory (the run is in this process).
+      shareScopeBases({ ...(worksIndexBase ? { worksIndexBase } : {}), ...(browseBase ? { browseBase } : {}) });
       try {
         build.renderer = await runAstro({
           ...run,
@@ -81,6 +82,7 @@ export const render: Step = {
         });
       } finally {
         rmSync(scopeFile, { force: true });
+        dropScopeBases();
       }
       build.siteData = siteDataMade(build.catalog);
       build.astroRuns = 1;

@@ -30,7 +30,9 @@ export function writeNew(file: string, data: string | Buffer): void {
  */
 export function writeProtected(outDir: string, catalog: Catalog, onlyWorks?: Set<string>): void {
   const restricted = protectedAssets(catalog);
-  const bySlug = new Map(catalog.works.map((w) => [w.content.slug, w]));
+  // The works whose files are copied: an apply's few, looked up without a map of every work.
+  const bySlug = new Map<string, Catalog['works'][number]>();
+  for (const w of catalog.works) if (!onlyWorks || onlyWorks.has(w.content.slug)) bySlug.set(w.content.slug, w);
   for (const [key, asset] of Object.entries(restricted)) {
     if (asset.access !== 'signed-in' || asset.file === undefined) continue;
     const slug = key.slice(0, key.lastIndexOf('/'));

@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { RememberedFile } from '../file-identity.ts';
 import { buildScope, site, siteDelta, type SiteData, type SiteWork } from '../site-data.ts';
 import { facets } from './facets.ts';
 import { foldedOf, patchSorted, sortKept } from './kept-order.ts';
@@ -203,11 +204,17 @@ export function writeWorksIndexKeys(outDir: string): WorksIndexKeys {
   const file = path.join(outDir, WORKS_INDEX_KEYS_FILE);
   rmSync(file, { force: true });
   writeFileSync(file, `${JSON.stringify(out)}\n`);
+  writtenKeys.remember(file, out);
   return out;
 }
 
+// The keys this process wrote last, for the next build, which starts from that folder.
+const writtenKeys = new RememberedFile<WorksIndexKeys>();
+
 /** A build's kept keys, or null when it kept none (built before 2026-11-27) or they do not read as keys. */
 export function readWorksIndexKeys(buildDir: string): WorksIndexKeys | null {
+  const kept = writtenKeys.recall(path.join(buildDir, WORKS_INDEX_KEYS_FILE));
+  if (kept) return kept;
   try {
     const raw = JSON.parse(readFileSync(path.join(buildDir, WORKS_INDEX_KEYS_FILE), 'utf8')) as unknown;
     const ok = (v: unknown): v is string[] => Array.isArray(v) && v.every((k) => typeof k === 'string');

@@ -1,0 +1,35 @@
+/**
+ * A file's identity: device, inode, size, modification and change times. A build folder's files
+ * are written once (a later build writes new inodes, never into a base's), so a process that wrote
+ * a file and kept what it holds in memory knows it again by this, and reads any other file from
+ * disk (scripts/catalog-snapshot.ts, scripts/build/score-manifest.ts, the page keys of
+ * src/lib/site/works-index.ts and browse-pages.ts).
+ */
+import { statSync } from 'node:fs';
+
+export function fileIdentity(file: string): string | null {
+  const st = statSync(file, { throwIfNoEntry: false, bigint: true });
+  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : null;
+}
+
+/**
+ * What the last file written under one name held, kept for the next read of the same file
+ * (known by its identity): `remember` after writing, `recall` before reading.
+ */
+export class RememberedFile<T> {
+  #kept: { identity: string; value: T } | null = null;
+
+  remember(file: string, value: T): void {
+    const identity = fileIdentity(file);
+    this.#kept = identity === null ? null : { identity, value };
+  }
+
+  recall(file: string): T | undefined {
+    if (this.#kept === null) return undefined;
+    return fileIdentity(file) === this.#kept.identity ? this.#kept.value : undefined;
+  }
+
+  forget(): void {
+    this.#kept = null;
+  }
+}
