@@ -210,21 +210,20 @@ function loadChanged(
     else kept.push(w);
   }
   // The one check across works: slugs equal folder names and differ in more than letter case.
-  // A clash is left to a full build, which reports it with the loader's exact message.
-  const keptKeys = new Set(kept.map((w) => workFolder(w).toLowerCase()));
-  const newKeys = new Set<string>();
-  for (const w of loaded.catalog.works) {
-    const key = workFolder(w).toLowerCase();
-    if (keptKeys.has(key) || newKeys.has(key))
-      throw new FullBuildNeeded(`works/${workFolder(w)} has a slug that differs from another only in letter case`);
-    newKeys.add(key);
+  // A clash is left to a full build, which reports it with the loader's exact message. A slug is
+  // lower case (SLUG_PATTERN) and the kept works' were checked, so only a changed folder with a
+  // capital letter (which fails its own checks) can clash: the kept names are folded only then.
+  if (loaded.catalog.works.some((w) => workFolder(w) !== workFolder(w).toLowerCase())) {
+    const keptKeys = new Set(kept.map((w) => workFolder(w).toLowerCase()));
+    const newKeys = new Set<string>();
+    for (const w of loaded.catalog.works) {
+      const key = workFolder(w).toLowerCase();
+      if (keptKeys.has(key) || newKeys.has(key))
+        throw new FullBuildNeeded(`works/${workFolder(w)} has a slug that differs from another only in letter case`);
+      newKeys.add(key);
+    }
   }
-  // The loader's order: folder names, sorted as readdirSync(...).sort() sorts them.
-  const works = [...kept, ...loaded.catalog.works].sort((a, b) => {
-    const x = workFolder(a);
-    const y = workFolder(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  const works = inFolderOrder(kept, loaded.catalog.works);
   return {
     catalog: { ...loaded.catalog, works },
     messages: loaded.messages,
@@ -232,6 +231,39 @@ function loadChanged(
     before,
     snapshot: { base, changed: touched, fromMemory: base.fromMemory },
   };
+}
+
+const byFolder = (a: LoadedWork, b: LoadedWork) => {
+  const x = workFolder(a);
+  const y = workFolder(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/**
+ * The kept works and the loaded ones in the loader's order: folder names, sorted as
+ * readdirSync(...).sort() sorts them. The kept works come in that order (the base's), so the few
+ * loaded ones are put in their places; kept works out of order are sorted with them.
+ */
+function inFolderOrder(kept: LoadedWork[], loaded: LoadedWork[]): LoadedWork[] {
+  for (let i = 1; i < kept.length; i++)
+    if (byFolder(kept[i - 1]!, kept[i]!) > 0) return [...kept, ...loaded].sort(byFolder);
+  const added = [...loaded].sort(byFolder);
+  const out: LoadedWork[] = [];
+  let k = 0;
+  for (const w of added) {
+    // The first kept work after w (binary search), everything before it goes first.
+    let lo = k;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (byFolder(kept[mid]!, w) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; k < lo; k++) out.push(kept[k]!);
+    out.push(w);
+  }
+  for (; k < kept.length; k++) out.push(kept[k]!);
+  return out;
 }
 
 /** The earlier complete build a plan starts from, and what the change from it touches. */
@@ -377,7 +409,7 @@ function planOnBase(options: BuildOptions, baseDir: string): PlannedBuild {
   let view: SiteView;
   try {
     layer = readLayerManifest(baseDir);
-    view = SiteView.open(baseDir);
+    view = SiteView.of(baseDir, layer);
   } catch (err) {
     throw new FullBuildNeeded(`the base's layer cannot be read: ${(err as Error).message}`);
   }

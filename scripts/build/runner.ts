@@ -65,6 +65,11 @@ export class BuildRun {
   searchScratch = '';
   /** With a base: the index worker, reading the base's records while the pages render. */
   indexer?: IndexWorker;
+  /**
+   * beside or predict: the changed works' records were handed to the index worker, made with the
+   * base's score manifest (in beside) or the scores step's; null: not predicted.
+   */
+  predicted: 'base' | 'scores' | null = null;
   /** The server's warm-up (scripts/build/warm-up.ts): the render also works out what the next applies' runs reuse. */
   warmUp = false;
   /** astro: where the pages went (a build without a base renders straight into client/), and how. */

@@ -107,6 +107,12 @@ export interface BuildInfo {
      * build of a process that kept no keys for a value, every page of that value (since 2026-11-29).
      */
     browseKeysHashed?: number;
+    /**
+     * The changed works' records handed to the index worker before the render, made with the
+     * base's score manifest (no changed work's source scores changed: before the scores step) or
+     * the scores step's; null when not predicted (more than 64 works). Since 2026-11-29, night.
+     */
+    prediction?: 'base' | 'scores' | null;
     /** The same as the build's `phases` (kept here for readers of builds before 2026-11-28 evening). */
     phases: Record<string, number>;
     /** The same as the build's `background`. */

@@ -73,7 +73,9 @@ describe('incremental build', () => {
     expect(info.incremental.layer.files).toBeLessThan(filesUnder(path.join(baseDir, 'client')).length / 2);
     // The index files were merged from the base's, and (below) their bytes are a full build's.
     // ... without reading the base's records of the unchanged works (catalog.json keeps the counts).
-    // ... beside the render, from the records the build predicted (the rendered ones are the same).
+    // ... beside the render, from the records the build predicted (the rendered ones are the same),
+    // made before the scores step from the base's score manifest (the correction left its scores).
+    expect(info.incremental.prediction).toBe('base');
     expect(info.catalogIndex).toMatchObject({
       listing: 'merged',
       resolve: 'merged',
@@ -185,7 +187,9 @@ describe('incremental build', () => {
       'brahms-wiegenlied-op-49-no-4',
     ]);
     // A new work, a rename and new arrangements, merged into the base's index files too (early:
-    // the instruments' work counts changed, not their terms).
+    // the instruments' work counts changed, not their terms), predicted after the scores step
+    // (new works and a changed score).
+    expect(info.incremental.prediction).toBe('scores');
     expect(info.catalogIndex).toMatchObject({
       listing: 'merged',
       resolve: 'merged',

@@ -31,6 +31,7 @@ import { buildSearchIndexInWorker } from '../../../src/lib/site/search-index.ts'
 import { writeSnapshot } from '../../catalog-snapshot.ts';
 import { hardLinkCopy, materializeView } from '../link-base.ts';
 import type { Step } from '../runner.ts';
+import { predictRecords, scoresAsBase } from './predict.ts';
 import { searchRecordChanges, searchShardReuse } from '../search-reuse.ts';
 
 export const beside: Step = {
@@ -99,5 +100,7 @@ export const beside: Step = {
     build.indexer = startIndexWorker(base.dir, plan.scope);
     const indexer = build.indexer;
     build.onEnd(() => indexer.close());
+    // The index merge starts now when the base's score manifest gives the changed works' records.
+    if (scoresAsBase(build)) predictRecords(build, base.scores.manifest, 'base');
   },
 };

@@ -45,6 +45,7 @@ export const record: Step = {
               worksIndexPages: build.worksIndexPages,
               browsePages: build.browsePages,
               browseKeysHashed: build.browseKeysHashed,
+              prediction: build.predicted,
               phases: build.phases,
               background: build.background,
             },

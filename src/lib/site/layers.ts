@@ -88,7 +88,11 @@ export class SiteView {
 
   /** The view of a build folder (its `client/`, layered or not). */
   static open(buildDir: string): SiteView {
-    const manifest = readLayerManifest(buildDir);
+    return SiteView.of(buildDir, readLayerManifest(buildDir));
+  }
+
+  /** A build folder's view from its layer manifest, already read (null: a plain build). */
+  static of(buildDir: string, manifest: LayerManifest | null): SiteView {
     const client = path.join(buildDir, 'client');
     if (manifest === null) return SiteView.plain(client);
     const base = path.join(path.dirname(path.resolve(buildDir)), manifest.base, 'client');
