@@ -45,6 +45,7 @@ import { forgetWorksIndexPageKeys } from '../../src/lib/site/works-index.ts';
 import { forgetSiteModel } from '../../src/lib/site-data.ts';
 import { forgetBrowsePageKeys } from '../../src/lib/site/browse-pages.ts';
 import { batchWorksFrom } from './astro.ts';
+import { patchSorted } from '../../src/lib/site/kept-order.ts';
 import { forgetScoreManifest, readScoreManifest, type ManifestFile } from './score-manifest.ts';
 import { ContentError, PROJECT_ROOT, SCORES_MANIFEST, type BuildInfo, type BuildOptions } from './types.ts';
 
@@ -247,23 +248,7 @@ const byFolder = (a: LoadedWork, b: LoadedWork) => {
 function inFolderOrder(kept: LoadedWork[], loaded: LoadedWork[]): LoadedWork[] {
   for (let i = 1; i < kept.length; i++)
     if (byFolder(kept[i - 1]!, kept[i]!) > 0) return [...kept, ...loaded].sort(byFolder);
-  const added = [...loaded].sort(byFolder);
-  const out: LoadedWork[] = [];
-  let k = 0;
-  for (const w of added) {
-    // The first kept work after w (binary search), everything before it goes first.
-    let lo = k;
-    let hi = kept.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (byFolder(kept[mid]!, w) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    for (; k < lo; k++) out.push(kept[k]!);
-    out.push(w);
-  }
-  for (; k < kept.length; k++) out.push(kept[k]!);
-  return out;
+  return patchSorted(kept, [], loaded, byFolder) ?? [...kept, ...loaded].sort(byFolder);
 }
 
 /** The earlier complete build a plan starts from, and what the change from it touches. */
