@@ -8,7 +8,7 @@
  */
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
-import { git, mergeIntoRef } from '../site/content-repo.ts';
+import { git, isAncestor, mergeIntoRef } from '../site/content-repo.ts';
 import type { ItemAndReview, ReviewActor, ReviewCore, Stored } from './core.ts';
 import type { ApplyMarkers, PendingApply } from './apply-markers.ts';
 import { reasonsOf } from './proposal.ts';
@@ -68,18 +68,36 @@ export class ApplySteps {
     return this.core.store(kind).update(code, (current) => ({ ...current, apply }));
   }
 
-  /** The merge commit of `code` on main after `before`, if a stopped apply got that far. */
-  private async findMerge(code: string, before: string): Promise<string | null> {
-    const out = await git(this.core.ctx.config.contentRepo, [
-      'log',
-      '--format=%H',
-      '--fixed-strings',
-      `--grep=Tracking-Code: ${code}`,
-      '-n',
-      '1',
-      `${before}..HEAD`,
-    ]).catch(() => '');
-    return out.trim() || null;
+  /**
+   * The merge a stopped apply made that main still holds: the marker's, else the commit of `code`
+   * on main after `before`; null when there is none. A git command that fails throws (tried three
+   * times): taking a failure for "not merged" would build the proposal again on a main that holds
+   * it, and refuse the apply.
+   */
+  private async mergedOnMain(pending: PendingApply): Promise<string | null> {
+    const repo = this.core.ctx.config.contentRepo;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const merged =
+          pending.merged ??
+          (pending.before
+            ? (await git(repo, [
+                'log',
+                '--format=%H',
+                '--fixed-strings',
+                `--grep=Tracking-Code: ${pending.trackingCode}`,
+                '-n',
+                '1',
+                `${pending.before}..refs/heads/main`,
+              ])) || null
+            : null);
+        // A merge main no longer holds (reset after a failed build, before the marker said so) is no merge.
+        return merged !== null && (await isAncestor(repo, merged, 'refs/heads/main')) ? merged : null;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
   }
 
   /**
@@ -112,16 +130,7 @@ export class ApplySteps {
     };
     const step: MergedApply = { pending, actor, record, state, started, phases, merged: '' };
     const forge = await core.forge();
-    let merged = pending.merged ?? (pending.before ? await this.findMerge(code, pending.before) : null);
-    // A merge main no longer holds (reset after a failed build, before the marker said so) is no merge.
-    if (
-      merged !== null &&
-      !(await git(core.ctx.config.contentRepo, ['merge-base', '--is-ancestor', merged, 'refs/heads/main']).then(
-        () => true,
-        () => false,
-      ))
-    )
-      merged = null;
+    let merged = await this.mergedOnMain(pending);
     let input: ProposalInput | null = null;
     if (merged === null) {
       const blocked = verificationBlockers(state.verification);

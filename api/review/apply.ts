@@ -23,7 +23,7 @@
  */
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
-import { git, moveMain, settleCheckout, withContentRepoLock } from '../site/content-repo.ts';
+import { git, isAncestor, moveMain, settleCheckout, withContentRepoLock } from '../site/content-repo.ts';
 import type { SwapResult } from '../site/builds.ts';
 import type { ItemAndReview, ReviewActor, ReviewCore } from './core.ts';
 import { ApplyMarkers, type PendingApply } from './apply-markers.ts';
@@ -351,14 +351,7 @@ export class ReviewApplies {
     for (const c of commits) {
       let oldest = true;
       for (const other of commits) {
-        if (
-          other !== c &&
-          !(await git(repo, ['merge-base', '--is-ancestor', c, other]).then(
-            () => true,
-            () => false,
-          ))
-        )
-          oldest = false;
+        if (other !== c && !(await isAncestor(repo, c, other))) oldest = false;
       }
       if (oldest) return c;
     }

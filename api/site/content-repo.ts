@@ -6,7 +6,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { runChecked } from '../process/spawner.ts';
+import { CommandError, runChecked } from '../process/spawner.ts';
 
 export const SERVICE_GIT_IDENTITY = [
   '-c',
@@ -24,6 +24,21 @@ export const SERVICE_GIT_IDENTITY = [
  */
 export async function git(repo: string, args: string[]): Promise<string> {
   return (await runChecked('git', [...SERVICE_GIT_IDENTITY, '-C', repo, ...args])).toString('utf8').trim();
+}
+
+/**
+ * Whether `ancestor` is an ancestor of (or is) `descendant`. Only git's answer "no" (exit 1) is
+ * false: any other failure throws, so a command that could not run is never taken for "not
+ * merged" (a resumed apply would then build its proposal again on a main that holds it).
+ */
+export async function isAncestor(repo: string, ancestor: string, descendant: string): Promise<boolean> {
+  try {
+    await git(repo, ['merge-base', '--is-ancestor', ancestor, descendant]);
+    return true;
+  } catch (err) {
+    if (err instanceof CommandError && err.code === 1) return false;
+    throw err;
+  }
 }
 
 /**

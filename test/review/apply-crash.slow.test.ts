@@ -65,7 +65,7 @@ describe('SIGKILL during an apply that answered at once', () => {
       if (Date.now() > until) throw new Error(`still applying after restart:\n${restarted.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(item.status, JSON.stringify(item.review.lastError)).toBe('applied');
+    expect(item.status, `${JSON.stringify(item)}\n${restarted.output()}`).toBe('applied');
     expect(item.apply.state).toBe('visible');
     expect(item.apply.requestedAtUtc).toBe(before.apply.requestedAtUtc);
     expect(Date.parse(item.apply.visibleAtUtc)).toBeGreaterThan(Date.parse(item.apply.requestedAtUtc));
