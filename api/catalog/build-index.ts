@@ -26,6 +26,7 @@ import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 import { decodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
+import { RememberedFile } from '../../src/lib/file-identity.ts';
 import {
   instrumentTerms,
   mergeFromBase,
@@ -302,13 +303,29 @@ type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
   composers: CatalogManifest['composers'];
 };
 
+const LISTING_FILES = ['works.idx', 'resolve.idx', 'summaries.json'] as const;
+
+/**
+ * The listing and resolve files the last incremental build of this thread wrote (about 150 MB at
+ * 100,000 works), kept for the next build, whose base that build usually is: known again by the
+ * files' identity, they are not read back from disk. Any other base's files are read.
+ */
+const lastWritten = {
+  'works.idx': new RememberedFile<Buffer>(),
+  'resolve.idx': new RememberedFile<Buffer>(),
+  'summaries.json': new RememberedFile<Buffer>(),
+} satisfies Record<(typeof LISTING_FILES)[number], RememberedFile<Buffer>>;
+
 async function readIndexBase(baseBuildDir: string): Promise<BaseIndexFiles | { reason: string }> {
   const dir = path.join(baseBuildDir, INDEX_DIR);
   try {
     const manifest = JSON.parse(await fs.readFile(path.join(dir, 'catalog.json'), 'utf8')) as CatalogManifest;
     if (manifest.format !== CATALOG_INDEX_FORMAT) return { reason: `the base index has format ${manifest.format}` };
     const [works, resolve, summaries] = await Promise.all(
-      ['works.idx', 'resolve.idx', 'summaries.json'].map((name) => fs.readFile(path.join(dir, name))),
+      LISTING_FILES.map((name) => {
+        const file = path.join(dir, name);
+        return lastWritten[name].recall(file) ?? fs.readFile(file);
+      }),
     );
     return {
       summaries: summaries!,
@@ -388,13 +405,10 @@ export async function runIndexWorker(
         },
         { changedRecords: records, changed, profiles: base.profiles, instruments: base.instruments },
       );
+      const listing = 'reason' in merged.resolve ? null : listingFiles(merged.works, merged.resolve);
       const staged =
-        'reason' in merged.resolve
-          ? null
-          : await stageIndexFiles(prediction.buildDir, listingFiles(merged.works, merged.resolve), {
-              makeBuildDir: false,
-            });
-      return { records, merged, base, staged, buildDir: prediction.buildDir };
+        listing === null ? null : await stageIndexFiles(prediction.buildDir, listing, { makeBuildDir: false });
+      return { records, merged, base, staged, listing, buildDir: prediction.buildDir };
     } catch (err) {
       return { reason: `the early merge failed: ${(err as Error).message}` };
     }
@@ -465,7 +479,7 @@ export async function runIndexWorker(
     files = staged
       ? catalogFiles(parts, resolveCatalog.arrangementCount)
       : assembleIndexFiles(parts, works, resolveCatalog);
-    count = works.slugs.length;
+    count = works.slugs.count;
   } else {
     const records = [...(await everyBaseRecord()), ...changedNow];
     baseRecordsRead = true;
@@ -473,6 +487,13 @@ export async function runIndexWorker(
     count = records.length;
   }
   await writeIndexFiles(buildDir, files, staged ?? undefined);
+  const written: Partial<IndexFiles> =
+    staged && !('reason' in pre) && pre.listing ? { ...pre.listing, ...files } : files;
+  for (const name of LISTING_FILES) {
+    const bytes = written[name];
+    if (bytes) lastWritten[name].remember(path.join(buildDir, INDEX_DIR, name), bytes);
+    else lastWritten[name].forget();
+  }
   return {
     works: count,
     durationMs: Date.now() - started,

@@ -77,11 +77,18 @@ export function encodeIndex(meta: Record<string, unknown>, sections: Sections): 
   const header: Header = { format: MAGIC, meta, sections: parts.map((p) => p.header) };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const dataStart = align8(MAGIC.length + 4 + headerBytes.length);
-  const out = Buffer.alloc(dataStart + offset);
+  // Not zero-filled first (about 160 MB per incremental build at 100,000 works): every byte is
+  // written below, the padding as zeros. Never from the shared pool, so the sections stay aligned.
+  const out = Buffer.allocUnsafeSlow(dataStart + offset);
   out.write(MAGIC, 0, 'latin1');
   out.writeUInt32LE(headerBytes.length, MAGIC.length);
   headerBytes.copy(out, MAGIC.length + 4);
-  for (const p of parts) out.set(p.bytes, dataStart + p.header.offset);
+  out.fill(0, MAGIC.length + 4 + headerBytes.length, dataStart);
+  for (const p of parts) {
+    const at = dataStart + p.header.offset;
+    out.set(p.bytes, at);
+    out.fill(0, at + p.header.byteLength, dataStart + align8(p.header.offset + p.header.byteLength));
+  }
   return out;
 }
 

@@ -12,7 +12,8 @@
 import type { WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
 import { workSummary } from '../records.ts';
-import { encodeWorksIndex, orderWorks } from './works-index.ts';
+import { encodeWorksIndex, orderWorks, type ListingFiles } from './works-index.ts';
+import { SlugTable } from './slug-table.ts';
 import { buildResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../resolve/catalog.ts';
 import { encodeIndex } from './binary.ts';
 import { profileHead, type ProfileHead } from './profiles.ts';
@@ -85,8 +86,8 @@ export function distinctComposers(composers: Iterable<WorkRecord['composer']>): 
 
 /** What the index files need besides the listing and resolve indexes, when the records are not at hand. */
 export interface IndexParts {
-  /** Every work's slug (any order). */
-  slugs: readonly string[];
+  /** Every work's slug (any order), or the listing's own slug table (an incremental build's). */
+  slugs: readonly string[] | SlugTable;
   composers: WorkRecord['composer'][];
   counts: FacetCounts;
   profiles: ProfileRecord[];
@@ -110,7 +111,7 @@ export interface IndexFiles {
  */
 export function buildIndexFiles(
   input: CatalogIndexInput,
-  options: { resolve?: ResolveCatalog; works?: { index: Buffer; summaries: Buffer; slugs: string[] } } = {},
+  options: { resolve?: ResolveCatalog; works?: ListingFiles } = {},
 ): IndexFiles {
   const bySlug = [...input.records].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   for (let i = 1; i < bySlug.length; i++)
@@ -122,7 +123,7 @@ export function buildIndexFiles(
       bySlug.map((record) => ({ record, summary: workSummary(record) })),
       aliases,
     );
-    works = { ...encodeWorksIndex(ordered), slugs: ordered.map((w) => w.record.slug) };
+    works = encodeWorksIndex(ordered);
   }
   const profiles = sortProfiles(input.profiles);
   return assembleIndexFiles(
@@ -143,15 +144,15 @@ export function buildIndexFiles(
  * (an incremental build that did not read every record): the same bytes `buildIndexFiles` gives
  * for the same catalog.
  */
-export function assembleIndexFiles(
-  parts: IndexParts,
-  works: { index: Buffer; summaries: Buffer; slugs: string[] },
-  resolve: ResolveCatalog,
-): IndexFiles {
-  const sorted = [...parts.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const listed = [...works.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  if (listed.length !== sorted.length || listed.some((slug, i) => slug !== sorted[i]))
-    throw new Error(`the listing holds other works than the records (${listed.length} / ${sorted.length})`);
+export function assembleIndexFiles(parts: IndexParts, works: ListingFiles, resolve: ResolveCatalog): IndexFiles {
+  // The records' slugs against the listing's (in slug order): the same works. Nothing to compare
+  // when the parts name the listing's own table.
+  if (parts.slugs !== works.slugs) {
+    const sorted = [...(parts.slugs as readonly string[])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const listed = works.slugs;
+    if (listed.count !== sorted.length || sorted.some((slug, r) => listed.at(listed.bySlug[r]!) !== slug))
+      throw new Error(`the listing holds other works than the records (${listed.count} / ${sorted.length})`);
+  }
   return { ...listingFiles(works, resolve), ...catalogFiles(parts, resolve.arrangementCount) };
 }
 
@@ -161,17 +162,22 @@ export function assembleIndexFiles(
  * incremental build writes them beside the render (api/catalog/build-index.ts).
  */
 export function listingFiles(
-  works: { index: Buffer; summaries: Buffer; slugs: string[] },
+  works: ListingFiles,
   resolve: ResolveCatalog,
 ): Pick<IndexFiles, 'works.idx' | 'summaries.json' | 'resolve.idx'> {
-  const sorted = [...works.slugs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (let i = 1; i < sorted.length; i++)
-    if (sorted[i] === sorted[i - 1]) throw new Error(`two records have slug ${sorted[i]}`);
+  const twice = works.slugs.duplicate();
+  if (twice !== null) throw new Error(`two records have slug ${twice}`);
   // Both indexes number works by listing order; they must agree work for work.
-  works.slugs.forEach((slug, i) => {
-    if (resolve.works.slugs.at(i) !== slug)
-      throw new Error(`listing and resolve orders disagree at ${i}: ${slug} / ${resolve.works.slugs.at(i)}`);
-  });
+  if (!works.slugs.equals(resolve.works.slugs)) {
+    const at = Array.from({ length: works.slugs.count }, (_, i) => i).find(
+      (i) => works.slugs.at(i) !== resolve.works.slugs.at(i),
+    );
+    throw new Error(
+      at === undefined
+        ? `listing and resolve orders disagree (${works.slugs.count} / ${resolve.works.count} works)`
+        : `listing and resolve orders disagree at ${at}: ${works.slugs.at(at)} / ${resolve.works.slugs.at(at)}`,
+    );
+  }
   return {
     'works.idx': works.index,
     'summaries.json': works.summaries,
@@ -188,7 +194,7 @@ export function catalogFiles(
   const counts = sortedCounts(parts.counts);
   const manifest: CatalogManifest = {
     format: CATALOG_INDEX_FORMAT,
-    works: parts.slugs.length,
+    works: parts.slugs instanceof SlugTable ? parts.slugs.count : parts.slugs.length,
     arrangements: arrangementCount,
     profiles: profiles.map(profileHead),
     instruments: parts.instruments,

@@ -19,9 +19,10 @@ import { workSummary } from '../records.ts';
 import { indexWork } from '../works-query.ts';
 import type { ResolveCatalog } from '../resolve/catalog.ts';
 import { mergeResolveCatalog } from '../resolve/catalog-merge.ts';
-import { mergeWorksIndex, type WorksIndex } from './works-index.ts';
+import { mergeWorksIndex, type ListingFiles, type WorksIndex } from './works-index.ts';
 import { buildWorksOverlay } from './works-overlay.ts';
 import { buildResolveOverlay } from './resolve-overlay.ts';
+import type { SlugTable } from './slug-table.ts';
 import type { ProfileHead } from './profiles.ts';
 import { sortedCounts, type FacetCounts } from './index-files.ts';
 
@@ -54,7 +55,7 @@ export interface IndexTarget {
 }
 
 export interface MergedIndex {
-  works: { index: Buffer; summaries: Buffer; slugs: string[] };
+  works: ListingFiles;
   resolve: ResolveCatalog | { reason: string };
   /** The new catalog's works per genre and period. */
   counts: FacetCounts;
@@ -129,7 +130,7 @@ export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex
   });
   const works = mergeWorksIndex(base.works, base.summaries, overlay);
   const counts = countsAfter(base.counts, base.before, changed);
-  return { works, resolve: mergedResolve(base, target, changed, overlay, counts), counts };
+  return { works, resolve: mergedResolve(base, target, changed, overlay, counts, works.slugs), counts };
 }
 
 function mergedResolve(
@@ -138,6 +139,7 @@ function mergedResolve(
   changed: WorkRecord[],
   overlay: Parameters<typeof mergeResolveCatalog>[1],
   counts: FacetCounts,
+  slugs: SlugTable,
 ): ResolveCatalog | { reason: string } {
   if (!sameJson(instrumentTerms(base.instruments), instrumentTerms(target.instruments)))
     return { reason: 'the instruments changed' };
@@ -154,5 +156,5 @@ function mergedResolve(
     changed,
   });
   if (vocabularyChanges.length > 0) return { reason: `new vocabulary terms: ${vocabularyChanges.join(', ')}` };
-  return mergeResolveCatalog(base.resolve, overlay, rows);
+  return mergeResolveCatalog(base.resolve, overlay, rows, slugs);
 }

@@ -32,6 +32,82 @@ export class SlugTable {
     return new SlugTable(Buffer.concat(bytes), offsets, bySlug);
   }
 
+  /**
+   * The table of a changed order, made from `base` without a sort: `items` lists the new order,
+   * each a base id (>= 0) or ~k for `added[k]`. The kept slugs' bytes are copied run by run; the
+   * slug order is the base's (ids renumbered) with each added slug put in by binary search.
+   */
+  static splice(base: SlugTable, items: Int32Array, added: readonly string[]): SlugTable {
+    const n = items.length;
+    const addedBytes = added.map((s) => Buffer.from(s, 'utf8'));
+    const offsets = new Uint32Array(n + 1);
+    const newOfBase = new Int32Array(base.count).fill(-1);
+    const newOfAdded = new Int32Array(added.length);
+    for (let i = 0; i < n; i++) {
+      const it = items[i]!;
+      if (it >= 0) {
+        newOfBase[it] = i;
+        offsets[i + 1] = offsets[i]! + base.offsets[it + 1]! - base.offsets[it]!;
+      } else {
+        newOfAdded[~it] = i;
+        offsets[i + 1] = offsets[i]! + addedBytes[~it]!.length;
+      }
+    }
+    const text = Buffer.allocUnsafe(offsets[n]!);
+    for (let i = 0; i < n;) {
+      const it = items[i]!;
+      if (it < 0) {
+        addedBytes[~it]!.copy(text, offsets[i]!);
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      while (end < n && items[end] === items[end - 1]! + 1) end++;
+      base.text.copy(text, offsets[i]!, base.offsets[it]!, base.offsets[items[end - 1]! + 1]!);
+      i = end;
+    }
+    // Each added slug's place among the base's slugs (all of them: removed ones are skipped below).
+    const places = added
+      .map((slug, k) => ({ k, slug, at: base.lowerBound(slug) }))
+      .sort((a, b) => a.at - b.at || (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+    const bySlug = new Int32Array(n);
+    let out = 0;
+    let next = 0;
+    for (let r = 0; r <= base.count; r++) {
+      while (next < places.length && places[next]!.at === r) bySlug[out++] = newOfAdded[places[next++]!.k]!;
+      if (r === base.count) break;
+      const id = newOfBase[base.bySlug[r]!]!;
+      if (id >= 0) bySlug[out++] = id;
+    }
+    if (out !== n) throw new Error(`slug table: ${out} slugs placed for ${n} works`);
+    return new SlugTable(text, offsets, bySlug);
+  }
+
+  /** Whether `other` holds the same slugs by the same ids (the bytes compared, nothing decoded). */
+  equals(other: SlugTable): boolean {
+    if (other === this) return true;
+    if (other.count !== this.count || !this.text.equals(other.text)) return false;
+    for (let i = 0; i <= this.count; i++) if (this.offsets[i] !== other.offsets[i]) return false;
+    for (let i = 0; i < this.count; i++) if (this.bySlug[i] !== other.bySlug[i]) return false;
+    return true;
+  }
+
+  /** A slug that appears twice, or null (neighbors in slug order compared as bytes). */
+  duplicate(): string | null {
+    for (let r = 1; r < this.count; r++) {
+      const a = this.bySlug[r - 1]!;
+      const b = this.bySlug[r]!;
+      const la = this.offsets[a + 1]! - this.offsets[a]!;
+      if (
+        la === this.offsets[b + 1]! - this.offsets[b]! &&
+        this.text.compare(this.text, this.offsets[b]!, this.offsets[b + 1]!, this.offsets[a]!, this.offsets[a + 1]!) ===
+          0
+      )
+        return this.at(b);
+    }
+    return null;
+  }
+
   /** The index file sections of this table, under `prefix`. */
   sections(prefix = 'slug'): Record<string, Uint32Array | Int32Array | { bytes: Uint8Array }> {
     return {
@@ -48,6 +124,12 @@ export class SlugTable {
 
   /** The id of the work with this slug, or -1. */
   indexOf(slug: string): number {
+    const id = this.bySlug[this.lowerBound(slug)];
+    return id !== undefined && this.at(id) === slug ? id : -1;
+  }
+
+  /** The first position in slug order whose slug is not before `slug`. */
+  private lowerBound(slug: string): number {
     let lo = 0;
     let hi = this.bySlug.length;
     while (lo < hi) {
@@ -55,8 +137,7 @@ export class SlugTable {
       if (this.at(this.bySlug[mid]!) < slug) lo = mid + 1;
       else hi = mid;
     }
-    const id = this.bySlug[lo];
-    return id !== undefined && this.at(id) === slug ? id : -1;
+    return lo;
   }
 
   /** Every slug by id (a copy: for tests and tools, not requests). */

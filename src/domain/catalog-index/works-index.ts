@@ -105,15 +105,19 @@ function lowerBound(list: string[], value: string): number {
 /** [first, end) of the sorted words that start with `prefix`. */
 export function prefixRange(list: string[], prefix: string): [number, number] {
   const first = lowerBound(list, prefix);
-  let lo = first;
+  return [first, prefixEnd(list, prefix, first)];
+}
+
+/** The first of the sorted words from `from` on that does not start with `prefix` (those that do are contiguous). */
+function prefixEnd(list: string[], prefix: string, from: number): number {
+  let lo = from;
   let hi = list.length;
-  // Words starting with the prefix are contiguous from `first`: find the first that does not.
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (list[mid]!.startsWith(prefix)) lo = mid + 1;
     else hi = mid;
   }
-  return [first, lo];
+  return lo;
 }
 
 export const bitsetWords = (count: number) => (count + 31) >>> 5;
@@ -160,13 +164,19 @@ function densePrefixesOf(
   for (let i = 0; i < sorted.length; i++) {
     const word = sorted[i]!;
     const previous = i > 0 ? sorted[i - 1]! : '';
-    for (let len = 1; len <= word.length; len++) {
-      const prefix = word.slice(0, len);
-      const code = prefix.charCodeAt(len - 1);
+    // The prefixes the previous word shares were seen with it: start after their common length.
+    let shared = 0;
+    while (shared < word.length && shared < previous.length && word.charCodeAt(shared) === previous.charCodeAt(shared))
+      shared++;
+    for (let len = shared + 1; len <= word.length; len++) {
+      const code = word.charCodeAt(len - 1);
       if (code >= 0xd800 && code <= 0xdbff) continue; // half a surrogate pair: no query word ends there
-      if (previous.startsWith(prefix)) continue; // seen with the previous word
-      const [lo, hi] = prefixRange(sorted, prefix);
-      if (offsets[hi]! - offsets[lo]! < threshold) continue;
+      const prefix = word.slice(0, len);
+      // The words starting with it begin here (the previous word does not start with it).
+      const lo = i;
+      const hi = prefixEnd(sorted, prefix, i + 1);
+      // A longer prefix's words are some of these: none of them can reach the threshold either.
+      if (offsets[hi]! - offsets[lo]! < threshold) break;
       const bits = new Uint32Array(size);
       for (let p = offsets[lo]!; p < offsets[hi]!; p++) bits[postings[p]! >>> 5]! |= 1 << (postings[p]! & 31);
       densePrefixes.push(prefix);
@@ -183,28 +193,36 @@ function densePrefixesOf(
  * The index of `ordered` (works already in listing order, see `orderWorks`) as index file bytes,
  * and the summaries file it points into.
  */
-export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): {
-  index: Buffer;
-  summaries: Buffer;
-} {
+export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): ListingFiles {
   const fields = {} as Record<SearchParameter, FieldIndex>;
   for (const [param, field] of SEARCH_FIELDS) fields[param] = buildField(ordered, field);
+  const texts = ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8'));
+  const summaryOffsets = new Uint32Array(texts.length + 1);
+  texts.forEach((t, i) => (summaryOffsets[i + 1] = summaryOffsets[i]! + t.length));
   return encodeWorks(
-    ordered.map((w) => w.record.slug),
-    ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8')),
+    SlugTable.fromList(ordered.map((w) => w.record.slug)),
+    Buffer.concat(texts),
+    summaryOffsets,
     fields,
   );
 }
 
+/** The listing index file, the summaries file it points into, and its slugs by id. */
+export interface ListingFiles {
+  index: Buffer;
+  summaries: Buffer;
+  slugs: SlugTable;
+}
+
 /** The index file and summaries file of works in listing order (their slugs, summary texts and fields). */
 function encodeWorks(
-  slugList: string[],
-  texts: Buffer[],
+  slugs: SlugTable,
+  summaries: Buffer,
+  summaryOffsets: Uint32Array,
   fields: Record<SearchParameter, FieldIndex>,
-): { index: Buffer; summaries: Buffer } {
-  const slugs = SlugTable.fromList(slugList);
-  const summaryOffsets = new Uint32Array(texts.length + 1);
-  texts.forEach((t, i) => (summaryOffsets[i + 1] = summaryOffsets[i]! + t.length));
+): ListingFiles {
+  if (summaryOffsets.length !== slugs.count + 1)
+    throw new Error(`works index: ${summaryOffsets.length - 1} summaries for ${slugs.count} works`);
   const sections: Record<string, Int32Array | Uint32Array | string[] | { bytes: Uint8Array }> = {
     ...slugs.sections(),
     summaryOffsets,
@@ -218,8 +236,9 @@ function encodeWorks(
     sections[`${param}.dense`] = f.dense;
   }
   return {
-    index: encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: slugList.length }, sections),
-    summaries: Buffer.concat(texts),
+    index: encodeIndex({ kind: 'works', version: WORKS_INDEX_FORMAT, count: slugs.count }, sections),
+    summaries,
+    slugs,
   };
 }
 
@@ -243,69 +262,94 @@ export interface WorksIndexChange {
  * (test/unit/works-overlay.test.ts), since both write through `encodeWorks` and the words,
  * postings and prefixes follow the same rules. Cost: O(postings + words) typed-array work.
  */
-export function mergeWorksIndex(
-  base: WorksIndex,
-  baseSummaries: Buffer,
-  change: WorksIndexChange,
-): { index: Buffer; summaries: Buffer; slugs: string[] } {
+export function mergeWorksIndex(base: WorksIndex, baseSummaries: Buffer, change: WorksIndexChange): ListingFiles {
   const n0 = base.count;
   const dead = new Uint8Array(n0);
   for (const id of change.tombstones) dead[id] = 1;
+  // The new order: a base id (>= 0) or ~k for changed work k, each changed work after its base id.
+  const items = new Int32Array(n0 - change.tombstones.length + change.works.length);
   const newOfBase = new Int32Array(n0).fill(-1);
   const newOfChange = new Int32Array(change.works.length);
-  const slugList: string[] = [];
-  const texts: Buffer[] = [];
+  let n = 0;
   let k = 0;
   const placeChanged = (after: number) => {
     while (k < change.works.length && change.works[k]!.insertAfter === after) {
-      const w = change.works[k]!;
-      newOfChange[k++] = slugList.length;
-      slugList.push(w.slug);
-      texts.push(Buffer.from(w.summary, 'utf8'));
+      newOfChange[k] = n;
+      items[n++] = ~k++;
     }
   };
   placeChanged(-1);
   for (let id = 0; id < n0; id++) {
     if (!dead[id]) {
-      newOfBase[id] = slugList.length;
-      slugList.push(base.slugs.at(id));
-      texts.push(baseSummaries.subarray(base.summaryOffsets[id]!, base.summaryOffsets[id + 1]!));
+      newOfBase[id] = n;
+      items[n++] = id;
     }
     placeChanged(id);
   }
   if (k !== change.works.length) throw new Error('works index merge: the changed works are not in insertion order');
-  const n = slugList.length;
+  if (n !== items.length) throw new Error('works index merge: a tombstone names no base work, or one twice');
+  // The summaries: the base's file in runs between the changed works, and the changed works' texts.
+  const texts = change.works.map((w) => Buffer.from(w.summary, 'utf8'));
+  const summaryOffsets = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const it = items[i]!;
+    summaryOffsets[i + 1] =
+      summaryOffsets[i]! + (it >= 0 ? base.summaryOffsets[it + 1]! - base.summaryOffsets[it]! : texts[~it]!.length);
+  }
+  const summaries = Buffer.allocUnsafe(summaryOffsets[n]!);
+  for (let i = 0; i < n;) {
+    const it = items[i]!;
+    if (it < 0) {
+      texts[~it]!.copy(summaries, summaryOffsets[i]!);
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < n && items[end] === items[end - 1]! + 1) end++;
+    baseSummaries.copy(
+      summaries,
+      summaryOffsets[i]!,
+      base.summaryOffsets[it]!,
+      base.summaryOffsets[items[end - 1]! + 1]!,
+    );
+    i = end;
+  }
   const fields = {} as Record<SearchParameter, FieldIndex>;
   for (const [param] of SEARCH_FIELDS) {
     const b = base.fields[param];
     // The changed works having each word, in new ids (ascending: they are visited in order).
     const added = new Map<string, number[]>();
+    let addedCount = 0;
     change.works.forEach((w, j) => {
       for (const word of w.words[param]) {
         let list = added.get(word);
         if (!list) added.set(word, (list = []));
         list.push(newOfChange[j]!);
+        addedCount++;
       }
     });
     for (const list of added.values()) list.sort((x, y) => x - y);
     const fresh = [...added.keys()].filter((w) => !isBaseWord(b.words, w)).sort();
+    // Every word's postings straight into one array (a word left with none is dropped).
     const sorted: string[] = [];
-    const lists: Int32Array[] = [];
+    const ends: number[] = [];
+    const postings = new Int32Array(b.postings.length + addedCount);
+    let at = 0;
     const push = (word: string, fromBase: number) => {
-      const extra = added.get(word) ?? [];
-      const out: number[] = [];
+      const extra = added.get(word);
+      const start = at;
       let e = 0;
       if (fromBase >= 0)
         for (let p = b.offsets[fromBase]!; p < b.offsets[fromBase + 1]!; p++) {
           const id = newOfBase[b.postings[p]!]!;
           if (id < 0) continue;
-          while (e < extra.length && extra[e]! < id) out.push(extra[e++]!);
-          out.push(id);
+          if (extra) while (e < extra.length && extra[e]! < id) postings[at++] = extra[e++]!;
+          postings[at++] = id;
         }
-      while (e < extra.length) out.push(extra[e++]!);
-      if (out.length === 0) return;
+      if (extra) while (e < extra.length) postings[at++] = extra[e++]!;
+      if (at === start) return;
       sorted.push(word);
-      lists.push(Int32Array.from(out));
+      ends.push(at);
     };
     let i = 0;
     let f = 0;
@@ -314,12 +358,16 @@ export function mergeWorksIndex(
       else push(fresh[f++]!, -1);
     }
     const offsets = new Uint32Array(sorted.length + 1);
-    lists.forEach((l, w) => (offsets[w + 1] = offsets[w]! + l.length));
-    const postings = new Int32Array(offsets[sorted.length]!);
-    lists.forEach((l, w) => postings.set(l, offsets[w]!));
-    fields[param] = { words: sorted, offsets, postings, ...densePrefixesOf(sorted, offsets, postings, n) };
+    offsets.set(ends, 1);
+    const used = postings.subarray(0, at);
+    fields[param] = { words: sorted, offsets, postings: used, ...densePrefixesOf(sorted, offsets, used, n) };
   }
-  return { ...encodeWorks(slugList, texts, fields), slugs: slugList };
+  const slugs = SlugTable.splice(
+    base.slugs,
+    items,
+    change.works.map((w) => w.slug),
+  );
+  return encodeWorks(slugs, summaries, summaryOffsets, fields);
 }
 
 /** Whether `word` is one of the sorted `words`. */

@@ -52,6 +52,8 @@ export function mergeResolveCatalog(
   base: ResolveCatalog,
   works: WorksOverlay,
   resolve: ResolveOverlay,
+  /** The changed catalog's slug table when the caller made it already (the listing merge's: the same order). */
+  slugTable?: SlugTable,
 ): ResolveCatalog {
   const count = base.works.count;
   if (works.base.count !== count)
@@ -71,18 +73,25 @@ export function mergeResolveCatalog(
   }
   while (next < rows.length) items.push(~next++);
 
-  // The vocabulary: the base's words still used by a live work, and the overlay's words.
-  const used = new Uint8Array(base.vocab.words.length);
+  // The vocabulary: the base's words still used by a live work, and the overlay's words. Every
+  // base word is used by some base work, so only a removed work's words can fall out of use: one
+  // is kept as soon as a posting names a live work (most words' first posting does).
   const first = base.works.firstArrangement;
-  for (let b = 0; b < count; b++) {
-    if (dead[b]) continue;
+  const used = new Uint8Array(base.vocab.words.length).fill(1);
+  const liveWork = (b: number) => !dead[b];
+  const liveArrangement = (a: number) => !dead[base.arrangementWork[a]!];
+  const stillUsed = (v: number) =>
+    WORK_FIELDS.some((name) => anyPosting(base[name], v, liveWork)) ||
+    ARRANGEMENT_FIELDS.some((name) => anyPosting(base[name], v, liveArrangement));
+  for (const b of works.tombstones) {
     for (const name of WORK_FIELDS) {
       const f = base[name];
-      for (let k = f.start[b]!; k < f.start[b + 1]!; k++) used[f.ids[k]!] = 1;
+      for (let k = f.start[b]!; k < f.start[b + 1]!; k++) if (!stillUsed(f.ids[k]!)) used[f.ids[k]!] = 0;
     }
     for (const name of ARRANGEMENT_FIELDS) {
       const f = base[name];
-      for (let k = f.start[first[b]!]!; k < f.start[first[b + 1]!]!; k++) used[f.ids[k]!] = 1;
+      for (let k = f.start[first[b]!]!; k < f.start[first[b + 1]!]!; k++)
+        if (!stillUsed(f.ids[k]!)) used[f.ids[k]!] = 0;
     }
   }
   const words = new Set<string>();
@@ -96,20 +105,30 @@ export function mergeResolveCatalog(
   // Both vocabularies are sorted, so a base word's new id keeps its order among its item's ids.
   const renumber = new Int32Array(base.vocab.words.length).fill(-1);
   base.vocab.words.forEach((w, id) => used[id] && (renumber[id] = vocab.idOf(w)!));
+  // The usual correction keeps every word: the base's ids are then the new ones.
+  const sameIds = vocab.words.length === base.vocab.words.length && renumber.every((id, old) => id === old);
 
-  const slugs = items.map((it) => (it >= 0 ? base.works.slugs.at(it) : rows[~it]!.slug));
-  const slugTable = SlugTable.fromList(slugs);
-  const slugOrder = new Int32Array(slugs.length);
-  slugTable.bySlug.forEach((order, rank) => (slugOrder[order] = rank));
-  const workFlags = new Uint8Array(slugs.length);
-  const firstArrangement = new Int32Array(slugs.length + 1);
+  const table =
+    slugTable ??
+    SlugTable.splice(
+      base.works.slugs,
+      Int32Array.from(items),
+      rows.map((r) => r.slug),
+    );
+  if (table.count !== items.length)
+    throw new Error(`resolve merge: a slug table of ${table.count} works for ${items.length}`);
+  const workCount = items.length;
+  const slugOrder = new Int32Array(workCount);
+  table.bySlug.forEach((order, rank) => (slugOrder[order] = rank));
+  const workFlags = new Uint8Array(workCount);
+  const firstArrangement = new Int32Array(workCount + 1);
   let n = 0;
   items.forEach((it, order) => {
     firstArrangement[order] = n;
     workFlags[order] = it >= 0 ? base.works.flags[it]! : rows[~it]!.flags;
     n += it >= 0 ? first[it + 1]! - first[it]! : rows[~it]!.arrangements.length;
   });
-  firstArrangement[slugs.length] = n;
+  firstArrangement[workCount] = n;
 
   const arrangementWork = new Int32Array(n);
   const cols = {
@@ -155,7 +174,7 @@ export function mergeResolveCatalog(
   const field = (name: (typeof WORK_FIELDS)[number] | (typeof ARRANGEMENT_FIELDS)[number]): WordField => {
     const perWork = name === 'title' || name === 'composer';
     const old = base[name];
-    const itemCount = perWork ? slugs.length : n;
+    const itemCount = perWork ? workCount : n;
     const start = new Int32Array(itemCount + 1);
     // Sizes first, then the ids straight into their array: no per-item lists for base works.
     const fresh: number[][] = [];
@@ -163,7 +182,8 @@ export function mergeResolveCatalog(
     let total = 0;
     for (const it of items) {
       if (it >= 0) {
-        const [from, to] = perWork ? [it, it + 1] : [first[it]!, first[it + 1]!];
+        const from = perWork ? it : first[it]!;
+        const to = perWork ? it + 1 : first[it + 1]!;
         for (let i = from; i < to; i++) start[++item] = total += old.start[i + 1]! - old.start[i]!;
       } else {
         const lists = perWork
@@ -179,32 +199,50 @@ export function mergeResolveCatalog(
     const all = new Int32Array(total);
     let k = 0;
     let nextFresh = 0;
-    for (const it of items) {
-      if (it >= 0) {
-        const [from, to] = perWork ? [it, it + 1] : [first[it]!, first[it + 1]!];
-        for (let p = old.start[from]!; p < old.start[to]!; p++) all[k++] = renumber[old.ids[p]!]!;
-      } else {
+    for (let x = 0; x < items.length;) {
+      const it = items[x]!;
+      if (it < 0) {
         const lists = perWork ? 1 : rows[~it]!.arrangements.length;
         for (let l = 0; l < lists; l++) for (const id of fresh[nextFresh++]!) all[k++] = id;
+        x++;
+        continue;
       }
+      // A run of consecutive base works: one range of the base's ids, copied, then renumbered.
+      let end = x + 1;
+      while (end < items.length && items[end] === items[end - 1]! + 1) end++;
+      const last = items[end - 1]!;
+      const from = old.start[perWork ? it : first[it]!]!;
+      const to = old.start[perWork ? last + 1 : first[last + 1]!]!;
+      all.set(old.ids.subarray(from, to), k);
+      if (!sameIds) for (let p = k; p < k + to - from; p++) all[p] = renumber[all[p]!]!;
+      k += to - from;
+      x = end;
     }
     return { start, ids: all, ...invert(vocab.words.length, itemCount, start, all) };
   };
 
+  // Arrangements come in work order, so a role's distinct works are counted as its work changes.
   const roleLists = new Map(
-    MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]),
+    MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: 0, lastWork: -1 }]),
   );
+  const roles = [...roleLists].map(([role, lists]) => ({ bit: ROLE_BIT[role], lists }));
   for (let i = 0; i < n; i++) {
-    for (const role of MUSIC_ROLES) {
-      if ((cols.roleMask[i]! & ROLE_BIT[role]) === 0) continue;
-      const lists = roleLists.get(role)!;
-      (cols.flags[i]! & FLAG_STATIC_READY ? lists.staticReady : lists.rest).push(i);
-      lists.works.add(arrangementWork[i]!);
+    const mask = cols.roleMask[i]!;
+    if (mask === 0) continue;
+    const work = arrangementWork[i]!;
+    const ready = (cols.flags[i]! & FLAG_STATIC_READY) !== 0;
+    for (const { bit, lists } of roles) {
+      if ((mask & bit) === 0) continue;
+      (ready ? lists.staticReady : lists.rest).push(i);
+      if (lists.lastWork !== work) {
+        lists.works++;
+        lists.lastWork = work;
+      }
     }
   }
   let ties: Int32Array | undefined;
   return {
-    works: { count: slugs.length, slugs: slugTable, slugOrder, flags: workFlags, firstArrangement },
+    works: { count: workCount, slugs: table, slugOrder, flags: workFlags, firstArrangement },
     arrangementWork,
     arrangementCount: n,
     cols,
@@ -213,7 +251,7 @@ export function mergeResolveCatalog(
         ties ??= tieOrder(cols, n);
         const staticReady = Int32Array.from(l.staticReady);
         const rest = Int32Array.from(l.rest);
-        return [role, { staticReady, rest, works: l.works.size, ...boundClasses(cols, staticReady, rest, ties) }];
+        return [role, { staticReady, rest, works: l.works, ...boundClasses(cols, staticReady, rest, ties) }];
       }),
     ),
     profiles: base.profiles,
@@ -224,6 +262,12 @@ export function mergeResolveCatalog(
     mood: field('mood'),
     title: field('title'),
     composer: field('composer'),
-    scratch: newScratch(slugs.length),
+    scratch: newScratch(workCount),
   };
+}
+
+/** Whether any posting of word `v` in `field` is an item `live` accepts (stops at the first). */
+function anyPosting(field: WordField, v: number, live: (item: number) => boolean): boolean {
+  for (let p = field.postingStart[v]!; p < field.postingStart[v + 1]!; p++) if (live(field.postings[p]!)) return true;
+  return false;
 }
