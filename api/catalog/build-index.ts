@@ -286,6 +286,11 @@ export interface IncrementalIndexResult {
    */
   merge?: 'early' | 'at finish';
   mergedLateBecause?: string;
+  /**
+   * The base's listing and resolve files: "kept" in memory by this process's index worker, which
+   * wrote them in the build before (the usual apply), or "read" from disk.
+   */
+  baseFiles?: 'kept' | 'read';
 }
 
 export type IndexWorkerReply = IncrementalIndexResult | { error: string };
@@ -301,6 +306,8 @@ type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
   /** From its catalog.json; null when it was made before they were kept (then every record is read). */
   counts: FacetCounts | null;
   composers: CatalogManifest['composers'];
+  /** Whether the listing and resolve files were this thread's own, kept from the build that wrote them (not read). */
+  filesKept: boolean;
 };
 
 const LISTING_FILES = ['works.idx', 'resolve.idx', 'summaries.json'] as const;
@@ -321,11 +328,9 @@ async function readIndexBase(baseBuildDir: string): Promise<BaseIndexFiles | { r
   try {
     const manifest = JSON.parse(await fs.readFile(path.join(dir, 'catalog.json'), 'utf8')) as CatalogManifest;
     if (manifest.format !== CATALOG_INDEX_FORMAT) return { reason: `the base index has format ${manifest.format}` };
+    const kept = LISTING_FILES.map((name) => lastWritten[name].recall(path.join(dir, name)));
     const [works, resolve, summaries] = await Promise.all(
-      LISTING_FILES.map((name) => {
-        const file = path.join(dir, name);
-        return lastWritten[name].recall(file) ?? fs.readFile(file);
-      }),
+      LISTING_FILES.map((name, k) => kept[k] ?? fs.readFile(path.join(dir, name))),
     );
     return {
       summaries: summaries!,
@@ -335,6 +340,7 @@ async function readIndexBase(baseBuildDir: string): Promise<BaseIndexFiles | { r
       instruments: manifest.instruments,
       counts: manifest.genres && manifest.periods ? { genres: manifest.genres, periods: manifest.periods } : null,
       composers: manifest.composers,
+      filesKept: kept.every((bytes) => bytes !== undefined),
     };
   } catch (err) {
     return { reason: `the base index cannot be read: ${(err as Error).message}` };
@@ -504,5 +510,6 @@ export async function runIndexWorker(
     ...('reason' in merged ? { listingBuiltBecause: merged.reason } : {}),
     resolve: resolveCatalog ? 'merged' : 'built',
     ...('reason' in resolve ? { resolveBuiltBecause: resolve.reason } : {}),
+    ...('reason' in base ? {} : { baseFiles: base.filesKept ? 'kept' : 'read' }),
   };
 }

@@ -81,6 +81,8 @@ describe('incremental build', () => {
       resolve: 'merged',
       baseRecordsRead: false,
       merge: 'early',
+      // A full build's index files: read from disk.
+      baseFiles: 'read',
     });
     expect([
       info.catalogIndex.listingBuiltBecause,
@@ -195,6 +197,9 @@ describe('incremental build', () => {
       resolve: 'merged',
       baseRecordsRead: false,
       merge: 'early',
+      // The first incremental build's listing and resolve files, kept by the index worker that
+      // wrote them (the byte-identity below shows they were what it wrote).
+      baseFiles: 'kept',
     });
     expect(result.differences).toEqual([]);
     // A layer over the first one's base (never a chain): its view is compared above; the renamed
