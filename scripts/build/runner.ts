@@ -11,7 +11,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { Catalog, LoadedWork } from '../../src/domain/catalog.ts';
 import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../../src/lib/site/scores.ts';
-import type { ShardReuse } from '../../src/lib/site/search-index.ts';
+import type { SearchIndexSummary, ShardReuse } from '../../src/lib/site/search-index.ts';
 import type { IndexWorker } from '../../api/catalog/build-index.ts';
 import type { LayerManifest } from '../../src/domain/site-layers.ts';
 import type { writeWorksIndexKeys } from '../../src/lib/site/works-index.ts';
@@ -97,7 +97,7 @@ export class BuildRun {
   zips?: BuildInfo['zips'];
   layer: LayerManifest | null = null;
   /** Running tasks' results, read by the steps that wait for them. */
-  searching?: Promise<BuildInfo['searchIndex'] | null>;
+  searching?: Promise<SearchIndexSummary | null>;
   compressing?: Promise<BuildInfo['compressedPages']>;
   indexing?: Promise<BuildInfo['catalogIndex']>;
   zipping?: Promise<BuildInfo['zips']>;

@@ -59,7 +59,8 @@ export const beside: Step = {
       // The delta so far and its deletion markers (the finish step writes only their difference),
       // or nothing over a plain base; only the dirty shards are indexed, the clean ones stay in the view.
       const reuse = searchShardReuse(base.view, slugs, changedRecords);
-      build.shardReuse = reuse ? { ...reuse, link: false } : null;
+      // Pagefind writes only the files of the dirty shards the base's view does not hold as they are.
+      build.shardReuse = reuse ? { ...reuse, link: false, view: base.dir } : null;
       link = () =>
         base.layer
           ? Promise.all([

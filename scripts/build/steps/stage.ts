@@ -41,7 +41,10 @@ export const stage: Step = {
     // Settled (the runner joined them before this step): their results, or their errors.
     build.compressedPages = await build.compressing;
     const searched = build.searching ? await build.searching : null;
-    if (searched) build.searchIndex = searched;
+    if (searched) {
+      const { unwritten: _unwritten, ...summary } = searched;
+      build.searchIndex = summary;
+    }
     if (base) {
       build.catalogIndex = await build.indexing;
       build.searchIndex ??= { pages: base.info.searchIndex.pages, durationMs: 0 };
@@ -75,15 +78,22 @@ export const stage: Step = {
       // The shards indexed again replace theirs; every shard when the whole index was made again.
       const dirty = build.shardReuse ? build.shardReuse.dirty : null;
       const inDirty = (rel: string) => dirty === null || dirty.some((k) => inShard(rel, k));
-      for (const rel of filesBelow(clientDir, 'pagefind')) if (inDirty(rel)) rmSync(path.join(clientDir, rel));
+      // Files of those shards the base's view held with the same bytes were not written
+      // (`unwritten`): each stays where the view has it, in the delta linked from the base's or in
+      // the plain base. The rest of those shards' files go.
+      const unwritten = new Set(searched.unwritten ?? []);
+      for (const rel of filesBelow(clientDir, 'pagefind'))
+        if (inDirty(rel) && !unwritten.has(rel)) rmSync(path.join(clientDir, rel));
       // The base's files of those shards only: shard 0's folder holds the others' folders.
       const folders = dirty === null ? ['pagefind'] : dirty.map((k) => (k === 0 ? 'pagefind' : `pagefind/shard-${k}`));
       const otherShard = (folder: string) => /^pagefind\/shard-\d+$/.test(folder);
       for (const folder of folders)
-        build.removedBase.push(
-          ...base.view.baseFilesUnder(folder, folder === 'pagefind' && dirty !== null ? otherShard : undefined),
-        );
-      moveTree(scratch, path.join(clientDir, 'pagefind'));
+        for (const rel of base.view.baseFilesUnder(
+          folder,
+          folder === 'pagefind' && dirty !== null ? otherShard : undefined,
+        ))
+          if (!unwritten.has(rel)) build.removedBase.push(rel);
+      if (existsSync(scratch)) moveTree(scratch, path.join(clientDir, 'pagefind'));
     } else {
       rmSync(path.join(clientDir, 'pagefind'), { recursive: true, force: true });
       renameSync(scratch, path.join(clientDir, 'pagefind'));

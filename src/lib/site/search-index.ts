@@ -9,12 +9,13 @@
  * UI files are removed from the output.
  */
 import { broaderGenre } from '../../domain/genres.ts';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
 import { fold } from '../../domain/text.ts';
 import { catalogNumberSearchText } from '../../domain/catalog-numbers.ts';
+import { SiteView } from './layers.ts';
 
 /** Pagefind's ready-made interfaces; the search page does not load them. */
 const UNUSED_BUNDLE_FILES = [
@@ -34,6 +35,12 @@ export interface SearchIndexSummary {
   /** Works in the index. */
   pages: number;
   durationMs: number;
+  /**
+   * With `ShardReuse.view`: the files of the shards indexed again (paths from the client folder,
+   * `pagefind/...`) that the view already held with the same bytes, so they were not written. The
+   * stage step keeps them where the view has them. Not part of build.json.
+   */
+  unwritten?: string[];
 }
 
 /** Markdown to the words a reader sees: link text without URLs, no tags or emphasis marks. */
@@ -223,6 +230,13 @@ export interface ShardReuse {
    * and shards.json. Default true.
    */
   link?: boolean;
+  /**
+   * A layered build's base folder: a file of a shard indexed again that this view already holds
+   * with the same bytes is not written (most of a shard's fragments, when one record of its
+   * thousand changed; Pagefind names fragments and chunks by their content). Its path is listed in
+   * the summary's `unwritten`.
+   */
+  view?: string;
 }
 
 /** The records of a catalog's works, in catalog order: their slugs, and the record of the i-th on demand. */
@@ -255,6 +269,8 @@ export async function writeSearchIndex(
       ? new Set(Array.from({ length: shards }, (_, k) => k).filter((k) => !options.reuse!.dirty.includes(k)))
       : new Set<number>();
   let pages = 0;
+  const view = options.reuse?.view ? SiteView.open(options.reuse.view) : null;
+  const unwritten: string[] = [];
   // Shard 0 last: its folder is the primary index, which holds the others' folders.
   for (let k = shards - 1; k >= 0; k--) {
     const dir = path.join(outputPath, shardFolder(k));
@@ -263,21 +279,30 @@ export async function writeSearchIndex(
       pages += members[k]!.length;
       continue;
     }
-    pages += (
-      await writeOneIndex(
-        dir,
-        members[k]!.length,
-        (n) => source.at(members[k]![n]!),
-        options.recordsInFlight ?? RECORDS_IN_FLIGHT,
-      )
-    ).pages;
+    const prefix = k === 0 ? 'pagefind/' : `pagefind/${shardFolder(k)}/`;
+    const written = await writeOneIndex(
+      dir,
+      members[k]!.length,
+      (n) => source.at(members[k]![n]!),
+      options.recordsInFlight ?? RECORDS_IN_FLIGHT,
+      view ? (rel, bytes) => sameFile(view.locate(prefix + rel), bytes) : undefined,
+    );
+    pages += written.pages;
+    for (const rel of written.unwritten) unwritten.push(prefix + rel);
   }
   mkdirSync(outputPath, { recursive: true });
   writeFileSync(
     path.join(outputPath, SHARDS_FILE),
     `${JSON.stringify({ scheme: SHARD_SCHEME, shards: Array.from({ length: shards - 1 }, (_, k) => `${shardFolder(k + 1)}/`) })}\n`,
   );
-  return { pages, durationMs: Date.now() - started };
+  return { pages, durationMs: Date.now() - started, ...(view ? { unwritten } : {}) };
+}
+
+/** Whether `file` (null: none) holds exactly `bytes`. */
+function sameFile(file: string | null, bytes: Uint8Array): boolean {
+  if (file === null) return false;
+  const st = statSync(file, { throwIfNoEntry: false });
+  return st !== undefined && st.isFile() && st.size === bytes.byteLength && readFileSync(file).equals(bytes);
 }
 
 /** A hard-linked copy of one shard's files (not the other shards' folders inside shard 0). */
@@ -306,13 +331,17 @@ function linkTree(from: string, to: string): void {
 let pagefindLoaded: Promise<typeof import('pagefind')> | undefined;
 const pagefindModule = () => (pagefindLoaded ??= import('pagefind'));
 
-/** One Pagefind index of `count` records into `outputPath`. */
+/**
+ * One Pagefind index of `count` records into `outputPath`; a file `same` says the reader already
+ * has is not written (listed in `unwritten`, relative to `outputPath`).
+ */
 async function writeOneIndex(
   outputPath: string,
   count: number,
   at: (i: number) => SearchRecord,
   recordsInFlight: number,
-): Promise<{ pages: number }> {
+  same?: (rel: string, bytes: Uint8Array) => boolean,
+): Promise<{ pages: number; unwritten: string[] }> {
   // Pagefind's process panics on a folder it cannot make; this says which and why.
   mkdirSync(outputPath, { recursive: true });
   const pagefind = await pagefindModule();
@@ -331,16 +360,34 @@ async function writeOneIndex(
     }
     const failed = results.flatMap((r) => r.errors);
     if (failed.length > 0) throw new Error(`Pagefind could not index the works: ${failed.slice(0, 5).join('; ')}`);
-    const written = await index.writeFiles({ outputPath });
-    if (written.errors.length > 0) throw new Error(`Pagefind could not write its index: ${written.errors.join('; ')}`);
-    for (const f of UNUSED_BUNDLE_FILES) {
-      const p = path.join(outputPath, f);
-      if (existsSync(p)) rmSync(p);
+    // The files in memory, then written here: the same bytes writeFiles writes, less those the
+    // reader has (at most a few files of a shard change with one record; each file made costs).
+    const got = await index.getFiles();
+    if (got.errors.length > 0) throw new Error(`Pagefind could not write its index: ${got.errors.join('; ')}`);
+    type Entry = { languages: Record<string, { page_count: number }> };
+    let entry: Entry | null = null as Entry | null;
+    const unwritten: string[] = [];
+    const made = new Set<string>();
+    for (const file of got.files) {
+      const rel = file.path;
+      if (UNUSED_BUNDLE_FILES.includes(rel)) continue;
+      if (rel.startsWith('/') || rel.split('/').some((part) => part === '..' || part === ''))
+        throw new Error(`Pagefind named a file outside its folder: ${rel}`);
+      if (rel === 'pagefind-entry.json') entry = JSON.parse(Buffer.from(file.content).toString('utf8')) as Entry;
+      if (same?.(rel, file.content)) {
+        unwritten.push(rel);
+        continue;
+      }
+      const target = path.join(outputPath, rel);
+      const folder = path.dirname(target);
+      if (!made.has(folder)) {
+        mkdirSync(folder, { recursive: true });
+        made.add(folder);
+      }
+      writeFileSync(target, file.content);
     }
-    const entry = JSON.parse(readFileSync(path.join(outputPath, 'pagefind-entry.json'), 'utf8')) as {
-      languages: Record<string, { page_count: number }>;
-    };
-    return { pages: Object.values(entry.languages).reduce((n, l) => n + l.page_count, 0) };
+    if (entry === null) throw new Error('Pagefind wrote no pagefind-entry.json');
+    return { pages: Object.values(entry.languages).reduce((n, l) => n + l.page_count, 0), unwritten };
   } finally {
     // Pagefind's process goes with its index: the next shard starts with an empty one.
     await pagefind.close();
@@ -390,7 +437,12 @@ function searchWorkerFor(): SearchWorkerState {
     state.pending.delete(msg.id);
     if (state.pending.size === 0) worker.unref();
     if ('error' in msg) job.reject(new Error(msg.error));
-    else job.resolve({ pages: msg.pages, durationMs: msg.durationMs });
+    else
+      job.resolve({
+        pages: msg.pages,
+        durationMs: msg.durationMs,
+        ...(msg.unwritten ? { unwritten: msg.unwritten } : {}),
+      });
   });
   worker.on('error', (err) => fail(err));
   worker.on('exit', (code) => fail(new Error(`the search index worker exited with ${code}`)));
