@@ -40,7 +40,7 @@ export const STEPS: readonly Step[] = [
 
 /** Build `options.outDir` from `baseDir` when given (throws FullBuildNeeded when it cannot be), else in full. */
 export async function build(options: BuildOptions, baseDir?: string | null): Promise<BuildInfo> {
-  const { plan, catalog } = planBuild(options, baseDir);
+  const { plan, catalog } = await planBuild(options, baseDir);
   const run = new BuildRun(plan, catalog);
   await runSteps(run, STEPS);
   return run.info!;

@@ -116,12 +116,16 @@ export class BuildRun {
     return this.#catalog;
   }
 
-  /** The works in scope, in catalog order. */
+  /** The works in scope, in catalog order (with a base, found once: a walk of every work). */
   get works(): LoadedWork[] {
     if (!this.plan.base) return this.catalog.works;
-    const scope = new Set(this.plan.scope);
-    return this.catalog.works.filter((w) => scope.has(w.content.slug));
+    if (this.#scopeWorks === null) {
+      const scope = new Set(this.plan.scope);
+      this.#scopeWorks = this.catalog.works.filter((w) => scope.has(w.content.slug));
+    }
+    return this.#scopeWorks;
   }
+  #scopeWorks: LoadedWork[] | null = null;
 
   /** Let the catalog go (only one copy of it in memory while a full build's index reads every record). */
   releaseCatalog(): void {

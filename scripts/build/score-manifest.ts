@@ -47,24 +47,52 @@ export function manifestOver(
   scope: readonly string[],
   fresh: ScoreManifest['scores'],
 ): { manifest: ScoreManifest; text: string; unchanged: boolean } {
-  const manifest: ScoreManifest = { scores: {} };
-  let unchanged = base !== null;
   if (base) {
-    const inScope = new Set(scope);
+    // The scope's entries first, found through the base's keys by work (made once per manifest):
+    // a correction that leaves them as they were costs O(scope), not a walk of every entry.
+    const bySlug = keysBySlug(base.manifest);
+    let unchanged = true;
     let ofScope = 0;
-    for (const [key, value] of Object.entries(base.manifest.scores)) {
-      if (!inScope.has(key.slice(0, key.indexOf('/')))) manifest.scores[key] = value;
-      else if (unchanged) {
+    for (const slug of new Set(scope)) {
+      for (const key of bySlug.get(slug) ?? []) {
         ofScope++;
         const now = fresh[key];
-        unchanged = now !== undefined && JSON.stringify(now) === JSON.stringify(value);
+        if (now === undefined || JSON.stringify(now) !== JSON.stringify(base.manifest.scores[key])) unchanged = false;
       }
+      if (!unchanged) break;
     }
-    if (unchanged && ofScope !== Object.keys(fresh).length) unchanged = false;
-    if (unchanged) return { manifest: base.manifest, text: base.text, unchanged: true };
+    if (unchanged && ofScope === Object.keys(fresh).length)
+      return { manifest: base.manifest, text: base.text, unchanged: true };
+  }
+  const manifest: ScoreManifest = { scores: {} };
+  if (base) {
+    const inScope = new Set(scope);
+    for (const [key, value] of Object.entries(base.manifest.scores))
+      if (!inScope.has(slugOfKey(key))) manifest.scores[key] = value;
   }
   Object.assign(manifest.scores, fresh);
   return { manifest, text: serializeScoreManifest(manifest), unchanged: false };
+}
+
+/** The work a manifest key belongs to (`<slug>/<file>`). */
+const slugOfKey = (key: string) => key.slice(0, key.indexOf('/'));
+
+const slugKeys = new WeakMap<ScoreManifest, Map<string, string[]>>();
+
+/** A manifest's keys by work, made once per manifest object (the remembered one is used by every apply). */
+function keysBySlug(manifest: ScoreManifest): Map<string, string[]> {
+  let bySlug = slugKeys.get(manifest);
+  if (!bySlug) {
+    bySlug = new Map();
+    for (const key of Object.keys(manifest.scores)) {
+      const slug = slugOfKey(key);
+      const keys = bySlug.get(slug);
+      if (keys) keys.push(key);
+      else bySlug.set(slug, [key]);
+    }
+    slugKeys.set(manifest, bySlug);
+  }
+  return bySlug;
 }
 
 /**

@@ -56,7 +56,7 @@ export async function warmUp(options: BuildOptions, baseDir: string): Promise<Wa
   prepareIndexWorker();
   let planned: PlannedBuild;
   try {
-    planned = planBuild(options, baseDir);
+    planned = await planBuild(options, baseDir);
   } catch (err) {
     if (!(err instanceof FullBuildNeeded)) throw err;
     return {
