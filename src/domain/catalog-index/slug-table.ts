@@ -39,32 +39,18 @@ export class SlugTable {
    */
   static splice(base: SlugTable, items: Int32Array, added: readonly string[]): SlugTable {
     const n = items.length;
-    const addedBytes = added.map((s) => Buffer.from(s, 'utf8'));
-    const offsets = new Uint32Array(n + 1);
+    const { bytes: text, offsets } = spliceTexts(
+      base.text,
+      base.offsets,
+      items,
+      added.map((s) => Buffer.from(s, 'utf8')),
+    );
     const newOfBase = new Int32Array(base.count).fill(-1);
     const newOfAdded = new Int32Array(added.length);
     for (let i = 0; i < n; i++) {
       const it = items[i]!;
-      if (it >= 0) {
-        newOfBase[it] = i;
-        offsets[i + 1] = offsets[i]! + base.offsets[it + 1]! - base.offsets[it]!;
-      } else {
-        newOfAdded[~it] = i;
-        offsets[i + 1] = offsets[i]! + addedBytes[~it]!.length;
-      }
-    }
-    const text = Buffer.allocUnsafe(offsets[n]!);
-    for (let i = 0; i < n;) {
-      const it = items[i]!;
-      if (it < 0) {
-        addedBytes[~it]!.copy(text, offsets[i]!);
-        i++;
-        continue;
-      }
-      let end = i + 1;
-      while (end < n && items[end] === items[end - 1]! + 1) end++;
-      base.text.copy(text, offsets[i]!, base.offsets[it]!, base.offsets[items[end - 1]! + 1]!);
-      i = end;
+      if (it >= 0) newOfBase[it] = i;
+      else newOfAdded[~it] = i;
     }
     // Each added slug's place among the base's slugs (all of them: removed ones are skipped below).
     const places = added
@@ -152,4 +138,38 @@ export function decodeSlugTable(
   prefix = 'slug',
 ): SlugTable {
   return new SlugTable(file.bytes(`${prefix}.text`), file.u32(`${prefix}.offsets`), file.i32(`${prefix}.bySlug`));
+}
+
+/**
+ * Texts one after another (a byte string and its offsets: text i is bytes offsets[i] ..
+ * offsets[i + 1]) in a changed order, from a base's: `items` lists the new order, each a base
+ * text's id (>= 0) or ~k for `added[k]`. The base's texts are copied run by run (consecutive ids
+ * are one range of its bytes), so a few changes in 100,000 texts cost a few copies.
+ */
+export function spliceTexts(
+  baseBytes: Buffer,
+  baseOffsets: Uint32Array,
+  items: Int32Array,
+  added: readonly Buffer[],
+): { bytes: Buffer; offsets: Uint32Array } {
+  const n = items.length;
+  const offsets = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const it = items[i]!;
+    offsets[i + 1] = offsets[i]! + (it >= 0 ? baseOffsets[it + 1]! - baseOffsets[it]! : added[~it]!.length);
+  }
+  const bytes = Buffer.allocUnsafe(offsets[n]!);
+  for (let i = 0; i < n;) {
+    const it = items[i]!;
+    if (it < 0) {
+      added[~it]!.copy(bytes, offsets[i]!);
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < n && items[end] === items[end - 1]! + 1) end++;
+    baseBytes.copy(bytes, offsets[i]!, baseOffsets[it]!, baseOffsets[items[end - 1]! + 1]!);
+    i = end;
+  }
+  return { bytes, offsets };
 }

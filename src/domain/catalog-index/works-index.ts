@@ -26,7 +26,7 @@ import { indexWork, type IndexedWork, type WorksFilter } from '../works-query.ts
 import { words } from '../text.ts';
 import { encodeIndex, type DecodedIndex } from './binary.ts';
 import { bitCount } from '../resolve/text-match.ts';
-import { SlugTable, decodeSlugTable } from './slug-table.ts';
+import { SlugTable, decodeSlugTable, spliceTexts } from './slug-table.ts';
 import { QUERY_MAX_WORDS } from '../../schemas/queries.ts';
 
 export const WORKS_INDEX_FORMAT = 2;
@@ -289,31 +289,12 @@ export function mergeWorksIndex(base: WorksIndex, baseSummaries: Buffer, change:
   if (k !== change.works.length) throw new Error('works index merge: the changed works are not in insertion order');
   if (n !== items.length) throw new Error('works index merge: a tombstone names no base work, or one twice');
   // The summaries: the base's file in runs between the changed works, and the changed works' texts.
-  const texts = change.works.map((w) => Buffer.from(w.summary, 'utf8'));
-  const summaryOffsets = new Uint32Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    const it = items[i]!;
-    summaryOffsets[i + 1] =
-      summaryOffsets[i]! + (it >= 0 ? base.summaryOffsets[it + 1]! - base.summaryOffsets[it]! : texts[~it]!.length);
-  }
-  const summaries = Buffer.allocUnsafe(summaryOffsets[n]!);
-  for (let i = 0; i < n;) {
-    const it = items[i]!;
-    if (it < 0) {
-      texts[~it]!.copy(summaries, summaryOffsets[i]!);
-      i++;
-      continue;
-    }
-    let end = i + 1;
-    while (end < n && items[end] === items[end - 1]! + 1) end++;
-    baseSummaries.copy(
-      summaries,
-      summaryOffsets[i]!,
-      base.summaryOffsets[it]!,
-      base.summaryOffsets[items[end - 1]! + 1]!,
-    );
-    i = end;
-  }
+  const { bytes: summaries, offsets: summaryOffsets } = spliceTexts(
+    baseSummaries,
+    base.summaryOffsets,
+    items,
+    change.works.map((w) => Buffer.from(w.summary, 'utf8')),
+  );
   const fields = {} as Record<SearchParameter, FieldIndex>;
   for (const [param] of SEARCH_FIELDS) {
     const b = base.fields[param];
