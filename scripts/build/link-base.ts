@@ -1,6 +1,7 @@
 /**
  * Linking a base build's files into a new folder: one `cp -al` in its own process (the build's
- * thread goes on meanwhile; started by the spawner process, api/process/spawner.ts), and the compaction's linked copy of a layered base's whole view.
+ * thread goes on meanwhile; started by the spawner process, api/process/spawner.ts), and the
+ * compaction's linked copy of a layered base's whole view.
  */
 import { linkSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';

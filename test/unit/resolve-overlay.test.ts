@@ -22,6 +22,7 @@ import {
   type ResolveWorkRow,
 } from '../../src/domain/resolve/catalog.ts';
 import { mergeResolveCatalog } from '../../src/domain/resolve/catalog-merge.ts';
+import { SlugTable } from '../../src/domain/catalog-index/slug-table.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
 import {
@@ -204,8 +205,18 @@ describe('resolve overlay rows', () => {
           changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
           removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
         });
-        const merged = mergeResolveCatalog(f.loadedBase, decodeWorksOverlay(encodeWorksOverlay(worksOverlay)), decoded);
+        const loadedOverlay = decodeWorksOverlay(encodeWorksOverlay(worksOverlay));
+        const merged = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded);
         expect(encodeResolveCatalog(merged).equals(encodeResolveCatalog(fresh))).toBe(true);
+        // With the listing's slug table handed in (as merge-from-base does): the same bytes; a
+        // table that puts the works elsewhere is refused.
+        const withTable = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, fresh.works.slugs);
+        expect(encodeResolveCatalog(withTable).equals(encodeResolveCatalog(fresh))).toBe(true);
+        if (decoded.works.length > 0 && fresh.works.count > 1) {
+          const slugs = fresh.works.slugs.toArray();
+          const rotated = SlugTable.fromList([...slugs.slice(1), slugs[0]!]);
+          expect(() => mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, rotated)).toThrow(/slug table/);
+        }
         compared++;
       }),
       { numRuns: 40 },

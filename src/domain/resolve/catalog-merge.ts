@@ -117,6 +117,15 @@ export function mergeResolveCatalog(
     );
   if (table.count !== items.length)
     throw new Error(`resolve merge: a slug table of ${table.count} works for ${items.length}`);
+  // A table from the caller must put the overlay's works where this merge does (the listing and
+  // resolve indexes number works alike); checked at the overlay's positions only.
+  if (slugTable)
+    items.forEach((it, order) => {
+      if (it < 0 && table.at(order) !== rows[~it]!.slug)
+        throw new Error(
+          `resolve merge: the slug table has ${table.at(order)} at ${order}, the overlay ${rows[~it]!.slug}`,
+        );
+    });
   const workCount = items.length;
   const slugOrder = new Int32Array(workCount);
   table.bySlug.forEach((order, rank) => (slugOrder[order] = rank));
