@@ -3,15 +3,17 @@
  * pages (/browse/<facet>/<value>/<n>/) in incremental builds: a build keeps every page's key
  * (works-index-pages.json, browse-pages.json) and an incremental build renders only the pages 2..
  * whose key changed (src/lib/site/works-index.ts, src/lib/site/browse-pages.ts). With
- * ARCHIVE_WORKS_INDEX_PAGE_SIZE=5 the sample's 26 works are six pages per order, and its larger
- * browse values two or three pages. Each change must leave a folder byte-identical to a full build
- * of the same commit, rendering few pages for a correction, and a removed work must take the page
- * past the new last page with it.
+ * ARCHIVE_WORKS_INDEX_PAGE_SIZE=5 the sample's 26 works are about five pages per order (pages are
+ * content-defined: src/domain/listing-pages.ts), and its larger browse values two or three pages.
+ * Each change must leave a folder byte-identical to a full build of the same commit, rendering few
+ * pages for a correction and for a removed work (its page, not every page after it), and a removed
+ * work that started a page must take the page past the new last page with it.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInfo, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
+import { SiteView } from '../../src/lib/site/layers.ts';
 
 const BASE_URL = 'https://works-index.example.test';
 // In one warm build process, as the server's applies run: the pages' keys of the run before are
@@ -41,6 +43,12 @@ const pagesOf = (dir: string, order: 'by-title' | 'by-composer') =>
     .map((f) => Number(f.split('/')[0]))
     .sort((a, b) => a - b);
 
+type WorksKeys = { title: string[]; composer: string[] };
+const worksKeysOf = (dir: string): WorksKeys =>
+  JSON.parse(readFileSync(path.join(dir, 'works-index-pages.json'), 'utf8')) as WorksKeys;
+/** Pages 2.. of one order whose key differs between two builds. */
+const changedWorksPages = (before: string[], after: string[]): number =>
+  after.slice(1).filter((k, i) => before[i + 1] !== k).length;
 type BrowseKeys = Record<string, string[]>;
 const browseKeysOf = (dir: string): BrowseKeys =>
   JSON.parse(readFileSync(path.join(dir, 'browse-pages.json'), 'utf8')) as BrowseKeys;
@@ -63,12 +71,16 @@ const changedBrowsePages = (before: BrowseKeys, after: BrowseKeys): number =>
 
 describe('the works index in incremental builds', () => {
   it('a full build keeps one key per page and order', () => {
-    const keys = JSON.parse(readFileSync(path.join(baseDir, 'works-index-pages.json'), 'utf8'));
-    expect(keys.title).toHaveLength(6);
-    expect(keys.composer).toHaveLength(6);
-    expect(new Set(keys.title).size).toBe(6);
-    expect(pagesOf(baseDir, 'by-title')).toEqual([2, 3, 4, 5, 6]);
-    expect(pagesOf(baseDir, 'by-composer')).toEqual([2, 3, 4, 5, 6]);
+    const keys = worksKeysOf(baseDir);
+    for (const [sort, order] of [
+      ['title', 'by-title'],
+      ['composer', 'by-composer'],
+    ] as const) {
+      // 26 works, 5 a page on average and at most 20.
+      expect(keys[sort].length).toBeGreaterThanOrEqual(2);
+      expect(new Set(keys[sort]).size).toBe(keys[sort].length);
+      expect(pagesOf(baseDir, order)).toEqual(keys[sort].slice(1).map((_, i) => i + 2));
+    }
   });
 
   it('a full build pages every browse value and keeps one key per page', () => {
@@ -92,6 +104,7 @@ describe('the works index in incremental builds', () => {
     const commit = await builds.commitAll('Retitle the Pavane in place');
     const { incremental, differences } = await builds.buildBoth(commit, baseDir, 'correction');
     const info = buildInfo(incremental);
+    expect(info.fallbackReason ?? null).toBeNull();
     expect(info.mode).toBe('incremental');
     expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
     expect(differences).toEqual([]);
@@ -108,12 +121,34 @@ describe('the works index in incremental builds', () => {
     corrected = incremental;
   }, 600_000);
 
-  it('a removed work renders the pages that shift and takes the page past the last one away', async () => {
+  it('a removed work renders its own page, and a page past the new last one goes', async () => {
     expect(corrected).not.toBe('');
-    rmSync(path.join(repo, 'works', 'bach-air-orchestral-suite-3'), { recursive: true });
-    const commit = await builds.commitAll('Remove one of Bach’s works');
+    // A work that starts a page of the title order (the last such page whose first work's composer
+    // has another work: removing a composer's last work is a full build): with it gone, that page
+    // joins the one before it unless the next work is a cut too (src/domain/listing-pages.ts).
+    const lastPages = pagesOf(corrected, 'by-title');
+    const view = SiteView.open(corrected);
+    const items = (n: number) =>
+      [
+        ...readFileSync(view.locate(n === 1 ? 'works/index.html' : `works/by-title/${n}/index.html`)!, 'utf8').matchAll(
+          /<li><a href="\/works\/([a-z0-9-]+)\/">[^<]*<\/a>[^<]*? — ([^<]+?) ?(?:<span|<br|<\/li)/g,
+        ),
+      ].map((m) => ({ slug: m[1]!, composer: m[2]! }));
+    const all = [1, ...lastPages].flatMap(items);
+    const worksOf = (composer: string) => all.filter((w) => w.composer === composer).length;
+    expect(all.length).toBe(26);
+    const starts = lastPages.map((n) => ({ n, work: items(n)[0]! }));
+    const chosen = starts
+      .reverse()
+      .find(({ work }) => work.slug !== 'bach-air-orchestral-suite-3' && worksOf(work.composer) > 1);
+    expect(chosen).toBeDefined();
+    const first = chosen!.work.slug;
+    for (const slug of ['bach-air-orchestral-suite-3', first!])
+      rmSync(path.join(repo, 'works', slug), { recursive: true, force: true });
+    const commit = await builds.commitAll('Remove one of Bach’s works, and the first work of the last page');
     const { incremental, full, differences } = await builds.buildBoth(commit, corrected, 'removed');
     const info = buildInfo(incremental);
+    expect(info.fallbackReason ?? null).toBeNull();
     expect(info.mode).toBe('incremental');
     // It was the sample's only work of its genre: the meaning vocabulary changes, so the resolve
     // catalog is built from the records rather than merged from the base's (still a full build's
@@ -122,21 +157,35 @@ describe('the works index in incremental builds', () => {
     expect(info.catalogIndex.resolve).toBe('built');
     expect(info.catalogIndex.resolveBuiltBecause).toContain('genres changed');
     expect(differences).toEqual([]);
-    // 25 works: five pages; the sixth is gone from both orders.
-    expect(pagesOf(full, 'by-title')).toEqual([2, 3, 4, 5]);
-    expect(pagesOf(incremental, 'by-title')).toEqual([2, 3, 4, 5]);
-    expect(pagesOf(incremental, 'by-composer')).toEqual([2, 3, 4, 5]);
-    // Every page states the total, so every page 2.. was rendered again.
-    expect(info.incremental.worksIndexPages).toEqual({ title: 4, composer: 4 });
-    // The base it was built on still has its six pages.
-    expect(pagesOf(corrected, 'by-title')).toEqual([2, 3, 4, 5, 6]);
-    // A browse value that lost a page lost its folder too, in the view as in the full build.
-    const before = browseKeysOf(corrected);
-    const after = browseKeysOf(incremental);
-    const shrunk = Object.keys(after).filter((id) => after[id]!.length < (before[id]?.length ?? 0));
-    expect(shrunk.length).toBeGreaterThan(0);
+    const before = worksKeysOf(corrected);
+    const after = worksKeysOf(incremental);
+    expect(after).toEqual(worksKeysOf(full));
+    for (const [sort, order] of [
+      ['title', 'by-title'],
+      ['composer', 'by-composer'],
+    ] as const) {
+      // The view holds exactly the pages 2.. of the new count, as the full build does.
+      expect(pagesOf(incremental, order)).toEqual(after[sort].slice(1).map((_, i) => i + 2));
+      expect(pagesOf(full, order)).toEqual(pagesOf(incremental, order));
+    }
+    // Only the pages whose key changed were rendered again: with the page count unchanged, not the
+    // pages after the removed works (they do not state the total).
+    const rendered = info.incremental.worksIndexPages as { title: number; composer: number };
+    expect(rendered.title).toBe(changedWorksPages(before.title, after.title));
+    expect(rendered.composer).toBe(changedWorksPages(before.composer, after.composer));
+    if (after.composer.length === before.composer.length)
+      expect(rendered.composer).toBeLessThan(after.composer.length - 1);
+    // The work that started page `chosen.n` is gone: that page joined the one before it (or its
+    // next work is a cut and it stayed); a page past the new last one is gone from the view, and
+    // the base it was built on still has it.
+    expect(after.title.length).toBeLessThanOrEqual(before.title.length);
+    if (after.title.length < before.title.length) {
+      expect(pagesOf(incremental, 'by-title')).not.toContain(lastPages.at(-1));
+      expect(rendered.title).toBeGreaterThanOrEqual(1);
+    }
+    expect(pagesOf(corrected, 'by-title')).toEqual(lastPages);
+    // Browse values: the view holds each value's pages as the full build does.
     expect(browsePagesOf(incremental)).toEqual(browsePagesOf(full));
-    for (const id of shrunk) expect(browsePagesOf(incremental)[id] ?? []).toHaveLength(after[id]!.length - 1);
   }, 600_000);
 
   it('a base without keys renders every page', async () => {
@@ -149,7 +198,12 @@ describe('the works index in incremental builds', () => {
     const info = buildInfo(incremental);
     expect(info.mode).toBe('incremental');
     expect(differences).toEqual([]);
-    expect(info.incremental.worksIndexPages).toEqual({ title: 4, composer: 4 });
+    // No keys to compare with: every page 2.. of both orders.
+    const keys = worksKeysOf(incremental);
+    expect(info.incremental.worksIndexPages).toEqual({
+      title: keys.title.length - 1,
+      composer: keys.composer.length - 1,
+    });
   }, 600_000);
 
   it('a base without browse keys renders every page of the values in scope', async () => {

@@ -1,19 +1,20 @@
 /**
  * The browse value pages (/browse/<facet>/<value>/), paged: a period, genre, instrument or music
- * role lists its works in display order (composer, title), at most WORKS_INDEX_PAGE_SIZE per page
- * (the setting the works index uses: one page size for every listing of works). Page 1 is the
- * value's own address; page n is /browse/<facet>/<value>/<n>/. Before 2026-11-29 one page listed
- * every work of its value: at 100,000 works a period's page was about 5 MB of HTML, and a
+ * role lists its works in display order (composer, title), WORKS_INDEX_PAGE_SIZE per page on
+ * average (the setting the works index uses: one page size for every listing of works), each page
+ * starting where the content says (src/domain/listing-pages.ts), as the works index's do. Page 1
+ * is the value's own address; page n is /browse/<facet>/<value>/<n>/. Before 2026-11-29 one page
+ * listed every work of its value: at 100,000 works a period's page was about 5 MB of HTML, and a
  * correction rendered about ten such pages.
  *
  * An incremental build renders only the pages whose inputs changed, as the works index does
- * (src/lib/site/works-index.ts): every page has a key, the SHA-256 of everything it reads (the
- * value's label and description, its total, its page count, its slice of works' entries); a build
- * keeps the keys of every value's pages beside `client/` (`browse-pages.json`); the next
- * incremental build renders page 1 of every value in its scope (as before) and pages 2.. of those
- * values only where the key differs from its base's. A correction that leaves a work in place
- * renders page 1 and the page that shows it; a new or removed work renders the pages from its
- * position on, and every page of its values when their total changes (each page states it).
+ * (src/lib/site/works-index.ts): every page has a key, the SHA-256 of everything a page 2.. reads
+ * (the value's label and description, its page count, its slice of works' entries; the value's
+ * total is on page 1 only); a build keeps the keys of every value's pages beside `client/`
+ * (`browse-pages.json`); the next incremental build renders page 1 of every value in its scope
+ * (as before) and pages 2.. of those values only where the key differs from its base's. A
+ * correction renders page 1 and the page that shows the work; a new or removed work, page 1 and
+ * the page it is on (every page of the value when its page count changes).
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,13 +22,19 @@ import { RememberedFile } from '../file-identity.ts';
 import { buildScope } from '../site-data.ts';
 import { facets, listingInScope, type FacetValue } from './facets.ts';
 import type { FacetName } from './paths.ts';
-import { pagedKeys, WORKS_INDEX_PAGE_SIZE, type KeptPageKeys } from './works-index.ts';
+import {
+  listingPageSlice,
+  listingPageStarts,
+  pagedKeys,
+  WORKS_INDEX_PAGE_SIZE,
+  type KeptPageKeys,
+} from './works-index.ts';
 
 const FACET_NAMES: readonly FacetName[] = ['period', 'genre', 'instrument', 'role'];
 
-/** How many pages a value of `total` works has (one at least). */
-export function browsePageCount(total: number): number {
-  return Math.max(1, Math.ceil(total / WORKS_INDEX_PAGE_SIZE));
+/** How many pages a value has (one at least). */
+export function browsePageCount(value: FacetValue): number {
+  return listingPageStarts(value.works).length;
 }
 
 /** The address of page `page` of a value (its `href` is page 1). */
@@ -37,7 +44,7 @@ export function browsePageHref(value: FacetValue, page: number): string {
 
 /** The works page `page` of a value shows. */
 export function browsePageSlice(value: FacetValue, page: number): FacetValue['works'] {
-  return value.works.slice((page - 1) * WORKS_INDEX_PAGE_SIZE, page * WORKS_INDEX_PAGE_SIZE);
+  return listingPageSlice(value.works, page);
 }
 
 /** A value's key in `browse-pages.json` and an incremental build's scope: "facet/value-slug". */
@@ -58,11 +65,9 @@ const keyShelf = globalThis as { [PAGE_KEYS]?: Map<string, KeptPageKeys> };
 
 /** The key of every page of one value (index 0 is page 1). */
 export function browsePageKeys(value: FacetValue): string[] {
-  const total = value.works.length;
-  const pages = browsePageCount(total);
-  const summary = JSON.stringify([value.label, value.description, total, pages, WORKS_INDEX_PAGE_SIZE]);
+  const summary = JSON.stringify([value.label, value.description, browsePageCount(value), WORKS_INDEX_PAGE_SIZE]);
   const id = browseKey(value);
-  const made = pagedKeys(value.works, pages, summary, keyShelf[PAGE_KEYS]?.get(id));
+  const made = pagedKeys(value.works, summary, keyShelf[PAGE_KEYS]?.get(id));
   (keyShelf[PAGE_KEYS] ??= new Map()).set(id, made);
   const run = store[RENDERED];
   if (run) run.hashed += made.hashed;

@@ -1,32 +1,39 @@
 /**
  * The works index for people (/works/): every work, paged, in title or composer order. Pages
- * hold at most WORKS_INDEX_PAGE_SIZE works and a bounded facet summary, so no page grows with
- * the catalog; the two orders are sorted once per build (O(n log n)) and each page is a slice,
- * so the build of the index is linear in the number of pages.
+ * hold WORKS_INDEX_PAGE_SIZE works on average and at most four times as many, and a bounded facet
+ * summary on page 1, so no page grows with the catalog; the two orders are sorted once per build
+ * (O(n log n)) and each page is a slice, so the build of the index is linear in the number of pages.
  *
  * Addresses: title order /works/, /works/by-title/2/, ...; composer order /works/by-composer/,
  * /works/by-composer/2/, ... (`by-title` and `by-composer` are therefore not work slugs:
  * the catalog refuses them, src/domain/catalog.ts).
  *
+ * Where each page starts is content-defined (src/domain/listing-pages.ts): a new or removed work
+ * changes the page it is on, not the pages after it. Page 1 states the catalog's total and its
+ * facet summary; pages 2.. state nothing catalog-wide but the page count (which changes only when
+ * a page splits or two join), so that a new work leaves them alone.
+ *
  * An incremental build renders only the pages whose inputs changed: every page has a key, the
- * SHA-256 of everything the page reads (the catalog's total, the page count, its slice of works'
- * entries, the facet summary it shows), and a build keeps the keys of all its pages beside
- * `client/` (`works-index-pages.json`); the next incremental build renders pages 2.. of an order
- * only where its key differs from its base's. A correction that leaves a work in place renders the
- * page that shows it; a new or removed work renders the pages from its position on (their slices
- * shift) and, when the total changes, every page (each one states the total).
+ * SHA-256 of everything a page 2.. reads (the page count, its slice of works' entries), and a
+ * build keeps the keys of all its pages beside `client/` (`works-index-pages.json`); the next
+ * incremental build renders pages 2.. of an order only where its key differs from its base's. A
+ * correction renders the page that shows the work (two, when it moves the work to another page);
+ * a new or removed work, the page it is on, and every page 2.. of that order when the page count
+ * changes (about one new or removed work in WORKS_INDEX_PAGE_SIZE).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pageRange, pageStarts } from '../../domain/listing-pages.ts';
 import { RememberedFile } from '../file-identity.ts';
 import { buildScope, site, siteDelta, type SiteData, type SiteWork } from '../site-data.ts';
 import { facets } from './facets.ts';
 import { foldedOf, patchSorted, sortKept } from './kept-order.ts';
 
 /**
- * Works per page: 100, or ARCHIVE_WORKS_INDEX_PAGE_SIZE (1 to 1,000; a build setting, read when
- * the module loads: tests use small pages to have many of them).
+ * Works per page on average: 100, or ARCHIVE_WORKS_INDEX_PAGE_SIZE (1 to 1,000; a build setting,
+ * read when the module loads: tests use small pages to have many of them). A page holds from a
+ * quarter of it (the last page excepted) to four times it (src/domain/listing-pages.ts).
  */
 export const WORKS_INDEX_PAGE_SIZE = pageSizeFrom(process.env.ARCHIVE_WORKS_INDEX_PAGE_SIZE);
 
@@ -48,8 +55,35 @@ export function worksIndexHref(sort: WorksIndexSort, page: number): string {
   return page === 1 ? '/works/by-composer/' : `/works/by-composer/${page}/`;
 }
 
-export function worksIndexPageCount(total: number): number {
-  return Math.max(1, Math.ceil(total / WORKS_INDEX_PAGE_SIZE));
+// Each listing's page starts, made once per listing array (the orders and a browse value's works
+// are new arrays whenever they change: src/lib/site/kept-order.ts, patchSorted).
+const STARTS = Symbol.for('pdma.build.listingPageStarts');
+const startsShelf = globalThis as { [STARTS]?: WeakMap<readonly SiteWork[], number[]> };
+
+/**
+ * Where each page of a listing of works starts (index 0 is page 1): content-defined
+ * (src/domain/listing-pages.ts), so a new work changes its own page only. Shared by the works
+ * index and the browse values (browse-pages.ts).
+ */
+export function listingPageStarts(works: readonly SiteWork[]): number[] {
+  const kept = (startsShelf[STARTS] ??= new WeakMap());
+  let starts = kept.get(works);
+  if (starts === undefined) {
+    starts = pageStarts(works.length, (i) => works[i]!.entry.slug, WORKS_INDEX_PAGE_SIZE);
+    kept.set(works, starts);
+  }
+  return starts;
+}
+
+/** The works of page `page` (1-based) of a listing. */
+export function listingPageSlice<T extends SiteWork>(works: readonly T[], page: number): T[] {
+  const { from, to } = pageRange(listingPageStarts(works), works.length, page);
+  return works.slice(from, to);
+}
+
+/** How many pages one order of the works index has (one at least). */
+export function worksIndexPageCount(sort: WorksIndexSort): number {
+  return listingPageStarts(worksInOrder(sort)).length;
 }
 
 /** Title order: folded title, then composer sort name, then slug (a total order: slugs are unique). */
@@ -85,7 +119,7 @@ export function worksInOrder(sort: WorksIndexSort): SiteWork[] {
 }
 
 export function worksIndexSlice(sort: WorksIndexSort, page: number): SiteWork[] {
-  return worksInOrder(sort).slice((page - 1) * WORKS_INDEX_PAGE_SIZE, page * WORKS_INDEX_PAGE_SIZE);
+  return listingPageSlice(worksInOrder(sort), page);
 }
 
 /** The file a build keeps beside `client/`: the key of every works-index page, per order. */
@@ -115,24 +149,20 @@ function entryDigest(entry: object): Buffer {
 export type KeptPageKeys = { summary: string; pages: Array<{ entries: object[]; key: string }>; hashed: number };
 
 /**
- * The key of every page of a paged listing of `works` (index 0 is page 1): the SHA-256 of
- * `summary` (what every page states) and its slice's entries' digests (each the SHA-256 of the
- * entry's JSON). A page whose summary and entries
- * (the same objects: src/lib/site-data.ts keeps an unchanged work's entry) are the last run's
- * (`last`) keeps the last run's key: only the pages a change reaches are hashed again in the warm
- * renderer's process. Shared by the works index and the browse values (browse-pages.ts).
+ * The key of every page of a paged listing of `works` (index 0 is page 1; the pages start where
+ * `listingPageStarts` says): the SHA-256 of `summary` (what every page 2.. states besides its
+ * works) and its slice's entries' digests (each the SHA-256 of the entry's JSON). A page whose
+ * summary and entries (the same objects: src/lib/site-data.ts keeps an unchanged work's entry) are
+ * the last run's (`last`) keeps the last run's key: only the pages a change reaches are hashed
+ * again in the warm renderer's process. Shared by the works index and the browse values
+ * (browse-pages.ts).
  */
-export function pagedKeys(
-  works: readonly SiteWork[],
-  pages: number,
-  summary: string,
-  last: KeptPageKeys | undefined,
-): KeptPageKeys {
+export function pagedKeys(works: readonly SiteWork[], summary: string, last: KeptPageKeys | undefined): KeptPageKeys {
   const reuse = last !== undefined && last.summary === summary;
+  const starts = listingPageStarts(works);
   let hashed = 0;
-  const made = Array.from({ length: pages }, (_, i) => {
-    const from = i * WORKS_INDEX_PAGE_SIZE;
-    const to = Math.min(works.length, from + WORKS_INDEX_PAGE_SIZE);
+  const made = starts.map((from, i) => {
+    const to = i + 1 < starts.length ? starts[i + 1]! : works.length;
     const before = reuse ? last.pages[i] : undefined;
     // Compared in place: slicing every page of every order to compare was most of the keys' cost.
     if (before && before.entries.length === to - from && before.entries.every((e, j) => e === works[from + j]!.entry))
@@ -151,25 +181,15 @@ const PAGE_KEYS = Symbol.for('pdma.build.worksIndexPageKeys');
 const keyShelf = globalThis as { [PAGE_KEYS]?: Map<WorksIndexSort, KeptPageKeys> };
 
 /**
- * The key of every page of one order (index 0 is page 1): the SHA-256 of what the page reads
- * (WorksIndex.astro, WorkList.astro): the total and page count, the facet summary, and its works'
- * entries in order. Two builds of the same code give a page the same bytes when its key is equal.
+ * The key of every page of one order (index 0 is page 1): the SHA-256 of what a page 2.. reads
+ * (WorksIndex.astro, WorkList.astro): the page count and its works' entries in order. Page 1,
+ * which also states the total and the facet summary, is rendered by every run that renders the
+ * listings. Two builds of the same code give a page 2.. the same bytes when its key is equal.
  */
 export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
-  const total = site().works.length;
-  const pages = worksIndexPageCount(total);
-  const f = facets();
-  const summary = JSON.stringify([
-    total,
-    pages,
-    WORKS_INDEX_PAGE_SIZE,
-    f.composers.length,
-    (['period', 'genre', 'instrument', 'role'] as const).map((name) => [
-      f.values[name].length,
-      f.values[name].slice(0, WORKS_INDEX_FACET_VALUES).map((v) => [v.href, v.label, v.works.length]),
-    ]),
-  ]);
-  const made = pagedKeys(worksInOrder(sort), pages, summary, keyShelf[PAGE_KEYS]?.get(sort));
+  const works = worksInOrder(sort);
+  const summary = JSON.stringify([listingPageStarts(works).length, WORKS_INDEX_PAGE_SIZE]);
+  const made = pagedKeys(works, summary, keyShelf[PAGE_KEYS]?.get(sort));
   (keyShelf[PAGE_KEYS] ??= new Map()).set(sort, made);
   return made.pages.map((p) => p.key);
 }

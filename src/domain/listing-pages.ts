@@ -1,0 +1,87 @@
+/**
+ * Where the pages of a paged listing of works start (the works index, each browse value):
+ * content-defined pages, so that adding or removing one work changes the page it is on and not
+ * every page after it.
+ *
+ * Pages of a fixed size are slices by position: one new work near the start shifts every later
+ * page's works by one, and an incremental build renders them all again (at 100,000 works, a new
+ * work rendered about 2,280 listing pages: 4.1-4.4 s of a 6.5 s apply). Here a page starts at a work
+ * whose slug's hash falls in a fixed fraction of the hash space (a "cut"), as content-defined
+ * chunking cuts a file where a rolling hash does: whether a work starts a page depends on that
+ * work alone and on the distance to the page start before it, never on its position in the
+ * catalog. So a new work joins the page of the works around it, and the pages before and after
+ * keep their works; only when the new work is itself a cut does its page split in two (about one
+ * new work in `size`), and only when a removed work was a cut do two pages join.
+ *
+ * Bounds: a cut closer than `minPageWorks(size)` to the page's start is ignored (no page of one or
+ * two works next to a full one), and a page that reaches `maxPageWorks(size)` without a cut ends
+ * there. With those rules a page holds `size` works on average (the chance of a cut is chosen
+ * for it) and never more than four times as many. The same works in the same order always give
+ * the same pages, whatever the history that led to them: a full build and an incremental one agree.
+ */
+
+/** Works a page holds at least (the last page of a listing excepted): a quarter of the size. */
+export function minPageWorks(size: number): number {
+  return Math.floor(size / 4);
+}
+
+/** Works a page holds at most: four times the size. */
+export function maxPageWorks(size: number): number {
+  return size * 4;
+}
+
+/**
+ * A 32-bit hash of a slug (FNV-1a over its UTF-16 code units, then MurmurHash3's finalizer so
+ * that every bit depends on every character). Bounded by the slug's length (the catalog limits it).
+ */
+export function slugHash(slug: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < slug.length; i++) {
+    h ^= slug.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * Whether a work with this slug may start a page in listings of `size` works per page: one slug
+ * in `size - m + 1`, where m (at least 1) is the shortest page a cut may end, so that a page
+ * averages `size` works (m - 1 works, then a cut after `size - m + 1` works on average).
+ */
+export function isCut(slug: string, size: number): boolean {
+  const stride = size - Math.max(1, minPageWorks(size)) + 1;
+  return slugHash(slug) % stride === 0;
+}
+
+/**
+ * The index of the first work of each page of a listing of `count` works in order (`slugAt(i)`
+ * is the i-th work's slug): [0, ...], ascending, one entry per page (one page, starting at 0,
+ * for an empty listing). O(count).
+ */
+export function pageStarts(count: number, slugAt: (index: number) => string, size: number): number[] {
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`page size must be a whole number of at least 1 (got ${size})`);
+  const min = minPageWorks(size);
+  const max = maxPageWorks(size);
+  const starts = [0];
+  let start = 0;
+  for (let i = 1; i < count; i++) {
+    const length = i - start;
+    if (length >= max || (length >= min && isCut(slugAt(i), size))) {
+      starts.push(i);
+      start = i;
+    }
+  }
+  return starts;
+}
+
+/** The works [from, to) of page `page` (1-based) given the listing's page starts and length. */
+export function pageRange(starts: readonly number[], count: number, page: number): { from: number; to: number } {
+  if (!Number.isInteger(page) || page < 1 || page > starts.length) return { from: 0, to: 0 };
+  return { from: starts[page - 1]!, to: page < starts.length ? starts[page]! : count };
+}
