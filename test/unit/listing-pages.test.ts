@@ -4,7 +4,16 @@
  * (unless it is a cut: then its page splits or joins its neighbor).
  */
 import { describe, expect, it } from 'vitest';
-import { isCut, maxPageWorks, minPageWorks, pageRange, pageStarts, slugHash } from '../../src/domain/listing-pages.ts';
+import {
+  commonEnds,
+  isCut,
+  maxPageWorks,
+  minPageWorks,
+  pageRange,
+  pageStarts,
+  patchPageStarts,
+  slugHash,
+} from '../../src/domain/listing-pages.ts';
 
 const slugs = (n: number, prefix = 'work'): string[] =>
   Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(6, '0')}`);
@@ -91,5 +100,76 @@ describe('content-defined listing pages', () => {
 
   it('refuses a page size below one', () => {
     expect(() => pageStarts(3, () => 'x', 0)).toThrow(RangeError);
+  });
+
+  it('the common ends of two listings, by identity', () => {
+    const a = ['a', 'b', 'c', 'd', 'e'];
+    expect(commonEnds(a, a)).toEqual({ prefix: 5, suffix: 0 });
+    expect(commonEnds(a, ['a', 'b', 'x', 'd', 'e'])).toEqual({ prefix: 2, suffix: 2 });
+    expect(commonEnds(a, ['a', 'b', 'c', 'x', 'd', 'e'])).toEqual({ prefix: 3, suffix: 2 });
+    expect(commonEnds(a, ['b', 'c', 'd', 'e'])).toEqual({ prefix: 0, suffix: 4 });
+    // Never overlapping: "a a" after "a" shares one work, not two.
+    expect(commonEnds(['a'], ['a', 'a'])).toEqual({ prefix: 1, suffix: 0 });
+    expect(commonEnds([], ['a'])).toEqual({ prefix: 0, suffix: 0 });
+  });
+
+  it.each([1, 2, 5, 20, 100])('patched starts equal fresh ones after random changes (size %i)', (size) => {
+    // A deterministic generator: the same cases every run.
+    let seed = size * 7919;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    let list = slugs(3_000);
+    let starts = startsOf(list, size);
+    let fresh = 0;
+    for (let round = 0; round < 300; round++) {
+      const after = list.slice();
+      // One to three inserts or removals, near each other or far apart; now and then a run of them.
+      const edits = 1 + next(3);
+      for (let e = 0; e < edits; e++) {
+        const at = next(after.length + 1);
+        if (next(2) === 0 && after.length > 0)
+          after.splice(Math.min(at, after.length - 1), 1 + (round % 17 === 0 ? next(50) : 0));
+        else after.splice(at, 0, `new-${round}-${e}`);
+      }
+      if (round % 50 === 49) after.length = next(after.length + 1); // a cut at the end
+      const patched = patchPageStarts(
+        starts,
+        list.length,
+        after.length,
+        commonEnds(list, after),
+        (i) => after[i]!,
+        size,
+      );
+      const expected = startsOf(after, size);
+      expect(patched).toEqual(expected);
+      if (patched.length !== starts.length) fresh++;
+      list = after;
+      starts = patched;
+      if (list.length < 100) list = [...list, ...slugs(3_000, `refill-${round}`)];
+      if (list !== after) starts = startsOf(list, size);
+    }
+    expect(fresh).toBeGreaterThan(0);
+  });
+
+  it('a patch reads only the works near the change', () => {
+    const list = slugs(100_000);
+    const starts = startsOf(list, 100);
+    const after = [...list.slice(0, 50_000), 'new-work', ...list.slice(50_000)];
+    let read = 0;
+    const patched = patchPageStarts(
+      starts,
+      list.length,
+      after.length,
+      commonEnds(list, after),
+      (i) => {
+        read++;
+        return after[i]!;
+      },
+      100,
+    );
+    expect(patched).toEqual(startsOf(after, 100));
+    expect(read).toBeLessThan(2_000);
   });
 });

@@ -23,18 +23,18 @@ import { buildScope } from '../site-data.ts';
 import { facets, listingInScope, type FacetValue } from './facets.ts';
 import type { FacetName } from './paths.ts';
 import {
+  forgetListingPages,
   listingPageSlice,
   listingPageStarts,
   pagedKeys,
   WORKS_INDEX_PAGE_SIZE,
-  type KeptPageKeys,
 } from './works-index.ts';
 
 const FACET_NAMES: readonly FacetName[] = ['period', 'genre', 'instrument', 'role'];
 
 /** How many pages a value has (one at least). */
 export function browsePageCount(value: FacetValue): number {
-  return listingPageStarts(value.works).length;
+  return listingPageStarts(listingId(value), value.works).length;
 }
 
 /** The address of page `page` of a value (its `href` is page 1). */
@@ -44,7 +44,7 @@ export function browsePageHref(value: FacetValue, page: number): string {
 
 /** The works page `page` of a value shows. */
 export function browsePageSlice(value: FacetValue, page: number): FacetValue['works'] {
-  return listingPageSlice(value.works, page);
+  return listingPageSlice(listingId(value), value.works, page);
 }
 
 /** A value's key in `browse-pages.json` and an incremental build's scope: "facet/value-slug". */
@@ -52,31 +52,27 @@ export function browseKey(value: FacetValue): string {
   return `${value.facet}/${value.slug}`;
 }
 
+/** A value's listing among the listings whose page starts and keys a run keeps (works-index.ts). */
+const listingId = (value: FacetValue) => `browse/${browseKey(value)}`;
+
 /** The file a build keeps beside `client/`: the key of every page of every browse value. */
 export const BROWSE_KEYS_FILE = 'browse-pages.json';
 
 /** What a build keeps in BROWSE_KEYS_FILE: per value ("facet/value-slug"), the key of page 1, 2, ... */
 export type BrowseKeys = Record<string, string[]>;
 
-// The last run's page keys per value, with the entries each page hashed: in the warm renderer's
-// process only the pages a change reaches are hashed again (as the works index's keys).
-const PAGE_KEYS = Symbol.for('pdma.build.browsePageKeys');
-const keyShelf = globalThis as { [PAGE_KEYS]?: Map<string, KeptPageKeys> };
-
 /** The key of every page of one value (index 0 is page 1). */
 export function browsePageKeys(value: FacetValue): string[] {
   const summary = JSON.stringify([value.label, value.description, browsePageCount(value), WORKS_INDEX_PAGE_SIZE]);
-  const id = browseKey(value);
-  const made = pagedKeys(value.works, summary, keyShelf[PAGE_KEYS]?.get(id));
-  (keyShelf[PAGE_KEYS] ??= new Map()).set(id, made);
+  const made = pagedKeys(listingId(value), value.works, summary);
   const run = store[RENDERED];
   if (run) run.hashed += made.hashed;
-  return made.pages.map((p) => p.key);
+  return made.keys;
 }
 
 /** Forget the page keys earlier runs kept (a full build, before its first run). */
 export function forgetBrowsePageKeys(): void {
-  delete keyShelf[PAGE_KEYS];
+  forgetListingPages('browse/');
 }
 
 /**

@@ -24,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pageRange, pageStarts } from '../../domain/listing-pages.ts';
+import { commonEnds, pageRange, pageStarts, patchPageStarts } from '../../domain/listing-pages.ts';
 import { RememberedFile } from '../file-identity.ts';
 import { buildScope, site, siteDelta, type SiteData, type SiteWork } from '../site-data.ts';
 import { facets } from './facets.ts';
@@ -55,35 +55,72 @@ export function worksIndexHref(sort: WorksIndexSort, page: number): string {
   return page === 1 ? '/works/by-composer/' : `/works/by-composer/${page}/`;
 }
 
-// Each listing's page starts, made once per listing array (the orders and a browse value's works
-// are new arrays whenever they change: src/lib/site/kept-order.ts, patchSorted).
-const STARTS = Symbol.for('pdma.build.listingPageStarts');
-const startsShelf = globalThis as { [STARTS]?: WeakMap<readonly SiteWork[], number[]> };
+// Each listing's page starts and page keys as the last run made them, by listing ("works/title",
+// "works/composer", "browse/<facet>/<value>"), with the listing they were made for. A run in the
+// warm build process patches them from the last run's over the works that changed: the two
+// listings are compared by identity (an unchanged work keeps its site work object and its entry:
+// src/lib/site-data.ts; a listing is a new array whenever it changes: kept-order.ts, patchSorted),
+// so no unchanged work is read. Reading every work's slug of both 100,000-work orders took about
+// 0.1 s per apply in a CPU profile of the warm build process; comparing every page's entries to
+// the last run's, about 0.03 s. A full build forgets them first (`forgetListingPages`).
+const LISTINGS = Symbol.for('pdma.build.listingPages');
+interface KeptListing {
+  works: readonly SiteWork[];
+  starts: number[];
+}
+interface KeyedListing extends KeptListing {
+  summary: string;
+  keys: string[];
+}
+const listingShelf = globalThis as {
+  [LISTINGS]?: { starts: Map<string, KeptListing>; keys: Map<string, KeyedListing> };
+};
+const listingsKept = () => (listingShelf[LISTINGS] ??= { starts: new Map(), keys: new Map() });
 
 /**
  * Where each page of a listing of works starts (index 0 is page 1): content-defined
- * (src/domain/listing-pages.ts), so a new work changes its own page only. Shared by the works
- * index and the browse values (browse-pages.ts).
+ * (src/domain/listing-pages.ts), so a new work changes its own page only. `id` names the listing
+ * across runs ("works/title", "browse/period/baroque", ...). Shared by the works index and the
+ * browse values (browse-pages.ts).
  */
-export function listingPageStarts(works: readonly SiteWork[]): number[] {
-  const kept = (startsShelf[STARTS] ??= new WeakMap());
-  let starts = kept.get(works);
-  if (starts === undefined) {
-    starts = pageStarts(works.length, (i) => works[i]!.entry.slug, WORKS_INDEX_PAGE_SIZE);
-    kept.set(works, starts);
-  }
+export function listingPageStarts(id: string, works: readonly SiteWork[]): number[] {
+  const kept = listingsKept().starts;
+  const last = kept.get(id);
+  if (last?.works === works) return last.starts;
+  const slugAt = (i: number) => works[i]!.entry.slug;
+  const starts = last
+    ? patchPageStarts(
+        last.starts,
+        last.works.length,
+        works.length,
+        commonEnds(last.works, works),
+        slugAt,
+        WORKS_INDEX_PAGE_SIZE,
+      )
+    : pageStarts(works.length, slugAt, WORKS_INDEX_PAGE_SIZE);
+  kept.set(id, { works, starts });
   return starts;
 }
 
 /** The works of page `page` (1-based) of a listing. */
-export function listingPageSlice<T extends SiteWork>(works: readonly T[], page: number): T[] {
-  const { from, to } = pageRange(listingPageStarts(works), works.length, page);
+export function listingPageSlice<T extends SiteWork>(id: string, works: readonly T[], page: number): T[] {
+  const { from, to } = pageRange(listingPageStarts(id, works), works.length, page);
   return works.slice(from, to);
 }
 
+/** Forget the starts and keys earlier runs kept for the listings whose id starts with `prefix`. */
+export function forgetListingPages(prefix: string): void {
+  const kept = listingShelf[LISTINGS];
+  if (!kept) return;
+  for (const map of [kept.starts, kept.keys])
+    for (const id of [...map.keys()]) if (id.startsWith(prefix)) map.delete(id);
+}
+
+const orderId = (sort: WorksIndexSort) => `works/${sort}`;
+
 /** How many pages one order of the works index has (one at least). */
 export function worksIndexPageCount(sort: WorksIndexSort): number {
-  return listingPageStarts(worksInOrder(sort)).length;
+  return listingPageStarts(orderId(sort), worksInOrder(sort)).length;
 }
 
 /** Title order: folded title, then composer sort name, then slug (a total order: slugs are unique). */
@@ -119,7 +156,7 @@ export function worksInOrder(sort: WorksIndexSort): SiteWork[] {
 }
 
 export function worksIndexSlice(sort: WorksIndexSort, page: number): SiteWork[] {
-  return listingPageSlice(worksInOrder(sort), page);
+  return listingPageSlice(orderId(sort), worksInOrder(sort), page);
 }
 
 /** The file a build keeps beside `client/`: the key of every works-index page, per order. */
@@ -130,9 +167,9 @@ export type WorksIndexKeys = Record<WorksIndexSort, string[]>;
 
 // An entry's digest (the SHA-256 of its JSON), kept with the entry (entries outlive a build in the
 // warm renderer's process: src/lib/site-data.ts). A page's key hashes its entries' digests, not
-// their JSON: a new work shifts every page after its place in both orders of the works index
-// and in its browse values, and hashing those pages' JSON again was about 1 s of its build at
-// 100,000 works (32 bytes per entry instead of about 300).
+// their JSON: when a new work shifted every page after its place (before pages by content), hashing
+// those pages' JSON again was about 1 s of its build at 100,000 works (32 bytes per entry instead
+// of about 300); a full build still hashes every page.
 const ENTRY_DIGEST = Symbol.for('pdma.build.entryDigest');
 const digestShelf = globalThis as { [ENTRY_DIGEST]?: WeakMap<object, Buffer> };
 function entryDigest(entry: object): Buffer {
@@ -143,42 +180,45 @@ function entryDigest(entry: object): Buffer {
 }
 
 /**
- * A listing's page keys as a run computed them: the summary, per page its entries and key, and how
- * many of the pages this run hashed (the others kept the last run's key).
- */
-export type KeptPageKeys = { summary: string; pages: Array<{ entries: object[]; key: string }>; hashed: number };
-
-/**
- * The key of every page of a paged listing of `works` (index 0 is page 1; the pages start where
+ * The key of every page of a paged listing (index 0 is page 1; the pages start where
  * `listingPageStarts` says): the SHA-256 of `summary` (what every page 2.. states besides its
- * works) and its slice's entries' digests (each the SHA-256 of the entry's JSON). A page whose
- * summary and entries (the same objects: src/lib/site-data.ts keeps an unchanged work's entry) are
- * the last run's (`last`) keeps the last run's key: only the pages a change reaches are hashed
+ * works) and its works' entries' digests (each the SHA-256 of the entry's JSON), and how many
+ * pages this call hashed. A page whose works are the last run's same works in the same order,
+ * under the same summary, keeps the last run's key: only the pages a change reaches are hashed
  * again in the warm renderer's process. Shared by the works index and the browse values
  * (browse-pages.ts).
  */
-export function pagedKeys(works: readonly SiteWork[], summary: string, last: KeptPageKeys | undefined): KeptPageKeys {
-  const reuse = last !== undefined && last.summary === summary;
-  const starts = listingPageStarts(works);
+export function pagedKeys(id: string, works: readonly SiteWork[], summary: string): { keys: string[]; hashed: number } {
+  const starts = listingPageStarts(id, works);
+  const kept = listingsKept().keys;
+  const last = kept.get(id);
+  if (last && last.works === works && last.summary === summary) return { keys: last.keys, hashed: 0 };
+  const same = last !== undefined && last.summary === summary;
+  const ends = same ? commonEnds(last.works, works) : { prefix: 0, suffix: 0 };
+  const shift = works.length - (last?.works.length ?? 0);
+  const lastEnd = (j: number) => (j + 1 < last!.starts.length ? last!.starts[j + 1]! : last!.works.length);
+  let j = 0;
   let hashed = 0;
-  const made = starts.map((from, i) => {
+  const keys = starts.map((from, i) => {
     const to = i + 1 < starts.length ? starts[i + 1]! : works.length;
-    const before = reuse ? last.pages[i] : undefined;
-    // Compared in place: slicing every page of every order to compare was most of the keys' cost.
-    if (before && before.entries.length === to - from && before.entries.every((e, j) => e === works[from + j]!.entry))
-      return before;
-    const entries = works.slice(from, to).map((w) => w.entry);
+    if (same) {
+      // Before the change, page i is the last run's page i when it ends where that one did.
+      if (to <= ends.prefix && last.starts[i] === from && lastEnd(i) === to) return last.keys[i]!;
+      // After it, the last run's page that started at the same work, shifted, when it ends alike.
+      if (from >= works.length - ends.suffix) {
+        while (j < last.starts.length && last.starts[j]! < from - shift) j++;
+        if (j < last.starts.length && last.starts[j] === from - shift && lastEnd(j) === to - shift)
+          return last.keys[j]!;
+      }
+    }
     hashed++;
     const hash = createHash('sha256').update(summary);
-    for (const entry of entries) hash.update(entryDigest(entry));
-    return { entries, key: hash.digest('hex') };
+    for (let w = from; w < to; w++) hash.update(entryDigest(works[w]!.entry));
+    return hash.digest('hex');
   });
-  return { summary, pages: made, hashed };
+  kept.set(id, { works, starts, summary, keys });
+  return { keys, hashed };
 }
-
-// The last run's page keys per order, with the entries each page hashed.
-const PAGE_KEYS = Symbol.for('pdma.build.worksIndexPageKeys');
-const keyShelf = globalThis as { [PAGE_KEYS]?: Map<WorksIndexSort, KeptPageKeys> };
 
 /**
  * The key of every page of one order (index 0 is page 1): the SHA-256 of what a page 2.. reads
@@ -188,10 +228,8 @@ const keyShelf = globalThis as { [PAGE_KEYS]?: Map<WorksIndexSort, KeptPageKeys>
  */
 export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
   const works = worksInOrder(sort);
-  const summary = JSON.stringify([listingPageStarts(works).length, WORKS_INDEX_PAGE_SIZE]);
-  const made = pagedKeys(works, summary, keyShelf[PAGE_KEYS]?.get(sort));
-  (keyShelf[PAGE_KEYS] ??= new Map()).set(sort, made);
-  return made.pages.map((p) => p.key);
+  const summary = JSON.stringify([listingPageStarts(orderId(sort), works).length, WORKS_INDEX_PAGE_SIZE]);
+  return pagedKeys(orderId(sort), works, summary).keys;
 }
 
 /**
@@ -199,7 +237,7 @@ export function worksIndexPageKeys(sort: WorksIndexSort): string[] {
  * catalog's entries, which would stay in memory through the build for nothing).
  */
 export function forgetWorksIndexPageKeys(): void {
-  delete keyShelf[PAGE_KEYS];
+  forgetListingPages('works/');
 }
 
 /** Where a run leaves the keys and the pages it rendered, for the build script in the same process. */
