@@ -64,14 +64,78 @@ export function manifestOver(
     if (unchanged && ofScope === Object.keys(fresh).length)
       return { manifest: base.manifest, text: base.text, unchanged: true };
   }
-  const manifest: ScoreManifest = { scores: {} };
-  if (base) {
-    const inScope = new Set(scope);
-    for (const [key, value] of Object.entries(base.manifest.scores))
-      if (!inScope.has(slugOfKey(key))) manifest.scores[key] = value;
+  if (!base) {
+    const manifest: ScoreManifest = { scores: { ...fresh } };
+    return { manifest, text: serializeScoreManifest(manifest), unchanged: false };
   }
-  Object.assign(manifest.scores, fresh);
-  return { manifest, text: serializeScoreManifest(manifest), unchanged: false };
+  // The base's entries but the scope's, with the fresh ones; its text made from the base's sorted
+  // keys and each entry's JSON, patched at the scope's keys (serializing and sorting the whole
+  // manifest again, and walking every entry to find the scope's, cost about 0.15 s of an apply
+  // at 100,000 works in a CPU profile of the warm build process).
+  const before = partsOf(base.manifest);
+  const scores: ScoreManifest['scores'] = { ...base.manifest.scores };
+  const keys = before.keys.slice();
+  const parts = new Map(before.parts);
+  const bySlug = new Map(keysBySlug(base.manifest));
+  for (const slug of new Set(scope)) {
+    for (const key of bySlug.get(slug) ?? []) {
+      delete scores[key];
+      parts.delete(key);
+      const at = sortedIndex(keys, key);
+      if (keys[at] === key) keys.splice(at, 1);
+    }
+    bySlug.delete(slug);
+  }
+  for (const [key, value] of Object.entries(fresh)) {
+    scores[key] = value;
+    if (!parts.has(key)) keys.splice(sortedIndex(keys, key), 0, key);
+    parts.set(key, entryText(key, value));
+    // A new list per work (the base's lists stay the base's).
+    const slug = slugOfKey(key);
+    bySlug.set(slug, [...(bySlug.get(slug) ?? []), key]);
+  }
+  const manifest: ScoreManifest = { scores };
+  manifestParts.set(manifest, { keys, parts });
+  slugKeys.set(manifest, bySlug);
+  return { manifest, text: textOf({ keys, parts }), unchanged: false };
+}
+
+/** A manifest's keys in the file's order (sorted) and each entry as the file writes it (`"key":{...}`). */
+interface ManifestParts {
+  keys: string[];
+  parts: Map<string, string>;
+}
+
+const manifestParts = new WeakMap<ScoreManifest, ManifestParts>();
+
+const entryText = (key: string, value: unknown) => `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+
+/** A manifest's parts, made once per manifest object (the remembered one serves every apply). */
+function partsOf(manifest: ScoreManifest): ManifestParts {
+  let made = manifestParts.get(manifest);
+  if (!made) {
+    const keys = Object.keys(manifest.scores).sort();
+    made = { keys, parts: new Map(keys.map((key) => [key, entryText(key, manifest.scores[key])])) };
+    manifestParts.set(manifest, made);
+  }
+  return made;
+}
+
+/** The manifest's text from its parts: the bytes `serializeScoreManifest` gives. */
+function textOf({ keys, parts }: ManifestParts): string {
+  return `{"scores":{${keys.map((key) => parts.get(key)!).join(',')}}}\n`;
+}
+
+/** Where `key` is or would go in `sorted` (the order of Array.prototype.sort: UTF-16 code units). */
+function sortedIndex(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The work a manifest key belongs to (`<slug>/<file>`). */

@@ -55,6 +55,31 @@ describe('a build’s manifest over its base', () => {
     }
   });
 
+  it('over a chain of builds, each made from the one before (its kept parts), is the fresh serialization', () => {
+    let current = base;
+    const expected: ScoreManifest = { scores: { ...base.manifest.scores } };
+    const steps: Array<[string[], ScoreManifest['scores']]> = [
+      [['a'], { 'a/1': rendered(11), 'a/3': rendered(12) }],
+      [['c'], { 'c/1': rendered(13), 'c/0': rendered(14) }],
+      [['a'], { 'a/2': rendered(15) }],
+      [['ab', 'c'], {}],
+      [['a', 'b'], { 'a/1': rendered(16), 'b/2': rendered(17), 'b/1': rendered(18) }],
+    ];
+    for (const [scope, fresh] of steps) {
+      const got = manifestOver(current, scope, fresh);
+      for (const key of Object.keys(expected.scores))
+        if (scope.includes(key.slice(0, key.indexOf('/')))) delete expected.scores[key];
+      Object.assign(expected.scores, fresh);
+      expect(got.manifest).toEqual(expected);
+      expect(got.text).toBe(serializeScoreManifest(expected));
+      // The base is left as it was.
+      expect(current.text).toBe(serializeScoreManifest(current.manifest));
+      current = { manifest: got.manifest, text: got.text, file: '/nowhere', fromMemory: true };
+    }
+    // The last scope's entries compare as unchanged against the chain's end.
+    expect(manifestOver(current, ['b'], { 'b/1': rendered(18), 'b/2': rendered(17) }).unchanged).toBe(true);
+  });
+
   it('is the base’s for a scope without scores before or now (a new work without one)', () => {
     expect(manifestOver(base, ['new-work'], {}).unchanged).toBe(true);
   });

@@ -7,7 +7,6 @@
  * the base's file), and what the zips need of each work in scope. Each file is written as a new
  * inode: a folder may share inodes with its base.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog } from '../../../src/domain/catalog.ts';
@@ -15,6 +14,7 @@ import { protectedAssets, publishedBlobs } from '../../../src/domain/records.ts'
 import { zipWorkOf } from '../../../src/lib/site/work-zips.ts';
 import { writeSnapshot } from '../../catalog-snapshot.ts';
 import type { Step } from '../runner.ts';
+import { hardLinkCopy } from '../link-base.ts';
 import { writeScoreManifest } from '../score-manifest.ts';
 
 /** Write a file as a new inode (the folder may share inodes with its base build). */
@@ -52,12 +52,14 @@ export const rest: Step = {
     const base = plan.base;
     const catalog = build.catalog;
     writeNew(path.join(plan.outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
-    writeScoreManifest(plan.outDir, build.scoreManifest, build.manifestText, build.manifestFrom);
+    // The file the scores step wrote (or linked) holds the same bytes: linked, not written again.
+    writeScoreManifest(plan.outDir, build.scoreManifest, build.manifestText, build.manifestFrom ?? build.manifestFile);
     if (base) {
       // Signed-in files: the base's copies linked, the scope's copied again.
       const protectedDir = path.join(plan.outDir, 'protected');
+      // Through the spawner process, as the base's client/ is linked (a start from this process held its thread).
       if (existsSync(path.join(base.dir, 'protected')))
-        execFileSync('cp', ['-al', path.join(base.dir, 'protected'), protectedDir]);
+        await hardLinkCopy(path.join(base.dir, 'protected'), protectedDir, []);
       for (const slug of plan.scope) rmSync(path.join(protectedDir, slug), { recursive: true, force: true });
       writeProtected(plan.outDir, catalog, new Set(plan.scope));
       // The catalog snapshot is being written beside the render (the beside step).
