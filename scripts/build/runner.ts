@@ -54,10 +54,8 @@ export class BuildRun {
   /** scores: the engraving's summary, and the score manifest the pages read (the base's entries kept for works out of scope). */
   scores?: RenderSummary;
   scoresDir = '';
+  /** scores: the manifest's file beside client/ (written by the scores step). */
   manifestFile = '';
-  manifestText = '';
-  /** The base's manifest file, when the build's manifest is the base's (linked, not written). */
-  manifestFrom?: string;
   scoreManifest: ScoreManifest = { scores: {} };
   /** beside: the search index, when a base's is kept whole (no search record changed). */
   keepSearch = false;

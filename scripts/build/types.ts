@@ -81,6 +81,11 @@ export interface BuildInfo {
      * process's previous apply; scripts/catalog-snapshot.ts), "file" when read; null: no snapshot.
      */
     snapshot?: 'memory' | 'file' | null;
+    /**
+     * Where the base's score manifest came from: "memory" when this process wrote that file (kept
+     * by its identity: scripts/build/score-manifest.ts), "file" when read and parsed.
+     */
+    scoreManifest?: 'memory' | 'file';
     renderedFiles: number;
     /** Who rendered the pages: the warm renderer (no Vite run), or Astro (and why not the warm renderer). */
     renderer?: RendererUsed;

@@ -176,8 +176,10 @@ describe('incremental build', () => {
     expect(info.fallbackReason ?? null).toBeNull();
     expect(info.mode).toBe('incremental');
     expect(info.incremental.renderer).toMatchObject({ kind: 'warm' });
-    // The first incremental build of the process kept its catalog for this one.
+    // The first incremental build of the process kept its catalog for this one, and its score
+    // manifest (the file's identity unchanged since it was written).
     expect(info.incremental.snapshot).toBe('memory');
+    expect(info.incremental.scoreManifest).toBe('memory');
     // ... and its site data, which this build patched (src/lib/site-data.ts, `siteDelta`): the
     // byte-identity below covers the patched works, orders, facets and profile usage.
     expect(info.incremental.siteData).toBe('patched');

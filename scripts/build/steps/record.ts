@@ -34,6 +34,7 @@ export const record: Step = {
               works: plan.scope,
               reparsedWorks: base.reparsed,
               snapshot: base.snapshot === null ? null : base.snapshot.fromMemory ? 'memory' : 'file',
+              scoreManifest: base.scores.fromMemory ? 'memory' : 'file',
               renderedFiles: build.renderedFiles,
               renderer: build.renderer,
               siteData: build.siteData ?? null,

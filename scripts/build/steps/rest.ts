@@ -1,7 +1,6 @@
 /**
  * Step "rest": the files beside `client/` that need the catalog but not the pages: which blobs
- * public records link to (`published-blobs.json`), the score manifest (an incremental build
- * starts from it), the signed-in files under `protected/` (the base's linked, the scope's copied
+ * public records link to (`published-blobs.json`), the signed-in files under `protected/` (the base's linked, the scope's copied
  * again), the catalog snapshot of a build without a base (the next build re-parses only what its
  * change touches; with a base, the beside step writes it, copying the unchanged works' lines from
  * the base's file), and what the zips need of each work in scope. Each file is written as a new
@@ -15,7 +14,6 @@ import { zipWorkOf } from '../../../src/lib/site/work-zips.ts';
 import { writeSnapshot } from '../../catalog-snapshot.ts';
 import type { Step } from '../runner.ts';
 import { hardLinkCopy } from '../link-base.ts';
-import { writeScoreManifest } from '../score-manifest.ts';
 
 /** Write a file as a new inode (the folder may share inodes with its base build). */
 export function writeNew(file: string, data: string | Buffer): void {
@@ -52,8 +50,6 @@ export const rest: Step = {
     const base = plan.base;
     const catalog = build.catalog;
     writeNew(path.join(plan.outDir, 'published-blobs.json'), `${JSON.stringify(publishedBlobs(catalog))}\n`);
-    // The file the scores step wrote (or linked) holds the same bytes: linked, not written again.
-    writeScoreManifest(plan.outDir, build.scoreManifest, build.manifestText, build.manifestFrom ?? build.manifestFile);
     if (base) {
       // Signed-in files: the base's copies linked, the scope's copied again.
       const protectedDir = path.join(plan.outDir, 'protected');

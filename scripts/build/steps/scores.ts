@@ -3,18 +3,19 @@
  * cache), before the pages: a work page reserves each image's size, so it needs the engraving's
  * result. The score manifest the pages read is the base's with the scope's entries replaced (every
  * entry without a base), or the base's own, file and all, when the scope's entries are unchanged
- * (scripts/build/score-manifest.ts). Each engraved page's brotli and gzip forms are made beside the steps that
+ * (scripts/build/score-manifest.ts); it is written beside `client/` here, where the build keeps it. Each engraved page's brotli and gzip forms are made beside the steps that
  * follow, on libuv's thread pool, one page at a time (its other threads stay free for the render's
  * file writes).
  */
-import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { LocalBlobStore } from '../../../api/blobs/blob-store.ts';
 import { precompressScores } from '../../../src/lib/site/precompress.ts';
 import { renderScores } from '../../../src/lib/site/render-scores.ts';
 import { shareScoreManifest, type ScoreManifest } from '../../../src/lib/site/scores.ts';
 import type { Step } from '../runner.ts';
-import { manifestOver } from '../score-manifest.ts';
+import { manifestOver, writeScoreManifest } from '../score-manifest.ts';
+import { SCORES_MANIFEST } from '../types.ts';
 
 export const scores: Step = {
   name: 'scores',
@@ -37,13 +38,13 @@ export const scores: Step = {
     const fresh = JSON.parse(JSON.stringify(summary.manifest.scores)) as ScoreManifest['scores'];
     const { manifest, text, unchanged } = manifestOver(plan.base?.scores ?? null, plan.scope, fresh);
     build.scoreManifest = manifest;
-    build.manifestText = text;
-    // The base's file when every entry is the base's (the rest step links it too).
-    build.manifestFrom = unchanged ? plan.base!.scores.file : undefined;
-    build.manifestFile = path.join(build.scoresDir, 'build-manifest.json');
-    mkdirSync(build.scoresDir, { recursive: true });
-    if (build.manifestFrom === undefined) writeFileSync(build.manifestFile, text);
-    else linkSync(build.manifestFrom, build.manifestFile);
+    // Written where the build keeps it (beside client/), as a link to the base's file when every
+    // entry is the base's; the pages read it from memory, an Astro run in its own process from
+    // there. Not written in the scratch folder and linked later: the link, then the scratch
+    // folder's removal, would change the file's identity and the next build would parse it again.
+    mkdirSync(plan.outDir, { recursive: true });
+    writeScoreManifest(plan.outDir, manifest, text, unchanged ? plan.base!.scores.file : undefined);
+    build.manifestFile = path.join(plan.outDir, SCORES_MANIFEST);
     shareScoreManifest(build.manifestFile, manifest);
     build.scores = summary;
     build.compressing = build.beside('compress', precompressScores(path.join(build.scoresDir, 'files'), 1), 'stage');
