@@ -38,6 +38,17 @@ export function readScoreManifest(buildDir: string): ManifestFile {
 }
 
 /**
+ * Keep a base's manifest (a warm-up read it from its file) for the next build that starts from its
+ * folder, with its sorted keys, entries' text and keys by work made: what the first apply after a
+ * start would otherwise read, parse and make (about 0.15 s at 100,000 works).
+ */
+export function rememberBaseManifest(base: ManifestFile): void {
+  remembered.remember(base.file, { manifest: base.manifest, text: base.text });
+  partsOf(base.manifest);
+  keysBySlug(base.manifest);
+}
+
+/**
  * The manifest of a build over `base` whose scope (`scope`, work slugs) rendered `fresh` (the
  * scope's entries, as JSON gives them back): the base's object and text when every entry of the
  * scope is the base's (`unchanged`), else the base's entries out of scope with the fresh ones.

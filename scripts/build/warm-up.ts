@@ -15,6 +15,7 @@
  *   keys of every browse value's pages too, which its own run does not render (`warmUp` in the
  *   scope), so the first apply to reach a value hashes only the pages its change touches;
  * - every work's asset entries (src/domain/records.ts), which each build's rest step reads;
+ * - the served build's score manifest, parsed, with its parts made (scripts/build/score-manifest.ts);
  * - the content validators (compiled once: the work schema's alone about 0.2 s), and the search
  *   and index worker threads, started and loading their modules (each about 0.4-0.5 s of CPU),
  *   idle until the first apply's build gives them a job.
@@ -33,6 +34,7 @@ import { FullBuildNeeded, planBuild, type PlannedBuild } from './plan.ts';
 import { BuildRun, runSteps } from './runner.ts';
 import { render } from './steps/render.ts';
 import { scores } from './steps/scores.ts';
+import { rememberBaseManifest } from './score-manifest.ts';
 import type { BuildOptions, RendererUsed } from './types.ts';
 
 export interface WarmUpResult {
@@ -81,6 +83,9 @@ export async function warmUp(options: BuildOptions, baseDir: string): Promise<Wa
   // Every work's asset entries, which the rest step reads of every work (kept per loaded work:
   // src/domain/records.ts): about 0.3 s of the first apply at 100,000 works otherwise.
   publishedBlobs(catalog);
+  // The served build's score manifest, read by the plan (the scores step above remembered the
+  // scratch folder's, now removed).
+  if (plan.base) rememberBaseManifest(plan.base.scores);
   return {
     durationMs: Date.now() - started,
     phases: run.phases,

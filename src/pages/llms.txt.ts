@@ -4,8 +4,10 @@ import { site } from '../lib/site-data.ts';
 import { buildLlmsTxt } from '../domain/discovery.ts';
 
 export const GET: APIRoute = () => {
-  const { urls, works } = site();
-  const slugs = works.map((w) => w.entry.slug);
-  const example = slugs.includes('satie-gymnopedie-1') ? 'satie-gymnopedie-1' : (slugs[0] ?? 'satie-gymnopedie-1');
+  const { urls, works, workBySlug } = site();
+  // A lookup, not a list of every slug (this page is rendered by every apply).
+  const example = workBySlug.has('satie-gymnopedie-1')
+    ? 'satie-gymnopedie-1'
+    : (works[0]?.entry.slug ?? 'satie-gymnopedie-1');
   return new Response(buildLlmsTxt(urls, example), { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
 };

@@ -80,10 +80,11 @@ async function firstApply(warmUp: '0' | '1'): Promise<{ output: string; incremen
 
 describe('the warm-up at start', () => {
   let warmHashed = NaN;
-  it('leaves the first apply warm: compiled pages, the catalog in memory, the browse page keys', async () => {
+  it('leaves the first apply warm: compiled pages, the catalog and score manifest in memory, the browse page keys', async () => {
     const { incremental } = await firstApply('1');
     expect(incremental.renderer.kind).toBe('warm');
     expect(incremental.snapshot).toBe('memory');
+    expect(incremental.scoreManifest).toBe('memory');
     warmHashed = incremental.browseKeysHashed;
     expect(warmHashed).toBeGreaterThan(0);
   }, 600_000);
@@ -93,6 +94,7 @@ describe('the warm-up at start', () => {
     expect(output).not.toMatch(/warm-up on/);
     expect(incremental.renderer.kind).toBe('astro');
     expect(incremental.snapshot).toBe('file');
+    expect(incremental.scoreManifest).toBe('file');
     // The same correction: the pages of every browse value it touches, against the few showing the work.
     expect(incremental.browseKeysHashed).toBeGreaterThan(warmHashed);
   }, 600_000);

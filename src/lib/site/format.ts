@@ -77,11 +77,23 @@ const dateFormat = new Intl.DateTimeFormat('en-US', {
   timeZone: 'UTC',
 });
 
+// Dates formatted before, by their text: the composers' page formats every composer's life dates
+// (8,000 at 100,000 generated works) in every apply, and Intl's formatting is most of that page.
+// Bounded: cleared when full.
+const formatted = new Map<string, string>();
+const FORMATTED_MAX = 50_000;
+
 /** "2026-10-05T14:00:00Z" -> "October 5, 2026"; a bare year or partial date stays as written. */
 export function formatDate(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return value;
-  const d = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
-  return Number.isNaN(d.getTime()) ? value : dateFormat.format(d);
+  let text = formatted.get(value);
+  if (text === undefined) {
+    const d = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
+    text = Number.isNaN(d.getTime()) ? value : dateFormat.format(d);
+    if (formatted.size >= FORMATTED_MAX) formatted.clear();
+    formatted.set(value, text);
+  }
+  return text;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
