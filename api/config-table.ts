@@ -392,7 +392,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`100`',
     readBy: 'build',
     meaning:
-      'works per page, on average, of the listings of works for people: the works index (`/works/`, `/works/by-title/<n>/`, `/works/by-composer/<n>/`) and each browse value (`/browse/<facet>/<value>/`, `/browse/<facet>/<value>/<n>/`). Pages start where the content says (a work whose slug hashes into a fixed fraction), so a page holds from a quarter of the value (the last page excepted) to four times it, and a new work changes its own page, not every page after it (docs/review.md, "Pages that do not shift"). A build keeps every page\'s key in `works-index-pages.json` and `browse-pages.json`, and an incremental build renders only the pages whose key changed (docs/review.md, "The works index in an incremental build", "Browse pages in an incremental build")',
+      'works per page, on average, of the listings of works for people: the works index (`/works/`, `/works/by-title/<n>/`, `/works/by-composer/<n>/`) and each browse value (`/browse/<facet>/<value>/`, `/browse/<facet>/<value>/<n>/`); also how many works a rendering profile\'s page lists (its JSON record lists all). Pages start where the content says (a work whose slug hashes into a fixed fraction), so a page holds from a quarter of the value (the last page excepted) to four times it, and a new work changes its own page, not every page after it (docs/review.md, "Pages that do not shift"). A build keeps every page\'s key in `works-index-pages.json` and `browse-pages.json`, and an incremental build renders only the pages whose key changed (docs/review.md, "The works index in an incremental build", "Browse pages in an incremental build")',
   },
   {
     names: ['ARCHIVE_LAYER_MAX_PATHS'],

@@ -96,6 +96,28 @@ describe('the works index in incremental builds', () => {
     expect(first).toContain(`(page 1 of ${k.length})`);
   });
 
+  it('a profile page lists the first works that use it, as many as a listing page holds', () => {
+    const view = SiteView.open(baseDir);
+    const pages = view.filesUnder('profiles').filter((f) => /^profiles\/[^/]+\/index\.html$/.test(f));
+    expect(pages.length).toBeGreaterThan(0);
+    let cut = 0;
+    for (const file of pages) {
+      const html = readFileSync(view.locate(file)!, 'utf8');
+      const usage = /<section aria-labelledby="usage">([\s\S]*?)<\/section>/.exec(html)![1]!;
+      const listed = usage.match(/<li>/g)?.length ?? 0;
+      expect(listed, file).toBeLessThanOrEqual(5);
+      const more = /The first (\d+) of (\d+) works, by slug; the <a href="([^"]+)">JSON record<\/a>/.exec(usage);
+      if (more) {
+        cut++;
+        expect(Number(more[1])).toBe(listed);
+        expect(Number(more[2])).toBeGreaterThan(5);
+        expect(more[3]).toBe(`${BASE_URL}/api/v1/profiles/${file.split('/')[1]}`);
+      } else expect(listed).toBeLessThanOrEqual(5);
+    }
+    // The sample's most used profiles are used by more than five works.
+    expect(cut).toBeGreaterThan(0);
+  });
+
   let corrected = '';
   it('a correction that keeps a work in place renders only the pages that show it', async () => {
     // Appended to the title: the work keeps its place in both orders.
