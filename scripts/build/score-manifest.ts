@@ -9,6 +9,7 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { RememberedFile } from '../../src/lib/file-identity.ts';
+import { lowerBound } from '../../src/lib/site/kept-order.ts';
 import type { ScoreManifest } from '../../src/lib/site/scores.ts';
 import { SCORES_MANIFEST, serializeScoreManifest } from './types.ts';
 
@@ -138,16 +139,8 @@ function textOf({ keys, parts }: ManifestParts): string {
 }
 
 /** Where `key` is or would go in `sorted` (the order of Array.prototype.sort: UTF-16 code units). */
-function sortedIndex(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const sortedIndex = (sorted: readonly string[], key: string) =>
+  lowerBound(sorted, key, (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** The work a manifest key belongs to (`<slug>/<file>`). */
 const slugOfKey = (key: string) => key.slice(0, key.indexOf('/'));
