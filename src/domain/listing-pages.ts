@@ -58,6 +58,18 @@ export function isCut(slug: string, size: number): boolean {
   return slugHash(slug) % stride === 0;
 }
 
+/** Whether the work at `i`, `length` works after its page's start, starts the next page. */
+function startsPage(
+  length: number,
+  slugAt: (index: number) => string,
+  i: number,
+  min: number,
+  max: number,
+  size: number,
+): boolean {
+  return length >= max || (length >= min && isCut(slugAt(i), size));
+}
+
 /**
  * The index of the first work of each page of a listing of `count` works in order (`slugAt(i)`
  * is the i-th work's slug): [0, ...], ascending, one entry per page (one page, starting at 0,
@@ -71,8 +83,7 @@ export function pageStarts(count: number, slugAt: (index: number) => string, siz
   const starts = [0];
   let start = 0;
   for (let i = 1; i < count; i++) {
-    const length = i - start;
-    if (length >= max || (length >= min && isCut(slugAt(i), size))) {
+    if (startsPage(i - start, slugAt, i, min, max, size)) {
       starts.push(i);
       start = i;
     }
@@ -128,8 +139,7 @@ export function patchPageStarts(
   while (k < before.length && before[k]! < ends.prefix) starts.push(before[k++]!);
   let start = starts[starts.length - 1]!;
   for (let i = Math.max(1, ends.prefix); i < count; i++) {
-    const length = i - start;
-    if (!(length >= max || (length >= min && isCut(slugAt(i), size)))) continue;
+    if (!startsPage(i - start, slugAt, i, min, max, size)) continue;
     starts.push(i);
     start = i;
     if (i < tail) continue;

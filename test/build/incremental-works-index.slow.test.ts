@@ -112,7 +112,7 @@ describe('the works index in incremental builds', () => {
         expect(Number(more[1])).toBe(listed);
         expect(Number(more[2])).toBeGreaterThan(5);
         expect(more[3]).toBe(`${BASE_URL}/api/v1/profiles/${file.split('/')[1]}`);
-      } else expect(listed).toBeLessThanOrEqual(5);
+      }
     }
     // The sample's most used profiles are used by more than five works.
     expect(cut).toBeGreaterThan(0);

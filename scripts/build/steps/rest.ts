@@ -1,9 +1,10 @@
 /**
  * Step "rest": the files beside `client/` that need the catalog but not the pages: which blobs
- * public records link to (`published-blobs.json`), the signed-in files under `protected/` (the base's linked, the scope's copied
- * again), the catalog snapshot of a build without a base (the next build re-parses only what its
- * change touches; with a base, the beside step writes it, copying the unchanged works' lines from
- * the base's file), and what the zips need of each work in scope. Each file is written as a new
+ * public records link to (`published-blobs.json`), the signed-in files under `protected/` (the
+ * base's linked, the scope's copied again), the catalog snapshot of a build without a base (the
+ * next build re-parses only what its change touches; with a base, the beside step writes it,
+ * copying the unchanged works' lines from the base's file), and what the zips need of each work in
+ * scope. Each file is written as a new
  * inode: a folder may share inodes with its base.
  */
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';

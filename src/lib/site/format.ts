@@ -78,8 +78,8 @@ const dateFormat = new Intl.DateTimeFormat('en-US', {
 });
 
 // Dates formatted before, by their text: the composers' page formats every composer's life dates
-// (8,000 at 100,000 generated works) in every apply, and Intl's formatting is most of that page.
-// Bounded: cleared when full.
+// (about 8,000 at 100,000 generated works) in every apply, 0.01-0.04 s of Intl formatting in CPU
+// profiles of the warm build process. Bounded: cleared when full.
 const formatted = new Map<string, string>();
 const FORMATTED_MAX = 50_000;
 
