@@ -18,7 +18,8 @@
  *      the same composer, or a new/removed work that would add or remove a composer, changes
  *      composer pages and slugs across the catalog: full build.
  *   3. The scope: the changed works; the browse pages of the values they left or joined, their
- *      composer's page and the profiles their arrangements use(d) (`ChangePlan`).
+ *      composer's page, the pages of the profiles their arrangements use(d), and the JSON records
+ *      of those whose usage list the change alters (`ChangePlan`).
  * Any reason the plan cannot be sure of the result is a `FullBuildNeeded`, and the caller builds
  * without a base instead; a content error fails as it would in a full build.
  */
@@ -34,6 +35,7 @@ import {
   type LoadResult,
 } from '../../src/domain/catalog.ts';
 import { parseWorkFile } from '../../src/domain/work-file.ts';
+import { profileRecordsChangedBy } from '../../src/domain/records.ts';
 import { WorkContent } from '../../src/schemas/work.ts';
 import { validate } from '../../src/domain/validation.ts';
 import { fold } from '../../src/domain/text.ts';
@@ -60,8 +62,19 @@ export interface ChangePlan {
   works: string[];
   /** Browse keys ("facet/value") the changed works had before or have now, and their composers' keys (`composerScopeKey`). */
   facets: string[];
-  /** Profiles the changed works' arrangements used before or use now. */
+  /**
+   * Profiles whose page a change reaches: those the changed works' arrangements used before or use
+   * now, when the work's entry in the profile's usage changed or the work's title did (the page
+   * lists the first works by title).
+   */
   profiles: string[];
+  /**
+   * Profiles whose JSON record (and definition record) is rendered again: those whose usage list
+   * the change alters (`profileRecordsChangedBy`). At 100,000 works a record lists tens of
+   * thousands of works (1.2-2.1 MB), so a correction that leaves a work's arrangements alone does
+   * not render it.
+   */
+  profileRecords: string[];
 }
 
 function gitIn(dir: string, args: string[]): string {
@@ -125,6 +138,8 @@ function composerFactsOf(c: WorkContent['composer']): { key: string; text: strin
   return facts;
 }
 
+const profileSlugsOf = (c: WorkContent) => c.arrangements.flatMap((a) => a.renderingProfileSlugs);
+
 /** Decide what to re-render, or why only a full build will do. */
 export function planChange(
   contentDir: string,
@@ -166,6 +181,7 @@ export function planChange(
   }
   const facets = new Set<string>();
   const profiles = new Set<string>();
+  const profileRecords = new Set<string>();
   for (const { slug, before, now } of changed) {
     for (const c of [before, now]) {
       if (!c) continue;
@@ -179,13 +195,23 @@ export function planChange(
       for (const k of facetKeysOf(c, genres)) facets.add(k);
       // Its composer's page, also when the work left it (not a browse folder: composer pages are never removed here).
       facets.add(composerScopeKey(c.composer));
-      for (const a of c.arrangements) for (const p of a.renderingProfileSlugs) profiles.add(p);
     }
     if (before && now && JSON.stringify(before.composer) !== JSON.stringify(now.composer)) {
       throw new FullBuildNeeded(`works/${slug} changes its composer`);
     }
+    const records = profileRecordsChangedBy(before, now);
+    for (const p of records) profileRecords.add(p);
+    // A profile's page shows the work's title and usage entry; the usage is in `records`.
+    const pages = before?.title === now?.title ? records : [before, now].flatMap((c) => (c ? profileSlugsOf(c) : []));
+    for (const p of pages) profiles.add(p);
   }
-  return { changedFiles: files, works: [...slugs].sort(), facets: [...facets].sort(), profiles: [...profiles].sort() };
+  return {
+    changedFiles: files,
+    works: [...slugs].sort(),
+    facets: [...facets].sort(),
+    profiles: [...profiles].sort(),
+    profileRecords: [...profileRecords].sort(),
+  };
 }
 
 /**

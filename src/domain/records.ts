@@ -13,7 +13,14 @@ import rehypeSanitize from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
 import type { AccessLevel } from '../schemas/common.ts';
 import { ACCESS_LEVELS } from '../schemas/common.ts';
-import type { ArrangementRecord, AssetContent, AssetRecord, WorkRecord, WorkSummary } from '../schemas/work.ts';
+import type {
+  ArrangementRecord,
+  AssetContent,
+  AssetRecord,
+  WorkContent,
+  WorkRecord,
+  WorkSummary,
+} from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import type { Catalog, LoadedProfile, LoadedWork } from './catalog.ts';
 import { reviewStatusLabel } from './review-states.ts';
@@ -451,18 +458,41 @@ const usageOfWork = new WeakMap<
 function workProfileUsage(w: LoadedWork): ReadonlyArray<readonly [string, { slug: string; arrangementIds: number[] }]> {
   let kept = usageOfWork.get(w);
   if (kept !== undefined) return kept;
+  kept = [...contentProfileUsage(w.content)];
+  usageOfWork.set(w, kept);
+  return kept;
+}
+
+function contentProfileUsage(content: WorkContent): Map<string, { slug: string; arrangementIds: number[] }> {
   const entries = new Map<string, { slug: string; arrangementIds: number[] }>();
-  for (const a of w.content.arrangements) {
+  for (const a of content.arrangements) {
     for (const slug of a.renderingProfileSlugs) {
       let entry = entries.get(slug);
-      if (entry === undefined) entries.set(slug, (entry = { slug: w.content.slug, arrangementIds: [] }));
+      if (entry === undefined) entries.set(slug, (entry = { slug: content.slug, arrangementIds: [] }));
       // An arrangement naming a profile twice counts once.
       if (entry.arrangementIds[entry.arrangementIds.length - 1] !== a.id) entry.arrangementIds.push(a.id);
     }
   }
-  kept = [...entries];
-  usageOfWork.set(w, kept);
-  return kept;
+  return entries;
+}
+
+/**
+ * The profiles whose record (`buildProfileRecord`: its usage list and arrangement count) a change
+ * of one work from `before` to `now` (null: absent) alters: those whose entry for the work was
+ * added, removed or changed. A profile the work uses alike before and after keeps its record
+ * byte for byte, whatever else of the work changed.
+ */
+export function profileRecordsChangedBy(before: WorkContent | null, now: WorkContent | null): string[] {
+  const was = before ? contentProfileUsage(before) : new Map<string, { slug: string; arrangementIds: number[] }>();
+  const is = now ? contentProfileUsage(now) : new Map<string, { slug: string; arrangementIds: number[] }>();
+  const changed: string[] = [];
+  for (const [profile, entry] of was) {
+    const other = is.get(profile);
+    if (!other || other.slug !== entry.slug || other.arrangementIds.join() !== entry.arrangementIds.join())
+      changed.push(profile);
+  }
+  for (const profile of is.keys()) if (!was.has(profile)) changed.push(profile);
+  return changed.sort();
 }
 
 export function buildProfileRecord(

@@ -181,8 +181,8 @@ type SharedCatalog = { contentDir: string; catalog: Catalog; patch: boolean };
 
 /**
  * An incremental build (scripts/build/plan.ts, a plan with a base) renders only the pages a change touches:
- * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles, listings? }` (work slugs,
- * browse keys "facet/value", profile slugs). Parameterized routes keep their paths in scope only;
+ * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles, profileRecords?, listings? }` (work slugs,
+ * browse keys "facet/value", profile slugs: of the pages, and of the JSON records when they differ). Parameterized routes keep their paths in scope only;
  * the catalog-wide pages (home, browse, composers, instruments, profiles, search, llms) are always
  * rendered. `listings` says which composer, browse and profile pages are in scope: "of-works"
  * (the default) the named ones and every listing that shows a work in scope; "named" only the
@@ -195,6 +195,8 @@ export interface BuildScope {
   works: Set<string>;
   facets: Set<string>;
   profiles: Set<string>;
+  /** Profiles whose JSON records are rendered (the scope file's `profileRecords`; absent: `profiles`). */
+  profileRecords: Set<string>;
   listings: 'of-works' | 'named' | 'all';
   /**
    * The base build's works-index page keys (src/lib/site/works-index.ts): pages 2.. of an order
@@ -247,6 +249,7 @@ export function buildScope(): BuildScope | null {
     works: string[];
     facets: string[];
     profiles: string[];
+    profileRecords?: string[];
     listings?: BuildScope['listings'];
     worksIndexBase?: BuildScope['worksIndexBase'];
     browseBase?: BuildScope['browseBase'];
@@ -264,6 +267,7 @@ export function buildScope(): BuildScope | null {
       works: new Set(raw.works),
       facets: new Set(raw.facets),
       profiles: new Set(raw.profiles),
+      profileRecords: new Set(raw.profileRecords ?? raw.profiles),
       listings: raw.listings ?? 'of-works',
       ...(worksIndexBase ? { worksIndexBase } : {}),
       ...(browseBase ? { browseBase } : {}),
@@ -273,10 +277,16 @@ export function buildScope(): BuildScope | null {
   return scopeCache.scope;
 }
 
-/** Whether a profile's pages are built in this run. */
+/** Whether a profile's page is built in this run. */
 export function profileInScope(slug: string): boolean {
   const scope = buildScope();
   return scope === null || scope.listings === 'all' || scope.profiles.has(slug);
+}
+
+/** Whether a profile's JSON records (the record and its definition) are built in this run. */
+export function profileRecordInScope(slug: string): boolean {
+  const scope = buildScope();
+  return scope === null || scope.listings === 'all' || scope.profileRecords.has(slug);
 }
 
 /**

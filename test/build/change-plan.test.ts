@@ -69,9 +69,26 @@ describe('the incremental plan', () => {
     const profiles = [...new Set(work.arrangements.flatMap((a) => a.renderingProfileSlugs))].sort();
     expect(profiles.length).toBeGreaterThan(0);
     expect(p.profiles).toEqual(profiles);
+    // The profiles' JSON records list slugs and arrangement ids only: a new title leaves them as they are.
+    expect(p.profileRecords).toEqual([]);
     // Another composer's page is not in scope.
     const other = catalog.works.find((w) => w.content.composer.name !== work.composer.name)!.content;
     expect(p.facets).not.toContain(composerScopeKey(other.composer));
+  });
+
+  it('an edit that leaves the title and the arrangements alone reaches no profile', () => {
+    edit('beethoven-fur-elise', /^summary: .*$/m, 'summary: A short bagatelle, revised.');
+    const p = plan(['works/beethoven-fur-elise/index.md']);
+    expect(p.works).toEqual(['beethoven-fur-elise']);
+    expect(p.profiles).toEqual([]);
+    expect(p.profileRecords).toEqual([]);
+  });
+
+  it('an arrangement moved to another profile renders both profiles’ pages and records, and only theirs', () => {
+    edit('beethoven-fur-elise', /^ {6}- warm-grand-piano$/m, '      - music-box-celesta');
+    const p = plan(['works/beethoven-fur-elise/index.md']);
+    expect(p.profileRecords).toEqual(['music-box-celesta', 'warm-grand-piano']);
+    expect(p.profiles).toEqual(['music-box-celesta', 'warm-grand-piano']);
   });
 
   it('a removed work whose composer has other works is planned, with the pages it had', () => {
@@ -85,6 +102,9 @@ describe('the incremental plan', () => {
       ),
     );
     expect(p.facets).toContain(composerScopeKey(before));
+    // Every profile it used lists it no more.
+    expect(p.profileRecords.length).toBeGreaterThan(0);
+    expect(p.profiles).toEqual(p.profileRecords);
   });
 
   it('shared inputs need a full build, and say which file', () => {

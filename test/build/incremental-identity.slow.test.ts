@@ -96,6 +96,13 @@ describe('incremental build', () => {
     expect(info.incremental.renderer.skipped).toBe(codeOnly.length);
     const layerFiles = new Set(JSON.parse(readFileSync(path.join(result.incremental, 'layer.json'), 'utf8')).files);
     expect(codeOnly.filter((rel) => layerFiles.has(rel))).toEqual([]);
+    // A new title changes the pages of the profiles the work uses (they list the first works by
+    // title), not their JSON records (slugs and arrangement ids): the layer serves the base's.
+    for (const profile of ['warm-grand-piano', 'calm-underscore']) {
+      expect(layerFiles.has(`profiles/${profile}/index.html`), profile).toBe(true);
+      expect(layerFiles.has(`api/v1/profiles/${profile}/index.json`), profile).toBe(false);
+      expect(layerFiles.has(`api/v1/profiles/${profile}/definition/index.json`), profile).toBe(false);
+    }
     // And they are made from the code alone: the same bytes in a full build of another catalog,
     // naming neither the build's time nor its commit.
     const baseInfo = JSON.parse(readFileSync(path.join(baseDir, 'build.json'), 'utf8'));

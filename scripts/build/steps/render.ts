@@ -2,8 +2,9 @@
  * Step "astro": the pages and records. Without a base, every page, straight into `client/` (one
  * Astro run, or one per batch of works: scripts/build/astro.ts). With a base, the pages the scope
  * touches (ARCHIVE_BUILD_SCOPE, src/lib/site-data.ts): the works' pages and records, the browse
- * pages of the values they left or joined, their composer's page, the profiles their
- * arrangements use(d), every catalog-wide page, and the works-index pages whose key changed;
+ * pages of the values they left or joined, their composer's page, the pages of the profiles
+ * their arrangements use(d) and the records of those whose usage the change alters, every
+ * catalog-wide page, and the works-index pages whose key changed;
  * into a scratch folder (`.partial`) that the stage step moves in, through the warm renderer when
  * this process holds the compiled pages of the same site code (scripts/lib/warm-render.ts).
  * Either way the works-index and browse pages' keys are kept beside `client/` for the next build;
@@ -66,6 +67,7 @@ export const render: Step = {
           works: base.change.works,
           facets: base.change.facets,
           profiles: base.change.profiles,
+          profileRecords: base.change.profileRecords,
           bases: 'shared',
           ...(build.warmUp ? { warmUp: true } : {}),
         }),

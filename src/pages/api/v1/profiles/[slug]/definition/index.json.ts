@@ -1,10 +1,10 @@
 // GET /api/v1/profiles/{slug}/definition: the preserved JSON definition, byte-for-byte.
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { site, profileInScope, type SiteProfile } from '../../../../../../lib/site-data.ts';
+import { site, profileRecordInScope, type SiteProfile } from '../../../../../../lib/site-data.ts';
 
 export const getStaticPaths = (() =>
   site()
-    .profiles.filter((profile) => profileInScope(profile.record.slug))
+    .profiles.filter((profile) => profileRecordInScope(profile.record.slug))
     .map((profile) => ({ params: { slug: profile.record.slug }, props: { profile } }))) satisfies GetStaticPaths;
 
 export const GET: APIRoute = ({ props }) =>
