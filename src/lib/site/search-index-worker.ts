@@ -6,7 +6,9 @@
  * While a job runs, only Pagefind's own process keeps this thread alive: the parent's port is let
  * go. Pagefind's library does not notice its process ending (a panic in it would leave the job
  * waiting for ever), so this thread then runs out of work and exits, and the parent fails the job
- * and starts another thread for the next. Idle between jobs, the port holds the thread.
+ * and starts another thread for the next. Idle between jobs, the port holds the thread, and
+ * Pagefind's process waits for the next job (`keepPagefind`: each index is deleted after its
+ * files are taken; a failed one ends the process).
  */
 import { parentPort } from 'node:worker_threads';
 import { writeSearchIndex, type SearchRecord, type SearchWorkerAnswer, type SearchWorkerJob } from './search-index.ts';
@@ -31,6 +33,8 @@ port.on('message', (job: SearchWorkerJob) => {
     {
       shardWorks: job.shardWorks,
       reuse: job.reuse,
+      // Kept between jobs: started once per thread, not once per apply.
+      keepPagefind: true,
     },
   ).then(
     (summary) => answer({ id: job.id, ...summary }),

@@ -254,7 +254,28 @@ export interface RecordSource {
 export async function writeSearchIndex(
   clientDir: string,
   source: RecordSource,
-  options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse } = {},
+  options: {
+    recordsInFlight?: number;
+    shardWorks?: number;
+    reuse?: ShardReuse;
+    /**
+     * Leave Pagefind's process running for the next call (the search worker of the warm build
+     * process): starting it from a 2-3 GB process is a fork of that process. Default: ended.
+     */
+    keepPagefind?: boolean;
+  } = {},
+): Promise<SearchIndexSummary> {
+  try {
+    return await writeShards(clientDir, source, options);
+  } finally {
+    if (!options.keepPagefind && pagefindLoaded) await (await pagefindLoaded).close();
+  }
+}
+
+async function writeShards(
+  clientDir: string,
+  source: RecordSource,
+  options: { recordsInFlight?: number; shardWorks?: number; reuse?: ShardReuse },
 ): Promise<SearchIndexSummary> {
   const started = Date.now();
   const shards = shardCount(
@@ -345,11 +366,12 @@ async function writeOneIndex(
   // Pagefind's process panics on a folder it cannot make; this says which and why.
   mkdirSync(outputPath, { recursive: true });
   const pagefind = await pagefindModule();
+  let index: Awaited<ReturnType<typeof pagefind.createIndex>>['index'];
   try {
     // One language: the pages are American English, and one index keeps the bundle small.
     const created = await pagefind.createIndex({ forceLanguage: 'en' });
     if (!created.index) throw new Error(`Pagefind could not start: ${created.errors.join('; ')}`);
-    const index = created.index;
+    index = created.index;
     // In slices, in catalog order: every record of 100,000 works in flight at once held them all
     // in this process's memory (and Pagefind's pipe) at the same time.
     const results: Array<{ errors: string[] }> = [];
@@ -388,9 +410,14 @@ async function writeOneIndex(
     }
     if (entry === null) throw new Error('Pagefind wrote no pagefind-entry.json');
     return { pages: Object.values(entry.languages).reduce((n, l) => n + l.page_count, 0), unwritten };
-  } finally {
-    // Pagefind's process goes with its index: the next shard starts with an empty one.
+  } catch (err) {
+    // A process that failed once is not trusted with the next index: the next starts another.
     await pagefind.close();
+    throw err;
+  } finally {
+    // The index goes (the next shard starts with an empty one); the process stays for it, and
+    // `writeSearchIndex` ends it after its last shard unless its caller keeps it (`keepPagefind`).
+    await index?.deleteIndex().catch(() => undefined);
   }
 }
 
