@@ -18,7 +18,7 @@
  */
 import { closeSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
+import { knownSlugOrdered, markSlugOrdered, type Catalog, type LoadedWork } from '../src/domain/catalog.ts';
 import { fileIdentity } from '../src/lib/file-identity.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
 import { writeSnapshotPieces, type SnapshotPiece } from './lib/snapshot-writer.ts';
@@ -307,7 +307,8 @@ export function readBaseSnapshot(
   }
   while (d < read.works.length) works.push(read.works[d++]!);
   return {
-    works,
+    // A merge of two arrays in the loader's order is in that order.
+    works: knownSlugOrdered(plain.works) && knownSlugOrdered(read.works) ? markSlugOrdered(works) : works,
     own,
     file: plainFile,
     spans: plain.spans,
@@ -339,8 +340,11 @@ function readSnapshotFile(file: string, contentDir: string): SnapshotFile | null
   const works: LoadedWork[] = [];
   const folders: string[] = [];
   const spans: SnapshotSpans = new Map();
+  let ordered = true;
   for (const [start, lineEnd] of lineRanges(bytes, head.start)) {
     const w = JSON.parse(bytes.toString('utf8', start, lineEnd)) as SnapshotWork;
+    if (w.content.slug !== w.folder || (folders.length > 0 && !(folders[folders.length - 1]! < w.folder)))
+      ordered = false;
     const workDir = path.join(contentDir, 'works', w.folder);
     works.push({
       content: w.content,
@@ -351,7 +355,7 @@ function readSnapshotFile(file: string, contentDir: string): SnapshotFile | null
     folders.push(w.folder);
     spans.set(w.folder, [start, lineEnd]);
   }
-  return { over, removed, works, folders, spans };
+  return { over, removed, works: ordered ? markSlugOrdered(works) : works, folders, spans };
 }
 
 /** Each work line of a snapshot file from `start` on, as `[start, end)` without its separator. */

@@ -29,7 +29,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   formatLintMessage,
+  knownSlugOrdered,
   loadCatalog,
+  markSlugOrdered,
   type Catalog,
   type LoadedWork,
   type LoadResult,
@@ -48,7 +50,7 @@ import { forgetWorksIndexPageKeys } from '../../src/lib/site/works-index.ts';
 import { forgetSiteModel } from '../../src/lib/site-data.ts';
 import { forgetBrowsePageKeys } from '../../src/lib/site/browse-pages.ts';
 import { batchWorksFrom } from './astro.ts';
-import { patchSorted } from '../../src/lib/site/kept-order.ts';
+import { lowerBound, patchSorted, workToSlug } from '../../src/lib/site/kept-order.ts';
 import { forgetScoreManifest, readScoreManifest, type ManifestFile } from './score-manifest.ts';
 import { ContentError, PROJECT_ROOT, SCORES_MANIFEST, type BuildInfo, type BuildOptions } from './types.ts';
 
@@ -140,6 +142,62 @@ function composerFactsOf(c: WorkContent['composer']): { key: string; text: strin
 
 const profileSlugsOf = (c: WorkContent) => c.arrangements.flatMap((a) => a.renderingProfileSlugs);
 
+/** Per composer key (`composerKey`), how many works write the composer each way (its JSON text). */
+type ComposerCensus = ReadonlyMap<string, ReadonlyMap<string, number>>;
+const censuses = new WeakMap<readonly LoadedWork[], ComposerCensus>();
+
+/** The census of a works array: kept (patched by `planOnBase`), or counted in one walk. */
+export function composerCensus(works: readonly LoadedWork[]): ComposerCensus {
+  let census = censuses.get(works);
+  if (census !== undefined) return census;
+  const counted = new Map<string, Map<string, number>>();
+  for (const w of works) {
+    const { key, text } = composerFactsOf(w.content.composer);
+    let texts = counted.get(key);
+    if (texts === undefined) counted.set(key, (texts = new Map()));
+    texts.set(text, (texts.get(text) ?? 0) + 1);
+  }
+  census = counted;
+  censuses.set(works, census);
+  return census;
+}
+
+/**
+ * The census of `works` made from the base's (`baseWorks`, when counted) without the `removed`
+ * works and with the `added` ones: `works` must be exactly that. Only the touched composers' counts
+ * are copied; the base's census is not changed.
+ */
+export function patchComposerCensus(
+  baseWorks: readonly LoadedWork[],
+  works: readonly LoadedWork[],
+  removed: Iterable<LoadedWork>,
+  added: readonly LoadedWork[],
+): void {
+  const base = censuses.get(baseWorks);
+  if (base === undefined || censuses.has(works)) return;
+  const out = new Map(base);
+  const copied = new Set<string>();
+  /** False when a removed work was not counted: the census is not the base's (then `works` is walked). */
+  const count = (w: LoadedWork, by: 1 | -1): boolean => {
+    const { key, text } = composerFactsOf(w.content.composer);
+    let texts = out.get(key) as Map<string, number> | undefined;
+    if (!copied.has(key) || texts === undefined) {
+      texts = new Map(texts);
+      copied.add(key);
+    }
+    const n = (texts.get(text) ?? 0) + by;
+    if (n < 0) return false;
+    if (n > 0) texts.set(text, n);
+    else texts.delete(text);
+    if (texts.size === 0) out.delete(key);
+    else out.set(key, texts);
+    return true;
+  };
+  for (const w of removed) if (!count(w, -1)) return;
+  for (const w of added) count(w, 1);
+  censuses.set(works, out);
+}
+
 /** Decide what to re-render, or why only a full build will do. */
 export function planChange(
   contentDir: string,
@@ -166,19 +224,22 @@ export function planChange(
     before: baseWorks ? (baseWorks.get(slug)?.content ?? null) : contentAt(contentDir, baseCommit, slug),
   }));
   // Composer pages, slugs and "first written" names come from every work of a composer, so a
-  // changed work may only keep a composer exactly as every other work writes it. Only the changed
-  // works' composers are followed through the catalog (a walk of cached keys: no map per composer).
+  // changed work may only keep a composer exactly as every other work writes it. The catalog's
+  // composers are counted once per works array (`composerCensus`: patched from the base's in an
+  // apply of the warm build process), and only the changed works' composers are looked up.
+  const census = composerCensus(works);
   const followed = new Map<string, { texts: Set<string>; unchanged: number }>();
   for (const { before, now } of changed)
-    for (const c of [before, now])
-      if (c) followed.set(composerFactsOf(c.composer).key, { texts: new Set(), unchanged: 0 });
-  for (const w of works) {
-    const { key, text } = composerFactsOf(w.content.composer);
-    const composer = followed.get(key);
-    if (composer === undefined) continue;
-    composer.texts.add(text);
-    if (!slugs.has(w.content.slug)) composer.unchanged++;
-  }
+    for (const c of [before, now]) {
+      if (!c) continue;
+      const key = composerFactsOf(c.composer).key;
+      const texts = census.get(key) ?? new Map<string, number>();
+      let total = 0;
+      for (const n of texts.values()) total += n;
+      followed.set(key, { texts: new Set(texts.keys()), unchanged: total });
+    }
+  // The changed works the catalog holds are not "unchanged".
+  for (const { now } of changed) if (now) followed.get(composerFactsOf(now.composer).key)!.unchanged--;
   const facets = new Set<string>();
   const profiles = new Set<string>();
   const profileRecords = new Set<string>();
@@ -234,13 +295,10 @@ function loadChanged(
   const touched = new Set(files.map((f) => WORK_FILE.exec(f)?.[1]).filter((s): s is string => s !== undefined));
   // Shared inputs (instruments, profiles, genres) are loaded whole: the changed works are checked against them.
   const loaded = loadCatalog(contentDir, { works: touched });
-  const kept: LoadedWork[] = [];
-  // The touched works as the base build had them (absent: new works).
-  const before = new Map<string, LoadedWork>();
-  for (const w of baseWorks) {
-    if (touched.has(workFolder(w))) before.set(workFolder(w), w);
-    else kept.push(w);
-  }
+  // The touched works as the base build had them (absent: new works), and the others.
+  const { kept, before } = knownSlugOrdered(baseWorks)
+    ? splitOrdered(baseWorks, touched)
+    : splitWalking(baseWorks, touched);
   // The one check across works: slugs equal folder names and differ in more than letter case.
   // A clash is left to a full build, which reports it with the loader's exact message. A slug is
   // lower case (SLUG_PATTERN) and the kept works' were checked, so only a changed folder with a
@@ -256,6 +314,8 @@ function loadChanged(
     }
   }
   const works = inFolderOrder(kept, loaded.catalog.works);
+  // The composers counted for the base's works, patched for these (planChange looks them up).
+  patchComposerCensus(baseWorks, works, before.values(), loaded.catalog.works);
   return {
     catalog: { ...loaded.catalog, works },
     messages: loaded.messages,
@@ -263,6 +323,36 @@ function loadChanged(
     before,
     snapshot: { base, changed: touched, fromMemory: base.fromMemory },
   };
+}
+
+type Split = { kept: LoadedWork[]; before: Map<string, LoadedWork> };
+
+/** The base's works in the loader's order (slug = folder): the touched ones found by binary search. */
+function splitOrdered(baseWorks: readonly LoadedWork[], touched: ReadonlySet<string>): Split {
+  const before = new Map<string, LoadedWork>();
+  const at: number[] = [];
+  for (const folder of touched) {
+    const i = lowerBound(baseWorks, folder, workToSlug);
+    if (i < baseWorks.length && baseWorks[i]!.content.slug === folder) {
+      before.set(folder, baseWorks[i]!);
+      at.push(i);
+    }
+  }
+  const kept = baseWorks.slice();
+  for (const i of at.sort((a, b) => b - a)) kept.splice(i, 1);
+  // What is left of an array in the loader's order is in that order.
+  return { kept: markSlugOrdered(kept), before };
+}
+
+/** The same for a base whose order is not known: every work's folder read. */
+function splitWalking(baseWorks: readonly LoadedWork[], touched: ReadonlySet<string>): Split {
+  const before = new Map<string, LoadedWork>();
+  const kept: LoadedWork[] = [];
+  for (const w of baseWorks) {
+    if (touched.has(workFolder(w))) before.set(workFolder(w), w);
+    else kept.push(w);
+  }
+  return { kept, before };
 }
 
 const byFolder = (a: LoadedWork, b: LoadedWork) => {
@@ -277,9 +367,14 @@ const byFolder = (a: LoadedWork, b: LoadedWork) => {
  * loaded ones are put in their places; kept works out of order are sorted with them.
  */
 function inFolderOrder(kept: LoadedWork[], loaded: LoadedWork[]): LoadedWork[] {
-  for (let i = 1; i < kept.length; i++)
-    if (byFolder(kept[i - 1]!, kept[i]!) > 0) return [...kept, ...loaded].sort(byFolder);
-  return patchSorted(kept, [], loaded, byFolder) ?? [...kept, ...loaded].sort(byFolder);
+  const keptOrdered = knownSlugOrdered(kept);
+  if (!keptOrdered)
+    for (let i = 1; i < kept.length; i++)
+      if (byFolder(kept[i - 1]!, kept[i]!) > 0) return [...kept, ...loaded].sort(byFolder);
+  const merged = patchSorted(kept, [], loaded, byFolder);
+  if (merged === null) return [...kept, ...loaded].sort(byFolder);
+  // Both in the loader's order, every slug its folder's name: so is the merge.
+  return keptOrdered && knownSlugOrdered(loaded) ? markSlugOrdered(merged) : merged;
 }
 
 /** The earlier complete build a plan starts from, and what the change from it touches. */

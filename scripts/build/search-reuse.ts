@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog, LoadedWork } from '../../src/domain/catalog.ts';
+import { knownSlugOrdered, type Catalog, type LoadedWork } from '../../src/domain/catalog.ts';
+import { lowerBound, workToSlug } from '../../src/lib/site/kept-order.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import {
   searchRecords,
@@ -42,10 +43,20 @@ export function searchRecordChanges(
   before: Map<string, LoadedWork> | null,
 ): string[] | null {
   if (!before) return null;
-  const bySlug = new Map(catalog.works.map((w) => [w.content.slug, w]));
+  // In the loader's order the few changed works are found by binary search (a map of every work
+  // was 0.03-0.05 s of each apply at 100,000 works).
+  const find = knownSlugOrdered(catalog.works)
+    ? (slug: string) => {
+        const i = lowerBound(catalog.works, slug, workToSlug);
+        return catalog.works[i]?.content.slug === slug ? catalog.works[i] : undefined;
+      }
+    : (
+        (bySlug) => (slug: string) =>
+          bySlug.get(slug)
+      )(new Map(catalog.works.map((w) => [w.content.slug, w])));
   return changed.filter((slug) => {
     const then = before.get(slug);
-    const now = bySlug.get(slug);
+    const now = find(slug);
     if (!then || !now || then.content.slug !== slug) return true;
     const [a, b] = searchRecords({ ...catalog, works: [then, now] });
     return JSON.stringify(a) !== JSON.stringify(b);

@@ -56,6 +56,31 @@ export interface Catalog {
   genres: GenreTerm[] | null;
 }
 
+/**
+ * Works arrays known to be in the loader's order, each work's slug its folder's name: folder names
+ * ascending by code unit, as `readdirSync(...).sort()` gives them (so slug order too). An array
+ * enters only where it is made in that order (`loadWorks`, the catalog snapshot's reader, an
+ * incremental build's merge of the base's works with the changed ones) and is never changed after,
+ * so the builds of the warm process need not walk 100,000 works to learn what their making proved.
+ */
+const SLUG_ORDERED = Symbol.for('pdma.catalog.slugOrdered');
+// On a global shelf: the site's pages are bundled with their own copy of this module, and must see
+// the marks of the build that shares its catalog with them.
+const slugOrdered = ((globalThis as { [SLUG_ORDERED]?: WeakSet<readonly LoadedWork[]> })[SLUG_ORDERED] ??= new WeakSet<
+  readonly LoadedWork[]
+>());
+
+/** Mark `works` as in slug order (see `slugOrdered`); its maker vouches for it. */
+export function markSlugOrdered<T extends readonly LoadedWork[]>(works: T): T {
+  slugOrdered.add(works);
+  return works;
+}
+
+/** Whether `works` was made in slug order (false: not known, not necessarily out of order). */
+export function knownSlugOrdered(works: readonly LoadedWork[]): boolean {
+  return slugOrdered.has(works);
+}
+
 export interface LoadResult {
   catalog: Catalog;
   messages: LintMessage[];
@@ -377,6 +402,8 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report, only?: 
   }
   const works: LoadedWork[] = [];
   const slugs = new Map<string, string>();
+  // Whether every work's slug is its folder's name (the folders come sorted): see `slugOrdered`.
+  let ordered = true;
   // The named folders only, in the order a listing gives them, without listing the folder: at
   // 100,000 works listing and sorting works/ was most of an apply's load. A name that is not a
   // folder's (a path, a removed work) is one the listing would not have given.
@@ -416,9 +443,10 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report, only?: 
     if (prev) report(file, '/slug', `duplicate slug "${work.content.slug}" (also in ${prev})`);
     else slugs.set(slugKey, file);
     checkWork(work, folder, workDir, ctx, report);
+    if (work.content.slug !== folder) ordered = false;
     works.push(work);
   }
-  return works;
+  return ordered ? markSlugOrdered(works) : works;
 }
 
 export interface LoadOptions {

@@ -22,7 +22,7 @@ import type {
   WorkSummary,
 } from '../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
-import type { Catalog, LoadedProfile, LoadedWork } from './catalog.ts';
+import { knownSlugOrdered, type Catalog, type LoadedProfile, type LoadedWork } from './catalog.ts';
 import { reviewStatusLabel } from './review-states.ts';
 import { accessMeaning, signedInDownloadUrl, signInUrl } from './access.ts';
 import { reuseSummary } from './resolve/catalog.ts';
@@ -442,6 +442,8 @@ export function patchProfileUsage(
 
 /** Whether a catalog's works are in slug order (code units, as `readdirSync(...).sort()` sorts the folders). */
 export function inSlugOrder(works: readonly LoadedWork[]): boolean {
+  // Made in that order (at 100,000 works the walk below was 0.05-0.1 s of every apply).
+  if (knownSlugOrdered(works)) return true;
   for (let i = 1; i < works.length; i++) if (!(works[i - 1]!.content.slug < works[i]!.content.slug)) return false;
   return true;
 }

@@ -11,7 +11,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
-import { FullBuildNeeded, planChange } from '../../scripts/build/plan.ts';
+import { composerCensus, FullBuildNeeded, patchComposerCensus, planChange } from '../../scripts/build/plan.ts';
 import { loadCatalog, type LoadedWork } from '../../src/domain/catalog.ts';
 import { composerScopeKey } from '../../src/lib/site/facets.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
@@ -117,6 +117,29 @@ describe('the incremental plan', () => {
   it('a composer written differently from the base, or from the composer’s other works, needs a full build', () => {
     edit('beethoven-fur-elise', /^  name: Ludwig van Beethoven$/m, '  name: L. van Beethoven');
     expect(() => plan(['works/beethoven-fur-elise/index.md'])).toThrow(/composer/);
+  });
+
+  it('the composer census patched from the base’s is the one counted afresh', () => {
+    const base = loadCatalog(repo).catalog.works;
+    const counted = composerCensus(base);
+    // A work removed, a work edited and a composer's only work gone: as an apply's catalog is made.
+    const gone = base.find((w) => w.content.slug === 'bach-cello-suite-1-prelude')!;
+    const single = base.find(
+      (w) => base.filter((o) => o.content.composer.name === w.content.composer.name).length === 1,
+    )!;
+    edit('beethoven-fur-elise', /^title: .*$/m, 'title: Für Elise (revised)');
+    const edited = loadCatalog(repo, { works: new Set(['beethoven-fur-elise']) }).catalog.works;
+    const removed = [gone, single, base.find((w) => w.content.slug === 'beethoven-fur-elise')!];
+    const works = [...base.filter((w) => !removed.includes(w)), ...edited];
+    patchComposerCensus(base, works, removed, edited);
+    const patched = composerCensus(works);
+    const fresh = composerCensus([...works]);
+    expect(patched).not.toBe(fresh);
+    expect([...patched].sort()).toEqual([...fresh].sort());
+    expect(patched.size).toBe(counted.size - 1);
+    // The base's census is left as it was.
+    expect(composerCensus(base)).toBe(counted);
+    expect(counted.size).toBe(new Set(base.map((w) => w.content.composer.name)).size);
   });
 
   it('the last work of a composer removed needs a full build (the composer leaves the catalog)', () => {

@@ -128,3 +128,7 @@ export function lowerBound<T, P>(sorted: readonly T[], probe: P, compare: (a: T,
   }
   return lo;
 }
+
+/** `lowerBound`'s comparison of a loaded work with a slug (works in slug order: `knownSlugOrdered`). */
+export const workToSlug = (w: { content: { slug: string } }, slug: string): number =>
+  w.content.slug < slug ? -1 : w.content.slug > slug ? 1 : 0;
