@@ -11,10 +11,21 @@
  * files are taken; a failed one ends the process).
  */
 import { parentPort } from 'node:worker_threads';
-import { writeSearchIndex, type SearchRecord, type SearchWorkerAnswer, type SearchWorkerJob } from './search-index.ts';
+import {
+  PREPARE_PAGEFIND,
+  preparePagefind,
+  writeSearchIndex,
+  type SearchRecord,
+  type SearchWorkerAnswer,
+  type SearchWorkerJob,
+} from './search-index.ts';
 
 const port = parentPort!;
-port.on('message', (job: SearchWorkerJob) => {
+port.on('message', (job: SearchWorkerJob | typeof PREPARE_PAGEFIND) => {
+  if (job === PREPARE_PAGEFIND) {
+    void preparePagefind();
+    return;
+  }
   const answer = (msg: SearchWorkerAnswer) => {
     port.ref();
     port.postMessage(msg);

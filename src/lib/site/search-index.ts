@@ -478,9 +478,31 @@ function searchWorkerFor(): SearchWorkerState {
   return state;
 }
 
-/** Start the search worker now (the warm-up at a server's start: scripts/build/warm-up.ts), idle until a job. */
+/**
+ * Start the search worker now (the warm-up at a server's start: scripts/build/warm-up.ts), and
+ * Pagefind's process in it, both idle until a job.
+ */
 export function prepareSearchWorker(): void {
-  searchWorkerFor();
+  searchWorkerFor().worker.postMessage(PREPARE_PAGEFIND);
+}
+
+/** The message that has the search worker start Pagefind's process ahead of its first job. */
+export const PREPARE_PAGEFIND = 'prepare-pagefind';
+
+/**
+ * Pagefind's process started and left waiting (`keepPagefind`): an index made and deleted. A
+ * failure ends the process (the first job starts another) and is not reported: the job that
+ * needs Pagefind reports its own.
+ */
+export async function preparePagefind(): Promise<void> {
+  const pagefind = await pagefindModule();
+  try {
+    const created = await pagefind.createIndex({ forceLanguage: 'en' });
+    if (!created.index) throw new Error(created.errors.join('; '));
+    await created.index.deleteIndex();
+  } catch {
+    await pagefind.close();
+  }
 }
 
 /** The search worker's thread id, or null while none runs (for tests: one thread serves every job). */
