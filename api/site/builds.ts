@@ -761,7 +761,7 @@ export function warmUpLogLine(event: WarmUpEvent): string {
   const what = r?.skipped
     ? `: ${r.skipped}`
     : r
-      ? `: ${r.works} works, catalog ${r.snapshotRead ? `read in ${r.phases.loadMs ?? 0} ms` : 'already in memory'}, pages ${r.renderer?.kind === 'warm' ? 'already compiled' : `compiled and rendered in ${r.phases.astroMs ?? 0} ms`}`
+      ? `: ${r.works} works, catalog ${r.snapshotRead ? `read in ${r.phases.loadMs ?? 0} ms` : 'already in memory'}, pages ${r.renderer?.kind === 'warm' ? 'already compiled' : `compiled and rendered in ${r.phases.astroMs ?? 0} ms`}, ${r.searchFailed !== undefined ? `no search shard indexed (${r.searchFailed.split('\n')[0]!.slice(0, 200)})` : `one search shard indexed again in ${r.phases.searchMs ?? 0} ms`}`
       : '';
   return `warm build process warm-up on ${event.base}: ${event.outcome} in ${event.durationMs} ms${what}${event.error ? ` (${event.error.split('\n')[0]!.slice(0, 300)})` : ''}`;
 }

@@ -20,17 +20,20 @@
  * - the content validators (compiled once: the work schema's alone about 0.2 s), and the search
  *   and index worker threads, started and loading their modules (each about 0.4-0.5 s of CPU),
  *   idle until the first apply's build gives them a job; the search worker's Pagefind process
- *   started too.
+ *   started too, and one search shard indexed again as an apply would (its files left to the
+ *   view), so the first apply's search runs code that has run.
  *
  * Nothing is served from it and nothing outside the scratch folder is written. A base that cannot
  * be built on (another site code, a shared input changed) is not warmed up on (`skipped` says why):
  * the first apply is then a full build, which no warm-up shortens.
  */
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { prepareIndexWorker } from '../../api/catalog/build-index.ts';
 import { prepareContentValidators } from '../../src/domain/catalog.ts';
 import { publishedBlobs } from '../../src/domain/records.ts';
-import { prepareSearchWorker } from '../../src/lib/site/search-index.ts';
+import { buildSearchIndexInWorker, prepareSearchWorker } from '../../src/lib/site/search-index.ts';
+import { searchShardReuse } from './search-reuse.ts';
 import { rememberBaseSnapshot } from '../catalog-snapshot.ts';
 import { composerCensus, FullBuildNeeded, planBuild, type PlannedBuild } from './plan.ts';
 import { BuildRun, runSteps } from './runner.ts';
@@ -51,6 +54,8 @@ export interface WarmUpResult {
   snapshotRead: boolean;
   /** Why nothing was warmed up beyond the threads and validators: the base cannot be built on. */
   skipped?: string;
+  /** Why no search shard was indexed (`phases.searchMs` when one was). */
+  searchFailed?: string;
 }
 
 export async function warmUp(options: BuildOptions, baseDir: string): Promise<WarmUpResult> {
@@ -80,8 +85,10 @@ export async function warmUp(options: BuildOptions, baseDir: string): Promise<Wa
   if (snapshot) composerCensus(snapshot.base.works);
   const run = new BuildRun(plan, catalog);
   run.warmUp = true;
+  let searchFailed: string | undefined;
   try {
     await runSteps(run, [scores, render]);
+    if (plan.base) searchFailed = await warmSearch(plan.base, plan.outDir, catalog, run.phases);
   } finally {
     rmSync(plan.outDir, { recursive: true, force: true });
   }
@@ -97,5 +104,34 @@ export async function warmUp(options: BuildOptions, baseDir: string): Promise<Wa
     works: run.counts.works,
     renderer: run.renderer ?? null,
     snapshotRead: snapshot !== null && !snapshot.fromMemory,
+    ...(searchFailed !== undefined ? { searchFailed } : {}),
   };
+}
+
+/**
+ * One search shard indexed again as an apply indexes it (the shard of the catalog's first work,
+ * over the base's view), into the scratch folder: the main thread's records, the search worker's
+ * and Pagefind's parts run once before the first apply needs them. Nothing is written but the
+ * files the view lacks (none: the records are the base's). Its time goes in `phases.searchMs`; a
+ * failure is returned (the first apply's own search reports its own), not thrown.
+ */
+async function warmSearch(
+  base: NonNullable<PlannedBuild['plan']['base']>,
+  outDir: string,
+  catalog: PlannedBuild['catalog'],
+  phases: Record<string, number>,
+): Promise<string | undefined> {
+  const started = Date.now();
+  try {
+    const slugs = catalog.works.map((w) => w.content.slug);
+    const reuse = searchShardReuse(base.view, slugs, slugs.slice(0, 1));
+    if (reuse === null) return 'the base has no sharded search index';
+    await buildSearchIndexInWorker(path.join(outDir, '.search'), catalog, {
+      reuse: { ...reuse, link: false, view: base.dir },
+    });
+    phases.searchMs = Date.now() - started;
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
