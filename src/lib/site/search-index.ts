@@ -412,11 +412,13 @@ async function writeOneIndex(
     return { pages: Object.values(entry.languages).reduce((n, l) => n + l.page_count, 0), unwritten };
   } catch (err) {
     // A process that failed once is not trusted with the next index: the next starts another.
+    index = undefined;
     await pagefind.close();
     throw err;
   } finally {
     // The index goes (the next shard starts with an empty one); the process stays for it, and
     // `writeSearchIndex` ends it after its last shard unless its caller keeps it (`keepPagefind`).
+    // (After a failure there is none to delete: deleting would start a process.)
     await index?.deleteIndex().catch(() => undefined);
   }
 }
