@@ -181,10 +181,10 @@ type SharedCatalog = { contentDir: string; catalog: Catalog; patch: boolean };
 
 /**
  * An incremental build (scripts/build/plan.ts, a plan with a base) renders only the pages a change touches:
- * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles, profileRecords?, listings? }` (work slugs,
- * browse keys "facet/value", profile slugs: of the pages, and of the JSON records when they differ). Parameterized routes keep their paths in scope only;
- * the catalog-wide pages (home, browse, composers, instruments, profiles, search, llms) are always
- * rendered. `listings` says which composer, browse and profile pages are in scope: "of-works"
+ * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles, profileRecords?, listings? }`
+ * (work slugs, browse keys "facet/value", profile slugs: of the pages, and of the JSON records when
+ * they differ). Parameterized routes keep their paths in scope only; the catalog-wide pages
+ * (home, browse, composers, instruments, profiles, search, llms) are always rendered. `listings` says which composer, browse and profile pages are in scope: "of-works"
  * (the default) the named ones and every listing that shows a work in scope; "named" only the
  * named ones; "all" every one. A full build of a large catalog renders in batches this way
  * (scripts/build/astro.ts): batches of works with `listings: "named"`, then one run with
