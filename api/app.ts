@@ -554,7 +554,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   app.addContentTypeParser(/^application\/[a-z0-9.!#$&^_-]+\+json$/i, { parseAs: 'string' }, jsonParser);
 
   // The served build's open index files close with the server.
-  app.addHook('onClose', async () => ctx.handle.current.catalog.summaries.close());
+  app.addHook('onClose', async () => ctx.handle.current.catalog.listing.close());
   // A waiting or running background reconcile stops with the server (the next start serves the folder it would have replaced).
   app.addHook('onClose', async () => ctx.rebuilder.close?.());
   logReconcile = (event) => {

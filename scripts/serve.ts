@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   // Listens, and drains on SIGTERM/SIGINT (api/lifecycle.ts).
   await serve(app, config);
   console.log(
-    `serving ${handle.current.catalog.works.count} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`,
+    `serving ${handle.current.catalog.listing.count} works at ${config.publicBaseUrl} (listening on ${config.host}:${config.port})`,
   );
 }
 

@@ -21,10 +21,23 @@ import {
   type CatalogIndexInput,
   type CatalogManifest,
   type IndexFiles,
+  WORKS_OVERLAY_FILE,
+  worksDigestOf,
 } from '../../src/domain/catalog-index/index-files.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
-import { decodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import { encodeWorksOverlay, type WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
+import { decodeResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import { workSummary } from '../../src/domain/records.ts';
+import { indexWork } from '../../src/domain/works-query.ts';
+import {
+  ListingLayerError,
+  materializeListing,
+  overlayBaseDir,
+  readPlainListing,
+  readWorksOverlay,
+  type PlainListing,
+} from './index-layers.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import { RememberedFile } from '../../src/lib/file-identity.ts';
 import {
@@ -32,6 +45,7 @@ import {
   mergeFromBase,
   profileStatuses,
   type IndexBase,
+  type LayerListing,
   type MergedIndex,
 } from '../../src/domain/catalog-index/merge-from-base.ts';
 
@@ -174,7 +188,7 @@ export interface IndexWorker {
 
 /** A message to the index worker thread (index-worker.ts). */
 export type IndexWorkerMessage =
-  | { type: 'start'; id: number; baseBuildDir: string; changedSlugs: string[] }
+  | { type: 'start'; id: number; baseBuildDir: string; changedSlugs: string[]; layerOver: string | null }
   | { type: 'predict'; id: number; records: WorkRecord[]; buildDir: string }
   | { type: 'finish'; id: number; buildDir: string; renderedDir?: string }
   | { type: 'cancel'; id: number };
@@ -233,7 +247,15 @@ export function indexWorkerThread(): number | null {
   return indexWorker?.worker.threadId ?? null;
 }
 
-export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): IndexWorker {
+/**
+ * `options.layerOver`: the plain folder the new build is a layer over, whose listing files its
+ * listing overlay lies over (null or absent: the new folder is plain, its listing files merged).
+ */
+export function startIndexWorker(
+  baseBuildDir: string,
+  changedSlugs: string[],
+  options: { layerOver?: string | null } = {},
+): IndexWorker {
   const state = indexWorkerFor();
   const id = ++indexJobs;
   let reply: Promise<IndexWorkerReply> | null = null;
@@ -242,7 +264,8 @@ export function startIndexWorker(baseBuildDir: string, changedSlugs: string[]): 
   };
   state.open.add(id);
   state.worker.ref();
-  state.worker.postMessage({ type: 'start', id, baseBuildDir, changedSlugs } satisfies IndexWorkerMessage);
+  const layerOver = options.layerOver ?? null;
+  state.worker.postMessage({ type: 'start', id, baseBuildDir, changedSlugs, layerOver } satisfies IndexWorkerMessage);
   return {
     predict(records, buildDir) {
       if (reply === null && state.ended === null)
@@ -274,8 +297,14 @@ export interface IncrementalIndexResult {
   durationMs: number;
   /** Whether every record of the base was read (a base without counts, or a resolve merge that could not follow the change). */
   baseRecordsRead: boolean;
-  /** "merged": the listing index merged from the base's; "built": made from every record, for `listingBuiltBecause`. */
-  listing: 'merged' | 'built';
+  /**
+   * "overlay": a layer's listing overlay over its plain base's files (no works.idx or
+   * summaries.json written); "merged": the listing index merged from the base's; "built": made
+   * from every record, for `listingBuiltBecause`.
+   */
+  listing: 'overlay' | 'merged' | 'built';
+  /** Why a layer's listing is merged files rather than an overlay. */
+  noOverlayBecause?: string;
   listingBuiltBecause?: string;
   /** The same for the resolve catalog. */
   resolve: 'merged' | 'built';
@@ -308,6 +337,13 @@ type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
   composers: CatalogManifest['composers'];
   /** Whether the listing and resolve files were this thread's own, kept from the build that wrote them (not read). */
   filesKept: boolean;
+  /**
+   * With a layered new folder over the plain base this base is or lies over: that base's listing
+   * and the overlay the base holds over it (none when the base is the plain one).
+   */
+  layer: { plain: PlainListing; previous: WorksOverlay | null } | null;
+  /** Why the new layer cannot hold a listing overlay (it holds merged files), when it is a layer. */
+  noLayerBecause?: string;
 };
 
 const LISTING_FILES = ['works.idx', 'resolve.idx', 'summaries.json'] as const;
@@ -323,28 +359,109 @@ const lastWritten = {
   'summaries.json': new RememberedFile<Buffer>(),
 } satisfies Record<(typeof LISTING_FILES)[number], RememberedFile<Buffer>>;
 
-async function readIndexBase(baseBuildDir: string): Promise<BaseIndexFiles | { reason: string }> {
+/**
+ * The base's index. `layerOver`: the plain folder the new build is a layer over (null when the
+ * new folder is plain). When the base is that folder, or a layer over it holding a listing
+ * overlay, the new layer's listing is an overlay too and the base's listing files are not read
+ * (its listing order is its resolve catalog's); otherwise they are read, or merged from the
+ * base's own overlay.
+ */
+async function readIndexBase(
+  baseBuildDir: string,
+  layerOver: string | null,
+): Promise<BaseIndexFiles | { reason: string }> {
   const dir = path.join(baseBuildDir, INDEX_DIR);
   try {
     const manifest = JSON.parse(await fs.readFile(path.join(dir, 'catalog.json'), 'utf8')) as CatalogManifest;
     if (manifest.format !== CATALOG_INDEX_FORMAT) return { reason: `the base index has format ${manifest.format}` };
-    const kept = LISTING_FILES.map((name) => lastWritten[name].recall(path.join(dir, name)));
-    const [works, resolve, summaries] = await Promise.all(
-      LISTING_FILES.map((name, k) => kept[k] ?? fs.readFile(path.join(dir, name))),
+    let layer: BaseIndexFiles['layer'] = null;
+    let noLayerBecause: string | undefined;
+    if (layerOver !== null) {
+      const over = path.resolve(layerOver);
+      try {
+        if (manifest.overlay ? overlayBaseDir(baseBuildDir, manifest) !== over : path.resolve(baseBuildDir) !== over)
+          throw new ListingLayerError('the base holds merged listing files over the same plain base');
+        const plain = await readPlainListing(over, manifest.overlay?.digest);
+        layer = { plain, previous: manifest.overlay ? await readWorksOverlay(baseBuildDir) : null };
+      } catch (err) {
+        if (!(err instanceof ListingLayerError)) throw err;
+        noLayerBecause = err.message;
+      }
+    }
+    const resolveFile = path.join(dir, 'resolve.idx');
+    const keptResolve = lastWritten['resolve.idx'].recall(resolveFile);
+    const resolve = decodeResolveCatalog(
+      decodeIndex(keptResolve ?? (await fs.readFile(resolveFile)), 'resolve.idx'),
+      manifest.profiles,
     );
+    let listing: IndexBase['listing'] = null;
+    let filesKept = keptResolve !== undefined;
+    if (layer === null) {
+      const merged = materializeListing(baseBuildDir);
+      if (merged) {
+        listing = {
+          index: decodeWorksIndex(decodeIndex(merged['works.idx'], 'works.idx')),
+          summaries: merged['summaries.json'],
+        };
+        filesKept = false;
+      } else {
+        const names = ['works.idx', 'summaries.json'] as const;
+        const kept = names.map((name) => lastWritten[name].recall(path.join(dir, name)));
+        const [works, summaries] = await Promise.all(
+          names.map((name, k) => kept[k] ?? fs.readFile(path.join(dir, name))),
+        );
+        listing = { index: decodeWorksIndex(decodeIndex(works!, 'works.idx')), summaries: summaries! };
+        filesKept &&= kept.every((bytes) => bytes !== undefined);
+      }
+    }
     return {
-      summaries: summaries!,
-      works: decodeWorksIndex(decodeIndex(works!, 'works.idx')),
-      resolve: decodeResolveCatalog(decodeIndex(resolve!, 'resolve.idx'), manifest.profiles),
+      works: listing?.index ?? resolve.works,
+      listing,
+      resolve,
       profiles: manifest.profiles,
       instruments: manifest.instruments,
       counts: manifest.genres && manifest.periods ? { genres: manifest.genres, periods: manifest.periods } : null,
       composers: manifest.composers,
-      filesKept: kept.every((bytes) => bytes !== undefined),
+      filesKept,
+      layer,
+      ...(noLayerBecause !== undefined ? { noLayerBecause } : {}),
     };
   } catch (err) {
     return { reason: `the base index cannot be read: ${(err as Error).message}` };
   }
+}
+
+/**
+ * A plain base's listing sort keys read so far (from its records: about log2(works) per changed
+ * work), for the next layer over the same base.
+ */
+const plainSortKeys = { digest: '', keys: new Map<number, string>() };
+const PLAIN_SORT_KEYS_KEPT = 100_000;
+
+function layerListing(layer: NonNullable<BaseIndexFiles['layer']>, names: Map<string, string[]>): LayerListing {
+  const { plain } = layer;
+  if (plainSortKeys.digest !== plain.digest || plainSortKeys.keys.size > PLAIN_SORT_KEYS_KEPT) {
+    plainSortKeys.digest = plain.digest;
+    plainSortKeys.keys = new Map();
+  }
+  const keys = plainSortKeys.keys;
+  const site = SiteView.plain(path.join(plain.dir, 'client'));
+  return {
+    works: plain.works,
+    digest: plain.digest,
+    sortKeyAt(id) {
+      let key = keys.get(id);
+      if (key === undefined) {
+        const slug = plain.works.slugs.at(id);
+        const record = readRecordSync(site, slug);
+        if (record.slug !== slug) throw new Error(`the plain base's index names ${slug}, its record ${record.slug}`);
+        key = indexWork(record, workSummary(record), names).sortKey;
+        keys.set(id, key);
+      }
+      return key;
+    },
+    ...(layer.previous ? { previous: layer.previous } : {}),
+  };
 }
 
 /** One work record of a build's view, read on this thread (the merge asks for a few, one at a time). */
@@ -352,6 +469,18 @@ function readRecordSync(site: SiteView, slug: string): WorkRecord {
   const file = site.locate(`api/v1/works/${slug}/index.json`);
   if (file === null) throw new Error(`the record of ${slug} is deleted from the base's view`);
   return (JSON.parse(readFileSync(file, 'utf8')) as { data: WorkRecord }).data;
+}
+
+const aliasesOf = (instruments: readonly InstrumentRecord[]) => new Map(instruments.map((i) => [i.slug, i.aliases]));
+
+/** The listing and resolve files of a merge: merged, or a layer's overlay (all but the small catalog files). */
+function mergedListingFiles(works: MergedIndex['works'], resolve: ResolveCatalog): Partial<IndexFiles> {
+  if (!('overlay' in works)) return listingFiles(works, resolve);
+  const { overlay } = works;
+  const count = overlay.base.count - overlay.tombstones.length + overlay.works.length;
+  if (count !== resolve.works.count)
+    throw new Error(`the listing overlay holds ${count} works, the resolve catalog ${resolve.works.count}`);
+  return { [WORKS_OVERLAY_FILE]: encodeWorksOverlay(overlay), 'resolve.idx': encodeResolveCatalog(resolve) };
 }
 
 /**
@@ -367,6 +496,7 @@ export async function runIndexWorker(
   changedSlugs: string[],
   next: () => Promise<{ buildDir: string; renderedDir?: string }>,
   predicted: Promise<Prediction | null> = Promise.resolve(null),
+  layerOver: string | null = null,
 ): Promise<IncrementalIndexResult> {
   const changed = new Set(changedSlugs);
   // The base may be layered (src/lib/site/layers.ts); a missing base reads as empty, and the
@@ -380,7 +510,7 @@ export async function runIndexWorker(
   // The base's own versions of the changed works (looked up by slug: the base lists 100,000
   // folders at that size) and its index files.
   const before = readWorkRecordsOf(baseSite, changedSlugs);
-  const baseIndex = readIndexBase(baseBuildDir);
+  const baseIndex = readIndexBase(baseBuildDir, layerOver);
   let unchanged: Promise<WorkRecord[]> | null = null;
   const everyBaseRecord = () => (unchanged ??= readWorkRecords(baseSite, (slug) => !changed.has(slug)));
   // A read error is reported when the build asks for the index, not as an unhandled rejection.
@@ -410,8 +540,9 @@ export async function runIndexWorker(
           before: beforeRecords,
         },
         { changedRecords: records, changed, profiles: base.profiles, instruments: base.instruments },
+        base.layer ? layerListing(base.layer, aliasesOf(base.instruments)) : undefined,
       );
-      const listing = 'reason' in merged.resolve ? null : listingFiles(merged.works, merged.resolve);
+      const listing = 'reason' in merged.resolve ? null : mergedListingFiles(merged.works, merged.resolve);
       const staged =
         listing === null ? null : await stageIndexFiles(prediction.buildDir, listing, { makeBuildDir: false });
       return { records, merged, base, staged, listing, buildDir: prediction.buildDir };
@@ -464,6 +595,7 @@ export async function runIndexWorker(
       merged = mergeFromBase(
         { ...base, counts, recordAt, before: beforeRecords },
         { changedRecords: changedNow, changed, ...catalogRecords },
+        base.layer && !baseRecordsRead ? layerListing(base.layer, aliasesOf(catalogRecords.instruments)) : undefined,
       );
     }
   } catch (err) {
@@ -481,15 +613,28 @@ export async function runIndexWorker(
     await fs.rm(pre.staged, { recursive: true, force: true });
   if (works && resolveCatalog && !('reason' in base) && !baseRecordsRead) {
     const composers = distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]);
-    const parts = { slugs: works.slugs, composers, counts: (merged as MergedIndex).counts, ...catalogRecords };
-    files = staged
-      ? catalogFiles(parts, resolveCatalog.arrangementCount)
-      : assembleIndexFiles(parts, works, resolveCatalog);
-    count = works.slugs.count;
+    const counts = (merged as MergedIndex).counts;
+    if ('overlay' in works) {
+      const parts = { slugs: resolveCatalog.works.slugs, composers, counts, ...catalogRecords };
+      const over = { overlay: { base: path.basename(base.layer!.plain.dir), digest: base.layer!.plain.digest } };
+      files = {
+        ...(staged ? {} : mergedListingFiles(works, resolveCatalog)),
+        ...catalogFiles(parts, resolveCatalog.arrangementCount, over),
+      };
+    } else {
+      const parts = { slugs: works.slugs, composers, counts, ...catalogRecords };
+      files = staged
+        ? catalogFiles(parts, resolveCatalog.arrangementCount, { worksDigest: worksDigestOf(works.index) })
+        : assembleIndexFiles(parts, works, resolveCatalog);
+    }
+    count = resolveCatalog.works.count;
   } else {
     const records = [...(await everyBaseRecord()), ...changedNow];
     baseRecordsRead = true;
-    files = buildIndexFiles({ records, ...catalogRecords }, { works, resolve: resolveCatalog });
+    files = buildIndexFiles(
+      { records, ...catalogRecords },
+      { works: works && !('overlay' in works) ? works : undefined, resolve: resolveCatalog },
+    );
     count = records.length;
   }
   await writeIndexFiles(buildDir, files, staged ?? undefined);
@@ -504,7 +649,9 @@ export async function runIndexWorker(
     works: count,
     durationMs: Date.now() - started,
     baseRecordsRead,
-    listing: works ? 'merged' : 'built',
+    // An overlay is written only when nothing was built from every record (then the listing was too).
+    listing: works ? ('overlay' in works ? (baseRecordsRead ? 'built' : 'overlay') : 'merged') : 'built',
+    ...(!('reason' in base) && base.noLayerBecause !== undefined ? { noOverlayBecause: base.noLayerBecause } : {}),
     merge: lateBecause === null ? 'early' : 'at finish',
     ...(lateBecause !== null ? { mergedLateBecause: lateBecause } : {}),
     ...('reason' in merged ? { listingBuiltBecause: merged.reason } : {}),

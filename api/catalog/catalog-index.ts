@@ -3,7 +3,9 @@
  * (`<build>/index/`, written by the build from its own records), loaded as typed arrays and
  * sorted string lists, plus full records read on demand. Loading reads three files and makes
  * views over them; no work is parsed, so a start or a swap costs milliseconds at any size
- * (docs/architecture.md, "Indexes").
+ * (docs/architecture.md, "Indexes"). A layered build's listing may be an overlay over its plain
+ * base's listing files (api/catalog/index-layers.ts): those are read from the base's folder (and
+ * kept decoded between swaps to layers over the same base) and the overlay laid over them.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +13,8 @@ import type { InstrumentRecord } from '../../src/schemas/profile.ts';
 import type { ProfileHead } from '../../src/domain/catalog-index/profiles.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
-import { decodeWorksIndex, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import { layerWorks } from '../../src/domain/catalog-index/works-overlay.ts';
 import {
   CATALOG_INDEX_FORMAT,
   INDEX_DIR,
@@ -22,14 +25,14 @@ import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/reso
 import { WorkRecords } from './work-records.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import { SummaryFile } from './summaries.ts';
+import { OverlaidListing, PlainListing, type WorksListing } from './listing.ts';
+import { overlayBaseDir, readPlainListing, readWorksOverlay } from './index-layers.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from '../site/cache-budgets.ts';
 
 export interface CatalogIndex {
-  /** Listing order, slugs and the search fields' inverted indexes. */
-  works: WorksIndex;
-  /** Listing items, read per page from the summaries file. */
-  summaries: SummaryFile;
+  /** Listing pages: the search fields' inverted indexes, and the items read per page from the summaries file. */
+  listing: WorksListing;
   /** The resolve catalog (columns over the same order); full records come from `records`. */
   resolve: ResolveCatalog;
   /** Full work records, read on demand with a bounded cache. */
@@ -72,11 +75,26 @@ export async function loadCatalogIndex(
     throw new MissingIndexError(
       `${buildDir}: index format ${manifest.format}, expected ${CATALOG_INDEX_FORMAT}; rebuild it`,
     );
-  const [worksFile, resolveFile, profilesFile] = await Promise.all(
-    ['works.idx', 'resolve.idx', 'profiles.idx'].map((name) => fs.readFile(path.join(dir, name))),
+  const [resolveFile, profilesFile] = await Promise.all(
+    ['resolve.idx', 'profiles.idx'].map((name) => fs.readFile(path.join(dir, name))),
   );
   await breathe();
-  const works = decodeWorksIndex(decodeIndex(worksFile!, 'works.idx'));
+  let listing: WorksListing;
+  if (manifest.overlay) {
+    let plain, overlay;
+    try {
+      plain = await readPlainListing(overlayBaseDir(buildDir, manifest), manifest.overlay.digest);
+      overlay = await readWorksOverlay(buildDir);
+    } catch (err) {
+      throw new MissingIndexError(`${buildDir}: its listing overlay cannot be read: ${(err as Error).message}`);
+    }
+    await breathe();
+    const view = layerWorks(plain.works, plain.digest, overlay);
+    listing = new OverlaidListing(view, new SummaryFile(plain.summariesFile, plain.works));
+  } else {
+    const works = decodeWorksIndex(decodeIndex(await fs.readFile(path.join(dir, 'works.idx')), 'works.idx'));
+    listing = new PlainListing(works, new SummaryFile(path.join(dir, 'summaries.json'), works));
+  }
   await breathe();
   const resolve = decodeResolveCatalog(decodeIndex(resolveFile!, 'resolve.idx'), manifest.profiles);
   const profiles = decodeIndex(profilesFile!, 'profiles.idx');
@@ -84,16 +102,17 @@ export async function loadCatalogIndex(
     throw new MissingIndexError(`${buildDir}: profiles.idx does not match catalog.json; rebuild it`);
   const text = profiles.bytes('text');
   const offsets = profiles.u32('offsets');
-  if (works.count !== manifest.works || resolve.works.count !== manifest.works) {
+  if (listing.count !== manifest.works || resolve.works.count !== manifest.works) {
+    listing.close();
     throw new MissingIndexError(
-      `${buildDir}: index files disagree on the number of works (${works.count}, ${resolve.works.count}, ${manifest.works}); rebuild it`,
+      `${buildDir}: index files disagree on the number of works (${listing.count}, ${resolve.works.count}, ${manifest.works}); rebuild it`,
     );
   }
   return {
-    works,
+    listing,
     resolve,
-    records: new WorkRecords(SiteView.open(buildDir), works, budgets.recordBytes),
-    summaries: new SummaryFile(path.join(dir, 'summaries.json'), works),
+    // The resolve catalog numbers the whole catalog's works in listing order, as works.idx does.
+    records: new WorkRecords(SiteView.open(buildDir), resolve.works, budgets.recordBytes),
     profiles: manifest.profiles,
     profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),
     profileListings: new Map(),

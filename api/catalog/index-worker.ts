@@ -35,7 +35,7 @@ port.on('message', (msg: IndexWorkerMessage) => {
         else if (job.finish) resolve(job.finish);
         else job.waiting = { resolve, reject };
       });
-    runIndexWorker(msg.baseBuildDir, msg.changedSlugs, next, predicted)
+    runIndexWorker(msg.baseBuildDir, msg.changedSlugs, next, predicted, msg.layerOver)
       .then(
         (result) => port.postMessage({ id: msg.id, ...result } satisfies IndexWorkerAnswer),
         (err: unknown) =>

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProfilesQuery, WorksQuery, WORKS_DEFAULT_PAGE_SIZE } from '../../src/schemas/queries.ts';
-import { MAX_QUERY_WORDS, filterWords, searchWorks } from '../../src/domain/catalog-index/works-index.ts';
+import { MAX_QUERY_WORDS, filterWords } from '../../src/domain/catalog-index/works-index.ts';
 import { ProblemError } from '../http/problem.ts';
 import { matchesAllWords } from '../../src/domain/text.ts';
 import type { AppContext } from '../context.ts';
@@ -58,7 +58,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
       const key = JSON.stringify([q.query, q.genre, q.composer, q.instrument, q.style, page, pageSize]);
       let answer = catalog.listingAnswers.get(key);
       if (!answer) {
-        const slice = searchWorks(catalog.works, q, page, pageSize);
+        const slice = catalog.listing.page(q, page, pageSize);
         const base = `${ctx.config.publicBaseUrl}/api/v1/works`;
         const last = Math.max(1, slice.totalPages);
         const links = {
@@ -70,7 +70,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: AppContext): vo
         };
         // The envelope, joined around the items' stored JSON texts: exactly JSON.stringify of
         // envelope({ items, page, pageSize, total, totalPages, links }), without parsing the items.
-        const texts = catalog.summaries.pageTexts(slice.ids);
+        const texts = slice.texts;
         const head = `{"apiVersion":${JSON.stringify(API_VERSION)},"generatedAtUtc":${JSON.stringify(generatedAtUtc)},"data":{"items":[`;
         const tail = `],"page":${page},"pageSize":${pageSize},"total":${slice.total},"totalPages":${slice.totalPages},"links":${JSON.stringify(links)}}}`;
         const parts: Buffer[] = [Buffer.from(head)];

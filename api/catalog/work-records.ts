@@ -16,14 +16,14 @@ export const RECORD_CACHE_BYTES = 8 * 1024 * 1024;
 export class WorkRecords {
   /** The build's pages and records (layered or not). */
   private readonly site: SiteView;
-  private readonly index: WorksIndex;
+  private readonly index: Pick<WorksIndex, 'count' | 'slugs'>;
   private readonly budget: number;
   /** By work id, least recently used first (Map keeps insertion order; a hit is re-inserted). */
   private readonly cache = new Map<number, { record: WorkRecord; bytes: number }>();
   private readonly reading = new Map<number, Promise<WorkRecord>>();
   private cachedBytes = 0;
 
-  constructor(site: string | SiteView, index: WorksIndex, budgetBytes = RECORD_CACHE_BYTES) {
+  constructor(site: string | SiteView, index: Pick<WorksIndex, 'count' | 'slugs'>, budgetBytes = RECORD_CACHE_BYTES) {
     this.site = typeof site === 'string' ? SiteView.plain(site) : site;
     this.index = index;
     this.budget = budgetBytes;

@@ -68,7 +68,7 @@ async function runReadiness(ctx: AppContext): Promise<Readiness> {
     (async () => {
       const dir = ctx.handle.current.dir;
       if (!isCompleteBuild(dir)) throw new Error(`${dir} is not a complete build (no build.json)`);
-      return `serving ${path.basename(dir)} (${ctx.handle.current.catalog.works.count} works)`;
+      return `serving ${path.basename(dir)} (${ctx.handle.current.catalog.listing.count} works)`;
     })(),
   );
   const contentRepository = withTimeout(

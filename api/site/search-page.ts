@@ -10,7 +10,6 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { sendFile } from '../http/send-file.ts';
 import { refuseTooManyWords } from '../catalog/routes.ts';
-import { searchWorks } from '../../src/domain/catalog-index/works-index.ts';
 import { WorksQuery } from '../../src/schemas/queries.ts';
 import type { WorkSummary } from '../../src/schemas/work.ts';
 
@@ -92,8 +91,8 @@ export function registerSearchPage(app: FastifyInstance, ctx: AppContext): void 
       if (!FILTERS.some((f) => q[f]?.trim())) return sendFile(request, reply, base, found.file);
       refuseTooManyWords(q);
       const { catalog } = ctx.handle.current;
-      const slice = searchWorks(catalog.works, q, q.page ?? 1, SEARCH_PAGE_SIZE);
-      const items = catalog.summaries.page(slice.ids);
+      const slice = catalog.listing.page(q, q.page ?? 1, SEARCH_PAGE_SIZE);
+      const items = slice.texts.map((text) => JSON.parse(text.toString('utf8')) as WorkSummary);
       const page = (found.file.body ?? (await readFile(found.file.absPath))).toString('utf8');
       const html = fillSearchPage(page, q, {
         items,

@@ -80,7 +80,7 @@ export class SiteHandle {
     const next = await SiteHandle.prepare(buildDir, this.budgets);
     // The link first: should it fail, neither this process nor nginx switched, and the rebuild says why.
     if (this.servedLink) pointServedBuild(this.servedLink, buildDir);
-    const previous = this.served.catalog.summaries;
+    const previous = this.served.catalog.listing;
     this.served = next;
     // Requests that started on the previous build may still read its summaries for a moment. Only
     // the summaries file is held for that: the old build's caches go as soon as those requests end.

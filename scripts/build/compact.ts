@@ -4,7 +4,9 @@
  * view, hard-linked (the base's files but the deleted ones, the delta's over them:
  * `materializeView`, the same as an incremental build's inline compaction); its other files
  * (`index/`, `protected/`, the manifests) are the layer's, linked, and its catalog snapshot, a delta
- * over the layer's base, is written whole (scripts/catalog-snapshot.ts); `build.json` is
+ * over the layer's base, is written whole (scripts/catalog-snapshot.ts), as are its listing
+ * index files when the layer holds a listing overlay over its base's (api/catalog/index-layers.ts:
+ * merged, the bytes a full build writes, its other index files linked); `build.json` is
  * the layer's with `incremental.layer` saying `{ base: null, compacted: true }` and
  * `compactedFrom` naming the layer, written last. The view is byte for byte the layer's, so the
  * server can swap it in at any time while the layer is still the served build, and the next
@@ -24,6 +26,8 @@ import {
 } from '../../src/lib/site/layers.ts';
 import { materializeView } from './link-base.ts';
 import { CATALOG_SNAPSHOT, isDeltaSnapshot, writeResolvedSnapshot } from '../catalog-snapshot.ts';
+import { materializeListing } from '../../api/catalog/index-layers.ts';
+import { INDEX_DIR, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
 import type { BuildInfo } from './types.ts';
 
 /** The layer's own files, which a plain folder does not have (its `base` link is written again). */
@@ -38,6 +42,25 @@ export interface CompactionInfo {
   /** The paths the layer carried (its delta's files and the base's files it deleted). */
   layerPaths: number;
   durationMs: number;
+}
+
+/**
+ * The layer's index files as a plain folder's: linked, but a listing overlay's merged into the
+ * listing files and catalog.json a full build of the same catalog writes (the plain folder must
+ * not need the layer's base, which may be pruned once it is served).
+ */
+function compactIndex(layerDir: string, from: string, to: string): void {
+  const merged = materializeListing(layerDir);
+  if (merged === null) {
+    execFileSync('cp', ['-al', from, to]);
+    return;
+  }
+  mkdirSync(to);
+  for (const name of readdirSync(from)) {
+    if (name === WORKS_OVERLAY_FILE || name in merged) continue;
+    linkSync(path.join(from, name), path.join(to, name));
+  }
+  for (const [name, bytes] of Object.entries(merged)) writeFileSync(path.join(to, name), bytes);
 }
 
 /** Make `outDir` the plain folder of the layered build `layerDir`; throws when it is not a complete layer. */
@@ -69,7 +92,8 @@ export async function compactBuild(layerDir: string, outDir: string): Promise<Co
       // (that base may be pruned once this folder is served): written whole. Unreadable: none,
       // and the next build loads the whole catalog.
       writeResolvedSnapshot(layerDir, to);
-    } else if (entry.isDirectory()) execFileSync('cp', ['-al', from, to]);
+    } else if (entry.name === INDEX_DIR && entry.isDirectory()) compactIndex(layerDir, from, to);
+    else if (entry.isDirectory()) execFileSync('cp', ['-al', from, to]);
     else if (entry.isFile()) linkSync(from, to);
   }
   writePlainBaseLink(outDir);

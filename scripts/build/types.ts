@@ -154,8 +154,9 @@ export interface BuildInfo {
   catalogIndex: {
     works: number;
     durationMs: number;
-    listing?: 'merged' | 'built';
+    listing?: 'overlay' | 'merged' | 'built';
     listingBuiltBecause?: string;
+    noOverlayBecause?: string;
     resolve?: 'merged' | 'built';
     resolveBuiltBecause?: string;
   };

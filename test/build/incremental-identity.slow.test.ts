@@ -7,7 +7,7 @@
  * The earlier build folder, which the new one reads through (or shares inodes with),
  * is left exactly as it was. Changes the incremental path cannot vouch for fall back to a full build.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
@@ -72,12 +72,20 @@ describe('incremental build', () => {
     expect(info.incremental.layer).toMatchObject({ base: 'base' });
     expect(info.incremental.layer.files).toBeLessThan(filesUnder(path.join(baseDir, 'client')).length / 2);
     // The index files were merged from the base's, and (below) their bytes are a full build's.
+    // The listing's are not written at all: an overlay over the base's (api/catalog/index-layers.ts),
+    // compared below as the files it merges into.
     // ... without reading the base's records of the unchanged works (catalog.json keeps the counts).
     // ... beside the render, from the records the build predicted (the rendered ones are the same),
     // made before the scores step from the base's score manifest (the correction left its scores).
     expect(info.incremental.prediction).toBe('base');
+    expect(readdirSync(path.join(result.incremental, 'index')).sort()).toEqual([
+      'catalog.json',
+      'profiles.idx',
+      'resolve.idx',
+      'works-overlay.json',
+    ]);
     expect(info.catalogIndex).toMatchObject({
-      listing: 'merged',
+      listing: 'overlay',
       resolve: 'merged',
       baseRecordsRead: false,
       merge: 'early',
@@ -199,17 +207,26 @@ describe('incremental build', () => {
     ]);
     // A new work, a rename and new arrangements, merged into the base's index files too (early:
     // the instruments' work counts changed, not their terms), predicted after the scores step
-    // (new works and a changed score).
+    // (new works and a changed score); the listing overlay holds the first build's change and this
+    // one's (the renamed work's old slug is a tombstone over the base, in no overlay entry).
     expect(info.incremental.prediction).toBe('scores');
     expect(info.catalogIndex).toMatchObject({
-      listing: 'merged',
+      listing: 'overlay',
       resolve: 'merged',
       baseRecordsRead: false,
       merge: 'early',
-      // The first incremental build's listing and resolve files, kept by the index worker that
-      // wrote them (the byte-identity below shows they were what it wrote).
+      // The first incremental build's resolve file, kept by the index worker that wrote it (the
+      // byte-identity below shows it was what it wrote).
       baseFiles: 'kept',
     });
+    const overlay = JSON.parse(readFileSync(path.join(result.incremental, 'index', 'works-overlay.json'), 'utf8'));
+    expect(overlay.works.map((w: { slug: string }) => w.slug).sort()).toEqual([
+      'bach-air-second-study',
+      'bach-prelude-in-c-bwv-846',
+      'bach-toccata-renamed',
+      'beethoven-fur-elise',
+      'brahms-wiegenlied-op-49-no-4',
+    ]);
     expect(result.differences).toEqual([]);
     // A layer over the first one's base (never a chain): its view is compared above; the renamed
     // work's base files are deleted from it, not copied and removed.

@@ -9,6 +9,8 @@ import { WarmBuilder } from '../../api/site/warm-builder.ts';
 import { PROJECT_ROOT } from './app.ts';
 import { CATALOG_SNAPSHOT, resolvedSnapshot } from '../../scripts/catalog-snapshot.ts';
 import { LAYER_BASE_LINK, LAYER_DELETED_DIR, LAYER_FILE, SiteView } from '../../src/lib/site/layers.ts';
+import { materializeListing } from '../../api/catalog/index-layers.ts';
+import { INDEX_DIR, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
 
 export function filesUnder(dir: string, prefix = ''): string[] {
   const out: string[] = [];
@@ -26,14 +28,19 @@ const LAYER_OWN = (rel: string) =>
 
 /**
  * Digest of every file of a build folder but build.json (timings); nginx.conf names its own
- * folder; the catalog snapshot is the whole one a layer's delta stands for. `client/` is the folder's view: a layered build's delta over its base, without the
- * files it deletes, so a layer compares with the full build of the same commit.
+ * folder; the catalog snapshot is the whole one a layer's delta stands for, and so are a listing
+ * overlay's index files (merged with its base's: api/catalog/index-layers.ts). `client/` is the
+ * folder's view: a layered build's delta over its base, without the files it deletes, so a layer
+ * compares with the full build of the same commit.
  */
 export function digests(dir: string): Map<string, string> {
   const map = new Map<string, string>();
   const hash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  const listing = materializeListing(dir);
+  if (listing) for (const [name, bytes] of Object.entries(listing)) map.set(`${INDEX_DIR}/${name}`, hash(bytes));
   for (const rel of filesUnder(dir)) {
     if (rel === 'build.json' || rel.startsWith('client/') || LAYER_OWN(rel)) continue;
+    if (listing && (rel === `${INDEX_DIR}/${WORKS_OVERLAY_FILE}` || map.has(rel))) continue;
     let bytes: Buffer = readFileSync(path.join(dir, rel));
     // A layered build's snapshot is a delta over its plain base's: compared as the whole it stands for.
     if (rel === CATALOG_SNAPSHOT) bytes = resolvedSnapshot(dir) ?? bytes;

@@ -56,7 +56,7 @@ function baseOf(list: WorkRecord[], changed: ReadonlySet<string>, reads = { n: 0
   const bySlug = new Map(list.map((r) => [r.slug, r]));
   return {
     works,
-    summaries: listing.summaries,
+    listing: { index: works, summaries: listing.summaries },
     resolve: decodeResolveCatalog(
       decodeIndex(encodeResolveCatalog(buildResolveCatalog(list, heads, instruments))),
       heads,
@@ -132,7 +132,7 @@ describe('the index files merged from the base', () => {
     );
     const built = buildIndexFiles({ records: next, profiles, instruments });
     for (const name of Object.keys(built) as Array<keyof typeof built>)
-      expect([name, Buffer.compare(assembled[name], built[name])]).toEqual([name, 0]);
+      expect([name, Buffer.compare(assembled[name]!, built[name]!)]).toEqual([name, 0]);
   });
 
   it("reads of the instruments and profiles only their terms and statuses (an early merge with the base's is the same)", () => {

@@ -98,7 +98,9 @@ export const beside: Step = {
       }),
       'stage',
     );
-    build.indexer = startIndexWorker(base.dir, plan.scope);
+    // A layer's listing index is an overlay over its plain base's files (api/catalog/index-layers.ts).
+    const plainBase = base.layer ? path.join(path.dirname(base.dir), base.layer.base) : base.dir;
+    build.indexer = startIndexWorker(base.dir, plan.scope, { layerOver: base.kind === 'layer' ? plainBase : null });
     const indexer = build.indexer;
     build.onEnd(() => indexer.close());
     // The index merge starts now when the base's score manifest gives the changed works' records.

@@ -8,7 +8,12 @@
  *   index/resolve.idx   the resolve catalog's columns, word fields and role lists
  *   index/profiles.idx  each profile record's JSON text (the listing joins them)
  *   index/catalog.json  profile heads, instruments, distinct composers, counts (small)
+ *
+ * A layered build (src/domain/site-layers.ts) may keep, instead of works.idx and summaries.json,
+ * `index/works-overlay.json`: the works changed since its plain base, laid over the base's listing
+ * files when the server reads them (catalog.json `overlay`; works-overlay.ts).
  */
+import { createHash } from 'node:crypto';
 import type { WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
 import { workSummary } from '../records.ts';
@@ -20,6 +25,8 @@ import { profileHead, type ProfileHead } from './profiles.ts';
 
 export const INDEX_DIR = 'index';
 export const CATALOG_INDEX_FORMAT = 2;
+/** A layered build's listing changes over its plain base's listing files (catalog.json `overlay`). */
+export const WORKS_OVERLAY_FILE = 'works-overlay.json';
 
 export interface CatalogIndexInput {
   records: WorkRecord[];
@@ -48,7 +55,35 @@ export interface CatalogManifest {
    */
   genres?: Record<string, number>;
   periods?: Record<string, number>;
+  /**
+   * The sha256 of this folder's works.idx (`worksDigestOf`), so an overlay can name the listing
+   * it lies over and the server can check it without hashing 25 MB. Absent in a folder made
+   * before 2026-11-30, and in one holding an overlay instead of works.idx.
+   */
+  worksDigest?: string;
+  /**
+   * Present when this folder holds no works.idx or summaries.json, but `works-overlay.json` over
+   * those of `base`, a plain build folder beside this one whose catalog.json `worksDigest` is
+   * `digest`. Everything else in the manifest is the whole catalog's, as in a full build.
+   */
+  overlay?: { base: string; digest: string };
 }
+
+/** The identity of a works.idx (catalog.json `worksDigest`). */
+export function worksDigestOf(worksIdx: Buffer): string {
+  return createHash('sha256').update(worksIdx).digest('hex');
+}
+
+/**
+ * The catalog.json of the full build an overlay's folder stands for: its own, without `overlay`,
+ * naming the merged works.idx (the same bytes a full build of the same catalog writes).
+ */
+export function manifestWithout(overlaid: CatalogManifest, worksIdx: Buffer): Buffer {
+  const { overlay: _overlay, worksDigest: _digest, ...rest } = overlaid;
+  return manifestBytes({ ...rest, worksDigest: worksDigestOf(worksIdx) });
+}
+
+const manifestBytes = (manifest: CatalogManifest) => Buffer.from(`${JSON.stringify(manifest)}\n`);
 
 /** Works per genre and per period (catalog.json `genres`, `periods`). */
 export interface FacetCounts {
@@ -100,6 +135,8 @@ export interface IndexFiles {
   'resolve.idx': Buffer;
   'profiles.idx': Buffer;
   'catalog.json': Buffer;
+  /** A layer's, instead of works.idx and summaries.json (`WORKS_OVERLAY_FILE`). */
+  'works-overlay.json'?: Buffer;
 }
 
 /**
@@ -153,7 +190,10 @@ export function assembleIndexFiles(parts: IndexParts, works: ListingFiles, resol
     if (listed.count !== sorted.length || sorted.some((slug, r) => listed.at(listed.bySlug[r]!) !== slug))
       throw new Error(`the listing holds other works than the records (${listed.count} / ${sorted.length})`);
   }
-  return { ...listingFiles(works, resolve), ...catalogFiles(parts, resolve.arrangementCount) };
+  return {
+    ...listingFiles(works, resolve),
+    ...catalogFiles(parts, resolve.arrangementCount, { worksDigest: worksDigestOf(works.index) }),
+  };
 }
 
 /**
@@ -185,10 +225,14 @@ export function listingFiles(
   };
 }
 
-/** The profiles and the small catalog file, from the catalog's profile and instrument records. */
+/**
+ * The profiles and the small catalog file, from the catalog's profile and instrument records;
+ * `listing`: the folder's works.idx digest, or the overlay it holds instead.
+ */
 export function catalogFiles(
   parts: IndexParts,
   arrangementCount: number,
+  listing: { worksDigest: string } | { overlay: NonNullable<CatalogManifest['overlay']> },
 ): Pick<IndexFiles, 'profiles.idx' | 'catalog.json'> {
   const profiles = sortProfiles(parts.profiles);
   const counts = sortedCounts(parts.counts);
@@ -201,11 +245,9 @@ export function catalogFiles(
     composers: parts.composers,
     genres: counts.genres,
     periods: counts.periods,
+    ...listing,
   };
-  return {
-    'profiles.idx': encodeProfiles(profiles),
-    'catalog.json': Buffer.from(`${JSON.stringify(manifest)}\n`),
-  };
+  return { 'profiles.idx': encodeProfiles(profiles), 'catalog.json': manifestBytes(manifest) };
 }
 
 const sortProfiles = (list: ProfileRecord[]) =>

@@ -20,16 +20,21 @@ import { indexWork } from '../works-query.ts';
 import type { ResolveCatalog } from '../resolve/catalog.ts';
 import { mergeResolveCatalog } from '../resolve/catalog-merge.ts';
 import { mergeWorksIndex, type ListingFiles, type WorksIndex } from './works-index.ts';
-import { buildWorksOverlay } from './works-overlay.ts';
+import { buildWorksOverlay, type WorksOverlay } from './works-overlay.ts';
 import { buildResolveOverlay } from './resolve-overlay.ts';
 import type { SlugTable } from './slug-table.ts';
 import type { ProfileHead } from './profiles.ts';
 import { sortedCounts, type FacetCounts } from './index-files.ts';
 
 export interface IndexBase {
-  /** The base's decoded works.idx and resolve.idx, its summaries file, and the profile heads and instruments of its catalog.json. */
-  works: WorksIndex;
-  summaries: Buffer;
+  /** The base's listing order (its resolve catalog numbers works alike). */
+  works: Pick<WorksIndex, 'count' | 'slugs'>;
+  /**
+   * The base's decoded works.idx and its summaries file, to merge the changed works into; null
+   * when the base holds an overlay instead (then only a `LayerListing` can follow it).
+   */
+  listing: { index: WorksIndex; summaries: Buffer } | null;
+  /** The base's decoded resolve.idx, and the profile heads and instruments of its catalog.json. */
   resolve: ResolveCatalog;
   profiles: ProfileHead[];
   instruments: InstrumentRecord[];
@@ -54,8 +59,23 @@ export interface IndexTarget {
   instruments: InstrumentRecord[];
 }
 
-export interface MergedIndex {
-  works: ListingFiles;
+/**
+ * A layered build's listing (src/domain/site-layers.ts): not merged, but the changed works laid
+ * over its plain base's listing files as an overlay (works-overlay.ts), which holds every change
+ * since that plain base (`previous`, the base's own overlay, plus this change).
+ */
+export interface LayerListing {
+  /** The plain base's decoded works.idx, and its catalog.json `worksDigest`. */
+  works: WorksIndex;
+  digest: string;
+  /** The plain base's listing sort key of its work `id` (read from its record: about log2(works) per changed work). */
+  sortKeyAt(id: number): string;
+  previous?: WorksOverlay;
+}
+
+export interface MergedIndex<Listing = ListingFiles | { overlay: WorksOverlay }> {
+  /** The listing files merged; or, with a `LayerListing`, the overlay over the plain base's. */
+  works: Listing;
   resolve: ResolveCatalog | { reason: string };
   /** The new catalog's works per genre and period. */
   counts: FacetCounts;
@@ -101,7 +121,9 @@ export function countsAfter(
 }
 
 /** Throws when the base's index does not hold the base's records (the caller builds from the records). */
-export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex {
+export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex<ListingFiles>;
+export function mergeFromBase(base: IndexBase, target: IndexTarget, layer: LayerListing | undefined): MergedIndex;
+export function mergeFromBase(base: IndexBase, target: IndexTarget, layer?: LayerListing): MergedIndex {
   const changed = target.changedRecords.filter((r) => target.changed.has(r.slug));
   const present = new Set(changed.map((r) => r.slug));
   for (const r of base.before)
@@ -109,6 +131,7 @@ export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex
       throw new Error(`the base's version of ${r.slug} is not a changed work of the base`);
   const removed = [...target.changed].filter((slug) => !present.has(slug) && base.works.slugs.indexOf(slug) >= 0);
   const names = new Map(target.instruments.map((i) => [i.slug, i.aliases]));
+  const inputs = changed.map((record) => ({ record, summary: workSummary(record) }));
   const sortKeys = new Map<number, string>();
   const overlay = buildWorksOverlay({
     base: base.works,
@@ -125,11 +148,24 @@ export function mergeFromBase(base: IndexBase, target: IndexTarget): MergedIndex
       return key;
     },
     instrumentNames: names,
-    changed: changed.map((record) => ({ record, summary: workSummary(record) })),
+    changed: inputs,
     removed,
   });
-  const works = mergeWorksIndex(base.works, base.summaries, overlay);
   const counts = countsAfter(base.counts, base.before, changed);
+  if (layer) {
+    const listing = buildWorksOverlay({
+      base: layer.works,
+      baseDigest: layer.digest,
+      baseSortKey: layer.sortKeyAt,
+      instrumentNames: names,
+      ...(layer.previous ? { previous: layer.previous } : {}),
+      changed: inputs,
+      removed,
+    });
+    return { works: { overlay: listing }, resolve: mergedResolve(base, target, changed, overlay, counts), counts };
+  }
+  if (base.listing === null) throw new Error('the base holds a listing overlay, not the files to merge into');
+  const works = mergeWorksIndex(base.listing.index, base.listing.summaries, overlay);
   return { works, resolve: mergedResolve(base, target, changed, overlay, counts, works.slugs), counts };
 }
 
@@ -139,7 +175,7 @@ function mergedResolve(
   changed: WorkRecord[],
   overlay: Parameters<typeof mergeResolveCatalog>[1],
   counts: FacetCounts,
-  slugs: SlugTable,
+  slugs?: SlugTable,
 ): ResolveCatalog | { reason: string } {
   if (!sameJson(instrumentTerms(base.instruments), instrumentTerms(target.instruments)))
     return { reason: 'the instruments changed' };

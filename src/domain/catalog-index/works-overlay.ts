@@ -77,7 +77,8 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // ---------- write ----------
 
 export interface OverlayChange {
-  base: WorksIndex;
+  /** The base's listing order (its works.idx, or a resolve catalog numbering works alike). */
+  base: Pick<WorksIndex, 'count' | 'slugs'>;
   /** Identifies the base (e.g. the sha256 of its works.idx); a previous overlay must name the same one. */
   baseDigest: string;
   /**

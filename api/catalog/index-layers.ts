@@ -1,0 +1,133 @@
+/**
+ * A layered build's listing index (docs/architecture.md, "Changing one work without
+ * re-indexing"): its `index/` holds no works.idx or summaries.json but `works-overlay.json`, the
+ * works changed since its plain base, laid over that base's two files when they are read
+ * (catalog.json `overlay` names the base folder and its works.idx digest). Here: reading a plain
+ * base's listing (kept decoded by the thread that reads it, since every layer over one base reads
+ * the same files), reading an overlay, and merging the two into the files a full build of the
+ * same catalog writes (the background compaction, a build that cannot lay a new overlay over its
+ * base, and the tests that compare builds).
+ */
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import {
+  CATALOG_INDEX_FORMAT,
+  INDEX_DIR,
+  WORKS_OVERLAY_FILE,
+  manifestWithout,
+  type CatalogManifest,
+} from '../../src/domain/catalog-index/index-files.ts';
+import { decodeWorksIndex, mergeWorksIndex, type WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import { decodeWorksOverlay, type WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
+import { RememberedFile } from '../../src/lib/file-identity.ts';
+
+/** A plain build's listing files, as an overlay lies over them. */
+export interface PlainListing {
+  /** The plain build folder. */
+  dir: string;
+  manifest: CatalogManifest;
+  /** Its catalog.json `worksDigest`. */
+  digest: string;
+  works: WorksIndex;
+  /** Its summaries.json. */
+  summariesFile: string;
+}
+
+export class ListingLayerError extends Error {}
+
+/** The decoded works.idx this thread read last, known again by the file's identity. */
+const lastBase = new RememberedFile<WorksIndex>();
+
+function checkedManifest(buildDir: string, text: string): CatalogManifest {
+  const manifest = JSON.parse(text) as CatalogManifest;
+  if (manifest.format !== CATALOG_INDEX_FORMAT)
+    throw new ListingLayerError(`${buildDir}: index format ${manifest.format}, expected ${CATALOG_INDEX_FORMAT}`);
+  return manifest;
+}
+
+const manifestFile = (buildDir: string) => path.join(buildDir, INDEX_DIR, 'catalog.json');
+
+/** A plain folder's works.idx digest, checked against the one an overlay names. */
+function plainDigest(dir: string, manifest: CatalogManifest, digest: string | undefined): string {
+  if (manifest.overlay) throw new ListingLayerError(`${dir} holds a listing overlay, not a plain listing`);
+  if (manifest.worksDigest === undefined)
+    throw new ListingLayerError(`${dir} was built before its works.idx digest was kept`);
+  if (digest !== undefined && manifest.worksDigest !== digest)
+    throw new ListingLayerError(`${dir}: its works.idx is ${manifest.worksDigest}, the overlay lies over ${digest}`);
+  return manifest.worksDigest;
+}
+
+/** The decoded works.idx, kept for the next read of the same file. */
+function decodedWorks(file: string, bytes: Buffer): WorksIndex {
+  const works = decodeWorksIndex(decodeIndex(bytes, 'works.idx'));
+  lastBase.remember(file, works);
+  return works;
+}
+
+/**
+ * The listing of plain build `dir`; with `digest`, it must be the one an overlay names. Throws
+ * `ListingLayerError` when the folder holds no works.idx of its own (an overlay, or a build made
+ * before works.idx digests were kept).
+ */
+export async function readPlainListing(dir: string, digest?: string): Promise<PlainListing> {
+  const manifest = checkedManifest(dir, await fs.readFile(manifestFile(dir), 'utf8'));
+  const file = path.join(dir, INDEX_DIR, 'works.idx');
+  const plain = plainDigest(dir, manifest, digest);
+  return plainListing(dir, manifest, plain, lastBase.recall(file) ?? decodedWorks(file, await fs.readFile(file)));
+}
+
+function plainListing(dir: string, manifest: CatalogManifest, digest: string, works: WorksIndex): PlainListing {
+  if (works.count !== manifest.works)
+    throw new ListingLayerError(`${dir}: works.idx holds ${works.count} works, catalog.json ${manifest.works}`);
+  return { dir, manifest, digest, works, summariesFile: path.join(dir, INDEX_DIR, 'summaries.json') };
+}
+
+/** The plain folder an overlay's folder lies over (a sibling in builds/). */
+export function overlayBaseDir(buildDir: string, manifest: CatalogManifest): string {
+  const base = manifest.overlay!.base;
+  // A folder name, never a path: the manifest is read as untrusted.
+  if (base === '' || base.includes('/') || base.includes('\\') || base === '.' || base === '..')
+    throw new ListingLayerError(`${buildDir}: catalog.json overlay.base ${JSON.stringify(base)} is not a folder name`);
+  return path.join(path.dirname(path.resolve(buildDir)), base);
+}
+
+export async function readWorksOverlay(buildDir: string): Promise<WorksOverlay> {
+  return decodeWorksOverlay(await fs.readFile(path.join(buildDir, INDEX_DIR, WORKS_OVERLAY_FILE)));
+}
+
+/**
+ * The listing files and catalog.json a full build of `buildDir`'s catalog writes, from its plain
+ * base's and its overlay (merged: O(postings) typed-array work, about 0.2 s at 100,000 works);
+ * null when `buildDir` holds its own listing files. Synchronous: for the compaction's child, the
+ * index worker's thread and the tests, never the server's thread.
+ */
+export function materializeListing(
+  buildDir: string,
+): { 'works.idx': Buffer; 'summaries.json': Buffer; 'catalog.json': Buffer } | null {
+  const manifest = checkedManifest(buildDir, readFileSync(manifestFile(buildDir), 'utf8'));
+  if (!manifest.overlay) return null;
+  const dir = overlayBaseDir(buildDir, manifest);
+  const plainManifest = checkedManifest(dir, readFileSync(manifestFile(dir), 'utf8'));
+  const file = path.join(dir, INDEX_DIR, 'works.idx');
+  const digest = plainDigest(dir, plainManifest, manifest.overlay.digest);
+  const base = plainListing(
+    dir,
+    plainManifest,
+    digest,
+    lastBase.recall(file) ?? decodedWorks(file, readFileSync(file)),
+  );
+  const overlay = decodeWorksOverlay(readFileSync(path.join(buildDir, INDEX_DIR, WORKS_OVERLAY_FILE)));
+  if (overlay.base.digest !== base.digest || overlay.base.count !== base.works.count)
+    throw new ListingLayerError(`${buildDir}: its overlay lies over another listing than ${base.dir}'s`);
+  const merged = mergeWorksIndex(base.works, readFileSync(base.summariesFile), overlay);
+  if (merged.slugs.count !== manifest.works)
+    throw new ListingLayerError(
+      `${buildDir}: the overlay gives ${merged.slugs.count} works, catalog.json ${manifest.works}`,
+    );
+  return {
+    'works.idx': merged.index,
+    'summaries.json': merged.summaries,
+    'catalog.json': manifestWithout(manifest, merged.index),
+  };
+}
