@@ -21,13 +21,14 @@ import {
   type CatalogIndexInput,
   type CatalogManifest,
   type IndexFiles,
-  WORKS_OVERLAY_FILE,
+  layerIndexFiles,
+  layerListingFiles,
   worksDigestOf,
 } from '../../src/domain/catalog-index/index-files.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
-import { encodeWorksOverlay, type WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
-import { decodeResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import type { WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
+import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { workSummary } from '../../src/domain/records.ts';
 import { indexWork } from '../../src/domain/works-query.ts';
 import {
@@ -471,16 +472,17 @@ function readRecordSync(site: SiteView, slug: string): WorkRecord {
   return (JSON.parse(readFileSync(file, 'utf8')) as { data: WorkRecord }).data;
 }
 
+/** What a layer's catalog.json names as the plain base its listing overlay lies over. */
+const overOf = (base: BaseIndexFiles) => ({
+  base: path.basename(base.layer!.plain.dir),
+  digest: base.layer!.plain.digest,
+});
+
 const aliasesOf = (instruments: readonly InstrumentRecord[]) => new Map(instruments.map((i) => [i.slug, i.aliases]));
 
 /** The listing and resolve files of a merge: merged, or a layer's overlay (all but the small catalog files). */
 function mergedListingFiles(works: MergedIndex['works'], resolve: ResolveCatalog): Partial<IndexFiles> {
-  if (!('overlay' in works)) return listingFiles(works, resolve);
-  const { overlay } = works;
-  const count = overlay.base.count - overlay.tombstones.length + overlay.works.length;
-  if (count !== resolve.works.count)
-    throw new Error(`the listing overlay holds ${count} works, the resolve catalog ${resolve.works.count}`);
-  return { [WORKS_OVERLAY_FILE]: encodeWorksOverlay(overlay), 'resolve.idx': encodeResolveCatalog(resolve) };
+  return 'overlay' in works ? layerListingFiles(works.overlay, resolve) : listingFiles(works, resolve);
 }
 
 /**
@@ -616,11 +618,10 @@ export async function runIndexWorker(
     const counts = (merged as MergedIndex).counts;
     if ('overlay' in works) {
       const parts = { slugs: resolveCatalog.works.slugs, composers, counts, ...catalogRecords };
-      const over = { overlay: { base: path.basename(base.layer!.plain.dir), digest: base.layer!.plain.digest } };
-      files = {
-        ...(staged ? {} : mergedListingFiles(works, resolveCatalog)),
-        ...catalogFiles(parts, resolveCatalog.arrangementCount, over),
-      };
+      const over = overOf(base);
+      files = staged
+        ? catalogFiles(parts, resolveCatalog.arrangementCount, { overlay: over })
+        : layerIndexFiles(parts, works.overlay, resolveCatalog, over);
     } else {
       const parts = { slugs: works.slugs, composers, counts, ...catalogRecords };
       files = staged
@@ -631,9 +632,12 @@ export async function runIndexWorker(
   } else {
     const records = [...(await everyBaseRecord()), ...changedNow];
     baseRecordsRead = true;
+    // A layer's overlay stays one when only the resolve catalog had to be built from the records.
     files = buildIndexFiles(
       { records, ...catalogRecords },
-      { works: works && !('overlay' in works) ? works : undefined, resolve: resolveCatalog },
+      works && 'overlay' in works && !('reason' in base)
+        ? { resolve: resolveCatalog, overlay: { overlay: works.overlay, over: overOf(base) } }
+        : { works: works && !('overlay' in works) ? works : undefined, resolve: resolveCatalog },
     );
     count = records.length;
   }
@@ -649,8 +653,7 @@ export async function runIndexWorker(
     works: count,
     durationMs: Date.now() - started,
     baseRecordsRead,
-    // An overlay is written only when nothing was built from every record (then the listing was too).
-    listing: works ? ('overlay' in works ? (baseRecordsRead ? 'built' : 'overlay') : 'merged') : 'built',
+    listing: works ? ('overlay' in works ? 'overlay' : 'merged') : 'built',
     ...(!('reason' in base) && base.noLayerBecause !== undefined ? { noOverlayBecause: base.noLayerBecause } : {}),
     merge: lateBecause === null ? 'early' : 'at finish',
     ...(lateBecause !== null ? { mergedLateBecause: lateBecause } : {}),

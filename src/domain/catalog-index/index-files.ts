@@ -18,6 +18,7 @@ import type { WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
 import { workSummary } from '../records.ts';
 import { encodeWorksIndex, orderWorks, type ListingFiles } from './works-index.ts';
+import { encodeWorksOverlay, type WorksOverlay } from './works-overlay.ts';
 import { SlugTable } from './slug-table.ts';
 import { buildResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../resolve/catalog.ts';
 import { encodeIndex } from './binary.ts';
@@ -144,15 +145,30 @@ export interface IndexFiles {
  * files with their slugs in listing order, of exactly these records, profiles and instruments when
  * the caller has them already (an incremental build merges them from its base's,
  * src/domain/catalog-index/merge-from-base.ts); otherwise they are built from the records. Either
- * way both must number the works alike (checked below).
+ * way both must number the works alike (checked below). `options.overlay`: a layer's listing
+ * overlay of these records over its plain base's listing files (`over`), written instead of them.
  */
 export function buildIndexFiles(
   input: CatalogIndexInput,
-  options: { resolve?: ResolveCatalog; works?: ListingFiles } = {},
-): IndexFiles {
+  options: {
+    resolve?: ResolveCatalog | undefined;
+    works?: ListingFiles | undefined;
+    overlay?: { overlay: WorksOverlay; over: NonNullable<CatalogManifest['overlay']> };
+  } = {},
+): IndexFiles | LayerIndexFiles {
   const bySlug = [...input.records].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   for (let i = 1; i < bySlug.length; i++)
     if (bySlug[i]!.slug === bySlug[i - 1]!.slug) throw new Error(`two records have slug ${bySlug[i]!.slug}`);
+  const profiles = sortProfiles(input.profiles);
+  const parts = {
+    slugs: bySlug.map((r) => r.slug),
+    composers: distinctComposers(bySlug.map((r) => r.composer)),
+    counts: facetCountsOf(bySlug),
+    profiles,
+    instruments: input.instruments,
+  };
+  const resolve = () => options.resolve ?? buildResolveCatalog(bySlug, profiles, input.instruments);
+  if (options.overlay) return layerIndexFiles(parts, options.overlay.overlay, resolve(), options.overlay.over);
   const aliases = new Map(input.instruments.map((i) => [i.slug, i.aliases]));
   let works = options.works;
   if (!works) {
@@ -162,18 +178,39 @@ export function buildIndexFiles(
     );
     works = encodeWorksIndex(ordered);
   }
-  const profiles = sortProfiles(input.profiles);
-  return assembleIndexFiles(
-    {
-      slugs: bySlug.map((r) => r.slug),
-      composers: distinctComposers(bySlug.map((r) => r.composer)),
-      counts: facetCountsOf(bySlug),
-      profiles,
-      instruments: input.instruments,
-    },
-    works,
-    options.resolve ?? buildResolveCatalog(bySlug, profiles, input.instruments),
-  );
+  return assembleIndexFiles(parts, works, resolve());
+}
+
+/** A layer's index files: its listing overlay instead of works.idx and summaries.json. */
+export type LayerIndexFiles = Omit<IndexFiles, 'works.idx' | 'summaries.json' | 'works-overlay.json'> & {
+  'works-overlay.json': Buffer;
+};
+
+/** A layer's index files from their parts, its listing overlay (over the plain base `over`) and its resolve catalog. */
+export function layerIndexFiles(
+  parts: IndexParts,
+  overlay: WorksOverlay,
+  resolve: ResolveCatalog,
+  over: NonNullable<CatalogManifest['overlay']>,
+): LayerIndexFiles {
+  return {
+    ...layerListingFiles(overlay, resolve),
+    ...catalogFiles(parts, resolve.arrangementCount, { overlay: over }),
+  };
+}
+
+/**
+ * A layer's listing overlay and resolve files (`listingFiles` of a layer), checked: both hold the
+ * same number of works (the overlay's are the base's less its tombstones plus its own).
+ */
+export function layerListingFiles(
+  overlay: WorksOverlay,
+  resolve: ResolveCatalog,
+): Pick<LayerIndexFiles, 'works-overlay.json' | 'resolve.idx'> {
+  const count = overlay.base.count - overlay.tombstones.length + overlay.works.length;
+  if (count !== resolve.works.count)
+    throw new Error(`the listing overlay holds ${count} works, the resolve catalog ${resolve.works.count}`);
+  return { [WORKS_OVERLAY_FILE]: encodeWorksOverlay(overlay), 'resolve.idx': encodeResolveCatalog(resolve) };
 }
 
 /**
