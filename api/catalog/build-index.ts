@@ -35,9 +35,9 @@ import {
   ListingLayerError,
   materializeListing,
   overlayBaseDir,
-  readPlainListing,
+  readListingBase,
   readWorksOverlay,
-  type PlainListing,
+  type ListingBase,
 } from './index-layers.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import { RememberedFile } from '../../src/lib/file-identity.ts';
@@ -342,7 +342,7 @@ type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
    * With a layered new folder over the plain base this base is or lies over: that base's listing
    * and the overlay the base holds over it (none when the base is the plain one).
    */
-  layer: { plain: PlainListing; previous: WorksOverlay | null } | null;
+  layer: { plain: ListingBase; previous: WorksOverlay | null } | null;
   /** Why the new layer cannot hold a listing overlay (it holds merged files), when it is a layer. */
   noLayerBecause?: string;
 };
@@ -382,7 +382,7 @@ async function readIndexBase(
       try {
         if (manifest.overlay ? overlayBaseDir(baseBuildDir, manifest) !== over : path.resolve(baseBuildDir) !== over)
           throw new ListingLayerError('the base holds merged listing files over the same plain base');
-        const plain = await readPlainListing(over, manifest.overlay?.digest);
+        const plain = await readListingBase(over, manifest.overlay?.digest);
         layer = { plain, previous: manifest.overlay ? await readWorksOverlay(baseBuildDir) : null };
       } catch (err) {
         if (!(err instanceof ListingLayerError)) throw err;

@@ -26,7 +26,7 @@ import { WorkRecords } from './work-records.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import { SummaryFile } from './summaries.ts';
 import { OverlaidListing, PlainListing, type WorksListing } from './listing.ts';
-import { overlayBaseDir, readPlainListing, readWorksOverlay } from './index-layers.ts';
+import { overlayBaseDir, readListingBase, readWorksOverlay } from './index-layers.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from '../site/cache-budgets.ts';
 
@@ -83,7 +83,7 @@ export async function loadCatalogIndex(
   if (manifest.overlay) {
     let plain, overlay;
     try {
-      plain = await readPlainListing(overlayBaseDir(buildDir, manifest), manifest.overlay.digest);
+      plain = await readListingBase(overlayBaseDir(buildDir, manifest), manifest.overlay.digest);
       overlay = await readWorksOverlay(buildDir);
     } catch (err) {
       throw new MissingIndexError(`${buildDir}: its listing overlay cannot be read: ${(err as Error).message}`);

@@ -23,10 +23,9 @@ import { decodeWorksOverlay, type WorksOverlay } from '../../src/domain/catalog-
 import { RememberedFile } from '../../src/lib/file-identity.ts';
 
 /** A plain build's listing files, as an overlay lies over them. */
-export interface PlainListing {
+export interface ListingBase {
   /** The plain build folder. */
   dir: string;
-  manifest: CatalogManifest;
   /** Its catalog.json `worksDigest`. */
   digest: string;
   works: WorksIndex;
@@ -70,17 +69,17 @@ function decodedWorks(file: string, bytes: Buffer): WorksIndex {
  * `ListingLayerError` when the folder holds no works.idx of its own (an overlay, or a build made
  * before works.idx digests were kept).
  */
-export async function readPlainListing(dir: string, digest?: string): Promise<PlainListing> {
+export async function readListingBase(dir: string, digest?: string): Promise<ListingBase> {
   const manifest = checkedManifest(dir, await fs.readFile(manifestFile(dir), 'utf8'));
   const file = path.join(dir, INDEX_DIR, 'works.idx');
   const plain = plainDigest(dir, manifest, digest);
   return plainListing(dir, manifest, plain, lastBase.recall(file) ?? decodedWorks(file, await fs.readFile(file)));
 }
 
-function plainListing(dir: string, manifest: CatalogManifest, digest: string, works: WorksIndex): PlainListing {
+function plainListing(dir: string, manifest: CatalogManifest, digest: string, works: WorksIndex): ListingBase {
   if (works.count !== manifest.works)
     throw new ListingLayerError(`${dir}: works.idx holds ${works.count} works, catalog.json ${manifest.works}`);
-  return { dir, manifest, digest, works, summariesFile: path.join(dir, INDEX_DIR, 'summaries.json') };
+  return { dir, digest, works, summariesFile: path.join(dir, INDEX_DIR, 'summaries.json') };
 }
 
 /** The plain folder an overlay's folder lies over (a sibling in builds/). */
