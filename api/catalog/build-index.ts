@@ -9,9 +9,10 @@ import { Worker } from 'node:worker_threads';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
 import {
-  assembleIndexFiles,
   buildIndexFiles,
   catalogFiles,
+  manifestFile,
+  type ManifestListing,
   listingFiles,
   distinctComposers,
   facetCountsOf,
@@ -21,7 +22,6 @@ import {
   type CatalogIndexInput,
   type CatalogManifest,
   type IndexFiles,
-  layerIndexFiles,
   layerListingFiles,
   worksDigestOf,
 } from '../../src/domain/catalog-index/index-files.ts';
@@ -101,38 +101,88 @@ export async function readBuildRecords(site: SiteView): Promise<CatalogIndexInpu
   return { records, ...(await readCatalogRecords(site)) };
 }
 
+/** The profile and instrument records of a build's view. */
+async function readCatalogRecords(site: SiteView): Promise<Omit<CatalogIndexInput, 'records'>> {
+  return { instruments: await readInstruments(site), profiles: await readProfileRecords(site) };
+}
+
 /**
- * The profile and instrument records of a build's view. With `base`, `site` holds only the pages
- * an incremental build rendered: a profile it did not render is the base's (the profiles
- * themselves are shared inputs, so both name the same ones).
+ * The profile and instrument records of an incremental build's view. With `base`, `site` holds
+ * only the pages the build rendered: a record it did not render is the base's (the profiles
+ * themselves are shared inputs, so both name the same ones). `profiles` is null when the build
+ * rendered no profile record: every one is the base's, unchanged, and none is read (a few
+ * profile records list every work that uses them: about 8 MB at 100,000 works).
  */
-async function readCatalogRecords(site: SiteView, base?: SiteView): Promise<Omit<CatalogIndexInput, 'records'>> {
-  const where = async (rel: string): Promise<string> => {
-    const own = site.locate(rel);
-    if (own !== null && (await fs.stat(own).catch(() => null))) return own;
-    const theirs = base?.locate(rel) ?? null;
-    if (theirs === null) throw new Error(`${rel} is not in the build`);
-    return theirs;
-  };
-  const instruments = (
-    await readJson<{ data: { instruments: InstrumentRecord[] } }>(await where('api/v1/instruments/index.json'))
-  ).data.instruments;
+async function readCatalogRecordsOver(
+  site: SiteView,
+  base: SiteView | undefined,
+): Promise<{ instruments: InstrumentRecord[]; profiles: ProfileRecord[] | null }> {
+  const instruments = await readInstruments(site, base);
+  if (base) {
+    let own = false;
+    for (const slug of site.listDirs('api/v1/profiles'))
+      if ((await ownFile(site, `api/v1/profiles/${slug}/index.json`)) !== null) own = true;
+    if (!own) return { instruments, profiles: null };
+  }
+  return { instruments, profiles: await readProfileRecords(site, base) };
+}
+
+async function readInstruments(site: SiteView, base?: SiteView): Promise<InstrumentRecord[]> {
+  const file = await recordFile(site, base, 'api/v1/instruments/index.json');
+  return (await readJson<{ data: { instruments: InstrumentRecord[] } }>(file)).data.instruments;
+}
+
+async function ownFile(site: SiteView, rel: string): Promise<string | null> {
+  const own = site.locate(rel);
+  return own !== null && (await fs.stat(own).catch(() => null)) ? own : null;
+}
+
+/** A record file of the view, or of `base` when the view does not hold it. */
+async function recordFile(site: SiteView, base: SiteView | undefined, rel: string): Promise<string> {
+  const own = await ownFile(site, rel);
+  if (own !== null) return own;
+  const theirs = base?.locate(rel) ?? null;
+  if (theirs === null) throw new Error(`${rel} is not in the build`);
+  return theirs;
+}
+
+async function readProfileRecords(site: SiteView, base?: SiteView): Promise<ProfileRecord[]> {
   const profiles: ProfileRecord[] = [];
   const slugs = new Set(site.listDirs('api/v1/profiles'));
   if (base) for (const slug of base.listDirs('api/v1/profiles')) slugs.add(slug);
   for (const slug of [...slugs].sort())
-    profiles.push((await readJson<{ data: ProfileRecord }>(await where(`api/v1/profiles/${slug}/index.json`))).data);
-  return { profiles, instruments };
+    profiles.push(
+      (await readJson<{ data: ProfileRecord }>(await recordFile(site, base, `api/v1/profiles/${slug}/index.json`)))
+        .data,
+    );
+  return profiles;
+}
+
+/** An index file the same as one of the base's: hard-linked from it, or, when that fails, written from `bytes`. */
+export interface LinkedIndexFile {
+  from: string;
+  bytes: () => Promise<Buffer>;
 }
 
 /**
  * Write the index files into `<buildDir>/index`, replacing any there in one rename; `staged`: a
- * staging folder already holding the others (`stageIndexFiles`).
+ * staging folder already holding the others (`stageIndexFiles`); `linked`: files linked from the
+ * base's instead of written.
  */
-export async function writeIndexFiles(buildDir: string, files: Partial<IndexFiles>, staged?: string): Promise<void> {
+export async function writeIndexFiles(
+  buildDir: string,
+  files: Partial<IndexFiles>,
+  staged?: string,
+  linked: Partial<Record<keyof IndexFiles, LinkedIndexFile>> = {},
+): Promise<void> {
   const target = path.join(buildDir, INDEX_DIR);
   const staging = staged ?? (await stageIndexFiles(buildDir, {}, { makeBuildDir: true }));
   for (const [name, bytes] of Object.entries(files)) await fs.writeFile(path.join(staging, name), bytes);
+  for (const [name, file] of Object.entries(linked)) {
+    const to = path.join(staging, name);
+    // The base's file gone meanwhile (its folder compacted away), or another filesystem: written instead.
+    await fs.link(file.from, to).catch(async () => fs.writeFile(to, await file.bytes()));
+  }
   const old = `${staging}-old`;
   await fs.rename(target, old).catch(() => undefined);
   await fs.rename(staging, target);
@@ -321,6 +371,11 @@ export interface IncrementalIndexResult {
    * wrote them in the build before (the usual apply), or "read" from disk.
    */
   baseFiles?: 'kept' | 'read';
+  /**
+   * The profiles index: "linked" from the base's when the build rendered no profile record (every
+   * one is the base's), else "written" from the records.
+   */
+  profiles: 'linked' | 'written';
 }
 
 export type IndexWorkerReply = IncrementalIndexResult | { error: string };
@@ -557,8 +612,16 @@ export async function runIndexWorker(
   const started = Date.now();
   const site = renderedDir ? SiteView.plain(renderedDir) : SiteView.open(buildDir);
   const changedNow = await readWorkRecords(site, (slug) => changed.has(slug));
-  const catalogRecords = await readCatalogRecords(site, renderedDir ? baseSite : undefined);
+  const fromBase = renderedDir ? baseSite : undefined;
+  const catalogOver = await readCatalogRecordsOver(site, fromBase);
   const base = await baseIndex;
+  // Profile records the build did not render are the base's: their heads are the base's catalog.json's.
+  const profileRecords = catalogOver.profiles ?? ('reason' in base ? await readProfileRecords(site, fromBase) : null);
+  const catalogRecords = {
+    instruments: catalogOver.instruments,
+    profiles: profileRecords ?? (base as BaseIndexFiles).profiles,
+  };
+  const allProfileRecords = async () => profileRecords ?? (await readProfileRecords(site, fromBase));
   let merged: MergedIndex | { reason: string };
   let baseRecordsRead = false;
   // The early merge, when it was made from exactly what the merge now would read.
@@ -613,35 +676,53 @@ export async function runIndexWorker(
     !('reason' in pre) && pre.staged !== null && merged === pre.merged && pre.buildDir === buildDir ? pre.staged : null;
   if (!('reason' in pre) && pre.staged !== null && staged === null)
     await fs.rm(pre.staged, { recursive: true, force: true });
+  let linked: Parameters<typeof writeIndexFiles>[3] = {};
   if (works && resolveCatalog && !('reason' in base) && !baseRecordsRead) {
-    const composers = distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]);
-    const counts = (merged as MergedIndex).counts;
-    if ('overlay' in works) {
-      const parts = { slugs: resolveCatalog.works.slugs, composers, counts, ...catalogRecords };
-      const over = overOf(base);
-      files = staged
-        ? catalogFiles(parts, resolveCatalog.arrangementCount, { overlay: over })
-        : layerIndexFiles(parts, works.overlay, resolveCatalog, over);
-    } else {
-      const parts = { slugs: works.slugs, composers, counts, ...catalogRecords };
-      files = staged
-        ? catalogFiles(parts, resolveCatalog.arrangementCount, { worksDigest: worksDigestOf(works.index) })
-        : assembleIndexFiles(parts, works, resolveCatalog);
+    const parts = {
+      // The listing's own slug table: the records' slugs are the listing's by construction.
+      slugs: 'overlay' in works ? resolveCatalog.works.slugs : works.slugs,
+      composers: distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]),
+      counts: (merged as MergedIndex).counts,
+      instruments: catalogRecords.instruments,
+    };
+    const listing: ManifestListing =
+      'overlay' in works ? { overlay: overOf(base) } : { worksDigest: worksDigestOf(works.index) };
+    const n = resolveCatalog.arrangementCount;
+    let catalog: Partial<IndexFiles>;
+    if (profileRecords !== null) catalog = catalogFiles({ ...parts, profiles: profileRecords }, n, listing);
+    else {
+      // No profile record changed: the base's profiles.idx is this build's, linked rather than written again.
+      catalog = manifestFile({ ...parts, profiles: base.profiles }, n, listing);
+      linked = {
+        'profiles.idx': {
+          from: path.join(baseBuildDir, INDEX_DIR, 'profiles.idx'),
+          bytes: async () =>
+            catalogFiles({ ...parts, profiles: await allProfileRecords() }, n, listing)['profiles.idx'],
+        },
+      };
     }
+    files = {
+      ...(staged
+        ? {}
+        : 'overlay' in works
+          ? layerListingFiles(works.overlay, resolveCatalog)
+          : listingFiles(works, resolveCatalog)),
+      ...catalog,
+    };
     count = resolveCatalog.works.count;
   } else {
     const records = [...(await everyBaseRecord()), ...changedNow];
     baseRecordsRead = true;
     // A layer's overlay stays one when only the resolve catalog had to be built from the records.
     files = buildIndexFiles(
-      { records, ...catalogRecords },
+      { records, instruments: catalogRecords.instruments, profiles: await allProfileRecords() },
       works && 'overlay' in works && !('reason' in base)
         ? { resolve: resolveCatalog, overlay: { overlay: works.overlay, over: overOf(base) } }
         : { works: works && !('overlay' in works) ? works : undefined, resolve: resolveCatalog },
     );
     count = records.length;
   }
-  await writeIndexFiles(buildDir, files, staged ?? undefined);
+  await writeIndexFiles(buildDir, files, staged ?? undefined, linked);
   const written: Partial<IndexFiles> =
     staged && !('reason' in pre) && pre.listing ? { ...pre.listing, ...files } : files;
   for (const name of LISTING_FILES) {
@@ -661,5 +742,6 @@ export async function runIndexWorker(
     resolve: resolveCatalog ? 'merged' : 'built',
     ...('reason' in resolve ? { resolveBuiltBecause: resolve.reason } : {}),
     ...('reason' in base ? {} : { baseFiles: base.filesKept ? 'kept' : 'read' }),
+    profiles: 'profiles.idx' in linked ? 'linked' : 'written',
   };
 }

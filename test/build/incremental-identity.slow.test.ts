@@ -7,7 +7,16 @@
  * The earlier build folder, which the new one reads through (or shares inodes with),
  * is left exactly as it was. Changes the incremental path cannot vouch for fall back to a full build.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
@@ -91,7 +100,11 @@ describe('incremental build', () => {
       merge: 'early',
       // A full build's index files: read from disk.
       baseFiles: 'read',
+      // No profile record changed (below): the base's profiles index is this build's, linked.
+      profiles: 'linked',
     });
+    const profilesIdx = (dir: string) => statSync(path.join(dir, 'index', 'profiles.idx'));
+    expect(profilesIdx(result.incremental).ino).toBe(profilesIdx(baseDir).ino);
     expect([
       info.catalogIndex.listingBuiltBecause,
       info.catalogIndex.resolveBuiltBecause,
@@ -218,6 +231,8 @@ describe('incremental build', () => {
       // The first incremental build's resolve file, kept by the index worker that wrote it (the
       // byte-identity below shows it was what it wrote).
       baseFiles: 'kept',
+      // New arrangements change the profiles' usage lists: their records are rendered, their index written.
+      profiles: 'written',
     });
     const overlay = JSON.parse(readFileSync(path.join(result.incremental, 'index', 'works-overlay.json'), 'utf8'));
     expect(overlay.works.map((w: { slug: string }) => w.slug).sort()).toEqual([

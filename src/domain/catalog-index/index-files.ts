@@ -269,22 +269,40 @@ export function listingFiles(
 export function catalogFiles(
   parts: IndexParts,
   arrangementCount: number,
-  listing: { worksDigest: string } | { overlay: NonNullable<CatalogManifest['overlay']> },
+  listing: ManifestListing,
 ): Pick<IndexFiles, 'profiles.idx' | 'catalog.json'> {
   const profiles = sortProfiles(parts.profiles);
+  return {
+    'profiles.idx': encodeProfiles(profiles),
+    ...manifestFile({ ...parts, profiles: profiles.map(profileHead) }, arrangementCount, listing),
+  };
+}
+
+/** What a catalog.json says of its folder's listing: the digest of its works.idx, or the overlay it holds instead. */
+export type ManifestListing = { worksDigest: string } | { overlay: NonNullable<CatalogManifest['overlay']> };
+
+/**
+ * The small catalog file alone, from the profiles' heads: for a build whose profile records are
+ * all its base's, which links the base's profiles.idx instead of encoding the same bytes again.
+ */
+export function manifestFile(
+  parts: Omit<IndexParts, 'profiles'> & { profiles: ProfileHead[] },
+  arrangementCount: number,
+  listing: ManifestListing,
+): Pick<IndexFiles, 'catalog.json'> {
   const counts = sortedCounts(parts.counts);
   const manifest: CatalogManifest = {
     format: CATALOG_INDEX_FORMAT,
     works: parts.slugs instanceof SlugTable ? parts.slugs.count : parts.slugs.length,
     arrangements: arrangementCount,
-    profiles: profiles.map(profileHead),
+    profiles: [...parts.profiles].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0)),
     instruments: parts.instruments,
     composers: parts.composers,
     genres: counts.genres,
     periods: counts.periods,
     ...listing,
   };
-  return { 'profiles.idx': encodeProfiles(profiles), 'catalog.json': manifestBytes(manifest) };
+  return { 'catalog.json': manifestBytes(manifest) };
 }
 
 const sortProfiles = (list: ProfileRecord[]) =>
