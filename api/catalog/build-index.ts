@@ -24,11 +24,12 @@ import {
   type IndexFiles,
   layerListingFiles,
   worksDigestOf,
+  IndexFilesBuilder,
 } from '../../src/domain/catalog-index/index-files.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 import type { WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
-import { decodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import { decodeResolveCatalog, type GenresAndPeriods, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { workSummary } from '../../src/domain/records.ts';
 import { indexWork } from '../../src/domain/works-query.ts';
 import {
@@ -59,6 +60,13 @@ export async function readWorkRecords(
   site: SiteView,
   include: (slug: string) => boolean = () => true,
 ): Promise<WorkRecord[]> {
+  const records: WorkRecord[] = [];
+  await eachRecord(workRecordFiles(site, include), (record) => records.push(record));
+  return records;
+}
+
+/** The record files of a build's view (slug order), all of them or those `include` accepts. */
+function workRecordFiles(site: SiteView, include: (slug: string) => boolean = () => true): string[] {
   const files: string[] = [];
   for (const slug of site.listDirs('api/v1/works')) {
     if (!include(slug)) continue;
@@ -66,13 +74,16 @@ export async function readWorkRecords(
     const file = site.locate(`api/v1/works/${slug}/index.json`);
     if (file !== null) files.push(file);
   }
-  const records: WorkRecord[] = [];
+  return files;
+}
+
+/** Each record of `files`, parsed, in their order. */
+async function eachRecord(files: readonly string[], take: (record: WorkRecord) => void): Promise<void> {
   // In batches: thousands of records load quickly without opening thousands of files at once.
   for (let i = 0; i < files.length; i += 256) {
     const batch = await Promise.all(files.slice(i, i + 256).map((file) => readJson<{ data: WorkRecord }>(file)));
-    for (const { data } of batch) records.push(data);
+    for (const { data } of batch) take(data);
   }
-  return records;
 }
 
 /** The records of these works a build's view holds (a work it lacks is left out), looked up by slug. */
@@ -206,12 +217,29 @@ async function stageIndexFiles(
 }
 let stagings = 0;
 
-/** Index a build folder from its own records; returns the number of works indexed. */
-export async function indexBuild(buildDir: string): Promise<{ works: number; durationMs: number }> {
+/**
+ * Index a build folder from its own records; returns the number of works indexed. The records are
+ * read and parsed in batches and each is let go once the index builder took what it keeps
+ * (`IndexFilesBuilder`), so the catalog's records (about 1 GB parsed at 100,000 works) are never
+ * in memory at once. `expected`: the catalog's genres and periods, when the caller knows them;
+ * otherwise, or when the records have others, every record is read a second time for its resolve row.
+ */
+export async function indexBuild(
+  buildDir: string,
+  expected?: GenresAndPeriods,
+): Promise<{ works: number; durationMs: number; recordsReadAgain?: true }> {
   const started = Date.now();
-  const input = await readBuildRecords(SiteView.open(buildDir));
-  await writeIndexFiles(buildDir, buildIndexFiles(input));
-  return { works: input.records.length, durationMs: Date.now() - started };
+  const site = SiteView.open(buildDir);
+  const builder = new IndexFilesBuilder({
+    ...(await readCatalogRecords(site)),
+    expected: expected ?? { genres: [], periods: [] },
+  });
+  const files = workRecordFiles(site);
+  await eachRecord(files, (record) => builder.add(record));
+  const again = builder.rowsAgain;
+  if (again) await eachRecord(files, (record) => builder.addRow(record));
+  await writeIndexFiles(buildDir, builder.finish());
+  return { works: files.length, durationMs: Date.now() - started, ...(again ? { recordsReadAgain: true } : {}) };
 }
 
 /**

@@ -159,6 +159,8 @@ export interface BuildInfo {
     noOverlayBecause?: string;
     resolve?: 'merged' | 'built';
     resolveBuiltBecause?: string;
+    /** A full build's: its records were read twice (their genres and periods were not the catalog's it rendered). */
+    recordsReadAgain?: true;
   };
   /** "Download all": one zip of public files per work (src/lib/site/work-zips.ts). */
   zips: ZipSummary;

@@ -17,10 +17,27 @@ import { createHash } from 'node:crypto';
 import type { WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';
 import { workSummary } from '../records.ts';
-import { encodeWorksIndex, orderWorks, type ListingFiles } from './works-index.ts';
+import {
+  encodeListing,
+  encodeWorksIndex,
+  listingEntry,
+  orderWorks,
+  type ListingEntry,
+  type ListingFiles,
+} from './works-index.ts';
 import { encodeWorksOverlay, type WorksOverlay } from './works-overlay.ts';
 import { SlugTable } from './slug-table.ts';
-import { buildResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../resolve/catalog.ts';
+import {
+  buildResolveCatalog,
+  distinctSorted,
+  encodeResolveCatalog,
+  meaningOf,
+  resolveCatalogOfRows,
+  resolveRowBuilder,
+  type GenresAndPeriods,
+  type ResolveCatalog,
+  type ResolveWorkRow,
+} from '../resolve/catalog.ts';
 import { encodeIndex } from './binary.ts';
 import { profileHead, type ProfileHead } from './profiles.ts';
 
@@ -179,6 +196,95 @@ export function buildIndexFiles(
     works = encodeWorksIndex(ordered);
   }
   return assembleIndexFiles(parts, works, resolve());
+}
+
+/**
+ * `buildIndexFiles` of a catalog given one record at a time (`add`), keeping of each only what
+ * the index files hold (its listing entry and resolve row: about a quarter of the parsed record),
+ * so a full build's index of 100,000 works does not hold every record at once. The resolve rows
+ * need the catalog's meaning vocabulary, made from its genres and periods: `expected` names them
+ * (the build knows them from the catalog it rendered); when the records turn out to have others,
+ * `rowsAgain` is true and the caller gives every record again to `addRow` before `finish`.
+ */
+export class IndexFilesBuilder {
+  readonly #profiles: ProfileRecord[];
+  readonly #instruments: InstrumentRecord[];
+  readonly #aliases: Map<string, string[]>;
+  readonly #expected: GenresAndPeriods;
+  #rowOf: (record: WorkRecord) => ResolveWorkRow;
+  #rows: ResolveWorkRow[] = [];
+  readonly #entries: ListingEntry[] = [];
+  readonly #composers = new Map<string, WorkRecord['composer']>();
+  readonly #counts: FacetCounts = { genres: {}, periods: {} };
+  #again: GenresAndPeriods | null = null;
+
+  constructor(catalog: Omit<CatalogIndexInput, 'records'> & { expected: GenresAndPeriods }) {
+    this.#profiles = sortProfiles(catalog.profiles);
+    this.#instruments = catalog.instruments;
+    this.#aliases = new Map(catalog.instruments.map((i) => [i.slug, i.aliases]));
+    this.#expected = catalog.expected;
+    this.#rowOf = this.#rowBuilder(catalog.expected);
+  }
+
+  #rowBuilder(of: GenresAndPeriods): (record: WorkRecord) => ResolveWorkRow {
+    const heads = new Map(this.#profiles.map((p) => [p.slug, profileHead(p)]));
+    return resolveRowBuilder(heads, this.#instruments, meaningOf(of, this.#instruments));
+  }
+
+  /** One work's record (any order). */
+  add(record: WorkRecord): void {
+    this.#entries.push(listingEntry({ record, summary: workSummary(record) }, this.#aliases));
+    this.#rows.push(this.#rowOf(record));
+    this.#composers.set(JSON.stringify(record.composer), record.composer);
+    this.#counts.genres[record.genre] = (this.#counts.genres[record.genre] ?? 0) + 1;
+    this.#counts.periods[record.period] = (this.#counts.periods[record.period] ?? 0) + 1;
+  }
+
+  /**
+   * Whether the records' genres and periods are not the expected ones, so every resolve row made
+   * was made with another vocabulary: then every record again, to `addRow`.
+   */
+  get rowsAgain(): boolean {
+    if (this.#again === null) {
+      const seen = { genres: Object.keys(this.#counts.genres), periods: Object.keys(this.#counts.periods) };
+      const of = { genres: distinctSorted(seen.genres), periods: distinctSorted(seen.periods) };
+      if (JSON.stringify(of) !== JSON.stringify(this.#expected)) {
+        this.#again = of;
+        this.#rowOf = this.#rowBuilder(of);
+        this.#rows = [];
+      } else this.#again = this.#expected;
+    }
+    return this.#again !== this.#expected;
+  }
+
+  /** One record given again (after `rowsAgain`): its resolve row only. */
+  addRow(record: WorkRecord): void {
+    this.#rows.push(this.#rowOf(record));
+  }
+
+  /** The index files: the same bytes `buildIndexFiles` gives for these records, profiles and instruments. */
+  finish(): IndexFiles {
+    const of = this.rowsAgain ? this.#again! : this.#expected;
+    if (this.#rows.length !== this.#entries.length)
+      throw new Error(`${this.#rows.length} resolve rows for ${this.#entries.length} works`);
+    const works = encodeListing(this.#entries);
+    const twice = works.slugs.duplicate();
+    if (twice !== null) throw new Error(`two records have slug ${twice}`);
+    const rows = this.#rows.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+    const heads = new Map(this.#profiles.map((p) => [p.slug, profileHead(p)]));
+    const resolve = resolveCatalogOfRows(rows, heads, meaningOf(of, this.#instruments));
+    const parts = {
+      slugs: works.slugs,
+      composers: distinctComposers(this.#composers.values()),
+      counts: sortedCounts(this.#counts),
+      profiles: this.#profiles,
+      instruments: this.#instruments,
+    };
+    return {
+      ...listingFiles(works, resolve),
+      ...catalogFiles(parts, resolve.arrangementCount, { worksDigest: worksDigestOf(works.index) }),
+    };
+  }
 }
 
 /** A layer's index files: its listing overlay instead of works.idx and summaries.json. */

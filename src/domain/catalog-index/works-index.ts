@@ -126,11 +126,14 @@ export const bitsetWords = (count: number) => (count + 31) >>> 5;
 export const denseThreshold = (count: number) => Math.max(64, Math.ceil(count / 4));
 
 /** The distinct folded words one work contributes to a search field's index (the overlay stores the same). */
-export function workFieldWords(work: IndexedWork, field: (typeof SEARCH_FIELDS)[number][1]): string[] {
+export function workFieldWords(work: Omit<IndexedWork, 'summary'>, field: (typeof SEARCH_FIELDS)[number][1]): string[] {
   return [...new Set(words(work[field]))];
 }
 
-function buildField(ordered: IndexedWork[], field: (typeof SEARCH_FIELDS)[number][1]): FieldIndex {
+function buildField(
+  ordered: ReadonlyArray<Omit<IndexedWork, 'summary'>>,
+  field: (typeof SEARCH_FIELDS)[number][1],
+): FieldIndex {
   const perWork = ordered.map((w) => workFieldWords(w, field));
   const all = new Set<string>();
   for (const list of perWork) for (const w of list) all.add(w);
@@ -194,14 +197,36 @@ function densePrefixesOf(
  * and the summaries file it points into.
  */
 export function encodeWorksIndex(ordered: Array<IndexedWork & { record: WorkRecord }>): ListingFiles {
+  return encodeListing(
+    ordered.map(({ summary, record, ...fields }) => ({
+      ...fields,
+      slug: record.slug,
+      summaryText: summaryText(summary),
+    })),
+  );
+}
+
+/** A work as the listing index holds it: its folded search fields, its slug and its summary's JSON text. */
+export type ListingEntry = Omit<IndexedWork, 'summary'> & { slug: string; summaryText: Buffer };
+
+const summaryText = (summary: WorkSummary) => Buffer.from(JSON.stringify(summary), 'utf8');
+
+/** One work's listing entry (what `orderWorks` and `encodeWorksIndex` make of it, without its record). */
+export function listingEntry(input: IndexInput, instrumentNames: Map<string, string[]>): ListingEntry {
+  const { summary, ...fields } = indexWork(input.record, input.summary, instrumentNames);
+  return { ...fields, slug: input.record.slug, summaryText: summaryText(summary) };
+}
+
+/** `encodeWorksIndex` of listing entries (put in listing order here). */
+export function encodeListing(entries: ListingEntry[]): ListingFiles {
+  const ordered = byListingOrder(entries);
   const fields = {} as Record<SearchParameter, FieldIndex>;
   for (const [param, field] of SEARCH_FIELDS) fields[param] = buildField(ordered, field);
-  const texts = ordered.map((w) => Buffer.from(JSON.stringify(w.summary), 'utf8'));
-  const summaryOffsets = new Uint32Array(texts.length + 1);
-  texts.forEach((t, i) => (summaryOffsets[i + 1] = summaryOffsets[i]! + t.length));
+  const summaryOffsets = new Uint32Array(ordered.length + 1);
+  ordered.forEach((w, i) => (summaryOffsets[i + 1] = summaryOffsets[i]! + w.summaryText.length));
   return encodeWorks(
-    SlugTable.fromList(ordered.map((w) => w.record.slug)),
-    Buffer.concat(texts),
+    SlugTable.fromList(ordered.map((w) => w.slug)),
+    Buffer.concat(ordered.map((w) => w.summaryText)),
     summaryOffsets,
     fields,
   );

@@ -553,13 +553,31 @@ export function catalogMeaning(
   instruments: InstrumentRecord[],
   options: { wordnet?: boolean } = {},
 ): Meaning {
+  return meaningOf(
+    { genres: distinctSorted(records.map((r) => r.genre)), periods: distinctSorted(records.map((r) => r.period)) },
+    instruments,
+    options,
+  );
+}
+
+/** The catalog's distinct genres and periods, sorted: all its meaning vocabulary reads of its works. */
+export interface GenresAndPeriods {
+  genres: string[];
+  periods: string[];
+}
+
+export const distinctSorted = (values: Iterable<string>): string[] =>
+  [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** The meaning vocabulary of a catalog with these genres and periods (`catalogMeaning` without the records). */
+export function meaningOf(
+  of: GenresAndPeriods,
+  instruments: InstrumentRecord[],
+  options: { wordnet?: boolean } = {},
+): Meaning {
   return new Meaning(
     buildVocabulary(
-      {
-        instruments,
-        genres: [...new Set(records.map((r) => r.genre))].sort().map((name) => ({ name })),
-        periods: [...new Set(records.map((r) => r.period))].sort(),
-      },
+      { instruments, genres: of.genres.map((name) => ({ name })), periods: of.periods },
       options.wordnet === false ? null : wordNet(),
     ),
   );
@@ -577,7 +595,29 @@ export function buildResolveCatalog(
   const rowOf = resolveRowBuilder(profiles, instruments, meaning);
   const sorted = records.map((record) => ({ record, row: rowOf(record) }));
   sorted.sort((a, b) => (a.row.sortKey < b.row.sortKey ? -1 : a.row.sortKey > b.row.sortKey ? 1 : 0));
-  const slugs = sorted.map((s) => s.record.slug);
+  return {
+    ...resolveCatalogOfRows(
+      sorted.map((s) => s.row),
+      profiles,
+      meaning,
+    ),
+    records: sorted.map((s) => s.record),
+  };
+}
+
+/**
+ * The resolve catalog of works' rows (`resolveRowBuilder`, made with `meaning`), in sort key
+ * order: what `buildResolveCatalog` makes of the records, without them (a build that reads its
+ * records one at a time keeps only their rows).
+ */
+export function resolveCatalogOfRows(
+  rows: readonly ResolveWorkRow[],
+  profiles: Map<string, ProfileHead>,
+  meaning: Meaning,
+): ResolveCatalog {
+  for (let k = 1; k < rows.length; k++)
+    if (!(rows[k - 1]!.sortKey < rows[k]!.sortKey)) throw new Error(`resolve rows out of order at ${rows[k]!.slug}`);
+  const slugs = rows.map((row) => row.slug);
   const slugTable = SlugTable.fromList(slugs);
   const slugOrder = new Int32Array(slugs.length);
   slugTable.bySlug.forEach((order, rank) => (slugOrder[order] = rank));
@@ -591,7 +631,7 @@ export function buildResolveCatalog(
   const styleWords: string[][] = [];
   const instrumentationWords: string[][] = [];
   const moodWords: string[][] = [];
-  sorted.forEach(({ row }, order) => {
+  rows.forEach((row, order) => {
     workFlags[order] = row.flags;
     firstArrangement[order] = arrangementRows.length;
     composerWords.push(row.composer);
@@ -677,7 +717,6 @@ export function buildResolveCatalog(
     title: compress(vocab, titleWords),
     composer: compress(vocab, composerWords),
     scratch: newScratch(slugs.length),
-    records: sorted.map((s) => s.record),
   };
 }
 
