@@ -10,7 +10,9 @@ import type { WorkRecord } from '../../src/schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../src/schemas/profile.ts';
 import {
   buildIndexFiles,
-  catalogFiles,
+  COMPOSERS_FILE,
+  profilesFile,
+  composersFile,
   manifestFile,
   type ManifestListing,
   listingFiles,
@@ -27,6 +29,7 @@ import {
   IndexFilesBuilder,
 } from '../../src/domain/catalog-index/index-files.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 import type { WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
 import { decodeResolveCatalog, type GenresAndPeriods, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
@@ -36,6 +39,7 @@ import {
   ListingLayerError,
   materializeListing,
   overlayBaseDir,
+  readComposers,
   readListingBase,
   readWorksOverlay,
   type ListingBase,
@@ -418,7 +422,9 @@ export interface Prediction {
 type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
   /** From its catalog.json; null when it was made before they were kept (then every record is read). */
   counts: FacetCounts | null;
-  composers: CatalogManifest['composers'];
+  composers: NonNullable<CatalogManifest['composers']>;
+  /** The base's composers file, when it has one (a folder made before 2026-11-30 afternoon keeps them in catalog.json). */
+  composersFile: string | null;
   /** Whether the listing and resolve files were this thread's own, kept from the build that wrote them (not read). */
   filesKept: boolean;
   /**
@@ -505,7 +511,10 @@ async function readIndexBase(
       profiles: manifest.profiles,
       instruments: manifest.instruments,
       counts: manifest.genres && manifest.periods ? { genres: manifest.genres, periods: manifest.periods } : null,
-      composers: manifest.composers,
+      ...(await readComposers(baseBuildDir, manifest).then(({ composers, file }) => ({
+        composers,
+        composersFile: file,
+      }))),
       filesKept,
       layer,
       ...(noLayerBecause !== undefined ? { noLayerBecause } : {}),
@@ -704,31 +713,39 @@ export async function runIndexWorker(
     !('reason' in pre) && pre.staged !== null && merged === pre.merged && pre.buildDir === buildDir ? pre.staged : null;
   if (!('reason' in pre) && pre.staged !== null && staged === null)
     await fs.rm(pre.staged, { recursive: true, force: true });
-  let linked: Parameters<typeof writeIndexFiles>[3] = {};
+  const linked: NonNullable<Parameters<typeof writeIndexFiles>[3]> = {};
   if (works && resolveCatalog && !('reason' in base) && !baseRecordsRead) {
+    const composers = distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]);
     const parts = {
       // The listing's own slug table: the records' slugs are the listing's by construction.
       slugs: 'overlay' in works ? resolveCatalog.works.slugs : works.slugs,
-      composers: distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]),
+      composers,
       counts: (merged as MergedIndex).counts,
       instruments: catalogRecords.instruments,
     };
     const listing: ManifestListing =
       'overlay' in works ? { overlay: overOf(base) } : { worksDigest: worksDigestOf(works.index) };
     const n = resolveCatalog.arrangementCount;
-    let catalog: Partial<IndexFiles>;
-    if (profileRecords !== null) catalog = catalogFiles({ ...parts, profiles: profileRecords }, n, listing);
+    const catalog: Partial<IndexFiles> = manifestFile(
+      { ...parts, profiles: profileRecords?.map(profileHead) ?? base.profiles },
+      n,
+      listing,
+    );
+    if (profileRecords !== null) Object.assign(catalog, profilesFile(profileRecords));
     else {
       // No profile record changed: the base's profiles.idx is this build's, linked rather than written again.
-      catalog = manifestFile({ ...parts, profiles: base.profiles }, n, listing);
-      linked = {
-        'profiles.idx': {
-          from: path.join(baseBuildDir, INDEX_DIR, 'profiles.idx'),
-          bytes: async () =>
-            catalogFiles({ ...parts, profiles: await allProfileRecords() }, n, listing)['profiles.idx'],
-        },
+      linked['profiles.idx'] = {
+        from: path.join(baseBuildDir, INDEX_DIR, 'profiles.idx'),
+        bytes: async () => profilesFile(await allProfileRecords())['profiles.idx'],
       };
     }
+    // The base's composers and no other (a change that adds one builds in full): its file, linked.
+    if (composers.length === base.composers.length && base.composersFile !== null)
+      linked[COMPOSERS_FILE] = {
+        from: base.composersFile,
+        bytes: async () => composersFile(composers)[COMPOSERS_FILE],
+      };
+    else Object.assign(catalog, composersFile(composers));
     files = {
       ...(staged
         ? {}

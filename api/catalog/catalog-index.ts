@@ -26,7 +26,7 @@ import { WorkRecords } from './work-records.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import { SummaryFile } from './summaries.ts';
 import { OverlaidListing, PlainListing, type WorksListing } from './listing.ts';
-import { overlayBaseDir, readListingBase, readWorksOverlay } from './index-layers.ts';
+import { overlayBaseDir, readComposers, readListingBase, readWorksOverlay } from './index-layers.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from '../site/cache-budgets.ts';
 
@@ -78,6 +78,12 @@ export async function loadCatalogIndex(
   const [resolveFile, profilesFile] = await Promise.all(
     ['resolve.idx', 'profiles.idx'].map((name) => fs.readFile(path.join(dir, name))),
   );
+  let composers: NonNullable<CatalogManifest['composers']>;
+  try {
+    ({ composers } = await readComposers(buildDir, manifest));
+  } catch (err) {
+    throw new MissingIndexError(`${buildDir}: its composers cannot be read: ${(err as Error).message}; rebuild it`);
+  }
   await breathe();
   let listing: WorksListing;
   if (manifest.overlay) {
@@ -119,6 +125,6 @@ export async function loadCatalogIndex(
     listingAnswers: new AnswerCache(undefined, budgets.answerBytes),
     resolveAnswers: new AnswerCache(undefined, budgets.answerBytes),
     instruments: manifest.instruments,
-    composers: manifest.composers,
+    composers,
   };
 }

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import {
   CATALOG_INDEX_FORMAT,
+  COMPOSERS_FILE,
   INDEX_DIR,
   WORKS_OVERLAY_FILE,
   manifestWithout,
@@ -129,4 +130,20 @@ export function materializeListing(
     'summaries.json': merged.summaries,
     'catalog.json': manifestWithout(manifest, merged.index),
   };
+}
+
+/**
+ * A build folder's distinct composers: its catalog.json's (a folder made before 2026-11-30
+ * afternoon) or its `composers.json`; `file` names the latter when there is one (an incremental
+ * build links it).
+ */
+export async function readComposers(
+  buildDir: string,
+  manifest: CatalogManifest,
+): Promise<{ composers: NonNullable<CatalogManifest['composers']>; file: string | null }> {
+  if (manifest.composers) return { composers: manifest.composers, file: null };
+  const file = path.join(buildDir, INDEX_DIR, COMPOSERS_FILE);
+  const composers: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
+  if (!Array.isArray(composers)) throw new Error(`${file} is not a list of composers`);
+  return { composers: composers as NonNullable<CatalogManifest['composers']>, file };
 }

@@ -89,6 +89,7 @@ describe('incremental build', () => {
     expect(info.incremental.prediction).toBe('base');
     expect(readdirSync(path.join(result.incremental, 'index')).sort()).toEqual([
       'catalog.json',
+      'composers.json',
       'profiles.idx',
       'resolve.idx',
       'works-overlay.json',
@@ -103,8 +104,10 @@ describe('incremental build', () => {
       // No profile record changed (below): the base's profiles index is this build's, linked.
       profiles: 'linked',
     });
-    const profilesIdx = (dir: string) => statSync(path.join(dir, 'index', 'profiles.idx'));
-    expect(profilesIdx(result.incremental).ino).toBe(profilesIdx(baseDir).ino);
+    // So is its composers file: the change brought no composer.
+    const inode = (dir: string, name: string) => statSync(path.join(dir, 'index', name)).ino;
+    for (const name of ['profiles.idx', 'composers.json'])
+      expect([name, inode(result.incremental, name)]).toEqual([name, inode(baseDir, name)]);
     expect([
       info.catalogIndex.listingBuiltBecause,
       info.catalogIndex.resolveBuiltBecause,

@@ -113,6 +113,7 @@ describe('a listing overlay over the plain base', () => {
     await compactBuild(second.incremental, compacted);
     expect(readdirSync(path.join(compacted, 'index')).sort()).toEqual([
       'catalog.json',
+      'composers.json',
       'profiles.idx',
       'resolve.idx',
       'summaries.json',

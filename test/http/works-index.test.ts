@@ -1,9 +1,10 @@
 /**
  * GET /api/v1/works and resolve over the build's prebuilt index: unknown filters are problems,
  * unusual queries still answer exactly, a build folder without an index is refused with a clear
- * message, and full records are read on demand (none are loaded at start).
+ * message, one made before the composers had their own file is read as before, and full records
+ * are read on demand (none are loaded at start).
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,5 +115,33 @@ describe('a build folder without an index', () => {
     expect(isCompleteBuild(t.buildDir)).toBe(true);
     expect(isCompleteBuild(copy)).toBe(false);
     await expect(SiteHandle.open(copy)).rejects.toThrow(/has no index .*rebuild/);
+  });
+});
+
+describe('the composers of a build folder', () => {
+  let copy: string;
+  beforeAll(() => {
+    copy = mkdtempSync(path.join(os.tmpdir(), 'pdma-composers-'));
+    cpSync(t.buildDir, copy, { recursive: true });
+  });
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it('are read from catalog.json in a folder made before composers.json, and a folder with neither is refused', async () => {
+    const index = path.join(copy, 'index');
+    const composers = JSON.parse(readFileSync(path.join(index, 'composers.json'), 'utf8'));
+    expect(composers.length).toBeGreaterThan(1);
+    const served = await SiteHandle.open(t.buildDir);
+    expect(served.current.catalog.composers).toEqual(composers);
+    await served.current.catalog.listing.close();
+    // The older shape: the list inside catalog.json, no composers.json.
+    const manifest = JSON.parse(readFileSync(path.join(index, 'catalog.json'), 'utf8'));
+    expect(manifest.composers).toBeUndefined();
+    writeFileSync(path.join(index, 'catalog.json'), `${JSON.stringify({ ...manifest, composers })}\n`);
+    rmSync(path.join(index, 'composers.json'));
+    const older = await SiteHandle.open(copy);
+    expect(older.current.catalog.composers).toEqual(composers);
+    await older.current.catalog.listing.close();
+    writeFileSync(path.join(index, 'catalog.json'), `${JSON.stringify(manifest)}\n`);
+    await expect(SiteHandle.open(copy)).rejects.toThrow(/composers cannot be read.*rebuild/);
   });
 });
