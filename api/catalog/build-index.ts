@@ -240,7 +240,7 @@ export async function indexBuild(
   });
   const files = workRecordFiles(site);
   await eachRecord(files, (record) => builder.add(record));
-  const again = builder.rowsAgain;
+  const again = builder.rowsAgain();
   if (again) await eachRecord(files, (record) => builder.addRow(record));
   await writeIndexFiles(buildDir, builder.finish());
   return { works: files.length, durationMs: Date.now() - started, ...(again ? { recordsReadAgain: true } : {}) };

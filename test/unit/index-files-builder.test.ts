@@ -29,7 +29,7 @@ function built(list: WorkRecord[], of = expected): { files: IndexFiles; again: n
   const builder = new IndexFilesBuilder({ profiles, instruments, expected: of });
   for (const r of list) builder.add(r);
   let again = 0;
-  if (builder.rowsAgain)
+  if (builder.rowsAgain())
     for (const r of list) {
       builder.addRow(r);
       again++;
@@ -79,7 +79,7 @@ describe('IndexFilesBuilder', () => {
     expect(() => builder.finish()).toThrow(/slug/);
     const short = new IndexFilesBuilder({ profiles, instruments, expected: { genres: [], periods: [] } });
     for (const r of records) short.add(r);
-    expect(short.rowsAgain).toBe(true);
+    expect(short.rowsAgain()).toBe(true);
     for (const r of records.slice(1)) short.addRow(r);
     expect(() => short.finish()).toThrow(/resolve rows/);
   });

@@ -214,10 +214,11 @@ export function buildIndexFiles(
  * so a full build's index of 100,000 works does not hold every record at once. The resolve rows
  * need the catalog's meaning vocabulary, made from its genres and periods: `expected` names them
  * (the build knows them from the catalog it rendered); when the records turn out to have others,
- * `rowsAgain` is true and the caller gives every record again to `addRow` before `finish`.
+ * `rowsAgain()` says so and the caller gives every record again to `addRow` before `finish`.
  */
 export class IndexFilesBuilder {
   readonly #profiles: ProfileRecord[];
+  readonly #heads: Map<string, ProfileHead>;
   readonly #instruments: InstrumentRecord[];
   readonly #aliases: Map<string, string[]>;
   readonly #expected: GenresAndPeriods;
@@ -230,6 +231,7 @@ export class IndexFilesBuilder {
 
   constructor(catalog: Omit<CatalogIndexInput, 'records'> & { expected: GenresAndPeriods }) {
     this.#profiles = sortProfiles(catalog.profiles);
+    this.#heads = new Map(this.#profiles.map((p) => [p.slug, profileHead(p)]));
     this.#instruments = catalog.instruments;
     this.#aliases = new Map(catalog.instruments.map((i) => [i.slug, i.aliases]));
     this.#expected = catalog.expected;
@@ -237,8 +239,7 @@ export class IndexFilesBuilder {
   }
 
   #rowBuilder(of: GenresAndPeriods): (record: WorkRecord) => ResolveWorkRow {
-    const heads = new Map(this.#profiles.map((p) => [p.slug, profileHead(p)]));
-    return resolveRowBuilder(heads, this.#instruments, meaningOf(of, this.#instruments));
+    return resolveRowBuilder(this.#heads, this.#instruments, meaningOf(of, this.#instruments));
   }
 
   /** One work's record (any order). */
@@ -251,10 +252,11 @@ export class IndexFilesBuilder {
   }
 
   /**
-   * Whether the records' genres and periods are not the expected ones, so every resolve row made
-   * was made with another vocabulary: then every record again, to `addRow`.
+   * Once every record was added: whether the records' genres and periods are not the expected
+   * ones, so every resolve row was made with another vocabulary. Then the rows made are dropped,
+   * and every record must be given again, to `addRow`.
    */
-  get rowsAgain(): boolean {
+  rowsAgain(): boolean {
     if (this.#again === null) {
       const seen = { genres: Object.keys(this.#counts.genres), periods: Object.keys(this.#counts.periods) };
       const of = { genres: distinctSorted(seen.genres), periods: distinctSorted(seen.periods) };
@@ -274,15 +276,14 @@ export class IndexFilesBuilder {
 
   /** The index files: the same bytes `buildIndexFiles` gives for these records, profiles and instruments. */
   finish(): IndexFiles {
-    const of = this.rowsAgain ? this.#again! : this.#expected;
+    const of = this.rowsAgain() ? this.#again! : this.#expected;
     if (this.#rows.length !== this.#entries.length)
       throw new Error(`${this.#rows.length} resolve rows for ${this.#entries.length} works`);
     const works = encodeListing(this.#entries);
     const twice = works.slugs.duplicate();
     if (twice !== null) throw new Error(`two records have slug ${twice}`);
     const rows = this.#rows.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
-    const heads = new Map(this.#profiles.map((p) => [p.slug, profileHead(p)]));
-    const resolve = resolveCatalogOfRows(rows, heads, meaningOf(of, this.#instruments));
+    const resolve = resolveCatalogOfRows(rows, this.#heads, meaningOf(of, this.#instruments));
     const parts = {
       slugs: works.slugs,
       composers: distinctComposers(this.#composers.values()),
@@ -423,7 +424,7 @@ export function manifestFile(
     format: CATALOG_INDEX_FORMAT,
     works: parts.slugs instanceof SlugTable ? parts.slugs.count : parts.slugs.length,
     arrangements: arrangementCount,
-    profiles: [...parts.profiles].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0)),
+    profiles: sortProfiles(parts.profiles),
     instruments: parts.instruments,
     genres: counts.genres,
     periods: counts.periods,
@@ -432,7 +433,7 @@ export function manifestFile(
   return { 'catalog.json': manifestBytes(manifest) };
 }
 
-const sortProfiles = (list: ProfileRecord[]) =>
+const sortProfiles = <T extends { slug: string }>(list: readonly T[]): T[] =>
   [...list].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 
 export const PROFILES_INDEX_FORMAT = 1;
