@@ -513,17 +513,31 @@ export function generateCatalog(options: GenerateOptions): GenerateResult {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
-    options: {
-      works: { type: 'string', default: '1000' },
-      out: { type: 'string' },
-      seed: { type: 'string', default: '1' },
-    },
-  });
+  const usage = `usage: npm run generate:catalog -- --works N --out DIR [--seed S]
+  Writes a generated catalog of N works (default 1000) into DIR (content/ layout: works/,
+  profiles/, instruments.json), the same for the same seed (default 1).`;
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        works: { type: 'string', default: '1000' },
+        out: { type: 'string' },
+        seed: { type: 'string', default: '1' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
   const works = Number(values.works);
   const seed = Number(values.seed);
   if (!values.out || !Number.isInteger(works) || works < 0 || !Number.isInteger(seed)) {
-    console.error('usage: generate-catalog --works N --out DIR [--seed S]');
+    console.error(usage);
     process.exit(2);
   }
   try {
