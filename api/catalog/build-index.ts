@@ -110,12 +110,6 @@ async function readWorkRecordsOf(site: SiteView, slugs: readonly string[]): Prom
   return records.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 }
 
-/** Every work record, profile and instrument a build's view holds (slug order). */
-export async function readBuildRecords(site: SiteView): Promise<CatalogIndexInput> {
-  const records = await readWorkRecords(site);
-  return { records, ...(await readCatalogRecords(site)) };
-}
-
 /** The profile and instrument records of a build's view. */
 async function readCatalogRecords(site: SiteView): Promise<Omit<CatalogIndexInput, 'records'>> {
   return { instruments: await readInstruments(site), profiles: await readProfileRecords(site) };
