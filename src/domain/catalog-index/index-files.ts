@@ -210,8 +210,9 @@ export function buildIndexFiles(
 
 /**
  * `buildIndexFiles` of a catalog given one record at a time (`add`), keeping of each only what
- * the index files hold (its listing entry and resolve row: about a quarter of the parsed record),
- * so a full build's index of 100,000 works does not hold every record at once. The resolve rows
+ * the index files hold (its listing entry and resolve row), so a full build's index of 100,000
+ * works does not hold every parsed record at once (about 1 GB: the index step's peak went from
+ * 1.88 GB to 1.07 GB, measured alone in a fresh process; bench/README.md). The resolve rows
  * need the catalog's meaning vocabulary, made from its genres and periods: `expected` names them
  * (the build knows them from the catalog it rendered); when the records turn out to have others,
  * `rowsAgain()` says so and the caller gives every record again to `addRow` before `finish`.
