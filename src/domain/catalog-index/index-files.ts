@@ -72,7 +72,7 @@ export interface CatalogManifest {
   /**
    * Distinct composers, in a folder made before 2026-11-30 afternoon; since, in `composers.json`
    * (`COMPOSERS_FILE`), which an incremental build links from its base's rather than writing it
-   * again (about 0.56 MB at 100,000 works).
+   * again (about 0.52 MB at 100,000 works).
    */
   composers?: WorkRecord['composer'][];
   /**
