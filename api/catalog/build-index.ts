@@ -25,6 +25,7 @@ import {
   type CatalogManifest,
   type IndexFiles,
   layerListingFiles,
+  layerOverlayFiles,
   worksDigestOf,
   IndexFilesBuilder,
 } from '../../src/domain/catalog-index/index-files.ts';
@@ -32,7 +33,15 @@ import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
 import { decodeWorksIndex } from '../../src/domain/catalog-index/works-index.ts';
 import type { WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
-import { decodeResolveCatalog, type GenresAndPeriods, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import {
+  decodeResolveCatalog,
+  slugTableOf,
+  type GenresAndPeriods,
+  type ResolveCatalog,
+} from '../../src/domain/resolve/catalog.ts';
+import { layerResolveCatalog } from '../../src/domain/resolve/catalog-layer.ts';
+import { mergeResolveCatalog } from '../../src/domain/resolve/catalog-merge.ts';
+import type { LaidResolve } from '../../src/domain/catalog-index/resolve-overlay.ts';
 import { workSummary } from '../../src/domain/records.ts';
 import { indexWork } from '../../src/domain/works-query.ts';
 import {
@@ -41,6 +50,8 @@ import {
   overlayBaseDir,
   readComposers,
   readListingBase,
+  readResolveBase,
+  readResolveOverlay,
   readWorksOverlay,
   type ListingBase,
 } from './index-layers.ts';
@@ -383,8 +394,11 @@ export interface IncrementalIndexResult {
   /** Why a layer's listing is merged files rather than an overlay. */
   noOverlayBecause?: string;
   listingBuiltBecause?: string;
-  /** The same for the resolve catalog. */
-  resolve: 'merged' | 'built';
+  /**
+   * The same for the resolve catalog; "laid": a layer's resolve rows, laid over its plain base's
+   * resolve.idx when read (catalog.json `overlay.resolve`), nothing merged or written whole.
+   */
+  resolve: 'laid' | 'merged' | 'built';
   resolveBuiltBecause?: string;
   /**
    * "early": merged beside the render from the records the build predicted, which the rendered
@@ -425,7 +439,7 @@ type BaseIndexFiles = Omit<IndexBase, 'counts' | 'recordAt' | 'before'> & {
    * With a layered new folder over the plain base this base is or lies over: that base's listing
    * and the overlay the base holds over it (none when the base is the plain one).
    */
-  layer: { plain: ListingBase; previous: WorksOverlay | null } | null;
+  layer: { plain: ListingBase; previous: WorksOverlay | null; resolve?: LayerListing['resolve'] } | null;
   /** Why the new layer cannot hold a listing overlay (it holds merged files), when it is a layer. */
   noLayerBecause?: string;
 };
@@ -472,14 +486,37 @@ async function readIndexBase(
         noLayerBecause = err.message;
       }
     }
-    const resolveFile = path.join(dir, 'resolve.idx');
-    const keptResolve = lastWritten['resolve.idx'].recall(resolveFile);
-    const resolve = decodeResolveCatalog(
-      decodeIndex(keptResolve ?? (await fs.readFile(resolveFile)), 'resolve.idx'),
-      manifest.profiles,
-    );
+    let resolve: ResolveCatalog;
+    let filesKept: boolean;
+    if (manifest.overlay?.resolve) {
+      // The base's resolve catalog is rows laid over its plain base's resolve.idx: laid again for
+      // a new layer over the same plain base (which lays its rows over it too), else merged (a
+      // plain folder needs the whole catalog in listing order).
+      const { catalog: plainResolve, kept } = await readResolveBase(overlayBaseDir(baseBuildDir, manifest));
+      const rows = await readResolveOverlay(baseBuildDir);
+      const overlay = layer?.previous ?? (await readWorksOverlay(baseBuildDir));
+      if (layer) {
+        resolve = layerResolveCatalog(plainResolve, overlay, rows, new Map(manifest.profiles.map((p) => [p.slug, p])));
+        layer.resolve = { plain: plainResolve, previous: rows };
+      } else resolve = mergeResolveCatalog(plainResolve, overlay, rows);
+      filesKept = kept;
+    } else if (layer && layer.previous === null && !manifest.overlay) {
+      // The base is the plain base itself: the new layer's resolve rows lie over its resolve.idx,
+      // kept decoded for the next layer over it.
+      const plain = await readResolveBase(baseBuildDir);
+      resolve = plain.catalog;
+      filesKept = plain.kept;
+      layer.resolve = { plain: resolve, previous: null };
+    } else {
+      const resolveFile = path.join(dir, 'resolve.idx');
+      const keptResolve = lastWritten['resolve.idx'].recall(resolveFile);
+      resolve = decodeResolveCatalog(
+        decodeIndex(keptResolve ?? (await fs.readFile(resolveFile)), 'resolve.idx'),
+        manifest.profiles,
+      );
+      filesKept = keptResolve !== undefined;
+    }
     let listing: IndexBase['listing'] = null;
-    let filesKept = keptResolve !== undefined;
     if (layer === null) {
       const merged = materializeListing(baseBuildDir);
       if (merged) {
@@ -548,6 +585,7 @@ function layerListing(layer: NonNullable<BaseIndexFiles['layer']>, names: Map<st
       return key;
     },
     ...(layer.previous ? { previous: layer.previous } : {}),
+    ...(layer.resolve ? { resolve: layer.resolve } : {}),
   };
 }
 
@@ -566,8 +604,12 @@ const overOf = (base: BaseIndexFiles) => ({
 
 const aliasesOf = (instruments: readonly InstrumentRecord[]) => new Map(instruments.map((i) => [i.slug, i.aliases]));
 
-/** The listing and resolve files of a merge: merged, or a layer's overlay (all but the small catalog files). */
-function mergedListingFiles(works: MergedIndex['works'], resolve: ResolveCatalog): Partial<IndexFiles> {
+/** The listing and resolve files of a merge: merged, or a layer's overlays (all but the small catalog files). */
+function mergedListingFiles(works: MergedIndex['works'], resolve: ResolveCatalog | LaidResolve): Partial<IndexFiles> {
+  if ('overlay' in resolve) {
+    if (!('overlay' in works)) throw new Error('resolve rows without a listing overlay');
+    return layerOverlayFiles(works.overlay, resolve);
+  }
   return 'overlay' in works ? layerListingFiles(works.overlay, resolve) : listingFiles(works, resolve);
 }
 
@@ -699,7 +741,10 @@ export async function runIndexWorker(
   }
   const works = 'reason' in merged ? undefined : merged.works;
   const resolve = 'reason' in merged ? merged : merged.resolve;
-  const resolveCatalog = 'reason' in resolve ? undefined : resolve;
+  const resolveMerged = 'reason' in resolve ? undefined : resolve;
+  // Rows laid over the plain base's resolve.idx (a layer's), or a merged catalog.
+  const laid = resolveMerged && 'overlay' in resolveMerged ? resolveMerged : undefined;
+  const resolveCatalog = resolveMerged && !('overlay' in resolveMerged) ? resolveMerged : undefined;
   let files: Partial<IndexFiles>;
   let count: number;
   // The early merge's files, when it is kept and wrote them into this build's folder.
@@ -708,18 +753,20 @@ export async function runIndexWorker(
   if (!('reason' in pre) && pre.staged !== null && staged === null)
     await fs.rm(pre.staged, { recursive: true, force: true });
   const linked: NonNullable<Parameters<typeof writeIndexFiles>[3]> = {};
-  if (works && resolveCatalog && !('reason' in base) && !baseRecordsRead) {
+  if (works && resolveMerged && !('reason' in base) && !baseRecordsRead) {
     const composers = distinctComposers([...base.composers, ...changedNow.map((r) => r.composer)]);
     const parts = {
       // The listing's own slug table: the records' slugs are the listing's by construction.
-      slugs: 'overlay' in works ? resolveCatalog.works.slugs : works.slugs,
+      slugs: 'overlay' in works ? (laid ? { count: laid.workCount } : slugTableOf(resolveCatalog!)) : works.slugs,
       composers,
       counts: (merged as MergedIndex).counts,
       instruments: catalogRecords.instruments,
     };
     const listing: ManifestListing =
-      'overlay' in works ? { overlay: overOf(base) } : { worksDigest: worksDigestOf(works.index) };
-    const n = resolveCatalog.arrangementCount;
+      'overlay' in works
+        ? { overlay: { ...overOf(base), ...(laid ? { resolve: true as const } : {}) } }
+        : { worksDigest: worksDigestOf(works.index) };
+    const n = laid ? laid.arrangementCount : resolveCatalog!.arrangementCount;
     const catalog: Partial<IndexFiles> = manifestFile(
       { ...parts, profiles: profileRecords?.map(profileHead) ?? base.profiles },
       n,
@@ -740,15 +787,8 @@ export async function runIndexWorker(
         bytes: async () => composersFile(composers)[COMPOSERS_FILE],
       };
     else Object.assign(catalog, composersFile(composers));
-    files = {
-      ...(staged
-        ? {}
-        : 'overlay' in works
-          ? layerListingFiles(works.overlay, resolveCatalog)
-          : listingFiles(works, resolveCatalog)),
-      ...catalog,
-    };
-    count = resolveCatalog.works.count;
+    files = { ...(staged ? {} : mergedListingFiles(works, resolveMerged)), ...catalog };
+    count = laid ? laid.workCount : resolveCatalog!.works.count;
   } else {
     const records = [...(await everyBaseRecord()), ...changedNow];
     baseRecordsRead = true;
@@ -778,7 +818,7 @@ export async function runIndexWorker(
     merge: lateBecause === null ? 'early' : 'at finish',
     ...(lateBecause !== null ? { mergedLateBecause: lateBecause } : {}),
     ...('reason' in merged ? { listingBuiltBecause: merged.reason } : {}),
-    resolve: resolveCatalog ? 'merged' : 'built',
+    resolve: laid ? 'laid' : resolveCatalog ? 'merged' : 'built',
     ...('reason' in resolve ? { resolveBuiltBecause: resolve.reason } : {}),
     ...('reason' in base ? {} : { baseFiles: base.filesKept ? 'kept' : 'read' }),
     profiles: 'profiles.idx' in linked ? 'linked' : 'written',

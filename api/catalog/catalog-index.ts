@@ -26,7 +26,16 @@ import { WorkRecords } from './work-records.ts';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import { SummaryFile } from './summaries.ts';
 import { OverlaidListing, PlainListing, type WorksListing } from './listing.ts';
-import { overlayBaseDir, readComposers, readListingBase, readWorksOverlay } from './index-layers.ts';
+import {
+  overlayBaseDir,
+  readComposers,
+  readListingBase,
+  readResolveBase,
+  readResolveOverlay,
+  readWorksOverlay,
+} from './index-layers.ts';
+import { layerResolveCatalog, liveWorks } from '../../src/domain/resolve/catalog-layer.ts';
+import type { WorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from '../site/cache-budgets.ts';
 
@@ -75,9 +84,9 @@ export async function loadCatalogIndex(
     throw new MissingIndexError(
       `${buildDir}: index format ${manifest.format}, expected ${CATALOG_INDEX_FORMAT}; rebuild it`,
     );
-  const [resolveFile, profilesFile] = await Promise.all(
-    ['resolve.idx', 'profiles.idx'].map((name) => fs.readFile(path.join(dir, name))),
-  );
+  // A layer's resolve rows lie over its plain base's resolve.idx (catalog.json `overlay.resolve`).
+  const laid = manifest.overlay?.resolve === true;
+  const profilesFile = await fs.readFile(path.join(dir, 'profiles.idx'));
   let composers: NonNullable<CatalogManifest['composers']>;
   try {
     ({ composers } = await readComposers(buildDir, manifest));
@@ -86,6 +95,7 @@ export async function loadCatalogIndex(
   }
   await breathe();
   let listing: WorksListing;
+  let worksOverlay: WorksOverlay | null = null;
   if (manifest.overlay) {
     let plain, overlay;
     try {
@@ -95,6 +105,7 @@ export async function loadCatalogIndex(
       throw new MissingIndexError(`${buildDir}: its listing overlay cannot be read: ${(err as Error).message}`);
     }
     await breathe();
+    worksOverlay = overlay;
     const view = layerWorks(plain.works, plain.digest, overlay);
     listing = new OverlaidListing(view, new SummaryFile(plain.summariesFile, plain.works));
   } else {
@@ -102,23 +113,52 @@ export async function loadCatalogIndex(
     listing = new PlainListing(works, new SummaryFile(path.join(dir, 'summaries.json'), works));
   }
   await breathe();
-  const resolve = decodeResolveCatalog(decodeIndex(resolveFile!, 'resolve.idx'), manifest.profiles);
-  const profiles = decodeIndex(profilesFile!, 'profiles.idx');
+  let resolve: ResolveCatalog;
+  if (laid) {
+    try {
+      const { catalog: base } = await readResolveBase(overlayBaseDir(buildDir, manifest));
+      const rows = await readResolveOverlay(buildDir);
+      await breathe();
+      resolve = layerResolveCatalog(base, worksOverlay!, rows, new Map(manifest.profiles.map((p) => [p.slug, p])));
+    } catch (err) {
+      listing.close();
+      throw new MissingIndexError(`${buildDir}: its resolve overlay cannot be read: ${(err as Error).message}`);
+    }
+  } else if (manifest.overlay) {
+    // A layer whose resolve catalog was merged (its rows could not be laid: docs/review.md).
+    resolve = decodeResolveCatalog(
+      decodeIndex(await fs.readFile(path.join(dir, 'resolve.idx')), 'resolve.idx'),
+      manifest.profiles,
+    );
+  } else {
+    // A plain build's, kept decoded: the layers over it lay their rows over the same catalog.
+    try {
+      resolve = (await readResolveBase(buildDir)).catalog;
+    } catch (err) {
+      listing.close();
+      throw new MissingIndexError(`${buildDir}: its resolve index cannot be read: ${(err as Error).message}`);
+    }
+  }
+  const profiles = decodeIndex(profilesFile, 'profiles.idx');
   if (profiles.meta.version !== PROFILES_INDEX_FORMAT || profiles.meta.count !== manifest.profiles.length)
     throw new MissingIndexError(`${buildDir}: profiles.idx does not match catalog.json; rebuild it`);
   const text = profiles.bytes('text');
   const offsets = profiles.u32('offsets');
-  if (listing.count !== manifest.works || resolve.works.count !== manifest.works) {
+  if (listing.count !== manifest.works || liveWorks(resolve) !== manifest.works) {
     listing.close();
     throw new MissingIndexError(
-      `${buildDir}: index files disagree on the number of works (${listing.count}, ${resolve.works.count}, ${manifest.works}); rebuild it`,
+      `${buildDir}: index files disagree on the number of works (${listing.count}, ${liveWorks(resolve)}, ${manifest.works}); rebuild it`,
     );
   }
   return {
     listing,
     resolve,
     // The resolve catalog numbers the whole catalog's works in listing order, as works.idx does.
-    records: new WorkRecords(SiteView.open(buildDir), resolve.works, budgets.recordBytes),
+    records: new WorkRecords(
+      SiteView.open(buildDir),
+      { count: liveWorks(resolve), slugs: resolve.works.slugs },
+      budgets.recordBytes,
+    ),
     profiles: manifest.profiles,
     profileTexts: manifest.profiles.map((_, k) => text.subarray(offsets[k], offsets[k + 1])),
     profileListings: new Map(),

@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import { SiteView } from '../../src/lib/site/layers.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
-import type { WorksIndex } from '../../src/domain/catalog-index/works-index.ts';
+import type { WorkSlugs } from '../../src/domain/catalog-index/slug-table.ts';
 
 /** Default cache budget: the JSON size of the records kept (their objects take a few times more). */
 export const RECORD_CACHE_BYTES = 8 * 1024 * 1024;
@@ -16,14 +16,14 @@ export const RECORD_CACHE_BYTES = 8 * 1024 * 1024;
 export class WorkRecords {
   /** The build's pages and records (layered or not). */
   private readonly site: SiteView;
-  private readonly index: Pick<WorksIndex, 'count' | 'slugs'>;
+  private readonly index: { count: number; slugs: WorkSlugs };
   private readonly budget: number;
   /** By work id, least recently used first (Map keeps insertion order; a hit is re-inserted). */
   private readonly cache = new Map<number, { record: WorkRecord; bytes: number }>();
   private readonly reading = new Map<number, Promise<WorkRecord>>();
   private cachedBytes = 0;
 
-  constructor(site: string | SiteView, index: Pick<WorksIndex, 'count' | 'slugs'>, budgetBytes = RECORD_CACHE_BYTES) {
+  constructor(site: string | SiteView, index: { count: number; slugs: WorkSlugs }, budgetBytes = RECORD_CACHE_BYTES) {
     this.site = typeof site === 'string' ? SiteView.plain(site) : site;
     this.index = index;
     this.budget = budgetBytes;

@@ -39,7 +39,7 @@ import {
 import { materializeView } from './link-base.ts';
 import { CATALOG_SNAPSHOT, isDeltaSnapshot, writeResolvedSnapshot } from '../catalog-snapshot.ts';
 import { materializeListing } from '../../api/catalog/index-layers.ts';
-import { INDEX_DIR, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
+import { INDEX_DIR, RESOLVE_OVERLAY_FILE, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
 import type { BuildInfo } from './types.ts';
 
 /** The layer's own files, which a plain folder does not have (its `base` link is written again). */
@@ -69,7 +69,7 @@ function compactIndex(layerDir: string, from: string, to: string): void {
   }
   mkdirSync(to);
   for (const name of readdirSync(from)) {
-    if (name === WORKS_OVERLAY_FILE || name in merged) continue;
+    if (name === WORKS_OVERLAY_FILE || name === RESOLVE_OVERLAY_FILE || name in merged) continue;
     linkSync(path.join(from, name), path.join(to, name));
   }
   // Written through to the disk here, at this child's low priority: about 90 MB at 100,000 works,

@@ -149,7 +149,8 @@ export interface BuildInfo {
   /** Works in the server's index files (`index/`), and the time it took. */
   /**
    * The server's index files. An incremental build says how its listing index and its resolve
-   * catalog were made: "merged" from the base's, or "built" from every record (with the reason).
+   * catalog were made: "merged" from the base's, or "built" from every record (with the reason);
+   * a layer's resolve catalog may be "laid": rows over its plain base's resolve.idx.
    */
   catalogIndex: {
     works: number;
@@ -157,7 +158,7 @@ export interface BuildInfo {
     listing?: 'overlay' | 'merged' | 'built';
     listingBuiltBecause?: string;
     noOverlayBecause?: string;
-    resolve?: 'merged' | 'built';
+    resolve?: 'laid' | 'merged' | 'built';
     resolveBuiltBecause?: string;
     /** A full build's: its records were read twice (their genres and periods were not the catalog's it rendered). */
     recordsReadAgain?: true;

@@ -91,12 +91,14 @@ describe('incremental build', () => {
       'catalog.json',
       'composers.json',
       'profiles.idx',
-      'resolve.idx',
+      'resolve-overlay.json',
       'works-overlay.json',
     ]);
+    // Nor the resolve catalog's: the changed work's rows, laid over the base's resolve.idx when read
+    // (src/domain/resolve/catalog-layer.ts); compared below as the resolve.idx they merge into.
     expect(info.catalogIndex).toMatchObject({
       listing: 'overlay',
-      resolve: 'merged',
+      resolve: 'laid',
       baseRecordsRead: false,
       merge: 'early',
       // A full build's index files: read from disk.
@@ -231,16 +233,19 @@ describe('incremental build', () => {
     expect(info.incremental.prediction).toBe('scores');
     expect(info.catalogIndex).toMatchObject({
       listing: 'overlay',
-      resolve: 'merged',
+      resolve: 'laid',
       baseRecordsRead: false,
       merge: 'early',
-      // The first incremental build's resolve file, kept by the index worker that wrote it (the
-      // byte-identity below shows it was what it wrote).
+      // The plain base's resolve catalog, kept decoded by the index worker that read it for the
+      // first incremental build (every layer over that base lays its rows over it).
       baseFiles: 'kept',
       // New arrangements change the profiles' usage lists: their records are rendered, their index written.
       profiles: 'written',
     });
     const overlay = JSON.parse(readFileSync(path.join(result.incremental, 'index', 'works-overlay.json'), 'utf8'));
+    // The resolve rows hold the same works: both changes', over the plain base.
+    const rows = JSON.parse(readFileSync(path.join(result.incremental, 'index', 'resolve-overlay.json'), 'utf8'));
+    expect(rows.works.map((w: { slug: string }) => w.slug)).toEqual(overlay.works.map((w: { slug: string }) => w.slug));
     expect(overlay.works.map((w: { slug: string }) => w.slug).sort()).toEqual([
       'bach-air-second-study',
       'bach-prelude-in-c-bwv-846',

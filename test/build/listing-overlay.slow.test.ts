@@ -5,7 +5,9 @@
  * (a retitle that moves a work to the front, a removed work, a new work; then a second edit on
  * the first layer, whose overlay holds both), every listing answer — each filter, every page —
  * is byte for byte the one the full build of the same commit gives, and a compaction of the
- * layer writes the full build's listing files.
+ * layer writes the full build's listing files. The same holds for resolve, whose rows are laid
+ * over the plain base's resolve.idx (src/domain/resolve/catalog-layer.ts): every answer is the
+ * full build's but for the count of arrangements judged one by one (and the note giving it).
  */
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +22,63 @@ afterAll(() => builds.dispose());
 beforeAll(async () => {
   await builds.buildBase();
 }, 120_000);
+
+const ROLES = ['music-bed', 'music-lead', 'music-ambient', 'music-sleep-lead', 'intro', 'outro', 'short-form'];
+
+/**
+ * Resolve answers worth comparing: catalog-wide for every role under several requirements, and by
+ * the slugs and title words of changed, added, removed and untouched works. Each answer's data
+ * without `search.arrangementsJudged` and `search.note` (the scan's order over base and overlay).
+ */
+async function resolveAnswers(buildDir: string, named: string[]): Promise<Map<string, unknown>> {
+  const t = await openApp(buildDir);
+  try {
+    const bodies: unknown[] = [];
+    for (const role of ROLES) {
+      const channel = { channelKey: 'overlay', intendedRole: role };
+      bodies.push(
+        { channel, requirements: { requiredFormats: ['mp3'] } },
+        { channel: { ...channel, narrationPresent: true }, requirements: { requiredFormats: [], mood: 'calm gentle' } },
+        {
+          channel,
+          requirements: { requiredFormats: ['musicxml'], style: 'romantic piano', targetDurationSeconds: 120 },
+        },
+        { channel, requirements: { requiredFormats: [], instrumentation: 'flute strings', requireMusicXml: true } },
+      );
+    }
+    for (const name of named) {
+      const channel = { channelKey: 'overlay', intendedRole: 'music-bed' };
+      bodies.push(
+        { channel, requirements: { requiredFormats: [] }, workSlug: name },
+        { channel, requirements: { requiredFormats: ['mp3'] }, title: name.split('-').slice(1).join(' ') },
+        { channel, requirements: { requiredFormats: [] }, composer: name.split('-')[0] },
+      );
+    }
+    bodies.push({
+      channel: { channelKey: 'zz', intendedRole: 'intro' },
+      requirements: { requiredFormats: [] },
+      title: 'zz revision',
+    });
+    const out = new Map<string, unknown>();
+    for (const body of bodies) {
+      const payload = JSON.stringify(body);
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/music/resolve',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.statusCode, payload).toBe(200);
+      const data = res.json().data;
+      delete data.search.arrangementsJudged;
+      delete data.search.note;
+      out.set(payload, data);
+    }
+    return out;
+  } finally {
+    await t.close();
+  }
+}
 
 /** Every listing answer worth comparing: each filter value the catalog has, each page of five. */
 async function answers(buildDir: string): Promise<Map<string, string>> {
@@ -91,6 +150,27 @@ describe('a listing overlay over the plain base', () => {
     const page = JSON.parse(layered.get('/api/v1/works?page=1&pageSize=5')!.split(' ').slice(1).join(' ')).data;
     expect(page.items[0].slug).not.toBe('dvorak-humoresque-op-101-no-7');
     expect(page.total).toBe(26);
+    // Resolve over the base's resolve.idx with the layer's rows laid over it: the full build's answers.
+    expect(buildInfo(first.incremental).catalogIndex).toMatchObject({ resolve: 'laid' });
+    expect(existsSync(path.join(first.incremental, 'index', 'resolve.idx'))).toBe(false);
+    const named = [
+      'satie-gymnopedie-1',
+      'dvorak-humoresque-op-101-no-7',
+      'faure-pavane-second-copy',
+      'faure-pavane-op-50',
+    ];
+    const [laid, whole] = [await resolveAnswers(first.incremental, named), await resolveAnswers(first.full, named)];
+    expect(laid.size).toBeGreaterThan(35);
+    for (const [body, data] of whole) expect([body, laid.get(body)]).toEqual([body, data]);
+    // The requests reach the changed works: the retitled and the added one are candidates somewhere.
+    const shown = new Set(
+      [...laid.values()].flatMap((d) =>
+        (d as { candidates: Array<{ workSlug: string }> }).candidates.map((c) => c.workSlug),
+      ),
+    );
+    expect(shown).toContain('satie-gymnopedie-1');
+    expect(shown).toContain('faure-pavane-second-copy');
+    expect(shown).not.toContain('dvorak-humoresque-op-101-no-7');
   }, 300_000);
 
   it('a second layer over the same base holds both changes, and answers as the full build; its compaction writes the full listing files', async () => {
@@ -108,6 +188,13 @@ describe('a listing overlay over the plain base', () => {
     expect(second.differences).toEqual([]);
     const [layered, full] = [await answers(second.incremental), await answers(second.full)];
     for (const [url, body] of full) expect([url, layered.get(url)]).toEqual([url, body]);
+    // Its resolve rows hold both changes' works too, and answer as the full build.
+    expect(buildInfo(second.incremental).catalogIndex).toMatchObject({ resolve: 'laid' });
+    const rows = JSON.parse(readFileSync(path.join(second.incremental, 'index', 'resolve-overlay.json'), 'utf8'));
+    expect(rows.works.map((w: { slug: string }) => w.slug)).toEqual(overlay.works.map((w: { slug: string }) => w.slug));
+    const named = ['bach-prelude-in-c-bwv-846', 'satie-gymnopedie-1', 'faure-pavane-second-copy'];
+    const [laid, whole] = [await resolveAnswers(second.incremental, named), await resolveAnswers(second.full, named)];
+    for (const [body, data] of whole) expect([body, laid.get(body)]).toEqual([body, data]);
 
     const compacted = path.join(builds.root, 'two-cmp');
     await compactBuild(second.incremental, compacted);

@@ -10,7 +10,7 @@ import { PROJECT_ROOT } from './app.ts';
 import { CATALOG_SNAPSHOT, resolvedSnapshot } from '../../scripts/catalog-snapshot.ts';
 import { LAYER_BASE_LINK, LAYER_DELETED_DIR, LAYER_FILE, SiteView } from '../../src/lib/site/layers.ts';
 import { materializeListing } from '../../api/catalog/index-layers.ts';
-import { INDEX_DIR, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
+import { INDEX_DIR, RESOLVE_OVERLAY_FILE, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
 
 export function filesUnder(dir: string, prefix = ''): string[] {
   const out: string[] = [];
@@ -41,7 +41,11 @@ export function digests(dir: string): Map<string, string> {
   if (listing) for (const [name, bytes] of Object.entries(listing)) map.set(`${INDEX_DIR}/${name}`, hash(bytes));
   for (const rel of filesUnder(dir)) {
     if (rel === 'build.json' || rel.startsWith('client/') || LAYER_OWN(rel)) continue;
-    if (listing && (rel === `${INDEX_DIR}/${WORKS_OVERLAY_FILE}` || map.has(rel))) continue;
+    if (
+      listing &&
+      (rel === `${INDEX_DIR}/${WORKS_OVERLAY_FILE}` || rel === `${INDEX_DIR}/${RESOLVE_OVERLAY_FILE}` || map.has(rel))
+    )
+      continue;
     let bytes: Buffer = readFileSync(path.join(dir, rel));
     // A layered build's snapshot is a delta over its plain base's: compared as the whole it stands for.
     if (rel === CATALOG_SNAPSHOT) bytes = resolvedSnapshot(dir) ?? bytes;

@@ -18,6 +18,7 @@ import {
   buildResolveCatalog,
   decodeResolveCatalog,
   encodeResolveCatalog,
+  slugTableOf,
   type ResolveCatalog,
   type ResolveWorkRow,
 } from '../../src/domain/resolve/catalog.ts';
@@ -210,10 +211,10 @@ describe('resolve overlay rows', () => {
         expect(encodeResolveCatalog(merged).equals(encodeResolveCatalog(fresh))).toBe(true);
         // With the listing's slug table handed in (as merge-from-base does): the same bytes; a
         // table that puts the works elsewhere is refused.
-        const withTable = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, fresh.works.slugs);
+        const withTable = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, slugTableOf(fresh));
         expect(encodeResolveCatalog(withTable).equals(encodeResolveCatalog(fresh))).toBe(true);
         if (decoded.works.length > 0 && fresh.works.count > 1) {
-          const slugs = fresh.works.slugs.toArray();
+          const slugs = slugTableOf(fresh).toArray();
           const rotated = SlugTable.fromList([...slugs.slice(1), slugs[0]!]);
           expect(() => mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, rotated)).toThrow(/slug table/);
         }

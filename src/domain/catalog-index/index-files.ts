@@ -28,6 +28,7 @@ import {
 } from './works-index.ts';
 import { encodeWorksOverlay, type WorksOverlay } from './works-overlay.ts';
 import { SlugTable } from './slug-table.ts';
+import { encodeResolveOverlay, type LaidResolve } from './resolve-overlay.ts';
 import {
   buildResolveCatalog,
   distinctSorted,
@@ -35,6 +36,7 @@ import {
   meaningOf,
   resolveCatalogOfRows,
   resolveRowBuilder,
+  slugTableOf,
   type GenresAndPeriods,
   type ResolveCatalog,
   type ResolveWorkRow,
@@ -54,6 +56,8 @@ export const COMPOSERS_FILE = 'composers.json';
 
 /** A layered build's listing changes over its plain base's listing files (catalog.json `overlay`). */
 export const WORKS_OVERLAY_FILE = 'works-overlay.json';
+/** A layer's resolve rows over its plain base's resolve.idx (catalog.json `overlay.resolve`). */
+export const RESOLVE_OVERLAY_FILE = 'resolve-overlay.json';
 
 export interface CatalogIndexInput {
   records: WorkRecord[];
@@ -91,9 +95,12 @@ export interface CatalogManifest {
   /**
    * Present when this folder holds no works.idx or summaries.json, but `works-overlay.json` over
    * those of `base`, a plain build folder beside this one whose catalog.json `worksDigest` is
-   * `digest`. Everything else in the manifest is the whole catalog's, as in a full build.
+   * `digest`. Everything else in the manifest is the whole catalog's, as in a full build. With
+   * `resolve`, the folder holds no resolve.idx either but `resolve-overlay.json` (the resolve rows
+   * of the overlay's works), laid over the base's resolve.idx when it is read
+   * (src/domain/resolve/catalog-layer.ts).
    */
-  overlay?: { base: string; digest: string };
+  overlay?: { base: string; digest: string; resolve?: true };
 }
 
 /** The identity of a works.idx (catalog.json `worksDigest`). */
@@ -149,7 +156,7 @@ export function distinctComposers(composers: Iterable<WorkRecord['composer']>): 
 /** What the index files need besides the listing and resolve indexes, when the records are not at hand. */
 export interface IndexParts {
   /** Every work's slug (any order), or the listing's own slug table (an incremental build's). */
-  slugs: readonly string[] | SlugTable;
+  slugs: readonly string[] | SlugTable | { readonly count: number };
   composers: WorkRecord['composer'][];
   counts: FacetCounts;
   profiles: ProfileRecord[];
@@ -165,6 +172,8 @@ export interface IndexFiles {
   'composers.json': Buffer;
   /** A layer's, instead of works.idx and summaries.json (`WORKS_OVERLAY_FILE`). */
   'works-overlay.json'?: Buffer;
+  /** A layer's, instead of resolve.idx (`RESOLVE_OVERLAY_FILE`). */
+  'resolve-overlay.json'?: Buffer;
 }
 
 /**
@@ -332,6 +341,26 @@ export function layerListingFiles(
 }
 
 /**
+ * A layer's listing overlay and resolve rows (its resolve catalog laid over the plain base's when
+ * read, not merged: catalog.json `overlay.resolve`), checked: both hold the same works.
+ */
+export function layerOverlayFiles(
+  overlay: WorksOverlay,
+  resolve: LaidResolve,
+): Pick<IndexFiles, 'works-overlay.json' | 'resolve-overlay.json'> {
+  const count = overlay.base.count - overlay.tombstones.length + overlay.works.length;
+  if (count !== resolve.workCount)
+    throw new Error(`the listing overlay holds ${count} works, the resolve overlay ${resolve.workCount}`);
+  const rows = resolve.overlay.works;
+  if (rows.length !== overlay.works.length || rows.some((r, k) => r.slug !== overlay.works[k]!.slug))
+    throw new Error('the listing and resolve overlays do not hold the same works');
+  return {
+    [WORKS_OVERLAY_FILE]: encodeWorksOverlay(overlay),
+    [RESOLVE_OVERLAY_FILE]: encodeResolveOverlay(resolve.overlay),
+  };
+}
+
+/**
  * The index files from their parts, when the listing and resolve indexes were merged from a base
  * (an incremental build that did not read every record): the same bytes `buildIndexFiles` gives
  * for the same catalog.
@@ -363,7 +392,7 @@ export function listingFiles(
   const twice = works.slugs.duplicate();
   if (twice !== null) throw new Error(`two records have slug ${twice}`);
   // Both indexes number works by listing order; they must agree work for work.
-  if (!works.slugs.equals(resolve.works.slugs)) {
+  if (!works.slugs.equals(slugTableOf(resolve))) {
     const at = Array.from({ length: works.slugs.count }, (_, i) => i).find(
       (i) => works.slugs.at(i) !== resolve.works.slugs.at(i),
     );
@@ -423,7 +452,7 @@ export function manifestFile(
   const counts = sortedCounts(parts.counts);
   const manifest: CatalogManifest = {
     format: CATALOG_INDEX_FORMAT,
-    works: parts.slugs instanceof SlugTable ? parts.slugs.count : parts.slugs.length,
+    works: 'count' in parts.slugs ? parts.slugs.count : parts.slugs.length,
     arrangements: arrangementCount,
     profiles: sortProfiles(parts.profiles),
     instruments: parts.instruments,

@@ -21,20 +21,24 @@ import type { ResolveCatalog } from '../resolve/catalog.ts';
 import { mergeResolveCatalog } from '../resolve/catalog-merge.ts';
 import { mergeWorksIndex, type ListingFiles, type WorksIndex } from './works-index.ts';
 import { buildWorksOverlay, type WorksOverlay } from './works-overlay.ts';
-import { buildResolveOverlay } from './resolve-overlay.ts';
-import type { SlugTable } from './slug-table.ts';
+import { buildResolveOverlay, type LaidResolve, type ResolveOverlay } from './resolve-overlay.ts';
+import { SlugTable as SlugTableClass, type SlugTable, type WorkSlugs } from './slug-table.ts';
 import type { ProfileHead } from './profiles.ts';
 import { sortedCounts, type FacetCounts } from './index-files.ts';
 
 export interface IndexBase {
-  /** The base's listing order (its resolve catalog numbers works alike). */
-  works: Pick<WorksIndex, 'count' | 'slugs'>;
+  /**
+   * The base's works: its listing order (its resolve catalog numbers works alike), or, for a base
+   * whose resolve catalog is laid over its plain base's (catalog-layer.ts), only its slugs (then
+   * the layer's `resolve` is given, and nothing is placed in the base's order).
+   */
+  works: { count: number; slugs: WorkSlugs };
   /**
    * The base's decoded works.idx and its summaries file, to merge the changed works into; null
    * when the base holds an overlay instead (then only a `LayerListing` can follow it).
    */
   listing: { index: WorksIndex; summaries: Buffer } | null;
-  /** The base's decoded resolve.idx, and the profile heads and instruments of its catalog.json. */
+  /** The base's decoded resolve.idx (or its layered catalog), and the profile heads and instruments of its catalog.json. */
   resolve: ResolveCatalog;
   profiles: ProfileHead[];
   instruments: InstrumentRecord[];
@@ -71,12 +75,20 @@ export interface LayerListing {
   /** The plain base's listing sort key of its work `id` (read from its record: about log2(works) per changed work). */
   sortKeyAt(id: number): string;
   previous?: WorksOverlay;
+  /**
+   * When the base is the plain base itself, or a layer whose resolve catalog is laid over the
+   * plain base's: the plain base's decoded resolve.idx and the base's resolve rows (null for the
+   * plain base). The new layer then holds resolve rows too, every work of its listing overlay's,
+   * instead of a merged resolve.idx (`LaidResolve`), when the meaning vocabulary, the instruments'
+   * terms and the profiles' statuses are the base's.
+   */
+  resolve?: { plain: ResolveCatalog; previous: ResolveOverlay | null };
 }
 
 export interface MergedIndex<Listing = ListingFiles | { overlay: WorksOverlay }> {
   /** The listing files merged; or, with a `LayerListing`, the overlay over the plain base's. */
   works: Listing;
-  resolve: ResolveCatalog | { reason: string };
+  resolve: ResolveCatalog | LaidResolve | { reason: string };
   /** The new catalog's works per genre and period. */
   counts: FacetCounts;
 }
@@ -132,9 +144,32 @@ export function mergeFromBase(base: IndexBase, target: IndexTarget, layer?: Laye
   const removed = [...target.changed].filter((slug) => !present.has(slug) && base.works.slugs.indexOf(slug) >= 0);
   const names = new Map(target.instruments.map((i) => [i.slug, i.aliases]));
   const inputs = changed.map((record) => ({ record, summary: workSummary(record) }));
+  const counts = countsAfter(base.counts, base.before, changed);
+  const layerOverlay = (l: LayerListing) =>
+    buildWorksOverlay({
+      base: l.works,
+      baseDigest: l.digest,
+      baseSortKey: l.sortKeyAt,
+      instrumentNames: names,
+      ...(l.previous ? { previous: l.previous } : {}),
+      changed: inputs,
+      removed,
+    });
+  if (layer?.resolve) {
+    // Nothing is placed in the base's own order: the rows lie over the plain base, as the listing does.
+    const listing = layerOverlay(layer);
+    return {
+      works: { overlay: listing },
+      resolve: laidResolve(base, target, changed, listing, counts, layer.resolve),
+      counts,
+    };
+  }
+  if (!(base.works.slugs instanceof SlugTableClass))
+    throw new Error("the base's resolve catalog is laid over another's: its listing order is not at hand");
+  const baseWorks = base.works as Pick<WorksIndex, 'count' | 'slugs'>;
   const sortKeys = new Map<number, string>();
   const overlay = buildWorksOverlay({
-    base: base.works,
+    base: baseWorks,
     baseDigest: 'incremental',
     baseSortKey: (id) => {
       let key = sortKeys.get(id);
@@ -151,22 +186,25 @@ export function mergeFromBase(base: IndexBase, target: IndexTarget, layer?: Laye
     changed: inputs,
     removed,
   });
-  const counts = countsAfter(base.counts, base.before, changed);
   if (layer) {
-    const listing = buildWorksOverlay({
-      base: layer.works,
-      baseDigest: layer.digest,
-      baseSortKey: layer.sortKeyAt,
-      instrumentNames: names,
-      ...(layer.previous ? { previous: layer.previous } : {}),
-      changed: inputs,
-      removed,
-    });
+    const listing = layerOverlay(layer);
     return { works: { overlay: listing }, resolve: mergedResolve(base, target, changed, overlay, counts), counts };
   }
   if (base.listing === null) throw new Error('the base holds a listing overlay, not the files to merge into');
   const works = mergeWorksIndex(base.listing.index, base.listing.summaries, overlay);
   return { works, resolve: mergedResolve(base, target, changed, overlay, counts, works.slugs), counts };
+}
+
+/** Why the resolve rows of `changed` would not be what a fresh build holds (null: they would). */
+function rowsDifferBecause(base: IndexBase, target: IndexTarget, counts: FacetCounts): string | null {
+  if (!sameJson(instrumentTerms(base.instruments), instrumentTerms(target.instruments)))
+    return 'the instruments changed';
+  if (!sameJson(profileStatuses(base.profiles), profileStatuses(target.profiles))) return 'the profiles changed';
+  const baseCounts = sortedCounts(base.counts);
+  for (const field of ['genres', 'periods'] as const)
+    if (!sameJson(Object.keys(baseCounts[field]), Object.keys(counts[field])))
+      return `the catalog's ${field} changed (the meaning vocabulary is made from them)`;
+  return null;
 }
 
 function mergedResolve(
@@ -177,14 +215,8 @@ function mergedResolve(
   counts: FacetCounts,
   slugs?: SlugTable,
 ): ResolveCatalog | { reason: string } {
-  if (!sameJson(instrumentTerms(base.instruments), instrumentTerms(target.instruments)))
-    return { reason: 'the instruments changed' };
-  if (!sameJson(profileStatuses(base.profiles), profileStatuses(target.profiles)))
-    return { reason: 'the profiles changed' };
-  const baseCounts = sortedCounts(base.counts);
-  for (const field of ['genres', 'periods'] as const)
-    if (!sameJson(Object.keys(baseCounts[field]), Object.keys(counts[field])))
-      return { reason: `the catalog's ${field} changed (the meaning vocabulary is made from them)` };
+  const because = rowsDifferBecause(base, target, counts);
+  if (because !== null) return { reason: because };
   const { overlay: rows, vocabularyChanges } = buildResolveOverlay({
     meaning: base.resolve.meaning,
     profiles: base.profiles,
@@ -193,4 +225,44 @@ function mergedResolve(
   });
   if (vocabularyChanges.length > 0) return { reason: `new vocabulary terms: ${vocabularyChanges.join(', ')}` };
   return mergeResolveCatalog(base.resolve, overlay, rows, slugs);
+}
+
+/**
+ * A layer's resolve rows (`LaidResolve`): every work of its listing overlay `listing` (over the
+ * plain base), the changed ones' rows made now, the others' the base's (`over.previous`), made
+ * against the plain base's meaning vocabulary, which the base shares (it was laid over it too).
+ */
+function laidResolve(
+  base: IndexBase,
+  target: IndexTarget,
+  changed: WorkRecord[],
+  listing: WorksOverlay,
+  counts: FacetCounts,
+  over: NonNullable<LayerListing['resolve']>,
+): LaidResolve | { reason: string } {
+  const because = rowsDifferBecause(base, target, counts);
+  if (because !== null) return { reason: because };
+  const { overlay: fresh, vocabularyChanges } = buildResolveOverlay({
+    meaning: over.plain.meaning,
+    profiles: base.profiles,
+    instruments: target.instruments,
+    changed,
+  });
+  if (vocabularyChanges.length > 0) return { reason: `new vocabulary terms: ${vocabularyChanges.join(', ')}` };
+  const rowOf = new Map([...(over.previous?.works ?? []), ...fresh.works].map((row) => [row.slug, row]));
+  const works = listing.works.map((w) => {
+    const row = rowOf.get(w.slug);
+    if (!row) throw new Error(`the listing overlay holds ${w.slug}, which no resolve row describes`);
+    return row;
+  });
+  const plain = over.plain;
+  let arrangements = plain.arrangementCount;
+  for (const id of listing.tombstones)
+    arrangements -= plain.works.firstArrangement[id + 1]! - plain.works.firstArrangement[id]!;
+  for (const row of works) arrangements += row.arrangements.length;
+  return {
+    overlay: { works },
+    workCount: listing.base.count - listing.tombstones.length + listing.works.length,
+    arrangementCount: arrangements,
+  };
 }

@@ -30,6 +30,17 @@ export interface ResolveOverlay {
   works: ResolveWorkRow[];
 }
 
+/**
+ * A layer's resolve catalog as written (index-files.ts `layerOverlayFiles`): the rows of every
+ * work its listing overlay holds, laid over the plain base's resolve.idx when read, and the
+ * counts its catalog.json states.
+ */
+export interface LaidResolve {
+  overlay: ResolveOverlay;
+  workCount: number;
+  arrangementCount: number;
+}
+
 export interface ResolveChange {
   /** The base's meaning vocabulary (resolve.idx holds its terms). */
   meaning: Meaning;

@@ -5,7 +5,17 @@
  * Lookup by slug is a binary search over the ids in slug order.
  */
 
-export class SlugTable {
+/** What resolve and the record reader ask of a catalog's slugs (a `SlugTable`, or a layer's over one). */
+export interface WorkSlugs {
+  /** Works in the catalog (a layer's live works, not its id space). */
+  readonly count: number;
+  /** Work ids of the catalog's works in slug order (a layer's made on first use: for tests and tools). */
+  readonly bySlug: Int32Array;
+  at(id: number): string;
+  indexOf(slug: string): number;
+}
+
+export class SlugTable implements WorkSlugs {
   readonly count: number;
   private readonly text: Buffer;
   private readonly offsets: Uint32Array;
@@ -114,8 +124,8 @@ export class SlugTable {
     return id !== undefined && this.at(id) === slug ? id : -1;
   }
 
-  /** The first position in slug order whose slug is not before `slug`. */
-  private lowerBound(slug: string): number {
+  /** The first position in slug order whose slug is not before `slug`: how many slugs sort before it. */
+  lowerBound(slug: string): number {
     let lo = 0;
     let hi = this.bySlug.length;
     while (lo < hi) {

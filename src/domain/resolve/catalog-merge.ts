@@ -23,6 +23,7 @@ import {
   boundClasses,
   invert,
   newScratch,
+  slugTableOf,
   tieOrder,
   type ArrangementRow,
   type Columns,
@@ -111,7 +112,7 @@ export function mergeResolveCatalog(
   const table =
     slugTable ??
     SlugTable.splice(
-      base.works.slugs,
+      slugTableOf(base),
       Int32Array.from(items),
       rows.map((r) => r.slug),
     );

@@ -23,7 +23,8 @@ import { Vocabulary, catalogNumberWords } from './text-match.ts';
 import { encodeIndex, type DecodedIndex } from '../catalog-index/binary.ts';
 import { Meaning, buildVocabulary, type MeaningTerm } from '../vocabulary/meaning.ts';
 import { wordNet } from '../vocabulary/wordnet.ts';
-import { SlugTable, decodeSlugTable } from '../catalog-index/slug-table.ts';
+import { SlugTable, decodeSlugTable, type WorkSlugs } from '../catalog-index/slug-table.ts';
+import type { ResolveLayer } from './catalog-layer.ts';
 
 export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<
   MusicRole,
@@ -62,9 +63,10 @@ export interface PreparedWork {
 
 /** Per work, by catalog order. */
 export interface WorkColumns {
+  /** Work ids (a layer's: its base's and its overlay's, tombstoned ones included; `slugs.count` counts the live ones). */
   count: number;
-  /** Slugs by catalog order, and lookup by slug. */
-  slugs: SlugTable;
+  /** Slugs by catalog order, and lookup by slug (a layer's finds live works only). */
+  slugs: WorkSlugs;
   /** Position in slug order; the documented tie-break. */
   slugOrder: Int32Array;
   flags: Uint8Array;
@@ -161,6 +163,19 @@ export interface ResolveCatalog {
   scratch: { workStamp: Int32Array; generation: number; bounds: Map<string, ClassBounds> };
   /** Every record by catalog order, when the catalog was built in memory (tests, benches); the server reads records on demand. */
   records?: WorkRecord[];
+  /**
+   * Present when this catalog is a base's with an overlay laid over it (catalog-layer.ts): ids at
+   * and past `layer.baseWorks` / `layer.baseArrangements` are the overlay's, tombstoned base works
+   * are skipped, and the overlay's words and bound classes are its own (`layer.over`).
+   */
+  layer?: ResolveLayer;
+}
+
+/** The slug table of a catalog that is not layered (a layered one's is not a table: catalog-layer.ts). */
+export function slugTableOf(catalog: ResolveCatalog): SlugTable {
+  const slugs = catalog.works.slugs;
+  if (!(slugs instanceof SlugTable)) throw new Error('resolve: a layered catalog has no slug table of its own');
+  return slugs;
 }
 
 /** The work at catalog order `order`. */
@@ -836,11 +851,13 @@ const WORD_FIELDS = ['style', 'instrumentation', 'mood', 'title', 'composer'] as
 
 /** The prepared catalog as index file bytes (records and profiles are not part of it). */
 export function encodeResolveCatalog(catalog: ResolveCatalog): Buffer {
+  if (catalog.layer || !(catalog.works.slugs instanceof SlugTable))
+    throw new Error('resolve index: a layered catalog is not written; merge its overlay (mergeResolveCatalog)');
   const sections: Record<
     string,
     Int32Array | Uint32Array | Uint16Array | Uint8Array | string[] | { bytes: Uint8Array }
   > = {
-    ...catalog.works.slugs.sections(),
+    ...(catalog.works.slugs as SlugTable).sections(),
     workSlugOrder: catalog.works.slugOrder,
     workFlags: catalog.works.flags,
     firstArrangement: catalog.works.firstArrangement,

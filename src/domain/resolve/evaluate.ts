@@ -61,9 +61,18 @@ export interface ResolveRequest {
   style: WordQuery | null;
   instrumentation: WordQuery | null;
   mood: WordQuery | null;
+  /**
+   * A layered catalog's (catalog-layer.ts): the same words compiled against its overlay's
+   * vocabulary, for the overlay's arrangements; null otherwise. The words, so the masks' bits,
+   * are the same: only their ids differ.
+   */
+  over: TextQueries | null;
   /** Tables that turn the judge's integer counts into points (see `tables`). */
   t: ScoreTables;
 }
+
+/** The text requirements of a request, compiled against one vocabulary. */
+export type TextQueries = Pick<ResolveRequest, 'style' | 'instrumentation' | 'mood'>;
 
 /**
  * Everything in the score that depends only on the request, computed once: the possible points,
@@ -87,7 +96,7 @@ function pointsTable(weight: number, of: number): Uint8Array {
   return Uint8Array.from({ length: of + 1 }, (_, m) => (of === 0 ? 0 : Math.round((weight * m) / of)));
 }
 
-function tables(r: Omit<ResolveRequest, 't'>): ScoreTables {
+function tables(r: Omit<ResolveRequest, 't' | 'over'>): ScoreTables {
   let possible = WEIGHT.role + WEIGHT.formats + WEIGHT.rights + WEIGHT.review;
   if (r.narration) possible += WEIGHT.narration;
   if (r.requireMusicXml) possible += WEIGHT.musicXml;
@@ -117,6 +126,7 @@ function textQuery(catalog: ResolveCatalog, text: string | null | undefined): Wo
 
 export function compileRequest(catalog: ResolveCatalog, input: MusicResolveInput): ResolveRequest {
   const r = input.requirements;
+  const over = catalog.layer?.over;
   const request = {
     role: input.channel.intendedRole,
     roleBit: ROLE_BIT[input.channel.intendedRole],
@@ -130,7 +140,17 @@ export function compileRequest(catalog: ResolveCatalog, input: MusicResolveInput
     instrumentation: textQuery(catalog, r.instrumentation),
     mood: textQuery(catalog, r.mood),
   };
-  return { ...request, t: tables(request) };
+  return {
+    ...request,
+    over: over
+      ? {
+          style: textQuery(over, r.style),
+          instrumentation: textQuery(over, r.instrumentation),
+          mood: textQuery(over, r.mood),
+        }
+      : null,
+    t: tables(request),
+  };
 }
 
 /** What the prepare analysis needs to know about a failed check, beyond its words. */
@@ -327,8 +347,17 @@ function fieldMask(field: WordField, query: WordQuery | null, i: number): number
   return query ? matchedWordsMask(query, field.ids, field.start[i]!, field.start[i + 1]!) : 0;
 }
 
-/** Text masks of one arrangement, read from its own words. */
+/** Text masks of one arrangement, read from its own words (a layered catalog's overlay arrangement: from the overlay's). */
 export function textMasksOf(catalog: ResolveCatalog, q: ResolveRequest, i: number, out: TextMasks): TextMasks {
+  const layer = catalog.layer;
+  if (layer && i >= layer.baseArrangements) {
+    const o = layer.over;
+    const j = i - layer.baseArrangements;
+    out.style = fieldMask(o.style, q.over!.style, j);
+    out.instrumentation = fieldMask(o.instrumentation, q.over!.instrumentation, j);
+    out.mood = fieldMask(o.mood, q.over!.mood, j);
+    return out;
+  }
   out.style = fieldMask(catalog.style, q.style, i);
   out.instrumentation = fieldMask(catalog.instrumentation, q.instrumentation, i);
   out.mood = fieldMask(catalog.mood, q.mood, i);
@@ -512,7 +541,7 @@ function reachableMask(query: WordQuery | null): number {
 }
 
 /** The text masks no arrangement can exceed for `q`: every query word the vocabulary has. */
-export function bestTextMasks(q: ResolveRequest): TextMasks {
+export function bestTextMasks(q: TextQueries): TextMasks {
   return {
     style: reachableMask(q.style),
     instrumentation: reachableMask(q.instrumentation),

@@ -38,6 +38,26 @@ export function findWorks(catalog: ResolveCatalog, input: MusicResolveInput): Fo
  * composer name forms, and every composer word starts a word of the composer's name forms.
  */
 export function searchWords(catalog: ResolveCatalog, titleWords: string[], composerWords: string[]): Int32Array {
+  const layer = catalog.layer;
+  if (!layer) return searchOwnWords(catalog, titleWords, composerWords);
+  // A layered catalog (catalog-layer.ts): the base's live matches and the overlay's, in listing order.
+  const base = searchOwnWords(catalog, titleWords, composerWords);
+  const over = searchOwnWords(layer.over, titleWords, composerWords);
+  const out = new Int32Array(base.length + over.length);
+  let n = 0;
+  let k = 0;
+  for (let x = 0; x < base.length; x++) {
+    const b = base[x]!;
+    if (layer.dead[b]) continue;
+    while (k < over.length && layer.insertAfter[over[k]!]! < b) out[n++] = layer.baseWorks + over[k++]!;
+    out[n++] = b;
+  }
+  while (k < over.length) out[n++] = layer.baseWorks + over[k++]!;
+  return out.subarray(0, n);
+}
+
+/** `searchWords` over the catalog's own word fields (a layered catalog's: its base's). */
+function searchOwnWords(catalog: ResolveCatalog, titleWords: string[], composerWords: string[]): Int32Array {
   const terms = [
     ...titleWords.map((w) => ({ w, field: catalog.title })),
     ...composerWords.map((w) => ({ w, field: catalog.composer })),

@@ -195,18 +195,47 @@ export const RESOLVE_LIMITS: ResolveLimits = { maxJudged: 2000, countBudget: 100
  */
 function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: ResolveLimits): Scan {
   const lists = catalog.byRole.get(q.role)!;
-  const { order, classStart } = lists;
   const top = new TopK(MAX_CANDIDATES, catalog.cols);
   const text = { style: 0, instrumentation: 0, mood: 0 };
-  const { bounds, byBound } = classBounds(catalog, q);
+  // A layered catalog (catalog-layer.ts): the base's classes less its tombstoned works, and the
+  // overlay's classes, visited together by bound (equal bounds: the base's first).
+  const layer = catalog.layer;
+  const dead = layer?.dead;
+  const work = catalog.arrangementWork;
+  const sources = [{ lists, ranked: classBounds(catalog, q), offset: 0, dead }];
+  if (layer) {
+    const over = layer.over.byRole.get(q.role)!;
+    sources.push({
+      lists: over,
+      ranked: overlayBounds(layer.over, q),
+      offset: layer.baseArrangements,
+      dead: undefined,
+    });
+  }
+  const next = sources.map(() => 0);
   let judged = 0;
   let ranked = 0;
   let readyCount = 0;
   let readyCountComplete = true;
   let rankingComplete = true;
-  const total = order.length;
-  for (const c of byBound) {
-    const bound = bounds[c]!;
+  const total = layer ? layer.liveByRole.get(q.role)! : lists.order.length;
+  for (;;) {
+    let from = -1;
+    for (let s = 0; s < sources.length; s++) {
+      const { byBound, bounds } = sources[s]!.ranked;
+      if (next[s]! >= byBound.length) continue;
+      if (
+        from < 0 ||
+        bounds[byBound[next[s]!]!]! > sources[from]!.ranked.bounds[sources[from]!.ranked.byBound[next[from]!]!]!
+      )
+        from = s;
+    }
+    if (from < 0) break;
+    const source = sources[from]!;
+    const c = source.ranked.byBound[next[from]!++]!;
+    const { order, classStart } = source.lists;
+    const { offset, dead: skip } = source;
+    const bound = source.ranked.bounds[c]!;
     const mayBeReady = (bound & KEY_READY) !== 0;
     // Classes come by bound: when this one cannot enter and cannot hold a ready arrangement, nor can the rest.
     if (!mayBeReady && top.worstKey() > bound) {
@@ -215,8 +244,11 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
     }
     const end = classStart[c + 1]!;
     let k = classStart[c]!;
+    // Live arrangements of the class met before k.
+    let met = 0;
     for (; k < end; k++) {
-      const i = order[k]!;
+      const i = order[k]! + offset;
+      if (skip && skip[work[i]!]) continue;
       // Past here nothing in the class can enter the ten; judge on only to count the ready ones.
       const mayEnter = top.mayEnter(bound, i);
       if (!mayEnter && !(mayBeReady && judged < limits.countBudget)) break;
@@ -225,18 +257,21 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
         if (mayEnter) rankingComplete = false;
         break;
       }
+      met++;
       judged++;
       const key = judge(catalog, i, q, textMasksOf(catalog, q, i, text), null);
       if (key & KEY_READY) readyCount++;
       top.offer(key, i);
     }
     if (!rankingComplete) {
-      ranked += k - classStart[c]!;
+      ranked += met;
       // The classes not reached may hold ready arrangements (and better candidates).
       readyCountComplete = false;
       break;
     }
-    ranked += end - classStart[c]!;
+    let rest = end - k;
+    if (skip) for (let x = k; x < end; x++) if (skip[work[order[x]! + offset]!]) rest--;
+    ranked += met + rest;
     if (k < end && mayBeReady) readyCountComplete = false;
   }
   const result = top.result();
@@ -250,6 +285,21 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
     matchedWorks: lists.works,
     workSlugs: [...new Set(result.map((r) => catalog.works.slugs.at(catalog.arrangementWork[r.index]!)))],
   };
+}
+
+/** A layered catalog's overlay's classes ranked for `q` (as `classBounds`; few, so not kept). */
+function overlayBounds(over: ResolveCatalog, q: ResolveRequest): ClassBounds {
+  const best = bestTextMasks(q.over!);
+  const { order, classStart } = over.byRole.get(q.role)!;
+  const classes = classStart.length - 1;
+  const bounds = new Int32Array(classes);
+  const packed = new Float64Array(classes);
+  for (let c = 0; c < classes; c++) {
+    bounds[c] = boundKey(over, order[classStart[c]!]!, q, best);
+    packed[c] = (KEY_LIMIT - bounds[c]!) * CLASS_SPAN + c;
+  }
+  packed.sort();
+  return { bounds, byBound: Int32Array.from(packed, (v) => v % CLASS_SPAN) };
 }
 
 /** Request shapes whose ranked classes are kept per catalog (a lookup instead of one judgment per class). */
