@@ -11,7 +11,9 @@
  * catalog's genres and periods (a change that brings a new one or takes the last work of one away
  * changes it), and the rows read the profiles' statuses and the instruments' names, families and
  * aliases. When they differ, `resolve` is the reason, and the caller builds the resolve catalog
- * from the records as a full build does.
+ * from the records as a full build does. A layer over a plain base whose resolve catalog is the
+ * plain base's (or rows laid over it) merges nothing: its resolve rows are every work of its
+ * listing overlay (`laidResolve`), laid over the plain base's catalog when read.
  */
 import type { WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord, ProfileRecord } from '../../schemas/profile.ts';

@@ -2,12 +2,11 @@
  * The resolve half of an index overlay, data only: per added or changed work, what the resolve
  * catalog holds about it (`ResolveWorkRow`: column values and widened words, from the same
  * `resolveRowBuilder` the whole-catalog build uses), computed against the base's meaning
- * vocabulary. `mergeResolveCatalog` (src/domain/resolve/catalog-merge.ts) makes the changed
- * catalog's resolve catalog from the loaded base and these rows, once per overlay. Resolve reading
- * base and rows apart per request (tombstoned arrangements skipped in the role lists and bound
- * classes, overlay arrangements judged one by one and offered to the same top ten, words matched
- * as strings because the base's word ids do not cover new words) is not built; see
- * docs/architecture.md, "Changing one work without re-indexing".
+ * vocabulary. A layer writes them (`resolve-overlay.json`, every work its listing overlay holds)
+ * and the server lays them over the plain base's loaded catalog (`layerResolveCatalog`,
+ * src/domain/resolve/catalog-layer.ts); `mergeResolveCatalog` (src/domain/resolve/catalog-merge.ts)
+ * merges them into the changed catalog's resolve catalog where a plain folder is made from a
+ * layer. See docs/architecture.md, "Changing one work without re-indexing".
  *
  * Rows are checked equal to what a fresh build of the changed catalog holds for the work while
  * the catalog-wide meaning vocabulary is unchanged. That vocabulary is built from the catalog's
