@@ -45,7 +45,7 @@ export class WorkRecords {
 
   /** The first slug in slug order, or undefined for an empty catalog. */
   firstSlug(): string | undefined {
-    const id = this.index.slugs.bySlug[0];
+    const id = this.index.slugs.first();
     return id === undefined ? undefined : this.index.slugs.at(id);
   }
 

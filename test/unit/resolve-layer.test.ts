@@ -352,6 +352,8 @@ describe('a layered resolve catalog', () => {
         expect(Array.from(layered.works.slugs.bySlug, (id) => layered.works.slugs.at(id))).toEqual(
           [...current.keys()].sort(),
         );
+        // The first slug without the merge (the contribution template's fallback work).
+        expect(layered.works.slugs.at(layered.works.slugs.first()!)).toBe([...current.keys()].sort()[0]);
         expect(liveWorks(layered)).toBe(list.length);
         expect(liveWorks(fresh)).toBe(list.length);
 

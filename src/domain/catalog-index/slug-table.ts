@@ -13,6 +13,8 @@ export interface WorkSlugs {
   readonly bySlug: Int32Array;
   at(id: number): string;
   indexOf(slug: string): number;
+  /** The id of the first slug in slug order, or undefined for an empty catalog (no merge). */
+  first(): number | undefined;
 }
 
 export class SlugTable implements WorkSlugs {
@@ -111,6 +113,10 @@ export class SlugTable implements WorkSlugs {
       [`${prefix}.offsets`]: this.offsets,
       [`${prefix}.bySlug`]: this.bySlug,
     };
+  }
+
+  first(): number | undefined {
+    return this.bySlug[0];
   }
 
   /** The slug of work `id`. */

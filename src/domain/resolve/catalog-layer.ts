@@ -81,6 +81,17 @@ class LayeredSlugs implements WorkSlugs {
     return id >= 0 && this.dead[id] === 0 ? id : -1;
   }
 
+  first(): number | undefined {
+    // The base's first live slug is among its first (tombstones + 1) in slug order.
+    const base = this.base.bySlug;
+    let b: number | undefined;
+    for (let r = 0; r < base.length && b === undefined; r++) if (!this.dead[base[r]!]) b = base[r]!;
+    const k = this.over.first();
+    if (k === undefined) return b;
+    if (b === undefined || this.over.at(k) < this.base.at(b)) return this.dead.length + k;
+    return b;
+  }
+
   /** Live ids in slug order, merged once on first use (O(works): tests and tools, not requests). */
   get bySlug(): Int32Array {
     if (this.ordered) return this.ordered;

@@ -7,7 +7,7 @@
 import type { MusicResolveInput, ResolveCandidate, ResolveResult, ResolveVerdict } from '../../schemas/resolve.ts';
 import { REVIEW_STATE_LABELS } from '../review-states.ts';
 import { urls } from '../records.ts';
-import type { ClassBounds, RecordSource, ResolveCatalog } from './catalog.ts';
+import type { ClassBounds, RecordSource, ResolveCatalog, RoleLists } from './catalog.ts';
 import { arrangementAt, inMemoryRecords, isUsable, usableAssets } from './catalog.ts';
 import {
   KEY_READY,
@@ -213,6 +213,8 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
     });
   }
   const next = sources.map(() => 0);
+  // The classes passed whole, by source (a layered scan counts their live arrangements only if it stops early).
+  const passed: Array<[number, number]> = [];
   let judged = 0;
   let ranked = 0;
   let readyCount = 0;
@@ -265,15 +267,18 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
     }
     if (!rankingComplete) {
       ranked += met;
+      // A layered scan: the live arrangements of the classes passed (tombstoned ones are not ranked).
+      if (dead) ranked -= deadIn(passed, sources, work);
       // The classes not reached may hold ready arrangements (and better candidates).
       readyCountComplete = false;
       break;
     }
-    let rest = end - k;
-    if (skip) for (let x = k; x < end; x++) if (skip[work[order[x]! + offset]!]) rest--;
-    ranked += met + rest;
+    // Every class passed or skipped by its bound: all the role's live arrangements are ranked.
+    ranked += end - classStart[c]!;
+    if (dead) passed.push([from, c]);
     if (k < end && mayBeReady) readyCountComplete = false;
   }
+  if (rankingComplete) ranked = total;
   const result = top.result();
   return {
     top: result,
@@ -285,6 +290,22 @@ function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: Resolve
     matchedWorks: lists.works,
     workSlugs: [...new Set(result.map((r) => catalog.works.slugs.at(catalog.arrangementWork[r.index]!)))],
   };
+}
+
+/** Tombstoned arrangements in the classes `passed` ([source, class] pairs). */
+function deadIn(
+  passed: ReadonlyArray<[number, number]>,
+  sources: ReadonlyArray<{ lists: RoleLists; offset: number; dead: Uint8Array | undefined }>,
+  work: Int32Array,
+): number {
+  let n = 0;
+  for (const [s, c] of passed) {
+    const { lists, offset, dead } = sources[s]!;
+    if (!dead) continue;
+    for (let k = lists.classStart[c]!; k < lists.classStart[c + 1]!; k++)
+      if (dead[work[lists.order[k]! + offset]!]) n++;
+  }
+  return n;
 }
 
 /** A layered catalog's overlay's classes ranked for `q` (as `classBounds`; few, so not kept). */
