@@ -27,13 +27,14 @@
  */
 import { MUSIC_ROLES, type MusicRole } from '../../schemas/common.ts';
 import type { ProfileHead } from '../catalog-index/profiles.ts';
-import type { SlugTable, WorkSlugs } from '../catalog-index/slug-table.ts';
+import type { WorkSlugs } from '../catalog-index/slug-table.ts';
 import type { WorksOverlay } from '../catalog-index/works-overlay.ts';
 import type { ResolveOverlay } from '../catalog-index/resolve-overlay.ts';
 import {
   ROLE_BIT,
   newScratch,
   resolveCatalogOfRows,
+  slugTableOf,
   type Columns,
   type ResolveCatalog,
   type RoleLists,
@@ -180,7 +181,8 @@ export function layerResolveCatalog(
   // overlay slugs below it; a base slug after the overlay slugs not above it (so a tombstoned
   // base work never shares a rank with its overlay version).
   const placeOf = new Int32Array(V);
-  for (let k = 0; k < V; k++) placeOf[k] = (base.works.slugs as SlugTable).lowerBound(over.works.slugs.at(k));
+  const baseSlugs = slugTableOf(base);
+  for (let k = 0; k < V; k++) placeOf[k] = baseSlugs.lowerBound(over.works.slugs.at(k));
   const places = Int32Array.from(over.works.slugs.bySlug, (k) => placeOf[k]!);
   const workSlugOrder = new Int32Array(W + V);
   const shift = new Int32Array(W);
