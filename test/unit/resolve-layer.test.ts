@@ -10,24 +10,13 @@
  * per-request bound, the candidates still agree whenever both rankings say they are complete. The
  * layered slugs find live works only, and overlays that do not fit the base are refused.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, workSummary } from '../../src/domain/records.ts';
-import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
-import {
-  buildResolveCatalog,
-  decodeResolveCatalog,
-  encodeResolveCatalog,
-  type ResolveCatalog,
-} from '../../src/domain/resolve/catalog.ts';
+import { describe, expect, it } from 'vitest';
+import { edited, resolveFixture } from '../helpers/resolve-fixture.ts';
+import { workSummary } from '../../src/domain/records.ts';
+import { buildResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { ResolveLayerError, layerResolveCatalog, liveWorks } from '../../src/domain/resolve/catalog-layer.ts';
 import { resolveMusic, type ResolveLimits } from '../../src/domain/resolve/resolve.ts';
-import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
-import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
 import {
   buildWorksOverlay,
   decodeWorksOverlay,
@@ -40,7 +29,7 @@ import {
   encodeResolveOverlay,
   type ResolveOverlay,
 } from '../../src/domain/catalog-index/resolve-overlay.ts';
-import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
+import { rng } from '../../scripts/generate-catalog.ts';
 import { MUSIC_ROLES, type MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
@@ -48,55 +37,7 @@ import { words } from '../../src/domain/text.ts';
 
 const BASE_URL = 'https://resolve-layer.example.test';
 const ctx = { baseUrl: BASE_URL, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' };
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-resolve-layer-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const f = (() => {
-  const content = path.join(root, 'content');
-  generateCatalog({ works: 400, outDir: content, seed: 31 });
-  const loaded = loadCatalog(content);
-  if (loaded.messages.length > 0) throw new Error('generated content does not load');
-  const c = loaded.catalog;
-  const all = c.works.map((w) => buildWorkRecord(w, c, BASE_URL));
-  const rand = rng(31);
-  for (let i = all.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [all[i], all[j]] = [all[j]!, all[i]!];
-  }
-  const profiles = c.profiles.map((p) => profileHead(buildProfileRecord(p, c, BASE_URL)));
-  const instruments = buildInstrumentRecords(c, BASE_URL);
-  const baseRecords = all.slice(0, 360);
-  const base = buildResolveCatalog(baseRecords, profiles, instruments);
-  const instrumentNames = new Map(instruments.map((i) => [i.slug, i.aliases]));
-  const ordered = orderWorks(
-    baseRecords.map((record) => ({ record, summary: workSummary(record) })),
-    instrumentNames,
-  );
-  return {
-    baseRecords,
-    baseSlugs: new Set(baseRecords.map((r) => r.slug)),
-    spare: all.slice(360),
-    profiles,
-    instruments,
-    instrumentNames,
-    base,
-    // What a server loads: the base's resolve.idx and works.idx, decoded.
-    loadedBase: decodeResolveCatalog(decodeIndex(encodeResolveCatalog(base)), profiles),
-    worksBase: decodeWorksIndex(decodeIndex(encodeWorksIndex(ordered).index)),
-    sortKeys: ordered.map((w) => w.sortKey),
-  };
-})();
-
-function edited(record: WorkRecord, donor: WorkRecord, fields: number): WorkRecord {
-  const r = structuredClone(record);
-  if (fields & 1) r.title = donor.title;
-  if (fields & 2) r.composer = structuredClone(donor.composer);
-  if (fields & 4) r.genre = donor.genre;
-  if (fields & 8) r.arrangements = structuredClone(donor.arrangements);
-  if (fields & 16) r.rights = structuredClone(donor.rights);
-  if (fields & 32) r.sourceAssets = structuredClone(donor.sourceAssets);
-  return r;
-}
+const f = resolveFixture(BASE_URL);
 
 /** Words no generated work has: only the overlay's vocabulary holds them. */
 const NOVEL = ['glimmering', 'zephyrine', 'celesta', 'wistful', 'brassy', 'misty', 'quixotic', 'velvety'];

@@ -6,17 +6,12 @@
  * overlay file's round trip, whenever the meaning vocabulary is unchanged; a change bringing a new
  * genre is reported instead. A malformed file is refused, naming the field.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, workSummary } from '../../src/domain/records.ts';
-import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
+import { describe, expect, it } from 'vitest';
+import { edited, resolveFixture } from '../helpers/resolve-fixture.ts';
+import { workSummary } from '../../src/domain/records.ts';
 import {
   buildResolveCatalog,
-  decodeResolveCatalog,
   encodeResolveCatalog,
   slugTableOf,
   type ResolveCatalog,
@@ -24,8 +19,6 @@ import {
 } from '../../src/domain/resolve/catalog.ts';
 import { mergeResolveCatalog } from '../../src/domain/resolve/catalog-merge.ts';
 import { SlugTable } from '../../src/domain/catalog-index/slug-table.ts';
-import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
-import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
 import {
   buildWorksOverlay,
   decodeWorksOverlay,
@@ -37,47 +30,10 @@ import {
   encodeResolveOverlay,
 } from '../../src/domain/catalog-index/resolve-overlay.ts';
 import { indexWork } from '../../src/domain/works-query.ts';
-import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 
 const BASE_URL = 'https://resolve-overlay.example.test';
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-resolve-overlay-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const f = (() => {
-  const content = path.join(root, 'content');
-  generateCatalog({ works: 400, outDir: content, seed: 31 });
-  const loaded = loadCatalog(content);
-  if (loaded.messages.length > 0) throw new Error('generated content does not load');
-  const c = loaded.catalog;
-  const all = c.works.map((w) => buildWorkRecord(w, c, BASE_URL));
-  const rand = rng(31);
-  for (let i = all.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [all[i], all[j]] = [all[j]!, all[i]!];
-  }
-  const profiles = c.profiles.map((p) => profileHead(buildProfileRecord(p, c, BASE_URL)));
-  const instruments = buildInstrumentRecords(c, BASE_URL);
-  const baseRecords = all.slice(0, 360);
-  const base = buildResolveCatalog(baseRecords, profiles, instruments);
-  const instrumentNames = new Map(instruments.map((i) => [i.slug, i.aliases]));
-  const ordered = orderWorks(
-    baseRecords.map((record) => ({ record, summary: workSummary(record) })),
-    instrumentNames,
-  );
-  return {
-    baseRecords,
-    spare: all.slice(360),
-    profiles,
-    instruments,
-    instrumentNames,
-    base,
-    // What a server loads: the base's resolve.idx and works.idx, decoded.
-    loadedBase: decodeResolveCatalog(decodeIndex(encodeResolveCatalog(base)), profiles),
-    worksBase: decodeWorksIndex(decodeIndex(encodeWorksIndex(ordered).index)),
-    sortKeys: ordered.map((w) => w.sortKey),
-  };
-})();
+const f = resolveFixture(BASE_URL);
 
 /** What `catalog` holds for the work `slug`, as a row (words as sorted sets, as the index keeps them). */
 function rowIn(catalog: ResolveCatalog, slug: string) {
@@ -126,17 +82,6 @@ const asSets = (row: ResolveWorkRow) => ({
     mood: [...new Set(a.mood)].sort(),
   })),
 });
-
-function edited(record: WorkRecord, donor: WorkRecord, fields: number): WorkRecord {
-  const r = structuredClone(record);
-  if (fields & 1) r.title = donor.title;
-  if (fields & 2) r.composer = structuredClone(donor.composer);
-  if (fields & 4) r.genre = donor.genre;
-  if (fields & 8) r.arrangements = structuredClone(donor.arrangements);
-  if (fields & 16) r.rights = structuredClone(donor.rights);
-  if (fields & 32) r.sourceAssets = structuredClone(donor.sourceAssets);
-  return r;
-}
 
 const overlayOf = (changed: WorkRecord[]) =>
   buildResolveOverlay({ meaning: f.base.meaning, profiles: f.profiles, instruments: f.instruments, changed });

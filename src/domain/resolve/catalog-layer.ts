@@ -32,6 +32,7 @@ import type { WorksOverlay } from '../catalog-index/works-overlay.ts';
 import type { ResolveOverlay } from '../catalog-index/resolve-overlay.ts';
 import {
   ROLE_BIT,
+  ROW_COLUMNS,
   newScratch,
   resolveCatalogOfRows,
   slugTableOf,
@@ -114,21 +115,6 @@ class LayeredSlugs implements WorkSlugs {
   }
 }
 
-const COLUMNS = [
-  'roleMask',
-  'intendedBit',
-  'narrationClass',
-  'usableMask',
-  'reviewOkMask',
-  'rightsOkMask',
-  'flags',
-  'edition',
-  'recording',
-  'duration',
-  'rank',
-  'id',
-] as const satisfies ReadonlyArray<keyof Columns>;
-
 /** `a` with `b` appended, in a new array of `a`'s type. */
 function appended<T extends Uint8Array | Uint16Array | Int32Array>(a: T, b: T): T {
   const out = new (a.constructor as new (n: number) => T)(a.length + b.length);
@@ -197,7 +183,7 @@ export function layerResolveCatalog(
   for (let k = 0; k < V; k++) workSlugOrder[W + k] = placeOf[k]! + over.works.slugOrder[k]!;
 
   const cols = {} as Columns;
-  for (const name of COLUMNS) (cols[name] as Columns[typeof name]) = appended(base.cols[name], over.cols[name]);
+  for (const name of ROW_COLUMNS) (cols[name] as Columns[typeof name]) = appended(base.cols[name], over.cols[name]);
   const arrangementWork = new Int32Array(n + m);
   arrangementWork.set(base.arrangementWork);
   for (let j = 0; j < m; j++) arrangementWork[n + j] = W + over.arrangementWork[j]!;

@@ -22,12 +22,12 @@ import { Vocabulary } from './text-match.ts';
 import {
   FLAG_STATIC_READY,
   ROLE_BIT,
+  ROW_COLUMNS,
   boundClasses,
   invert,
   newScratch,
   slugTableOf,
   tieOrder,
-  type ArrangementRow,
   type Columns,
   type ResolveCatalog,
   type ResolveWorkRow,
@@ -36,20 +36,6 @@ import {
 
 const WORK_FIELDS = ['title', 'composer'] as const;
 const ARRANGEMENT_FIELDS = ['style', 'instrumentation', 'mood'] as const;
-const COLUMNS = [
-  'roleMask',
-  'intendedBit',
-  'narrationClass',
-  'usableMask',
-  'reviewOkMask',
-  'rightsOkMask',
-  'flags',
-  'edition',
-  'recording',
-  'duration',
-  'rank',
-  'id',
-] as const satisfies ReadonlyArray<keyof Columns & keyof ArrangementRow>;
 
 export function mergeResolveCatalog(
   base: ResolveCatalog,
@@ -170,12 +156,12 @@ export function mergeResolveCatalog(
         const from = first[items[runStart]!]!;
         const to = first[it + 1]!;
         const into = firstArrangement[runStart]!;
-        for (const name of COLUMNS) cols[name].set(base.cols[name].subarray(from, to), into);
+        for (const name of ROW_COLUMNS) cols[name].set(base.cols[name].subarray(from, to), into);
         runStart = -1;
       }
     } else {
       rows[~it]!.arrangements.forEach((a, k) => {
-        for (const name of COLUMNS) cols[name][at + k] = a[name];
+        for (const name of ROW_COLUMNS) cols[name][at + k] = a[name];
       });
     }
     arrangementWork.fill(order, at, firstArrangement[order + 1]!);

@@ -832,7 +832,8 @@ export function newScratch(works: number): ResolveCatalog['scratch'] {
 }
 
 export const RESOLVE_INDEX_FORMAT = 3;
-const COLUMN_NAMES = [
+/** The per-arrangement columns an arrangement's row gives (every one but `slugOrder`, which ranks its work). */
+export const ROW_COLUMNS = [
   'roleMask',
   'intendedBit',
   'narrationClass',
@@ -845,8 +846,8 @@ const COLUMN_NAMES = [
   'duration',
   'rank',
   'id',
-  'slugOrder',
-] as const;
+] as const satisfies ReadonlyArray<keyof Columns & keyof ArrangementRow>;
+const COLUMN_NAMES = [...ROW_COLUMNS, 'slugOrder'] as const;
 const WORD_FIELDS = ['style', 'instrumentation', 'mood', 'title', 'composer'] as const;
 
 /** The prepared catalog as index file bytes (records and profiles are not part of it). */

@@ -19,6 +19,7 @@ import {
   textMasksOf,
   type Evaluation,
   type ResolveRequest,
+  type TextMasks,
 } from './evaluate.ts';
 import { findWorks, type Found } from './find.ts';
 import {
@@ -310,13 +311,21 @@ function deadIn(
 
 /** A layered catalog's overlay's classes ranked for `q` (as `classBounds`; few, so not kept). */
 function overlayBounds(over: ResolveCatalog, q: ResolveRequest): ClassBounds {
-  const best = bestTextMasks(q.over!);
-  const { order, classStart } = over.byRole.get(q.role)!;
+  return rankClasses(over, q, bestTextMasks(q.over!));
+}
+
+/**
+ * Each of the role's bound classes' bound key (boundKey, with `best` as the word matches), and
+ * the classes by bound, highest first (equal bounds by class number).
+ */
+function rankClasses(catalog: ResolveCatalog, q: ResolveRequest, best: TextMasks): ClassBounds {
+  const { order, classStart } = catalog.byRole.get(q.role)!;
   const classes = classStart.length - 1;
   const bounds = new Int32Array(classes);
+  // Packed as (highest key - bound) * 2^24 + class, so a native numeric sort ranks them.
   const packed = new Float64Array(classes);
   for (let c = 0; c < classes; c++) {
-    bounds[c] = boundKey(over, order[classStart[c]!]!, q, best);
+    bounds[c] = boundKey(catalog, order[classStart[c]!]!, q, best);
     packed[c] = (KEY_LIMIT - bounds[c]!) * CLASS_SPAN + c;
   }
   packed.sort();
@@ -352,19 +361,8 @@ function classBounds(catalog: ResolveCatalog, q: ResolveRequest): ClassBounds {
   const cache = catalog.scratch.bounds;
   const hit = cache.get(shape);
   if (hit) return hit;
-  const { order, classStart } = catalog.byRole.get(q.role)!;
-  const classes = classStart.length - 1;
-  const bounds = new Int32Array(classes);
-  // Packed as (highest key - bound) * 2^24 + class, so a native numeric sort ranks them.
-  const packed = new Float64Array(classes);
-  for (let c = 0; c < classes; c++) {
-    bounds[c] = boundKey(catalog, order[classStart[c]!]!, q, best);
-    packed[c] = (KEY_LIMIT - bounds[c]!) * CLASS_SPAN + c;
-  }
-  packed.sort();
-  const byBound = Int32Array.from(packed, (v) => v % CLASS_SPAN);
+  const ranked = rankClasses(catalog, q, best);
   if (cache.size >= MAX_BOUND_SHAPES) cache.clear();
-  const ranked = { bounds, byBound };
   cache.set(shape, ranked);
   return ranked;
 }

@@ -1,0 +1,70 @@
+/**
+ * A generated catalog as the resolve overlay tests use it: 400 works built into records by the
+ * domain code, shuffled, the first 360 the base (its resolve and listing indexes, and what a server
+ * loads of them: both decoded from their bytes), the other 40 spare works to add. Built in a fresh
+ * temporary folder per test file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadCatalog } from '../../src/domain/catalog.ts';
+import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, workSummary } from '../../src/domain/records.ts';
+import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
+import { buildResolveCatalog, decodeResolveCatalog, encodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
+import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
+import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
+import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
+import type { WorkRecord } from '../../src/schemas/work.ts';
+
+export function resolveFixture(baseUrl: string) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-resolve-fixture-'));
+  try {
+    const content = path.join(root, 'content');
+    generateCatalog({ works: 400, outDir: content, seed: 31 });
+    const loaded = loadCatalog(content);
+    if (loaded.messages.length > 0) throw new Error('generated content does not load');
+    const c = loaded.catalog;
+    const all = c.works.map((w) => buildWorkRecord(w, c, baseUrl));
+    const rand = rng(31);
+    for (let i = all.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [all[i], all[j]] = [all[j]!, all[i]!];
+    }
+    const profiles = c.profiles.map((p) => profileHead(buildProfileRecord(p, c, baseUrl)));
+    const instruments = buildInstrumentRecords(c, baseUrl);
+    const baseRecords = all.slice(0, 360);
+    const base = buildResolveCatalog(baseRecords, profiles, instruments);
+    const instrumentNames = new Map(instruments.map((i) => [i.slug, i.aliases]));
+    const ordered = orderWorks(
+      baseRecords.map((record) => ({ record, summary: workSummary(record) })),
+      instrumentNames,
+    );
+    return {
+      baseRecords,
+      baseSlugs: new Set(baseRecords.map((r) => r.slug)),
+      spare: all.slice(360),
+      profiles,
+      instruments,
+      instrumentNames,
+      base,
+      // What a server loads: the base's resolve.idx and works.idx, decoded.
+      loadedBase: decodeResolveCatalog(decodeIndex(encodeResolveCatalog(base)), profiles),
+      worksBase: decodeWorksIndex(decodeIndex(encodeWorksIndex(ordered).index)),
+      sortKeys: ordered.map((w) => w.sortKey),
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** `record` with the fields `fields` names (bits: title, composer, genre, arrangements, rights, source assets) taken from `donor`. */
+export function edited(record: WorkRecord, donor: WorkRecord, fields: number): WorkRecord {
+  const r = structuredClone(record);
+  if (fields & 1) r.title = donor.title;
+  if (fields & 2) r.composer = structuredClone(donor.composer);
+  if (fields & 4) r.genre = donor.genre;
+  if (fields & 8) r.arrangements = structuredClone(donor.arrangements);
+  if (fields & 16) r.rights = structuredClone(donor.rights);
+  if (fields & 32) r.sourceAssets = structuredClone(donor.sourceAssets);
+  return r;
+}
