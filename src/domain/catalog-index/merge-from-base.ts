@@ -217,16 +217,31 @@ function mergedResolve(
   counts: FacetCounts,
   slugs?: SlugTable,
 ): ResolveCatalog | { reason: string } {
+  const rows = changedRows(base, target, changed, counts, base.resolve.meaning);
+  return 'reason' in rows ? rows : mergeResolveCatalog(base.resolve, overlay, rows, slugs);
+}
+
+/**
+ * The resolve rows of `changed`, made against `meaning` (the base's, or the plain base's it was
+ * laid over), or why they would not be what a fresh build holds.
+ */
+function changedRows(
+  base: IndexBase,
+  target: IndexTarget,
+  changed: WorkRecord[],
+  counts: FacetCounts,
+  meaning: ResolveCatalog['meaning'],
+): ResolveOverlay | { reason: string } {
   const because = rowsDifferBecause(base, target, counts);
   if (because !== null) return { reason: because };
-  const { overlay: rows, vocabularyChanges } = buildResolveOverlay({
-    meaning: base.resolve.meaning,
+  const { overlay, vocabularyChanges } = buildResolveOverlay({
+    meaning,
     profiles: base.profiles,
     instruments: target.instruments,
     changed,
   });
   if (vocabularyChanges.length > 0) return { reason: `new vocabulary terms: ${vocabularyChanges.join(', ')}` };
-  return mergeResolveCatalog(base.resolve, overlay, rows, slugs);
+  return overlay;
 }
 
 /**
@@ -242,15 +257,8 @@ function laidResolve(
   counts: FacetCounts,
   over: NonNullable<LayerListing['resolve']>,
 ): LaidResolve | { reason: string } {
-  const because = rowsDifferBecause(base, target, counts);
-  if (because !== null) return { reason: because };
-  const { overlay: fresh, vocabularyChanges } = buildResolveOverlay({
-    meaning: over.plain.meaning,
-    profiles: base.profiles,
-    instruments: target.instruments,
-    changed,
-  });
-  if (vocabularyChanges.length > 0) return { reason: `new vocabulary terms: ${vocabularyChanges.join(', ')}` };
+  const fresh = changedRows(base, target, changed, counts, over.plain.meaning);
+  if ('reason' in fresh) return fresh;
   const rowOf = new Map([...(over.previous?.works ?? []), ...fresh.works].map((row) => [row.slug, row]));
   const works = listing.works.map((w) => {
     const row = rowOf.get(w.slug);
