@@ -67,8 +67,9 @@ export class LocalForge implements Forge {
   }
 
   /**
-   * (Re)write branch review/<code> as one commit on top of the current main. The branch moves
-   * only once the commit exists, so a refused proposal leaves the previous branch as it was.
+   * (Re)write branch review/<code> as one commit on top of the current main (or `input.base`: a
+   * review batch's line). The branch moves only once the commit exists, so a refused proposal
+   * leaves the previous branch as it was.
    */
   async open(input: ProposalInput): Promise<ReviewRef> {
     const branch = reviewBranch(input.trackingCode);
@@ -90,7 +91,7 @@ export class LocalForge implements Forge {
         throw new Error(`refusing to write outside the repository: ${change.path}`);
       return { path: rel, content: change.content };
     });
-    const base = await this.main();
+    const base = input.base ?? (await this.main());
     const proposal = await ContentProposal.open(
       this.repo,
       this.options.scratchDir,

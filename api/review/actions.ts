@@ -16,10 +16,11 @@ import path from 'node:path';
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import { withContentRepoLock } from '../site/content-repo.ts';
-import { illegalHint, type ItemAndReview, type ReviewActor, type ReviewCore } from './core.ts';
+import { illegalHint, type ItemAndReview, type ReviewActor, type ReviewCore, type Stored } from './core.ts';
+import type { ReviewQueue } from './queue.ts';
 import type { ReviewApplies } from './apply.ts';
 import { reasonsOf } from './proposal.ts';
-import { ProposalError } from '../../src/domain/review/proposal.ts';
+import { newWorkSlug, ProposalError } from '../../src/domain/review/proposal.ts';
 import { performedSeconds, verificationBlockers, verifyContribution } from './verification.ts';
 import { canTransition } from '../../src/domain/contributions/status.ts';
 import { proposedTermLabels } from '../../src/domain/review/new-terms.ts';
@@ -30,10 +31,33 @@ import type { AdminAction, AdminActionBody, ReviewRecord } from '../../src/schem
 export class ReviewActions {
   private readonly core: ReviewCore;
   private readonly applies: ReviewApplies;
+  private readonly queue: ReviewQueue;
 
-  constructor(core: ReviewCore, applies: ReviewApplies) {
+  constructor(core: ReviewCore, applies: ReviewApplies, queue: ReviewQueue) {
     this.core = core;
     this.applies = applies;
+    this.queue = queue;
+  }
+
+  /**
+   * Other open items that would create the same new work as this one: only the first applied can
+   * land (the others are refused at apply), so the reviewer is told at accept, with their codes.
+   */
+  private async claimWarnings(record: Stored, state: ReviewRecord): Promise<string[]> {
+    if (record.kind !== 'contribution' || state.mergeInto) return [];
+    const slug = newWorkSlug(record.submission);
+    if (slug === null) return [];
+    const others: string[] = [];
+    for (const e of await this.queue.claimants(slug, record.trackingCode)) {
+      // An item an editor merged into another work creates no work of its own.
+      if ((await this.core.reviews.get(e.trackingCode))?.mergeInto) continue;
+      others.push(`${e.trackingCode} (${e.status})`);
+      if (others.length >= 20) break;
+    }
+    if (others.length === 0) return [];
+    return [
+      `Another open item also proposes the new work "${slug}": ${others.join(', ')}. Only the first applied creates it; the others are then refused at apply, and nothing of theirs is written. If they are the same work, merge the others into it as further source scores (or decline them); if they are different works, one needs another slug.`,
+    ];
   }
 
   /**
@@ -205,7 +229,7 @@ export class ReviewActions {
         performedSeconds(core.ctx.config.contentRepo, record),
       );
       state.verification = measured.entries;
-      state.warnings = measured.warnings;
+      state.warnings = [...measured.warnings, ...(await this.claimWarnings(record, state))];
     }
     state.blockers = verificationBlockers(state.verification);
     if (proposedTerms.length > 0 && !state.termsApproval)

@@ -139,7 +139,10 @@ export class ApplySteps {
           done: await this.fail(step, await this.refuse(state, body, actor, record.status, code, blocked), false),
         };
       try {
-        input = await core.proposal(record, state);
+        // Built on what is there now: main, or the batch's line with the works merged before this
+        // one (`into`), so a work that exists by now, or a field that moved, is refused, never
+        // overwritten.
+        input = await core.proposal(record, state, into);
         lap('proposalMs');
         state.ref = await forge.open(input);
         lap('openMs');

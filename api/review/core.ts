@@ -211,9 +211,12 @@ export class ReviewCore {
     return next ?? (await this.get(kind, code)).record;
   }
 
-  /** Build the proposal on the current main (caller holds the content-repository lock). */
-  async proposal(record: Stored, state: ReviewRecord): Promise<ProposalInput> {
-    const built = await buildProposalOnMain(this.ctx, record, state);
+  /**
+   * Build the proposal on the current main, or on `onto` (a review batch's line), as it is now
+   * (caller holds the content-repository lock).
+   */
+  async proposal(record: Stored, state: ReviewRecord, onto: string | null = null): Promise<ProposalInput> {
+    const built = await buildProposalOnMain(this.ctx, record, state, onto);
     this.authors.set(record.trackingCode, built.author);
     return built.input;
   }

@@ -1,5 +1,6 @@
 /**
- * A review's proposal built on the current main of the content repository: the pure builder
+ * A review's proposal built on the current main of the content repository (or on a review
+ * batch's line, where the works applied before it in the batch are): the pure builder
  * (src/domain/review/proposal-input.ts) over a reader of main's work files, stored-file digests,
  * the served build's composers and the verified contributor files. The caller holds the
  * content-repository lock, so main does not move while the proposal is built.
@@ -7,11 +8,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { settleCheckout } from '../site/content-repo.ts';
+import { git, settleCheckout } from '../site/content-repo.ts';
+import { runChecked } from '../process/spawner.ts';
 import type { AppContext } from '../context.ts';
 import { ProposalLintError } from '../forge/forge-local.ts';
 import { ProposalError } from '../../src/domain/review/proposal.ts';
-import { buildProposal } from '../../src/domain/review/proposal-input.ts';
+import { buildProposal, proposalWorkSlug } from '../../src/domain/review/proposal-input.ts';
 import type { ProposalInput } from '../forge/types.ts';
 import type { StoredContribution } from '../../src/schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../src/schemas/correction.ts';
@@ -22,16 +24,76 @@ const VERIFIED_BYTES_PREFETCH_MAX = 8 * 1024 * 1024;
 
 const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
+/** The shared files a proposal may read and change beside its work's folder. */
+const SHARED_FILES = ['genres.json', 'instruments.json'] as const;
+
+/**
+ * What a proposal reads of `onto` (a review batch's line) where it differs from main: the work's
+ * file, the digests of the files stored beside it and the shared files, read from git's objects.
+ * Null when none of them differs from main, so the main checkout can be read as for any proposal.
+ */
+async function differingFromMain(
+  repo: string,
+  onto: string,
+  slug: string | null,
+): Promise<{ workFile: string | null; stored: Map<string, string>; shared: Map<string, string | null> } | null> {
+  const folder = slug !== null ? [`works/${slug}`] : [];
+  const changed = await git(repo, [
+    'diff-tree',
+    '-r',
+    '--name-only',
+    'refs/heads/main',
+    onto,
+    '--',
+    ...folder,
+    ...SHARED_FILES,
+  ]);
+  if (changed === '') return null;
+  const read = async (rel: string): Promise<Buffer | null> => {
+    const listed = await git(repo, ['ls-tree', '-z', '--object-only', onto, '--', rel]);
+    const id = listed.split('\0')[0];
+    return id ? runChecked('git', ['-C', repo, 'cat-file', 'blob', id]) : null;
+  };
+  const stored = new Map<string, string>();
+  let workFile: string | null = null;
+  if (slug !== null) {
+    workFile = (await read(`works/${slug}/index.md`))?.toString('utf8') ?? null;
+    // Each file of the folder (a few per work), by its path below the folder.
+    const names = (await git(repo, ['ls-tree', '-r', '-z', '--name-only', onto, '--', `works/${slug}/`]))
+      .split('\0')
+      .filter((n) => n !== '' && n !== `works/${slug}/index.md`);
+    for (const name of names.slice(0, MAX_STORED_FILES)) {
+      const bytes = await read(name);
+      if (bytes) stored.set(name.slice(`works/${slug}/`.length), sha256Of(bytes));
+    }
+  }
+  const shared = new Map<string, string | null>();
+  for (const name of SHARED_FILES) shared.set(name, (await read(name))?.toString('utf8') ?? null);
+  return { workFile, stored, shared };
+}
+
+/** Files of one work folder read from git for a batch's proposal (a work stores a few). */
+const MAX_STORED_FILES = 1000;
+
+/**
+ * The proposal of an item on the content repository's current main, or, with `onto`, on that
+ * commit (a review batch's line: apply.ts), so every apply is built against what is there at
+ * apply time. The proposal's `base` is the commit it was built on.
+ */
 export async function buildProposalOnMain(
   ctx: AppContext,
   record: StoredContribution | StoredCorrectionReport,
   state: ReviewRecord,
+  onto: string | null = null,
 ): Promise<{ input: ProposalInput; author: string }> {
   const repo = ctx.config.contentRepo;
   const inRepo = (rel: string) => path.join(repo, rel);
   // The files are read from the main checkout: it must hold main, not still follow the merge of
   // an apply before this one in the same batch (api/site/content-repo.ts, deferCheckout).
   await settleCheckout(repo);
+  const base = onto !== null ? await git(repo, ['rev-parse', '--verify', `${onto}^{commit}`]) : null;
+  const slug = proposalWorkSlug(record, state);
+  const ahead = base !== null ? await differingFromMain(repo, base, slug) : null;
   // The reader is synchronous and the blob store may be remote: read the small verified files
   // (a rendering profile's definition is one) before building.
   const small = new Map<string, Buffer>();
@@ -44,22 +106,34 @@ export async function buildProposalOnMain(
     )
       small.set(v.sha256, await ctx.blobs.readBytes(v.sha256));
   }
-  return buildProposal(record, state, {
-    workFile: (slug) =>
-      existsSync(inRepo(`works/${slug}/index.md`)) ? readFileSync(inRepo(`works/${slug}/index.md`), 'utf8') : null,
-    storedFileSha256: (slug, file) => {
-      const abs = inRepo(path.join('works', slug, file));
-      return existsSync(abs) ? sha256Of(readFileSync(abs)) : null;
+  const fromCheckout = (rel: string) => (existsSync(inRepo(rel)) ? readFileSync(inRepo(rel)) : null);
+  // Where `onto` differs from main, the proposal reads `onto` (only its own work's folder and the
+  // shared files are ever read, and those are what `ahead` holds).
+  const outside = (s: string) => {
+    throw new Error(`the proposal of ${record.trackingCode} read the work "${s}", not the one it changes`);
+  };
+  const built = buildProposal(record, state, {
+    workFile: (s) =>
+      ahead
+        ? s === slug
+          ? ahead.workFile
+          : outside(s)
+        : (fromCheckout(`works/${s}/index.md`)?.toString('utf8') ?? null),
+    storedFileSha256: (s, file) => {
+      if (ahead) return s === slug ? (ahead.stored.get(path.posix.normalize(file)) ?? null) : outside(s);
+      const bytes = fromCheckout(path.join('works', s, file));
+      return bytes ? sha256Of(bytes) : null;
     },
     // The served build's index of main (its distinct composers), not a reload of every work file.
     composers: () => ctx.handle.current.catalog.composers,
-    sharedFile: (name) => (existsSync(inRepo(name)) ? readFileSync(inRepo(name), 'utf8') : null),
+    sharedFile: (name) => (ahead ? (ahead.shared.get(name) ?? null) : (fromCheckout(name)?.toString('utf8') ?? null)),
     verifiedBytes: (sha256) => {
       const bytes = small.get(sha256);
       if (!bytes) throw new Error(`the verified file ${sha256} is not among the files read for this proposal`);
       return bytes;
     },
   });
+  return base !== null ? { ...built, input: { ...built.input, base } } : built;
 }
 
 /** Why a proposal could not be opened, as blocker lines for the reviewers. */

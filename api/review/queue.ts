@@ -42,6 +42,12 @@ export class ReviewQueue {
     source.watch((e) => this.index.put(e));
   }
 
+  /** Open new-work items, oldest first, that would create the work `slug` (but for `except`). */
+  async claimants(slug: string, except: string): Promise<QueueEntry[]> {
+    await this.load();
+    return this.index.claimants(slug, except);
+  }
+
   /** One page of the queue (open items by default), oldest first, with per-status counts. */
   async page(
     filter: QueueFilter,

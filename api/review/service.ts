@@ -52,7 +52,7 @@ export class ReviewService {
     this.reviews = this.core.reviews;
     this.queueRoom = new ReviewQueue(this.core);
     this.applies = new ReviewApplies(this.core);
-    this.actions = new ReviewActions(this.core, this.applies);
+    this.actions = new ReviewActions(this.core, this.applies, this.queueRoom);
     this.answers = new ReviewAnswers(this.core);
   }
 

@@ -12,7 +12,7 @@ import type { WorkContent } from '../../schemas/work.ts';
 import { applyCorrection } from './correction.ts';
 import { assetMeasurement } from './measured.ts';
 import { contributionText, correctionText } from './messages.ts';
-import { buildContributionChange, type ComposerFacts, type VerifiedFile } from './proposal.ts';
+import { buildContributionChange, newWorkSlug, type ComposerFacts, type VerifiedFile } from './proposal.ts';
 import { addGenre, addInstruments } from './new-terms.ts';
 import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../work-file.ts';
 
@@ -32,6 +32,11 @@ export interface ProposalInput {
   changes: ProposalChange[];
   /** Status label, e.g. "status: pending" (labels carry the status, as Decap CMS does). */
   labels: string[];
+  /**
+   * The commit the change is written on top of (default: main). A review batch's apply writes
+   * each work on the batch's own line, so it is built on what the works before it left there.
+   */
+  base?: string;
 }
 
 /** What building a proposal reads. */
@@ -90,6 +95,21 @@ export function mergedSubmission(s: MusicContributionInput, into: string | null)
   };
 }
 
+/**
+ * The one work a proposal changes (its folder under `works/`), or null for a rendering profile or
+ * a new work with no title: a correction's work, the work an editor merged a new work into, a new
+ * work's own slug (newWorkSlug), else the contribution's target.
+ */
+export function proposalWorkSlug(
+  record: StoredContribution | StoredCorrectionReport,
+  review: Pick<ReviewRecord, 'mergeInto'>,
+): string | null {
+  if (record.kind === 'correction-report') return record.report.workSlug ?? null;
+  const s = mergedSubmission(record.submission, review.mergeInto?.workSlug ?? null);
+  if (s.operation === 'rendering-profile') return null;
+  return s.operation === 'new-work' ? newWorkSlug(s) : (s.target?.workSlug ?? null);
+}
+
 /** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
 export function buildProposal(
   record: StoredContribution | StoredCorrectionReport,
@@ -114,7 +134,8 @@ export function buildProposal(
     };
   }
   const s = mergedSubmission(record.submission, review.mergeInto?.workSlug ?? null);
-  const slug = s.target?.workSlug ?? null;
+  // A new work is read at the slug it would take, so one that exists by now is refused, never overwritten.
+  const slug = s.operation === 'new-work' ? newWorkSlug(s) : (s.target?.workSlug ?? null);
   const text = slug ? reader.workFile(slug) : null;
   const work = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
   const verified: (VerifiedFile | null)[] = s.assets.map((_, i) => {

@@ -221,6 +221,19 @@ function declaredNote(input: ContributionProposalInput, layer: string): string {
   return `${layer} as declared by the contributor (${input.trackingCode}; territory ${input.submission.rights.territory}) and accepted in review.`;
 }
 
+/**
+ * The slug a new work would take: the one it names (`target.workSlug`), else the composer's name
+ * and the title. The proposal builder reads main at this slug, so a new work never lands over a
+ * work that exists by then (an apply re-checks it against main as it is at apply time); null when
+ * the submission is no new work or has no title yet.
+ */
+export function newWorkSlug(s: Pick<MusicContributionInput, 'operation' | 'target' | 'work'>): string | null {
+  if (s.operation !== 'new-work') return null;
+  if (s.target?.workSlug) return s.target.workSlug;
+  const title = s.work?.title?.trim();
+  return title ? slugify(`${s.work?.composer ?? ''} ${title}`) : null;
+}
+
 export function slugify(text: string): string {
   return text
     .normalize('NFKD')
@@ -298,10 +311,12 @@ function newWork(input: ContributionProposalInput): ContentChange {
   const w = s.work ?? {};
   const title = w.title?.trim();
   if (!title) throw new ProposalError(['operation "new-work" needs work.title.']);
-  const slug = s.target?.workSlug ?? slugify(`${w.composer ?? ''} ${title}`);
+  const slug = newWorkSlug(s)!;
   if (input.work)
     throw new ProposalError(
-      [`A work with the slug "${slug}" already exists; propose a metadata-revision instead.`],
+      [
+        `A work with the slug "${slug}" already exists; nothing was changed. Propose a metadata-revision of it instead, or add this score to it as another source (operation "source-score").`,
+      ],
       true,
     );
   if (!w.composer) throw new ProposalError(['operation "new-work" needs work.composer.']);

@@ -10,6 +10,7 @@
 import type { StoredContribution, SubmissionKind, SubmissionStatus } from '../../schemas/contribution.ts';
 import type { StoredCorrectionReport } from '../../schemas/correction.ts';
 import type { QueueKind, QueueStatus } from '../../schemas/review.ts';
+import { newWorkSlug } from './proposal.ts';
 
 export const OPEN_STATUSES: readonly SubmissionStatus[] = ['pending', 'needs-information', 'accepted'];
 
@@ -24,6 +25,8 @@ export interface QueueEntry {
   operation: string | null;
   /** The work the item is about, when it names one. */
   workSlug: string | null;
+  /** The slug a new work would take (newWorkSlug), so two items that claim one slug are found at accept. */
+  newWorkSlug?: string | null;
   /** One line: operation and target. */
   summary: string;
 }
@@ -57,6 +60,7 @@ export function queueEntryOf(record: StoredContribution | StoredCorrectionReport
     updatedAtUtc: record.updatedAtUtc,
     operation: record.kind === 'contribution' ? record.submission.operation : null,
     workSlug: (record.kind === 'contribution' ? record.submission.target?.workSlug : record.report.workSlug) ?? null,
+    newWorkSlug: record.kind === 'contribution' ? newWorkSlug(record.submission) : null,
     summary: queueSummary(record),
   };
 }
@@ -96,6 +100,15 @@ export class QueueIndex {
     const out: Record<string, number> = {};
     for (const [status, bucket] of this.byStatus) if (bucket.size > 0) out[status] = bucket.size;
     return out;
+  }
+
+  /** Open new-work items (oldest first) that would create the work `slug`, but for `except`. */
+  claimants(slug: string, except: string): QueueEntry[] {
+    const out: QueueEntry[] = [];
+    for (const status of OPEN_STATUSES)
+      for (const e of this.byStatus.get(status)?.values() ?? [])
+        if (e.newWorkSlug === slug && e.trackingCode !== except) out.push(e);
+    return out.sort(compareEntries);
   }
 
   /** One page of the matching entries, oldest first, and how many match in all. */
