@@ -16,6 +16,7 @@ import { PROJECT_ROOT } from '../helpers/app.ts';
 import { corpusScores, LIEDER, spread } from '../helpers/corpus-content.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
 import { parseShard, shardOf, type EngraveRunSummary } from '../../scripts/engrave.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const run = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-engrave-shard-'));
@@ -81,8 +82,8 @@ describe('engrave --shard', () => {
     // Disjoint, and together every score of the folder.
     expect(one.engraved.filter((d) => two.engraved.includes(d))).toEqual([]);
     expect([...one.engraved, ...two.engraved].sort()).toEqual([...new Set(digests)].sort());
-    expect(one.engraved.every((d) => shardOf(d, 2) === 1)).toBe(true);
-    expect(two.engraved.every((d) => shardOf(d, 2) === 2)).toBe(true);
+    expectEach(one.engraved, (d) => shardOf(d, 2) === 1);
+    expectEach(two.engraved, (d) => shardOf(d, 2) === 2);
     // One engraving entry per score in the bucket (a corpus folder has no PDF metadata).
     expect(await keys('named/render-cache/v1/engraving/')).toHaveLength(new Set(digests).size);
 

@@ -11,6 +11,7 @@ import { runScript } from '../helpers/process.ts';
 import { launchBrowser, openPage, SKIP_BROWSER_TESTS } from '../helpers/browser.ts';
 import { PROJECT_ROOT, listenOnLoopback } from '../helpers/app.ts';
 import { LABELED_ADMIN_KEY, openReviewHarness, type ReviewHarness } from '../review/harness.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const LIEDER = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'openscore-lieder');
 const QUARTETS = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'openscore-string-quartets');
@@ -90,7 +91,7 @@ describe('bulk import of a corpus through review', () => {
     const b = await batch();
     expect(b.total).toBe(SONGS.length);
     expect(new Set(b.items.map((i) => i.trackingCode)).size).toBe(SONGS.length);
-    expect(b.items.every((i) => i.status === 'pending')).toBe(true);
+    expectEach(b.items, (i) => i.status === 'pending');
     // The file scores.tsv does not list is found by its file name and folder.
     const unlisted = b.items.find((i) => i.itemKey === `lc${UNLISTED}`)!;
     expect(unlisted.composer).toBe('Erik Satie');
@@ -267,7 +268,10 @@ describe('bulk import of a corpus through review', () => {
 
     const item = await h.get(`/api/v1/admin/contributions/${erl.trackingCode}`);
     const history = item.json().data.history as Array<{ actor?: string; action?: string }>;
-    expect(history.filter((x) => x.action).every((x) => x.actor === 'alice')).toBe(true);
+    expectEach(
+      history.filter((x) => x.action),
+      (x) => x.actor === 'alice',
+    );
 
     const found = await h.get('/api/v1/works?query=erlkoenig');
     expect(found.statusCode, found.body).toBe(200);

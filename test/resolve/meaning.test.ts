@@ -22,6 +22,7 @@ import { MAX_LOOP_REPEATS } from '../../src/domain/audio/arrangement.ts';
 import type { MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const BASE = 'https://meaning.example.test';
 const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
@@ -127,11 +128,10 @@ describe('matching by meaning', () => {
     const d = reasonOf(r, 0, 'mood').detail;
     expect(d).toContain('1 of 2 word(s) match');
     expect(d).toContain('no match for "zzyzx"');
-    expect(
-      resolve('music-bed', { mood: 'zzyzx' }).candidates.every(
-        (c) => !c.reasons.find((x) => x.requirement === 'mood')!.passed,
-      ),
-    ).toBe(true);
+    expectEach(
+      resolve('music-bed', { mood: 'zzyzx' }).candidates,
+      (c) => !c.reasons.find((x) => x.requirement === 'mood')!.passed,
+    );
   });
 
   it('the vocabulary carries WordNet synonyms mapped onto the terms, and base forms are conservative', () => {
