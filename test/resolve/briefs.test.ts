@@ -112,14 +112,31 @@ describe('the producer brief set', () => {
   it('every brief answers with a compact answer of at most 8,000 bytes', () => {
     let max = 0;
     for (const { brief, answer } of answers) {
-      const compact = compactResolve(answer, {
-        full: `${BASE}/api/v1/music/resolve/answers/${'0'.repeat(32)}`,
-        vocabulary: `${BASE}/api/v1/music/vocabulary`,
-      });
+      const compact = compactResolve(
+        answer,
+        {
+          full: `${BASE}/api/v1/music/resolve/answers/${'0'.repeat(32)}`,
+          vocabulary: `${BASE}/api/v1/music/vocabulary`,
+        },
+        brief.request.requirements.requiredFormats,
+      );
       const bytes = Buffer.byteLength(
         JSON.stringify({ apiVersion: 'v1', generatedAtUtc: '2026-11-26T00:00:00.000Z', data: compact }),
       );
       expect(bytes, brief.id).toBeLessThanOrEqual(8000);
+      // What an agent acts on: each ready candidate's requested formats, with asset id and link, license, territories.
+      for (const [k, c] of compact.candidates.entries()) {
+        const f = answer.candidates[k]!;
+        expect(c.license).toBe(f.license);
+        expect(c.attribution).toBe(f.attribution);
+        expect(c.territories).toMatch(/^US.*EU.*CA (\w|-)+/);
+        if (c.ready)
+          for (const format of brief.request.requirements.requiredFormats)
+            expect(
+              c.downloads.some((d) => d.format === format || (format === 'musicxml' && d.format === 'mxl')),
+              `${brief.id} ${c.workSlug}#${c.arrangementId} ${format}`,
+            ).toBe(true);
+      }
       max = Math.max(max, bytes);
     }
     console.info(`largest compact answer over the brief set: ${max} bytes`);

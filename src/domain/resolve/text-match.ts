@@ -25,6 +25,9 @@ export const STOP_WORDS = new Set([
   'or',
 ]);
 
+/** Words that only mark the catalog number after them ("No. 2", "Op. 9", "Nr. 3"). */
+const NUMBER_MARKS = new Set(['no', 'nos', 'nr', 'op', 'opus']);
+
 /** Plural to singular for matching ("strings" finds "string ensemble"); prefixes keep the rest. */
 function singular(word: string): string {
   return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
@@ -36,7 +39,9 @@ function singular(word: string): string {
  */
 export function queryWords(text: string | null | undefined): string[] {
   if (text === null || text === undefined) return [];
-  const all = words(text);
+  // "No. 1", "Op. 9": the number is the catalog number; "no" and "op" are not words to find (a
+  // title word "no" would start "nocturne").
+  const all = words(text).filter((w, i, list) => !(NUMBER_MARKS.has(w) && /^[0-9]/.test(list[i + 1] ?? '')));
   const kept = all.filter((w) => !STOP_WORDS.has(w));
   return [...new Set((kept.length > 0 ? kept : all).map(singular))];
 }
