@@ -263,11 +263,12 @@ function resolveSummary(structured: Data): string {
 function listSummary(structured: Data, what: string): string {
   const d = (structured.data ?? {}) as {
     items?: Array<{ slug?: string }>;
+    instruments?: Array<{ slug?: string }>;
     total?: number;
     page?: number;
     totalPages?: number;
   };
-  const items = d.items ?? [];
+  const items = d.items ?? d.instruments ?? [];
   const slugs = items
     .slice(0, 10)
     .map((x) => x.slug)
