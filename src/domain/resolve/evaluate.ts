@@ -685,7 +685,8 @@ function writtenWords(texts: readonly string[]): { folded: string[]; written: Ma
 function textDetail(query: WordQuery, mask: number, what: string, meaning: Meaning, texts: readonly string[]): string {
   const n = consideredWords(query);
   const { folded, written } = writtenWords(texts);
-  const how = (i: number) => meaning.explain(query.words[i]!, folded, written)?.text ?? 'matches the record';
+  const tiers = mask !== 0 ? meaning.tiers(folded) : null;
+  const how = (i: number) => meaning.explain(query.words[i]!, tiers!, written)?.text ?? 'matches the record';
   const matched: string[] = [];
   const unmatched: string[] = [];
   const constraints: string[] = [];

@@ -360,8 +360,20 @@ export class Meaning {
     return [...this.tiers(fieldWords).keys()];
   }
 
+  /** `alternatives` already worked out (requests repeat words; bounded: cleared when full). */
+  private readonly alternativesMemo = new Map<string, Alternative[]>();
+
   /** The field tokens a requirement token (a folded word or phrase) may meet, each with its grade, best first. */
   alternatives(token: string): Alternative[] {
+    const memo = this.alternativesMemo.get(token);
+    if (memo) return memo;
+    const list = this.workOutAlternatives(token);
+    if (this.alternativesMemo.size >= 4096) this.alternativesMemo.clear();
+    this.alternativesMemo.set(token, list);
+    return list;
+  }
+
+  private workOutAlternatives(token: string): Alternative[] {
     const best = new Map<string, Alternative>();
     const offer = (t: string, grade: number, how: How) => {
       const had = best.get(t);
@@ -411,10 +423,11 @@ export class Meaning {
    */
   explain(
     token: string,
-    fieldWords: readonly string[],
+    fieldWords: readonly string[] | Map<string, TokenSource>,
     written: ReadonlyMap<string, string>,
   ): { grade: number; text: string } | null {
-    const tiers = this.tiers(fieldWords);
+    // A caller explaining several words of one field passes its tiers once.
+    const tiers = fieldWords instanceof Map ? fieldWords : this.tiers(fieldWords);
     const as = (folded: string) =>
       `"${folded
         .split(' ')
