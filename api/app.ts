@@ -58,6 +58,7 @@ import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
 import { registerReaderRoutes } from './signin/routes.ts';
 import { registerDesk } from './desk/routes.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
+import { hostAllowList } from './http/hosts.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
 import { registerSearchPage } from './site/search-page.ts';
@@ -204,6 +205,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   configureSharedEngravePool(config.engrave);
   // Requests in progress and the graceful stop (api/lifecycle.ts).
   const gate = new ShutdownGate();
+  // Requests addressed to a name the service is not known by are refused on every route (DNS rebinding).
+  const hostAllowed = hostAllowList(config.publicBaseUrl, config.allowedHosts);
   // A reconcile's end goes to the server's log and metrics (set below, once both exist).
   let logReconcile: (event: ReconcileEvent) => void = () => undefined;
   let logCompaction: (event: CompactionEvent) => void = () => undefined;
@@ -310,7 +313,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
             const path = q === -1 ? url : url.slice(0, q);
             // A deprecated path goes through Fastify so its answer carries the deprecation headers.
             const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
-            if (deprecated || known.find('GET', path)) return handler(req, res);
+            // A Host not on the allow-list goes through Fastify, whose hook answers the problem.
+            if (deprecated || known.find('GET', path) || !hostAllowed(req.headers.host)) return handler(req, res);
             // The fast path answers without Fastify: counted here when it answers, logged by sampling
             // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
             const started = performance.now();
@@ -412,6 +416,21 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
       {
         headers: { 'Retry-After': String(SHUTTING_DOWN_RETRY_SECONDS) },
       },
+    );
+    return reply;
+  });
+
+  // The Host allow-list (api/http/hosts.ts), on every route: the forwarded host behind a trusted proxy.
+  app.addHook('onRequest', async (request, reply) => {
+    if (hostAllowed(request.headers.host === undefined ? undefined : request.host)) return;
+    reply.header('Connection', 'close');
+    await sendProblem(
+      reply,
+      request,
+      base,
+      'host-not-allowed',
+      `This service does not answer for host "${String(request.host).slice(0, 200)}": only ${new URL(base).host}, the loopback names and ARCHIVE_ALLOWED_HOSTS.`,
+      { errors: [{ parameter: 'Host', detail: 'is not a name this service is known by' }] },
     );
     return reply;
   });

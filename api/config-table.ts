@@ -155,12 +155,20 @@ export const SETTINGS: readonly SettingRow[] = [
     meaning: 'requests one key label may authenticate, from any address (429 with `Retry-After` beyond)',
   },
   {
+    names: ['ARCHIVE_ALLOWED_HOSTS'],
+    type: 'host names, or `*`',
+    default: "unset (PUBLIC_BASE_URL's host and the loopback names)",
+    readBy: 'server',
+    meaning:
+      "comma-separated host names (`archive.example.org`, `.example.org` for its subdomains too) requests may be addressed to besides `PUBLIC_BASE_URL`'s host and the loopback names (`localhost`, `127.0.0.1`, `::1`); a request with another `Host` (or, behind a trusted proxy, forwarded host) is refused on every route with 421 `host-not-allowed` (DNS rebinding). List a LAN name or an address a health check uses; `*` turns the check off",
+  },
+  {
     names: ['ARCHIVE_MCP_ALLOWED_ORIGINS'],
     type: 'origins, or `*`',
     default: "unset (the service's own origin only)",
     readBy: 'server',
     meaning:
-      'comma-separated origins (`https://app.example.org`) whose browser pages may call `/mcp`, or `*` for any; a request whose `Origin` is another site is refused with 403 (MCP hosts and CLIs send no `Origin` and are always allowed)',
+      "comma-separated origins (`https://app.example.org`) whose browser pages may call `/mcp`, or `*` for any; a request whose `Origin` is neither `PUBLIC_BASE_URL`'s origin nor listed is refused with 403 (MCP hosts and CLIs send no `Origin` and are always allowed)",
   },
   {
     names: ['ARCHIVE_BACKUP_WRITE_PAUSE_MS'],

@@ -111,6 +111,11 @@ export interface Config {
    */
   mcpAllowedOrigins: string[];
   /**
+   * ARCHIVE_ALLOWED_HOSTS: host names (besides PUBLIC_BASE_URL's and the loopback names) requests
+   * may be addressed to (api/http/hosts.ts); `*` allows any.
+   */
+  allowedHosts: string[];
+  /**
    * ARCHIVE_DOWNLOAD_OFFLOAD: "nginx" hands the bytes of library files and published blobs to a
    * fronting nginx (X-Accel-Redirect to the build's nginx.conf internal location) after the key
    * check; "none" (default) sends them from Node.
@@ -411,6 +416,19 @@ export function parseAllowedOrigins(value: string | undefined): string[] {
   });
 }
 
+/** Comma-separated host names (`archive.example.org`, `.example.org`, an address) or `*`; anything else stops the start. */
+export function parseAllowedHosts(value: string | undefined): string[] {
+  return keys(value).map((entry) => {
+    const name = entry.toLowerCase();
+    if (name === '*') return name;
+    if (!/^(\.?[a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\]|[0-9a-f:.]+)$/.test(name))
+      throw new ConfigError(
+        `ARCHIVE_ALLOWED_HOSTS: "${entry}" is not a host name (e.g. archive.example.org or .example.org) or *`,
+      );
+    return name;
+  });
+}
+
 /** S3 bucket names: 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
 export const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
@@ -664,6 +682,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     libraryFailpoints: keys(settingValue(env, 'ARCHIVE_LIBRARY_FAILPOINTS')),
     trustedProxies: parseTrustedProxies(settingValue(env, 'ARCHIVE_TRUSTED_PROXIES')),
     mcpAllowedOrigins: parseAllowedOrigins(settingValue(env, 'ARCHIVE_MCP_ALLOWED_ORIGINS')),
+    allowedHosts: parseAllowedHosts(settingValue(env, 'ARCHIVE_ALLOWED_HOSTS')),
     downloadOffload: parseDownloadOffload(settingValue(env, 'ARCHIVE_DOWNLOAD_OFFLOAD')),
     metricsKeys: keyEntries('ARCHIVE_METRICS_KEYS', settingValue(env, 'ARCHIVE_METRICS_KEYS')),
     metricsPort: metricsPortFromEnv(env, port),

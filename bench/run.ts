@@ -43,6 +43,7 @@ const { values } = parseArgs({
     'apply-repeat': { type: 'string' },
     'apply-stall': { type: 'string' },
     'hugo-works': { type: 'string' },
+    'resolve-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
     'import-limit': { type: 'string' },
     'import-submit': { type: 'boolean', default: false },
@@ -186,7 +187,7 @@ const SECTIONS: Section[] = [
     works: values['hugo-works'] ? Number(values['hugo-works']) : undefined,
     rounds: values['hugo-rounds'] ? Number(values['hugo-rounds']) : undefined,
   }),
-  resolveSection(),
+  resolveSection({ works: values['resolve-works'] ? Number(values['resolve-works']) : undefined }),
   intakeSection(),
   librarySection(),
   applySection,
@@ -207,7 +208,7 @@ const SECTIONS: Section[] = [
 
 if (values.help) {
   console.log(
-    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--apply-repeat 3] [--apply-stall off] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--import-limit N] [--import-submit] [--import-cold-build] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--apply-repeat 3] [--apply-stall off] [--hugo-works 10000] [--hugo-rounds 2] [--resolve-works 10000] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--import-limit N] [--import-submit] [--import-cold-build] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
   );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);

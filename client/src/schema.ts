@@ -4750,6 +4750,20 @@ export interface components {
          */
         ResolveCompactCandidate: {
             arrangementId: number;
+            /** @description Attribution to give (carry it forward). */
+            attribution: string | null;
+            /** @description For each requested format present as a public file, the asset id and its download link (every public file when no format was requested); a requested format missing here is missing (see failing). To fit 8,000 bytes, a candidate that is not ready may list none (and, past that, only the first ready ones list theirs): the full answer (links.full) lists every file. */
+            downloads: {
+                /** @description Asset id: keep it with anything you take. */
+                assetId: number;
+                /** @description The asset kind that supplies it ("mp3", "musicxml", "mxl"). */
+                format: string;
+                /**
+                 * Format: uri
+                 * @description Download link of the public file.
+                 */
+                url: string;
+            }[];
             /** @description Each failing requirement in one line ("mood: ..."); empty when ready. */
             failing: string[];
             /** @description ResolveFit in short; null without a target duration. */
@@ -4759,6 +4773,8 @@ export interface components {
                 kind: "native" | "loop" | "trim" | "edit";
                 repeats: number;
             } | null;
+            /** @description License of the arrangement (carry it forward). */
+            license: string | null;
             /**
              * Format: uri
              * @description Where to hear it, or null.
@@ -4769,10 +4785,12 @@ export interface components {
             ready: boolean;
             /** @description Review state label of the arrangement. */
             review: string;
-            /** @description License and the three rights layers in one line. */
+            /** @description The three rights layers (composition, edition, recording) in one line. */
             rights: string;
             /** @description As in ResolveCandidate.score. */
             score: number;
+            /** @description Composition status and note per territory (US, EU, CA) in one line ("US public-domain: ...; EU ...; CA ..."); notes are shortened, then left out ("US, EU, CA public-domain") to fit the budget (the full answer has them whole). Carry them forward. */
+            territories: string;
             /** @description Arrangement title. */
             title: string;
             /** @description Work slug. */
@@ -4946,15 +4964,17 @@ export interface components {
          * @description One term of a vocabulary.
          */
         VocabularyTerm: {
-            /** @description The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term. */
+            /** @description The broader term ("serene" -> "calm"); a request for the broader term finds this one, and a request for this one finds the broader term (grade: broader or narrower term). Null for a top term. */
             broader: string | null;
+            /** @description Words two steps away (synonyms of synonyms, words WordNet puts next to the term): a request using one finds the term at the lowest grade. */
+            related: string[];
             /** @description When to use the term. */
             scopeNote?: string;
-            /** @description Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term. */
+            /** @description Words and phrases that mean the term: the archive's own list and WordNet 3.1 synonyms of a sense that reaches the vocabulary. A request using one finds the term (grade: synonym), and a request for the term finds a record using one. */
             synonyms: string[];
             /** @description The term as the archive writes it ("calm"). */
             term: string;
-            /** @description Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too. */
+            /** @description Inflected forms published with the term, real words only ("calmly", "pianos"); any form whose base is the term matches too (grade: word form). */
             wordForms: string[];
         };
         /**
