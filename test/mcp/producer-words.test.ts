@@ -17,6 +17,7 @@ import { loadConfig, ConfigError } from '../../api/config.ts';
 import { hostAllowList, hostName } from '../../api/http/hosts.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { listenArchive, type ListeningArchive } from './helpers.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 let archive: ListeningArchive;
 let client: Client;
@@ -92,7 +93,7 @@ describe('briefs in a producer\u2019s words, over HTTP', () => {
     if (satie) expect(reason(satie, 'instrumentation').passed).toBe(false);
     // "Celesta (music-box voice)" is no voice: nothing answers "vocals".
     const sing = await resolve('music-sleep-lead', { instrumentation: 'vocals' });
-    expect(sing.candidates.every((c) => !reason(c, 'instrumentation').passed)).toBe(true);
+    expectEach(sing.candidates, (c) => !reason(c, 'instrumentation').passed);
   });
 
   it('"something like Clair de lune" resolves the work and ranks by closeness to it, saying so', async () => {
@@ -105,9 +106,9 @@ describe('briefs in a producer\u2019s words, over HTTP', () => {
   it('WordNet noise stays out: "merciful" and "key" match nothing', async () => {
     const merciful = await resolve('music-lead', { mood: 'merciful' });
     expect(merciful.verdict).toBe('prepare');
-    expect(merciful.candidates.every((c) => !reason(c, 'mood').passed)).toBe(true);
+    expectEach(merciful.candidates, (c) => !reason(c, 'mood').passed);
     const keyWord = await resolve('intro', { style: 'key sting' });
-    expect(keyWord.candidates.every((c) => !reason(c, 'style').passed)).toBe(true);
+    expectEach(keyWord.candidates, (c) => !reason(c, 'style').passed);
   });
 
   it('reasons quote the words as written ("Baroque", never "baroqu"); "No. 1" in a title is a catalog number', async () => {
