@@ -216,6 +216,8 @@ export function buildInChild(
     ...(options.generatedAtUtc ? ['--generated-at', options.generatedAtUtc] : []),
     ...(options.readerSignIn ? ['--reader-sign-in', options.readerSignIn] : []),
     ...(options.renderCache ? ['--render-cache', 'store'] : ['--render-cache', 'none']),
+    // An apply's build publishes only the audio the render cache holds: showing the change never waits for audio.
+    ...(options.incrementalFrom ? ['--audio', 'cached'] : []),
     ...(options.engrave
       ? [
           '--engrave-workers',

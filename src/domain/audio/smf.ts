@@ -50,7 +50,8 @@ const DATA_BYTES = (status: number) => ((status & 0xf0) === 0xc0 || (status & 0x
 
 export function parseSmf(bytes: Uint8Array): Smf {
   const text = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
-  const u32 = (at: number) => ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+  const u32 = (at: number) =>
+    ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
   const u16 = (at: number) => (bytes[at]! << 8) | bytes[at + 1]!;
   if (bytes.length < 14 || text(0) !== 'MThd') throw new SmfError('not a Standard MIDI File (no MThd header)');
   const headerLength = u32(4);
@@ -133,12 +134,15 @@ export function writeSmf(smf: Smf): Uint8Array {
 
 const isEndOfTrack = (e: SmfEvent) => e.bytes[0] === 0xff && e.bytes[1] === 0x2f;
 const isNoteOn = (e: SmfEvent) => (e.bytes[0]! & 0xf0) === 0x90 && e.bytes[2]! > 0;
-const isNoteOff = (e: SmfEvent) =>
-  (e.bytes[0]! & 0xf0) === 0x80 || ((e.bytes[0]! & 0xf0) === 0x90 && e.bytes[2] === 0);
+const isNoteOff = (e: SmfEvent) => (e.bytes[0]! & 0xf0) === 0x80 || ((e.bytes[0]! & 0xf0) === 0x90 && e.bytes[2] === 0);
 const endOfTrack = (tick: number): SmfEvent => ({ tick, bytes: Uint8Array.of(0xff, 0x2f, 0x00) });
 
 /** Events sorted by tick, keeping the file's order within a tick. */
-const byTick = (events: SmfEvent[]) => events.map((e, i) => [e, i] as const).sort((a, b) => a[0].tick - b[0].tick || a[1] - b[1]).map(([e]) => e);
+const byTick = (events: SmfEvent[]) =>
+  events
+    .map((e, i) => [e, i] as const)
+    .sort((a, b) => a[0].tick - b[0].tick || a[1] - b[1])
+    .map(([e]) => e);
 
 /** The last tick of the file: its end-of-track events or its last event. */
 export function lastTick(smf: Smf): number {
@@ -196,7 +200,9 @@ export function repeated(smf: Smf, period: number, times: number): Smf {
 
 /** Seconds at `tick` through the file's tempo map (120 quarter notes a minute until the first tempo event). */
 export function secondsAt(smf: Smf, tick: number): number {
-  const tempos = byTick(smf.tracks.flat().filter((e) => e.bytes[0] === 0xff && e.bytes[1] === 0x51 && e.bytes.length >= 6));
+  const tempos = byTick(
+    smf.tracks.flat().filter((e) => e.bytes[0] === 0xff && e.bytes[1] === 0x51 && e.bytes.length >= 6),
+  );
   let seconds = 0;
   let at = 0;
   let usPerQuarter = 500_000;
@@ -216,7 +222,9 @@ export function withProgram(smf: Smf, program: number): Smf {
     const out = track.map((e) => {
       const status = e.bytes[0]!;
       if (status >= 0x80 && status < 0xf0 && (status & 0x0f) !== 9) channels.add(status & 0x0f);
-      return (status & 0xf0) === 0xc0 && (status & 0x0f) !== 9 ? { tick: e.tick, bytes: Uint8Array.of(status, program) } : e;
+      return (status & 0xf0) === 0xc0 && (status & 0x0f) !== 9
+        ? { tick: e.tick, bytes: Uint8Array.of(status, program) }
+        : e;
     });
     return [...[...channels].map((c) => ({ tick: 0, bytes: Uint8Array.of(0xc0 | c, program) })), ...out];
   });

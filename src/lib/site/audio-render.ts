@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { VerovioToolkit } from 'verovio/esm';
 import { barLinesOf, CUT_SECONDS, longestSilentRun, planCut, type BarLine } from '../../domain/audio/cuts.ts';
 import { master, MASTER_TARGET, meter, toPcm16 } from '../../domain/audio/master.ts';
+import type { LoudnessFigures } from '../../domain/audio/loudness.ts';
 import { measureAudio, type AudioMeasurement } from '../../domain/audio/measure.ts';
 import { cutAt, lastTick, parseSmf, repeated, secondsAt, writeSmf } from '../../domain/audio/smf.ts';
 import { VEROVIO_OPTIONS } from './engrave.ts';
@@ -247,7 +248,8 @@ function run(cmd: string, args: string[], timeoutMs: number, stdin?: Buffer): Pr
       args,
       { timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
       (err, stdout, stderr) => {
-        if (err) reject(new Error(`${path.basename(cmd)} failed: ${(stderr.toString('utf8') || err.message).slice(-400)}`));
+        if (err)
+          reject(new Error(`${path.basename(cmd)} failed: ${(stderr.toString('utf8') || err.message).slice(-400)}`));
         else resolve(stdout);
       },
     );
@@ -269,7 +271,25 @@ async function synthesize(
   const settings = AUDIO_OPTIONS.synth.flatMap((s) => ['-o', s]);
   await run(
     env.tools.fluidsynth,
-    ['-ni', '-q', ...settings, '-F', raw, '-T', 'raw', '-O', 'float', '-E', 'little', '-r', String(SAMPLE_RATE), '-g', String(SYNTH_GAIN), env.tools.soundFont, mid],
+    [
+      '-ni',
+      '-q',
+      ...settings,
+      '-F',
+      raw,
+      '-T',
+      'raw',
+      '-O',
+      'float',
+      '-E',
+      'little',
+      '-r',
+      String(SAMPLE_RATE),
+      '-g',
+      String(SYNTH_GAIN),
+      env.tools.soundFont,
+      mid,
+    ],
     timeoutMs,
   );
   const bytes = readFileSync(raw);
@@ -296,13 +316,49 @@ async function encode(
   timeoutMs: number,
 ): Promise<{ flac: Uint8Array; mp3: Uint8Array }> {
   const pcm = toPcm16(channels);
-  const input = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-f', 's16le', '-ar', String(SAMPLE_RATE), '-ac', '2', '-i', 'pipe:0'];
+  const input = [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-f',
+    's16le',
+    '-ar',
+    String(SAMPLE_RATE),
+    '-ac',
+    '2',
+    '-i',
+    'pipe:0',
+  ];
   const exact = ['-fflags', '+bitexact', '-flags:a', '+bitexact', '-map_metadata', '-1'];
   const flacFile = path.join(dir, `${name}.flac`);
   const mp3File = path.join(dir, `${name}.mp3`);
-  await run(env.tools.ffmpeg, [...input, ...exact, '-c:a', 'flac', '-compression_level', String(AUDIO_OPTIONS.flac.compression), '-y', flacFile], timeoutMs, pcm);
+  await run(
+    env.tools.ffmpeg,
+    [...input, ...exact, '-c:a', 'flac', '-compression_level', String(AUDIO_OPTIONS.flac.compression), '-y', flacFile],
+    timeoutMs,
+    pcm,
+  );
   // CBR at MP3_KBPS; ffmpeg's MP3 muxer writes the Xing/LAME header with the encoder delay and padding.
-  await run(env.tools.ffmpeg, [...input, ...exact, '-c:a', 'libmp3lame', '-b:a', `${MP3_KBPS}k`, '-write_xing', '1', '-id3v2_version', '0', '-y', mp3File], timeoutMs, pcm);
+  await run(
+    env.tools.ffmpeg,
+    [
+      ...input,
+      ...exact,
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      `${MP3_KBPS}k`,
+      '-write_xing',
+      '1',
+      '-id3v2_version',
+      '0',
+      '-y',
+      mp3File,
+    ],
+    timeoutMs,
+    pcm,
+  );
   const out = { flac: new Uint8Array(readFileSync(flacFile)), mp3: new Uint8Array(readFileSync(mp3File)) };
   rmSync(flacFile, { force: true });
   rmSync(mp3File, { force: true });
@@ -367,7 +423,10 @@ function exactly(channels: Float32Array[], frames: number): Float32Array[] {
 }
 
 /** The score's MIDI and bar lines from the worker's Verovio (the engraving's options: the same MIDI as its score.mid). */
-export function midiAndBars(tk: VerovioToolkit, xml: string): { midi: Uint8Array; bars: BarLine[]; endQuarters: number } | { error: string } {
+export function midiAndBars(
+  tk: VerovioToolkit,
+  xml: string,
+): { midi: Uint8Array; bars: BarLine[]; endQuarters: number } | { error: string } {
   tk.setOptions(VEROVIO_OPTIONS);
   tk.getLog();
   if (!xml.includes('<score-partwise') && !xml.includes('<score-timewise'))
@@ -376,8 +435,13 @@ export function midiAndBars(tk: VerovioToolkit, xml: string): { midi: Uint8Array
   if (!tk.loadData(xml)) return { error: 'Verovio could not read this MusicXML file.' };
   const b64 = tk.renderToMIDI();
   const midi = b64 ? new Uint8Array(Buffer.from(b64, 'base64')) : new Uint8Array();
-  if (Buffer.from(midi.subarray(0, 4)).toString('latin1') !== 'MThd') return { error: 'Verovio made no MIDI file of this score.' };
-  const timemap = tk.renderToTimemap({ includeMeasures: true }) as unknown as { tstamp?: number; qstamp?: number; measureOn?: string }[];
+  if (Buffer.from(midi.subarray(0, 4)).toString('latin1') !== 'MThd')
+    return { error: 'Verovio made no MIDI file of this score.' };
+  const timemap = tk.renderToTimemap({ includeMeasures: true }) as unknown as {
+    tstamp?: number;
+    qstamp?: number;
+    measureOn?: string;
+  }[];
   let endQuarters = 0;
   for (const e of timemap) if (typeof e.qstamp === 'number' && e.qstamp > endQuarters) endQuarters = e.qstamp;
   return { midi, bars: barLinesOf(timemap), endQuarters };
@@ -398,24 +462,56 @@ export async function renderAudio(tk: VerovioToolkit, input: AudioTaskInput): Pr
     if (!(midiSeconds > 0)) return failed('The score has no length to render.');
     const files: AudioOutput['files'] = [{ name: 'score.mid', bytes: got.midi }];
     const infos: RenderedAudioFile[] = [
-      { name: 'score.mid', role: 'midi', format: 'midi', sha256: sha(got.midi), byteLength: got.midi.byteLength, frames: null, measured: null, gapless: null },
+      {
+        name: 'score.mid',
+        role: 'midi',
+        format: 'midi',
+        sha256: sha(got.midi),
+        byteLength: got.midi.byteLength,
+        frames: null,
+        measured: null,
+        gapless: null,
+      },
     ];
-    const deliver = async (channels: Float32Array[], base: string, role: RenderedAudioFile['role']) => {
+    // The lossless file's measurement is the mastering's last one (its samples, before the 16-bit quantization).
+    const deliver = async (
+      mastered: { channels: Float32Array[]; figures: LoudnessFigures },
+      base: string,
+      role: RenderedAudioFile['role'],
+    ) => {
+      const { channels } = mastered;
       const { flac, mp3 } = await encode(channels, env, dir, base, budgetOf(input, started));
-      const lossless = measureAudio(meter(channels, SAMPLE_RATE));
+      const lossless = measureAudio(mastered.figures);
       const decoded = await decodeMp3(mp3);
       const lossy = measureAudio(meter(decoded, SAMPLE_RATE));
       files.push({ name: `${base}.flac`, bytes: flac }, { name: `${base}.mp3`, bytes: mp3 });
       infos.push(
-        { name: `${base}.flac`, role, format: 'flac', sha256: sha(flac), byteLength: flac.byteLength, frames: channels[0]!.length, measured: lossless, gapless: null },
-        { name: `${base}.mp3`, role, format: 'mp3', sha256: sha(mp3), byteLength: mp3.byteLength, frames: decoded[0]?.length ?? 0, measured: lossy, gapless: lameGapless(mp3) },
+        {
+          name: `${base}.flac`,
+          role,
+          format: 'flac',
+          sha256: sha(flac),
+          byteLength: flac.byteLength,
+          frames: channels[0]!.length,
+          measured: lossless,
+          gapless: null,
+        },
+        {
+          name: `${base}.mp3`,
+          role,
+          format: 'mp3',
+          sha256: sha(mp3),
+          byteLength: mp3.byteLength,
+          frames: decoded[0]?.length ?? 0,
+          measured: lossy,
+          gapless: lameGapless(mp3),
+        },
       );
     };
 
     // The whole score.
     const full = await synthesize(got.midi, env, dir, 'master', budgetOf(input, started));
-    const kept = exactly(full, Math.min(full[0]!.length, Math.round((midiSeconds + MAX_TAIL_SECONDS) * SAMPLE_RATE)));
-    await deliver(trimTail(master(kept, SAMPLE_RATE).channels, midiSeconds), 'master', 'master');
+    await deliver(master(trimTail(full, midiSeconds), SAMPLE_RATE), 'master', 'master');
 
     // The timed cuts: the score cut at a bar line, rendered so the last bar rings out, exactly N s long.
     const cuts: AudioCutInfo[] = [];
@@ -423,10 +519,16 @@ export async function renderAudio(tk: VerovioToolkit, input: AudioTaskInput): Pr
       const plan = planCut(got.bars, midiSeconds, seconds);
       if (!plan) continue;
       const tick = Math.round(plan.bar.quarters * smf.division);
-      const rendered = await synthesize(writeSmf(cutAt(smf, tick)), env, dir, `cut-${seconds}`, budgetOf(input, started));
-      const cut = exactly(master(exactly(rendered, seconds * SAMPLE_RATE), SAMPLE_RATE).channels, seconds * SAMPLE_RATE);
+      const rendered = await synthesize(
+        writeSmf(cutAt(smf, tick)),
+        env,
+        dir,
+        `cut-${seconds}`,
+        budgetOf(input, started),
+      );
+      const cut = exactly(rendered, seconds * SAMPLE_RATE);
       declick(cut);
-      await deliver(cut, `cut-${seconds}`, seconds === 30 ? 'cut-30' : 'cut-60');
+      await deliver(master(cut, SAMPLE_RATE), `cut-${seconds}`, seconds === 30 ? 'cut-30' : 'cut-60');
       cuts.push({ seconds, bar: { index: plan.bar.index, seconds: plan.bar.seconds } });
     }
 
@@ -450,7 +552,7 @@ export async function renderAudio(tk: VerovioToolkit, input: AudioTaskInput): Pr
         return out;
       });
       const loopChannels = master(tiled, SAMPLE_RATE).channels.map((c) => c.slice(frames, 2 * frames));
-      await deliver(loopChannels, 'loop', 'loop');
+      await deliver({ channels: loopChannels, figures: meter(loopChannels, SAMPLE_RATE) }, 'loop', 'loop');
       const ten = loopChannels.map((c) => {
         const out = new Float32Array(frames * 10);
         for (let k = 0; k < 10; k++) out.set(c, k * frames);

@@ -168,8 +168,15 @@ export class EngravePool {
    * FluidSynth and ffmpeg as the worker's child processes, under the same time budget as an
    * engraving (and the worker's memory budget for everything in the worker).
    */
-  audio(source: EngraveSource, params: { env: AudioEnvironment; scoreSha256: string; loop: boolean }): Promise<AudioOutput> {
-    return this.submit({ op: 'audio', ...source, audio: { ...params, timeoutMs: this.options.timeoutMs } }) as Promise<AudioOutput>;
+  audio(
+    source: EngraveSource,
+    params: { env: AudioEnvironment; scoreSha256: string; loop: boolean },
+  ): Promise<AudioOutput> {
+    return this.submit({
+      op: 'audio',
+      ...source,
+      audio: { ...params, timeoutMs: this.options.timeoutMs },
+    }) as Promise<AudioOutput>;
   }
 
   /** End every worker; queued tasks reject. */
