@@ -21,8 +21,8 @@ export const MASTER_TARGET: MasterTarget = { integratedLufs: -14, ceilingDbtp: -
 const LOOKAHEAD_SECONDS = 0.0015;
 /** Release time constant, seconds. */
 const RELEASE_SECONDS = 0.08;
-/** Passes of gain and limiting at most (each measures once; two are usually enough). */
-const MAX_PASSES = 4;
+/** Passes of gain and limiting at most (each measures once; two are usually enough, a heavily limited render needs more). */
+const MAX_PASSES = 6;
 /** How close the integrated loudness must come to the target, LU. */
 const LOUDNESS_SLACK_LU = 0.2;
 
