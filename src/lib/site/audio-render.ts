@@ -258,7 +258,7 @@ function run(cmd: string, args: string[], timeoutMs: number, stdin?: Buffer): Pr
 }
 
 /** FluidSynth's fast file render of `midi` as stereo float channels at SAMPLE_RATE. */
-async function synthesize(
+export async function synthesize(
   midi: Uint8Array,
   env: AudioEnvironment,
   dir: string,
