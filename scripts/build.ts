@@ -205,7 +205,10 @@ export async function runBuildCommand(
     renderCache,
     renderView,
     engrave,
-    audio,
+    // An incremental build (an apply's) takes only cached audio, so showing the change never waits
+    // for audio; what is missing is left to a background full build (the server starts one).
+    audio: values['incremental-from'] && audio === 'build' ? 'cached' : audio,
+    audioLater: Boolean(values['incremental-from']) && audio === 'build',
     audioTools: audioToolsFrom(process.env),
   };
   if (values['warm-up']) {

@@ -59,6 +59,8 @@ export interface BuildOptions {
    * default when not given) makes none. `npm run build` takes ARCHIVE_AUDIO_RENDER or `--audio`.
    */
   audio?: AudioMode;
+  /** Audio left pending is to be rendered by a background full build (an apply's build in `build` mode). */
+  audioLater?: boolean;
   /** FluidSynth, ffmpeg and the SoundFont (ARCHIVE_FLUIDSYNTH_PATH, ARCHIVE_FFMPEG_PATH, ARCHIVE_AUDIO_SOUNDFONT). */
   audioTools?: Partial<AudioTools>;
 }

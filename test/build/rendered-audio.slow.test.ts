@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -90,11 +90,7 @@ let slugs: string[];
 
 beforeAll(async () => {
   const sampleDir = inject('sampleBuildDir');
-  const sampleSlugs = (
-    JSON.parse(readFileSync(path.join(sampleDir, 'client', 'api', 'v1', 'works', 'index.json'), 'utf8')) as {
-      data: { slug: string }[];
-    }
-  ).data.map((w) => w.slug);
+  const sampleSlugs = readdirSync(path.join(PROJECT_ROOT, 'content', 'works')).sort();
   sample = renderedIn(sampleDir, sampleSlugs);
   // A song (16 s) and a quartet movement (7 min: its 30 s and 60 s cuts), without the sample's works.
   slugs = makeCorpusContent(content, [findScore(LIEDER, 'lc6050301.mxl'), findScore(QUARTETS, 'sq7070781.mxl')], {

@@ -57,7 +57,7 @@ export const scores: Step = {
           audio: entry,
         };
       }
-      build.audio = audio;
+      build.audio = { ...audio, later: options.audioLater === true };
       if (!options.quiet)
         console.log(
           `[build] audio: ${audio.rendered} rendered (${audio.synthesized} synthesized, ${audio.fromCache} from the render cache), ${audio.failed} failed, ${audio.pending} pending${audio.notOffered ? `; not offered: ${audio.notOffered}` : ''}`,

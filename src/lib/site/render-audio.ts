@@ -65,6 +65,8 @@ export interface AudioSummary {
   corrupt: number;
   /** Why no audio was made, when the renderer is missing. */
   notOffered: string | null;
+  /** The pending audio is to be rendered by a background full build (an apply's build; the server starts it). */
+  later?: boolean;
   durationMs: number;
 }
 
