@@ -757,6 +757,14 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`);
   for (const a of record.sourceAssets)
     if (a.links.pdf) lines.push(`- Score PDF (asset ${a.id}, ${cell(a.title)}): ${a.links.pdf}`);
+  for (const a of [...record.sourceAssets, ...record.arrangements.flatMap((x) => x.assets)]) {
+    const audio = a.renderedAudio;
+    if (audio?.status !== 'rendered') continue;
+    const master = audio.files.find((f) => f.role === 'master' && f.format === 'flac');
+    lines.push(
+      `- Rendered audio (asset ${a.id}, ${cell(a.title)}): ${cell(audio.statement ?? '')}${master ? ` ${master.durationSeconds} s, ${master.integratedLufs} LUFS, true peak ${master.truePeakDbtp} dBTP.` : ''} Provenance: ${audio.links.provenance}`,
+    );
+  }
   lines.push(
     `- All public files (zip with SHA256SUMS): ${record.links.filesZip}`,
     `- Report a correction: ${record.links.corrections}`,
