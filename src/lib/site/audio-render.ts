@@ -105,6 +105,21 @@ function soundFontSha256(file: string): string {
  * once; the answer travels with each task.
  */
 export function audioEnvironment(tools: Partial<AudioTools> = {}): { env: AudioEnvironment } | { reason: string } {
+  // Once per process and tools (a warm build process builds many applies): three version checks
+  // and the SoundFont's digest (memoized by its size and time) would otherwise cost every apply.
+  // A missing tool is looked for again every time (it may be installed meanwhile).
+  const memo = JSON.stringify(tools);
+  const known = environments.get(memo);
+  if (known && existsSync(known.tools.soundFont) && soundFontSha256(known.tools.soundFont) === known.soundFont.sha256)
+    return { env: known };
+  const found = findEnvironment(tools);
+  if ('env' in found) environments.set(memo, found.env);
+  return found;
+}
+
+const environments = new Map<string, AudioEnvironment>();
+
+function findEnvironment(tools: Partial<AudioTools>): { env: AudioEnvironment } | { reason: string } {
   const t: AudioTools = {
     fluidsynth: tools.fluidsynth ?? 'fluidsynth',
     ffmpeg: tools.ffmpeg ?? 'ffmpeg',
