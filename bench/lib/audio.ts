@@ -2,7 +2,8 @@
  * Bench section `audio` (docs/audio.md, "Cost"): the archive's render of a score's MIDI with
  * FluidSynth (src/lib/site/audio-render.ts `synthesize`: the file render plus reading its samples)
  * against bare `fluidsynth -F` on the same MIDI and SoundFont with the same settings, in the same
- * run, alternated; goal >= 0.8x the anchor's seconds of audio per second. Then the whole pipeline
+ * run, alternated; goal >= 0.8x the anchor's seconds of audio per CPU second (this process and
+ * the children it waited for; wall times are kept in the details). Then the whole pipeline
  * of one score in the engraving pool (MIDI, synthesis, mastering, cuts, FLAC and MP3, measurement):
  * seconds of audio per CPU second (this process and the children it waited for: FluidSynth,
  * ffmpeg) and peak memory (this process's, and FluidSynth's in the anchor run).
@@ -34,7 +35,7 @@ export function audioSection(): Section {
   return {
     name: 'audio',
     description:
-      "rendered audio: the archive's FluidSynth render vs bare `fluidsynth -F` on the same MIDI and SoundFont, same run, alternated (seconds of audio per wall second; goal >= 0.8x); the whole mastered pipeline of one score: seconds of audio per CPU second and peak memory",
+      "rendered audio: the archive's FluidSynth render vs bare `fluidsynth -F` on the same MIDI and SoundFont, same run, alternated (seconds of audio per CPU second; goal >= 0.8x); the whole mastered pipeline of one score: seconds of audio per CPU second and peak memory",
     async run(ctx) {
       const found = audioEnvironment();
       if ('reason' in found) return { status: 'skipped', message: found.reason, figures: [], details: {} };
@@ -54,12 +55,17 @@ export function audioSection(): Section {
       const rounds = ctx.quick ? 1 : 3;
       let bareMs = 0;
       let oursMs = 0;
+      // CPU seconds (this process and the children it waited for): the machine is shared, so wall
+      // time mostly measures the other sessions; the wall times are in the details.
+      let bareCpu = 0;
+      let oursCpu = 0;
       let audioSeconds = 0;
       let fluidsynthPeakKb = 0;
       const settings = AUDIO_OPTIONS.synth.flatMap((s) => ['-o', s]);
       for (let r = 0; r < rounds; r++) {
         for (const m of midis) {
           // Anchor first, then ours, alternating over rounds and files.
+          const c0 = cpuSeconds();
           const t0 = performance.now();
           const bare = spawnSync(
             '/usr/bin/time',
@@ -88,11 +94,14 @@ export function audioSection(): Section {
             { encoding: 'utf8' },
           );
           bareMs += performance.now() - t0;
+          bareCpu += cpuSeconds() - c0;
           if (bare.status !== 0) throw new Error(`fluidsynth failed: ${bare.stderr}`);
           fluidsynthPeakKb = Math.max(fluidsynthPeakKb, Number(bare.stderr.trim().split('\n').at(-1)));
+          const c1 = cpuSeconds();
           const t1 = performance.now();
           const channels = await synthesize(m.midi, env, dir, 'ours', 600_000);
           oursMs += performance.now() - t1;
+          oursCpu += cpuSeconds() - c1;
           audioSeconds += channels[0]!.length / SAMPLE_RATE;
         }
       }
@@ -100,7 +109,8 @@ export function audioSection(): Section {
         `bare fluidsynth ${Math.round(bareMs)} ms, archive ${Math.round(oursMs)} ms for ${round(audioSeconds, 1)} s of audio`,
       );
       // The whole pipeline of the quartet movement (7 min: master, 30 s and 60 s cuts).
-      const pool = new EngravePool({ size: 1 });
+      // A long time budget: the bench measures throughput on a shared machine, not the budget.
+      const pool = new EngravePool({ size: 1, timeoutMs: 3_600_000 });
       const cpu0 = cpuSeconds();
       const w0 = performance.now();
       const quartet = midis[0]!;
@@ -115,15 +125,15 @@ export function audioSection(): Section {
       const delivered = out.rendering.files
         .filter((f) => f.format === 'flac')
         .reduce((s, f) => s + (f.frames ?? 0) / SAMPLE_RATE, 0);
-      const perWall = (ms: number) => round(audioSeconds / (ms / 1000), 2);
+      const perCpu = (s: number) => round(audioSeconds / s, 2);
       return {
         status: 'ok',
         figures: [
           figure(
-            'render throughput, s of audio per s',
-            's/s',
-            perWall(oursMs),
-            perWall(bareMs),
+            'render throughput, s of audio per CPU s',
+            's/CPU s',
+            perCpu(oursCpu),
+            perCpu(bareCpu),
             `bare fluidsynth -F ${env.renderer.version}, same MIDI, SoundFont and settings`,
             'higher',
             { ratio: 0.8, op: '>=' },
@@ -150,6 +160,9 @@ export function audioSection(): Section {
           rounds,
           bareMs: Math.round(bareMs),
           oursMs: Math.round(oursMs),
+          bareCpuSeconds: round(bareCpu, 2),
+          oursCpuSeconds: round(oursCpu, 2),
+          wallRatio: round(bareMs / oursMs, 3),
           audioSeconds: round(audioSeconds, 1),
           pipeline: {
             wallMs: Math.round(pipelineWallMs),
