@@ -49,7 +49,7 @@ export function limit(channels: readonly Float32Array[], sampleRate: number, cei
   const n = channels[0]?.length ?? 0;
   const look = Math.max(1, Math.round(LOOKAHEAD_SECONDS * sampleRate));
   // The gain each sample needs on its own.
-  const need = new Float64Array(n);
+  const need = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     let peak = 0;
     for (const c of channels) {
@@ -59,7 +59,7 @@ export function limit(channels: readonly Float32Array[], sampleRate: number, cei
     need[i] = peak > ceiling ? ceiling / peak : 1;
   }
   // Sliding minimum over [i, i + look - 1] (a monotonic queue of indexes).
-  const ahead = new Float64Array(n);
+  const ahead = new Float32Array(n);
   const queue = new Int32Array(n + 1);
   let head = 0;
   let tail = 0;

@@ -14,7 +14,18 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { VerovioToolkit } from 'verovio/esm';
@@ -307,15 +318,34 @@ export async function synthesize(
     ],
     timeoutMs,
   );
-  const bytes = readFileSync(raw);
-  rmSync(raw, { force: true });
-  const floats = new Float32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4));
-  const n = Math.floor(floats.length / 2);
+  // Read in pieces straight into the two channels: no copy of the whole interleaved file in memory.
+  const n = Math.floor(statSync(raw).size / 8);
   const left = new Float32Array(n);
   const right = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    left[i] = floats[2 * i]!;
-    right[i] = floats[2 * i + 1]!;
+  const piece = Buffer.alloc(1 << 22);
+  const floats = new Float32Array(piece.buffer, piece.byteOffset, piece.byteLength / 4);
+  const fd = openSync(raw, 'r');
+  try {
+    let frame = 0;
+    while (frame < n) {
+      const want = Math.min(piece.byteLength, (n - frame) * 8);
+      let got = 0;
+      while (got < want) {
+        const read = readSync(fd, piece, got, want - got, frame * 8 + got);
+        if (read === 0) break;
+        got += read;
+      }
+      const frames = Math.floor(got / 8);
+      if (frames === 0) break;
+      for (let i = 0; i < frames; i++) {
+        left[frame + i] = floats[2 * i]!;
+        right[frame + i] = floats[2 * i + 1]!;
+      }
+      frame += frames;
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(raw, { force: true });
   }
   return [left, right];
 }
