@@ -438,7 +438,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`build`',
     readBy: 'build',
     meaning:
-      'rendered audio of every public score (`npm run build -- --audio` too; docs/audio.md, "Rendered from the score"): `build` renders what the render cache lacks (FluidSynth in the engraving pool, with its budgets), `cached` only publishes what the cache holds (the server\'s builds after an apply always do this, so an apply is never delayed by audio; `npm run engrave` fills the cache), `off` renders none. Without FluidSynth, ffmpeg or the SoundFont, pages say audio is not offered and why',
+      'rendered audio of every public score (`npm run build -- --audio` too; docs/audio.md, "Rendered from the score"): `build` renders what the render cache lacks (FluidSynth in the engraving pool, with its budgets), `cached` only publishes what the cache holds, `off` renders none. An incremental build (an apply\'s) takes `build` as `cached`, so an apply is never delayed by audio; when audio is missing then, the server starts a background full build at low priority that renders it (docs/operations.md, "Rendered audio"); `npm run engrave` fills the cache too. The server\'s build children read it from the server\'s environment. Without FluidSynth, ffmpeg or the SoundFont, pages say audio is not offered and why',
   },
   {
     names: ['ARCHIVE_FLUIDSYNTH_PATH'],
