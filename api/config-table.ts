@@ -441,12 +441,35 @@ export const SETTINGS: readonly SettingRow[] = [
     meaning: '`1` skips the browser tests (they fail loudly without Chromium otherwise)',
   },
   {
+    names: ['ARCHIVE_AUDIO_RENDER'],
+    type: '`build`, `cached` or `off`',
+    default: '`build`',
+    readBy: 'build',
+    meaning:
+      'rendered audio of every public score (`npm run build -- --audio` too; docs/audio.md, "Rendered from the score"): `build` renders what the render cache lacks (FluidSynth in the engraving pool, with its budgets), `cached` only publishes what the cache holds, `off` renders none. An incremental build (an apply\'s) takes `build` as `cached`, so an apply is never delayed by audio; when audio is missing then, the server starts a background full build at low priority that renders it (docs/operations.md, "Rendered audio"); `npm run engrave` fills the cache too. The server\'s build children read it from the server\'s environment. Without FluidSynth, ffmpeg or the SoundFont, pages say audio is not offered and why',
+  },
+  {
+    names: ['ARCHIVE_FLUIDSYNTH_PATH'],
+    type: 'path',
+    default: '`fluidsynth`',
+    readBy: 'build',
+    meaning: "the synthesizer of rendered audio (Debian's `fluidsynth`)",
+  },
+  {
+    names: ['ARCHIVE_AUDIO_SOUNDFONT'],
+    type: 'path',
+    default: '`/usr/share/sounds/sf2/FluidR3_GM.sf2`',
+    readBy: 'build',
+    meaning:
+      "the General MIDI SoundFont rendered audio is played with (Debian's `fluid-soundfont-gm`, MIT); its SHA-256 is part of every audio cache key and provenance page",
+  },
+  {
     names: ['ARCHIVE_FFMPEG_PATH'],
     type: 'path',
     default: '`ffmpeg`',
-    readBy: 'tests',
+    readBy: 'build',
     meaning:
-      "Debian's ffmpeg, the oracle the loudness tests compare the archive's own measurement with (installed by the test when missing and running as root)",
+      "Debian's ffmpeg: the encoder of rendered audio (FLAC, and MP3 through LAME), and the oracle the loudness tests compare the archive's own measurement with (installed by `npm test` when missing and running as root)",
   },
   {
     names: ['ARCHIVE_LIBRARY_FAILPOINTS'],

@@ -6,6 +6,7 @@
  * Sections live in bench/lib/; add one by appending to SECTIONS.
  */
 import path from 'node:path';
+import { audioSection } from './lib/audio.ts';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildHugoSection, buildSection } from './lib/build.ts';
@@ -204,6 +205,7 @@ const SECTIONS: Section[] = [
   engraveBuildSection(engraveOptions),
   engraveAcceptSection(),
   scoreWireSection({ scores: values['wire-scores'], buildDir: values['wire-build'] }),
+  audioSection(),
 ];
 
 if (values.help) {

@@ -3,7 +3,8 @@
  * before the first test starts, rather than installed by a test halfway through the run:
  *
  *   chromium  the site's browser tests (driven by playwright-core; never a downloaded browser)
- *   ffmpeg    the loudness tests compare the archive's own audio measurement with it
+ *   ffmpeg    the loudness tests compare the archive's own audio measurement with it; rendered audio is encoded with it
+ *   fluidsynth, fluid-soundfont-gm   rendered audio (the synthesizer and its General MIDI SoundFont, MIT)
  *   nginx     the download-offload test serves through the build's nginx.conf
  *
  * When some are missing and we run as root with apt-get, one `apt-get install` installs them
@@ -25,6 +26,8 @@ interface Tool {
 
 const chromiumPath = process.env.ARCHIVE_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ffmpegPath = process.env.ARCHIVE_FFMPEG_PATH ?? 'ffmpeg';
+const fluidsynthPath = process.env.ARCHIVE_FLUIDSYNTH_PATH ?? 'fluidsynth';
+const soundFontPath = process.env.ARCHIVE_AUDIO_SOUNDFONT ?? '/usr/share/sounds/sf2/FluidR3_GM.sf2';
 const nginxCandidates = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
@@ -41,6 +44,18 @@ const TOOLS: Tool[] = [
     why: 'the loudness tests (the reference measurement)',
     present: () => runs(ffmpegPath, ['-version']),
     version: () => firstLine(execFileSync(ffmpegPath, ['-version'], { encoding: 'utf8' })),
+  },
+  {
+    pkg: 'fluidsynth',
+    why: 'rendered audio from the scores (the synthesizer)',
+    present: () => runs(fluidsynthPath, ['--version']),
+    version: () => firstLine(execFileSync(fluidsynthPath, ['--version'], { encoding: 'utf8' })),
+  },
+  {
+    pkg: 'fluid-soundfont-gm',
+    why: "rendered audio's General MIDI SoundFont (FluidR3_GM.sf2, MIT)",
+    present: () => existsSync(soundFontPath),
+    version: () => soundFontPath,
   },
   {
     pkg: 'nginx',

@@ -12,6 +12,7 @@ import remarkRehype from 'remark-rehype';
 import rehypeSanitize from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
 import type { AccessLevel } from '../schemas/common.ts';
+import type { RenderedAudio } from '../schemas/audio.ts';
 import { ACCESS_LEVELS } from '../schemas/common.ts';
 import type {
   ArrangementRecord,
@@ -89,6 +90,8 @@ export interface RecordExtras {
   pdfAssetIds?: ReadonlySet<number>;
   /** The archive offers reader sign-in (GitHub OAuth), so signed-in files have a protected link. */
   readerSignIn?: boolean;
+  /** Scores' rendered audio by asset id, as records publish it (src/lib/site/audio-record.ts). */
+  renderedAudio?: ReadonlyMap<number, RenderedAudio>;
 }
 
 function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: RecordExtras = {}): AssetRecord {
@@ -134,6 +137,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
     technicalChecks: asset.technicalChecks ?? null,
     excerpt: asset.excerpt ?? null,
     measured: asset.measured ?? null,
+    ...(extras.renderedAudio?.has(asset.id) ? { renderedAudio: extras.renderedAudio.get(asset.id)! } : {}),
     links,
   };
 }
@@ -273,7 +277,9 @@ export function buildWorkRecord(
   const arrangements: ArrangementRecord[] = [...c.arrangements]
     .sort((a, b) => a.rank - b.rank || a.id - b.id)
     .map((arr) => {
-      const assets = arr.assets.map((a) => assetRecord(a, work, u, { readerSignIn: extras.readerSignIn }));
+      const assets = arr.assets.map((a) =>
+        assetRecord(a, work, u, { readerSignIn: extras.readerSignIn, renderedAudio: extras.renderedAudio }),
+      );
       return {
         id: arr.id,
         rank: arr.rank,
@@ -751,6 +757,14 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`);
   for (const a of record.sourceAssets)
     if (a.links.pdf) lines.push(`- Score PDF (asset ${a.id}, ${cell(a.title)}): ${a.links.pdf}`);
+  for (const a of [...record.sourceAssets, ...record.arrangements.flatMap((x) => x.assets)]) {
+    const audio = a.renderedAudio;
+    if (audio?.status !== 'rendered') continue;
+    const master = audio.files.find((f) => f.role === 'master' && f.format === 'flac');
+    lines.push(
+      `- Rendered audio (asset ${a.id}, ${cell(a.title)}): ${cell(audio.statement ?? '')}${master ? ` ${master.durationSeconds} s, ${master.integratedLufs} LUFS, true peak ${master.truePeakDbtp} dBTP.` : ''} Provenance: ${audio.links.provenance}`,
+    );
+  }
   lines.push(
     `- All public files (zip with SHA256SUMS): ${record.links.filesZip}`,
     `- Report a correction: ${record.links.corrections}`,

@@ -3,7 +3,7 @@
  * front matter of `works/<slug>/index.md`; `WorkRecord` is what the build publishes at
  * `/api/v1/works/{slug}` (absolute links, review-state labels, digests filled in).
  */
-import { AssetMeasurement } from './audio.ts';
+import { AssetMeasurement, RenderedAudio } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   ACCESS_LEVELS,
@@ -406,6 +406,8 @@ const assetRecordFields = {
     description:
       'MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).',
   }),
+  /** Scores (MusicXML): the audio the archive rendered from this score; absent when the build rendered no audio. */
+  renderedAudio: Type.Optional(RenderedAudio),
   links: Type.Object(
     {
       download: Nullable(

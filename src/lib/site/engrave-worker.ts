@@ -11,6 +11,7 @@ import { musicXmlFromMxl } from '../../domain/mxl.ts';
 import { scanMusicXml } from '../../domain/musicxml-scan.ts';
 import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
 import type { EngraveTask, ScoreCheckOutcome } from './engrave-pool.ts';
+import { renderAudio } from './audio-render.ts';
 
 let toolkit: { tk: VerovioToolkit; module: VerovioModule } | null = null;
 
@@ -66,7 +67,14 @@ parentPort!.on('message', async (task: EngraveTask) => {
         });
       return;
     }
-    if (task.op === 'engrave') {
+    if (task.op === 'audio') {
+      const out = await renderAudio(tk, { xml, ...task.audio! });
+      const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));
+      parentPort!.postMessage(
+        { id: task.id, ok: true, result: { rendering: out.rendering, files }, heapBytes: heapBytes(module) },
+        files.map((f) => f.bytes.buffer),
+      );
+    } else if (task.op === 'engrave') {
       const out = await engraveScore(tk, xml, task.meta ?? null);
       // Each file in a buffer of its own (Buffer.from may share Node's pool), moved, not copied, to the pool.
       const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));
