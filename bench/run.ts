@@ -28,6 +28,7 @@ import { scaleSection } from './lib/scale.ts';
 import { scoreWireSection } from './lib/score-wire.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 import { importSection } from './lib/import.ts';
+import { processesSection } from './lib/processes.ts';
 import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
@@ -193,6 +194,7 @@ const SECTIONS: Section[] = [
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
   scaleStaticSection({ dataDir: values['scale-data'] }),
+  processesSection({ dataDir: values['scale-data'] }),
   importSection({
     limit: values['import-limit'] ? Number(values['import-limit']) : undefined,
     submit: values['import-submit'],
