@@ -99,6 +99,12 @@ async function runReadiness(ctx: AppContext): Promise<Readiness> {
   const storage = withTimeout(
     'storage',
     (async () => {
+      // A read process writes nothing of its own: its data folder may be a read-only mount of the
+      // writer's (docs/operations.md, "Several processes"); the build it serves is checked above.
+      if (ctx.role === 'reader') {
+        await fs.access(ctx.config.dataDir);
+        return `read process: data folder ${ctx.config.dataDir} readable; ${await ctx.blobs.check()}`;
+      }
       // A durable write in the data folder: a full disk or a read-only mount fails here.
       const dir = path.join(ctx.config.dataDir, 'state');
       await fs.mkdir(dir, { recursive: true });
