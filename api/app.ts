@@ -5,7 +5,7 @@
  * and turns everything else into 404 or 405 problems.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -241,7 +241,6 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   const role = input.role ?? 'writer';
   if (role === 'reader' && !input.writer) throw new Error('a read process needs the write process to forward to');
   const forward = input.writer ? createForwarder(input.writer, config.publicBaseUrl) : null;
-  let makeSocketServer: (() => Server) | null = null;
   const ownState = input.state === undefined;
   const state = input.state ?? (await openStateBackend(config.redisUrl));
   // The lint of every proposal validates content files: compile those validators before serving.
@@ -323,94 +322,89 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     bodyLimit: 1024 * 1024,
     // Static files are answered before Fastify's routing (see fast-static.ts), unless an explicit
     // route owns the path.
-    serverFactory: (handler) => {
-      const make = () =>
-        refuseAtTheHttpLayer(
-          createServer(
-            {
-              headersTimeout: timeouts.headersTimeout,
-              requestTimeout: timeouts.requestTimeout,
-              keepAliveTimeout: timeouts.keepAliveTimeout,
-              // Node enforces the headers/request timeouts on this tick (30 s by default), so a short
-              // configured timeout is checked often enough to hold.
-              connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
-              // Node's own refusal of HTTP/1.1 without Host is a bare 400; the check below answers a problem.
-              requireHostHeader: false,
-            },
-            (req, res) => {
-              gate.track(res);
-              if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
-                const body = JSON.stringify(
-                  problemBody(
-                    config.publicBaseUrl,
-                    'bad-request',
-                    (req.url ?? '/').split('?')[0] ?? '/',
-                    'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).',
-                    { errors: [{ parameter: 'Host', detail: 'is required in HTTP/1.1' }] },
-                  ),
-                );
-                res.shouldKeepAlive = false;
-                res.writeHead(400, {
-                  'Content-Type': 'application/problem+json',
-                  'Content-Length': Buffer.byteLength(body),
-                  'Cache-Control': 'no-store',
-                  'X-Content-Type-Options': 'nosniff',
-                  Connection: 'close',
-                });
-                res.end(req.method === 'HEAD' ? undefined : body);
-                return;
-              }
-              const url = req.url ?? '/';
-              const q = url.indexOf('?');
-              const path = q === -1 ? url : url.slice(0, q);
-              // A deprecated path goes through Fastify so its answer carries the deprecation headers.
-              const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
-              if (deprecated || known.find('GET', path)) return handler(req, res);
-              // The fast path answers without Fastify: counted here when it answers, logged by sampling
-              // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
-              const started = performance.now();
-              let fellBack = false;
-              const observe = () => {
-                const seconds = (performance.now() - started) / 1000;
-                metrics.observeRequest(req.method, 'fast-static', res.statusCode, seconds);
-                fastAnswers++;
-                if (config.fastPathLogSample > 0 && Math.random() < config.fastPathLogSample) {
-                  app.log.info(
-                    // Keys other than req/res: those have Fastify's serializers, which expect its objects.
-                    {
-                      fastPath: true,
-                      method: req.method,
-                      path,
-                      ip: req.socket.remoteAddress,
-                      statusCode: res.statusCode,
-                      responseTime: seconds * 1000,
-                      sample: config.fastPathLogSample,
-                      fastAnswers,
-                    },
-                    'fast path answer (sampled)',
-                  );
-                }
-              };
-              serveStatic(req, res, input.handle, () => {
-                fellBack = true;
-                handler(req, res);
+    serverFactory: (handler) =>
+      refuseAtTheHttpLayer(
+        createServer(
+          {
+            headersTimeout: timeouts.headersTimeout,
+            requestTimeout: timeouts.requestTimeout,
+            keepAliveTimeout: timeouts.keepAliveTimeout,
+            // Node enforces the headers/request timeouts on this tick (30 s by default), so a short
+            // configured timeout is checked often enough to hold.
+            connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
+            // Node's own refusal of HTTP/1.1 without Host is a bare 400; the check below answers a problem.
+            requireHostHeader: false,
+          },
+          (req, res) => {
+            gate.track(res);
+            if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
+              const body = JSON.stringify(
+                problemBody(
+                  config.publicBaseUrl,
+                  'bad-request',
+                  (req.url ?? '/').split('?')[0] ?? '/',
+                  'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).',
+                  { errors: [{ parameter: 'Host', detail: 'is required in HTTP/1.1' }] },
+                ),
+              );
+              res.shouldKeepAlive = false;
+              res.writeHead(400, {
+                'Content-Type': 'application/problem+json',
+                'Content-Length': Buffer.byteLength(body),
+                'Cache-Control': 'no-store',
+                'X-Content-Type-Options': 'nosniff',
+                Connection: 'close',
               });
-              if (fellBack) return;
-              // Most answers are written before serveStatic returns (bytes from memory or read on this
-              // thread): counted at once, without a 'finish' listener per request; the rest when done.
-              if (res.writableEnded) observe();
-              else
-                res.once('finish', () => {
-                  if (!fellBack) observe();
-                });
-            },
-          ).setTimeout(timeouts.idleTimeoutMs),
-          config.publicBaseUrl,
-        );
-      // The write process's second listener (its read processes' Unix socket) answers the same way.
-      makeSocketServer = make;
-      return make();
-    },
+              res.end(req.method === 'HEAD' ? undefined : body);
+              return;
+            }
+            const url = req.url ?? '/';
+            const q = url.indexOf('?');
+            const path = q === -1 ? url : url.slice(0, q);
+            // A deprecated path goes through Fastify so its answer carries the deprecation headers.
+            const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
+            if (deprecated || known.find('GET', path)) return handler(req, res);
+            // The fast path answers without Fastify: counted here when it answers, logged by sampling
+            // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
+            const started = performance.now();
+            let fellBack = false;
+            const observe = () => {
+              const seconds = (performance.now() - started) / 1000;
+              metrics.observeRequest(req.method, 'fast-static', res.statusCode, seconds);
+              fastAnswers++;
+              if (config.fastPathLogSample > 0 && Math.random() < config.fastPathLogSample) {
+                app.log.info(
+                  // Keys other than req/res: those have Fastify's serializers, which expect its objects.
+                  {
+                    fastPath: true,
+                    method: req.method,
+                    path,
+                    ip: req.socket.remoteAddress,
+                    statusCode: res.statusCode,
+                    responseTime: seconds * 1000,
+                    sample: config.fastPathLogSample,
+                    fastAnswers,
+                  },
+                  'fast path answer (sampled)',
+                );
+              }
+            };
+            serveStatic(req, res, input.handle, () => {
+              fellBack = true;
+              handler(req, res);
+            });
+            if (fellBack) return;
+            // Most answers are written before serveStatic returns (bytes from memory or read on this
+            // thread): counted at once, without a 'finish' listener per request; the rest when done.
+            if (res.writableEnded) observe();
+            else
+              res.once('finish', () => {
+                if (!fellBack) observe();
+              });
+          },
+        ).setTimeout(timeouts.idleTimeoutMs),
+        config.publicBaseUrl,
+      ),
 
     // New requests while draining get a 503 problem from the onRequest hook below, not Fastify's own.
     return503OnClosing: false,
@@ -457,9 +451,23 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
       return head;
     },
     startup: ctx.startup,
+    // The write process's second listener (its read processes' Unix socket): the main server's
+    // request listener (fast path, gate, Fastify) with the same timeouts.
     socketServer: () => {
-      if (!makeSocketServer) throw new Error('the server was not made yet');
-      return makeSocketServer();
+      const listener = app.server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+      return refuseAtTheHttpLayer(
+        createServer(
+          {
+            headersTimeout: timeouts.headersTimeout,
+            requestTimeout: timeouts.requestTimeout,
+            keepAliveTimeout: timeouts.keepAliveTimeout,
+            connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
+            requireHostHeader: false,
+          },
+          listener,
+        ).setTimeout(timeouts.idleTimeoutMs),
+        config.publicBaseUrl,
+      );
     },
   });
   if (ownState) app.addHook('onClose', async () => state.close());
