@@ -28,6 +28,17 @@ export async function runReadProcess(
   config: Config,
   options: { port: number; writer: WriterLink; index: number },
 ): Promise<void> {
+  // Started by a write process: when it is gone (kill -9 included), this process goes too, from
+  // the first moment on (a writer killed while this one was still starting must not leave it).
+  let stopServing: ((reason: string) => Promise<number>) | null = null;
+  if (process.send) {
+    const leave = () => {
+      if (stopServing) void stopServing('the write process stopped').then((code) => process.exit(code));
+      else process.exit(0);
+    };
+    process.on('disconnect', leave);
+    if (!process.connected) leave();
+  }
   const link = servedBuildLink(config.dataDir);
   const waitUntil = Date.now() + FIRST_BUILD_WAIT_MS;
   let dir = servedBuildTarget(link);
@@ -52,13 +63,12 @@ export async function runReadProcess(
   follower.start();
   app.addHook('onClose', async () => follower.stop());
   const serving = await serve(app, own);
+  stopServing = serving.stop;
+  if (!process.connected && process.send)
+    return void (await serving.stop('the write process stopped').then(process.exit));
   if (process.send) {
     process.on('message', (m: ToReader) => {
       void follower.onMessage(m).then((answer: FromReader) => process.send?.(answer));
-    });
-    // The write process is gone (kill -9 included): stop as on SIGTERM.
-    process.on('disconnect', () => {
-      void serving.stop('the write process stopped').then((code) => process.exit(code));
     });
     process.send({ type: 'ready', port: serving.port, dir: handle.current.dir } satisfies FromReader);
   }

@@ -173,11 +173,18 @@ export class BuildFollower {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly loaded = new Map<string, Promise<ServedBuild>>();
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * Where the link pointed when last looked at. Only a move of the link is followed: the writer
+   * tells its readers to switch before it moves the link, so a reader already serving the new
+   * build still sees the old target for a moment, which it must not go back to.
+   */
+  private lastTarget: string | null;
 
   constructor(handle: SiteHandle, link: string, log: (line: string) => void = () => undefined) {
     this.handle = handle;
     this.link = link;
     this.log = log;
+    this.lastTarget = servedBuildTarget(link);
   }
 
   /** Start following the link. */
@@ -214,8 +221,10 @@ export class BuildFollower {
 
   private async checkLink(): Promise<void> {
     const target = servedBuildTarget(this.link);
-    if (!target || target === this.handle.current.dir || this.loaded.has(target)) return;
+    if (!target || target === this.lastTarget) return;
     if (!isCompleteBuild(target)) return;
+    this.lastTarget = target;
+    if (target === this.handle.current.dir || this.loaded.has(target)) return;
     await this.serial(async () => {
       if (this.handle.current.dir === target) return;
       try {
