@@ -97,8 +97,8 @@ export async function registerBatchDesk(
         done(null, out);
       },
     );
-    const sessionView = (request: FastifyRequest): DeskSessionView | null => {
-      const s = sessionOf(ctx, request);
+    const sessionView = async (request: FastifyRequest): Promise<DeskSessionView | null> => {
+      const s = await sessionOf(ctx, request);
       return s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
     };
     const toSignIn = (request: FastifyRequest, reply: FastifyReply) =>
@@ -108,7 +108,7 @@ export async function registerBatchDesk(
         .send();
 
     desk.get('/admin/batches', async (request, reply) => {
-      const session = sessionView(request);
+      const session = await sessionView(request);
       if (!session) return toSignIn(request, reply);
       const list = await batches.store.listBatches();
       const rows = [];
@@ -201,7 +201,7 @@ ${running ? html`<p id="batch-actions-wait">New actions can be asked for once th
     desk.get<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>(
       '/admin/batches/:batchId',
       async (request, reply) => {
-        const session = sessionView(request);
+        const session = await sessionView(request);
         if (!session) return toSignIn(request, reply);
         const done = str(request.query.done);
         return renderBatch(request, reply, session, 200, /^[0-9]+ [a-z]+$/.test(done) ? `Done: ${done}.` : null);
@@ -211,8 +211,8 @@ ${running ? html`<p id="batch-actions-wait">New actions can be asked for once th
     desk.post<{ Params: { batchId: string }; Body: Record<string, string | string[]> | undefined }>(
       '/admin/batches/:batchId/act',
       async (request, reply) => {
-        const s = sessionOf(ctx, request);
-        const session = sessionView(request);
+        const s = await sessionOf(ctx, request);
+        const session = await sessionView(request);
         if (!s || !session)
           return send(
             reply,

@@ -256,6 +256,13 @@ describe('bulk import of a corpus through review', () => {
     expect(after.items.filter((i) => i.status === 'applied').length).toBe(rest.length);
     const landed = git(h.contentRepo, 'rev-list', '--first-parent', `${mainBefore}..main`).split('\n');
     expect(landed).toHaveLength(1);
+    // One tree change: a commit with main before it as its only parent, naming every work's code.
+    expect(git(h.contentRepo, 'rev-list', '--parents', '-n', '1', 'main').trim().split(' ')).toEqual([
+      landed[0],
+      mainBefore,
+    ]);
+    for (const i of rest)
+      expect(git(h.contentRepo, 'log', '-1', '--format=%B', 'main')).toContain(`Tracking-Code: ${i.trackingCode}`);
     expect(git(h.contentRepo, 'log', '-1', '--format=%B', 'main')).toContain(
       `Apply ${rest.length} works of the review batch openscore-lieder`,
     );
