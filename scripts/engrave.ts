@@ -6,14 +6,15 @@
  * processes started with 1/n .. n/n split any catalog the same way without talking to each other;
  * a score is done when its verified entry exists (it is skipped), so a run can be repeated or
  * resumed after a crash. With --content, the catalog's public stored scores are engraved with
- * their PDFs (the metadata a build gives them); with a corpus folder, every `.mxl`/`.musicxml` in
- * it is engraved (pages and MIDI; a build adds each work's PDF from the cached pages).
+ * their PDFs (the metadata a build gives them); with a corpus folder, every score file in it
+ * (`.musicxml`, `.xml`, `.mxl`: src/domain/score-files.ts, in any encoding) is engraved (pages and
+ * MIDI; a build adds each work's PDF from the cached pages).
  *
  * The cache is the configured blob store (ARCHIVE_BLOB_STORE: local folder or S3), or
  * `--render-cache DIR|none`. Prints one JSON line: the shard's scores, which it engraved, which
  * were already cached, failures, and the time.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
@@ -21,6 +22,8 @@ import { EngravePool } from '../src/lib/site/engrave-pool.ts';
 import { RenderCache } from '../src/lib/site/render-cache.ts';
 import { engraveCached, scoreIdentity, scoreJobs, type ScoreIdentity } from '../src/lib/site/render-scores.ts';
 import { engraveOptionsFrom, renderCacheFrom } from './build.ts';
+import { scoreFilesUnder } from './lib/score-walk.ts';
+import { scoreKindOfName } from '../src/domain/score-files.ts';
 
 export interface Shard {
   index: number;
@@ -48,22 +51,7 @@ interface Score {
   identity: ScoreIdentity;
 }
 
-/** Score files under a corpus folder (sorted; a bounded walk). */
-function corpusFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string, depth: number) => {
-    if (depth > 8) return;
-    for (const name of readdirSync(d).sort()) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p, depth + 1);
-      else if (/\.(mxl|musicxml)$/i.test(name)) out.push(p);
-    }
-  };
-  walk(dir, 0);
-  return out;
-}
-
-function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: string): Score[] {
+async function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: string): Promise<Score[]> {
   if (options.content) {
     const loaded = loadCatalog(options.content);
     if (loaded.messages.length > 0) throw new Error(loaded.messages.map(formatLintMessage).join('\n'));
@@ -75,11 +63,16 @@ function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: 
         identity: scoreIdentity(readFileSync(j.file!), j, createdAtUtc),
       }));
   }
-  return corpusFiles(options.corpus!).map((file) => ({
-    file,
-    compressed: /\.mxl$/i.test(file),
-    identity: scoreIdentity(readFileSync(file), null, createdAtUtc),
-  }));
+  // Every score file the importer and the build take (.musicxml, .xml, .mxl), any depth (bounded).
+  const { files } = await scoreFilesUnder(options.corpus!);
+  return files.map((rel) => {
+    const file = path.join(options.corpus!, rel);
+    return {
+      file,
+      compressed: scoreKindOfName(file) === 'mxl',
+      identity: scoreIdentity(readFileSync(file), null, createdAtUtc),
+    };
+  });
 }
 
 export interface EngraveRunSummary {
@@ -102,7 +95,7 @@ export async function engraveShard(options: {
   pool: EngravePool;
 }): Promise<EngraveRunSummary> {
   const started = Date.now();
-  const all = scoresOf(options, new Date().toISOString());
+  const all = await scoresOf(options, new Date().toISOString());
   // One entry per engraving and PDF: the same file twice in a catalog is engraved once.
   const seen = new Set<string>();
   const mine = all.filter((s) => {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseWorkFile } from './work-file.ts';
+import { decodeMusicXml } from './xml-text.ts';
 import { WorkContent, type AssetContent } from '../schemas/work.ts';
 import { InstrumentsFile, ProfileContent, type InstrumentContent } from '../schemas/profile.ts';
 import { validate, validatorFor } from './validation.ts';
@@ -338,7 +339,12 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
         report(file, `${pointer}/excerpt/barCount`, `is ${barCount}, more than totalBars ${totalBars}`);
       const stored = asset.file !== undefined ? work.files.get(asset.file) : undefined;
       if (stored && asset.kind === 'musicxml') {
-        const counted = countMusicXmlBars(readFileSync(stored.absolutePath, 'utf8'));
+        let counted: number | null = null;
+        try {
+          counted = countMusicXmlBars(decodeMusicXml(readFileSync(stored.absolutePath)));
+        } catch (err) {
+          report(file, `${pointer}/file`, `cannot be read as MusicXML: ${(err as Error).message}`);
+        }
         if (counted !== null && counted !== barCount) {
           report(
             file,
