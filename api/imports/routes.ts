@@ -135,6 +135,8 @@ export async function registerImportRoutes(
         itemKey: batch.itemKey,
         trackingCode: outcome.record.trackingCode,
         duplicateOf: body.duplicateOf ?? null,
+        duplicateMatch: body.duplicateOf ? (body.duplicateMatch ?? null) : null,
+        factsFrom: body.factsFrom ?? null,
         submittedAtUtc: outcome.record.receivedAtUtc,
       });
       return sendPrivateJson(reply.code(outcome.kind === 'created' ? 201 : 200), {

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
-import type { ImportSummary } from '../../src/schemas/imports.ts';
+import type { DuplicateMatch, FactSource, ImportSummary } from '../../src/schemas/imports.ts';
 import type { StoredBatchAction } from '../../src/domain/batch-actions.ts';
 
 export interface StoredBatchItem {
@@ -15,6 +15,10 @@ export interface StoredBatchItem {
   itemKey: string;
   trackingCode: string;
   duplicateOf: string | null;
+  /** What matched the probable duplicate (absent on items stored before it was recorded). */
+  duplicateMatch?: DuplicateMatch | null;
+  /** Where the work's facts came from (absent on items stored before it was recorded). */
+  factsFrom?: FactSource | null;
   submittedAtUtc: string;
 }
 

@@ -32,8 +32,10 @@ const CATALOGS: Array<{ pattern: string; catalog: string }> = [
 ];
 
 // A number: digits (Hob. groups in Roman numerals with a colon), an optional letter, and an
-// optional "No. n" within an opus ("Op.18 No.1").
-const NUMBER = '((?:[IVXLC]+[a-z]?:)?[0-9]+[a-z]?(?:\\s*No\\.?\\s*[0-9]+[a-z]?)?)';
+// optional "No. n" within an opus ("Op.18 No.1", "Op. 10, No. 5"): the number within the opus is
+// part of the number, so "Op. 10 No. 3" and "Op. 10 No. 4" are two numbers, not one "Op. 10";
+// likewise a decimal part ("BWV 101.7", one chorale of a cantata, is not "BWV 101.6").
+const NUMBER = '((?:[IVXLC]+[a-z]?:)?[0-9]+[a-z]?(?:\\.[0-9]+)?(?:,?\\s*No\\.?\\s*[0-9]+[a-z]?)?)';
 
 const PATTERN = new RegExp(
   `(?<![\\p{L}\\p{N}])(${CATALOGS.map((c) => c.pattern).join('|')})\\s*${NUMBER}(?![\\p{L}\\p{N}])`,
@@ -48,7 +50,7 @@ export function parseCatalogNumbers(text: string): ParsedCatalogNumber[] {
     const written = m[1]!;
     const entry = CATALOGS.find((c) => new RegExp(`^(?:${c.pattern})$`, 'u').test(written));
     if (!entry) continue;
-    const number = m[2]!.replace(/\s*No\.?\s*/, ' No. ').trim();
+    const number = m[2]!.replace(/,?\s*No\.?\s*/, ' No. ').trim();
     const key = `${entry.catalog} ${number}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -61,4 +63,33 @@ export function parseCatalogNumbers(text: string): ParsedCatalogNumber[] {
 /** How a catalog number is written as one string ("Op. 18 No. 1", "D. 911", "BWV 1007"). */
 export function formatCatalogNumber(n: ParsedCatalogNumber): string {
   return `${n.catalog} ${n.number}`;
+}
+
+/** Catalogs as the catalog spells them, by how they may be written ("KV" -> "K.", "op" -> "Op."). */
+export function canonicalCatalog(written: string): string {
+  const w = written.trim();
+  const known = (x: string) => CATALOGS.find((c) => new RegExp(`^(?:${c.pattern})$`, 'iu').test(x))?.catalog;
+  return known(w) ?? known(`${w}.`) ?? w;
+}
+
+/**
+ * Catalog numbers as a table writes them, one or more separated by ";" ("Op. 10 No. 3; K. 458",
+ * "BWV 101.7"): each entry's catalog (spelled as the catalog spells it when it is a known one) and
+ * its whole number, nothing of it dropped. Entries without a number are left out.
+ */
+export function catalogNumbersOfList(text: string): ParsedCatalogNumber[] {
+  const out: ParsedCatalogNumber[] = [];
+  for (const entry of text.slice(0, 500).split(';')) {
+    const m = /^\s*([\p{L}][\p{L}.]{0,15})\s*((?:[IVXLC]+[a-z]?:)?[0-9].*?)\s*$/u.exec(entry);
+    if (!m) continue;
+    const catalog = canonicalCatalog(m[1]!);
+    const number = m[2]!
+      .replace(/,?\s*No\.?\s*/i, ' No. ')
+      .trim()
+      .slice(0, 40);
+    if (!out.some((n) => n.catalog === catalog && n.number === number))
+      out.push({ catalog: catalog.slice(0, 40), number });
+    if (out.length >= 10) break;
+  }
+  return out;
 }

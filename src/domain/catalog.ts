@@ -296,6 +296,28 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
     }
   }
 
+  // Movements: each number once; a source score names one of them (and only a source score does).
+  const movementNumbers = new Set<number>();
+  (content.movements ?? []).forEach((m, i) => {
+    if (movementNumbers.has(m.number))
+      report(file, `/movements/${i}/number`, `is ${m.number}, which another movement has`);
+    movementNumbers.add(m.number);
+  });
+  content.sourceAssets.forEach((a, i) => {
+    if (a.movement !== undefined && !movementNumbers.has(a.movement))
+      report(file, `/sourceAssets/${i}/movement`, `is ${a.movement}, which /movements does not list`);
+  });
+  content.arrangements.forEach((arr, i) =>
+    arr.assets.forEach((a, j) => {
+      if (a.movement !== undefined)
+        report(
+          file,
+          `/arrangements/${i}/assets/${j}/movement`,
+          'is for source scores only (the movements of the work)',
+        );
+    }),
+  );
+
   const assetIds = new Map<number, string>();
   const checkAsset = (asset: AssetContent, pointer: string) => {
     const prev = assetIds.get(asset.id);

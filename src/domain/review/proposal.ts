@@ -182,9 +182,40 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
   };
 }
 
-function addAssets(input: ContributionProposalInput, work: Data | null, indexes: number[]): Data[] {
+/**
+ * Add the contribution's assets to a work. A score of one movement keeps its `movement` only when
+ * the work lists that movement (a new work lists the ones it was sent with; a merged source score
+ * of a work without movements is a score of the whole work).
+ */
+function addAssets(
+  input: ContributionProposalInput,
+  work: Data | null,
+  indexes: number[],
+  movements: Data[] = [],
+): Data[] {
   let id = nextAssetId(work);
-  return indexes.map((i) => contributedAsset(input, i, id++));
+  const listed = new Set(movements.map((m) => m.number));
+  return indexes.map((i) => {
+    const asset = contributedAsset(input, i, id++);
+    const movement = input.submission.assets[i]!.movement;
+    return movement !== undefined && listed.has(movement) ? { ...asset, movement } : asset;
+  });
+}
+
+/** A new work's movements in order; each score's movement must be one of them (else the reasons say which). */
+function movementsOfNewWork(s: MusicContributionInput): Data[] {
+  const list = [...(s.work?.movements ?? [])].sort((a, b) => a.number - b.number);
+  const reasons: string[] = [];
+  list.forEach((m, i) => {
+    if (i > 0 && list[i - 1]!.number === m.number) reasons.push(`work.movements lists movement ${m.number} twice.`);
+  });
+  const numbers = new Set(list.map((m) => m.number));
+  s.assets.forEach((a, i) => {
+    if (a.movement !== undefined && !numbers.has(a.movement))
+      reasons.push(`assets[${i}].movement is ${a.movement}, which work.movements does not list.`);
+  });
+  if (reasons.length > 0) throw new ProposalError(reasons);
+  return list.map((m) => ({ number: m.number, title: m.title }));
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -339,6 +370,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
     decided.missingFacts.length > 0
       ? ` Missing facts: ${decided.missingFacts.join('; ')}; until they are known the work is not cleared for reuse in every territory.`
       : '';
+  const movements = movementsOfNewWork(s);
   const catalogNumbers = w.catalogNumbers?.length
     ? clone(w.catalogNumbers)
     : parseCatalogNumbers(`${title} ${w.workNumber ?? ''}`);
@@ -384,6 +416,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
       checkedAtUtc: r.checkedAtUtc ?? new Date(0).toISOString().replace('.000', ''),
       evidenceUrls: [...r.evidenceUrls],
     },
+    ...(movements.length > 0 ? { movements } : {}),
     sourceAssets: [],
     arrangements: [],
     comments: [],
@@ -393,6 +426,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
     input,
     null,
     s.assets.map((_, i) => i),
+    movements,
   );
   return { kind: 'work', slug, before: null, after, body: s.changeSummary };
 }
@@ -444,6 +478,7 @@ function sourceScore(input: ContributionProposalInput): ContentChange {
       input,
       work,
       s.assets.map((_, i) => i),
+      (work.movements as Data[] | undefined) ?? [],
     ),
   ];
   return { kind: 'work', slug, before: work, after, body: '' };
