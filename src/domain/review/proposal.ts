@@ -18,6 +18,7 @@ import type { Composer } from '../../schemas/work.ts';
 import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
 import { MUSIC_ROLES, type CatalogReviewState } from '../../schemas/common.ts';
 import { parseCatalogNumbers } from '../catalog-numbers.ts';
+import { fold } from '../text.ts';
 import { territoryRights, yearOf, type AuthorFact, type TerritoryVerdict } from '../territory-rights.ts';
 
 export type Data = Record<string, unknown>;
@@ -265,14 +266,18 @@ export function newWorkSlug(s: Pick<MusicContributionInput, 'operation' | 'targe
   return title ? slugify(`${s.work?.composer ?? ''} ${title}`) : null;
 }
 
+/**
+ * A slug from a name and title: letters keep their usual Latin spelling (accents dropped, "ß" ->
+ * "ss", "æ" -> "ae", "ø" -> "o", "œ" -> "oe", "þ" -> "th": the folding search uses,
+ * src/domain/text.ts), everything else becomes "-". Only new slugs are made here: a work's slug is
+ * stored in its file and never made again (renaming one would break its links).
+ */
 export function slugify(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
+  return fold(text.normalize('NFKC'))
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 160);
+    .slice(0, 160)
+    .replace(/-+$/, '');
 }
 
 function findComposer(known: ComposerFacts[], name: string): ComposerFacts | null {
