@@ -11,7 +11,7 @@
  * exact findings are merged by a batch `merge` that names no items.
  */
 import type { ParsedCatalogNumber } from '../catalog-numbers.ts';
-import { fold } from '../text.ts';
+import { fold, words } from '../text.ts';
 
 /** What a work is known by, for finding probable duplicates. */
 export interface IdentityKey {
@@ -19,7 +19,7 @@ export interface IdentityKey {
   label: string;
   /** Folded composer name. */
   composer: string;
-  /** Folded title ("" when none). */
+  /** The title's words, folded ("" when none): "D.839" and "D. 839" are the same title. */
   title: string;
   /** Each catalog number, folded and whole ("k. 464", "op. 10 no. 5"). */
   catalog: string[];
@@ -48,7 +48,7 @@ export function identityKey(
   return {
     label,
     composer: fold(composer),
-    title: fold(title),
+    title: words(title).join(' '),
     catalog: catalogNumbers.map(foldNumber),
     written: catalogNumbers.map((n) => `${n.catalog} ${n.number}`),
   };
