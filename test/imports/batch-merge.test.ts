@@ -97,6 +97,19 @@ describe('merging a probable duplicate into the existing work', () => {
     const page = await h.app.inject({ url: `/admin/batches/${BATCH}`, headers: { cookie } });
     expect(page.body).toContain('data-duplicate-of="schubert-ave-maria-d-839"');
     expect(page.body).toContain('name="action" value="merge"');
+    // Before a merge the desk shows the pair side by side, with what matched.
+    expect(page.body).toContain(`/admin/batches/${BATCH}/compare/lc${AVE_MARIA}`);
+    const compare = await h.app.inject({ url: `/admin/batches/${BATCH}/compare/lc${AVE_MARIA}`, headers: { cookie } });
+    expect(compare.statusCode, compare.body).toBe(200);
+    expect(compare.body).toContain('Partial match: composer, catalog number D. 839.');
+    const row = (fact: string) =>
+      new RegExp(`<tr data-fact="${fact}" data-same="(true|false)">(.*?)</tr>`, 's').exec(compare.body);
+    expect(row('title')?.[1], compare.body).toBe('false');
+    expect(row('title')?.[2]).toContain('Ellens Gesang III');
+    expect(row('title')?.[2]).toContain('Ave Maria');
+    expect(row('composer')?.[2]).toContain('Franz Schubert');
+    expect(row('catalog')?.[2]).toMatch(/D\. 839.*D\. 839/s);
+    expect(compare.body).toContain('name="action" value="merge"');
     const acted = await h.app.inject({
       method: 'POST',
       url: `/admin/batches/${BATCH}/act`,
