@@ -27,7 +27,7 @@ const CATALOGS: Array<{ pattern: string; catalog: string }> = [
   { pattern: 'Hob\\.?', catalog: 'Hob.' },
   { pattern: 'WoO', catalog: 'WoO' },
   { pattern: 'Op\\.?', catalog: 'Op.' },
-  { pattern: 'KV|K\\.', catalog: 'K.' },
+  { pattern: 'KV|K\\.?', catalog: 'K.' },
   { pattern: 'D\\.?', catalog: 'D.' },
 ];
 
@@ -37,18 +37,18 @@ const CATALOGS: Array<{ pattern: string; catalog: string }> = [
 // likewise a decimal part ("BWV 101.7", one chorale of a cantata, is not "BWV 101.6").
 const NUMBER = '((?:[IVXLC]+[a-z]?:)?[0-9]+[a-z]?(?:\\.[0-9]+)?(?:,?\\s*No\\.?\\s*[0-9]+[a-z]?)?)';
 
-const PATTERN = new RegExp(
-  `(?<![\\p{L}\\p{N}])(${CATALOGS.map((c) => c.pattern).join('|')})\\s*${NUMBER}(?![\\p{L}\\p{N}])`,
-  'gu',
-);
+const PATTERN_SOURCE = `(?<![\\p{L}\\p{N}])(${CATALOGS.map((c) => c.pattern).join('|')})\\s*${NUMBER}(?![\\p{L}\\p{N}])`;
+const PATTERN = new RegExp(PATTERN_SOURCE, 'gu');
+/** For what readers type ("op 18", "bwv1007"): any case. */
+const PATTERN_ANY_CASE = new RegExp(PATTERN_SOURCE, 'giu');
 
 /** Every catalog number in the text, in order of appearance, without repeats; bounded to 10. */
-export function parseCatalogNumbers(text: string): ParsedCatalogNumber[] {
+export function parseCatalogNumbers(text: string, anyCase = false): ParsedCatalogNumber[] {
   const out: ParsedCatalogNumber[] = [];
   const seen = new Set<string>();
-  for (const m of text.slice(0, 500).matchAll(PATTERN)) {
+  for (const m of text.slice(0, 500).matchAll(anyCase ? PATTERN_ANY_CASE : PATTERN)) {
     const written = m[1]!;
-    const entry = CATALOGS.find((c) => new RegExp(`^(?:${c.pattern})$`, 'u').test(written));
+    const entry = CATALOGS.find((c) => new RegExp(`^(?:${c.pattern})$`, anyCase ? 'iu' : 'u').test(written));
     if (!entry) continue;
     const number = m[2]!.replace(/,?\s*No\.?\s*/, ' No. ').trim();
     const key = `${entry.catalog} ${number}`;
@@ -93,3 +93,39 @@ export function catalogNumbersOfList(text: string): ParsedCatalogNumber[] {
   }
   return out;
 }
+
+/**
+ * The keys a catalog number is found by as a whole: its catalog with its main number run together
+ * ("Op. 18 No. 1" -> "op18"), and the whole number ("op18no1"). A catalog-number query (below)
+ * matches a work that has its key exactly, so "Op. 18" finds Op. 18 and Op. 18 No. 1 to No. 6,
+ * never Op. 180 or a work that merely has "Op." and "18" somewhere. The API's listing and the
+ * Pagefind index both use these keys, so both find the same works.
+ */
+export function catalogKeys(written: string): string[] {
+  const parts = words(written);
+  const main = parts.findIndex((p) => /[0-9]/.test(p));
+  if (main < 1) return [];
+  return [...new Set([parts.slice(0, main + 1).join(''), parts.join('')])];
+}
+
+/** Every catalog key of a work (its workNumber and catalog numbers). */
+export function workCatalogKeys(workNumber: string | null, numbers: ParsedCatalogNumber[]): string[] {
+  // Catalogs as the catalog spells them, so "KV 525" and "K. 525" have one key.
+  const written = [
+    ...(workNumber ? parseCatalogNumbers(workNumber, true).map(formatCatalogNumber) : []),
+    ...numbers.map((n) => formatCatalogNumber({ catalog: canonicalCatalog(n.catalog), number: n.number })),
+  ];
+  return [...new Set(written.flatMap(catalogKeys))];
+}
+
+/**
+ * A query that is one catalog number and nothing else ("Op. 18", "op18", "BWV 1007", "K. 464",
+ * "Op. 18 No. 1") answers its key; any other query answers null (and is searched by its words).
+ */
+export function catalogQueryKey(query: string): string | null {
+  const q = query.trim().slice(0, 200);
+  if (!WHOLE_QUERY.test(q)) return null;
+  const parsed = parseCatalogNumbers(q, true);
+  return parsed.length === 1 ? words(formatCatalogNumber(parsed[0]!)).join('') : null;
+}
+const WHOLE_QUERY = new RegExp(`^(?:${CATALOGS.map((c) => c.pattern).join('|')})\\s*${NUMBER}$`, 'iu');

@@ -2,7 +2,8 @@
 /**
  * The search page's client: queries the Pagefind index written after `astro build` (one record
  * per work, src/lib/site/search-index.ts; a large catalog's several indexes merged as one), with composer, genre and instrument filters. Pagefind
- * folds diacritics, so "dvorak" finds "Dvořák". Results are built with DOM calls; the excerpt Pagefind returns is
+ * folds diacritics, so "dvorak" finds "Dvořák"; a catalog-number query ("Op. 18") is the index's
+ * catalog filter, so it finds what the catalog API finds. Results are built with DOM calls; the excerpt Pagefind returns is
  * parsed inertly and only its text and <mark> highlights are kept. Without JavaScript the same
  * form asks /api/v1/works instead.
  */
@@ -22,6 +23,8 @@ interface Pagefind {
     o?: { filters?: Record<string, string> },
   ): Promise<{ results: Array<{ id: string; data(): Promise<PagefindResultData> }> }>;
 }
+
+import { catalogQueryKey } from '../domain/catalog-numbers.ts';
 
 const PAGE_SIZE = 20;
 const FILTERS = ['composer', 'genre', 'instrument'] as const;
@@ -133,7 +136,12 @@ async function main(form: HTMLFormElement): Promise<void> {
       return;
     }
     status.textContent = 'Searching …';
-    const found = await pagefind.search(query || null, { filters });
+    // A query that is one catalog number ("Op. 18") finds the works with that whole number, by the
+    // index's catalog filter: the same works the catalog API answers (src/domain/catalog-numbers.ts).
+    const key = catalogQueryKey(query);
+    const found = key
+      ? await pagefind.search(null, { filters: { ...filters, catalog: key } })
+      : await pagefind.search(query || null, { filters });
     if (mine !== generation) return;
     results = found.results;
     list.replaceChildren();
