@@ -4,7 +4,8 @@
  * UTF-16 little- and big-endian with a BOM (as Sibelius writes), ISO-8859-1 named in the XML
  * declaration, and compressed .mxl whose container names a root file in a sub-folder (one of them
  * UTF-16 inside). Each has its own title and creator with letters outside ASCII, so a test can
- * tell that the right text came out.
+ * tell that the right text came out. The composers and poets are made up (test data, never facts
+ * about real people).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -125,33 +126,37 @@ export function encodedScores(): GeneratedScore[] {
   return [
     s('songs/plain-utf8.musicxml', 'utf-8', {
       workTitle: 'Frühlingsglaube',
-      composer: 'Fanny Hensel',
-      lyricist: 'Ludwig Uhland',
+      composer: 'Ágnes Próba',
+      lyricist: 'Jürgen Prüfung',
       step: 'C',
     }),
-    s('songs/bom-utf8.xml', 'utf-8-bom', { workTitle: 'Die Blümlein sprießen', composer: 'Clara Schumann', step: 'D' }),
+    s('songs/bom-utf8.xml', 'utf-8-bom', {
+      workTitle: 'Die Blümlein sprießen',
+      composer: 'Clémence Épreuve',
+      step: 'D',
+    }),
     s('sibelius/utf16le.xml', 'utf-16le', {
       workTitle: 'Ævintýri',
-      composer: 'Sveinbjörn Sveinbjörnsson',
+      composer: 'Þóra Prófun',
       rights: 'Public domain',
       step: 'E',
     }),
     s('sibelius/deeper/utf16be.xml', 'utf-16be', {
       workTitle: 'Sørgmarsj',
-      composer: 'Johan Halvorsen',
+      composer: 'Søren Prøve',
       step: 'F',
     }),
-    s('finale/latin1.xml', 'iso-8859-1', { workTitle: 'Chanson à boire', composer: 'Cécile Chaminade', step: 'G' }),
+    s('finale/latin1.xml', 'iso-8859-1', { workTitle: 'Chanson à boire', composer: 'Zoë Essai', step: 'G' }),
     s(
       'compressed/container.mxl',
       'utf-8',
-      { workTitle: 'Œuvre pour voix', composer: 'Mélanie Bonis', step: 'A' },
+      { workTitle: 'Œuvre pour voix', composer: 'Mélanie Essai', step: 'A' },
       true,
     ),
     s(
       'compressed/utf16-inside.mxl',
       'utf-16le',
-      { workTitle: 'Þorraþræll', composer: 'Páll Ísólfsson', step: 'B' },
+      { workTitle: 'Þorraþræll', composer: 'Páll Prófari', step: 'B' },
       true,
     ),
   ];
