@@ -28,6 +28,7 @@ import { scaleSection } from './lib/scale.ts';
 import { scoreWireSection } from './lib/score-wire.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 import { importSection } from './lib/import.ts';
+import { importFolderSection } from './lib/import-folder.ts';
 import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
@@ -199,6 +200,7 @@ const SECTIONS: Section[] = [
     cacheDir: values['engrave-cache'],
     coldBuild: values['import-cold-build'],
   }),
+  importFolderSection(),
   engraveThroughputSection(engraveOptions),
   engraveBuildSection(engraveOptions),
   engraveAcceptSection(),

@@ -36,6 +36,8 @@ export class ImportStore {
   readonly items: RecordStore<StoredBatchItem>;
   readonly batches: RecordStore<StoredBatch>;
   readonly actions: RecordStore<StoredBatchAction>;
+  /** Batches known to exist (a batch is never removed). */
+  private readonly known = new Set<string>();
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'state', 'import-batches');
@@ -45,6 +47,12 @@ export class ImportStore {
   }
 
   async ensureBatch(batchId: string, title: string, now: string): Promise<void> {
+    // Every item of a run names its batch: a read first, so only the first writes (a refused
+    // create still writes and syncs its temporary file, which cost every item two fsyncs).
+    if (this.known.has(batchId) || (await this.batches.get(batchId))) {
+      this.known.add(batchId);
+      return;
+    }
     try {
       await this.batches.create(batchId, { recordVersion: 1, batchId, title, createdAtUtc: now, lastRun: null });
     } catch (err) {
