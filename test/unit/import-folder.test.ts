@@ -5,6 +5,8 @@
  * one folder that name their movements) become one work with ordered movements.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/domain/corpus/csv.ts';
 import { folderWorks, WORKS_CSV_COLUMNS, type FolderInput } from '../../src/domain/corpus/folder.ts';
@@ -12,6 +14,7 @@ import { musicXmlFacts } from '../../src/domain/corpus/musicxml-facts.ts';
 import { planWork, type ImportFile, type WorkFacts } from '../../src/domain/corpus/plan.ts';
 import { stagedFileUrl } from '../../api/imports/staged-files.ts';
 import { scoreXml, type ScoreText } from '../helpers/encoded-scores.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
 
 function file(relPath: string, text: ScoreText): ImportFile {
   const xml = scoreXml(text);
@@ -258,5 +261,22 @@ describe('a folder without works.csv', () => {
     const ws = works(input(null));
     expect(byFile(ws, 'b.musicxml')).toMatchObject({ itemKey: 'b', slug: 'soren-prove-standchen' });
     expect(byFile(ws, 'suite/one.xml').itemKey).toBe('suite-kleine-suite');
+  });
+});
+
+describe('docs/imports.md', () => {
+  it('gives an example works.csv that reads without a refused row', () => {
+    const doc = readFileSync(path.join(PROJECT_ROOT, 'docs', 'imports.md'), 'utf8');
+    const csv = /```csv\n([\s\S]*?)```/.exec(doc)![1]!;
+    const table = parseCsv(csv);
+    const files = table.rows.map((r, i) =>
+      file(r.cells[0]!, { workTitle: `Example ${i}`, composer: 'Anna Muster', step: 'C' }),
+    );
+    const plan = folderWorks({ ...input(csv), files });
+    expect(plan.errors).toEqual([]);
+    const ws = plan.works.filter((w): w is WorkFacts => !('skip' in w));
+    expect(ws).toHaveLength(3);
+    expect(byFile(ws, 'quartet/1.musicxml').movements.map((m) => m.title)).toEqual(['Allegro', 'Adagio']);
+    expect(byFile(ws, 'sibelius/export.xml').factsFrom).toBe('works-csv');
   });
 });
