@@ -250,8 +250,8 @@ async function instrumentTerms(args: Args): Promise<InstrumentTerm[]> {
   try {
     const res = await fetch(`${args.server.url}/api/v1/instruments`);
     if (!res.ok) return [];
-    const body = (await res.json()) as { data?: { items?: InstrumentTerm[] } | InstrumentTerm[] };
-    const items = Array.isArray(body.data) ? body.data : (body.data?.items ?? []);
+    const body = (await res.json()) as { data?: { instruments?: InstrumentTerm[] } };
+    const items = body.data?.instruments ?? [];
     return items.filter((t) => typeof t?.slug === 'string' && typeof t?.name === 'string');
   } catch {
     return [];

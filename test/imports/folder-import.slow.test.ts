@@ -32,7 +32,7 @@ const ROWS = [
   // row 3: the UTF-16 song: its title from the file (marked), the rest from the row
   'sibelius/utf16le.xml,,,Ágnes Próba,1801,1850,,,,1846,Op. 3 No. 2,,,,Lied,voice,CC0-1.0,,,',
   // rows 4-5: two movements of one work, listed out of order
-  'sonata/a.xml,Sonatine in C,,Ágnes Próba,1801,1850,,,,1847,Op. 4,Sonatine,2,Rondo,Chamber piece,violin,CC0-1.0,,,',
+  'sonata/a.xml,Sonatine in C,,Ágnes Próba,1801,1850,,,,1847,Op. 4,Sonatine,2,Rondo,Chamber piece,Violino,CC0-1.0,,,',
   'sonata/b.xml,,,Ágnes Próba,,,,,,,,Sonatine,1,Allegro,,,,,,',
   // row 6: the same song again (an exact duplicate of row 2's)
   'songs/again.xml,Spring Faith,,Ágnes Próba,1801,1850,,,,1845,Op. 3 No. 1,,,,Lied,voice,CC0-1.0,,,',
@@ -190,6 +190,8 @@ describe('a plain folder of scores through review', () => {
       { number: 2, title: 'Rondo' },
     ]);
     expect(sonatine.assets.map((a: Record<string, unknown>) => a.movement)).toEqual([1, 2]);
+    // An instrument by an alias of the published vocabulary (instruments.json: "violino") is its slug.
+    expect(sonatine.work.instruments).toEqual(['violin']);
     const pieces = await submission(by('Drei Stücke').trackingCode);
     expect(pieces.work.movements.map((m: { title: string }) => m.title)).toEqual(['Präludium', 'Arie', 'Gigue']);
     expect(pieces.assets).toHaveLength(3);
