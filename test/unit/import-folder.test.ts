@@ -13,6 +13,7 @@ import { folderWorks, WORKS_CSV_COLUMNS, type FolderInput } from '../../src/doma
 import { musicXmlFacts } from '../../src/domain/corpus/musicxml-facts.ts';
 import { planWork, type ImportFile, type WorkFacts } from '../../src/domain/corpus/plan.ts';
 import { stagedFileUrl } from '../../api/imports/staged-files.ts';
+import { slugify } from '../../src/domain/review/proposal.ts';
 import { scoreXml, type ScoreText } from '../helpers/encoded-scores.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
@@ -255,6 +256,19 @@ describe('a folder without works.csv', () => {
   it('needs a source page for the folder (or each row)', () => {
     const skipped = folderWorks(input(null, { sourceUrl: null })).works.filter((w) => 'skip' in w);
     expect(skipped.some((w) => 'skip' in w && /no source page/.test(w.skip))).toBe(true);
+  });
+
+  it('makes new slugs that keep letters in their usual Latin spelling', () => {
+    expect(
+      ['Die Blümlein sprießen', 'Ævintýri', 'Sørgmarsj', 'Il pleure dans mon cœur', 'Þorraþræll', 'Łódź'].map(slugify),
+    ).toEqual([
+      'die-blumlein-spriessen',
+      'aevintyri',
+      'sorgmarsj',
+      'il-pleure-dans-mon-coeur',
+      'thorrathraell',
+      'lodz',
+    ]);
   });
 
   it('gives each work a stable item key and a slug with its letters', () => {
