@@ -57,7 +57,7 @@ export function scoreMetadata(
   const movement = asset.movement !== undefined ? work.movements?.find((m) => m.number === asset.movement) : undefined;
   const composer = work.composer.name;
   const title = `${work.title}${movement ? `: ${romanNumeral(movement.number)}. ${movement.title}` : ''}`;
-  const catalog = work.catalogNumbers.map((n) => `${n.catalog} ${n.number}`);
+  const catalog = (work.catalogNumbers ?? []).map((n) => `${n.catalog} ${n.number}`);
   return {
     title: `${title} — ${composer}`.slice(0, 400),
     composer: `${composer}${work.lyricist ? `; words by ${work.lyricist.name}` : ''}`,
