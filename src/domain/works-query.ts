@@ -116,6 +116,22 @@ export function composerRankWords(query: string | undefined): string[] {
   return constrainingWords(query);
 }
 
+/**
+ * Of these composer names, those every ranking word of the query names as a whole word ("Wolf":
+ * "Hugo Wolf", not "Johann Wolfgang von Goethe"): the search page lists their works first, as
+ * the catalog search does (it asks Pagefind for them by its composer filter, then for the rest).
+ */
+export function namedComposers(query: string | undefined, names: Iterable<string>): string[] {
+  const rank = composerRankWords(query);
+  if (rank.length === 0) return [];
+  const out: string[] = [];
+  for (const name of names) {
+    const own = words(name);
+    if (rank.every((q) => own.includes(q))) out.push(name);
+  }
+  return out;
+}
+
 /** Whether the work's query matches: by catalog key for a catalog-number query, else by words. */
 function queryMatches(w: IndexedWork, query: string | undefined): boolean {
   const key = query === undefined ? null : catalogQueryKey(query);

@@ -20,11 +20,12 @@ interface Pagefind {
   filters(): Promise<Record<string, Record<string, number>>>;
   search(
     query: string | null,
-    o?: { filters?: Record<string, string> },
+    o?: { filters?: Record<string, string | { any: string[] }> },
   ): Promise<{ results: Array<{ id: string; data(): Promise<PagefindResultData> }> }>;
 }
 
 import { catalogQueryKey } from '../domain/catalog-numbers.ts';
+import { namedComposers } from '../domain/works-query.ts';
 
 const PAGE_SIZE = 20;
 const FILTERS = ['composer', 'genre', 'instrument'] as const;
@@ -139,11 +140,18 @@ async function main(form: HTMLFormElement): Promise<void> {
     // A query that is one catalog number ("Op. 18") finds the works with that whole number, by the
     // index's catalog filter: the same works the catalog API answers (src/domain/catalog-numbers.ts).
     const key = catalogQueryKey(query);
+    // A composer the query names ("Wolf": Hugo Wolf) has their works listed first, then the rest
+    // (as the catalog search lists them): asked for by the composer filter, then without it.
+    const named = key || filters.composer ? [] : namedComposers(query, Object.keys(known.composer ?? {}));
     const found = key
       ? await pagefind.search(null, { filters: { ...filters, catalog: key } })
       : await pagefind.search(query || null, { filters });
+    const first = named.length
+      ? (await pagefind.search(query, { filters: { ...filters, composer: { any: named } } })).results
+      : [];
     if (mine !== generation) return;
-    results = found.results;
+    const firstIds = new Set(first.map((r) => r.id));
+    results = [...first, ...found.results.filter((r) => !firstIds.has(r.id))];
     list.replaceChildren();
     await render(0);
     if (mine !== generation) return;

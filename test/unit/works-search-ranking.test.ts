@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildWorkRecord, workSummary } from '../../src/domain/records.ts';
-import { filterWorks, indexWork, type WorksFilter } from '../../src/domain/works-query.ts';
+import { filterWorks, indexWork, namedComposers, type WorksFilter } from '../../src/domain/works-query.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import {
   decodeWorksIndex,
@@ -88,6 +88,11 @@ describe('catalog search', () => {
         'beethoven-wonne',
         'schubert-erlkonig',
       ]);
+    // The search page asks Pagefind for the works of the composers the query names first.
+    expect(namedComposers('Wolf', ['Hugo Wolf', 'Johann Wolfgang von Goethe', 'Franz Schubert'])).toEqual([
+      'Hugo Wolf',
+    ]);
+    expect(namedComposers('Op. 18', ['Ludwig van Beethoven'])).toEqual([]);
     // A word that names no composer keeps the stable order.
     expect(viaIndex({ query: 'Wolfgang' })).toEqual(['beethoven-wonne', 'schubert-erlkonig']);
   });
