@@ -113,7 +113,9 @@ export function constrainingWords(value: string): string[] {
 /** The words of a `query` whose works' composers come first: none for a catalog-number query. */
 export function composerRankWords(query: string | undefined): string[] {
   if (query === undefined || query.trim() === '' || catalogQueryKey(query) !== null) return [];
-  return constrainingWords(query);
+  const list = constrainingWords(query);
+  // Initials alone ("a", "j s") name no one: every "A. Dvořák" and "W. A. Mozart" would come first.
+  return list.some((w) => w.length >= 2) ? list : [];
 }
 
 /**
