@@ -31,6 +31,7 @@ import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 import { importSection } from './lib/import.ts';
 import { processesSection } from './lib/processes.ts';
 import { batchSection } from './lib/batch.ts';
+import { importFolderSection } from './lib/import-folder.ts';
 import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
@@ -210,6 +211,7 @@ const SECTIONS: Section[] = [
     cacheDir: values['engrave-cache'],
     coldBuild: values['import-cold-build'],
   }),
+  importFolderSection(),
   engraveThroughputSection(engraveOptions),
   engraveBuildSection(engraveOptions),
   engraveAcceptSection(),

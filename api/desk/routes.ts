@@ -37,7 +37,7 @@ import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-c
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { problemType } from '../../src/domain/problems.ts';
 import { validate, validatorFor } from '../../src/domain/validation.ts';
-import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
+import { musicXmlText } from '../../src/domain/score-files.ts';
 import {
   AdminActionBody,
   ASSERTABLE_STATES,
@@ -454,7 +454,7 @@ export async function registerDesk(
         if (!svg) {
           svg = (async () => {
             const bytes = await ctx.blobs.readBytes(file.sha256);
-            const xml = file.kind === 'mxl' ? musicXmlFromMxl(bytes) : bytes.toString('utf8');
+            const xml = musicXmlText(bytes, file.kind === 'mxl');
             return (await scorePreviewSvg(xml)).svg;
           })();
           previews.set(file.sha256, svg);
