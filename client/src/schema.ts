@@ -2130,8 +2130,23 @@ export interface components {
         /** BatchItemView */
         BatchItemView: {
             composer: string;
+            /**
+             * DuplicateMatch
+             * @description What matched the probable duplicate; null when none is flagged, or for items flagged before it was recorded.
+             */
+            duplicateMatch: {
+                /** @description The composer, the title and every catalog number are the same: a batch `merge` that names no items merges only exact matches. */
+                exact: boolean;
+                /** @description What matched, in words: "composer", "catalog number K. 464", "title". */
+                matched: string[];
+            } | null;
             /** @description A probable duplicate: a catalog work's slug, or "batch item <key>" for another item of the batch. The `merge` action adds this item's files to that work as another source score. */
             duplicateOf: string | null;
+            /**
+             * @description Where the work's facts came from: "corpus-index", "works-csv", or "score-file" (read from the file itself, not checked against any table); null for items submitted before it was recorded.
+             * @enum {string|null}
+             */
+            factsFrom: "corpus-index" | "works-csv" | "score-file" | null;
             itemKey: string;
             links: {
                 /**
@@ -2253,6 +2268,8 @@ export interface components {
                     loudnessLufs?: number | null;
                     /** @description IANA media type, e.g. "audio/mpeg". */
                     mediaType?: string | null;
+                    /** @description A score of one movement: its number in work.movements (a new work sent as one score per movement). */
+                    movement?: number;
                     /**
                      * @description Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.
                      * @enum {string}
@@ -2475,6 +2492,13 @@ export interface components {
                         /** @description Wikidata item of the person, e.g. "Q5879". */
                         wikidataId?: string | null;
                     } | null;
+                    /** @description For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`. */
+                    movements?: {
+                        /** @description The movement's place in the work, 1 first. */
+                        number: number;
+                        /** @description The movement's title or tempo heading, e.g. "Menuetto and Trio". */
+                        title: string;
+                    }[];
                     /**
                      * ProposedTerms
                      * @description New vocabulary terms the contribution needs. They land only when an editor approves them in review (accept with approveTerms); otherwise the content lint refuses a work that names them.
@@ -3127,8 +3151,20 @@ export interface components {
          */
         ImportItemInput: {
             contribution: components["schemas"]["MusicContributionInput"];
-            /** @description A probable duplicate the importer found: a work slug in the catalog or another item of the batch (same composer; same title or catalog number). */
+            /** DuplicateMatch */
+            duplicateMatch?: {
+                /** @description The composer, the title and every catalog number are the same: a batch `merge` that names no items merges only exact matches. */
+                exact: boolean;
+                /** @description What matched, in words: "composer", "catalog number K. 464", "title". */
+                matched: string[];
+            };
+            /** @description A probable duplicate the importer found: a work slug in the catalog or another item of the batch (same composer; a shared whole catalog number, or the same title without a catalog number that tells them apart). */
             duplicateOf?: string | null;
+            /**
+             * @description Where the work's facts came from: the corpus's index, works.csv, or the score file itself (not checked against any table).
+             * @enum {string}
+             */
+            factsFrom?: "corpus-index" | "works-csv" | "score-file";
         };
         /**
          * ImportSummary
@@ -3757,6 +3793,8 @@ export interface components {
                 loudnessLufs?: number | null;
                 /** @description IANA media type, e.g. "audio/mpeg". */
                 mediaType?: string | null;
+                /** @description A score of one movement: its number in work.movements (a new work sent as one score per movement). */
+                movement?: number;
                 /**
                  * @description Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.
                  * @enum {string}
@@ -3979,6 +4017,13 @@ export interface components {
                     /** @description Wikidata item of the person, e.g. "Q5879". */
                     wikidataId?: string | null;
                 } | null;
+                /** @description For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`. */
+                movements?: {
+                    /** @description The movement's place in the work, 1 first. */
+                    number: number;
+                    /** @description The movement's title or tempo heading, e.g. "Menuetto and Trio". */
+                    title: string;
+                }[];
                 /**
                  * ProposedTerms
                  * @description New vocabulary terms the contribution needs. They land only when an editor approves them in review (accept with approveTerms); otherwise the content lint refuses a work that names them.
@@ -5340,6 +5385,15 @@ export interface components {
                 /** @description Wikidata item of the person, e.g. "Q5879". */
                 wikidataId?: string | null;
             } | null;
+            /** @description The movements, in order, each with its source scores, for a work kept as one score per movement; absent when each score holds the whole work. */
+            movements?: {
+                /** @description The source scores of this movement (ids in sourceAssets); their links include the engraved pages and PDF. */
+                assetIds: number[];
+                /** @description The movement's place in the work, 1 first. */
+                number: number;
+                /** @description The movement's title or tempo heading, e.g. "Menuetto and Trio". */
+                title: string;
+            }[];
             /** @description Editorial narrative. */
             narrative: {
                 /** @description The narrative rendered to sanitized HTML. */
@@ -9450,7 +9504,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100. */
                 pageSize?: number;
-                /** @description Words to find in title, original title, aliases, composer (any name form), lyricist, catalog numbers, genre, period, key, instruments and styles; "oe", "ae", "ue" find "ö", "ä", "ü" ("erlkoenig" finds "Erlkönig"). */
+                /** @description Words to find in title, original title, aliases, composer (any name form), lyricist, catalog numbers, genre, period, key, instruments and styles; "oe", "ae", "ue" find "ö", "ä", "ü" ("erlkoenig" finds "Erlkönig"). Works whose composer the words name ("Wolf": Hugo Wolf) come first. A query that is one catalog number ("Op. 18", "BWV 1007") finds the works with that whole number (Op. 18 and Op. 18 No. 1, not Op. 180). */
                 query?: string;
                 /** @description Arrangement style or mood words. */
                 style?: string;
