@@ -46,6 +46,9 @@ import { BatchService } from './imports/service.ts';
 import { BatchActions } from './imports/actions.ts';
 import { ImportStore } from './imports/store.ts';
 import { registerBatchDesk } from './desk/batches.ts';
+import { registerListeningDesk, RecentVerdicts } from './desk/listening.ts';
+import { ListeningService } from './review/listening.ts';
+import { registerListeningRoutes } from './review/listening-routes.ts';
 import { withStagedFiles } from './imports/staged-files.ts';
 import { fetchContributorFile } from './review/fetch.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
@@ -600,6 +603,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerAnswerRoutes(app, ctx, review);
   await registerLibraryRoutes(app, ctx);
   await registerReview(app, ctx, review);
+  // Listening verdicts on rendered audio (api/review/listening.ts): the admin API and the desk share the service.
+  const listening = new ListeningService(ctx);
+  listening.logger = app.log;
+  const recentVerdicts = new RecentVerdicts();
+  registerListeningRoutes(app, ctx, listening);
   const batches = new BatchService(ctx, review, new ImportStore(config.dataDir));
   const batchActions = new BatchActions(ctx, batches);
   // Batch actions a stop left running resume on start; a stop lets each finish its current item.
@@ -612,7 +620,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
   await registerDesk(app, ctx, review, adminSignIn);
-  await registerBatchDesk(app, ctx, batches, batchActions);
+  await registerBatchDesk(app, ctx, batches, batchActions, recentVerdicts);
+  await registerListeningDesk(app, ctx, listening, recentVerdicts);
   registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);

@@ -3,7 +3,7 @@
  * front matter of `works/<slug>/index.md`; `WorkRecord` is what the build publishes at
  * `/api/v1/works/{slug}` (absolute links, review-state labels, digests filled in).
  */
-import { AssetMeasurement, RenderedAudio } from './audio.ts';
+import { AssetMeasurement, ListeningFact, RenderedAudio } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   ACCESS_LEVELS,
@@ -221,6 +221,12 @@ const assetContentFields = {
     Nullable(AssetMeasurement, {
       description:
         'MP3/WAV measured by the archive at accept, with the declared values beside it (written by review; not hand-edited).',
+    }),
+  ),
+  listening: Type.Optional(
+    Nullable(ListeningFact, {
+      description:
+        "Scores (MusicXML): a listener's verdict on the audio the archive rendered from this score, naming the audio heard by its SHA-256 (written by the review desk; not hand-edited).",
     }),
   ),
 };
