@@ -450,7 +450,7 @@ export const ArrangementRecord = Type.Object(
     reviewStatus: Type.String({ description: 'Human-readable label of the arrangement review state.' }),
     measuredDurationSeconds: Nullable(Type.Number({ minimum: 0 }), {
       description:
-        'Duration measured from its listen file (the public MP3, else WAV; else any measured recording), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one.',
+        "Duration measured from its listen file (the public MP3, else WAV; else any measured recording; else the audio rendered from its score: its master's measured length), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one.",
     }),
     formats: Type.Array(Type.String(), { description: 'Formats present (asset kinds), sorted.' }),
     assets: Type.Array(AssetRecord, { description: 'Files of the arrangement.' }),

@@ -14,6 +14,7 @@ import { renderAudios } from '../../src/lib/site/render-audio.ts';
 import { renderedAudioRecord } from '../../src/lib/site/audio-record.ts';
 import { RenderedAudio } from '../../src/schemas/audio.ts';
 import { PROJECT_ROOT } from '../helpers/corpus-content.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-audio-not-offered-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,7 +50,7 @@ describe('rendered audio without the renderer', () => {
     const { entries, summary } = await renderAudios(catalog, dir, { mode: 'cached', cache: null });
     if (summary.notOffered) return; // no renderer on this machine: covered above
     expect(summary).toMatchObject({ rendered: 0, synthesized: 0, pending: 26 });
-    expect([...entries.values()].every((e) => e.status === 'pending')).toBe(true);
+    expectEach([...entries.values()], (e) => e.status === 'pending');
   });
 
   it('makes nothing when off', async () => {

@@ -68,7 +68,7 @@ export function resolveWorkedExample(u: Urls) {
                 requirement: 'duration',
                 passed: true,
                 detail:
-                  '18 s measured (asset 11) against a target of 60 s: shorter, and the record says it loops seamlessly (4 repeats; at most 40 for music-bed).',
+                  '18 s measured (asset 11) against a target of 60 s: shorter, and the record marks it loopable (its seam has not been measured) (4 repeats; at most 40 for music-bed).',
               },
               {
                 requirement: 'arrangement-review',
