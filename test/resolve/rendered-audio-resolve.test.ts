@@ -301,6 +301,23 @@ describe('resolve over rendered audio', () => {
     expect(detail.detail).not.toContain('seamless');
   });
 
+  it('measures the seam of the rendered loop only: a contributed recording with other bytes is "not measured"', () => {
+    const records = withRenderedBed(20, approvedBy(hex('a')), { loop: { seamless: true, ms: 0 } });
+    const arr = records.find((w) => w.slug === SLUG)!.arrangements.find((a) => a.id === 90)!;
+    const template = SAMPLE.flatMap((w) => w.arrangements.flatMap((a) => a.assets)).find((x) => x.kind === 'mp3')!;
+    const recording = { ...structuredClone(template), id: 902, sha256: hex('7'), measured: null };
+    arr.assets.push(recording);
+    const c = candidate(records, brief(300)).c;
+    const detail = c.reasons.find((r) => r.requirement === 'duration')!.detail;
+    expect(detail).toContain('the record marks it loopable (its seam has not been measured)');
+    expect(detail).not.toContain('seamless');
+    // The same recording with the rendered loop's own bytes is the measured loop.
+    recording.sha256 = hex('e');
+    expect(candidate(records, brief(300)).c.reasons.find((r) => r.requirement === 'duration')!.detail).toContain(
+      'was measured seamless',
+    );
+  });
+
   it('never makes an arrangement held for rights review ready, whatever the listener said', () => {
     const held = candidate(
       withRenderedBed(95, approvedBy(hex('a')), { reviewState: 'rights-review-required' }),

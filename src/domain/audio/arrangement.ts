@@ -14,6 +14,8 @@ export interface AudioAssetView {
   reviewState: string;
   links: { download: string | null };
   measured?: AssetMeasurement | null;
+  /** SHA-256 of the file, when known. */
+  sha256?: string | null;
   /** Scores: the audio the archive rendered from it (docs/audio.md, "Rendered from the score"). */
   renderedAudio?: RenderedAudio;
 }
@@ -91,7 +93,9 @@ export function cutFor(view: RenderedView | null, target: number): number | null
 
 /**
  * The loop's seam as measured on the arrangement's rendered loop: `seamless` (ten plays, no
- * silence over 5 ms), `gap` (a measured silence at the seam), or `not-measured` (no rendered loop).
+ * silence over 5 ms), `gap` (a measured silence at the seam), or `not-measured` (no rendered
+ * loop). The measurement is of the rendered loop's files: when the arrangement also has a
+ * contributed recording that is not one of them (another digest), its seam was never measured.
  */
 export function loopSeam(assets: readonly AudioAssetView[]): {
   state: 'seamless' | 'gap' | 'not-measured';
@@ -99,7 +103,13 @@ export function loopSeam(assets: readonly AudioAssetView[]): {
   assetId: number | null;
 } {
   const view = renderedView(assets);
-  if (!view?.loop) return { state: 'not-measured', longestSilenceMs: null, assetId: null };
+  const none = { state: 'not-measured' as const, longestSilenceMs: null, assetId: null };
+  if (!view?.loop) return none;
+  const loopFiles = new Set([view.loop.mp3.sha256, view.loop.flac?.sha256]);
+  const recordings = assets.filter(
+    (a) => (LISTENABLE as readonly string[]).includes(a.kind) && a.access === 'public' && a.links.download,
+  );
+  if (recordings.some((a) => !loopFiles.has(a.sha256 ?? undefined))) return none;
   return {
     state: view.loop.seamless ? 'seamless' : 'gap',
     longestSilenceMs: view.loop.longestSilenceMs,
