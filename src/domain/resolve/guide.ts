@@ -39,9 +39,9 @@ export function resolveWorkedExample(u: Urls) {
             fit: {
               kind: 'loop',
               targetSeconds: 60,
-              durationSeconds: 18.3,
+              durationSeconds: 18.2,
               durationSource: 'measured',
-              deltaSeconds: -41.7,
+              deltaSeconds: -41.8,
               toleranceSeconds: 6,
               repeats: 4,
               maxRepeats: 40,
