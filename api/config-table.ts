@@ -179,6 +179,30 @@ export const SETTINGS: readonly SettingRow[] = [
       'the longest `npm run backup` may pause state writes so its snapshot converges under steady writes (`0`: never pause)',
   },
   {
+    names: ['ARCHIVE_READ_PROCESSES'],
+    type: 'count',
+    default: '`1`',
+    readBy: 'server',
+    meaning:
+      'processes that answer reads (1-64). With 1, one process answers everything. With N > 1, `npm start` runs a write process on `PORT` (intake, review, applies, builds) and N read processes on `PORT`+1 ... `PORT`+N (static files, queries, resolve, MCP, sessions), which forward everything else to the writer and swap to each new build with it; needs `ARCHIVE_REDIS_URL`. The generated nginx.conf lists them (docs/operations.md, "Several processes")',
+  },
+  {
+    names: ['ARCHIVE_REDIS_URL'],
+    type: 'redis:// URL',
+    default: "unset (this process's memory)",
+    readBy: 'server',
+    meaning:
+      "Redis that holds browser sessions, credential limits and intake rate limits for every process and machine (`redis://[:password@]host:port/db`, one database per archive); unset, they live in the one process's memory",
+  },
+  {
+    names: ['ARCHIVE_WRITER_URL'],
+    type: 'URL',
+    default: 'unset',
+    readBy: 'server',
+    meaning:
+      "makes this process a read process of another machine's archive: it serves the build `ARCHIVE_DATA_DIR/current` names (a shared or synced data folder), follows that link within a second, and forwards writes to this URL (the write process, which lists this machine in `ARCHIVE_TRUSTED_PROXIES`); needs `ARCHIVE_REDIS_URL`",
+  },
+  {
     names: ['ARCHIVE_TRUSTED_PROXIES'],
     type: 'address/CIDR list',
     default: 'unset (trust none)',

@@ -173,6 +173,58 @@ export interface Config {
   engrave: EngravePoolOptions;
   /** The in-memory caches of a served build, each bounded by bytes (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB). */
   cacheBudgets: CacheBudgets;
+  /** ARCHIVE_READ_PROCESSES: read processes `npm start` runs beside the write process (1: one process does both). */
+  readProcesses: number;
+  /** ARCHIVE_REDIS_URL: where sessions and limits live for every process; null: this process's memory. */
+  redisUrl: string | null;
+  /** ARCHIVE_WRITER_URL: this process is a read process of the write process at this URL; null: it is not. */
+  writerUrl: string | null;
+}
+
+/** ARCHIVE_READ_PROCESSES, ARCHIVE_REDIS_URL and ARCHIVE_WRITER_URL (docs/operations.md, "Several processes"). */
+export function processSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+): Pick<Config, 'readProcesses' | 'redisUrl' | 'writerUrl'> {
+  const raw = (settingValue(env, 'ARCHIVE_READ_PROCESSES') ?? '1').trim() || '1';
+  const readProcesses = Number(raw);
+  if (!/^\d+$/.test(raw) || readProcesses < 1 || readProcesses > 64)
+    throw new ConfigError(`ARCHIVE_READ_PROCESSES must be a whole number from 1 to 64 (got "${raw}")`);
+  const redis = settingValue(env, 'ARCHIVE_REDIS_URL')?.trim() || null;
+  if (redis !== null) {
+    let u: URL | null = null;
+    try {
+      u = new URL(redis);
+    } catch {
+      u = null;
+    }
+    if (!u || (u.protocol !== 'redis:' && u.protocol !== 'rediss:') || !u.hostname)
+      throw new ConfigError(
+        `ARCHIVE_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0 (got "${redis.replace(/:[^:@/]*@/, ':***@')}")`,
+      );
+  }
+  const writer = settingValue(env, 'ARCHIVE_WRITER_URL')?.trim().replace(/\/+$/, '') || null;
+  if (writer !== null) {
+    let u: URL | null = null;
+    try {
+      u = new URL(writer);
+    } catch {
+      u = null;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || (u.pathname !== '/' && u.pathname !== ''))
+      throw new ConfigError(
+        `ARCHIVE_WRITER_URL must be an http(s) origin such as http://10.0.0.5:4321 (got "${writer}")`,
+      );
+  }
+  // Sessions and limits held in one process's memory would differ from process to process.
+  if ((readProcesses > 1 || writer !== null) && redis === null)
+    throw new ConfigError(
+      `${writer !== null ? 'ARCHIVE_WRITER_URL' : `ARCHIVE_READ_PROCESSES=${readProcesses}`} needs ARCHIVE_REDIS_URL: sessions, credential limits and rate limits must be shared by every process (docs/operations.md, "Several processes")`,
+    );
+  if (writer !== null && readProcesses > 1)
+    throw new ConfigError(
+      'ARCHIVE_WRITER_URL (a read process of another machine) and ARCHIVE_READ_PROCESSES > 1 cannot be combined: run one process per ARCHIVE_WRITER_URL reader',
+    );
+  return { readProcesses, redisUrl: redis, writerUrl: writer };
 }
 
 /** A setting in whole MiB (`min` to 65536), as bytes; `fallback` (bytes) when unset or empty. */
@@ -697,6 +749,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     ...rebuildSettingsFromEnv(env),
     engrave: engraveSettingsFromEnv(env),
     cacheBudgets: cacheBudgetsFromEnv(env),
+    ...processSettingsFromEnv(env),
   };
 }
 

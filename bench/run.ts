@@ -29,6 +29,9 @@ import { scaleSection } from './lib/scale.ts';
 import { scoreWireSection } from './lib/score-wire.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 import { importSection } from './lib/import.ts';
+import { processesSection } from './lib/processes.ts';
+import { batchSection } from './lib/batch.ts';
+import { importFolderSection } from './lib/import-folder.ts';
 import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
@@ -47,6 +50,8 @@ const { values } = parseArgs({
     'resolve-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
     'import-limit': { type: 'string' },
+    'batch-works': { type: 'string' },
+    'batch-songs': { type: 'string' },
     'import-submit': { type: 'boolean', default: false },
     'import-cold-build': { type: 'boolean', default: false },
     'engrave-quartets': { type: 'string' },
@@ -195,12 +200,18 @@ const SECTIONS: Section[] = [
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
   scaleStaticSection({ dataDir: values['scale-data'] }),
+  processesSection({ dataDir: values['scale-data'] }),
+  batchSection({
+    works: values['batch-works'] ? Number(values['batch-works']) : undefined,
+    songs: values['batch-songs'] ? Number(values['batch-songs']) : undefined,
+  }),
   importSection({
     limit: values['import-limit'] ? Number(values['import-limit']) : undefined,
     submit: values['import-submit'],
     cacheDir: values['engrave-cache'],
     coldBuild: values['import-cold-build'],
   }),
+  importFolderSection(),
   engraveThroughputSection(engraveOptions),
   engraveBuildSection(engraveOptions),
   engraveAcceptSection(),

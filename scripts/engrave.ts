@@ -6,8 +6,9 @@
  * processes started with 1/n .. n/n split any catalog the same way without talking to each other;
  * a score is done when its verified entry exists (it is skipped), so a run can be repeated or
  * resumed after a crash. With --content, the catalog's public stored scores are engraved with
- * their PDFs (the metadata a build gives them); with a corpus folder, every `.mxl`/`.musicxml` in
- * it is engraved (pages and MIDI; a build adds each work's PDF from the cached pages).
+ * their PDFs (the metadata a build gives them); with a corpus folder, every score file in it
+ * (`.musicxml`, `.xml`, `.mxl`: src/domain/score-files.ts, in any encoding) is engraved (pages and
+ * MIDI; a build adds each work's PDF from the cached pages).
  *
  * Each score's rendered audio (src/lib/site/render-audio.ts) is made in the same run, in the same
  * pool, and stored in the same cache (`--audio off` or ARCHIVE_AUDIO_RENDER=off skips it): with
@@ -18,7 +19,7 @@
  * `--render-cache DIR|none`. Prints one JSON line: the shard's scores, which it engraved, which
  * were already cached, failures, and the time.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
@@ -29,6 +30,8 @@ import { audioToolsFrom, engraveOptionsFrom, renderCacheFrom } from './build.ts'
 import { audioCached, audioJobs, type AudioJob } from '../src/lib/site/render-audio.ts';
 import { audioEnvironment } from '../src/lib/site/audio-render.ts';
 import { createHash } from 'node:crypto';
+import { scoreFilesUnder } from './lib/score-walk.ts';
+import { scoreKindOfName } from '../src/domain/score-files.ts';
 
 export interface Shard {
   index: number;
@@ -56,22 +59,7 @@ interface Score {
   identity: ScoreIdentity;
 }
 
-/** Score files under a corpus folder (sorted; a bounded walk). */
-function corpusFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string, depth: number) => {
-    if (depth > 8) return;
-    for (const name of readdirSync(d).sort()) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p, depth + 1);
-      else if (/\.(mxl|musicxml)$/i.test(name)) out.push(p);
-    }
-  };
-  walk(dir, 0);
-  return out;
-}
-
-function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: string): Score[] {
+async function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: string): Promise<Score[]> {
   if (options.content) {
     const loaded = loadCatalog(options.content);
     if (loaded.messages.length > 0) throw new Error(loaded.messages.map(formatLintMessage).join('\n'));
@@ -83,11 +71,16 @@ function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: 
         identity: scoreIdentity(readFileSync(j.file!), j, createdAtUtc),
       }));
   }
-  return corpusFiles(options.corpus!).map((file) => ({
-    file,
-    compressed: /\.mxl$/i.test(file),
-    identity: scoreIdentity(readFileSync(file), null, createdAtUtc),
-  }));
+  // Every score file the importer and the build take (.musicxml, .xml, .mxl), any depth (bounded).
+  const { files } = await scoreFilesUnder(options.corpus!);
+  return files.map((rel) => {
+    const file = path.join(options.corpus!, rel);
+    return {
+      file,
+      compressed: scoreKindOfName(file) === 'mxl',
+      identity: scoreIdentity(readFileSync(file), null, createdAtUtc),
+    };
+  });
 }
 
 export interface EngraveRunSummary {
@@ -110,15 +103,14 @@ export interface EngraveRunSummary {
 }
 
 /** The scores whose audio a run renders: the catalog's public scores (source and arrangement), or a corpus folder's files. */
-function audioScores(options: { content?: string; corpus?: string }): AudioJob[] {
+async function audioScores(options: { content?: string; corpus?: string }): Promise<AudioJob[]> {
   if (options.content) return audioJobs(loadCatalog(options.content).catalog);
-  return corpusFiles(options.corpus!).map((file, i) => ({
-    slug: 'corpus',
-    assetId: i + 1,
-    file,
-    compressed: /\.mxl$/i.test(file),
-    loop: false,
-  }));
+  // The same score files the engraving takes (src/domain/score-files.ts).
+  const { files } = await scoreFilesUnder(options.corpus!);
+  return files.map((rel, i) => {
+    const file = path.join(options.corpus!, rel);
+    return { slug: 'corpus', assetId: i + 1, file, compressed: scoreKindOfName(file) === 'mxl', loop: false };
+  });
 }
 
 export async function engraveShard(options: {
@@ -131,7 +123,7 @@ export async function engraveShard(options: {
   audio?: boolean;
 }): Promise<EngraveRunSummary> {
   const started = Date.now();
-  const all = scoresOf(options, new Date().toISOString());
+  const all = await scoresOf(options, new Date().toISOString());
   // One entry per engraving and PDF: the same file twice in a catalog is engraved once.
   const seen = new Set<string>();
   const mine = all.filter((s) => {
@@ -174,7 +166,7 @@ export async function engraveShard(options: {
     if ('reason' in found) audio.notOffered = found.reason;
     else {
       const seenAudio = new Set<string>();
-      const jobs = audioScores(options).filter((j) => {
+      const jobs = (await audioScores(options)).filter((j) => {
         const sha = createHash('sha256').update(readFileSync(j.file)).digest('hex');
         const id = `${sha}/${j.loop}`;
         if (shardOf(sha, options.shard.count) !== options.shard.index || seenAudio.has(id)) return false;

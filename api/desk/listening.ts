@@ -181,8 +181,8 @@ export async function registerListeningDesk(
         done(null, out);
       },
     );
-    const sessionView = (request: FastifyRequest): DeskSessionView | null => {
-      const s = sessionOf(ctx, request);
+    const sessionView = async (request: FastifyRequest): Promise<DeskSessionView | null> => {
+      const s = await sessionOf(ctx, request);
       return s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
     };
     const base = ctx.config.publicBaseUrl;
@@ -190,7 +190,7 @@ export async function registerListeningDesk(
     desk.get<{ Params: { slug: string }; Querystring: Record<string, unknown> }>(
       '/admin/works/:slug/listening',
       async (request, reply) => {
-        const session = sessionView(request);
+        const session = await sessionView(request);
         if (!session)
           return reply
             .code(303)
@@ -230,8 +230,8 @@ ${listenForms(rows, session.csrf, here)}`;
     );
 
     desk.post<{ Body: Record<string, string> | undefined }>('/admin/listening', async (request, reply) => {
-      const s = sessionOf(ctx, request);
-      const session = sessionView(request);
+      const s = await sessionOf(ctx, request);
+      const session = s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
       if (!s || !session)
         return send(
           reply,

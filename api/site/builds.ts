@@ -524,6 +524,19 @@ async function buildFromWorktree(
   }
 }
 
+/**
+ * The complete build of `commit` for this configuration that `ensureBuild` would serve without
+ * building (the full build's folder, else its compaction, else the incremental one); null when
+ * there is none yet.
+ */
+export function completeBuildOf(config: Config, commit: string): string | null {
+  const dir = path.join(config.dataDir, 'builds', buildKey(commit, config.publicBaseUrl, readerSignInOf(config)));
+  if (isCompleteBuild(dir)) return dir;
+  for (const other of [compactedBuildDir(config, commit), incrementalBuildDir(config, commit)])
+    if (isCompleteBuild(other)) return other;
+  return null;
+}
+
 /** Make sure a complete build of `commit` exists; returns its folder (a full build's, else a complete incremental one's). */
 export async function ensureBuild(config: Config, commit: string, options: EnsureBuildOptions = {}): Promise<string> {
   const dir = path.join(config.dataDir, 'builds', buildKey(commit, config.publicBaseUrl, readerSignInOf(config)));

@@ -342,6 +342,18 @@ export function buildWorkRecord(
     rightsNote: quoteFacts(c.rightsNote, c),
     rights: rightsWithFacts(c.rights, c),
     reuse: { ...reuseSummary({ rights: c.rights, arrangements }), rule: REUSE_RULE },
+    // A work kept as one score per movement lists them in order, each with its scores.
+    ...(c.movements?.length
+      ? {
+          movements: [...c.movements]
+            .sort((a, b) => a.number - b.number)
+            .map((m) => ({
+              number: m.number,
+              title: m.title,
+              assetIds: c.sourceAssets.filter((a) => a.movement === m.number).map((a) => a.id),
+            })),
+        }
+      : {}),
     sourceAssets,
     arrangements,
     comments: c.comments,
@@ -697,6 +709,17 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `- Checked: ${r.checkedAtUtc}`,
     `- Evidence: ${inertHtml(r.evidenceUrls.join(' '))}`,
     '',
+    ...(record.movements?.length
+      ? [
+          '## Movements',
+          '',
+          ...record.movements.map(
+            (m) =>
+              `${m.number}. ${cell(m.title)}${m.assetIds.length ? ` (asset${m.assetIds.length > 1 ? 's' : ''} ${m.assetIds.join(', ')})` : ''}`,
+          ),
+          '',
+        ]
+      : []),
     '## Source assets',
     '',
     ...assetTable(record.sourceAssets),

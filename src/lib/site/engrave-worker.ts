@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { VerovioToolkit } from 'verovio/esm';
 import type { VerovioModule } from 'verovio/wasm';
-import { musicXmlFromMxl } from '../../domain/mxl.ts';
+import { musicXmlText } from '../../domain/score-files.ts';
 import { scanMusicXml } from '../../domain/musicxml-scan.ts';
 import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
 import type { EngraveTask, ScoreCheckOutcome } from './engrave-pool.ts';
@@ -34,7 +34,7 @@ function heapBytes(module: VerovioModule): number {
 function sourceXml(task: EngraveTask): string {
   if (task.xml !== undefined) return task.xml;
   const bytes = readFileSync(task.file!);
-  return task.compressed ? musicXmlFromMxl(bytes) : bytes.toString('utf8');
+  return musicXmlText(bytes, task.compressed);
 }
 
 parentPort!.on('message', async (task: EngraveTask) => {

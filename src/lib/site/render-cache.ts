@@ -80,11 +80,20 @@ export interface PdfKeyInputs {
   title: string;
   author: string;
   subject: string;
+  keywords?: string;
 }
 
 /** The PDF's key: the engraving it prints and its metadata (a retitled work makes a new PDF, not a new engraving). */
 export function pdfKey(engraving: string, meta: PdfKeyInputs): string {
-  const material = JSON.stringify({ engraving, title: meta.title, author: meta.author, subject: meta.subject });
+  // The PDF entry also holds the MIDI with the same metadata (src/lib/site/midi-meta.ts): "v2".
+  const material = JSON.stringify({
+    engraving,
+    title: meta.title,
+    author: meta.author,
+    subject: meta.subject,
+    keywords: meta.keywords ?? null,
+    entry: 'pdf+midi-v2',
+  });
   return createHash('sha256').update(material).digest('hex');
 }
 
