@@ -1888,7 +1888,7 @@ export interface components {
                 } | null;
                 /** @description Length of the MIDI (its last event), seconds. */
                 midiSeconds: number | null;
-                /** @description SHA-256 of the MIDI file rendered (Verovio from the score; served in the audio folder as score.mid). */
+                /** @description SHA-256 of the MIDI file rendered, as served in the audio folder as score.mid: Verovio's MIDI of the score with the work's title and composer as text events at its start (they make no sound); for an engraved score the same file as its score.mid download. */
                 midiSha256: string | null;
                 /** @description Why there is no audio (failed, pending, not-offered). */
                 reason: string | null;

@@ -257,7 +257,9 @@ export const RenderedAudio = Type.Object(
     ),
     scoreSha256: Nullable(Digest('SHA-256 of the score file rendered.')),
     midiSha256: Nullable(
-      Digest('SHA-256 of the MIDI file rendered (Verovio from the score; served in the audio folder as score.mid).'),
+      Digest(
+        "SHA-256 of the MIDI file rendered, as served in the audio folder as score.mid: Verovio's MIDI of the score with the work's title and composer as text events at its start (they make no sound); for an engraved score the same file as its score.mid download.",
+      ),
     ),
     midiSeconds: Nullable(Seconds('Length of the MIDI (its last event), seconds.')),
     renderer: Nullable(
