@@ -47,6 +47,9 @@ import { BatchService } from './imports/service.ts';
 import { BatchActions } from './imports/actions.ts';
 import { ImportStore } from './imports/store.ts';
 import { registerBatchDesk } from './desk/batches.ts';
+import { registerListeningDesk, RecentVerdicts } from './desk/listening.ts';
+import { ListeningService } from './review/listening.ts';
+import { registerListeningRoutes } from './review/listening-routes.ts';
 import { withStagedFiles } from './imports/staged-files.ts';
 import { fetchContributorFile } from './review/fetch.ts';
 import { ReviewService, type ReviewServiceOverrides } from './review/service.ts';
@@ -701,6 +704,13 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     await registerLibraryRoutes(app, ctx);
     await registerReview(app, ctx, review);
   }
+  // Listening verdicts on rendered audio (api/review/listening.ts): the admin API and the desk
+  // share the service; a verdict is a commit, so only the write process records one (a read
+  // process forwards the request to it).
+  const listening = review ? new ListeningService(ctx) : null;
+  if (listening) listening.logger = app.log;
+  const recentVerdicts = new RecentVerdicts();
+  if (listening) registerListeningRoutes(app, ctx, listening);
   const batches = review ? new BatchService(ctx, review, new ImportStore(config.dataDir)) : null;
   const batchActions = batches ? new BatchActions(ctx, batches) : null;
   if (batches && batchActions) {
@@ -714,9 +724,10 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   const adminSignIn = createAdminSignIn(ctx);
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
-  if (review && batches && batchActions) {
+  if (review && batches && batchActions && listening) {
     await registerDesk(app, ctx, review, adminSignIn);
-    await registerBatchDesk(app, ctx, batches, batchActions);
+    await registerBatchDesk(app, ctx, batches, batchActions, recentVerdicts);
+    await registerListeningDesk(app, ctx, listening, recentVerdicts);
   }
   registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);

@@ -1,37 +1,46 @@
 /**
- * Renders the archive's sample arrangement audio from the MusicXML excerpts in `content/works`.
+ * Renders the archive's sample arrangement audio from the MusicXML excerpts in `content/works`,
+ * with the archive's own renderer: the same code the build renders every public score with
+ * (src/lib/site/audio-render.ts in the engraving pool: Verovio's MIDI of the score, FluidSynth
+ * with the Fluid (R3) General MIDI SoundFont, mastered by the archive to -14 LUFS integrated and
+ * a true peak of at most -1 dBTP, 48 kHz stereo; docs/audio.md, "Rendered from the score").
  *
  *   npx node scripts/render-sample-audio.ts          # (re)write every rendering
  *   npx node scripts/render-sample-audio.ts --check  # verify the committed files are up to date
  *
  * For every entry of RENDERINGS it reads the source MusicXML of the work, keeps the requested
- * measures, and writes beside the work:
- *   <base>.musicxml  the arrangement score (source with the arrangement title and tempo)
- *   <base>.mid       a standard MIDI file, format 0, written byte by byte
- *   <base>.mp3       a mono 22,050 Hz, 32 kbps MP3 from a small additive synthesizer (optional)
+ * measures and writes beside the work:
+ *   <base>.musicxml  the arrangement score: the source with the arrangement's title, tempo (the
+ *                    style profile's tempo scale), every part on the instrument profile's General
+ *                    MIDI program, and a repeated excerpt written out
+ *   <base>.mid       Verovio's MIDI of that score: exactly what was rendered
+ *   <base>.mp3       the rendering's 192 kbit/s MP3 (LAME header with encoder delay and padding):
+ *                    its loop file for a loop (`loop`, sample-exact, the seam measured over ten
+ *                    plays), else the whole score (optional)
+ * and into the work file, for each MP3 asset, what the archive measures of it (`measured`, the
+ * decoder and meter review uses at accept) and its technical checks (format, loudness, and for a
+ * loop the measured seam: "seamless" only when the measurement found no silence over 5 ms).
  *
- * The synthesizer takes its timbre (partials, envelope, velocity range, MIDI program) from the
- * first rendering profile of the arrangement and its performance settings (tempo feel, dynamics
- * curve, reverb) from the optional second one, reading `content/profiles/<slug>.json`.
- *
- * Everything is deterministic: no clocks, no randomness, fixed float arithmetic, so the same
- * inputs give the same bytes on every run. Files are only rewritten when their bytes change.
+ * The build renders the same arrangement scores to the same files, so the committed MP3 of a
+ * loop is byte for byte the build's `loop.mp3` of that score (with the same FluidSynth, ffmpeg and
+ * SoundFont). Needs fluidsynth, fluid-soundfont-gm and ffmpeg (`npm test` installs them). Files
+ * are only rewritten when their bytes change.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Mp3Encoder } from '@breezystack/lamejs';
 import { decodeAndMeasure } from '../api/audio/measure-audio-decode.ts';
 import { compareDeclared } from '../src/domain/audio/measure.ts';
 import { durationSecondsOf } from '../src/domain/review/measured.ts';
 import { parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../src/domain/work-file.ts';
+import { audioEnvironment, type AudioOutput } from '../src/lib/site/audio-render.ts';
+import { EngravePool } from '../src/lib/site/engrave-pool.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKS = join(ROOT, 'content', 'works');
 const PROFILES = join(ROOT, 'content', 'profiles');
-const SAMPLE_RATE = 22050;
-const KBPS = 32;
-const TICKS_PER_QUARTER = 480;
 
 interface Rendering {
   /** Work folder (slug). */
@@ -42,7 +51,7 @@ interface Rendering {
   base: string;
   /** Title written into the arrangement score. */
   title: string;
-  /** [instrument profile, optional performance-style profile]. */
+  /** [instrument profile (its General MIDI program), optional performance-style profile (its tempo scale)]. */
   profiles: [string, string?];
   /** Tempo in quarter notes per minute before the style's tempo scale. */
   qpm: number;
@@ -50,9 +59,9 @@ interface Rendering {
   measures?: [number, number];
   /** In the last kept measure, keep only notes that start before this many quarter notes. */
   lastMeasureKeepQuarters?: number;
-  /** How many times the excerpt is played. */
+  /** How many times the excerpt is played (written out in the score). */
   repeats: number;
-  /** Seamless loop: the reverb tail wraps to the start, no fade, no final ritardando. */
+  /** A loop: the MP3 is the rendering's loop file (the arrangement is loopable, so the build makes one). */
   loop: boolean;
   /** Whether to write an MP3 (false: score and MIDI only). */
   mp3: boolean;
@@ -279,68 +288,24 @@ const RENDERINGS: Rendering[] = [
 
 // ---------------------------------------------------------------- profiles
 
-interface SynthSettings {
-  partials: number[];
-  attackMs: number;
-  decayMs: number;
-  sustainLevel: number;
-  releaseMs: number;
-  legato: number;
-  vibrato?: { rateHz: number; depthCents: number; delayMs: number };
-}
-interface EngineSettings {
-  synth: SynthSettings;
-  velocity: { min: number; max: number };
-  midiProgram: number;
-  tempoFeel: { scale: number; finalRitardando: number };
-  dynamicsCurve: { shape: 'flat' | 'arch' | 'swell' | 'fade'; floor: number; peak: number };
-  reverb: { mix: number; roomSize: number; damping: number };
-}
-
-const DEFAULTS: Omit<EngineSettings, 'synth' | 'velocity' | 'midiProgram'> = {
-  tempoFeel: { scale: 1, finalRitardando: 0 },
-  dynamicsCurve: { shape: 'flat', floor: 0.8, peak: 0.8 },
-  reverb: { mix: 0.15, roomSize: 0.6, damping: 0.4 },
-};
-
 function readProfileSettings(slug: string): Record<string, unknown> {
   const file = join(PROFILES, `${slug}.json`);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as { settings?: Record<string, unknown> };
   return profile.settings ?? {};
 }
 
-function engineSettings(profiles: [string, string?]): EngineSettings {
+/** The instrument profile's General MIDI program (0-based) and the style profile's tempo scale. */
+function profileSettings(profiles: [string, string?]): { program: number; tempoScale: number } {
   const inst = readProfileSettings(profiles[0]);
   const style = profiles[1] ? readProfileSettings(profiles[1]) : {};
-  const pick = <K extends keyof EngineSettings>(key: K): EngineSettings[K] =>
-    (style[key] ?? inst[key] ?? (DEFAULTS as Partial<EngineSettings>)[key]) as EngineSettings[K];
-  const synth = inst.synth as SynthSettings | undefined;
-  if (!synth) throw new Error(`profile ${profiles[0]} has no settings.synth`);
-  return {
-    synth,
-    velocity: inst.velocity as EngineSettings['velocity'],
-    midiProgram: inst.midiProgram as number,
-    tempoFeel: pick('tempoFeel'),
-    dynamicsCurve: pick('dynamicsCurve'),
-    reverb: pick('reverb'),
-  };
+  const program = inst.midiProgram;
+  if (typeof program !== 'number') throw new Error(`profile ${profiles[0]} has no settings.midiProgram`);
+  const feel = (style.tempoFeel ?? inst.tempoFeel) as { scale?: number } | undefined;
+  return { program, tempoScale: feel?.scale ?? 1 };
 }
 
 // ---------------------------------------------------------------- MusicXML
 
-interface Note {
-  midi: number;
-  /** Start and length in quarter notes from the start of the excerpt. */
-  start: number;
-  length: number;
-  part: number;
-}
-interface Excerpt {
-  notes: Note[];
-  lengthQuarters: number;
-}
-
-const STEP: Record<string, number> = { C: 0, D: 2, E: 4, F: 5, G: 7, A: 9, B: 11 };
 const tag = (xml: string, name: string): string | null => {
   const m = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}>`).exec(xml);
   return m ? (m[1] ?? '') : null;
@@ -350,80 +315,6 @@ function measureLengthQuarters(xml: string): number {
   const beats = Number(tag(xml, 'beats'));
   const beatType = Number(tag(xml, 'beat-type'));
   return (beats * 4) / beatType;
-}
-
-function selectedMeasures(partXml: string, r: Rendering): { number: number; xml: string; implicit: boolean }[] {
-  const out: { number: number; xml: string; implicit: boolean }[] = [];
-  for (const m of partXml.matchAll(/<measure number="(-?\d+)"([^>]*)>([\s\S]*?)<\/measure>/g)) {
-    const number = Number(m[1]);
-    if (r.measures && (number < r.measures[0] || number > r.measures[1])) continue;
-    out.push({ number, xml: m[3] ?? '', implicit: /implicit="yes"/.test(m[2] ?? '') });
-  }
-  return out;
-}
-
-function parseExcerpt(xml: string, r: Rendering): Excerpt {
-  const fullMeasure = measureLengthQuarters(xml);
-  const notes: Note[] = [];
-  let total = 0;
-  const parts = [...xml.matchAll(/<part id="[^"]+">([\s\S]*?)<\/part>/g)].map((m) => m[1] ?? '');
-  parts.forEach((partXml, partIndex) => {
-    const divisions = Number(tag(partXml, 'divisions'));
-    const measures = selectedMeasures(partXml, r);
-    let measureStart = 0;
-    const open = new Map<number, Note>(); // tied notes by pitch
-    measures.forEach((measure, mi) => {
-      const isLast = mi === measures.length - 1;
-      const keepLimit = isLast && r.lastMeasureKeepQuarters !== undefined ? r.lastMeasureKeepQuarters : Infinity;
-      let pos = 0;
-      let lastStart = 0;
-      let maxPos = 0;
-      for (const ev of measure.xml.matchAll(/<(note|backup|forward)>([\s\S]*?)<\/\1>/g)) {
-        const body = ev[2] ?? '';
-        const dur = Number(tag(body, 'duration')) / divisions;
-        if (ev[1] === 'backup') {
-          pos -= dur;
-          continue;
-        }
-        if (ev[1] === 'forward') {
-          pos += dur;
-          maxPos = Math.max(maxPos, pos);
-          continue;
-        }
-        const isChord = body.includes('<chord/>');
-        const start = isChord ? lastStart : pos;
-        if (!isChord) {
-          lastStart = pos;
-          pos += dur;
-          maxPos = Math.max(maxPos, pos);
-        }
-        const pitch = tag(body, 'pitch');
-        if (!pitch || start >= keepLimit) continue;
-        const midi =
-          12 * (Number(tag(pitch, 'octave')) + 1) +
-          (STEP[tag(pitch, 'step') ?? 'C'] ?? 0) +
-          Number(tag(pitch, 'alter') ?? 0);
-        const absStart = measureStart + start;
-        const tiedFrom = body.includes('<tie type="stop"/>') ? open.get(midi) : undefined;
-        let note: Note;
-        if (tiedFrom && Math.abs(tiedFrom.start + tiedFrom.length - absStart) < 1e-9) {
-          tiedFrom.length += dur;
-          note = tiedFrom;
-        } else {
-          note = { midi, start: absStart, length: dur, part: partIndex };
-          notes.push(note);
-        }
-        if (body.includes('<tie type="start"/>')) open.set(midi, note);
-        else open.delete(midi);
-      }
-      let length = measure.implicit ? maxPos : fullMeasure;
-      if (keepLimit !== Infinity) length = keepLimit;
-      measureStart += length;
-    });
-    total = Math.max(total, measureStart);
-  });
-  notes.sort((a, b) => a.start - b.start || a.part - b.part || a.midi - b.midi);
-  return { notes, lengthQuarters: total };
 }
 
 const REST_TYPES: Record<number, [string, boolean]> = {
@@ -437,15 +328,20 @@ const REST_TYPES: Record<number, [string, boolean]> = {
   1: ['16th', false],
 };
 
-/** The arrangement score: the source with the arrangement title, tempo and measure selection. */
-function arrangementScore(xml: string, r: Rendering, qpm: number): string {
+/**
+ * The arrangement score: the source with the arrangement title, tempo and measure selection, a
+ * repeated excerpt written out (measures renumbered), and every part on `program` (General MIDI,
+ * 0-based; MusicXML counts from 1), which Verovio's MIDI carries to the synthesizer.
+ */
+function arrangementScore(xml: string, r: Rendering, qpm: number, program: number): string {
   let out = xml
     .replace(
       /<movement-title>[\s\S]*?<\/movement-title>/,
       `<movement-title>${r.title.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</movement-title>`,
     )
-    .replace(/<sound tempo="[^"]*"\/>/, `<sound tempo="${Math.round(qpm)}"/>`);
-  if (!r.measures && r.lastMeasureKeepQuarters === undefined) return out;
+    .replace(/<sound tempo="[^"]*"\/>/, `<sound tempo="${Math.round(qpm)}"/>`)
+    .replace(/<midi-program>\d+<\/midi-program>/g, `<midi-program>${program + 1}</midi-program>`);
+  if (!r.measures && r.lastMeasureKeepQuarters === undefined && r.repeats === 1) return out;
   out = out.replace(/<part id="([^"]+)">([\s\S]*?)<\/part>/g, (_all, id: string, partXml: string) => {
     const divisions = Number(tag(partXml, 'divisions'));
     const kept = [...partXml.matchAll(/\s*<measure number="(-?\d+)"[^>]*>[\s\S]*?<\/measure>/g)].filter((m) => {
@@ -473,292 +369,78 @@ function arrangementScore(xml: string, r: Rendering, qpm: number): string {
         `\n      <note>\n        <rest/>\n        <duration>${rest}</duration>\n        <voice>${voice}</voice>\n        <type>${type}</type>\n${dot ? '        <dot/>\n' : ''}      </note>\n    </measure>`,
       );
     }
-    last = last.replace(
+    pieces[pieces.length - 1] = last;
+    // A repeated excerpt is written out: the measures again, numbered on (the score is what plays).
+    const played: string[] = [];
+    for (let k = 0; k < r.repeats; k++)
+      for (const piece of pieces)
+        played.push(
+          k === 0
+            ? piece
+            : piece.replace(
+                /<measure number="(-?\d+)"/,
+                (_m, n: string) => `<measure number="${Number(n) + k * pieces.length}"`,
+              ),
+        );
+    played[played.length - 1] = played[played.length - 1]!.replace(
       /\s*<\/measure>$/,
       '\n      <barline location="right"><bar-style>light-heavy</bar-style></barline>\n    </measure>',
     );
-    pieces[pieces.length - 1] = last;
-    return `<part id="${id}">${pieces.join('')}\n  </part>`;
+    return `<part id="${id}">${played.join('')}\n  </part>`;
   });
   return out;
 }
 
-// ---------------------------------------------------------------- performance
-
-interface Performed {
-  midi: number;
-  part: number;
-  startSec: number;
-  lengthSec: number;
-  startTick: number;
-  lengthTick: number;
-  velocity: number;
-}
-
-function dynamicsAt(x: number, c: EngineSettings['dynamicsCurve']): number {
-  const span = c.peak - c.floor;
-  switch (c.shape) {
-    case 'arch':
-      return c.floor + span * Math.sin(Math.PI * x);
-    case 'swell':
-      return c.floor + span * x;
-    case 'fade':
-      return c.peak - span * x;
-    default:
-      return c.peak;
-  }
-}
-
-function perform(ex: Excerpt, r: Rendering, s: EngineSettings): { notes: Performed[]; musicSec: number; qpm: number } {
-  const qpm = r.qpm * s.tempoFeel.scale;
-  const secPerQ = 60 / qpm;
-  const totalQ = ex.lengthQuarters * r.repeats;
-  const rit = r.loop ? 0 : s.tempoFeel.finalRitardando;
-  // Time map: the last two quarters slow down by up to `rit` (linear), everything else is strict.
-  const ritStart = Math.max(0, totalQ - 2);
-  const timeOf = (q: number): number => {
-    if (q <= ritStart || rit === 0) return q * secPerQ;
-    const d = q - ritStart;
-    return (ritStart + d + (rit * d * d) / 4) * secPerQ;
-  };
-  const notes: Performed[] = [];
-  for (let k = 0; k < r.repeats; k++) {
-    for (const n of ex.notes) {
-      const q0 = n.start + k * ex.lengthQuarters;
-      const q1 = q0 + n.length;
-      const dyn = dynamicsAt(q0 / totalQ, s.dynamicsCurve);
-      const velocity = Math.round(s.velocity.min + (s.velocity.max - s.velocity.min) * dyn) - (n.part > 0 ? 8 : 0);
-      notes.push({
-        midi: n.midi,
-        part: n.part,
-        startSec: timeOf(q0),
-        lengthSec: (timeOf(q1) - timeOf(q0)) * s.synth.legato,
-        startTick: Math.round(q0 * TICKS_PER_QUARTER),
-        lengthTick: Math.max(1, Math.round(n.length * s.synth.legato * TICKS_PER_QUARTER)),
-        velocity: Math.max(1, Math.min(127, velocity)),
-      });
-    }
-  }
-  return { notes, musicSec: timeOf(totalQ), qpm };
-}
-
-// ---------------------------------------------------------------- synthesis
-
-function synthesize(perf: { notes: Performed[]; musicSec: number }, r: Rendering, s: EngineSettings): Float64Array {
-  const tailSec = r.loop ? 0 : 1.6;
-  const length = Math.round((perf.musicSec + tailSec) * SAMPLE_RATE);
-  const dry = new Float64Array(length);
-  const { partials, attackMs, decayMs, sustainLevel, releaseMs, vibrato } = s.synth;
-  const attack = (attackMs / 1000) * SAMPLE_RATE;
-  const decay = (decayMs / 1000) * SAMPLE_RATE;
-  const release = (releaseMs / 1000) * SAMPLE_RATE;
-  const norm = partials.reduce((a, b) => a + b, 0);
-  for (const n of perf.notes) {
-    const f0 = 440 * Math.pow(2, (n.midi - 69) / 12);
-    const amp = Math.pow(n.velocity / 127, 1.6) / norm;
-    const start = Math.round(n.startSec * SAMPLE_RATE);
-    const hold = Math.round(n.lengthSec * SAMPLE_RATE);
-    const total = hold + Math.round(release);
-    let phase = 0;
-    let releaseFrom = 0;
-    for (let i = 0; i < total; i++) {
-      let env: number;
-      if (i < hold) {
-        const a = i < attack ? i / attack : 1;
-        env = a * (sustainLevel + (1 - sustainLevel) * Math.exp(-i / decay));
-        releaseFrom = env;
-      } else {
-        env = releaseFrom * (1 - (i - hold) / release);
-      }
-      let f = f0;
-      if (vibrato && (i / SAMPLE_RATE) * 1000 > vibrato.delayMs) {
-        f = f0 * Math.pow(2, (vibrato.depthCents / 1200) * Math.sin((2 * Math.PI * vibrato.rateHz * i) / SAMPLE_RATE));
-      }
-      phase += (2 * Math.PI * f) / SAMPLE_RATE;
-      let v = 0;
-      for (let h = 0; h < partials.length; h++) {
-        if (f0 * (h + 1) < SAMPLE_RATE / 2.2) v += partials[h]! * Math.sin(phase * (h + 1));
-      }
-      let idx = start + i;
-      if (idx >= length) {
-        if (!r.loop) break;
-        idx %= length;
-      }
-      dry[idx] = dry[idx]! + amp * env * v;
-    }
-  }
-  return reverb(dry, r.loop, s.reverb);
-}
-
-/** A small Schroeder reverb (four damped combs, two all-passes); in loop mode the tail wraps. */
-function reverb(dry: Float64Array, loop: boolean, p: EngineSettings['reverb']): Float64Array {
-  const n = dry.length;
-  const combDelays = [1116, 1188, 1277, 1356].map((d) => Math.round((d * SAMPLE_RATE) / 44100));
-  const allpassDelays = [556, 441].map((d) => Math.round((d * SAMPLE_RATE) / 44100));
-  const feedback = 0.7 + 0.28 * p.roomSize;
-  const passes = loop ? 2 : 1; // second pass lets the wrapped tail reach the loop start
-  let wet = new Float64Array(n);
-  for (const delay of combDelays) {
-    const buf = new Float64Array(delay);
-    let bi = 0;
-    let lp = 0;
-    for (let pass = 0; pass < passes; pass++) {
-      for (let i = 0; i < n; i++) {
-        const out = buf[bi]!;
-        lp = out * (1 - p.damping) + lp * p.damping;
-        buf[bi] = dry[i]! + lp * feedback;
-        bi = (bi + 1) % delay;
-        if (pass === passes - 1) wet[i] = wet[i]! + out / combDelays.length;
-      }
-    }
-  }
-  for (const delay of allpassDelays) {
-    const buf = new Float64Array(delay);
-    let bi = 0;
-    const next = new Float64Array(n);
-    for (let pass = 0; pass < passes; pass++) {
-      for (let i = 0; i < n; i++) {
-        const bufOut = buf[bi]!;
-        const out = -wet[i]! + bufOut;
-        buf[bi] = wet[i]! + bufOut * 0.5;
-        bi = (bi + 1) % delay;
-        if (pass === passes - 1) next[i] = out;
-      }
-    }
-    wet = next;
-  }
-  const mixed = new Float64Array(n);
-  for (let i = 0; i < n; i++) mixed[i] = dry[i]! * (1 - p.mix) + wet[i]! * p.mix;
-  return mixed;
-}
-
-function toPcm(signal: Float64Array, loop: boolean): Int16Array {
-  let peak = 0;
-  for (const v of signal) peak = Math.max(peak, Math.abs(v));
-  const gain = peak > 0 ? 0.89 / peak : 0; // -1 dBFS peak
-  const pcm = new Int16Array(signal.length);
-  const fadeIn = loop ? 0 : Math.round(0.005 * SAMPLE_RATE);
-  const fadeOut = loop ? 0 : Math.round(0.4 * SAMPLE_RATE);
-  for (let i = 0; i < signal.length; i++) {
-    let g = gain;
-    if (i < fadeIn) g *= i / fadeIn;
-    const fromEnd = signal.length - 1 - i;
-    if (fromEnd < fadeOut) g *= fromEnd / fadeOut;
-    pcm[i] = Math.max(-32768, Math.min(32767, Math.round(signal[i]! * g * 32767)));
-  }
-  return pcm;
-}
-
-function encodeMp3(pcm: Int16Array): Uint8Array {
-  const encoder = new Mp3Encoder(1, SAMPLE_RATE, KBPS);
-  const chunks: Uint8Array[] = [];
-  for (let i = 0; i < pcm.length; i += 1152) {
-    const out = encoder.encodeBuffer(pcm.subarray(i, Math.min(pcm.length, i + 1152)));
-    if (out.length) chunks.push(new Uint8Array(out));
-  }
-  const end = encoder.flush();
-  if (end.length) chunks.push(new Uint8Array(end));
-  return concat(chunks);
-}
-
-// ---------------------------------------------------------------- MIDI
-
-function vlq(value: number): number[] {
-  const bytes = [value & 0x7f];
-  let v = value >> 7;
-  while (v > 0) {
-    bytes.unshift((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  return bytes;
-}
-
-function writeMidi(perf: { notes: Performed[]; qpm: number }, programs: number[], title: string): Uint8Array {
-  const events: { tick: number; order: number; bytes: number[] }[] = [];
-  const name = [...new TextEncoder().encode(title)];
-  events.push({ tick: 0, order: 0, bytes: [0xff, 0x03, ...vlq(name.length), ...name] });
-  const mpq = Math.round(60_000_000 / perf.qpm);
-  events.push({ tick: 0, order: 0, bytes: [0xff, 0x51, 0x03, (mpq >> 16) & 0xff, (mpq >> 8) & 0xff, mpq & 0xff] });
-  programs.forEach((program, channel) => events.push({ tick: 0, order: 1, bytes: [0xc0 | channel, program & 0x7f] }));
-  for (const n of perf.notes) {
-    events.push({ tick: n.startTick, order: 3, bytes: [0x90 | n.part, n.midi, n.velocity] });
-    events.push({ tick: n.startTick + n.lengthTick, order: 2, bytes: [0x80 | n.part, n.midi, 0x40] });
-  }
-  events.sort((a, b) => a.tick - b.tick || a.order - b.order || (a.bytes[1] ?? 0) - (b.bytes[1] ?? 0));
-  const track: number[] = [];
-  let last = 0;
-  for (const e of events) {
-    track.push(...vlq(e.tick - last), ...e.bytes);
-    last = e.tick;
-  }
-  track.push(0x00, 0xff, 0x2f, 0x00);
-  const header = [
-    0x4d,
-    0x54,
-    0x68,
-    0x64,
-    0,
-    0,
-    0,
-    6,
-    0,
-    0,
-    0,
-    1,
-    (TICKS_PER_QUARTER >> 8) & 0xff,
-    TICKS_PER_QUARTER & 0xff,
-  ];
-  const len = track.length;
-  return new Uint8Array([
-    ...header,
-    0x4d,
-    0x54,
-    0x72,
-    0x6b,
-    (len >>> 24) & 0xff,
-    (len >> 16) & 0xff,
-    (len >> 8) & 0xff,
-    len & 0xff,
-    ...track,
-  ]);
-}
-
 // ---------------------------------------------------------------- main
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
-}
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 function sameBytes(file: string, bytes: Uint8Array): boolean {
   if (!existsSync(file)) return false;
   return Buffer.compare(readFileSync(file), Buffer.from(bytes)) === 0;
 }
 
+interface Made {
+  r: Rendering;
+  output: AudioOutput;
+  /** The MP3 written for the asset (the loop file or the whole score), null when none. */
+  mp3: string | null;
+}
+
+/** The technical checks of a sample MP3, from its rendering: format, measured loudness, and a loop's measured seam. */
+function mp3Checks(made: Made): string | null {
+  const rendering = made.output.rendering;
+  if (rendering.status !== 'rendered' || !made.mp3) return null;
+  const file = rendering.files.find((f) => f.name === made.mp3)!;
+  const m = file.measured!;
+  const gap = file.gapless
+    ? `, LAME header: encoder delay ${file.gapless.encoderDelay}, padding ${file.gapless.padding} samples`
+    : '';
+  const head = `MPEG-1 Layer III, 48,000 Hz stereo, 192 kbit/s CBR${gap}; ${m.durationSeconds.toFixed(1)} s; ${m.integratedLufs} LUFS integrated, true peak ${m.truePeakDbtp} dBTP (archive meter). Rendered from the arrangement score by ${rendering.renderer.name} ${rendering.renderer.version} with the ${rendering.soundFont.name}.`;
+  if (!made.r.loop || !rendering.loop) return head;
+  const l = rendering.loop;
+  return `${head} The rendering's loop file (frames 0 to ${l.endFrame}): ten plays of the lossless loop measured ${l.seamless ? 'seamless' : 'NOT seamless'}, longest silence ${l.longestSilenceMs} ms at the seam.`;
+}
+
 /**
- * Writes what the archive measures of each MP3 into the work file (the asset's `measured`, as a
- * contributed recording gets it at accept: the same decoder and meter, api/audio/measure-audio-decode.ts),
- * so the sample's recordings carry measured duration and loudness and resolve never falls back to
- * the declared values for them. Only the asset's `measured` node changes (src/domain/work-file.ts).
- * Returns how many work files were (or, with `check`, would be) changed.
+ * Writes each MP3 asset's measurement (as a contributed recording gets it at accept: the same
+ * decoder and meter, api/audio/measure-audio-decode.ts) and technical checks into the work file.
+ * Only those nodes change (src/domain/work-file.ts). Returns how many work files were (or, with
+ * `check`, would be) changed.
  */
-async function writeMeasurements(check: boolean): Promise<number> {
+async function writeRecords(made: Made[], check: boolean): Promise<number> {
   let stale = 0;
-  const byWork = new Map<string, string[]>();
-  for (const r of RENDERINGS) if (r.mp3) byWork.set(r.work, [...(byWork.get(r.work) ?? []), `${r.base}.mp3`]);
-  for (const [work, files] of byWork) {
+  const byWork = new Map<string, Made[]>();
+  for (const m of made) if (m.mp3) byWork.set(m.r.work, [...(byWork.get(m.r.work) ?? []), m]);
+  for (const [work, list] of byWork) {
     const indexFile = join(WORKS, work, 'index.md');
     const text = readFileSync(indexFile, 'utf8');
     const before = parseFrontMatter(splitWorkFile(text).frontMatter);
     const after = structuredClone(before) as { arrangements: Array<Record<string, unknown>> };
     for (const arr of after.arrangements) {
       for (const asset of arr.assets as Array<Record<string, unknown>>) {
-        if (asset.kind !== 'mp3' || !files.includes(String(asset.file))) continue;
+        const m = list.find((x) => asset.kind === 'mp3' && asset.file === `${x.r.base}.mp3`);
+        if (!m) continue;
         const audio = await decodeAndMeasure('mp3', join(WORKS, work, String(asset.file)));
         const declared = {
           durationSeconds:
@@ -769,6 +451,14 @@ async function writeMeasurements(check: boolean): Promise<number> {
         asset.measured = JSON.parse(
           JSON.stringify({ ...audio, declared, disagreements: compareDeclared(declared, audio) }),
         );
+        const checks = mp3Checks(m);
+        if (checks) asset.technicalChecks = checks;
+      }
+      for (const asset of arr.assets as Array<Record<string, unknown>>) {
+        const m = list.find((x) => asset.kind === 'midi' && asset.file === `${x.r.base}.mid`);
+        if (m)
+          asset.technicalChecks =
+            'Standard MIDI file made by Verovio from the arrangement score: what the renderer played.';
       }
     }
     const next = rewriteWorkFile(text, before, after as Record<string, unknown>);
@@ -782,42 +472,63 @@ async function writeMeasurements(check: boolean): Promise<number> {
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
+  const found = audioEnvironment();
+  if ('reason' in found) {
+    console.error(found.reason);
+    process.exit(2);
+  }
+  const env = found.env;
+  const scratch = mkdtempSync(join(os.tmpdir(), 'pdma-sample-audio-'));
+  const pool = new EngravePool({ size: Math.min(2, os.availableParallelism()), timeoutMs: 900_000, memoryMb: 2048 });
   let stale = 0;
-  for (const r of RENDERINGS) {
-    const dir = join(WORKS, r.work);
-    const xml = readFileSync(join(dir, r.source), 'utf8');
-    const settings = engineSettings(r.profiles);
-    const excerpt = parseExcerpt(xml, r);
-    const perf = perform(excerpt, r, settings);
-    const parts = Math.max(...excerpt.notes.map((n) => n.part)) + 1;
-    const programs: number[] = new Array<number>(parts).fill(settings.midiProgram);
-    const outputs: [string, Uint8Array][] = [
-      [`${r.base}.musicxml`, new TextEncoder().encode(arrangementScore(xml, r, perf.qpm))],
-      [`${r.base}.mid`, writeMidi(perf, programs, r.title)],
-    ];
-    let seconds = perf.musicSec;
-    if (r.mp3) {
-      const pcm = toPcm(synthesize(perf, r, settings), r.loop);
-      seconds = pcm.length / SAMPLE_RATE;
-      outputs.push([`${r.base}.mp3`, encodeMp3(pcm)]);
-    }
-    for (const [name, bytes] of outputs) {
-      const file = join(dir, name);
-      if (sameBytes(file, bytes)) continue;
+  const made: Made[] = [];
+  try {
+    const write = (r: Rendering, name: string, bytes: Uint8Array) => {
+      const file = join(WORKS, r.work, name);
+      if (sameBytes(file, bytes)) return;
       stale++;
       if (check) console.error(`stale: ${r.work}/${name}`);
       else writeFileSync(file, bytes);
-    }
-    const phraseEnds = Array.from({ length: r.repeats }, (_, k) => ((k + 1) * excerpt.lengthQuarters * 60) / perf.qpm);
-    console.log(
-      `${r.work}/${r.base}: ${seconds.toFixed(2)} s (${Math.round(seconds)} s), ${perf.notes.length} notes, qpm ${perf.qpm.toFixed(1)}` +
-        `${r.loop ? ', loop' : ''}, repeat ends at ${phraseEnds.map((t) => t.toFixed(2)).join('/')} s` +
-        (r.mp3 ? `, mp3 ${outputs[2]![1].length} bytes` : ''),
+    };
+    await Promise.all(
+      [0, 1].map(async (lane) => {
+        for (let k = lane; k < RENDERINGS.length; k += 2) {
+          const r = RENDERINGS[k]!;
+          const xml = readFileSync(join(WORKS, r.work, r.source), 'utf8');
+          const { program, tempoScale } = profileSettings(r.profiles);
+          const score = new TextEncoder().encode(arrangementScore(xml, r, r.qpm * tempoScale, program));
+          write(r, `${r.base}.musicxml`, score);
+          const file = join(scratch, `${r.base}.musicxml`);
+          writeFileSync(file, score);
+          const output = await pool.audio(
+            { file, compressed: false },
+            { env, scoreSha256: sha256(score), loop: r.loop },
+          );
+          if (output.rendering.status !== 'rendered') throw new Error(`${r.base}: ${output.rendering.reason}`);
+          const bytes = (name: string) => output.files.find((f) => f.name === name)!.bytes;
+          write(r, `${r.base}.mid`, bytes('score.mid'));
+          const mp3 = r.mp3 ? (r.loop ? 'loop.mp3' : 'master.mp3') : null;
+          if (mp3) write(r, `${r.base}.mp3`, bytes(mp3));
+          made.push({ r, output, mp3 });
+          const info = output.rendering.files.find((f) => f.name === (mp3 ?? 'master.flac'))!;
+          console.log(
+            `${r.work}/${r.base}: ${info.measured!.durationSeconds.toFixed(2)} s, ${info.measured!.integratedLufs} LUFS` +
+              (output.rendering.loop ? `, loop seam ${output.rendering.loop.longestSilenceMs} ms` : '') +
+              (mp3 ? `, ${r.base}.mp3 ${info.byteLength} bytes` : ''),
+          );
+        }
+      }),
     );
+  } finally {
+    await pool.close();
+    rmSync(scratch, { recursive: true, force: true });
   }
-  stale += await writeMeasurements(check);
+  made.sort((a, b) => RENDERINGS.indexOf(a.r) - RENDERINGS.indexOf(b.r));
+  stale += await writeRecords(made, check);
   if (check && stale > 0) {
-    console.error(`${stale} file(s) out of date; run: npx node scripts/render-sample-audio.ts`);
+    console.error(
+      `${stale} file(s) out of date; run: npx node scripts/render-sample-audio.ts (with ${env.renderer.name} ${env.renderer.version}, ffmpeg ${env.encoder.version})`,
+    );
     process.exit(1);
   }
   if (!check) console.log(stale === 0 ? 'all renderings up to date' : `wrote ${stale} file(s)`);

@@ -29,6 +29,7 @@ import type { WorkRecord } from '../../src/schemas/work.ts';
 import { SUBMISSION_STATUSES } from '../../src/schemas/contribution.ts';
 import { html, page, type DeskSessionView } from './html.ts';
 import { DESK_CSP } from './routes.ts';
+import { batchListenCell, batchListenRows, listenForms, listenHelp, RecentVerdicts } from './listening.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
 
@@ -165,6 +166,7 @@ export async function registerBatchDesk(
   ctx: AppContext,
   batches: BatchService,
   actions: BatchActions,
+  recent: RecentVerdicts = new RecentVerdicts(),
 ): Promise<void> {
   await app.register(async (desk) => {
     // Checkbox lists repeat a name, so the form keeps every value of "item".
@@ -241,6 +243,9 @@ export async function registerBatchDesk(
           (!f.duplicates || i.duplicateOf !== null) &&
           (!f.q || matchesAllWords(`${i.title} ${i.composer} ${i.lyricist ?? ''} ${i.itemKey}`, f.q)),
       );
+      // Applied works' rendered scores, each with a player (desk/listening.ts).
+      const listen = await batchListenRows(ctx, items);
+      const base = ctx.config.publicBaseUrl;
       const rows = items.map(
         (i) => html`<tr data-item="${i.itemKey}">
   <td><input type="checkbox" name="item" value="${i.trackingCode}" id="pick-${i.trackingCode}" aria-label="Choose ${i.title}"></td>
@@ -253,6 +258,7 @@ export async function registerBatchDesk(
       ? html`<span class="bad" data-duplicate-of="${i.duplicateOf}" data-exact="${String(i.duplicateMatch?.exact === true)}">${i.duplicateMatch?.exact ? 'exact' : 'probable'} duplicate of ${i.duplicateOf}</span>${i.duplicateMatch ? html`<br><small>matched: ${i.duplicateMatch.matched.join(', ')}</small>` : ''}<br><a href="/admin/batches/${batch.batchId}/compare/${encodeURIComponent(i.itemKey)}">compare side by side</a>`
       : '—'
   }</td>
+  ${batchListenCell(i, listen, base, recent)}
 </tr>`,
       );
       const latest = await actions.latest(batch.batchId);
@@ -272,14 +278,15 @@ ${actionSection(latest)}
 <form method="post" action="/admin/batches/${batch.batchId}/act" id="batch-actions">
 <input type="hidden" name="_csrf" value="${session.csrf}">
 <div class="table-wrap"><table id="batch-items"><caption>${items.length} of ${all.length} works shown</caption>
-<thead><tr><th scope="col">Choose</th><th scope="col">Work</th><th scope="col">Composer</th><th scope="col">Status</th><th scope="col">Rights</th><th scope="col">Duplicate</th></tr></thead>
+<thead><tr><th scope="col">Choose</th><th scope="col">Work</th><th scope="col">Composer</th><th scope="col">Status</th><th scope="col">Rights</th><th scope="col">Duplicate</th><th scope="col">Listen</th></tr></thead>
 <tbody>${rows}</tbody></table></div>
 <p><label for="b-reviewer">Reviewer</label> <input id="b-reviewer" name="reviewer" value="${session.label}" maxlength="100" required></p>
 <p><label for="b-note">Note</label> <input id="b-note" name="note" maxlength="2000"></p>
 <p><label><input type="checkbox" name="approveTerms" value="true" id="b-terms"> Approve the new vocabulary terms the works propose (with Accept or Merge)</label></p>
 <p><label for="b-scope">Act on</label> <select id="b-scope" name="scope"><option value="chosen">The chosen works</option><option value="all">Every work of the batch the action fits</option></select></p>
 ${running ? html`<p id="batch-actions-wait">New actions can be asked for once the running action has finished.</p>` : html`<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button> <button type="submit" name="action" value="merge" title="Accept a probable duplicate as another source score of the work it duplicates (no second work)">Merge duplicate into existing work</button></p>`}
-</form>`;
+</form>
+${listen.size > 0 ? html`${listenHelp()}${listenForms([...listen.values()].flat(), session.csrf, request.url.slice(0, 400))}` : ''}`;
       return send(
         reply,
         status,

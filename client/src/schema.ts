@@ -353,6 +353,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/works/{slug}/assets/{assetId}/listening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a listener's verdict (approved or declined) on a score's rendered audio
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) configured with an operator-given label (label=secret): the label is the listener, an accountable person, recorded in the work file and as the commit author. The body names the audio heard by the SHA-256 of the asset's rendered master.flac (the served work record's `renderedAudio.files`); a verdict on other audio is refused. The verdict is written into the score asset's `listening` in the content repository and built; the record then shows `renderedAudio.reviewState` "human-listening-approved" (approved) while that digest is the audio served: a score rendered again is unheard again. The answer follows the rebuild (state "visible"); with `Prefer: respond-async` it answers 202 once the verdict is committed (state "recorded") and the rebuild runs in the background. The review desk records verdicts through the same service, after its player has played.
+         */
+        post: operations["recordListening"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/correction-reports": {
         parameters: {
             query?: never;
@@ -1835,6 +1855,25 @@ export interface components {
                      */
                     provenance: string;
                 };
+                /** @description The last listener's verdict on this score's rendered audio; null when nobody has given one. */
+                listening: {
+                    /**
+                     * Format: date-time
+                     * @description When the verdict was given (UTC).
+                     */
+                    atUtc: string;
+                    /** @description SHA-256 of the rendered lossless master (master.flac) the listener heard: the verdict holds for that audio only. */
+                    audioSha256: string;
+                    /** @description True when the verdict names the audio served now (master.flac); false when it was given on an earlier rendering and counts for nothing. */
+                    current: boolean;
+                    /** @description The listener: the operator-given label of the admin key they acted with (an accountable person). */
+                    listener: string;
+                    /**
+                     * @description approved: the listener heard it and approves it for reuse (human-listening-approved); declined: heard and not approved (it stays technical-pass).
+                     * @enum {string}
+                     */
+                    verdict: "approved" | "declined";
+                } | null;
                 /** @description Loopable arrangements: the lossless loop and its measured seams; null otherwise. */
                 loop: {
                     /** @description The loop file holds frames [startFrame, endFrame); play on from startFrame. */
@@ -1849,7 +1888,7 @@ export interface components {
                 } | null;
                 /** @description Length of the MIDI (its last event), seconds. */
                 midiSeconds: number | null;
-                /** @description SHA-256 of the MIDI file rendered (Verovio from the score; served in the audio folder as score.mid). */
+                /** @description SHA-256 of the MIDI file rendered, as served in the audio folder as score.mid: Verovio's MIDI of the score with the work's title and composer as text events at its start (they make no sound); for an engraved score the same file as its score.mid download. */
                 midiSha256: string | null;
                 /** @description Why there is no audio (failed, pending, not-offered). */
                 reason: string | null;
@@ -1861,10 +1900,10 @@ export interface components {
                     version: string;
                 } | null;
                 /**
-                 * @description Rendered audio passed the automated checks only; nobody has listened to it.
+                 * @description technical-pass: the automated checks only (nobody has approved it after listening); human-listening-approved: a named listener heard exactly this audio (`listening.audioSha256` is the served master.flac) and approved it.
                  * @enum {string}
                  */
-                reviewState: "technical-pass";
+                reviewState: "technical-pass" | "human-listening-approved";
                 /** @description SHA-256 of the score file rendered. */
                 scoreSha256: string | null;
                 /** @description The General MIDI SoundFont and its license. */
@@ -3710,6 +3749,88 @@ export interface components {
              */
             visibility: "private" | "public";
         };
+        /**
+         * ListeningBody
+         * @description A listener's verdict on one score's rendered audio, naming the audio heard by its digest.
+         */
+        ListeningBody: {
+            /** @description SHA-256 of the audio you heard: the master.flac of the asset's renderedAudio.files, as the served work record lists it. A verdict that names other audio (or none) is refused: nobody approves audio they did not hear. */
+            audioSha256: string;
+            /**
+             * @description approved: you listened and approve it for reuse (it becomes human-listening-approved); declined: you listened and do not approve it.
+             * @enum {string}
+             */
+            verdict: "approved" | "declined";
+        };
+        /**
+         * ListeningFact
+         * @description A listener's verdict on one rendering of a score, by the digest of the audio heard.
+         */
+        ListeningFact: {
+            /**
+             * Format: date-time
+             * @description When the verdict was given (UTC).
+             */
+            atUtc: string;
+            /** @description SHA-256 of the rendered lossless master (master.flac) the listener heard: the verdict holds for that audio only. */
+            audioSha256: string;
+            /** @description The listener: the operator-given label of the admin key they acted with (an accountable person). */
+            listener: string;
+            /**
+             * @description approved: the listener heard it and approves it for reuse (human-listening-approved); declined: heard and not approved (it stays technical-pass).
+             * @enum {string}
+             */
+            verdict: "approved" | "declined";
+        };
+        /**
+         * ListeningOutcome
+         * @description A recorded listening verdict.
+         */
+        ListeningOutcome: {
+            /** @description The score asset whose rendered audio was heard. */
+            assetId: number;
+            /** @description The content repository commit that records the verdict. */
+            commit: string;
+            links: {
+                /**
+                 * Format: uri
+                 * @description The provenance page of the rendered audio.
+                 */
+                provenance: string;
+                /**
+                 * Format: uri
+                 * @description The work's JSON record (its asset's renderedAudio.reviewState and listening).
+                 */
+                work: string;
+            };
+            /**
+             * ListeningFact
+             * @description A listener's verdict on one rendering of a score, by the digest of the audio heard.
+             */
+            listening: {
+                /**
+                 * Format: date-time
+                 * @description When the verdict was given (UTC).
+                 */
+                atUtc: string;
+                /** @description SHA-256 of the rendered lossless master (master.flac) the listener heard: the verdict holds for that audio only. */
+                audioSha256: string;
+                /** @description The listener: the operator-given label of the admin key they acted with (an accountable person). */
+                listener: string;
+                /**
+                 * @description approved: the listener heard it and approves it for reuse (human-listening-approved); declined: heard and not approved (it stays technical-pass).
+                 * @enum {string}
+                 */
+                verdict: "approved" | "declined";
+            };
+            /**
+             * @description visible: the site serving now shows the verdict (the rebuild after the commit finished); recorded: committed, the rebuild runs in the background (Prefer: respond-async) and the work record shows it when it has finished.
+             * @enum {string}
+             */
+            state: "visible" | "recorded";
+            /** @description The work. */
+            workSlug: string;
+        };
         /** @description One thing that keeps the best candidate from being ready, and how to supply it. */
         MissingItem: {
             /** @description The arrangement concerned; null when it concerns the work or a new arrangement. */
@@ -4689,18 +4810,18 @@ export interface components {
             fit: {
                 /** @description durationSeconds minus targetSeconds (negative: shorter than the target). */
                 deltaSeconds: number;
-                /** @description The duration judged: measured when a recording of the arrangement was measured, else declared. */
+                /** @description The duration judged: measured when a recording of the arrangement was measured, else the measured length of the audio rendered from its score, else declared. */
                 durationSeconds: number;
                 /**
-                 * @description Where durationSeconds comes from.
+                 * @description Where durationSeconds comes from: a measured recording, the rendered audio (measured), or the declaration.
                  * @enum {string}
                  */
-                durationSource: "measured" | "declared";
+                durationSource: "measured" | "rendered" | "declared";
                 /**
-                 * @description native: within max(3 s, 10 %) of the target as it is; trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter, and the record says it loops seamlessly; edit: neither (the caller would have to cut with a fade or repeat with a crossfade).
+                 * @description native: within max(3 s, 10 %) of the target as it is; cut: an exact 30 s or 60 s cut rendered from its score (ending on a bar line, no fade) is within it (`renderedAudio.fitting`); trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter and loopable (seamless only where `renderedAudio` measured the loop's seam; a loop measured with a gap is no loop fit); edit: neither (the caller would have to cut with a fade or repeat with a crossfade).
                  * @enum {string}
                  */
-                kind: "native" | "loop" | "trim" | "edit";
+                kind: "native" | "cut" | "loop" | "trim" | "edit";
                 /** @description The channel role's loop repeat limit (music-bed and music-ambient 40, music-sleep-lead 30, music-lead 8, intro, outro and short-form 4): a seamless loop that needs more repeats is an `edit` fit and fails `duration`. */
                 maxRepeats: number;
                 /** @description Times the piece plays to fill the target: ceil(target / duration) when shorter, else 1. A loop fit needs it within maxRepeats. */
@@ -4710,7 +4831,7 @@ export interface components {
                 /** @description max(3 s, 10 % of the target): within it the fit is native. */
                 toleranceSeconds: number;
             } | null;
-            /** @description Every format present as a public applied asset, with the asset id and absolute link to use. */
+            /** @description Every format present as a public applied asset, with the asset id and absolute link to use (mp3 may be the audio rendered from its score: `rendered`). */
             formats: {
                 /** @description The asset that supplies this format. */
                 assetId: number;
@@ -4721,6 +4842,8 @@ export interface components {
                 download: string;
                 /** @description Format (asset kind) present as a public applied asset. */
                 format: string;
+                /** @description True when the file is the audio the archive rendered from the score `assetId` (an MP3 of `renderedAudio`; for a cut or loop fit, that file), not a file of the asset itself. */
+                rendered?: boolean;
             }[];
             /** @description Instrumentation of the arrangement. */
             instrumentation: string;
@@ -4771,7 +4894,7 @@ export interface components {
                  */
                 url: string | null;
             };
-            /** @description The record says it loops seamlessly. */
+            /** @description The record marks it loopable (a declaration: `renderedAudio` and the duration reason say whether a measurement found its seam seamless). */
             loopable: boolean;
             /** @description Duration the archive measured from its recording (seconds), or null when none was measured; preferred over the declared one for fit and ranking. */
             measuredDurationSeconds: number | null;
@@ -4783,6 +4906,51 @@ export interface components {
             ready: boolean;
             /** @description Each applicable requirement, passed or failed, with the reason. */
             reasons: components["schemas"]["ResolveReason"][];
+            /**
+             * ResolveRendered
+             * @description Audio the archive rendered from the arrangement's score, or null when none is served.
+             */
+            renderedAudio: {
+                /** @description The score asset the audio was rendered from. */
+                assetId: number;
+                /** @description Every rendered file: FLAC masters and 192 kbit/s MP3s of the whole score, its cuts and its loop. */
+                files: {
+                    /** @description Measured. */
+                    durationSeconds: number;
+                    /** @enum {string} */
+                    format: "flac" | "mp3";
+                    /** @description e.g. "cut-60.mp3". */
+                    name: string;
+                    /** @enum {string} */
+                    role: "master" | "cut-30" | "cut-60" | "loop";
+                    /** @description SHA-256 of the file. */
+                    sha256: string;
+                    /**
+                     * Format: uri
+                     * @description Download link.
+                     */
+                    url: string;
+                }[];
+                /**
+                 * @description The rendered file that fits the requested duration: a cut, the loop, or the whole score; null without a target duration.
+                 * @enum {string|null}
+                 */
+                fitting: "master" | "cut-30" | "cut-60" | "loop" | null;
+                /**
+                 * Format: uri
+                 * @description The provenance page (score -> MIDI -> audio digests, renderer, SoundFont and licenses): cite it to dispute a claim.
+                 */
+                provenance: string;
+                /**
+                 * @description human-listening-approved only when a person approved exactly this audio after listening.
+                 * @enum {string}
+                 */
+                reviewState: "technical-pass" | "human-listening-approved";
+                /** @description Label of that review state. */
+                reviewStatus: string;
+                /** @description What the audio is: renderer, SoundFont and its review state in words. */
+                statement: string;
+            } | null;
             /** @description Rendering profiles used to make it, with their approval status. */
             renderingProfiles: {
                 /** @description True only for status `approved`. */
@@ -4915,6 +5083,8 @@ export interface components {
             downloads: {
                 /** @description Asset id: keep it with anything you take. */
                 assetId: number;
+                /** @description Rendered audio: which file of it ("cut-60.mp3", "cut-60.flac", "loop.flac", "master.mp3"); the score asset is assetId. */
+                file?: string;
                 /** @description The asset kind that supplies it ("mp3", "musicxml", "mxl"). */
                 format: string;
                 /**
@@ -4929,7 +5099,7 @@ export interface components {
             fit: {
                 durationSeconds: number;
                 /** @enum {string} */
-                kind: "native" | "loop" | "trim" | "edit";
+                kind: "native" | "cut" | "loop" | "trim" | "edit";
                 repeats: number;
             } | null;
             /** @description License of the arrangement (carry it forward). */
@@ -4940,6 +5110,11 @@ export interface components {
              */
             listen: string | null;
             position: number;
+            /**
+             * Format: uri
+             * @description Rendered audio: its provenance page (score, MIDI and audio digests, renderer, SoundFont, licenses); absent when the arrangement has none.
+             */
+            provenance?: string;
             /** @description True only when every requirement passed. */
             ready: boolean;
             /** @description Review state label of the arrangement. */
@@ -5193,7 +5368,7 @@ export interface components {
                  * @default false
                  */
                 loopable: boolean;
-                /** @description Duration measured from its listen file (the public MP3, else WAV; else any measured recording), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one. */
+                /** @description Duration measured from its listen file (the public MP3, else WAV; else any measured recording; else the audio rendered from its score: its master's measured length), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one. */
                 measuredDurationSeconds: number | null;
                 /**
                  * @description Mood words, e.g. "calm", "bright".
@@ -7191,6 +7366,117 @@ export interface operations {
                 };
             };
             /** @description Rate limited; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordListening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The score asset (MusicXML) whose rendered audio was heard. */
+                assetId: number;
+                /** @description Work slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description The verdict and the digest of the audio heard. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListeningBody"];
+            };
+        };
+        responses: {
+            /** @description Recorded and visible: the served record shows the verdict. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ListeningOutcome"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description With `Prefer: respond-async`: committed; the rebuild that shows it runs in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ListeningOutcome"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The body violates ListeningBody (errors[] names each field: audioSha256 is required), or a key was sent in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without the admin role, or an admin key without an operator-given label (no accountable listener). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The served catalog has no such work or asset. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The asset is not a score, or has no rendered audio to hear, or audioSha256 is not the master served now (`servedAudioSha256` names it); nothing was recorded. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After). */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -376,6 +376,13 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
         }
       }
     }
+    // A listening verdict is about audio rendered from a score: only scores have one (docs/audio.md).
+    if (asset.listening && asset.kind !== 'musicxml' && asset.kind !== 'mxl')
+      report(
+        file,
+        `${pointer}/listening`,
+        `is a verdict on audio rendered from a score; a ${asset.kind} asset has none (contributed recordings carry reviewState)`,
+      );
   };
   content.sourceAssets.forEach((a, i) => {
     checkAsset(a, `/sourceAssets/${i}`);

@@ -53,7 +53,7 @@ function renderedAudioOf(work: LoadedWork, scores: ScoreManifest, baseUrl: strin
   const assets = [...work.content.sourceAssets, ...(work.content.arrangements ?? []).flatMap((a) => a.assets)];
   for (const a of assets) {
     const audio = scores.scores[`${slug}/${a.id}`]?.audio;
-    if (audio) out.set(a.id, renderedAudioRecord(audio, baseUrl, slug, a.id));
+    if (audio) out.set(a.id, renderedAudioRecord(audio, baseUrl, slug, a.id, a.listening ?? null));
   }
   return out;
 }

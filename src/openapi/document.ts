@@ -26,6 +26,7 @@ import { ANSWER_COMPONENTS, ANSWER_OPERATIONS } from './answers.ts';
 import { RESOLVE_COMPONENTS, RESOLVE_OPERATIONS, RESOLVE_TAGS } from './resolve.ts';
 import { ADMIN_COMPONENTS, ADMIN_OPERATIONS, ADMIN_TAGS } from './admin.ts';
 import { IMPORT_COMPONENTS, IMPORT_OPERATIONS } from './imports.ts';
+import { LISTENING_COMPONENTS, LISTENING_OPERATIONS } from './listening.ts';
 import { READER_COMPONENTS, READER_OPERATIONS, READER_TAGS } from './reader.ts';
 import { GITHUB_WEBHOOK_OPERATIONS } from './review-github.ts';
 import { LIBRARY_COMPONENTS, LIBRARY_OPERATIONS, LIBRARY_SECURITY_SCHEMES, LIBRARY_TAGS } from './library.ts';
@@ -55,6 +56,7 @@ function allComponents(): Record<string, TSchema> {
     ...LIBRARY_COMPONENTS,
     ...ADMIN_COMPONENTS,
     ...IMPORT_COMPONENTS,
+    ...LISTENING_COMPONENTS,
     ...READER_COMPONENTS,
   };
 }
@@ -378,6 +380,7 @@ export const OPERATIONS: OperationSpec[] = [
   ...LIBRARY_OPERATIONS,
   ...ADMIN_OPERATIONS,
   ...IMPORT_OPERATIONS,
+  ...LISTENING_OPERATIONS,
   ...READER_OPERATIONS,
   ...GITHUB_WEBHOOK_OPERATIONS,
   ...AGENT_OPERATIONS,

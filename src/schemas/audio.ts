@@ -6,7 +6,7 @@
  * contribution said, `disagreements` where the two differ.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './common.ts';
+import { Nullable, StringEnum, UtcTimestamp } from './common.ts';
 import type {
   AudioMeasurement as DomainMeasurement,
   Disagreement as DomainDisagreement,
@@ -161,6 +161,38 @@ void sameDisagreement;
 const Url = (description: string) => Type.String({ format: 'uri', description });
 const Digest = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
 
+/**
+ * A person's verdict on a score's rendered audio (docs/audio.md, "Listening approval"): written
+ * into the score asset of the work file by the review desk (or POST
+ * /api/v1/admin/works/{slug}/assets/{assetId}/listening), never by hand. It names the exact audio
+ * heard (the lossless master's SHA-256); the build counts it only while that is the audio it
+ * serves, so a re-rendered score is unheard again.
+ */
+export const LISTENING_VERDICTS = ['approved', 'declined'] as const;
+export type ListeningVerdict = (typeof LISTENING_VERDICTS)[number];
+
+const listeningFields = {
+  verdict: StringEnum(LISTENING_VERDICTS, {
+    description:
+      'approved: the listener heard it and approves it for reuse (human-listening-approved); declined: heard and not approved (it stays technical-pass).',
+  }),
+  audioSha256: Digest(
+    'SHA-256 of the rendered lossless master (master.flac) the listener heard: the verdict holds for that audio only.',
+  ),
+  listener: Type.String({
+    pattern: '^[A-Za-z][A-Za-z0-9._-]{0,63}$',
+    description: 'The listener: the operator-given label of the admin key they acted with (an accountable person).',
+  }),
+  atUtc: UtcTimestamp('When the verdict was given (UTC).'),
+};
+
+export const ListeningFact = Type.Object(listeningFields, {
+  ...strict,
+  title: 'ListeningFact',
+  description: "A listener's verdict on one rendering of a score, by the digest of the audio heard.",
+});
+export type ListeningFact = Static<typeof ListeningFact>;
+
 export const RenderedAudioFile = Type.Object(
   {
     name: Type.String({ description: 'File name in the audio folder, e.g. "master.flac", "cut-60.mp3", "loop.flac".' }),
@@ -206,12 +238,28 @@ export const RenderedAudio = Type.Object(
         'What the audio is, e.g. "Rendered from the score by FluidSynth 2.3.1 with the Fluid (R3) General MIDI SoundFont; technical-pass (not listening-approved until a person has listened)."',
     }),
     reason: Nullable(Type.String(), { description: 'Why there is no audio (failed, pending, not-offered).' }),
-    reviewState: StringEnum(['technical-pass'] as const, {
-      description: 'Rendered audio passed the automated checks only; nobody has listened to it.',
+    reviewState: StringEnum(['technical-pass', 'human-listening-approved'] as const, {
+      description:
+        'technical-pass: the automated checks only (nobody has approved it after listening); human-listening-approved: a named listener heard exactly this audio (`listening.audioSha256` is the served master.flac) and approved it.',
     }),
+    listening: Nullable(
+      Type.Object(
+        {
+          ...listeningFields,
+          current: Type.Boolean({
+            description:
+              'True when the verdict names the audio served now (master.flac); false when it was given on an earlier rendering and counts for nothing.',
+          }),
+        },
+        { ...strict },
+      ),
+      { description: "The last listener's verdict on this score's rendered audio; null when nobody has given one." },
+    ),
     scoreSha256: Nullable(Digest('SHA-256 of the score file rendered.')),
     midiSha256: Nullable(
-      Digest('SHA-256 of the MIDI file rendered (Verovio from the score; served in the audio folder as score.mid).'),
+      Digest(
+        "SHA-256 of the MIDI file rendered, as served in the audio folder as score.mid: Verovio's MIDI of the score with the work's title and composer as text events at its start (they make no sound); for an engraved score the same file as its score.mid download.",
+      ),
     ),
     midiSeconds: Nullable(Seconds('Length of the MIDI (its last event), seconds.')),
     renderer: Nullable(

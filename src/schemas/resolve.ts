@@ -164,8 +164,53 @@ export const ResolveFormat = Type.Object(
     format: Type.String({ description: 'Format (asset kind) present as a public applied asset.' }),
     assetId: Type.Integer({ minimum: 1, description: 'The asset that supplies this format.' }),
     download: AbsoluteUrl('Absolute download URL of that asset.'),
+    rendered: Type.Optional(
+      Type.Boolean({
+        description:
+          'True when the file is the audio the archive rendered from the score `assetId` (an MP3 of `renderedAudio`; for a cut or loop fit, that file), not a file of the asset itself.',
+      }),
+    ),
   },
   { ...strict, description: 'The asset to use for one format.' },
+);
+
+export const ResolveRendered = Type.Object(
+  {
+    assetId: Type.Integer({ minimum: 1, description: 'The score asset the audio was rendered from.' }),
+    reviewState: StringEnum(['technical-pass', 'human-listening-approved'] as const, {
+      description: 'human-listening-approved only when a person approved exactly this audio after listening.',
+    }),
+    reviewStatus: Type.String({ description: 'Label of that review state.' }),
+    statement: Type.String({ description: 'What the audio is: renderer, SoundFont and its review state in words.' }),
+    fitting: Nullable(StringEnum(['master', 'cut-30', 'cut-60', 'loop'] as const), {
+      description:
+        'The rendered file that fits the requested duration: a cut, the loop, or the whole score; null without a target duration.',
+    }),
+    files: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ description: 'e.g. "cut-60.mp3".' }),
+          role: StringEnum(['master', 'cut-30', 'cut-60', 'loop'] as const),
+          format: StringEnum(['flac', 'mp3'] as const),
+          durationSeconds: Type.Number({ minimum: 0, description: 'Measured.' }),
+          sha256: Type.String({ description: 'SHA-256 of the file.' }),
+          url: AbsoluteUrl('Download link.'),
+        },
+        strict,
+      ),
+      {
+        description: 'Every rendered file: FLAC masters and 192 kbit/s MP3s of the whole score, its cuts and its loop.',
+      },
+    ),
+    provenance: AbsoluteUrl(
+      'The provenance page (score -> MIDI -> audio digests, renderer, SoundFont and licenses): cite it to dispute a claim.',
+    ),
+  },
+  {
+    ...strict,
+    title: 'ResolveRendered',
+    description: "Audio the archive rendered from the arrangement's score (docs/audio.md).",
+  },
 );
 
 export const ResolveProfile = Type.Object(
@@ -203,20 +248,24 @@ export const ResolveRights = Type.Object(
   },
 );
 
-export const FIT_KINDS = ['native', 'loop', 'trim', 'edit'] as const;
+export const FIT_KINDS = ['native', 'cut', 'loop', 'trim', 'edit'] as const;
 
 export const ResolveFit = Type.Object(
   {
     kind: StringEnum(FIT_KINDS, {
       description:
-        'native: within max(3 s, 10 %) of the target as it is; trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter, and the record says it loops seamlessly; edit: neither (the caller would have to cut with a fade or repeat with a crossfade).',
+        "native: within max(3 s, 10 %) of the target as it is; cut: an exact 30 s or 60 s cut rendered from its score (ending on a bar line, no fade) is within it (`renderedAudio.fitting`); trim: longer, and the record says it can be cut at marked phrase ends; loop: shorter and loopable (seamless only where `renderedAudio` measured the loop's seam; a loop measured with a gap is no loop fit); edit: neither (the caller would have to cut with a fade or repeat with a crossfade).",
     }),
     targetSeconds: Type.Integer({ minimum: 1, description: 'The requested targetDurationSeconds.' }),
     durationSeconds: Type.Number({
       minimum: 0,
-      description: 'The duration judged: measured when a recording of the arrangement was measured, else declared.',
+      description:
+        'The duration judged: measured when a recording of the arrangement was measured, else the measured length of the audio rendered from its score, else declared.',
     }),
-    durationSource: StringEnum(['measured', 'declared'] as const, { description: 'Where durationSeconds comes from.' }),
+    durationSource: StringEnum(['measured', 'rendered', 'declared'] as const, {
+      description:
+        'Where durationSeconds comes from: a measured recording, the rendered audio (measured), or the declaration.',
+    }),
     deltaSeconds: Type.Number({
       description: 'durationSeconds minus targetSeconds (negative: shorter than the target).',
     }),
@@ -288,7 +337,10 @@ export const ResolveCandidate = Type.Object(
       description: 'Fit to requirements.targetDurationSeconds; null when no target duration was requested.',
     }),
     listen: ResolveListen,
-    loopable: Type.Boolean({ description: 'The record says it loops seamlessly.' }),
+    loopable: Type.Boolean({
+      description:
+        'The record marks it loopable (a declaration: `renderedAudio` and the duration reason say whether a measurement found its seam seamless).',
+    }),
     trimmable: Type.Boolean({ description: 'The record says it can be cut shorter at marked phrase ends.' }),
     reviewState: StringEnum(CATALOG_REVIEW_STATES, { description: 'Review state of the arrangement as a whole.' }),
     reviewStatus: Type.String({ description: 'Label of the arrangement review state.' }),
@@ -296,7 +348,11 @@ export const ResolveCandidate = Type.Object(
     attribution: Nullable(Type.String(), { description: 'Attribution to carry forward.' }),
     rights: ResolveRights,
     formats: Type.Array(ResolveFormat, {
-      description: 'Every format present as a public applied asset, with the asset id and absolute link to use.',
+      description:
+        'Every format present as a public applied asset, with the asset id and absolute link to use (mp3 may be the audio rendered from its score: `rendered`).',
+    }),
+    renderedAudio: Nullable(ResolveRendered, {
+      description: "Audio the archive rendered from the arrangement's score, or null when none is served.",
     }),
     assets: Type.Array(ResolveAsset, {
       description: 'Every file of the arrangement, usable or not, with access, review state and rights.',
@@ -462,12 +518,23 @@ export const ResolveCompactCandidate = Type.Object(
       { description: 'ResolveFit in short; null without a target duration.' },
     ),
     listen: Nullable(AbsoluteUrl('A public MP3/WAV to hear it.'), { description: 'Where to hear it, or null.' }),
+    provenance: Type.Optional(
+      AbsoluteUrl(
+        'Rendered audio: its provenance page (score, MIDI and audio digests, renderer, SoundFont, licenses); absent when the arrangement has none.',
+      ),
+    ),
     downloads: Type.Array(
       Type.Object(
         {
           format: Type.String({ description: 'The asset kind that supplies it ("mp3", "musicxml", "mxl").' }),
           assetId: Type.Integer({ minimum: 1, description: 'Asset id: keep it with anything you take.' }),
           url: AbsoluteUrl('Download link of the public file.'),
+          file: Type.Optional(
+            Type.String({
+              description:
+                'Rendered audio: which file of it ("cut-60.mp3", "cut-60.flac", "loop.flac", "master.mp3"); the score asset is assetId.',
+            }),
+          ),
         },
         strict,
       ),

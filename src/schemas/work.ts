@@ -3,7 +3,7 @@
  * front matter of `works/<slug>/index.md`; `WorkRecord` is what the build publishes at
  * `/api/v1/works/{slug}` (absolute links, review-state labels, digests filled in).
  */
-import { AssetMeasurement, RenderedAudio } from './audio.ts';
+import { AssetMeasurement, ListeningFact, RenderedAudio } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   ACCESS_LEVELS,
@@ -234,6 +234,12 @@ const assetContentFields = {
     Nullable(AssetMeasurement, {
       description:
         'MP3/WAV measured by the archive at accept, with the declared values beside it (written by review; not hand-edited).',
+    }),
+  ),
+  listening: Type.Optional(
+    Nullable(ListeningFact, {
+      description:
+        "Scores (MusicXML): a listener's verdict on the audio the archive rendered from this score, naming the audio heard by its SHA-256 (written by the review desk; not hand-edited).",
     }),
   ),
   movement: Type.Optional(
@@ -472,7 +478,7 @@ export const ArrangementRecord = Type.Object(
     reviewStatus: Type.String({ description: 'Human-readable label of the arrangement review state.' }),
     measuredDurationSeconds: Nullable(Type.Number({ minimum: 0 }), {
       description:
-        'Duration measured from its listen file (the public MP3, else WAV; else any measured recording), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one.',
+        "Duration measured from its listen file (the public MP3, else WAV; else any measured recording; else the audio rendered from its score: its master's measured length), in seconds; null when none was measured. `durationSeconds` is the declared duration; resolve prefers the measured one.",
     }),
     formats: Type.Array(Type.String(), { description: 'Formats present (asset kinds), sorted.' }),
     assets: Type.Array(AssetRecord, { description: 'Files of the arrangement.' }),

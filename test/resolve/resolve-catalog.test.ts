@@ -679,7 +679,10 @@ describe('ranking and tie-breaks', () => {
       requirements: { targetDurationSeconds: 600 },
     });
     expect(loop.candidates.slice(0, 2).map((c) => c.ready)).toEqual([true, true]);
-    expect(loop.candidates[0]!.reasons.find((x) => x.requirement === 'duration')!.detail).toContain('loops seamlessly');
+    // Without rendered audio nothing measured the seam: the words say "loopable", never "seamless".
+    const loopDetail = loop.candidates[0]!.reasons.find((x) => x.requirement === 'duration')!.detail;
+    expect(loopDetail).toContain('the record marks it loopable (its seam has not been measured)');
+    expect(loopDetail).not.toContain('seamless');
     const trim = resolve('intro', {
       workSlug: 'beethoven-symphony-9-ode-to-joy',
       requirements: { targetDurationSeconds: 7 },

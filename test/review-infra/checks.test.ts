@@ -47,9 +47,10 @@ describe('runTechnicalChecks on valid files', () => {
   it('reads the duration, bitrate and sample rate of an MP3', async () => {
     const r = await runTechnicalChecks('mp3', path.join(SAMPLES, 'fur-elise-warm-piano.mp3'));
     expect(r.passed).toBe(true);
-    expect(r.measurements).toMatchObject({ container: 'MPEG', bitrate: 32000, sampleRate: 22050, channels: 1 });
+    // The sample's recordings are the archive's renderings (scripts/render-sample-audio.ts): 192 kbit/s, 48 kHz stereo.
+    expect(r.measurements).toMatchObject({ container: 'MPEG', bitrate: 192000, sampleRate: 48000, channels: 2 });
     expect(r.measurements.durationSeconds as number).toBeGreaterThan(10);
-    expect(r.summary).toMatch(/^MP3 decodes: 13\.\d s, 32 kbit\/s, 22050 Hz, 1 channel$/);
+    expect(r.summary).toMatch(/^MP3 decodes: 10\.\d s, 192 kbit\/s, 48000 Hz, 2 channels$/);
   });
 
   it('reads a WAV file', async () => {

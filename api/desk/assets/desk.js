@@ -87,3 +87,104 @@
   }
   setTimeout(tick, 2000);
 })();
+// Listening (api/desk/listening.ts): rows marked [data-listen-row], each with a player and
+// Approve / Decline buttons that stay disabled until the row's player has played
+// data-listen-seconds of audio (or to its end, if shorter): nobody approves audio they did not
+// hear. Keys, anywhere but in a text field: J or ArrowDown next row (and play it), K or ArrowUp
+// previous, Space or P play / pause, A approve, D decline. After a verdict the page comes back
+// at #after-<row id>, and the row after that one gets the focus.
+(function () {
+  var rows = Array.prototype.slice.call(document.querySelectorAll('[data-listen-row]'));
+  if (rows.length === 0) return;
+  var current = -1;
+  function playerOf(row) {
+    return row.querySelector('[data-listen-player]');
+  }
+  rows.forEach(function (row, i) {
+    var player = playerOf(row);
+    if (!player) return;
+    var need = Number(row.getAttribute('data-listen-seconds') || '5');
+    var heard = 0;
+    var last = null;
+    function open() {
+      if (row.getAttribute('data-heard') === 'true') return;
+      row.setAttribute('data-heard', 'true');
+      row.querySelectorAll('[data-listen-approve],[data-listen-decline]').forEach(function (b) {
+        b.disabled = false;
+      });
+      var hint = row.querySelector('[data-listen-hint]');
+      if (hint) hint.textContent = 'Heard: you can approve or decline it.';
+    }
+    player.addEventListener('play', function () {
+      last = player.currentTime;
+      current = i;
+      rows.forEach(function (other) {
+        var p = playerOf(other);
+        if (other !== row && p && !p.paused) p.pause();
+      });
+    });
+    player.addEventListener('timeupdate', function () {
+      if (player.paused || last === null) return;
+      var delta = player.currentTime - last;
+      // Only time actually played counts (a seek forward does not).
+      if (delta > 0 && delta < 1.5) heard += delta;
+      last = player.currentTime;
+      var enough = isFinite(player.duration) ? Math.min(need, Math.max(0, player.duration - 0.25)) : need;
+      if (heard >= enough) open();
+    });
+    player.addEventListener('seeking', function () {
+      last = null;
+    });
+    player.addEventListener('seeked', function () {
+      last = player.currentTime;
+    });
+    player.addEventListener('ended', function () {
+      if (heard > 0) open();
+    });
+  });
+  function focusRow(i, play) {
+    if (i < 0 || i >= rows.length) return;
+    if (current >= 0 && current !== i) {
+      var before = playerOf(rows[current]);
+      if (before && !before.paused) before.pause();
+    }
+    current = i;
+    rows[i].focus();
+    rows[i].scrollIntoView({ block: 'nearest' });
+    var p = playerOf(rows[i]);
+    if (play && p) p.play().catch(function () {});
+  }
+  var m = /^#after-(.+)$/.exec(window.location.hash);
+  if (m) {
+    var at = rows.findIndex(function (r) {
+      return r.id === m[1];
+    });
+    if (at >= 0) focusRow(Math.min(at + 1, rows.length - 1), false);
+  }
+  document.addEventListener('keydown', function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    var t = e.target;
+    var tag = t && t.tagName ? t.tagName.toLowerCase() : '';
+    if (tag === 'input' || tag === 'textarea' || tag === 'select' || (t && t.isContentEditable)) return;
+    var k = e.key;
+    var row = current >= 0 ? rows[current] : null;
+    if (k === 'j' || k === 'J' || k === 'ArrowDown') {
+      e.preventDefault();
+      focusRow(current < 0 ? 0 : current + 1, true);
+    } else if (k === 'k' || k === 'K' || k === 'ArrowUp') {
+      e.preventDefault();
+      focusRow(current <= 0 ? 0 : current - 1, true);
+    } else if (k === ' ' || k === 'p' || k === 'P') {
+      if (tag === 'button' || tag === 'a' || tag === 'audio') return;
+      e.preventDefault();
+      if (!row) return focusRow(0, true);
+      var p = playerOf(row);
+      if (p) (p.paused ? p.play() : Promise.resolve(p.pause())).catch(function () {});
+    } else if (k === 'a' || k === 'A' || k === 'd' || k === 'D') {
+      if (!row) return;
+      var b = row.querySelector(k === 'a' || k === 'A' ? '[data-listen-approve]' : '[data-listen-decline]');
+      e.preventDefault();
+      if (b && !b.disabled) b.click();
+    }
+  });
+})();

@@ -4,7 +4,7 @@
  * facts in words (records, Markdown, HTML and resolve reasons share these sentences).
  */
 import type { MusicRole } from '../../schemas/common.ts';
-import type { AssetMeasurement } from '../../schemas/audio.ts';
+import type { AssetMeasurement, RenderedAudio } from '../../schemas/audio.ts';
 
 /** The asset fields these rules read (a published AssetRecord has them all). */
 export interface AudioAssetView {
@@ -14,6 +14,107 @@ export interface AudioAssetView {
   reviewState: string;
   links: { download: string | null };
   measured?: AssetMeasurement | null;
+  /** SHA-256 of the file, when known. */
+  sha256?: string | null;
+  /** Scores: the audio the archive rendered from it (docs/audio.md, "Rendered from the score"). */
+  renderedAudio?: RenderedAudio;
+}
+
+type RenderedFile = RenderedAudio['files'][number];
+
+/**
+ * An arrangement's audio rendered from its score (docs/audio.md): the first public score of the
+ * arrangement whose audio was rendered, a listening-approved one first. What resolve reads of it:
+ * the measured length of the whole score, which exact cuts exist, the measured loop, and whether
+ * a person approved it after listening.
+ */
+export interface RenderedView {
+  /** The score asset rendered. */
+  assetId: number;
+  audio: RenderedAudio;
+  approved: boolean;
+  /** The whole score: its MP3 and FLAC, and its measured length (seconds). */
+  master: { mp3: RenderedFile; flac: RenderedFile | null; seconds: number };
+  /** Exactly 30 s / 60 s cuts that end on a bar line, by length. */
+  cuts: Map<number, { mp3: RenderedFile; flac: RenderedFile | null }>;
+  /** The rendered loop and its measured seam; null when none was made. */
+  loop: {
+    mp3: RenderedFile;
+    flac: RenderedFile | null;
+    seconds: number;
+    seamless: boolean;
+    longestSilenceMs: number;
+  } | null;
+}
+
+export function renderedView(assets: readonly AudioAssetView[]): RenderedView | null {
+  let best: RenderedView | null = null;
+  for (const a of assets) {
+    const audio = a.renderedAudio;
+    if ((a.kind !== 'musicxml' && a.kind !== 'mxl') || a.access !== 'public' || audio?.status !== 'rendered') continue;
+    const file = (role: string, format: string) => audio.files.find((f) => f.role === role && f.format === format);
+    const mp3 = file('master', 'mp3');
+    if (!mp3) continue;
+    const cuts = new Map<number, { mp3: RenderedFile; flac: RenderedFile | null }>();
+    for (const c of audio.cuts) {
+      const role = `cut-${c.seconds}`;
+      const cutMp3 = file(role, 'mp3');
+      if (cutMp3) cuts.set(c.seconds, { mp3: cutMp3, flac: file(role, 'flac') ?? null });
+    }
+    const loopMp3 = file('loop', 'mp3');
+    const view: RenderedView = {
+      assetId: a.id,
+      audio,
+      approved: audio.reviewState === 'human-listening-approved',
+      master: { mp3, flac: file('master', 'flac') ?? null, seconds: (file('master', 'flac') ?? mp3).durationSeconds },
+      cuts,
+      loop:
+        audio.loop && loopMp3
+          ? {
+              mp3: loopMp3,
+              flac: file('loop', 'flac') ?? null,
+              seconds: audio.loop.seconds,
+              seamless: audio.loop.seamless,
+              longestSilenceMs: audio.loop.longestSilenceMs,
+            }
+          : null,
+    };
+    if (!best || (view.approved && !best.approved)) best = view;
+  }
+  return best;
+}
+
+/** Whole seconds a rendered cut can stand in for: a target within tolerance of an exact cut's length. */
+export function cutFor(view: RenderedView | null, target: number): number | null {
+  if (!view) return null;
+  for (const seconds of view.cuts.keys()) if (Math.abs(seconds - target) <= fitTolerance(target)) return seconds;
+  return null;
+}
+
+/**
+ * The loop's seam as measured on the arrangement's rendered loop: `seamless` (ten plays, no
+ * silence over 5 ms), `gap` (a measured silence at the seam), or `not-measured` (no rendered
+ * loop). The measurement is of the rendered loop's files: when the arrangement also has a
+ * contributed recording that is not one of them (another digest), its seam was never measured.
+ */
+export function loopSeam(assets: readonly AudioAssetView[]): {
+  state: 'seamless' | 'gap' | 'not-measured';
+  longestSilenceMs: number | null;
+  assetId: number | null;
+} {
+  const view = renderedView(assets);
+  const none = { state: 'not-measured' as const, longestSilenceMs: null, assetId: null };
+  if (!view?.loop) return none;
+  const loopFiles = new Set([view.loop.mp3.sha256, view.loop.flac?.sha256]);
+  const recordings = assets.filter(
+    (a) => (LISTENABLE as readonly string[]).includes(a.kind) && a.access === 'public' && a.links.download,
+  );
+  if (recordings.some((a) => !loopFiles.has(a.sha256 ?? undefined))) return none;
+  return {
+    state: view.loop.seamless ? 'seamless' : 'gap',
+    longestSilenceMs: view.loop.longestSilenceMs,
+    assetId: view.assetId,
+  };
 }
 
 const LISTENABLE = ['mp3', 'wav'] as const;
@@ -46,14 +147,20 @@ export function noListenReason(assets: readonly AudioAssetView[]): string | null
 
 /**
  * The measured duration standing for the arrangement: the listen file's measurement, else the
- * first measured MP3/WAV of the arrangement; null when none was measured (then the declared one is used).
+ * first measured MP3/WAV of the arrangement, else the measured length of the audio rendered from
+ * its score (`source` "rendered"); null when nothing was measured (then the declared one is used).
  */
-export function measuredDuration(assets: readonly AudioAssetView[]): { seconds: number; assetId: number } | null {
+export function measuredDuration(
+  assets: readonly AudioAssetView[],
+): { seconds: number; assetId: number; source: 'recording' | 'rendered' } | null {
   const listen = listenAsset(assets);
   const measured = listen?.measured
     ? listen
     : assets.find((a) => (LISTENABLE as readonly string[]).includes(a.kind) && a.measured);
-  return measured?.measured ? { seconds: measured.measured.durationSeconds, assetId: measured.id } : null;
+  if (measured?.measured)
+    return { seconds: measured.measured.durationSeconds, assetId: measured.id, source: 'recording' };
+  const rendered = renderedView(assets);
+  return rendered ? { seconds: rendered.master.seconds, assetId: rendered.assetId, source: 'rendered' } : null;
 }
 
 /** The duration resolve ranks on: measured when measured, else declared (whole seconds, at least 1). */
@@ -62,7 +169,7 @@ export function effectiveDurationSeconds(declaredSeconds: number, assets: readon
   return m ? Math.max(1, Math.round(m.seconds)) : declaredSeconds;
 }
 
-export type FitKind = 'native' | 'loop' | 'trim' | 'edit';
+export type FitKind = 'native' | 'cut' | 'loop' | 'trim' | 'edit';
 
 /** Within this many seconds of the target (or 10 % of it, if more) a duration fits as is. */
 export function fitTolerance(target: number): number {
@@ -70,9 +177,11 @@ export function fitTolerance(target: number): number {
 }
 
 /**
- * How a piece of `seconds` fits a runtime of `target` seconds: `native` within tolerance; `trim`
- * when longer and trimmable at marked phrase ends; `loop` when shorter and seamlessly loopable;
- * `edit` otherwise (cutting with a fade, or repeating with a crossfade, by the caller's editor).
+ * How a piece of `seconds` fits a runtime of `target` seconds: `native` within tolerance; `cut`
+ * when an exact rendered cut of the score (30 s or 60 s, ending on a bar line) is within
+ * tolerance; `trim` when longer and trimmable at marked phrase ends; `loop` when shorter and
+ * loopable (a measured seam with a gap is not); `edit` otherwise (cutting with a fade, or
+ * repeating with a crossfade, by the caller's editor).
  */
 export function fitOf(
   seconds: number,
@@ -80,8 +189,10 @@ export function fitOf(
   loopable: boolean,
   trimmable: boolean,
   maxRepeats = Number.POSITIVE_INFINITY,
+  cut = false,
 ): FitKind {
   if (Math.abs(seconds - target) <= fitTolerance(target)) return 'native';
+  if (cut) return 'cut';
   if (seconds > target && trimmable) return 'trim';
   if (seconds < target && loopable && loopRepeats(seconds, target) <= maxRepeats) return 'loop';
   return 'edit';

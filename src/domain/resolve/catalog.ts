@@ -11,7 +11,8 @@
  * start or a swap parses no work and memory does not grow with the records.
  */
 import { compositionCleared, editionState, recordingState } from '../rights-cleared.ts';
-import { effectiveDurationSeconds } from '../audio/arrangement.ts';
+import { effectiveDurationSeconds, loopSeam, renderedView } from '../audio/arrangement.ts';
+import { REVIEW_STATE_LABELS } from '../review-states.ts';
 import type { ArrangementRecord, AssetRecord, WorkRecord } from '../../schemas/work.ts';
 import type { InstrumentRecord } from '../../schemas/profile.ts';
 import type { ProfileHead } from '../catalog-index/profiles.ts';
@@ -43,6 +44,9 @@ export const FLAG_REVIEW_PASSES = 4;
 export const FLAG_LOOPABLE = 8;
 export const FLAG_TRIMMABLE = 16;
 export const FLAG_COMPOSITION_PASSES = 32;
+/** The arrangement's score was rendered with an exact 30 s / 60 s cut (docs/audio.md). */
+export const FLAG_CUT_30 = 64;
+export const FLAG_CUT_60 = 128;
 
 /** Bits of the per-work `flags` column. */
 export const WORK_HAS_PUBLIC_SCORE = 1;
@@ -232,7 +236,40 @@ export function assetRightsPass(asset: AssetRecord): boolean {
   return status === 'public-domain' || asset.license !== null;
 }
 
-/** The asset used for each usable kind: the best review state, then the lowest id. */
+/**
+ * The audio the archive rendered from an arrangement's score, as the file resolve can offer for
+ * `mp3` (docs/audio.md, "Rendered from the score"): the score asset's id, rights and links, the
+ * rendered master MP3's digest and link, and the rendered audio's review state (human-listening-
+ * approved only when a person approved exactly this audio). `renderedAudio` marks it as rendered.
+ */
+export function renderedMp3Asset(a: ArrangementRecord): AssetRecord | null {
+  const view = renderedView(a.assets);
+  if (!view) return null;
+  const score = a.assets.find((x) => x.id === view.assetId)!;
+  if (!isUsable(score)) return null;
+  const mp3 = view.master.mp3;
+  return {
+    ...score,
+    kind: 'mp3',
+    title: `${score.title} (rendered audio)`,
+    mediaType: 'audio/mpeg',
+    sha256: mp3.sha256,
+    byteLength: mp3.byteLength,
+    reviewState: view.audio.reviewState,
+    reviewStatus: REVIEW_STATE_LABELS[view.audio.reviewState],
+    technicalChecks: null,
+    excerpt: null,
+    measured: null,
+    renderedAudio: view.audio,
+    links: { download: mp3.url, sourcePage: score.links.sourcePage },
+  };
+}
+
+/**
+ * The asset used for each usable kind: the best review state, then the lowest id. For `mp3`, the
+ * audio rendered from the arrangement's score stands in when no contributed MP3 has a better or
+ * equal review state (a contributed recording first).
+ */
 export function usableAssets(a: ArrangementRecord): Map<AssetKind, AssetRecord> {
   const byKind = new Map<AssetKind, AssetRecord>();
   for (const asset of a.assets) {
@@ -246,6 +283,10 @@ export function usableAssets(a: ArrangementRecord): Map<AssetKind, AssetRecord> 
       byKind.set(asset.kind, asset);
     }
   }
+  const rendered = renderedMp3Asset(a);
+  const mp3 = byKind.get('mp3');
+  if (rendered && (!mp3 || REVIEW_PREFERENCE[rendered.reviewState] < REVIEW_PREFERENCE[mp3.reviewState]))
+    byKind.set('mp3', rendered);
   return byKind;
 }
 
@@ -302,7 +343,11 @@ export function arrangementReadiness(
 ): { reviewPasses: boolean; edition: number; recording: number; staticReady: boolean } {
   const edition = layerCheck(editionState(a.rights.edition.status, a.rights.license));
   const recording = layerCheck(recordingState(a.rights.recording.status, a.rights.license));
-  const reviewPasses = a.reviewState === 'human-listening-approved';
+  // Listening approval: the arrangement's, or a person's approval of exactly the audio rendered
+  // from its score (a rendered arrangement a person approved; never one held for rights review).
+  const reviewPasses =
+    a.reviewState === 'human-listening-approved' ||
+    (a.reviewState !== 'rights-review-required' && renderedView(a.assets)?.approved === true);
   return {
     reviewPasses,
     edition,
@@ -485,6 +530,7 @@ export function resolveRowBuilder(
         if (f.rights) rightsOk |= KIND_BIT[kind];
       }
       const { edition, recording, reviewPasses, staticReady } = arrangementReadiness(compositionPasses, a);
+      const rendered = renderedView(a.assets);
       const r = a.intendedRole;
       const style = memo(a.style);
       // A parenthesized qualifier names no instrument ("Celesta (music-box voice)" is no voice).
@@ -502,9 +548,12 @@ export function resolveRowBuilder(
           (staticReady ? FLAG_STATIC_READY : 0) |
           (a.renderingProfileSlugs.every((s) => profiles.get(s)?.status === 'approved') ? FLAG_PROFILES_APPROVED : 0) |
           (reviewPasses ? FLAG_REVIEW_PASSES : 0) |
-          (a.loopable ? FLAG_LOOPABLE : 0) |
+          // Loopable as marked, unless its rendered loop was measured with a gap at the seam.
+          (a.loopable && loopSeam(a.assets).state !== 'gap' ? FLAG_LOOPABLE : 0) |
           (a.trimmable ? FLAG_TRIMMABLE : 0) |
-          (compositionPasses ? FLAG_COMPOSITION_PASSES : 0),
+          (compositionPasses ? FLAG_COMPOSITION_PASSES : 0) |
+          (rendered?.cuts.has(30) ? FLAG_CUT_30 : 0) |
+          (rendered?.cuts.has(60) ? FLAG_CUT_60 : 0),
         edition,
         recording,
         // Measured beats declared (docs/audio.md): the duration of its measured recording when there is one.
@@ -713,7 +762,7 @@ export function resolveCatalogOfRows(
 }
 
 /** Bits of `flags` that only the duration check reads (not part of a bound class). */
-const DURATION_FLAGS = FLAG_LOOPABLE | FLAG_TRIMMABLE;
+const DURATION_FLAGS = FLAG_LOOPABLE | FLAG_TRIMMABLE | FLAG_CUT_30 | FLAG_CUT_60;
 
 /** Positions must fit below this in a packed sort value (class * TIE_SPAN + position). */
 const TIE_SPAN = 2 ** 24;

@@ -66,17 +66,36 @@ function territoriesLine(c: ResolveCandidate, note: number): string {
 /**
  * The file to download for each requested format (as the full answer's `formats` lists it: the
  * public asset of that kind the checks used); every public file when no format was requested.
+ * Audio rendered from the score is named by its file ("cut-60.mp3"), and its lossless FLAC of the
+ * same role follows the MP3 (the master for producers who edit; the fitting cut or loop).
  */
 function downloads(
   c: ResolveCandidate,
   requested: readonly string[],
 ): ResolveCompactResult['candidates'][number]['downloads'] {
-  if (requested.length === 0) return c.formats.map((f) => ({ format: f.format, assetId: f.assetId, url: f.download }));
-  const out: ResolveCompactResult['candidates'][number]['downloads'] = [];
+  type Download = ResolveCompactResult['candidates'][number]['downloads'][number];
+  const out: Download[] = [];
+  const r = c.renderedAudio;
+  const push = (f: ResolveCandidate['formats'][number]) => {
+    if (!f.rendered || !r) {
+      if (!out.some((o) => o.assetId === f.assetId && o.file === undefined))
+        out.push({ format: f.format, assetId: f.assetId, url: f.download });
+      return;
+    }
+    const role = r.fitting ?? 'master';
+    for (const format of ['mp3', 'flac'] as const) {
+      const file = r.files.find((x) => x.role === role && x.format === format);
+      if (file && !out.some((o) => o.url === file.url))
+        out.push({ format, assetId: r.assetId, url: file.url, file: file.name });
+    }
+  };
+  if (requested.length === 0) {
+    c.formats.forEach(push);
+    return out;
+  }
   for (const f of normalizeFormats(requested)) {
     const hit = f.kinds.map((k) => c.formats.find((x) => x.format === k)).find((x) => x !== undefined);
-    if (hit && !out.some((o) => o.assetId === hit.assetId))
-      out.push({ format: hit.format, assetId: hit.assetId, url: hit.download });
+    if (hit) push(hit);
   }
   return out;
 }
@@ -109,6 +128,7 @@ export function compactCandidate(
     title: c.arrangementTitle,
     fit: c.fit ? { kind: c.fit.kind, durationSeconds: c.fit.durationSeconds, repeats: c.fit.repeats } : null,
     listen: c.listen.url,
+    ...(c.renderedAudio ? { provenance: c.renderedAudio.provenance } : {}),
     downloads: listed ? downloads(c, requested) : [],
     license: c.license,
     attribution: c.attribution,

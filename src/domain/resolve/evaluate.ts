@@ -11,6 +11,8 @@ import type { MusicResolveInput, ResolveReason } from '../../schemas/resolve.ts'
 import { ACCESS_MEANINGS, REVIEW_STATE_LABELS, REVIEW_STATE_MEANINGS } from '../review-states.ts';
 import {
   FLAG_COMPOSITION_PASSES,
+  FLAG_CUT_30,
+  FLAG_CUT_60,
   FLAG_LOOPABLE,
   FLAG_PROFILES_APPROVED,
   FLAG_REVIEW_PASSES,
@@ -60,9 +62,12 @@ import type { Meaning } from '../vocabulary/meaning.ts';
 import {
   MAX_LOOP_REPEATS,
   effectiveDurationSeconds,
+  cutFor,
   fitTolerance,
   loopRepeats,
+  loopSeam,
   measuredDuration,
+  renderedView,
 } from '../audio/arrangement.ts';
 
 /** The request, normalized once and compiled against one catalog's vocabulary. */
@@ -231,7 +236,8 @@ export function durationTolerance(target: number): number {
 }
 
 function assetWords(asset: AssetRecord): string {
-  return `asset ${asset.id} (${asset.access}, ${REVIEW_STATE_LABELS[asset.reviewState]})`;
+  const what = asset.renderedAudio ? `the audio rendered from asset ${asset.id}` : `asset ${asset.id}`;
+  return `${what} (${asset.access}, ${REVIEW_STATE_LABELS[asset.reviewState]})`;
 }
 
 /** Why no usable asset supplies `f`: the kinds that exist but are not public, or nothing. */
@@ -330,7 +336,7 @@ export interface Judgment {
   formatsPresent: number;
   usedMask: number;
   musicXmlBit: number;
-  durationOutcome: 'none' | 'within' | 'trim' | 'loop' | 'fail';
+  durationOutcome: 'none' | 'within' | 'trim' | 'loop' | 'fail' | 'cut';
   styleMask: number;
   instrumentationMask: number;
   moodMask: number;
@@ -433,16 +439,24 @@ export function couldBeReady(catalog: ResolveCatalog, i: number, q: ResolveReque
   return true;
 }
 
-const DURATION_OUTCOMES = ['none', 'within', 'trim', 'loop', 'fail'] as const;
+const DURATION_OUTCOMES = ['none', 'within', 'trim', 'loop', 'fail', 'cut'] as const;
 const WITHIN = 1;
 const TRIM = 2;
 const LOOP = 3;
 const FAIL = 4;
+/** An exact rendered cut of the score (30 s or 60 s, ending on a bar line) is within tolerance. */
+const CUT = 5;
 
 function durationOutcome(c: ResolveCatalog['cols'], i: number, target: number, maxRepeats: number): number {
   const d = c.duration[i]!;
-  if (Math.abs(d - target) <= durationTolerance(target)) return WITHIN;
+  const tolerance = durationTolerance(target);
+  if (Math.abs(d - target) <= tolerance) return WITHIN;
   const flags = c.flags[i]!;
+  if (
+    ((flags & FLAG_CUT_30) !== 0 && Math.abs(30 - target) <= tolerance) ||
+    ((flags & FLAG_CUT_60) !== 0 && Math.abs(60 - target) <= tolerance)
+  )
+    return CUT;
   if (d > target && (flags & FLAG_TRIMMABLE) !== 0) return TRIM;
   if (d < target && (flags & FLAG_LOOPABLE) !== 0 && loopRepeats(d, target) <= maxRepeats) return LOOP;
   return FAIL;
@@ -512,7 +526,7 @@ export function judge(
   let duration = 0;
   if (q.targetSeconds !== null) {
     duration = bestDuration ? WITHIN : durationOutcome(c, i, q.targetSeconds, q.maxRepeats);
-    if (duration === WITHIN) earned += WEIGHT.duration;
+    if (duration === WITHIN || duration === CUT) earned += WEIGHT.duration;
     else if (duration === FAIL) {
       const d = c.duration[i]!;
       earned += Math.round((5 * Math.min(d, q.targetSeconds)) / Math.max(d, q.targetSeconds));
@@ -829,19 +843,31 @@ function explain(
     const d = effectiveDurationSeconds(a.durationSeconds, a.assets);
     const m = measuredDuration(a.assets);
     const head = m
-      ? `${d} s measured (asset ${m.assetId}${Math.round(m.seconds) !== a.durationSeconds ? `; declared ${a.durationSeconds} s` : ''}) against a target of ${t} s`
+      ? `${d} s measured (${m.source === 'rendered' ? `the audio rendered from asset ${m.assetId}` : `asset ${m.assetId}`}${Math.round(m.seconds) !== a.durationSeconds ? `; declared ${a.durationSeconds} s` : ''}) against a target of ${t} s`
       : `${d} s (declared, not measured) against a target of ${t} s`;
+    // "Seamless" only where a measurement shows it: the seam of the rendered loop (ten plays, no silence over 5 ms).
+    const seam = loopSeam(a.assets);
+    const loopWords =
+      seam.state === 'seamless'
+        ? `its rendered loop (asset ${seam.assetId}) was measured seamless: ten plays, longest silence ${seam.longestSilenceMs} ms`
+        : seam.state === 'gap'
+          ? `it is marked loopable, but its rendered loop (asset ${seam.assetId}) was measured with ${seam.longestSilenceMs} ms of silence at the seam`
+          : 'the record marks it loopable (its seam has not been measured)';
+    const cut = cutFor(renderedView(a.assets), t);
     const detail = {
       none: '',
       within: `${head}: within ${durationTolerance(t)} s.`,
+      cut: `${head}: its score was rendered with an exact ${cut} s cut that ends on a bar line and rings out (no fade), within ${durationTolerance(t)} s of the target.`,
       trim: `${head}: longer, and the record says it can be trimmed at marked phrase ends.`,
-      loop: `${head}: shorter, and the record says it loops seamlessly (${loopRepeats(d, t)} repeats; at most ${q.maxRepeats} for ${q.role}).`,
+      loop: `${head}: shorter, and ${loopWords} (${loopRepeats(d, t)} repeats; at most ${q.maxRepeats} for ${q.role}).`,
       fail: `${head}: ${
         d > t
           ? 'longer, and the record does not say it can be trimmed'
-          : a.loopable
-            ? `shorter; it loops seamlessly, but would play ${loopRepeats(d, t)} times, more than the ${q.maxRepeats} repeats allowed for ${q.role} (the repetition would be the music)`
-            : 'shorter, and the record does not say it loops'
+          : a.loopable && seam.state === 'gap'
+            ? `shorter; ${loopWords}, so it does not loop as is`
+            : a.loopable
+              ? `shorter; ${loopWords}, but it would play ${loopRepeats(d, t)} times, more than the ${q.maxRepeats} repeats allowed for ${q.role} (the repetition would be the music)`
+              : 'shorter, and the record does not say it loops'
       } (fits within ${durationTolerance(t)} s).`,
     }[j.durationOutcome];
     note('duration', j.durationOutcome !== 'fail', detail);
@@ -938,16 +964,19 @@ function explain(
             .join('; ') + '; not cleared for reuse.',
   );
   const state = a.reviewState;
+  const heard = renderedView(a.assets);
   note(
     'arrangement-review',
     j.arrangementReviewOk,
     state === 'human-listening-approved'
       ? `${REVIEW_STATE_LABELS[state]}: ${REVIEW_STATE_MEANINGS[state]}`
-      : state === 'technical-pass'
-        ? `${REVIEW_STATE_LABELS[state]}: a technical pass only. ${REVIEW_STATE_MEANINGS[state]} Reuse needs human listening approval.`
-        : state === 'rights-review-required'
-          ? `${REVIEW_STATE_LABELS[state]}: ${REVIEW_STATE_MEANINGS[state]} Never offered as ready, whatever its files' states.`
-          : `${REVIEW_STATE_LABELS[state]}: ${REVIEW_STATE_MEANINGS[state]} Reuse needs human listening approval.`,
+      : state !== 'rights-review-required' && heard?.approved && heard.audio.listening
+        ? `${REVIEW_STATE_LABELS[state]} as an arrangement, and the audio rendered from its score (asset ${heard.assetId}) is human listening approved: ${heard.audio.listening.listener} listened to exactly that audio (master.flac SHA-256 ${heard.audio.listening.audioSha256.slice(0, 12)}…) and approved it at ${heard.audio.listening.atUtc}.`
+        : state === 'technical-pass'
+          ? `${REVIEW_STATE_LABELS[state]}: a technical pass only. ${REVIEW_STATE_MEANINGS[state]} Reuse needs human listening approval.`
+          : state === 'rights-review-required'
+            ? `${REVIEW_STATE_LABELS[state]}: ${REVIEW_STATE_MEANINGS[state]} Never offered as ready, whatever its files' states.`
+            : `${REVIEW_STATE_LABELS[state]}: ${REVIEW_STATE_MEANINGS[state]} Reuse needs human listening approval.`,
   );
   facts.assetsFailingReview = used.filter((x) => !(catalog.cols.reviewOkMask[i]! & KIND_BIT[x.kind]));
   note(
@@ -956,12 +985,19 @@ function explain(
     used.length === 0
       ? 'No file would be used.'
       : j.assetReviewOk
-        ? used.map((x) => `asset ${x.id} (${x.kind}): ${REVIEW_STATE_LABELS[x.reviewState]}`).join('; ') + '.'
+        ? used
+            .map(
+              (x) =>
+                `${x.renderedAudio ? `the audio rendered from asset ${x.id}` : `asset ${x.id}`} (${x.kind}): ${REVIEW_STATE_LABELS[x.reviewState]}`,
+            )
+            .join('; ') + '.'
         : facts.assetsFailingReview
             .map((x) =>
-              x.reviewState === 'technical-pass'
-                ? `asset ${x.id} (${x.kind}) has a technical pass only, which is not listening approval`
-                : `asset ${x.id} (${x.kind}) is "${REVIEW_STATE_LABELS[x.reviewState]}"`,
+              x.renderedAudio
+                ? `the audio rendered from asset ${x.id} (${x.kind}) has a technical pass only: nobody has approved it after listening (the review desk's listening page)`
+                : x.reviewState === 'technical-pass'
+                  ? `asset ${x.id} (${x.kind}) has a technical pass only, which is not listening approval`
+                  : `asset ${x.id} (${x.kind}) is "${REVIEW_STATE_LABELS[x.reviewState]}"`,
             )
             .join('; ') +
           '. Reuse needs human listening approval for audio (mp3, wav, video) and at least a human review for other files.',

@@ -39,9 +39,9 @@ export function resolveWorkedExample(u: Urls) {
             fit: {
               kind: 'loop',
               targetSeconds: 60,
-              durationSeconds: 18.3,
+              durationSeconds: 18.2,
               durationSource: 'measured',
-              deltaSeconds: -41.7,
+              deltaSeconds: -41.8,
               toleranceSeconds: 6,
               repeats: 4,
               maxRepeats: 40,
@@ -68,7 +68,7 @@ export function resolveWorkedExample(u: Urls) {
                 requirement: 'duration',
                 passed: true,
                 detail:
-                  '18 s measured (asset 11) against a target of 60 s: shorter, and the record says it loops seamlessly (4 repeats; at most 40 for music-bed).',
+                  '18 s measured (asset 11) against a target of 60 s: shorter, and the record marks it loopable (its seam has not been measured) (4 repeats; at most 40 for music-bed).',
               },
               {
                 requirement: 'arrangement-review',

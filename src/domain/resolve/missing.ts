@@ -321,7 +321,7 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
       item(
         'listening-approval',
         null,
-        `Arrangement ${a.id} needs human listening approval; it is "${REVIEW_STATE_LABELS[a.reviewState]}".${alsoAssets} ${NO_CONTRIBUTION}`,
+        `Arrangement ${a.id} needs human listening approval; it is "${REVIEW_STATE_LABELS[a.reviewState]}".${alsoAssets}${blockedAssets.some((x) => x.renderedAudio) ? ' An editor who listens to the audio rendered from its score and approves it on the review desk gives it that approval.' : ''} ${NO_CONTRIBUTION}`,
         at,
       ),
     );
@@ -341,7 +341,9 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
         item(
           'listening-approval',
           null,
-          `Asset ${asset.id} (${asset.kind}) is "${REVIEW_STATE_LABELS[asset.reviewState]}". ${NO_CONTRIBUTION}`,
+          asset.renderedAudio
+            ? `The audio rendered from asset ${asset.id} (${asset.kind}) is "${REVIEW_STATE_LABELS[asset.reviewState]}": an editor approves it after listening, on the review desk. ${NO_CONTRIBUTION}`
+            : `Asset ${asset.id} (${asset.kind}) is "${REVIEW_STATE_LABELS[asset.reviewState]}". ${NO_CONTRIBUTION}`,
           { ...at, assetId: asset.id },
         ),
       );

@@ -24,13 +24,18 @@ import {
 } from './evaluate.ts';
 import { findWorks, type Found } from './find.ts';
 import {
+  cutFor,
   effectiveDurationSeconds,
   fitOf,
   fitTolerance,
   listenAsset,
   loopRepeats,
+  loopSeam,
   measuredDuration,
   noListenReason,
+  renderedView,
+  type FitKind,
+  type RenderedView,
 } from '../audio/arrangement.ts';
 import type { ArrangementRecord } from '../../schemas/work.ts';
 import { analyzeMissing } from './missing.ts';
@@ -48,30 +53,82 @@ export interface ResolveContext {
   catalogGeneratedAtUtc: string;
 }
 
-/** Fit to the requested runtime (docs/resolve.md): measured duration when there is one, else declared. */
+/** Fit to the requested runtime (docs/resolve.md): measured duration when there is one (a recording, else the rendered audio), else declared. */
 function fitFor(a: ArrangementRecord, target: number | null, maxRepeats: number): ResolveCandidate['fit'] {
   if (target === null) return null;
   const m = measuredDuration(a.assets);
   const seconds = m ? Math.round(m.seconds * 10) / 10 : a.durationSeconds;
-  // The kind is judged on the same whole seconds the ranking used.
+  // The kind is judged on the same whole seconds and facts the ranking used (evaluate.ts).
   const judged = effectiveDurationSeconds(a.durationSeconds, a.assets);
-  const kind = fitOf(judged, target, a.loopable, a.trimmable, maxRepeats);
+  const loopable = a.loopable && loopSeam(a.assets).state !== 'gap';
+  const kind = fitOf(
+    judged,
+    target,
+    loopable,
+    a.trimmable,
+    maxRepeats,
+    cutFor(renderedView(a.assets), target) !== null,
+  );
   return {
     kind,
     repeats: loopRepeats(judged, target),
     maxRepeats,
     targetSeconds: target,
     durationSeconds: seconds,
-    durationSource: m ? 'measured' : 'declared',
+    durationSource: m ? (m.source === 'rendered' ? 'rendered' : 'measured') : 'declared',
     deltaSeconds: Math.round((seconds - target) * 10) / 10,
     toleranceSeconds: fitTolerance(target),
   };
 }
 
-/** A public MP3/WAV to hear, or why there is none. */
+/** The rendered file that gives a fit: the cut, the loop, or the whole score. */
+function fittingRole(
+  view: RenderedView,
+  kind: FitKind | null,
+  target: number | null,
+): 'master' | 'cut-30' | 'cut-60' | 'loop' {
+  if (kind === 'cut' && target !== null) return cutFor(view, target) === 30 ? 'cut-30' : 'cut-60';
+  if (kind === 'loop' && view.loop) return 'loop';
+  return 'master';
+}
+
+/** Audio rendered from the arrangement's score, as the candidate lists it. */
+function renderedFor(view: RenderedView | null, fit: ResolveCandidate['fit']): ResolveCandidate['renderedAudio'] {
+  if (!view) return null;
+  const a = view.audio;
+  return {
+    assetId: view.assetId,
+    reviewState: a.reviewState,
+    reviewStatus: REVIEW_STATE_LABELS[a.reviewState],
+    statement: a.statement ?? '',
+    fitting: fit ? fittingRole(view, fit.kind, fit.targetSeconds) : null,
+    files: a.files.map((f) => ({
+      name: f.name,
+      role: f.role,
+      format: f.format,
+      durationSeconds: f.durationSeconds,
+      sha256: f.sha256,
+      url: f.url,
+    })),
+    provenance: a.links.provenance,
+  };
+}
+
+/** A public MP3/WAV to hear, else the MP3 rendered from its score, or why there is none. */
 function listenFor(a: ArrangementRecord): ResolveCandidate['listen'] {
   const l = listenAsset(a.assets);
-  if (!l) return { url: null, assetId: null, format: null, reviewStatus: null, reason: noListenReason(a.assets) };
+  if (!l) {
+    const view = renderedView(a.assets);
+    if (view)
+      return {
+        url: view.master.mp3.url,
+        assetId: view.assetId,
+        format: 'mp3',
+        reviewStatus: REVIEW_STATE_LABELS[view.audio.reviewState],
+        reason: null,
+      };
+    return { url: null, assetId: null, format: null, reviewStatus: null, reason: noListenReason(a.assets) };
+  }
   return {
     url: l.links.download!,
     assetId: l.id,
@@ -91,6 +148,9 @@ function candidateOf(
 ): ResolveCandidate {
   const { work: w, arrangement: a } = arrangementAt(catalog, records, i);
   const failed = ev.reasons.filter((r) => !r.passed).map((r) => r.requirement);
+  const fit = fitFor(a, q.targetSeconds, q.maxRepeats);
+  const view = renderedView(a.assets);
+  const rendered = renderedFor(view, fit);
   return {
     position,
     ready: ev.ready,
@@ -111,7 +171,7 @@ function candidateOf(
     moods: a.moods,
     durationSeconds: a.durationSeconds,
     measuredDurationSeconds: measuredDuration(a.assets)?.seconds ?? null,
-    fit: fitFor(a, q.targetSeconds, q.maxRepeats),
+    fit,
     listen: listenFor(a),
     loopable: a.loopable,
     trimmable: a.trimmable,
@@ -130,7 +190,14 @@ function candidateOf(
     },
     formats: [...usableAssets(a).entries()]
       .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-      .map(([format, asset]) => ({ format, assetId: asset.id, download: asset.links.download! })),
+      .map(([format, asset]) => {
+        if (!asset.renderedAudio || !view || !rendered)
+          return { format, assetId: asset.id, download: asset.links.download! };
+        // The rendered MP3 that fits: the cut or loop when the fit uses one, else the whole score.
+        const file = rendered.files.find((f) => f.role === rendered.fitting && f.format === 'mp3');
+        return { format, assetId: asset.id, download: file?.url ?? asset.links.download!, rendered: true };
+      }),
+    renderedAudio: rendered,
     assets: a.assets.map((x) => ({
       id: x.id,
       kind: x.kind,

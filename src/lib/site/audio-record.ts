@@ -1,9 +1,12 @@
 /**
  * A score's rendered audio as its record publishes it (`AssetRecord.renderedAudio`,
  * src/schemas/audio.ts): the build's manifest entry (src/lib/site/render-audio.ts) with absolute
- * links and the measured figures of each file; the provenance page's address.
+ * links and the measured figures of each file; the provenance page's address; the review state
+ * derived from the score asset's listening verdict (src/domain/audio/listening.ts), which counts
+ * only when it names the master served here.
  */
-import type { RenderedAudio } from '../../schemas/audio.ts';
+import type { ListeningFact, RenderedAudio } from '../../schemas/audio.ts';
+import { heardFile, listeningState, renderedStatementOf } from '../../domain/audio/listening.ts';
 import { audioFolder, type AudioEntry } from './scores.ts';
 
 const MEDIA: Record<'flac' | 'mp3', string> = { flac: 'audio/flac', mp3: 'audio/mpeg' };
@@ -15,12 +18,19 @@ export function provenancePath(slug: string, assetId: number): string {
   return `/works/${enc(slug)}/audio/${assetId}/`;
 }
 
-export function renderedAudioRecord(entry: AudioEntry, baseUrl: string, slug: string, assetId: number): RenderedAudio {
+export function renderedAudioRecord(
+  entry: AudioEntry,
+  baseUrl: string,
+  slug: string,
+  assetId: number,
+  listening: ListeningFact | null = null,
+): RenderedAudio {
   const folder = `${baseUrl}/${audioFolder(enc(slug), assetId)}`;
   const links = { provenance: `${baseUrl}${provenancePath(slug, assetId)}`, midi: null as string | null };
   const empty = {
     statement: null,
     reviewState: 'technical-pass' as const,
+    listening: listeningState(listening, null).listening,
     scoreSha256: null,
     midiSha256: null,
     midiSeconds: null,
@@ -32,11 +42,13 @@ export function renderedAudioRecord(entry: AudioEntry, baseUrl: string, slug: st
   };
   if (entry.status !== 'rendered') return { status: entry.status, reason: entry.reason, ...empty, links };
   links.midi = `${folder}/score.mid`;
+  const heard = listeningState(listening, heardFile(entry.files)?.sha256 ?? null);
   return {
     status: 'rendered',
-    statement: entry.statement,
+    statement: renderedStatementOf(entry.renderer, entry.soundFont, heard.listening),
     reason: null,
-    reviewState: 'technical-pass',
+    reviewState: heard.reviewState,
+    listening: heard.listening,
     scoreSha256: entry.scoreSha256,
     midiSha256: entry.midiSha256,
     midiSeconds: entry.midiSeconds,

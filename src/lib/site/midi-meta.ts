@@ -53,6 +53,14 @@ export function withMidiMetadata(midi: Uint8Array, meta: MidiMeta): Uint8Array {
   return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
 
+/**
+ * The metadata a score's published MIDI carries (its title, composer and what it is): one rule for
+ * the engraving's score.mid and the rendered audio's, so the two are the same file.
+ */
+export function scoreMidiMeta(info: { title: string; composer: string; subject: string }): MidiMeta {
+  return { title: info.title, texts: [`Composer: ${info.composer}`, `${info.subject} (Public-Domain Music Archive)`] };
+}
+
 /** The sequence name and text events of the first track (for tests and checks). */
 export function midiMetadata(midi: Uint8Array): { title: string | null; texts: string[] } {
   const b = Buffer.from(midi.buffer, midi.byteOffset, midi.byteLength);

@@ -18,6 +18,8 @@ import { audioEnvironment, type AudioEnvironment, type AudioOutput, type AudioTo
 import { EngraveBudgetError, EngravePool, type EngravePoolOptions } from './engrave-pool.ts';
 import { audioKey, RenderCache, type RenderCacheBackend } from './render-cache.ts';
 import { audioFolder, type AudioEntry } from './scores.ts';
+import { scoreMidiMeta, withMidiMetadata, type MidiMeta } from './midi-meta.ts';
+import { scoreMetadata } from './render-scores.ts';
 
 export type AudioMode = 'build' | 'cached' | 'off';
 export const AUDIO_MODES: readonly AudioMode[] = ['build', 'cached', 'off'];
@@ -29,6 +31,8 @@ export interface AudioJob {
   compressed: boolean;
   /** A score of a loopable arrangement: a loop file is made too. */
   loop: boolean;
+  /** The work's metadata its published MIDI carries (the same as the engraving's score.mid). */
+  midiMeta?: MidiMeta;
 }
 
 /** Every public score of the catalog with its file (scores not stored here, or not public, get no audio). */
@@ -46,7 +50,14 @@ export function audioJobs(catalog: Catalog, blobPath?: (sha256: string) => strin
       if (asset.blob !== undefined) file = blobPath ? blobPath(asset.blob) : null;
       else if (asset.file !== undefined) file = work.files.get(asset.file)?.absolutePath ?? null;
       if (!file || !existsSync(file)) continue;
-      out.push({ slug: work.content.slug, assetId: asset.id, file, compressed: asset.kind === 'mxl', loop });
+      out.push({
+        slug: work.content.slug,
+        assetId: asset.id,
+        file,
+        compressed: asset.kind === 'mxl',
+        loop,
+        midiMeta: scoreMidiMeta(scoreMetadata(work.content, asset)),
+      });
     }
   }
   return out;
@@ -123,6 +134,29 @@ export async function audioCached(
   return { output, from: 'rendered', corrupt };
 }
 
+/**
+ * A rendering as this work publishes it: its score.mid carries the work's title and composer
+ * (text events at its start, which make no sound: FluidSynth renders the same samples with or
+ * without them), so it is the same file as the engraving's score.mid and the record's
+ * `midiSha256` names the file served. The render cache keeps the plain MIDI (an entry is shared
+ * by every work that stores the score).
+ */
+export function publishedAudio(output: AudioOutput, meta: MidiMeta | undefined): AudioOutput {
+  const r = output.rendering;
+  const plain = output.files.find((f) => f.name === 'score.mid');
+  if (!meta || r.status !== 'rendered' || !plain) return output;
+  const bytes = withMidiMetadata(plain.bytes, meta);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return {
+    rendering: {
+      ...r,
+      midiSha256: sha256,
+      files: r.files.map((f) => (f.name === 'score.mid' ? { ...f, sha256, byteLength: bytes.byteLength } : f)),
+    },
+    files: output.files.map((f) => (f.name === 'score.mid' ? { name: f.name, bytes } : f)),
+  };
+}
+
 /** Write a rendering's files into `<dir>/files/<audio folder>/`. */
 export function writeAudioFiles(dir: string, job: Pick<AudioJob, 'slug' | 'assetId'>, output: AudioOutput): void {
   const outDir = path.join(dir, 'files', audioFolder(job.slug, job.assetId));
@@ -175,9 +209,10 @@ export async function renderAudios(
           });
           continue;
         }
-        const r = got.output.rendering;
+        const output = publishedAudio(got.output, job.midiMeta);
+        const r = output.rendering;
         if (r.status === 'rendered') {
-          writeAudioFiles(dir, job, got.output);
+          writeAudioFiles(dir, job, output);
           summary.rendered++;
           if (got.from === 'cache') summary.fromCache++;
           else summary.synthesized++;

@@ -18,7 +18,7 @@ import type { Catalog } from '../../domain/catalog.ts';
 import type { AssetContent, WorkContent } from '../../schemas/work.ts';
 import { scoreFolder, type ScoreManifest, type ScoreRendering } from './scores.ts';
 import type { EngraveMeta, EngraveOutput, EngravedFile } from './engrave.ts';
-import { withMidiMetadata } from './midi-meta.ts';
+import { scoreMidiMeta, withMidiMetadata } from './midi-meta.ts';
 import { defaultEngravePoolOptions, EngraveBudgetError, EngravePool, type EngravePoolOptions } from './engrave-pool.ts';
 import { engravingKey, pdfKey, RenderCache, renderCacheName, type RenderCacheBackend } from './render-cache.ts';
 import { placeViewedFile, RenderView, type ViewedEntry } from './render-view.ts';
@@ -238,10 +238,7 @@ export function scoreIdentity(
 function metaMidi(plain: Uint8Array, meta: EngraveMeta): EngravedFile {
   return {
     name: 'score.mid',
-    bytes: withMidiMetadata(plain, {
-      title: meta.title,
-      texts: [`Composer: ${meta.author}`, `${meta.subject} (Public-Domain Music Archive)`],
-    }),
+    bytes: withMidiMetadata(plain, scoreMidiMeta({ title: meta.title, composer: meta.author, subject: meta.subject })),
   };
 }
 
