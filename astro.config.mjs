@@ -1,4 +1,4 @@
-// Astro builds every public record of the archive as static files (docs/architecture.md, decision 1). The build
+// Astro builds every public record of the archive as static files (docs/decisions/0001-astro-builds-every-public-record.md). The build
 // script (scripts/build.ts) passes the content repository, output folder and base URL through the
 // environment, so the same config serves `npm run build`, first start and rebuild-and-swap.
 import { defineConfig } from 'astro/config';

@@ -1,5 +1,5 @@
 /**
- * The front server: one Fastify instance that owns HTTP for the archive (docs/architecture.md, decision 4).
+ * The front server: one Fastify instance that owns HTTP for the archive (docs/decisions/0004-one-front-server-owns-http.md).
  * Start-up order matters: validation and error handling first (so every route answers problems
  * the same way), then the dynamic routes, then the static catch-all that serves the current build
  * and turns everything else into 404 or 405 problems.
@@ -114,7 +114,7 @@ export interface AppInput {
 }
 
 /**
- * Default server timeouts (documented in README and docs/architecture.md; ARCHIVE_*_TIMEOUT_MS
+ * Default server timeouts (documented in README and docs/decisions/0021-untrusted-json-is-bounded.md; ARCHIVE_*_TIMEOUT_MS
  * override them, see config.ts): headers must arrive within 20 s, a whole request within 5 min
  * (uploads are resumable), an idle keep-alive connection is closed after 5 s, and any socket with
  * no traffic for 60 s is closed.

@@ -216,7 +216,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`none`',
     readBy: 'server',
     meaning:
-      '`nginx`: library files and published blobs requested through the build\'s `nginx.conf` are handed to nginx with `X-Accel-Redirect` after the key check (nginx sends the bytes with sendfile); requests that reach Node directly are still answered by Node. See docs/architecture.md, "Large downloads"',
+      "`nginx`: library files and published blobs requested through the build's `nginx.conf` are handed to nginx with `X-Accel-Redirect` after the key check (nginx sends the bytes with sendfile); requests that reach Node directly are still answered by Node. See docs/decisions/0057-large-downloads-nginx-moves-the-bytes.md",
   },
   {
     names: ['ARCHIVE_METRICS_KEYS'],
@@ -352,7 +352,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`1`',
     readBy: 'server',
     meaning:
-      '`0`: every apply/publication (and the start-up build) rebuilds the whole site; `1`: only what the change touches, as a layer over the last plain build (docs/architecture.md, "Layers instead of copies"), falling back to a full build for shared inputs (docs/review.md)',
+      '`0`: every apply/publication (and the start-up build) rebuilds the whole site; `1`: only what the change touches, as a layer over the last plain build (docs/decisions/0051-layers-instead-of-copies.md), falling back to a full build for shared inputs (docs/review.md)',
   },
   {
     names: ['ARCHIVE_WARM_BUILDER'],
@@ -360,7 +360,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`1`',
     readBy: 'server',
     meaning:
-      '`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro\'s compiled pages loaded between them (an apply after the first renders its pages without running Vite: docs/architecture.md, "A warm renderer"); it is replaced after 50 builds or at its memory budget (`ARCHIVE_WARM_BUILDER_MAX_RSS_MB`), and when it dies. The reconcile\'s full builds keep a process of their own. `0`: a new process per build (docs/review.md)',
+      "`1`: the rebuilds that make an apply visible run one after another in one long-lived build process (`scripts/build-worker.ts`), which keeps Node, the build scripts and Astro's compiled pages loaded between them (an apply after the first renders its pages without running Vite: docs/decisions/0053-warm-renderer.md); it is replaced after 50 builds or at its memory budget (`ARCHIVE_WARM_BUILDER_MAX_RSS_MB`), and when it dies. The reconcile's full builds keep a process of their own. `0`: a new process per build (docs/review.md)",
   },
   {
     names: ['ARCHIVE_WARM_BUILDER_WARM_UP'],
@@ -384,7 +384,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`10000`',
     readBy: 'build',
     meaning:
-      'works per Astro run of a full build (`npm run build -- --batch-works N` too): a larger catalog renders in batches plus one run for the listings, with the same output, so memory follows the batch (docs/architecture.md, decision 28)',
+      'works per Astro run of a full build (`npm run build -- --batch-works N` too): a larger catalog renders in batches plus one run for the listings, with the same output, so memory follows the batch (docs/decisions/0028-full-builds-render-in-batches.md)',
   },
   {
     names: ['ARCHIVE_ENGRAVE_WORKERS'],
@@ -416,7 +416,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`1000`',
     readBy: 'build',
     meaning:
-      'works per Pagefind index: a larger catalog gets several indexes, named in `pagefind/shards.json` and merged by the search page in the browser, so an incremental build re-indexes only the shards its changed works fall in (about 1 s of Pagefind per 1,000 works) and the build\'s memory follows the shard; a larger value means fewer indexes for the browser to merge and slower applies (docs/architecture.md, "Search index in shards")',
+      "works per Pagefind index: a larger catalog gets several indexes, named in `pagefind/shards.json` and merged by the search page in the browser, so an incremental build re-indexes only the shards its changed works fall in (about 1 s of Pagefind per 1,000 works) and the build's memory follows the shard; a larger value means fewer indexes for the browser to merge and slower applies (docs/decisions/0042-search-index-in-shards.md)",
   },
   {
     names: ['ARCHIVE_WORKS_INDEX_PAGE_SIZE'],
@@ -432,7 +432,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`20000`',
     readBy: 'server',
     meaning:
-      'how many paths (changed and deleted files) a layered build may carry before the next incremental build compacts. An incremental build over a plain build or a small enough layer writes only a delta (`layer.json`, `client/` with the files changed since its base, `deleted/`), served over its base without copying it; past the bound it links the whole view into a plain folder instead. The server compacts a served layer in the background (lowest CPU priority) once it carries half the bound, so an apply rarely reaches it. `0` turns layers off (every incremental build links a copy of its base). docs/architecture.md, "Layers instead of copies"',
+      'how many paths (changed and deleted files) a layered build may carry before the next incremental build compacts. An incremental build over a plain build or a small enough layer writes only a delta (`layer.json`, `client/` with the files changed since its base, `deleted/`), served over its base without copying it; past the bound it links the whole view into a plain folder instead. The server compacts a served layer in the background (lowest CPU priority) once it carries half the bound, so an apply rarely reaches it. `0` turns layers off (every incremental build links a copy of its base). docs/decisions/0051-layers-instead-of-copies.md',
   },
   {
     names: ['ARCHIVE_RECONCILE_SCHEDULE'],

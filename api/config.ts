@@ -1,5 +1,5 @@
 /**
- * Runtime configuration from the environment (docs/architecture.md, decision 17): every variable the server reads is
+ * Runtime configuration from the environment (docs/decisions/0017-configuration-parsed-once.md): every variable the server reads is
  * parsed and checked here, once, at start-up, so a bad value stops the start with a message naming
  * the variable instead of surfacing at the first request that needs it. Every value has a default
  * that runs the sample catalog locally. Features receive their part through AppContext.config.
@@ -269,7 +269,7 @@ function credentialLimitsFromEnv(env: NodeJS.ProcessEnv): CredentialLimits {
   };
 }
 
-/** Timeouts of the HTTP server, milliseconds (documented in README and docs/architecture.md). */
+/** Timeouts of the HTTP server, milliseconds (documented in README and docs/decisions/0021-untrusted-json-is-bounded.md). */
 export interface ServerTimeouts {
   /** Headers must arrive within this (ARCHIVE_HEADERS_TIMEOUT_MS). */
   headersTimeout: number;

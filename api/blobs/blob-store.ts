@@ -1,5 +1,6 @@
 /**
- * Content-addressed files (docs/architecture.md, decisions 14 and 26), behind one interface with two backends:
+ * Content-addressed files (docs/decisions/0014-blob-store.md and
+ * docs/decisions/0026-blobs-behind-an-interface.md), behind one interface with two backends:
  *
  *   - LocalBlobStore (default): `ARCHIVE_DATA_DIR/blobs/sha256/ab/cd/<hash>` on the local disk;
  *   - S3BlobStore (api/blobs/s3-blob-store.ts): the same keys in an S3-compatible bucket.

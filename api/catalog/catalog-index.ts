@@ -3,7 +3,7 @@
  * (`<build>/index/`, written by the build from its own records), loaded as typed arrays and
  * sorted string lists, plus full records read on demand. Loading reads three files and makes
  * views over them; no work is parsed, so a start or a swap costs milliseconds at any size
- * (docs/architecture.md, "Indexes"). A layered build's listing may be an overlay over its plain
+ * (docs/decisions/0045-the-build-writes-the-indexes.md; docs/catalog.md). A layered build's listing may be an overlay over its plain
  * base's listing files (api/catalog/index-layers.ts): those are read from the base's folder (and
  * kept decoded between swaps to layers over the same base) and the overlay laid over them.
  */

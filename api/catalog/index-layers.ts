@@ -1,6 +1,5 @@
 /**
- * A layered build's listing index (docs/architecture.md, "Changing one work without
- * re-indexing"): its `index/` holds no works.idx or summaries.json but `works-overlay.json`, the
+ * A layered build's listing index (docs/decisions/0048-listing-overlay-over-a-plain-base.md): its `index/` holds no works.idx or summaries.json but `works-overlay.json`, the
  * works changed since its plain base, laid over that base's two files when they are read
  * (catalog.json `overlay` names the base folder and its works.idx digest). Here: reading a plain
  * base's listing (kept decoded by the thread that reads it, since every layer over one base reads

@@ -9,7 +9,7 @@
  * `fs.promises` went one by one through libuv's four-thread pool, where a few concurrent
  * uncached listings queued thousands of them ahead of every other file read of the server
  * (static records among them): at 100,000 works that made uncached listings 181 ms p99 at 10
- * clients and cut static throughput beside them to 0.07x (docs/architecture.md, "Answers kept
+ * clients and cut static throughput beside them to 0.07x (docs/catalog.md, "Answers kept
  * per build").
  */
 import { closeSync, openSync, readSync } from 'node:fs';

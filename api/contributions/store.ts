@@ -1,6 +1,6 @@
 /**
  * Durable intake of contributions and correction reports over RecordStore (one lowdb document
- * per record, written temp -> fsync -> link/rename -> fsync dir; docs/architecture.md, decision 15). A promise
+ * per record, written temp -> fsync -> link/rename -> fsync dir; docs/decisions/0015-state-store.md). A promise
  * resolved here means the record is on disk.
  *
  * Idempotency without a lock: the idempotency record (key hash -> content hash, tracking code,

@@ -1,7 +1,7 @@
 /**
  * The build's static files' cache policy, one text for the front server (api/site/static-site.ts)
  * and the generated nginx.conf (api/site/nginx.ts), so a reader gets the same answer through
- * either (docs/architecture.md, "Caching").
+ * either (docs/catalog.md, "Cache headers").
  */
 
 /** Records and pages: a build can be swapped in at any apply, so a minute, then revalidate. */

@@ -1,7 +1,7 @@
 /**
  * In-process exclusion between uploads and commits of one import: two uploads may not append to
  * the same staging file at once, and a commit may not rehash files that are still growing. The
- * service is single-writer per data folder (docs/architecture.md, "Scale path"), so process memory is the right scope.
+ * service is single-writer per data folder (docs/decisions/0066-scale-path.md), so process memory is the right scope.
  */
 export type Release = () => void;
 

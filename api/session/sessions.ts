@@ -13,7 +13,7 @@
  * api/session/cookies.ts). Sessions expire (absolute lifetime, ARCHIVE_SESSION_HOURS) and the
  * store is bounded (oldest evicted first). They live in this process's memory by default (a
  * restart signs everybody out, which is also how a removed key loses its sessions; a decision,
- * docs/architecture.md), or in Redis with ARCHIVE_REDIS_URL, so every process and machine
+ * docs/decisions/0032-browser-sessions.md), or in Redis with ARCHIVE_REDIS_URL, so every process and machine
  * serving the archive knows every session (api/session/state-backend.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Build folders under ARCHIVE_DATA_DIR/builds and the rebuild-and-swap path (docs/architecture.md, decision 13).
+ * Build folders under ARCHIVE_DATA_DIR/builds and the rebuild-and-swap path (docs/decisions/0013-rebuild-and-swap.md).
  * A build runs in a child process into a fresh folder keyed by content commit and base URL; the
  * server switches to it in one step only once it is complete, so a failed build leaves the old
  * site serving. Rebuilds are serialised: concurrent callers queue behind the one running.

@@ -1,5 +1,5 @@
 /**
- * The runtime content repository (docs/architecture.md, decision 12): created on first start under ARCHIVE_DATA_DIR
+ * The runtime content repository (docs/decisions/0012-service-never-writes-into-the-project-tree.md): created on first start under ARCHIVE_DATA_DIR
  * from the shipped `content/` as its first commit, so the running service never writes into the
  * project tree. Every git call goes through `git()` with a fixed identity, so it also works on a
  * machine with no git configuration.
@@ -238,7 +238,7 @@ const repoLocks = new Map<string, Promise<unknown>>();
 /**
  * Run `fn` while holding this process's lock on the content repository, so a publication, an
  * apply and a review branch never interleave their git commands. The write API is single-writer
- * per content repository (docs/architecture.md, "Scale path").
+ * per content repository (docs/decisions/0066-scale-path.md).
  */
 export function withContentRepoLock<T>(repo: string, fn: () => Promise<T>): Promise<T> {
   // A main checkout still following a merge is part of the holder's work: the next holder finds it done.

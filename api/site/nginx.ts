@@ -1,6 +1,6 @@
 /**
  * The nginx configuration that serves a built site with the same URLs as the front server
- * (docs/architecture.md, decision 3): extension-less API records map to `index.json`, Markdown and text get their
+ * (docs/decisions/0003-record-paths.md): extension-less API records map to `index.json`, Markdown and text get their
  * types (the one MIME table, mime-db: api/http/media-types.ts). Dynamic routes (queries, submissions) are proxied to the Node
  * processes: reads to every process that answers them, writes to the write process (upstream blocks, HTTP/1.1 keep-alive).
  */

@@ -1,5 +1,5 @@
 /**
- * A lowdb adapter that survives power loss and SIGKILL (docs/architecture.md, decision 15): each write goes to a
+ * A lowdb adapter that survives power loss and SIGKILL (docs/decisions/0015-state-store.md): each write goes to a
  * temporary file, is fsynced, renamed over the old file, and the folder is fsynced. A reader sees
  * the old document or the new one, never a torn one. Writes to one file are serialised.
  */

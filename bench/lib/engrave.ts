@@ -1,5 +1,5 @@
 /**
- * Engraving benches (docs/architecture.md, decision 30), on real scores of ../shared/corpora: by default the 122 string
+ * Engraving benches (docs/decisions/0030-engraving-pool-and-render-cache.md), on real scores of ../shared/corpora: by default the 122 string
  * quartets and a 200-song sample spread over the lieder corpus (`--engrave-quartets N`,
  * `--engrave-songs N` take subsets: the first N quartets by size, smallest first, and N songs
  * spread over the corpus).

@@ -1,5 +1,5 @@
 /**
- * The background compaction (docs/architecture.md, "Layers instead of copies"): a layered build
+ * The background compaction (docs/decisions/0052-background-compaction.md): a layered build
  * folder made again as a plain one, without building anything. Its `client/` is the layer's whole
  * view, hard-linked (the base's files but the deleted ones, the delta's over them:
  * `materializeView`, the same as an incremental build's inline compaction); its other files

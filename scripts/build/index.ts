@@ -3,8 +3,8 @@
  * one file each) through the runner (scripts/build/runner.ts). A full build is a plan without a
  * base; an incremental build, a plan on an earlier complete build, renders only what its change
  * touches and writes the same bytes a full build of the same commit (with the base's
- * generatedAtUtc) would (test/build/incremental-identity.slow.test.ts). docs/architecture.md,
- * "One build pipeline", has the steps and the reasons for their order.
+ * generatedAtUtc) would (test/build/incremental-identity.slow.test.ts). docs/decisions/0050-one-build-pipeline.md
+ * has the steps and the reasons for their order.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

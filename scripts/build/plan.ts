@@ -3,7 +3,7 @@
  * its base (an earlier complete build this one starts from, or none: a full build), the works in
  * scope (those whose pages, records, scores and zips are made; every work without a base) and the
  * folder it writes. The steps (scripts/build/steps/) carry it out the same way with or without a
- * base (docs/architecture.md, "One build pipeline").
+ * base (docs/decisions/0050-one-build-pipeline.md).
  *
  * With a base, the plan is the incremental build's reasoning (docs/review.md, "Apply-to-visible
  * and the incremental path"):

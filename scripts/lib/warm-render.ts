@@ -1,5 +1,5 @@
 /**
- * The warm renderer (issue 29, item 2; docs/architecture.md, "A warm renderer"): Astro's compiled
+ * The warm renderer (issue 29, item 2; docs/decisions/0053-warm-renderer.md): Astro's compiled
  * pages kept loaded between the builds of one process, so an apply renders the few pages its
  * change touches without running Vite again.
  *

@@ -1,5 +1,5 @@
 /**
- * Layered builds (docs/architecture.md, "Layers instead of copies"): the rules, without the file
+ * Layered builds (docs/decisions/0051-layers-instead-of-copies.md): the rules, without the file
  * system. An incremental build made on a layered base does not copy the base's files: its folder
  * holds a *delta* (every file changed since the base, at its newest version) and the list of the
  * base's files that are gone from the view. A path of the view is the delta's file when the delta

@@ -3,7 +3,7 @@
  * batch of works, then one for the composer, browse and profile pages; scripts/build.ts
  * `renderAllPages`) and writes exactly the bytes of the same build in one run: every record,
  * Markdown file, HTML page, listing, score page and file, zip, the Pagefind index, the server's
- * index files, published-blobs.json and the score manifest (docs/architecture.md, decision 28). The sample catalog
+ * index files, published-blobs.json and the score manifest (docs/decisions/0028-full-builds-render-in-batches.md). The sample catalog
  * has scores, stored files and signed-in files, so every work-scoped route is covered.
  */
 import { execFile } from 'node:child_process';

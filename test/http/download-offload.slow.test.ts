@@ -1,6 +1,5 @@
 /**
- * ARCHIVE_DOWNLOAD_OFFLOAD=nginx with Debian's nginx in front (docs/architecture.md, "Large
- * downloads"): the Node process checks the key and the policy, nginx sends the bytes from the
+ * ARCHIVE_DOWNLOAD_OFFLOAD=nginx with Debian's nginx in front (docs/decisions/0057-large-downloads-nginx-moves-the-bytes.md): the Node process checks the key and the policy, nginx sends the bytes from the
  * blob store through the internal location of the build's nginx.conf (renderNginxConfig, the
  * function the build writes it with).
  * Full and ranged downloads, the archive's ETag, 304 and 416 from Node, no bytes without a key,

@@ -1,5 +1,5 @@
 /**
- * No catalog query is O(catalog) on the request thread (docs/architecture.md, "Indexes"): the number of words a listing
+ * No catalog query is O(catalog) on the request thread (docs/catalog.md, "Search over the index"): the number of words a listing
  * may carry is bounded (each costs at most a quarter of the catalog in index reads), and the
  * words are intersected cheapest first, stopping once nothing is left; answers stay those of the
  * linear scan (test/unit/works-index.slow.test.ts, test/http/query-answers.slow.test.ts).

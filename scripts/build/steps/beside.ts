@@ -5,7 +5,7 @@
  * base, one shard of Pagefind is about 0.6 s on a quiet machine, the longest task of a correction's
  * build, so it starts before the scores step, not after it):
  *   - "link": with a base, the new folder's `client/` starts as the base's files: nothing over a
- *     plain base (a layer; docs/architecture.md, "Layers instead of copies"), the base's delta
+ *     plain base (a layer; docs/decisions/0051-layers-instead-of-copies.md), the base's delta
  *     linked over a layered one, or the base's whole view linked (`cp -al`) for a copy (layers off,
  *     or the compaction into a new plain base). Without a base, `base` links to the folder's own
  *     `client/` (nginx tries client/ then base/).

@@ -1,6 +1,6 @@
 /**
  * Every index file of one build, from its records: what the server loads instead of the records
- * (docs/architecture.md, "Indexes"). Pure: the build reads the records it just wrote and passes
+ * (docs/decisions/0045-the-build-writes-the-indexes.md; docs/catalog.md). Pure: the build reads the records it just wrote and passes
  * them here; the 100,000-work bench passes records made by the domain code directly.
  *
  *   index/works.idx     listing order, slugs, one inverted index per search field

@@ -6,7 +6,7 @@
  * and the server lays them over the plain base's loaded catalog (`layerResolveCatalog`,
  * src/domain/resolve/catalog-layer.ts); `mergeResolveCatalog` (src/domain/resolve/catalog-merge.ts)
  * merges them into the changed catalog's resolve catalog where a plain folder is made from a
- * layer. See docs/architecture.md, "Changing one work without re-indexing".
+ * layer. See docs/decisions/0049-resolve-overlay-one-numbering.md.
  *
  * Rows are checked equal to what a fresh build of the changed catalog holds for the work while
  * the catalog-wide meaning vocabulary is unchanged. That vocabulary is built from the catalog's

@@ -1,7 +1,7 @@
 /**
  * Changes to one build's works index without re-indexing the catalog: the base index files stay
  * as the build wrote them, and a small overlay beside them holds what changed since
- * (docs/architecture.md, "Changing one work without re-indexing"):
+ * (docs/decisions/0048-listing-overlay-over-a-plain-base.md):
  *
  * - per added or changed work: its slug, listing sort key, summary JSON text, the folded words of
  *   each search field (the same `indexWork` and `workFieldWords` the base was built with), and

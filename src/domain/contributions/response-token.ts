@@ -1,5 +1,5 @@
 /**
- * Response tokens (docs/architecture.md, decision 27): the secret a submitter answers a request for information
+ * Response tokens (docs/decisions/0027-response-tokens-are-derived.md): the secret a submitter answers a request for information
  * with. A token is derived from the tracking code with a server secret (HMAC-SHA256), so every
  * answer to the same submission -- the first 202, an idempotent replay, a concurrent duplicate,
  * a retry that completes a claim after a crash -- carries the same token without the token ever

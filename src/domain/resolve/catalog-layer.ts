@@ -1,6 +1,5 @@
 /**
- * A resolve catalog laid over a base's (docs/architecture.md, "Changing one work without
- * re-indexing"): a layered build holds no resolve.idx of its own but the rows of the works changed
+ * A resolve catalog laid over a base's (docs/decisions/0049-resolve-overlay-one-numbering.md): a layered build holds no resolve.idx of its own but the rows of the works changed
  * since its plain base (`ResolveOverlay`, beside the listing's `WorksOverlay`), and the server lays
  * them over the base's loaded catalog instead of merging a new one (about 0.2 s and 66 MB at
  * 100,000 works, per apply).

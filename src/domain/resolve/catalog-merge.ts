@@ -12,7 +12,7 @@
  * at 100,000 works), never per request. A layer does not pay it per apply: its rows are laid over
  * the base's catalog when read (catalog-layer.ts). It is paid where a plain folder is made from a
  * layer (the compaction, `materializeListing`) and where a layer follows a layer whose resolve
- * catalog had to be built whole (docs/architecture.md, "Changing one work without re-indexing").
+ * catalog had to be built whole (docs/decisions/0048-listing-overlay-over-a-plain-base.md).
  */
 import { MUSIC_ROLES } from '../../schemas/common.ts';
 import { SlugTable } from '../catalog-index/slug-table.ts';

@@ -241,7 +241,7 @@ interface Scan {
 }
 
 /**
- * Per-request bounds of a resolve (docs/architecture.md, "Resolve without O(catalog) work").
+ * Per-request bounds of a resolve (docs/decisions/0047-catalog-wide-resolve-by-branch-and-bound.md).
  * `maxJudged`: no request judges more arrangements than this; a scan that reaches it stops and
  * says so (rankingComplete: false). `countBudget`: after the candidates are settled, a
  * catalog-wide scan keeps judging arrangements that could be ready, to make readyCount exact,

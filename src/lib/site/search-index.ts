@@ -146,8 +146,8 @@ function searchRecordOf(catalog: Catalog): (work: Catalog['works'][number]) => S
  * fall in, so the shard's size, not the catalog's, sets what one apply costs (about 1 s of
  * Pagefind for 1,000 works); and Pagefind holds a whole index in memory while it writes it
  * (about 4 GB for 100,000 works in one), so memory follows the shard too. The price is in the
- * browser: a catalog of N works is N / 1,000 indexes to merge (docs/architecture.md, "Search
- * index in shards").
+ * browser: a catalog of N works is N / 1,000 indexes to merge (docs/decisions/0042-search-index-in-shards.md;
+ * docs/decisions/0043-small-search-shards-linear-hashing.md).
  */
 export const DEFAULT_SHARD_WORKS = 1_000;
 
