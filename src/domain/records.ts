@@ -26,6 +26,7 @@ import { knownSlugOrdered, type Catalog, type LoadedProfile, type LoadedWork } f
 import { reviewStatusLabel } from './review-states.ts';
 import { accessMeaning, signedInDownloadUrl, signInUrl } from './access.ts';
 import { reuseSummary } from './resolve/catalog.ts';
+import { peopleOfWork } from './people.ts';
 
 /** What "cleared for reuse" means, in words, wherever the count is shown. */
 export const REUSE_RULE =
@@ -59,6 +60,9 @@ export function urls(baseUrl: string) {
     scorePdf: (slug: string, assetId: number) => `${base}/works/${enc(slug)}/score/${assetId}/score.pdf`,
     blob: (sha256: string) => `${base}/blobs/${sha256}`,
     worksByComposer: (name: string) => `${base}/api/v1/works?composer=${enc(name)}`,
+    people: `${base}/api/v1/people`,
+    person: (slug: string) => `${base}/api/v1/people/${enc(slug)}`,
+    personHtml: (slug: string) => `${base}/people/${enc(slug)}/`,
     worksByInstrument: (slug: string) => `${base}/api/v1/works?instrument=${enc(slug)}`,
     profiles: `${base}/api/v1/profiles`,
     profile: (slug: string) => `${base}/api/v1/profiles/${enc(slug)}`,
@@ -324,6 +328,7 @@ export function buildWorkRecord(
     genre: c.genre,
     year: c.year,
     firstPublished: c.firstPublished ?? null,
+    publication: c.publication ?? null,
     workNumber: c.workNumber,
     catalogNumbers: c.catalogNumbers,
     summary: c.summary,
@@ -348,6 +353,7 @@ export function buildWorkRecord(
       filesZip: u.workZip(c.slug),
       collection: u.works,
       composer: u.worksByComposer(c.composer.name),
+      people: peopleOfWork(c).map((p) => u.person(p.slug)),
       corrections: u.correctionReports,
       resolve: u.resolve,
     },

@@ -332,7 +332,7 @@ export function worldwideRights(
   const everywhere =
     lifeFree === null || (us.status !== 'public-domain' && us.freeFromYear === null)
       ? null
-      : Math.max(lifeFree, us.status === 'public-domain' ? 0 : us.freeFromYear!);
+      : Math.max(lifeFree, us.freeFromYear ?? 0);
   if (protectedIn.length > 0) {
     const list = protectedIn.map((p) => `${p.where} (until ${p.freeFromYear - 1})`).join('; ');
     return {
