@@ -218,6 +218,8 @@ export class ReviewActions {
     const { record } = await core.get(kind, code);
     const state = merging ?? (await core.loadReview(kind, code));
     core.recordAssertions(state, body, actor);
+    // The facts this item records (a death year, a first publication) carry who accepted them and when.
+    state.acceptedBy = { actor: actor.label, atUtc: utcTimestamp(core.now()) };
     const proposedTerms = record.kind === 'contribution' ? proposedTermLabels(record.submission.work?.newTerms) : [];
     if (body.approveTerms === true && proposedTerms.length > 0)
       state.termsApproval = { terms: proposedTerms, actor: actor.label, atUtc: utcTimestamp(core.now()) };

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelContext } from './channel.ts';
-import { CatalogNumber, LifeDate, Lyricist, WikidataId } from './work.ts';
+import { CatalogNumber, LifeDate, Lyricist, PUBLICATION_BOUNDS, WikidataId } from './work.ts';
 import { GenreTerm } from './genre.ts';
 import { InstrumentContent } from './profile.ts';
 import {
@@ -113,6 +113,39 @@ export const ContributedComposer = Type.Object(
 );
 export type ContributedComposer = Static<typeof ContributedComposer>;
 
+/** A first publication a contribution records, with the pages that show it (`work.firstPublishedFact`). */
+export const ContributedPublication = Type.Object(
+  {
+    bound: StringEnum(PUBLICATION_BOUNDS, {
+      description:
+        '"exact": first published in `year`; "no-later-than": in `year` or earlier (e.g. the year of the edition a score was transcribed from); "unpublished": never published.',
+    }),
+    year: Nullable(Type.Integer({ minimum: 1000, maximum: 2999 }), {
+      description: 'The year (exact or the bound); null for "unpublished".',
+    }),
+    evidence: Type.Array(
+      Type.Object(
+        {
+          url: Uri('A page an editor can follow that shows it (a scan with its title page, a catalog).'),
+          note: Type.String({ minLength: 1, maxLength: 500, description: 'What the page shows, in words.' }),
+        },
+        { ...strict },
+      ),
+      {
+        minItems: 1,
+        maxItems: 10,
+        description: 'At least one page that supports it (a fact without evidence is refused).',
+      },
+    ),
+  },
+  {
+    ...strict,
+    title: 'ContributedPublication',
+    description: 'When the work was first published, with evidence.',
+  },
+);
+export type ContributedPublication = Static<typeof ContributedPublication>;
+
 /** An instrument a contribution proposes for instruments.json (its fields, aliases optional). */
 export const ProposedInstrument = Type.Composite(
   [
@@ -184,6 +217,18 @@ export const ContributionWork = Type.Object(
       Nullable(ContributedComposer, {
         description:
           "The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.",
+      }),
+    ),
+    lyricistFacts: Type.Optional(
+      Nullable(ContributedComposer, {
+        description:
+          "The lyricist's facts with their evidence, for a new work whose lyricist is not in the catalog yet (people/<slug>.json): an editor approves them with the work. Without it, dates given in `lyricist` are recorded with the declaration's evidence.",
+      }),
+    ),
+    firstPublishedFact: Type.Optional(
+      Nullable(ContributedPublication, {
+        description:
+          "The first publication with the pages that show it (preferred over `firstPublished`, whose year is recorded with the declaration's evidence).",
       }),
     ),
     catalogNumbers: Type.Optional(

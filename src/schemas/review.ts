@@ -267,6 +267,21 @@ export const ReviewRecord = Type.Object(
     ),
     /** A new work an editor merged into an existing work: applied as another source score of it. */
     mergeInto: Type.Optional(Nullable(MergeInto)),
+    acceptedBy: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            actor: Type.String({ description: 'Label of the admin key that accepted the item.' }),
+            atUtc: UtcTimestamp('When.'),
+          },
+          { ...strict },
+        ),
+        {
+          description:
+            'Who accepted the item and when: the facts it records (a death year, a first publication) carry it as their acceptance.',
+        },
+      ),
+    ),
     /** New vocabulary terms an editor approved: the proposal adds them to the vocabulary files. */
     termsApproval: Type.Optional(Nullable(TermsApproval)),
     lastError: Nullable(LastError),

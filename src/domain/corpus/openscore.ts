@@ -176,6 +176,27 @@ function sortNameFromPath(path: string | undefined, name: string): string {
   return p.includes(',') ? p : name;
 }
 
+/** "https://imslp.org/wiki/Category:Eichendorff,_Joseph_von" -> "Eichendorff, Joseph von" (IMSLP writes people's sort names). */
+export function imslpCategoryName(url: string): string | null {
+  const m = /\/wiki\/Category:([^?#]+)$/.exec(url);
+  if (!m) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(m[1]!).replace(/_/g, ' ').trim();
+  } catch {
+    return null;
+  }
+  return name.includes(',') && name.length <= 160 ? name.normalize('NFC') : null;
+}
+
+/** "Hugo Wolf" -> "Wolf, Hugo" (the last word first). */
+function sortNameOfPerson(name: string): string {
+  const parts = name.trim().split(/\s+/);
+  if (parts.length < 2) return name.trim();
+  const last = parts.pop()!;
+  return `${last}, ${parts.join(' ')}`;
+}
+
 function imslpScanUrl(imslp: string | undefined): string | null {
   const m = /^#?([0-9]{1,9})$/.exec(imslp?.trim() ?? '');
   return m ? `https://imslp.org/wiki/Special:ReverseLookup/${m[1]}` : null;
@@ -293,6 +314,19 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
       instruments: kind.kind === 'lieder' ? ['voice', 'piano'] : ['violin', 'viola', 'cello'],
       ...(kind.kind === 'lieder' ? { hasLyrics: true } : {}),
       ...(lyricistName ? { lyricist: { name: lyricistName, born: 'unknown', died: 'unknown', wikidataId: null } } : {}),
+      // The lyricist's record: the corpus names the poet and links their IMSLP category, and gives no dates.
+      ...(lyricistName && lyricistUrl
+        ? {
+            lyricistFacts: {
+              name: lyricistName,
+              sortName: imslpCategoryName(lyricistUrl) ?? sortNameOfPerson(lyricistName),
+              born: 'unknown',
+              died: 'unknown',
+              wikidataId: null,
+              evidenceUrls: [lyricistUrl],
+            },
+          }
+        : {}),
       // Always the composer's facts: the archive adds a composer it does not know yet only with
       // them. One the corpus's composers.tsv does not list (Roger Quilter in the Lieder) comes with
       // unknown life dates and the corpus page that names the composer, so the rights say the death
