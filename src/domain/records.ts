@@ -26,7 +26,6 @@ import { knownSlugOrdered, type Catalog, type LoadedProfile, type LoadedWork } f
 import { reviewStatusLabel } from './review-states.ts';
 import { accessMeaning, signedInDownloadUrl, signInUrl } from './access.ts';
 import { reuseSummary } from './resolve/catalog.ts';
-import { peopleOfWork } from './people.ts';
 
 /** What "cleared for reuse" means, in words, wherever the count is shown. */
 export const REUSE_RULE =
@@ -353,7 +352,8 @@ export function buildWorkRecord(
       filesZip: u.workZip(c.slug),
       collection: u.works,
       composer: u.worksByComposer(c.composer.name),
-      people: peopleOfWork(c).map((p) => u.person(p.slug)),
+      ...(c.composer.slug ? { composerRecord: u.person(c.composer.slug) } : {}),
+      lyricistRecord: c.lyricist?.slug ? u.person(c.lyricist.slug) : null,
       corrections: u.correctionReports,
       resolve: u.resolve,
     },

@@ -746,10 +746,12 @@ export const WorkRecord = Type.Object(
         ),
         collection: AbsoluteUrl('The catalog listing.'),
         composer: AbsoluteUrl('Other works by the composer.'),
-        people: Type.Optional(
-          Type.Array(AbsoluteUrl('A person record (GET /api/v1/people/{slug}).'), {
-            description:
-              'The records of the people the work names (composer first, then lyricist), with their facts and evidence.',
+        composerRecord: Type.Optional(
+          AbsoluteUrl("The composer's person record (GET /api/v1/people/{slug}): facts, evidence and works."),
+        ),
+        lyricistRecord: Type.Optional(
+          Nullable(AbsoluteUrl("The lyricist's person record (GET /api/v1/people/{slug})."), {
+            description: "The lyricist's person record; null when the work names no lyricist.",
           }),
         ),
         corrections: AbsoluteUrl('Where to report a correction.'),
