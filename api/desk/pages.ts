@@ -5,6 +5,8 @@
  * preview, audio player), the history and the action forms. Pure functions of their input: no
  * I/O here (api/desk/routes.ts reads and calls).
  */
+import type { FactImpactView } from '../review/fact-impact.ts';
+import type { FactImpactRow } from '../../src/domain/people.ts';
 import { esc, html, page, raw, type DeskSessionView, type Html } from './html.ts';
 import { diffLineKind } from '../../src/domain/review/diff.ts';
 import { statusWords, STATUS_MEANINGS } from '../../src/domain/contributions/tracking-words.ts';
@@ -351,6 +353,32 @@ export interface ItemPageInput {
   trackingJsonHref: string;
   notice?: string | null;
   error?: string | null;
+  /** A rights fact's report: the works it reaches, their derived rights before and after. */
+  impact?: FactImpactView | null;
+}
+
+/** The fact a report records, and what it does to the rights of every work it reaches (derived, as the build will). */
+function impactSection(impact: FactImpactView | null | undefined): Html | string {
+  if (!impact) return '';
+  const cell = (b: FactImpactRow['before']) =>
+    b
+      ? html`US ${b.US}, EU ${b.EU}, CA ${b.CA}; composition ${b.composition}${b.cleared ? ' (cleared)' : ' (not cleared)'}; worldwide ${b.worldwide}${b.missingFacts.length ? html`<br><small>missing: ${b.missingFacts.join('; ')}</small>` : ''}`
+      : 'not derivable';
+  const changed = impact.works.filter((w) => w.changes).length;
+  return html`<section aria-labelledby="impact-h" id="fact-impact"><h2 id="impact-h">The fact and the works it changes</h2>
+<dl class="facts"><dt>Fact</dt><dd><code>${impact.pointer}</code>: ${impact.oldValue ?? 'not recorded'} → <strong>${impact.newValue ?? 'removed'}</strong></dd>
+<dt>Evidence</dt><dd>${impact.evidenceUrl ? html`<a href="${impact.evidenceUrl}" rel="noopener noreferrer">${impact.evidenceUrl}</a>` : 'none (a fact without evidence is refused)'}</dd>
+${impact.person ? html`<dt>Person</dt><dd><a href="/people/${impact.person}/">${impact.person}</a>: the change is to their record, so every work naming them follows</dd>` : ''}
+<dt>Derived as of</dt><dd>${impact.asOfYear}</dd></dl>
+${
+  impact.unavailable
+    ? html`<p class="notice warn">${impact.unavailable}</p>`
+    : html`<p id="impact-summary">${impact.works.length} work(s) reached${impact.more ? `, and ${impact.more} more` : ''}; ${changed} change their derived rights.</p>
+<div class="table-wrap"><table id="impact"><caption>Derived rights before and after the change</caption>
+<thead><tr><th scope="col">Work</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+<tbody>${impact.works.map((w) => html`<tr data-work="${w.slug}" data-changes="${w.changes ? 'yes' : 'no'}"><td><a href="/works/${w.slug}/">${w.title}</a></td><td>${cell(w.before)}</td><td>${cell(w.after)}</td></tr>`)}</tbody></table></div>`
+}
+</section>`;
 }
 
 function actorWords(actor: string | undefined | null): string {
@@ -537,6 +565,7 @@ ${
     : ''
 }
 ${problems.length > 0 ? html`<section aria-labelledby="problems-h"><h2 id="problems-h">Blockers and warnings</h2><ul class="problems">${problems}</ul></section>` : ''}
+${impactSection(input.impact)}
 <section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}${input.diff ? '' : proposedChange(record)}</section>
 ${fileCount > 0 ? html`<section aria-labelledby="files-h"><h2 id="files-h">Contributor files</h2>${files}</section>` : ''}
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>

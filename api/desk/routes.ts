@@ -21,6 +21,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { factImpactOf } from '../review/fact-impact.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ProblemError } from '../http/problem.ts';
@@ -289,10 +290,15 @@ export async function registerDesk(
             ? contributionUrl(ctx.config.publicBaseUrl, code)
             : correctionReportUrl(ctx.config.publicBaseUrl, code),
         ).pathname;
+        // A report of a rights fact shows the works it reaches and their rights before and after.
+        const impact =
+          record.kind === 'correction-report' && record.status !== 'applied' && record.status !== 'declined'
+            ? await factImpactOf(ctx, record, review).catch(() => null)
+            : null;
         return sendPage(
           reply,
           status,
-          itemPage({ session: view(session), record, review, diff, jsonHref, trackingJsonHref, ...notes }),
+          itemPage({ session: view(session), record, review, diff, jsonHref, trackingJsonHref, impact, ...notes }),
         );
       };
       const notFound = (reply: FastifyReply, session: Session, raw: string) =>

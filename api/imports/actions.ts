@@ -110,6 +110,7 @@ export class BatchActions {
         reviewer: body.reviewer ?? actor.label,
         note: body.note ?? null,
         approveTerms: body.approveTerms === true,
+        ...(action === 'record-facts' && body.fact ? { fact: body.fact } : {}),
         startedAtUtc,
         items: chosen.map((i) => ({ trackingCode: i.trackingCode, itemKey: i.itemKey, status: i.status })),
       });
@@ -190,7 +191,10 @@ export class BatchActions {
     for (const item of waitingItems(r0)) {
       // A stop lets the item in progress finish and leaves the rest for the resume on start.
       if (this.stopping) break;
-      const result = await this.service.actOne(r0.action, item, batchItems, options);
+      const result =
+        r0.action === 'record-facts'
+          ? await this.service.recordFact(r0.batchId, r0.actionId, item, r0.fact!, options)
+          : await this.service.actOne(r0.action, item, batchItems, options);
       await outcome(item.trackingCode, result);
       if (Date.now() - lastWrite >= WRITE_EVERY_MS || entry.record.state !== 'running') {
         await this.write(entry.record);

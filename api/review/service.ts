@@ -112,11 +112,11 @@ export class ReviewService {
    */
   applyGroup(
     group: string,
-    items: Array<{ code: string; body: AdminActionBody; actor: ReviewActor }>,
+    items: Array<{ code: string; kind?: SubmissionKind; body: AdminActionBody; actor: ReviewActor }>,
   ): Promise<Array<PromiseSettledResult<ItemAndReview>>> {
     return this.applies.applyGroup(
       group,
-      items.map((i) => ({ ...i, kind: 'contribution' as const })),
+      items.map((i) => ({ ...i, kind: i.kind ?? ('contribution' as const) })),
     );
   }
 

@@ -375,3 +375,56 @@ export function personSummary(r: PersonRecord): PersonSummary {
     links: { self: r.links.self, html: r.links.html },
   };
 }
+
+/** A work's derived rights in brief: what a fact's change is judged by. */
+export interface RightsBrief {
+  US: string;
+  EU: string;
+  CA: string;
+  composition: string;
+  cleared: boolean;
+  worldwide: string;
+  missingFacts: string[];
+}
+
+function brief(d: DerivedWorkRights): RightsBrief {
+  return {
+    US: d.territories.US.status,
+    EU: d.territories.EU.status,
+    CA: d.territories.CA.status,
+    composition: d.compositionStatus,
+    cleared: d.compositionCleared,
+    worldwide: d.worldwide.status,
+    missingFacts: d.territories.missingFacts,
+  };
+}
+
+export interface FactImpactRow {
+  slug: string;
+  title: string;
+  before: RightsBrief | null;
+  after: RightsBrief | null;
+  /** The derived result changes (a status, the composition, or the missing facts). */
+  changes: boolean;
+}
+
+/**
+ * What a fact's change does to the works it reaches: each work's derived rights with the people
+ * (and the work file) as they are, and as the change leaves them. The desk shows it beside the
+ * fact before an editor accepts or applies it.
+ */
+export function factImpact(
+  works: ReadonlyArray<{ file: WorkFile; title: string }>,
+  peopleBefore: ReadonlyMap<string, PersonContent>,
+  peopleAfter: ReadonlyMap<string, PersonContent>,
+  workAfter: ReadonlyMap<string, WorkFile>,
+  asOfYear: number,
+): FactImpactRow[] {
+  return works.map(({ file, title }) => {
+    const before = resolveWork(file, peopleBefore, asOfYear).derived;
+    const after = resolveWork(workAfter.get(file.slug) ?? file, peopleAfter, asOfYear).derived;
+    const b = before ? brief(before) : null;
+    const a = after ? brief(after) : null;
+    return { slug: file.slug, title, before: b, after: a, changes: JSON.stringify(b) !== JSON.stringify(a) };
+  });
+}
