@@ -49,6 +49,24 @@ function personFileTextOf(p: PersonContent): string {
   return personFileText(p);
 }
 
+/** When a work's file was first committed (a review's apply), as UTC; null outside git. */
+function landedAt(folder: string): string | null {
+  try {
+    const out = execFileSync(
+      'git',
+      ['-C', dir!, 'log', '--diff-filter=A', '--format=%ct', '--', `works/${folder}/index.md`],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    )
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .pop();
+    return out ? new Date(Number(out) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
+  } catch {
+    return null;
+  }
+}
+
 let works = 0;
 const notes: string[] = [];
 for (const folder of readdirSync(path.join(dir, 'works')).sort()) {
@@ -56,7 +74,7 @@ for (const folder of readdirSync(path.join(dir, 'works')).sort()) {
   if (!existsSync(file)) continue;
   const text = readFileSync(file, 'utf8');
   const data = parseFrontMatter(splitWorkFile(text).frontMatter);
-  const result = migrateWork(data, people);
+  const result = migrateWork(data, people, landedAt(folder));
   notes.push(...result.notes);
   if (!result.changed) continue;
   const rewritten = rewriteWorkFile(text, data, result.after);

@@ -168,11 +168,26 @@ function publicationOf(work: Data, notes: string[]): Data | null {
 const CONCLUSION_OPENING =
   /^The composition is in the public domain \(\{composer\} died in \{died\}\)(?:, so it may be performed, recorded and arranged freely)?\.\s*/;
 
-/** Move one work's front matter to people as records; `people` gains the people it names. */
-export function migrateWork(before: Data, people: Map<string, PersonContent>): MigrationResult {
+/** A check date that is no date: the 1970 a proposal used to write when none was given. */
+const EPOCH = /^1970-01-01T/;
+
+/**
+ * Move one work's front matter to people as records; `people` gains the people it names.
+ * `appliedAtUtc`: when the work landed (its first commit), written instead of a 1970 check date.
+ */
+export function migrateWork(
+  before: Data,
+  people: Map<string, PersonContent>,
+  appliedAtUtc: string | null = null,
+): MigrationResult {
   const notes: string[] = [];
   if (!isObject(before.composer) && !isObject(before.lyricist)) return { after: before, changed: false, notes };
   const after: Data = structuredClone(before);
+  const checked = isObject(after.rights) ? str(after.rights.checkedAtUtc) : null;
+  if (checked !== null && EPOCH.test(checked)) {
+    if (appliedAtUtc) (after.rights as Data).checkedAtUtc = appliedAtUtc;
+    else notes.push(`"${str(before.title) ?? ''}": its rights check date is 1970 (no date was given); correct checkedAtUtc.`);
+  }
   if (isObject(before.composer)) after.composer = personOf(before.composer, 'composer', before, people, notes);
   const rights = isObject(after.rights) ? after.rights : {};
   const us = isObject(rights.territories) ? rights.territories : {};

@@ -274,7 +274,11 @@ export function compositionCheck(record: WorkRecord): { passes: boolean; detail:
     };
   }
   if (cleared) {
-    return { passes: true, detail: `Composition: public domain in the US, the EU and Canada (${c.note}).` };
+    const world = record.rights.worldwide;
+    return {
+      passes: true,
+      detail: `Composition: public domain in the US, the EU and Canada (${c.note}).${world ? ` Worldwide: ${world.status === 'public-domain' ? 'public domain in every country.' : world.note}` : ''}`,
+    };
   }
   if (c.status === 'public-domain') {
     const which = notPd.map((k) => `${k} ${t[k].status} (${t[k].note})`).join('; ');
