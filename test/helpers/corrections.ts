@@ -64,14 +64,18 @@ export interface CorrectionFields {
   currentValue: string;
   proposedValue: string;
   rationale?: string;
+  /** Default: none, except for a rights fact (a date, a first publication), which needs evidence. */
+  evidenceUrl?: string | null;
 }
+
+const FACT_FIELD = /(?:^|\.)(?:born|died|firstPublished|worksPublishedBy)$/;
 
 /** A complete correction report body from a human reader. */
 export function correctionReport(fields: CorrectionFields): Record<string, unknown> {
   return {
     targetType: 'work',
     rationale: 'Checked against the source.',
-    evidenceUrl: null,
+    evidenceUrl: FACT_FIELD.test(fields.fieldName) ? 'https://example.org/evidence/the-checked-source' : null,
     reporterName: 'Cleo',
     reporterKind: 'Human',
     ...fields,

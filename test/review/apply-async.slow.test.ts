@@ -124,8 +124,8 @@ describe('apply answers at once', () => {
     expect(Date.parse(item.apply.failedAtUtc)).toBeGreaterThanOrEqual(Date.parse(item.apply.requestedAtUtc));
     expect(item.review.lastError.message).toContain('simulated build failure');
     expect(await git(config.contentRepo, ['rev-parse', 'main'])).toBe(mainBefore);
-    expect(readFileSync(path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md'), 'utf8')).toContain(
-      'died: "1733-07-25"',
+    expect(readFileSync(path.join(config.contentRepo, 'people', 'petzold-christian.json'), 'utf8')).toContain(
+      '"died": "1733-07-25"',
     );
     expect(handle.current.dir).toBe(served);
     expect(data((await app.inject({ url: `/api/v1/correction-reports/${code}` })).body).apply.state).toBe('failed');
