@@ -246,7 +246,7 @@ function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: 
  * people/<slug>.json, every file (a change loads them all: they are few beside the works, and each
  * work is resolved against them). A content repository without people/ has none.
  */
-function loadPeople(contentDir: string, report: Report): LoadedPerson[] {
+function loadPeople(contentDir: string, report: Report, unloaded: Set<string>): LoadedPerson[] {
   const dir = path.join(contentDir, 'people');
   if (!existsSync(dir)) return [];
   const people: LoadedPerson[] = [];
@@ -258,6 +258,7 @@ function loadPeople(contentDir: string, report: Report): LoadedPerson[] {
     }
     const text = readFileSync(path.join(dir, name), 'utf8');
     let data: unknown;
+    unloaded.add(name.slice(0, -'.json'.length));
     try {
       data = JSON.parse(text);
     } catch (err) {
@@ -267,6 +268,7 @@ function loadPeople(contentDir: string, report: Report): LoadedPerson[] {
     const errors = validate(PersonContent, data, { useDefaults: true });
     for (const e of errors) report(file, e.pointer, e.detail);
     if (errors.length > 0) continue;
+    unloaded.delete(name.slice(0, -'.json'.length));
     const content = data as PersonContent;
     for (const p of checkPerson(content, name.slice(0, -'.json'.length), isRealDate))
       report(file, p.pointer, p.message);
@@ -281,6 +283,8 @@ export const WORKS_INDEX_RESERVED_SLUGS: readonly string[] = ['by-title', 'by-co
 interface WorkContext {
   /** People by slug: each work is resolved against them. */
   people: ReadonlyMap<string, PersonContent>;
+  /** People whose record exists but did not load (its own messages say why). */
+  unloadedPeople: ReadonlySet<string>;
   /** The year the rights are derived for. */
   asOfYear: number;
   instrumentSlugs: Set<string>;
@@ -480,7 +484,14 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report, only?: 
     for (const e of errors) report(file, e.pointer, e.detail);
     if (errors.length > 0) continue;
     const resolved = resolveWork(parsed.data as WorkFile, ctx.people, ctx.asOfYear);
-    for (const p of resolved.problems) report(file, p.pointer, p.message);
+    for (const p of resolved.problems) {
+      // A person whose record is there but fails its own checks is reported there, not again here.
+      const named = /^\/(composer|lyricist)$/.test(p.pointer)
+        ? (parsed.data as Record<string, unknown>)[p.pointer.slice(1)]
+        : null;
+      if (typeof named === 'string' && ctx.unloadedPeople.has(named)) continue;
+      report(file, p.pointer, p.message);
+    }
     if (resolved.content === null) continue;
     // A copy: the parser's strings are slices that keep the whole file text alive, and its objects
     // are larger than fresh ones; the copy halves a loaded work's memory (100,000 works in a build).
@@ -536,11 +547,13 @@ export function loadCatalog(contentDir: string, options: LoadOptions = {}): Load
   const genres = loadGenres(contentDir, report);
   // The first spelling of a term wins; a duplicate is reported above.
   const genreMap = genres ? new Map([...genres].reverse().map((g) => [g.name.toLowerCase(), g])) : null;
-  const people = loadPeople(contentDir, report);
+  const unloadedPeople = new Set<string>();
+  const people = loadPeople(contentDir, report, unloadedPeople);
   const works = loadWorks(
     contentDir,
     {
       people: new Map(people.map((p) => [p.content.slug, p.content])),
+      unloadedPeople,
       asOfYear: options.asOfYear ?? currentRightsYear(),
       instrumentSlugs,
       profileSlugs,

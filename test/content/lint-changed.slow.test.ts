@@ -114,10 +114,10 @@ describe('content lint of changed files', () => {
 
   it('a missing field points at the line of the object that lacks it', () => {
     const { dir } = repoWithBase();
-    edit(dir, WORK, '  born: "1677"\n', '');
+    edit(dir, WORK, '  checkedAtUtc: "2026-11-01T00:00:00Z"\n', '');
     const run = lint(dir, '--file', WORK);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`${WORK}:${lineOf(dir, WORK, 'composer:')}: /composer/born: is required`);
+    expect(run.stderr).toContain(`${WORK}:${lineOf(dir, WORK, 'rights:')}: /rights/checkedAtUtc: is required`);
   });
 
   it('exits 0 when the changed files are fine or not content, and 2 on an unknown base', () => {
