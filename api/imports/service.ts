@@ -95,9 +95,7 @@ export class BatchService {
   }
 
   /** The facts recorded for the batch, each with its report's status. */
-  async factsView(
-    batchId: string,
-  ): Promise<
+  async factsView(batchId: string): Promise<
     Array<{
       itemKey: string;
       trackingCode: string;
@@ -292,8 +290,9 @@ export class BatchService {
       );
     const evidenceUrl =
       fact.evidenceUrl ??
-      contribution.submission.assets.find((a) => a.kind === 'source-page' && /^https:\/\//.test(a.sourcePageUrl))
-        ?.sourcePageUrl ??
+      contribution.submission.assets.find(
+        (a) => a.kind === 'source-page' && /^https:\/\/imslp\.org\/wiki\/Special:ReverseLookup\//.test(a.sourcePageUrl),
+      )?.sourcePageUrl ??
       null;
     if (!evidenceUrl)
       return fail(

@@ -61,6 +61,14 @@ describe('OpenScore import plan', () => {
     });
     // The narrative is about the work, never a file path.
     expect(body.changeSummary).toContain('/');
+    // scores.tsv does not list the file: the IMSLP scan it was transcribed from is the one its own
+    // <source> names, cited as the scan (the evidence a batch's first-publication fact uses).
+    expect(body.assets).toContainEqual(
+      expect.objectContaining({
+        kind: 'source-page',
+        sourcePageUrl: 'https://imslp.org/wiki/Special:ReverseLookup/321919',
+      }),
+    );
   });
 
   it("sends a listed composer's life dates and Wikidata evidence", () => {

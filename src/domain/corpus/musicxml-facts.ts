@@ -13,6 +13,8 @@ export interface MusicXmlFacts {
   lyricist: string | null;
   rights: string | null;
   source: string | null;
+  /** The arranger credit (OpenScore scores put "Transcribed from the IMSLP file(s) at <scan>" there). */
+  arranger: string | null;
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -45,5 +47,6 @@ export function musicXmlFacts(xml: string): MusicXmlFacts {
     lyricist: element(head, 'creator', '\\s+type="(?:lyricist|poet)"'),
     rights: element(head, 'rights'),
     source: element(head, 'source'),
+    arranger: element(head, 'creator', '\\s+type="arranger"'),
   };
 }

@@ -197,6 +197,8 @@ function sortNameOfPerson(name: string): string {
   return `${last}, ${parts.join(' ')}`;
 }
 
+const IMSLP_SCAN = /https:\/\/imslp\.org\/wiki\/Special:ReverseLookup\/[0-9]{1,9}(?![0-9])/;
+
 function imslpScanUrl(imslp: string | undefined): string | null {
   const m = /^#?([0-9]{1,9})$/.exec(imslp?.trim() ?? '');
   return m ? `https://imslp.org/wiki/Special:ReverseLookup/${m[1]}` : null;
@@ -264,8 +266,14 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
         : [];
   const workNumber = catalogNumbers[0] ? `${catalogNumbers[0].catalog} ${catalogNumbers[0].number}`.slice(0, 80) : null;
 
-  const page = https(score?.link) ?? (file.facts.source && https(file.facts.source)) ?? null;
-  const scan = imslpScanUrl(score?.imslp);
+  // When scores.tsv does not list the file (or lists it without its scan), the score's own header
+  // names the IMSLP scan it was transcribed from: its <source>, or the credit OpenScore puts in its
+  // arranger line ("Transcribed from the IMSLP file(s) at https://imslp.org/wiki/Special:ReverseLookup/321919").
+  const fileSource = file.facts.source ? https(file.facts.source) : null;
+  const fileScan =
+    IMSLP_SCAN.exec(file.facts.source ?? '')?.[0] ?? IMSLP_SCAN.exec(file.facts.arranger ?? '')?.[0] ?? null;
+  const page = https(score?.link) ?? (fileScan ? null : fileSource) ?? null;
+  const scan = imslpScanUrl(score?.imslp) ?? fileScan;
   const lyricistUrl = https(score?.lyricist_url);
   const wikidata = c?.wikidata && /^Q[1-9][0-9]*$/.test(c.wikidata) ? c.wikidata : null;
   const composerEvidence = [
