@@ -117,7 +117,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
   const links: AssetRecord['links'] = { download, sourcePage: asset.sourcePageUrl };
   if (signIn) links.signIn = signIn;
   if (asset.kind === 'musicxml' && download !== null) links.rawMusicXml = download;
-  if (asset.kind === 'musicxml' && isPublic && extras.pdfAssetIds?.has(asset.id))
+  if ((asset.kind === 'musicxml' || asset.kind === 'mxl') && isPublic && extras.pdfAssetIds?.has(asset.id))
     links.pdf = u.scorePdf(slug, asset.id);
   const meaning = accessMeaning(asset.access, { readerSignIn }, signIn);
   return {
