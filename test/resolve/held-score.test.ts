@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
-import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import { finishResolve, planResolve, recordsNeeded, resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import { inMemoryRecords } from '../../src/domain/resolve/catalog.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { editFile, fixtureCopies } from '../helpers/fixture-copies.ts';
 
@@ -82,5 +83,42 @@ describe('a score held for rights review', () => {
     expect(record.sourceAssets[0]).toMatchObject({ id: 1, reviewState: 'human-reviewed', access: 'public' });
     expect(answer.missing.map((m) => m.what)).not.toContain('composition-rights');
     expect(answer.missing.map((m) => m.what)).not.toContain('source-score');
+  });
+
+  it('as the server answers (reading only the records the answer needs), a held work with no arrangement is named with its held score', () => {
+    const dir = heldCopy();
+    // The work as an import lands it: a held score and no arrangement (so no candidate).
+    editFile(dir, WORK, (t) =>
+      t.replace(/^arrangements:\n[\s\S]*?(?=^---$)/m, 'arrangements: []\ncomments: []\nvideos: []\n'),
+    );
+    const { catalog, messages } = loadCatalog(dir, { asOfYear: 2026 });
+    expect(messages).toEqual([]);
+    const records = catalog.works.map((w) => buildWorkRecord(w, catalog, BASE));
+    const resolver = buildResolveCatalog(
+      records,
+      catalog.profiles.map((p) => buildProfileRecord(p, catalog, BASE)),
+      buildInstrumentRecords(catalog, BASE),
+    );
+    const input = {
+      workSlug: 'satie-gymnopedie-1',
+      channel: { channelKey: 'test-channel', intendedRole: 'outro' as const },
+      requirements: { requiredFormats: ['mp3'] },
+    };
+    const plan = planResolve(resolver, input);
+    const needed = new Set(recordsNeeded(resolver, plan));
+    const all = inMemoryRecords(resolver);
+    const answer = finishResolve(
+      resolver,
+      plan,
+      input,
+      { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
+      (order) => {
+        if (!needed.has(order)) throw new Error(`the answer read record ${order}, which recordsNeeded did not name`);
+        return all(order);
+      },
+    );
+    expect(answer.missing.map((m) => m.what)).toEqual(['composition-rights', 'arrangement']);
+    expect(answer.missing[0]).toMatchObject({ operation: null, workSlug: 'satie-gymnopedie-1', assetId: 1 });
+    expect(answer.missing[0]!.detail).toMatch(/held for rights review.*Missing: the first publication year/);
   });
 });
