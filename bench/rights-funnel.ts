@@ -5,7 +5,7 @@
  *   node bench/rights-funnel.ts [--as-of YEAR] [--json] [corpus folder ...]
  *
  * Default corpora: ../shared/corpora/openscore-lieder and openscore-string-quartets. Each score is
- * planned exactly as the importer plans it (src/domain/corpus/openscore.ts), and its rights are
+ * planned exactly as the importer plans it (src/domain/corpus/plan.ts), and its rights are
  * derived by the archive's one module (src/domain/territory-rights.ts) at three stages:
  *
  *   1. imported: the corpus's own facts (composers' dates from composers.tsv; no lyricist dates,
@@ -20,15 +20,11 @@
  * missing fact; and the people whose missing dates hold the most works (what to source next).
  * Pure computation: no server, nothing written.
  */
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { musicXmlFromMxl } from '../src/domain/mxl.ts';
-import { musicXmlFacts } from '../src/domain/corpus/musicxml-facts.ts';
-import { parseTsv } from '../src/domain/corpus/tsv.ts';
-import { corpusKindOf, idOfFileName, indexTables, planItem } from '../src/domain/corpus/openscore.ts';
+import { planWork, type ItemPlan } from '../src/domain/corpus/plan.ts';
+import { folderSource, isOpenScoreFolder, openScoreSource } from '../scripts/lib/import-sources.ts';
 import { stagedFileUrl } from '../api/imports/staged-files.ts';
 import { territoryRights, yearOf, type AuthorFact, type PublicationFact } from '../src/domain/territory-rights.ts';
 import type { MusicContributionInput } from '../src/schemas/contribution.ts';
@@ -78,56 +74,38 @@ interface Planned {
   hasLyrics: boolean;
 }
 
-async function scoreFiles(dir: string, out: string[] = [], depth = 0): Promise<string[]> {
-  if (depth > 8) return out;
-  for (const e of await fs.readdir(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) await scoreFiles(p, out, depth + 1);
-    else if (e.name.endsWith('.mxl')) out.push(p);
-  }
-  return out;
-}
+/** A plain folder is read as `npm run import` reads it without options. */
+const FOLDER_OPTIONS = {
+  batchId: null,
+  title: null,
+  sourceUrl: null,
+  instruments: [],
+  currentYear: new Date().getUTCFullYear(),
+};
 
 async function planCorpus(folder: string, asOfYear: number) {
-  const scoresDir = path.join(folder, 'scores');
-  const read = async (name: string) => parseTsv(await fs.readFile(path.join(folder, 'data', name), 'utf8'));
-  const index = indexTables({
-    composers: await read('composers.tsv'),
-    scores: await read('scores.tsv'),
-    sets: await read('sets.tsv'),
-  });
-  const files = (await scoreFiles(scoresDir)).sort();
-  const kind = corpusKindOf(files.map((f) => path.basename(f)))!;
+  // Read and planned exactly as `npm run import` reads and plans it (scripts/lib/import-sources.ts,
+  // src/domain/corpus/plan.ts).
+  const walk = await isOpenScoreFolder(folder);
+  const source = walk ? await openScoreSource(folder, walk) : await folderSource(folder, FOLDER_OPTIONS);
   const planned: Planned[] = [];
   const skipped: string[] = [];
-  const seen = new Set<string>();
-  for (const file of files) {
-    const id = idOfFileName(kind, path.basename(file));
-    if (!id || seen.has(id)) continue;
-    seen.add(id);
-    const bytes = await fs.readFile(file);
-    const plan = planItem(
-      kind,
-      index,
-      {
-        relPath: path.relative(scoresDir, file).normalize('NFC'),
-        id,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        byteLength: bytes.length,
-        facts: musicXmlFacts(musicXmlFromMxl(bytes)),
-      },
-      { asOfYear, stagedUrl: stagedFileUrl, corpusUrl: 'https://github.com/OpenScore' },
-    );
+  for (const w of source.works) {
+    const work = await w.load();
+    const plan: ItemPlan =
+      'skip' in work
+        ? { kind: 'skip', itemKey: work.itemKey, title: work.title, composer: work.composer, reason: work.skip }
+        : planWork(work, { asOfYear, stagedUrl: stagedFileUrl });
     if (plan.kind !== 'submit') {
-      skipped.push(`${kind.prefix}${id}: ${plan.reason}`);
+      skipped.push(`${plan.itemKey}: ${plan.reason}`);
       continue;
     }
-    const work = (plan.body as MusicContributionInput).work!;
+    const body = (plan.body as MusicContributionInput).work!;
     planned.push({
       itemKey: plan.itemKey,
-      composer: { name: work.composerFacts?.name ?? plan.composer, died: work.composerFacts?.died ?? 'unknown' },
-      lyricist: work.lyricist?.name ?? null,
-      hasLyrics: work.hasLyrics === true || work.lyricist != null,
+      composer: { name: body.composerFacts?.name ?? plan.composer, died: body.composerFacts?.died ?? 'unknown' },
+      lyricist: body.lyricist?.name ?? null,
+      hasLyrics: body.hasLyrics === true || body.lyricist != null,
     });
   }
   return { corpus: path.basename(folder), planned, skipped };

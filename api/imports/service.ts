@@ -23,9 +23,17 @@ import type { AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts'
 export function itemRights(c: MusicContributionInput, asOfYear: number) {
   const w = c.work ?? {};
   const composer = { name: w.composer ?? '', died: w.composerFacts?.died ?? 'unknown' };
+  const pub = w.firstPublishedFact ?? null;
   return territoryRights({
-    authors: authorsOf(composer, w.lyricist ?? null, w.hasLyrics === true),
-    firstPublished: firstPublishedFact(w.firstPublished),
+    authors: authorsOf(composer, w.lyricistFacts ?? w.lyricist ?? null, w.hasLyrics === true),
+    firstPublished:
+      pub === null
+        ? firstPublishedFact(w.firstPublished)
+        : pub.bound === 'unpublished'
+          ? 'unpublished'
+          : pub.bound === 'exact'
+            ? pub.year
+            : { noLaterThan: pub.year! },
     asOfYear,
   });
 }
@@ -34,7 +42,8 @@ export type BatchAction = 'accept' | 'decline' | 'apply' | 'merge' | 'record-fac
 
 /**
  * Which statuses an action fits: accept what is pending, merge a pending probable duplicate,
- * apply what is accepted, decline what is open.
+ * apply what is accepted, decline what is open. (A merge that names no items takes only the
+ * exact duplicates among these: see BatchService.plan.)
  */
 export function fits(action: BatchAction, status: string, duplicateOf: string | null = null): boolean {
   if (action === 'accept') return status === 'pending';
@@ -69,6 +78,8 @@ export class BatchService {
       lyricist: c.work?.lyricist?.name ?? null,
       workSlug: c.target?.workSlug ?? null,
       duplicateOf: item.duplicateOf,
+      duplicateMatch: item.duplicateOf ? (item.duplicateMatch ?? null) : null,
+      factsFrom: item.factsFrom ?? null,
       newTerms: proposedTermLabels(c.work?.newTerms),
       termsApproved: (review?.termsApproval ?? null) !== null,
       territories: { US: rights.US.status, EU: rights.EU.status, CA: rights.CA.status },
@@ -162,7 +173,10 @@ export class BatchService {
     if (action === 'record-facts') return { all, chosen: await this.planFacts(batchId, body, chosen) };
     const fitting = chosen.filter(
       (i) =>
-        fits(action, i.status, i.duplicateOf) ||
+        // A merge of the whole batch takes only exact duplicates (composer, title and every
+        // catalog number the same); a partial match is merged only when an editor names it.
+        (fits(action, i.status, i.duplicateOf) &&
+          (action !== 'merge' || wanted !== null || i.duplicateMatch?.exact === true)) ||
         // Accepting again approves the terms an accepted work proposes.
         (action === 'accept' &&
           body.approveTerms === true &&
@@ -497,6 +511,8 @@ function factItemView(f: StoredBatchFact, status: SubmissionStatus, all: BatchIt
       lyricist: null,
       workSlug: null,
       duplicateOf: null,
+      duplicateMatch: null,
+      factsFrom: null,
       newTerms: [],
       termsApproved: false,
       territories: { US: '', EU: '', CA: '' },

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
-import type { ImportSummary } from '../../src/schemas/imports.ts';
+import type { DuplicateMatch, FactSource, ImportSummary } from '../../src/schemas/imports.ts';
 import type { StoredBatchAction } from '../../src/domain/batch-actions.ts';
 
 export interface StoredBatchItem {
@@ -16,6 +16,10 @@ export interface StoredBatchItem {
   itemKey: string;
   trackingCode: string;
   duplicateOf: string | null;
+  /** What matched the probable duplicate (absent on items stored before it was recorded). */
+  duplicateMatch?: DuplicateMatch | null;
+  /** Where the work's facts came from (absent on items stored before it was recorded). */
+  factsFrom?: FactSource | null;
   submittedAtUtc: string;
 }
 
@@ -50,6 +54,8 @@ export class ImportStore {
   readonly actions: RecordStore<StoredBatchAction>;
   /** Facts recorded for batches (record-facts): each one's correction report. */
   readonly facts: RecordStore<StoredBatchFact>;
+  /** Batches known to exist (a batch is never removed). */
+  private readonly known = new Set<string>();
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'state', 'import-batches');
@@ -76,6 +82,12 @@ export class ImportStore {
   }
 
   async ensureBatch(batchId: string, title: string, now: string): Promise<void> {
+    // Every item of a run names its batch: a read first, so only the first writes (a refused
+    // create still writes and syncs its temporary file, which cost every item two fsyncs).
+    if (this.known.has(batchId) || (await this.batches.get(batchId))) {
+      this.known.add(batchId);
+      return;
+    }
     try {
       await this.batches.create(batchId, { recordVersion: 1, batchId, title, createdAtUtc: now, lastRun: null });
     } catch (err) {

@@ -6,6 +6,7 @@
  * is inflated, so a zip bomb is refused instead of filling memory.
  */
 import { unzipSync } from 'fflate';
+import { decodeMusicXml, ScoreEncodingError } from './xml-text.ts';
 
 export const MAX_XML_BYTES = 20 * 1024 * 1024;
 const MAX_ENTRIES = 1000;
@@ -38,9 +39,7 @@ export function musicXmlFromMxl(bytes: Uint8Array): string {
     return files;
   };
   const container = pick((n) => n === 'META-INF/container.xml')['META-INF/container.xml'];
-  const named = container
-    ? /<rootfile\b[^>]*\bfull-path\s*=\s*"([^"]+)"/.exec(new TextDecoder().decode(container))?.[1]
-    : undefined;
+  const named = container ? rootfileOf(container) : undefined;
   seen = 0;
   const files = pick((n) => (named ? n === named : !n.startsWith('META-INF/') && /\.(xml|musicxml)$/i.test(n)));
   if (tooLarge)
@@ -57,5 +56,35 @@ export function musicXmlFromMxl(bytes: Uint8Array): string {
     );
   if (data.length > MAX_XML_BYTES)
     throw new MxlError(`The score in the .mxl archive is larger than ${MAX_XML_BYTES} bytes uncompressed`);
-  return new TextDecoder().decode(data);
+  return scoreText(data);
+}
+
+/**
+ * The score's path in the archive as META-INF/container.xml names it: the first `<rootfile>`
+ * whose media type is MusicXML (or unstated; MusicXML 4.0 puts the score first, and a PDF or
+ * image may follow it). Either quote, any encoding the container declares. Undefined when none.
+ */
+export function rootfileOf(container: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = decodeMusicXml(container);
+  } catch {
+    return undefined;
+  }
+  for (const m of text.slice(0, 64 * 1024).matchAll(/<rootfile\b([^>]*)>/g)) {
+    const attrs = m[1]!;
+    const path = /\bfull-path\s*=\s*(["'])([^"']+)\1/.exec(attrs)?.[2];
+    const type = /\bmedia-type\s*=\s*(["'])([^"']*)\1/.exec(attrs)?.[2];
+    if (path && (type === undefined || /musicxml|\bxml\b/i.test(type))) return path;
+  }
+  return undefined;
+}
+
+/** The root file's bytes as MusicXML text, in the encoding it declares (src/domain/xml-text.ts). */
+function scoreText(data: Uint8Array): string {
+  try {
+    return decodeMusicXml(data);
+  } catch (err) {
+    throw new MxlError(`The score in the .mxl archive cannot be read: ${(err as ScoreEncodingError).message}`);
+  }
 }

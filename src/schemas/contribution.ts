@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelContext } from './channel.ts';
-import { CatalogNumber, LifeDate, Lyricist, PUBLICATION_BOUNDS, WikidataId } from './work.ts';
+import { CatalogNumber, LifeDate, Lyricist, Movement, PUBLICATION_BOUNDS, WikidataId } from './work.ts';
 import { GenreTerm } from './genre.ts';
 import { InstrumentContent } from './profile.ts';
 import {
@@ -104,6 +104,11 @@ export const ContributedComposer = Type.Object(
       maxItems: 10,
       description: 'At least one page that supports the life dates.',
     }),
+
+    evidenceNote: OptionalNullableString(
+      500,
+      'What the evidence pages show, or where the facts were read (e.g. "works.csv row 4 of the folder"); recorded with each page.',
+    ),
   },
   {
     ...strict,
@@ -251,6 +256,13 @@ export const ContributionWork = Type.Object(
       40,
       'Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication).',
     ),
+    movements: Type.Optional(
+      Type.Array(Movement, {
+        maxItems: 100,
+        description:
+          'For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`.',
+      }),
+    ),
   },
   {
     ...strict,
@@ -312,6 +324,14 @@ export const ContributionAsset = Type.Object(
     reviewState: StringEnum(ASSET_REVIEW_STATES, {
       description: 'Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.',
     }),
+    movement: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 999,
+        description:
+          'A score of one movement: its number in work.movements (a new work sent as one score per movement).',
+      }),
+    ),
     loudnessLufs: Type.Optional(
       Nullable(Type.Number({ minimum: -70, maximum: 0 }), {
         description:

@@ -12,6 +12,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { EngraveMeta, EngraveOutput, ScoreLoadResult } from './engrave.ts';
+import type { AudioEnvironment, AudioOutput } from './audio-render.ts';
 import type { MusicXmlScan } from '../../domain/musicxml-scan.ts';
 
 export interface EngravePoolOptions {
@@ -37,13 +38,15 @@ export function defaultEngravePoolOptions(): EngravePoolOptions {
 /** What a worker is asked to do; the source is the text itself or a file (read in the worker). */
 export interface EngraveTask {
   id: number;
-  op: 'engrave' | 'check' | 'preview' | 'pdf';
+  op: 'engrave' | 'check' | 'preview' | 'pdf' | 'audio';
   /** The wide pages of an engraving, for 'pdf'. */
   svgs?: string[];
   xml?: string;
   file?: string;
   compressed?: boolean;
   meta?: EngraveMeta;
+  /** For 'audio': the renderer's environment, the score's digest, whether to make a loop, and the time budget. */
+  audio?: { env: AudioEnvironment; scoreSha256: string; loop: boolean; timeoutMs: number };
 }
 
 export type EngraveSource = { xml: string } | { file: string; compressed: boolean };
@@ -158,6 +161,22 @@ export class EngravePool {
   /** The first page as SVG (the desk's preview). */
   preview(xml: string): Promise<{ svg: string; pages: number }> {
     return this.submit({ op: 'preview', xml }) as Promise<{ svg: string; pages: number }>;
+  }
+
+  /**
+   * Rendered audio of a score (src/lib/site/audio-render.ts): its MIDI from the worker's Verovio,
+   * FluidSynth and ffmpeg as the worker's child processes, under the same time budget as an
+   * engraving (and the worker's memory budget for everything in the worker).
+   */
+  audio(
+    source: EngraveSource,
+    params: { env: AudioEnvironment; scoreSha256: string; loop: boolean },
+  ): Promise<AudioOutput> {
+    return this.submit({
+      op: 'audio',
+      ...source,
+      audio: { ...params, timeoutMs: this.options.timeoutMs },
+    }) as Promise<AudioOutput>;
   }
 
   /** End every worker; queued tasks reject. */
