@@ -186,7 +186,10 @@ export function migrateWork(
   const checked = isObject(after.rights) ? str(after.rights.checkedAtUtc) : null;
   if (checked !== null && EPOCH.test(checked)) {
     if (appliedAtUtc) (after.rights as Data).checkedAtUtc = appliedAtUtc;
-    else notes.push(`"${str(before.title) ?? ''}": its rights check date is 1970 (no date was given); correct checkedAtUtc.`);
+    else
+      notes.push(
+        `"${str(before.title) ?? ''}": its rights check date is 1970 (no date was given); correct checkedAtUtc.`,
+      );
   }
   if (isObject(before.composer)) after.composer = personOf(before.composer, 'composer', before, people, notes);
   const rights = isObject(after.rights) ? after.rights : {};

@@ -121,7 +121,9 @@ describe('the incremental plan', () => {
   it('a work that names another composer, or a changed person record (every work naming them), needs a full build', () => {
     edit('beethoven-fur-elise', /^composer: beethoven-ludwig-van$/m, 'composer: mozart-wolfgang-amadeus');
     expect(() => plan(['works/beethoven-fur-elise/index.md'])).toThrow(/composer/);
-    expect(() => plan(['people/beethoven-ludwig-van.json'])).toThrow(/people\/beethoven-ludwig-van.json is a shared input/);
+    expect(() => plan(['people/beethoven-ludwig-van.json'])).toThrow(
+      /people\/beethoven-ludwig-van.json is a shared input/,
+    );
   });
 
   it('the composer census patched from the base’s is the one counted afresh', () => {

@@ -7,6 +7,9 @@ import { people, sitePerson } from '../../../../../lib/site/people.ts';
 export const getStaticPaths = (() =>
   people()
     .list.filter((p) => listingInScope(personScopeKey(p.loaded.content.slug)))
-    .map((p) => ({ params: { slug: p.loaded.content.slug }, props: { slug: p.loaded.content.slug } }))) satisfies GetStaticPaths;
+    .map((p) => ({
+      params: { slug: p.loaded.content.slug },
+      props: { slug: p.loaded.content.slug },
+    }))) satisfies GetStaticPaths;
 
 export const GET: APIRoute = ({ props }) => json(recordEnvelope(sitePerson((props as { slug: string }).slug).record));
