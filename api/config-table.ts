@@ -70,7 +70,8 @@ export const SETTINGS: readonly SettingRow[] = [
     type: 'host list',
     default: 'empty',
     readBy: 'server',
-    meaning: 'host names or IPs the review fetcher may reach even on loopback/private addresses (still HTTPS only)',
+    meaning:
+      'host names or IPs the review fetcher may reach even on loopback/private addresses (still HTTPS only), comma-separated: `host` allows port 443 only, `host:port` (`[v6]:port`) that port; a refusal names the port and the entry that would allow it',
   },
   {
     names: ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'GITHUB_API_URL'],
