@@ -70,6 +70,26 @@ const TIMEOUTS = {
 const MARGIN_MS = 2000;
 
 describe('server timeouts', () => {
+  it('answers a body that stalls mid-way with a 408 problem at the idle timeout, not a silent close', async () => {
+    // The whole-request timeout is far away: only the idle timeout can end this request.
+    s = await openServed({ ARCHIVE_IDLE_TIMEOUT_MS: '1500', ARCHIVE_REQUEST_TIMEOUT_MS: '300000' });
+    const [w, silent] = await Promise.all([open(s.serving.port), open(s.serving.port)]);
+    const answer = answered(w);
+    w.socket.write(
+      'POST /api/v1/music/contributions HTTP/1.1\r\nHost: archive.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"operation":',
+    );
+    await answer;
+    await w.closedAt;
+    const text = w.received();
+    expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(text).toMatch(/content-type: application\/problem\+json/i);
+    const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 408, detail: expect.stringContaining('ARCHIVE_IDLE_TIMEOUT_MS') });
+    // A silent socket that sent nothing is still just closed.
+    await silent.closedAt;
+    expect(silent.received()).toBe('');
+  });
+
   it('closes silent, idle keep-alive and slow-header sockets within the configured timeouts', async () => {
     s = await openServed(TIMEOUTS);
     const port = s.serving.port;
