@@ -94,6 +94,8 @@ export interface AppInput {
   warmUp?: boolean;
   /** Test seams of the review service (a trusted CA for the fetcher, a fake forge, a clock). */
   review?: ReviewServiceOverrides;
+  /** The rate limits' clock (ms since the epoch); `Date.now` unless a test controls time. */
+  clock?: () => number;
 }
 
 /**
@@ -254,9 +256,10 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
-    credentials: new CredentialLimiter(config.credentialLimits),
+    credentials: new CredentialLimiter(config.credentialLimits, input.clock),
     metrics: new ArchiveMetrics(() => gate.inFlight),
     sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs }),
+    clock: input.clock ?? Date.now,
   };
   const { metrics } = ctx;
   metrics.measureCachesWith(() => cacheSizes(ctx.handle.current));

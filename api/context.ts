@@ -30,4 +30,10 @@ export interface AppContext {
   metrics: ArchiveMetrics;
   /** Browser sessions: the desk's admin sign-in and readers' sign-in (api/session/). */
   sessions: SessionStore;
+  /**
+   * Milliseconds since the epoch for every rate limit (intake, answers, credentials): `Date.now`,
+   * or a test's controllable clock (AppInput.clock), so a limit's refill and Retry-After are
+   * checked without depending on how fast a loaded machine runs the test.
+   */
+  clock: () => number;
 }

@@ -94,12 +94,12 @@ export async function registerAnswerRoutes(
   // Answers are limited like intake: their own bucket per client, at the intake endpoint's rate.
   const limits = {
     contribution: {
-      limiter: new RateLimiter(intake.contributionRateLimit),
+      limiter: new RateLimiter(intake.contributionRateLimit, { now: ctx.clock }),
       setting: intake.contributionRateLimit,
       bodyLimit: intake.contributionBodyLimit + ANSWER_OVERHEAD_BYTES,
     },
     'correction-report': {
-      limiter: new RateLimiter(intake.correctionRateLimit),
+      limiter: new RateLimiter(intake.correctionRateLimit, { now: ctx.clock }),
       setting: intake.correctionRateLimit,
       bodyLimit: ANSWER_OVERHEAD_BYTES,
     },

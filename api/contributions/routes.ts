@@ -128,8 +128,8 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
   const base = ctx.config.publicBaseUrl;
   const intake = ctx.config.intake;
   const store = ctx.intake;
-  const contributionLimiter = new RateLimiter(intake.contributionRateLimit);
-  const reportLimiter = new RateLimiter(intake.correctionRateLimit);
+  const contributionLimiter = new RateLimiter(intake.contributionRateLimit, { now: ctx.clock });
+  const reportLimiter = new RateLimiter(intake.correctionRateLimit, { now: ctx.clock });
   const workExists = (slug: string) => ctx.handle.current.catalog.records.has(slug);
   // A tracking answer changes only with its record or the served build, so its time (and with
   // it the ETag) is the later of the two; polling clients then revalidate to 304.

@@ -11,6 +11,7 @@ import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { intakeDirs } from '../../api/contributions/store.ts';
 import { CONTRIBUTIONS, REPORTS, openIntakeApp, validReport, type IntakeApp } from './helpers.ts';
 import { fillTemplate } from '../helpers/filled-template.ts';
+import { PROPERTY_TEST } from '../helpers/property-budget.ts';
 
 let t: IntakeApp;
 let template: MusicContributionInput;
@@ -362,7 +363,7 @@ describe('generated invalid bodies (fast-check)', () => {
     expect(sitesOf(schema, template).length).toBeGreaterThan(150);
   });
 
-  it('one mutation -> 400 naming exactly that field; nothing stored', async () => {
+  it('one mutation -> 400 naming exactly that field; nothing stored', PROPERTY_TEST, async () => {
     const sites = sitesOf(schema, template);
     const before = storedFiles();
     await fc.assert(
@@ -376,7 +377,7 @@ describe('generated invalid bodies (fast-check)', () => {
     expect(storedFiles()).toBe(before);
   });
 
-  it('several mutations at once -> 400 listing every one of them; nothing stored', async () => {
+  it('several mutations at once -> 400 listing every one of them; nothing stored', PROPERTY_TEST, async () => {
     const sites = sitesOf(schema, template);
     const before = storedFiles();
     // Mutations on unrelated fields: no chosen field may contain another.
@@ -401,7 +402,7 @@ describe('generated invalid bodies (fast-check)', () => {
     expect(storedFiles()).toBe(before);
   });
 
-  it('arbitrary JSON and arbitrary text -> a 4xx problem, never a 5xx; nothing stored', async () => {
+  it('arbitrary JSON and arbitrary text -> a 4xx problem, never a 5xx; nothing stored', PROPERTY_TEST, async () => {
     const before = storedFiles();
     const body = fc.oneof(
       fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'),

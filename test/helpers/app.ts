@@ -26,14 +26,32 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function openApp(buildDir = inject('sampleBuildDir'), env: Record<string, string> = {}): Promise<TestApp> {
+/** A clock a test moves by hand (ms since the epoch), for rate limits and Retry-After. */
+export interface TestClock {
+  now: () => number;
+  advance(ms: number): void;
+}
+
+export function testClock(startMs = Date.UTC(2026, 0, 1)): TestClock {
+  let ms = startMs;
+  return { now: () => ms, advance: (by) => void (ms += by) };
+}
+
+export async function openApp(
+  buildDir = inject('sampleBuildDir'),
+  env: Record<string, string> = {},
+  options: { clock?: TestClock } = {},
+): Promise<TestApp> {
   const baseUrl = JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')).baseUrl as string;
   const config = loadConfig(
     { PUBLIC_BASE_URL: baseUrl, ARCHIVE_DATA_DIR: path.join(buildDir, '..', 'data'), ...env },
     PROJECT_ROOT,
   );
   const handle = await SiteHandle.open(buildDir, { budgets: config.cacheBudgets });
-  const app = await createApp({ config, handle }, { logger: false });
+  const app = await createApp(
+    { config, handle, ...(options.clock ? { clock: options.clock.now } : {}) },
+    { logger: false },
+  );
   const openapi = JSON.parse(
     readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
   ) as Record<string, unknown>;

@@ -32,6 +32,7 @@ import { envelope } from '../../src/schemas/envelope.ts';
 import { words } from '../../src/domain/text.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { PROPERTY_TEST } from '../helpers/property-budget.ts';
 
 const BASE = 'https://index.example.test';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -128,7 +129,7 @@ describe.each([
   ['the sample catalog', sample],
   ['2,000 generated works', generated],
 ])('the index answers like the linear scan: %s', (_, f) => {
-  it('for random queries, filters, pages and page sizes', () => {
+  it('for random queries, filters, pages and page sizes', PROPERTY_TEST, () => {
     fc.assert(
       fc.property(
         filterArb(f),

@@ -44,6 +44,7 @@ import {
 import { words } from '../../src/domain/text.ts';
 import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { PROPERTY_TEST } from '../helpers/property-budget.ts';
 
 const BASE_URL = 'https://overlay.example.test';
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-works-overlay-'));
@@ -293,7 +294,7 @@ describe.each([
   ['360 generated works', small, 40],
   ['1,200 generated works', medium, 12],
 ])('the overlay answers like a fresh index and the linear scan: %s', (_, f, runs) => {
-  it('after random edits, additions, removals and renames, for random queries and pages', () => {
+  it('after random edits, additions, removals and renames, for random queries and pages', PROPERTY_TEST, () => {
     fc.assert(
       fc.property(
         batchesArb,
