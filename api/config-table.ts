@@ -364,12 +364,20 @@ export const SETTINGS: readonly SettingRow[] = [
       'worker threads of the engraving pool (1-64): Verovio engraves scores there for the build, `npm run engrave`, the review checks and the desk\'s score preview, never on the server\'s thread (docs/site.md, "Engraving pool and render cache")',
   },
   {
-    names: ['ARCHIVE_ENGRAVE_TIMEOUT_MS'],
+    names: ['ARCHIVE_ENGRAVE_CPU_MS'],
     type: 'milliseconds',
     default: '`300000`',
     readBy: 'server',
     meaning:
-      'time budget per score: a score still engraving (or loading, for the checks) after this long is stopped, its worker replaced, and the score refused with the problem `engraving-over-budget` naming the limit (a failed check at accept, a "not rendered" note in the build)',
+      'CPU time budget per score, measured on the engraving worker\'s own thread (so a busy machine does not spend it faster): a score that has used more is stopped, its worker replaced, and the score refused with the problem `engraving-over-budget` naming the limit (a failed check at accept, a "not rendered" note in the build)',
+  },
+  {
+    names: ['ARCHIVE_ENGRAVE_TIMEOUT_MS'],
+    type: 'milliseconds',
+    default: '`1200000`',
+    readBy: 'server',
+    meaning:
+      "the wall-clock backstop per score on an idle machine, multiplied by the load per core (the 1-minute load average or the pool's busy workers over the cores, at least 1): it stops only a worker that makes no progress; the CPU and memory budgets are what bound the work",
   },
   {
     names: ['ARCHIVE_ENGRAVE_MEMORY_MB'],
@@ -377,7 +385,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`2048`',
     readBy: 'server',
     meaning:
-      "memory budget per engraving worker, MiB (64-65536): V8's heap limit of the worker and the most Verovio's WebAssembly memory may reach; over it the score is refused like a timeout. A worker whose Verovio memory passed 256 MiB (or a quarter of the budget, when lower) is replaced after its score, so memory never stays at the largest score's size",
+      "memory budget per engraving worker, MiB (64-65536), V8's heap and Verovio's WebAssembly memory together: the heap may take a quarter (at least 48 MiB), and the WebAssembly memory is capped at the rest inside the worker, so a score that would grow past it fails there and is refused like one over its CPU time. A worker whose Verovio memory passed 256 MiB (or a quarter of the budget, when lower) is replaced after its score, so memory never stays at the largest score's size",
   },
   {
     names: ['ARCHIVE_SEARCH_SHARD_WORKS'],

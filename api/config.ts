@@ -16,6 +16,7 @@ import {
 } from '../src/domain/contributions/policy.ts';
 import {
   DEFAULT_ENGRAVE_MEMORY_MB,
+  DEFAULT_ENGRAVE_CPU_MS,
   DEFAULT_ENGRAVE_TIMEOUT_MS,
   defaultEngravePoolOptions,
   type EngravePoolOptions,
@@ -162,8 +163,9 @@ export interface Config {
   /** ARCHIVE_LAYER_MAX_PATHS: a layer's bound (the builds read it too); the server compacts a served layer from half of it (0: layers off). */
   layerMaxPaths: number;
   /**
-   * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
-   * worker threads and each score's time and memory budget, for builds, review checks and the desk.
+   * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_CPU_MS, ARCHIVE_ENGRAVE_TIMEOUT_MS,
+   * ARCHIVE_ENGRAVE_MEMORY_MB): worker threads, each score's CPU time and memory budget and the
+   * wall-clock backstop, for builds, review checks and the desk.
    */
   engrave: EngravePoolOptions;
   /** The in-memory caches of a served build, each bounded by bytes (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB). */
@@ -235,8 +237,10 @@ export const DEFAULT_FAST_PATH_LOG_SAMPLE = 0.01;
 
 /** A whole number of milliseconds from `name`, or the default; anything else stops the start. */
 /**
- * ARCHIVE_ENGRAVE_WORKERS (1-64, default the number of cores), ARCHIVE_ENGRAVE_TIMEOUT_MS (per
- * score, default 300000), ARCHIVE_ENGRAVE_MEMORY_MB (per worker, 64-65536, default 2048).
+ * ARCHIVE_ENGRAVE_WORKERS (1-64, default the number of cores), ARCHIVE_ENGRAVE_CPU_MS (CPU time
+ * per score, default 300000), ARCHIVE_ENGRAVE_TIMEOUT_MS (the wall-clock backstop per score on an
+ * idle machine, times the load per core, default 1200000), ARCHIVE_ENGRAVE_MEMORY_MB (per worker,
+ * 64-65536, default 2048).
  */
 export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptions {
   const whole = (name: string, fallback: number, min: number, max: number, unit: string): number => {
@@ -249,6 +253,7 @@ export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptio
   };
   return {
     size: whole('ARCHIVE_ENGRAVE_WORKERS', defaultEngravePoolOptions().size, 1, 64, 'worker threads'),
+    cpuMs: millis(env, 'ARCHIVE_ENGRAVE_CPU_MS', DEFAULT_ENGRAVE_CPU_MS),
     timeoutMs: millis(env, 'ARCHIVE_ENGRAVE_TIMEOUT_MS', DEFAULT_ENGRAVE_TIMEOUT_MS),
     memoryMb: whole('ARCHIVE_ENGRAVE_MEMORY_MB', DEFAULT_ENGRAVE_MEMORY_MB, 64, 65536, 'MiB'),
   };

@@ -149,6 +149,7 @@ async function main(): Promise<void> {
       content: { type: 'string' },
       'render-cache': { type: 'string', default: 'config' },
       'engrave-workers': { type: 'string' },
+      'engrave-cpu-ms': { type: 'string' },
       'engrave-timeout-ms': { type: 'string' },
       'engrave-memory-mb': { type: 'string' },
     },
@@ -165,6 +166,7 @@ async function main(): Promise<void> {
     poolOptions = engraveOptionsFrom(
       {
         workers: values['engrave-workers'],
+        cpuMs: values['engrave-cpu-ms'],
         timeoutMs: values['engrave-timeout-ms'],
         memoryMb: values['engrave-memory-mb'],
       },

@@ -220,6 +220,8 @@ export function buildInChild(
       ? [
           '--engrave-workers',
           String(options.engrave.size),
+          '--engrave-cpu-ms',
+          String(options.engrave.cpuMs),
           '--engrave-timeout-ms',
           String(options.engrave.timeoutMs),
           '--engrave-memory-mb',
