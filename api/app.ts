@@ -609,7 +609,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   await registerContributionRoutes(app, ctx);
   await registerAnswerRoutes(app, ctx, review);
   await registerLibraryRoutes(app, ctx);
-  await registerReview(app, ctx, review);
+  const itemActions = await registerReview(app, ctx, review, input.review?.now);
   const batches = new BatchService(ctx, review, new ImportStore(config.dataDir));
   const batchActions = new BatchActions(ctx, batches);
   // Batch actions a stop left running resume on start; a stop lets each finish its current item.
@@ -621,7 +621,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   const adminSignIn = createAdminSignIn(ctx);
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
-  await registerDesk(app, ctx, review, adminSignIn);
+  await registerDesk(app, ctx, review, itemActions, adminSignIn);
   await registerBatchDesk(app, ctx, batches, batchActions);
   registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);
