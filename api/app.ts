@@ -63,7 +63,9 @@ import { registerTrackPage } from './site/track-page.ts';
 import { registerSearchPage } from './site/search-page.ts';
 import { registerDeprecationHeaders } from './http/deprecation.ts';
 import { DEPRECATIONS, findDeprecation, type Deprecation } from '../src/domain/deprecation.ts';
-import { DEFAULT_SERVER_TIMEOUTS } from './config.ts';
+import { DEFAULT_SERVER_TIMEOUTS, memoryPlanOf } from './config.ts';
+import { memoryPlanWords, type MemoryPlan } from './site/memory-plan.ts';
+import { MIB } from './site/cache-budgets.ts';
 import { ShutdownGate, SHUTTING_DOWN_RETRY_SECONDS } from './lifecycle.ts';
 import { ArchiveMetrics } from './observability/metrics.ts';
 import { instrumentRebuilder, instrumentReview } from './observability/instrument.ts';
@@ -263,6 +265,9 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   };
   const { metrics } = ctx;
   metrics.measureCachesWith(() => cacheSizes(ctx.handle.current));
+  // The memory plan, with the server's resident memory once it is ready (api/site/memory-plan.ts).
+  let plan: MemoryPlan | null = null;
+  metrics.measureMemoryWith(() => plan);
   // Record writes wait while `npm run backup` briefly pauses them (api/storage/write-pause.ts).
   honourWritePause(path.join(config.dataDir, 'state'));
   instrumentRebuilder(ctx.rebuilder, metrics);
@@ -598,6 +603,20 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     if (event.outcome === 'failed') app.log.warn({ compaction: event }, compactionLogLine(event));
     else app.log.info({ compaction: event }, compactionLogLine(event));
   };
+  app.addHook('onReady', async () => {
+    plan = memoryPlanOf(config, process.memoryUsage().rss / MIB);
+    const words = memoryPlanWords(plan);
+    if (config.memoryLimitMiB !== null && plan.totalMiB > config.memoryLimitMiB)
+      app.log.warn(
+        { memoryPlan: plan },
+        `ARCHIVE_MEMORY_LIMIT_MB (${config.memoryLimitMiB}) is less than the parts now that the server has started: ${words}`,
+      );
+    else
+      app.log.info(
+        { memoryPlan: plan },
+        `memory bound: ${words}${plan.limitMiB !== null ? ` (limit ${plan.limitMiB} MiB)` : ''}`,
+      );
+  });
   // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn, in
   // the "after each apply" mode (else the schedule or a request does).
   ctx.rebuilder.reconcileServed?.();

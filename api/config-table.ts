@@ -356,6 +356,14 @@ export const SETTINGS: readonly SettingRow[] = [
       'works per Astro run of a full build (`npm run build -- --batch-works N` too): a larger catalog renders in batches plus one run for the listings, with the same output, so memory follows the batch (docs/architecture.md, decision 28)',
   },
   {
+    names: ['ARCHIVE_MEMORY_LIMIT_MB'],
+    type: 'MiB',
+    default: 'unset',
+    readBy: 'server',
+    meaning:
+      'the most memory the whole service may hold, MiB (1024-1048576): the server with its caches, the engraving and audio worker threads (per-worker limits), the warm build process and the small children (docs/operations.md, "Memory"). The memory settings not set by hand take their share of it (the engraving workers 30 % between them, at most 2048 MiB each; the warm build process 35 %), and a configuration whose parts do not fit stops the start, naming them; once started, the server logs its plan and `/metrics` reports it (`archive_memory_bound_bytes`) beside the process tree\'s resident memory (`archive_process_tree_rss_bytes`)',
+  },
+  {
     names: ['ARCHIVE_ENGRAVE_WORKERS'],
     type: 'worker threads',
     default: 'number of cores',

@@ -6,10 +6,13 @@
  *
  * Protocol (Node's IPC channel, one request at a time): the parent sends
  * `{ id, args, env, maxBuilds, maxRssBytes }`; the build runs with `env` set in process.env for
- * its duration; the answer is `{ id, ok, exitCode?, message?, builds, rssBytes, retire }`. After
- * `maxBuilds` builds or once its resident memory reached `maxRssBytes` (each Astro run leaves its
- * page modules loaded), the process answers with `retire: true` and exits; the parent starts a new
- * one for the next build. It exits too when the parent goes away (the IPC channel closes).
+ * its duration; the answer is `{ id, ok, exitCode?, message?, builds, rssBytes, peakRssBytes,
+ * retire }`. After `maxBuilds` builds, or once the next build could take it past `maxRssBytes`
+ * (its resident memory now plus the most a build has added over its start in this process: each
+ * Astro run leaves its page modules loaded, so the process grows per apply), the process answers
+ * with `retire: true` and exits; the parent starts a new one for the next build. So it is replaced
+ * before it passes its share of the memory, not after (docs/operations.md, "Memory"). It exits too
+ * when the parent goes away (the IPC channel closes).
  */
 import { ContentError, runBuildCommand, UsageError, type WarmUpResult } from './build.ts';
 
@@ -32,11 +35,15 @@ export interface BuildAnswer {
   /** Builds this process has run, this one included. */
   builds: number;
   rssBytes: number;
+  /** The most resident memory this process has had, bytes. */
+  peakRssBytes: number;
   /** This process exits after the answer. */
   retire: boolean;
 }
 
 let builds = 0;
+/** The most a build has added, at its peak, over the memory it started with, bytes. */
+let largestGrowth = 0;
 
 async function handle(request: BuildRequest): Promise<void> {
   const saved = new Map<string, string | undefined>();
@@ -44,7 +51,8 @@ async function handle(request: BuildRequest): Promise<void> {
     saved.set(name, process.env[name]);
     process.env[name] = value;
   }
-  let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'retire'>;
+  const rssBefore = process.memoryUsage().rss;
+  let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'peakRssBytes' | 'retire'>;
   try {
     const result = await runBuildCommand(request.args);
     answer = { id: request.id, ok: true, ...('warmUp' in result ? { warmUp: result.warmUp } : {}) };
@@ -64,8 +72,12 @@ async function handle(request: BuildRequest): Promise<void> {
   }
   builds++;
   const rssBytes = process.memoryUsage().rss;
-  const retire = builds >= request.maxBuilds || rssBytes >= request.maxRssBytes;
-  process.send!({ ...answer, builds, rssBytes, retire } satisfies BuildAnswer, () => {
+  // The lifetime peak: when it is this build's, what it added over its start; when an earlier
+  // build's, an upper bound of that (retiring early is safe, passing the share is not).
+  const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+  largestGrowth = Math.max(largestGrowth, peakRssBytes - rssBefore);
+  const retire = builds >= request.maxBuilds || rssBytes + largestGrowth >= request.maxRssBytes;
+  process.send!({ ...answer, builds, rssBytes, peakRssBytes, retire } satisfies BuildAnswer, () => {
     if (retire) process.exit(0);
   });
 }

@@ -1394,6 +1394,8 @@ export class Rebuilder implements SiteRebuilder {
       return r.record.finishedAt - (r.record.startedAt ?? r.record.requestedAt ?? r.record.finishedAt);
     };
     try {
+      // The full build runs in a process of its own: the idle warm build process gives its memory back first.
+      this.builder?.release();
       const dir = await ensureBuild(this.config, r.commit, {
         acceptIncremental: false,
         lowPriority: true,
