@@ -141,6 +141,25 @@ describe('apply answers at once', () => {
     expect(retry.json().detail).toContain('previous site keeps serving');
   });
 
+  it('without respond-async, an apply still running after the wait answers 202 "applying" with the item as Location, never cut', async () => {
+    const { app, rebuilder } = await setUp();
+    const code = await acceptedReport(app, '1733-07-29');
+    // The rebuild waits at the gate; `Prefer: wait=1` (RFC 7240) stands for the idle timeout's third.
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/correction-reports/${code}/apply`,
+      headers: { ...auth, prefer: 'wait=1' },
+      payload: { reviewer: 'Dana Editor' },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.headers.location).toMatch(new RegExp(`/api/v1/admin/correction-reports/${code}$`));
+    expect(data(res.body).apply.state).toBe('applying');
+    rebuilder.open();
+    const item = await settled(app, code);
+    expect(item.apply.state).toBe('visible');
+    expect(item.status).toBe('applied');
+  });
+
   it('without Prefer, apply still answers once the change is visible (200 "applied")', async () => {
     const { app, rebuilder } = await setUp();
     const code = await acceptedReport(app, '1733-07-28');

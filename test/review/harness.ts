@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { contributorFileServer, fetchOptionsTrusting } from '../helpers/https-server.ts';
 import { openWritableApp } from '../helpers/writable-app.ts';
+import { followItemAction } from '../helpers/app.ts';
 
 export const LABELED_ADMIN_KEY = 'alice-admin-secret-1';
 export const UNLABELED_ADMIN_KEY = 'unlabeled-admin-secret-2';
@@ -59,7 +60,7 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
           payload: payload as object,
           headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
         }),
-        key,
+        key ? { authorization: `Bearer ${key}` } : {},
       ),
     get: (url) => app.inject({ url, headers: { authorization: `Bearer ${LABELED_ADMIN_KEY}` } }),
     actOnBatch: async (batchId, action, body) => {
@@ -86,37 +87,4 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
       await server.close();
     },
   };
-}
-
-/**
- * A review action that ran longer than the POST waits answers 202 with its action record (a
- * loaded machine can take that long even for a small score). A client follows it to its outcome;
- * so does the harness, answering as the POST would have had it finished in time: the item (200),
- * or the action's problem with its status.
- */
-export async function followItemAction(
-  app: FastifyInstance,
-  res: LightMyRequestResponse,
-  key: string | null = LABELED_ADMIN_KEY,
-): Promise<LightMyRequestResponse> {
-  if (res.statusCode !== 202) return res;
-  const data = res.json().data as Record<string, any>;
-  if (typeof data.actionId !== 'string') return res;
-  const headers = key ? { authorization: `Bearer ${key}` } : {};
-  let action = data;
-  // Bounded: an hour of polls four times a second.
-  for (let n = 0; action.state === 'running' && n < 14_400; n++) {
-    await new Promise((r) => setTimeout(r, 250));
-    action = (await app.inject({ url: new URL(action.links.self as string).pathname, headers })).json().data;
-  }
-  if (action.state === 'completed') return app.inject({ url: new URL(action.links.item as string).pathname, headers });
-  const problem = JSON.stringify(action.error);
-  return {
-    ...res,
-    statusCode: Number(action.error?.status) || 409,
-    headers: { ...res.headers, 'content-type': 'application/problem+json' },
-    body: problem,
-    payload: problem,
-    json: () => JSON.parse(problem),
-  } as LightMyRequestResponse;
 }
