@@ -37,12 +37,14 @@ export interface BuildAnswer {
   rssBytes: number;
   /** The most resident memory this process has had, bytes. */
   peakRssBytes: number;
+  /** What the next build may take it to: its memory now plus the most a warm build has added, bytes. */
+  nextPeakBytes: number;
   /** This process exits after the answer. */
   retire: boolean;
 }
 
 let builds = 0;
-/** The most a build has added, at its peak, over the memory it started with, bytes. */
+/** The most a warm build (the second on) has added, at its peak, over the memory it started with, bytes. */
 let largestGrowth = 0;
 
 async function handle(request: BuildRequest): Promise<void> {
@@ -51,8 +53,14 @@ async function handle(request: BuildRequest): Promise<void> {
     saved.set(name, process.env[name]);
     process.env[name] = value;
   }
-  const rssBefore = process.memoryUsage().rss;
-  let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'peakRssBytes' | 'retire'>;
+  const rssBefore = process.memoryUsage.rss();
+  // This build's own peak, sampled while it runs (the process's lifetime peak would carry the first
+  // build's loading of Astro and the catalog into every later estimate).
+  let buildPeak = rssBefore;
+  const sampler = setInterval(() => {
+    buildPeak = Math.max(buildPeak, process.memoryUsage.rss());
+  }, 50);
+  let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'peakRssBytes' | 'nextPeakBytes' | 'retire'>;
   try {
     const result = await runBuildCommand(request.args);
     answer = { id: request.id, ok: true, ...('warmUp' in result ? { warmUp: result.warmUp } : {}) };
@@ -65,19 +73,22 @@ async function handle(request: BuildRequest): Promise<void> {
         err instanceof UsageError || err instanceof ContentError ? err.message : ((err as Error).stack ?? String(err)),
     };
   } finally {
+    clearInterval(sampler);
     for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
   }
+  const rssBytes = process.memoryUsage.rss();
+  buildPeak = Math.max(buildPeak, rssBytes);
+  // A process's first build loads Node's modules, Astro and the catalog once: what a warm build
+  // adds is measured from the second on.
+  if (builds > 0) largestGrowth = Math.max(largestGrowth, buildPeak - rssBefore);
   builds++;
-  const rssBytes = process.memoryUsage().rss;
-  // The lifetime peak: when it is this build's, what it added over its start; when an earlier
-  // build's, an upper bound of that (retiring early is safe, passing the share is not).
   const peakRssBytes = process.resourceUsage().maxRSS * 1024;
-  largestGrowth = Math.max(largestGrowth, peakRssBytes - rssBefore);
-  const retire = builds >= request.maxBuilds || rssBytes + largestGrowth >= request.maxRssBytes;
-  process.send!({ ...answer, builds, rssBytes, peakRssBytes, retire } satisfies BuildAnswer, () => {
+  const nextPeakBytes = rssBytes + largestGrowth;
+  const retire = builds >= request.maxBuilds || nextPeakBytes >= request.maxRssBytes;
+  process.send!({ ...answer, builds, rssBytes, peakRssBytes, nextPeakBytes, retire } satisfies BuildAnswer, () => {
     if (retire) process.exit(0);
   });
 }

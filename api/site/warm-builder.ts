@@ -55,6 +55,8 @@ export interface WarmBuildResult {
   rssBytes: number;
   /** The most resident memory that process has had, bytes. */
   peakRssBytes: number;
+  /** What the next build may take it to (its memory now plus the most a warm build added), bytes. */
+  nextPeakBytes: number;
   /** That process reached its budget (builds or memory) and exits: the next build starts a new one. */
   retired: boolean;
   /** A warm-up's figures (a `--warm-up` run). */
@@ -170,6 +172,7 @@ export class WarmBuilder {
       let settled = false;
       let rssBytes = 0;
       let peakRssBytes = 0;
+      let nextPeakBytes = 0;
       let retired = false;
       let warmUp: WarmUpResult | undefined;
       const finish = (err: Error | null) => {
@@ -194,6 +197,7 @@ export class WarmBuilder {
             earlierBuilds,
             rssBytes,
             peakRssBytes,
+            nextPeakBytes,
             retired,
             ...(warmUp ? { warmUp } : {}),
           });
@@ -203,6 +207,7 @@ export class WarmBuilder {
         this.builds = answer.builds;
         rssBytes = answer.rssBytes;
         peakRssBytes = answer.peakRssBytes;
+        nextPeakBytes = answer.nextPeakBytes;
         retired = answer.retire;
         warmUp = answer.warmUp;
         // A retiring child exits by itself after this answer: the next build starts a new one.
