@@ -5,6 +5,8 @@
  *
  *   POST /api/v1/admin/contributions/{code}/{action}
  *   POST /api/v1/admin/correction-reports/{code}/{action}   action: accept | request-information | apply | decline
+ *        (accept, request-information and decline run as action records: api/review/item-actions.ts)
+ *   GET  /api/v1/admin/{contributions|correction-reports}/{code}/actions/{actionId}   one action's progress and outcome
  *   GET  /api/v1/admin/contributions/{code}, /api/v1/admin/correction-reports/{code}
  *   GET  /api/v1/admin/queue       ?status=&kind=&operation=&workSlug=&receivedAfter=&receivedBefore=&page=&pageSize=
  *   GET  /api/v1/admin/pull-requests/{number}   a pull request a person opened on the content repository (GitHub mode)
