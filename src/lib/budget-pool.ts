@@ -204,10 +204,27 @@ export class BudgetPool {
       slot.startedAt = null;
       slot.worker.ref();
       this.stats.tasks++;
-      const current = slot;
-      slot.startup = setTimeout(() => this.overBudget(current, 'time'), this.options.startupMs);
+      this.armStartup(slot, pending, performance.now());
       slot.worker.postMessage(pending.message, pending.transfer);
     }
+  }
+
+  /**
+   * A new worker's start (its modules loading) is bounded by wall time too, scaled by the load
+   * like the backstop: a worker that never says its task started is stopped.
+   */
+  private armStartup(slot: Slot, pending: Pending, since: number): void {
+    const allowed = this.options.startupMs * loadPerCore(this.busy + this.queue.length);
+    const left = since + allowed - performance.now();
+    slot.startup = setTimeout(
+      () => {
+        if (slot.busy !== pending || slot.startedAt !== null) return;
+        const now = this.options.startupMs * loadPerCore(this.busy + this.queue.length);
+        if (performance.now() - since < now) this.armStartup(slot, pending, since);
+        else this.overBudget(slot, 'time', Math.round(now), Math.round(performance.now() - since));
+      },
+      Math.max(10, left),
+    );
   }
 
   private spawn(): Slot {
