@@ -34,7 +34,7 @@ import { MUSIC_ROLES, type MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { words } from '../../src/domain/text.ts';
-import { PROPERTY_TEST } from '../helpers/property-budget.ts';
+import { PROPERTY_BACKSTOP_MS } from '../helpers/property-budget.ts';
 
 const BASE_URL = 'https://resolve-layer.example.test';
 const ctx = { baseUrl: BASE_URL, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' };
@@ -252,7 +252,6 @@ const BOUNDS: ResolveLimits[] = [
 describe('a layered resolve catalog', () => {
   it(
     'answers as a fresh resolve catalog of the changed catalog, but for the count judged one by one',
-    PROPERTY_TEST,
     () => {
       let compared = 0;
       let requests = 0;
@@ -380,6 +379,7 @@ describe('a layered resolve catalog', () => {
       expect(boundedComplete).toBeGreaterThan(compared);
       expect(boundedIncomplete).toBeGreaterThan(compared);
     },
+    PROPERTY_BACKSTOP_MS,
   );
 });
 

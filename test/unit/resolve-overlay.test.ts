@@ -31,7 +31,7 @@ import {
 } from '../../src/domain/catalog-index/resolve-overlay.ts';
 import { indexWork } from '../../src/domain/works-query.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
-import { PROPERTY_TEST } from '../helpers/property-budget.ts';
+import { PROPERTY_BACKSTOP_MS } from '../helpers/property-budget.ts';
 
 const BASE_URL = 'https://resolve-overlay.example.test';
 const f = resolveFixture(BASE_URL);
@@ -90,7 +90,6 @@ const overlayOf = (changed: WorkRecord[]) =>
 describe('resolve overlay rows', () => {
   it(
     'equal what a fresh resolve catalog of the changed catalog holds for each changed work, and merge into its index',
-    PROPERTY_TEST,
     () => {
       let compared = 0;
       const step = fc.oneof(
@@ -174,6 +173,7 @@ describe('resolve overlay rows', () => {
       // Most runs keep every genre and period, so they reach the comparisons.
       expect(compared).toBeGreaterThan(20);
     },
+    PROPERTY_BACKSTOP_MS,
   );
 
   it('report a genre the base vocabulary does not have', () => {
