@@ -293,3 +293,54 @@ describe('an item whose fetch the allow-list refused', () => {
     }
   });
 });
+
+describe("the desk's Accept", () => {
+  it('follows a long accept on the item page: a progress bar with the step, then the outcome', async () => {
+    const gate = gatedChecks();
+    const { app } = await openApp({}, gate.runChecks);
+    const code = await contribute(app, 'item-action-desk');
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const signIn = await app.inject({
+      method: 'POST',
+      url: '/admin/sign-in',
+      headers: form,
+      payload: new URLSearchParams({ key: KEY }).toString(),
+    });
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+    const item = await app.inject({ url: `/admin/contributions/${code}`, headers: { cookie } });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(item.body)![1]!;
+    const posted = await app.inject({
+      method: 'POST',
+      url: `/admin/contributions/${code}/accept`,
+      headers: { ...form, cookie, origin: 'http://localhost:80' },
+      payload: new URLSearchParams({ _csrf: csrf, reviewer: 'Dana Editor' }).toString(),
+    });
+    // The checks wait at the gate, longer than the desk's 5 s: the page follows the action.
+    expect(posted.statusCode, posted.body).toBe(303);
+    const location = posted.headers.location!;
+    const actionId = new RegExp(`^/admin/contributions/${code}\\?action=(accept-[0-9TZ]+-[a-z0-9]+)$`).exec(
+      location,
+    )?.[1];
+    expect(actionId, location).toBeDefined();
+    await gate.reached;
+    await until(app, `/api/v1/admin/contributions/${code}/actions/${actionId}`, (a) =>
+      a.progress.step.startsWith('checking'),
+    );
+    const running = await app.inject({ url: location, headers: { cookie } });
+    expect(running.body).toContain(`data-poll="/api/v1/admin/contributions/${code}/actions/${actionId}"`);
+    expect(running.body).toMatch(
+      /<section id="item-action" class="notice warn" aria-live="polite" data-state="running"/,
+    );
+    expect(running.body).toMatch(/<progress id="item-action-bar" max="5" value="1">/);
+    expect(running.body).toContain('Now checking file 1 of 2 (1 of 5 steps done).');
+    // No second action is offered while it runs; without JavaScript the page refreshes itself.
+    expect(running.body).not.toContain(`action="/admin/contributions/${code}/accept"`);
+    expect(running.body).toContain('<meta http-equiv="refresh" content="3">');
+    gate.open();
+    await until(app, `/api/v1/admin/contributions/${code}/actions/${actionId}`, (a) => a.state !== 'running');
+    const done = await app.inject({ url: location, headers: { cookie } });
+    expect(done.body).toMatch(/<section id="item-action" class="notice ok" data-state="completed"/);
+    expect(done.body).toContain('<h2>Done: accept</h2>');
+    expect(done.body).toContain('data-status="accepted"');
+  });
+});
