@@ -103,20 +103,45 @@ export async function postJson(
 }
 
 /**
- * A review action that ran longer than the POST waits answers 202 with its action record (a
- * loaded machine can take that long even for a small score). A client follows it to its outcome;
- * so do the test helpers, answering as the POST would have had it finished in time: the item
- * (200), or the action's problem with its status. Any other answer is returned as it is.
+ * A review action (or an apply) that ran longer than the POST waits answers 202, with its action
+ * record (or the item, applying): a loaded machine can take that long even for a small score. A
+ * client that did not ask for that (no `Prefer`) follows it to its outcome; so do the test
+ * helpers, answering as the POST would have had it finished in time: the item (200), or the
+ * action's problem with its status (an apply's 409 with its error). Any other answer is returned
+ * as it is.
  */
 export async function followItemAction(
   app: FastifyInstance,
   res: LightMyRequestResponse,
   headers: Record<string, string> = {},
 ): Promise<LightMyRequestResponse> {
-  if (res.statusCode !== 202 || !/json/.test(String(res.headers['content-type']))) return res;
+  if (res.statusCode !== 202 || !/json/.test(String(res.headers['content-type'])) || headers.prefer !== undefined)
+    return res;
   const data = (res.json() as { data?: Record<string, any> }).data;
-  if (!data || typeof data.actionId !== 'string') return res;
   const auth = headers.authorization ? { authorization: headers.authorization } : {};
+  // An apply still running after the wait: the item until it is visible (200) or failed (409).
+  if (data?.apply?.state === 'applying' && typeof data.links?.admin === 'string') {
+    let item = res;
+    for (let n = 0; n < 14_400; n++) {
+      await new Promise((r) => setTimeout(r, 250));
+      item = await app.inject({ url: new URL(data.links.admin as string).pathname, headers: auth });
+      if (item.json().data.apply?.state !== 'applying') break;
+    }
+    if (item.json().data.apply?.state !== 'failed') return item;
+    const failed = JSON.stringify({
+      status: 409,
+      detail: String(item.json().data.review?.lastError?.message ?? 'the apply failed'),
+    });
+    return {
+      ...item,
+      statusCode: 409,
+      headers: { ...item.headers, 'content-type': 'application/problem+json' },
+      body: failed,
+      payload: failed,
+      json: () => JSON.parse(failed),
+    } as LightMyRequestResponse;
+  }
+  if (!data || typeof data.actionId !== 'string') return res;
   let action = data;
   // Bounded: an hour of polls four times a second.
   for (let n = 0; action.state === 'running' && n < 14_400; n++) {

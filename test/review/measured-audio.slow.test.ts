@@ -141,12 +141,16 @@ describe('declared against measured audio', () => {
   }, 120_000);
 
   it('apply lands measured and declared values apart in JSON, Markdown and HTML', async () => {
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/v1/admin/contributions/${code}/apply`,
-      payload: { reviewer: 'Dana Editor' },
-      headers: auth,
-    });
+    const res = await followItemAction(
+      app,
+      await app.inject({
+        method: 'POST',
+        url: `/api/v1/admin/contributions/${code}/apply`,
+        payload: { reviewer: 'Dana Editor' },
+        headers: auth,
+      }),
+      auth,
+    );
     expect(res.statusCode, res.body).toBe(200);
     const work = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1' })).json().data;
     const arr = work.arrangements.find((a: { title: string }) => a.title === TITLE);
