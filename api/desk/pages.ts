@@ -8,6 +8,7 @@
 import type { FactImpactView } from '../review/fact-impact.ts';
 import type { FactImpactRow } from '../../src/domain/people.ts';
 import { esc, html, page, raw, type DeskSessionView, type Html } from './html.ts';
+import { itemActionPath, type StoredItemAction } from '../../src/domain/review/item-actions.ts';
 import { diffLineKind } from '../../src/domain/review/diff.ts';
 import { statusWords, STATUS_MEANINGS } from '../../src/domain/contributions/tracking-words.ts';
 import { canTransition } from '../../src/domain/contributions/status.ts';
@@ -355,6 +356,8 @@ export interface ItemPageInput {
   error?: string | null;
   /** A rights fact's report: the works it reaches, their derived rights before and after. */
   impact?: FactImpactView | null;
+  /** The item's running action, or the one the page was sent to after asking for it. */
+  action?: StoredItemAction | null;
 }
 
 /** The fact a report records, and what it does to the rights of every work it reaches (derived, as the build will). */
@@ -379,6 +382,31 @@ ${
 <tbody>${impact.works.map((w) => html`<tr data-work="${w.slug}" data-changes="${w.changes ? 'yes' : 'no'}"><td><a href="/works/${w.slug}/">${w.title}</a></td><td>${cell(w.before)}</td><td>${cell(w.after)}</td></tr>`)}</tbody></table></div>`
 }
 </section>`;
+}
+
+const ACTION_WORDS: Record<StoredItemAction['action'], string> = {
+  accept: 'Accepting',
+  'request-information': 'Requesting information',
+  decline: 'Declining',
+};
+
+/**
+ * An action record on the item (api/review/item-actions.ts): while it runs, its progress (desk.js
+ * follows its JSON record and reloads when it has finished; without JavaScript the page refreshes
+ * itself); then its outcome.
+ */
+function itemActionSection(a: StoredItemAction | null | undefined): Html {
+  if (!a) return html``;
+  const asked = html`${a.action} asked by <strong>${a.actor}</strong> (reviewer ${a.reviewer}) at <time datetime="${a.startedAtUtc}">${a.startedAtUtc}</time>${a.resumedAtUtc.length ? html`; resumed after a stop at ${a.resumedAtUtc.join(', ')}` : ''}`;
+  const p = a.progress;
+  if (a.state === 'running')
+    return html`<section id="item-action" class="notice warn" aria-live="polite" data-state="running" data-action="${a.action}" data-action-id="${a.actionId}" data-poll="${itemActionPath(a.kind, a.trackingCode, a.actionId)}">
+<h2>${ACTION_WORDS[a.action]}…</h2><p>${asked}.</p>
+<p><progress id="item-action-bar" max="${Math.max(p.total, 1)}" value="${p.done}">${p.done} of ${p.total}</progress> <span id="item-action-text">Now ${p.step} (${p.done} of ${p.total} steps done).</span></p>
+<p>This page follows it until it has finished; no other action on the item starts meanwhile.</p></section>`;
+  if (a.state === 'completed')
+    return html`<section id="item-action" class="notice ok" data-state="completed" data-action="${a.action}" data-action-id="${a.actionId}"><h2>Done: ${a.action.replace('-', ' ')}</h2><p>${asked}; finished at <time datetime="${a.finishedAtUtc ?? ''}">${a.finishedAtUtc ?? '?'}</time>. The item is now “${statusWords(a.status)}”.</p></section>`;
+  return html`<section id="item-action" class="notice bad" role="alert" data-state="failed" data-action="${a.action}" data-action-id="${a.actionId}"><h2>Not done: ${a.action.replace('-', ' ')}</h2><p>${asked}; it failed at <time datetime="${a.finishedAtUtc ?? ''}">${a.finishedAtUtc ?? '?'}</time> and nothing was changed: ${a.error?.detail ?? 'no reason was recorded'}</p></section>`;
 }
 
 function actorWords(actor: string | undefined | null): string {
@@ -446,7 +474,9 @@ export function itemPage(input: ItemPageInput): string {
   const ref = review?.ref ?? null;
   const submission = record.kind === 'contribution' ? record.submission : record.report;
   const branchWords = ref ? ref.branch : null;
-  const actable = record.apply?.state !== 'applying' && record.status !== 'applied' && record.status !== 'declined';
+  const acting = input.action?.state === 'running';
+  const actable =
+    !acting && record.apply?.state !== 'applying' && record.status !== 'applied' && record.status !== 'declined';
   const links = html`<ul class="links">
 ${actable ? html`<li><a href="#actions-h">Jump to the actions</a></li>` : ''}
 <li><a href="${input.jsonHref}">Admin JSON record</a></li>
@@ -489,7 +519,7 @@ ${ref ? (ref.url && /^https:\/\//.test(ref.url) ? html`<li><a href="${ref.url}" 
   );
   const applying = record.apply?.state === 'applying';
   const forms: Html[] = [];
-  if (!applying) {
+  if (!applying && !acting) {
     if (canTransition(record.status, 'accepted')) {
       forms.push(
         actionForm(
@@ -497,7 +527,19 @@ ${ref ? (ref.url && /^https:\/\//.test(ref.url) ? html`<li><a href="${ref.url}" 
           session,
           'accept',
           'Accept',
-          'Opens the review branch, fetches and verifies every contributor file and runs the technical checks. Nothing in the catalog changes yet.',
+          'Opens the review branch, fetches and verifies every contributor file and runs the technical checks (this page shows the progress of a long score). Nothing in the catalog changes yet.',
+          assertionFields(record),
+          'Public note (optional)',
+        ),
+      );
+    } else if (record.status === 'accepted' && (review?.blockers.length ?? 0) > 0) {
+      forms.push(
+        actionForm(
+          record,
+          session,
+          'accept',
+          'Fetch and check again',
+          'Accepts the item again: fetches every contributor file afresh (after a file host or the fetch allow-list was fixed), runs the technical checks and rewrites the review. Nothing in the catalog changes yet.',
           assertionFields(record),
           'Public note (optional)',
         ),
@@ -555,6 +597,7 @@ ${input.error ? html`<p class="notice bad" role="alert" id="action-error">${inpu
   <dt>Changed canonical data</dt><dd>${record.changedCanonicalData ? 'yes' : 'no'}</dd>
   ${record.kind === 'contribution' ? html`<dt>Operation</dt><dd>${labelOf(record.submission.operation)}</dd><dt>Submitted by</dt><dd>${record.submission.submittedBy.name} (${record.submission.submittedBy.kind})</dd>` : html`<dt>Work</dt><dd>${record.report.workSlug ?? record.report.targetType}</dd><dt>Field</dt><dd>${record.report.fieldName}</dd><dt>Current value</dt><dd class="text">${record.report.currentValue ?? 'none'}</dd><dt>Proposed value</dt><dd class="text" id="proposed-value">${record.report.proposedValue}</dd>`}
 </dl>
+${itemActionSection(input.action)}
 ${applyProgress(record, input.jsonHref)}
 ${links}
 ${
@@ -581,12 +624,12 @@ ${
 <section aria-labelledby="submission-h"><h2 id="submission-h">The submission</h2>
 ${record.kind === 'contribution' ? html`<p class="summary text">${record.submission.changeSummary}</p>` : ''}
 ${readable(submission)}</section>
-${forms.length > 0 ? html`<section aria-labelledby="actions-h" class="actions"><h2 id="actions-h">Actions</h2>${forms}</section>` : applying ? '' : html`<p>No action is possible: “${statusWords(record.status)}” is final.</p>`}`;
+${forms.length > 0 ? html`<section aria-labelledby="actions-h" class="actions"><h2 id="actions-h">Actions</h2>${forms}</section>` : applying || acting ? '' : html`<p>No action is possible: “${statusWords(record.status)}” is final.</p>`}`;
   return page({
     title: `${code} (${statusWords(record.status)})`,
     session,
     body,
-    refreshSeconds: applying ? 3 : undefined,
+    refreshSeconds: applying || acting ? 3 : undefined,
   });
 }
 

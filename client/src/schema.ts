@@ -152,9 +152,29 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a contribution
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again. **Long actions are action records** (docs/review.md): accept, request-information and decline are checked at once (a refusal is answered as before, nothing stored), then run in the background as an action record. With `Prefer: respond-async` the answer is 202 at once with the action (`ItemActionView`: `state`, `progress`, then the outcome) and `Location`, its tracking resource. Without it the answer waits for the outcome at most 20 s (a third of ARCHIVE_IDLE_TIMEOUT_MS, or `Prefer: wait=N`): 200 with the item, or the problem that refused it, as before; else 202 with the running action, so the connection is never cut by the idle timeout while the work goes on. An apply without `Prefer: respond-async` waits the same way, then answers 202 with the item "applying" (`Location`: the item). An accepted item whose review holds blockers (a fetch the allow-list refused, a failed check) may be accepted again: its files are fetched and checked afresh.
          */
         post: operations["reviewContribution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/contributions/{code}/actions/{actionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One review action on a contribution: its progress, state and outcome
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. The tracking resource of an accept, request-information or decline: `state` is "running" (`progress`: the step in words, steps done of all), then "completed" (`status`: the item's status after it; read the item for the rest) or "failed" (`error`: the problem detail; nothing was changed). An action a stop cut short resumes when the server starts again (`resumedAtUtc`).
+         */
+        get: operations["getContributionAction"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -192,9 +212,29 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a correction report
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again. **Long actions are action records** (docs/review.md): accept, request-information and decline are checked at once (a refusal is answered as before, nothing stored), then run in the background as an action record. With `Prefer: respond-async` the answer is 202 at once with the action (`ItemActionView`: `state`, `progress`, then the outcome) and `Location`, its tracking resource. Without it the answer waits for the outcome at most 20 s (a third of ARCHIVE_IDLE_TIMEOUT_MS, or `Prefer: wait=N`): 200 with the item, or the problem that refused it, as before; else 202 with the running action, so the connection is never cut by the idle timeout while the work goes on. An apply without `Prefer: respond-async` waits the same way, then answers 202 with the item "applying" (`Location`: the item). An accepted item whose review holds blockers (a fetch the allow-list refused, a failed check) may be accepted again: its files are fetched and checked afresh.
          */
         post: operations["reviewCorrectionReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/correction-reports/{code}/actions/{actionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One review action on a correction report: its progress, state and outcome
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. The tracking resource of an accept, request-information or decline: `state` is "running" (`progress`: the step in words, steps done of all), then "completed" (`status`: the item's status after it; read the item for the rest) or "failed" (`error`: the problem detail; nothing was changed). An action a stop cut short resumes when the server starts again (`resumedAtUtc`).
+         */
+        get: operations["getCorrectionReportAction"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3203,6 +3243,97 @@ export interface components {
             /** @description Works that use the instrument. */
             workCount: number;
         };
+        /**
+         * ItemActionView
+         * @description One review action on one item, run in the background: its progress, state and outcome. The tracking resource of POST /api/v1/admin/{contributions|correction-reports}/{code}/{accept|request-information|decline}.
+         */
+        ItemActionView: {
+            /** @enum {string} */
+            action: "accept" | "request-information" | "decline";
+            /** @description The action, unique in the archive (e.g. "accept-20261207T101500Z-3f9c"). */
+            actionId: string;
+            /** @description The label of the key (or desk session) that asked for the action. */
+            actor: string;
+            /** @description Why the action failed (RFC 9457 problem details; nothing was changed); else null. */
+            error: ({
+                /** @description Allowed methods (405 only). */
+                allow?: string[];
+                /** @description What went wrong in this occurrence, and how to fix it. */
+                detail: string;
+                /** @description Every violation found, all at once. */
+                errors?: {
+                    /** @description What is wrong with it, in plain words. */
+                    detail: string;
+                    /** @description Name of the query or path parameter at fault. */
+                    parameter?: string;
+                    /** @description JSON Pointer (RFC 6901) into the request body, e.g. "/channel/intendedRole". */
+                    pointer?: string;
+                }[];
+                /** @description The request path this occurrence belongs to. */
+                instance: string;
+                /** @description HTTP status code. */
+                status: number;
+                /** @description Short summary of the problem type. */
+                title: string;
+                /**
+                 * Format: uri
+                 * @description Absolute URL of the page that documents this problem type.
+                 */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /**
+             * Format: date-time
+             * @description When it completed or failed (UTC).
+             */
+            finishedAtUtc: string | null;
+            /** @enum {string} */
+            kind: "contribution" | "correction-report";
+            links: {
+                /**
+                 * Format: uri
+                 * @description The item's desk page, which shows the action's progress.
+                 */
+                desk: string;
+                /**
+                 * Format: uri
+                 * @description The item in the admin API, with the outcome once the action completed.
+                 */
+                item: string;
+                /**
+                 * Format: uri
+                 * @description This action (poll it until `state` is no longer "running").
+                 */
+                self: string;
+            };
+            /** ItemActionProgress */
+            progress: {
+                /** @description Steps finished. */
+                done: number;
+                /** @description What the action is doing now, in words ("fetching asset 2 of 3", "checking asset 2 of 3", "opening the review", "done"). */
+                step: string;
+                /** @description Steps the action has (known once it starts them). */
+                total: number;
+            };
+            /** @description Each time a server start resumed the action after a stop cut it short. */
+            resumedAtUtc: string[];
+            /** @description The person acting, as the request named them. */
+            reviewer: string;
+            /**
+             * Format: date-time
+             * @description When the action was acknowledged (UTC).
+             */
+            startedAtUtc: string;
+            /** @enum {string} */
+            state: "running" | "completed" | "failed";
+            /**
+             * @description The item's review status: when the action started, then after it.
+             * @enum {string}
+             */
+            status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            trackingCode: string;
+        };
         /** @description A JSON Schema 2020-12 document with the archive's `x-archive` annotations. */
         JsonSchemaDocument: {
             /** @constant */
@@ -6112,7 +6243,10 @@ export interface operations {
     reviewContribution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description "respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240). */
+                Prefer?: string;
+            };
             path: {
                 /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only); `apply` in the item shows applying, then visible (with visibleAtUtc) or failed. */
                 action: "accept" | "request-information" | "apply" | "decline";
@@ -6146,7 +6280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`. */
+            /** @description Acknowledged and still running. Accept, request-information, decline: the action (`ItemActionView`; `Location` is its tracking resource). Apply: the item, "applying" (its outcome lands in `apply`). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6155,7 +6289,7 @@ export interface operations {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["AdminItem"];
+                        data: components["schemas"]["AdminItem"] | components["schemas"]["ItemActionView"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -6200,7 +6334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, an action already running on the item (`runningAction` names it), or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6220,6 +6354,85 @@ export interface operations {
             };
             /** @description The body is not JSON. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getContributionAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The action, as named by the answer to the POST. */
+                actionId: string;
+                /** @description Tracking code of the contribution, e.g. "C-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional). */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ItemActionView"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No contribution has this tracking code, or it has no such action. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6318,7 +6531,10 @@ export interface operations {
     reviewCorrectionReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description "respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240). */
+                Prefer?: string;
+            };
             path: {
                 /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only); `apply` in the item shows applying, then visible (with visibleAtUtc) or failed. */
                 action: "accept" | "request-information" | "apply" | "decline";
@@ -6352,7 +6568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`. */
+            /** @description Acknowledged and still running. Accept, request-information, decline: the action (`ItemActionView`; `Location` is its tracking resource). Apply: the item, "applying" (its outcome lands in `apply`). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6361,7 +6577,7 @@ export interface operations {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["AdminItem"];
+                        data: components["schemas"]["AdminItem"] | components["schemas"]["ItemActionView"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -6406,7 +6622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, an action already running on the item (`runningAction` names it), or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6426,6 +6642,85 @@ export interface operations {
             };
             /** @description The body is not JSON. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCorrectionReportAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The action, as named by the answer to the POST. */
+                actionId: string;
+                /** @description Tracking code of the correction report, e.g. "R-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional). */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ItemActionView"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No correction report has this tracking code, or it has no such action. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
