@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 import { LIEDER, plannedImportItem } from '../helpers/corpus-content.ts';
 import { sha256, LABELED_ADMIN_KEY } from '../review/harness.ts';
 import { cookieOf, csrfOf } from '../desk/helpers.ts';
@@ -148,7 +149,7 @@ describe('facts for a batch', () => {
     });
     expect(published.data).toMatchObject({ action: 'record-facts', state: 'completed', actedOn: 2, failed: 0 });
     const reports = published.data.items.map((i: { report: string }) => i.report);
-    expect(reports.every((r: string) => /^R-/.test(r))).toBe(true);
+    expectEach(reports, (r: string) => /^R-/.test(r));
     const died = await act('record-facts', {
       reviewer: 'Alice',
       fact: {
@@ -165,7 +166,7 @@ describe('facts for a batch', () => {
 
     const batch = (await get(`/api/v1/admin/batches/${BATCH}`)).json().data;
     expect(batch.facts).toHaveLength(3);
-    expect(batch.facts.every((f: { status: string }) => f.status === 'accepted')).toBe(true);
+    expectEach(batch.facts, (f: { status: string }) => f.status === 'accepted');
     const report = (await get(`/api/v1/admin/correction-reports/${reports[0]}`)).json().data;
     expect(report.submission).toMatchObject({
       targetType: 'work',
