@@ -179,14 +179,14 @@ async function main() {
     const stages = (['imported', 'people recorded', 'publication recorded'] as const).map((s) =>
       funnel(planned, s, asOfYear),
     );
-    out.push({ corpus, files: planned.length + skipped.length, skipped: skipped.length, stages });
+    out.push({ corpus, works: planned.length + skipped.length, skipped: skipped.length, stages });
   }
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ asOfYear, seconds: (Date.now() - t0) / 1000, corpora: out }, null, 2)}\n`);
     return;
   }
   for (const c of out) {
-    process.stdout.write(`\n${c.corpus}: ${c.files} files, ${c.skipped} skipped (as of ${asOfYear})\n`);
+    process.stdout.write(`\n${c.corpus}: ${c.works} works, ${c.skipped} skipped (as of ${asOfYear})\n`);
     for (const s of c.stages) {
       process.stdout.write(
         `  ${s.stage.padEnd(21)} planned ${s.planned}; PD US ${s.publicDomain.US}, EU ${s.publicDomain.EU}, CA ${s.publicDomain.CA}; cleared ${s.cleared}; held ${s.held}\n`,
