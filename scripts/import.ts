@@ -2,7 +2,7 @@
  * Bring a folder of scores into the archive through review (docs/imports.md):
  *
  *   npm run import -- <folder> [--batch ID] [--title TEXT] [--source-url URL] [--limit N]
- *                     [--only KEYS] [--dry-run] [--as-of YEAR] [--server URL] [--key-file FILE] [--json]
+ *                     [--only KEYS] [--dry-run] [--as-of YEAR] [--in-flight N] [--server URL] [--key-file FILE] [--json]
  *
  * The folder is an OpenScore corpus (scores/ and data/*.tsv) or a plain folder of score files
  * (.musicxml, .xml, .mxl, any depth) with an optional works.csv; both adapters hand their works
@@ -47,8 +47,8 @@ import {
 } from './lib/import-sources.ts';
 
 const USAGE =
-  'usage: npm run import -- <folder> [--batch ID] [--title TEXT] [--source-url URL] [--limit N] [--only KEY,KEY] [--dry-run] [--as-of YEAR] [--server URL] [--key-file FILE] [--json]';
-/** Works submitted at once (each is its own durable writes on the server; a few in flight keep it busy). */
+  'usage: npm run import -- <folder> [--batch ID] [--title TEXT] [--source-url URL] [--limit N] [--only KEY,KEY] [--dry-run] [--as-of YEAR] [--in-flight N] [--server URL] [--key-file FILE] [--json]';
+/** Works submitted at once by default (each is its own durable writes on the server; a few in flight keep it busy). */
 const IN_FLIGHT = 16;
 
 function usage(message: string): never {
@@ -68,6 +68,7 @@ interface Args {
   server: ServerAddress;
   key: string;
   json: boolean;
+  inFlight: number;
 }
 
 function parse(): Args {
@@ -81,6 +82,7 @@ function parse(): Args {
       only: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       'as-of': { type: 'string' },
+      'in-flight': { type: 'string' },
       server: { type: 'string' },
       'key-file': { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -95,6 +97,9 @@ function parse(): Args {
   if (!folder) usage('missing the folder of scores');
   const limit = values.limit === undefined ? null : Number(values.limit);
   if (limit !== null && !(Number.isInteger(limit) && limit >= 1)) usage('--limit must be a whole number of at least 1');
+  const inFlight = values['in-flight'] === undefined ? IN_FLIGHT : Number(values['in-flight']);
+  if (!(Number.isInteger(inFlight) && inFlight >= 1 && inFlight <= 64))
+    usage('--in-flight must be a whole number from 1 to 64');
   const asOfYear = values['as-of'] === undefined ? new Date().getUTCFullYear() : Number(values['as-of']);
   if (!(Number.isInteger(asOfYear) && asOfYear >= 1900 && asOfYear <= 2300)) usage('--as-of must be a year');
   const only = values.only
@@ -134,6 +139,7 @@ function parse(): Args {
     server,
     key,
     json: values.json,
+    inFlight,
   };
 }
 
@@ -416,7 +422,7 @@ async function main(): Promise<number> {
     }
     const p = submit(plan, duplicate).finally(() => inFlight.delete(p));
     inFlight.add(p);
-    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+    if (inFlight.size >= args.inFlight) await Promise.race(inFlight);
   }
   await Promise.all(inFlight);
   summary.finishedAtUtc = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -120,7 +120,11 @@ export async function runPageWeightBench(options: { quick: boolean }): Promise<R
     await app.listen({ port, host: '127.0.0.1' });
 
     const client = path.join(outDir, 'client');
-    const slugs = readdirSync(path.join(client, 'works')).sort();
+    // A work is a folder (works/index.html is the listing's own page).
+    const slugs = readdirSync(path.join(client, 'works'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
     const workSlugs = options.quick ? slugs.slice(0, 5) : slugs;
     const composers = readdirSync(path.join(client, 'composers'), { withFileTypes: true })
       .filter((d) => d.isDirectory())

@@ -14,9 +14,11 @@
  * overlay answer exactly.
  */
 import { fold, matchesAllWords, words } from './text.ts';
+import { composerRankWords } from './query-words.ts';
 import { catalogNumberSearchText, catalogQueryKey, workCatalogKeys } from './catalog-numbers.ts';
 import type { WorkRecord, WorkSummary } from '../schemas/work.ts';
 
+export { composerRankWords, constrainingWords, namedComposers } from './query-words.ts';
 export { WORKS_DEFAULT_PAGE_SIZE, WORKS_MAX_PAGE_SIZE, QUERY_MAX_LENGTH } from '../schemas/queries.ts';
 
 export interface WorksFilter {
@@ -99,39 +101,6 @@ export function indexWork(
 function fieldMatches(field: string, query: string | undefined): boolean {
   if (query === undefined || query.trim() === '') return true;
   return matchesAllWords(field, query);
-}
-
-/**
- * The distinct words of a filter value that constrain the answer: a word that starts another
- * word of the same value is implied by it ("bach b" matches what "bach" matches).
- */
-export function constrainingWords(value: string): string[] {
-  const list = [...new Set(words(value))];
-  return list.filter((w) => !list.some((other) => other !== w && other.startsWith(w)));
-}
-
-/** The words of a `query` whose works' composers come first: none for a catalog-number query. */
-export function composerRankWords(query: string | undefined): string[] {
-  if (query === undefined || query.trim() === '' || catalogQueryKey(query) !== null) return [];
-  const list = constrainingWords(query);
-  // Initials alone ("a", "j s") name no one: every "A. Dvořák" and "W. A. Mozart" would come first.
-  return list.some((w) => w.length >= 2) ? list : [];
-}
-
-/**
- * Of these composer names, those every ranking word of the query names as a whole word ("Wolf":
- * "Hugo Wolf", not "Johann Wolfgang von Goethe"): the search page lists their works first, as
- * the catalog search does (it asks Pagefind for them by its composer filter, then for the rest).
- */
-export function namedComposers(query: string | undefined, names: Iterable<string>): string[] {
-  const rank = composerRankWords(query);
-  if (rank.length === 0) return [];
-  const out: string[] = [];
-  for (const name of names) {
-    const own = words(name);
-    if (rank.every((q) => own.includes(q))) out.push(name);
-  }
-  return out;
 }
 
 /** Whether the work's query matches: by catalog key for a catalog-number query, else by words. */

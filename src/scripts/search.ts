@@ -25,7 +25,7 @@ interface Pagefind {
 }
 
 import { catalogQueryKey } from '../domain/catalog-numbers.ts';
-import { namedComposers } from '../domain/works-query.ts';
+import { namedComposers } from '../domain/query-words.ts';
 
 const PAGE_SIZE = 20;
 const FILTERS = ['composer', 'genre', 'instrument'] as const;

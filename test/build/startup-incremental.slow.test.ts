@@ -1,7 +1,7 @@
 /**
  * The start-up build uses the apply's machinery: a real `npm start` process on
  * a data folder whose content repository moved past its last build (a commit made while the
- * server was stopped) builds the new HEAD incrementally from that build folder (build.json
+ * server was stopped) serves that build at once, builds the new HEAD incrementally from it (build.json
  * `mode: "incremental"`), serves the new content everywhere, and then reconciles it with a
  * background full build of the same commit, as after an incremental swap.
  */
@@ -43,8 +43,19 @@ describe('start-up after the content repository moved on', () => {
 
     running = await serviceRun.start(ENV, 300_000);
     const key = buildKey(head, BASE);
+    // The start serves the last complete build at once, then builds HEAD as an apply's change is.
     expect(running.output()).toContain(
-      `building the site for commit ${head.slice(0, 12)} (${BASE}), incrementally from ${path.basename(base)} ...`,
+      `serving the last complete build ${path.basename(base)} while commit ${head.slice(0, 12)} builds`,
+    );
+    const built = `built ${head.slice(0, 12)} in `;
+    const waitUntil = Date.now() + 400_000;
+    while (!running.output().includes(built)) {
+      if (running.output().includes("the build of the content repository's HEAD failed") || Date.now() > waitUntil)
+        throw new Error(`HEAD was not built:\n${running.output()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(running.output()).toMatch(
+      new RegExp(`built ${head.slice(0, 12)} in [0-9.]+ s \\(incremental\\); serving it`),
     );
     const incremental = path.join(buildsDir, `${key}-inc`);
     expect(isCompleteBuild(incremental)).toBe(true);

@@ -42,17 +42,27 @@ describe('typed client', () => {
     expect(bad.error).toMatchObject({ status: 400, errors: [expect.objectContaining({ parameter: 'pageSize' })] });
   });
 
-  it('examples/agent.ts resolves, takes the template, submits and tracks against a real server', async () => {
-    // The workspace's client from its TypeScript source (the published package points at dist/).
-    const { stdout } = await run(
-      process.execPath,
-      ['--conditions=archive-source', path.join(PROJECT_ROOT, 'examples', 'agent.ts')],
-      {
-        cwd: PROJECT_ROOT,
-        env: { ...process.env, ARCHIVE_BASE_URL: archive.url },
-        timeout: 60_000,
-      },
+  it("examples/agent.ts runs by the README's own command, on the oldest Node the README names, against a real server", async () => {
+    // The README's quick start names the minimum Node and the command that runs the example on it.
+    const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const quickStart = readme.slice(
+      readme.indexOf('## Quick start'),
+      readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1),
     );
+    const minimum = /Needs Node\.js (\d+\.\d+) or later/.exec(quickStart)?.[1];
+    const command = /`(node [^`]*examples\/agent\.ts)`/.exec(quickStart)?.[1];
+    expect(minimum, 'the quick start names the minimum Node').toBeDefined();
+    expect(command, 'the quick start names the command that runs examples/agent.ts').toBeDefined();
+    // That Node from the npm registry (the package `node` at that version), as a user on it would have.
+    const onMinimum = ['exec', '--yes', `--package=node@${minimum}.0`, '--'];
+    const env = { ...process.env, ARCHIVE_BASE_URL: archive.url, npm_config_update_notifier: 'false' };
+    const version = await run('npm', [...onMinimum, 'node', '--version'], { cwd: PROJECT_ROOT, env, timeout: 300_000 });
+    expect(version.stdout.trim()).toBe(`v${minimum}.0`);
+    const { stdout } = await run('npm', [...onMinimum, ...command!.split(/\s+/)], {
+      cwd: PROJECT_ROOT,
+      env,
+      timeout: 120_000,
+    });
     const lines = stdout.trim().split('\n');
     const result = JSON.parse(lines.at(-1)!) as { verdict: string; trackingCode: string; status: string };
     expect(lines[0]).toBe('resolve satie-gymnopedie-1: prepare');
@@ -64,5 +74,5 @@ describe('typed client', () => {
     const tracked = await archive.request({ url: `/api/v1/music/contributions/${result.trackingCode}` });
     expect(tracked.statusCode).toBe(200);
     expect(tracked.json().data.status).toBe('pending');
-  });
+  }, 600_000);
 });

@@ -118,7 +118,8 @@ describe('bulk import of a corpus through review', () => {
   it('a run killed with SIGKILL mid-import completes on the next run with no duplicate', async () => {
     const fresh = LATER.filter((id) => !SONGS.includes(id));
     let killedEarly = false;
-    await runImport(server, [LIEDER, '--only', LATER.join(',')], (kill) => {
+    // One work at a time, so the kill lands between two submissions (16 in flight send all five at once).
+    await runImport(server, [LIEDER, '--only', LATER.join(','), '--in-flight', '1'], (kill) => {
       const poll = setInterval(() => {
         void batch().then((b) => {
           if (b.total >= SONGS.length + 1) {

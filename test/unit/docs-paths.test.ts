@@ -76,6 +76,24 @@ describe('docs that cannot drift', () => {
     expect(shown.filter((s) => !scripts.includes(s.script)).map((s) => `${s.doc}: npm run ${s.script}`)).toEqual([]);
   });
 
+  it("the README's quick start is two command lines: the service on embedded defaults and the tests, the latter exactly CI's", () => {
+    const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const from = readme.indexOf('## Quick start');
+    const quickStart = readme.slice(from, readme.indexOf('\n## ', from + 1));
+    const blocks = [...quickStart.matchAll(/```sh\n([^`]*?)\n```/g)].map((m) => m[1]!.trim());
+    expect(blocks).toEqual(['npm install && npm start', 'npm install && npm test']);
+    // .ci/run ends by running exactly the README's test line.
+    const ci = readFileSync(path.join(PROJECT_ROOT, '.ci', 'run'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(ci.at(-1)).toBe(blocks[1]);
+    // npm start is the service's own start (test/e2e/start.slow.test.ts runs scripts/start.ts on a
+    // fresh data folder); npm test installs the suite's tools first (test/unit/install.slow.test.ts).
+    const scripts = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts;
+    expect(scripts.start).toBe('node scripts/start.ts');
+    expect(scripts.test).toMatch(/vitest run$/);
+  });
+
   it('finds a cited path that does not exist (the check can fail)', () => {
     expect(citedPaths('see `test/http/hostile.test.ts` and api/v1/works').map((c) => c.path)).toEqual([
       'test/http/hostile.test.ts',

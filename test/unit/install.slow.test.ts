@@ -62,7 +62,7 @@ describe('install', () => {
     expect(readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8')).toContain('Needs Node.js 22.19 or later');
   });
 
-  it('npm test first runs the script that installs chromium, ffmpeg, nginx and its brotli module', () => {
+  it('npm test first runs the script that installs the Debian tools the suite needs, each named in the README', () => {
     expect(pkg.scripts.pretest).toBe('node scripts/ensure-test-tools.ts');
     const list = execFileSync(
       process.execPath,
@@ -76,9 +76,25 @@ describe('install', () => {
         .split('\n')
         .map((l) => l.split('\t')[0])
         .filter(Boolean),
-    ).toEqual(['chromium', 'ffmpeg', 'nginx', 'libnginx-mod-http-brotli-static']);
+    ).toEqual([
+      'chromium',
+      'ffmpeg',
+      'fluidsynth',
+      'fluid-soundfont-gm',
+      'nginx',
+      'redis-server',
+      'libnginx-mod-http-brotli-static',
+    ]);
     const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-    for (const p of ['`chromium`', '`ffmpeg`', '`nginx`', '`libnginx-mod-http-brotli-static`'])
+    for (const p of [
+      '`chromium`',
+      '`ffmpeg`',
+      '`fluidsynth`',
+      '`fluid-soundfont-gm`',
+      '`nginx`',
+      '`redis-server`',
+      '`libnginx-mod-http-brotli-static`',
+    ])
       expect(readme).toContain(p);
   });
 });
