@@ -2667,13 +2667,6 @@ export interface components {
                         /** @description Wikidata item of the person, e.g. "Q5879". */
                         wikidataId?: string | null;
                     } | null;
-                    /** @description For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`. */
-                    movements?: {
-                        /** @description The movement's place in the work, 1 first. */
-                        number: number;
-                        /** @description The movement's title or tempo heading, e.g. "Menuetto and Trio". */
-                        title: string;
-                    }[];
                     /**
                      * ContributedComposer
                      * @description The lyricist's facts with their evidence, for a new work whose lyricist is not in the catalog yet (people/<slug>.json): an editor approves them with the work. Without it, dates given in `lyricist` are recorded with the declaration's evidence.
@@ -4338,13 +4331,6 @@ export interface components {
                     /** @description Wikidata item of the person, e.g. "Q5879". */
                     wikidataId?: string | null;
                 } | null;
-                /** @description For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`. */
-                movements?: {
-                    /** @description The movement's place in the work, 1 first. */
-                    number: number;
-                    /** @description The movement's title or tempo heading, e.g. "Menuetto and Trio". */
-                    title: string;
-                }[];
                 /**
                  * ContributedComposer
                  * @description The lyricist's facts with their evidence, for a new work whose lyricist is not in the catalog yet (people/<slug>.json): an editor approves them with the work. Without it, dates given in `lyricist` are recorded with the declaration's evidence.
