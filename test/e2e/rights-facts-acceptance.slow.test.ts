@@ -257,7 +257,10 @@ describe('real music reaches people: facts recorded once, through review, derive
     figures.push(
       `after the recorded facts: ${cleared.length} of ${records.length} public domain in the US, the EU and Canada (US ${inUs}, EU ${inEu}, CA ${inCa}); still held: ${records
         .filter((r) => !publicEverywhere(r))
-        .map((r) => `${r.slug} (${(r.rights.missingFacts ?? []).join('; ')})`)
+        .map(
+          (r) =>
+            `${r.slug} (${[...new Set((['US', 'EU', 'CA'] as const).flatMap((t) => r.rights.territories[t].missingFacts ?? []))].join('; ')})`,
+        )
         .join(', ')}`,
     );
     for (const r of cleared) {
