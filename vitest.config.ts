@@ -17,6 +17,9 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: two workers keep the machine responsive for the server-spawning tests.
     maxWorkers: 2,
+    // Builds made by tests (and the servers they start) render no audio unless a test asks for it
+    // (`--audio build`, `audio: 'build'`): the sample's audio is rendered once, by the global build.
+    env: { ARCHIVE_AUDIO_RENDER: 'off' },
     projects: [
       {
         extends: true,

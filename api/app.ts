@@ -5,7 +5,8 @@
  * and turns everything else into 404 or 405 problems.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -41,6 +42,7 @@ import { registerAnswerRoutes } from './contributions/answer-routes.ts';
 import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
+import type { ItemActions } from './review/item-actions.ts';
 import { registerImportRoutes } from './imports/routes.ts';
 import { BatchService } from './imports/service.ts';
 import { BatchActions } from './imports/actions.ts';
@@ -58,6 +60,7 @@ import { createAdminSignIn, registerSessionRoutes } from './session/routes.ts';
 import { registerReaderRoutes } from './signin/routes.ts';
 import { registerDesk } from './desk/routes.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
+import { hostAllowList } from './http/hosts.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerTrackPage } from './site/track-page.ts';
 import { registerSearchPage } from './site/search-page.ts';
@@ -71,6 +74,8 @@ import { ArchiveMetrics } from './observability/metrics.ts';
 import { instrumentRebuilder, instrumentReview } from './observability/instrument.ts';
 import { registerObservabilityRoutes } from './observability/routes.ts';
 import { isHtml, PUBLIC_CSP } from './http/content-security-policy.ts';
+import { createForwarder, ReadOnlyRebuilder, type WriterLink } from './site/read-processes.ts';
+import { openStateBackend, type StateBackend } from './session/state-backend.ts';
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests); a test may pass a stream to read the log lines. */
@@ -87,6 +92,16 @@ const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 export interface AppInput {
   config: Config;
   handle: SiteHandle;
+  /**
+   * "writer" (default): every route, and the write path. "reader": one of the read processes
+   * (api/site/read-processes.ts): reads, sessions and sign-in; everything else is forwarded to
+   * `writer`.
+   */
+  role?: 'writer' | 'reader';
+  /** Where a read process forwards what it does not answer. */
+  writer?: WriterLink;
+  /** Sessions and limits (api/session/state-backend.ts); made from ARCHIVE_REDIS_URL when not given (and closed with the app). */
+  state?: StateBackend;
   rebuilder?: SiteRebuilder;
   /**
    * Warm the build process up at start when the configuration says so (ARCHIVE_WARM_BUILDER_WARM_UP):
@@ -96,7 +111,10 @@ export interface AppInput {
   warmUp?: boolean;
   /** Test seams of the review service (a trusted CA for the fetcher, a fake forge, a clock). */
   review?: ReviewServiceOverrides;
-  /** The rate limits' clock (ms since the epoch); `Date.now` unless a test controls time. */
+  /**
+   * The clock of the rate limits and sessions kept in this process's memory (ms since the epoch):
+   * `Date.now` unless a test controls time (Redis, and a given `state`, keep their own).
+   */
   clock?: () => number;
 }
 
@@ -225,14 +243,48 @@ function refuseAtTheHttpLayer(server: Server, baseUrl: string): Server {
   return server;
 }
 
+/**
+ * Whose X-Forwarded-For is believed: the configured proxies, and in a write process with read
+ * processes also its Unix socket (a request there has no peer address; only processes of this
+ * machine and user can connect).
+ */
+function trustFor(
+  config: Config,
+  role: 'writer' | 'reader',
+): false | string[] | ((address: string, hop: number) => boolean) {
+  const proxies = config.trustedProxies.length > 0 ? config.trustedProxies : null;
+  if (role !== 'writer' || config.readProcesses <= 1) return proxies ?? false;
+  const list = new BlockList();
+  for (const entry of proxies ?? []) {
+    const [addr = '', bits] = entry.split('/');
+    const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(addr, family);
+    else list.addSubnet(addr, Number(bits), family);
+  }
+  const listed = (address: string) => {
+    const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+    if (v4) return list.check(v4, 'ipv4');
+    const family = isIP(address);
+    return family !== 0 && list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  };
+  return (address, hop) => ((address === undefined || address === '') && hop === 0 ? true : listed(address));
+}
+
 export async function createApp(input: AppInput, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, handle } = input;
+  const role = input.role ?? 'writer';
+  if (role === 'reader' && !input.writer) throw new Error('a read process needs the write process to forward to');
+  const forward = input.writer ? createForwarder(input.writer, config.publicBaseUrl) : null;
+  const ownState = input.state === undefined;
+  const state = input.state ?? (await openStateBackend(config.redisUrl, input.clock ? { now: input.clock } : {}));
   // The lint of every proposal validates content files: compile those validators before serving.
   prepareContentValidators();
   // The review checks and the desk's preview engrave in the process's pool, with these budgets.
   configureSharedEngravePool(config.engrave);
   // Requests in progress and the graceful stop (api/lifecycle.ts).
   const gate = new ShutdownGate();
+  // Requests addressed to a name the service is not known by are refused on every route (DNS rebinding).
+  const hostAllowed = hostAllowList(config.publicBaseUrl, config.allowedHosts);
   // A reconcile's end goes to the server's log and metrics (set below, once both exist).
   let logReconcile: (event: ReconcileEvent) => void = () => undefined;
   let logCompaction: (event: CompactionEvent) => void = () => undefined;
@@ -244,6 +296,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     handle,
     rebuilder:
       input.rebuilder ??
+      (role === 'reader' ? new ReadOnlyRebuilder() : null) ??
       new Rebuilder(config, handle, {
         incremental: config.incrementalBuilds,
         reconcileDelayMs: config.reconcileDelayMs,
@@ -258,10 +311,16 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     blobs: createBlobStore(config),
     intake: new IntakeStore(config.dataDir),
     keys: KeyRing.fromConfig(config),
-    credentials: new CredentialLimiter(config.credentialLimits, input.clock),
+    credentials: new CredentialLimiter(config.credentialLimits, { buckets: state.buckets }),
     metrics: new ArchiveMetrics(() => gate.inFlight),
-    sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs }),
-    clock: input.clock ?? Date.now,
+    sessions: new SessionStore({
+      lifetimeMs: config.sessionLifetimeMs,
+      backend: state.sessions,
+      ...(input.clock ? { now: input.clock } : {}),
+    }),
+    state,
+    role,
+    startup: { building: null, startedAtUtc: null, failed: null },
   };
   const { metrics } = ctx;
   metrics.measureCachesWith(() => cacheSizes(ctx.handle.current));
@@ -272,11 +331,15 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   honourWritePause(path.join(config.dataDir, 'state'));
   instrumentRebuilder(ctx.rebuilder, metrics);
   // Files an operator's import staged are taken from the blob store; every other URL is fetched.
-  const review = new ReviewService(ctx, {
-    ...input.review,
-    fetchFile: withStagedFiles(config.dataDir, input.review?.fetchFile ?? fetchContributorFile),
-  });
-  instrumentReview(review, metrics);
+  // Only the write process reviews.
+  const review =
+    role === 'writer'
+      ? new ReviewService(ctx, {
+          ...input.review,
+          fetchFile: withStagedFiles(config.dataDir, input.review?.fetchFile ?? fetchContributorFile),
+        })
+      : null;
+  if (review) instrumentReview(review, metrics);
   const timeouts = config.serverTimeouts;
   let fastAnswers = 0;
   // Every explicit route, so the catch-all can tell 405 (path exists, wrong method) from 404,
@@ -344,7 +407,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
             const path = q === -1 ? url : url.slice(0, q);
             // A deprecated path goes through Fastify so its answer carries the deprecation headers.
             const deprecated = deprecations.length > 0 && findDeprecation(deprecations, req.method ?? 'GET', path);
-            if (deprecated || known.find('GET', path)) return handler(req, res);
+            // A Host not on the allow-list goes through Fastify, whose hook answers the problem.
+            if (deprecated || known.find('GET', path) || !hostAllowed(req.headers.host)) return handler(req, res);
             // The fast path answers without Fastify: counted here when it answers, logged by sampling
             // (ARCHIVE_FAST_PATH_LOG_SAMPLE, default 1 in 100; every answer is in the metrics).
             const started = performance.now();
@@ -389,8 +453,9 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
 
     // New requests while draining get a 503 problem from the onRequest hook below, not Fastify's own.
     return503OnClosing: false,
-    // Forwarded addresses count only from the configured proxies (ARCHIVE_TRUSTED_PROXIES).
-    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    // Forwarded addresses count only from the configured proxies (ARCHIVE_TRUSTED_PROXIES), and, in
+    // a write process with read processes, on its Unix socket (no peer address), where only they connect.
+    trustProxy: trustFor(config, role),
     // Requests Node's HTTP parser refuses before Fastify sees them (a bad request line, a NUL in a
     // header, 431 headers too large, an unknown method) still get a problem detail.
     clientErrorHandler: (err: Error & { code?: string }, socket) =>
@@ -407,7 +472,50 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
   });
   const base = ctx.config.publicBaseUrl;
-  app.decorate('archive', { gate, metricsText: () => metrics.text() });
+  app.decorate('archive', {
+    gate,
+    metricsText: () => metrics.text(),
+    buildHead: async (log: (line: string) => void) => {
+      // The start served an older build: HEAD is built like an apply's change (incrementally from
+      // it when possible), in the rebuild queue, and swapped in by every process.
+      const head = await ctx.rebuilder.rebuildAndSwap().then(
+        (r) => {
+          ctx.startup.building = null;
+          log(
+            `built ${r.commit.slice(0, 12)} in ${(r.durationMs / 1000).toFixed(1)} s (${r.mode ?? 'full'}); serving it`,
+          );
+        },
+        (err: Error) => {
+          ctx.startup.failed = err.message.split('\n')[0] ?? 'the build failed';
+          ctx.startup.building = null;
+          log(
+            `the build of the content repository's HEAD failed; the last complete build keeps serving: ${err.message}`,
+          );
+        },
+      );
+      return head;
+    },
+    startup: ctx.startup,
+    // The write process's second listener (its read processes' Unix socket): the main server's
+    // request listener (fast path, gate, Fastify) with the same timeouts.
+    socketServer: () => {
+      const listener = app.server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+      return refuseAtTheHttpLayer(
+        createServer(
+          {
+            headersTimeout: timeouts.headersTimeout,
+            requestTimeout: timeouts.requestTimeout,
+            keepAliveTimeout: timeouts.keepAliveTimeout,
+            connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
+            requireHostHeader: false,
+          },
+          listener,
+        ).setTimeout(timeouts.idleTimeoutMs),
+        config.publicBaseUrl,
+      );
+    },
+  });
+  if (ownState) app.addHook('onClose', async () => state.close());
   // Pages for people on errors (sendProblem): the served build's page documenting each problem
   // type, read once per build (a few KB each, a fixed set) and kept with the build.
   const problemPageCache = new Map<string, string | null>();
@@ -446,6 +554,21 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
       {
         headers: { 'Retry-After': String(SHUTTING_DOWN_RETRY_SECONDS) },
       },
+    );
+    return reply;
+  });
+
+  // The Host allow-list (api/http/hosts.ts), on every route: the forwarded host behind a trusted proxy.
+  app.addHook('onRequest', async (request, reply) => {
+    if (hostAllowed(request.headers.host === undefined ? undefined : request.host)) return;
+    reply.header('Connection', 'close');
+    await sendProblem(
+      reply,
+      request,
+      base,
+      'host-not-allowed',
+      `This service does not answer for host "${String(request.host).slice(0, 200)}": only ${new URL(base).host}, the loopback names and ARCHIVE_ALLOWED_HOSTS.`,
+      { errors: [{ parameter: 'Host', detail: 'is not a name this service is known by' }] },
     );
     return reply;
   });
@@ -619,35 +742,45 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   });
   // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn, in
   // the "after each apply" mode (else the schedule or a request does).
-  ctx.rebuilder.reconcileServed?.();
+  if (role === 'writer') ctx.rebuilder.reconcileServed?.();
 
+  // A read process registers the reads (and sessions, sign-in, MCP, operator endpoints); the
+  // write path's routes exist only in the write process, and the catch-all below forwards them.
   registerDeprecationHeaders(app, deprecations, base);
   registerCatalogRoutes(app, ctx);
   registerBlobRoutes(app, ctx);
   await registerResolveRoutes(app, ctx);
-  await registerContributionRoutes(app, ctx);
-  await registerAnswerRoutes(app, ctx, review);
-  await registerLibraryRoutes(app, ctx);
-  const itemActions = await registerReview(app, ctx, review, input.review?.now);
-  const batches = new BatchService(ctx, review, new ImportStore(config.dataDir));
-  const batchActions = new BatchActions(ctx, batches);
-  // Batch actions a stop left running resume on start; a stop lets each finish its current item.
-  app.addHook('onReady', async () => {
-    void batchActions.resume((line) => app.log.warn(line));
-  });
-  app.addHook('preClose', async () => batchActions.stop());
-  await registerImportRoutes(app, ctx, batches, batchActions);
+  // The review's item actions (accept, request-information, decline) run as action records.
+  let itemActions: ItemActions | null = null;
+  if (review) {
+    await registerContributionRoutes(app, ctx);
+    await registerAnswerRoutes(app, ctx, review);
+    await registerLibraryRoutes(app, ctx);
+    itemActions = await registerReview(app, ctx, review, input.review?.now);
+  }
+  const batches = review ? new BatchService(ctx, review, new ImportStore(config.dataDir)) : null;
+  const batchActions = batches ? new BatchActions(ctx, batches) : null;
+  if (batches && batchActions) {
+    // Batch actions a stop left running resume on start; a stop lets each finish its current item.
+    app.addHook('onReady', async () => {
+      void batchActions.resume((line) => app.log.warn(line));
+    });
+    app.addHook('preClose', async () => batchActions.stop());
+    await registerImportRoutes(app, ctx, batches, batchActions);
+  }
   const adminSignIn = createAdminSignIn(ctx);
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
-  await registerDesk(app, ctx, review, itemActions, adminSignIn);
-  await registerBatchDesk(app, ctx, batches, batchActions);
+  if (review && itemActions && batches && batchActions) {
+    await registerDesk(app, ctx, review, itemActions, adminSignIn);
+    await registerBatchDesk(app, ctx, batches, batchActions);
+  }
   registerMcpRoutes(app, { publicBaseUrl: ctx.config.publicBaseUrl, allowedOrigins: ctx.config.mcpAllowedOrigins });
   registerDiscoveryRoutes(app);
   registerTrackPage(app, ctx);
   registerSearchPage(app, ctx);
   registerObservabilityRoutes(app, ctx);
-  registerReconcileRoutes(app, ctx);
+  if (role === 'writer') registerReconcileRoutes(app, ctx);
 
   const allowedFor = async (path: string): Promise<string[]> => {
     const allowed = new Set<string>();
@@ -679,6 +812,15 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     return sendProblem(reply, request, base, 'not-found', `Nothing exists at ${path}.`);
   };
 
+  // A read process forwards what it has no route or file for to the write process, which answers
+  // it (a write, a desk page) or says 404/405 itself. Bodies are forwarded unread: the hook runs
+  // before Fastify parses one.
+  const forwardUnread = forward
+    ? async (request: FastifyRequest, reply: FastifyReply) => {
+        forward(request, reply);
+        return reply;
+      }
+    : null;
   app.route({
     method: ['GET', 'HEAD'],
     url: '/*',
@@ -689,13 +831,18 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
         const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
         return reply.code(301).header('Location', `${base}${found.location}${query}`).send();
       }
-      if (found.kind === 'none') return notFoundOr405(request, reply);
+      if (found.kind === 'none') return forwardUnread ? forwardUnread(request, reply) : notFoundOr405(request, reply);
       return sendFile(request, reply, base, selectEncoding(found.file, request.headers['accept-encoding']));
     },
   });
-  app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: notFoundOr405 });
+  app.route({
+    method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: '/*',
+    ...(forwardUnread ? { onRequest: forwardUnread } : {}),
+    handler: notFoundOr405,
+  });
   // Methods without a catch-all route (TRACE, PROPFIND, ...) get the same 404/405 problem.
-  app.setNotFoundHandler(notFoundOr405);
+  app.setNotFoundHandler(forwardUnread ?? notFoundOr405);
 
   return app;
 }

@@ -156,12 +156,20 @@ export const SETTINGS: readonly SettingRow[] = [
     meaning: 'requests one key label may authenticate, from any address (429 with `Retry-After` beyond)',
   },
   {
+    names: ['ARCHIVE_ALLOWED_HOSTS'],
+    type: 'host names, or `*`',
+    default: "unset (PUBLIC_BASE_URL's host and the loopback names)",
+    readBy: 'server',
+    meaning:
+      "comma-separated host names (`archive.example.org`, `.example.org` for its subdomains too) requests may be addressed to besides `PUBLIC_BASE_URL`'s host and the loopback names (`localhost`, `127.0.0.1`, `::1`); a request with another `Host` (or, behind a trusted proxy, forwarded host) is refused on every route with 421 `host-not-allowed` (DNS rebinding). List a LAN name or an address a health check uses; `*` turns the check off",
+  },
+  {
     names: ['ARCHIVE_MCP_ALLOWED_ORIGINS'],
     type: 'origins, or `*`',
     default: "unset (the service's own origin only)",
     readBy: 'server',
     meaning:
-      'comma-separated origins (`https://app.example.org`) whose browser pages may call `/mcp`, or `*` for any; a request whose `Origin` is another site is refused with 403 (MCP hosts and CLIs send no `Origin` and are always allowed)',
+      "comma-separated origins (`https://app.example.org`) whose browser pages may call `/mcp`, or `*` for any; a request whose `Origin` is neither `PUBLIC_BASE_URL`'s origin nor listed is refused with 403 (MCP hosts and CLIs send no `Origin` and are always allowed)",
   },
   {
     names: ['ARCHIVE_BACKUP_WRITE_PAUSE_MS'],
@@ -170,6 +178,30 @@ export const SETTINGS: readonly SettingRow[] = [
     readBy: 'server',
     meaning:
       'the longest `npm run backup` may pause state writes so its snapshot converges under steady writes (`0`: never pause)',
+  },
+  {
+    names: ['ARCHIVE_READ_PROCESSES'],
+    type: 'count',
+    default: '`1`',
+    readBy: 'server',
+    meaning:
+      'processes that answer reads (1-64). With 1, one process answers everything. With N > 1, `npm start` runs a write process on `PORT` (intake, review, applies, builds) and N read processes on `PORT`+1 ... `PORT`+N (static files, queries, resolve, MCP, sessions), which forward everything else to the writer and swap to each new build with it; needs `ARCHIVE_REDIS_URL`. The generated nginx.conf lists them (docs/operations.md, "Several processes")',
+  },
+  {
+    names: ['ARCHIVE_REDIS_URL'],
+    type: 'redis:// URL',
+    default: "unset (this process's memory)",
+    readBy: 'server',
+    meaning:
+      "Redis that holds browser sessions, credential limits and intake rate limits for every process and machine (`redis://[:password@]host:port/db`, one database per archive); unset, they live in the one process's memory",
+  },
+  {
+    names: ['ARCHIVE_WRITER_URL'],
+    type: 'URL',
+    default: 'unset',
+    readBy: 'server',
+    meaning:
+      "makes this process a read process of another machine's archive: it serves the build `ARCHIVE_DATA_DIR/current` names (a shared or synced data folder), follows that link within a second, and forwards writes to this URL (the write process, which lists this machine in `ARCHIVE_TRUSTED_PROXIES`); needs `ARCHIVE_REDIS_URL`",
   },
   {
     names: ['ARCHIVE_TRUSTED_PROXIES'],
@@ -450,12 +482,35 @@ export const SETTINGS: readonly SettingRow[] = [
     meaning: '`1` skips the browser tests (they fail loudly without Chromium otherwise)',
   },
   {
+    names: ['ARCHIVE_AUDIO_RENDER'],
+    type: '`build`, `cached` or `off`',
+    default: '`build`',
+    readBy: 'build',
+    meaning:
+      'rendered audio of every public score (`npm run build -- --audio` too; docs/audio.md, "Rendered from the score"): `build` renders what the render cache lacks (FluidSynth in the engraving pool, with its budgets), `cached` only publishes what the cache holds, `off` renders none. An incremental build (an apply\'s) takes `build` as `cached`, so an apply is never delayed by audio; when audio is missing then, the server starts a background full build at low priority that renders it (docs/operations.md, "Rendered audio"); `npm run engrave` fills the cache too. The server\'s build children read it from the server\'s environment. Without FluidSynth, ffmpeg or the SoundFont, pages say audio is not offered and why',
+  },
+  {
+    names: ['ARCHIVE_FLUIDSYNTH_PATH'],
+    type: 'path',
+    default: '`fluidsynth`',
+    readBy: 'build',
+    meaning: "the synthesizer of rendered audio (Debian's `fluidsynth`)",
+  },
+  {
+    names: ['ARCHIVE_AUDIO_SOUNDFONT'],
+    type: 'path',
+    default: '`/usr/share/sounds/sf2/FluidR3_GM.sf2`',
+    readBy: 'build',
+    meaning:
+      "the General MIDI SoundFont rendered audio is played with (Debian's `fluid-soundfont-gm`, MIT); its SHA-256 is part of every audio cache key and provenance page",
+  },
+  {
     names: ['ARCHIVE_FFMPEG_PATH'],
     type: 'path',
     default: '`ffmpeg`',
-    readBy: 'tests',
+    readBy: 'build',
     meaning:
-      "Debian's ffmpeg, the oracle the loudness tests compare the archive's own measurement with (installed by the test when missing and running as root)",
+      "Debian's ffmpeg: the encoder of rendered audio (FLAC, and MP3 through LAME), and the oracle the loudness tests compare the archive's own measurement with (installed by `npm test` when missing and running as root)",
   },
   {
     names: ['ARCHIVE_LIBRARY_FAILPOINTS'],

@@ -121,6 +121,11 @@ export interface Config {
    */
   mcpAllowedOrigins: string[];
   /**
+   * ARCHIVE_ALLOWED_HOSTS: host names (besides PUBLIC_BASE_URL's and the loopback names) requests
+   * may be addressed to (api/http/hosts.ts); `*` allows any.
+   */
+  allowedHosts: string[];
+  /**
    * ARCHIVE_DOWNLOAD_OFFLOAD: "nginx" hands the bytes of library files and published blobs to a
    * fronting nginx (X-Accel-Redirect to the build's nginx.conf internal location) after the key
    * check; "none" (default) sends them from Node.
@@ -184,6 +189,58 @@ export interface Config {
    * the memory settings not set by hand take their share of it. Null when not set.
    */
   memoryLimitMiB: number | null;
+  /** ARCHIVE_READ_PROCESSES: read processes `npm start` runs beside the write process (1: one process does both). */
+  readProcesses: number;
+  /** ARCHIVE_REDIS_URL: where sessions and limits live for every process; null: this process's memory. */
+  redisUrl: string | null;
+  /** ARCHIVE_WRITER_URL: this process is a read process of the write process at this URL; null: it is not. */
+  writerUrl: string | null;
+}
+
+/** ARCHIVE_READ_PROCESSES, ARCHIVE_REDIS_URL and ARCHIVE_WRITER_URL (docs/operations.md, "Several processes"). */
+export function processSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+): Pick<Config, 'readProcesses' | 'redisUrl' | 'writerUrl'> {
+  const raw = (settingValue(env, 'ARCHIVE_READ_PROCESSES') ?? '1').trim() || '1';
+  const readProcesses = Number(raw);
+  if (!/^\d+$/.test(raw) || readProcesses < 1 || readProcesses > 64)
+    throw new ConfigError(`ARCHIVE_READ_PROCESSES must be a whole number from 1 to 64 (got "${raw}")`);
+  const redis = settingValue(env, 'ARCHIVE_REDIS_URL')?.trim() || null;
+  if (redis !== null) {
+    let u: URL | null = null;
+    try {
+      u = new URL(redis);
+    } catch {
+      u = null;
+    }
+    if (!u || (u.protocol !== 'redis:' && u.protocol !== 'rediss:') || !u.hostname)
+      throw new ConfigError(
+        `ARCHIVE_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0 (got "${redis.replace(/:[^:@/]*@/, ':***@')}")`,
+      );
+  }
+  const writer = settingValue(env, 'ARCHIVE_WRITER_URL')?.trim().replace(/\/+$/, '') || null;
+  if (writer !== null) {
+    let u: URL | null = null;
+    try {
+      u = new URL(writer);
+    } catch {
+      u = null;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || (u.pathname !== '/' && u.pathname !== ''))
+      throw new ConfigError(
+        `ARCHIVE_WRITER_URL must be an http(s) origin such as http://10.0.0.5:4321 (got "${writer}")`,
+      );
+  }
+  // Sessions and limits held in one process's memory would differ from process to process.
+  if ((readProcesses > 1 || writer !== null) && redis === null)
+    throw new ConfigError(
+      `${writer !== null ? 'ARCHIVE_WRITER_URL' : `ARCHIVE_READ_PROCESSES=${readProcesses}`} needs ARCHIVE_REDIS_URL: sessions, credential limits and rate limits must be shared by every process (docs/operations.md, "Several processes")`,
+    );
+  if (writer !== null && readProcesses > 1)
+    throw new ConfigError(
+      'ARCHIVE_WRITER_URL (a read process of another machine) and ARCHIVE_READ_PROCESSES > 1 cannot be combined: run one process per ARCHIVE_WRITER_URL reader',
+    );
+  return { readProcesses, redisUrl: redis, writerUrl: writer };
 }
 
 /** ARCHIVE_MEMORY_LIMIT_MB in MiB (1024-1048576), or null when unset. */
@@ -447,6 +504,19 @@ export function parseAllowedOrigins(value: string | undefined): string[] {
   });
 }
 
+/** Comma-separated host names (`archive.example.org`, `.example.org`, an address) or `*`; anything else stops the start. */
+export function parseAllowedHosts(value: string | undefined): string[] {
+  return keys(value).map((entry) => {
+    const name = entry.toLowerCase();
+    if (name === '*') return name;
+    if (!/^(\.?[a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\]|[0-9a-f:.]+)$/.test(name))
+      throw new ConfigError(
+        `ARCHIVE_ALLOWED_HOSTS: "${entry}" is not a host name (e.g. archive.example.org or .example.org) or *`,
+      );
+    return name;
+  });
+}
+
 /** S3 bucket names: 3-63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
 export const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
@@ -700,6 +770,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     libraryFailpoints: keys(settingValue(env, 'ARCHIVE_LIBRARY_FAILPOINTS')),
     trustedProxies: parseTrustedProxies(settingValue(env, 'ARCHIVE_TRUSTED_PROXIES')),
     mcpAllowedOrigins: parseAllowedOrigins(settingValue(env, 'ARCHIVE_MCP_ALLOWED_ORIGINS')),
+    allowedHosts: parseAllowedHosts(settingValue(env, 'ARCHIVE_ALLOWED_HOSTS')),
     downloadOffload: parseDownloadOffload(settingValue(env, 'ARCHIVE_DOWNLOAD_OFFLOAD')),
     metricsKeys: keyEntries('ARCHIVE_METRICS_KEYS', settingValue(env, 'ARCHIVE_METRICS_KEYS')),
     metricsPort: metricsPortFromEnv(env, port),
@@ -715,6 +786,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     engrave: engraveSettingsFromEnv(env),
     cacheBudgets: cacheBudgetsFromEnv(env),
     memoryLimitMiB: memoryLimitFromEnv(env),
+    ...processSettingsFromEnv(env),
   };
   checkMemoryLimit(config);
   return config;

@@ -12,6 +12,7 @@ import type { KeyRing } from './http/auth.ts';
 import type { CredentialLimiter } from './http/credential-limiter.ts';
 import type { ArchiveMetrics } from './observability/metrics.ts';
 import type { SessionStore } from './session/sessions.ts';
+import type { StateBackend } from './session/state-backend.ts';
 
 export interface AppContext {
   config: Config;
@@ -30,10 +31,21 @@ export interface AppContext {
   metrics: ArchiveMetrics;
   /** Browser sessions: the desk's admin sign-in and readers' sign-in (api/session/). */
   sessions: SessionStore;
+  /** Where sessions and limits live: this process's memory, or Redis (ARCHIVE_REDIS_URL) shared by every process. */
+  state: StateBackend;
+  /** Whether this process owns the write path, or is one of the read processes (api/site/read-processes.ts). */
+  role: 'writer' | 'reader';
   /**
-   * Milliseconds since the epoch for every rate limit (intake, answers, credentials): `Date.now`,
-   * or a test's controllable clock (AppInput.clock), so a limit's refill and Retry-After are
-   * checked without depending on how fast a loaded machine runs the test.
+   * A start that found no complete build of the content repository's HEAD serves the last
+   * complete build and builds HEAD meanwhile (scripts/serve.ts): what it builds, for /readyz.
    */
-  clock: () => number;
+  startup: StartupBuild;
+}
+
+export interface StartupBuild {
+  /** The commit being built while an older build serves; null once served (or when none was needed). */
+  building: string | null;
+  startedAtUtc: string | null;
+  /** Why the start's build failed (the older build keeps serving); null when it did not. */
+  failed: string | null;
 }

@@ -20,9 +20,11 @@
  * Signals must reach this process: under a supervisor run `node scripts/start.ts` directly, not
  * through `npm start` (npm is a wrapper; see the systemd unit in docs/operations.md).
  */
+import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
+import type { StartupBuild } from './context.ts';
 import { removeStaleTempFiles } from './storage/stale-temp-files.ts';
 import { problemBody } from './http/problem.ts';
 
@@ -80,6 +82,12 @@ export interface LifecycleHooks {
   gate: ShutdownGate;
   /** The Prometheus text of the app's metrics, and its Content-Type. */
   metricsText(): Promise<{ contentType: string; body: string }>;
+  /** A second HTTP server answering like the main one (the write process's Unix socket for its read processes). */
+  socketServer(): Server;
+  /** Build the content repository's HEAD and swap it in (a start that serves an older build meanwhile). */
+  buildHead(log: (line: string) => void): Promise<void>;
+  /** What the start is building while an older build serves (for /readyz). */
+  startup: StartupBuild;
 }
 
 declare module 'fastify' {
@@ -143,12 +151,34 @@ function metricsListener(app: FastifyInstance, baseUrl: string): Server {
 export async function serve(
   app: FastifyInstance,
   config: Config,
-  options: { exit?: (code: number) => void; signals?: boolean } = {},
+  options: {
+    exit?: (code: number) => void;
+    signals?: boolean;
+    /**
+     * Also listen on this Unix socket (the write process, for its read processes: see
+     * api/site/read-processes.ts); made readable by this user only.
+     */
+    socketPath?: string;
+    /** Stopped along with this server's drain (the read processes), before the exit. */
+    alongside?: (drainTimeoutMs: number) => Promise<void>;
+  } = {},
 ): Promise<Serving> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  let socket: Server | null = null;
+  if (options.socketPath) {
+    const socketPath = options.socketPath;
+    rmSync(socketPath, { force: true });
+    socket = app.archive.socketServer();
+    await new Promise<void>((resolve, reject) => {
+      socket!.once('error', reject);
+      socket!.listen(socketPath, () => resolve());
+    });
+    chmodSync(socketPath, 0o600);
+    socket.once('close', () => rmSync(socketPath, { force: true }));
+  }
 
   let metrics: Server | null = null;
   let metricsPort: number | null = null;
@@ -178,7 +208,12 @@ export async function serve(
       // (a keep-alive connection becomes idle as soon as its answer is out).
       const closed = app.close();
       metrics?.close();
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      socket?.close();
+      const beside = options.alongside?.(config.drainTimeoutMs).catch(() => undefined) ?? Promise.resolve();
+      const sweep = setInterval(() => {
+        app.server.closeIdleConnections();
+        socket?.closeIdleConnections();
+      }, 100);
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>(
         (resolve) => (timer = setTimeout(() => resolve('timeout'), config.drainTimeoutMs)),
@@ -192,12 +227,14 @@ export async function serve(
       ]);
       clearInterval(sweep);
       clearTimeout(timer);
+      await beside;
       if (outcome === 'timeout') {
         app.log.warn(
           { inFlight: gate.inFlight, drainTimeoutMs: config.drainTimeoutMs },
           'drain timed out: closing the remaining connections (their requests were not acknowledged)',
         );
         app.server.closeAllConnections();
+        socket?.closeAllConnections();
         metrics?.closeAllConnections();
         return 1;
       }

@@ -6,6 +6,7 @@
  * Sections live in bench/lib/; add one by appending to SECTIONS.
  */
 import path from 'node:path';
+import { audioSection } from './lib/audio.ts';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildHugoSection, buildSection } from './lib/build.ts';
@@ -28,6 +29,9 @@ import { scaleSection } from './lib/scale.ts';
 import { scoreWireSection } from './lib/score-wire.ts';
 import { Cleanup, PROJECT_ROOT } from './lib/util.ts';
 import { importSection } from './lib/import.ts';
+import { processesSection } from './lib/processes.ts';
+import { batchSection } from './lib/batch.ts';
+import { importFolderSection } from './lib/import-folder.ts';
 import { engraveAcceptSection, engraveBuildSection, engraveThroughputSection } from './lib/engrave.ts';
 
 const { values } = parseArgs({
@@ -43,8 +47,11 @@ const { values } = parseArgs({
     'apply-repeat': { type: 'string' },
     'apply-stall': { type: 'string' },
     'hugo-works': { type: 'string' },
+    'resolve-works': { type: 'string' },
     'hugo-rounds': { type: 'string' },
     'import-limit': { type: 'string' },
+    'batch-works': { type: 'string' },
+    'batch-songs': { type: 'string' },
     'import-submit': { type: 'boolean', default: false },
     'import-cold-build': { type: 'boolean', default: false },
     'engrave-quartets': { type: 'string' },
@@ -186,28 +193,35 @@ const SECTIONS: Section[] = [
     works: values['hugo-works'] ? Number(values['hugo-works']) : undefined,
     rounds: values['hugo-rounds'] ? Number(values['hugo-rounds']) : undefined,
   }),
-  resolveSection(),
+  resolveSection({ works: values['resolve-works'] ? Number(values['resolve-works']) : undefined }),
   intakeSection(),
   librarySection(),
   applySection,
   pageWeightSection,
   scaleSection({ sizes: values['scale-sizes']?.split(',').map(Number), dataDir: values['scale-data'] }),
   scaleStaticSection({ dataDir: values['scale-data'] }),
+  processesSection({ dataDir: values['scale-data'] }),
+  batchSection({
+    works: values['batch-works'] ? Number(values['batch-works']) : undefined,
+    songs: values['batch-songs'] ? Number(values['batch-songs']) : undefined,
+  }),
   importSection({
     limit: values['import-limit'] ? Number(values['import-limit']) : undefined,
     submit: values['import-submit'],
     cacheDir: values['engrave-cache'],
     coldBuild: values['import-cold-build'],
   }),
+  importFolderSection(),
   engraveThroughputSection(engraveOptions),
   engraveBuildSection(engraveOptions),
   engraveAcceptSection(),
   scoreWireSection({ scores: values['wire-scores'], buildDir: values['wire-build'] }),
+  audioSection(),
 ];
 
 if (values.help) {
   console.log(
-    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--apply-repeat 3] [--apply-stall off] [--hugo-works 10000] [--hugo-rounds 2] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--import-limit N] [--import-submit] [--import-cold-build] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
+    'usage: npm run bench -- [--only static,build] [--quick] [--static-content DIR] [--results-dir DIR] [--scale-sizes 10000,100000] [--scale-data DIR] [--apply-sizes 2000,10000] [--apply-scenarios correction,new-work] [--apply-repeat 3] [--apply-stall off] [--hugo-works 10000] [--hugo-rounds 2] [--resolve-works 10000] [--engrave-quartets 122] [--engrave-songs 200] [--engrave-cache DIR] [--import-limit N] [--import-submit] [--import-cold-build] [--wire-scores quartets|lieder|all|a.mxl,b.mxl] [--wire-build DIR]\n',
   );
   for (const s of SECTIONS) console.log(`  ${s.name.padEnd(8)} ${s.description}`);
   process.exit(0);

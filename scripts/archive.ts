@@ -24,6 +24,7 @@ import { serverAddress, unreachable, type ServerAddress } from './lib/server-add
 import { canonicalJson } from '../src/domain/library/import-input.ts';
 import { LIBRARY_SOURCE_TYPES } from '../src/domain/library/vocabulary.ts';
 import type { MusicLibraryFileInput, MusicLibraryImportInput, MusicLibraryTrackInput } from '../src/schemas/library.ts';
+import { SCORE_FILE_EXTENSIONS } from '../src/domain/score-files.ts';
 
 class UsageError extends Error {}
 
@@ -182,9 +183,8 @@ const TYPES: Record<string, [kind: string, contentType: string]> = {
   '.mp3': ['mp3', 'audio/mpeg'],
   '.mid': ['midi', 'audio/midi'],
   '.midi': ['midi', 'audio/midi'],
-  '.musicxml': ['musicxml', 'application/vnd.recordare.musicxml+xml'],
-  '.xml': ['musicxml', 'application/vnd.recordare.musicxml+xml'],
-  '.mxl': ['mxl', 'application/vnd.recordare.musicxml'],
+  // Score files: the one definition every tool shares (src/domain/score-files.ts).
+  ...Object.fromEntries(SCORE_FILE_EXTENSIONS.map((e) => [e.ext, [e.kind, e.mediaType] as [string, string]])),
   '.pdf': ['score-pdf', 'application/pdf'],
   '.flac': ['master', 'audio/flac'],
   '.aif': ['master', 'audio/aiff'],

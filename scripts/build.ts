@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RenderCacheBackend } from '../src/lib/site/render-cache.ts';
 import type { EngravePoolOptions } from '../src/lib/site/engrave-pool.ts';
+import { AUDIO_MODES, type AudioMode } from '../src/lib/site/render-audio.ts';
+import type { AudioTools } from '../src/lib/site/audio-render.ts';
 import { createBlobStore } from '../api/blobs/create.ts';
 import { ConfigError, engraveSettingsFromEnv, loadConfig, type Config } from '../api/config.ts';
 import { BUILD_STORE_VARIABLE } from '../api/site/builds.ts';
@@ -86,6 +88,15 @@ export function engraveOptionsFrom(
   });
 }
 
+/** FluidSynth, ffmpeg and the SoundFont from ARCHIVE_FLUIDSYNTH_PATH, ARCHIVE_FFMPEG_PATH, ARCHIVE_AUDIO_SOUNDFONT. */
+export function audioToolsFrom(env: NodeJS.ProcessEnv): Partial<AudioTools> {
+  return {
+    ...(env.ARCHIVE_FLUIDSYNTH_PATH ? { fluidsynth: env.ARCHIVE_FLUIDSYNTH_PATH } : {}),
+    ...(env.ARCHIVE_FFMPEG_PATH ? { ffmpeg: env.ARCHIVE_FFMPEG_PATH } : {}),
+    ...(env.ARCHIVE_AUDIO_SOUNDFONT ? { soundFont: env.ARCHIVE_AUDIO_SOUNDFONT } : {}),
+  };
+}
+
 /** A bad command line or setting (the CLI's exit code 2); the message names the option. */
 export class UsageError extends Error {}
 
@@ -94,6 +105,7 @@ export const BUILD_USAGE = `usage: npm run build -- [--content DIR] [--out DIR] 
   [--reader-sign-in github|none] [--commit SHA] [--generated-at ISO-TIME] [--incremental-from BUILD-DIR]
   [--batch-works N] [--render-cache config|none|DIR] [--blobs-dir DIR] [--nginx-root DIR]
   [--engrave-workers N] [--engrave-cpu-ms MS] [--engrave-timeout-ms MS] [--engrave-memory-mb MB]
+  [--audio build|cached|off]
    or: npm run build -- --warm-up --incremental-from BUILD-DIR --commit SHA --out SCRATCH-DIR [...]
        (plans the build and renders its pages into SCRATCH-DIR, then removes it: the warm build
        process's warm-up; the process keeps the base's catalog and Astro's compiled pages)
@@ -122,6 +134,7 @@ function parseBuildArgs(args: string[]) {
       'engrave-cpu-ms': { type: 'string' },
       'engrave-timeout-ms': { type: 'string' },
       'engrave-memory-mb': { type: 'string' },
+      audio: { type: 'string', default: process.env.ARCHIVE_AUDIO_RENDER || 'build' },
     },
   });
 }
@@ -170,6 +183,9 @@ export async function runBuildCommand(
   } catch (err) {
     throw new UsageError(`--render-cache / --engrave-*: ${(err as Error).message}`);
   }
+  const audio = values.audio as AudioMode;
+  if (!AUDIO_MODES.includes(audio))
+    throw new UsageError(`--audio / ARCHIVE_AUDIO_RENDER must be build, cached or off (got "${values.audio}")`);
   const readerSignIn = values['reader-sign-in'];
   if (readerSignIn !== 'github' && readerSignIn !== 'none')
     throw new UsageError(`--reader-sign-in must be "github" or "none" (got "${readerSignIn}")`);
@@ -193,6 +209,11 @@ export async function runBuildCommand(
     renderCache,
     renderView,
     engrave,
+    // An incremental build (an apply's) takes only cached audio, so showing the change never waits
+    // for audio; what is missing is left to a background full build (the server starts one).
+    audio: values['incremental-from'] && audio === 'build' ? 'cached' : audio,
+    audioLater: Boolean(values['incremental-from']) && audio === 'build',
+    audioTools: audioToolsFrom(process.env),
   };
   if (values['warm-up']) {
     if (!values['incremental-from'] || !values.commit || !args.includes('--out'))

@@ -6,21 +6,32 @@
  * processes started with 1/n .. n/n split any catalog the same way without talking to each other;
  * a score is done when its verified entry exists (it is skipped), so a run can be repeated or
  * resumed after a crash. With --content, the catalog's public stored scores are engraved with
- * their PDFs (the metadata a build gives them); with a corpus folder, every `.mxl`/`.musicxml` in
- * it is engraved (pages and MIDI; a build adds each work's PDF from the cached pages).
+ * their PDFs (the metadata a build gives them); with a corpus folder, every score file in it
+ * (`.musicxml`, `.xml`, `.mxl`: src/domain/score-files.ts, in any encoding) is engraved (pages and
+ * MIDI; a build adds each work's PDF from the cached pages).
+ *
+ * Each score's rendered audio (src/lib/site/render-audio.ts) is made in the same run, in the same
+ * pool, and stored in the same cache (`--audio off` or ARCHIVE_AUDIO_RENDER=off skips it): with
+ * --content, the arrangement scores kept as downloads too, and a loop for each loopable
+ * arrangement's score. A build then renders none of it.
  *
  * The cache is the configured blob store (ARCHIVE_BLOB_STORE: local folder or S3), or
  * `--render-cache DIR|none`. Prints one JSON line: the shard's scores, which it engraved, which
  * were already cached, failures, and the time.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
 import { EngravePool } from '../src/lib/site/engrave-pool.ts';
 import { RenderCache } from '../src/lib/site/render-cache.ts';
 import { engraveCached, scoreIdentity, scoreJobs, type ScoreIdentity } from '../src/lib/site/render-scores.ts';
-import { engraveOptionsFrom, renderCacheFrom } from './build.ts';
+import { audioToolsFrom, engraveOptionsFrom, renderCacheFrom } from './build.ts';
+import { audioCached, audioJobs, type AudioJob } from '../src/lib/site/render-audio.ts';
+import { audioEnvironment } from '../src/lib/site/audio-render.ts';
+import { createHash } from 'node:crypto';
+import { scoreFilesUnder } from './lib/score-walk.ts';
+import { scoreKindOfName } from '../src/domain/score-files.ts';
 
 export interface Shard {
   index: number;
@@ -48,22 +59,7 @@ interface Score {
   identity: ScoreIdentity;
 }
 
-/** Score files under a corpus folder (sorted; a bounded walk). */
-function corpusFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string, depth: number) => {
-    if (depth > 8) return;
-    for (const name of readdirSync(d).sort()) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p, depth + 1);
-      else if (/\.(mxl|musicxml)$/i.test(name)) out.push(p);
-    }
-  };
-  walk(dir, 0);
-  return out;
-}
-
-function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: string): Score[] {
+async function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: string): Promise<Score[]> {
   if (options.content) {
     const loaded = loadCatalog(options.content);
     if (loaded.messages.length > 0) throw new Error(loaded.messages.map(formatLintMessage).join('\n'));
@@ -75,11 +71,16 @@ function scoresOf(options: { content?: string; corpus?: string }, createdAtUtc: 
         identity: scoreIdentity(readFileSync(j.file!), j, createdAtUtc),
       }));
   }
-  return corpusFiles(options.corpus!).map((file) => ({
-    file,
-    compressed: /\.mxl$/i.test(file),
-    identity: scoreIdentity(readFileSync(file), null, createdAtUtc),
-  }));
+  // Every score file the importer and the build take (.musicxml, .xml, .mxl), any depth (bounded).
+  const { files } = await scoreFilesUnder(options.corpus!);
+  return files.map((rel) => {
+    const file = path.join(options.corpus!, rel);
+    return {
+      file,
+      compressed: scoreKindOfName(file) === 'mxl',
+      identity: scoreIdentity(readFileSync(file), null, createdAtUtc),
+    };
+  });
 }
 
 export interface EngraveRunSummary {
@@ -91,7 +92,25 @@ export interface EngraveRunSummary {
   /** Scores whose entries were already in the cache. */
   cached: number;
   failed: { file: string; reason: string }[];
+  /** Rendered audio of the shard's scores: digests rendered by this run, already cached, failed; or why none is made. */
+  audio: {
+    rendered: string[];
+    cached: number;
+    failed: { file: string; reason: string }[];
+    notOffered: string | null;
+  } | null;
   durationMs: number;
+}
+
+/** The scores whose audio a run renders: the catalog's public scores (source and arrangement), or a corpus folder's files. */
+async function audioScores(options: { content?: string; corpus?: string }): Promise<AudioJob[]> {
+  if (options.content) return audioJobs(loadCatalog(options.content).catalog);
+  // The same score files the engraving takes (src/domain/score-files.ts).
+  const { files } = await scoreFilesUnder(options.corpus!);
+  return files.map((rel, i) => {
+    const file = path.join(options.corpus!, rel);
+    return { slug: 'corpus', assetId: i + 1, file, compressed: scoreKindOfName(file) === 'mxl', loop: false };
+  });
 }
 
 export async function engraveShard(options: {
@@ -100,9 +119,11 @@ export async function engraveShard(options: {
   corpus?: string;
   cache: RenderCache;
   pool: EngravePool;
+  /** Render each score's audio too (default: yes). */
+  audio?: boolean;
 }): Promise<EngraveRunSummary> {
   const started = Date.now();
-  const all = scoresOf(options, new Date().toISOString());
+  const all = await scoresOf(options, new Date().toISOString());
   // One entry per engraving and PDF: the same file twice in a catalog is engraved once.
   const seen = new Set<string>();
   const mine = all.filter((s) => {
@@ -117,6 +138,7 @@ export async function engraveShard(options: {
     engraved: [],
     cached: 0,
     failed: [],
+    audio: null,
     durationMs: 0,
   };
   let next = 0;
@@ -137,6 +159,35 @@ export async function engraveShard(options: {
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.pool.options.size, mine.length) }, lane));
+  if (options.audio !== false) {
+    const found = audioEnvironment(audioToolsFrom(process.env));
+    const audio: NonNullable<EngraveRunSummary['audio']> = { rendered: [], cached: 0, failed: [], notOffered: null };
+    summary.audio = audio;
+    if ('reason' in found) audio.notOffered = found.reason;
+    else {
+      const seenAudio = new Set<string>();
+      const jobs = (await audioScores(options)).filter((j) => {
+        const sha = createHash('sha256').update(readFileSync(j.file)).digest('hex');
+        const id = `${sha}/${j.loop}`;
+        if (shardOf(sha, options.shard.count) !== options.shard.index || seenAudio.has(id)) return false;
+        seenAudio.add(id);
+        return true;
+      });
+      let at = 0;
+      const audioLane = async () => {
+        while (at < jobs.length) {
+          const job = jobs[at++]!;
+          const got = await audioCached(job, found.env, options.cache, 'build', () => options.pool);
+          if (got.from === 'cache') audio.cached++;
+          else if (got.output?.rendering.status === 'rendered')
+            audio.rendered.push(createHash('sha256').update(readFileSync(job.file)).digest('hex'));
+          else if (got.output?.rendering.status === 'failed')
+            audio.failed.push({ file: job.file, reason: got.output.rendering.reason });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(options.pool.options.size, jobs.length) }, audioLane));
+    }
+  }
   summary.durationMs = Date.now() - started;
   return summary;
 }
@@ -152,6 +203,7 @@ async function main(): Promise<void> {
       'engrave-cpu-ms': { type: 'string' },
       'engrave-timeout-ms': { type: 'string' },
       'engrave-memory-mb': { type: 'string' },
+      audio: { type: 'string', default: process.env.ARCHIVE_AUDIO_RENDER === 'off' ? 'off' : 'build' },
     },
   });
   let shard: Shard;
@@ -184,6 +236,7 @@ async function main(): Promise<void> {
       corpus: positionals[0] ? path.resolve(positionals[0]) : undefined,
       cache: new RenderCache(backend),
       pool,
+      audio: values.audio !== 'off',
     });
     console.log(JSON.stringify(summary));
   } finally {

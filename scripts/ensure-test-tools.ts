@@ -3,8 +3,10 @@
  * before the first test starts, rather than installed by a test halfway through the run:
  *
  *   chromium  the site's browser tests (driven by playwright-core; never a downloaded browser)
- *   ffmpeg    the loudness tests compare the archive's own audio measurement with it
+ *   ffmpeg    the loudness tests compare the archive's own audio measurement with it; rendered audio is encoded with it
+ *   fluidsynth, fluid-soundfont-gm   rendered audio (the synthesizer and its General MIDI SoundFont, MIT)
  *   nginx     the download-offload test serves through the build's nginx.conf
+ *   redis-server  the shared state of several processes (sessions, limits) is tested against it
  *
  * When some are missing and we run as root with apt-get, one `apt-get install` installs them
  * (after `apt-get update`); otherwise it says how to install them, or how to skip the browser
@@ -25,6 +27,9 @@ interface Tool {
 
 const chromiumPath = process.env.ARCHIVE_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ffmpegPath = process.env.ARCHIVE_FFMPEG_PATH ?? 'ffmpeg';
+const fluidsynthPath = process.env.ARCHIVE_FLUIDSYNTH_PATH ?? 'fluidsynth';
+const soundFontPath = process.env.ARCHIVE_AUDIO_SOUNDFONT ?? '/usr/share/sounds/sf2/FluidR3_GM.sf2';
+const redisServerPath = 'redis-server';
 const nginxCandidates = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
@@ -43,6 +48,18 @@ const TOOLS: Tool[] = [
     version: () => firstLine(execFileSync(ffmpegPath, ['-version'], { encoding: 'utf8' })),
   },
   {
+    pkg: 'fluidsynth',
+    why: 'rendered audio from the scores (the synthesizer)',
+    present: () => runs(fluidsynthPath, ['--version']),
+    version: () => firstLine(execFileSync(fluidsynthPath, ['--version'], { encoding: 'utf8' })),
+  },
+  {
+    pkg: 'fluid-soundfont-gm',
+    why: "rendered audio's General MIDI SoundFont (FluidR3_GM.sf2, MIT)",
+    present: () => existsSync(soundFontPath),
+    version: () => soundFontPath,
+  },
+  {
     pkg: 'nginx',
     why: 'the download-offload test',
     present: () => nginxCandidates.some((p) => existsSync(p)) || runs('nginx', ['-v']),
@@ -51,6 +68,12 @@ const TOOLS: Tool[] = [
       const r = spawnSync(bin, ['-v'], { encoding: 'utf8' });
       return firstLine(`${r.stderr}${r.stdout}`);
     },
+  },
+  {
+    pkg: 'redis-server',
+    why: 'the shared-state tests (sessions and limits across processes, ARCHIVE_REDIS_URL)',
+    present: () => runs(redisServerPath, ['--version']),
+    version: () => firstLine(execFileSync(redisServerPath, ['--version'], { encoding: 'utf8' })),
   },
   {
     pkg: 'libnginx-mod-http-brotli-static',

@@ -1,76 +1,66 @@
 /**
- * Bring a corpus into the archive through review (docs/imports.md):
+ * Bring a folder of scores into the archive through review (docs/imports.md):
  *
- *   npm run import -- <corpus folder> [--limit N] [--only <ids>] [--dry-run] [--as-of YEAR]
- *                     [--server URL] [--key-file FILE] [--json]
+ *   npm run import -- <folder> [--batch ID] [--title TEXT] [--source-url URL] [--limit N]
+ *                     [--only KEYS] [--dry-run] [--as-of YEAR] [--server URL] [--key-file FILE] [--json]
  *
- * Each score becomes one `new-work` contribution with its file, the corpus's facts, the rights
- * per territory decided from them and the source pages, submitted into ONE review batch through
- * the running server's admin API (an admin key: ARCHIVE_ADMIN_KEY or --key-file). Nothing is
- * applied: editors accept, decline and apply in review. Idempotent (each item's key is its source
- * id plus its file's digest) and resumable: a run cut off anywhere submits, when run again,
- * only what the first did not. --dry-run reads and plans everything and sends nothing.
- * Works whose composition the facts show protected in a territory are skipped, with the reason;
- * --as-of decides rights for another year (default: this year).
- * Exit code 0 when the run finished, 1 when items failed, 2 on usage errors.
+ * The folder is an OpenScore corpus (scores/ and data/*.tsv) or a plain folder of score files
+ * (.musicxml, .xml, .mxl, any depth) with an optional works.csv; both adapters hand their works
+ * to the one planning step (src/domain/corpus/plan.ts), and everything after it is this file's,
+ * the same for both. Each work becomes one `new-work` contribution with its file (or one file per
+ * movement), its facts, the rights per territory decided from them and the source pages,
+ * submitted into ONE review batch through the running server's admin API (an admin key:
+ * ARCHIVE_ADMIN_KEY or --key-file). Nothing is applied: editors accept, decline and apply in
+ * review. Idempotent (each item's key is its source id plus its files' digests) and resumable: a
+ * run cut off anywhere submits, when run again, only what the first did not. --dry-run reads and
+ * plans everything and sends nothing. Works whose composition the facts show protected in a
+ * territory are skipped, with the reason; --as-of decides rights for another year.
+ * Exit code 0 when the run finished, 1 when items failed or works.csv rows were refused, 2 on usage errors.
  */
-import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { musicXmlFromMxl } from '../src/domain/mxl.ts';
-import { musicXmlFacts } from '../src/domain/corpus/musicxml-facts.ts';
-import { parseTsv } from '../src/domain/corpus/tsv.ts';
-import {
-  corpusKindOf,
-  duplicateKey,
-  findDuplicate,
-  idOfFileName,
-  indexTables,
-  planItem,
-  type CorpusFile,
-  type DuplicateKey,
-  type ItemPlan,
-} from '../src/domain/corpus/openscore.ts';
 import { parseCatalogNumbers } from '../src/domain/catalog-numbers.ts';
-import { slugify } from '../src/domain/review/proposal.ts';
+import {
+  findDuplicate,
+  identityKey,
+  type DuplicateFinding,
+  type IdentityKey,
+} from '../src/domain/corpus/duplicates.ts';
+import type { InstrumentTerm } from '../src/domain/corpus/folder.ts';
+import { planWork, type ItemPlan } from '../src/domain/corpus/plan.ts';
 import { fold } from '../src/domain/text.ts';
 import { stagedFileUrl, withoutStagedUrlFindings } from '../api/imports/staged-files.ts';
 import { checkPlaceholders } from '../src/domain/contributions/placeholders.ts';
+import { BATCH_ID_PATTERN, MusicContributionInput } from '../src/schemas/contribution.ts';
 import type { ImportSummary } from '../src/schemas/imports.ts';
-import { MusicContributionInput } from '../src/schemas/contribution.ts';
 import { validate } from '../src/domain/validation.ts';
 import { checkContributionSafety } from '../src/domain/contributions/safety.ts';
 import { serverAddress, unreachable, type ServerAddress } from './lib/server-address.ts';
+import {
+  folderSource,
+  isOpenScoreFolder,
+  openScoreSource,
+  type ImportSource,
+  type LoadedWork,
+  type SourceWork,
+} from './lib/import-sources.ts';
 
 const USAGE =
-  'usage: npm run import -- <corpus folder> [--limit N] [--only ID,ID] [--dry-run] [--as-of YEAR] [--server URL] [--key-file FILE] [--json]';
-const MAX_FILES = 200_000;
-const MAX_DEPTH = 8;
+  'usage: npm run import -- <folder> [--batch ID] [--title TEXT] [--source-url URL] [--limit N] [--only KEY,KEY] [--dry-run] [--as-of YEAR] [--server URL] [--key-file FILE] [--json]';
+/** Works submitted at once (each is its own durable writes on the server; a few in flight keep it busy). */
+const IN_FLIGHT = 16;
 
 function usage(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
   process.exit(2);
 }
 
-/** Every .mxl under `dir` (bounded in depth and count), as paths relative to it in NFC. */
-async function scoreFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (rel: string, depth: number): Promise<void> => {
-    if (depth > MAX_DEPTH || out.length >= MAX_FILES) return;
-    const entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true });
-    for (const e of entries) {
-      const child = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(child, depth + 1);
-      else if (e.isFile() && e.name.toLowerCase().endsWith('.mxl') && out.length < MAX_FILES) out.push(child);
-    }
-  };
-  await walk('', 0);
-  return out;
-}
-
 interface Args {
   folder: string;
+  batch: string | null;
+  title: string | null;
+  sourceUrl: string | null;
   limit: number | null;
   only: Set<string> | null;
   dryRun: boolean;
@@ -84,6 +74,9 @@ function parse(): Args {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
+      batch: { type: 'string' },
+      title: { type: 'string' },
+      'source-url': { type: 'string' },
       limit: { type: 'string' },
       only: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
@@ -99,7 +92,7 @@ function parse(): Args {
     process.exit(0);
   }
   const folder = positionals[0];
-  if (!folder) usage('missing the corpus folder');
+  if (!folder) usage('missing the folder of scores');
   const limit = values.limit === undefined ? null : Number(values.limit);
   if (limit !== null && !(Number.isInteger(limit) && limit >= 1)) usage('--limit must be a whole number of at least 1');
   const asOfYear = values['as-of'] === undefined ? new Date().getUTCFullYear() : Number(values['as-of']);
@@ -108,16 +101,18 @@ function parse(): Args {
     ? new Set(
         values.only
           .split(',')
-          .map((s) => s.trim().replace(/^[a-z]+/i, ''))
+          .map((s) => s.trim())
           .filter(Boolean),
       )
     : null;
-  if (only && [...only].some((id) => !/^[0-9]{1,12}$/.test(id)))
-    usage('--only takes score ids (e.g. 5016466 or lc5016466), separated by commas');
+  if (values.batch !== undefined && !new RegExp(BATCH_ID_PATTERN).test(values.batch))
+    usage('--batch must be 3 to 80 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit');
+  if (values.title !== undefined && !(values.title.trim().length > 0 && values.title.length <= 200))
+    usage('--title must be 1 to 200 characters');
+  const sourceUrl = values['source-url'] ?? null;
+  if (sourceUrl !== null && !/^https:\/\/[^\s]+$/.test(sourceUrl)) usage('--source-url must be an HTTPS address');
   const dryRun = values['dry-run'];
-  const key = (
-    values['key-file'] ? (awaitRead(values['key-file']) ?? '') : (process.env.ARCHIVE_ADMIN_KEY ?? '')
-  ).trim();
+  const key = (values['key-file'] ? (readKey(values['key-file']) ?? '') : (process.env.ARCHIVE_ADMIN_KEY ?? '')).trim();
   if (!dryRun && !key)
     usage('no admin key: set ARCHIVE_ADMIN_KEY or pass --key-file <file> (keys are never taken from the command line)');
   let server: ServerAddress;
@@ -129,6 +124,9 @@ function parse(): Args {
   }
   return {
     folder: path.resolve(folder),
+    batch: values.batch ?? null,
+    title: values.title?.trim() ?? null,
+    sourceUrl,
     limit,
     only,
     dryRun,
@@ -139,7 +137,7 @@ function parse(): Args {
   };
 }
 
-function awaitRead(file: string): string | null {
+function readKey(file: string): string | null {
   try {
     return readFileSync(file, 'utf8');
   } catch {
@@ -172,6 +170,9 @@ class Progress {
 /** The server could not be reached at all: the run stops (every item would fail the same way). */
 class Unreachable extends Error {}
 
+/** At most this long is waited for one Retry-After (the key's own rate limit, ARCHIVE_KEY_RATE_LIMIT). */
+const MAX_RETRY_AFTER_S = 60;
+
 async function api(
   args: Args,
   method: string,
@@ -180,8 +181,9 @@ async function api(
   raw?: Buffer,
 ): Promise<{ status: number; json: any }> {
   for (let attempt = 0; ; attempt++) {
+    let res: Response;
     try {
-      const res = await fetch(`${args.server.url}${url}`, {
+      res = await fetch(`${args.server.url}${url}`, {
         method,
         headers: {
           authorization: `Bearer ${args.key}`,
@@ -194,156 +196,195 @@ async function api(
         },
         ...(raw ? { body: new Uint8Array(raw) } : body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
-      const text = await res.text();
-      return { status: res.status, json: text ? JSON.parse(text) : null };
     } catch (err) {
       // A server restarting (or briefly unreachable) is waited for; anything else is the item's failure.
       if (attempt >= 4) throw new Unreachable(unreachable(args.server, err));
       await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+      continue;
     }
+    const text = method === 'HEAD' ? '' : await res.text();
+    // The admin key's own limit (not the public intake's): wait as told, then go on.
+    if (res.status === 429 && attempt < 10) {
+      const wait = Math.min(MAX_RETRY_AFTER_S, Math.max(1, Number(res.headers.get('retry-after')) || 1));
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      continue;
+    }
+    return { status: res.status, json: text ? JSON.parse(text) : null };
   }
 }
 
-/** The catalog's works by one composer, as duplicate keys (read from the server's listing, once per composer). */
-async function catalogKeys(args: Args, composer: string, cache: Map<string, DuplicateKey[] & { titles?: never }>) {
+/** The catalog's works by one composer, as identity keys (read from the server's listing, once per composer). */
+async function catalogKeys(args: Args, composer: string, cache: Map<string, Promise<IdentityKey[]>>) {
   const k = fold(composer);
-  if (cache.has(k)) return cache.get(k)! as unknown as Array<DuplicateKey & { titles: string[] }>;
-  const out: Array<DuplicateKey & { titles: string[] }> = [];
-  try {
-    for (let page = 1; page <= 20; page++) {
-      const res = await fetch(
-        `${args.server.url}/api/v1/works?composer=${encodeURIComponent(composer)}&pageSize=100&page=${page}`,
-      );
-      if (!res.ok) break;
-      type Summary = { slug: string; title: string; composer: string; workNumber: string | null };
-      const body = (await res.json()) as { data?: { items?: Summary[] } };
-      const list = body.data?.items ?? [];
-      for (const w of list) {
-        if (fold(w.composer) !== k) continue;
-        out.push(duplicateKey(w.slug, w.composer, [w.title], parseCatalogNumbers(`${w.title} ${w.workNumber ?? ''}`)));
+  let found = cache.get(k);
+  if (!found) {
+    found = (async () => {
+      const out: IdentityKey[] = [];
+      try {
+        for (let page = 1; page <= 20; page++) {
+          const res = await fetch(
+            `${args.server.url}/api/v1/works?composer=${encodeURIComponent(composer)}&pageSize=100&page=${page}`,
+          );
+          if (!res.ok) break;
+          type Summary = { slug: string; title: string; composer: string; workNumber: string | null };
+          const body = (await res.json()) as { data?: { items?: Summary[] } };
+          const list = body.data?.items ?? [];
+          for (const w of list) {
+            if (fold(w.composer) !== k) continue;
+            out.push(identityKey(w.slug, w.composer, w.title, parseCatalogNumbers(`${w.title} ${w.workNumber ?? ''}`)));
+          }
+          if (list.length < 100) break;
+        }
+      } catch {
+        // No server (a dry run): catalog duplicates are not checked.
       }
-      if (list.length < 100) break;
-    }
-  } catch {
-    // No server (a dry run): catalog duplicates are not checked, which the summary says.
+      return out;
+    })();
+    cache.set(k, found);
   }
-  cache.set(k, out as never);
-  return out;
+  return found;
+}
+
+/** The published instruments (names and aliases read as slugs); none when no server answers. */
+async function instrumentTerms(args: Args): Promise<InstrumentTerm[]> {
+  try {
+    const res = await fetch(`${args.server.url}/api/v1/instruments`);
+    if (!res.ok) return [];
+    const body = (await res.json()) as { data?: { instruments?: InstrumentTerm[] } };
+    const items = body.data?.instruments ?? [];
+    return items.filter((t) => typeof t?.slug === 'string' && typeof t?.name === 'string');
+  } catch {
+    return [];
+  }
+}
+
+/** The works a run takes: those --only names (by item key, score id or file path), the first --limit of them. */
+function chosen(source: ImportSource, args: Args): SourceWork[] {
+  let works = source.works;
+  if (args.only) {
+    const named = new Set([...args.only].map((n) => n.normalize('NFC')));
+    works = works.filter((w) => w.names.some((n) => named.has(n)));
+    const known = new Set(works.flatMap((w) => w.names));
+    const missing = [...named].filter((n) => !known.has(n));
+    if (missing.length) usage(`--only names what the folder does not hold: ${missing.join(', ')}`);
+  }
+  return args.limit !== null ? works.slice(0, args.limit) : works;
+}
+
+async function loadSource(args: Args): Promise<ImportSource> {
+  const openScore = await isOpenScoreFolder(args.folder);
+  if (openScore) return openScoreSource(args.folder, openScore);
+  const stat = await fs.stat(args.folder).catch(() => null);
+  if (!stat?.isDirectory()) usage(`${args.folder} is not a folder`);
+  try {
+    return await folderSource(args.folder, {
+      batchId: args.batch,
+      title: args.title,
+      sourceUrl: args.sourceUrl,
+      instruments: args.dryRun && !args.key ? [] : await instrumentTerms(args),
+      currentYear: new Date().getUTCFullYear(),
+    });
+  } catch (err) {
+    usage(`${args.folder} cannot be read: ${(err as Error).message}`);
+  }
 }
 
 async function main(): Promise<number> {
   const args = parse();
   const started = Date.now();
   if (!args.dryRun) {
-    // One look before reading the corpus: an address nothing answers at is named at once.
+    // One look before reading the folder: an address nothing answers at is named at once.
     try {
       await fetch(`${args.server.url}/api/v1/admin/batches`, { headers: { authorization: `Bearer ${args.key}` } });
     } catch (err) {
       throw new Unreachable(unreachable(args.server, err));
     }
   }
-  const scoresDir = path.join(args.folder, 'scores');
-  const files = await scoreFiles(scoresDir).catch(() =>
-    usage(`${scoresDir} cannot be read; is ${args.folder} a corpus folder?`),
-  );
-  const kind = corpusKindOf(files.map((f) => path.basename(f)));
-  if (!kind) usage(`${args.folder} holds no OpenScore score files (lc<id>.mxl or sq<id>.mxl)`);
-  const read = async (name: string) =>
-    parseTsv(await fs.readFile(path.join(args.folder, 'data', name), 'utf8').catch(() => ''));
-  const tables = {
-    composers: await read('composers.tsv'),
-    scores: await read('scores.tsv'),
-    sets: await read('sets.tsv'),
-  };
-  const index = indexTables(tables);
-  // The SOURCE note names the corpus's repository ("repository: github.com/OpenScore/Lieder").
-  const source = await fs.readFile(path.join(args.folder, 'SOURCE'), 'utf8').catch(() => '');
-  const repo = /^repository:\s*(?:https:\/\/)?([^\s]+)/m.exec(source)?.[1];
-  const corpusUrl = repo ? `https://${repo}` : 'https://github.com/OpenScore';
+  const source = await loadSource(args);
+  if (source.kind === 'openscore' && (args.batch || args.title))
+    usage('--batch and --title are for a plain folder; an OpenScore corpus has its own batch');
+  if (source.works.length === 0 && source.rowErrors.length === 0)
+    usage(`${args.folder} holds no score files (.musicxml, .xml, .mxl)`);
+  const works = chosen(source, args);
+  const considered = works.reduce((n, w) => n + Math.max(1, w.files.length), 0);
 
-  // Files by id, in id order; the index's path column is never used to find them.
-  const byId = new Map<string, string>();
-  for (const rel of files) {
-    const id = idOfFileName(kind, path.basename(rel));
-    if (id && !byId.has(id)) byId.set(id, rel.normalize('NFC'));
-  }
-  let ids = [...byId.keys()].sort((a, b) => Number(a) - Number(b));
-  const unlisted = ids.filter((id) => !index.scoreById.has(id)).length;
-  if (args.only) {
-    const missing = [...args.only].filter((id) => !byId.has(id));
-    if (missing.length) usage(`--only names ids with no score file in the corpus: ${missing.join(', ')}`);
-    ids = ids.filter((id) => args.only!.has(id));
-  }
-  if (args.limit !== null) ids = ids.slice(0, args.limit);
-
-  // A slug is the composer and title, plus the score id when the corpus holds that pair twice
-  // (decided from the whole index, so it never depends on which items a run picked).
-  const pairCount = new Map<string, number>();
-  for (const row of tables.scores) {
-    const set = index.setById.get(row.set_id ?? '');
-    const composer = index.composerById.get(set?.composer_id ?? '')?.name ?? '';
-    const key = `${fold(composer)}|${fold(row.name ?? '')}`;
-    pairCount.set(key, (pairCount.get(key) ?? 0) + 1);
-  }
-
-  const progress = new Progress(ids.length);
+  const progress = new Progress(works.length);
   const summary: ImportSummary = {
-    batchId: kind.batchId,
-    title: `Import of the ${kind.credit}`,
+    batchId: source.batchId,
+    title: source.title,
     finishedAtUtc: '',
-    considered: ids.length,
+    considered,
     submitted: 0,
     alreadySubmitted: 0,
     duplicates: 0,
-    skipped: [],
+    skipped: source.rowErrors.map((e) => ({
+      itemKey: `works.csv:${e.row}`,
+      title: `works.csv row ${e.row}`,
+      composer: '',
+      reason: `works.csv row ${e.row}${e.column ? `, column ${e.column}` : ''}: ${e.detail}`.slice(0, 500),
+    })),
   };
   const failures: string[] = [];
-  const seen: Array<DuplicateKey & { titles: string[] }> = [];
-  const catalogCache = new Map();
+  const seen: IdentityKey[] = [];
+  const catalogCache = new Map<string, Promise<IdentityKey[]>>();
+  const inFlight = new Set<Promise<void>>();
   let planned = 0;
   let bytes = 0;
   let done = 0;
-  for (const id of ids) {
-    const rel = byId.get(id)!;
-    let plan: ItemPlan;
-    let data: Buffer;
+
+  const submit = async (plan: Extract<ItemPlan, { kind: 'submit' }>, duplicate: DuplicateFinding | null) => {
     try {
-      data = await fs.readFile(path.join(scoresDir, rel));
-      bytes += data.length;
-      const file: CorpusFile = {
-        relPath: rel,
-        id,
-        sha256: createHash('sha256').update(data).digest('hex'),
-        byteLength: data.length,
-        facts: musicXmlFacts(musicXmlFromMxl(data)),
-      };
-      plan = planItem(kind, index, file, { asOfYear: args.asOfYear, stagedUrl: stagedFileUrl, corpusUrl });
-      if (plan.kind === 'submit') {
-        const pair = `${fold(plan.composer)}|${fold(plan.title)}`;
-        const listed = index.scoreById.has(id);
-        const slug = slugify(
-          listed && (pairCount.get(pair) ?? 0) <= 1
-            ? `${plan.composer} ${plan.title}`
-            : `${plan.composer} ${plan.title} ${plan.itemKey}`,
-        );
-        plan.body.target = { workSlug: slug };
+      for (const file of plan.files) {
+        // Staged by an earlier run: not sent again.
+        const staged = await api(args, 'HEAD', `/api/v1/admin/imports/files/${file.sha256}`);
+        if (staged.status === 200) continue;
+        const data = await fs.readFile(path.join(source.root, file.relPath));
+        const put = await api(args, 'PUT', `/api/v1/admin/imports/files/${file.sha256}`, undefined, data);
+        if (put.status !== 201)
+          throw new Error(`staging ${file.relPath}: HTTP ${put.status} ${put.json?.detail ?? ''}`);
       }
-    } catch (err) {
-      summary.skipped.push({
-        itemKey: `${kind.prefix}${id}`,
-        title: rel,
-        composer: '',
-        reason: `the file cannot be read: ${(err as Error).message}`.slice(0, 500),
+      const res = await api(args, 'POST', '/api/v1/admin/imports/items', {
+        contribution: plan.body,
+        duplicateOf: duplicate?.of ?? null,
+        ...(duplicate ? { duplicateMatch: { matched: duplicate.matched, exact: duplicate.exact } } : {}),
+        factsFrom: plan.factsFrom,
       });
-      progress.tick(++done, `${kind.prefix}${id} unreadable`);
-      continue;
+      if (res.status === 201) summary.submitted++;
+      else if (res.status === 200) summary.alreadySubmitted++;
+      else
+        throw new Error(
+          `HTTP ${res.status} ${res.json?.detail ?? ''} ${JSON.stringify(res.json?.errors ?? [])}`.slice(0, 500),
+        );
+    } catch (err) {
+      if (err instanceof Unreachable) throw err;
+      failures.push(`${plan.itemKey}: ${(err as Error).message}`);
     }
+    progress.tick(++done, `${plan.itemKey} ${plan.title}`);
+  };
+
+  for (const work of works) {
+    let loaded: LoadedWork;
+    try {
+      loaded = await work.load();
+    } catch (err) {
+      loaded = {
+        skip: `the file cannot be read: ${(err as Error).message}`.slice(0, 500),
+        itemKey: work.itemKey,
+        title: work.files[0] ?? work.itemKey,
+        composer: '',
+      };
+    }
+    const plan: ItemPlan =
+      'skip' in loaded
+        ? { kind: 'skip', itemKey: loaded.itemKey, title: loaded.title, composer: loaded.composer, reason: loaded.skip }
+        : planWork(loaded, { asOfYear: args.asOfYear, stagedUrl: stagedFileUrl });
     if (plan.kind === 'skip') {
       summary.skipped.push({ itemKey: plan.itemKey, title: plan.title, composer: plan.composer, reason: plan.reason });
       progress.tick(++done, `${plan.itemKey} skipped`);
       continue;
     }
     planned++;
+    bytes += plan.files.reduce((n, f) => n + f.byteLength, 0);
     // The same checks the server makes, so a dry run finds every body it would refuse.
     const invalid = [
       ...validate(MusicContributionInput, plan.body),
@@ -359,53 +400,44 @@ async function main(): Promise<number> {
       progress.tick(++done, `${plan.itemKey} invalid`);
       continue;
     }
+    // Probable duplicates by identity (src/domain/corpus/duplicates.ts): the catalog's works of the
+    // composer (not the work this item would create itself), then the items before it in this run.
     const known = args.dryRun && !args.key ? [] : await catalogKeys(args, plan.composer, catalogCache);
-    const duplicateOf =
+    const duplicate =
       findDuplicate(
-        plan.duplicate,
+        plan.identity,
         known.filter((k) => k.label !== plan.body.target?.workSlug),
-      ) ?? findDuplicate(plan.duplicate, seen);
-    seen.push(plan.duplicate);
-    if (duplicateOf) summary.duplicates++;
-    if (!args.dryRun) {
-      try {
-        const put = await api(
-          args,
-          'PUT',
-          `/api/v1/admin/imports/files/${plan.body.assets[0]!.sha256}`,
-          undefined,
-          data,
-        );
-        if (put.status !== 201) throw new Error(`staging the file: HTTP ${put.status} ${put.json?.detail ?? ''}`);
-        const res = await api(args, 'POST', '/api/v1/admin/imports/items', { contribution: plan.body, duplicateOf });
-        if (res.status === 201) summary.submitted++;
-        else if (res.status === 200) summary.alreadySubmitted++;
-        else
-          throw new Error(
-            `HTTP ${res.status} ${res.json?.detail ?? ''} ${JSON.stringify(res.json?.errors ?? [])}`.slice(0, 500),
-          );
-      } catch (err) {
-        if (err instanceof Unreachable) throw err;
-        failures.push(`${plan.itemKey}: ${(err as Error).message}`);
-      }
+      ) ?? findDuplicate(plan.identity, seen);
+    seen.push(plan.identity);
+    if (duplicate) summary.duplicates++;
+    if (args.dryRun) {
+      progress.tick(++done, `${plan.itemKey} ${plan.title}`);
+      continue;
     }
-    progress.tick(++done, `${plan.itemKey} ${plan.title}`);
+    const p = submit(plan, duplicate).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
   }
+  await Promise.all(inFlight);
   summary.finishedAtUtc = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   if (!args.dryRun && failures.length === 0) {
-    const res = await api(args, 'PUT', `/api/v1/admin/imports/batches/${kind.batchId}/summary`, summary);
+    const res = await api(args, 'PUT', `/api/v1/admin/imports/batches/${source.batchId}/summary`, summary);
     if (res.status !== 200) failures.push(`storing the summary: HTTP ${res.status} ${res.json?.detail ?? ''}`);
   }
   const seconds = (Date.now() - started) / 1000;
   const reasons = new Map<string, number>();
-  for (const s of summary.skipped) reasons.set(s.reason, (reasons.get(s.reason) ?? 0) + 1);
+  for (const s of summary.skipped)
+    if (!s.itemKey.startsWith('works.csv:')) reasons.set(s.reason, (reasons.get(s.reason) ?? 0) + 1);
   const report = {
     ...summary,
+    source: source.kind,
     dryRun: args.dryRun,
     asOfYear: args.asOfYear,
-    corpusFiles: byId.size,
-    unlistedFiles: unlisted,
+    works: works.length,
+    corpusFiles: source.fileCount,
+    ...source.notes,
     planned,
+    refusedRows: source.rowErrors,
     failed: failures,
     seconds,
     bytesRead: bytes,
@@ -414,20 +446,26 @@ async function main(): Promise<number> {
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     const lines = [
-      `${args.dryRun ? 'Dry run' : 'Import'} of ${kind.credit} (batch ${kind.batchId}): ${ids.length} score files considered (${byId.size} in the corpus, ${unlisted} not in its index) in ${seconds.toFixed(1)} s.`,
+      `${args.dryRun ? 'Dry run' : 'Import'} of ${source.title} (batch ${source.batchId}): ${works.length} works from ${considered} score files considered (${source.fileCount} in the folder) in ${seconds.toFixed(1)} s.`,
       args.dryRun
         ? `Would submit: ${planned}.`
         : `Submitted: ${summary.submitted} new; already submitted before: ${summary.alreadySubmitted}.`,
       `Probable duplicates flagged: ${summary.duplicates}.`,
-      `Skipped: ${summary.skipped.length}${summary.skipped.length ? ':' : '.'}`,
+      `Skipped: ${summary.skipped.length - source.rowErrors.length}${reasons.size ? ':' : '.'}`,
       ...[...reasons].map(([reason, n]) => `  ${n} × ${reason}`),
+      ...(source.rowErrors.length
+        ? [
+            `Refused rows of works.csv: ${source.rowErrors.length} (nothing of them was submitted; fix them and run again):`,
+            ...source.rowErrors.map((e) => `  row ${e.row}${e.column ? `, column ${e.column}` : ''}: ${e.detail}`),
+          ]
+        : []),
       ...(failures.length
         ? [`Failed: ${failures.length} (run again to retry them):`, ...failures.map((f) => `  ${f}`)]
         : []),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  return failures.length > 0 ? 1 : 0;
+  return failures.length > 0 || source.rowErrors.length > 0 ? 1 : 0;
 }
 
 main().then(

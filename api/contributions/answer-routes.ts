@@ -15,7 +15,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import type { ReviewService } from '../review/service.ts';
 import { ProblemError } from '../http/problem.ts';
-import { RateLimiter } from './rate-limiter.ts';
 import { bodyErrors, rateLimitHook, sendInvalid } from './routes.ts';
 import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
@@ -94,12 +93,12 @@ export async function registerAnswerRoutes(
   // Answers are limited like intake: their own bucket per client, at the intake endpoint's rate.
   const limits = {
     contribution: {
-      limiter: new RateLimiter(intake.contributionRateLimit, { now: ctx.clock }),
+      limit: 'answers-contribution',
       setting: intake.contributionRateLimit,
       bodyLimit: intake.contributionBodyLimit + ANSWER_OVERHEAD_BYTES,
     },
     'correction-report': {
-      limiter: new RateLimiter(intake.correctionRateLimit, { now: ctx.clock }),
+      limit: 'answers-correction-report',
       setting: intake.correctionRateLimit,
       bodyLimit: ANSWER_OVERHEAD_BYTES,
     },
@@ -117,7 +116,7 @@ export async function registerAnswerRoutes(
         schema: { params: AnswerParams, body: schema },
         attachValidation: true,
         bodyLimit: limit.bodyLimit,
-        onRequest: rateLimitHook(limit.limiter, limit.setting, base),
+        onRequest: rateLimitHook(ctx.state.buckets, limit.limit, limit.setting, base),
       },
       async (request, reply) => {
         refuseQuery(request);

@@ -20,7 +20,8 @@ import { contributionView, correctionReportView } from '../../src/domain/contrib
 import { buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
 import { buildContributionSchemaDocument } from '../../src/domain/contributions/schema-document.ts';
 import type { RateLimitSetting } from '../config.ts';
-import { RateLimiter, clientKey } from './rate-limiter.ts';
+import { clientKey } from './rate-limiter.ts';
+import type { BucketBackend } from '../session/state-backend.ts';
 import { rateLimitHeaders } from './http.ts';
 import { sendJsonWithEtag } from '../http/reply.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
@@ -33,12 +34,18 @@ const CONTRIBUTIONS = '/api/v1/music/contributions';
 const REPORTS = '/api/v1/correction-reports';
 
 /** A 429 before the body is even read; RateLimit headers on every answer of the route. */
-export function rateLimitHook(limiter: RateLimiter, setting: RateLimitSetting, base: string): onRequestHookHandler {
-  return (request, reply, done) => {
-    const decision = limiter.take(clientKey(request.ip));
+export function rateLimitHook(
+  buckets: BucketBackend,
+  limit: string,
+  setting: RateLimitSetting,
+  base: string,
+): onRequestHookHandler {
+  // The buckets are this process's or Redis's (api/session/state-backend.ts), named per limit.
+  return async (request, reply) => {
+    const decision = await buckets.decide(limit, setting, clientKey(request.ip), true);
     reply.headers(rateLimitHeaders(decision, setting.windowSeconds));
-    if (decision.allowed) return done();
-    void sendProblem(
+    if (decision.allowed) return;
+    await sendProblem(
       reply,
       request,
       base,
@@ -46,6 +53,7 @@ export function rateLimitHook(limiter: RateLimiter, setting: RateLimitSetting, b
       `At most ${setting.limit} submissions per ${setting.windowSeconds} s are accepted from one client; retry after ${decision.retryAfterSeconds} s.`,
       { headers: { 'Retry-After': String(decision.retryAfterSeconds) } },
     );
+    return reply;
   };
 }
 
@@ -128,8 +136,6 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
   const base = ctx.config.publicBaseUrl;
   const intake = ctx.config.intake;
   const store = ctx.intake;
-  const contributionLimiter = new RateLimiter(intake.contributionRateLimit, { now: ctx.clock });
-  const reportLimiter = new RateLimiter(intake.correctionRateLimit, { now: ctx.clock });
   const workExists = (slug: string) => ctx.handle.current.catalog.records.has(slug);
   // A tracking answer changes only with its record or the served build, so its time (and with
   // it the ETag) is the later of the two; polling clients then revalidate to 304.
@@ -180,7 +186,7 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       schema: { body: MusicContributionInput },
       attachValidation: true,
       bodyLimit: intake.contributionBodyLimit,
-      onRequest: rateLimitHook(contributionLimiter, intake.contributionRateLimit, base),
+      onRequest: rateLimitHook(ctx.state.buckets, 'contributions', intake.contributionRateLimit, base),
     },
     async (request, reply) => {
       const errors = bodyErrors(request, (body) => [...checkContributionSafety(body), ...checkPlaceholders(body)]);
@@ -248,7 +254,7 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
       schema: { body: CorrectionReportInput },
       attachValidation: true,
       bodyLimit: intake.correctionBodyLimit,
-      onRequest: rateLimitHook(reportLimiter, intake.correctionRateLimit, base),
+      onRequest: rateLimitHook(ctx.state.buckets, 'correction-reports', intake.correctionRateLimit, base),
     },
     async (request, reply) => {
       // The field rules apply uses, checked now: a report apply would refuse is refused at intake.

@@ -22,12 +22,97 @@ import {
   type StoredBatchAction,
 } from '../../src/domain/batch-actions.ts';
 import { problemType } from '../../src/domain/problems.ts';
-import { matchesAllWords } from '../../src/domain/text.ts';
+import { fold, matchesAllWords } from '../../src/domain/text.ts';
+import { parseCatalogNumbers } from '../../src/domain/catalog-numbers.ts';
+import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
+import type { WorkRecord } from '../../src/schemas/work.ts';
 import { SUBMISSION_STATUSES } from '../../src/schemas/contribution.ts';
 import { html, page, type DeskSessionView } from './html.ts';
 import { DESK_CSP } from './routes.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
+
+/** What the side-by-side comparison shows of a work (a catalog record, or a batch item's submission). */
+interface WorkFactsView {
+  label: string;
+  href: string;
+  title: string;
+  originalTitle: string;
+  composer: string;
+  lyricist: string;
+  catalog: string;
+  movements: string;
+  scores: string;
+  rights: string;
+  sources: string;
+}
+
+const lifeOf = (born?: string, died?: string) => (born || died ? ` (${born ?? 'unknown'}–${died ?? 'unknown'})` : '');
+
+function factsOfSubmission(label: string, c: MusicContributionInput, href: string): WorkFactsView {
+  const w = c.work ?? {};
+  const numbers = w.catalogNumbers?.length
+    ? w.catalogNumbers
+    : parseCatalogNumbers(`${w.title ?? ''} ${w.workNumber ?? ''}`);
+  return {
+    label,
+    href,
+    title: w.title ?? '',
+    originalTitle: w.originalTitle ?? '',
+    composer: `${w.composer ?? ''}${lifeOf(w.composerFacts?.born, w.composerFacts?.died)}`,
+    lyricist: w.lyricist ? `${w.lyricist.name}${lifeOf(w.lyricist.born, w.lyricist.died)}` : '',
+    catalog: numbers.map((n) => `${n.catalog} ${n.number}`).join('; '),
+    movements: (w.movements ?? []).map((m) => `${m.number}. ${m.title}`).join('; '),
+    scores: c.assets
+      .filter((a) => a.kind === 'musicxml' || a.kind === 'mxl')
+      .map((a) => a.title)
+      .join('; '),
+    rights: `composition ${c.rights.compositionStatus}; edition ${c.rights.editionStatus ?? 'unknown'}; license ${c.rights.license ?? 'none'}`,
+    sources: [...new Set(c.assets.map((a) => a.sourcePageUrl))].join(' '),
+  };
+}
+
+function factsOfRecord(r: WorkRecord): WorkFactsView {
+  return {
+    label: `catalog work ${r.slug}`,
+    href: r.links.html,
+    title: r.title,
+    originalTitle: r.originalTitle ?? '',
+    composer: `${r.composer.name}${lifeOf(r.composer.born, r.composer.died)}`,
+    lyricist: r.lyricist ? `${r.lyricist.name}${lifeOf(r.lyricist.born, r.lyricist.died)}` : '',
+    catalog: r.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; '),
+    movements: (r.movements ?? []).map((m) => `${m.number}. ${m.title}`).join('; '),
+    scores: r.sourceAssets
+      .filter((a) => a.kind === 'musicxml' || a.kind === 'mxl')
+      .map((a) => a.title)
+      .join('; '),
+    rights: `composition ${r.rights.composition.status}; edition ${r.rights.edition.status}; license ${r.rights.license ?? 'none'}`,
+    sources: [...new Set(r.sourceAssets.map((a) => a.links.sourcePage))].join(' '),
+  };
+}
+
+const COMPARED: Array<[keyof WorkFactsView, string]> = [
+  ['title', 'Title'],
+  ['originalTitle', 'Original title'],
+  ['composer', 'Composer'],
+  ['lyricist', 'Lyricist'],
+  ['catalog', 'Catalog numbers'],
+  ['movements', 'Movements'],
+  ['scores', 'Scores'],
+  ['rights', 'Rights'],
+  ['sources', 'Source pages'],
+];
+
+/** The two works side by side, each fact in a row; rows whose values agree (folded) are marked. */
+function compareTable(ours: WorkFactsView, theirs: WorkFactsView) {
+  const rows = COMPARED.map(([k, label]) => {
+    const same = fold(ours[k]) === fold(theirs[k]);
+    return html`<tr data-fact="${k}" data-same="${String(same)}"><th scope="row">${label}</th><td>${ours[k] || '—'}</td><td>${theirs[k] || '—'}</td></tr>`;
+  });
+  return html`<div class="table-wrap"><table id="compare"><caption>Side by side (rows marked “same” agree)</caption>
+<thead><tr><th scope="col">Fact</th><th scope="col"><a href="${ours.href}">${ours.label}</a></th><th scope="col"><a href="${theirs.href}">${theirs.label}</a></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+}
 /** The form's answer waits this long for the action, so a small one lands with its count at once. */
 const DESK_WAIT_MS = 5000;
 /** Failed items listed on the page (the action's JSON has all of them). */
@@ -97,8 +182,8 @@ export async function registerBatchDesk(
         done(null, out);
       },
     );
-    const sessionView = (request: FastifyRequest): DeskSessionView | null => {
-      const s = sessionOf(ctx, request);
+    const sessionView = async (request: FastifyRequest): Promise<DeskSessionView | null> => {
+      const s = await sessionOf(ctx, request);
       return s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
     };
     const toSignIn = (request: FastifyRequest, reply: FastifyReply) =>
@@ -108,7 +193,7 @@ export async function registerBatchDesk(
         .send();
 
     desk.get('/admin/batches', async (request, reply) => {
-      const session = sessionView(request);
+      const session = await sessionView(request);
       if (!session) return toSignIn(request, reply);
       const list = await batches.store.listBatches();
       const rows = [];
@@ -159,11 +244,15 @@ export async function registerBatchDesk(
       const rows = items.map(
         (i) => html`<tr data-item="${i.itemKey}">
   <td><input type="checkbox" name="item" value="${i.trackingCode}" id="pick-${i.trackingCode}" aria-label="Choose ${i.title}"></td>
-  <td><a href="/admin/contributions/${i.trackingCode}">${i.title}</a><br><small><code>${i.itemKey}</code></small></td>
+  <td><a href="/admin/contributions/${i.trackingCode}">${i.title}</a><br><small><code>${i.itemKey}</code></small>${i.factsFrom === 'score-file' ? html`<br><small class="bad" data-facts-from="score-file">facts read from the file itself: check them</small>` : ''}</td>
   <td>${i.composer}${i.lyricist ? html`<br><small>words: ${i.lyricist}</small>` : ''}${i.newTerms.length ? html`<br><small data-new-terms="${i.termsApproved ? 'approved' : 'proposed'}">new terms${i.termsApproved ? ' (approved)' : ' (not approved)'}: ${i.newTerms.join('; ')}</small>` : ''}</td>
   <td><span class="status" data-status="${i.status}">${i.status}</span></td>
   <td>US ${i.territories.US}, EU ${i.territories.EU}, CA ${i.territories.CA}${i.missingFacts.length ? html`<br><small>missing: ${i.missingFacts.join('; ')}</small>` : ''}</td>
-  <td>${i.duplicateOf ? html`<span class="bad" data-duplicate-of="${i.duplicateOf}">probable duplicate of ${i.duplicateOf}</span>` : '—'}</td>
+  <td>${
+    i.duplicateOf
+      ? html`<span class="bad" data-duplicate-of="${i.duplicateOf}" data-exact="${String(i.duplicateMatch?.exact === true)}">${i.duplicateMatch?.exact ? 'exact' : 'probable'} duplicate of ${i.duplicateOf}</span>${i.duplicateMatch ? html`<br><small>matched: ${i.duplicateMatch.matched.join(', ')}</small>` : ''}<br><a href="/admin/batches/${batch.batchId}/compare/${encodeURIComponent(i.itemKey)}">compare side by side</a>`
+      : '—'
+  }</td>
 </tr>`,
       );
       const latest = await actions.latest(batch.batchId);
@@ -201,18 +290,77 @@ ${running ? html`<p id="batch-actions-wait">New actions can be asked for once th
     desk.get<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>(
       '/admin/batches/:batchId',
       async (request, reply) => {
-        const session = sessionView(request);
+        const session = await sessionView(request);
         if (!session) return toSignIn(request, reply);
         const done = str(request.query.done);
         return renderBatch(request, reply, session, 200, /^[0-9]+ [a-z]+$/.test(done) ? `Done: ${done}.` : null);
       },
     );
 
+    desk.get<{ Params: { batchId: string; itemKey: string } }>(
+      '/admin/batches/:batchId/compare/:itemKey',
+      async (request, reply) => {
+        const session = await sessionView(request);
+        if (!session) return toSignIn(request, reply);
+        const notFound = (detail: string) =>
+          send(reply, 404, page({ title: 'Not found', session, body: html`<h1>Not found</h1><p>${detail}</p>` }));
+        const batch = await batches.store.getBatch(request.params.batchId);
+        if (!batch) return notFound(`No import batch is called "${request.params.batchId}".`);
+        const all = await batches.items(batch.batchId);
+        const item = all.find((i) => i.itemKey === request.params.itemKey);
+        if (!item) return notFound(`The batch ${batch.batchId} has no item "${request.params.itemKey}".`);
+        if (!item.duplicateOf) return notFound(`The item "${item.itemKey}" is not flagged as a probable duplicate.`);
+        const record = await ctx.intake.getContribution(item.trackingCode);
+        if (!record) return notFound(`No contribution has the tracking code ${item.trackingCode}.`);
+        const other = /^batch item (.+)$/.exec(item.duplicateOf);
+        let theirs: WorkFactsView | null = null;
+        if (other) {
+          const peer = all.find((i) => i.itemKey === other[1]);
+          const peerRecord = peer ? await ctx.intake.getContribution(peer.trackingCode) : null;
+          if (peer && peerRecord)
+            theirs = factsOfSubmission(
+              `batch item ${peer.itemKey}`,
+              peerRecord.submission,
+              `/admin/contributions/${peer.trackingCode}`,
+            );
+        } else {
+          const work = await ctx.handle.current.catalog.records.get(item.duplicateOf);
+          if (work) theirs = factsOfRecord(work);
+        }
+        const ours = factsOfSubmission(
+          `this item (${item.itemKey})`,
+          record.submission,
+          `/admin/contributions/${item.trackingCode}`,
+        );
+        const open = item.status === 'pending' || item.status === 'needs-information';
+        const body = html`<h1>Probable duplicate: ${item.title}</h1>
+<p id="duplicate-match" data-exact="${String(item.duplicateMatch?.exact === true)}">${
+          item.duplicateMatch
+            ? html`${item.duplicateMatch.exact ? 'Exact match' : 'Partial match'}: ${item.duplicateMatch.matched.join(', ')}.`
+            : 'What matched was not recorded (flagged before it was).'
+        } A merge adds this item's files to <strong>${item.duplicateOf}</strong> as further source scores; no second work is made.</p>
+${theirs ? compareTable(ours, theirs) : html`<p class="bad">The work it is flagged against (${item.duplicateOf}) is not in the catalog or the batch any more.</p>`}
+${
+  open
+    ? html`<form method="post" action="/admin/batches/${batch.batchId}/act" id="compare-actions">
+<input type="hidden" name="_csrf" value="${session.csrf}">
+<input type="hidden" name="item" value="${item.trackingCode}">
+<p><label for="c-reviewer">Reviewer</label> <input id="c-reviewer" name="reviewer" value="${session.label}" maxlength="100" required></p>
+<p><label for="c-note">Note</label> <input id="c-note" name="note" maxlength="2000"></p>
+<p><button type="submit" name="action" value="merge">Merge into ${item.duplicateOf}</button> <button type="submit" name="action" value="accept" class="secondary">Not a duplicate: accept as a work of its own</button> <button type="submit" name="action" value="decline" class="secondary">Decline</button></p>
+</form>`
+    : html`<p>This item is ${item.status}; nothing is offered.</p>`
+}
+<p><a href="/admin/batches/${batch.batchId}?duplicates=true">Back to the batch's probable duplicates</a></p>`;
+        return send(reply, 200, page({ title: `Compare ${item.itemKey}`, session, body }));
+      },
+    );
+
     desk.post<{ Params: { batchId: string }; Body: Record<string, string | string[]> | undefined }>(
       '/admin/batches/:batchId/act',
       async (request, reply) => {
-        const s = sessionOf(ctx, request);
-        const session = sessionView(request);
+        const s = await sessionOf(ctx, request);
+        const session = await sessionView(request);
         if (!s || !session)
           return send(
             reply,

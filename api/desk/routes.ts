@@ -37,7 +37,7 @@ import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-c
 import { contributionUrl, correctionReportUrl } from '../../src/domain/contributions/tracking.ts';
 import { problemType } from '../../src/domain/problems.ts';
 import { validate, validatorFor } from '../../src/domain/validation.ts';
-import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
+import { musicXmlText } from '../../src/domain/score-files.ts';
 import {
   AdminActionBody,
   ASSERTABLE_STATES,
@@ -145,8 +145,8 @@ export async function registerDesk(
       },
     );
 
-    const adminSession = (request: FastifyRequest): Session | null => {
-      const s = sessionOf(ctx, request);
+    const adminSession = async (request: FastifyRequest): Promise<Session | null> => {
+      const s = await sessionOf(ctx, request);
       return s && s.subject.kind === 'admin' ? s : null;
     };
     const view = (s: Session): DeskSessionView => ({
@@ -165,7 +165,7 @@ export async function registerDesk(
 
     desk.get('/admin', async (_request, reply) => redirect(reply, '/admin/'));
     desk.get<{ Querystring: Record<string, unknown> }>('/admin/', async (request, reply) => {
-      if (adminSession(request)) return redirect(reply, safeNext(request.query.next) ?? '/admin/queue');
+      if (await adminSession(request)) return redirect(reply, safeNext(request.query.next) ?? '/admin/queue');
       const signedOut = asString(request.query['signed-out']) === '1';
       return sendPage(
         reply,
@@ -182,7 +182,7 @@ export async function registerDesk(
       const key = asString(body.key);
       const next = safeNext(body.next);
       if (!key.trim()) return sendPage(reply, 400, signInPage({ error: 'Enter an admin key.', next }));
-      const outcome = signIn(request, reply, key);
+      const outcome = await signIn(request, reply, key);
       if (!outcome.ok) {
         if (outcome.retryAfterSeconds) reply.header('Retry-After', String(outcome.retryAfterSeconds));
         return sendPage(reply, outcome.status, signInPage({ error: outcome.detail, next }));
@@ -191,17 +191,17 @@ export async function registerDesk(
     });
 
     desk.post<{ Body: Record<string, string> | undefined }>('/admin/sign-out', async (request, reply) => {
-      const session = adminSession(request);
+      const session = await adminSession(request);
       if (session) {
         const refusal = csrfRefusal(ctx.config, request, session);
         if (refusal !== null) return sendPage(reply, 403, messagePage('Sign-out refused', refusal, view(session)));
       }
-      endSession(ctx, request, reply);
+      await endSession(ctx, request, reply);
       return redirect(reply, '/admin/?signed-out=1');
     });
 
     desk.get<{ Querystring: Record<string, unknown> }>('/admin/queue', async (request, reply) => {
-      const session = adminSession(request);
+      const session = await adminSession(request);
       if (!session) return toSignIn(request, reply);
       const q = request.query;
       const form: QueueFilterForm = {
@@ -329,7 +329,7 @@ export async function registerDesk(
       desk.get<{ Params: { code: string }; Querystring: Record<string, unknown> }>(
         `/admin/${segment}/:code`,
         async (request, reply) => {
-          const session = adminSession(request);
+          const session = await adminSession(request);
           if (!session) return toSignIn(request, reply);
           const code = codeOf(request.params.code);
           if (!code) return notFound(reply, session, request.params.code);
@@ -350,7 +350,7 @@ export async function registerDesk(
       desk.post<{ Params: { code: string; action: string }; Body: Record<string, string> | undefined }>(
         `/admin/${segment}/:code/:action`,
         async (request, reply) => {
-          const session = adminSession(request);
+          const session = await adminSession(request);
           if (!session) {
             // A form without a session (expired, or a forged cross-site post without the cookie).
             return sendPage(
@@ -455,7 +455,7 @@ export async function registerDesk(
     };
 
     desk.get<{ Params: { code: string; index: string } }>('/admin/files/:code/:index', async (request, reply) => {
-      if (!adminSession(request)) return fileRefusal(request, reply, 401);
+      if (!(await adminSession(request))) return fileRefusal(request, reply, 401);
       const file = await verifiedFile(request.params.code, request.params.index);
       if (!file) return fileRefusal(request, reply, 404);
       const info = await ctx.blobs.stat(file.sha256);
@@ -474,7 +474,7 @@ export async function registerDesk(
     desk.get<{ Params: { code: string; index: string } }>(
       '/admin/files/:code/:index/score.svg',
       async (request, reply) => {
-        if (!adminSession(request)) return fileRefusal(request, reply, 401);
+        if (!(await adminSession(request))) return fileRefusal(request, reply, 401);
         const file = await verifiedFile(request.params.code, request.params.index);
         if (!file || (file.kind !== 'musicxml' && file.kind !== 'mxl')) return fileRefusal(request, reply, 404);
         if ((file.entry.byteLength ?? 0) > PREVIEW_MAX_BYTES)
@@ -483,7 +483,7 @@ export async function registerDesk(
         if (!svg) {
           svg = (async () => {
             const bytes = await ctx.blobs.readBytes(file.sha256);
-            const xml = file.kind === 'mxl' ? musicXmlFromMxl(bytes) : bytes.toString('utf8');
+            const xml = musicXmlText(bytes, file.kind === 'mxl');
             return (await scorePreviewSvg(xml)).svg;
           })();
           previews.set(file.sha256, svg);

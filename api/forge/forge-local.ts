@@ -17,6 +17,7 @@
  * every call (so apply can rewrite, merge and rebuild as one step). Call them under the lock.
  */
 import { git, mergeIntoMain, moveMain } from '../site/content-repo.ts';
+import { runChecked } from '../process/spawner.ts';
 import { ContentProposal } from '../site/content-proposal.ts';
 import { normalizeContentPath, type OtherWorks } from '../../src/domain/content-lint.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
@@ -119,6 +120,58 @@ export class LocalForge implements Forge {
     }
     this.closed.delete(input.trackingCode);
     return { kind: 'local-branch', branch, url: null, openedAtUtc: utcTimestamp(this.options.now?.() ?? new Date()) };
+  }
+
+  /**
+   * One commit on `base` holding every change of a review batch's apply (api/review/apply.ts,
+   * `treeGroup`): the changes written as blobs, the content lint run once over every work they
+   * touch, the tree written once, `commit-tree` on top of `base`. No ref moves here; with lint
+   * messages nothing is committed. Each item's review branch is pointed at the commit (one
+   * `update-ref --stdin`), so every branch holds its change.
+   */
+  async commitCombined(
+    base: string,
+    label: string,
+    changes: ReadonlyArray<{ path: string; content: string | Buffer | null }>,
+    message: string,
+  ): Promise<{ commit: string; lintScope: string } | { lint: string[] }> {
+    const checked = changes.map((change) => {
+      const rel = normalizeContentPath(change.path);
+      if (
+        rel === null ||
+        rel !== change.path.replace(/^\.\//, '') ||
+        rel.split('/').some((s) => s === '.git' || s === '')
+      )
+        throw new Error(`refusing to write outside the repository: ${change.path}`);
+      return { path: rel, content: change.content };
+    });
+    const proposal = await ContentProposal.open(this.repo, this.options.scratchDir, label, base);
+    try {
+      await proposal.write(checked);
+      let lintScope = 'none';
+      if (this.options.lint) {
+        const { result: messages, scope } = await proposal.checkChanged(
+          [...new Set(checked.map((c) => c.path))],
+          this.options.lint,
+        );
+        lintScope = scope;
+        if (messages.length > 0) return { lint: messages };
+      }
+      return { commit: await proposal.commit(message), lintScope };
+    } finally {
+      proposal.dispose();
+    }
+  }
+
+  /** Point each code's review branch at `commit` in one git call. */
+  async pointReviewBranches(codes: readonly string[], commit: string): Promise<ReviewRef[]> {
+    if (codes.length > 0)
+      await runChecked('git', ['-C', this.repo, 'update-ref', '--stdin'], {
+        input: codes.map((c) => `update refs/heads/${reviewBranch(c)} ${commit}\n`).join(''),
+      });
+    const at = utcTimestamp(this.options.now?.() ?? new Date());
+    for (const c of codes) this.closed.delete(c);
+    return codes.map((c) => ({ kind: 'local-branch' as const, branch: reviewBranch(c), url: null, openedAtUtc: at }));
   }
 
   /** Labels exist only on GitHub; locally the status lives in the tracking record. */

@@ -250,7 +250,7 @@ export function requireRole(
     // The limiter speaks before any key is compared: while this address is limited, the right
     // key is refused like a wrong one, so the answers are no oracle.
     if (presented.length > 0) {
-      const limited = ctx.credentials.beforeCheck(request.ip);
+      const limited = await ctx.credentials.beforeCheck(request.ip);
       if (limited) {
         await sendProblem(reply, request, base, 'rate-limited', limited.detail, {
           headers: { 'Retry-After': String(limited.retryAfterSeconds) },
@@ -266,7 +266,7 @@ export function requireRole(
       principal = found.principal;
       if (principal) break;
     }
-    if (!principal && presented.length > 0) ctx.credentials.failed(request.ip);
+    if (!principal && presented.length > 0) await ctx.credentials.failed(request.ip);
     if (principal && !principal.roles.some((r) => roles.includes(r))) {
       await sendProblem(
         reply,
@@ -278,7 +278,7 @@ export function requireRole(
       return reply;
     }
     if (!principal && presented.length === 0 && ctx.sessions) {
-      const session = sessionOf({ config: ctx.config, sessions: ctx.sessions }, request);
+      const session = await sessionOf({ config: ctx.config, sessions: ctx.sessions }, request);
       if (session?.subject.kind === 'reader') {
         await sendProblem(
           reply,
@@ -326,7 +326,7 @@ export function requireRole(
       await sendProblem(reply, request, base, 'unauthorized', detail, { headers: { 'WWW-Authenticate': header } });
       return reply;
     }
-    const overused = ctx.credentials.admit(principal.label);
+    const overused = await ctx.credentials.admit(principal.label);
     if (overused) {
       await sendProblem(reply, request, base, 'rate-limited', overused.detail, {
         headers: { 'Retry-After': String(overused.retryAfterSeconds) },

@@ -10,10 +10,12 @@
  *   valid key is never slowed by it; ARCHIVE_CREDENTIAL_FAILURE_LIMIT (default 10 per 60 s);
  * - per key label: every request a key authenticates, so a leaked key used from many addresses
  *   is still bounded; ARCHIVE_KEY_RATE_LIMIT (default 6,000 per 60 s).
- * Memory is bounded by the limiter's own client cap.
+ * Memory is bounded by the limiter's own client cap; with ARCHIVE_REDIS_URL the buckets live in
+ * Redis, so a limit reached through one process or machine holds on every other.
  */
 import type { CredentialLimits } from '../config.ts';
-import { RateLimiter, clientKey, type RateDecision } from '../contributions/rate-limiter.ts';
+import { clientKey } from '../contributions/rate-limiter.ts';
+import { MemoryStateBackend, type BucketBackend } from '../session/state-backend.ts';
 
 export interface CredentialRefusal {
   detail: string;
@@ -21,19 +23,20 @@ export interface CredentialRefusal {
 }
 
 export class CredentialLimiter {
-  private readonly failures: RateLimiter;
-  private readonly labels: RateLimiter;
+  private readonly limits: CredentialLimits;
+  private readonly buckets: BucketBackend;
 
-  constructor(limits: CredentialLimits, now?: () => number) {
-    this.failures = new RateLimiter(limits.failuresPerAddress, now ? { now } : {});
-    this.labels = new RateLimiter(limits.requestsPerKeyLabel, now ? { now } : {});
+  /** `buckets`: this process's memory by default, Redis when configured (api/session/state-backend.ts). */
+  constructor(limits: CredentialLimits, options: { now?: () => number; buckets?: BucketBackend } = {}) {
+    this.limits = limits;
+    this.buckets = options.buckets ?? new MemoryStateBackend(options.now ? { now: options.now } : {}).buckets;
   }
 
   /** Before comparing anything: a refusal when this address has used up its failed checks. */
-  beforeCheck(ip: string): CredentialRefusal | null {
-    const decision = this.failures.peek(clientKey(ip));
+  async beforeCheck(ip: string): Promise<CredentialRefusal | null> {
+    const s = this.limits.failuresPerAddress;
+    const decision = await this.buckets.decide('credential-failures', s, clientKey(ip), false);
     if (decision.allowed) return null;
-    const s = this.failures.setting;
     return {
       detail: `Too many failed credential checks from this address (at most ${s.limit} per ${s.windowSeconds} s); no key is checked until the wait is over.`,
       retryAfterSeconds: decision.retryAfterSeconds,
@@ -41,15 +44,15 @@ export class CredentialLimiter {
   }
 
   /** A presented secret matched no key (or not one this door accepts). */
-  failed(ip: string): void {
-    this.failures.take(clientKey(ip));
+  async failed(ip: string): Promise<void> {
+    await this.buckets.decide('credential-failures', this.limits.failuresPerAddress, clientKey(ip), true);
   }
 
   /** A key authenticated a request: counted against its label; a refusal when the label is over its limit. */
-  admit(label: string): CredentialRefusal | null {
-    const decision: RateDecision = this.labels.take(label);
+  async admit(label: string): Promise<CredentialRefusal | null> {
+    const s = this.limits.requestsPerKeyLabel;
+    const decision = await this.buckets.decide('key-label', s, label, true);
     if (decision.allowed) return null;
-    const s = this.labels.setting;
     return {
       detail: `The key "${label}" has made more than ${s.limit} requests in ${s.windowSeconds} s; retry after ${decision.retryAfterSeconds} s.`,
       retryAfterSeconds: decision.retryAfterSeconds,

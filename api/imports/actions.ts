@@ -9,7 +9,10 @@
  *   has completed. The check and the reservation happen before any await, in this one process.
  * - Each item's accept, decline or merge is its own durable step in the review service; the action
  *   records the item's outcome after it (the record is written at most once a second while items
- *   go by, and always at the start, at the end and at a stop).
+ *   go by, and always at the start, at the end and at a stop). An accept's items run several at
+ *   a time (their fetches and checks in the worker pool), so two batches can be accepted side
+ *   by side and neither waits for the other's items, nor for an apply's build (an accept builds
+ *   its proposal on a snapshot of main, without the content repository's lock).
  * - A stop (SIGTERM drain) lets the item in progress finish and leaves the action `running` on
  *   disk; so does a kill -9, at worst with the last outcomes not yet written. On start every
  *   running action resumes: an item already in the state the action leads to counts as done, the
@@ -184,19 +187,33 @@ export class BatchActions {
       await this.write(entry.record);
       return;
     }
+    const action: Exclude<BatchAction, 'apply'> = r0.action;
     // A merge into another batch item needs that item's slug: the batch as it stands now.
     const batchItems = r0.action === 'merge' ? await this.service.items(r0.batchId) : [];
     let lastWrite = Date.now();
-    for (const item of waitingItems(r0)) {
-      // A stop lets the item in progress finish and leaves the rest for the resume on start.
-      if (this.stopping) break;
-      const result = await this.service.actOne(r0.action, item, batchItems, options);
-      await outcome(item.trackingCode, result);
-      if (Date.now() - lastWrite >= WRITE_EVERY_MS || entry.record.state !== 'running') {
-        await this.write(entry.record);
-        lastWrite = Date.now();
+    let writing: Promise<void> = Promise.resolve();
+    const waiting = waitingItems(r0);
+    let next = 0;
+    // Accepts fetch and check their files (the checks engrave in the process's worker pool), so
+    // several run side by side: twice the pool's workers, so fetches overlap engravings. Each
+    // item's accept is its own durable step, as when they ran one after another.
+    const parallel = r0.action === 'accept' ? Math.max(2, 2 * this.ctx.config.engrave.size) : 1;
+    const worker = async () => {
+      while (next < waiting.length) {
+        // A stop lets the items in progress finish and leaves the rest for the resume on start.
+        if (this.stopping) return;
+        const item = waiting[next++]!;
+        const result = await this.service.actOne(action, item, batchItems, options);
+        await outcome(item.trackingCode, result);
+        if (Date.now() - lastWrite >= WRITE_EVERY_MS || entry.record.state !== 'running') {
+          lastWrite = Date.now();
+          writing = writing.then(() => this.write(entry.record));
+          await writing;
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, waiting.length) }, worker));
+    await writing;
     await this.write(entry.record);
   }
 

@@ -4,6 +4,7 @@
  * applies anything on its own: items enter review as pending contributions.
  *
  *   PUT  /api/v1/admin/imports/files/{sha256}          stage a score file (application/octet-stream)
+ *   HEAD /api/v1/admin/imports/files/{sha256}          200 when that file is staged already, else 404
  *   POST /api/v1/admin/imports/items                   submit one work of a batch (ImportItemInput)
  *   PUT  /api/v1/admin/imports/batches/{batchId}/summary   the run's summary (ImportSummary)
  *   GET  /api/v1/admin/batches                         batches with their counts by status
@@ -25,7 +26,7 @@ import { sendPrivateJson } from '../http/reply.ts';
 import type { BatchService, BatchAction } from './service.ts';
 import { settledWithin, type BatchActions } from './actions.ts';
 import { batchActionBrief, batchActionView, batchAnswerWait } from '../../src/domain/batch-actions.ts';
-import { markStaged, withoutStagedUrlFindings } from './staged-files.ts';
+import { isStaged, markStaged, withoutStagedUrlFindings } from './staged-files.ts';
 import {
   BATCH_ACTIONS,
   BatchActionBody,
@@ -95,6 +96,22 @@ export async function registerImportRoutes(
     );
   });
 
+  // Whether a file is staged already: a re-run (or a resumed one) uploads only what is missing.
+  app.head<{ Params: Static<typeof FileParams> }>(
+    `${ADMIN}/imports/files/:sha256`,
+    { onRequest: auth, schema: { params: FileParams } },
+    async (request, reply) => {
+      const { sha256 } = request.params;
+      const info = (await isStaged(ctx.config.dataDir, sha256)) ? await ctx.blobs.stat(sha256) : null;
+      if (!info) throw new ProblemError('not-found', `No import staged the file ${sha256}.`);
+      return reply
+        .code(200)
+        .header('Cache-Control', 'no-store')
+        .header('Content-Length', String(info.byteLength))
+        .send();
+    },
+  );
+
   app.post<{ Body: ImportItemInput }>(
     `${ADMIN}/imports/items`,
     { onRequest: auth, bodyLimit: 1024 * 1024, schema: { body: ImportItemInput }, attachValidation: true },
@@ -135,6 +152,8 @@ export async function registerImportRoutes(
         itemKey: batch.itemKey,
         trackingCode: outcome.record.trackingCode,
         duplicateOf: body.duplicateOf ?? null,
+        duplicateMatch: body.duplicateOf ? (body.duplicateMatch ?? null) : null,
+        factsFrom: body.factsFrom ?? null,
         submittedAtUtc: outcome.record.receivedAtUtc,
       });
       return sendPrivateJson(reply.code(outcome.kind === 'created' ? 201 : 200), {

@@ -30,7 +30,8 @@ export type BatchAction = 'accept' | 'decline' | 'apply' | 'merge';
 
 /**
  * Which statuses an action fits: accept what is pending, merge a pending probable duplicate,
- * apply what is accepted, decline what is open.
+ * apply what is accepted, decline what is open. (A merge that names no items takes only the
+ * exact duplicates among these: see BatchService.plan.)
  */
 export function fits(action: BatchAction, status: string, duplicateOf: string | null = null): boolean {
   if (action === 'accept') return status === 'pending';
@@ -63,6 +64,8 @@ export class BatchService {
       lyricist: c.work?.lyricist?.name ?? null,
       workSlug: c.target?.workSlug ?? null,
       duplicateOf: item.duplicateOf,
+      duplicateMatch: item.duplicateOf ? (item.duplicateMatch ?? null) : null,
+      factsFrom: item.factsFrom ?? null,
       newTerms: proposedTermLabels(c.work?.newTerms),
       termsApproved: (review?.termsApproval ?? null) !== null,
       territories: { US: rights.US.status, EU: rights.EU.status, CA: rights.CA.status },
@@ -129,7 +132,10 @@ export class BatchService {
     }
     const fitting = chosen.filter(
       (i) =>
-        fits(action, i.status, i.duplicateOf) ||
+        // A merge of the whole batch takes only exact duplicates (composer, title and every
+        // catalog number the same); a partial match is merged only when an editor names it.
+        (fits(action, i.status, i.duplicateOf) &&
+          (action !== 'merge' || wanted !== null || i.duplicateMatch?.exact === true)) ||
         // Accepting again approves the terms an accepted work proposes.
         (action === 'accept' &&
           body.approveTerms === true &&

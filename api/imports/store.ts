@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
-import type { ImportSummary } from '../../src/schemas/imports.ts';
+import type { DuplicateMatch, FactSource, ImportSummary } from '../../src/schemas/imports.ts';
 import type { StoredBatchAction } from '../../src/domain/batch-actions.ts';
 
 export interface StoredBatchItem {
@@ -15,6 +15,10 @@ export interface StoredBatchItem {
   itemKey: string;
   trackingCode: string;
   duplicateOf: string | null;
+  /** What matched the probable duplicate (absent on items stored before it was recorded). */
+  duplicateMatch?: DuplicateMatch | null;
+  /** Where the work's facts came from (absent on items stored before it was recorded). */
+  factsFrom?: FactSource | null;
   submittedAtUtc: string;
 }
 
@@ -32,6 +36,8 @@ export class ImportStore {
   readonly items: RecordStore<StoredBatchItem>;
   readonly batches: RecordStore<StoredBatch>;
   readonly actions: RecordStore<StoredBatchAction>;
+  /** Batches known to exist (a batch is never removed). */
+  private readonly known = new Set<string>();
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'state', 'import-batches');
@@ -41,6 +47,12 @@ export class ImportStore {
   }
 
   async ensureBatch(batchId: string, title: string, now: string): Promise<void> {
+    // Every item of a run names its batch: a read first, so only the first writes (a refused
+    // create still writes and syncs its temporary file, which cost every item two fsyncs).
+    if (this.known.has(batchId) || (await this.batches.get(batchId))) {
+      this.known.add(batchId);
+      return;
+    }
     try {
       await this.batches.create(batchId, { recordVersion: 1, batchId, title, createdAtUtc: now, lastRun: null });
     } catch (err) {

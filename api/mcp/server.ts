@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { SERVICE_NAME } from '../../src/domain/discovery.ts';
 import type { ArchiveHttp } from './archive-http.ts';
-import { TOOLS, ToolArgumentError, ToolRefusal, withoutProse } from './tools.ts';
+import { TOOLS, ToolArgumentError, ToolRefusal } from './tools.ts';
 
 export const MCP_SERVER_NAME = 'io.github.public-domain-music-archive/archive';
 export const MCP_SERVER_VERSION = '1.0.0';
@@ -39,7 +39,7 @@ export function toolList(): Tool[] {
     title: t.title,
     description: t.description,
     inputSchema: t.inputSchema as Tool['inputSchema'],
-    outputSchema: withoutProse(t.outputSchema) as Tool['outputSchema'],
+    outputSchema: t.outputSchema as Tool['outputSchema'],
     annotations: {
       title: t.title,
       readOnlyHint: t.readOnly,
@@ -82,13 +82,9 @@ export function createMcpServer(http: ArchiveHttp): Server {
       );
     try {
       const answer = await tool.run(request.params.arguments ?? {}, http);
-      return {
-        structuredContent: answer.structured,
-        content: [
-          { type: 'text', text: JSON.stringify(answer.structured) },
-          ...(answer.text ? [{ type: 'text' as const, text: answer.text }] : []),
-        ],
-      };
+      // The data once, in structuredContent; the text is a short summary (repeating the data
+      // there doubled every answer an agent reads).
+      return { structuredContent: answer.structured, content: [{ type: 'text', text: answer.summary }] };
     } catch (error) {
       if (error instanceof ToolRefusal) return refusalResult(error);
       if (error instanceof ToolArgumentError)

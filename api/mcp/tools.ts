@@ -3,9 +3,13 @@
  * HTTP API through an ArchiveHttp port, so a tool validates, deduplicates and rate-limits exactly
  * as HTTP does; a refusal (any 4xx/5xx) becomes a tool error carrying the problem detail.
  *
- * Input schemas are the TypeBox schemas the routes validate with (src/schemas/); output schemas
- * are the 2xx response schemas of the OpenAPI document (built from the same TypeBox schemas),
- * with its component references inlined. No field list is written here.
+ * Input schemas are the TypeBox schemas the routes validate with (src/schemas/), their field
+ * descriptions cut to the first sentence; output schemas are the 2xx response schemas of the
+ * OpenAPI document (built from the same TypeBox schemas) by reference: the envelope's shape with
+ * the `data` schema named (`#/components/schemas/X` of the served OpenAPI document), except
+ * resolve_music's compact answer, inlined without prose. So tools/list stays under 30 KB and a
+ * client compiles its schemas in milliseconds (a client on a busy host compiled the inlined 55 KB
+ * for seconds, long enough for an idle socket to close under it). No field list is written here.
  */
 import type { TSchema } from '@sinclair/typebox';
 import { buildOpenApi } from '../../src/openapi/document.ts';
@@ -27,8 +31,11 @@ export type JsonSchema = Record<string, unknown>;
 export interface ToolAnswer {
   /** The JSON the tool's outputSchema describes. */
   structured: Record<string, unknown>;
-  /** Extra text for hosts that show text only (e.g. a Markdown record). */
-  text?: string;
+  /**
+   * A short summary for hosts that show text only (content[].text): the data is in
+   * structuredContent, and is not repeated whole in the text.
+   */
+  summary: string;
 }
 
 export interface ToolDefinition {
@@ -99,6 +106,100 @@ function inline(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inline(v, depth + 1)]));
 }
 
+const componentName = (ref: unknown) =>
+  typeof ref === 'string' ? (/^#\/components\/schemas\/(.+)$/.exec(ref)?.[1] ?? null) : null;
+
+/**
+ * The JSON Schema of an operation's answer by reference: the envelope (apiVersion,
+ * generatedAtUtc, data) with `data` an object whose description names the OpenAPI component that
+ * describes it, or that component itself for an answer without an envelope.
+ */
+export function responseReference(method: string, path: string, status: string): JsonSchema {
+  const content = DOCUMENT.paths[path]?.[method]?.responses[status]?.content;
+  const schema = (content ? Object.values(content)[0]?.schema : undefined) as
+    (JsonSchema & { $ref?: string; properties?: { data?: { $ref?: string } } }) | undefined;
+  if (!schema) throw new Error(`the OpenAPI document has no ${status} schema for ${method.toUpperCase()} ${path}`);
+  const where = `${method.toUpperCase()} ${path}`;
+  const own = componentName(schema.$ref);
+  if (own)
+    return { type: 'object', description: `${own} (${where}): /api/v1/openapi.json#/components/schemas/${own}.` };
+  const data = componentName(schema.properties?.data?.$ref);
+  return {
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string' },
+      generatedAtUtc: { type: 'string' },
+      data: {
+        type: 'object',
+        description: data
+          ? `${data} (${where}): /api/v1/openapi.json#/components/schemas/${data}.`
+          : `The data of ${where} in /api/v1/openapi.json.`,
+      },
+    },
+    required: ['apiVersion', 'generatedAtUtc', 'data'],
+  };
+}
+
+/**
+ * Field descriptions cut to their first sentence (at most 120 characters for a tool's own
+ * arguments, 60 below them): the full text is in the OpenAPI document and the contribution
+ * schema (GET /api/v1/music/contributions/schema); in every tools/list it would cost an agent's
+ * context more than it helps.
+ */
+export function briefProse(value: unknown, depth = 0, level = 0): unknown {
+  if (depth > 64) throw new Error('schema nests deeper than 64 levels');
+  if (Array.isArray(value)) return value.map((v) => briefProse(v, depth + 1, level));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'examples' && k !== '$id' && k !== 'title')
+      .map(([k, v]) => [
+        k,
+        k === 'description' && typeof v === 'string'
+          ? firstSentence(v, level <= 1 ? 120 : 60)
+          : k === 'properties' && v !== null && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, briefProse(pv, depth + 1, level + 1)]))
+            : briefProse(v, depth + 1, level),
+      ]),
+  );
+}
+
+/**
+ * A large input schema with its top-level fields whole and the objects below them named by their
+ * fields only (the contribution contract: its whole schema is GET /api/v1/music/contributions/schema,
+ * and get_contribution_template gives a complete example to fill in).
+ */
+export function topLevelOnly(schema: JsonSchema, whole: string): JsonSchema {
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const collapse = (v: JsonSchema): JsonSchema => {
+    const items = v.items as JsonSchema | undefined;
+    const objectOf = (o: JsonSchema) =>
+      o.properties ? Object.keys(o.properties as Record<string, unknown>).join(', ') : null;
+    if (v.properties) {
+      const { properties: _p, required: _r, additionalProperties: _a, ...rest } = v;
+      return { ...rest, description: `${v.description ?? ''} Fields: ${objectOf(v)} (${whole}).`.trim() };
+    }
+    if (items?.properties) {
+      const { properties: _p, required: _r, additionalProperties: _a, ...itemRest } = items;
+      return {
+        ...v,
+        items: { ...itemRest, description: `Fields: ${objectOf(items)} (${whole}).` },
+      };
+    }
+    return v;
+  };
+  return { ...schema, properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, collapse(v)])) };
+}
+
+function firstSentence(text: string, max: number): string {
+  // A sentence ends at ". " before a capital letter ("e.g. Baroque" does not end one).
+  const m = /^(.+?[.!?])\s+(?=[A-Z"(])/.exec(text);
+  const first = m && !/\b(e\.g|i\.e|etc|cf|vs|No|Op)\.$/.test(m[1]!) ? m[1]! : text;
+  if (first.length <= max) return first;
+  const cut = first.slice(0, max - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max / 2)).trimEnd()}…`;
+}
+
 /**
  * An output schema without its prose: the words (descriptions, titles, examples) are the OpenAPI
  * document's and the input schemas'; repeated in every tools/list they cost an agent's context
@@ -133,6 +234,55 @@ function componentSchema(name: string): JsonSchema {
   const schema = DOCUMENT.components.schemas[name];
   if (!schema) throw new Error(`the OpenAPI document has no component ${name}`);
   return withoutProse(inline(schema)) as JsonSchema;
+}
+
+/** At most `n` characters of a text, on one line. */
+const cut = (text: string, n = 300) => {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length <= n ? one : `${one.slice(0, n - 1)}…`;
+};
+const DATA_NOTE = 'The whole answer is in structuredContent.';
+
+type Data = Record<string, unknown> & { data?: Record<string, unknown> };
+
+/** resolve_music in one paragraph: the verdict, its summary and the first candidates. */
+function resolveSummary(structured: Data): string {
+  const d = (structured.data ?? {}) as {
+    verdict?: string;
+    summary?: string;
+    candidates?: Array<{ workSlug: string; arrangementId: number; ready: boolean }>;
+  };
+  const first = (d.candidates ?? [])
+    .slice(0, 3)
+    .map((c) => `${c.workSlug}#${c.arrangementId}${c.ready ? ' (ready)' : ''}`)
+    .join(', ');
+  return `${d.verdict ?? '?'}: ${cut(d.summary ?? '', 400)}${first ? ` Candidates: ${first}.` : ''} ${DATA_NOTE}`;
+}
+
+/** A list answer in one line: how many, and the first slugs. */
+function listSummary(structured: Data, what: string): string {
+  const d = (structured.data ?? {}) as {
+    items?: Array<{ slug?: string }>;
+    instruments?: Array<{ slug?: string }>;
+    total?: number;
+    page?: number;
+    totalPages?: number;
+  };
+  const items = d.items ?? d.instruments ?? [];
+  const slugs = items
+    .slice(0, 10)
+    .map((x) => x.slug)
+    .filter(Boolean)
+    .join(', ');
+  return `${d.total ?? items.length} ${what}${d.page !== undefined ? ` (page ${d.page} of ${d.totalPages ?? '?'})` : ''}${slugs ? `: ${slugs}` : ''}. ${DATA_NOTE}`;
+}
+
+/** Any other answer: its status or its keys. */
+function genericSummary(structured: Data): string {
+  const d = structured.data ?? structured;
+  const status = typeof d.status === 'string' ? ` status ${d.status}` : '';
+  const code = typeof d.trackingCode === 'string' ? ` ${d.trackingCode}` : '';
+  return `OK${code}${status}. ${DATA_NOTE}`;
 }
 
 /** Parse a 2xx JSON answer, or refuse with the problem detail. */
@@ -180,12 +330,23 @@ export function trackingPath(code: string): string {
   return `${kind}/${encodeURIComponent(code.trim())}`;
 }
 
-const workRecord = responseSchema('get', '/api/v1/works/{slug}', '200');
+/** An input schema as a tool publishes it: the TypeBox schema, field descriptions cut to their first sentence. */
+const input = (schema: TSchema | JsonSchema): JsonSchema => briefProse(json(schema)) as JsonSchema;
+
+const trackingOutput = (one: JsonSchema, other: JsonSchema): JsonSchema => ({
+  type: 'object',
+  properties: {
+    kind: { type: 'string', enum: ['contribution', 'correction-report'] },
+    tracking: { anyOf: [one, other] },
+  },
+  required: ['kind', 'tracking'],
+  additionalProperties: false,
+});
 
 export const TOOLS: ToolDefinition[] = [
   {
     ...describeTool('resolve_music'),
-    inputSchema: json({
+    inputSchema: input({
       ...json(MusicResolveInput),
       properties: {
         ...json(MusicResolveInput.properties),
@@ -204,9 +365,13 @@ export const TOOLS: ToolDefinition[] = [
         generatedAtUtc: { type: 'string' },
         data: {
           anyOf: [
+            // The compact answer is what agents read: inlined (without prose); the full one by reference.
             componentSchema('ResolveCompactResult'),
-            // The full answer is the OpenAPI document's ResolveResult; inlined here it would triple tools/list.
-            { type: 'object', required: ['verdict', 'summary', 'search', 'candidates', 'missing', 'links'] },
+            {
+              type: 'object',
+              required: ['verdict', 'summary', 'search', 'candidates', 'missing', 'links'],
+              description: 'ResolveResult (full: true): /api/v1/openapi.json#/components/schemas/ResolveResult.',
+            },
           ],
         },
       },
@@ -217,20 +382,20 @@ export const TOOLS: ToolDefinition[] = [
     run: (args, http) => {
       const { full, ...body } = args;
       return call(http, 'POST', '/api/v1/music/resolve', body, full === true ? {} : { Prefer: 'return=minimal' }).then(
-        (structured) => ({ structured }),
+        (structured) => ({ structured, summary: resolveSummary(structured) }),
       );
     },
   },
   {
     ...describeTool('search_works'),
-    inputSchema: json({
+    inputSchema: input({
       ...json(WorksQuery),
       properties: {
         ...json(WorksQuery.properties),
         pageSize: { ...json(WorksQuery.properties.pageSize), default: MCP_SEARCH_PAGE_SIZE },
       },
     }),
-    outputSchema: responseSchema('get', '/api/v1/works', '200'),
+    outputSchema: responseReference('get', '/api/v1/works', '200'),
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
@@ -238,9 +403,7 @@ export const TOOLS: ToolDefinition[] = [
         http,
         'GET',
         `/api/v1/works${queryString({ pageSize: MCP_SEARCH_PAGE_SIZE, ...args }, Object.keys(WorksQuery.properties))}`,
-      ).then((structured) => ({
-        structured,
-      })),
+      ).then((structured) => ({ structured, summary: listSummary(structured, 'works') })),
   },
   {
     ...describeTool('get_work'),
@@ -248,7 +411,7 @@ export const TOOLS: ToolDefinition[] = [
     outputSchema: {
       type: 'object',
       properties: {
-        record: workRecord,
+        record: responseReference('get', '/api/v1/works/{slug}', '200'),
         markdown: { type: 'string', description: 'The record as Markdown (GET /api/v1/works/{slug}/index.md).' },
       },
       required: ['record', 'markdown'],
@@ -261,13 +424,22 @@ export const TOOLS: ToolDefinition[] = [
       const record = await call(http, 'GET', path);
       const md = await http.request('GET', `${path}/index.md`);
       if (md.status !== 200) throw new ToolRefusal(md);
-      return { structured: { record, markdown: md.text }, text: md.text };
+      const d = (record.data ?? {}) as {
+        slug?: string;
+        title?: string;
+        composer?: { name?: string };
+        arrangements?: unknown[];
+      };
+      return {
+        structured: { record, markdown: md.text },
+        summary: `${d.title ?? d.slug} by ${d.composer?.name ?? '?'} (${d.slug}): ${d.arrangements?.length ?? 0} arrangement(s). The JSON record and its Markdown are in structuredContent (record, markdown).`,
+      };
     },
   },
   {
     ...describeTool('get_contribution_template'),
-    inputSchema: json(TemplateQuery),
-    outputSchema: responseSchema('get', '/api/v1/music/contributions/template', '200'),
+    inputSchema: input(TemplateQuery),
+    outputSchema: responseReference('get', '/api/v1/music/contributions/template', '200'),
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
@@ -275,33 +447,30 @@ export const TOOLS: ToolDefinition[] = [
         http,
         'GET',
         `/api/v1/music/contributions/template${queryString(args, Object.keys(TemplateQuery.properties))}`,
-      ).then((structured) => ({ structured })),
+      ).then((structured) => ({
+        structured,
+        summary: `A contribution template${typeof args.operation === 'string' ? ` for operation ${args.operation}` : ''}${typeof args.workSlug === 'string' ? ` on ${args.workSlug}` : ''}: replace every placeholder, then submit_contribution. ${DATA_NOTE}`,
+      })),
   },
   {
     ...describeTool('submit_contribution'),
-    inputSchema: json(MusicContributionInput),
-    outputSchema: responseSchema('post', '/api/v1/music/contributions', '202'),
+    inputSchema: topLevelOnly(input(MusicContributionInput), 'GET /api/v1/music/contributions/schema'),
+    outputSchema: responseReference('post', '/api/v1/music/contributions', '202'),
     readOnly: false,
     idempotent: true,
-    run: (args, http) => call(http, 'POST', '/api/v1/music/contributions', args).then((structured) => ({ structured })),
+    run: (args, http) =>
+      call(http, 'POST', '/api/v1/music/contributions', args).then((structured) => ({
+        structured,
+        summary: genericSummary(structured),
+      })),
   },
   {
     ...describeTool('get_submission_status'),
     inputSchema: trackingInput,
-    outputSchema: {
-      type: 'object',
-      properties: {
-        kind: { type: 'string', enum: ['contribution', 'correction-report'] },
-        tracking: {
-          anyOf: [
-            responseSchema('get', '/api/v1/music/contributions/{trackingCode}', '200'),
-            responseSchema('get', '/api/v1/correction-reports/{trackingCode}', '200'),
-          ],
-        },
-      },
-      required: ['kind', 'tracking'],
-      additionalProperties: false,
-    },
+    outputSchema: trackingOutput(
+      responseReference('get', '/api/v1/music/contributions/{trackingCode}', '200'),
+      responseReference('get', '/api/v1/correction-reports/{trackingCode}', '200'),
+    ),
     readOnly: true,
     idempotent: true,
     async run(args, http) {
@@ -312,20 +481,25 @@ export const TOOLS: ToolDefinition[] = [
           kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution',
           tracking,
         },
+        summary: genericSummary(tracking),
       };
     },
   },
   {
     ...describeTool('submit_correction_report'),
-    inputSchema: json(CorrectionReportInput),
-    outputSchema: responseSchema('post', '/api/v1/correction-reports', '202'),
+    inputSchema: input(CorrectionReportInput),
+    outputSchema: responseReference('post', '/api/v1/correction-reports', '202'),
     readOnly: false,
     idempotent: false,
-    run: (args, http) => call(http, 'POST', '/api/v1/correction-reports', args).then((structured) => ({ structured })),
+    run: (args, http) =>
+      call(http, 'POST', '/api/v1/correction-reports', args).then((structured) => ({
+        structured,
+        summary: genericSummary(structured),
+      })),
   },
   {
     ...describeTool('answer_information_request'),
-    inputSchema: json({
+    inputSchema: input({
       type: 'object',
       properties: {
         trackingCode: trackingCodeProperty,
@@ -341,20 +515,10 @@ export const TOOLS: ToolDefinition[] = [
       required: ['trackingCode', 'responseToken', 'message'],
       additionalProperties: false,
     }),
-    outputSchema: {
-      type: 'object',
-      properties: {
-        kind: { type: 'string', enum: ['contribution', 'correction-report'] },
-        tracking: {
-          anyOf: [
-            responseSchema('post', '/api/v1/music/contributions/{trackingCode}/answers', '200'),
-            responseSchema('post', '/api/v1/correction-reports/{trackingCode}/answers', '200'),
-          ],
-        },
-      },
-      required: ['kind', 'tracking'],
-      additionalProperties: false,
-    },
+    outputSchema: trackingOutput(
+      responseReference('post', '/api/v1/music/contributions/{trackingCode}/answers', '200'),
+      responseReference('post', '/api/v1/correction-reports/{trackingCode}/answers', '200'),
+    ),
     readOnly: false,
     idempotent: false,
     async run(args, http) {
@@ -368,26 +532,31 @@ export const TOOLS: ToolDefinition[] = [
           kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution',
           tracking,
         },
+        summary: genericSummary(tracking),
       };
     },
   },
   {
     ...describeTool('list_profiles'),
-    inputSchema: json(ProfilesQuery),
-    outputSchema: responseSchema('get', '/api/v1/profiles', '200'),
+    inputSchema: input(ProfilesQuery),
+    outputSchema: responseReference('get', '/api/v1/profiles', '200'),
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
       call(http, 'GET', `/api/v1/profiles${queryString(args, Object.keys(ProfilesQuery.properties))}`).then(
-        (structured) => ({ structured }),
+        (structured) => ({ structured, summary: listSummary(structured, 'profiles') }),
       ),
   },
   {
     ...describeTool('list_instruments'),
     inputSchema: noInput,
-    outputSchema: responseSchema('get', '/api/v1/instruments', '200'),
+    outputSchema: responseReference('get', '/api/v1/instruments', '200'),
     readOnly: true,
     idempotent: true,
-    run: (_args, http) => call(http, 'GET', '/api/v1/instruments').then((structured) => ({ structured })),
+    run: (_args, http) =>
+      call(http, 'GET', '/api/v1/instruments').then((structured) => ({
+        structured,
+        summary: listSummary(structured, 'instruments'),
+      })),
   },
 ];

@@ -5,6 +5,8 @@
  *   GET /healthz   200 while the process answers at all (liveness).
  *   GET /readyz    200 when a complete build is open, the content repository answers and the data
  *                  folder takes a durable write; else 503 `not-ready` naming each failed check.
+ *                  A start that serves the last complete build while it builds HEAD is ready,
+ *                  and says so (`building`, and the build check's detail).
  *   GET /metrics   Prometheus text; needs a key of ARCHIVE_METRICS_KEYS (Authorization: Bearer), or
  *                  is read without a key on the loopback listener of ARCHIVE_METRICS_PORT.
  *
@@ -68,7 +70,14 @@ async function runReadiness(ctx: AppContext): Promise<Readiness> {
     (async () => {
       const dir = ctx.handle.current.dir;
       if (!isCompleteBuild(dir)) throw new Error(`${dir} is not a complete build (no build.json)`);
-      return `serving ${path.basename(dir)} (${ctx.handle.current.catalog.listing.count} works)`;
+      const serving = `serving ${path.basename(dir)} (${ctx.handle.current.catalog.listing.count} works)`;
+      // A start without a build of HEAD serves the last complete build while it builds HEAD.
+      const s = ctx.startup;
+      if (s.building)
+        return `${serving}, the last complete build, while the content repository's HEAD ${s.building.slice(0, 12)} builds (since ${s.startedAtUtc})`;
+      if (s.failed)
+        return `${serving}, the last complete build: the build of the content repository's HEAD failed (${s.failed})`;
+      return serving;
     })(),
   );
   const contentRepository = withTimeout(
@@ -90,6 +99,12 @@ async function runReadiness(ctx: AppContext): Promise<Readiness> {
   const storage = withTimeout(
     'storage',
     (async () => {
+      // A read process writes nothing of its own: its data folder may be a read-only mount of the
+      // writer's (docs/operations.md, "Several processes"); the build it serves is checked above.
+      if (ctx.role === 'reader') {
+        await fs.access(ctx.config.dataDir);
+        return `read process: data folder ${ctx.config.dataDir} readable; ${await ctx.blobs.check()}`;
+      }
       // A durable write in the data folder: a full disk or a read-only mount fails here.
       const dir = path.join(ctx.config.dataDir, 'state');
       await fs.mkdir(dir, { recursive: true });
@@ -121,7 +136,10 @@ export function registerObservabilityRoutes(app: FastifyInstance, ctx: AppContex
   app.get('/readyz', async (request, reply) => {
     const checks = await readiness(ctx);
     const failed = Object.entries(checks).filter(([, c]) => !c.ok);
-    if (failed.length === 0) return noStore(reply).send({ status: 'ready', checks });
+    const building = ctx.startup.building
+      ? { building: { commit: ctx.startup.building, startedAtUtc: ctx.startup.startedAtUtc } }
+      : {};
+    if (failed.length === 0) return noStore(reply).send({ status: 'ready', checks, ...building });
     return sendProblem(
       reply,
       request,

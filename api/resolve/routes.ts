@@ -69,10 +69,11 @@ export async function registerResolveRoutes(app: FastifyInstance, ctx: AppContex
         resolveAnswers.set(`answer:${id}`, { body: data, etag: '' });
       reply.header('Cache-Control', 'no-store').header('Vary', 'Prefer').type('application/json');
       if (prefersMinimal(request.headers.prefer)) {
-        const compact = compactResolve(JSON.parse(data.toString('utf8')) as ResolveResult, {
-          full: cacheable ? u.resolveAnswer(id) : null,
-          vocabulary: u.vocabulary,
-        });
+        const compact = compactResolve(
+          JSON.parse(data.toString('utf8')) as ResolveResult,
+          { full: cacheable ? u.resolveAnswer(id) : null, vocabulary: u.vocabulary },
+          request.body.requirements.requiredFormats,
+        );
         return reply.header('Preference-Applied', 'return=minimal').send(JSON.stringify(envelope(compact)));
       }
       // Exactly JSON.stringify(envelope(answer)), joined around the answer's text.

@@ -15,7 +15,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
-import { withContentRepoLock } from '../site/content-repo.ts';
+import { git, serialByKey } from '../site/content-repo.ts';
+
+/** Accepts running, per content repository and item: one at a time for each item. */
+const acceptsInFlight = new Map<string, Promise<unknown>>();
 import { illegalHint, type ItemAndReview, type ReviewActor, type ReviewCore, type Stored } from './core.ts';
 import type { ReviewQueue } from './queue.ts';
 import type { ReviewApplies } from './apply.ts';
@@ -276,9 +279,13 @@ export class ReviewActions {
     let unchanged: ProposalError | null = null;
     done = 2 * files;
     step('opening the review');
-    await withContentRepoLock(core.ctx.config.contentRepo, async () => {
+    // Built on a snapshot of main, read from git's objects, without the content repository's
+    // lock: an apply holds that lock through its build (a batch's can take a while), and the
+    // proposal is built again on what is there at apply time anyway. One accept per item at a time.
+    await serialByKey(acceptsInFlight, `${core.ctx.config.contentRepo}\0${code}`, async () => {
       try {
-        const input = await core.proposal(record, state);
+        const main = await git(core.ctx.config.contentRepo, ['rev-parse', '--verify', 'refs/heads/main^{commit}']);
+        const input = await core.proposal(record, state, main, null, true);
         const forge = await core.forge();
         state.ref = await forge.open(input);
         state.forge = forge.name;

@@ -184,6 +184,56 @@ export class ApplySteps {
   }
 
   /**
+   * Under the content-repository lock, for a review batch applied as one tree
+   * (api/review/apply.ts, `treeGroup`): build the item's proposal on main plus `overlay` (the
+   * files the batch's items before it change), without committing anything. `merged` when a
+   * stopped apply already landed it on main; `done` when nothing is left to do for it (decided
+   * otherwise, or refused: recorded failed, back in review with the reason); else the step and
+   * its changes, which the caller adds to the overlay and commits with the others.
+   */
+  async propose(
+    pending: PendingApply,
+    overlay: ReadonlyMap<string, string | Buffer | null>,
+  ): Promise<
+    { done: ItemAndReview<ReviewRecord> } | { merged: MergedApply } | { step: MergedApply; input: ProposalInput }
+  > {
+    const core = this.core;
+    const { kind, trackingCode: code, body } = pending;
+    const actor = pending.actor ?? { label: 'unrecorded (resumed apply)', operatorLabeled: false };
+    const { record } = await core.get(kind, code);
+    const state = await core.loadReview(kind, code);
+    if (record.status !== 'accepted' || record.apply?.state !== 'applying') {
+      await this.markers.drop(code);
+      return { done: { record, review: state } };
+    }
+    core.recordAssertions(state, body, actor);
+    const started = Date.now();
+    const phases: Record<string, unknown> = {};
+    const step: MergedApply = { pending, actor, record, state, started, phases, merged: '' };
+    const merged = await this.mergedOnMain(pending);
+    if (merged !== null) {
+      pending.merged = merged;
+      step.merged = merged;
+      return { merged: step };
+    }
+    const blocked = verificationBlockers(state.verification);
+    if (blocked.length > 0)
+      return {
+        done: await this.fail(step, await this.refuse(state, body, actor, record.status, code, blocked), false),
+      };
+    try {
+      const t = Date.now();
+      const input = await core.proposal(record, state, null, overlay);
+      phases.proposalMs = Date.now() - t;
+      return { step, input };
+    } catch (err) {
+      return {
+        done: await this.fail(step, await this.refuse(state, body, actor, record.status, code, reasonsOf(err)), false),
+      };
+    }
+  }
+
+  /**
    * Record a failed apply: `apply.state = "failed"`, the marker dropped, the problem thrown. With
    * `reset` (a merge or build failure), main first goes back to where it was before this item's
    * merge and the error is recorded on the review; a refusal was recorded by `refuse` already.

@@ -18,8 +18,10 @@
  * item is merged and built alone again, so only what fails alone is recorded failed.
  *
  * A review batch (applyGroup) is one change: its applies are all acknowledged before the loop
- * starts, so they share one pass and one build, and on the local forge they merge onto a line of
- * their own that lands on main as one merge commit (mergeGroup; docs/imports.md).
+ * starts, so they share one pass and one build, and on the local forge they land as ONE tree
+ * change: every item's proposal built on main plus the items before it (in memory), one lint,
+ * one commit on main (treeGroup; docs/imports.md). Only a batch whose combined change fails the
+ * lint merges its items one by one onto a line of their own (mergeGroup).
  */
 import { ProblemError } from '../http/problem.ts';
 import { utcTimestamp } from '../../src/schemas/envelope.ts';
@@ -36,6 +38,31 @@ interface ApplyJob {
   pending: PendingApply;
   resolve: (r: ItemAndReview<ReviewRecord>) => void;
   reject: (err: unknown) => void;
+}
+
+/** Record and marker writes of a batch's items run this many at a time (each is a few fsyncs). */
+const RECORD_WRITES_IN_PARALLEL = 8;
+
+/** Run `fn` over `items`, at most `limit` at a time; rejects with the first error once all settled. */
+async function inParallel<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: unknown = null;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        await fn(items[i]!, i);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== null) throw failure;
 }
 
 export class ReviewApplies {
@@ -259,7 +286,7 @@ export class ReviewApplies {
     merged.push(...(await mergeEach(singles, null)));
     for (const [g, jobs] of groups) {
       if (jobs.length === 0) continue;
-      merged.push(...(await this.mergeGroup(g, jobs, mergeEach)));
+      merged.push(...(await this.treeGroup(g, jobs, mergeEach)));
     }
     if (merged.length === 0) return;
     let swapped: SwapResult | undefined;
@@ -292,10 +319,118 @@ export class ReviewApplies {
     // The main checkout followed the merges while the site was built (deferCheckout); an item is
     // "visible" only once the checkout holds it too (normally long since: a few changed files).
     await settleCheckout(this.core.ctx.config.contentRepo);
-    for (const { job, step } of merged) {
+    await inParallel(merged, RECORD_WRITES_IN_PARALLEL, async ({ job, step }) => {
       step.phases.rebuild = rebuild;
       await this.steps.finish(step, swapped?.commit ?? null, merged.length).then(job.resolve, job.reject);
+    });
+  }
+
+  /**
+   * A review batch's works as ONE tree change: each item's proposal is built in turn on main plus
+   * the files the items before it change (an in-memory overlay), so a new work whose slug exists
+   * by then, or a field whose value moved, is refused (back in review with the reason) and never
+   * overwritten; then every change is written, linted once and committed as one commit on main
+   * (one parent; a `Tracking-Code:` line per item, by which a resume finds each one merged).
+   * Cost: one proposal build per item (files read from the checkout, no git process) plus one
+   * lint, one tree and one commit for the batch, where merging each work onto a line of its own
+   * cost about 1.6 s per work. A batch whose combined change fails the lint falls back to
+   * merging one by one (`mergeGroup`), which names the item that breaks it.
+   */
+  private async treeGroup(
+    group: string,
+    jobs: ApplyJob[],
+    mergeEach: (jobs: ApplyJob[], into: string | null) => Promise<Array<{ job: ApplyJob; step: MergedApply }>>,
+  ): Promise<Array<{ job: ApplyJob; step: MergedApply }>> {
+    const repo = this.core.ctx.config.contentRepo;
+    const local = this.core.local;
+    const base = await local.main();
+    const overlay = new Map<string, string | Buffer | null>();
+    const already: Array<{ job: ApplyJob; step: MergedApply }> = [];
+    const proposed: Array<{ job: ApplyJob; step: MergedApply; changes: number }> = [];
+    const t0 = Date.now();
+    for (const job of jobs) {
+      try {
+        const r = await this.steps.propose(job.pending, overlay);
+        if ('done' in r) job.resolve(r.done);
+        else if ('merged' in r) already.push({ job, step: r.merged });
+        else {
+          for (const c of r.input.changes) overlay.set(c.path.replace(/^\.\//, ''), c.content);
+          proposed.push({ job, step: r.step, changes: r.input.changes.length });
+        }
+      } catch (err) {
+        job.reject(err);
+      }
     }
+    if (proposed.length === 0) return already;
+    const proposeMs = Date.now() - t0;
+    const actors = [...new Set(proposed.map((p) => p.step.actor.label))];
+    const message = [
+      `Apply ${proposed.length} works of the review batch ${group}`,
+      '',
+      ...proposed.map((p) => `- ${p.step.pending.trackingCode}`),
+      '',
+      `Batch: ${group}`,
+      ...actors.map((a) => `Reviewed-By: ${a}`),
+      ...proposed.map((p) => `Tracking-Code: ${p.step.pending.trackingCode}`),
+      '',
+    ].join('\n');
+    const t1 = Date.now();
+    const label = `batch-${group.replace(/[^a-z0-9-]+/gi, '-').slice(0, 60)}`;
+    let made: Awaited<ReturnType<typeof local.commitCombined>>;
+    try {
+      made = await local.commitCombined(
+        base,
+        label,
+        [...overlay].map(([p, content]) => ({ path: p, content })),
+        message,
+      );
+    } catch (err) {
+      for (const { job, step } of proposed) await this.steps.fail(step, err).then(job.resolve, job.reject);
+      return already;
+    }
+    if ('lint' in made) {
+      // Which item breaks the lint is not known: each is merged alone onto the batch's line, as before.
+      for (const p of proposed) p.step.pending.before = null;
+      return [
+        ...already,
+        ...(await this.mergeGroup(
+          group,
+          proposed.map((p) => p.job),
+          mergeEach,
+        )),
+      ];
+    }
+    const commitMs = Date.now() - t1;
+    // Every item's marker names the main it lands on before main moves: a stop from here on is
+    // resumed by finding each item's Tracking-Code line on main after `before`.
+    const t2 = Date.now();
+    const refs = await local.pointReviewBranches(
+      proposed.map((p) => p.step.pending.trackingCode),
+      made.commit,
+    );
+    await inParallel(proposed, RECORD_WRITES_IN_PARALLEL, async ({ step }, i) => {
+      step.state.ref = refs[i]!;
+      step.state.forge = local.name;
+      step.pending.before = base;
+      step.pending.merged = null;
+      await this.core.saveReview(step.state);
+      await this.markers.write(step.pending);
+    });
+    const recordMs = Date.now() - t2;
+    try {
+      await moveMain(repo, base, made.commit, `apply the review batch ${group}`);
+    } catch (err) {
+      // Main did not move: nothing of the batch landed; each work is recorded failed.
+      for (const { job, step } of proposed) await this.steps.fail(step, err).then(job.resolve, job.reject);
+      return already;
+    }
+    await inParallel(proposed, RECORD_WRITES_IN_PARALLEL, async ({ step }) => {
+      step.pending.merged = made.commit;
+      step.merged = made.commit;
+      step.phases.batch = { items: proposed.length, proposeMs, commitMs, recordMs, lintScope: made.lintScope };
+      await this.markers.write(step.pending);
+    });
+    return [...already, ...proposed.map(({ job, step }) => ({ job, step }))];
   }
 
   /**

@@ -215,8 +215,14 @@ export class ReviewCore {
    * Build the proposal on the current main, or on `onto` (a review batch's line), as it is now
    * (caller holds the content-repository lock).
    */
-  async proposal(record: Stored, state: ReviewRecord, onto: string | null = null): Promise<ProposalInput> {
-    const built = await buildProposalOnMain(this.ctx, record, state, onto);
+  async proposal(
+    record: Stored,
+    state: ReviewRecord,
+    onto: string | null = null,
+    overlay: ReadonlyMap<string, string | Buffer | null> | null = null,
+    snapshot = false,
+  ): Promise<ProposalInput> {
+    const built = await buildProposalOnMain(this.ctx, record, state, onto, overlay, snapshot);
     this.authors.set(record.trackingCode, built.author);
     return built.input;
   }

@@ -36,18 +36,12 @@ async function differingFromMain(
   repo: string,
   onto: string,
   slug: string | null,
+  always = false,
 ): Promise<{ workFile: string | null; stored: Map<string, string>; shared: Map<string, string | null> } | null> {
   const folder = slug !== null ? [`works/${slug}`] : [];
-  const changed = await git(repo, [
-    'diff-tree',
-    '-r',
-    '--name-only',
-    'refs/heads/main',
-    onto,
-    '--',
-    ...folder,
-    ...SHARED_FILES,
-  ]);
+  const changed = always
+    ? 'read from the commit'
+    : await git(repo, ['diff-tree', '-r', '--name-only', 'refs/heads/main', onto, '--', ...folder, ...SHARED_FILES]);
   if (changed === '') return null;
   const read = async (rel: string): Promise<Buffer | null> => {
     const listed = await git(repo, ['ls-tree', '-z', '--object-only', onto, '--', rel]);
@@ -85,15 +79,22 @@ export async function buildProposalOnMain(
   record: StoredContribution | StoredCorrectionReport,
   state: ReviewRecord,
   onto: string | null = null,
+  overlay: ReadonlyMap<string, string | Buffer | null> | null = null,
+  /**
+   * Read everything from `onto`'s objects, never from the main checkout: an accept builds on a
+   * snapshot of main (api/review/actions.ts) without the content-repository lock, while an apply
+   * may be moving main and its checkout.
+   */
+  snapshot = false,
 ): Promise<{ input: ProposalInput; author: string }> {
   const repo = ctx.config.contentRepo;
   const inRepo = (rel: string) => path.join(repo, rel);
   // The files are read from the main checkout: it must hold main, not still follow the merge of
   // an apply before this one in the same batch (api/site/content-repo.ts, deferCheckout).
-  await settleCheckout(repo);
+  if (!snapshot) await settleCheckout(repo);
   const base = onto !== null ? await git(repo, ['rev-parse', '--verify', `${onto}^{commit}`]) : null;
   const slug = proposalWorkSlug(record, state);
-  const ahead = base !== null ? await differingFromMain(repo, base, slug) : null;
+  const ahead = base !== null ? await differingFromMain(repo, base, slug, snapshot) : null;
   // The reader is synchronous and the blob store may be remote: read the small verified files
   // (a rendering profile's definition is one) before building.
   const small = new Map<string, Buffer>();
@@ -106,7 +107,15 @@ export async function buildProposalOnMain(
     )
       small.set(v.sha256, await ctx.blobs.readBytes(v.sha256));
   }
-  const fromCheckout = (rel: string) => (existsSync(inRepo(rel)) ? readFileSync(inRepo(rel)) : null);
+  // `overlay`: the files a review batch's earlier items change (api/review/apply.ts, one tree for
+  // the whole batch), read before main's checkout, so each item is built on what the batch holds by then.
+  const fromCheckout = (rel: string): Buffer | null => {
+    if (overlay?.has(rel)) {
+      const content = overlay.get(rel) ?? null;
+      return content === null ? null : Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
+    }
+    return existsSync(inRepo(rel)) ? readFileSync(inRepo(rel)) : null;
+  };
   // Where `onto` differs from main, the proposal reads `onto` (only its own work's folder and the
   // shared files are ever read, and those are what `ahead` holds).
   const outside = (s: string) => {
@@ -121,7 +130,7 @@ export async function buildProposalOnMain(
         : (fromCheckout(`works/${s}/index.md`)?.toString('utf8') ?? null),
     storedFileSha256: (s, file) => {
       if (ahead) return s === slug ? (ahead.stored.get(path.posix.normalize(file)) ?? null) : outside(s);
-      const bytes = fromCheckout(path.join('works', s, file));
+      const bytes = fromCheckout(path.posix.join('works', s, path.posix.normalize(file)));
       return bytes ? sha256Of(bytes) : null;
     },
     // The served build's index of main (its distinct composers), not a reload of every work file.

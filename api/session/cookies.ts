@@ -89,7 +89,10 @@ export function sessionToken(config: Pick<Config, 'publicBaseUrl'>, request: Fas
 }
 
 /** The live session of the request's cookie, or null. */
-export function sessionOf(ctx: { config: Config; sessions: SessionStore }, request: FastifyRequest): Session | null {
+export function sessionOf(
+  ctx: { config: Config; sessions: SessionStore },
+  request: FastifyRequest,
+): Promise<Session | null> {
   return ctx.sessions.get(sessionToken(ctx.config, request));
 }
 
@@ -103,12 +106,12 @@ export function setSessionCookie(
 }
 
 /** End the request's session and expire its cookie (sign-out). */
-export function endSession(
+export async function endSession(
   ctx: { config: Config; sessions: SessionStore },
   request: FastifyRequest,
   reply: FastifyReply,
-): void {
-  ctx.sessions.revoke(sessionToken(ctx.config, request));
+): Promise<void> {
+  await ctx.sessions.revoke(sessionToken(ctx.config, request));
   clearCookie(ctx.config, reply, sessionCookieName(ctx.config));
 }
 
@@ -116,17 +119,17 @@ export function endSession(
  * Sign-out (DELETE of a session route, desk or reader): with a live session the request must pass
  * the CSRF rule; the session ends and the cookie expires either way. Answers 204.
  */
-export function signOut(
+export async function signOut(
   ctx: { config: Config; sessions: SessionStore },
   request: FastifyRequest,
   reply: FastifyReply,
-): FastifyReply {
-  const session = sessionOf(ctx, request);
+): Promise<FastifyReply> {
+  const session = await sessionOf(ctx, request);
   if (session) {
     const refusal = csrfRefusal(ctx.config, request, session);
     if (refusal !== null) throw new ProblemError('forbidden', refusal);
   }
-  endSession(ctx, request, reply);
+  await endSession(ctx, request, reply);
   return reply.code(204).header('Cache-Control', 'no-store').send();
 }
 

@@ -41,7 +41,7 @@ export type SignInOutcome =
  * desk's sign-in form. Only a key holding the admin role signs in.
  */
 export function createAdminSignIn(ctx: AppContext) {
-  return function signIn(request: FastifyRequest, reply: FastifyReply, key: string): SignInOutcome {
+  return async function signIn(request: FastifyRequest, reply: FastifyReply, key: string): Promise<SignInOutcome> {
     if (!ctx.keys.configuredFor(['admin'])) {
       return {
         ok: false,
@@ -49,11 +49,11 @@ export function createAdminSignIn(ctx: AppContext) {
         detail: `No admin key is configured, so nobody can sign in. The operator sets ${ROLE_ENV.admin} (comma-separated label=secret keys) and restarts the service.`,
       };
     }
-    const limited = ctx.credentials.beforeCheck(request.ip);
+    const limited = await ctx.credentials.beforeCheck(request.ip);
     if (limited) return { ok: false, status: 429, ...limited };
     const principal = ctx.keys.identify(key.trim());
     if (!principal || !principal.roles.includes('admin')) {
-      ctx.credentials.failed(request.ip);
+      await ctx.credentials.failed(request.ip);
       if (principal)
         return {
           ok: false,
@@ -62,9 +62,9 @@ export function createAdminSignIn(ctx: AppContext) {
         };
       return { ok: false, status: 401, detail: 'The key is not valid for this service.' };
     }
-    const overused = ctx.credentials.admit(principal.label);
+    const overused = await ctx.credentials.admit(principal.label);
     if (overused) return { ok: false, status: 429, ...overused };
-    const { token, session } = ctx.sessions.create({ kind: 'admin', label: principal.label });
+    const { token, session } = await ctx.sessions.create({ kind: 'admin', label: principal.label });
     setSessionCookie(ctx, reply, token);
     return { ok: true, session };
   };
@@ -81,7 +81,7 @@ export async function registerSessionRoutes(
     ADMIN_SESSION_PATH,
     { schema: { body: AdminSignInBody } },
     async (request, reply) => {
-      const outcome = signIn(request, reply, request.body.key);
+      const outcome = await signIn(request, reply, request.body.key);
       if (!outcome.ok) {
         const name = outcome.status === 401 ? 'unauthorized' : outcome.status === 403 ? 'forbidden' : 'rate-limited';
         const headers: Record<string, string> = outcome.retryAfterSeconds
@@ -98,7 +98,7 @@ export async function registerSessionRoutes(
   );
 
   app.get(ADMIN_SESSION_PATH, async (request, reply) => {
-    const session = sessionOf(ctx, request);
+    const session = await sessionOf(ctx, request);
     if (!session || session.subject.kind !== 'admin') {
       throw new ProblemError(
         'unauthorized',

@@ -11,11 +11,14 @@
  * so a memory dump or a log line with a stored key does not give a usable cookie. Each session has
  * its own CSRF token (a second random value, sent by pages in a form field or header; see
  * api/session/cookies.ts). Sessions expire (absolute lifetime, ARCHIVE_SESSION_HOURS) and the
- * store is bounded (oldest evicted first). They live in memory: a restart signs everybody out,
- * which is also how a removed key loses its sessions. This is a decision (docs/architecture.md).
+ * store is bounded (oldest evicted first). They live in this process's memory by default (a
+ * restart signs everybody out, which is also how a removed key loses its sessions; a decision,
+ * docs/architecture.md), or in Redis with ARCHIVE_REDIS_URL, so every process and machine
+ * serving the archive knows every session (api/session/state-backend.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Role } from '../http/roles.ts';
+import { MemoryStateBackend, type SessionBackend } from './state-backend.ts';
 
 export interface AdminSubject {
   kind: 'admin';
@@ -55,6 +58,8 @@ export interface SessionStoreOptions {
   lifetimeMs: number;
   maxSessions?: number;
   now?: () => number;
+  /** Where sessions live (api/session/state-backend.ts): this process's memory by default, Redis when configured. */
+  backend?: SessionBackend;
 }
 
 function hashToken(token: string): string {
@@ -64,8 +69,7 @@ function hashToken(token: string): string {
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export class SessionStore {
-  /** Keyed by the token's SHA-256; a Map keeps insertion order, so the first entry is the oldest. */
-  private readonly sessions = new Map<string, Session>();
+  private readonly backend: SessionBackend;
   private readonly lifetimeMs: number;
   private readonly maxSessions: number;
   private readonly now: () => number;
@@ -74,16 +78,11 @@ export class SessionStore {
     this.lifetimeMs = options.lifetimeMs;
     this.maxSessions = options.maxSessions ?? MAX_SESSIONS;
     this.now = options.now ?? Date.now;
+    this.backend = options.backend ?? new MemoryStateBackend({ now: this.now }).sessions;
   }
 
   /** Start a session; returns the token for the cookie (shown once, never stored). */
-  create(subject: SessionSubject): { token: string; session: Session } {
-    this.sweep();
-    while (this.sessions.size >= this.maxSessions) {
-      const oldest = this.sessions.keys().next().value;
-      if (oldest === undefined) break;
-      this.sessions.delete(oldest);
-    }
+  async create(subject: SessionSubject): Promise<{ token: string; session: Session }> {
     const token = randomBytes(32).toString('base64url');
     const now = this.now();
     const session: Session = {
@@ -92,26 +91,26 @@ export class SessionStore {
       createdAtMs: now,
       expiresAtMs: now + this.lifetimeMs,
     };
-    this.sessions.set(hashToken(token), session);
+    await this.backend.put(hashToken(token), session, this.maxSessions);
     return { token, session };
   }
 
   /** The live session a token names, or null (unknown, malformed or expired). */
-  get(token: string | undefined): Session | null {
+  async get(token: string | undefined): Promise<Session | null> {
     if (!token || !TOKEN_PATTERN.test(token)) return null;
     const key = hashToken(token);
-    const session = this.sessions.get(key);
+    const session = await this.backend.get(key);
     if (!session) return null;
     if (session.expiresAtMs <= this.now()) {
-      this.sessions.delete(key);
+      await this.backend.delete(key);
       return null;
     }
     return session;
   }
 
   /** End a session (sign-out). Unknown tokens are ignored. */
-  revoke(token: string | undefined): void {
-    if (token && TOKEN_PATTERN.test(token)) this.sessions.delete(hashToken(token));
+  async revoke(token: string | undefined): Promise<void> {
+    if (token && TOKEN_PATTERN.test(token)) await this.backend.delete(hashToken(token));
   }
 
   /** Seconds a new session lives (the cookie's Max-Age). */
@@ -119,15 +118,8 @@ export class SessionStore {
     return Math.floor(this.lifetimeMs / 1000);
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
-  /** Drop expired sessions from the front (bounded by the store's size). */
-  private sweep(): void {
-    const now = this.now();
-    for (const [key, s] of this.sessions) {
-      if (s.expiresAtMs <= now) this.sessions.delete(key);
-    }
+  /** Live sessions (expired ones not yet swept may count). */
+  size(): Promise<number> {
+    return this.backend.size();
   }
 }

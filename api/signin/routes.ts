@@ -214,8 +214,8 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
         throw error;
       }
       // A new session on every sign-in: any session this browser had (reader or desk) ends.
-      ctx.sessions.revoke(sessionToken(ctx.config, request));
-      const { token } = ctx.sessions.create(subject);
+      await ctx.sessions.revoke(sessionToken(ctx.config, request));
+      const { token } = await ctx.sessions.create(subject);
       setSessionCookie(ctx, reply, token);
       return reply
         .code(200)
@@ -228,7 +228,7 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
 
   app.get(READER_SESSION_PATH, async (request, reply) => {
     if (!github) throw notOffered();
-    const session = sessionOf(ctx, request);
+    const session = await sessionOf(ctx, request);
     if (!session || session.subject.kind !== 'reader') {
       throw new ProblemError(
         'sign-in-required',
@@ -266,7 +266,7 @@ export function registerReaderRoutes(app: FastifyInstance, ctx: AppContext): voi
         );
       }
       if (!github) throw notOffered();
-      const session = sessionOf(ctx, request);
+      const session = await sessionOf(ctx, request);
       const returnPath = `/works/${encodeURIComponent(slug)}/`;
       if (!session) {
         const link = signInUrl(base, returnPath);

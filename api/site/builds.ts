@@ -132,6 +132,8 @@ export function readBuildInfo(dir: string): {
   fallbackReason?: string | null;
   /** A layered build's paths (its delta's files, the base's files it deletes); null for a plain folder. */
   layerPaths: number | null;
+  /** Rendered audio of the build: how many scores' audio it left pending (not in the render cache), and whether a background full build is to render it. */
+  audio: { pending: number; later: boolean } | null;
 } | null {
   try {
     const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as {
@@ -139,6 +141,7 @@ export function readBuildInfo(dir: string): {
       mode?: 'full' | 'incremental';
       fallbackReason?: string | null;
       incremental?: { layer?: { base: string | null; files?: number; deleted?: number } };
+      audio?: { pending?: number; later?: boolean };
     };
     const layer = info.incremental?.layer;
     return {
@@ -146,6 +149,7 @@ export function readBuildInfo(dir: string): {
       mode: info.mode ?? 'full',
       fallbackReason: info.fallbackReason ?? null,
       layerPaths: layer?.base ? (layer.files ?? 0) + (layer.deleted ?? 0) : null,
+      audio: info.audio ? { pending: info.audio.pending ?? 0, later: info.audio.later === true } : null,
     };
   } catch {
     return null;
@@ -520,6 +524,19 @@ async function buildFromWorktree(
       rmSync(worktree, { recursive: true, force: true }),
     );
   }
+}
+
+/**
+ * The complete build of `commit` for this configuration that `ensureBuild` would serve without
+ * building (the full build's folder, else its compaction, else the incremental one); null when
+ * there is none yet.
+ */
+export function completeBuildOf(config: Config, commit: string): string | null {
+  const dir = path.join(config.dataDir, 'builds', buildKey(commit, config.publicBaseUrl, readerSignInOf(config)));
+  if (isCompleteBuild(dir)) return dir;
+  for (const other of [compactedBuildDir(config, commit), incrementalBuildDir(config, commit)])
+    if (isCompleteBuild(other)) return other;
+  return null;
 }
 
 /** Make sure a complete build of `commit` exists; returns its folder (a full build's, else a complete incremental one's). */
@@ -993,7 +1010,13 @@ export class Rebuilder implements SiteRebuilder {
         phases.pruneMs = Date.now() - p;
       }
       const info = readBuildInfo(buildDir);
-      if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir, 'after-apply');
+      if (info?.mode === 'incremental') {
+        // Audio the apply's build left pending is rendered by a background full build now (low
+        // priority), whatever the reconcile's own timing: the change is served already.
+        // (The build child takes ARCHIVE_AUDIO_RENDER from the server's environment: scripts/build.ts.)
+        if ((info.audio?.pending ?? 0) > 0 && info.audio?.later) this.renderPendingAudio(commit, buildDir);
+        else this.scheduleReconcile(commit, buildDir, 'after-apply');
+      }
       this.maybeCompact(buildDir);
       return {
         commit,
@@ -1370,7 +1393,26 @@ export class Rebuilder implements SiteRebuilder {
     }
   }
 
+  /**
+   * Rendered audio an apply's build left pending (docs/audio.md): a reconcile of `commit` started
+   * at once, in the background at low priority; its full build renders the audio and is swapped in.
+   */
+  private renderPendingAudio(commit: string, incrementalDir: string): void {
+    if (this.closed) return;
+    const r = this.reconcile;
+    if (r?.commit === commit) {
+      if (r.timer) {
+        clearTimeout(r.timer);
+        r.timer = null;
+        this.startReconcile(r);
+      }
+      return;
+    }
+    this.startReconcile(this.newReconcile(commit, incrementalDir, 'after-apply'));
+  }
+
   /** The "after each apply" mode: reconcile `commit` once no other rebuild came for the delay. */
+
   private scheduleReconcile(commit: string, incrementalDir: string, trigger: 'after-apply' | 'start'): void {
     const delay = this.options.reconcileDelayMs;
     if (delay === null || delay === undefined || this.closed) return;

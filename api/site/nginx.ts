@@ -1,9 +1,10 @@
 /**
  * The nginx configuration that serves a built site with the same URLs as the front server
  * (docs/architecture.md, decision 3): extension-less API records map to `index.json`, Markdown and text get their
- * types (the one MIME table, mime-db: api/http/media-types.ts). Dynamic routes (queries, submissions) are proxied to the Node process.
+ * types (the one MIME table, mime-db: api/http/media-types.ts). Dynamic routes (queries, submissions) are proxied to the Node
+ * processes: reads to every process that answers them, writes to the write process (upstream blocks, HTTP/1.1 keep-alive).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LAYER_BASE_LINK, LAYER_DELETED_DIR } from '../../src/lib/site/layers.ts';
 import { nginxTypesBlock } from '../http/media-types.ts';
@@ -36,11 +37,60 @@ export function nginxHasBrotliStatic(modulesEnabled = DEBIAN_NGINX_MODULES_ENABL
 /** Where X-Accel-Redirect points for blob bytes (ARCHIVE_DOWNLOAD_OFFLOAD=nginx); internal, never reachable from outside. */
 export const NGINX_BLOBS_LOCATION = '/_archive-internal/blobs/';
 
+/** The file beside builds/ naming the running processes (written by the server at every start). */
+export const NGINX_UPSTREAMS_FILE = 'nginx-upstreams.conf';
+
+/** Where a wildcard listen address is reached from this machine. */
+function reachable(hostPort: string): string {
+  const m = /^(.*):(\d+)$/.exec(hostPort);
+  if (!m) return hostPort;
+  const host = m[1] === '0.0.0.0' || m[1] === '' ? '127.0.0.1' : m[1] === '::' || m[1] === '[::]' ? '[::1]' : m[1]!;
+  return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${m[2]}`;
+}
+
+/**
+ * The `upstream` blocks of the archive's processes (at nginx's http level): `archive_read` lists
+ * every process that answers reads (the read processes; the one process when there are none),
+ * `archive_write` the write process; both keep connections alive (HTTP/1.1, `keepalive`).
+ */
+export function renderNginxUpstreams(processes: { writer: string; readers: string[] }): string {
+  const readers = processes.readers.length > 0 ? processes.readers : [processes.writer];
+  const servers = (list: string[]) =>
+    list.map((a) => `    server ${reachable(a)} max_fails=1 fail_timeout=2s;`).join('\n');
+  return `# Written by the archive's server at every start (scripts/serve.ts): its processes, for the
+# generated nginx.conf (ARCHIVE_DATA_DIR/current/nginx.conf includes this file). Reload nginx
+# after a start that changed them (PORT, ARCHIVE_READ_PROCESSES).
+upstream archive_read {
+${servers(readers)}
+    keepalive ${Math.min(64, 16 * readers.length)};
+}
+upstream archive_write {
+${servers([processes.writer])}
+    keepalive 8;
+}
+`;
+}
+
+/** Write ARCHIVE_DATA_DIR/nginx-upstreams.conf for these processes (temp file and rename). */
+export function writeNginxUpstreams(dataDir: string, processes: { writer: string; readers: string[] }): string {
+  const file = path.join(dataDir, NGINX_UPSTREAMS_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, renderNginxUpstreams(processes));
+  renameSync(tmp, file);
+  return file;
+}
+
 export function renderNginxConfig(
   clientDir: string,
   options: {
     listen?: string;
+    /** The one Node process (`http://host:port`) when no upstreams file is named: reads and writes go there. */
     upstream?: string;
+    /**
+     * The upstreams file the server writes (ARCHIVE_DATA_DIR/nginx-upstreams.conf, `writeNginxUpstreams`):
+     * included instead of one process's address, so the ports are those of the running processes.
+     */
+    upstreamsFile?: string;
     blobsDir?: string;
     /** Name `brotli_static` (the builds pass nginxHasBrotliStatic()); without it gzip only. */
     brotliStatic?: boolean;
@@ -48,7 +98,26 @@ export function renderNginxConfig(
 ): string {
   const listen = options.listen ?? '127.0.0.1:8080';
   const brotli = options.brotliStatic ?? false;
-  const upstream = options.upstream ?? 'http://127.0.0.1:4321';
+  const single = new URL(options.upstream ?? 'http://127.0.0.1:4321');
+  const upstreams = options.upstreamsFile
+    ? `include ${options.upstreamsFile};\n`
+    : renderNginxUpstreams({ writer: single.host, readers: [] });
+  const read = 'http://archive_read';
+  const write = 'http://archive_write';
+  // Kept-alive connections to Node (HTTP/1.1 without "Connection: close"), the client's Host and address.
+  // nginx inherits proxy_set_header only into a location that sets none: every proxied location names them all.
+  const proxied = (extra = '') =>
+    [
+      'proxy_http_version 1.1;',
+      'proxy_set_header Connection "";',
+      'proxy_set_header Host $http_host;',
+      'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+      'proxy_set_header X-Forwarded-Proto $scheme;',
+      ...(extra ? [extra] : []),
+    ]
+      .map((line) => `        ${line}`)
+      .join('\n');
+  const offloadHeader = options.blobsDir ? 'proxy_set_header X-Archive-Download-Offload nginx;' : '';
   const staticHeaders = [
     `add_header Cache-Control "${STATIC_CACHE_CONTROL}";`,
     'add_header X-Content-Type-Options nosniff;',
@@ -92,6 +161,13 @@ export function renderNginxConfig(
 # A build made by the server roots at ARCHIVE_DATA_DIR/current, the link the server moves to
 # each build it swaps in: nginx follows without a reload. Keep open_file_cache off (the default),
 # or nginx may send a swapped-out build's files until its entries are revalidated.
+# Reads go to every process that answers them (upstream archive_read), the rest to the write
+# process (archive_write); docs/operations.md, "Several processes".
+${upstreams}map $request_method $archive_node {
+    GET archive_read;
+    HEAD archive_read;
+    default archive_write;
+}
 server {
     listen ${listen};
     root ${root};
@@ -108,32 +184,45 @@ ${nginxTypesBlock()}
     # No add_header at this level: nginx would add it to the proxied answers too, beside Node's
     # own (a private library listing would also say "public"). Each static location names its own.
 
-    # Dynamic reads and writes live in the Node process.
-    location = /api/v1/works { proxy_pass ${upstream}; }
-    location = /api/v1/profiles { proxy_pass ${upstream}; }
+    # Dynamic reads and writes live in the Node processes.
+    location = /api/v1/works {
+        proxy_pass ${read};
+${proxied()}
+    }
+    location = /api/v1/profiles {
+        proxy_pass ${read};
+${proxied()}
+    }
+    location = /api/v1/music/resolve {
+        proxy_pass ${read};
+${proxied()}
+    }
     location /api/v1/library/ {
-        proxy_pass ${upstream};${
-          options.blobsDir
-            ? `
-        proxy_set_header X-Archive-Download-Offload nginx;`
-            : ''
-        }
+        proxy_pass ${write};
+${proxied(offloadHeader)}
+    }
+    location /api/v1/admin/ {
+        proxy_pass ${write};
+${proxied()}
+    }
+    location /admin/ {
+        proxy_pass ${write};
+${proxied()}
     }
     location /blobs/ {
-        proxy_pass ${upstream};${
-          options.blobsDir
-            ? `
-        proxy_set_header X-Archive-Download-Offload nginx;`
-            : ''
-        }
+        proxy_pass ${read};
+${proxied(offloadHeader)}
     }
     # The MCP endpoint (Streamable HTTP: a POST answered with JSON or an event stream, sent as it comes).
     location = /mcp {
-        proxy_pass ${upstream};
+        proxy_pass ${read};
+${proxied()}
         proxy_buffering off;
     }
+    # Anything else Node answers: reads by any process, the rest by the write process.
     location @node {
-        proxy_pass ${upstream};
+        proxy_pass http://$archive_node;
+${proxied()}
     }
 ${offload}
     location /api/v1/ {

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { sendFile } from '../http/send-file.ts';
 import { refuseTooManyWords } from '../catalog/routes.ts';
-import { WorksQuery } from '../../src/schemas/queries.ts';
+import { SearchPageQuery, type WorksQuery } from '../../src/schemas/queries.ts';
 import type { WorkSummary } from '../../src/schemas/work.ts';
 
 /** Results per server-rendered page (the script shows them in steps of its own). */
@@ -80,14 +80,16 @@ export function fillSearchPage(
 
 export function registerSearchPage(app: FastifyInstance, ctx: AppContext): void {
   const base = ctx.config.publicBaseUrl;
-  app.route<{ Querystring: WorksQuery }>({
+  app.route<{ Querystring: SearchPageQuery }>({
     method: ['GET', 'HEAD'],
     url: '/search/',
-    schema: { querystring: WorksQuery },
+    schema: { querystring: SearchPageQuery },
     handler: async (request, reply) => {
       const found = await ctx.handle.current.site.resolve('/search/');
       if (found.kind !== 'file') return reply.callNotFound();
-      const q = request.query;
+      // `?q=` (what people and search engines send) is `?query=`.
+      const { q: words, ...rest } = request.query;
+      const q: WorksQuery = { ...rest, ...(rest.query === undefined && words !== undefined ? { query: words } : {}) };
       if (!FILTERS.some((f) => q[f]?.trim())) return sendFile(request, reply, base, found.file);
       refuseTooManyWords(q);
       const { catalog } = ctx.handle.current;

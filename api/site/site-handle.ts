@@ -24,6 +24,18 @@ export interface ServedBuild {
   publishedBlobs: Map<string, PublishedBlob>;
 }
 
+/**
+ * Other processes that serve the same builds (the read processes, api/site/read-processes.ts):
+ * told to load a build while this process loads it, and to switch just before this one does, so
+ * every process serves the new build within moments of the others and none ever a mix. Neither
+ * call rejects: a read process that does not answer is left behind (it follows the served-build
+ * link by itself) rather than holding the swap back.
+ */
+export interface SwapPeers {
+  prepare(buildDir: string): Promise<void>;
+  switch(buildDir: string): Promise<void>;
+}
+
 /** How long a build that was swapped out keeps its open files for requests still using it. */
 const RETIRE_AFTER_MS = 60_000;
 
@@ -31,6 +43,7 @@ export class SiteHandle {
   private served: ServedBuild;
   private readonly listeners: Array<(build: ServedBuild) => void> = [];
   private readonly servedLink: string | null;
+  private peers: SwapPeers | null = null;
   /** The caches' byte budgets, the same for every build this handle serves. */
   readonly budgets: CacheBudgets;
 
@@ -75,9 +88,29 @@ export class SiteHandle {
     return this.served;
   }
 
-  /** Load a complete build folder, then switch to it in one step. */
+  /** Swap the read processes along with this one (the write process, `npm start` with ARCHIVE_READ_PROCESSES > 1). */
+  setPeers(peers: SwapPeers | null): void {
+    this.peers = peers;
+  }
+
+  /**
+   * Load a complete build folder, then switch to it in one step. With peers (read processes), they
+   * load it at the same time and switch first; this process switches once they have.
+   */
   async swap(buildDir: string): Promise<void> {
-    const next = await SiteHandle.prepare(buildDir, this.budgets);
+    const [next] = await Promise.all([SiteHandle.prepare(buildDir, this.budgets), this.peers?.prepare(buildDir)]);
+    await this.peers?.switch(buildDir);
+    this.commit(next);
+  }
+
+  /** Load a complete build folder without serving it yet (a read process told to prepare). */
+  load(buildDir: string): Promise<ServedBuild> {
+    return SiteHandle.prepare(buildDir, this.budgets);
+  }
+
+  /** Serve a loaded build from now on, in one assignment. */
+  commit(next: ServedBuild): void {
+    const buildDir = next.dir;
     // The link first: should it fail, neither this process nor nginx switched, and the rebuild says why.
     if (this.servedLink) pointServedBuild(this.servedLink, buildDir);
     const previous = this.served.catalog.listing;

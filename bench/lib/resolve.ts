@@ -18,7 +18,7 @@
  *   - app.inject: the same request with `musicAllowed: false` (parsing, validation, envelope and
  *     serialization, no search), so the ratio isolates the resolver inside the stack.
  *
- * Run alone: node bench/lib/resolve.ts [--quick]
+ * Run alone: node bench/lib/resolve.ts [--quick] [--works N]; in npm run bench: --resolve-works N.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -458,10 +458,12 @@ function requestSets(records: WorkRecord[], count: number, seed: number) {
 
 export async function runResolveBench(options: {
   quick: boolean;
+  /** Works generated (--resolve-works; default 100,000, quick 20,000). */
+  works?: number | undefined;
   log?: (m: string) => void;
 }): Promise<Record<string, unknown>> {
   const log = options.log ?? (() => undefined);
-  const works = options.quick ? 20_000 : 100_000;
+  const works = options.works ?? (options.quick ? 20_000 : 100_000);
   const calls = options.quick ? 1_000 : 5_000;
   const scanCalls = options.quick ? 10 : 15;
   const roleScanCalls = options.quick ? 100 : 200;
@@ -800,13 +802,13 @@ async function runInject(
 }
 
 /** The section for bench/run.ts (append `resolveSection()` to SECTIONS). */
-export function resolveSection(): Section {
+export function resolveSection(options: { works?: number | undefined } = {}): Section {
   return {
     name: 'resolve',
     description:
-      'POST /api/v1/music/resolve on 100,000 generated works (quick: 20,000): p50/p99 and throughput by slug, title and catalog-wide; index build and memory',
+      'POST /api/v1/music/resolve on 100,000 generated works (quick: 20,000; --resolve-works N): p50/p99 and throughput by slug, title and catalog-wide; index build and memory',
     async run(ctx: SectionContext): Promise<Omit<SectionResult, 'durationMs'>> {
-      const r = await runResolveBench({ quick: ctx.quick, log: ctx.log });
+      const r = await runResolveBench({ quick: ctx.quick, works: options.works, log: ctx.log });
       return {
         status: 'ok',
         message: String(r.message),
@@ -819,7 +821,9 @@ export function resolveSection(): Section {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const quick = process.argv.includes('--quick');
+  const at = process.argv.indexOf('--works');
+  const works = at > 0 ? Number(process.argv[at + 1]) : undefined;
   const started = performance.now();
-  const result = await runResolveBench({ quick, log: (m) => console.error(`[resolve] ${m}`) });
+  const result = await runResolveBench({ quick, works, log: (m) => console.error(`[resolve] ${m}`) });
   console.log(JSON.stringify({ ...result, durationMs: Math.round(performance.now() - started) }, null, 2));
 }

@@ -54,7 +54,7 @@ const DISTINCT_FACTOR = 20;
  * list is shuffled. Throws when the catalog cannot give DISTINCT_FACTOR x the cache's entries,
  * rather than reporting a cached figure as an uncached one.
  */
-async function distinctQueries(base: string, slugs: string[], instruments: string[]): Promise<WrkRequest[]> {
+export async function distinctQueries(base: string, slugs: string[], instruments: string[]): Promise<WrkRequest[]> {
   const words = [...new Set(slugs.flatMap((sl) => sl.split('-')).filter((w) => /^[a-z]{3,}$/.test(w)))].slice(0, 400);
   const filters = [
     ...words.map((w) => `query=${w}`),
@@ -86,7 +86,7 @@ async function distinctQueries(base: string, slugs: string[], instruments: strin
 }
 
 /** Generated builds link to this origin (the build key depends on it); the service listens on any port. */
-const GENERATED_BASE_URL = 'http://127.0.0.1:4398';
+export const GENERATED_BASE_URL = 'http://127.0.0.1:4398';
 
 export interface ScaleOptions {
   sizes?: number[];

@@ -1811,6 +1811,120 @@ export interface components {
             /** @description IANA media type, e.g. "application/vnd.recordare.musicxml+xml". */
             mediaType: string;
             /**
+             * RenderedAudio
+             * @description Audio rendered from a score by the archive (docs/audio.md, "Rendered from the score").
+             */
+            renderedAudio?: {
+                cuts: {
+                    /** @description The bar line the music stops on (1 = the first bar line). */
+                    barIndex: number;
+                    /** @description Where that bar line is, seconds. */
+                    barSeconds: number;
+                    /** @description The cut is exactly this long. */
+                    seconds: number;
+                }[];
+                files: {
+                    byteLength: number;
+                    /** @description 2 (stereo). */
+                    channels: number;
+                    /** @description Measured: decoded sample frames / sample rate (the MP3 gapless, delay and padding trimmed). */
+                    durationSeconds: number;
+                    /**
+                     * @description flac: the lossless master (16-bit); mp3: 192 kbit/s CBR with a LAME header declaring encoder delay and padding.
+                     * @enum {string}
+                     */
+                    format: "flac" | "mp3";
+                    /** @description MP3: the encoder delay and padding (samples) its LAME header declares, which gapless players trim. */
+                    gapless: {
+                        encoderDelay: number;
+                        padding: number;
+                    } | null;
+                    /** @description Measured integrated loudness (LUFS), by the archive meter (EBU R128); the target is -14. */
+                    integratedLufs: number | null;
+                    /** @description Measured loudness range (LU). */
+                    loudnessRangeLu: number | null;
+                    mediaType: string;
+                    /** @description File name in the audio folder, e.g. "master.flac", "cut-60.mp3", "loop.flac". */
+                    name: string;
+                    /**
+                     * @description master: the whole score; cut-30 / cut-60: exactly 30 s / 60 s, the music stopping on a bar line and ringing out (no fade); loop: one period that repeats without a gap (see `loop`).
+                     * @enum {string}
+                     */
+                    role: "master" | "cut-30" | "cut-60" | "loop";
+                    /** @description Hz (48000). */
+                    sampleRate: number;
+                    /** @description SHA-256 of the served file. */
+                    sha256: string;
+                    /** @description Measured true peak (dBTP); at most -1. */
+                    truePeakDbtp: number | null;
+                    /**
+                     * Format: uri
+                     * @description Absolute link to the file.
+                     */
+                    url: string;
+                }[];
+                links: {
+                    /**
+                     * Format: uri
+                     * @description The MIDI file rendered.
+                     */
+                    midi: string | null;
+                    /**
+                     * Format: uri
+                     * @description The provenance page: score SHA-256 -> MIDI -> audio SHA-256, renderer, SoundFont, licenses, the edition and its source.
+                     */
+                    provenance: string;
+                };
+                /** @description Loopable arrangements: the lossless loop and its measured seams; null otherwise. */
+                loop: {
+                    /** @description The loop file holds frames [startFrame, endFrame); play on from startFrame. */
+                    endFrame: number;
+                    /** @description Longest silence (every channel under -60 dBFS) measured over ten repetitions of the lossless loop, ms. */
+                    longestSilenceMs: number;
+                    /** @description True only when that measurement found no silence over 5 ms. */
+                    seamless: boolean;
+                    /** @description Loop length. */
+                    seconds: number;
+                    startFrame: number;
+                } | null;
+                /** @description Length of the MIDI (its last event), seconds. */
+                midiSeconds: number | null;
+                /** @description SHA-256 of the MIDI file rendered (Verovio from the score; served in the audio folder as score.mid). */
+                midiSha256: string | null;
+                /** @description Why there is no audio (failed, pending, not-offered). */
+                reason: string | null;
+                /** @description The synthesizer and its license. */
+                renderer: {
+                    license: string;
+                    name: string;
+                    url: string;
+                    version: string;
+                } | null;
+                /**
+                 * @description Rendered audio passed the automated checks only; nobody has listened to it.
+                 * @enum {string}
+                 */
+                reviewState: "technical-pass";
+                /** @description SHA-256 of the score file rendered. */
+                scoreSha256: string | null;
+                /** @description The General MIDI SoundFont and its license. */
+                soundFont: {
+                    file: string;
+                    license: string;
+                    name: string;
+                    /** @description SHA-256 of the SoundFont file. */
+                    sha256: string;
+                    source: string;
+                } | null;
+                /** @description What the audio is, e.g. "Rendered from the score by FluidSynth 2.3.1 with the Fluid (R3) General MIDI SoundFont; technical-pass (not listening-approved until a person has listened)." */
+                statement: string | null;
+                /**
+                 * @description rendered: the files below exist; failed: the renderer could not render this score (reason); pending: not rendered yet (made in the background, published with a later build); not-offered: this archive renders no audio (reason says why, e.g. FluidSynth is not installed).
+                 * @enum {string}
+                 */
+                status: "rendered" | "failed" | "pending" | "not-offered";
+            };
+            /**
              * @description Machine review state; none implies another.
              * @enum {string}
              */
@@ -4881,6 +4995,20 @@ export interface components {
          */
         ResolveCompactCandidate: {
             arrangementId: number;
+            /** @description Attribution to give (carry it forward). */
+            attribution: string | null;
+            /** @description For each requested format present as a public file, the asset id and its download link (every public file when no format was requested); a requested format missing here is missing (see failing). To fit 8,000 bytes, a candidate that is not ready may list none (and, past that, only the first ready ones list theirs): the full answer (links.full) lists every file. */
+            downloads: {
+                /** @description Asset id: keep it with anything you take. */
+                assetId: number;
+                /** @description The asset kind that supplies it ("mp3", "musicxml", "mxl"). */
+                format: string;
+                /**
+                 * Format: uri
+                 * @description Download link of the public file.
+                 */
+                url: string;
+            }[];
             /** @description Each failing requirement in one line ("mood: ..."); empty when ready. */
             failing: string[];
             /** @description ResolveFit in short; null without a target duration. */
@@ -4890,6 +5018,8 @@ export interface components {
                 kind: "native" | "loop" | "trim" | "edit";
                 repeats: number;
             } | null;
+            /** @description License of the arrangement (carry it forward). */
+            license: string | null;
             /**
              * Format: uri
              * @description Where to hear it, or null.
@@ -4900,10 +5030,12 @@ export interface components {
             ready: boolean;
             /** @description Review state label of the arrangement. */
             review: string;
-            /** @description License and the three rights layers in one line. */
+            /** @description The three rights layers (composition, edition, recording) in one line. */
             rights: string;
             /** @description As in ResolveCandidate.score. */
             score: number;
+            /** @description Composition status and note per territory (US, EU, CA) in one line ("US public-domain: ...; EU ...; CA ..."); notes are shortened, then left out ("US, EU, CA public-domain") to fit the budget (the full answer has them whole). Carry them forward. */
+            territories: string;
             /** @description Arrangement title. */
             title: string;
             /** @description Work slug. */
@@ -5077,15 +5209,17 @@ export interface components {
          * @description One term of a vocabulary.
          */
         VocabularyTerm: {
-            /** @description The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term. */
+            /** @description The broader term ("serene" -> "calm"); a request for the broader term finds this one, and a request for this one finds the broader term (grade: broader or narrower term). Null for a top term. */
             broader: string | null;
+            /** @description Words two steps away (synonyms of synonyms, words WordNet puts next to the term): a request using one finds the term at the lowest grade. */
+            related: string[];
             /** @description When to use the term. */
             scopeNote?: string;
-            /** @description Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term. */
+            /** @description Words and phrases that mean the term: the archive's own list and WordNet 3.1 synonyms of a sense that reaches the vocabulary. A request using one finds the term (grade: synonym), and a request for the term finds a record using one. */
             synonyms: string[];
             /** @description The term as the archive writes it ("calm"). */
             term: string;
-            /** @description Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too. */
+            /** @description Inflected forms published with the term, real words only ("calmly", "pianos"); any form whose base is the term matches too (grade: word form). */
             wordForms: string[];
         };
         /**

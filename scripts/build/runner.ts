@@ -11,6 +11,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { Catalog, LoadedWork } from '../../src/domain/catalog.ts';
 import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
 import type { ScoreManifest } from '../../src/lib/site/scores.ts';
+import type { AudioSummary } from '../../src/lib/site/render-audio.ts';
 import type { SearchIndexSummary, ShardReuse } from '../../src/lib/site/search-index.ts';
 import type { IndexWorker } from '../../api/catalog/build-index.ts';
 import type { LayerManifest } from '../../src/domain/site-layers.ts';
@@ -54,6 +55,8 @@ export class BuildRun {
   /** scores: the engraving's summary, and the score manifest the pages read (the base's entries kept for works out of scope). */
   scores?: RenderSummary;
   scoresDir = '';
+  /** scores: the rendered audio's counts (none when the build renders no audio). */
+  audio?: AudioSummary;
   /** scores: the manifest's file beside client/ (written by the scores step). */
   manifestFile = '';
   scoreManifest: ScoreManifest = { scores: {} };

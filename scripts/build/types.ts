@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
 import type { RenderCacheBackend } from '../../src/lib/site/render-cache.ts';
 import type { EngravePoolOptions } from '../../src/lib/site/engrave-pool.ts';
+import type { AudioMode, AudioSummary } from '../../src/lib/site/render-audio.ts';
+import type { AudioTools } from '../../src/lib/site/audio-render.ts';
 import type { PrecompressResult } from '../../src/lib/site/precompress.ts';
 import type { ScoreManifest } from '../../src/lib/site/scores.ts';
 import type { ZipSummary } from '../../src/lib/site/work-zips.ts';
@@ -51,6 +53,16 @@ export interface BuildOptions {
   renderView?: string | null;
   /** The engraving pool's workers and budgets (defaults: every core, DEFAULT_ENGRAVE_*). */
   engrave?: Partial<EngravePoolOptions>;
+  /**
+   * Rendered audio of the public scores (src/lib/site/render-audio.ts): `build` renders what the
+   * render cache lacks, `cached` only places what it holds (the rest `pending`), `off` (the
+   * default when not given) makes none. `npm run build` takes ARCHIVE_AUDIO_RENDER or `--audio`.
+   */
+  audio?: AudioMode;
+  /** Audio left pending is to be rendered by a background full build (an apply's build in `build` mode). */
+  audioLater?: boolean;
+  /** FluidSynth, ffmpeg and the SoundFont (ARCHIVE_FLUIDSYNTH_PATH, ARCHIVE_FFMPEG_PATH, ARCHIVE_AUDIO_SOUNDFONT). */
+  audioTools?: Partial<AudioTools>;
 }
 
 export interface BuildInfo {
@@ -139,6 +151,13 @@ export interface BuildInfo {
    * into the view; `linkedFiles`: files placed as links (src/lib/site/render-view.ts).
    */
   scores: Omit<RenderSummary, 'manifest' | 'deferred'>;
+  /**
+   * Rendered audio (docs/audio.md): scores with audio in this build, of them `synthesized` by
+   * this build and `fromCache`; `failed`, `pending` (not in the cache, mode `cached`), `corrupt`
+   * cache entries, `notOffered` (why none was made: the renderer is missing), the time it took.
+   * Absent in builds made before rendered audio.
+   */
+  audio?: AudioSummary;
   /**
    * Engraved pages compressed by this build (brotli and gzip siblings, src/lib/site/precompress.ts):
    * pages, their SVG bytes, the compressed bytes of each coding, and the time it took beside Astro.

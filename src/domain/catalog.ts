@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseWorkFile } from './work-file.ts';
+import { decodeMusicXml } from './xml-text.ts';
 import { WorkContent, type AssetContent } from '../schemas/work.ts';
 import { InstrumentsFile, ProfileContent, type InstrumentContent } from '../schemas/profile.ts';
 import { validate, validatorFor } from './validation.ts';
@@ -295,6 +296,28 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
     }
   }
 
+  // Movements: each number once; a source score names one of them (and only a source score does).
+  const movementNumbers = new Set<number>();
+  (content.movements ?? []).forEach((m, i) => {
+    if (movementNumbers.has(m.number))
+      report(file, `/movements/${i}/number`, `is ${m.number}, which another movement has`);
+    movementNumbers.add(m.number);
+  });
+  content.sourceAssets.forEach((a, i) => {
+    if (a.movement !== undefined && !movementNumbers.has(a.movement))
+      report(file, `/sourceAssets/${i}/movement`, `is ${a.movement}, which /movements does not list`);
+  });
+  content.arrangements.forEach((arr, i) =>
+    arr.assets.forEach((a, j) => {
+      if (a.movement !== undefined)
+        report(
+          file,
+          `/arrangements/${i}/assets/${j}/movement`,
+          'is for source scores only (the movements of the work)',
+        );
+    }),
+  );
+
   const assetIds = new Map<number, string>();
   const checkAsset = (asset: AssetContent, pointer: string) => {
     const prev = assetIds.get(asset.id);
@@ -338,7 +361,12 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
         report(file, `${pointer}/excerpt/barCount`, `is ${barCount}, more than totalBars ${totalBars}`);
       const stored = asset.file !== undefined ? work.files.get(asset.file) : undefined;
       if (stored && asset.kind === 'musicxml') {
-        const counted = countMusicXmlBars(readFileSync(stored.absolutePath, 'utf8'));
+        let counted: number | null = null;
+        try {
+          counted = countMusicXmlBars(decodeMusicXml(readFileSync(stored.absolutePath)));
+        } catch (err) {
+          report(file, `${pointer}/file`, `cannot be read as MusicXML: ${(err as Error).message}`);
+        }
         if (counted !== null && counted !== barCount) {
           report(
             file,

@@ -106,7 +106,7 @@ export function buildWorkflow(u: Urls): Workflow {
       {
         step: 2,
         title: 'Resolve music for your channel',
-        description: `Send your channel (key + intended role) and requirements; the answer is reuse, prepare or no-music, with explained candidates. Style, instrumentation and mood words are matched by meaning against the terms at ${u.vocabulary}. Prefer: return=minimal gives a compact answer.`,
+        description: `Send your channel (key + intended role) and requirements with the header Prefer: return=minimal: the compact answer (at most 8,000 bytes for ten candidates) says reuse, prepare or no-music and gives, per candidate, the asset id and download link of each requested format, the license, the attribution and the territory notes; links.full is the full answer with every reason. Style, instrumentation and mood words are matched by meaning against the terms at ${u.vocabulary} (a brief's own words: "chilled", "no vocals", "something like Pachelbel's Canon").`,
         method: 'POST',
         href: u.resolve,
         available: served('post', '/api/v1/music/resolve'),
@@ -239,7 +239,7 @@ export function buildLlmsTxt(u: Urls, exampleSlug: string): string {
 
 > Public-domain musical works with source scores, arrangements, rendering profiles and media, for channel-production agents and readers: resolve music for a channel, reuse a canonical asset when one is ready, and otherwise contribute one through human review. Every link is absolute; every timestamp is UTC ending in Z.
 
-The loop: POST your channel and requirements to ${u.resolve}. On "reuse", use the first candidate. On "prepare", take the first missing[] item with an operation (it names the operation and the target workSlug, arrangementId and assetId), fill the contribution template from your own facts (a placeholder left in is refused), declaring the role, moods, duration, loop/trim and sections you asked for, and POST it. Track it until "applied"; the same resolve request then answers "reuse" with your contribution first.
+The loop: POST your channel and requirements to ${u.resolve} with the header \`Prefer: return=minimal\`: the compact answer (at most 8,000 bytes for ten candidates, about a third of the full one) has the verdict and, per candidate, what to act on: the asset id and download link of each requested format, the license, the attribution and the territory notes (links.full is the full answer, with every reason and note). On "reuse", use the first candidate. On "prepare", take the first missing[] item with an operation (it names the operation and the target workSlug, arrangementId and assetId), fill the contribution template from your own facts (a placeholder left in is refused), declaring the role, moods, duration, loop/trim and sections you asked for, and POST it. Track it until "applied"; the same resolve request then answers "reuse" with your contribution first.
 
 Cache records and revalidate with If-None-Match (304 means your copy is current). On HTTP 429 wait the Retry-After seconds before retrying. Public reads need no key; Never put a key in a URL, a prompt or a repository. MCP hosts can connect to ${u.mcp} (Streamable HTTP) or run \`npm run mcp\` (stdio); see the full guide.
 

@@ -19,7 +19,7 @@ export const MCP_TOOL_TEXTS: readonly McpToolText[] = [
     name: 'resolve_music',
     title: 'Resolve music for a channel',
     description:
-      'Send your channel (key + intended role) and requirements; the answer is reuse (a ready canonical asset), prepare (what to contribute) or no-music, with ranked candidates. Compact by default (per candidate: ready, fit, listen link, failing checks in one line, rights and review in one line; links.full is the whole answer); full: true for every reason, asset and rights note. Mood, style and instrumentation words are matched by meaning against GET /api/v1/music/vocabulary (synonyms, word forms, broader terms). Changes nothing. POST /api/v1/music/resolve.',
+      'Send your channel (key + intended role) and requirements; the answer is reuse (a ready canonical asset), prepare (what to contribute) or no-music, with ranked candidates. Compact by default, at most 8,000 bytes (per candidate: ready, fit, listen link, the asset id and download link of each requested format, license, attribution, territory notes, failing checks in one line, rights and review in one line; links.full is the whole answer); full: true for every reason, asset and rights note. Mood, style and instrumentation words are matched by meaning against GET /api/v1/music/vocabulary (synonyms, word forms, broader and narrower terms, graded); "no vocals" is a constraint; "something like Pachelbel\'s Canon" ranks by closeness to that work. Changes nothing. POST /api/v1/music/resolve.',
   },
   {
     name: 'search_works',

@@ -7,6 +7,7 @@
  * header declares, so a zip bomb (honest or lying about its size) is refused in milliseconds.
  */
 import { readZipEntry, zipDirectory, ZipReadError, type ZipEntry } from './zip-read.ts';
+import { decodeMusicXml, ScoreEncodingError } from './xml-text.ts';
 
 export const MAX_XML_BYTES = 20 * 1024 * 1024;
 const MAX_ENTRIES = 1000;
@@ -39,9 +40,7 @@ export function musicXmlFromMxl(bytes: Uint8Array): string {
   };
   const containerEntry = entries.find((e) => e.name === 'META-INF/container.xml');
   const container = containerEntry ? read(containerEntry) : undefined;
-  const named = container
-    ? /<rootfile\b[^>]*\bfull-path\s*=\s*"([^"]+)"/.exec(new TextDecoder().decode(container))?.[1]
-    : undefined;
+  const named = container ? rootfileOf(container) : undefined;
   const chosen = named
     ? entries.find((e) => e.name === named)
     : entries
@@ -53,5 +52,35 @@ export function musicXmlFromMxl(bytes: Uint8Array): string {
         ? `The .mxl archive names ${named} as its score, but has no such file`
         : 'The .mxl archive holds no MusicXML file',
     );
-  return new TextDecoder().decode(read(chosen));
+  return scoreText(read(chosen));
+}
+
+/**
+ * The score's path in the archive as META-INF/container.xml names it: the first `<rootfile>`
+ * whose media type is MusicXML (or unstated; MusicXML 4.0 puts the score first, and a PDF or
+ * image may follow it). Either quote, any encoding the container declares. Undefined when none.
+ */
+export function rootfileOf(container: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = decodeMusicXml(container);
+  } catch {
+    return undefined;
+  }
+  for (const m of text.slice(0, 64 * 1024).matchAll(/<rootfile\b([^>]*)>/g)) {
+    const attrs = m[1]!;
+    const path = /\bfull-path\s*=\s*(["'])([^"']+)\1/.exec(attrs)?.[2];
+    const type = /\bmedia-type\s*=\s*(["'])([^"']*)\1/.exec(attrs)?.[2];
+    if (path && (type === undefined || /musicxml|\bxml\b/i.test(type))) return path;
+  }
+  return undefined;
+}
+
+/** The root file's bytes as MusicXML text, in the encoding it declares (src/domain/xml-text.ts). */
+function scoreText(data: Uint8Array): string {
+  try {
+    return decodeMusicXml(data);
+  } catch (err) {
+    throw new MxlError(`The score in the .mxl archive cannot be read: ${(err as ScoreEncodingError).message}`);
+  }
 }

@@ -120,6 +120,13 @@ export const PROBLEM_TYPES = [
       'A browser page on another site may not call /mcp (MCP transport security). MCP hosts and command-line clients send no Origin and are allowed; an operator lists other trusted origins in ARCHIVE_MCP_ALLOWED_ORIGINS.',
   },
   {
+    name: 'host-not-allowed',
+    title: 'Host not allowed',
+    status: 421,
+    description:
+      "The request was addressed to a host name this service is not known by (its Host header, or the forwarded host behind a trusted proxy). Only the public base URL's host, the loopback names and the names an operator lists in ARCHIVE_ALLOWED_HOSTS are answered; this refuses pages that point another name at the service (DNS rebinding).",
+  },
+  {
     name: 'key-in-url',
     title: 'Key in the URL',
     status: 400,

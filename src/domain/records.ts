@@ -12,6 +12,7 @@ import remarkRehype from 'remark-rehype';
 import rehypeSanitize from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
 import type { AccessLevel } from '../schemas/common.ts';
+import type { RenderedAudio } from '../schemas/audio.ts';
 import { ACCESS_LEVELS } from '../schemas/common.ts';
 import type {
   ArrangementRecord,
@@ -90,6 +91,8 @@ export interface RecordExtras {
   pdfAssetIds?: ReadonlySet<number>;
   /** The archive offers reader sign-in (GitHub OAuth), so signed-in files have a protected link. */
   readerSignIn?: boolean;
+  /** Scores' rendered audio by asset id, as records publish it (src/lib/site/audio-record.ts). */
+  renderedAudio?: ReadonlyMap<number, RenderedAudio>;
 }
 
 function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: RecordExtras = {}): AssetRecord {
@@ -135,6 +138,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
     technicalChecks: asset.technicalChecks ?? null,
     excerpt: asset.excerpt ?? null,
     measured: asset.measured ?? null,
+    ...(extras.renderedAudio?.has(asset.id) ? { renderedAudio: extras.renderedAudio.get(asset.id)! } : {}),
     links,
   };
 }
@@ -274,7 +278,9 @@ export function buildWorkRecord(
   const arrangements: ArrangementRecord[] = [...c.arrangements]
     .sort((a, b) => a.rank - b.rank || a.id - b.id)
     .map((arr) => {
-      const assets = arr.assets.map((a) => assetRecord(a, work, u, { readerSignIn: extras.readerSignIn }));
+      const assets = arr.assets.map((a) =>
+        assetRecord(a, work, u, { readerSignIn: extras.readerSignIn, renderedAudio: extras.renderedAudio }),
+      );
       return {
         id: arr.id,
         rank: arr.rank,
@@ -337,6 +343,18 @@ export function buildWorkRecord(
     rightsNote: quoteFacts(c.rightsNote, c),
     rights: rightsWithFacts(c.rights, c),
     reuse: { ...reuseSummary({ rights: c.rights, arrangements }), rule: REUSE_RULE },
+    // A work kept as one score per movement lists them in order, each with its scores.
+    ...(c.movements?.length
+      ? {
+          movements: [...c.movements]
+            .sort((a, b) => a.number - b.number)
+            .map((m) => ({
+              number: m.number,
+              title: m.title,
+              assetIds: c.sourceAssets.filter((a) => a.movement === m.number).map((a) => a.id),
+            })),
+        }
+      : {}),
     sourceAssets,
     arrangements,
     comments: c.comments,
@@ -684,6 +702,17 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `- Checked: ${r.checkedAtUtc}`,
     `- Evidence: ${r.evidenceUrls.map(markdownUrl).join(' ')}`,
     '',
+    ...(record.movements?.length
+      ? [
+          '## Movements',
+          '',
+          ...record.movements.map(
+            (m) =>
+              `${m.number}. ${cell(m.title)}${m.assetIds.length ? ` (asset${m.assetIds.length > 1 ? 's' : ''} ${m.assetIds.map(cell).join(', ')})` : ''}`,
+          ),
+          '',
+        ]
+      : []),
     '## Source assets',
     '',
     ...assetTable(record.sourceAssets),
@@ -746,6 +775,14 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`);
   for (const a of record.sourceAssets)
     if (a.links.pdf) lines.push(`- Score PDF (asset ${cell(a.id)}, ${cell(a.title)}): ${a.links.pdf}`);
+  for (const a of [...record.sourceAssets, ...record.arrangements.flatMap((x) => x.assets)]) {
+    const audio = a.renderedAudio;
+    if (audio?.status !== 'rendered') continue;
+    const master = audio.files.find((f) => f.role === 'master' && f.format === 'flac');
+    lines.push(
+      `- Rendered audio (asset ${cell(a.id)}, ${cell(a.title)}): ${cell(audio.statement ?? '')}${master ? ` ${master.durationSeconds} s, ${master.integratedLufs} LUFS, true peak ${master.truePeakDbtp} dBTP.` : ''} Provenance: ${audio.links.provenance}`,
+    );
+  }
   lines.push(
     `- All public files (zip with SHA256SUMS): ${record.links.filesZip}`,
     `- Report a correction: ${record.links.corrections}`,

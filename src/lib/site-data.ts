@@ -33,6 +33,8 @@ import type { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { dropSharedScoreManifest, scoreManifest, type ScoreManifest } from './site/scores.ts';
 import { patchSorted, sortKept } from './site/kept-order.ts';
+import { renderedAudioRecord } from './site/audio-record.ts';
+import type { RenderedAudio } from '../schemas/audio.ts';
 
 /** Source scores of a work that the build engraved to a PDF (from the score manifest). */
 function pdfAssetIds(work: LoadedWork, scores: ScoreManifest): Set<number> {
@@ -42,6 +44,18 @@ function pdfAssetIds(work: LoadedWork, scores: ScoreManifest): Set<number> {
     if (s?.status === 'rendered' && s.pdf) ids.add(a.id);
   }
   return ids;
+}
+
+/** Rendered audio of a work's scores (source and arrangement), as records publish it. */
+function renderedAudioOf(work: LoadedWork, scores: ScoreManifest, baseUrl: string): Map<number, RenderedAudio> {
+  const out = new Map<number, RenderedAudio>();
+  const slug = work.content.slug;
+  const assets = [...work.content.sourceAssets, ...(work.content.arrangements ?? []).flatMap((a) => a.assets)];
+  for (const a of assets) {
+    const audio = scores.scores[`${slug}/${a.id}`]?.audio;
+    if (audio) out.set(a.id, renderedAudioRecord(audio, baseUrl, slug, a.id));
+  }
+  return out;
 }
 
 /** The base URL the pages build links from (PUBLIC_BASE_URL without its trailing slashes). */
@@ -62,6 +76,7 @@ export function workRecordFor(
   return buildWorkRecord(loaded, catalog, siteBaseUrl(options.baseUrl), {
     pdfAssetIds: pdfAssetIds(loaded, options.scores),
     readerSignIn: options.readerSignIn,
+    renderedAudio: renderedAudioOf(loaded, options.scores, siteBaseUrl(options.baseUrl)),
   });
 }
 

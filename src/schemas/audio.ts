@@ -155,3 +155,133 @@ const sameMeasurement: Same<DomainMeasurement, AudioMeasurement> = true;
 const sameDisagreement: Same<DomainDisagreement, Disagreement> = true;
 void sameMeasurement;
 void sameDisagreement;
+
+// ---------- rendered audio (docs/audio.md, "Rendered from the score") ----------
+
+const Url = (description: string) => Type.String({ format: 'uri', description });
+const Digest = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
+
+export const RenderedAudioFile = Type.Object(
+  {
+    name: Type.String({ description: 'File name in the audio folder, e.g. "master.flac", "cut-60.mp3", "loop.flac".' }),
+    role: StringEnum(['master', 'cut-30', 'cut-60', 'loop'] as const, {
+      description:
+        'master: the whole score; cut-30 / cut-60: exactly 30 s / 60 s, the music stopping on a bar line and ringing out (no fade); loop: one period that repeats without a gap (see `loop`).',
+    }),
+    format: StringEnum(['flac', 'mp3'] as const, {
+      description:
+        'flac: the lossless master (16-bit); mp3: 192 kbit/s CBR with a LAME header declaring encoder delay and padding.',
+    }),
+    mediaType: Type.String(),
+    sha256: Digest('SHA-256 of the served file.'),
+    byteLength: Type.Integer({ minimum: 0 }),
+    sampleRate: Type.Integer({ description: 'Hz (48000).' }),
+    channels: Type.Integer({ description: '2 (stereo).' }),
+    durationSeconds: Seconds(
+      'Measured: decoded sample frames / sample rate (the MP3 gapless, delay and padding trimmed).',
+    ),
+    integratedLufs: Lufs('Measured integrated loudness (LUFS), by the archive meter (EBU R128); the target is -14.'),
+    truePeakDbtp: Lufs('Measured true peak (dBTP); at most -1.'),
+    loudnessRangeLu: Lufs('Measured loudness range (LU).'),
+    gapless: Nullable(
+      Type.Object({ encoderDelay: Type.Integer({ minimum: 0 }), padding: Type.Integer({ minimum: 0 }) }, { ...strict }),
+      {
+        description:
+          'MP3: the encoder delay and padding (samples) its LAME header declares, which gapless players trim.',
+      },
+    ),
+    url: Url('Absolute link to the file.'),
+  },
+  { ...strict, title: 'RenderedAudioFile', description: 'One mastered deliverable of a rendered score.' },
+);
+
+export const RenderedAudio = Type.Object(
+  {
+    status: StringEnum(['rendered', 'failed', 'pending', 'not-offered'] as const, {
+      description:
+        'rendered: the files below exist; failed: the renderer could not render this score (reason); pending: not rendered yet (made in the background, published with a later build); not-offered: this archive renders no audio (reason says why, e.g. FluidSynth is not installed).',
+    }),
+    statement: Nullable(Type.String(), {
+      description:
+        'What the audio is, e.g. "Rendered from the score by FluidSynth 2.3.1 with the Fluid (R3) General MIDI SoundFont; technical-pass (not listening-approved until a person has listened)."',
+    }),
+    reason: Nullable(Type.String(), { description: 'Why there is no audio (failed, pending, not-offered).' }),
+    reviewState: StringEnum(['technical-pass'] as const, {
+      description: 'Rendered audio passed the automated checks only; nobody has listened to it.',
+    }),
+    scoreSha256: Nullable(Digest('SHA-256 of the score file rendered.')),
+    midiSha256: Nullable(
+      Digest('SHA-256 of the MIDI file rendered (Verovio from the score; served in the audio folder as score.mid).'),
+    ),
+    midiSeconds: Nullable(Seconds('Length of the MIDI (its last event), seconds.')),
+    renderer: Nullable(
+      Type.Object(
+        { name: Type.String(), version: Type.String(), license: Type.String(), url: Type.String() },
+        { ...strict },
+      ),
+      { description: 'The synthesizer and its license.' },
+    ),
+    soundFont: Nullable(
+      Type.Object(
+        {
+          name: Type.String(),
+          file: Type.String(),
+          sha256: Digest('SHA-256 of the SoundFont file.'),
+          license: Type.String(),
+          source: Type.String(),
+        },
+        { ...strict },
+      ),
+      { description: 'The General MIDI SoundFont and its license.' },
+    ),
+    files: Type.Array(RenderedAudioFile),
+    cuts: Type.Array(
+      Type.Object(
+        {
+          seconds: Seconds('The cut is exactly this long.'),
+          barIndex: Type.Integer({
+            minimum: 1,
+            description: 'The bar line the music stops on (1 = the first bar line).',
+          }),
+          barSeconds: Seconds('Where that bar line is, seconds.'),
+        },
+        { ...strict },
+      ),
+    ),
+    loop: Nullable(
+      Type.Object(
+        {
+          startFrame: Type.Integer({ minimum: 0 }),
+          endFrame: Type.Integer({
+            minimum: 1,
+            description: 'The loop file holds frames [startFrame, endFrame); play on from startFrame.',
+          }),
+          seconds: Seconds('Loop length.'),
+          longestSilenceMs: Type.Number({
+            minimum: 0,
+            description:
+              'Longest silence (every channel under -60 dBFS) measured over ten repetitions of the lossless loop, ms.',
+          }),
+          seamless: Type.Boolean({ description: 'True only when that measurement found no silence over 5 ms.' }),
+        },
+        { ...strict },
+      ),
+      { description: 'Loopable arrangements: the lossless loop and its measured seams; null otherwise.' },
+    ),
+    links: Type.Object(
+      {
+        provenance: Url(
+          'The provenance page: score SHA-256 -> MIDI -> audio SHA-256, renderer, SoundFont, licenses, the edition and its source.',
+        ),
+        midi: Nullable(Url('The MIDI file rendered.')),
+      },
+      { ...strict },
+    ),
+  },
+  {
+    ...strict,
+    title: 'RenderedAudio',
+    description: 'Audio rendered from a score by the archive (docs/audio.md, "Rendered from the score").',
+  },
+);
+export type RenderedAudio = Static<typeof RenderedAudio>;

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelContext } from './channel.ts';
-import { CatalogNumber, LifeDate, Lyricist, WikidataId } from './work.ts';
+import { CatalogNumber, LifeDate, Lyricist, Movement, WikidataId } from './work.ts';
 import { GenreTerm } from './genre.ts';
 import { InstrumentContent } from './profile.ts';
 import {
@@ -206,6 +206,13 @@ export const ContributionWork = Type.Object(
       40,
       'Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication).',
     ),
+    movements: Type.Optional(
+      Type.Array(Movement, {
+        maxItems: 100,
+        description:
+          'For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`.',
+      }),
+    ),
   },
   {
     ...strict,
@@ -267,6 +274,14 @@ export const ContributionAsset = Type.Object(
     reviewState: StringEnum(ASSET_REVIEW_STATES, {
       description: 'Review state the submitter claims; "human-listening-approved" requires submittedBy.kind Human.',
     }),
+    movement: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 999,
+        description:
+          'A score of one movement: its number in work.movements (a new work sent as one score per movement).',
+      }),
+    ),
     loudnessLufs: Type.Optional(
       Nullable(Type.Number({ minimum: -70, maximum: 0 }), {
         description:

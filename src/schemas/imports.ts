@@ -9,13 +9,40 @@ import { Problem } from './envelope.ts';
 
 const strict = { additionalProperties: false } as const;
 
+/** Where an imported work's facts came from: the corpus's index, works.csv, or the score file itself. */
+export const FACT_SOURCES = ['corpus-index', 'works-csv', 'score-file'] as const;
+export type FactSource = (typeof FACT_SOURCES)[number];
+
+/** What matched between an item and its probable duplicate, and whether everything did (src/domain/corpus/duplicates.ts). */
+export const DuplicateMatch = Type.Object(
+  {
+    matched: Type.Array(Type.String({ maxLength: 200 }), {
+      maxItems: 20,
+      description: 'What matched, in words: "composer", "catalog number K. 464", "title".',
+    }),
+    exact: Type.Boolean({
+      description:
+        'The composer, the title and every catalog number are the same: a batch `merge` that names no items merges only exact matches.',
+    }),
+  },
+  { ...strict, title: 'DuplicateMatch' },
+);
+export type DuplicateMatch = Static<typeof DuplicateMatch>;
+
 export const ImportItemInput = Type.Object(
   {
     contribution: MusicContributionInput,
     duplicateOf: Type.Optional(
       Nullable(Type.String({ maxLength: 200 }), {
         description:
-          'A probable duplicate the importer found: a work slug in the catalog or another item of the batch (same composer; same title or catalog number).',
+          'A probable duplicate the importer found: a work slug in the catalog or another item of the batch (same composer; a shared whole catalog number, or the same title without a catalog number that tells them apart).',
+      }),
+    ),
+    duplicateMatch: Type.Optional(DuplicateMatch),
+    factsFrom: Type.Optional(
+      StringEnum(FACT_SOURCES, {
+        description:
+          "Where the work's facts came from: the corpus's index, works.csv, or the score file itself (not checked against any table).",
       }),
     ),
   },
@@ -106,6 +133,14 @@ export const BatchItemView = Type.Object(
     duplicateOf: Nullable(Type.String(), {
       description:
         'A probable duplicate: a catalog work\'s slug, or "batch item <key>" for another item of the batch. The `merge` action adds this item\'s files to that work as another source score.',
+    }),
+    duplicateMatch: Nullable(DuplicateMatch, {
+      description:
+        'What matched the probable duplicate; null when none is flagged, or for items flagged before it was recorded.',
+    }),
+    factsFrom: Nullable(StringEnum(FACT_SOURCES), {
+      description:
+        'Where the work\'s facts came from: "corpus-index", "works-csv", or "score-file" (read from the file itself, not checked against any table); null for items submitted before it was recorded.',
     }),
     newTerms: Type.Array(Type.String(), {
       description:

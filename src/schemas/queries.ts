@@ -19,7 +19,7 @@ const text = (description: string) => Type.Optional(Type.String({ maxLength: QUE
 export const WorksQuery = Type.Object(
   {
     query: text(
-      'Words to find in title, original title, aliases, composer (any name form), lyricist, catalog numbers, genre, period, key, instruments and styles; "oe", "ae", "ue" find "ö", "ä", "ü" ("erlkoenig" finds "Erlkönig").',
+      'Words to find in title, original title, aliases, composer (any name form), lyricist, catalog numbers, genre, period, key, instruments and styles; "oe", "ae", "ue" find "ö", "ä", "ü" ("erlkoenig" finds "Erlkönig"). Works whose composer the words name ("Wolf": Hugo Wolf) come first. A query that is one catalog number ("Op. 18", "BWV 1007") finds the works with that whole number (Op. 18 and Op. 18 No. 1, not Op. 180).',
     ),
     genre: text('Genre words, e.g. "suite".'),
     composer: text('Composer in any name form ("Bach, J.S.", "J. S. Bach", "dvorak").'),
@@ -49,6 +49,19 @@ export const WorksQuery = Type.Object(
   { description: 'Catalog search parameters.', additionalProperties: false },
 );
 export type WorksQuery = Static<typeof WorksQuery>;
+
+/**
+ * The search page's parameters (/search/): the catalog search's, plus `q`, the name people and
+ * other search engines use for the words (`query` wins when both are given).
+ */
+export const SearchPageQuery = Type.Object(
+  {
+    ...WorksQuery.properties,
+    q: text('The words to find, as `query` (the parameter name search engines and people use).'),
+  },
+  { description: 'Search page parameters.', additionalProperties: false },
+);
+export type SearchPageQuery = Static<typeof SearchPageQuery>;
 
 export const ProfilesQuery = Type.Object(
   {

@@ -462,10 +462,30 @@ export const ResolveCompactCandidate = Type.Object(
       { description: 'ResolveFit in short; null without a target duration.' },
     ),
     listen: Nullable(AbsoluteUrl('A public MP3/WAV to hear it.'), { description: 'Where to hear it, or null.' }),
+    downloads: Type.Array(
+      Type.Object(
+        {
+          format: Type.String({ description: 'The asset kind that supplies it ("mp3", "musicxml", "mxl").' }),
+          assetId: Type.Integer({ minimum: 1, description: 'Asset id: keep it with anything you take.' }),
+          url: AbsoluteUrl('Download link of the public file.'),
+        },
+        strict,
+      ),
+      {
+        description:
+          'For each requested format present as a public file, the asset id and its download link (every public file when no format was requested); a requested format missing here is missing (see failing). To fit 8,000 bytes, a candidate that is not ready may list none (and, past that, only the first ready ones list theirs): the full answer (links.full) lists every file.',
+      },
+    ),
+    license: Nullable(Type.String(), { description: 'License of the arrangement (carry it forward).' }),
+    attribution: Nullable(Type.String(), { description: 'Attribution to give (carry it forward).' }),
+    territories: Type.String({
+      description:
+        'Composition status and note per territory (US, EU, CA) in one line ("US public-domain: ...; EU ...; CA ..."); notes are shortened, then left out ("US, EU, CA public-domain") to fit the budget (the full answer has them whole). Carry them forward.',
+    }),
     failing: Type.Array(Type.String(), {
       description: 'Each failing requirement in one line ("mood: ..."); empty when ready.',
     }),
-    rights: Type.String({ description: 'License and the three rights layers in one line.' }),
+    rights: Type.String({ description: 'The three rights layers (composition, edition, recording) in one line.' }),
     review: Type.String({ description: 'Review state label of the arrangement.' }),
   },
   {

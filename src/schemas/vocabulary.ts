@@ -16,14 +16,19 @@ export const VocabularyTerm = Type.Object(
     term: Type.String({ minLength: 1, maxLength: 80, description: 'The term as the archive writes it ("calm").' }),
     broader: Nullable(Type.String({ maxLength: 80 }), {
       description:
-        'The broader term ("serene" -> "calm"); a request for the broader term also finds this one. Null for a top term.',
+        'The broader term ("serene" -> "calm"); a request for the broader term finds this one, and a request for this one finds the broader term (grade: broader or narrower term). Null for a top term.',
     }),
     synonyms: Type.Array(Type.String({ maxLength: 80 }), {
       description:
-        "Words that mean the term: the archive's own list and WordNet 3.1 synonyms mapped onto it. A request using one finds the term.",
+        "Words and phrases that mean the term: the archive's own list and WordNet 3.1 synonyms of a sense that reaches the vocabulary. A request using one finds the term (grade: synonym), and a request for the term finds a record using one.",
+    }),
+    related: Type.Array(Type.String({ maxLength: 80 }), {
+      description:
+        'Words two steps away (synonyms of synonyms, words WordNet puts next to the term): a request using one finds the term at the lowest grade.',
     }),
     wordForms: Type.Array(Type.String({ maxLength: 80 }), {
-      description: 'Inflected forms that also match ("calmer", "calmly"); any form whose base is the term matches too.',
+      description:
+        'Inflected forms published with the term, real words only ("calmly", "pianos"); any form whose base is the term matches too (grade: word form).',
     }),
     scopeNote: Type.Optional(Type.String({ maxLength: 300, description: 'When to use the term.' })),
   },

@@ -3,7 +3,7 @@
  * front matter of `works/<slug>/index.md`; `WorkRecord` is what the build publishes at
  * `/api/v1/works/{slug}` (absolute links, review-state labels, digests filled in).
  */
-import { AssetMeasurement } from './audio.ts';
+import { AssetMeasurement, RenderedAudio } from './audio.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   ACCESS_LEVELS,
@@ -91,6 +91,19 @@ export const CatalogNumber = Type.Object(
     number: Type.String({ minLength: 1, maxLength: 40, description: 'Number within the catalog, e.g. "1007".' }),
   },
   { ...strict, description: 'One catalog number of the work.' },
+);
+
+/** One movement of a work kept as one score file per movement (a quartet's four movements). */
+export const Movement = Type.Object(
+  {
+    number: Type.Integer({ minimum: 1, maximum: 999, description: "The movement's place in the work, 1 first." }),
+    title: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The movement\'s title or tempo heading, e.g. "Menuetto and Trio".',
+    }),
+  },
+  { ...strict, description: 'One movement of the work.' },
 );
 
 const LayerNote = Type.String({ maxLength: 1000, description: 'Why this status holds, in plain words.' });
@@ -221,6 +234,14 @@ const assetContentFields = {
     Nullable(AssetMeasurement, {
       description:
         'MP3/WAV measured by the archive at accept, with the declared values beside it (written by review; not hand-edited).',
+    }),
+  ),
+  movement: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 999,
+      description:
+        "The movement (its number in the work's `movements`) a source score holds, when the work is kept as one score per movement; absent when the file holds the whole work.",
     }),
   ),
 };
@@ -369,6 +390,13 @@ export const WorkContent = Type.Object(
       description: 'Plain summary of what may be reused and why.',
     }),
     rights: WorkRights,
+    movements: Type.Optional(
+      Type.Array(Movement, {
+        maxItems: 100,
+        description:
+          'The movements of a work kept as one score per movement, in order (each source score names its own with `movement`); absent or empty when each score holds the whole work.',
+      }),
+    ),
     sourceAssets: Type.Array(AssetContent, { description: 'Source scores and pages.' }),
     arrangements: Type.Array(ArrangementContent, { default: [], description: 'Arrangements.' }),
     comments: Type.Array(Comment, { default: [], description: 'Approved comments.' }),
@@ -406,6 +434,8 @@ const assetRecordFields = {
     description:
       'MP3/WAV: what the archive measured when the file was accepted (duration, EBU R128 loudness, true peak, loudness range, sections, quiet stretches, narration-bed level), with what the contribution declared and where they disagree; null when not measured (e.g. files that predate measurement).',
   }),
+  /** Scores (MusicXML): the audio the archive rendered from this score; absent when the build rendered no audio. */
+  renderedAudio: Type.Optional(RenderedAudio),
   links: Type.Object(
     {
       download: Nullable(
@@ -501,6 +531,25 @@ export const WorkRecord = Type.Object(
         rule: Type.String({ description: 'What "cleared for reuse" means, in words.' }),
       },
       { ...strict, description: 'Reuse at a glance, by the readiness rule resolve applies.' },
+    ),
+    movements: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            number: Movement.properties.number,
+            title: Movement.properties.title,
+            assetIds: Type.Array(Type.Integer(), {
+              description:
+                'The source scores of this movement (ids in sourceAssets); their links include the engraved pages and PDF.',
+            }),
+          },
+          { ...strict },
+        ),
+        {
+          description:
+            'The movements, in order, each with its source scores, for a work kept as one score per movement; absent when each score holds the whole work.',
+        },
+      ),
     ),
     sourceAssets: Type.Array(AssetRecord, { description: 'Source scores and pages.' }),
     arrangements: Type.Array(ArrangementRecord, { description: 'Arrangements, best rank first.' }),

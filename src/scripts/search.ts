@@ -2,7 +2,8 @@
 /**
  * The search page's client: queries the Pagefind index written after `astro build` (one record
  * per work, src/lib/site/search-index.ts; a large catalog's several indexes merged as one), with composer, genre and instrument filters. Pagefind
- * folds diacritics, so "dvorak" finds "Dvořák". Results are built with DOM calls; the excerpt Pagefind returns is
+ * folds diacritics, so "dvorak" finds "Dvořák"; a catalog-number query ("Op. 18") is the index's
+ * catalog filter, so it finds what the catalog API finds. Results are built with DOM calls; the excerpt Pagefind returns is
  * parsed inertly and only its text and <mark> highlights are kept. Without JavaScript the same
  * form asks /api/v1/works instead.
  */
@@ -19,9 +20,12 @@ interface Pagefind {
   filters(): Promise<Record<string, Record<string, number>>>;
   search(
     query: string | null,
-    o?: { filters?: Record<string, string> },
+    o?: { filters?: Record<string, string | { any: string[] }> },
   ): Promise<{ results: Array<{ id: string; data(): Promise<PagefindResultData> }> }>;
 }
+
+import { catalogQueryKey } from '../domain/catalog-numbers.ts';
+import { namedComposers } from '../domain/works-query.ts';
 
 const PAGE_SIZE = 20;
 const FILTERS = ['composer', 'genre', 'instrument'] as const;
@@ -133,9 +137,21 @@ async function main(form: HTMLFormElement): Promise<void> {
       return;
     }
     status.textContent = 'Searching …';
-    const found = await pagefind.search(query || null, { filters });
+    // A query that is one catalog number ("Op. 18") finds the works with that whole number, by the
+    // index's catalog filter: the same works the catalog API answers (src/domain/catalog-numbers.ts).
+    const key = catalogQueryKey(query);
+    // A composer the query names ("Wolf": Hugo Wolf) has their works listed first, then the rest
+    // (as the catalog search lists them): asked for by the composer filter, then without it.
+    const named = key || filters.composer ? [] : namedComposers(query, Object.keys(known.composer ?? {}));
+    const found = key
+      ? await pagefind.search(null, { filters: { ...filters, catalog: key } })
+      : await pagefind.search(query || null, { filters });
+    const first = named.length
+      ? (await pagefind.search(query, { filters: { ...filters, composer: { any: named } } })).results
+      : [];
     if (mine !== generation) return;
-    results = found.results;
+    const firstIds = new Set(first.map((r) => r.id));
+    results = [...first, ...found.results.filter((r) => !firstIds.has(r.id))];
     list.replaceChildren();
     await render(0);
     if (mine !== generation) return;

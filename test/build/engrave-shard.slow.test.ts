@@ -2,10 +2,11 @@
  * `npm run engrave -- --shard i/n <corpus folder>` against the project's S3 test server: two
  * processes started at once with 1/2 and 2/2 fill the shared render cache (ARCHIVE_BLOB_STORE=s3)
  * with no coordinator but the cache; no score is engraved twice, together they engrave every
- * score of the folder, and a later run finds every score cached and engraves nothing.
+ * score of the folder (.mxl, .xml and .musicxml, UTF-16 included), and a later run finds every
+ * score cached and engraves nothing.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { corpusScores, LIEDER, spread } from '../helpers/corpus-content.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
+import { encodedScores } from '../helpers/encoded-scores.ts';
 import { parseShard, shardOf, type EngraveRunSummary } from '../../scripts/engrave.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const run = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-engrave-shard-'));
@@ -37,6 +40,14 @@ beforeAll(async () => {
     copyFileSync(file, path.join(corpus, `song-${i}.mxl`));
     return createHash('sha256').update(readFileSync(file)).digest('hex');
   });
+  // Every score file the build and the importer take: .xml (UTF-16, as Sibelius writes it) and
+  // .musicxml in a sub-folder are engraved too.
+  for (const g of encodedScores().filter((x) => x.rel.endsWith('.xml') || x.rel.endsWith('.musicxml'))) {
+    const file = path.join(corpus, 'more', path.basename(g.rel));
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, g.bytes);
+    digests.push(createHash('sha256').update(g.bytes).digest('hex'));
+  }
 });
 
 async function engrave(shard: string): Promise<EngraveRunSummary> {
@@ -81,8 +92,8 @@ describe('engrave --shard', () => {
     // Disjoint, and together every score of the folder.
     expect(one.engraved.filter((d) => two.engraved.includes(d))).toEqual([]);
     expect([...one.engraved, ...two.engraved].sort()).toEqual([...new Set(digests)].sort());
-    expect(one.engraved.every((d) => shardOf(d, 2) === 1)).toBe(true);
-    expect(two.engraved.every((d) => shardOf(d, 2) === 2)).toBe(true);
+    expectEach(one.engraved, (d) => shardOf(d, 2) === 1);
+    expectEach(two.engraved, (d) => shardOf(d, 2) === 2);
     // One engraving entry per score in the bucket (a corpus folder has no PDF metadata).
     expect(await keys('named/render-cache/v1/engraving/')).toHaveLength(new Set(digests).size);
 

@@ -21,6 +21,7 @@ import {
 } from '../../scripts/catalog-snapshot.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildInfo, digests, IncrementalBuilds } from '../helpers/build-folders.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const BASE_URL = 'https://snapshot.example.test';
 const builds = new IncrementalBuilds('pdma-snapshot-', BASE_URL);
@@ -125,9 +126,10 @@ describe('incremental build shortcuts', () => {
     expect(works?.map((w) => ({ ...w, files: [...w.files.entries()] }))).toEqual(
       catalog.works.map((w) => ({ ...w, files: [...w.files.entries()] })),
     );
-    expect(
-      works!.flatMap((w) => [...w.files.values()]).every((f) => f.absolutePath.startsWith(path.join(repo, 'works'))),
-    ).toBe(true);
+    expectEach(
+      works!.flatMap((w) => [...w.files.values()]),
+      (f) => f.absolutePath.startsWith(path.join(repo, 'works')),
+    );
     const file = path.join(dir, CATALOG_SNAPSHOT);
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('"format":1', '"format":0'));

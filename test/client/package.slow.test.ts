@@ -6,7 +6,7 @@
  * consumer under `tsc --strict` with TypeScript 5 (the workspace's).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -41,8 +41,26 @@ describe('the packed client', () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n').filter(Boolean);
     expect(files).toEqual(
-      expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/schema.d.ts']),
+      expect.arrayContaining([
+        'package/dist/index.js',
+        'package/dist/index.d.ts',
+        'package/dist/schema.d.ts',
+        'package/README.md',
+        'package/LICENSE',
+      ]),
     );
+    // Every file the package's exports name is in the tarball (the archive-source condition's TypeScript source too).
+    const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'client', 'package.json'), 'utf8')) as {
+      main: string;
+      types: string;
+      exports: Record<string, Record<string, string>>;
+    };
+    const targets = [
+      manifest.main,
+      manifest.types,
+      ...Object.values(manifest.exports).flatMap((e) => Object.values(e)),
+    ];
+    for (const target of targets) expect(files, target).toContain(`package/${target.replace(/^\.\//, '')}`);
     const app = path.join(dir, 'app');
     mkdirSync(app);
     writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));

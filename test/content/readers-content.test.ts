@@ -14,6 +14,7 @@ import { countMusicXmlBars, formatLintMessage, loadCatalog } from '../../src/dom
 import { checkPageRights, hostTerms, pageRightsWords } from '../../src/domain/page-rights.ts';
 import { broaderGenre, narrowerGenres } from '../../src/domain/genres.ts';
 import { excerptWords } from '../../src/domain/records.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const WORK = MINI_WORK;
 const copies = fixtureCopies('pdma-lint17-');
@@ -155,11 +156,12 @@ describe('the shipped sample content', () => {
     const { catalog, messages } = loadCatalog(path.join(PROJECT_ROOT, 'content'));
     expect(messages.map(formatLintMessage)).toEqual([]);
     const pages = catalog.works.flatMap((w) => w.content.sourceAssets.filter((a) => a.kind === 'source-page'));
-    expect(pages.filter((a) => hostTerms(a.url ?? a.sourcePageUrl)?.site === 'Wikipedia').every((a) => a.rightsStatus === 'third-party-license' && a.license === 'CC-BY-SA-4.0')).toBe(true);
+    const wikipedia = pages.filter((a) => hostTerms(a.url ?? a.sourcePageUrl)?.site === 'Wikipedia');
+    expectEach(wikipedia, (a) => a.rightsStatus === 'third-party-license' && a.license === 'CC-BY-SA-4.0');
     expect(pages.some((a) => a.rightsStatus === 'public-domain' && hostTerms(a.url ?? a.sourcePageUrl) !== null)).toBe(false);
     const scores = catalog.works.flatMap((w) => w.content.sourceAssets.filter((a) => a.kind === 'musicxml' && a.file));
     expect(scores.length).toBeGreaterThan(0);
-    expect(scores.every((a) => a.excerpt)).toBe(true);
+    expectEach(scores, (a) => a.excerpt);
     // The genre facet has a handful of broader terms, not one value per work.
     const broader = new Set(catalog.works.map((w) => broaderGenre(catalog.genres, w.content.genre)));
     expect(broader.size).toBeLessThanOrEqual(6);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Started, ServiceRun } from '../helpers/process.ts';
 import { fillTemplate, satieTemplate } from '../helpers/filled-template.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const serviceRun = new ServiceRun('pdma-crash-');
 const dataDir = serviceRun.dataDir;
@@ -75,7 +76,7 @@ describe('SIGKILL during a burst of submissions', () => {
     // The kill really happened mid-stream: some answered, some never did.
     expect(got202.length).toBeGreaterThanOrEqual(KILL_AFTER);
     expect(answers.some((a) => a.status === 0)).toBe(true);
-    expect(answers.every((a) => a.status === 202 || a.status === 0)).toBe(true);
+    expectEach(answers, (a) => a.status === 202 || a.status === 0);
 
     // Every state file parses (temporary files never end in .json).
     const state = path.join(dataDir, 'state');
@@ -91,7 +92,7 @@ describe('SIGKILL during a burst of submissions', () => {
 
     // Retrying everything: the answered ones keep their codes; none is stored twice.
     const retried = await Promise.all(Array.from({ length: TOTAL }, (_, i) => post(restarted.url, i)));
-    expect(retried.every((a) => a.status === 202)).toBe(true);
+    expectEach(retried, (a) => a.status === 202);
     for (const a of got202) expect(retried[a.i]!.code).toBe(a.code);
     const contributions = stateFiles(path.join(state, 'contributions'));
     expect(contributions).toHaveLength(TOTAL);

@@ -11,6 +11,7 @@ import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { CONTRIBUTIONS, REPORTS, openIntakeApp, validReport, type IntakeApp } from './helpers.ts';
 import { intakeDirs } from '../../api/contributions/store.ts';
 import { fillTemplate } from '../helpers/filled-template.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 let t: IntakeApp;
 let template: MusicContributionInput;
@@ -85,7 +86,7 @@ describe('contribution intake', () => {
     const answers = await Promise.all(
       Array.from({ length: 25 }, () => t.post(CONTRIBUTIONS, withKey('concurrent-duplicate-key'))),
     );
-    expect(answers.every((a) => a.statusCode === 202)).toBe(true);
+    expectEach(answers, (a) => a.statusCode === 202);
     expect(new Set(answers.map((a) => a.json().data.trackingCode)).size).toBe(1);
     expect(answers.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
   });

@@ -12,7 +12,14 @@ import { newWorkFile, parseWorkFile } from '../../src/domain/work-file.ts';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
 import { musicXmlFacts } from '../../src/domain/corpus/musicxml-facts.ts';
 import { parseTsv } from '../../src/domain/corpus/tsv.ts';
-import { corpusKindOf, idOfFileName, indexTables, planItem } from '../../src/domain/corpus/openscore.ts';
+import {
+  corpusKindOf,
+  corpusWork,
+  idOfFileName,
+  indexTables,
+  titlePairCounts,
+} from '../../src/domain/corpus/openscore.ts';
+import { planWork } from '../../src/domain/corpus/plan.ts';
 import { stagedFileUrl } from '../../api/imports/staged-files.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 
@@ -97,7 +104,7 @@ export function makeCorpusContent(dir: string, scores: string[], options: { samp
 }
 
 /**
- * One corpus score as the importer plans it (src/domain/corpus/openscore.ts: the same body
+ * One corpus score as the importer plans it (src/domain/corpus/openscore.ts and plan.ts: the same body
  * `npm run import` submits), with its bytes, for tests that submit import items over HTTP.
  */
 export function plannedImportItem(
@@ -112,18 +119,25 @@ export function plannedImportItem(
   const bytes = readFileSync(file);
   const kind = corpusKindOf([fileName])!;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const plan = planItem(
+  const id = idOfFileName(kind, fileName)!;
+  const work = corpusWork(
     kind,
     index,
-    {
-      relPath: path.relative(scoresDir, file),
-      id: idOfFileName(kind, fileName)!,
-      sha256,
-      byteLength: bytes.length,
-      facts: musicXmlFacts(musicXmlFromMxl(bytes)),
-    },
-    { asOfYear: 2026, stagedUrl: stagedFileUrl, corpusUrl: 'https://github.com/OpenScore' },
+    { itemKey: `${kind.prefix}${id}`, ids: [id], setId: null },
+    [
+      {
+        relPath: path.relative(scoresDir, file),
+        id,
+        sha256,
+        byteLength: bytes.length,
+        kind: 'mxl',
+        facts: musicXmlFacts(musicXmlFromMxl(bytes)),
+      },
+    ],
+    { corpusUrl: 'https://github.com/OpenScore', pairs: titlePairCounts(index) },
   );
+  if ('skip' in work) throw new Error(`${fileName} was not planned: ${work.skip}`);
+  const plan = planWork(work, { asOfYear: 2026, stagedUrl: stagedFileUrl });
   if (plan.kind !== 'submit') throw new Error(`${fileName} was not planned: ${plan.reason}`);
   plan.body.target = { workSlug: slug };
   return { body: plan.body, bytes, sha256 };

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openApp, testClock, type TestApp, type TestClock } from '../helpers/app.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const ADMIN = 'desk-admin-secret-1';
 const LIBRARY = 'desk-library-secret-1';
@@ -110,7 +111,7 @@ describe('desk session', () => {
   it('limits failed sign-ins per address (429 with Retry-After)', async () => {
     const codes: number[] = [];
     for (let i = 0; i < 11; i++) codes.push((await signIn(`wrong-key-${i}`)).res.statusCode);
-    expect(codes.slice(0, 10).every((c) => c === 401)).toBe(true);
+    expectEach(codes.slice(0, 10), (c) => c === 401);
     expect(codes[10]).toBe(429);
     const last = await signIn('wrong-key-again');
     // 10 a minute: the next failed check is allowed in 6 s, and is once the clock has moved.

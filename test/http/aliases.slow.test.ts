@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, type TestApp } from '../helpers/app.ts';
 import { indexWork } from '../../src/domain/works-query.ts';
 import type { WorkRecord, WorkSummary } from '../../src/schemas/work.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -89,10 +90,7 @@ describe('popular titles and aliases', () => {
         answer.missing.some((m: { what: string }) => m.what === 'work'),
         title,
       ).toBe(false);
-      expect(
-        answer.candidates.every((c: { workSlug: string }) => c.workSlug === slug),
-        title,
-      ).toBe(true);
+      expectEach(answer.candidates as Array<{ workSlug: string }>, (c) => c.workSlug === slug);
     }
   });
 });

@@ -94,6 +94,14 @@ describe('search without JavaScript', () => {
     expect(res.body).toContain('1 work found for “bwv1007”.');
     expect(res.body).toMatch(/<input id="search-q"[^>]*value="bwv1007"/);
     expect(res.headers['content-security-policy']).toBe(PUBLIC_CSP);
+    // ?q= (what people and search engines send) is ?query=.
+    const q = await get('/search/?q=bwv1007', BROWSER);
+    expect(q.statusCode, q.body.slice(0, 300)).toBe(200);
+    expect(q.body).toContain('1 work found for “bwv1007”.');
+    expect(q.body).toMatch(/<input id="search-q"[^>]*value="bwv1007"/);
+    // A catalog number finds the works with that whole number: Op. 9 No. 2, not Op. 95.
+    const op9 = await get('/search/?q=Op.%209', BROWSER);
+    expect(op9.body).toContain('1 work found for “Op. 9”.');
   });
 
   it('pages through many results with links, keeps the filters, and says when nothing matched', async () => {

@@ -70,7 +70,12 @@ async function untilFinished(url: string): Promise<Record<string, any>> {
 }
 
 beforeAll(async () => {
-  w = await openWritableApp({ prefix: 'pdma-batch-actions-', env: { ARCHIVE_ADMIN_KEYS: `alice=${KEY}` } });
+  // One engraving worker: a batch accept then runs two items side by side, so a stop mid-action
+  // with three items leaves one waiting.
+  w = await openWritableApp({
+    prefix: 'pdma-batch-actions-',
+    env: { ARCHIVE_ADMIN_KEYS: `alice=${KEY}`, ARCHIVE_ENGRAVE_WORKERS: '1' },
+  });
   app = w.app;
   for (const id of FIRST) await submit(id);
 }, 120_000);

@@ -14,6 +14,7 @@ import { cookieOf, csrfOf } from '../desk/helpers.ts';
 
 const AVE_MARIA = '6389103'; // Schubert, "Ellens Gesang III, D.839": the sample catalog has D. 839
 const OTHER = '5016466';
+const EXACT = '5701612'; // submitted as an exact duplicate (the importer's finding is what the server keeps)
 const EXISTING = 'schubert-ave-maria-d-839';
 const BATCH = 'openscore-lieder';
 
@@ -22,7 +23,12 @@ const codes: Record<string, string> = {};
 
 const git = (...args: string[]) => execFileSync('git', ['-C', h.contentRepo, ...args], { encoding: 'utf8' });
 
-async function submit(id: string, slug: string, duplicateOf: string | null) {
+async function submit(
+  id: string,
+  slug: string,
+  duplicateOf: string | null,
+  duplicateMatch?: { matched: string[]; exact: boolean },
+) {
   const { body, bytes } = plannedImportItem(LIEDER, `lc${id}.mxl`, slug);
   const put = await h.app.inject({
     method: 'PUT',
@@ -31,14 +37,21 @@ async function submit(id: string, slug: string, duplicateOf: string | null) {
     payload: bytes,
   });
   expect(put.statusCode, put.body).toBe(201);
-  const res = await h.post('/api/v1/admin/imports/items', { contribution: body, duplicateOf });
+  const res = await h.post('/api/v1/admin/imports/items', {
+    contribution: body,
+    duplicateOf,
+    ...(duplicateMatch ? { duplicateMatch } : {}),
+  });
   expect(res.statusCode, res.body).toBe(201);
   codes[id] = res.json().data.trackingCode;
 }
 
 beforeAll(async () => {
   h = await openReviewHarness({});
-  await submit(AVE_MARIA, 'franz-schubert-ellens-gesang-iii-d-839', EXISTING);
+  await submit(AVE_MARIA, 'franz-schubert-ellens-gesang-iii-d-839', EXISTING, {
+    matched: ['composer', 'catalog number D. 839'],
+    exact: false,
+  });
   await submit(OTHER, 'song-other', null);
 }, 120_000);
 afterAll(() => h?.close());
@@ -55,6 +68,23 @@ describe('merging a probable duplicate into the existing work', () => {
     expect(batch.items.map((i: { status: string }) => i.status)).toEqual(['pending', 'pending']);
   });
 
+  it('a merge that names no items merges only the exact duplicates; the batch says what matched', async () => {
+    await submit(EXACT, 'song-exact', EXISTING, {
+      matched: ['composer', 'catalog number D. 839', 'title'],
+      exact: true,
+    });
+    const before = (await h.get(`/api/v1/admin/batches/${BATCH}`)).json().data.items as Array<Record<string, any>>;
+    expect(before.find((i) => i.itemKey === `lc${AVE_MARIA}`)!.duplicateMatch).toEqual({
+      matched: ['composer', 'catalog number D. 839'],
+      exact: false,
+    });
+    const acted = await h.actOnBatch(BATCH, 'merge', {});
+    expect(acted.data, acted.body).toMatchObject({ state: 'completed', total: 1, actedOn: 1, failed: 0 });
+    const after = (await h.get(`/api/v1/admin/batches/${BATCH}`)).json().data.items as Array<Record<string, any>>;
+    const status = (id: string) => after.find((i) => i.itemKey === `lc${id}`)!.status;
+    expect([status(EXACT), status(AVE_MARIA), status(OTHER)]).toEqual(['accepted', 'pending', 'pending']);
+  });
+
   it('the desk offers the merge; the admin API merges: accepted as a source score of the existing work, recorded with the key label', async () => {
     // The desk's batch page shows the button beside the flag.
     const signIn = await h.app.inject({
@@ -67,6 +97,19 @@ describe('merging a probable duplicate into the existing work', () => {
     const page = await h.app.inject({ url: `/admin/batches/${BATCH}`, headers: { cookie } });
     expect(page.body).toContain('data-duplicate-of="schubert-ave-maria-d-839"');
     expect(page.body).toContain('name="action" value="merge"');
+    // Before a merge the desk shows the pair side by side, with what matched.
+    expect(page.body).toContain(`/admin/batches/${BATCH}/compare/lc${AVE_MARIA}`);
+    const compare = await h.app.inject({ url: `/admin/batches/${BATCH}/compare/lc${AVE_MARIA}`, headers: { cookie } });
+    expect(compare.statusCode, compare.body).toBe(200);
+    expect(compare.body).toContain('Partial match: composer, catalog number D. 839.');
+    const row = (fact: string) =>
+      new RegExp(`<tr data-fact="${fact}" data-same="(true|false)">(.*?)</tr>`, 's').exec(compare.body);
+    expect(row('title')?.[1], compare.body).toBe('false');
+    expect(row('title')?.[2]).toContain('Ellens Gesang III');
+    expect(row('title')?.[2]).toContain('Ave Maria');
+    expect(row('composer')?.[2]).toContain('Franz Schubert');
+    expect(row('catalog')?.[2]).toMatch(/D\. 839.*D\. 839/s);
+    expect(compare.body).toContain('name="action" value="merge"');
     const acted = await h.app.inject({
       method: 'POST',
       url: `/admin/batches/${BATCH}/act`,

@@ -11,6 +11,7 @@ import { runScript } from '../helpers/process.ts';
 import { launchBrowser, openPage, SKIP_BROWSER_TESTS } from '../helpers/browser.ts';
 import { PROJECT_ROOT, listenOnLoopback } from '../helpers/app.ts';
 import { LABELED_ADMIN_KEY, openReviewHarness, type ReviewHarness } from '../review/harness.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const LIEDER = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'openscore-lieder');
 const QUARTETS = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'openscore-string-quartets');
@@ -41,7 +42,8 @@ const SONGS = [
   '5101826',
 ];
 const LATER = ['6051638', '6017264', '5046362', '6051719', '5002015', '6050301'];
-const QUARTET = '7070781';
+/** Mozart's "Haydn" quartets, all "Op. 10": K. 464 as four movement files (7070781 is one of them), the rest one file each. */
+const HAYDN_QUARTETS = ['7070781', '7103818', '7294793', '7302710', '7353137', '7471661'];
 
 interface Run {
   code: number | null;
@@ -90,7 +92,7 @@ describe('bulk import of a corpus through review', () => {
     const b = await batch();
     expect(b.total).toBe(SONGS.length);
     expect(new Set(b.items.map((i) => i.trackingCode)).size).toBe(SONGS.length);
-    expect(b.items.every((i) => i.status === 'pending')).toBe(true);
+    expectEach(b.items, (i) => i.status === 'pending');
     // The file scores.tsv does not list is found by its file name and folder.
     const unlisted = b.items.find((i) => i.itemKey === `lc${UNLISTED}`)!;
     expect(unlisted.composer).toBe('Erik Satie');
@@ -151,13 +153,29 @@ describe('bulk import of a corpus through review', () => {
     ]);
   }, 120_000);
 
-  it('imports a quartet into its own batch', async () => {
-    const run = await runImport(server, [QUARTETS, '--only', QUARTET]);
+  it('imports K. 464 (four movement files) as one work with four movements, and K. 387/421/428/458/465 as five works, none a duplicate; again, nothing new', async () => {
+    const run = await runImport(server, [QUARTETS, '--only', HAYDN_QUARTETS.join(',')]);
     expect(run.code, run.stderr + run.stdout).toBe(0);
-    expect(summaryOf(run).submitted).toBe(1);
+    const s = summaryOf(run);
+    expect(s).toMatchObject({ submitted: 6, duplicates: 0, considered: 9 });
     const res = await h.get('/api/v1/admin/batches/openscore-string-quartets');
-    expect(res.json().data.items[0]).toMatchObject({ composer: 'Wolfgang Amadeus Mozart', itemKey: `sq${QUARTET}` });
-  }, 120_000);
+    const items = res.json().data.items as Array<Record<string, any>>;
+    expect(items.map((i) => i.itemKey).sort()).toEqual(
+      ['sq7103818', 'sq7294793', 'sq7302710', 'sq7353137', 'sq7471661', 'sqset5108515'].sort(),
+    );
+    expectEach(items, (i) => i.composer === 'Wolfgang Amadeus Mozart' && i.duplicateOf === null);
+    const k464 = items.find((i) => i.itemKey === 'sqset5108515')!;
+    const body = (await h.get(`/api/v1/admin/contributions/${k464.trackingCode}`)).json().data.submission;
+    expect(body.work.movements.map((m: { title: string }) => m.title)).toEqual([
+      'Allegro',
+      'Menuetto and Trio',
+      'Andante',
+      'Allegro',
+    ]);
+    expect(body.assets.filter((a: { kind: string }) => a.kind === 'mxl')).toHaveLength(4);
+    const again = summaryOf(await runImport(server, [QUARTETS, '--only', HAYDN_QUARTETS.join(',')]));
+    expect(again).toMatchObject({ submitted: 0, alreadySubmitted: 6 });
+  }, 300_000);
 
   it.skipIf(SKIP_BROWSER_TESTS)(
     'the batch in the desk (Chromium): filtered, a work inspected, one declined, one accepted',
@@ -255,6 +273,13 @@ describe('bulk import of a corpus through review', () => {
     expect(after.items.filter((i) => i.status === 'applied').length).toBe(rest.length);
     const landed = git(h.contentRepo, 'rev-list', '--first-parent', `${mainBefore}..main`).split('\n');
     expect(landed).toHaveLength(1);
+    // One tree change: a commit with main before it as its only parent, naming every work's code.
+    expect(git(h.contentRepo, 'rev-list', '--parents', '-n', '1', 'main').trim().split(' ')).toEqual([
+      landed[0],
+      mainBefore,
+    ]);
+    for (const i of rest)
+      expect(git(h.contentRepo, 'log', '-1', '--format=%B', 'main')).toContain(`Tracking-Code: ${i.trackingCode}`);
     expect(git(h.contentRepo, 'log', '-1', '--format=%B', 'main')).toContain(
       `Apply ${rest.length} works of the review batch openscore-lieder`,
     );
@@ -267,7 +292,10 @@ describe('bulk import of a corpus through review', () => {
 
     const item = await h.get(`/api/v1/admin/contributions/${erl.trackingCode}`);
     const history = item.json().data.history as Array<{ actor?: string; action?: string }>;
-    expect(history.filter((x) => x.action).every((x) => x.actor === 'alice')).toBe(true);
+    expectEach(
+      history.filter((x) => x.action),
+      (x) => x.actor === 'alice',
+    );
 
     const found = await h.get('/api/v1/works?query=erlkoenig');
     expect(found.statusCode, found.body).toBe(200);

@@ -9,8 +9,9 @@ export interface ListeningArchive extends IntakeApp {
 
 export async function listenArchive(
   limits: { contributions?: string; reports?: string } = {},
+  env: Record<string, string> = {},
 ): Promise<ListeningArchive> {
-  const t = await openIntakeApp(limits);
+  const t = await openIntakeApp(limits, env);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   return { ...t, url: `http://127.0.0.1:${port}` };

@@ -17,6 +17,7 @@ import { listenArchive, type ListeningArchive } from './helpers.ts';
 import { openIntakeApp, validReport } from '../contributions/helpers.ts';
 import type { AddressInfo } from 'node:net';
 import { MCP_SERVER_NAME, MCP_SERVER_VERSION } from '../../api/mcp/server.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const TOOL_NAMES = [
   'answer_information_request',
@@ -149,7 +150,7 @@ describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => 
     const profiles = await call(client, 'list_profiles', { renderReady: true });
     const items = (profiles.structuredContent as { data: { items: { renderReady: boolean }[] } }).data.items;
     expect(items.length).toBeGreaterThan(0);
-    expect(items.every((p) => p.renderReady)).toBe(true);
+    expectEach(items, (p) => p.renderReady);
 
     const instruments = await call(client, 'list_instruments');
     expect(

@@ -98,7 +98,7 @@ describe('server timeouts', () => {
     const slow = await Promise.all(Array.from({ length: 30 }, () => open(port)));
     const answeredAt = keepAlive.map((w) => {
       const done = answered(w);
-      w.socket.write('GET /healthz HTTP/1.1\r\nHost: archive.test\r\nConnection: keep-alive\r\n\r\n');
+      w.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
       return done;
     });
     // Slowloris: a header line every 200 ms keeps the socket busy, so only the headers timeout ends it.
@@ -111,7 +111,7 @@ describe('server timeouts', () => {
               : '',
           );
     }, 200);
-    for (const w of slow) w.socket.write('GET /healthz HTTP/1.1\r\nHost: archive.test\r\n');
+    for (const w of slow) w.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     try {
       for (const w of silent)
         expect((await w.closedAt) - w.openedAt).toBeLessThanOrEqual(
@@ -186,7 +186,7 @@ describe('graceful stop', () => {
     const imp = ((await created.json()) as { data: { id: string; files: Array<{ id: string }> } }).data;
     const w = await open(s.serving.port);
     w.socket.write(
-      `PUT /api/v1/library/imports/${imp.id}/files/${imp.files[0]!.id}?offset=0 HTTP/1.1\r\nHost: archive.test\r\nX-Archive-Import-Key: ${LIB['x-archive-import-key']}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${bytes.length}\r\n\r\n`,
+      `PUT /api/v1/library/imports/${imp.id}/files/${imp.files[0]!.id}?offset=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Archive-Import-Key: ${LIB['x-archive-import-key']}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${bytes.length}\r\n\r\n`,
     );
     w.socket.write(bytes.subarray(0, 4000));
     const staging = path.join(s.dataDir, 'blobs', 'staging', 'library', imp.id, imp.files[0]!.id);
@@ -215,7 +215,7 @@ describe('graceful stop', () => {
     s = await openServed({ ARCHIVE_DRAIN_TIMEOUT_MS: '5000' });
     const w = await open(s.serving.port);
     const done = answered(w);
-    w.socket.write('GET /healthz HTTP/1.1\r\nHost: archive.test\r\n\r\n');
+    w.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await done;
     // An idle keep-alive connection does not hold the stop up.
     const started = Date.now();

@@ -16,6 +16,7 @@ import { compareRanked, packKey } from '../../src/domain/resolve/rank.ts';
 import type { MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const BASE = 'https://resolve.example.test';
 const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
@@ -267,7 +268,7 @@ describe('every ready arrangement resolves to reuse, first', () => {
         expect(r.missing).toEqual([]);
         const first = r.candidates[0]!;
         expect([first.workSlug, first.arrangementId, first.ready]).toEqual([slug, id, true]);
-        expect(first.reasons.every((x) => x.passed)).toBe(true);
+        expectEach(first.reasons, (x) => x.passed);
         const mp3 = first.formats.find((f) => f.format === 'mp3')!;
         expect(mp3.download).toMatch(new RegExp(`^${BASE}/works/${slug}/files/.+\\.mp3$`));
         expect(first.assets.find((x) => x.id === mp3.assetId)).toMatchObject({
@@ -305,7 +306,7 @@ describe('not-ready arrangements resolve to prepare, naming exactly what is miss
         false,
       ]);
       expect(missingOf(r)).toEqual(c.missing);
-      expect(r.missing.every((m) => m.workSlug === c.slug)).toBe(true);
+      expectEach(r.missing, (m) => m.workSlug === c.slug);
     });
   }
   for (const [slug, role] of PLANNED) {
@@ -629,7 +630,7 @@ describe('ranking and tie-breaks', () => {
       'beethoven-fur-elise#1',
       'satie-gymnopedie-1#1',
     ]);
-    expect(r.candidates.slice(0, ready.length).every((c) => c.ready)).toBe(true);
+    expectEach(r.candidates.slice(0, ready.length), (c) => c.ready);
     expect(ready[0]!.score).toBe(100);
     expect(ready[3]!.score).toBeLessThan(100);
     expect(ready[3]!.score).toBe(ready[4]!.score);

@@ -11,6 +11,7 @@ import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../
 import { buildResolveCatalog, recordingClearedForReuse, reuseSummary } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const BASE = 'https://reuse.example.test';
 const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
@@ -34,7 +35,7 @@ describe('recordings cleared for reuse (one rule for the page and resolve)', () 
     const underReview = verdicts.filter((v) => v.arrangement === 'rights-review-required');
     expect(underReview.length).toBeGreaterThan(0);
     expect(underReview.some((v) => v.asset === 'human-listening-approved')).toBe(true);
-    expect(underReview.every((v) => !v.cleared)).toBe(true);
+    expectEach(underReview, (v) => !v.cleared);
     expect(verdicts.filter((v) => v.cleared)).toHaveLength(1);
   });
 

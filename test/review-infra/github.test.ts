@@ -16,6 +16,7 @@ import {
 } from '../../api/forge/github-webhook.ts';
 import type { Forge, ProposalInput, ReviewRef } from '../../api/forge/types.ts';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const TOKEN = 'test-token';
 const REPO = 'acme/content';
@@ -353,11 +354,10 @@ describe('pollGitHub', () => {
       // Once the workflow has recorded them, only the still-open review remains to watch.
       const again = await pollGitHub({ token: TOKEN, repository: REPO, apiUrl: gh.url }, [refs[2]!], handlers);
       expect(again).toEqual({ merged: [], closed: [], errors: [] });
-      expect(
-        gh.calls
-          .filter((call) => call.method === 'GET' && call.path.endsWith('/pulls'))
-          .every((call) => call.query.state === 'closed' || call.query.state === 'open'),
-      ).toBe(true);
+      expectEach(
+        gh.calls.filter((call) => call.method === 'GET' && call.path.endsWith('/pulls')),
+        (call) => call.query.state === 'closed' || call.query.state === 'open',
+      );
     } finally {
       await gh.close();
     }

@@ -91,15 +91,10 @@ describe('what resolve ranks on can be supplied', () => {
       { label: 'b', startSeconds: 10, endSeconds: 5 },
       { label: 'a', startSeconds: 2, endSeconds: 4 },
     ];
-    try {
-      buildContributionChange(input(s));
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toBeInstanceOf(ProposalError);
-      expect((err as ProposalError).reasons.join(' ')).toMatch(
-        /sections\[0\] \("b"\) must end after it starts.*sections\[1\] \("a"\) starts before/,
-      );
-    }
+    const build = () => buildContributionChange(input(s));
+    expect(build).toThrow(ProposalError);
+    // A ProposalError's message is its reasons, joined.
+    expect(build).toThrow(/sections\[0\] \("b"\) must end after it starts.*sections\[1\] \("a"\) starts before/);
   });
 
   it('target.arrangementId adds the files to that arrangement instead of a new one (operation arrangement or performance)', () => {

@@ -107,12 +107,9 @@ describe('contribution builders', () => {
     const stale = () =>
       buildContributionChange(input(submission({ target: { workSlug: 'satie-gymnopedie-1', baseSha256: H } })));
     expect(stale).toThrow(/stale/);
-    try {
-      buildContributionChange(input(submission(), { work: null }));
-    } catch (err) {
-      expect(err).toBeInstanceOf(ProposalError);
-      expect((err as ProposalError).stale).toBe(true);
-    }
+    const vanished = () => buildContributionChange(input(submission(), { work: null }));
+    expect(vanished).toThrow(ProposalError);
+    expect(vanished).toThrow(expect.objectContaining({ stale: true }));
   });
 
   it('lowers a contributed profile that claims approval', () => {

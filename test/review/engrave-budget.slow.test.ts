@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findScore, LARGEST_QUARTET, QUARTETS } from '../helpers/corpus-content.ts';
 import { startHttpsServer, type HttpsTestServer } from '../helpers/https-server.ts';
 import { startService, type Started } from '../helpers/process.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-engrave-budget-'));
 const KEY = 'admin-engrave-budget-1';
@@ -142,7 +143,7 @@ describe('a score over the engraving budget at accept', () => {
     });
     // The server answered health checks while the accept (fetch, hash, checks) was in progress.
     expect(health.filter((h) => h.during).length).toBeGreaterThanOrEqual(3);
-    expect(health.every((h) => h.status === 200)).toBe(true);
+    expectEach(health, (h) => h.status === 200);
     // And the pool is still there for the next score: the problem page exists.
     const page = await fetch(`${url}/problems/engraving-over-budget`);
     expect(page.status).toBe(200);

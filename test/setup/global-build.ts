@@ -35,6 +35,9 @@ export default function setup(project: TestProject) {
       // A render cache of this run's own: tests never see scores engraved by an earlier run.
       '--render-cache',
       path.join(root, 'render-cache'),
+      // The sample's rendered audio, made once per run (the other test builds render none: vitest.config.ts).
+      '--audio',
+      'build',
     ],
     { stdio: 'inherit' },
   );

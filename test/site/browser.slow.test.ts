@@ -68,6 +68,28 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     await close(probe);
   });
 
+  it('a catalog-number query finds the same works in Pagefind as in the catalog API; ?q= is ?query=', async () => {
+    for (const q of ['Op. 9', 'op 101', 'BWV 1007', 'K. 525']) {
+      const api = (await (
+        await fetch(`${site.url}/api/v1/works?query=${encodeURIComponent(q)}&pageSize=100`)
+      ).json()) as {
+        data: { items: Array<{ slug: string }> };
+      };
+      const want = api.data.items.map((w) => `${site.url}/works/${w.slug}/`).sort();
+      expect(want.length, q).toBeGreaterThan(0);
+      const probe = await open(`/search/?q=${encodeURIComponent(q)}`);
+      const { page } = probe;
+      await page.locator('#search-form[data-ready="true"]').waitFor();
+      await page.locator('#search-status', { hasText: /found/ }).waitFor();
+      const hrefs = await page
+        .locator('#search-results a')
+        .evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
+      expect(hrefs.sort(), q).toEqual(want);
+      expect(await page.getByLabel('Title, composer, catalog number or instrument').inputValue()).toBe(q);
+      await close(probe);
+    }
+  });
+
   it('the home search box goes to the search page with JavaScript and to the catalog API without it', async () => {
     const withJs = await open('/');
     await withJs.page.getByLabel(/Search works/).fill('faure');

@@ -24,6 +24,7 @@ import { MIN_STAFF_PX, NARROW_PAGE_PX } from '../../src/lib/site/scores.ts';
 import { renderScores } from '../../src/lib/site/render-scores.ts';
 import type { Catalog } from '../../src/domain/catalog.ts';
 import { svgPagesToPdf } from '../../src/lib/site/score-pdf.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const WORK = 'satie-gymnopedie-1';
 
@@ -107,7 +108,7 @@ describe('a long score: as many PDF pages as engraved SVG pages, and a phone eng
       if (score.status !== 'rendered') return;
       expect(score.pages.length).toBeGreaterThan(1);
       expect(score.narrowPages.length).toBeGreaterThan(score.pages.length);
-      expect(score.narrowPages.every((p) => p.width === NARROW_PAGE_PX)).toBe(true);
+      expectEach(score.narrowPages, (p) => p.width === NARROW_PAGE_PX);
       const pdf = readFileSync(path.join(dir, 'out', 'files', 'works', 'long-work', 'score', '1', 'score.pdf'));
       expect(pdfPageCount(pdf)).toEqual({ objects: score.pages.length, count: score.pages.length });
     } finally {
@@ -457,7 +458,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('readers: any address, phones, print, PDF an
         statuses: [...d.querySelectorAll('tr[data-status]')].map((tr) => tr.getAttribute('data-status')),
       })),
     );
-    expect(summary.every((s) => s.firstLabel === 'Example request')).toBe(true);
+    expectEach(summary, (s) => s.firstLabel === 'Example request');
     // Public reads are not rate-limited; a read that takes a key passes the credential limiter.
     expect(
       summary.filter((s) => s.method === 'GET' && !s.statuses.includes('401') && s.statuses.includes('429')),

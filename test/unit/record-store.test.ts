@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecordExistsError, RecordStore } from '../../api/storage/record-store.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 
 const dirs: string[] = [];
 function store<T extends object>() {
@@ -30,7 +31,7 @@ describe('RecordStore', () => {
     const results = await Promise.allSettled(Array.from({ length: 50 }, (_, who) => s.create('same', { who })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(rejected.every((r) => r.reason instanceof RecordExistsError)).toBe(true);
+    expectEach(rejected, (r) => r.reason instanceof RecordExistsError);
     const files = readdirSync(path.dirname(s.pathOf('same')));
     expect(files).toEqual(['same.json']); // no temporary files left behind
   });

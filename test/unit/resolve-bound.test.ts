@@ -57,7 +57,7 @@ function body(role: MusicRole, requirements: Partial<Requirements> = {}, narrati
 function fullScan(catalog: ResolveCatalog, input: MusicResolveInput) {
   const q = compileRequest(catalog, input);
   const lists = catalog.byRole.get(q.role)!;
-  const text = { style: 0, instrumentation: 0, mood: 0 };
+  const text = { style: 0, instrumentation: 0, mood: 0, grade: 0 };
   const all = [...lists.staticReady, ...lists.rest].map((index) => ({
     index,
     key: judge(catalog, index, q, textMasksOf(catalog, q, index, text), null),

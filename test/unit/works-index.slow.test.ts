@@ -48,6 +48,7 @@ interface Fixture {
   reference: ReturnType<typeof indexWork>[];
   vocabulary: string[];
   composers: string[];
+  catalogQueries: string[];
 }
 
 function fixture(catalog: Catalog): Fixture {
@@ -70,6 +71,7 @@ function fixture(catalog: Catalog): Fixture {
     reference,
     vocabulary,
     composers: [...new Set(records.map((r) => r.composer.name))],
+    catalogQueries: catalogQueriesOf(records),
   };
 }
 
@@ -111,9 +113,23 @@ function queryText(f: Fixture) {
   const decorated = word.chain((w) =>
     fc.boolean().map((d) => (d ? [...w].map((c) => DECORATE[c] ?? c.toUpperCase()).join('') : w)),
   );
-  return fc
+  const words = fc
     .array(decorated, { minLength: 0, maxLength: 4 })
     .chain((list) => fc.constantFrom(' ', ', ', '.', ' - ').map((sep) => list.join(sep)));
+  // Catalog numbers as readers type them: a whole one, its main number, or run together.
+  return f.catalogQueries.length > 0 ? fc.oneof(words, fc.constantFrom(...f.catalogQueries)) : words;
+}
+
+/** Queries that are one catalog number each, from the catalog's own numbers ("Op. 27 No. 2", "Op. 27", "op27"). */
+function catalogQueriesOf(records: WorkRecord[]): string[] {
+  const out = new Set<string>();
+  for (const r of records)
+    for (const n of r.catalogNumbers) {
+      out.add(`${n.catalog} ${n.number}`);
+      out.add(`${n.catalog} ${n.number.split(' ')[0]}`);
+      out.add(`${n.catalog}${n.number}`.toLowerCase().replace(/[ .]/g, ''));
+    }
+  return [...out].sort().slice(0, 300);
 }
 
 function filterArb(f: Fixture) {
@@ -155,6 +171,13 @@ describe.each([
       ...f.vocabulary.map((w) => w.slice(0, 2)),
       ...f.vocabulary.filter((_, i) => i % stride === 0),
     ]);
+    for (const q of queries) expect(actual(f, { query: q }, 1, 100), q).toEqual(expected(f, { query: q }, 1, 100));
+  });
+
+  it('for every catalog number as a query, and every composer word (their works first)', () => {
+    // Sampled evenly (the linear scan re-reads every work per query).
+    const all = [...f.catalogQueries, ...new Set(f.composers.flatMap((c) => words(c)))];
+    const queries = all.filter((_, i) => i % Math.max(1, Math.floor(all.length / 60)) === 0);
     for (const q of queries) expect(actual(f, { query: q }, 1, 100), q).toEqual(expected(f, { query: q }, 1, 100));
   });
 

@@ -218,9 +218,17 @@ function filterArb(f: Fixture): fc.Arbitrary<WorksFilter> {
   const text = fc
     .array(decorated, { minLength: 0, maxLength: 3 })
     .chain((list) => fc.constantFrom(' ', ', ', ' - ').map((sep) => list.join(sep)));
+  // Catalog numbers as readers type them (a catalog-number query matches whole numbers only).
+  const catalog = [
+    ...new Set(
+      [...f.baseRecords, ...f.spare].flatMap((r) =>
+        r.catalogNumbers.flatMap((n) => [`${n.catalog} ${n.number}`, `${n.catalog} ${n.number.split(' ')[0]}`]),
+      ),
+    ),
+  ].sort();
   return fc.record(
     {
-      query: text,
+      query: catalog.length > 0 ? fc.oneof(text, fc.constantFrom(...catalog)) : text,
       genre: text,
       composer: fc.oneof(text, fc.constantFrom(...composers)),
       instrument: text,

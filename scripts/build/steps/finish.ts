@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { nginxHasBrotliStatic, renderNginxConfig } from '../../../api/site/nginx.ts';
+import { NGINX_UPSTREAMS_FILE, nginxHasBrotliStatic, renderNginxConfig } from '../../../api/site/nginx.ts';
 import { LAYER_FORMAT, nextDeleted } from '../../../src/domain/site-layers.ts';
 import { filesBelow, writeLayerFiles, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
 import type { Step } from '../runner.ts';
@@ -33,6 +33,11 @@ export const finish: Step = {
       path.join(plan.outDir, 'nginx.conf'),
       renderNginxConfig(options.nginxRoot ? path.resolve(options.nginxRoot) : plan.clientDir, {
         blobsDir: options.blobsDir ? path.resolve(options.blobsDir) : undefined,
+        // A build the server made roots at ARCHIVE_DATA_DIR/current/client: its processes are in
+        // ARCHIVE_DATA_DIR/nginx-upstreams.conf, which the server writes at every start.
+        upstreamsFile: options.nginxRoot
+          ? path.join(path.dirname(path.dirname(path.resolve(options.nginxRoot))), NGINX_UPSTREAMS_FILE)
+          : undefined,
         // nginx serves this folder on this machine: brotli when its nginx has the module.
         brotliStatic: nginxHasBrotliStatic(),
       }),

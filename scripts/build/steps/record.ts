@@ -56,6 +56,7 @@ export const record: Step = {
       works: build.counts.works,
       profiles: build.counts.profiles,
       scores: scoreCounts(build.scores!),
+      ...(build.audio ? { audio: build.audio } : {}),
       compressedPages: build.compressedPages,
       searchIndex: build.searchIndex!,
       catalogIndex: build.catalogIndex!,

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { LocalBlobStore } from '../../../api/blobs/blob-store.ts';
 import { precompressScores } from '../../../src/lib/site/precompress.ts';
 import { renderScores } from '../../../src/lib/site/render-scores.ts';
+import { renderAudios } from '../../../src/lib/site/render-audio.ts';
 import { shareScoreManifest, type ScoreManifest } from '../../../src/lib/site/scores.ts';
 import type { Step } from '../runner.ts';
 import { manifestOver, writeScoreManifest } from '../score-manifest.ts';
@@ -34,6 +35,34 @@ export const scores: Step = {
       linkLater: true,
       poolOptions: options.engrave,
     });
+    // Rendered audio of the same scores (and the arrangement scores kept as downloads), after the engravings.
+    if (options.audio && options.audio !== 'off') {
+      const { entries, summary: audio } = await renderAudios(
+        { ...build.catalog, works: build.works },
+        build.scoresDir,
+        {
+          mode: options.audio,
+          cache: options.renderCache ?? null,
+          poolOptions: options.engrave,
+          tools: options.audioTools,
+          blobPath: blobs ? (sha) => blobs.pathFor(sha) : undefined,
+        },
+      );
+      for (const [key, entry] of entries) {
+        summary.manifest.scores[key] = {
+          ...(summary.manifest.scores[key] ?? {
+            status: 'not-rendered',
+            reason: 'This arrangement score is kept as a download; the build does not engrave it.',
+          }),
+          audio: entry,
+        };
+      }
+      build.audio = { ...audio, later: options.audioLater === true };
+      if (!options.quiet)
+        console.log(
+          `[build] audio: ${audio.rendered} rendered (${audio.synthesized} synthesized, ${audio.fromCache} from the render cache), ${audio.failed} failed, ${audio.pending} pending${audio.notOffered ? `; not offered: ${audio.notOffered}` : ''}`,
+        );
+    }
     // The base's entries came from JSON; this run's pass through it, so the pages see what the file holds.
     const fresh = JSON.parse(JSON.stringify(summary.manifest.scores)) as ScoreManifest['scores'];
     const { manifest, text, unchanged } = manifestOver(plan.base?.scores ?? null, plan.scope, fresh);

@@ -22,7 +22,8 @@
  * query word is dropped first (it matches whatever the longer one matches).
  */
 import type { WorkRecord, WorkSummary } from '../../schemas/work.ts';
-import { indexWork, type IndexedWork, type WorksFilter } from '../works-query.ts';
+import { composerRankWords, constrainingWords, indexWork, type IndexedWork, type WorksFilter } from '../works-query.ts';
+import { catalogQueryKey } from '../catalog-numbers.ts';
 import { words } from '../text.ts';
 import { encodeIndex, type DecodedIndex } from './binary.ts';
 import { bitCount } from '../resolve/text-match.ts';
@@ -448,21 +449,27 @@ export function summaryTexts(index: WorksIndex, range: { ids: number[]; start: n
   );
 }
 
-/**
- * The distinct words of a filter value that constrain the answer: a word that starts another
- * word of the same value is implied by it ("bach b" matches what "bach" matches).
- */
-export function constrainingWords(value: string): string[] {
-  const list = [...new Set(words(value))];
-  return list.filter((w) => !list.some((other) => other !== w && other.startsWith(w)));
+export { constrainingWords };
+
+/** The range of sorted words a term matches: those it starts, or (exact) the one equal to it. */
+export function termRange(list: string[], word: string, exact = false): [number, number] {
+  const [lo, hi] = prefixRange(list, word);
+  if (!exact) return [lo, hi];
+  return lo < hi && list[lo] === word ? [lo, lo + 1] : [lo, lo];
 }
 
-/** Works whose field has a word starting with `word`, as a bitset; null when none. */
-function wordBits(index: WorksIndex, param: SearchParameter, word: string, size: number): Uint32Array | null {
+/** Works whose field has a word starting with `word` (or equal to it: `exact`), as a bitset; null when none. */
+function wordBits(
+  index: WorksIndex,
+  param: SearchParameter,
+  word: string,
+  size: number,
+  exact = false,
+): Uint32Array | null {
   const field = index.fields[param];
-  const k = index.denseAt[param].get(word);
+  const k = exact ? undefined : index.denseAt[param].get(word);
   if (k !== undefined) return field.dense.subarray(k * size, (k + 1) * size);
-  const [lo, hi] = prefixRange(field.words, word);
+  const [lo, hi] = termRange(field.words, word, exact);
   if (lo === hi) return null;
   const bits = new Uint32Array(size);
   const postings = field.postings;
@@ -483,15 +490,45 @@ export interface WorksPage {
 /** Constraining words a listing request may carry over all its filters (the route answers more with a 400). */
 export const MAX_QUERY_WORDS = QUERY_MAX_WORDS;
 
-/** The filter's constraining words, per parameter (blank values are no filter). */
-export function filterWords(filter: WorksFilter): Array<{ param: SearchParameter; word: string }> {
-  const out: Array<{ param: SearchParameter; word: string }> = [];
+/** One word a filter constrains by: a prefix of a field's words, or (exact) a whole word. */
+export interface FilterTerm {
+  param: SearchParameter;
+  word: string;
+  exact?: boolean;
+}
+
+/**
+ * The filter's constraining words, per parameter (blank values are no filter). A query that is one
+ * catalog number is one exact term, its key (src/domain/catalog-numbers.ts).
+ */
+export function filterWords(filter: WorksFilter): FilterTerm[] {
+  const out: FilterTerm[] = [];
   for (const [param] of SEARCH_FIELDS) {
     const value = filter[param];
     if (value === undefined || value.trim() === '') continue;
-    for (const word of constrainingWords(value)) out.push({ param, word });
+    const key = param === 'query' ? catalogQueryKey(value) : null;
+    if (key !== null) out.push({ param, word: key, exact: true });
+    else for (const word of constrainingWords(value)) out.push({ param, word });
   }
   return out;
+}
+
+/**
+ * The works whose composer every word of the query names as a whole word (they are listed
+ * first: works-query.ts), as a bitset the caller owns; null when the query ranks nothing.
+ */
+export function composerRankBits(index: WorksIndex, filter: WorksFilter): Uint32Array | null {
+  const rank = composerRankWords(filter.query);
+  if (rank.length === 0) return null;
+  const size = bitsetWords(index.count);
+  let acc: Uint32Array | null = null;
+  for (const word of rank) {
+    const bits = wordBits(index, 'composer', word, size, true);
+    if (bits === null) return new Uint32Array(size);
+    if (acc === null) acc = Uint32Array.from(bits);
+    else for (let k = 0; k < size; k++) acc[k]! &= bits[k]!;
+  }
+  return acc;
 }
 
 /**
@@ -505,13 +542,13 @@ export function matchingBits(index: WorksIndex, filter: WorksFilter): Uint32Arra
   // and stop as soon as nothing is left: the AND does not depend on the order.
   const terms = filterWords(filter).map((t) => {
     const field = index.fields[t.param];
-    if (index.denseAt[t.param].has(t.word)) return { ...t, cost: 0 };
-    const [lo, hi] = prefixRange(field.words, t.word);
+    if (!t.exact && index.denseAt[t.param].has(t.word)) return { ...t, cost: 0 };
+    const [lo, hi] = termRange(field.words, t.word, t.exact);
     return { ...t, cost: lo === hi ? -1 : field.offsets[hi]! - field.offsets[lo]! };
   });
   terms.sort((a, b) => a.cost - b.cost);
-  for (const { param, word, cost } of terms) {
-    const bits = cost < 0 ? null : wordBits(index, param, word, size);
+  for (const { param, word, cost, exact } of terms) {
+    const bits = cost < 0 ? null : wordBits(index, param, word, size, exact);
     if (bits === null) return 'none';
     if (acc === null) acc = Uint32Array.from(bits);
     else {
@@ -523,35 +560,51 @@ export function matchingBits(index: WorksIndex, filter: WorksFilter): Uint32Arra
   return acc ?? 'all';
 }
 
+/**
+ * The matching works split into the two parts listed one after the other: those whose composer the
+ * query names (composerRankBits) and the rest; one part alone when the query ranks nothing.
+ */
+export function rankedParts(index: WorksIndex, filter: WorksFilter, acc: Uint32Array): Uint32Array[] {
+  const first = composerRankBits(index, filter);
+  if (first === null) return [acc];
+  const rest = new Uint32Array(acc.length);
+  for (let k = 0; k < acc.length; k++) {
+    rest[k] = acc[k]! & ~first[k]!;
+    first[k]! &= acc[k]!;
+  }
+  return [first, rest];
+}
+
 /** The page `page` (from 1) of `pageSize` works matching `filter`, and the exact total. */
 export function searchWorks(index: WorksIndex, filter: WorksFilter, page: number, pageSize: number): WorksPage {
   const n = index.count;
   const size = bitsetWords(n);
-  const acc = matchingBits(index, filter);
+  const matched = matchingBits(index, filter);
   const skip = (page - 1) * pageSize;
-  if (acc === 'none') return { ids: [], total: 0, totalPages: 0 };
-  if (acc === 'all') {
+  if (matched === 'none') return { ids: [], total: 0, totalPages: 0 };
+  if (matched === 'all') {
     const ids: number[] = [];
     for (let id = skip; id < Math.min(n, skip + pageSize); id++) ids.push(id);
     return { ids, total: n, totalPages: Math.ceil(n / pageSize) };
   }
   let total = 0;
   const ids: number[] = [];
-  for (let k = 0; k < size; k++) {
-    let word = acc[k]!;
-    if (word === 0) continue;
-    const c = bitCount(word);
-    // Whole words before the page are counted, not walked.
-    if (total + c <= skip || ids.length >= pageSize) {
-      total += c;
-      continue;
+  for (const acc of rankedParts(index, filter, matched))
+    for (let k = 0; k < size; k++) {
+      let word = acc[k]!;
+      if (word === 0) continue;
+      const c = bitCount(word);
+      // Whole words before the page are counted, not walked.
+      if (total + c <= skip || ids.length >= pageSize) {
+        total += c;
+        continue;
+      }
+      while (word !== 0) {
+        const low = word & -word;
+        if (total >= skip && ids.length < pageSize) ids.push((k << 5) + (31 - Math.clz32(low)));
+        total++;
+        word ^= low;
+      }
     }
-    while (word !== 0) {
-      const low = word & -word;
-      if (total >= skip && ids.length < pageSize) ids.push((k << 5) + (31 - Math.clz32(low)));
-      total++;
-      word ^= low;
-    }
-  }
   return { ids, total, totalPages: Math.ceil(total / pageSize) };
 }

@@ -15,16 +15,18 @@
  * path, off the request thread) builds and encodes the overlay, the server decodes it and lays it
  * over the base it loaded.
  */
-import { indexWork } from '../works-query.ts';
+import { composerRankWords, indexWork } from '../works-query.ts';
 import type { WorksFilter } from '../works-query.ts';
 import { bitCount } from '../resolve/text-match.ts';
 import {
   SEARCH_FIELDS,
   bitsetWords,
+  composerRankBits,
   filterWords,
   matchingBits,
-  prefixRange,
+  termRange,
   workFieldWords,
+  type FilterTerm,
   type IndexInput,
   type SearchParameter,
   type WorksIndex,
@@ -351,13 +353,13 @@ export interface LayeredPage {
 }
 
 /** Overlay positions of the works matching every term, ascending (so in listing order). */
-function overlayMatches(view: LayeredWorks, terms: Array<{ param: SearchParameter; word: string }>): number[] {
+function overlayMatches(view: LayeredWorks, terms: FilterTerm[]): number[] {
   const n = view.overlay.works.length;
   if (terms.length === 0) return Array.from({ length: n }, (_, k) => k);
   let acc: Uint32Array | null = null;
-  for (const { param, word } of terms) {
+  for (const { param, word, exact } of terms) {
     const field = view.overlayFields[param];
-    const [lo, hi] = prefixRange(field.words, word);
+    const [lo, hi] = termRange(field.words, word, exact);
     if (lo === hi) return [];
     const bits = new Uint32Array(bitsetWords(n));
     for (let p = field.offsets[lo]!; p < field.offsets[hi]!; p++)
@@ -394,41 +396,68 @@ export function searchLayered(view: LayeredWorks, filter: WorksFilter, page: num
     bits = baseBits;
     for (let k = 0; k < bits.length; k++) bits[k]! &= view.live[k]!;
   }
+  // The works whose composer the query names come first (works-query.ts), then the rest.
+  const rank = composerRankWords(filter.query);
+  const parts: Array<{ bits: Uint32Array | null; matches: number[] }> = [];
+  if (rank.length === 0) parts.push({ bits, matches });
+  else {
+    const named = new Set(
+      overlayMatches(
+        view,
+        rank.map((word) => ({ param: 'composer' as const, word, exact: true })),
+      ),
+    );
+    const first = composerRankBits(view.base, filter)!;
+    const rest = bits === null ? null : new Uint32Array(bits.length);
+    if (bits !== null)
+      for (let k = 0; k < bits.length; k++) {
+        rest![k] = bits[k]! & ~first[k]!;
+        first[k]! &= bits[k]!;
+      }
+    parts.push(
+      { bits: bits === null ? null : first, matches: matches.filter((m) => named.has(m)) },
+      { bits: rest, matches: matches.filter((m) => !named.has(m)) },
+    );
+  }
   const skip = (page - 1) * pageSize;
   const items: LayeredItem[] = [];
   let position = 0;
-  let next = 0;
   const take = (item: LayeredItem) => {
     if (position >= skip && items.length < pageSize) items.push(item);
     position++;
   };
-  // Overlay works that sort before base id `id` (after base id insertAfter, so before every later one).
-  const takeOverlayBefore = (id: number) => {
-    while (next < matches.length && works[matches[next]!]!.insertAfter < id) take({ overlay: matches[next++]! });
-  };
-  if (bits !== null) {
-    for (let k = 0; k < bits.length; k++) {
-      let word = bits[k]!;
-      if (word === 0) continue;
-      const first = k << 5;
-      takeOverlayBefore(first);
-      const c = bitCount(word);
-      // Whole words outside the page with no overlay work between their ids are counted, not walked.
-      const between = next < matches.length && works[matches[next]!]!.insertAfter < first + 31;
-      if (!between && (position + c <= skip || items.length >= pageSize)) {
-        position += c;
-        continue;
-      }
-      while (word !== 0) {
-        const low = word & -word;
-        const id = first + (31 - Math.clz32(low));
-        takeOverlayBefore(id);
-        take({ base: id });
-        word ^= low;
+  for (const part of parts) {
+    let next = 0;
+    const own = part.matches;
+    // Overlay works that sort before base id `id` (after base id insertAfter, so before every later one).
+    const takeOverlayBefore = (id: number) => {
+      while (next < own.length && works[own[next]!]!.insertAfter < id) take({ overlay: own[next++]! });
+    };
+    if (part.bits !== null) {
+      const partBits = part.bits;
+      for (let k = 0; k < partBits.length; k++) {
+        let word = partBits[k]!;
+        if (word === 0) continue;
+        const first = k << 5;
+        takeOverlayBefore(first);
+        const c = bitCount(word);
+        // Whole words outside the page with no overlay work between their ids are counted, not walked.
+        const between = next < own.length && works[own[next]!]!.insertAfter < first + 31;
+        if (!between && (position + c <= skip || items.length >= pageSize)) {
+          position += c;
+          continue;
+        }
+        while (word !== 0) {
+          const low = word & -word;
+          const id = first + (31 - Math.clz32(low));
+          takeOverlayBefore(id);
+          take({ base: id });
+          word ^= low;
+        }
       }
     }
+    takeOverlayBefore(Number.POSITIVE_INFINITY);
   }
-  takeOverlayBefore(Number.POSITIVE_INFINITY);
   return { items, total: position, totalPages: Math.ceil(position / pageSize) };
 }
 

@@ -13,6 +13,8 @@ export interface MusicXmlFacts {
   lyricist: string | null;
   rights: string | null;
   source: string | null;
+  /** The parts' names as the part list gives them ("Violin I", "Voice"), at most 40. */
+  partNames: string[];
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -45,5 +47,32 @@ export function musicXmlFacts(xml: string): MusicXmlFacts {
     lyricist: element(head, 'creator', '\\s+type="(?:lyricist|poet)"'),
     rights: element(head, 'rights'),
     source: element(head, 'source'),
+    partNames: [...head.matchAll(/<part-name\b[^>]*>([^<]{0,200})<\/part-name>/g)]
+      .map((m) => decode(m[1]!))
+      .filter((n) => n !== '')
+      .slice(0, 40),
   };
+}
+
+const ROMAN: Record<string, number> = { i: 1, v: 5, x: 10, l: 50, c: 100 };
+
+/**
+ * A movement number as files write it ("2", "II", "iv.", "No. 3") -> 2, 4, 3; null when it is no
+ * number (or above 999).
+ */
+export function movementNumber(text: string | null | undefined): number | null {
+  const t = (text ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/^no\.?\s*/, '')
+    .replace(/[.)]$/, '');
+  if (/^[0-9]{1,3}$/.test(t)) return Number(t) >= 1 ? Number(t) : null;
+  if (!/^[ivxlc]{1,8}$/.test(t)) return null;
+  let total = 0;
+  for (let i = 0; i < t.length; i++) {
+    const v = ROMAN[t[i]!]!;
+    const next = ROMAN[t[i + 1] ?? ''] ?? 0;
+    total += v < next ? -v : v;
+  }
+  return total >= 1 && total <= 999 ? total : null;
 }

@@ -1,6 +1,8 @@
 /**
- * The OpenScore corpora (Lieder, String Quartets) turned into new-work contributions. Pure: the
- * importer reads the files and tables and hands them here.
+ * The OpenScore corpora (Lieder, String Quartets) as one import adapter (docs/imports.md): which
+ * files make one work, and what the corpus knows of each work, handed to the one planning step
+ * every adapter shares (src/domain/corpus/plan.ts). Pure: the importer reads the files and tables
+ * and hands them here.
  *
  * Facts of the layout (../shared/corpora/README.md): a file joins its metadata by the number in
  * its name (`lc<id>.mxl`, `sq<id>.mxl`) = the `id` column of data/scores.tsv, never by the
@@ -8,13 +10,17 @@
  * composer is found by the folder they are in (composers.tsv `path`) or the file's own
  * `<creator type="composer">`. The corpus gives composers' life years, not lyricists', and no
  * publication or composition dates, so those rights facts stay missing and are named.
+ *
+ * Movements: a few quartets are kept as one file per movement (Mozart's K. 464, Emilie Mayer's
+ * Op. 14): scores.tsv lists each file under the set's own name, and each file names its movement
+ * (`<movement-number>` in Roman numerals, `<movement-title>`). Files of one set that carry the
+ * set's name are the movements of one work, never works of their own (nor duplicates).
  */
-import type { MusicContributionInput } from '../../schemas/contribution.ts';
-import { CONTRIBUTION_SCHEMA_VERSION } from '../../schemas/contribution.ts';
-import { parseCatalogNumbers, type ParsedCatalogNumber } from '../catalog-numbers.ts';
+import { parseCatalogNumbers } from '../catalog-numbers.ts';
+import { slugify } from '../review/proposal.ts';
 import { fold } from '../text.ts';
-import { notPublicDomainReason, territoryRights, type AuthorFact, type TerritoryRights } from '../territory-rights.ts';
-import type { MusicXmlFacts } from './musicxml-facts.ts';
+import type { ImportFile, WorkFacts, WorkScore } from './plan.ts';
+import { movementNumber } from './musicxml-facts.ts';
 
 export type Row = Record<string, string>;
 
@@ -76,70 +82,86 @@ export function indexTables(t: CorpusTables): CorpusIndex {
 }
 
 /** A score file found in the corpus: its path under scores/ (NFC), id, digest and header facts. */
-export interface CorpusFile {
-  relPath: string;
+export interface CorpusFile extends ImportFile {
   id: string;
-  sha256: string;
-  byteLength: number;
-  facts: MusicXmlFacts;
 }
 
-/** What a work is known by, for finding probable duplicates (same composer; same title or catalog number). */
-export interface DuplicateKey {
-  /** A work slug in the catalog, or "batch item <id>". */
-  label: string;
-  composer: string;
-  title: string;
-  catalog: string[];
+/** One work of the corpus: one score file, or the movement files of one set. */
+export interface CorpusUnit {
+  /** "lc5016466" for one file; "sqset5108515" for the movements of a set. */
+  itemKey: string;
+  /** Score ids, in id order. */
+  ids: string[];
+  setId: string | null;
 }
 
-export function duplicateKey(
-  label: string,
-  composer: string,
-  titles: string[],
-  catalog: ParsedCatalogNumber[],
-): DuplicateKey & { titles: string[] } {
-  const t = titles.map((x) => fold(x)).filter(Boolean);
-  return {
-    label,
-    composer: fold(composer),
-    title: t[0] ?? '',
-    titles: t,
-    catalog: catalog.map((n) => fold(`${n.catalog} ${n.number}`).replace(/\s+/g, ' ')),
-  };
+/** Whether a listed score is a movement file: it carries its set's own name (the set's other files do too). */
+function movementSetOf(index: CorpusIndex, id: string): string | null {
+  const score = index.scoreById.get(id);
+  const set = score ? index.setById.get(score.set_id ?? '') : undefined;
+  return score && set && fold(score.name ?? '') !== '' && fold(score.name ?? '') === fold(set.name ?? '')
+    ? set.id!
+    : null;
 }
 
-/** The first known work that is probably the same: same composer and a shared title or catalog number. */
-export function findDuplicate(
-  key: DuplicateKey & { titles: string[] },
-  known: Iterable<DuplicateKey & { titles: string[] }>,
-): string | null {
-  for (const k of known) {
-    if (k.composer !== key.composer) continue;
-    if (k.titles.some((t) => key.titles.includes(t))) return k.label;
-    if (k.catalog.some((c) => key.catalog.includes(c))) return k.label;
+/**
+ * The corpus's works from its score files (ids found in file names): the files of one set that
+ * carry the set's name are one work (its movements) when there are two or more of them; every
+ * other file is a work of its own. In order of each work's first id.
+ */
+export function corpusUnits(kind: CorpusKind, index: CorpusIndex, ids: string[]): CorpusUnit[] {
+  const bySet = new Map<string, string[]>();
+  for (const id of ids) {
+    const set = movementSetOf(index, id);
+    if (set) bySet.set(set, [...(bySet.get(set) ?? []), id]);
   }
-  return null;
+  const units: CorpusUnit[] = [];
+  const grouped = new Set<string>();
+  for (const [setId, members] of bySet) {
+    if (members.length < 2) continue;
+    const sorted = [...members].sort((a, b) => Number(a) - Number(b));
+    for (const id of sorted) grouped.add(id);
+    units.push({ itemKey: `${kind.prefix}set${setId}`, ids: sorted, setId });
+  }
+  for (const id of ids) if (!grouped.has(id)) units.push({ itemKey: `${kind.prefix}${id}`, ids: [id], setId: null });
+  return units.sort((a, b) => Number(a.ids[0]) - Number(b.ids[0]));
 }
 
-export type ItemPlan =
-  | {
-      kind: 'submit';
-      itemKey: string;
-      title: string;
-      composer: string;
-      body: MusicContributionInput;
-      rights: TerritoryRights;
-      duplicate: DuplicateKey & { titles: string[] };
-    }
-  | { kind: 'skip'; itemKey: string; title: string; composer: string; reason: string };
+/**
+ * How many works of the whole index carry each composer-and-title pair: a set's movement rows
+ * count once. A slug is the composer and title, plus the item key when the corpus holds the pair
+ * twice (decided from the whole index, so a run's choice of items never changes a slug).
+ */
+export function titlePairCounts(index: CorpusIndex): Map<string, number> {
+  const works = new Map<string, Set<string>>();
+  for (const row of index.scoreById.values()) {
+    const set = index.setById.get(row.set_id ?? '');
+    const composer = index.composerById.get(set?.composer_id ?? '')?.name ?? '';
+    const key = `${fold(composer)}|${fold(row.name ?? '')}`;
+    const work = movementSetOf(index, row.id!) ?? `score ${row.id}`;
+    works.set(key, (works.get(key) ?? new Set()).add(work));
+  }
+  return new Map([...works].map(([k, v]) => [k, v.size]));
+}
 
-export interface PlanOptions {
-  asOfYear: number;
-  /** The URL the importer staged the file under (see api/imports/staged-files.ts). */
-  stagedUrl: (sha256: string) => string;
+/** The slug a work takes (see titlePairCounts). */
+export function corpusSlug(
+  pairs: Map<string, number>,
+  unit: CorpusUnit,
+  index: CorpusIndex,
+  composer: string,
+  title: string,
+): string {
+  const listed = unit.ids.every((id) => index.scoreById.has(id));
+  const once = (pairs.get(`${fold(composer)}|${fold(title)}`) ?? 0) <= 1;
+  return slugify(listed && once ? `${composer} ${title}` : `${composer} ${title} ${unit.itemKey}`);
+}
+
+export interface CorpusOptions {
   /** The corpus's repository page (its SOURCE note), the evidence of last resort. */
   corpusUrl: string;
+  /** Pairs of the whole index (titlePairCounts), for the slug. */
+  pairs: Map<string, number>;
 }
 
 const yearText = (v: string | undefined): string => (/^[0-9]{4}$/.test(v?.trim() ?? '') ? v!.trim() : 'unknown');
@@ -153,7 +175,7 @@ const https = (v: string | undefined | null): string | null => {
   }
 };
 
-function composerRowOf(kind: CorpusKind, index: CorpusIndex, file: CorpusFile, score: Row | null): Row | null {
+function composerRowOf(index: CorpusIndex, file: CorpusFile, score: Row | null): Row | null {
   const set = score ? index.setById.get(score.set_id ?? '') : undefined;
   const byId = set ? index.composerById.get(set.composer_id ?? '') : undefined;
   if (byId) return byId;
@@ -163,7 +185,6 @@ function composerRowOf(kind: CorpusKind, index: CorpusIndex, file: CorpusFile, s
     index.composerByPath.get(folder) ??
     [...index.composerByPath.entries()].find(([p]) => p && folder.startsWith(p))?.[1];
   if (byPath) return byPath;
-  void kind;
   return file.facts.composer ? (index.composerByName.get(fold(file.facts.composer)) ?? null) : null;
 }
 
@@ -181,7 +202,6 @@ function imslpScanUrl(imslp: string | undefined): string | null {
   return m ? `https://imslp.org/wiki/Special:ReverseLookup/${m[1]}` : null;
 }
 
-/** The contribution for one score file, or the reason it is skipped. */
 /** The genre the importer proposes for a string quartet (not in the published vocabulary yet). */
 export const STRING_QUARTET = {
   name: 'String quartet',
@@ -189,45 +209,55 @@ export const STRING_QUARTET = {
   scopeNote: 'A work for two violins, viola and cello.',
 } as const;
 
-export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile, options: PlanOptions): ItemPlan {
+/** The movements of a set's files in order: their own numbers when each has a distinct one, else their id order. */
+function movementsOf(files: CorpusFile[]): Array<{ file: CorpusFile; number: number; title: string }> {
+  const numbered = files.map((file) => ({ file, number: movementNumber(file.facts.movementNumber) }));
+  const distinct = new Set(numbered.map((m) => m.number));
+  const own = numbered.every((m) => m.number !== null) && distinct.size === numbered.length;
+  const ordered = own
+    ? [...numbered].sort((a, b) => a.number! - b.number!)
+    : [...numbered].sort((a, b) => Number(a.file.id) - Number(b.file.id));
+  return ordered.map((m, i) => ({
+    file: m.file,
+    number: own ? m.number! : i + 1,
+    title: (m.file.facts.movementTitle ?? `Movement ${i + 1}`).slice(0, 200),
+  }));
+}
+
+/**
+ * What the corpus knows of one work (a unit of corpusUnits with its files read): for the planning
+ * step (src/domain/corpus/plan.ts), or the reason it cannot be planned.
+ */
+export function corpusWork(
+  kind: CorpusKind,
+  index: CorpusIndex,
+  unit: CorpusUnit,
+  files: CorpusFile[],
+  options: CorpusOptions,
+): WorkFacts | { skip: string; title: string; composer: string } {
+  const file = files[0]!;
   const score = index.scoreById.get(file.id) ?? null;
   const set = score ? (index.setById.get(score.set_id ?? '') ?? null) : null;
-  const c = composerRowOf(kind, index, file, score);
+  const movements = unit.setId !== null ? movementsOf(files) : [];
+  const c = composerRowOf(index, file, score);
   const composerName = c?.name || file.facts.composer || '';
   const title = (
+    (movements.length > 0 ? set?.name : null) ||
     score?.name ||
     (kind.kind === 'lieder'
       ? file.facts.movementTitle || file.facts.workTitle
       : file.facts.workTitle || file.facts.movementTitle) ||
     ''
   ).slice(0, 200);
-  const itemKey = `${kind.prefix}${file.id}`;
   if (!title)
     return {
-      kind: 'skip',
-      itemKey,
+      skip: 'the file names no title and the index does not list it',
       title: file.relPath,
       composer: composerName,
-      reason: 'the file names no title and the index does not list it',
     };
   if (!composerName)
-    return {
-      kind: 'skip',
-      itemKey,
-      title,
-      composer: '',
-      reason: 'no composer: neither the index, the folder nor the file names one',
-    };
+    return { skip: 'no composer: neither the index, the folder nor the file names one', title, composer: '' };
   const lyricistName = kind.kind === 'lieder' && file.facts.lyricist ? file.facts.lyricist.slice(0, 160).trim() : null;
-  const composerDied = c ? yearText(c.died) : 'unknown';
-  const authors: AuthorFact[] = [
-    { role: 'composer', name: composerName, died: composerDied === 'unknown' ? null : Number(composerDied) },
-  ];
-  if (kind.kind === 'lieder') authors.push({ role: 'lyricist', name: lyricistName, died: null });
-  const facts = { authors, firstPublished: null, asOfYear: options.asOfYear };
-  const rights = territoryRights(facts);
-  const notFree = notPublicDomainReason(rights, facts);
-  if (notFree) return { kind: 'skip', itemKey, title, composer: composerName, reason: notFree };
 
   // A song's place in its set ("Winterreise, D.911", No. 5) gives its catalog number when its own title has none.
   const own = parseCatalogNumbers(title);
@@ -243,8 +273,10 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
         : [];
   const workNumber = catalogNumbers[0] ? `${catalogNumbers[0].catalog} ${catalogNumbers[0].number}`.slice(0, 80) : null;
 
-  const page = https(score?.link) ?? (file.facts.source && https(file.facts.source)) ?? null;
-  const scan = imslpScanUrl(score?.imslp);
+  // The movements of a set are credited to the set's page; one score to its own.
+  const page =
+    https(movements.length > 0 ? set?.link : score?.link) ?? (file.facts.source && https(file.facts.source)) ?? null;
+  const scan = imslpScanUrl(movements.length > 0 ? set?.imslp : score?.imslp);
   const lyricistUrl = https(score?.lyricist_url);
   const wikidata = c?.wikidata && /^Q[1-9][0-9]*$/.test(c.wikidata) ? c.wikidata : null;
   const composerEvidence = [
@@ -266,99 +298,66 @@ export function planItem(kind: CorpusKind, index: CorpusIndex, file: CorpusFile,
     ` by ${composerName}`,
     lyricistName ? `, words by ${lyricistName}` : '',
     where ? `. ${where}` : '',
+    movements.length > 0 ? `. In ${movements.length} movements` : '',
     '.',
-  ]
-    .join('')
-    .slice(0, 300);
+  ].join('');
 
-  const body: MusicContributionInput = {
-    schemaVersion: CONTRIBUTION_SCHEMA_VERSION,
-    operation: 'new-work',
-    // Source id and content: a changed file is a new submission, the same file never twice.
-    idempotencyKey: `import.${kind.batchId}.${itemKey}.${file.sha256.slice(0, 16)}`,
-    submittedBy: { name: `Archive import (${kind.batchId})`, kind: 'AutomatedAgent', agentName: 'npm run import' },
-    work: {
-      title,
-      originalTitle: title,
-      composer: composerName,
-      genre: kind.kind === 'lieder' ? 'Lied' : STRING_QUARTET.name,
-      // The published vocabulary files quartets as "Chamber piece"; the importer proposes the
-      // narrower term, which lands only when an editor approves it.
-      ...(kind.kind === 'quartets' ? { newTerms: { genre: { ...STRING_QUARTET } } } : {}),
-      year: 'unknown',
-      workNumber,
-      catalogNumbers,
-      summary,
-      instrumentation: kind.kind === 'lieder' ? 'voice and piano' : 'string quartet (two violins, viola, cello)',
-      instruments: kind.kind === 'lieder' ? ['voice', 'piano'] : ['violin', 'viola', 'cello'],
-      ...(kind.kind === 'lieder' ? { hasLyrics: true } : {}),
-      ...(lyricistName ? { lyricist: { name: lyricistName, born: 'unknown', died: 'unknown', wikidataId: null } } : {}),
-      // Always the composer's facts: the archive adds a composer it does not know yet only with
-      // them. One the corpus's composers.tsv does not list (Roger Quilter in the Lieder) comes with
-      // unknown life dates and the corpus page that names the composer, so the rights say the death
-      // year is missing instead of the apply refusing the work.
-      composerFacts: {
-        name: composerName,
-        sortName: sortNameFromPath(c?.path ?? file.relPath.split('/')[0], composerName),
-        born: yearText(c?.born),
-        died: composerDied,
-        wikidataId: wikidata,
-        evidenceUrls: composerEvidence.length > 0 ? composerEvidence : [page ?? scan ?? options.corpusUrl],
-      },
-    },
-    rights: {
-      // Never more than the facts show: public domain only when every territory is decided.
-      compositionStatus: rights.composition === 'public-domain' ? 'public-domain' : 'unknown',
-      editionStatus: 'public-domain',
-      recordingStatus: 'not-applicable',
-      territory: 'US, EU, CA',
-      license: 'CC0-1.0',
-      attribution: credit.slice(0, 500),
-      evidenceUrls: [page, scan, lyricistUrl, ...composerEvidence, options.corpusUrl]
-        .filter((u): u is string => u !== null)
-        .slice(0, 10),
-    },
-    assets: [
-      {
-        kind: 'mxl',
-        title: `${title} (full score, compressed MusicXML)`.slice(0, 180),
-        downloadUrl: options.stagedUrl(file.sha256),
-        sourcePageUrl: sourcePage,
-        sha256: file.sha256,
-        mediaType: 'application/vnd.recordare.musicxml',
-        rightsStatus: 'public-domain',
-        license: 'CC0-1.0',
-        attribution: credit.slice(0, 500),
-        reviewState: 'pending',
-      },
-      ...(scan
-        ? [
-            {
-              kind: 'source-page' as const,
-              title: 'IMSLP scan the score was transcribed from',
-              sourcePageUrl: scan,
-              rightsStatus: 'catalog-page',
-              reviewState: 'pending' as const,
-            },
-          ]
-        : []),
-    ],
-    quality: {},
-    changeSummary: `New work from the ${kind.credit}: score ${file.id} (${file.relPath}).`.slice(0, 2000),
-    rationale:
-      `Imported by the archive's importer. Rights by territory: US ${rights.US.status}, EU ${rights.EU.status}, CA ${rights.CA.status}${rights.missingFacts.length ? `; missing: ${rights.missingFacts.join('; ')}` : ''}.`.slice(
-        0,
-        2000,
-      ),
-    batch: { id: kind.batchId, title: `Import of the ${kind.credit}`, itemKey },
-  };
+  const scores: WorkScore[] =
+    movements.length > 0
+      ? movements.map((m) => ({
+          file: m.file,
+          title: `Movement ${m.number}: ${m.title} (compressed MusicXML)`,
+          sourcePageUrl: https(index.scoreById.get(m.file.id)?.link) ?? sourcePage,
+          movement: m.number,
+        }))
+      : [{ file, title: `${title} (full score, compressed MusicXML)`, sourcePageUrl: sourcePage, movement: null }];
   return {
-    kind: 'submit',
-    itemKey,
+    batch: { id: kind.batchId, title: `Import of the ${kind.credit}` },
+    itemKey: unit.itemKey,
+    slug: corpusSlug(options.pairs, unit, index, composerName, title),
     title,
-    composer: composerName,
-    body,
-    rights,
-    duplicate: duplicateKey(`batch item ${itemKey}`, composerName, [title], catalogNumbers),
+    originalTitle: title,
+    // Always the composer's facts. One the corpus's composers.tsv does not list (Roger Quilter in
+    // the Lieder) comes with unknown life dates and the corpus page that names the composer, so
+    // the rights say the death year is missing instead of the apply refusing the work.
+    composer: {
+      name: composerName,
+      sortName: sortNameFromPath(c?.path ?? file.relPath.split('/')[0], composerName),
+      born: yearText(c?.born),
+      died: c ? yearText(c.died) : 'unknown',
+      wikidataId: wikidata,
+      evidenceUrls: composerEvidence.length > 0 ? composerEvidence : [page ?? scan ?? options.corpusUrl],
+    },
+    lyricist: lyricistName ? { name: lyricistName, born: 'unknown', died: 'unknown', wikidataId: null } : null,
+    hasLyrics: kind.kind === 'lieder',
+    firstPublished: null,
+    year: 'unknown',
+    catalogNumbers,
+    workNumber,
+    genre: kind.kind === 'lieder' ? 'Lied' : STRING_QUARTET.name,
+    // The published vocabulary files quartets as "Chamber piece"; the importer proposes the
+    // narrower term, which lands only when an editor approves it.
+    ...(kind.kind === 'quartets' ? { newTerms: { genre: { ...STRING_QUARTET } } } : {}),
+    instruments: kind.kind === 'lieder' ? ['voice', 'piano'] : ['violin', 'viola', 'cello'],
+    instrumentation: kind.kind === 'lieder' ? 'voice and piano' : 'string quartet (two violins, viola, cello)',
+    summary,
+    rights: {
+      editionStatus: 'public-domain',
+      fileStatus: 'public-domain',
+      license: 'CC0-1.0',
+      attribution: credit,
+      evidenceUrls: [page, scan, lyricistUrl, ...composerEvidence, options.corpusUrl].filter(
+        (u): u is string => u !== null,
+      ),
+    },
+    scores,
+    movements: movements.map((m) => ({ number: m.number, title: m.title })),
+    sourcePages: scan ? [{ title: 'IMSLP scan the score was transcribed from', url: scan }] : [],
+    changeSummary:
+      movements.length > 0
+        ? `New work from the ${kind.credit}: ${movements.length} movements, scores ${files.map((f) => `${f.id} (${f.relPath})`).join(', ')}.`
+        : `New work from the ${kind.credit}: score ${file.id} (${file.relPath}).`,
+    factsFrom: 'corpus-index',
+    provenance: null,
   };
 }

@@ -19,7 +19,7 @@ import { MUSIC_ROLES, type AssetKind, type MusicRole } from '../../schemas/commo
 import { fold, words } from '../text.ts';
 import { composerNameForms } from '../works-query.ts';
 import { KIND_BIT, MUSICXML_MASK, REVIEW_PREFERENCE, assetReviewPasses } from './formats.ts';
-import { Vocabulary, catalogNumberWords } from './text-match.ts';
+import { Vocabulary, catalogNumberWords, withoutQualifiers } from './text-match.ts';
 import { encodeIndex, type DecodedIndex } from '../catalog-index/binary.ts';
 import { Meaning, buildVocabulary, type MeaningTerm } from '../vocabulary/meaning.ts';
 import { wordNet } from '../vocabulary/wordnet.ts';
@@ -350,30 +350,6 @@ export function reuseSummary(record: Pick<WorkRecord, 'rights' | 'arrangements'>
   };
 }
 
-/**
- * Instrument names, aliases and families implied by instrumentation words ("Harpsichord" also
- * answers to "cembalo" and "keyboard"). Cached per distinct word list: catalogs repeat them.
- */
-function instrumentExpander(instruments: InstrumentRecord[]): (text: string[]) => string[] {
-  const known = instruments.map((inst) => {
-    const forms = [inst.name, inst.slug.replace(/-/g, ' '), ...inst.aliases]
-      .map((f) => words(f))
-      .filter((f) => f.length > 0);
-    return { forms, expansion: [...new Set([...forms.flat(), ...words(inst.family)])] };
-  });
-  const cache = new Map<string, string[]>();
-  return (text) => {
-    const key = text.join(' ');
-    let out = cache.get(key);
-    if (!out) {
-      const have = new Set(text);
-      out = known.filter((k) => k.forms.some((f) => f.every((w) => have.has(w)))).flatMap((k) => k.expansion);
-      cache.set(key, out);
-    }
-    return out;
-  };
-}
-
 /** `words`, memoized: styles, moods, genres and periods repeat across a catalog. */
 function memoWords(): (text: string) => string[] {
   const cache = new Map<string, string[]>();
@@ -469,7 +445,6 @@ export function resolveRowBuilder(
   instruments: InstrumentRecord[],
   meaning: Meaning,
 ): (record: WorkRecord) => ResolveWorkRow {
-  const expand = instrumentExpander(instruments);
   const memo = memoWords();
   // Field word lists repeat across a catalog: expanded once per distinct list.
   const expanded = new Map<string, string[]>();
@@ -512,7 +487,8 @@ export function resolveRowBuilder(
       const { edition, recording, reviewPasses, staticReady } = arrangementReadiness(compositionPasses, a);
       const r = a.intendedRole;
       const style = memo(a.style);
-      const instrumentation = [...memo(a.instrumentation), ...style];
+      // A parenthesized qualifier names no instrument ("Celesta (music-box voice)" is no voice).
+      const instrumentation = [...memo(withoutQualifiers(a.instrumentation)), '', ...style];
       return {
         roleMask: [r, ...a.alsoSuits].reduce((m, role) => m | ROLE_BIT[role], 0),
         intendedBit: ROLE_BIT[r],
@@ -535,9 +511,10 @@ export function resolveRowBuilder(
         duration: effectiveDurationSeconds(a.durationSeconds, a.assets),
         rank: a.rank,
         id: a.id,
-        style: widen([...style, ...memo(record.genre), ...memo(record.period), ...words(a.title)]),
-        instrumentation: widen([...instrumentation, ...expand(instrumentation)]),
-        mood: widen([...a.moods.flatMap((m) => memo(m)), ...style]),
+        // '' separates a field's texts: no vocabulary phrase is read across two (meaning.ts tiers).
+        style: widen([...style, '', ...memo(record.genre), '', ...memo(record.period), '', ...words(a.title)]),
+        instrumentation: widen(instrumentation),
+        mood: widen([...a.moods.flatMap((m) => ['', ...memo(m)]), '', ...style]),
       };
     });
     return {
@@ -831,7 +808,7 @@ export function newScratch(works: number): ResolveCatalog['scratch'] {
   return { workStamp: new Int32Array(works), generation: 0, bounds: new Map() };
 }
 
-export const RESOLVE_INDEX_FORMAT = 3;
+export const RESOLVE_INDEX_FORMAT = 4;
 /** The per-arrangement columns an arrangement's row gives (every one but `slugOrder`, which ranks its work). */
 export const ROW_COLUMNS = [
   'roleMask',

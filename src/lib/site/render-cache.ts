@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ENGRAVE_CODE_VERSION, NARROW_OPTIONS, VEROVIO_OPTIONS, type EngraveOutput } from './engrave.ts';
+import { AUDIO_CODE_VERSION, AUDIO_OPTIONS, type AudioEnvironment, type AudioOutput } from './audio-render.ts';
 
 /** The part of the blob store the cache uses (api/blobs/blob-store.ts's BlobStore has it). */
 export interface RenderCacheBackend {
@@ -54,28 +55,59 @@ export function engravingKey(scoreSha256: string): string {
   return createHash('sha256').update(material).digest('hex');
 }
 
+/**
+ * A rendered audio's key: everything that decides its bytes (the score, Verovio that makes its
+ * MIDI, FluidSynth's version, the SoundFont's digest, ffmpeg's version, our options and code, and
+ * whether a loop is made).
+ */
+export function audioKey(scoreSha256: string, env: AudioEnvironment, loop: boolean): string {
+  const material = JSON.stringify({
+    score: scoreSha256,
+    verovio: verovioVersion(),
+    midiOptions: VEROVIO_OPTIONS,
+    renderer: env.renderer.version,
+    soundFont: env.soundFont.sha256,
+    encoder: env.encoder.version,
+    code: AUDIO_CODE_VERSION,
+    options: AUDIO_OPTIONS,
+    loop,
+  });
+  return createHash('sha256').update(material).digest('hex');
+}
+
 /** The PDF's metadata that decides its bytes besides the pages (its time is the first making's). */
 export interface PdfKeyInputs {
   title: string;
   author: string;
   subject: string;
+  keywords?: string;
 }
 
 /** The PDF's key: the engraving it prints and its metadata (a retitled work makes a new PDF, not a new engraving). */
 export function pdfKey(engraving: string, meta: PdfKeyInputs): string {
-  const material = JSON.stringify({ engraving, title: meta.title, author: meta.author, subject: meta.subject });
+  // The PDF entry also holds the MIDI with the same metadata (src/lib/site/midi-meta.ts): "v2".
+  const material = JSON.stringify({
+    engraving,
+    title: meta.title,
+    author: meta.author,
+    subject: meta.subject,
+    keywords: meta.keywords ?? null,
+    entry: 'pdf+midi-v2',
+  });
   return createHash('sha256').update(material).digest('hex');
 }
 
 /** Where an entry lives among the blob store's named objects. */
-export function renderCacheName(key: string, kind: 'engraving' | 'pdf' = 'engraving'): string {
+export type RenderCacheKind = 'engraving' | 'pdf' | 'audio';
+
+export function renderCacheName(key: string, kind: RenderCacheKind = 'engraving'): string {
   return `render-cache/v1/${kind}/${key.slice(0, 2)}/${key}`;
 }
 
 /** The named objects of the cache all live under this first segment (backup copies them). */
 export const RENDER_CACHE_PREFIX = 'render-cache';
 
-const ENTRY_NAME = /^render-cache\/v1\/(engraving|pdf)\/([0-9a-f]{2})\/([0-9a-f]{64})$/;
+const ENTRY_NAME = /^render-cache\/v1\/(engraving|pdf|audio)\/([0-9a-f]{2})\/([0-9a-f]{64})$/;
 
 /**
  * Whether `bytes` is a whole, undamaged entry for the named object `name` (its digest, length,
@@ -144,7 +176,7 @@ export class RenderCache {
     this.backend = backend;
   }
 
-  async get(key: string, kind: 'engraving' | 'pdf' = 'engraving'): Promise<CacheLookup> {
+  async get(key: string, kind: RenderCacheKind = 'engraving'): Promise<CacheLookup> {
     let bytes: Buffer | null;
     try {
       bytes = await this.backend.getNamed(renderCacheName(key, kind));
@@ -156,11 +188,23 @@ export class RenderCache {
     return output ? { state: 'hit', output } : { state: 'corrupt' };
   }
 
-  async has(key: string, kind: 'engraving' | 'pdf' = 'engraving'): Promise<boolean> {
+  async has(key: string, kind: RenderCacheKind = 'engraving'): Promise<boolean> {
     return (await this.get(key, kind)).state === 'hit';
   }
 
-  async put(key: string, output: EngraveOutput, kind: 'engraving' | 'pdf' = 'engraving'): Promise<void> {
+  async put(key: string, output: EngraveOutput, kind: RenderCacheKind = 'engraving'): Promise<void> {
     await this.backend.putNamed(renderCacheName(key, kind), encodeEntry(key, output));
+  }
+
+  /** A score's rendered audio (src/lib/site/render-audio.ts): the same entry format, its own kind. */
+  async getAudio(
+    key: string,
+  ): Promise<{ state: 'hit'; output: AudioOutput } | { state: 'miss' } | { state: 'corrupt' }> {
+    const found = await this.get(key, 'audio');
+    return found.state === 'hit' ? { state: 'hit', output: found.output as unknown as AudioOutput } : found;
+  }
+
+  async putAudio(key: string, output: AudioOutput): Promise<void> {
+    await this.put(key, output as unknown as EngraveOutput, 'audio');
   }
 }

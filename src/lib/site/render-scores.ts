@@ -15,8 +15,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog } from '../../domain/catalog.ts';
+import type { AssetContent, WorkContent } from '../../schemas/work.ts';
 import { scoreFolder, type ScoreManifest, type ScoreRendering } from './scores.ts';
-import type { EngraveMeta, EngraveOutput } from './engrave.ts';
+import type { EngraveMeta, EngraveOutput, EngravedFile } from './engrave.ts';
+import { withMidiMetadata } from './midi-meta.ts';
 import { defaultEngravePoolOptions, EngraveBudgetError, EngravePool, type EngravePoolOptions } from './engrave-pool.ts';
 import { engravingKey, pdfKey, RenderCache, renderCacheName, type RenderCacheBackend } from './render-cache.ts';
 import { placeViewedFile, RenderView, type ViewedEntry } from './render-view.ts';
@@ -24,17 +26,74 @@ import { CODINGS, compressedForms } from './precompress.ts';
 
 export { looksActive } from './engrave.ts';
 
-/** The subject line of every engraved score's PDF. */
-const PDF_SUBJECT = 'Engraved by Verovio from the MusicXML source score';
+/** How the subject line of every engraved score's PDF ends. */
+const PDF_SUBJECT = 'engraved by Verovio from the MusicXML source score';
 
 export interface Job {
   slug: string;
+  /** The PDF's and MIDI's title: the work's title (and the movement's), and its composer. */
   title: string;
+  /** The PDF's author: the composer (and the lyricist of a work with words). */
   composer: string;
+  subject: string;
+  keywords: string;
   assetId: number;
   file: string | null;
   compressed: boolean;
   reason?: string;
+}
+
+/**
+ * What an engraved score's PDF and MIDI say about it: the work's title (with the movement a score
+ * of one movement holds) and composer as the title, the composer (and lyricist) as the author, and
+ * the work's catalog numbers and genre. Never the file's format: "String Quartet No. 18 in A
+ * major, K. 464: II. Menuetto and Trio — Wolfgang Amadeus Mozart", not "String Quartet: String
+ * Quartet (full score, compressed MusicXML)".
+ */
+export function scoreMetadata(
+  work: WorkContent,
+  asset: AssetContent,
+): { title: string; composer: string; subject: string; keywords: string } {
+  const movement = asset.movement !== undefined ? work.movements?.find((m) => m.number === asset.movement) : undefined;
+  const composer = work.composer.name;
+  const title = `${work.title}${movement ? `: ${romanNumeral(movement.number)}. ${movement.title}` : ''}`;
+  const catalog = (work.catalogNumbers ?? []).map((n) => `${n.catalog} ${n.number}`);
+  return {
+    title: `${title} — ${composer}`.slice(0, 400),
+    composer: `${composer}${work.lyricist ? `; words by ${work.lyricist.name}` : ''}`,
+    subject:
+      `${title}${work.workNumber && !title.includes(work.workNumber) ? ` (${work.workNumber})` : ''} by ${composer}: ${asset.title}, ${PDF_SUBJECT}`.slice(
+        0,
+        600,
+      ),
+    keywords: [...catalog, work.genre, ...(movement ? [`movement ${movement.number}`] : [])].filter(Boolean).join('; '),
+  };
+}
+
+function romanNumeral(n: number): string {
+  const table: Array<[number, string]> = [
+    [1000, 'M'],
+    [900, 'CM'],
+    [500, 'D'],
+    [400, 'CD'],
+    [100, 'C'],
+    [90, 'XC'],
+    [50, 'L'],
+    [40, 'XL'],
+    [10, 'X'],
+    [9, 'IX'],
+    [5, 'V'],
+    [4, 'IV'],
+    [1, 'I'],
+  ];
+  let out = '';
+  let rest = n;
+  for (const [v, r] of table)
+    while (rest >= v) {
+      out += r;
+      rest -= v;
+    }
+  return out;
 }
 
 /**
@@ -56,8 +115,7 @@ export function scoreJobs(catalog: Catalog, blobPath?: (sha256: string) => strin
       const base = {
         slug: work.content.slug,
         assetId: asset.id,
-        title: `${work.content.title}: ${asset.title}`,
-        composer: work.content.composer.name,
+        ...scoreMetadata(work.content, asset),
         compressed: asset.kind === 'mxl',
       };
       if (asset.access !== 'public')
@@ -160,18 +218,54 @@ export interface ScoreIdentity {
 
 export function scoreIdentity(
   bytes: Buffer,
-  info: { title: string; composer: string } | null,
+  info: { title: string; composer: string; subject: string; keywords: string } | null,
   createdAtUtc: string,
 ): ScoreIdentity {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const engraving = engravingKey(sha256);
   if (!info) return { sha256, engraving, pdf: null, meta: null };
-  const meta: EngraveMeta = { title: info.title, author: info.composer, subject: PDF_SUBJECT, createdAtUtc };
+  const meta: EngraveMeta = {
+    title: info.title,
+    author: info.composer,
+    subject: info.subject,
+    ...(info.keywords ? { keywords: info.keywords } : {}),
+    createdAtUtc,
+  };
   return { sha256, engraving, pdf: pdfKey(engraving, meta), meta };
 }
 
+/** The MIDI rendition with the score's metadata (the engraving's own MIDI stays plain: it is shared). */
+function metaMidi(plain: Uint8Array, meta: EngraveMeta): EngravedFile {
+  return {
+    name: 'score.mid',
+    bytes: withMidiMetadata(plain, {
+      title: meta.title,
+      texts: [`Composer: ${meta.author}`, `${meta.subject} (Public-Domain Music Archive)`],
+    }),
+  };
+}
+
+/**
+ * The files of a rendered score as published: the engraving's, with the MIDI and PDF made for this
+ * work's metadata (`metaFiles`: the PDF entry's files) in place of the plain MIDI.
+ */
+function published(engraving: EngraveOutput, metaFiles: EngravedFile[]): EngraveOutput {
+  if (engraving.rendering.status !== 'rendered' || metaFiles.length === 0) return engraving;
+  const names = new Set(metaFiles.map((f) => f.name));
+  const pdf = names.has('score.pdf');
+  return {
+    rendering: { ...engraving.rendering, ...(pdf ? { pdf: 'score.pdf' } : {}) },
+    files: [...engraving.files.filter((f) => !names.has(f.name)), ...metaFiles],
+  };
+}
+
 export interface CachedEngraving {
+  /** The score's files as published (the MIDI and PDF with this work's metadata). */
   output: EngraveOutput;
+  /** The engraving as its entry holds it (plain MIDI, no PDF): shared by every work that stores the file. */
+  engraving: EngraveOutput;
+  /** The PDF and the MIDI made for this work's metadata (the PDF entry's files); empty without metadata. */
+  metaFiles: EngravedFile[];
   /** "cache": Verovio did not run (the PDF may still have been made); "engraved": it did. */
   from: 'cache' | 'engraved';
   /** A PDF was made from cached pages (its entry was missing or damaged). */
@@ -237,9 +331,17 @@ const withoutPdf = (output: EngraveOutput): EngraveOutput =>
     ? { rendering: { ...output.rendering, pdf: null }, files: output.files.filter((f) => f.name !== 'score.pdf') }
     : output;
 
+/** The PDF (when made) and the MIDI with the work's metadata, from a plain engraving. */
+function metaFilesOf(engraving: EngraveOutput, pdf: Uint8Array | null, meta: EngraveMeta): EngravedFile[] {
+  const midi =
+    engraving.rendering.status === 'rendered' ? engraving.files.find((f) => f.name === 'score.mid') : undefined;
+  return [...(pdf ? [{ name: 'score.pdf', bytes: pdf }] : []), ...(midi ? [metaMidi(midi.bytes, meta)] : [])];
+}
+
 /**
  * Engrave one score through the cache: a verified engraving entry is used, else the pool engraves
- * and the entry is stored; the PDF likewise has its own entry, made from the pages when missing.
+ * and the entry is stored; the PDF likewise has its own entry (with the MIDI carrying the same
+ * metadata), made from the pages when missing.
  */
 export async function engraveCached(
   source: { file: string; compressed: boolean },
@@ -264,8 +366,11 @@ export async function engraveCached(
         err instanceof EngraveBudgetError
           ? err.message
           : `The renderer stopped with an error: ${(err as Error).message}`;
+      const failed: EngraveOutput = { rendering: { status: 'failed', reason }, files: [] };
       return {
-        output: { rendering: { status: 'failed', reason }, files: [] },
+        output: failed,
+        engraving: failed,
+        metaFiles: [],
         from: 'engraved',
         pdfMade: false,
         corrupt,
@@ -274,15 +379,27 @@ export async function engraveCached(
       };
     }
     let compressedForCache = 0;
+    if (cache) ({ output, compressed: compressedForCache } = await withCompressedForms(output));
+    const plain = withoutPdf(output);
+    const pdf = output.files.find((f) => f.name === 'score.pdf')?.bytes ?? null;
+    const metaFiles =
+      identity.meta && output.rendering.status === 'rendered' ? metaFilesOf(plain, pdf, identity.meta) : [];
     if (cache) {
       // The pages' compressed forms go into the entry: compressed once, with the engraving.
-      ({ output, compressed: compressedForCache } = await withCompressedForms(output));
-      await cache.put(identity.engraving, withoutPdf(output)).catch(() => undefined);
-      const pdf = output.files.find((f) => f.name === 'score.pdf');
+      await cache.put(identity.engraving, plain).catch(() => undefined);
       if (pdf && identity.pdf)
-        await cache.put(identity.pdf, { rendering: output.rendering, files: [pdf] }, 'pdf').catch(() => undefined);
+        await cache.put(identity.pdf, { rendering: output.rendering, files: metaFiles }, 'pdf').catch(() => undefined);
     }
-    return { output, from: 'engraved', pdfMade: false, corrupt, compressedFromCache: 0, compressedForCache };
+    return {
+      output: published(plain, metaFiles),
+      engraving: plain,
+      metaFiles,
+      from: 'engraved',
+      pdfMade: false,
+      corrupt,
+      compressedFromCache: 0,
+      compressedForCache,
+    };
   }
   // An entry stored before the compressed forms were kept gets them now, once.
   const compressedFromCache = pagesWithForms(engraving);
@@ -292,40 +409,37 @@ export async function engraveCached(
     engraving = upgraded.output;
     await cache!.put(identity.engraving, engraving).catch(() => undefined);
   }
+  const fromCache = { from: 'cache' as const, corrupt, compressedFromCache, compressedForCache };
   if (engraving.rendering.status !== 'rendered' || !identity.pdf || !identity.meta)
-    return { output: engraving, from: 'cache', pdfMade: false, corrupt, compressedFromCache, compressedForCache };
-  let pdfBytes: Uint8Array | null = null;
+    return { ...fromCache, output: engraving, engraving, metaFiles: [], pdfMade: false };
+  let metaFiles: EngravedFile[] = [];
   let pdfMade = false;
   const found = await cache!.get(identity.pdf, 'pdf');
-  if (found.state === 'hit') pdfBytes = found.output.files.find((f) => f.name === 'score.pdf')?.bytes ?? null;
+  if (found.state === 'hit' && found.output.files.some((f) => f.name === 'score.pdf')) metaFiles = found.output.files;
   else {
     if (found.state === 'corrupt') corrupt++;
     const pages = new Map(engraving.files.map((f) => [f.name, f.bytes]));
     const svgs = engraving.rendering.pages.map((p) =>
       Buffer.from(pages.get(p.file) ?? new Uint8Array()).toString('utf8'),
     );
-    pdfBytes = await pool()
+    const pdfBytes = await pool()
       .pdf(svgs, identity.meta)
       .catch(() => null);
     pdfMade = true;
+    metaFiles = metaFilesOf(engraving, pdfBytes, identity.meta);
     if (pdfBytes)
       await cache!
-        .put(identity.pdf, { rendering: engraving.rendering, files: [{ name: 'score.pdf', bytes: pdfBytes }] }, 'pdf')
+        .put(identity.pdf, { rendering: engraving.rendering, files: metaFiles }, 'pdf')
         .catch(() => undefined);
   }
-  const output: EngraveOutput = pdfBytes
-    ? {
-        rendering: { ...engraving.rendering, pdf: 'score.pdf' },
-        files: [...engraving.files, { name: 'score.pdf', bytes: pdfBytes }],
-      }
-    : engraving;
-  return { output, from: 'cache', pdfMade, corrupt, compressedFromCache, compressedForCache };
+  return { ...fromCache, corrupt, output: published(engraving, metaFiles), engraving, metaFiles, pdfMade };
 }
 
 /**
  * A cached score straight from the render view: its engraving's view and (for a score with PDF
- * metadata and pages) its PDF's view, each current for its stored entry's fingerprint. Null when
- * anything is missing or changed: the caller reads the entries through engraveCached.
+ * metadata and pages) its PDF entry's view (the PDF and the MIDI with the work's metadata), each
+ * current for its stored entry's fingerprint. Null when anything is missing or changed: the
+ * caller reads the entries through engraveCached.
  */
 export async function openViewed(
   identity: ScoreIdentity,
@@ -338,35 +452,42 @@ export async function openViewed(
   if (!engraving || engraving.rendering.status !== 'rendered' || !identity.pdf || !identity.meta) return engraving;
   const pdfFingerprint = await backend.namedFingerprint?.(renderCacheName(identity.pdf, 'pdf'));
   if (!pdfFingerprint) return null;
-  const pdf = view.open(identity.pdf, 'pdf', pdfFingerprint)?.files.find((f) => f.name === 'score.pdf');
-  if (!pdf) return null;
-  return { rendering: { ...engraving.rendering, pdf: 'score.pdf' }, files: [...engraving.files, pdf] };
+  const metaFiles = view.open(identity.pdf, 'pdf', pdfFingerprint)?.files;
+  if (!metaFiles?.some((f) => f.name === 'score.pdf')) return null;
+  const names = new Set(metaFiles.map((f) => f.name));
+  return {
+    rendering: { ...engraving.rendering, pdf: 'score.pdf' },
+    files: [...engraving.files.filter((f) => !names.has(f.name)), ...metaFiles],
+  };
 }
 
 /**
  * Unpack what engraveCached answered for a rendered score into the view (the engraving and its
- * PDF, each under the fingerprint of the entry now stored for it). Null when an entry is not
+ * PDF entry, each under the fingerprint of the entry now stored for it). Null when an entry is not
  * stored (its put failed): then the caller writes the files.
  */
 export async function unpackToView(
   identity: ScoreIdentity,
-  output: EngraveOutput,
+  got: Pick<CachedEngraving, 'engraving' | 'metaFiles'>,
   backend: RenderCacheBackend,
   view: RenderView,
 ): Promise<ViewedEntry | null> {
-  if (output.rendering.status !== 'rendered') return null;
+  if (got.engraving.rendering.status !== 'rendered') return null;
   const fingerprint = await backend.namedFingerprint?.(renderCacheName(identity.engraving));
   if (!fingerprint) return null;
-  const pdfBytes = output.files.find((f) => f.name === 'score.pdf');
-  const engraving = view.store(identity.engraving, 'engraving', fingerprint, withoutPdf(output));
-  if (!pdfBytes) return engraving;
+  const engraving = view.store(identity.engraving, 'engraving', fingerprint, got.engraving);
+  if (!got.metaFiles.some((f) => f.name === 'score.pdf')) return engraving;
   const pdfFingerprint = identity.pdf ? await backend.namedFingerprint?.(renderCacheName(identity.pdf, 'pdf')) : null;
   if (!pdfFingerprint) return null;
-  const pdf = view.store(identity.pdf!, 'pdf', pdfFingerprint, {
-    rendering: output.rendering,
-    files: [pdfBytes],
-  }).files[0]!;
-  return { rendering: output.rendering, files: [...engraving.files, pdf] };
+  const metaFiles = view.store(identity.pdf!, 'pdf', pdfFingerprint, {
+    rendering: got.engraving.rendering,
+    files: got.metaFiles,
+  }).files;
+  const names = new Set(metaFiles.map((f) => f.name));
+  return {
+    rendering: { ...got.engraving.rendering, pdf: 'score.pdf' },
+    files: [...engraving.files.filter((f) => !names.has(f.name)), ...metaFiles],
+  };
 }
 
 /** Render every score of the catalog into `dir`; returns (and writes) the manifest. */
@@ -441,7 +562,7 @@ export async function renderScores(catalog: Catalog, dir: string, options: Rende
         summary.compressedForCache += got.compressedForCache;
         result = got.output.rendering;
         if (result.status === 'rendered') {
-          const viewed = view ? await unpackToView(identity, got.output, cache!.backend, view) : null;
+          const viewed = view ? await unpackToView(identity, got, cache!.backend, view) : null;
           if (viewed) {
             summary.unpacked++;
             place(viewed, outDir);

@@ -15,6 +15,7 @@ export interface PdfMeta {
   title: string;
   author: string;
   subject: string;
+  keywords?: string;
   /** Fixed creation time (the build's), so one build's PDF bytes do not depend on the clock. */
   createdAt: Date;
 }
@@ -34,10 +35,13 @@ export function svgPagesToPdf(svgs: readonly string[], meta: PdfMeta): Promise<{
       compress: true,
       pdfVersion: '1.7',
       lang: 'en-US',
+      // Viewers show the document's title (the work's), not the file name.
+      displayTitle: true,
       info: {
         Title: meta.title,
         Author: meta.author,
         Subject: meta.subject,
+        ...(meta.keywords ? { Keywords: meta.keywords } : {}),
         Creator: 'Public-Domain Music Archive (Verovio, PDFKit)',
         CreationDate: meta.createdAt,
         ModDate: meta.createdAt,

@@ -5,6 +5,7 @@
  * the Astro bundle. Without a manifest (astro run on its own) every score reads "not rendered".
  */
 import { existsSync, readFileSync } from 'node:fs';
+import type { AudioRendering } from './audio-render.ts';
 
 /** One rendered SVG page, with the size the page reserves for it (no layout shift). */
 export interface ScorePage {
@@ -14,7 +15,19 @@ export interface ScorePage {
   height: number;
 }
 
-export type ScoreRendering =
+/**
+ * A score's rendered audio as the pages and records see it (src/lib/site/render-audio.ts): its
+ * files are in `audioFolder(slug, assetId)`. `pending`: not rendered yet (a build that only takes
+ * what the render cache holds, as after an apply); `not-offered`: this archive renders no audio
+ * (the reason says why, e.g. FluidSynth is not installed).
+ */
+export type AudioEntry =
+  | Extract<AudioRendering, { status: 'rendered' }>
+  | Extract<AudioRendering, { status: 'failed' }>
+  | { status: 'pending'; reason: string }
+  | { status: 'not-offered'; reason: string };
+
+export type ScoreRendering = (
   | {
       status: 'rendered';
       /** Pages the source has; `pages` holds every one of them (no page limit). */
@@ -32,7 +45,11 @@ export type ScoreRendering =
       narrowPages: ScorePage[];
     }
   | { status: 'failed'; reason: string }
-  | { status: 'not-rendered'; reason: string };
+  | { status: 'not-rendered'; reason: string }
+) & {
+  /** The score's rendered audio; absent when the build did not render audio (docs/audio.md). */
+  audio?: AudioEntry;
+};
 
 export interface ScoreManifest {
   /** Keyed by `${slug}/${assetId}`. */
@@ -58,6 +75,16 @@ export const FIRST_PAGES_SHOWN = 3;
 /** Where a score's files live in the site, relative to the site root. */
 export function scoreFolder(slug: string, assetId: number): string {
   return `works/${slug}/score/${assetId}`;
+}
+
+/** Where a score's rendered audio lives in the site (its provenance page is the folder's index.html). */
+export function audioFolder(slug: string, assetId: number): string {
+  return `works/${slug}/audio/${assetId}`;
+}
+
+/** The rendered audio of a score, or null when the build made none for it. */
+export function audioFor(slug: string, assetId: number): AudioEntry | null {
+  return scoreManifest().scores[`${slug}/${assetId}`]?.audio ?? null;
 }
 
 // Keyed by the file and by the catalog the build shared (src/lib/site-data.ts, shareCatalog): the

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Catalog, LoadedWork } from '../../domain/catalog.ts';
 import { fold } from '../../domain/text.ts';
-import { catalogNumberSearchText } from '../../domain/catalog-numbers.ts';
+import { catalogNumberSearchText, workCatalogKeys } from '../../domain/catalog-numbers.ts';
 import { SiteView } from './layers.ts';
 
 /** Pagefind's ready-made interfaces; the search page does not load them. */
@@ -131,6 +131,9 @@ function searchRecordOf(catalog: Catalog): (work: Catalog['works'][number]) => S
         // The broader term (genres.json), like the browse pages, so the filter has few values.
         genre: [broaderGenre(catalog.genres, c.genre)],
         instrument: c.instruments.map((slug) => instrumentNames.get(slug)?.name ?? slug),
+        // Whole catalog numbers ("op18", "op18no1"): the search page turns a catalog-number query
+        // into this filter, so it finds exactly the works GET /api/v1/works finds for it.
+        catalog: workCatalogKeys(c.workNumber, c.catalogNumbers),
       },
     };
   };

@@ -28,6 +28,8 @@ declare module 'verovio/esm' {
     renderToSVG(page: number, xmlDeclaration?: boolean): string;
     /** A Standard MIDI File, base64-encoded. */
     renderToMIDI(): string;
+    /** Timing of every note and, with includeMeasures, every bar start (measureOn), in ms (tstamp) and quarter notes (qstamp). */
+    renderToTimemap(options?: { includeMeasures?: boolean; includeRests?: boolean }): unknown[];
     getLog(): string;
     destroy(): void;
   }

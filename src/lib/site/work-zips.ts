@@ -6,12 +6,13 @@
  *   README.txt              what the zip holds and the rights in a few lines
  *   record.json, record.md  the work's JSON and Markdown records, byte for byte as served
  *   files/<name>            stored files of public assets (MusicXML, MP3, MIDI ...)
- *   score/<id>/score.pdf    each engraved source score as a PDF, and its MIDI rendition
+ *   score/<id>/score.pdf    each engraved source score (MusicXML or .mxl) as a PDF, and its MIDI
+ *                           rendition, both with the work's title and composer in their metadata
  *   SHA256SUMS              `sha256sum -c` format, one line per other file
  *
  * Non-public files are never included; files kept elsewhere (blobs, external URLs) are listed in
  * README.txt with their links instead. Entries carry the build's time, so a zip depends only on
- * the build's inputs.
+ * the build's inputs; the archive's comment names the work, its composer and its page.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -107,7 +108,8 @@ function zipOne(work: ZipWork, clientDir: string, mtime: Date): Buffer {
     } else if (a.kind !== 'source-page' && a.links.download) {
       elsewhere.push(`asset ${a.id} (${a.title}): ${a.links.download}`);
     }
-    if (a.kind === 'musicxml') {
+    // Every engraved source score, compressed MusicXML included: its PDF and MIDI carry the work's metadata.
+    if (a.kind === 'musicxml' || a.kind === 'mxl') {
       const folder = path.join(clientDir, scoreFolder(slug, a.id));
       for (const name of ['score.pdf', 'score.mid']) {
         const abs = path.join(folder, name);
@@ -128,7 +130,18 @@ function zipOne(work: ZipWork, clientDir: string, mtime: Date): Buffer {
   const entries = [...files.entries()]
     .sort(([x], [y]) => x.localeCompare(y))
     .map(([name, bytes]) => ({ name: `${slug}/${name}`, bytes, store: STORED.test(name) }));
-  return zipEntries(entries, mtime);
+  return zipEntries(entries, mtime, zipComment(record));
+}
+
+/** The zip's own comment: the work, its composer and where it is published. */
+export function zipComment(record: WorkRecord): string {
+  const c = record.composer;
+  const life = `${c.born.slice(0, 4)}–${c.died.slice(0, 4)}`.replace(/unkn/g, '?');
+  return [
+    `${record.title}${record.workNumber && !record.title.includes(record.workNumber) ? `, ${record.workNumber}` : ''} — ${c.name} (${life})`,
+    ...(record.lyricist ? [`Words: ${record.lyricist.name}`] : []),
+    `Public-Domain Music Archive: ${record.links.html}`,
+  ].join('\n');
 }
 
 /** Write these works' zips into the built site; returns counts for build.json. */

@@ -49,8 +49,11 @@ export function dosDateTime(at: Date): { date: number; time: number } {
   };
 }
 
-/** The zip of these entries, in this order, every entry dated `mtime`. */
-export function zipEntries(entries: ZipEntry[], mtime: Date): Buffer {
+/**
+ * The zip of these entries, in this order, every entry dated `mtime`, with an archive comment
+ * (UTF-8, at most 4,000 bytes) when given: what the zip is, shown by `unzip -l` and archive tools.
+ */
+export function zipEntries(entries: ZipEntry[], mtime: Date, comment = ''): Buffer {
   if (entries.length > 0xffff)
     throw new Error(`a zip of ${entries.length} entries needs ZIP64, which this writer does not write`);
   const { date, time } = dosDateTime(mtime);
@@ -105,5 +108,7 @@ export function zipEntries(entries: ZipEntry[], mtime: Date): Buffer {
   end.writeUInt16LE(entries.length, 10);
   end.writeUInt32LE(centralSize, 12);
   end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, ...central, end]);
+  const note = Buffer.from(comment, 'utf8').subarray(0, 4000);
+  end.writeUInt16LE(note.length, 20);
+  return Buffer.concat([...parts, ...central, end, note]);
 }
