@@ -821,6 +821,7 @@ export function memoryPlanOf(config: Config, serverStartMiB: number): MemoryPlan
     },
     engrave: config.engrave,
     warmBuilderMiB: Math.ceil(mib(config.warmBuilderMaxRssBytes)),
+    readProcesses: config.readProcesses > 1 ? config.readProcesses : 0,
   });
 }
 
