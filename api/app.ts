@@ -42,6 +42,7 @@ import { registerAnswerRoutes } from './contributions/answer-routes.ts';
 import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
+import type { ItemActions } from './review/item-actions.ts';
 import { registerImportRoutes } from './imports/routes.ts';
 import { BatchService } from './imports/service.ts';
 import { BatchActions } from './imports/actions.ts';
@@ -74,7 +75,7 @@ import { instrumentRebuilder, instrumentReview } from './observability/instrumen
 import { registerObservabilityRoutes } from './observability/routes.ts';
 import { isHtml, PUBLIC_CSP } from './http/content-security-policy.ts';
 import { createForwarder, ReadOnlyRebuilder, type WriterLink } from './site/read-processes.ts';
-import { MemoryStateBackend, openStateBackend, type StateBackend } from './session/state-backend.ts';
+import { openStateBackend, type StateBackend } from './session/state-backend.ts';
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests); a test may pass a stream to read the log lines. */
@@ -110,7 +111,10 @@ export interface AppInput {
   warmUp?: boolean;
   /** Test seams of the review service (a trusted CA for the fetcher, a fake forge, a clock). */
   review?: ReviewServiceOverrides;
-  /** The rate limits' clock (ms since the epoch); `Date.now` unless a test controls time. */
+  /**
+   * The clock of the rate limits and sessions kept in this process's memory (ms since the epoch):
+   * `Date.now` unless a test controls time (Redis, and a given `state`, keep their own).
+   */
   clock?: () => number;
 }
 
@@ -272,12 +276,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   if (role === 'reader' && !input.writer) throw new Error('a read process needs the write process to forward to');
   const forward = input.writer ? createForwarder(input.writer, config.publicBaseUrl) : null;
   const ownState = input.state === undefined;
-  // A test's clock (AppInput.clock) runs the limits and sessions of this process's memory.
-  const state =
-    input.state ??
-    (input.clock !== undefined && config.redisUrl === null
-      ? new MemoryStateBackend({ now: input.clock })
-      : await openStateBackend(config.redisUrl));
+  const state = input.state ?? (await openStateBackend(config.redisUrl, input.clock ? { now: input.clock } : {}));
   // The lint of every proposal validates content files: compile those validators before serving.
   prepareContentValidators();
   // The review checks and the desk's preview engrave in the process's pool, with these budgets.
@@ -314,7 +313,11 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     keys: KeyRing.fromConfig(config),
     credentials: new CredentialLimiter(config.credentialLimits, { buckets: state.buckets }),
     metrics: new ArchiveMetrics(() => gate.inFlight),
-    sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs, backend: state.sessions }),
+    sessions: new SessionStore({
+      lifetimeMs: config.sessionLifetimeMs,
+      backend: state.sessions,
+      ...(input.clock ? { now: input.clock } : {}),
+    }),
     state,
     role,
     startup: { building: null, startedAtUtc: null, failed: null },
@@ -747,7 +750,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   registerCatalogRoutes(app, ctx);
   registerBlobRoutes(app, ctx);
   await registerResolveRoutes(app, ctx);
-  let itemActions: Awaited<ReturnType<typeof registerReview>> | null = null;
+  // The review's item actions (accept, request-information, decline) run as action records.
+  let itemActions: ItemActions | null = null;
   if (review) {
     await registerContributionRoutes(app, ctx);
     await registerAnswerRoutes(app, ctx, review);

@@ -393,7 +393,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: 'unset',
     readBy: 'server',
     meaning:
-      'the most memory the whole service may hold, MiB (1024-1048576): the server with its caches, the engraving and audio worker threads (per-worker limits), the warm build process and the small children (docs/operations.md, "Memory"). The memory settings not set by hand take their share of it (the engraving workers 30 % between them, at most 2048 MiB each; the warm build process 35 %), and a configuration whose parts do not fit stops the start, naming them; once started, the server logs its plan and `/metrics` reports it (`archive_memory_bound_bytes`) beside the process tree\'s resident memory (`archive_process_tree_rss_bytes`)',
+      'the most memory the whole service may hold, MiB (1024-1048576): the server with its caches, the read processes, the engraving and audio worker threads (per-worker limits), the warm build process and the small children (docs/operations.md, "Memory"). The memory settings not set by hand take their share of it (the engraving workers 30 % between them, at most 2048 MiB each; the warm build process 35 %), and a configuration whose parts do not fit stops the start, naming them; once started, the server logs its plan and `/metrics` reports it (`archive_memory_bound_bytes`) beside the process tree\'s resident memory (`archive_process_tree_rss_bytes`)',
   },
   {
     names: ['ARCHIVE_ENGRAVE_WORKERS'],

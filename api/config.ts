@@ -184,17 +184,17 @@ export interface Config {
   engrave: EngravePoolOptions;
   /** The in-memory caches of a served build, each bounded by bytes (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB). */
   cacheBudgets: CacheBudgets;
+  /**
+   * ARCHIVE_MEMORY_LIMIT_MB: the most the service's process tree may hold, MiB (api/site/memory-plan.ts);
+   * the memory settings not set by hand take their share of it. Null when not set.
+   */
+  memoryLimitMiB: number | null;
   /** ARCHIVE_READ_PROCESSES: read processes `npm start` runs beside the write process (1: one process does both). */
   readProcesses: number;
   /** ARCHIVE_REDIS_URL: where sessions and limits live for every process; null: this process's memory. */
   redisUrl: string | null;
   /** ARCHIVE_WRITER_URL: this process is a read process of the write process at this URL; null: it is not. */
   writerUrl: string | null;
-  /**
-   * ARCHIVE_MEMORY_LIMIT_MB: the most the service's process tree may hold, MiB (api/site/memory-plan.ts);
-   * the memory settings not set by hand take their share of it. Null when not set.
-   */
-  memoryLimitMiB: number | null;
 }
 
 /** ARCHIVE_READ_PROCESSES, ARCHIVE_REDIS_URL and ARCHIVE_WRITER_URL (docs/operations.md, "Several processes"). */
@@ -785,8 +785,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     ...rebuildSettingsFromEnv(env),
     engrave: engraveSettingsFromEnv(env),
     cacheBudgets: cacheBudgetsFromEnv(env),
-    ...processSettingsFromEnv(env),
     memoryLimitMiB: memoryLimitFromEnv(env),
+    ...processSettingsFromEnv(env),
   };
   checkMemoryLimit(config);
   return config;
@@ -821,6 +821,7 @@ export function memoryPlanOf(config: Config, serverStartMiB: number): MemoryPlan
     },
     engrave: config.engrave,
     warmBuilderMiB: Math.ceil(mib(config.warmBuilderMaxRssBytes)),
+    readProcesses: config.readProcesses > 1 ? config.readProcesses : 0,
   });
 }
 

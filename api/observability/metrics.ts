@@ -154,7 +154,7 @@ export class ArchiveMetrics {
     });
     new Gauge({
       name: 'archive_memory_bound_bytes',
-      help: 'The memory plan (docs/operations.md, "Memory"): each part\'s bound (server, engraving, audio, warm-builder, children), their total, and ARCHIVE_MEMORY_LIMIT_MB (limit) when set.',
+      help: 'The memory plan (docs/operations.md, "Memory"): each part\'s bound (server, readers, engraving, audio, warm-builder, children), their total, and ARCHIVE_MEMORY_LIMIT_MB (limit) when set.',
       labelNames: ['part'],
       registers,
       collect() {
@@ -162,6 +162,7 @@ export class ArchiveMetrics {
         if (!plan) return;
         const MiB = 1024 * 1024;
         this.set({ part: 'server' }, plan.parts.server * MiB);
+        this.set({ part: 'readers' }, plan.parts.readers * MiB);
         this.set({ part: 'engraving' }, plan.parts.engraving * MiB);
         this.set({ part: 'audio' }, plan.parts.audio * MiB);
         this.set({ part: 'warm-builder' }, plan.parts.warmBuilder * MiB);

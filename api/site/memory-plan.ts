@@ -7,6 +7,8 @@
  *
  *   server        its resident memory right after start + every cache at its budget + headroom
  *                 (memoryBoundMiB, api/site/cache-budgets.ts)
+ *   readers       with ARCHIVE_READ_PROCESSES = N > 1, N read processes beside it, each holding
+ *                 the same caches (api/site/read-processes.ts): N x server
  *   engraving     ARCHIVE_ENGRAVE_WORKERS x ARCHIVE_ENGRAVE_MEMORY_MB (V8 heap and Verovio's
  *                 WebAssembly memory of each worker, capped inside it: src/lib/budget-pool.ts)
  *   audio         the one audio-measuring worker's heap cap (api/audio/measure-audio.ts)
@@ -39,30 +41,35 @@ export interface MemoryPlanInput {
   cacheBudgetsMiB: CacheBudgets;
   engrave: { size: number; memoryMb: number };
   warmBuilderMiB: number;
+  /** Read processes beside the server (ARCHIVE_READ_PROCESSES when above 1, else 0). */
+  readProcesses: number;
 }
 
 export interface MemoryPlan {
   limitMiB: number | null;
   /** Each part's bound, MiB. */
-  parts: { server: number; engraving: number; audio: number; warmBuilder: number; children: number };
+  parts: { server: number; readers: number; engraving: number; audio: number; warmBuilder: number; children: number };
   /** Their sum: what the service's process tree stays under, MiB. */
   totalMiB: number;
 }
 
 export function memoryPlan(input: MemoryPlanInput): MemoryPlan {
+  const server = Math.ceil(input.serverStartMiB + memoryBoundMiB(input.cacheBudgetsMiB));
   const parts = {
-    server: Math.ceil(input.serverStartMiB + memoryBoundMiB(input.cacheBudgetsMiB)),
+    server,
+    readers: input.readProcesses * server,
     engraving: input.engrave.size * input.engrave.memoryMb,
     audio: WORKER_HEAP_MB,
     warmBuilder: input.warmBuilderMiB,
     children: CHILDREN_MIB,
   };
-  const totalMiB = parts.server + parts.engraving + parts.audio + parts.warmBuilder + parts.children;
+  const totalMiB = parts.server + parts.readers + parts.engraving + parts.audio + parts.warmBuilder + parts.children;
   return { limitMiB: input.limitMiB, parts, totalMiB };
 }
 
 /** One line per part, for refusals and the start-up log. */
 export function memoryPlanWords(plan: MemoryPlan): string {
   const p = plan.parts;
-  return `server ${p.server} MiB (its size at start with every cache full), engraving ${p.engraving} MiB (workers x ARCHIVE_ENGRAVE_MEMORY_MB), audio measurement ${p.audio} MiB, warm build process ${p.warmBuilder} MiB (ARCHIVE_WARM_BUILDER_MAX_RSS_MB), other children ${p.children} MiB: ${plan.totalMiB} MiB in all`;
+  const readers = p.readers > 0 ? `, read processes ${p.readers} MiB (ARCHIVE_READ_PROCESSES x the server)` : '';
+  return `server ${p.server} MiB (its size at start with every cache full)${readers}, engraving ${p.engraving} MiB (workers x ARCHIVE_ENGRAVE_MEMORY_MB), audio measurement ${p.audio} MiB, warm build process ${p.warmBuilder} MiB (ARCHIVE_WARM_BUILDER_MAX_RSS_MB), other children ${p.children} MiB: ${plan.totalMiB} MiB in all`;
 }

@@ -6,8 +6,8 @@
  * running count of the bytes it writes, stopped as soon as it passes MAX_XML_BYTES whatever its
  * header declares, so a zip bomb (honest or lying about its size) is refused in milliseconds.
  */
-import { decodeMusicXml, ScoreEncodingError } from './xml-text.ts';
 import { readZipEntry, zipDirectory, ZipReadError, type ZipEntry } from './zip-read.ts';
+import { decodeMusicXml, ScoreEncodingError } from './xml-text.ts';
 
 export const MAX_XML_BYTES = 20 * 1024 * 1024;
 const MAX_ENTRIES = 1000;

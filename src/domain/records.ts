@@ -714,7 +714,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
           '',
           ...record.movements.map(
             (m) =>
-              `${m.number}. ${cell(m.title)}${m.assetIds.length ? ` (asset${m.assetIds.length > 1 ? 's' : ''} ${m.assetIds.join(', ')})` : ''}`,
+              `${m.number}. ${cell(m.title)}${m.assetIds.length ? ` (asset${m.assetIds.length > 1 ? 's' : ''} ${m.assetIds.map(cell).join(', ')})` : ''}`,
           ),
           '',
         ]

@@ -76,7 +76,7 @@ describe('server timeouts', () => {
     const [w, silent] = await Promise.all([open(s.serving.port), open(s.serving.port)]);
     const answer = answered(w);
     w.socket.write(
-      'POST /api/v1/music/contributions HTTP/1.1\r\nHost: archive.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"operation":',
+      'POST /api/v1/music/contributions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"operation":',
     );
     await answer;
     await w.closedAt;

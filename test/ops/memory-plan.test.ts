@@ -1,6 +1,6 @@
 /**
  * One memory bound for the whole service (docs/operations.md, "Memory"): ARCHIVE_MEMORY_LIMIT_MB
- * caps the sum of the parts (server and caches, engraving workers, audio worker, warm build
+ * caps the sum of the parts (server and caches, read processes, engraving workers, audio worker, warm build
  * process, children); parts not set by hand take their share; a configuration whose parts do not
  * fit stops the start naming them; /metrics reports the plan beside the process tree's memory.
  */
@@ -27,6 +27,17 @@ describe('ARCHIVE_MEMORY_LIMIT_MB', () => {
     );
     expect(explicit.engrave.memoryMb).toBe(1024);
     expect(explicit.warmBuilderMaxRssBytes).toBe(2048 * MiB);
+    // Read processes each hold the server's caches: counted once per process.
+    const readers = loadConfig(
+      { ARCHIVE_MEMORY_LIMIT_MB: '8192', ARCHIVE_READ_PROCESSES: '2', ARCHIVE_REDIS_URL: 'redis://127.0.0.1:6379/0' },
+      PROJECT_ROOT,
+    );
+    const withReaders = memoryPlanOf(readers, 256);
+    expect(withReaders.parts.readers).toBe(2 * withReaders.parts.server);
+    expect(withReaders.totalMiB).toBe(
+      memoryPlanOf({ ...readers, readProcesses: 1 }, 256).totalMiB + withReaders.parts.readers,
+    );
+    expect(memoryPlanOf(config, 256).parts.readers).toBe(0);
     // Without the limit, the parts keep their own defaults and nothing caps the sum.
     expect(loadConfig({}, PROJECT_ROOT).memoryLimitMiB).toBeNull();
   });

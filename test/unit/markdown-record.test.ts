@@ -132,6 +132,11 @@ describe('the Markdown record rendered by an ordinary Markdown stack', () => {
       (a, b) => JSON.stringify(b.content).length - JSON.stringify(a.content).length,
     )[0]!;
     const hostile = structuredClone(loaded);
+    // Movement titles are text from people too (a work kept as one score per movement).
+    (hostile.content as { movements?: { number: number; title: string }[] }).movements = [
+      { number: 1, title: 'Allegro' },
+      { number: 2, title: 'Adagio' },
+    ];
     const n = { i: 0, urls: [] as string[] };
     (hostile as { content: unknown }).content = poison(hostile.content, '', n);
     expect(n.i).toBeGreaterThan(40);
@@ -171,6 +176,7 @@ describe('the Markdown record rendered by an ordinary Markdown stack', () => {
       expect(n.urls.length).toBeGreaterThan(3);
       expect(n.urls.filter((u) => md.includes(u) && !hrefs.has(u))).toEqual([]);
     }
+    expect(md).toContain('## Movements');
     // Readable: the injected words are all there as text.
     expect(md).toContain('# \\[t\\](javascript:alert(1)) — ');
     expect(md).toContain('title: "\\u005bt\\u005d(javascript:alert(1))"');

@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import type { EngraveMeta, EngraveOutput, ScoreLoadResult } from './engrave.ts';
 import type { AudioEnvironment, AudioOutput } from './audio-render.ts';
 import type { MusicXmlScan } from '../../domain/musicxml-scan.ts';
-import { BudgetError, BudgetPool, type BudgetLimit, type BudgetPoolStats } from '../budget-pool.ts';
+import { BudgetError, BudgetPool, loadPerCore, type BudgetLimit, type BudgetPoolStats } from '../budget-pool.ts';
 
 export interface EngravePoolOptions {
   /** Worker threads (ARCHIVE_ENGRAVE_WORKERS; default: the number of cores). */
@@ -158,19 +158,19 @@ export class EngravePool {
 
   /**
    * Rendered audio of a score (src/lib/site/audio-render.ts): its MIDI from the worker's Verovio,
-   * FluidSynth and ffmpeg as the worker's child processes, under the engraving's budgets (the
-   * worker's memory budget for everything in the worker).
+   * FluidSynth and ffmpeg as the worker's child processes, under the same budgets as an
+   * engraving (the worker's CPU time and memory; the children under the load-scaled backstop).
    */
   audio(
     source: EngraveSource,
     params: { env: AudioEnvironment; scoreSha256: string; loop: boolean },
   ): Promise<AudioOutput> {
-    // FluidSynth and ffmpeg run as child processes, whose CPU the worker's own clock does not
-    // see: they are killed past the larger of the CPU budget and the wall-clock backstop.
+    // FluidSynth's and ffmpeg's time is not the worker thread's CPU time: the children get the
+    // wall-clock backstop, scaled by the load like the pool's own.
     return this.pool.run<AudioOutput>({
       op: 'audio',
       ...source,
-      audio: { ...params, timeoutMs: Math.max(this.options.cpuMs, this.options.timeoutMs) },
+      audio: { ...params, timeoutMs: Math.round(this.options.timeoutMs * loadPerCore(0)) },
     });
   }
 

@@ -13,8 +13,8 @@ import { musicXmlText } from '../../domain/score-files.ts';
 import { scanMusicXml } from '../../domain/musicxml-scan.ts';
 import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
 import type { EngraveTask, ScoreCheckOutcome } from './engrave-pool.ts';
-import { renderAudio } from './audio-render.ts';
 import { capWebAssemblyMemory, takeMemoryRefusal } from '../budget-worker.ts';
+import { renderAudio } from './audio-render.ts';
 
 capWebAssemblyMemory();
 
