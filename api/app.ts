@@ -42,6 +42,7 @@ import { registerAnswerRoutes } from './contributions/answer-routes.ts';
 import { registerResolveRoutes } from './resolve/routes.ts';
 import { registerLibraryRoutes } from './library/routes.ts';
 import { registerReview } from './review/wiring.ts';
+import type { ItemActions } from './review/item-actions.ts';
 import { registerImportRoutes } from './imports/routes.ts';
 import { BatchService } from './imports/service.ts';
 import { BatchActions } from './imports/actions.ts';
@@ -68,7 +69,9 @@ import { registerTrackPage } from './site/track-page.ts';
 import { registerSearchPage } from './site/search-page.ts';
 import { registerDeprecationHeaders } from './http/deprecation.ts';
 import { DEPRECATIONS, findDeprecation, type Deprecation } from '../src/domain/deprecation.ts';
-import { DEFAULT_SERVER_TIMEOUTS } from './config.ts';
+import { DEFAULT_SERVER_TIMEOUTS, memoryPlanOf } from './config.ts';
+import { memoryPlanWords, type MemoryPlan } from './site/memory-plan.ts';
+import { MIB } from './site/cache-budgets.ts';
 import { ShutdownGate, SHUTTING_DOWN_RETRY_SECONDS } from './lifecycle.ts';
 import { ArchiveMetrics } from './observability/metrics.ts';
 import { instrumentRebuilder, instrumentReview } from './observability/instrument.ts';
@@ -111,6 +114,11 @@ export interface AppInput {
   warmUp?: boolean;
   /** Test seams of the review service (a trusted CA for the fetcher, a fake forge, a clock). */
   review?: ReviewServiceOverrides;
+  /**
+   * The clock of the rate limits and sessions kept in this process's memory (ms since the epoch):
+   * `Date.now` unless a test controls time (Redis, and a given `state`, keep their own).
+   */
+  clock?: () => number;
 }
 
 /**
@@ -190,6 +198,29 @@ function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex,
   );
 }
 
+/**
+ * A socket silent for ARCHIVE_IDLE_TIMEOUT_MS. A request whose body stalled mid-way (its headers
+ * came, its body did not finish, nothing has been answered) gets the 408 problem the timeouts
+ * promise, then the connection closes; any other silent socket (idle, or waiting for an answer
+ * already begun) is closed as Node would close it.
+ */
+function closeSilentSocket(socket: Duplex, baseUrl: string): void {
+  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; req?: { complete?: boolean } } })
+    ._httpMessage;
+  if (socket.writable && pending && !pending.headersSent && pending.req && pending.req.complete === false) {
+    endSocketWithProblem(
+      socket,
+      baseUrl,
+      408,
+      'Request Timeout',
+      'bad-request',
+      'The request body stopped arriving: nothing came for the idle timeout (ARCHIVE_IDLE_TIMEOUT_MS); nothing of it was used.',
+    );
+    return;
+  }
+  socket.destroy();
+}
+
 /** The methods this server answers, named in the 405 a CONNECT gets. */
 const SERVED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
@@ -198,6 +229,8 @@ function refuseAtTheHttpLayer(server: Server, baseUrl: string): Server {
   // A client may half-close (FIN) once its request is sent; the answer is still written, then
   // the connection closes. Such sockets stay bounded by the idle and request timeouts.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // With a listener, Node leaves a silent socket to it: a stalled body gets its 408 there.
+  server.on('timeout', (socket: Duplex) => closeSilentSocket(socket, baseUrl));
   // CONNECT asks for a tunnel, which this server never opens: a 405 problem, then close.
   server.on('connect', (_req, socket: Duplex) =>
     endSocketWithProblem(
@@ -246,7 +279,7 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   if (role === 'reader' && !input.writer) throw new Error('a read process needs the write process to forward to');
   const forward = input.writer ? createForwarder(input.writer, config.publicBaseUrl) : null;
   const ownState = input.state === undefined;
-  const state = input.state ?? (await openStateBackend(config.redisUrl));
+  const state = input.state ?? (await openStateBackend(config.redisUrl, input.clock ? { now: input.clock } : {}));
   // The lint of every proposal validates content files: compile those validators before serving.
   prepareContentValidators();
   // The review checks and the desk's preview engrave in the process's pool, with these budgets.
@@ -283,13 +316,20 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     keys: KeyRing.fromConfig(config),
     credentials: new CredentialLimiter(config.credentialLimits, { buckets: state.buckets }),
     metrics: new ArchiveMetrics(() => gate.inFlight),
-    sessions: new SessionStore({ lifetimeMs: config.sessionLifetimeMs, backend: state.sessions }),
+    sessions: new SessionStore({
+      lifetimeMs: config.sessionLifetimeMs,
+      backend: state.sessions,
+      ...(input.clock ? { now: input.clock } : {}),
+    }),
     state,
     role,
     startup: { building: null, startedAtUtc: null, failed: null },
   };
   const { metrics } = ctx;
   metrics.measureCachesWith(() => cacheSizes(ctx.handle.current));
+  // The memory plan, with the server's resident memory once it is ready (api/site/memory-plan.ts).
+  let plan: MemoryPlan | null = null;
+  metrics.measureMemoryWith(() => plan);
   // Record writes wait while `npm run backup` briefly pauses them (api/storage/write-pause.ts).
   honourWritePause(path.join(config.dataDir, 'state'));
   instrumentRebuilder(ctx.rebuilder, metrics);
@@ -335,9 +375,10 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
             headersTimeout: timeouts.headersTimeout,
             requestTimeout: timeouts.requestTimeout,
             keepAliveTimeout: timeouts.keepAliveTimeout,
-            // Node enforces the headers/request timeouts on this tick (30 s by default), so a short
-            // configured timeout is checked often enough to hold.
-            connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(timeouts.headersTimeout / 4))),
+            // Node enforces the headers/request timeouts on this tick (30 s by default): at most
+            // every half second, so a timeout closes within half a second of its setting (it
+            // overshot by up to a quarter of the setting, 5 s for the default 20 s, before).
+            connectionsCheckingInterval: Math.max(100, Math.min(500, Math.floor(timeouts.headersTimeout / 4))),
             // Node's own refusal of HTTP/1.1 without Host is a bare 400; the check below answers a problem.
             requireHostHeader: false,
           },
@@ -688,6 +729,20 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
     if (event.outcome === 'failed') app.log.warn({ compaction: event }, compactionLogLine(event));
     else app.log.info({ compaction: event }, compactionLogLine(event));
   };
+  app.addHook('onReady', async () => {
+    plan = memoryPlanOf(config, process.memoryUsage().rss / MIB);
+    const words = memoryPlanWords(plan);
+    if (config.memoryLimitMiB !== null && plan.totalMiB > config.memoryLimitMiB)
+      app.log.warn(
+        { memoryPlan: plan },
+        `ARCHIVE_MEMORY_LIMIT_MB (${config.memoryLimitMiB}) is less than the parts now that the server has started: ${words}`,
+      );
+    else
+      app.log.info(
+        { memoryPlan: plan },
+        `memory bound: ${words}${plan.limitMiB !== null ? ` (limit ${plan.limitMiB} MiB)` : ''}`,
+      );
+  });
   // Started on an incremental folder (a stop came before its reconcile): reconcile it in turn, in
   // the "after each apply" mode (else the schedule or a request does).
   if (role === 'writer') ctx.rebuilder.reconcileServed?.();
@@ -698,11 +753,13 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   registerCatalogRoutes(app, ctx);
   registerBlobRoutes(app, ctx);
   await registerResolveRoutes(app, ctx);
+  // The review's item actions (accept, request-information, decline) run as action records.
+  let itemActions: ItemActions | null = null;
   if (review) {
     await registerContributionRoutes(app, ctx);
     await registerAnswerRoutes(app, ctx, review);
     await registerLibraryRoutes(app, ctx);
-    await registerReview(app, ctx, review);
+    itemActions = await registerReview(app, ctx, review, input.review?.now);
   }
   // Listening verdicts on rendered audio (api/review/listening.ts): the admin API and the desk
   // share the service; a verdict is a commit, so only the write process records one (a read
@@ -724,8 +781,8 @@ export async function createApp(input: AppInput, options: AppOptions = {}): Prom
   const adminSignIn = createAdminSignIn(ctx);
   await registerSessionRoutes(app, ctx, adminSignIn);
   registerReaderRoutes(app, ctx);
-  if (review && batches && batchActions && listening) {
-    await registerDesk(app, ctx, review, adminSignIn);
+  if (review && itemActions && batches && batchActions && listening) {
+    await registerDesk(app, ctx, review, itemActions, adminSignIn);
     await registerBatchDesk(app, ctx, batches, batchActions, recentVerdicts);
     await registerListeningDesk(app, ctx, listening, recentVerdicts);
   }

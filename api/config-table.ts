@@ -70,7 +70,8 @@ export const SETTINGS: readonly SettingRow[] = [
     type: 'host list',
     default: 'empty',
     readBy: 'server',
-    meaning: 'host names or IPs the review fetcher may reach even on loopback/private addresses (still HTTPS only)',
+    meaning:
+      'host names or IPs the review fetcher may reach even on loopback/private addresses (still HTTPS only), comma-separated: `host` allows port 443 only, `host:port` (`[v6]:port`) that port; a refusal names the port and the entry that would allow it',
   },
   {
     names: ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'GITHUB_API_URL'],
@@ -387,6 +388,14 @@ export const SETTINGS: readonly SettingRow[] = [
       'works per Astro run of a full build (`npm run build -- --batch-works N` too): a larger catalog renders in batches plus one run for the listings, with the same output, so memory follows the batch (docs/decisions/0028-full-builds-render-in-batches.md)',
   },
   {
+    names: ['ARCHIVE_MEMORY_LIMIT_MB'],
+    type: 'MiB',
+    default: 'unset',
+    readBy: 'server',
+    meaning:
+      'the most memory the whole service may hold, MiB (1024-1048576): the server with its caches, the read processes, the engraving and audio worker threads (per-worker limits), the warm build process and the small children (docs/operations.md, "Memory"). The memory settings not set by hand take their share of it (the engraving workers 30 % between them, at most 2048 MiB each; the warm build process 35 %), and a configuration whose parts do not fit stops the start, naming them; once started, the server logs its plan and `/metrics` reports it (`archive_memory_bound_bytes`) beside the process tree\'s resident memory (`archive_process_tree_rss_bytes`)',
+  },
+  {
     names: ['ARCHIVE_ENGRAVE_WORKERS'],
     type: 'worker threads',
     default: 'number of cores',
@@ -395,12 +404,20 @@ export const SETTINGS: readonly SettingRow[] = [
       'worker threads of the engraving pool (1-64): Verovio engraves scores there for the build, `npm run engrave`, the review checks and the desk\'s score preview, never on the server\'s thread (docs/site.md, "Engraving pool and render cache")',
   },
   {
-    names: ['ARCHIVE_ENGRAVE_TIMEOUT_MS'],
+    names: ['ARCHIVE_ENGRAVE_CPU_MS'],
     type: 'milliseconds',
     default: '`300000`',
     readBy: 'server',
     meaning:
-      'time budget per score: a score still engraving (or loading, for the checks) after this long is stopped, its worker replaced, and the score refused with the problem `engraving-over-budget` naming the limit (a failed check at accept, a "not rendered" note in the build)',
+      'CPU time budget per score, measured on the engraving worker\'s own thread (so a busy machine does not spend it faster): a score that has used more is stopped, its worker replaced, and the score refused with the problem `engraving-over-budget` naming the limit (a failed check at accept, a "not rendered" note in the build)',
+  },
+  {
+    names: ['ARCHIVE_ENGRAVE_TIMEOUT_MS'],
+    type: 'milliseconds',
+    default: '`1200000`',
+    readBy: 'server',
+    meaning:
+      "the wall-clock backstop per score on an idle machine, multiplied by the load per core (the 1-minute load average or the pool's busy workers over the cores, at least 1): it stops only a worker that makes no progress; the CPU and memory budgets are what bound the work",
   },
   {
     names: ['ARCHIVE_ENGRAVE_MEMORY_MB'],
@@ -408,7 +425,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`2048`',
     readBy: 'server',
     meaning:
-      "memory budget per engraving worker, MiB (64-65536): V8's heap limit of the worker and the most Verovio's WebAssembly memory may reach; over it the score is refused like a timeout. A worker whose Verovio memory passed 256 MiB (or a quarter of the budget, when lower) is replaced after its score, so memory never stays at the largest score's size",
+      "memory budget per engraving worker, MiB (64-65536), V8's heap and Verovio's WebAssembly memory together: the heap may take a quarter (at least 48 MiB), and the WebAssembly memory is capped at the rest inside the worker, so a score that would grow past it fails there and is refused like one over its CPU time. A worker whose Verovio memory passed 256 MiB (or a quarter of the budget, when lower) is replaced after its score, so memory never stays at the largest score's size",
   },
   {
     names: ['ARCHIVE_SEARCH_SHARD_WORKS'],

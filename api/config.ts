@@ -16,6 +16,7 @@ import {
 } from '../src/domain/contributions/policy.ts';
 import {
   DEFAULT_ENGRAVE_MEMORY_MB,
+  DEFAULT_ENGRAVE_CPU_MS,
   DEFAULT_ENGRAVE_TIMEOUT_MS,
   defaultEngravePoolOptions,
   type EngravePoolOptions,
@@ -25,6 +26,15 @@ import { settingValue } from './config-table.ts';
 import { parseReconcileSchedule, type ReconcileSchedule } from '../src/domain/reconcile-schedule.ts';
 import { layerMaxPathsFrom } from '../src/domain/site-layers.ts';
 import { DEFAULT_CACHE_BUDGETS, MIB, type CacheBudgets } from './site/cache-budgets.ts';
+import {
+  ENGRAVE_MIN_MB,
+  ENGRAVING_SHARE,
+  memoryPlan,
+  memoryPlanWords,
+  SERVER_START_MIN_MIB,
+  WARM_BUILDER_SHARE,
+  type MemoryPlan,
+} from './site/memory-plan.ts';
 import { defaultWarmBuilderMaxRssBytes } from './site/warm-builder.ts';
 
 export interface RateLimitSetting {
@@ -167,12 +177,18 @@ export interface Config {
   /** ARCHIVE_LAYER_MAX_PATHS: a layer's bound (the builds read it too); the server compacts a served layer from half of it (0: layers off). */
   layerMaxPaths: number;
   /**
-   * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB):
-   * worker threads and each score's time and memory budget, for builds, review checks and the desk.
+   * The engraving pool (ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_CPU_MS, ARCHIVE_ENGRAVE_TIMEOUT_MS,
+   * ARCHIVE_ENGRAVE_MEMORY_MB): worker threads, each score's CPU time and memory budget and the
+   * wall-clock backstop, for builds, review checks and the desk.
    */
   engrave: EngravePoolOptions;
   /** The in-memory caches of a served build, each bounded by bytes (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB). */
   cacheBudgets: CacheBudgets;
+  /**
+   * ARCHIVE_MEMORY_LIMIT_MB: the most the service's process tree may hold, MiB (api/site/memory-plan.ts);
+   * the memory settings not set by hand take their share of it. Null when not set.
+   */
+  memoryLimitMiB: number | null;
   /** ARCHIVE_READ_PROCESSES: read processes `npm start` runs beside the write process (1: one process does both). */
   readProcesses: number;
   /** ARCHIVE_REDIS_URL: where sessions and limits live for every process; null: this process's memory. */
@@ -225,6 +241,16 @@ export function processSettingsFromEnv(
       'ARCHIVE_WRITER_URL (a read process of another machine) and ARCHIVE_READ_PROCESSES > 1 cannot be combined: run one process per ARCHIVE_WRITER_URL reader',
     );
   return { readProcesses, redisUrl: redis, writerUrl: writer };
+}
+
+/** ARCHIVE_MEMORY_LIMIT_MB in MiB (1024-1048576), or null when unset. */
+export function memoryLimitFromEnv(env: NodeJS.ProcessEnv): number | null {
+  const raw = settingValue(env, 'ARCHIVE_MEMORY_LIMIT_MB');
+  if (raw === undefined || raw.trim() === '') return null;
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || n < 1024 || n > 1_048_576)
+    throw new ConfigError(`ARCHIVE_MEMORY_LIMIT_MB must be a whole number of MiB from 1024 to 1048576 (got "${raw}")`);
+  return n;
 }
 
 /** A setting in whole MiB (`min` to 65536), as bytes; `fallback` (bytes) when unset or empty. */
@@ -292,8 +318,10 @@ export const DEFAULT_FAST_PATH_LOG_SAMPLE = 0.01;
 
 /** A whole number of milliseconds from `name`, or the default; anything else stops the start. */
 /**
- * ARCHIVE_ENGRAVE_WORKERS (1-64, default the number of cores), ARCHIVE_ENGRAVE_TIMEOUT_MS (per
- * score, default 300000), ARCHIVE_ENGRAVE_MEMORY_MB (per worker, 64-65536, default 2048).
+ * ARCHIVE_ENGRAVE_WORKERS (1-64, default the number of cores), ARCHIVE_ENGRAVE_CPU_MS (CPU time
+ * per score, default 300000), ARCHIVE_ENGRAVE_TIMEOUT_MS (the wall-clock backstop per score on an
+ * idle machine, times the load per core, default 1200000), ARCHIVE_ENGRAVE_MEMORY_MB (per worker,
+ * 64-65536, default 2048).
  */
 export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptions {
   const whole = (name: string, fallback: number, min: number, max: number, unit: string): number => {
@@ -304,10 +332,18 @@ export function engraveSettingsFromEnv(env: NodeJS.ProcessEnv): EngravePoolOptio
       throw new ConfigError(`${name} must be a whole number of ${unit} from ${min} to ${max} (got "${raw}")`);
     return n;
   };
+  const size = whole('ARCHIVE_ENGRAVE_WORKERS', defaultEngravePoolOptions().size, 1, 64, 'worker threads');
+  // Under ARCHIVE_MEMORY_LIMIT_MB the workers share their part of it (api/site/memory-plan.ts).
+  const limit = memoryLimitFromEnv(env);
+  const memoryDefault =
+    limit === null
+      ? DEFAULT_ENGRAVE_MEMORY_MB
+      : Math.min(DEFAULT_ENGRAVE_MEMORY_MB, Math.max(ENGRAVE_MIN_MB, Math.floor((limit * ENGRAVING_SHARE) / size)));
   return {
-    size: whole('ARCHIVE_ENGRAVE_WORKERS', defaultEngravePoolOptions().size, 1, 64, 'worker threads'),
+    size,
+    cpuMs: millis(env, 'ARCHIVE_ENGRAVE_CPU_MS', DEFAULT_ENGRAVE_CPU_MS),
     timeoutMs: millis(env, 'ARCHIVE_ENGRAVE_TIMEOUT_MS', DEFAULT_ENGRAVE_TIMEOUT_MS),
-    memoryMb: whole('ARCHIVE_ENGRAVE_MEMORY_MB', DEFAULT_ENGRAVE_MEMORY_MB, 64, 65536, 'MiB'),
+    memoryMb: whole('ARCHIVE_ENGRAVE_MEMORY_MB', memoryDefault, 64, 65536, 'MiB'),
   };
 }
 
@@ -714,7 +750,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
       `ARCHIVE_LIBRARY_MAX_FILE_BYTES must be a whole number of bytes (got "${settingValue(env, 'ARCHIVE_LIBRARY_MAX_FILE_BYTES')}")`,
     );
   }
-  return {
+  const config: Config = {
     port,
     host: settingValue(env, 'HOST') ?? '127.0.0.1',
     publicBaseUrl,
@@ -749,8 +785,44 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): Config 
     ...rebuildSettingsFromEnv(env),
     engrave: engraveSettingsFromEnv(env),
     cacheBudgets: cacheBudgetsFromEnv(env),
+    memoryLimitMiB: memoryLimitFromEnv(env),
     ...processSettingsFromEnv(env),
   };
+  checkMemoryLimit(config);
+  return config;
+}
+
+/**
+ * Under ARCHIVE_MEMORY_LIMIT_MB, the parts must fit before the server has even started (its
+ * resident memory after start counted at its least, SERVER_START_MIN_MIB); else the start stops
+ * with each part and the setting that sets it. The server checks again with its real size once
+ * started (api/lifecycle.ts).
+ */
+function checkMemoryLimit(config: Config): void {
+  if (config.memoryLimitMiB === null) return;
+  const plan = memoryPlanOf(config, SERVER_START_MIN_MIB);
+  if (plan.totalMiB > config.memoryLimitMiB)
+    throw new ConfigError(
+      `ARCHIVE_MEMORY_LIMIT_MB (${config.memoryLimitMiB}) is less than the parts it must hold: ${memoryPlanWords(plan)}. Raise it, or lower ARCHIVE_ENGRAVE_WORKERS, ARCHIVE_ENGRAVE_MEMORY_MB, ARCHIVE_WARM_BUILDER_MAX_RSS_MB or the cache budgets (ARCHIVE_*_CACHE_MB).`,
+    );
+}
+
+/** The service's memory plan (api/site/memory-plan.ts) for a server of `serverStartMiB` after start. */
+export function memoryPlanOf(config: Config, serverStartMiB: number): MemoryPlan {
+  const mib = (bytes: number) => bytes / MIB;
+  return memoryPlan({
+    limitMiB: config.memoryLimitMiB,
+    serverStartMiB,
+    cacheBudgetsMiB: {
+      staticBytes: mib(config.cacheBudgets.staticBytes),
+      staticFactBytes: mib(config.cacheBudgets.staticFactBytes),
+      recordBytes: mib(config.cacheBudgets.recordBytes),
+      answerBytes: mib(config.cacheBudgets.answerBytes),
+    },
+    engrave: config.engrave,
+    warmBuilderMiB: Math.ceil(mib(config.warmBuilderMaxRssBytes)),
+    readProcesses: config.readProcesses > 1 ? config.readProcesses : 0,
+  });
 }
 
 /**
@@ -786,10 +858,12 @@ export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
   const warmUp = settingValue(env, 'ARCHIVE_WARM_BUILDER_WARM_UP') ?? '1';
   if (warmUp !== '0' && warmUp !== '1')
     throw new ConfigError(`ARCHIVE_WARM_BUILDER_WARM_UP must be 0 or 1 (got "${warmUp}")`);
+  const limit = memoryLimitFromEnv(env);
   const warmBuilderMaxRssBytes = mibSetting(
     env,
     'ARCHIVE_WARM_BUILDER_MAX_RSS_MB',
-    defaultWarmBuilderMaxRssBytes(),
+    // Under ARCHIVE_MEMORY_LIMIT_MB: its share of it (api/site/memory-plan.ts).
+    limit === null ? defaultWarmBuilderMaxRssBytes() : Math.max(256, Math.floor(limit * WARM_BUILDER_SHARE)) * MIB,
     256,
   );
   let layerMaxPaths: number;

@@ -6,10 +6,13 @@
  *
  * Protocol (Node's IPC channel, one request at a time): the parent sends
  * `{ id, args, env, maxBuilds, maxRssBytes }`; the build runs with `env` set in process.env for
- * its duration; the answer is `{ id, ok, exitCode?, message?, builds, rssBytes, retire }`. After
- * `maxBuilds` builds or once its resident memory reached `maxRssBytes` (each Astro run leaves its
- * page modules loaded), the process answers with `retire: true` and exits; the parent starts a new
- * one for the next build. It exits too when the parent goes away (the IPC channel closes).
+ * its duration; the answer is `{ id, ok, exitCode?, message?, builds, rssBytes, peakRssBytes,
+ * retire }`. After `maxBuilds` builds, or once the next build could take it past `maxRssBytes`
+ * (its resident memory now plus the most a build has added over its start in this process: each
+ * Astro run leaves its page modules loaded, so the process grows per apply), the process answers
+ * with `retire: true` and exits; the parent starts a new one for the next build. So it is replaced
+ * before it passes its share of the memory, not after (docs/operations.md, "Memory"). It exits too
+ * when the parent goes away (the IPC channel closes).
  */
 import { ContentError, runBuildCommand, UsageError, type WarmUpResult } from './build.ts';
 
@@ -32,11 +35,17 @@ export interface BuildAnswer {
   /** Builds this process has run, this one included. */
   builds: number;
   rssBytes: number;
+  /** The most resident memory this process has had, bytes. */
+  peakRssBytes: number;
+  /** What the next build may take it to: its memory now plus the most a warm build has added, bytes. */
+  nextPeakBytes: number;
   /** This process exits after the answer. */
   retire: boolean;
 }
 
 let builds = 0;
+/** The most a warm build (the second on) has added, at its peak, over the memory it started with, bytes. */
+let largestGrowth = 0;
 
 async function handle(request: BuildRequest): Promise<void> {
   const saved = new Map<string, string | undefined>();
@@ -44,7 +53,14 @@ async function handle(request: BuildRequest): Promise<void> {
     saved.set(name, process.env[name]);
     process.env[name] = value;
   }
-  let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'retire'>;
+  const rssBefore = process.memoryUsage.rss();
+  // This build's own peak, sampled while it runs (the process's lifetime peak would carry the first
+  // build's loading of Astro and the catalog into every later estimate).
+  let buildPeak = rssBefore;
+  const sampler = setInterval(() => {
+    buildPeak = Math.max(buildPeak, process.memoryUsage.rss());
+  }, 50);
+  let answer: Omit<BuildAnswer, 'builds' | 'rssBytes' | 'peakRssBytes' | 'nextPeakBytes' | 'retire'>;
   try {
     const result = await runBuildCommand(request.args);
     answer = { id: request.id, ok: true, ...('warmUp' in result ? { warmUp: result.warmUp } : {}) };
@@ -57,15 +73,22 @@ async function handle(request: BuildRequest): Promise<void> {
         err instanceof UsageError || err instanceof ContentError ? err.message : ((err as Error).stack ?? String(err)),
     };
   } finally {
+    clearInterval(sampler);
     for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
   }
+  const rssBytes = process.memoryUsage.rss();
+  buildPeak = Math.max(buildPeak, rssBytes);
+  // A process's first build loads Node's modules, Astro and the catalog once: what a warm build
+  // adds is measured from the second on.
+  if (builds > 0) largestGrowth = Math.max(largestGrowth, buildPeak - rssBefore);
   builds++;
-  const rssBytes = process.memoryUsage().rss;
-  const retire = builds >= request.maxBuilds || rssBytes >= request.maxRssBytes;
-  process.send!({ ...answer, builds, rssBytes, retire } satisfies BuildAnswer, () => {
+  const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+  const nextPeakBytes = rssBytes + largestGrowth;
+  const retire = builds >= request.maxBuilds || nextPeakBytes >= request.maxRssBytes;
+  process.send!({ ...answer, builds, rssBytes, peakRssBytes, nextPeakBytes, retire } satisfies BuildAnswer, () => {
     if (retire) process.exit(0);
   });
 }

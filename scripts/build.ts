@@ -76,12 +76,13 @@ export const RENDER_VIEW_FOLDER = 'render-view';
 
 /** The engraving pool's options from `--engrave-*` flags, else the configuration's ARCHIVE_ENGRAVE_*. */
 export function engraveOptionsFrom(
-  flags: { workers?: string; timeoutMs?: string; memoryMb?: string },
+  flags: { workers?: string; cpuMs?: string; timeoutMs?: string; memoryMb?: string },
   env: NodeJS.ProcessEnv,
 ): EngravePoolOptions {
   return engraveSettingsFromEnv({
     ...env,
     ...(flags.workers !== undefined ? { ARCHIVE_ENGRAVE_WORKERS: flags.workers } : {}),
+    ...(flags.cpuMs !== undefined ? { ARCHIVE_ENGRAVE_CPU_MS: flags.cpuMs } : {}),
     ...(flags.timeoutMs !== undefined ? { ARCHIVE_ENGRAVE_TIMEOUT_MS: flags.timeoutMs } : {}),
     ...(flags.memoryMb !== undefined ? { ARCHIVE_ENGRAVE_MEMORY_MB: flags.memoryMb } : {}),
   });
@@ -103,7 +104,8 @@ export class UsageError extends Error {}
 export const BUILD_USAGE = `usage: npm run build -- [--content DIR] [--out DIR] [--base-url URL] [--quiet]
   [--reader-sign-in github|none] [--commit SHA] [--generated-at ISO-TIME] [--incremental-from BUILD-DIR]
   [--batch-works N] [--render-cache config|none|DIR] [--blobs-dir DIR] [--nginx-root DIR]
-  [--engrave-workers N] [--engrave-timeout-ms MS] [--engrave-memory-mb MB] [--audio build|cached|off]
+  [--engrave-workers N] [--engrave-cpu-ms MS] [--engrave-timeout-ms MS] [--engrave-memory-mb MB]
+  [--audio build|cached|off]
    or: npm run build -- --warm-up --incremental-from BUILD-DIR --commit SHA --out SCRATCH-DIR [...]
        (plans the build and renders its pages into SCRATCH-DIR, then removes it: the warm build
        process's warm-up; the process keeps the base's catalog and Astro's compiled pages)
@@ -129,6 +131,7 @@ function parseBuildArgs(args: string[]) {
       'batch-works': { type: 'string' },
       'render-cache': { type: 'string', default: 'config' },
       'engrave-workers': { type: 'string' },
+      'engrave-cpu-ms': { type: 'string' },
       'engrave-timeout-ms': { type: 'string' },
       'engrave-memory-mb': { type: 'string' },
       audio: { type: 'string', default: process.env.ARCHIVE_AUDIO_RENDER || 'build' },
@@ -171,6 +174,7 @@ export async function runBuildCommand(
     engrave = engraveOptionsFrom(
       {
         workers: values['engrave-workers'],
+        cpuMs: values['engrave-cpu-ms'],
         timeoutMs: values['engrave-timeout-ms'],
         memoryMb: values['engrave-memory-mb'],
       },

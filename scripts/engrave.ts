@@ -200,6 +200,7 @@ async function main(): Promise<void> {
       content: { type: 'string' },
       'render-cache': { type: 'string', default: 'config' },
       'engrave-workers': { type: 'string' },
+      'engrave-cpu-ms': { type: 'string' },
       'engrave-timeout-ms': { type: 'string' },
       'engrave-memory-mb': { type: 'string' },
       audio: { type: 'string', default: process.env.ARCHIVE_AUDIO_RENDER === 'off' ? 'off' : 'build' },
@@ -217,6 +218,7 @@ async function main(): Promise<void> {
     poolOptions = engraveOptionsFrom(
       {
         workers: values['engrave-workers'],
+        cpuMs: values['engrave-cpu-ms'],
         timeoutMs: values['engrave-timeout-ms'],
         memoryMb: values['engrave-memory-mb'],
       },

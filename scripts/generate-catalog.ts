@@ -11,7 +11,10 @@ import { mkdirSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ArrangementContent, AssetContent, WorkContent } from '../src/schemas/work.ts';
+import type { ArrangementContent, AssetContent, WorkContent, WorkFile } from '../src/schemas/work.ts';
+import type { PersonContent } from '../src/schemas/person.ts';
+import { deriveWorkRights } from '../src/domain/territory-rights.ts';
+import { personFileText, personSlug } from '../src/domain/people.ts';
 import type { InstrumentContent, ProfileContent } from '../src/schemas/profile.ts';
 import {
   ACCESS_LEVELS,
@@ -280,7 +283,27 @@ function pick<T>(rand: () => number, items: readonly T[]): T {
   return items[Math.floor(rand() * items.length)]!;
 }
 
-function makeWork(i: number, composer: ComposerSpec, rand: () => number): { content: WorkContent; body: string } {
+/** A composer's person record (people/<slug>.json): the generated dates, with a generated evidence page. */
+function personOf(c: ComposerSpec): PersonContent {
+  return {
+    slug: personSlug(c.sortName),
+    name: c.name,
+    sortName: c.sortName,
+    aliases: c.n % 3 === 0 ? [`S. Composer ${pad(c.n)}`] : [],
+    born: c.born,
+    died: c.died,
+    wikidataId: null,
+    worksPublishedBy: null,
+    evidence: [
+      {
+        url: `https://example.org/synthetic/composers/${pad(c.n)}`,
+        note: 'Generated for benchmarks (does not exist).',
+      },
+    ],
+  };
+}
+
+function makeWork(i: number, composer: ComposerSpec, rand: () => number): { content: WorkFile; body: string } {
   const genre = GENRES[(i * 7 + composer.n) % GENRES.length]!;
   const key = pick(rand, KEYS);
   const ensemble = pick(rand, ENSEMBLES);
@@ -396,24 +419,34 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
     });
   }
 
-  const territory = unclear
-    ? { status: 'unclear' as const, note: 'Synthetic: left unclear on purpose.' }
-    : { status: 'public-domain' as const, note: `Life + 70 years; died ${composer.diedYear}.` };
-  const content: WorkContent = {
+  // Facts as a work file records them: a work left unclear on purpose has no publication fact (so
+  // its composition stays undecided); the others were published in the year they were written.
+  // The few whose facts leave them protected somewhere (a composer who died after 1955) are
+  // treated as documented permission, so the generated catalog stays clear for reuse as before.
+  const firstPublished: WorkFile['firstPublished'] = unclear
+    ? null
+    : { bound: 'exact', year, evidence: [{ url: evidence, note: 'Generated for benchmarks (does not exist).' }] };
+  const cleared = unclear
+    ? false
+    : deriveWorkRights({
+        composer: { name: composer.name, died: composer.died, diedEvidence: null, worksPublishedBy: null },
+        lyricist: null,
+        hasLyrics: false,
+        publication: { bound: 'exact', year, evidence: null },
+        decision: null,
+        // Fixed, so the output depends only on (works, seed).
+        asOfYear: 2026,
+      }).compositionCleared;
+  const content: WorkFile = {
     slug,
     title: `${genre} No. ${number}${key ? ` in ${key}` : ''}`,
     originalTitle: rand() < 0.4 ? `${genre} Nr. ${number}` : null,
     aliases: [],
-    composer: {
-      name: composer.name,
-      sortName: composer.sortName,
-      born: composer.born,
-      died: composer.died,
-      aliases: composer.n % 3 === 0 ? [`S. Composer ${pad(composer.n)}`] : [],
-    },
+    composer: personSlug(composer.sortName),
     period: composer.period,
     genre,
     year: rand() < 0.3 ? `c. ${year}` : String(year),
+    ...(firstPublished ? { firstPublished } : {}),
     workNumber: `${catalog} ${catNo}`,
     catalogNumbers: [{ catalog, number: catNo }],
     summary: `Generated for benchmarks: a synthetic ${genre.toLowerCase()} for ${ensemble.words.toLowerCase()} (work ${i}).`,
@@ -424,15 +457,19 @@ function makeWork(i: number, composer: ComposerSpec, rand: () => number): { cont
       ? 'Synthetic work with deliberately unclear rights; not for reuse.'
       : 'Synthetic work; the composition is treated as public domain.',
     rights: {
-      composition: unclear
-        ? { status: 'unknown', note: 'Synthetic: unknown on purpose.' }
-        : { status: 'public-domain', note: `Composer died in ${composer.diedYear}.` },
+      ...(unclear || cleared
+        ? {}
+        : {
+            composition: {
+              status: 'permission-documented' as const,
+              note: 'Synthetic: permission treated as documented.',
+            },
+          }),
       edition: { status: 'public-domain', note: 'Synthetic first edition.' },
       recording: {
         status: arrangements.length > 0 ? 'original-generated-recording' : 'not-applicable',
         note: 'Synthetic.',
       },
-      territories: { US: territory, EU: territory, CA: territory },
       license: 'CC0-1.0',
       attribution: null,
       checkedAtUtc: timestamp(i % 365, 0),
@@ -488,6 +525,11 @@ export function generateCatalog(options: GenerateOptions): GenerateResult {
   const rand = rng(seed);
   // About 25 works per composer, at least 20 composers.
   const composers = makeComposers(Math.max(20, Math.ceil(count / 25)), rand);
+  mkdirSync(path.join(outDir, 'people'), { recursive: true });
+  for (const c of composers) {
+    const person = personOf(c);
+    writeFileSync(path.join(outDir, 'people', `${person.slug}.json`), personFileText(person));
+  }
   const slugs: string[] = [];
   for (let i = 1; i <= count; i++) {
     // Skewed: a few composers have many works, most have few.

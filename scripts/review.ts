@@ -86,13 +86,44 @@ async function main(): Promise<number> {
         ? { assert: { ...(assets.length > 0 ? { assets } : {}), ...(arrangement ? { arrangement } : {}) } }
         : {}),
     };
-    res = await fetch(`${server}/api/v1/admin/${segment(code)}/${encodeURIComponent(code)}/${command}`, {
+    const itemUrl = `${server}/api/v1/admin/${segment(code)}/${encodeURIComponent(code)}`;
+    res = await fetch(`${itemUrl}/${command}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
+    // A long action answers 202: follow it (its progress on stderr) until it has an outcome.
+    if (res.status === 202) res = await follow(res, itemUrl);
   } else {
     usage(`unknown command "${command}"`);
+  }
+
+  /** Poll a running action (or an apply in progress) until it finishes; the answer is then the item, or the action's problem. */
+  async function follow(first: Response, itemUrl: string): Promise<Response> {
+    const started = ((await first.json()) as { data: Record<string, unknown> }).data;
+    const actionUrl =
+      typeof started.actionId === 'string' ? String((started.links as Record<string, unknown>).self) : null;
+    let last = '';
+    // Bounded: a day of polls once a second.
+    for (let n = 0; n < 86_400; n++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (actionUrl) {
+        const a = ((await (await fetch(actionUrl, { headers })).json()) as { data: Record<string, any> }).data;
+        const line = `${String(a.action)} ${code}: ${String(a.progress.step)} (${String(a.progress.done)} of ${String(a.progress.total)} steps)`;
+        if (line !== last) process.stderr.write(`${line}\n`);
+        last = line;
+        if (a.state === 'failed')
+          return new Response(JSON.stringify(a.error), { status: Number(a.error?.status) || 409 });
+        if (a.state === 'completed') return fetch(itemUrl, { headers });
+      } else {
+        const item = await fetch(itemUrl, { headers });
+        const data = ((await item.clone().json()) as { data: Record<string, any> }).data;
+        if (data.apply?.state !== 'applying') return item;
+        if (last === '') process.stderr.write(`applying ${code}: merging and rebuilding...\n`);
+        last = 'applying';
+      }
+    }
+    return fetch(itemUrl, { headers });
   }
 
   const text = await res.text();

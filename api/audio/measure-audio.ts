@@ -12,7 +12,7 @@ import type { AudioMeasurement } from '../../src/domain/audio/measure.ts';
 /** A measurement that takes longer than this fails (a 2-hour file takes about 8 minutes). */
 export const MEASURE_TIMEOUT_MS = 15 * 60 * 1000;
 /** Heap cap of a measuring worker, MiB (the decoder streams; a file is read whole once). */
-const WORKER_HEAP_MB = 512;
+export const WORKER_HEAP_MB = 512;
 
 const WORKER_URL = new URL('./measure-audio-worker.ts', import.meta.url);
 

@@ -27,6 +27,7 @@ import { parseCatalogNumbers } from '../../src/domain/catalog-numbers.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { SUBMISSION_STATUSES } from '../../src/schemas/contribution.ts';
+import type { BatchFact } from '../../src/schemas/imports.ts';
 import { html, page, type DeskSessionView } from './html.ts';
 import { DESK_CSP } from './routes.ts';
 import { batchListenCell, batchListenRows, listenForms, listenHelp, RecentVerdicts } from './listening.ts';
@@ -123,6 +124,7 @@ const DONE_WORDS: Record<BatchAction, string> = {
   decline: 'declined',
   apply: 'applied',
   merge: 'merged',
+  'record-facts': 'facts recorded',
 };
 
 function send(reply: FastifyReply, status: number, text: string): FastifyReply {
@@ -215,6 +217,15 @@ export async function registerBatchDesk(
       return send(reply, 200, page({ title: 'Import batches', session, body }));
     });
 
+    /** The facts recorded for the batch, with their reports and where each stands. */
+    const factsTable = async (batchId: string) => {
+      const facts = await batches.factsView(batchId);
+      if (facts.length === 0) return html``;
+      return html`<div class="table-wrap"><table id="batch-fact-reports"><caption>${facts.length} facts recorded for this batch</caption>
+<thead><tr><th scope="col">Work</th><th scope="col">Fact</th><th scope="col">Report</th><th scope="col">Status</th></tr></thead>
+<tbody>${facts.map((f) => html`<tr data-fact="${f.trackingCode}"><td><code>${f.itemKey}</code></td><td>${f.person ? `${f.person}: ` : ''}${f.field} = ${f.value}</td><td><a href="/admin/correction-reports/${f.trackingCode}">${f.trackingCode}</a></td><td><span class="status" data-status="${f.status}">${f.status}</span></td></tr>`)}</tbody></table></div>`;
+    };
+
     const renderBatch = async (
       request: FastifyRequest<{ Params: { batchId: string }; Querystring: Record<string, unknown> }>,
       reply: FastifyReply,
@@ -285,8 +296,19 @@ ${actionSection(latest)}
 <p><label><input type="checkbox" name="approveTerms" value="true" id="b-terms"> Approve the new vocabulary terms the works propose (with Accept or Merge)</label></p>
 <p><label for="b-scope">Act on</label> <select id="b-scope" name="scope"><option value="chosen">The chosen works</option><option value="all">Every work of the batch the action fits</option></select></p>
 ${running ? html`<p id="batch-actions-wait">New actions can be asked for once the running action has finished.</p>` : html`<p><button type="submit" name="action" value="accept">Accept</button> <button type="submit" name="action" value="decline">Decline</button> <button type="submit" name="action" value="apply">Apply accepted</button> <button type="submit" name="action" value="merge" title="Accept a probable duplicate as another source score of the work it duplicates (no second work)">Merge duplicate into existing work</button></p>`}
+<fieldset id="batch-facts"><legend>Record a fact for the chosen works (or every applied work)</legend>
+<p>A fact decides rights, so it needs evidence an editor can follow. Each work's fact becomes a correction report accepted with your key; "Apply accepted" lands them with the batch, and every work's rights are derived from the facts again. A person's fact (their death year) is recorded once: it changes the person's record, so every work naming them.</p>
+<p><label for="f-field">Fact</label> <select id="f-field" name="factField"><option value="firstPublished">First published (each work)</option><option value="died">A person's death year</option><option value="born">A person's birth year</option><option value="worksPublishedBy">A composer: every work published by</option><option value="wikidataId">A person's Wikidata id</option></select></p>
+<p><label for="f-value">Value</label> <input id="f-value" name="factValue" maxlength="40" placeholder="no later than 1900"> <small>"1826", "no later than 1900" or "unpublished"; a person's date, year or "unknown"</small></p>
+<p><label for="f-person">Person (for a person's fact)</label> <input id="f-person" name="factPerson" maxlength="160" placeholder="eichendorff-joseph-von"> <small>the person's slug, as on their page</small></p>
+<p><label><input type="radio" name="factEvidence" value="scan" checked> Each work's own evidence: the scan its score was transcribed from</label><br>
+<label><input type="radio" name="factEvidence" value="url"> One page for every chosen work:</label> <input id="f-url" name="factUrl" maxlength="1000" placeholder="https://www.wikidata.org/wiki/Q..."></p>
+<p><label for="f-note">What the evidence shows</label> <input id="f-note" name="factNote" maxlength="500"></p>
+${running ? '' : html`<p><button type="submit" name="action" value="record-facts">Record the fact</button></p>`}
+</fieldset>
 </form>
-${listen.size > 0 ? html`${listenHelp()}${listenForms([...listen.values()].flat(), session.csrf, request.url.slice(0, 400))}` : ''}`;
+${listen.size > 0 ? html`${listenHelp()}${listenForms([...listen.values()].flat(), session.csrf, request.url.slice(0, 400))}` : ''}
+${await factsTable(batch.batchId)}`;
       return send(
         reply,
         status,
@@ -390,8 +412,34 @@ ${
           Params: { batchId: string };
           Querystring: Record<string, unknown>;
         }>;
-        if (!['accept', 'decline', 'apply', 'merge'].includes(action))
-          return renderBatch(req, reply, session, 400, 'Not done: choose Accept, Decline, Apply or Merge.');
+        if (!['accept', 'decline', 'apply', 'merge', 'record-facts'].includes(action))
+          return renderBatch(
+            req,
+            reply,
+            session,
+            400,
+            'Not done: choose Accept, Decline, Apply, Merge or Record the fact.',
+          );
+        const fact: BatchFact | null =
+          action === 'record-facts'
+            ? {
+                field: str(form.factField) as BatchFact['field'],
+                value: str(form.factValue).trim().slice(0, 40),
+                ...(str(form.factPerson).trim() ? { person: str(form.factPerson).trim().slice(0, 160) } : {}),
+                ...(str(form.factEvidence) === 'url'
+                  ? { evidenceUrl: str(form.factUrl).trim().slice(0, 1000) }
+                  : { evidenceFromItemScan: true }),
+                note: str(form.factNote).trim().slice(0, 500),
+              }
+            : null;
+        if (fact && (!fact.value || !fact.note || (str(form.factEvidence) === 'url' && !fact.evidenceUrl)))
+          return renderBatch(
+            req,
+            reply,
+            session,
+            400,
+            'Not done: a fact needs its value, its evidence (the scans, or a page) and what the evidence shows.',
+          );
         const chosen = Array.isArray(form.item) ? form.item : [];
         if (str(form.scope) !== 'all' && chosen.length === 0)
           return renderBatch(
@@ -412,6 +460,7 @@ ${
               reviewer,
               ...(note ? { note } : {}),
               ...(str(form.approveTerms) === 'true' ? { approveTerms: true } : {}),
+              ...(fact ? { fact } : {}),
             },
             { label: session.label, operatorLabeled: isOperatorLabel(session.label) },
           );

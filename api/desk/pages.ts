@@ -5,7 +5,10 @@
  * preview, audio player), the history and the action forms. Pure functions of their input: no
  * I/O here (api/desk/routes.ts reads and calls).
  */
+import type { FactImpactView } from '../review/fact-impact.ts';
+import type { FactImpactRow } from '../../src/domain/people.ts';
 import { esc, html, page, raw, type DeskSessionView, type Html } from './html.ts';
+import { itemActionPath, type StoredItemAction } from '../../src/domain/review/item-actions.ts';
 import { diffLineKind } from '../../src/domain/review/diff.ts';
 import { statusWords, STATUS_MEANINGS } from '../../src/domain/contributions/tracking-words.ts';
 import { canTransition } from '../../src/domain/contributions/status.ts';
@@ -351,6 +354,59 @@ export interface ItemPageInput {
   trackingJsonHref: string;
   notice?: string | null;
   error?: string | null;
+  /** A rights fact's report: the works it reaches, their derived rights before and after. */
+  impact?: FactImpactView | null;
+  /** The item's running action, or the one the page was sent to after asking for it. */
+  action?: StoredItemAction | null;
+}
+
+/** The fact a report records, and what it does to the rights of every work it reaches (derived, as the build will). */
+function impactSection(impact: FactImpactView | null | undefined): Html | string {
+  if (!impact) return '';
+  const cell = (b: FactImpactRow['before']) =>
+    b
+      ? html`US ${b.US}, EU ${b.EU}, CA ${b.CA}; composition ${b.composition}${b.cleared ? ' (cleared)' : ' (not cleared)'}; worldwide ${b.worldwide}${b.missingFacts.length ? html`<br><small>missing: ${b.missingFacts.join('; ')}</small>` : ''}`
+      : 'not derivable';
+  const changed = impact.works.filter((w) => w.changes).length;
+  return html`<section aria-labelledby="impact-h" id="fact-impact"><h2 id="impact-h">The fact and the works it changes</h2>
+<dl class="facts"><dt>Fact</dt><dd><code>${impact.pointer}</code>: ${impact.oldValue ?? 'not recorded'} → <strong>${impact.newValue ?? 'removed'}</strong></dd>
+<dt>Evidence</dt><dd>${impact.evidenceUrl ? html`<a href="${impact.evidenceUrl}" rel="noopener noreferrer">${impact.evidenceUrl}</a>` : 'none (a fact without evidence is refused)'}</dd>
+${impact.person ? html`<dt>Person</dt><dd><a href="/people/${impact.person}/">${impact.person}</a>: the change is to their record, so every work naming them follows</dd>` : ''}
+<dt>Derived as of</dt><dd>${impact.asOfYear}</dd></dl>
+${
+  impact.unavailable
+    ? html`<p class="notice warn">${impact.unavailable}</p>`
+    : html`<p id="impact-summary">${impact.works.length} work(s) reached${impact.more ? `, and ${impact.more} more` : ''}; ${changed} change their derived rights.</p>
+<div class="table-wrap"><table id="impact"><caption>Derived rights before and after the change</caption>
+<thead><tr><th scope="col">Work</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+<tbody>${impact.works.map((w) => html`<tr data-work="${w.slug}" data-changes="${w.changes ? 'yes' : 'no'}"><td><a href="/works/${w.slug}/">${w.title}</a></td><td>${cell(w.before)}</td><td>${cell(w.after)}</td></tr>`)}</tbody></table></div>`
+}
+</section>`;
+}
+
+const ACTION_WORDS: Record<StoredItemAction['action'], string> = {
+  accept: 'Accepting',
+  'request-information': 'Requesting information',
+  decline: 'Declining',
+};
+
+/**
+ * An action record on the item (api/review/item-actions.ts): while it runs, its progress (desk.js
+ * follows its JSON record and reloads when it has finished; without JavaScript the page refreshes
+ * itself); then its outcome.
+ */
+function itemActionSection(a: StoredItemAction | null | undefined): Html {
+  if (!a) return html``;
+  const asked = html`${a.action} asked by <strong>${a.actor}</strong> (reviewer ${a.reviewer}) at <time datetime="${a.startedAtUtc}">${a.startedAtUtc}</time>${a.resumedAtUtc.length ? html`; resumed after a stop at ${a.resumedAtUtc.join(', ')}` : ''}`;
+  const p = a.progress;
+  if (a.state === 'running')
+    return html`<section id="item-action" class="notice warn" aria-live="polite" data-state="running" data-action="${a.action}" data-action-id="${a.actionId}" data-poll="${itemActionPath(a.kind, a.trackingCode, a.actionId)}">
+<h2>${ACTION_WORDS[a.action]}…</h2><p>${asked}.</p>
+<p><progress id="item-action-bar" max="${Math.max(p.total, 1)}" value="${p.done}">${p.done} of ${p.total}</progress> <span id="item-action-text">Now ${p.step} (${p.done} of ${p.total} steps done).</span></p>
+<p>This page follows it until it has finished; no other action on the item starts meanwhile.</p></section>`;
+  if (a.state === 'completed')
+    return html`<section id="item-action" class="notice ok" data-state="completed" data-action="${a.action}" data-action-id="${a.actionId}"><h2>Done: ${a.action.replace('-', ' ')}</h2><p>${asked}; finished at <time datetime="${a.finishedAtUtc ?? ''}">${a.finishedAtUtc ?? '?'}</time>. The item is now “${statusWords(a.status)}”.</p></section>`;
+  return html`<section id="item-action" class="notice bad" role="alert" data-state="failed" data-action="${a.action}" data-action-id="${a.actionId}"><h2>Not done: ${a.action.replace('-', ' ')}</h2><p>${asked}; it failed at <time datetime="${a.finishedAtUtc ?? ''}">${a.finishedAtUtc ?? '?'}</time> and nothing was changed: ${a.error?.detail ?? 'no reason was recorded'}</p></section>`;
 }
 
 function actorWords(actor: string | undefined | null): string {
@@ -418,7 +474,9 @@ export function itemPage(input: ItemPageInput): string {
   const ref = review?.ref ?? null;
   const submission = record.kind === 'contribution' ? record.submission : record.report;
   const branchWords = ref ? ref.branch : null;
-  const actable = record.apply?.state !== 'applying' && record.status !== 'applied' && record.status !== 'declined';
+  const acting = input.action?.state === 'running';
+  const actable =
+    !acting && record.apply?.state !== 'applying' && record.status !== 'applied' && record.status !== 'declined';
   const links = html`<ul class="links">
 ${actable ? html`<li><a href="#actions-h">Jump to the actions</a></li>` : ''}
 <li><a href="${input.jsonHref}">Admin JSON record</a></li>
@@ -461,7 +519,7 @@ ${ref ? (ref.url && /^https:\/\//.test(ref.url) ? html`<li><a href="${ref.url}" 
   );
   const applying = record.apply?.state === 'applying';
   const forms: Html[] = [];
-  if (!applying) {
+  if (!applying && !acting) {
     if (canTransition(record.status, 'accepted')) {
       forms.push(
         actionForm(
@@ -469,7 +527,19 @@ ${ref ? (ref.url && /^https:\/\//.test(ref.url) ? html`<li><a href="${ref.url}" 
           session,
           'accept',
           'Accept',
-          'Opens the review branch, fetches and verifies every contributor file and runs the technical checks. Nothing in the catalog changes yet.',
+          'Opens the review branch, fetches and verifies every contributor file and runs the technical checks (this page shows the progress of a long score). Nothing in the catalog changes yet.',
+          assertionFields(record),
+          'Public note (optional)',
+        ),
+      );
+    } else if (record.status === 'accepted' && (review?.blockers.length ?? 0) > 0) {
+      forms.push(
+        actionForm(
+          record,
+          session,
+          'accept',
+          'Fetch and check again',
+          'Accepts the item again: fetches every contributor file afresh (after a file host or the fetch allow-list was fixed), runs the technical checks and rewrites the review. Nothing in the catalog changes yet.',
           assertionFields(record),
           'Public note (optional)',
         ),
@@ -527,6 +597,7 @@ ${input.error ? html`<p class="notice bad" role="alert" id="action-error">${inpu
   <dt>Changed canonical data</dt><dd>${record.changedCanonicalData ? 'yes' : 'no'}</dd>
   ${record.kind === 'contribution' ? html`<dt>Operation</dt><dd>${labelOf(record.submission.operation)}</dd><dt>Submitted by</dt><dd>${record.submission.submittedBy.name} (${record.submission.submittedBy.kind})</dd>` : html`<dt>Work</dt><dd>${record.report.workSlug ?? record.report.targetType}</dd><dt>Field</dt><dd>${record.report.fieldName}</dd><dt>Current value</dt><dd class="text">${record.report.currentValue ?? 'none'}</dd><dt>Proposed value</dt><dd class="text" id="proposed-value">${record.report.proposedValue}</dd>`}
 </dl>
+${itemActionSection(input.action)}
 ${applyProgress(record, input.jsonHref)}
 ${links}
 ${
@@ -537,6 +608,7 @@ ${
     : ''
 }
 ${problems.length > 0 ? html`<section aria-labelledby="problems-h"><h2 id="problems-h">Blockers and warnings</h2><ul class="problems">${problems}</ul></section>` : ''}
+${impactSection(input.impact)}
 <section aria-labelledby="diff-h"><h2 id="diff-h">Proposed change to the content repository</h2>${diffSection(input.diff, branchWords)}${input.diff ? '' : proposedChange(record)}</section>
 ${fileCount > 0 ? html`<section aria-labelledby="files-h"><h2 id="files-h">Contributor files</h2>${files}</section>` : ''}
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>
@@ -552,12 +624,12 @@ ${
 <section aria-labelledby="submission-h"><h2 id="submission-h">The submission</h2>
 ${record.kind === 'contribution' ? html`<p class="summary text">${record.submission.changeSummary}</p>` : ''}
 ${readable(submission)}</section>
-${forms.length > 0 ? html`<section aria-labelledby="actions-h" class="actions"><h2 id="actions-h">Actions</h2>${forms}</section>` : applying ? '' : html`<p>No action is possible: “${statusWords(record.status)}” is final.</p>`}`;
+${forms.length > 0 ? html`<section aria-labelledby="actions-h" class="actions"><h2 id="actions-h">Actions</h2>${forms}</section>` : applying || acting ? '' : html`<p>No action is possible: “${statusWords(record.status)}” is final.</p>`}`;
   return page({
     title: `${code} (${statusWords(record.status)})`,
     session,
     body,
-    refreshSeconds: applying ? 3 : undefined,
+    refreshSeconds: applying || acting ? 3 : undefined,
   });
 }
 

@@ -21,6 +21,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { factImpactOf } from '../review/fact-impact.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ProblemError } from '../http/problem.ts';
@@ -44,7 +45,10 @@ import {
   REVIEW_ACTIONS,
   type AdminAction,
   type AssertableState,
+  type ItemActionName,
 } from '../../src/schemas/review.ts';
+import type { ItemActions } from '../review/item-actions.ts';
+import { settledWithin } from '../imports/actions.ts';
 import {
   SUBMISSION_KINDS,
   SUBMISSION_STATUSES,
@@ -116,10 +120,14 @@ function parseForm(text: string): Record<string, string> {
   return out;
 }
 
+/** How long the desk's form waits for an action before showing its progress instead. */
+const DESK_WAIT_MS = 5_000;
+
 export async function registerDesk(
   app: FastifyInstance,
   ctx: AppContext,
   reviews: ReviewService,
+  itemActions: ItemActions,
   signIn: ReturnType<typeof createAdminSignIn>,
 ): Promise<void> {
   const css = readFileSync(path.join(ASSETS_DIR, 'desk.css'));
@@ -276,9 +284,12 @@ export async function registerDesk(
         session: Session,
         code: string,
         status: number,
-        notes: { notice?: string | null; error?: string | null } = {},
+        notes: { notice?: string | null; error?: string | null; actionId?: string } = {},
       ) => {
         const { record, review } = await reviews.get(kind, code);
+        // The action the page was sent to follow (or the item's running one), with its progress or outcome.
+        const named = notes.actionId ? await itemActions.get(kind, code, notes.actionId) : null;
+        const action = itemActions.current(code) ?? named;
         const diff = await reviewDiff(ctx.config.contentRepo, {
           branch: review?.ref?.branch ?? null,
           appliedCommit: review?.appliedCommit ?? null,
@@ -289,10 +300,26 @@ export async function registerDesk(
             ? contributionUrl(ctx.config.publicBaseUrl, code)
             : correctionReportUrl(ctx.config.publicBaseUrl, code),
         ).pathname;
+        // A report of a rights fact shows the works it reaches and their rights before and after.
+        const impact =
+          record.kind === 'correction-report' && record.status !== 'applied' && record.status !== 'declined'
+            ? await factImpactOf(ctx, record, review).catch(() => null)
+            : null;
         return sendPage(
           reply,
           status,
-          itemPage({ session: view(session), record, review, diff, jsonHref, trackingJsonHref, ...notes }),
+          itemPage({
+            session: view(session),
+            record,
+            review,
+            diff,
+            jsonHref,
+            trackingJsonHref,
+            notice: notes.notice,
+            error: notes.error,
+            action,
+            impact,
+          }),
         );
       };
       const notFound = (reply: FastifyReply, session: Session, raw: string) =>
@@ -317,8 +344,9 @@ export async function registerDesk(
           const notice = (REVIEW_ACTIONS as readonly string[]).includes(done)
             ? `Done: ${done.replace('-', ' ')}.`
             : null;
+          const actionId = asString(request.query.action).slice(0, 100);
           try {
-            return await renderItem(reply, session, code, 200, { notice });
+            return await renderItem(reply, session, code, 200, { notice, ...(actionId ? { actionId } : {}) });
           } catch (err) {
             if (err instanceof ProblemError && err.problem === 'not-found') return notFound(reply, session, code);
             throw err;
@@ -376,16 +404,24 @@ export async function registerDesk(
             return renderItem(reply, session, code, 400, { error: `Not done: ${words}.` });
           }
           const label = session.subject.kind === 'admin' ? session.subject.label : '';
+          const actor = { label, operatorLabeled: isOperatorLabel(label) };
           try {
+            if (action !== 'apply') {
+              // An action record (api/review/item-actions.ts): a quick one lands with "Done"; a long
+              // one (a large score's accept) is followed on the item page, progress then outcome.
+              const started = await itemActions.start(kind, code, action as ItemActionName, body, actor);
+              await settledWithin(started.finished, DESK_WAIT_MS);
+              const current = (await itemActions.get(kind, code, started.record.actionId)) ?? started.record;
+              if (current.state === 'completed') return redirect(reply, `${itemPath(kind, code)}?done=${action}`);
+              if (current.state === 'failed')
+                return renderItem(reply, session, code, current.error?.status ?? 409, {
+                  error: `Not done: ${current.error?.detail ?? 'the action failed'}`,
+                  actionId: current.actionId,
+                });
+              return redirect(reply, `${itemPath(kind, code)}?action=${encodeURIComponent(current.actionId)}`);
+            }
             // Apply answers at once (as with Prefer: respond-async); the item page follows its progress.
-            await reviews.act(
-              kind,
-              code,
-              action as AdminAction,
-              body,
-              { label, operatorLabeled: isOperatorLabel(label) },
-              { wait: false },
-            );
+            await reviews.act(kind, code, action as AdminAction, body, actor, { wait: false });
           } catch (err) {
             if (!(err instanceof ProblemError)) {
               request.log.error({ err }, 'desk review action failed');

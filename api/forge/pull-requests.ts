@@ -7,7 +7,7 @@
  *
  *   1. the changed files, through the REST API (`GET /pulls/{n}/files`, paged, at most 3000 as
  *      GitHub lists; more than PULL_REQUEST_MAX_FILES and the lint says so instead of running);
- *   2. a scratch folder holding the shared files (instruments.json, genres.json, profiles/) and the
+ *   2. a scratch folder holding the shared files (instruments.json, genres.json, profiles/, people/) and the
  *      changed works' folders from the archive's content repository (main), with the pull
  *      request's version of each changed file written over them (`GET /git/blobs/{sha}`; removed
  *      files removed). When a shared file changes, every other work is linked in unchanged;
@@ -328,7 +328,7 @@ export class PullRequestReviews {
   /** Copy from main what the lint needs beside the changed files (caller holds the repository lock). */
   private stageContext(scratch: string, scope: LintScope): void {
     const repo = this.options.contentRepo;
-    for (const shared of ['instruments.json', 'genres.json', 'profiles']) {
+    for (const shared of ['instruments.json', 'genres.json', 'profiles', 'people']) {
       const from = path.join(repo, shared);
       if (existsSync(from)) cpSync(from, path.join(scratch, shared), { recursive: true });
     }

@@ -113,6 +113,7 @@ export class BatchActions {
         reviewer: body.reviewer ?? actor.label,
         note: body.note ?? null,
         approveTerms: body.approveTerms === true,
+        ...(action === 'record-facts' && body.fact ? { fact: body.fact } : {}),
         startedAtUtc,
         items: chosen.map((i) => ({ trackingCode: i.trackingCode, itemKey: i.itemKey, status: i.status })),
       });
@@ -196,14 +197,18 @@ export class BatchActions {
     let next = 0;
     // Accepts fetch and check their files (the checks engrave in the process's worker pool), so
     // several run side by side: twice the pool's workers, so fetches overlap engravings. Each
-    // item's accept is its own durable step, as when they ran one after another.
+    // item's accept is its own durable step, as when they ran one after another. A batch's facts
+    // are recorded one after another (a person's fact is recorded once, by the first item naming them).
     const parallel = r0.action === 'accept' ? Math.max(2, 2 * this.ctx.config.engrave.size) : 1;
     const worker = async () => {
       while (next < waiting.length) {
         // A stop lets the items in progress finish and leaves the rest for the resume on start.
         if (this.stopping) return;
         const item = waiting[next++]!;
-        const result = await this.service.actOne(action, item, batchItems, options);
+        const result =
+          action === 'record-facts'
+            ? await this.service.recordFact(r0.batchId, r0.actionId, item, r0.fact!, options)
+            : await this.service.actOne(action, item, batchItems, options);
         await outcome(item.trackingCode, result);
         if (Date.now() - lastWrite >= WRITE_EVERY_MS || entry.record.state !== 'running') {
           lastWrite = Date.now();

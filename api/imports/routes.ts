@@ -9,7 +9,7 @@
  *   PUT  /api/v1/admin/imports/batches/{batchId}/summary   the run's summary (ImportSummary)
  *   GET  /api/v1/admin/batches                         batches with their counts by status
  *   GET  /api/v1/admin/batches/{batchId}               one batch with its works (?status=&q=&duplicates=true)
- *   POST /api/v1/admin/batches/{batchId}/{action}      accept | decline | merge | apply, for chosen items or all:
+ *   POST /api/v1/admin/batches/{batchId}/{action}      accept | decline | merge | apply | record-facts, for chosen items or all:
  *                                                      runs in the background (api/imports/actions.ts); 202 with
  *                                                      the action (Location: its tracking resource), or 200 when
  *                                                      it finished within the short wait (below)
@@ -220,6 +220,7 @@ export async function registerImportRoutes(
         items,
         lastRun: batch.lastRun,
         latestAction: latest ? batchActionBrief(latest, base) : null,
+        facts: await batches.factsView(batch.batchId),
       });
     },
   );

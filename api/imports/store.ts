@@ -4,6 +4,7 @@
  * latest run summary, and each action an editor asked for on a batch (actions/, api/imports/actions.ts).
  * The contributions themselves live in the intake store like any other.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { RecordExistsError, RecordStore } from '../storage/record-store.ts';
 import type { DuplicateMatch, FactSource, ImportSummary } from '../../src/schemas/imports.ts';
@@ -22,6 +23,21 @@ export interface StoredBatchItem {
   submittedAtUtc: string;
 }
 
+/** A fact a batch action recorded for one of its works: the correction report it made and accepted. */
+export interface StoredBatchFact {
+  recordVersion: 1;
+  batchId: string;
+  /** The batch item whose work the fact is about. */
+  itemKey: string;
+  /** The correction report. */
+  trackingCode: string;
+  field: string;
+  value: string;
+  person: string | null;
+  actionId: string;
+  createdAtUtc: string;
+}
+
 export interface StoredBatch {
   recordVersion: 1;
   batchId: string;
@@ -36,6 +52,8 @@ export class ImportStore {
   readonly items: RecordStore<StoredBatchItem>;
   readonly batches: RecordStore<StoredBatch>;
   readonly actions: RecordStore<StoredBatchAction>;
+  /** Facts recorded for batches (record-facts): each one's correction report. */
+  readonly facts: RecordStore<StoredBatchFact>;
   /** Batches known to exist (a batch is never removed). */
   private readonly known = new Set<string>();
 
@@ -44,6 +62,23 @@ export class ImportStore {
     this.items = new RecordStore(path.join(dir, 'items'));
     this.batches = new RecordStore(path.join(dir, 'batches'));
     this.actions = new RecordStore(path.join(dir, 'actions'));
+    this.facts = new RecordStore(path.join(dir, 'facts'));
+  }
+
+  /** The id of a batch's fact for one item: one report per item, field and value (a resumed action finds it). */
+  static factId(batchId: string, itemKey: string, field: string, value: string, person: string | null): string {
+    const tail = createHash('sha256')
+      .update(`${field}\0${value}\0${person ?? ''}`)
+      .digest('hex')
+      .slice(0, 16);
+    return `${batchId}.${itemKey}.${field}.${tail}`.replace(/[^A-Za-z0-9._-]/g, '_');
+  }
+
+  /** The batch's recorded facts, oldest first. */
+  async factsOf(batchId: string): Promise<StoredBatchFact[]> {
+    const out: StoredBatchFact[] = [];
+    for await (const f of this.facts.all()) if (f.batchId === batchId) out.push(f);
+    return out.sort((a, b) => a.createdAtUtc.localeCompare(b.createdAtUtc) || a.itemKey.localeCompare(b.itemKey));
   }
 
   async ensureBatch(batchId: string, title: string, now: string): Promise<void> {

@@ -12,6 +12,8 @@
  *   archive_rebuild_queue_size                                rebuilds running or waiting
  *   archive_review_queue_size{kind,status}                    open review items (pending, needs-information, accepted)
  *   archive_cache_bytes{cache}, archive_cache_budget_bytes{cache} the served build's caches and their byte budgets
+ *   archive_memory_bound_bytes{part}                          the memory plan: each part's bound, their total, the limit (api/site/memory-plan.ts)
+ *   archive_process_tree_rss_bytes                            resident memory of the server and every process under it
  *   process_*, nodejs_*                                       prom-client's default process metrics
  *
  * `route` is the route pattern (`/api/v1/works/:slug`), `static` for the catch-all that serves the
@@ -22,6 +24,8 @@
  * read), at most once every 30 s (cached between scrapes).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MemoryPlan } from '../site/memory-plan.ts';
+import { processTreeRssBytes } from './process-tree.ts';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const REVIEW_QUEUE_TTL_MS = 30_000;
@@ -52,6 +56,7 @@ export class ArchiveMetrics {
   readonly reconcileLastDuration: Gauge;
   readonly reconcileLastScores: Gauge<'source'>;
   private cacheSizes: () => CacheSize[] = () => [];
+  private memoryPlan: () => MemoryPlan | null = () => null;
   private reviewQueueCounter: ReviewQueueCounter | null = null;
   private reviewQueueCache: { at: number; rows: Awaited<ReturnType<ReviewQueueCounter>> } | null = null;
   private defaultsStarted = false;
@@ -147,6 +152,33 @@ export class ArchiveMetrics {
       labelNames: ['source'],
       registers,
     });
+    new Gauge({
+      name: 'archive_memory_bound_bytes',
+      help: 'The memory plan (docs/operations.md, "Memory"): each part\'s bound (server, readers, engraving, audio, warm-builder, children), their total, and ARCHIVE_MEMORY_LIMIT_MB (limit) when set.',
+      labelNames: ['part'],
+      registers,
+      collect() {
+        const plan = metrics.memoryPlan();
+        if (!plan) return;
+        const MiB = 1024 * 1024;
+        this.set({ part: 'server' }, plan.parts.server * MiB);
+        this.set({ part: 'readers' }, plan.parts.readers * MiB);
+        this.set({ part: 'engraving' }, plan.parts.engraving * MiB);
+        this.set({ part: 'audio' }, plan.parts.audio * MiB);
+        this.set({ part: 'warm-builder' }, plan.parts.warmBuilder * MiB);
+        this.set({ part: 'children' }, plan.parts.children * MiB);
+        this.set({ part: 'total' }, plan.totalMiB * MiB);
+        if (plan.limitMiB !== null) this.set({ part: 'limit' }, plan.limitMiB * MiB);
+      },
+    });
+    new Gauge({
+      name: 'archive_process_tree_rss_bytes',
+      help: 'Resident memory of the server process and every process under it (the warm build process, git, Pagefind), bytes (Linux /proc).',
+      registers,
+      collect() {
+        this.set(processTreeRssBytes());
+      },
+    });
     this.cacheBudget = new Gauge({
       name: 'archive_cache_budget_bytes',
       help: 'The byte budget of each in-memory cache of the served build (ARCHIVE_*_CACHE_MB, ARCHIVE_STATIC_FACTS_MB).',
@@ -156,6 +188,11 @@ export class ArchiveMetrics {
         for (const c of metrics.cacheSizes()) this.set({ cache: c.cache }, c.budget);
       },
     });
+  }
+
+  /** Where the memory plan comes from (createApp sets it once the server has started). */
+  measureMemoryWith(plan: () => MemoryPlan | null): void {
+    this.memoryPlan = plan;
   }
 
   /** A reconcile ended (the rebuilder's onReconcile). */

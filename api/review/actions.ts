@@ -31,6 +31,9 @@ import { annotateMeasurements } from '../../src/domain/review/measured.ts';
 import type { SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 import type { AdminAction, AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
 
+/** How far an action has come: a step in words, steps done, steps in all. */
+export type ProgressReport = (progress: { step: string; done: number; total: number }) => void;
+
 export class ReviewActions {
   private readonly core: ReviewCore;
   private readonly applies: ReviewApplies;
@@ -73,8 +76,41 @@ export class ReviewActions {
     action: AdminAction,
     body: AdminActionBody,
     actor: ReviewActor,
-    options: { wait?: boolean } = {},
+    options: { wait?: boolean; progress?: ProgressReport } = {},
   ): Promise<ItemAndReview> {
+    await this.check(kind, code, action, body, actor);
+    switch (action) {
+      case 'accept':
+        return this.accept(kind, code, body, actor, null, options.progress);
+      case 'request-information':
+        return this.simpleMove(
+          kind,
+          code,
+          'needs-information',
+          body,
+          body.note ?? 'A reviewer needs more information before deciding.',
+          actor,
+        );
+      case 'decline':
+        return this.decline(kind, code, body, actor);
+      case 'apply':
+        return this.applies.apply(kind, code, body, actor, options.wait ?? true);
+    }
+  }
+
+  /**
+   * The checks every action passes before anything is done (a problem names the refusal): the
+   * item is not being applied, the status may move, assertions fit the item, listening approval
+   * comes from an operator-labeled key. An action record is written only after they pass
+   * (api/review/item-actions.ts), so a refusal is answered at once.
+   */
+  async check(
+    kind: SubmissionKind,
+    code: string,
+    action: AdminAction,
+    body: AdminActionBody,
+    actor: ReviewActor,
+  ): Promise<void> {
     const { record } = await this.core.get(kind, code);
     if (record.apply?.state === 'applying' && action !== 'apply') {
       throw new ProblemError(
@@ -91,12 +127,18 @@ export class ReviewActions {
           : action === 'decline'
             ? 'declined'
             : 'needs-information';
-    // An accepted item is accepted again only to approve the vocabulary terms it proposes.
-    const approving = action === 'accept' && record.status === 'accepted' && body.approveTerms === true;
-    if (!approving && !canTransition(record.status, target)) {
+    // An accepted item is accepted again to approve the vocabulary terms it proposes, or to fetch
+    // and check its files again when its review holds blockers (a fetch the allow-list refused, a
+    // check that failed, a proposal that could not be built): after the setting or the file was
+    // fixed, the item need not be declined and submitted again.
+    const again =
+      action === 'accept' &&
+      record.status === 'accepted' &&
+      (body.approveTerms === true || ((await this.core.reviews.get(code))?.blockers.length ?? 0) > 0);
+    if (!again && !canTransition(record.status, target)) {
       throw new ProblemError(
         'conflict',
-        `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}).`,
+        `${code} is "${record.status}"; "${action}" needs it to be able to become "${target}" (${illegalHint(record.status)}${action === 'accept' && record.status === 'accepted' ? '; an accepted item is accepted again only to approve its terms (approveTerms) or, while its review holds blockers, to fetch and check its files again' : ''}).`,
         { currentStatus: record.status },
       );
     }
@@ -124,23 +166,6 @@ export class ReviewActions {
         'forbidden',
         `Listening approval is asserted by an accountable person: the key "${actor.label}" has no operator-given label. Configure the key as label=secret in ARCHIVE_ADMIN_KEYS (the label is recorded in the commit and the history) and act with it.`,
       );
-    }
-    switch (action) {
-      case 'accept':
-        return this.accept(kind, code, body, actor);
-      case 'request-information':
-        return this.simpleMove(
-          kind,
-          code,
-          'needs-information',
-          body,
-          body.note ?? 'A reviewer needs more information before deciding.',
-          actor,
-        );
-      case 'decline':
-        return this.decline(kind, code, body, actor);
-      case 'apply':
-        return this.applies.apply(kind, code, body, actor, options.wait ?? true);
     }
   }
 
@@ -216,18 +241,29 @@ export class ReviewActions {
     body: AdminActionBody,
     actor: ReviewActor,
     merging: ReviewRecord | null = null,
+    progress: ProgressReport = () => undefined,
   ) {
     const core = this.core;
     const { record } = await core.get(kind, code);
+    // Steps: each fetched file is fetched, then checked; then the review is opened.
+    const files = record.kind === 'contribution' ? record.submission.assets.filter((a) => a.downloadUrl).length : 0;
+    const total = 2 * files + 1;
+    let done = 0;
+    const step = (words: string) => progress({ step: words, done, total });
     const state = merging ?? (await core.loadReview(kind, code));
     core.recordAssertions(state, body, actor);
+    // The facts this item records (a death year, a first publication) carry who accepted them and when.
+    state.acceptedBy = { actor: actor.label, atUtc: utcTimestamp(core.now()) };
     const proposedTerms = record.kind === 'contribution' ? proposedTermLabels(record.submission.work?.newTerms) : [];
     if (body.approveTerms === true && proposedTerms.length > 0)
       state.termsApproval = { terms: proposedTerms, actor: actor.label, atUtc: utcTimestamp(core.now()) };
     if (record.kind === 'contribution') {
       // Declared against measured: a disagreement is a warning for the reviewer and lands in the record.
       const measured = annotateMeasurements(
-        await verifyContribution(core.ctx, core.overrides, record),
+        await verifyContribution(core.ctx, core.overrides, record, (phase, n) => {
+          done = 2 * (n - 1) + (phase === 'checking' ? 1 : 0);
+          step(`${phase} file ${n} of ${files}`);
+        }),
         record.submission,
         performedSeconds(core.ctx.config.contentRepo, record),
       );
@@ -243,6 +279,8 @@ export class ReviewActions {
     // except a correction that would change nothing: there is nothing to review, so accept refuses
     // it with the reason and the item stays as it was (apply would only refuse it later).
     let unchanged: ProposalError | null = null;
+    done = 2 * files;
+    step('opening the review');
     // Built on a snapshot of main, read from git's objects, without the content repository's
     // lock: an apply holds that lock through its build (a batch's can take a while), and the
     // proposal is built again on what is there at apply time anyway. One accept per item at a time.

@@ -231,13 +231,36 @@ function checkUrl(raw: string, allowHosts: Set<string>): { url: URL; host: strin
         throw new FetchRefusedError(
           'blocked-address',
           raw,
-          `${host} is a loopback, private, link-local or reserved address`,
+          `${host} is a loopback, private, link-local or reserved address${portNote(host, url.port, allowHosts)}`,
         );
     } else if (isBlockedHostName(host)) {
-      throw new FetchRefusedError('not-allowed-host', raw, `${host} names an internal host`);
+      throw new FetchRefusedError(
+        'not-allowed-host',
+        raw,
+        `${host} names an internal host${portNote(host, url.port, allowHosts)}`,
+      );
     }
   }
   return { url, host, allowed };
+}
+
+/**
+ * When the allow-list names the host on other ports only: which, and how to allow this one (an
+ * entry without a port means 443, so `localhost` does not open `localhost:8443`).
+ */
+function portNote(host: string, port: string, allowHosts: Set<string>): string {
+  const wanted = Number(port || '443');
+  const ports: number[] = [];
+  for (const key of allowHosts) {
+    // Normalized entries: `host`, a bare IPv6 address (port 443), `host:port` or `[v6]:port`.
+    const v6 = /^\[([^\]]+)\]:(\d+)$/.exec(key);
+    const named = /^([^:]+):(\d+)$/.exec(key);
+    const [h, p] = v6 ? [v6[1]!, Number(v6[2])] : named ? [named[1]!, Number(named[2])] : [key, 443];
+    if (h === host) ports.push(p);
+  }
+  if (ports.length === 0) return ` (port ${wanted}; not in ARCHIVE_FETCH_ALLOW_HOSTS)`;
+  const entry = `${host.includes(':') ? `[${host}]` : host}:${wanted}`;
+  return ` on port ${wanted}: ARCHIVE_FETCH_ALLOW_HOSTS allows it on port ${ports.sort((a, b) => a - b).join(', ')} only (an entry without a port means 443); add ${entry} to allow port ${wanted}`;
 }
 
 interface Hop {

@@ -1,6 +1,6 @@
 /**
- * Listening approval of rendered audio (docs/audio.md, "Listening approval"; decision 37 in
- * docs/architecture.md). A listener who heard a score's rendered master gives a verdict
+ * Listening approval of rendered audio (docs/audio.md, "Listening approval";
+ * docs/decisions/0037-rendered-audio-fluidsynth.md). A listener who heard a score's rendered master gives a verdict
  * (approved or declined) that names the audio heard by its SHA-256; the verdict is a fact in the
  * content repository: the score asset's `listening` in the work file (verdict, digest, the
  * listener's key label, the time), committed with the listener as its author, then built like

@@ -12,7 +12,8 @@ import { git, settleCheckout } from '../site/content-repo.ts';
 import { runChecked } from '../process/spawner.ts';
 import type { AppContext } from '../context.ts';
 import { ProposalLintError } from '../forge/forge-local.ts';
-import { ProposalError } from '../../src/domain/review/proposal.ts';
+import { ProposalError, peopleSlugsOf } from '../../src/domain/review/proposal.ts';
+import { parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
 import { buildProposal, proposalWorkSlug } from '../../src/domain/review/proposal-input.ts';
 import type { ProposalInput } from '../forge/types.ts';
 import type { StoredContribution } from '../../src/schemas/contribution.ts';
@@ -36,12 +37,28 @@ async function differingFromMain(
   repo: string,
   onto: string,
   slug: string | null,
+  people: readonly string[],
   always = false,
-): Promise<{ workFile: string | null; stored: Map<string, string>; shared: Map<string, string | null> } | null> {
+): Promise<{
+  workFile: string | null;
+  stored: Map<string, string>;
+  shared: Map<string, string | null>;
+  people: Map<string, string | null>;
+} | null> {
   const folder = slug !== null ? [`works/${slug}`] : [];
   const changed = always
     ? 'read from the commit'
-    : await git(repo, ['diff-tree', '-r', '--name-only', 'refs/heads/main', onto, '--', ...folder, ...SHARED_FILES]);
+    : await git(repo, [
+        'diff-tree',
+        '-r',
+        '--name-only',
+        'refs/heads/main',
+        onto,
+        '--',
+        ...folder,
+        ...SHARED_FILES,
+        ...people.map((p) => `people/${p}.json`),
+      ]);
   if (changed === '') return null;
   const read = async (rel: string): Promise<Buffer | null> => {
     const listed = await git(repo, ['ls-tree', '-z', '--object-only', onto, '--', rel]);
@@ -63,7 +80,9 @@ async function differingFromMain(
   }
   const shared = new Map<string, string | null>();
   for (const name of SHARED_FILES) shared.set(name, (await read(name))?.toString('utf8') ?? null);
-  return { workFile, stored, shared };
+  const persons = new Map<string, string | null>();
+  for (const p of people) persons.set(p, (await read(`people/${p}.json`))?.toString('utf8') ?? null);
+  return { workFile, stored, shared, people: persons };
 }
 
 /** Files of one work folder read from git for a batch's proposal (a work stores a few). */
@@ -94,7 +113,9 @@ export async function buildProposalOnMain(
   if (!snapshot) await settleCheckout(repo);
   const base = onto !== null ? await git(repo, ['rev-parse', '--verify', `${onto}^{commit}`]) : null;
   const slug = proposalWorkSlug(record, state);
-  const ahead = base !== null ? await differingFromMain(repo, base, slug, snapshot) : null;
+  // The people the proposal may read (a new work's composer and lyricist, a corrected work's people).
+  const people = await peopleItMayRead(repo, record, slug, base);
+  const ahead = base !== null ? await differingFromMain(repo, base, slug, people, snapshot) : null;
   // The reader is synchronous and the blob store may be remote: read the small verified files
   // (a rendering profile's definition is one) before building.
   const small = new Map<string, Buffer>();
@@ -136,6 +157,12 @@ export async function buildProposalOnMain(
     // The served build's index of main (its distinct composers), not a reload of every work file.
     composers: () => ctx.handle.current.catalog.composers,
     sharedFile: (name) => (ahead ? (ahead.shared.get(name) ?? null) : (fromCheckout(name)?.toString('utf8') ?? null)),
+    personFile: (p) => {
+      if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(p)) return null;
+      // A person the line was not read for ahead is read from main (a name matched another way).
+      if (ahead && people.includes(p)) return ahead.people.get(p) ?? null;
+      return fromCheckout(`people/${p}.json`)?.toString('utf8') ?? null;
+    },
     verifiedBytes: (sha256) => {
       const bytes = small.get(sha256);
       if (!bytes) throw new Error(`the verified file ${sha256} is not among the files read for this proposal`);
@@ -143,6 +170,34 @@ export async function buildProposalOnMain(
     },
   });
   return base !== null ? { ...built, input: { ...built.input, base } } : built;
+}
+
+/**
+ * The person records a proposal may read, so a batch's line can be read ahead of it: the slugs a
+ * new work's composer and lyricist would take (src/domain/review/proposal.ts, `peopleSlugsOf`), or
+ * the people a corrected work names (its work file, read from the batch's line or main).
+ */
+async function peopleItMayRead(
+  repo: string,
+  record: StoredContribution | StoredCorrectionReport,
+  slug: string | null,
+  base: string | null,
+): Promise<string[]> {
+  if (record.kind === 'contribution') return peopleSlugsOf(record.submission);
+  if (slug === null) return [];
+  const text =
+    base !== null
+      ? await git(repo, ['cat-file', '-p', `${base}:works/${slug}/index.md`]).catch(() => null)
+      : existsSync(path.join(repo, 'works', slug, 'index.md'))
+        ? readFileSync(path.join(repo, 'works', slug, 'index.md'), 'utf8')
+        : null;
+  if (text === null) return [];
+  try {
+    const data = parseFrontMatter(splitWorkFile(text).frontMatter);
+    return [data.composer, data.lyricist].filter((p): p is string => typeof p === 'string');
+  } catch {
+    return [];
+  }
 }
 
 /** Why a proposal could not be opened, as blocker lines for the reviewers. */

@@ -5,6 +5,8 @@
  *
  *   POST /api/v1/admin/contributions/{code}/{action}
  *   POST /api/v1/admin/correction-reports/{code}/{action}   action: accept | request-information | apply | decline
+ *        (accept, request-information and decline run as action records: api/review/item-actions.ts)
+ *   GET  /api/v1/admin/{contributions|correction-reports}/{code}/actions/{actionId}   one action's progress and outcome
  *   GET  /api/v1/admin/contributions/{code}, /api/v1/admin/correction-reports/{code}
  *   GET  /api/v1/admin/queue       ?status=&kind=&operation=&workSlug=&receivedAfter=&receivedBefore=&page=&pageSize=
  *   GET  /api/v1/admin/pull-requests/{number}   a pull request a person opened on the content repository (GitHub mode)
@@ -18,6 +20,11 @@ import { pageLink, sendPrivateJson } from '../http/reply.ts';
 import type { ReviewActor, ReviewService } from './service.ts';
 import type { PullRequestReviews } from '../forge/pull-requests.ts';
 import { reviewDiff } from './diff.ts';
+import type { ItemActions } from './item-actions.ts';
+import { settledWithin } from '../imports/actions.ts';
+import { batchAnswerWait } from '../../src/domain/batch-actions.ts';
+import { itemActionView } from '../../src/domain/review/item-actions.ts';
+import { PROBLEM_TYPES, type ProblemName } from '../../src/domain/problems.ts';
 
 /** The authenticated admin key as the actor of a review action: every action names who took it. */
 function actorOf(request: FastifyRequest): ReviewActor {
@@ -31,8 +38,9 @@ import {
   AdminQueueQuery,
   QUEUE_DEFAULT_PAGE_SIZE,
   REVIEW_ACTIONS,
-  type AdminAction,
   type AdminItem,
+  type ItemActionName,
+  type ItemActionView,
   type AdminQueue,
   type QueueItem,
   type QueueStatus,
@@ -52,6 +60,10 @@ const SEGMENT: Record<SubmissionKind, string> = {
 const ItemParams = Type.Object({ code: Type.String({ maxLength: 100 }) });
 const PullRequestParams = Type.Object({ number: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 const ActionParams = Type.Object({ code: Type.String({ maxLength: 100 }), action: Type.String({ maxLength: 100 }) });
+const ActionIdParams = Type.Object({
+  code: Type.String({ maxLength: 100 }),
+  actionId: Type.String({ maxLength: 100 }),
+});
 
 export function adminView(
   record: StoredContribution | StoredCorrectionReport,
@@ -95,10 +107,21 @@ export function adminView(
   };
 }
 
+const noop = () => undefined;
+
+/** A stored problem detail (an action's error) as the error the handler answers with. */
+function problemFromBody(problem: NonNullable<ItemActionView['error']>): ProblemError {
+  const { type, title: _title, status, detail, instance: _instance, ...members } = problem;
+  const last = String(type).split('/').pop() ?? '';
+  const name = PROBLEM_TYPES.some((p) => p.name === last) ? (last as ProblemName) : 'conflict';
+  return new ProblemError(name, String(detail ?? ''), { ...members, status: Number(status) || undefined });
+}
+
 export async function registerAdminRoutes(
   app: FastifyInstance,
   ctx: AppContext,
   reviews: ReviewService,
+  actions: ItemActions,
   pullRequests: PullRequestReviews | null = null,
 ): Promise<void> {
   const base = ctx.config.publicBaseUrl;
@@ -152,15 +175,55 @@ export async function registerAdminRoutes(
           );
         }
         const code = codeOf(request.params.code);
-        // `Prefer: respond-async` (RFC 7240): answer an apply at once, 202 with the item "applying".
-        const respondAsync =
-          action === 'apply' && /(^|[,;\s])respond-async($|[,;\s])/i.test(String(request.headers.prefer ?? ''));
-        const { record, review } = await reviews
-          .act(kind, code, action as AdminAction, request.body, actorOf(request), { wait: !respondAsync })
+        // `Prefer: respond-async` (RFC 7240) answers at once; without it the answer waits for the
+        // outcome only as long as the idle timeout allows (a third of it, at most 20 s), then
+        // answers 202 all the same: the connection is never cut while the work goes on.
+        const wait = batchAnswerWait(String(request.headers.prefer ?? ''), ctx.config.serverTimeouts.idleTimeoutMs);
+        if (wait.respondAsync) reply.header('Preference-Applied', 'respond-async');
+        const itemHref = `${base}${ADMIN}/${SEGMENT[kind]}/${code}`;
+        if (action === 'apply') {
+          const applying = reviews.act(kind, code, 'apply', request.body, actorOf(request), {
+            wait: !wait.respondAsync,
+          });
+          if (wait.respondAsync || (await settledWithin(applying.then(noop, noop), wait.ms))) {
+            const { record, review } = await applying.catch((err: unknown) => asProblem(request, err));
+            if (wait.respondAsync) reply.code(record.apply?.state === 'applying' ? 202 : 200);
+            return sendPrivateJson(reply, adminView(record, review, base));
+          }
+          // Still applying: its outcome lands in the item's `apply` (and its tracking record).
+          applying.catch((err: unknown) => request.log.warn({ err }, 'apply answered 202 and then failed'));
+          const { record, review } = await reviews.get(kind, code);
+          reply.code(202).header('Location', itemHref);
+          return sendPrivateJson(reply, adminView(record, review, base));
+        }
+        const started = await actions
+          .start(kind, code, action as ItemActionName, request.body, actorOf(request))
           .catch((err: unknown) => asProblem(request, err));
-        if (respondAsync)
-          reply.code(record.apply?.state === 'applying' ? 202 : 200).header('Preference-Applied', 'respond-async');
+        await settledWithin(started.finished, wait.ms);
+        const current = (await actions.get(kind, code, started.record.actionId)) ?? started.record;
+        const view = itemActionView(current, base);
+        if (current.state === 'running') {
+          // Acknowledged and running: Location is the tracking resource to poll.
+          reply.code(202).header('Location', view.links.self);
+          return sendPrivateJson(reply, view);
+        }
+        reply.header('Content-Location', view.links.self);
+        // Finished within the wait: answered as the action's own answer always was (the item, or the problem).
+        if (current.state === 'failed' && current.error) throw problemFromBody(current.error);
+        const { record, review } = await reviews.get(kind, code);
         return sendPrivateJson(reply, adminView(record, review, base));
+      },
+    );
+
+    app.get<{ Params: Static<typeof ActionIdParams> }>(
+      `${ADMIN}/${SEGMENT[kind]}/:code/actions/:actionId`,
+      { onRequest: auth, schema: { params: ActionIdParams } },
+      async (request, reply) => {
+        const code = codeOf(request.params.code);
+        const action = await actions.get(kind, code, request.params.actionId);
+        if (!action)
+          throw new ProblemError('not-found', `${code} has no action "${request.params.actionId.slice(0, 80)}".`);
+        return sendPrivateJson(reply, itemActionView(action, base));
       },
     );
   }

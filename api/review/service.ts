@@ -24,14 +24,14 @@ import type { RecordStore } from '../storage/record-store.ts';
 import type { Forge } from '../forge/types.ts';
 import { ReviewCore, type ItemAndReview, type ReviewActor, type ReviewServiceOverrides, type Stored } from './core.ts';
 import { ReviewQueue, type QueueSource } from './queue.ts';
-import { ReviewActions } from './actions.ts';
+import { ReviewActions, type ProgressReport } from './actions.ts';
 import { ReviewAnswers } from './answers.ts';
 import { ReviewApplies } from './apply.ts';
 import type { QueueEntry, QueueFilter } from '../../src/domain/review/queue.ts';
 import type { MusicContributionInput, SubmissionKind } from '../../src/schemas/contribution.ts';
 import type { AdminAction, AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
 
-export type { ReviewActor, ReviewServiceOverrides };
+export type { ReviewActor, ReviewServiceOverrides, ProgressReport };
 
 /** The actor of actions that arrive from GitHub (a merged or closed pull request, signed webhook). */
 export const GITHUB_ACTOR: ReviewActor = { label: 'github-webhook', operatorLabeled: false };
@@ -101,9 +101,20 @@ export class ReviewService {
     action: AdminAction,
     body: AdminActionBody,
     actor: ReviewActor,
-    options: { wait?: boolean } = {},
+    options: { wait?: boolean; progress?: ProgressReport } = {},
   ): Promise<ItemAndReview> {
     return this.actions.act(kind, code, action, body, actor, options);
+  }
+
+  /** The checks an action passes before anything is done; throws the problem that refuses it. */
+  check(
+    kind: SubmissionKind,
+    code: string,
+    action: AdminAction,
+    body: AdminActionBody,
+    actor: ReviewActor,
+  ): Promise<void> {
+    return this.actions.check(kind, code, action, body, actor);
   }
 
   /**
@@ -112,11 +123,11 @@ export class ReviewService {
    */
   applyGroup(
     group: string,
-    items: Array<{ code: string; body: AdminActionBody; actor: ReviewActor }>,
+    items: Array<{ code: string; kind?: SubmissionKind; body: AdminActionBody; actor: ReviewActor }>,
   ): Promise<Array<PromiseSettledResult<ItemAndReview>>> {
     return this.applies.applyGroup(
       group,
-      items.map((i) => ({ ...i, kind: 'contribution' as const })),
+      items.map((i) => ({ ...i, kind: i.kind ?? ('contribution' as const) })),
     );
   }
 

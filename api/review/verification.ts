@@ -20,7 +20,9 @@ export async function verifyContribution(
   ctx: AppContext,
   overrides: ReviewServiceOverrides,
   record: StoredContribution,
+  progress: (phase: 'fetching' | 'checking', file: number) => void = () => undefined,
 ): Promise<VerificationEntry[]> {
+  let file = 0;
   const fetchFile = overrides.fetchFile ?? fetchContributorFile;
   const runChecks = overrides.runChecks ?? runTechnicalChecks;
   const options: FetchOptions = { ...ctx.config.fetch, ...overrides.fetchOptions };
@@ -39,14 +41,17 @@ export async function verifyContribution(
       });
       continue;
     }
+    file++;
+    progress('fetching', file);
     try {
-      const file = await fetchFile(asset.downloadUrl, ctx.blobs, {
+      const fetched = await fetchFile(asset.downloadUrl, ctx.blobs, {
         ...options,
         expectedSha256: asset.sha256 ?? null,
       });
+      progress('checking', file);
       let checks: TechnicalCheckResult;
       try {
-        checks = await ctx.blobs.withLocalFile(file.sha256, (local) => runChecks(asset.kind, local));
+        checks = await ctx.blobs.withLocalFile(fetched.sha256, (local) => runChecks(asset.kind, local));
       } catch (err) {
         checks = {
           kind: asset.kind,
@@ -58,9 +63,9 @@ export async function verifyContribution(
       out.push({
         ...base,
         status: 'verified',
-        sha256: file.sha256,
-        byteLength: file.byteLength,
-        mediaType: file.mediaType,
+        sha256: fetched.sha256,
+        byteLength: fetched.byteLength,
+        mediaType: fetched.mediaType,
         reason: null,
         checks,
       });

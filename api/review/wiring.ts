@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { registerAdminRoutes } from './routes.ts';
+import { ItemActions } from './item-actions.ts';
 import { pollGitHub, registerGitHubWebhook, type GitHubEventHandlers } from '../forge/github-webhook.ts';
 import { GITHUB_ACTOR, type ReviewService } from './service.ts';
 import { ProblemError } from '../http/problem.ts';
@@ -18,7 +19,12 @@ import path from 'node:path';
 
 const POLL_INTERVAL_MS = 5 * 60_000;
 
-export async function registerReview(app: FastifyInstance, ctx: AppContext, service: ReviewService): Promise<void> {
+export async function registerReview(
+  app: FastifyInstance,
+  ctx: AppContext,
+  service: ReviewService,
+  now?: () => Date,
+): Promise<ItemActions> {
   // Pull requests people open on the content repository: recorded from the webhook, in the queue.
   const pullRequests = ctx.config.github
     ? new PullRequestReviews({
@@ -30,7 +36,13 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
       })
     : null;
   if (pullRequests) service.addQueueSource(pullRequests.queueSource());
-  await registerAdminRoutes(app, ctx, service, pullRequests);
+  // Accept, decline and request-information run as action records (api/review/item-actions.ts).
+  const actions = new ItemActions(ctx, service, now);
+  app.addHook('onReady', async () => {
+    void actions.resume((line) => app.log.warn(line));
+  });
+  app.addHook('preClose', async () => actions.stop());
+  await registerAdminRoutes(app, ctx, service, actions, pullRequests);
   service.logger = app.log;
   // Applies acknowledged before a stop resume on start (their outcome lands in the tracking
   // record); a stop waits for the applies running now.
@@ -58,7 +70,7 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
   await registerGitHubWebhook(app, ctx, handlers);
 
   const github = ctx.config.github;
-  if (!github) return;
+  if (!github) return actions;
   const openRefs = async (): Promise<ReviewRef[]> => {
     const refs: ReviewRef[] = [];
     for await (const review of service.reviews.all()) {
@@ -77,4 +89,5 @@ export async function registerReview(app: FastifyInstance, ctx: AppContext, serv
   }, POLL_INTERVAL_MS);
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
+  return actions;
 }

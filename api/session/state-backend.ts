@@ -270,6 +270,10 @@ export function redactedUrl(url: string): string {
 }
 
 /** The configured backend: Redis when ARCHIVE_REDIS_URL is set, else this process's memory. */
-export async function openStateBackend(redisUrl: string | null): Promise<StateBackend> {
-  return redisUrl ? RedisStateBackend.connect(redisUrl) : new MemoryStateBackend();
+export async function openStateBackend(
+  redisUrl: string | null,
+  memory: { now?: () => number } = {},
+): Promise<StateBackend> {
+  // Redis keeps its own clock (TIME); `memory.now` is the in-process backend's (a test's clock).
+  return redisUrl ? RedisStateBackend.connect(redisUrl) : new MemoryStateBackend(memory);
 }

@@ -224,6 +224,8 @@ export function buildInChild(
       ? [
           '--engrave-workers',
           String(options.engrave.size),
+          '--engrave-cpu-ms',
+          String(options.engrave.cpuMs),
           '--engrave-timeout-ms',
           String(options.engrave.timeoutMs),
           '--engrave-memory-mb',
@@ -1434,6 +1436,8 @@ export class Rebuilder implements SiteRebuilder {
       return r.record.finishedAt - (r.record.startedAt ?? r.record.requestedAt ?? r.record.finishedAt);
     };
     try {
+      // The full build runs in a process of its own: the idle warm build process gives its memory back first.
+      this.builder?.release();
       const dir = await ensureBuild(this.config, r.commit, {
         acceptIncremental: false,
         lowPriority: true,

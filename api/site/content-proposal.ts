@@ -8,7 +8,7 @@
  *   2. the content lint runs on a partial copy (`checkout-index` of a small index holding only
  *      its files): the shared files and the work folders the change touches, with the names of
  *      every other work folder for the rule across works (unique slugs). A change to an existing
- *      shared file (instruments.json, genres.json, a profile) can break any work: then the copy
+ *      shared file (instruments.json, genres.json, a profile, a person) can break any work: then the copy
  *      is the whole tree;
  *   3. the new tree is the base's with only the trees on the changed paths' way written again
  *      (api/site/git-tree.ts), then `commit-tree` on top of the base; no branch moves here (the
@@ -191,8 +191,9 @@ export class ContentProposal {
       p === 'instruments.json' ||
       p === 'genres.json' ||
       p.startsWith('profiles/') ||
+      p.startsWith('people/') ||
       works.some((w) => p.startsWith(`works/${w}/`));
-    const pathspecs = ['instruments.json', 'genres.json', 'profiles/', ...works.map((w) => `works/${w}/`)];
+    const pathspecs = ['instruments.json', 'genres.json', 'profiles/', 'people/', ...works.map((w) => `works/${w}/`)];
     // The copy's files: the base's ("<mode> <type> <id>\t<path>"), then the changes over them.
     const entries = new Map<string, string>();
     for (const line of (

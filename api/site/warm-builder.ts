@@ -4,10 +4,11 @@
  * apply finds Node, the build scripts and Astro's modules loaded instead of paying for a new
  * process that loads them (docs/review.md, "Apply-to-visible and the incremental path").
  *
- * - The child is started at the first build and replaced after `maxBuilds` builds or once its
- *   memory reached `maxRssBytes` (ARCHIVE_WARM_BUILDER_MAX_RSS_MB; default a quarter of the
- *   memory, at least 1.5 GiB: `defaultWarmBuilderMaxRssBytes`; it says so in its answer and
- *   exits), or when it died: a build
+ * - The child is started at the first build and replaced after `maxBuilds` builds or once the
+ *   next build could take its memory past `maxRssBytes` (its memory now plus the most a build has
+ *   added in it; ARCHIVE_WARM_BUILDER_MAX_RSS_MB, default a quarter of the memory, at least
+ *   1.5 GiB, or its share of ARCHIVE_MEMORY_LIMIT_MB: `defaultWarmBuilderMaxRssBytes`; it says so
+ *   in its answer and exits), or when it died: a build
  *   it was running fails like a build child that died, and the next build starts a new one.
  * - A cancelled build (its AbortSignal) stops the child: the build fails with "build cancelled";
  *   the next build starts a new child.
@@ -52,6 +53,10 @@ export interface WarmBuildResult {
   earlierBuilds: number;
   /** That process's resident memory after the build. */
   rssBytes: number;
+  /** The most resident memory that process has had, bytes. */
+  peakRssBytes: number;
+  /** What the next build may take it to (its memory now plus the most a warm build added), bytes. */
+  nextPeakBytes: number;
   /** That process reached its budget (builds or memory) and exits: the next build starts a new one. */
   retired: boolean;
   /** A warm-up's figures (a `--warm-up` run). */
@@ -101,6 +106,17 @@ export class WarmBuilder {
       this.child?.kill('SIGTERM');
       this.child = null;
     }
+  }
+
+  /**
+   * End the child now if it is idle (a build running now finishes first, and the next build starts
+   * a new one): a reconcile's full build runs in a process of its own, and the two should not hold
+   * their memory at once (docs/operations.md, "Memory").
+   */
+  release(): void {
+    if (this.running || !this.child) return;
+    this.child.kill('SIGTERM');
+    this.child = null;
   }
 
   /**
@@ -155,6 +171,8 @@ export class WarmBuilder {
       child.stderr?.on('data', collect);
       let settled = false;
       let rssBytes = 0;
+      let peakRssBytes = 0;
+      let nextPeakBytes = 0;
       let retired = false;
       let warmUp: WarmUpResult | undefined;
       const finish = (err: Error | null) => {
@@ -173,12 +191,23 @@ export class WarmBuilder {
           } else this.idle(child);
         }
         if (err) reject(err);
-        else resolve({ pid: child.pid ?? 0, earlierBuilds, rssBytes, retired, ...(warmUp ? { warmUp } : {}) });
+        else
+          resolve({
+            pid: child.pid ?? 0,
+            earlierBuilds,
+            rssBytes,
+            peakRssBytes,
+            nextPeakBytes,
+            retired,
+            ...(warmUp ? { warmUp } : {}),
+          });
       };
       const onMessage = (answer: BuildAnswer) => {
         if (answer.id !== id) return;
         this.builds = answer.builds;
         rssBytes = answer.rssBytes;
+        peakRssBytes = answer.peakRssBytes;
+        nextPeakBytes = answer.nextPeakBytes;
         retired = answer.retire;
         warmUp = answer.warmUp;
         // A retiring child exits by itself after this answer: the next build starts a new one.

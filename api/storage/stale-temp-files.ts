@@ -11,6 +11,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { TEMP_FILE_NAME } from './durable-json-file.ts';
+import { removeStalePause } from './write-pause.ts';
 
 const MAX_DEPTH = 6;
 
@@ -52,5 +53,7 @@ export async function removeStaleTempFiles(dataDir: string): Promise<number> {
     }
   };
   await visit(path.join(dataDir, 'state'), 0);
+  // A backup killed during its write pause leaves its pause file: gone once its writer is.
+  if (await removeStalePause(path.join(dataDir, 'state'))) removed++;
   return removed;
 }

@@ -6,11 +6,13 @@
  * until the file is gone or its time has passed. Writes already under way finish (a rename takes
  * milliseconds), the next pass sees no change, and the backup removes the file.
  *
- * The file names its own end, so a backup killed while pausing holds writes up to that time and
- * never longer; a pause is capped at MAX_PAUSE_MS whatever the file says. The name ends in `.tmp`,
- * so the backup never copies it.
+ * The file names its own end and its writer's process id, so a backup killed while pausing holds
+ * writes up to that time and never longer, and once that time has passed or the backup is gone
+ * the file is removed by the next write that finds it (and by the server's start-up sweep); a
+ * pause is capped at MAX_PAUSE_MS whatever the file says. The name ends in `.tmp`, so the backup
+ * never copies it.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, rmSync } from 'node:fs';
 import path from 'node:path';
 
 export const WRITE_PAUSE_FILE = '.write-pause.tmp';
@@ -30,13 +32,49 @@ function pauseFileFor(target: string): string | null {
   return null;
 }
 
-async function pausedUntil(file: string): Promise<number> {
+interface Pause {
+  untilMs: number;
+  pid: number | null;
+}
+
+async function readPause(file: string): Promise<Pause | null> {
   try {
-    const { untilMs } = JSON.parse(await fs.readFile(file, 'utf8')) as { untilMs?: unknown };
-    return typeof untilMs === 'number' ? untilMs : 0;
+    const { untilMs, pid } = JSON.parse(await fs.readFile(file, 'utf8')) as { untilMs?: unknown; pid?: unknown };
+    return {
+      untilMs: typeof untilMs === 'number' ? untilMs : 0,
+      pid: typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 ? pid : null,
+    };
   } catch {
-    return 0; // no pause (or a file being written: treated as none, the next write sees it)
+    return null; // no pause (or a file being written: treated as none, the next write sees it)
   }
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A pause whose time has passed, or whose backup process is gone (killed while pausing), holds nothing. */
+function stale(pause: Pause): boolean {
+  return pause.untilMs <= Date.now() || (pause.pid !== null && !alive(pause.pid));
+}
+
+/**
+ * Remove the pause file of `stateDir` when it is stale: its time has passed or the backup that
+ * wrote it is gone (a backup killed during its pause cannot remove it itself). The server does so
+ * at start and whenever a write finds one; returns whether a file was removed.
+ */
+export async function removeStalePause(stateDir: string): Promise<boolean> {
+  const file = path.join(stateDir, WRITE_PAUSE_FILE);
+  const pause = await readPause(file);
+  if (pause === null || !stale(pause)) return false;
+  await fs.rm(file, { force: true });
+  return true;
 }
 
 /** Wait while a backup pauses writes under the state folder that holds `target`. */
@@ -45,7 +83,13 @@ export async function waitWhileWritesPaused(target: string): Promise<void> {
   if (file === null) return;
   const started = Date.now();
   for (;;) {
-    const until = Math.min(await pausedUntil(file), started + MAX_PAUSE_MS);
+    const pause = await readPause(file);
+    if (pause === null) return;
+    if (stale(pause)) {
+      await fs.rm(file, { force: true }).catch(() => undefined);
+      return;
+    }
+    const until = Math.min(pause.untilMs, started + MAX_PAUSE_MS);
     if (until <= Date.now()) return;
     await new Promise((r) => setTimeout(r, Math.min(POLL_MS, until - Date.now())));
   }
@@ -57,5 +101,16 @@ export async function pauseWrites(stateDir: string, untilMs: number): Promise<()
   const temp = path.join(stateDir, `.write-pause.${process.pid}.tmp`);
   await fs.writeFile(temp, JSON.stringify({ untilMs, pid: process.pid }));
   await fs.rename(temp, file);
-  return () => fs.rm(file, { force: true });
+  // Stopped by a signal while pausing: the file goes first (a kill -9 leaves it to the server's sweep).
+  const onSignal = (signal: NodeJS.Signals) => {
+    rmSync(file, { force: true });
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    return fs.rm(file, { force: true });
+  };
 }

@@ -71,8 +71,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Accept, decline, merge or apply works of a batch, chosen or all
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). `merge` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records `mergeInto` and a "merge" action). `approveTerms` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone. The action runs in the background and is acknowledged once its record is durable: one action per batch at a time (a second gets 409 naming the running one). Its tracking resource is `GET /api/v1/admin/batches/{batchId}/actions/{actionId}` (progress per item, state running / completed / failed). With `Prefer: respond-async` the answer is 202 at once (`Preference-Applied: respond-async`), as for a single item's apply. Without it the answer waits for the action at most 20 s (at most a third of ARCHIVE_IDLE_TIMEOUT_MS; `Prefer: wait=N` shortens it): 200 with the finished action, else 202 with the running one. A 202 carries `Location`: poll it until `state` is no longer "running". A stop of the server (graceful or not) resumes the action on start.
+         * Accept, decline, merge or apply works of a batch, or record a fact for them, chosen or all
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. Each work goes through the same review action as a single contribution, recorded with the key's label; `items` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). `merge` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records `mergeInto` and a "merge" action). `approveTerms` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone. The action runs in the background and is acknowledged once its record is durable: one action per batch at a time (a second gets 409 naming the running one). Its tracking resource is `GET /api/v1/admin/batches/{batchId}/actions/{actionId}` (progress per item, state running / completed / failed). With `Prefer: respond-async` the answer is 202 at once (`Preference-Applied: respond-async`), as for a single item's apply. Without it the answer waits for the action at most 20 s (at most a third of ARCHIVE_IDLE_TIMEOUT_MS; `Prefer: wait=N` shortens it): 200 with the finished action, else 202 with the running one. A 202 carries `Location`: poll it until `state` is no longer "running". A stop of the server (graceful or not) resumes the action on start. `record-facts` records one fact (`fact`: a BatchFact) for the chosen applied works, or every one: a work's first publication ("no later than 1900", with one evidence page, or each work's own scan its score was transcribed from: `evidenceFromItemScan`), or a fact of a person the works name (their death year, once: it changes the person's record, so every work naming them); each is a correction report made and accepted by the acting key (`report` on each item), and the next `apply` of the batch lands them with its accepted works, in the same one change; every work's rights are then derived from the facts again (docs/imports.md, "Clearing a batch").
          */
         post: operations["actOnBatch"];
         delete?: never;
@@ -152,9 +152,29 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a contribution
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again. **Long actions are action records** (docs/review.md): accept, request-information and decline are checked at once (a refusal is answered as before, nothing stored), then run in the background as an action record. With `Prefer: respond-async` the answer is 202 at once with the action (`ItemActionView`: `state`, `progress`, then the outcome) and `Location`, its tracking resource. Without it the answer waits for the outcome at most 20 s (a third of ARCHIVE_IDLE_TIMEOUT_MS, or `Prefer: wait=N`): 200 with the item, or the problem that refused it, as before; else 202 with the running action, so the connection is never cut by the idle timeout while the work goes on. An apply without `Prefer: respond-async` waits the same way, then answers 202 with the item "applying" (`Location`: the item). An accepted item whose review holds blockers (a fetch the allow-list refused, a failed check) may be accepted again: its files are fetched and checked afresh.
          */
         post: operations["reviewContribution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/contributions/{code}/actions/{actionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One review action on a contribution: its progress, state and outcome
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. The tracking resource of an accept, request-information or decline: `state` is "running" (`progress`: the step in words, steps done of all), then "completed" (`status`: the item's status after it; read the item for the rest) or "failed" (`error`: the problem detail; nothing was changed). An action a stop cut short resumes when the server starts again (`resumedAtUtc`).
+         */
+        get: operations["getContributionAction"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -192,9 +212,29 @@ export interface paths {
         put?: never;
         /**
          * Accept, request information on, apply or decline a correction report
-         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again.
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. An illegal transition is 409 naming the current status (`currentStatus`). Accept refuses a correction report that would change nothing (the field already reads the proposed value) with 409 and `reasons[]`; the item stays as it was. Apply refuses with 409 and `reasons[]`, merging nothing, when the target work vanished, `target.baseSha256` (or a report's currentValue) is stale, a file failed its digest or technical checks, or the proposal does not pass the content lint; a failed build also answers 409: main is reset, the old site keeps serving, the item stays accepted with the error recorded. Applies are serialised. `assert` lets the named reviewer assert review states of contributed files (otherwise they land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with `apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" (`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). An apply acknowledged before the server stops resumes when it starts again. **Long actions are action records** (docs/review.md): accept, request-information and decline are checked at once (a refusal is answered as before, nothing stored), then run in the background as an action record. With `Prefer: respond-async` the answer is 202 at once with the action (`ItemActionView`: `state`, `progress`, then the outcome) and `Location`, its tracking resource. Without it the answer waits for the outcome at most 20 s (a third of ARCHIVE_IDLE_TIMEOUT_MS, or `Prefer: wait=N`): 200 with the item, or the problem that refused it, as before; else 202 with the running action, so the connection is never cut by the idle timeout while the work goes on. An apply without `Prefer: respond-async` waits the same way, then answers 202 with the item "applying" (`Location`: the item). An accepted item whose review holds blockers (a fetch the allow-list refused, a failed check) may be accepted again: its files are fetched and checked afresh.
          */
         post: operations["reviewCorrectionReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/correction-reports/{code}/actions/{actionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One review action on a correction report: its progress, state and outcome
+         * @description Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL. The tracking resource of an accept, request-information or decline: `state` is "running" (`progress`: the step in words, steps done of all), then "completed" (`status`: the item's status after it; read the item for the rest) or "failed" (`error`: the problem detail; nothing was changed). An action a stop cut short resumes when the server starts again (`resumedAtUtc`).
+         */
+        get: operations["getCorrectionReportAction"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -793,6 +833,40 @@ export interface paths {
         };
         /** This OpenAPI 3.1.1 document */
         get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every person of the catalog (composers, lyricists), by family name */
+        get: operations["listPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A person's facts (names, birth and death, a bound for when their works were published), evidence and works */
+        get: operations["getPerson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1943,6 +2017,30 @@ export interface components {
         BatchActionBody: {
             /** @description accept or merge: approve the new vocabulary terms the works propose (newTerms), so they are added to genres.json / instruments.json with the work; an accepted work is accepted again to approve them. */
             approveTerms?: boolean;
+            /**
+             * BatchFact
+             * @description A fact recorded for a batch (action record-facts): correction reports made and accepted by the acting editor, applied like other batch items (action apply).
+             */
+            fact?: {
+                /** @description true: each work's own evidence is the scan its score was transcribed from (the item's source page, e.g. the IMSLP file): an editor follows it to the edition's title page. Exclusive with evidenceUrl; one of them is required (a fact without evidence is refused). */
+                evidenceFromItemScan?: boolean;
+                /**
+                 * Format: uri
+                 * @description One page for every chosen work that shows the fact (a Wikidata entry, a collected edition).
+                 */
+                evidenceUrl?: string;
+                /**
+                 * @description "firstPublished": each chosen work's first publication (one correction report per work). "born", "died", "wikidataId", "worksPublishedBy": a fact of the person `person` names (one correction report, on the first chosen work that names them).
+                 * @enum {string}
+                 */
+                field: "firstPublished" | "born" | "died" | "wikidataId" | "worksPublishedBy";
+                /** @description What the evidence shows, recorded with the fact (e.g. "Each score was transcribed from an edition printed by 1900"). */
+                note: string;
+                /** @description For a person's fact: the person (their slug, people/<slug>.json). */
+                person?: string;
+                /** @description The value, as a correction report takes it: "1826", "no later than 1900" or "unpublished" for firstPublished; a date, a year or "unknown" for born/died; a Wikidata id; a year for worksPublishedBy. */
+                value: string;
+            };
             /** @description Tracking codes or item keys to act on; absent: every item of the batch the action fits. */
             items?: string[];
             /** @description Public note for every item acted on. */
@@ -1958,7 +2056,7 @@ export interface components {
             /** @description Items acted on. */
             actedOn: number;
             /** @enum {string} */
-            action: "accept" | "decline" | "apply" | "merge";
+            action: "accept" | "decline" | "apply" | "merge" | "record-facts";
             /** @description The action, unique in the archive (e.g. "accept-20261126T220501Z-3f9c"). */
             actionId: string;
             /** @description The label of the editor's key (or desk session) that asked for the action. */
@@ -1996,6 +2094,30 @@ export interface components {
             } & {
                 [key: string]: unknown;
             }) | null;
+            /**
+             * BatchFact
+             * @description record-facts: the fact recorded.
+             */
+            fact?: {
+                /** @description true: each work's own evidence is the scan its score was transcribed from (the item's source page, e.g. the IMSLP file): an editor follows it to the edition's title page. Exclusive with evidenceUrl; one of them is required (a fact without evidence is refused). */
+                evidenceFromItemScan?: boolean;
+                /**
+                 * Format: uri
+                 * @description One page for every chosen work that shows the fact (a Wikidata entry, a collected edition).
+                 */
+                evidenceUrl?: string;
+                /**
+                 * @description "firstPublished": each chosen work's first publication (one correction report per work). "born", "died", "wikidataId", "worksPublishedBy": a fact of the person `person` names (one correction report, on the first chosen work that names them).
+                 * @enum {string}
+                 */
+                field: "firstPublished" | "born" | "died" | "wikidataId" | "worksPublishedBy";
+                /** @description What the evidence shows, recorded with the fact (e.g. "Each score was transcribed from an edition printed by 1900"). */
+                note: string;
+                /** @description For a person's fact: the person (their slug, people/<slug>.json). */
+                person?: string;
+                /** @description The value, as a correction report takes it: "1826", "no later than 1900" or "unpublished" for firstPublished; a date, a year or "unknown" for born/died; a Wikidata id; a year for worksPublishedBy. */
+                value: string;
+            } | null;
             /** @description Items that failed, each with its problem. */
             failed: number;
             /**
@@ -2043,7 +2165,7 @@ export interface components {
             /** @description Items acted on. */
             actedOn: number;
             /** @enum {string} */
-            action: "accept" | "decline" | "apply" | "merge";
+            action: "accept" | "decline" | "apply" | "merge" | "record-facts";
             /** @description The action, unique in the archive (e.g. "accept-20261126T220501Z-3f9c"). */
             actionId: string;
             /** @description The label of the editor's key (or desk session) that asked for the action. */
@@ -2081,6 +2203,30 @@ export interface components {
             } & {
                 [key: string]: unknown;
             }) | null;
+            /**
+             * BatchFact
+             * @description record-facts: the fact recorded.
+             */
+            fact?: {
+                /** @description true: each work's own evidence is the scan its score was transcribed from (the item's source page, e.g. the IMSLP file): an editor follows it to the edition's title page. Exclusive with evidenceUrl; one of them is required (a fact without evidence is refused). */
+                evidenceFromItemScan?: boolean;
+                /**
+                 * Format: uri
+                 * @description One page for every chosen work that shows the fact (a Wikidata entry, a collected edition).
+                 */
+                evidenceUrl?: string;
+                /**
+                 * @description "firstPublished": each chosen work's first publication (one correction report per work). "born", "died", "wikidataId", "worksPublishedBy": a fact of the person `person` names (one correction report, on the first chosen work that names them).
+                 * @enum {string}
+                 */
+                field: "firstPublished" | "born" | "died" | "wikidataId" | "worksPublishedBy";
+                /** @description What the evidence shows, recorded with the fact (e.g. "Each score was transcribed from an edition printed by 1900"). */
+                note: string;
+                /** @description For a person's fact: the person (their slug, people/<slug>.json). */
+                person?: string;
+                /** @description The value, as a correction report takes it: "1826", "no later than 1900" or "unpublished" for firstPublished; a date, a year or "unknown" for born/died; a Wikidata id; a year for worksPublishedBy. */
+                value: string;
+            } | null;
             /** @description Items that failed, each with its problem. */
             failed: number;
             /**
@@ -2127,6 +2273,8 @@ export interface components {
                 } & {
                     [key: string]: unknown;
                 }) | null;
+                /** @description record-facts: the correction report the action made and accepted for the item (apply the batch to land it). */
+                report?: string | null;
                 /**
                  * @description The item's review status after the action reached it (before that: when the action started).
                  * @enum {string}
@@ -2498,6 +2646,8 @@ export interface components {
                         born: string;
                         /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
                         died: string;
+                        /** @description What the evidence pages show, or where the facts were read (e.g. "works.csv row 4 of the folder"); recorded with each page. */
+                        evidenceNote?: string | null;
                         /** @description At least one page that supports the life dates. */
                         evidenceUrls: string[];
                         /** @description Display name, e.g. "Hugo Wolf". */
@@ -2509,6 +2659,29 @@ export interface components {
                     } | null;
                     /** @description Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication). */
                     firstPublished?: string | null;
+                    /**
+                     * ContributedPublication
+                     * @description The first publication with the pages that show it (preferred over `firstPublished`, whose year is recorded with the declaration's evidence).
+                     */
+                    firstPublishedFact?: {
+                        /**
+                         * @description "exact": first published in `year`; "no-later-than": in `year` or earlier (e.g. the year of the edition a score was transcribed from); "unpublished": never published.
+                         * @enum {string}
+                         */
+                        bound: "exact" | "no-later-than" | "unpublished";
+                        /** @description At least one page that supports it (a fact without evidence is refused). */
+                        evidence: {
+                            /** @description What the page shows, in words. */
+                            note: string;
+                            /**
+                             * Format: uri
+                             * @description A page an editor can follow that shows it (a scan with its title page, a catalog).
+                             */
+                            url: string;
+                        }[];
+                        /** @description The year (exact or the bound); null for "unpublished". */
+                        year: number | null;
+                    } | null;
                     /** @description Genre, e.g. "Piano piece". */
                     genre?: string | null;
                     /** @description The work sets words (a song). With lyricist absent, the lyricist counts as unknown, so the rights say which fact is missing. */
@@ -2528,7 +2701,30 @@ export interface components {
                         died?: string;
                         /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
                         name: string;
+                        /** @description The person record (people/<slug>.json; GET /api/v1/people/{slug}) the facts come from, in a published record. */
+                        slug?: string;
                         /** @description Wikidata item of the person, e.g. "Q5879". */
+                        wikidataId?: string | null;
+                    } | null;
+                    /**
+                     * ContributedComposer
+                     * @description The lyricist's facts with their evidence, for a new work whose lyricist is not in the catalog yet (people/<slug>.json): an editor approves them with the work. Without it, dates given in `lyricist` are recorded with the declaration's evidence.
+                     */
+                    lyricistFacts?: {
+                        aliases?: string[];
+                        /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                        born: string;
+                        /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
+                        died: string;
+                        /** @description What the evidence pages show, or where the facts were read (e.g. "works.csv row 4 of the folder"); recorded with each page. */
+                        evidenceNote?: string | null;
+                        /** @description At least one page that supports the life dates. */
+                        evidenceUrls: string[];
+                        /** @description Display name, e.g. "Hugo Wolf". */
+                        name: string;
+                        /** @description Name for sorting, e.g. "Wolf, Hugo"; derived from the name when absent. */
+                        sortName?: string | null;
+                        /** @description Wikidata item of the composer, e.g. "Q7312". */
                         wikidataId?: string | null;
                     } | null;
                     /** @description For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`. */
@@ -3277,6 +3473,97 @@ export interface components {
             slug: string;
             /** @description Works that use the instrument. */
             workCount: number;
+        };
+        /**
+         * ItemActionView
+         * @description One review action on one item, run in the background: its progress, state and outcome. The tracking resource of POST /api/v1/admin/{contributions|correction-reports}/{code}/{accept|request-information|decline}.
+         */
+        ItemActionView: {
+            /** @enum {string} */
+            action: "accept" | "request-information" | "decline";
+            /** @description The action, unique in the archive (e.g. "accept-20261207T101500Z-3f9c"). */
+            actionId: string;
+            /** @description The label of the key (or desk session) that asked for the action. */
+            actor: string;
+            /** @description Why the action failed (RFC 9457 problem details; nothing was changed); else null. */
+            error: ({
+                /** @description Allowed methods (405 only). */
+                allow?: string[];
+                /** @description What went wrong in this occurrence, and how to fix it. */
+                detail: string;
+                /** @description Every violation found, all at once. */
+                errors?: {
+                    /** @description What is wrong with it, in plain words. */
+                    detail: string;
+                    /** @description Name of the query or path parameter at fault. */
+                    parameter?: string;
+                    /** @description JSON Pointer (RFC 6901) into the request body, e.g. "/channel/intendedRole". */
+                    pointer?: string;
+                }[];
+                /** @description The request path this occurrence belongs to. */
+                instance: string;
+                /** @description HTTP status code. */
+                status: number;
+                /** @description Short summary of the problem type. */
+                title: string;
+                /**
+                 * Format: uri
+                 * @description Absolute URL of the page that documents this problem type.
+                 */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /**
+             * Format: date-time
+             * @description When it completed or failed (UTC).
+             */
+            finishedAtUtc: string | null;
+            /** @enum {string} */
+            kind: "contribution" | "correction-report";
+            links: {
+                /**
+                 * Format: uri
+                 * @description The item's desk page, which shows the action's progress.
+                 */
+                desk: string;
+                /**
+                 * Format: uri
+                 * @description The item in the admin API, with the outcome once the action completed.
+                 */
+                item: string;
+                /**
+                 * Format: uri
+                 * @description This action (poll it until `state` is no longer "running").
+                 */
+                self: string;
+            };
+            /** ItemActionProgress */
+            progress: {
+                /** @description Steps finished. */
+                done: number;
+                /** @description What the action is doing now, in words ("fetching asset 2 of 3", "checking asset 2 of 3", "opening the review", "done"). */
+                step: string;
+                /** @description Steps the action has (known once it starts them). */
+                total: number;
+            };
+            /** @description Each time a server start resumed the action after a stop cut it short. */
+            resumedAtUtc: string[];
+            /** @description The person acting, as the request named them. */
+            reviewer: string;
+            /**
+             * Format: date-time
+             * @description When the action was acknowledged (UTC).
+             */
+            startedAtUtc: string;
+            /** @enum {string} */
+            state: "running" | "completed" | "failed";
+            /**
+             * @description The item's review status: when the action started, then after it.
+             * @enum {string}
+             */
+            status: "pending" | "needs-information" | "accepted" | "applied" | "declined";
+            trackingCode: string;
         };
         /** @description A JSON Schema 2020-12 document with the archive's `x-archive` annotations. */
         JsonSchemaDocument: {
@@ -4105,6 +4392,8 @@ export interface components {
                     born: string;
                     /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
                     died: string;
+                    /** @description What the evidence pages show, or where the facts were read (e.g. "works.csv row 4 of the folder"); recorded with each page. */
+                    evidenceNote?: string | null;
                     /** @description At least one page that supports the life dates. */
                     evidenceUrls: string[];
                     /** @description Display name, e.g. "Hugo Wolf". */
@@ -4116,6 +4405,29 @@ export interface components {
                 } | null;
                 /** @description Year of first publication, or "unpublished"; absent or null when not known (the US term runs from publication). */
                 firstPublished?: string | null;
+                /**
+                 * ContributedPublication
+                 * @description The first publication with the pages that show it (preferred over `firstPublished`, whose year is recorded with the declaration's evidence).
+                 */
+                firstPublishedFact?: {
+                    /**
+                     * @description "exact": first published in `year`; "no-later-than": in `year` or earlier (e.g. the year of the edition a score was transcribed from); "unpublished": never published.
+                     * @enum {string}
+                     */
+                    bound: "exact" | "no-later-than" | "unpublished";
+                    /** @description At least one page that supports it (a fact without evidence is refused). */
+                    evidence: {
+                        /** @description What the page shows, in words. */
+                        note: string;
+                        /**
+                         * Format: uri
+                         * @description A page an editor can follow that shows it (a scan with its title page, a catalog).
+                         */
+                        url: string;
+                    }[];
+                    /** @description The year (exact or the bound); null for "unpublished". */
+                    year: number | null;
+                } | null;
                 /** @description Genre, e.g. "Piano piece". */
                 genre?: string | null;
                 /** @description The work sets words (a song). With lyricist absent, the lyricist counts as unknown, so the rights say which fact is missing. */
@@ -4135,7 +4447,30 @@ export interface components {
                     died?: string;
                     /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
                     name: string;
+                    /** @description The person record (people/<slug>.json; GET /api/v1/people/{slug}) the facts come from, in a published record. */
+                    slug?: string;
                     /** @description Wikidata item of the person, e.g. "Q5879". */
+                    wikidataId?: string | null;
+                } | null;
+                /**
+                 * ContributedComposer
+                 * @description The lyricist's facts with their evidence, for a new work whose lyricist is not in the catalog yet (people/<slug>.json): an editor approves them with the work. Without it, dates given in `lyricist` are recorded with the declaration's evidence.
+                 */
+                lyricistFacts?: {
+                    aliases?: string[];
+                    /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown"). */
+                    born: string;
+                    /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of the composition. */
+                    died: string;
+                    /** @description What the evidence pages show, or where the facts were read (e.g. "works.csv row 4 of the folder"); recorded with each page. */
+                    evidenceNote?: string | null;
+                    /** @description At least one page that supports the life dates. */
+                    evidenceUrls: string[];
+                    /** @description Display name, e.g. "Hugo Wolf". */
+                    name: string;
+                    /** @description Name for sorting, e.g. "Wolf, Hugo"; derived from the name when absent. */
+                    sortName?: string | null;
+                    /** @description Wikidata item of the composer, e.g. "Q7312". */
                     wikidataId?: string | null;
                 } | null;
                 /** @description For a new work sent as one score per movement: its movements in order; each score asset names its own in `movement`. */
@@ -4319,6 +4654,155 @@ export interface components {
             title?: string | null;
             /** @description Slug of the work to evaluate; matched exactly. An unknown slug answers `prepare` (new-work). */
             workSlug?: string | null;
+        };
+        /**
+         * PersonRecord
+         * @description A person of the catalog with their facts, evidence and the works that name them.
+         */
+        PersonRecord: {
+            /** @description Other spellings and name forms. */
+            aliases: string[];
+            /** @description Birth date (YYYY-MM-DD, YYYY, or "unknown" when no source gives it). */
+            born: string;
+            /** @description Death date (YYYY-MM-DD, YYYY, or "unknown"); it decides the rights of every work that names the person. */
+            died: string;
+            /** @description The evidence of the facts, with who accepted them and when. */
+            evidence: {
+                /**
+                 * Format: date-time
+                 * @description When the fact was accepted in review (UTC); null when not recorded.
+                 */
+                acceptedAtUtc?: string | null;
+                /** @description Label of the admin key that accepted the fact in review (who is accountable); null when not recorded. */
+                acceptedBy?: string | null;
+                /** @description A person's evidence: which of the record's facts it supports; absent: every fact of the record. */
+                facts?: ("name" | "born" | "died" | "wikidataId" | "worksPublishedBy")[];
+                /** @description What the page shows, in words, e.g. "Wikidata: died 26 November 1857". */
+                note: string;
+                /**
+                 * Format: uri
+                 * @description A page an editor can follow that states the fact: a Wikidata entry, an encyclopedia article, a collected edition's title page, the scan a score was transcribed from.
+                 */
+                url: string;
+                /** @description The tracking code of the correction report or contribution that recorded it. */
+                via?: string | null;
+            }[];
+            /** @description Life years as "1788–1857" ("?" where unknown). */
+            lifeDates: string;
+            links: {
+                /**
+                 * Format: uri
+                 * @description Where to report a correction: a report names one of the works (workSlug), targetType "composer" or "lyricist", and the field (born, died, wikidataId).
+                 */
+                corrections: string;
+                /**
+                 * Format: uri
+                 * @description The person page.
+                 */
+                html: string;
+                /**
+                 * Format: uri
+                 * @description This record.
+                 */
+                self: string;
+                /**
+                 * Format: uri
+                 * @description The Wikidata entry, when recorded.
+                 */
+                wikidata: string | null;
+            };
+            /** @description Display name, e.g. "Joseph von Eichendorff". */
+            name: string;
+            /** @description The roles the catalog names the person in. */
+            roles: ("composer" | "lyricist")[];
+            /** @description Stable identifier; equals the file name. */
+            slug: string;
+            /** @description Name for sorting, e.g. "Eichendorff, Joseph von". */
+            sortName: string;
+            /** @description Wikidata item, e.g. "Q6101"; null when not recorded. */
+            wikidataId: string | null;
+            /** @description Every work that names the person, by title. */
+            works: {
+                links: {
+                    /**
+                     * Format: uri
+                     * @description The work page.
+                     */
+                    html: string;
+                    /**
+                     * Format: uri
+                     * @description The work record.
+                     */
+                    self: string;
+                };
+                /**
+                 * @description What the work names the person as.
+                 * @enum {string}
+                 */
+                role: "composer" | "lyricist";
+                /** @description Work slug. */
+                slug: string;
+                title: string;
+            }[];
+            /**
+             * WorksPublishedBy
+             * @description A bound for when every work of the person was published; null when not recorded.
+             */
+            worksPublishedBy: {
+                /** @description The page that shows it, e.g. a collected edition's title page with the year it was complete. */
+                evidence: {
+                    /**
+                     * Format: date-time
+                     * @description When the fact was accepted in review (UTC); null when not recorded.
+                     */
+                    acceptedAtUtc?: string | null;
+                    /** @description Label of the admin key that accepted the fact in review (who is accountable); null when not recorded. */
+                    acceptedBy?: string | null;
+                    /** @description A person's evidence: which of the record's facts it supports; absent: every fact of the record. */
+                    facts?: ("name" | "born" | "died" | "wikidataId" | "worksPublishedBy")[];
+                    /** @description What the page shows, in words, e.g. "Wikidata: died 26 November 1857". */
+                    note: string;
+                    /**
+                     * Format: uri
+                     * @description A page an editor can follow that states the fact: a Wikidata entry, an encyclopedia article, a collected edition's title page, the scan a score was transcribed from.
+                     */
+                    url: string;
+                    /** @description The tracking code of the correction report or contribution that recorded it. */
+                    via?: string | null;
+                }[];
+                /** @description Every work of the person (as composer) was published by this year. */
+                year: number;
+            } | null;
+        };
+        /**
+         * PersonSummary
+         * @description One person in the people listing.
+         */
+        PersonSummary: {
+            /** @description Life years as "1788–1857" ("?" where unknown). */
+            lifeDates: string;
+            links: {
+                /**
+                 * Format: uri
+                 * @description The person page.
+                 */
+                html: string;
+                /**
+                 * Format: uri
+                 * @description The person record.
+                 */
+                self: string;
+            };
+            /** @description Display name, e.g. "Joseph von Eichendorff". */
+            name: string;
+            /** @description The roles the catalog names the person in. */
+            roles: ("composer" | "lyricist")[];
+            /** @description Stable identifier; equals the file name. */
+            slug: string;
+            /** @description Name for sorting, e.g. "Eichendorff, Joseph von". */
+            sortName: string;
+            /** @description How many works name the person. */
+            workCount: number;
         };
         /**
          * Problem
@@ -5481,12 +5965,14 @@ export interface components {
                 evidenceUrls?: string[];
                 /** @description Display name, e.g. "Johann Sebastian Bach". */
                 name: string;
+                /** @description The person record (people/<slug>.json; GET /api/v1/people/{slug}) the facts come from, in a published record. */
+                slug?: string;
                 /** @description Name for sorting, e.g. "Bach, Johann Sebastian". */
                 sortName: string;
                 /** @description Wikidata item of the composer, e.g. "Q7312". */
                 wikidataId?: string | null;
             };
-            /** @description Year of first publication, "unpublished", or null when not known. */
+            /** @description Year of first publication, "no later than YEAR", "unpublished", or null when not known. */
             firstPublished: string | null;
             /** @description Genre, e.g. "Suite". */
             genre: string;
@@ -5517,6 +6003,11 @@ export interface components {
                 composer: string;
                 /**
                  * Format: uri
+                 * @description The composer's person record (GET /api/v1/people/{slug}): facts, evidence and works.
+                 */
+                composerRecord?: string;
+                /**
+                 * Format: uri
                  * @description Where to report a correction.
                  */
                 corrections: string;
@@ -5530,6 +6021,11 @@ export interface components {
                  * @description The HTML page.
                  */
                 html: string;
+                /**
+                 * Format: uri
+                 * @description The lyricist's person record; null when the work names no lyricist.
+                 */
+                lyricistRecord?: string | null;
                 /**
                  * Format: uri
                  * @description The compact Markdown record.
@@ -5557,6 +6053,8 @@ export interface components {
                 died?: string;
                 /** @description Name of the lyricist or poet, e.g. "Johann Wolfgang von Goethe". */
                 name: string;
+                /** @description The person record (people/<slug>.json; GET /api/v1/people/{slug}) the facts come from, in a published record. */
+                slug?: string;
                 /** @description Wikidata item of the person, e.g. "Q5879". */
                 wikidataId?: string | null;
             } | null;
@@ -5580,6 +6078,41 @@ export interface components {
             originalTitle: string | null;
             /** @description Period, e.g. "Baroque". */
             period: string;
+            /**
+             * Publication
+             * @description The first-publication fact the rights use, with its evidence: the work's own, or its composer's bound for every work; null when none is recorded.
+             */
+            publication?: {
+                /** @enum {string} */
+                bound: "exact" | "no-later-than" | "unpublished";
+                /** @description The evidence of the fact. */
+                evidence: {
+                    /**
+                     * Format: date-time
+                     * @description When the fact was accepted in review (UTC); null when not recorded.
+                     */
+                    acceptedAtUtc?: string | null;
+                    /** @description Label of the admin key that accepted the fact in review (who is accountable); null when not recorded. */
+                    acceptedBy?: string | null;
+                    /** @description A person's evidence: which of the record's facts it supports; absent: every fact of the record. */
+                    facts?: ("name" | "born" | "died" | "wikidataId" | "worksPublishedBy")[];
+                    /** @description What the page shows, in words, e.g. "Wikidata: died 26 November 1857". */
+                    note: string;
+                    /**
+                     * Format: uri
+                     * @description A page an editor can follow that states the fact: a Wikidata entry, an encyclopedia article, a collected edition's title page, the scan a score was transcribed from.
+                     */
+                    url: string;
+                    /** @description The tracking code of the correction report or contribution that recorded it. */
+                    via?: string | null;
+                }[];
+                /**
+                 * @description "work": recorded for this work; "composer": the bound its composer's record gives every work.
+                 * @enum {string}
+                 */
+                from: "work" | "composer";
+                year: number | null;
+            } | null;
             /** @description Reuse at a glance, by the readiness rule resolve applies. */
             reuse: {
                 /** @description MP3 recordings of the arrangements. */
@@ -5591,6 +6124,8 @@ export interface components {
             };
             /** @description Rights statements: three layers declared independently, per-territory notes, evidence. */
             rights: {
+                /** @description The year the composition status and the territories were derived for (derived at build time, never stored). */
+                asOfYear?: number;
                 /** @description Attribution to carry forward, if any. */
                 attribution: string | null;
                 /**
@@ -5608,6 +6143,23 @@ export interface components {
                      */
                     status: "public-domain" | "permission-documented" | "not-applicable" | "unknown";
                 };
+                /** @description The recorded facts the composition status and the territories were derived from, each with its evidence and who accepted it and when. */
+                decidedBy?: {
+                    /**
+                     * Format: date-time
+                     * @description When the fact was accepted in review (UTC); null when not recorded.
+                     */
+                    acceptedAtUtc: string | null;
+                    /** @description Label of the admin key that accepted the fact in review; null when not recorded. */
+                    acceptedBy: string | null;
+                    /**
+                     * Format: uri
+                     * @description The evidence; null when none is recorded.
+                     */
+                    evidenceUrl: string | null;
+                    /** @description The fact in words, e.g. "Joseph von Eichendorff (lyricist) died in 1857". */
+                    fact: string;
+                }[];
                 /** @description Rights layer 2: the edition or file. */
                 edition: {
                     /** @description Why this status holds, in plain words. */
@@ -5670,6 +6222,30 @@ export interface components {
                          */
                         status: "public-domain" | "not-public-domain" | "unclear" | "unknown";
                     };
+                };
+                /**
+                 * WorldwideRights
+                 * @description The worldwide summary, derived from the same facts.
+                 */
+                worldwide?: {
+                    /** @description The first year it is free in every country, when the facts decide it. */
+                    freeEverywhereFromYear: number | null;
+                    /** @description Facts that would decide an "unknown" verdict. */
+                    missingFacts: string[];
+                    /** @description The verdict in words, naming the places it remains protected. */
+                    note: string;
+                    /** @description Where the work remains protected by the table of terms in force. */
+                    protectedIn: {
+                        /** @description The first year it is free there. */
+                        freeFromYear: number;
+                        /** @description Countries with a term, e.g. "Mexico (the longest term in force): life + 100". */
+                        where: string;
+                    }[];
+                    /**
+                     * @description "public-domain": free in every country (the last surviving author died more than 100 years ago, the longest life-based term in force, and the United States' publication-based term has run); otherwise where it remains protected, or which fact is missing.
+                     * @enum {string}
+                     */
+                    status: "public-domain" | "not-public-domain" | "unknown";
                 };
             };
             /** @description Plain summary of what may be reused and why. */
@@ -5980,6 +6556,17 @@ export interface operations {
                         apiVersion: string;
                         data: {
                             batchId: string;
+                            /** @description Facts recorded for the batch (record-facts), each with its correction report. */
+                            facts: {
+                                field: string;
+                                itemKey: string;
+                                person: string | null;
+                                /** @description The report's status: accepted until the batch is applied. */
+                                status: string;
+                                /** @description The correction report that records the fact. */
+                                trackingCode: string;
+                                value: string;
+                            }[];
                             items: components["schemas"]["BatchItemView"][];
                             lastRun: unknown;
                             /** @description The batch's running action, else its newest one; null when it has none. */
@@ -6032,8 +6619,8 @@ export interface operations {
                 Prefer?: string;
             };
             path: {
-                /** @description accept, decline, merge or apply. */
-                action: "accept" | "decline" | "apply" | "merge";
+                /** @description accept, decline, merge, apply or record-facts. */
+                action: "accept" | "decline" | "apply" | "merge" | "record-facts";
                 /** @description The batch, e.g. "openscore-lieder". */
                 batchId: string;
             };
@@ -6341,7 +6928,10 @@ export interface operations {
     reviewContribution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description "respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240). */
+                Prefer?: string;
+            };
             path: {
                 /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only); `apply` in the item shows applying, then visible (with visibleAtUtc) or failed. */
                 action: "accept" | "request-information" | "apply" | "decline";
@@ -6375,7 +6965,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`. */
+            /** @description Acknowledged and still running. Accept, request-information, decline: the action (`ItemActionView`; `Location` is its tracking resource). Apply: the item, "applying" (its outcome lands in `apply`). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6384,7 +6974,7 @@ export interface operations {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["AdminItem"];
+                        data: components["schemas"]["AdminItem"] | components["schemas"]["ItemActionView"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -6429,7 +7019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, an action already running on the item (`runningAction` names it), or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6449,6 +7039,85 @@ export interface operations {
             };
             /** @description The body is not JSON. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getContributionAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The action, as named by the answer to the POST. */
+                actionId: string;
+                /** @description Tracking code of the contribution, e.g. "C-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional). */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ItemActionView"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No contribution has this tracking code, or it has no such action. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6547,7 +7216,10 @@ export interface operations {
     reviewCorrectionReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description "respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240). */
+                Prefer?: string;
+            };
             path: {
                 /** @description accept: fetch and verify the contributor files, run the technical checks, open the review branch / pull request (pending or needs-information -> accepted). request-information: -> needs-information with the public note. decline: close the review, -> declined (final). apply: merge and rebuild-and-swap, then -> applied with changedCanonicalData true (accepted only); `apply` in the item shows applying, then visible (with visibleAtUtc) or failed. */
                 action: "accept" | "request-information" | "apply" | "decline";
@@ -6581,7 +7253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`. */
+            /** @description Acknowledged and still running. Accept, request-information, decline: the action (`ItemActionView`; `Location` is its tracking resource). Apply: the item, "applying" (its outcome lands in `apply`). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6590,7 +7262,7 @@ export interface operations {
                     "application/json": {
                         /** @description Version label of the API ("v1"). */
                         apiVersion: string;
-                        data: components["schemas"]["AdminItem"];
+                        data: components["schemas"]["AdminItem"] | components["schemas"]["ItemActionView"];
                         /**
                          * Format: date-time
                          * @description When the response was generated (UTC).
@@ -6635,7 +7307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged. */
+            /** @description Illegal transition (detail names the current status), accept of a correction that changes nothing, an action already running on the item (`runningAction` names it), or apply refused / failed with reasons; nothing was merged. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6655,6 +7327,85 @@ export interface operations {
             };
             /** @description The body is not JSON. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed key checks from this address, or too many requests with this key (Retry-After, seconds); while an address is limited no key is checked. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCorrectionReportAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The action, as named by the answer to the POST. */
+                actionId: string;
+                /** @description Tracking code of the correction report, e.g. "R-7KQM-T4XH-R2PZ-9WNB" (case ignored, hyphens optional). */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["ItemActionView"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a wrong key (WWW-Authenticate: Bearer). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid key without the admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No correction report has this tracking code, or it has no such action. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9338,6 +10089,100 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The people, each with life years, roles, number of works and links. */
+            200: {
+                headers: {
+                    /** @description Caching policy; revalidate with If-None-Match. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the representation; send it back in If-None-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: {
+                            items: components["schemas"]["PersonSummary"][];
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Not modified: the If-None-Match tag still matches. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Slug of the person. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person record: each fact with its evidence and who accepted it and when, and every work that names the person. A correction of a fact here is a correction report naming one of the works, targetType "composer" or "lyricist", and the field. */
+            200: {
+                headers: {
+                    /** @description Caching policy; revalidate with If-None-Match. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the representation; send it back in If-None-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Version label of the API ("v1"). */
+                        apiVersion: string;
+                        data: components["schemas"]["PersonRecord"];
+                        /**
+                         * Format: date-time
+                         * @description When the response was generated (UTC).
+                         */
+                        generatedAtUtc: string;
+                    };
+                };
+            };
+            /** @description Not modified: the If-None-Match tag still matches. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No person has this slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };

@@ -38,12 +38,14 @@ import {
 } from '../../src/domain/catalog.ts';
 import { parseWorkFile } from '../../src/domain/work-file.ts';
 import { profileRecordsChangedBy } from '../../src/domain/records.ts';
-import { WorkContent } from '../../src/schemas/work.ts';
+import { WorkFile, type WorkContent } from '../../src/schemas/work.ts';
+import type { PersonContent } from '../../src/schemas/person.ts';
+import { peopleOfWork, resolveWork } from '../../src/domain/people.ts';
 import { validate } from '../../src/domain/validation.ts';
 import { fold } from '../../src/domain/text.ts';
 import { layerMaxPathsFrom, nextBuildKind, type LayerManifest } from '../../src/domain/site-layers.ts';
 import { readLayerManifest, SiteView } from '../../src/lib/site/layers.ts';
-import { composerScopeKey, facetKeysOf } from '../../src/lib/site/facets.ts';
+import { composerScopeKey, facetKeysOf, personScopeKey } from '../../src/lib/site/facets.ts';
 import { forgetSnapshot, readBaseSnapshot, workFolder, type SnapshotReuse } from '../catalog-snapshot.ts';
 import { siteCodeDigest } from '../lib/site-code.ts';
 import { forgetWorksIndexPageKeys } from '../../src/lib/site/works-index.ts';
@@ -107,8 +109,18 @@ export async function changedFiles(contentDir: string, from: string, to: string)
 
 const WORK_FILE = /^works\/([^/]+)\/.+$/;
 
-/** The earlier version of a work's content, from the base commit; null when it had none. */
-function contentAt(contentDir: string, commit: string, slug: string): WorkContent | null {
+/**
+ * The earlier version of a work's content, from the base commit; null when it had none. Resolved
+ * against `people`, the people of the new commit: a build on a base is planned only when no person
+ * record changed (`planOnBase`), so they are the base's too.
+ */
+function contentAt(
+  contentDir: string,
+  commit: string,
+  slug: string,
+  people: ReadonlyMap<string, PersonContent>,
+  asOfYear: number,
+): WorkContent | null {
   let text: string;
   try {
     text = gitIn(contentDir, ['show', `${commit}:works/${slug}/index.md`]);
@@ -122,9 +134,12 @@ function contentAt(contentDir: string, commit: string, slug: string): WorkConten
     throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not parse`);
   }
   // With the schema's defaults, as loadCatalog reads it (alsoSuits, moods ... may be left out).
-  if (validate(WorkContent, data, { useDefaults: true }).length > 0)
+  if (validate(WorkFile, data, { useDefaults: true }).length > 0)
     throw new FullBuildNeeded(`works/${slug}/index.md at the base commit does not validate`);
-  return data as WorkContent;
+  const resolved = resolveWork(data as WorkFile, people, asOfYear);
+  if (resolved.content === null)
+    throw new FullBuildNeeded(`works/${slug}/index.md at the base commit names a person with no record`);
+  return resolved.content;
 }
 
 const composerKey = (c: WorkContent['composer']) => `${fold(c.sortName)}|${c.born}`;
@@ -206,6 +221,7 @@ export function planChange(
   works: LoadedWork[],
   genres: Parameters<typeof facetKeysOf>[1],
   baseWorks: Map<string, LoadedWork> | null = null,
+  people: { bySlug: ReadonlyMap<string, PersonContent>; asOfYear: number } = { bySlug: new Map(), asOfYear: 0 },
 ): ChangePlan {
   const slugs = new Set<string>();
   for (const file of files) {
@@ -221,7 +237,9 @@ export function planChange(
   const changed = [...slugs].map((slug) => ({
     slug,
     now: bySlug.get(slug)?.content ?? null,
-    before: baseWorks ? (baseWorks.get(slug)?.content ?? null) : contentAt(contentDir, baseCommit, slug),
+    before: baseWorks
+      ? (baseWorks.get(slug)?.content ?? null)
+      : contentAt(contentDir, baseCommit, slug, people.bySlug, people.asOfYear),
   }));
   // Composer pages, slugs and "first written" names come from every work of a composer, so a
   // changed work may only keep a composer exactly as every other work writes it. The catalog's
@@ -256,6 +274,8 @@ export function planChange(
       for (const k of facetKeysOf(c, genres)) facets.add(k);
       // Its composer's page, also when the work left it (not a browse folder: composer pages are never removed here).
       facets.add(composerScopeKey(c.composer));
+      // The pages of the people it names (person pages list their works).
+      for (const p of peopleOfWork(c)) facets.add(personScopeKey(p.slug));
     }
     if (before && now && JSON.stringify(before.composer) !== JSON.stringify(now.composer)) {
       throw new FullBuildNeeded(`works/${slug} changes its composer`);
@@ -284,17 +304,18 @@ function loadChanged(
   contentDir: string,
   baseDir: string,
   files: string[],
+  asOfYear: number,
 ): LoadResult & {
   reparsed: number | null;
   before: Map<string, LoadedWork> | null;
   snapshot: (SnapshotReuse & { fromMemory: boolean }) | null;
 } {
   const base = readBaseSnapshot(baseDir, contentDir);
-  if (!base) return { ...loadCatalog(contentDir), reparsed: null, before: null, snapshot: null };
+  if (!base) return { ...loadCatalog(contentDir, { asOfYear }), reparsed: null, before: null, snapshot: null };
   const baseWorks = base.works;
   const touched = new Set(files.map((f) => WORK_FILE.exec(f)?.[1]).filter((s): s is string => s !== undefined));
   // Shared inputs (instruments, profiles, genres) are loaded whole: the changed works are checked against them.
-  const loaded = loadCatalog(contentDir, { works: touched });
+  const loaded = loadCatalog(contentDir, { works: touched, asOfYear });
   // The touched works as the base build had them (absent: new works), and the others.
   const { kept, before } = knownSlugOrdered(baseWorks)
     ? splitOrdered(baseWorks, touched)
@@ -444,6 +465,12 @@ function planClock(): ((name: string) => void) & { phases: Record<string, number
   );
 }
 
+/** The year a build's rights are derived for: the year of its time. */
+function rightsYearOf(generatedAtUtc: string): number {
+  const y = Number(generatedAtUtc.slice(0, 4));
+  return Number.isInteger(y) && y >= 1900 ? y : new Date().getUTCFullYear();
+}
+
 function outputsOf(options: BuildOptions) {
   const outDir = path.resolve(options.outDir);
   return { contentDir: path.resolve(options.contentDir), outDir, clientDir: path.join(outDir, 'client') };
@@ -469,7 +496,9 @@ function planFull(options: BuildOptions): PlannedBuild {
   forgetSiteModel();
   forgetWorksIndexPageKeys();
   forgetBrowsePageKeys();
-  const loaded = loadCatalog(outputs.contentDir);
+  const generatedAtUtc = options.generatedAtUtc ?? new Date().toISOString();
+  // Rights are derived for the year of the build's time, so two builds of one time agree.
+  const loaded = loadCatalog(outputs.contentDir, { asOfYear: rightsYearOf(generatedAtUtc) });
   if (loaded.messages.length > 0) throw new ContentError(loaded.messages.map(formatLintMessage));
   clock('loadMs');
   const catalog = loaded.catalog;
@@ -478,7 +507,7 @@ function planFull(options: BuildOptions): PlannedBuild {
       options,
       ...outputs,
       commit: options.commit ?? null,
-      generatedAtUtc: options.generatedAtUtc ?? new Date().toISOString(),
+      generatedAtUtc,
       siteCode,
       batchWorks: options.batchWorks ?? batchWorksFrom(process.env.ARCHIVE_BUILD_BATCH_WORKS),
       scope: catalog.works.map((w) => w.content.slug).sort(),
@@ -508,13 +537,22 @@ async function planOnBase(options: BuildOptions, baseDir: string): Promise<Plann
   if (!info.siteCode) throw new FullBuildNeeded('the base build does not record its site code');
   if (info.siteCode !== siteCode) throw new FullBuildNeeded('the site code changed since the base build');
   const clock = planClock();
+  // Every record of the folder carries the base's time, and its rights are derived for that year:
+  // in a new year the whole catalog is derived again (a work may have become free on 1 January).
+  const asOfYear = rightsYearOf(info.generatedAtUtc);
+  if (asOfYear !== rightsYearOf(options.generatedAtUtc ?? new Date().toISOString()))
+    throw new FullBuildNeeded(`the base build's rights were derived for ${asOfYear}, not this year`);
   const files = await changedFiles(outputs.contentDir, info.commit, options.commit);
+  // A person record reaches every work that names them: a shared input.
   for (const file of files) if (!WORK_FILE.test(file)) throw new FullBuildNeeded(`${file} is a shared input`);
   clock('diffMs');
-  const { catalog, messages, reparsed, before, snapshot } = loadChanged(outputs.contentDir, baseDir, files);
+  const { catalog, messages, reparsed, before, snapshot } = loadChanged(outputs.contentDir, baseDir, files, asOfYear);
   if (messages.length > 0) throw new ContentError(messages.map(formatLintMessage));
   clock('loadMs');
-  const change = planChange(outputs.contentDir, info.commit, files, catalog.works, catalog.genres, before);
+  const change = planChange(outputs.contentDir, info.commit, files, catalog.works, catalog.genres, before, {
+    bySlug: new Map(catalog.people.map((p) => [p.content.slug, p.content])),
+    asOfYear,
+  });
   // A layered base's view is its delta over its own base (src/lib/site/layers.ts).
   let layer: LayerManifest | null;
   let view: SiteView;

@@ -11,6 +11,7 @@
  * a running action's waiting items change; an outcome, once recorded, stays.
  */
 import type {
+  BatchFact,
   BatchActionBrief,
   BatchActionItem,
   BatchActionState,
@@ -33,6 +34,8 @@ export interface StoredBatchAction {
   reviewer: string;
   note: string | null;
   approveTerms: boolean;
+  /** record-facts: the fact recorded. */
+  fact?: BatchFact | null;
   startedAtUtc: string;
   finishedAtUtc: string | null;
   resumedAtUtc: string[];
@@ -48,6 +51,7 @@ export interface NewBatchAction {
   reviewer: string;
   note: string | null;
   approveTerms: boolean;
+  fact?: BatchFact | null;
   startedAtUtc: string;
   items: Array<{ trackingCode: string; itemKey: string; status: SubmissionStatus }>;
 }
@@ -60,7 +64,7 @@ export function batchActionId(action: Action, atUtc: string, random: string): st
     .slice(0, 8)}`;
 }
 
-export const BATCH_ACTION_ID_PATTERN = /^(accept|decline|apply|merge)-[0-9]{8}T[0-9]{6}Z-[a-z0-9]{1,8}$/;
+export const BATCH_ACTION_ID_PATTERN = /^(accept|decline|apply|merge|record-facts)-[0-9]{8}T[0-9]{6}Z-[a-z0-9]{1,8}$/;
 
 /** A new action, running over its items (completed at once when the action fits no item). */
 export function startBatchAction(input: NewBatchAction): StoredBatchAction {
@@ -75,6 +79,7 @@ export function startBatchAction(input: NewBatchAction): StoredBatchAction {
     reviewer: input.reviewer,
     note: input.note,
     approveTerms: input.approveTerms,
+    ...(input.fact ? { fact: input.fact } : {}),
     startedAtUtc: input.startedAtUtc,
     finishedAtUtc: empty ? input.startedAtUtc : null,
     resumedAtUtc: [],
@@ -102,7 +107,12 @@ export function waitingItems(a: StoredBatchAction): BatchActionItem[] {
 export function recordItemOutcome(
   a: StoredBatchAction,
   trackingCode: string,
-  result: { outcome: Exclude<BatchItemOutcome, 'waiting'>; status: SubmissionStatus; problem: Problem | null },
+  result: {
+    outcome: Exclude<BatchItemOutcome, 'waiting'>;
+    status: SubmissionStatus;
+    problem: Problem | null;
+    report?: string | null;
+  },
   atUtc: string,
 ): StoredBatchAction {
   if (a.state !== 'running') return a;
@@ -116,6 +126,7 @@ export function recordItemOutcome(
       status: result.status,
       finishedAtUtc: atUtc,
       problem: result.outcome === 'failed' ? result.problem : null,
+      ...(result.report ? { report: result.report } : {}),
     };
   });
   if (!changed) return a;

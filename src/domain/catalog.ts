@@ -8,8 +8,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseWorkFile } from './work-file.ts';
+import { WorkFile, type AssetContent, type WorkContent } from '../schemas/work.ts';
+import { PersonContent } from '../schemas/person.ts';
+import { checkPerson, resolveWork } from './people.ts';
 import { decodeMusicXml } from './xml-text.ts';
-import { WorkContent, type AssetContent } from '../schemas/work.ts';
 import { InstrumentsFile, ProfileContent, type InstrumentContent } from '../schemas/profile.ts';
 import { validate, validatorFor } from './validation.ts';
 import { GenresFile, type GenreTerm } from '../schemas/genre.ts';
@@ -49,8 +51,16 @@ export interface LoadedProfile {
   file: string;
 }
 
+/** A person of the catalog (people/<slug>.json). */
+export interface LoadedPerson {
+  content: PersonContent;
+  file: string;
+}
+
 export interface Catalog {
   works: LoadedWork[];
+  /** The people works name (composers, lyricists), in slug order. */
+  people: LoadedPerson[];
   profiles: LoadedProfile[];
   instruments: InstrumentContent[];
   /** The genre vocabulary (genres.json); null when the repository keeps none. */
@@ -124,11 +134,11 @@ function parseDuration(text: string): number {
 }
 
 /** The schemas the loader checks content files against (each with its defaults filled in). */
-const CONTENT_SCHEMAS = [WorkContent, ProfileContent, InstrumentsFile, GenresFile];
+const CONTENT_SCHEMAS = [WorkFile, PersonContent, ProfileContent, InstrumentsFile, GenresFile];
 
 /**
  * Compile the content schemas' validators now. Compiling them takes about 0.3 s of one thread
- * (WorkContent alone about 0.2 s); a server calls this before it listens, so the first proposal's
+ * (WorkFile alone about 0.2 s); a server calls this before it listens, so the first proposal's
  * lint after a start does not hold every request for that long.
  */
 export function prepareContentValidators(): void {
@@ -233,10 +243,51 @@ function loadProfiles(contentDir: string, instrumentSlugs: Set<string>, report: 
   return profiles;
 }
 
+/**
+ * people/<slug>.json, every file (a change loads them all: they are few beside the works, and each
+ * work is resolved against them). A content repository without people/ has none.
+ */
+function loadPeople(contentDir: string, report: Report, unloaded: Set<string>): LoadedPerson[] {
+  const dir = path.join(contentDir, 'people');
+  if (!existsSync(dir)) return [];
+  const people: LoadedPerson[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const file = `people/${name}`;
+    if (!name.endsWith('.json')) {
+      report(file, '', 'is not a person record: files in people/ must end in .json');
+      continue;
+    }
+    const text = readFileSync(path.join(dir, name), 'utf8');
+    let data: unknown;
+    unloaded.add(name.slice(0, -'.json'.length));
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      report(file, '', `is not valid JSON: ${(err as Error).message}`, jsonErrorLine(err, text));
+      continue;
+    }
+    const errors = validate(PersonContent, data, { useDefaults: true });
+    for (const e of errors) report(file, e.pointer, e.detail);
+    if (errors.length > 0) continue;
+    unloaded.delete(name.slice(0, -'.json'.length));
+    const content = data as PersonContent;
+    for (const p of checkPerson(content, name.slice(0, -'.json'.length), isRealDate))
+      report(file, p.pointer, p.message);
+    people.push({ content, file });
+  }
+  return people;
+}
+
 /** Folders of the works index under /works/ (src/lib/site/works-index.ts), so never work slugs. */
 export const WORKS_INDEX_RESERVED_SLUGS: readonly string[] = ['by-title', 'by-composer'];
 
 interface WorkContext {
+  /** People by slug: each work is resolved against them. */
+  people: ReadonlyMap<string, PersonContent>;
+  /** People whose record exists but did not load (its own messages say why). */
+  unloadedPeople: ReadonlySet<string>;
+  /** The year the rights are derived for. */
+  asOfYear: number;
   instrumentSlugs: Set<string>;
   profileSlugs: Set<string>;
   /** Genre terms by lower-cased name; null when the repository keeps no vocabulary. */
@@ -246,15 +297,12 @@ interface WorkContext {
 function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkContext, report: Report): void {
   const { content, file } = work;
   if (content.slug !== folder) report(file, '/slug', `must equal the folder name "${folder}" (got "${content.slug}")`);
+  // The notes an editor writes (the territories' are derived: they quote no placeholders).
   const notes: Array<[string, string | null]> = [
     ['/rightsNote', content.rightsNote],
     ['/rights/composition/note', content.rights.composition.note],
     ['/rights/edition/note', content.rights.edition.note],
     ['/rights/recording/note', content.rights.recording.note],
-    ...Object.entries(content.rights.territories).map(([k, v]): [string, string] => [
-      `/rights/territories/${k}/note`,
-      v.note,
-    ]),
   ];
   for (const [pointer, note] of notes)
     for (const name of unknownPlaceholders(note))
@@ -270,15 +318,6 @@ function checkWork(work: LoadedWork, folder: string, workDir: string, ctx: WorkC
       `"${content.slug}" is reserved for the works index (/works/${content.slug}/); choose another slug`,
     );
 
-  const { born, died } = content.composer;
-  // "unknown" is a life date the schema allows (a composer added from a corpus that gives none).
-  if (born !== 'unknown' && !isRealDate(born))
-    report(file, '/composer/born', `is not a real calendar date (got "${born}")`);
-  if (died !== 'unknown' && !isRealDate(died))
-    report(file, '/composer/died', `is not a real calendar date (got "${died}")`);
-  if (isRealDate(born) && isRealDate(died) && died.slice(0, 4) < born.slice(0, 4)) {
-    report(file, '/composer/died', `is before the birth date ${born}`);
-  }
   content.instruments.forEach((slug, i) => {
     if (!ctx.instrumentSlugs.has(slug))
       report(file, `/instruments/${i}`, `names unknown instrument "${slug}" (not in instruments.json)`);
@@ -466,12 +505,32 @@ function loadWorks(contentDir: string, ctx: WorkContext, report: Report, only?: 
       );
       continue;
     }
-    const errors = validate(WorkContent, parsed.data, { useDefaults: true });
+    const legacy = legacyPeople(parsed.data);
+    if (legacy.length > 0) {
+      for (const pointer of legacy)
+        report(
+          file,
+          pointer,
+          'holds a person\'s facts in the work file; people are records now (people/<slug>.json) and a work names them by slug: run "npm run migrate:people -- <content folder>" once (docs/rights.md)',
+        );
+      continue;
+    }
+    const errors = validate(WorkFile, parsed.data, { useDefaults: true });
     for (const e of errors) report(file, e.pointer, e.detail);
     if (errors.length > 0) continue;
+    const resolved = resolveWork(parsed.data as WorkFile, ctx.people, ctx.asOfYear);
+    for (const p of resolved.problems) {
+      // A person whose record is there but fails its own checks is reported there, not again here.
+      const named = /^\/(composer|lyricist)$/.test(p.pointer)
+        ? (parsed.data as Record<string, unknown>)[p.pointer.slice(1)]
+        : null;
+      if (typeof named === 'string' && ctx.unloadedPeople.has(named)) continue;
+      report(file, p.pointer, p.message);
+    }
+    if (resolved.content === null) continue;
     // A copy: the parser's strings are slices that keep the whole file text alive, and its objects
     // are larger than fresh ones; the copy halves a loaded work's memory (100,000 works in a build).
-    const compact = structuredClone({ content: parsed.data as WorkContent, body: parsed.body });
+    const compact = structuredClone({ content: resolved.content, body: parsed.body });
     const work: LoadedWork = { content: compact.content, body: compact.body, file, files: new Map() };
     const slugKey = work.content.slug.toLowerCase();
     const prev = slugs.get(slugKey);
@@ -492,6 +551,23 @@ export interface LoadOptions {
    * incremental build for the works its change touched (scripts/build/plan.ts).
    */
   works?: ReadonlySet<string>;
+  /** The year the rights are derived for (default: the current UTC year). */
+  asOfYear?: number;
+}
+
+/** Pointers of a work file that still embeds a person's facts (the format before people were records). */
+function legacyPeople(data: unknown): string[] {
+  if (data === null || typeof data !== 'object') return [];
+  const d = data as Record<string, unknown>;
+  const out: string[] = [];
+  if (d.composer !== null && typeof d.composer === 'object') out.push('/composer');
+  if (d.lyricist !== null && typeof d.lyricist === 'object') out.push('/lyricist');
+  return out;
+}
+
+/** The year rights are derived for when a caller names none: the current UTC year. */
+export function currentRightsYear(): number {
+  return new Date().getUTCFullYear();
 }
 
 /** Load and check a whole content repository. `messages` is empty when it is publishable. */
@@ -506,8 +582,22 @@ export function loadCatalog(contentDir: string, options: LoadOptions = {}): Load
   const genres = loadGenres(contentDir, report);
   // The first spelling of a term wins; a duplicate is reported above.
   const genreMap = genres ? new Map([...genres].reverse().map((g) => [g.name.toLowerCase(), g])) : null;
-  const works = loadWorks(contentDir, { instrumentSlugs, profileSlugs, genres: genreMap }, report, options.works);
-  return { catalog: { works, profiles, instruments, genres }, messages };
+  const unloadedPeople = new Set<string>();
+  const people = loadPeople(contentDir, report, unloadedPeople);
+  const works = loadWorks(
+    contentDir,
+    {
+      people: new Map(people.map((p) => [p.content.slug, p.content])),
+      unloadedPeople,
+      asOfYear: options.asOfYear ?? currentRightsYear(),
+      instrumentSlugs,
+      profileSlugs,
+      genres: genreMap,
+    },
+    report,
+    options.works,
+  );
+  return { catalog: { works, people, profiles, instruments, genres }, messages };
 }
 
 /** "works/x/index.md: /composer/died: is not a real calendar date" — one line per message. */

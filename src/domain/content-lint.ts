@@ -3,7 +3,8 @@
  * changed files puts in question, the lint of just that part, each message's line in its YAML or
  * JSON source, and GitHub's `::error file=…,line=…::` workflow commands for annotations.
  *
- * Scope. A work is checked against the shared files (instruments.json, genres.json, profiles/), so:
+ * Scope. A work is checked against the shared files (instruments.json, genres.json, profiles/, and
+ * the people of people/, whose facts its rights are derived from), so:
  *   - a changed file under `works/<folder>/` puts that work in question (its index.md and the
  *     stored files its assets name);
  *   - a changed shared file puts every work in question (a removed instrument breaks the works
@@ -21,7 +22,9 @@ import { Meaning, buildVocabulary, vocabularyWarnings } from './vocabulary/meani
 
 /** Files every work is checked against: a change to one of them re-checks the whole repository. */
 export function isSharedContentFile(file: string): boolean {
-  return file === 'instruments.json' || file === 'genres.json' || file.startsWith('profiles/');
+  return (
+    file === 'instruments.json' || file === 'genres.json' || file.startsWith('profiles/') || file.startsWith('people/')
+  );
 }
 
 export interface LintScope {

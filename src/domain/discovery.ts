@@ -234,7 +234,7 @@ export interface ToolNote {
  * sections that are lists of `[name](url): note` links, the last one `## Optional`. Every link is
  * a GET that answers 200 (test/http/llms.slow.test.ts follows them all).
  */
-export function buildLlmsTxt(u: Urls, exampleSlug: string): string {
+export function buildLlmsTxt(u: Urls, exampleSlug: string, examplePerson: string | null = null): string {
   return `# ${SERVICE_NAME}
 
 > Public-domain musical works with source scores, arrangements, rendering profiles and media, for channel-production agents and readers: resolve music for a channel, reuse a canonical asset when one is ready, and otherwise contribute one through human review. Every link is absolute; every timestamp is UTC ending in Z.
@@ -255,6 +255,7 @@ Cache records and revalidate with If-None-Match (304 means your copy is current)
 - [Works](${u.works}): search and page through the catalog (query, composer, genre, instrument, style; accent-insensitive)
 - [Example work record](${u.work(exampleSlug)}): one canonical record as JSON; keep the slug and asset id with every claim
 - [Example work record as Markdown](${u.workMarkdown(exampleSlug)}): the same record, compact, for reading
+- [People](${u.people}): composers and lyricists, each a record with names, birth and death (or "unknown"), Wikidata id, evidence with who accepted it, and every work that names them; their facts decide the rights of those works${examplePerson ? `\n- [Example person record](${u.person(examplePerson)}): one person as JSON (GET /api/v1/people/{slug}); to correct a fact, send a correction report naming one of their works with targetType "composer" or "lyricist" and the field (born, died, wikidataId)` : ''}
 - [Instruments](${u.instruments}): normalized instruments, families and registered profiles
 - [Rendering profiles](${u.profiles}): performance styles and instruments, with render readiness
 - [Vocabulary](${u.vocabulary}): the mood, style/genre and instrumentation terms resolve matches your words against, with synonyms, word forms and broader terms
@@ -268,7 +269,7 @@ Cache records and revalidate with If-None-Match (304 means your copy is current)
 
 - [Changelog](${u.changelog}): what changed, and the versioning and deprecation policy (${DEPRECATION_NOTICE_DAYS} days of notice)
 - [API documentation for people](${u.base}/api-docs/): the same operations, rendered
-- [Site](${u.base}/): browse works, composers, instruments and profiles
+- [Site](${u.base}/): browse works, people, instruments and profiles
 `;
 }
 

@@ -21,6 +21,8 @@ export function scanMusicXml(xml: string): MusicXmlScan {
       reason: `The MusicXML file is incomplete: it does not end with </score-${root}>`,
       measurements: {},
     };
+  const subset = internalSubset(xml);
+  if (subset) return { ok: false, reason: subset, measurements: {} };
   const malformed = wellFormednessError(xml);
   if (malformed)
     return { ok: false, reason: `The MusicXML file is not well-formed XML: ${malformed}`, measurements: {} };
@@ -30,6 +32,23 @@ export function scanMusicXml(xml: string): MusicXmlScan {
   if (notes === 0)
     return { ok: false, reason: 'The MusicXML file has no notes', measurements: { measures, parts, notes } };
   return { ok: true, measures, parts, notes };
+}
+
+/**
+ * A DOCTYPE that declares entities of its own (an internal subset, `<!DOCTYPE x [ ... ]>`) is
+ * refused by name: MusicXML needs none, and entity declarations are how a file expands without
+ * bound (the billion laughs) or names a local file (XXE). Nothing here or in Verovio expands them;
+ * refusing them says so, instead of calling the first `<!ENTITY` a malformed tag.
+ */
+function internalSubset(xml: string): string | null {
+  const at = xml.indexOf('<!DOCTYPE');
+  if (at === -1) return null;
+  // The subset's "[" comes before the declaration's first ">" (a public identifier has neither).
+  const open = xml.indexOf('[', at);
+  const close = xml.indexOf('>', at);
+  if (open === -1 || (close !== -1 && close < open)) return null;
+  const line = xml.slice(0, at).split('\n').length;
+  return `The MusicXML file declares its own entities (a DOCTYPE with an internal subset, on line ${line}); entity declarations are not read (they can expand without bound or name local files), and MusicXML needs none: remove the subset, keeping at most <!DOCTYPE score-partwise PUBLIC ...>`;
 }
 
 const TAG = /<(\/?)([A-Za-z_:][\w:.-]*)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/y;

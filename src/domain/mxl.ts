@@ -1,11 +1,12 @@
 /**
  * Compressed MusicXML (.mxl): a zip whose META-INF/container.xml names the score's root file
  * (MusicXML 4.0, "Compressed MusicXML files"). This reads the root file's text so the .mxl goes
- * through exactly the same checks and engraving as a .musicxml file. Bounded: at most
- * MAX_ENTRIES entries are looked at and no entry larger than MAX_XML_BYTES (declared or actual)
- * is inflated, so a zip bomb is refused instead of filling memory.
+ * through exactly the same checks and engraving as a .musicxml file. Bounded (src/domain/zip-read.ts):
+ * an archive of more than MAX_ENTRIES entries is refused unread, and an entry is inflated with a
+ * running count of the bytes it writes, stopped as soon as it passes MAX_XML_BYTES whatever its
+ * header declares, so a zip bomb (honest or lying about its size) is refused in milliseconds.
  */
-import { unzipSync } from 'fflate';
+import { readZipEntry, zipDirectory, ZipReadError, type ZipEntry } from './zip-read.ts';
 import { decodeMusicXml, ScoreEncodingError } from './xml-text.ts';
 
 export const MAX_XML_BYTES = 20 * 1024 * 1024;
@@ -17,46 +18,41 @@ export class MxlError extends Error {}
 export function musicXmlFromMxl(bytes: Uint8Array): string {
   if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b)
     throw new MxlError('Not a compressed MusicXML file: it is not a zip archive');
-  let seen = 0;
-  let tooLarge: string | null = null;
-  const pick = (wanted: (name: string) => boolean) => {
-    let files: Record<string, Uint8Array>;
+  let entries: ZipEntry[];
+  try {
+    entries = zipDirectory(bytes, MAX_ENTRIES);
+  } catch (err) {
+    throw new MxlError(
+      err instanceof ZipReadError && err.reason === 'entries'
+        ? `The .mxl archive is refused: ${err.message}`
+        : `The .mxl archive cannot be read: ${(err as Error).message}`,
+    );
+  }
+  // Only the container and the one score are inflated, each with a running cap on what it writes.
+  const read = (entry: ZipEntry): Uint8Array => {
     try {
-      files = unzipSync(bytes, {
-        filter: (f) => {
-          if (++seen > MAX_ENTRIES) return false;
-          if (!wanted(f.name)) return false;
-          if (f.originalSize > MAX_XML_BYTES) {
-            tooLarge = f.name;
-            return false;
-          }
-          return true;
-        },
-      });
+      return readZipEntry(bytes, entry, MAX_XML_BYTES);
     } catch (err) {
+      if (err instanceof ZipReadError && err.reason === 'bytes')
+        throw new MxlError(`The .mxl archive is refused: ${err.message}`);
       throw new MxlError(`The .mxl archive cannot be read: ${(err as Error).message}`);
     }
-    return files;
   };
-  const container = pick((n) => n === 'META-INF/container.xml')['META-INF/container.xml'];
+  const containerEntry = entries.find((e) => e.name === 'META-INF/container.xml');
+  const container = containerEntry ? read(containerEntry) : undefined;
   const named = container ? rootfileOf(container) : undefined;
-  seen = 0;
-  const files = pick((n) => (named ? n === named : !n.startsWith('META-INF/') && /\.(xml|musicxml)$/i.test(n)));
-  if (tooLarge)
-    throw new MxlError(
-      `The score in the .mxl archive (${tooLarge}) is larger than ${MAX_XML_BYTES} bytes uncompressed`,
-    );
-  const name = named ?? Object.keys(files).sort()[0];
-  const data = name ? files[name] : undefined;
-  if (!data)
+  const chosen = named
+    ? entries.find((e) => e.name === named)
+    : entries
+        .filter((e) => !e.name.startsWith('META-INF/') && /\.(xml|musicxml)$/i.test(e.name))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))[0];
+  if (!chosen)
     throw new MxlError(
       named
         ? `The .mxl archive names ${named} as its score, but has no such file`
         : 'The .mxl archive holds no MusicXML file',
     );
-  if (data.length > MAX_XML_BYTES)
-    throw new MxlError(`The score in the .mxl archive is larger than ${MAX_XML_BYTES} bytes uncompressed`);
-  return scoreText(data);
+  return scoreText(read(chosen));
 }
 
 /**

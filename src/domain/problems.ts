@@ -61,7 +61,7 @@ export const PROBLEM_TYPES = [
     title: 'The score is over the engraving budget',
     status: 422,
     description:
-      'Engraving this score took longer, or needed more memory, than the budget each score gets (ARCHIVE_ENGRAVE_TIMEOUT_MS, ARCHIVE_ENGRAVE_MEMORY_MB); it was stopped so the server stays responsive. `limit` names the budget ("time" or "memory"), `budget` its value and `setting` the variable that sets it. The file itself is kept; an operator may raise the budget.',
+      'Engraving this score used more CPU time or memory than the budget each score gets (ARCHIVE_ENGRAVE_CPU_MS, measured on the engraving thread itself, so a busy machine does not spend it; ARCHIVE_ENGRAVE_MEMORY_MB), or made no progress past the wall-clock backstop (ARCHIVE_ENGRAVE_TIMEOUT_MS times the load per core); it was stopped so the server stays responsive. `limit` names the budget ("cpu", "memory" or "time"), `budget` its value (ms or MiB) and `setting` the variable that sets it. The file itself is kept; an operator may raise the budget.',
   },
   {
     name: 'range-not-satisfiable',

@@ -27,6 +27,7 @@ import { knownSlugOrdered, type Catalog, type LoadedProfile, type LoadedWork } f
 import { reviewStatusLabel } from './review-states.ts';
 import { accessMeaning, signedInDownloadUrl, signInUrl } from './access.ts';
 import { reuseSummary } from './resolve/catalog.ts';
+import { markdownText, markdownUrl, yamlString } from './markdown-text.ts';
 
 /** What "cleared for reuse" means, in words, wherever the count is shown. */
 export const REUSE_RULE =
@@ -60,6 +61,9 @@ export function urls(baseUrl: string) {
     scorePdf: (slug: string, assetId: number) => `${base}/works/${enc(slug)}/score/${assetId}/score.pdf`,
     blob: (sha256: string) => `${base}/blobs/${sha256}`,
     worksByComposer: (name: string) => `${base}/api/v1/works?composer=${enc(name)}`,
+    people: `${base}/api/v1/people`,
+    person: (slug: string) => `${base}/api/v1/people/${enc(slug)}`,
+    personHtml: (slug: string) => `${base}/people/${enc(slug)}/`,
     worksByInstrument: (slug: string) => `${base}/api/v1/works?instrument=${enc(slug)}`,
     profiles: `${base}/api/v1/profiles`,
     profile: (slug: string) => `${base}/api/v1/profiles/${enc(slug)}`,
@@ -117,7 +121,7 @@ function assetRecord(asset: AssetContent, work: LoadedWork, u: Urls, extras: Rec
   const links: AssetRecord['links'] = { download, sourcePage: asset.sourcePageUrl };
   if (signIn) links.signIn = signIn;
   if (asset.kind === 'musicxml' && download !== null) links.rawMusicXml = download;
-  if (asset.kind === 'musicxml' && isPublic && extras.pdfAssetIds?.has(asset.id))
+  if ((asset.kind === 'musicxml' || asset.kind === 'mxl') && isPublic && extras.pdfAssetIds?.has(asset.id))
     links.pdf = u.scorePdf(slug, asset.id);
   const meaning = accessMeaning(asset.access, { readerSignIn }, signIn);
   return {
@@ -330,6 +334,7 @@ export function buildWorkRecord(
     genre: c.genre,
     year: c.year,
     firstPublished: c.firstPublished ?? null,
+    publication: c.publication ?? null,
     workNumber: c.workNumber,
     catalogNumbers: c.catalogNumbers,
     summary: c.summary,
@@ -366,6 +371,8 @@ export function buildWorkRecord(
       filesZip: u.workZip(c.slug),
       collection: u.works,
       composer: u.worksByComposer(c.composer.name),
+      ...(c.composer.slug ? { composerRecord: u.person(c.composer.slug) } : {}),
+      lyricistRecord: c.lyricist?.slug ? u.person(c.lyricist.slug) : null,
       corrections: u.correctionReports,
       resolve: u.resolve,
     },
@@ -614,23 +621,15 @@ export function excerptWords(e: { bars: string; barCount: number; totalBars: num
   return `Excerpt: ${which} (${count})`;
 }
 
-/**
- * Raw HTML in record text made inert: agents and Markdown viewers render `index.md`, and a
- * correction or contribution may carry `<script>` or an `<img onerror>`. `&lt;` reads as `<`
- * in every renderer and starts no tag.
- */
-function inertHtml(text: string): string {
-  return text.replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** A YAML double-quoted scalar with no raw `<` (a renderer without front matter shows it as text). */
-function yamlString(text: string): string {
-  return JSON.stringify(text).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
-}
-
+/** One table cell or list value of person-written text (src/domain/markdown-text.ts); a dash when empty. */
 function cell(text: string | number | null | undefined): string {
   if (text === null || text === undefined || text === '') return '—';
-  return inertHtml(String(text)).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return markdownText(text);
+}
+
+/** A URL the record links (a source page, a download, evidence): an autolink to exactly it; a dash when none. */
+function urlCell(url: string | null | undefined): string {
+  return url ? markdownUrl(url) : '—';
 }
 
 /** Measured and declared audio facts, apart, one asset each (docs/audio.md). */
@@ -638,14 +637,14 @@ function measuredLines(assets: AssetRecord[]): string[] {
   const lines: string[] = [];
   for (const a of assets) {
     if (!a.measured) continue;
-    lines.push(`- Asset ${a.id} ${measuredWords(a.measured)} ${declaredWords(a.measured)}`);
+    lines.push(`- Asset ${cell(a.id)} ${cell(measuredWords(a.measured))} ${cell(declaredWords(a.measured))}`);
     if (a.measured.sections.length > 0)
       lines.push(
-        `  - Sections: ${a.measured.sections.map((x) => `${x.startSeconds}-${x.endSeconds} s ${x.level}`).join('; ')}`,
+        `  - Sections: ${cell(a.measured.sections.map((x) => `${x.startSeconds}-${x.endSeconds} s ${x.level}`).join('; '))}`,
       );
     if (a.measured.quietStretches.length > 0)
       lines.push(
-        `  - Quiet enough to speak over: ${a.measured.quietStretches.map((x) => `${x.startSeconds}-${x.endSeconds} s`).join('; ')}`,
+        `  - Quiet enough to speak over: ${cell(a.measured.quietStretches.map((x) => `${x.startSeconds}-${x.endSeconds} s`).join('; '))}`,
       );
   }
   return lines.length > 0 ? [...lines, ''] : [];
@@ -659,7 +658,7 @@ function assetTable(assets: AssetRecord[]): string[] {
   ];
   for (const a of assets) {
     lines.push(
-      `| ${a.id} | ${a.kind} | ${cell(a.excerpt ? `${a.title}. ${excerptWords(a.excerpt)}` : a.title)} | ${a.reviewState} (${cell(a.reviewStatus)}) | ${a.access} | ${cell(a.rightsStatus)} | ${cell(a.license)} | ${cell(a.sha256)} | ${cell(a.links.download)} | ${cell(a.links.sourcePage)} |`,
+      `| ${cell(a.id)} | ${cell(a.kind)} | ${cell(a.excerpt ? `${a.title}. ${excerptWords(a.excerpt)}` : a.title)} | ${cell(a.reviewState)} (${cell(a.reviewStatus)}) | ${cell(a.access)} | ${cell(a.rightsStatus)} | ${cell(a.license)} | ${cell(a.sha256)} | ${urlCell(a.links.download)} | ${urlCell(a.links.sourcePage)} |`,
     );
   }
   return lines;
@@ -681,7 +680,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `record: ${record.links.self}`,
     '---',
     '',
-    `# ${inertHtml(record.title)} — ${inertHtml(record.composer.name)} (${lifeDates(record.composer.born, record.composer.died)})`,
+    `# ${markdownText(record.title)} — ${markdownText(record.composer.name)} (${lifeDates(record.composer.born, record.composer.died)})`,
     '',
     `- Slug: \`${record.slug}\``,
     ...(record.originalTitle ? [`- Original title: ${cell(record.originalTitle)}`] : []),
@@ -691,7 +690,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
         ]
       : []),
     ...(record.firstPublished !== null ? [`- First published: ${cell(record.firstPublished)}`] : []),
-    `- Catalog: ${cell(record.workNumber)}${record.catalogNumbers.length ? ` (${record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; ')})` : ''}`,
+    `- Catalog: ${cell(record.workNumber)}${record.catalogNumbers.length ? ` (${cell(record.catalogNumbers.map((n) => `${n.catalog} ${n.number}`).join('; '))})` : ''}`,
     `- Year: ${cell(record.year)}; period: ${cell(record.period)}; genre: ${cell(record.genre)}; key: ${cell(record.key)}`,
     `- Instrumentation: ${cell(record.instrumentation)}`,
     ...(record.aliases.length ? [`- Also known as: ${cell(record.aliases.join('; '))}`] : []),
@@ -707,7 +706,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     `- Territories: US ${r.territories.US.status} (${cell(r.territories.US.note)}); EU ${r.territories.EU.status} (${cell(r.territories.EU.note)}); CA ${r.territories.CA.status} (${cell(r.territories.CA.note)})`,
     `- License: ${cell(r.license)}; attribution: ${cell(r.attribution)}`,
     `- Checked: ${r.checkedAtUtc}`,
-    `- Evidence: ${inertHtml(r.evidenceUrls.join(' '))}`,
+    `- Evidence: ${r.evidenceUrls.map(markdownUrl).join(' ')}`,
     '',
     ...(record.movements?.length
       ? [
@@ -715,7 +714,7 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
           '',
           ...record.movements.map(
             (m) =>
-              `${m.number}. ${cell(m.title)}${m.assetIds.length ? ` (asset${m.assetIds.length > 1 ? 's' : ''} ${m.assetIds.join(', ')})` : ''}`,
+              `${m.number}. ${cell(m.title)}${m.assetIds.length ? ` (asset${m.assetIds.length > 1 ? 's' : ''} ${m.assetIds.map(cell).join(', ')})` : ''}`,
           ),
           '',
         ]
@@ -730,18 +729,18 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
   if (record.arrangements.length === 0) lines.push('(none)', '');
   for (const a of record.arrangements) {
     lines.push(
-      `### Arrangement ${a.id}: ${cell(a.title)} (rank ${a.rank})`,
+      `### Arrangement ${cell(a.id)}: ${cell(a.title)} (rank ${a.rank})`,
       '',
-      `- Role: ${a.intendedRole}${a.alsoSuits.length ? ` (also ${a.alsoSuits.join(', ')})` : ''}; duration ${a.duration}${a.loopable ? '; loopable' : ''}${a.trimmable ? '; trimmable' : ''}`,
+      `- Role: ${cell(a.intendedRole)}${a.alsoSuits.length ? ` (also ${cell(a.alsoSuits.join(', '))})` : ''}; duration ${cell(a.duration)}${a.loopable ? '; loopable' : ''}${a.trimmable ? '; trimmable' : ''}`,
       `- Style: ${cell(a.style)}; instrumentation: ${cell(a.instrumentation)}; moods: ${cell(a.moods.join(', '))}`,
       ...(a.sections?.length
         ? [
             `- Sections (declared): ${cell(a.sections.map((x) => `${x.label} ${x.startSeconds}-${x.endSeconds} s`).join('; '))}`,
           ]
         : []),
-      `- Review state: ${a.reviewState} (${a.reviewStatus})`,
+      `- Review state: ${cell(a.reviewState)} (${cell(a.reviewStatus)})`,
       `- Rendering profiles: ${cell(a.renderingProfileSlugs.join(', '))}`,
-      `- Rights: edition ${a.rights.edition.status}; recording ${a.rights.recording.status}; license ${cell(a.rights.license)}; attribution ${cell(a.rights.attribution)}`,
+      `- Rights: edition ${cell(a.rights.edition.status)}; recording ${cell(a.rights.recording.status)}; license ${cell(a.rights.license)}; attribution ${cell(a.rights.attribution)}`,
       '',
       ...assetTable(a.assets),
       '',
@@ -758,14 +757,16 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
       ]
         .filter(Boolean)
         .join(', ');
-      lines.push(`- [${target}] ${cell(c.author)} (${c.postedAtUtc}): ${cell(c.body)}`);
+      lines.push(`- [${target}] ${cell(c.author)} (${cell(c.postedAtUtc)}): ${cell(c.body)}`);
     }
     lines.push('');
   }
   if (record.videos.length > 0) {
     lines.push('## Videos', '');
     for (const v of record.videos)
-      lines.push(`- ${cell(v.title)} — ${v.url} (${v.access}; ${v.reviewState}; license ${cell(v.license)})`);
+      lines.push(
+        `- ${cell(v.title)} — ${urlCell(v.url)} (${cell(v.access)}; ${cell(v.reviewState)}; license ${cell(v.license)})`,
+      );
     lines.push('');
   }
   const restricted = record.accessRules.filter((rule) => rule.access !== 'public' && rule.assetIds.length > 0);
@@ -773,19 +774,19 @@ export function renderWorkMarkdown(record: WorkRecord, generatedAtUtc: string): 
     lines.push('## Access', '');
     for (const rule of restricted)
       lines.push(
-        `- ${rule.access} (asset${rule.assetIds.length === 1 ? '' : 's'} ${rule.assetIds.join(', ')}): ${cell(rule.meaning)}`,
+        `- ${cell(rule.access)} (asset${rule.assetIds.length === 1 ? '' : 's'} ${cell(rule.assetIds.join(', '))}): ${cell(rule.meaning)}`,
       );
     lines.push('');
   }
   lines.push('## Links', '', `- JSON: ${record.links.self}`, `- HTML: ${record.links.html}`);
   for (const a of record.sourceAssets)
-    if (a.links.pdf) lines.push(`- Score PDF (asset ${a.id}, ${cell(a.title)}): ${a.links.pdf}`);
+    if (a.links.pdf) lines.push(`- Score PDF (asset ${cell(a.id)}, ${cell(a.title)}): ${a.links.pdf}`);
   for (const a of [...record.sourceAssets, ...record.arrangements.flatMap((x) => x.assets)]) {
     const audio = a.renderedAudio;
     if (audio?.status !== 'rendered') continue;
     const master = audio.files.find((f) => f.role === 'master' && f.format === 'flac');
     lines.push(
-      `- Rendered audio (asset ${a.id}, ${cell(a.title)}): ${cell(audio.statement ?? '')}${master ? ` ${master.durationSeconds} s, ${master.integratedLufs} LUFS, true peak ${master.truePeakDbtp} dBTP.` : ''} Provenance: ${audio.links.provenance}`,
+      `- Rendered audio (asset ${cell(a.id)}, ${cell(a.title)}): ${cell(audio.statement ?? '')}${master ? ` ${master.durationSeconds} s, ${master.integratedLufs} LUFS, true peak ${master.truePeakDbtp} dBTP.` : ''} Provenance: ${audio.links.provenance}`,
     );
   }
   lines.push(

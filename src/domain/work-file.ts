@@ -105,3 +105,24 @@ export function newWorkFile(data: Record<string, unknown>, body: string): string
   doc.contents = doc.createNode(data) as typeof doc.contents;
   return `---\n${doc.toString({ lineWidth: 0 }).replace(/\n$/, '')}\n---\n\n${body.trim()}\n`;
 }
+
+/**
+ * The work file with a top-level key of its front matter moved to just after another (a key a
+ * rewrite added lands at the end of the mapping): keeps `firstPublished` beside `year`. Unchanged
+ * when either key is missing.
+ */
+export function moveKeyAfter(text: string, key: string, after: string): string {
+  const { frontMatter, rest } = splitWorkFile(text);
+  const doc = parseDocument(frontMatter, { version: '1.2', schema: 'core' });
+  const map = doc.contents as unknown as { items?: Array<{ key: { value?: unknown } | unknown }> };
+  const items = map.items;
+  if (!Array.isArray(items)) return text;
+  const keyOf = (p: { key: unknown }) => (p.key as { value?: unknown } | null)?.value ?? p.key;
+  const from = items.findIndex((p) => keyOf(p) === key);
+  const to = items.findIndex((p) => keyOf(p) === after);
+  if (from < 0 || to < 0 || from === to + 1) return text;
+  const [pair] = items.splice(from, 1);
+  items.splice(items.findIndex((p) => keyOf(p) === after) + 1, 0, pair!);
+  const yamlText = doc.toString({ lineWidth: 0 }).replace(/\n$/, '');
+  return `---\n${yamlText}\n---\n${rest}`;
+}

@@ -3,13 +3,14 @@
  * Every operation needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key> (or
  * X-Archive-Import-Key); the schemes are LIBRARY_SECURITY_SCHEMES' `bearerKey` / `archiveImportKey`.
  */
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { Envelope } from '../schemas/envelope.ts';
 import {
   AdminActionBody,
   AdminItem,
   AdminQueue,
   AdminQueueQuery,
+  ItemActionView,
   PullRequestReview,
   QueueItem,
   REVIEW_ACTIONS,
@@ -76,10 +77,23 @@ function actionOperation(kind: 'contribution' | 'correction-report'): OperationS
       'land `pending`). Answers are `Cache-Control: no-store`. With `Prefer: respond-async` (RFC 7240) an apply answers at once, 202 with ' +
       '`apply.state` "applying" and `Preference-Applied: respond-async`; read the item (or its tracking record) until `apply.state` is "visible" ' +
       '(`apply.visibleAtUtc`, status "applied") or "failed" (status stays "accepted", `review.lastError` says why, the old site keeps serving). ' +
-      'An apply acknowledged before the server stops resumes when it starts again.',
+      'An apply acknowledged before the server stops resumes when it starts again. ' +
+      '**Long actions are action records** (docs/review.md): accept, request-information and decline are checked at once (a refusal is answered as before, nothing stored), then run in the background as an action record. ' +
+      'With `Prefer: respond-async` the answer is 202 at once with the action (`ItemActionView`: `state`, `progress`, then the outcome) and `Location`, its tracking resource. ' +
+      'Without it the answer waits for the outcome at most 20 s (a third of ARCHIVE_IDLE_TIMEOUT_MS, or `Prefer: wait=N`): 200 with the item, or the problem that refused it, as before; ' +
+      'else 202 with the running action, so the connection is never cut by the idle timeout while the work goes on. An apply without `Prefer: respond-async` waits the same way, then answers 202 with the item "applying" (`Location`: the item). ' +
+      'An accepted item whose review holds blockers (a fetch the allow-list refused, a failed check) may be accepted again: its files are fetched and checked afresh.',
     parameters: [
       codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'),
       actionParam,
+      {
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description:
+          '"respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240).',
+        schema: { type: 'string', maxLength: 200 },
+      },
     ],
     requestBody: {
       description: 'The reviewer, an optional public note and optional assertions.',
@@ -90,17 +104,54 @@ function actionOperation(kind: 'contribution' | 'correction-report'): OperationS
     responses: {
       '200': itemResponse,
       '202': {
-        ...itemResponse,
         description:
-          'Apply with `Prefer: respond-async`: acknowledged, the item is "applying"; its outcome lands in `apply`.',
+          'Acknowledged and still running. Accept, request-information, decline: the action (`ItemActionView`; `Location` is its tracking resource). Apply: the item, "applying" (its outcome lands in `apply`).',
+        contentType: 'application/json',
+        schema: Envelope(
+          Type.Union([ref('AdminItem') as unknown as TSchema, ref('ItemActionView') as unknown as TSchema]),
+          'The running action, or the item being applied, in the envelope.',
+        ),
       },
       ...authProblems,
       '404': problem(`No ${what} has this tracking code, or the action is unknown.`),
       '409': problem(
-        'Illegal transition (detail names the current status), accept of a correction that changes nothing, or apply refused / failed with reasons; nothing was merged.',
+        'Illegal transition (detail names the current status), accept of a correction that changes nothing, an action already running on the item (`runningAction` names it), or apply refused / failed with reasons; nothing was merged.',
       ),
       '413': problem('The body is larger than 1 MiB.'),
       '415': problem('The body is not JSON.'),
+    },
+  } as OperationSpec;
+}
+
+function actionRecordOperation(kind: 'contribution' | 'correction-report'): OperationSpec {
+  const segment = kind === 'contribution' ? 'contributions' : 'correction-reports';
+  const what = kind === 'contribution' ? 'contribution' : 'correction report';
+  return {
+    method: 'get',
+    path: `/api/v1/admin/${segment}/{code}/actions/{actionId}`,
+    operationId: kind === 'contribution' ? 'getContributionAction' : 'getCorrectionReportAction',
+    tags: ['admin'],
+    security: SECURITY,
+    summary: `One review action on a ${what}: its progress, state and outcome`,
+    description: `${KEY} The tracking resource of an accept, request-information or decline: \`state\` is "running" (\`progress\`: the step in words, steps done of all), then "completed" (\`status\`: the item's status after it; read the item for the rest) or "failed" (\`error\`: the problem detail; nothing was changed). An action a stop cut short resumes when the server starts again (\`resumedAtUtc\`).`,
+    parameters: [
+      codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'),
+      {
+        name: 'actionId',
+        in: 'path',
+        required: true,
+        description: 'The action, as named by the answer to the POST.',
+        schema: { type: 'string', maxLength: 100 },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'The action.',
+        contentType: 'application/json',
+        schema: Envelope(ref('ItemActionView') as unknown as TSchema, 'The action in the envelope.'),
+      },
+      ...authProblems,
+      '404': problem(`No ${what} has this tracking code, or it has no such action.`),
     },
   } as OperationSpec;
 }
@@ -282,8 +333,10 @@ export const ADMIN_OPERATIONS: OperationSpec[] = [
   pullRequest,
   readOperation('contribution'),
   actionOperation('contribution'),
+  actionRecordOperation('contribution'),
   readOperation('correction-report'),
   actionOperation('correction-report'),
+  actionRecordOperation('correction-report'),
   readReconcile,
   requestReconcile,
 ];
@@ -293,6 +346,7 @@ export const ADMIN_COMPONENTS: Record<string, TSchema> = {
   AdminItem,
   AdminQueue,
   QueueItem,
+  ItemActionView,
   AdminSession,
   AdminSignInBody,
   PullRequestReview,

@@ -7,6 +7,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Envelope, Page, Problem } from '../schemas/envelope.ts';
 import { AssetRecord, WorkRecord, WorkSummary } from '../schemas/work.ts';
 import { InstrumentRecord, ProfileRecord } from '../schemas/profile.ts';
+import { PersonRecord, PersonSummary } from '../schemas/person.ts';
 import { ChannelContext, MusicRequirements } from '../schemas/channel.ts';
 import { ApiIndex, Workflow } from '../schemas/discovery.ts';
 import { PROBLEM_TYPES } from '../domain/problems.ts';
@@ -42,6 +43,8 @@ const COMPONENTS: Record<string, TSchema> = {
   AssetRecord,
   ProfileRecord,
   InstrumentRecord,
+  PersonRecord,
+  PersonSummary,
   ChannelContext,
   MusicRequirements,
 };
@@ -203,6 +206,46 @@ const CORE_OPERATIONS: OperationSpec[] = [
         schema: Envelope(ref('WorkRecord') as unknown as TSchema, 'Work record in the envelope.'),
       },
       '404': problem('No work has this slug.'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/people',
+    operationId: 'listPeople',
+    tags: ['catalog'],
+    cacheable: true,
+    summary: 'Every person of the catalog (composers, lyricists), by family name',
+    responses: {
+      '200': {
+        description: 'The people, each with life years, roles, number of works and links.',
+        contentType: 'application/json',
+        schema: Envelope(
+          Type.Object(
+            { items: Type.Array(ref('PersonSummary') as unknown as TSchema) },
+            { additionalProperties: false },
+          ),
+          'People in the envelope.',
+        ),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/people/{slug}',
+    operationId: 'getPerson',
+    tags: ['catalog'],
+    cacheable: true,
+    summary:
+      "A person's facts (names, birth and death, a bound for when their works were published), evidence and works",
+    parameters: [slugParam('person')],
+    responses: {
+      '200': {
+        description:
+          'The person record: each fact with its evidence and who accepted it and when, and every work that names the person. A correction of a fact here is a correction report naming one of the works, targetType "composer" or "lyricist", and the field.',
+        contentType: 'application/json',
+        schema: Envelope(ref('PersonRecord') as unknown as TSchema, 'Person record in the envelope.'),
+      },
+      '404': problem('No person has this slug.'),
     },
   },
   {

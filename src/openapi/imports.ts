@@ -136,6 +136,17 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
           latestAction: Type.Union([ref('BatchActionBrief') as unknown as TSchema, Type.Null()], {
             description: "The batch's running action, else its newest one; null when it has none.",
           }),
+          facts: Type.Array(
+            Type.Object({
+              itemKey: Type.String(),
+              trackingCode: Type.String({ description: 'The correction report that records the fact.' }),
+              field: Type.String(),
+              value: Type.String(),
+              person: Type.Union([Type.String(), Type.Null()]),
+              status: Type.String({ description: "The report's status: accepted until the batch is applied." }),
+            }),
+            { description: 'Facts recorded for the batch (record-facts), each with its correction report.' },
+          ),
         }),
       ),
       ...auth,
@@ -148,15 +159,15 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
     operationId: 'actOnBatch',
     tags: ['admin'],
     security: SECURITY,
-    summary: 'Accept, decline, merge or apply works of a batch, chosen or all',
-    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). \`merge\` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records \`mergeInto\` and a "merge" action). \`approveTerms\` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone. The action runs in the background and is acknowledged once its record is durable: one action per batch at a time (a second gets 409 naming the running one). Its tracking resource is \`GET /api/v1/admin/batches/{batchId}/actions/{actionId}\` (progress per item, state running / completed / failed). With \`Prefer: respond-async\` the answer is 202 at once (\`Preference-Applied: respond-async\`), as for a single item's apply. Without it the answer waits for the action at most 20 s (at most a third of ARCHIVE_IDLE_TIMEOUT_MS; \`Prefer: wait=N\` shortens it): 200 with the finished action, else 202 with the running one. A 202 carries \`Location\`: poll it until \`state\` is no longer "running". A stop of the server (graceful or not) resumes the action on start.`,
+    summary: 'Accept, decline, merge or apply works of a batch, or record a fact for them, chosen or all',
+    description: `${KEY} Each work goes through the same review action as a single contribution, recorded with the key's label; \`items\` names works by tracking code or item key, else every work the action fits (accept: pending; merge: pending and flagged as a probable duplicate; apply: accepted; decline: open). \`merge\` accepts a probable duplicate as another source score of the work it duplicates (its files with their license, attribution and source pages; no second work; the review records \`mergeInto\` and a "merge" action). \`approveTerms\` with accept or merge approves the new vocabulary terms the works propose. Apply lands every accepted work as ONE change: one commit on main (the works merged one after another onto a line of their own, then that line into main) and one rebuild; a work that conflicts with one merged before it fails alone. The action runs in the background and is acknowledged once its record is durable: one action per batch at a time (a second gets 409 naming the running one). Its tracking resource is \`GET /api/v1/admin/batches/{batchId}/actions/{actionId}\` (progress per item, state running / completed / failed). With \`Prefer: respond-async\` the answer is 202 at once (\`Preference-Applied: respond-async\`), as for a single item's apply. Without it the answer waits for the action at most 20 s (at most a third of ARCHIVE_IDLE_TIMEOUT_MS; \`Prefer: wait=N\` shortens it): 200 with the finished action, else 202 with the running one. A 202 carries \`Location\`: poll it until \`state\` is no longer "running". A stop of the server (graceful or not) resumes the action on start. \`record-facts\` records one fact (\`fact\`: a BatchFact) for the chosen applied works, or every one: a work's first publication ("no later than 1900", with one evidence page, or each work's own scan its score was transcribed from: \`evidenceFromItemScan\`), or a fact of a person the works name (their death year, once: it changes the person's record, so every work naming them); each is a correction report made and accepted by the acting key (\`report\` on each item), and the next \`apply\` of the batch lands them with its accepted works, in the same one change; every work's rights are then derived from the facts again (docs/imports.md, "Clearing a batch").`,
     parameters: [
       batchParam,
       {
         name: 'action',
         in: 'path',
         required: true,
-        description: 'accept, decline, merge or apply.',
+        description: 'accept, decline, merge, apply or record-facts.',
         schema: { type: 'string', enum: [...BATCH_ACTIONS] },
       },
       {

@@ -2,6 +2,7 @@
 import type { APIRoute } from 'astro';
 import { site } from '../lib/site-data.ts';
 import { buildLlmsTxt } from '../domain/discovery.ts';
+import { people } from '../lib/site/people.ts';
 
 export const GET: APIRoute = () => {
   const { urls, works, workBySlug } = site();
@@ -9,5 +10,8 @@ export const GET: APIRoute = () => {
   const example = workBySlug.has('satie-gymnopedie-1')
     ? 'satie-gymnopedie-1'
     : (works[0]?.entry.slug ?? 'satie-gymnopedie-1');
-  return new Response(buildLlmsTxt(urls, example), { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+  const person = workBySlug.get(example)?.entry.composer.slug ?? people().list[0]?.loaded.content.slug ?? null;
+  return new Response(buildLlmsTxt(urls, example, person), {
+    headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  });
 };

@@ -143,3 +143,53 @@ export const ArrangementSection = Type.Object(
   },
 );
 export type ArrangementSection = Static<typeof ArrangementSection>;
+
+/** The fields of a person record a piece of evidence can support (src/schemas/person.ts). */
+export const PERSON_FACT_FIELDS = ['name', 'born', 'died', 'wikidataId', 'worksPublishedBy'] as const;
+export type PersonFactField = (typeof PERSON_FACT_FIELDS)[number];
+
+/**
+ * Evidence for a recorded fact: a page an editor can follow and what it shows, and who accepted
+ * the fact (the admin key's label) and when, when it came through review. A fact without evidence
+ * is refused by the content lint.
+ */
+export const FactEvidence = Type.Object(
+  {
+    url: HttpsUrl(
+      "A page an editor can follow that states the fact: a Wikidata entry, an encyclopedia article, a collected edition's title page, the scan a score was transcribed from.",
+    ),
+    note: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'What the page shows, in words, e.g. "Wikidata: died 26 November 1857".',
+    }),
+    facts: Type.Optional(
+      Type.Array(StringEnum(PERSON_FACT_FIELDS), {
+        maxItems: PERSON_FACT_FIELDS.length,
+        uniqueItems: true,
+        description: "A person's evidence: which of the record's facts it supports; absent: every fact of the record.",
+      }),
+    ),
+    acceptedBy: Type.Optional(
+      Nullable(Type.String({ maxLength: 100 }), {
+        description:
+          'Label of the admin key that accepted the fact in review (who is accountable); null when not recorded.',
+      }),
+    ),
+    acceptedAtUtc: Type.Optional(
+      Nullable(UtcTimestamp('When the fact was accepted (UTC).'), {
+        description: 'When the fact was accepted in review (UTC); null when not recorded.',
+      }),
+    ),
+    via: Type.Optional(
+      Nullable(Type.String({ maxLength: 40 }), {
+        description: 'The tracking code of the correction report or contribution that recorded it.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: 'FactEvidence',
+    description: 'Where a recorded fact comes from, and who accepted it and when.',
+  },
+);

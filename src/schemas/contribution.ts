@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ChannelContext } from './channel.ts';
-import { CatalogNumber, LifeDate, Lyricist, Movement, WikidataId } from './work.ts';
+import { CatalogNumber, LifeDate, Lyricist, Movement, PUBLICATION_BOUNDS, WikidataId } from './work.ts';
 import { GenreTerm } from './genre.ts';
 import { InstrumentContent } from './profile.ts';
 import {
@@ -104,6 +104,11 @@ export const ContributedComposer = Type.Object(
       maxItems: 10,
       description: 'At least one page that supports the life dates.',
     }),
+
+    evidenceNote: OptionalNullableString(
+      500,
+      'What the evidence pages show, or where the facts were read (e.g. "works.csv row 4 of the folder"); recorded with each page.',
+    ),
   },
   {
     ...strict,
@@ -112,6 +117,39 @@ export const ContributedComposer = Type.Object(
   },
 );
 export type ContributedComposer = Static<typeof ContributedComposer>;
+
+/** A first publication a contribution records, with the pages that show it (`work.firstPublishedFact`). */
+export const ContributedPublication = Type.Object(
+  {
+    bound: StringEnum(PUBLICATION_BOUNDS, {
+      description:
+        '"exact": first published in `year`; "no-later-than": in `year` or earlier (e.g. the year of the edition a score was transcribed from); "unpublished": never published.',
+    }),
+    year: Nullable(Type.Integer({ minimum: 1000, maximum: 2999 }), {
+      description: 'The year (exact or the bound); null for "unpublished".',
+    }),
+    evidence: Type.Array(
+      Type.Object(
+        {
+          url: Uri('A page an editor can follow that shows it (a scan with its title page, a catalog).'),
+          note: Type.String({ minLength: 1, maxLength: 500, description: 'What the page shows, in words.' }),
+        },
+        { ...strict },
+      ),
+      {
+        minItems: 1,
+        maxItems: 10,
+        description: 'At least one page that supports it (a fact without evidence is refused).',
+      },
+    ),
+  },
+  {
+    ...strict,
+    title: 'ContributedPublication',
+    description: 'When the work was first published, with evidence.',
+  },
+);
+export type ContributedPublication = Static<typeof ContributedPublication>;
 
 /** An instrument a contribution proposes for instruments.json (its fields, aliases optional). */
 export const ProposedInstrument = Type.Composite(
@@ -184,6 +222,18 @@ export const ContributionWork = Type.Object(
       Nullable(ContributedComposer, {
         description:
           "The composer's facts, for a new work whose composer is not in the catalog yet: an editor approves them with the work.",
+      }),
+    ),
+    lyricistFacts: Type.Optional(
+      Nullable(ContributedComposer, {
+        description:
+          "The lyricist's facts with their evidence, for a new work whose lyricist is not in the catalog yet (people/<slug>.json): an editor approves them with the work. Without it, dates given in `lyricist` are recorded with the declaration's evidence.",
+      }),
+    ),
+    firstPublishedFact: Type.Optional(
+      Nullable(ContributedPublication, {
+        description:
+          "The first publication with the pages that show it (preferred over `firstPublished`, whose year is recorded with the declaration's evidence).",
       }),
     ),
     catalogNumbers: Type.Optional(

@@ -81,7 +81,60 @@ export const ImportSummary = Type.Object(
 );
 export type ImportSummary = Static<typeof ImportSummary>;
 
-export const BATCH_ACTIONS = ['accept', 'decline', 'apply', 'merge'] as const;
+export const BATCH_ACTIONS = ['accept', 'decline', 'apply', 'merge', 'record-facts'] as const;
+
+/** The facts a batch action can record: a work's first publication, or a fact of a person its works name. */
+export const BATCH_FACT_FIELDS = ['firstPublished', 'born', 'died', 'wikidataId', 'worksPublishedBy'] as const;
+
+export const BatchFact = Type.Object(
+  {
+    field: StringEnum(BATCH_FACT_FIELDS, {
+      description:
+        '"firstPublished": each chosen work\'s first publication (one correction report per work). "born", "died", "wikidataId", "worksPublishedBy": a fact of the person `person` names (one correction report, on the first chosen work that names them).',
+    }),
+    value: Type.String({
+      minLength: 1,
+      maxLength: 40,
+      description:
+        'The value, as a correction report takes it: "1826", "no later than 1900" or "unpublished" for firstPublished; a date, a year or "unknown" for born/died; a Wikidata id; a year for worksPublishedBy.',
+    }),
+    person: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+        maxLength: 160,
+        description: "For a person's fact: the person (their slug, people/<slug>.json).",
+      }),
+    ),
+    evidenceUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        pattern: '^https://',
+        maxLength: 1000,
+        description: 'One page for every chosen work that shows the fact (a Wikidata entry, a collected edition).',
+      }),
+    ),
+    evidenceFromItemScan: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: each work's own evidence is the scan its score was transcribed from (the item's source page, e.g. the IMSLP file): an editor follows it to the edition's title page. Exclusive with evidenceUrl; one of them is required (a fact without evidence is refused).",
+      }),
+    ),
+    note: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description:
+        'What the evidence shows, recorded with the fact (e.g. "Each score was transcribed from an edition printed by 1900").',
+    }),
+  },
+  {
+    ...strict,
+    $id: 'BatchFact',
+    title: 'BatchFact',
+    description:
+      'A fact recorded for a batch (action record-facts): correction reports made and accepted by the acting editor, applied like other batch items (action apply).',
+  },
+);
+export type BatchFact = Static<typeof BatchFact>;
 
 export const BatchActionBody = Type.Object(
   {
@@ -100,6 +153,7 @@ export const BatchActionBody = Type.Object(
           'accept or merge: approve the new vocabulary terms the works propose (newTerms), so they are added to genres.json / instruments.json with the work; an accepted work is accepted again to approve them.',
       }),
     ),
+    fact: Type.Optional(BatchFact),
   },
   { ...strict, $id: 'BatchActionBody', title: 'BatchActionBody' },
 );
@@ -181,6 +235,12 @@ export const BatchActionItem = Type.Object(
     problem: Nullable(NestedProblem, {
       description: 'Why the item failed (RFC 9457 problem details); null unless failed.',
     }),
+    report: Type.Optional(
+      Nullable(Type.String(), {
+        description:
+          'record-facts: the correction report the action made and accepted for the item (apply the batch to land it).',
+      }),
+    ),
   },
   { ...strict, title: 'BatchActionItem' },
 );
@@ -195,6 +255,7 @@ const batchActionFields = {
   reviewer: Type.String({ description: 'The person acting, recorded on every item.' }),
   note: Nullable(Type.String()),
   approveTerms: Type.Boolean(),
+  fact: Type.Optional(Nullable(BatchFact, { description: 'record-facts: the fact recorded.' })),
   startedAtUtc: UtcTimestamp('When the action was acknowledged (UTC).'),
   finishedAtUtc: Nullable(UtcTimestamp('When the last item got its outcome, or the action failed (UTC).')),
   resumedAtUtc: Type.Array(UtcTimestamp('A start of the server that resumed the action.'), {

@@ -16,7 +16,7 @@ import {
 } from './common.ts';
 import { ApplyProgress, ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
 import { AudioMeasurement, DeclaredAudio, Disagreement } from './audio.ts';
-import { Page } from './envelope.ts';
+import { Page, Problem } from './envelope.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -267,6 +267,21 @@ export const ReviewRecord = Type.Object(
     ),
     /** A new work an editor merged into an existing work: applied as another source score of it. */
     mergeInto: Type.Optional(Nullable(MergeInto)),
+    acceptedBy: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            actor: Type.String({ description: 'Label of the admin key that accepted the item.' }),
+            atUtc: UtcTimestamp('When.'),
+          },
+          { ...strict },
+        ),
+        {
+          description:
+            'Who accepted the item and when: the facts it records (a death year, a first publication) carry it as their acceptance.',
+        },
+      ),
+    ),
     /** New vocabulary terms an editor approved: the proposal adds them to the vocabulary files. */
     termsApproval: Type.Optional(Nullable(TermsApproval)),
     lastError: Nullable(LastError),
@@ -609,3 +624,70 @@ export const AdminQueue = Type.Object(
   },
 );
 export type AdminQueue = Static<typeof AdminQueue>;
+
+/**
+ * The review actions that run as an action record (docs/review.md, "Long actions are action
+ * records"): everything but apply, which has its own durable pipeline and `apply` progress.
+ */
+export const ITEM_ACTIONS = ['accept', 'request-information', 'decline'] as const;
+export type ItemActionName = (typeof ITEM_ACTIONS)[number];
+
+/** An item action's life: `running`, then `completed` (the item moved) or `failed` (`error` says why; nothing changed). */
+export const ITEM_ACTION_STATES = ['running', 'completed', 'failed'] as const;
+export type ItemActionState = (typeof ITEM_ACTION_STATES)[number];
+
+/** Problem details (the Problem model's fields) nested in a record. */
+const NestedProblem = Type.Object(Problem.properties, { additionalProperties: true });
+
+export const ItemActionProgress = Type.Object(
+  {
+    step: Type.String({
+      description:
+        'What the action is doing now, in words ("fetching asset 2 of 3", "checking asset 2 of 3", "opening the review", "done").',
+    }),
+    done: Type.Integer({ minimum: 0, description: 'Steps finished.' }),
+    total: Type.Integer({ minimum: 0, description: 'Steps the action has (known once it starts them).' }),
+  },
+  { ...strict, title: 'ItemActionProgress' },
+);
+export type ItemActionProgress = Static<typeof ItemActionProgress>;
+
+export const ItemActionView = Type.Object(
+  {
+    actionId: Type.String({ description: 'The action, unique in the archive (e.g. "accept-20261207T101500Z-3f9c").' }),
+    kind: StringEnum(SUBMISSION_KINDS),
+    trackingCode: Type.String(),
+    action: StringEnum(ITEM_ACTIONS),
+    state: StringEnum(ITEM_ACTION_STATES),
+    actor: Type.String({ description: 'The label of the key (or desk session) that asked for the action.' }),
+    reviewer: Type.String({ description: 'The person acting, as the request named them.' }),
+    startedAtUtc: UtcTimestamp('When the action was acknowledged (UTC).'),
+    finishedAtUtc: Nullable(UtcTimestamp('When it completed or failed (UTC).')),
+    resumedAtUtc: Type.Array(UtcTimestamp('A start of the server that resumed the action.'), {
+      description: 'Each time a server start resumed the action after a stop cut it short.',
+    }),
+    progress: ItemActionProgress,
+    status: StringEnum(SUBMISSION_STATUSES, {
+      description: "The item's review status: when the action started, then after it.",
+    }),
+    error: Nullable(NestedProblem, {
+      description: 'Why the action failed (RFC 9457 problem details; nothing was changed); else null.',
+    }),
+    links: Type.Object(
+      {
+        self: AbsoluteUrl('This action (poll it until `state` is no longer "running").'),
+        item: AbsoluteUrl('The item in the admin API, with the outcome once the action completed.'),
+        desk: AbsoluteUrl("The item's desk page, which shows the action's progress."),
+      },
+      strict,
+    ),
+  },
+  {
+    ...strict,
+    $id: 'ItemActionView',
+    title: 'ItemActionView',
+    description:
+      'One review action on one item, run in the background: its progress, state and outcome. The tracking resource of POST /api/v1/admin/{contributions|correction-reports}/{code}/{accept|request-information|decline}.',
+  },
+);
+export type ItemActionView = Static<typeof ItemActionView>;

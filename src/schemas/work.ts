@@ -13,6 +13,7 @@ import {
   CATALOG_REVIEW_STATES,
   COMPOSITION_STATUSES,
   EDITION_STATUSES,
+  FactEvidence,
   HttpsUrl,
   MUSIC_ROLES,
   Nullable,
@@ -50,6 +51,11 @@ export const Lyricist = Type.Object(
       ),
     ),
     wikidataId: Type.Optional(Nullable(WikidataId('Wikidata item of the person, e.g. "Q5879".'))),
+    slug: Type.Optional(
+      Slug(
+        'The person record (people/<slug>.json; GET /api/v1/people/{slug}) the facts come from, in a published record.',
+      ),
+    ),
   },
   { ...strict, title: 'Lyricist', description: 'The lyricist or poet, with life dates where known.' },
 );
@@ -76,6 +82,11 @@ export const Composer = Type.Object(
         maxItems: 10,
         description: "Pages that support the composer's facts (added with the composer by a contribution or import).",
       }),
+    ),
+    slug: Type.Optional(
+      Slug(
+        'The person record (people/<slug>.json; GET /api/v1/people/{slug}) the facts come from, in a published record.',
+      ),
     ),
   },
   { ...strict, description: 'The composer with life dates.' },
@@ -126,6 +137,49 @@ export const TerritoryNote = Type.Object(
   { ...strict, description: 'Status of the work in one territory, as IMSLP keeps it.' },
 );
 
+/** One fact a derived status rests on, as a published record names it. */
+export const DecidingFact = Type.Object(
+  {
+    fact: Type.String({ description: 'The fact in words, e.g. "Joseph von Eichendorff (lyricist) died in 1857".' }),
+    evidenceUrl: Nullable(Type.String({ format: 'uri' }), { description: 'The evidence; null when none is recorded.' }),
+    acceptedBy: Nullable(Type.String(), {
+      description: 'Label of the admin key that accepted the fact in review; null when not recorded.',
+    }),
+    acceptedAtUtc: Nullable(UtcTimestamp('When it was accepted (UTC).'), {
+      description: 'When the fact was accepted in review (UTC); null when not recorded.',
+    }),
+  },
+  { ...strict, title: 'DecidingFact', description: 'A recorded fact a derived rights status rests on.' },
+);
+
+/** Beside the US, the EU and Canada: the whole world, from the table of terms in force (src/domain/territory-rights.ts). */
+export const WorldwideRights = Type.Object(
+  {
+    status: StringEnum(['public-domain', 'not-public-domain', 'unknown'] as const, {
+      description:
+        '"public-domain": free in every country (the last surviving author died more than 100 years ago, the longest life-based term in force, and the United States\' publication-based term has run); otherwise where it remains protected, or which fact is missing.',
+    }),
+    note: Type.String({ description: 'The verdict in words, naming the places it remains protected.' }),
+    protectedIn: Type.Array(
+      Type.Object(
+        {
+          where: Type.String({
+            description: 'Countries with a term, e.g. "Mexico (the longest term in force): life + 100".',
+          }),
+          freeFromYear: Type.Integer({ description: 'The first year it is free there.' }),
+        },
+        { ...strict },
+      ),
+      { description: 'Where the work remains protected by the table of terms in force.' },
+    ),
+    freeEverywhereFromYear: Nullable(Type.Integer(), {
+      description: 'The first year it is free in every country, when the facts decide it.',
+    }),
+    missingFacts: Type.Array(Type.String(), { description: 'Facts that would decide an "unknown" verdict.' }),
+  },
+  { ...strict, title: 'WorldwideRights', description: 'The worldwide summary, derived from the same facts.' },
+);
+
 export const WorkRights = Type.Object(
   {
     composition: Type.Object(
@@ -162,6 +216,22 @@ export const WorkRights = Type.Object(
       minItems: 1,
       description: 'Evidence for the rights statement; at least one.',
     }),
+    asOfYear: Type.Optional(
+      Type.Integer({
+        minimum: 1900,
+        maximum: 2300,
+        description:
+          'The year the composition status and the territories were derived for (derived at build time, never stored).',
+      }),
+    ),
+    decidedBy: Type.Optional(
+      Type.Array(DecidingFact, {
+        maxItems: 20,
+        description:
+          'The recorded facts the composition status and the territories were derived from, each with its evidence and who accepted it and when.',
+      }),
+    ),
+    worldwide: Type.Optional(WorldwideRights),
   },
   { ...strict, description: 'Rights statements: three layers declared independently, per-territory notes, evidence.' },
 );
@@ -240,6 +310,12 @@ const assetContentFields = {
     Nullable(ListeningFact, {
       description:
         "Scores (MusicXML): a listener's verdict on the audio the archive rendered from this score, naming the audio heard by its SHA-256 (written by the review desk; not hand-edited).",
+    }),
+  ),
+  heldForRights: Type.Optional(
+    Type.Boolean({
+      description:
+        "The file is held for rights review: published as `rights-review-required` and `admin-only` until the recorded facts make the work's composition public domain in every territory the archive covers (or its permission is documented) and the file's own terms are open; then with the reviewState and access written here. Derived at build time from the facts (docs/rights.md).",
     }),
   ),
   movement: Type.Optional(
@@ -352,7 +428,45 @@ export const Video = Type.Object(
   { ...strict, description: 'A video that uses the work.' },
 );
 
-/** Front matter of `works/<slug>/index.md`; the Markdown body is the editorial narrative. */
+export const PUBLICATION_BOUNDS = ['exact', 'no-later-than', 'unpublished'] as const;
+
+/** A work's first publication as a work file records it: a fact with its evidence. */
+export const PublicationFact = Type.Object(
+  {
+    bound: StringEnum(PUBLICATION_BOUNDS, {
+      description:
+        '"exact": first published in `year`; "no-later-than": first published in `year` or earlier (e.g. the year of the edition a score was transcribed from); "unpublished": never published (`year` null).',
+    }),
+    year: Nullable(Type.Integer({ minimum: 1000, maximum: 2999 }), {
+      description: 'The year (exact or the upper bound); null for "unpublished".',
+    }),
+    evidence: Type.Array(FactEvidence, {
+      minItems: 1,
+      maxItems: 10,
+      description: 'At least one page an editor can follow that supports it (a fact without evidence is refused).',
+    }),
+  },
+  { ...strict, title: 'PublicationFact', description: 'When the work was first published, with evidence.' },
+);
+
+/** The publication fact the rights of a published record use (derived: the work's own or its composer's bound). */
+export const Publication = Type.Object(
+  {
+    bound: StringEnum(PUBLICATION_BOUNDS),
+    year: Nullable(Type.Integer()),
+    from: StringEnum(['work', 'composer'] as const, {
+      description: '"work": recorded for this work; "composer": the bound its composer\'s record gives every work.',
+    }),
+    evidence: Type.Array(FactEvidence, { description: 'The evidence of the fact.' }),
+  },
+  { ...strict, title: 'Publication', description: 'The first-publication fact the rights use.' },
+);
+
+/**
+ * A work as the catalog loader resolves it (src/domain/people.ts): the front matter
+ * (`WorkFile`) with its people's facts filled in from people/<slug>.json and its rights derived
+ * from them. Every part of the build, the records and resolve reads this shape.
+ */
 export const WorkContent = Type.Object(
   {
     slug: Slug('Stable identifier; equals the folder name.'),
@@ -377,7 +491,19 @@ export const WorkContent = Type.Object(
     firstPublished: Type.Optional(
       Nullable(Type.String({ maxLength: 40 }), {
         description:
-          'Year of first publication, "unpublished", or null when not known (the US term runs from publication).',
+          'Year of first publication, "no later than YEAR", "unpublished", or null when not known (the US term runs from publication).',
+      }),
+    ),
+    hasLyrics: Type.Optional(
+      Type.Boolean({
+        description:
+          'The work sets words. Without a lyricist, the lyricist counts as unknown, so the rights name that missing fact.',
+      }),
+    ),
+    publication: Type.Optional(
+      Nullable(Publication, {
+        description:
+          "The first-publication fact the rights use: the work's own, or its composer's bound for every work (derived from the records; null when none is recorded).",
       }),
     ),
     workNumber: Nullable(Type.String({ maxLength: 80 }), {
@@ -408,9 +534,96 @@ export const WorkContent = Type.Object(
     comments: Type.Array(Comment, { default: [], description: 'Approved comments.' }),
     videos: Type.Array(Video, { default: [], description: 'Videos.' }),
   },
-  { ...strict, $id: 'WorkContent', title: 'WorkContent', description: 'Front matter of a work file.' },
+  {
+    ...strict,
+    $id: 'WorkContent',
+    title: 'WorkContent',
+    description: "A work as the loader resolves it: the work file with its people's facts and its derived rights.",
+  },
 );
 export type WorkContent = Static<typeof WorkContent>;
+
+/** A territory's status as a work file may still state it: checked against the facts, never published as written. */
+const StoredTerritory = Type.Object(
+  {
+    status: StringEnum(TERRITORY_STATUSES, {
+      description: 'Checked by the content lint: it must be what the facts decide (leave it out: it is derived).',
+    }),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+    missingFacts: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10 })),
+  },
+  { ...strict },
+);
+
+/** The rights part of a work file: facts and editors' decisions, not conclusions (docs/rights.md). */
+export const WorkFileRights = Type.Object(
+  {
+    composition: Type.Optional(
+      Type.Object(
+        {
+          status: Type.Optional(
+            StringEnum(COMPOSITION_STATUSES, {
+              description:
+                'An editor\'s decision that stands instead of the facts: "permission-documented" (with its evidence) or "not-applicable". "public-domain" and "unknown" are derived; written here, the lint checks them against the facts.',
+            }),
+          ),
+          note: Type.Optional(LayerNote),
+        },
+        { ...strict, description: 'Rights layer 1: derived from the facts unless an editor documented permission.' },
+      ),
+    ),
+    edition: WorkRights.properties.edition,
+    recording: WorkRights.properties.recording,
+    territories: Type.Optional(
+      Type.Object(
+        { US: Type.Optional(StoredTerritory), EU: Type.Optional(StoredTerritory), CA: Type.Optional(StoredTerritory) },
+        { ...strict, description: 'Derived; a status written here must be what the facts decide.' },
+      ),
+    ),
+    license: WorkRights.properties.license,
+    attribution: WorkRights.properties.attribution,
+    checkedAtUtc: WorkRights.properties.checkedAtUtc,
+    evidenceUrls: WorkRights.properties.evidenceUrls,
+  },
+  { ...strict, description: 'Rights as a work file records them: the layers an editor decides, and evidence.' },
+);
+
+/** Fields the work file holds as references or facts, and the loader resolves (src/domain/people.ts). */
+const RESOLVED_FIELDS = ['composer', 'lyricist', 'firstPublished', 'publication', 'rightsNote', 'rights'] as const;
+
+/**
+ * Front matter of `works/<slug>/index.md`; the Markdown body is the editorial narrative. People
+ * are named by slug (people/<slug>.json holds their facts, never copied here); the first
+ * publication is a fact with evidence; the composition status and the territories are derived.
+ */
+export const WorkFile = Type.Composite(
+  [
+    Type.Omit(WorkContent, RESOLVED_FIELDS),
+    Type.Object({
+      composer: Slug('The composer: the person whose record is people/<slug>.json.'),
+      lyricist: Type.Optional(
+        Nullable(Slug('The lyricist or poet: the person whose record is people/<slug>.json.'), {
+          description: 'The lyricist or poet of a work with words (a person slug); null or absent when none.',
+        }),
+      ),
+      firstPublished: Type.Optional(
+        Nullable(PublicationFact, {
+          description: 'The first publication with its evidence; null or absent when not known.',
+        }),
+      ),
+      rightsNote: Type.Optional(
+        Type.String({
+          maxLength: 2000,
+          description:
+            "What an editor adds about reuse (the edition, the archive's own files); the record's rights note opens with the derived verdict.",
+        }),
+      ),
+      rights: WorkFileRights,
+    }),
+  ],
+  { ...strict, $id: 'WorkFile', title: 'WorkFile', description: 'Front matter of a work file.' },
+);
+export type WorkFile = Static<typeof WorkFile>;
 export type AssetContent = Static<typeof AssetContent>;
 export type ArrangementContent = Static<typeof ArrangementContent>;
 
@@ -500,8 +713,14 @@ export const WorkRecord = Type.Object(
     genre: WorkContent.properties.genre,
     year: WorkContent.properties.year,
     firstPublished: Nullable(Type.String(), {
-      description: 'Year of first publication, "unpublished", or null when not known.',
+      description: 'Year of first publication, "no later than YEAR", "unpublished", or null when not known.',
     }),
+    publication: Type.Optional(
+      Nullable(Publication, {
+        description:
+          "The first-publication fact the rights use, with its evidence: the work's own, or its composer's bound for every work; null when none is recorded.",
+      }),
+    ),
     workNumber: WorkContent.properties.workNumber,
     catalogNumbers: Type.Array(CatalogNumber, { description: 'All catalog numbers.' }),
     summary: WorkContent.properties.summary,
@@ -582,6 +801,14 @@ export const WorkRecord = Type.Object(
         ),
         collection: AbsoluteUrl('The catalog listing.'),
         composer: AbsoluteUrl('Other works by the composer.'),
+        composerRecord: Type.Optional(
+          AbsoluteUrl("The composer's person record (GET /api/v1/people/{slug}): facts, evidence and works."),
+        ),
+        lyricistRecord: Type.Optional(
+          Nullable(AbsoluteUrl("The lyricist's person record (GET /api/v1/people/{slug})."), {
+            description: "The lyricist's person record; null when the work names no lyricist.",
+          }),
+        ),
         corrections: AbsoluteUrl('Where to report a correction.'),
         resolve: AbsoluteUrl('Where to resolve music for a channel.'),
       },

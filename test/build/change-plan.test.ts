@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { composerCensus, FullBuildNeeded, patchComposerCensus, planChange } from '../../scripts/build/plan.ts';
-import { loadCatalog, type LoadedWork } from '../../src/domain/catalog.ts';
+import { currentRightsYear, loadCatalog, type LoadedWork } from '../../src/domain/catalog.ts';
 import { composerScopeKey } from '../../src/lib/site/facets.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { fixtureCopies } from '../helpers/fixture-copies.ts';
@@ -51,8 +51,12 @@ function attempt<T>(make: () => T): { value: T } | { error: unknown } {
 }
 function plan(files: string[]) {
   const { catalog } = loadCatalog(repo);
-  const fromGit = attempt(() => planChange(repo, head, files, catalog.works, catalog.genres));
-  const fromBase = attempt(() => planChange(repo, head, files, catalog.works, catalog.genres, baseWorks));
+  const people = {
+    bySlug: new Map(catalog.people.map((p) => [p.content.slug, p.content])),
+    asOfYear: currentRightsYear(),
+  };
+  const fromGit = attempt(() => planChange(repo, head, files, catalog.works, catalog.genres, null, people));
+  const fromBase = attempt(() => planChange(repo, head, files, catalog.works, catalog.genres, baseWorks, people));
   expect(fromBase).toEqual(fromGit);
   if ('error' in fromGit) throw fromGit.error;
   return fromGit.value;
@@ -114,9 +118,12 @@ describe('the incremental plan', () => {
     }
   });
 
-  it('a composer written differently from the base, or from the composer’s other works, needs a full build', () => {
-    edit('beethoven-fur-elise', /^  name: Ludwig van Beethoven$/m, '  name: L. van Beethoven');
+  it('a work that names another composer, or a changed person record (every work naming them), needs a full build', () => {
+    edit('beethoven-fur-elise', /^composer: beethoven-ludwig-van$/m, 'composer: mozart-wolfgang-amadeus');
     expect(() => plan(['works/beethoven-fur-elise/index.md'])).toThrow(/composer/);
+    expect(() => plan(['people/beethoven-ludwig-van.json'])).toThrow(
+      /people\/beethoven-ludwig-van.json is a shared input/,
+    );
   });
 
   it('the composer census patched from the base’s is the one counted afresh', () => {

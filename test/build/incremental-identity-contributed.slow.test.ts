@@ -16,6 +16,7 @@ import { buildInChild } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { newWorkFile, parseFrontMatter, splitWorkFile } from '../../src/domain/work-file.ts';
+import { loadCatalog } from '../../src/domain/catalog.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { filesUnder, digests } from '../helpers/build-folders.ts';
 
@@ -36,11 +37,17 @@ it('a contributed new work with a blob-stored MusicXML score: the incremental bu
   // The score as a reviewed contribution leaves it: in the blob store, named by its SHA-256.
   const score = readFileSync(SCORE);
   const blob = await new LocalBlobStore(blobsDir).putBytes(score);
-  // A new work by a composer the catalog has (a public-domain one, so the score is public).
+  // A new work by a composer the catalog has (a public-domain one, so the score is public): the
+  // composition's status is derived from the facts, so it is read from the loaded catalog.
+  const cleared = new Set(
+    loadCatalog(repo)
+      .catalog.works.filter((w) => w.content.rights.composition.status === 'public-domain')
+      .map((w) => w.content.slug),
+  );
   const model = gen.slugs
+    .filter((slug) => cleared.has(slug))
     .map((slug) => ({ slug, text: readFileSync(path.join(repo, 'works', slug, 'index.md'), 'utf8') }))
-    .map((w) => ({ ...w, data: parseFrontMatter(splitWorkFile(w.text).frontMatter) as Record<string, any> }))
-    .find((w) => w.data.rights.composition.status === 'public-domain')!;
+    .map((w) => ({ ...w, data: parseFrontMatter(splitWorkFile(w.text).frontMatter) as Record<string, any> }))[0]!;
   expect(model).toBeDefined();
   const slug = `${model.slug}-contributed`;
   const after = {

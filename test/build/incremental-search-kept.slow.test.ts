@@ -67,8 +67,8 @@ describe('incremental build keeping the Pagefind index', () => {
     writeFileSync(
       file,
       readFileSync(file, 'utf8').replace(
-        /^rightsNote: "The composition/m,
-        'rightsNote: "Checked again in November. The composition',
+        /^rightsNote: "The archive's/m,
+        'rightsNote: "Checked again in November. The archive\'s',
       ),
     );
     const commit = await builds.commitAll('Correct the rights note of Für Elise');

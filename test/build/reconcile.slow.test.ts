@@ -66,9 +66,9 @@ const served = async () => {
 describe('incremental rebuilds and the background reconcile', () => {
   it('keeps the old site when an incremental step fails', async () => {
     const before = handle.current.dir;
-    writeFileSync(workFile, readFileSync(workFile, 'utf8').replace('died: "1733-07-25"', 'died: "1733-02-30"'));
-    await git(config.contentRepo, ['commit', '--quiet', '-am', 'Break a date']);
-    await expect(rebuilder.rebuildAndSwap()).rejects.toThrow(/composer\/died: is not a real calendar date/);
+    writeFileSync(workFile, readFileSync(workFile, 'utf8').replace('durationSeconds: 90', 'durationSeconds: 91'));
+    await git(config.contentRepo, ['commit', '--quiet', '-am', 'Break a duration']);
+    await expect(rebuilder.rebuildAndSwap()).rejects.toThrow(/durationSeconds: disagrees with duration/);
     expect(handle.current.dir).toBe(before);
     expect((await served()).title).toBe('Minuet in G major');
     expect(readdirSync(path.join(root, 'builds')).filter((n) => n.endsWith('-inc'))).toEqual([]);

@@ -29,6 +29,7 @@ interface Step {
 const workflow = parse(readFileSync(CONTENT_LINT_WORKFLOW_SOURCE, 'utf8')) as { on: { pull_request: { types: string[] } }; permissions: Record<string, string>; jobs: { lint: { steps: Step[] } } };
 const lintStep = workflow.jobs.lint.steps.find((s) => s.run?.includes('lint.mjs'))!;
 
+const PERSON = 'people/petzold-christian.json';
 let base = '';
 beforeAll(async () => {
   cpSync(FIXTURE, root, { recursive: true });
@@ -38,8 +39,9 @@ beforeAll(async () => {
   git('commit', '--quiet', '-m', 'base');
   base = git('rev-parse', 'HEAD');
   git('checkout', '--quiet', '-b', 'pr');
-  const file = path.join(root, WORK);
-  writeFileSync(file, readFileSync(file, 'utf8').replace('died: "1733-07-25"', 'died: "1733-02-30"'));
+  // A person's death date broken: the pull request changes the person's record.
+  const file = path.join(root, PERSON);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('"died": "1733-07-25"', '"died": "1733-02-30"'));
   git('commit', '--quiet', '-am', 'a broken date');
 }, 120_000);
 
@@ -78,12 +80,12 @@ describe('the content-lint workflow', () => {
     try {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(1);
-      const line = readFileSync(path.join(root, WORK), 'utf8').split('\n').indexOf('  died: "1733-02-30"') + 1;
+      const line = readFileSync(path.join(root, PERSON), 'utf8').split('\n').indexOf('  "died": "1733-02-30",') + 1;
       expect(line).toBeGreaterThan(1);
       expect(run.stdout.split('\n').filter((l) => l.startsWith('::error file='))).toEqual([
-        `::error file=${WORK},line=${line},title=Content lint /composer/died::/composer/died: is not a real calendar date (got "1733-02-30")`,
+        `::error file=${PERSON},line=${line},title=Content lint /died::/died: is not a real calendar date (got "1733-02-30")`,
       ]);
-      expect(readFileSync(summary, 'utf8')).toContain(`| \`${WORK}:${line}\` | \`/composer/died\` | is not a real calendar date (got "1733-02-30") |`);
+      expect(readFileSync(summary, 'utf8')).toContain(`| \`${PERSON}:${line}\` | \`/died\` | is not a real calendar date (got "1733-02-30") |`);
     } finally {
       rmSync(summary, { force: true });
     }

@@ -18,15 +18,13 @@ const edit = replaceInFile;
 describe('notes that quote facts', () => {
   it('known placeholders pass the lint', () => {
     const dir = copy();
-    edit(dir, WORK, 'rightsNote: The composition', 'rightsNote: "{composer} died in {died}; the composition');
-    edit(dir, WORK, 'our transcription is CC0.', 'our transcription is CC0."');
+    edit(dir, WORK, 'rightsNote: Our transcription is CC0.', 'rightsNote: "{composer} died in {died}; our transcription is CC0."');
     expect(lint(dir)).toEqual([]);
   });
 
   it('an unknown placeholder is refused with its pointer and the known ones', () => {
     const dir = copy();
-    edit(dir, WORK, 'rightsNote: The composition', 'rightsNote: "{diedd}: the composition');
-    edit(dir, WORK, 'our transcription is CC0.', 'our transcription is CC0."');
+    edit(dir, WORK, 'rightsNote: Our transcription is CC0.', 'rightsNote: "{diedd}: our transcription is CC0."');
     expect(lint(dir)).toEqual([
       `${WORK}: /rightsNote: names an unknown fact "{diedd}"; a note may quote {composer}, {born}, {died}, {year}, {title}, {workNumber}`,
     ]);

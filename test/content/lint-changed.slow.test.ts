@@ -47,7 +47,7 @@ function repoWithBase(sub = ''): { root: string; dir: string } {
   cpSync(FIXTURE, dir, { recursive: true });
   cpSync(path.join(dir, 'works', 'bach-minuet-in-g'), path.join(dir, 'works', 'zz-old-broken'), { recursive: true });
   edit(dir, OLD, 'slug: bach-minuet-in-g', 'slug: zz-old-broken');
-  edit(dir, OLD, 'died: "1733-07-25"', 'died: "1733-13-01"');
+  edit(dir, OLD, 'durationSeconds: 90', 'durationSeconds: 92');
   git(root, 'init', '--quiet', '--initial-branch=main');
   git(root, 'add', '--all');
   git(root, 'commit', '--quiet', '-m', 'base');
@@ -65,7 +65,7 @@ const lint = (dir: string, ...args: string[]) => spawnSync(process.execPath, [CL
 describe('content lint of changed files', () => {
   it('annotates the broken lines of the changed work only, with file and line, and exits 1', () => {
     const { root, dir } = repoWithBase();
-    edit(dir, WORK, 'died: "1733-07-25"', 'died: "1733-02-30"');
+    edit(dir, WORK, 'durationSeconds: 90', 'durationSeconds: 91');
     edit(dir, WORK, 'instruments: [piano]', 'instruments: [piano, kazoo]');
     commit(root);
 
@@ -74,8 +74,8 @@ describe('content lint of changed files', () => {
     expect(run.status).toBe(1);
     const annotations = run.stdout.split('\n').filter((l) => l.startsWith('::error file='));
     expect(annotations).toEqual([
-      `::error file=${WORK},line=${lineOf(dir, WORK, 'died: "1733-02-30"')},title=Content lint /composer/died::/composer/died: is not a real calendar date (got "1733-02-30")`,
       `::error file=${WORK},line=${lineOf(dir, WORK, 'instruments: [piano, kazoo]')},title=Content lint /instruments/1::/instruments/1: names unknown instrument "kazoo" (not in instruments.json)`,
+      `::error file=${WORK},line=${lineOf(dir, WORK, 'durationSeconds: 91')},title=Content lint /arrangements/0/durationSeconds::/arrangements/0/durationSeconds: disagrees with duration "1:30" (90 s)`,
     ]);
     // The work broken on main is not this change's problem.
     expect(run.stdout).not.toContain('zz-old-broken');
@@ -84,7 +84,7 @@ describe('content lint of changed files', () => {
     // The same change as a list of files, in text form with lines.
     const listed = lint(dir, '--file', WORK, '--file', 'README.md');
     expect(listed.status).toBe(1);
-    expect(listed.stderr).toContain(`${WORK}:${lineOf(dir, WORK, 'died: "1733-02-30"')}: /composer/died: is not a real calendar date (got "1733-02-30")`);
+    expect(listed.stderr).toContain(`${WORK}:${lineOf(dir, WORK, 'durationSeconds: 91')}: /arrangements/0/durationSeconds: disagrees with duration "1:30" (90 s)`);
     expect(listed.stderr).not.toContain('zz-old-broken');
   });
 
@@ -97,7 +97,7 @@ describe('content lint of changed files', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toContain(`::error file=${profile},line=${lineOf(dir, profile, '"renderReady": "yes"')},title=Content lint /renderReady::/renderReady: must be boolean (got "yes")`);
     // Every work is in question now, so the one broken on main is reported too.
-    expect(run.stdout).toContain(`::error file=${OLD},line=${lineOf(dir, OLD, 'died: "1733-13-01"')},`);
+    expect(run.stdout).toContain(`::error file=${OLD},line=${lineOf(dir, OLD, 'durationSeconds: 92')},`);
   });
 
   it('prefixes paths when the content repository is a folder of the checkout, and names the line of broken YAML', () => {
@@ -114,10 +114,10 @@ describe('content lint of changed files', () => {
 
   it('a missing field points at the line of the object that lacks it', () => {
     const { dir } = repoWithBase();
-    edit(dir, WORK, '  born: "1677"\n', '');
+    edit(dir, WORK, '  checkedAtUtc: "2026-11-01T00:00:00Z"\n', '');
     const run = lint(dir, '--file', WORK);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`${WORK}:${lineOf(dir, WORK, 'composer:')}: /composer/born: is required`);
+    expect(run.stderr).toContain(`${WORK}:${lineOf(dir, WORK, 'rights:')}: /rights/checkedAtUtc: is required`);
   });
 
   it('exits 0 when the changed files are fine or not content, and 2 on an unknown base', () => {

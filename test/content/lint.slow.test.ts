@@ -21,6 +21,8 @@ function lint(dir: string): string[] {
 
 afterEach(() => copies.removeAll());
 
+const PERSON = 'people/petzold-christian.json';
+
 describe('content lint', () => {
   it('accepts the valid fixture', () => {
     expect(lint(copyFixture())).toEqual([]);
@@ -32,18 +34,18 @@ describe('content lint', () => {
     expect(lint(dir)).toEqual([`${WORK}: /colour: is not an allowed field here`]);
   });
 
-  it('reports a bad date in words', () => {
+  it('reports a bad date in words, in the person record that holds it', () => {
     const dir = copyFixture();
-    edit(dir, WORK, (t) => t.replace('died: "1733-07-25"', 'died: "1733-02-30"'));
-    expect(lint(dir)).toEqual([`${WORK}: /composer/died: is not a real calendar date (got "1733-02-30")`]);
+    edit(dir, PERSON, (t) => t.replace('"died": "1733-07-25"', '"died": "1733-02-30"'));
+    expect(lint(dir)).toEqual([`${PERSON}: /died: is not a real calendar date (got "1733-02-30")`]);
   });
 
   it('accepts "unknown" life dates (a composer a corpus gives no dates for) and still checks a real one', () => {
     const dir = copyFixture();
-    edit(dir, WORK, (t) => t.replace('born: "1677"', 'born: "unknown"').replace('died: "1733-07-25"', 'died: "unknown"'));
+    edit(dir, PERSON, (t) => t.replace('"born": "1677"', '"born": "unknown"').replace('"died": "1733-07-25"', '"died": "unknown"'));
     expect(lint(dir)).toEqual([]);
-    edit(dir, WORK, (t) => t.replace('died: "unknown"', 'died: "unknwn"'));
-    expect(lint(dir)).toEqual([`${WORK}: /composer/died: must be text matching ^([0-9]{4}(-[0-9]{2}-[0-9]{2})?|unknown)$ (got "unknwn")`]);
+    edit(dir, PERSON, (t) => t.replace('"died": "unknown"', '"died": "unknwn"'));
+    expect(lint(dir)).toEqual([`${PERSON}: /died: must be text matching ^([0-9]{4}(-[0-9]{2}-[0-9]{2})?|unknown)$ (got "unknwn")`]);
   });
 
   it('reports a timestamp that is not UTC', () => {

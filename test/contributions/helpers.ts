@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { openApp, type TestApp } from '../helpers/app.ts';
+import { openApp, type TestApp, type TestClock } from '../helpers/app.ts';
 
 export interface IntakeApp extends TestApp {
   dataDir: string;
@@ -14,14 +14,19 @@ export interface IntakeApp extends TestApp {
 export async function openIntakeApp(
   limits: { contributions?: string; reports?: string } = {},
   env: Record<string, string> = {},
+  clock?: TestClock,
 ): Promise<IntakeApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-intake-http-'));
-  const t = await openApp(inject('sampleBuildDir'), {
-    ARCHIVE_DATA_DIR: dataDir,
-    ARCHIVE_CONTRIBUTION_RATE_LIMIT: limits.contributions ?? '100000/60',
-    ARCHIVE_CORRECTION_RATE_LIMIT: limits.reports ?? '100000/60',
-    ...env,
-  });
+  const t = await openApp(
+    inject('sampleBuildDir'),
+    {
+      ARCHIVE_DATA_DIR: dataDir,
+      ARCHIVE_CONTRIBUTION_RATE_LIMIT: limits.contributions ?? '100000/60',
+      ARCHIVE_CORRECTION_RATE_LIMIT: limits.reports ?? '100000/60',
+      ...env,
+    },
+    clock ? { clock } : {},
+  );
   return {
     ...t,
     dataDir,

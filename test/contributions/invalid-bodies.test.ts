@@ -11,6 +11,7 @@ import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { intakeDirs } from '../../api/contributions/store.ts';
 import { CONTRIBUTIONS, REPORTS, openIntakeApp, validReport, type IntakeApp } from './helpers.ts';
 import { fillTemplate } from '../helpers/filled-template.ts';
+import { PROPERTY_BACKSTOP_MS } from '../helpers/property-budget.ts';
 
 let t: IntakeApp;
 let template: MusicContributionInput;
@@ -362,62 +363,74 @@ describe('generated invalid bodies (fast-check)', () => {
     expect(sitesOf(schema, template).length).toBeGreaterThan(150);
   });
 
-  it('one mutation -> 400 naming exactly that field; nothing stored', async () => {
-    const sites = sitesOf(schema, template);
-    const before = storedFiles();
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...sites), async (site) => {
-        const body = structuredClone(template) as unknown as Json;
-        site.apply(body);
-        await expectRefused(CONTRIBUTIONS, body, [site.expected]);
-      }),
-      { numRuns: 250 },
-    );
-    expect(storedFiles()).toBe(before);
-  });
-
-  it('several mutations at once -> 400 listing every one of them; nothing stored', async () => {
-    const sites = sitesOf(schema, template);
-    const before = storedFiles();
-    // Mutations on unrelated fields: no chosen field may contain another.
-    const independent = fc
-      .uniqueArray(fc.constantFrom(...sites), { minLength: 2, maxLength: 5, selector: (s) => s.pointer })
-      .filter((chosen) =>
-        chosen.every((a) =>
-          chosen.every((b) => a === b || !(`${b.pointer}/`.startsWith(`${a.pointer}/`) || a.pointer === '')),
-        ),
+  it(
+    'one mutation -> 400 naming exactly that field; nothing stored',
+    async () => {
+      const sites = sitesOf(schema, template);
+      const before = storedFiles();
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...sites), async (site) => {
+          const body = structuredClone(template) as unknown as Json;
+          site.apply(body);
+          await expectRefused(CONTRIBUTIONS, body, [site.expected]);
+        }),
+        { numRuns: 250 },
       );
-    await fc.assert(
-      fc.asyncProperty(independent, async (chosen) => {
-        const body = structuredClone(template) as unknown as Json;
-        for (const site of chosen) site.apply(body);
-        const res = await t.post(CONTRIBUTIONS, body);
-        expect(res.statusCode).toBe(400);
-        const pointers = new Set((res.json() as { errors: { pointer: string }[] }).errors.map((e) => e.pointer));
-        for (const site of chosen) expect(pointers.has(site.expected), `${site.what} at ${site.pointer}`).toBe(true);
-      }),
-      { numRuns: 150 },
-    );
-    expect(storedFiles()).toBe(before);
-  });
+      expect(storedFiles()).toBe(before);
+    },
+    PROPERTY_BACKSTOP_MS,
+  );
 
-  it('arbitrary JSON and arbitrary text -> a 4xx problem, never a 5xx; nothing stored', async () => {
-    const before = storedFiles();
-    const body = fc.oneof(
-      fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'),
-      fc.string(),
-      fc.dictionary(fc.constantFrom(...Object.keys(template), 'x'), fc.jsonValue()).map((v) => JSON.stringify(v)),
-    );
-    await fc.assert(
-      fc.asyncProperty(body, fc.constantFrom(CONTRIBUTIONS, REPORTS), async (payload, url) => {
-        const res = await t.post(url, payload);
-        expect(res.statusCode).toBeGreaterThanOrEqual(400);
-        expect(res.statusCode).toBeLessThan(500);
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(res.json().status).toBe(res.statusCode);
-      }),
-      { numRuns: 200 },
-    );
-    expect(storedFiles()).toBe(before);
-  });
+  it(
+    'several mutations at once -> 400 listing every one of them; nothing stored',
+    async () => {
+      const sites = sitesOf(schema, template);
+      const before = storedFiles();
+      // Mutations on unrelated fields: no chosen field may contain another.
+      const independent = fc
+        .uniqueArray(fc.constantFrom(...sites), { minLength: 2, maxLength: 5, selector: (s) => s.pointer })
+        .filter((chosen) =>
+          chosen.every((a) =>
+            chosen.every((b) => a === b || !(`${b.pointer}/`.startsWith(`${a.pointer}/`) || a.pointer === '')),
+          ),
+        );
+      await fc.assert(
+        fc.asyncProperty(independent, async (chosen) => {
+          const body = structuredClone(template) as unknown as Json;
+          for (const site of chosen) site.apply(body);
+          const res = await t.post(CONTRIBUTIONS, body);
+          expect(res.statusCode).toBe(400);
+          const pointers = new Set((res.json() as { errors: { pointer: string }[] }).errors.map((e) => e.pointer));
+          for (const site of chosen) expect(pointers.has(site.expected), `${site.what} at ${site.pointer}`).toBe(true);
+        }),
+        { numRuns: 150 },
+      );
+      expect(storedFiles()).toBe(before);
+    },
+    PROPERTY_BACKSTOP_MS,
+  );
+
+  it(
+    'arbitrary JSON and arbitrary text -> a 4xx problem, never a 5xx; nothing stored',
+    async () => {
+      const before = storedFiles();
+      const body = fc.oneof(
+        fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'),
+        fc.string(),
+        fc.dictionary(fc.constantFrom(...Object.keys(template), 'x'), fc.jsonValue()).map((v) => JSON.stringify(v)),
+      );
+      await fc.assert(
+        fc.asyncProperty(body, fc.constantFrom(CONTRIBUTIONS, REPORTS), async (payload, url) => {
+          const res = await t.post(url, payload);
+          expect(res.statusCode).toBeGreaterThanOrEqual(400);
+          expect(res.statusCode).toBeLessThan(500);
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(res.json().status).toBe(res.statusCode);
+        }),
+        { numRuns: 200 },
+      );
+      expect(storedFiles()).toBe(before);
+    },
+    PROPERTY_BACKSTOP_MS,
+  );
 });

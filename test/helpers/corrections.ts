@@ -36,7 +36,7 @@ const jsonHeaders = (body: unknown, headers: Record<string, string> = {}) =>
   body === undefined ? headers : { 'content-type': 'application/json', ...headers };
 
 export function injectCaller(app: FastifyInstance): Caller {
-  return async (method, url, options = {}) => {
+  return following(async (method, url, options = {}) => {
     const res = await app.inject({
       method,
       url,
@@ -44,17 +44,55 @@ export function injectCaller(app: FastifyInstance): Caller {
       ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
     });
     return answer(res.statusCode, res.body);
-  };
+  });
 }
 
 export function fetchCaller(baseUrl: string): Caller {
-  return async (method, url, options = {}) => {
+  return following(async (method, url, options = {}) => {
     const res = await fetch(`${baseUrl}${url}`, {
       method,
       headers: jsonHeaders(options.body, options.headers),
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     });
     return answer(res.status, await res.text());
+  });
+}
+
+/**
+ * A review action or an apply that runs past the POST's wait answers 202 (docs/review.md, "Long
+ * actions are action records"); a client that did not ask for that (no `Prefer`) follows it to
+ * its outcome, and so does this caller: the answer is then what the POST would have answered in
+ * time (the item, 200; or the problem: an action's own, or an apply's 409 with its error).
+ */
+function following(raw: Caller): Caller {
+  return async (method, url, options = {}) => {
+    const first = await raw(method, url, options);
+    if (method !== 'POST' || first.status !== 202 || options.headers?.prefer !== undefined) return first;
+    const headers: Record<string, string> = options.headers?.authorization
+      ? { authorization: options.headers.authorization }
+      : {};
+    const path = (href: string) => new URL(href).pathname;
+    const pause = () => new Promise((r) => setTimeout(r, 250));
+    if (typeof first.data.actionId === 'string') {
+      let action = first.data;
+      for (let n = 0; action.state === 'running' && n < 14_400; n++) {
+        await pause();
+        action = (await raw('GET', path(action.links.self), { headers })).data;
+      }
+      if (action.state === 'completed') return raw('GET', path(action.links.item), { headers });
+      return { status: Number(action.error?.status) || 409, text: JSON.stringify(action.error), data: action.error };
+    }
+    if (first.data.apply?.state === 'applying' && typeof first.data.links?.admin === 'string') {
+      let item = first;
+      for (let n = 0; item.data.apply?.state === 'applying' && n < 14_400; n++) {
+        await pause();
+        item = await raw('GET', path(first.data.links.admin), { headers });
+      }
+      if (item.data.apply?.state !== 'failed') return item;
+      const problem = { status: 409, detail: String(item.data.review?.lastError?.message ?? 'the apply failed') };
+      return { status: 409, text: JSON.stringify(problem), data: problem };
+    }
+    return first;
   };
 }
 
@@ -64,14 +102,18 @@ export interface CorrectionFields {
   currentValue: string;
   proposedValue: string;
   rationale?: string;
+  /** Default: none, except for a rights fact (a date, a first publication), which needs evidence. */
+  evidenceUrl?: string | null;
 }
+
+const FACT_FIELD = /(?:^|\.)(?:born|died|firstPublished|worksPublishedBy)$/;
 
 /** A complete correction report body from a human reader. */
 export function correctionReport(fields: CorrectionFields): Record<string, unknown> {
   return {
     targetType: 'work',
     rationale: 'Checked against the source.',
-    evidenceUrl: null,
+    evidenceUrl: FACT_FIELD.test(fields.fieldName) ? 'https://example.org/evidence/the-checked-source' : null,
     reporterName: 'Cleo',
     reporterKind: 'Human',
     ...fields,

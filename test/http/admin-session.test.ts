@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openApp, type TestApp } from '../helpers/app.ts';
+import { openApp, testClock, type TestApp, type TestClock } from '../helpers/app.ts';
 import { expectEach } from '../helpers/expect-each.ts';
 
 const ADMIN = 'desk-admin-secret-1';
@@ -18,15 +18,22 @@ const json = { 'content-type': 'application/json' };
 
 let t: TestApp;
 let dataDir: string;
+// The credential limits' clock: still unless moved, so a slow run refills no failed check.
+let clock: TestClock;
 
 beforeEach(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'archive-session-'));
-  t = await openApp(undefined, {
-    ARCHIVE_DATA_DIR: dataDir,
-    ARCHIVE_ADMIN_KEYS: `desk-editor=${ADMIN}`,
-    ARCHIVE_LIBRARY_KEYS: `lib=${LIBRARY}`,
-    ARCHIVE_CURATOR_KEYS: `cur=${LIBRARY}-cur`,
-  });
+  clock = testClock();
+  t = await openApp(
+    undefined,
+    {
+      ARCHIVE_DATA_DIR: dataDir,
+      ARCHIVE_ADMIN_KEYS: `desk-editor=${ADMIN}`,
+      ARCHIVE_LIBRARY_KEYS: `lib=${LIBRARY}`,
+      ARCHIVE_CURATOR_KEYS: `cur=${LIBRARY}-cur`,
+    },
+    { clock },
+  );
 });
 afterEach(async () => {
   await t.close();
@@ -107,7 +114,10 @@ describe('desk session', () => {
     expectEach(codes.slice(0, 10), (c) => c === 401);
     expect(codes[10]).toBe(429);
     const last = await signIn('wrong-key-again');
-    expect(last.res.headers['retry-after']).toMatch(/^\d+$/);
+    // 10 a minute: the next failed check is allowed in 6 s, and is once the clock has moved.
+    expect(last.res.headers['retry-after']).toBe('6');
+    clock.advance(6_000);
+    expect((await signIn('wrong-key-after-the-wait')).res.statusCode).toBe(401);
   });
 
   it('admits the admin API with the cookie; a state change needs the CSRF token and the same origin', async () => {

@@ -59,12 +59,12 @@ describe('rebuild and swap', () => {
 
   it('keeps the old site serving when the new commit does not build', async () => {
     const served = handle.current.dir;
-    await commitEdit('died: "1733-07-25"', 'died: "1733-02-30"', 'Break a date');
-    await expect(rebuilder.rebuildAndSwap()).rejects.toThrow(/composer\/died: is not a real calendar date/);
+    await commitEdit('durationSeconds: 90', 'durationSeconds: 91', 'Break a duration');
+    await expect(rebuilder.rebuildAndSwap()).rejects.toThrow(/durationSeconds: disagrees with duration/);
     expect(handle.current.dir).toBe(served);
     const json = await app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
     expect(json.statusCode).toBe(200);
-    expect(json.json().data.composer.died).toBe('1733-07-25');
+    expect(json.json().data.arrangements[0].durationSeconds).toBe(90);
     const worktrees = execFileSync('git', ['-C', config.contentRepo, 'worktree', 'list'], { encoding: 'utf8' })
       .trim()
       .split('\n');

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScript } from '../helpers/process.ts';
 import { PROJECT_ROOT, listenOnLoopback } from '../helpers/app.ts';
 import { LABELED_ADMIN_KEY, openReviewHarness, type ReviewHarness } from '../review/harness.ts';
+import { expectEach } from '../helpers/expect-each.ts';
 import { encodedScore, writeEncodedScores } from '../helpers/encoded-scores.ts';
 import { midiMetadata } from '../../src/lib/site/midi-meta.ts';
 
@@ -166,10 +167,29 @@ describe('a plain folder of scores through review', () => {
     const body = await submission(spring.trackingCode);
     expect(body.work).toMatchObject({
       originalTitle: 'Frühlingsglaube',
-      firstPublished: '1845',
+      // The row's first publication is a fact, its evidence the row (cited with the row's page).
+      firstPublishedFact: {
+        bound: 'exact',
+        year: 1845,
+        evidence: [
+          {
+            url: 'https://scores.example.org/spring',
+            note: expect.stringMatching(
+              /^works\.csv row 2 \(firstPublished "1845"\) of .*, for songs\/plain-utf8\.musicxml\.$/,
+            ),
+          },
+        ],
+      },
       catalogNumbers: [{ catalog: 'Op.', number: '3 No. 1' }],
       composerFacts: { name: 'Ágnes Próba', born: '1801', died: '1850' },
       lyricist: { name: 'Jürgen Prüfung', born: '1790', died: '1849' },
+      lyricistFacts: {
+        name: 'Jürgen Prüfung',
+        born: '1790',
+        died: '1849',
+        evidenceUrls: ['https://scores.example.org/spring'],
+        evidenceNote: expect.stringMatching(/^works\.csv row 2 \(lyricistBorn, lyricistDied, lyricist\)/),
+      },
       genre: 'Lied',
       instruments: ['voice', 'piano'],
     });
@@ -224,6 +244,30 @@ describe('a plain folder of scores through review', () => {
     expect(page).toContain('data-movement="2"');
     // Each movement's score engraved (the first is UTF-16 big-endian).
     for (const m of record.movements) expect(page).toContain(`data-score="${sonatine}/${m.assetIds[0]}"`);
+
+    // People and publication landed as facts whose evidence is the works.csv row, accepted by the key.
+    const again = (await h.get(`/api/v1/works/${chosen.find((i) => i.itemKey === 'songs-again')!.workSlug}`)).json()
+      .data;
+    expect(again.publication).toMatchObject({
+      bound: 'exact',
+      year: 1845,
+      from: 'work',
+      evidence: [
+        {
+          url: SOURCE,
+          note: expect.stringMatching(/^works\.csv row 6 \(firstPublished "1845"\)/),
+          acceptedBy: 'alice',
+        },
+      ],
+    });
+    expect(again.composer.slug).toBe(record.composer.slug);
+    const composer = (await h.get(`/api/v1/people/${record.composer.slug}`)).json().data;
+    expect(composer).toMatchObject({ name: 'Ágnes Próba', born: '1801', died: '1850' });
+    expectEach(
+      composer.evidence,
+      (e: { note: string; acceptedBy: string | null }) =>
+        /works\.csv row \d+ \(composerBorn, composerDied/.test(e.note) && e.acceptedBy === 'alice',
+    );
 
     const utf16 = chosen.find((i) => i.title === 'Ævintýri')!.workSlug as string;
     const utf16Page = (await h.get(`/works/${utf16}/`)).body;

@@ -25,7 +25,7 @@ import {
 } from '../../src/domain/library/vocabulary.ts';
 import { validate } from '../../src/domain/validation.ts';
 import { MusicLibraryImportInput } from '../../src/schemas/library.ts';
-import { WorkContent } from '../../src/schemas/work.ts';
+import { WorkContent, WorkFile } from '../../src/schemas/work.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { fileInput, importInput, track } from './library-helpers.ts';
 
@@ -288,7 +288,7 @@ describe('the work-file edit', () => {
     expect(out.endsWith(file.slice(file.indexOf('\n---\n')))).toBe(true);
     const data = YAML.parse(out.slice(4, out.indexOf('\n---\n')), { schema: 'core' });
     expect(data.arrangements.map((a: { id: number }) => a.id)).toEqual([1, 2]);
-    expect(validate(WorkContent, data, { useDefaults: true })).toEqual([]);
+    expect(validate(WorkFile, data, { useDefaults: true })).toEqual([]);
   });
 
   it('handles a work with no arrangements yet, or an empty flow list', () => {

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../api/config.ts';
 import { prepareDataDir } from '../../api/lifecycle.ts';
+import { RecordStore } from '../../api/storage/record-store.ts';
+import { honourWritePause } from '../../api/storage/write-pause.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { fileInput, importInput, KEY_ENV, LIB } from '../library/library-helpers.ts';
 import { openServed, type Served } from './ops-helpers.ts';
@@ -68,6 +70,26 @@ const TIMEOUTS = {
 const MARGIN_MS = 2000;
 
 describe('server timeouts', () => {
+  it('answers a body that stalls mid-way with a 408 problem at the idle timeout, not a silent close', async () => {
+    // The whole-request timeout is far away: only the idle timeout can end this request.
+    s = await openServed({ ARCHIVE_IDLE_TIMEOUT_MS: '1500', ARCHIVE_REQUEST_TIMEOUT_MS: '300000' });
+    const [w, silent] = await Promise.all([open(s.serving.port), open(s.serving.port)]);
+    const answer = answered(w);
+    w.socket.write(
+      'POST /api/v1/music/contributions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"operation":',
+    );
+    await answer;
+    await w.closedAt;
+    const text = w.received();
+    expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(text).toMatch(/content-type: application\/problem\+json/i);
+    const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 408, detail: expect.stringContaining('ARCHIVE_IDLE_TIMEOUT_MS') });
+    // A silent socket that sent nothing is still just closed.
+    await silent.closedAt;
+    expect(silent.received()).toBe('');
+  });
+
   it('closes silent, idle keep-alive and slow-header sockets within the configured timeouts', async () => {
     s = await openServed(TIMEOUTS);
     const port = s.serving.port;
@@ -230,6 +252,37 @@ describe('stale temporary files', () => {
       for (const f of [live, record, lookalike]) expect(existsSync(f), f).toBe(true);
       expect(logged.join('\n')).toContain('removed 26 stale temporary file(s)');
       expect(await prepareDataDir(config)).toEqual({ removedTempFiles: 0 });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("removes a killed backup's write-pause file at start, and a write that finds one goes on at once and removes it", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-pause-sweep-'));
+    try {
+      const state = path.join(dataDir, 'state');
+      mkdirSync(state, { recursive: true });
+      const pauseFile = path.join(state, '.write-pause.tmp');
+      // A backup (a pid that is not running) killed during a pause that would last 50 s more.
+      const killed = () => writeFileSync(pauseFile, JSON.stringify({ untilMs: Date.now() + 50_000, pid: 4_194_303 }));
+      killed();
+      const config = loadConfig({ ARCHIVE_DATA_DIR: dataDir }, PROJECT_ROOT);
+      expect(await prepareDataDir(config)).toEqual({ removedTempFiles: 1 });
+      expect(existsSync(pauseFile)).toBe(false);
+      // A live backup's pause is kept (this process stands in for it) ...
+      writeFileSync(pauseFile, JSON.stringify({ untilMs: Date.now() + 50_000, pid: process.ppid }));
+      expect(await prepareDataDir(config)).toEqual({ removedTempFiles: 0 });
+      expect(existsSync(pauseFile)).toBe(true);
+      // ... and a dead one's, found by a record write while the server runs, holds nothing.
+      killed();
+      honourWritePause(state);
+      const store = new RecordStore<{ n: number }>(path.join(state, 'pause-test'));
+      await store.create('a', { n: 1 });
+      expect(existsSync(pauseFile)).toBe(false);
+      // A pause whose time has passed is removed the same way, even with its writer alive.
+      writeFileSync(pauseFile, JSON.stringify({ untilMs: Date.now() - 1, pid: process.ppid }));
+      await store.update('a', (v) => ({ n: v.n + 1 }));
+      expect(existsSync(pauseFile)).toBe(false);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

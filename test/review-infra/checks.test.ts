@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runTechnicalChecks } from '../../api/review/checks.ts';
+import { billionLaughs, externalEntity, plainScore } from '../helpers/hostile-scores.ts';
 
 const SAMPLES = path.resolve('content/works/beethoven-fur-elise');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-checks-'));
@@ -104,6 +105,13 @@ describe('runTechnicalChecks on corrupt files', () => {
     ],
     [
       'musicxml',
+      'billion-laughs.musicxml',
+      billionLaughs(),
+      /declares its own entities \(a DOCTYPE with an internal subset, on line 2\); entity declarations are not read/,
+    ],
+    ['musicxml', 'xxe.musicxml', externalEntity(), /declares its own entities \(a DOCTYPE with an internal subset/],
+    [
+      'musicxml',
       'empty-score.musicxml',
       '<?xml version="1.0"?><score-partwise version="4.0"><part-list/></score-partwise>',
       /no notes/,
@@ -120,6 +128,16 @@ describe('runTechnicalChecks on corrupt files', () => {
     const r = await runTechnicalChecks(kind, write(name, bytes));
     expect(r.passed).toBe(false);
     expect(r.summary).toMatch(reason);
+  });
+
+  it('reads a DOCTYPE without an internal subset as before (a public identifier is no entity)', async () => {
+    const withPublic = plainScore(1, 4).replace(
+      '?>',
+      '?>\n<!DOCTYPE score-partwise PUBLIC "-//Recordare//DTD MusicXML 4.0 Partwise//EN" "http://www.musicxml.org/dtds/partwise.dtd">',
+    );
+    const r = await runTechnicalChecks('musicxml', write('public-doctype.musicxml', withPublic));
+    expect(r.summary).toMatch(/^MusicXML loads in Verovio/);
+    expect(r.passed).toBe(true);
   });
 
   it('reports a missing file as a failure, never throwing', async () => {

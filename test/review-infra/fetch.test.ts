@@ -294,6 +294,23 @@ describe('fetchContributorFile', () => {
       fetchContributorFile(`${server.url}/file.xml`, blobs, opts({ allowHosts: ['localhost'] })),
     );
     expect(bare.reason).toBe('not-allowed-host');
+    // The refusal names the port, the rule and the entry that would allow it.
+    expect(bare.message).toBe(
+      `localhost names an internal host on port ${server.port}: ARCHIVE_FETCH_ALLOW_HOSTS allows it on port 443 only (an entry without a port means 443); add localhost:${server.port} to allow port ${server.port}`,
+    );
+    expect(err.message).toContain(
+      `on port ${archivePort}: ARCHIVE_FETCH_ALLOW_HOSTS allows it on port ${server.port} only`,
+    );
+    const v6 = await refusal(
+      fetchContributorFile('https://[::1]:8443/x', blobs, opts({ allowHosts: ['[::1]:9443', '::1'] })),
+    );
+    expect(v6.message).toBe(
+      '::1 is a loopback, private, link-local or reserved address on port 8443: ARCHIVE_FETCH_ALLOW_HOSTS allows it on port 443, 9443 only (an entry without a port means 443); add [::1]:8443 to allow port 8443',
+    );
+    // A host the list does not name at all: the port is still said.
+    expect(
+      (await refusal(fetchContributorFile('https://localhost:8443/x', blobs, opts({ allowHosts: [] })))).message,
+    ).toBe('localhost names an internal host (port 8443; not in ARCHIVE_FETCH_ALLOW_HOSTS)');
     await new Promise((r) => archive.close(r));
     expect(connections).toBe(0);
   });

@@ -147,7 +147,9 @@ describe('applies in a row', () => {
     // main holds the two that were applied, not the failed one; the served record agrees.
     expect(await git(config.contentRepo, ['rev-parse', 'main'])).toBe(b.review.appliedCommit);
     const onMain = readFileSync(path.join(config.contentRepo, 'works', WORK, 'index.md'), 'utf8');
-    expect(onMain).toContain('died: "1733-07-26"');
+    expect(readFileSync(path.join(config.contentRepo, 'people', 'petzold-christian.json'), 'utf8')).toContain(
+      '"died": "1733-07-26"',
+    );
     expect(onMain).not.toContain('Breaks the build.');
     const work = data((await call(base, `/api/v1/works/${WORK}`)).body);
     expect(work.title).toBe('Minuet in G major (first)');

@@ -1,6 +1,9 @@
 /** Pure proposal builders: ids, review-state boundaries, staleness, correction whitelist, front matter diffs. */
 import { describe, expect, it } from 'vitest';
-import { applyCorrection } from '../../src/domain/review/correction.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { applyCorrection, correctionReportErrors } from '../../src/domain/review/correction.ts';
+import { PROJECT_ROOT } from '../helpers/app.ts';
 import { rewriteWorkFile } from '../../src/domain/work-file.ts';
 import { contributionText, correctionText } from '../../src/domain/review/messages.ts';
 import {
@@ -170,16 +173,87 @@ describe('correction reports', () => {
 
   it('changes exactly one whitelisted field, keeping the rest of the file byte-identical', () => {
     const before = work();
-    const result = applyCorrection(
-      before,
-      report({ fieldName: 'composer.died', proposedValue: '1925-07-02', currentValue: '1925-07-01' }),
-    );
+    const result = applyCorrection(before, report({ fieldName: 'year', proposedValue: '1887', currentValue: '1888' }));
     const out = rewriteWorkFile(text, before, result.after);
     const changed = out.split('\n').filter((l, i) => l !== text.split('\n')[i]);
-    expect(changed).toEqual(['  died: "1925-07-02"']);
+    expect(changed).toEqual(['year: "1887"']);
     expect(correctionText('R-2222-3333-4444-5555', report({})).message).toContain(
       'Tracking-Code: R-2222-3333-4444-5555',
     );
+  });
+
+  it("a person's fact changes the person's record (so every work naming them), with its evidence and who accepted it", () => {
+    const satie = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'content', 'people', 'satie-erik.json'), 'utf8'));
+    const ctx = {
+      person: (slug: string) => (slug === 'satie-erik' ? structuredClone(satie) : null),
+      accepted: { by: 'editor-key', atUtc: '2026-12-07T10:00:00Z' },
+      trackingCode: 'R-2222-3333-4444-5555',
+    };
+    const died = report({
+      targetType: 'composer',
+      fieldName: 'died',
+      proposedValue: '1925-07-02',
+      currentValue: '1925-07-01',
+      evidenceUrl: 'https://example.org/satie',
+      rationale: 'The register says so.',
+    });
+    const result = applyCorrection(work(), died, ctx);
+    expect(result.after).toEqual(work());
+    expect(result.pointer).toBe('people/satie-erik.json: /died');
+    expect(result.person?.after.died).toBe('1925-07-02');
+    expect(result.person?.after.evidence.at(-1)).toEqual({
+      url: 'https://example.org/satie',
+      note: 'The register says so.',
+      facts: ['died'],
+      acceptedBy: 'editor-key',
+      acceptedAtUtc: '2026-12-07T10:00:00Z',
+      via: 'R-2222-3333-4444-5555',
+    });
+    // The dotted field of a work names the same fact.
+    expect(applyCorrection(work(), { ...died, targetType: 'work', fieldName: 'composer.died' }, ctx).person?.slug).toBe(
+      'satie-erik',
+    );
+    // A fact without evidence is refused, at intake and at apply; "unknown" needs none.
+    expect(() => applyCorrection(work(), { ...died, evidenceUrl: null }, ctx)).toThrow(/without evidence/);
+    expect(correctionReportErrors({ ...died, evidenceUrl: null })).toEqual([
+      {
+        pointer: '/evidenceUrl',
+        detail: expect.stringMatching(/required for "died": a fact without evidence is refused/),
+      },
+    ]);
+    expect(correctionReportErrors({ ...died, proposedValue: 'unknown', evidenceUrl: null })).toEqual([]);
+    // A work without a lyricist has none to correct.
+    expect(() => applyCorrection(work(), { ...died, targetType: 'lyricist' }, ctx)).toThrow(/names no lyricist/);
+  });
+
+  it("a work's first publication is a fact with evidence: exact, an upper bound, or unpublished", () => {
+    const ctx = {
+      accepted: { by: 'editor-key', atUtc: '2026-12-07T10:00:00Z' },
+      trackingCode: 'R-2222-3333-4444-5555',
+    };
+    const fp = report({
+      fieldName: 'firstPublished',
+      proposedValue: 'no later than 1890',
+      evidenceUrl: 'https://example.org/edition',
+      rationale: 'The 1890 edition.',
+    });
+    const result = applyCorrection(work(), fp, ctx);
+    expect(result.after.firstPublished).toEqual({
+      bound: 'no-later-than',
+      year: 1890,
+      evidence: [
+        {
+          url: 'https://example.org/edition',
+          note: 'The 1890 edition.',
+          acceptedBy: 'editor-key',
+          acceptedAtUtc: '2026-12-07T10:00:00Z',
+          via: 'R-2222-3333-4444-5555',
+        },
+      ],
+    });
+    expect(result.oldValue).toBe('1888');
+    expect(() => applyCorrection(work(), { ...fp, proposedValue: 'around 1890' }, ctx)).toThrow(/no later than/);
+    expect(correctionReportErrors({ ...fp, evidenceUrl: null })[0]?.pointer).toBe('/evidenceUrl');
   });
 
   it('coerces null, validates types, refuses unknown fields and stale current values', () => {
@@ -190,9 +264,12 @@ describe('correction reports', () => {
         report({ targetType: 'source-asset', targetId: 1, fieldName: 'license', proposedValue: 'CC-BY-4.0' }),
       ).pointer,
     ).toBe('/sourceAssets/0/license');
-    expect(() => applyCorrection(work(), report({ fieldName: 'composer.died', proposedValue: '1925-02-30' }))).toThrow(
-      /real date/,
-    );
+    expect(() =>
+      applyCorrection(
+        work(),
+        report({ fieldName: 'composer.died', proposedValue: '1925-02-30', evidenceUrl: 'https://example.org/x' }),
+      ),
+    ).toThrow(/real date/);
     expect(() =>
       applyCorrection(work(), report({ fieldName: 'reviewState', proposedValue: 'human-listening-approved' })),
     ).toThrow(/not a field/);

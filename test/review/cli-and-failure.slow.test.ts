@@ -84,8 +84,8 @@ describe('review CLI and a failed apply', () => {
     expect(apply.stderr).toContain('409');
     expect(apply.stderr).toContain('simulated build failure');
     expect(await git(config.contentRepo, ['rev-parse', 'main'])).toBe(before);
-    expect(readFileSync(path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md'), 'utf8')).toContain(
-      'died: "1733-07-25"',
+    expect(readFileSync(path.join(config.contentRepo, 'people', 'petzold-christian.json'), 'utf8')).toContain(
+      '"died": "1733-07-25"',
     );
     expect(handle.current.dir).toBe(served);
     expect(await git(config.contentRepo, ['status', '--porcelain'])).toBe('');

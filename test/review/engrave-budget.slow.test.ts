@@ -1,6 +1,6 @@
 /**
  * A score over the engraving budget, through a real `npm start` process over a real socket: with
- * a tiny time budget (ARCHIVE_ENGRAVE_TIMEOUT_MS), accepting a contribution whose file is the
+ * a tiny CPU time budget (ARCHIVE_ENGRAVE_CPU_MS), accepting a contribution whose file is the
  * largest real string quartet (../shared/corpora) answers with the check refused by a problem
  * detail that names the limit, and `/healthz` keeps answering while the accept runs, because
  * Verovio runs in the engraving pool's worker threads, never on the server's thread.
@@ -32,7 +32,7 @@ beforeAll(async () => {
     ARCHIVE_DATA_DIR: path.join(root, 'data'),
     ARCHIVE_ADMIN_KEYS: KEY,
     ARCHIVE_FETCH_ALLOW_HOSTS: `localhost:${files.port}`,
-    ARCHIVE_ENGRAVE_TIMEOUT_MS: String(BUDGET_MS),
+    ARCHIVE_ENGRAVE_CPU_MS: String(BUDGET_MS),
     // The service trusts the test's file server the way an operator adds a private CA.
     NODE_EXTRA_CA_CERTS: path.join(root, 'ca.pem'),
   });
@@ -105,7 +105,7 @@ async function contribute(url: string): Promise<string> {
 }
 
 describe('a score over the engraving budget at accept', () => {
-  it('is refused with a problem detail naming the time limit while /healthz answers throughout', async () => {
+  it('is refused with a problem detail naming the CPU time limit while /healthz answers throughout', async () => {
     const url = running.url;
     const code = await contribute(url);
 
@@ -132,14 +132,14 @@ describe('a score over the engraving budget at accept', () => {
     expect(entry.status, JSON.stringify(entry)).toBe('verified');
     const checks = entry.checks;
     expect(checks.passed).toBe(false);
-    expect(checks.summary).toContain(`time budget of ${BUDGET_MS} ms`);
-    expect(checks.summary).toContain('ARCHIVE_ENGRAVE_TIMEOUT_MS');
+    expect(checks.summary).toContain(`CPU time budget of ${BUDGET_MS} ms`);
+    expect(checks.summary).toContain('ARCHIVE_ENGRAVE_CPU_MS');
     expect(checks.measurements.problem).toMatchObject({
       type: '/problems/engraving-over-budget',
       status: 422,
-      limit: 'time',
+      limit: 'cpu',
       budget: BUDGET_MS,
-      setting: 'ARCHIVE_ENGRAVE_TIMEOUT_MS',
+      setting: 'ARCHIVE_ENGRAVE_CPU_MS',
     });
     // The server answered health checks while the accept (fetch, hash, checks) was in progress.
     expect(health.filter((h) => h.during).length).toBeGreaterThanOrEqual(3);

@@ -1,8 +1,8 @@
 /**
- * Records never go stale: a rights note names the facts it quotes by placeholder and the build
- * writes them in, so once a correction of a work's year is applied (accept, apply, real
- * rebuild and swap), the composition rights note quotes the new year on all four surfaces: the
- * JSON record, the Markdown record, the HTML page and the resolve answer. Plus the pure rules.
+ * Records never go stale: rights are derived from the facts at build time, so once a correction of
+ * a person's death year is applied (accept, apply, real rebuild and swap), every work naming them
+ * shows the verdict of the new fact on all four surfaces: the JSON record, the Markdown record, the
+ * HTML page and the resolve answer. Plus the pure rules of the notes that quote facts by placeholder.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,23 +50,25 @@ async function resolveNote(): Promise<string> {
   return mine!.rights.composition.note;
 }
 
-describe('a corrected year is quoted by the rights note everywhere', () => {
-  it('JSON, Markdown, HTML and resolve show the new year after apply; the work file changes in one line', async () => {
+describe("a person's corrected death year re-derives every work that names them, in one apply", () => {
+  it('JSON, Markdown, HTML and resolve show the derived verdict of the new fact; only the person record changes', async () => {
     const before = (await app.inject({ url: `/api/v1/works/${WORK}` })).json().data;
-    expect(before.year).toBe('1888');
-    expect(before.rights.composition.note).toContain('the composition (1888)');
-    expect(await resolveNote()).toContain('the composition (1888)');
+    expect(before.composer).toMatchObject({ died: '1925-07-01', slug: 'satie-erik' });
+    expect(before.rights.territories.EU.status).toBe('public-domain');
+    expect(before.rights.composition.note).toContain('Erik Satie (composer) died in 1925');
+    expect(await resolveNote()).toContain('Erik Satie (composer) died in 1925');
 
+    // A hypothetical correction (this repository is a test's copy): the composer died in 1960.
     const filed = await post(
       '/api/v1/correction-reports',
       {
         workSlug: WORK,
-        targetType: 'work',
-        fieldName: 'year',
-        currentValue: '1888',
-        proposedValue: '1887',
-        rationale: 'Dated manuscript.',
-        evidenceUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
+        targetType: 'composer',
+        fieldName: 'died',
+        currentValue: '1925-07-01',
+        proposedValue: '1960',
+        rationale: 'A test correction.',
+        evidenceUrl: 'https://example.org/evidence/test-correction',
         reporterName: 'Dana',
         reporterKind: 'Human',
       },
@@ -78,23 +80,32 @@ describe('a corrected year is quoted by the rights note everywhere', () => {
     const head = await git(config.contentRepo, ['rev-parse', 'main']);
     const applied = await post(`/api/v1/admin/correction-reports/${code}/apply`, { reviewer: 'Alice' });
     expect(applied.statusCode, applied.body).toBe(200);
-    // Only the fact changed in the content: the notes quote it by placeholder.
-    expect(await git(config.contentRepo, ['diff', head, 'main', '--stat'])).toContain(
-      '1 file changed, 1 insertion(+), 1 deletion(-)',
-    );
+    // Only the person's record changed; every work naming them is derived again.
+    const stat = await git(config.contentRepo, ['diff', head, 'main', '--stat']);
+    expect(stat).toContain('people/satie-erik.json');
+    expect(stat).toContain('1 file changed');
 
     const json = (await app.inject({ url: `/api/v1/works/${WORK}` })).json().data;
-    expect(json.year).toBe('1887');
-    expect(json.rights.composition.note).toContain('the composition (1887)');
-    expect(json.rights.composition.note).not.toContain('1888)');
-    expect(json.rights.composition.note).not.toContain('{');
+    expect(json.composer.died).toBe('1960');
+    expect(json.rights.territories.EU).toMatchObject({ status: 'not-public-domain' });
+    expect(json.rights.territories.EU.note).toBe(
+      'Not public domain until 2031: life + 70 years of the last surviving author; composer died in 1960.',
+    );
+    expect(json.rights.composition.status).toBe('unknown');
+    expect(json.rights.decidedBy[0]).toMatchObject({
+      fact: 'Erik Satie (composer) died in 1960',
+      evidenceUrl: 'https://example.org/evidence/test-correction',
+      acceptedBy: 'alice',
+    });
+    expect(json.rights.checkedAtUtc).toBe(json.rights.decidedBy[0].acceptedAtUtc);
     const md = (await app.inject({ url: `/api/v1/works/${WORK}/index.md` })).body;
-    expect(md).toContain('the composition (1887)');
-    expect(md).not.toContain('the composition (1888)');
+    expect(md).toContain('composer died in 1960');
     const html = (await app.inject({ url: `/works/${WORK}/` })).body;
-    expect(html).toContain('the composition (1887)');
-    expect(html).not.toContain('the composition (1888)');
-    expect(await resolveNote()).toContain('the composition (1887)');
+    expect(html).toContain('Not public domain until 2031');
+    expect(await resolveNote()).toContain('Not public domain in the EU as of');
+    const person = (await app.inject({ url: '/api/v1/people/satie-erik' })).json().data;
+    expect(person.died).toBe('1960');
+    expect(person.works.map((w: { slug: string }) => w.slug)).toEqual([WORK]);
   });
 });
 

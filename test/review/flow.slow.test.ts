@@ -199,7 +199,7 @@ describe('review as pull requests on the local forge', () => {
     expect((await post(`/api/v1/admin/contributions/${code}/decline`, { reviewer: 'Alice' })).json().detail).toContain(
       '"applied"',
     );
-  });
+  }, 600_000); // a real rebuild: on a loaded machine longer than the 60 s default, a backstop only
 
   it('applies a correction report to one field in all three; a declined one changes nothing; a stale one is 409', async () => {
     const report = (fieldName: string, proposedValue: string, currentValue: string | null) => ({

@@ -141,10 +141,10 @@ describe('local forge: proposals without a checkout', () => {
       proposal([{ path: WORK, content: original().replace('title: Minuet in G major', 'title: Minuet') }]),
     );
     const before = await git(repo, ['rev-parse', first.branch]);
-    const broken = original().replace('died: "1733-07-25"', 'died: "1733-02-30"');
+    const broken = original().replace('durationSeconds: 90', 'durationSeconds: 91');
     const messages = await refusal([{ path: WORK, content: broken }]);
     expect(messages).toEqual([
-      'works/bach-minuet-in-g/index.md: /composer/died: is not a real calendar date (got "1733-02-30")',
+      'works/bach-minuet-in-g/index.md: /arrangements/0/durationSeconds: disagrees with duration "1:30" (90 s)',
     ]);
     expect(messages).toEqual(wholeTreeLint(commitOf([{ path: WORK, content: broken }])));
     expect(await git(repo, ['rev-parse', first.branch])).toBe(before);

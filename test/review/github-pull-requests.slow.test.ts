@@ -79,7 +79,7 @@ const lineIn = (content: string, text: string) => content.split('\n').findIndex(
 describe('pull requests people open on the content repository', () => {
   const broken = () =>
     original
-      .replace('died: "1733-07-25"', 'died: "1733-02-30"')
+      .replace('durationSeconds: 90', 'durationSeconds: 91')
       .replace('instruments: [piano]', 'instruments: [piano, kazoo]');
 
   it('an unsigned or badly signed delivery records nothing', async () => {
@@ -149,15 +149,15 @@ describe('pull requests people open on the content repository', () => {
     expect(review.lint.errors).toEqual([
       {
         file: WORK,
-        line: lineIn(content, 'died: "1733-02-30"'),
-        pointer: '/composer/died',
-        message: 'is not a real calendar date (got "1733-02-30")',
-      },
-      {
-        file: WORK,
         line: lineIn(content, 'instruments: [piano, kazoo]'),
         pointer: '/instruments/1',
         message: 'names unknown instrument "kazoo" (not in instruments.json)',
+      },
+      {
+        file: WORK,
+        line: lineIn(content, 'durationSeconds: 91'),
+        pointer: '/arrangements/0/durationSeconds',
+        message: 'disagrees with duration "1:30" (90 s)',
       },
     ]);
     // The lint read the pull request's files through the REST API.
@@ -295,7 +295,7 @@ describe('pull requests people open on the content repository', () => {
       author: 'gina',
       branch: 'gina-date',
       title: 'Bad date',
-      files: { [WORK]: changed.replace('died: "1733-07-25"', 'died: "1733-02-30"') },
+      files: { [WORK]: changed.replace('durationSeconds: 90', 'durationSeconds: 91') },
     });
     gh.mergeExternally(bad.number);
     expect((await deliver('pull_request', gh.pullRequestPayload(bad.number, 'closed'))).json()).toMatchObject({
@@ -306,7 +306,7 @@ describe('pull requests people open on the content repository', () => {
     expect(refused.sync).toMatchObject({ state: 'failed', commit: null });
     expect(refused.sync!.detail).toContain('does not pass the content lint');
     expect(refused.sync!.detail).toContain(
-      `${WORK}:${lineIn(changed, 'died: "1733-07-25"')}: /composer/died: is not a real calendar date (got "1733-02-30")`,
+      `${WORK}:${lineIn(changed, 'durationSeconds: 90')}: /arrangements/0/durationSeconds: disagrees with duration "1:30" (90 s)`,
     );
     expect(git('rev-parse', 'main')).toBe(head);
   });

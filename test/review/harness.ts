@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { contributorFileServer, fetchOptionsTrusting } from '../helpers/https-server.ts';
 import { openWritableApp } from '../helpers/writable-app.ts';
+import { followItemAction } from '../helpers/app.ts';
 
 export const LABELED_ADMIN_KEY = 'alice-admin-secret-1';
 export const UNLABELED_ADMIN_KEY = 'unlabeled-admin-secret-2';
@@ -50,13 +51,17 @@ export async function openReviewHarness(files: Record<string, Buffer>): Promise<
     app,
     contentRepo: w.config.contentRepo,
     fileUrl: (name) => `${server.url}${name}`,
-    post: (url, payload, key = LABELED_ADMIN_KEY) =>
-      app.inject({
-        method: 'POST',
-        url,
-        payload: payload as object,
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-      }),
+    post: async (url, payload, key = LABELED_ADMIN_KEY) =>
+      followItemAction(
+        app,
+        await app.inject({
+          method: 'POST',
+          url,
+          payload: payload as object,
+          headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        }),
+        key ? { authorization: `Bearer ${key}` } : {},
+      ),
     get: (url) => app.inject({ url, headers: { authorization: `Bearer ${LABELED_ADMIN_KEY}` } }),
     actOnBatch: async (batchId, action, body) => {
       const headers = { authorization: `Bearer ${LABELED_ADMIN_KEY}` };

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { contributorFileServer, fetchOptionsTrusting, type HttpsTestServer } from '../helpers/https-server.ts';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
+import { followItemAction } from '../helpers/app.ts';
 
 const ADMIN_KEY = 'admin-secret-key-measured';
 const WORK = path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1');
@@ -110,12 +111,16 @@ afterAll(async () => {
 
 describe('declared against measured audio', () => {
   it('accept measures the MP3 and flags the declared duration and loudness to the reviewer, without blocking apply', async () => {
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/v1/admin/contributions/${code}/accept`,
-      payload: { reviewer: 'Dana Editor' },
-      headers: auth,
-    });
+    const res = await followItemAction(
+      app,
+      await app.inject({
+        method: 'POST',
+        url: `/api/v1/admin/contributions/${code}/accept`,
+        payload: { reviewer: 'Dana Editor' },
+        headers: auth,
+      }),
+      auth,
+    );
     expect(res.statusCode, res.body).toBe(200);
     const review = res.json().data.review;
     expect(review.blockers).toEqual([]);
@@ -136,12 +141,16 @@ describe('declared against measured audio', () => {
   }, 120_000);
 
   it('apply lands measured and declared values apart in JSON, Markdown and HTML', async () => {
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/v1/admin/contributions/${code}/apply`,
-      payload: { reviewer: 'Dana Editor' },
-      headers: auth,
-    });
+    const res = await followItemAction(
+      app,
+      await app.inject({
+        method: 'POST',
+        url: `/api/v1/admin/contributions/${code}/apply`,
+        payload: { reviewer: 'Dana Editor' },
+        headers: auth,
+      }),
+      auth,
+    );
     expect(res.statusCode, res.body).toBe(200);
     const work = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1' })).json().data;
     const arr = work.arrangements.find((a: { title: string }) => a.title === TITLE);

@@ -17,6 +17,7 @@ import { writeIndexFiles } from '../../api/catalog/build-index.ts';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 import { buildIndexFiles } from '../../src/domain/catalog-index/index-files.ts';
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
+import { buildPeopleRecords, personSummary } from '../../src/domain/people.ts';
 import { buildOpenApi } from '../../src/openapi/document.ts';
 import { envelope } from '../../src/schemas/envelope.ts';
 import { TEST_BASE_URL } from './global-build.ts';
@@ -37,6 +38,13 @@ export async function writeCatalogFixture(outDir: string, contentDir: string, ba
   const instruments = buildInstrumentRecords(catalog, baseUrl);
   for (const r of records) write(`works/${r.slug}/index.json`, envelope(r, generatedAtUtc));
   for (const p of profiles) write(`profiles/${p.slug}/index.json`, envelope(p, generatedAtUtc));
+  const people = buildPeopleRecords(
+    catalog.people.map((p) => p.content),
+    catalog.works.map((w) => w.content),
+    baseUrl,
+  );
+  for (const p of people) write(`people/${p.slug}/index.json`, envelope(p, generatedAtUtc));
+  write('people/index.json', envelope({ items: people.map(personSummary) }, generatedAtUtc));
   write('instruments/index.json', envelope({ instruments }, generatedAtUtc));
   write('openapi.json', buildOpenApi(baseUrl));
   await writeIndexFiles(outDir, buildIndexFiles({ records, profiles, instruments }));

@@ -326,6 +326,7 @@ describe.skipIf(SKIP_BROWSER_TESTS)('the reader site in Chromium', () => {
     for (const path of [
       '/browse/',
       '/composers/',
+      '/people/',
       '/instruments/',
       '/profiles/',
       '/api-docs/',

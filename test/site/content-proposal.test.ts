@@ -28,12 +28,12 @@ beforeEach(async () => {
   root = mkdtempSync(path.join(os.tmpdir(), 'pdma-content-proposal-'));
   const seed = path.join(root, 'seed');
   cpSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'), seed, { recursive: true });
-  // A second work with an error already in the base (a died date that is not a real date).
+  // A second work with an error already in the base (a duration that disagrees with its seconds).
   cpSync(path.join(seed, 'works', 'bach-minuet-in-g'), path.join(seed, 'works', 'broken-minuet'), { recursive: true });
   const text = readFileSync(path.join(seed, MINUET), 'utf8');
   writeFileSync(
     path.join(seed, BROKEN),
-    text.replace('slug: bach-minuet-in-g', 'slug: broken-minuet').replace('died: "1733-07-25"', 'died: "1733-02-30"'),
+    text.replace('slug: bach-minuet-in-g', 'slug: broken-minuet').replace('durationSeconds: 90', 'durationSeconds: 91'),
   );
   repo = path.join(root, 'content');
   base = (await ensureContentRepo(repo, seed)).head;
@@ -46,7 +46,7 @@ const lint = (dir: string, others: OtherWorks) => lintPartialCopy(dir, others).m
 describe('ContentProposal', () => {
   it('lints only the changed work: an error already in another work is not looked at, as the whole tree would report it', async () => {
     const whole = loadCatalog(repo).messages.map(formatLintMessage);
-    expect(whole).toEqual([`${BROKEN}: /composer/died: is not a real calendar date (got "1733-02-30")`]);
+    expect(whole).toEqual([`${BROKEN}: /arrangements/0/durationSeconds: disagrees with duration "1:30" (90 s)`]);
 
     const proposal = await ContentProposal.open(repo, scratch, 'test', base);
     try {
@@ -71,9 +71,11 @@ describe('ContentProposal', () => {
       });
 
       // The change itself breaking the lint is reported with the whole tree's message.
-      await proposal.write([{ path: MINUET, content: edited.replace('died: "1733-07-25"', 'died: "1733-13-01"') }]);
+      await proposal.write([{ path: MINUET, content: edited.replace('durationSeconds: 90', 'durationSeconds: 92') }]);
       const broken = await proposal.checkChanged([MINUET], lint);
-      expect(broken.result).toEqual([`${MINUET}: /composer/died: is not a real calendar date (got "1733-13-01")`]);
+      expect(broken.result).toEqual([
+        `${MINUET}: /arrangements/0/durationSeconds: disagrees with duration "1:30" (90 s)`,
+      ]);
 
       // An existing shared file can break any work: the whole tree, and the base's error with it.
       const instruments = readFileSync(path.join(repo, 'instruments.json'), 'utf8');

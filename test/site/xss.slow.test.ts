@@ -29,9 +29,14 @@ function payloadContent(root: string): string {
   const w = YAML.parse(front, { schema: 'core' }) as Record<string, any>;
   w.title = `Minuet ${LONG}`;
   w.originalTitle = `Menuet ${LONG}`;
-  w.composer.name = `Christian ${SHORT} Petzold`;
-  w.composer.sortName = `Petzold ${SHORT}`;
-  w.composer.aliases = [LONG];
+  // The composer's names are the person record's.
+  const personFile = path.join(content, 'people', 'petzold-christian.json');
+  const person = JSON.parse(readFileSync(personFile, 'utf8')) as Record<string, any>;
+  person.name = `Christian ${SHORT} Petzold`;
+  person.sortName = `Petzold ${SHORT}`;
+  person.aliases = [LONG];
+  person.evidence[0].note = `Evidence ${LONG}`;
+  writeFileSync(personFile, `${JSON.stringify(person, null, 2)}\n`);
   w.period = `Baroque ${SHORT}`;
   w.genre = `Minuet ${SHORT}`;
   w.year = SHORT;
@@ -41,8 +46,9 @@ function payloadContent(root: string): string {
   w.key = `"><svg onload=alert(1)>`;
   w.instrumentation = `Keyboard ${LONG}`;
   w.rightsNote = `Rights ${LONG}`;
-  for (const layer of ['composition', 'edition', 'recording']) w.rights[layer].note = `Note ${LONG}`;
-  for (const t of ['US', 'EU', 'CA']) w.rights.territories[t].note = `Rule ${LONG}`;
+  w.rights.composition = { note: `Note ${LONG}` };
+  for (const layer of ['edition', 'recording']) w.rights[layer].note = `Note ${LONG}`;
+  w.firstPublished.evidence[0].note = `Publication ${LONG}`;
   w.rights.license = `CC0 ${LONG}`;
   w.rights.attribution = `Credit ${LONG}`;
   for (const a of w.sourceAssets)
@@ -177,6 +183,8 @@ describe.skipIf(SKIP_BROWSER_TESTS)('contributed text renders inert', () => {
       '/',
       '/browse/',
       '/composers/',
+      '/people/',
+      '/people/petzold-christian/',
       `/works/${SLUG}/score/1/`,
       `/works/${SLUG}/score/1/page-1.svg`,
     ];

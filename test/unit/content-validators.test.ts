@@ -12,13 +12,14 @@ describe('prepareContentValidators', () => {
     expect(before).toBe(0);
     prepareContentValidators();
     const prepared = validatorsCompiled();
-    // Works, profiles, instruments, genres.
-    expect(prepared - before).toBe(4);
-    // The sample content has a file of every kind: works, profiles, instruments.json, genres.json.
+    // Works, people, profiles, instruments, genres.
+    expect(prepared - before).toBe(5);
+    // The sample content has a file of every kind: works, people, profiles, instruments.json, genres.json.
     const { catalog, messages } = loadCatalog(path.join(PROJECT_ROOT, 'content'));
     expect(messages).toEqual([]);
     expect(catalog.works.length).toBeGreaterThan(0);
     expect(catalog.profiles.length).toBeGreaterThan(0);
+    expect(catalog.people.length).toBeGreaterThan(0);
     expect(validatorsCompiled()).toBe(prepared);
     // A second call compiles nothing.
     prepareContentValidators();

@@ -16,6 +16,11 @@ import { stagedFileUrl } from '../../api/imports/staged-files.ts';
 import { slugify } from '../../src/domain/review/proposal.ts';
 import { scoreXml, type ScoreText } from '../helpers/encoded-scores.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { expectEach } from '../helpers/expect-each.ts';
+import { buildContributionChange } from '../../src/domain/review/proposal.ts';
+import { resolveWork } from '../../src/domain/people.ts';
+import type { WorkFile } from '../../src/schemas/work.ts';
+import { proposalInput } from '../review/proposal-input.ts';
 
 function file(relPath: string, text: ScoreText): ImportFile {
   const xml = scoreXml(text);
@@ -151,6 +156,70 @@ describe('works.csv', () => {
     // The rights decided from the row's facts: public domain everywhere (died 1850, published 1840).
     const planned = planWork(a, { asOfYear: 2026, stagedUrl: stagedFileUrl });
     expect(planned.kind === 'submit' && planned.body.rights.compositionStatus).toBe('public-domain');
+  });
+
+  it("records the row's people and first publication as facts whose evidence cites the row", () => {
+    const csv = [
+      'file,title,composer,composerBorn,composerDied,lyricist,lyricistBorn,lyricistDied,firstPublished,sourceUrl',
+      'b.musicxml,Ständchen,Søren Prøve,1790,1850,Þóra Prófun,1795,1860,1840,https://scores.example.org/b',
+    ].join('\n');
+    const w = byFile(works(input(csv)), 'b.musicxml');
+    const planned = planWork(w, { asOfYear: 2026, stagedUrl: stagedFileUrl });
+    if (planned.kind !== 'submit') throw new Error(`not planned: ${planned.reason}`);
+    const body = planned.body.work!;
+    const row = /works\.csv row 2 \(.*\) of Import of the folder test, for b\.musicxml/;
+    expect(body.composerFacts).toMatchObject({ born: '1790', died: '1850' });
+    expect(body.composerFacts?.evidenceNote).toMatch(row);
+    expect(body.lyricistFacts).toMatchObject({
+      name: 'Þóra Prófun',
+      born: '1795',
+      died: '1860',
+      evidenceUrls: ['https://scores.example.org/b'],
+    });
+    expect(body.lyricistFacts?.evidenceNote).toMatch(/works\.csv row 2 \(lyricistBorn, lyricistDied, lyricist\)/);
+    expect(body.firstPublishedFact).toEqual({
+      bound: 'exact',
+      year: 1840,
+      evidence: [
+        {
+          url: 'https://scores.example.org/b',
+          note: 'works.csv row 2 (firstPublished "1840") of Import of the folder test, for b.musicxml.',
+        },
+      ],
+    });
+    // The proposal writes both people as records and the publication as the work's fact, each
+    // with the row as its evidence and who accepted it; the rights are derived from them.
+    const change = buildContributionChange(
+      proposalInput(planned.body, {
+        work: null,
+        workFileSha256: null,
+        asOfYear: 2026,
+        accepted: { by: 'editor-key', atUtc: '2026-12-07T10:00:00Z' },
+      }),
+    );
+    if (change.kind !== 'work') throw new Error('expected a work change');
+    const people = new Map((change.people ?? []).map((p) => [p.slug, p.after]));
+    expect(change.after.composer).toBe('prove-soren');
+    expect(change.after.lyricist).toBe('profun-thora');
+    const lyricist = people.get('profun-thora')!;
+    expect(lyricist).toMatchObject({ born: '1795', died: '1860' });
+    expectEach(lyricist.evidence, (e) => row.test(e.note) && e.acceptedBy === 'editor-key');
+    expect(change.after.firstPublished).toMatchObject({
+      bound: 'exact',
+      year: 1840,
+      evidence: [expect.objectContaining({ note: expect.stringMatching(row), acceptedBy: 'editor-key' })],
+    });
+    const resolved = resolveWork(change.after as WorkFile, people, 2026);
+    expect(resolved.problems).toEqual([]);
+    expect(resolved.content!.rights.composition.status).toBe('public-domain');
+    expect(resolved.content!.publication).toMatchObject({ bound: 'exact', year: 1840, from: 'work' });
+    // Without the row's columns, nothing is recorded as a fact: no publication, no dates.
+    const bare = byFile(works(input('file,sourceUrl\nb.musicxml,https://scores.example.org/b')), 'b.musicxml');
+    const barePlan = planWork(bare, { asOfYear: 2026, stagedUrl: stagedFileUrl });
+    if (barePlan.kind !== 'submit') throw new Error('not planned');
+    expect(barePlan.body.work?.firstPublishedFact).toBeUndefined();
+    expect(barePlan.body.work?.lyricistFacts).toMatchObject({ born: 'unknown', died: 'unknown' });
+    expect(barePlan.body.work?.lyricistFacts?.evidenceNote).toMatch(/Read from the score file b\.musicxml/);
   });
 
   it('refuses a bad row with its row and column named, and the other rows go in', () => {

@@ -34,6 +34,7 @@ import { MUSIC_ROLES, type MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { words } from '../../src/domain/text.ts';
+import { PROPERTY_BACKSTOP_MS } from '../helpers/property-budget.ts';
 
 const BASE_URL = 'https://resolve-layer.example.test';
 const ctx = { baseUrl: BASE_URL, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' };
@@ -249,129 +250,137 @@ const BOUNDS: ResolveLimits[] = [
 ];
 
 describe('a layered resolve catalog', () => {
-  it('answers as a fresh resolve catalog of the changed catalog, but for the count judged one by one', () => {
-    let compared = 0;
-    let requests = 0;
-    let overlayCandidates = 0;
-    let boundedComplete = 0;
-    let boundedIncomplete = 0;
-    const step: fc.Arbitrary<Step> = fc.oneof(
-      fc.record({
-        kind: fc.constant('edit' as const),
-        target: fc.nat(),
-        donor: fc.nat(),
-        fields: fc.integer({ min: 1, max: 63 }),
-      }),
-      fc.record({ kind: fc.constant('reword' as const), target: fc.nat(), pick: fc.nat() }),
-      fc.record({ kind: fc.constant('move' as const), target: fc.nat(), last: fc.boolean() }),
-      fc.record({ kind: fc.constant('add' as const), spare: fc.nat() }),
-      fc.record({ kind: fc.constant('remove' as const), target: fc.nat() }),
-    );
-    fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), fc.nat(), (steps, seed) => {
-        const { current, changed } = apply(steps);
-        const overlays = overlaysOf(current, changed);
-        if (!overlays) return;
-        const list = [...current.values()];
-        const fresh = buildResolveCatalog(list, f.profiles, f.instruments);
-        const layered = layerOf(overlays.works, overlays.rows);
-        const records = (order: number) => current.get(layered.works.slugs.at(order))!;
-        const q = requestsOf(current, changed, seed);
+  it(
+    'answers as a fresh resolve catalog of the changed catalog, but for the count judged one by one',
+    () => {
+      let compared = 0;
+      let requests = 0;
+      let overlayCandidates = 0;
+      let boundedComplete = 0;
+      let boundedIncomplete = 0;
+      const step: fc.Arbitrary<Step> = fc.oneof(
+        fc.record({
+          kind: fc.constant('edit' as const),
+          target: fc.nat(),
+          donor: fc.nat(),
+          fields: fc.integer({ min: 1, max: 63 }),
+        }),
+        fc.record({ kind: fc.constant('reword' as const), target: fc.nat(), pick: fc.nat() }),
+        fc.record({ kind: fc.constant('move' as const), target: fc.nat(), last: fc.boolean() }),
+        fc.record({ kind: fc.constant('add' as const), spare: fc.nat() }),
+        fc.record({ kind: fc.constant('remove' as const), target: fc.nat() }),
+      );
+      fc.assert(
+        fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), fc.nat(), (steps, seed) => {
+          const { current, changed } = apply(steps);
+          const overlays = overlaysOf(current, changed);
+          if (!overlays) return;
+          const list = [...current.values()];
+          const fresh = buildResolveCatalog(list, f.profiles, f.instruments);
+          const layered = layerOf(overlays.works, overlays.rows);
+          const records = (order: number) => current.get(layered.works.slugs.at(order))!;
+          const q = requestsOf(current, changed, seed);
 
-        // The layered slugs: live works only, changed and added ones under the overlay's ids.
-        const layer = layered.layer!;
-        expect(layer.baseWorks).toBe(f.loadedBase.works.count);
-        for (const r of q.removed) expect(layered.works.slugs.indexOf(r.slug)).toBe(-1);
-        for (const slug of changed.keys()) {
-          const id = layered.works.slugs.indexOf(slug);
-          expect(id).toBeGreaterThanOrEqual(layer.baseWorks);
-          expect(layered.works.slugs.at(id)).toBe(slug);
-        }
-        for (const r of q.untouched)
-          expect(layered.works.slugs.indexOf(r.slug)).toBe(f.loadedBase.works.slugs.indexOf(r.slug));
-        expect(layered.works.slugs.count).toBe(list.length);
-        expect(Array.from(layered.works.slugs.bySlug, (id) => layered.works.slugs.at(id))).toEqual(
-          [...current.keys()].sort(),
-        );
-        // The first slug without the merge (the contribution template's fallback work).
-        expect(layered.works.slugs.at(layered.works.slugs.first()!)).toBe([...current.keys()].sort()[0]);
-        expect(liveWorks(layered)).toBe(list.length);
-        expect(liveWorks(fresh)).toBe(list.length);
-
-        for (const input of [
-          ...q.catalogWide,
-          ...q.named,
-          { ...q.catalogWide[0]!, channel: { ...q.catalogWide[0]!.channel, musicAllowed: false } },
-        ]) {
-          const want = resolveMusic(fresh, input, ctx);
-          const got = resolveMusic(layered, input, ctx, records);
-          expect(comparable(got), JSON.stringify(input)).toEqual(comparable(want));
-          // Named works are judged in listing order in both: even the note agrees.
-          if (input.workSlug || input.title || input.composer) expect(got.search.note).toBe(want.search.note);
-          wellFormed(got, current, { maxJudged: 2000, countBudget: 1000 });
-          if (got.candidates.some((c) => changed.has(c.workSlug))) overlayCandidates++;
-          requests++;
-        }
-
-        // Small per-request bounds: named works are judged in the same order, so they agree in
-        // full; catalog-wide, the candidates agree whenever both rankings are complete (a full
-        // ranking judges 10 to about 160 of this catalog's arrangements, so under 25 some are).
-        const bounded = [...q.named.slice(0, 3), ...q.named.slice(-4), ...q.catalogWide.filter((_, k) => k % 3 === 0)];
-        for (const limits of BOUNDS) {
-          for (const input of bounded) {
-            const want = resolveMusic(fresh, input, ctx, undefined, limits);
-            const got = resolveMusic(layered, input, ctx, records, limits);
-            wellFormed(want, current, limits);
-            wellFormed(got, current, limits);
-            const label = `${JSON.stringify(limits)} ${JSON.stringify(input)}`;
-            if (input.workSlug || input.title || input.composer) {
-              expect(got, label).toEqual(want);
-            } else if (got.search.rankingComplete && want.search.rankingComplete) {
-              boundedComplete++;
-              expect(got.candidates, label).toEqual(want.candidates);
-              expect(got.verdict).toBe(want.verdict);
-              expect(got.missing, label).toEqual(want.missing);
-              expect(got.search.matchedWorks).toBe(want.search.matchedWorks);
-              expect(got.search.workSlugs).toEqual(want.search.workSlugs);
-              expect(got.search.arrangementsEvaluated).toBe(want.search.arrangementsEvaluated);
-              if (got.search.readyCountComplete && want.search.readyCountComplete) {
-                expect(got.search.readyCount).toBe(want.search.readyCount);
-                expect(got.summary).toBe(want.summary);
-              }
-            } else boundedIncomplete++;
+          // The layered slugs: live works only, changed and added ones under the overlay's ids.
+          const layer = layered.layer!;
+          expect(layer.baseWorks).toBe(f.loadedBase.works.count);
+          for (const r of q.removed) expect(layered.works.slugs.indexOf(r.slug)).toBe(-1);
+          for (const slug of changed.keys()) {
+            const id = layered.works.slugs.indexOf(slug);
+            expect(id).toBeGreaterThanOrEqual(layer.baseWorks);
+            expect(layered.works.slugs.at(id)).toBe(slug);
           }
-        }
-        compared++;
-      }),
-      {
-        numRuns: 40,
-        // Removals only (an empty overlay of rows), additions only, and many works changed.
-        examples: [
-          [[{ kind: 'remove', target: 5 }], 1],
-          [
+          for (const r of q.untouched)
+            expect(layered.works.slugs.indexOf(r.slug)).toBe(f.loadedBase.works.slugs.indexOf(r.slug));
+          expect(layered.works.slugs.count).toBe(list.length);
+          expect(Array.from(layered.works.slugs.bySlug, (id) => layered.works.slugs.at(id))).toEqual(
+            [...current.keys()].sort(),
+          );
+          // The first slug without the merge (the contribution template's fallback work).
+          expect(layered.works.slugs.at(layered.works.slugs.first()!)).toBe([...current.keys()].sort()[0]);
+          expect(liveWorks(layered)).toBe(list.length);
+          expect(liveWorks(fresh)).toBe(list.length);
+
+          for (const input of [
+            ...q.catalogWide,
+            ...q.named,
+            { ...q.catalogWide[0]!, channel: { ...q.catalogWide[0]!.channel, musicAllowed: false } },
+          ]) {
+            const want = resolveMusic(fresh, input, ctx);
+            const got = resolveMusic(layered, input, ctx, records);
+            expect(comparable(got), JSON.stringify(input)).toEqual(comparable(want));
+            // Named works are judged in listing order in both: even the note agrees.
+            if (input.workSlug || input.title || input.composer) expect(got.search.note).toBe(want.search.note);
+            wellFormed(got, current, { maxJudged: 2000, countBudget: 1000 });
+            if (got.candidates.some((c) => changed.has(c.workSlug))) overlayCandidates++;
+            requests++;
+          }
+
+          // Small per-request bounds: named works are judged in the same order, so they agree in
+          // full; catalog-wide, the candidates agree whenever both rankings are complete (a full
+          // ranking judges 10 to about 160 of this catalog's arrangements, so under 25 some are).
+          const bounded = [
+            ...q.named.slice(0, 3),
+            ...q.named.slice(-4),
+            ...q.catalogWide.filter((_, k) => k % 3 === 0),
+          ];
+          for (const limits of BOUNDS) {
+            for (const input of bounded) {
+              const want = resolveMusic(fresh, input, ctx, undefined, limits);
+              const got = resolveMusic(layered, input, ctx, records, limits);
+              wellFormed(want, current, limits);
+              wellFormed(got, current, limits);
+              const label = `${JSON.stringify(limits)} ${JSON.stringify(input)}`;
+              if (input.workSlug || input.title || input.composer) {
+                expect(got, label).toEqual(want);
+              } else if (got.search.rankingComplete && want.search.rankingComplete) {
+                boundedComplete++;
+                expect(got.candidates, label).toEqual(want.candidates);
+                expect(got.verdict).toBe(want.verdict);
+                expect(got.missing, label).toEqual(want.missing);
+                expect(got.search.matchedWorks).toBe(want.search.matchedWorks);
+                expect(got.search.workSlugs).toEqual(want.search.workSlugs);
+                expect(got.search.arrangementsEvaluated).toBe(want.search.arrangementsEvaluated);
+                if (got.search.readyCountComplete && want.search.readyCountComplete) {
+                  expect(got.search.readyCount).toBe(want.search.readyCount);
+                  expect(got.summary).toBe(want.summary);
+                }
+              } else boundedIncomplete++;
+            }
+          }
+          compared++;
+        }),
+        {
+          numRuns: 40,
+          // Removals only (an empty overlay of rows), additions only, and many works changed.
+          examples: [
+            [[{ kind: 'remove', target: 5 }], 1],
             [
-              { kind: 'add', spare: 1 },
-              { kind: 'add', spare: 2 },
+              [
+                { kind: 'add', spare: 1 },
+                { kind: 'add', spare: 2 },
+              ],
+              2,
             ],
-            2,
+            [
+              Array.from({ length: 60 }, (_, k): Step =>
+                k % 2 ? { kind: 'reword', target: k * 7, pick: k } : { kind: 'move', target: k * 7, last: k % 4 === 0 },
+              ),
+              3,
+            ],
           ],
-          [
-            Array.from({ length: 60 }, (_, k): Step =>
-              k % 2 ? { kind: 'reword', target: k * 7, pick: k } : { kind: 'move', target: k * 7, last: k % 4 === 0 },
-            ),
-            3,
-          ],
-        ],
-      },
-    );
-    // Most runs keep every genre and period, so they reach the comparisons.
-    expect(compared).toBeGreaterThan(20);
-    expect(requests).toBeGreaterThan(compared * 30);
-    // The overlay's works do rank among the candidates; bounded catalog-wide scans both complete and stop.
-    expect(overlayCandidates).toBeGreaterThan(compared);
-    expect(boundedComplete).toBeGreaterThan(compared);
-    expect(boundedIncomplete).toBeGreaterThan(compared);
-  });
+        },
+      );
+      // Most runs keep every genre and period, so they reach the comparisons.
+      expect(compared).toBeGreaterThan(20);
+      expect(requests).toBeGreaterThan(compared * 30);
+      // The overlay's works do rank among the candidates; bounded catalog-wide scans both complete and stop.
+      expect(overlayCandidates).toBeGreaterThan(compared);
+      expect(boundedComplete).toBeGreaterThan(compared);
+      expect(boundedIncomplete).toBeGreaterThan(compared);
+    },
+    PROPERTY_BACKSTOP_MS,
+  );
 });
 
 describe('laying overlays that do not fit the base', () => {

@@ -31,6 +31,7 @@ import {
 } from '../../src/domain/catalog-index/resolve-overlay.ts';
 import { indexWork } from '../../src/domain/works-query.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { PROPERTY_BACKSTOP_MS } from '../helpers/property-budget.ts';
 
 const BASE_URL = 'https://resolve-overlay.example.test';
 const f = resolveFixture(BASE_URL);
@@ -87,89 +88,93 @@ const overlayOf = (changed: WorkRecord[]) =>
   buildResolveOverlay({ meaning: f.base.meaning, profiles: f.profiles, instruments: f.instruments, changed });
 
 describe('resolve overlay rows', () => {
-  it('equal what a fresh resolve catalog of the changed catalog holds for each changed work, and merge into its index', () => {
-    let compared = 0;
-    const step = fc.oneof(
-      fc.record({
-        kind: fc.constant('edit' as const),
-        target: fc.nat(),
-        donor: fc.nat(),
-        fields: fc.integer({ min: 1, max: 63 }),
-      }),
-      fc.record({ kind: fc.constant('add' as const), spare: fc.nat() }),
-      fc.record({ kind: fc.constant('remove' as const), target: fc.nat() }),
-    );
-    fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
-        const current = new Map(f.baseRecords.map((r) => [r.slug, r]));
-        const changed = new Map<string, WorkRecord>();
-        for (const s of steps) {
-          const slugs = [...current.keys()];
-          if (s.kind === 'add') {
-            const r = f.spare[s.spare % f.spare.length]!;
-            current.set(r.slug, r);
-            changed.set(r.slug, r);
-          } else if (s.kind === 'edit') {
-            const slug = slugs[s.target % slugs.length]!;
-            const r = edited(current.get(slug)!, f.baseRecords[s.donor % f.baseRecords.length]!, s.fields);
-            current.set(slug, r);
-            changed.set(slug, r);
-          } else {
-            const slug = slugs[s.target % slugs.length]!;
-            current.delete(slug);
-            changed.delete(slug);
+  it(
+    'equal what a fresh resolve catalog of the changed catalog holds for each changed work, and merge into its index',
+    () => {
+      let compared = 0;
+      const step = fc.oneof(
+        fc.record({
+          kind: fc.constant('edit' as const),
+          target: fc.nat(),
+          donor: fc.nat(),
+          fields: fc.integer({ min: 1, max: 63 }),
+        }),
+        fc.record({ kind: fc.constant('add' as const), spare: fc.nat() }),
+        fc.record({ kind: fc.constant('remove' as const), target: fc.nat() }),
+      );
+      fc.assert(
+        fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
+          const current = new Map(f.baseRecords.map((r) => [r.slug, r]));
+          const changed = new Map<string, WorkRecord>();
+          for (const s of steps) {
+            const slugs = [...current.keys()];
+            if (s.kind === 'add') {
+              const r = f.spare[s.spare % f.spare.length]!;
+              current.set(r.slug, r);
+              changed.set(r.slug, r);
+            } else if (s.kind === 'edit') {
+              const slug = slugs[s.target % slugs.length]!;
+              const r = edited(current.get(slug)!, f.baseRecords[s.donor % f.baseRecords.length]!, s.fields);
+              current.set(slug, r);
+              changed.set(slug, r);
+            } else {
+              const slug = slugs[s.target % slugs.length]!;
+              current.delete(slug);
+              changed.delete(slug);
+            }
           }
-        }
-        const list = [...current.values()];
-        const fresh = buildResolveCatalog(list, f.profiles, f.instruments);
-        const { overlay, vocabularyChanges } = overlayOf([...changed.values()]);
-        const decoded = decodeResolveOverlay(encodeResolveOverlay(overlay));
-        expect(decoded).toEqual(overlay);
-        if (vocabularyChanges.length > 0) {
-          expect(fresh.meaning.terms).not.toEqual(f.base.meaning.terms);
-          return;
-        }
-        // Removing the last work of a genre or period drops its term from a fresh build: not seen by the overlay.
-        const sameGenres = (rs: WorkRecord[]) => [...new Set(rs.flatMap((r) => [r.genre, r.period]))].sort();
-        if (JSON.stringify(sameGenres(list)) !== JSON.stringify(sameGenres(f.baseRecords))) return;
-        expect(fresh.meaning.terms).toEqual(f.base.meaning.terms);
-        for (const row of decoded.works) {
-          expect(asSets(row), row.slug).toEqual(rowIn(fresh, row.slug));
-          const record = current.get(row.slug)!;
-          // Both indexes number works by one listing order.
-          expect(row.sortKey).toBe(indexWork(record, workSummary(record), new Map()).sortKey);
-        }
-        expect(decoded.works.map((w) => w.slug)).toEqual(
-          [...changed.keys()].sort((a, b) => fresh.works.slugs.indexOf(a) - fresh.works.slugs.indexOf(b)),
-        );
-        // Merged over the loaded base, they make the resolve index a fresh build writes, byte for byte.
-        const worksOverlay = buildWorksOverlay({
-          base: f.worksBase,
-          baseDigest: 'base',
-          baseSortKey: (id) => f.sortKeys[id]!,
-          instrumentNames: f.instrumentNames,
-          changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
-          removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
-        });
-        const loadedOverlay = decodeWorksOverlay(encodeWorksOverlay(worksOverlay));
-        const merged = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded);
-        expect(encodeResolveCatalog(merged).equals(encodeResolveCatalog(fresh))).toBe(true);
-        // With the listing's slug table handed in (as merge-from-base does): the same bytes; a
-        // table that puts the works elsewhere is refused.
-        const withTable = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, slugTableOf(fresh));
-        expect(encodeResolveCatalog(withTable).equals(encodeResolveCatalog(fresh))).toBe(true);
-        if (decoded.works.length > 0 && fresh.works.count > 1) {
-          const slugs = slugTableOf(fresh).toArray();
-          const rotated = SlugTable.fromList([...slugs.slice(1), slugs[0]!]);
-          expect(() => mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, rotated)).toThrow(/slug table/);
-        }
-        compared++;
-      }),
-      { numRuns: 40 },
-    );
-    // Most runs keep every genre and period, so they reach the comparisons.
-    expect(compared).toBeGreaterThan(20);
-  });
+          const list = [...current.values()];
+          const fresh = buildResolveCatalog(list, f.profiles, f.instruments);
+          const { overlay, vocabularyChanges } = overlayOf([...changed.values()]);
+          const decoded = decodeResolveOverlay(encodeResolveOverlay(overlay));
+          expect(decoded).toEqual(overlay);
+          if (vocabularyChanges.length > 0) {
+            expect(fresh.meaning.terms).not.toEqual(f.base.meaning.terms);
+            return;
+          }
+          // Removing the last work of a genre or period drops its term from a fresh build: not seen by the overlay.
+          const sameGenres = (rs: WorkRecord[]) => [...new Set(rs.flatMap((r) => [r.genre, r.period]))].sort();
+          if (JSON.stringify(sameGenres(list)) !== JSON.stringify(sameGenres(f.baseRecords))) return;
+          expect(fresh.meaning.terms).toEqual(f.base.meaning.terms);
+          for (const row of decoded.works) {
+            expect(asSets(row), row.slug).toEqual(rowIn(fresh, row.slug));
+            const record = current.get(row.slug)!;
+            // Both indexes number works by one listing order.
+            expect(row.sortKey).toBe(indexWork(record, workSummary(record), new Map()).sortKey);
+          }
+          expect(decoded.works.map((w) => w.slug)).toEqual(
+            [...changed.keys()].sort((a, b) => fresh.works.slugs.indexOf(a) - fresh.works.slugs.indexOf(b)),
+          );
+          // Merged over the loaded base, they make the resolve index a fresh build writes, byte for byte.
+          const worksOverlay = buildWorksOverlay({
+            base: f.worksBase,
+            baseDigest: 'base',
+            baseSortKey: (id) => f.sortKeys[id]!,
+            instrumentNames: f.instrumentNames,
+            changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
+            removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
+          });
+          const loadedOverlay = decodeWorksOverlay(encodeWorksOverlay(worksOverlay));
+          const merged = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded);
+          expect(encodeResolveCatalog(merged).equals(encodeResolveCatalog(fresh))).toBe(true);
+          // With the listing's slug table handed in (as merge-from-base does): the same bytes; a
+          // table that puts the works elsewhere is refused.
+          const withTable = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, slugTableOf(fresh));
+          expect(encodeResolveCatalog(withTable).equals(encodeResolveCatalog(fresh))).toBe(true);
+          if (decoded.works.length > 0 && fresh.works.count > 1) {
+            const slugs = slugTableOf(fresh).toArray();
+            const rotated = SlugTable.fromList([...slugs.slice(1), slugs[0]!]);
+            expect(() => mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded, rotated)).toThrow(/slug table/);
+          }
+          compared++;
+        }),
+        { numRuns: 40 },
+      );
+      // Most runs keep every genre and period, so they reach the comparisons.
+      expect(compared).toBeGreaterThan(20);
+    },
+    PROPERTY_BACKSTOP_MS,
+  );
 
   it('report a genre the base vocabulary does not have', () => {
     const r = { ...structuredClone(f.baseRecords[0]!), genre: 'Zyxwv Nocturne' };

@@ -12,7 +12,8 @@ import {
   recordingState,
 } from '../../src/domain/rights-cleared.ts';
 import { arrangementReadiness, compositionCheck } from '../../src/domain/resolve/catalog.ts';
-import { landedState } from '../../src/domain/review/proposal.ts';
+import { heldForRights, landedState } from '../../src/domain/review/proposal.ts';
+import { deriveWorkRights, heldFileReleased } from '../../src/domain/territory-rights.ts';
 import { REUSABLE_EDITION_STATUSES, REUSABLE_RECORDING_STATUSES } from '../../src/domain/library/eligibility.ts';
 import type { ArrangementRecord, WorkRecord } from '../../src/schemas/work.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
@@ -42,15 +43,40 @@ describe('the composition layer', () => {
     expect(compositionCheck(record(status, territories)).passes).toBe(cleared);
   });
 
-  it('a contributed file whose declared composition is not-applicable lands in rights review, as resolve would judge it', () => {
+  it('a contributed file with open terms lands held for rights review: the facts or documented permission release it, "not-applicable" never does', () => {
     const submission = {
-      rights: { compositionStatus: 'not-applicable' },
+      rights: { compositionStatus: 'not-applicable', license: null },
       assets: [{ rightsStatus: 'public-domain' }],
     } as unknown as MusicContributionInput;
-    expect(landedState(submission, 0, null)).toBe('rights-review-required');
+    // Held, with its own technical state: the build publishes it only once the composition is cleared.
+    expect(heldForRights(submission, submission.assets[0]!)).toBe(true);
+    expect(landedState(submission, 0, null)).toBe('pending');
+    const derive = (decision: 'not-applicable' | 'permission-documented' | null) =>
+      deriveWorkRights({
+        composer: { name: 'A', died: 'unknown', diedEvidence: null, worksPublishedBy: null },
+        lyricist: null,
+        hasLyrics: false,
+        publication: null,
+        decision,
+        asOfYear: 2026,
+      });
+    const file = { license: null, rightsStatus: 'public-domain' };
+    expect(heldFileReleased(derive('not-applicable'), true, file)).toBe(false);
+    expect(heldFileReleased(derive(null), true, file)).toBe(false);
+    expect(heldFileReleased(derive('permission-documented'), true, file)).toBe(true);
     expect(CLEARABLE_COMPOSITION_STATUSES).toEqual(['permission-documented', 'public-domain']);
+    // A file whose own terms are not open is not held this way: it lands in rights review unless the declaration clears it.
+    const closed = {
+      rights: { compositionStatus: 'not-applicable', license: 'All rights reserved' },
+      assets: [{ rightsStatus: 'licensed', license: 'All rights reserved' }],
+    } as unknown as MusicContributionInput;
+    expect(heldForRights(closed, closed.assets[0]!)).toBe(false);
+    expect(landedState(closed, 0, null)).toBe('rights-review-required');
     for (const status of ['public-domain', 'permission-documented']) {
-      const cleared = { ...submission, rights: { compositionStatus: status } } as unknown as MusicContributionInput;
+      const cleared = {
+        ...closed,
+        rights: { ...closed.rights, compositionStatus: status },
+      } as unknown as MusicContributionInput;
       expect(landedState(cleared, 0, null)).not.toBe('rights-review-required');
     }
   });

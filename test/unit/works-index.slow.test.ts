@@ -32,6 +32,7 @@ import { envelope } from '../../src/schemas/envelope.ts';
 import { words } from '../../src/domain/text.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { PROPERTY_BACKSTOP_MS } from '../helpers/property-budget.ts';
 
 const BASE = 'https://index.example.test';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -144,19 +145,23 @@ describe.each([
   ['the sample catalog', sample],
   ['2,000 generated works', generated],
 ])('the index answers like the linear scan: %s', (_, f) => {
-  it('for random queries, filters, pages and page sizes', () => {
-    fc.assert(
-      fc.property(
-        filterArb(f),
-        fc.integer({ min: 1, max: 12 }),
-        fc.integer({ min: 1, max: 100 }),
-        (filter, page, pageSize) => {
-          expect(actual(f, filter, page, pageSize)).toEqual(expected(f, filter, page, pageSize));
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'for random queries, filters, pages and page sizes',
+    () => {
+      fc.assert(
+        fc.property(
+          filterArb(f),
+          fc.integer({ min: 1, max: 12 }),
+          fc.integer({ min: 1, max: 100 }),
+          (filter, page, pageSize) => {
+            expect(actual(f, filter, page, pageSize)).toEqual(expected(f, filter, page, pageSize));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+    PROPERTY_BACKSTOP_MS,
+  );
 
   it("for every one- and two-letter prefix of the catalog's words, and 200 whole words", () => {
     // The linear scan re-reads every work per query, so whole words are sampled evenly.

@@ -44,6 +44,7 @@ import {
 import { words } from '../../src/domain/text.ts';
 import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
+import { PROPERTY_BACKSTOP_MS } from '../helpers/property-budget.ts';
 
 const BASE_URL = 'https://overlay.example.test';
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-works-overlay-'));
@@ -301,46 +302,51 @@ describe.each([
   ['360 generated works', small, 40],
   ['1,200 generated works', medium, 12],
 ])('the overlay answers like a fresh index and the linear scan: %s', (_, f, runs) => {
-  it('after random edits, additions, removals and renames, for random queries and pages', () => {
-    fc.assert(
-      fc.property(
-        batchesArb,
-        fc.array(fc.tuple(filterArb(f), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 60 })), {
-          minLength: 15,
-          maxLength: 15,
-        }),
-        (batches, queries) => {
-          const { records, view, overlay } = applyBatches(f, batches);
-          const list = [...records.values()];
-          const fresh = built_(list, f.instrumentNames);
-          // Merged into the base, the overlay gives the fresh index's and summaries' bytes.
-          const merged = mergeWorksIndex(f.index, f.summaries, overlay);
-          expect(Buffer.compare(merged.index, fresh.bytes)).toBe(0);
-          expect(Buffer.compare(merged.summaries, fresh.summaries)).toBe(0);
-          const indexed = list.map((r) => indexWork(r, workSummary(r), f.instrumentNames));
-          expect(view.count).toBe(list.length);
-          // The unfiltered listing, whole, and a page at its end.
-          for (const [filter, page, pageSize] of [
-            [{}, 1, list.length + 1],
-            [{}, Math.ceil(list.length / 7), 7],
-            ...queries,
-          ] as Array<[WorksFilter, number, number]>) {
-            const want = freshAnswer(fresh.index, fresh.summaries, filter, page, pageSize);
-            expect(layeredAnswer(view, f.summaries, filter, page, pageSize)).toEqual(want);
-            expect(scanAnswer(indexed, filter, page, pageSize)).toEqual(want);
-          }
-          // Slug lookups: every work of the changed catalog, none of the removed ones.
-          for (const r of list) {
-            const item = findLayered(view, r.slug);
-            expect(item && layeredSlug(view, item)).toBe(r.slug);
-          }
-          for (const r of f.baseRecords) if (!records.has(r.slug)) expect(findLayered(view, r.slug), r.slug).toBeNull();
-          expect(findLayered(view, 'no-such-work')).toBeNull();
-        },
-      ),
-      { numRuns: runs },
-    );
-  });
+  it(
+    'after random edits, additions, removals and renames, for random queries and pages',
+    () => {
+      fc.assert(
+        fc.property(
+          batchesArb,
+          fc.array(fc.tuple(filterArb(f), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 60 })), {
+            minLength: 15,
+            maxLength: 15,
+          }),
+          (batches, queries) => {
+            const { records, view, overlay } = applyBatches(f, batches);
+            const list = [...records.values()];
+            const fresh = built_(list, f.instrumentNames);
+            // Merged into the base, the overlay gives the fresh index's and summaries' bytes.
+            const merged = mergeWorksIndex(f.index, f.summaries, overlay);
+            expect(Buffer.compare(merged.index, fresh.bytes)).toBe(0);
+            expect(Buffer.compare(merged.summaries, fresh.summaries)).toBe(0);
+            const indexed = list.map((r) => indexWork(r, workSummary(r), f.instrumentNames));
+            expect(view.count).toBe(list.length);
+            // The unfiltered listing, whole, and a page at its end.
+            for (const [filter, page, pageSize] of [
+              [{}, 1, list.length + 1],
+              [{}, Math.ceil(list.length / 7), 7],
+              ...queries,
+            ] as Array<[WorksFilter, number, number]>) {
+              const want = freshAnswer(fresh.index, fresh.summaries, filter, page, pageSize);
+              expect(layeredAnswer(view, f.summaries, filter, page, pageSize)).toEqual(want);
+              expect(scanAnswer(indexed, filter, page, pageSize)).toEqual(want);
+            }
+            // Slug lookups: every work of the changed catalog, none of the removed ones.
+            for (const r of list) {
+              const item = findLayered(view, r.slug);
+              expect(item && layeredSlug(view, item)).toBe(r.slug);
+            }
+            for (const r of f.baseRecords)
+              if (!records.has(r.slug)) expect(findLayered(view, r.slug), r.slug).toBeNull();
+            expect(findLayered(view, 'no-such-work')).toBeNull();
+          },
+        ),
+        { numRuns: runs },
+      );
+    },
+    PROPERTY_BACKSTOP_MS,
+  );
 });
 
 describe('the overlay in particular cases', () => {

@@ -525,6 +525,19 @@ function unitFacts(
             movement: null,
           },
         ];
+  // Where each fact was read, cited with the page the file comes from: the works.csv row and its
+  // columns, or the score file's own header.
+  const rowOf = (columns: WorksCsvColumn[]) =>
+    unit.rows.find((r) => columns.some((c) => r[c] !== undefined && r[c]!.toLowerCase() !== 'unknown'));
+  const cite = (columns: WorksCsvColumn[], fileField: string | null): string | undefined => {
+    const r = rowOf(columns);
+    const given = r ? columns.filter((c) => r[c] !== undefined && r[c]!.toLowerCase() !== 'unknown') : [];
+    if (r) return `works.csv row ${r.row} (${given.join(', ')}) of ${input.batch.title}, for ${first.relPath}.`;
+    return fileField ? `Read from the score file ${first.relPath} (${fileField}), not from a table.` : undefined;
+  };
+  const composerNote = cite(['composerBorn', 'composerDied', 'composerWikidata', 'composer'], 'creator composer');
+  const lyricistNote = cite(['lyricistBorn', 'lyricistDied', 'lyricist'], 'creator lyricist');
+  const publicationRow = rowOf(['firstPublished']);
   const evidence = [sourceUrl, wikidata ? `https://www.wikidata.org/wiki/${wikidata}` : null].filter(
     (u): u is string => u !== null,
   );
@@ -541,17 +554,30 @@ function unitFacts(
       died: lifeDate(v('composerDied')),
       wikidataId: wikidata,
       evidenceUrls: [...(wikidata ? [`https://www.wikidata.org/wiki/${wikidata}`] : []), sourceUrl],
+      ...(composerNote ? { evidenceNote: composerNote } : {}),
     },
+    // The lyricist's record cites the row (or the file) the lyricist and any dates were read from.
     lyricist: lyricist
       ? {
           name: lyricist.slice(0, 160),
           born: lifeDate(v('lyricistBorn')),
           died: lifeDate(v('lyricistDied')),
           wikidataId: null,
+          evidenceUrls: [sourceUrl],
+          ...(lyricistNote ? { evidenceNote: lyricistNote } : {}),
         }
       : null,
     hasLyrics: lyricist !== undefined,
     firstPublished: firstPublished && !/^unknown$/i.test(firstPublished) ? firstPublished.toLowerCase() : null,
+    // The first publication is a fact whose evidence is the works.csv row that gives it.
+    firstPublishedEvidence: publicationRow
+      ? [
+          {
+            url: sourceUrl,
+            note: `works.csv row ${publicationRow.row} (firstPublished "${publicationRow.firstPublished}") of ${input.batch.title}, for ${first.relPath}.`,
+          },
+        ]
+      : [],
     year: 'unknown',
     catalogNumbers,
     workNumber: catalogNumbers[0] ? `${catalogNumbers[0].catalog} ${catalogNumbers[0].number}`.slice(0, 80) : null,

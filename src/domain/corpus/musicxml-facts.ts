@@ -13,6 +13,8 @@ export interface MusicXmlFacts {
   lyricist: string | null;
   rights: string | null;
   source: string | null;
+  /** The arranger credit (OpenScore scores put "Transcribed from the IMSLP file(s) at <scan>" there). */
+  arranger: string | null;
   /** The parts' names as the part list gives them ("Violin I", "Voice"), at most 40. */
   partNames: string[];
 }
@@ -47,6 +49,7 @@ export function musicXmlFacts(xml: string): MusicXmlFacts {
     lyricist: element(head, 'creator', '\\s+type="(?:lyricist|poet)"'),
     rights: element(head, 'rights'),
     source: element(head, 'source'),
+    arranger: element(head, 'creator', '\\s+type="arranger"'),
     partNames: [...head.matchAll(/<part-name\b[^>]*>([^<]{0,200})<\/part-name>/g)]
       .map((m) => decode(m[1]!))
       .filter((n) => n !== '')

@@ -17,7 +17,7 @@
  * set's name are the movements of one work, never works of their own (nor duplicates).
  */
 import { parseCatalogNumbers } from '../catalog-numbers.ts';
-import { slugify } from '../review/proposal.ts';
+import { slugify, sortNameOf } from '../review/proposal.ts';
 import { fold } from '../text.ts';
 import type { ImportFile, WorkFacts, WorkScore } from './plan.ts';
 import { movementNumber } from './musicxml-facts.ts';
@@ -197,6 +197,21 @@ function sortNameFromPath(path: string | undefined, name: string): string {
   return p.includes(',') ? p : name;
 }
 
+/** "https://imslp.org/wiki/Category:Eichendorff,_Joseph_von" -> "Eichendorff, Joseph von" (IMSLP writes people's sort names). */
+export function imslpCategoryName(url: string): string | null {
+  const m = /\/wiki\/Category:([^?#]+)$/.exec(url);
+  if (!m) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(m[1]!).replace(/_/g, ' ').trim();
+  } catch {
+    return null;
+  }
+  return name.includes(',') && name.length <= 160 ? name.normalize('NFC') : null;
+}
+
+const IMSLP_SCAN = /https:\/\/imslp\.org\/wiki\/Special:ReverseLookup\/[0-9]{1,9}(?![0-9])/;
+
 function imslpScanUrl(imslp: string | undefined): string | null {
   const m = /^#?([0-9]{1,9})$/.exec(imslp?.trim() ?? '');
   return m ? `https://imslp.org/wiki/Special:ReverseLookup/${m[1]}` : null;
@@ -273,10 +288,15 @@ export function corpusWork(
         : [];
   const workNumber = catalogNumbers[0] ? `${catalogNumbers[0].catalog} ${catalogNumbers[0].number}`.slice(0, 80) : null;
 
-  // The movements of a set are credited to the set's page; one score to its own.
-  const page =
-    https(movements.length > 0 ? set?.link : score?.link) ?? (file.facts.source && https(file.facts.source)) ?? null;
-  const scan = imslpScanUrl(movements.length > 0 ? set?.imslp : score?.imslp);
+  // The movements of a set are credited to the set's page; one score to its own. When scores.tsv
+  // does not list the file (or lists it without its scan), the score's own header names the IMSLP
+  // scan it was transcribed from: its <source>, or the credit OpenScore puts in its arranger line
+  // ("Transcribed from the IMSLP file(s) at https://imslp.org/wiki/Special:ReverseLookup/321919").
+  const fileSource = file.facts.source ? https(file.facts.source) : null;
+  const fileScan =
+    IMSLP_SCAN.exec(file.facts.source ?? '')?.[0] ?? IMSLP_SCAN.exec(file.facts.arranger ?? '')?.[0] ?? null;
+  const page = https(movements.length > 0 ? set?.link : score?.link) ?? (fileScan ? null : fileSource) ?? null;
+  const scan = imslpScanUrl(movements.length > 0 ? set?.imslp : score?.imslp) ?? fileScan;
   const lyricistUrl = https(score?.lyricist_url);
   const wikidata = c?.wikidata && /^Q[1-9][0-9]*$/.test(c.wikidata) ? c.wikidata : null;
   const composerEvidence = [
@@ -327,8 +347,28 @@ export function corpusWork(
       died: c ? yearText(c.died) : 'unknown',
       wikidataId: wikidata,
       evidenceUrls: composerEvidence.length > 0 ? composerEvidence : [page ?? scan ?? options.corpusUrl],
+      evidenceNote:
+        c !== null
+          ? `The corpus's composers.tsv (${kind.credit}) gives the composer's dates and Wikidata id, with these pages.`
+          : `The corpus names the composer on this page; its composers.tsv does not list them, so their dates are unknown.`,
     },
-    lyricist: lyricistName ? { name: lyricistName, born: 'unknown', died: 'unknown', wikidataId: null } : null,
+    // The corpus names the poet and links their IMSLP category (the evidence of who they are), and
+    // gives no dates: the lyricist's record starts with them unknown until an editor records them.
+    lyricist: lyricistName
+      ? {
+          name: lyricistName,
+          born: 'unknown',
+          died: 'unknown',
+          wikidataId: null,
+          ...(lyricistUrl
+            ? {
+                sortName: imslpCategoryName(lyricistUrl) ?? sortNameOf(lyricistName),
+                evidenceUrls: [lyricistUrl],
+                evidenceNote: `The corpus's scores.tsv links the poet's IMSLP category page (${kind.credit}).`,
+              }
+            : {}),
+        }
+      : null,
     hasLyrics: kind.kind === 'lieder',
     firstPublished: null,
     year: 'unknown',

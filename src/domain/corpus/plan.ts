@@ -50,10 +50,25 @@ export interface WorkFacts {
   title: string;
   originalTitle: string | null;
   composer: ContributedComposer & { sortName: string; wikidataId: string | null };
-  lyricist: { name: string; born: string; died: string; wikidataId: string | null } | null;
+  /**
+   * The lyricist; with `evidenceUrls` (the pages that show who they are and any dates given, and
+   * `evidenceNote`, where they were read) the lyricist's person record is proposed from these facts.
+   */
+  lyricist: {
+    name: string;
+    born: string;
+    died: string;
+    wikidataId: string | null;
+    sortName?: string;
+    evidenceUrls?: string[];
+    evidenceNote?: string;
+  } | null;
   /** The work sets words (its lyricist counts for the rights even when unnamed). */
   hasLyrics: boolean;
+  /** "1826", "no later than 1900", "unpublished", or null when the source does not say. */
   firstPublished: string | null;
+  /** Where the first publication was read (a works.csv row, a page): with it the fact is recorded with this evidence. */
+  firstPublishedEvidence?: Array<{ url: string; note: string }>;
   year: string;
   catalogNumbers: ParsedCatalogNumber[];
   workNumber: string | null;
@@ -123,6 +138,19 @@ export function importIdempotencyKey(batchId: string, itemKey: string, files: Im
   return `import.${batchId.slice(0, 60)}.${item}.${content}`;
 }
 
+/** A first publication as a contribution's fact with its evidence, or null (not decided, or no evidence). */
+export function publicationFactOf(
+  text: string | null,
+  evidence: Array<{ url: string; note: string }>,
+): NonNullable<NonNullable<MusicContributionInput['work']>['firstPublishedFact']> | null {
+  const fact = firstPublishedFact(text);
+  if (fact === null || evidence.length === 0) return null;
+  const ev = evidence.slice(0, 10).map((e) => ({ url: e.url, note: e.note.slice(0, 500) }));
+  if (fact === 'unpublished') return { bound: 'unpublished', year: null, evidence: ev };
+  if (typeof fact === 'number') return { bound: 'exact', year: fact, evidence: ev };
+  return { bound: 'no-later-than', year: fact.noLaterThan, evidence: ev };
+}
+
 /** The contribution for one work, or the reason it is skipped. */
 export function planWork(w: WorkFacts, options: PlanOptions): ItemPlan {
   const skip = (reason: string): ItemPlan => ({
@@ -143,6 +171,7 @@ export function planWork(w: WorkFacts, options: PlanOptions): ItemPlan {
   const rights = territoryRights(facts);
   const notFree = notPublicDomainReason(rights, facts);
   if (notFree) return skip(notFree);
+  const publication = publicationFactOf(w.firstPublished, w.firstPublishedEvidence ?? []);
 
   const scores = [...w.scores].sort((a, b) => (a.movement ?? 0) - (b.movement ?? 0));
   const files = scores.map((s) => s.file);
@@ -164,8 +193,37 @@ export function planWork(w: WorkFacts, options: PlanOptions): ItemPlan {
       instrumentation: w.instrumentation.slice(0, 220),
       instruments: w.instruments,
       ...(w.hasLyrics ? { hasLyrics: true } : {}),
-      ...(w.lyricist ? { lyricist: w.lyricist } : {}),
-      ...(w.firstPublished ? { firstPublished: w.firstPublished } : {}),
+      ...(w.lyricist
+        ? {
+            lyricist: {
+              name: w.lyricist.name,
+              born: w.lyricist.born,
+              died: w.lyricist.died,
+              wikidataId: w.lyricist.wikidataId,
+            },
+          }
+        : {}),
+      // The lyricist's person record, with the evidence the source gives (src/domain/review/proposal.ts).
+      ...(w.lyricist?.evidenceUrls?.length
+        ? {
+            lyricistFacts: {
+              name: w.lyricist.name,
+              ...(w.lyricist.sortName ? { sortName: w.lyricist.sortName } : {}),
+              born: w.lyricist.born,
+              died: w.lyricist.died,
+              wikidataId: w.lyricist.wikidataId,
+              evidenceUrls: w.lyricist.evidenceUrls.slice(0, 10),
+              ...(w.lyricist.evidenceNote ? { evidenceNote: w.lyricist.evidenceNote.slice(0, 500) } : {}),
+            },
+          }
+        : {}),
+      // The first publication: a fact with its evidence when the source says where it was read,
+      // else the declared year (recorded with the declaration's evidence).
+      ...(publication
+        ? { firstPublishedFact: publication }
+        : w.firstPublished
+          ? { firstPublished: w.firstPublished }
+          : {}),
       ...(w.movements.length > 0 ? { movements: w.movements } : {}),
       // Always the composer's facts: the archive adds a composer it does not know yet only with
       // them; one it knows is used as the catalog has it (src/domain/review/proposal.ts).

@@ -51,6 +51,8 @@ export const FLAG_CUT_60 = 128;
 /** Bits of the per-work `flags` column. */
 export const WORK_HAS_PUBLIC_SCORE = 1;
 export const WORK_COMPOSITION_PASSES = 2;
+/** A MusicXML source score is held for rights review (the archive has it; a fact is missing, not a file). */
+export const WORK_HAS_HELD_SCORE = 4;
 
 /** One work of the catalog, as the search and the prepare analysis see it (a view over the columns). */
 export interface PreparedWork {
@@ -59,6 +61,8 @@ export interface PreparedWork {
   slug: string;
   /** A public MusicXML source score exists (arrangements can be made and checked against it). */
   hasPublicScore: boolean;
+  /** A MusicXML source score exists but is held for rights review (its record names the missing facts). */
+  hasHeldScore: boolean;
   compositionPasses: boolean;
   /** Its arrangements are indexes first .. first + count - 1 (editorial rank order). */
   firstArrangement: number;
@@ -190,6 +194,7 @@ export function workAt(catalog: ResolveCatalog, order: number): PreparedWork {
     order,
     slug: w.slugs.at(order),
     hasPublicScore: (w.flags[order]! & WORK_HAS_PUBLIC_SCORE) !== 0,
+    hasHeldScore: (w.flags[order]! & WORK_HAS_HELD_SCORE) !== 0,
     compositionPasses: (w.flags[order]! & WORK_COMPOSITION_PASSES) !== 0,
     firstArrangement: first,
     arrangementCount: w.firstArrangement[order + 1]! - first,
@@ -310,7 +315,11 @@ export function compositionCheck(record: WorkRecord): { passes: boolean; detail:
     };
   }
   if (cleared) {
-    return { passes: true, detail: `Composition: public domain in the US, the EU and Canada (${c.note}).` };
+    const world = record.rights.worldwide;
+    return {
+      passes: true,
+      detail: `Composition: public domain in the US, the EU and Canada (${c.note}).${world ? ` Worldwide: ${world.status === 'public-domain' ? 'public domain in every country.' : world.note}` : ''}`,
+    };
   }
   if (c.status === 'public-domain') {
     const which = notPd.map((k) => `${k} ${t[k].status} (${t[k].note})`).join('; ');
@@ -470,7 +479,7 @@ export interface ResolveWorkRow {
   slug: string;
   /** Catalog order key: composer sort name, title, slug (folded), as GET /api/v1/works lists. */
   sortKey: string;
-  /** WORK_HAS_PUBLIC_SCORE | WORK_COMPOSITION_PASSES. */
+  /** WORK_HAS_PUBLIC_SCORE | WORK_COMPOSITION_PASSES | WORK_HAS_HELD_SCORE. */
   flags: number;
   /** Title words (title, original title, aliases, work and catalog numbers, composer name forms). */
   title: string[];
@@ -572,7 +581,13 @@ export function resolveRowBuilder(
       flags:
         (record.sourceAssets.some((a) => isUsable(a) && (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0)
           ? WORK_HAS_PUBLIC_SCORE
-          : 0) | (compositionPasses ? WORK_COMPOSITION_PASSES : 0),
+          : 0) |
+        (compositionPasses ? WORK_COMPOSITION_PASSES : 0) |
+        (record.sourceAssets.some(
+          (a) => (KIND_BIT[a.kind] & MUSICXML_MASK) !== 0 && a.reviewState === 'rights-review-required',
+        )
+          ? WORK_HAS_HELD_SCORE
+          : 0),
       // Titles are mostly unique: folded directly.
       title: [
         ...words(record.title),

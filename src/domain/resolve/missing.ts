@@ -20,7 +20,7 @@ import {
 } from './catalog.ts';
 import type { Evaluation, ResolveRequest } from './evaluate.ts';
 import { unusableAssetsOf } from './evaluate.ts';
-import type { ArrangementRecord } from '../../schemas/work.ts';
+import type { ArrangementRecord, WorkRecord } from '../../schemas/work.ts';
 import { AUDIBLE_KINDS, EDITION_KINDS, MUSICXML_MASK, type RequestedFormat } from './formats.ts';
 import { worksAt, type Found } from './find.ts';
 
@@ -57,7 +57,36 @@ const NO_CONTRIBUTION =
   'No contribution can supply it: only an accountable, named person may assert listening approval, and editors do so in review. ' +
   'Reuse it once the canonical record shows human-listening-approved, or contribute a different performance (operation performance) for review.';
 
-function sourceScoreItem(work: PreparedWork): MissingItem {
+/** The facts a work's record names as missing (each territory's, once each). */
+function missingFactsOf(record: WorkRecord): string[] {
+  const t = record.rights.territories;
+  return [...new Set([t.US, t.EU, t.CA].flatMap((v) => v.missingFacts ?? []))];
+}
+
+/** How a missing fact is recorded: a correction report with evidence, accepted by a named editor. */
+function factRoute(slug: string): string {
+  return `Record each with its evidence by a correction report (POST /api/v1/correction-reports: workSlug "${slug}", targetType "composer" or "lyricist" with fieldName "died", or targetType "work" with fieldName "firstPublished"); a named editor accepts it in review. No contribution of a file supplies it.`;
+}
+
+/**
+ * A work whose MusicXML source score the archive holds for rights review: what is missing is a
+ * fact, not a file (never ask for a score the archive has).
+ */
+function heldScoreItem(work: PreparedWork, record: WorkRecord): MissingItem {
+  const held = record.sourceAssets.find(
+    (a) => (a.kind === 'musicxml' || a.kind === 'mxl') && a.reviewState === 'rights-review-required',
+  );
+  const facts = missingFactsOf(record);
+  return item(
+    'composition-rights',
+    null,
+    `${work.slug} has a MusicXML source score${held ? ` (asset ${held.id})` : ''}, held for rights review: the composition is not yet known to be public domain in the US, the EU and Canada. ${facts.length > 0 ? `Missing: ${facts.join('; ')}. ${factRoute(work.slug)}` : compositionCheck(record).detail}`,
+    { workSlug: work.slug, ...(held ? { assetId: held.id } : {}) },
+  );
+}
+
+function sourceScoreItem(work: PreparedWork, records?: RecordSource): MissingItem {
+  if (work.hasHeldScore && records) return heldScoreItem(work, records(work.order));
   return item(
     'source-score',
     'source-score',
@@ -72,6 +101,7 @@ function arrangementForRole(
   request: ResolveRequest,
   works: PreparedWork[],
   count: number,
+  records?: RecordSource,
 ): MissingItem[] {
   const role = request.role;
   if (count === 1) {
@@ -81,7 +111,7 @@ function arrangementForRole(
     for (let i = w.firstArrangement; i < w.firstArrangement + w.arrangementCount; i++)
       intended.push(MUSIC_ROLES[31 - Math.clz32(catalog.cols.intendedBit[i]!)]!);
     const roles = [...new Set(intended)];
-    const out = w.hasPublicScore ? [] : [sourceScoreItem(w)];
+    const out = w.hasPublicScore ? [] : [sourceScoreItem(w, records)];
     out.push(
       item(
         'arrangement',
@@ -180,6 +210,7 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
       request,
       works,
       found.by === 'title-composer' ? found.orders.length : works.length,
+      records,
     );
   }
 
@@ -193,16 +224,24 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
 
   const needsScoreWork = facts.missingFormats.length > 0 || failed.has('music-xml') || facts.noUsableFile;
   if (needsScoreWork && !w.hasPublicScore && (catalog.cols.usableMask[index]! & MUSICXML_MASK) === 0)
-    out.push(sourceScoreItem(w));
+    out.push(sourceScoreItem(w, records));
 
-  if (failed.has('composition-rights')) {
+  // A held score's item already names the missing facts.
+  if (failed.has('composition-rights') && !out.some((x) => x.what === 'composition-rights')) {
     out.push(
-      item(
-        'composition-rights',
-        'metadata-revision',
-        `${compositionCheck(record).detail} Contribute dated HTTPS evidence (operation metadata-revision) for the composition layer.`,
-        { workSlug: w.slug },
-      ),
+      missingFactsOf(record).length > 0
+        ? item(
+            'composition-rights',
+            null,
+            `${compositionCheck(record).detail} Missing: ${missingFactsOf(record).join('; ')}. ${factRoute(w.slug)}`,
+            { workSlug: w.slug },
+          )
+        : item(
+            'composition-rights',
+            'metadata-revision',
+            `${compositionCheck(record).detail} Contribute dated HTTPS evidence (operation metadata-revision) for the composition layer.`,
+            { workSlug: w.slug },
+          ),
     );
   }
   const fit: Array<['style' | 'instrumentation' | 'mood' | 'duration', MissingKind, string, string]> = [

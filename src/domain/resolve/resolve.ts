@@ -8,7 +8,7 @@ import type { MusicResolveInput, ResolveCandidate, ResolveResult, ResolveVerdict
 import { REVIEW_STATE_LABELS } from '../review-states.ts';
 import { urls } from '../records.ts';
 import type { ClassBounds, RecordSource, ResolveCatalog, RoleLists } from './catalog.ts';
-import { arrangementAt, inMemoryRecords, isUsable, usableAssets } from './catalog.ts';
+import { arrangementAt, inMemoryRecords, isUsable, usableAssets, workAt } from './catalog.ts';
 import {
   KEY_LIMIT,
   KEY_READY,
@@ -526,10 +526,24 @@ export function planResolve(
   return { musicAllowed: true, q, found, scan: scan(catalog, q, found, limits) };
 }
 
-/** Catalog orders of the works whose full records `finishResolve` reads: the candidates' works. */
+/**
+ * Catalog orders of the works whose full records `finishResolve` reads: the candidates' works, and
+ * the one work the request names when the archive holds its score for rights review (the answer
+ * names that score and the facts its record says are missing, even when the work has no
+ * arrangement to be a candidate).
+ */
 export function recordsNeeded(catalog: ResolveCatalog, plan: ResolvePlan): number[] {
   if (!plan.musicAllowed) return [];
-  return [...new Set(plan.scan.top.map((t) => catalog.arrangementWork[t.index]!))];
+  const orders = new Set(plan.scan.top.map((t) => catalog.arrangementWork[t.index]!));
+  const f = plan.found;
+  const named =
+    f.by === 'work-slug'
+      ? f.work
+      : f.by === 'title-composer' && f.orders.length === 1
+        ? workAt(catalog, f.orders[0]!)
+        : null;
+  if (named?.hasHeldScore) orders.add(named.order);
+  return [...orders];
 }
 
 /** The answer: the plan's candidates explained from their records, and the prepare analysis. */

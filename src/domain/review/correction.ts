@@ -2,9 +2,18 @@
  * Correction reports applied to one field (pure). Only a whitelist of editable fields can be
  * changed this way; each has a type, a coercion from the reported text and a check. The content
  * lint still runs on the result before anything is committed.
+ *
+ * A report about a person the work names (`targetType` "composer" or "lyricist", or the dotted
+ * "composer.died" of a work) changes that person's record (people/<slug>.json), so every work that
+ * names them; a report about the work's `firstPublished` changes the work's publication fact. Both
+ * are facts: a value other than "unknown" needs `evidenceUrl` (a fact without evidence is refused),
+ * and the fact is recorded with it, with who accepted it and when (docs/rights.md).
  */
 import type { CorrectionReportInput } from '../../schemas/correction.ts';
+import type { PersonContent } from '../../schemas/person.ts';
+import type { PersonFactField } from '../../schemas/common.ts';
 import { isRealDate } from '../catalog.ts';
+import type { Evidence } from '../people.ts';
 import { ProposalError, type Data } from './proposal.ts';
 
 interface FieldRule {
@@ -12,6 +21,8 @@ interface FieldRule {
   min: number;
   max: number;
   check?: (v: string) => string | null;
+  /** A fact: a value (other than "unknown" or null) needs an evidenceUrl. */
+  fact?: boolean;
 }
 
 const text = (max: number, min = 0, nullable = false): FieldRule => ({ nullable, min, max });
@@ -24,12 +35,59 @@ const date: FieldRule = {
       ? null
       : 'must be a real date YYYY-MM-DD, or a year YYYY',
 };
+/** A life date of a person: a real date, a year, or "unknown". */
+const lifeDate: FieldRule = {
+  nullable: false,
+  min: 4,
+  max: 10,
+  fact: true,
+  check: (v) =>
+    v === 'unknown' || (/^[0-9]{4}(-[0-9]{2}-[0-9]{2})?$/.test(v) && isRealDate(v))
+      ? null
+      : 'must be a real date YYYY-MM-DD, a year YYYY, or "unknown"',
+};
 const https: FieldRule = {
   nullable: false,
   min: 9,
   max: 1000,
   check: (v) => (/^https:\/\/[^\s]+$/.test(v) && URL.canParse(v) ? null : 'must be an absolute https:// URL'),
 };
+const wikidata: FieldRule = {
+  nullable: true,
+  min: 2,
+  max: 13,
+  check: (v) => (/^Q[1-9][0-9]{0,11}$/.test(v) ? null : 'must be a Wikidata item id, e.g. "Q6101"'),
+};
+const year: FieldRule = {
+  nullable: false,
+  min: 4,
+  max: 4,
+  fact: true,
+  check: (v) => (/^[0-9]{4}$/.test(v) ? null : 'must be a year YYYY'),
+};
+/** First publication: "1826", "no later than 1900", "unpublished", or "unknown" (removes it). */
+const publication: FieldRule = {
+  nullable: false,
+  min: 4,
+  max: 40,
+  fact: true,
+  check: (v) =>
+    parsePublication(v) !== undefined
+      ? null
+      : 'must be a year "1826", "no later than 1900", "unpublished" or "unknown"',
+};
+
+/** "1826" / "no later than 1900" / "unpublished" as a publication fact; null for "unknown"; undefined when it is none of them. */
+export function parsePublication(
+  v: string,
+): { bound: 'exact' | 'no-later-than' | 'unpublished'; year: number | null } | null | undefined {
+  const t = v.trim().toLowerCase();
+  if (t === 'unknown') return null;
+  if (t === 'unpublished') return { bound: 'unpublished', year: null };
+  if (/^[0-9]{4}$/.test(t)) return { bound: 'exact', year: Number(t) };
+  const m = /^(?:no later than|by|not after)\s+([0-9]{4})$/.exec(t);
+  return m ? { bound: 'no-later-than', year: Number(m[1]) } : undefined;
+}
 
 /** Work fields (targetType "work"), by dotted field name. */
 export const WORK_FIELDS: Record<string, FieldRule> = {
@@ -43,10 +101,28 @@ export const WORK_FIELDS: Record<string, FieldRule> = {
   key: text(40, 0, true),
   instrumentation: text(220),
   rightsNote: text(2000, 1),
+  firstPublished: publication,
   'composer.name': text(160, 1),
   'composer.sortName': text(160, 1),
-  'composer.born': date,
-  'composer.died': date,
+  'composer.born': lifeDate,
+  'composer.died': lifeDate,
+  'composer.wikidataId': wikidata,
+  'composer.worksPublishedBy': year,
+  'lyricist.name': text(160, 1),
+  'lyricist.sortName': text(160, 1),
+  'lyricist.born': lifeDate,
+  'lyricist.died': lifeDate,
+  'lyricist.wikidataId': wikidata,
+};
+
+/** The person fields a report can change (targetType "composer" or "lyricist"). */
+export const PERSON_FIELDS: Record<string, FieldRule> = {
+  name: text(160, 1),
+  sortName: text(160, 1),
+  born: lifeDate,
+  died: lifeDate,
+  wikidataId: wikidata,
+  worksPublishedBy: year,
 };
 
 /** Asset fields (targetType "source-asset", "asset", "arrangement-asset", "arrangement-recording", "arrangement-score"; targetId = asset id). */
@@ -74,9 +150,21 @@ const ASSET_TARGETS = new Set([
   'arrangement-score',
 ]);
 
+const PERSON_TARGETS = new Set(['composer', 'lyricist']);
+
+/** A person record a correction changes. */
+export interface PersonCorrection {
+  slug: string;
+  before: PersonContent;
+  after: PersonContent;
+}
+
 export interface CorrectionResult {
+  /** The work front matter after the change (as it was, when the change is a person's). */
   after: Data;
-  /** JSON-pointer-like path of the changed field, e.g. "/composer/died". */
+  /** The person record the change is to, when it is a person's fact (every work naming them follows). */
+  person?: PersonCorrection;
+  /** JSON-pointer-like path of the changed field, e.g. "/composer/died" or "people/eichendorff-joseph-von.json: /died". */
   pointer: string;
   oldValue: unknown;
   newValue: string | null;
@@ -104,9 +192,15 @@ function coerce(rule: FieldRule, field: string, raw: string): string | null {
   return v;
 }
 
+/** Whether a fact's value needs evidence: anything but "unknown" (or nothing). */
+function needsEvidence(rule: FieldRule, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  return rule.fact === true && v !== 'unknown' && v !== '' && v !== 'null';
+}
+
 /** Target types whose fields a report can change through apply. */
 function correctable(type: string): boolean {
-  return type === 'work' || type === 'composer' || type === 'arrangement' || ASSET_TARGETS.has(type);
+  return type === 'work' || PERSON_TARGETS.has(type) || type === 'arrangement' || ASSET_TARGETS.has(type);
 }
 
 /**
@@ -115,13 +209,19 @@ function correctable(type: string): boolean {
  * refuses a report apply would refuse) and apply.
  */
 function fieldRule(type: string, field: string): { name: string; rule: FieldRule } | { refusal: string } {
-  if (type === 'work' || type === 'composer') {
-    const name = type === 'composer' && !field.startsWith('composer.') ? `composer.${field}` : field;
+  if (type === 'work' || PERSON_TARGETS.has(type)) {
+    const name = PERSON_TARGETS.has(type) && !field.startsWith(`${type}.`) ? `${type}.${field}` : field;
     const rule = WORK_FIELDS[name];
     return rule
       ? { name, rule }
       : {
-          refusal: `"${field}" is not a field correction reports can change on a work; editable: ${Object.keys(WORK_FIELDS).join(', ')}.`,
+          refusal: PERSON_TARGETS.has(type)
+            ? `"${field}" is not a field correction reports can change on a ${type}; editable: ${Object.keys(
+                PERSON_FIELDS,
+              )
+                .filter((f) => type === 'composer' || f !== 'worksPublishedBy')
+                .join(', ')}.`
+            : `"${field}" is not a field correction reports can change on a work; editable: ${Object.keys(WORK_FIELDS).join(', ')}.`,
         };
   }
   if (ASSET_TARGETS.has(type)) {
@@ -142,14 +242,16 @@ function fieldRule(type: string, field: string): { name: string; rule: FieldRule
 
 /**
  * The field rules apply enforces, checked at intake: for a target a report can change (a work,
- * its composer, an arrangement, an asset), the field must be editable and the proposed value must
- * pass that field's rule, so a report apply would refuse is refused before anyone reviews it.
- * Reports about other parts (comments, videos, profiles) are read by a person, not applied.
+ * a person it names, an arrangement, an asset), the field must be editable, the proposed value
+ * must pass that field's rule, and a fact must come with evidence, so a report apply would refuse
+ * is refused before anyone reviews it. Reports about other parts (comments, videos, profiles) are
+ * read by a person, not applied.
  */
 export function correctionReportErrors(report: {
   targetType?: unknown;
   fieldName?: unknown;
   proposedValue?: unknown;
+  evidenceUrl?: unknown;
 }): Array<{ pointer: string; detail: string }> {
   const { targetType: type, fieldName: field, proposedValue: value } = report;
   if (typeof type !== 'string' || typeof field !== 'string' || !correctable(type)) return [];
@@ -157,7 +259,19 @@ export function correctionReportErrors(report: {
   if ('refusal' in found) return [{ pointer: '/fieldName', detail: found.refusal }];
   if (typeof value !== 'string') return [];
   const problems = valueProblems(found.rule, value);
-  return problems.length > 0 ? [{ pointer: '/proposedValue', detail: `for "${field}" ${problems.join(' and ')}` }] : [];
+  const out =
+    problems.length > 0 ? [{ pointer: '/proposedValue', detail: `for "${field}" ${problems.join(' and ')}` }] : [];
+  if (needsEvidence(found.rule, value)) {
+    const url = typeof report.evidenceUrl === 'string' ? report.evidenceUrl.trim() : '';
+    if (url === '')
+      out.push({
+        pointer: '/evidenceUrl',
+        detail: `is required for "${field}": a fact without evidence is refused (give a page an editor can follow, e.g. a Wikidata entry or the scan of an edition)`,
+      });
+    else if (!/^https:\/\/[^\s]+$/.test(url))
+      out.push({ pointer: '/evidenceUrl', detail: `must be an https:// page for the fact "${field}"` });
+  }
+  return out;
 }
 
 function locate(
@@ -166,7 +280,7 @@ function locate(
 ): { holder: Data; key: string; rule: FieldRule; pointer: string } {
   const type = report.targetType;
   const field = report.fieldName;
-  if (type === 'work' || type === 'composer') {
+  if (type === 'work') {
     const found = fieldRule(type, field);
     if ('refusal' in found) throw new ProposalError([found.refusal]);
     const { name, rule } = found;
@@ -202,24 +316,32 @@ function locate(
     return { holder: arrangements[ai]!, key: field, rule, pointer: `/arrangements/${ai}/${field}` };
   }
   throw new ProposalError([
-    `targetType "${type}" cannot be corrected through a report; apply it by editing the content repository. Correctable: work, composer, arrangement, ${[...ASSET_TARGETS].join(', ')}.`,
+    `targetType "${type}" cannot be corrected through a report; apply it by editing the content repository. Correctable: work, composer, lyricist, arrangement, ${[...ASSET_TARGETS].join(', ')}.`,
   ]);
 }
 
-/**
- * The work front matter with the one reported field changed. A non-null `currentValue` that no
- * longer matches the record makes the report stale (the record moved since it was written).
- */
-export function applyCorrection(work: Data | null, report: CorrectionReportInput): CorrectionResult {
-  if (!report.workSlug) throw new ProposalError(['The report names no workSlug, so there is no record to change.']);
-  if (!work)
-    throw new ProposalError(
-      [`The work "${report.workSlug}" does not exist (it may have been removed or renamed).`],
-      true,
-    );
-  const after = structuredClone(work);
-  const { holder, key, rule, pointer } = locate(after, report);
-  const oldValue = holder[key] ?? null;
+/** What a report's acceptance adds to the evidence of the fact it records. */
+export interface CorrectionContext {
+  /** A person record as main has it, by slug. */
+  person?: (slug: string) => PersonContent | null;
+  /** Who accepted the report (key label) and when. */
+  accepted?: { by: string; atUtc: string } | null;
+  trackingCode?: string;
+}
+
+function evidenceOf(report: CorrectionReportInput, facts: PersonFactField[] | null, ctx: CorrectionContext): Evidence {
+  const note = report.rationale.trim().slice(0, 500) || 'Recorded by a correction report.';
+  return {
+    url: (report.evidenceUrl ?? '').trim(),
+    note,
+    ...(facts ? { facts } : {}),
+    acceptedBy: ctx.accepted?.by ?? null,
+    acceptedAtUtc: ctx.accepted?.atUtc ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    via: ctx.trackingCode ?? null,
+  };
+}
+
+function staleCheck(report: CorrectionReportInput, pointer: string, oldValue: unknown): void {
   if (
     report.currentValue != null &&
     String(oldValue ?? '') !== report.currentValue.trim() &&
@@ -232,6 +354,134 @@ export function applyCorrection(work: Data | null, report: CorrectionReportInput
       true,
     );
   }
+}
+
+/** "1826", "no later than 1900", "unpublished" or null: how a report reads a work's publication fact. */
+function publicationWords(p: unknown): string | null {
+  if (p === null || p === undefined || typeof p !== 'object') return null;
+  const f = p as { bound?: string; year?: number | null };
+  if (f.bound === 'unpublished') return 'unpublished';
+  if (f.bound === 'exact') return String(f.year);
+  if (f.bound === 'no-later-than') return `no later than ${f.year}`;
+  return null;
+}
+
+/** A person's fact changed by a report: the record after, and the evidence recorded with it. */
+function correctPerson(
+  work: Data,
+  report: CorrectionReportInput,
+  role: 'composer' | 'lyricist',
+  field: string,
+  rule: FieldRule,
+  ctx: CorrectionContext,
+): CorrectionResult {
+  const newValue = coerce(rule, report.fieldName, report.proposedValue);
+  const slug = typeof work[role] === 'string' ? (work[role] as string) : null;
+  if (!slug)
+    throw new ProposalError(
+      [`The work "${report.workSlug}" names no ${role}${role === 'lyricist' ? ' (record the lyricist first)' : ''}.`],
+      true,
+    );
+  const before = ctx.person?.(slug) ?? null;
+  if (!before)
+    throw new ProposalError(
+      [`The ${role} "${slug}" of "${report.workSlug}" has no record (people/${slug}.json).`],
+      true,
+    );
+  if (field === 'worksPublishedBy' && role !== 'composer')
+    throw new ProposalError([
+      '"worksPublishedBy" is a bound for every work of a composer; report it with targetType "composer".',
+    ]);
+  const after = structuredClone(before);
+  const pointer = `people/${slug}.json: /${field}`;
+  const oldValue =
+    field === 'worksPublishedBy'
+      ? (before.worksPublishedBy?.year ?? null)
+      : ((before as unknown as Data)[field] ?? null);
+  staleCheck(report, pointer, oldValue);
+  if (String(oldValue ?? '') === String(newValue ?? ''))
+    throw new ProposalError(
+      [`${pointer} already reads ${JSON.stringify(newValue)}; the report changes nothing.`],
+      false,
+      true,
+    );
+  const facts = (['born', 'died', 'wikidataId', 'name'] as const).includes(field as 'born')
+    ? [field as PersonFactField]
+    : null;
+  if (field === 'worksPublishedBy') {
+    after.worksPublishedBy = { year: Number(newValue), evidence: [evidenceOf(report, null, ctx)] };
+  } else {
+    (after as unknown as Data)[field] = newValue;
+    if (needsEvidence(rule, newValue ?? '')) {
+      if (!(report.evidenceUrl ?? '').trim())
+        throw new ProposalError([
+          `A fact without evidence is refused: the report gives no evidenceUrl for "${report.fieldName}".`,
+        ]);
+      // The new evidence supports the new value; earlier evidence of this field no longer does.
+      after.evidence = [
+        ...after.evidence
+          .map((e) =>
+            e.facts?.includes(field as PersonFactField) ? { ...e, facts: e.facts.filter((f) => f !== field) } : e,
+          )
+          .filter((e) => e.facts === undefined || e.facts.length > 0),
+        evidenceOf(report, facts, ctx),
+      ].slice(-20);
+    }
+  }
+  return { after: work, person: { slug, before, after }, pointer, oldValue, newValue };
+}
+
+/**
+ * The work front matter (or the person record) with the one reported field changed. A non-null
+ * `currentValue` that no longer matches the record makes the report stale (the record moved since
+ * it was written).
+ */
+export function applyCorrection(
+  work: Data | null,
+  report: CorrectionReportInput,
+  ctx: CorrectionContext = {},
+): CorrectionResult {
+  if (!report.workSlug) throw new ProposalError(['The report names no workSlug, so there is no record to change.']);
+  if (!work)
+    throw new ProposalError(
+      [`The work "${report.workSlug}" does not exist (it may have been removed or renamed).`],
+      true,
+    );
+  const type = report.targetType;
+  if (type === 'work' || PERSON_TARGETS.has(type)) {
+    const found = fieldRule(type, report.fieldName);
+    if ('refusal' in found) throw new ProposalError([found.refusal]);
+    const [head, tail] = found.name.split('.');
+    if (tail !== undefined && PERSON_TARGETS.has(head!))
+      return correctPerson(work, report, head as 'composer' | 'lyricist', tail, found.rule, ctx);
+    if (found.name === 'firstPublished') {
+      const after = structuredClone(work);
+      const oldValue = publicationWords(work.firstPublished);
+      staleCheck(report, '/firstPublished', oldValue);
+      coerce(found.rule, report.fieldName, report.proposedValue);
+      const parsed = parsePublication(report.proposedValue)!;
+      const newValue = parsed === null ? null : publicationWords(parsed);
+      if (oldValue === newValue)
+        throw new ProposalError(
+          [`/firstPublished already reads ${JSON.stringify(newValue)}; the report changes nothing.`],
+          false,
+          true,
+        );
+      if (parsed === null) delete after.firstPublished;
+      else {
+        if (!(report.evidenceUrl ?? '').trim())
+          throw new ProposalError([
+            'A fact without evidence is refused: the report gives no evidenceUrl for "firstPublished".',
+          ]);
+        after.firstPublished = { bound: parsed.bound, year: parsed.year, evidence: [evidenceOf(report, null, ctx)] };
+      }
+      return { after, pointer: '/firstPublished', oldValue, newValue };
+    }
+  }
+  const after = structuredClone(work);
+  const { holder, key, rule, pointer } = locate(after, report);
+  const oldValue = holder[key] ?? null;
+  staleCheck(report, pointer, oldValue);
   const newValue = coerce(rule, report.fieldName, report.proposedValue);
   if (oldValue === newValue)
     throw new ProposalError(

@@ -15,6 +15,8 @@ import { contributionText, correctionText } from './messages.ts';
 import { buildContributionChange, newWorkSlug, type ComposerFacts, type VerifiedFile } from './proposal.ts';
 import { addGenre, addInstruments } from './new-terms.ts';
 import { newWorkFile, parseFrontMatter, rewriteWorkFile, splitWorkFile } from '../work-file.ts';
+import type { PersonContent } from '../../schemas/person.ts';
+import { personFileText } from '../people.ts';
 
 export interface ProposalChange {
   path: string;
@@ -51,6 +53,8 @@ export interface ProposalReader {
   verifiedBytes(sha256: string): Buffer;
   /** Text of a shared file of main (genres.json, instruments.json), or null when there is none. */
   sharedFile?(name: 'genres.json' | 'instruments.json'): string | null;
+  /** Text of `people/<slug>.json` on the current main (or the batch's line), or null when there is none. */
+  personFile?(slug: string): string | null;
 }
 
 /** The proposal, and the git author it is committed as (the submitter, never an address that reaches anyone). */
@@ -61,6 +65,7 @@ export interface BuiltProposal {
 
 const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const workPath = (slug: string) => `works/${slug}/index.md`;
+const personPath = (slug: string) => `people/${slug}.json`;
 
 export function authorOf(name: string, kind: string): string {
   const clean = name.replace(/[<>\n\r]/g, '').trim() || 'Contributor';
@@ -110,25 +115,58 @@ export function proposalWorkSlug(
   return s.operation === 'new-work' ? newWorkSlug(s) : (s.target?.workSlug ?? null);
 }
 
+/** A person record of the reader, parsed; null when there is none (or it is not JSON). */
+function personOf(reader: ProposalReader, slug: string): PersonContent | null {
+  const text = reader.personFile?.(slug) ?? null;
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as PersonContent;
+  } catch {
+    return null;
+  }
+}
+
+/** Who accepted the item (the key label) and when: the facts it records carry it. */
+export function acceptanceOf(
+  review: Pick<ReviewRecord, 'actions' | 'acceptedBy'>,
+): { by: string; atUtc: string } | null {
+  if (review.acceptedBy) return { by: review.acceptedBy.actor, atUtc: review.acceptedBy.atUtc };
+  const last = [...(review.actions ?? [])].reverse().find((a) => a.action === 'accept' || a.action === 'merge');
+  return last ? { by: last.actor ?? last.reviewer, atUtc: last.atUtc } : null;
+}
+
+type ReviewPart = Pick<
+  ReviewRecord,
+  'verification' | 'assertions' | 'arrangementFacts' | 'mergeInto' | 'termsApproval' | 'acceptedBy'
+> &
+  Partial<Pick<ReviewRecord, 'actions'>>;
+
 /** Throws ProposalError (from buildContributionChange) when the submission cannot become a change. */
 export function buildProposal(
   record: StoredContribution | StoredCorrectionReport,
-  review: Pick<ReviewRecord, 'verification' | 'assertions' | 'arrangementFacts' | 'mergeInto' | 'termsApproval'>,
+  review: ReviewPart,
   reader: ProposalReader,
 ): BuiltProposal {
   const labels = [`status: ${record.status}`];
+  const accepted = acceptanceOf({ actions: review.actions ?? [], acceptedBy: review.acceptedBy });
   if (record.kind === 'correction-report') {
     const r = record.report;
     const slug = r.workSlug ?? '';
     const text = slug ? reader.workFile(slug) : null;
     const before = text === null ? null : parseFrontMatter(splitWorkFile(text).frontMatter);
-    const result = applyCorrection(before, r);
+    const result = applyCorrection(before, r, {
+      person: (s) => personOf(reader, s),
+      accepted,
+      trackingCode: record.trackingCode,
+    });
     return {
       input: {
         trackingCode: record.trackingCode,
         ...correctionText(record.trackingCode, r),
         labels,
-        changes: [{ path: workPath(slug), content: rewriteWorkFile(text!, before!, result.after) }],
+        changes: result.person
+          ? [{ path: personPath(result.person.slug), content: personFileText(result.person.after) }]
+          : [{ path: workPath(slug), content: rewriteWorkFile(text!, before!, result.after) }],
       },
       author: authorOf(r.reporterName, r.reporterKind),
     };
@@ -163,6 +201,8 @@ export function buildProposal(
     assertions: review.assertions,
     editorFacts: review.arrangementFacts?.facts ?? null,
     knownComposers: s.operation === 'new-work' ? reader.composers() : [],
+    person: (slug) => personOf(reader, slug),
+    accepted,
     profileBytes:
       s.operation === 'rendering-profile' && manifestFile ? reader.verifiedBytes(manifestFile.sha256) : null,
   });
@@ -177,6 +217,7 @@ export function buildProposal(
                 ? newWorkFile(change.after, change.body)
                 : rewriteWorkFile(text!, change.before, change.after),
           },
+          ...(change.people ?? []).map((p) => ({ path: personPath(p.slug), content: personFileText(p.after) })),
         ];
   // New vocabulary terms land only with an editor's approval; without it the content lint refuses
   // a work that names them.

@@ -11,6 +11,10 @@
  *   - a profile never lands `approved` from a contribution (at most `candidate`, approver cleared).
  */
 import { CLEARABLE_COMPOSITION_STATUSES } from '../rights-cleared.ts';
+import type { PersonContent } from '../../schemas/person.ts';
+import type { ContributedComposer } from '../../schemas/contribution.ts';
+import { personSlug, type Evidence } from '../people.ts';
+import { fold } from '../text.ts';
 import type { ArrangementFacts, AssertableState, ReviewerAssertions } from '../../schemas/review.ts';
 import type { AssetMeasurement } from '../../schemas/audio.ts';
 import type { Static } from '@sinclair/typebox';
@@ -18,8 +22,7 @@ import type { Composer } from '../../schemas/work.ts';
 import type { ContributionAsset, MusicContributionInput } from '../../schemas/contribution.ts';
 import { MUSIC_ROLES, type CatalogReviewState } from '../../schemas/common.ts';
 import { parseCatalogNumbers } from '../catalog-numbers.ts';
-import { fold } from '../text.ts';
-import { territoryRights, yearOf, type AuthorFact, type TerritoryVerdict } from '../territory-rights.ts';
+import { openFileTerms, yearOf, type AuthorFact, type PublicationFact } from '../territory-rights.ts';
 
 export type Data = Record<string, unknown>;
 
@@ -54,14 +57,25 @@ export interface ContributionProposalInput {
   editorFacts?: ArrangementFacts | null;
   /** Composers already in the catalog (a new work must name one: life dates decide its rights). */
   knownComposers: ComposerFacts[];
+  /** A person record as main (or the batch's line) has it, by slug; null when there is none. */
+  person?: (slug: string) => PersonContent | null;
+  /** The editor who accepted the item (key label) and when: recorded with the facts it adds. */
+  accepted?: { by: string; atUtc: string } | null;
   /** For rendering-profile: the fetched profile definition bytes; the current file, if any. */
   profileBytes?: Buffer | null;
   /** The year the per-territory rights are decided for (default: the current UTC year). */
   asOfYear?: number;
 }
 
+/** A person record a proposal adds or changes (people/<slug>.json). */
+export interface PersonChange {
+  slug: string;
+  before: PersonContent | null;
+  after: PersonContent;
+}
+
 export type ContentChange =
-  | { kind: 'work'; slug: string; before: Data | null; after: Data; body: string }
+  | { kind: 'work'; slug: string; before: Data | null; after: Data; body: string; people?: PersonChange[] }
   | { kind: 'profile'; slug: string; content: string };
 
 /** The proposal cannot be built as asked; `reasons` say why (shown on the review and in 409s). */
@@ -142,10 +156,34 @@ export function landedState(
   verified: VerifiedFile | null = null,
 ): CatalogReviewState {
   const asset = submission.assets[index]!;
+  if (heldForRights(submission, asset)) return technicalState(index, assertions, verified);
   if (!rightsCleared(submission, asset)) return 'rights-review-required';
+  return technicalState(index, assertions, verified);
+}
+
+/** What a named reviewer asserted for the file, else what the archive's own checks showed. */
+function technicalState(
+  index: number,
+  assertions: ReviewerAssertions | null,
+  verified: VerifiedFile | null,
+): CatalogReviewState {
   const asserted = assertions?.assets[index];
   if (asserted) return asserted;
   return verified?.checksPassed === true ? 'technical-pass' : 'pending';
+}
+
+/**
+ * Whether a contributed file lands held for rights review (`heldForRights`): its own rights are
+ * cleared and its terms open, so only the work's composition can keep it from the public; the
+ * build publishes it with its technical state once the recorded facts clear the composition
+ * (src/domain/people.ts), and holds it again should a corrected fact undo that.
+ */
+export function heldForRights(submission: MusicContributionInput, asset: ContributionAsset): boolean {
+  if (UNCLEARED_FILE.has(asset.rightsStatus)) return false;
+  return openFileTerms({
+    license: asset.license ?? submission.rights.license ?? null,
+    rightsStatus: asset.rightsStatus,
+  });
 }
 
 /** The asset's technicalChecks text: the archive's one-line summary, marked as the archive's own check. */
@@ -163,6 +201,7 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
   const a = s.assets[index]!;
   const v = input.verified[index] ?? null;
   const state = landedState(s, index, input.assertions, v);
+  const held = heldForRights(s, a);
   const source: Data = v ? { blob: v.sha256, byteLength: v.byteLength } : { url: a.downloadUrl ?? a.sourcePageUrl };
   return {
     id,
@@ -180,6 +219,7 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
     access: state === 'rights-review-required' ? 'admin-only' : 'public',
     technicalChecks: archiveCheckNote(v),
     ...(v?.measured ? { measured: v.measured } : {}),
+    ...(held ? { heldForRights: true } : {}),
   };
 }
 
@@ -293,27 +333,102 @@ export function sortNameOf(name: string): string {
   return `${last}, ${parts.join(' ')}`;
 }
 
-/** The composer a new work names: one in the catalog, else the one the contribution adds with its facts. */
-function composerOfNewWork(input: ContributionProposalInput, name: string): ComposerFacts {
-  const known = findComposer(input.knownComposers, name);
-  if (known) return clone(known);
-  const f = input.submission.work?.composerFacts ?? null;
-  if (f && f.name.trim().toLowerCase() === name.trim().toLowerCase()) {
-    return {
-      name: f.name.trim(),
-      sortName: f.sortName?.trim() || sortNameOf(f.name),
-      born: f.born,
-      died: f.died,
-      aliases: [...(f.aliases ?? [])],
-      ...(f.wikidataId ? { wikidataId: f.wikidataId } : {}),
-      evidenceUrls: [...f.evidenceUrls],
-    };
+const nowUtc = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The stamp an accepted fact carries: who accepted it (key label), when, and through which item. */
+function acceptance(input: ContributionProposalInput): Pick<Evidence, 'acceptedBy' | 'acceptedAtUtc' | 'via'> {
+  return {
+    acceptedBy: input.accepted?.by ?? null,
+    acceptedAtUtc: input.accepted?.atUtc ?? nowUtc(),
+    via: input.trackingCode,
+  };
+}
+
+/**
+ * The person a new work names, as a slug: one the catalog already has (by name or alias, or the
+ * record at the slug the name gives, written with the same name), else a new record made from the
+ * facts the contribution brings (`change`). A person already recorded is never changed by a new
+ * work: their facts change through correction reports.
+ */
+function personOfNewWork(
+  input: ContributionProposalInput,
+  name: string,
+  facts: ContributedComposer | null,
+  role: 'composer' | 'lyricist',
+): { slug: string; change: PersonChange | null } | null {
+  const known = role === 'composer' ? findComposer(input.knownComposers, name) : null;
+  if (known?.slug) return { slug: known.slug, change: null };
+  const sortName = facts?.sortName?.trim() || known?.sortName || sortNameOf(name);
+  const base = personSlug(sortName);
+  const born = facts?.born ?? 'unknown';
+  const candidates = [base, `${base}-${/^[0-9]{4}/.test(born) ? born.slice(0, 4) : 'unknown'}`];
+  for (const slug of candidates) {
+    const there = input.person?.(slug) ?? null;
+    if (there === null) {
+      if (!facts && !known) return null;
+      const f = facts ?? {
+        name: known!.name,
+        sortName: known!.sortName,
+        born: known!.born,
+        died: known!.died,
+        aliases: known!.aliases,
+        wikidataId: known!.wikidataId ?? null,
+        evidenceUrls: known!.evidenceUrls ?? [],
+      };
+      const stamp = acceptance(input);
+      // Evidence sent without dates supports the name (and Wikidata id) only: a date recorded later brings its own.
+      const dated = f.born !== 'unknown' || f.died !== 'unknown';
+      const evidence: Evidence[] = (f.evidenceUrls ?? []).map((url) => ({
+        url,
+        note: `${f.evidenceNote ? `${f.evidenceNote.trim().replace(/\.?$/, '.')} ` : ''}Sent with the ${role}'s facts by ${input.submission.submittedBy.name} (${input.trackingCode}) and accepted in review.`.slice(
+          0,
+          500,
+        ),
+        ...(dated ? {} : { facts: f.wikidataId ? ['name', 'wikidataId'] : ['name'] }),
+        ...stamp,
+      }));
+      const after: PersonContent = {
+        slug,
+        name: f.name.trim(),
+        sortName,
+        aliases: [...(f.aliases ?? [])],
+        born: f.born,
+        died: f.died,
+        wikidataId: f.wikidataId ?? null,
+        worksPublishedBy: null,
+        evidence,
+      };
+      return { slug, change: { slug, before: null, after } };
+    }
+    if (fold(there.name) === fold(name) || there.aliases.some((a) => fold(a) === fold(name)))
+      return { slug, change: null };
   }
   throw new ProposalError([
-    f
-      ? `work.composerFacts names "${f.name}" but work.composer is "${name}"; they must be the same composer.`
-      : `The composer "${name}" is not in the catalog yet; a new work needs the composer's life dates (they decide the rights). Send them in work.composerFacts with evidence, or an editor adds the composer first.`,
+    `The ${role} "${name}" would take the person record people/${base}.json, which names someone else; send the ${role}'s sortName so the archive can tell them apart.`,
   ]);
+}
+
+/**
+ * The person slugs a contribution's proposal may read (its composer and lyricist under the slugs
+ * their names give, and with the birth year), so they can be read before it is built.
+ */
+export function peopleSlugsOf(s: MusicContributionInput): string[] {
+  if (s.operation !== 'new-work' || !s.work) return [];
+  const w = s.work;
+  const out: string[] = [];
+  const add = (
+    name: string | null | undefined,
+    sortName: string | null | undefined,
+    born: string | null | undefined,
+  ) => {
+    if (!name) return;
+    const base = personSlug(sortName?.trim() || sortNameOf(name));
+    out.push(base, `${base}-${born && /^[0-9]{4}/.test(born) ? born.slice(0, 4) : 'unknown'}`);
+  };
+  add(w.composer, w.composerFacts?.sortName, w.composerFacts?.born);
+  const l = w.lyricistFacts ?? w.lyricist ?? null;
+  add(l?.name, (l as ContributedComposer | null)?.sortName, l?.born);
+  return [...new Set(out)];
 }
 
 /** The authors whose death years decide the composition's rights: the composer, and the lyricist of a work with words. */
@@ -328,18 +443,58 @@ export function authorsOf(
   return authors;
 }
 
-/** "1815" -> 1815, "unpublished" -> 'unpublished', anything else (absent, "unknown") -> null. */
-export function firstPublishedFact(text: string | null | undefined): number | 'unpublished' | null {
-  if (text?.trim().toLowerCase() === 'unpublished') return 'unpublished';
+/** "1815" -> 1815, "no later than 1900" -> { noLaterThan: 1900 }, "unpublished" -> 'unpublished', anything else -> null. */
+export function firstPublishedFact(text: string | null | undefined): PublicationFact {
+  const t = text?.trim().toLowerCase() ?? '';
+  if (t === 'unpublished') return 'unpublished';
+  const bound = /^(?:no later than|by|not after)\s+([0-9]{4})$/.exec(t);
+  if (bound) return { noLaterThan: Number(bound[1]) };
   return yearOf(text);
 }
 
-function territoryNote(v: TerritoryVerdict): Data {
+/** The new work's first publication as a fact with evidence: the one sent with its evidence, else the declared year with the declaration's evidence. */
+function publicationOfNewWork(input: ContributionProposalInput): Data | null {
+  const s = input.submission;
+  const w = s.work ?? {};
+  const stamp = acceptance(input);
+  if (w.firstPublishedFact) {
+    const f = w.firstPublishedFact;
+    return {
+      bound: f.bound,
+      year: f.year,
+      evidence: f.evidence.map((e) => ({ url: e.url, note: e.note, ...stamp })),
+    };
+  }
+  const fact = firstPublishedFact(w.firstPublished);
+  if (fact === null) return null;
+  const evidence = s.rights.evidenceUrls.slice(0, 3).map((url) => ({
+    url,
+    note: `Declared by the contributor (${input.trackingCode}) with the evidence of the rights declaration.`,
+    ...stamp,
+  }));
+  if (fact === 'unpublished') return { bound: 'unpublished', year: null, evidence };
+  if (typeof fact === 'number') return { bound: 'exact', year: fact, evidence };
+  return { bound: 'no-later-than', year: fact.noLaterThan, evidence };
+}
+
+/** The lyricist's facts: those sent with evidence, else the lyricist as named with the declaration's evidence for any date given. */
+function lyricistFactsOf(input: ContributionProposalInput): ContributedComposer | null {
+  const w = input.submission.work ?? {};
+  if (w.lyricistFacts) return w.lyricistFacts;
+  const l = w.lyricist;
+  if (!l) return null;
+  const dated = (l.born ?? 'unknown') !== 'unknown' || (l.died ?? 'unknown') !== 'unknown';
   return {
-    status: v.status,
-    note: v.note.slice(0, 500),
-    ...(v.missingFacts.length > 0 ? { missingFacts: [...v.missingFacts] } : {}),
-  };
+    name: l.name,
+    born: l.born ?? 'unknown',
+    died: l.died ?? 'unknown',
+    wikidataId: l.wikidataId ?? null,
+    evidenceUrls: dated
+      ? input.submission.rights.evidenceUrls.slice(0, 3)
+      : l.wikidataId
+        ? [`https://www.wikidata.org/wiki/${l.wikidataId}`]
+        : [],
+  } as ContributedComposer;
 }
 
 function newWork(input: ContributionProposalInput): ContentChange {
@@ -356,25 +511,20 @@ function newWork(input: ContributionProposalInput): ContentChange {
       true,
     );
   if (!w.composer) throw new ProposalError(['operation "new-work" needs work.composer.']);
-  const composer = composerOfNewWork(input, w.composer);
-  const lyricist = w.lyricist ? clone(w.lyricist) : null;
+  const cf = w.composerFacts ?? null;
+  if (cf && cf.name.trim().toLowerCase() !== w.composer.trim().toLowerCase())
+    throw new ProposalError([
+      `work.composerFacts names "${cf.name}" but work.composer is "${w.composer}"; they must be the same composer.`,
+    ]);
+  const composer = personOfNewWork(input, w.composer, cf, 'composer');
+  if (!composer)
+    throw new ProposalError([
+      `The composer "${w.composer}" is not in the catalog yet; a new work needs the composer's life dates (they decide the rights). Send them in work.composerFacts with evidence, or an editor adds the composer first.`,
+    ]);
+  const lf = lyricistFactsOf(input);
+  const lyricist = lf ? personOfNewWork(input, lf.name, lf, 'lyricist') : null;
   const r = s.rights;
-  const asOfYear = input.asOfYear ?? new Date().getUTCFullYear();
-  const decided = territoryRights({
-    authors: authorsOf(composer, lyricist, w.hasLyrics === true),
-    firstPublished: firstPublishedFact(w.firstPublished),
-    asOfYear,
-  });
-  // The declaration never outranks the archive's rules: a composition the facts show protected
-  // somewhere is not recorded as public domain, whatever was declared.
-  const compositionStatus =
-    decided.composition === 'not-public-domain' && r.compositionStatus === 'public-domain'
-      ? 'unknown'
-      : r.compositionStatus;
-  const missing =
-    decided.missingFacts.length > 0
-      ? ` Missing facts: ${decided.missingFacts.join('; ')}; until they are known the work is not cleared for reuse in every territory.`
-      : '';
+  const publication = publicationOfNewWork(input);
   const movements = movementsOfNewWork(s);
   const catalogNumbers = w.catalogNumbers?.length
     ? clone(w.catalogNumbers)
@@ -384,12 +534,12 @@ function newWork(input: ContributionProposalInput): ContentChange {
     title,
     originalTitle: w.originalTitle ?? null,
     aliases: [...(w.aliases ?? [])],
-    composer,
-    ...(lyricist ? { lyricist } : {}),
+    composer: composer.slug,
+    ...(lyricist ? { lyricist: lyricist.slug } : w.hasLyrics === true ? { hasLyrics: true } : {}),
     period: w.period ?? '',
     genre: w.genre ?? '',
     year: w.year?.trim() || 'unknown',
-    ...(w.firstPublished ? { firstPublished: w.firstPublished } : {}),
+    ...(publication ? { firstPublished: publication } : {}),
     workNumber: w.workNumber ?? null,
     catalogNumbers,
     summary: w.summary ?? '',
@@ -397,28 +547,21 @@ function newWork(input: ContributionProposalInput): ContentChange {
     instrumentation: w.instrumentation ?? '',
     instruments: [...new Set((w.instruments ?? []).map((i) => slugify(i)).filter((i) => i.length > 0))],
     rightsNote:
-      `Rights as declared by the contributor (${input.trackingCode}) and accepted in review, with each territory decided from the recorded facts by the archive's rules (as of ${asOfYear}); each file's own review state and access level still apply.${missing}`.slice(
+      `Edition and recording rights as declared by the contributor (${input.trackingCode}) and accepted in review; each file's own review state and access level still apply.`.slice(
         0,
         2000,
       ),
     rights: {
-      composition: {
-        status: compositionStatus,
-        note: `${declaredNote(input, 'Composition status')} By the archive's rules: ${decided.composition === 'public-domain' ? 'public domain in the US, the EU and Canada' : decided.composition === 'not-public-domain' ? 'not public domain in at least one territory' : 'not decided in every territory'}.${missing}`.slice(
-          0,
-          1000,
-        ),
-      },
+      // Facts decide the composition (derived at build time); only documented permission is an editor's decision.
+      ...(r.compositionStatus === 'permission-documented'
+        ? { composition: { status: 'permission-documented', note: declaredNote(input, 'Permission') } }
+        : {}),
       edition: { status: r.editionStatus ?? 'unknown', note: declaredNote(input, 'Edition status') },
       recording: { status: r.recordingStatus ?? 'not-applicable', note: declaredNote(input, 'Recording status') },
-      territories: {
-        US: territoryNote(decided.US),
-        EU: territoryNote(decided.EU),
-        CA: territoryNote(decided.CA),
-      },
       license: r.license ?? null,
       attribution: r.attribution ?? null,
-      checkedAtUtc: r.checkedAtUtc ?? new Date(0).toISOString().replace('.000', ''),
+      // When the rights were checked: the declaration's date, else when an editor accepted them (never a default).
+      checkedAtUtc: r.checkedAtUtc ?? input.accepted?.atUtc ?? nowUtc(),
       evidenceUrls: [...r.evidenceUrls],
     },
     ...(movements.length > 0 ? { movements } : {}),
@@ -433,7 +576,22 @@ function newWork(input: ContributionProposalInput): ContentChange {
     s.assets.map((_, i) => i),
     movements,
   );
-  return { kind: 'work', slug, before: null, after, body: s.changeSummary };
+  const people = [composer.change, lyricist?.change ?? null].filter((c): c is PersonChange => c !== null);
+  return {
+    kind: 'work',
+    slug,
+    before: null,
+    after,
+    body: narrativeOf(s),
+    ...(people.length > 0 ? { people } : {}),
+  };
+}
+
+/** A new work's narrative: its summary (a change summary may name files and paths, which are not about the work). */
+function narrativeOf(s: MusicContributionInput): string {
+  const summary = s.work?.summary?.trim();
+  if (summary) return summary;
+  return s.changeSummary.replace(/\s*\([^()]*\/[^()]*\)/g, '').trim();
 }
 
 function metadataRevision(input: ContributionProposalInput): ContentChange {
@@ -454,9 +612,13 @@ function metadataRevision(input: ContributionProposalInput): ContentChange {
     after.aliases = [...w.aliases];
     changed++;
   }
-  if (w.composer && (after.composer as Data).name !== w.composer) {
-    (after.composer as Data).name = w.composer;
-    changed++;
+  if (w.composer) {
+    const slug = typeof after.composer === 'string' ? after.composer : null;
+    const person = slug ? (input.person?.(slug) ?? null) : null;
+    if (person && fold(person.name) !== fold(w.composer))
+      throw new ProposalError([
+        `The composer is the person record people/${slug}.json ("${person.name}"): a revision of the work cannot rename them. Send a correction report (targetType "composer", fieldName "name") to correct the name everywhere.`,
+      ]);
   }
   if (changed === 0)
     throw new ProposalError(['The revision changes nothing: every field in "work" already has the proposed value.']);

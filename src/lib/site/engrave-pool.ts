@@ -2,34 +2,47 @@
  * The engraving pool: Verovio in worker threads, never on the caller's thread. The build, the
  * engrave CLI, the review checks and the desk's score preview all engrave through it.
  *
- * Budgets per score: a time budget (the worker is terminated when a task overruns it, and a fresh
- * one takes its place) and a memory budget (V8's heap of the worker through `resourceLimits`, and
- * Verovio's WebAssembly memory, which is measured after each task: over the budget, the result is
- * refused). WebAssembly memory never shrinks, so a worker whose memory grew past 256 MiB (or a
- * quarter of the budget) is ended after its task: Verovio's memory never stays at the largest score's size.
- * A score over a budget rejects with `EngraveBudgetError`, which names the limit and its setting.
+ * Budgets per score bound the work, not a busy machine (src/lib/budget-pool.ts): CPU time on the
+ * worker's own thread (ARCHIVE_ENGRAVE_CPU_MS), memory per worker (ARCHIVE_ENGRAVE_MEMORY_MB: V8's
+ * heap through `resourceLimits` and Verovio's WebAssembly memory through a cap in the worker, and
+ * measured after each task), and a wall-clock backstop (ARCHIVE_ENGRAVE_TIMEOUT_MS) that is
+ * multiplied by the machine's load per core, so only a worker that makes no progress reaches it.
+ * Over a budget, the worker is terminated and replaced and the score refused with
+ * `EngraveBudgetError`, which names the limit and its setting. WebAssembly memory never shrinks, so
+ * a worker whose memory grew past 256 MiB (or a quarter of the budget) is ended after its task.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { EngraveMeta, EngraveOutput, ScoreLoadResult } from './engrave.ts';
 import type { AudioEnvironment, AudioOutput } from './audio-render.ts';
 import type { MusicXmlScan } from '../../domain/musicxml-scan.ts';
+import { BudgetError, BudgetPool, loadPerCore, type BudgetLimit, type BudgetPoolStats } from '../budget-pool.ts';
 
 export interface EngravePoolOptions {
   /** Worker threads (ARCHIVE_ENGRAVE_WORKERS; default: the number of cores). */
   size: number;
-  /** Time budget per score, ms (ARCHIVE_ENGRAVE_TIMEOUT_MS). */
+  /** CPU time budget per score on the worker's thread, ms (ARCHIVE_ENGRAVE_CPU_MS). */
+  cpuMs: number;
+  /** Wall-clock backstop per score on an idle machine, ms, times the load per core (ARCHIVE_ENGRAVE_TIMEOUT_MS). */
   timeoutMs: number;
   /** Memory budget per worker, MiB (ARCHIVE_ENGRAVE_MEMORY_MB). */
   memoryMb: number;
 }
 
-export const DEFAULT_ENGRAVE_TIMEOUT_MS = 300_000;
+/**
+ * CPU time per score. The largest real quartet of the corpus (96 pages) used about 70 s of CPU for
+ * its check and its whole engraving (both layouts, MIDI, PDF) together, while the engraving alone
+ * took 304 s of wall time at load 15 on this project's two-core machine (past the 300 s wall-clock
+ * budget this replaced). Five minutes of CPU leaves it room four times over.
+ */
+export const DEFAULT_ENGRAVE_CPU_MS = 300_000;
+/** The backstop on an idle machine: four CPU budgets of wall time, times the load per core. */
+export const DEFAULT_ENGRAVE_TIMEOUT_MS = 1_200_000;
 export const DEFAULT_ENGRAVE_MEMORY_MB = 2048;
 
 export function defaultEngravePoolOptions(): EngravePoolOptions {
   return {
     size: availableParallelism(),
+    cpuMs: DEFAULT_ENGRAVE_CPU_MS,
     timeoutMs: DEFAULT_ENGRAVE_TIMEOUT_MS,
     memoryMb: DEFAULT_ENGRAVE_MEMORY_MB,
   };
@@ -55,46 +68,23 @@ export type EngraveSource = { xml: string } | { file: string; compressed: boolea
 export type ScoreCheckOutcome =
   { readError: string; scan: null; load: null } | { readError: null; scan: MusicXmlScan; load: ScoreLoadResult | null };
 
-/** A score that went over the time or memory budget. */
-export class EngraveBudgetError extends Error {
-  readonly limit: 'time' | 'memory';
-  /** The budget that was exceeded: ms for time, MiB for memory. */
-  readonly budget: number;
-  /** The setting that sets it. */
-  readonly setting: string;
-  constructor(limit: 'time' | 'memory', budget: number) {
-    const setting = limit === 'time' ? 'ARCHIVE_ENGRAVE_TIMEOUT_MS' : 'ARCHIVE_ENGRAVE_MEMORY_MB';
+export const ENGRAVE_SETTINGS = {
+  cpu: 'ARCHIVE_ENGRAVE_CPU_MS',
+  memory: 'ARCHIVE_ENGRAVE_MEMORY_MB',
+  backstop: 'ARCHIVE_ENGRAVE_TIMEOUT_MS',
+} as const;
+
+/** A score that went over the CPU, memory or (as a backstop) wall-clock budget. */
+export class EngraveBudgetError extends BudgetError {
+  constructor(limit: BudgetLimit, budget: number, elapsedMs?: number) {
     super(
-      limit === 'time'
-        ? `Engraving took longer than the time budget of ${budget} ms per score (${setting}) and was stopped.`
-        : `Engraving needed more than the memory budget of ${budget} MiB per score (${setting}) and was stopped.`,
+      'Engraving',
+      limit,
+      budget,
+      limit === 'cpu' ? ENGRAVE_SETTINGS.cpu : limit === 'memory' ? ENGRAVE_SETTINGS.memory : ENGRAVE_SETTINGS.backstop,
+      elapsedMs,
     );
-    this.limit = limit;
-    this.budget = budget;
-    this.setting = setting;
   }
-}
-
-interface Pending {
-  task: EngraveTask;
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
-}
-
-interface Reply {
-  id: number;
-  /** Sent when the worker's Verovio is ready and the task begins: the time budget starts then. */
-  started?: boolean;
-  ok: boolean;
-  result?: unknown;
-  error?: string;
-  heapBytes: number;
-}
-
-interface Slot {
-  worker: Worker;
-  busy: Pending | null;
-  timer: NodeJS.Timeout | null;
 }
 
 /**
@@ -103,37 +93,40 @@ interface Slot {
  */
 export const RECYCLE_BYTES = 256 * 1024 * 1024;
 
-/** Time a worker may take to start Verovio before its first task's budget begins. */
-const STARTUP_GRACE_MS = 30_000;
-
 const WORKER_URL = new URL('./engrave-worker.ts', import.meta.url);
 
-export interface EngravePoolStats {
-  tasks: number;
-  /** Workers ended because a score went over the time or memory budget. */
-  overBudget: number;
-  /** Workers ended after a task because Verovio's memory had grown past the recycle mark. */
-  recycled: number;
-  /** Largest WebAssembly memory a worker reported, bytes. */
-  peakHeapBytes: number;
+export type EngravePoolStats = BudgetPoolStats;
+
+class EngraveBudgetPool extends BudgetPool {
+  protected override refusal(_what: string, limit: BudgetLimit, budget: number, _setting: string, elapsedMs?: number) {
+    return new EngraveBudgetError(limit, budget, elapsedMs);
+  }
 }
 
 export class EngravePool {
   readonly options: EngravePoolOptions;
-  readonly stats: EngravePoolStats = { tasks: 0, overBudget: 0, recycled: 0, peakHeapBytes: 0 };
-  private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
-  private nextId = 1;
-  private closed = false;
-  private retiring = false;
+  private readonly pool: EngraveBudgetPool;
 
   constructor(options: Partial<EngravePoolOptions> = {}) {
     const defaults = defaultEngravePoolOptions();
     this.options = {
       size: Math.max(1, Math.floor(options.size ?? defaults.size)),
+      cpuMs: options.cpuMs ?? defaults.cpuMs,
       timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
       memoryMb: options.memoryMb ?? defaults.memoryMb,
     };
+    this.pool = new EngraveBudgetPool({
+      what: 'Engraving',
+      workerUrl: WORKER_URL,
+      size: this.options.size,
+      budgets: { cpuMs: this.options.cpuMs, memoryMb: this.options.memoryMb, backstopMs: this.options.timeoutMs },
+      settings: ENGRAVE_SETTINGS,
+      recycleBytes: RECYCLE_BYTES,
+    });
+  }
+
+  get stats(): EngravePoolStats {
+    return this.pool.stats;
   }
 
   /**
@@ -141,12 +134,12 @@ export class EngravePool {
    * engraving resolves with its reason.
    */
   engrave(source: EngraveSource, meta: EngraveMeta | null): Promise<EngraveOutput> {
-    return this.submit({ op: 'engrave', ...source, ...(meta ? { meta } : {}) }) as Promise<EngraveOutput>;
+    return this.pool.run<EngraveOutput>({ op: 'engrave', ...source, ...(meta ? { meta } : {}) });
   }
 
   /** The printable PDF of engraved wide pages; null when the converter failed. */
   pdf(svgs: string[], meta: EngraveMeta): Promise<Uint8Array | null> {
-    return this.submit({ op: 'pdf', svgs, meta }) as Promise<Uint8Array | null>;
+    return this.pool.run<Uint8Array | null>({ op: 'pdf', svgs, meta });
   }
 
   /**
@@ -155,148 +148,40 @@ export class EngravePool {
    * pass, Verovio's load. Nothing of a long score's text is handled on the caller's thread.
    */
   check(source: EngraveSource): Promise<ScoreCheckOutcome> {
-    return this.submit({ op: 'check', ...source }) as Promise<ScoreCheckOutcome>;
+    return this.pool.run<ScoreCheckOutcome>({ op: 'check', ...source });
   }
 
   /** The first page as SVG (the desk's preview). */
   preview(xml: string): Promise<{ svg: string; pages: number }> {
-    return this.submit({ op: 'preview', xml }) as Promise<{ svg: string; pages: number }>;
+    return this.pool.run<{ svg: string; pages: number }>({ op: 'preview', xml });
   }
 
   /**
    * Rendered audio of a score (src/lib/site/audio-render.ts): its MIDI from the worker's Verovio,
-   * FluidSynth and ffmpeg as the worker's child processes, under the same time budget as an
-   * engraving (and the worker's memory budget for everything in the worker).
+   * FluidSynth and ffmpeg as the worker's child processes, under the same budgets as an
+   * engraving (the worker's CPU time and memory; the children under the load-scaled backstop).
    */
   audio(
     source: EngraveSource,
     params: { env: AudioEnvironment; scoreSha256: string; loop: boolean },
   ): Promise<AudioOutput> {
-    return this.submit({
+    // FluidSynth's and ffmpeg's time is not the worker thread's CPU time: the children get the
+    // wall-clock backstop, scaled by the load like the pool's own.
+    return this.pool.run<AudioOutput>({
       op: 'audio',
       ...source,
-      audio: { ...params, timeoutMs: this.options.timeoutMs },
-    }) as Promise<AudioOutput>;
+      audio: { ...params, timeoutMs: Math.round(this.options.timeoutMs * loadPerCore(0)) },
+    });
   }
 
   /** End every worker; queued tasks reject. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new Error('the engraving pool was closed'));
-    await Promise.all(
-      this.slots.splice(0).map(async (slot) => {
-        if (slot.timer) clearTimeout(slot.timer);
-        slot.busy?.reject(new Error('the engraving pool was closed'));
-        await slot.worker.terminate();
-      }),
-    );
+  close(): Promise<void> {
+    return this.pool.close();
   }
 
   /** Take no new tasks; each worker ends when its current task (and the queue) is done. */
   retireWhenIdle(): void {
-    this.closed = true;
-    this.retiring = true;
-    for (const slot of [...this.slots]) if (!slot.busy && this.queue.length === 0) this.retire(slot);
-  }
-
-  private submit(task: Omit<EngraveTask, 'id'>): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('the engraving pool was closed'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ task: { ...task, id: this.nextId++ }, resolve, reject });
-      this.dispatch();
-    });
-  }
-
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      let slot = this.slots.find((s) => s.busy === null);
-      if (!slot && this.slots.length < this.options.size) slot = this.spawn();
-      if (!slot) return;
-      const pending = this.queue.shift()!;
-      slot.busy = pending;
-      slot.worker.ref();
-      this.stats.tasks++;
-      // A new worker first starts Verovio (about a second): the score's own budget starts when it says so.
-      slot.timer = setTimeout(() => this.overBudget(slot, 'time'), this.options.timeoutMs + STARTUP_GRACE_MS);
-      slot.worker.postMessage(pending.task);
-    }
-  }
-
-  private spawn(): Slot {
-    const worker = new Worker(WORKER_URL, {
-      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb },
-      stdout: false,
-      stderr: false,
-    });
-    const slot: Slot = { worker, busy: null, timer: null };
-    worker.unref();
-    worker.on('message', (reply: Reply) => this.onReply(slot, reply));
-    worker.on('error', (err) => {
-      // ERR_WORKER_OUT_OF_MEMORY: V8's heap of the worker went over resourceLimits.
-      if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') this.overBudget(slot, 'memory');
-      else this.lose(slot, err);
-    });
-    worker.on('exit', () => this.lose(slot, new Error('the engraving worker stopped')));
-    this.slots.push(slot);
-    return slot;
-  }
-
-  private onReply(slot: Slot, reply: Reply): void {
-    const pending = slot.busy;
-    if (!pending || pending.task.id !== reply.id) return;
-    if (slot.timer) clearTimeout(slot.timer);
-    if (reply.started) {
-      slot.timer = setTimeout(() => this.overBudget(slot, 'time'), this.options.timeoutMs);
-      return;
-    }
-    slot.timer = null;
-    this.stats.peakHeapBytes = Math.max(this.stats.peakHeapBytes, reply.heapBytes);
-    const budgetBytes = this.options.memoryMb * 1024 * 1024;
-    if (reply.heapBytes > budgetBytes) {
-      this.overBudget(slot, 'memory');
-      return;
-    }
-    slot.busy = null;
-    if (reply.heapBytes > Math.min(budgetBytes / 4, RECYCLE_BYTES) || this.retiring) {
-      // WebAssembly memory only grows: end this worker so the next score starts small.
-      if (!this.retiring) this.stats.recycled++;
-      this.retire(slot);
-    } else {
-      slot.worker.unref();
-    }
-    if (reply.ok) pending.resolve(reply.result);
-    else pending.reject(new Error(reply.error ?? 'engraving failed'));
-    this.dispatch();
-  }
-
-  private overBudget(slot: Slot, limit: 'time' | 'memory'): void {
-    const pending = slot.busy;
-    if (!pending) return;
-    this.stats.overBudget++;
-    slot.busy = null;
-    this.retire(slot);
-    pending.reject(new EngraveBudgetError(limit, limit === 'time' ? this.options.timeoutMs : this.options.memoryMb));
-    this.dispatch();
-  }
-
-  /** A worker that died on its own: its task fails, a new worker takes the queue. */
-  private lose(slot: Slot, err: Error): void {
-    if (!this.slots.includes(slot)) return;
-    const pending = slot.busy;
-    slot.busy = null;
-    this.retire(slot);
-    pending?.reject(err);
-    this.dispatch();
-  }
-
-  private retire(slot: Slot): void {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = null;
-    const i = this.slots.indexOf(slot);
-    if (i >= 0) this.slots.splice(i, 1);
-    slot.worker.removeAllListeners('exit');
-    slot.worker.on('error', () => undefined);
-    void slot.worker.terminate();
+    this.pool.retireWhenIdle();
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * One engraving worker thread of the pool (src/lib/site/engrave-pool.ts): its own Verovio
- * instance, one task at a time. After each task it reports the size of Verovio's WebAssembly
- * memory, which never shrinks, so the pool can end a worker that a large score left big.
+ * instance, one task at a time. Its WebAssembly memory is capped at the pool's share before
+ * Verovio starts (src/lib/budget-worker.ts); after each task it reports the size of that memory,
+ * which never shrinks, so the pool can end a worker that a large score left big, and whether the
+ * cap refused a growth (the score is then over its memory budget).
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
@@ -11,7 +13,10 @@ import { musicXmlText } from '../../domain/score-files.ts';
 import { scanMusicXml } from '../../domain/musicxml-scan.ts';
 import { engraveScore, loadForCheck, makePdf, previewFirstPage } from './engrave.ts';
 import type { EngraveTask, ScoreCheckOutcome } from './engrave-pool.ts';
+import { capWebAssemblyMemory, takeMemoryRefusal } from '../budget-worker.ts';
 import { renderAudio } from './audio-render.ts';
+
+capWebAssemblyMemory();
 
 let toolkit: { tk: VerovioToolkit; module: VerovioModule } | null = null;
 
@@ -37,17 +42,20 @@ function sourceXml(task: EngraveTask): string {
   return musicXmlText(bytes, task.compressed);
 }
 
+/** Answer the pool; a final answer says whether the memory cap refused a growth during the task. */
+function post(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message.started ? message : { ...message, overMemory: takeMemoryRefusal() }, transfer);
+}
+
 parentPort!.on('message', async (task: EngraveTask) => {
+  takeMemoryRefusal();
   try {
     const { tk, module } = await verovio();
-    parentPort!.postMessage({ id: task.id, started: true, ok: true, heapBytes: heapBytes(module) });
+    post({ id: task.id, started: true, ok: true, heapBytes: heapBytes(module) });
     if (task.op === 'pdf') {
       const bytes = await makePdf(task.svgs!, task.meta!);
       const copy = bytes ? new Uint8Array(bytes) : null;
-      parentPort!.postMessage(
-        { id: task.id, ok: true, result: copy, heapBytes: heapBytes(module) },
-        copy ? [copy.buffer] : [],
-      );
+      post({ id: task.id, ok: true, result: copy, heapBytes: heapBytes(module) }, copy ? [copy.buffer] : []);
       return;
     }
     let xml: string;
@@ -57,9 +65,9 @@ parentPort!.on('message', async (task: EngraveTask) => {
       // The review's checks report an unreadable file as their result, not as an error.
       if (task.op === 'check') {
         const result: ScoreCheckOutcome = { readError: (err as Error).message, scan: null, load: null };
-        parentPort!.postMessage({ id: task.id, ok: true, result, heapBytes: heapBytes(module) });
+        post({ id: task.id, ok: true, result, heapBytes: heapBytes(module) });
       } else
-        parentPort!.postMessage({
+        post({
           id: task.id,
           ok: false,
           error: (err as Error).message,
@@ -70,7 +78,7 @@ parentPort!.on('message', async (task: EngraveTask) => {
     if (task.op === 'audio') {
       const out = await renderAudio(tk, { xml, ...task.audio! });
       const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));
-      parentPort!.postMessage(
+      post(
         { id: task.id, ok: true, result: { rendering: out.rendering, files }, heapBytes: heapBytes(module) },
         files.map((f) => f.bytes.buffer),
       );
@@ -78,7 +86,7 @@ parentPort!.on('message', async (task: EngraveTask) => {
       const out = await engraveScore(tk, xml, task.meta ?? null);
       // Each file in a buffer of its own (Buffer.from may share Node's pool), moved, not copied, to the pool.
       const files = out.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.bytes) }));
-      parentPort!.postMessage(
+      post(
         { id: task.id, ok: true, result: { rendering: out.rendering, files }, heapBytes: heapBytes(module) },
         files.map((f) => f.bytes.buffer),
       );
@@ -86,9 +94,9 @@ parentPort!.on('message', async (task: EngraveTask) => {
       // The text checks first (a long score's scan takes about a second): Verovio loads only what passed them.
       const scan = scanMusicXml(xml);
       const result: ScoreCheckOutcome = { readError: null, scan, load: scan.ok ? loadForCheck(tk, xml) : null };
-      parentPort!.postMessage({ id: task.id, ok: true, result, heapBytes: heapBytes(module) });
+      post({ id: task.id, ok: true, result, heapBytes: heapBytes(module) });
     } else {
-      parentPort!.postMessage({
+      post({
         id: task.id,
         ok: true,
         result: previewFirstPage(tk, xml),
@@ -96,7 +104,7 @@ parentPort!.on('message', async (task: EngraveTask) => {
       });
     }
   } catch (err) {
-    parentPort!.postMessage({
+    post({
       id: task.id,
       ok: false,
       error: err instanceof Error ? err.message : String(err),

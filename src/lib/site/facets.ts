@@ -22,6 +22,7 @@ import { pageUrls, slugify, type FacetName } from './paths.ts';
 import type { WorkContent } from '../../schemas/work.ts';
 import type { GenreTerm } from '../../schemas/genre.ts';
 import { yearOrUnknown } from '../../domain/fact-notes.ts';
+import { peopleOfWork } from '../../domain/people.ts';
 
 export interface FacetValue {
   facet: FacetName;
@@ -35,6 +36,8 @@ export interface FacetValue {
 
 export interface ComposerEntry {
   slug: string;
+  /** The composer's person record (people/<slug>.json): the page the composer's links lead to. */
+  person: string;
   name: string;
   sortName: string;
   born: string;
@@ -96,7 +99,8 @@ function composerEntry(works: SiteWork[], slug: string, href: string): ComposerE
   const aliases = [...c.aliases];
   for (let i = 1; i < works.length; i++)
     for (const a of works[i]!.entry.composer.aliases) if (!aliases.includes(a)) aliases.push(a);
-  return { slug, name: c.name, sortName: c.sortName, born: c.born, died: c.died, aliases, href, works };
+  const person = c.slug ?? slug;
+  return { slug, person, name: c.name, sortName: c.sortName, born: c.born, died: c.died, aliases, href, works };
 }
 
 /** Give each composer its slug: the slugified sort name, with the birth year where two share it. */
@@ -107,7 +111,9 @@ function nameComposers(list: ComposerEntry[]): void {
   for (const c of list) {
     const s = slugify(c.sortName);
     c.slug = (slugCount.get(s) ?? 0) > 1 ? `${s}-${yearOrUnknown(c.born)}` : s;
-    c.href = u.composer(c.slug);
+    // The composer's page is their person page; /composers/<slug>/ leads there.
+    c.person = c.works[0]?.entry.composer.slug ?? c.slug;
+    c.href = u.person(c.person);
   }
 }
 
@@ -383,6 +389,11 @@ export function facetKeysOf(content: WorkContent, genres: GenreTerm[] | null): s
   return [...keys];
 }
 
+/** A person's key in an incremental build's scope: their page lists the works that name them. */
+export function personScopeKey(slug: string): string {
+  return `person/${slug}`;
+}
+
 /** A composer's key in an incremental build's scope ("composer/<folded sort name>|<born>"), as `facets()` groups composers. */
 export function composerScopeKey(c: { sortName: string; born: string }): string {
   return `composer/${fold(c.sortName)}|${c.born}`;
@@ -411,6 +422,7 @@ export function listingInScope(key: string): boolean {
     for (const w of worksInScope()) {
       for (const k of facetKeysOf(w.loaded.content, data.catalog.genres)) keys.add(k);
       keys.add(composerScopeKey(w.entry.composer));
+      for (const p of peopleOfWork(w.loaded.content)) keys.add(personScopeKey(p.slug));
     }
     scopeKeys.set(data, (kept = { scope, keys }));
   }

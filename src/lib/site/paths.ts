@@ -28,6 +28,8 @@ export function pageUrls() {
     facet: (facet: FacetName, slug: string) => `${base}/browse/${facet}/${slug}/`,
     composers: `${base}/composers/`,
     composer: (slug: string) => `${base}/composers/${slug}/`,
+    people: `${base}/people/`,
+    person: (slug: string) => `${base}/people/${encodeURIComponent(slug)}/`,
     instruments: `${base}/instruments/`,
     profiles: `${base}/profiles/`,
     profile: (slug: string) => `${base}/profiles/${encodeURIComponent(slug)}/`,
