@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
 import { git } from '../../api/site/content-repo.ts';
 import { FullBuildNeeded, planChange } from '../../scripts/build/plan.ts';
-import { loadCatalog } from '../../src/domain/catalog.ts';
+import { currentRightsYear, loadCatalog } from '../../src/domain/catalog.ts';
 import { CODE_ONLY_ROUTES } from '../../src/lib/site/code-only-pages.ts';
 import { filesUnder, digests, differences, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';
 
@@ -276,16 +276,24 @@ describe('incremental build', () => {
     expect(() => planChange(repo, head, ['profiles/warm-grand-piano.json'], catalog.works, catalog.genres)).toThrow(
       /shared input/,
     );
-    // A work whose composer is written differently now than at the base commit.
-    const file = work('beethoven-fur-elise');
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(/^  name: Ludwig van Beethoven$/m, '  name: L. van Beethoven'),
+    // A person's record reaches every work naming them: a shared input (decision 38).
+    expect(() => planChange(repo, head, ['people/beethoven-ludwig-van.json'], catalog.works, catalog.genres)).toThrow(
+      /people\/beethoven-ludwig-van\.json is a shared input/,
     );
+    // A work that takes its composer's only work away from them removes a composer page.
+    const file = work('satie-gymnopedie-1');
+    const satie = readFileSync(file, 'utf8');
+    const moved = satie.replace(/^composer: satie-erik$/m, 'composer: beethoven-ludwig-van');
+    expect(moved).not.toBe(satie);
+    writeFileSync(file, moved);
     const changed = loadCatalog(repo).catalog;
-    expect(() => planChange(repo, head, ['works/beethoven-fur-elise/index.md'], changed.works, changed.genres)).toThrow(
-      /composer/,
-    );
+    const people = {
+      bySlug: new Map(changed.people.map((p) => [p.content.slug, p.content])),
+      asOfYear: currentRightsYear(),
+    };
+    expect(() =>
+      planChange(repo, head, ['works/satie-gymnopedie-1/index.md'], changed.works, changed.genres, null, people),
+    ).toThrow(/adds or removes the composer Erik Satie/);
     // Through the build: a changed instruments file builds in full and says why.
     await git(repo, ['checkout', '--quiet', '--', '.']);
     const instruments = path.join(repo, 'instruments.json');
