@@ -94,15 +94,17 @@ describe('the warm build process', () => {
     const ok = await warmBuild(builder, 'before-error', baseCommit);
     const file = builds.work('bach-air-orchestral-suite-3');
     const text = readFileSync(file, 'utf8');
-    writeFileSync(file, text.replace(/^ {2}born: .*$/m, '  born: "1685-02-30"'));
-    const broken = await builds.commitAll('A bad date');
+    const unknown = text.replace(/^composer: bach-johann-sebastian$/m, 'composer: bach-johann-sebastien');
+    expect(unknown).not.toBe(text);
+    writeFileSync(file, unknown);
+    const broken = await builds.commitAll('A composer who has no record');
     const bad = path.join(builds.root, 'bad');
     await expect(buildInChild(builds.repo, bad, BASE_URL, { commit: broken, builder })).rejects.toThrow(
-      /build failed \(exit 1\):[\s\S]*\/composer\/born: is not a real calendar date \(got "1685-02-30"\)/,
+      /build failed \(exit 1\):[\s\S]*\/composer: names the person "bach-johann-sebastien", who has no record/,
     );
     expect(existsSync(bad)).toBe(false);
     writeFileSync(file, text);
-    const fixed = await builds.commitAll('The date again');
+    const fixed = await builds.commitAll('The composer again');
     const after = await warmBuild(builder, 'after-error', fixed);
     expect(after.result).toMatchObject({ pid: ok.result.pid, earlierBuilds: 2 });
   }, 900_000);
