@@ -1,6 +1,6 @@
 /**
  * Measured, not only declared (docs/audio.md), through the public surface: a contribution declares a
- * 1:30 arrangement and -23 LUFS for its MP3, whose file measures about 19 s and -19 LUFS. Accept
+ * 1:30 arrangement and -23 LUFS for its MP3, whose file (the sample's rendered, mastered Satie loop) measures about 19 s and -14 LUFS. Accept
  * measures it and flags both to the reviewer (review warnings in the admin view; apply is not
  * blocked); apply lands the measurement beside the declared values in the JSON record, the
  * Markdown record and the HTML page; resolve then judges the arrangement on its measured
@@ -128,12 +128,12 @@ describe('declared against measured audio', () => {
     expect(entry.status).toBe('verified');
     expect(entry.checks.audio.durationSeconds).toBeGreaterThan(18);
     expect(entry.checks.audio.durationSeconds).toBeLessThan(21);
-    expect(entry.checks.audio.integratedLufs).toBeCloseTo(-19.2, 0);
+    expect(entry.checks.audio.integratedLufs).toBeCloseTo(-14.4, 0);
     expect(entry.declared).toEqual({ durationSeconds: 90, integratedLufs: -23 });
     expect(entry.disagreements.map((d: { field: string }) => d.field)).toEqual(['duration', 'loudness']);
     expect(review.warnings).toHaveLength(2);
     expect(review.warnings[0]).toMatch(/Declared duration 1:30 \(90 s\) but the file measures 19\.\d s/);
-    expect(review.warnings[1]).toMatch(/Declared integrated loudness -23 LUFS but the file measures -19\.\d LUFS/);
+    expect(review.warnings[1]).toMatch(/Declared integrated loudness -23 LUFS but the file measures -14\.\d LUFS/);
     // The admin view of the item says it again.
     const view = (await app.inject({ url: `/api/v1/admin/contributions/${code}`, headers: auth })).json().data;
     expect(view.review.warnings).toEqual(review.warnings);
@@ -160,7 +160,7 @@ describe('declared against measured audio', () => {
     const m = arr.assets[0].measured;
     expect(m.declared).toEqual({ durationSeconds: 90, integratedLufs: -23 });
     expect(m.disagreements.map((d: { field: string }) => d.field)).toEqual(['duration', 'loudness']);
-    expect(m.integratedLufs).toBeCloseTo(-19.2, 0);
+    expect(m.integratedLufs).toBeCloseTo(-14.4, 0);
     expect(m.truePeakDbtp).toBeLessThan(0);
     expect(m.sections.length).toBeGreaterThan(0);
     expect(m.narrationBed.rule).toMatch(/EBU R128.*WCAG/);
@@ -172,7 +172,7 @@ describe('declared against measured audio', () => {
     );
 
     const md = (await app.inject({ url: '/api/v1/works/satie-gymnopedie-1/index.md' })).body;
-    expect(md).toMatch(/Asset \d+ Measured: 19\.\d s \(0:19\), -19\.\d LUFS integrated/);
+    expect(md).toMatch(/Asset \d+ Measured: 19\.\d s \(0:19\), -14\.\d LUFS integrated/);
     expect(md).toContain('Declared: duration 1:30 (90 s), loudness -23 LUFS. Disagrees: Declared duration 1:30');
     const html = (await app.inject({ url: '/works/satie-gymnopedie-1/' })).body;
     expect(html).toContain('data-disagrees');
