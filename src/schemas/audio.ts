@@ -231,7 +231,7 @@ export const RenderedAudio = Type.Object(
   {
     status: StringEnum(['rendered', 'failed', 'pending', 'not-offered'] as const, {
       description:
-        'rendered: the files below exist; failed: the renderer could not render this score (reason); pending: not rendered yet (made in the background, published with a later build); not-offered: this archive renders no audio (reason says why, e.g. FluidSynth is not installed).',
+        'rendered: the files below exist; failed: the renderer could not render this score (reason); pending: not rendered yet (made in the background, published with a later build); not-offered: this archive renders no audio (reason says why, e.g. FluidSynth is not installed), or this rendering is not published because its bytes are those of a stored file of the work that is not public (the reason names it).',
     }),
     statement: Nullable(Type.String(), {
       description:

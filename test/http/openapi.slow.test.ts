@@ -43,6 +43,8 @@ describe('OpenAPI document', () => {
       .split('/')
       .at(-1)!;
     const profile = t.handle.current.catalog.profiles[0]!.slug;
+    // The composer's person record, from the link the work's record gives (/api/v1/people/{slug}).
+    const person = new URL(work.links.composerRecord!).pathname.split('/').at(-1)!;
     const samples: Record<string, string> = {
       file,
       sha256: '0'.repeat(64),
@@ -54,7 +56,13 @@ describe('OpenAPI document', () => {
     };
     for (const [template, methods] of Object.entries(doc.paths)) {
       const url = template.replace(/\{(\w+)\}/g, (_, name: string) =>
-        name === 'slug' ? (template.includes('profiles') ? profile : work.slug) : (samples[name] ?? 'x'),
+        name === 'slug'
+          ? template.includes('profiles')
+            ? profile
+            : template.includes('/people/')
+              ? person
+              : work.slug
+          : (samples[name] ?? 'x'),
       );
       // Protected routes (keys, reader sessions) answer 401/403/404 here; they are checked to be routed, not for 200.
       const concrete =

@@ -33,12 +33,46 @@ export interface AudioJob {
   loop: boolean;
   /** The work's metadata its published MIDI carries (the same as the engraving's score.mid). */
   midiMeta?: MidiMeta;
+  /**
+   * The work's stored files that are not public, by SHA-256 (which asset, which access): a
+   * rendering with the same bytes as one of them is not published, since a restriction holds on
+   * the bytes wherever they would appear (`withheldBy`).
+   */
+  restricted?: Map<string, string>;
+}
+
+/** Of a work's stored assets, those not public, by their bytes' SHA-256. */
+function restrictedDigests(work: Catalog['works'][number]): Map<string, string> {
+  const out = new Map<string, string>();
+  const assets = [...work.content.sourceAssets, ...(work.content.arrangements ?? []).flatMap((a) => a.assets)];
+  for (const asset of assets) {
+    if (asset.access === 'public') continue;
+    const sha = asset.blob ?? (asset.file !== undefined ? work.files.get(asset.file)?.sha256 : undefined);
+    if (sha) out.set(sha, `asset ${asset.id}, ${asset.access}`);
+  }
+  return out;
+}
+
+/**
+ * Why a rendering is not published: one of its files has the bytes of a stored file of the work
+ * that is not public (the sample's administrator-only MP3 of an arrangement is the renderer's own
+ * output of its public score, for one). Null when nothing restricted matches.
+ */
+export function withheldBy(output: AudioOutput, restricted: Map<string, string> | undefined): string | null {
+  if (!restricted || restricted.size === 0 || output.rendering.status !== 'rendered') return null;
+  for (const f of output.rendering.files) {
+    const which = restricted.get(f.sha256);
+    if (which)
+      return `The rendered ${f.name} has the same bytes as a stored file of this work that is not public (${which}), so the archive does not publish it.`;
+  }
+  return null;
 }
 
 /** Every public score of the catalog with its file (scores not stored here, or not public, get no audio). */
 export function audioJobs(catalog: Catalog, blobPath?: (sha256: string) => string): AudioJob[] {
   const out: AudioJob[] = [];
   for (const work of catalog.works) {
+    let restricted: Map<string, string> | undefined;
     const candidates = [
       ...work.content.sourceAssets.map((asset) => ({ asset, loop: false })),
       ...(work.content.arrangements ?? []).flatMap((a) => a.assets.map((asset) => ({ asset, loop: a.loopable }))),
@@ -57,6 +91,7 @@ export function audioJobs(catalog: Catalog, blobPath?: (sha256: string) => strin
         compressed: asset.kind === 'mxl',
         loop,
         midiMeta: scoreMidiMeta(scoreMetadata(work.content, asset)),
+        restricted: (restricted ??= restrictedDigests(work)),
       });
     }
   }
@@ -211,6 +246,11 @@ export async function renderAudios(
         }
         const output = publishedAudio(got.output, job.midiMeta);
         const r = output.rendering;
+        const withheld = withheldBy(output, job.restricted);
+        if (withheld !== null) {
+          entries.set(key, { status: 'not-offered', reason: withheld });
+          continue;
+        }
         if (r.status === 'rendered') {
           writeAudioFiles(dir, job, output);
           summary.rendered++;
