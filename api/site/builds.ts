@@ -1010,13 +1010,14 @@ export class Rebuilder implements SiteRebuilder {
         phases.pruneMs = Date.now() - p;
       }
       const info = readBuildInfo(buildDir);
-      if (info?.mode === 'incremental') {
-        // Audio the apply's build left pending is rendered by a background full build now (low
-        // priority), whatever the reconcile's own timing: the change is served already.
-        // (The build child takes ARCHIVE_AUDIO_RENDER from the server's environment: scripts/build.ts.)
-        if ((info.audio?.pending ?? 0) > 0 && info.audio?.later) this.renderPendingAudio(commit, buildDir);
-        else this.scheduleReconcile(commit, buildDir, 'after-apply');
-      }
+      // Audio the apply's build left pending is rendered by a background full build now (low
+      // priority), whatever the reconcile's own timing: the change is served already. This holds
+      // too when the incremental build fell back to a full one (a shared input changed, e.g. a
+      // person's record): it still placed only cached audio (`audio.later`), and nothing else
+      // would ever render the rest. (The build child takes ARCHIVE_AUDIO_RENDER from the server's
+      // environment: scripts/build.ts.)
+      if (info && (info.audio?.pending ?? 0) > 0 && info.audio?.later) this.renderPendingAudio(commit, buildDir);
+      else if (info?.mode === 'incremental') this.scheduleReconcile(commit, buildDir, 'after-apply');
       this.maybeCompact(buildDir);
       return {
         commit,

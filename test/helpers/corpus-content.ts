@@ -142,3 +142,13 @@ export function plannedImportItem(
   plan.body.target = { workSlug: slug };
   return { body: plan.body, bytes, sha256 };
 }
+
+/** A song's MusicXML with its first part (the voice) taken out: the piano part alone. */
+export function pianoPart(xml: string): string {
+  const voice = /<score-part id="(P1)">[\s\S]*?<\/score-part>/.exec(xml);
+  if (!voice) throw new Error('the song has no part P1');
+  const out = xml.replace(voice[0], '').replace(/<part id="P1">[\s\S]*?<\/part>/, '');
+  if (out.includes('<part id="P1">') || !out.includes('<part id="P2">'))
+    throw new Error('the voice part was not removed');
+  return out;
+}
