@@ -1992,7 +1992,7 @@ export interface components {
                 /** @description What the audio is, e.g. "Rendered from the score by FluidSynth 2.3.1 with the Fluid (R3) General MIDI SoundFont; technical-pass (not listening-approved until a person has listened)." */
                 statement: string | null;
                 /**
-                 * @description rendered: the files below exist; failed: the renderer could not render this score (reason); pending: not rendered yet (made in the background, published with a later build); not-offered: this archive renders no audio (reason says why, e.g. FluidSynth is not installed).
+                 * @description rendered: the files below exist; failed: the renderer could not render this score (reason); pending: not rendered yet (made in the background, published with a later build); not-offered: this archive renders no audio (reason says why, e.g. FluidSynth is not installed), or this rendering is not published because its bytes are those of a stored file of the work that is not public (the reason names it).
                  * @enum {string}
                  */
                 status: "rendered" | "failed" | "pending" | "not-offered";
