@@ -60,29 +60,71 @@ async function differingFromMain(
         ...people.map((p) => `people/${p}.json`),
       ]);
   if (changed === '') return null;
-  const read = async (rel: string): Promise<Buffer | null> => {
-    const listed = await git(repo, ['ls-tree', '-z', '--object-only', onto, '--', rel]);
-    const id = listed.split('\0')[0];
-    return id ? runChecked('git', ['-C', repo, 'cat-file', 'blob', id]) : null;
-  };
+  // Every file it reads, in one `git cat-file --batch` (two commands for the whole proposal, not
+  // two per file: an apply builds one proposal per item, each on a batch's line).
+  const names =
+    slug === null
+      ? []
+      : (await git(repo, ['ls-tree', '-r', '-z', '--name-only', onto, '--', `works/${slug}/`]))
+          .split('\0')
+          .filter((n) => n !== '' && n !== `works/${slug}/index.md`)
+          .slice(0, MAX_STORED_FILES);
+  const wanted = [
+    ...(slug !== null ? [`works/${slug}/index.md`] : []),
+    ...names,
+    ...SHARED_FILES,
+    ...people.map((p) => `people/${p}.json`),
+  ];
+  const blobs = await readBlobsAt(repo, onto, wanted);
+  const text = (rel: string) => blobs.get(rel)?.toString('utf8') ?? null;
   const stored = new Map<string, string>();
-  let workFile: string | null = null;
-  if (slug !== null) {
-    workFile = (await read(`works/${slug}/index.md`))?.toString('utf8') ?? null;
-    // Each file of the folder (a few per work), by its path below the folder.
-    const names = (await git(repo, ['ls-tree', '-r', '-z', '--name-only', onto, '--', `works/${slug}/`]))
-      .split('\0')
-      .filter((n) => n !== '' && n !== `works/${slug}/index.md`);
-    for (const name of names.slice(0, MAX_STORED_FILES)) {
-      const bytes = await read(name);
-      if (bytes) stored.set(name.slice(`works/${slug}/`.length), sha256Of(bytes));
-    }
+  for (const name of names) {
+    const bytes = blobs.get(name);
+    if (bytes) stored.set(name.slice(`works/${slug}/`.length), sha256Of(bytes));
   }
-  const shared = new Map<string, string | null>();
-  for (const name of SHARED_FILES) shared.set(name, (await read(name))?.toString('utf8') ?? null);
-  const persons = new Map<string, string | null>();
-  for (const p of people) persons.set(p, (await read(`people/${p}.json`))?.toString('utf8') ?? null);
+  const workFile = slug !== null ? text(`works/${slug}/index.md`) : null;
+  const shared = new Map<string, string | null>(SHARED_FILES.map((name) => [name, text(name)]));
+  const persons = new Map<string, string | null>(people.map((p) => [p, text(`people/${p}.json`)]));
   return { workFile, stored, shared, people: persons };
+}
+
+/**
+ * The blobs at `paths` of `commit` (null for a path it does not hold, or that is not a file), read
+ * with one `git cat-file --batch`. A path git's batch syntax cannot carry (a line feed) is read alone.
+ */
+async function readBlobsAt(
+  repo: string,
+  commit: string,
+  paths: readonly string[],
+): Promise<Map<string, Buffer | null>> {
+  const out = new Map<string, Buffer | null>();
+  const batchable = paths.filter((p) => !p.includes('\n'));
+  for (const rel of paths.filter((p) => p.includes('\n'))) {
+    const id = (await git(repo, ['ls-tree', '-z', '--object-only', commit, '--', rel])).split('\0')[0];
+    out.set(rel, id ? await runChecked('git', ['-C', repo, 'cat-file', 'blob', id]) : null);
+  }
+  if (batchable.length === 0) return out;
+  const answer = await runChecked('git', ['-C', repo, 'cat-file', '--batch'], {
+    input: batchable.map((rel) => `${commit}:${rel}\n`).join(''),
+  });
+  let pos = 0;
+  for (const rel of batchable) {
+    const eol = answer.indexOf(0x0a, pos);
+    if (eol < 0) throw new Error('git cat-file: the output ended early');
+    const header = answer.toString('utf8', pos, eol);
+    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
+      out.set(rel, null);
+      pos = eol + 1;
+      continue;
+    }
+    const [, type, size] = header.split(' ');
+    const length = Number(size);
+    if (!Number.isSafeInteger(length) || eol + 1 + length > answer.length)
+      throw new Error(`git cat-file: unexpected answer for ${rel}`);
+    out.set(rel, type === 'blob' ? answer.subarray(eol + 1, eol + 1 + length) : null);
+    pos = eol + 1 + length + 1; // the content, then a line feed
+  }
+  return out;
 }
 
 /** Files of one work folder read from git for a batch's proposal (a work stores a few). */
