@@ -89,7 +89,7 @@ export class BatchActions {
     // An action whose last item is done says "completed" (its tracking resource too) while its end
     // is still being written: wait for that rather than refuse, since the caller did what the
     // conflict asks (wait until it has completed). Found by a fresh-clone CI run, where the second
-    // accept of test/imports/batch-terms.test.ts came inside that window and got a 409.
+    // accept of test/imports/batch-terms.slow.test.ts came inside that window and got a 409.
     for (let busy = this.running.get(batchId); busy; busy = this.running.get(batchId)) {
       if (busy.record.state === 'running') throw this.conflict(busy.record);
       await busy.finished;
