@@ -143,12 +143,41 @@ export function plannedImportItem(
   return { body: plan.body, bytes, sha256 };
 }
 
-/** A song's MusicXML with its first part (the voice) taken out: the piano part alone. */
+/**
+ * A song's MusicXML with its first part (the voice) taken out: the piano part alone. The tempo
+ * marks the voice part carried (`<direction>` with `<sound tempo>`, e.g. "Moderato", 100) move to
+ * the start of the same measure of the piano part, so the piano part plays at the song's tempi;
+ * a tempo mark after a measure's first note would need its offset, and is refused.
+ */
 export function pianoPart(xml: string): string {
   const voice = /<score-part id="(P1)">[\s\S]*?<\/score-part>/.exec(xml);
   if (!voice) throw new Error('the song has no part P1');
-  const out = xml.replace(voice[0], '').replace(/<part id="P1">[\s\S]*?<\/part>/, '');
+  const voicePart = /<part id="P1">[\s\S]*?<\/part>/.exec(xml);
+  if (!voicePart) throw new Error('the song has no part P1');
+  const tempi = new Map<string, string[]>();
+  for (const m of voicePart[0].matchAll(/<measure\b[^>]*\bnumber="([^"]+)"[^>]*>([\s\S]*?)<\/measure>/g)) {
+    const marks = [...m[2]!.matchAll(/<direction\b(?:(?!<\/direction>)[\s\S])*?<\/direction>/g)].filter((d) =>
+      /<sound\b[^>]*\btempo="/.test(d[0]),
+    );
+    const firstNote = m[2]!.indexOf('<note');
+    if (marks.some((d) => firstNote >= 0 && d.index! > firstNote))
+      throw new Error(`measure ${m[1]}: a tempo mark after the first note`);
+    if (marks.length)
+      tempi.set(
+        m[1]!,
+        marks.map((d) => d[0]),
+      );
+  }
+  let out = xml.replace(voice[0], '').replace(voicePart[0], '');
   if (out.includes('<part id="P1">') || !out.includes('<part id="P2">'))
     throw new Error('the voice part was not removed');
+  out = out.replace(/<part id="P2">[\s\S]*?<\/part>/, (piano) =>
+    piano.replace(/<measure\b[^>]*\bnumber="([^"]+)"[^>]*>/g, (open, n: string) => {
+      const marks = tempi.get(n);
+      tempi.delete(n);
+      return marks ? `${open}${marks.join('')}` : open;
+    }),
+  );
+  if (tempi.size) throw new Error(`tempo marks in measures the piano part lacks: ${[...tempi.keys()].join(', ')}`);
   return out;
 }
