@@ -7,32 +7,35 @@
  * plan is made twice, with the changed works' base versions read from git and taken from the
  * base's loaded works (as a build over a base with a catalog snapshot does), and both must agree.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureContentRepo } from '../../api/site/content-repo.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { composerCensus, FullBuildNeeded, patchComposerCensus, planChange } from '../../scripts/build/plan.ts';
 import { currentRightsYear, loadCatalog, type LoadedWork } from '../../src/domain/catalog.ts';
 import { composerScopeKey } from '../../src/lib/site/facets.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { fixtureCopies } from '../helpers/fixture-copies.ts';
 
-const copies = fixtureCopies('pdma-change-plan-', path.join(PROJECT_ROOT, 'content'));
 let repo = '';
 let head = '';
-/** The works as the base commit has them (loaded before a test edits the folder). */
+/** The works as the base commit has them (loaded once: every test starts from that commit). */
 let baseWorks = new Map<string, LoadedWork>();
 
-beforeEach(async () => {
-  // A fresh repository per test: the seed copied, then committed as the base.
-  const seed = copies.copy();
-  repo = `${seed}-repo`;
-  head = (await ensureContentRepo(repo, seed)).head;
+beforeAll(async () => {
+  // One repository for the file: the sample content copied and committed as the base.
+  const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-change-plan-'));
+  repo = path.join(root, 'repo');
+  head = (await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'))).head;
   baseWorks = new Map(loadCatalog(repo).catalog.works.map((w) => [w.content.slug, w]));
 });
-afterEach(() => {
-  copies.removeAll();
-  rmSync(repo, { recursive: true, force: true });
+beforeEach(async () => {
+  // Fresh state per test: the working tree put back to the base commit, nothing else in it.
+  await git(repo, ['reset', '--quiet', '--hard', head]);
+  await git(repo, ['clean', '--quiet', '-fdx']);
+});
+afterAll(() => {
+  rmSync(path.dirname(repo), { recursive: true, force: true });
 });
 
 const workFile = (slug: string) => path.join(repo, 'works', slug, 'index.md');
