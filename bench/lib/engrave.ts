@@ -32,7 +32,7 @@ import {
 } from '../../test/helpers/corpus-content.ts';
 import { startHttpsServer } from '../../test/helpers/https-server.ts';
 import { figure, type Section } from './results.ts';
-import { freePort, PROJECT_ROOT, round, TrackedProcess, waitForHttp } from './util.ts';
+import { freePort, PROJECT_ROOT, round, waitForHttp, spawnService } from './util.ts';
 
 const run = promisify(execFile);
 
@@ -258,14 +258,11 @@ export function engraveAcceptSection(): Section {
         const port = await freePort();
         const url = `http://127.0.0.1:${port}`;
         const key = 'bench-admin-key';
-        const proc = new TrackedProcess('server', process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
-          cwd: PROJECT_ROOT,
+        const proc = spawnService({
+          cleanup: ctx.cleanup,
+          port,
+          label: 'server',
           env: {
-            ...process.env,
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            PUBLIC_BASE_URL: url,
-            LOG_LEVEL: 'warn',
             ARCHIVE_DATA_DIR: path.join(dir, 'data'),
             ARCHIVE_ADMIN_KEYS: key,
             // The allow-list names host and port.
@@ -277,7 +274,6 @@ export function engraveAcceptSection(): Section {
             ARCHIVE_IDLE_TIMEOUT_MS: '3600000',
           },
         });
-        ctx.cleanup.track(proc);
         await waitForHttp(`${url}/healthz`, proc, 600_000);
         // When each sample started (ms after the probe began): where in the accept the slow ones fell.
         const startedAt = new Map<number[], number[]>();

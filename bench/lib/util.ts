@@ -117,6 +117,37 @@ export class TrackedProcess {
   }
 }
 
+/**
+ * The service as `npm start` runs it: scripts/start.ts in its own process group, on loopback
+ * `port`, tracked by `cleanup`. `env` is laid over the inherited environment and the defaults
+ * (PORT, HOST 127.0.0.1, PUBLIC_BASE_URL the loopback address, LOG_LEVEL warn); a variable set to
+ * undefined there is removed.
+ */
+export function spawnService(o: {
+  cleanup: Cleanup;
+  port: number;
+  env: Record<string, string | undefined>;
+  label?: string;
+}): TrackedProcess {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(o.port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${o.port}`,
+    LOG_LEVEL: 'warn',
+    ...o.env,
+  };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const proc = new TrackedProcess(
+    o.label ?? 'service (scripts/start.ts)',
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
+    { cwd: PROJECT_ROOT, env },
+  );
+  o.cleanup.track(proc);
+  return proc;
+}
+
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
