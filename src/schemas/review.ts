@@ -9,6 +9,7 @@ import {
   AbsoluteUrl,
   ArrangementSection,
   ASSET_KINDS,
+  ASSET_REVIEW_STATES,
   MUSIC_ROLES,
   Nullable,
   StringEnum,
@@ -29,14 +30,8 @@ export type AdminAction = (typeof REVIEW_ACTIONS)[number];
 export const REVIEW_LOG_ACTIONS = [...REVIEW_ACTIONS, 'merge'] as const;
 export type ReviewLogAction = (typeof REVIEW_LOG_ACTIONS)[number];
 
-/** Review states a reviewer may assert for a contributed asset (never rights-review-required). */
-export const ASSERTABLE_STATES = [
-  'pending',
-  'technical-pass',
-  'manual-review-pending',
-  'human-reviewed',
-  'human-listening-approved',
-] as const;
+/** Review states a reviewer may assert for a contributed asset: its review states (never rights-review-required). */
+export const ASSERTABLE_STATES = ASSET_REVIEW_STATES;
 export type AssertableState = (typeof ASSERTABLE_STATES)[number];
 
 export const ReviewAssertion = Type.Object(
