@@ -30,6 +30,7 @@ import { findScore, LARGEST_QUARTET, QUARTETS } from '../helpers/corpus-content.
 import { startHttpsServer, type HttpsTestServer } from '../helpers/https-server.ts';
 import { startService, type Started } from '../helpers/process.ts';
 import { postContribution, scoreArrangement, serviceTemplate } from '../helpers/score-contribution.ts';
+import { elements, type HastNode } from '../helpers/hast.ts';
 import {
   billionLaughs,
   externalEntity,
@@ -350,16 +351,4 @@ function report(workSlug: string, text: string) {
     reporterName: 'Hostile Tester',
     reporterKind: 'Human',
   };
-}
-
-interface HastNode {
-  type: string;
-  tagName?: string;
-  properties?: Record<string, unknown>;
-  children?: HastNode[];
-}
-function elements(node: HastNode, out: HastNode[] = []): HastNode[] {
-  if (node.type === 'element') out.push(node);
-  for (const c of node.children ?? []) elements(c, out);
-  return out;
 }
