@@ -148,6 +148,33 @@ export function spawnService(o: {
   return proc;
 }
 
+/** scripts/build.ts (the site build, quiet) of `contentDir` into `outDir`; rejects with the end of its output. */
+export function runSiteBuild(contentDir: string, outDir: string, baseUrl: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+        '--content',
+        contentDir,
+        '--out',
+        outDir,
+        '--base-url',
+        baseUrl,
+        '--quiet',
+      ],
+      { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (d) => (output += String(d)));
+    child.stderr.on('data', (d) => (output += String(d)));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`build failed (${code}):\n${output.slice(-4000)}`)),
+    );
+  });
+}
+
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
