@@ -10,12 +10,12 @@ import { ProblemError, sendProblem } from '../http/problem.ts';
 import { TemplateQuery } from '../../src/schemas/queries.ts';
 import { vocabularyWarnings } from '../../src/domain/vocabulary/meaning.ts';
 import { describeErrors, type FieldError } from '../../src/domain/validation.ts';
-import { MusicContributionInput } from '../../src/schemas/contribution.ts';
+import { MusicContributionInput, type SubmissionKind } from '../../src/schemas/contribution.ts';
 import { CorrectionReportInput } from '../../src/schemas/correction.ts';
 import { checkContributionSafety, checkCorrectionSafety } from '../../src/domain/contributions/safety.ts';
 import { correctionReportErrors } from '../../src/domain/review/correction.ts';
 import { checkPlaceholders } from '../../src/domain/contributions/placeholders.ts';
-import { normalizeTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
+import { normalizeTrackingCode, TRACKING_PREFIXES } from '../../src/domain/contributions/tracking-code.ts';
 import { contributionView, correctionReportView } from '../../src/domain/contributions/tracking.ts';
 import { buildContributionTemplate, type TemplateWork } from '../../src/domain/contributions/template.ts';
 import { buildContributionSchemaDocument } from '../../src/domain/contributions/schema-document.ts';
@@ -144,6 +144,40 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
     return Date.parse(updatedAtUtc) > Date.parse(built) ? updatedAtUtc : built;
   };
 
+  /** GET one submission by its tracking code: its view, or a 404 that shows what such codes look like. */
+  function trackedRead<R extends { updatedAtUtc: string }>(
+    route: string,
+    kind: SubmissionKind,
+    noun: string,
+    load: (code: string) => Promise<R | null>,
+    view: (stored: R) => unknown,
+  ): void {
+    app.get<{ Params: TrackingParams }>(route, { schema: { params: TrackingParams } }, async (request, reply) => {
+      const raw = request.params.trackingCode;
+      const code = normalizeTrackingCode(raw, kind);
+      const stored = code ? await load(code) : null;
+      if (!stored)
+        return sendProblem(
+          reply,
+          request,
+          base,
+          'not-found',
+          `No ${noun} has the tracking code "${raw.slice(0, 64)}". Codes look like ${TRACKING_PREFIXES[kind]}-7KQM-T4XH-R2PZ-9WNB.`,
+        );
+      return sendJsonWithEtag(
+        request,
+        reply,
+        envelope(view(stored), stableTime(stored.updatedAtUtc)),
+        'application/json',
+        'no-cache',
+      );
+    });
+  }
+
+  /** The 202 receipt of an intake POST: where its tracking record lives, never cached. */
+  const sendReceipt = (reply: FastifyReply, receipt: { links: { self: string } }) =>
+    reply.code(202).header('Location', receipt.links.self).header('Cache-Control', 'no-store').send(envelope(receipt));
+
   app.get(`${CONTRIBUTIONS}/schema`, async (request, reply) =>
     sendJsonWithEtag(
       request,
@@ -215,37 +249,16 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
           ? vocabularyWarnings(ctx.handle.current.catalog.resolve.meaning, arrangement, '/arrangement')
           : [],
       };
-      return reply
-        .code(202)
-        .header('Location', view.links.self)
-        .header('Cache-Control', 'no-store')
-        .send(envelope(receipt));
+      return sendReceipt(reply, receipt);
     },
   );
 
-  app.get<{ Params: TrackingParams }>(
+  trackedRead(
     `${CONTRIBUTIONS}/:trackingCode`,
-    { schema: { params: TrackingParams } },
-    async (request, reply) => {
-      const raw = request.params.trackingCode;
-      const code = normalizeTrackingCode(raw, 'contribution');
-      const stored = code ? await store.getContribution(code) : null;
-      if (!stored)
-        return sendProblem(
-          reply,
-          request,
-          base,
-          'not-found',
-          `No contribution has the tracking code "${raw.slice(0, 64)}". Codes look like C-7KQM-T4XH-R2PZ-9WNB.`,
-        );
-      return sendJsonWithEtag(
-        request,
-        reply,
-        envelope(contributionView(stored, base, workExists), stableTime(stored.updatedAtUtc)),
-        'application/json',
-        'no-cache',
-      );
-    },
+    'contribution',
+    'contribution',
+    (code) => store.getContribution(code),
+    (stored) => contributionView(stored, base, workExists),
   );
 
   app.post<{ Body: CorrectionReportInput }>(
@@ -270,36 +283,15 @@ export async function registerContributionRoutes(app: FastifyInstance, ctx: AppC
         ...view,
         responseToken: await store.responseToken(stored.trackingCode),
       };
-      return reply
-        .code(202)
-        .header('Location', view.links.self)
-        .header('Cache-Control', 'no-store')
-        .send(envelope(receipt));
+      return sendReceipt(reply, receipt);
     },
   );
 
-  app.get<{ Params: TrackingParams }>(
+  trackedRead(
     `${REPORTS}/:trackingCode`,
-    { schema: { params: TrackingParams } },
-    async (request, reply) => {
-      const raw = request.params.trackingCode;
-      const code = normalizeTrackingCode(raw, 'correction-report');
-      const stored = code ? await store.getCorrectionReport(code) : null;
-      if (!stored)
-        return sendProblem(
-          reply,
-          request,
-          base,
-          'not-found',
-          `No correction report has the tracking code "${raw.slice(0, 64)}". Codes look like R-7KQM-T4XH-R2PZ-9WNB.`,
-        );
-      return sendJsonWithEtag(
-        request,
-        reply,
-        envelope(correctionReportView(stored, base, workExists), stableTime(stored.updatedAtUtc)),
-        'application/json',
-        'no-cache',
-      );
-    },
+    'correction-report',
+    'correction report',
+    (code) => store.getCorrectionReport(code),
+    (stored) => correctionReportView(stored, base, workExists),
   );
 }

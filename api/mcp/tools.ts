@@ -285,6 +285,25 @@ function genericSummary(structured: Data): string {
   return `OK${code}${status}. ${DATA_NOTE}`;
 }
 
+/** The archive's answer as the tool's, with the one-line summary. */
+const answered = (structured: Data): ToolAnswer => ({ structured, summary: genericSummary(structured) });
+
+/** A list answer as the tool's, summarized as a list of `what`. */
+const listed =
+  (what: string) =>
+  (structured: Data): ToolAnswer => ({ structured, summary: listSummary(structured, what) });
+
+/** A submission's tracking record (read or answered at `path`), with which kind of submission it is. */
+function trackingAnswer(path: string, tracking: Data): ToolAnswer {
+  return {
+    structured: {
+      kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution',
+      tracking,
+    },
+    summary: genericSummary(tracking),
+  };
+}
+
 /** Parse a 2xx JSON answer, or refuse with the problem detail. */
 async function call(
   http: ArchiveHttp,
@@ -403,7 +422,7 @@ export const TOOLS: ToolDefinition[] = [
         http,
         'GET',
         `/api/v1/works${queryString({ pageSize: MCP_SEARCH_PAGE_SIZE, ...args }, Object.keys(WorksQuery.properties))}`,
-      ).then((structured) => ({ structured, summary: listSummary(structured, 'works') })),
+      ).then(listed('works')),
   },
   {
     ...describeTool('get_work'),
@@ -458,11 +477,7 @@ export const TOOLS: ToolDefinition[] = [
     outputSchema: responseReference('post', '/api/v1/music/contributions', '202'),
     readOnly: false,
     idempotent: true,
-    run: (args, http) =>
-      call(http, 'POST', '/api/v1/music/contributions', args).then((structured) => ({
-        structured,
-        summary: genericSummary(structured),
-      })),
+    run: (args, http) => call(http, 'POST', '/api/v1/music/contributions', args).then(answered),
   },
   {
     ...describeTool('get_submission_status'),
@@ -475,14 +490,7 @@ export const TOOLS: ToolDefinition[] = [
     idempotent: true,
     async run(args, http) {
       const path = trackingPath(stringArgument(args, 'trackingCode'));
-      const tracking = await call(http, 'GET', path);
-      return {
-        structured: {
-          kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution',
-          tracking,
-        },
-        summary: genericSummary(tracking),
-      };
+      return trackingAnswer(path, await call(http, 'GET', path));
     },
   },
   {
@@ -491,11 +499,7 @@ export const TOOLS: ToolDefinition[] = [
     outputSchema: responseReference('post', '/api/v1/correction-reports', '202'),
     readOnly: false,
     idempotent: false,
-    run: (args, http) =>
-      call(http, 'POST', '/api/v1/correction-reports', args).then((structured) => ({
-        structured,
-        summary: genericSummary(structured),
-      })),
+    run: (args, http) => call(http, 'POST', '/api/v1/correction-reports', args).then(answered),
   },
   {
     ...describeTool('answer_information_request'),
@@ -526,14 +530,7 @@ export const TOOLS: ToolDefinition[] = [
       const token = stringArgument(args, 'responseToken');
       const body: Record<string, unknown> = { message: args.message };
       if (args.submission !== undefined) body.submission = args.submission;
-      const tracking = await call(http, 'POST', path, body, { [RESPONSE_TOKEN_HEADER]: token });
-      return {
-        structured: {
-          kind: path.startsWith('/api/v1/correction-reports') ? 'correction-report' : 'contribution',
-          tracking,
-        },
-        summary: genericSummary(tracking),
-      };
+      return trackingAnswer(path, await call(http, 'POST', path, body, { [RESPONSE_TOKEN_HEADER]: token }));
     },
   },
   {
@@ -544,7 +541,7 @@ export const TOOLS: ToolDefinition[] = [
     idempotent: true,
     run: (args, http) =>
       call(http, 'GET', `/api/v1/profiles${queryString(args, Object.keys(ProfilesQuery.properties))}`).then(
-        (structured) => ({ structured, summary: listSummary(structured, 'profiles') }),
+        listed('profiles'),
       ),
   },
   {
@@ -553,10 +550,6 @@ export const TOOLS: ToolDefinition[] = [
     outputSchema: responseReference('get', '/api/v1/instruments', '200'),
     readOnly: true,
     idempotent: true,
-    run: (_args, http) =>
-      call(http, 'GET', '/api/v1/instruments').then((structured) => ({
-        structured,
-        summary: listSummary(structured, 'instruments'),
-      })),
+    run: (_args, http) => call(http, 'GET', '/api/v1/instruments').then(listed('instruments')),
   },
 ];

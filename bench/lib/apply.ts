@@ -43,7 +43,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,6 +56,7 @@ import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { slugify } from '../../src/domain/review/proposal.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';
 import { watchThread, type ThreadFigures } from './thread-watch.ts';
+import { startHttpsServer, type HttpsTestServer } from '../../test/helpers/https-server.ts';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const KEY = 'bench-admin-key-1';
@@ -241,55 +241,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A site URL as a path on the bench's own server (records carry PUBLIC_BASE_URL). */
 const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 
-/** A contributor's file host: HTTPS on loopback with a self-signed certificate made for this run. */
-async function openFileHost(
-  files: Record<string, Buffer>,
-): Promise<{ base: string; ca: string; close(): Promise<void> }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'pdma-apply-bench-tls-'));
-  let key: string;
-  let ca: string;
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-days',
-        '1',
-        '-keyout',
-        path.join(dir, 'k.pem'),
-        '-out',
-        path.join(dir, 'c.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    key = readFileSync(path.join(dir, 'k.pem'), 'utf8');
-    ca = readFileSync(path.join(dir, 'c.pem'), 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const server = https.createServer({ key, cert: ca }, (req, res) => {
-    const body = files[req.url ?? ''];
-    if (!body) return void res.writeHead(404).end();
-    res
-      .writeHead(200, { 'content-type': 'application/vnd.recordare.musicxml+xml', 'content-length': body.length })
-      .end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    base: `https://localhost:${(server.address() as AddressInfo).port}`,
-    ca,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 /** Poll every check until all have passed once; returns when each first passed, from `started`. */
 async function watch<K extends string>(
   started: number,
@@ -332,7 +283,7 @@ async function one(
     ? path.join(keep, `apply-${works}`)
     : mkdtempSync(path.join(os.tmpdir(), `pdma-apply-bench-${works}-`));
   if (keep) mkdirSync(root, { recursive: true });
-  let fileHost: Awaited<ReturnType<typeof openFileHost>> | null = null;
+  let fileHost: HttpsTestServer | null = null;
   try {
     const seed = path.join(root, 'seed');
     const reuse = keep !== undefined && existsSync(path.join(root, 'data', 'content', '.git'));
@@ -370,7 +321,11 @@ async function one(
     const anchorFlushMs = Date.now() - flushStarted;
     let handle = await SiteHandle.open(buildDir);
     const score = scenarios.includes('new-work') ? readFileSync(NEW_WORK_SCORE) : null;
-    if (score) fileHost = await openFileHost({ '/scores/score.musicxml': score });
+    // A contributor's file host: HTTPS on loopback with a self-signed certificate.
+    if (score)
+      fileHost = await startHttpsServer({
+        '/scores/score.musicxml': { body: score, contentType: 'application/vnd.recordare.musicxml+xml' },
+      });
     let applyPhases: Record<string, unknown> | null = null;
     /** The background compactions the server logged (their end), with the time the line came. */
     const compactions: Array<CompactionEvent & { atMs: number }> = [];
@@ -396,9 +351,7 @@ async function one(
       },
     };
     // The review's fetcher trusts the file host's certificate and may reach it on loopback; nothing else changes.
-    const review = fileHost
-      ? { fetchOptions: { ca: fileHost.ca, allowHosts: [`localhost:${new URL(fileHost.base).port}`] } }
-      : {};
+    const review = fileHost ? { fetchOptions: { ca: fileHost.ca, allowHosts: [`localhost:${fileHost.port}`] } } : {};
     // The rebuilder is the app's own, from the configuration, as under `npm start`.
     let app = await createApp({ config, handle, review, warmUp: true }, { logger });
     // A real socket: every request below goes through the loopback HTTP server.
@@ -584,7 +537,7 @@ async function one(
           {
             kind: 'musicxml',
             title: `Score: ${path.basename(NEW_WORK_SCORE)}`,
-            downloadUrl: `${fileHost!.base}/scores/score.musicxml`,
+            downloadUrl: `${fileHost!.url}/scores/score.musicxml`,
             sourcePageUrl: 'https://gitlab.com/lilypond/lilypond/-/tree/master/input/regression/musicxml',
             sha256,
             mediaType: 'application/vnd.recordare.musicxml+xml',

@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { figure, type Figure, type Section, type SectionResult } from './results.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, round, waitForHttp, type Cleanup } from './util.ts';
+import { PROJECT_ROOT, TrackedProcess, freePort, round, waitForHttp, type Cleanup, spawnService } from './util.ts';
 import { batchAction } from './import.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { loadConfig } from '../../api/config.ts';
@@ -41,20 +41,12 @@ interface Archive {
 async function startArchive(cleanup: Cleanup, dataDir: string, atPort?: number): Promise<Archive> {
   const port = atPort ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const proc = new TrackedProcess('archive', process.execPath, ['scripts/start.ts'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: url,
-      ARCHIVE_DATA_DIR: dataDir,
-      ARCHIVE_ADMIN_KEYS: `bench=${KEY}`,
-      ARCHIVE_WARM_BUILDER_WARM_UP: '0',
-      LOG_LEVEL: 'warn',
-    },
+  const proc = spawnService({
+    cleanup,
+    port,
+    label: 'archive',
+    env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `bench=${KEY}`, ARCHIVE_WARM_BUILDER_WARM_UP: '0' },
   });
-  cleanup.track(proc);
   await waitForHttp(`${url}/api/v1`, proc, 1_800_000);
   return { url, dataDir, proc };
 }

@@ -14,7 +14,6 @@
  *                   while the accept runs (goal <= 50 ms) vs /healthz p99 of the idle server.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -32,7 +31,8 @@ import {
 } from '../../test/helpers/corpus-content.ts';
 import { startHttpsServer } from '../../test/helpers/https-server.ts';
 import { figure, type Section } from './results.ts';
-import { freePort, PROJECT_ROOT, round, TrackedProcess, waitForHttp } from './util.ts';
+import { postContribution, scoreArrangement, serviceTemplate } from '../../test/helpers/score-contribution.ts';
+import { freePort, PROJECT_ROOT, round, waitForHttp, spawnService } from './util.ts';
 
 const run = promisify(execFile);
 
@@ -258,14 +258,11 @@ export function engraveAcceptSection(): Section {
         const port = await freePort();
         const url = `http://127.0.0.1:${port}`;
         const key = 'bench-admin-key';
-        const proc = new TrackedProcess('server', process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
-          cwd: PROJECT_ROOT,
+        const proc = spawnService({
+          cleanup: ctx.cleanup,
+          port,
+          label: 'server',
           env: {
-            ...process.env,
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            PUBLIC_BASE_URL: url,
-            LOG_LEVEL: 'warn',
             ARCHIVE_DATA_DIR: path.join(dir, 'data'),
             ARCHIVE_ADMIN_KEYS: key,
             // The allow-list names host and port.
@@ -277,7 +274,6 @@ export function engraveAcceptSection(): Section {
             ARCHIVE_IDLE_TIMEOUT_MS: '3600000',
           },
         });
-        ctx.cleanup.track(proc);
         await waitForHttp(`${url}/healthz`, proc, 600_000);
         // When each sample started (ms after the probe began): where in the accept the slow ones fell.
         const startedAt = new Map<number[], number[]>();
@@ -394,63 +390,18 @@ function postJson(url: string, key: string, payload: unknown): Promise<{ status:
 }
 
 async function contribute(url: string, fileBase: string, score: Buffer): Promise<string> {
-  const template = (await (await fetch(`${url}/api/v1/music/contributions/template`)).json()) as Record<string, any>;
-  const t = structuredClone(template.data ?? template);
-  Object.assign(t, {
+  const t = scoreArrangement(await serviceTemplate(url), {
     idempotencyKey: `bench-engrave-accept-${Date.now()}`,
-    operation: 'arrangement',
-    target: { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null },
-    submittedBy: { name: 'Bench', kind: 'Human', agentName: null, agentVersion: null, contact: null },
-    channel: null,
-    reproducibility: null,
-    quality: {
-      technicalValidationPassed: true,
-      humanListeningApproved: false,
-      technicalChecks: null,
-      listeningNotes: null,
-    },
+    submitter: 'Bench',
+    kind: 'mxl',
+    title: 'A whole string quartet (OpenScore, CC0)',
+    downloadUrl: `${fileBase}/quartet.mxl`,
+    bytes: score,
+    arrangementTitle: 'The quartet, whole',
     changeSummary: 'A whole quartet as a score.',
     rationale: 'Bench.',
-    arrangement: {
-      title: 'The quartet, whole',
-      style: 'string quartet',
-      instrumentation: 'String quartet',
-      duration: '30:00',
-      intendedRole: 'music-bed',
-      renderingProfileSlugs: [],
-    },
   });
-  t.rights = {
-    ...t.rights,
-    compositionStatus: 'public-domain',
-    editionStatus: 'public-domain',
-    recordingStatus: 'not-applicable',
-    territory: 'US, EU, CA',
-    license: 'CC0-1.0',
-    attribution: null,
-    checkedAtUtc: '2026-01-01T00:00:00Z',
-    evidenceUrls: ['https://musescore.com/openscore-string-quartets'],
-  };
-  t.assets = [
-    {
-      kind: 'mxl',
-      title: 'A whole string quartet (OpenScore, CC0)',
-      downloadUrl: `${fileBase}/quartet.mxl`,
-      sourcePageUrl: 'https://musescore.com/openscore-string-quartets',
-      sha256: createHash('sha256').update(score).digest('hex'),
-      mediaType: 'application/vnd.recordare.musicxml',
-      rightsStatus: 'public-domain',
-      license: 'CC0-1.0',
-      attribution: null,
-      reviewState: 'pending',
-    },
-  ];
-  const res = await fetch(`${url}/api/v1/music/contributions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(t),
-  });
-  const body = (await res.json()) as Record<string, any>;
-  if (res.status !== 202) throw new Error(`contribution refused: ${JSON.stringify(body).slice(0, 400)}`);
+  const { status, body } = await postContribution(url, t);
+  if (status !== 202) throw new Error(`contribution refused: ${JSON.stringify(body).slice(0, 400)}`);
   return (body.data ?? body).trackingCode as string;
 }

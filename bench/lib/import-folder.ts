@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { figure, type Section } from './results.ts';
-import { freePort, PROJECT_ROOT, TrackedProcess, waitForHttp } from './util.ts';
+import { freePort, PROJECT_ROOT, waitForHttp, spawnService } from './util.ts';
 import { encodedScore, mxlOf, type Encoding } from '../../test/helpers/encoded-scores.ts';
 
 const ADMIN_KEY = 'bench-import-folder-admin-key-1';
@@ -72,19 +72,12 @@ export function importFolderSection(options: { works?: number } = {}): Section {
       const dataDir = path.join(root, 'data');
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const server = new TrackedProcess('archive', process.execPath, ['scripts/start.ts'], {
-        cwd: PROJECT_ROOT,
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          PUBLIC_BASE_URL: url,
-          ARCHIVE_DATA_DIR: dataDir,
-          ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}`,
-          LOG_LEVEL: 'warn',
-        },
+      const server = spawnService({
+        cleanup: ctx.cleanup,
+        port,
+        label: 'archive',
+        env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}` },
       });
-      ctx.cleanup.track(server);
       const args = [folder, '--batch', BATCH, '--server', url];
       try {
         await waitForHttp(`${url}/api/v1`, server, 600_000);

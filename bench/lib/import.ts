@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { figure, type Figure, type Section } from './results.ts';
-import { freePort, PROJECT_ROOT, round, TrackedProcess, waitForHttp } from './util.ts';
+import { freePort, PROJECT_ROOT, round, waitForHttp, spawnService } from './util.ts';
 import { batchActionProgressLine } from '../../src/domain/batch-actions.ts';
 import { cachedEngravings } from './engrave.ts';
 import type { BatchActionView } from '../../src/schemas/imports.ts';
@@ -180,19 +180,12 @@ export function importSection(
       details.buildCache = { dir: buildCache, engravingsAtStart: buildCacheGiven, cold: buildCacheGiven === 0 };
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const server = new TrackedProcess('archive', process.execPath, ['scripts/start.ts'], {
-        cwd: PROJECT_ROOT,
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          PUBLIC_BASE_URL: url,
-          ARCHIVE_DATA_DIR: dataDir,
-          ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}`,
-          LOG_LEVEL: 'warn',
-        },
+      const server = spawnService({
+        cleanup: ctx.cleanup,
+        port,
+        label: 'archive',
+        env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}` },
       });
-      ctx.cleanup.track(server);
       try {
         await waitForHttp(`${url}/api/v1`, server, 600_000);
         for (const name of CORPORA) {

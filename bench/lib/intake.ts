@@ -16,7 +16,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,13 +24,12 @@ import { RecordStore } from '../../api/storage/record-store.ts';
 import { intakeDirs } from '../../api/contributions/store.ts';
 import { contentSha256, keySha256 } from '../../src/domain/contributions/content-hash.ts';
 import { generateTrackingCode } from '../../src/domain/contributions/tracking-code.ts';
-import { buildContributionTemplate } from '../../src/domain/contributions/template.ts';
-import { fillTemplate } from '../../test/helpers/filled-template.ts';
+import { fillTemplate, satieTemplate } from '../../test/helpers/filled-template.ts';
 import { newStoredContribution } from '../../src/domain/contributions/tracking.ts';
 import type { MusicContributionInput } from '../../src/schemas/contribution.ts';
 import { figure, type Figure, type Section } from './results.ts';
+import { PROJECT_ROOT, freePort, round, sleep } from './util.ts';
 
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const GOAL_P99_MS = 50;
 
 interface LatencyFigures {
@@ -46,38 +44,13 @@ interface LatencyFigures {
   statuses: Record<string, number>;
 }
 
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
-
-const WORK = {
-  slug: 'satie-gymnopedie-1',
-  title: 'Gymnopédie No. 1',
-  originalTitle: null,
-  composer: 'Erik Satie',
-  period: null,
-  genre: null,
-  year: null,
-  workNumber: null,
-  summary: null,
-};
 // The template with its placeholders filled: the untouched template is refused.
-const TEMPLATE = fillTemplate(buildContributionTemplate(WORK));
+const TEMPLATE = fillTemplate(satieTemplate());
 const submission = (key: string): MusicContributionInput => ({ ...TEMPLATE, idempotencyKey: key });
 
 /**
@@ -196,7 +169,17 @@ async function load(
       }
     }),
   );
-  const wallMs = performance.now() - started;
+  return figures(latencies, performance.now() - started, concurrency, statuses);
+}
+
+/** The figures of `latencies.length` requests that took `wallMs` in all. */
+function figures(
+  latencies: number[],
+  wallMs: number,
+  concurrency: number,
+  statuses: Record<string, number>,
+): LatencyFigures {
+  const total = latencies.length;
   latencies.sort((a, b) => a - b);
   return {
     requests: total,
@@ -230,18 +213,7 @@ async function durableWrites(dir: string, total: number): Promise<LatencyFigures
   }
   const wallMs = performance.now() - started;
   rmSync(dir, { recursive: true, force: true });
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: total,
-    concurrency: 1,
-    wallMs: round(wallMs, 0),
-    requestsPerSecond: round((total / wallMs) * 1000, 1),
-    p50Ms: round(percentile(latencies, 50)),
-    p90Ms: round(percentile(latencies, 90)),
-    p99Ms: round(percentile(latencies, 99)),
-    maxMs: round(latencies.at(-1) ?? NaN),
-    statuses: { stored: total },
-  };
+  return figures(latencies, wallMs, 1, { stored: total });
 }
 
 const postJson = (body: unknown) => ({

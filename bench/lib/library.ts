@@ -32,7 +32,7 @@ import { LocalBlobStore } from '../../api/blobs/blob-store.ts';
 import { renderNginxConfig } from '../../api/site/nginx.ts';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { memoryOf } from './service.ts';
-import { Cleanup, PROJECT_ROOT, TrackedProcess, freePort, round, waitForHttp } from './util.ts';
+import { Cleanup, PROJECT_ROOT, TrackedProcess, freePort, round, waitForHttp, spawnService } from './util.ts';
 
 const MiB = 1024 * 1024;
 const KEY = 'bench-library-key-0123456789';
@@ -210,25 +210,11 @@ export async function runLibraryBench(options: {
     await ensureContentRepo(path.join(dataDir, 'content'), path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const proc = new TrackedProcess(
-      'service (scripts/start.ts)',
-      process.execPath,
-      [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
-      {
-        cwd: PROJECT_ROOT,
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          PUBLIC_BASE_URL: base,
-          ARCHIVE_DATA_DIR: dataDir,
-          ARCHIVE_LIBRARY_KEYS: KEY,
-          ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx',
-          LOG_LEVEL: 'warn',
-        },
-      },
-    );
-    cleanup.track(proc);
+    const proc = spawnService({
+      cleanup,
+      port,
+      env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_LIBRARY_KEYS: KEY, ARCHIVE_DOWNLOAD_OFFLOAD: 'nginx' },
+    });
     log('starting the service ...');
     await waitForHttp(`${base}/api/v1`, proc, 240_000);
     const key = { 'x-archive-import-key': KEY };

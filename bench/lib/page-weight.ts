@@ -11,17 +11,14 @@
  * box) are the pages that need JavaScript; their script bytes are reported. --quick weighs the
  * first five work pages instead of all of them.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../../api/app.ts';
 import { loadConfig } from '../../api/config.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
-
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { PROJECT_ROOT, freePort, runSiteBuild } from './util.ts';
 
 export const BUDGETS = { workPageBytes: 100_000, homeBytes: 60_000 } as const;
 
@@ -35,45 +32,6 @@ export interface PageWeight {
   totalBytes: number;
   scripts: number;
   resources: string[];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function build(contentDir: string, outDir: string, baseUrl: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-        '--content',
-        contentDir,
-        '--out',
-        outDir,
-        '--base-url',
-        baseUrl,
-        '--quiet',
-      ],
-      {
-        cwd: PROJECT_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (d) => (output += String(d)));
-    child.stderr.on('data', (d) => (output += String(d)));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`build failed (${code}):\n${output.slice(-4000)}`)),
-    );
-  });
 }
 
 async function weigh(origin: string, pagePath: string): Promise<PageWeight> {
@@ -114,7 +72,7 @@ export async function runPageWeightBench(options: { quick: boolean }): Promise<R
     // The build's links point at the origin the pages are fetched from.
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    await build(path.join(PROJECT_ROOT, 'content'), outDir, origin);
+    await runSiteBuild(path.join(PROJECT_ROOT, 'content'), outDir, origin);
     const config = loadConfig({ PUBLIC_BASE_URL: origin, ARCHIVE_DATA_DIR: path.join(root, 'data') }, PROJECT_ROOT);
     app = await createApp({ config, handle: await SiteHandle.open(outDir) }, { logger: false });
     await app.listen({ port, host: '127.0.0.1' });

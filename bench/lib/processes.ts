@@ -20,7 +20,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { figure, type Figure, type Section, type SectionResult } from './results.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, round, sleep, type Cleanup } from './util.ts';
+import { TrackedProcess, freePort, round, sleep, type Cleanup, spawnService } from './util.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';
 import { distinctQueries, ensureGenerated, GENERATED_BASE_URL } from './scale.ts';
 import { findOrInstallDebianPackage } from './util.ts';
@@ -87,29 +87,18 @@ async function startConfig(
   redisUrl: string | null,
 ): Promise<Running> {
   const port = await portRun();
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: GENERATED_BASE_URL,
-    ARCHIVE_DATA_DIR: dataDir,
-    ARCHIVE_READ_PROCESSES: String(readers),
-    ARCHIVE_WARM_BUILDER_WARM_UP: '0',
-    LOG_LEVEL: 'warn',
-    ...(redisUrl ? { ARCHIVE_REDIS_URL: redisUrl } : {}),
-  };
-  delete env.ARCHIVE_CONTENT_REPO;
-  if (!redisUrl) delete env.ARCHIVE_REDIS_URL;
-  const proc = new TrackedProcess(
-    'service (scripts/start.ts)',
-    process.execPath,
-    [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
-    {
-      cwd: PROJECT_ROOT,
-      env,
+  const proc = spawnService({
+    cleanup,
+    port,
+    env: {
+      PUBLIC_BASE_URL: GENERATED_BASE_URL,
+      ARCHIVE_DATA_DIR: dataDir,
+      ARCHIVE_READ_PROCESSES: String(readers),
+      ARCHIVE_WARM_BUILDER_WARM_UP: '0',
+      ARCHIVE_CONTENT_REPO: undefined,
+      ARCHIVE_REDIS_URL: redisUrl || undefined,
     },
-  );
-  cleanup.track(proc);
+  });
   const writer = `http://127.0.0.1:${port}`;
   const readerUrls = readers > 1 ? Array.from({ length: readers }, (_, i) => `http://127.0.0.1:${port + 1 + i}`) : [];
   const started = Date.now();

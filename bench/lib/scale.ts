@@ -34,7 +34,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep, type Cleanup } from './util.ts';
+import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep, type Cleanup, spawnService } from './util.ts';
 import { memoryOf } from './service.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest } from './wrk.ts';
 import { staticAtScale } from './static.ts';
@@ -154,23 +154,12 @@ interface Service {
 /** Start scripts/start.ts on a generated data folder; ready when GET /api/v1 answers 200 (polled every 20 ms). */
 export async function startOn(cleanup: Cleanup, dataDir: string, port: number): Promise<Service> {
   const base = `http://127.0.0.1:${port}`;
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: GENERATED_BASE_URL,
-    ARCHIVE_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  };
-  delete (env as Record<string, string | undefined>).ARCHIVE_CONTENT_REPO;
   const started = performance.now();
-  const proc = new TrackedProcess(
-    'service (scripts/start.ts)',
-    process.execPath,
-    [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
-    { cwd: PROJECT_ROOT, env },
-  );
-  cleanup.track(proc);
+  const proc = spawnService({
+    cleanup,
+    port,
+    env: { PUBLIC_BASE_URL: GENERATED_BASE_URL, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_CONTENT_REPO: undefined },
+  });
   for (;;) {
     if (!proc.running) throw new Error(`the service exited before answering:\n${proc.tail()}`);
     if (performance.now() - started > 120_000)

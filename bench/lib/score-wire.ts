@@ -10,7 +10,6 @@
  * takes `quartets`, `lieder`, `all` (the whole corpora: hours of engraving on two cores) or a
  * comma-separated list of .mxl files; `--wire-build DIR` measures a build folder already made.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +19,7 @@ import { loadConfig } from '../../api/config.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import type { ScoreManifest } from '../../src/lib/site/scores.ts';
 import { figure, type Section } from './results.ts';
-import { PROJECT_ROOT, round } from './util.ts';
+import { PROJECT_ROOT, round, runSiteBuild } from './util.ts';
 
 const CORPORA = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpora');
 const QUARTETS = path.join(CORPORA, 'openscore-string-quartets', 'scores');
@@ -72,23 +71,6 @@ function writeContent(content: string, scores: string[]): void {
         )
         .replace('    kind: musicxml\n', '    kind: mxl\n')
         .replace('mediaType: application/vnd.recordare.musicxml+xml', 'mediaType: application/vnd.recordare.musicxml'),
-    );
-  });
-}
-
-function build(content: string, out: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['scripts/build.ts', '--content', content, '--out', out, '--base-url', 'https://wire.example.test', '--quiet'],
-      { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout.on('data', (d) => (output += String(d)));
-    child.stderr.on('data', (d) => (output += String(d)));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`build failed (${code}):\n${output.slice(-4000)}`)),
     );
   });
 }
@@ -148,7 +130,7 @@ export function scoreWireSection(options: { scores?: string; buildDir?: string }
         writeContent(path.join(root, 'content'), scores);
         ctx.log(`building ${scores.length} score(s) ...`);
         const t0 = Date.now();
-        await build(path.join(root, 'content'), path.join(root, 'build'));
+        await runSiteBuild(path.join(root, 'content'), path.join(root, 'build'), 'https://wire.example.test');
         buildMs = Date.now() - t0;
         buildDir = path.join(root, 'build');
       }

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, waitForHttp, type Cleanup } from './util.ts';
+import { TrackedProcess, freePort, waitForHttp, type Cleanup, spawnService } from './util.ts';
 
 export interface RunningService {
   proc: TrackedProcess;
@@ -30,28 +30,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const dataDir = cleanup.tempDir('data');
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: baseUrl,
-    ARCHIVE_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  };
-  delete env.ARCHIVE_CONTENT_REPO;
+  let contentRepo: string | undefined;
   if (options.contentDir) {
-    const repo = path.join(dataDir, 'content');
-    await ensureContentRepo(repo, path.resolve(options.contentDir));
-    env.ARCHIVE_CONTENT_REPO = repo;
+    contentRepo = path.join(dataDir, 'content');
+    await ensureContentRepo(contentRepo, path.resolve(options.contentDir));
   }
   const started = Date.now();
-  const proc = new TrackedProcess(
-    'service (scripts/start.ts)',
-    process.execPath,
-    [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
-    { cwd: PROJECT_ROOT, env },
-  );
-  cleanup.track(proc);
+  const proc = spawnService({ cleanup, port, env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_CONTENT_REPO: contentRepo } });
   await waitForHttp(`${baseUrl}/api/v1`, proc, options.readyTimeoutMs ?? 240_000);
   const readyAfterMs = Date.now() - started;
   const builds = readdirSync(path.join(dataDir, 'builds'));

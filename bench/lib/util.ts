@@ -117,6 +117,64 @@ export class TrackedProcess {
   }
 }
 
+/**
+ * The service as `npm start` runs it: scripts/start.ts in its own process group, on loopback
+ * `port`, tracked by `cleanup`. `env` is laid over the inherited environment and the defaults
+ * (PORT, HOST 127.0.0.1, PUBLIC_BASE_URL the loopback address, LOG_LEVEL warn); a variable set to
+ * undefined there is removed.
+ */
+export function spawnService(o: {
+  cleanup: Cleanup;
+  port: number;
+  env: Record<string, string | undefined>;
+  label?: string;
+}): TrackedProcess {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(o.port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${o.port}`,
+    LOG_LEVEL: 'warn',
+    ...o.env,
+  };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const proc = new TrackedProcess(
+    o.label ?? 'service (scripts/start.ts)',
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'scripts', 'start.ts')],
+    { cwd: PROJECT_ROOT, env },
+  );
+  o.cleanup.track(proc);
+  return proc;
+}
+
+/** scripts/build.ts (the site build, quiet) of `contentDir` into `outDir`; rejects with the end of its output. */
+export function runSiteBuild(contentDir: string, outDir: string, baseUrl: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
+        '--content',
+        contentDir,
+        '--out',
+        outDir,
+        '--base-url',
+        baseUrl,
+        '--quiet',
+      ],
+      { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (d) => (output += String(d)));
+    child.stderr.on('data', (d) => (output += String(d)));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`build failed (${code}):\n${output.slice(-4000)}`)),
+    );
+  });
+}
+
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

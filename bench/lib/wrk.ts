@@ -5,50 +5,27 @@
  * request from a list (random slugs, per-path If-None-Match, a JSON body) and prints the summary
  * as one JSON line.
  */
-import { spawnSync } from 'node:child_process';
 import { runCommand } from '../../api/process/spawner.ts';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { round } from './util.ts';
+import { findOrInstallDebianPackage, round } from './util.ts';
 
 export interface WrkBinary {
   path: string | null;
   note: string;
 }
 
-function lookup(): string | null {
-  for (const candidate of ['/usr/bin/wrk', '/usr/local/bin/wrk']) if (existsSync(candidate)) return candidate;
-  const r = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
-}
-
 /** Find wrk; if absent and root, `apt-get install -y wrk` (120 s budget, `apt-get update` once if needed). */
 export function findOrInstallWrk(log: (m: string) => void): WrkBinary {
-  let bin = lookup();
-  if (bin) return { path: bin, note: `found at ${bin}` };
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0)
-    return { path: null, note: 'wrk is not installed and the bench is not running as root' };
-  if (!existsSync('/usr/bin/apt-get')) return { path: null, note: 'wrk is not installed and apt-get is not available' };
-  log('wrk not found; running apt-get install -y wrk (up to 120 s) ...');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const deadline = Date.now() + 120_000;
-  const install = () =>
-    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'wrk'], {
-      env,
-      encoding: 'utf8',
-      timeout: Math.max(1000, deadline - Date.now()),
-    });
-  let r = install();
-  if (r.status !== 0 && Date.now() < deadline - 10_000) {
-    spawnSync('apt-get', ['update'], { env, encoding: 'utf8', timeout: Math.max(1000, deadline - Date.now() - 5000) });
-    if (Date.now() < deadline) r = install();
-  }
-  bin = lookup();
-  if (bin) return { path: bin, note: `installed with apt-get (${bin})` };
-  return {
-    path: null,
-    note: `wrk is not installed and apt-get install failed (${r.error?.message ?? `exit ${r.status}`})`,
-  };
+  const found = findOrInstallDebianPackage({
+    pkg: 'wrk',
+    command: 'wrk',
+    candidates: ['/usr/bin/wrk', '/usr/local/bin/wrk'],
+    version: () => null,
+    budgetMs: 120_000,
+    log,
+  });
+  return { path: found.path, note: found.note };
 }
 
 export interface WrkRequest {

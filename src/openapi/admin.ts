@@ -17,7 +17,15 @@ import {
 } from '../schemas/review.ts';
 import { AdminSession, AdminSignInBody } from '../schemas/session.ts';
 import { ReconcileCost, ReconcileStatus } from '../schemas/reconcile.ts';
-import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
+import {
+  enveloped,
+  preferParam,
+  problem,
+  queryParameters,
+  ref,
+  type OperationSpec,
+  type ParameterSpec,
+} from './spec.ts';
 
 const SECURITY: Array<Record<string, string[]>> = [
   { adminKey: [] },
@@ -45,11 +53,11 @@ const actionParam: ParameterSpec = {
   schema: { type: 'string', enum: [...REVIEW_ACTIONS] },
 };
 
-const itemResponse = {
-  description: 'The item as reviewers see it after the action.',
-  contentType: 'application/json',
-  schema: Envelope(ref('AdminItem') as unknown as TSchema, 'Admin view in the envelope.'),
-};
+const itemResponse = enveloped(
+  'The item as reviewers see it after the action.',
+  'AdminItem',
+  'Admin view in the envelope.',
+);
 const authProblems = {
   '400': problem('The body violates AdminActionBody (errors[] lists each field), or a key was sent in the URL.'),
   '401': problem('No key, or a wrong key (WWW-Authenticate: Bearer).'),
@@ -86,14 +94,7 @@ function actionOperation(kind: 'contribution' | 'correction-report'): OperationS
     parameters: [
       codeParam(what, kind === 'contribution' ? 'C-7KQM-T4XH-R2PZ-9WNB' : 'R-7KQM-T4XH-R2PZ-9WNB'),
       actionParam,
-      {
-        name: 'Prefer',
-        in: 'header',
-        required: false,
-        description:
-          '"respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240).',
-        schema: { type: 'string', maxLength: 200 },
-      },
+      preferParam,
     ],
     requestBody: {
       description: 'The reviewer, an optional public note and optional assertions.',
@@ -145,11 +146,7 @@ function actionRecordOperation(kind: 'contribution' | 'correction-report'): Oper
       },
     ],
     responses: {
-      '200': {
-        description: 'The action.',
-        contentType: 'application/json',
-        schema: Envelope(ref('ItemActionView') as unknown as TSchema, 'The action in the envelope.'),
-      },
+      '200': enveloped('The action.', 'ItemActionView', 'The action in the envelope.'),
       ...authProblems,
       '404': problem(`No ${what} has this tracking code, or it has no such action.`),
     },
@@ -182,21 +179,14 @@ const queue: OperationSpec = {
   description: `${KEY} Contributions and correction reports, oldest received first: the open ones (pending, needs-information, accepted) unless \`status\` names others; filtered by kind, operation, work and receive time; paged. \`counts\` gives the stored items per status. The server keeps the queue as an index updated on every write, so a page costs the same however many submissions are stored. An unknown parameter is a 400 naming it.`,
   parameters: queryParameters(AdminQueueQuery),
   responses: {
-    '200': {
-      description: 'The queue.',
-      contentType: 'application/json',
-      schema: Envelope(ref('AdminQueue') as unknown as TSchema, 'Review queue in the envelope.'),
-    },
+    '200': enveloped('The queue.', 'AdminQueue', 'Review queue in the envelope.'),
     ...authProblems,
     '400': problem('A query parameter is not valid or not known (the problem names it), or a key was sent in the URL.'),
   },
 } as OperationSpec;
 
-const sessionResponse = (description: string) => ({
-  description,
-  contentType: 'application/json',
-  schema: Envelope(ref('AdminSession') as unknown as TSchema, 'Desk session in the envelope.'),
-});
+const sessionResponse = (description: string) =>
+  enveloped(description, 'AdminSession', 'Desk session in the envelope.');
 
 const signIn: OperationSpec = {
   method: 'post',
@@ -272,22 +262,15 @@ const pullRequest: OperationSpec = {
     },
   ],
   responses: {
-    '200': {
-      description: 'The recorded pull request.',
-      contentType: 'application/json',
-      schema: Envelope(ref('PullRequestReview') as unknown as TSchema, 'Pull request in the envelope.'),
-    },
+    '200': enveloped('The recorded pull request.', 'PullRequestReview', 'Pull request in the envelope.'),
     ...authProblems,
     '400': problem('The number is not a positive integer, or a key was sent in the URL.'),
     '404': problem('No pull request with this number has been recorded (or review does not run on GitHub).'),
   },
 } as OperationSpec;
 
-const reconcileResponse = (description: string) => ({
-  description,
-  contentType: 'application/json',
-  schema: Envelope(ref('ReconcileStatus') as unknown as TSchema, 'Reconcile status in the envelope.'),
-});
+const reconcileResponse = (description: string) =>
+  enveloped(description, 'ReconcileStatus', 'Reconcile status in the envelope.');
 
 const requestReconcile: OperationSpec = {
   method: 'post',

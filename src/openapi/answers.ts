@@ -3,7 +3,6 @@
  * schemas the 202 answers of intake refer to. document.ts lists them with the rest.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { Envelope } from '../schemas/envelope.ts';
 import { CONTRIBUTION_CODE_PATTERN, CORRECTION_CODE_PATTERN } from '../schemas/contribution.ts';
 import {
   ANSWER_MESSAGE_MAX_LENGTH,
@@ -17,7 +16,7 @@ import {
 } from '../schemas/answer.ts';
 import { RATE_LIMIT_POLICY } from '../domain/contributions/policy.ts';
 import { JSON_REQUEST_TYPES } from './contributions.ts';
-import { problem, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
+import { enveloped, problem, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
 const tokenHeader: ParameterSpec = {
   name: RESPONSE_TOKEN_HEADER,
@@ -72,11 +71,11 @@ function answerOperation(kind: 'contribution' | 'correction-report'): OperationS
       schema: ref(contribution ? 'ContributionAnswerInput' : 'CorrectionReportAnswerInput'),
     },
     responses: {
-      '200': {
-        description: 'Answered: the tracking record, now `pending`, with the answer in its history.',
-        contentType: 'application/json',
-        schema: Envelope(ref(tracking) as unknown as TSchema, 'Tracking record in the envelope.'),
-      },
+      '200': enveloped(
+        'Answered: the tracking record, now `pending`, with the answer in its history.',
+        tracking,
+        'Tracking record in the envelope.',
+      ),
       '400': problem(
         'Malformed JSON, or the answer violates its model or a safety rule (invalid-body, `errors[]` with JSON Pointers; a revised body under /submission), or a query string was sent (invalid-query; key-in-url when it holds a token). Nothing was changed.',
       ),

@@ -12,6 +12,7 @@ import { ChannelContext, MusicRequirements } from '../schemas/channel.ts';
 import { ApiIndex, Workflow } from '../schemas/discovery.ts';
 import { PROBLEM_TYPES } from '../domain/problems.ts';
 import {
+  enveloped,
   plain,
   problem,
   queryParameters,
@@ -200,11 +201,7 @@ const CORE_OPERATIONS: OperationSpec[] = [
     summary: 'One full work record',
     parameters: [slugParam('work')],
     responses: {
-      '200': {
-        description: 'The work record.',
-        contentType: 'application/json',
-        schema: Envelope(ref('WorkRecord') as unknown as TSchema, 'Work record in the envelope.'),
-      },
+      '200': enveloped('The work record.', 'WorkRecord', 'Work record in the envelope.'),
       '404': problem('No work has this slug.'),
     },
   },
@@ -387,11 +384,7 @@ const CORE_OPERATIONS: OperationSpec[] = [
     summary: 'Profile metadata and links',
     parameters: [slugParam('profile')],
     responses: {
-      '200': {
-        description: 'The profile record.',
-        contentType: 'application/json',
-        schema: Envelope(ref('ProfileRecord') as unknown as TSchema, 'Profile in the envelope.'),
-      },
+      '200': enveloped('The profile record.', 'ProfileRecord', 'Profile in the envelope.'),
       '404': problem('No profile has this slug.'),
     },
   },

@@ -14,7 +14,7 @@ import {
   ImportItemInput,
   ImportSummary,
 } from '../schemas/imports.ts';
-import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
+import { preferParam, problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
 
 const SECURITY: Array<Record<string, string[]>> = [{ bearerKey: [] }, { archiveImportKey: [] }];
 const KEY = 'Needs an admin key (ARCHIVE_ADMIN_KEYS) as Authorization: Bearer <key>; never in the URL.';
@@ -170,14 +170,7 @@ export const IMPORT_OPERATIONS: OperationSpec[] = [
         description: 'accept, decline, merge, apply or record-facts.',
         schema: { type: 'string', enum: [...BATCH_ACTIONS] },
       },
-      {
-        name: 'Prefer',
-        in: 'header',
-        required: false,
-        description:
-          '"respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240).',
-        schema: { type: 'string', maxLength: 200 },
-      },
+      preferParam,
     ],
     requestBody: {
       description: 'Which works, reviewer, note.',

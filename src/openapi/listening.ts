@@ -3,16 +3,12 @@
  * (api/review/listening-routes.ts; docs/audio.md, "Listening approval").
  */
 import type { TSchema } from '@sinclair/typebox';
-import { Envelope } from '../schemas/envelope.ts';
 import { ListeningFact } from '../schemas/audio.ts';
 import { ListeningBody, ListeningOutcome } from '../schemas/listening.ts';
-import { problem, ref, type OperationSpec } from './spec.ts';
+import { enveloped, problem, ref, type OperationSpec } from './spec.ts';
 
-const outcome = (description: string) => ({
-  description,
-  contentType: 'application/json',
-  schema: Envelope(ref('ListeningOutcome') as unknown as TSchema, 'The recorded verdict in the envelope.'),
-});
+const outcome = (description: string) =>
+  enveloped(description, 'ListeningOutcome', 'The recorded verdict in the envelope.');
 
 const recordListening: OperationSpec = {
   method: 'post',

@@ -3,9 +3,8 @@
  * api/signin/routes.ts). Parameters come from the routes' own TypeBox schemas.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { Envelope } from '../schemas/envelope.ts';
 import { ReaderCallbackQuery, ReaderSession, ReaderSignInQuery, SignedInDownloadParams } from '../schemas/session.ts';
-import { plain, problem, queryParameters, ref, type OperationSpec, type ParameterSpec } from './spec.ts';
+import { enveloped, plain, problem, queryParameters, type OperationSpec, type ParameterSpec } from './spec.ts';
 
 const NOT_OFFERED =
   'Reader sign-in is not configured (GITHUB_OAUTH_CLIENT_ID/SECRET): signed-in download is not offered by this archive (problem signed-in-download-not-offered).';
@@ -108,11 +107,7 @@ const readSession: OperationSpec = {
   description:
     'Who is signed in (GitHub id, login, name), what the session grants (signed-in downloads only) and its CSRF token for sign-out.',
   responses: {
-    '200': {
-      description: 'The session.',
-      contentType: 'application/json',
-      schema: Envelope(ref('ReaderSession') as unknown as TSchema, 'Reader session in the envelope.'),
-    },
+    '200': enveloped('The session.', 'ReaderSession', 'Reader session in the envelope.'),
     '401': problem('No reader session (problem sign-in-required, with the sign-in URL).'),
     '404': problem(NOT_OFFERED),
   },

@@ -12,7 +12,7 @@ import {
   ResolveResult,
 } from '../schemas/resolve.ts';
 import { Vocabularies, VocabularyTerm } from '../schemas/vocabulary.ts';
-import { problem, ref, type OperationSpec } from './spec.ts';
+import { enveloped, problem, ref, type OperationSpec } from './spec.ts';
 
 const resolveMusic: OperationSpec = {
   method: 'post',
@@ -102,11 +102,7 @@ const resolveAnswer: OperationSpec = {
     },
   ],
   responses: {
-    '200': {
-      description: 'The full resolve answer.',
-      contentType: 'application/json',
-      schema: Envelope(ref('ResolveResult') as unknown as TSchema, 'Resolve answer in the envelope.'),
-    },
+    '200': enveloped('The full resolve answer.', 'ResolveResult', 'Resolve answer in the envelope.'),
     '400': problem('The id is not 32 hexadecimal characters.'),
     '404': problem('No such answer is kept for the build now served.'),
   },
@@ -123,11 +119,7 @@ const vocabulary: OperationSpec = {
     "Use these words in requirements.mood, style and instrumentation and in a contribution's arrangement; the content lint and the contribution checks warn about other words and name the nearest terms.",
   cacheable: true,
   responses: {
-    '200': {
-      description: 'The vocabularies of the build now served.',
-      contentType: 'application/json',
-      schema: Envelope(ref('Vocabularies') as unknown as TSchema, 'The vocabularies in the envelope.'),
-    },
+    '200': enveloped('The vocabularies of the build now served.', 'Vocabularies', 'The vocabularies in the envelope.'),
   },
 };
 

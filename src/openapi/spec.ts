@@ -3,6 +3,7 @@
  * these, and document.ts assembles them into the OpenAPI document.
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
+import { Envelope } from '../schemas/envelope.ts';
 
 export interface ResponseSpec {
   description: string;
@@ -44,6 +45,20 @@ export const problem = (description: string): ResponseSpec => ({
   contentType: 'application/problem+json',
   schema: ref('Problem'),
 });
+/** A JSON answer: the schema component `component` in the response envelope. */
+export const enveloped = (description: string, component: string, envelopeDescription: string): ResponseSpec => ({
+  description,
+  contentType: 'application/json',
+  schema: Envelope(ref(component) as unknown as TSchema, envelopeDescription),
+});
+/** The Prefer header of an operation that may answer with a running action (RFC 7240). */
+export const preferParam: ParameterSpec = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description: '"respond-async": answer 202 at once; "wait=N": wait at most N seconds for the outcome (RFC 7240).',
+  schema: { type: 'string', maxLength: 200 },
+};
 export const slugParam = (what: string): ParameterSpec => ({
   name: 'slug',
   in: 'path',

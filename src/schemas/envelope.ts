@@ -57,6 +57,30 @@ export function Page<T extends TSchema>(item: T, description: string) {
   );
 }
 
+/** The paging parameters of a list query: `page` from 1, `pageSize` from 1 to `maxSize`. */
+export function PageQuery(defaultSize: number, maxSize: number) {
+  return {
+    page: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        default: 1,
+        format: 'int32',
+        description: 'Page number, from 1.',
+      }),
+    ),
+    pageSize: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: maxSize,
+        default: defaultSize,
+        format: 'int32',
+        description: `Items per page, 1 to ${maxSize}.`,
+      }),
+    ),
+  };
+}
+
 export const ProblemFieldError = Type.Object(
   {
     pointer: Type.Optional(

@@ -7,6 +7,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AbsoluteUrl, MUSIC_ROLES, Nullable, Sha256, StringEnum, UtcTimestamp } from './common.ts';
+import { PageQuery } from './envelope.ts';
 import {
   LIBRARY_DOWNLOAD_POLICIES,
   LIBRARY_REVIEW_STATUSES,
@@ -229,24 +230,7 @@ export const TracksQuery = Type.Object(
     sourceType: Type.Optional(StringEnum(LIBRARY_SOURCE_TYPES, { description: 'Only tracks of this source type.' })),
     intendedUse: queryText('Only tracks listing this intended use (case-insensitive).'),
     channel: queryText('Only tracks listing this channel key (case-insensitive).'),
-    page: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 2147483647,
-        default: 1,
-        format: 'int32',
-        description: 'Page number, from 1.',
-      }),
-    ),
-    pageSize: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: TRACKS_MAX_PAGE_SIZE,
-        default: TRACKS_DEFAULT_PAGE_SIZE,
-        format: 'int32',
-        description: `Items per page, 1 to ${TRACKS_MAX_PAGE_SIZE}.`,
-      }),
-    ),
+    ...PageQuery(TRACKS_DEFAULT_PAGE_SIZE, TRACKS_MAX_PAGE_SIZE),
   },
   { description: 'Library search parameters.' },
 );

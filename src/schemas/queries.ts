@@ -1,6 +1,7 @@
 /** Query parameters of the dynamic reads; the server validates them and OpenAPI lists them from here. */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './common.ts';
+import { PageQuery } from './envelope.ts';
 import { PROFILE_KINDS, PROFILE_STATUSES } from './profile.ts';
 import { CONTRIBUTION_OPERATIONS } from './contribution.ts';
 
@@ -25,24 +26,7 @@ export const WorksQuery = Type.Object(
     composer: text('Composer in any name form ("Bach, J.S.", "J. S. Bach", "dvorak").'),
     instrument: text('Instrument slug, name or alias ("cello", "violoncello").'),
     style: text('Arrangement style or mood words.'),
-    page: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 2147483647,
-        default: 1,
-        format: 'int32',
-        description: 'Page number, from 1.',
-      }),
-    ),
-    pageSize: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: WORKS_MAX_PAGE_SIZE,
-        default: WORKS_DEFAULT_PAGE_SIZE,
-        format: 'int32',
-        description: `Items per page, 1 to ${WORKS_MAX_PAGE_SIZE}.`,
-      }),
-    ),
+    ...PageQuery(WORKS_DEFAULT_PAGE_SIZE, WORKS_MAX_PAGE_SIZE),
   },
   // An unknown parameter is a 400 naming it, not silently ignored: a misspelt filter
   // (?composers=bach) would otherwise answer the whole catalog as if it had matched.

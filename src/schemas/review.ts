@@ -9,6 +9,7 @@ import {
   AbsoluteUrl,
   ArrangementSection,
   ASSET_KINDS,
+  ASSET_REVIEW_STATES,
   MUSIC_ROLES,
   Nullable,
   StringEnum,
@@ -16,7 +17,7 @@ import {
 } from './common.ts';
 import { ApplyProgress, ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
 import { AudioMeasurement, DeclaredAudio, Disagreement } from './audio.ts';
-import { Page, Problem } from './envelope.ts';
+import { Page, PageQuery, Problem } from './envelope.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -29,14 +30,8 @@ export type AdminAction = (typeof REVIEW_ACTIONS)[number];
 export const REVIEW_LOG_ACTIONS = [...REVIEW_ACTIONS, 'merge'] as const;
 export type ReviewLogAction = (typeof REVIEW_LOG_ACTIONS)[number];
 
-/** Review states a reviewer may assert for a contributed asset (never rights-review-required). */
-export const ASSERTABLE_STATES = [
-  'pending',
-  'technical-pass',
-  'manual-review-pending',
-  'human-reviewed',
-  'human-listening-approved',
-] as const;
+/** Review states a reviewer may assert for a contributed asset: its review states (never rights-review-required). */
+export const ASSERTABLE_STATES = ASSET_REVIEW_STATES;
 export type AssertableState = (typeof ASSERTABLE_STATES)[number];
 
 export const ReviewAssertion = Type.Object(
@@ -585,24 +580,7 @@ export const AdminQueueQuery = Type.Object(
     workSlug: Type.Optional(Type.String({ maxLength: 200, description: 'Only items about this work.' })),
     receivedAfter: Type.Optional(UtcTimestamp('Only items received at or after this UTC time.')),
     receivedBefore: Type.Optional(UtcTimestamp('Only items received before this UTC time (e.g. older than a week).')),
-    page: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 2147483647,
-        default: 1,
-        format: 'int32',
-        description: 'Page number, from 1.',
-      }),
-    ),
-    pageSize: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: QUEUE_MAX_PAGE_SIZE,
-        default: QUEUE_DEFAULT_PAGE_SIZE,
-        format: 'int32',
-        description: `Items per page, 1 to ${QUEUE_MAX_PAGE_SIZE}.`,
-      }),
-    ),
+    ...PageQuery(QUEUE_DEFAULT_PAGE_SIZE, QUEUE_MAX_PAGE_SIZE),
   },
   { description: 'Review queue filters and paging.', additionalProperties: false },
 );

@@ -21,7 +21,7 @@ import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { findScore, LIEDER, makeCorpusContent } from '../helpers/corpus-content.ts';
+import { findScore, LIEDER, makeCorpusContent, pianoPart } from '../helpers/corpus-content.ts';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
 import { newWorkFile, parseWorkFile } from '../../src/domain/work-file.ts';
 import { LABELED_ADMIN_KEY } from '../review/harness.ts';
@@ -49,16 +49,6 @@ const SCORE_ID = 50;
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 let slug: string;
 let app: FastifyInstance;
-
-/** The song's MusicXML with its first part (the voice) taken out: the piano part alone. */
-function pianoPart(xml: string): string {
-  const voice = /<score-part id="(P1)">[\s\S]*?<\/score-part>/.exec(xml);
-  if (!voice) throw new Error('the song has no part P1');
-  const out = xml.replace(voice[0], '').replace(/<part id="P1">[\s\S]*?<\/part>/, '');
-  if (out.includes('<part id="P1">') || !out.includes('<part id="P2">'))
-    throw new Error('the voice part was not removed');
-  return out;
-}
 
 beforeAll(async () => {
   [slug] = makeCorpusContent(seed, [findScore(LIEDER, 'lc5004701.mxl')], { sampleWorks: false }) as [string];

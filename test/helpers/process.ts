@@ -44,9 +44,11 @@ export async function startService(env: Record<string, string>, timeoutMs = 120_
 
 class PortTaken extends Error {}
 
-async function startServiceOnce(env: Record<string, string>, timeoutMs: number): Promise<Started> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+/**
+ * `npm start`'s entry point (scripts/start.ts) on loopback `port`, its output collected; `env` is
+ * laid over the defaults (PUBLIC_BASE_URL the loopback address, LOG_LEVEL warn, no warm-up).
+ */
+export function spawnStart(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let output = '';
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
     cwd: PROJECT_ROOT,
@@ -56,7 +58,7 @@ async function startServiceOnce(env: Record<string, string>, timeoutMs: number):
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: url,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'warn',
       ARCHIVE_WARM_BUILDER_WARM_UP: '0',
       ...env,
@@ -65,14 +67,21 @@ async function startServiceOnce(env: Record<string, string>, timeoutMs: number):
   });
   child.stdout!.on('data', (d) => (output += String(d)));
   child.stderr!.on('data', (d) => (output += String(d)));
+  return { child, output: () => output };
+}
+
+async function startServiceOnce(env: Record<string, string>, timeoutMs: number): Promise<Started> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const { child, output } = spawnStart(port, env);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) {
-      if (output.includes('EADDRINUSE')) throw new PortTaken(`port ${port} was taken before the service bound it`);
-      throw new Error(`the service exited early (${child.exitCode}):\n${output}`);
+      if (output().includes('EADDRINUSE')) throw new PortTaken(`port ${port} was taken before the service bound it`);
+      throw new Error(`the service exited early (${child.exitCode}):\n${output()}`);
     }
-    if (output.includes(`(listening on 127.0.0.1:${port})`)) {
+    if (output().includes(`(listening on 127.0.0.1:${port})`)) {
       try {
         const res = await fetch(`${url}/api/v1`);
         if (res.ok) break;
@@ -82,7 +91,7 @@ async function startServiceOnce(env: Record<string, string>, timeoutMs: number):
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the service did not answer within ${timeoutMs} ms:\n${output}`);
+      throw new Error(`the service did not answer within ${timeoutMs} ms:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -90,7 +99,7 @@ async function startServiceOnce(env: Record<string, string>, timeoutMs: number):
     child,
     port,
     url,
-    output: () => output,
+    output,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
       return exited;

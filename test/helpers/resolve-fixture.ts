@@ -68,3 +68,43 @@ export function edited(record: WorkRecord, donor: WorkRecord, fields: number): W
   if (fields & 32) r.sourceAssets = structuredClone(donor.sourceAssets);
   return r;
 }
+
+/** A change to the fixture's catalog: `add` one of the spare works, `remove` one, or another kind that rewrites one. */
+export interface CatalogStep {
+  kind: string;
+  /** Which current work (modulo their number): remove and the rewriting kinds. */
+  target?: number;
+  /** Which spare work (modulo their number): add. */
+  spare?: number;
+}
+
+/**
+ * The catalog after `steps`, from the fixture's base: every current record, and the added or
+ * changed ones. A step neither `add` nor `remove` replaces its target with `rewrite(record, step)`.
+ */
+export function applySteps<S extends CatalogStep>(
+  f: { baseRecords: WorkRecord[]; spare: WorkRecord[] },
+  steps: S[],
+  rewrite: (record: WorkRecord, step: S) => WorkRecord,
+): { current: Map<string, WorkRecord>; changed: Map<string, WorkRecord> } {
+  const current = new Map(f.baseRecords.map((r) => [r.slug, r]));
+  const changed = new Map<string, WorkRecord>();
+  for (const s of steps) {
+    const slugs = [...current.keys()];
+    if (s.kind === 'add') {
+      const r = f.spare[s.spare! % f.spare.length]!;
+      current.set(r.slug, r);
+      changed.set(r.slug, r);
+    } else if (s.kind !== 'remove') {
+      const slug = slugs[s.target! % slugs.length]!;
+      const r = rewrite(current.get(slug)!, s);
+      current.set(slug, r);
+      changed.set(slug, r);
+    } else {
+      const slug = slugs[s.target! % slugs.length]!;
+      current.delete(slug);
+      changed.delete(slug);
+    }
+  }
+  return { current, changed };
+}

@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LIEDER, plannedImportItem } from '../helpers/corpus-content.ts';
+import { stageImportItem } from '../helpers/import-items.ts';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 import { createApp } from '../../api/app.ts';
 import { Rebuilder } from '../../api/site/builds.ts';
@@ -38,20 +39,12 @@ const act = (action: string, body: object, prefer: string | null = 'respond-asyn
   });
 
 async function submit(id: string) {
-  const { body, bytes, sha256 } = plannedImportItem(LIEDER, `lc${id}.mxl`, `batch-actions-song-${id}`);
-  const put = await app.inject({
-    method: 'PUT',
-    url: `/api/v1/admin/imports/files/${sha256}`,
-    headers: { ...auth, 'content-type': 'application/octet-stream' },
-    payload: bytes,
-  });
+  const { put, res } = await stageImportItem(
+    app,
+    auth,
+    plannedImportItem(LIEDER, `lc${id}.mxl`, `batch-actions-song-${id}`),
+  );
   expect(put.statusCode, put.body).toBe(201);
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/admin/imports/items',
-    payload: { contribution: body },
-    headers: { ...auth, 'content-type': 'application/json' },
-  });
   expect(res.statusCode, res.body).toBe(201);
   codes[id] = res.json().data.trackingCode;
 }

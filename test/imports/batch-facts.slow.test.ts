@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 import { expectEach } from '../helpers/expect-each.ts';
 import { LIEDER, plannedImportItem } from '../helpers/corpus-content.ts';
-import { sha256, LABELED_ADMIN_KEY } from '../review/harness.ts';
+import { stageImportItem } from '../helpers/import-items.ts';
+import { LABELED_ADMIN_KEY } from '../review/harness.ts';
 import { cookieOf, csrfOf } from '../desk/helpers.ts';
 import type { SiteRebuilder } from '../../api/site/builds.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
@@ -71,20 +72,8 @@ beforeAll(async () => {
     rebuilder: () => new NoBuild(),
   });
   for (const [id, slug] of SONGS) {
-    const { body, bytes } = plannedImportItem(LIEDER, `lc${id}.mxl`, slug);
-    const put = await w.app.inject({
-      method: 'PUT',
-      url: `/api/v1/admin/imports/files/${sha256(bytes)}`,
-      headers: { ...auth, 'content-type': 'application/octet-stream' },
-      payload: bytes,
-    });
+    const { put, res } = await stageImportItem(w.app, auth, plannedImportItem(LIEDER, `lc${id}.mxl`, slug));
     expect(put.statusCode, put.body).toBe(201);
-    const res = await w.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/imports/items',
-      payload: { contribution: body },
-      headers: { ...auth, 'content-type': 'application/json' },
-    });
     expect(res.statusCode, res.body).toBe(201);
     codes[id] = res.json().data.trackingCode;
   }

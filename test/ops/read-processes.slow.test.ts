@@ -16,14 +16,13 @@
  * Then the same state on one process: with Redis a desk session outlives a restart; with the
  * in-memory default (single process) sessions and limits hold within the process.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../helpers/app.ts';
-import { dataOf, freePort, killTree } from '../helpers/process.ts';
+import { dataOf, freePort, killTree, spawnStart } from '../helpers/process.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { acceptedCorrection, applyAsync, fetchCaller, fileCorrection } from '../helpers/corrections.ts';
 import { startNginx, type TestNginx } from '../helpers/nginx.ts';
@@ -67,30 +66,18 @@ async function startArchive(
 ): Promise<Archive> {
   const port = await freeRun(readers > 1 ? readers : 0);
   const writer = `http://127.0.0.1:${port}`;
-  let output = '';
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'start.ts')], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: baseUrl ?? writer,
-      LOG_LEVEL: 'warn',
-      ARCHIVE_WARM_BUILDER_WARM_UP: '0',
-      ARCHIVE_DATA_DIR: dataDir,
-      ARCHIVE_ADMIN_KEYS: `${LABEL}=${KEY}`,
-      ARCHIVE_READ_PROCESSES: String(readers),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, output } = spawnStart(port, {
+    ...(baseUrl ? { PUBLIC_BASE_URL: baseUrl } : {}),
+    ARCHIVE_DATA_DIR: dataDir,
+    ARCHIVE_ADMIN_KEYS: `${LABEL}=${KEY}`,
+    ARCHIVE_READ_PROCESSES: String(readers),
+    ...env,
   });
-  child.stdout!.on('data', (d) => (output += String(d)));
-  child.stderr!.on('data', (d) => (output += String(d)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 240_000;
-  while (!output.includes(`(listening on 127.0.0.1:${port})`)) {
-    if (child.exitCode !== null) throw new Error(`the archive exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`the archive did not start:\n${output}`);
+  while (!output().includes(`(listening on 127.0.0.1:${port})`)) {
+    if (child.exitCode !== null) throw new Error(`the archive exited early:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`the archive did not start:\n${output()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const readerUrls = readers > 1 ? Array.from({ length: readers }, (_, i) => `http://127.0.0.1:${port + 1 + i}`) : [];
@@ -99,7 +86,7 @@ async function startArchive(
     child,
     writer,
     readers: readerUrls,
-    output: () => output,
+    output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

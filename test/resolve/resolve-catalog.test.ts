@@ -13,7 +13,7 @@ import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import { compileRequest, couldBeReady, evaluate } from '../../src/domain/resolve/evaluate.ts';
 import { compareRanked, packKey } from '../../src/domain/resolve/rank.ts';
-import type { MusicRole } from '../../src/schemas/common.ts';
+import { MUSIC_ROLES, type MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { expectEach } from '../helpers/expect-each.ts';
@@ -714,15 +714,7 @@ describe('the catalog-wide scan agrees with judging everything', () => {
     'rights-review-required',
     'human-reviewed',
   ] as const;
-  const roles: MusicRole[] = [
-    'music-bed',
-    'music-lead',
-    'music-ambient',
-    'music-sleep-lead',
-    'intro',
-    'outro',
-    'short-form',
-  ];
+  const roles: readonly MusicRole[] = MUSIC_ROLES;
   const variants: WorkRecord[] = [...SAMPLE];
   for (let v = 0; v < 8; v++) {
     for (const w of SAMPLE) {

@@ -5,7 +5,6 @@
  * detail that names the limit, and `/healthz` keeps answering while the accept runs, because
  * Verovio runs in the engraving pool's worker threads, never on the server's thread.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findScore, LARGEST_QUARTET, QUARTETS } from '../helpers/corpus-content.ts';
 import { startHttpsServer, type HttpsTestServer } from '../helpers/https-server.ts';
 import { startService, type Started } from '../helpers/process.ts';
+import { postContribution, scoreArrangement, serviceTemplate } from '../helpers/score-contribution.ts';
 import { expectEach } from '../helpers/expect-each.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-engrave-budget-'));
@@ -45,62 +45,19 @@ afterAll(async () => {
 });
 
 async function contribute(url: string): Promise<string> {
-  const template = (await (await fetch(`${url}/api/v1/music/contributions/template`)).json()) as Record<string, any>;
-  const t = structuredClone(template.data ?? template);
-  t.idempotencyKey = 'engrave-budget-1';
-  t.operation = 'arrangement';
-  t.target = { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null };
-  t.submittedBy = { name: 'Quinn Quartet', kind: 'Human', agentName: null, agentVersion: null, contact: null };
-  t.channel = null;
-  t.rights = {
-    ...t.rights,
-    compositionStatus: 'public-domain',
-    editionStatus: 'public-domain',
-    recordingStatus: 'not-applicable',
-    territory: 'US, EU, CA',
-    license: 'CC0-1.0',
-    attribution: null,
-    checkedAtUtc: '2026-01-01T00:00:00Z',
-    evidenceUrls: ['https://musescore.com/openscore-string-quartets'],
-  };
-  t.assets = [
-    {
-      kind: 'mxl',
-      title: 'A whole string quartet (OpenScore, CC0)',
-      downloadUrl: `${files.url}/quartet.mxl`,
-      sourcePageUrl: 'https://musescore.com/openscore-string-quartets',
-      sha256: createHash('sha256').update(SCORE).digest('hex'),
-      mediaType: 'application/vnd.recordare.musicxml',
-      rightsStatus: 'public-domain',
-      license: 'CC0-1.0',
-      attribution: null,
-      reviewState: 'pending',
-    },
-  ];
-  t.arrangement = {
-    title: 'The quartet, whole',
-    style: 'string quartet',
-    instrumentation: 'String quartet',
-    duration: '30:00',
-    intendedRole: 'music-bed',
-    renderingProfileSlugs: [],
-  };
-  t.reproducibility = null;
-  t.quality = {
-    technicalValidationPassed: true,
-    humanListeningApproved: false,
-    technicalChecks: null,
-    listeningNotes: null,
-  };
-  t.changeSummary = 'Adds a whole quartet as a score.';
-  t.rationale = 'A long real score.';
-  const res = await fetch(`${url}/api/v1/music/contributions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(t),
+  const t = scoreArrangement(await serviceTemplate(url), {
+    idempotencyKey: 'engrave-budget-1',
+    submitter: 'Quinn Quartet',
+    kind: 'mxl',
+    title: 'A whole string quartet (OpenScore, CC0)',
+    downloadUrl: `${files.url}/quartet.mxl`,
+    bytes: SCORE,
+    arrangementTitle: 'The quartet, whole',
+    changeSummary: 'Adds a whole quartet as a score.',
+    rationale: 'A long real score.',
   });
-  const body = (await res.json()) as Record<string, any>;
-  expect(res.status, JSON.stringify(body)).toBe(202);
+  const { status, body } = await postContribution(url, t);
+  expect(status, JSON.stringify(body)).toBe(202);
   return (body.data ?? body).trackingCode as string;
 }
 

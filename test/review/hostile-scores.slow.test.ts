@@ -17,7 +17,6 @@
  * The figures are printed (the issue's closing note repeats them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
@@ -30,6 +29,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findScore, LARGEST_QUARTET, QUARTETS } from '../helpers/corpus-content.ts';
 import { startHttpsServer, type HttpsTestServer } from '../helpers/https-server.ts';
 import { startService, type Started } from '../helpers/process.ts';
+import { postContribution, scoreArrangement, serviceTemplate } from '../helpers/score-contribution.ts';
+import { elements, type HastNode } from '../helpers/hast.ts';
 import {
   billionLaughs,
   externalEntity,
@@ -151,69 +152,21 @@ afterAll(async () => {
   );
 });
 
-async function template(): Promise<Record<string, any>> {
-  const res = await fetch(`${running.url}/api/v1/music/contributions/template`);
-  const t = (await res.json()) as Record<string, any>;
-  return structuredClone(t.data ?? t);
-}
-
 /** An arrangement of Gymnopédie No. 1 whose one file is `file` (a score on the test's file server). */
 async function contribute(key: string, file: string, kind: 'musicxml' | 'mxl', bytes: Uint8Array): Promise<string> {
-  const t = await template();
-  t.idempotencyKey = key;
-  t.operation = 'arrangement';
-  t.target = { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null };
-  t.submittedBy = { name: 'Hostile Tester', kind: 'Human', agentName: null, agentVersion: null, contact: null };
-  t.channel = null;
-  t.rights = {
-    ...t.rights,
-    compositionStatus: 'public-domain',
-    editionStatus: 'public-domain',
-    recordingStatus: 'not-applicable',
-    territory: 'US, EU, CA',
-    license: 'CC0-1.0',
-    attribution: null,
-    checkedAtUtc: '2026-01-01T00:00:00Z',
-    evidenceUrls: ['https://musescore.com/openscore-string-quartets'],
-  };
-  t.assets = [
-    {
-      kind,
-      title: `A hostile score (${key})`,
-      downloadUrl: `${files.url}${file}`,
-      sourcePageUrl: 'https://musescore.com/openscore-string-quartets',
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      mediaType: kind === 'mxl' ? 'application/vnd.recordare.musicxml' : 'application/vnd.recordare.musicxml+xml',
-      rightsStatus: 'public-domain',
-      license: 'CC0-1.0',
-      attribution: null,
-      reviewState: 'pending',
-    },
-  ];
-  t.arrangement = {
-    title: `Arrangement ${key}`,
-    style: 'string quartet',
-    instrumentation: 'String quartet',
-    duration: '30:00',
-    intendedRole: 'music-bed',
-    renderingProfileSlugs: [],
-  };
-  t.reproducibility = null;
-  t.quality = {
-    technicalValidationPassed: true,
-    humanListeningApproved: false,
-    technicalChecks: null,
-    listeningNotes: null,
-  };
-  t.changeSummary = `Adds a score (${key}).`;
-  t.rationale = 'A hostile-input test.';
-  const res = await fetch(`${running.url}/api/v1/music/contributions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(t),
+  const t = scoreArrangement(await serviceTemplate(running.url), {
+    idempotencyKey: key,
+    submitter: 'Hostile Tester',
+    kind,
+    title: `A hostile score (${key})`,
+    downloadUrl: `${files.url}${file}`,
+    bytes,
+    arrangementTitle: `Arrangement ${key}`,
+    changeSummary: `Adds a score (${key}).`,
+    rationale: 'A hostile-input test.',
   });
-  const body = (await res.json()) as Record<string, any>;
-  expect(res.status, JSON.stringify(body)).toBe(202);
+  const { status, body } = await postContribution(running.url, t);
+  expect(status, JSON.stringify(body)).toBe(202);
   return (body.data ?? body).trackingCode as string;
 }
 
@@ -398,16 +351,4 @@ function report(workSlug: string, text: string) {
     reporterName: 'Hostile Tester',
     reporterKind: 'Human',
   };
-}
-
-interface HastNode {
-  type: string;
-  tagName?: string;
-  properties?: Record<string, unknown>;
-  children?: HastNode[];
-}
-function elements(node: HastNode, out: HastNode[] = []): HastNode[] {
-  if (node.type === 'element') out.push(node);
-  for (const c of node.children ?? []) elements(c, out);
-  return out;
 }

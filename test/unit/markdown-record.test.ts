@@ -17,6 +17,7 @@ import { buildLlmsFullTxt, buildLlmsTxt } from '../../src/domain/discovery.ts';
 import { MCP_TOOL_TEXTS } from '../../src/domain/mcp-tools.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { INJECTED_TEXTS } from '../helpers/hostile-scores.ts';
+import { elements, textOf, type HastNode } from '../helpers/hast.ts';
 
 interface Node {
   type: string;
@@ -58,22 +59,6 @@ describe('the Markdown record', () => {
     expect(plain).toContain(`# ${loaded.content.title} — `);
   });
 });
-
-/** Every element of a hast tree. */
-interface HastNode {
-  type: string;
-  tagName?: string;
-  value?: string;
-  properties?: Record<string, unknown>;
-  children?: HastNode[];
-}
-function elements(node: HastNode, out: HastNode[] = []): HastNode[] {
-  if (node.type === 'element') out.push(node);
-  for (const c of node.children ?? []) elements(c, out);
-  return out;
-}
-const textOf = (node: HastNode): string =>
-  node.type === 'text' ? (node.value ?? '') : (node.children ?? []).map(textOf).join('');
 
 /** Keys whose values are structured (ids, digests, enums, dates, URLs): the rest is text from people. */
 const STRUCTURED = new Set([

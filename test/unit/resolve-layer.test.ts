@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { edited, resolveFixture } from '../helpers/resolve-fixture.ts';
+import { applySteps, edited, resolveFixture } from '../helpers/resolve-fixture.ts';
 import { workSummary } from '../../src/domain/records.ts';
 import { buildResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { ResolveLayerError, layerResolveCatalog, liveWorks } from '../../src/domain/resolve/catalog-layer.ts';
@@ -71,33 +71,15 @@ type Step =
 
 /** The catalog after `steps`: every current record, and the added or changed ones. */
 function apply(steps: Step[]) {
-  const current = new Map(f.baseRecords.map((r) => [r.slug, r]));
-  const changed = new Map<string, WorkRecord>();
-  for (const s of steps) {
-    const slugs = [...current.keys()];
-    if (s.kind === 'add') {
-      const r = f.spare[s.spare % f.spare.length]!;
-      current.set(r.slug, r);
-      changed.set(r.slug, r);
-    } else if (s.kind !== 'remove') {
-      const slug = slugs[s.target % slugs.length]!;
-      let r: WorkRecord;
-      if (s.kind === 'edit') r = edited(current.get(slug)!, f.baseRecords[s.donor % f.baseRecords.length]!, s.fields);
-      else if (s.kind === 'reword') r = reworded(current.get(slug)!, s.pick);
-      else {
-        // First or last in listing order, under a composer only the overlay's words hold.
-        r = structuredClone(current.get(slug)!);
-        r.composer = { ...r.composer, ...MOVED[s.last ? 1 : 0]!, aliases: [] };
-      }
-      current.set(slug, r);
-      changed.set(slug, r);
-    } else {
-      const slug = slugs[s.target % slugs.length]!;
-      current.delete(slug);
-      changed.delete(slug);
-    }
-  }
-  return { current, changed };
+  return applySteps(f, steps, (record, s) => {
+    if (s.kind === 'edit') return edited(record, f.baseRecords[s.donor % f.baseRecords.length]!, s.fields);
+    if (s.kind === 'reword') return reworded(record, s.pick);
+    if (s.kind !== 'move') throw new Error(`not a rewriting step: ${s.kind}`);
+    // First or last in listing order, under a composer only the overlay's words hold.
+    const r = structuredClone(record);
+    r.composer = { ...r.composer, ...MOVED[s.last ? 1 : 0]!, aliases: [] };
+    return r;
+  });
 }
 
 const genresOf = (rs: WorkRecord[]) => JSON.stringify([...new Set(rs.flatMap((r) => [r.genre, r.period]))].sort());

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { edited, resolveFixture } from '../helpers/resolve-fixture.ts';
+import { applySteps, edited, resolveFixture } from '../helpers/resolve-fixture.ts';
 import { workSummary } from '../../src/domain/records.ts';
 import {
   buildResolveCatalog,
@@ -104,25 +104,10 @@ describe('resolve overlay rows', () => {
       );
       fc.assert(
         fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
-          const current = new Map(f.baseRecords.map((r) => [r.slug, r]));
-          const changed = new Map<string, WorkRecord>();
-          for (const s of steps) {
-            const slugs = [...current.keys()];
-            if (s.kind === 'add') {
-              const r = f.spare[s.spare % f.spare.length]!;
-              current.set(r.slug, r);
-              changed.set(r.slug, r);
-            } else if (s.kind === 'edit') {
-              const slug = slugs[s.target % slugs.length]!;
-              const r = edited(current.get(slug)!, f.baseRecords[s.donor % f.baseRecords.length]!, s.fields);
-              current.set(slug, r);
-              changed.set(slug, r);
-            } else {
-              const slug = slugs[s.target % slugs.length]!;
-              current.delete(slug);
-              changed.delete(slug);
-            }
-          }
+          const { current, changed } = applySteps(f, steps, (record, s) => {
+            if (s.kind !== 'edit') throw new Error(`not a rewriting step: ${s.kind}`);
+            return edited(record, f.baseRecords[s.donor % f.baseRecords.length]!, s.fields);
+          });
           const list = [...current.values()];
           const fresh = buildResolveCatalog(list, f.profiles, f.instruments);
           const { overlay, vocabularyChanges } = overlayOf([...changed.values()]);

@@ -8,12 +8,10 @@
 // (#item-action[data-poll]); its bar and step follow the action, and the page reloads (to show the
 // outcome) once it has finished.
 'use strict';
-(function () {
-  var box = document.getElementById('apply-progress');
-  if (!box || box.getAttribute('data-state') !== 'applying') return;
-  var url = box.getAttribute('data-poll');
-  var text = document.getElementById('apply-progress-text');
-  var started = Date.now();
+// Polls `url` (an admin JSON record, with the session cookie) every `everyMs`, at most
+// `maxPolls` times (after a failed poll, twice as long), and hands each answer's data (or null) to
+// `seen`, which returns true once there is nothing left to follow.
+function follow(url, everyMs, maxPolls, seen) {
   var polls = 0;
   function tick() {
     polls += 1;
@@ -22,73 +20,69 @@
         return res.ok ? res.json() : null;
       })
       .then(function (body) {
-        var apply = body && body.data ? body.data.apply : null;
-        var state = apply ? apply.state : null;
-        if (state && state !== 'applying') {
-          if (text)
-            text.textContent =
-              state === 'visible'
-                ? 'The change is visible. Loading the result...'
-                : 'The apply failed. Loading the details...';
-          window.location.reload();
-          return;
-        }
-        if (text)
-          text.textContent =
-            'Merging the change and rebuilding the site: ' +
-            Math.round((Date.now() - started) / 1000) +
-            ' s so far. This page follows it until the change is visible.';
-        if (polls < 3600) setTimeout(tick, 1000);
+        if (seen(body && body.data ? body.data : null)) return;
+        if (polls < maxPolls) setTimeout(tick, everyMs);
       })
       .catch(function () {
-        if (polls < 3600) setTimeout(tick, 2000);
+        if (polls < maxPolls) setTimeout(tick, 2 * everyMs);
       });
   }
-  setTimeout(tick, 1000);
+  setTimeout(tick, everyMs);
+}
+(function () {
+  var box = document.getElementById('apply-progress');
+  if (!box || box.getAttribute('data-state') !== 'applying') return;
+  var text = document.getElementById('apply-progress-text');
+  var started = Date.now();
+  follow(box.getAttribute('data-poll'), 1000, 3600, function (data) {
+    var apply = data ? data.apply : null;
+    var state = apply ? apply.state : null;
+    if (state && state !== 'applying') {
+      if (text)
+        text.textContent =
+          state === 'visible'
+            ? 'The change is visible. Loading the result...'
+            : 'The apply failed. Loading the details...';
+      window.location.reload();
+      return true;
+    }
+    if (text)
+      text.textContent =
+        'Merging the change and rebuilding the site: ' +
+        Math.round((Date.now() - started) / 1000) +
+        ' s so far. This page follows it until the change is visible.';
+    return false;
+  });
 })();
 (function () {
   var box = document.getElementById('batch-action');
   if (!box || box.getAttribute('data-state') !== 'running') return;
-  var url = box.getAttribute('data-poll');
   var bar = document.getElementById('batch-action-bar');
   var text = document.getElementById('batch-action-text');
-  var polls = 0;
-  function tick() {
-    polls += 1;
-    fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' }, cache: 'no-store' })
-      .then(function (res) {
-        return res.ok ? res.json() : null;
-      })
-      .then(function (body) {
-        var a = body && body.data ? body.data : null;
-        if (a && a.state !== 'running') {
-          if (text) text.textContent = 'The action has ' + a.state + '. Loading the outcome...';
-          window.location.reload();
-          return;
-        }
-        if (a && bar) {
-          bar.setAttribute('max', String(a.total));
-          bar.setAttribute('value', String(a.done));
-        }
-        if (a && text)
-          text.textContent =
-            a.action +
-            ' ' +
-            a.batchId +
-            ': ' +
-            a.done +
-            ' of ' +
-            a.total +
-            ' done' +
-            (a.failed > 0 ? ' (' + a.failed + ' failed)' : '') +
-            ', running';
-        if (polls < 7200) setTimeout(tick, 2000);
-      })
-      .catch(function () {
-        if (polls < 7200) setTimeout(tick, 4000);
-      });
-  }
-  setTimeout(tick, 2000);
+  follow(box.getAttribute('data-poll'), 2000, 7200, function (a) {
+    if (a && a.state !== 'running') {
+      if (text) text.textContent = 'The action has ' + a.state + '. Loading the outcome...';
+      window.location.reload();
+      return true;
+    }
+    if (a && bar) {
+      bar.setAttribute('max', String(a.total));
+      bar.setAttribute('value', String(a.done));
+    }
+    if (a && text)
+      text.textContent =
+        a.action +
+        ' ' +
+        a.batchId +
+        ': ' +
+        a.done +
+        ' of ' +
+        a.total +
+        ' done' +
+        (a.failed > 0 ? ' (' + a.failed + ' failed)' : '') +
+        ', running';
+    return false;
+  });
 })();
 // Listening (api/desk/listening.ts): rows marked [data-listen-row], each with a player and
 // Approve / Decline buttons that stay disabled until the row's player has played
@@ -194,37 +188,23 @@
 (function () {
   var box = document.getElementById('item-action');
   if (!box || box.getAttribute('data-state') !== 'running') return;
-  var url = box.getAttribute('data-poll');
   var id = box.getAttribute('data-action-id');
   var bar = document.getElementById('item-action-bar');
   var text = document.getElementById('item-action-text');
-  var polls = 0;
-  function tick() {
-    polls += 1;
-    fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' }, cache: 'no-store' })
-      .then(function (res) {
-        return res.ok ? res.json() : null;
-      })
-      .then(function (body) {
-        var a = body && body.data ? body.data : null;
-        if (a && a.state !== 'running') {
-          if (text) text.textContent = 'The action has ' + a.state + '. Loading the outcome...';
-          var here = window.location.pathname + '?action=' + encodeURIComponent(id);
-          window.location.assign(here);
-          return;
-        }
-        if (a && bar) {
-          bar.setAttribute('max', String(Math.max(a.progress.total, 1)));
-          bar.setAttribute('value', String(a.progress.done));
-        }
-        if (a && text)
-          text.textContent =
-            'Now ' + a.progress.step + ' (' + a.progress.done + ' of ' + a.progress.total + ' steps done).';
-        if (polls < 7200) setTimeout(tick, 1000);
-      })
-      .catch(function () {
-        if (polls < 7200) setTimeout(tick, 2000);
-      });
-  }
-  setTimeout(tick, 1000);
+  follow(box.getAttribute('data-poll'), 1000, 7200, function (a) {
+    if (a && a.state !== 'running') {
+      if (text) text.textContent = 'The action has ' + a.state + '. Loading the outcome...';
+      var here = window.location.pathname + '?action=' + encodeURIComponent(id);
+      window.location.assign(here);
+      return true;
+    }
+    if (a && bar) {
+      bar.setAttribute('max', String(Math.max(a.progress.total, 1)));
+      bar.setAttribute('value', String(a.progress.done));
+    }
+    if (a && text)
+      text.textContent =
+        'Now ' + a.progress.step + ' (' + a.progress.done + ' of ' + a.progress.total + ' steps done).';
+    return false;
+  });
 })();
