@@ -26,7 +26,8 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { SiteHandle } from './site-handle.ts';
 import { WarmBuilder, type WarmBuildResult } from './warm-builder.ts';
-import type { WarmUpResult } from '../../scripts/build.ts';
+import type { WarmUpResult } from '../../build/warm-up.ts';
+import { BUILD_STORE_VARIABLE } from '../../build/protocol.ts';
 import { git, serialByKey, SERVICE_GIT_IDENTITY, withContentRepoLock } from './content-repo.ts';
 import { moveCheckoutFiles } from './checkout-move.ts';
 import { nextReconcileAt, scheduleText, type ReconcileSchedule } from '../../src/domain/reconcile-schedule.ts';
@@ -117,7 +118,7 @@ export function incrementalBuildDir(config: Config, commit: string): string {
 }
 
 /**
- * A layered build made plain again by the background compaction (scripts/build/compact.ts): the
+ * A layered build made plain again by the background compaction (build/compact.ts): the
  * full build's name with `-cmp`. The same view as the layer it was made from, so it stands for the
  * same commit.
  */
@@ -163,7 +164,7 @@ export interface ChildBuildOptions {
   nginxRoot?: string;
   /** Recorded in build.json; an incremental build needs it. */
   commit?: string;
-  /** Build incrementally from this complete build folder (scripts/build/plan.ts), or in full when it cannot. */
+  /** Build incrementally from this complete build folder (build/plan.ts), or in full when it cannot. */
   incrementalFrom?: string;
   /** Reader sign-in the records and pages are written for. */
   readerSignIn?: 'github' | 'none';
@@ -185,17 +186,11 @@ export interface ChildBuildOptions {
   /** Told which warm process ran the build and how many it had run before. */
   onWarmBuild?: (result: WarmBuildResult) => void;
   /**
-   * Warm `builder` up instead of building (scripts/build/warm-up.ts): plan the build, render its
+   * Warm `builder` up instead of building (build/warm-up.ts): plan the build, render its
    * pages into `outDir`, remove it. Needs `builder`, `commit` and `incrementalFrom`.
    */
   warmUp?: boolean;
 }
-
-/**
- * How the server hands its blob store to a build child: JSON in this variable of the child's own
- * environment (not a setting: S3 credentials stay off the command line). scripts/build.ts reads it.
- */
-export const BUILD_STORE_VARIABLE = 'ARCHIVE_BUILD_RENDER_CACHE_STORE';
 
 /** Run scripts/build.ts in a child process; rejects with the build's own error output. */
 export function buildInChild(
@@ -287,7 +282,7 @@ export function buildInChild(
 }
 
 /**
- * Compact the layered build `layerDir` into the plain folder `outDir` (scripts/build/compact.ts)
+ * Compact the layered build `layerDir` into the plain folder `outDir` (build/compact.ts)
  * in a child at the lowest CPU priority; the folder is removed when it fails or is stopped.
  */
 export async function compactInChild(layerDir: string, outDir: string, signal?: AbortSignal): Promise<void> {
@@ -452,7 +447,7 @@ async function checkoutPersistent(
 /**
  * What every build the server makes passes its build child, from the configuration: one place, so
  * the warm-up's build (`Rebuilder.prepare`) runs with exactly the arguments and environment the
- * applies' builds do (the warm renderer keys its compiled pages by them: scripts/lib/warm-render.ts).
+ * applies' builds do (the warm renderer keys its compiled pages by them: build/warm-render.ts).
  */
 function serverBuildOptions(config: Config): ChildBuildOptions {
   return {
@@ -604,7 +599,7 @@ export async function latestCompleteBuild(config: Config): Promise<string | null
 
 /**
  * Make sure a complete build of `commit` exists, building it incrementally from the complete
- * build folder `baseDir` when there is none (scripts/build/plan.ts; the child falls back
+ * build folder `baseDir` when there is none (build/plan.ts; the child falls back
  * to a full build by itself when the change needs one, and says why in build.json).
  */
 export async function ensureIncrementalBuild(
@@ -742,7 +737,7 @@ export interface ReconcileEvent {
 }
 
 /**
- * How a background compaction of a served layer ended (scripts/build/compact.ts): swapped in,
+ * How a background compaction of a served layer ended (build/compact.ts): swapped in,
  * made but not swapped (the served build changed meanwhile), failed, or stopped (a rebuild came).
  */
 export interface CompactionEvent {
@@ -769,7 +764,7 @@ export interface WarmUpEvent {
   durationMs: number;
   /** Of it, waiting for the build checkout and moving it to the content's HEAD. */
   checkoutMs: number;
-  /** The warm-up's own figures (scripts/build/warm-up.ts), when it ran. */
+  /** The warm-up's own figures (build/warm-up.ts), when it ran. */
   result?: WarmUpResult;
   error?: string;
 }
@@ -821,7 +816,7 @@ export interface RebuilderOptions {
   warmBuilderMaxRssBytes?: number;
   /**
    * With `warmBuilder`: `prepare()` warms the process up on the served build (ARCHIVE_WARM_BUILDER_WARM_UP,
-   * the server's default on; scripts/build/warm-up.ts). Default off here.
+   * the server's default on; build/warm-up.ts). Default off here.
    */
   warmUp?: boolean;
   /** Told when the warm-up ends (logs, tests). */
@@ -932,7 +927,7 @@ export interface SiteRebuilder {
 
 /**
  * Rebuild the content repository's HEAD and switch the server to it, one at a time: incrementally
- * from the served build when possible (scripts/build/plan.ts). A reconcile (a background
+ * from the served build when possible (build/plan.ts). A reconcile (a background
  * full build of the same commit that replaces an incremental folder, at the lowest CPU priority)
  * runs on demand (`requestReconcile`), on the operator's schedule, or after each incremental swap
  * once a quiet period passed (the opt-in `reconcileDelayMs`); never more than one at a time.
@@ -1155,7 +1150,7 @@ export class Rebuilder implements SiteRebuilder {
   }
 
   /**
-   * The warm-up (scripts/build/warm-up.ts): in the checkout's lock, the checkout moved to `head`,
+   * The warm-up (build/warm-up.ts): in the checkout's lock, the checkout moved to `head`,
    * then the warm build process plans a build of it on the served build and renders its pages into
    * ARCHIVE_DATA_DIR/warm-up, which it removes. It fails (logged, nothing else changes) when the
    * served build is not complete or cannot be built on; `close()` cancels it.

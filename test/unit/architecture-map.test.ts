@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 /** The top folders the Layout must cover, with their first-level folders. */
-const TOPS = ['api', 'src', 'scripts', 'test', 'bench', 'client', 'content', 'examples', 'docs'];
+const TOPS = ['api', 'build', 'src', 'scripts', 'test', 'bench', 'client', 'content', 'examples', 'docs'];
 const DECISIONS = path.join(PROJECT_ROOT, 'docs', 'decisions');
 const DECISION_FILE = /^(\d{4})-[a-z0-9-]+\.md$/;
 

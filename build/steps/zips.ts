@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeWorkZips, writeWorkZipsInWorkers, workZipPath } from '../../../src/lib/site/work-zips.ts';
+import { writeWorkZips, writeWorkZipsInWorkers, workZipPath } from '../../src/lib/site/work-zips.ts';
 import type { Step } from '../runner.ts';
 
 /** Fewer works than this are zipped on the build's thread. */

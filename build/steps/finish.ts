@@ -6,9 +6,9 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { NGINX_UPSTREAMS_FILE, nginxHasBrotliStatic, renderNginxConfig } from '../../../api/site/nginx.ts';
-import { LAYER_FORMAT, nextDeleted } from '../../../src/domain/site-layers.ts';
-import { filesBelow, writeLayerFiles, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
+import { NGINX_UPSTREAMS_FILE, nginxHasBrotliStatic, renderNginxConfig } from '../../api/site/nginx.ts';
+import { LAYER_FORMAT, nextDeleted } from '../../src/domain/site-layers.ts';
+import { filesBelow, writeLayerFiles, writePlainBaseLink } from '../../src/lib/site/layers.ts';
 import type { Step } from '../runner.ts';
 import { writeNew } from './rest.ts';
 

@@ -9,10 +9,10 @@
  */
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog } from '../../../src/domain/catalog.ts';
-import { protectedAssets, publishedBlobs } from '../../../src/domain/records.ts';
-import { zipWorkOf } from '../../../src/lib/site/work-zips.ts';
-import { writeSnapshot } from '../../catalog-snapshot.ts';
+import type { Catalog } from '../../src/domain/catalog.ts';
+import { protectedAssets, publishedBlobs } from '../../src/domain/records.ts';
+import { zipWorkOf } from '../../src/lib/site/work-zips.ts';
+import { writeSnapshot } from '../catalog-snapshot.ts';
 import type { Step } from '../runner.ts';
 import { hardLinkCopy } from '../link-base.ts';
 

@@ -1,20 +1,20 @@
 /**
  * The build's shared vocabulary: what a caller asks for (`BuildOptions`), what a build folder
  * records (`BuildInfo`, written last as build.json) and the small helpers both need. The build
- * itself is a plan (scripts/build/plan.ts) run through named steps (scripts/build/steps/).
+ * itself is a plan (build/plan.ts) run through named steps (build/steps/).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
-import type { RenderCacheBackend } from '../../src/lib/site/render-cache.ts';
-import type { EngravePoolOptions } from '../../src/lib/site/engrave-pool.ts';
-import type { AudioMode, AudioSummary } from '../../src/lib/site/render-audio.ts';
-import type { AudioTools } from '../../src/lib/site/audio-render.ts';
-import type { PrecompressResult } from '../../src/lib/site/precompress.ts';
-import type { ScoreManifest } from '../../src/lib/site/scores.ts';
-import type { ZipSummary } from '../../src/lib/site/work-zips.ts';
+import type { RenderSummary } from '../src/lib/site/render-scores.ts';
+import type { RenderCacheBackend } from '../src/lib/site/render-cache.ts';
+import type { EngravePoolOptions } from '../src/lib/site/engrave-pool.ts';
+import type { AudioMode, AudioSummary } from '../src/lib/site/render-audio.ts';
+import type { AudioTools } from '../src/lib/site/audio-render.ts';
+import type { PrecompressResult } from '../src/lib/site/precompress.ts';
+import type { ScoreManifest } from '../src/lib/site/scores.ts';
+import type { ZipSummary } from '../src/lib/site/work-zips.ts';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface BuildOptions {
   contentDir: string;
@@ -73,11 +73,11 @@ export interface BuildInfo {
   /** The content commit built; null when the caller did not name one (then no incremental build can start from this folder). */
   commit: string | null;
   /**
-   * SHA-256 of the site code that made the build (scripts/lib/site-code.ts): an incremental build
+   * SHA-256 of the site code that made the build (build/site-code.ts): an incremental build
    * starts only from a base with the same. Builds before 2026-11-28 have none.
    */
   siteCode?: string;
-  /** "full": everything rendered (a plan without a base); "incremental": only what a change touched, on top of `incremental.base` (scripts/build/plan.ts). */
+  /** "full": everything rendered (a plan without a base); "incremental": only what a change touched, on top of `incremental.base` (build/plan.ts). */
   mode: 'full' | 'incremental';
   /** Why a requested incremental build became a full one; null otherwise. */
   fallbackReason?: string | null;
@@ -90,12 +90,12 @@ export interface BuildInfo {
     reparsedWorks: number | null;
     /**
      * Where the base's snapshot came from: "memory" when this process wrote it (the warm build
-     * process's previous apply; scripts/catalog-snapshot.ts), "file" when read; null: no snapshot.
+     * process's previous apply; build/catalog-snapshot.ts), "file" when read; null: no snapshot.
      */
     snapshot?: 'memory' | 'file' | null;
     /**
      * Where the base's score manifest came from: "memory" when this process wrote that file (kept
-     * by its identity: scripts/build/score-manifest.ts), "file" when read and parsed.
+     * by its identity: build/score-manifest.ts), "file" when read and parsed.
      */
     scoreManifest?: 'memory' | 'file';
     renderedFiles: number;
@@ -185,7 +185,7 @@ export interface BuildInfo {
   /** "Download all": one zip of public files per work (src/lib/site/work-zips.ts). */
   zips: ZipSummary;
   /**
-   * Every step's time in ms, in order (scripts/build/index.ts, STEPS): the plan's (`loadMs`; with
+   * Every step's time in ms, in order (build/index.ts, STEPS): the plan's (`loadMs`; with
    * a base `diffMs` before it and `planMs` after), then `besideMs`, `scoresMs`, `predictMs`,
    * `astroMs`, `searchMs`, `indexMs`, `restMs`, `stageMs`, `zipsMs`, `finishMs` (before
    * 2026-11-29 evening `scoresMs` came before `besideMs`, and `predictMs` was part of it); `<step>WaitMs` is the time
@@ -209,7 +209,7 @@ export interface BuildInfo {
   warmRuns?: number;
   durationMs: number;
   /**
-   * A plain folder made from a layered build by the background compaction (scripts/build/compact.ts):
+   * A plain folder made from a layered build by the background compaction (build/compact.ts):
    * the layer it was made from, the paths that layer carried, and the compaction's time. The rest
    * of build.json is the layer's (its view is the same bytes).
    */
@@ -234,7 +234,7 @@ export function serializeScoreManifest(manifest: ScoreManifest): string {
 }
 
 /**
- * How an Astro run's pages were rendered: by the warm renderer (scripts/lib/warm-render.ts), or by
+ * How an Astro run's pages were rendered: by the warm renderer (build/warm-render.ts), or by
  * Astro itself (with why the warm renderer was not used, when the run asked for it).
  */
 export type RendererUsed = { kind: 'warm'; files: number; durationMs: number } | { kind: 'astro'; because?: string };

@@ -6,17 +6,17 @@
  * start stays in the process for it:
  *
  * - the served build's catalog snapshot, read and parsed once and kept for the next build that
- *   starts from that folder (scripts/catalog-snapshot.ts, `rememberBaseSnapshot`): about 6.5 s at
+ *   starts from that folder (build/catalog-snapshot.ts, `rememberBaseSnapshot`): about 6.5 s at
  *   100,000 works;
- * - Astro's compiled pages (scripts/lib/warm-render.ts): the warm-up's render is a real Astro run,
+ * - Astro's compiled pages (build/warm-render.ts): the warm-up's render is a real Astro run,
  *   which captures its app, so the first apply renders through it;
  * - the work entries, kept orders and page keys the pages compute (src/lib/site-data.ts,
  *   src/lib/site/kept-order.ts, works-index.ts, browse-pages.ts), for the unchanged works: the
  *   keys of every browse value's pages too, which its own run does not render (`warmUp` in the
  *   scope), so the first apply to reach a value hashes only the pages its change touches;
  * - every work's asset entries (src/domain/records.ts), which each build's rest step reads;
- * - the served build's score manifest, parsed, with its parts made (scripts/build/score-manifest.ts);
- * - the composers of the served build's works, counted (scripts/build/plan.ts, `composerCensus`);
+ * - the served build's score manifest, parsed, with its parts made (build/score-manifest.ts);
+ * - the composers of the served build's works, counted (build/plan.ts, `composerCensus`);
  * - the content validators (compiled once: the work schema's alone about 0.2 s), and the search
  *   and index worker threads, started and loading their modules (each about 0.4-0.5 s of CPU),
  *   idle until the first apply's build gives them a job; the search worker's Pagefind process
@@ -29,12 +29,12 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { prepareIndexWorker } from '../../api/catalog/build-index.ts';
-import { prepareContentValidators } from '../../src/domain/catalog.ts';
-import { publishedBlobs } from '../../src/domain/records.ts';
-import { buildSearchIndexInWorker, prepareSearchWorker } from '../../src/lib/site/search-index.ts';
+import { prepareIndexWorker } from '../api/catalog/build-index.ts';
+import { prepareContentValidators } from '../src/domain/catalog.ts';
+import { publishedBlobs } from '../src/domain/records.ts';
+import { buildSearchIndexInWorker, prepareSearchWorker } from '../src/lib/site/search-index.ts';
 import { searchShardReuse } from './search-reuse.ts';
-import { rememberBaseSnapshot } from '../catalog-snapshot.ts';
+import { rememberBaseSnapshot } from './catalog-snapshot.ts';
 import { composerCensus, FullBuildNeeded, planBuild, type PlannedBuild } from './plan.ts';
 import { BuildRun, runSteps } from './runner.ts';
 import { render } from './steps/render.ts';

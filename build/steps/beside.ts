@@ -17,7 +17,7 @@
  *   - with a base, the index worker reads the base's records of the works out of scope (the
  *     predict step hands it the changed works' records as the pages will hold them, the index
  *     step the rendered ones).
- *   - "snapshot": with a base, the catalog snapshot (scripts/catalog-snapshot.ts): a layer's is a
+ *   - "snapshot": with a base, the catalog snapshot (build/catalog-snapshot.ts): a layer's is a
  *     delta over its plain base's (the lines of the works changed since it); a copy's the changed
  *     works' lines serialized here, the file written by a worker thread that copies the others'
  *     lines from the base's file.
@@ -25,10 +25,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { startIndexWorker } from '../../../api/catalog/build-index.ts';
-import { LAYER_DELETED_DIR, SiteView, writePlainBaseLink } from '../../../src/lib/site/layers.ts';
-import { buildSearchIndexInWorker } from '../../../src/lib/site/search-index.ts';
-import { writeSnapshot } from '../../catalog-snapshot.ts';
+import { startIndexWorker } from '../../api/catalog/build-index.ts';
+import { LAYER_DELETED_DIR, SiteView, writePlainBaseLink } from '../../src/lib/site/layers.ts';
+import { buildSearchIndexInWorker } from '../../src/lib/site/search-index.ts';
+import { writeSnapshot } from '../catalog-snapshot.ts';
 import { hardLinkCopy, materializeView } from '../link-base.ts';
 import type { Step } from '../runner.ts';
 import { predictRecords, scoresAsBase } from './predict.ts';

@@ -1,6 +1,6 @@
 /**
  * Rendering the pages: one Astro run in this process (or the warm renderer, which renders through
- * the compiled pages an earlier run left loaded: scripts/lib/warm-render.ts), and a full build's
+ * the compiled pages an earlier run left loaded: build/warm-render.ts), and a full build's
  * runs in batches of works.
  */
 import {
@@ -14,11 +14,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import type { Catalog } from '../../src/domain/catalog.ts';
-import { buildScope, dropSharedSiteData, shareCatalog } from '../../src/lib/site-data.ts';
-import { isCodeOnlyRoute } from '../../src/lib/site/code-only-pages.ts';
-import { siteCodeDigest } from '../lib/site-code.ts';
-import { warmAppKey, warmCapture, warmKey, warmRender } from '../lib/warm-render.ts';
+import type { Catalog } from '../src/domain/catalog.ts';
+import { buildScope, dropSharedSiteData, shareCatalog } from '../src/lib/site-data.ts';
+import { isCodeOnlyRoute } from '../src/lib/site/code-only-pages.ts';
+import { siteCodeDigest } from './site-code.ts';
+import { warmAppKey, warmCapture, warmKey, warmRender } from './warm-render.ts';
 import { PROJECT_ROOT, type RendererUsed } from './types.ts';
 
 export interface AstroRun {
@@ -45,11 +45,11 @@ export interface AstroRun {
   patchSiteData?: boolean;
   /**
    * Render through the warm renderer when this process holds Astro's compiled pages for the same
-   * site code and settings (scripts/lib/warm-render.ts). Only for a run whose output joins a base
+   * site code and settings (build/warm-render.ts). Only for a run whose output joins a base
    * built by the same code: a warm run writes pages and records, not the browser's bundles.
    */
   warm?: boolean;
-  /** The site code's digest (scripts/lib/site-code.ts), when the caller has it: the warm renderer's key. */
+  /** The site code's digest (build/site-code.ts), when the caller has it: the warm renderer's key. */
   siteCode?: string;
 }
 

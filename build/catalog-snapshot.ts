@@ -21,7 +21,7 @@ import path from 'node:path';
 import { knownSlugOrdered, markSlugOrdered, type Catalog, type LoadedWork } from '../src/domain/catalog.ts';
 import { fileIdentity } from '../src/lib/file-identity.ts';
 import type { WorkContent } from '../src/schemas/work.ts';
-import { writeSnapshotPieces, type SnapshotPiece } from './lib/snapshot-writer.ts';
+import { writeSnapshotPieces, type SnapshotPiece } from './snapshot-writer.ts';
 
 export const CATALOG_SNAPSHOT = 'catalog-snapshot.json';
 const FORMAT = 1;
@@ -97,7 +97,7 @@ export function forgetSnapshot(): void {
 /**
  * Keep a base's snapshot as it was read (`readBaseSnapshot`, from its file) for the next build of
  * this process that starts from the same folder: the warm-up at a server's start
- * (scripts/build/warm-up.ts) reads the served build's snapshot once, so the first apply does not.
+ * (build/warm-up.ts) reads the served build's snapshot once, so the first apply does not.
  * Not kept when the file changed since it was read.
  */
 export function rememberBaseSnapshot(snapshot: BaseSnapshot, contentDir: string): void {
@@ -128,7 +128,7 @@ function baseLine(reuse: SnapshotReuse | undefined, folder: string): [number, nu
  * the next build of this process that starts from this folder takes the works from memory.
  *
  * With `reuse`, this thread only serializes the changed works' lines; a worker thread writes the
- * file (scripts/lib/snapshot-writer.ts), so an incremental build writes it beside its render:
+ * file (build/snapshot-writer.ts), so an incremental build writes it beside its render:
  * copying about half a gigabyte of its base's lines at 100,000 works held the build's thread
  * 2 s, and through the thread pool it waited on the render's thread between reads (7-11 s).
  */

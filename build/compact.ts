@@ -4,7 +4,7 @@
  * view, hard-linked (the base's files but the deleted ones, the delta's over them:
  * `materializeView`, the same as an incremental build's inline compaction); its other files
  * (`index/`, `protected/`, the manifests) are the layer's, linked, and its catalog snapshot, a delta
- * over the layer's base, is written whole (scripts/catalog-snapshot.ts), as are its listing
+ * over the layer's base, is written whole (build/catalog-snapshot.ts), as are its listing
  * index files when the layer holds a listing overlay over its base's (api/catalog/index-layers.ts:
  * merged, the bytes a full build writes, its other index files linked); `build.json` is
  * the layer's with `incremental.layer` saying `{ base: null, compacted: true }` and
@@ -37,11 +37,11 @@ import {
   readLayerManifest,
   SiteView,
   writePlainBaseLink,
-} from '../../src/lib/site/layers.ts';
+} from '../src/lib/site/layers.ts';
 import { materializeView } from './link-base.ts';
-import { CATALOG_SNAPSHOT, isDeltaSnapshot, writeResolvedSnapshot } from '../catalog-snapshot.ts';
-import { materializeListing } from '../../api/catalog/index-layers.ts';
-import { INDEX_DIR, RESOLVE_OVERLAY_FILE, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
+import { CATALOG_SNAPSHOT, isDeltaSnapshot, writeResolvedSnapshot } from './catalog-snapshot.ts';
+import { materializeListing } from '../api/catalog/index-layers.ts';
+import { INDEX_DIR, RESOLVE_OVERLAY_FILE, WORKS_OVERLAY_FILE } from '../src/domain/catalog-index/index-files.ts';
 import type { BuildInfo } from './types.ts';
 
 /** The layer's own files, which a plain folder does not have (its `base` link is written again). */

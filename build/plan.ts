@@ -2,7 +2,7 @@
  * A build's plan: what a build folder will hold, decided before anything is written. A plan names
  * its base (an earlier complete build this one starts from, or none: a full build), the works in
  * scope (those whose pages, records, scores and zips are made; every work without a base) and the
- * folder it writes. The steps (scripts/build/steps/) carry it out the same way with or without a
+ * folder it writes. The steps (build/steps/) carry it out the same way with or without a
  * base (docs/decisions/0050-one-build-pipeline.md).
  *
  * With a base, the plan is the incremental build's reasoning (docs/review.md, "Apply-to-visible
@@ -12,7 +12,7 @@
  *      profile, the layout of the repository) is a shared input: full build.
  *   2. The content is checked as a full build checks it (`loadCatalog`; the same lint messages),
  *      but only the changed works' folders are parsed and checked: every other work comes from the
- *      base build's `catalog-snapshot.json` (scripts/catalog-snapshot.ts), which every build
+ *      base build's `catalog-snapshot.json` (build/catalog-snapshot.ts), which every build
  *      writes (a base without one: the whole catalog is loaded).
  *      A changed work whose composer differs from its earlier version, or from another work of
  *      the same composer, or a new/removed work that would add or remove a composer, changes
@@ -24,7 +24,7 @@
  * without a base instead; a content error fails as it would in a full build.
  */
 import { execFileSync } from 'node:child_process';
-import { runChecked } from '../../api/process/spawner.ts';
+import { runChecked } from '../api/process/spawner.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -35,24 +35,24 @@ import {
   type Catalog,
   type LoadedWork,
   type LoadResult,
-} from '../../src/domain/catalog.ts';
-import { parseWorkFile } from '../../src/domain/work-file.ts';
-import { profileRecordsChangedBy } from '../../src/domain/records.ts';
-import { WorkFile, type WorkContent } from '../../src/schemas/work.ts';
-import type { PersonContent } from '../../src/schemas/person.ts';
-import { peopleOfWork, resolveWork } from '../../src/domain/people.ts';
-import { validate } from '../../src/domain/validation.ts';
-import { fold } from '../../src/domain/text.ts';
-import { layerMaxPathsFrom, nextBuildKind, type LayerManifest } from '../../src/domain/site-layers.ts';
-import { readLayerManifest, SiteView } from '../../src/lib/site/layers.ts';
-import { composerScopeKey, facetKeysOf, personScopeKey } from '../../src/lib/site/facets.ts';
-import { forgetSnapshot, readBaseSnapshot, workFolder, type SnapshotReuse } from '../catalog-snapshot.ts';
-import { siteCodeDigest } from '../lib/site-code.ts';
-import { forgetWorksIndexPageKeys } from '../../src/lib/site/works-index.ts';
-import { forgetSiteModel } from '../../src/lib/site-data.ts';
-import { forgetBrowsePageKeys } from '../../src/lib/site/browse-pages.ts';
+} from '../src/domain/catalog.ts';
+import { parseWorkFile } from '../src/domain/work-file.ts';
+import { profileRecordsChangedBy } from '../src/domain/records.ts';
+import { WorkFile, type WorkContent } from '../src/schemas/work.ts';
+import type { PersonContent } from '../src/schemas/person.ts';
+import { peopleOfWork, resolveWork } from '../src/domain/people.ts';
+import { validate } from '../src/domain/validation.ts';
+import { fold } from '../src/domain/text.ts';
+import { layerMaxPathsFrom, nextBuildKind, type LayerManifest } from '../src/domain/site-layers.ts';
+import { readLayerManifest, SiteView } from '../src/lib/site/layers.ts';
+import { composerScopeKey, facetKeysOf, personScopeKey } from '../src/lib/site/facets.ts';
+import { forgetSnapshot, readBaseSnapshot, workFolder, type SnapshotReuse } from './catalog-snapshot.ts';
+import { siteCodeDigest } from './site-code.ts';
+import { forgetWorksIndexPageKeys } from '../src/lib/site/works-index.ts';
+import { forgetSiteModel } from '../src/lib/site-data.ts';
+import { forgetBrowsePageKeys } from '../src/lib/site/browse-pages.ts';
 import { batchWorksFrom } from './astro.ts';
-import { lowerBound, patchSorted, workToSlug } from '../../src/lib/site/kept-order.ts';
+import { lowerBound, patchSorted, workToSlug } from '../src/lib/site/kept-order.ts';
 import { forgetScoreManifest, readScoreManifest, type ManifestFile } from './score-manifest.ts';
 import { ContentError, PROJECT_ROOT, SCORES_MANIFEST, type BuildInfo, type BuildOptions } from './types.ts';
 
@@ -145,7 +145,7 @@ function contentAt(
 const composerKey = (c: WorkContent['composer']) => `${fold(c.sortName)}|${c.born}`;
 
 // Each composer object's key and JSON text, once per process: the builds of the warm build process
-// share the loaded works a change did not touch (scripts/catalog-snapshot.ts), so an apply works
+// share the loaded works a change did not touch (build/catalog-snapshot.ts), so an apply works
 // out only the changed works' (at 100,000 works, folding and serializing every composer was about
 // 0.4 s of each apply's plan).
 const composerFacts = new WeakMap<WorkContent['composer'], { key: string; text: string }>();
@@ -297,7 +297,7 @@ export function planChange(
 
 /**
  * The catalog of the new commit, re-parsing and re-checking only the works whose folders changed:
- * every other work comes from the base build's snapshot (scripts/catalog-snapshot.ts). Without a
+ * every other work comes from the base build's snapshot (build/catalog-snapshot.ts). Without a
  * snapshot (a base made by an older version), the whole catalog is loaded as a full build loads it.
  */
 function loadChanged(
@@ -433,9 +433,9 @@ export interface BuildPlan {
   commit: string | null;
   /** Every record's time: now, or the caller's; with a base, the base's (the full build it descends from). */
   generatedAtUtc: string;
-  /** The site code's digest (scripts/lib/site-code.ts), recorded in build.json. */
+  /** The site code's digest (build/site-code.ts), recorded in build.json. */
   siteCode: string;
-  /** Works per Astro run of a build without a base (scripts/build/astro.ts). */
+  /** Works per Astro run of a build without a base (build/astro.ts). */
   batchWorks: number;
   /** The slugs of the works in scope, sorted: every work without a base. */
   scope: string[];

@@ -8,9 +8,9 @@
  */
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { RememberedFile } from '../../src/lib/file-identity.ts';
-import { lowerBound } from '../../src/lib/site/kept-order.ts';
-import type { ScoreManifest } from '../../src/lib/site/scores.ts';
+import { RememberedFile } from '../src/lib/file-identity.ts';
+import { lowerBound } from '../src/lib/site/kept-order.ts';
+import type { ScoreManifest } from '../src/lib/site/scores.ts';
 import { SCORES_MANIFEST, serializeScoreManifest } from './types.ts';
 
 /** A build's manifest, its text as the file holds it, and the file. */

@@ -13,7 +13,7 @@
  * scope and the catalog afresh: ARCHIVE_BUILD_SCOPE, the shared catalog), rendered by Astro's own
  * `renderPath` (the same request, the same output file), written where Astro would write it.
  *
- * The key is the site code's digest (scripts/lib/site-code.ts) and the settings a page module or
+ * The key is the site code's digest (build/site-code.ts) and the settings a page module or
  * Astro's config reads when loaded (the base URL, ARCHIVE_* and PUBLIC_* variables other than the
  * per-run ones): when any differs, the next run is a real Astro run, which captures again. What a
  * warm run does not write: the browser's bundles (`_astro/`), which are the base build's, made by
@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AstroIntegration, AstroPrerenderer } from 'astro';
 
-/** Variables each run sets for itself (scripts/build/astro.ts, runAstro): not part of the key. */
+/** Variables each run sets for itself (build/astro.ts, runAstro): not part of the key. */
 const PER_RUN = new Set([
   'ARCHIVE_CONTENT_DIR',
   'ARCHIVE_GENERATED_AT',

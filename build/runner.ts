@@ -1,6 +1,6 @@
 /**
- * The build runner: one list of named steps (scripts/build/steps/) run in order over a plan
- * (scripts/build/plan.ts), the same list with a base or without one. A step does its work on this
+ * The build runner: one list of named steps (build/steps/) run in order over a plan
+ * (build/plan.ts), the same list with a base or without one. A step does its work on this
  * thread, or starts it beside the steps that follow (another process, a worker thread, the thread
  * pool) and names the step that must not start before it is done: the runner waits for it there,
  * and records each step's time (`<step>Ms`), the time waited before it (`<step>WaitMs`) and each
@@ -8,16 +8,16 @@
  * awaited before the error goes on, so nothing keeps writing into a folder the caller may remove.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import type { Catalog, LoadedWork } from '../../src/domain/catalog.ts';
-import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
-import type { ScoreManifest } from '../../src/lib/site/scores.ts';
-import type { AudioSummary } from '../../src/lib/site/render-audio.ts';
-import type { SearchIndexSummary, ShardReuse } from '../../src/lib/site/search-index.ts';
-import type { IndexWorker } from '../../api/catalog/build-index.ts';
-import type { LayerManifest } from '../../src/domain/site-layers.ts';
-import type { writeWorksIndexKeys } from '../../src/lib/site/works-index.ts';
-import type { BrowseKeys } from '../../src/lib/site/browse-pages.ts';
-import type { ZipWork } from '../../src/lib/site/work-zips.ts';
+import type { Catalog, LoadedWork } from '../src/domain/catalog.ts';
+import type { RenderSummary } from '../src/lib/site/render-scores.ts';
+import type { ScoreManifest } from '../src/lib/site/scores.ts';
+import type { AudioSummary } from '../src/lib/site/render-audio.ts';
+import type { SearchIndexSummary, ShardReuse } from '../src/lib/site/search-index.ts';
+import type { IndexWorker } from '../api/catalog/build-index.ts';
+import type { LayerManifest } from '../src/domain/site-layers.ts';
+import type { writeWorksIndexKeys } from '../src/lib/site/works-index.ts';
+import type { BrowseKeys } from '../src/lib/site/browse-pages.ts';
+import type { ZipWork } from '../src/lib/site/work-zips.ts';
 import type { BuildPlan } from './plan.ts';
 import type { BuildInfo, RendererUsed } from './types.ts';
 
@@ -71,7 +71,7 @@ export class BuildRun {
    * base's score manifest (in beside) or the scores step's; null: not predicted.
    */
   predicted: 'base' | 'scores' | null = null;
-  /** The server's warm-up (scripts/build/warm-up.ts): the render also works out what the next applies' runs reuse. */
+  /** The server's warm-up (build/warm-up.ts): the render also works out what the next applies' runs reuse. */
   warmUp = false;
   /** astro: where the pages went (a build without a base renders straight into client/), and how. */
   renderDir = '';

@@ -2,11 +2,11 @@
  * The site code's digest: which code made a build's bytes. A build records it in build.json
  * (`siteCode`); an incremental build starts only from a base made by the same code, since the
  * pages it does not render again are the base's (a layer over a base of other code would serve a
- * mix of both), and the warm renderer (scripts/lib/warm-render.ts) reuses Astro's compiled pages
+ * mix of both), and the warm renderer (build/warm-render.ts) reuses Astro's compiled pages
  * only while the digest they were compiled under still holds.
  *
  * What it covers: every file under `src/` (pages, layouts, components, the domain rules the
- * records come from), `scripts/` and `api/` (the build's post-steps, its index files and
+ * records come from), `build/` (the build itself), `scripts/` and `api/` (its index files and
  * nginx.conf), `astro.config.mjs` and `package-lock.json` (Astro, Vite, Pagefind and every other
  * package's version). Paths and bytes both count; the walk is sorted, so the digest does not
  * depend on the order the filesystem lists files in.
@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-export const SITE_CODE_DIRS = ['src', 'scripts', 'api'] as const;
+export const SITE_CODE_DIRS = ['src', 'build', 'scripts', 'api'] as const;
 export const SITE_CODE_FILES = ['astro.config.mjs', 'package-lock.json'] as const;
 
 /** Files under `dir` (relative to `root`, '/'-separated), sorted. The tree is the project's own, not input. */

@@ -13,10 +13,10 @@
  */
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { moveTree } from '../../../src/lib/site/move-tree.ts';
-import { filesBelow, SiteView } from '../../../src/lib/site/layers.ts';
-import { placeViewedScores } from '../../../src/lib/site/render-scores.ts';
-import type { writeWorksIndexKeys } from '../../../src/lib/site/works-index.ts';
+import { moveTree } from '../../src/lib/site/move-tree.ts';
+import { filesBelow, SiteView } from '../../src/lib/site/layers.ts';
+import { placeViewedScores } from '../../src/lib/site/render-scores.ts';
+import type { writeWorksIndexKeys } from '../../src/lib/site/works-index.ts';
 import type { Step } from '../runner.ts';
 import { inShard } from '../search-reuse.ts';
 

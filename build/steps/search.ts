@@ -3,7 +3,7 @@
  * a full build of more works than one Astro run takes indexes them now, into `client/pagefind`, so
  * Pagefind's memory never adds to Astro's. Otherwise nothing to do here.
  */
-import { buildSearchIndex } from '../../../src/lib/site/search-index.ts';
+import { buildSearchIndex } from '../../src/lib/site/search-index.ts';
 import type { Step } from '../runner.ts';
 
 export const search: Step = {

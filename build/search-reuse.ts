@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { knownSlugOrdered, type Catalog, type LoadedWork } from '../../src/domain/catalog.ts';
-import { lowerBound, workToSlug } from '../../src/lib/site/kept-order.ts';
-import { SiteView } from '../../src/lib/site/layers.ts';
+import { knownSlugOrdered, type Catalog, type LoadedWork } from '../src/domain/catalog.ts';
+import { lowerBound, workToSlug } from '../src/lib/site/kept-order.ts';
+import { SiteView } from '../src/lib/site/layers.ts';
 import {
   searchRecords,
   shardCount,
@@ -15,7 +15,7 @@ import {
   SHARD_SCHEME,
   SHARDS_FILE,
   type ShardReuse,
-} from '../../src/lib/site/search-index.ts';
+} from '../src/lib/site/search-index.ts';
 
 /**
  * Whether the base build's Pagefind index is the one a full build of the new catalog writes: the

@@ -5,10 +5,10 @@
  */
 import { linkSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { LayerManifest } from '../../src/domain/site-layers.ts';
-import type { SiteView } from '../../src/lib/site/layers.ts';
+import type { LayerManifest } from '../src/domain/site-layers.ts';
+import type { SiteView } from '../src/lib/site/layers.ts';
 import { FullBuildNeeded } from './plan.ts';
-import { runCommand } from '../../api/process/spawner.ts';
+import { runCommand } from '../api/process/spawner.ts';
 
 /**
  * A hard-linked copy of the folder `from` at `to` but for its entries named in `except` (one

@@ -1,5 +1,5 @@
 /**
- * The writer of an incremental build's catalog snapshot (scripts/catalog-snapshot.ts): a worker
+ * The writer of an incremental build's catalog snapshot (build/catalog-snapshot.ts): a worker
  * thread that writes a file from pieces, each bytes or a range of the base's file, with
  * synchronous reads and writes of its own, so the copy goes on while the build's thread renders.
  */

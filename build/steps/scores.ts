@@ -3,17 +3,17 @@
  * cache), before the pages: a work page reserves each image's size, so it needs the engraving's
  * result. The score manifest the pages read is the base's with the scope's entries replaced (every
  * entry without a base), or the base's own, file and all, when the scope's entries are unchanged
- * (scripts/build/score-manifest.ts); it is written beside `client/` here, where the build keeps
+ * (build/score-manifest.ts); it is written beside `client/` here, where the build keeps
  * it. Each engraved page's brotli and gzip forms are made beside the steps that follow, on libuv's thread pool, one page at a time (its other threads stay free for the render's
  * file writes).
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { LocalBlobStore } from '../../../api/blobs/blob-store.ts';
-import { precompressScores } from '../../../src/lib/site/precompress.ts';
-import { renderScores } from '../../../src/lib/site/render-scores.ts';
-import { renderAudios } from '../../../src/lib/site/render-audio.ts';
-import { shareScoreManifest, type ScoreManifest } from '../../../src/lib/site/scores.ts';
+import { LocalBlobStore } from '../../api/blobs/blob-store.ts';
+import { precompressScores } from '../../src/lib/site/precompress.ts';
+import { renderScores } from '../../src/lib/site/render-scores.ts';
+import { renderAudios } from '../../src/lib/site/render-audio.ts';
+import { shareScoreManifest, type ScoreManifest } from '../../src/lib/site/scores.ts';
 import type { Step } from '../runner.ts';
 import { manifestOver, writeScoreManifest } from '../score-manifest.ts';
 import { SCORES_MANIFEST } from '../types.ts';

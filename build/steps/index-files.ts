@@ -9,9 +9,9 @@
  *     resolve row (`indexBuild`), so the catalog is never in memory twice, nor its records once;
  *     beside the stage and zips steps, joined before the record step.
  */
-import { indexBuild } from '../../../api/catalog/build-index.ts';
+import { indexBuild } from '../../api/catalog/build-index.ts';
 import type { Step } from '../runner.ts';
-import { distinctSorted } from '../../../src/domain/resolve/catalog.ts';
+import { distinctSorted } from '../../src/domain/resolve/catalog.ts';
 
 export const indexFiles: Step = {
   name: 'index',

@@ -1,6 +1,6 @@
 /**
- * The build: a plan (scripts/build/plan.ts) carried out by one list of steps (scripts/build/steps/,
- * one file each) through the runner (scripts/build/runner.ts). A full build is a plan without a
+ * The build: a plan (build/plan.ts) carried out by one list of steps (build/steps/,
+ * one file each) through the runner (build/runner.ts). A full build is a plan without a
  * base; an incremental build, a plan on an earlier complete build, renders only what its change
  * touches and writes the same bytes a full build of the same commit (with the base's
  * generatedAtUtc) would (test/build/incremental-identity.slow.test.ts). docs/decisions/0050-one-build-pipeline.md

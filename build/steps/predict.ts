@@ -7,8 +7,8 @@
  * scores changed, the beside step has already predicted them from the base's manifest (a record
  * reads of the manifest only its own scores' entries), so the merge starts before the scores step.
  */
-import type { ScoreManifest } from '../../../src/lib/site/scores.ts';
-import { workRecordFor } from '../../../src/lib/site-data.ts';
+import type { ScoreManifest } from '../../src/lib/site/scores.ts';
+import { workRecordFor } from '../../src/lib/site-data.ts';
 import type { BuildRun, Step } from '../runner.ts';
 
 /**

@@ -1,12 +1,12 @@
 /**
  * Step "astro": the pages and records. Without a base, every page, straight into `client/` (one
- * Astro run, or one per batch of works: scripts/build/astro.ts). With a base, the pages the scope
+ * Astro run, or one per batch of works: build/astro.ts). With a base, the pages the scope
  * touches (ARCHIVE_BUILD_SCOPE, src/lib/site-data.ts): the works' pages and records, the browse
  * pages of the values they left or joined, their composer's page, the pages of the profiles
  * their arrangements use(d) and the records of those whose usage the change alters, every
  * catalog-wide page, and the works-index pages whose key changed;
  * into a scratch folder (`.partial`) that the stage step moves in, through the warm renderer when
- * this process holds the compiled pages of the same site code (scripts/lib/warm-render.ts).
+ * this process holds the compiled pages of the same site code (build/warm-render.ts).
  * Either way the works-index and browse pages' keys are kept beside `client/` for the next build;
  * pages 2.. of a browse value in scope are rendered only where their key changed.
  */
@@ -17,14 +17,14 @@ import {
   readBrowseKeys,
   resetBrowsePages,
   writeBrowseKeys,
-} from '../../../src/lib/site/browse-pages.ts';
+} from '../../src/lib/site/browse-pages.ts';
 import {
   readWorksIndexKeys,
   resetWorksIndexPages,
   worksIndexPagesOfRun,
   writeWorksIndexKeys,
-} from '../../../src/lib/site/works-index.ts';
-import { dropScopeBases, shareScopeBases, siteDataMade } from '../../../src/lib/site-data.ts';
+} from '../../src/lib/site/works-index.ts';
+import { dropScopeBases, shareScopeBases, siteDataMade } from '../../src/lib/site-data.ts';
 import { renderAllPages, runAstro, type AstroRun } from '../astro.ts';
 import type { Step } from '../runner.ts';
 
