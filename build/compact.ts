@@ -11,7 +11,7 @@
  * `compactedFrom` naming the layer, written last. The view is byte for byte the layer's, so the
  * server can swap it in at any time while the layer is still the served build, and the next
  * apply is a small layer over it. The server runs it in a child at the lowest CPU priority
- * (api/site/builds.ts); `npm run build -- --compact-from LAYER-DIR --out DIR` runs it by hand.
+ * (api/site/compaction.ts); `npm run build -- --compact-from LAYER-DIR --out DIR` runs it by hand.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -152,7 +152,7 @@ export async function compactBuild(layerDir: string, outDir: string): Promise<Co
   };
   const file = path.join(outDir, 'build.json');
   writeFileSync(file, `${JSON.stringify(compacted, null, 2)}\n`);
-  // No newer than the layer: the newest complete build (api/site/builds.ts, latestCompleteBuild)
+  // No newer than the layer: the newest complete build (api/site/ensure-build.ts, latestCompleteBuild)
   // must stay the one of the newest commit, whichever of the two a stop left.
   const { atime, mtime } = statSync(path.join(layerDir, 'build.json'));
   utimesSync(file, atime, mtime);

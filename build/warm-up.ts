@@ -1,6 +1,6 @@
 /**
- * The warm-up at a server's start (ARCHIVE_WARM_BUILDER_WARM_UP; api/site/builds.ts,
- * `Rebuilder.warmUp`): the warm build process (api/site/warm-builder.ts) plans a build of the
+ * The warm-up at a server's start (ARCHIVE_WARM_BUILDER_WARM_UP; api/site/warm-up.ts,
+ * `StartPreparation`): the warm build process (api/site/warm-builder.ts) plans a build of the
  * content's HEAD on the served build and runs its first two steps (scores, astro) into a scratch
  * folder, which is then removed. What an apply would otherwise pay on the first build after a
  * start stays in the process for it:

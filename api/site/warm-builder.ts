@@ -15,7 +15,7 @@
  * - While no build runs the child does not keep the server's process alive; `close()` stops it
  *   once the build it runs (if any) is done.
  * The reconcile's full builds (lowest CPU priority) and builds whose output goes to the terminal
- * keep a process of their own (api/site/builds.ts, `buildInChild`).
+ * keep a process of their own (api/site/child-builds.ts, `buildInChild`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
