@@ -5,6 +5,7 @@
  * variable missing here cannot be read at all; `npm run docs:settings` writes README's
  * "Configuration" table from this one (test/unit/config-table.test.ts fails when they differ).
  */
+import { totalmem } from 'node:os';
 
 /** Which part of the archive reads a variable. */
 export type SettingReader = 'server' | 'build' | 'scripts' | 'tests';
@@ -19,6 +20,29 @@ export interface SettingRow {
   readBy: SettingReader;
   /** What it does (Markdown). */
   meaning: string;
+}
+
+/*
+ * Defaults that are computed, not written in a row: here, so that the configuration (api/config.ts)
+ * reads them from the table and not from the implementation they configure.
+ */
+
+/** The least resident memory after which the process is replaced (each Astro run leaves its modules loaded). */
+export const WARM_BUILDER_MIN_RSS_BYTES = 1536 * 1024 * 1024;
+
+/**
+ * The default memory budget of the warm build process (ARCHIVE_WARM_BUILDER_MAX_RSS_MB unset): a
+ * quarter of the memory this process may use (the container's limit when there is one, else the
+ * machine's), and never less than 1.5 GiB. One incremental build of 100,000 works leaves the
+ * process well above 1.5 GiB (the catalog kept for the next apply, Astro's pages), so a fixed
+ * 1.5 GiB replaced it after every build there and no apply at that size found it warm
+ * (bench/README.md, "Apply at 100,000 works").
+ */
+export function defaultWarmBuilderMaxRssBytes(): number {
+  const total = totalmem();
+  const constrained = process.constrainedMemory();
+  const memory = constrained > 0 && constrained < total ? constrained : total;
+  return Math.max(WARM_BUILDER_MIN_RSS_BYTES, Math.floor(memory / 4));
 }
 
 export const SETTINGS: readonly SettingRow[] = [
@@ -369,7 +393,7 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '`1`',
     readBy: 'server',
     meaning:
-      "`1` (with `ARCHIVE_WARM_BUILDER=1`): at start, once the build checkout holds the content's HEAD, the warm build process plans a build on the served build and renders its pages into a scratch folder, which it then removes (`scripts/build/warm-up.ts`). The first apply after a start then finds the served build's catalog loaded and Astro's pages compiled, as every later apply does (at 100,000 works the first correction after a start went from 24.2 s to 9.6 s, and the warm-up took 14.6 s at start: bench/README.md). It costs one scoped build's CPU at start; an apply that comes meanwhile waits for it. The server logs its time. `0`: the first apply pays for both",
+      "`1` (with `ARCHIVE_WARM_BUILDER=1`): at start, once the build checkout holds the content's HEAD, the warm build process plans a build on the served build and renders its pages into a scratch folder, which it then removes (`build/warm-up.ts`). The first apply after a start then finds the served build's catalog loaded and Astro's pages compiled, as every later apply does (at 100,000 works the first correction after a start went from 24.2 s to 9.6 s, and the warm-up took 14.6 s at start: bench/README.md). It costs one scoped build's CPU at start; an apply that comes meanwhile waits for it. The server logs its time. `0`: the first apply pays for both",
   },
   {
     names: ['ARCHIVE_WARM_BUILDER_MAX_RSS_MB'],

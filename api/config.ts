@@ -22,7 +22,7 @@ import {
   type EngravePoolOptions,
 } from '../src/lib/site/engrave-pool.ts';
 import { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT_MS, normalizeAllowEntry } from './review/fetch.ts';
-import { settingValue } from './config-table.ts';
+import { defaultWarmBuilderMaxRssBytes, settingValue } from './config-table.ts';
 import { parseReconcileSchedule, type ReconcileSchedule } from '../src/domain/reconcile-schedule.ts';
 import { layerMaxPathsFrom } from '../src/domain/site-layers.ts';
 import { DEFAULT_CACHE_BUDGETS, MIB, type CacheBudgets } from './site/cache-budgets.ts';
@@ -35,7 +35,6 @@ import {
   WARM_BUILDER_SHARE,
   type MemoryPlan,
 } from './site/memory-plan.ts';
-import { defaultWarmBuilderMaxRssBytes } from './site/warm-builder.ts';
 
 export interface RateLimitSetting {
   /** Requests allowed in a burst, and per window on average. */
@@ -170,7 +169,7 @@ export interface Config {
   warmBuilderWarmUp: boolean;
   /**
    * ARCHIVE_WARM_BUILDER_MAX_RSS_MB: the warm build process is replaced once its resident memory
-   * reached this many bytes after a build (default: api/site/warm-builder.ts,
+   * reached this many bytes after a build (default: api/config-table.ts,
    * `defaultWarmBuilderMaxRssBytes`).
    */
   warmBuilderMaxRssBytes: number;

@@ -40,7 +40,7 @@ import { createBlobStore } from '../api/blobs/create.ts';
 import { blobKey, HEX64, namedKey } from '../api/blobs/blob-store.ts';
 import { isIntactEntry, RENDER_CACHE_PREFIX } from '../src/lib/site/render-cache.ts';
 import { git } from '../api/site/content-repo.ts';
-import { PROJECT_ROOT } from './build.ts';
+import { PROJECT_ROOT } from '../build/command.ts';
 import { pauseWrites } from '../api/storage/write-pause.ts';
 
 export const BACKUP_FORMAT = 'public-domain-music-archive-backup';

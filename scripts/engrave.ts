@@ -26,7 +26,7 @@ import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
 import { EngravePool } from '../src/lib/site/engrave-pool.ts';
 import { RenderCache } from '../src/lib/site/render-cache.ts';
 import { engraveCached, scoreIdentity, scoreJobs, type ScoreIdentity } from '../src/lib/site/render-scores.ts';
-import { audioToolsFrom, engraveOptionsFrom, renderCacheFrom } from './build.ts';
+import { audioToolsFrom, engraveOptionsFrom, renderCacheFrom } from '../build/command.ts';
 import { audioCached, audioJobs, type AudioJob } from '../src/lib/site/render-audio.ts';
 import { audioEnvironment } from '../src/lib/site/audio-render.ts';
 import { createHash } from 'node:crypto';

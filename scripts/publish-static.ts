@@ -29,7 +29,7 @@ import { StaticSite } from '../api/site/static-site.ts';
 import { SiteView } from '../src/lib/site/layers.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { ensureBuild, isCompleteBuild } from '../api/site/builds.ts';
-import { PROJECT_ROOT } from './build.ts';
+import { PROJECT_ROOT } from '../build/command.ts';
 import {
   parseS3Url,
   planPublish,

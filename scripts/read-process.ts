@@ -88,7 +88,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   });
   const socketPath = values['writer-socket'];
   (async () => {
-    const { PROJECT_ROOT } = await import('./build.ts');
+    const { PROJECT_ROOT } = await import('../build/command.ts');
     const config = loadConfig(process.env, PROJECT_ROOT);
     if (!socketPath || !existsSync(socketPath)) throw new Error(`no write process listens at ${socketPath}`);
     await runReadProcess(config, {

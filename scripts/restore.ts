@@ -25,7 +25,7 @@ import { createBlobStore } from '../api/blobs/create.ts';
 import { HEX64, NAMED_OBJECT } from '../api/blobs/blob-store.ts';
 import { isIntactEntry, RENDER_CACHE_PREFIX } from '../src/lib/site/render-cache.ts';
 import { git } from '../api/site/content-repo.ts';
-import { PROJECT_ROOT } from './build.ts';
+import { PROJECT_ROOT } from '../build/command.ts';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupManifest } from './backup.ts';
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {

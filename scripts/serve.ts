@@ -18,7 +18,7 @@ import { createApp } from '../api/app.ts';
 import { SiteHandle } from '../api/site/site-handle.ts';
 import { ensureContentRepo } from '../api/site/content-repo.ts';
 import { writeContentLintCi } from '../api/site/content-lint-ci.ts';
-import { PROJECT_ROOT } from './build.ts';
+import { PROJECT_ROOT } from '../build/command.ts';
 import {
   completeBuildOf,
   ensureBuild,

@@ -7,7 +7,7 @@
  * Content-Type, Cache-Control and Content-Disposition.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ifNoneMatchHits, parseRange } from '../site/static-site.ts';
+import { ifNoneMatchHits, parseRange } from '../http/conditional.ts';
 import { sendProblem } from '../http/problem.ts';
 import { offloadUri, sendFile } from '../http/send-file.ts';
 import type { BlobStore } from './blob-store.ts';

@@ -252,7 +252,7 @@ export async function indexBuild(
 }
 
 /**
- * An incremental build's index (scripts/build/plan.ts, a plan with a base), in a worker thread so that it
+ * An incremental build's index (build/plan.ts, a plan with a base), in a worker thread so that it
  * overlaps the build's other steps: `start` reads the base build's records of the works the
  * change did not touch while Astro renders; `finish` reads the changed works' records and the
  * profiles and instruments from the new folder, and writes the index files (`<buildDir>/index/`)
@@ -325,7 +325,7 @@ function indexWorkerFor(): IndexWorkerState {
   return state;
 }
 
-/** Start the index worker now (the warm-up at a server's start: scripts/build/warm-up.ts), idle until a build's job. */
+/** Start the index worker now (the warm-up at a server's start: build/warm-up.ts), idle until a build's job. */
 export function prepareIndexWorker(): void {
   indexWorkerFor();
 }

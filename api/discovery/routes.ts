@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ifNoneMatchHits, strongEtag } from '../site/static-site.ts';
+import { ifNoneMatchHits } from '../http/conditional.ts';
+import { strongEtag } from '../site/static-site.ts';
 
 export const CHANGELOG_PATH = '/changelog.md';
 const CHANGELOG_FILE = path.resolve(import.meta.dirname, '..', '..', 'CHANGELOG.md');

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from '../../src/schemas/envelope.ts';
-import { ifNoneMatchHits, strongEtag } from '../site/static-site.ts';
+import { ifNoneMatchHits } from './conditional.ts';
+import { strongEtag } from '../site/static-site.ts';
 
 export const NO_STORE = 'no-store';
 

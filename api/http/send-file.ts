@@ -8,7 +8,8 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { NGINX_BLOBS_LOCATION } from '../site/nginx.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ifNoneMatchHits, parseRange, type ServableFile } from '../site/static-site.ts';
+import { ifNoneMatchHits, parseRange } from './conditional.ts';
+import type { ServableFile } from '../site/static-site.ts';
 
 export type { ServableFile };
 import { sendProblem } from './problem.ts';

@@ -49,7 +49,7 @@ export async function registerReview(
   app.addHook('onReady', async () => {
     void service.resumeApplies((line) => app.log.warn(line));
     // The build checkout applies use is made now, not by the first apply, and the warm build
-    // process warms up (api/site/builds.ts, `prepare`).
+    // process warms up (api/site/warm-up.ts, `prepare`).
     void ctx.rebuilder.prepare?.();
   });
   app.addHook('onClose', async () => service.settled());

@@ -18,33 +18,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Role } from '../http/roles.ts';
+import type { Session, SessionSubject } from './session.ts';
 import { MemoryStateBackend, type SessionBackend } from './state-backend.ts';
 
-export interface AdminSubject {
-  kind: 'admin';
-  /** Label of the admin key used to sign in (the actor named in history and commits). */
-  label: string;
-}
-
-export interface ReaderSubject {
-  kind: 'reader';
-  provider: 'github';
-  /** The provider's stable user id (GitHub's numeric id, as a string). */
-  userId: string;
-  /** The provider's login name, for display. */
-  login: string;
-  name: string | null;
-}
-
-export type SessionSubject = AdminSubject | ReaderSubject;
-
-export interface Session {
-  subject: SessionSubject;
-  /** Sent back by state-changing requests (form field `_csrf` or header `X-CSRF-Token`). */
-  csrf: string;
-  createdAtMs: number;
-  expiresAtMs: number;
-}
+export type { AdminSubject, ReaderSubject, Session, SessionSubject } from './session.ts';
 
 /** The only role an admin session grants (a key's other roles still need the key itself). */
 export const ADMIN_SESSION_ROLES: readonly Role[] = ['admin'];

@@ -19,7 +19,7 @@
 import { createClient } from 'redis';
 import type { RateLimitSetting } from '../config.ts';
 import { RateLimiter, type RateDecision } from '../contributions/rate-limiter.ts';
-import type { Session } from './sessions.ts';
+import type { Session } from './session.ts';
 
 /** Token buckets by name (a limit) and key (a client address, a key label). */
 export interface BucketBackend {

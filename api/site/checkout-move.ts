@@ -9,7 +9,7 @@
  * directly: the time follows the change, not the catalog.
  *
  * The checkout's index is therefore left as it was at its last full checkout; nothing reads it
- * (api/site/builds.ts, `checkoutPersistent`, which brackets each move with a marker and, after a
+ * (api/site/worktrees.ts, `checkoutPersistent`, which brackets each move with a marker and, after a
  * stop inside one, does the same move again: writing and removing the same files twice gives the
  * same folder).
  */

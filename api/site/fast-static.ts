@@ -16,14 +16,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SiteHandle } from './site-handle.ts';
 import { isHtml, PUBLIC_CSP } from '../http/content-security-policy.ts';
-import {
-  ifNoneMatchHits,
-  selectEncoding,
-  SMALL_FILE_MAX,
-  SYNC_READ_MAX,
-  type AnswerHeaders,
-  type StaticFile,
-} from './static-site.ts';
+import { ifNoneMatchHits } from '../http/conditional.ts';
+import { selectEncoding, SMALL_FILE_MAX, SYNC_READ_MAX, type AnswerHeaders, type StaticFile } from './static-site.ts';
 
 /**
  * The header lines of a file's answers, built once per file (the file is immutable) and handed to

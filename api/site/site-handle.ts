@@ -9,7 +9,7 @@ import { SiteView } from '../../src/lib/site/layers.ts';
 import { loadCatalogIndex, type CatalogIndex } from '../catalog/catalog-index.ts';
 import type { PublishedBlob } from '../../src/domain/records.ts';
 import { DEFAULT_CACHE_BUDGETS, type CacheBudgets } from './cache-budgets.ts';
-import { pointServedBuild } from './builds.ts';
+import { pointServedBuild } from './served.ts';
 
 export interface ServedBuild {
   /** The build folder (holds client/, build.json, nginx.conf). */

@@ -15,36 +15,21 @@
  * - While no build runs the child does not keep the server's process alive; `close()` stops it
  *   once the build it runs (if any) is done.
  * The reconcile's full builds (lowest CPU priority) and builds whose output goes to the terminal
- * keep a process of their own (api/site/builds.ts, `buildInChild`).
+ * keep a process of their own (api/site/child-builds.ts, `buildInChild`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuildAnswer, BuildRequest } from '../../scripts/build-worker.ts';
-import type { WarmUpResult } from '../../scripts/build.ts';
+import type { BuildAnswer, BuildRequest } from '../../build/protocol.ts';
+import type { WarmUpResult } from '../../build/warm-up.ts';
 
 const WORKER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/build-worker.ts');
 
 /** Builds one process runs before it is replaced. */
 export const WARM_BUILDER_MAX_BUILDS = 50;
-/** The least resident memory after which the process is replaced (each Astro run leaves its modules loaded). */
-export const WARM_BUILDER_MIN_RSS_BYTES = 1536 * 1024 * 1024;
+import { defaultWarmBuilderMaxRssBytes } from '../config-table.ts';
 
-/**
- * The default memory budget of the warm build process (ARCHIVE_WARM_BUILDER_MAX_RSS_MB unset): a
- * quarter of the memory this process may use (the container's limit when there is one, else the
- * machine's), and never less than 1.5 GiB. One incremental build of 100,000 works leaves the
- * process well above 1.5 GiB (the catalog kept for the next apply, Astro's pages), so a fixed
- * 1.5 GiB replaced it after every build there and no apply at that size found it warm
- * (bench/README.md, "Apply at 100,000 works").
- */
-export function defaultWarmBuilderMaxRssBytes(): number {
-  const total = os.totalmem();
-  const constrained = process.constrainedMemory();
-  const memory = constrained > 0 && constrained < total ? constrained : total;
-  return Math.max(WARM_BUILDER_MIN_RSS_BYTES, Math.floor(memory / 4));
-}
+export { defaultWarmBuilderMaxRssBytes, WARM_BUILDER_MIN_RSS_BYTES } from '../config-table.ts';
 
 export interface WarmBuildResult {
   /** The process that ran it. */

@@ -31,14 +31,17 @@
  *     runs static GETs (2 connections, 12 s); the longest request, against the same probe without
  *     swaps. Target: longest request <= 100 ms.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep, type Cleanup, spawnService } from './util.ts';
+import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep } from './util.ts';
 import { memoryOf } from './service.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest } from './wrk.ts';
 import { staticAtScale } from './static.ts';
+import { ensureGenerated, GENERATED_BASE_URL, startOn, type Generated } from './scale-data.ts';
 import { ANSWER_CACHE_ENTRIES } from '../../api/catalog/answer-cache.ts';
+
+export { ensureGenerated, GENERATED_BASE_URL, startOn } from './scale-data.ts';
 
 /**
  * "Distinct" request lists hold at least this many times the service's answer-cache entries, so
@@ -85,94 +88,10 @@ export async function distinctQueries(base: string, slugs: string[], instruments
   return list;
 }
 
-/** Generated builds link to this origin (the build key depends on it); the service listens on any port. */
-export const GENERATED_BASE_URL = 'http://127.0.0.1:4398';
-
 export interface ScaleOptions {
   sizes?: number[];
   /** Keep generated data here and reuse it across runs. */
   dataDir?: string;
-}
-
-interface Generated {
-  dataDir: string;
-  buildDir: string;
-  works: number;
-}
-
-export async function ensureGenerated(
-  ctx: SectionContext,
-  works: number,
-  keepDir: string | undefined,
-): Promise<Generated> {
-  const dataDir = keepDir ? path.join(path.resolve(keepDir), `works-${works}`) : ctx.cleanup.tempDir(`scale-${works}`);
-  const builds = path.join(dataDir, 'builds');
-  const existing = existsSync(builds)
-    ? readdirSync(builds).filter((b) => existsSync(path.join(builds, b, 'build.json')))
-    : [];
-  if (existing.length === 1 && existsSync(path.join(builds, existing[0]!, 'index', 'catalog.json'))) {
-    ctx.log(`${works} works: reusing the generated build in ${dataDir}`);
-    return { dataDir, buildDir: path.join(builds, existing[0]!), works };
-  }
-  mkdirSync(dataDir, { recursive: true });
-  ctx.log(`${works} works: generating content, records and index files (no Astro) ...`);
-  const heapMb = Math.max(2048, Math.ceil(works / 1000) * 80);
-  const proc = new TrackedProcess(
-    'generated-build',
-    process.execPath,
-    [
-      `--max-old-space-size=${heapMb}`,
-      path.join(PROJECT_ROOT, 'bench', 'lib', 'generated-build.ts'),
-      '--works',
-      String(works),
-      '--data',
-      dataDir,
-      '--base-url',
-      GENERATED_BASE_URL,
-    ],
-    { cwd: PROJECT_ROOT },
-  );
-  ctx.cleanup.track(proc);
-  await proc.exited;
-  if (proc.exitCode !== 0) throw new Error(`generating ${works} works failed (exit ${proc.exitCode}):\n${proc.tail()}`);
-  const line = proc
-    .tail(4000)
-    .trim()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .at(-1);
-  const result = JSON.parse(line ?? '{}') as { buildDir: string };
-  return { dataDir, buildDir: result.buildDir, works };
-}
-
-interface Service {
-  proc: TrackedProcess;
-  base: string;
-  readyMs: number;
-}
-
-/** Start scripts/start.ts on a generated data folder; ready when GET /api/v1 answers 200 (polled every 20 ms). */
-export async function startOn(cleanup: Cleanup, dataDir: string, port: number): Promise<Service> {
-  const base = `http://127.0.0.1:${port}`;
-  const started = performance.now();
-  const proc = spawnService({
-    cleanup,
-    port,
-    env: { PUBLIC_BASE_URL: GENERATED_BASE_URL, ARCHIVE_DATA_DIR: dataDir, ARCHIVE_CONTENT_REPO: undefined },
-  });
-  for (;;) {
-    if (!proc.running) throw new Error(`the service exited before answering:\n${proc.tail()}`);
-    if (performance.now() - started > 120_000)
-      throw new Error(`the service did not answer within 120 s:\n${proc.tail()}`);
-    try {
-      const r = await fetch(`${base}/api/v1`, { signal: AbortSignal.timeout(1000) });
-      await r.arrayBuffer();
-      if (r.status === 200) return { proc, base, readyMs: round(performance.now() - started, 0) };
-    } catch {
-      // not listening yet
-    }
-    await sleep(20);
-  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { findOrInstallNginx, startNginx } from './nginx.ts';
-import { ensureGenerated, startOn } from './scale.ts';
+import { ensureGenerated, startOn } from './scale-data.ts';
 import { memoryOf, startService, type RunningService } from './service.ts';
 import { PROJECT_ROOT, TrackedProcess, freePort, get, round, waitForHttp } from './util.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';

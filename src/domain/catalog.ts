@@ -548,7 +548,7 @@ export interface LoadOptions {
    * Load only these work folders (names under works/; a name no folder has is left out); every
    * shared file (instruments.json, genres.json, profiles/) is still loaded, since the works are
    * checked against them. The content lint of a pull request's changed works uses this, and an
-   * incremental build for the works its change touched (scripts/build/plan.ts).
+   * incremental build for the works its change touched (build/plan.ts).
    */
   works?: ReadonlySet<string>;
   /** The year the rights are derived for (default: the current UTC year). */

@@ -54,7 +54,7 @@ export function layerMaxPathsFrom(value: string | undefined): number {
 }
 
 /**
- * Whether a served layer is compacted in the background (api/site/builds.ts): from half the bound
+ * Whether a served layer is compacted in the background (api/site/compaction.ts): from half the bound
  * on, so that the compaction normally lands before an apply reaches the bound and has to compact
  * inline (`nextBuildKind`). `layerPaths`: the layer's `layerSize`, null for a plain build (never
  * compacted); never with layers off (0).

@@ -2,7 +2,7 @@
  * A file's identity: device, inode, size, modification and change times. A build folder's files
  * are written once (a later build writes new inodes, never into a base's), so a process that wrote
  * a file and kept what it holds in memory knows it again by this, and reads any other file from
- * disk (scripts/catalog-snapshot.ts, scripts/build/score-manifest.ts, the page keys of
+ * disk (build/catalog-snapshot.ts, build/score-manifest.ts, the page keys of
  * src/lib/site/works-index.ts and browse-pages.ts).
  */
 import { statSync } from 'node:fs';

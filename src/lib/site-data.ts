@@ -195,14 +195,14 @@ export function shareCatalog(contentDir: string, catalog: Catalog, options: { pa
 type SharedCatalog = { contentDir: string; catalog: Catalog; patch: boolean };
 
 /**
- * An incremental build (scripts/build/plan.ts, a plan with a base) renders only the pages a change touches:
+ * An incremental build (build/plan.ts, a plan with a base) renders only the pages a change touches:
  * ARCHIVE_BUILD_SCOPE names a JSON file `{ works, facets, profiles, profileRecords?, listings? }`
  * (work slugs, browse keys "facet/value", profile slugs: of the pages, and of the JSON records when
  * they differ). Parameterized routes keep their paths in scope only; the catalog-wide pages
  * (home, browse, composers, instruments, profiles, search, llms) are always rendered. `listings` says which composer, browse and profile pages are in scope: "of-works"
  * (the default) the named ones and every listing that shows a work in scope; "named" only the
  * named ones; "all" every one. A full build of a large catalog renders in batches this way
- * (scripts/build/astro.ts): batches of works with `listings: "named"`, then one run with
+ * (build/astro.ts): batches of works with `listings: "named"`, then one run with
  * `listings: "all"` and no works. Without the variable every path is in scope (a full build in
  * one run).
  */
@@ -224,7 +224,7 @@ export interface BuildScope {
    */
   browseBase?: Record<string, string[]>;
   /**
-   * The warm-up's run (scripts/build/warm-up.ts): the page keys of every browse value are worked
+   * The warm-up's run (build/warm-up.ts): the page keys of every browse value are worked
    * out, also of the values it does not render, and kept in the process for the next builds' runs
    * (src/lib/site/browse-pages.ts), so an apply hashes only the pages its change reaches.
    */
@@ -237,7 +237,7 @@ const SCOPE_BASES = Symbol.for('pdma.build.scopeBases');
 const basesShelf = globalThis as { [SCOPE_BASES]?: ScopeBases };
 
 /**
- * Hand the next Astro run of this process its scope's base keys (the render step: scripts/build/
+ * Hand the next Astro run of this process its scope's base keys (the render step: build/
  * steps/render.ts), which its scope file names as `"bases": "shared"`: about 0.6 MB of keys at
  * 100,000 works were written into the file and parsed back by every apply. Dropped after the run.
  */
@@ -445,7 +445,7 @@ export function site(): SiteData {
     return kept.data;
   }
   // The build script loads and checks the catalog before it runs Astro in the same process; it
-  // hands it over here (scripts/build/astro.ts, `shareCatalog`) so a build parses every work once.
+  // hands it over here (build/astro.ts, `shareCatalog`) so a build parses every work once.
   const shared = shelf[SHARED_CATALOG];
   const fromShared = shared !== undefined && shared.contentDir === contentDir;
   const { catalog, messages } = fromShared ? { catalog: shared.catalog, messages: [] } : loadCatalog(contentDir);
@@ -460,8 +460,8 @@ export function site(): SiteData {
     make: (loaded: LoadedWork) => workRecordFor(loaded, catalog, { baseUrl, readerSignIn, scores: scoreManifest() }),
   };
   // A work's entry depends on its content, the base URL and the instruments only: the builds of
-  // one process (the warm renderer, scripts/lib/warm-render.ts) share the loaded works they did
-  // not change (scripts/catalog-snapshot.ts), so each keeps its entry from the build before.
+  // one process (the warm renderer, build/warm-render.ts) share the loaded works they did
+  // not change (build/catalog-snapshot.ts), so each keeps its entry from the build before.
   const entryKey = JSON.stringify([baseUrl, catalog.instruments]);
   let entryCache = shelf[WORK_ENTRIES];
   if (!entryCache || entryCache.key !== entryKey)

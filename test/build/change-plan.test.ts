@@ -1,5 +1,5 @@
 /**
- * The incremental build's plan (scripts/build/plan.ts `planChange`), over the sample
+ * The incremental build's plan (build/plan.ts `planChange`), over the sample
  * content in a git repository: which works a change touches, which browse pages and profiles it
  * reaches, and which changes only a full build can vouch for (shared inputs, a composer added,
  * removed or written differently). The build that follows a plan is proved byte-identical to a
@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { composerCensus, FullBuildNeeded, patchComposerCensus, planChange } from '../../scripts/build/plan.ts';
+import { composerCensus, FullBuildNeeded, patchComposerCensus, planChange } from '../../build/plan.ts';
 import { currentRightsYear, loadCatalog, type LoadedWork } from '../../src/domain/catalog.ts';
 import { composerScopeKey } from '../../src/lib/site/facets.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';

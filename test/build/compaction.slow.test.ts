@@ -1,5 +1,5 @@
 /**
- * The background compaction (scripts/build/compact.ts, api/site/builds.ts): once a served layer
+ * The background compaction (build/compact.ts, api/site/builds.ts): once a served layer
  * carries half of ARCHIVE_LAYER_MAX_PATHS, a child at the lowest CPU priority makes it a plain
  * folder of the same view (`-cmp`), swapped in while the layer is still served; the next apply is
  * a layer over it. An apply during a compaction stops it and is served; a compaction killed with
@@ -24,7 +24,7 @@ import { loadConfig } from '../../api/config.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { layerBaseDir } from '../../src/lib/site/layers.ts';
-import { CATALOG_SNAPSHOT } from '../../scripts/catalog-snapshot.ts';
+import { CATALOG_SNAPSHOT } from '../../build/catalog-snapshot.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { buildInfo, differences, digests } from '../helpers/build-folders.ts';
 

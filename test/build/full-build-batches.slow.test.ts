@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchWorksFrom, DEFAULT_BATCH_WORKS } from '../../scripts/build.ts';
+import { batchWorksFrom, DEFAULT_BATCH_WORKS } from '../../build/command.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildSearchIndex } from '../../src/lib/site/search-index.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from '../../api/site/builds.ts';
 import { git } from '../../api/site/content-repo.ts';
-import { FullBuildNeeded, planChange } from '../../scripts/build/plan.ts';
+import { FullBuildNeeded, planChange } from '../../build/plan.ts';
 import { currentRightsYear, loadCatalog } from '../../src/domain/catalog.ts';
 import { CODE_ONLY_ROUTES } from '../../src/lib/site/code-only-pages.ts';
 import { filesUnder, digests, differences, IncrementalBuilds, viewFilesUnder } from '../helpers/build-folders.ts';

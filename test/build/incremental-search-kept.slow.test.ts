@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchRecordsUnchanged } from '../../scripts/build/search-reuse.ts';
+import { searchRecordsUnchanged } from '../../build/search-reuse.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { digests, differences, IncrementalBuilds } from '../helpers/build-folders.ts';
 import { readLayerManifest, SiteView } from '../../src/lib/site/layers.ts';

@@ -18,7 +18,7 @@ import {
   resolvedSnapshot,
   workFolder,
   writeSnapshot,
-} from '../../scripts/catalog-snapshot.ts';
+} from '../../build/catalog-snapshot.ts';
 import { loadCatalog } from '../../src/domain/catalog.ts';
 import { buildInfo, digests, IncrementalBuilds } from '../helpers/build-folders.ts';
 import { expectEach } from '../helpers/expect-each.ts';
@@ -49,7 +49,7 @@ describe('incremental build shortcuts', () => {
     const info = buildInfo(withSnapshot);
     expect(info.mode).toBe('incremental');
     expect(info.incremental.reparsedWorks).toBe(1);
-    // One pipeline (scripts/build/index.ts): the plan's phases, then the steps in order, each
+    // One pipeline (build/index.ts): the plan's phases, then the steps in order, each
     // join before a step as its own phase; the full base build went through the same steps.
     const steps = ['besideMs', 'scoresMs', 'predictMs', 'astroMs', 'searchMs', 'indexMs', 'restMs'];
     expect(Object.keys(info.phases)).toEqual([

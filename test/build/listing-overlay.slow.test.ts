@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IncrementalBuilds, buildInfo } from '../helpers/build-folders.ts';
 import { openApp } from '../helpers/app.ts';
-import { compactBuild } from '../../scripts/build/compact.ts';
+import { compactBuild } from '../../build/compact.ts';
 
 const BASE_URL = 'https://listing-overlay.example.test';
 const builds = new IncrementalBuilds('pdma-listing-overlay-', BASE_URL);

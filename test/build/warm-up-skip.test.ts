@@ -1,13 +1,13 @@
 /**
- * The warm-up at a server's start (scripts/build/warm-up.ts) over a served build it cannot build
+ * The warm-up at a server's start (build/warm-up.ts) over a served build it cannot build
  * on: it says why and warms nothing up (the first apply is a full build), instead of failing.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { warmUp } from '../../scripts/build/warm-up.ts';
-import { SCORES_MANIFEST } from '../../scripts/build/types.ts';
+import { warmUp } from '../../build/warm-up.ts';
+import { SCORES_MANIFEST } from '../../build/types.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-warm-up-skip-'));

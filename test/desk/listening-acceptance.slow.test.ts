@@ -55,7 +55,7 @@ beforeAll(async () => {
   const workDir = path.join(seed, 'works', slug);
   writeFileSync(
     path.join(workDir, 'piano-bed.musicxml'),
-    pianoPart(musicXmlFromMxl(readFileSync(path.join(workDir, 'score.mxl')))),
+    pianoPart(musicXmlFromMxl(readFileSync(path.join(workDir, 'score.mxl'))), { tempi: 'drop' }),
   );
   const file = parseWorkFile(readFileSync(path.join(workDir, 'index.md'), 'utf8'));
   const front = file.data as Record<string, unknown>;

@@ -7,7 +7,7 @@ import { buildInChild } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { WarmBuilder } from '../../api/site/warm-builder.ts';
 import { PROJECT_ROOT } from './app.ts';
-import { CATALOG_SNAPSHOT, resolvedSnapshot } from '../../scripts/catalog-snapshot.ts';
+import { CATALOG_SNAPSHOT, resolvedSnapshot } from '../../build/catalog-snapshot.ts';
 import { LAYER_BASE_LINK, LAYER_DELETED_DIR, LAYER_FILE, SiteView } from '../../src/lib/site/layers.ts';
 import { materializeListing } from '../../api/catalog/index-layers.ts';
 import { INDEX_DIR, RESOLVE_OVERLAY_FILE, WORKS_OVERLAY_FILE } from '../../src/domain/catalog-index/index-files.ts';
@@ -82,7 +82,7 @@ export class IncrementalBuilds {
   /**
    * With `{ warm: true }`: the base and every incremental build run in one warm build process
    * (api/site/warm-builder.ts), as the server's applies do, so the incremental builds render
-   * through the warm renderer (scripts/lib/warm-render.ts); the full builds they are compared with
+   * through the warm renderer (build/warm-render.ts); the full builds they are compared with
    * still run each in a new process.
    */
   readonly builder: WarmBuilder | null;

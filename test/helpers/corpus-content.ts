@@ -147,15 +147,19 @@ export function plannedImportItem(
  * A song's MusicXML with its first part (the voice) taken out: the piano part alone. The tempo
  * marks the voice part carried (`<direction>` with `<sound tempo>`, e.g. "Moderato", 100) move to
  * the start of the same measure of the piano part, so the piano part plays at the song's tempi;
- * a tempo mark after a measure's first note would need its offset, and is refused.
+ * a tempo mark after a measure's first note would need its offset, and is refused. With
+ * `{ tempi: 'drop' }` the voice's tempo marks go with it and the piano part plays at the default
+ * tempo (for a song whose marks fall inside measures: lc5004701's measure 12).
  */
-export function pianoPart(xml: string): string {
+export function pianoPart(xml: string, options: { tempi?: 'move' | 'drop' } = {}): string {
   const voice = /<score-part id="(P1)">[\s\S]*?<\/score-part>/.exec(xml);
   if (!voice) throw new Error('the song has no part P1');
   const voicePart = /<part id="P1">[\s\S]*?<\/part>/.exec(xml);
   if (!voicePart) throw new Error('the song has no part P1');
   const tempi = new Map<string, string[]>();
-  for (const m of voicePart[0].matchAll(/<measure\b[^>]*\bnumber="([^"]+)"[^>]*>([\s\S]*?)<\/measure>/g)) {
+  for (const m of options.tempi === 'drop'
+    ? []
+    : voicePart[0].matchAll(/<measure\b[^>]*\bnumber="([^"]+)"[^>]*>([\s\S]*?)<\/measure>/g)) {
     const marks = [...m[2]!.matchAll(/<direction\b(?:(?!<\/direction>)[\s\S])*?<\/direction>/g)].filter((d) =>
       /<sound\b[^>]*\btempo="/.test(d[0]),
     );

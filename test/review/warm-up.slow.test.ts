@@ -1,6 +1,6 @@
 /**
  * The warm build process's warm-up at start (ARCHIVE_WARM_BUILDER_WARM_UP, api/site/builds.ts
- * `prepare`, scripts/build/warm-up.ts): a real `npm start` process logs the warm-up, and the first
+ * `prepare`, build/warm-up.ts): a real `npm start` process logs the warm-up, and the first
  * apply after it renders through the compiled pages the warm-up left (the warm renderer) and takes
  * the served build's catalog from memory, as only later applies did before, and hashes only the
  * browse pages its change reaches (the warm-up worked out every value's page keys). With the

@@ -2,7 +2,8 @@
  * The map cannot drift (issue 60): every folder and file the Layout of docs/architecture.md names
  * exists, and every first-level folder of the source trees is named there; every decision file
  * under docs/decisions/ has its five parts, a number matching its file name and a row in the
- * index; every citation of a decision in code and docs names a decision file that exists.
+ * index; every citation of a decision in code and docs names a decision file that exists; every
+ * module of api/site/ is under 400 lines, and the rooms api/site/builds.ts lists are its files.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 
 /** The top folders the Layout must cover, with their first-level folders. */
-const TOPS = ['api', 'src', 'scripts', 'test', 'bench', 'client', 'content', 'examples', 'docs'];
+const TOPS = ['api', 'build', 'src', 'scripts', 'test', 'bench', 'client', 'content', 'examples', 'docs'];
 const DECISIONS = path.join(PROJECT_ROOT, 'docs', 'decisions');
 const DECISION_FILE = /^(\d{4})-[a-z0-9-]+\.md$/;
 
@@ -231,5 +232,39 @@ describe('the decisions', () => {
       'decision 14: ok',
       'decision 997: no such decision',
     ]);
+  });
+});
+
+/** The files of `dir` (relative to the project) ending in .ts with more than `max` lines. */
+function longModules(dir: string, max: number): string[] {
+  return readdirSync(path.join(PROJECT_ROOT, dir))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ f, lines: readFileSync(path.join(PROJECT_ROOT, dir, f), 'utf8').split('\n').length - 1 }))
+    .filter((m) => m.lines > max)
+    .map((m) => `${dir}/${m.f}: ${m.lines} lines`);
+}
+
+/** The module names a room list in a header comment gives (` *   name.ts   what it does`). */
+function roomsListed(text: string): string[] {
+  return [...text.matchAll(/^ \* {3}([a-z-]+\.ts) /gm)].map((m) => m[1]!);
+}
+
+describe('api/site/ in rooms', () => {
+  it('every module of api/site/ is under 400 lines', () => {
+    expect(readdirSync(path.join(PROJECT_ROOT, 'api', 'site')).length).toBeGreaterThan(20);
+    expect(longModules('api/site', 400)).toEqual([]);
+  });
+
+  it('the rooms api/site/builds.ts lists are files of api/site/, and every rebuilder room is listed', () => {
+    const rooms = roomsListed(readFileSync(path.join(PROJECT_ROOT, 'api', 'site', 'builds.ts'), 'utf8'));
+    expect(rooms.length).toBeGreaterThanOrEqual(8);
+    expect(rooms.filter((f) => !existsSync(path.join(PROJECT_ROOT, 'api', 'site', f)))).toEqual([]);
+    for (const room of ['served.ts', 'child-builds.ts', 'prune.ts', 'reconcile.ts', 'compaction.ts', 'warm-up.ts'])
+      expect(rooms).toContain(room);
+  });
+
+  it('finds a long module (the check can fail)', () => {
+    expect(longModules('api/site', 100).length).toBeGreaterThan(5);
+    expect(roomsListed(' *   a.ts   one\n *   b-c.ts  two\n * x.ts not a room\n')).toEqual(['a.ts', 'b-c.ts']);
   });
 });

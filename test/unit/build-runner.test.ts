@@ -1,5 +1,5 @@
 /**
- * The build runner (scripts/build/runner.ts): steps in order, tasks beside them joined before the
+ * The build runner (build/runner.ts): steps in order, tasks beside them joined before the
  * step that names them, each step's and task's time recorded, and a failure that waits for every
  * running task (and gives up the tasks waiting for a step that will not run) before it goes on.
  */
@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/domain/catalog.ts';
-import type { BuildPlan } from '../../scripts/build/plan.ts';
-import { BuildRun, runSteps, type Step } from '../../scripts/build/runner.ts';
+import type { BuildPlan } from '../../build/plan.ts';
+import { BuildRun, runSteps, type Step } from '../../build/runner.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -21,7 +21,7 @@ function documents(): string[] {
 
 // A path starts with one of the repository's top folders; `api/v1/…` is a served URL, not a file.
 const CITED_PATH =
-  /(?<![\w/.@-])((?:api|src|scripts|test|docs|bench|content|client|examples|\.ci)\/[A-Za-z0-9_./-]*[A-Za-z0-9_])(?![\w*{}<>])/g;
+  /(?<![\w/.@-])((?:api|build|src|scripts|test|docs|bench|content|client|examples|\.ci)\/[A-Za-z0-9_./-]*[A-Za-z0-9_])(?![\w*{}<>])/g;
 
 function citedPaths(text: string): Array<{ line: number; path: string }> {
   const out: Array<{ line: number; path: string }> = [];

@@ -1,5 +1,5 @@
 /**
- * The score manifest an incremental build keeps (scripts/build/score-manifest.ts): the base's
+ * The score manifest an incremental build keeps (build/score-manifest.ts): the base's
  * kept whole, file and all, only when the scope's entries are exactly the base's; the last one
  * written remembered for the next build of the process, and only while the file is the one written.
  */
@@ -13,8 +13,8 @@ import {
   readScoreManifest,
   writeScoreManifest,
   type ManifestFile,
-} from '../../scripts/build/score-manifest.ts';
-import { SCORES_MANIFEST, serializeScoreManifest } from '../../scripts/build/types.ts';
+} from '../../build/score-manifest.ts';
+import { SCORES_MANIFEST, serializeScoreManifest } from '../../build/types.ts';
 import type { ScoreManifest, ScoreRendering } from '../../src/lib/site/scores.ts';
 
 // Entries told apart by their reason (the manifest's entries are compared as JSON, whatever their status).

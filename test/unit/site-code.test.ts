@@ -1,15 +1,15 @@
 /**
  * What decides whether a build may start from a base (build.json `siteCode`,
- * scripts/lib/site-code.ts) and whether the warm renderer's compiled pages may render a run
- * (`warmKey`, scripts/lib/warm-render.ts): every code file's path and bytes, and the settings a
+ * build/site-code.ts) and whether the warm renderer's compiled pages may render a run
+ * (`warmKey`, build/warm-render.ts): every code file's path and bytes, and the settings a
  * page module reads when loaded, but not the variables each run sets for itself.
  */
 import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { siteCodeDigest } from '../../scripts/lib/site-code.ts';
-import { warmKey } from '../../scripts/lib/warm-render.ts';
+import { siteCodeDigest } from '../../build/site-code.ts';
+import { warmKey } from '../../build/warm-render.ts';
 
 let root = '';
 

@@ -37,22 +37,11 @@ import {
   slugTableOf,
   type Columns,
   type ResolveCatalog,
+  type ResolveLayer,
   type RoleLists,
 } from './catalog.ts';
 
-export interface ResolveLayer {
-  /** Ids below these are the base's. */
-  baseWorks: number;
-  baseArrangements: number;
-  /** Per base work: 1 when tombstoned (removed, or changed and so in the overlay). */
-  dead: Uint8Array;
-  /** The overlay's works alone, numbered from 0 (its words, vocabulary and bound classes). */
-  over: ResolveCatalog;
-  /** Per overlay work: the last base id it sorts after in listing order (-1: before every one). */
-  insertAfter: Int32Array;
-  /** Per role, the live arrangements fitting it (the base's less the tombstoned, plus the overlay's). */
-  liveByRole: Map<MusicRole, number>;
-}
+export type { ResolveLayer };
 
 export class ResolveLayerError extends Error {}
 

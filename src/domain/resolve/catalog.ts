@@ -25,7 +25,6 @@ import { encodeIndex, type DecodedIndex } from '../catalog-index/binary.ts';
 import { Meaning, buildVocabulary, type MeaningTerm } from '../vocabulary/meaning.ts';
 import { wordNet } from '../vocabulary/wordnet.ts';
 import { SlugTable, decodeSlugTable, type WorkSlugs } from '../catalog-index/slug-table.ts';
-import type { ResolveLayer } from './catalog-layer.ts';
 
 export const ROLE_BIT: Record<MusicRole, number> = Object.fromEntries(MUSIC_ROLES.map((r, i) => [r, 1 << i])) as Record<
   MusicRole,
@@ -177,6 +176,21 @@ export interface ResolveCatalog {
    * are skipped, and the overlay's words and bound classes are its own (`layer.over`).
    */
   layer?: ResolveLayer;
+}
+
+/** A base catalog with an overlay laid over it (made by catalog-layer.ts; defined here, where the catalog refers to it). */
+export interface ResolveLayer {
+  /** Ids below these are the base's. */
+  baseWorks: number;
+  baseArrangements: number;
+  /** Per base work: 1 when tombstoned (removed, or changed and so in the overlay). */
+  dead: Uint8Array;
+  /** The overlay's works alone, numbered from 0 (its words, vocabulary and bound classes). */
+  over: ResolveCatalog;
+  /** Per overlay work: the last base id it sorts after in listing order (-1: before every one). */
+  insertAfter: Int32Array;
+  /** Per role, the live arrangements fitting it (the base's less the tombstoned, plus the overlay's). */
+  liveByRole: Map<MusicRole, number>;
 }
 
 /** The slug table of a catalog that is not layered (a layered one's is not a table: catalog-layer.ts). */

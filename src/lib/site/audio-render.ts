@@ -34,7 +34,7 @@ import { master, MASTER_TARGET, meter, toPcm16 } from '../../domain/audio/master
 import type { LoudnessFigures } from '../../domain/audio/loudness.ts';
 import { measureAudio, type AudioMeasurement } from '../../domain/audio/measure.ts';
 import { cutAt, lastTick, parseSmf, repeated, secondsAt, writeSmf } from '../../domain/audio/smf.ts';
-import { VEROVIO_OPTIONS } from './engrave.ts';
+import { VEROVIO_OPTIONS } from './verovio-options.ts';
 
 /** Bump when this module changes what it writes for the same input (every audio entry then misses). */
 export const AUDIO_CODE_VERSION = 1;

@@ -1,9 +1,9 @@
 /**
  * The pages made from the site code alone: they read nothing of the catalog and nothing of the
  * build (no `generatedAtUtc`, no commit), only the settings an incremental build's base must share
- * with it (the base URL and the reader sign-in: scripts/build/plan.ts refuses a base made for
+ * with it (the base URL and the reader sign-in: build/plan.ts refuses a base made for
  * others, or by other site code). Their bytes are the same in every build of the same code, so an
- * apply's warm render leaves them out and the layer serves the base's (scripts/build/astro.ts);
+ * apply's warm render leaves them out and the layer serves the base's (build/astro.ts);
  * a full build, and the run of a batched full build that renders the listings, render them.
  *
  * Before 2026-11-28 every apply rendered them again: 37 of the about 65 files of a one-field

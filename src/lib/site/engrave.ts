@@ -9,6 +9,7 @@
 import type { VerovioToolkit } from 'verovio/esm';
 import { NARROW_PAGE_PX, type ScorePage, type ScoreRendering } from './scores.ts';
 import { svgPagesToPdf, type PdfMeta } from './score-pdf.ts';
+import { VEROVIO_OPTIONS } from './verovio-options.ts';
 
 /**
  * Bump when this module (or score-pdf.ts) changes what it writes for the same input: every
@@ -16,15 +17,7 @@ import { svgPagesToPdf, type PdfMeta } from './score-pdf.ts';
  */
 export const ENGRAVE_CODE_VERSION = 2;
 
-/** Engraving width in Verovio units (1/10 mm at scale 100); with scale 40 a page is 840 px wide. */
-export const VEROVIO_OPTIONS = {
-  pageWidth: 2100,
-  pageHeight: 2970,
-  scale: 40,
-  adjustPageHeight: true,
-  // Ids derived from the input, so the same file renders to the same bytes in every build.
-  xmlIdChecksum: true,
-};
+export { VEROVIO_OPTIONS };
 
 /**
  * The phone layout: a page NARROW_PAGE_PX wide at scale 36, a 25.9 px staff (the wide pages have

@@ -374,7 +374,7 @@ export function composerOf(work: SiteWork): ComposerEntry | undefined {
 
 /**
  * The browse keys ("facet/value-slug") a work's content puts it under, by the same rules as
- * `facets()` above: the incremental build (scripts/build/plan.ts, a plan with a base) re-renders the browse
+ * `facets()` above: the incremental build (build/plan.ts, a plan with a base) re-renders the browse
  * pages a changed work left as well as those it joined.
  */
 export function facetKeysOf(content: WorkContent, genres: GenreTerm[] | null): string[] {

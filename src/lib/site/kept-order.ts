@@ -1,6 +1,6 @@
 /**
  * The catalog-wide orders of the site's works (by slug, by title, by composer), kept between the
- * builds of one process. The warm renderer's process (scripts/lib/warm-render.ts) builds apply
+ * builds of one process. The warm renderer's process (build/warm-render.ts) builds apply
  * after apply, and an unchanged work keeps its entry object from the build before
  * (src/lib/site-data.ts). An order that compares what entries hold is therefore still right for
  * every unchanged work: the next build keeps their order, sorts only the works whose entry is new,

@@ -88,7 +88,7 @@ export function audioFor(slug: string, assetId: number): AudioEntry | null {
 }
 
 // Keyed by the file and by the catalog the build shared (src/lib/site-data.ts, shareCatalog): the
-// page modules of one process render many builds (the warm renderer, scripts/lib/warm-render.ts),
+// page modules of one process render many builds (the warm renderer, build/warm-render.ts),
 // each with its own manifest.
 // Weakly: the module must not keep an earlier build's catalog alive.
 let cached: { file: string | undefined; catalog: WeakRef<object> | undefined; manifest: ScoreManifest } | undefined;
@@ -99,7 +99,7 @@ const SHARED_MANIFEST = Symbol.for('pdma.build.scoreManifest');
 const manifestShelf = globalThis as { [SHARED_MANIFEST]?: { file: string; manifest: ScoreManifest } };
 
 /**
- * Called by the build's score step (scripts/build/steps/scores.ts) with the manifest it wrote to
+ * Called by the build's score step (build/steps/scores.ts) with the manifest it wrote to
  * `file`: the pages of the same process use it instead of reading and parsing the file again
  * (about 1 MB at 10,000 works, read by every apply). `manifest` must be what the file holds, as
  * JSON gives it back. Dropped with the build's shared catalog (src/lib/site-data.ts).

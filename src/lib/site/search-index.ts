@@ -484,7 +484,7 @@ function searchWorkerFor(): SearchWorkerState {
 }
 
 /**
- * Start the search worker now (the warm-up at a server's start: scripts/build/warm-up.ts), and
+ * Start the search worker now (the warm-up at a server's start: build/warm-up.ts), and
  * Pagefind's process in it, both idle until a job.
  */
 export function prepareSearchWorker(): void {

@@ -1,5 +1,5 @@
 /**
- * "Download all": one zip per work with its public files, written by the build's zips step (scripts/build/steps/zips.ts) after
+ * "Download all": one zip per work with its public files, written by the build's zips step (build/steps/zips.ts) after
  * `astro build` (the records and engraved scores must exist first) to
  * `works/{slug}/{slug}.zip`. Inside, under one `{slug}/` folder:
  *
@@ -160,7 +160,7 @@ export function writeWorkZips(works: ZipWork[], clientDir: string, generatedAtUt
 /**
  * These works' zips in worker threads (two: with the build's thread busy on the server's index
  * files, the second worker takes its share when that is done), so a full build writes them beside
- * its other steps (scripts/build/steps/zips.ts). Only what the zips need goes to a worker
+ * its other steps (build/steps/zips.ts). Only what the zips need goes to a worker
  * (`ZipWork`, a few hundred bytes a work), not the catalog.
  */
 export async function writeWorkZipsInWorkers(
