@@ -60,22 +60,32 @@ async function differingFromMain(
         ...people.map((p) => `people/${p}.json`),
       ]);
   if (changed === '') return null;
-  // Every file it reads, in one `git cat-file --batch` (two commands for the whole proposal, not
-  // two per file: an apply builds one proposal per item, each on a batch's line).
-  const names =
+  // Every file it reads, by `git cat-file --batch` (a few commands for the whole proposal, not two
+  // per file: an apply builds one proposal per item, each on a batch's line). The folder's files
+  // are listed with their sizes, so the reads are cut into batches of bounded size.
+  const listed =
     slug === null
       ? []
-      : (await git(repo, ['ls-tree', '-r', '-z', '--name-only', onto, '--', `works/${slug}/`]))
+      : (await git(repo, ['ls-tree', '-r', '-z', '--long', onto, '--', `works/${slug}/`]))
           .split('\0')
-          .filter((n) => n !== '' && n !== `works/${slug}/index.md`)
-          .slice(0, MAX_STORED_FILES);
+          .filter((entry) => entry !== '')
+          .slice(0, MAX_STORED_FILES + 1)
+          .map((entry) => {
+            const tab = entry.indexOf('\t');
+            return { name: entry.slice(tab + 1), size: Number(entry.slice(0, tab).trim().split(/\s+/)[3]) };
+          });
+  const names = listed
+    .map((f) => f.name)
+    .filter((n) => n !== `works/${slug}/index.md`)
+    .slice(0, MAX_STORED_FILES);
   const wanted = [
     ...(slug !== null ? [`works/${slug}/index.md`] : []),
     ...names,
     ...SHARED_FILES,
     ...people.map((p) => `people/${p}.json`),
   ];
-  const blobs = await readBlobsAt(repo, onto, wanted);
+  const sizes = new Map(listed.map((f) => [f.name, Number.isSafeInteger(f.size) ? f.size : 0]));
+  const blobs = await readBlobsAt(repo, onto, wanted, sizes);
   const text = (rel: string) => blobs.get(rel)?.toString('utf8') ?? null;
   const stored = new Map<string, string>();
   for (const name of names) {
@@ -88,41 +98,58 @@ async function differingFromMain(
   return { workFile, stored, shared, people: persons };
 }
 
+/** One `git cat-file --batch` reads at most about this many bytes (a larger file is read alone). */
+const BLOB_BATCH_BYTES = 16 * 1024 * 1024;
+
 /**
  * The blobs at `paths` of `commit` (null for a path it does not hold, or that is not a file), read
- * with one `git cat-file --batch`. A path git's batch syntax cannot carry (a line feed) is read alone.
+ * with `git cat-file --batch`: one command per BLOB_BATCH_BYTES of the `sizes` known (paths of
+ * unknown size are small text files). A path git's batch syntax cannot carry (a line feed) is read
+ * alone.
  */
 async function readBlobsAt(
   repo: string,
   commit: string,
   paths: readonly string[],
+  sizes: ReadonlyMap<string, number>,
 ): Promise<Map<string, Buffer | null>> {
   const out = new Map<string, Buffer | null>();
-  const batchable = paths.filter((p) => !p.includes('\n'));
   for (const rel of paths.filter((p) => p.includes('\n'))) {
     const id = (await git(repo, ['ls-tree', '-z', '--object-only', commit, '--', rel])).split('\0')[0];
     out.set(rel, id ? await runChecked('git', ['-C', repo, 'cat-file', 'blob', id]) : null);
   }
-  if (batchable.length === 0) return out;
-  const answer = await runChecked('git', ['-C', repo, 'cat-file', '--batch'], {
-    input: batchable.map((rel) => `${commit}:${rel}\n`).join(''),
-  });
-  let pos = 0;
-  for (const rel of batchable) {
-    const eol = answer.indexOf(0x0a, pos);
-    if (eol < 0) throw new Error('git cat-file: the output ended early');
-    const header = answer.toString('utf8', pos, eol);
-    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
-      out.set(rel, null);
-      pos = eol + 1;
-      continue;
+  const batches: string[][] = [];
+  let bytes = Infinity;
+  for (const rel of paths.filter((p) => !p.includes('\n'))) {
+    const size = sizes.get(rel) ?? 0;
+    if (bytes + size > BLOB_BATCH_BYTES) {
+      batches.push([]);
+      bytes = 0;
     }
-    const [, type, size] = header.split(' ');
-    const length = Number(size);
-    if (!Number.isSafeInteger(length) || eol + 1 + length > answer.length)
-      throw new Error(`git cat-file: unexpected answer for ${rel}`);
-    out.set(rel, type === 'blob' ? answer.subarray(eol + 1, eol + 1 + length) : null);
-    pos = eol + 1 + length + 1; // the content, then a line feed
+    batches.at(-1)!.push(rel);
+    bytes += size;
+  }
+  for (const batch of batches) {
+    const answer = await runChecked('git', ['-C', repo, 'cat-file', '--batch'], {
+      input: batch.map((rel) => `${commit}:${rel}\n`).join(''),
+    });
+    let pos = 0;
+    for (const rel of batch) {
+      const eol = answer.indexOf(0x0a, pos);
+      if (eol < 0) throw new Error('git cat-file: the output ended early');
+      const header = answer.toString('utf8', pos, eol);
+      if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
+        out.set(rel, null);
+        pos = eol + 1;
+        continue;
+      }
+      const [, type, size] = header.split(' ');
+      const length = Number(size);
+      if (!Number.isSafeInteger(length) || eol + 1 + length > answer.length)
+        throw new Error(`git cat-file: unexpected answer for ${rel}`);
+      out.set(rel, type === 'blob' ? answer.subarray(eol + 1, eol + 1 + length) : null);
+      pos = eol + 1 + length + 1; // the content, then a line feed
+    }
   }
   return out;
 }
