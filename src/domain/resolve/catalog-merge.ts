@@ -25,10 +25,10 @@ import {
   ROW_COLUMNS,
   boundClasses,
   invert,
+  newColumns,
   newScratch,
   slugTableOf,
   tieOrder,
-  type Columns,
   type ResolveCatalog,
   type ResolveWorkRow,
   type WordField,
@@ -129,21 +129,7 @@ export function mergeResolveCatalog(
   firstArrangement[workCount] = n;
 
   const arrangementWork = new Int32Array(n);
-  const cols = {
-    roleMask: new Uint8Array(n),
-    intendedBit: new Uint8Array(n),
-    narrationClass: new Uint8Array(n),
-    usableMask: new Uint16Array(n),
-    reviewOkMask: new Uint16Array(n),
-    rightsOkMask: new Uint16Array(n),
-    flags: new Uint8Array(n),
-    edition: new Uint8Array(n),
-    recording: new Uint8Array(n),
-    duration: new Int32Array(n),
-    rank: new Int32Array(n),
-    id: new Int32Array(n),
-    slugOrder: new Int32Array(n),
-  } satisfies Columns;
+  const cols = newColumns(n);
   // Base works come in runs of consecutive orders (broken only by tombstones and overlay works):
   // each run's arrangements are one range of every base column.
   let runStart = -1;

@@ -114,6 +114,25 @@ export interface Columns {
   slugOrder: Int32Array;
 }
 
+/** Zeroed columns for `n` arrangements, each of its own typed array kind. */
+export function newColumns(n: number): Columns {
+  return {
+    roleMask: new Uint8Array(n),
+    intendedBit: new Uint8Array(n),
+    narrationClass: new Uint8Array(n),
+    usableMask: new Uint16Array(n),
+    reviewOkMask: new Uint16Array(n),
+    rightsOkMask: new Uint16Array(n),
+    flags: new Uint8Array(n),
+    edition: new Uint8Array(n),
+    recording: new Uint8Array(n),
+    duration: new Int32Array(n),
+    rank: new Int32Array(n),
+    id: new Int32Array(n),
+    slugOrder: new Int32Array(n),
+  };
+}
+
 /** The arrangements that fit one role (intended or also suits). */
 export interface RoleLists {
   /** In catalog order, split by FLAG_STATIC_READY (the second list can hold no ready arrangement). */
@@ -718,39 +737,14 @@ export function resolveCatalogOfRows(
   const arrangementWork = Int32Array.from(arrangementWorkList);
 
   const n = arrangementRows.length;
-  const cols: Columns = {
-    roleMask: new Uint8Array(n),
-    intendedBit: new Uint8Array(n),
-    narrationClass: new Uint8Array(n),
-    usableMask: new Uint16Array(n),
-    reviewOkMask: new Uint16Array(n),
-    rightsOkMask: new Uint16Array(n),
-    flags: new Uint8Array(n),
-    edition: new Uint8Array(n),
-    recording: new Uint8Array(n),
-    duration: new Int32Array(n),
-    rank: new Int32Array(n),
-    id: new Int32Array(n),
-    slugOrder: new Int32Array(n),
-  };
+  const cols = newColumns(n);
   const roleLists = new Map(
     MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]),
   );
   for (let i = 0; i < n; i++) {
     const a = arrangementRows[i]!;
     const work = arrangementWork[i]!;
-    cols.roleMask[i] = a.roleMask;
-    cols.intendedBit[i] = a.intendedBit;
-    cols.narrationClass[i] = a.narrationClass;
-    cols.usableMask[i] = a.usableMask;
-    cols.reviewOkMask[i] = a.reviewOkMask;
-    cols.rightsOkMask[i] = a.rightsOkMask;
-    cols.edition[i] = a.edition;
-    cols.recording[i] = a.recording;
-    cols.flags[i] = a.flags;
-    cols.duration[i] = a.duration;
-    cols.rank[i] = a.rank;
-    cols.id[i] = a.id;
+    for (const name of ROW_COLUMNS) cols[name][i] = a[name];
     cols.slugOrder[i] = slugOrder[work]!;
     for (const role of MUSIC_ROLES) {
       if ((a.roleMask & ROLE_BIT[role]) === 0) continue;
