@@ -43,18 +43,11 @@ export interface StoredBatchAction {
   items: BatchActionItem[];
 }
 
-export interface NewBatchAction {
-  actionId: string;
-  batchId: string;
-  action: Action;
-  actor: string;
-  reviewer: string;
-  note: string | null;
-  approveTerms: boolean;
-  fact?: BatchFact | null;
-  startedAtUtc: string;
-  items: Array<{ trackingCode: string; itemKey: string; status: SubmissionStatus }>;
-}
+/** What a new action starts from: the stored fields it is given, and its items with their status now. */
+export type NewBatchAction = Pick<
+  StoredBatchAction,
+  'actionId' | 'batchId' | 'action' | 'actor' | 'reviewer' | 'note' | 'approveTerms' | 'fact' | 'startedAtUtc'
+> & { items: Array<{ trackingCode: string; itemKey: string; status: SubmissionStatus }> };
 
 /** `accept-20261126T220501Z-3f9c`: the action, when, and a random tail (two actions in one second differ). */
 export function batchActionId(action: Action, atUtc: string, random: string): string {

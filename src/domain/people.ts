@@ -12,7 +12,7 @@ import type { AssetContent, WorkContent, WorkFile } from '../schemas/work.ts';
 import type { FactEvidence, PersonFactField } from '../schemas/common.ts';
 import type { Static } from '@sinclair/typebox';
 import { editionState } from './rights-cleared.ts';
-import { fold } from './text.ts';
+import { fold, nameSlug } from './text.ts';
 import {
   deriveWorkRights,
   heldFileReleased,
@@ -332,12 +332,7 @@ export function buildPersonRecord(
  * /people/<slug>/ name the same person.
  */
 export function personSlug(sortName: string): string {
-  return (
-    fold(sortName)
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 120) || 'unnamed'
-  );
+  return nameSlug(sortName);
 }
 
 /** The text of people/<slug>.json as the archive writes it (two-space JSON, final newline). */

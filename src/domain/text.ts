@@ -24,6 +24,19 @@ export function fold(text: string): string {
 }
 
 /**
+ * "Dvořák, Antonín" -> "dvorak-antonin": the slug of a name that has none of its own (a person's
+ * sort name, a genre), folded, at most 120 characters; never empty.
+ */
+export function nameSlug(text: string): string {
+  return (
+    fold(text)
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 120) || 'unnamed'
+  );
+}
+
+/**
  * German transliterations folded to the letter they stand for, on a folded word: "oe", "ae" and
  * "ue" read as the umlaut's base letter, so "erlkoenig", "Erlkönig" and "Erlkonig" are one word
  * (fold already turned "ö" into "o" and "ß" into "ss"). Applied to indexed and queried words

@@ -5,7 +5,7 @@
  * disk (build/catalog-snapshot.ts, build/score-manifest.ts, the page keys of
  * src/lib/site/works-index.ts and browse-pages.ts).
  */
-import { statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 export function fileIdentity(file: string): string | null {
   const st = statSync(file, { throwIfNoEntry: false, bigint: true });
@@ -14,7 +14,8 @@ export function fileIdentity(file: string): string | null {
 
 /**
  * What the last file written under one name held, kept for the next read of the same file
- * (known by its identity): `remember` after writing, `recall` before reading.
+ * (known by its identity): `remember` after writing, `recall` before reading (or, for JSON,
+ * `writeJson` and `readJson`, which do both).
  */
 export class RememberedFile<T> {
   #kept: { identity: string; value: T } | null = null;
@@ -31,5 +32,23 @@ export class RememberedFile<T> {
 
   forget(): void {
     this.#kept = null;
+  }
+
+  /** Write `value` as one line of JSON into a new file (never into the one at `file`) and remember it. */
+  writeJson(file: string, value: T): void {
+    rmSync(file, { force: true });
+    writeFileSync(file, `${JSON.stringify(value)}\n`);
+    this.remember(file, value);
+  }
+
+  /** What `file` holds: as remembered, else read and checked by `check`; null when absent or not valid. */
+  readJson(file: string, check: (raw: unknown) => T | null): T | null {
+    const kept = this.recall(file);
+    if (kept) return kept;
+    try {
+      return check(JSON.parse(readFileSync(file, 'utf8')) as unknown);
+    } catch {
+      return null;
+    }
   }
 }

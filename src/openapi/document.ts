@@ -12,6 +12,7 @@ import { ChannelContext, MusicRequirements } from '../schemas/channel.ts';
 import { ApiIndex, Workflow } from '../schemas/discovery.ts';
 import { PROBLEM_TYPES } from '../domain/problems.ts';
 import {
+  RANGE_RESPONSES,
   enveloped,
   plain,
   problem,
@@ -283,9 +284,8 @@ const CORE_OPERATIONS: OperationSpec[] = [
         description: 'The file, with its own media type (e.g. application/vnd.recordare.musicxml+xml, audio/mpeg).',
         contentType: '*/*',
       },
-      '206': { description: 'The requested byte range.', contentType: '*/*' },
+      ...RANGE_RESPONSES,
       '404': problem('No such public file.'),
-      '416': problem('The range cannot be satisfied.'),
     },
   },
   {
@@ -308,7 +308,7 @@ const CORE_OPERATIONS: OperationSpec[] = [
     ],
     responses: {
       '200': { description: 'The file, with the media type its asset declares.', contentType: '*/*' },
-      '206': { description: 'The requested byte range.', contentType: '*/*' },
+      ...RANGE_RESPONSES,
       '307': {
         description:
           'Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location.',
@@ -320,7 +320,6 @@ const CORE_OPERATIONS: OperationSpec[] = [
         },
       },
       '404': problem('No published asset links to this digest.'),
-      '416': problem('The range cannot be satisfied.'),
     },
   },
   {

@@ -15,7 +15,16 @@ import {
   UploadQuery,
 } from '../schemas/library.ts';
 import { LIBRARY_REVIEW_STATUSES, LIBRARY_SOURCE_TYPES, LIBRARY_VISIBILITIES } from '../domain/library/vocabulary.ts';
-import { problem, queryParameters, ref, type OperationSpec, type ParameterSpec, type ResponseSpec } from './spec.ts';
+import {
+  RANGE_RESPONSES,
+  problem,
+  queryParameters,
+  ref,
+  taggedFileResponses,
+  type OperationSpec,
+  type ParameterSpec,
+  type ResponseSpec,
+} from './spec.ts';
 
 /** An operation with a request body and security requirements (document.ts emits both when it supports them). */
 export interface LibraryOperationSpec extends OperationSpec {
@@ -291,13 +300,8 @@ export const LIBRARY_OPERATIONS: LibraryOperationSpec[] = [
       'Cache-Control: private, no-cache. Only committed, verified bytes are ever served.',
     parameters: [uuidParam('id', 'File id')],
     responses: {
-      '200': {
-        description: 'The file, with its declared media type.',
-        contentType: '*/*',
-        headers: { ETag: { description: '"<sha256>".', schema: { type: 'string' } } },
-      },
-      '206': { description: 'The requested byte range.', contentType: '*/*' },
-      '304': { description: 'Not modified: the If-None-Match tag still matches.' },
+      ...taggedFileResponses('The file, with its declared media type.'),
+      ...RANGE_RESPONSES,
       '307': {
         description:
           'Only when the archive is configured for presigned downloads (S3 blob store): fetch the file (ranges work there too) from Location, without the key.',
@@ -310,7 +314,6 @@ export const LIBRARY_OPERATIONS: LibraryOperationSpec[] = [
       },
       ...AUTH_RESPONSES,
       '404': problem('No committed file has this id.'),
-      '416': problem('The range cannot be satisfied.'),
     },
   },
 ];

@@ -4,7 +4,16 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { ReaderCallbackQuery, ReaderSession, ReaderSignInQuery, SignedInDownloadParams } from '../schemas/session.ts';
-import { enveloped, plain, problem, queryParameters, type OperationSpec, type ParameterSpec } from './spec.ts';
+import {
+  RANGE_RESPONSES,
+  enveloped,
+  plain,
+  problem,
+  queryParameters,
+  taggedFileResponses,
+  type OperationSpec,
+  type ParameterSpec,
+} from './spec.ts';
 
 const NOT_OFFERED =
   'Reader sign-in is not configured (GITHUB_OAUTH_CLIENT_ID/SECRET): signed-in download is not offered by this archive (problem signed-in-download-not-offered).';
@@ -27,13 +36,8 @@ const download: OperationSpec = {
     'Cache-Control: private, no-cache, Vary: Cookie. Administrator-only files answer 403 to everyone here. Public files are not served here (404): use their public link.',
   parameters: pathParameters,
   responses: {
-    '200': {
-      description: 'The file, with the media type its asset declares (never HTML or script).',
-      contentType: '*/*',
-      headers: { ETag: { description: '"<sha256>".', schema: { type: 'string' } } },
-    },
-    '206': { description: 'The requested byte range.', contentType: '*/*' },
-    '304': { description: 'Not modified: the If-None-Match tag still matches.' },
+    ...taggedFileResponses('The file, with the media type its asset declares (never HTML or script).'),
+    ...RANGE_RESPONSES,
     '307': {
       description: 'Only with presigned downloads (S3 blob store) for a blob-backed file: fetch it from Location.',
       headers: {
@@ -44,7 +48,6 @@ const download: OperationSpec = {
     '401': problem('No session: sign in at the `signIn` URL first (problem sign-in-required).'),
     '403': problem('The file is administrator-only for now (problem administrator-only).'),
     '404': problem(`No signed-in or administrator-only file has this slug and id; or ${NOT_OFFERED}`),
-    '416': problem('The range cannot be satisfied.'),
   },
 };
 

@@ -51,6 +51,20 @@ export const enveloped = (description: string, component: string, envelopeDescri
   contentType: 'application/json',
   schema: Envelope(ref(component) as unknown as TSchema, envelopeDescription),
 });
+/** The answers of every file download that honors Range: the byte range asked for, or 416 when it lies outside the file. */
+export const RANGE_RESPONSES: Record<'206' | '416', ResponseSpec> = {
+  '206': { description: 'The requested byte range.', contentType: '*/*' },
+  '416': problem('The range cannot be satisfied.'),
+};
+/** A download tagged by its content (ETag: the quoted SHA-256): the file, or 304 while If-None-Match still matches. */
+export const taggedFileResponses = (description: string): Record<'200' | '304', ResponseSpec> => ({
+  '200': {
+    description,
+    contentType: '*/*',
+    headers: { ETag: { description: '"<sha256>".', schema: { type: 'string' } } },
+  },
+  '304': { description: 'Not modified: the If-None-Match tag still matches.' },
+});
 /** The Prefer header of an operation that may answer with a running action (RFC 7240). */
 export const preferParam: ParameterSpec = {
   name: 'Prefer',

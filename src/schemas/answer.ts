@@ -4,10 +4,10 @@
  * with that token. One source for validation, the OpenAPI document, the MCP tools and the types.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import {} from './common.ts';
 import { ContributionTracking, MusicContributionInput } from './contribution.ts';
 import { CorrectionReportTracking } from './correction.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, titled } from './options.ts';
 
 /** The request header that carries the response token (never a URL, never a body field). */
 export const RESPONSE_TOKEN_HEADER = 'Archive-Response-Token';
@@ -32,13 +32,10 @@ export const VocabularyWarning = Type.Object(
     detail: Type.String({ description: 'The word, and why it matters.' }),
     nearest: Type.Array(Type.String(), { description: 'The nearest terms of the vocabulary.' }),
   },
-  {
-    ...strict,
-    $id: 'VocabularyWarning',
-    title: 'VocabularyWarning',
-    description:
-      'A mood, style or instrumentation word outside the vocabulary (GET /api/v1/music/vocabulary): a warning, not a refusal.',
-  },
+  model(
+    'VocabularyWarning',
+    'A mood, style or instrumentation word outside the vocabulary (GET /api/v1/music/vocabulary): a warning, not a refusal.',
+  ),
 );
 
 export const ContributionReceipt = Type.Object(
@@ -50,25 +47,19 @@ export const ContributionReceipt = Type.Object(
         "The arrangement's moods, style and instrumentation words that are not terms of the vocabulary, each with the nearest terms; empty when all are. Resolve requests in the archive's words may not find music described otherwise.",
     }),
   },
-  {
-    ...strict,
-    $id: 'ContributionReceipt',
-    title: 'ContributionReceipt',
-    description:
-      'The 202 answer to a contribution: its public tracking record plus the secret response token (which the tracking record never shows).',
-  },
+  model(
+    'ContributionReceipt',
+    'The 202 answer to a contribution: its public tracking record plus the secret response token (which the tracking record never shows).',
+  ),
 );
 export type ContributionReceipt = Static<typeof ContributionReceipt>;
 
 export const CorrectionReportReceipt = Type.Object(
   { ...CorrectionReportTracking.properties, responseToken: ResponseToken },
-  {
-    ...strict,
-    $id: 'CorrectionReportReceipt',
-    title: 'CorrectionReportReceipt',
-    description:
-      'The 202 answer to a correction report: its public tracking record plus the secret response token (which the tracking record never shows).',
-  },
+  model(
+    'CorrectionReportReceipt',
+    'The 202 answer to a correction report: its public tracking record plus the secret response token (which the tracking record never shows).',
+  ),
 );
 export type CorrectionReportReceipt = Static<typeof CorrectionReportReceipt>;
 
@@ -82,32 +73,28 @@ export const ContributionAnswerInput = Type.Object(
   {
     message: AnswerMessage,
     submission: Type.Optional(
-      Type.Object(MusicContributionInput.properties, {
-        ...strict,
-        title: 'MusicContributionInput',
-        description:
+      Type.Object(
+        MusicContributionInput.properties,
+        titled(
+          'MusicContributionInput',
           'Optional: the whole contribution, revised, under the same contract as a new one (validated exactly like POST /api/v1/music/contributions, placeholders refused). ' +
-          'It keeps the original idempotencyKey and replaces the proposed change; the review branch or pull request then shows the new change.',
-      }),
+            'It keeps the original idempotencyKey and replaces the proposed change; the review branch or pull request then shows the new change.',
+        ),
+      ),
     ),
   },
-  {
-    ...strict,
-    $id: 'ContributionAnswerInput',
-    title: 'ContributionAnswerInput',
-    description:
-      "The submitter's answer to a request for information about a contribution: a public message and, optionally, the revised contribution.",
-  },
+  model(
+    'ContributionAnswerInput',
+    "The submitter's answer to a request for information about a contribution: a public message and, optionally, the revised contribution.",
+  ),
 );
 export type ContributionAnswerInput = Static<typeof ContributionAnswerInput>;
 
 export const CorrectionReportAnswerInput = Type.Object(
   { message: AnswerMessage },
-  {
-    ...strict,
-    $id: 'CorrectionReportAnswerInput',
-    title: 'CorrectionReportAnswerInput',
-    description: "The reporter's answer to a request for information about a correction report: a public message.",
-  },
+  model(
+    'CorrectionReportAnswerInput',
+    "The reporter's answer to a request for information about a correction report: a public message.",
+  ),
 );
 export type CorrectionReportAnswerInput = Static<typeof CorrectionReportAnswerInput>;

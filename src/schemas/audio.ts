@@ -11,8 +11,8 @@ import type {
   AudioMeasurement as DomainMeasurement,
   Disagreement as DomainDisagreement,
 } from '../domain/audio/measure.ts';
+import { strict, titled } from './options.ts';
 
-const strict = { additionalProperties: false } as const;
 const Seconds = (description: string) => Type.Number({ minimum: 0, description });
 const Lufs = (description: string) => Nullable(Type.Number(), { description });
 
@@ -94,11 +94,7 @@ export const AudioMeasurement = Type.Object(
     narrationBed: NarrationBed,
     method: Type.String({ description: 'How it was measured.' }),
   },
-  {
-    ...strict,
-    title: 'AudioMeasurement',
-    description: 'What the archive measured in an audio file when it was accepted for review.',
-  },
+  titled('AudioMeasurement', 'What the archive measured in an audio file when it was accepted for review.'),
 );
 export type AudioMeasurement = Static<typeof AudioMeasurement>;
 
@@ -140,12 +136,10 @@ export const AssetMeasurement = Type.Object(
       description: 'Declared values the measurement contradicts (empty when they agree or nothing was declared).',
     }),
   },
-  {
-    ...strict,
-    title: 'AssetMeasurement',
-    description:
-      'Measured by the archive at accept (not declared): duration, loudness, true peak, loudness range, sections, quiet stretches and the narration-bed level; with the declared values beside them.',
-  },
+  titled(
+    'AssetMeasurement',
+    'Measured by the archive at accept (not declared): duration, loudness, true peak, loudness range, sections, quiet stretches and the narration-bed level; with the declared values beside them.',
+  ),
 );
 export type AssetMeasurement = Static<typeof AssetMeasurement>;
 
@@ -186,11 +180,10 @@ const listeningFields = {
   atUtc: UtcTimestamp('When the verdict was given (UTC).'),
 };
 
-export const ListeningFact = Type.Object(listeningFields, {
-  ...strict,
-  title: 'ListeningFact',
-  description: "A listener's verdict on one rendering of a score, by the digest of the audio heard.",
-});
+export const ListeningFact = Type.Object(
+  listeningFields,
+  titled('ListeningFact', "A listener's verdict on one rendering of a score, by the digest of the audio heard."),
+);
 export type ListeningFact = Static<typeof ListeningFact>;
 
 export const RenderedAudioFile = Type.Object(
@@ -224,7 +217,7 @@ export const RenderedAudioFile = Type.Object(
     ),
     url: Url('Absolute link to the file.'),
   },
-  { ...strict, title: 'RenderedAudioFile', description: 'One mastered deliverable of a rendered score.' },
+  titled('RenderedAudioFile', 'One mastered deliverable of a rendered score.'),
 );
 
 export const RenderedAudio = Type.Object(
@@ -326,10 +319,6 @@ export const RenderedAudio = Type.Object(
       { ...strict },
     ),
   },
-  {
-    ...strict,
-    title: 'RenderedAudio',
-    description: 'Audio rendered from a score by the archive (docs/audio.md, "Rendered from the score").',
-  },
+  titled('RenderedAudio', 'Audio rendered from a score by the archive (docs/audio.md, "Rendered from the score").'),
 );
 export type RenderedAudio = Static<typeof RenderedAudio>;

@@ -1,8 +1,7 @@
 /** The channel contract a caller declares when it asks for music (spec Part 2: ChannelContext, MusicRequirements). */
 import { Type, type Static } from '@sinclair/typebox';
 import { MUSIC_ROLES, Nullable, StringEnum } from './common.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model } from './options.ts';
 
 export const ChannelContext = Type.Object(
   {
@@ -18,12 +17,7 @@ export const ChannelContext = Type.Object(
     narrationPresent: Type.Optional(Type.Boolean({ description: 'True when narration plays over the music.' })),
     usageNotes: Type.Optional(Nullable(Type.String({ maxLength: 600 }), { description: 'Free notes on usage.' })),
   },
-  {
-    ...strict,
-    $id: 'ChannelContext',
-    title: 'ChannelContext',
-    description: 'A channel: its key and the intended music role.',
-  },
+  model('ChannelContext', 'A channel: its key and the intended music role.'),
 );
 export type ChannelContext = Static<typeof ChannelContext>;
 
@@ -51,6 +45,6 @@ export const MusicRequirements = Type.Object(
       },
     ),
   },
-  { ...strict, $id: 'MusicRequirements', title: 'MusicRequirements', description: 'What the music must satisfy.' },
+  model('MusicRequirements', 'What the music must satisfy.'),
 );
 export type MusicRequirements = Static<typeof MusicRequirements>;

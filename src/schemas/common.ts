@@ -4,6 +4,7 @@
  * the schema endpoints, the content lint and the TypeScript types.
  */
 import { Type, type TSchema, type Static, type SchemaOptions, type TUnsafe } from '@sinclair/typebox';
+import { titled } from './options.ts';
 
 /** A string limited to `values`; rendered as a JSON Schema `enum` so errors list the choices. */
 export function StringEnum<const T extends readonly string[]>(
@@ -136,11 +137,7 @@ export const ArrangementSection = Type.Object(
       description: 'End, seconds from the beginning (after the start).',
     }),
   },
-  {
-    additionalProperties: false,
-    title: 'ArrangementSection',
-    description: 'A section of the arrangement with its start and end times (declared, not measured).',
-  },
+  titled('ArrangementSection', 'A section of the arrangement with its start and end times (declared, not measured).'),
 );
 export type ArrangementSection = Static<typeof ArrangementSection>;
 
@@ -187,9 +184,5 @@ export const FactEvidence = Type.Object(
       }),
     ),
   },
-  {
-    additionalProperties: false,
-    title: 'FactEvidence',
-    description: 'Where a recorded fact comes from, and who accepted it and when.',
-  },
+  titled('FactEvidence', 'Where a recorded fact comes from, and who accepted it and when.'),
 );

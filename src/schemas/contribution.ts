@@ -24,8 +24,7 @@ import {
   StringEnum,
   UtcTimestamp,
 } from './common.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict, titled } from './options.ts';
 
 /** The fixed contract label every contribution carries (spec Part 9). */
 export const CONTRIBUTION_SCHEMA_VERSION = 'archive.music-contribution.v1';
@@ -66,7 +65,7 @@ export const ContributorIdentity = Type.Object(
     agentVersion: OptionalNullableString(80, 'Version of the agent or tool.'),
     contact: OptionalNullableString(200, 'How reviewers can reach the submitter (never shown on tracking pages).'),
   },
-  { ...strict, title: 'ContributorIdentity', description: 'Who submits the contribution.' },
+  titled('ContributorIdentity', 'Who submits the contribution.'),
 );
 export type ContributorIdentity = Static<typeof ContributorIdentity>;
 
@@ -87,7 +86,7 @@ export const ContributionTarget = Type.Object(
     ),
     baseSha256: OptionalNullableString(64, 'SHA-256 of the file the revision starts from.'),
   },
-  { ...strict, title: 'ContributionTarget', description: 'The existing record or asset the contribution applies to.' },
+  titled('ContributionTarget', 'The existing record or asset the contribution applies to.'),
 );
 export type ContributionTarget = Static<typeof ContributionTarget>;
 
@@ -110,11 +109,10 @@ export const ContributedComposer = Type.Object(
       'What the evidence pages show, or where the facts were read (e.g. "works.csv row 4 of the folder"); recorded with each page.',
     ),
   },
-  {
-    ...strict,
-    title: 'ContributedComposer',
-    description: 'A composer a contribution adds to the catalog, with the facts that decide rights and their evidence.',
-  },
+  titled(
+    'ContributedComposer',
+    'A composer a contribution adds to the catalog, with the facts that decide rights and their evidence.',
+  ),
 );
 export type ContributedComposer = Static<typeof ContributedComposer>;
 
@@ -143,11 +141,7 @@ export const ContributedPublication = Type.Object(
       },
     ),
   },
-  {
-    ...strict,
-    title: 'ContributedPublication',
-    description: 'When the work was first published, with evidence.',
-  },
+  titled('ContributedPublication', 'When the work was first published, with evidence.'),
 );
 export type ContributedPublication = Static<typeof ContributedPublication>;
 
@@ -161,7 +155,7 @@ export const ProposedInstrument = Type.Composite(
       ),
     }),
   ],
-  { ...strict, title: 'ProposedInstrument', description: 'An instrument proposed for instruments.json.' },
+  titled('ProposedInstrument', 'An instrument proposed for instruments.json.'),
 );
 
 export const ProposedTerms = Type.Object(
@@ -180,12 +174,10 @@ export const ProposedTerms = Type.Object(
       }),
     ),
   },
-  {
-    ...strict,
-    title: 'ProposedTerms',
-    description:
-      'New vocabulary terms the contribution needs. They land only when an editor approves them in review (accept with approveTerms); otherwise the content lint refuses a work that names them.',
-  },
+  titled(
+    'ProposedTerms',
+    'New vocabulary terms the contribution needs. They land only when an editor approves them in review (accept with approveTerms); otherwise the content lint refuses a work that names them.',
+  ),
 );
 export type ProposedTerms = Static<typeof ProposedTerms>;
 
@@ -264,11 +256,7 @@ export const ContributionWork = Type.Object(
       }),
     ),
   },
-  {
-    ...strict,
-    title: 'ContributionWork',
-    description: 'Bibliographic facts of the work (for new works and metadata revisions).',
-  },
+  titled('ContributionWork', 'Bibliographic facts of the work (for new works and metadata revisions).'),
 );
 export type ContributionWork = Static<typeof ContributionWork>;
 
@@ -294,11 +282,7 @@ export const RightsDeclaration = Type.Object(
       description: 'At least one HTTPS page that supports the declaration; dated evidence is expected.',
     }),
   },
-  {
-    ...strict,
-    title: 'RightsDeclaration',
-    description: 'The three rights layers, declared independently, with evidence.',
-  },
+  titled('RightsDeclaration', 'The three rights layers, declared independently, with evidence.'),
 );
 export type RightsDeclaration = Static<typeof RightsDeclaration>;
 
@@ -339,11 +323,7 @@ export const ContributionAsset = Type.Object(
       }),
     ),
   },
-  {
-    ...strict,
-    title: 'ContributionAsset',
-    description: "One file, kept at the contributor's HTTPS URL during review.",
-  },
+  titled('ContributionAsset', "One file, kept at the contributor's HTTPS URL during review."),
 );
 export type ContributionAsset = Static<typeof ContributionAsset>;
 
@@ -386,7 +366,7 @@ export const ContributionArrangement = Type.Object(
       }),
     ),
   },
-  { ...strict, title: 'ContributionArrangement', description: 'The arrangement being contributed.' },
+  titled('ContributionArrangement', 'The arrangement being contributed.'),
 );
 export type ContributionArrangement = Static<typeof ContributionArrangement>;
 
@@ -403,7 +383,7 @@ export const Reproducibility = Type.Object(
     ),
     inputSha256: Type.Array(Type.String(), { description: 'SHA-256 digests of the inputs.' }),
   },
-  { ...strict, title: 'Reproducibility', description: 'How to reproduce the files.' },
+  titled('Reproducibility', 'How to reproduce the files.'),
 );
 export type Reproducibility = Static<typeof Reproducibility>;
 
@@ -420,11 +400,7 @@ export const QualityDeclaration = Type.Object(
     technicalChecks: OptionalNullableString(2000, 'Automated measurements.'),
     listeningNotes: OptionalNullableString(2000, 'Notes from listening.'),
   },
-  {
-    ...strict,
-    title: 'QualityDeclaration',
-    description: 'Quality claims; a technical pass is not listening approval.',
-  },
+  titled('QualityDeclaration', 'Quality claims; a technical pass is not listening approval.'),
 );
 export type QualityDeclaration = Static<typeof QualityDeclaration>;
 
@@ -450,12 +426,10 @@ export const ContributionBatch = Type.Object(
       }),
     ),
   },
-  {
-    ...strict,
-    title: 'ContributionBatch',
-    description:
-      'A contribution sent as part of a bulk import: reviewed as one item with its works, each accepted or declined on its own or all at once.',
-  },
+  titled(
+    'ContributionBatch',
+    'A contribution sent as part of a bulk import: reviewed as one item with its works, each accepted or declined on its own or all at once.',
+  ),
 );
 export type ContributionBatch = Static<typeof ContributionBatch>;
 
@@ -490,13 +464,10 @@ export const MusicContributionInput = Type.Object(
     rationale: OptionalNullableString(2000, 'Why the change is right.'),
     batch: Type.Optional(Nullable(ContributionBatch, { description: 'The review batch the contribution belongs to.' })),
   },
-  {
-    ...strict,
-    $id: 'MusicContributionInput',
-    title: 'MusicContributionInput',
-    description:
-      'One structured, reviewable contribution. Files stay at HTTPS URLs; the JSON carries descriptors, rights evidence and SHA-256 digests, never binary content.',
-  },
+  model(
+    'MusicContributionInput',
+    'One structured, reviewable contribution. Files stay at HTTPS URLs; the JSON carries descriptors, rights evidence and SHA-256 digests, never binary content.',
+  ),
 );
 export type MusicContributionInput = Static<typeof MusicContributionInput>;
 
@@ -549,7 +520,7 @@ export const StatusChange = Type.Object(
       }),
     ),
   },
-  { ...strict, title: 'StatusChange', description: 'One entry of the status history.' },
+  titled('StatusChange', 'One entry of the status history.'),
 );
 export type StatusChange = Static<typeof StatusChange>;
 
@@ -564,7 +535,7 @@ export const ReviewLink = Type.Object(
     }),
     openedAtUtc: UtcTimestamp('When the review opened (UTC).'),
   },
-  { ...strict, title: 'ReviewLink', description: 'Where the human review of this submission happens.' },
+  titled('ReviewLink', 'Where the human review of this submission happens.'),
 );
 export type ReviewLink = Static<typeof ReviewLink>;
 
@@ -586,11 +557,7 @@ export const ApplyProgress = Type.Object(
       description: 'When the apply failed (UTC); null unless it failed.',
     }),
   },
-  {
-    ...strict,
-    title: 'ApplyProgress',
-    description: 'Progress of the latest apply: requested, then visible or failed.',
-  },
+  titled('ApplyProgress', 'Progress of the latest apply: requested, then visible or failed.'),
 );
 export type ApplyProgress = Static<typeof ApplyProgress>;
 
@@ -645,7 +612,7 @@ export const ContributionTracking = Type.Object(
               'What the archive does with the declaration: re-checks it itself, or leaves it to a named reviewer.',
           }),
         },
-        { ...strict, title: 'DeclaredStateCheck', description: 'One declared state and how the archive re-checks it.' },
+        titled('DeclaredStateCheck', 'One declared state and how the archive re-checks it.'),
       ),
       {
         description:
@@ -663,12 +630,7 @@ export const ContributionTracking = Type.Object(
       { ...strict, description: 'Absolute links.' },
     ),
   },
-  {
-    ...strict,
-    $id: 'ContributionTracking',
-    title: 'ContributionTracking',
-    description: 'Public tracking record of a contribution.',
-  },
+  model('ContributionTracking', 'Public tracking record of a contribution.'),
 );
 export type ContributionTracking = Static<typeof ContributionTracking>;
 

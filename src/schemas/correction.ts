@@ -13,8 +13,8 @@ import {
   type StoredSubmissionState,
   type SubmissionStatus,
 } from './contribution.ts';
+import { model, strict } from './options.ts';
 
-const strict = { additionalProperties: false } as const;
 const OptionalNullableString = (maxLength: number, description: string) =>
   Type.Optional(Nullable(Type.String({ maxLength }), { description }));
 
@@ -43,13 +43,10 @@ export const CorrectionReportInput = Type.Object(
     reporterName: Type.String({ maxLength: 100, description: 'Who reports it.' }),
     reporterKind: StringEnum(CONTRIBUTOR_KINDS, { maxLength: 32, description: 'Human, AiAssisted or AutomatedAgent.' }),
   },
-  {
-    ...strict,
-    $id: 'CorrectionReportInput',
-    title: 'CorrectionReportInput',
-    description:
-      'A proposed change to one field of a record, with rationale and evidence. The catalog is never edited by submitting it.',
-  },
+  model(
+    'CorrectionReportInput',
+    'A proposed change to one field of a record, with rationale and evidence. The catalog is never edited by submitting it.',
+  ),
 );
 export type CorrectionReportInput = Static<typeof CorrectionReportInput>;
 
@@ -100,12 +97,7 @@ export const CorrectionReportTracking = Type.Object(
       { ...strict, description: 'Absolute links.' },
     ),
   },
-  {
-    ...strict,
-    $id: 'CorrectionReportTracking',
-    title: 'CorrectionReportTracking',
-    description: 'Public tracking record of a correction report.',
-  },
+  model('CorrectionReportTracking', 'Public tracking record of a correction report.'),
 );
 export type CorrectionReportTracking = Static<typeof CorrectionReportTracking>;
 

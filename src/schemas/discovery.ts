@@ -1,8 +1,7 @@
 /** Discovery documents: the API index (`/api/v1`) and the find-or-prepare workflow. */
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, CATALOG_REVIEW_STATES, MUSIC_ROLES, StringEnum } from './common.ts';
-
-const strict = { additionalProperties: false } as const;
+import { strict } from './options.ts';
 
 export const Capability = Type.Object(
   {

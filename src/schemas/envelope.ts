@@ -1,8 +1,7 @@
 /** The response envelope, list pages and RFC 9457 problem details shared by every endpoint. */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AbsoluteUrl, API_VERSION, Nullable } from './common.ts';
-
-const strict = { additionalProperties: false } as const;
+import { strict } from './options.ts';
 
 /** `{ apiVersion, generatedAtUtc, data }` around any resource (spec Part 2.1). */
 export function Envelope<T extends TSchema>(data: T, description: string) {

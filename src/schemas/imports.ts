@@ -6,8 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { BATCH_ID_PATTERN, MusicContributionInput, SUBMISSION_STATUSES } from './contribution.ts';
 import { AbsoluteUrl, Nullable, StringEnum, UtcTimestamp } from './common.ts';
 import { Problem } from './envelope.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict } from './options.ts';
 
 /** Where an imported work's facts came from: the corpus's index, works.csv, or the score file itself. */
 export const FACT_SOURCES = ['corpus-index', 'works-csv', 'score-file'] as const;
@@ -46,7 +45,7 @@ export const ImportItemInput = Type.Object(
       }),
     ),
   },
-  { ...strict, $id: 'ImportItemInput', title: 'ImportItemInput', description: 'One work of a bulk import.' },
+  model('ImportItemInput', 'One work of a bulk import.'),
 );
 export type ImportItemInput = Static<typeof ImportItemInput>;
 
@@ -77,7 +76,7 @@ export const ImportSummary = Type.Object(
     duplicates: Type.Integer({ minimum: 0, description: 'Submitted works flagged as probable duplicates.' }),
     skipped: Type.Array(ImportSkip, { maxItems: 100_000, description: 'Works not submitted, each with the reason.' }),
   },
-  { ...strict, $id: 'ImportSummary', title: 'ImportSummary', description: 'What one import run did.' },
+  model('ImportSummary', 'What one import run did.'),
 );
 export type ImportSummary = Static<typeof ImportSummary>;
 
@@ -126,13 +125,10 @@ export const BatchFact = Type.Object(
         'What the evidence shows, recorded with the fact (e.g. "Each score was transcribed from an edition printed by 1900").',
     }),
   },
-  {
-    ...strict,
-    $id: 'BatchFact',
-    title: 'BatchFact',
-    description:
-      'A fact recorded for a batch (action record-facts): correction reports made and accepted by the acting editor, applied like other batch items (action apply).',
-  },
+  model(
+    'BatchFact',
+    'A fact recorded for a batch (action record-facts): correction reports made and accepted by the acting editor, applied like other batch items (action apply).',
+  ),
 );
 export type BatchFact = Static<typeof BatchFact>;
 
@@ -281,20 +277,15 @@ export const BatchActionView = Type.Object(
     ...batchActionFields,
     items: Type.Array(BatchActionItem, { description: 'Every chosen item with its outcome, in batch order.' }),
   },
-  {
-    ...strict,
-    $id: 'BatchActionView',
-    title: 'BatchActionView',
-    description:
-      'One action on a review batch, run in the background: progress per item, the state, and who asked. The tracking resource of POST /api/v1/admin/batches/{batchId}/{action}.',
-  },
+  model(
+    'BatchActionView',
+    'One action on a review batch, run in the background: progress per item, the state, and who asked. The tracking resource of POST /api/v1/admin/batches/{batchId}/{action}.',
+  ),
 );
 export type BatchActionView = Static<typeof BatchActionView>;
 
-export const BatchActionBrief = Type.Object(batchActionFields, {
-  ...strict,
-  $id: 'BatchActionBrief',
-  title: 'BatchActionBrief',
-  description: 'A batch action without its items (listings).',
-});
+export const BatchActionBrief = Type.Object(
+  batchActionFields,
+  model('BatchActionBrief', 'A batch action without its items (listings).'),
+);
 export type BatchActionBrief = Static<typeof BatchActionBrief>;

@@ -15,8 +15,7 @@ import {
   LIBRARY_VISIBILITIES,
   SOURCE_TYPE_MEANINGS,
 } from '../domain/library/vocabulary.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict } from './options.ts';
 
 /** Import and file states (docs/library.md, "States and transitions"). */
 export const IMPORT_STATUSES = ['open', 'committed', 'failed'] as const;
@@ -109,12 +108,7 @@ export const MusicLibraryTrackInput = Type.Object(
       description: 'When the source material was created (UTC), if known.',
     }),
   },
-  {
-    ...strict,
-    $id: 'MusicLibraryTrackInput',
-    title: 'MusicLibraryTrackInput',
-    description: 'The track of an import; every field must be present (nullable ones may be null).',
-  },
+  model('MusicLibraryTrackInput', 'The track of an import; every field must be present (nullable ones may be null).'),
 );
 export type MusicLibraryTrackInput = Static<typeof MusicLibraryTrackInput>;
 
@@ -157,12 +151,7 @@ export const MusicLibraryFileInput = Type.Object(
     }),
     metadata: FreeJson('Anything else about the file, free-form JSON.'),
   },
-  {
-    ...strict,
-    $id: 'MusicLibraryFileInput',
-    title: 'MusicLibraryFileInput',
-    description: 'One file of an import, declared before its bytes are uploaded.',
-  },
+  model('MusicLibraryFileInput', 'One file of an import, declared before its bytes are uploaded.'),
 );
 export type MusicLibraryFileInput = Static<typeof MusicLibraryFileInput>;
 
@@ -180,12 +169,7 @@ export const MusicLibraryImportInput = Type.Object(
       description: 'Every file of the package (may be empty).',
     }),
   },
-  {
-    ...strict,
-    $id: 'MusicLibraryImportInput',
-    title: 'MusicLibraryImportInput',
-    description: 'A private library import: one track and its files.',
-  },
+  model('MusicLibraryImportInput', 'A private library import: one track and its files.'),
 );
 export type MusicLibraryImportInput = Static<typeof MusicLibraryImportInput>;
 
@@ -332,7 +316,7 @@ export const LibraryImport = Type.Object(
       { ...strict, description: 'Links.' },
     ),
   },
-  { ...strict, $id: 'LibraryImport', title: 'LibraryImport', description: 'An import record.' },
+  model('LibraryImport', 'An import record.'),
 );
 export type LibraryImport = Static<typeof LibraryImport>;
 export type LibraryImportFile = Static<typeof LibraryImportFile>;
@@ -369,12 +353,7 @@ export const LibraryCommitResult = Type.Object(
       { ...strict, description: 'Links.' },
     ),
   },
-  {
-    ...strict,
-    $id: 'LibraryCommitResult',
-    title: 'LibraryCommitResult',
-    description: 'A committed import: every file rehashed by the server and matched.',
-  },
+  model('LibraryCommitResult', 'A committed import: every file rehashed by the server and matched.'),
 );
 export type LibraryCommitResult = Static<typeof LibraryCommitResult>;
 
@@ -466,7 +445,7 @@ export const LibraryTrack = Type.Object(
       { ...strict, description: 'Links.' },
     ),
   },
-  { ...strict, $id: 'LibraryTrack', title: 'LibraryTrack', description: 'One complete library package.' },
+  model('LibraryTrack', 'One complete library package.'),
 );
 export type LibraryTrack = Static<typeof LibraryTrack>;
 export type LibraryTrackFile = Static<typeof LibraryTrackFile>;
@@ -502,7 +481,7 @@ export const LibraryPublishResult = Type.Object(
     publication: LibraryPublication,
     links: Type.Object({ track: AbsoluteUrl('The package.') }, { ...strict, description: 'Links.' }),
   },
-  { ...strict, $id: 'LibraryPublishResult', title: 'LibraryPublishResult', description: 'A published package.' },
+  model('LibraryPublishResult', 'A published package.'),
 );
 export type LibraryPublishResult = Static<typeof LibraryPublishResult>;
 

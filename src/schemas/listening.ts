@@ -6,8 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, Slug, StringEnum } from './common.ts';
 import { LISTENING_VERDICTS, ListeningFact } from './audio.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict } from './options.ts';
 
 export const ListeningBody = Type.Object(
   {
@@ -21,12 +20,7 @@ export const ListeningBody = Type.Object(
         "SHA-256 of the audio you heard: the master.flac of the asset's renderedAudio.files, as the served work record lists it. A verdict that names other audio (or none) is refused: nobody approves audio they did not hear.",
     }),
   },
-  {
-    ...strict,
-    $id: 'ListeningBody',
-    title: 'ListeningBody',
-    description: "A listener's verdict on one score's rendered audio, naming the audio heard by its digest.",
-  },
+  model('ListeningBody', "A listener's verdict on one score's rendered audio, naming the audio heard by its digest."),
 );
 export type ListeningBody = Static<typeof ListeningBody>;
 
@@ -48,6 +42,6 @@ export const ListeningOutcome = Type.Object(
       strict,
     ),
   },
-  { ...strict, $id: 'ListeningOutcome', title: 'ListeningOutcome', description: 'A recorded listening verdict.' },
+  model('ListeningOutcome', 'A recorded listening verdict.'),
 );
 export type ListeningOutcome = Static<typeof ListeningOutcome>;

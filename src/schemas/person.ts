@@ -8,8 +8,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, FactEvidence, Nullable, Slug, StringEnum } from './common.ts';
 import { LifeDate, WikidataId } from './work.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict, titled } from './options.ts';
 
 /** The roles a work names a person in. */
 export const PERSON_ROLES = ['composer', 'lyricist'] as const;
@@ -28,12 +27,10 @@ export const WorksPublishedBy = Type.Object(
       description: "The page that shows it, e.g. a collected edition's title page with the year it was complete.",
     }),
   },
-  {
-    ...strict,
-    title: 'WorksPublishedBy',
-    description:
-      'A bound for every work of a composer ("every work published by 1897": the year a collected edition was complete): one fact that decides the US status of the whole catalog of the person.',
-  },
+  titled(
+    'WorksPublishedBy',
+    'A bound for every work of a composer ("every work published by 1897": the year a collected edition was complete): one fact that decides the US status of the whole catalog of the person.',
+  ),
 );
 
 /** `people/<slug>.json`. */
@@ -64,12 +61,10 @@ export const PersonContent = Type.Object(
         'Pages that support the facts; a known birth or death date needs at least one (the lint refuses it without).',
     }),
   },
-  {
-    ...strict,
-    $id: 'PersonContent',
-    title: 'PersonContent',
-    description: 'A person of the catalog (people/<slug>.json): names and the facts that decide rights, with evidence.',
-  },
+  model(
+    'PersonContent',
+    'A person of the catalog (people/<slug>.json): names and the facts that decide rights, with evidence.',
+  ),
 );
 export type PersonContent = Static<typeof PersonContent>;
 
@@ -115,12 +110,7 @@ export const PersonRecord = Type.Object(
       { ...strict },
     ),
   },
-  {
-    ...strict,
-    $id: 'PersonRecord',
-    title: 'PersonRecord',
-    description: 'A person of the catalog with their facts, evidence and the works that name them.',
-  },
+  model('PersonRecord', 'A person of the catalog with their facts, evidence and the works that name them.'),
 );
 export type PersonRecord = Static<typeof PersonRecord>;
 
@@ -137,12 +127,12 @@ export const PersonSummary = Type.Object(
       { ...strict },
     ),
   },
-  { ...strict, $id: 'PersonSummary', title: 'PersonSummary', description: 'One person in the people listing.' },
+  model('PersonSummary', 'One person in the people listing.'),
 );
 
 export const PersonList = Type.Object(
   { items: Type.Array(PersonSummary, { description: 'Every person of the catalog, by family name.' }) },
-  { ...strict, title: 'PersonList', description: 'The people of the catalog.' },
+  titled('PersonList', 'The people of the catalog.'),
 );
 export type PersonList = Static<typeof PersonList>;
 export type PersonSummary = Static<typeof PersonSummary>;

@@ -5,8 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AbsoluteUrl, Nullable, Sha256, Slug, StringEnum, UtcTimestamp } from './common.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict } from './options.ts';
 
 export const PROFILE_KINDS = ['performance-style', 'instrument'] as const;
 export const PROFILE_STATUSES = ['draft', 'candidate', 'approved', 'deprecated'] as const;
@@ -44,7 +43,7 @@ export const ProfileContent = Type.Object(
     ),
     settings: Type.Record(Type.String(), Type.Unknown(), { description: 'Engine settings, free-form.' }),
   },
-  { ...strict, $id: 'ProfileContent', title: 'ProfileContent', description: 'A profile definition file.' },
+  model('ProfileContent', 'A profile definition file.'),
 );
 export type ProfileContent = Static<typeof ProfileContent>;
 
@@ -87,7 +86,7 @@ export const ProfileRecord = Type.Object(
       { ...strict, description: 'Links.' },
     ),
   },
-  { ...strict, $id: 'ProfileRecord', title: 'ProfileRecord', description: 'A published profile.' },
+  model('ProfileRecord', 'A published profile.'),
 );
 export type ProfileRecord = Static<typeof ProfileRecord>;
 

@@ -20,8 +20,7 @@ import { ChannelContext, MusicRequirements } from './channel.ts';
 import { CONTRIBUTION_OPERATIONS } from './contribution.ts';
 import { PROFILE_STATUSES } from './profile.ts';
 import { TerritoryNote, WorkRights } from './work.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict, titled } from './options.ts';
 
 // ---------- request ----------
 
@@ -46,12 +45,10 @@ export const MusicResolveInput = Type.Object(
     channel: ChannelContext,
     requirements: MusicRequirements,
   },
-  {
-    ...strict,
-    $id: 'MusicResolveInput',
-    title: 'MusicResolveInput',
-    description: 'A channel and its music requirements; name a work, or leave it out to search the whole catalog.',
-  },
+  model(
+    'MusicResolveInput',
+    'A channel and its music requirements; name a work, or leave it out to search the whole catalog.',
+  ),
 );
 export type MusicResolveInput = Static<typeof MusicResolveInput>;
 
@@ -206,11 +203,7 @@ export const ResolveRendered = Type.Object(
       'The provenance page (score -> MIDI -> audio digests, renderer, SoundFont and licenses): cite it to dispute a claim.',
     ),
   },
-  {
-    ...strict,
-    title: 'ResolveRendered',
-    description: "Audio the archive rendered from the arrangement's score (docs/audio.md).",
-  },
+  titled('ResolveRendered', "Audio the archive rendered from the arrangement's score (docs/audio.md)."),
 );
 
 export const ResolveProfile = Type.Object(
@@ -284,7 +277,7 @@ export const ResolveFit = Type.Object(
         "The channel role's loop repeat limit (music-bed and music-ambient 40, music-sleep-lead 30, music-lead 8, intro, outro and short-form 4): a seamless loop that needs more repeats is an `edit` fit and fails `duration`.",
     }),
   },
-  { ...strict, title: 'ResolveFit', description: 'How the arrangement fits the requested runtime.' },
+  titled('ResolveFit', 'How the arrangement fits the requested runtime.'),
 );
 
 export const ResolveListen = Type.Object(
@@ -301,7 +294,7 @@ export const ResolveListen = Type.Object(
       description: 'Why there is no link (no recording, or not public), or null when there is one.',
     }),
   },
-  { ...strict, title: 'ResolveListen', description: 'Where to hear the arrangement, or why you cannot.' },
+  titled('ResolveListen', 'Where to hear the arrangement, or why you cannot.'),
 );
 
 export const ResolveCandidate = Type.Object(
@@ -487,12 +480,7 @@ export const ResolveResult = Type.Object(
     ),
     catalogGeneratedAtUtc: UtcTimestamp('When the catalog build this answer was computed from was generated (UTC).'),
   },
-  {
-    ...strict,
-    $id: 'ResolveResult',
-    title: 'ResolveResult',
-    description: 'The resolve answer: a verdict with explained, ranked candidates.',
-  },
+  model('ResolveResult', 'The resolve answer: a verdict with explained, ranked candidates.'),
 );
 export type ResolveResult = Static<typeof ResolveResult>;
 
@@ -555,12 +543,7 @@ export const ResolveCompactCandidate = Type.Object(
     rights: Type.String({ description: 'The three rights layers (composition, edition, recording) in one line.' }),
     review: Type.String({ description: 'Review state label of the arrangement.' }),
   },
-  {
-    ...strict,
-    $id: 'ResolveCompactCandidate',
-    title: 'ResolveCompactCandidate',
-    description: 'A candidate with only what a decision needs.',
-  },
+  model('ResolveCompactCandidate', 'A candidate with only what a decision needs.'),
 );
 export type ResolveCompactCandidate = Static<typeof ResolveCompactCandidate>;
 
@@ -596,12 +579,9 @@ export const ResolveCompactResult = Type.Object(
       strict,
     ),
   },
-  {
-    ...strict,
-    $id: 'ResolveCompactResult',
-    title: 'ResolveCompactResult',
-    description:
-      'The resolve answer in short (Prefer: return=minimal; MCP resolve_music by default): at most 8,000 bytes for ten candidates.',
-  },
+  model(
+    'ResolveCompactResult',
+    'The resolve answer in short (Prefer: return=minimal; MCP resolve_music by default): at most 8,000 bytes for ten candidates.',
+  ),
 );
 export type ResolveCompactResult = Static<typeof ResolveCompactResult>;

@@ -18,8 +18,7 @@ import {
 import { ApplyProgress, ReviewLink, StatusChange, SUBMISSION_KINDS, SUBMISSION_STATUSES } from './contribution.ts';
 import { AudioMeasurement, DeclaredAudio, Disagreement } from './audio.ts';
 import { Page, PageQuery, Problem } from './envelope.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict, titled } from './options.ts';
 
 export const REVIEW_ACTIONS = ['accept', 'request-information', 'apply', 'decline'] as const;
 export type AdminAction = (typeof REVIEW_ACTIONS)[number];
@@ -60,12 +59,10 @@ export const ReviewAssertion = Type.Object(
       }),
     ),
   },
-  {
-    ...strict,
-    title: 'ReviewAssertion',
-    description:
-      'What the named reviewer personally asserts (e.g. `human-listening-approved` after listening). Without it contributed assets land as `pending`, whatever the submitter claimed. Never lifts `rights-review-required`.',
-  },
+  titled(
+    'ReviewAssertion',
+    'What the named reviewer personally asserts (e.g. `human-listening-approved` after listening). Without it contributed assets land as `pending`, whatever the submitter claimed. Never lifts `rights-review-required`.',
+  ),
 );
 
 /** What an editor may set for a contributed arrangement during review: what resolve ranks on. */
@@ -87,12 +84,10 @@ export const ArrangementFacts = Type.Object(
       Type.Array(ArrangementSection, { maxItems: 200, description: 'Sections with their times in seconds.' }),
     ),
   },
-  {
-    ...strict,
-    title: 'ArrangementFacts',
-    description:
-      'Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).',
-  },
+  titled(
+    'ArrangementFacts',
+    'Facts of the contributed arrangement set by the editor; each given field replaces what the contributor declared (fields left out keep the declaration).',
+  ),
 );
 export type ArrangementFacts = Static<typeof ArrangementFacts>;
 
@@ -119,7 +114,7 @@ export const AdminActionBody = Type.Object(
       }),
     ),
   },
-  { ...strict, $id: 'AdminActionBody', title: 'AdminActionBody', description: 'A review action by a named reviewer.' },
+  model('AdminActionBody', 'A review action by a named reviewer.'),
 );
 export type AdminActionBody = Static<typeof AdminActionBody>;
 
@@ -160,7 +155,7 @@ export const VerificationEntry = Type.Object(
       }),
     ),
   },
-  { ...strict, title: 'VerificationEntry', description: 'Fetch, digest and technical checks of one contributor file.' },
+  titled('VerificationEntry', 'Fetch, digest and technical checks of one contributor file.'),
 );
 export type VerificationEntry = Static<typeof VerificationEntry>;
 
@@ -176,11 +171,10 @@ export const ReviewerAssertions = Type.Object(
     }),
     arrangement: Nullable(StringEnum(ASSERTABLE_STATES)),
   },
-  {
-    ...strict,
-    title: 'ReviewerAssertions',
-    description: 'What a named human reviewer asserted through the admin API (recorded with name and time).',
-  },
+  titled(
+    'ReviewerAssertions',
+    'What a named human reviewer asserted through the admin API (recorded with name and time).',
+  ),
 );
 export type ReviewerAssertions = Static<typeof ReviewerAssertions>;
 
@@ -197,7 +191,7 @@ export const ReviewAction = Type.Object(
     note: Nullable(Type.String()),
     outcome: Type.String(),
   },
-  { ...strict, title: 'ReviewAction', description: 'One admin action and its outcome.' },
+  titled('ReviewAction', 'One admin action and its outcome.'),
 );
 
 export const LastError = Type.Object(
@@ -283,7 +277,7 @@ export const ReviewRecord = Type.Object(
     appliedCommit: Nullable(Type.String()),
     actions: Type.Array(ReviewAction),
   },
-  { ...strict, title: 'ReviewRecord', description: 'The stored review state of one submission.' },
+  titled('ReviewRecord', 'The stored review state of one submission.'),
 );
 export type ReviewRecord = Static<typeof ReviewRecord>;
 
@@ -311,11 +305,7 @@ export const ReviewDiff = Type.Object(
     truncated: Type.Boolean({ description: 'True when `text` was cut.' }),
     maxBytes: Type.Integer({ minimum: 1, description: 'The bound on `text`, in bytes.' }),
   },
-  {
-    ...strict,
-    title: 'ReviewDiff',
-    description: 'The proposed change to the content repository as a bounded unified diff.',
-  },
+  titled('ReviewDiff', 'The proposed change to the content repository as a bounded unified diff.'),
 );
 export type ReviewDiff = Static<typeof ReviewDiff>;
 
@@ -363,7 +353,7 @@ export const AdminReviewState = Type.Object(
       }),
     ),
   },
-  { ...strict, title: 'AdminReviewState', description: "The reviewers' side of one item." },
+  titled('AdminReviewState', "The reviewers' side of one item."),
 );
 
 export const AdminItem = Type.Object(
@@ -388,7 +378,7 @@ export const AdminItem = Type.Object(
       { ...strict },
     ),
   },
-  { ...strict, $id: 'AdminItem', title: 'AdminItem', description: 'A submission as reviewers see it.' },
+  model('AdminItem', 'A submission as reviewers see it.'),
 );
 export type AdminItem = Static<typeof AdminItem>;
 
@@ -417,7 +407,7 @@ export const PullRequestLintError = Type.Object(
     pointer: Type.String({ description: 'JSON Pointer to the field ("" for the whole file).' }),
     message: Type.String({ description: 'What is wrong, in words.' }),
   },
-  { ...strict, title: 'PullRequestLintError', description: 'One content-lint problem, at file:line.' },
+  titled('PullRequestLintError', 'One content-lint problem, at file:line.'),
 );
 export type PullRequestLintError = Static<typeof PullRequestLintError>;
 
@@ -442,12 +432,10 @@ export const PullRequestLint = Type.Object(
       description: 'Why the lint could not run, or what it left out (too many files).',
     }),
   },
-  {
-    ...strict,
-    title: 'PullRequestLint',
-    description:
-      "The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.",
-  },
+  titled(
+    'PullRequestLint',
+    "The archive's content lint of the pull request's changed files, on its head commit, against the archive's content repository (main) for everything unchanged.",
+  ),
 );
 export type PullRequestLint = Static<typeof PullRequestLint>;
 
@@ -515,13 +503,10 @@ export const PullRequestReview = Type.Object(
       { maxItems: 50, description: 'Webhook events recorded, oldest first (the last 50).' },
     ),
   },
-  {
-    ...strict,
-    $id: 'PullRequestReview',
-    title: 'PullRequestReview',
-    description:
-      'A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.',
-  },
+  model(
+    'PullRequestReview',
+    'A pull request a person opened on the content repository, as the review queue shows it: who, what it changes, and the content lint of its head.',
+  ),
 );
 export type PullRequestReview = Static<typeof PullRequestReview>;
 
@@ -550,7 +535,7 @@ export const QueueItem = Type.Object(
     ),
     pullRequest: Type.Optional(PullRequestReview),
   },
-  { ...strict, $id: 'QueueItem', title: 'QueueItem', description: 'One open item of the review queue.' },
+  model('QueueItem', 'One open item of the review queue.'),
 );
 export type QueueItem = Static<typeof QueueItem>;
 
@@ -593,13 +578,10 @@ export const AdminQueue = Type.Object(
       description: 'Stored items per status (all kinds, before filters), for statuses that have any.',
     }),
   },
-  {
-    ...strict,
-    $id: 'AdminQueue',
-    title: 'AdminQueue',
-    description:
-      'One page of the review queue: matching items oldest first (open items unless `status` says otherwise), with per-status counts.',
-  },
+  model(
+    'AdminQueue',
+    'One page of the review queue: matching items oldest first (open items unless `status` says otherwise), with per-status counts.',
+  ),
 );
 export type AdminQueue = Static<typeof AdminQueue>;
 
@@ -660,12 +642,9 @@ export const ItemActionView = Type.Object(
       strict,
     ),
   },
-  {
-    ...strict,
-    $id: 'ItemActionView',
-    title: 'ItemActionView',
-    description:
-      'One review action on one item, run in the background: its progress, state and outcome. The tracking resource of POST /api/v1/admin/{contributions|correction-reports}/{code}/{accept|request-information|decline}.',
-  },
+  model(
+    'ItemActionView',
+    'One review action on one item, run in the background: its progress, state and outcome. The tracking resource of POST /api/v1/admin/{contributions|correction-reports}/{code}/{accept|request-information|decline}.',
+  ),
 );
 export type ItemActionView = Static<typeof ItemActionView>;

@@ -5,8 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict } from './options.ts';
 
 export const VOCABULARY_FACETS = ['mood', 'style', 'instrumentation'] as const;
 export type VocabularyFacet = (typeof VOCABULARY_FACETS)[number];
@@ -32,7 +31,7 @@ export const VocabularyTerm = Type.Object(
     }),
     scopeNote: Type.Optional(Type.String({ maxLength: 300, description: 'When to use the term.' })),
   },
-  { ...strict, $id: 'VocabularyTerm', title: 'VocabularyTerm', description: 'One term of a vocabulary.' },
+  model('VocabularyTerm', 'One term of a vocabulary.'),
 );
 export type VocabularyTerm = Static<typeof VocabularyTerm>;
 
@@ -58,11 +57,6 @@ export const Vocabularies = Type.Object(
     thesaurus: Type.String({ description: "Where synonyms beyond the archive's own list come from." }),
     facetNames: Type.Array(StringEnum(VOCABULARY_FACETS), { description: 'The facets, in order.' }),
   },
-  {
-    ...strict,
-    $id: 'Vocabularies',
-    title: 'Vocabularies',
-    description: 'The mood, style/genre and instrumentation vocabularies resolve matches requirements against.',
-  },
+  model('Vocabularies', 'The mood, style/genre and instrumentation vocabularies resolve matches requirements against.'),
 );
 export type Vocabularies = Static<typeof Vocabularies>;

@@ -23,8 +23,7 @@ import {
   StringEnum,
   UtcTimestamp,
 } from './common.ts';
-
-const strict = { additionalProperties: false } as const;
+import { model, strict, titled } from './options.ts';
 
 /** A calendar date, or a year alone when only the year is known. */
 export const PartialDate = (description: string) =>
@@ -57,7 +56,7 @@ export const Lyricist = Type.Object(
       ),
     ),
   },
-  { ...strict, title: 'Lyricist', description: 'The lyricist or poet, with life dates where known.' },
+  titled('Lyricist', 'The lyricist or poet, with life dates where known.'),
 );
 
 export const Composer = Type.Object(
@@ -149,7 +148,7 @@ export const DecidingFact = Type.Object(
       description: 'When the fact was accepted in review (UTC); null when not recorded.',
     }),
   },
-  { ...strict, title: 'DecidingFact', description: 'A recorded fact a derived rights status rests on.' },
+  titled('DecidingFact', 'A recorded fact a derived rights status rests on.'),
 );
 
 /** Beside the US, the EU and Canada: the whole world, from the table of terms in force (src/domain/territory-rights.ts). */
@@ -177,7 +176,7 @@ export const WorldwideRights = Type.Object(
     }),
     missingFacts: Type.Array(Type.String(), { description: 'Facts that would decide an "unknown" verdict.' }),
   },
-  { ...strict, title: 'WorldwideRights', description: 'The worldwide summary, derived from the same facts.' },
+  titled('WorldwideRights', 'The worldwide summary, derived from the same facts.'),
 );
 
 export const WorkRights = Type.Object(
@@ -446,7 +445,7 @@ export const PublicationFact = Type.Object(
       description: 'At least one page an editor can follow that supports it (a fact without evidence is refused).',
     }),
   },
-  { ...strict, title: 'PublicationFact', description: 'When the work was first published, with evidence.' },
+  titled('PublicationFact', 'When the work was first published, with evidence.'),
 );
 
 /** The publication fact the rights of a published record use (derived: the work's own or its composer's bound). */
@@ -459,7 +458,7 @@ export const Publication = Type.Object(
     }),
     evidence: Type.Array(FactEvidence, { description: 'The evidence of the fact.' }),
   },
-  { ...strict, title: 'Publication', description: 'The first-publication fact the rights use.' },
+  titled('Publication', 'The first-publication fact the rights use.'),
 );
 
 /**
@@ -534,12 +533,10 @@ export const WorkContent = Type.Object(
     comments: Type.Array(Comment, { default: [], description: 'Approved comments.' }),
     videos: Type.Array(Video, { default: [], description: 'Videos.' }),
   },
-  {
-    ...strict,
-    $id: 'WorkContent',
-    title: 'WorkContent',
-    description: "A work as the loader resolves it: the work file with its people's facts and its derived rights.",
-  },
+  model(
+    'WorkContent',
+    "A work as the loader resolves it: the work file with its people's facts and its derived rights.",
+  ),
 );
 export type WorkContent = Static<typeof WorkContent>;
 
@@ -621,7 +618,7 @@ export const WorkFile = Type.Composite(
       rights: WorkFileRights,
     }),
   ],
-  { ...strict, $id: 'WorkFile', title: 'WorkFile', description: 'Front matter of a work file.' },
+  model('WorkFile', 'Front matter of a work file.'),
 );
 export type WorkFile = Static<typeof WorkFile>;
 export type AssetContent = Static<typeof AssetContent>;
@@ -815,7 +812,7 @@ export const WorkRecord = Type.Object(
       { ...strict, description: 'Canonical links.' },
     ),
   },
-  { ...strict, $id: 'WorkRecord', title: 'WorkRecord', description: 'A canonical work record.' },
+  model('WorkRecord', 'A canonical work record.'),
 );
 export type WorkRecord = Static<typeof WorkRecord>;
 export type AssetRecord = Static<typeof AssetRecord>;

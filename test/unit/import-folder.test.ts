@@ -77,29 +77,15 @@ const works = (i: FolderInput) => folderWorks(i).works.filter((w): w is WorkFact
 const byFile = (ws: WorkFacts[], rel: string) => ws.find((w) => w.scores.some((s) => s.file.relPath === rel))!;
 
 describe('works.csv', () => {
-  it('documents its columns, every one optional but file', () => {
-    expect(WORKS_CSV_COLUMNS).toEqual([
-      'file',
-      'title',
-      'originalTitle',
-      'composer',
-      'composerBorn',
-      'composerDied',
-      'composerWikidata',
-      'lyricist',
-      'lyricistBorn',
-      'lyricistDied',
-      'firstPublished',
-      'catalogNumber',
-      'work',
-      'movement',
-      'movementTitle',
-      'genre',
-      'instruments',
-      'license',
-      'attribution',
-      'sourceUrl',
-    ]);
+  it('has the columns docs/imports.md documents, in its order', () => {
+    const doc = readFileSync(path.join(PROJECT_ROOT, 'docs', 'imports.md'), 'utf8');
+    const table = /\| Column \| Meaning \|\n\|---\|---\|\n((?:\|.*\n)+)/.exec(doc)![1]!;
+    const documented = table
+      .trimEnd()
+      .split('\n')
+      .flatMap((line) => [...line.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]));
+    expect(documented).toHaveLength(20);
+    expect(WORKS_CSV_COLUMNS).toEqual(documented);
   });
 
   it('reads quoted fields, a BOM and CRLF line ends as spreadsheets write them', () => {

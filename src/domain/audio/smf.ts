@@ -36,7 +36,8 @@ function readVlq(b: Uint8Array, at: number): [number, number] {
   throw new SmfError('a variable-length number is longer than four bytes');
 }
 
-function vlq(value: number): number[] {
+/** `value` as a MIDI variable-length quantity: 7 bits a byte, most significant first, the last byte without the top bit. */
+export function vlq(value: number): number[] {
   const out = [value & 0x7f];
   let v = value >>> 7;
   while (v > 0) {

@@ -20,7 +20,7 @@ import type { InstrumentRecord } from '../../schemas/profile.ts';
 import type { ProfileHead } from './profiles.ts';
 import { resolveRowBuilder, type ArrangementRow, type ResolveWorkRow } from '../resolve/catalog.ts';
 import { Meaning, buildVocabulary } from '../vocabulary/meaning.ts';
-import { OVERLAY_LIMITS, OverlayError } from './works-overlay.ts';
+import { OVERLAY_LIMITS, OverlayError, isObject, overlayFileObject } from './works-overlay.ts';
 
 export const RESOLVE_OVERLAY_FORMAT = 1;
 
@@ -103,10 +103,6 @@ function fail(field: string, detail: string): never {
   throw new OverlayError(`resolve overlay: ${field} ${detail}`);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function stringList(v: unknown, field: string): string[] {
   if (!Array.isArray(v)) fail(field, 'is not a list');
   if (v.length > OVERLAY_LIMITS.wordsPerField) fail(field, `holds more than ${OVERLAY_LIMITS.wordsPerField} entries`);
@@ -131,15 +127,7 @@ function text(v: unknown, field: string, max: number): string {
 
 /** The rows in `bytes`, every list bounded (`OVERLAY_LIMITS`). */
 export function decodeResolveOverlay(bytes: Buffer): ResolveOverlay {
-  if (bytes.length > OVERLAY_LIMITS.bytes) fail('file', `is larger than ${OVERLAY_LIMITS.bytes} bytes`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    fail('file', 'is not JSON');
-  }
-  if (!isObject(parsed) || parsed.kind !== 'resolve-overlay' || parsed.version !== RESOLVE_OVERLAY_FORMAT)
-    fail('file', `is not a resolve overlay version ${RESOLVE_OVERLAY_FORMAT}`);
+  const parsed = overlayFileObject(bytes, 'resolve-overlay', RESOLVE_OVERLAY_FORMAT, fail);
   if (!Array.isArray(parsed.works)) fail('works', 'is not a list');
   if (parsed.works.length > OVERLAY_LIMITS.works) fail('works', `holds more than ${OVERLAY_LIMITS.works} entries`);
   const works: ResolveWorkRow[] = [];

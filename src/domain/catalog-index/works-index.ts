@@ -26,7 +26,7 @@ import { composerRankWords, constrainingWords, indexWork, type IndexedWork, type
 import { catalogQueryKey } from '../catalog-numbers.ts';
 import { words } from '../text.ts';
 import { encodeIndex, type DecodedIndex } from './binary.ts';
-import { bitCount } from '../resolve/text-match.ts';
+import { bitCount, lowerBound, prefixEnd, prefixRange } from '../resolve/text-match.ts';
 import { SlugTable, decodeSlugTable, spliceTexts } from './slug-table.ts';
 import { QUERY_MAX_WORDS } from '../../schemas/queries.ts';
 
@@ -90,35 +90,6 @@ export function orderWorks(
   return byListingOrder(
     inputs.map(({ record, summary }) => ({ ...indexWork(record, summary, instrumentNames), record })),
   );
-}
-
-function lowerBound(list: string[], value: string): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** [first, end) of the sorted words that start with `prefix`. */
-export function prefixRange(list: string[], prefix: string): [number, number] {
-  const first = lowerBound(list, prefix);
-  return [first, prefixEnd(list, prefix, first)];
-}
-
-/** The first of the sorted words from `from` on that does not start with `prefix` (those that do are contiguous). */
-function prefixEnd(list: string[], prefix: string, from: number): number {
-  let lo = from;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]!.startsWith(prefix)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export const bitsetWords = (count: number) => (count + 31) >>> 5;

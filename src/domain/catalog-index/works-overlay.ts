@@ -171,8 +171,31 @@ function fail(field: string, detail: string): never {
   throw new OverlayError(`overlay: ${field} ${detail}`);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The top-level object of an overlay file (`kind` "works-overlay" or "resolve-overlay"): its size
+ * bounded, its JSON parsed, its kind and version checked; `fail` names the file in its error.
+ */
+export function overlayFileObject(
+  bytes: Buffer,
+  kind: string,
+  version: number,
+  fail: (field: string, detail: string) => never,
+): Record<string, unknown> {
+  if (bytes.length > OVERLAY_LIMITS.bytes) fail('file', `is larger than ${OVERLAY_LIMITS.bytes} bytes`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    fail('file', 'is not JSON');
+  }
+  if (!isObject(parsed)) fail('file', 'is not an object');
+  if (parsed.kind !== kind || parsed.version !== version)
+    fail('file', `is not a ${kind.replace('-', ' ')} version ${version}`);
+  return parsed;
 }
 
 function boundedString(v: unknown, field: string, max: number): string {
@@ -198,16 +221,7 @@ function integerIn(v: unknown, field: string, min: number, max: number): number 
  * fits a base is checked by `layerWorks`.
  */
 export function decodeWorksOverlay(bytes: Buffer): WorksOverlay {
-  if (bytes.length > OVERLAY_LIMITS.bytes) fail('file', `is larger than ${OVERLAY_LIMITS.bytes} bytes`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    fail('file', 'is not JSON');
-  }
-  if (!isObject(parsed)) fail('file', 'is not an object');
-  if (parsed.kind !== 'works-overlay' || parsed.version !== WORKS_OVERLAY_FORMAT)
-    fail('file', `is not a works overlay version ${WORKS_OVERLAY_FORMAT}`);
+  const parsed = overlayFileObject(bytes, 'works-overlay', WORKS_OVERLAY_FORMAT, fail);
   if (!isObject(parsed.base)) fail('base', 'is not an object');
   const count = integerIn(parsed.base.count, 'base.count', 0, 2 ** 31 - 1);
   const digest = boundedString(parsed.base.digest, 'base.digest', OVERLAY_LIMITS.digestLength);

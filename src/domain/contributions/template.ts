@@ -60,6 +60,8 @@ export function buildContributionTemplate(
     changeSummary: r(`what this ${operation} contribution adds or changes, in one or two sentences`),
   };
   const [score, recording] = t.assets;
+  // Score files only: no recording rights to declare, nothing rendered to reproduce.
+  const scoreFilesOnly = { rights: { ...t.rights, recordingStatus: 'not-applicable' as const }, reproducibility: null };
   switch (operation) {
     case 'performance':
       return {
@@ -73,16 +75,14 @@ export function buildContributionTemplate(
         ...base,
         target: { ...t.target!, assetType: 'source-score' },
         assets: [{ ...score!, title: r('title of the source score') }],
-        rights: { ...t.rights, recordingStatus: 'not-applicable' },
-        reproducibility: null,
+        ...scoreFilesOnly,
       };
     case 'score-revision':
       return {
         ...base,
         target: { ...t.target!, assetType: 'score', assetId: null, baseSha256: PLACEHOLDER_SHA256 },
         assets: [{ ...score!, title: r('title of the revised score') }],
-        rights: { ...t.rights, recordingStatus: 'not-applicable' },
-        reproducibility: null,
+        ...scoreFilesOnly,
       };
     case 'metadata-revision':
       return {
@@ -107,8 +107,7 @@ export function buildContributionTemplate(
           summary: r('one sentence about the work'),
         },
         assets: [{ ...score!, title: r('title of the source score') }],
-        rights: { ...t.rights, recordingStatus: 'not-applicable' },
-        reproducibility: null,
+        ...scoreFilesOnly,
       };
     case 'rendering-profile':
       return {
@@ -131,6 +130,19 @@ export function buildContributionTemplate(
 
 function arrangementTemplate(work: TemplateWork, profileSlug: string | null): MusicContributionInput {
   const key = `REPLACE-with-a-new-key.${work.slug}.arrangement`;
+  // The score file; the recording below differs from it only where a recording does.
+  const score: MusicContributionInput['assets'][number] = {
+    kind: 'musicxml',
+    title: r('title of the score file'),
+    downloadUrl: `${PLACEHOLDER_URL_BASE}/arrangement.musicxml`,
+    sourcePageUrl: `${PLACEHOLDER_URL_BASE}/arrangement-page`,
+    sha256: PLACEHOLDER_SHA256,
+    mediaType: 'application/vnd.recordare.musicxml+xml',
+    rightsStatus: 'original-contribution',
+    license: r('license of this file'),
+    attribution: null,
+    reviewState: 'pending',
+  };
   return {
     schemaVersion: CONTRIBUTION_SCHEMA_VERSION,
     operation: 'arrangement',
@@ -173,28 +185,14 @@ function arrangementTemplate(work: TemplateWork, profileSlug: string | null): Mu
       evidenceUrls: [`${PLACEHOLDER_URL_BASE}/dated-rights-evidence`],
     },
     assets: [
+      score,
       {
-        kind: 'musicxml',
-        title: r('title of the score file'),
-        downloadUrl: `${PLACEHOLDER_URL_BASE}/arrangement.musicxml`,
-        sourcePageUrl: `${PLACEHOLDER_URL_BASE}/arrangement-page`,
-        sha256: PLACEHOLDER_SHA256,
-        mediaType: 'application/vnd.recordare.musicxml+xml',
-        rightsStatus: 'original-contribution',
-        license: r('license of this file'),
-        attribution: null,
-        reviewState: 'pending',
-      },
-      {
+        ...score,
         kind: 'mp3',
         title: r('title of the recording'),
         downloadUrl: `${PLACEHOLDER_URL_BASE}/arrangement.mp3`,
-        sourcePageUrl: `${PLACEHOLDER_URL_BASE}/arrangement-page`,
-        sha256: PLACEHOLDER_SHA256,
         mediaType: 'audio/mpeg',
         rightsStatus: 'original-generated-recording',
-        license: r('license of this file'),
-        attribution: null,
         reviewState: 'technical-pass',
         // Optional: the integrated loudness you measured (EBU R128, LUFS); the archive measures it anyway.
         loudnessLufs: null,

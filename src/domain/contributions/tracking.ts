@@ -136,6 +136,25 @@ export function declaredStateChecks(s: MusicContributionInput): DeclaredStateChe
   return out;
 }
 
+/** The head both tracking records share: the code, what it tracks, and the submission's state (never its token's digest). */
+function publicState<K extends string>(stored: StoredSubmissionState, kind: K) {
+  return {
+    trackingCode: stored.trackingCode,
+    kind,
+    status: stored.status,
+    changedCanonicalData: stored.changedCanonicalData,
+    receivedAtUtc: stored.receivedAtUtc,
+    updatedAtUtc: stored.updatedAtUtc,
+    history: stored.history,
+    review: stored.review,
+    apply: stored.apply ?? null,
+  };
+}
+
+/** The work link of a tracking record: null when the submission names no work or the work does not exist. */
+const workLink = (baseUrl: string, slug: string | null, workExists: (slug: string) => boolean) =>
+  slug !== null && workExists(slug) ? workUrl(baseUrl, slug) : null;
+
 /** The public tracking record; `workExists` decides whether a work link is offered. */
 export function contributionView(
   stored: StoredContribution,
@@ -145,15 +164,7 @@ export function contributionView(
   const s = stored.submission;
   const slug = s.target?.workSlug ?? null;
   return {
-    trackingCode: stored.trackingCode,
-    kind: 'contribution',
-    status: stored.status,
-    changedCanonicalData: stored.changedCanonicalData,
-    receivedAtUtc: stored.receivedAtUtc,
-    updatedAtUtc: stored.updatedAtUtc,
-    history: stored.history,
-    review: stored.review,
-    apply: stored.apply ?? null,
+    ...publicState(stored, 'contribution'),
     summary: {
       operation: s.operation,
       schemaVersion: s.schemaVersion,
@@ -165,7 +176,7 @@ export function contributionView(
     recheck: declaredStateChecks(s),
     links: {
       self: contributionUrl(baseUrl, stored.trackingCode),
-      work: slug !== null && workExists(slug) ? workUrl(baseUrl, slug) : null,
+      work: workLink(baseUrl, slug, workExists),
       schema: contributionSchemaUrl(baseUrl),
     },
   };
@@ -176,22 +187,13 @@ export function correctionReportView(
   baseUrl: string,
   workExists: (slug: string) => boolean,
 ): CorrectionReportTracking {
-  const r = stored.report;
-  const slug = r.workSlug ?? null;
+  const { workSlug = null, targetType, targetId = null, fieldName } = stored.report;
   return {
-    trackingCode: stored.trackingCode,
-    kind: 'correction-report',
-    status: stored.status,
-    changedCanonicalData: stored.changedCanonicalData,
-    receivedAtUtc: stored.receivedAtUtc,
-    updatedAtUtc: stored.updatedAtUtc,
-    history: stored.history,
-    review: stored.review,
-    apply: stored.apply ?? null,
-    summary: { workSlug: slug, targetType: r.targetType, targetId: r.targetId ?? null, fieldName: r.fieldName },
+    ...publicState(stored, 'correction-report'),
+    summary: { workSlug, targetType, targetId, fieldName },
     links: {
       self: correctionReportUrl(baseUrl, stored.trackingCode),
-      work: slug !== null && workExists(slug) ? workUrl(baseUrl, slug) : null,
+      work: workLink(baseUrl, workSlug, workExists),
     },
   };
 }

@@ -45,25 +45,6 @@ export const WORKS_CSV_COLUMNS = [
 ] as const;
 export type WorksCsvColumn = (typeof WORKS_CSV_COLUMNS)[number];
 
-/** Columns that describe the whole work: the rows of one work must not disagree on them. */
-const WORK_COLUMNS: WorksCsvColumn[] = [
-  'title',
-  'originalTitle',
-  'composer',
-  'composerBorn',
-  'composerDied',
-  'composerWikidata',
-  'lyricist',
-  'lyricistBorn',
-  'lyricistDied',
-  'firstPublished',
-  'catalogNumber',
-  'genre',
-  'instruments',
-  'license',
-  'attribution',
-];
-
 /** A refused row (or the header): its row number as a spreadsheet shows it (the header is row 1), the column, why. */
 export interface RowError {
   row: number;

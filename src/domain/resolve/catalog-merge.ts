@@ -14,21 +14,17 @@
  * layer (the compaction, `materializeListing`) and where a layer follows a layer whose resolve
  * catalog had to be built whole (docs/decisions/0048-listing-overlay-over-a-plain-base.md).
  */
-import { MUSIC_ROLES } from '../../schemas/common.ts';
 import { SlugTable } from '../catalog-index/slug-table.ts';
 import type { WorksOverlay } from '../catalog-index/works-overlay.ts';
 import type { ResolveOverlay } from '../catalog-index/resolve-overlay.ts';
 import { Vocabulary } from './text-match.ts';
 import {
-  FLAG_STATIC_READY,
-  ROLE_BIT,
   ROW_COLUMNS,
-  boundClasses,
   invert,
+  newColumns,
   newScratch,
+  roleListsOf,
   slugTableOf,
-  tieOrder,
-  type Columns,
   type ResolveCatalog,
   type ResolveWorkRow,
   type WordField,
@@ -129,21 +125,7 @@ export function mergeResolveCatalog(
   firstArrangement[workCount] = n;
 
   const arrangementWork = new Int32Array(n);
-  const cols = {
-    roleMask: new Uint8Array(n),
-    intendedBit: new Uint8Array(n),
-    narrationClass: new Uint8Array(n),
-    usableMask: new Uint16Array(n),
-    reviewOkMask: new Uint16Array(n),
-    rightsOkMask: new Uint16Array(n),
-    flags: new Uint8Array(n),
-    edition: new Uint8Array(n),
-    recording: new Uint8Array(n),
-    duration: new Int32Array(n),
-    rank: new Int32Array(n),
-    id: new Int32Array(n),
-    slugOrder: new Int32Array(n),
-  } satisfies Columns;
+  const cols = newColumns(n);
   // Base works come in runs of consecutive orders (broken only by tombstones and overlay works):
   // each run's arrangements are one range of every base column.
   let runStart = -1;
@@ -219,39 +201,12 @@ export function mergeResolveCatalog(
     return { start, ids: all, ...invert(vocab.words.length, itemCount, start, all) };
   };
 
-  // Arrangements come in work order, so a role's distinct works are counted as its work changes.
-  const roleLists = new Map(
-    MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: 0, lastWork: -1 }]),
-  );
-  const roles = [...roleLists].map(([role, lists]) => ({ bit: ROLE_BIT[role], lists }));
-  for (let i = 0; i < n; i++) {
-    const mask = cols.roleMask[i]!;
-    if (mask === 0) continue;
-    const work = arrangementWork[i]!;
-    const ready = (cols.flags[i]! & FLAG_STATIC_READY) !== 0;
-    for (const { bit, lists } of roles) {
-      if ((mask & bit) === 0) continue;
-      (ready ? lists.staticReady : lists.rest).push(i);
-      if (lists.lastWork !== work) {
-        lists.works++;
-        lists.lastWork = work;
-      }
-    }
-  }
-  let ties: Int32Array | undefined;
   return {
     works: { count: workCount, slugs: table, slugOrder, flags: workFlags, firstArrangement },
     arrangementWork,
     arrangementCount: n,
     cols,
-    byRole: new Map(
-      [...roleLists].map(([role, l]) => {
-        ties ??= tieOrder(cols, n);
-        const staticReady = Int32Array.from(l.staticReady);
-        const rest = Int32Array.from(l.rest);
-        return [role, { staticReady, rest, works: l.works, ...boundClasses(cols, staticReady, rest, ties) }];
-      }),
-    ),
+    byRole: roleListsOf(cols, arrangementWork, n),
     profiles: base.profiles,
     vocab,
     meaning: base.meaning,

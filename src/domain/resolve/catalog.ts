@@ -114,6 +114,25 @@ export interface Columns {
   slugOrder: Int32Array;
 }
 
+/** Zeroed columns for `n` arrangements, each of its own typed array kind. */
+export function newColumns(n: number): Columns {
+  return {
+    roleMask: new Uint8Array(n),
+    intendedBit: new Uint8Array(n),
+    narrationClass: new Uint8Array(n),
+    usableMask: new Uint16Array(n),
+    reviewOkMask: new Uint16Array(n),
+    rightsOkMask: new Uint16Array(n),
+    flags: new Uint8Array(n),
+    edition: new Uint8Array(n),
+    recording: new Uint8Array(n),
+    duration: new Int32Array(n),
+    rank: new Int32Array(n),
+    id: new Int32Array(n),
+    slugOrder: new Int32Array(n),
+  };
+}
+
 /** The arrangements that fit one role (intended or also suits). */
 export interface RoleLists {
   /** In catalog order, split by FLAG_STATIC_READY (the second list can hold no ready arrangement). */
@@ -718,66 +737,23 @@ export function resolveCatalogOfRows(
   const arrangementWork = Int32Array.from(arrangementWorkList);
 
   const n = arrangementRows.length;
-  const cols: Columns = {
-    roleMask: new Uint8Array(n),
-    intendedBit: new Uint8Array(n),
-    narrationClass: new Uint8Array(n),
-    usableMask: new Uint16Array(n),
-    reviewOkMask: new Uint16Array(n),
-    rightsOkMask: new Uint16Array(n),
-    flags: new Uint8Array(n),
-    edition: new Uint8Array(n),
-    recording: new Uint8Array(n),
-    duration: new Int32Array(n),
-    rank: new Int32Array(n),
-    id: new Int32Array(n),
-    slugOrder: new Int32Array(n),
-  };
-  const roleLists = new Map(
-    MUSIC_ROLES.map((r) => [r, { staticReady: [] as number[], rest: [] as number[], works: new Set<number>() }]),
-  );
+  const cols = newColumns(n);
   for (let i = 0; i < n; i++) {
     const a = arrangementRows[i]!;
-    const work = arrangementWork[i]!;
-    cols.roleMask[i] = a.roleMask;
-    cols.intendedBit[i] = a.intendedBit;
-    cols.narrationClass[i] = a.narrationClass;
-    cols.usableMask[i] = a.usableMask;
-    cols.reviewOkMask[i] = a.reviewOkMask;
-    cols.rightsOkMask[i] = a.rightsOkMask;
-    cols.edition[i] = a.edition;
-    cols.recording[i] = a.recording;
-    cols.flags[i] = a.flags;
-    cols.duration[i] = a.duration;
-    cols.rank[i] = a.rank;
-    cols.id[i] = a.id;
-    cols.slugOrder[i] = slugOrder[work]!;
-    for (const role of MUSIC_ROLES) {
-      if ((a.roleMask & ROLE_BIT[role]) === 0) continue;
-      const lists = roleLists.get(role)!;
-      (a.flags & FLAG_STATIC_READY ? lists.staticReady : lists.rest).push(i);
-      lists.works.add(work);
-    }
+    for (const name of ROW_COLUMNS) cols[name][i] = a[name];
+    cols.slugOrder[i] = slugOrder[arrangementWork[i]!]!;
   }
 
   const all = new Set<string>();
   for (const lists of [titleWords, composerWords, styleWords, instrumentationWords, moodWords])
     for (const l of lists) for (const w of l) all.add(w);
   const vocab = new Vocabulary(all);
-  let ties: Int32Array | undefined;
   return {
     works: { count: slugs.length, slugs: slugTable, slugOrder, flags: workFlags, firstArrangement },
     arrangementWork,
     arrangementCount: n,
     cols,
-    byRole: new Map(
-      [...roleLists].map(([role, l]) => {
-        ties ??= tieOrder(cols, n);
-        const staticReady = Int32Array.from(l.staticReady);
-        const rest = Int32Array.from(l.rest);
-        return [role, { staticReady, rest, works: l.works.size, ...boundClasses(cols, staticReady, rest, ties) }];
-      }),
-    ),
+    byRole: roleListsOf(cols, arrangementWork, n),
     profiles,
     vocab,
     meaning,
@@ -788,6 +764,44 @@ export function resolveCatalogOfRows(
     composer: compress(vocab, composerWords),
     scratch: newScratch(slugs.length),
   };
+}
+
+/**
+ * Every role's lists over filled columns: its arrangements split by FLAG_STATIC_READY, its works
+ * counted (arrangements come in work order, so as the work changes), and its bound classes.
+ */
+export function roleListsOf(cols: Columns, arrangementWork: Int32Array, n: number): Map<MusicRole, RoleLists> {
+  const roles = MUSIC_ROLES.map((role) => ({
+    role,
+    bit: ROLE_BIT[role],
+    staticReady: [] as number[],
+    rest: [] as number[],
+    works: 0,
+    lastWork: -1,
+  }));
+  for (let i = 0; i < n; i++) {
+    const mask = cols.roleMask[i]!;
+    if (mask === 0) continue;
+    const work = arrangementWork[i]!;
+    const ready = (cols.flags[i]! & FLAG_STATIC_READY) !== 0;
+    for (const lists of roles) {
+      if ((mask & lists.bit) === 0) continue;
+      (ready ? lists.staticReady : lists.rest).push(i);
+      if (lists.lastWork !== work) {
+        lists.works++;
+        lists.lastWork = work;
+      }
+    }
+  }
+  let ties: Int32Array | undefined;
+  return new Map(
+    roles.map((l) => {
+      ties ??= tieOrder(cols, n);
+      const staticReady = Int32Array.from(l.staticReady);
+      const rest = Int32Array.from(l.rest);
+      return [l.role, { staticReady, rest, works: l.works, ...boundClasses(cols, staticReady, rest, ties) }];
+    }),
+  );
 }
 
 /** Bits of `flags` that only the duration check reads (not part of a bound class). */

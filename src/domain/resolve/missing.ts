@@ -310,25 +310,19 @@ export function analyzeMissing(input: PrepareInput): MissingItem[] {
       ),
     );
   }
-  if (failed.has('edition-rights')) {
-    out.push(
-      item(
-        'edition-rights',
-        'metadata-revision',
-        `Edition rights of arrangement ${a.id} are not cleared (${a.rights.edition.status}). Contribute the license and dated evidence (operation metadata-revision).`,
-        at,
-      ),
-    );
-  }
-  if (failed.has('recording-rights')) {
-    out.push(
-      item(
-        'recording-rights',
-        'metadata-revision',
-        `Recording rights of arrangement ${a.id} are not cleared (${a.rights.recording.status}). Contribute the license and dated evidence (operation metadata-revision).`,
-        at,
-      ),
-    );
+  for (const [layer, name] of [
+    ['edition', 'Edition'],
+    ['recording', 'Recording'],
+  ] as const) {
+    if (failed.has(`${layer}-rights`))
+      out.push(
+        item(
+          `${layer}-rights`,
+          'metadata-revision',
+          `${name} rights of arrangement ${a.id} are not cleared (${a.rights[layer].status}). Contribute the license and dated evidence (operation metadata-revision).`,
+          at,
+        ),
+      );
   }
   for (const asset of facts.assetsFailingRights) {
     out.push(

@@ -113,23 +113,38 @@ export class Vocabulary {
 
   /** [first, end) ids of the words that start with `prefix` (two binary searches). */
   prefixRange(prefix: string): [number, number] {
-    const w = this.words;
-    let lo = 0;
-    let hi = w.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (w[mid]! < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    const first = lo;
-    hi = w.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (w[mid]!.startsWith(prefix)) lo = mid + 1;
-      else hi = mid;
-    }
-    return [first, lo];
+    return prefixRange(this.words, prefix);
   }
+}
+
+/** The first position in the sorted words whose word is not below `value` (where it stands or would go). */
+export function lowerBound(list: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** [first, end) of the sorted words that start with `prefix`. */
+export function prefixRange(list: readonly string[], prefix: string): [number, number] {
+  const first = lowerBound(list, prefix);
+  return [first, prefixEnd(list, prefix, first)];
+}
+
+/** The first of the sorted words from `from` on that does not start with `prefix` (those that do are contiguous). */
+export function prefixEnd(list: readonly string[], prefix: string, from: number): number {
+  let lo = from;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.startsWith(prefix)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** A folded query ready to test against id lists: one id range per word, or one id set per word. */

@@ -228,19 +228,20 @@ function contributedAsset(input: ContributionProposalInput, index: number, id: n
  * the work lists that movement (a new work lists the ones it was sent with; a merged source score
  * of a work without movements is a score of the whole work).
  */
-function addAssets(
-  input: ContributionProposalInput,
-  work: Data | null,
-  indexes: number[],
-  movements: Data[] = [],
-): Data[] {
+function addAssets(input: ContributionProposalInput, work: Data | null, movements: Data[] = []): Data[] {
   let id = nextAssetId(work);
   const listed = new Set(movements.map((m) => m.number));
-  return indexes.map((i) => {
+  return input.submission.assets.map(({ movement }, i) => {
     const asset = contributedAsset(input, i, id++);
-    const movement = input.submission.assets[i]!.movement;
     return movement !== undefined && listed.has(movement) ? { ...asset, movement } : asset;
   });
+}
+
+/** The arrangement `id` of `after` (a copy of the work); a contribution naming one the work lacks is refused. */
+function arrangementOf(after: Data, slug: string, id: number): Data {
+  const target = ((after.arrangements as Data[] | undefined) ?? []).find((a) => a.id === id);
+  if (!target) throw new ProposalError([`Work "${slug}" has no arrangement ${id}.`], true);
+  return target;
 }
 
 /** A new work's movements in order; each score's movement must be one of them (else the reasons say which). */
@@ -570,12 +571,7 @@ function newWork(input: ContributionProposalInput): ContentChange {
     comments: [],
     videos: [],
   };
-  after.sourceAssets = addAssets(
-    input,
-    null,
-    s.assets.map((_, i) => i),
-    movements,
-  );
+  after.sourceAssets = addAssets(input, null, movements);
   const people = [composer.change, lyricist?.change ?? null].filter((c): c is PersonChange => c !== null);
   return {
     kind: 'work',
@@ -641,12 +637,7 @@ function sourceScore(input: ContributionProposalInput): ContentChange {
   const after = clone(work);
   after.sourceAssets = [
     ...((after.sourceAssets as Data[] | undefined) ?? []),
-    ...addAssets(
-      input,
-      work,
-      s.assets.map((_, i) => i),
-      (work.movements as Data[] | undefined) ?? [],
-    ),
+    ...addAssets(input, work, (work.movements as Data[] | undefined) ?? []),
   ];
   return { kind: 'work', slug, before: work, after, body: '' };
 }
@@ -699,8 +690,7 @@ function addToArrangement(
   const facts = arrangementFacts(input, reasons);
   if (reasons.length > 0) throw new ProposalError(reasons);
   const after = clone(work);
-  const target = ((after.arrangements as Data[] | undefined) ?? []).find((a) => a.id === arrangementId);
-  if (!target) throw new ProposalError([`Work "${slug}" has no arrangement ${arrangementId}.`], true);
+  const target = arrangementOf(after, slug, arrangementId);
   const declared = s.arrangement ?? null;
   const set = input.editorFacts ?? {};
   // Only what was declared or set changes; the arrangement's other fields stay as they are.
@@ -709,22 +699,12 @@ function addToArrangement(
   }
   // Files whose rights are not cleared land admin-only on their own; the arrangement keeps its state unless a reviewer asserted one.
   if (input.assertions?.arrangement) target.reviewState = input.assertions.arrangement;
-  target.assets = [
-    ...((target.assets as Data[] | undefined) ?? []),
-    ...addAssets(
-      input,
-      work,
-      s.assets.map((_, i) => i),
-    ),
-  ];
+  target.assets = [...((target.assets as Data[] | undefined) ?? []), ...addAssets(input, work)];
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
-function arrangement(input: ContributionProposalInput): ContentChange {
-  const { slug, work } = requireWork(input);
-  baseCheckOfWork(input, slug);
+function arrangement(input: ContributionProposalInput, slug: string, work: Data): ContentChange {
   const s = input.submission;
-  if (s.target?.arrangementId != null) return addToArrangement(input, slug, work, s.target.arrangementId);
   const arr = s.arrangement;
   const reasons: string[] = [];
   if (!arr)
@@ -766,38 +746,23 @@ function arrangement(input: ContributionProposalInput): ContentChange {
       attribution: s.rights.attribution ?? null,
     },
     notes: `Contributed as ${input.trackingCode}.`,
-    assets: addAssets(
-      input,
-      work,
-      s.assets.map((_, i) => i),
-    ),
+    assets: addAssets(input, work),
   });
   after.arrangements = arrangements;
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
-function performance(input: ContributionProposalInput): ContentChange {
-  const { slug, work } = requireWork(input);
-  baseCheckOfWork(input, slug);
+function performance(input: ContributionProposalInput, slug: string, work: Data): ContentChange {
   const s = input.submission;
-  if (s.target?.arrangementId != null) return addToArrangement(input, slug, work, s.target.arrangementId);
   const arrangementId = s.target?.assetId;
   if (arrangementId == null)
     throw new ProposalError([
       'operation "performance" needs target.arrangementId (or, as before, target.assetId) naming the arrangement the recording performs.',
     ]);
   const after = clone(work);
-  const target = ((after.arrangements as Data[] | undefined) ?? []).find((a) => a.id === arrangementId);
-  if (!target) throw new ProposalError([`Work "${slug}" has no arrangement ${arrangementId}.`], true);
+  const target = arrangementOf(after, slug, arrangementId);
   if (s.assets.length === 0) throw new ProposalError(['operation "performance" needs at least one recording asset.']);
-  target.assets = [
-    ...((target.assets as Data[] | undefined) ?? []),
-    ...addAssets(
-      input,
-      work,
-      s.assets.map((_, i) => i),
-    ),
-  ];
+  target.assets = [...((target.assets as Data[] | undefined) ?? []), ...addAssets(input, work)];
   return { kind: 'work', slug, before: work, after, body: '' };
 }
 
@@ -840,9 +805,16 @@ export function buildContributionChange(input: ContributionProposalInput): Conte
     case 'score-revision':
       return sourceScore(input);
     case 'arrangement':
-      return arrangement(input);
-    case 'performance':
-      return performance(input);
+    case 'performance': {
+      const { slug, work } = requireWork(input);
+      baseCheckOfWork(input, slug);
+      // Either one, naming target.arrangementId, adds its files to that arrangement.
+      const id = input.submission.target?.arrangementId;
+      if (id != null) return addToArrangement(input, slug, work, id);
+      return input.submission.operation === 'arrangement'
+        ? arrangement(input, slug, work)
+        : performance(input, slug, work);
+    }
     case 'rendering-profile':
       return renderingProfile(input);
   }

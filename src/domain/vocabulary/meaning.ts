@@ -275,23 +275,24 @@ export class Meaning {
     return token.includes(' ') ? [token] : wordForms(token);
   }
 
-  private termsOf(token: string): MeaningTerm[] {
+  /** The distinct terms `index` gives for `token`'s forms, in the order first met. */
+  private termsIn(index: Map<string, MeaningTerm[]>, token: string): MeaningTerm[] {
     const out: MeaningTerm[] = [];
-    for (const f of this.forms(token)) for (const t of this.byTerm.get(f) ?? []) if (!out.includes(t)) out.push(t);
+    for (const f of this.forms(token)) for (const t of index.get(f) ?? []) if (!out.includes(t)) out.push(t);
     return out;
+  }
+
+  private termsOf(token: string): MeaningTerm[] {
+    return this.termsIn(this.byTerm, token);
   }
 
   /** Terms `token` (or one of its base forms) is a synonym of. */
   synonymTerms(token: string): MeaningTerm[] {
-    const out: MeaningTerm[] = [];
-    for (const f of this.forms(token)) for (const t of this.synonymOf.get(f) ?? []) if (!out.includes(t)) out.push(t);
-    return out;
+    return this.termsIn(this.synonymOf, token);
   }
 
   private relatedTerms(token: string): MeaningTerm[] {
-    const out: MeaningTerm[] = [];
-    for (const f of this.forms(token)) for (const t of this.relatedOf.get(f) ?? []) if (!out.includes(t)) out.push(t);
-    return out;
+    return this.termsIn(this.relatedOf, token);
   }
 
   /** Broader terms of `t`, nearest first (bounded: a vocabulary is a shallow tree). */

@@ -16,7 +16,6 @@
  * correction renders page 1 and the page that shows the work; a new or removed work, page 1 and
  * the page it is on (every page of the value when its page count changes).
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { RememberedFile } from '../file-identity.ts';
 import { buildScope } from '../site-data.ts';
@@ -155,10 +154,7 @@ export function writeBrowseKeys(outDir: string, baseKeys: BrowseKeys | null): Br
     if (k === undefined) throw new Error(`no browse page keys for ${id}: the Astro runs did not render it`);
     out[id] = k;
   }
-  const file = path.join(outDir, BROWSE_KEYS_FILE);
-  rmSync(file, { force: true });
-  writeFileSync(file, `${JSON.stringify(out)}\n`);
-  writtenKeys.remember(file, out);
+  writtenKeys.writeJson(path.join(outDir, BROWSE_KEYS_FILE), out);
   return out;
 }
 
@@ -168,10 +164,7 @@ const writtenKeys = new RememberedFile<BrowseKeys>();
 
 /** A build's kept keys, or null when it kept none (built before 2026-11-29) or they do not read as keys. */
 export function readBrowseKeys(buildDir: string): BrowseKeys | null {
-  const kept = writtenKeys.recall(path.join(buildDir, BROWSE_KEYS_FILE));
-  if (kept) return kept;
-  try {
-    const raw = JSON.parse(readFileSync(path.join(buildDir, BROWSE_KEYS_FILE), 'utf8')) as unknown;
+  return writtenKeys.readJson(path.join(buildDir, BROWSE_KEYS_FILE), (raw) => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
     const out: BrowseKeys = {};
     for (const [id, keys] of Object.entries(raw as Record<string, unknown>)) {
@@ -179,7 +172,5 @@ export function readBrowseKeys(buildDir: string): BrowseKeys | null {
       out[id] = keys as string[];
     }
     return out;
-  } catch {
-    return null;
-  }
+  });
 }

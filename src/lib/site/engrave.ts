@@ -98,6 +98,15 @@ function renderPages(
   return { pages, svgs };
 }
 
+/** The errors Verovio logged since the log was last read (loading a score logs its damage there). */
+function loadErrors(tk: VerovioToolkit): string[] {
+  return tk
+    .getLog()
+    .split('\n')
+    .filter((line) => line.startsWith('[Error]'))
+    .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
+}
+
 const failed = (reason: string): EngraveOutput => ({ rendering: { status: 'failed', reason }, files: [] });
 
 /** Engrave one score with `tk` (which this call leaves loaded with it). */
@@ -110,11 +119,7 @@ export async function engraveScore(tk: VerovioToolkit, xml: string, meta: Engrav
   if (!/<note[\s>]/.test(xml)) return failed('The file has no notes to engrave.');
   const loaded = tk.loadData(xml);
   // Verovio reads damaged files leniently and engraves empty staves; its error log says so.
-  const errors = tk
-    .getLog()
-    .split('\n')
-    .filter((line) => line.startsWith('[Error]'))
-    .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
+  const errors = loadErrors(tk);
   if (!loaded || errors.length > 0) {
     return failed(
       `Verovio could not read this MusicXML file${errors.length > 0 ? ` (${errors.slice(0, 2).join('; ')})` : ''}.`,
@@ -182,11 +187,7 @@ export function loadForCheck(tk: VerovioToolkit, xml: string): ScoreLoadResult {
   tk.setOptions({ pageWidth: 2100, pageHeight: 2970, scale: 40, adjustPageHeight: false });
   tk.getLog(); // drop messages of the previous file
   const loaded = tk.loadData(xml);
-  const errors = tk
-    .getLog()
-    .split('\n')
-    .filter((line) => line.startsWith('[Error]'))
-    .map((line) => line.replace(/^\[Error\]\s*/, '').trim());
+  const errors = loadErrors(tk);
   return { loaded: Boolean(loaded), errors, pages: loaded ? tk.getPageCount() : 0 };
 }
 

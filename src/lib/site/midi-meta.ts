@@ -6,6 +6,7 @@
  * nothing. Pure; the engraving (shared by every work that stores the same file) keeps the plain
  * MIDI, and this runs where the PDF gets its metadata (src/lib/site/render-scores.ts).
  */
+import { vlq } from '../../domain/audio/smf.ts';
 
 export interface MidiMeta {
   /** The sequence name (meta event 0x03 of the first track). */
@@ -16,20 +17,10 @@ export interface MidiMeta {
 
 const MAX_TEXT_BYTES = 512;
 
-function varLen(n: number): number[] {
-  const out = [n & 0x7f];
-  let v = n >>> 7;
-  while (v > 0) {
-    out.unshift((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  return out;
-}
-
 function metaEvent(type: number, text: string): number[] {
   let bytes = new TextEncoder().encode(text);
   if (bytes.length > MAX_TEXT_BYTES) bytes = bytes.subarray(0, MAX_TEXT_BYTES);
-  return [0x00, 0xff, type, ...varLen(bytes.length), ...bytes];
+  return [0x00, 0xff, type, ...vlq(bytes.length), ...bytes];
 }
 
 /**

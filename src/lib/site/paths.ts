@@ -4,19 +4,12 @@
  * by root-relative paths ("/works/x/"), so a build made for one address works at any other
  * (a LAN name, 127.0.0.1, behind a proxy). Records keep absolute links from PUBLIC_BASE_URL.
  */
-import { fold } from '../../domain/text.ts';
+import { nameSlug } from '../../domain/text.ts';
 
 export type FacetName = 'period' | 'genre' | 'instrument' | 'role';
 
-/** "Dvořák, Antonín" -> "dvorak-antonin"; never empty. */
-export function slugify(text: string): string {
-  return (
-    fold(text)
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 120) || 'unnamed'
-  );
-}
+/** "Dvořák, Antonín" -> "dvorak-antonin"; never empty (the rule person slugs follow too). */
+export const slugify = nameSlug;
 
 export function pageUrls() {
   const base = '';

@@ -22,7 +22,7 @@
  * changes (about one new or removed work in WORKS_INDEX_PAGE_SIZE).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { commonEnds, pageRange, pageStarts, patchPageStarts } from '../../domain/listing-pages.ts';
 import { RememberedFile } from '../file-identity.ts';
@@ -263,10 +263,7 @@ export function writeWorksIndexKeys(outDir: string): WorksIndexKeys {
   const { keys } = worksIndexPagesOfRun();
   if (!keys.title || !keys.composer) throw new Error('the Astro run computed no works-index page keys');
   const out: WorksIndexKeys = { title: keys.title, composer: keys.composer };
-  const file = path.join(outDir, WORKS_INDEX_KEYS_FILE);
-  rmSync(file, { force: true });
-  writeFileSync(file, `${JSON.stringify(out)}\n`);
-  writtenKeys.remember(file, out);
+  writtenKeys.writeJson(path.join(outDir, WORKS_INDEX_KEYS_FILE), out);
   return out;
 }
 
@@ -275,17 +272,12 @@ const writtenKeys = new RememberedFile<WorksIndexKeys>();
 
 /** A build's kept keys, or null when it kept none (built before 2026-11-27) or they do not read as keys. */
 export function readWorksIndexKeys(buildDir: string): WorksIndexKeys | null {
-  const kept = writtenKeys.recall(path.join(buildDir, WORKS_INDEX_KEYS_FILE));
-  if (kept) return kept;
-  try {
-    const raw = JSON.parse(readFileSync(path.join(buildDir, WORKS_INDEX_KEYS_FILE), 'utf8')) as unknown;
+  return writtenKeys.readJson(path.join(buildDir, WORKS_INDEX_KEYS_FILE), (raw) => {
     const ok = (v: unknown): v is string[] => Array.isArray(v) && v.every((k) => typeof k === 'string');
     if (typeof raw !== 'object' || raw === null) return null;
     const { title, composer } = raw as Record<string, unknown>;
     return ok(title) && ok(composer) ? { title, composer } : null;
-  } catch {
-    return null;
-  }
+  });
 }
 
 /**

@@ -69,31 +69,27 @@ export function zipEntries(entries: ZipEntry[], mtime: Date, comment = ''): Buff
     const crc = crc32(entry.bytes);
     if (entry.bytes.length >= LIMIT || data.length >= LIMIT || offset >= LIMIT)
       throw new Error(`zip entry ${entry.name} is 4 GiB or more (or lies past 4 GiB): ZIP64 is not written`);
+    // The local header and the central directory entry carry the same 26 bytes, from the version
+    // needed to the extra field's length (APPNOTE 4.3.7 and 4.3.12): written once, copied into both.
+    const shared = Buffer.alloc(26);
+    shared.writeUInt16LE(20, 0); // version needed: 2.0 (deflate)
+    shared.writeUInt16LE(flags, 2);
+    shared.writeUInt16LE(method, 4);
+    shared.writeUInt16LE(time, 6);
+    shared.writeUInt16LE(date, 8);
+    shared.writeUInt32LE(crc, 10);
+    shared.writeUInt32LE(data.length, 14);
+    shared.writeUInt32LE(entry.bytes.length, 18);
+    shared.writeUInt16LE(name.length, 22);
+    // extra field length: 0
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(flags, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(entry.bytes.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
+    shared.copy(local, 4);
     const head = Buffer.alloc(46);
     head.writeUInt32LE(0x02014b50, 0);
     head.writeUInt16LE(20, 4); // version made by: 2.0, MS-DOS attributes
-    head.writeUInt16LE(20, 6);
-    head.writeUInt16LE(flags, 8);
-    head.writeUInt16LE(method, 10);
-    head.writeUInt16LE(time, 12);
-    head.writeUInt16LE(date, 14);
-    head.writeUInt32LE(crc, 16);
-    head.writeUInt32LE(data.length, 20);
-    head.writeUInt32LE(entry.bytes.length, 24);
-    head.writeUInt16LE(name.length, 28);
-    // extra, comment, disk number, internal and external attributes: 0
+    shared.copy(head, 6);
+    // comment length, disk number, internal and external attributes: 0
     head.writeUInt32LE(offset, 42);
     parts.push(local, name, data instanceof Buffer ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     central.push(head, name);
