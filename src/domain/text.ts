@@ -57,13 +57,21 @@ function asciiWords(text: string): string[] {
   const out: string[] = [];
   const lower = text.toLowerCase();
   let start = -1;
+  // Whether the word so far holds "ae", "oe" or "ue" (most words do not: no second scan for them).
+  let pair = false;
   for (let i = 0; i <= lower.length; i++) {
     const c = i < lower.length ? lower.charCodeAt(i) : 0;
     if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
       if (start < 0) start = i;
+      else if (c === 101 && !pair) {
+        const before = lower.charCodeAt(i - 1);
+        pair = before === 97 || before === 111 || before === 117;
+      }
     } else if (start >= 0) {
-      out.push(foldTransliterations(lower.slice(start, i)));
+      const word = lower.slice(start, i);
+      out.push(pair ? foldTransliterations(word) : word);
       start = -1;
+      pair = false;
     }
   }
   return out;
