@@ -1,4 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { fastTierTmpDir } from './test/setup/memory-tmp.ts';
+
+const fastTmp = fastTierTmpDir();
 
 /**
  * Two tiers (docs/architecture.md, "Tests"):
@@ -33,6 +36,8 @@ export default defineConfig({
           // same modules once per file. Tests keep their fresh state in their own temporary
           // folders and apps, never in module-level variables.
           isolate: false,
+          // Temporary folders in memory where the machine has room (test/setup/memory-tmp.ts).
+          env: { ARCHIVE_AUDIO_RENDER: 'off', ...(fastTmp ? { TMPDIR: fastTmp } : {}) },
         },
       },
       {

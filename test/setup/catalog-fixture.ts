@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { writeIndexFiles } from '../../api/catalog/build-index.ts';
+import { makeFastTierTmpDir, removeFastTierTmpDir } from './memory-tmp.ts';
 import { formatLintMessage, loadCatalog } from '../../src/domain/catalog.ts';
 import { buildIndexFiles } from '../../src/domain/catalog-index/index-files.ts';
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
@@ -63,10 +64,15 @@ export async function writeCatalogFixture(outDir: string, contentDir: string, ba
 }
 
 export default async function setup(project: TestProject) {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-test-catalog-'));
+  // The tier's temporary folder (vitest.config.ts gives it to the workers as TMPDIR).
+  const tmp = makeFastTierTmpDir();
+  const root = mkdtempSync(path.join(tmp ?? os.tmpdir(), 'pdma-test-catalog-'));
   const out = path.join(root, 'build');
   await writeCatalogFixture(out, path.resolve(process.env.TEST_CONTENT_DIR ?? 'content'), TEST_BASE_URL);
   project.provide('sampleBuildDir', out);
   project.provide('testBaseUrl', TEST_BASE_URL);
-  return () => rmSync(root, { recursive: true, force: true });
+  return () => {
+    rmSync(root, { recursive: true, force: true });
+    removeFastTierTmpDir(tmp);
+  };
 }
