@@ -14,7 +14,7 @@
  *   GET  /admin/works/{slug}/listening      the work's rendered scores, each with its player
  *   POST /admin/listening                   form: _csrf, slug, assetId, audioSha256, verdict, next
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { isOperatorLabel } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
