@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildArgs } from '../../build/protocol.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -148,23 +149,18 @@ export function spawnService(o: {
   return proc;
 }
 
+/** The arguments of `node` for scripts/build.ts (the site build, quiet) of `contentDir` into `outDir`. */
+export function siteBuildCommand(contentDir: string, outDir: string, baseUrl: string): string[] {
+  return [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), ...buildArgs(contentDir, outDir, baseUrl)];
+}
+
 /** scripts/build.ts (the site build, quiet) of `contentDir` into `outDir`; rejects with the end of its output. */
 export function runSiteBuild(contentDir: string, outDir: string, baseUrl: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-        '--content',
-        contentDir,
-        '--out',
-        outDir,
-        '--base-url',
-        baseUrl,
-        '--quiet',
-      ],
-      { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, siteBuildCommand(contentDir, outDir, baseUrl), {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += String(d)));
     child.stderr.on('data', (d) => (output += String(d)));
