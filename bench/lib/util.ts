@@ -15,6 +15,23 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A fetch retried up to 3 times when the client's connection failed (a pooled keep-alive
+ * connection to a service stopped by a restart can be closed under it); never on an answer.
+ * `onRetry` hears each failure that is retried.
+ */
+export async function retried<T>(fn: () => Promise<T>, onRetry?: (err: unknown) => void): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      onRetry?.(err);
+      await sleep(100 * (attempt + 1));
+    }
+  }
+}
+
 /** Everything a run started, so it can be torn down on success, failure or Ctrl-C. */
 export class Cleanup {
   private readonly dirs: string[] = [];
@@ -147,6 +164,21 @@ export function spawnService(o: {
   );
   o.cleanup.track(proc);
   return proc;
+}
+
+/** The service (spawnService) on `port` or a free loopback port, once GET /api/v1 answers 200 (within `timeoutMs`). */
+export async function startArchive(o: {
+  cleanup: Cleanup;
+  env: Record<string, string | undefined>;
+  label?: string;
+  port?: number;
+  timeoutMs: number;
+}): Promise<{ url: string; proc: TrackedProcess }> {
+  const port = o.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawnService({ cleanup: o.cleanup, port, env: o.env, ...(o.label ? { label: o.label } : {}) });
+  await waitForHttp(`${url}/api/v1`, proc, o.timeoutMs);
+  return { url, proc };
 }
 
 /** The arguments of `node` for scripts/build.ts (the site build, quiet) of `contentDir` into `outDir`. */
