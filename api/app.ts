@@ -151,6 +151,11 @@ function endSocketWithProblem(
   socket.once('finish', () => socket.destroy());
 }
 
+/** The 408 problem of a request that did not arrive in time (`detail` names the timeout), then close. */
+function endTimedOut(socket: Duplex, baseUrl: string, detail: string): void {
+  endSocketWithProblem(socket, baseUrl, 408, 'Request Timeout', 'bad-request', detail);
+}
+
 /**
  * Answer a request Node's parser refused with a problem detail written on the raw socket: a bad
  * request line or header (before any request object), or broken chunked framing in a body (a
@@ -175,12 +180,9 @@ function writeClientErrorProblem(err: Error & { code?: string }, socket: Duplex,
     return;
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    endSocketWithProblem(
+    endTimedOut(
       socket,
       baseUrl,
-      408,
-      'Request Timeout',
-      'bad-request',
       'The request did not arrive in time (ARCHIVE_HEADERS_TIMEOUT_MS / ARCHIVE_REQUEST_TIMEOUT_MS).',
     );
     return;
@@ -208,12 +210,9 @@ function closeSilentSocket(socket: Duplex, baseUrl: string): void {
   const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; req?: { complete?: boolean } } })
     ._httpMessage;
   if (socket.writable && pending && !pending.headersSent && pending.req && pending.req.complete === false) {
-    endSocketWithProblem(
+    endTimedOut(
       socket,
       baseUrl,
-      408,
-      'Request Timeout',
-      'bad-request',
       'The request body stopped arriving: nothing came for the idle timeout (ARCHIVE_IDLE_TIMEOUT_MS); nothing of it was used.',
     );
     return;

@@ -206,12 +206,7 @@ export function processSettingsFromEnv(
     throw new ConfigError(`ARCHIVE_READ_PROCESSES must be a whole number from 1 to 64 (got "${raw}")`);
   const redis = settingValue(env, 'ARCHIVE_REDIS_URL')?.trim() || null;
   if (redis !== null) {
-    let u: URL | null = null;
-    try {
-      u = new URL(redis);
-    } catch {
-      u = null;
-    }
+    const u = URL.parse(redis);
     if (!u || (u.protocol !== 'redis:' && u.protocol !== 'rediss:') || !u.hostname)
       throw new ConfigError(
         `ARCHIVE_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0 (got "${redis.replace(/:[^:@/]*@/, ':***@')}")`,
@@ -219,12 +214,7 @@ export function processSettingsFromEnv(
   }
   const writer = settingValue(env, 'ARCHIVE_WRITER_URL')?.trim().replace(/\/+$/, '') || null;
   if (writer !== null) {
-    let u: URL | null = null;
-    try {
-      u = new URL(writer);
-    } catch {
-      u = null;
-    }
+    const u = URL.parse(writer);
     if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || (u.pathname !== '/' && u.pathname !== ''))
       throw new ConfigError(
         `ARCHIVE_WRITER_URL must be an http(s) origin such as http://10.0.0.5:4321 (got "${writer}")`,
@@ -522,12 +512,7 @@ export const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings {
   const endpoint = settingValue(env, 'ARCHIVE_S3_ENDPOINT')?.trim().replace(/\/+$/, '') || null;
   if (endpoint) {
-    let url: URL | null = null;
-    try {
-      url = new URL(endpoint);
-    } catch {
-      url = null;
-    }
+    const url = URL.parse(endpoint);
     if (!url || !['http:', 'https:'].includes(url.protocol))
       throw new ConfigError(
         `ARCHIVE_S3_ENDPOINT must be an http(s) URL such as http://127.0.0.1:9000 (got "${settingValue(env, 'ARCHIVE_S3_ENDPOINT')}")`,
@@ -830,15 +815,18 @@ export function memoryPlanOf(config: Config, serverStartMiB: number): MemoryPlan
  * ARCHIVE_WARM_BUILDER (1/0, default 1), ARCHIVE_WARM_BUILDER_WARM_UP (1/0, default 1), ARCHIVE_WARM_BUILDER_MAX_RSS_MB (256-65536, default a
  * quarter of the memory, at least 1536) and ARCHIVE_LAYER_MAX_PATHS (src/domain/site-layers.ts).
  */
-export function rebuildSettingsFromEnv(env: NodeJS.ProcessEnv): {
-  incrementalBuilds: boolean;
-  reconcileDelayMs: number | null;
-  reconcileSchedule: ReconcileSchedule;
-  warmBuilder: boolean;
-  warmBuilderWarmUp: boolean;
-  warmBuilderMaxRssBytes: number;
-  layerMaxPaths: number;
-} {
+export function rebuildSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+): Pick<
+  Config,
+  | 'incrementalBuilds'
+  | 'reconcileDelayMs'
+  | 'reconcileSchedule'
+  | 'warmBuilder'
+  | 'warmBuilderWarmUp'
+  | 'warmBuilderMaxRssBytes'
+  | 'layerMaxPaths'
+> {
   const incremental = settingValue(env, 'ARCHIVE_INCREMENTAL_BUILDS') ?? '1';
   if (incremental !== '0' && incremental !== '1')
     throw new ConfigError(`ARCHIVE_INCREMENTAL_BUILDS must be 0 or 1 (got "${incremental}")`);

@@ -73,17 +73,25 @@ export function renderCacheFrom(
 /** The render view's folder name, in ARCHIVE_DATA_DIR (or in a `--render-cache DIR`). */
 export const RENDER_VIEW_FOLDER = 'render-view';
 
-/** The engraving pool's options from `--engrave-*` flags, else the configuration's ARCHIVE_ENGRAVE_*. */
+/** The `--engrave-*` options of a command line (node:util parseArgs): the build's and `npm run engrave`'s. */
+export const ENGRAVE_FLAGS = {
+  'engrave-workers': { type: 'string' },
+  'engrave-cpu-ms': { type: 'string' },
+  'engrave-timeout-ms': { type: 'string' },
+  'engrave-memory-mb': { type: 'string' },
+} as const;
+
+/** The engraving pool's options from `--engrave-*` flags (ENGRAVE_FLAGS), else the configuration's ARCHIVE_ENGRAVE_*. */
 export function engraveOptionsFrom(
-  flags: { workers?: string; cpuMs?: string; timeoutMs?: string; memoryMb?: string },
+  flags: { [F in keyof typeof ENGRAVE_FLAGS]?: string },
   env: NodeJS.ProcessEnv,
 ): EngravePoolOptions {
   return engraveSettingsFromEnv({
     ...env,
-    ...(flags.workers !== undefined ? { ARCHIVE_ENGRAVE_WORKERS: flags.workers } : {}),
-    ...(flags.cpuMs !== undefined ? { ARCHIVE_ENGRAVE_CPU_MS: flags.cpuMs } : {}),
-    ...(flags.timeoutMs !== undefined ? { ARCHIVE_ENGRAVE_TIMEOUT_MS: flags.timeoutMs } : {}),
-    ...(flags.memoryMb !== undefined ? { ARCHIVE_ENGRAVE_MEMORY_MB: flags.memoryMb } : {}),
+    ...(flags['engrave-workers'] !== undefined ? { ARCHIVE_ENGRAVE_WORKERS: flags['engrave-workers'] } : {}),
+    ...(flags['engrave-cpu-ms'] !== undefined ? { ARCHIVE_ENGRAVE_CPU_MS: flags['engrave-cpu-ms'] } : {}),
+    ...(flags['engrave-timeout-ms'] !== undefined ? { ARCHIVE_ENGRAVE_TIMEOUT_MS: flags['engrave-timeout-ms'] } : {}),
+    ...(flags['engrave-memory-mb'] !== undefined ? { ARCHIVE_ENGRAVE_MEMORY_MB: flags['engrave-memory-mb'] } : {}),
   });
 }
 
@@ -129,10 +137,7 @@ function parseBuildArgs(args: string[]) {
       'warm-up': { type: 'boolean', default: false },
       'batch-works': { type: 'string' },
       'render-cache': { type: 'string', default: 'config' },
-      'engrave-workers': { type: 'string' },
-      'engrave-cpu-ms': { type: 'string' },
-      'engrave-timeout-ms': { type: 'string' },
-      'engrave-memory-mb': { type: 'string' },
+      ...ENGRAVE_FLAGS,
       audio: { type: 'string', default: process.env.ARCHIVE_AUDIO_RENDER || 'build' },
     },
   });
@@ -170,15 +175,7 @@ export async function runBuildCommand(
   let engrave: EngravePoolOptions;
   try {
     ({ cache: renderCache, view: renderView } = renderCacheFrom(values['render-cache'], process.env));
-    engrave = engraveOptionsFrom(
-      {
-        workers: values['engrave-workers'],
-        cpuMs: values['engrave-cpu-ms'],
-        timeoutMs: values['engrave-timeout-ms'],
-        memoryMb: values['engrave-memory-mb'],
-      },
-      process.env,
-    );
+    engrave = engraveOptionsFrom(values, process.env);
   } catch (err) {
     throw new UsageError(`--render-cache / --engrave-*: ${(err as Error).message}`);
   }

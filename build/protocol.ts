@@ -1,7 +1,7 @@
 /**
  * What the server and its build children say to each other (the server's side imports only this
  * file and the build's types, never the build itself, so the server process does not load Astro):
- * the variable that hands a child the server's blob store, and the warm build process's requests
+ * the start of a child's command line, the variable that hands a child the server's blob store, and the warm build process's requests
  * and answers (build/warm-worker.ts; api/site/warm-builder.ts sends them).
  */
 import type { WarmUpResult } from './warm-up.ts';
@@ -11,6 +11,11 @@ import type { WarmUpResult } from './warm-up.ts';
  * environment (not a setting: S3 credentials stay off the command line). build/command.ts reads it (`--render-cache store`).
  */
 export const BUILD_STORE_VARIABLE = 'ARCHIVE_BUILD_RENDER_CACHE_STORE';
+
+/** A build child's command line (scripts/build.ts, build/command.ts) up to its options: what, where, for which URL, quietly. */
+export function buildArgs(contentDir: string, outDir: string, baseUrl: string): string[] {
+  return ['--content', contentDir, '--out', outDir, '--base-url', baseUrl, '--quiet'];
+}
 
 export interface BuildRequest {
   id: number;

@@ -25,6 +25,7 @@ import { canonicalJson } from '../src/domain/library/import-input.ts';
 import { LIBRARY_SOURCE_TYPES } from '../src/domain/library/vocabulary.ts';
 import type { MusicLibraryFileInput, MusicLibraryImportInput, MusicLibraryTrackInput } from '../src/schemas/library.ts';
 import { SCORE_FILE_EXTENSIONS } from '../src/domain/score-files.ts';
+import { unknownTrack } from '../src/domain/library/unknown-track.ts';
 
 class UsageError extends Error {}
 
@@ -239,30 +240,7 @@ function defaultTrack(name: string): MusicLibraryTrackInput {
       .replace(/[^A-Za-z0-9._:-]+/g, '-')
       .replace(/^[^A-Za-z0-9]+/, '')
       .slice(0, 200) || 'track';
-  return {
-    stableKey: key,
-    title: name,
-    collection: 'archive',
-    sourceType: 'other',
-    rightsStatus: 'unknown',
-    license: 'unknown',
-    reviewStatus: 'pending',
-    visibility: 'private',
-    composer: null,
-    genre: null,
-    attribution: null,
-    description: null,
-    musicalKey: null,
-    tags: null,
-    intendedUses: null,
-    channelKeys: null,
-    rightsEvidence: null,
-    reproducibility: null,
-    quality: null,
-    durationSeconds: null,
-    bpm: null,
-    sourceCreatedAtUtc: null,
-  };
+  return unknownTrack({ stableKey: key, title: name, collection: 'archive', license: 'unknown' });
 }
 
 interface Plan {

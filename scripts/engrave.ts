@@ -26,7 +26,7 @@ import { formatLintMessage, loadCatalog } from '../src/domain/catalog.ts';
 import { EngravePool } from '../src/lib/site/engrave-pool.ts';
 import { RenderCache } from '../src/lib/site/render-cache.ts';
 import { engraveCached, scoreIdentity, scoreJobs, type ScoreIdentity } from '../src/lib/site/render-scores.ts';
-import { audioToolsFrom, engraveOptionsFrom, renderCacheFrom } from '../build/command.ts';
+import { audioToolsFrom, ENGRAVE_FLAGS, engraveOptionsFrom, renderCacheFrom } from '../build/command.ts';
 import { audioCached, audioJobs, type AudioJob } from '../src/lib/site/render-audio.ts';
 import { audioEnvironment } from '../src/lib/site/audio-render.ts';
 import { createHash } from 'node:crypto';
@@ -199,10 +199,7 @@ async function main(): Promise<void> {
       shard: { type: 'string', default: '1/1' },
       content: { type: 'string' },
       'render-cache': { type: 'string', default: 'config' },
-      'engrave-workers': { type: 'string' },
-      'engrave-cpu-ms': { type: 'string' },
-      'engrave-timeout-ms': { type: 'string' },
-      'engrave-memory-mb': { type: 'string' },
+      ...ENGRAVE_FLAGS,
       audio: { type: 'string', default: process.env.ARCHIVE_AUDIO_RENDER === 'off' ? 'off' : 'build' },
     },
   });
@@ -215,15 +212,7 @@ async function main(): Promise<void> {
       throw new Error('name one catalog (--content DIR) or one corpus folder');
     backend = renderCacheFrom(values['render-cache'], process.env).cache;
     if (!backend) throw new Error('--render-cache none leaves nothing to fill');
-    poolOptions = engraveOptionsFrom(
-      {
-        workers: values['engrave-workers'],
-        cpuMs: values['engrave-cpu-ms'],
-        timeoutMs: values['engrave-timeout-ms'],
-        memoryMb: values['engrave-memory-mb'],
-      },
-      process.env,
-    );
+    poolOptions = engraveOptionsFrom(values, process.env);
   } catch (err) {
     console.error(`engrave: ${(err as Error).message}`);
     process.exit(2);

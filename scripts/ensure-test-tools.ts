@@ -33,6 +33,16 @@ const redisServerPath = 'redis-server';
 const nginxCandidates = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
+/** A program found by running `cmd flag`; its version is the first line of that answer. */
+const answering = (cmd: string, flag: string): Pick<Tool, 'present' | 'version'> => ({
+  present: () => runs(cmd, [flag]),
+  version: () => firstLine(execFileSync(cmd, [flag], { encoding: 'utf8' })),
+});
+/** A file a package installs; the path stands for its version. */
+const installedFile = (file: string): Pick<Tool, 'present' | 'version'> => ({
+  present: () => existsSync(file),
+  version: () => file,
+});
 
 const TOOLS: Tool[] = [
   {
@@ -44,20 +54,17 @@ const TOOLS: Tool[] = [
   {
     pkg: 'ffmpeg',
     why: 'the loudness tests (the reference measurement)',
-    present: () => runs(ffmpegPath, ['-version']),
-    version: () => firstLine(execFileSync(ffmpegPath, ['-version'], { encoding: 'utf8' })),
+    ...answering(ffmpegPath, '-version'),
   },
   {
     pkg: 'fluidsynth',
     why: 'rendered audio from the scores (the synthesizer)',
-    present: () => runs(fluidsynthPath, ['--version']),
-    version: () => firstLine(execFileSync(fluidsynthPath, ['--version'], { encoding: 'utf8' })),
+    ...answering(fluidsynthPath, '--version'),
   },
   {
     pkg: 'fluid-soundfont-gm',
     why: "rendered audio's General MIDI SoundFont (FluidR3_GM.sf2, MIT)",
-    present: () => existsSync(soundFontPath),
-    version: () => soundFontPath,
+    ...installedFile(soundFontPath),
   },
   {
     pkg: 'nginx',
@@ -72,14 +79,12 @@ const TOOLS: Tool[] = [
   {
     pkg: 'redis-server',
     why: 'the shared-state tests (sessions and limits across processes, ARCHIVE_REDIS_URL)',
-    present: () => runs(redisServerPath, ['--version']),
-    version: () => firstLine(execFileSync(redisServerPath, ['--version'], { encoding: 'utf8' })),
+    ...answering(redisServerPath, '--version'),
   },
   {
     pkg: 'libnginx-mod-http-brotli-static',
     why: "nginx's brotli_static for the precompressed score pages",
-    present: () => existsSync(DEBIAN_BROTLI_STATIC_MODULE),
-    version: () => DEBIAN_BROTLI_STATIC_MODULE,
+    ...installedFile(DEBIAN_BROTLI_STATIC_MODULE),
   },
 ];
 

@@ -166,7 +166,8 @@ const PERIODS = [
   { name: 'Romantic', from: 1780, to: 1850 },
   { name: 'Late Romantic', from: 1850, to: 1880 },
 ];
-const GENRES = [
+/** The synthetic vocabulary (genres, moods, arrangement styles), shared with the in-memory catalog of bench/lib/resolve.ts. */
+export const GENRES = [
   'Minuet',
   'Prelude',
   'Fugue',
@@ -203,8 +204,8 @@ const KEYS = [
   null,
 ];
 const CATALOGS = ['Op.', 'SynWV', 'K.', 'Hob.', 'WoO'];
-const MOODS = ['calm', 'bright', 'tender', 'solemn', 'playful', 'dark', 'warm', 'stately', 'dreamy', 'festive'];
-const STYLES = [
+export const MOODS = ['calm', 'bright', 'tender', 'solemn', 'playful', 'dark', 'warm', 'stately', 'dreamy', 'festive'];
+export const STYLES = [
   'solo piano, calm',
   'string quartet, warm',
   'harpsichord, bright',
@@ -279,7 +280,7 @@ function timestamp(dayOffset: number, hour: number): string {
   return d.toISOString().replace(/\.000Z$/, 'Z');
 }
 
-function pick<T>(rand: () => number, items: readonly T[]): T {
+export function pick<T>(rand: () => number, items: readonly T[]): T {
   return items[Math.floor(rand() * items.length)]!;
 }
 

@@ -74,11 +74,20 @@ export class RateLimiter {
 
   /** Whether `client` has a whole token left, without counting anything. */
   peek(client: string): RateDecision {
-    const now = this.now();
+    const tokens = this.tokensAt(client, this.now());
+    return this.decision(tokens >= 1, tokens);
+  }
+
+  /** The tokens `client` has at `now`: its bucket refilled since last seen, or a full one. */
+  private tokensAt(client: string, now: number): number {
     const cap = this.setting.limit;
     const old = this.buckets.get(client);
-    const tokens = old ? Math.min(cap, old.tokens + Math.max(0, now - old.atMs) * this.rate) : cap;
-    const allowed = tokens >= 1;
+    return old ? Math.min(cap, old.tokens + Math.max(0, now - old.atMs) * this.rate) : cap;
+  }
+
+  /** The answer when `tokens` are left after the decision. */
+  private decision(allowed: boolean, tokens: number): RateDecision {
+    const cap = this.setting.limit;
     return {
       allowed,
       limit: cap,
@@ -91,9 +100,7 @@ export class RateLimiter {
   /** Count one request of `client`; it passes when a whole token is left. */
   take(client: string): RateDecision {
     const now = this.now();
-    const cap = this.setting.limit;
-    const old = this.buckets.get(client);
-    const tokens = old ? Math.min(cap, old.tokens + Math.max(0, now - old.atMs) * this.rate) : cap;
+    const tokens = this.tokensAt(client, now);
     const allowed = tokens >= 1;
     const left = allowed ? tokens - 1 : tokens;
     // Re-insert so the map's order is least recently seen first.
@@ -104,13 +111,7 @@ export class RateLimiter {
       const oldest = this.buckets.keys().next().value as string;
       this.buckets.delete(oldest);
     }
-    return {
-      allowed,
-      limit: cap,
-      remaining: Math.floor(left),
-      resetSeconds: Math.ceil((cap - left) / this.rate / 1000),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - left) / this.rate / 1000)),
-    };
+    return this.decision(allowed, left);
   }
 
   /** Forget clients whose bucket has refilled: they are indistinguishable from new ones. */

@@ -12,7 +12,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { isOperatorLabel } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
-import { csrfRefusal, sessionOf } from '../session/cookies.ts';
 import type { BatchAction, BatchService } from '../imports/service.ts';
 import { settledWithin, type BatchActions } from '../imports/actions.ts';
 import {
@@ -29,7 +28,7 @@ import type { WorkRecord } from '../../src/schemas/work.ts';
 import { SUBMISSION_STATUSES } from '../../src/schemas/contribution.ts';
 import type { BatchFact } from '../../src/schemas/imports.ts';
 import { html, page, type DeskSessionView } from './html.ts';
-import { DESK_CSP } from './routes.ts';
+import { acceptDeskForms, deskSessionView, formSession, sendDeskPage as send, toSignIn } from './desk-reply.ts';
 import { batchListenCell, batchListenRows, listenForms, listenHelp, RecentVerdicts } from './listening.ts';
 
 const FORM_BODY_LIMIT = 1024 * 1024;
@@ -127,17 +126,6 @@ const DONE_WORDS: Record<BatchAction, string> = {
   'record-facts': 'facts recorded',
 };
 
-function send(reply: FastifyReply, status: number, text: string): FastifyReply {
-  return reply
-    .header('Content-Security-Policy', DESK_CSP)
-    .header('X-Frame-Options', 'DENY')
-    .header('Cache-Control', 'no-store')
-    .header('Referrer-Policy', 'same-origin')
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(text);
-}
-
 const str = (v: unknown): string =>
   typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '';
 
@@ -172,29 +160,8 @@ export async function registerBatchDesk(
 ): Promise<void> {
   await app.register(async (desk) => {
     // Checkbox lists repeat a name, so the form keeps every value of "item".
-    desk.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => {
-        const out: Record<string, string | string[]> = {};
-        let n = 0;
-        for (const [k, v] of new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))) {
-          if (++n > 12_000) break;
-          if (k === 'item') ((out.item ??= []) as string[]).push(v);
-          else if (k !== '__proto__' && k !== 'constructor' && k !== 'prototype') out[k] = v;
-        }
-        done(null, out);
-      },
-    );
-    const sessionView = async (request: FastifyRequest): Promise<DeskSessionView | null> => {
-      const s = await sessionOf(ctx, request);
-      return s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
-    };
-    const toSignIn = (request: FastifyRequest, reply: FastifyReply) =>
-      reply
-        .code(303)
-        .header('Location', `/admin/?next=${encodeURIComponent(request.url.slice(0, 400))}`)
-        .send();
+    acceptDeskForms(desk, FORM_BODY_LIMIT, 12_000, 'item');
+    const sessionView = (request: FastifyRequest) => deskSessionView(ctx, request);
 
     desk.get('/admin/batches', async (request, reply) => {
       const session = await sessionView(request);
@@ -388,24 +355,8 @@ ${
     desk.post<{ Params: { batchId: string }; Body: Record<string, string | string[]> | undefined }>(
       '/admin/batches/:batchId/act',
       async (request, reply) => {
-        const s = await sessionOf(ctx, request);
-        const session = await sessionView(request);
-        if (!s || !session)
-          return send(
-            reply,
-            401,
-            page({
-              title: 'Sign in',
-              body: html`<h1>Sign in again</h1><p>Your desk session has ended; nothing was changed. <a href="/admin/">Sign in</a>.</p>`,
-            }),
-          );
-        const refusal = csrfRefusal(ctx.config, request, s);
-        if (refusal !== null)
-          return send(
-            reply,
-            403,
-            page({ title: 'Refused', session, body: html`<h1>Refused</h1><p>${refusal} Nothing was changed.</p>` }),
-          );
+        const session = await formSession(ctx, request, reply, 'changed');
+        if (!session) return reply;
         const form = request.body ?? {};
         const action = str(form.action) as BatchAction;
         const req = request as unknown as FastifyRequest<{

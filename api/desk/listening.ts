@@ -14,11 +14,10 @@
  *   GET  /admin/works/{slug}/listening      the work's rendered scores, each with its player
  *   POST /admin/listening                   form: _csrf, slug, assetId, audioSha256, verdict, next
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { isOperatorLabel } from '../http/auth.ts';
 import { ProblemError } from '../http/problem.ts';
-import { csrfRefusal, sessionOf } from '../session/cookies.ts';
 import { listenableScores, type Listenable, type ListeningService } from '../review/listening.ts';
 import { listeningLabel } from '../../src/domain/audio/listening.ts';
 import { newWorkSlug } from '../../src/domain/review/proposal.ts';
@@ -26,8 +25,8 @@ import { LISTENING_VERDICTS, type ListeningFact, type ListeningVerdict } from '.
 import { SLUG_PATTERN } from '../../src/schemas/common.ts';
 import type { BatchItemView } from '../../src/schemas/imports.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
-import { html, page, type DeskSessionView, type Html } from './html.ts';
-import { DESK_CSP } from './routes.ts';
+import { html, page, type Html } from './html.ts';
+import { acceptDeskForms, deskSessionView, formSession, sendDeskPage as send, toSignIn } from './desk-reply.ts';
 
 /** A row's buttons are enabled once its player has played this long (or to its end, if shorter). */
 export const LISTEN_SECONDS = 5;
@@ -35,17 +34,6 @@ export const LISTEN_SECONDS = 5;
 export const LISTEN_ROWS_MAX = 50;
 const SLUG = new RegExp(SLUG_PATTERN);
 const FORM_BODY_LIMIT = 16 * 1024;
-
-function send(reply: FastifyReply, status: number, text: string): FastifyReply {
-  return reply
-    .header('Content-Security-Policy', DESK_CSP)
-    .header('X-Frame-Options', 'DENY')
-    .header('Cache-Control', 'no-store')
-    .header('Referrer-Policy', 'same-origin')
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(text);
-}
 
 /** A desk path to return to (never another site). */
 function safeNext(value: unknown): string | null {
@@ -168,34 +156,15 @@ export async function registerListeningDesk(
   recent: RecentVerdicts,
 ): Promise<void> {
   await app.register(async (desk) => {
-    desk.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => {
-        const out: Record<string, string> = {};
-        let n = 0;
-        for (const [k, v] of new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))) {
-          if (++n > 50) break;
-          if (k !== '__proto__' && k !== 'constructor' && k !== 'prototype') out[k] = v;
-        }
-        done(null, out);
-      },
-    );
-    const sessionView = async (request: FastifyRequest): Promise<DeskSessionView | null> => {
-      const s = await sessionOf(ctx, request);
-      return s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
-    };
+    acceptDeskForms(desk, FORM_BODY_LIMIT, 50);
+    const sessionView = (request: FastifyRequest) => deskSessionView(ctx, request);
     const base = ctx.config.publicBaseUrl;
 
     desk.get<{ Params: { slug: string }; Querystring: Record<string, unknown> }>(
       '/admin/works/:slug/listening',
       async (request, reply) => {
         const session = await sessionView(request);
-        if (!session)
-          return reply
-            .code(303)
-            .header('Location', `/admin/?next=${encodeURIComponent(request.url.slice(0, 400))}`)
-            .send();
+        if (!session) return toSignIn(request, reply);
         let record: WorkRecord;
         try {
           record = await listening.work(request.params.slug);
@@ -230,24 +199,8 @@ ${listenForms(rows, session.csrf, here)}`;
     );
 
     desk.post<{ Body: Record<string, string> | undefined }>('/admin/listening', async (request, reply) => {
-      const s = await sessionOf(ctx, request);
-      const session = s && s.subject.kind === 'admin' ? { label: s.subject.label, csrf: s.csrf } : null;
-      if (!s || !session)
-        return send(
-          reply,
-          401,
-          page({
-            title: 'Sign in',
-            body: html`<h1>Sign in again</h1><p>Your desk session has ended; nothing was recorded. <a href="/admin/">Sign in</a>.</p>`,
-          }),
-        );
-      const refusal = csrfRefusal(ctx.config, request, s);
-      if (refusal !== null)
-        return send(
-          reply,
-          403,
-          page({ title: 'Refused', session, body: html`<h1>Refused</h1><p>${refusal} Nothing was recorded.</p>` }),
-        );
+      const session = await formSession(ctx, request, reply, 'recorded');
+      if (!session) return reply;
       const form = request.body ?? {};
       const slug = form.slug ?? '';
       const assetId = Number(form.assetId);

@@ -49,6 +49,22 @@ export class ProposalLintError extends Error {
 
 export const reviewBranch = (code: string) => `review/${code}`;
 
+/** The changes with their paths checked and normalized; one that would leave the repository refuses them all. */
+function insideRepository<C extends string | Buffer | null>(
+  changes: ReadonlyArray<{ path: string; content: C }>,
+): Array<{ path: string; content: C }> {
+  return changes.map((change) => {
+    const rel = normalizeContentPath(change.path);
+    if (
+      rel === null ||
+      rel !== change.path.replace(/^\.\//, '') ||
+      rel.split('/').some((s) => s === '.git' || s === '')
+    )
+      throw new Error(`refusing to write outside the repository: ${change.path}`);
+    return { path: rel, content: change.content };
+  });
+}
+
 export class LocalForge implements Forge {
   readonly name = 'local' as const;
   readonly repo: string;
@@ -82,16 +98,7 @@ export class LocalForge implements Forge {
       t = Date.now();
     };
     // Every path is checked before anything is written.
-    const changes = input.changes.map((change) => {
-      const rel = normalizeContentPath(change.path);
-      if (
-        rel === null ||
-        rel !== change.path.replace(/^\.\//, '') ||
-        rel.split('/').some((s) => s === '.git' || s === '')
-      )
-        throw new Error(`refusing to write outside the repository: ${change.path}`);
-      return { path: rel, content: change.content };
-    });
+    const changes = insideRepository(input.changes);
     const base = input.base ?? (await this.main());
     const proposal = await ContentProposal.open(
       this.repo,
@@ -135,16 +142,7 @@ export class LocalForge implements Forge {
     changes: ReadonlyArray<{ path: string; content: string | Buffer | null }>,
     message: string,
   ): Promise<{ commit: string; lintScope: string } | { lint: string[] }> {
-    const checked = changes.map((change) => {
-      const rel = normalizeContentPath(change.path);
-      if (
-        rel === null ||
-        rel !== change.path.replace(/^\.\//, '') ||
-        rel.split('/').some((s) => s === '.git' || s === '')
-      )
-        throw new Error(`refusing to write outside the repository: ${change.path}`);
-      return { path: rel, content: change.content };
-    });
+    const checked = insideRepository(changes);
     const proposal = await ContentProposal.open(this.repo, this.options.scratchDir, label, base);
     try {
       await proposal.write(checked);

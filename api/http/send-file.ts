@@ -6,6 +6,7 @@
 import { isHtml, PUBLIC_CSP } from './content-security-policy.ts';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { NGINX_BLOBS_LOCATION } from '../site/nginx.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchHits, parseRange } from './conditional.ts';
@@ -33,12 +34,21 @@ export function offloadUri(request: FastifyRequest, mode: 'none' | 'nginx', rela
   return `${NGINX_BLOBS_LOCATION}${relativePath.split(path.sep).map(encodeURIComponent).join('/')}`;
 }
 
+export interface SendFileOptions {
+  offload?: string;
+  /**
+   * Where the bytes come from when they are not the file at `absPath` (a stored blob,
+   * api/blobs/send-blob.ts): `range` inclusive, or the whole file without it.
+   */
+  read?: (range?: { start: number; end: number }) => Promise<Readable>;
+}
+
 export function sendFile(
   request: FastifyRequest,
   reply: FastifyReply,
   baseUrl: string,
   file: ServableFile,
-  options: { offload?: string } = {},
+  options: SendFileOptions = {},
 ) {
   reply.header('ETag', file.etag).header('Cache-Control', file.cacheControl).header('Accept-Ranges', 'bytes');
   if (isHtml(file.contentType)) reply.header('Content-Security-Policy', PUBLIC_CSP);
@@ -81,12 +91,14 @@ export function sendFile(
       .header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
       .header('Content-Length', String(length));
     if (request.method === 'HEAD') return reply.send();
+    if (options.read) return options.read({ start: range.start, end: range.end }).then((bytes) => reply.send(bytes));
     return reply.send(
       file.body ? file.body.subarray(range.start, range.end + 1) : streamOf(file.absPath, range.start, range.end),
     );
   }
   reply.header('Content-Length', String(file.size));
   if (request.method === 'HEAD') return reply.send();
+  if (options.read && file.size > 0) return options.read().then((bytes) => reply.send(bytes));
   return reply.send(file.body ?? (file.size === 0 ? Buffer.alloc(0) : streamOf(file.absPath, 0, file.size - 1)));
 }
 

@@ -24,6 +24,7 @@ import type { AppContext } from '../context.ts';
 import { ProblemError, problemBody } from '../http/problem.ts';
 import { isOperatorLabel } from '../http/auth.ts';
 import type { ReviewActor } from '../review/service.ts';
+import { ActionRunner, type RunningAction } from '../review/action-runner.ts';
 import type { BatchAction, BatchService, BatchItemResult } from './service.ts';
 import type { ImportStore } from './store.ts';
 import type { BatchActionBody } from '../../src/schemas/imports.ts';
@@ -39,37 +40,20 @@ import {
   waitingItems,
   type StoredBatchAction,
 } from '../../src/domain/batch-actions.ts';
-import { utcTimestamp } from '../../src/schemas/envelope.ts';
 
 /** How often, at most, a running action's record is written while items go by. */
 const WRITE_EVERY_MS = 1000;
 
-interface Running {
-  record: StoredBatchAction;
-  /** Resolves when the run ends (completed, failed, or stopped with the record still running). */
-  finished: Promise<void>;
-}
+type Running = RunningAction<StoredBatchAction>;
 
-export class BatchActions {
-  private readonly ctx: AppContext;
+export class BatchActions extends ActionRunner<StoredBatchAction> {
   private readonly service: BatchService;
   private readonly store: ImportStore;
-  private readonly running = new Map<string, Running>();
-  /** Batches whose action is being set up (between the check and the record): a second waits its turn as a conflict. */
-  private readonly starting = new Set<string>();
-  private stopping = false;
-  private resumed: Promise<void> = Promise.resolve();
-  private readonly now: () => Date;
 
   constructor(ctx: AppContext, service: BatchService, now: () => Date = () => new Date()) {
-    this.ctx = ctx;
+    super(ctx, now);
     this.service = service;
     this.store = service.store;
-    this.now = now;
-  }
-
-  private stamp(): string {
-    return utcTimestamp(this.now());
   }
 
   /**
@@ -84,8 +68,7 @@ export class BatchActions {
     actor: ReviewActor,
   ): Promise<{ record: StoredBatchAction; finished: Promise<void> }> {
     await this.resumed;
-    if (this.stopping)
-      throw new ProblemError('shutting-down', 'The server is stopping; ask again once it has started.');
+    this.refuseWhileStopping();
     // An action whose last item is done says "completed" (its tracking resource too) while its end
     // is still being written: wait for that rather than refuse, since the caller did what the
     // conflict asks (wait until it has completed). Found by a fresh-clone CI run, where the second
@@ -94,15 +77,10 @@ export class BatchActions {
       if (busy.record.state === 'running') throw this.conflict(busy.record);
       await busy.finished;
     }
-    if (this.stopping)
-      throw new ProblemError('shutting-down', 'The server is stopping; ask again once it has started.');
-    if (this.starting.has(batchId))
-      throw new ProblemError(
-        'conflict',
-        'The batch already has an action being started. One action per batch at a time: wait until it has completed, then ask again.',
-      );
-    this.starting.add(batchId);
-    try {
+    this.refuseWhileStopping();
+    const another =
+      'The batch already has an action being started. One action per batch at a time: wait until it has completed, then ask again.';
+    return this.reserving(batchId, another, async () => {
       const { chosen } = await this.service.plan(batchId, action, body);
       const startedAtUtc = this.stamp();
       const record = startBatchAction({
@@ -121,19 +99,15 @@ export class BatchActions {
       await this.store.actions.create(record.actionId, record);
       const finished = this.launch(record, actor, false);
       return { record: this.running.get(batchId)?.record ?? record, finished };
-    } finally {
-      this.starting.delete(batchId);
-    }
+    });
   }
 
   private conflict(running: StoredBatchAction): ProblemError {
-    return new ProblemError('conflict', runningActionConflict(running), {
-      runningAction: {
-        actionId: running.actionId,
-        action: running.action,
-        href: `${this.ctx.config.publicBaseUrl}${batchActionPath(running.batchId, running.actionId)}`,
-      },
-    });
+    return this.conflictWith(
+      runningActionConflict(running),
+      running,
+      batchActionPath(running.batchId, running.actionId),
+    );
   }
 
   /** Run the action's waiting items in the background; the returned promise never rejects. */
@@ -258,18 +232,6 @@ export class BatchActions {
       }
     })().catch((err: unknown) => log(`batch actions could not be resumed: ${(err as Error).message}`));
     return this.resumed;
-  }
-
-  /** Stop (server close): the item in progress finishes, the rest waits for the resume on start. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.resumed;
-    await Promise.all([...this.running.values()].map((r) => r.finished));
-  }
-
-  /** Every run in progress has ended (tests). */
-  async settled(): Promise<void> {
-    while (this.running.size > 0) await Promise.all([...this.running.values()].map((r) => r.finished));
   }
 
   /** The action as it stands (the live record while it runs). */

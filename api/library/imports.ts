@@ -52,6 +52,15 @@ export function importIdFor(idempotencyKey: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** The key was used for `importId` with other content: nothing is stored. */
+function idempotencyConflict(importId: string): ProblemError {
+  return new ProblemError(
+    'idempotency-conflict',
+    `This idempotencyKey was used for import ${importId} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`,
+    { importId },
+  );
+}
+
 export class LibraryImports {
   private readonly store: LibraryStore;
   private readonly locks: LibraryLocks;
@@ -141,15 +150,7 @@ export class LibraryImports {
       if (!(err instanceof RecordExistsError)) throw err;
       const winner = await this.store.imports.get(rec.id);
       if (!winner) throw err;
-      if (winner.contentHash !== contentHash) {
-        throw new ProblemError(
-          'idempotency-conflict',
-          `This idempotencyKey was used for import ${winner.id} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`,
-          {
-            importId: winner.id,
-          },
-        );
-      }
+      if (winner.contentHash !== contentHash) throw idempotencyConflict(winner.id);
       await this.claimKey(idemId, input.idempotencyKey, winner.id, contentHash);
       return winner;
     }
@@ -169,15 +170,7 @@ export class LibraryImports {
   private async replay(idemId: string, contentHash: string): Promise<StoredImport | null> {
     const seen = await this.store.idempotency.get(idemId);
     if (!seen) return null;
-    if (seen.contentHash !== contentHash) {
-      throw new ProblemError(
-        'idempotency-conflict',
-        `This idempotencyKey was used for import ${seen.importId} with different content. Retry with identical content, or send the changed import with a new idempotencyKey.`,
-        {
-          importId: seen.importId,
-        },
-      );
-    }
+    if (seen.contentHash !== contentHash) throw idempotencyConflict(seen.importId);
     const rec = await this.store.imports.get(seen.importId);
     return rec ? rec : null;
   }

@@ -11,7 +11,7 @@
  * client compiles its schemas in milliseconds (a client on a busy host compiled the inlined 55 KB
  * for seconds, long enough for an idle socket to close under it). No field list is written here.
  */
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { buildOpenApi } from '../../src/openapi/document.ts';
 import { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import {
@@ -317,11 +317,18 @@ async function call(
   return JSON.parse(answer.text) as Record<string, unknown>;
 }
 
-function queryString(args: Record<string, unknown>, keys: string[]): string {
+/** GET `path` with the arguments that are fields of `query` (its query schema) as the query string. */
+function getWithQuery(
+  http: ArchiveHttp,
+  path: string,
+  query: TObject,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const search = new URLSearchParams();
-  for (const k of keys) if (args[k] !== undefined && args[k] !== null) search.set(k, String(args[k]));
+  for (const k of Object.keys(query.properties))
+    if (args[k] !== undefined && args[k] !== null) search.set(k, String(args[k]));
   const s = search.toString();
-  return s ? `?${s}` : '';
+  return call(http, 'GET', s ? `${path}?${s}` : path);
 }
 
 const noInput: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
@@ -352,11 +359,17 @@ export function trackingPath(code: string): string {
 /** An input schema as a tool publishes it: the TypeBox schema, field descriptions cut to their first sentence. */
 const input = (schema: TSchema | JsonSchema): JsonSchema => briefProse(json(schema)) as JsonSchema;
 
-const trackingOutput = (one: JsonSchema, other: JsonSchema): JsonSchema => ({
+/** The 200 answer of `method` on a tracking code's route (`.../{trackingCode}${suffix}`), a contribution's or a correction report's. */
+const trackingOutput = (method: 'get' | 'post', suffix: string): JsonSchema => ({
   type: 'object',
   properties: {
     kind: { type: 'string', enum: ['contribution', 'correction-report'] },
-    tracking: { anyOf: [one, other] },
+    tracking: {
+      anyOf: [
+        responseReference(method, `/api/v1/music/contributions/{trackingCode}${suffix}`, '200'),
+        responseReference(method, `/api/v1/correction-reports/{trackingCode}${suffix}`, '200'),
+      ],
+    },
   },
   required: ['kind', 'tracking'],
   additionalProperties: false,
@@ -418,11 +431,9 @@ export const TOOLS: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
-      call(
-        http,
-        'GET',
-        `/api/v1/works${queryString({ pageSize: MCP_SEARCH_PAGE_SIZE, ...args }, Object.keys(WorksQuery.properties))}`,
-      ).then(listed('works')),
+      getWithQuery(http, '/api/v1/works', WorksQuery, { pageSize: MCP_SEARCH_PAGE_SIZE, ...args }).then(
+        listed('works'),
+      ),
   },
   {
     ...describeTool('get_work'),
@@ -462,11 +473,7 @@ export const TOOLS: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     run: (args, http) =>
-      call(
-        http,
-        'GET',
-        `/api/v1/music/contributions/template${queryString(args, Object.keys(TemplateQuery.properties))}`,
-      ).then((structured) => ({
+      getWithQuery(http, '/api/v1/music/contributions/template', TemplateQuery, args).then((structured) => ({
         structured,
         summary: `A contribution template${typeof args.operation === 'string' ? ` for operation ${args.operation}` : ''}${typeof args.workSlug === 'string' ? ` on ${args.workSlug}` : ''}: replace every placeholder, then submit_contribution. ${DATA_NOTE}`,
       })),
@@ -482,10 +489,7 @@ export const TOOLS: ToolDefinition[] = [
   {
     ...describeTool('get_submission_status'),
     inputSchema: trackingInput,
-    outputSchema: trackingOutput(
-      responseReference('get', '/api/v1/music/contributions/{trackingCode}', '200'),
-      responseReference('get', '/api/v1/correction-reports/{trackingCode}', '200'),
-    ),
+    outputSchema: trackingOutput('get', ''),
     readOnly: true,
     idempotent: true,
     async run(args, http) {
@@ -519,10 +523,7 @@ export const TOOLS: ToolDefinition[] = [
       required: ['trackingCode', 'responseToken', 'message'],
       additionalProperties: false,
     }),
-    outputSchema: trackingOutput(
-      responseReference('post', '/api/v1/music/contributions/{trackingCode}/answers', '200'),
-      responseReference('post', '/api/v1/correction-reports/{trackingCode}/answers', '200'),
-    ),
+    outputSchema: trackingOutput('post', '/answers'),
     readOnly: false,
     idempotent: false,
     async run(args, http) {
@@ -539,10 +540,7 @@ export const TOOLS: ToolDefinition[] = [
     outputSchema: responseReference('get', '/api/v1/profiles', '200'),
     readOnly: true,
     idempotent: true,
-    run: (args, http) =>
-      call(http, 'GET', `/api/v1/profiles${queryString(args, Object.keys(ProfilesQuery.properties))}`).then(
-        listed('profiles'),
-      ),
+    run: (args, http) => getWithQuery(http, '/api/v1/profiles', ProfilesQuery, args).then(listed('profiles')),
   },
   {
     ...describeTool('list_instruments'),

@@ -110,34 +110,22 @@ export class ApplySteps {
     into: string | null = null,
   ): Promise<MergedApply | { done: ItemAndReview<ReviewRecord> }> {
     const core = this.core;
-    const { kind, trackingCode: code, body } = pending;
-    // Markers written before actors were recorded name nobody; the history says so.
-    const actor = pending.actor ?? { label: 'unrecorded (resumed apply)', operatorLabeled: false };
-    const { record } = await core.get(kind, code);
-    const state = await core.loadReview(kind, code);
-    if (record.status !== 'accepted' || record.apply?.state !== 'applying') {
-      // Finished before the server stopped (applied, marker not yet removed), or decided otherwise.
-      await this.markers.drop(code);
-      return { done: { record, review: state } };
-    }
-    core.recordAssertions(state, body, actor);
-    const started = Date.now();
-    const phases: Record<string, unknown> = {};
+    const begun = await this.begin(pending);
+    if ('done' in begun) return begun;
+    const { step } = begun;
+    const { trackingCode: code, body } = pending;
+    const { actor, record, state, phases } = step;
     let t = Date.now();
     const lap = (name: string) => {
       phases[name] = Date.now() - t;
       t = Date.now();
     };
-    const step: MergedApply = { pending, actor, record, state, started, phases, merged: '' };
     const forge = await core.forge();
     let merged = await this.mergedOnMain(pending);
     let input: ProposalInput | null = null;
     if (merged === null) {
       const blocked = verificationBlockers(state.verification);
-      if (blocked.length > 0)
-        return {
-          done: await this.fail(step, await this.refuse(state, body, actor, record.status, code, blocked), false),
-        };
+      if (blocked.length > 0) return { done: await this.refused(step, blocked) };
       try {
         // Built on what is there now: main, or the batch's line with the works merged before this
         // one (`into`), so a work that exists by now, or a field that moved, is refused, never
@@ -149,13 +137,7 @@ export class ApplySteps {
         if (forge === core.local) phases.open = core.local.lastOpenTimings;
         state.forge = forge.name;
       } catch (err) {
-        return {
-          done: await this.fail(
-            step,
-            await this.refuse(state, body, actor, record.status, code, reasonsOf(err)),
-            false,
-          ),
-        };
+        return { done: await this.refused(step, reasonsOf(err)) };
       }
       pending.before = await core.local.main();
       pending.merged = null;
@@ -197,8 +179,37 @@ export class ApplySteps {
   ): Promise<
     { done: ItemAndReview<ReviewRecord> } | { merged: MergedApply } | { step: MergedApply; input: ProposalInput }
   > {
+    const begun = await this.begin(pending);
+    if ('done' in begun) return begun;
+    const { step } = begun;
+    const { record, state, phases } = step;
+    const merged = await this.mergedOnMain(pending);
+    if (merged !== null) {
+      pending.merged = merged;
+      step.merged = merged;
+      return { merged: step };
+    }
+    const blocked = verificationBlockers(state.verification);
+    if (blocked.length > 0) return { done: await this.refused(step, blocked) };
+    try {
+      const t = Date.now();
+      const input = await this.core.proposal(record, state, null, overlay);
+      phases.proposalMs = Date.now() - t;
+      return { step, input };
+    } catch (err) {
+      return { done: await this.refused(step, reasonsOf(err)) };
+    }
+  }
+
+  /**
+   * The item's apply as it stands under the lock: `done` when it is applying no longer (finished
+   * before the server stopped, its marker not yet removed, or decided otherwise; the marker is
+   * dropped), else a fresh step with the reviewer's assertions recorded.
+   */
+  private async begin(pending: PendingApply): Promise<{ done: ItemAndReview<ReviewRecord> } | { step: MergedApply }> {
     const core = this.core;
     const { kind, trackingCode: code, body } = pending;
+    // Markers written before actors were recorded name nobody; the history says so.
     const actor = pending.actor ?? { label: 'unrecorded (resumed apply)', operatorLabeled: false };
     const { record } = await core.get(kind, code);
     const state = await core.loadReview(kind, code);
@@ -207,30 +218,14 @@ export class ApplySteps {
       return { done: { record, review: state } };
     }
     core.recordAssertions(state, body, actor);
-    const started = Date.now();
-    const phases: Record<string, unknown> = {};
-    const step: MergedApply = { pending, actor, record, state, started, phases, merged: '' };
-    const merged = await this.mergedOnMain(pending);
-    if (merged !== null) {
-      pending.merged = merged;
-      step.merged = merged;
-      return { merged: step };
-    }
-    const blocked = verificationBlockers(state.verification);
-    if (blocked.length > 0)
-      return {
-        done: await this.fail(step, await this.refuse(state, body, actor, record.status, code, blocked), false),
-      };
-    try {
-      const t = Date.now();
-      const input = await core.proposal(record, state, null, overlay);
-      phases.proposalMs = Date.now() - t;
-      return { step, input };
-    } catch (err) {
-      return {
-        done: await this.fail(step, await this.refuse(state, body, actor, record.status, code, reasonsOf(err)), false),
-      };
-    }
+    return { step: { pending, actor, record, state, started: Date.now(), phases: {}, merged: '' } };
+  }
+
+  /** A refused apply: back in review with the reasons as blockers, recorded failed, the problem thrown. */
+  private async refused(step: MergedApply, reasons: string[]): Promise<never> {
+    const { pending, state, actor, record } = step;
+    const problem = await this.refuse(state, pending.body, actor, record.status, pending.trackingCode, reasons);
+    return this.fail(step, problem, false);
   }
 
   /**

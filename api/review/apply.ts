@@ -40,6 +40,15 @@ interface ApplyJob {
   reject: (err: unknown) => void;
 }
 
+/** An item of a batch merged (or committed with the others), with its step. */
+interface Landed {
+  job: ApplyJob;
+  step: MergedApply;
+}
+
+/** Merges a batch's items one after another, onto `into` (the batch's line) or main. */
+type MergeEach = (jobs: ApplyJob[], into: string | null) => Promise<Landed[]>;
+
 /** Record and marker writes of a batch's items run this many at a time (each is a few fsyncs). */
 const RECORD_WRITES_IN_PARALLEL = 8;
 
@@ -63,6 +72,24 @@ async function inParallel<T>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   if (failure !== null) throw failure;
+}
+
+/**
+ * The commit message of a review batch's works landing together: the works, the batch, every
+ * reviewer, and with `trackingCodes` a Tracking-Code trailer per work.
+ */
+function batchMessage(group: string, steps: readonly MergedApply[], trackingCodes: boolean): string {
+  const actors = [...new Set(steps.map((s) => s.actor.label))];
+  return [
+    `Apply ${steps.length} works of the review batch ${group}`,
+    '',
+    ...steps.map((s) => `- ${s.pending.trackingCode}`),
+    '',
+    `Batch: ${group}`,
+    ...actors.map((a) => `Reviewed-By: ${a}`),
+    ...(trackingCodes ? steps.map((s) => `Tracking-Code: ${s.pending.trackingCode}`) : []),
+    '',
+  ].join('\n');
 }
 
 export class ReviewApplies {
@@ -254,9 +281,9 @@ export class ReviewApplies {
   }
 
   private async applyBatch(batch: ApplyJob[]): Promise<void> {
-    const merged: Array<{ job: ApplyJob; step: MergedApply }> = [];
+    const merged: Landed[] = [];
     const mergeEach = async (jobs: ApplyJob[], into: string | null) => {
-      const out: Array<{ job: ApplyJob; step: MergedApply }> = [];
+      const out: Landed[] = [];
       for (const job of jobs) {
         try {
           const step = await this.steps.merge(job.pending, into);
@@ -336,16 +363,12 @@ export class ReviewApplies {
    * cost about 1.6 s per work. A batch whose combined change fails the lint falls back to
    * merging one by one (`mergeGroup`), which names the item that breaks it.
    */
-  private async treeGroup(
-    group: string,
-    jobs: ApplyJob[],
-    mergeEach: (jobs: ApplyJob[], into: string | null) => Promise<Array<{ job: ApplyJob; step: MergedApply }>>,
-  ): Promise<Array<{ job: ApplyJob; step: MergedApply }>> {
+  private async treeGroup(group: string, jobs: ApplyJob[], mergeEach: MergeEach): Promise<Landed[]> {
     const repo = this.core.ctx.config.contentRepo;
     const local = this.core.local;
     const base = await local.main();
     const overlay = new Map<string, string | Buffer | null>();
-    const already: Array<{ job: ApplyJob; step: MergedApply }> = [];
+    const already: Landed[] = [];
     const proposed: Array<{ job: ApplyJob; step: MergedApply; changes: number }> = [];
     const t0 = Date.now();
     for (const job of jobs) {
@@ -363,17 +386,11 @@ export class ReviewApplies {
     }
     if (proposed.length === 0) return already;
     const proposeMs = Date.now() - t0;
-    const actors = [...new Set(proposed.map((p) => p.step.actor.label))];
-    const message = [
-      `Apply ${proposed.length} works of the review batch ${group}`,
-      '',
-      ...proposed.map((p) => `- ${p.step.pending.trackingCode}`),
-      '',
-      `Batch: ${group}`,
-      ...actors.map((a) => `Reviewed-By: ${a}`),
-      ...proposed.map((p) => `Tracking-Code: ${p.step.pending.trackingCode}`),
-      '',
-    ].join('\n');
+    const message = batchMessage(
+      group,
+      proposed.map((p) => p.step),
+      true,
+    );
     const t1 = Date.now();
     const label = `batch-${group.replace(/[^a-z0-9-]+/gi, '-').slice(0, 60)}`;
     let made: Awaited<ReturnType<typeof local.commitCombined>>;
@@ -440,11 +457,7 @@ export class ReviewApplies {
    * stop before that leaves main untouched and each marker's merge unreachable from it (a resume
    * applies each again).
    */
-  private async mergeGroup(
-    group: string,
-    jobs: ApplyJob[],
-    mergeEach: (jobs: ApplyJob[], into: string | null) => Promise<Array<{ job: ApplyJob; step: MergedApply }>>,
-  ): Promise<Array<{ job: ApplyJob; step: MergedApply }>> {
+  private async mergeGroup(group: string, jobs: ApplyJob[], mergeEach: MergeEach): Promise<Landed[]> {
     const repo = this.core.ctx.config.contentRepo;
     const ref = `refs/apply-batches/${group.replace(/[^a-z0-9-]+/gi, '-')}`;
     const base = await this.core.local.main();
@@ -453,16 +466,11 @@ export class ReviewApplies {
       const merged = await mergeEach(jobs, ref);
       if (merged.length === 0) return merged;
       const tip = await git(repo, ['rev-parse', ref]);
-      const actors = [...new Set(merged.map((m) => m.step.actor.label))];
-      const message = [
-        `Apply ${merged.length} works of the review batch ${group}`,
-        '',
-        ...merged.map((m) => `- ${m.step.pending.trackingCode}`),
-        '',
-        `Batch: ${group}`,
-        ...actors.map((a) => `Reviewed-By: ${a}`),
-        '',
-      ].join('\n');
+      const message = batchMessage(
+        group,
+        merged.map((m) => m.step),
+        false,
+      );
       const tree = await git(repo, ['rev-parse', `${tip}^{tree}`]);
       const commit = await git(repo, ['commit-tree', tree, '-p', base, '-p', tip, '-m', message]);
       try {

@@ -23,6 +23,7 @@ import { ProblemError, problemBody } from '../http/problem.ts';
 import { isOperatorLabel } from '../http/auth.ts';
 import { RecordStore } from '../storage/record-store.ts';
 import type { ReviewActor, ReviewService } from './service.ts';
+import { ActionRunner, type RunningAction } from './action-runner.ts';
 import {
   completeItemAction,
   failItemAction,
@@ -35,7 +36,6 @@ import {
   startItemAction,
   type StoredItemAction,
 } from '../../src/domain/review/item-actions.ts';
-import { utcTimestamp } from '../../src/schemas/envelope.ts';
 import type { AdminActionBody, ItemActionName } from '../../src/schemas/review.ts';
 import type { SubmissionKind, SubmissionStatus } from '../../src/schemas/contribution.ts';
 
@@ -48,31 +48,16 @@ const TARGET: Record<ItemActionName, SubmissionStatus> = {
   decline: 'declined',
 };
 
-interface Running {
-  record: StoredItemAction;
-  finished: Promise<void>;
-}
+type Running = RunningAction<StoredItemAction>;
 
-export class ItemActions {
-  private readonly ctx: AppContext;
+export class ItemActions extends ActionRunner<StoredItemAction> {
   private readonly reviews: ReviewService;
   readonly store: RecordStore<StoredItemAction>;
-  /** Running actions by tracking code. */
-  private readonly running = new Map<string, Running>();
-  private readonly starting = new Set<string>();
-  private stopping = false;
-  private resumed: Promise<void> = Promise.resolve();
-  private readonly now: () => Date;
 
   constructor(ctx: AppContext, reviews: ReviewService, now: () => Date = () => new Date()) {
-    this.ctx = ctx;
+    super(ctx, now);
     this.reviews = reviews;
     this.store = new RecordStore<StoredItemAction>(path.join(ctx.config.dataDir, 'state', 'review-actions'));
-    this.now = now;
-  }
-
-  private stamp(): string {
-    return utcTimestamp(this.now());
   }
 
   /**
@@ -87,17 +72,11 @@ export class ItemActions {
     actor: ReviewActor,
   ): Promise<{ record: StoredItemAction; finished: Promise<void> }> {
     await this.resumed;
-    if (this.stopping)
-      throw new ProblemError('shutting-down', 'The server is stopping; ask again once it has started.');
+    this.refuseWhileStopping();
     const busy = this.running.get(code);
     if (busy && busy.record.state === 'running') throw this.conflict(busy.record);
-    if (this.starting.has(code))
-      throw new ProblemError(
-        'conflict',
-        `${code} already has an action being started. One action per item at a time: wait until it has finished, then ask again.`,
-      );
-    this.starting.add(code);
-    try {
+    const another = `${code} already has an action being started. One action per item at a time: wait until it has finished, then ask again.`;
+    return this.reserving(code, another, async () => {
       await this.reviews.check(kind, code, action, body, actor);
       const { record: item } = await this.reviews.get(kind, code);
       const startedAtUtc = this.stamp();
@@ -115,19 +94,12 @@ export class ItemActions {
       await this.store.create(record.actionId, record);
       const finished = this.launch(record, actor);
       return { record: this.running.get(code)?.record ?? record, finished };
-    } finally {
-      this.starting.delete(code);
-    }
+    });
   }
 
   private conflict(running: StoredItemAction): ProblemError {
-    return new ProblemError('conflict', runningItemActionConflict(running), {
-      runningAction: {
-        actionId: running.actionId,
-        action: running.action,
-        href: `${this.ctx.config.publicBaseUrl}${itemActionPath(running.kind, running.trackingCode, running.actionId)}`,
-      },
-    });
+    const where = itemActionPath(running.kind, running.trackingCode, running.actionId);
+    return this.conflictWith(runningItemActionConflict(running), running, where);
   }
 
   /** Run the action in the background; the returned promise never rejects. */
@@ -225,18 +197,6 @@ export class ItemActions {
       }
     })().catch((err: unknown) => log(`review actions could not be resumed: ${(err as Error).message}`));
     return this.resumed;
-  }
-
-  /** Stop (server close): running actions finish; none starts. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.resumed;
-    await Promise.all([...this.running.values()].map((r) => r.finished));
-  }
-
-  /** Every action in progress has ended (tests). */
-  async settled(): Promise<void> {
-    while (this.running.size > 0) await Promise.all([...this.running.values()].map((r) => r.finished));
   }
 
   /** The action as it stands (the live record while it runs), when it is this item's. */

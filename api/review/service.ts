@@ -29,7 +29,7 @@ import { ReviewAnswers } from './answers.ts';
 import { ReviewApplies } from './apply.ts';
 import type { QueueEntry, QueueFilter } from '../../src/domain/review/queue.ts';
 import type { MusicContributionInput, SubmissionKind } from '../../src/schemas/contribution.ts';
-import type { AdminAction, AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
+import type { AdminActionBody, ReviewRecord } from '../../src/schemas/review.ts';
 
 export type { ReviewActor, ReviewServiceOverrides, ProgressReport };
 
@@ -95,26 +95,13 @@ export class ReviewService {
    * `wait` (the default) answers an apply once it is visible or failed; without it the answer is
    * the item in `apply.state = "applying"`, at once.
    */
-  act(
-    kind: SubmissionKind,
-    code: string,
-    action: AdminAction,
-    body: AdminActionBody,
-    actor: ReviewActor,
-    options: { wait?: boolean; progress?: ProgressReport } = {},
-  ): Promise<ItemAndReview> {
-    return this.actions.act(kind, code, action, body, actor, options);
+  act(...args: Parameters<ReviewActions['act']>): Promise<ItemAndReview> {
+    return this.actions.act(...args);
   }
 
   /** The checks an action passes before anything is done; throws the problem that refuses it. */
-  check(
-    kind: SubmissionKind,
-    code: string,
-    action: AdminAction,
-    body: AdminActionBody,
-    actor: ReviewActor,
-  ): Promise<void> {
-    return this.actions.check(kind, code, action, body, actor);
+  check(...args: Parameters<ReviewActions['check']>): Promise<void> {
+    return this.actions.check(...args);
   }
 
   /**

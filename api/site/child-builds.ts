@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { runCommand } from '../process/spawner.ts';
 import type { Config } from '../config.ts';
 import type { WarmBuilder, WarmBuildResult } from './warm-builder.ts';
-import { BUILD_STORE_VARIABLE } from '../../build/protocol.ts';
+import { BUILD_STORE_VARIABLE, buildArgs } from '../../build/protocol.ts';
 import { discardFolder } from './prune.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -59,13 +59,7 @@ export function buildInChild(
   options: ChildBuildOptions = {},
 ): Promise<void> {
   const args = [
-    '--content',
-    contentDir,
-    '--out',
-    outDir,
-    '--base-url',
-    baseUrl,
-    '--quiet',
+    ...buildArgs(contentDir, outDir, baseUrl),
     ...(options.blobsDir ? ['--blobs-dir', options.blobsDir] : []),
     ...(options.nginxRoot ? ['--nginx-root', options.nginxRoot] : []),
     ...(options.commit ? ['--commit', options.commit] : []),

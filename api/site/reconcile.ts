@@ -90,21 +90,8 @@ export class Reconciler {
    */
   request(): ReconcileStatus {
     if (this.core.closed) return this.status();
-    const r = this.reconcile;
-    if (r) {
-      if (r.timer) {
-        clearTimeout(r.timer);
-        r.timer = null;
-        r.record.trigger = 'on-demand';
-        this.start(r);
-      }
-      return this.status();
-    }
-    const dir = this.core.handle.current.dir;
-    const info = readBuildInfo(dir);
-    if (info?.mode === 'incremental' && info.commit) {
-      this.start(this.newReconcile(info.commit, dir, 'on-demand'));
-    } else {
+    const info = this.reconcileNow('on-demand');
+    if (info !== 'under-way') {
       const now = Date.now();
       this.record = {
         ...IDLE,
@@ -179,21 +166,31 @@ export class Reconciler {
       this.scheduleDuePending = true;
       return;
     }
+    // A served full build: nothing to do, and nothing recorded (the last reconcile stays reported).
+    this.reconcileNow('schedule');
+  }
+
+  /**
+   * A reconcile under way now, for `trigger`: one waiting for its quiet period runs at once (a
+   * running one is already doing the work), else a new one when the served build is incremental.
+   * `under-way` then; else the served full build's info (null when it has none): nothing started.
+   */
+  private reconcileNow(trigger: ReconcileTrigger): 'under-way' | ReturnType<typeof readBuildInfo> {
     const r = this.reconcile;
     if (r) {
-      // One waiting for its quiet period runs now; a running one is already doing the work.
       if (r.timer) {
         clearTimeout(r.timer);
         r.timer = null;
-        r.record.trigger = 'schedule';
+        r.record.trigger = trigger;
         this.start(r);
       }
-      return;
+      return 'under-way';
     }
     const dir = this.core.handle.current.dir;
     const info = readBuildInfo(dir);
-    // A served full build: nothing to do, and nothing recorded (the last reconcile stays reported).
-    if (info?.mode === 'incremental' && info.commit) this.start(this.newReconcile(info.commit, dir, 'schedule'));
+    if (info?.mode !== 'incremental' || !info.commit) return info;
+    this.start(this.newReconcile(info.commit, dir, trigger));
+    return 'under-way';
   }
 
   private newReconcile(commit: string, incrementalDir: string, trigger: ReconcileTrigger): Reconcile {

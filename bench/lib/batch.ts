@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { figure, type Figure, type Section, type SectionResult } from './results.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, round, waitForHttp, type Cleanup, spawnService } from './util.ts';
+import { PROJECT_ROOT, TrackedProcess, freePort, round, startArchive, type Cleanup } from './util.ts';
 import { batchAction } from './import.ts';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { loadConfig } from '../../api/config.ts';
@@ -38,16 +38,14 @@ interface Archive {
   proc: TrackedProcess;
 }
 
-async function startArchive(cleanup: Cleanup, dataDir: string, atPort?: number): Promise<Archive> {
-  const port = atPort ?? (await freePort());
-  const url = `http://127.0.0.1:${port}`;
-  const proc = spawnService({
+async function startBatchArchive(cleanup: Cleanup, dataDir: string, port?: number): Promise<Archive> {
+  const { url, proc } = await startArchive({
     cleanup,
-    port,
+    ...(port === undefined ? {} : { port }),
     label: 'archive',
     env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `bench=${KEY}`, ARCHIVE_WARM_BUILDER_WARM_UP: '0' },
+    timeoutMs: 1_800_000,
   });
-  await waitForHttp(`${url}/api/v1`, proc, 1_800_000);
   return { url, dataDir, proc };
 }
 
@@ -84,8 +82,8 @@ export function batchSection(options: { works?: number; songs?: number } = {}): 
 
       // 1. Accept: one after another in one archive, as a batch in another (both start cold).
       ctx.log(`accept: starting two archives and importing ${songs} songs into each`);
-      const one = await startArchive(ctx.cleanup, ctx.cleanup.tempDir('batch-one'));
-      const both = await startArchive(ctx.cleanup, ctx.cleanup.tempDir('batch-all'));
+      const one = await startBatchArchive(ctx.cleanup, ctx.cleanup.tempDir('batch-one'));
+      const both = await startBatchArchive(ctx.cleanup, ctx.cleanup.tempDir('batch-all'));
       const codesOne = await importSongs(one, songs);
       const codesAll = await importSongs(both, songs);
       details.imported = { oneByOne: codesOne.length, batch: codesAll.length };
@@ -167,7 +165,7 @@ export function batchSection(options: { works?: number; songs?: number } = {}): 
         const fullBuildMs =
           (JSON.parse(readFileSync(path.join(buildDir, 'build.json'), 'utf8')) as { durationMs?: number }).durationMs ??
           Date.now() - t;
-        const big = await startArchive(ctx.cleanup, path.join(root, 'data'), port);
+        const big = await startBatchArchive(ctx.cleanup, path.join(root, 'data'), port);
         try {
           const codes = await importSongs(big, scaleSongs);
           ctx.log(`${works} works: accepting ${codes.length} songs as a batch`);

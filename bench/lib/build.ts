@@ -10,7 +10,7 @@ import { generateCatalog } from '../../scripts/generate-catalog.ts';
 import { measureChild, type ChildMeasurement } from './measure.ts';
 import { findOrInstallHugo, hugoArgs, writeHugoSite } from './hugo.ts';
 import { figure, type Section, type SectionContext, type SectionResult } from './results.ts';
-import { PROJECT_ROOT, round } from './util.ts';
+import { PROJECT_ROOT, round, siteBuildCommand } from './util.ts';
 
 export function buildSection(): Section {
   return {
@@ -63,16 +63,7 @@ async function buildOnce(ctx: SectionContext, works: number, timeoutMs: number):
     m = await measureChild(
       `build of ${works} works`,
       process.execPath,
-      [
-        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-        '--content',
-        contentDir,
-        '--out',
-        outDir,
-        '--base-url',
-        'http://127.0.0.1:4321',
-        '--quiet',
-      ],
+      siteBuildCommand(contentDir, outDir, 'http://127.0.0.1:4321'),
       { cwd: PROJECT_ROOT, timeoutMs, cleanup: ctx.cleanup, scratchDir: root },
     );
     if (m.exitCode !== 0 && !m.timedOut && SHARED_DOT_ASTRO.test(m.outputTail) && retriedAfter.length < 2) {
@@ -261,16 +252,7 @@ async function runBuildHugo(
           : await measureChild(
               `build of ${works} works`,
               process.execPath,
-              [
-                path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-                '--content',
-                contentDir,
-                '--out',
-                buildOut,
-                '--base-url',
-                baseUrl,
-                '--quiet',
-              ],
+              siteBuildCommand(contentDir, buildOut, baseUrl),
               { cwd: PROJECT_ROOT, timeoutMs, cleanup: ctx.cleanup, scratchDir: root },
             );
       const ok = m.exitCode === 0 && !m.timedOut;

@@ -32,7 +32,7 @@ import {
 import { startHttpsServer } from '../../test/helpers/https-server.ts';
 import { figure, type Section } from './results.ts';
 import { postContribution, scoreArrangement, serviceTemplate } from '../../test/helpers/score-contribution.ts';
-import { freePort, PROJECT_ROOT, round, waitForHttp, spawnService } from './util.ts';
+import { freePort, PROJECT_ROOT, round, siteBuildCommand, waitForHttp, spawnService } from './util.ts';
 
 const run = promisify(execFile);
 
@@ -163,12 +163,7 @@ async function timedBuild(content: string, out: string, cache: string | null): P
   await run(
     process.execPath,
     [
-      path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-      '--content',
-      content,
-      '--out',
-      out,
-      '--quiet',
+      ...siteBuildCommand(content, out, 'http://127.0.0.1:4321'),
       '--render-cache',
       cache ?? 'none',
       '--engrave-workers',

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { figure, type Section } from './results.ts';
-import { freePort, PROJECT_ROOT, waitForHttp, spawnService } from './util.ts';
+import { PROJECT_ROOT, startArchive } from './util.ts';
 import { encodedScore, mxlOf, type Encoding } from '../../test/helpers/encoded-scores.ts';
 
 const ADMIN_KEY = 'bench-import-folder-admin-key-1';
@@ -70,17 +70,14 @@ export function importFolderSection(options: { works?: number } = {}): Section {
       const folder = path.join(root, 'scores');
       writeFolder(folder, works);
       const dataDir = path.join(root, 'data');
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const server = spawnService({
+      const { url, proc: server } = await startArchive({
         cleanup: ctx.cleanup,
-        port,
         label: 'archive',
         env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}` },
+        timeoutMs: 600_000,
       });
       const args = [folder, '--batch', BATCH, '--server', url];
       try {
-        await waitForHttp(`${url}/api/v1`, server, 600_000);
         // Interleaved: the anchor (dry run), the submit, then the anchor again and the re-run.
         const dry1 = timedImport([...args, '--dry-run'], { ARCHIVE_ADMIN_KEY: ADMIN_KEY });
         const submit = timedImport(args, { ARCHIVE_ADMIN_KEY: ADMIN_KEY });

@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { figure, type Figure, type Section } from './results.ts';
-import { freePort, PROJECT_ROOT, round, waitForHttp, spawnService } from './util.ts';
+import { PROJECT_ROOT, round, startArchive } from './util.ts';
 import { batchActionProgressLine } from '../../src/domain/batch-actions.ts';
 import { cachedEngravings } from './engrave.ts';
 import type { BatchActionView } from '../../src/schemas/imports.ts';
@@ -178,16 +178,13 @@ export function importSection(
       await fs.mkdir(buildCache, { recursive: true });
       const buildCacheGiven = buildCache === cache ? given : 0;
       details.buildCache = { dir: buildCache, engravingsAtStart: buildCacheGiven, cold: buildCacheGiven === 0 };
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const server = spawnService({
+      const { url, proc: server } = await startArchive({
         cleanup: ctx.cleanup,
-        port,
         label: 'archive',
         env: { ARCHIVE_DATA_DIR: dataDir, ARCHIVE_ADMIN_KEYS: `bench=${ADMIN_KEY}` },
+        timeoutMs: 600_000,
       });
       try {
-        await waitForHttp(`${url}/api/v1`, server, 600_000);
         for (const name of CORPORA) {
           const corpus = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', name);
           const run = timed(['scripts/import.ts', corpus, '--json', '--server', url, ...limitArgs], {

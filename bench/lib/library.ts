@@ -30,6 +30,7 @@ import { pipeline } from 'node:stream/promises';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { LocalBlobStore } from '../../api/blobs/blob-store.ts';
 import { renderNginxConfig } from '../../api/site/nginx.ts';
+import { unknownTrack } from '../../src/domain/library/unknown-track.ts';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
 import { memoryOf } from './service.ts';
 import { Cleanup, PROJECT_ROOT, TrackedProcess, freePort, round, waitForHttp, spawnService } from './util.ts';
@@ -222,30 +223,7 @@ export async function runLibraryBench(options: {
 
     const importBody = {
       idempotencyKey: `bench-${Date.now()}`,
-      track: {
-        stableKey: `bench-${Date.now()}`,
-        title: 'Bench',
-        collection: 'bench',
-        sourceType: 'other',
-        rightsStatus: 'unknown',
-        license: 'none',
-        reviewStatus: 'pending',
-        visibility: 'private',
-        composer: null,
-        genre: null,
-        attribution: null,
-        description: null,
-        musicalKey: null,
-        tags: null,
-        intendedUses: null,
-        channelKeys: null,
-        rightsEvidence: null,
-        reproducibility: null,
-        quality: null,
-        durationSeconds: null,
-        bpm: null,
-        sourceCreatedAtUtc: null,
-      },
+      track: unknownTrack({ stableKey: `bench-${Date.now()}`, title: 'Bench', collection: 'bench', license: 'none' }),
       files: [
         {
           kind: 'master',

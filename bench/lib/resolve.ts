@@ -45,7 +45,7 @@ import { matchesAllWords } from '../../src/domain/text.ts';
 import { buildResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { RESOLVE_LIMITS, planResolve, resolveMusic, type ResolveLimits } from '../../src/domain/resolve/resolve.ts';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
-import { rng } from '../../scripts/generate-catalog.ts';
+import { GENRES, MOODS, STYLES, pick, rng } from '../../scripts/generate-catalog.ts';
 
 const GOAL_P99_MS = 5;
 const BASE = 'http://127.0.0.1:4321';
@@ -53,42 +53,11 @@ const GENERATED_AT = '2026-01-01T00:00:00Z';
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 const pad = (n: number, w = 4) => String(n).padStart(w, '0');
 
 // ---------- a synthetic catalog, in memory ----------
 
-const GENRES = [
-  'Minuet',
-  'Prelude',
-  'Fugue',
-  'Sonata',
-  'Nocturne',
-  'Waltz',
-  'Étude',
-  'Lullaby',
-  'Canon',
-  'Gavotte',
-  'March',
-  'Hymn',
-  'Serenade',
-  'Mazurka',
-  'Rondo',
-  'Air',
-  'Chorale',
-  'Fantasia',
-];
 const KEYS = ['C major', 'G major', 'D major', 'A minor', 'E minor', 'D minor', 'F major', 'B-flat major'];
-const MOODS = ['calm', 'bright', 'tender', 'solemn', 'playful', 'dark', 'warm', 'stately', 'dreamy', 'festive'];
-const STYLES = [
-  'solo piano, calm',
-  'string quartet, warm',
-  'harpsichord, bright',
-  'music box, tender',
-  'flute and strings, airy',
-  'organ, solemn',
-  'chamber ensemble, lively',
-];
 const ENSEMBLES = [
   'Piano',
   'Harpsichord',

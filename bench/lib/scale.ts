@@ -34,7 +34,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { figure, type Figure, type Section, type SectionContext, type SectionResult } from './results.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, get, round, sleep } from './util.ts';
+import { PROJECT_ROOT, TrackedProcess, freePort, get, retried, round, sleep } from './util.ts';
 import { memoryOf } from './service.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest } from './wrk.ts';
 import { staticAtScale } from './static.ts';
@@ -129,19 +129,12 @@ async function slugsOf(g: Generated): Promise<string[]> {
 /** Connection failures seen by the bench's own client (pooled sockets closed under it), retried. */
 export const clientRetries = { count: 0, last: '' };
 
-/** Run a fetch, retrying up to 3 times when the client's connection failed (never on an answer). */
-async function retrying<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= 3) throw err;
-      clientRetries.count++;
-      clientRetries.last = String((err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message);
-      await sleep(100 * (attempt + 1));
-    }
-  }
-}
+/** A fetch retried (util.ts, `retried`) when the client's connection failed, each retry counted in `clientRetries`. */
+const retrying = <T>(fn: () => Promise<T>): Promise<T> =>
+  retried(fn, (err) => {
+    clientRetries.count++;
+    clientRetries.last = String((err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message);
+  });
 
 /** Check every distinct request answers `status` before measuring it. */
 async function check(base: string, requests: WrkRequest[], status: number, sample = 20): Promise<void> {

@@ -12,7 +12,7 @@ import { runLoad, type LoadResult } from './load.ts';
 import { findOrInstallNginx, startNginx } from './nginx.ts';
 import { ensureGenerated, startOn } from './scale-data.ts';
 import { memoryOf, startService, type RunningService } from './service.ts';
-import { PROJECT_ROOT, TrackedProcess, freePort, get, round, waitForHttp } from './util.ts';
+import { PROJECT_ROOT, TrackedProcess, freePort, get, retried, round, waitForHttp } from './util.ts';
 import { findOrInstallWrk, runWrk, type WrkRequest, type WrkResult } from './wrk.ts';
 
 export interface StaticOptions {
@@ -335,21 +335,6 @@ export async function staticAtScale(
     };
   } finally {
     await Promise.all([proc.stop(), bare.stop()]);
-  }
-}
-
-/**
- * A fetch retried up to 3 times when the client's connection failed (a pooled keep-alive
- * connection to a service stopped by a restart can be closed under it); never on an answer.
- */
-async function retried<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= 3) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
-    }
   }
 }
 

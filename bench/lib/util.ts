@@ -9,10 +9,28 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildArgs } from '../../build/protocol.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A fetch retried up to 3 times when the client's connection failed (a pooled keep-alive
+ * connection to a service stopped by a restart can be closed under it); never on an answer.
+ * `onRetry` hears each failure that is retried.
+ */
+export async function retried<T>(fn: () => Promise<T>, onRetry?: (err: unknown) => void): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      onRetry?.(err);
+      await sleep(100 * (attempt + 1));
+    }
+  }
+}
 
 /** Everything a run started, so it can be torn down on success, failure or Ctrl-C. */
 export class Cleanup {
@@ -148,23 +166,33 @@ export function spawnService(o: {
   return proc;
 }
 
+/** The service (spawnService) on `port` or a free loopback port, once GET /api/v1 answers 200 (within `timeoutMs`). */
+export async function startArchive(o: {
+  cleanup: Cleanup;
+  env: Record<string, string | undefined>;
+  label?: string;
+  port?: number;
+  timeoutMs: number;
+}): Promise<{ url: string; proc: TrackedProcess }> {
+  const port = o.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawnService({ cleanup: o.cleanup, port, env: o.env, ...(o.label ? { label: o.label } : {}) });
+  await waitForHttp(`${url}/api/v1`, proc, o.timeoutMs);
+  return { url, proc };
+}
+
+/** The arguments of `node` for scripts/build.ts (the site build, quiet) of `contentDir` into `outDir`. */
+export function siteBuildCommand(contentDir: string, outDir: string, baseUrl: string): string[] {
+  return [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), ...buildArgs(contentDir, outDir, baseUrl)];
+}
+
 /** scripts/build.ts (the site build, quiet) of `contentDir` into `outDir`; rejects with the end of its output. */
 export function runSiteBuild(contentDir: string, outDir: string, baseUrl: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-        '--content',
-        contentDir,
-        '--out',
-        outDir,
-        '--base-url',
-        baseUrl,
-        '--quiet',
-      ],
-      { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, siteBuildCommand(contentDir, outDir, baseUrl), {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += String(d)));
     child.stderr.on('data', (d) => (output += String(d)));
