@@ -16,7 +16,7 @@ import createVerovioModule from 'verovio/wasm';
 import { VerovioToolkit } from 'verovio/esm';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
 import { lastTick, parseSmf, secondsAt } from '../../src/domain/audio/smf.ts';
-import { AUDIO_OPTIONS, audioEnvironment, SAMPLE_RATE, synthesize } from '../../src/lib/site/audio-render.ts';
+import { audioEnvironment, fluidsynthArgs, SAMPLE_RATE, synthesize } from '../../src/lib/site/audio-render.ts';
 import { EngravePool } from '../../src/lib/site/engrave-pool.ts';
 import { VEROVIO_OPTIONS } from '../../src/lib/site/engrave.ts';
 import { findScore, LIEDER, QUARTETS } from '../../test/helpers/corpus-content.ts';
@@ -61,7 +61,6 @@ export function audioSection(): Section {
       let oursCpu = 0;
       let audioSeconds = 0;
       let fluidsynthPeakKb = 0;
-      const settings = AUDIO_OPTIONS.synth.flatMap((s) => ['-o', s]);
       for (let r = 0; r < rounds; r++) {
         for (const m of midis) {
           // Anchor first, then ours, alternating over rounds and files.
@@ -73,23 +72,7 @@ export function audioSection(): Section {
               '-f',
               '%M',
               env.tools.fluidsynth,
-              '-ni',
-              '-q',
-              ...settings,
-              '-F',
-              path.join(dir, 'bare.raw'),
-              '-T',
-              'raw',
-              '-O',
-              'float',
-              '-E',
-              'little',
-              '-r',
-              String(SAMPLE_RATE),
-              '-g',
-              String(AUDIO_OPTIONS.synthGain),
-              env.tools.soundFont,
-              m.mid,
+              ...fluidsynthArgs(env.tools.soundFont, m.mid, path.join(dir, 'bare.raw')),
             ],
             { encoding: 'utf8' },
           );

@@ -283,6 +283,33 @@ function run(cmd: string, args: string[], timeoutMs: number, stdin?: Buffer): Pr
   });
 }
 
+/**
+ * FluidSynth's command line for one rendering: `mid` played with the archive's synthesizer
+ * settings and gain into `raw` (32-bit float, little-endian, SAMPLE_RATE, stereo). The bench's
+ * bare anchor runs the same line.
+ */
+export function fluidsynthArgs(soundFont: string, mid: string, raw: string): string[] {
+  return [
+    '-ni',
+    '-q',
+    ...AUDIO_OPTIONS.synth.flatMap((s) => ['-o', s]),
+    '-F',
+    raw,
+    '-T',
+    'raw',
+    '-O',
+    'float',
+    '-E',
+    'little',
+    '-r',
+    String(SAMPLE_RATE),
+    '-g',
+    String(SYNTH_GAIN),
+    soundFont,
+    mid,
+  ];
+}
+
 /** FluidSynth's fast file render of `midi` as stereo float channels at SAMPLE_RATE. */
 export async function synthesize(
   midi: Uint8Array,
@@ -294,30 +321,7 @@ export async function synthesize(
   const mid = path.join(dir, `${name}.mid`);
   const raw = path.join(dir, `${name}.raw`);
   writeFileSync(mid, midi);
-  const settings = AUDIO_OPTIONS.synth.flatMap((s) => ['-o', s]);
-  await run(
-    env.tools.fluidsynth,
-    [
-      '-ni',
-      '-q',
-      ...settings,
-      '-F',
-      raw,
-      '-T',
-      'raw',
-      '-O',
-      'float',
-      '-E',
-      'little',
-      '-r',
-      String(SAMPLE_RATE),
-      '-g',
-      String(SYNTH_GAIN),
-      env.tools.soundFont,
-      mid,
-    ],
-    timeoutMs,
-  );
+  await run(env.tools.fluidsynth, fluidsynthArgs(env.tools.soundFont, mid, raw), timeoutMs);
   // Read in pieces straight into the two channels: no copy of the whole interleaved file in memory.
   const n = Math.floor(statSync(raw).size / 8);
   const left = new Float32Array(n);
