@@ -52,6 +52,19 @@ export async function openApp(
     { config, handle, ...(options.clock ? { clock: options.clock.now } : {}) },
     { logger: false },
   );
+  return testAppOver(app, handle, baseUrl, buildDir);
+}
+
+/**
+ * `app` (serving `handle`) as a TestApp: `request` checks every answer against the OpenAPI
+ * document of the build in `buildDir`.
+ */
+export function testAppOver(
+  app: FastifyInstance,
+  handle: SiteHandle,
+  baseUrl: string,
+  buildDir = handle.current.dir,
+): TestApp {
   const openapi = JSON.parse(
     readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
   ) as Record<string, unknown>;
