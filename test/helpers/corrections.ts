@@ -143,6 +143,22 @@ export async function acceptedCorrection(
   return code;
 }
 
+/** File a report, accept and apply it as `reviewer` (expects 202, 200, 200); returns the tracking code. */
+export async function appliedCorrection(
+  call: Caller,
+  adminKey: string,
+  fields: CorrectionFields,
+  reviewer = 'Dana Editor',
+): Promise<string> {
+  const code = await acceptedCorrection(call, adminKey, fields, reviewer);
+  const applied = await call('POST', `/api/v1/admin/correction-reports/${code}/apply`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+    body: { reviewer },
+  });
+  expect(applied.status, applied.text).toBe(200);
+  return code;
+}
+
 /** Ask for the apply of an accepted report to answer at once (`Prefer: respond-async`). */
 export function applyAsync(
   call: Caller,
