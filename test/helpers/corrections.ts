@@ -172,6 +172,46 @@ export function applyAsync(
   });
 }
 
+/**
+ * File and accept a report, then ask for its apply to answer at once (expects 202): the tracking
+ * code and that answer (the item, applying).
+ */
+export async function applyingCorrection(
+  call: Caller,
+  adminKey: string,
+  fields: CorrectionFields,
+): Promise<{ code: string; apply: Answer }> {
+  const code = await acceptedCorrection(call, adminKey, fields);
+  const apply = await applyAsync(call, adminKey, code);
+  expect(apply.status, apply.text).toBe(202);
+  return { code, apply };
+}
+
+/**
+ * The admin view of the report `code` once its apply has left "applying" (visible or failed),
+ * read through `call` every 100 ms; throws after `ms` with `context()` (a server's output, say).
+ */
+export async function applyOutcome(
+  call: Caller,
+  adminKey: string,
+  code: string,
+  ms: number,
+  context: () => string = () => '',
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const item = (
+      await call('GET', `/api/v1/admin/correction-reports/${code}`, {
+        headers: { authorization: `Bearer ${adminKey}` },
+      })
+    ).data;
+    if (item.apply?.state !== 'applying') return item;
+    if (Date.now() > deadline)
+      throw new Error(`${code} still applying after ${ms} ms: ${JSON.stringify(item.apply)}\n${context()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Has the change with this tracking code been merged onto main of `contentRepo` (a commit names it)? */
 export function mergedOnMain(contentRepo: string, code: string): boolean {
   try {
