@@ -6,48 +6,36 @@
  * swapped in: the served record's audio becomes `rendered`, of the new score's bytes.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { createApp } from '../../api/app.ts';
-import { ensureBuild, readBuildInfo, Rebuilder, type ReconcileEvent } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { readBuildInfo, type ReconcileEvent } from '../../api/site/builds.ts';
+import { git } from '../../api/site/content-repo.ts';
+import { openMiniSite, type WritableApp } from '../helpers/writable-app.ts';
 import type { RenderedAudio } from '../../src/schemas/audio.ts';
 
 // This file's builds render audio (the other tests' builds render none: vitest.config.ts); the
 // build child takes the mode from the server's environment.
 process.env.ARCHIVE_AUDIO_RENDER = 'build';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-audio-apply-'));
-const config = loadConfig(
-  { ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'https://audio-apply.example.test', ARCHIVE_AUDIO_RENDER: 'build' },
-  PROJECT_ROOT,
-);
 const SLUG = 'bach-minuet-in-g';
-const scoreFile = path.join(config.contentRepo, 'works', SLUG, 'score.musicxml');
 const events: ReconcileEvent[] = [];
-let app: FastifyInstance;
-let handle: SiteHandle;
-let rebuilder: Rebuilder;
+let w: WritableApp;
+let scoreFile: string;
 
 beforeAll(async () => {
-  const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
-  handle = await SiteHandle.open(await ensureBuild(config, repo.head));
-  rebuilder = new Rebuilder(config, handle, { onReconcile: (e) => events.push(e) });
-  app = await createApp({ config, handle, rebuilder });
+  w = await openMiniSite(
+    'pdma-audio-apply-',
+    'https://audio-apply.example.test',
+    { onReconcile: (e) => events.push(e) },
+    { ARCHIVE_AUDIO_RENDER: 'build' },
+  );
+  scoreFile = path.join(w.config.contentRepo, 'works', SLUG, 'score.musicxml');
 }, 600_000);
-afterAll(async () => {
-  await app.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => w?.close());
 
 async function servedAudio(): Promise<RenderedAudio> {
-  const res = await app.inject({ url: `/api/v1/works/${SLUG}` });
+  const res = await w.app.inject({ url: `/api/v1/works/${SLUG}` });
   return res.json().data.sourceAssets.find((a: { id: number }) => a.id === 1).renderedAudio as RenderedAudio;
 }
 
@@ -67,11 +55,11 @@ describe('audio after an apply', () => {
 
     // A changed score: its audio is in no cache yet.
     writeFileSync(scoreFile, `${readFileSync(scoreFile, 'utf8').trimEnd()}\n<!-- edited after the first build -->\n`);
-    await git(config.contentRepo, ['commit', '--quiet', '-am', 'Edit the score']);
-    const commit = await git(config.contentRepo, ['rev-parse', 'HEAD']);
+    await git(w.config.contentRepo, ['commit', '--quiet', '-am', 'Edit the score']);
+    const commit = await git(w.config.contentRepo, ['rev-parse', 'HEAD']);
     const scoreSha256 = createHash('sha256').update(readFileSync(scoreFile)).digest('hex');
 
-    const swap = await rebuilder.rebuildAndSwap();
+    const swap = await w.rebuilder.rebuildAndSwap();
     expect(swap.mode).toBe('incremental');
     // The change is served at once, its audio not yet: nothing waited for the renderer.
     const info = readBuildInfo(swap.buildDir)!;
@@ -79,7 +67,7 @@ describe('audio after an apply', () => {
     const pending = await servedAudio();
     expect(pending.status).toBe('pending');
     expect(pending.reason).toContain('made in the background');
-    const page = await app.inject({ url: `/works/${SLUG}/` });
+    const page = await w.app.inject({ url: `/works/${SLUG}/` });
     expect(page.body).toContain('has not been rendered yet');
 
     // The background full build of the same commit renders it and is swapped in.
@@ -87,10 +75,10 @@ describe('audio after an apply', () => {
     const rendered = await servedAudio();
     expect(rendered.scoreSha256).toBe(scoreSha256);
     expect(rendered.scoreSha256).not.toBe(first.scoreSha256);
-    expect(readBuildInfo(handle.current.dir)!.mode).toBe('full');
+    expect(readBuildInfo(w.handle.current.dir)!.mode).toBe('full');
     expect(events).toContainEqual(expect.objectContaining({ commit, trigger: 'after-apply' }));
     const master = rendered.files.find((f) => f.role === 'master' && f.format === 'flac')!;
-    const served = await app.inject({ url: new URL(master.url).pathname });
+    const served = await w.app.inject({ url: new URL(master.url).pathname });
     expect(served.statusCode).toBe(200);
     expect(createHash('sha256').update(served.rawPayload).digest('hex')).toBe(master.sha256);
   }, 900_000);

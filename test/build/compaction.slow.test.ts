@@ -6,12 +6,9 @@
  * SIGKILL leaves no folder that passes for a build, and the layer keeps standing for its commit.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { createApp } from '../../api/app.ts';
 import {
   compactedBuildDir,
   ensureBuild,
@@ -20,39 +17,25 @@ import {
   Rebuilder,
   type CompactionEvent,
 } from '../../api/site/builds.ts';
-import { loadConfig } from '../../api/config.ts';
-import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
 import { layerBaseDir } from '../../src/lib/site/layers.ts';
 import { CATALOG_SNAPSHOT } from '../../build/catalog-snapshot.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { buildInfo, differences, digests } from '../helpers/build-folders.ts';
+import { commitMiniRetitle, openMiniSite, type WritableApp } from '../helpers/writable-app.ts';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-compaction-'));
-const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: 'https://compaction.example.test' }, PROJECT_ROOT);
-const workFile = path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md');
 const events: CompactionEvent[] = [];
-let app: FastifyInstance;
-let handle: SiteHandle;
-let rebuilder: Rebuilder;
+let w: WritableApp;
 
 beforeAll(async () => {
-  const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
-  handle = await SiteHandle.open(await ensureBuild(config, repo.head));
   // Every layer is due (half of 2 paths); the builds themselves keep the default bound, so they never compact inline.
-  rebuilder = new Rebuilder(config, handle, { layerMaxPaths: 2, onCompaction: (e) => events.push(e) });
-  app = await createApp({ config, handle, rebuilder });
+  w = await openMiniSite('pdma-compaction-', 'https://compaction.example.test', {
+    layerMaxPaths: 2,
+    onCompaction: (e) => events.push(e),
+  });
 }, 300_000);
-afterAll(async () => {
-  await app.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => w?.close());
 
-async function retitle(title: string): Promise<string> {
-  writeFileSync(workFile, readFileSync(workFile, 'utf8').replace(/^title: .*$/m, `title: ${title}`));
-  await git(config.contentRepo, ['commit', '--quiet', '-am', `Retitle: ${title}`]);
-  return git(config.contentRepo, ['rev-parse', 'HEAD']);
-}
+const retitle = (title: string) => commitMiniRetitle(w.config.contentRepo, title);
 
 async function until(what: string, test: () => boolean, ms = 120_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -62,21 +45,21 @@ async function until(what: string, test: () => boolean, ms = 120_000): Promise<v
   }
 }
 
-const servedTitle = async () => (await app.inject({ url: '/api/v1/works/bach-minuet-in-g' })).json().data.title;
+const servedTitle = async () => (await w.app.inject({ url: '/api/v1/works/bach-minuet-in-g' })).json().data.title;
 const endOf = (layerDir: string) => events.find((e) => e.layer === path.basename(layerDir));
 
 describe('the background compaction', () => {
   it('compacts a served layer into a plain folder of the same view, swaps it in, and the next apply layers over it', async () => {
     const commit = await retitle('Minuet (compaction one)');
-    const applied = await rebuilder.rebuildAndSwap();
+    const applied = await w.rebuilder.rebuildAndSwap();
     expect(applied.mode).toBe('incremental');
     const layer = applied.buildDir;
     expect(layerBaseDir(layer)).not.toBeNull();
-    expect(rebuilder.compacting?.source).toBe(layer);
+    expect(w.rebuilder.compacting?.source).toBe(layer);
 
     await until('the compaction swapped in', () => endOf(layer)?.outcome === 'swapped');
-    const compacted = compactedBuildDir(config, commit);
-    expect(handle.current.dir).toBe(compacted);
+    const compacted = compactedBuildDir(w.config, commit);
+    expect(w.handle.current.dir).toBe(compacted);
     expect(existsSync(path.join(compacted, 'layer.json'))).toBe(false);
     expect(layerBaseDir(compacted)).toBeNull();
     const info = buildInfo(compacted);
@@ -92,7 +75,7 @@ describe('the background compaction', () => {
     expect(await servedTitle()).toBe('Minuet (compaction one)');
 
     await retitle('Minuet (compaction two)');
-    const next = await rebuilder.rebuildAndSwap();
+    const next = await w.rebuilder.rebuildAndSwap();
     expect(next.mode).toBe('incremental');
     expect(path.basename(layerBaseDir(next.buildDir)!)).toBe(path.basename(compacted));
     expect(await servedTitle()).toBe('Minuet (compaction two)');
@@ -101,28 +84,28 @@ describe('the background compaction', () => {
 
   it('an apply during a compaction stops it, and its own change is served (and compacted in turn)', async () => {
     await retitle('Minuet (compaction three)');
-    const first = await rebuilder.rebuildAndSwap();
-    expect(rebuilder.compacting?.source).toBe(first.buildDir);
+    const first = await w.rebuilder.rebuildAndSwap();
+    expect(w.rebuilder.compacting?.source).toBe(first.buildDir);
     const commit = await retitle('Minuet (compaction four)');
-    const second = await rebuilder.rebuildAndSwap();
+    const second = await w.rebuilder.rebuildAndSwap();
     expect(['cancelled', 'superseded']).toContain(endOf(first.buildDir)?.outcome);
     expect(second.commit).toBe(commit);
     expect(await servedTitle()).toBe('Minuet (compaction four)');
     await until('the compaction of the second apply', () => endOf(second.buildDir)?.outcome === 'swapped');
-    expect(handle.current.dir).toBe(compactedBuildDir(config, commit));
+    expect(w.handle.current.dir).toBe(compactedBuildDir(w.config, commit));
     expect(await servedTitle()).toBe('Minuet (compaction four)');
   }, 600_000);
 
   it('a compaction killed with SIGKILL leaves no folder that passes for a build; the layer stands for its commit', async () => {
     const commit = await retitle('Minuet (compaction five)');
     // No background compaction this time: this one is started and killed by hand.
-    rebuilder.close();
-    const quiet = new Rebuilder(config, handle, { layerMaxPaths: 0 });
+    w.rebuilder.close();
+    const quiet = new Rebuilder(w.config, w.handle, { layerMaxPaths: 0 });
     const applied = await quiet.rebuildAndSwap();
     quiet.close();
     const layer = applied.buildDir;
     expect(layerBaseDir(layer)).not.toBeNull();
-    const out = compactedBuildDir(config, commit);
+    const out = compactedBuildDir(w.config, commit);
     const child = spawn(
       process.execPath,
       [path.join(PROJECT_ROOT, 'scripts', 'build.ts'), '--compact-from', layer, '--out', out, '--quiet'],
@@ -132,7 +115,7 @@ describe('the background compaction', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(isCompleteBuild(out)).toBe(false);
-    expect(await ensureBuild(config, commit)).toBe(layer);
+    expect(await ensureBuild(w.config, commit)).toBe(layer);
     expect(readBuildInfo(layer)?.commit).toBe(commit);
 
     // The command line: a plain build is not a layer (exit 2, named); run to the end it makes the folder.

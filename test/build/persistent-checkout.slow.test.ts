@@ -54,6 +54,12 @@ async function state() {
   };
 }
 
+/** A build of `commit` that moves the checkout from the latest build's commit; then the checkout's state. */
+async function stateAfterMoveTo(commit: string) {
+  await ensureBuild(config, commit, { worktree: 'rebuild', incrementalFromLatest: true });
+  return state();
+}
+
 describe('the persistent build checkout', () => {
   it('moves to the next commit path by path, removing a deleted work’s folder, and is checked out in full after a stop inside a move', async () => {
     const seeded = await ensureContentRepo(repo, path.join(PROJECT_ROOT, 'content'));
@@ -63,6 +69,7 @@ describe('the persistent build checkout', () => {
 
     // One work edited, one removed.
     const [edited, removed] = works;
+    const kept = works.filter((w) => w !== removed);
     const file = path.join(repo, 'works', edited!, 'index.md');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: (.*)$/m, 'title: $1 (moved)'));
     rmSync(path.join(repo, 'works', removed!), { recursive: true });
@@ -73,11 +80,11 @@ describe('the persistent build checkout', () => {
     const untouchedFile = path.join(checkout, 'works', untouched, 'index.md');
     const original = readFileSync(untouchedFile, 'utf8');
     writeFileSync(untouchedFile, 'edited by hand\n');
-    await ensureBuild(config, second, { worktree: 'rebuild', incrementalFromLatest: true });
-    expect(await state()).toEqual({
+    // (The status is trimmed: its leading space is gone.)
+    expect(await stateAfterMoveTo(second)).toEqual({
       head: second,
-      status: `M works/${untouched}/index.md`, // (trimmed: the leading space is gone)
-      works: works.filter((w) => w !== removed),
+      status: `M works/${untouched}/index.md`,
+      works: kept,
       marker: false,
     });
     writeFileSync(untouchedFile, original);
@@ -96,11 +103,10 @@ describe('the persistent build checkout', () => {
     writeFileSync(path.join(checkout, 'works', edited!, 'index.md'), readFileSync(file, 'utf8'));
     writeFileSync(file, moved);
     const fourth = await commitAll('Revert the edit');
-    await ensureBuild(config, fourth, { worktree: 'rebuild', incrementalFromLatest: true });
-    expect(await state()).toEqual({
+    expect(await stateAfterMoveTo(fourth)).toEqual({
       head: fourth,
       status: `M works/${untouched}/index.md`,
-      works: works.filter((w) => w !== removed),
+      works: kept,
       marker: false,
     });
     expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toBe(moved);
@@ -111,13 +117,7 @@ describe('the persistent build checkout', () => {
     writeFileSync(untouchedFile, 'left by a stop\n');
     writeFileSync(file, moved.replace('(moved)', '(moved four times)'));
     const fifth = await commitAll('Edit the work a fourth time');
-    await ensureBuild(config, fifth, { worktree: 'rebuild', incrementalFromLatest: true });
-    expect(await state()).toEqual({
-      head: fifth,
-      status: '',
-      works: works.filter((w) => w !== removed),
-      marker: false,
-    });
+    expect(await stateAfterMoveTo(fifth)).toEqual({ head: fifth, status: '', works: kept, marker: false });
     expect(readFileSync(path.join(checkout, 'works', edited!, 'index.md'), 'utf8')).toContain('(moved four times)');
 
     // A stop between the clone and its checkout: a clone whose HEAD names a commit but with no
@@ -130,13 +130,7 @@ describe('the persistent build checkout', () => {
     expect(readdirSync(checkout)).toEqual(['.git']);
     writeFileSync(file, moved.replace('(moved)', '(moved five times)'));
     const sixth = await commitAll('Edit the work a fifth time');
-    await ensureBuild(config, sixth, { worktree: 'rebuild', incrementalFromLatest: true });
-    expect(await state()).toEqual({
-      head: sixth,
-      status: '',
-      works: works.filter((w) => w !== removed),
-      marker: false,
-    });
+    expect(await stateAfterMoveTo(sixth)).toEqual({ head: sixth, status: '', works: kept, marker: false });
     expect(existsSync(`${checkout}.adding`)).toBe(false);
   }, 600_000);
 });

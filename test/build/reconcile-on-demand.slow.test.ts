@@ -17,7 +17,7 @@ import { buildKey, ensureBuild, readBuildInfo } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { acceptedCorrection, injectCaller } from '../helpers/corrections.ts';
+import { appliedCorrection, injectCaller } from '../helpers/corrections.ts';
 import { assertMatchesOpenApi } from '../helpers/openapi.ts';
 
 const ADMIN = 'reconcile-on-demand-admin-1';
@@ -57,25 +57,24 @@ async function call(method: 'GET' | 'POST', headers: Record<string, string> = ad
   return { status: res.statusCode, body: res.body, data: (JSON.parse(res.body) as { data: Record<string, any> }).data };
 }
 
+/** Apply a correction of the work's year from `from` to `to`: the content repository's new head. */
+async function applyYear(from: string, to: string): Promise<string> {
+  await appliedCorrection(injectCaller(app), ADMIN, {
+    workSlug: WORK,
+    fieldName: 'year',
+    currentValue: from,
+    proposedValue: to,
+  });
+  return git(config.contentRepo, ['rev-parse', 'HEAD']);
+}
+
 describe('the reconcile on demand', () => {
   it('follows no apply by default; POST replaces the incremental folder with a full build and GET reports its cost', async () => {
     expect(config.reconcileDelayMs).toBeNull();
     expect(config.reconcileSchedule).toEqual({ kind: 'off' });
 
     // An applied correction, served from an incremental folder.
-    const caller = injectCaller(app);
-    const code = await acceptedCorrection(caller, ADMIN, {
-      workSlug: WORK,
-      fieldName: 'year',
-      currentValue: 'c. 1725',
-      proposedValue: 'c. 1724',
-    });
-    const applied = await caller('POST', `/api/v1/admin/correction-reports/${code}/apply`, {
-      headers: admin,
-      body: { reviewer: 'Dana Editor' },
-    });
-    expect(applied.status, applied.text).toBe(200);
-    const head = await git(config.contentRepo, ['rev-parse', 'HEAD']);
+    const head = await applyYear('c. 1725', 'c. 1724');
     const key = buildKey(head, BASE);
     expect(path.basename(handle.current.dir)).toBe(`${key}-inc`);
     expect(readBuildInfo(handle.current.dir)).toMatchObject({ mode: 'incremental', commit: head });
@@ -165,19 +164,7 @@ describe('the reconcile on demand', () => {
     expect(first).toMatchObject({ state: 'idle', schedule: '1m' });
     expect(first.nextScheduledAtUtc).toMatch(/:00\.000Z$/);
 
-    const caller = injectCaller(app);
-    const code = await acceptedCorrection(caller, ADMIN, {
-      workSlug: WORK,
-      fieldName: 'year',
-      currentValue: 'c. 1724',
-      proposedValue: 'c. 1723',
-    });
-    const applied = await caller('POST', `/api/v1/admin/correction-reports/${code}/apply`, {
-      headers: admin,
-      body: { reviewer: 'Dana Editor' },
-    });
-    expect(applied.status, applied.text).toBe(200);
-    const head = await git(config.contentRepo, ['rev-parse', 'HEAD']);
+    const head = await applyYear('c. 1724', 'c. 1723');
     expect(readBuildInfo(handle.current.dir)).toMatchObject({ mode: 'incremental', commit: head });
 
     // A due time that found the full build served did nothing; the first one after the apply runs.

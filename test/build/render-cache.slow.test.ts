@@ -8,19 +8,15 @@
  * (src/lib/site/render-view.ts): a view that no longer matches its entry, or a file of it changed
  * in place, is unpacked again from the verified entry; a removed view is made again.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { RenderSummary } from '../../src/lib/site/render-scores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../helpers/app.ts';
-import { digests, filesUnder } from '../helpers/build-folders.ts';
+import { buildWithCli, digests, filesUnder } from '../helpers/build-folders.ts';
 import { corpusScores, findScore, LIEDER, makeCorpusContent, QUARTETS, spread } from '../helpers/corpus-content.ts';
 import { decodeEntry, encodeEntry } from '../../src/lib/site/render-cache.ts';
 
-const run = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-render-cache-'));
 const content = path.join(root, 'content');
 const cache = path.join(root, 'cache');
@@ -36,31 +32,15 @@ async function build(
   generatedAt = GENERATED_AT,
 ): Promise<{ dir: string; scores: Scores; compressedPages: { files: number } }> {
   const dir = path.join(root, name);
-  await run(
-    process.execPath,
-    [
-      path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-      '--content',
-      content,
-      '--out',
-      dir,
-      '--base-url',
-      'https://render-cache.example.test',
-      '--generated-at',
-      generatedAt,
-      '--render-cache',
-      cache,
-      '--engrave-workers',
-      '2',
-      '--quiet',
-    ],
-    { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 },
-  );
-  const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as {
-    scores: Scores;
-    compressedPages: { files: number };
-  };
-  return { dir, scores: info.scores, compressedPages: info.compressedPages };
+  const info = await buildWithCli(content, dir, 'https://render-cache.example.test', [
+    '--generated-at',
+    generatedAt,
+    '--render-cache',
+    cache,
+    '--engrave-workers',
+    '2',
+  ]);
+  return { dir, scores: info.scores as Scores, compressedPages: info.compressedPages as { files: number } };
 }
 
 /** Digest of every engraved file (pages and their br/gzip forms, phone pages, MIDI, PDF) of the build. */

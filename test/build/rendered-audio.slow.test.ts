@@ -7,20 +7,18 @@
  * loop (Satie's included) played ten times in a row has no silence over 5 ms; the provenance
  * page's digests are those of the served files; a second build renders nothing (the cache).
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/app.ts';
+import { buildWithCli } from '../helpers/build-folders.ts';
 import { ffmpeg } from '../helpers/ffmpeg.ts';
 import { findScore, LIEDER, makeCorpusContent, QUARTETS } from '../helpers/corpus-content.ts';
 import type { RenderedAudio } from '../../src/schemas/audio.ts';
 import type { AudioSummary } from '../../src/lib/site/render-audio.ts';
 
-const run = promisify(execFile);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-rendered-audio-'));
 const content = path.join(root, 'content');
 const cache = path.join(root, 'cache');
@@ -29,31 +27,18 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 async function build(name: string): Promise<{ dir: string; audio: AudioSummary }> {
   const dir = path.join(root, name);
-  await run(
-    process.execPath,
-    [
-      path.join(PROJECT_ROOT, 'scripts', 'build.ts'),
-      '--content',
-      content,
-      '--out',
-      dir,
-      '--base-url',
-      'https://audio.example.test',
-      '--generated-at',
-      '2026-01-02T03:04:05.000Z',
-      '--render-cache',
-      cache,
-      '--audio',
-      'build',
-      // The quartet's audio (7 minutes, with its cuts) on a loaded shared machine: this test is not about the budget.
-      '--engrave-timeout-ms',
-      '1800000',
-      '--quiet',
-    ],
-    { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 },
-  );
-  const info = JSON.parse(readFileSync(path.join(dir, 'build.json'), 'utf8')) as { audio: AudioSummary };
-  return { dir, audio: info.audio };
+  const info = await buildWithCli(content, dir, 'https://audio.example.test', [
+    '--generated-at',
+    '2026-01-02T03:04:05.000Z',
+    '--render-cache',
+    cache,
+    '--audio',
+    'build',
+    // The quartet's audio (7 minutes, with its cuts) on a loaded shared machine: this test is not about the budget.
+    '--engrave-timeout-ms',
+    '1800000',
+  ]);
+  return { dir, audio: info.audio as AudioSummary };
 }
 
 interface Rendered {

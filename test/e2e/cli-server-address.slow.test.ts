@@ -3,16 +3,14 @@
  * (ARCHIVE_SERVER_URL kept as an alias), else http://localhost:4321; an unreachable address is
  * reported with the address tried, where it came from and how to change it ("fetch failed" before).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, PROJECT_ROOT, type TestApp, listenOnLoopback } from '../helpers/app.ts';
+import { runScript } from '../helpers/process.ts';
 
-const run = promisify(execFile);
 const KEY = 'admin-cli-address-secret';
 const LIEDER = path.join(PROJECT_ROOT, '..', 'shared', 'corpora', 'openscore-lieder');
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pdma-cli-address-'));
@@ -34,13 +32,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function tool(script: string, args: string[], env: Record<string, string>) {
-  return run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', script), ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+/** Run `scripts/<script>` with `env` as its whole environment (and PATH): its exit code and output. */
+async function tool(script: string, args: string[], env: Record<string, string>) {
+  const r = await runScript(script, args, { PATH: process.env.PATH ?? '', ...env }, { replaceEnv: true });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('the server address of the command-line tools', () => {

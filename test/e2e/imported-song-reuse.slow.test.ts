@@ -35,6 +35,7 @@ import { PROJECT_ROOT } from '../helpers/app.ts';
 import { contributorFileServer, type HttpsTestServer } from '../helpers/https-server.ts';
 import { findScore, LIEDER, makeCorpusContent, pianoPart } from '../helpers/corpus-content.ts';
 import { cookieOf, csrfOf } from '../desk/helpers.ts';
+import { fillArrangement } from '../helpers/score-contribution.ts';
 import { ensureContentRepo } from '../../api/site/content-repo.ts';
 import { musicXmlFromMxl } from '../../src/domain/mxl.ts';
 import { fitTolerance } from '../../src/domain/audio/arrangement.ts';
@@ -249,65 +250,51 @@ describe("a producer's brief is reuse on an approved, rendered arrangement of an
       `${running.url}/api/v1/music/contributions/template?workSlug=${slug}&operation=arrangement`,
     );
     expect(templateRes.status, await templateRes.clone().text()).toBe(200);
-    const t = structuredClone(await dataOf(templateRes));
-    expect(t).toMatchObject({ operation: 'arrangement', target: { workSlug: slug } });
+    const template = structuredClone(await dataOf(templateRes));
+    expect(template).toMatchObject({ operation: 'arrangement', target: { workSlug: slug } });
     const sourcePage = songScore.links.sourcePage as string;
-    t.idempotencyKey = 'imported-reuse-piano-bed-1';
-    t.submittedBy = { name: 'Pia Producer', kind: 'Human', agentName: null, agentVersion: null, contact: null };
-    t.channel = {
-      ...t.channel,
-      channelKey: 'producer-acceptance',
-      displayName: 'Producer acceptance',
-      audioProfile: null,
-      intendedRole: 'music-bed',
-      narrationPresent: true,
-      usageNotes: 'A calm piano bed under narration.',
-    };
-    t.rights = {
-      ...t.rights,
-      compositionStatus: 'public-domain',
-      editionStatus: 'original-contribution',
-      recordingStatus: 'original-generated-recording',
-      territory: 'US, EU, CA',
-      license: 'CC0-1.0',
-      attribution: null,
-      checkedAtUtc: '2026-12-01T00:00:00Z',
-      evidenceUrls: [sourcePage],
-    };
-    t.assets = [
-      {
-        kind: 'musicxml',
-        title: 'Piano bed (the song’s piano part, MusicXML)',
-        downloadUrl: `${files.url}/piano-bed.musicxml`,
-        sourcePageUrl: sourcePage,
-        sha256: sha256(piano),
-        mediaType: 'application/vnd.recordare.musicxml+xml',
-        rightsStatus: 'original-contribution',
-        license: 'CC0-1.0',
-        attribution: null,
-        reviewState: 'pending',
+    const t = fillArrangement(template, {
+      idempotencyKey: 'imported-reuse-piano-bed-1',
+      submitter: 'Pia Producer',
+      target: template.target,
+      channel: {
+        ...template.channel,
+        channelKey: 'producer-acceptance',
+        displayName: 'Producer acceptance',
+        audioProfile: null,
+        intendedRole: 'music-bed',
+        narrationPresent: true,
+        usageNotes: 'A calm piano bed under narration.',
       },
-    ];
-    t.arrangement = {
-      title: 'Piano bed (the song’s piano part)',
-      style: 'solo piano, calm',
-      instrumentation: 'Piano',
-      duration: `${Math.floor(songSeconds / 60)}:${String(songSeconds % 60).padStart(2, '0')}`,
-      intendedRole: 'music-bed',
-      renderingProfileSlugs: [],
-      moods: ['calm'],
-      loopable: false,
-      trimmable: false,
-    };
-    t.reproducibility = null;
-    t.quality = {
-      technicalValidationPassed: true,
-      humanListeningApproved: false,
-      technicalChecks: null,
-      listeningNotes: null,
-    };
-    t.changeSummary = 'A piano bed: the piano part of the OpenScore edition (CC0), the voice part removed.';
-    t.rationale = 'Resolve answered prepare: no arrangement of the song.';
+      rights: {
+        editionStatus: 'original-contribution',
+        recordingStatus: 'original-generated-recording',
+        checkedAtUtc: '2026-12-01T00:00:00Z',
+        evidenceUrls: [sourcePage],
+      },
+      assets: [
+        {
+          kind: 'musicxml',
+          title: 'Piano bed (the song’s piano part, MusicXML)',
+          downloadUrl: `${files.url}/piano-bed.musicxml`,
+          sourcePageUrl: sourcePage,
+          sha256: sha256(piano),
+          mediaType: 'application/vnd.recordare.musicxml+xml',
+          rightsStatus: 'original-contribution',
+        },
+      ],
+      arrangement: {
+        title: 'Piano bed (the song’s piano part)',
+        style: 'solo piano, calm',
+        instrumentation: 'Piano',
+        duration: `${Math.floor(songSeconds / 60)}:${String(songSeconds % 60).padStart(2, '0')}`,
+        moods: ['calm'],
+        loopable: false,
+        trimmable: false,
+      },
+      changeSummary: 'A piano bed: the piano part of the OpenScore edition (CC0), the voice part removed.',
+      rationale: 'Resolve answered prepare: no arrangement of the song.',
+    });
     const submitted = await fetch(`${running.url}/api/v1/music/contributions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

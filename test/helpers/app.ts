@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { loadConfig } from '../../api/config.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
@@ -52,6 +52,19 @@ export async function openApp(
     { config, handle, ...(options.clock ? { clock: options.clock.now } : {}) },
     { logger: false },
   );
+  return testAppOver(app, handle, baseUrl, buildDir);
+}
+
+/**
+ * `app` (serving `handle`) as a TestApp: `request` checks every answer against the OpenAPI
+ * document of the build in `buildDir`.
+ */
+export function testAppOver(
+  app: FastifyInstance,
+  handle: SiteHandle,
+  baseUrl: string,
+  buildDir = handle.current.dir,
+): TestApp {
   const openapi = JSON.parse(
     readFileSync(path.join(buildDir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
   ) as Record<string, unknown>;
@@ -72,6 +85,35 @@ export async function openApp(
     },
     close: () => app.close(),
   };
+}
+
+/**
+ * HEAD of the file at `url` (with `headers`) answers 200 with GET's headers (ETag, Accept-Ranges:
+ * bytes, Content-Type, Cache-Control, Content-Disposition; Content-Length `length`, the file's)
+ * and no body. Returns the HEAD answer.
+ */
+export async function expectHeadAsGet(
+  t: TestApp,
+  url: string,
+  length: number,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  const get = await t.request({ url, headers });
+  const head = await t.app.inject({ method: 'HEAD', url, headers });
+  expect(head.statusCode).toBe(200);
+  expect(head.headers['content-length']).toBe(String(length));
+  expect(head.rawPayload.length).toBe(0);
+  for (const name of [
+    'etag',
+    'accept-ranges',
+    'content-type',
+    'cache-control',
+    'content-disposition',
+    'content-length',
+  ])
+    expect(head.headers[name], name).toBe(get.headers[name]);
+  expect(head.headers['accept-ranges']).toBe('bytes');
+  return head;
 }
 
 /** Open a loopback socket on a free port for `app`; returns its `http://127.0.0.1:<port>` origin. */

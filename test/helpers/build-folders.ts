@@ -7,6 +7,7 @@ import { buildInChild } from '../../api/site/builds.ts';
 import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { WarmBuilder } from '../../api/site/warm-builder.ts';
 import { PROJECT_ROOT } from './app.ts';
+import { runScript } from './process.ts';
 import { CATALOG_SNAPSHOT, resolvedSnapshot } from '../../build/catalog-snapshot.ts';
 import { LAYER_BASE_LINK, LAYER_DELETED_DIR, LAYER_FILE, SiteView } from '../../src/lib/site/layers.ts';
 import { materializeListing } from '../../api/catalog/index-layers.ts';
@@ -133,6 +134,30 @@ export class IncrementalBuilds {
     this.builder?.close();
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * A quiet build of `content` into `out` through the build CLI (scripts/build.ts) under `baseUrl`,
+ * with `args` besides; throws with its output when it fails. Returns the folder's build.json.
+ */
+export async function buildWithCli(
+  content: string,
+  out: string,
+  baseUrl: string,
+  args: string[] = [],
+): Promise<Record<string, any>> {
+  const run = await runScript('build.ts', [
+    '--content',
+    content,
+    '--out',
+    out,
+    '--base-url',
+    baseUrl,
+    ...args,
+    '--quiet',
+  ]);
+  if (run.status !== 0) throw new Error(`scripts/build.ts failed (exit ${run.status}):\n${run.out}`);
+  return buildInfo(out);
 }
 
 /** A build folder's build.json. */

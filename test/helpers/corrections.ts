@@ -143,6 +143,22 @@ export async function acceptedCorrection(
   return code;
 }
 
+/** File a report, accept and apply it as `reviewer` (expects 202, 200, 200); returns the tracking code. */
+export async function appliedCorrection(
+  call: Caller,
+  adminKey: string,
+  fields: CorrectionFields,
+  reviewer = 'Dana Editor',
+): Promise<string> {
+  const code = await acceptedCorrection(call, adminKey, fields, reviewer);
+  const applied = await call('POST', `/api/v1/admin/correction-reports/${code}/apply`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+    body: { reviewer },
+  });
+  expect(applied.status, applied.text).toBe(200);
+  return code;
+}
+
 /** Ask for the apply of an accepted report to answer at once (`Prefer: respond-async`). */
 export function applyAsync(
   call: Caller,
@@ -154,6 +170,46 @@ export function applyAsync(
     headers: { authorization: `Bearer ${adminKey}`, prefer: 'respond-async' },
     body,
   });
+}
+
+/**
+ * File and accept a report, then ask for its apply to answer at once (expects 202): the tracking
+ * code and that answer (the item, applying).
+ */
+export async function applyingCorrection(
+  call: Caller,
+  adminKey: string,
+  fields: CorrectionFields,
+): Promise<{ code: string; apply: Answer }> {
+  const code = await acceptedCorrection(call, adminKey, fields);
+  const apply = await applyAsync(call, adminKey, code);
+  expect(apply.status, apply.text).toBe(202);
+  return { code, apply };
+}
+
+/**
+ * The admin view of the report `code` once its apply has left "applying" (visible or failed),
+ * read through `call` every 100 ms; throws after `ms` with `context()` (a server's output, say).
+ */
+export async function applyOutcome(
+  call: Caller,
+  adminKey: string,
+  code: string,
+  ms: number,
+  context: () => string = () => '',
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const item = (
+      await call('GET', `/api/v1/admin/correction-reports/${code}`, {
+        headers: { authorization: `Bearer ${adminKey}` },
+      })
+    ).data;
+    if (item.apply?.state !== 'applying') return item;
+    if (Date.now() > deadline)
+      throw new Error(`${code} still applying after ${ms} ms: ${JSON.stringify(item.apply)}\n${context()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Has the change with this tracking code been merged onto main of `contentRepo` (a commit names it)? */

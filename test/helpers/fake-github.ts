@@ -185,6 +185,42 @@ export async function startFakeGitHub(options: {
     mergeable: pr.state === 'open' ? true : null,
     draft: false,
   });
+  /** `map`'s value for `key`, or GitHub's 404. */
+  const found = <V>(map: Map<string, V>, key: string): V => {
+    const value = map.get(key);
+    if (value === undefined) throw new HttpError(404, 'Not Found');
+    return value;
+  };
+  /** A commit as the git data API answers it, reading or creating it. */
+  const commitJson = (sha: string, c: { tree: string; parents: string[]; message: string }) => ({
+    sha,
+    node_id: `C_${sha}`,
+    url: api(`/git/commits/${sha}`),
+    html_url: html(`/commit/${sha}`),
+    message: c.message,
+    tree: { sha: c.tree, url: api(`/git/trees/${c.tree}`) },
+    parents: c.parents.map((s) => ({ sha: s, url: api(`/git/commits/${s}`), html_url: html(`/commit/${s}`) })),
+  });
+  /** Open a pull request of `head` (at `headSha`) into `base` (at `baseSha`): the next number, no labels, no comments. */
+  const openPull = (
+    fields: Pick<FakePull, 'title' | 'body' | 'head' | 'base' | 'headSha' | 'baseSha' | 'author'>,
+  ): FakePull => {
+    const pr: FakePull = {
+      number: pulls.length + 1,
+      ...fields,
+      state: 'open',
+      merged: false,
+      mergedAt: null,
+      closedAt: null,
+      mergeCommitSha: null,
+      labels: [],
+      comments: [],
+      createdAt: now(),
+      updatedAt: now(),
+    };
+    pulls.push(pr);
+    return pr;
+  };
   const pullOf = (n: string) => {
     const pr = pulls.find((p) => p.number === Number(n));
     if (!pr) throw new HttpError(404, 'Not Found');
@@ -224,18 +260,10 @@ export async function startFakeGitHub(options: {
       return [200, refJson(m[1]!)];
     }),
     R('GET', '/git/commits/([0-9a-f]{40})', (m) => {
-      const c = commits.get(m[1]!);
-      if (!c) throw new HttpError(404, 'Not Found');
       return [
         200,
         {
-          sha: m[1],
-          node_id: `C_${m[1]}`,
-          url: api(`/git/commits/${m[1]}`),
-          html_url: html(`/commit/${m[1]}`),
-          message: c.message,
-          tree: { sha: c.tree, url: api(`/git/trees/${c.tree}`) },
-          parents: c.parents.map((s) => ({ sha: s, url: api(`/git/commits/${s}`), html_url: html(`/commit/${s}`) })),
+          ...commitJson(m[1]!, found(commits, m[1]!)),
           author: { name: 'bot', email: 'bot@example.org', date: now() },
           committer: { name: 'bot', email: 'bot@example.org', date: now() },
           verification: { verified: false, reason: 'unsigned', signature: null, payload: null },
@@ -284,23 +312,9 @@ export async function startFakeGitHub(options: {
       for (const p of body.parents as string[])
         if (!commits.has(p)) throw new HttpError(422, 'Parent SHA does not exist or is not a commit object');
       const sha = sha1('commit', body.tree, ...(body.parents as string[]), body.message, String(nextId++));
-      commits.set(sha, { tree: body.tree, parents: body.parents, message: body.message });
-      return [
-        201,
-        {
-          sha,
-          node_id: `C_${sha}`,
-          url: api(`/git/commits/${sha}`),
-          html_url: html(`/commit/${sha}`),
-          message: body.message,
-          tree: { sha: body.tree, url: api(`/git/trees/${body.tree}`) },
-          parents: (body.parents as string[]).map((s) => ({
-            sha: s,
-            url: api(`/git/commits/${s}`),
-            html_url: html(`/commit/${s}`),
-          })),
-        },
-      ];
+      const commit = { tree: body.tree, parents: body.parents, message: body.message };
+      commits.set(sha, commit);
+      return [201, commitJson(sha, commit)];
     }),
     R('POST', '/git/refs', (_m, body) => {
       const branch = /^refs\/heads\/(.+)$/.exec(body.ref ?? '')?.[1];
@@ -338,26 +352,15 @@ export async function startFakeGitHub(options: {
       if (!refs.has(body.head)) throw new HttpError(422, `Validation Failed: head ${body.head} does not exist`);
       if (pulls.some((p) => p.head === body.head && p.state === 'open'))
         throw new HttpError(422, `Validation Failed: A pull request already exists for ${owner}:${body.head}.`);
-      const pr: FakePull = {
-        number: pulls.length + 1,
+      const pr = openPull({
         title: body.title,
         body: body.body ?? null,
         head: body.head,
         base: body.base,
         headSha: refs.get(body.head)!,
-        state: 'open',
-        merged: false,
-        mergedAt: null,
-        closedAt: null,
-        mergeCommitSha: null,
-        labels: [],
-        comments: [],
-        createdAt: now(),
-        updatedAt: now(),
         author: user.login,
         baseSha: refs.get(body.base)!,
-      };
-      pulls.push(pr);
+      });
       return [201, pullJson(pr)];
     }),
     R('GET', '/pulls/(\\d+)', (m) => [200, pullJson(pullOf(m[1]!))]),
@@ -389,8 +392,7 @@ export async function startFakeGitHub(options: {
       return [200, files.slice((page - 1) * perPage, page * perPage)];
     }),
     R('GET', '/git/blobs/([0-9a-f]{40})', (m) => {
-      const bytes = blobs.get(m[1]!);
-      if (!bytes) throw new HttpError(404, 'Not Found');
+      const bytes = found(blobs, m[1]!);
       return [
         200,
         {
@@ -627,27 +629,7 @@ export async function startFakeGitHub(options: {
       const base = refs.get(defaultBranch)!;
       const head = commitFiles(base, files, title);
       refs.set(branch, head);
-      const pr: FakePull = {
-        number: pulls.length + 1,
-        title,
-        body: null,
-        head: branch,
-        base: defaultBranch,
-        headSha: head,
-        state: 'open',
-        merged: false,
-        mergedAt: null,
-        closedAt: null,
-        mergeCommitSha: null,
-        labels: [],
-        comments: [],
-        createdAt: now(),
-        updatedAt: now(),
-        author,
-        baseSha: base,
-      };
-      pulls.push(pr);
-      return pr;
+      return openPull({ title, body: null, head: branch, base: defaultBranch, headSha: head, author, baseSha: base });
     },
     pushToPullRequest(number, files) {
       const pr = pullOf(String(number));

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadCatalog } from '../../src/domain/catalog.ts';
+import { loadCatalog, type LoadOptions } from '../../src/domain/catalog.ts';
 import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, workSummary } from '../../src/domain/records.ts';
 import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
 import { buildResolveCatalog, decodeResolveCatalog, encodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
@@ -16,22 +16,42 @@ import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain
 import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 
+/**
+ * The catalog of `contentDir` (default: the shipped sample content) built into records as the
+ * build builds them: work records, profile records and instrument records over `baseUrl`. Throws
+ * when the content does not load without messages.
+ */
+export function catalogRecords(
+  baseUrl: string,
+  contentDir = path.resolve(import.meta.dirname, '..', '..', 'content'),
+  options: LoadOptions = {},
+) {
+  const loaded = loadCatalog(contentDir, options);
+  if (loaded.messages.length > 0)
+    throw new Error(`${contentDir} does not load: ${loaded.messages.map((m) => m.message).join('; ')}`);
+  const catalog = loaded.catalog;
+  return {
+    catalog,
+    records: catalog.works.map((w) => buildWorkRecord(w, catalog, baseUrl)),
+    profiles: catalog.profiles.map((p) => buildProfileRecord(p, catalog, baseUrl)),
+    instruments: buildInstrumentRecords(catalog, baseUrl),
+  };
+}
+
 export function resolveFixture(baseUrl: string) {
   const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-resolve-fixture-'));
   try {
     const content = path.join(root, 'content');
     generateCatalog({ works: 400, outDir: content, seed: 31 });
-    const loaded = loadCatalog(content);
-    if (loaded.messages.length > 0) throw new Error('generated content does not load');
-    const c = loaded.catalog;
-    const all = c.works.map((w) => buildWorkRecord(w, c, baseUrl));
+    const generated = catalogRecords(baseUrl, content);
+    const all = generated.records;
     const rand = rng(31);
     for (let i = all.length - 1; i > 0; i--) {
       const j = Math.floor(rand() * (i + 1));
       [all[i], all[j]] = [all[j]!, all[i]!];
     }
-    const profiles = c.profiles.map((p) => profileHead(buildProfileRecord(p, c, baseUrl)));
-    const instruments = buildInstrumentRecords(c, baseUrl);
+    const profiles = generated.profiles.map(profileHead);
+    const instruments = generated.instruments;
     const baseRecords = all.slice(0, 360);
     const base = buildResolveCatalog(baseRecords, profiles, instruments);
     const instrumentNames = new Map(instruments.map((i) => [i.slug, i.aliases]));

@@ -29,49 +29,52 @@ export async function serviceTemplate(url: string): Promise<Json> {
   return structuredClone(t.data ?? t);
 }
 
-/** `t` (a template) filled in as an arrangement of Gymnopédie No. 1 whose one file is the score `o`. */
-export function scoreArrangement(t: Json, o: ScoreArrangement): Json {
+/**
+ * What an arrangement contribution of a person carries beyond the template's own values; the
+ * rest is filled the same for every such contribution (fillArrangement).
+ */
+export interface ArrangementFill {
+  idempotencyKey: string;
+  /** submittedBy: a person (kind Human) of this name, reachable at `contact` (default: none given). */
+  submitter: string;
+  contact?: string | null;
+  /** Default: the work satie-gymnopedie-1, no asset. */
+  target?: Json;
+  /** Default: none. */
+  channel?: Json | null;
+  /** Laid over the template's rights and: a public-domain composition, US, EU, CA, CC0-1.0, no attribution, checked 2026-01-01. */
+  rights: Json;
+  /** Each laid over: CC0-1.0, no attribution, review pending. */
+  assets: Json[];
+  /** Laid over: a music bed, no rendering profiles. */
+  arrangement: Json;
+  /** The contributor's claim (default true); listening approval is never claimed. */
+  technicalValidationPassed?: boolean;
+  changeSummary: string;
+  rationale: string;
+}
+
+/** `t` (a template) filled in as the arrangement contribution `o` describes. */
+export function fillArrangement(t: Json, o: ArrangementFill): Json {
   t.idempotencyKey = o.idempotencyKey;
   t.operation = 'arrangement';
-  t.target = { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null };
-  t.submittedBy = { name: o.submitter, kind: 'Human', agentName: null, agentVersion: null, contact: null };
-  t.channel = null;
+  t.target = o.target ?? { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null };
+  t.submittedBy = { name: o.submitter, kind: 'Human', agentName: null, agentVersion: null, contact: o.contact ?? null };
+  t.channel = o.channel ?? null;
   t.rights = {
     ...t.rights,
     compositionStatus: 'public-domain',
-    editionStatus: 'public-domain',
-    recordingStatus: 'not-applicable',
     territory: 'US, EU, CA',
     license: 'CC0-1.0',
     attribution: null,
     checkedAtUtc: '2026-01-01T00:00:00Z',
-    evidenceUrls: ['https://musescore.com/openscore-string-quartets'],
+    ...o.rights,
   };
-  t.assets = [
-    {
-      kind: o.kind,
-      title: o.title,
-      downloadUrl: o.downloadUrl,
-      sourcePageUrl: 'https://musescore.com/openscore-string-quartets',
-      sha256: createHash('sha256').update(o.bytes).digest('hex'),
-      mediaType: o.kind === 'mxl' ? 'application/vnd.recordare.musicxml' : 'application/vnd.recordare.musicxml+xml',
-      rightsStatus: 'public-domain',
-      license: 'CC0-1.0',
-      attribution: null,
-      reviewState: 'pending',
-    },
-  ];
-  t.arrangement = {
-    title: o.arrangementTitle,
-    style: 'string quartet',
-    instrumentation: 'String quartet',
-    duration: '30:00',
-    intendedRole: 'music-bed',
-    renderingProfileSlugs: [],
-  };
+  t.assets = o.assets.map((a) => ({ license: 'CC0-1.0', attribution: null, reviewState: 'pending', ...a }));
+  t.arrangement = { intendedRole: 'music-bed', renderingProfileSlugs: [], ...o.arrangement };
   t.reproducibility = null;
   t.quality = {
-    technicalValidationPassed: true,
+    technicalValidationPassed: o.technicalValidationPassed ?? true,
     humanListeningApproved: false,
     technicalChecks: null,
     listeningNotes: null,
@@ -79,6 +82,38 @@ export function scoreArrangement(t: Json, o: ScoreArrangement): Json {
   t.changeSummary = o.changeSummary;
   t.rationale = o.rationale;
   return t;
+}
+
+/** `t` (a template) filled in as an arrangement of Gymnopédie No. 1 whose one file is the score `o`. */
+export function scoreArrangement(t: Json, o: ScoreArrangement): Json {
+  return fillArrangement(t, {
+    idempotencyKey: o.idempotencyKey,
+    submitter: o.submitter,
+    rights: {
+      editionStatus: 'public-domain',
+      recordingStatus: 'not-applicable',
+      evidenceUrls: ['https://musescore.com/openscore-string-quartets'],
+    },
+    assets: [
+      {
+        kind: o.kind,
+        title: o.title,
+        downloadUrl: o.downloadUrl,
+        sourcePageUrl: 'https://musescore.com/openscore-string-quartets',
+        sha256: createHash('sha256').update(o.bytes).digest('hex'),
+        mediaType: o.kind === 'mxl' ? 'application/vnd.recordare.musicxml' : 'application/vnd.recordare.musicxml+xml',
+        rightsStatus: 'public-domain',
+      },
+    ],
+    arrangement: {
+      title: o.arrangementTitle,
+      style: 'string quartet',
+      instrumentation: 'String quartet',
+      duration: '30:00',
+    },
+    changeSummary: o.changeSummary,
+    rationale: o.rationale,
+  });
 }
 
 /** POST `contribution` to a running service: the answer's status and its JSON body. */

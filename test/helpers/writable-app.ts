@@ -8,18 +8,19 @@
  *   ... w.app.inject(...) ...
  *   await w.close();
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { createApp, type AppInput } from '../../api/app.ts';
 import { loadConfig, type Config } from '../../api/config.ts';
-import { ensureBuild, Rebuilder, type SiteRebuilder } from '../../api/site/builds.ts';
-import { ensureContentRepo } from '../../api/site/content-repo.ts';
+import { ensureBuild, Rebuilder, type RebuilderOptions, type SiteRebuilder } from '../../api/site/builds.ts';
+import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { listenOnLoopback, PROJECT_ROOT } from './app.ts';
 import { GatedRebuilder } from './gated-rebuilder.ts';
+import { MINI_WORK } from './fixture-copies.ts';
 
 export interface WritableAppOptions<R extends SiteRebuilder> {
   /** Settings over the defaults (a fresh ARCHIVE_DATA_DIR, the served build's PUBLIC_BASE_URL). */
@@ -33,6 +34,8 @@ export interface WritableAppOptions<R extends SiteRebuilder> {
    * start-up does); its base URL is `env.PUBLIC_BASE_URL`.
    */
   buildSeed?: boolean;
+  /** The real rebuilder's options (its reconcile and compaction settings, their event hooks). */
+  rebuilderOptions?: RebuilderOptions;
   /** The rebuilder, made from the real one (default: the real one). */
   rebuilder?: (real: Rebuilder, config: Config, handle: SiteHandle) => R;
   review?: AppInput['review'];
@@ -65,7 +68,7 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
   const config = loadConfig({ ARCHIVE_DATA_DIR: root, PUBLIC_BASE_URL: baseUrl, ...options.env }, PROJECT_ROOT);
   const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, options.seed ?? 'content'));
   const handle = await SiteHandle.open(servedBuild ?? (await ensureBuild(config, repo.head)));
-  const real = new Rebuilder(config, handle);
+  const real = new Rebuilder(config, handle, options.rebuilderOptions);
   const rebuilder = options.rebuilder ? options.rebuilder(real, config, handle) : (real as unknown as R);
   const app = await createApp({ config, handle, rebuilder, review: options.review ?? {} });
   let url: string | null = null;
@@ -84,6 +87,33 @@ export async function openWritableApp<R extends SiteRebuilder = Rebuilder>(
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The write path over the mini fixture whose served build is a full build of its seeded head
+ * (under `baseUrl`), with the real rebuilder made with `rebuilderOptions`.
+ */
+export function openMiniSite(
+  prefix: string,
+  baseUrl: string,
+  rebuilderOptions: RebuilderOptions = {},
+  env: Record<string, string> = {},
+): Promise<WritableApp> {
+  return openWritableApp({
+    prefix,
+    env: { PUBLIC_BASE_URL: baseUrl, ...env },
+    seed: 'test/fixtures/mini',
+    buildSeed: true,
+    rebuilderOptions,
+  });
+}
+
+/** Retitle the mini fixture's work in the content repository `repo` and commit it: the new head. */
+export async function commitMiniRetitle(repo: string, title: string): Promise<string> {
+  const file = path.join(repo, MINI_WORK);
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: .*$/m, `title: ${title}`));
+  await git(repo, ['commit', '--quiet', '-am', `Retitle: ${title}`]);
+  return git(repo, ['rev-parse', 'HEAD']);
 }
 
 /**

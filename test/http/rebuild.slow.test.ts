@@ -6,66 +6,50 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rebuilder } from '../../api/site/builds.ts';
-import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
-import { SiteHandle } from '../../api/site/site-handle.ts';
-import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
-import type { FastifyInstance } from 'fastify';
+import { openMiniSite, type WritableApp } from '../helpers/writable-app.ts';
 
-let writable: WritableApp;
-let app: FastifyInstance;
-let config: Config;
-let handle: SiteHandle;
-let rebuilder: Rebuilder;
+let w: WritableApp;
 let workFile: string;
 
 beforeAll(async () => {
-  writable = await openWritableApp({
-    prefix: 'pdma-rebuild-',
-    env: { PUBLIC_BASE_URL: 'https://rebuild.example.test' },
-    seed: 'test/fixtures/mini',
-    buildSeed: true,
-  });
-  ({ app, config, handle, rebuilder } = writable);
-  workFile = path.join(config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md');
+  w = await openMiniSite('pdma-rebuild-', 'https://rebuild.example.test');
+  workFile = path.join(w.config.contentRepo, 'works', 'bach-minuet-in-g', 'index.md');
 });
-afterAll(async () => {
-  await writable?.close();
-});
+afterAll(() => w?.close());
 
 async function commitEdit(from: string, to: string, message: string) {
   writeFileSync(workFile, readFileSync(workFile, 'utf8').replace(from, to));
-  await git(config.contentRepo, ['commit', '--quiet', '-am', message]);
+  await git(w.config.contentRepo, ['commit', '--quiet', '-am', message]);
 }
 
 describe('rebuild and swap', () => {
   it('shows a committed change in JSON, Markdown and HTML together', async () => {
     await commitEdit('title: Minuet in G major', 'title: Minuet in G major (revised)', 'Retitle the minuet');
-    const before = await app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
+    const before = await w.app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
     expect(before.json().data.title).toBe('Minuet in G major');
-    const result = await rebuilder.rebuildAndSwap();
-    expect(result.commit).toBe(await git(config.contentRepo, ['rev-parse', 'HEAD']));
-    const json = await app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
-    const md = await app.inject({ url: '/api/v1/works/bach-minuet-in-g/index.md' });
-    const html = await app.inject({ url: '/works/bach-minuet-in-g/' });
+    const result = await w.rebuilder.rebuildAndSwap();
+    expect(result.commit).toBe(await git(w.config.contentRepo, ['rev-parse', 'HEAD']));
+    const json = await w.app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
+    const md = await w.app.inject({ url: '/api/v1/works/bach-minuet-in-g/index.md' });
+    const html = await w.app.inject({ url: '/works/bach-minuet-in-g/' });
     expect(json.json().data.title).toBe('Minuet in G major (revised)');
     expect(md.body).toContain('title: "Minuet in G major (revised)"');
     expect(html.body).toContain('Minuet in G major (revised)');
-    const listing = await app.inject({ url: '/api/v1/works?query=revised' });
+    const listing = await w.app.inject({ url: '/api/v1/works?query=revised' });
     expect(listing.json().data.total).toBe(1);
     expect(json.headers.etag).not.toBe(before.headers.etag);
   });
 
   it('keeps the old site serving when the new commit does not build', async () => {
-    const served = handle.current.dir;
+    const served = w.handle.current.dir;
     await commitEdit('durationSeconds: 90', 'durationSeconds: 91', 'Break a duration');
-    await expect(rebuilder.rebuildAndSwap()).rejects.toThrow(/durationSeconds: disagrees with duration/);
-    expect(handle.current.dir).toBe(served);
-    const json = await app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
+    await expect(w.rebuilder.rebuildAndSwap()).rejects.toThrow(/durationSeconds: disagrees with duration/);
+    expect(w.handle.current.dir).toBe(served);
+    const json = await w.app.inject({ url: '/api/v1/works/bach-minuet-in-g' });
     expect(json.statusCode).toBe(200);
     expect(json.json().data.arrangements[0].durationSeconds).toBe(90);
-    const worktrees = execFileSync('git', ['-C', config.contentRepo, 'worktree', 'list'], { encoding: 'utf8' })
+    const worktrees = execFileSync('git', ['-C', w.config.contentRepo, 'worktree', 'list'], { encoding: 'utf8' })
       .trim()
       .split('\n');
     expect(worktrees).toHaveLength(1); // the scratch checkout was removed

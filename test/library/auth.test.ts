@@ -27,6 +27,7 @@ import {
   fileInput,
   importAndCommit,
   importInput,
+  openImport,
   openLibraryApp,
   sha256,
   type LibraryTestApp,
@@ -103,14 +104,7 @@ describe('the auth matrix over every library route', () => {
       importInput([fileInput(bytes)], {}, { stableKey: 'matrix-track', rightsStatus: 'unknown' }),
       [bytes],
     );
-    const open = (
-      await t.request({
-        method: 'POST',
-        url: '/api/v1/library/imports',
-        headers: LIB,
-        payload: importInput([fileInput(bytes)], {}, { stableKey: 'matrix-open' }),
-      })
-    ).json().data;
+    const open = await openImport(t, importInput([fileInput(bytes)], {}, { stableKey: 'matrix-open' }));
     const octet = { 'content-type': 'application/octet-stream' };
     routes = [
       {

@@ -104,19 +104,27 @@ async function resume(importId: string, fileId: string, bytes: Buffer): Promise<
   }
 }
 
+/**
+ * An import of `size` random bytes whose upload has begun: a PUT of all of them that sends only
+ * the first `sent`, once the server holds at least `held` of them. The request is still open.
+ */
+async function uploadUnderway(stableKey: string, size: number, sent: number, held: number) {
+  const bytes = randomBytes(size);
+  const imp = (await api('POST', '/api/v1/library/imports', importInput([fileInput(bytes)], {}, { stableKey }))).json()
+    .data;
+  const req = partialPut(
+    `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`,
+    bytes.length,
+    bytes.subarray(0, sent),
+  );
+  await waitForBytes(imp.id, held);
+  return { bytes, imp, req };
+}
+
 describe('uploads that break off', () => {
   it('resume after a dropped connection from the reported offset to the same sha256', async () => {
     await start();
-    const bytes = randomBytes(3 * 1024 * 1024);
-    const imp = (
-      await api('POST', '/api/v1/library/imports', importInput([fileInput(bytes)], {}, { stableKey: 'dropped' }))
-    ).json().data;
-    const req = partialPut(
-      `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`,
-      bytes.length,
-      bytes.subarray(0, 1024 * 1024),
-    );
-    await waitForBytes(imp.id, 512 * 1024);
+    const { bytes, imp, req } = await uploadUnderway('dropped', 3 * 1024 * 1024, 1024 * 1024, 512 * 1024);
     req.destroy();
     await resume(imp.id, imp.files[0].id, bytes);
     const commit = await api('POST', `/api/v1/library/imports/${imp.id}/commit`);
@@ -126,16 +134,7 @@ describe('uploads that break off', () => {
 
   it('resume after the server is killed mid-upload and restarted', async () => {
     await start();
-    const bytes = randomBytes(2 * 1024 * 1024);
-    const imp = (
-      await api('POST', '/api/v1/library/imports', importInput([fileInput(bytes)], {}, { stableKey: 'killed-upload' }))
-    ).json().data;
-    const req = partialPut(
-      `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}?offset=0`,
-      bytes.length,
-      bytes.subarray(0, 1536 * 1024),
-    );
-    await waitForBytes(imp.id, 256 * 1024);
+    const { bytes, imp, req } = await uploadUnderway('killed-upload', 2 * 1024 * 1024, 1536 * 1024, 256 * 1024);
     await service!.stop('SIGKILL');
     req.destroy();
     await start();

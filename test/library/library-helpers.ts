@@ -110,14 +110,20 @@ export async function openLibraryApp(
 // Loose JSON answers: the shapes are checked against OpenAPI by request(); tests read fields freely.
 type Json = Record<string, any>;
 
+/** Create the import `input` (200): its record, open, its files not uploaded yet. */
+export async function openImport(t: TestApp, input: MusicLibraryImportInput): Promise<Json> {
+  const created = await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: input });
+  if (created.statusCode !== 200) throw new Error(`import failed: ${created.body}`);
+  return created.json().data as Json;
+}
+
+/** Create the import `input`, upload `bytes` (one buffer a file, in order) and commit it (200 each). */
 export async function importAndCommit(
   t: TestApp,
   input: MusicLibraryImportInput,
   bytes: Buffer[],
 ): Promise<{ imp: Json; commit: Json }> {
-  const created = await t.request({ method: 'POST', url: '/api/v1/library/imports', headers: LIB, payload: input });
-  if (created.statusCode !== 200) throw new Error(`import failed: ${created.body}`);
-  const imp = created.json().data as Json;
+  const imp = await openImport(t, input);
   for (const [i, file] of (imp.files as Json[]).entries()) {
     const res = await t.request({
       method: 'PUT',

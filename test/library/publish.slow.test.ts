@@ -5,7 +5,7 @@
  * its files served from the blob store (no re-upload), and the package turns `public`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -17,8 +17,7 @@ import { ensureContentRepo, git } from '../../api/site/content-repo.ts';
 import { SiteHandle } from '../../api/site/site-handle.ts';
 import { RecordStore } from '../../api/storage/record-store.ts';
 import type { StoredTrack } from '../../src/domain/library/model.ts';
-import { PROJECT_ROOT, type TestApp } from '../helpers/app.ts';
-import { assertMatchesOpenApi } from '../helpers/openapi.ts';
+import { PROJECT_ROOT, testAppOver, type TestApp } from '../helpers/app.ts';
 import { CUR, KEY_ENV, LIB, fileInput, importAndCommit, importInput, sha256 } from './library-helpers.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-publish-'));
@@ -31,26 +30,7 @@ beforeAll(async () => {
   const repo = await ensureContentRepo(config.contentRepo, path.join(PROJECT_ROOT, 'test', 'fixtures', 'mini'));
   const handle = await SiteHandle.open(await ensureBuild(config, repo.head));
   app = await createApp({ config, handle });
-  const doc = JSON.parse(
-    readFileSync(path.join(handle.current.dir, 'client', 'api', 'v1', 'openapi.json'), 'utf8'),
-  ) as Record<string, unknown>;
-  t = {
-    app,
-    handle,
-    baseUrl: BASE,
-    buildDir: handle.current.dir,
-    async request(o) {
-      const res = await app.inject({
-        method: (o.method ?? 'GET') as 'GET',
-        url: o.url,
-        headers: o.headers,
-        ...(o.payload !== undefined ? { payload: o.payload as string } : {}),
-      });
-      assertMatchesOpenApi(doc, o.method ?? 'GET', o.url, res);
-      return res;
-    },
-    close: () => app.close(),
-  };
+  t = testAppOver(app, handle, BASE);
 });
 afterAll(async () => {
   await app?.close();

@@ -4,12 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectHeadAsGet } from '../helpers/app.ts';
 import {
   CUR,
   LIB,
   fileInput,
   importAndCommit,
   importInput,
+  openImport,
   openLibraryApp,
   sha256,
   type LibraryTestApp,
@@ -64,12 +66,7 @@ beforeAll(async () => {
     [more],
   );
   // An import that is never committed must not show up anywhere.
-  await t.request({
-    method: 'POST',
-    url: '/api/v1/library/imports',
-    headers: LIB,
-    payload: importInput([fileInput(more)], {}, { stableKey: 'uncommitted' }),
-  });
+  await openImport(t, importInput([fileInput(more)], {}, { stableKey: 'uncommitted' }));
   pkg = (await t.request({ url: '/api/v1/library/tracks/minuet-bed-001', headers: LIB })).json().data;
 });
 afterAll(() => t.close());
@@ -184,21 +181,7 @@ describe('downloading a file', () => {
   });
 
   it('answers HEAD with the headers of GET (Content-Length of the file, ETag, Accept-Ranges) and no body', async () => {
-    const get = await t.request({ url: url(), headers: LIB });
-    const head = await t.app.inject({ method: 'HEAD', url: url(), headers: LIB });
-    expect(head.statusCode).toBe(200);
-    expect(head.headers['content-length']).toBe(String(wav.length));
-    expect(head.rawPayload.length).toBe(0);
-    for (const name of [
-      'etag',
-      'accept-ranges',
-      'content-type',
-      'cache-control',
-      'content-disposition',
-      'content-length',
-    ])
-      expect(head.headers[name], name).toBe(get.headers[name]);
-    expect(head.headers['accept-ranges']).toBe('bytes');
+    await expectHeadAsGet(t, url(), wav.length, LIB);
     const part = await t.app.inject({ method: 'HEAD', url: url(), headers: { ...LIB, range: 'bytes=1000-1999' } });
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-length']).toBe('1000');
@@ -218,14 +201,7 @@ describe('downloading a file', () => {
 
   it('never serves uncommitted bytes', async () => {
     const bytes = randomBytes(30);
-    const imp = (
-      await t.request({
-        method: 'POST',
-        url: '/api/v1/library/imports',
-        headers: LIB,
-        payload: importInput([fileInput(bytes)], {}, { stableKey: 'half-done' }),
-      })
-    ).json().data;
+    const imp = await openImport(t, importInput([fileInput(bytes)], {}, { stableKey: 'half-done' }));
     await t.request({
       method: 'PUT',
       url: `/api/v1/library/imports/${imp.id}/files/${imp.files[0].id}`,

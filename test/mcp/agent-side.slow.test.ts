@@ -7,23 +7,11 @@
  * OpenAPI document.
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { listenArchive, type ListeningArchive } from './helpers.ts';
+import { archiveWithMcpClient } from './helpers.ts';
 
-let archive: ListeningArchive;
-let client: Client;
-beforeAll(async () => {
-  archive = await listenArchive();
-  client = new Client({ name: 'agent-side-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${archive.url}/mcp`)));
-});
-afterAll(async () => {
-  await client?.close();
-  await archive?.close();
-});
+const mcp = archiveWithMcpClient('agent-side-test');
 
 const catalogWide = {
   channel: { channelKey: 'sleep-stories', intendedRole: 'music-bed', narrationPresent: true },
@@ -31,7 +19,7 @@ const catalogWide = {
 };
 
 const resolveHttp = (body: unknown, headers: Record<string, string> = {}) =>
-  archive.request({
+  mcp.archive.request({
     method: 'POST',
     url: '/api/v1/music/resolve',
     payload: JSON.stringify(body),
@@ -39,7 +27,7 @@ const resolveHttp = (body: unknown, headers: Record<string, string> = {}) =>
   });
 
 const call = (name: string, args: Record<string, unknown> = {}) =>
-  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  mcp.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
 describe('resolve over HTTP', () => {
   it('matches by meaning: "restful" finds the calm beds "calm" finds, and says how', async () => {
@@ -82,23 +70,23 @@ describe('resolve over HTTP', () => {
         fit: expect.objectContaining({ kind: 'loop', repeats: expect.any(Number) }),
       }),
     );
-    expect(data.links.vocabulary).toBe(`${archive.baseUrl}/api/v1/music/vocabulary`);
-    const linked = await archive.request({ url: new URL(data.links.full).pathname });
+    expect(data.links.vocabulary).toBe(`${mcp.archive.baseUrl}/api/v1/music/vocabulary`);
+    const linked = await mcp.archive.request({ url: new URL(data.links.full).pathname });
     expect(linked.statusCode).toBe(200);
     expect(linked.json().data).toEqual(fullData);
 
     // Several preferences in one header, any case, as RFC 7240 allows.
     const mixed = await resolveHttp(catalogWide, { prefer: 'respond-async, RETURN=minimal' });
     expect(mixed.headers['preference-applied']).toBe('return=minimal');
-    const unknown = await archive.request({ url: `/api/v1/music/resolve/answers/${'f'.repeat(32)}` });
+    const unknown = await mcp.archive.request({ url: `/api/v1/music/resolve/answers/${'f'.repeat(32)}` });
     expect(unknown.statusCode).toBe(404);
-    const bad = await archive.request({ url: '/api/v1/music/resolve/answers/not-an-id' });
+    const bad = await mcp.archive.request({ url: '/api/v1/music/resolve/answers/not-an-id' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].parameter).toBe('id');
   });
 
   it('publishes the vocabulary, linked from /api/v1, the workflow and llms.txt', async () => {
-    const res = await archive.request({ url: '/api/v1/music/vocabulary' });
+    const res = await mcp.archive.request({ url: '/api/v1/music/vocabulary' });
     expect(res.statusCode).toBe(200);
     expect(res.headers.etag).toBeTruthy();
     const doc = res.json().data;
@@ -106,23 +94,23 @@ describe('resolve over HTTP', () => {
     const calm = doc.facets.mood.find((t: { term: string }) => t.term === 'calm');
     expect(calm.synonyms).toContain('restful');
     expect(doc.facets.mood.find((t: { term: string }) => t.term === 'serene').broader).toBe('calm');
-    const again = await archive.request({
+    const again = await mcp.archive.request({
       url: '/api/v1/music/vocabulary',
       headers: { 'if-none-match': res.headers.etag as string },
     });
     expect(again.statusCode).toBe(304);
-    const url = `${archive.baseUrl}/api/v1/music/vocabulary`;
-    expect((await archive.request({ url: '/api/v1' })).json().data.links.vocabulary).toBe(url);
-    expect((await archive.request({ url: '/llms.txt' })).body).toContain(url);
-    expect(JSON.stringify((await archive.request({ url: '/api/v1/music/workflow' })).json())).toContain(url);
-    const openapi = (await archive.request({ url: '/api/v1/openapi.json' })).json();
+    const url = `${mcp.archive.baseUrl}/api/v1/music/vocabulary`;
+    expect((await mcp.archive.request({ url: '/api/v1' })).json().data.links.vocabulary).toBe(url);
+    expect((await mcp.archive.request({ url: '/llms.txt' })).body).toContain(url);
+    expect(JSON.stringify((await mcp.archive.request({ url: '/api/v1/music/workflow' })).json())).toContain(url);
+    const openapi = (await mcp.archive.request({ url: '/api/v1/openapi.json' })).json();
     expect(openapi.paths['/api/v1/music/vocabulary'].get.operationId).toBe('getVocabulary');
   });
 });
 
 describe('resolve and search through the MCP SDK client', () => {
   it('resolve_music is compact by default and full on request; its description links the vocabulary', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const tool = tools.find((t) => t.name === 'resolve_music')!;
     expect(tool.description).toContain('/api/v1/music/vocabulary');
     expect(Object.keys(tool.inputSchema.properties ?? {})).toContain('full');
@@ -185,7 +173,7 @@ describe('resolve and search through the MCP SDK client', () => {
   });
 
   it('tools/list stays under 30 KB: output schemas by reference, and no schema is repeated whole', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const bytes = Buffer.byteLength(JSON.stringify({ tools }));
     // Measured 163,799 bytes, then 88,943 (output schemas without prose), before output schemas went by reference.
     expect(bytes).toBeLessThan(30_000);
@@ -217,7 +205,7 @@ describe('/mcp and the Origin header', () => {
           },
         });
         const req = http.request(
-          `${archive.url}/mcp`,
+          `${mcp.archive.url}/mcp`,
           {
             method: 'POST',
             agent: false,
@@ -253,8 +241,8 @@ describe('/mcp and the Origin header', () => {
     expect(((await cross.json()) as { type: string }).type).toMatch(/\/problems\/origin-not-allowed$/);
     expect((await initialize()).status).toBe(200);
     // Only PUBLIC_BASE_URL's origin and the allow-list: the origin the request was addressed to proves nothing (DNS rebinding).
-    expect((await initialize(archive.url)).status).toBe(403);
-    expect((await initialize(archive.baseUrl)).status).toBe(200);
+    expect((await initialize(mcp.archive.url)).status).toBe(403);
+    expect((await initialize(mcp.archive.baseUrl)).status).toBe(200);
   });
 
   it('ARCHIVE_MCP_ALLOWED_ORIGINS admits a listed origin', async () => {
@@ -293,7 +281,7 @@ describe('the contribution template for a work and an operation', () => {
       'new-work',
       'rendering-profile',
     ]) {
-      const res = await archive.request({
+      const res = await mcp.archive.request({
         url: `/api/v1/music/contributions/template?workSlug=bach-prelude-in-c-bwv-846&operation=${operation}`,
       });
       expect(res.statusCode, res.body).toBe(200);
@@ -303,33 +291,33 @@ describe('the contribution template for a work and an operation', () => {
         expect(t.target.workSlug, operation).toBe('bach-prelude-in-c-bwv-846');
       const filled = fillTemplate(t);
       if (filled.target?.workSlug) filled.target.workSlug = 'bach-prelude-in-c-bwv-846';
-      const posted = await archive.post('/api/v1/music/contributions', {
+      const posted = await mcp.archive.post('/api/v1/music/contributions', {
         ...filled,
         idempotencyKey: `template-${operation}-1`,
       });
       expect(posted.statusCode, `${operation}: ${posted.body}`).toBe(202);
     }
     const performance = (
-      await archive.request({
+      await mcp.archive.request({
         url: '/api/v1/music/contributions/template?workSlug=bach-prelude-in-c-bwv-846&operation=performance&arrangementId=2',
       })
     ).json();
     expect(performance.target.arrangementId).toBe(2);
     expect(performance.assets.map((a: { kind: string }) => a.kind)).toEqual(['mp3']);
-    const unknown = await archive.request({ url: '/api/v1/music/contributions/template?workSlug=no-such-work' });
+    const unknown = await mcp.archive.request({ url: '/api/v1/music/contributions/template?workSlug=no-such-work' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().errors[0].parameter).toBe('workSlug');
-    const bad = await archive.request({ url: '/api/v1/music/contributions/template?operation=remix' });
+    const bad = await mcp.archive.request({ url: '/api/v1/music/contributions/template?operation=remix' });
     expect(bad.statusCode).toBe(400);
 
     // The contribution checks: words outside the vocabulary come back as warnings, not refusals.
     const arrangementTemplate = fillTemplate(
       (
-        await archive.request({ url: '/api/v1/music/contributions/template?workSlug=bach-prelude-in-c-bwv-846' })
+        await mcp.archive.request({ url: '/api/v1/music/contributions/template?workSlug=bach-prelude-in-c-bwv-846' })
       ).json(),
     );
     arrangementTemplate.target.workSlug = 'bach-prelude-in-c-bwv-846';
-    const warned = await archive.post('/api/v1/music/contributions', {
+    const warned = await mcp.archive.post('/api/v1/music/contributions', {
       ...arrangementTemplate,
       idempotencyKey: 'template-vocabulary-1',
       arrangement: {

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { listenArchive, type ListeningArchive } from './helpers.ts';
+import { listenArchive, mcpClient, type ListeningArchive, type McpTransport } from './helpers.ts';
 import { openIntakeApp, validReport } from '../contributions/helpers.ts';
 import type { AddressInfo } from 'node:net';
 import { MCP_SERVER_NAME, MCP_SERVER_VERSION } from '../../api/mcp/server.ts';
@@ -31,35 +31,9 @@ const TOOL_NAMES = [
   'submit_contribution',
   'submit_correction_report',
 ];
-const READ_ONLY = [
-  'get_contribution_template',
-  'get_submission_status',
-  'get_work',
-  'list_instruments',
-  'list_profiles',
-  'resolve_music',
-  'search_works',
-];
-
-type Transport = 'streamable-http' | 'stdio';
-
-async function connect(kind: Transport, archive: ListeningArchive): Promise<Client> {
-  const client = new Client({ name: 'archive-test', version: '1.0.0' });
-  if (kind === 'streamable-http') {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${archive.url}/mcp`)));
-  } else {
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [path.join(PROJECT_ROOT, 'scripts', 'mcp.ts')],
-        cwd: PROJECT_ROOT,
-        env: { PATH: process.env.PATH ?? '', ARCHIVE_BASE_URL: archive.url },
-        stderr: 'pipe',
-      }),
-    );
-  }
-  return client;
-}
+/** The tools that submit something; every other tool only reads. */
+const WRITING = ['answer_information_request', 'submit_contribution', 'submit_correction_report'];
+const READ_ONLY = TOOL_NAMES.filter((name) => !WRITING.includes(name));
 
 const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
   client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
@@ -72,13 +46,13 @@ function problemOf(result: CallToolResult): Record<string, unknown> {
   return JSON.parse((block as { text: string }).text) as Record<string, unknown>;
 }
 
-describe.each<Transport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => {
+describe.each<McpTransport>(['streamable-http', 'stdio'])('MCP over %s', (kind) => {
   let archive: ListeningArchive;
   let client: Client;
   beforeAll(async () => {
     // Three contributions per window: the third call over the limit must surface as a tool error.
     archive = await listenArchive({ contributions: '3/600', reports: '5/600' });
-    client = await connect(kind, archive);
+    client = await mcpClient(archive, 'archive-test', kind);
   });
   afterAll(async () => {
     await client?.close();

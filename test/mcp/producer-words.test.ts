@@ -7,29 +7,17 @@
  * /mcp Origins against a DNS-rebinding pair.
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { buildLlmsTxt, buildWorkflow } from '../../src/domain/discovery.ts';
 import { urls } from '../../src/domain/records.ts';
 import { loadConfig, ConfigError } from '../../api/config.ts';
 import { hostAllowList, hostName } from '../../api/http/hosts.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
-import { listenArchive, type ListeningArchive } from './helpers.ts';
+import { archiveWithMcpClient } from './helpers.ts';
 import { expectEach } from '../helpers/expect-each.ts';
 
-let archive: ListeningArchive;
-let client: Client;
-beforeAll(async () => {
-  archive = await listenArchive();
-  client = new Client({ name: 'producer-words-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${archive.url}/mcp`)));
-});
-afterAll(async () => {
-  await client?.close();
-  await archive?.close();
-});
+const mcp = archiveWithMcpClient('producer-words-test');
 
 interface Candidate {
   workSlug: string;
@@ -39,7 +27,7 @@ interface Candidate {
 }
 
 const resolve = async (role: string, requirements: Record<string, unknown>, headers: Record<string, string> = {}) => {
-  const res = await archive.request({
+  const res = await mcp.archive.request({
     method: 'POST',
     url: '/api/v1/music/resolve',
     payload: JSON.stringify({
@@ -115,7 +103,7 @@ describe('briefs in a producer\u2019s words, over HTTP', () => {
     const r = await resolve('music-bed', { style: 'Baroque' });
     expect(reason(r.candidates[0]!, 'style').detail).toContain('"Baroque": exact');
     expect(JSON.stringify(r)).not.toContain('baroqu"');
-    const res = await archive.request({
+    const res = await mcp.archive.request({
       method: 'POST',
       url: '/api/v1/music/resolve',
       payload: JSON.stringify({
@@ -132,7 +120,7 @@ describe('briefs in a producer\u2019s words, over HTTP', () => {
 
 describe('the published vocabulary', () => {
   it('has a broader term for every genre and period, production words, and no non-word forms or WordNet noise', async () => {
-    const doc = (await archive.request({ url: '/api/v1/music/vocabulary' })).json().data as {
+    const doc = (await mcp.archive.request({ url: '/api/v1/music/vocabulary' })).json().data as {
       facets: Record<
         string,
         { term: string; broader: string | null; synonyms: string[]; related: string[]; wordForms: string[] }[]
@@ -171,7 +159,7 @@ describe('the published vocabulary', () => {
 
 describe('the compact answer an agent can act on', () => {
   it('gives per candidate the asset id and link of each requested format, license, attribution and territory notes, within 8,000 bytes', async () => {
-    const res = await archive.request({
+    const res = await mcp.archive.request({
       method: 'POST',
       url: '/api/v1/music/resolve',
       payload: JSON.stringify({
@@ -218,12 +206,12 @@ describe('the compact answer an agent can act on', () => {
   });
 });
 
-describe('MCP that survives a busy client (SDK client over HTTP)', () => {
+describe('MCP that survives a busy mcp.client (SDK mcp.client over HTTP)', () => {
   it('tools/list is under 30 KB; a result carries its data once, with a short summary as text', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(30_000);
     for (const t of tools) expect(t.description!.length, t.name).toBeGreaterThan(80);
-    const result = (await client.callTool({
+    const result = (await mcp.client.callTool({
       name: 'resolve_music',
       arguments: {
         channel: { channelKey: 'mcp-bed', intendedRole: 'music-bed' },
@@ -241,7 +229,7 @@ describe('MCP that survives a busy client (SDK client over HTTP)', () => {
     expect(text.length).toBeLessThan(1000);
     expect(text).not.toContain('"candidates"');
     // The fast tier's catalog has no Markdown records: the instruments list stands for the others.
-    const list = (await client.callTool({ name: 'list_instruments', arguments: {} })) as CallToolResult;
+    const list = (await mcp.client.callTool({ name: 'list_instruments', arguments: {} })) as CallToolResult;
     expect(list.isError ?? false).toBe(false);
     const items = (list.structuredContent as { data: { instruments: unknown[] } }).data.instruments;
     expect(items.length).toBeGreaterThan(5);
@@ -272,7 +260,7 @@ function rawRequest(
   body?: string,
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const u = new URL(archive.url);
+    const u = new URL(mcp.archive.url);
     const req = http.request(
       {
         host: u.hostname,

@@ -15,7 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNginx, type TestNginx } from '../helpers/nginx.ts';
 import { isCompleteBuild, servedBuildLink, servedBuildTarget } from '../../api/site/builds.ts';
 import { layerBaseDir } from '../../src/lib/site/layers.ts';
-import { acceptedCorrection, applyAsync, fetchCaller, mergedOnMain as mergedOnMainOf } from '../helpers/corrections.ts';
+import {
+  acceptedCorrection,
+  applyAsync,
+  applyOutcome,
+  fetchCaller,
+  mergedOnMain as mergedOnMainOf,
+} from '../helpers/corrections.ts';
 import { dataOf, freePort, killTree, ServiceRun, type Started } from '../helpers/process.ts';
 
 const serviceRun = new ServiceRun('pdma-nginx-follows-');
@@ -226,18 +232,8 @@ describe('nginx in front with the generated config', () => {
     }
 
     running = await serviceRun.start(ENV, 300_000);
-    const until = Date.now() + 180_000;
-    for (;;) {
-      const item = await dataOf(
-        await fetch(`${running.url}/api/v1/admin/correction-reports/${code}`, {
-          headers: { authorization: `Bearer ${KEY}` },
-        }),
-      );
-      if (item.apply?.state === 'visible') break;
-      if (Date.now() > until)
-        throw new Error(`not visible after restart: ${JSON.stringify(item)}\n${running.output()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const item = await applyOutcome(fetchCaller(running.url), KEY, code, 180_000, running.output);
+    expect(item.apply?.state, `after restart: ${JSON.stringify(item)}\n${running.output()}`).toBe('visible');
     const after = await throughNginx();
     expect(after.json).toBe('1722 (autograph, Koethen)');
     expect(after.html).toContain('1722 (autograph, Koethen)');

@@ -8,21 +8,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import { compactResolve } from '../../src/domain/resolve/compact.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 
 const BASE = 'https://briefs.example.test';
-const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
-const records = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
-const catalog = buildResolveCatalog(
-  records,
-  loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE)),
-  buildInstrumentRecords(loaded.catalog, BASE),
-);
+const { records, profiles, instruments } = catalogRecords(BASE);
+const catalog = buildResolveCatalog(records, profiles, instruments);
 
 interface Brief {
   id: string;

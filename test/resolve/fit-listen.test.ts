@@ -4,22 +4,17 @@
  * reason) on every candidate, and measured durations preferred over declared ones in the fit,
  * the duration requirement and the ranking column.
  */
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 import { fitOf, listenAsset, measuredDuration, noListenReason } from '../../src/domain/audio/arrangement.ts';
 import type { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import type { AssetMeasurement } from '../../src/schemas/audio.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 
 const BASE = 'https://fit.example.test';
-const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
-const SAMPLE: WorkRecord[] = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
-const PROFILES = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
-const INSTRUMENTS = buildInstrumentRecords(loaded.catalog, BASE);
+const { records: SAMPLE, profiles: PROFILES, instruments: INSTRUMENTS } = catalogRecords(BASE);
 const ctx = { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' };
 
 const resolve = (records: WorkRecord[], input: Partial<MusicResolveInput['requirements']>, workSlug?: string) =>

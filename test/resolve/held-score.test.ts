@@ -6,28 +6,26 @@
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { finishResolve, planResolve, recordsNeeded, resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import { inMemoryRecords } from '../../src/domain/resolve/catalog.ts';
 import { PROJECT_ROOT } from '../helpers/app.ts';
 import { editFile, fixtureCopies } from '../helpers/fixture-copies.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 
 const BASE = 'https://resolve.example.test';
 const WORK = 'works/satie-gymnopedie-1/index.md';
 const copies = fixtureCopies('pdma-held-score-', path.join(PROJECT_ROOT, 'content'));
 afterEach(() => copies.removeAll());
 
+/** The copy's records and a resolver over them, as the build makes them in 2026. */
+function resolverOf(dir: string) {
+  const { records, profiles, instruments } = catalogRecords(BASE, dir, { asOfYear: 2026 });
+  return { records, resolver: buildResolveCatalog(records, profiles, instruments) };
+}
+
 function resolveOutro(dir: string) {
-  const { catalog, messages } = loadCatalog(dir, { asOfYear: 2026 });
-  expect(messages).toEqual([]);
-  const records = catalog.works.map((w) => buildWorkRecord(w, catalog, BASE));
-  const resolver = buildResolveCatalog(
-    records,
-    catalog.profiles.map((p) => buildProfileRecord(p, catalog, BASE)),
-    buildInstrumentRecords(catalog, BASE),
-  );
+  const { records, resolver } = resolverOf(dir);
   const answer = resolveMusic(
     resolver,
     {
@@ -91,14 +89,7 @@ describe('a score held for rights review', () => {
     editFile(dir, WORK, (t) =>
       t.replace(/^arrangements:\n[\s\S]*?(?=^---$)/m, 'arrangements: []\ncomments: []\nvideos: []\n'),
     );
-    const { catalog, messages } = loadCatalog(dir, { asOfYear: 2026 });
-    expect(messages).toEqual([]);
-    const records = catalog.works.map((w) => buildWorkRecord(w, catalog, BASE));
-    const resolver = buildResolveCatalog(
-      records,
-      catalog.profiles.map((p) => buildProfileRecord(p, catalog, BASE)),
-      buildInstrumentRecords(catalog, BASE),
-    );
+    const { resolver } = resolverOf(dir);
     const input = {
       workSlug: 'satie-gymnopedie-1',
       channel: { channelKey: 'test-channel', intendedRole: 'outro' as const },

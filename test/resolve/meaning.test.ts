@@ -9,8 +9,6 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
 import { compactResolve } from '../../src/domain/resolve/compact.ts';
@@ -22,12 +20,10 @@ import type { MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { expectEach } from '../helpers/expect-each.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 
 const BASE = 'https://meaning.example.test';
-const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
-const SAMPLE: WorkRecord[] = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
-const PROFILES = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
-const INSTRUMENTS = buildInstrumentRecords(loaded.catalog, BASE);
+const { records: SAMPLE, profiles: PROFILES, instruments: INSTRUMENTS } = catalogRecords(BASE);
 const catalog = buildResolveCatalog(SAMPLE, PROFILES, INSTRUMENTS);
 
 function resolve(

@@ -7,12 +7,10 @@
  * built by the records' own function (src/lib/site/audio-record.ts) from a rendering's manifest
  * entry; the real renderer's output is checked in test/build/rendered-audio.slow.test.ts.
  */
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 import { compactResolve } from '../../src/domain/resolve/compact.ts';
 import { renderedAudioRecord } from '../../src/lib/site/audio-record.ts';
 import { listeningState, renderedStatementOf } from '../../src/domain/audio/listening.ts';
@@ -22,10 +20,7 @@ import type { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import type { ArrangementRecord, WorkRecord } from '../../src/schemas/work.ts';
 
 const BASE = 'https://rendered.example.test';
-const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
-const SAMPLE: WorkRecord[] = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
-const PROFILES = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
-const INSTRUMENTS = buildInstrumentRecords(loaded.catalog, BASE);
+const { records: SAMPLE, profiles: PROFILES, instruments: INSTRUMENTS } = catalogRecords(BASE);
 const ctx = { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' };
 const SLUG = 'brahms-wiegenlied-op-49-no-4';
 const SCORE_ID = 901;

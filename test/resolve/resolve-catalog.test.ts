@@ -4,10 +4,8 @@
  * and the review-state and rights boundaries. Records are built from content exactly as the
  * build builds them; every mutation works on a deep copy and prepares its own catalog.
  */
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord, urls } from '../../src/domain/records.ts';
+import { urls } from '../../src/domain/records.ts';
 import { resolveLlmsSection, resolveWorkedExample } from '../../src/domain/resolve/guide.ts';
 import { buildResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
@@ -17,14 +15,10 @@ import { MUSIC_ROLES, type MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput, ResolveResult } from '../../src/schemas/resolve.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { expectEach } from '../helpers/expect-each.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 
 const BASE = 'https://resolve.example.test';
-const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
-if (loaded.messages.length > 0)
-  throw new Error(`sample content does not load: ${loaded.messages.map((m) => m.message).join('; ')}`);
-const SAMPLE: WorkRecord[] = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
-const PROFILES = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
-const INSTRUMENTS = buildInstrumentRecords(loaded.catalog, BASE);
+const { records: SAMPLE, profiles: PROFILES, instruments: INSTRUMENTS } = catalogRecords(BASE);
 const sampleCatalog = buildResolveCatalog(SAMPLE, PROFILES, INSTRUMENTS);
 
 const record = (slug: string): WorkRecord => {

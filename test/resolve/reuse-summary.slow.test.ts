@@ -6,19 +6,29 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import { buildResolveCatalog, recordingClearedForReuse, reuseSummary } from '../../src/domain/resolve/catalog.ts';
 import { resolveMusic } from '../../src/domain/resolve/resolve.ts';
+import type { MusicRole } from '../../src/schemas/common.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 import { expectEach } from '../helpers/expect-each.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 
 const BASE = 'https://reuse.example.test';
-const loaded = loadCatalog(path.resolve(import.meta.dirname, '..', '..', 'content'));
-const SAMPLE: WorkRecord[] = loaded.catalog.works.map((w) => buildWorkRecord(w, loaded.catalog, BASE));
-const PROFILES = loaded.catalog.profiles.map((p) => buildProfileRecord(p, loaded.catalog, BASE));
-const catalog = buildResolveCatalog(SAMPLE, PROFILES, buildInstrumentRecords(loaded.catalog, BASE));
+const { records: SAMPLE, profiles, instruments } = catalogRecords(BASE);
+const catalog = buildResolveCatalog(SAMPLE, profiles, instruments);
 const ODE = 'beethoven-symphony-9-ode-to-joy';
+
+/** Resolve, for the work `workSlug`, the role `role` with an MP3. */
+const resolveMp3 = (workSlug: string, role: MusicRole) =>
+  resolveMusic(
+    catalog,
+    {
+      channel: { channelKey: 'reuse-summary', intendedRole: role },
+      requirements: { requiredFormats: ['mp3'] },
+      workSlug,
+    },
+    { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
+  );
 
 describe('recordings cleared for reuse (one rule for the page and resolve)', () => {
   it('does not count an approved MP3 of an arrangement under rights review (Ode to Joy)', () => {
@@ -47,15 +57,7 @@ describe('recordings cleared for reuse (one rule for the page and resolve)', () 
   it('agrees with resolve: an MP3 resolve offers for reuse is cleared, and every cleared MP3 is offered when its work is asked for', () => {
     for (const work of SAMPLE) {
       for (const a of work.arrangements) {
-        const res = resolveMusic(
-          catalog,
-          {
-            channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole },
-            requirements: { requiredFormats: ['mp3'] },
-            workSlug: work.slug,
-          },
-          { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
-        );
+        const res = resolveMp3(work.slug, a.intendedRole);
         const ready = res.candidates.filter((c) => c.ready && c.workSlug === work.slug).map((c) => c.arrangementId);
         const cleared = a.assets.some((x) => x.kind === 'mp3' && recordingClearedForReuse(work, a, x));
         if (ready.includes(a.id)) expect(cleared, `${work.slug}/${a.id}`).toBe(true);
@@ -95,15 +97,7 @@ describe('one readiness function on all three renderings', () => {
       for (const a of work.arrangements) {
         const mp3s = a.assets.filter((x) => x.kind === 'mp3');
         if (mp3s.length === 0) continue;
-        const res = resolveMusic(
-          catalog,
-          {
-            channel: { channelKey: 'reuse-summary', intendedRole: a.intendedRole },
-            requirements: { requiredFormats: ['mp3'] },
-            workSlug: work.slug,
-          },
-          { baseUrl: BASE, catalogGeneratedAtUtc: '2026-01-01T00:00:00Z' },
-        );
+        const res = resolveMp3(work.slug, a.intendedRole);
         const ready = res.candidates.some((c) => c.ready && c.arrangementId === a.id);
         expect(
           mp3s.some((x) => recordingClearedForReuse(work, a, x)),

@@ -39,6 +39,20 @@ const acceptedReport = (app: FastifyInstance, proposedValue: string): Promise<st
     rationale: 'Burial register.',
   });
 
+/** Dana Editor's POST of `action` on the report (with `headers` besides the key). */
+const reviewerAction = (
+  app: FastifyInstance,
+  code: string,
+  action: 'apply' | 'decline',
+  headers: Record<string, string> = {},
+) =>
+  app.inject({
+    method: 'POST',
+    url: `/api/v1/admin/correction-reports/${code}/${action}`,
+    headers: { ...auth, ...headers },
+    payload: { reviewer: 'Dana Editor' },
+  });
+
 async function applyAsync(app: FastifyInstance, code: string) {
   return app.inject({
     method: 'POST',
@@ -79,12 +93,7 @@ describe('apply answers at once', () => {
     expect(tracking.apply.state).toBe('applying');
     expect(existsSync(path.join(root, 'state', 'applying', `${code}.json`))).toBe(true);
     // Other actions, and a second apply, wait for the outcome: 409 naming the running apply.
-    const decline = await app.inject({
-      method: 'POST',
-      url: `/api/v1/admin/correction-reports/${code}/decline`,
-      headers: auth,
-      payload: { reviewer: 'Dana Editor' },
-    });
+    const decline = await reviewerAction(app, code, 'decline');
     expect(decline.statusCode).toBe(409);
     expect(decline.json().detail).toContain('being applied');
     const again = await applyAsync(app, code);
@@ -134,12 +143,7 @@ describe('apply answers at once', () => {
     expect(data((await app.inject({ url: `/api/v1/correction-reports/${code}` })).body).apply.state).toBe('failed');
     expect(existsSync(path.join(root, 'state', 'applying', `${code}.json`))).toBe(false);
     // A reviewer may apply it again (here it fails again: the gate stays failing).
-    const retry = await app.inject({
-      method: 'POST',
-      url: `/api/v1/admin/correction-reports/${code}/apply`,
-      headers: auth,
-      payload: { reviewer: 'Dana Editor' },
-    });
+    const retry = await reviewerAction(app, code, 'apply');
     expect(retry.statusCode).toBe(409);
     expect(retry.json().detail).toContain('previous site keeps serving');
   }, 600_000);
@@ -148,12 +152,7 @@ describe('apply answers at once', () => {
     const { app, rebuilder } = await setUp();
     const code = await acceptedReport(app, '1733-07-29');
     // The rebuild waits at the gate; `Prefer: wait=1` (RFC 7240) stands for the idle timeout's third.
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/v1/admin/correction-reports/${code}/apply`,
-      headers: { ...auth, prefer: 'wait=1' },
-      payload: { reviewer: 'Dana Editor' },
-    });
+    const res = await reviewerAction(app, code, 'apply', { prefer: 'wait=1' });
     expect(res.statusCode, res.body).toBe(202);
     expect(res.headers.location).toMatch(new RegExp(`/api/v1/admin/correction-reports/${code}$`));
     expect(data(res.body).apply.state).toBe('applying');
@@ -169,16 +168,7 @@ describe('apply answers at once', () => {
     rebuilder.open();
     // Within the wait (a third of the idle timeout) the answer is the outcome; a loaded machine
     // may take longer, and then the 202 is followed to it as a client would.
-    const res = await followItemAction(
-      app,
-      await app.inject({
-        method: 'POST',
-        url: `/api/v1/admin/correction-reports/${code}/apply`,
-        headers: auth,
-        payload: { reviewer: 'Dana Editor' },
-      }),
-      auth,
-    );
+    const res = await followItemAction(app, await reviewerAction(app, code, 'apply'), auth);
     expect(res.statusCode, res.body).toBe(200);
     const item = data(res.body);
     expect(item.status).toBe('applied');

@@ -8,7 +8,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { acceptedCorrection, applyAsync, fetchCaller, mergedOnMain as mergedOnMainOf } from '../helpers/corrections.ts';
+import {
+  applyingCorrection,
+  applyOutcome,
+  fetchCaller,
+  mergedOnMain as mergedOnMainOf,
+} from '../helpers/corrections.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killTree, type Started, ServiceRun, dataOf } from '../helpers/process.ts';
 
@@ -27,7 +32,7 @@ describe('SIGKILL during an apply that answered at once', () => {
     running = await serviceRun.start(ENV);
     const url = running.url;
     const call = fetchCaller(url);
-    const code = await acceptedCorrection(call, KEY, {
+    const { code, apply } = await applyingCorrection(call, KEY, {
       workSlug: 'bach-prelude-in-c-bwv-846',
       fieldName: 'year',
       currentValue: '1722',
@@ -35,8 +40,6 @@ describe('SIGKILL during an apply that answered at once', () => {
       rationale: 'Autograph title page.',
     });
     const admin = `${url}/api/v1/admin/correction-reports/${code}`;
-    const apply = await applyAsync(call, KEY, code);
-    expect(apply.status, apply.text).toBe(202);
     expect(apply.data.apply.state).toBe('applying');
 
     // Wait for the merge (the rebuild of the sample catalog then takes seconds), then kill the
@@ -57,14 +60,7 @@ describe('SIGKILL during an apply that answered at once', () => {
 
     running = await serviceRun.start(ENV, 240_000);
     const restarted = running;
-    let item: Record<string, any> = {};
-    const until = Date.now() + 120_000;
-    for (;;) {
-      item = await dataOf(await fetch(`${restarted.url}/api/v1/admin/correction-reports/${code}`, { headers: auth }));
-      if (item.apply?.state !== 'applying') break;
-      if (Date.now() > until) throw new Error(`still applying after restart:\n${restarted.output()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const item = await applyOutcome(fetchCaller(restarted.url), KEY, code, 120_000, restarted.output);
     expect(item.status, `${JSON.stringify(item)}\n${restarted.output()}`).toBe('applied');
     expect(item.apply.state).toBe('visible');
     expect(item.apply.requestedAtUtc).toBe(before.apply.requestedAtUtc);

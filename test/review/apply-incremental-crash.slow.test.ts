@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
+import { applyingCorrection, applyOutcome, fetchCaller } from '../helpers/corrections.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { layerBaseDir } from '../../src/lib/site/layers.ts';
 import { killTree, type Started, ServiceRun, dataOf } from '../helpers/process.ts';
@@ -22,7 +22,6 @@ const ENV = {
   ARCHIVE_RECONCILE_DELAY_MS: 'off',
   PUBLIC_BASE_URL: 'http://archive.crash.example.test',
 };
-const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const buildsDir = path.join(dataDir, 'builds');
 let running: Started | null = null;
 afterAll(() => serviceRun.dispose());
@@ -37,15 +36,13 @@ describe('SIGKILL during an incremental swap', () => {
     running = await serviceRun.start(ENV, 240_000);
     const url = running.url;
     const call = fetchCaller(url);
-    const code = await acceptedCorrection(call, KEY, {
+    const { code } = await applyingCorrection(call, KEY, {
       workSlug: 'bach-prelude-in-c-bwv-846',
       fieldName: 'title',
       currentValue: 'Prelude in C major (The Well-Tempered Clavier, Book I)',
       proposedValue: 'Prelude in C major (quokka edition)',
       rationale: 'Test.',
     });
-    const apply = await applyAsync(call, KEY, code);
-    expect(apply.status, apply.text).toBe(202);
 
     const deadline = Date.now() + 180_000;
     while (completeIncremental().length === 0) {
@@ -77,14 +74,7 @@ describe('SIGKILL during an incremental swap', () => {
     );
     expect(await (await fetch(`${restarted.url}/works/bach-prelude-in-c-bwv-846/`)).text()).toContain('quokka edition');
     expect((await dataOf(await fetch(`${restarted.url}/api/v1/works?query=quokka`))).total).toBe(1);
-    let item: Record<string, any> = {};
-    const until = Date.now() + 120_000;
-    for (;;) {
-      item = await dataOf(await fetch(`${restarted.url}/api/v1/admin/correction-reports/${code}`, { headers: auth }));
-      if (item.apply?.state !== 'applying') break;
-      if (Date.now() > until) throw new Error(`still applying after restart:\n${restarted.output()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const item = await applyOutcome(fetchCaller(restarted.url), KEY, code, 120_000, restarted.output);
     expect(item.status).toBe('applied');
     expect(item.apply.state).toBe('visible');
   }, 600_000);

@@ -68,20 +68,25 @@ describe('contribution builders', () => {
     });
   });
 
-  it("honors a named reviewer's assertion and references the verified blob", () => {
-    const s = submission();
+  /** The source asset the change of `s` adds when the reviewer Eve asserts `state` for its first asset. */
+  const addedWithAssertion = (
+    s: MusicContributionInput,
+    state: 'human-reviewed' | 'human-listening-approved',
+    over: Parameters<typeof input>[1] = {},
+  ) => {
     const change = buildContributionChange(
       input(s, {
-        verified: [{ sha256: H, byteLength: 10, technicalChecks: 'ok' }],
-        assertions: {
-          reviewer: 'Eve',
-          atUtc: '2026-01-01T00:00:00Z',
-          assets: { 0: 'human-reviewed' },
-          arrangement: null,
-        },
+        ...over,
+        assertions: { reviewer: 'Eve', atUtc: '2026-01-01T00:00:00Z', assets: { 0: state }, arrangement: null },
       }),
     );
-    const added = ((change as { after: Data }).after.sourceAssets as Data[]).at(-1)!;
+    return ((change as { after: Data }).after.sourceAssets as Data[]).at(-1)!;
+  };
+
+  it("honors a named reviewer's assertion and references the verified blob", () => {
+    const added = addedWithAssertion(submission(), 'human-reviewed', {
+      verified: [{ sha256: H, byteLength: 10, technicalChecks: 'ok' }],
+    });
     expect(added).toMatchObject({ blob: H, byteLength: 10, reviewState: 'human-reviewed', technicalChecks: 'ok' });
     expect(added.url).toBeUndefined();
   });
@@ -90,17 +95,7 @@ describe('contribution builders', () => {
     const s = submission({
       rights: { compositionStatus: 'unknown', territory: 'US', evidenceUrls: ['https://example.org/e'] },
     });
-    const change = buildContributionChange(
-      input(s, {
-        assertions: {
-          reviewer: 'Eve',
-          atUtc: '2026-01-01T00:00:00Z',
-          assets: { 0: 'human-listening-approved' },
-          arrangement: null,
-        },
-      }),
-    );
-    const added = ((change as { after: Data }).after.sourceAssets as Data[]).at(-1)!;
+    const added = addedWithAssertion(s, 'human-listening-approved');
     expect(added).toMatchObject({ reviewState: 'rights-review-required', access: 'admin-only' });
   });
 

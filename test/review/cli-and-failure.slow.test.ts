@@ -3,21 +3,18 @@
  * old site keeps serving, the item stays `accepted` with the error recorded. The build is a
  * stand-in that fails (no real rebuild is needed to show the rollback); seeded from the mini fixture.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../api/config.ts';
 import { git } from '../../api/site/content-repo.ts';
 import type { SiteHandle } from '../../api/site/site-handle.ts';
-import { PROJECT_ROOT } from '../helpers/app.ts';
+import { runScript } from '../helpers/process.ts';
 import { fileCorrection, injectCaller } from '../helpers/corrections.ts';
 import { GatedRebuilder } from '../helpers/gated-rebuilder.ts';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 
-const run = promisify(execFile);
 const KEY = 'admin-cli-secret-1';
 let writable: WritableApp<GatedRebuilder>;
 let app: FastifyInstance;
@@ -42,13 +39,17 @@ afterAll(async () => {
   await writable?.close();
 });
 
-function cli(args: string[], env: Record<string, string> = { ARCHIVE_ADMIN_KEY: KEY }) {
-  return run(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'review.ts'), ...args, '--server', server], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+/** The review CLI against the app, with `env` as its whole environment (and PATH): its exit code and output. */
+async function cli(args: string[], env: Record<string, string> = { ARCHIVE_ADMIN_KEY: KEY }) {
+  const r = await runScript(
+    'review.ts',
+    [...args, '--server', server],
+    { PATH: process.env.PATH ?? '', ...env },
+    {
+      replaceEnv: true,
+    },
   );
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('review CLI and a failed apply', () => {

@@ -81,14 +81,12 @@ describe('pull requests people open on the content repository', () => {
     original
       .replace('durationSeconds: 90', 'durationSeconds: 91')
       .replace('instruments: [piano]', 'instruments: [piano, kazoo]');
+  /** A person's pull request whose one change breaks the work file (two lint errors). */
+  const openBroken = (author: string, branch: string, title: string) =>
+    gh.openPullRequestAsPerson({ author, branch, title, files: { [WORK]: broken() } });
 
   it('an unsigned or badly signed delivery records nothing', async () => {
-    const pr = gh.openPullRequestAsPerson({
-      author: 'mallory',
-      branch: 'sneaky',
-      title: 'Sneaky',
-      files: { [WORK]: broken() },
-    });
+    const pr = openBroken('mallory', 'sneaky', 'Sneaky');
     for (const secret of ['wrong-secret', null]) {
       const res = await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'), secret);
       expect(res.statusCode).toBe(401);
@@ -176,12 +174,7 @@ describe('pull requests people open on the content repository', () => {
   });
 
   it('synchronize: a fixing push is linted again and passes; closed: it leaves the open queue', async () => {
-    const pr = gh.openPullRequestAsPerson({
-      author: 'dave',
-      branch: 'dave-edit',
-      title: 'Better key',
-      files: { [WORK]: broken() },
-    });
+    const pr = openBroken('dave', 'dave-edit', 'Better key');
     expect((await deliver('pull_request', gh.pullRequestPayload(pr.number, 'opened'))).json().lint).toBe('failed');
 
     const fixed = gh.pushToPullRequest(pr.number, {

@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from '../helpers/app.ts';
 import { contributorFileServer, fetchOptionsTrusting, type HttpsTestServer } from '../helpers/https-server.ts';
 import { openWritableApp, type WritableApp } from '../helpers/writable-app.ts';
 import { followItemAction } from '../helpers/app.ts';
+import { fillArrangement } from '../helpers/score-contribution.ts';
 
 const ADMIN_KEY = 'admin-secret-key-measured';
 const WORK = path.join(PROJECT_ROOT, 'content', 'works', 'satie-gymnopedie-1');
@@ -39,61 +40,32 @@ beforeAll(async () => {
   app = writable.app;
 
   const template = (await app.inject({ url: '/api/v1/music/contributions/template' })).json();
-  const t = structuredClone(template.data ?? template);
-  t.idempotencyKey = 'measured-audio-1';
-  t.operation = 'arrangement';
-  t.target = { workSlug: 'satie-gymnopedie-1', assetId: null, baseSha256: null };
-  t.submittedBy = {
-    name: 'Mia Measure',
-    kind: 'Human',
-    agentName: null,
-    agentVersion: null,
+  const t = fillArrangement(structuredClone(template.data ?? template), {
+    idempotencyKey: 'measured-audio-1',
+    submitter: 'Mia Measure',
     contact: 'mia@example.org',
-  };
-  t.channel = null;
-  t.rights = {
-    ...t.rights,
-    compositionStatus: 'public-domain',
-    editionStatus: 'original-contribution',
-    recordingStatus: 'original-human-recording',
-    territory: 'US, EU, CA',
-    license: 'CC0-1.0',
-    attribution: null,
-    checkedAtUtc: '2026-01-01T00:00:00Z',
-    evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'],
-  };
-  t.assets = [
-    {
-      kind: 'mp3',
-      title: 'Gymnopédie No. 1, piano bed recording',
-      downloadUrl: `${fileBase}/bed.mp3`,
-      sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
-      sha256: sha(MP3),
-      mediaType: 'audio/mpeg',
-      rightsStatus: 'public-domain',
-      license: 'CC0-1.0',
-      attribution: null,
-      reviewState: 'pending',
-      loudnessLufs: -23,
+    rights: {
+      editionStatus: 'original-contribution',
+      recordingStatus: 'original-human-recording',
+      evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'],
     },
-  ];
-  t.arrangement = {
-    title: TITLE,
-    style: 'solo piano, calm',
-    instrumentation: 'Piano',
-    duration: '1:30',
-    intendedRole: 'music-bed',
-    renderingProfileSlugs: [],
-  };
-  t.reproducibility = null;
-  t.quality = {
-    technicalValidationPassed: true,
-    humanListeningApproved: false,
-    technicalChecks: null,
-    listeningNotes: null,
-  };
-  t.changeSummary = 'Adds a calm piano bed.';
-  t.rationale = 'A bed for narrated channels.';
+    assets: [
+      {
+        kind: 'mp3',
+        title: 'Gymnopédie No. 1, piano bed recording',
+        downloadUrl: `${fileBase}/bed.mp3`,
+        sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
+        sha256: sha(MP3),
+        mediaType: 'audio/mpeg',
+        rightsStatus: 'public-domain',
+        loudnessLufs: -23,
+      },
+    ],
+    // Declared: 1:30 (and -23 LUFS above); the file measures about 19 s (and -14 LUFS).
+    arrangement: { title: TITLE, style: 'solo piano, calm', instrumentation: 'Piano', duration: '1:30' },
+    changeSummary: 'Adds a calm piano bed.',
+    rationale: 'A bed for narrated channels.',
+  });
   const res = await app.inject({
     method: 'POST',
     url: '/api/v1/music/contributions',

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openApp, type TestApp } from '../helpers/app.ts';
 import { REPORTS, validReport } from '../contributions/helpers.ts';
+import { fillArrangement } from '../helpers/score-contribution.ts';
 
 const ADMIN_KEY = 'admin-queue-secret-1';
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
@@ -48,52 +49,34 @@ async function report(app: TestApp, workSlug: string, fieldName: string): Promis
 async function contribution(app: TestApp, key: string): Promise<string> {
   const body = (await app.request({ url: '/api/v1/music/contributions/template' })).json();
   const t0 = body.data ?? body;
-  const c = structuredClone(t0);
-  c.idempotencyKey = key;
-  c.submittedBy = {
-    name: 'Queue Tester',
-    kind: 'Human',
-    agentName: null,
-    agentVersion: null,
+  const c = fillArrangement(structuredClone(t0), {
+    idempotencyKey: key,
+    submitter: 'Queue Tester',
     contact: 'queue@example.org',
-  };
-  c.channel = null;
-  c.target = { ...c.target, workSlug: 'satie-gymnopedie-1' };
-  c.rights = {
-    ...c.rights,
-    territory: 'US, EU',
-    license: 'CC0-1.0',
-    attribution: null,
-    checkedAtUtc: '2026-01-01T00:00:00Z',
-    evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'],
-  };
-  c.assets = c.assets.map((a: Record<string, unknown>, i: number) => ({
-    ...a,
-    title: `Queue test asset ${i + 1}`,
-    downloadUrl: `https://files.example.org/queue-${key}-${i}.bin`,
-    sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
-    sha256: `${String(i + 1).repeat(64)}`.slice(0, 64),
-    license: 'CC0-1.0',
-    reviewState: 'pending',
-  }));
-  c.arrangement = {
-    ...c.arrangement,
-    title: `Queue test arrangement ${key}`,
-    style: 'solo piano, calm',
-    instrumentation: 'Piano',
-    duration: '0:19',
-    intendedRole: 'music-bed',
-    renderingProfileSlugs: [],
-  };
-  c.reproducibility = null;
-  c.quality = {
+    target: { ...t0.target, workSlug: 'satie-gymnopedie-1' },
+    rights: { territory: 'US, EU', evidenceUrls: ['https://en.wikipedia.org/wiki/Gymnop%C3%A9dies'] },
+    assets: t0.assets.map((a: Record<string, unknown>, i: number) => ({
+      ...a,
+      title: `Queue test asset ${i + 1}`,
+      downloadUrl: `https://files.example.org/queue-${key}-${i}.bin`,
+      sourcePageUrl: 'https://en.wikipedia.org/wiki/Gymnop%C3%A9dies',
+      sha256: `${String(i + 1).repeat(64)}`.slice(0, 64),
+      license: 'CC0-1.0',
+      reviewState: 'pending',
+    })),
+    arrangement: {
+      ...t0.arrangement,
+      title: `Queue test arrangement ${key}`,
+      style: 'solo piano, calm',
+      instrumentation: 'Piano',
+      duration: '0:19',
+      intendedRole: 'music-bed',
+      renderingProfileSlugs: [],
+    },
     technicalValidationPassed: false,
-    humanListeningApproved: false,
-    technicalChecks: null,
-    listeningNotes: null,
-  };
-  c.changeSummary = 'Adds a calm solo-piano arrangement for the queue test.';
-  c.rationale = 'Queue test.';
+    changeSummary: 'Adds a calm solo-piano arrangement for the queue test.',
+    rationale: 'Queue test.',
+  });
   const res = await app.request({
     method: 'POST',
     url: '/api/v1/music/contributions',

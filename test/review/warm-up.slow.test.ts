@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acceptedCorrection, applyAsync, fetchCaller } from '../helpers/corrections.ts';
+import { applyingCorrection, applyOutcome, fetchCaller } from '../helpers/corrections.ts';
 import { dataOf, ServiceRun } from '../helpers/process.ts';
 
 const KEY = 'admin-warm-up-1';
@@ -46,27 +46,15 @@ async function firstApply(warmUp: '0' | '1'): Promise<{ output: string; incremen
     expect(existsSync(path.join(run.dataDir, 'warm-up'))).toBe(false);
   }
   const call = fetchCaller(started.url);
-  const code = await acceptedCorrection(call, KEY, {
+  const { code } = await applyingCorrection(call, KEY, {
     workSlug: 'bach-prelude-in-c-bwv-846',
     fieldName: 'title',
     currentValue: 'Prelude in C major (The Well-Tempered Clavier, Book I)',
     proposedValue: 'Prelude in C major (wombat edition)',
     rationale: 'Test.',
   });
-  const apply = await applyAsync(call, KEY, code);
-  expect(apply.status, apply.text).toBe(202);
-  const until = Date.now() + 180_000;
-  for (;;) {
-    const item = await dataOf(
-      await fetch(`${started.url}/api/v1/admin/correction-reports/${code}`, {
-        headers: { authorization: `Bearer ${KEY}` },
-      }),
-    );
-    if (item.apply?.state === 'visible') break;
-    if (item.apply?.state === 'failed' || Date.now() > until)
-      throw new Error(`the apply did not become visible: ${JSON.stringify(item.apply)}\n${started.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const item = await applyOutcome(call, KEY, code, 180_000, started.output);
+  expect(item.apply?.state, `${JSON.stringify(item.apply)}\n${started.output()}`).toBe('visible');
   expect((await dataOf(await fetch(`${started.url}/api/v1/works/bach-prelude-in-c-bwv-846`))).title).toBe(
     'Prelude in C major (wombat edition)',
   );

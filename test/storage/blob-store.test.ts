@@ -43,21 +43,15 @@ afterAll(async () => {
   for (const r of roots) rmSync(r, { recursive: true, force: true });
 });
 
+/** A store in `bucket` under `prefix` of the test's S3 server, staging in a fresh folder. */
+const s3Store = (bucket: string, prefix: string, presignSeconds = 0) =>
+  new S3BlobStore({ client: s3.client, bucket, prefix, stagingRoot: path.join(fresh(), 'staging'), presignSeconds });
+
 let counter = 0;
 const backends: Array<[string, () => BlobStore]> = [
   ['local folder', () => new LocalBlobStore(path.join(fresh(), 'blobs'))],
   // A fresh key prefix per store: each test sees an empty store in the one bucket.
-  [
-    'S3 (s3rver)',
-    () =>
-      new S3BlobStore({
-        client: s3.client,
-        bucket: BUCKET,
-        prefix: `t${++counter}/blobs/`,
-        stagingRoot: path.join(fresh(), 'staging'),
-        presignSeconds: 0,
-      }),
-  ],
+  ['S3 (s3rver)', () => s3Store(BUCKET, `t${++counter}/blobs/`)],
 ];
 
 describe.each(backends)('blob store: %s', (_name, open) => {
@@ -180,13 +174,7 @@ describe.each(backends)('blob store: %s', (_name, open) => {
 
 describe('readiness check', () => {
   it('fails, naming the store, when the bucket or folder is not there', async () => {
-    const missing = new S3BlobStore({
-      client: s3.client,
-      bucket: 'no-such-bucket',
-      prefix: '',
-      stagingRoot: path.join(fresh(), 'staging'),
-      presignSeconds: 0,
-    });
+    const missing = s3Store('no-such-bucket', '');
     await expect(missing.check()).rejects.toThrow(/no-such-bucket is not reachable \(404\)/);
     await expect(new LocalBlobStore(path.join(fresh(), 'gone', 'deeper', 'blobs')).check()).rejects.toThrow(
       /nor its parent exists/,
@@ -197,25 +185,13 @@ describe('readiness check', () => {
 describe('presigned downloads (S3)', () => {
   it('are off by default and, when configured, fetch the object with the given headers', async () => {
     const bytes = randomBytes(4096);
-    const plain = new S3BlobStore({
-      client: s3.client,
-      bucket: BUCKET,
-      prefix: 'presign/',
-      stagingRoot: path.join(fresh(), 'staging'),
-      presignSeconds: 0,
-    });
+    const plain = s3Store(BUCKET, 'presign/', 0);
     await plain.putBytes(bytes);
     expect(
       await plain.presignedUrl(sha(bytes), { contentType: 'audio/wav', cacheControl: 'private, no-cache' }),
     ).toBeNull();
     expect(await new LocalBlobStore(fresh()).presignedUrl()).toBeNull();
-    const signing = new S3BlobStore({
-      client: s3.client,
-      bucket: BUCKET,
-      prefix: 'presign/',
-      stagingRoot: path.join(fresh(), 'staging'),
-      presignSeconds: 60,
-    });
+    const signing = s3Store(BUCKET, 'presign/', 60);
     const url = await signing.presignedUrl(sha(bytes), {
       contentType: 'audio/wav',
       cacheControl: 'private, no-cache',

@@ -17,7 +17,15 @@ import { startS3, type TestS3 } from '../helpers/s3-server.ts';
 import { ConfigError, loadConfig } from '../../api/config.ts';
 import { createBlobStore } from '../../api/blobs/create.ts';
 import { S3_PART_BYTES } from '../../api/blobs/s3-blob-store.ts';
-import { fileInput, importInput, KEY_ENV, LIB, sha256 } from '../library/library-helpers.ts';
+import {
+  fileInput,
+  importAndCommit,
+  importInput,
+  KEY_ENV,
+  LIB,
+  openImport,
+  sha256,
+} from '../library/library-helpers.ts';
 
 const BUCKET = 'archive-blobs';
 const BASE = 'https://s3.example.test';
@@ -91,14 +99,7 @@ describe('library uploads and downloads on the S3 blob store', () => {
   it('resumes an upload by offset, commits it into the bucket (multipart) and serves ranges of it', async () => {
     const { t, dataDir } = await open();
     const bytes = randomBytes(S3_PART_BYTES + 300_000);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/v1/library/imports',
-      headers: LIB,
-      payload: importInput([fileInput(bytes)], {}, { stableKey: 's3-bed-001' }),
-    });
-    expect(created.statusCode).toBe(200);
-    const imp = created.json().data;
+    const imp = await openImport(t, importInput([fileInput(bytes)], {}, { stableKey: 's3-bed-001' }));
     const fileId = imp.files[0].id;
     const put = (offset: number, part: Buffer) =>
       t.request({
@@ -167,24 +168,12 @@ describe('library uploads and downloads on the S3 blob store', () => {
   it('answers downloads with a presigned redirect when configured, after the key check', async () => {
     const { t } = await open({ ARCHIVE_S3_PRESIGN_SECONDS: '120' });
     const bytes = randomBytes(3000);
-    const created = (
-      await t.request({
-        method: 'POST',
-        url: '/api/v1/library/imports',
-        headers: LIB,
-        payload: importInput([fileInput(bytes)], {}, { stableKey: 's3-presigned-001' }),
-      })
-    ).json().data;
-    await t.request({
-      method: 'PUT',
-      url: `/api/v1/library/imports/${created.id}/files/${created.files[0].id}?offset=0`,
-      headers: { ...LIB, 'content-type': 'application/octet-stream' },
-      payload: bytes,
-    });
-    expect(
-      (await t.request({ method: 'POST', url: `/api/v1/library/imports/${created.id}/commit`, headers: LIB }))
-        .statusCode,
-    ).toBe(200);
+    // Created, uploaded and committed (each 200).
+    const { imp: created } = await importAndCommit(
+      t,
+      importInput([fileInput(bytes)], {}, { stableKey: 's3-presigned-001' }),
+      [bytes],
+    );
     const download = `/api/v1/library/files/${created.files[0].id}`;
     expect((await t.request({ url: download })).statusCode).toBe(401);
     const redirect = await t.request({ url: download, headers: LIB });

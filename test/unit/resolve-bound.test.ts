@@ -10,8 +10,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/domain/catalog.ts';
-import { buildInstrumentRecords, buildProfileRecord, buildWorkRecord } from '../../src/domain/records.ts';
 import {
   buildResolveCatalog,
   decodeResolveCatalog,
@@ -27,6 +25,7 @@ import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
 import { MUSIC_ROLES, type MusicRole } from '../../src/schemas/common.ts';
 import type { MusicResolveInput } from '../../src/schemas/resolve.ts';
 import { words } from '../../src/domain/text.ts';
+import { catalogRecords } from '../helpers/resolve-fixture.ts';
 
 const BASE = 'https://resolve-bound.example.test';
 const root = mkdtempSync(path.join(os.tmpdir(), 'pdma-resolve-bound-'));
@@ -35,12 +34,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const generated = (() => {
   const content = path.join(root, 'content');
   generateCatalog({ works: 2000, outDir: content, seed: 11 });
-  const loaded = loadCatalog(content);
-  if (loaded.messages.length > 0) throw new Error('generated content does not load');
-  const c = loaded.catalog;
-  const records = c.works.map((w) => buildWorkRecord(w, c, BASE));
-  const profiles = c.profiles.map((p) => profileHead(buildProfileRecord(p, c, BASE)));
-  const catalog = buildResolveCatalog(records, profiles, buildInstrumentRecords(c, BASE));
+  const built = catalogRecords(BASE, content);
+  const records = built.records;
+  const profiles = built.profiles.map(profileHead);
+  const catalog = buildResolveCatalog(records, profiles, built.instruments);
   return { records, profiles, catalog };
 })();
 
