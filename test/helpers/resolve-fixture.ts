@@ -13,6 +13,7 @@ import { profileHead } from '../../src/domain/catalog-index/profiles.ts';
 import { buildResolveCatalog, decodeResolveCatalog, encodeResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { decodeIndex } from '../../src/domain/catalog-index/binary.ts';
 import { decodeWorksIndex, encodeWorksIndex, orderWorks } from '../../src/domain/catalog-index/works-index.ts';
+import { buildWorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
 import { generateCatalog, rng } from '../../scripts/generate-catalog.ts';
 import type { WorkRecord } from '../../src/schemas/work.ts';
 
@@ -75,6 +76,25 @@ export function resolveFixture(baseUrl: string) {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The works overlay a layered build writes over the fixture's base for the catalog `current`:
+ * the `changed` works (new or rewritten), and the base's works `current` no longer holds removed.
+ */
+export function worksOverlayOf(
+  f: ReturnType<typeof resolveFixture>,
+  current: ReadonlyMap<string, WorkRecord>,
+  changed: ReadonlyMap<string, WorkRecord>,
+) {
+  return buildWorksOverlay({
+    base: f.worksBase,
+    baseDigest: 'base',
+    baseSortKey: (id) => f.sortKeys[id]!,
+    instrumentNames: f.instrumentNames,
+    changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
+    removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
+  });
 }
 
 /** `record` with the fields `fields` names (bits: title, composer, genre, arrangements, rights, source assets) taken from `donor`. */

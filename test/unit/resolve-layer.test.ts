@@ -12,13 +12,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applySteps, edited, resolveFixture } from '../helpers/resolve-fixture.ts';
-import { workSummary } from '../../src/domain/records.ts';
+import { applySteps, edited, resolveFixture, worksOverlayOf } from '../helpers/resolve-fixture.ts';
 import { buildResolveCatalog, encodeResolveCatalog, type ResolveCatalog } from '../../src/domain/resolve/catalog.ts';
 import { ResolveLayerError, layerResolveCatalog, liveWorks } from '../../src/domain/resolve/catalog-layer.ts';
 import { resolveMusic, type ResolveLimits } from '../../src/domain/resolve/resolve.ts';
 import {
-  buildWorksOverlay,
   decodeWorksOverlay,
   encodeWorksOverlay,
   type WorksOverlay,
@@ -97,14 +95,7 @@ function overlaysOf(current: Map<string, WorkRecord>, changed: Map<string, WorkR
     changed: [...changed.values()],
   });
   if (vocabularyChanges.length > 0 || genresOf([...current.values()]) !== baseGenres) return null;
-  const works = buildWorksOverlay({
-    base: f.worksBase,
-    baseDigest: 'base',
-    baseSortKey: (id) => f.sortKeys[id]!,
-    instrumentNames: f.instrumentNames,
-    changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
-    removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
-  });
+  const works = worksOverlayOf(f, current, changed);
   return {
     rows: decodeResolveOverlay(encodeResolveOverlay(overlay)),
     works: decodeWorksOverlay(encodeWorksOverlay(works)),

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applySteps, edited, resolveFixture } from '../helpers/resolve-fixture.ts';
+import { applySteps, edited, resolveFixture, worksOverlayOf } from '../helpers/resolve-fixture.ts';
 import { workSummary } from '../../src/domain/records.ts';
 import {
   buildResolveCatalog,
@@ -16,14 +16,11 @@ import {
   slugTableOf,
   type ResolveCatalog,
   type ResolveWorkRow,
+  ROW_COLUMNS,
 } from '../../src/domain/resolve/catalog.ts';
 import { mergeResolveCatalog } from '../../src/domain/resolve/catalog-merge.ts';
 import { SlugTable } from '../../src/domain/catalog-index/slug-table.ts';
-import {
-  buildWorksOverlay,
-  decodeWorksOverlay,
-  encodeWorksOverlay,
-} from '../../src/domain/catalog-index/works-overlay.ts';
+import { decodeWorksOverlay, encodeWorksOverlay } from '../../src/domain/catalog-index/works-overlay.ts';
 import {
   buildResolveOverlay,
   decodeResolveOverlay,
@@ -45,18 +42,7 @@ function rowIn(catalog: ResolveCatalog, slug: string) {
   for (let i = catalog.works.firstArrangement[order]!; i < catalog.works.firstArrangement[order + 1]!; i++) {
     const c = catalog.cols;
     arrangements.push({
-      roleMask: c.roleMask[i],
-      intendedBit: c.intendedBit[i],
-      narrationClass: c.narrationClass[i],
-      usableMask: c.usableMask[i],
-      reviewOkMask: c.reviewOkMask[i],
-      rightsOkMask: c.rightsOkMask[i],
-      flags: c.flags[i],
-      edition: c.edition[i],
-      recording: c.recording[i],
-      duration: c.duration[i],
-      rank: c.rank[i],
-      id: c.id[i],
+      ...Object.fromEntries(ROW_COLUMNS.map((name) => [name, c[name][i]])),
       style: wordsOf(catalog.style, i),
       instrumentation: wordsOf(catalog.instrumentation, i),
       mood: wordsOf(catalog.mood, i),
@@ -131,14 +117,7 @@ describe('resolve overlay rows', () => {
             [...changed.keys()].sort((a, b) => fresh.works.slugs.indexOf(a) - fresh.works.slugs.indexOf(b)),
           );
           // Merged over the loaded base, they make the resolve index a fresh build writes, byte for byte.
-          const worksOverlay = buildWorksOverlay({
-            base: f.worksBase,
-            baseDigest: 'base',
-            baseSortKey: (id) => f.sortKeys[id]!,
-            instrumentNames: f.instrumentNames,
-            changed: [...changed.values()].map((record) => ({ record, summary: workSummary(record) })),
-            removed: f.baseRecords.filter((r) => !current.has(r.slug)).map((r) => r.slug),
-          });
+          const worksOverlay = worksOverlayOf(f, current, changed);
           const loadedOverlay = decodeWorksOverlay(encodeWorksOverlay(worksOverlay));
           const merged = mergeResolveCatalog(f.loadedBase, loadedOverlay, decoded);
           expect(encodeResolveCatalog(merged).equals(encodeResolveCatalog(fresh))).toBe(true);
