@@ -53,6 +53,11 @@ const submission = (over: Partial<MusicContributionInput> = {}): MusicContributi
 
 const input = proposalInput;
 
+/** Who accepted the correction report a fact's test applies, and its tracking code. */
+const ACCEPTED_REPORT = {
+  accepted: { by: 'editor-key', atUtc: '2026-12-07T10:00:00Z' },
+  trackingCode: 'R-2222-3333-4444-5555',
+};
 describe('contribution builders', () => {
   it('allocates max+1 asset ids within the work and lands files as pending whatever the submitter claimed', () => {
     const change = buildContributionChange(input(submission()));
@@ -181,8 +186,7 @@ describe('correction reports', () => {
     const satie = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'content', 'people', 'satie-erik.json'), 'utf8'));
     const ctx = {
       person: (slug: string) => (slug === 'satie-erik' ? structuredClone(satie) : null),
-      accepted: { by: 'editor-key', atUtc: '2026-12-07T10:00:00Z' },
-      trackingCode: 'R-2222-3333-4444-5555',
+      ...ACCEPTED_REPORT,
     };
     const died = report({
       targetType: 'composer',
@@ -222,10 +226,7 @@ describe('correction reports', () => {
   });
 
   it("a work's first publication is a fact with evidence: exact, an upper bound, or unpublished", () => {
-    const ctx = {
-      accepted: { by: 'editor-key', atUtc: '2026-12-07T10:00:00Z' },
-      trackingCode: 'R-2222-3333-4444-5555',
-    };
+    const ctx = ACCEPTED_REPORT;
     const fp = report({
       fieldName: 'firstPublished',
       proposedValue: 'no later than 1890',
