@@ -245,13 +245,30 @@ interface Answer {
   totalPages: number;
 }
 
-function layeredAnswer(
-  view: LayeredWorks,
+/**
+ * One page of an answer as a server reads it, from a layered view over a base (`{ view }`) or
+ * from a freshly built index (`{ index }`), with its summaries file.
+ */
+function answerOf(
+  source: { view: LayeredWorks } | { index: WorksIndex },
   summaries: Buffer,
   filter: WorksFilter,
   page: number,
   pageSize: number,
 ): Answer {
+  if ('index' in source) {
+    const { index } = source;
+    const r = searchWorks(index, filter, page, pageSize);
+    return {
+      slugs: r.ids.map((id) => index.slugs.at(id)),
+      summaries: r.ids.map((id) =>
+        summaries.toString('utf8', index.summaryOffsets[id]!, index.summaryOffsets[id + 1]!),
+      ),
+      total: r.total,
+      totalPages: r.totalPages,
+    };
+  }
+  const { view } = source;
   const r = searchLayered(view, filter, page, pageSize);
   return {
     slugs: r.items.map((item) => layeredSlug(view, item)),
@@ -260,22 +277,6 @@ function layeredAnswer(
       const [range] = summaryRanges(view.base, [item.base]);
       return summaryTexts(view.base, range!, summaries.subarray(range!.start, range!.end))[0]!.toString();
     }),
-    total: r.total,
-    totalPages: r.totalPages,
-  };
-}
-
-function freshAnswer(
-  index: WorksIndex,
-  summaries: Buffer,
-  filter: WorksFilter,
-  page: number,
-  pageSize: number,
-): Answer {
-  const r = searchWorks(index, filter, page, pageSize);
-  return {
-    slugs: r.ids.map((id) => index.slugs.at(id)),
-    summaries: r.ids.map((id) => summaries.toString('utf8', index.summaryOffsets[id]!, index.summaryOffsets[id + 1]!)),
     total: r.total,
     totalPages: r.totalPages,
   };
@@ -328,8 +329,8 @@ describe.each([
               [{}, Math.ceil(list.length / 7), 7],
               ...queries,
             ] as Array<[WorksFilter, number, number]>) {
-              const want = freshAnswer(fresh.index, fresh.summaries, filter, page, pageSize);
-              expect(layeredAnswer(view, f.summaries, filter, page, pageSize)).toEqual(want);
+              const want = answerOf({ index: fresh.index }, fresh.summaries, filter, page, pageSize);
+              expect(answerOf({ view }, f.summaries, filter, page, pageSize)).toEqual(want);
               expect(scanAnswer(indexed, filter, page, pageSize)).toEqual(want);
             }
             // Slug lookups: every work of the changed catalog, none of the removed ones.
@@ -365,7 +366,9 @@ describe('the overlay in particular cases', () => {
   it('an empty overlay answers as the base does', () => {
     const view = layerWorks(f.index, 'test-base', change([], []));
     for (const filter of [{}, { query: 's' }, { composer: f.baseRecords[0]!.composer.name }, { query: 'zzzz' }]) {
-      expect(layeredAnswer(view, f.summaries, filter, 2, 9)).toEqual(freshAnswer(f.index, f.summaries, filter, 2, 9));
+      expect(answerOf({ view }, f.summaries, filter, 2, 9)).toEqual(
+        answerOf({ index: f.index }, f.summaries, filter, 2, 9),
+      );
     }
   });
 
@@ -405,8 +408,8 @@ describe('the overlay in particular cases', () => {
       [2, 16],
       [3, 11],
     ] as Array<[number, number]>)
-      expect(layeredAnswer(view, f.summaries, {}, page, pageSize), `page ${page} of ${pageSize}`).toEqual(
-        freshAnswer(fresh.index, fresh.summaries, {}, page, pageSize),
+      expect(answerOf({ view }, f.summaries, {}, page, pageSize), `page ${page} of ${pageSize}`).toEqual(
+        answerOf({ index: fresh.index }, fresh.summaries, {}, page, pageSize),
       );
   });
 
@@ -439,8 +442,8 @@ describe('the overlay in particular cases', () => {
           [2, 3],
           [3, 16],
         ] as Array<[number, number]>)
-          expect(layeredAnswer(view, base.summaries, filter, page, pageSize), `${size} works`).toEqual(
-            freshAnswer(fresh.index, fresh.summaries, filter, page, pageSize),
+          expect(answerOf({ view }, base.summaries, filter, page, pageSize), `${size} works`).toEqual(
+            answerOf({ index: fresh.index }, fresh.summaries, filter, page, pageSize),
           );
     }
   });
